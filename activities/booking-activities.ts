@@ -1,0 +1,52 @@
+/**
+ * @module Activities of the booking workflow. Built by a factory that receives its dependencies, so the worker wires
+ * real ones and tests can wire their own. Every query runs in a unit of work scoped to the workflow's tenant.
+ */
+import { ApplicationFailure } from '@temporalio/common'
+import type { Db } from '../infra/db.ts'
+import { runInUnitOfWork } from '../infra/unit-of-work.ts'
+import type { BookingState, BookingWorkflowInput } from '../workflows/shared.ts'
+
+export interface BookingActivityDeps {
+  db: Db
+}
+
+export interface RecordStatusInput extends BookingWorkflowInput {
+  status: Exclude<BookingState, 'CONFIRMED'>
+}
+
+/** Creates the booking activities. */
+export function createBookingActivities({ db }: BookingActivityDeps) {
+  return {
+    /** Loads the appointment's schedule and status; a missing appointment is a permanent failure. */
+    async loadBooking({ tenantId, appointmentId }: BookingWorkflowInput) {
+      const appointment = await runInUnitOfWork(db, tenantId, ({ tx }) =>
+        tx.appointment.findFirst({
+          where: { id: appointmentId, tenantId },
+          select: { status: true, startsAt: true, endsAt: true },
+        })
+      )
+      if (!appointment) {
+        throw ApplicationFailure.create({
+          type: 'AppointmentNotFound',
+          message: `Appointment ${appointmentId} not found`,
+          nonRetryable: true,
+        })
+      }
+      return {
+        status: appointment.status as BookingState,
+        startsAt: appointment.startsAt.toISOString(),
+        endsAt: appointment.endsAt.toISOString(),
+      }
+    },
+
+    /** Persists a final status. Idempotent: re-running it after a crash writes the same value. */
+    async recordAppointmentStatus({ tenantId, appointmentId, status }: RecordStatusInput): Promise<void> {
+      await runInUnitOfWork(db, tenantId, ({ tx }) =>
+        tx.appointment.updateMany({ where: { id: appointmentId, tenantId }, data: { status } })
+      )
+    },
+  }
+}
+
+export type BookingActivities = ReturnType<typeof createBookingActivities>

@@ -1,0 +1,51 @@
+/**
+ * @module Builds the API's dependencies once per process (database, Temporal client, keys, services) and closes them
+ * on shutdown. The Temporal connection is lazy, so the API starts and keeps taking bookings while Temporal is down;
+ * the workflow outbox catches up when it returns.
+ */
+import { Client, Connection } from '@temporalio/client'
+import { createSigningKeys } from '../domain/auth/signing-keys.ts'
+import { createTokenService } from '../domain/auth/token-service.ts'
+import { createAppointmentService } from '../domain/appointments/appointment-service.ts'
+import { createWorkflowOutbox } from '../domain/workflows/workflow-outbox.ts'
+import { systemClock, type Clock } from '../infra/clock.ts'
+import type { Config } from '../infra/config.ts'
+import { createDb } from '../infra/db.ts'
+import type { Logger } from '../infra/logger.ts'
+import type { AppDeps } from './app-env.ts'
+
+/**
+ * Creates every dependency of the app.
+ * @returns the dependencies and a function that releases them
+ */
+export function buildDeps(
+  config: Config,
+  logger: Logger,
+  clock: Clock = systemClock
+): { deps: AppDeps; close(): Promise<void> } {
+  const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX)
+  const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS })
+  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE })
+  const keys = createSigningKeys(db, { publishForSeconds: config.ACCESS_TOKEN_TTL_SECONDS + 300, clock })
+  const tokens = createTokenService({
+    db,
+    keys,
+    clock,
+    accessTokens: {
+      issuer: config.PUBLIC_URL,
+      audience: config.ACCESS_TOKEN_AUDIENCE,
+      ttlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
+    },
+    refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
+  })
+  const outbox = createWorkflowOutbox({ db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, logger })
+  const appointments = createAppointmentService({ outbox, clock })
+  const deps: AppDeps = { config, db, temporal, keys, tokens, outbox, appointments, clock, logger }
+  return {
+    deps,
+    async close() {
+      await connection.close().catch(() => undefined)
+      await db.$disconnect()
+    },
+  }
+}

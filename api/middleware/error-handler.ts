@@ -1,0 +1,59 @@
+/**
+ * @module The one place errors become HTTP: AppErrors map to RFC 9457 problem documents with their stable code;
+ * anything else is logged with the request id and answered with a generic 500 that leaks no message, stack or SQL.
+ */
+import type { Context, ErrorHandler, NotFoundHandler } from 'hono'
+import { HTTPException } from 'hono/http-exception'
+import { AppError, invalidJson, routeNotFound, unsupportedMediaType } from '../../domain/errors.ts'
+import type { Logger } from '../../infra/logger.ts'
+import type { AppEnv } from '../app-env.ts'
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
+
+/** The problem-type URI of a code; it resolves to the code's documentation. */
+export const problemType = (baseUrl: string, code: string) => `${baseUrl}/problems/${code}`
+
+/** Renders an AppError as a problem document response. */
+export function problemResponse(c: Context<AppEnv>, error: AppError, baseUrl: string): Response {
+  const body = {
+    type: problemType(baseUrl, error.code),
+    title: error.title,
+    status: error.status,
+    detail: error.message,
+    instance: c.req.path,
+    code: error.code,
+    requestId: c.get('requestId'),
+    ...(error.errors ? { errors: error.errors } : {}),
+  }
+  const headers: Record<string, string> = { 'Content-Type': PROBLEM_CONTENT_TYPE, ...error.headers }
+  return c.body(JSON.stringify(body), error.status as 400, headers)
+}
+
+/** Hono's built-in validators throw HTTPExceptions; give them our codes. */
+function fromHttpException(err: HTTPException): AppError {
+  if (err.status === 415) return unsupportedMediaType()
+  if (err.status === 400 && /malformed json/i.test(err.message)) return invalidJson()
+  return new AppError(err.status, 'bad_request', 'Bad request', { detail: err.message })
+}
+
+/** Creates the app's error handler. */
+export function errorHandler(logger: Logger, baseUrl: string): ErrorHandler<AppEnv> {
+  return function onError(err, c) {
+    if (err instanceof AppError) return problemResponse(c, err, baseUrl)
+    if (err instanceof HTTPException && err.status < 500) return problemResponse(c, fromHttpException(err), baseUrl)
+    logger.error(
+      { requestId: c.get('requestId'), method: c.req.method, path: c.req.path, err },
+      'unhandled error'
+    )
+    const internal = new AppError(500, 'internal_error', 'Internal server error', {
+      detail: 'An unexpected error occurred. Quote the request id when contacting support.',
+    })
+    return problemResponse(c, internal, baseUrl)
+  }
+}
+
+/** Unknown routes answer a problem document too. */
+export const notFoundHandler =
+  (baseUrl: string): NotFoundHandler<AppEnv> =>
+  (c) =>
+    problemResponse(c, routeNotFound(c.req.path), baseUrl)

@@ -1,0 +1,39 @@
+/**
+ * @module One transaction per authenticated request, scoped to the caller's tenant. Everything the request writes
+ * (the change, its outbox rows, its idempotency record) commits together or not at all; a 5xx rolls back the lot,
+ * which is what makes "retry a failed write with the same Idempotency-Key" safe (spec Part 7).
+ */
+import type { MiddlewareHandler } from 'hono'
+import type { Db } from '../../infra/db.ts'
+import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
+import type { AppEnv } from '../app-env.ts'
+
+/** Thrown inside the transaction to roll it back after the response has been decided. */
+class Rollback extends Error {}
+
+export const unitOfWork = (db: Db): MiddlewareHandler<AppEnv> =>
+  async function unitOfWork(c, next) {
+    try {
+      await runInUnitOfWork(db, c.get('principal').tenantId, async (uow) => {
+        c.set('uow', uow)
+        await next()
+        if (c.res.status >= 500) throw new Rollback()
+      })
+    } catch (error) {
+      if (!(error instanceof Rollback)) throw error
+    }
+  }
+
+/**
+ * Runs the rest of the chain inside a savepoint, so a request that ends in an error leaves none of its partial
+ * writes behind while the records about the request (idempotency, audit) still commit.
+ */
+export const handlerSavepoint = (): MiddlewareHandler<AppEnv> =>
+  async function handlerSavepoint(c, next) {
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next()
+    const { tx } = c.get('uow')
+    await tx.$executeRaw`SAVEPOINT handler`
+    await next()
+    if (c.error) await tx.$executeRaw`ROLLBACK TO SAVEPOINT handler`
+    else await tx.$executeRaw`RELEASE SAVEPOINT handler`
+  }

@@ -1,0 +1,57 @@
+/**
+ * @module The OpenAPI 3.1 description. Generated from the route definitions, then completed with what the app's
+ * middleware adds to every operation by construction (the Idempotency-Key header on writes, the request id), so the
+ * description documents exactly what the middleware enforces.
+ */
+import type { OpenAPIHono } from '@hono/zod-openapi'
+import type { AppEnv } from '../app-env.ts'
+import { API_VERSION } from '../version.ts'
+
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a write safe to retry: the same key and request within 24 hours returns the stored response with ' +
+    '`Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; ' +
+    'while the first request is still running, a 409 `idempotency_request_in_progress`.',
+  schema: { type: 'string', maxLength: 255 },
+}
+
+const REQUEST_ID_HEADER = {
+  description: 'The request id, generated or taken from a well-formed X-Request-Id request header',
+  schema: { type: 'string' },
+}
+
+type Operation = {
+  parameters?: unknown[]
+  responses?: Record<string, { headers?: Record<string, unknown> }>
+}
+
+/**
+ * Builds the description served at /openapi.json.
+ * @param app - the app whose routes are described
+ * @param serverUrl - the public base URL
+ */
+export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>, serverUrl: string) {
+  const document = app.getOpenAPI31Document({
+    openapi: '3.1.0',
+    info: {
+      title: 'Therapy Care Platform API',
+      version: API_VERSION,
+      description: 'Bookings, care records, events and AI for therapy centres.',
+    },
+    servers: [{ url: serverUrl }],
+  })
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    for (const [method, op] of Object.entries(item as Record<string, Operation>)) {
+      if (method !== 'get' && method !== 'head' && path.startsWith('/v1/')) {
+        op.parameters = [...(op.parameters ?? []), IDEMPOTENCY_KEY]
+      }
+      for (const response of Object.values(op.responses ?? {})) {
+        response.headers = { 'X-Request-Id': REQUEST_ID_HEADER, ...response.headers }
+      }
+    }
+  }
+  return document
+}

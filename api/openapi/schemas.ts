@@ -1,0 +1,43 @@
+/**
+ * @module Schemas shared by every route: the problem document, ids, pagination and timestamps. Zod schemas are the
+ * single source of truth: they validate requests, type handlers and generate the OpenAPI description.
+ */
+import { z } from '@hono/zod-openapi'
+import { OFFSET_DATE_TIME } from '../../domain/time.ts'
+
+export const ProblemSchema = z
+  .object({
+    type: z.string().url().openapi({ example: 'http://localhost:3000/problems/slot_unavailable' }),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    instance: z.string().openapi({ example: '/v1/appointments' }),
+    code: z.string().openapi({ description: 'Stable machine-readable error code', example: 'slot_unavailable' }),
+    requestId: z.string(),
+    errors: z
+      .array(z.object({ path: z.string(), code: z.string(), message: z.string() }))
+      .optional()
+      .openapi({ description: 'Per-field errors of a validation_error' }),
+  })
+  .openapi('Problem', { description: 'An RFC 9457 problem document' })
+
+/** A date-time with a UTC offset or Z (RFC 3339), as the spec requires for `startsAt`. */
+export const OffsetDateTime = z
+  .string()
+  .regex(OFFSET_DATE_TIME, 'Must be an ISO 8601 date-time with a UTC offset, e.g. 2026-12-01T09:00:00-06:00')
+  .refine((v) => !Number.isNaN(Date.parse(v)), 'Not a valid date-time')
+
+/** Server timestamps: UTC with Z. */
+export const UtcDateTime = z.string().openapi({ format: 'date-time', example: '2026-11-21T18:00:00.000Z' })
+
+export const IdParam = (name: string, example: string) =>
+  z.object({ id: z.string().min(1).max(64).openapi({ param: { name: 'id', in: 'path' }, example, description: `The ${name} id` }) })
+
+export const PaginationQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ param: { name: 'limit', in: 'query' } }),
+  cursor: z.string().max(512).optional().openapi({ param: { name: 'cursor', in: 'query' } }),
+})
+
+/** The list envelope of CONVENTIONS.md. */
+export const pageOf = <T extends z.ZodTypeAny>(item: T, name: string) =>
+  z.object({ data: z.array(item), nextCursor: z.string().nullable() }).openapi(name)

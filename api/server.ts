@@ -1,0 +1,28 @@
+/**
+ * @module The API process: parse configuration, serve, and shut down gracefully on SIGINT/SIGTERM (in-flight
+ * requests finish, the outbox sweep stops, connections close).
+ */
+import { loadConfig } from '../infra/config.ts'
+import { createLogger } from '../infra/logger.ts'
+import { startApi } from './start-api.ts'
+
+const config = loadConfig()
+const logger = createLogger(config.LOG_LEVEL, 'api')
+const api = await startApi(config, logger)
+logger.info({ url: config.PUBLIC_URL, port: api.port }, 'API listening')
+
+let stopping = false
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return
+    stopping = true
+    logger.info({ signal }, 'API shutting down')
+    api.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'API shutdown failed')
+        process.exit(1)
+      }
+    )
+  })
+}

@@ -1,0 +1,43 @@
+/**
+ * @module The API's lifecycle: build dependencies, serve, start the outbox sweep, and stop all of it cleanly.
+ * Used by the process entry (`api/server.ts`) and by the integration tests, which run real servers.
+ */
+import { serve } from '@hono/node-server'
+import type { AddressInfo } from 'node:net'
+import type { Clock } from '../infra/clock.ts'
+import type { Config } from '../infra/config.ts'
+import type { Logger } from '../infra/logger.ts'
+import { createApp } from './app.ts'
+import type { AppDeps } from './app-env.ts'
+import { buildDeps } from './deps.ts'
+
+export interface RunningApi {
+  url: string
+  port: number
+  deps: AppDeps
+  stop(): Promise<void>
+}
+
+/**
+ * Starts the API on `config.PORT` (0 picks a free port).
+ * @param clock - injectable for tests
+ */
+export async function startApi(config: Config, logger: Logger, clock?: Clock): Promise<RunningApi> {
+  const { deps, close } = buildDeps(config, logger, clock)
+  const app = createApp(deps)
+  const stopSweeper = deps.outbox.startSweeper(config.OUTBOX_SWEEP_INTERVAL_MS)
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: config.PORT, hostname: '0.0.0.0' }, () => resolve(s))
+  })
+  const port = (server.address() as AddressInfo).port
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    deps,
+    async stop() {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await stopSweeper()
+      await close()
+    },
+  }
+}

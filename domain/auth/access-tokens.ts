@@ -1,0 +1,91 @@
+/**
+ * @module Access tokens: JWTs in the RFC 9068 profile (`typ: at+jwt`), signed with ES256. Verification pins the
+ * algorithm, type, issuer and audience, and picks the key by `kid`.
+ */
+import { SignJWT, errors as joseErrors, jwtVerify, type JWTHeaderParameters } from 'jose'
+import type { Clock } from '../../infra/clock.ts'
+import { invalidToken } from '../errors.ts'
+import { newId } from '../ids.ts'
+import { SIGNING_ALGORITHM, type SigningKeys } from './signing-keys.ts'
+
+/** Who is calling: resolved once per request from the bearer token. */
+export interface ClientPrincipal {
+  kind: 'client'
+  tenantId: string
+  clientId: string
+  scopes: string[]
+  tokenId: string
+}
+
+export interface AccessTokenSettings {
+  issuer: string
+  audience: string
+  ttlSeconds: number
+}
+
+/**
+ * Signs an access token for a client.
+ * @returns the compact JWT and its lifetime in seconds
+ */
+export async function issueAccessToken(
+  keys: SigningKeys,
+  settings: AccessTokenSettings,
+  clock: Clock,
+  subject: { tenantId: string; clientId: string; scopes: readonly string[] }
+): Promise<{ token: string; expiresIn: number }> {
+  const { kid, privateKey } = await keys.active()
+  const issuedAt = Math.floor(clock().getTime() / 1000)
+  const token = await new SignJWT({
+    client_id: subject.clientId,
+    tenant_id: subject.tenantId,
+    scope: subject.scopes.join(' '),
+  })
+    .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid, typ: 'at+jwt' })
+    .setIssuer(settings.issuer)
+    .setAudience(settings.audience)
+    .setSubject(subject.clientId)
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(issuedAt + settings.ttlSeconds)
+    .setJti(newId('accessToken'))
+    .sign(privateKey)
+  return { token, expiresIn: settings.ttlSeconds }
+}
+
+/**
+ * Verifies a bearer token and returns its principal.
+ * @throws AppError `invalid_token` for anything that is not a valid, unexpired token of ours
+ */
+export async function verifyAccessToken(
+  keys: SigningKeys,
+  settings: Omit<AccessTokenSettings, 'ttlSeconds'>,
+  clock: Clock,
+  token: string
+): Promise<ClientPrincipal> {
+  try {
+    const { payload } = await jwtVerify(
+      token,
+      async (header: JWTHeaderParameters) => {
+        const key = header.kid ? await keys.publicKey(header.kid) : undefined
+        if (!key) throw new joseErrors.JWKSNoMatchingKey()
+        return key
+      },
+      {
+        algorithms: [SIGNING_ALGORITHM],
+        typ: 'at+jwt',
+        issuer: settings.issuer,
+        audience: settings.audience,
+        currentDate: clock(),
+        requiredClaims: ['exp', 'iat', 'sub', 'jti'],
+      }
+    )
+    const { tenant_id: tenantId, client_id: clientId, scope, jti } = payload
+    if (typeof tenantId !== 'string' || typeof clientId !== 'string' || typeof scope !== 'string' || !jti) {
+      throw invalidToken('The access token lacks required claims.')
+    }
+    return { kind: 'client', tenantId, clientId, scopes: scope.split(' ').filter(Boolean), tokenId: jti }
+  } catch (error) {
+    if (error instanceof joseErrors.JWTExpired) throw invalidToken('The access token has expired.')
+    if (error instanceof joseErrors.JOSEError) throw invalidToken('The access token is invalid.')
+    throw error
+  }
+}

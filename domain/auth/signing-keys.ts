@@ -1,0 +1,118 @@
+/**
+ * @module Access-token signing keys. Kept in PostgreSQL so every API instance signs and verifies with the same
+ * keys and tokens survive restarts; each key is published in the JWKS until tokens it signed can no longer be valid.
+ */
+import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose'
+import type { Clock } from '../../infra/clock.ts'
+import type { Db } from '../../infra/db.ts'
+import { newId } from '../ids.ts'
+
+export const SIGNING_ALGORITHM = 'ES256'
+
+/** The key new tokens are signed with. */
+export interface ActiveSigningKey {
+  kid: string
+  privateKey: CryptoKey
+}
+
+export interface SigningKeys {
+  /** The newest unretired key, created on first use. */
+  active(): Promise<ActiveSigningKey>
+  /** The public key for a `kid`, reloading once from the database when the kid is unknown (another instance rotated). */
+  publicKey(kid: string): Promise<CryptoKey | undefined>
+  /** The JSON Web Key Set to publish at `/.well-known/jwks.json`. */
+  jwks(): Promise<{ keys: JWK[] }>
+  /** Creates a new active key and retires the previous one (still published until `publishFor` has passed). */
+  rotate(): Promise<string>
+}
+
+interface LoadedKey {
+  kid: string
+  publicJwk: JWK
+  privateJwk: JWK
+  createdAt: Date
+  retiredAt: Date | null
+}
+
+/**
+ * Creates the signing-key store.
+ * @param db - database client
+ * @param options.publishForSeconds - how long a retired key stays in the JWKS (at least the access-token lifetime)
+ */
+export function createSigningKeys(db: Db, options: { publishForSeconds: number; clock: Clock }): SigningKeys {
+  let cache: LoadedKey[] | undefined
+  const imported = new Map<string, Promise<CryptoKey>>()
+  let lastReload = 0
+
+  const importKey = (kid: string, jwk: JWK) => {
+    let key = imported.get(kid)
+    if (!key) {
+      key = importJWK(jwk, SIGNING_ALGORITHM) as Promise<CryptoKey>
+      imported.set(kid, key)
+    }
+    return key
+  }
+
+  async function load(): Promise<LoadedKey[]> {
+    const since = new Date(options.clock().getTime() - options.publishForSeconds * 1000)
+    const rows = await db.signingKey.findMany({
+      where: { OR: [{ retiredAt: null }, { retiredAt: { gt: since } }] },
+      orderBy: { createdAt: 'desc' },
+    })
+    cache = rows.map((r) => ({
+      kid: r.kid,
+      publicJwk: r.publicJwk as JWK,
+      privateJwk: r.privateJwk as JWK,
+      createdAt: r.createdAt,
+      retiredAt: r.retiredAt,
+    }))
+    lastReload = Date.now()
+    return cache
+  }
+
+  async function createKey(): Promise<void> {
+    const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALGORITHM, { extractable: true })
+    const kid = newId('signingKey')
+    const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALGORITHM, use: 'sig' }
+    const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALGORITHM }
+    await db.signingKey.create({ data: { kid, algorithm: SIGNING_ALGORITHM, publicJwk, privateJwk } })
+  }
+
+  async function active(): Promise<ActiveSigningKey> {
+    let current = (cache ?? (await load())).find((k) => !k.retiredAt)
+    if (!current) {
+      // Serialise first-key creation across instances so a fresh database gets exactly one key.
+      await db.$transaction(async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('signing_keys'))`
+        const existing = await tx.signingKey.findFirst({ where: { retiredAt: null } })
+        if (!existing) await createKey()
+      })
+      current = (await load()).find((k) => !k.retiredAt)
+      if (!current) throw new Error('No active signing key after creating one')
+    }
+    return { kid: current.kid, privateKey: await importKey(`private:${current.kid}`, current.privateJwk) }
+  }
+
+  async function publicKey(kid: string): Promise<CryptoKey | undefined> {
+    let found = (cache ?? (await load())).find((k) => k.kid === kid)
+    // An unknown kid may be a key another instance just created; reload, but at most once a second.
+    if (!found && Date.now() - lastReload > 1000) found = (await load()).find((k) => k.kid === kid)
+    return found ? importKey(`public:${kid}`, found.publicJwk) : undefined
+  }
+
+  async function jwks() {
+    await active()
+    const keys = cache ?? (await load())
+    return { keys: keys.map((k) => k.publicJwk) }
+  }
+
+  async function rotate(): Promise<string> {
+    const now = options.clock()
+    await db.signingKey.updateMany({ where: { retiredAt: null }, data: { retiredAt: now } })
+    await createKey()
+    const loaded = await load()
+    return loaded.find((k) => !k.retiredAt)!.kid
+  }
+
+  return { active, publicKey, jwks, rotate }
+}

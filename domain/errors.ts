@@ -1,0 +1,103 @@
+/**
+ * @module Errors as values. Domain code throws these; `api/middleware/error-handler.ts` is the one place that maps
+ * them to RFC 9457 problem documents. Codes are part of the public contract (CONVENTIONS.md): never rename one.
+ */
+
+/** One failed field of a validation error. */
+export interface FieldError {
+  path: string
+  code: string
+  message: string
+}
+
+/** Options for an {@link AppError}. */
+export interface AppErrorOptions {
+  detail?: string
+  errors?: FieldError[]
+  headers?: Record<string, string>
+  cause?: unknown
+}
+
+/** An expected failure with a stable machine-readable code and the HTTP status it maps to. */
+export class AppError extends Error {
+  readonly code: string
+  readonly status: number
+  readonly title: string
+  readonly errors?: FieldError[]
+  readonly headers?: Record<string, string>
+
+  constructor(status: number, code: string, title: string, options: AppErrorOptions = {}) {
+    super(options.detail ?? title, { cause: options.cause })
+    this.name = 'AppError'
+    this.status = status
+    this.code = code
+    this.title = title
+    this.errors = options.errors
+    this.headers = options.headers
+  }
+}
+
+export const validationError = (errors: FieldError[], detail = 'The request is not valid.') =>
+  new AppError(400, 'validation_error', 'Validation error', { detail, errors })
+
+export const invalidJson = (detail = 'The request body is not valid JSON.') =>
+  new AppError(400, 'invalid_json', 'Malformed JSON', { detail })
+
+export const invalidToken = (detail = 'The access token is missing, expired or invalid.') =>
+  new AppError(401, 'invalid_token', 'Invalid token', {
+    detail,
+    headers: { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${detail.replace(/"/g, "'")}"` },
+  })
+
+/** 401 without `error=` when no credentials were sent at all (RFC 6750 §3.1). */
+export const missingToken = () =>
+  new AppError(401, 'invalid_token', 'Authentication required', {
+    detail: 'Send an access token in the Authorization header: Bearer <token>.',
+    headers: { 'WWW-Authenticate': 'Bearer realm="api"' },
+  })
+
+export const insufficientScope = (scope: string) =>
+  new AppError(403, 'insufficient_scope', 'Insufficient scope', {
+    detail: `This operation needs the scope "${scope}".`,
+    headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
+  })
+
+export const notFound = (what: string, id: string) =>
+  new AppError(404, 'not_found', 'Not found', { detail: `No ${what} with id "${id}".` })
+
+export const routeNotFound = (path: string) =>
+  new AppError(404, 'not_found', 'Not found', { detail: `No route matches ${path}.` })
+
+export const conflict = (detail: string) => new AppError(409, 'conflict', 'Conflict', { detail })
+
+export const slotUnavailable = (detail: string) =>
+  new AppError(409, 'slot_unavailable', 'Slot unavailable', { detail })
+
+export const invalidStateTransition = (detail: string) =>
+  new AppError(409, 'invalid_state_transition', 'Invalid state transition', { detail })
+
+export const idempotencyInProgress = () =>
+  new AppError(409, 'idempotency_request_in_progress', 'Request in progress', {
+    detail: 'A request with this Idempotency-Key is still being processed. Retry later with the same key.',
+    headers: { 'Retry-After': '1' },
+  })
+
+export const idempotencyKeyReused = () =>
+  new AppError(422, 'idempotency_key_reused', 'Idempotency key reused', {
+    detail: 'This Idempotency-Key was already used with a different request (method, path or body).',
+  })
+
+export const methodNotAllowed = (method: string, path: string) =>
+  new AppError(405, 'method_not_allowed', 'Method not allowed', { detail: `${method} is not allowed on ${path}.` })
+
+export const payloadTooLarge = (limit: number) =>
+  new AppError(413, 'payload_too_large', 'Payload too large', { detail: `The request body exceeds ${limit} bytes.` })
+
+export const unsupportedMediaType = (detail = 'Send the request body as application/json.') =>
+  new AppError(415, 'unsupported_media_type', 'Unsupported media type', { detail })
+
+export const dependencyUnavailable = (what: string) =>
+  new AppError(503, 'dependency_unavailable', 'Dependency unavailable', {
+    detail: `${what} is temporarily unavailable. Retry later.`,
+    headers: { 'Retry-After': '5' },
+  })

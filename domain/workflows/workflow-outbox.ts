@@ -1,0 +1,144 @@
+/**
+ * @module The transactional outbox of workflow starts. A write that needs a workflow records the start in the same
+ * transaction; after commit it is dispatched to Temporal at once, and a periodic sweep dispatches whatever is left
+ * (Temporal was down, the process crashed between commit and start). Starts are idempotent because the workflow id
+ * is derived from the business id and a running workflow with that id is reused.
+ */
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client'
+import { TypedSearchAttributes, type SearchAttributePair } from '@temporalio/common'
+import type { Db } from '../../infra/db.ts'
+import type { Logger } from '../../infra/logger.ts'
+import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import {
+  SEARCH_ATTRIBUTE_NAMES,
+  searchAttributeKeys,
+  type SearchAttributeValues,
+} from '../../workflows/search-attributes.ts'
+import { newId } from '../ids.ts'
+
+/** A workflow to start once the surrounding transaction commits. */
+export interface WorkflowStartRequest {
+  workflowType: string
+  workflowId: string
+  args: unknown[]
+  searchAttributes: SearchAttributeValues
+}
+
+export interface WorkflowOutboxDeps {
+  db: Db
+  temporal: Client
+  taskQueue: string
+  logger: Logger
+  /** Longest an in-request dispatch may delay the response; the sweep retries anything slower. */
+  dispatchTimeoutMs?: number
+}
+
+export interface WorkflowOutbox {
+  /** Records a start in the unit's transaction and dispatches it after commit. */
+  enqueue(uow: UnitOfWork, request: WorkflowStartRequest): Promise<void>
+  /** Dispatches pending starts (all, or the given outbox ids); returns how many were started. */
+  dispatchPending(ids?: string[]): Promise<number>
+  /** Starts the periodic sweep; returns a function that stops it. */
+  startSweeper(intervalMs: number): () => Promise<void>
+}
+
+function toSearchAttributes(values: SearchAttributeValues): TypedSearchAttributes {
+  const pairs: SearchAttributePair[] = []
+  for (const name of SEARCH_ATTRIBUTE_NAMES) {
+    const value = values[name]
+    if (value !== undefined) pairs.push({ key: searchAttributeKeys[name], value })
+  }
+  return new TypedSearchAttributes(pairs)
+}
+
+const withTimeout = <T>(promise: Promise<T>, ms: number) =>
+  new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)
+    promise.then(resolve, reject).finally(() => clearTimeout(timer))
+  })
+
+/** Creates the outbox over the database and a Temporal client. */
+export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
+  const { db, temporal, taskQueue, logger } = deps
+  const dispatchTimeoutMs = deps.dispatchTimeoutMs ?? 3000
+
+  async function enqueue(uow: UnitOfWork, request: WorkflowStartRequest): Promise<void> {
+    const id = newId('outbox')
+    await uow.tx.workflowOutbox.create({
+      data: {
+        id,
+        tenantId: uow.tenantId,
+        workflowType: request.workflowType,
+        workflowId: request.workflowId,
+        taskQueue,
+        args: request.args as object[],
+        searchAttributes: request.searchAttributes,
+      },
+    })
+    uow.afterCommit(async () => {
+      // Best effort within the request; a failure here is not an error for the client, the sweep will finish it.
+      await withTimeout(dispatchPending([id]), dispatchTimeoutMs).catch((error: unknown) =>
+        logger.warn({ outboxId: id, workflowId: request.workflowId, err: String(error) }, 'workflow start deferred')
+      )
+    })
+  }
+
+  async function startOne(row: Awaited<ReturnType<Db['workflowOutbox']['findMany']>>[number]): Promise<void> {
+    try {
+      await temporal.workflow.start(row.workflowType, {
+        workflowId: row.workflowId,
+        taskQueue: row.taskQueue,
+        args: row.args as unknown[],
+        typedSearchAttributes: toSearchAttributes(row.searchAttributes as SearchAttributeValues),
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      })
+    } catch (error) {
+      // Already ran to completion under the reuse policy: the start happened, which is all the outbox promises.
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error
+    }
+    await db.workflowOutbox.update({
+      where: { id: row.id },
+      data: { state: 'DISPATCHED', dispatchedAt: new Date(), attempts: { increment: 1 }, lastError: null },
+    })
+  }
+
+  async function dispatchPending(ids?: string[]): Promise<number> {
+    const rows = await db.workflowOutbox.findMany({
+      where: { state: 'PENDING', ...(ids ? { id: { in: ids } } : {}) },
+      orderBy: { createdAt: 'asc' },
+      take: 100,
+    })
+    let started = 0
+    for (const row of rows) {
+      try {
+        await startOne(row)
+        started++
+      } catch (error) {
+        await db.workflowOutbox.update({
+          where: { id: row.id },
+          data: { attempts: { increment: 1 }, lastError: String(error).slice(0, 500) },
+        })
+        // Temporal is most likely down: stop this round instead of failing every row in turn.
+        logger.warn({ outboxId: row.id, workflowId: row.workflowId, err: String(error) }, 'workflow start failed')
+        break
+      }
+    }
+    return started
+  }
+
+  function startSweeper(intervalMs: number): () => Promise<void> {
+    let running: Promise<unknown> = Promise.resolve()
+    const timer = setInterval(() => {
+      running = running.then(() =>
+        dispatchPending().catch((error: unknown) => logger.error({ err: String(error) }, 'outbox sweep failed'))
+      )
+    }, intervalMs)
+    timer.unref()
+    return async () => {
+      clearInterval(timer)
+      await running
+    }
+  }
+
+  return { enqueue, dispatchPending, startSweeper }
+}

@@ -1,0 +1,44 @@
+/**
+ * @module A unit of work: one PostgreSQL transaction with the tenant set for row-level security, plus callbacks to
+ * run only after it commits (starting workflows, for instance, must never happen for a write that rolled back).
+ */
+import type { Db, Tx } from './db.ts'
+
+export interface UnitOfWork {
+  /** The transaction every query of this unit must use. */
+  tx: Tx
+  /** The tenant whose rows this unit may see. */
+  tenantId: string
+  /** Registers work to run after commit; it never runs if the transaction rolls back. */
+  afterCommit(task: () => Promise<void>): void
+}
+
+export interface UnitOfWorkOptions {
+  /** Longest the transaction may stay open. */
+  timeoutMs?: number
+  /** Longest to wait for a pooled connection. */
+  maxWaitMs?: number
+}
+
+/**
+ * Runs `work` in a transaction scoped to `tenantId`, then the after-commit tasks in order.
+ * @returns what `work` returned
+ */
+export async function runInUnitOfWork<T>(
+  db: Db,
+  tenantId: string,
+  work: (uow: UnitOfWork) => Promise<T>,
+  options: UnitOfWorkOptions = {}
+): Promise<T> {
+  const tasks: Array<() => Promise<void>> = []
+  const result = await db.$transaction(
+    async (tx) => {
+      // Transaction-local, so a pooled connection never carries one tenant's context into another's request.
+      await tx.$executeRaw`SELECT set_config('app.tenant_id', ${tenantId}, true)`
+      return work({ tx, tenantId, afterCommit: (task) => tasks.push(task) })
+    },
+    { timeout: options.timeoutMs ?? 15_000, maxWait: options.maxWaitMs ?? 10_000 }
+  )
+  for (const task of tasks) await task()
+  return result
+}

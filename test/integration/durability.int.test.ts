@@ -1,0 +1,89 @@
+/**
+ * Nothing is lost between two steps: a booking made while Temporal is unreachable gets its workflow once Temporal
+ * is back (transactional outbox), and a booking workflow survives its worker being killed.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { bookingStatusQuery, bookingWorkflowId, completeBookingSignal } from '../../workflows/shared.ts'
+import { eventually, startPlatform, type Platform } from '../support/platform.ts'
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
+
+let platform: Platform
+let proxy: TcpProxy
+let token: string
+
+const slot = (days: number) => {
+  const d = new Date(Date.now() + days * 24 * 3600 * 1000)
+  d.setUTCHours(16, 0, 0, 0)
+  return d.toISOString()
+}
+
+async function book(): Promise<{ id: string; providerId: string }> {
+  const child = await platform.http.post('/v1/children', { token, body: { firstName: 'Ari', lastName: 'Lind', dateOfBirth: '2024-02-29' } })
+  const provider = await platform.http.post('/v1/providers', { token, body: { name: 'Sam Reyes', timeZone: 'America/New_York' } })
+  const appointment = await platform.http.post('/v1/appointments', {
+    token,
+    body: { childId: child.body.id, providerId: provider.body.id, startsAt: slot(5) },
+  })
+  expect(appointment.status).toBe(201)
+  return { id: appointment.body.id, providerId: provider.body.id }
+}
+
+beforeAll(async () => {
+  // The API reaches Temporal only through the proxy; the worker and the test's own client connect directly.
+  proxy = await startTcpProxy(inject('temporalAddress'))
+  platform = await startPlatform({ overrides: { TEMPORAL_ADDRESS: proxy.address } })
+  const client = await platform.newTenant(['children', 'providers', 'bookings'])
+  token = await platform.token(client)
+})
+
+afterAll(async () => {
+  await platform?.stop()
+  await proxy?.close()
+})
+
+describe('Temporal briefly unavailable', () => {
+  it('keeps the booking and starts its workflow once Temporal is back', async () => {
+    proxy.cut()
+    const { id } = await book()
+    const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(id))
+
+    // The booking is committed; its workflow start waits in the outbox.
+    const stored = await platform.api.deps.db.appointment.findUniqueOrThrow({ where: { id } })
+    expect(stored.status).toBe('CONFIRMED')
+    const pending = await platform.api.deps.db.workflowOutbox.findUniqueOrThrow({ where: { workflowId: handle.workflowId } })
+    expect(pending.state).toBe('PENDING')
+    await expect(handle.describe()).rejects.toThrow()
+
+    const health = await platform.http.get('/health')
+    expect(health.status).toBe(503)
+    expect(health.body.checks.temporal.status).toBe('down')
+
+    proxy.restore()
+    const description = await eventually(() => handle.describe().catch(() => undefined), 60_000)
+    expect(description.status.name).toBe('RUNNING')
+    const dispatched = await platform.api.deps.db.workflowOutbox.findUniqueOrThrow({ where: { workflowId: handle.workflowId } })
+    expect(dispatched.state).toBe('DISPATCHED')
+    expect(dispatched.attempts).toBeGreaterThanOrEqual(2)
+  })
+})
+
+describe('worker crash', () => {
+  it('continues an open booking workflow after its worker is killed and restarted', async () => {
+    const { id } = await book()
+    const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(id))
+    // The worker has run the workflow's first task (it loaded the booking) and the workflow waits for its next step.
+    const state = await eventually(() => handle.query(bookingStatusQuery).catch(() => undefined), 60_000)
+    expect(state.state).toBe('CONFIRMED')
+
+    await platform.killWorkers('SIGKILL')
+    // The server records the signal with no worker alive; nothing can act on it yet.
+    await handle.signal(completeBookingSignal)
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    expect((await handle.describe()).status.name).toBe('RUNNING')
+    expect((await platform.api.deps.db.appointment.findUniqueOrThrow({ where: { id } })).status).toBe('CONFIRMED')
+
+    await platform.startWorker()
+    expect(await handle.result()).toEqual({ appointmentId: id, state: 'COMPLETED' })
+    expect((await platform.api.deps.db.appointment.findUniqueOrThrow({ where: { id } })).status).toBe('COMPLETED')
+  })
+})

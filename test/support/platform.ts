@@ -1,0 +1,115 @@
+/**
+ * @module The platform under test: the real API (in this process, on a free port) and the real worker (a child
+ * process), both on the Temporal server and database from the global setup. Each test file gets its own task queue
+ * so its workflows run only on its own worker.
+ */
+import { Client, Connection } from '@temporalio/client'
+import { randomBytes } from 'node:crypto'
+import { inject } from 'vitest'
+import { startApi, type RunningApi } from '../../api/start-api.ts'
+import { provisionClient, type ProvisionedClient } from '../../domain/tenants/provision-client.ts'
+import { loadConfig, type Config } from '../../infra/config.ts'
+import { createLogger } from '../../infra/logger.ts'
+import { httpClient, type HttpClient } from './http.ts'
+import { startWorkerProcess, type WorkerProcess } from './worker-process.ts'
+
+export interface Platform {
+  api: RunningApi
+  http: HttpClient
+  temporal: Client
+  config: Config
+  workerEnv: Record<string, string>
+  startWorker(): Promise<WorkerProcess>
+  /** Kills every worker process of this platform with `signal` (SIGKILL: a crash). */
+  killWorkers(signal: NodeJS.Signals): Promise<void>
+  /** A new tenant (with one location) and a client holding `scopes`. */
+  newTenant(scopes: string[], timeZone?: string): Promise<ProvisionedClient>
+  /** A client-credentials access token. */
+  token(client: ProvisionedClient, scope?: string): Promise<string>
+  stop(): Promise<void>
+}
+
+/** Environment for the API and the worker of one test file. */
+export function testEnv(overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    DATABASE_URL: inject('databaseUrl'),
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TEMPORAL_NAMESPACE: inject('temporalNamespace'),
+    TEMPORAL_TASK_QUEUE: `test-${randomBytes(4).toString('hex')}`,
+    DATABASE_POOL_MAX: '10',
+    PORT: '0',
+    PUBLIC_URL: 'http://localhost:3000',
+    OUTBOX_SWEEP_INTERVAL_MS: '500',
+    LOG_LEVEL: 'silent',
+    ...overrides,
+  }
+}
+
+/**
+ * Starts the API, and the worker unless `withWorker` is false.
+ * @param overrides - environment overrides (e.g. another TEMPORAL_ADDRESS for the API)
+ */
+export async function startPlatform(options: { overrides?: Record<string, string>; withWorker?: boolean } = {}) {
+  const env = testEnv(options.overrides)
+  const config = loadConfig(env)
+  const api = await startApi(config, createLogger(config.LOG_LEVEL, 'api'))
+  const http = httpClient(api.url)
+  const connection = await Connection.connect({ address: inject('temporalAddress') })
+  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE })
+  const workerEnv = { ...env, TEMPORAL_ADDRESS: inject('temporalAddress'), LOG_LEVEL: 'info' }
+  const workers: WorkerProcess[] = []
+  const startWorker = async () => {
+    const worker = await startWorkerProcess(workerEnv)
+    workers.push(worker)
+    return worker
+  }
+  if (options.withWorker !== false) await startWorker()
+
+  const platform: Platform = {
+    api,
+    http,
+    temporal,
+    config,
+    workerEnv,
+    startWorker,
+    async killWorkers(signal) {
+      await Promise.all(workers.splice(0).map((w) => w.kill(signal)))
+    },
+    newTenant: (scopes, timeZone = 'America/Chicago') =>
+      provisionClient(api.deps.db, {
+        tenantName: `Test centre ${randomBytes(6).toString('hex')}`,
+        scopes,
+        timeZone,
+      }),
+    async token(client, scope) {
+      const response = await http.post('/oauth/token', {
+        body: { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret, scope },
+      })
+      if (response.status !== 200) throw new Error(`token request failed: ${response.status} ${JSON.stringify(response.body)}`)
+      return response.body.access_token as string
+    },
+    async stop() {
+      await Promise.allSettled(workers.map((w) => w.kill('SIGTERM')))
+      await connection.close()
+      await api.stop()
+    },
+  }
+  return platform
+}
+
+/** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 30_000, intervalMs = 200): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  let lastError: unknown
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe()
+      if (value !== undefined) return value
+    } catch (error) {
+      lastError = error
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs))
+  }
+  throw new Error(`condition not met within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`)
+}

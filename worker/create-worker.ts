@@ -1,0 +1,31 @@
+/**
+ * @module Builds the Temporal worker with every workflow and the activities wired to their dependencies.
+ */
+import { NativeConnection, Worker } from '@temporalio/worker'
+import { fileURLToPath } from 'node:url'
+import { createActivities } from '../activities/index.ts'
+import type { Config } from '../infra/config.ts'
+import type { Db } from '../infra/db.ts'
+
+export interface WorkerDeps {
+  config: Pick<Config, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE'>
+  connection: NativeConnection
+  db: Db
+}
+
+/** The workflow entry module; the worker bundles it with webpack at start. */
+export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url))
+
+/** Creates a worker on the configured task queue. */
+export function createWorker({ config, connection, db }: WorkerDeps): Promise<Worker> {
+  return Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    workflowsPath: WORKFLOWS_PATH,
+    activities: createActivities({ db }),
+    // A crashed worker's sticky queue is abandoned quickly, so another worker resumes its workflows promptly.
+    stickyQueueScheduleToStartTimeout: '5 seconds',
+    shutdownGraceTime: '10 seconds',
+  })
+}

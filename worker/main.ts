@@ -1,0 +1,26 @@
+/**
+ * @module The worker process: connects to Temporal and PostgreSQL, runs every workflow and activity, and on
+ * SIGINT/SIGTERM stops polling, lets running activities finish within the grace time, then closes connections.
+ */
+import { NativeConnection, Runtime } from '@temporalio/worker'
+import { loadConfig } from '../infra/config.ts'
+import { createDb } from '../infra/db.ts'
+import { createLogger } from '../infra/logger.ts'
+import { createWorker } from './create-worker.ts'
+
+const config = loadConfig()
+const logger = createLogger(config.LOG_LEVEL, 'worker')
+// The worker's runtime handles SIGINT/SIGTERM by shutting workers down gracefully.
+Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'] })
+
+const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX)
+const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS })
+try {
+  const worker = await createWorker({ config, connection, db })
+  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker running')
+  await worker.run()
+  logger.info('worker stopped')
+} finally {
+  await connection.close()
+  await db.$disconnect()
+}

@@ -1,0 +1,2 @@
+/** @module Every workflow the worker runs. The worker bundles this file. */
+export { bookingWorkflow } from './booking.ts'

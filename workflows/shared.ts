@@ -1,0 +1,23 @@
+/**
+ * @module Message contracts shared by the API and the workflows: signals, queries and the inputs of each workflow.
+ */
+import { defineQuery, defineSignal } from '@temporalio/workflow'
+
+/** The workflow id of an appointment's booking workflow: derived from the appointment id, so starts are idempotent. */
+export const bookingWorkflowId = (appointmentId: string) => `booking-${appointmentId}`
+
+export interface BookingWorkflowInput {
+  tenantId: string
+  appointmentId: string
+}
+
+export type BookingState = 'CONFIRMED' | 'CANCELLED' | 'COMPLETED' | 'NO_SHOW'
+
+export interface BookingStatus {
+  appointmentId: string
+  state: BookingState
+}
+
+export const cancelBookingSignal = defineSignal<[{ reason?: string }]>('cancelBooking')
+export const completeBookingSignal = defineSignal<[]>('completeBooking')
+export const bookingStatusQuery = defineQuery<BookingStatus>('bookingStatus')
