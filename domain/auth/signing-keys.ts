@@ -4,7 +4,7 @@
  */
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose'
 import type { Clock } from '../../infra/clock.ts'
-import type { Db } from '../../infra/db.ts'
+import type { Db, Queryable } from '../../infra/db.ts'
 import { newId } from '../ids.ts'
 
 export const SIGNING_ALGORITHM = 'ES256'
@@ -70,12 +70,12 @@ export function createSigningKeys(db: Db, options: { publishForSeconds: number; 
     return cache
   }
 
-  async function createKey(): Promise<void> {
+  async function createKey(client: Queryable): Promise<void> {
     const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALGORITHM, { extractable: true })
     const kid = newId('signingKey')
     const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALGORITHM, use: 'sig' }
     const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALGORITHM }
-    await db.signingKey.create({ data: { kid, algorithm: SIGNING_ALGORITHM, publicJwk, privateJwk } })
+    await client.signingKey.create({ data: { kid, algorithm: SIGNING_ALGORITHM, publicJwk, privateJwk } })
   }
 
   async function active(): Promise<ActiveSigningKey> {
@@ -85,7 +85,7 @@ export function createSigningKeys(db: Db, options: { publishForSeconds: number; 
       await db.$transaction(async (tx) => {
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('signing_keys'))`
         const existing = await tx.signingKey.findFirst({ where: { retiredAt: null } })
-        if (!existing) await createKey()
+        if (!existing) await createKey(tx)
       })
       current = (await load()).find((k) => !k.retiredAt)
       if (!current) throw new Error('No active signing key after creating one')
@@ -108,8 +108,10 @@ export function createSigningKeys(db: Db, options: { publishForSeconds: number; 
 
   async function rotate(): Promise<string> {
     const now = options.clock()
-    await db.signingKey.updateMany({ where: { retiredAt: null }, data: { retiredAt: now } })
-    await createKey()
+    await db.$transaction(async (tx) => {
+      await tx.signingKey.updateMany({ where: { retiredAt: null }, data: { retiredAt: now } })
+      await createKey(tx)
+    })
     const loaded = await load()
     return loaded.find((k) => !k.retiredAt)!.kid
   }

@@ -61,6 +61,7 @@ const withTimeout = <T>(promise: Promise<T>, ms: number) =>
 export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
   const { db, temporal, taskQueue, logger } = deps
   const dispatchTimeoutMs = deps.dispatchTimeoutMs ?? 3000
+  const startDeadlineMs = 5000
 
   async function enqueue(uow: UnitOfWork, request: WorkflowStartRequest): Promise<void> {
     const id = newId('outbox')
@@ -85,13 +86,16 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
 
   async function startOne(row: Awaited<ReturnType<Db['workflowOutbox']['findMany']>>[number]): Promise<void> {
     try {
-      await temporal.workflow.start(row.workflowType, {
-        workflowId: row.workflowId,
-        taskQueue: row.taskQueue,
-        args: row.args as unknown[],
-        typedSearchAttributes: toSearchAttributes(row.searchAttributes as SearchAttributeValues),
-        workflowIdConflictPolicy: 'USE_EXISTING',
-      })
+      // A deadline per call: an unreachable server must fail the attempt, not stall the sweep behind it.
+      await temporal.withDeadline(Date.now() + startDeadlineMs, () =>
+        temporal.workflow.start(row.workflowType, {
+          workflowId: row.workflowId,
+          taskQueue: row.taskQueue,
+          args: row.args as unknown[],
+          typedSearchAttributes: toSearchAttributes(row.searchAttributes as SearchAttributeValues),
+          workflowIdConflictPolicy: 'USE_EXISTING',
+        })
+      )
     } catch (error) {
       // Already ran to completion under the reuse policy: the start happened, which is all the outbox promises.
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error

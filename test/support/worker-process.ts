@@ -2,10 +2,11 @@
  * @module Runs the real worker entry (`worker/main.ts`) as a child process, so tests can kill it the way a crash
  * would (SIGKILL) and start it again.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const READY_TIMEOUT_MS = 90_000
 
 export interface WorkerProcess {
   /** Kills the worker: SIGKILL simulates a crash, SIGTERM a graceful stop. Resolves when it has exited. */
@@ -18,30 +19,25 @@ export interface WorkerProcess {
  * @param env - configuration for the worker (DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE...)
  */
 export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start within 90 s:\n${output}`)), 90_000)
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
-      if (output.includes('worker running')) {
-        clearTimeout(timer)
-        resolve()
-      }
+
+  const deadline = Date.now() + READY_TIMEOUT_MS
+  while (!output.includes('worker running')) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`worker exited before it was ready:\n${output}`)
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL')
+      throw new Error(`worker did not start within ${READY_TIMEOUT_MS} ms:\n${output}`)
     }
-    child.stdout?.on('data', onData)
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()))
-    child.once('exit', (code) => {
-      clearTimeout(timer)
-      reject(new Error(`worker exited with ${code} before it was ready:\n${output}`))
-    })
-  })
-  child.removeAllListeners('exit')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
   return {
     async kill(signal) {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal)
