@@ -33,8 +33,9 @@ export async function runInUnitOfWork<T>(
   const tasks: Array<() => Promise<void>> = []
   const result = await db.$transaction(
     async (tx) => {
-      // Transaction-local, so a pooled connection never carries one tenant's context into another's request.
-      await tx.$executeRaw`SELECT set_config('app.tenant_id', ${tenantId}, true)`
+      // Both transaction-local, so a pooled connection never carries one tenant's context into another's request.
+      // As therapy_app, row-level security applies whatever role the connection logged in as.
+      await tx.$executeRaw`SELECT set_config('app.tenant_id', ${tenantId}, true), set_config('role', 'therapy_app', true)`
       return work({ tx, tenantId, afterCommit: (task) => tasks.push(task) })
     },
     { timeout: options.timeoutMs ?? 15_000, maxWait: options.maxWaitMs ?? 10_000 }
