@@ -5,20 +5,35 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
 import { SCOPE_CATALOGUE } from '../domain/auth/scopes.ts'
 import type { AppDeps, AppEnv } from './app-env.ts'
+import { auditTrail } from './middleware/audit.ts'
 import { authenticate } from './middleware/authenticate.ts'
+import { requestBodyLimit } from './middleware/body-limit.ts'
 import { errorHandler, notFoundHandler } from './middleware/error-handler.ts'
 import { idempotency } from './middleware/idempotency.ts'
+import { identifyCaller } from './middleware/identify-caller.ts'
+import { rateLimit } from './middleware/rate-limit.ts'
+import { rejectRevokedTokens } from './middleware/reject-revoked-tokens.ts'
 import { requestId } from './middleware/request-id.ts'
 import { handlerSavepoint, unitOfWork } from './middleware/unit-of-work.ts'
 import { validationHook } from './openapi/validation-hook.ts'
+import { apiKeyRoutes } from './routes/api-keys/index.ts'
 import { appointmentRoutes } from './routes/appointments/index.ts'
+import { auditEventRoutes } from './routes/audit-events/index.ts'
 import { childRoutes } from './routes/children/index.ts'
+import { codecRoutes } from './routes/codec/index.ts'
 import { healthRoutes } from './routes/health/index.ts'
 import { oauthRoutes } from './routes/oauth/index.ts'
 import { providerRoutes } from './routes/providers/index.ts'
 import { wellKnownRoutes } from './routes/well-known/index.ts'
 import { API_VERSION } from './version.ts'
 import { buildOpenApiDocument } from './openapi/document.ts'
+import { v0Routes } from './routes/v0/index.ts'
+
+/**
+ * The versioned API: /v1, and /v0 until its sunset (docs/versioning.md). One pattern, so a /v0 alias goes through
+ * exactly the chain of its /v1 successor.
+ */
+const VERSIONED_API = '/:version{v[01]}/*'
 
 /**
  * Builds the Hono app from its dependencies.
@@ -35,22 +50,36 @@ export function createApp(deps: AppDeps) {
     await next()
     c.res.headers.set('X-Api-Version', API_VERSION)
   })
+  // Every /v0 and /v1 call leaves an audit record whatever answers it (docs/audit-trail.md), so it wraps the rest.
+  const audit = auditTrail(deps)
+  app.use(VERSIONED_API, audit.record)
+  // Every request: counted against its client (or address) first, then bounded in size, before any real work.
+  app.use('*', identifyCaller(deps))
+  app.use('*', rateLimit(deps))
+  app.use('*', requestBodyLimit(deps.config.REQUEST_BODY_LIMIT_BYTES))
 
   app.route('/', healthRoutes(deps))
   app.route('/', wellKnownRoutes(deps))
   app.route('/', oauthRoutes(deps))
+  // The Temporal codec server for operators (docs/payload-encryption.md); its own credential, not the API's.
+  app.route('/', codecRoutes(deps))
 
-  // Every /v1 request: authenticated, one tenant-scoped transaction, idempotent writes, errors leave no writes.
+  // Every /v0 and /v1 request: authenticated, one tenant-scoped transaction, idempotent writes, no partial writes.
   app.use(
-    '/v1/*',
+    VERSIONED_API,
     authenticate(deps),
     unitOfWork(deps.db),
+    audit.inTransaction,
+    rejectRevokedTokens(),
     idempotency({ clock: deps.clock, waitMs: deps.config.IDEMPOTENCY_WAIT_MS }),
     handlerSavepoint()
   )
   app.route('/', providerRoutes())
   app.route('/', childRoutes(deps))
   app.route('/', appointmentRoutes(deps))
+  app.route('/', apiKeyRoutes(deps))
+  app.route('/', v0Routes(deps))
+  app.route('/', auditEventRoutes())
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'oauth2', {
     type: 'oauth2',

@@ -5,6 +5,7 @@
  */
 import { Client, Connection } from '@temporalio/client'
 import { createSigningKeys } from '../domain/auth/signing-keys.ts'
+import { createTokenLifecycle } from '../domain/auth/token-lifecycle.ts'
 import { createTokenService } from '../domain/auth/token-service.ts'
 import { createAppointmentService } from '../domain/appointments/appointment-service.ts'
 import { createWorkflowOutbox } from '../domain/workflows/workflow-outbox.ts'
@@ -12,6 +13,8 @@ import { systemClock, type Clock } from '../infra/clock.ts'
 import type { Config } from '../infra/config.ts'
 import { createDb } from '../infra/db.ts'
 import type { Logger } from '../infra/logger.ts'
+import { temporalDataConverter } from '../infra/payload-codec.ts'
+import { createRateLimiter } from '../infra/rate-limiter.ts'
 import type { AppDeps } from './app-env.ts'
 
 /**
@@ -25,7 +28,9 @@ export function buildDeps(
 ): { deps: AppDeps; close(): Promise<void> } {
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX)
   const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS })
-  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE })
+  // Encrypts what the API hands Temporal (workflow inputs, signals) when keys are configured; the worker agrees.
+  const dataConverter = temporalDataConverter(config.TEMPORAL_CODEC_KEYS)
+  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter })
   const keys = createSigningKeys(db, { publishForSeconds: config.ACCESS_TOKEN_TTL_SECONDS + 300, clock })
   const tokens = createTokenService({
     db,
@@ -38,13 +43,26 @@ export function buildDeps(
     },
     refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
   })
+  const tokenLifecycle = createTokenLifecycle({
+    db,
+    keys,
+    clock,
+    accessTokens: { issuer: config.PUBLIC_URL, audience: config.ACCESS_TOKEN_AUDIENCE },
+  })
   const outbox = createWorkflowOutbox({ db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, logger })
   const appointments = createAppointmentService({ outbox, clock })
-  const deps: AppDeps = { config, db, temporal, keys, tokens, outbox, appointments, clock, logger }
+  const rateLimiter = createRateLimiter({
+    store: config.RATE_LIMIT_STORE,
+    limit: config.RATE_LIMIT_PER_MINUTE,
+    connectionString: config.DATABASE_URL,
+    logger,
+  })
+  const deps: AppDeps = { config, db, temporal, keys, tokens, tokenLifecycle, outbox, appointments, clock, logger, rateLimiter }
   return {
     deps,
     async close() {
       await connection.close().catch(() => undefined)
+      await rateLimiter.close()
       await db.$disconnect()
     },
   }

@@ -62,6 +62,11 @@ export const insufficientScope = (scope: string) =>
     headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
   })
 
+export const keyNotPermitted = (scope: string, method: string) =>
+  new AppError(403, 'insufficient_scope', 'Insufficient scope', {
+    detail: `This API key may not ${method} ${scope.replace(/\.read$/, '')}.`,
+  })
+
 export const notFound = (what: string, id: string) =>
   new AppError(404, 'not_found', 'Not found', { detail: `No ${what} with id "${id}".` })
 
@@ -87,6 +92,28 @@ export const idempotencyKeyReused = () =>
     detail: 'This Idempotency-Key was already used with a different request (method, path or body).',
   })
 
+/**
+ * 410 for a deprecated route from its sunset on (RFC 8594): the detail and a `successor-version` link name the
+ * route to call instead.
+ * @param successor - the replacement path, e.g. `/v1/children/chd_…`
+ * @param sunsetAt - the instant the route was retired
+ */
+export const versionSunset = (successor: string, sunsetAt: Date) =>
+  new AppError(410, 'version_sunset', 'Version sunset', {
+    detail: `This API version was retired on ${sunsetAt.toISOString()}. Call ${successor} instead.`,
+    headers: { Link: `<${successor}>; rel="successor-version"` },
+  })
+
+/**
+ * 401 of an operator-only endpoint (the Temporal codec server): no operator credential, or a wrong one.
+ * @param challenge - the `WWW-Authenticate` value naming the accepted schemes
+ */
+export const operatorCredentialRequired = (challenge: string) =>
+  new AppError(401, 'invalid_token', 'Operator credential required', {
+    detail: 'This endpoint is for platform operators: send the operator token as a Bearer token or Basic password.',
+    headers: { 'WWW-Authenticate': challenge },
+  })
+
 export const methodNotAllowed = (method: string, path: string) =>
   new AppError(405, 'method_not_allowed', 'Method not allowed', { detail: `${method} is not allowed on ${path}.` })
 
@@ -95,6 +122,16 @@ export const payloadTooLarge = (limit: number) =>
 
 export const unsupportedMediaType = (detail = 'Send the request body as application/json.') =>
   new AppError(415, 'unsupported_media_type', 'Unsupported media type', { detail })
+
+/**
+ * 429 when the caller has used up its requests for the current window.
+ * @param retryAfterSeconds - whole seconds until the window resets (at least 1)
+ */
+export const rateLimited = (retryAfterSeconds: number) =>
+  new AppError(429, 'rate_limited', 'Too many requests', {
+    detail: `The request limit of the current window is used up. Retry after ${retryAfterSeconds} seconds.`,
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+  })
 
 export const dependencyUnavailable = (what: string) =>
   new AppError(503, 'dependency_unavailable', 'Dependency unavailable', {

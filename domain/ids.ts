@@ -17,6 +17,8 @@ export const ID_PREFIXES = {
   signingKey: 'key',
   tokenFamily: 'fam',
   accessToken: 'jti',
+  apiKey: 'ak',
+  auditEvent: 'aud',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES

@@ -3,6 +3,7 @@
  * message instead of failing on the first request.
  */
 import { z } from 'zod'
+import { CodecKeysSchema } from './codec-keys.ts'
 
 const durationSeconds = (fallback: number) => z.coerce.number().int().positive().default(fallback)
 
@@ -22,7 +23,37 @@ const ConfigSchema = z.object({
   OUTBOX_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(5000),
   /** How long a duplicate request waits for the first one with the same Idempotency-Key before a 409. */
   IDEMPOTENCY_WAIT_MS: z.coerce.number().int().positive().default(5000),
+  /** Requests per API client (per address when unauthenticated) in each fixed 60-second window. */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  /** `memory`: counters in this process (one instance); `postgres`: in `rate_limits`, shared by every instance. */
+  RATE_LIMIT_STORE: z.enum(['memory', 'postgres']).default('memory'),
+  /** Take the client address from X-Forwarded-For (its last entry); only behind a proxy that sets it. */
+  TRUST_PROXY: z.stringbool().default(false),
+  /** Largest request body accepted; beyond it a 413. */
+  REQUEST_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  /**
+   * Temporal payload encryption keys, `<id>:<base64 32 bytes>,...`; the first encrypts, all decrypt
+   * (docs/payload-encryption.md). Required in production; elsewhere the codec is off unless they are set.
+   */
+  TEMPORAL_CODEC_KEYS: CodecKeysSchema.optional(),
+  /** The credential of operators who may decode payloads at /codec (32+ characters); unset or empty: nobody may. */
+  CODEC_OPERATOR_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(32).optional()),
+  /** Browser origins allowed to call /codec (the Temporal Web UI), comma-separated. */
+  CODEC_CORS_ORIGINS: z
+    .string()
+    .default('http://localhost:8233,http://127.0.0.1:8233')
+    .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'Each entry must be an origin: scheme://host[:port]'))),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+}).superRefine((config, ctx) => {
+  // Encryption is on by default outside development: production refuses to hand Temporal plaintext payloads.
+  if (config.NODE_ENV === 'production' && !config.TEMPORAL_CODEC_KEYS) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['TEMPORAL_CODEC_KEYS'],
+      message: 'required when NODE_ENV=production (Temporal payloads are encrypted); see docs/payload-encryption.md',
+    })
+  }
 })
 
 export type Config = z.infer<typeof ConfigSchema> & { PUBLIC_URL: string }

@@ -3,12 +3,20 @@
  * if it does not exist (with one location) and an API client, and prints one JSON object with the credentials.
  */
 import { parseArgs } from 'node:util'
+import { verifyTenantChain } from '../domain/audit/verify-chain.ts'
+import { createSigningKeys } from '../domain/auth/signing-keys.ts'
 import { provisionClient } from '../domain/tenants/provision-client.ts'
+import { systemClock } from '../infra/clock.ts'
 import { createDb } from '../infra/db.ts'
+import { runInUnitOfWork } from '../infra/unit-of-work.ts'
 import { openLocalDatabase } from './db/local-database.ts'
 
 const USAGE = `Usage:
   npm run cli -- clients create --tenant "<name>" --scopes "<space-separated scopes>" [--name "<client name>"] [--time-zone <IANA zone>]
+
+  npm run cli -- keys rotate
+
+  npm run cli -- audit verify --tenant <tenant id | platform>
 
 Uses DATABASE_URL, or the embedded database of \`npm start\` when DATABASE_URL is not set.`
 
@@ -39,9 +47,49 @@ async function clientsCreate(args: string[]) {
   }
 }
 
+/**
+ * Rotates the access-token signing key: new tokens are signed with a new key; the old one stays in the JWKS until
+ * the tokens it signed have expired, so no valid token is invalidated.
+ */
+async function keysRotate() {
+  const database = await openLocalDatabase()
+  const db = createDb(database.url, 2)
+  try {
+    const config = { publishForSeconds: Number(process.env.ACCESS_TOKEN_TTL_SECONDS ?? 900) + 300, clock: systemClock }
+    const kid = await createSigningKeys(db, config).rotate()
+    process.stdout.write(`${JSON.stringify({ activeKid: kid })}\n`)
+  } finally {
+    await db.$disconnect()
+    await database.stop()
+  }
+}
+
+/**
+ * Verifies a tenant's audit chain (`platform`: the chain of unauthenticated calls) and prints the same report as
+ * GET /v1/audit-events/verify; exits 1 when it is broken. Reads as the tenant, through row-level security, one short
+ * transaction per batch.
+ */
+async function auditVerify(args: string[]) {
+  const { values } = parseArgs({ args, options: { tenant: { type: 'string' } } })
+  const tenantId = values.tenant
+  if (!tenantId) throw new Error(USAGE)
+  const database = await openLocalDatabase()
+  const db = createDb(database.url, 2)
+  try {
+    const report = await verifyTenantChain((work) => runInUnitOfWork(db, tenantId, work))
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
+    if (!report.valid) process.exitCode = 1
+  } finally {
+    await db.$disconnect()
+    await database.stop()
+  }
+}
+
 const [group, command, ...rest] = process.argv.slice(2)
 try {
   if (group === 'clients' && command === 'create') await clientsCreate(rest)
+  else if (group === 'keys' && command === 'rotate') await keysRotate()
+  else if (group === 'audit' && command === 'verify') await auditVerify(rest)
   else throw new Error(USAGE)
 } catch (error) {
   process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`)

@@ -6,9 +6,10 @@ import { fileURLToPath } from 'node:url'
 import { createActivities } from '../activities/index.ts'
 import type { Config } from '../infra/config.ts'
 import type { Db } from '../infra/db.ts'
+import { temporalDataConverter } from '../infra/payload-codec.ts'
 
 export interface WorkerDeps {
-  config: Pick<Config, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE'>
+  config: Pick<Config, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_CODEC_KEYS'>
   connection: NativeConnection
   db: Db
 }
@@ -24,6 +25,8 @@ export function createWorker({ config, connection, db }: WorkerDeps): Promise<Wo
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowsPath: WORKFLOWS_PATH,
     activities: createActivities({ db }),
+    // The same codec as the API's client: the worker decrypts inputs and signals and encrypts what it records.
+    dataConverter: temporalDataConverter(config.TEMPORAL_CODEC_KEYS),
     // A crashed worker's sticky queue is abandoned quickly, so another worker resumes its workflows promptly.
     stickyQueueScheduleToStartTimeout: '5 seconds',
     shutdownGraceTime: '10 seconds',

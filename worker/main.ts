@@ -17,7 +17,12 @@ const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX)
 const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS })
 try {
   const worker = await createWorker({ config, connection, db })
-  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker running')
+  // The key id, never the key: operators see which key new payloads are encrypted with.
+  const payloadEncryptionKeyId = config.TEMPORAL_CODEC_KEYS?.currentKeyId ?? 'off'
+  logger.info(
+    { taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE, payloadEncryptionKeyId },
+    'worker running'
+  )
   await worker.run()
   logger.info('worker stopped')
 } finally {

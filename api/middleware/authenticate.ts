@@ -1,19 +1,19 @@
 /**
- * @module Bearer authentication: verifies the access token once per request and puts the principal on the context.
+ * @module Bearer authentication of protected routes: puts the principal on the context or answers 401. The token was
+ * normally verified already by `identifyCaller` (the rate limit needs the caller first); its outcome is reused, so
+ * a token is verified once per request.
  */
 import type { MiddlewareHandler } from 'hono'
-import { verifyAccessToken } from '../../domain/auth/access-tokens.ts'
-import { invalidToken, missingToken } from '../../domain/errors.ts'
 import type { AppDeps, AppEnv } from '../app-env.ts'
+import { bearerVerifier } from './identify-caller.ts'
 
-export const authenticate = ({ keys, config, clock }: Pick<AppDeps, 'keys' | 'config' | 'clock'>): MiddlewareHandler<AppEnv> => {
-  const settings = { issuer: config.PUBLIC_URL, audience: config.ACCESS_TOKEN_AUDIENCE }
+export const authenticate = (deps: Pick<AppDeps, 'keys' | 'config' | 'clock' | 'db'>): MiddlewareHandler<AppEnv> => {
+  const verify = bearerVerifier(deps)
   return async function authenticate(c, next) {
-    const header = c.req.header('Authorization')
-    if (!header) throw missingToken()
-    const match = /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)$/i.exec(header)
-    if (!match?.[1]) throw invalidToken('The Authorization header must be "Bearer <access token>".')
-    c.set('principal', await verifyAccessToken(keys, settings, clock, match[1]))
+    // Verifies here only when identifyCaller did not run for this request.
+    const bearer = c.get('bearer') ?? (await verify(c.req.header('Authorization')))
+    if (!bearer.ok) throw bearer.error
+    c.set('principal', bearer.principal)
     await next()
   }
 }

@@ -49,7 +49,7 @@ export const idempotency = ({ clock, waitMs }: IdempotencyOptions): MiddlewareHa
       ])
     }
     const { tx, tenantId } = c.get('uow')
-    const principal = c.get('principal').clientId
+    const principal = c.get('principal').actorId
     const body = await c.req.text()
     const requestHash = createHash('sha256').update(`${c.req.method} ${c.req.path}\n${body}`).digest('hex')
     const now = clock()

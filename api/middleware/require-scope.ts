@@ -1,14 +1,20 @@
 /**
  * @module Scope enforcement. Every protected route declares its scope through `protectedRoute`, which installs this
- * middleware and documents the scope in OpenAPI from the same value.
+ * middleware and documents the scope in OpenAPI from the same value. API keys are checked against the scope's
+ * resource and the request's method.
  */
 import type { MiddlewareHandler } from 'hono'
-import { satisfiesScope, type Scope } from '../../domain/auth/scopes.ts'
-import { insufficientScope } from '../../domain/errors.ts'
+import { principalAllows } from '../../domain/auth/principal.ts'
+import type { Scope } from '../../domain/auth/scopes.ts'
+import { insufficientScope, keyNotPermitted } from '../../domain/errors.ts'
 import type { AppEnv } from '../app-env.ts'
 
 export const requireScope = (scope: Scope): MiddlewareHandler<AppEnv> =>
   async function requireScope(c, next) {
-    if (!satisfiesScope(c.get('principal').scopes, scope)) throw insufficientScope(scope)
+    const principal = c.get('principal')
+    if (!principalAllows(principal, scope, c.req.method)) {
+      // A key lacks a resource-and-method permission rather than a scope; the problem says what was needed.
+      throw principal.kind === 'api_key' ? keyNotPermitted(scope, c.req.method) : insufficientScope(scope)
+    }
     await next()
   }

@@ -1,7 +1,7 @@
 /**
  * @module The OpenAPI 3.1 description. Generated from the route definitions, then completed with what the app's
- * middleware adds to every operation by construction (the Idempotency-Key header on writes, the request id), so the
- * description documents exactly what the middleware enforces.
+ * middleware adds to every operation by construction (the Idempotency-Key header on writes, the request id, the rate
+ * limit's headers and 429), so the description documents exactly what the middleware enforces.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { AppEnv } from '../app-env.ts'
@@ -22,6 +22,24 @@ const REQUEST_ID_HEADER = {
   description: 'The request id, generated or taken from a well-formed X-Request-Id request header',
   schema: { type: 'string' },
 }
+
+const integerHeader = (description: string) => ({ description, schema: { type: 'integer' } })
+
+/** On every response (rate-limit middleware). */
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': integerHeader(
+    'Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated'
+  ),
+  'X-RateLimit-Remaining': integerHeader('Requests left in the current window'),
+  'X-RateLimit-Reset': integerHeader('Unix epoch seconds at which the current window ends'),
+}
+
+/** Every operation can be refused by the rate limit, whatever else it answers. */
+const rateLimitedResponse = () => ({
+  description: 'Rate limit exceeded (`rate_limited`): retry after `Retry-After` seconds',
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+  headers: { 'Retry-After': integerHeader('Seconds until the window ends and requests are accepted again') },
+})
 
 type Operation = {
   parameters?: unknown[]
@@ -48,8 +66,12 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>, serverUrl: string
       if (method !== 'get' && method !== 'head' && path.startsWith('/v1/')) {
         op.parameters = [...(op.parameters ?? []), IDEMPOTENCY_KEY]
       }
-      for (const response of Object.values(op.responses ?? {})) {
-        response.headers = { 'X-Request-Id': REQUEST_ID_HEADER, ...response.headers }
+      const responses = op.responses
+      if (!responses) continue
+      const tooMany = rateLimitedResponse()
+      responses['429'] = { ...tooMany, ...responses['429'], headers: { ...responses['429']?.headers, ...tooMany.headers } }
+      for (const response of Object.values(responses)) {
+        response.headers = { 'X-Request-Id': REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS, ...response.headers }
       }
     }
   }

@@ -14,6 +14,7 @@ const ERROR_DESCRIPTIONS = {
   403: 'The token lacks the required scope (`insufficient_scope`)',
   404: 'Not found, or not visible to this tenant (`not_found`)',
   409: 'Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`)',
+  410: 'The route is past its sunset (`version_sunset`); the detail and the `Link` header name its successor',
   413: 'Request body too large (`payload_too_large`)',
   415: 'Unsupported media type (`unsupported_media_type`)',
   422: 'Idempotency-Key reused with a different request (`idempotency_key_reused`)',

@@ -13,6 +13,8 @@ export interface ClientPrincipal {
   kind: 'client'
   tenantId: string
   clientId: string
+  /** The id the audit trail, rate limits and idempotency keys know the caller by: here the client id. */
+  actorId: string
   scopes: string[]
   tokenId: string
 }
@@ -82,7 +84,7 @@ export async function verifyAccessToken(
     if (typeof tenantId !== 'string' || typeof clientId !== 'string' || typeof scope !== 'string' || !jti) {
       throw invalidToken('The access token lacks required claims.')
     }
-    return { kind: 'client', tenantId, clientId, scopes: scope.split(' ').filter(Boolean), tokenId: jti }
+    return { kind: 'client', tenantId, clientId, actorId: clientId, scopes: scope.split(' ').filter(Boolean), tokenId: jti }
   } catch (error) {
     if (error instanceof joseErrors.JWTExpired) throw invalidToken('The access token has expired.')
     if (error instanceof joseErrors.JOSEError) throw invalidToken('The access token is invalid.')

@@ -8,6 +8,7 @@ import type { Db, Queryable } from '../../infra/db.ts'
 import { newId } from '../ids.ts'
 
 export const SIGNING_ALGORITHM = 'ES256'
+const CACHE_TTL_MS = 60_000
 
 /** The key new tokens are signed with. */
 export interface ActiveSigningKey {
@@ -78,8 +79,11 @@ export function createSigningKeys(db: Db, options: { publishForSeconds: number; 
     await client.signingKey.create({ data: { kid, algorithm: SIGNING_ALGORITHM, publicJwk, privateJwk } })
   }
 
+  /** The cached keys, reloaded after a minute so a rotation made by another instance reaches this one. */
+  const currentKeys = async () => (cache && Date.now() - lastReload < CACHE_TTL_MS ? cache : load())
+
   async function active(): Promise<ActiveSigningKey> {
-    let current = (cache ?? (await load())).find((k) => !k.retiredAt)
+    let current = (await currentKeys()).find((k) => !k.retiredAt)
     if (!current) {
       // Serialise first-key creation across instances so a fresh database gets exactly one key.
       await db.$transaction(async (tx) => {
@@ -94,7 +98,7 @@ export function createSigningKeys(db: Db, options: { publishForSeconds: number; 
   }
 
   async function publicKey(kid: string): Promise<CryptoKey | undefined> {
-    let found = (cache ?? (await load())).find((k) => k.kid === kid)
+    let found = (await currentKeys()).find((k) => k.kid === kid)
     // An unknown kid may be a key another instance just created; reload, but at most once a second.
     if (!found && Date.now() - lastReload > 1000) found = (await load()).find((k) => k.kid === kid)
     return found ? importKey(`public:${kid}`, found.publicJwk) : undefined
@@ -102,8 +106,7 @@ export function createSigningKeys(db: Db, options: { publishForSeconds: number; 
 
   async function jwks() {
     await active()
-    const keys = cache ?? (await load())
-    return { keys: keys.map((k) => k.publicJwk) }
+    return { keys: (await currentKeys()).map((k) => k.publicJwk) }
   }
 
   async function rotate(): Promise<string> {

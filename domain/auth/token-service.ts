@@ -35,6 +35,8 @@ export interface TokenServiceDeps {
 }
 
 export interface TokenService {
+  /** Checks a client's credentials. @throws OAuthError `invalid_client` */
+  authenticateClient(client: ClientCredentials): Promise<{ id: string; tenantId: string; scopes: string[] }>
   clientCredentials(client: ClientCredentials, scope?: string): Promise<TokenResponse>
   refresh(client: ClientCredentials, refreshToken: string, scope?: string): Promise<TokenResponse>
 }
@@ -121,5 +123,5 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
     return issue(client.tenantId, client.id, scopes, stored.familyId)
   }
 
-  return { clientCredentials, refresh }
+  return { authenticateClient, clientCredentials, refresh }
 }

@@ -19,9 +19,8 @@ import { pgcrypto } from '@electric-sql/pglite/contrib/pgcrypto'
 import { unaccent } from '@electric-sql/pglite/contrib/unaccent'
 import { uuid_ossp } from '@electric-sql/pglite/contrib/uuid_ossp'
 import { vector } from '@electric-sql/pglite/vector'
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
 
-import { withExtendedProtocolAffinity } from './pglite-affinity.ts'
+import { servePGlite } from './pglite-wire-server.ts'
 
 /** Options of {@link startEmbeddedPostgres}. */
 export interface EmbeddedPostgresOptions {
@@ -71,7 +70,7 @@ const extensions = {
  * statements run one at a time. While one connection is inside a transaction, statements of the other
  * connections wait until it ends, so keep transactions short, and never wait inside a transaction for a query
  * on another connection (it would wait for itself). Each client's Parse/Bind/Execute/Sync exchange is kept
- * together (see {@link withExtendedProtocolAffinity}).
+ * together (see {@link servePGlite}).
  */
 export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions = {}): Promise<EmbeddedPostgres> {
   const host = opts.host ?? '127.0.0.1'
@@ -82,24 +81,19 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions = {}):
     await unlock()
     throw error
   })
-  const server = new PGLiteSocketServer({
-    db: withExtendedProtocolAffinity(db),
+  const server = await servePGlite(db, {
     host,
     port: opts.port ?? 0,
     maxConnections: opts.maxConnections ?? 100,
-  })
-  try {
-    await listen(server)
-  } catch (error) {
-    await server.stop()
+  }).catch(async (error: unknown) => {
+    // Listen errors (EADDRINUSE, EACCES).
     await db.close()
     await unlock()
     throw error
-  }
+  })
 
-  // getServerConn() reports the port the OS picked when asked for port 0.
-  const port = Number(server.getServerConn().split(':').pop())
-  // PGlite accepts any user and password. sslmode=disable: the socket server does not speak TLS.
+  const port = server.port
+  // PGlite accepts any user and password. sslmode=disable: the server does not speak TLS.
   const url = new URL(`postgresql://postgres:postgres@${clientHost(host)}:${port}/postgres`)
   url.searchParams.set('sslmode', 'disable')
   const connectionString = url.toString()
@@ -107,7 +101,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions = {}):
   let stopping: Promise<void> | undefined
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
-      await server.stop()
+      await server.close()
       await db.close()
       await unlock()
     })()
@@ -148,27 +142,6 @@ function isRunning(pid: number): boolean {
     // EPERM: it exists but belongs to another user.
     return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
-}
-
-/**
- * `server.start()`, but failing on listen errors: pglite-socket 0.1.6 only dispatches an `error` event when
- * `listen` fails (EADDRINUSE, EACCES) and its promise never settles.
- */
-function listen(server: PGLiteSocketServer): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (event: Event): void => reject((event as CustomEvent<unknown>).detail)
-    server.addEventListener('error', onError, { once: true })
-    server.start().then(
-      () => {
-        server.removeEventListener('error', onError)
-        resolve()
-      },
-      (error: unknown) => {
-        server.removeEventListener('error', onError)
-        reject(error)
-      },
-    )
-  })
 }
 
 /** A wildcard listen address is not a destination; clients reach it through loopback. */

@@ -42,6 +42,11 @@ export interface EnsureTemporalOptions {
   log?: (message: string) => void
   /** How long to wait for the frontend to answer, in ms. Default 60 000. */
   readyTimeoutMs?: number
+  /**
+   * Codec server the Web UI decodes payloads with (`--ui-codec-endpoint`), e.g. `http://localhost:3000/codec`.
+   * Default `TEMPORAL_CODEC_ENDPOINT`; none when unset (docs/payload-encryption.md).
+   */
+  uiCodecEndpoint?: string
 }
 
 /** A reachable Temporal frontend, as returned by {@link ensureTemporal}. */
@@ -162,6 +167,8 @@ async function startDevServer(
   else uiPort = await freePort()
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port)]
   args.push(...(uiPort === false ? ['--headless'] : ['--ui-port', String(uiPort)]))
+  const codecEndpoint = opts.uiCodecEndpoint ?? process.env['TEMPORAL_CODEC_ENDPOINT']
+  if (uiPort !== false && codecEndpoint) args.push('--ui-codec-endpoint', codecEndpoint)
   if (opts.dbFile) {
     const dbFile = resolve(opts.dbFile)
     mkdirSync(dirname(dbFile), { recursive: true })

@@ -3,7 +3,8 @@
 # survives restarts in .data/temporal/temporal.db, with the platform's custom search attributes registered.
 #
 # Environment: TEMPORAL_PORT (7233), TEMPORAL_UI_PORT (8233), TEMPORAL_NAMESPACE (default),
-# TEMPORAL_DB_FILE (.data/temporal/temporal.db), plus obtain-cli.sh's. Extra arguments go to
+# TEMPORAL_DB_FILE (.data/temporal/temporal.db), TEMPORAL_CODEC_ENDPOINT (the UI's codec server, e.g.
+# http://localhost:3000/codec; docs/payload-encryption.md), plus obtain-cli.sh's. Extra arguments go to
 # `temporal server start-dev` (e.g. `npm run temporal -- --log-level info`).
 # Listens on 127.0.0.1 only: the dev server has no authentication.
 set -euo pipefail
@@ -28,6 +29,8 @@ args=(--db-filename "$db_file" --ip 127.0.0.1 --port "$port" --ui-port "$ui_port
 while IFS= read -r arg; do args+=("$arg"); done <<<"$sa_out"
 # "default" always exists; --namespace creates the others on first start.
 [ "$namespace" = default ] || args+=(--namespace "$namespace")
+# The UI decodes encrypted payloads through the API's codec endpoint (the operator signs in there).
+[ -z "${TEMPORAL_CODEC_ENDPOINT:-}" ] || args+=(--ui-codec-endpoint "$TEMPORAL_CODEC_ENDPOINT")
 
 mkdir -p "$(dirname "$db_file")"
 if [ -e "$db_file" ]; then log "reusing $db_file"; else log "creating $db_file"; fi

@@ -8,8 +8,10 @@ import { randomBytes } from 'node:crypto'
 import { inject } from 'vitest'
 import { startApi, type RunningApi } from '../../api/start-api.ts'
 import { provisionClient, type ProvisionedClient } from '../../domain/tenants/provision-client.ts'
+import type { Clock } from '../../infra/clock.ts'
 import { loadConfig, type Config } from '../../infra/config.ts'
 import { createLogger } from '../../infra/logger.ts'
+import { temporalDataConverter } from '../../infra/payload-codec.ts'
 import { httpClient, type HttpClient } from './http.ts'
 import { startWorkerProcess, type WorkerProcess } from './worker-process.ts'
 
@@ -49,14 +51,19 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
 /**
  * Starts the API, and the worker unless `withWorker` is false.
  * @param overrides - environment overrides (e.g. another TEMPORAL_ADDRESS for the API)
+ * @param clock - the API's clock, to stand on either side of a date (the worker keeps the system clock)
  */
-export async function startPlatform(options: { overrides?: Record<string, string>; withWorker?: boolean } = {}) {
+export async function startPlatform(
+  options: { overrides?: Record<string, string>; withWorker?: boolean; clock?: Clock } = {}
+) {
   const env = testEnv(options.overrides)
   const config = loadConfig(env)
-  const api = await startApi(config, createLogger(config.LOG_LEVEL, 'api'))
+  const api = await startApi(config, createLogger(config.LOG_LEVEL, 'api'), options.clock)
   const http = httpClient(api.url)
   const connection = await Connection.connect({ address: inject('temporalAddress') })
-  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE })
+  // The tests' client decodes what the worker and the API encrypt: the same codec, from the same configuration.
+  const dataConverter = temporalDataConverter(config.TEMPORAL_CODEC_KEYS)
+  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter })
   const workerEnv = { ...env, TEMPORAL_ADDRESS: inject('temporalAddress'), LOG_LEVEL: 'info' }
   const workers: WorkerProcess[] = []
   const startWorker = async () => {

@@ -1,5 +1,5 @@
 /** @module /v1/children: thin handlers over the child service. */
-import { OpenAPIHono, type z } from '@hono/zod-openapi'
+import { OpenAPIHono, type RouteHandler, type z } from '@hono/zod-openapi'
 import { createChild, getChild } from '../../../domain/children/child-service.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
@@ -17,6 +17,10 @@ export const toChild = (child: ChildRow): z.infer<typeof Child> => ({
   updatedAt: child.updatedAt.toISOString(),
 })
 
+/** GET /v1/children/{id}; also serves its deprecated alias /v0/children/{id}. */
+export const readChild: RouteHandler<typeof getChildRoute, AppEnv> = async (c) =>
+  c.json(toChild(await getChild(c.var.uow, c.req.valid('param').id)), 200)
+
 export function childRoutes({ clock }: Pick<AppDeps, 'clock'>) {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(createChildRoute, async (c) => {
@@ -24,5 +28,5 @@ export function childRoutes({ clock }: Pick<AppDeps, 'clock'>) {
       c.header('Location', `/v1/children/${child.id}`)
       return c.json(toChild(child), 201)
     })
-    .openapi(getChildRoute, async (c) => c.json(toChild(await getChild(c.var.uow, c.req.valid('param').id)), 200))
+    .openapi(getChildRoute, readChild)
 }

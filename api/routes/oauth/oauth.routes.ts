@@ -70,3 +70,66 @@ export const tokenRouteDoc = {
     401: { description: 'Client authentication failed', content: { 'application/json': { schema: OAuthErrorBody } } },
   },
 }
+
+const TokenActionRequest = z
+  .object({
+    token: z.string(),
+    token_type_hint: z.enum(['access_token', 'refresh_token']).optional(),
+    client_id: z.string().optional(),
+    client_secret: z.string().optional(),
+  })
+  .openapi('TokenActionRequest')
+
+const tokenActionBody = {
+  required: true,
+  content: {
+    'application/x-www-form-urlencoded': { schema: TokenActionRequest },
+    'application/json': { schema: TokenActionRequest },
+  },
+}
+
+export const revokeRouteDoc = {
+  method: 'post' as const,
+  path: '/oauth/revoke',
+  tags: ['Authentication'],
+  summary: 'Revoke an access or refresh token (RFC 7009)',
+  description:
+    'Always 200 for an authenticated client, whether or not the token existed. Revoking a refresh token revokes ' +
+    'every refresh token of its family; a revoked access token is refused until it expires.',
+  request: { body: tokenActionBody },
+  responses: {
+    200: { description: 'Revoked, or nothing to revoke' },
+    400: { description: 'OAuth error', content: { 'application/json': { schema: OAuthErrorBody } } },
+    401: { description: 'Client authentication failed', content: { 'application/json': { schema: OAuthErrorBody } } },
+  },
+}
+
+export const IntrospectionResponse = z
+  .object({
+    active: z.boolean(),
+    token_type: z.enum(['Bearer', 'refresh_token']).optional(),
+    scope: z.string().optional(),
+    client_id: z.string().optional(),
+    tenant_id: z.string().optional(),
+    exp: z.number().int().optional(),
+    iat: z.number().int().optional(),
+    sub: z.string().optional(),
+    aud: z.string().optional(),
+    iss: z.string().optional(),
+    jti: z.string().optional(),
+  })
+  .openapi('IntrospectionResponse')
+
+export const introspectRouteDoc = {
+  method: 'post' as const,
+  path: '/oauth/introspect',
+  tags: ['Authentication'],
+  summary: 'Introspect a token (RFC 7662)',
+  description: "A client may introspect only its own tokens; anything else is `{ \"active\": false }`.",
+  request: { body: tokenActionBody },
+  responses: {
+    200: { description: 'The token state', content: { 'application/json': { schema: IntrospectionResponse } } },
+    400: { description: 'OAuth error', content: { 'application/json': { schema: OAuthErrorBody } } },
+    401: { description: 'Client authentication failed', content: { 'application/json': { schema: OAuthErrorBody } } },
+  },
+}

@@ -14,6 +14,10 @@ export function wellKnownRoutes({ keys, config }: Pick<AppDeps, 'keys' | 'config
       c.json({
         issuer,
         token_endpoint: `${issuer}/oauth/token`,
+        revocation_endpoint: `${issuer}/oauth/revoke`,
+        introspection_endpoint: `${issuer}/oauth/introspect`,
+        revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+        introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
         jwks_uri: `${issuer}/.well-known/jwks.json`,
         grant_types_supported: ['client_credentials', 'refresh_token'],
         token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],

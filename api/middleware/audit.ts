@@ -1,0 +1,90 @@
+/**
+ * @module The audit trail of the versioned API (spec Part 1): every /v1 and /v0 call leaves exactly one record, reads
+ * of health records included, whatever its outcome. Two middlewares share the work:
+ *
+ * - `record` wraps the whole chain (rate limit and authentication included) and notes when the request arrived.
+ *   After the response is decided it writes the record itself, in a fresh unit of work, for every call whose record
+ *   did not commit with the request: refused before a tenant was known (401, on the platform chain, never a guessed
+ *   tenant's), refused before the unit of work began (429, 413), or rolled back (5xx).
+ * - `inTransaction` runs first inside the request's unit of work and appends the record last, after the handler and
+ *   after the savepoint rollback of a failed one, so a write and its record commit together or not at all.
+ *
+ * An after-commit callback tells `record` that the in-transaction record really committed; without it, a commit
+ * that failed would go unrecorded.
+ */
+import type { Context, MiddlewareHandler } from 'hono'
+import { appendAuditEvent, type AppendOptions } from '../../domain/audit/append-audit-event.ts'
+import { PLATFORM_AUDIT_CHAIN, type AuditEntry } from '../../domain/audit/audit-event.ts'
+import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
+import type { AppDeps, AppEnv } from '../app-env.ts'
+import { callerOf, describeCall, type CallStart } from '../audit-call.ts'
+
+interface CallState extends CallStart {
+  /** The in-transaction record was appended; it is in the trail once the unit commits. */
+  appended: boolean
+  /** The record is in the trail. */
+  committed: boolean
+}
+
+/**
+ * A read's unit writes nothing but its record, so its commit need not wait for the WAL flush (see AppendOptions):
+ * the flush would otherwise be paid under the tenant's chain lock by every read. Writes keep synchronous commits.
+ */
+const durabilityOf = (method: string): AppendOptions =>
+  ({ durability: method === 'GET' || method === 'HEAD' ? 'asynchronous' : 'synchronous' })
+
+/** PostgreSQL's "current transaction is aborted": something before us failed, and nothing of the unit will commit. */
+const isAbortedTransaction = (error: unknown) =>
+  /25P02|current transaction is aborted/i.test(`${String(error)} ${JSON.stringify(error)}`)
+
+/**
+ * Creates the two audit middlewares of the versioned API's chain.
+ * @returns `record` (outermost, before authentication) and `inTransaction` (first inside the unit of work)
+ */
+export function auditTrail({ db, clock, logger, config }: Pick<AppDeps, 'db' | 'clock' | 'logger' | 'config'>) {
+  // Per-request state shared by the pair; kept here rather than on the context because nothing else may touch it.
+  const calls = new WeakMap<Context, CallState>()
+  const options = { trustProxy: config.TRUST_PROXY }
+
+  const record: MiddlewareHandler<AppEnv> = async function auditRecord(c, next) {
+    const state: CallState = { occurredAt: clock(), startedAt: performance.now(), appended: false, committed: false }
+    calls.set(c, state)
+    await next()
+    if (state.committed) return
+    const tenantId = callerOf(c)?.tenantId ?? PLATFORM_AUDIT_CHAIN
+    let entry: AuditEntry | undefined
+    try {
+      entry = await describeCall(c, state, tenantId, options)
+      const described = entry
+      await runInUnitOfWork(db, tenantId, (uow) => appendAuditEvent(uow, described, durabilityOf(c.req.method)))
+    } catch (err) {
+      // Nothing of the request committed (it failed or rolled back), and the answer stands: the log keeps the
+      // record (ids only) for support.
+      logger.error({ requestId: c.var.requestId, auditEntry: entry, err }, 'audit record could not be written')
+    }
+  }
+
+  const inTransaction: MiddlewareHandler<AppEnv> = async function auditInTransaction(c, next) {
+    const state = calls.get(c)
+    if (!state) throw new Error('auditTrail().record must run before auditTrail().inTransaction')
+    const uow = c.var.uow
+    // Registered before the handler's own callbacks, so it runs first once the unit commits.
+    uow.afterCommit(async () => {
+      state.committed = state.appended
+    })
+    await next()
+    // A 5xx rolls the unit back, record included: `record` writes it afterwards in a unit of its own.
+    if (c.res.status >= 500) return
+    try {
+      await appendAuditEvent(uow, await describeCall(c, state, uow.tenantId, options), durabilityOf(c.req.method))
+      state.appended = true
+    } catch (error) {
+      // The transaction had already failed (a lock timeout answered as a 409, say): it will not commit, so `record`
+      // writes the record afresh and the answer stands. Any other failure fails the request: its write must not
+      // commit without its record.
+      if (!isAbortedTransaction(error)) throw error
+    }
+  }
+
+  return { record, inTransaction }
+}

@@ -1,0 +1,25 @@
+/**
+ * @module The request body size limit: a body larger than the configured size is refused with 413
+ * `payload_too_large` before anything parses it. Hono's middleware checks Content-Length, and counts the bytes of a
+ * chunked body (which has no length) as they arrive, so leaving the length out does not get around it.
+ */
+import type { MiddlewareHandler } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
+import { payloadTooLarge } from '../../domain/errors.ts'
+import type { AppEnv } from '../app-env.ts'
+
+/**
+ * Creates the body limit.
+ * @param maxBytes - the largest body accepted
+ */
+export const requestBodyLimit = (maxBytes: number): MiddlewareHandler<AppEnv> =>
+  bodyLimit({
+    maxSize: maxBytes,
+    onError: (c) => {
+      // The rest of the body is never read, so the connection cannot carry another request (RFC 9110 §15.5.14).
+      // Said explicitly, the client opens a new one; unsaid, it would reuse this one and fail once the server
+      // gives up draining it.
+      c.header('Connection', 'close')
+      throw payloadTooLarge(maxBytes)
+    },
+  })

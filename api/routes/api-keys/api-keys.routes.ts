@@ -1,0 +1,74 @@
+/** @module Route table of /v1/api-keys: keys restricted to resource types and HTTP methods (spec Part 5.5). */
+import { z } from '@hono/zod-openapi'
+import { API_KEY_METHODS, API_KEY_RESOURCES } from '../../../domain/auth/api-key-permissions.ts'
+import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
+import { IdParam, OffsetDateTime, PaginationQuery, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+
+const Permission = z
+  .strictObject({
+    resource: z.enum(API_KEY_RESOURCES as [string, ...string[]]).openapi({ example: 'children' }),
+    methods: z.array(z.enum(API_KEY_METHODS)).min(1).openapi({ example: ['GET'] }),
+  })
+  .openapi('ApiKeyPermission')
+
+export const ApiKeyCreate = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200).openapi({ example: 'Front-desk kiosk' }),
+    permissions: z.array(Permission).min(1).max(50),
+    expiresAt: OffsetDateTime.optional().openapi({ format: 'date-time' }),
+  })
+  .openapi('ApiKeyCreate', {
+    description: 'A key may be granted only what its creator holds: an OAuth client its scopes, a key its permissions.',
+  })
+
+export const ApiKey = z
+  .object({
+    id: z.string().openapi({ example: 'ak_019a...' }),
+    name: z.string(),
+    prefix: z.string().openapi({ description: 'The first characters of the secret, to recognise the key' }),
+    permissions: z.array(Permission),
+    createdAt: UtcDateTime,
+    expiresAt: UtcDateTime.nullable(),
+    revokedAt: UtcDateTime.nullable(),
+  })
+  .openapi('ApiKey')
+
+export const ApiKeyWithSecret = ApiKey.extend({
+  secret: z.string().openapi({ description: 'Shown only in this response. Send it as `Authorization: Bearer <secret>`.' }),
+}).openapi('ApiKeyWithSecret')
+
+export const createApiKeyRoute = protectedRoute('api_keys', {
+  method: 'post',
+  path: '/v1/api-keys',
+  tags: ['API keys'],
+  summary: 'Create an API key',
+  request: { body: { required: true, content: { 'application/json': { schema: ApiKeyCreate } } } },
+  responses: {
+    201: { description: 'The key and its secret (shown once)', content: { 'application/json': { schema: ApiKeyWithSecret } } },
+    ...problemResponses(400, 409, 413, 415, 422, ...COMMON_ERRORS),
+  },
+})
+
+export const listApiKeysRoute = protectedRoute('api_keys', {
+  method: 'get',
+  path: '/v1/api-keys',
+  tags: ['API keys'],
+  summary: 'List API keys (never their secrets)',
+  request: { query: PaginationQuery },
+  responses: {
+    200: { description: 'A page of keys', content: { 'application/json': { schema: pageOf(ApiKey, 'ApiKeyPage') } } },
+    ...problemResponses(400, ...COMMON_ERRORS),
+  },
+})
+
+export const revokeApiKeyRoute = protectedRoute('api_keys', {
+  method: 'delete',
+  path: '/v1/api-keys/{id}',
+  tags: ['API keys'],
+  summary: 'Revoke an API key',
+  request: { params: IdParam('API key', 'ak_019a...') },
+  responses: {
+    200: { description: 'The revoked key', content: { 'application/json': { schema: ApiKey } } },
+    ...problemResponses(404, 409, 422, ...COMMON_ERRORS),
+  },
+})

@@ -1,0 +1,113 @@
+/**
+ * @module Benchmark: an authenticated `GET /v1/children/{id}` with every platform guarantee on (authentication,
+ * rate limiting, tenant-scoped transaction with row-level security, revocation check, audit record...) against the
+ * same route handler with the guarantee middleware removed, measured in the same run on the same database.
+ * Target: the guarded route keeps at least 50% of the baseline's throughput.
+ *
+ *   npm run bench                      # embedded PGlite unless BENCH_DATABASE_URL names a PostgreSQL server
+ *   BENCH_DATABASE_URL=postgresql://... npm run bench
+ *
+ * Writes the figures to docs/benchmarks.md (section "Guarded read").
+ */
+import { serve } from '@hono/node-server'
+import { Hono } from 'hono'
+import type { AddressInfo } from 'node:net'
+import { randomBytes } from 'node:crypto'
+import { startApi } from '../api/start-api.ts'
+import { toChild } from '../api/routes/children/index.ts'
+import { getChild } from '../domain/children/child-service.ts'
+import { provisionClient } from '../domain/tenants/provision-client.ts'
+import { loadConfig } from '../infra/config.ts'
+import { createLogger } from '../infra/logger.ts'
+import { provisionTestDatabase } from '../test/support/test-database.ts'
+import { runLoadInWorker, type LoadResult } from './load.ts'
+import { writeBenchmarkSection } from './report.ts'
+
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
+const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 4000)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+
+if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL
+const database = await provisionTestDatabase()
+const config = loadConfig({
+  NODE_ENV: 'test',
+  DATABASE_URL: database.url,
+  DATABASE_POOL_MAX: '20',
+  PORT: '0',
+  // Nothing here talks to Temporal; the client connects lazily and never does.
+  TEMPORAL_ADDRESS: '127.0.0.1:1',
+  LOG_LEVEL: 'silent',
+  // The limiter runs, with a limit the benchmark cannot reach: its cost is measured, not its 429s.
+  RATE_LIMIT_PER_MINUTE: '100000000',
+})
+const api = await startApi(config, createLogger('silent', 'bench'))
+
+const client = await provisionClient(api.deps.db, {
+  tenantName: `Bench ${randomBytes(4).toString('hex')}`,
+  scopes: ['children'],
+})
+const tokenResponse = await fetch(`${api.url}/oauth/token`, {
+  method: 'POST',
+  headers: { 'Content-Type': 'application/json' },
+  body: JSON.stringify({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret }),
+})
+const { access_token: token } = (await tokenResponse.json()) as { access_token: string }
+const created = await fetch(`${api.url}/v1/children`, {
+  method: 'POST',
+  headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+  body: JSON.stringify({ firstName: 'Bench', lastName: 'Child', dateOfBirth: '2022-02-02' }),
+})
+const { id: childId } = (await created.json()) as { id: string }
+
+// The baseline: the same handler and query, with no middleware at all.
+const db = api.deps.db
+const baselineApp = new Hono().get('/v1/children/:id', async (c) => {
+  const uow = { tx: db, tenantId: client.tenantId, afterCommit: () => undefined }
+  return c.json(toChild(await getChild(uow, c.req.param('id'))), 200)
+})
+const baseline = await new Promise<ReturnType<typeof serve>>((resolve) => {
+  const s = serve({ fetch: baselineApp.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s))
+})
+const baselineUrl = `http://127.0.0.1:${(baseline.address() as AddressInfo).port}/v1/children/${childId}`
+const guardedUrl = `${api.url}/v1/children/${childId}`
+const auth = { Authorization: `Bearer ${token}` }
+
+const measure = (url: string, headers?: Record<string, string>, durationMs = ROUND_MS) =>
+  runLoadInWorker({ url, headers, concurrency: CONCURRENCY, durationMs })
+
+await measure(baselineUrl, undefined, 1500)
+await measure(guardedUrl, auth, 1500)
+const results: { baseline: LoadResult[]; guarded: LoadResult[] } = { baseline: [], guarded: [] }
+for (let round = 0; round < ROUNDS; round++) {
+  results.baseline.push(await measure(baselineUrl))
+  results.guarded.push(await measure(guardedUrl, auth))
+}
+const median = (xs: LoadResult[]) => [...xs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(xs.length / 2)]!
+const b = median(results.baseline)
+const g = median(results.guarded)
+const errors = [...results.baseline, ...results.guarded].reduce((n, r) => n + r.errors, 0)
+const ratio = g.requestsPerSecond / b.requestsPerSecond
+
+const row = (name: string, r: LoadResult) =>
+  `| ${name} | ${r.requestsPerSecond.toFixed(0)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.requests} |`
+const report = [
+  `Measured ${new Date().toISOString().slice(0, 10)} on this machine (${database.kind === 'postgresql' ? 'PostgreSQL server' : 'embedded PGlite'}, ` +
+    `Node ${process.versions.node}), ${CONCURRENCY} keep-alive connections, ${ROUNDS} alternating rounds of ` +
+    `${ROUND_MS / 1000} s each, median round shown. Command: \`npm run bench\`` +
+    (database.kind === 'postgresql' ? ' with `BENCH_DATABASE_URL`.' : '.'),
+  '',
+  '| route | requests/s | p50 ms | p99 ms | requests |',
+  '|---|---|---|---|---|',
+  row('baseline: handler only', b),
+  row('guarded: all guarantees', g),
+  '',
+  `**Ratio: ${(ratio * 100).toFixed(1)}%** of the baseline's throughput (target ≥ 50%): ${ratio >= 0.5 ? 'met' : 'NOT met'}. ` +
+    `Errors: ${errors}.`,
+].join('\n')
+console.log(report)
+await writeBenchmarkSection(`Guarded read (${database.kind})`, report)
+
+baseline.close()
+await api.stop()
+await database.stop()
+if (errors > 0) process.exitCode = 1

@@ -1,0 +1,155 @@
+/**
+ * @module Request counters for the API's rate limit (CONVENTIONS.md, "Rate limits"), on rate-limiter-flexible: fixed
+ * 60-second windows per key, starting at the key's first request. The counters live in this process (`memory`, the
+ * default, right for the single-instance embedded mode) or in PostgreSQL's `rate_limits` table (`postgres`), shared
+ * by every API instance.
+ *
+ * A failing store never fails a request: the count falls back to this process's memory and the failure is logged, so
+ * a database hiccup degrades the limit to per-instance instead of turning every response into a 500. This is the
+ * library's `insuranceLimiter` pattern, done here because the library's version swallows the store's error.
+ */
+import pg from 'pg'
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
+import type { Logger } from './logger.ts'
+
+/** Length of a window: the limit is per minute. */
+export const WINDOW_SECONDS = 60
+/** Namespaces the keys in the shared table (`api:client:<id>`, `api:ip:<address>`). */
+const KEY_PREFIX = 'api'
+/** Longest a request waits on the shared store (a connection or the query) before the in-process count answers. */
+const STORE_TIMEOUT_MS = 1000
+/** One short statement per request: a handful of connections per instance is plenty. */
+const STORE_POOL_MAX = 5
+/** At most one log line per this many milliseconds while the store keeps failing. */
+const FAILURE_LOG_INTERVAL_MS = 30_000
+
+/** Where the counters live. */
+export type RateLimitStore = 'memory' | 'postgres'
+
+/** The outcome of counting one request, with what the response headers need. */
+export interface RateLimitDecision {
+  allowed: boolean
+  /** Requests allowed per window (`X-RateLimit-Limit`). */
+  limit: number
+  /** Requests left in the current window (`X-RateLimit-Remaining`). */
+  remaining: number
+  /** Unix epoch seconds at which the current window ends (`X-RateLimit-Reset`). */
+  resetAt: number
+  /** Whole seconds until the window ends, at least 1 (`Retry-After` of a 429). */
+  retryAfterSeconds: number
+}
+
+/** Counts requests per key. */
+export interface RateLimiter {
+  readonly limit: number
+  readonly store: RateLimitStore
+  /** Counts one request of `key` and decides whether it may proceed. Never rejects because of the store. */
+  consume(key: string): Promise<RateLimitDecision>
+  /** Releases the store's connections. */
+  close(): Promise<void>
+}
+
+/** Options of {@link createRateLimiter}. */
+export interface RateLimiterOptions {
+  store: RateLimitStore
+  /** Requests per key per window. */
+  limit: number
+  /**
+   * The database of the `postgres` store. Its own small pool, connecting as the login role outside any tenant
+   * transaction: counters are platform data, and counting must not wait on (or hold) a request's transaction.
+   */
+  connectionString?: string
+  logger: Logger
+}
+
+/**
+ * Turns the library's answer into a decision.
+ * @param res - what the limiter resolved (allowed) or rejected with (over the limit)
+ * @param nowMs - the current time in epoch milliseconds
+ */
+export function toDecision(limit: number, res: RateLimiterRes, allowed: boolean, nowMs: number): RateLimitDecision {
+  const msLeft = Math.max(res.msBeforeNext, 0)
+  return {
+    allowed,
+    limit,
+    remaining: allowed ? Math.max(res.remainingPoints, 0) : 0,
+    resetAt: Math.ceil((nowMs + msLeft) / 1000),
+    retryAfterSeconds: Math.max(1, Math.ceil(msLeft / 1000)),
+  }
+}
+
+/** Consumes one point; an over-the-limit rejection is a decision, anything else (the store failed) is thrown. */
+async function count(limiter: RateLimiterAbstract, limit: number, key: string): Promise<RateLimitDecision> {
+  try {
+    return toDecision(limit, await limiter.consume(key), true, Date.now())
+  } catch (outcome) {
+    if (outcome instanceof RateLimiterRes) return toDecision(limit, outcome, false, Date.now())
+    throw outcome
+  }
+}
+
+const memoryCounters = (limit: number) =>
+  new RateLimiterMemory({ keyPrefix: KEY_PREFIX, points: limit, duration: WINDOW_SECONDS })
+
+/**
+ * Creates the rate limiter for the configured store.
+ * @throws Error when the `postgres` store has no connection string
+ */
+export function createRateLimiter({ store, limit, connectionString, logger }: RateLimiterOptions): RateLimiter {
+  if (store === 'memory') {
+    const counters = memoryCounters(limit)
+    return { limit, store, consume: (key) => count(counters, limit, key), close: async () => undefined }
+  }
+  if (!connectionString) throw new Error('The postgres rate-limit store needs a connection string.')
+
+  const pool = new pg.Pool({
+    connectionString,
+    max: STORE_POOL_MAX,
+    connectionTimeoutMillis: STORE_TIMEOUT_MS,
+    query_timeout: STORE_TIMEOUT_MS,
+    application_name: 'therapy-care-rate-limit',
+    // A counter lost in a server crash costs a caller a few extra requests, nothing more: no need to wait for the
+    // WAL flush on every request (about 2 ms of each consume on a local PostgreSQL 15, 0.35 ms without it).
+    options: '-c synchronous_commit=off',
+  })
+  // An idle connection dropped by the server is reported here; unheard, it would crash the process.
+  pool.on('error', (err) => logger.warn({ err }, 'rate-limit store connection lost'))
+
+  const shared = new RateLimiterPostgres({
+    // The library names its statements, and a named statement lives in the server session: where connections share
+    // one session (the embedded PGlite serves all of them from one; PgBouncer in transaction mode does the same), a
+    // second connection's PREPARE fails with "already exists". Unnamed, they work everywhere.
+    storeClient: { query: ({ text, values }: pg.QueryConfig) => pool.query({ text, values }) },
+    storeType: 'pool',
+    // The table belongs to the Prisma migrations (model RateLimit); the library must never issue DDL.
+    tableName: 'rate_limits',
+    tableCreated: true,
+    keyPrefix: KEY_PREFIX,
+    points: limit,
+    duration: WINDOW_SECONDS,
+    // Once a key is over its limit, this instance answers its 429s from memory until the window ends instead of
+    // writing to the table for every rejected request of a client that keeps hammering.
+    inMemoryBlockOnConsumed: limit + 1,
+  })
+  const fallback = memoryCounters(limit)
+  let lastFailureLog = 0
+
+  return {
+    limit,
+    store,
+    async consume(key) {
+      try {
+        return await count(shared, limit, key)
+      } catch (error) {
+        if (Date.now() - lastFailureLog >= FAILURE_LOG_INTERVAL_MS) {
+          lastFailureLog = Date.now()
+          logger.warn({ err: error }, 'rate-limit store unavailable; counting in this process until it returns')
+        }
+        return count(fallback, limit, key)
+      }
+    },
+    async close() {
+      await pool.end()
+    },
+  }
+}

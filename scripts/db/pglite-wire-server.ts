@@ -1,0 +1,426 @@
+/**
+ * A PostgreSQL wire-protocol server for one PGlite instance, so `pg`, Prisma's adapter-pg and `psql` can share it.
+ *
+ * PGlite is a single backend with a single session, so the clients take turns: a connection holds the backend from
+ * its first message until the backend is idle again, i.e. until a ReadyForQuery with status 'I' ends what it
+ * started. An extended-protocol exchange (Parse/Bind/Describe/Execute ... Sync) therefore never interleaves with
+ * another connection's (they would bind each other's unnamed statement), and a transaction runs alone from BEGIN to
+ * COMMIT or ROLLBACK. Waiting connections are served first come, first served.
+ *
+ * Replaces @electric-sql/pglite-socket 0.1.6, whose queue interleaved single messages of all connections and whose
+ * replies kept a stray ReadyForQuery of PGlite (see {@link ReplyFilter}).
+ */
+import net, { type AddressInfo } from 'node:net'
+
+import type { PGlite } from '@electric-sql/pglite'
+
+/** Options of {@link servePGlite}. */
+export interface PGliteServerOptions {
+  host: string
+  /** `0` picks a free port; {@link PGliteServer.port} tells which. */
+  port: number
+  /** Further connections are refused with SQLSTATE 53300, as PostgreSQL does. */
+  maxConnections: number
+}
+
+/** A listening server; see {@link servePGlite}. */
+export interface PGliteServer {
+  /** The port listened on. */
+  port: number
+  /**
+   * Stops listening and closes every client connection, rolling back what each left open, so the backend is idle
+   * and nothing uses it when this resolves. The PGlite instance itself stays open.
+   */
+  close(): Promise<void>
+}
+
+/** Transaction status of a ReadyForQuery message: idle, in a transaction block, in a failed transaction block. */
+type TxStatus = 'I' | 'T' | 'E'
+
+const code = (letter: string): number => letter.charCodeAt(0)
+
+// Frontend messages of the extended query protocol. PostgreSQL never answers one of them with ReadyForQuery:
+// only the Sync that closes the exchange gets one, also when a message of the exchange failed.
+const EXTENDED = new Set(['P', 'B', 'D', 'E', 'C', 'H'].map(code))
+// COPY FROM STDIN sub-protocol: data, done, fail. The backend ignores them outside COPY.
+const COPY_IN = new Set(['d', 'c', 'f'].map(code))
+const TERMINATE = code('X')
+const READY_FOR_QUERY = code('Z')
+const COPY_IN_RESPONSE = code('G')
+/** Marks a startup packet, which has no type byte; PGlite recognises one by its leading zero byte. */
+const STARTUP = 0
+
+// Request codes of the untyped packets a client may send before (or instead of) the StartupMessage.
+const SSL_REQUEST = 80877103
+const GSSENC_REQUEST = 80877104
+const CANCEL_REQUEST = 80877102
+const PROTOCOL_MAJOR_3 = 3
+/** PostgreSQL's own limits: startup packets up to 10000 bytes, other messages up to 1 GB. */
+const MAX_STARTUP_LENGTH = 10_000
+const MAX_MESSAGE_LENGTH = 0x3fffffff
+
+/** A complete frontend message: `type` is its type byte, or {@link STARTUP}; `data` the whole message. */
+interface FrontendMessage {
+  type: number
+  data: Uint8Array
+}
+
+/**
+ * Serves `db` on `opts.host:opts.port` until {@link PGliteServer.close}.
+ *
+ * Every client shares the one session: settings changed outside a transaction, named prepared statements and
+ * advisory locks are everybody's. A client that disconnects in the middle of an exchange or transaction has it
+ * ended (Sync) and rolled back, so it cannot leave the backend blocked. COPY FROM STDIN is passed through but
+ * depends on PGlite's support for it. Cancel requests are not supported (the connection is closed).
+ */
+export async function servePGlite(db: PGlite, opts: PGliteServerOptions): Promise<PGliteServer> {
+  const lock = new BackendLock()
+  const connections = new Set<Connection>()
+  let closing = false
+
+  const server = net.createServer((socket) => {
+    if (closing) {
+      socket.destroy()
+      return
+    }
+    if (connections.size >= opts.maxConnections) {
+      socket.on('error', () => {})
+      socket.end(errorResponse('FATAL', '53300', 'sorry, too many clients already'))
+      return
+    }
+    const connection = new Connection(socket, db, lock)
+    connections.add(connection)
+    void connection.done.then(() => connections.delete(connection))
+  })
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  // Accept errors after listening (EMFILE...) concern one client; without a listener they would end the process.
+  server.on('error', () => {})
+
+  return {
+    port: (server.address() as AddressInfo).port,
+    async close() {
+      closing = true
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()))
+      for (const connection of connections) connection.terminate()
+      await Promise.all([...connections].map((connection) => connection.done))
+      await stopped
+    },
+  }
+}
+
+/**
+ * Who may use the backend: one connection at a time, the others wait in arrival order. A holder keeps it across
+ * messages until its exchange and transaction are over.
+ */
+class BackendLock {
+  private holder: Connection | undefined
+  private readonly waiting: Array<{ connection: Connection; grant: (granted: boolean) => void }> = []
+
+  /** Resolves `true` once `connection` holds the backend, or `false` if it was {@link withdraw}n meanwhile. */
+  acquire(connection: Connection): Promise<boolean> {
+    if (this.holder === connection) return Promise.resolve(true)
+    if (this.holder === undefined) {
+      this.holder = connection
+      return Promise.resolve(true)
+    }
+    return new Promise((grant) => this.waiting.push({ connection, grant }))
+  }
+
+  holds(connection: Connection): boolean {
+    return this.holder === connection
+  }
+
+  release(connection: Connection): void {
+    if (this.holder !== connection) return
+    const next = this.waiting.shift()
+    this.holder = next?.connection
+    next?.grant(true)
+  }
+
+  /** Removes a waiting connection from the line (it disconnected). */
+  withdraw(connection: Connection): void {
+    const index = this.waiting.findIndex((w) => w.connection === connection)
+    if (index >= 0) this.waiting.splice(index, 1)[0]?.grant(false)
+  }
+}
+
+/** One client connection: splits its byte stream into messages and runs them on the backend in order. */
+class Connection {
+  /** Resolves when the connection is closed and whatever it left open on the backend is rolled back. */
+  readonly done: Promise<void>
+  private resolveDone!: () => void
+  private inbound: Buffer = Buffer.alloc(0)
+  private started = false
+  private closed = false
+  private pumping = false
+  private cleanedUp = false
+  /** Messages ran since the last ReadyForQuery: an exchange (or COPY) is under way, the backend is not at rest. */
+  private awaitingReady = false
+  private status: TxStatus = 'I'
+  private copyIn = false
+
+  constructor(
+    private readonly socket: net.Socket,
+    private readonly db: PGlite,
+    private readonly lock: BackendLock,
+  ) {
+    this.done = new Promise((resolve) => (this.resolveDone = resolve))
+    socket.setNoDelay(true)
+    socket.on('data', (chunk: Buffer) => {
+      this.inbound = this.inbound.length === 0 ? chunk : Buffer.concat([this.inbound, chunk])
+      void this.pump()
+    })
+    // A reset client is just a closed one; 'close' follows every 'error'.
+    socket.on('error', () => {})
+    socket.on('close', () => this.terminate())
+  }
+
+  /** Closes the connection; what it left open is rolled back once its current message (if any) is done. */
+  terminate(): void {
+    this.closed = true
+    this.lock.withdraw(this)
+    this.socket.destroy()
+    void this.pump()
+  }
+
+  /**
+   * Runs the buffered messages one after another. Only one pump runs per connection: data arriving meanwhile is
+   * picked up by the running loop, which is what keeps the messages of a connection in order.
+   */
+  private async pump(): Promise<void> {
+    if (this.pumping) return
+    this.pumping = true
+    try {
+      for (;;) {
+        if (this.closed) {
+          await this.cleanUp()
+          return
+        }
+        const message = this.nextMessage()
+        if (message === undefined) return
+        if (message === 'handled') continue
+        if (message.type === TERMINATE) {
+          this.terminate()
+          continue
+        }
+        if (!(await this.lock.acquire(this))) continue
+        if (this.closed) continue
+        try {
+          await this.run(message, true)
+        } catch (error) {
+          // PGlite itself failed (closed, out of memory): tell the client rather than leave it waiting.
+          this.send(errorResponse('FATAL', 'XX000', `embedded PostgreSQL failed: ${String(error)}`))
+          this.terminate()
+          continue
+        }
+        if (this.started && !this.awaitingReady && this.status === 'I') this.lock.release(this)
+      }
+    } finally {
+      this.pumping = false
+    }
+  }
+
+  /**
+   * Takes the next complete message off the inbound buffer; `undefined` if none is complete yet, `'handled'` for
+   * a pre-startup request answered here.
+   */
+  private nextMessage(): FrontendMessage | 'handled' | undefined {
+    const buffer = this.inbound
+    if (!this.started) {
+      if (buffer.length < 8) return undefined
+      const length = buffer.readInt32BE(0)
+      if (length < 8 || length > MAX_STARTUP_LENGTH) return this.protocolViolation('invalid startup packet length')
+      if (buffer.length < length) return undefined
+      this.inbound = buffer.subarray(length)
+      const request = buffer.readInt32BE(4)
+      if (request === SSL_REQUEST || request === GSSENC_REQUEST) {
+        // No TLS or GSS encryption here; the client may go on unencrypted (sslmode=prefer) or give up.
+        this.send(Buffer.from('N'))
+        return 'handled'
+      }
+      if (request === CANCEL_REQUEST) {
+        // A statement of the one backend cannot be interrupted from outside; PostgreSQL also just closes these.
+        this.terminate()
+        return 'handled'
+      }
+      if (request >>> 16 !== PROTOCOL_MAJOR_3) return this.protocolViolation(`unsupported protocol ${request >>> 16}`)
+      return { type: STARTUP, data: buffer.subarray(0, length) }
+    }
+    if (buffer.length < 5) return undefined
+    const length = buffer.readInt32BE(1)
+    if (length < 4 || length > MAX_MESSAGE_LENGTH) return this.protocolViolation('invalid message length')
+    if (buffer.length < 1 + length) return undefined
+    this.inbound = buffer.subarray(1 + length)
+    return { type: buffer[0]!, data: buffer.subarray(0, 1 + length) }
+  }
+
+  private protocolViolation(message: string): 'handled' {
+    this.send(errorResponse('FATAL', '08P01', message))
+    this.terminate()
+    return 'handled'
+  }
+
+  /** Runs one message on the backend (which this connection holds), passing the reply on if `forward`. */
+  private async run(message: FrontendMessage, forward: boolean): Promise<void> {
+    const reply = new ReplyFilter(EXTENDED.has(message.type), (bytes) => {
+      if (forward) this.send(bytes)
+    })
+    this.socket.cork()
+    try {
+      await this.db.runExclusive(() =>
+        this.db.execProtocolRawStream(message.data, { onRawData: (chunk) => reply.push(chunk) }),
+      )
+    } finally {
+      this.socket.uncork()
+    }
+    if (message.type === STARTUP) this.started = true
+    if (reply.copyIn) this.copyIn = true
+    if (reply.ready !== undefined) {
+      this.status = reply.ready
+      this.awaitingReady = false
+      this.copyIn = false
+    } else if (!COPY_IN.has(message.type)) {
+      // COPY messages the backend ignored (after a failed COPY, which already sent ReadyForQuery) change nothing.
+      this.awaitingReady = true
+    }
+  }
+
+  /**
+   * Ends what the vanished client left open: a COPY, an exchange without its Sync, a transaction. Otherwise the
+   * next connection would find the backend mid-exchange or inside a stranger's (possibly failed) transaction.
+   */
+  private async cleanUp(): Promise<void> {
+    if (this.cleanedUp) return
+    this.cleanedUp = true
+    this.lock.withdraw(this)
+    try {
+      if (this.lock.holds(this)) {
+        if (this.copyIn) await this.run(typedMessage('f', cString('client disconnected')), false)
+        // After an error the backend skips everything up to Sync, a ROLLBACK included: Sync first.
+        if (this.awaitingReady) await this.run(typedMessage('S'), false)
+        if (this.status !== 'I') await this.run(typedMessage('Q', cString('ROLLBACK')), false)
+      }
+    } catch {
+      // PGlite failed or was closed under us; there is nothing left to roll back.
+    } finally {
+      this.lock.release(this)
+      this.resolveDone()
+    }
+  }
+
+  private send(bytes: Uint8Array): void {
+    if (!this.socket.destroyed && this.socket.writable) this.socket.write(bytes)
+  }
+}
+
+/**
+ * Passes PGlite's reply to one frontend message on, dropping any ReadyForQuery where PostgreSQL sends none.
+ *
+ * Why: when a Parse, Bind, Describe or Execute fails, PGlite 0.4 sends ErrorResponse *and* ReadyForQuery at once,
+ * and then, like PostgreSQL, another ReadyForQuery for the Sync that ends the exchange. A client counts one
+ * ReadyForQuery per query, so the extra one completes its *next* query early (typically the ROLLBACK that follows
+ * the error), and from then on every statement on that connection receives the reply of the one before: a count
+ * receiving `{"set_config": ...}`. It showed only now and then, whenever the client read the two replies
+ * separately.
+ *
+ * Streaming: PGlite hands the reply over in 8 KiB chunks that cut through messages, so a message header split
+ * across chunks is held back until it is complete.
+ */
+class ReplyFilter {
+  /** Status of the ReadyForQuery passed on, if the reply had one. */
+  ready: TxStatus | undefined
+  /** The reply started COPY FROM STDIN. */
+  copyIn = false
+  private readonly header = Buffer.alloc(5)
+  private headerLength = 0
+  /** Bytes of the current message's body still to come. */
+  private bodyLeft = 0
+  private dropping = false
+  private statusPending = false
+
+  constructor(
+    private readonly dropReady: boolean,
+    private readonly out: (bytes: Uint8Array) => void,
+  ) {}
+
+  push(chunk: Uint8Array): void {
+    let at = 0
+    // Bytes of this chunk from `runStart` to `at` are to be passed on, in one piece when possible.
+    let runStart = 0
+    while (at < chunk.length) {
+      if (this.bodyLeft > 0) {
+        const n = Math.min(this.bodyLeft, chunk.length - at)
+        if (this.statusPending) {
+          this.ready = String.fromCharCode(chunk[at]!) as TxStatus
+          this.statusPending = false
+        }
+        at += n
+        this.bodyLeft -= n
+        if (this.dropping) runStart = at
+        continue
+      }
+      const headerStart = at
+      const continued = this.headerLength > 0
+      const n = Math.min(5 - this.headerLength, chunk.length - at)
+      this.header.set(chunk.subarray(at, at + n), this.headerLength)
+      this.headerLength += n
+      at += n
+      if (this.headerLength < 5) {
+        // The header goes on in the next chunk: pass on what precedes it and hold it back until it is whole.
+        if (headerStart > runStart) this.out(chunk.subarray(runStart, headerStart))
+        return
+      }
+      this.headerLength = 0
+      const type = this.header[0]!
+      this.bodyLeft = this.header.readInt32BE(1) - 4
+      this.dropping = this.dropReady && type === READY_FOR_QUERY
+      this.statusPending = type === READY_FOR_QUERY && !this.dropping
+      if (type === COPY_IN_RESPONSE) this.copyIn = true
+      if (continued) {
+        // The start of this header was held back with the previous chunk; `runStart` is 0 and `at` is `n`.
+        if (!this.dropping) this.out(Buffer.from(this.header))
+        runStart = at
+      } else if (this.dropping) {
+        if (headerStart > runStart) this.out(chunk.subarray(runStart, headerStart))
+        runStart = at
+      }
+    }
+    if (chunk.length > runStart) this.out(chunk.subarray(runStart))
+  }
+}
+
+/** A message with a type byte: type, length, body. */
+function typedMessage(type: string, body: Uint8Array = new Uint8Array(0)): FrontendMessage {
+  const data = Buffer.alloc(5 + body.length)
+  data.write(type, 0, 'latin1')
+  data.writeInt32BE(4 + body.length, 1)
+  data.set(body, 5)
+  return { type: code(type), data }
+}
+
+function cString(text: string): Buffer {
+  return Buffer.from(`${text}\0`)
+}
+
+/** An ErrorResponse as the backend would send it. */
+function errorResponse(severity: 'ERROR' | 'FATAL', sqlState: string, message: string): Buffer {
+  const fields = Buffer.concat([
+    Buffer.from('S'),
+    cString(severity),
+    Buffer.from('V'),
+    cString(severity),
+    Buffer.from('C'),
+    cString(sqlState),
+    Buffer.from('M'),
+    cString(message),
+    Buffer.from([0]),
+  ])
+  return Buffer.from(typedMessage('E', fields).data)
+}

@@ -1,0 +1,533 @@
+/**
+ * The audit trail end to end, against real servers and the real database: every /v1 call leaves exactly one record
+ * with the right fields, whatever its outcome; a write and its record commit together; the application role cannot
+ * change the trail; tampering is detected by the endpoint and the CLI at exactly the changed record; the list filters
+ * and pages; and no tenant sees another's records.
+ */
+import { execFile } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import http from 'node:http'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { Hono } from 'hono'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { AppEnv } from '../../api/app-env.ts'
+import { auditTrail } from '../../api/middleware/audit.ts'
+import { errorHandler } from '../../api/middleware/error-handler.ts'
+import { requestId } from '../../api/middleware/request-id.ts'
+import { handlerSavepoint, unitOfWork } from '../../api/middleware/unit-of-work.ts'
+import { createChild } from '../../domain/children/child-service.ts'
+import { conflict } from '../../domain/errors.ts'
+import type { ProvisionedClient } from '../../domain/tenants/provision-client.ts'
+import type { Tx } from '../../infra/db.ts'
+import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
+import type { HttpResponse, RequestOptions } from '../support/http.ts'
+import { startPlatform, type Platform } from '../support/platform.ts'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const run = promisify(execFile)
+
+let platform: Platform
+let clientA: ProvisionedClient
+let tokenA: string
+let clientB: ProvisionedClient
+let tokenB: string
+
+const newRequestId = () => `req_audit_${randomUUID().replace(/-/g, '')}`
+
+/** A call with a known request id, so its record can be found. */
+async function call(method: string, path: string, options: RequestOptions = {}) {
+  const id = newRequestId()
+  const headers = { 'X-Request-Id': id, ...options.headers }
+  const response = await platform.http.request(method, path, { ...options, headers })
+  expect(response.headers.get('x-request-id')).toBe(id)
+  return { response, requestId: id }
+}
+
+/** The records of a request, read as the login role (no row-level security). */
+const recordsOf = (id: string) => platform.api.deps.db.auditEvent.findMany({ where: { requestId: id } })
+
+async function onlyRecordOf(id: string) {
+  const records = await recordsOf(id)
+  expect(records).toHaveLength(1)
+  return records[0]!
+}
+
+/** A fresh tenant, so its chain holds only this test's calls. */
+async function freshTenant(scopes: string[] = ['children', 'providers', 'bookings', 'audit']) {
+  const client = await platform.newTenant(scopes)
+  return { client, token: await platform.token(client) }
+}
+
+const listAudit = (token: string, query = '') => platform.http.get(`/v1/audit-events${query}`, { token })
+
+/** Every record of a list, page by page. */
+async function listAll(token: string, query: string, limit = 2) {
+  const seen: Array<Record<string, unknown>> = []
+  let cursor: string | null = null
+  let pages = 0
+  do {
+    const separator = query ? '&' : ''
+    const cursorParam: string = cursor ? `&cursor=${cursor}` : ''
+    const page: HttpResponse = await listAudit(token, `?limit=${limit}${separator}${query}${cursorParam}`)
+    expect(page.status).toBe(200)
+    expect(page.body.data.length).toBeLessThanOrEqual(limit)
+    seen.push(...page.body.data)
+    cursor = page.body.nextCursor
+    pages += 1
+  } while (cursor && pages < 100)
+  return { seen, pages }
+}
+
+beforeAll(async () => {
+  platform = await startPlatform({ withWorker: false })
+  clientA = await platform.newTenant(['children', 'providers', 'bookings', 'audit'])
+  clientB = await platform.newTenant(['children', 'audit'])
+  ;[tokenA, tokenB] = await Promise.all([platform.token(clientA), platform.token(clientB)])
+})
+
+afterAll(async () => {
+  await platform?.stop()
+})
+
+describe('every call is recorded', () => {
+  it('records a write with its route, created resource, location, actor, address, agent and latency', async () => {
+    const before = Date.now()
+    const { response, requestId } = await call('POST', '/v1/children', {
+      token: tokenA,
+      headers: { 'User-Agent': 'audit-test/1.0' },
+      body: { firstName: 'Ada', lastName: 'Quinn', dateOfBirth: '2022-01-02' },
+    })
+    expect(response.status).toBe(201)
+    const record = await onlyRecordOf(requestId)
+    expect(record).toMatchObject({
+      tenantId: clientA.tenantId,
+      actorType: 'client',
+      actorId: clientA.client_id,
+      locationId: response.body.locationId,
+      method: 'POST',
+      route: '/v1/children',
+      path: '/v1/children',
+      resourceType: 'children',
+      resourceId: response.body.id,
+      status: 201,
+      requestId,
+      clientIp: '127.0.0.1',
+      userAgent: 'audit-test/1.0',
+    })
+    expect(record.locationId).toMatch(/^loc_/)
+    expect(record.latencyMs).toBeGreaterThanOrEqual(0)
+    expect(record.occurredAt.getTime()).toBeGreaterThanOrEqual(before - 5)
+    expect(record.occurredAt.getTime()).toBeLessThanOrEqual(Date.now())
+    expect(record.hash).toMatch(/^[0-9a-f]{64}$/)
+  })
+
+  it('records a read of a health record and a read of one that does not exist', async () => {
+    const created = await platform.http.post('/v1/children', {
+      token: tokenA,
+      body: { firstName: 'Bea', lastName: 'Ross', dateOfBirth: '2021-03-04' },
+    })
+    const read = await call('GET', `/v1/children/${created.body.id}`, { token: tokenA })
+    expect(read.response.status).toBe(200)
+    expect(await onlyRecordOf(read.requestId)).toMatchObject({
+      method: 'GET',
+      route: '/v1/children/:id',
+      path: `/v1/children/${created.body.id}`,
+      resourceType: 'children',
+      resourceId: created.body.id,
+      locationId: created.body.locationId,
+      status: 200,
+      actorId: clientA.client_id,
+    })
+
+    const missing = await call('GET', '/v1/children/chd_missing', { token: tokenA })
+    expect(missing.response.status).toBe(404)
+    expect(await onlyRecordOf(missing.requestId)).toMatchObject({
+      route: '/v1/children/:id',
+      resourceId: 'chd_missing',
+      locationId: null,
+      status: 404,
+      tenantId: clientA.tenantId,
+    })
+  })
+
+  it('records a refused write (400, 409) and the refused write leaves no data', async () => {
+    const tenant = await freshTenant()
+    const invalid = await call('POST', '/v1/children', {
+      token: tenant.token,
+      body: { firstName: 'Cy', lastName: 'Day', dateOfBirth: '2999-01-01' },
+    })
+    expect(invalid.response.status).toBe(400)
+    expect(await onlyRecordOf(invalid.requestId)).toMatchObject({ status: 400, method: 'POST', resourceId: null })
+    expect(await platform.api.deps.db.child.count({ where: { tenantId: tenant.client.tenantId } })).toBe(0)
+
+    const child = await platform.http.post('/v1/children', {
+      token: tenant.token,
+      body: { firstName: 'Cy', lastName: 'Day', dateOfBirth: '2020-01-01' },
+    })
+    const provider = await platform.http.post('/v1/providers', {
+      token: tenant.token,
+      body: { name: 'Eve Fox', timeZone: 'UTC' },
+    })
+    const startsAt = new Date(Date.now() + 5 * 24 * 3600 * 1000)
+    startsAt.setUTCHours(10, 0, 0, 0)
+    const body = { childId: child.body.id, providerId: provider.body.id, startsAt: startsAt.toISOString() }
+    expect((await platform.http.post('/v1/appointments', { token: tenant.token, body })).status).toBe(201)
+    const clash = await call('POST', '/v1/appointments', { token: tenant.token, body })
+    expect(clash.response.status).toBe(409)
+    expect(await onlyRecordOf(clash.requestId)).toMatchObject({ status: 409, route: '/v1/appointments' })
+    expect(await platform.api.deps.db.appointment.count({ where: { tenantId: tenant.client.tenantId } })).toBe(1)
+  })
+
+  it('records calls refused for their credentials: 401 on the platform chain, 403 on the tenant chain', async () => {
+    const anonymous = await call('GET', '/v1/children/chd_x', { headers: { 'User-Agent': 'no-token' } })
+    expect(anonymous.response.status).toBe(401)
+    expect(await onlyRecordOf(anonymous.requestId)).toMatchObject({
+      tenantId: 'platform',
+      actorType: 'anonymous',
+      actorId: null,
+      route: '/v1/children/:id',
+      resourceId: 'chd_x',
+      status: 401,
+      userAgent: 'no-token',
+    })
+    const forged = await call('GET', '/v1/children', { token: 'not.a.token' })
+    expect(forged.response.status).toBe(401)
+    expect(await onlyRecordOf(forged.requestId)).toMatchObject({ tenantId: 'platform', actorType: 'anonymous' })
+
+    const withoutAudit = await freshTenant(['children'])
+    const unscoped = await call('GET', '/v1/audit-events', { token: withoutAudit.token })
+    expect(unscoped.response.status).toBe(403)
+    const record = await onlyRecordOf(unscoped.requestId)
+    expect(record.status).toBe(403)
+    expect(record).toMatchObject({
+      tenantId: withoutAudit.client.tenantId,
+      actorType: 'client',
+      resourceType: 'audit-events',
+    })
+  })
+
+  it('records a request refused before its transaction began (413) on its tenant chain', async () => {
+    // Its own connection: the server closes it after refusing a body it did not read, which would break the next
+    // request of a pooled connection.
+    const id = newRequestId()
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = http.request(`${platform.api.url}/v1/children`, {
+        method: 'POST',
+        agent: false,
+        headers: { Authorization: `Bearer ${tokenA}`, 'Content-Type': 'application/json', 'X-Request-Id': id },
+      })
+      request.on('response', (response) => {
+        response.resume()
+        resolve(response.statusCode ?? 0)
+      })
+      request.on('error', reject)
+      request.end(`{"firstName":"${'x'.repeat(platform.config.REQUEST_BODY_LIMIT_BYTES + 1)}"}`)
+    })
+    expect(status).toBe(413)
+    expect(await onlyRecordOf(id)).toMatchObject({
+      tenantId: clientA.tenantId,
+      actorId: clientA.client_id,
+      status: 413,
+    })
+  })
+
+  it('records an unknown /v1 route with an empty route template', async () => {
+    const unknown = await call('GET', '/v1/nothing-here', { token: tokenA })
+    expect(unknown.response.status).toBe(404)
+    const record = await onlyRecordOf(unknown.requestId)
+    expect(record).toMatchObject({ route: '', resourceType: null, path: '/v1/nothing-here' })
+  })
+
+  it('hashes non-ASCII text alike in PostgreSQL (which appends) and TypeScript (which verifies)', async () => {
+    const tenant = await freshTenant()
+    const odd = await call('GET', '/v1/children/chd_%C3%A9t%C3%A9%F0%9F%98%80', {
+      token: tenant.token,
+      headers: { 'User-Agent': 'Navigateur (\u00fc\u00e9)' },
+    })
+    expect(odd.response.status).toBe(404)
+    expect(await onlyRecordOf(odd.requestId)).toMatchObject({ resourceId: 'chd_été😀', userAgent: 'Navigateur (üé)' })
+    const verify = await platform.http.get('/v1/audit-events/verify', { token: tenant.token })
+    expect(verify.body).toMatchObject({ valid: true, checked: 1 })
+  })
+
+  it('keeps one unforked chain under concurrent calls of one tenant', async () => {
+    const tenant = await freshTenant()
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        i % 2
+          ? platform.http.get('/v1/providers', { token: tenant.token })
+          : platform.http.post('/v1/providers', { token: tenant.token, body: { name: `P${i}`, timeZone: 'UTC' } })
+      )
+    )
+    expect(responses.map((r) => r.status).sort()).toEqual([...Array(10).fill(200), ...Array(10).fill(201)])
+    const seqs = (await platform.api.deps.db.auditEvent.findMany({ where: { tenantId: tenant.client.tenantId } }))
+      .map((r) => Number(r.seq))
+      .sort((a, b) => a - b)
+    expect(seqs).toEqual(Array.from({ length: 20 }, (_, i) => i + 1))
+    const verify = await platform.http.get('/v1/audit-events/verify', { token: tenant.token })
+    expect(verify.body).toMatchObject({ valid: true, checked: 20, firstBrokenLink: null, head: { seq: 20 } })
+  })
+})
+
+describe('a write and its record commit together', () => {
+  // The real middleware chain over the real database, with routes that fail on purpose after writing.
+  function appWithFailingWrites(client: ProvisionedClient) {
+    const { deps } = platform.api
+    const audit = auditTrail(deps)
+    const app = new Hono<AppEnv>()
+    app.onError(errorHandler(deps.logger, deps.config.PUBLIC_URL))
+    app.use('*', requestId())
+    app.use(
+      '/v1/*',
+      audit.record,
+      async (c, next) => {
+        const { tenantId, client_id: clientId } = client
+        c.set('principal', { kind: 'client', tenantId, clientId, actorId: clientId, scopes: [], tokenId: 'jti_t' })
+        await next()
+      },
+      unitOfWork(deps.db),
+      audit.inTransaction,
+      handlerSavepoint()
+    )
+    app.post('/v1/children', async (c) => {
+      const input = { firstName: 'Gil', lastName: c.req.query('name')!, dateOfBirth: '2020-02-02' }
+      const child = await createChild(c.var.uow, input, new Date())
+      if (c.req.query('fail') === '409') throw conflict('Refused after writing.')
+      if (c.req.query('fail') === '500') throw new Error('crashed after writing')
+      return c.json({ id: child.id, locationId: child.locationId }, 201)
+    })
+    return app
+  }
+
+  it('commits a write with its record, and keeps the record of a failed write but not the write', async () => {
+    const tenant = await freshTenant()
+    const app = appWithFailingWrites(tenant.client)
+    const [ok, refused, crashed] = await Promise.all(
+      ['none', '409', '500'].map(async (fail) => {
+        const name = `Hill-${randomUUID()}`
+        const id = newRequestId()
+        const response = await app.request(`/v1/children?fail=${fail}&name=${name}`, {
+          method: 'POST',
+          headers: { 'X-Request-Id': id },
+        })
+        return { status: response.status, requestId: id, name }
+      })
+    )
+    expect([ok!.status, refused!.status, crashed!.status]).toEqual([201, 409, 500])
+    const children = await platform.api.deps.db.child.findMany({ where: { tenantId: tenant.client.tenantId } })
+    expect(children.map((c) => c.lastName)).toEqual([ok!.name])
+
+    expect(await onlyRecordOf(ok!.requestId)).toMatchObject({ status: 201, resourceId: children[0]!.id })
+    expect(await onlyRecordOf(refused!.requestId)).toMatchObject({ status: 409, resourceId: null })
+    // The 500 rolled the request's transaction back, record included; the record was written afterwards.
+    expect(await onlyRecordOf(crashed!.requestId)).toMatchObject({ status: 500, tenantId: tenant.client.tenantId })
+    const verify = await platform.http.get('/v1/audit-events/verify', { token: tenant.token })
+    expect(verify.body).toMatchObject({ valid: true, checked: 3 })
+  })
+})
+
+describe('no write commits without its record', () => {
+  it('fails the request and rolls the write back when its record cannot be appended', async () => {
+    const { db } = platform.api.deps
+    const agent = `refuse-audit-${randomUUID()}`
+    const suffix = randomUUID().replace(/-/g, '').slice(0, 12)
+    // A fault injected into the database: this request's audit insert fails, whoever makes it.
+    await db.$executeRawUnsafe(`CREATE FUNCTION refuse_audit_${suffix}() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.user_agent = '${agent}' THEN RAISE EXCEPTION 'audit insert refused by the test'; END IF;
+        RETURN NEW;
+      END $$`)
+    await db.$executeRawUnsafe(`CREATE TRIGGER refuse_audit_${suffix} BEFORE INSERT ON audit_events
+      FOR EACH ROW EXECUTE FUNCTION refuse_audit_${suffix}()`)
+    try {
+      const lastName = `Refused-${suffix}`
+      const { response, requestId } = await call('POST', '/v1/children', {
+        token: tokenA,
+        headers: { 'User-Agent': agent },
+        body: { firstName: 'Jo', lastName, dateOfBirth: '2020-01-01' },
+      })
+      expect(response.status).toBe(500)
+      expect(await db.child.count({ where: { lastName } })).toBe(0)
+      expect(await recordsOf(requestId)).toEqual([])
+    } finally {
+      await db.$executeRawUnsafe(`DROP TRIGGER refuse_audit_${suffix} ON audit_events`)
+      await db.$executeRawUnsafe(`DROP FUNCTION refuse_audit_${suffix}()`)
+    }
+  })
+})
+
+describe('the trail is append-only', () => {
+  it('refuses UPDATE, DELETE and TRUNCATE by the application role, and UPDATE and DELETE by anyone', async () => {
+    const { db } = platform.api.deps
+    const tenantId = clientA.tenantId
+    const asApp = <T>(statement: (tx: Tx) => Promise<T>) => runInUnitOfWork(db, tenantId, ({ tx }) => statement(tx))
+
+    expect(await db.auditEvent.count({ where: { tenantId } })).toBeGreaterThan(0)
+    const update = (tx: Tx) => tx.$executeRaw`UPDATE audit_events SET status = 200 WHERE tenant_id = ${tenantId}`
+    const remove = (tx: Tx) => tx.$executeRaw`DELETE FROM audit_events WHERE tenant_id = ${tenantId}`
+    await expect(asApp(update)).rejects.toThrow(/permission denied/i)
+    await expect(asApp(remove)).rejects.toThrow(/permission denied/i)
+    await expect(asApp((tx) => tx.$executeRaw`TRUNCATE audit_events`)).rejects.toThrow(/permission denied/i)
+    // The login role (the tables' owner, a superuser on PGlite) meets the trigger.
+    await expect(update(db)).rejects.toThrow(/append-only/)
+    await expect(remove(db)).rejects.toThrow(/append-only/)
+    // The application role may append to and read its own tenant's chain.
+    const own = await asApp((tx) => tx.auditEvent.count())
+    expect(own).toBe(await db.auditEvent.count({ where: { tenantId } }))
+  })
+})
+
+describe('tamper evidence', () => {
+  const cli = (tenantId: string) =>
+    run(process.execPath, ['--import', 'tsx', 'scripts/cli.ts', 'audit', 'verify', '--tenant', tenantId], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: platform.config.DATABASE_URL },
+    }).then(
+      ({ stdout }) => ({ code: 0, report: JSON.parse(stdout) }),
+      (error: { code: number; stdout: string }) => ({ code: error.code, report: JSON.parse(error.stdout) })
+    )
+
+  it('reports exactly the changed record as the first broken link, over the API and the CLI', async () => {
+    const tenant = await freshTenant()
+    for (let i = 0; i < 4; i++) await platform.http.get('/v1/providers', { token: tenant.token })
+    const intact = await platform.http.get('/v1/audit-events/verify', { token: tenant.token })
+    expect(intact.status).toBe(200)
+    expect(intact.body).toMatchObject({ valid: true, checked: 4, firstBrokenLink: null })
+    const cliIntact = await cli(tenant.client.tenantId)
+    expect(cliIntact.code).toBe(0)
+    expect(cliIntact.report).toMatchObject({ valid: true, checked: 5 })
+
+    // An operator with DDL rights goes around the trigger: the change commits, but the chain exposes it.
+    const { db } = platform.api.deps
+    const tenantId = tenant.client.tenantId
+    await db.$transaction([
+      db.$executeRaw`ALTER TABLE audit_events DISABLE TRIGGER audit_events_append_only`,
+      db.$executeRaw`UPDATE audit_events SET status = 201 WHERE tenant_id = ${tenantId} AND seq = 3`,
+      db.$executeRaw`ALTER TABLE audit_events ENABLE TRIGGER audit_events_append_only`,
+    ])
+    const tampered = await db.auditEvent.findFirstOrThrow({ where: { tenantId, seq: 3 } })
+    expect(tampered.status).toBe(201)
+
+    const broken = await platform.http.get('/v1/audit-events/verify', { token: tenant.token })
+    expect(broken.status).toBe(200)
+    expect(broken.body).toMatchObject({
+      valid: false,
+      checked: 3,
+      firstBrokenLink: { seq: 3, id: tampered.id, reason: 'hash_mismatch', found: tampered.hash },
+      head: null,
+    })
+    expect(broken.body.firstBrokenLink.expected).toMatch(/^[0-9a-f]{64}$/)
+    expect(broken.body.firstBrokenLink.expected).not.toBe(tampered.hash)
+
+    const cliBroken = await cli(tenantId)
+    expect(cliBroken.code).toBe(1)
+    expect(cliBroken.report).toEqual(broken.body)
+  })
+})
+
+describe('GET /v1/audit-events', () => {
+  let tenant: { client: ProvisionedClient; token: string }
+  let childId: string
+  let between: { from: string; to: string }
+
+  beforeAll(async () => {
+    tenant = await freshTenant()
+    const child = await platform.http.post('/v1/children', {
+      token: tenant.token,
+      body: { firstName: 'Ida', lastName: 'Lee', dateOfBirth: '2020-05-06' },
+    })
+    childId = child.body.id
+    await platform.http.get(`/v1/children/${childId}`, { token: tenant.token })
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const from = new Date().toISOString()
+    await platform.http.get('/v1/children/chd_nope1', { token: tenant.token })
+    await platform.http.get('/v1/children/chd_nope2', { token: tenant.token })
+    const to = new Date(Date.now() + 1).toISOString()
+    between = { from, to }
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    await platform.http.post('/v1/children', { token: tenant.token, body: { firstName: '' } })
+  })
+
+  it('answers records in the documented shape, newest first', async () => {
+    const page = await listAudit(tenant.token, '?limit=5')
+    expect(page.status).toBe(200)
+    const [newest, ...rest] = page.body.data
+    const { tenantId } = tenant.client
+    expect(newest).toMatchObject({ method: 'POST', status: 400, route: '/v1/children', tenantId })
+    expect(newest.occurredAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
+    expect(typeof newest.seq).toBe('number')
+    expect(newest.prevHash).toBe(rest[0].hash)
+    expect(page.body.data.map((e: { seq: number }) => e.seq)).toEqual([5, 4, 3, 2, 1])
+    expect(rest.at(-1).prevHash).toBe('0'.repeat(64))
+    expect(Object.keys(newest).sort()).toEqual(
+      [
+        'id', 'tenantId', 'seq', 'occurredAt', 'actorType', 'actorId', 'locationId', 'method', 'route', 'path',
+        'resourceType', 'resourceId', 'status', 'requestId', 'clientIp', 'userAgent', 'latencyMs', 'prevHash', 'hash',
+      ].sort()
+    )
+  })
+
+  it('filters by status, resource, actor, method and time range', async () => {
+    const byStatus = await listAudit(tenant.token, '?status=404')
+    expect(byStatus.body.data.map((e: { resourceId: string }) => e.resourceId)).toEqual(['chd_nope2', 'chd_nope1'])
+
+    const byResource = await listAudit(tenant.token, `?resourceId=${childId}`)
+    expect(byResource.body.data.map((e: { method: string; status: number }) => [e.method, e.status])).toEqual([
+      ['GET', 200],
+      ['POST', 201],
+    ])
+    const byType = await listAudit(tenant.token, '?resourceType=children&method=POST')
+    expect(byType.body.data.map((e: { status: number }) => e.status)).toEqual([400, 201])
+
+    const byActor = await listAudit(tenant.token, `?actorId=${tenant.client.client_id}&limit=100`)
+    expect(byActor.body.data.length).toBeGreaterThanOrEqual(5)
+    expect(byActor.body.data.every((e: { actorId: string }) => e.actorId === tenant.client.client_id)).toBe(true)
+    expect((await listAudit(tenant.token, '?actorId=cli_someone_else')).body.data).toEqual([])
+
+    const inRange = await listAudit(tenant.token, `?from=${between.from}&to=${between.to}`)
+    expect(inRange.body.data.map((e: { resourceId: string }) => e.resourceId)).toEqual(['chd_nope2', 'chd_nope1'])
+  })
+
+  it('pages with an opaque cursor in both orders without skipping or repeating', async () => {
+    const newestFirst = await listAll(tenant.token, 'status=404')
+    expect(newestFirst.seen.map((e) => e.resourceId)).toEqual(['chd_nope2', 'chd_nope1'])
+    expect(newestFirst.pages).toBe(1)
+
+    const all = await listAll(tenant.token, 'sort=seq', 2)
+    const seqs = all.seen.map((e) => e.seq as number)
+    // Listing is audited too, so the chain grows while it is read; oldest first sees those records as well.
+    expect(seqs.slice(0, 5)).toEqual([1, 2, 3, 4, 5])
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1))
+    expect(all.pages).toBeGreaterThan(2)
+
+    const desc = await listAll(tenant.token, '', 3)
+    const descSeqs = desc.seen.map((e) => e.seq as number)
+    expect(descSeqs).toEqual(Array.from({ length: descSeqs.length }, (_, i) => descSeqs[0]! - i))
+    expect(descSeqs.at(-1)).toBe(1)
+  })
+
+  it('refuses a foreign cursor, a cursor of the other order and an empty range', async () => {
+    expect((await listAudit(tenant.token, '?cursor=bogus')).body.errors[0]).toMatchObject({ path: 'cursor' })
+    const page = await listAudit(tenant.token, '?limit=1')
+    const other = await listAudit(tenant.token, `?limit=1&sort=seq&cursor=${page.body.nextCursor}`)
+    expect(other.status).toBe(400)
+    const empty = await listAudit(tenant.token, `?from=${between.to}&to=${between.from}`)
+    expect(empty.status).toBe(400)
+    expect(empty.body.code).toBe('validation_error')
+    expect((await listAudit(tenant.token, '?status=abc')).status).toBe(400)
+  })
+
+  it("never shows another tenant's records", async () => {
+    expect((await platform.http.get('/v1/children/chd_of_b', { token: tokenB })).status).toBe(404)
+    const other = await listAll(tokenB, '', 100)
+    expect(other.seen.length).toBeGreaterThan(0)
+    expect(other.seen.every((e) => e.tenantId === clientB.tenantId)).toBe(true)
+    expect((await listAudit(tokenB, `?resourceId=${childId}`)).body.data).toEqual([])
+    expect((await listAudit(tokenB, `?actorId=${tenant.client.client_id}`)).body.data).toEqual([])
+
+    const countB = await platform.api.deps.db.auditEvent.count({ where: { tenantId: clientB.tenantId } })
+    const verifyB = await platform.http.get('/v1/audit-events/verify', { token: tokenB })
+    expect(verifyB.body).toMatchObject({ valid: true, checked: countB })
+  })
+})

@@ -1,0 +1,131 @@
+/**
+ * Tenant isolation is enforced by PostgreSQL itself: inside a tenant's unit of work (role therapy_app, row-level
+ * security on app.tenant_id) another tenant's rows cannot be read, written or guessed, even by a query that forgets
+ * its tenant filter. Over HTTP, every resource type answers 404 across tenants, never data.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
+import { startPlatform, type Platform } from '../support/platform.ts'
+
+let platform: Platform
+let tokenA: string
+let tokenB: string
+let tenantA: string
+let tenantB: string
+const ids: Record<string, string> = {}
+
+beforeAll(async () => {
+  platform = await startPlatform({ withWorker: false })
+  const [a, b] = await Promise.all([
+    platform.newTenant(['children', 'providers', 'bookings']),
+    platform.newTenant(['children', 'providers', 'bookings']),
+  ])
+  tenantA = a.tenantId
+  tenantB = b.tenantId
+  ;[tokenA, tokenB] = await Promise.all([platform.token(a), platform.token(b)])
+
+  const child = await platform.http.post('/v1/children', {
+    token: tokenA,
+    body: { firstName: 'Noa', lastName: 'Berg', dateOfBirth: '2022-09-09' },
+  })
+  const provider = await platform.http.post('/v1/providers', { token: tokenA, body: { name: 'Ira Cole', timeZone: 'UTC' } })
+  const startsAt = new Date(Date.now() + 3 * 24 * 3600 * 1000).toISOString()
+  const appointment = await platform.http.post('/v1/appointments', {
+    token: tokenA,
+    body: { childId: child.body.id, providerId: provider.body.id, startsAt },
+  })
+  ids.child = child.body.id
+  ids.provider = provider.body.id
+  ids.appointment = appointment.body.id
+  expect([child.status, provider.status, appointment.status]).toEqual([201, 201, 201])
+})
+
+afterAll(async () => {
+  await platform?.stop()
+})
+
+describe('over HTTP', () => {
+  it.each([
+    ['child', '/v1/children/'],
+    ['provider', '/v1/providers/'],
+    ['appointment', '/v1/appointments/'],
+  ])("answers 404 for another tenant's %s, exactly as for an id that does not exist", async (kind, prefix) => {
+    const own = await platform.http.get(`${prefix}${ids[kind]}`, { token: tokenA })
+    expect(own.status).toBe(200)
+    const foreign = await platform.http.get(`${prefix}${ids[kind]}`, { token: tokenB })
+    const missing = await platform.http.get(`${prefix}${ids[kind]!.slice(0, -4)}0000`, { token: tokenB })
+    expect(foreign.status).toBe(404)
+    expect(foreign.body.code).toBe('not_found')
+    expect({ ...foreign.body, requestId: '', detail: '', instance: '' }).toEqual({
+      ...missing.body,
+      requestId: '',
+      detail: '',
+      instance: '',
+    })
+  })
+
+  it("never lists another tenant's records", async () => {
+    const list = await platform.http.get('/v1/providers?limit=100', { token: tokenB })
+    expect(list.status).toBe(200)
+    expect(list.body.data.map((p: { id: string }) => p.id)).not.toContain(ids.provider)
+  })
+
+  it("cannot book with another tenant's child or provider", async () => {
+    const response = await platform.http.post('/v1/appointments', {
+      token: tokenB,
+      body: { childId: ids.child, providerId: ids.provider, startsAt: new Date(Date.now() + 5 * 86_400_000).toISOString() },
+    })
+    expect(response.status).toBe(400)
+    expect(response.body.errors.map((e: { code: string }) => e.code)).toEqual(['not_found', 'not_found'])
+  })
+})
+
+describe('in the database', () => {
+  const asTenant = <T>(tenantId: string, work: Parameters<typeof runInUnitOfWork<T>>[2]) =>
+    runInUnitOfWork(platform.api.deps.db, tenantId, work)
+
+  it('hides other tenants from queries that forget their tenant filter', async () => {
+    const seen = await asTenant(tenantB, async ({ tx }) => ({
+      children: await tx.child.findMany({ select: { tenantId: true } }),
+      appointments: await tx.appointment.count({ where: { id: ids.appointment } }),
+      tenants: await tx.tenant.findMany({ select: { id: true } }),
+      raw: await tx.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM children WHERE id = ${ids.child}`,
+    }))
+    expect(seen.children.every((c) => c.tenantId === tenantB)).toBe(true)
+    expect(seen.appointments).toBe(0)
+    expect(seen.tenants).toEqual([{ id: tenantB }])
+    expect(Number(seen.raw[0]!.n)).toBe(0)
+  })
+
+  it("cannot update, delete or insert another tenant's rows", async () => {
+    const { updated, deleted } = await asTenant(tenantB, async ({ tx }) => ({
+      updated: await tx.child.updateMany({ where: { id: ids.child }, data: { firstName: 'Hacked' } }),
+      deleted: await tx.appointment.deleteMany({ where: { id: ids.appointment } }),
+    }))
+    expect(updated.count).toBe(0)
+    expect(deleted.count).toBe(0)
+    const child = await platform.api.deps.db.child.findUniqueOrThrow({ where: { id: ids.child } })
+    expect(child.firstName).toBe('Noa')
+
+    await expect(
+      asTenant(tenantB, ({ tx }) =>
+        tx.child.create({
+          data: { id: 'chd_forged', tenantId: tenantA, firstName: 'X', lastName: 'Y', dateOfBirth: new Date('2020-01-01') },
+        })
+      )
+    ).rejects.toThrow(/row-level security|policy/i)
+  })
+
+  it('sees nothing at all without a tenant, and cannot leave the application role', async () => {
+    const result = await platform.api.deps.db.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT set_config('role', 'therapy_app', true)`
+      return tx.child.count()
+    })
+    expect(result).toBe(0)
+    await expect(
+      asTenant(tenantB, ({ tx }) => tx.$executeRaw`SELECT set_config('row_security', 'off', true)`.then(() => tx.child.count({ where: { id: ids.child } })))
+    ).rejects.toThrow()
+    const signingKeys = asTenant(tenantB, ({ tx }) => tx.signingKey.count())
+    await expect(signingKeys).rejects.toThrow(/permission denied/i)
+  })
+})

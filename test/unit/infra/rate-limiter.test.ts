@@ -1,0 +1,64 @@
+import { RateLimiterRes } from 'rate-limiter-flexible'
+import { describe, expect, it, vi } from 'vitest'
+import type { Logger } from '../../../infra/logger.ts'
+import { createRateLimiter, toDecision } from '../../../infra/rate-limiter.ts'
+
+const silentLogger = () => ({ warn: vi.fn() }) as unknown as Logger & { warn: ReturnType<typeof vi.fn> }
+
+describe('toDecision', () => {
+  it('rounds the window end up to a whole epoch second and Retry-After up to a whole second', () => {
+    const decision = toDecision(5, new RateLimiterRes(0, 12_300), false, 1_767_225_600_500)
+    expect(decision).toEqual({ allowed: false, limit: 5, remaining: 0, resetAt: 1_767_225_613, retryAfterSeconds: 13 })
+  })
+
+  it('never asks a client to retry in less than a second', () => {
+    expect(toDecision(5, new RateLimiterRes(0, 0), false, 1_000).retryAfterSeconds).toBe(1)
+    expect(toDecision(5, new RateLimiterRes(3, 59_999), true, 1_000)).toMatchObject({ remaining: 3, retryAfterSeconds: 60 })
+  })
+})
+
+describe('memory store', () => {
+  it('allows the limit per key in one fixed window, then refuses until it ends', async () => {
+    const limiter = createRateLimiter({ store: 'memory', limit: 3, logger: silentLogger() })
+    const started = Math.floor(Date.now() / 1000)
+    const decisions = []
+    for (let i = 0; i < 5; i++) decisions.push(await limiter.consume('client:a'))
+    expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false, false])
+    expect(decisions.map((d) => d.remaining)).toEqual([2, 1, 0, 0, 0])
+    for (const d of decisions) {
+      expect(d.limit).toBe(3)
+      expect(d.resetAt).toBeGreaterThan(started)
+      expect(d.resetAt).toBeLessThanOrEqual(started + 61)
+      expect(d.retryAfterSeconds).toBeGreaterThanOrEqual(59)
+    }
+    // Another key has its own window.
+    expect(await limiter.consume('ip:198.51.100.7')).toMatchObject({ allowed: true, remaining: 2 })
+    await limiter.close()
+  })
+})
+
+describe('postgres store', () => {
+  it('needs a connection string', () => {
+    expect(() => createRateLimiter({ store: 'postgres', limit: 3, logger: silentLogger() })).toThrow(/connection string/)
+  })
+
+  it('counts in this process, and says so once, while the database cannot be reached', async () => {
+    const logger = silentLogger()
+    // Port 1 on loopback refuses connections at once.
+    const limiter = createRateLimiter({
+      store: 'postgres',
+      limit: 2,
+      connectionString: 'postgresql://nobody:nothing@127.0.0.1:1/none',
+      logger,
+    })
+    const decisions = [await limiter.consume('client:a'), await limiter.consume('client:a'), await limiter.consume('client:a')]
+    expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual([
+      [true, 1],
+      [true, 0],
+      [false, 0],
+    ])
+    expect(logger.warn).toHaveBeenCalledTimes(1)
+    expect(logger.warn.mock.calls[0]?.[1]).toMatch(/rate-limit store unavailable/)
+    await limiter.close()
+  })
+})
