@@ -5,6 +5,7 @@
 import type { Client } from '@temporalio/client'
 import type { Principal } from '../domain/auth/principal.ts'
 import type { SigningKeys } from '../domain/auth/signing-keys.ts'
+import type { RevocationList } from '../domain/auth/revocation-list.ts'
 import type { TokenLifecycle } from '../domain/auth/token-lifecycle.ts'
 import type { TokenService } from '../domain/auth/token-service.ts'
 import type { AppointmentService } from '../domain/appointments/appointment-service.ts'
@@ -24,6 +25,7 @@ export interface AppDeps {
   keys: SigningKeys
   tokens: TokenService
   tokenLifecycle: TokenLifecycle
+  revocations: RevocationList
   outbox: WorkflowOutbox
   appointments: AppointmentService
   clock: Clock

@@ -68,9 +68,9 @@ export function createApp(deps: AppDeps) {
   app.use(
     VERSIONED_API,
     authenticate(deps),
+    rejectRevokedTokens(deps.revocations),
     unitOfWork(deps.db),
     audit.inTransaction,
-    rejectRevokedTokens(),
     idempotency({ clock: deps.clock, waitMs: deps.config.IDEMPOTENCY_WAIT_MS }),
     handlerSavepoint()
   )

@@ -5,6 +5,7 @@
  */
 import { Client, Connection } from '@temporalio/client'
 import { createSigningKeys } from '../domain/auth/signing-keys.ts'
+import { createRevocationList } from '../domain/auth/revocation-list.ts'
 import { createTokenLifecycle } from '../domain/auth/token-lifecycle.ts'
 import { createTokenService } from '../domain/auth/token-service.ts'
 import { createAppointmentService } from '../domain/appointments/appointment-service.ts'
@@ -43,7 +44,9 @@ export function buildDeps(
     },
     refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
   })
+  const revocations = createRevocationList({ db, clock, logger })
   const tokenLifecycle = createTokenLifecycle({
+    revocations,
     db,
     keys,
     clock,
@@ -57,7 +60,20 @@ export function buildDeps(
     connectionString: config.DATABASE_URL,
     logger,
   })
-  const deps: AppDeps = { config, db, temporal, keys, tokens, tokenLifecycle, outbox, appointments, clock, logger, rateLimiter }
+  const deps: AppDeps = {
+    config,
+    db,
+    temporal,
+    keys,
+    tokens,
+    tokenLifecycle,
+    revocations,
+    outbox,
+    appointments,
+    clock,
+    logger,
+    rateLimiter,
+  }
   return {
     deps,
     async close() {

@@ -25,6 +25,7 @@ export interface RunningApi {
 export async function startApi(config: Config, logger: Logger, clock?: Clock): Promise<RunningApi> {
   const { deps, close } = buildDeps(config, logger, clock)
   const app = createApp(deps)
+  await deps.revocations.start()
   const stopSweeper = deps.outbox.startSweeper(config.OUTBOX_SWEEP_INTERVAL_MS)
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.PORT, hostname: '0.0.0.0' }, () => resolve(s))
@@ -37,6 +38,7 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
     async stop() {
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await stopSweeper()
+      await deps.revocations.stop()
       await close()
     },
   }

@@ -1,20 +1,17 @@
 /**
- * @module Refuses access tokens revoked before their expiry (RFC 7009). Runs inside the request's unit of work, so
- * the lookup is one indexed read in the transaction the request opens anyway.
+ * @module Refuses access tokens revoked before their expiry (RFC 7009). The check is in memory (see
+ * domain/auth/revocation-list.ts), before the request's transaction opens.
  */
 import type { MiddlewareHandler } from 'hono'
+import type { RevocationList } from '../../domain/auth/revocation-list.ts'
 import { invalidToken } from '../../domain/errors.ts'
 import type { AppEnv } from '../app-env.ts'
 
-export const rejectRevokedTokens = (): MiddlewareHandler<AppEnv> =>
+export const rejectRevokedTokens = (revocations: RevocationList): MiddlewareHandler<AppEnv> =>
   async function rejectRevokedTokens(c, next) {
     const principal = c.get('principal')
-    if (principal.kind === 'client') {
-      const revoked = await c.get('uow').tx.revokedAccessToken.findUnique({
-        where: { jti: principal.tokenId },
-        select: { jti: true },
-      })
-      if (revoked) throw invalidToken('The access token was revoked.')
+    if (principal.kind === 'client' && revocations.isRevoked(principal.tokenId)) {
+      throw invalidToken('The access token was revoked.')
     }
     await next()
   }

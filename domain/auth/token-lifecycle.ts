@@ -9,6 +9,7 @@ import type { Db } from '../../infra/db.ts'
 import { AppError } from '../errors.ts'
 import { verifyAccessToken, type AccessTokenSettings, type ClientPrincipal } from './access-tokens.ts'
 import { hashSecret } from './secrets.ts'
+import type { RevocationList } from './revocation-list.ts'
 import type { SigningKeys } from './signing-keys.ts'
 
 export type TokenTypeHint = 'access_token' | 'refresh_token'
@@ -34,12 +35,13 @@ export interface TokenLifecycleDeps {
   keys: SigningKeys
   clock: Clock
   accessTokens: Omit<AccessTokenSettings, 'ttlSeconds'>
+  revocations: RevocationList
 }
 
 const looksLikeJwt = (token: string) => token.split('.').length === 3
 
 /** Creates the revocation and introspection service. */
-export function createTokenLifecycle({ db, keys, clock, accessTokens }: TokenLifecycleDeps) {
+export function createTokenLifecycle({ db, keys, clock, accessTokens, revocations }: TokenLifecycleDeps) {
   async function ownAccessToken(clientId: string, token: string): Promise<ClientPrincipal | undefined> {
     try {
       const principal = await verifyAccessToken(keys, accessTokens, clock, token)
@@ -66,12 +68,13 @@ export function createTokenLifecycle({ db, keys, clock, accessTokens }: TokenLif
       if (!looksLikeJwt(token)) return false
       const principal = await ownAccessToken(clientId, token)
       if (!principal) return false
-      const exp = decodeJwt(token).exp ?? Math.floor(now.getTime() / 1000)
+      const expiresAt = new Date((decodeJwt(token).exp ?? Math.floor(now.getTime() / 1000)) * 1000)
       await db.revokedAccessToken.upsert({
         where: { jti: principal.tokenId },
-        create: { jti: principal.tokenId, tenantId: principal.tenantId, expiresAt: new Date(exp * 1000) },
+        create: { jti: principal.tokenId, tenantId: principal.tenantId, expiresAt },
         update: {},
       })
+      revocations.add(principal.tokenId, expiresAt)
       return true
     }
     const tryRefresh = async () => {
@@ -89,6 +92,7 @@ export function createTokenLifecycle({ db, keys, clock, accessTokens }: TokenLif
     if (looksLikeJwt(token)) {
       const principal = await ownAccessToken(clientId, token)
       if (!principal) return { active: false }
+      // The database, not the in-memory list: introspection must be exact across instances.
       const revoked = await db.revokedAccessToken.findUnique({ where: { jti: principal.tokenId } })
       if (revoked) return { active: false }
       const claims = decodeJwt(token)

@@ -5,7 +5,7 @@
 import { decodeProtectedHeader } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ProvisionedClient } from '../../domain/tenants/provision-client.ts'
-import { startPlatform, type Platform } from '../support/platform.ts'
+import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 
 let platform: Platform
 let client: ProvisionedClient
@@ -68,6 +68,22 @@ describe('revocation', () => {
     expect(after.body.code).toBe('invalid_token')
     expect((await call('/oauth/introspect', client, { token: tokens.access_token })).body).toEqual({ active: false })
     expect((await call('/oauth/revoke', client, { token: 'never-issued' })).status).toBe(200)
+  })
+
+  it('reaches every API instance: another instance refuses the token within its sync interval', async () => {
+    const second = await startPlatform({ withWorker: false })
+    try {
+      const tokens = await issue()
+      expect((await second.http.get('/v1/children/chd_nothing', { token: tokens.access_token })).status).toBe(404)
+      expect((await call('/oauth/revoke', client, { token: tokens.access_token })).status).toBe(200)
+      const refused = await eventually(async () => {
+        const r = await second.http.get('/v1/children/chd_nothing', { token: tokens.access_token })
+        return r.status === 401 ? r : undefined
+      }, 5000, 100)
+      expect(refused.body.code).toBe('invalid_token')
+    } finally {
+      await second.stop()
+    }
   })
 
   it('revokes the whole family of a refresh token', async () => {

@@ -1,0 +1,56 @@
+/**
+ * @module The revoked access tokens, held in memory and synced from the database, so checking a token costs no
+ * query. A revocation takes effect at once on the instance that received it and within the sync interval (one
+ * second by default) on every other instance; entries leave the list when the token would have expired anyway.
+ */
+import type { Clock } from '../../infra/clock.ts'
+import type { Db } from '../../infra/db.ts'
+import type { Logger } from '../../infra/logger.ts'
+
+export interface RevocationList {
+  isRevoked(jti: string): boolean
+  /** Records a revocation made by this instance (it is in the database already). */
+  add(jti: string, expiresAt: Date): void
+  /** Loads the current list, then keeps it in sync until `stop()`. */
+  start(): Promise<void>
+  stop(): Promise<void>
+}
+
+/** Creates the list over the `revoked_access_tokens` table. */
+export function createRevocationList(deps: { db: Db; clock: Clock; logger: Logger; intervalMs?: number }): RevocationList {
+  const { db, clock, logger } = deps
+  const revoked = new Map<string, number>()
+  let since = new Date(0)
+  let timer: NodeJS.Timeout | undefined
+  let running: Promise<void> = Promise.resolve()
+
+  async function sync() {
+    const now = clock()
+    // Rows are read as the login role: revocation is platform-wide state, like signing keys.
+    const rows = await db.revokedAccessToken.findMany({
+      where: { revokedAt: { gte: since }, expiresAt: { gt: now } },
+      select: { jti: true, expiresAt: true, revokedAt: true },
+    })
+    for (const row of rows) {
+      revoked.set(row.jti, row.expiresAt.getTime())
+      if (row.revokedAt > since) since = row.revokedAt
+    }
+    for (const [jti, expiresAt] of revoked) if (expiresAt <= now.getTime()) revoked.delete(jti)
+  }
+
+  return {
+    isRevoked: (jti) => revoked.has(jti),
+    add: (jti, expiresAt) => void revoked.set(jti, expiresAt.getTime()),
+    async start() {
+      await sync()
+      timer = setInterval(() => {
+        running = running.then(sync).catch((error: unknown) => logger.warn({ err: String(error) }, 'revocation sync failed'))
+      }, deps.intervalMs ?? 1000)
+      timer.unref()
+    },
+    async stop() {
+      clearInterval(timer)
+      await running
+    },
+  }
+}
