@@ -6,6 +6,7 @@ import type { Client } from '@temporalio/client'
 import type { Principal } from '../domain/auth/principal.ts'
 import type { SigningKeys } from '../domain/auth/signing-keys.ts'
 import type { RevocationList } from '../domain/auth/revocation-list.ts'
+import type { SsoVerifier } from '../domain/auth/sso.ts'
 import type { TokenLifecycle } from '../domain/auth/token-lifecycle.ts'
 import type { TokenService } from '../domain/auth/token-service.ts'
 import type { AppointmentService } from '../domain/appointments/appointment-service.ts'
@@ -26,6 +27,7 @@ export interface AppDeps {
   tokens: TokenService
   tokenLifecycle: TokenLifecycle
   revocations: RevocationList
+  sso: SsoVerifier
   outbox: WorkflowOutbox
   appointments: AppointmentService
   clock: Clock

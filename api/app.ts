@@ -17,6 +17,7 @@ import { requestId } from './middleware/request-id.ts'
 import { handlerSavepoint, unitOfWork } from './middleware/unit-of-work.ts'
 import { validationHook } from './openapi/validation-hook.ts'
 import { apiKeyRoutes } from './routes/api-keys/index.ts'
+import { userRoutes } from './routes/users/index.ts'
 import { appointmentRoutes } from './routes/appointments/index.ts'
 import { auditEventRoutes } from './routes/audit-events/index.ts'
 import { childRoutes } from './routes/children/index.ts'
@@ -78,6 +79,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', childRoutes(deps))
   app.route('/', appointmentRoutes(deps))
   app.route('/', apiKeyRoutes(deps))
+  app.route('/', userRoutes(deps))
   app.route('/', v0Routes(deps))
   app.route('/', auditEventRoutes())
 

@@ -6,6 +6,7 @@
 import { Client, Connection } from '@temporalio/client'
 import { createSigningKeys } from '../domain/auth/signing-keys.ts'
 import { createRevocationList } from '../domain/auth/revocation-list.ts'
+import { createSsoVerifier } from '../domain/auth/sso.ts'
 import { createTokenLifecycle } from '../domain/auth/token-lifecycle.ts'
 import { createTokenService } from '../domain/auth/token-service.ts'
 import { createAppointmentService } from '../domain/appointments/appointment-service.ts'
@@ -68,6 +69,7 @@ export function buildDeps(
     tokens,
     tokenLifecycle,
     revocations,
+    sso: createSsoVerifier({ db, clock }),
     outbox,
     appointments,
     clock,

@@ -18,6 +18,8 @@ export const ID_PREFIXES = {
   tokenFamily: 'fam',
   accessToken: 'jti',
   apiKey: 'ak',
+  platformUser: 'usr',
+  ssoConnection: 'sso',
   auditEvent: 'aud',
 } as const
 

@@ -8,6 +8,7 @@ import type { MiddlewareHandler } from 'hono'
 import { verifyAccessToken } from '../../domain/auth/access-tokens.ts'
 import { API_KEY_PREFIX, authenticateApiKey } from '../../domain/auth/api-key-service.ts'
 import type { Principal } from '../../domain/auth/principal.ts'
+import { foreignIssuer } from '../../domain/auth/sso.ts'
 import { invalidToken, missingToken } from '../../domain/errors.ts'
 import type { AppDeps, AppEnv } from '../app-env.ts'
 
@@ -23,7 +24,7 @@ const BEARER = /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)$/i
 const CLIENT_SECRET_PATHS = /^\/oauth\//
 
 /** Creates the verifier for this API's access tokens (issuer and audience pinned). */
-export function bearerVerifier({ keys, config, clock, db }: Pick<AppDeps, 'keys' | 'config' | 'clock' | 'db'>): BearerVerifier {
+export function bearerVerifier({ keys, config, clock, db, sso }: Pick<AppDeps, 'keys' | 'config' | 'clock' | 'db' | 'sso'>): BearerVerifier {
   const settings = { issuer: config.PUBLIC_URL, audience: config.ACCESS_TOKEN_AUDIENCE }
   return async function verifyBearer(header) {
     if (!header) return { ok: false, error: missingToken() }
@@ -35,6 +36,12 @@ export function bearerVerifier({ keys, config, clock, db }: Pick<AppDeps, 'keys'
         const principal = await authenticateApiKey(db, token, clock())
         return principal ? { ok: true, principal } : { ok: false, error: invalidToken('The API key is unknown, revoked or expired.') }
       }
+      // A JWT from another issuer may be a platform user's SSO token, if some tenant trusts that issuer.
+      const issuer = foreignIssuer(token, settings.issuer)
+      if (issuer) {
+        const user = await sso.verify(token, issuer)
+        if (user) return { ok: true, principal: user }
+      }
       return { ok: true, principal: await verifyAccessToken(keys, settings, clock, token) }
     } catch (error) {
       // Kept, not thrown: an unauthenticated request is still counted (per address) before it is refused.
@@ -44,7 +51,7 @@ export function bearerVerifier({ keys, config, clock, db }: Pick<AppDeps, 'keys'
 }
 
 /** Verifies the bearer token of every request (except the OAuth endpoints) and stores the outcome as `bearer`. */
-export const identifyCaller = (deps: Pick<AppDeps, 'keys' | 'config' | 'clock' | 'db'>): MiddlewareHandler<AppEnv> => {
+export const identifyCaller = (deps: Pick<AppDeps, 'keys' | 'config' | 'clock' | 'db' | 'sso'>): MiddlewareHandler<AppEnv> => {
   const verify = bearerVerifier(deps)
   return async function identifyCaller(c, next) {
     if (!CLIENT_SECRET_PATHS.test(c.req.path)) c.set('bearer', await verify(c.req.header('Authorization')))

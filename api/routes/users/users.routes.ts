@@ -1,0 +1,102 @@
+/** @module Route table of /v1/users and /v1/sso-connections (RBAC and SSO at platform level, spec Part 5.6). */
+import { z } from '@hono/zod-openapi'
+import { PLATFORM_ROLES } from '../../../domain/auth/roles.ts'
+import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
+import { IdParam, PaginationQuery, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+
+const Role = z.enum(PLATFORM_ROLES).openapi('PlatformRole', {
+  description: 'OWNER and ADMIN: everything; CLINICIAN, FRONT_DESK, BILLING, READ_ONLY: see docs/access-control.md',
+})
+
+export const SsoConnectionCreate = z
+  .strictObject({
+    issuer: z.string().url().openapi({ example: 'https://login.example-centre.org' }),
+    audience: z.string().min(1).openapi({ description: 'The client id our API is registered under at the issuer' }),
+    jwksUri: z.string().url().optional().openapi({ description: 'Defaults to the issuer’s OpenID discovery document' }),
+    roleClaim: z.string().min(1).max(100).optional().openapi({ description: 'Claim with groups or roles; default "roles"' }),
+    roleMapping: z.record(z.string(), Role).openapi({ example: { therapists: 'CLINICIAN', 'front-desk': 'FRONT_DESK' } }),
+    defaultRole: Role.optional(),
+  })
+  .openapi('SsoConnectionCreate')
+
+export const SsoConnection = z
+  .object({
+    id: z.string(),
+    issuer: z.string(),
+    audience: z.string(),
+    jwksUri: z.string().nullable(),
+    roleClaim: z.string(),
+    roleMapping: z.record(z.string(), Role),
+    defaultRole: Role.nullable(),
+    createdAt: UtcDateTime,
+  })
+  .openapi('SsoConnection')
+
+export const PlatformUser = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    name: z.string().nullable(),
+    role: Role,
+    ssoIssuer: z.string().nullable(),
+    disabled: z.boolean(),
+    createdAt: UtcDateTime,
+  })
+  .openapi('PlatformUser')
+
+export const PlatformUserPatch = z
+  .strictObject({ role: Role.optional(), disabled: z.boolean().optional() })
+  .openapi('PlatformUserPatch', { description: 'A JSON merge patch (RFC 7396) of the writable fields' })
+
+export const createSsoConnectionRoute = protectedRoute('users', {
+  method: 'post',
+  path: '/v1/sso-connections',
+  tags: ['Users and SSO'],
+  summary: 'Connect an OpenID Connect issuer for platform users',
+  request: { body: { required: true, content: { 'application/json': { schema: SsoConnectionCreate } } } },
+  responses: {
+    201: { description: 'The connection', content: { 'application/json': { schema: SsoConnection } } },
+    ...problemResponses(400, 409, 413, 415, 422, ...COMMON_ERRORS),
+  },
+})
+
+export const listSsoConnectionsRoute = protectedRoute('users.read', {
+  method: 'get',
+  path: '/v1/sso-connections',
+  tags: ['Users and SSO'],
+  summary: 'List SSO connections',
+  responses: {
+    200: {
+      description: 'The connections',
+      content: { 'application/json': { schema: z.object({ data: z.array(SsoConnection) }) } },
+    },
+    ...problemResponses(...COMMON_ERRORS),
+  },
+})
+
+export const listUsersRoute = protectedRoute('users.read', {
+  method: 'get',
+  path: '/v1/users',
+  tags: ['Users and SSO'],
+  summary: 'List platform users',
+  request: { query: PaginationQuery },
+  responses: {
+    200: { description: 'A page of users', content: { 'application/json': { schema: pageOf(PlatformUser, 'PlatformUserPage') } } },
+    ...problemResponses(400, ...COMMON_ERRORS),
+  },
+})
+
+export const updateUserRoute = protectedRoute('users', {
+  method: 'patch',
+  path: '/v1/users/{id}',
+  tags: ['Users and SSO'],
+  summary: "Change a user's role or disable them",
+  request: {
+    params: IdParam('user', 'usr_019a...'),
+    body: { required: true, content: { 'application/json': { schema: PlatformUserPatch } } },
+  },
+  responses: {
+    200: { description: 'The user', content: { 'application/json': { schema: PlatformUser } } },
+    ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS),
+  },
+})

@@ -1,0 +1,102 @@
+/**
+ * Platform users: a tenant connects its OpenID Connect issuer; the issuer's tokens (verified against its JWKS,
+ * fetched over loopback from a real issuer) sign users in, their group claims map to roles, and each role may do
+ * exactly what its permissions say.
+ */
+import { generateKeyPair } from 'jose'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startPlatform, type Platform } from '../support/platform.ts'
+import { startTestIssuer, type TestIssuer } from '../support/oidc-issuer.ts'
+
+let platform: Platform
+let issuer: TestIssuer
+let admin: string
+let tenantId: string
+const AUDIENCE = 'therapy-care-platform'
+
+beforeAll(async () => {
+  platform = await startPlatform({ withWorker: false })
+  issuer = await startTestIssuer()
+  const client = await platform.newTenant(['users', 'children', 'bookings'])
+  tenantId = client.tenantId
+  admin = await platform.token(client)
+  const connection = await platform.http.post('/v1/sso-connections', {
+    token: admin,
+    body: {
+      issuer: issuer.issuer,
+      audience: AUDIENCE,
+      roleClaim: 'groups',
+      roleMapping: { therapists: 'CLINICIAN', 'front-desk': 'FRONT_DESK', auditors: 'READ_ONLY', 'it-admins': 'ADMIN' },
+    },
+  })
+  expect(connection.status).toBe(201)
+})
+
+afterAll(async () => {
+  await platform?.stop()
+  await issuer?.close()
+})
+
+const userToken = (sub: string, groups: string[], extra: Record<string, unknown> = {}) =>
+  issuer.sign({ sub, groups, email: `${sub}@centre.example`, name: sub, ...extra }, AUDIENCE)
+
+describe('SSO sign-in', () => {
+  it('signs a clinician in, creates the user with the mapped role and lets the role do its work', async () => {
+    const token = await userToken('dana', ['therapists'])
+    const child = await platform.http.post('/v1/children', {
+      token,
+      body: { firstName: 'Lia', lastName: 'Grey', dateOfBirth: '2022-03-03' },
+    })
+    expect(child.status).toBe(201)
+    const users = await platform.http.get('/v1/users', { token: admin })
+    expect(users.body.data).toEqual([expect.objectContaining({ email: 'dana@centre.example', role: 'CLINICIAN', disabled: false })])
+
+    // A clinician reads providers but may not create them, nor manage users.
+    expect((await platform.http.post('/v1/providers', { token, body: { name: 'X', timeZone: 'UTC' } })).status).toBe(403)
+    expect((await platform.http.get('/v1/users', { token })).status).toBe(403)
+  })
+
+  it('maps several groups to the most privileged role, and read-only users only read', async () => {
+    const auditor = await userToken('ro', ['auditors'])
+    const created = await platform.http.post('/v1/children', { token: admin, body: { firstName: 'A', lastName: 'B', dateOfBirth: '2021-01-01' } })
+    expect((await platform.http.get(`/v1/children/${created.body.id}`, { token: auditor })).status).toBe(200)
+    const write = await platform.http.post('/v1/children', { token: auditor, body: { firstName: 'A', lastName: 'B', dateOfBirth: '2021-01-01' } })
+    expect(write.status).toBe(403)
+    expect(write.body.code).toBe('insufficient_scope')
+
+    const both = await userToken('mixed', ['auditors', 'it-admins'])
+    expect((await platform.http.get('/v1/users', { token: both })).status).toBe(200)
+  })
+
+  it('refuses forged, expired, wrongly addressed and unmapped tokens', async () => {
+    const { privateKey: stranger } = await generateKeyPair('RS256')
+    const forged = await issuer.sign({ sub: 'eve', groups: ['it-admins'] }, AUDIENCE, { key: stranger })
+    const expired = await issuer.sign({ sub: 'old', groups: ['therapists'] }, AUDIENCE, { expiresIn: '-1m' })
+    const otherAudience = await issuer.sign({ sub: 'aud', groups: ['therapists'] }, 'some-other-app')
+    for (const token of [forged, expired, otherAudience]) {
+      const response = await platform.http.get('/v1/users', { token })
+      expect(response.status).toBe(401)
+      expect(response.body.code).toBe('invalid_token')
+    }
+    const unmapped = await platform.http.get('/v1/children/chd_x', { token: await userToken('nobody', ['gardeners']) })
+    expect(unmapped.status).toBe(403)
+    expect(unmapped.body.code).toBe('forbidden')
+  })
+
+  it('lets an admin change a role or disable a user, and keeps users inside their tenant', async () => {
+    const token = await userToken('desk', ['front-desk'])
+    expect((await platform.http.get('/v1/providers', { token })).status).toBe(200)
+    const users = await platform.http.get('/v1/users?limit=100', { token: admin })
+    const desk = users.body.data.find((u: { email: string }) => u.email === 'desk@centre.example')
+    const disabled = await platform.http.request('PATCH', `/v1/users/${desk.id}`, { token: admin, body: { disabled: true } })
+    expect(disabled.status).toBe(200)
+    expect(disabled.body.disabled).toBe(true)
+    expect((await platform.http.get('/v1/providers', { token })).status).toBe(403)
+
+    const other = await platform.newTenant(['users'])
+    const otherAdmin = await platform.token(other)
+    expect((await platform.http.request('PATCH', `/v1/users/${desk.id}`, { token: otherAdmin, body: { role: 'OWNER' } })).status).toBe(404)
+    const stored = await platform.api.deps.db.platformUser.findUniqueOrThrow({ where: { id: desk.id } })
+    expect(stored.tenantId).toBe(tenantId)
+  })
+})
