@@ -1,0 +1,75 @@
+/**
+ * Every route gets the platform guarantees by construction. This walks the routes the app really serves (Hono's
+ * route table) and the OpenAPI description, so a route added without a scope, without documentation, or outside
+ * the guarded chain fails here.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createApp } from '../../api/app.ts'
+import { isScope } from '../../domain/auth/scopes.ts'
+import { startPlatform, type Platform } from '../support/platform.ts'
+
+let platform: Platform
+let served: Array<{ method: string; path: string }>
+let openapi: { paths: Record<string, Record<string, { security?: Array<Record<string, string[]>>; parameters?: Array<{ name: string }> }>> }
+
+/** Hono's `/v1/children/:id` is OpenAPI's `/v1/children/{id}`. */
+const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}')
+
+beforeAll(async () => {
+  platform = await startPlatform({ withWorker: false })
+  served = createApp(platform.api.deps)
+    .routes.filter((r) => r.method !== 'ALL' && /^\/v[01]\//.test(r.path))
+    .map((r) => ({ method: r.method.toLowerCase(), path: toOpenApiPath(r.path) }))
+  openapi = (await platform.http.get('/openapi.json')).body
+})
+
+afterAll(async () => {
+  await platform?.stop()
+})
+
+describe('every versioned route', () => {
+  it('is described in OpenAPI with an OAuth scope from the catalogue', () => {
+    expect(served.length).toBeGreaterThan(10)
+    for (const { method, path } of served) {
+      const operation = openapi.paths[path]?.[method]
+      expect(operation, `${method.toUpperCase()} ${path} is not in the OpenAPI description`).toBeDefined()
+      const scopes = operation!.security?.flatMap((s) => s.oauth2 ?? []) ?? []
+      expect(scopes, `${method.toUpperCase()} ${path} declares no scope`).toHaveLength(1)
+      expect(isScope(scopes[0]!), `${method.toUpperCase()} ${path} declares unknown scope ${scopes[0]}`).toBe(true)
+      if (method !== 'get') {
+        expect(operation!.parameters?.map((p) => p.name), `${method.toUpperCase()} ${path} lacks Idempotency-Key`).toContain(
+          'Idempotency-Key'
+        )
+      }
+    }
+  })
+
+  it('refuses anonymous calls with a 401 problem carrying the request id and rate-limit headers', async () => {
+    for (const { method, path } of served) {
+      const concrete = path.replace(/\{\w+\}/g, 'x_1')
+      const response = await platform.http.request(method.toUpperCase(), concrete, method === 'get' ? {} : { body: {} })
+      const label = `${method.toUpperCase()} ${concrete}`
+      expect(response.status, label).toBe(401)
+      expect(response.headers.get('content-type'), label).toMatch(/^application\/problem\+json/)
+      expect(response.body.code, label).toBe('invalid_token')
+      expect(response.headers.get('www-authenticate'), label).toMatch(/^Bearer/)
+      for (const header of ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-api-version']) {
+        expect(response.headers.get(header), `${label}: ${header}`).toBeTruthy()
+      }
+    }
+  })
+
+  it('refuses a token without the declared scope with 403', async () => {
+    const client = await platform.newTenant(['pets.read'])
+    const token = await platform.token(client)
+    for (const { method, path } of served) {
+      const scope = openapi.paths[path]![method]!.security![0]!.oauth2![0]!
+      if (scope === 'pets.read') continue
+      const concrete = path.replace(/\{\w+\}/g, 'x_1')
+      const response = await platform.http.request(method.toUpperCase(), concrete, { token, ...(method === 'get' ? {} : { body: {} }) })
+      // /v0 routes past their sunset answer 410 before any scope check; everything else must refuse the scope.
+      expect([403, 410], `${method.toUpperCase()} ${concrete}`).toContain(response.status)
+      if (response.status === 403) expect(response.body.code).toBe('insufficient_scope')
+    }
+  })
+})
