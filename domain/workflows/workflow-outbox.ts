@@ -118,8 +118,9 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
         await startOne(row)
         started++
       } catch (error) {
-        await db.workflowOutbox.update({
-          where: { id: row.id },
+        // Only while still pending: a slow attempt that fails after another one succeeded must not mark it failed.
+        await db.workflowOutbox.updateMany({
+          where: { id: row.id, state: 'PENDING' },
           data: { attempts: { increment: 1 }, lastError: String(error).slice(0, 500) },
         })
         // Temporal is most likely down: stop this round instead of failing every row in turn.

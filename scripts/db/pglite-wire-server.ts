@@ -1,14 +1,15 @@
 /**
- * A PostgreSQL wire-protocol server for one PGlite instance, so `pg`, Prisma's adapter-pg and `psql` can share it.
+ * A PostgreSQL wire-protocol server for one PGlite instance, so `pg`, Prisma's adapter-pg and `psql` can
+ * share it.
  *
- * PGlite is a single backend with a single session, so the clients take turns: a connection holds the backend from
- * its first message until the backend is idle again, i.e. until a ReadyForQuery with status 'I' ends what it
- * started. An extended-protocol exchange (Parse/Bind/Describe/Execute ... Sync) therefore never interleaves with
- * another connection's (they would bind each other's unnamed statement), and a transaction runs alone from BEGIN to
- * COMMIT or ROLLBACK. Waiting connections are served first come, first served.
+ * PGlite is a single backend with a single session, so the clients take turns: a connection holds the backend
+ * from its first message until the backend is idle again, i.e. until a ReadyForQuery with status 'I' ends
+ * what it started. An extended-protocol exchange (Parse/Bind/Describe/Execute ... Sync) therefore never
+ * interleaves with another connection's (they would bind each other's unnamed statement), and a transaction
+ * runs alone from BEGIN to COMMIT or ROLLBACK. Waiting connections are served first come, first served.
  *
- * Replaces @electric-sql/pglite-socket 0.1.6, whose queue interleaved single messages of all connections and whose
- * replies kept a stray ReadyForQuery of PGlite (see {@link ReplyFilter}).
+ * Replaces @electric-sql/pglite-socket 0.1.6, whose queue interleaved single messages of all connections and
+ * whose replies kept a stray ReadyForQuery of PGlite (see {@link ReplyFilter}).
  */
 import net, { type AddressInfo } from 'node:net'
 
@@ -28,13 +29,13 @@ export interface PGliteServer {
   /** The port listened on. */
   port: number
   /**
-   * Stops listening and closes every client connection, rolling back what each left open, so the backend is idle
-   * and nothing uses it when this resolves. The PGlite instance itself stays open.
+   * Stops listening and closes every client connection, rolling back what each left open, so the backend is
+   * idle and nothing uses it when this resolves. The PGlite instance itself stays open.
    */
   close(): Promise<void>
 }
 
-/** Transaction status of a ReadyForQuery message: idle, in a transaction block, in a failed transaction block. */
+/** Transaction status in a ReadyForQuery message: idle, in a transaction block, in a failed one. */
 type TxStatus = 'I' | 'T' | 'E'
 
 const code = (letter: string): number => letter.charCodeAt(0)
@@ -69,14 +70,27 @@ interface FrontendMessage {
  * Serves `db` on `opts.host:opts.port` until {@link PGliteServer.close}.
  *
  * Every client shares the one session: settings changed outside a transaction, named prepared statements and
- * advisory locks are everybody's. A client that disconnects in the middle of an exchange or transaction has it
- * ended (Sync) and rolled back, so it cannot leave the backend blocked. COPY FROM STDIN is passed through but
- * depends on PGlite's support for it. Cancel requests are not supported (the connection is closed).
+ * advisory locks are everybody's. A client that disconnects in the middle of an exchange or transaction has
+ * it ended (Sync) and rolled back, so it cannot leave the backend blocked. COPY FROM STDIN is passed through
+ * but depends on PGlite's support for it. Cancel requests are not supported (the connection is closed).
  */
 export async function servePGlite(db: PGlite, opts: PGliteServerOptions): Promise<PGliteServer> {
   const lock = new BackendLock()
   const connections = new Set<Connection>()
+  const refused = new Set<net.Socket>()
   let closing = false
+
+  const refuse = (socket: net.Socket): void => {
+    refused.add(socket)
+    socket.on('error', () => {})
+    socket.on('close', () => refused.delete(socket))
+    // Read (and drop) the startup packet: closing a socket with unread input resets it, and the client might
+    // then see ECONNRESET instead of the error.
+    socket.resume()
+    socket.end(errorResponse('FATAL', '53300', 'sorry, too many clients already'))
+    // `pg` keeps its end open after a failed connect; such a socket must not keep the server from closing.
+    socket.setTimeout(1000, () => socket.destroy())
+  }
 
   const server = net.createServer((socket) => {
     if (closing) {
@@ -84,8 +98,7 @@ export async function servePGlite(db: PGlite, opts: PGliteServerOptions): Promis
       return
     }
     if (connections.size >= opts.maxConnections) {
-      socket.on('error', () => {})
-      socket.end(errorResponse('FATAL', '53300', 'sorry, too many clients already'))
+      refuse(socket)
       return
     }
     const connection = new Connection(socket, db, lock)
@@ -100,7 +113,7 @@ export async function servePGlite(db: PGlite, opts: PGliteServerOptions): Promis
       resolve()
     })
   })
-  // Accept errors after listening (EMFILE...) concern one client; without a listener they would end the process.
+  // Accept errors after listening (EMFILE...) concern one client; unheard, they would end the process.
   server.on('error', () => {})
 
   return {
@@ -108,6 +121,7 @@ export async function servePGlite(db: PGlite, opts: PGliteServerOptions): Promis
     async close() {
       closing = true
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()))
+      for (const socket of refused) socket.destroy()
       for (const connection of connections) connection.terminate()
       await Promise.all([...connections].map((connection) => connection.done))
       await stopped
@@ -116,14 +130,14 @@ export async function servePGlite(db: PGlite, opts: PGliteServerOptions): Promis
 }
 
 /**
- * Who may use the backend: one connection at a time, the others wait in arrival order. A holder keeps it across
- * messages until its exchange and transaction are over.
+ * Who may use the backend: one connection at a time, the others wait in arrival order. A holder keeps it
+ * across messages until its exchange and transaction are over.
  */
 class BackendLock {
   private holder: Connection | undefined
   private readonly waiting: Array<{ connection: Connection; grant: (granted: boolean) => void }> = []
 
-  /** Resolves `true` once `connection` holds the backend, or `false` if it was {@link withdraw}n meanwhile. */
+  /** Resolves `true` once `connection` holds the backend, `false` if it was {@link withdraw}n meanwhile. */
   acquire(connection: Connection): Promise<boolean> {
     if (this.holder === connection) return Promise.resolve(true)
     if (this.holder === undefined) {
@@ -161,7 +175,7 @@ class Connection {
   private closed = false
   private pumping = false
   private cleanedUp = false
-  /** Messages ran since the last ReadyForQuery: an exchange (or COPY) is under way, the backend is not at rest. */
+  /** Messages ran since the last ReadyForQuery: an exchange (or COPY) is under way, not at rest. */
   private awaitingReady = false
   private status: TxStatus = 'I'
   private copyIn = false
@@ -191,8 +205,8 @@ class Connection {
   }
 
   /**
-   * Runs the buffered messages one after another. Only one pump runs per connection: data arriving meanwhile is
-   * picked up by the running loop, which is what keeps the messages of a connection in order.
+   * Runs the buffered messages one after another. Only one pump runs per connection: data arriving meanwhile
+   * is picked up by the running loop, which is what keeps the messages of a connection in order.
    */
   private async pump(): Promise<void> {
     if (this.pumping) return
@@ -228,15 +242,17 @@ class Connection {
   }
 
   /**
-   * Takes the next complete message off the inbound buffer; `undefined` if none is complete yet, `'handled'` for
-   * a pre-startup request answered here.
+   * Takes the next complete message off the inbound buffer; `undefined` if none is complete yet, `'handled'`
+   * for a pre-startup request answered here.
    */
   private nextMessage(): FrontendMessage | 'handled' | undefined {
     const buffer = this.inbound
     if (!this.started) {
       if (buffer.length < 8) return undefined
       const length = buffer.readInt32BE(0)
-      if (length < 8 || length > MAX_STARTUP_LENGTH) return this.protocolViolation('invalid startup packet length')
+      if (length < 8 || length > MAX_STARTUP_LENGTH) {
+        return this.protocolViolation('invalid startup packet length')
+      }
       if (buffer.length < length) return undefined
       this.inbound = buffer.subarray(length)
       const request = buffer.readInt32BE(4)
@@ -246,11 +262,12 @@ class Connection {
         return 'handled'
       }
       if (request === CANCEL_REQUEST) {
-        // A statement of the one backend cannot be interrupted from outside; PostgreSQL also just closes these.
+        // A statement of the one backend cannot be interrupted from outside; PostgreSQL closes these too.
         this.terminate()
         return 'handled'
       }
-      if (request >>> 16 !== PROTOCOL_MAJOR_3) return this.protocolViolation(`unsupported protocol ${request >>> 16}`)
+      const major = request >>> 16
+      if (major !== PROTOCOL_MAJOR_3) return this.protocolViolation(`unsupported protocol version ${major}`)
       return { type: STARTUP, data: buffer.subarray(0, length) }
     }
     if (buffer.length < 5) return undefined
@@ -287,14 +304,15 @@ class Connection {
       this.awaitingReady = false
       this.copyIn = false
     } else if (!COPY_IN.has(message.type)) {
-      // COPY messages the backend ignored (after a failed COPY, which already sent ReadyForQuery) change nothing.
+      // COPY messages ignored by the backend (a failed COPY already sent ReadyForQuery) change nothing.
       this.awaitingReady = true
     }
   }
 
   /**
-   * Ends what the vanished client left open: a COPY, an exchange without its Sync, a transaction. Otherwise the
-   * next connection would find the backend mid-exchange or inside a stranger's (possibly failed) transaction.
+   * Ends what the vanished client left open: a COPY, an exchange without its Sync, a transaction. Otherwise
+   * the next connection would find the backend mid-exchange or inside a stranger's (possibly failed)
+   * transaction.
    */
   private async cleanUp(): Promise<void> {
     if (this.cleanedUp) return
@@ -323,12 +341,12 @@ class Connection {
 /**
  * Passes PGlite's reply to one frontend message on, dropping any ReadyForQuery where PostgreSQL sends none.
  *
- * Why: when a Parse, Bind, Describe or Execute fails, PGlite 0.4 sends ErrorResponse *and* ReadyForQuery at once,
- * and then, like PostgreSQL, another ReadyForQuery for the Sync that ends the exchange. A client counts one
- * ReadyForQuery per query, so the extra one completes its *next* query early (typically the ROLLBACK that follows
- * the error), and from then on every statement on that connection receives the reply of the one before: a count
- * receiving `{"set_config": ...}`. It showed only now and then, whenever the client read the two replies
- * separately.
+ * Why: when a Parse, Bind, Describe or Execute fails, PGlite 0.4 sends ErrorResponse *and* ReadyForQuery at
+ * once, and then, like PostgreSQL, another ReadyForQuery for the Sync that ends the exchange. A client counts
+ * one ReadyForQuery per query, so the extra one completes its *next* query early (typically the ROLLBACK that
+ * follows the error), and from then on every statement on that connection receives the reply of the one
+ * before: a count receiving `{"set_config": ...}`. It showed only now and then, whenever the client read the
+ * two replies separately.
  *
  * Streaming: PGlite hands the reply over in 8 KiB chunks that cut through messages, so a message header split
  * across chunks is held back until it is complete.

@@ -1,12 +1,14 @@
 /**
- * The embedded PGlite server under concurrent clients: every statement of every pooled connection must get its
- * own answer, also while other connections' transactions fail, roll back to savepoints or run outside any
- * transaction. PGlite is a single backend shared by all connections, so the server has to keep each connection's
- * exchanges and transactions together and must never send a response (or a ReadyForQuery) too many.
+ * The embedded PGlite server under concurrent clients: every statement of every pooled connection must get
+ * its own answer, also while other connections' transactions fail, roll back to savepoints or run outside any
+ * transaction. PGlite is a single backend shared by all connections, so the server has to keep each
+ * connection's exchanges and transactions together and must never send a response (or a ReadyForQuery) too
+ * many.
  *
  * The server runs in a child process, as in the suite (global setup serves the database from vitest's main
- * process, the tests query it from a worker): only then can a client read a response half-written by the server,
- * which is what exposed a stray ReadyForQuery after errors. Self-contained: starts its own in-memory database.
+ * process, the tests query it from a worker): only then can a client read a response half-written by the
+ * server, which is what exposed a stray ReadyForQuery after errors. Self-contained: starts its own in-memory
+ * database.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
@@ -90,7 +92,9 @@ describe('embedded PGlite server under concurrent pooled clients', () => {
     server = await startChildServer()
     await applyMigrations(server.connectionString)
     app = new PrismaClient({ adapter: new PrismaPg({ connectionString: server.connectionString, max: 4 }) })
-    sweeper = new PrismaClient({ adapter: new PrismaPg({ connectionString: server.connectionString, max: 2 }) })
+    sweeper = new PrismaClient({
+      adapter: new PrismaPg({ connectionString: server.connectionString, max: 2 }),
+    })
     side = new pg.Pool({ connectionString: server.connectionString, max: 3, query_timeout: 30_000 })
     await side.query(`INSERT INTO tenants (id, name) VALUES ('stress-dup', 'stress-dup')`)
   }, 120_000)
@@ -134,9 +138,11 @@ describe('embedded PGlite server under concurrent pooled clients', () => {
   /** The unit-of-work pattern of infra/unit-of-work.ts, then queries whose answers are known. */
   const tenantTransaction = (marker: string) =>
     app.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT set_config('app.tenant_id', ${marker}, true), set_config('role', 'therapy_app', true)`
+      await tx.$executeRaw`
+        SELECT set_config('app.tenant_id', ${marker}, true), set_config('role', 'therapy_app', true)`
       const rows = await tx.$queryRaw<{ marker: string; tenant: string; role: string }[]>`
-        SELECT ${marker}::text AS marker, current_setting('app.tenant_id') AS tenant, current_user::text AS role`
+        SELECT ${marker}::text AS marker, current_setting('app.tenant_id') AS tenant,
+          current_user::text AS role`
       check('tenant transaction', rows, [{ marker, tenant: marker, role: 'therapy_app' }])
       check('child count', await tx.child.count(), 0)
     }, txOptions)
@@ -160,7 +166,8 @@ describe('embedded PGlite server under concurrent pooled clients', () => {
   const rlsViolation = (marker: string) =>
     expectFailure(
       app.$transaction(async (tx) => {
-        await tx.$executeRaw`SELECT set_config('app.tenant_id', ${marker}, true), set_config('role', 'therapy_app', true)`
+        await tx.$executeRaw`
+          SELECT set_config('app.tenant_id', ${marker}, true), set_config('role', 'therapy_app', true)`
         return tx.$executeRaw`INSERT INTO tenants (id, name) VALUES (${`other-${marker}`}, 'x')`
       }, txOptions),
       '42501',
@@ -177,7 +184,10 @@ describe('embedded PGlite server under concurrent pooled clients', () => {
 
   const uniqueViolation = () =>
     expectFailure(
-      app.$transaction((tx) => tx.$executeRaw`INSERT INTO tenants (id, name) VALUES ('stress-dup', 'again')`, txOptions),
+      app.$transaction(
+        (tx) => tx.$executeRaw`INSERT INTO tenants (id, name) VALUES ('stress-dup', 'again')`,
+        txOptions,
+      ),
       '23505',
     )
 
@@ -197,7 +207,8 @@ describe('embedded PGlite server under concurrent pooled clients', () => {
 
   const simpleProtocol = async (marker: string) => {
     // No parameters: `pg` sends a simple Query message, here with two statements.
-    const results = (await side.query(`SELECT '${marker}' AS a; SELECT '${marker}-2' AS b`)) as unknown as pg.QueryResult[]
+    const sql = `SELECT '${marker}' AS a; SELECT '${marker}-2' AS b`
+    const results = (await side.query(sql)) as unknown as pg.QueryResult[]
     check('simple protocol', results.map((r) => r.rows), [[{ a: marker }], [{ b: `${marker}-2` }]])
   }
 
@@ -210,12 +221,14 @@ describe('embedded PGlite server under concurrent pooled clients', () => {
       await client.query('SAVEPOINT before_error')
       await expectFailure(client.query('SELECT 1 / $1::int AS boom', [0]), '22012')
       await client.query('ROLLBACK TO SAVEPOINT before_error')
-      const { rows } = await client.query(`SELECT $1::text AS marker, current_setting('app.tenant_id') AS tenant`, [
-        marker,
-      ])
+      const { rows } = await client.query(
+        `SELECT $1::text AS marker, current_setting('app.tenant_id') AS tenant`,
+        [marker],
+      )
       check('after savepoint', rows, [{ marker, tenant: marker }])
       await client.query('SAVEPOINT unique_attempt')
-      await expectFailure(client.query(`INSERT INTO tenants (id, name) VALUES ('stress-dup', $1)`, [marker]), '23505')
+      const duplicate = client.query(`INSERT INTO tenants (id, name) VALUES ('stress-dup', $1)`, [marker])
+      await expectFailure(duplicate, '23505')
       await client.query('ROLLBACK TO SAVEPOINT unique_attempt')
       await client.query('COMMIT')
     } catch (error) {
@@ -262,8 +275,8 @@ describe('embedded PGlite server under concurrent pooled clients', () => {
 })
 
 /**
- * A client speaking the wire protocol by hand, to check the exact backend messages, which `pg` hides: exactly one
- * ReadyForQuery per Sync, also after an error, whichever message of the exchange failed.
+ * A client speaking the wire protocol by hand, to check the exact backend messages, which `pg` hides: exactly
+ * one ReadyForQuery per Sync, also after an error, whichever message of the exchange failed.
  */
 describe('embedded PGlite wire protocol', () => {
   let db: EmbeddedPostgres
@@ -320,10 +333,11 @@ describe('embedded PGlite wire protocol', () => {
       wake?.()
     })
     await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject))
-    const startup = Buffer.concat([int32(196608), cstr('user'), cstr('postgres'), cstr('database'), cstr('postgres'), cstr('')])
+    const parameters = ['user', 'postgres', 'database', 'postgres', ''].map(cstr)
+    const startup = Buffer.concat([int32(196608), ...parameters])
     socket.write(Buffer.concat([int32(startup.length + 4), startup]))
 
-    /** Waits for `count` ReadyForQuery messages (and a moment more, to catch any stray one) and returns all types. */
+    /** Waits for `count` ReadyForQuery messages, and a moment more for a stray one; returns the types. */
     const until = async (count: number): Promise<string[]> => {
       const deadline = Date.now() + 10_000
       while (received.filter((t) => t.startsWith('Z')).length < count) {
@@ -384,7 +398,7 @@ describe('embedded PGlite wire protocol', () => {
     }
   })
 
-  it('rolls back the transaction of a client that disconnects, even one left in a failed exchange', async () => {
+  it('rolls back the transaction of a client that disconnects, even in a failed exchange', async () => {
     const a = await connect()
     a.send(query('BEGIN'))
     expect(await a.until(1)).toEqual(['C', 'ZT'])
