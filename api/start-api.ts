@@ -1,9 +1,11 @@
 /**
- * @module The API's lifecycle: build dependencies, serve, start the outbox sweep, and stop all of it cleanly.
+ * @module The API's lifecycle: build dependencies, serve, start the outbox sweep and the audit sealer, and stop all
+ * of it cleanly.
  * Used by the process entry (`api/server.ts`) and by the integration tests, which run real servers.
  */
 import { serve } from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
+import { startAuditSealer } from '../domain/audit/seal-audit-events.ts'
 import type { Clock } from '../infra/clock.ts'
 import type { Config } from '../infra/config.ts'
 import type { Logger } from '../infra/logger.ts'
@@ -27,6 +29,7 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
   const app = createApp(deps)
   await deps.revocations.start()
   const stopSweeper = deps.outbox.startSweeper(config.OUTBOX_SWEEP_INTERVAL_MS)
+  const stopSealer = startAuditSealer(deps.db, logger, config.AUDIT_SEAL_INTERVAL_MS)
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.PORT, hostname: '0.0.0.0' }, () => resolve(s))
   })
@@ -38,6 +41,7 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
     async stop() {
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await stopSweeper()
+      await stopSealer()
       await deps.revocations.stop()
       await close()
     },

@@ -21,6 +21,8 @@ const ConfigSchema = z.object({
   ACCESS_TOKEN_TTL_SECONDS: durationSeconds(900),
   REFRESH_TOKEN_TTL_SECONDS: durationSeconds(30 * 24 * 3600),
   OUTBOX_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(5000),
+  /** How often each instance seals committed audit records onto their chains (docs/audit-trail.md). */
+  AUDIT_SEAL_INTERVAL_MS: z.coerce.number().int().positive().default(500),
   /** How long a duplicate request waits for the first one with the same Idempotency-Key before a 409. */
   IDEMPOTENCY_WAIT_MS: z.coerce.number().int().positive().default(5000),
   /** Requests per API client (per address when unauthenticated) in each fixed 60-second window. */

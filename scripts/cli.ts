@@ -16,7 +16,7 @@ const USAGE = `Usage:
 
   npm run cli -- keys rotate
 
-  npm run cli -- audit verify --tenant <tenant id | platform>
+  npm run cli -- audit verify --tenant <tenant id | platform> [--no-seal]
 
 Uses DATABASE_URL, or the embedded database of \`npm start\` when DATABASE_URL is not set.`
 
@@ -66,17 +66,23 @@ async function keysRotate() {
 
 /**
  * Verifies a tenant's audit chain (`platform`: the chain of unauthenticated calls) and prints the same report as
- * GET /v1/audit-events/verify; exits 1 when it is broken. Reads as the tenant, through row-level security, one short
+ * GET /v1/audit-events/verify; exits 1 when it is broken. Seals what has committed first (`--no-seal`: does not, to
+ * check that the API's sealer is running), then reads as the tenant, through row-level security, one short
  * transaction per batch.
  */
 async function auditVerify(args: string[]) {
-  const { values } = parseArgs({ args, options: { tenant: { type: 'string' } } })
+  const { values } = parseArgs({
+    args,
+    options: { tenant: { type: 'string' }, 'no-seal': { type: 'boolean', default: false } },
+  })
   const tenantId = values.tenant
   if (!tenantId) throw new Error(USAGE)
   const database = await openLocalDatabase()
   const db = createDb(database.url, 2)
   try {
-    const report = await verifyTenantChain((work) => runInUnitOfWork(db, tenantId, work))
+    const report = await verifyTenantChain((work) => runInUnitOfWork(db, tenantId, work), {
+      seal: !values['no-seal'],
+    })
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
     if (!report.valid) process.exitCode = 1
   } finally {

@@ -7,7 +7,8 @@
  *   did not commit with the request: refused before a tenant was known (401, on the platform chain, never a guessed
  *   tenant's), refused before the unit of work began (429, 413), or rolled back (5xx).
  * - `inTransaction` runs first inside the request's unit of work and appends the record last, after the handler and
- *   after the savepoint rollback of a failed one, so a write and its record commit together or not at all.
+ *   after the savepoint rollback of a failed one, so a write and its record commit together or not at all. The
+ *   append is a plain INSERT without a lock; the sealer chains the record once it has committed.
  *
  * An after-commit callback tells `record` that the in-transaction record really committed; without it, a commit
  * that failed would go unrecorded.
@@ -28,7 +29,7 @@ interface CallState extends CallStart {
 
 /**
  * A read's unit writes nothing but its record, so its commit need not wait for the WAL flush (see AppendOptions):
- * the flush would otherwise be paid under the tenant's chain lock by every read. Writes keep synchronous commits.
+ * every read would otherwise pay a flush in its latency. Writes keep synchronous commits.
  */
 const durabilityOf = (method: string): AppendOptions =>
   ({ durability: method === 'GET' || method === 'HEAD' ? 'asynchronous' : 'synchronous' })

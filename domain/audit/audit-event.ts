@@ -1,7 +1,8 @@
 /**
  * @module The shape of an audit record (spec Part 1: every call is recorded). An {@link AuditEntry} is what the API
- * knows about one call; appending it to its tenant's chain adds the id, `seq`, `prevHash` and `hash`. Values are
- * normalised before they are hashed, so what PostgreSQL stores is exactly what was hashed and the chain verifies.
+ * knows about one call; appending it adds the id ({@link AuditRecord}); sealing it onto its tenant's chain adds `seq`,
+ * `prevHash` and `hash` ({@link SealedAuditEvent}). Values are normalised before they are stored, so what PostgreSQL
+ * returns to the sealer and to verification is exactly what was recorded.
  */
 /**
  * Who made a call. `client` is an OAuth client (the only principal today); `api_key` and `user` (a platform user
@@ -38,16 +39,26 @@ export interface AuditEntry {
   latencyMs: number
 }
 
-/** A record on its chain. */
-export interface AuditEvent extends AuditEntry {
+/** A record as appended by the request, before it is sealed onto its chain. */
+export interface AuditRecord extends AuditEntry {
   id: string
-  /** Position on the tenant's chain: 1, 2, 3… without gaps. */
+}
+
+/** Where a record sits on its tenant's chain (the `audit_chain` link that seals it). */
+export interface ChainPlace {
+  /** Position on the tenant's chain: 1, 2, 3… without gaps. The order records were sealed in, not time order. */
   seq: bigint
   /** The previous record's hash; {@link GENESIS_HASH} for seq 1. */
   prevHash: string
   /** SHA-256 (hex) of the canonical form of every other field. */
   hash: string
 }
+
+/** A record on its chain. */
+export interface SealedAuditEvent extends AuditRecord, ChainPlace {}
+
+/** A record as listed: sealed, or not yet (its chain fields null until the sealer reaches it). */
+export type AuditEvent = AuditRecord & { [K in keyof ChainPlace]: ChainPlace[K] | null }
 
 /** The `prevHash` of a chain's first record. */
 export const GENESIS_HASH = '0'.repeat(64)

@@ -4,12 +4,12 @@
  *     <prevHash> "\n" <seq in decimal> "\n" <canonical JSON of the record's other fields>
  *
  * where the canonical JSON has the fields below in that (sorted) order, `occurredAt` as an ISO 8601 UTC string with
- * milliseconds and `Z`, absent values as `null`, and no whitespace. The chain fields lead so that PostgreSQL can
- * finish the hash in the same statement that reads the chain's head (append-audit-event.ts); anyone holding the
- * records (the API returns every field) can recompute it. docs/audit-trail.md states the form for external verifiers.
+ * milliseconds and `Z`, absent values as `null`, and no whitespace. The sealer (seal-audit-events.ts) computes it
+ * when it puts a record on its chain; anyone holding the records (the API returns every field) can recompute it.
+ * docs/audit-trail.md states the form for external verifiers.
  */
 import { createHash } from 'node:crypto'
-import type { AuditEntry, AuditEvent } from './audit-event.ts'
+import type { AuditEntry, SealedAuditEvent } from './audit-event.ts'
 
 /** The record fields in canonical (sorted) order. Changing this list invalidates every existing chain. */
 export const CANONICAL_FIELDS = [
@@ -53,7 +53,7 @@ export const chainedText = (prevHash: string, seq: bigint, canonicalJson: string
   `${prevHash}\n${seq}\n${canonicalJson}`
 
 /** The hash of a record, chained through its `prevHash` and `seq`. */
-export function auditEventHash(event: Omit<AuditEvent, 'hash'>): string {
+export function auditEventHash(event: Omit<SealedAuditEvent, 'hash'>): string {
   const text = chainedText(event.prevHash, event.seq, canonicalAuditJson(event))
   return createHash('sha256').update(text, 'utf8').digest('hex')
 }

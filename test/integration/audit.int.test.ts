@@ -1,8 +1,9 @@
 /**
  * The audit trail end to end, against real servers and the real database: every /v1 call leaves exactly one record
- * with the right fields, whatever its outcome; a write and its record commit together; the application role cannot
- * change the trail; tampering is detected by the endpoint and the CLI at exactly the changed record; the list filters
- * and pages; and no tenant sees another's records.
+ * with the right fields, whatever its outcome; a write and its record commit together; the sealer chains records
+ * without forks, even with several sealers at once and records that commit late; the application role cannot change
+ * the trail or its chain; tampering is detected by the endpoint and the CLI at exactly the changed record; the list
+ * filters and pages; and no tenant sees another's records.
  */
 import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
@@ -13,6 +14,11 @@ import { Hono } from 'hono'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AppEnv } from '../../api/app-env.ts'
 import { auditTrail } from '../../api/middleware/audit.ts'
+import { appendAuditEvent } from '../../domain/audit/append-audit-event.ts'
+import type { AuditEntry } from '../../domain/audit/audit-event.ts'
+import { listAuditEvents } from '../../domain/audit/list-audit-events.ts'
+import { sealPending } from '../../domain/audit/seal-audit-events.ts'
+import { verifyTenantChain } from '../../domain/audit/verify-chain.ts'
 import { errorHandler } from '../../api/middleware/error-handler.ts'
 import { requestId } from '../../api/middleware/request-id.ts'
 import { handlerSavepoint, unitOfWork } from '../../api/middleware/unit-of-work.ts'
@@ -47,11 +53,42 @@ async function call(method: string, path: string, options: RequestOptions = {}) 
 /** The records of a request, read as the login role (no row-level security). */
 const recordsOf = (id: string) => platform.api.deps.db.auditEvent.findMany({ where: { requestId: id } })
 
+/** Seals every committed record now, as the API's sealer does every AUDIT_SEAL_INTERVAL_MS. */
+const sealAll = () => sealPending(platform.api.deps.db)
+
+/** The chain link of a record, once sealed. */
+const linkOf = (eventId: string) => platform.api.deps.db.auditChainLink.findUnique({ where: { eventId } })
+
+/** The seqs of a tenant's chain, in order. */
+const chainSeqs = async (tenantId: string) =>
+  (await platform.api.deps.db.auditChainLink.findMany({ where: { tenantId }, orderBy: { seq: 'asc' } })).map((l) =>
+    Number(l.seq)
+  )
+
 async function onlyRecordOf(id: string) {
   const records = await recordsOf(id)
   expect(records).toHaveLength(1)
   return records[0]!
 }
+
+/** A record of a call made outside HTTP, for appending directly. */
+const entryFor = (tenantId: string, occurredAt: Date, path: string): AuditEntry => ({
+  tenantId,
+  occurredAt,
+  actorType: 'anonymous',
+  actorId: null,
+  locationId: null,
+  method: 'GET',
+  route: '',
+  path,
+  resourceType: null,
+  resourceId: null,
+  status: 404,
+  requestId: newRequestId(),
+  clientIp: null,
+  userAgent: null,
+  latencyMs: 1,
+})
 
 /** A fresh tenant, so its chain holds only this test's calls. */
 async function freshTenant(scopes: string[] = ['children', 'providers', 'bookings', 'audit']) {
@@ -119,7 +156,8 @@ describe('every call is recorded', () => {
     expect(record.latencyMs).toBeGreaterThanOrEqual(0)
     expect(record.occurredAt.getTime()).toBeGreaterThanOrEqual(before - 5)
     expect(record.occurredAt.getTime()).toBeLessThanOrEqual(Date.now())
-    expect(record.hash).toMatch(/^[0-9a-f]{64}$/)
+    await sealAll()
+    expect((await linkOf(record.id))?.hash).toMatch(/^[0-9a-f]{64}$/)
   })
 
   it('records a read of a health record and a read of one that does not exist', async () => {
@@ -239,7 +277,7 @@ describe('every call is recorded', () => {
     expect(record).toMatchObject({ route: '', resourceType: null, path: '/v1/nothing-here' })
   })
 
-  it('hashes non-ASCII text alike in PostgreSQL (which appends) and TypeScript (which verifies)', async () => {
+  it('stores non-ASCII text exactly as it hashes it, so its chain verifies', async () => {
     const tenant = await freshTenant()
     const odd = await call('GET', '/v1/children/chd_%C3%A9t%C3%A9%F0%9F%98%80', {
       token: tenant.token,
@@ -251,7 +289,7 @@ describe('every call is recorded', () => {
     expect(verify.body).toMatchObject({ valid: true, checked: 1 })
   })
 
-  it('keeps one unforked chain under concurrent calls of one tenant', async () => {
+  it('keeps one unforked chain under concurrent calls of one tenant, sealed while they run', async () => {
     const tenant = await freshTenant()
     const responses = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
@@ -261,10 +299,8 @@ describe('every call is recorded', () => {
       )
     )
     expect(responses.map((r) => r.status).sort()).toEqual([...Array(10).fill(200), ...Array(10).fill(201)])
-    const seqs = (await platform.api.deps.db.auditEvent.findMany({ where: { tenantId: tenant.client.tenantId } }))
-      .map((r) => Number(r.seq))
-      .sort((a, b) => a - b)
-    expect(seqs).toEqual(Array.from({ length: 20 }, (_, i) => i + 1))
+    await sealAll()
+    expect(await chainSeqs(tenant.client.tenantId)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1))
     const verify = await platform.http.get('/v1/audit-events/verify', { token: tenant.token })
     expect(verify.body).toMatchObject({ valid: true, checked: 20, firstBrokenLink: null, head: { seq: 20 } })
   })
@@ -357,6 +393,52 @@ describe('no write commits without its record', () => {
   })
 })
 
+describe('sealing', () => {
+  it('never forks a chain when several sealers run at once', async () => {
+    const { db } = platform.api.deps
+    for (let round = 0; round < 3; round++) {
+      const tenant = await freshTenant()
+      const { tenantId } = tenant.client
+      // Committed together, so every sealer below (and the API's own) finds all of them unsealed at once.
+      const base = Date.now() - 1000
+      await runInUnitOfWork(db, tenantId, async (uow) => {
+        for (let i = 0; i < 40; i++) {
+          await appendAuditEvent(uow, entryFor(tenantId, new Date(base + (i % 7)), `/v1/x${i}`))
+        }
+      })
+      const one = { tenantId }
+      await Promise.all([sealPending(db), sealPending(db, one), sealPending(db, one), sealPending(db)])
+      expect(await chainSeqs(tenantId)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1))
+      expect(await db.auditChainLink.count({ where: { tenantId } })).toBe(40)
+      const report = await verifyTenantChain((work) => runInUnitOfWork(db, tenantId, work))
+      expect(report).toMatchObject({ valid: true, checked: 40, unsealed: 0, staleUnsealed: 0 })
+    }
+  })
+
+  it('gives a record that commits late the next seq, and reports records the sealer has left behind', async () => {
+    const tenant = await freshTenant()
+    const { db } = platform.api.deps
+    const { tenantId } = tenant.client
+    for (let i = 0; i < 3; i++) await platform.http.get('/v1/providers', { token: tenant.token })
+    await sealAll()
+    const sealed = await chainSeqs(tenantId)
+    expect(sealed).toEqual([1, 2, 3])
+
+    // A request that arrived two minutes ago commits only now, after later records were sealed. Before it is
+    // sealed, a verification that does not seal (is the sealer running?) calls it stale.
+    const late = await runInUnitOfWork(db, tenantId, async (uow) => {
+      const record = await appendAuditEvent(uow, entryFor(tenantId, new Date(Date.now() - 120_000), '/v1/late'))
+      const report = await verifyTenantChain((work) => work(uow), { seal: false })
+      expect(report).toMatchObject({ valid: false, checked: 3, firstBrokenLink: null, unsealed: 1, staleUnsealed: 1 })
+      return record
+    })
+    await sealAll()
+    expect((await linkOf(late.id))?.seq).toBe(4n)
+    const verify = await platform.http.get('/v1/audit-events/verify', { token: tenant.token })
+    expect(verify.body).toMatchObject({ valid: true, checked: 4, head: { seq: 4 }, staleUnsealed: 0 })
+  })
+})
+
 describe('the trail is append-only', () => {
   it('refuses UPDATE, DELETE and TRUNCATE by the application role, and UPDATE and DELETE by anyone', async () => {
     const { db } = platform.api.deps
@@ -372,9 +454,33 @@ describe('the trail is append-only', () => {
     // The login role (the tables' owner, a superuser on PGlite) meets the trigger.
     await expect(update(db)).rejects.toThrow(/append-only/)
     await expect(remove(db)).rejects.toThrow(/append-only/)
-    // The application role may append to and read its own tenant's chain.
+    // The application role may append to and read its own tenant's records.
     const own = await asApp((tx) => tx.auditEvent.count())
     expect(own).toBe(await db.auditEvent.count({ where: { tenantId } }))
+  })
+
+  it('refuses the same on the chain, which the application role may only read and append to', async () => {
+    const { db } = platform.api.deps
+    const tenantId = clientA.tenantId
+    await sealAll()
+    const asApp = <T>(statement: (tx: Tx) => Promise<T>) => runInUnitOfWork(db, tenantId, ({ tx }) => statement(tx))
+    const update = (tx: Tx) => tx.$executeRaw`UPDATE audit_chain SET hash = 'x' WHERE tenant_id = ${tenantId}`
+    const remove = (tx: Tx) => tx.$executeRaw`DELETE FROM audit_chain WHERE tenant_id = ${tenantId}`
+    await expect(asApp(update)).rejects.toThrow(/permission denied/i)
+    await expect(asApp(remove)).rejects.toThrow(/permission denied/i)
+    await expect(asApp((tx) => tx.$executeRaw`TRUNCATE audit_chain`)).rejects.toThrow(/permission denied/i)
+    await expect(update(db)).rejects.toThrow(/audit_chain is append-only/)
+    await expect(remove(db)).rejects.toThrow(/audit_chain is append-only/)
+    const own = await asApp((tx) => tx.auditChainLink.count())
+    expect(own).toBeGreaterThan(0)
+    expect(own).toBe(await db.auditChainLink.count({ where: { tenantId } }))
+    // Row-level security: another tenant's links are invisible and cannot be appended to.
+    const other = clientB.tenantId
+    expect(await asApp((tx) => tx.auditChainLink.count({ where: { tenantId: other } }))).toBe(0)
+    await expect(
+      asApp((tx) => tx.$executeRaw`INSERT INTO audit_chain (tenant_id, seq, event_id, prev_hash, hash)
+        VALUES (${other}, 999999, 'aud_nope', 'x', 'x')`)
+    ).rejects.toThrow(/row-level security/i)
   })
 })
 
@@ -401,12 +507,13 @@ describe('tamper evidence', () => {
     // An operator with DDL rights goes around the trigger: the change commits, but the chain exposes it.
     const { db } = platform.api.deps
     const tenantId = tenant.client.tenantId
+    const third = await db.auditChainLink.findUniqueOrThrow({ where: { tenantId_seq: { tenantId, seq: 3 } } })
     await db.$transaction([
       db.$executeRaw`ALTER TABLE audit_events DISABLE TRIGGER audit_events_append_only`,
-      db.$executeRaw`UPDATE audit_events SET status = 201 WHERE tenant_id = ${tenantId} AND seq = 3`,
+      db.$executeRaw`UPDATE audit_events SET status = 201 WHERE id = ${third.eventId}`,
       db.$executeRaw`ALTER TABLE audit_events ENABLE TRIGGER audit_events_append_only`,
     ])
-    const tampered = await db.auditEvent.findFirstOrThrow({ where: { tenantId, seq: 3 } })
+    const tampered = { ...(await db.auditEvent.findUniqueOrThrow({ where: { id: third.eventId } })), hash: third.hash }
     expect(tampered.status).toBe(201)
 
     const broken = await platform.http.get('/v1/audit-events/verify', { token: tenant.token })
@@ -422,7 +529,8 @@ describe('tamper evidence', () => {
 
     const cliBroken = await cli(tenantId)
     expect(cliBroken.code).toBe(1)
-    expect(cliBroken.report).toEqual(broken.body)
+    // The CLI reads after the endpoint's call committed: the same break, perhaps one record sealed since.
+    expect({ ...cliBroken.report, unsealed: 0 }).toEqual({ ...broken.body, unsealed: 0 })
   })
 })
 
@@ -447,6 +555,7 @@ describe('GET /v1/audit-events', () => {
     between = { from, to }
     await new Promise((resolve) => setTimeout(resolve, 20))
     await platform.http.post('/v1/children', { token: tenant.token, body: { firstName: '' } })
+    await sealAll()
   })
 
   it('answers records in the documented shape, newest first', async () => {
@@ -494,23 +603,47 @@ describe('GET /v1/audit-events', () => {
     expect(newestFirst.seen.map((e) => e.resourceId)).toEqual(['chd_nope2', 'chd_nope1'])
     expect(newestFirst.pages).toBe(1)
 
-    const all = await listAll(tenant.token, 'sort=seq', 2)
-    const seqs = all.seen.map((e) => e.seq as number)
-    // Listing is audited too, so the chain grows while it is read; oldest first sees those records as well.
-    expect(seqs.slice(0, 5)).toEqual([1, 2, 3, 4, 5])
-    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1))
+    const { db } = platform.api.deps
+    const { tenantId } = tenant.client
+    /** The tenant's records in (occurredAt, id) order, as the database has them. */
+    const stored = async () =>
+      (await db.auditEvent.findMany({ where: { tenantId }, orderBy: [{ occurredAt: 'asc' }, { id: 'asc' }] })).map(
+        (e) => e.id
+      )
+    const all = await listAll(tenant.token, 'sort=occurredAt', 2)
+    const ids = all.seen.map((e) => e.id as string)
+    // Listing is audited too, so the trail grows while it is read; oldest first sees those records as well.
+    expect(all.seen.slice(0, 5).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5])
+    expect((await stored()).slice(0, ids.length)).toEqual(ids)
     expect(all.pages).toBeGreaterThan(2)
 
     const desc = await listAll(tenant.token, '', 3)
-    const descSeqs = desc.seen.map((e) => e.seq as number)
-    expect(descSeqs).toEqual(Array.from({ length: descSeqs.length }, (_, i) => descSeqs[0]! - i))
-    expect(descSeqs.at(-1)).toBe(1)
+    const descIds = desc.seen.map((e) => e.id as string)
+    const upToFirst = await stored()
+    expect(descIds).toEqual(upToFirst.slice(0, upToFirst.indexOf(descIds[0]!) + 1).reverse())
+    expect(desc.seen.at(-1)!.seq).toBe(1)
+  })
+
+  it('lists a record as soon as it commits, with its chain fields null until it is sealed', async () => {
+    const fresh = await freshTenant()
+    const { db } = platform.api.deps
+    const { tenantId } = fresh.client
+    // Committed but not sealed: inserted and listed in one transaction, which no sealer can see into.
+    const listed = await runInUnitOfWork(db, tenantId, async (uow) => {
+      const entry = await appendAuditEvent(uow, entryFor(tenantId, new Date(), '/v1/unsealed'))
+      const page = await listAuditEvents(uow, { limit: 5, sort: '-occurredAt' })
+      return page.data.find((e) => e.id === entry.id)
+    })
+    expect(listed).toMatchObject({ path: '/v1/unsealed', seq: null, prevHash: null, hash: null })
+    await sealAll()
+    const page = await listAudit(fresh.token, '?sort=occurredAt&limit=1')
+    expect(page.body.data[0]).toMatchObject({ path: '/v1/unsealed', seq: 1, prevHash: '0'.repeat(64) })
   })
 
   it('refuses a foreign cursor, a cursor of the other order and an empty range', async () => {
     expect((await listAudit(tenant.token, '?cursor=bogus')).body.errors[0]).toMatchObject({ path: 'cursor' })
     const page = await listAudit(tenant.token, '?limit=1')
-    const other = await listAudit(tenant.token, `?limit=1&sort=seq&cursor=${page.body.nextCursor}`)
+    const other = await listAudit(tenant.token, `?limit=1&sort=occurredAt&cursor=${page.body.nextCursor}`)
     expect(other.status).toBe(400)
     const empty = await listAudit(tenant.token, `?from=${between.to}&to=${between.from}`)
     expect(empty.status).toBe(400)

@@ -9,7 +9,11 @@ export const AuditEvent = z
   .object({
     id: z.string().openapi({ example: 'aud_019a...' }),
     tenantId: z.string(),
-    seq: z.number().int().openapi({ description: "Position on the tenant's chain: 1, 2, 3… without gaps" }),
+    seq: z.number().int().nullable().openapi({
+      description:
+        "Position on the tenant's chain: 1, 2, 3… without gaps, in the order records were sealed. Null until the " +
+        'record is sealed, normally within a second of its request committing',
+    }),
     occurredAt: UtcDateTime.openapi({ description: 'When the request arrived' }),
     actorType: z.enum(['client', 'api_key', 'user', 'anonymous']),
     actorId: z.string().nullable().openapi({ description: 'The API client, key or user', example: 'cli_019a...' }),
@@ -26,15 +30,21 @@ export const AuditEvent = z
     clientIp: z.string().nullable(),
     userAgent: z.string().nullable(),
     latencyMs: z.number().int(),
-    prevHash: Hash.openapi({ description: "The previous record's hash; 64 zeros for seq 1" }),
-    hash: Hash.openapi({ description: 'SHA-256 of the canonical JSON of every other field (docs/audit-trail.md)' }),
+    prevHash: Hash.nullable().openapi({
+      description: "The previous record's hash; 64 zeros for seq 1. Null until the record is sealed",
+    }),
+    hash: Hash.nullable().openapi({
+      description:
+        'SHA-256 over prevHash, seq and the canonical JSON of every other field (docs/audit-trail.md). Null until ' +
+        'the record is sealed',
+    }),
   })
   .openapi('AuditEvent')
 
 export const AuditEventQuery = PaginationQuery.extend({
-  sort: z.enum(['-seq', 'seq']).default('-seq').openapi({
+  sort: z.enum(['-occurredAt', 'occurredAt']).default('-occurredAt').openapi({
     param: { name: 'sort', in: 'query' },
-    description: '`-seq` newest first (default), `seq` oldest first',
+    description: '`-occurredAt` newest first (default), `occurredAt` oldest first; ties in id order',
   }),
   from: OffsetDateTime.optional().openapi({
     param: { name: 'from', in: 'query' },
@@ -60,9 +70,11 @@ const BrokenLink = z
   .object({
     seq: z.number().int(),
     id: z.string(),
-    reason: z.enum(['seq_gap', 'prev_hash_mismatch', 'hash_mismatch']),
-    expected: z.string().openapi({ description: 'For seq_gap the seq that should come next; otherwise a hash' }),
-    found: z.string(),
+    reason: z.enum(['seq_gap', 'prev_hash_mismatch', 'hash_mismatch', 'event_missing']),
+    expected: z.string().openapi({
+      description: 'For seq_gap the seq that should come next; for event_missing the missing id; otherwise a hash',
+    }),
+    found: z.string().openapi({ description: 'Empty for event_missing' }),
   })
   .openapi('AuditChainBrokenLink')
 
@@ -75,6 +87,10 @@ export const ChainReport = z
       .object({ seq: z.number().int(), hash: Hash })
       .nullable()
       .openapi({ description: 'The last record of a valid chain; keep it elsewhere to detect a rewritten tail' }),
+    unsealed: z.number().int().openapi({ description: 'Records not on the chain yet (committed after the check began)' }),
+    staleUnsealed: z.number().int().openapi({
+      description: 'Unsealed records that arrived over a minute ago: the chain is not being sealed; makes it invalid',
+    }),
   })
   .openapi('AuditChainReport')
 
@@ -84,7 +100,9 @@ export const listAuditEventsRoute = protectedRoute('audit', {
   tags: ['Audit'],
   summary: "List the tenant's audit trail",
   description:
-    'One record per API call, newest first. Filters combine with AND; `from` is inclusive, `to` exclusive.',
+    'One record per API call, newest first (by `occurredAt`, then `id`). Filters combine with AND; `from` is ' +
+    'inclusive, `to` exclusive. A record is listed once its request commits; `seq`, `prevHash` and `hash` are ' +
+    'null until the sealer has put it on the chain, normally within a second.',
   request: { query: AuditEventQuery },
   responses: {
     200: {
@@ -101,8 +119,9 @@ export const verifyAuditChainRoute = protectedRoute('audit', {
   tags: ['Audit'],
   summary: "Verify the tenant's audit chain",
   description:
-    'Recomputes every record\'s hash in seq order and reports the first broken link: a changed record ' +
-    '(`hash_mismatch`), a replaced one (`prev_hash_mismatch`), or a missing one (`seq_gap`).',
+    'Seals every committed record, then recomputes every record\'s hash in seq order and reports the first ' +
+    'broken link: a changed record (`hash_mismatch`), a replaced one (`prev_hash_mismatch`), a missing link ' +
+    '(`seq_gap`) or a missing record (`event_missing`).',
   responses: {
     200: { description: 'The verification report', content: { 'application/json': { schema: ChainReport } } },
     ...problemResponses(...COMMON_ERRORS),

@@ -7,11 +7,14 @@ import type { AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
 import { listAuditEventsRoute, verifyAuditChainRoute, type AuditEvent } from './audit-events.routes.ts'
 
-/** `seq` is a bigint in the database and a JSON number here: exact up to 2^53, which no chain will reach. */
+/**
+ * `seq` is a bigint in the database and a JSON number here: exact up to 2^53, which no chain will reach. The chain
+ * fields are null for a record the sealer has not reached yet.
+ */
 export const toAuditEvent = (e: AuditRecord): z.infer<typeof AuditEvent> => ({
   id: e.id,
   tenantId: e.tenantId,
-  seq: Number(e.seq),
+  seq: e.seq === null ? null : Number(e.seq),
   occurredAt: e.occurredAt.toISOString(),
   actorType: e.actorType,
   actorId: e.actorId,
@@ -34,6 +37,7 @@ export function auditEventRoutes() {
   return (
     new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
       // Registered before any /v1/audit-events/{id} could be, so `verify` is never taken for an id.
+      // Seals in the request's own unit (holding the tenant's chain lock until it ends), then walks the chain.
       .openapi(verifyAuditChainRoute, async (c) => c.json(await verifyTenantChain((work) => work(c.var.uow)), 200))
       .openapi(listAuditEventsRoute, async (c) => {
         const { from, to, ...query } = c.req.valid('query')

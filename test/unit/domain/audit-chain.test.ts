@@ -5,11 +5,11 @@ import {
   GENESIS_HASH,
   normaliseEntry,
   type AuditEntry,
-  type AuditEvent,
+  type SealedAuditEvent,
 } from '../../../domain/audit/audit-event.ts'
 import { auditEventHash, canonicalAuditJson, CANONICAL_FIELDS } from '../../../domain/audit/audit-hash.ts'
 import { decodeAuditCursor, encodeAuditCursor } from '../../../domain/audit/list-audit-events.ts'
-import { verifyChain, type ReadAuditBatch } from '../../../domain/audit/verify-chain.ts'
+import { verifyChain, type ChainLink, type ReadChainBatch } from '../../../domain/audit/verify-chain.ts'
 
 const entry = (n: number): AuditEntry => ({
   tenantId: 'ten_1',
@@ -29,9 +29,9 @@ const entry = (n: number): AuditEntry => ({
   latencyMs: n,
 })
 
-/** A valid chain of `length` records, built the way appendAuditEvent builds them. */
-function buildChain(length: number): AuditEvent[] {
-  const events: AuditEvent[] = []
+/** A valid chain of `length` records, built the way the sealer builds them. */
+function buildChain(length: number): SealedAuditEvent[] {
+  const events: SealedAuditEvent[] = []
   for (let n = 1; n <= length; n++) {
     const unchained = { ...entry(n), id: `aud_${n}`, seq: BigInt(n), prevHash: events.at(-1)?.hash ?? GENESIS_HASH }
     events.push({ ...unchained, hash: auditEventHash(unchained) })
@@ -39,11 +39,24 @@ function buildChain(length: number): AuditEvent[] {
   return events
 }
 
+/** A sealed record as audit_chain joined to audit_events holds it; `event` null when the record is gone. */
+const linkOf = ({ seq, prevHash, hash, ...event }: SealedAuditEvent, present = true): ChainLink => ({
+  seq,
+  eventId: event.id,
+  prevHash,
+  hash,
+  event: present ? event : null,
+})
+
 /** Serves a stored chain the way the database does: seq > after, in seq order, `limit` at a time. */
 const reader =
-  (events: AuditEvent[]): ReadAuditBatch =>
+  (events: Array<SealedAuditEvent | ChainLink>): ReadChainBatch =>
   async (afterSeq, limit) =>
-    events.filter((e) => e.seq > afterSeq).sort((a, b) => Number(a.seq - b.seq)).slice(0, limit)
+    events
+      .map((e) => ('eventId' in e ? e : linkOf(e)))
+      .filter((e) => e.seq > afterSeq)
+      .sort((a, b) => Number(a.seq - b.seq))
+      .slice(0, limit)
 
 describe('audit record hashing', () => {
   it('hashes prevHash, seq and a canonical JSON with sorted keys and ISO UTC time, joined by newlines', () => {
@@ -156,13 +169,29 @@ describe('audit chain verification', () => {
     const report = await verifyChain(reader(head))
     expect(report.firstBrokenLink).toMatchObject({ seq: 2, reason: 'seq_gap', expected: '1' })
   })
+
+  it('reports a link whose record is gone', async () => {
+    const events: Array<SealedAuditEvent | ChainLink> = buildChain(4)
+    events[1] = linkOf(events[1] as SealedAuditEvent, false)
+    expect((await verifyChain(reader(events))).firstBrokenLink).toEqual({
+      seq: 2,
+      id: 'aud_2',
+      reason: 'event_missing',
+      expected: 'aud_2',
+      found: '',
+    })
+  })
 })
 
 describe('audit list cursors', () => {
   it('round-trip in their own direction only', () => {
-    expect(decodeAuditCursor(encodeAuditCursor(42n, 'desc'), 'desc')).toBe(42n)
-    expect(decodeAuditCursor(encodeAuditCursor(42n, 'desc'), 'asc')).toBeUndefined()
+    const position = { occurredAt: new Date('2026-11-21T18:00:00.123Z'), id: 'aud_42' }
+    expect(decodeAuditCursor(encodeAuditCursor(position, 'desc'), 'desc')).toEqual(position)
+    expect(decodeAuditCursor(encodeAuditCursor(position, 'desc'), 'asc')).toBeUndefined()
     expect(decodeAuditCursor('not-a-cursor', 'desc')).toBeUndefined()
-    expect(decodeAuditCursor(Buffer.from('{"seq":"-1","dir":"desc"}').toString('base64url'), 'desc')).toBeUndefined()
+    const forged = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url')
+    expect(decodeAuditCursor(forged({ at: 'yesterday', id: 'aud_1', dir: 'desc' }), 'desc')).toBeUndefined()
+    expect(decodeAuditCursor(forged({ at: '2026-11-21T18:00:00.000Z', id: 7, dir: 'desc' }), 'desc')).toBeUndefined()
+    expect(decodeAuditCursor(forged({ seq: '1', dir: 'desc' }), 'desc')).toBeUndefined()
   })
 })
