@@ -2,6 +2,7 @@
  * @module Cursor pagination (CONVENTIONS.md): `?limit=` from 1 to 100 (default 20) and an opaque `?cursor=`.
  * Ids are time-ordered UUIDv7s, so "after this id" is a stable keyset cursor that never skips or repeats rows.
  */
+import { validationError } from './errors.ts'
 
 export interface Page<T> {
   data: T[]
@@ -18,6 +19,17 @@ export function decodeCursor(cursor: string): string | undefined {
   } catch {
     return undefined
   }
+}
+
+/**
+ * The id to continue after for a list request.
+ * @throws AppError `validation_error` on a cursor that is not one of ours
+ */
+export function afterCursor(cursor: string | undefined): string | undefined {
+  if (cursor === undefined) return undefined
+  const after = decodeCursor(cursor)
+  if (!after) throw validationError([{ path: 'cursor', code: 'invalid_cursor', message: 'Not a cursor from this API.' }])
+  return after
 }
 
 /**

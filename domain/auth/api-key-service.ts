@@ -8,7 +8,7 @@ import type { Db } from '../../infra/db.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { AppError, notFound, validationError } from '../errors.ts'
 import { newId } from '../ids.ts'
-import { decodeCursor, toPage } from '../pagination.ts'
+import { afterCursor, toPage } from '../pagination.ts'
 import { keyPermits, normalisePermissions, scopesForPermission, type KeyPermission } from './api-key-permissions.ts'
 import { satisfiesScope } from './scopes.ts'
 import { generateSecret, hashSecret } from './secrets.ts'
@@ -68,10 +68,7 @@ export async function createApiKey(uow: UnitOfWork, grantor: Grantor, createdBy:
 
 /** A page of the tenant's keys, newest last. */
 export async function listApiKeys({ tx, tenantId }: UnitOfWork, query: { limit: number; cursor?: string }) {
-  const after = query.cursor ? decodeCursor(query.cursor) : undefined
-  if (query.cursor && !after) {
-    throw validationError([{ path: 'cursor', code: 'invalid_cursor', message: 'Not a cursor from this API.' }])
-  }
+  const after = afterCursor(query.cursor)
   const rows = await tx.apiKey.findMany({
     where: { tenantId, ...(after ? { id: { gt: after } } : {}) },
     orderBy: { id: 'asc' },

@@ -6,7 +6,7 @@ import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { notFound, validationError } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { resolveLocation } from '../locations/resolve-location.ts'
-import { decodeCursor, toPage } from '../pagination.ts'
+import { afterCursor, toPage } from '../pagination.ts'
 import { isValidTimeZone } from '../time.ts'
 
 export interface CreateProviderInput {
@@ -41,10 +41,7 @@ export async function getProvider({ tx, tenantId }: UnitOfWork, id: string) {
 
 /** A page of the tenant's providers in creation order. */
 export async function listProviders({ tx, tenantId }: UnitOfWork, query: { limit: number; cursor?: string }) {
-  const after = query.cursor ? decodeCursor(query.cursor) : undefined
-  if (query.cursor && !after) {
-    throw validationError([{ path: 'cursor', code: 'invalid_cursor', message: 'Not a cursor from this API.' }])
-  }
+  const after = afterCursor(query.cursor)
   const rows = await tx.provider.findMany({
     where: { tenantId, ...(after ? { id: { gt: after } } : {}) },
     orderBy: { id: 'asc' },

@@ -6,7 +6,7 @@ import type { PlatformRole } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { conflict, notFound, validationError } from '../errors.ts'
 import { newId } from '../ids.ts'
-import { decodeCursor, toPage } from '../pagination.ts'
+import { afterCursor, toPage } from '../pagination.ts'
 import { isUniqueViolation } from '../../infra/db.ts'
 
 export interface SsoConnectionInput {
@@ -54,10 +54,7 @@ export const listSsoConnections = ({ tx, tenantId }: UnitOfWork) =>
 
 /** A page of the tenant's platform users. */
 export async function listPlatformUsers({ tx, tenantId }: UnitOfWork, query: { limit: number; cursor?: string }) {
-  const after = query.cursor ? decodeCursor(query.cursor) : undefined
-  if (query.cursor && !after) {
-    throw validationError([{ path: 'cursor', code: 'invalid_cursor', message: 'Not a cursor from this API.' }])
-  }
+  const after = afterCursor(query.cursor)
   const rows = await tx.platformUser.findMany({
     where: { tenantId, ...(after ? { id: { gt: after } } : {}) },
     orderBy: { id: 'asc' },
