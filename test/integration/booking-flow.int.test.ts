@@ -5,32 +5,12 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bookingWorkflowId } from '../../workflows/shared.ts'
+import { createChildAndProvider, futureSlot } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 
 let platform: Platform
 let token: string
 let tenantId: string
-
-/** A start time `days` ahead at 15:00 UTC (09:00 or 10:00 in Chicago, depending on daylight saving). */
-const futureSlot = (days: number, hourUtc = 15) => {
-  const d = new Date(Date.now() + days * 24 * 3600 * 1000)
-  d.setUTCHours(hourUtc, 0, 0, 0)
-  return d
-}
-
-async function createFixtures() {
-  const child = await platform.http.post('/v1/children', {
-    token,
-    body: { firstName: 'Maya', lastName: 'Okafor', dateOfBirth: '2023-04-18' },
-  })
-  const provider = await platform.http.post('/v1/providers', {
-    token,
-    body: { name: 'Dana Whitfield', timeZone: 'America/Chicago' },
-  })
-  expect(child.status).toBe(201)
-  expect(provider.status).toBe(201)
-  return { childId: child.body.id as string, providerId: provider.body.id as string }
-}
 
 beforeAll(async () => {
   platform = await startPlatform()
@@ -45,7 +25,7 @@ afterAll(async () => {
 
 describe('children and providers', () => {
   it('creates and reads back a child, tenant-scoped', async () => {
-    const { childId } = await createFixtures()
+    const { childId } = await createChildAndProvider(platform.http, token)
     const read = await platform.http.get(`/v1/children/${childId}`, { token })
     expect(read.status).toBe(200)
     expect(read.body).toMatchObject({ id: childId, firstName: 'Maya', lastName: 'Okafor', dateOfBirth: '2023-04-18' })
@@ -76,7 +56,7 @@ describe('children and providers', () => {
 
 describe('POST /v1/appointments', () => {
   it('books a CONFIRMED appointment in the spec shape and starts its workflow with search attributes', async () => {
-    const { childId, providerId } = await createFixtures()
+    const { childId, providerId } = await createChildAndProvider(platform.http, token)
     const startsAt = futureSlot(10)
     const response = await platform.http.post('/v1/appointments', {
       token,
@@ -128,7 +108,7 @@ describe('POST /v1/appointments', () => {
   })
 
   it('replays the same Idempotency-Key and body without creating anything, and rejects it with another body', async () => {
-    const { childId, providerId } = await createFixtures()
+    const { childId, providerId } = await createChildAndProvider(platform.http, token)
     const key = randomUUID()
     const body = { childId, providerId, type: 'THERAPY_SESSION', startsAt: futureSlot(11).toISOString() }
     const first = await platform.http.post('/v1/appointments', { token, headers: { 'Idempotency-Key': key }, body })
@@ -153,7 +133,7 @@ describe('POST /v1/appointments', () => {
   })
 
   it('gives racing requests with the same key the same appointment and creates one', async () => {
-    const { childId, providerId } = await createFixtures()
+    const { childId, providerId } = await createChildAndProvider(platform.http, token)
     const key = randomUUID()
     const body = { childId, providerId, startsAt: futureSlot(12).toISOString() }
     const responses = await Promise.all(
@@ -166,7 +146,7 @@ describe('POST /v1/appointments', () => {
   })
 
   it('refuses an overlapping booking of the same provider, even when the requests race', async () => {
-    const { childId, providerId } = await createFixtures()
+    const { childId, providerId } = await createChildAndProvider(platform.http, token)
     const startsAt = futureSlot(13)
     const booked = await platform.http.post('/v1/appointments', { token, body: { childId, providerId, startsAt: startsAt.toISOString() } })
     expect(booked.status).toBe(201)

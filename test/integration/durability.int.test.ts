@@ -4,29 +4,13 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { bookingStatusQuery, bookingWorkflowId, completeBookingSignal } from '../../workflows/shared.ts'
+import { bookAppointment } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
 
 let platform: Platform
 let proxy: TcpProxy
 let token: string
-
-const slot = (days: number) => {
-  const d = new Date(Date.now() + days * 24 * 3600 * 1000)
-  d.setUTCHours(16, 0, 0, 0)
-  return d.toISOString()
-}
-
-async function book(): Promise<{ id: string; providerId: string }> {
-  const child = await platform.http.post('/v1/children', { token, body: { firstName: 'Ari', lastName: 'Lind', dateOfBirth: '2024-02-29' } })
-  const provider = await platform.http.post('/v1/providers', { token, body: { name: 'Sam Reyes', timeZone: 'America/New_York' } })
-  const appointment = await platform.http.post('/v1/appointments', {
-    token,
-    body: { childId: child.body.id, providerId: provider.body.id, startsAt: slot(5) },
-  })
-  expect(appointment.status).toBe(201)
-  return { id: appointment.body.id, providerId: provider.body.id }
-}
 
 beforeAll(async () => {
   // The API reaches Temporal only through the proxy; the worker and the test's own client connect directly.
@@ -44,7 +28,7 @@ afterAll(async () => {
 describe('Temporal briefly unavailable', () => {
   it('keeps the booking and starts its workflow once Temporal is back', async () => {
     proxy.cut()
-    const { id } = await book()
+    const { id } = await bookAppointment(platform.http, token, { timeZone: 'America/New_York' })
     const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(id))
 
     // The booking is committed; its workflow start waits in the outbox.
@@ -76,7 +60,7 @@ describe('Temporal briefly unavailable', () => {
 
 describe('worker crash', () => {
   it('continues an open booking workflow after its worker is killed and restarted', async () => {
-    const { id } = await book()
+    const { id } = await bookAppointment(platform.http, token, { timeZone: 'America/New_York' })
     const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(id))
     // The worker has run the workflow's first task (it loaded the booking) and the workflow waits for its next step.
     const state = await eventually(() => handle.query(bookingStatusQuery).catch(() => undefined), 60_000)

@@ -11,6 +11,7 @@ import type { temporal } from '@temporalio/proto'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createPayloadCodec } from '../../infra/payload-codec.ts'
 import { bookingStatusQuery, bookingWorkflowId, completeBookingSignal } from '../../workflows/shared.ts'
+import { bookAppointment } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 
 type History = temporal.api.history.v1.IHistory
@@ -49,28 +50,9 @@ const toJson = ({ metadata, data }: Payload) => ({
   data: Buffer.from(data ?? []).toString('base64'),
 })
 
-async function book(): Promise<{ id: string; childId: string }> {
-  const child = await platform.http.post('/v1/children', {
-    token,
-    body: { firstName: 'Noor', lastName: 'Haddad', dateOfBirth: '2022-07-09' },
-  })
-  const provider = await platform.http.post('/v1/providers', {
-    token,
-    body: { name: 'Lee Park', timeZone: 'Europe/Berlin' },
-  })
-  const startsAt = new Date(Date.now() + 9 * 24 * 3600 * 1000)
-  startsAt.setUTCHours(9, 0, 0, 0)
-  const appointment = await platform.http.post('/v1/appointments', {
-    token,
-    body: { childId: child.body.id, providerId: provider.body.id, startsAt: startsAt.toISOString() },
-  })
-  expect(appointment.status).toBe(201)
-  return { id: appointment.body.id, childId: child.body.id }
-}
-
 /** Books an appointment and waits until the worker has run its workflow's first step. */
 async function bookAndStart() {
-  const booking = await book()
+  const booking = await bookAppointment(platform.http, token, { days: 9, timeZone: 'Europe/Berlin' })
   const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(booking.id))
   const status = await eventually(() => handle.query(bookingStatusQuery).catch(() => undefined), 60_000)
   expect(status).toEqual({ appointmentId: booking.id, state: 'CONFIRMED' })
