@@ -21,6 +21,7 @@ export const ID_PREFIXES = {
   platformUser: 'usr',
   ssoConnection: 'sso',
   auditEvent: 'aud',
+  event: 'evt',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES

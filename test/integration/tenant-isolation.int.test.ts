@@ -116,6 +116,21 @@ describe('in the database', () => {
     ).rejects.toThrow(/row-level security|policy/i)
   })
 
+  it('protects every table that holds tenant data with row-level security, by construction', async () => {
+    // A table added later without its policy fails here, not in production.
+    const tables = await platform.api.deps.db.$queryRaw<Array<{ table: string; rls: boolean; forced: boolean; policies: bigint }>>`
+      SELECT c.relname AS table, c.relrowsecurity AS rls, c.relforcerowsecurity AS forced,
+             (SELECT count(*) FROM pg_policy p WHERE p.polrelid = c.oid) AS policies
+      FROM pg_class c
+      JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = current_schema()
+      WHERE c.relkind = 'r'
+        AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'tenant_id' AND NOT a.attisdropped)
+      ORDER BY c.relname`
+    expect(tables.length).toBeGreaterThan(10)
+    const unprotected = tables.filter((t) => !t.rls || Number(t.policies) === 0).map((t) => t.table)
+    expect(unprotected).toEqual([])
+  })
+
   it('sees nothing at all without a tenant, and cannot leave the application role', async () => {
     const result = await platform.api.deps.db.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT set_config('role', 'therapy_app', true)`

@@ -1,0 +1,116 @@
+/**
+ * @module The event catalogue (spec Part 6): every event type the platform emits and the `data` payload each one
+ * carries. Payloads carry ids and the fields the spec names, never health details (minimum necessary, CONVENTIONS.md);
+ * receivers fetch more through the API. These schemas are the single source of the OpenAPI `webhooks` section and
+ * are checked when an event is recorded, so an emitter cannot drift from the documentation.
+ */
+import { z } from '@hono/zod-openapi'
+
+const id = (description: string) => z.string().describe(description)
+const instant = (description: string) => z.string().datetime({ offset: true }).describe(description)
+const calendarDate = (description: string) => z.string().regex(/^\d{4}-\d{2}-\d{2}$/).describe(description)
+
+/** `data` of each event type, keyed by type. Adding a field is backwards compatible; removing one is not. */
+export const EVENT_DATA_SCHEMAS = {
+  /** Spec Part 2, exactly: emitted when an appointment is booked (POST /v1/appointments, each occurrence of a series). */
+  'booking.created': z.object({
+    bookingId: id('The appointment id.'),
+    childId: id('The child the booking is for.'),
+    service: z.string().describe('The service kind, e.g. THERAPY_SESSION or EARLY_INTERVENTION.'),
+    amount: z.number().int().describe('Price of the service in minor units of `currency`.'),
+    currency: z.string().length(3).describe('ISO 4217 currency code.'),
+  }),
+  /** An appointment was cancelled (by the centre or on the family's behalf). */
+  'booking.cancelled': z.object({
+    bookingId: id('The appointment id.'),
+    childId: id('The child the booking was for.'),
+    cancelledAt: instant('When it was cancelled (UTC).'),
+    reason: z.string().describe('Reason code, e.g. FAMILY_REQUEST, PROVIDER_UNAVAILABLE, ILLNESS, OTHER.'),
+    lateCancellation: z.boolean().describe("Whether it fell inside the location's late-cancellation window."),
+  }),
+  /** An appointment moved to another time (or provider). */
+  'appointment.rescheduled': z.object({
+    appointmentId: id('The appointment id.'),
+    childId: id('The child.'),
+    providerId: id('The provider after the change.'),
+    previousStartsAt: instant('Start before the change, with the location offset.'),
+    startsAt: instant('New start, with the location offset.'),
+  }),
+  /** An appointment was completed (the session took place). */
+  'appointment.completed': z.object({
+    appointmentId: id('The appointment id.'),
+    childId: id('The child.'),
+    providerId: id('The provider.'),
+    sessionId: id('The session the appointment became.').nullable(),
+    completedAt: instant('When it was marked completed (UTC).'),
+  }),
+  /** A payment against an order succeeded. */
+  'payment.succeeded': z.object({
+    paymentId: id('The payment id.'),
+    orderId: id('The order it pays.').nullable(),
+    amount: z.number().int().describe('Amount in minor units of `currency`.'),
+    currency: z.string().length(3).describe('ISO 4217 currency code.'),
+  }),
+  /** An assessment reached its due date without being completed (assessment reminder workflow). */
+  'assessment.due': z.object({
+    assessmentId: id('The assessment id.'),
+    childId: id('The child.'),
+    providerId: id('The provider responsible.').nullable(),
+    instrument: z.string().describe('The instrument, e.g. PLS-5.'),
+    dueDate: calendarDate('The due date (YYYY-MM-DD).'),
+  }),
+  /** An assessment was completed and its results recorded. */
+  'assessment.completed': z.object({
+    assessmentId: id('The assessment id.'),
+    childId: id('The child.'),
+    providerId: id('The provider who administered it.').nullable(),
+    instrument: z.string().describe('The instrument, e.g. PLS-5.'),
+    completedAt: instant('When it was completed (UTC).'),
+  }),
+  /** A provider finished onboarding and was approved: from now on bookable. */
+  'provider.approved': z.object({
+    providerId: id('The provider id.'),
+    approvedAt: instant('When the approval was given (UTC).'),
+  }),
+  /** A child was registered with the centre. */
+  'child.registered': z.object({
+    childId: id('The child id.'),
+    locationId: id('The location the child was registered at.').nullable(),
+  }),
+  /**
+   * A SOAP note became part of the session's record: a note was signed, or an addendum was added to a signed note.
+   * Drafts are work in progress and emit nothing.
+   */
+  'session.note_added': z.object({
+    sessionId: id('The session.'),
+    noteId: id('The note (or addendum) id.'),
+    kind: z.enum(['NOTE', 'ADDENDUM']).describe('A signed note, or an addendum to one.'),
+    appointmentId: id('The appointment the session belongs to.').nullable(),
+  }),
+  /** Sent only by the "send test event" operation of a webhook endpoint. */
+  'webhook.test': z.object({
+    endpointId: id('The endpoint the test was sent to.'),
+    message: z.string(),
+  }),
+} as const
+
+export type EventType = keyof typeof EVENT_DATA_SCHEMAS
+export type EventData<T extends EventType> = z.infer<(typeof EVENT_DATA_SCHEMAS)[T]>
+
+/** The ten subscribable event types of the spec (the test event is sent only on request). */
+export const SUBSCRIBABLE_EVENT_TYPES = [
+  'booking.created',
+  'booking.cancelled',
+  'appointment.completed',
+  'payment.succeeded',
+  'assessment.due',
+  'provider.approved',
+  'child.registered',
+  'appointment.rescheduled',
+  'session.note_added',
+  'assessment.completed',
+] as const satisfies readonly EventType[]
+
+export type SubscribableEventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number]
+
+export const isEventType = (value: string): value is EventType => Object.hasOwn(EVENT_DATA_SCHEMAS, value)
