@@ -1,0 +1,8 @@
+-- AlterTable
+ALTER TABLE "locations" ADD COLUMN     "buffer_minutes" INTEGER NOT NULL DEFAULT 0,
+ADD COLUMN     "currency" TEXT NOT NULL DEFAULT 'USD',
+ADD COLUMN     "late_cancellation_hours" INTEGER NOT NULL DEFAULT 24,
+ADD COLUMN     "minimum_notice_minutes" INTEGER NOT NULL DEFAULT 0,
+ADD COLUMN     "note_due_hours" INTEGER NOT NULL DEFAULT 48,
+ADD COLUMN     "reminder_offsets_minutes" INTEGER[] DEFAULT ARRAY[2880, 120]::INTEGER[],
+ADD COLUMN     "updated_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP;
