@@ -29,6 +29,7 @@ import { wellKnownRoutes } from './routes/well-known/index.ts'
 import { API_VERSION } from './version.ts'
 import { buildOpenApiDocument } from './openapi/document.ts'
 import { v0Routes } from './routes/v0/index.ts'
+import { referenceRoutes } from './routes/reference/index.ts'
 
 /**
  * The versioned API: /v1, and /v0 until its sunset (docs/versioning.md). One pattern, so a /v0 alias goes through
@@ -88,7 +89,11 @@ export function createApp(deps: AppDeps) {
     description: 'OAuth 2.0 client credentials. A scope `x` grants read and write on x; `x.read` grants read only.',
     flows: { clientCredentials: { tokenUrl: '/oauth/token', refreshUrl: '/oauth/token', scopes: { ...SCOPE_CATALOGUE } } },
   })
-  app.get('/openapi.json', (c) => c.json(buildOpenApiDocument(app, baseUrl)))
+  // Routes never change after start-up, so the description is built once, on first use.
+  let description: ReturnType<typeof buildOpenApiDocument> | undefined
+  const describe = () => (description ??= buildOpenApiDocument(app, baseUrl))
+  app.get('/openapi.json', (c) => c.json(describe()))
+  app.route('/', referenceRoutes(describe))
   return app
 }
 
