@@ -60,6 +60,9 @@ const ConfigSchema = z.object({
 
 export type Config = z.infer<typeof ConfigSchema> & { PUBLIC_URL: string }
 
+/** Every variable the processes read, for checks that deployment files name only real settings. */
+export const CONFIG_KEYS: readonly string[] = Object.keys(ConfigSchema.shape)
+
 /**
  * Parses configuration from an environment map.
  * @param env - usually `process.env`

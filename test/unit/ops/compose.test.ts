@@ -1,0 +1,69 @@
+/**
+ * No Docker engine runs here, so the production-like stack is checked structurally: every service the platform needs
+ * is there with a health check, start-up order only waits on things that can report it, and the API's and worker's
+ * environment is a configuration our own loader accepts, naming only settings the code reads.
+ */
+import { readFile } from 'node:fs/promises'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { parse } from 'yaml'
+import { CONFIG_KEYS, loadConfig } from '../../../infra/config.ts'
+
+interface Service {
+  image?: string
+  build?: unknown
+  command?: unknown
+  environment?: Record<string, string | number>
+  depends_on?: Record<string, { condition: string }>
+  healthcheck?: { test: unknown }
+  ports?: string[]
+}
+
+let services: Record<string, Service>
+
+/** `${NAME:-default}` as compose resolves it with NAME unset. */
+const withDefaults = (value: string | number) => String(value).replace(/\$\{\w+:-([^}]*)\}/g, '$1')
+
+beforeAll(async () => {
+  const text = await readFile(new URL('../../../temporal-compose.yml', import.meta.url), 'utf8')
+  services = (parse(text, { merge: true }) as { services: Record<string, Service> }).services
+})
+
+describe('temporal-compose.yml', () => {
+  it('runs the whole platform: its database with pgvector, Temporal with its own PostgreSQL and UI, API and worker', () => {
+    expect(Object.keys(services)).toEqual(
+      expect.arrayContaining(['postgres', 'temporal-postgres', 'temporal', 'temporal-ui', 'api', 'worker'])
+    )
+    expect(services.postgres!.image).toMatch(/pgvector/)
+    expect(services['temporal-postgres']!.image).toMatch(/^postgres:/)
+    expect(services.temporal!.environment!.DB).toBe('postgres12')
+  })
+
+  it('health-checks every long-running server, and waits only on what can report readiness', () => {
+    for (const name of ['postgres', 'temporal-postgres', 'temporal', 'api']) {
+      expect(services[name]!.healthcheck, name).toBeDefined()
+    }
+    for (const [name, service] of Object.entries(services)) {
+      for (const [dependency, { condition }] of Object.entries(service.depends_on ?? {})) {
+        expect(services[dependency], `${name} depends on missing ${dependency}`).toBeDefined()
+        if (condition === 'service_healthy') expect(services[dependency]!.healthcheck, `${name} → ${dependency}`).toBeDefined()
+        expect(['service_healthy', 'service_completed_successfully', 'service_started']).toContain(condition)
+      }
+    }
+    expect(Object.keys(services.worker!.depends_on ?? {})).toContain('api')
+  })
+
+  it("gives the API and the worker an environment our configuration loader accepts, naming only real settings", () => {
+    for (const name of ['api', 'worker']) {
+      const environment = Object.fromEntries(
+        Object.entries(services[name]!.environment ?? {}).map(([key, value]) => [key, withDefaults(value)])
+      )
+      const unknown = Object.keys(environment).filter((key) => !CONFIG_KEYS.includes(key))
+      expect(unknown, `${name} sets variables the code never reads`).toEqual([])
+      // Production refuses to start without payload-encryption keys; the operator supplies them in .env.
+      const config = loadConfig({ ...environment, TEMPORAL_CODEC_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}` })
+      expect(config.NODE_ENV).toBe('production')
+      expect(config.DATABASE_URL).toMatch(/@postgres:5432\//)
+      expect(config.TEMPORAL_ADDRESS).toBe('temporal:7233')
+    }
+  })
+})
