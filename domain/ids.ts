@@ -22,6 +22,11 @@ export const ID_PREFIXES = {
   ssoConnection: 'sso',
   auditEvent: 'aud',
   event: 'evt',
+  price: 'prc',
+  order: 'ord',
+  orderLine: 'oli',
+  payment: 'pay',
+  refund: 'rfd',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES
