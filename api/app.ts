@@ -5,6 +5,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
 import { SCOPE_CATALOGUE } from '../domain/auth/scopes.ts'
 import type { AppDeps, AppEnv } from './app-env.ts'
+import { accessLog } from './middleware/access-log.ts'
 import { auditTrail } from './middleware/audit.ts'
 import { authenticate } from './middleware/authenticate.ts'
 import { requestBodyLimit } from './middleware/body-limit.ts'
@@ -48,6 +49,7 @@ export function createApp(deps: AppDeps) {
   app.onError(errorHandler(deps.logger, baseUrl))
   app.notFound(notFoundHandler(baseUrl))
   app.use('*', requestId())
+  app.use('*', accessLog(deps.logger))
   app.use('*', async function apiVersion(c, next) {
     await next()
     c.res.headers.set('X-Api-Version', API_VERSION)

@@ -2,7 +2,8 @@
  * @module Structured logs. Operators read these as plain text, so they carry ids only: never names, dates of birth,
  * notes or diagnoses (CONVENTIONS.md). Request bodies are never logged.
  */
-import { pino, type Logger } from 'pino'
+import { pino, type DestinationStream, type Logger } from 'pino'
+import { currentLogContext } from './log-context.ts'
 
 export type { Logger }
 
@@ -10,7 +11,15 @@ export type { Logger }
  * Creates the process logger.
  * @param level - minimum level; `silent` in tests that do not look at logs
  * @param name - the process role, e.g. `api` or `worker`
+ * @param destination - where lines go (standard output by default)
  */
-export function createLogger(level: string, name: string): Logger {
-  return pino({ level, name, base: { service: 'therapy-care', role: name } })
+export function createLogger(level: string, name: string, destination?: DestinationStream): Logger {
+  const options = {
+    level,
+    name,
+    base: { service: 'therapy-care', role: name },
+    // Every line written while a request runs names the request and its tenant (infra/log-context.ts).
+    mixin: () => ({ ...currentLogContext() }),
+  }
+  return destination ? pino(options, destination) : pino(options)
 }

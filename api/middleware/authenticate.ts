@@ -4,6 +4,7 @@
  * a token is verified once per request.
  */
 import type { MiddlewareHandler } from 'hono'
+import { currentLogContext } from '../../infra/log-context.ts'
 import type { AppDeps, AppEnv } from '../app-env.ts'
 import { bearerVerifier } from './identify-caller.ts'
 
@@ -14,6 +15,8 @@ export const authenticate = (deps: Pick<AppDeps, 'keys' | 'config' | 'clock' | '
     const bearer = c.get('bearer') ?? (await verify(c.req.header('Authorization')))
     if (!bearer.ok) throw bearer.error
     c.set('principal', bearer.principal)
+    const context = currentLogContext()
+    if (context) context.tenantId = bearer.principal.tenantId
     await next()
   }
 }

@@ -10,6 +10,7 @@ import { API_KEY_PREFIX, authenticateApiKey } from '../../domain/auth/api-key-se
 import type { Principal } from '../../domain/auth/principal.ts'
 import { foreignIssuer } from '../../domain/auth/sso.ts'
 import { invalidToken, missingToken } from '../../domain/errors.ts'
+import { currentLogContext } from '../../infra/log-context.ts'
 import type { AppDeps, AppEnv } from '../app-env.ts'
 
 /** A verified token's principal, or the error a protected route answers with (401, or a failure to verify). */
@@ -54,7 +55,12 @@ export function bearerVerifier({ keys, config, clock, db, sso }: Pick<AppDeps, '
 export const identifyCaller = (deps: Pick<AppDeps, 'keys' | 'config' | 'clock' | 'db' | 'sso'>): MiddlewareHandler<AppEnv> => {
   const verify = bearerVerifier(deps)
   return async function identifyCaller(c, next) {
-    if (!CLIENT_SECRET_PATHS.test(c.req.path)) c.set('bearer', await verify(c.req.header('Authorization')))
+    if (!CLIENT_SECRET_PATHS.test(c.req.path)) {
+      const bearer = await verify(c.req.header('Authorization'))
+      c.set('bearer', bearer)
+      const context = currentLogContext()
+      if (bearer.ok && context) context.tenantId = bearer.principal.tenantId
+    }
     await next()
   }
 }

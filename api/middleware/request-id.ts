@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { MiddlewareHandler } from 'hono'
+import { runWithLogContext } from '../../infra/log-context.ts'
 import type { AppEnv } from '../app-env.ts'
 
 const WELL_FORMED = /^[\w\-.=:]{1,128}$/
@@ -14,6 +15,6 @@ export const requestId = (): MiddlewareHandler<AppEnv> =>
     const id = incoming && WELL_FORMED.test(incoming) ? incoming : `req_${randomUUID().replace(/-/g, '')}`
     c.set('requestId', id)
     c.header('X-Request-Id', id)
-    await next()
+    await runWithLogContext({ requestId: id }, next)
     c.res.headers.set('X-Request-Id', id)
   }
