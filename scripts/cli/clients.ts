@@ -1,0 +1,149 @@
+/** @module `clients`, `api-keys` and `keys` commands: credentials of a tenant's integrations, and the signing key. */
+import { parseArgs } from 'node:util'
+import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/auth/api-key-service.ts'
+import type { KeyPermission } from '../../domain/auth/api-key-permissions.ts'
+import { ALL_SCOPES } from '../../domain/auth/scopes.ts'
+import { createSigningKeys } from '../../domain/auth/signing-keys.ts'
+import { provisionClient } from '../../domain/tenants/provision-client.ts'
+import { systemClock } from '../../infra/clock.ts'
+import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
+import { printJson, required, UsageError, withDatabase } from './database.ts'
+
+export const CLIENTS_USAGE = `  clients create --tenant "<name>" --scopes "<space-separated scopes>" [--name "<client name>"] [--time-zone <IANA zone>]
+      creates the tenant (with one location) when no tenant has that name
+  clients list --tenant <tenant id>
+  clients revoke --tenant <tenant id> --client <client id>
+  api-keys create --tenant <tenant id> --name "<name>" --permissions "children:GET bookings:GET,POST" [--expires-in-days <n>]
+  api-keys list --tenant <tenant id>
+  api-keys revoke --tenant <tenant id> --key <key id>
+  keys rotate`
+
+export async function clients(command: string | undefined, args: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: {
+      tenant: { type: 'string' },
+      scopes: { type: 'string' },
+      name: { type: 'string' },
+      'time-zone': { type: 'string' },
+      client: { type: 'string' },
+    },
+  })
+  const tenant = required(values.tenant, 'tenant', CLIENTS_USAGE)
+  if (command === 'create') {
+    const scopes = required(values.scopes, 'scopes', CLIENTS_USAGE)
+    await withDatabase(async (db) =>
+      printJson(
+        await provisionClient(db, {
+          tenantName: tenant,
+          scopes: scopes.split(/\s+/).filter(Boolean),
+          clientName: values.name,
+          timeZone: values['time-zone'],
+        })
+      )
+    )
+    return
+  }
+  if (command === 'list') {
+    await withDatabase((db) =>
+      runInUnitOfWork(db, tenant, async ({ tx }) =>
+        printJson(
+          await tx.apiClient.findMany({
+            orderBy: { id: 'asc' },
+            select: { id: true, name: true, scopes: true, createdAt: true, revokedAt: true },
+          })
+        )
+      )
+    )
+    return
+  }
+  if (command === 'revoke') {
+    const clientId = required(values.client, 'client', CLIENTS_USAGE)
+    await withDatabase((db) =>
+      runInUnitOfWork(db, tenant, async ({ tx }) => {
+        const now = systemClock()
+        // Its refresh tokens die with it; access tokens already issued expire within their short lifetime.
+        const revoked = await tx.apiClient.updateMany({ where: { id: clientId, revokedAt: null }, data: { revokedAt: now } })
+        await tx.refreshToken.updateMany({ where: { clientId, revokedAt: null }, data: { revokedAt: now } })
+        if (revoked.count === 0) throw new UsageError(`No active client ${clientId} in tenant ${tenant}`)
+        printJson({ clientId, revokedAt: now.toISOString() })
+      })
+    )
+    return
+  }
+  throw new UsageError(CLIENTS_USAGE)
+}
+
+/** "children:GET bookings:GET,POST" → permissions. */
+function parsePermissions(text: string): KeyPermission[] {
+  return text
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((entry) => {
+      const [resource, methods] = entry.split(':')
+      if (!resource || !methods) throw new UsageError(`Not a permission: ${entry} (expected resource:METHOD[,METHOD])`)
+      return { resource, methods: methods.split(',').map((m) => m.toUpperCase()) } as KeyPermission
+    })
+}
+
+export async function apiKeys(command: string | undefined, args: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: {
+      tenant: { type: 'string' },
+      name: { type: 'string' },
+      permissions: { type: 'string' },
+      'expires-in-days': { type: 'string' },
+      key: { type: 'string' },
+    },
+  })
+  const tenantId = required(values.tenant, 'tenant', CLIENTS_USAGE)
+  const clock = systemClock
+  await withDatabase((db) =>
+    runInUnitOfWork(db, tenantId, async (uow) => {
+      if (command === 'create') {
+        const days = values['expires-in-days'] === undefined ? undefined : Number(values['expires-in-days'])
+        if (days !== undefined && !(days > 0)) throw new UsageError('--expires-in-days must be a positive number')
+        // The operator may grant anything the API knows; the key's own permissions are still validated.
+        const { key, secret } = await createApiKey(
+          uow,
+          { kind: 'scopes', scopes: ALL_SCOPES },
+          'operator',
+          {
+            name: required(values.name, 'name', CLIENTS_USAGE),
+            permissions: parsePermissions(required(values.permissions, 'permissions', CLIENTS_USAGE)),
+            expiresAt: days === undefined ? undefined : new Date(clock().getTime() + days * 86_400_000),
+          },
+          clock
+        )
+        printJson({ id: key.id, name: key.name, permissions: key.permissions, expiresAt: key.expiresAt, secret })
+      } else if (command === 'list') {
+        const all = []
+        let cursor: string | undefined
+        do {
+          const page = await listApiKeys(uow, { limit: 100, cursor })
+          all.push(...page.data.map(({ secretHash: _hash, ...visible }) => visible))
+          cursor = page.nextCursor ?? undefined
+        } while (cursor)
+        printJson(all)
+      } else if (command === 'revoke') {
+        const { secretHash: _hash, ...revoked } = await revokeApiKey(uow, required(values.key, 'key', CLIENTS_USAGE), clock)
+        printJson(revoked)
+      } else {
+        throw new UsageError(CLIENTS_USAGE)
+      }
+    })
+  )
+}
+
+/**
+ * Rotates the access-token signing key: new tokens are signed with a new key; the old one stays in the JWKS until
+ * the tokens it signed have expired, so no valid token is invalidated.
+ */
+export async function keys(command: string | undefined) {
+  if (command !== 'rotate') throw new UsageError(CLIENTS_USAGE)
+  await withDatabase(async (db) => {
+    const config = { publishForSeconds: Number(process.env.ACCESS_TOKEN_TTL_SECONDS ?? 900) + 300, clock: systemClock }
+    printJson({ activeKid: await createSigningKeys(db, config).rotate() })
+  })
+}

@@ -1,0 +1,83 @@
+/** @module `tenants` and `locations` commands: what an operator sets up before a centre's first API client. */
+import { parseArgs } from 'node:util'
+import { newId } from '../../domain/ids.ts'
+import { isValidTimeZone } from '../../domain/time.ts'
+import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
+import { printJson, required, UsageError, withDatabase } from './database.ts'
+
+export const TENANTS_USAGE = `  tenants list
+  tenants create --name "<name>" [--time-zone <IANA zone>] [--location "<first location name>"]
+  locations list --tenant <tenant id>
+  locations create --tenant <tenant id> --name "<name>" --time-zone <IANA zone> [--currency <ISO 4217>]`
+
+export async function tenants(command: string | undefined, args: string[]) {
+  if (command === 'list') {
+    // Tenants are not tenant data of anyone: the login role lists them (row-level security binds therapy_app only).
+    await withDatabase(async (db) =>
+      printJson(
+        await db.tenant.findMany({
+          orderBy: { id: 'asc' },
+          select: { id: true, name: true, createdAt: true, _count: { select: { locations: true, apiClients: true } } },
+        })
+      )
+    )
+    return
+  }
+  if (command === 'create') {
+    const { values } = parseArgs({
+      args,
+      options: { name: { type: 'string' }, 'time-zone': { type: 'string' }, location: { type: 'string' } },
+    })
+    const name = required(values.name, 'name', TENANTS_USAGE)
+    const timeZone = values['time-zone'] ?? 'UTC'
+    if (!isValidTimeZone(timeZone)) throw new UsageError(`Unknown time zone: ${timeZone}`)
+    await withDatabase(async (db) => {
+      const tenant = await db.tenant.create({
+        data: {
+          id: newId('tenant'),
+          name,
+          locations: { create: { id: newId('location'), name: values.location ?? 'Main centre', timeZone } },
+        },
+        include: { locations: { select: { id: true, name: true, timeZone: true } } },
+      })
+      printJson(tenant)
+    })
+    return
+  }
+  throw new UsageError(TENANTS_USAGE)
+}
+
+export async function locations(command: string | undefined, args: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: {
+      tenant: { type: 'string' },
+      name: { type: 'string' },
+      'time-zone': { type: 'string' },
+      currency: { type: 'string' },
+    },
+  })
+  const tenantId = required(values.tenant, 'tenant', TENANTS_USAGE)
+  if (command === 'list') {
+    await withDatabase((db) =>
+      runInUnitOfWork(db, tenantId, async ({ tx }) => printJson(await tx.location.findMany({ orderBy: { id: 'asc' } })))
+    )
+    return
+  }
+  if (command === 'create') {
+    const name = required(values.name, 'name', TENANTS_USAGE)
+    const timeZone = required(values['time-zone'], 'time-zone', TENANTS_USAGE)
+    if (!isValidTimeZone(timeZone)) throw new UsageError(`Unknown time zone: ${timeZone}`)
+    const currency = values.currency?.toUpperCase()
+    if (currency !== undefined && !/^[A-Z]{3}$/.test(currency)) throw new UsageError(`Not an ISO 4217 code: ${currency}`)
+    await withDatabase((db) =>
+      runInUnitOfWork(db, tenantId, async ({ tx }) =>
+        printJson(
+          await tx.location.create({ data: { id: newId('location'), tenantId, name, timeZone, ...(currency ? { currency } : {}) } })
+        )
+      )
+    )
+    return
+  }
+  throw new UsageError(TENANTS_USAGE)
+}

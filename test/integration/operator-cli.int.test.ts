@@ -1,0 +1,111 @@
+/**
+ * The operator CLI against the real database and Temporal of this run: it sets a centre up (tenant, locations, an
+ * API client, an API key), revokes credentials so that the API refuses them, and finds a booking's workflow by the
+ * appointment id, as an operator would before opening it in the Temporal UI.
+ */
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bookAppointment } from '../support/fixtures.ts'
+import { eventually, startPlatform, type Platform } from '../support/platform.ts'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const exec = promisify(execFile)
+let platform: Platform
+
+/** Runs `npm run cli -- ...args` as a process; resolves with exit code, parsed output and standard error. */
+async function cli(...args: string[]) {
+  try {
+    const { stdout } = await exec(process.execPath, ['--import', 'tsx', 'scripts/cli.ts', ...args], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: platform.config.DATABASE_URL,
+        TEMPORAL_ADDRESS: platform.config.TEMPORAL_ADDRESS,
+        TEMPORAL_NAMESPACE: platform.config.TEMPORAL_NAMESPACE,
+      },
+    })
+    return { code: 0, out: JSON.parse(stdout), stderr: '' }
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string }
+    return { code: e.code, out: undefined, stderr: e.stderr }
+  }
+}
+
+beforeAll(async () => {
+  platform = await startPlatform({ withWorker: false })
+})
+
+afterAll(async () => {
+  await platform?.stop()
+})
+
+describe('npm run cli', () => {
+  it('sets up a tenant with locations, then a client whose credentials work until it is revoked', async () => {
+    const name = `CLI Centre ${Date.now()}`
+    const tenant = await cli('tenants', 'create', '--name', name, '--time-zone', 'America/Chicago')
+    expect(tenant.code).toBe(0)
+    expect(tenant.out).toMatchObject({ name, locations: [{ timeZone: 'America/Chicago' }] })
+    const tenantId = tenant.out.id as string
+
+    const north = await cli('locations', 'create', '--tenant', tenantId, '--name', 'North', '--time-zone', 'Europe/London', '--currency', 'gbp')
+    expect(north.out).toMatchObject({ tenantId, name: 'North', currency: 'GBP' })
+    expect((await cli('locations', 'list', '--tenant', tenantId)).out).toHaveLength(2)
+    expect((await cli('tenants', 'list')).out).toEqual(expect.arrayContaining([expect.objectContaining({ id: tenantId, name })]))
+
+    const created = await cli('clients', 'create', '--tenant', name, '--scopes', 'children providers')
+    expect(created.out).toMatchObject({ tenantId, tenantCreated: false })
+    const credentials = { grant_type: 'client_credentials', client_id: created.out.client_id, client_secret: created.out.client_secret }
+    expect((await platform.http.post('/oauth/token', { body: credentials })).status).toBe(200)
+    expect((await cli('clients', 'list', '--tenant', tenantId)).out).toEqual([
+      expect.objectContaining({ id: created.out.client_id, scopes: ['children', 'providers'], revokedAt: null }),
+    ])
+
+    expect((await cli('clients', 'revoke', '--tenant', tenantId, '--client', created.out.client_id)).code).toBe(0)
+    const refused = await platform.http.post('/oauth/token', { body: credentials })
+    expect(refused.status).toBe(401)
+    expect(refused.body.error).toBe('invalid_client')
+  })
+
+  it('issues an API key limited to what it names, and revokes it', async () => {
+    const client = await platform.newTenant(['children'])
+    const key = await cli('api-keys', 'create', '--tenant', client.tenantId, '--name', 'Front desk kiosk', '--permissions', 'children:GET')
+    expect(key.code).toBe(0)
+    expect(key.out.secret).toMatch(/^sk_/)
+    const headers = { Authorization: `Bearer ${key.out.secret as string}` }
+    expect((await platform.http.get('/v1/children/chd_missing', { headers })).status).toBe(404)
+    expect((await platform.http.post('/v1/children', { headers, body: {} })).status).toBe(403)
+    const listed = await cli('api-keys', 'list', '--tenant', client.tenantId)
+    expect(listed.out).toEqual([expect.objectContaining({ id: key.out.id, name: 'Front desk kiosk' })])
+    expect(JSON.stringify(listed.out)).not.toContain('secretHash')
+
+    expect((await cli('api-keys', 'revoke', '--tenant', client.tenantId, '--key', key.out.id)).out.revokedAt).toBeTruthy()
+    expect((await platform.http.get('/v1/children/chd_missing', { headers })).status).toBe(401)
+  })
+
+  it("finds a booking's workflow by its appointment id, and only within the tenant", async () => {
+    const client = await platform.newTenant(['children', 'providers', 'bookings'])
+    const token = await platform.token(client)
+    const appointment = await bookAppointment(platform.http, token)
+    const found = await eventually(async () => {
+      const result = await cli('workflows', 'find', '--tenant', client.tenantId, '--appointment', appointment.id)
+      return result.out?.workflows?.length ? result.out : undefined
+    })
+    expect(found.query).toBe(`TenantId = "${client.tenantId}" AND AppointmentId = "${appointment.id}"`)
+    expect(found.workflows).toEqual([expect.objectContaining({ status: 'RUNNING', workflowId: expect.stringContaining(appointment.id) })])
+
+    const other = await platform.newTenant(['children'])
+    const elsewhere = await cli('workflows', 'find', '--tenant', other.tenantId, '--appointment', appointment.id)
+    expect(elsewhere.out.workflows).toEqual([])
+  })
+
+  it('answers a mistake with the usage on standard error and exit code 1', async () => {
+    const result = await cli('tenants', 'explode')
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('tenants create --name')
+    const missing = await cli('locations', 'create', '--tenant', 'ten_x')
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toContain('--name is required')
+  })
+})
