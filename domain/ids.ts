@@ -31,6 +31,7 @@ export const ID_PREFIXES = {
   orderLine: 'oli',
   payment: 'pay',
   refund: 'rfd',
+  timeOff: 'tof',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES
