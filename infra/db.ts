@@ -25,3 +25,23 @@ export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string; cause?: { code?: string } } | null
   return e?.code === 'P2002' || e?.code === '23505' || e?.cause?.code === '23505'
 }
+
+/** Node's network failures and the driver's/Prisma's "cannot reach the server" codes. */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', 'P1001', 'P1002', 'P1017', 'P2024'])
+/** SQLSTATEs of a server that is shutting down or refusing connections (class 08: connection exception). */
+const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/
+const UNREACHABLE_MESSAGE = /connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Can't reach database server/i
+
+/**
+ * Whether an error means the database cannot be reached right now (as opposed to a query that is wrong): the client
+ * should retry later, so the API answers 503 rather than 500. Looks through the `cause` chain, where the driver
+ * adapter keeps the original error.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let e = error as { code?: unknown; message?: unknown; cause?: unknown } | null, depth = 0; e && depth < 5; depth++) {
+    if (typeof e.code === 'string' && (UNREACHABLE_CODES.has(e.code) || UNAVAILABLE_SQLSTATE.test(e.code))) return true
+    if (typeof e.message === 'string' && UNREACHABLE_MESSAGE.test(e.message)) return true
+    e = (e.cause ?? null) as typeof e
+  }
+  return false
+}

@@ -1,10 +1,12 @@
 /**
  * @module The one place errors become HTTP: AppErrors map to RFC 9457 problem documents with their stable code;
- * anything else is logged with the request id and answered with a generic 500 that leaks no message, stack or SQL.
+ * an unreachable database is a 503 the client may retry; anything else is logged with the request id and answered
+ * with a generic 500 that leaks no message, stack or SQL.
  */
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono'
 import { HTTPException } from 'hono/http-exception'
-import { AppError, invalidJson, routeNotFound, unsupportedMediaType } from '../../domain/errors.ts'
+import { AppError, dependencyUnavailable, invalidJson, routeNotFound, unsupportedMediaType } from '../../domain/errors.ts'
+import { isDatabaseUnavailable } from '../../infra/db.ts'
 import type { Logger } from '../../infra/logger.ts'
 import type { AppEnv } from '../app-env.ts'
 
@@ -41,6 +43,10 @@ export function errorHandler(logger: Logger, baseUrl: string): ErrorHandler<AppE
   return function onError(err, c) {
     if (err instanceof AppError) return problemResponse(c, err, baseUrl)
     if (err instanceof HTTPException && err.status < 500) return problemResponse(c, fromHttpException(err), baseUrl)
+    if (isDatabaseUnavailable(err)) {
+      logger.warn({ method: c.req.method, route: c.req.routePath, err: String(err).slice(0, 200) }, 'database unavailable')
+      return problemResponse(c, dependencyUnavailable('The database'), baseUrl)
+    }
     logger.error(
       { requestId: c.get('requestId'), method: c.req.method, path: c.req.path, err },
       'unhandled error'
