@@ -1,5 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg'
-import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils'
+import { ColumnTypeEnum, type SqlDriverAdapter, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils'
 import pg from 'pg'
 
 /** A scratch database the schema engine may fill and that is thrown away afterwards. */
@@ -27,7 +27,8 @@ export interface EngineAdapterFactory extends SqlMigrationAwareDriverAdapterFact
  *   transaction, so a failing migration leaves nothing half-applied.
  * - `"char"` columns readable. The engine's introspection (needed to diff, not to apply) selects catalog
  *   columns of PostgreSQL's one-byte `"char"` type, which adapter-pg 7.10 rejects ("Column type 'char' could
- *   not be deserialized"); they are reported as text, which is what they hold.
+ *   not be deserialized"); pg is told they are text, and the engine is handed them as `Character`, the type
+ *   its reader expects (as text it panics on the first CHECK or EXCLUDE constraint).
  *
  * @param connectionString - the main database.
  * @param shadow - creates a throwaway database when the engine asks for a shadow database; omit for commands
@@ -42,8 +43,21 @@ export function createEngineAdapterFactory(
   const connectTo = async (url: string, onDispose?: () => Promise<void>): Promise<SqlDriverAdapter> => {
     // idleTimeoutMillis 0: an idle-evicted connection would silently drop the advisory lock.
     const pool = new pg.Pool({ connectionString: url, max: 1, idleTimeoutMillis: 0 })
-    pool.on('connect', reportCharAsText)
+    // Names of the `"char"` columns of the latest result on this (single) connection.
+    const charColumns = new Set<string>()
+    pool.on('connect', (client) => reportCharAsText(client, charColumns))
     const adapter = await new PrismaPg(pool, { disposeExternalPool: true }).connect()
+    const queryRaw = adapter.queryRaw.bind(adapter)
+    adapter.queryRaw = async (query) => {
+      charColumns.clear()
+      const result = await queryRaw(query)
+      // The engine reads these with its char getter and panics ("unreachable") on a text value: introspecting
+      // any CHECK or EXCLUDE constraint (pg_constraint.contype) did that.
+      const columnTypes = result.columnNames.map((name, i) =>
+        charColumns.has(name) ? ColumnTypeEnum.Character : result.columnTypes[i]!,
+      )
+      return { ...result, columnTypes }
+    }
     adapter.executeScript = async (script: string): Promise<void> => {
       // No parameters: pg uses the simple query protocol, which accepts several statements at once.
       await adapter.executeRaw({ sql: script, args: [], argTypes: [] })
@@ -86,16 +100,20 @@ export function createEngineAdapterFactory(
 const CHAR_OID = 18
 const TEXT_OID = 25
 
-function relabelCharFields(result: unknown): void {
+function relabelCharFields(result: unknown, charColumns: Set<string>): void {
   // A multi-statement script yields an array of results.
   for (const r of Array.isArray(result) ? result : [result]) {
     const fields = (r as Partial<pg.QueryResult> | undefined)?.fields ?? []
-    for (const field of fields) if (field.dataTypeID === CHAR_OID) field.dataTypeID = TEXT_OID
+    for (const field of fields) {
+      if (field.dataTypeID !== CHAR_OID) continue
+      field.dataTypeID = TEXT_OID
+      charColumns.add(field.name)
+    }
   }
 }
 
 /** Makes a pooled client report `"char"` result columns as `text`. */
-function reportCharAsText(client: pg.PoolClient): void {
+function reportCharAsText(client: pg.PoolClient, charColumns: Set<string>): void {
   // query() has many overloads; only the two call shapes used here matter: pg-pool's (config, values,
   // callback) and adapter-pg's promise-returning (config) inside transactions.
   const query = client.query.bind(client) as (...args: unknown[]) => unknown
@@ -103,7 +121,7 @@ function reportCharAsText(client: pg.PoolClient): void {
     const callback = args.at(-1)
     if (typeof callback === 'function') {
       args[args.length - 1] = (error: unknown, result: unknown): unknown => {
-        if (error == null) relabelCharFields(result)
+        if (error == null) relabelCharFields(result, charColumns)
         return callback(error, result)
       }
       return query(...args)
@@ -111,7 +129,7 @@ function reportCharAsText(client: pg.PoolClient): void {
     const pending = query(...args)
     if (!(pending instanceof Promise)) return pending
     return pending.then((result: unknown) => {
-      relabelCharFields(result)
+      relabelCharFields(result, charColumns)
       return result
     })
   }
