@@ -1,0 +1,93 @@
+/**
+ * @module The parts of a delivery both signature schemes read the same way: headers (from a fetch `Headers` or a
+ * Node `IncomingHttpHeaders`), the timestamp window, and the event envelope once the signature holds.
+ */
+import type { webhooks } from '../openapi.generated.ts'
+import { WebhookVerificationError } from './verification-error.ts'
+
+/** Request headers as web frameworks (`Headers`) or Node's `http` (`req.headers`) hand them over. */
+export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>
+
+/** Verification settings. */
+export interface VerifyOptions {
+  /**
+   * How far the signature's timestamp may be from now, either way, in seconds (default 300). Older deliveries are
+   * refused as possible replays; every retry of a delivery is signed afresh, so a genuine one is never that old.
+   */
+  toleranceSeconds?: number
+  /** The current time in epoch milliseconds (default `Date.now`). */
+  now?: () => number
+}
+
+export const DEFAULT_TOLERANCE_SECONDS = 300
+
+/** The envelope of every event (spec Part 2, "Webhook event envelope"). */
+export interface WebhookEnvelope {
+  id: string
+  type: string
+  createdAt: string
+  data: Record<string, unknown>
+}
+
+type DescribedEvents = {
+  [K in keyof webhooks]: NonNullable<webhooks[K]> extends { post: infer Op }
+    ? NonNullable<Op> extends { requestBody?: infer R }
+      ? NonNullable<R> extends { content: { 'application/json': infer B } }
+        ? B
+        : never
+      : never
+    : never
+}[keyof webhooks]
+
+/**
+ * A verified event: the union of the payloads the API's description documents, discriminated by `type`, or the
+ * bare envelope when the description documents none.
+ */
+export type WebhookEvent = [DescribedEvents] extends [never] ? WebhookEnvelope : DescribedEvents
+
+/** Every value of header `name` (case-insensitive), or an empty list. */
+export function headerValues(headers: WebhookHeaders, name: string): string[] {
+  if (typeof (headers as Headers).get === 'function') {
+    const value = (headers as Headers).get(name)
+    return value === null ? [] : [value]
+  }
+  const lower = name.toLowerCase()
+  const values: string[] = []
+  for (const [key, value] of Object.entries(headers as Record<string, string | string[] | undefined>)) {
+    if (key.toLowerCase() !== lower || value === undefined) continue
+    values.push(...(Array.isArray(value) ? value : [value]))
+  }
+  return values
+}
+
+/**
+ * Parses a Unix-seconds timestamp and checks it is within the tolerance of now.
+ * @returns the timestamp as it was signed (the exact digits)
+ */
+export function checkTimestamp(raw: string, options: VerifyOptions): string {
+  if (!/^\d{1,12}$/.test(raw)) throw new WebhookVerificationError('malformed_signature', 'The signature timestamp is not Unix seconds.')
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS
+  const nowSeconds = Math.floor((options.now ?? Date.now)() / 1000)
+  if (Math.abs(nowSeconds - Number(raw)) > tolerance) {
+    throw new WebhookVerificationError(
+      'timestamp_out_of_tolerance',
+      `The signature timestamp is more than ${tolerance} seconds from now: a replay, or a clock far off.`
+    )
+  }
+  return raw
+}
+
+/** The event of a delivery whose signature was verified. */
+export function parseEvent(body: Uint8Array): WebhookEvent {
+  let event: unknown
+  try {
+    event = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body))
+  } catch {
+    throw new WebhookVerificationError('invalid_payload', 'The signed body is not JSON.')
+  }
+  const e = event as Partial<WebhookEnvelope> | null
+  if (typeof e !== 'object' || e === null || typeof e.id !== 'string' || typeof e.type !== 'string') {
+    throw new WebhookVerificationError('invalid_payload', 'The signed body is not an event envelope (id, type, data).')
+  }
+  return event as WebhookEvent
+}
