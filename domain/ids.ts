@@ -32,6 +32,11 @@ export const ID_PREFIXES = {
   payment: 'pay',
   refund: 'rfd',
   timeOff: 'tof',
+  session: 'ses',
+  sessionNote: 'snt',
+  noteAddendum: 'nad',
+  assessment: 'asm',
+  assessmentNotification: 'asn',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES
