@@ -22,14 +22,22 @@ import { userRoutes } from './routes/users/index.ts'
 import { appointmentRoutes } from './routes/appointments/index.ts'
 import { auditEventRoutes } from './routes/audit-events/index.ts'
 import { childRoutes } from './routes/children/index.ts'
+import { clientRoutes } from './routes/clients/index.ts'
+import { customFieldRoutes } from './routes/custom-fields/index.ts'
+import { petRoutes } from './routes/pets/index.ts'
 import { codecRoutes } from './routes/codec/index.ts'
 import { healthRoutes } from './routes/health/index.ts'
 import { oauthRoutes } from './routes/oauth/index.ts'
 import { providerRoutes } from './routes/providers/index.ts'
+import { locationRoutes } from './routes/locations/index.ts'
+import { availabilityRoutes } from './routes/availability/index.ts'
 import { wellKnownRoutes } from './routes/well-known/index.ts'
 import { API_VERSION } from './version.ts'
 import { buildOpenApiDocument } from './openapi/document.ts'
 import { v0Routes } from './routes/v0/index.ts'
+import { priceRoutes } from './routes/prices/index.ts'
+import { orderRoutes } from './routes/orders/index.ts'
+import { paymentRoutes } from './routes/payments/index.ts'
 import { referenceRoutes } from './routes/reference/index.ts'
 
 /**
@@ -78,13 +86,21 @@ export function createApp(deps: AppDeps) {
     idempotency({ clock: deps.clock, waitMs: deps.config.IDEMPOTENCY_WAIT_MS }),
     handlerSavepoint()
   )
-  app.route('/', providerRoutes())
+  app.route('/', providerRoutes(deps))
+  app.route('/', locationRoutes())
+  app.route('/', availabilityRoutes(deps))
   app.route('/', childRoutes(deps))
+  app.route('/', clientRoutes(deps))
+  app.route('/', customFieldRoutes(deps))
+  app.route('/', petRoutes(deps))
   app.route('/', appointmentRoutes(deps))
   app.route('/', apiKeyRoutes(deps))
   app.route('/', userRoutes(deps))
   app.route('/', v0Routes(deps))
   app.route('/', auditEventRoutes())
+  app.route('/', priceRoutes(deps))
+  app.route('/', orderRoutes(deps))
+  app.route('/', paymentRoutes(deps))
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'oauth2', {
     type: 'oauth2',

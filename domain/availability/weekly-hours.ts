@@ -63,6 +63,16 @@ export const WeeklyHoursSchema = z
     example: { MONDAY: [{ start: '09:00', end: '12:00' }, { start: '13:00', end: '17:00' }], FRIDAY: [{ start: '09:00', end: '15:00' }] },
   })
 
+/** A merge patch of weekly hours (RFC 7396): a weekday set to null becomes a day off, absent ones stay. */
+export const WeeklyHoursPatchSchema = z
+  .strictObject(
+    Object.fromEntries(WEEKDAYS.map((d) => [d, DaySchema.nullable().optional()])) as Record<
+      Weekday,
+      z.ZodOptional<z.ZodNullable<typeof DaySchema>>
+    >
+  )
+  .openapi('WeeklyHoursPatch')
+
 /** The stored and answered form: all seven weekdays, intervals sorted by start. */
 export function normaliseWeeklyHours(input: Partial<Record<Weekday, LocalInterval[] | undefined>>): WeeklyHours {
   return Object.fromEntries(

@@ -1,35 +1,24 @@
-/** @module Route table of /v1/providers: schemas and OpenAPI definitions. */
-import { z } from '@hono/zod-openapi'
+/** @module Route table of /v1/providers: OpenAPI definitions of the provider resource and its onboarding operations. */
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
-import { IdParam, PaginationQuery, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+import { IdParam, pageOf } from '../../openapi/schemas.ts'
+import { Provider, ProviderCreate, ProviderListQuery, ProviderPatch } from './provider-schemas.ts'
 
-export const ProviderCreate = z
-  .strictObject({
-    name: z.string().trim().min(1).max(200).openapi({ example: 'Dana Whitfield, CCC-SLP' }),
-    timeZone: z.string().min(1).max(64).openapi({ description: 'IANA time zone', example: 'America/Chicago' }),
-    locationId: z.string().optional().openapi({ description: "Defaults to the tenant's only location" }),
-  })
-  .openapi('ProviderCreate')
+export { Provider } from './provider-schemas.ts'
 
-export const Provider = z
-  .object({
-    id: z.string().openapi({ example: 'prv_019a...' }),
-    name: z.string(),
-    timeZone: z.string(),
-    locationId: z.string(),
-    createdAt: UtcDateTime,
-    updatedAt: UtcDateTime,
-  })
-  .openapi('Provider')
+const json = <T>(schema: T) => ({ 'application/json': { schema } })
+const providerId = IdParam('provider', 'prv_019a...')
 
 export const createProviderRoute = protectedRoute('providers', {
   method: 'post',
   path: '/v1/providers',
   tags: ['Providers'],
   summary: 'Create a provider (therapist)',
-  request: { body: { required: true, content: { 'application/json': { schema: ProviderCreate } } } },
+  description:
+    'Only `name` and `timeZone` are required. A provider created without `onboardingStatus` is APPROVED and bookable ' +
+    'at once; without `weeklyHours` it has an open schedule (bookable at any time, see docs/availability.md).',
+  request: { body: { required: true, content: json(ProviderCreate) } },
   responses: {
-    201: { description: 'The provider', content: { 'application/json': { schema: Provider } } },
+    201: { description: 'The provider', content: json(Provider) },
     ...problemResponses(400, 409, 413, 415, 422, ...COMMON_ERRORS),
   },
 })
@@ -39,9 +28,10 @@ export const listProvidersRoute = protectedRoute('providers.read', {
   path: '/v1/providers',
   tags: ['Providers'],
   summary: 'List providers',
-  request: { query: PaginationQuery },
+  description: 'Filters combine with AND. Sorted by `createdAt` unless `sort` says otherwise.',
+  request: { query: ProviderListQuery },
   responses: {
-    200: { description: 'A page of providers', content: { 'application/json': { schema: pageOf(Provider, 'ProviderPage') } } },
+    200: { description: 'A page of providers', content: json(pageOf(Provider, 'ProviderPage')) },
     ...problemResponses(400, ...COMMON_ERRORS),
   },
 })
@@ -51,9 +41,62 @@ export const getProviderRoute = protectedRoute('providers.read', {
   path: '/v1/providers/{id}',
   tags: ['Providers'],
   summary: 'Retrieve a provider',
-  request: { params: IdParam('provider', 'prv_019a...') },
+  request: { params: providerId },
   responses: {
-    200: { description: 'The provider', content: { 'application/json': { schema: Provider } } },
+    200: { description: 'The provider', content: json(Provider) },
     ...problemResponses(404, ...COMMON_ERRORS),
   },
 })
+
+export const updateProviderRoute = protectedRoute('providers', {
+  method: 'patch',
+  path: '/v1/providers/{id}',
+  tags: ['Providers'],
+  summary: 'Update a provider (JSON merge patch)',
+  description:
+    'Arrays are replaced whole; `weeklyHours` merges per weekday (a weekday set to null becomes a day off) and null ' +
+    'makes the schedule open. The onboarding status changes only through the onboarding operations.',
+  request: { params: providerId, body: { required: true, content: json(ProviderPatch) } },
+  responses: {
+    200: { description: 'The provider', content: json(Provider) },
+    ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS),
+  },
+})
+
+const onboardingRoute = (action: string, summary: string, description: string) =>
+  protectedRoute('providers', {
+    method: 'post',
+    path: `/v1/providers/{id}/${action}`,
+    tags: ['Providers'],
+    summary,
+    description: `${description} An operation not allowed from the current status is a 409 \`invalid_state_transition\`.`,
+    request: { params: providerId },
+    responses: {
+      200: { description: 'The provider', content: json(Provider) },
+      ...problemResponses(404, 409, 422, ...COMMON_ERRORS),
+    },
+  })
+
+export const submitProviderForReviewRoute = onboardingRoute(
+  'submit-for-review',
+  'Submit an invited provider for review',
+  'INVITED → IN_REVIEW.'
+)
+
+export const approveProviderRoute = onboardingRoute(
+  'approve',
+  'Approve a provider (bookable from now on)',
+  'INVITED, IN_REVIEW or SUSPENDED → APPROVED; records the `provider.approved` event.'
+)
+
+export const suspendProviderRoute = onboardingRoute(
+  'suspend',
+  'Suspend a provider (not bookable until approved again)',
+  'APPROVED → SUSPENDED. Existing appointments are kept.'
+)
+
+export const offboardProviderRoute = onboardingRoute(
+  'offboard',
+  'Offboard a provider (final; providers are never deleted)',
+  'Any status → OFFBOARDED. Refused with 409 `conflict` while the provider has upcoming CONFIRMED appointments.'
+)

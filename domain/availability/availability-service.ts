@@ -1,0 +1,119 @@
+/**
+ * @module The availability answer: bookable slots per provider for a range and a duration. Three statements load
+ * every selected provider's facts at once (load-schedules.ts); the engine (compute-slots.ts) applies the booking
+ * rules to each. Slots are shown in the provider's time zone with the offset at that instant.
+ */
+import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import { notFound, validationError } from '../errors.ts'
+import { canonicalLanguage } from '../providers/languages.ts'
+import { slotsOf } from './compute-slots.ts'
+import { loadSchedules } from './load-schedules.ts'
+import { prepareSchedule } from './schedule-rules.ts'
+
+const MINUTE = 60_000
+const DAY = 24 * 60 * MINUTE
+
+/** Longest range one request may cover. */
+export const MAX_RANGE_DAYS = 31
+/** Most providers one request may cover: a centre's whole roster in one answer. */
+export const MAX_PROVIDERS = 200
+export const DEFAULT_PROVIDERS = 50
+
+export interface AvailabilityQuery {
+  /** Exactly these providers (any status: a provider that is not bookable answers with no slots). */
+  providerIds?: string[]
+  /** Otherwise APPROVED providers matching these filters. */
+  discipline?: string
+  locationId?: string
+  language?: string
+  from: Date
+  to: Date
+  durationMinutes: number
+  stepMinutes?: number
+  limit?: number
+  /** The last provider id of the previous page. */
+  afterProviderId?: string
+}
+
+export interface ProviderAvailability {
+  providerId: string
+  name: string
+  timeZone: string
+  locationId: string
+  bookable: boolean
+  slots: Array<{ startsAt: string; endsAt: string; timeZone: string }>
+}
+
+/**
+ * Computes availability.
+ * @param now - the current instant: no slot starts before it or inside the minimum notice
+ * @returns one entry per provider in id order, and the id to continue after when more providers match
+ * @throws AppError `validation_error` (range too long or inverted), `not_found` (a provider asked for by id)
+ */
+export async function findAvailability(
+  uow: UnitOfWork,
+  query: AvailabilityQuery,
+  now: Date
+): Promise<{ data: ProviderAvailability[]; nextProviderId: string | null }> {
+  const from = query.from.getTime()
+  const to = query.to.getTime()
+  if (to <= from) throw validationError([{ path: 'to', code: 'before_start', message: 'to must be after from.' }])
+  if (to - from > MAX_RANGE_DAYS * DAY) {
+    throw validationError([{ path: 'to', code: 'range_too_long', message: `A range covers at most ${MAX_RANGE_DAYS} days.` }])
+  }
+  const limit = query.providerIds ? query.providerIds.length : (query.limit ?? DEFAULT_PROVIDERS)
+  const duration = query.durationMinutes * MINUTE
+  const range = { start: from, end: to + duration }
+  const language = query.language ? (canonicalLanguage(query.language) ?? query.language) : undefined
+  // One row more than asked tells whether another page exists.
+  const loaded = await loadSchedules(
+    uow,
+    {
+      tenantId: uow.tenantId,
+      providerIds: query.providerIds,
+      discipline: query.discipline,
+      language,
+      locationId: query.locationId,
+      approvedOnly: !query.providerIds,
+      afterId: query.afterProviderId,
+      limit: limit + 1,
+    },
+    { range }
+  )
+  const page = loaded.slice(0, limit)
+  // A provider asked for by id must exist in the tenant (another tenant's is as unknown as a made-up id).
+  const missing = query.providerIds?.find((id) => !page.some((p) => p.providerId === id))
+  if (missing) {
+    const exists =
+      query.locationId !== undefined && (await uow.tx.provider.count({ where: { id: missing, tenantId: uow.tenantId } })) > 0
+    if (!exists) throw notFound('provider', missing)
+    throw validationError([
+      { path: 'locationId', code: 'not_served', message: `Provider ${missing} does not work at this location.` },
+    ])
+  }
+  const slotQuery = {
+    from,
+    to,
+    durationMinutes: query.durationMinutes,
+    stepMinutes: query.stepMinutes ?? Math.min(query.durationMinutes, 15),
+    now: now.getTime(),
+  }
+  const data = page.map((provider): ProviderAvailability => {
+    const schedule = prepareSchedule(provider.facts, range, slotQuery.now)
+    const zone = schedule.zone
+    const timeZone = provider.facts.timeZone
+    return {
+      providerId: provider.providerId,
+      name: provider.name,
+      timeZone,
+      locationId: provider.locationId,
+      bookable: provider.facts.bookable,
+      slots: slotsOf(schedule, slotQuery).map((slot) => ({
+        startsAt: zone.format(slot.start),
+        endsAt: zone.format(slot.end),
+        timeZone,
+      })),
+    }
+  })
+  return { data, nextProviderId: loaded.length > limit ? (page.at(-1)?.providerId ?? null) : null }
+}
