@@ -2,9 +2,6 @@
  * @module /v0: the deprecated version (spec Part 9, docs/versioning.md). Each route is an alias of its /v1 successor
  * served by the same handler behind the same middleware (authentication, unit of work, scope), with `Deprecation`,
  * `Sunset` and `Link` headers until the sunset and 410 `version_sunset` from it.
- *
- * `/v0/payments` joins when its successor `/v1/payments` exists (orders and payments): there is nothing honest to
- * answer before then, so until that work lands it is an unknown route like any other.
  */
 import { OpenAPIHono } from '@hono/zod-openapi'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
@@ -12,6 +9,8 @@ import { deprecatedAlias, type VersionLifecycle } from '../../openapi/deprecated
 import { validationHook } from '../../openapi/validation-hook.ts'
 import { getChildRoute } from '../children/children.routes.ts'
 import { readChild } from '../children/index.ts'
+import { readPayments } from '../payments/index.ts'
+import { listPaymentsRoute } from '../payments/payments.routes.ts'
 
 /**
  * When /v0 became deprecated: 2025-01-01T00:00:00Z, the date CONVENTIONS.md gives (`@1735689600`); the spec names
@@ -30,8 +29,7 @@ export function v0Routes({ clock, config }: Pick<AppDeps, 'clock' | 'config'>) {
     documentation: `${config.PUBLIC_URL}/openapi.json`,
     clock,
   }
-  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(
-    deprecatedAlias(getChildRoute, '/v0/children/{id}', v0),
-    readChild
-  )
+  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+    .openapi(deprecatedAlias(getChildRoute, '/v0/children/{id}', v0), readChild)
+    .openapi(deprecatedAlias(listPaymentsRoute, '/v0/payments', v0), readPayments)
 }

@@ -1,0 +1,141 @@
+/** @module Route table of /v1/payments (spec row 9): payments against orders and their refunds (docs/payments.md). */
+import { z } from '@hono/zod-openapi'
+import { PaymentMethod, PaymentStatus, RefundReason } from '../../../generated/prisma/enums.ts'
+import { listQuerySchema } from '../../../domain/listing.ts'
+import { PAYMENT_SORTS } from '../../../domain/payments/payment-list.ts'
+import { PAYMENT_FAILURE_CODES } from '../../../domain/payments/payment-processor.ts'
+import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
+import { IdParam, pageOf, UtcDateTime } from '../../openapi/schemas.ts'
+import { Amount, Currency, OffsetInstant, PositiveAmount, QueryInstant } from '../prices/money-schemas.ts'
+
+const Id = z.string().min(1).max(64)
+const Method = z.enum(PaymentMethod).openapi('PaymentMethod')
+const Status = z.enum(PaymentStatus).openapi('PaymentStatus', {
+  description: 'SUCCEEDED or FAILED for recorded payments; PENDING only for an online processor (none ships).',
+})
+const FailureCode = z.enum(PAYMENT_FAILURE_CODES).openapi('PaymentFailureCode')
+const Reason = z.enum(RefundReason).openapi('RefundReason')
+const Reference = z.string().trim().min(1).max(100)
+
+export const PaymentCreate = z
+  .strictObject({
+    orderId: Id,
+    amount: PositiveAmount.openapi({ description: "Integer minor units; at most the order's balance." }),
+    currency: Currency.openapi({ description: "Must be the order's currency." }),
+    method: Method,
+    reference: Reference.optional().openapi({ description: 'Receipt, terminal slip, cheque or remittance-advice number.' }),
+    receivedAt: OffsetInstant.optional().openapi({ description: 'When the money was received; default now.' }),
+    failure: z
+      .strictObject({ code: FailureCode, message: z.string().trim().min(1).max(200).optional() })
+      .optional()
+      .openapi({ description: 'Records a failed attempt (e.g. a declined card): status FAILED, no money moves.' }),
+  })
+  .openapi('PaymentCreate')
+
+export const RefundCreate = z
+  .strictObject({
+    amount: PositiveAmount.optional().openapi({ description: 'Default: everything not yet refunded.' }),
+    currency: Currency.optional().openapi({ description: "If given, must be the payment's currency." }),
+    reason: Reason,
+    method: Method.optional().openapi({ description: "How the money went back; default the payment's method." }),
+    reference: Reference.optional(),
+  })
+  .openapi('RefundCreate')
+
+export const Refund = z
+  .object({
+    id: z.string().openapi({ example: 'rfd_019a...' }),
+    paymentId: z.string(),
+    orderId: z.string(),
+    amount: PositiveAmount,
+    currency: Currency,
+    reason: Reason,
+    method: Method,
+    reference: z.string().nullable(),
+    createdAt: UtcDateTime,
+  })
+  .openapi('Refund')
+
+export const Payment = z
+  .object({
+    id: z.string().openapi({ example: 'pay_019a...' }),
+    orderId: z.string(),
+    locationId: z.string(),
+    clientId: z.string().nullable(),
+    amount: PositiveAmount,
+    currency: Currency,
+    status: Status,
+    method: Method,
+    processor: z.string().openapi({ example: 'recorded' }),
+    processorReference: z.string().nullable(),
+    reference: z.string().nullable(),
+    failureCode: FailureCode.nullable(),
+    failureMessage: z.string().nullable(),
+    amountRefunded: Amount,
+    refunds: z.array(Refund),
+    receivedAt: UtcDateTime.nullable(),
+    createdAt: UtcDateTime,
+    updatedAt: UtcDateTime,
+  })
+  .openapi('Payment')
+
+const json = <T extends z.ZodTypeAny>(schema: T) => ({ 'application/json': { schema } })
+const paymentParam = IdParam('payment', 'pay_019a...')
+
+export const createPaymentRoute = protectedRoute('payments', {
+  method: 'post',
+  path: '/v1/payments',
+  tags: ['Payments'],
+  summary: 'Record a payment against an order (succeeded, or a failed attempt)',
+  request: { body: { required: true, content: json(PaymentCreate) } },
+  responses: {
+    201: { description: 'The payment', content: json(Payment) },
+    ...problemResponses(400, 409, 413, 415, 422, ...COMMON_ERRORS),
+  },
+})
+
+export const listPaymentsRoute = protectedRoute('payments.read', {
+  method: 'get',
+  path: '/v1/payments',
+  tags: ['Payments'],
+  summary: 'List payments',
+  request: {
+    query: listQuerySchema(PAYMENT_SORTS, '-createdAt').extend({
+      orderId: Id.optional(),
+      status: Status.optional(),
+      method: Method.optional(),
+      clientId: Id.optional(),
+      locationId: Id.optional(),
+      createdFrom: QueryInstant.optional().openapi({ description: 'Created at or after this instant.' }),
+      createdTo: QueryInstant.optional().openapi({ description: 'Created before this instant.' }),
+    }),
+  },
+  responses: {
+    200: { description: 'A page of payments', content: json(pageOf(Payment, 'PaymentPage')) },
+    ...problemResponses(400, ...COMMON_ERRORS),
+  },
+})
+
+export const getPaymentRoute = protectedRoute('payments.read', {
+  method: 'get',
+  path: '/v1/payments/{id}',
+  tags: ['Payments'],
+  summary: 'Retrieve a payment with its refunds',
+  request: { params: paymentParam },
+  responses: {
+    200: { description: 'The payment', content: json(Payment) },
+    ...problemResponses(404, ...COMMON_ERRORS),
+  },
+})
+
+export const createRefundRoute = protectedRoute('payments', {
+  method: 'post',
+  path: '/v1/payments/{id}/refunds',
+  tags: ['Payments'],
+  summary: 'Refund a payment, fully or in part',
+  request: { params: paymentParam, body: { required: true, content: json(RefundCreate) } },
+  responses: {
+    201: { description: 'The refund', content: json(Refund) },
+    ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS),
+  },
+})

@@ -1,0 +1,122 @@
+/**
+ * @module Recording payments against orders (docs/payments.md). A payment locks its order's row first, so concurrent
+ * payments queue and each sees the balance the previous one left: two payments can never together exceed the total.
+ * The payment row, the order's new amounts and status, and the `payment.succeeded` event are one transaction.
+ */
+import type { PaymentMethod, Prisma } from '../../generated/prisma/client.ts'
+import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import { recordEvent } from '../events/record-event.ts'
+import { notFound, validationError } from '../errors.ts'
+import { newId } from '../ids.ts'
+import { applyOrderMoney, lockOrder } from '../orders/order-service.ts'
+import { assertAcceptsPayment } from '../orders/order-status.ts'
+import { isCurrency } from '../pricing/currencies.ts'
+import { amountExceedsBalance } from './payment-errors.ts'
+import { processorFor, type PaymentFailureCode, type PaymentProcessor } from './payment-processor.ts'
+
+export interface RecordPaymentInput {
+  orderId: string
+  /** Integer minor units; must not exceed the order's balance. */
+  amount: number
+  currency: string
+  method: PaymentMethod
+  reference?: string
+  /** When the money was received; defaults to now. */
+  receivedAt?: Date
+  /** A failed attempt the centre records (a declined card): stored FAILED, no money moves. */
+  failure?: { code: PaymentFailureCode; message?: string }
+}
+
+export const withRefunds = { refunds: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } } as const satisfies Prisma.PaymentInclude
+
+export type PaymentWithRefunds = Prisma.PaymentGetPayload<{ include: typeof withRefunds }>
+
+/** Checks a payment's order reference; a hidden or unknown order is a field error like any bad reference. */
+async function assertOrderExists({ tx, tenantId }: UnitOfWork, orderId: string) {
+  const order = await tx.order.findFirst({ where: { id: orderId, tenantId }, select: { id: true } })
+  if (!order) throw validationError([{ path: 'orderId', code: 'not_found', message: 'No order with this id.' }])
+}
+
+/**
+ * Records a payment: SUCCEEDED (the order's amounts and status move, `payment.succeeded` is emitted) or FAILED (kept
+ * for the record with its failure code; nothing else changes).
+ * @param processors - the configured processors; the first that handles `method` takes the payment
+ * @throws AppError `validation_error` (unknown order or currency, `currency_mismatch`, `method_not_available`,
+ *   `in_future`), `invalid_state_transition` (order not payable), `amount_exceeds_balance`
+ */
+export async function recordPayment(
+  uow: UnitOfWork,
+  input: RecordPaymentInput,
+  processors: readonly PaymentProcessor[],
+  now: Date
+): Promise<PaymentWithRefunds> {
+  const { tx, tenantId } = uow
+  if (!isCurrency(input.currency)) {
+    throw validationError([{ path: 'currency', code: 'unknown_currency', message: 'Not an ISO 4217 currency code.' }])
+  }
+  if (input.receivedAt && input.receivedAt.getTime() > now.getTime()) {
+    throw validationError([{ path: 'receivedAt', code: 'in_future', message: 'A payment cannot be received in the future.' }])
+  }
+  const processor = processorFor(input.method, processors)
+  if (!processor) {
+    throw validationError([{ path: 'method', code: 'method_not_available', message: 'No configured processor takes this method.' }])
+  }
+  await assertOrderExists(uow, input.orderId)
+  // From here to commit, concurrent payments and refunds of this order wait for this one.
+  const order = await lockOrder(uow, input.orderId)
+  if (input.currency !== order.currency) {
+    throw validationError([
+      { path: 'currency', code: 'currency_mismatch', message: `The order is in ${order.currency}; pay it in ${order.currency}.` },
+    ])
+  }
+  assertAcceptsPayment(order.status)
+  if (input.amount > order.balance) throw amountExceedsBalance(order.id, order.balance, order.currency)
+
+  const id = newId('payment')
+  const outcome = await processor.collect({
+    paymentId: id,
+    orderId: order.id,
+    amount: input.amount,
+    currency: input.currency,
+    method: input.method,
+    reference: input.reference,
+    reportedFailure: input.failure,
+  })
+  const succeeded = outcome.status === 'SUCCEEDED'
+  await tx.payment.create({
+    data: {
+      id,
+      tenantId,
+      orderId: order.id,
+      locationId: order.locationId,
+      clientId: order.clientId,
+      amount: input.amount,
+      currency: input.currency,
+      status: outcome.status,
+      method: input.method,
+      processor: processor.name,
+      processorReference: outcome.processorReference,
+      reference: input.reference ?? null,
+      failureCode: succeeded ? null : outcome.failureCode,
+      failureMessage: succeeded ? null : outcome.failureMessage,
+      receivedAt: succeeded ? (input.receivedAt ?? now) : null,
+    },
+  })
+  if (succeeded) {
+    await applyOrderMoney(uow, order, { amountPaid: order.amountPaid + input.amount, amountRefunded: order.amountRefunded }, now)
+    await recordEvent(uow, 'payment.succeeded', {
+      paymentId: id,
+      orderId: order.id,
+      amount: input.amount,
+      currency: input.currency,
+    })
+  }
+  return getPayment(uow, id)
+}
+
+/** One payment of the unit's tenant, with its refunds. @throws AppError `not_found` */
+export async function getPayment({ tx, tenantId }: UnitOfWork, id: string): Promise<PaymentWithRefunds> {
+  const payment = await tx.payment.findFirst({ where: { id, tenantId }, include: withRefunds })
+  if (!payment) throw notFound('payment', id)
+  return payment
+}
