@@ -12,6 +12,8 @@ export const ID_PREFIXES = {
   provider: 'prv',
   child: 'chd',
   appointment: 'apt',
+  appointmentSeries: 'ser',
+  appointmentReschedule: 'rsc',
   idempotency: 'idem',
   outbox: 'obx',
   signingKey: 'key',
@@ -22,6 +24,9 @@ export const ID_PREFIXES = {
   ssoConnection: 'sso',
   auditEvent: 'aud',
   event: 'evt',
+  webhookEndpoint: 'we',
+  webhookDelivery: 'whd',
+  webhookAttempt: 'wha',
   client: 'cln',
   customFieldDefinition: 'cfd',
   pet: 'pet',
@@ -37,6 +42,10 @@ export const ID_PREFIXES = {
   noteAddendum: 'nad',
   assessment: 'asm',
   assessmentNotification: 'asn',
+  assistant: 'ast',
+  knowledgeDocument: 'kdoc',
+  knowledgeChunk: 'kch',
+  knowledgeQuery: 'kqry',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES
