@@ -1,7 +1,7 @@
 /**
  * @module Turning requested order lines into priced lines. A line's unit amount is the one given, else its price-list
- * entry's (`priceId`), else the price of its `service` at the order's location (priceForService, with the
- * appointment's type when the line references an appointment). Every line is in the order's currency: one currency
+ * entry's (`priceId`), else the price of its `service` (given, or the appointment's) at the order's location
+ * (priceForService, with the appointment's type when the line references an appointment). Every line is in the order's currency: one currency
  * per order, so totals are sums of like with like.
  */
 import type { OrderLineKind } from '../../generated/prisma/enums.ts'
@@ -68,17 +68,25 @@ export async function priceLines(
   const { tx, tenantId } = uow
   const priceIds = [...new Set(lines.flatMap((l) => (l.priceId ? [l.priceId] : [])))]
   const appointmentIds = [...new Set(lines.flatMap((l) => (l.appointmentId ? [l.appointmentId] : [])))]
-  const [prices, appointments] = await Promise.all([
+  const sessionIds = [...new Set(lines.flatMap((l) => (l.sessionId ? [l.sessionId] : [])))]
+  const [prices, appointments, sessions] = await Promise.all([
     priceIds.length ? tx.price.findMany({ where: { tenantId, id: { in: priceIds } } }) : [],
     appointmentIds.length
       ? tx.appointment.findMany({
           where: { tenantId, id: { in: appointmentIds } },
-          select: { id: true, childId: true, type: true },
+          select: { id: true, childId: true, type: true, service: true },
+        })
+      : [],
+    sessionIds.length
+      ? tx.session.findMany({
+          where: { tenantId, id: { in: sessionIds } },
+          select: { id: true, childId: true, appointmentId: true },
         })
       : [],
   ])
   const priceById = new Map(prices.map((p) => [p.id, p]))
   const appointmentById = new Map(appointments.map((a) => [a.id, a]))
+  const sessionById = new Map(sessions.map((x) => [x.id, x]))
 
   const errors: FieldError[] = []
   const priced: PricedLine[] = []
@@ -99,7 +107,15 @@ export async function priceLines(
     if (appointment && order.childId !== null && appointment.childId !== order.childId) {
       fail('appointmentId', 'child_mismatch', "This appointment is for another child than the order's.")
     }
-    const service = line.service ?? price?.service ?? null
+    const session = line.sessionId ? sessionById.get(line.sessionId) : undefined
+    if (line.sessionId && !session) fail('sessionId', 'not_found', 'No session with this id.')
+    if (session && appointment && session.appointmentId !== appointment.id) {
+      fail('sessionId', 'appointment_mismatch', "This session belongs to another appointment than the line's.")
+    }
+    if (session && order.childId !== null && session.childId !== order.childId) {
+      fail('sessionId', 'child_mismatch', "This session is for another child than the order's.")
+    }
+    const service = line.service ?? price?.service ?? appointment?.service ?? null
 
     let unitAmount = line.unitAmount ?? price?.amount
     let priceId = price?.id ?? null

@@ -41,6 +41,12 @@ function assertCurrency(currency: string) {
   }
 }
 
+async function assertClient({ tx, tenantId }: UnitOfWork, clientId: string | null | undefined) {
+  if (!clientId) return
+  const client = await tx.client.findFirst({ where: { id: clientId, tenantId }, select: { id: true } })
+  if (!client) throw validationError([{ path: 'clientId', code: 'not_found', message: 'No client with this id.' }])
+}
+
 async function assertChild({ tx, tenantId }: UnitOfWork, childId: string | null | undefined) {
   if (!childId) return
   const child = await tx.child.findFirst({ where: { id: childId, tenantId }, select: { id: true } })
@@ -65,6 +71,7 @@ export async function createOrder(uow: UnitOfWork, input: CreateOrderInput, now:
   const location = await resolveLocation(uow, input.locationId)
   const currency = input.currency ?? location.currency
   assertCurrency(currency)
+  await assertClient(uow, input.clientId)
   await assertChild(uow, input.childId)
   const childId = input.childId ?? null
   const { lines, totals } = await priceLines(uow, { locationId: location.id, currency, childId }, input.lines)
@@ -118,6 +125,7 @@ export async function updateOrder(uow: UnitOfWork, id: string, patch: OrderPatch
   }
   const currency = patch.currency ?? order.currency
   assertCurrency(currency)
+  await assertClient(uow, patch.clientId)
   if (patch.childId !== undefined) await assertChild(uow, patch.childId)
   const childId = patch.childId === undefined ? order.childId : patch.childId
   const reprice = patch.lines !== undefined || patch.currency !== undefined || patch.childId !== undefined

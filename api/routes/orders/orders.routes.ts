@@ -149,7 +149,7 @@ export const updateOrderRoute = protectedRoute('orders', {
   path: '/v1/orders/{id}',
   tags: ['Orders'],
   summary: 'Edit a DRAFT order',
-  request: { params: orderParam, body: { required: true, content: json(OrderPatch) } },
+  request: { params: orderParam, body: { required: true, content: { 'application/merge-patch+json': { schema: OrderPatch }, ...json(OrderPatch) } } },
   responses: {
     200: { description: 'The order', content: json(Order) },
     ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS),

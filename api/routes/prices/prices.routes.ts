@@ -104,7 +104,7 @@ export const updatePriceRoute = protectedRoute('orders', {
   path: '/v1/prices/{id}',
   tags: ['Prices'],
   summary: "Change a price's amount, unit, description or active flag",
-  request: { params: IdParam('price', 'prc_019a...'), body: { required: true, content: json(PricePatch) } },
+  request: { params: IdParam('price', 'prc_019a...'), body: { required: true, content: { 'application/merge-patch+json': { schema: PricePatch }, ...json(PricePatch) } } },
   responses: {
     200: { description: 'The price', content: json(Price) },
     ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS),
