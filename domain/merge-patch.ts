@@ -4,7 +4,7 @@
  * whole. `patchResource` applies one to a resource's writable fields and validates the result with the same schema
  * that validates a create, so a PATCH can never leave a record that a POST would have refused.
  */
-import type { z } from '@hono/zod-openapi'
+import { z } from '@hono/zod-openapi'
 import { validationError, type FieldError } from './errors.ts'
 
 /** A JSON object. */
@@ -73,4 +73,30 @@ export function patchResource<S extends z.ZodType>(schema: S, current: JsonObjec
  */
 export function withoutNulls(value: JsonObject): JsonObject {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined))
+}
+
+/** A member's schema without `.optional()` and `.default()`: a patch leaves out what it does not change. */
+function bare(schema: z.ZodType): z.ZodType {
+  if (schema instanceof z.ZodOptional || schema instanceof z.ZodDefault) return bare(schema.unwrap() as z.ZodType)
+  return schema
+}
+
+/**
+ * The merge-patch form of an object schema, for a PATCH body: every member optional, `null` allowed (it removes the
+ * member) except for the `required` ones, defaults dropped (a default would overwrite the stored value of a member
+ * the patch leaves out), and object-level refinements dropped (they hold for the patched record, checked by
+ * {@link patchFields}). Nested objects that merge get their own merge-patch schema through `nested`.
+ * @param object - the schema of the writable fields
+ */
+export function mergePatchSchema(
+  object: z.ZodObject,
+  options: { required?: readonly string[]; nested?: Record<string, z.ZodType> } = {}
+): z.ZodObject {
+  const shape = Object.fromEntries(
+    Object.entries(object.shape).map(([key, member]) => {
+      const base = options.nested?.[key] ?? bare(member as z.ZodType)
+      return [key, options.required?.includes(key) ? base.optional() : base.nullable().optional()]
+    })
+  )
+  return z.strictObject(shape)
 }

@@ -5,13 +5,17 @@
 import type { ZodError } from 'zod'
 import { validationError, type FieldError } from '../../domain/errors.ts'
 
-/** Converts zod issues to our per-field errors; a missing field gets the code `required`. */
+/**
+ * Converts zod issues to our per-field errors; a missing field gets the code `required`, and a refinement may name
+ * its own stable code in `params.code` (e.g. `invalid_language`) instead of zod's generic `custom`.
+ */
 export function toFieldErrors(error: ZodError): FieldError[] {
   return error.issues.map((issue) => {
     const missing = issue.code === 'invalid_type' && /received undefined/.test(issue.message)
+    const own = issue.code === 'custom' ? (issue.params as { code?: unknown } | undefined)?.code : undefined
     return {
       path: issue.path.join('.') || '(body)',
-      code: missing ? 'required' : issue.code,
+      code: missing ? 'required' : typeof own === 'string' ? own : issue.code,
       message: missing ? 'This field is required.' : issue.message,
     }
   })

@@ -27,25 +27,29 @@ export const CustomFieldOptions = z
   .refine((options) => new Set(options).size === options.length, { message: 'Options must be unique.', params: { code: 'duplicate' } })
   .openapi({ description: 'The choices of a SELECT field (required for SELECT, not allowed otherwise).', example: ['Physician', 'School', 'Self'] })
 
+/** The writable fields of a definition, before the rule that ties options to SELECT. */
+export const CustomFieldDefinitionShape = z.strictObject({
+  key: CustomFieldKey,
+  label: z.string().trim().min(1).max(200).openapi({ example: 'Referral source' }),
+  description: z.string().trim().max(1000).optional(),
+  type: z.enum(CUSTOM_FIELD_TYPES),
+  required: z.boolean().default(false),
+  options: CustomFieldOptions.optional(),
+  position: z.number().int().min(0).max(10_000).default(0).openapi({ description: 'Display order within the location' }),
+})
+
+/** A SELECT field has options; no other type has any. */
+export function optionsRule(field: { type: CustomFieldType; options?: string[] }, ctx: z.RefinementCtx) {
+  if (field.type === 'SELECT' && !field.options) {
+    ctx.addIssue({ code: 'custom', path: ['options'], message: 'A SELECT field needs options.', params: { code: 'required' } })
+  }
+  if (field.type !== 'SELECT' && field.options) {
+    ctx.addIssue({ code: 'custom', path: ['options'], message: 'Only a SELECT field has options.', params: { code: 'not_allowed' } })
+  }
+}
+
 /** The writable fields of a definition; the create body adds `locationId`. */
-export const CustomFieldDefinitionFields = z
-  .strictObject({
-    key: CustomFieldKey,
-    label: z.string().trim().min(1).max(200).openapi({ example: 'Referral source' }),
-    description: z.string().trim().max(1000).optional(),
-    type: z.enum(CUSTOM_FIELD_TYPES),
-    required: z.boolean().default(false),
-    options: CustomFieldOptions.optional(),
-    position: z.number().int().min(0).max(10_000).default(0).openapi({ description: 'Display order within the location' }),
-  })
-  .superRefine((field, ctx) => {
-    if (field.type === 'SELECT' && !field.options) {
-      ctx.addIssue({ code: 'custom', path: ['options'], message: 'A SELECT field needs options.', params: { code: 'required' } })
-    }
-    if (field.type !== 'SELECT' && field.options) {
-      ctx.addIssue({ code: 'custom', path: ['options'], message: 'Only a SELECT field has options.', params: { code: 'not_allowed' } })
-    }
-  })
+export const CustomFieldDefinitionFields = CustomFieldDefinitionShape.superRefine(optionsRule)
 
 export type CustomFieldDefinitionInput = z.output<typeof CustomFieldDefinitionFields>
 

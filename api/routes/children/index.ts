@@ -1,18 +1,46 @@
 /** @module /v1/children: thin handlers over the child service. */
 import { OpenAPIHono, type RouteHandler, type z } from '@hono/zod-openapi'
-import { createChild, getChild } from '../../../domain/children/child-service.ts'
+import {
+  archiveChild,
+  createChild,
+  getChild,
+  goalsOf,
+  listChildren,
+  patchChild,
+  type ChildRecord,
+} from '../../../domain/children/child-service.ts'
+import { earlyInterventionOf } from '../../../domain/children/early-intervention.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
-import { createChildRoute, getChildRoute, type Child } from './children.routes.ts'
+import {
+  archiveChildRoute,
+  createChildRoute,
+  getChildRoute,
+  listChildrenRoute,
+  patchChildRoute,
+  type Child,
+} from './children.routes.ts'
 
-type ChildRow = Awaited<ReturnType<typeof getChild>>
+type ChildBody = z.infer<typeof Child>
 
-export const toChild = (child: ChildRow): z.infer<typeof Child> => ({
+export const toChild = (child: ChildRecord): ChildBody => ({
   id: child.id,
   firstName: child.firstName,
   lastName: child.lastName,
   dateOfBirth: child.dateOfBirth.toISOString().slice(0, 10),
   locationId: child.locationId,
+  languages: child.languages,
+  clients: child.clientLinks.map((link) => ({
+    clientId: link.clientId,
+    relationship: link.relationship as ChildBody['clients'][number]['relationship'],
+    primaryContact: link.primaryContact,
+    legalGuardian: link.legalGuardian,
+    financiallyResponsible: link.financiallyResponsible,
+  })),
+  diagnoses: child.diagnoses as ChildBody['diagnoses'],
+  goals: goalsOf(child) as ChildBody['goals'],
+  earlyIntervention: earlyInterventionOf(child) ?? null,
+  archivedAt: child.archivedAt?.toISOString() ?? null,
   createdAt: child.createdAt.toISOString(),
   updatedAt: child.updatedAt.toISOString(),
 })
@@ -28,5 +56,15 @@ export function childRoutes({ clock }: Pick<AppDeps, 'clock'>) {
       c.header('Location', `/v1/children/${child.id}`)
       return c.json(toChild(child), 201)
     })
+    .openapi(listChildrenRoute, async (c) => {
+      const page = await listChildren(c.var.uow, c.req.valid('query'))
+      return c.json({ data: page.data.map(toChild), nextCursor: page.nextCursor }, 200)
+    })
     .openapi(getChildRoute, readChild)
+    .openapi(patchChildRoute, async (c) =>
+      c.json(toChild(await patchChild(c.var.uow, c.req.valid('param').id, c.req.valid('json'), clock())), 200)
+    )
+    .openapi(archiveChildRoute, async (c) =>
+      c.json(toChild(await archiveChild(c.var.uow, c.req.valid('param').id, clock())), 200)
+    )
 }
