@@ -1,6 +1,7 @@
 /**
- * /v0 over HTTP against the real API, on both sides of its sunset (the API's clock is injected): an alias of its /v1
- * successor with Deprecation, Sunset and Link headers before 2026-12-01T00:00:00Z, 410 `version_sunset` from then.
+ * /v0 over HTTP against the real API, on both sides of its sunset (the API's clock is injected): /v0/children/{id}
+ * and /v0/payments are aliases of their /v1 successors with Deprecation, Sunset and Link headers before
+ * 2026-12-01T00:00:00Z, 410 `version_sunset` from then.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startPlatform, type Platform } from '../support/platform.ts'
@@ -12,6 +13,8 @@ let now = JUST_BEFORE
 let platform: Platform
 let token: string
 let childId: string
+let moneyToken: string
+const paymentIds: string[] = []
 
 beforeAll(async () => {
   platform = await startPlatform({ withWorker: false, clock: () => now })
@@ -24,6 +27,22 @@ beforeAll(async () => {
   })
   expect(child.status).toBe(201)
   childId = child.body.id
+
+  const money = await platform.newTenant(['orders', 'payments'])
+  moneyToken = await platform.token(money)
+  const order = await platform.http.post('/v1/orders', {
+    token: moneyToken,
+    body: { status: 'OPEN', lines: [{ kind: 'SESSION', description: 'Session', unitAmount: 10_000 }] },
+  })
+  expect(order.status).toBe(201)
+  for (const amount of [4_000, 6_000]) {
+    const payment = await platform.http.post('/v1/payments', {
+      token: moneyToken,
+      body: { orderId: order.body.id, amount, currency: 'USD', method: 'CASH' },
+    })
+    expect(payment.status).toBe(201)
+    paymentIds.push(payment.body.id)
+  }
 })
 
 beforeEach(() => {
@@ -73,11 +92,35 @@ describe('before the sunset', () => {
     expect(forbidden.body.code).toBe('insufficient_scope')
   })
 
-  it('serves no /v0/payments until its successor /v1/payments exists: an unknown route, not a fake page', async () => {
-    const payments = await platform.http.get('/v0/payments', { token })
-    expect(payments.status).toBe(404)
-    expect(payments.body.code).toBe('not_found')
-    expect(payments.body.data).toBeUndefined()
+  it('answers GET /v0/payments exactly as /v1/payments does, query included, with the deprecation headers', async () => {
+    const v0 = await platform.http.get('/v0/payments', { token: moneyToken })
+    const v1 = await platform.http.get('/v1/payments', { token: moneyToken })
+    expect(v0.status).toBe(200)
+    expect(v0.body).toEqual(v1.body)
+    expect(v0.body.data.map((p: { id: string }) => p.id)).toEqual([...paymentIds].reverse())
+
+    const page = await platform.http.get('/v0/payments?limit=1&sort=amount', { token: moneyToken })
+    expect(page.body.data.map((p: { amount: number }) => p.amount)).toEqual([4_000])
+    const next = await platform.http.get(`/v0/payments?limit=1&sort=amount&cursor=${page.body.nextCursor}`, { token: moneyToken })
+    expect(next.body).toEqual((await platform.http.get(`/v1/payments?limit=1&sort=amount&cursor=${page.body.nextCursor}`, { token: moneyToken })).body)
+    expect(next.body.data.map((p: { amount: number }) => p.amount)).toEqual([6_000])
+
+    expect(v0.headers.get('deprecation')).toBe('@1735689600')
+    expect(v0.headers.get('sunset')).toBe('Tue, 01 Dec 2026 00:00:00 GMT')
+    expect(v0.headers.get('link')).toContain('</v1/payments>; rel="successor-version"')
+    expect(v1.headers.get('deprecation')).toBeNull()
+  })
+
+  it("keeps /v1/payments' rules: only the caller's tenant, 401 without a token, 403 without the scope", async () => {
+    const other = await platform.token(await platform.newTenant(['payments.read']))
+    const theirs = await platform.http.get('/v0/payments', { token: other })
+    expect(theirs.status).toBe(200)
+    expect(theirs.body.data).toEqual([])
+    expect((await platform.http.get('/v0/payments')).status).toBe(401)
+    const forbidden = await platform.http.get('/v0/payments', { token })
+    expect(forbidden.status).toBe(403)
+    expect(forbidden.body.code).toBe('insufficient_scope')
+    expect(forbidden.headers.get('sunset')).toBe('Tue, 01 Dec 2026 00:00:00 GMT')
   })
 })
 
@@ -109,6 +152,21 @@ describe('from the sunset', () => {
     expect(current.body.id).toBe(childId)
   })
 
+  it('answers 410 version_sunset for /v0/payments naming /v1/payments, which still answers', async () => {
+    now = SUNSET
+    const gone = await platform.http.get('/v0/payments?limit=1', { token: moneyToken })
+    expect(gone.status).toBe(410)
+    expect(gone.body).toMatchObject({ code: 'version_sunset', status: 410, instance: '/v0/payments' })
+    expect(gone.body.detail).toContain('/v1/payments')
+    expect(gone.body.data).toBeUndefined()
+    expect(gone.headers.get('link')).toBe('</v1/payments>; rel="successor-version"')
+    // Gone whatever the scope: the sunset is checked before the scope.
+    expect((await platform.http.get('/v0/payments', { token })).status).toBe(410)
+    const current = await platform.http.get('/v1/payments', { token: moneyToken })
+    expect(current.status).toBe(200)
+    expect(current.body.data).toHaveLength(2)
+  })
+
   it("is gone for every authenticated caller, whatever the id or scope; without a token it is still 401", async () => {
     now = new Date('2027-03-01T00:00:00Z')
     const later = await platform.token(await platform.newTenant(['providers']))
@@ -133,6 +191,18 @@ describe('OpenAPI description', () => {
     expect(Object.keys(v0.responses['200'].headers)).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']))
     expect(v0.responses['200'].content).toEqual(v1.responses['200'].content)
     expect(v0.description).toContain('/v1/children/{id}')
-    expect(document.paths['/v0/payments']).toBeUndefined()
+  })
+
+  it('documents /v0/payments as a deprecated alias of GET /v1/payments, with its query parameters', async () => {
+    const { body: document } = await platform.http.get('/openapi.json')
+    const v0 = document.paths['/v0/payments'].get
+    const v1 = document.paths['/v1/payments'].get
+    expect(v0.deprecated).toBe(true)
+    expect(v0.security).toEqual(v1.security)
+    expect(v0.parameters).toEqual(v1.parameters)
+    expect(Object.keys(v0.responses).sort()).toEqual([...Object.keys(v1.responses), '410'].sort())
+    expect(Object.keys(v0.responses['200'].headers)).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']))
+    expect(v0.description).toContain('/v1/payments')
+    expect(Object.keys(document.paths['/v0/payments'])).toEqual(['get'])
   })
 })
