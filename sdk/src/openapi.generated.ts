@@ -323,12 +323,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List providers */
+        /**
+         * List providers
+         * @description Filters combine with AND. Sorted by `createdAt` unless `sort` says otherwise.
+         */
         get: {
             parameters: {
                 query?: {
+                    /** @description Page size, 1 to 100. */
                     limit?: number;
+                    /** @description The `nextCursor` of the previous page, with the same `sort`. */
                     cursor?: string;
+                    /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `createdAt`. */
+                    sort?: "createdAt" | "-createdAt" | "name" | "-name" | "updatedAt" | "-updatedAt";
+                    /** @description A therapy discipline; also the `service` an appointment delivers. */
+                    discipline?: components["schemas"]["Discipline"];
+                    /** @description Providers working at this location (primary or not) */
+                    locationId?: string;
+                    /** @description BCP 47 tag; `es` also finds `es-MX` */
+                    language?: string;
+                    /** @description Age band served: INFANT_TODDLER 0–35 months, PRESCHOOL 36–59, SCHOOL_AGE 60–215 (5–17 years), ADULT 18+. */
+                    ageGroup?: components["schemas"]["AgeGroup"];
+                    onboardingStatus?: "INVITED" | "IN_REVIEW" | "APPROVED" | "SUSPENDED" | "OFFBOARDED";
+                    /** @description true or false */
+                    telehealth?: "true" | "false";
                 };
                 header?: never;
                 path?: never;
@@ -443,7 +461,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a provider (therapist) */
+        /**
+         * Create a provider (therapist)
+         * @description Only `name` and `timeZone` are required. A provider created without `onboardingStatus` is APPROVED and bookable at once; without `weeklyHours` it has an open schedule (bookable at any time, see docs/availability.md).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -771,6 +792,2795 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
+        /**
+         * Update a provider (JSON merge patch)
+         * @description Arrays are replaced whole; `weeklyHours` merges per weekday (a weekday set to null becomes a day off) and null makes the schedule open. The onboarding status changes only through the onboarding operations.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The provider id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ProviderPatch"];
+                };
+            };
+            responses: {
+                /** @description The provider */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Provider"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v1/providers/{id}/submit-for-review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit an invited provider for review
+         * @description INVITED → IN_REVIEW. An operation not allowed from the current status is a 409 `invalid_state_transition`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The provider id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The provider */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Provider"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a provider (bookable from now on)
+         * @description INVITED, IN_REVIEW or SUSPENDED → APPROVED; records the `provider.approved` event. An operation not allowed from the current status is a 409 `invalid_state_transition`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The provider id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The provider */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Provider"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/{id}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suspend a provider (not bookable until approved again)
+         * @description APPROVED → SUSPENDED. Existing appointments are kept. An operation not allowed from the current status is a 409 `invalid_state_transition`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The provider id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The provider */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Provider"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/{id}/offboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Offboard a provider (final; providers are never deleted)
+         * @description Any status → OFFBOARDED. Refused with 409 `conflict` while the provider has upcoming CONFIRMED appointments. An operation not allowed from the current status is a 409 `invalid_state_transition`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The provider id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The provider */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Provider"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/{id}/time-off": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a provider's time off */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page, with the same `sort`. */
+                    cursor?: string;
+                    /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `startsAt`. */
+                    sort?: "startsAt" | "-startsAt" | "createdAt" | "-createdAt";
+                    /** @description Only entries ending after this instant */
+                    from?: string;
+                    /** @description Only entries starting before this instant */
+                    to?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The provider id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of time off */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TimeOffPage"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Record time off for a provider */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The provider id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TimeOffCreate"];
+                };
+            };
+            responses: {
+                /** @description The time off */
+                201: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TimeOff"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/{id}/time-off/{timeOffId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a time-off entry */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The provider id */
+                    id: string;
+                    /** @description The time-off id */
+                    timeOffId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The time off */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TimeOff"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a time-off entry (the provider is bookable then again) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The provider id */
+                    id: string;
+                    /** @description The time-off id */
+                    timeOffId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                204: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Update a time-off entry (JSON merge patch) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The provider id */
+                    id: string;
+                    /** @description The time-off id */
+                    timeOffId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TimeOffPatch"];
+                };
+            };
+            responses: {
+                /** @description The time off */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TimeOff"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v1/locations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List locations */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page, with the same `sort`. */
+                    cursor?: string;
+                    /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `createdAt`. */
+                    sort?: "createdAt" | "-createdAt" | "name" | "-name" | "updatedAt" | "-updatedAt";
+                    country?: string;
+                    region?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of locations */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["LocationPage"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a location (centre) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["LocationCreate"];
+                };
+            };
+            responses: {
+                /** @description The location */
+                201: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Location"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/locations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a location */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The location id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The location */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Location"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Delete a location that holds no records
+         * @description A location with providers, children, appointments or other records is kept: 409 `conflict`.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The location id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                204: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Update a location (JSON merge patch)
+         * @description Policy changes apply to bookings made from then on; existing appointments are not re-checked.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The location id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["LocationPatch"];
+                };
+            };
+            responses: {
+                /** @description The location */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Location"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v1/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Bookable slots of one or more providers
+         * @description For each provider (one, a list, or the APPROVED providers matching the filters), the slots of `durationMinutes` that start in [from, to) and that booking would accept now: inside the provider's weekly hours (in their time zone, across daylight-saving changes), outside time off, clear of CONFIRMED appointments by the location's buffer, and after its minimum notice. A slot just booked is gone on the next call. See docs/availability.md.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description One provider */
+                    providerId?: string;
+                    /** @description Comma-separated provider ids (at most 200) */
+                    providerIds?: string;
+                    /** @description APPROVED providers practising it */
+                    discipline?: components["schemas"]["Discipline"] & unknown;
+                    /** @description Providers working at this location; its buffer and notice apply (else each provider's primary location's) */
+                    locationId?: string;
+                    /** @description BCP 47 tag; `es` also finds `es-MX` */
+                    language?: string;
+                    from: string;
+                    /** @description Slots start before this instant; at most 31 days after from */
+                    to: string;
+                    durationMinutes: number;
+                    /** @description Grid of slot starts; default the smaller of 15 and the duration */
+                    stepMinutes?: number;
+                    /** @description Providers per answer when selecting by filters, 1 to 200 */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous answer */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Slots per provider, in provider id order */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AvailabilityPage"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -781,9 +3591,141 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** List children */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page, with the same `sort`. */
+                    cursor?: string;
+                    /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `-createdAt`. */
+                    sort?: "createdAt" | "-createdAt" | "lastName" | "-lastName" | "dateOfBirth" | "-dateOfBirth";
+                    locationId?: string;
+                    /** @description Children linked to this client */
+                    clientId?: string;
+                    /** @description true: only children enrolled in early intervention; false: only those not */
+                    earlyIntervention?: boolean;
+                    /** @description true lists only archived children; default false (only active ones) */
+                    archived?: boolean;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of children */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ChildPage"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         put?: never;
-        /** Register a child */
+        /**
+         * Register a child
+         * @description Records the `child.registered` event in the same transaction.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1108,10 +4050,2894 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        /**
+         * Archive a child
+         * @description Archives rather than deletes: the child and their clinical history stay readable (with `archivedAt`) and drop out of lists unless `archived=true`. Repeating it changes nothing.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The child id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The archived child */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Child"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Update a child (JSON merge patch) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The child id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/merge-patch+json": components["schemas"]["ChildPatch"];
+                    "application/json": components["schemas"]["ChildPatch"];
+                };
+            };
+            responses: {
+                /** @description The child */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Child"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v1/clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List clients */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page, with the same `sort`. */
+                    cursor?: string;
+                    /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `-createdAt`. */
+                    sort?: "createdAt" | "-createdAt" | "lastName" | "-lastName";
+                    locationId?: string;
+                    /** @description Exact, case-insensitive */
+                    email?: string;
+                    /** @description Name search: every word must appear in the first or last name */
+                    q?: string;
+                    role?: "PARENT" | "GUARDIAN" | "PAYER" | "EMERGENCY_CONTACT" | "CAREGIVER" | "OTHER";
+                    /** @description Clients linked to this child */
+                    childId?: string;
+                    /** @description true lists only archived clients; default false (only active ones) */
+                    archived?: boolean;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of clients */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ClientPage"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a client (parent, guardian, payer) with custom fields */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ClientCreate"];
+                };
+            };
+            responses: {
+                /** @description The client */
+                201: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Client"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/clients/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a client */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The client id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The client */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Client"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Archive a client
+         * @description Archives rather than deletes: the client stays readable (with `archivedAt`) for the history that names them, drops out of lists unless `archived=true`, and cannot be newly linked to a child or given a pet. Repeating it changes nothing.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The client id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The archived client */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Client"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Update a client (JSON merge patch) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The client id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/merge-patch+json": components["schemas"]["ClientPatch"];
+                    "application/json": components["schemas"]["ClientPatch"];
+                };
+            };
+            responses: {
+                /** @description The client */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Client"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v1/custom-field-definitions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List custom field definitions */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page, with the same `sort`. */
+                    cursor?: string;
+                    /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `position`. */
+                    sort?: "position" | "-position" | "key" | "-key" | "createdAt" | "-createdAt";
+                    locationId?: string;
+                    /** @description true lists only archived definitions; default false (only active ones) */
+                    archived?: boolean;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of definitions */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CustomFieldDefinitionPage"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Define a custom field for a location's client records */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CustomFieldDefinitionCreate"];
+                };
+            };
+            responses: {
+                /** @description The definition */
+                201: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CustomFieldDefinition"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/custom-field-definitions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a custom field definition */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The custom field definition id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The definition */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CustomFieldDefinition"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Archive a custom field definition
+         * @description The field accepts no new values and requires nothing; values already stored stay readable and can be removed. Its key is never reused at the location. Repeating it changes nothing.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The custom field definition id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The archived definition */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CustomFieldDefinition"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change a custom field definition (JSON merge patch)
+         * @description Stored values are never rewritten: a field made required must be filled the next time a client’s custom fields are edited; a value whose option was removed stays until that field is edited.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The custom field definition id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/merge-patch+json": components["schemas"]["CustomFieldDefinitionPatch"];
+                    "application/json": components["schemas"]["CustomFieldDefinitionPatch"];
+                };
+            };
+            responses: {
+                /** @description The definition */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CustomFieldDefinition"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v1/pets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List pets */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page, with the same `sort`. */
+                    cursor?: string;
+                    /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `-createdAt`. */
+                    sort?: "createdAt" | "-createdAt" | "name" | "-name";
+                    ownerClientId?: string;
+                    species?: "DOG" | "CAT" | "HORSE" | "RABBIT" | "GUINEA_PIG" | "BIRD" | "REPTILE" | "FISH" | "OTHER";
+                    /** @description true: only therapy animals; false: only household pets */
+                    therapyAnimal?: boolean;
+                    /** @description true lists only archived pets; default false (only active ones) */
+                    archived?: boolean;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of pets */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PetPage"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Record a pet or therapy animal of a client */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PetCreate"];
+                };
+            };
+            responses: {
+                /** @description The pet */
+                201: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Pet"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pets/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a pet */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The pet id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The pet */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Pet"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Archive a pet
+         * @description Archives rather than deletes: the pet stays readable (with `archivedAt`) and drops out of lists unless `archived=true`.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The pet id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The archived pet */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Pet"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Update a pet (JSON merge patch) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The pet id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/merge-patch+json": components["schemas"]["PetPatch"];
+                    "application/json": components["schemas"]["PetPatch"];
+                };
+            };
+            responses: {
+                /** @description The pet */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Pet"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/v1/appointments": {
@@ -1121,11 +6947,167 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List appointments
+         * @description Cursor pages, sorted by `startsAt` (default) or `createdAt`, either direction. Filters combine with AND; `from` (inclusive) and `to` (exclusive) bound the start time.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page, with the same `sort`. */
+                    cursor?: string;
+                    /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `startsAt`. */
+                    sort?: "startsAt" | "-startsAt" | "createdAt" | "-createdAt";
+                    /** @description Only this child */
+                    childId?: string;
+                    /** @description Only this provider */
+                    providerId?: string;
+                    /** @description Only this location */
+                    locationId?: string;
+                    /** @description Only occurrences of this series */
+                    seriesId?: string;
+                    /** @description Only this status */
+                    status?: components["schemas"]["AppointmentStatus"] & unknown;
+                    /** @description Only this type */
+                    type?: components["schemas"]["AppointmentType"] & unknown;
+                    /** @description Only this service */
+                    service?: components["schemas"]["Discipline"] & unknown;
+                    /** @description Only appointments starting at or after this instant */
+                    from?: string;
+                    /** @description Only appointments starting before this instant */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of appointments */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AppointmentPage"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         put?: never;
         /**
          * Create an appointment
-         * @description Books a therapy session for a child with a provider. The appointment is CONFIRMED at once when the provider is free; an overlapping appointment of the same provider is a 409 `slot_unavailable`. Starts the booking workflow that carries the appointment from here on.
+         * @description Books a session for a child with a provider: CONFIRMED at once when the slot is bookable (the same rules as the availability endpoint: working hours, time off, buffers, minimum notice). An overlap with another CONFIRMED appointment of the same provider or of the same child is a 409 `slot_unavailable`; the database enforces it, so concurrent requests cannot double-book. Starts the booking workflow and records `booking.created`.
+         *
+         *     **Lifecycle.** An appointment is created `CONFIRMED`. From `CONFIRMED`:
+         *
+         *     | action | next status | condition |
+         *     |---|---|---|
+         *     | reschedule (POST …/reschedule, or PATCH of startsAt, durationMinutes or providerId) | CONFIRMED | the new slot is bookable; the previous time is kept in `rescheduleHistory` |
+         *     | cancel (POST …/cancel) | CANCELLED | a reason code; `lateCancellation` is true inside the location's `lateCancellationHours` before the start |
+         *     | complete (POST …/complete) | COMPLETED | the appointment has started |
+         *     | no-show (POST …/no-show) | NO_SHOW | the appointment has started |
+         *     | edit type or service (PATCH) | CONFIRMED | |
+         *
+         *     CANCELLED, COMPLETED and NO_SHOW are final. Any other action is a 409 `invalid_state_transition` whose detail names
+         *     the current status and the attempted action. `notes` can be edited in every status.
          */
         post: {
             parameters: {
@@ -1451,6 +7433,1091 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update an appointment (JSON merge patch)
+         * @description Writable fields: notes, type, service, and startsAt, durationMinutes and providerId (which reschedule it, with `appointment.rescheduled`).
+         *
+         *     **Lifecycle.** An appointment is created `CONFIRMED`. From `CONFIRMED`:
+         *
+         *     | action | next status | condition |
+         *     |---|---|---|
+         *     | reschedule (POST …/reschedule, or PATCH of startsAt, durationMinutes or providerId) | CONFIRMED | the new slot is bookable; the previous time is kept in `rescheduleHistory` |
+         *     | cancel (POST …/cancel) | CANCELLED | a reason code; `lateCancellation` is true inside the location's `lateCancellationHours` before the start |
+         *     | complete (POST …/complete) | COMPLETED | the appointment has started |
+         *     | no-show (POST …/no-show) | NO_SHOW | the appointment has started |
+         *     | edit type or service (PATCH) | CONFIRMED | |
+         *
+         *     CANCELLED, COMPLETED and NO_SHOW are final. Any other action is a 409 `invalid_state_transition` whose detail names
+         *     the current status and the attempted action. `notes` can be edited in every status.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The appointment id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/merge-patch+json": components["schemas"]["AppointmentPatch"];
+                    "application/json": components["schemas"]["AppointmentPatch"];
+                };
+            };
+            responses: {
+                /** @description The appointment */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Appointment"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v1/appointments/{id}/reschedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reschedule an appointment
+         * @description Moves a CONFIRMED appointment to a new start (and optionally duration and provider); it stays CONFIRMED. The new slot must be bookable (its own current slot does not count against it). Records `appointment.rescheduled`; a request that changes nothing is answered with the unchanged appointment.
+         *
+         *     **Lifecycle.** An appointment is created `CONFIRMED`. From `CONFIRMED`:
+         *
+         *     | action | next status | condition |
+         *     |---|---|---|
+         *     | reschedule (POST …/reschedule, or PATCH of startsAt, durationMinutes or providerId) | CONFIRMED | the new slot is bookable; the previous time is kept in `rescheduleHistory` |
+         *     | cancel (POST …/cancel) | CANCELLED | a reason code; `lateCancellation` is true inside the location's `lateCancellationHours` before the start |
+         *     | complete (POST …/complete) | COMPLETED | the appointment has started |
+         *     | no-show (POST …/no-show) | NO_SHOW | the appointment has started |
+         *     | edit type or service (PATCH) | CONFIRMED | |
+         *
+         *     CANCELLED, COMPLETED and NO_SHOW are final. Any other action is a 409 `invalid_state_transition` whose detail names
+         *     the current status and the attempted action. `notes` can be edited in every status.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The appointment id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AppointmentReschedule"];
+                };
+            };
+            responses: {
+                /** @description The appointment */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Appointment"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/appointments/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an appointment
+         * @description CONFIRMED → CANCELLED with a reason code and an optional note. Records `booking.cancelled`.
+         *
+         *     **Lifecycle.** An appointment is created `CONFIRMED`. From `CONFIRMED`:
+         *
+         *     | action | next status | condition |
+         *     |---|---|---|
+         *     | reschedule (POST …/reschedule, or PATCH of startsAt, durationMinutes or providerId) | CONFIRMED | the new slot is bookable; the previous time is kept in `rescheduleHistory` |
+         *     | cancel (POST …/cancel) | CANCELLED | a reason code; `lateCancellation` is true inside the location's `lateCancellationHours` before the start |
+         *     | complete (POST …/complete) | COMPLETED | the appointment has started |
+         *     | no-show (POST …/no-show) | NO_SHOW | the appointment has started |
+         *     | edit type or service (PATCH) | CONFIRMED | |
+         *
+         *     CANCELLED, COMPLETED and NO_SHOW are final. Any other action is a 409 `invalid_state_transition` whose detail names
+         *     the current status and the attempted action. `notes` can be edited in every status.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The appointment id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AppointmentCancel"];
+                };
+            };
+            responses: {
+                /** @description The appointment */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Appointment"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/appointments/{id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete an appointment
+         * @description CONFIRMED → COMPLETED once it has started. Records `appointment.completed`.
+         *
+         *     **Lifecycle.** An appointment is created `CONFIRMED`. From `CONFIRMED`:
+         *
+         *     | action | next status | condition |
+         *     |---|---|---|
+         *     | reschedule (POST …/reschedule, or PATCH of startsAt, durationMinutes or providerId) | CONFIRMED | the new slot is bookable; the previous time is kept in `rescheduleHistory` |
+         *     | cancel (POST …/cancel) | CANCELLED | a reason code; `lateCancellation` is true inside the location's `lateCancellationHours` before the start |
+         *     | complete (POST …/complete) | COMPLETED | the appointment has started |
+         *     | no-show (POST …/no-show) | NO_SHOW | the appointment has started |
+         *     | edit type or service (PATCH) | CONFIRMED | |
+         *
+         *     CANCELLED, COMPLETED and NO_SHOW are final. Any other action is a 409 `invalid_state_transition` whose detail names
+         *     the current status and the attempted action. `notes` can be edited in every status.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The appointment id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The appointment */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Appointment"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/appointments/{id}/no-show": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark an appointment as a no-show
+         * @description CONFIRMED → NO_SHOW once it has started.
+         *
+         *     **Lifecycle.** An appointment is created `CONFIRMED`. From `CONFIRMED`:
+         *
+         *     | action | next status | condition |
+         *     |---|---|---|
+         *     | reschedule (POST …/reschedule, or PATCH of startsAt, durationMinutes or providerId) | CONFIRMED | the new slot is bookable; the previous time is kept in `rescheduleHistory` |
+         *     | cancel (POST …/cancel) | CANCELLED | a reason code; `lateCancellation` is true inside the location's `lateCancellationHours` before the start |
+         *     | complete (POST …/complete) | COMPLETED | the appointment has started |
+         *     | no-show (POST …/no-show) | NO_SHOW | the appointment has started |
+         *     | edit type or service (PATCH) | CONFIRMED | |
+         *
+         *     CANCELLED, COMPLETED and NO_SHOW are final. Any other action is a 409 `invalid_state_transition` whose detail names
+         *     the current status and the attempted action. `notes` can be edited in every status.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The appointment id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The appointment */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Appointment"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -2797,6 +9864,199 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payments
+         * @deprecated
+         * @description Deprecated: use `GET /v1/payments`, which behaves the same. From 2026-12-01T00:00:00.000Z this route answers 410 `version_sunset`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page, with the same `sort`. */
+                    cursor?: string;
+                    /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `-createdAt`. */
+                    sort?: "createdAt" | "-createdAt" | "amount" | "-amount";
+                    orderId?: string;
+                    /** @description SUCCEEDED or FAILED for recorded payments; PENDING only for an online processor (none ships). */
+                    status?: components["schemas"]["PaymentStatus"];
+                    method?: components["schemas"]["PaymentMethod"];
+                    clientId?: string;
+                    locationId?: string;
+                    /** @description Created at or after this instant. */
+                    createdFrom?: string;
+                    /** @description Created before this instant. */
+                    createdTo?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of payments */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description When this route was deprecated (RFC 9745) */
+                        Deprecation?: string;
+                        /** @description From this instant the route answers 410 `version_sunset` (RFC 8594) */
+                        Sunset?: string;
+                        /** @description The successor (`rel="successor-version"`, /v1/payments) and the deprecation's documentation */
+                        Link?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PaymentPage"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description When this route was deprecated (RFC 9745) */
+                        Deprecation?: string;
+                        /** @description From this instant the route answers 410 `version_sunset` (RFC 8594) */
+                        Sunset?: string;
+                        /** @description The successor (`rel="successor-version"`, /v1/payments) and the deprecation's documentation */
+                        Link?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description When this route was deprecated (RFC 9745) */
+                        Deprecation?: string;
+                        /** @description From this instant the route answers 410 `version_sunset` (RFC 8594) */
+                        Sunset?: string;
+                        /** @description The successor (`rel="successor-version"`, /v1/payments) and the deprecation's documentation */
+                        Link?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The route is past its sunset (`version_sunset`); the detail and the `Link` header name its successor */
+                410: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description When this route was deprecated (RFC 9745) */
+                        Deprecation?: string;
+                        /** @description From this instant the route answers 410 `version_sunset` (RFC 8594) */
+                        Sunset?: string;
+                        /** @description The successor (`rel="successor-version"`, /v1/payments) and the deprecation's documentation */
+                        Link?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/audit-events/verify": {
         parameters: {
             query?: never;
@@ -3062,6 +10322,4955 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/prices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the price list */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page, with the same `sort`. */
+                    cursor?: string;
+                    /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `createdAt`. */
+                    sort?: "createdAt" | "-createdAt" | "amount" | "-amount" | "updatedAt" | "-updatedAt";
+                    /** @description A therapy discipline; also the `service` an appointment delivers. */
+                    service?: components["schemas"]["Discipline"];
+                    locationId?: string;
+                    appointmentType?: "THERAPY_SESSION" | "EVALUATION" | "REEVALUATION" | "CONSULTATION" | "PARENT_COACHING" | "EARLY_INTERVENTION" | "ASSESSMENT" | "SCREENING" | "IFSP_MEETING";
+                    /** @description ISO 4217 currency code; unknown codes are `unknown_currency`. */
+                    currency?: string;
+                    active?: "true" | "false";
+                    /** @description true: only archived prices; default: only unarchived ones. */
+                    archived?: "true" | "false";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of prices */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PricePage"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Add a price to the price list */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PriceCreate"];
+                };
+            };
+            responses: {
+                /** @description The price */
+                201: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Price"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/prices/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a price */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The price id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The price */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Price"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change a price's amount, unit, description or active flag */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The price id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/merge-patch+json": components["schemas"]["PricePatch"];
+                    "application/json": components["schemas"]["PricePatch"];
+                };
+            };
+            responses: {
+                /** @description The price */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Price"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v1/prices/{id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Archive a price: it stays readable, never prices anything again */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The price id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The archived price */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Price"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List orders */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page, with the same `sort`. */
+                    cursor?: string;
+                    /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `-createdAt`. */
+                    sort?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "total" | "-total" | "balance" | "-balance";
+                    /** @description See the state machine in docs/payments.md. */
+                    status?: components["schemas"]["OrderStatus"];
+                    clientId?: string;
+                    childId?: string;
+                    locationId?: string;
+                    /** @description Created at or after this instant. */
+                    createdFrom?: string;
+                    /** @description Created before this instant. */
+                    createdTo?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of orders */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrderPage"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create an order with line items */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OrderCreate"];
+                };
+            };
+            responses: {
+                /** @description The order */
+                201: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Order"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve an order */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The order id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The order */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Order"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Edit a DRAFT order */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The order id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/merge-patch+json": components["schemas"]["OrderPatch"];
+                    "application/json": components["schemas"]["OrderPatch"];
+                };
+            };
+            responses: {
+                /** @description The order */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Order"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v1/orders/{id}/finalize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Finalize a DRAFT order: OPEN for payment (PAID at once when its total is 0) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The order id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The order */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Order"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{id}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Void an order nothing was paid on */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The order id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The order */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Order"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List payments */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page, with the same `sort`. */
+                    cursor?: string;
+                    /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `-createdAt`. */
+                    sort?: "createdAt" | "-createdAt" | "amount" | "-amount";
+                    orderId?: string;
+                    /** @description SUCCEEDED or FAILED for recorded payments; PENDING only for an online processor (none ships). */
+                    status?: components["schemas"]["PaymentStatus"];
+                    method?: components["schemas"]["PaymentMethod"];
+                    clientId?: string;
+                    locationId?: string;
+                    /** @description Created at or after this instant. */
+                    createdFrom?: string;
+                    /** @description Created before this instant. */
+                    createdTo?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of payments */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PaymentPage"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Record a payment against an order (succeeded, or a failed attempt) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PaymentCreate"];
+                };
+            };
+            responses: {
+                /** @description The payment */
+                201: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Payment"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a payment with its refunds */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The payment id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The payment */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Payment"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/{id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Refund a payment, fully or in part */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The payment id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RefundCreate"];
+                };
+            };
+            responses: {
+                /** @description The refund */
+                201: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Refund"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tenant's events
+         * @description Every event recorded for the tenant, delivered or not (newest first by default): a receiver that missed deliveries can catch up here. `from` is inclusive, `to` exclusive.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page, with the same `sort`. */
+                    cursor?: string;
+                    /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `-createdAt`. */
+                    sort?: "createdAt" | "-createdAt";
+                    type?: "booking.created" | "booking.cancelled" | "appointment.rescheduled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "assessment.completed" | "provider.approved" | "child.registered" | "session.note_added" | "webhook.test" | "webhook_endpoint.disabled";
+                    /** @description Events created at or after this instant */
+                    from?: string;
+                    /** @description Events created before this instant */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of events */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EventPage"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve an event */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The event id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The event */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Event"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An event's deliveries, to every endpoint, with their attempts */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page, with the same `sort`. */
+                    cursor?: string;
+                    /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `-createdAt`. */
+                    sort?: "createdAt" | "-createdAt";
+                    status?: "PENDING" | "SUCCEEDED" | "FAILED";
+                    eventType?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The event id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of deliveries */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookDeliveryPage"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the tenant's webhook endpoints */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page, with the same `sort`. */
+                    cursor?: string;
+                    /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `-createdAt`. */
+                    sort?: "createdAt" | "-createdAt";
+                    /** @description true or false */
+                    enabled?: "true" | "false";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of endpoints */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookEndpointPage"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Subscribe a URL to events
+         * @description The response carries the signing `secret`, shown only this once. The URL is refused (400, field code `https_required`, `forbidden_address`, `unresolvable_host` or `invalid_url`) unless it is https:// and resolves to public addresses only (development and operator settings may allow http:// and private receivers).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointCreate"];
+                };
+            };
+            responses: {
+                /** @description The endpoint, with its secret */
+                201: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a webhook endpoint */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The webhook endpoint id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The endpoint */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a webhook endpoint and its delivery log */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The webhook endpoint id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                204: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook endpoint (JSON merge patch)
+         * @description `enabled: false` stops deliveries (in-flight ones end FAILED at their next attempt); `enabled: true` resumes them and clears the disabled reason. A changed URL is checked like a new one.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The webhook endpoint id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointPatch"];
+                };
+            };
+            responses: {
+                /** @description The endpoint */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description Issues a new secret (and Ed25519 key, for asymmetric endpoints). For 24 hours every delivery carries signatures by both the new and the previous secret, so receivers can switch without losing a delivery.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The webhook endpoint id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The endpoint with its new secret, shown only here */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to the endpoint
+         * @description Records a `webhook.test` event and delivers it to this endpoint only, signed and retried like any other. Follow it with `GET /v1/events/{id}/deliveries`. A disabled endpoint is a 409.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The webhook endpoint id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The test event */
+                202: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Event"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The endpoint's delivery log, every attempt included */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page, with the same `sort`. */
+                    cursor?: string;
+                    /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `-createdAt`. */
+                    sort?: "createdAt" | "-createdAt";
+                    status?: "PENDING" | "SUCCEEDED" | "FAILED";
+                    eventType?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The webhook endpoint id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of deliveries */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookDeliveryPage"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}/deliveries/{deliveryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One delivery with its attempts */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The webhook endpoint id */
+                    id: string;
+                    deliveryId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The delivery */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookDelivery"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}/redeliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver one event to the endpoint again
+         * @description A new delivery, retried for 24 hours like any other. The endpoint must be enabled (else 409).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The webhook endpoint id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookRedeliveryRequest"];
+                };
+            };
+            responses: {
+                /** @description The new delivery */
+                202: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookDelivery"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver every event whose delivery failed in a time range
+         * @description For each event created in [`from`, `to`) whose delivery to this endpoint failed and that has not been delivered since (none succeeded, none in progress), a new delivery. At most 1000 per request; `hasMore` says to send the request again.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The webhook endpoint id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookRecoveryRequest"];
+                };
+            };
+            responses: {
+                /** @description How many were redelivered */
+                202: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookRecoveryResult"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3125,8 +15334,36 @@ export interface components {
             /** @example prv_019a... */
             id: string;
             name: string;
+            email: string | null;
             timeZone: string;
+            /** @description The primary location */
             locationId: string;
+            locationIds: string[];
+            disciplines: components["schemas"]["Discipline"][];
+            languages: string[];
+            ageGroups: components["schemas"]["AgeGroup"][];
+            telehealth: boolean;
+            weeklyHours: components["schemas"]["WeeklyHours"];
+            credentials: components["schemas"]["Credential"][];
+            /**
+             * Format: date
+             * @description Earliest expiry of a LICENSE credential
+             */
+            licenceExpiresOn: string | null;
+            /** @enum {string} */
+            onboardingStatus: "INVITED" | "IN_REVIEW" | "APPROVED" | "SUSPENDED" | "OFFBOARDED";
+            /** @description Only APPROVED providers can be booked */
+            bookable: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            approvedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            offboardedAt: string | null;
             /**
              * Format: date-time
              * @example 2026-11-21T18:00:00.000Z
@@ -3137,6 +15374,73 @@ export interface components {
              * @example 2026-11-21T18:00:00.000Z
              */
             updatedAt: string;
+        };
+        /**
+         * @description A therapy discipline; also the `service` an appointment delivers.
+         * @enum {string}
+         */
+        Discipline: "SPEECH_THERAPY" | "OCCUPATIONAL_THERAPY" | "PHYSICAL_THERAPY" | "EARLY_INTERVENTION" | "FEEDING_THERAPY" | "APPLIED_BEHAVIOUR_ANALYSIS" | "DEVELOPMENTAL_THERAPY" | "PSYCHOLOGY";
+        /**
+         * @description Age band served: INFANT_TODDLER 0–35 months, PRESCHOOL 36–59, SCHOOL_AGE 60–215 (5–17 years), ADULT 18+.
+         * @enum {string}
+         */
+        AgeGroup: "INFANT_TODDLER" | "PRESCHOOL" | "SCHOOL_AGE" | "ADULT";
+        /**
+         * @description null: open schedule, bookable at any time
+         * @example {
+         *       "MONDAY": [
+         *         {
+         *           "start": "09:00",
+         *           "end": "12:00"
+         *         },
+         *         {
+         *           "start": "13:00",
+         *           "end": "17:00"
+         *         }
+         *       ],
+         *       "FRIDAY": [
+         *         {
+         *           "start": "09:00",
+         *           "end": "15:00"
+         *         }
+         *       ]
+         *     }
+         */
+        WeeklyHours: {
+            MONDAY?: components["schemas"]["WorkingInterval"][];
+            TUESDAY?: components["schemas"]["WorkingInterval"][];
+            WEDNESDAY?: components["schemas"]["WorkingInterval"][];
+            THURSDAY?: components["schemas"]["WorkingInterval"][];
+            FRIDAY?: components["schemas"]["WorkingInterval"][];
+            SATURDAY?: components["schemas"]["WorkingInterval"][];
+            SUNDAY?: components["schemas"]["WorkingInterval"][];
+        } | null;
+        WorkingInterval: {
+            /** @example 09:00 */
+            start: string;
+            /** @example 17:00 */
+            end: string;
+        };
+        Credential: {
+            /**
+             * @description LICENSE is a licence to practise; its expiry is tracked.
+             * @enum {string}
+             */
+            type: "LICENSE" | "CERTIFICATION" | "REGISTRATION" | "NPI" | "OTHER";
+            /** @example Speech-Language Pathologist */
+            name?: string;
+            /** @example SLP-104233 */
+            number: string;
+            /** @example US */
+            issuingCountry: string;
+            /**
+             * @description State or region of the issuer, e.g. TX or US-TX
+             * @example TX
+             */
+            issuingRegion?: string;
+            issuedOn?: string;
+            /** @example 2027-06-30 */
+            expiresOn?: string;
         };
         /** @description An RFC 9457 problem document */
         Problem: {
@@ -3166,26 +15470,87 @@ export interface components {
         ProviderCreate: {
             /** @example Dana Whitfield, CCC-SLP */
             name: string;
+            /** Format: email */
+            email?: string;
             /**
-             * @description IANA time zone
+             * @description IANA time zone; weekly hours are read in it
              * @example America/Chicago
              */
             timeZone: string;
-            /** @description Defaults to the tenant's only location */
+            /** @description The primary location, whose policies apply to bookings; defaults to the tenant's only location */
             locationId?: string;
+            /** @description Every location the provider works at; the primary one is always included */
+            locationIds?: string[];
+            disciplines?: components["schemas"]["Discipline"][];
+            /**
+             * @description BCP 47 tags
+             * @example [
+             *       "en",
+             *       "es-MX"
+             *     ]
+             */
+            languages?: string[];
+            ageGroups?: components["schemas"]["AgeGroup"][];
+            telehealth?: boolean;
+            weeklyHours?: components["schemas"]["WeeklyHours"] & unknown;
+            credentials?: components["schemas"]["Credential"][];
+            /**
+             * @description APPROVED (the default) is bookable at once; INVITED or IN_REVIEW start onboarding
+             * @enum {string}
+             */
+            onboardingStatus?: "INVITED" | "IN_REVIEW" | "APPROVED";
         };
         ProviderPage: {
             data: components["schemas"]["Provider"][];
             nextCursor: string | null;
         };
-        Child: {
-            /** @example chd_019a... */
+        /** @description A JSON merge patch (RFC 7396) of the writable fields */
+        ProviderPatch: {
+            /** @example Dana Whitfield, CCC-SLP */
+            name?: string;
+            /** Format: email */
+            email?: string | null;
+            /**
+             * @description IANA time zone; weekly hours are read in it
+             * @example America/Chicago
+             */
+            timeZone?: string;
+            locationId?: string;
+            locationIds?: string[];
+            disciplines?: components["schemas"]["Discipline"][];
+            languages?: string[];
+            ageGroups?: components["schemas"]["AgeGroup"][];
+            telehealth?: boolean;
+            /** @description Merged per weekday; a weekday set to null becomes a day off; null makes the schedule open */
+            weeklyHours?: {
+                MONDAY?: components["schemas"]["WorkingInterval"][] | null;
+                TUESDAY?: components["schemas"]["WorkingInterval"][] | null;
+                WEDNESDAY?: components["schemas"]["WorkingInterval"][] | null;
+                THURSDAY?: components["schemas"]["WorkingInterval"][] | null;
+                FRIDAY?: components["schemas"]["WorkingInterval"][] | null;
+                SATURDAY?: components["schemas"]["WorkingInterval"][] | null;
+                SUNDAY?: components["schemas"]["WorkingInterval"][] | null;
+            } | null;
+            credentials?: components["schemas"]["Credential"][];
+        };
+        TimeOff: {
+            /** @example tof_019a... */
             id: string;
-            firstName: string;
-            lastName: string;
-            /** Format: date */
-            dateOfBirth: string;
-            locationId: string | null;
+            providerId: string;
+            /**
+             * Format: date-time
+             * @description With the provider's offset at that instant
+             */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            /** @description The provider's IANA time zone */
+            timeZone: string;
+            /** @enum {string} */
+            reason: "VACATION" | "SICK_LEAVE" | "TRAINING" | "HOLIDAY" | "PERSONAL" | "OTHER";
+            note: string | null;
+            /** @description CONFIRMED appointments inside the range: time off does not cancel them */
+            conflictingAppointmentIds: string[];
             /**
              * Format: date-time
              * @example 2026-11-21T18:00:00.000Z
@@ -3197,28 +15562,145 @@ export interface components {
              */
             updatedAt: string;
         };
-        ChildCreate: {
-            /** @example Maya */
-            firstName: string;
-            /** @example Okafor */
-            lastName: string;
-            /** @example 2023-04-18 */
-            dateOfBirth: string;
-            /** @description Defaults to the tenant's only location */
-            locationId?: string;
+        TimeOffCreate: {
+            /**
+             * Format: date-time
+             * @example 2026-12-24T00:00:00-06:00
+             */
+            startsAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-12-27T00:00:00-06:00
+             */
+            endsAt: string;
+            /** @enum {string} */
+            reason: "VACATION" | "SICK_LEAVE" | "TRAINING" | "HOLIDAY" | "PERSONAL" | "OTHER";
+            /** @description For the centre; not shown to families */
+            note?: string;
         };
-        Appointment: {
-            /** @example apt_019a... */
+        TimeOffPage: {
+            data: components["schemas"]["TimeOff"][];
+            nextCursor: string | null;
+        };
+        /** @description A JSON merge patch (RFC 7396); null removes the note */
+        TimeOffPatch: {
+            /**
+             * Format: date-time
+             * @example 2026-12-24T00:00:00-06:00
+             */
+            startsAt?: string;
+            /**
+             * Format: date-time
+             * @example 2026-12-28T00:00:00-06:00
+             */
+            endsAt?: string;
+            /** @enum {string} */
+            reason?: "VACATION" | "SICK_LEAVE" | "TRAINING" | "HOLIDAY" | "PERSONAL" | "OTHER";
+            note?: string | null;
+        };
+        Location: {
+            /** @example loc_019a... */
             id: string;
-            /** @enum {string} */
-            status: "CONFIRMED" | "CANCELLED" | "COMPLETED" | "NO_SHOW";
-            childId: string;
-            provider: {
-                id: string;
-                name: string;
-            };
-            /** @enum {string} */
-            type: "THERAPY_SESSION" | "EVALUATION" | "REEVALUATION" | "CONSULTATION" | "PARENT_COACHING" | "EARLY_INTERVENTION";
+            name: string;
+            timeZone: string;
+            currency: string;
+            bufferMinutes: number;
+            minimumNoticeMinutes: number;
+            lateCancellationHours: number;
+            reminderOffsetsMinutes: number[];
+            noteDueHours: number;
+            addressLine1: string | null;
+            addressLine2: string | null;
+            city: string | null;
+            region: string | null;
+            postalCode: string | null;
+            country: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        LocationCreate: {
+            /** @example Sunrise Speech — Main Street */
+            name: string;
+            /**
+             * @description IANA time zone of the centre
+             * @example America/Chicago
+             */
+            timeZone: string;
+            /**
+             * @description ISO 4217 currency of prices and payments here; default USD
+             * @example USD
+             */
+            currency?: string;
+            /** @description Free minutes kept between two appointments of a provider; default 0 */
+            bufferMinutes?: number;
+            /** @description How long before its start a slot can still be booked; default 0 */
+            minimumNoticeMinutes?: number;
+            /** @description A cancellation later than this many hours before the start is late; default 24 */
+            lateCancellationHours?: number;
+            /** @description Reminders go out this many minutes before an appointment; default [2880, 120] */
+            reminderOffsetsMinutes?: number[];
+            /** @description Hours after a session by which its note should be signed; default 48 */
+            noteDueHours?: number;
+            addressLine1?: string;
+            addressLine2?: string;
+            city?: string;
+            region?: string;
+            postalCode?: string;
+            country?: string;
+        };
+        LocationPage: {
+            data: components["schemas"]["Location"][];
+            nextCursor: string | null;
+        };
+        /** @description A JSON merge patch (RFC 7396); null removes an address field */
+        LocationPatch: {
+            name?: string;
+            timeZone?: string;
+            /**
+             * @description ISO 4217 currency of prices and payments here; default USD
+             * @example USD
+             */
+            currency?: string;
+            /** @description Free minutes kept between two appointments of a provider; default 0 */
+            bufferMinutes?: number;
+            /** @description How long before its start a slot can still be booked; default 0 */
+            minimumNoticeMinutes?: number;
+            /** @description A cancellation later than this many hours before the start is late; default 24 */
+            lateCancellationHours?: number;
+            /** @description Reminders go out this many minutes before an appointment; default [2880, 120] */
+            reminderOffsetsMinutes?: number[];
+            /** @description Hours after a session by which its note should be signed; default 48 */
+            noteDueHours?: number;
+            addressLine1?: string | null;
+            addressLine2?: string | null;
+            city?: string | null;
+            region?: string | null;
+            postalCode?: string | null;
+            country?: string | null;
+        };
+        AvailabilityPage: {
+            data: components["schemas"]["ProviderAvailability"][];
+            nextCursor: string | null;
+        };
+        ProviderAvailability: {
+            providerId: string;
+            name: string;
+            timeZone: string;
+            /** @description The location whose policies (buffer, notice) were applied */
+            locationId: string;
+            /** @description false: the provider is not APPROVED, and has no slots */
+            bookable: boolean;
+            slots: components["schemas"]["Slot"][];
+        };
+        Slot: {
             /**
              * Format: date-time
              * @example 2026-12-01T09:00:00-06:00
@@ -3229,10 +15711,27 @@ export interface components {
              * @example 2026-12-01T10:00:00-06:00
              */
             endsAt: string;
-            /** @description IANA zone of the location; startsAt and endsAt carry its offset */
+            /** @description The provider's IANA time zone; startsAt and endsAt carry its offset */
             timeZone: string;
-            locationId: string;
-            notes: string | null;
+        };
+        Child: {
+            /** @example chd_019a... */
+            id: string;
+            firstName: string;
+            lastName: string;
+            /** Format: date */
+            dateOfBirth: string;
+            locationId: string | null;
+            languages: string[];
+            clients: components["schemas"]["ChildClientLink"][];
+            diagnoses: components["schemas"]["Diagnosis"][];
+            goals: components["schemas"]["Goal"][];
+            earlyIntervention: components["schemas"]["EarlyIntervention"];
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            archivedAt: string | null;
             /**
              * Format: date-time
              * @example 2026-11-21T18:00:00.000Z
@@ -3244,17 +15743,622 @@ export interface components {
              */
             updatedAt: string;
         };
+        ChildClientLink: {
+            /** @example cln_019a... */
+            clientId: string;
+            /** @enum {string} */
+            relationship: "MOTHER" | "FATHER" | "PARENT" | "STEP_PARENT" | "FOSTER_PARENT" | "ADOPTIVE_PARENT" | "GRANDPARENT" | "LEGAL_GUARDIAN" | "SIBLING" | "OTHER_RELATIVE" | "CASE_WORKER" | "OTHER";
+            /**
+             * @description The first person the centre calls; at most one per child
+             * @default false
+             */
+            primaryContact?: boolean;
+            /**
+             * @description Holds legal authority to consent for the child
+             * @default false
+             */
+            legalGuardian?: boolean;
+            /**
+             * @description Pays for the child's care
+             * @default false
+             */
+            financiallyResponsible?: boolean;
+        };
+        Diagnosis: {
+            /** @example F80.1 */
+            code: string;
+            /**
+             * @default ICD_10_CM
+             * @enum {string}
+             */
+            system?: "ICD_10_CM" | "ICD_10" | "ICD_11" | "DSM_5_TR" | "OTHER";
+            /** @example Expressive language disorder */
+            description?: string;
+            /**
+             * Format: date
+             * @example 2025-03-14
+             */
+            diagnosedOn?: string;
+        };
+        Goal: {
+            /** @example gol_019a... */
+            id: string;
+            description: string;
+            discipline?: components["schemas"]["Discipline"];
+            /** @enum {string} */
+            status: "ACTIVE" | "MET" | "ON_HOLD" | "DISCONTINUED";
+            /** Format: date */
+            targetDate?: string;
+        };
+        /** @description Early-intervention (IDEA Part C) enrolment; null when the child is not enrolled. See docs/care-records.md. */
+        EarlyIntervention: {
+            /**
+             * Format: date
+             * @description When the referral was received; starts the 45-day clock to the initial IFSP
+             * @example 2025-03-14
+             */
+            referralDate: string;
+            /** @enum {string} */
+            referralSource?: "HOSPITAL" | "PHYSICIAN" | "PARENT" | "CHILD_CARE" | "EARLY_LEARNING_PROGRAM" | "LOCAL_EDUCATION_AGENCY" | "PUBLIC_HEALTH" | "SOCIAL_SERVICES" | "CHILD_WELFARE" | "HOMELESS_SHELTER" | "OTHER";
+            /**
+             * Format: date
+             * @description Written parental consent for early-intervention services
+             * @example 2025-03-14
+             */
+            consentDate?: string;
+            /**
+             * Format: date
+             * @description The initial IFSP meeting
+             * @example 2025-03-14
+             */
+            initialIfspDate?: string;
+            /**
+             * Format: date
+             * @description The latest IFSP periodic review or annual meeting; the next review is due 6 months later
+             * @example 2025-03-14
+             */
+            lastIfspReviewDate?: string;
+            /**
+             * Format: date
+             * @description The child left Part C services
+             * @example 2025-03-14
+             */
+            exitDate?: string;
+            serviceCoordinator?: components["schemas"]["ServiceCoordinator"];
+        } | null;
+        ServiceCoordinator: {
+            name: string;
+            organization?: string;
+            /** Format: email */
+            email?: string;
+            /** @example +13125550100 */
+            phone?: string;
+        };
+        ChildCreate: {
+            /** @example Maya */
+            firstName: string;
+            /** @example Okafor */
+            lastName: string;
+            /**
+             * Format: date
+             * @example 2023-04-18
+             */
+            dateOfBirth: string;
+            /** @description Defaults to the tenant's only location */
+            locationId?: string;
+            /**
+             * @default []
+             * @example [
+             *       "en",
+             *       "es-MX"
+             *     ]
+             */
+            languages?: string[];
+            /**
+             * @description The clients linked to the child and how; replaced whole by a PATCH
+             * @default []
+             */
+            clients?: components["schemas"]["ChildClientLink"][];
+            /** @default [] */
+            diagnoses?: components["schemas"]["Diagnosis"][];
+            /** @default [] */
+            goals?: components["schemas"]["GoalInput"][];
+            earlyIntervention?: components["schemas"]["EarlyIntervention"];
+        };
+        GoalInput: {
+            /** @description Leave out for a new goal; keep the id of an existing goal so notes that name it stay linked */
+            id?: string;
+            /** @example Produces /s/ in initial position with 80% accuracy */
+            description: string;
+            discipline?: components["schemas"]["Discipline"];
+            /**
+             * @default ACTIVE
+             * @enum {string}
+             */
+            status?: "ACTIVE" | "MET" | "ON_HOLD" | "DISCONTINUED";
+            /**
+             * Format: date
+             * @example 2025-03-14
+             */
+            targetDate?: string;
+        };
+        ChildPage: {
+            data: components["schemas"]["Child"][];
+            nextCursor: string | null;
+        };
+        /** @description A JSON merge patch (RFC 7396): members present replace, null removes. `clients`, `languages`, `diagnoses` and `goals` are replaced whole (keep a goal’s id to keep the goal); `earlyIntervention` merges member by member and null removes the enrolment. */
+        ChildPatch: {
+            /** @example Maya */
+            firstName?: string;
+            /** @example Okafor */
+            lastName?: string;
+            /**
+             * Format: date
+             * @example 2023-04-18
+             */
+            dateOfBirth?: string;
+            locationId?: string;
+            languages?: string[] | null;
+            clients?: components["schemas"]["ChildClientLink"][] | null;
+            diagnoses?: components["schemas"]["Diagnosis"][] | null;
+            goals?: components["schemas"]["GoalInput"][] | null;
+            earlyIntervention?: {
+                /**
+                 * Format: date
+                 * @description When the referral was received; starts the 45-day clock to the initial IFSP
+                 * @example 2025-03-14
+                 */
+                referralDate?: string | null;
+                /** @enum {string|null} */
+                referralSource?: "HOSPITAL" | "PHYSICIAN" | "PARENT" | "CHILD_CARE" | "EARLY_LEARNING_PROGRAM" | "LOCAL_EDUCATION_AGENCY" | "PUBLIC_HEALTH" | "SOCIAL_SERVICES" | "CHILD_WELFARE" | "HOMELESS_SHELTER" | "OTHER" | null;
+                /**
+                 * Format: date
+                 * @example 2025-03-14
+                 */
+                consentDate?: string | null;
+                /**
+                 * Format: date
+                 * @example 2025-03-14
+                 */
+                initialIfspDate?: string | null;
+                /**
+                 * Format: date
+                 * @example 2025-03-14
+                 */
+                lastIfspReviewDate?: string | null;
+                /**
+                 * Format: date
+                 * @example 2025-03-14
+                 */
+                exitDate?: string | null;
+                serviceCoordinator?: {
+                    name?: string | null;
+                    organization?: string | null;
+                    /** Format: email */
+                    email?: string | null;
+                    /** @example +13125550100 */
+                    phone?: string | null;
+                } | null;
+            } | null;
+        };
+        Client: {
+            /** @example cln_019a... */
+            id: string;
+            locationId: string;
+            firstName: string;
+            lastName: string;
+            email: string | null;
+            phone: string | null;
+            preferredLanguage: string | null;
+            address: components["schemas"]["PostalAddress"];
+            roles: ("PARENT" | "GUARDIAN" | "PAYER" | "EMERGENCY_CONTACT" | "CAREGIVER" | "OTHER")[];
+            /** @description Values by field key, including values of fields archived since they were written */
+            custom_fields: {
+                [key: string]: string | number | boolean;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            archivedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        PostalAddress: {
+            line1?: string;
+            line2?: string;
+            city?: string;
+            /** @description State, province or region */
+            region?: string;
+            postalCode?: string;
+            /** @example US */
+            country?: string;
+        } | null;
+        ClientCreate: {
+            /** @example Amara */
+            firstName: string;
+            /** @example Okafor */
+            lastName: string;
+            /**
+             * Format: email
+             * @example amara.okafor@example.org
+             */
+            email?: string;
+            /** @example +13125550100 */
+            phone?: string;
+            /**
+             * @description BCP 47 language tag
+             * @example es-MX
+             */
+            preferredLanguage?: string;
+            address?: components["schemas"]["PostalAddress"];
+            /** @default [] */
+            roles?: ("PARENT" | "GUARDIAN" | "PAYER" | "EMERGENCY_CONTACT" | "CAREGIVER" | "OTHER")[];
+            /** @description Defaults to the tenant's only location */
+            locationId?: string;
+            /**
+             * @description Values of the location's custom fields keyed by field key (see /v1/custom-field-definitions). Unknown keys are refused; `null` removes a value.
+             * @example {
+             *       "referral_source": "Physician",
+             *       "intake_date": "2026-01-12"
+             *     }
+             */
+            custom_fields?: {
+                [key: string]: string | number | boolean | null;
+            };
+        };
+        ClientPage: {
+            data: components["schemas"]["Client"][];
+            nextCursor: string | null;
+        };
+        /** @description A JSON merge patch (RFC 7396): members present replace, null removes, `address` and `custom_fields` merge member by member, `roles` is replaced whole. */
+        ClientPatch: {
+            /** @example Amara */
+            firstName?: string;
+            /** @example Okafor */
+            lastName?: string;
+            /** Format: email */
+            email?: string | null;
+            /** @example +13125550100 */
+            phone?: string | null;
+            /**
+             * @description BCP 47 language tag
+             * @example es-MX
+             */
+            preferredLanguage?: string;
+            address?: {
+                line1?: string | null;
+                line2?: string | null;
+                city?: string | null;
+                region?: string | null;
+                postalCode?: string | null;
+                country?: string | null;
+            } | null;
+            roles?: ("PARENT" | "GUARDIAN" | "PAYER" | "EMERGENCY_CONTACT" | "CAREGIVER" | "OTHER")[] | null;
+            locationId?: string;
+            /**
+             * @description Values of the location's custom fields keyed by field key (see /v1/custom-field-definitions). Unknown keys are refused; `null` removes a value.
+             * @example {
+             *       "referral_source": "Physician",
+             *       "intake_date": "2026-01-12"
+             *     }
+             */
+            custom_fields?: {
+                [key: string]: string | number | boolean | null;
+            };
+        };
+        CustomFieldDefinition: {
+            /** @example cfd_019a... */
+            id: string;
+            locationId: string;
+            key: string;
+            label: string;
+            description: string | null;
+            /** @enum {string} */
+            type: "TEXT" | "NUMBER" | "DATE" | "BOOLEAN" | "SELECT";
+            required: boolean;
+            /** @description The choices of a SELECT field; null for other types */
+            options: string[] | null;
+            position: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            archivedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        CustomFieldDefinitionCreate: {
+            /** @example referral_source */
+            key: string;
+            /** @example Referral source */
+            label: string;
+            description?: string;
+            /** @enum {string} */
+            type: "TEXT" | "NUMBER" | "DATE" | "BOOLEAN" | "SELECT";
+            /** @default false */
+            required?: boolean;
+            /**
+             * @description The choices of a SELECT field (required for SELECT, not allowed otherwise).
+             * @example [
+             *       "Physician",
+             *       "School",
+             *       "Self"
+             *     ]
+             */
+            options?: string[];
+            /**
+             * @description Display order within the location
+             * @default 0
+             */
+            position?: number;
+            /** @description Defaults to the tenant's only location */
+            locationId?: string;
+        };
+        CustomFieldDefinitionPage: {
+            data: components["schemas"]["CustomFieldDefinition"][];
+            nextCursor: string | null;
+        };
+        /** @description A JSON merge patch (RFC 7396) of label, description, required, options (replaced whole) and position. key and type never change (`immutable`); archive the field and define a new one instead. */
+        CustomFieldDefinitionPatch: {
+            /** @example referral_source */
+            key?: string;
+            /** @example Referral source */
+            label?: string;
+            description?: string | null;
+            /** @enum {string} */
+            type?: "TEXT" | "NUMBER" | "DATE" | "BOOLEAN" | "SELECT";
+            required?: boolean;
+            /**
+             * @description The choices of a SELECT field (required for SELECT, not allowed otherwise).
+             * @example [
+             *       "Physician",
+             *       "School",
+             *       "Self"
+             *     ]
+             */
+            options?: string[] | null;
+            position?: number;
+        };
+        Pet: {
+            /** @example pet_019a... */
+            id: string;
+            ownerClientId: string;
+            name: string;
+            /** @enum {string} */
+            species: "DOG" | "CAT" | "HORSE" | "RABBIT" | "GUINEA_PIG" | "BIRD" | "REPTILE" | "FISH" | "OTHER";
+            breed: string | null;
+            temperament: string | null;
+            notes: string | null;
+            therapyAnimal: boolean;
+            certification: components["schemas"]["TherapyAnimalCertification"];
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            archivedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        TherapyAnimalCertification: {
+            /**
+             * @description The certifying organisation
+             * @example Pet Partners
+             */
+            registry: string;
+            /** @description Registration or certificate number */
+            number?: string;
+            /**
+             * Format: date
+             * @description When the certification lapses
+             * @example 2025-03-14
+             */
+            expiresOn?: string;
+        } | null;
+        PetCreate: {
+            /**
+             * @description The client the pet belongs to
+             * @example cln_019a...
+             */
+            ownerClientId: string;
+            /** @example Biscuit */
+            name: string;
+            /** @enum {string} */
+            species: "DOG" | "CAT" | "HORSE" | "RABBIT" | "GUINEA_PIG" | "BIRD" | "REPTILE" | "FISH" | "OTHER";
+            /** @example Golden retriever */
+            breed?: string;
+            /** @example Calm with children; startles at loud noises */
+            temperament?: string;
+            /**
+             * @description Allergies, fears and handling notes relevant to sessions
+             * @example Sibling allergic to cats
+             */
+            notes?: string;
+            /**
+             * @description Works in animal-assisted therapy sessions
+             * @default false
+             */
+            therapyAnimal?: boolean;
+            certification?: components["schemas"]["TherapyAnimalCertification"];
+        };
+        PetPage: {
+            data: components["schemas"]["Pet"][];
+            nextCursor: string | null;
+        };
+        /** @description A JSON merge patch (RFC 7396): members present replace, null removes, `certification` merges member by member. */
+        PetPatch: {
+            /**
+             * @description The client the pet belongs to
+             * @example cln_019a...
+             */
+            ownerClientId?: string;
+            /** @example Biscuit */
+            name?: string;
+            /** @enum {string} */
+            species?: "DOG" | "CAT" | "HORSE" | "RABBIT" | "GUINEA_PIG" | "BIRD" | "REPTILE" | "FISH" | "OTHER";
+            breed?: string | null;
+            temperament?: string | null;
+            notes?: string | null;
+            therapyAnimal?: boolean;
+            certification?: {
+                /**
+                 * @description The certifying organisation
+                 * @example Pet Partners
+                 */
+                registry?: string | null;
+                number?: string | null;
+                /**
+                 * Format: date
+                 * @example 2025-03-14
+                 */
+                expiresOn?: string | null;
+            } | null;
+        };
+        Appointment: {
+            /** @example apt_019a... */
+            id: string;
+            status: components["schemas"]["AppointmentStatus"];
+            childId: string;
+            provider: {
+                id: string;
+                name: string;
+            };
+            type: components["schemas"]["AppointmentType"];
+            /**
+             * @description A discipline, e.g. EARLY_INTERVENTION
+             * @example SPEECH_THERAPY
+             */
+            service: string;
+            /**
+             * Format: date-time
+             * @description Start, with the UTC offset of `timeZone` at that instant
+             * @example 2026-12-01T09:00:00-06:00
+             */
+            startsAt: string;
+            /**
+             * Format: date-time
+             * @description End (exclusive), with the UTC offset of `timeZone` at that instant
+             * @example 2026-12-01T09:00:00-06:00
+             */
+            endsAt: string;
+            durationMinutes: number;
+            /** @description IANA zone of the location; startsAt and endsAt carry its offset */
+            timeZone: string;
+            locationId: string;
+            /** @description The weekly series this appointment belongs to */
+            seriesId: string | null;
+            /**
+             * Format: date
+             * @description Its date in the series (kept when rescheduled)
+             */
+            occurrenceDate: string | null;
+            notes: string | null;
+            cancellation: {
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T18:00:00.000Z
+                 */
+                cancelledAt: string;
+                reason: components["schemas"]["CancellationReason"];
+                note: string | null;
+                /** @description Inside the location's lateCancellationHours before the start */
+                lateCancellation: boolean;
+            } | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            completedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            noShowAt: string | null;
+            /** @description Every reschedule, oldest first */
+            rescheduleHistory: {
+                /**
+                 * Format: date-time
+                 * @description Start before this reschedule
+                 * @example 2026-12-01T09:00:00-06:00
+                 */
+                previousStartsAt: string;
+                /**
+                 * Format: date-time
+                 * @description End before this reschedule
+                 * @example 2026-12-01T09:00:00-06:00
+                 */
+                previousEndsAt: string;
+                previousProviderId: string;
+                /**
+                 * Format: date-time
+                 * @description Start after this reschedule
+                 * @example 2026-12-01T09:00:00-06:00
+                 */
+                startsAt: string;
+                /**
+                 * Format: date-time
+                 * @description End after this reschedule
+                 * @example 2026-12-01T09:00:00-06:00
+                 */
+                endsAt: string;
+                providerId: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T18:00:00.000Z
+                 */
+                rescheduledAt: string;
+            }[];
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        /** @enum {string} */
+        AppointmentStatus: "CONFIRMED" | "CANCELLED" | "COMPLETED" | "NO_SHOW";
+        /**
+         * @description THERAPY_SESSION (the default), EVALUATION, REEVALUATION, ASSESSMENT (a standardised instrument), SCREENING, CONSULTATION, PARENT_COACHING, EARLY_INTERVENTION (an early-intervention visit) and IFSP_MEETING.
+         * @enum {string}
+         */
+        AppointmentType: "THERAPY_SESSION" | "EVALUATION" | "REEVALUATION" | "ASSESSMENT" | "SCREENING" | "CONSULTATION" | "PARENT_COACHING" | "EARLY_INTERVENTION" | "IFSP_MEETING";
+        /** @enum {string} */
+        CancellationReason: "FAMILY_REQUEST" | "ILLNESS" | "PROVIDER_UNAVAILABLE" | "CENTRE_CLOSED" | "WEATHER" | "SCHEDULING_CONFLICT" | "OTHER";
         AppointmentCreate: {
             /** @example chd_019a... */
             childId: string;
             /** @example prv_019a... */
             providerId: string;
-            /**
-             * @description Defaults to THERAPY_SESSION
-             * @default THERAPY_SESSION
-             * @enum {string}
-             */
-            type?: "THERAPY_SESSION" | "EVALUATION" | "REEVALUATION" | "CONSULTATION" | "PARENT_COACHING" | "EARLY_INTERVENTION";
+            type?: components["schemas"]["AppointmentType"];
+            service?: components["schemas"]["Discipline"] & unknown;
             /**
              * Format: date-time
              * @example 2026-12-01T09:00:00-06:00
@@ -3262,11 +16366,58 @@ export interface components {
             startsAt: string;
             /**
              * Format: date-time
-             * @description Defaults to 60 minutes after startsAt; at most 8 hours after it
+             * @description Alternative to durationMinutes (give at most one); at most 8 hours after startsAt
              */
             endsAt?: string;
+            /**
+             * @description Defaults to 60 (or to endsAt when given)
+             * @example 45
+             */
+            durationMinutes?: number;
             /** @description Free text for the care team */
             notes?: string;
+        };
+        AppointmentPage: {
+            data: components["schemas"]["Appointment"][];
+            nextCursor: string | null;
+        };
+        /** @description A JSON merge patch (RFC 7396) of the writable fields. Members left out stay as they are; `notes: null` removes the notes (the other fields cannot be removed). startsAt, durationMinutes and providerId make it a reschedule (CONFIRMED only); type and service can change only while CONFIRMED; a field set to its current value changes nothing. */
+        AppointmentPatch: {
+            /** @description null removes the notes; editable in every state */
+            notes?: string | null;
+            type?: components["schemas"]["AppointmentType"];
+            service?: components["schemas"]["Discipline"];
+            /**
+             * Format: date-time
+             * @description A change is a reschedule
+             */
+            startsAt?: string;
+            /**
+             * @description A change is a reschedule
+             * @example 45
+             */
+            durationMinutes?: number;
+            /** @description A change is a reschedule */
+            providerId?: string;
+        };
+        AppointmentReschedule: {
+            /**
+             * Format: date-time
+             * @example 2026-12-03T16:00:00-06:00
+             */
+            startsAt: string;
+            /**
+             * @description Defaults to the current duration
+             * @example 45
+             */
+            durationMinutes?: number;
+            /** @description Defaults to the current provider */
+            providerId?: string;
+        };
+        AppointmentCancel: {
+            reason: components["schemas"]["CancellationReason"];
+            /** @description Free text, for the care team */
+            note?: string;
         };
         ApiKeyWithSecret: components["schemas"]["ApiKey"] & {
             /** @description Shown only in this response. Send it as `Authorization: Bearer <secret>`. */
@@ -3389,6 +16540,91 @@ export interface components {
             role?: components["schemas"]["PlatformRole"];
             disabled?: boolean;
         };
+        PaymentPage: {
+            data: components["schemas"]["Payment"][];
+            nextCursor: string | null;
+        };
+        Payment: {
+            /** @example pay_019a... */
+            id: string;
+            orderId: string;
+            locationId: string;
+            clientId: string | null;
+            /**
+             * @description Integer minor units of `currency`, at least 1.
+             * @example 6000
+             */
+            amount: number;
+            /**
+             * @description ISO 4217 currency code; unknown codes are `unknown_currency`.
+             * @example USD
+             */
+            currency: string;
+            status: components["schemas"]["PaymentStatus"];
+            method: components["schemas"]["PaymentMethod"];
+            /** @example recorded */
+            processor: string;
+            processorReference: string | null;
+            reference: string | null;
+            failureCode: components["schemas"]["PaymentFailureCode"];
+            failureMessage: string | null;
+            /**
+             * @description Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).
+             * @example 12000
+             */
+            amountRefunded: number;
+            refunds: components["schemas"]["Refund"][];
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            receivedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        /**
+         * @description SUCCEEDED or FAILED for recorded payments; PENDING only for an online processor (none ships).
+         * @enum {string}
+         */
+        PaymentStatus: "PENDING" | "SUCCEEDED" | "FAILED";
+        /** @enum {string} */
+        PaymentMethod: "CASH" | "CARD_TERMINAL" | "BANK_TRANSFER" | "INSURER_REMITTANCE" | "CHEQUE";
+        /** @enum {string|null} */
+        PaymentFailureCode: "CARD_DECLINED" | "INSUFFICIENT_FUNDS" | "EXPIRED_CARD" | "TERMINAL_ERROR" | "PAYMENT_REJECTED" | "OTHER" | null;
+        Refund: {
+            /** @example rfd_019a... */
+            id: string;
+            paymentId: string;
+            orderId: string;
+            /**
+             * @description Integer minor units of `currency`, at least 1.
+             * @example 6000
+             */
+            amount: number;
+            /**
+             * @description ISO 4217 currency code; unknown codes are `unknown_currency`.
+             * @example USD
+             */
+            currency: string;
+            reason: components["schemas"]["RefundReason"];
+            method: components["schemas"]["PaymentMethod"];
+            reference: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            createdAt: string;
+        };
+        /** @enum {string} */
+        RefundReason: "REQUESTED_BY_CLIENT" | "DUPLICATE" | "SERVICE_NOT_PROVIDED" | "APPOINTMENT_CANCELLED" | "INSURER_ADJUSTMENT" | "OTHER";
         AuditChainReport: {
             valid: boolean;
             /** @description Records examined, the broken one included */
@@ -3471,6 +16707,511 @@ export interface components {
              * @example c6a1…
              */
             hash: string | null;
+        };
+        Price: {
+            /** @example prc_019a... */
+            id: string;
+            service: components["schemas"]["Discipline"];
+            /**
+             * @example THERAPY_SESSION
+             * @enum {string|null}
+             */
+            appointmentType: "THERAPY_SESSION" | "EVALUATION" | "REEVALUATION" | "CONSULTATION" | "PARENT_COACHING" | "EARLY_INTERVENTION" | "ASSESSMENT" | "SCREENING" | "IFSP_MEETING" | null;
+            locationId: string | null;
+            description: string | null;
+            /**
+             * @description Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).
+             * @example 12000
+             */
+            amount: number;
+            /**
+             * @description ISO 4217 currency code; unknown codes are `unknown_currency`.
+             * @example USD
+             */
+            currency: string;
+            unit: components["schemas"]["PriceUnit"];
+            active: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            archivedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        /**
+         * @description What one `amount` buys: a session, a 15-minute unit, an assessment...
+         * @enum {string}
+         */
+        PriceUnit: "PER_SESSION" | "PER_15_MINUTES" | "PER_30_MINUTES" | "PER_HOUR" | "PER_ASSESSMENT" | "PER_PACKAGE" | "PER_ITEM";
+        PriceCreate: {
+            service: components["schemas"]["Discipline"];
+            /**
+             * @description Only for this appointment type; omit for any.
+             * @example THERAPY_SESSION
+             * @enum {string}
+             */
+            appointmentType?: "THERAPY_SESSION" | "EVALUATION" | "REEVALUATION" | "CONSULTATION" | "PARENT_COACHING" | "EARLY_INTERVENTION" | "ASSESSMENT" | "SCREENING" | "IFSP_MEETING";
+            /** @description Only at this location (in its currency); omit for tenant-wide. */
+            locationId?: string;
+            /** @example Speech therapy, 45 minutes */
+            description?: string;
+            /**
+             * @description Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).
+             * @example 12000
+             */
+            amount: number;
+            /**
+             * @description ISO 4217 currency code; unknown codes are `unknown_currency`.
+             * @example USD
+             */
+            currency: string;
+            unit: components["schemas"]["PriceUnit"];
+            /** @description Default true. One active price per service, location and type. */
+            active?: boolean;
+        };
+        PricePage: {
+            data: components["schemas"]["Price"][];
+            nextCursor: string | null;
+        };
+        /** @description A JSON merge patch (RFC 7396) of the writable fields; null removes the description */
+        PricePatch: {
+            description?: string | null;
+            /**
+             * @description Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).
+             * @example 12000
+             */
+            amount?: number;
+            unit?: components["schemas"]["PriceUnit"];
+            active?: boolean;
+        };
+        Order: {
+            /** @example ord_019a... */
+            id: string;
+            status: components["schemas"]["OrderStatus"];
+            locationId: string;
+            clientId: string | null;
+            childId: string | null;
+            /**
+             * @description ISO 4217 currency code; unknown codes are `unknown_currency`.
+             * @example USD
+             */
+            currency: string;
+            lines: components["schemas"]["OrderLine"][];
+            /**
+             * @description Σ quantity × unitAmount
+             * @example 12000
+             */
+            subtotal: number;
+            /**
+             * @description Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).
+             * @example 12000
+             */
+            discountTotal: number;
+            /**
+             * @description Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).
+             * @example 12000
+             */
+            taxTotal: number;
+            /**
+             * @description subtotal − discountTotal + taxTotal
+             * @example 12000
+             */
+            total: number;
+            /**
+             * @description Sum of succeeded payments
+             * @example 12000
+             */
+            amountPaid: number;
+            /**
+             * @description Sum of refunds
+             * @example 12000
+             */
+            amountRefunded: number;
+            /**
+             * @description total − amountPaid: still to be collected
+             * @example 12000
+             */
+            balance: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            openedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            paidAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            voidedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        /**
+         * @description See the state machine in docs/payments.md.
+         * @enum {string}
+         */
+        OrderStatus: "DRAFT" | "OPEN" | "PARTIALLY_PAID" | "PAID" | "PARTIALLY_REFUNDED" | "REFUNDED" | "VOID";
+        OrderLine: {
+            id: string;
+            kind: components["schemas"]["OrderLineKind"];
+            description: string;
+            service: components["schemas"]["Discipline"] & (string | null);
+            quantity: number;
+            /**
+             * @description Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).
+             * @example 12000
+             */
+            unitAmount: number;
+            /**
+             * @description Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).
+             * @example 12000
+             */
+            discountAmount: number;
+            /**
+             * @description Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).
+             * @example 12000
+             */
+            taxAmount: number;
+            /**
+             * @description quantity × unitAmount − discountAmount + taxAmount
+             * @example 12000
+             */
+            lineTotal: number;
+            priceId: string | null;
+            appointmentId: string | null;
+            sessionId: string | null;
+        };
+        /** @enum {string} */
+        OrderLineKind: "SESSION" | "SESSION_PACKAGE" | "ASSESSMENT" | "PRODUCT";
+        OrderCreate: {
+            /** @description Defaults to the tenant's only location. */
+            locationId?: string;
+            /** @description The payer. */
+            clientId?: string;
+            childId?: string;
+            /**
+             * @description Defaults to the location's currency.
+             * @example USD
+             */
+            currency?: string;
+            /**
+             * @description DRAFT (default) stays editable; OPEN finalizes at once.
+             * @enum {string}
+             */
+            status?: "DRAFT" | "OPEN";
+            lines: components["schemas"]["OrderLineInput"][];
+        };
+        OrderLineInput: {
+            kind: components["schemas"]["OrderLineKind"];
+            /** @description Defaults to the price's description. */
+            description?: string;
+            service?: components["schemas"]["Discipline"] & unknown;
+            /** @default 1 */
+            quantity?: number;
+            /**
+             * @description Defaults to the price's amount (`priceId`), else the service's price at the order's location.
+             * @example 12000
+             */
+            unitAmount?: number;
+            /**
+             * @description Off this line, at most quantity × unitAmount. Default 0.
+             * @example 12000
+             */
+            discountAmount?: number;
+            /**
+             * @description Tax on this line, computed by the centre. Default 0.
+             * @example 12000
+             */
+            taxAmount?: number;
+            /**
+             * @description If given, must be the order's currency (one currency per order).
+             * @example USD
+             */
+            currency?: string;
+            priceId?: string;
+            appointmentId?: string;
+            sessionId?: string;
+        };
+        OrderPage: {
+            data: components["schemas"]["Order"][];
+            nextCursor: string | null;
+        };
+        /** @description A JSON merge patch (RFC 7396) of a DRAFT order; null removes clientId or childId */
+        OrderPatch: {
+            clientId?: string | null;
+            childId?: string | null;
+            /**
+             * @description ISO 4217 currency code; unknown codes are `unknown_currency`.
+             * @example USD
+             */
+            currency?: string;
+            /** @description Replaces every line. */
+            lines?: components["schemas"]["OrderLineInput"][];
+        };
+        PaymentCreate: {
+            orderId: string;
+            /**
+             * @description Integer minor units; at most the order's balance.
+             * @example 6000
+             */
+            amount: number;
+            /**
+             * @description Must be the order's currency.
+             * @example USD
+             */
+            currency: string;
+            method: components["schemas"]["PaymentMethod"];
+            /** @description Receipt, terminal slip, cheque or remittance-advice number. */
+            reference?: string;
+            /**
+             * Format: date-time
+             * @description When the money was received; default now.
+             * @example 2026-11-21T16:30:00-06:00
+             */
+            receivedAt?: string;
+            /** @description Records a failed attempt (e.g. a declined card): status FAILED, no money moves. */
+            failure?: {
+                code: components["schemas"]["PaymentFailureCode"];
+                message?: string;
+            };
+        };
+        RefundCreate: {
+            /**
+             * @description Default: everything not yet refunded.
+             * @example 6000
+             */
+            amount?: number;
+            /**
+             * @description If given, must be the payment's currency.
+             * @example USD
+             */
+            currency?: string;
+            reason: components["schemas"]["RefundReason"];
+            method?: components["schemas"]["PaymentMethod"] & unknown;
+            reference?: string;
+        };
+        EventPage: {
+            data: components["schemas"]["Event"][];
+            nextCursor: string | null;
+        };
+        /** @description The event envelope (spec Part 2), exactly as webhooks deliver it */
+        Event: {
+            /** @example evt_019a... */
+            id: string;
+            /** @enum {string} */
+            type: "booking.created" | "booking.cancelled" | "appointment.rescheduled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "assessment.completed" | "provider.approved" | "child.registered" | "session.note_added" | "webhook.test" | "webhook_endpoint.disabled";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            createdAt: string;
+            /** @description The type's payload; each type's schema is in this description's `webhooks` section */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        WebhookDeliveryPage: {
+            data: components["schemas"]["WebhookDelivery"][];
+            nextCursor: string | null;
+        };
+        WebhookDelivery: {
+            /** @example whd_019a... */
+            id: string;
+            eventId: string;
+            eventType: string;
+            endpointId: string;
+            /** @enum {string} */
+            kind: "EVENT" | "REDELIVERY";
+            /** @enum {string} */
+            status: "PENDING" | "SUCCEEDED" | "FAILED";
+            attemptCount: number;
+            lastStatusCode: number | null;
+            lastError: string | null;
+            /**
+             * Format: date-time
+             * @description When a PENDING delivery is tried again
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            nextAttemptAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            completedAt: string | null;
+            attempts: components["schemas"]["WebhookAttempt"][];
+        };
+        WebhookAttempt: {
+            /** @description 1 for the first attempt */
+            number: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            attemptedAt: string;
+            /** @description Null when no response came */
+            statusCode: number | null;
+            latencyMs: number;
+            /** @example no response within 10000 ms */
+            error: string | null;
+            succeeded: boolean;
+        };
+        WebhookEndpointWithSecret: components["schemas"]["WebhookEndpoint"] & {
+            /**
+             * @description The signing secret (`whsec_...`). Shown only in this response: store it now.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        WebhookEndpoint: {
+            /** @example we_019a... */
+            id: string;
+            url: string;
+            description: string | null;
+            events: string[];
+            /** @enum {string} */
+            signingScheme: "v1" | "v2";
+            asymmetricSigning: boolean;
+            /** @description v2 with asymmetric signing: the Ed25519 public key (`whpk_...`) that verifies `v1a` signatures */
+            publicKey: string | null;
+            /** @description During a rotation, the key still signing beside it */
+            previousPublicKey: string | null;
+            enabled: boolean;
+            /**
+             * @description MANUAL: disabled through the API; GONE: the receiver answered 410; FAILING: every attempt failed for 5 days
+             * @enum {string|null}
+             */
+            disabledReason: "MANUAL" | "GONE" | "FAILING" | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            disabledAt: string | null;
+            /**
+             * Format: date-time
+             * @description Start of the current run of failed attempts; null while deliveries succeed
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            failingSince: string | null;
+            /**
+             * Format: date-time
+             * @description After a rotation: until when the previous secret still signs (beside the new one)
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            previousSecretExpiresAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        WebhookEndpointCreate: {
+            /**
+             * @description Where deliveries are POSTed. https:// outside development; public addresses only unless the operator allows private ones.
+             * @example https://example.org/webhooks/therapy-care
+             */
+            url: string;
+            /**
+             * @description Event types to receive, or ["*"] for all (including future ones).
+             * @example [
+             *       "booking.created"
+             *     ]
+             */
+            events: ("*" | "booking.created" | "booking.cancelled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "provider.approved" | "child.registered" | "appointment.rescheduled" | "session.note_added" | "assessment.completed" | "webhook_endpoint.disabled")[];
+            /** @example Front-desk system */
+            description?: string;
+            /**
+             * @description `v1`: X-Service-Signature (Stripe construction). `v2`: Standard Webhooks headers. See docs/webhooks.md.
+             * @default v1
+             * @enum {string}
+             */
+            signingScheme?: "v1" | "v2";
+            /**
+             * @description v2 only: also sign with an Ed25519 key (`v1a,` signatures); verify with the endpoint's `publicKey`.
+             * @default false
+             */
+            asymmetricSigning?: boolean;
+            /**
+             * @description Disabled endpoints receive nothing.
+             * @default true
+             */
+            enabled?: boolean;
+        };
+        WebhookEndpointPage: {
+            data: components["schemas"]["WebhookEndpoint"][];
+            nextCursor: string | null;
+        };
+        /** @description A JSON merge patch (RFC 7396) of the writable fields */
+        WebhookEndpointPatch: {
+            /**
+             * @description Where deliveries are POSTed. https:// outside development; public addresses only unless the operator allows private ones.
+             * @example https://example.org/webhooks/therapy-care
+             */
+            url?: string;
+            /**
+             * @description Event types to receive, or ["*"] for all (including future ones).
+             * @example [
+             *       "booking.created"
+             *     ]
+             */
+            events?: ("*" | "booking.created" | "booking.cancelled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "provider.approved" | "child.registered" | "appointment.rescheduled" | "session.note_added" | "assessment.completed" | "webhook_endpoint.disabled")[];
+            description?: string | null;
+            /** @enum {string} */
+            signingScheme?: "v1" | "v2";
+            asymmetricSigning?: boolean;
+            enabled?: boolean;
+        };
+        WebhookRedeliveryRequest: {
+            /** @example evt_019a... */
+            eventId: string;
+        };
+        WebhookRecoveryResult: {
+            /** @description Deliveries created (at most 1000 per request) */
+            redelivered: number;
+            /** @description More failed events are left: send the same request again */
+            hasMore: boolean;
+        };
+        WebhookRecoveryRequest: {
+            /**
+             * @description Events created at or after this instant
+             * @example 2026-11-20T00:00:00Z
+             */
+            from: string;
+            /**
+             * @description Events created before this instant
+             * @example 2026-11-21T00:00:00Z
+             */
+            to: string;
         };
     };
     responses: never;
