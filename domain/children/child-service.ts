@@ -140,6 +140,14 @@ export async function listChildren({ tx, tenantId }: UnitOfWork, query: ChildLis
   return toSortedPage(rows, list)
 }
 
+/**
+ * Locks the child's row until the transaction ends, so a read-modify-write (a merge patch, an archive) never works on
+ * a stale copy: concurrent changes to one child apply one after the other instead of losing each other's members.
+ */
+async function lockChild({ tx, tenantId }: UnitOfWork, id: string) {
+  await tx.$queryRaw`SELECT id FROM children WHERE id = ${id} AND tenant_id = ${tenantId} FOR UPDATE`
+}
+
 /** The writable fields of a child, as a merge-patch target. */
 export function writableOf(child: ChildRecord): JsonObject {
   return withoutNulls({
@@ -167,6 +175,9 @@ export function writableOf(child: ChildRecord): JsonObject {
  * @throws AppError `validation_error` listing every offending field
  */
 export async function patchChild(uow: UnitOfWork, id: string, patch: JsonObject, today: Date) {
+  // Locked first, so the links are replaced one PATCH after the other and "at most one primary contact" holds for
+  // whichever wins.
+  await lockChild(uow, id)
   const child = await getChild(uow, id)
   const fields = patchFields(ChildFields, writableOf(child), patch)
   if (!fields.ok) throw validationError(fields.errors)
@@ -182,8 +193,6 @@ export async function patchChild(uow: UnitOfWork, id: string, patch: JsonObject,
   const locationId =
     next.locationId && next.locationId !== child.locationId ? (await resolveLocation(uow, next.locationId)).id : child.locationId
 
-  // Updating the row first locks it, so concurrent PATCHes of one child replace its links one after the other and
-  // the "at most one primary contact" rule holds for whichever wins.
   await uow.tx.child.update({
     where: { id: child.id },
     data: { ...columnsOf(next), locationId, goals: goals.goals as unknown as Prisma.InputJsonArray },
@@ -199,6 +208,7 @@ export async function patchChild(uow: UnitOfWork, id: string, patch: JsonObject,
 
 /** Archives a child (DELETE): the record and its history stay, left out of lists by default. Idempotent. */
 export async function archiveChild(uow: UnitOfWork, id: string, now: Date) {
+  await lockChild(uow, id)
   const child = await getChild(uow, id)
   if (child.archivedAt) return child
   return uow.tx.child.update({ where: { id: child.id }, data: { archivedAt: now }, include: withLinks })

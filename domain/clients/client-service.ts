@@ -117,6 +117,14 @@ export async function listClients({ tx, tenantId }: UnitOfWork, query: ClientLis
   return toSortedPage(rows, list)
 }
 
+/**
+ * Locks the client's row until the transaction ends, so a read-modify-write (a merge patch, an archive) never works on
+ * a stale copy: concurrent changes to one client apply one after the other instead of losing each other's members.
+ */
+async function lockClient({ tx, tenantId }: UnitOfWork, id: string) {
+  await tx.$queryRaw`SELECT id FROM clients WHERE id = ${id} AND tenant_id = ${tenantId} FOR UPDATE`
+}
+
 /** The writable fields of a row, as a merge-patch target. */
 const writableOf = (client: Client): JsonObject =>
   withoutNulls({
@@ -137,6 +145,7 @@ const writableOf = (client: Client): JsonObject =>
  * @throws AppError `validation_error` listing every offending field, custom or not
  */
 export async function patchClient(uow: UnitOfWork, id: string, patch: ClientPatch) {
+  await lockClient(uow, id)
   const client = await getClient(uow, id)
   const { custom_fields: customPatch, ...fieldsPatch } = patch
   const fields = patchFields(ClientFields, writableOf(client), fieldsPatch)
@@ -164,6 +173,7 @@ export async function patchClient(uow: UnitOfWork, id: string, patch: ClientPatc
 
 /** Archives a client (DELETE): kept for the history that names them, left out of lists by default. Idempotent. */
 export async function archiveClient(uow: UnitOfWork, id: string, now: Date) {
+  await lockClient(uow, id)
   const client = await getClient(uow, id)
   if (client.archivedAt) return client
   return uow.tx.client.update({ where: { id: client.id }, data: { archivedAt: now } })

@@ -106,6 +106,14 @@ export async function listDefinitions({ tx, tenantId }: UnitOfWork, query: Defin
   return toSortedPage(rows, list)
 }
 
+/**
+ * Locks the definition's row until the transaction ends, so a read-modify-write (a merge patch, an archive) never works on
+ * a stale copy: concurrent changes to one definition apply one after the other instead of losing each other's members.
+ */
+async function lockDefinition({ tx, tenantId }: UnitOfWork, id: string) {
+  await tx.$queryRaw`SELECT id FROM custom_field_definitions WHERE id = ${id} AND tenant_id = ${tenantId} FOR UPDATE`
+}
+
 /** The writable fields of a row, as a merge-patch target. */
 const writableOf = (row: CustomFieldDefinition): JsonObject =>
   withoutNulls({
@@ -124,6 +132,7 @@ const writableOf = (row: CustomFieldDefinition): JsonObject =>
  * @throws AppError `validation_error` (`immutable`) for a change of key or type
  */
 export async function patchDefinition(uow: UnitOfWork, id: string, patch: JsonObject) {
+  await lockDefinition(uow, id)
   const row = await getDefinition(uow, id)
   const immutable: FieldError[] = (['key', 'type'] as const)
     .filter((field) => field in patch && patch[field] !== row[field])
@@ -151,6 +160,7 @@ export async function patchDefinition(uow: UnitOfWork, id: string, patch: JsonOb
  * an archived definition changes nothing.
  */
 export async function archiveDefinition(uow: UnitOfWork, id: string, now: Date) {
+  await lockDefinition(uow, id)
   const row = await getDefinition(uow, id)
   if (row.archivedAt) return row
   return uow.tx.customFieldDefinition.update({ where: { id: row.id }, data: { archivedAt: now } })

@@ -88,6 +88,14 @@ export async function listPets({ tx, tenantId }: UnitOfWork, query: PetListQuery
   return toSortedPage(rows, list)
 }
 
+/**
+ * Locks the pet's row until the transaction ends, so a read-modify-write (a merge patch, an archive) never works on
+ * a stale copy: concurrent changes to one pet apply one after the other instead of losing each other's members.
+ */
+async function lockPet({ tx, tenantId }: UnitOfWork, id: string) {
+  await tx.$queryRaw`SELECT id FROM pets WHERE id = ${id} AND tenant_id = ${tenantId} FOR UPDATE`
+}
+
 const writableOf = (pet: Pet): JsonObject =>
   withoutNulls({
     ownerClientId: pet.ownerClientId,
@@ -105,6 +113,7 @@ const writableOf = (pet: Pet): JsonObject =>
  * @throws AppError `validation_error` listing every offending field
  */
 export async function patchPet(uow: UnitOfWork, id: string, patch: JsonObject) {
+  await lockPet(uow, id)
   const pet = await getPet(uow, id)
   const fields = patchFields(PetFields, writableOf(pet), patch)
   if (!fields.ok) throw validationError(fields.errors)
@@ -115,6 +124,7 @@ export async function patchPet(uow: UnitOfWork, id: string, patch: JsonObject) {
 
 /** Archives a pet (DELETE): kept, left out of lists by default. Idempotent. */
 export async function archivePet(uow: UnitOfWork, id: string, now: Date) {
+  await lockPet(uow, id)
   const pet = await getPet(uow, id)
   if (pet.archivedAt) return pet
   return uow.tx.pet.update({ where: { id: pet.id }, data: { archivedAt: now } })

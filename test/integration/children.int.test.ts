@@ -303,6 +303,37 @@ describe('PATCH /v1/children/{id}', () => {
   })
 })
 
+describe('concurrent changes', () => {
+  it('serialises concurrent patches of one child: no member lost, links replaced whole, one primary contact', async () => {
+    const t = await freshTenant()
+    const clients: string[] = []
+    for (const name of ['A', 'B', 'C', 'D']) clients.push(await createClient(t, name))
+    const created = await createChild(t, { ...maya, earlyIntervention: { referralDate: '2024-01-10' } })
+    const id = created.body.id
+    const linkPatches = clients.map((primary) => ({
+      clients: clients.map((clientId) => ({ clientId, relationship: 'OTHER', primaryContact: clientId === primary })),
+    }))
+    const memberPatches = [
+      { earlyIntervention: { consentDate: '2024-01-20' } },
+      { earlyIntervention: { initialIfspDate: '2024-02-20' } },
+      { earlyIntervention: { referralSource: 'PARENT' } },
+      { earlyIntervention: { serviceCoordinator: { name: 'Rosa Diaz' } } },
+    ]
+    const responses = await Promise.all([...linkPatches, ...memberPatches].map((body) => patchChild(t, id, body)))
+    expect(responses.map((r) => r.status)).toEqual(responses.map(() => 200))
+    const child = (await platform.http.get(`/v1/children/${id}`, { token: t.token })).body
+    expect(child.clients.map((l: { clientId: string }) => l.clientId).sort()).toEqual([...clients].sort())
+    expect(child.clients.filter((l: { primaryContact: boolean }) => l.primaryContact)).toHaveLength(1)
+    expect(child.earlyIntervention).toEqual({
+      referralDate: '2024-01-10',
+      referralSource: 'PARENT',
+      consentDate: '2024-01-20',
+      initialIfspDate: '2024-02-20',
+      serviceCoordinator: { name: 'Rosa Diaz' },
+    })
+  })
+})
+
 describe('GET /v1/children', () => {
   it('walks every page in each sort and direction without skipping or repeating', async () => {
     const t = await freshTenant()

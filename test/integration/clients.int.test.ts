@@ -266,6 +266,18 @@ describe('PATCH /v1/clients/{id}', () => {
   })
 })
 
+describe('concurrent changes', () => {
+  it('applies concurrent patches of one client one after the other, losing none of their members', async () => {
+    const created = await post({ firstName: 'Concurrent', lastName: 'Client' })
+    const members = { line1: '1 Main St', line2: 'Apt 2', city: 'Chicago', region: 'IL', postalCode: '60601', country: 'US' }
+    const responses = await Promise.all(
+      Object.entries(members).map(([key, value]) => patch(created.body.id, { address: { [key]: value } }))
+    )
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200])
+    expect((await platform.http.get(`/v1/clients/${created.body.id}`, { token })).body.address).toEqual(members)
+  })
+})
+
 describe('DELETE /v1/clients/{id}', () => {
   it('archives: the client stays readable with archivedAt, leaves the default list, and a repeat changes nothing', async () => {
     const own = await freshTenant()
