@@ -1,5 +1,6 @@
 /** @module All activities, composed from the per-area factories with the worker's dependencies. */
 import type { Db } from '../infra/db.ts'
+import { createAssessmentActivities } from './assessment-activities.ts'
 import { createBookingActivities } from './booking-activities.ts'
 
 export interface ActivityDeps {
@@ -10,5 +11,6 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createBookingActivities(deps),
+    ...createAssessmentActivities(deps),
   }
 }

@@ -25,6 +25,8 @@ import { childRoutes } from './routes/children/index.ts'
 import { clientRoutes } from './routes/clients/index.ts'
 import { customFieldRoutes } from './routes/custom-fields/index.ts'
 import { petRoutes } from './routes/pets/index.ts'
+import { sessionRoutes } from './routes/sessions/index.ts'
+import { assessmentRoutes } from './routes/assessments/index.ts'
 import { codecRoutes } from './routes/codec/index.ts'
 import { healthRoutes } from './routes/health/index.ts'
 import { oauthRoutes } from './routes/oauth/index.ts'
@@ -93,6 +95,8 @@ export function createApp(deps: AppDeps) {
   app.route('/', clientRoutes(deps))
   app.route('/', customFieldRoutes(deps))
   app.route('/', petRoutes(deps))
+  app.route('/', sessionRoutes(deps))
+  app.route('/', assessmentRoutes(deps))
   app.route('/', appointmentRoutes(deps))
   app.route('/', apiKeyRoutes(deps))
   app.route('/', userRoutes(deps))

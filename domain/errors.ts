@@ -81,6 +81,13 @@ export const slotUnavailable = (detail: string) =>
 export const invalidStateTransition = (detail: string) =>
   new AppError(409, 'invalid_state_transition', 'Invalid state transition', { detail })
 
+/** 409 for a change to a signed SOAP note: signed notes are locked; only addenda can be added. */
+export const noteLocked = (detail: string) => new AppError(409, 'note_locked', 'Note locked', { detail })
+
+/** 403 when the caller may not act as the session's provider (signing a note is the provider's act). */
+export const notSessionProvider = (detail: string) =>
+  new AppError(403, 'not_session_provider', 'Not the session provider', { detail })
+
 export const idempotencyInProgress = () =>
   new AppError(409, 'idempotency_request_in_progress', 'Request in progress', {
     detail: 'A request with this Idempotency-Key is still being processed. Retry later with the same key.',

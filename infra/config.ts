@@ -47,6 +47,11 @@ const ConfigSchema = z.object({
     .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
     .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'Each entry must be an origin: scheme://host[:port]'))),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * Length of a day in the assessment reminder workflow's schedule, in ms (docs/workflows.md). Only tests shorten
+   * it, to run weeks of reminders in seconds; production keeps a real day.
+   */
+  ASSESSMENT_REMINDER_DAY_MS: z.coerce.number().int().positive().default(86_400_000),
 }).superRefine((config, ctx) => {
   // Encryption is on by default outside development: production refuses to hand Temporal plaintext payloads.
   if (config.NODE_ENV === 'production' && !config.TEMPORAL_CODEC_KEYS) {

@@ -1,2 +1,3 @@
 /** @module Every workflow the worker runs. The worker bundles this file. */
 export { bookingWorkflow } from './booking.ts'
+export { assessmentReminderWorkflow } from './assessment-reminder.ts'
