@@ -41,6 +41,7 @@ import { priceRoutes } from './routes/prices/index.ts'
 import { orderRoutes } from './routes/orders/index.ts'
 import { paymentRoutes } from './routes/payments/index.ts'
 import { referenceRoutes } from './routes/reference/index.ts'
+import { responseConformance } from './openapi/response-conformance.ts'
 
 /**
  * The versioned API: /v1, and /v0 until its sunset (docs/versioning.md). One pattern, so a /v0 alias goes through
@@ -60,6 +61,9 @@ export function createApp(deps: AppDeps) {
   app.notFound(notFoundHandler(baseUrl))
   app.use('*', requestId())
   app.use('*', accessLog(deps.logger))
+  if (deps.config.RESPONSE_VALIDATION === 'enforce') {
+    app.use('*', responseConformance(() => app.openAPIRegistry.definitions))
+  }
   app.use('*', async function apiVersion(c, next) {
     await next()
     c.res.headers.set('X-Api-Version', API_VERSION)

@@ -48,6 +48,11 @@ const ConfigSchema = z.object({
     .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'Each entry must be an origin: scheme://host[:port]'))),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /**
+   * `enforce`: every response of a described route is checked against its OpenAPI description, and one that does not
+   * match becomes a 500 `response_schema_violation` (the test suite runs so). `off` in production.
+   */
+  RESPONSE_VALIDATION: z.enum(['off', 'enforce']).default('off'),
+  /**
    * Length of a day in the assessment reminder workflow's schedule, in ms (docs/workflows.md). Only tests shorten
    * it, to run weeks of reminders in seconds; production keeps a real day.
    */

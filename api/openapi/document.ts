@@ -6,6 +6,9 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { AppEnv } from '../app-env.ts'
 import { API_VERSION } from '../version.ts'
+import { eventWebhooksSection } from '../routes/events/event-webhooks.openapi.ts'
+import { middlewareStatuses } from './response-conformance.ts'
+import { ERROR_DESCRIPTIONS, type ErrorStatus } from './routes.ts'
 
 const IDEMPOTENCY_KEY = {
   name: 'Idempotency-Key',
@@ -43,8 +46,15 @@ const rateLimitedResponse = () => ({
 
 type Operation = {
   parameters?: unknown[]
-  responses?: Record<string, { headers?: Record<string, unknown> }>
+  requestBody?: unknown
+  security?: unknown[]
+  responses?: Record<string, { description?: string; headers?: Record<string, unknown>; content?: unknown }>
 }
+
+const problemResponse = (status: number) => ({
+  description: ERROR_DESCRIPTIONS[status as ErrorStatus] ?? 'Problem',
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+})
 
 /**
  * Builds the description served at /openapi.json.
@@ -61,6 +71,13 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>, serverUrl: string
     },
     servers: [{ url: serverUrl }],
   })
+  // What webhooks deliver: one entry per event type, generated from the event catalogue (docs/webhooks.md).
+  const events = eventWebhooksSection()
+  document.webhooks = events.webhooks as typeof document.webhooks
+  document.components = {
+    ...document.components,
+    schemas: { ...document.components?.schemas, ...events.schemas } as NonNullable<typeof document.components>['schemas'],
+  }
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     for (const [method, op] of Object.entries(item as Record<string, Operation>)) {
       if (method !== 'get' && method !== 'head' && path.startsWith('/v1/')) {
@@ -68,6 +85,12 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>, serverUrl: string
       }
       const responses = op.responses
       if (!responses) continue
+      // What the middleware answers on this operation whatever its handler does, declared by construction; the
+      // response-conformance check holds the API to exactly this list.
+      const hasInput = Boolean(op.requestBody) || (op.parameters ?? []).some((p) => p !== IDEMPOTENCY_KEY)
+      for (const status of middlewareStatuses(method, path, (op.security?.length ?? 0) > 0, hasInput)) {
+        responses[String(status)] ??= problemResponse(status)
+      }
       const tooMany = rateLimitedResponse()
       responses['429'] = { ...tooMany, ...responses['429'], headers: { ...responses['429']?.headers, ...tooMany.headers } }
       for (const response of Object.values(responses)) {

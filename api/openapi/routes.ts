@@ -8,12 +8,14 @@ import { PROBLEM_CONTENT_TYPE } from '../middleware/error-handler.ts'
 import { requireScope } from '../middleware/require-scope.ts'
 import { ProblemSchema } from './schemas.ts'
 
-const ERROR_DESCRIPTIONS = {
+export const ERROR_DESCRIPTIONS = {
   400: 'Validation error (`validation_error`, `invalid_json`)',
   401: 'Missing, invalid or expired access token (`invalid_token`)',
   403: 'The token lacks the required scope (`insufficient_scope`)',
   404: 'Not found, or not visible to this tenant (`not_found`)',
-  409: 'Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`)',
+  409:
+    'Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, ' +
+    '`amount_exceeds_balance`, `amount_exceeds_refundable`)',
   410: 'The route is past its sunset (`version_sunset`); the detail and the `Link` header name its successor',
   413: 'Request body too large (`payload_too_large`)',
   415: 'Unsupported media type (`unsupported_media_type`)',

@@ -44,6 +44,8 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     PUBLIC_URL: 'http://localhost:3000',
     OUTBOX_SWEEP_INTERVAL_MS: '500',
     LOG_LEVEL: 'silent',
+    // Every response of every integration test must match its OpenAPI description (api/openapi/response-conformance.ts).
+    RESPONSE_VALIDATION: 'enforce',
     ...overrides,
   }
 }
