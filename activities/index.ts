@@ -2,15 +2,20 @@
 import type { Db } from '../infra/db.ts'
 import { createAssessmentActivities } from './assessment-activities.ts'
 import { createBookingActivities } from './booking-activities.ts'
+import type { WebhookSettings } from '../domain/webhooks/webhook-settings.ts'
+import { createWebhookActivities } from './webhook-activities.ts'
 
 export interface ActivityDeps {
   db: Db
+  /** Webhook delivery settings (network policy, timeout, disable threshold) from the worker's configuration. */
+  webhooks: WebhookSettings
 }
 
 /** Builds every activity the worker registers. */
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createBookingActivities(deps),
+    ...createWebhookActivities(deps),
     ...createAssessmentActivities(deps),
   }
 }

@@ -41,6 +41,8 @@ import { priceRoutes } from './routes/prices/index.ts'
 import { orderRoutes } from './routes/orders/index.ts'
 import { paymentRoutes } from './routes/payments/index.ts'
 import { referenceRoutes } from './routes/reference/index.ts'
+import { eventRoutes } from './routes/events/index.ts'
+import { webhookEndpointRoutes } from './routes/webhook-endpoints/index.ts'
 import { responseConformance } from './openapi/response-conformance.ts'
 
 /**
@@ -109,6 +111,8 @@ export function createApp(deps: AppDeps) {
   app.route('/', priceRoutes(deps))
   app.route('/', orderRoutes(deps))
   app.route('/', paymentRoutes(deps))
+  app.route('/', eventRoutes())
+  app.route('/', webhookEndpointRoutes(deps))
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'oauth2', {
     type: 'oauth2',

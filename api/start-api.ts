@@ -6,6 +6,8 @@
 import { serve } from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
 import { startAuditSealer } from '../domain/audit/seal-audit-events.ts'
+import { createWebhookDispatcher } from '../domain/webhooks/webhook-dispatcher.ts'
+import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import type { Clock } from '../infra/clock.ts'
 import type { Config } from '../infra/config.ts'
 import type { Logger } from '../infra/logger.ts'
@@ -30,6 +32,14 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
   await deps.revocations.start()
   const stopSweeper = deps.outbox.startSweeper(config.OUTBOX_SWEEP_INTERVAL_MS)
   const stopSealer = startAuditSealer(deps.db, logger, config.AUDIT_SEAL_INTERVAL_MS)
+  // Fans committed events out to webhook deliveries, off the request path (docs/webhooks.md).
+  const stopWebhookDispatcher = createWebhookDispatcher({
+    db: deps.db,
+    temporal: deps.temporal,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    logger,
+    settings: webhookSettings(config),
+  }).start()
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.PORT, hostname: '0.0.0.0' }, () => resolve(s))
   })
@@ -42,6 +52,7 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await stopSweeper()
       await stopSealer()
+      await stopWebhookDispatcher()
       await deps.revocations.stop()
       await close()
     },

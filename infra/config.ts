@@ -57,6 +57,22 @@ const ConfigSchema = z.object({
    * it, to run weeks of reminders in seconds; production keeps a real day.
    */
   ASSESSMENT_REMINDER_DAY_MS: z.coerce.number().int().positive().default(86_400_000),
+  /** Webhooks (docs/webhooks.md). Unset: https:// required and private addresses refused, except in development. */
+  WEBHOOK_REQUIRE_HTTPS: z.stringbool().optional(),
+  /** Allow receivers on loopback, private, CGNAT, link-local and ULA addresses (never cloud metadata addresses). */
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.stringbool().optional(),
+  /** Longest a receiver may take to answer an attempt. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** Failed deliveries are retried until this long after their first attempt (24 hours). */
+  WEBHOOK_RETRY_WINDOW_MS: z.coerce.number().int().positive().default(24 * 3600 * 1000),
+  /** The first retry's nominal delay; each next one about three times longer, with jitter. */
+  WEBHOOK_RETRY_INITIAL_INTERVAL_MS: z.coerce.number().int().positive().default(5000),
+  /** The longest wait between two attempts (also caps Retry-After). */
+  WEBHOOK_RETRY_MAX_INTERVAL_MS: z.coerce.number().int().positive().default(3 * 3600 * 1000),
+  /** An endpoint whose attempts all fail for this long is disabled (5 days). */
+  WEBHOOK_DISABLE_AFTER_MS: z.coerce.number().int().positive().default(5 * 24 * 3600 * 1000),
+  /** How often the API sweeps for events and deliveries not yet dispatched (new ones are dispatched at once). */
+  WEBHOOK_DISPATCH_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
 }).superRefine((config, ctx) => {
   // Encryption is on by default outside development: production refuses to hand Temporal plaintext payloads.
   if (config.NODE_ENV === 'production' && !config.TEMPORAL_CODEC_KEYS) {

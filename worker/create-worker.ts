@@ -7,9 +7,11 @@ import { createActivities } from '../activities/index.ts'
 import type { Config } from '../infra/config.ts'
 import type { Db } from '../infra/db.ts'
 import { temporalDataConverter } from '../infra/payload-codec.ts'
+import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
 
 export interface WorkerDeps {
-  config: Pick<Config, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_CODEC_KEYS'>
+  config: Pick<Config, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_CODEC_KEYS'> &
+    Parameters<typeof webhookSettings>[0]
   connection: NativeConnection
   db: Db
 }
@@ -24,7 +26,7 @@ export function createWorker({ config, connection, db }: WorkerDeps): Promise<Wo
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowsPath: WORKFLOWS_PATH,
-    activities: createActivities({ db }),
+    activities: createActivities({ db, webhooks: webhookSettings(config) }),
     // The same codec as the API's client: the worker decrypts inputs and signals and encrypts what it records.
     dataConverter: temporalDataConverter(config.TEMPORAL_CODEC_KEYS),
     // A crashed worker's sticky queue is abandoned quickly, so another worker resumes its workflows promptly.

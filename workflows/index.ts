@@ -1,3 +1,4 @@
 /** @module Every workflow the worker runs. The worker bundles this file. */
 export { bookingWorkflow } from './booking.ts'
+export { webhookDeliveryWorkflow } from './webhook-delivery.ts'
 export { assessmentReminderWorkflow } from './assessment-reminder.ts'

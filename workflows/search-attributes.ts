@@ -25,6 +25,9 @@ export const SEARCH_ATTRIBUTES = {
   ProviderId: SearchAttributeType.KEYWORD,
   LocationId: SearchAttributeType.KEYWORD,
   WorkflowKind: SearchAttributeType.KEYWORD,
+  WebhookEndpointId: SearchAttributeType.KEYWORD,
+  EventId: SearchAttributeType.KEYWORD,
+  EventType: SearchAttributeType.KEYWORD,
 } as const satisfies Record<string, SearchAttributeType>
 
 /** Name of one of the platform's custom search attributes. */
@@ -44,6 +47,9 @@ export const searchAttributeKeys = {
   ProviderId: defineSearchAttributeKey('ProviderId', SEARCH_ATTRIBUTES.ProviderId),
   LocationId: defineSearchAttributeKey('LocationId', SEARCH_ATTRIBUTES.LocationId),
   WorkflowKind: defineSearchAttributeKey('WorkflowKind', SEARCH_ATTRIBUTES.WorkflowKind),
+  WebhookEndpointId: defineSearchAttributeKey('WebhookEndpointId', SEARCH_ATTRIBUTES.WebhookEndpointId),
+  EventId: defineSearchAttributeKey('EventId', SEARCH_ATTRIBUTES.EventId),
+  EventType: defineSearchAttributeKey('EventType', SEARCH_ATTRIBUTES.EventType),
 } as const satisfies { [K in SearchAttributeName]: { type: (typeof SEARCH_ATTRIBUTES)[K] } }
 
 /** The CLI's spelling of each SDK type, as `temporal server start-dev --search-attribute` wants it. */

@@ -92,6 +92,16 @@ export const EVENT_DATA_SCHEMAS = {
     endpointId: id('The endpoint the test was sent to.'),
     message: z.string(),
   }),
+  /**
+   * Not in the spec (a platform extra, docs/webhooks.md): a webhook endpoint was disabled by the platform, because
+   * its receiver answered 410 Gone or because every delivery to it failed for 5 days. Delivered to the tenant's
+   * other endpoints subscribed to it; the disabled endpoint shows the same reason in `disabledReason`.
+   */
+  'webhook_endpoint.disabled': z.object({
+    endpointId: id('The endpoint that stopped receiving deliveries.'),
+    reason: z.enum(['GONE', 'FAILING']).describe('GONE: the receiver answered 410; FAILING: 5 days of failures.'),
+    disabledAt: instant('When it was disabled (UTC).'),
+  }),
 } as const
 
 export type EventType = keyof typeof EVENT_DATA_SCHEMAS
@@ -112,5 +122,11 @@ export const SUBSCRIBABLE_EVENT_TYPES = [
 ] as const satisfies readonly EventType[]
 
 export type SubscribableEventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number]
+
+/** Event types the platform adds beyond the spec's ten (documented as extras); subscribable like them. */
+export const PLATFORM_EVENT_TYPES = ['webhook_endpoint.disabled'] as const satisfies readonly EventType[]
+
+/** Every type an endpoint may subscribe to, and what `["*"]` stands for. */
+export const ALL_SUBSCRIBABLE_EVENT_TYPES: readonly EventType[] = [...SUBSCRIBABLE_EVENT_TYPES, ...PLATFORM_EVENT_TYPES]
 
 export const isEventType = (value: string): value is EventType => Object.hasOwn(EVENT_DATA_SCHEMAS, value)

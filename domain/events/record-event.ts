@@ -1,11 +1,13 @@
 /**
  * @module Recording a domain event. Called by the operation that causes the event, inside that operation's unit of
  * work, so the event exists exactly when the change does (a transactional outbox): a rollback leaves no event, and a
- * crash after commit leaves an event that the dispatcher's sweep still delivers.
+ * crash after commit leaves an event that the dispatcher's sweep still delivers (domain/webhooks/webhook-dispatcher.ts,
+ * docs/webhooks.md). Recording never waits for a delivery: it adds one row to the caller's transaction.
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { newId } from '../ids.ts'
 import { EVENT_DATA_SCHEMAS, type EventData, type EventType } from './event-catalogue.ts'
+import { signalEventsRecorded } from './events-recorded-signal.ts'
 
 /** An event as stored and as delivered (the envelope of spec Part 2). */
 export interface DomainEvent<T extends EventType = EventType> {
@@ -41,5 +43,8 @@ export async function recordEvent<T extends EventType>(
   await uow.tx.event.create({
     data: { id: event.id, tenantId: uow.tenantId, type, data: event.data, createdAt: event.createdAt },
   })
+  // The row is the outbox entry (`fanned_out_at` null): after commit the dispatcher is woken to fan it out to the
+  // subscribed webhook endpoints; if this process dies first, the dispatcher's sweep still finds it.
+  uow.afterCommit(async () => signalEventsRecorded())
   return event
 }

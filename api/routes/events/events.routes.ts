@@ -1,0 +1,79 @@
+/** @module Route table of /v1/events: a tenant's events in the envelope webhooks deliver, and their deliveries. */
+import { z } from '@hono/zod-openapi'
+import { EVENT_SORTS } from '../../../domain/events/list-events.ts'
+import { EVENT_DATA_SCHEMAS } from '../../../domain/events/event-catalogue.ts'
+import { listQuerySchema } from '../../../domain/listing.ts'
+import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
+import { IdParam, OffsetDateTime, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+import { WebhookDelivery, WebhookDeliveryListQuery } from '../webhook-endpoints/webhook-schemas.ts'
+
+const EVENT_TYPES = Object.keys(EVENT_DATA_SCHEMAS) as [string, ...string[]]
+
+export const Event = z
+  .object({
+    id: z.string().openapi({ example: 'evt_019a...' }),
+    type: z.enum(EVENT_TYPES),
+    createdAt: UtcDateTime,
+    data: z.record(z.string(), z.unknown()).openapi({
+      description: "The type's payload; each type's schema is in this description's `webhooks` section",
+    }),
+  })
+  .openapi('Event', { description: 'The event envelope (spec Part 2), exactly as webhooks deliver it' })
+
+export const EventListQuery = listQuerySchema(EVENT_SORTS, '-createdAt').extend({
+  type: z.enum(EVENT_TYPES).optional().openapi({ param: { name: 'type', in: 'query' } }),
+  from: OffsetDateTime.optional().openapi({
+    param: { name: 'from', in: 'query' },
+    description: 'Events created at or after this instant',
+    example: '2026-11-01T00:00:00Z',
+  }),
+  to: OffsetDateTime.optional().openapi({
+    param: { name: 'to', in: 'query' },
+    description: 'Events created before this instant',
+    example: '2026-12-01T00:00:00Z',
+  }),
+})
+
+const eventId = IdParam('event', 'evt_019a...')
+
+export const listEventsRoute = protectedRoute('webhooks.read', {
+  method: 'get',
+  path: '/v1/events',
+  tags: ['Events'],
+  summary: "List the tenant's events",
+  description:
+    'Every event recorded for the tenant, delivered or not (newest first by default): a receiver that missed ' +
+    'deliveries can catch up here. `from` is inclusive, `to` exclusive.',
+  request: { query: EventListQuery },
+  responses: {
+    200: { description: 'A page of events', content: { 'application/json': { schema: pageOf(Event, 'EventPage') } } },
+    ...problemResponses(400, ...COMMON_ERRORS),
+  },
+})
+
+export const getEventRoute = protectedRoute('webhooks.read', {
+  method: 'get',
+  path: '/v1/events/{id}',
+  tags: ['Events'],
+  summary: 'Retrieve an event',
+  request: { params: eventId },
+  responses: {
+    200: { description: 'The event', content: { 'application/json': { schema: Event } } },
+    ...problemResponses(404, ...COMMON_ERRORS),
+  },
+})
+
+export const listEventDeliveriesRoute = protectedRoute('webhooks.read', {
+  method: 'get',
+  path: '/v1/events/{id}/deliveries',
+  tags: ['Events'],
+  summary: "An event's deliveries, to every endpoint, with their attempts",
+  request: { params: eventId, query: WebhookDeliveryListQuery },
+  responses: {
+    200: {
+      description: 'A page of deliveries',
+      content: { 'application/json': { schema: pageOf(WebhookDelivery, 'WebhookDeliveryPage') } },
+    },
+    ...problemResponses(400, 404, ...COMMON_ERRORS),
+  },
+})

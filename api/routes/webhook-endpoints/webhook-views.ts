@@ -1,0 +1,53 @@
+/** @module Stored webhook rows as the API shows them: secrets never, private keys never, public keys derived. */
+import type { z } from '@hono/zod-openapi'
+import type { DeliveryRow } from '../../../domain/webhooks/delivery-log.ts'
+import type { EndpointRow } from '../../../domain/webhooks/endpoint-service.ts'
+import { publicKeyOf } from '../../../domain/webhooks/webhook-secrets.ts'
+import type { WebhookDelivery, WebhookEndpoint } from './webhook-schemas.ts'
+
+const iso = (value: Date | null) => value?.toISOString() ?? null
+
+export const toEndpoint = (e: EndpointRow): z.infer<typeof WebhookEndpoint> => ({
+  id: e.id,
+  url: e.url,
+  description: e.description,
+  events: e.eventTypes,
+  signingScheme: e.signingScheme === 'V2' ? 'v2' : 'v1',
+  asymmetricSigning: e.signingKey !== null,
+  publicKey: e.signingKey === null ? null : publicKeyOf(e.signingKey),
+  previousPublicKey:
+    e.previousSigningKey !== null && e.previousSecretExpiresAt !== null && e.previousSecretExpiresAt > new Date()
+      ? publicKeyOf(e.previousSigningKey)
+      : null,
+  enabled: e.enabled,
+  disabledReason: e.disabledReason,
+  disabledAt: iso(e.disabledAt),
+  failingSince: iso(e.failingSince),
+  previousSecretExpiresAt:
+    e.previousSecretExpiresAt !== null && e.previousSecretExpiresAt > new Date() ? e.previousSecretExpiresAt.toISOString() : null,
+  createdAt: e.createdAt.toISOString(),
+  updatedAt: e.updatedAt.toISOString(),
+})
+
+export const toDelivery = (d: DeliveryRow): z.infer<typeof WebhookDelivery> => ({
+  id: d.id,
+  eventId: d.eventId,
+  eventType: d.eventType,
+  endpointId: d.endpointId,
+  kind: d.kind,
+  status: d.status,
+  attemptCount: d.attemptCount,
+  lastStatusCode: d.lastStatusCode,
+  lastError: d.lastError,
+  nextAttemptAt: iso(d.nextAttemptAt),
+  createdAt: d.createdAt.toISOString(),
+  completedAt: iso(d.completedAt),
+  attempts: d.attempts.map((a) => ({
+    number: a.number,
+    attemptedAt: a.attemptedAt.toISOString(),
+    statusCode: a.statusCode,
+    latencyMs: a.latencyMs,
+    error: a.error,
+    succeeded: a.succeeded,
+  })),
+})

@@ -1,0 +1,174 @@
+/**
+ * @module One attempt of a delivery, as the delivery workflow's activity runs it: load the delivery, its event and
+ * its endpoint (ids only travel through Temporal), sign with every active key, POST outside any transaction, then
+ * record the attempt and its consequence in one transaction. Safe to run twice for the same attempt (an activity
+ * retried after a crash): an attempt already recorded is answered from the record, and the unique (delivery,
+ * number) key refuses a second record.
+ */
+import type { Db } from '../../infra/db.ts'
+import { isUniqueViolation } from '../../infra/db.ts'
+import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
+import { toEnvelope } from '../events/event-envelope.ts'
+import { newId } from '../ids.ts'
+import { attemptOutcome, type AttemptOutcome } from './attempt-outcome.ts'
+import { disableEndpoint, markEndpointFailing, markEndpointHealthy } from './endpoint-status.ts'
+import type { PostResult, WebhookPoster } from './post-webhook.ts'
+import type { RetryPolicy } from './retry-schedule.ts'
+import { signatureHeaders, type SigningMaterial } from './sign-delivery.ts'
+import type { WebhookSettings } from './webhook-settings.ts'
+
+export interface DeliverOnceDeps {
+  db: Db
+  poster: WebhookPoster
+  settings: Pick<WebhookSettings, 'disableAfterMs'>
+  /** Jitter source; injectable for tests. */
+  random?: () => number
+}
+
+export interface DeliverOnceInput {
+  tenantId: string
+  deliveryId: string
+  /** 1 for the first attempt. */
+  attempt: number
+  /** ms since the epoch, fixed by the workflow at its start. */
+  firstAttemptAt: number
+  retry: RetryPolicy
+}
+
+export type DeliverOnceResult =
+  | { outcome: 'SUCCEEDED' | 'FAILED' | 'ABANDONED' }
+  | { outcome: 'RETRY'; retryInMs: number }
+
+type LoadedDelivery = NonNullable<Awaited<ReturnType<typeof loadDelivery>>>
+
+const loadDelivery = (db: Db, tenantId: string, deliveryId: string) =>
+  runInUnitOfWork(db, tenantId, ({ tx }) =>
+    tx.webhookDelivery.findFirst({ where: { id: deliveryId, tenantId }, include: { event: true, endpoint: true } })
+  )
+
+/** The keys that sign now: the current ones, and the previous ones until their rotation overlap ends. */
+export function signingMaterial(endpoint: LoadedDelivery['endpoint'], now: Date): SigningMaterial {
+  const previousValid = endpoint.previousSecretExpiresAt !== null && endpoint.previousSecretExpiresAt > now
+  const keep = (current: string | null, previous: string | null) =>
+    [current, previousValid ? previous : null].filter((k): k is string => k !== null)
+  return {
+    scheme: endpoint.signingScheme === 'V2' ? 'v2' : 'v1',
+    secrets: keep(endpoint.secret, endpoint.previousSecret),
+    signingKeys: keep(endpoint.signingKey, endpoint.previousSigningKey),
+  }
+}
+
+/** What an already recorded state means to the workflow (a re-run after a lost completion, or a finished delivery). */
+function fromRecord(delivery: { status: string; nextAttemptAt: Date | null }, now: number): DeliverOnceResult {
+  if (delivery.status === 'SUCCEEDED' || delivery.status === 'FAILED') return { outcome: delivery.status }
+  return { outcome: 'RETRY', retryInMs: Math.max(0, (delivery.nextAttemptAt?.getTime() ?? now) - now) }
+}
+
+/**
+ * Makes attempt `input.attempt` of a delivery and records it.
+ * @returns what the workflow does next
+ */
+export async function deliverOnce(deps: DeliverOnceDeps, input: DeliverOnceInput): Promise<DeliverOnceResult> {
+  const { db, poster } = deps
+  const loaded = await loadDelivery(db, input.tenantId, input.deliveryId)
+  // Deleted with its endpoint (or event): there is nobody left to deliver to.
+  if (!loaded) return { outcome: 'ABANDONED' }
+  if (loaded.status !== 'PENDING' || loaded.attemptCount >= input.attempt) return fromRecord(loaded, Date.now())
+
+  if (!loaded.endpoint.enabled) {
+    await runInUnitOfWork(db, input.tenantId, ({ tx }) =>
+      tx.webhookDelivery.updateMany({
+        where: { id: loaded.id, status: 'PENDING' },
+        data: { status: 'FAILED', completedAt: new Date(), nextAttemptAt: null, lastError: 'endpoint disabled' },
+      })
+    )
+    return { outcome: 'FAILED' }
+  }
+
+  const attemptedAt = new Date()
+  const body = JSON.stringify(toEnvelope(loaded.event))
+  const headers = signatureHeaders(signingMaterial(loaded.endpoint, attemptedAt), {
+    eventId: loaded.event.id,
+    timestamp: Math.floor(attemptedAt.getTime() / 1000),
+    body,
+  })
+  const result = await poster.post(loaded.endpoint.url, headers, body)
+  const now = Date.now()
+  const outcome = attemptOutcome({
+    result,
+    attempt: input.attempt,
+    firstAttemptAt: input.firstAttemptAt,
+    now,
+    policy: input.retry,
+    random: (deps.random ?? Math.random)(),
+  })
+  try {
+    return await runInUnitOfWork(db, input.tenantId, (uow) =>
+      recordAttempt(uow, { delivery: loaded, attempt: input.attempt, attemptedAt, result, outcome, deps })
+    )
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error
+    // Another execution of this very attempt recorded it first; its record decides.
+    const current = await loadDelivery(db, input.tenantId, input.deliveryId)
+    return current ? fromRecord(current, Date.now()) : { outcome: 'ABANDONED' }
+  }
+}
+
+interface RecordInput {
+  delivery: LoadedDelivery
+  attempt: number
+  attemptedAt: Date
+  result: PostResult
+  outcome: AttemptOutcome
+  deps: DeliverOnceDeps
+}
+
+async function recordAttempt(uow: UnitOfWork, input: RecordInput): Promise<DeliverOnceResult> {
+  const { delivery, attempt, attemptedAt, result, outcome } = input
+  const { tx, tenantId } = uow
+  await tx.webhookDeliveryAttempt.create({
+    data: {
+      id: newId('webhookAttempt'),
+      tenantId,
+      deliveryId: delivery.id,
+      number: attempt,
+      attemptedAt,
+      statusCode: result.statusCode ?? null,
+      latencyMs: result.latencyMs,
+      error: result.error ?? null,
+      succeeded: outcome.kind === 'SUCCEEDED',
+    },
+  })
+  const last = { attemptCount: attempt, lastStatusCode: result.statusCode ?? null, lastError: result.error ?? null }
+  const finish = (status: 'SUCCEEDED' | 'FAILED', lastError = last.lastError) =>
+    tx.webhookDelivery.update({
+      where: { id: delivery.id },
+      data: { ...last, lastError, status, completedAt: new Date(), nextAttemptAt: null },
+    })
+
+  switch (outcome.kind) {
+    case 'SUCCEEDED':
+      await finish('SUCCEEDED')
+      await markEndpointHealthy(uow, delivery.endpointId)
+      return { outcome: 'SUCCEEDED' }
+    case 'GONE':
+      await finish('FAILED', 'receiver answered 410 Gone: endpoint disabled')
+      await disableEndpoint(uow, delivery.endpointId, 'GONE', attemptedAt)
+      return { outcome: 'FAILED' }
+    case 'EXHAUSTED':
+      await finish('FAILED', last.lastError ?? `HTTP ${result.statusCode}; retry window over`)
+      await markEndpointFailing(uow, delivery.endpointId, attemptedAt, input.deps.settings.disableAfterMs)
+      return { outcome: 'FAILED' }
+    case 'RETRY': {
+      if (await markEndpointFailing(uow, delivery.endpointId, attemptedAt, input.deps.settings.disableAfterMs)) {
+        await finish('FAILED', 'endpoint disabled after failing for too long')
+        return { outcome: 'FAILED' }
+      }
+      await tx.webhookDelivery.update({
+        where: { id: delivery.id },
+        data: { ...last, nextAttemptAt: new Date(Date.now() + outcome.retryInMs) },
+      })
+      return { outcome: 'RETRY', retryInMs: outcome.retryInMs }
+    }
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * @module Webhook endpoints: a tenant's subscriptions (docs/webhooks.md). Create, list, read, merge-patch, delete,
+ * rotate the secret (the old one keeps signing for 24 hours), and send a test event.
+ */
+import type { Prisma } from '../../generated/prisma/client.ts'
+import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import { conflict, notFound } from '../errors.ts'
+import type { EventEnvelope } from '../events/event-envelope.ts'
+import { toEnvelope } from '../events/event-envelope.ts'
+import { recordEvent } from '../events/record-event.ts'
+import { newId } from '../ids.ts'
+import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type Page, type SortParam } from '../listing.ts'
+import { patchResource, withoutNulls, type JsonObject } from '../merge-patch.ts'
+import { EndpointFieldsSchema, type EndpointFieldsInput } from './endpoint-fields.ts'
+import { vetEndpointUrl } from './endpoint-url.ts'
+import { newSigningKey, newWebhookSecret } from './webhook-secrets.ts'
+import type { WebhookSettings } from './webhook-settings.ts'
+
+/** How long a rotated-out secret keeps signing, so receivers can switch without losing a delivery. */
+export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000
+/** Endpoints per tenant: every event fans out to each, so the number is bounded. */
+export const MAX_ENDPOINTS_PER_TENANT = 50
+
+export type EndpointRow = Prisma.WebhookEndpointGetPayload<object>
+type UrlRules = Pick<WebhookSettings, 'requireHttps' | 'network'>
+
+/** The endpoint and, only when it was just issued, its secret. */
+export interface EndpointWithSecret {
+  endpoint: EndpointRow
+  secret: string
+}
+
+const scheme = (value: 'v1' | 'v2') => (value === 'v2' ? 'V2' : 'V1')
+
+/**
+ * Creates an endpoint with a new secret (and an Ed25519 key when asymmetric signing is asked for).
+ * @throws AppError `validation_error` (the URL's rules among them), `conflict` beyond the per-tenant limit
+ */
+export async function createEndpoint(uow: UnitOfWork, input: EndpointFieldsInput, rules: UrlRules): Promise<EndpointWithSecret> {
+  const fields = patchResource(EndpointFieldsSchema, {}, input as JsonObject)
+  const url = await vetEndpointUrl(fields.url, rules)
+  const count = await uow.tx.webhookEndpoint.count({ where: { tenantId: uow.tenantId } })
+  if (count >= MAX_ENDPOINTS_PER_TENANT) {
+    throw conflict(`A tenant may have at most ${MAX_ENDPOINTS_PER_TENANT} webhook endpoints; delete one first.`)
+  }
+  const secret = newWebhookSecret()
+  const endpoint = await uow.tx.webhookEndpoint.create({
+    data: {
+      id: newId('webhookEndpoint'),
+      tenantId: uow.tenantId,
+      url,
+      description: fields.description ?? null,
+      eventTypes: fields.events,
+      signingScheme: scheme(fields.signingScheme),
+      secret,
+      signingKey: fields.asymmetricSigning ? newSigningKey() : null,
+      enabled: fields.enabled,
+      disabledReason: fields.enabled ? null : 'MANUAL',
+      disabledAt: fields.enabled ? null : new Date(),
+    },
+  })
+  return { endpoint, secret }
+}
+
+/** One endpoint of the unit's tenant. @throws AppError `not_found` */
+export async function getEndpoint({ tx, tenantId }: UnitOfWork, id: string): Promise<EndpointRow> {
+  const endpoint = await tx.webhookEndpoint.findFirst({ where: { id, tenantId } })
+  if (!endpoint) throw notFound('webhook endpoint', id)
+  return endpoint
+}
+
+export const ENDPOINT_SORTS = ['createdAt'] as const
+
+export interface ListEndpointsQuery {
+  limit: number
+  cursor?: string
+  sort: SortParam<(typeof ENDPOINT_SORTS)[number]>
+  enabled?: boolean
+}
+
+/** A page of the tenant's endpoints. */
+export async function listEndpoints({ tx, tenantId }: UnitOfWork, query: ListEndpointsQuery): Promise<Page<EndpointRow>> {
+  const list = parseList(query)
+  const rows = await tx.webhookEndpoint.findMany({
+    where: { AND: [{ tenantId, enabled: query.enabled }, keysetWhere(list)] },
+    orderBy: keysetOrderBy(list),
+    take: list.limit + 1,
+  })
+  return toSortedPage(rows, list)
+}
+
+/** The writable fields of a stored endpoint, as the target of a merge patch. */
+const writableFields = (endpoint: EndpointRow): JsonObject =>
+  withoutNulls({
+    url: endpoint.url,
+    events: endpoint.eventTypes,
+    description: endpoint.description,
+    signingScheme: endpoint.signingScheme === 'V2' ? 'v2' : 'v1',
+    asymmetricSigning: endpoint.signingKey !== null,
+    enabled: endpoint.enabled,
+  })
+
+/**
+ * Applies a JSON merge patch. Re-enabling clears the disabled reason and the failure clock; a changed URL is vetted
+ * again; turning asymmetric signing on makes a key, off drops it.
+ * @throws AppError `not_found`, `validation_error`
+ */
+export async function updateEndpoint(uow: UnitOfWork, id: string, patch: JsonObject, rules: UrlRules): Promise<EndpointRow> {
+  const current = await getEndpoint(uow, id)
+  const fields = patchResource(EndpointFieldsSchema, writableFields(current), patch)
+  const url = fields.url === current.url ? current.url : await vetEndpointUrl(fields.url, rules)
+  const enabling = fields.enabled && !current.enabled
+  const disabling = !fields.enabled && current.enabled
+  const keepKey = fields.asymmetricSigning && current.signingKey !== null
+  return uow.tx.webhookEndpoint.update({
+    where: { id: current.id },
+    data: {
+      url,
+      description: fields.description ?? null,
+      eventTypes: fields.events,
+      signingScheme: scheme(fields.signingScheme),
+      signingKey: keepKey ? current.signingKey : fields.asymmetricSigning ? newSigningKey() : null,
+      previousSigningKey: keepKey ? current.previousSigningKey : null,
+      enabled: fields.enabled,
+      ...(enabling ? { disabledReason: null, disabledAt: null, failingSince: null } : {}),
+      ...(disabling ? { disabledReason: 'MANUAL', disabledAt: new Date() } : {}),
+    },
+  })
+}
+
+/** Deletes an endpoint with its delivery log; its deliveries in flight stop at their next attempt. */
+export async function deleteEndpoint(uow: UnitOfWork, id: string): Promise<void> {
+  const endpoint = await getEndpoint(uow, id)
+  await uow.tx.webhookEndpoint.delete({ where: { id: endpoint.id } })
+}
+
+/**
+ * Issues a new secret (and Ed25519 key, if the endpoint has one). The previous ones keep signing, beside the new
+ * ones, for 24 hours; a second rotation within that time retires the oldest at once.
+ * @param now - the rotation time
+ */
+export async function rotateEndpointSecret(uow: UnitOfWork, id: string, now: Date): Promise<EndpointWithSecret> {
+  const current = await getEndpoint(uow, id)
+  const secret = newWebhookSecret()
+  const endpoint = await uow.tx.webhookEndpoint.update({
+    where: { id: current.id },
+    data: {
+      secret,
+      previousSecret: current.secret,
+      previousSecretExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS),
+      signingKey: current.signingKey === null ? null : newSigningKey(),
+      previousSigningKey: current.signingKey,
+    },
+  })
+  return { endpoint, secret }
+}
+
+/**
+ * Records a `webhook.test` event for the endpoint; the dispatcher delivers it to that endpoint only.
+ * @throws AppError `not_found`, `conflict` when the endpoint is disabled
+ */
+export async function sendTestEvent(uow: UnitOfWork, id: string, now: Date): Promise<EventEnvelope> {
+  const endpoint = await getEndpoint(uow, id)
+  if (!endpoint.enabled) throw conflict('The endpoint is disabled; enable it before sending a test event.')
+  const event = await recordEvent(
+    uow,
+    'webhook.test',
+    { endpointId: endpoint.id, message: 'A test event: your endpoint receives and verifies deliveries.' },
+    { createdAt: now }
+  )
+  return toEnvelope(event)
+}

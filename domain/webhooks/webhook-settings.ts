@@ -1,0 +1,52 @@
+/**
+ * @module Webhook configuration, resolved from the process configuration (infra/config.ts). Unset, the network rules
+ * follow the environment: development (what `npm start` runs) accepts plain HTTP and private addresses, so an
+ * integrator can point an endpoint at a receiver on their own machine; every other environment requires HTTPS and
+ * public addresses unless the operator says otherwise.
+ */
+import type { Config } from '../../infra/config.ts'
+import type { NetworkPolicy } from './network-policy.ts'
+import type { RetryPolicy } from './retry-schedule.ts'
+
+export interface WebhookSettings {
+  /** Refuse `http:` URLs. */
+  requireHttps: boolean
+  network: NetworkPolicy
+  /** Longest an attempt may take to answer (10 s). */
+  timeoutMs: number
+  retry: RetryPolicy
+  /** An endpoint failing for this long without one success is disabled (5 days). */
+  disableAfterMs: number
+  /** How often the dispatcher sweeps for events and deliveries left behind. */
+  dispatchIntervalMs: number
+}
+
+type WebhookConfig = Pick<
+  Config,
+  | 'NODE_ENV'
+  | 'WEBHOOK_REQUIRE_HTTPS'
+  | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'
+  | 'WEBHOOK_TIMEOUT_MS'
+  | 'WEBHOOK_RETRY_WINDOW_MS'
+  | 'WEBHOOK_RETRY_INITIAL_INTERVAL_MS'
+  | 'WEBHOOK_RETRY_MAX_INTERVAL_MS'
+  | 'WEBHOOK_DISABLE_AFTER_MS'
+  | 'WEBHOOK_DISPATCH_INTERVAL_MS'
+>
+
+/** The webhook settings of a process configuration. */
+export function webhookSettings(config: WebhookConfig): WebhookSettings {
+  const development = config.NODE_ENV === 'development'
+  return {
+    requireHttps: config.WEBHOOK_REQUIRE_HTTPS ?? !development,
+    network: { allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? development },
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    retry: {
+      windowMs: config.WEBHOOK_RETRY_WINDOW_MS,
+      initialIntervalMs: config.WEBHOOK_RETRY_INITIAL_INTERVAL_MS,
+      maxIntervalMs: config.WEBHOOK_RETRY_MAX_INTERVAL_MS,
+    },
+    disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
+    dispatchIntervalMs: config.WEBHOOK_DISPATCH_INTERVAL_MS,
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Signing (server) against verifying (receivers): our helper, an independent re-computation of Stripe's v1
+ * construction, and the official Standard Webhooks library for v2.
+ */
+import { createHmac } from 'node:crypto'
+import { Webhook } from 'standardwebhooks'
+import { describe, expect, it } from 'vitest'
+import { signatureHeaders, V1_SIGNATURE_HEADER } from '../../../../domain/webhooks/sign-delivery.ts'
+import { verifyV1, verifyV2, verifyWebhook, WebhookVerificationError } from '../../../../domain/webhooks/verify-signature.ts'
+import { newSigningKey, newWebhookSecret, publicKeyOf } from '../../../../domain/webhooks/webhook-secrets.ts'
+
+const body = JSON.stringify({ id: 'evt_1', type: 'booking.created', createdAt: '2026-11-21T12:00:00.000Z', data: { bookingId: 'apt_1' } })
+const now = new Date('2026-11-21T12:00:10Z')
+const timestamp = Math.floor(now.getTime() / 1000)
+const content = { eventId: 'evt_1', timestamp, body }
+
+function failure(run: () => unknown): string {
+  try {
+    run()
+  } catch (error) {
+    expect(error).toBeInstanceOf(WebhookVerificationError)
+    return (error as WebhookVerificationError).code
+  }
+  throw new Error('verification passed')
+}
+
+describe('v1 (X-Service-Signature, Stripe construction)', () => {
+  const secret = newWebhookSecret()
+  const headers = signatureHeaders({ scheme: 'v1', secrets: [secret], signingKeys: [] }, content)
+
+  it('is t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>"> keyed with the secret string as issued', () => {
+    const expected = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')
+    expect(headers).toEqual({ [V1_SIGNATURE_HEADER]: `t=${timestamp},v1=${expected}` })
+  })
+
+  it('verifies, and refuses a changed body, a wrong secret, a stale or future timestamp', () => {
+    expect(verifyV1({ headers, body, secret, now }).event).toMatchObject({ id: 'evt_1' })
+    expect(failure(() => verifyV1({ headers, body: body.replace('apt_1', 'apt_2'), secret, now }))).toBe('no_matching_signature')
+    expect(failure(() => verifyV1({ headers, body, secret: newWebhookSecret(), now }))).toBe('no_matching_signature')
+    expect(failure(() => verifyV1({ headers, body, secret, now: new Date(now.getTime() + 301_000) }))).toBe('timestamp_too_old')
+    expect(failure(() => verifyV1({ headers, body, secret, now: new Date(now.getTime() - 301_000) }))).toBe('timestamp_too_new')
+    expect(failure(() => verifyV1({ headers: {}, body, secret, now }))).toBe('missing_header')
+    expect(failure(() => verifyV1({ headers: { 'x-service-signature': 'v1=abc' }, body, secret, now }))).toBe('malformed_header')
+  })
+
+  it('signs with both secrets during a rotation, and either one verifies', () => {
+    const next = newWebhookSecret()
+    const rotated = signatureHeaders({ scheme: 'v1', secrets: [next, secret], signingKeys: [] }, content)
+    expect(rotated[V1_SIGNATURE_HEADER]!.match(/v1=/g)).toHaveLength(2)
+    expect(verifyV1({ headers: rotated, body, secret, now }).id).toBe('evt_1')
+    expect(verifyV1({ headers: rotated, body, secret: next, now }).id).toBe('evt_1')
+  })
+})
+
+describe('v2 (Standard Webhooks)', () => {
+  const secret = newWebhookSecret()
+
+  it('verifies with the official standardwebhooks library and with ours', () => {
+    const headers = signatureHeaders({ scheme: 'v2', secrets: [secret], signingKeys: [] }, { ...content, timestamp: Math.floor(Date.now() / 1000) })
+    expect(headers['webhook-id']).toBe('evt_1')
+    expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/)
+    expect(new Webhook(secret).verify(body, headers)).toMatchObject({ id: 'evt_1', type: 'booking.created' })
+    expect(verifyWebhook({ headers, body, secret }).scheme).toBe('v2')
+    expect(() => new Webhook(newWebhookSecret()).verify(body, headers)).toThrow()
+  })
+
+  it('space-separates one signature per secret during a rotation; the library accepts either secret', () => {
+    const next = newWebhookSecret()
+    const headers = signatureHeaders({ scheme: 'v2', secrets: [next, secret], signingKeys: [] }, { ...content, timestamp: Math.floor(Date.now() / 1000) })
+    expect(headers['webhook-signature']!.split(' ')).toHaveLength(2)
+    expect(new Webhook(secret).verify(body, headers)).toBeTruthy()
+    expect(new Webhook(next).verify(body, headers)).toBeTruthy()
+  })
+
+  it('adds v1a Ed25519 signatures verifiable with the published whpk_ public key alone', () => {
+    const key = newSigningKey()
+    const publicKey = publicKeyOf(key)
+    expect(publicKey).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/)
+    const headers = signatureHeaders({ scheme: 'v2', secrets: [secret], signingKeys: [key] }, content)
+    expect(headers['webhook-signature']).toMatch(/^v1,\S+ v1a,\S+$/)
+    expect(verifyV2({ headers, body, publicKey, now }).id).toBe('evt_1')
+    expect(failure(() => verifyV2({ headers, body, publicKey: publicKeyOf(newSigningKey()), now }))).toBe('no_matching_signature')
+    expect(failure(() => verifyV2({ headers, body: `${body} `, publicKey, now }))).toBe('no_matching_signature')
+  })
+})

@@ -1,0 +1,29 @@
+/**
+ * @module Contracts of the webhook delivery workflow shared by the API (which starts it) and the worker: its input,
+ * its deterministic id, and its kind for the `WorkflowKind` search attribute. Ids only, never payloads: the activity
+ * loads the event and the endpoint from the database at each attempt.
+ */
+import type { RetryPolicy } from '../domain/webhooks/retry-schedule.ts'
+
+export const WEBHOOK_DELIVERY_WORKFLOW = 'webhookDeliveryWorkflow'
+export const WEBHOOK_DELIVERY_KIND = 'webhook-delivery'
+
+/**
+ * The workflow id of the automatic delivery of `eventId` to `endpointId`: derived from both, so a second fan-out of
+ * the same event (a crash between starting and recording the start, two dispatchers racing) is refused by Temporal
+ * instead of delivering twice.
+ */
+export const eventDeliveryWorkflowId = (eventId: string, endpointId: string) => `webhook-${eventId}-${endpointId}`
+
+/** The workflow id of a redelivery asked for through the API: one per delivery record. */
+export const redeliveryWorkflowId = (deliveryId: string) => `webhook-redelivery-${deliveryId}`
+
+export interface WebhookDeliveryInput {
+  tenantId: string
+  deliveryId: string
+  /** The retry rules, fixed at dispatch (WEBHOOK_RETRY_* of the dispatching API). */
+  retry: RetryPolicy
+}
+
+/** How a delivery ended. */
+export type WebhookDeliveryOutcome = 'SUCCEEDED' | 'FAILED' | 'ABANDONED'

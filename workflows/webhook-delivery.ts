@@ -1,0 +1,26 @@
+/**
+ * @module The delivery of one event to one endpoint: attempt, and after a failure wait (a durable timer) and attempt
+ * again, until a 2xx, a 410, or the end of the retry window. The activity decides each outcome and the next delay
+ * (it sees the response and the clock) and records every attempt; the workflow is the durable loop that survives
+ * worker crashes between attempts — a killed worker's timers fire on the next one.
+ */
+import { proxyActivities, sleep } from '@temporalio/workflow'
+import type { createWebhookActivities } from '../activities/webhook-activities.ts'
+import type { WebhookDeliveryInput, WebhookDeliveryOutcome } from './webhook-delivery-shared.ts'
+
+const { attemptWebhookDelivery } = proxyActivities<ReturnType<typeof createWebhookActivities>>({
+  // The HTTP attempt is bounded at 10 s (WEBHOOK_TIMEOUT_MS); the rest is two short transactions.
+  startToCloseTimeout: '1 minute',
+  // Only infrastructure failures (the database unreachable) throw; receiver failures are results, not errors.
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+})
+
+export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryOutcome> {
+  // Workflow time is deterministic: replays see the same instant, so the window never moves.
+  const firstAttemptAt = Date.now()
+  for (let attempt = 1; ; attempt++) {
+    const result = await attemptWebhookDelivery({ ...input, attempt, firstAttemptAt })
+    if (result.outcome !== 'RETRY') return result.outcome
+    await sleep(result.retryInMs)
+  }
+}
