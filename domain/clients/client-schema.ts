@@ -31,7 +31,8 @@ export type PostalAddressValue = z.output<typeof PostalAddress>
 export const ClientFields = z.strictObject({
   firstName: PersonName.openapi({ example: 'Amara' }),
   lastName: PersonName.openapi({ example: 'Okafor' }),
-  email: z.email().max(254).optional().openapi({ example: 'amara.okafor@example.org' }),
+  // Stored lowercased, so the email filter is an indexed equality rather than a case-insensitive scan.
+  email: z.email().max(254).toLowerCase().optional().openapi({ example: 'amara.okafor@example.org', description: 'Stored in lowercase' }),
   phone: PhoneNumber.optional(),
   preferredLanguage: LanguageTag.optional(),
   address: PostalAddress.optional(),

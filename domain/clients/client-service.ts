@@ -104,7 +104,7 @@ export async function listClients({ tx, tenantId }: UnitOfWork, query: ClientLis
   const filters: Prisma.ClientWhereInput[] = [
     { tenantId, archivedAt: query.archived ? { not: null } : null },
     ...(query.locationId ? [{ locationId: query.locationId }] : []),
-    ...(query.email ? [{ email: { equals: query.email, mode: 'insensitive' as const } }] : []),
+    ...(query.email ? [{ email: query.email.toLowerCase() }] : []),
     ...(query.role ? [{ roles: { has: query.role } }] : []),
     ...(query.childId ? [{ childLinks: { some: { childId: query.childId } } }] : []),
     ...(query.q ? nameSearch(query.q) : []),

@@ -183,6 +183,7 @@ describe('GET /v1/clients', () => {
       return response.body.id as string
     }
     const maria = await make({ firstName: 'María José', lastName: 'García', email: 'Maria@Example.org', roles: ['PARENT'] })
+    expect((await platform.http.get(`/v1/clients/${maria}`, { token: own.token })).body.email).toBe('maria@example.org')
     const tom = await make({ firstName: 'Tom', lastName: 'Garcia-Lee', roles: ['PAYER'], locationId: secondLocation })
     const ann = await make({ firstName: 'Ann', lastName: 'Smith', roles: ['GUARDIAN', 'PAYER'] })
     const gone = await make({ firstName: 'Old', lastName: 'Garcia' })
