@@ -174,6 +174,21 @@ describe('paying an order', () => {
     expect(await order(t, orderId)).toMatchObject({ status: 'PAID' })
   })
 
+  it('replays a retried payment with the same Idempotency-Key instead of taking the money twice', async () => {
+    const t = await freshTenant()
+    const orderId = await openOrder(t, 10_000)
+    const headers = { 'Idempotency-Key': `pay-${orderId}` }
+    const body = { orderId, amount: 2_500, currency: 'USD', method: 'BANK_TRANSFER' }
+    const first = await platform.http.post('/v1/payments', { token: t.token, body, headers })
+    const retry = await platform.http.post('/v1/payments', { token: t.token, body, headers })
+    expect(first.status).toBe(201)
+    expect(retry.status).toBe(201)
+    expect(retry.headers.get('idempotent-replayed')).toBe('true')
+    expect(retry.body.id).toBe(first.body.id)
+    expect(await order(t, orderId)).toMatchObject({ amountPaid: 2_500, balance: 7_500 })
+    expect(await succeededEvents(t)).toHaveLength(1)
+  })
+
   it('adds many small payments exactly, in a zero-decimal currency too', async () => {
     const t = await freshTenant()
     const orderId = await openOrder(t, 175)
