@@ -11,11 +11,11 @@ import { ProblemSchema } from './schemas.ts'
 export const ERROR_DESCRIPTIONS = {
   400: 'Validation error (`validation_error`, `invalid_json`)',
   401: 'Missing, invalid or expired access token (`invalid_token`)',
-  403: 'The token lacks the required scope (`insufficient_scope`)',
+  403: 'The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`)',
   404: 'Not found, or not visible to this tenant (`not_found`)',
   409:
     'Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, ' +
-    '`amount_exceeds_balance`, `amount_exceeds_refundable`)',
+    '`amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`)',
   410: 'The route is past its sunset (`version_sunset`); the detail and the `Link` header name its successor',
   413: 'Request body too large (`payload_too_large`)',
   415: 'Unsupported media type (`unsupported_media_type`)',

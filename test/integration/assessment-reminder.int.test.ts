@@ -138,4 +138,27 @@ describe('assessment reminder workflow', () => {
     expect(await kinds(id)).toEqual([])
     expect(await dueEvents(id)).toEqual([])
   })
+
+  it('keeps its schedule across a worker crash: the steps due while no worker ran are recorded after restart', async () => {
+    const { id } = await schedule(localDate(6))
+    const handle = handleOf(id)
+    // A plan exists once a worker has run the workflow and its first load activity.
+    const planned = await eventually(async () => {
+      const state = await handle.query<{ next: unknown }>('assessmentReminderState').catch(() => undefined)
+      return state?.next ? state : undefined
+    }, 20_000, 50)
+    expect(planned).toMatchObject({ next: { kind: 'REMINDER', daysFromDue: -1 } })
+    await platform.killWorkers('SIGKILL')
+
+    // Past the reminder and the due day (2.5–3 s away when scheduled) with no worker: nothing can be recorded.
+    await new Promise((resolve) => setTimeout(resolve, 4_000))
+    expect(await kinds(id)).toEqual([])
+
+    await platform.startWorker()
+    await eventually(async () => ((await kinds(id)).includes('ESCALATION1') ? true : undefined), 60_000)
+    expect(await kinds(id)).toEqual(['REMINDER-1', 'DUE0', 'ESCALATION1'])
+    expect(await dueEvents(id)).toHaveLength(1)
+    await platform.http.request('DELETE', `/v1/assessments/${id}`, { token })
+    expect((await handle.result()).outcome).toBe('CANCELLED')
+  }, 180_000) // a fresh worker process bundles the workflows and waits out the dead worker's sticky queue
 })
