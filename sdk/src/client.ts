@@ -83,16 +83,28 @@ export class TherapyCareClient {
   readonly #credentials: CredentialSource
   readonly #headers: Record<string, string>
 
-  /** `/v1/appointments`: create, get, list (and whatever else the API serves there). */
+  // The main resources. Each namespace's type offers only the methods the description serves (resources.ts);
+  // `resource(base)` builds one for any other collection, and `request` reaches every operation.
+  /** `/v1/appointments`: book, read, list (actions such as cancel go through `request`). */
   readonly appointments = resource(this.#unchecked.bind(this), '/v1/appointments')
   /** `/v1/children`. */
   readonly children = resource(this.#unchecked.bind(this), '/v1/children')
   /** `/v1/providers` (therapists). */
   readonly providers = resource(this.#unchecked.bind(this), '/v1/providers')
-  /** `/v1/clients` (parents, guardians, payers; `custom_fields`). */
+  /** `/v1/clients`: parents, guardians and payers, with `custom_fields`. */
   readonly clients = resource(this.#unchecked.bind(this), '/v1/clients')
-  /** `/v1/sessions`. */
-  readonly sessions = resource(this.#unchecked.bind(this), '/v1/sessions')
+  /** `/v1/pets`. */
+  readonly pets = resource(this.#unchecked.bind(this), '/v1/pets')
+  /** `/v1/locations`. */
+  readonly locations = resource(this.#unchecked.bind(this), '/v1/locations')
+  /** `/v1/prices`. */
+  readonly prices = resource(this.#unchecked.bind(this), '/v1/prices')
+  /** `/v1/orders`. */
+  readonly orders = resource(this.#unchecked.bind(this), '/v1/orders')
+  /** `/v1/payments`. */
+  readonly payments = resource(this.#unchecked.bind(this), '/v1/payments')
+  /** `/v1/events`: the events the tenant's webhooks deliver. */
+  readonly events = resource(this.#unchecked.bind(this), '/v1/events')
   /** `/v1/webhook-endpoints`. */
   readonly webhookEndpoints = resource(this.#unchecked.bind(this), '/v1/webhook-endpoints')
 

@@ -18,6 +18,7 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 interface Exchange {
   method: string
   path: string
+  query: URLSearchParams
   /** 0 when no answer came. */
   status: number
   idempotencyKey: string | null
@@ -36,6 +37,7 @@ function recordingFetch(log: Exchange[]): typeof fetch {
     const entry: Exchange = {
       method: init?.method ?? 'GET',
       path: new URL(String(input)).pathname,
+      query: new URL(String(input)).searchParams,
       status: 0,
       idempotencyKey: headers.get('idempotency-key'),
       authorization: headers.get('authorization'),
@@ -84,7 +86,7 @@ beforeAll(async () => {
   // No worker: the SDK's behaviour is all request/response; bookings wait in the outbox, which is fine here.
   ;[platform, shortLived] = await Promise.all([
     startPlatform({ withWorker: false }),
-    startPlatform({ withWorker: false, overrides: { ACCESS_TOKEN_TTL_SECONDS: '2' } }),
+    startPlatform({ withWorker: false, overrides: { ACCESS_TOKEN_TTL_SECONDS: '4' } }),
   ])
   tenant = await platform.newTenant(['children', 'providers', 'bookings'])
 })
@@ -143,7 +145,7 @@ describe('tokens', () => {
     const log: Exchange[] = []
     const api = sdk(shortLived, client, log)
     await expect(api.children.get('chd_none')).rejects.toMatchObject({ status: 404 })
-    await new Promise((resolve) => setTimeout(resolve, 2100)) // the 2-second token has expired
+    await new Promise((resolve) => setTimeout(resolve, 4100)) // the 4-second token has expired
     await expect(api.children.get('chd_none')).rejects.toMatchObject({ status: 404 })
     expect(grants(log)).toEqual(['client_credentials:200', 'refresh_token:200'])
     expect(log.find((e) => e.requestBody?.grant_type === 'refresh_token')!.requestBody!.refresh_token).toBe(log[0]!.tokens!.refresh_token)
@@ -158,7 +160,7 @@ describe('tokens', () => {
     const api = sdk(shortLived, client, log)
     await expect(api.children.get('chd_none')).rejects.toMatchObject({ status: 404 })
     await revoke(shortLived, client, log[0]!.tokens!.refresh_token, 'refresh_token')
-    await new Promise((resolve) => setTimeout(resolve, 2100))
+    await new Promise((resolve) => setTimeout(resolve, 4100))
     await expect(api.children.get('chd_none')).rejects.toMatchObject({ status: 404 })
     expect(grants(log)).toEqual(['client_credentials:200', 'refresh_token:400', 'client_credentials:200'])
   })
@@ -270,30 +272,37 @@ describe('writes repeated safely', () => {
 })
 
 describe('pagination', () => {
-  it('iterates every item across pages, following nextCursor, with the namespace and the generic helper', async () => {
-    const client = await platform.newTenant(['providers'])
+  it('iterates every item across pages, following nextCursor, keeping filters and sort on every page', async () => {
+    const client = await platform.newTenant(['children'])
     const log: Exchange[] = []
     const api = sdk(platform, client, log)
-    const names = Array.from({ length: 120 }, (_, i) => `Therapist ${String(i).padStart(3, '0')}`)
-    for (let i = 0; i < names.length; i += 10) {
-      await Promise.all(names.slice(i, i + 10).map((name) => api.providers.create({ name, timeZone: 'Europe/London' })))
+    const lastNames = Array.from({ length: 120 }, (_, i) => `Okafor-${String(i).padStart(3, '0')}`)
+    for (let i = 0; i < lastNames.length; i += 10) {
+      await Promise.all(
+        lastNames.slice(i, i + 10).map((lastName) => api.children.create({ firstName: 'Maya', lastName, dateOfBirth: '2022-02-02' }))
+      )
     }
 
     const seen: string[] = []
-    for await (const provider of api.providers.list({ limit: 50 })) seen.push(provider.name)
-    expect(seen.sort()).toEqual(names)
-    const pages = log.filter((e) => e.method === 'GET' && e.path === '/v1/providers')
+    for await (const child of api.children.list({ limit: 50, sort: '-lastName' })) seen.push(child.lastName)
+    expect(seen).toEqual([...lastNames].reverse())
+    const pages = log.filter((e) => e.method === 'GET' && e.path === '/v1/children')
     expect(pages).toHaveLength(3) // 50 + 50 + 20
+    expect(pages.map((p) => [p.query.get('limit'), p.query.get('sort'), p.query.has('cursor')])).toEqual([
+      ['50', '-lastName', false],
+      ['50', '-lastName', true],
+      ['50', '-lastName', true],
+    ])
 
     const before = log.length
-    const generic = await api.paginate('/v1/providers', { limit: 100 }).toArray()
-    expect(new Set(generic.map((p) => p.id)).size).toBe(120)
-    expect(log.slice(before).map((e) => e.path)).toEqual(['/v1/providers', '/v1/providers']) // 100 + 20
+    const generic = await api.paginate('/v1/children', { limit: 100 }).toArray()
+    expect(new Set(generic.map((c) => c.id)).size).toBe(120)
+    expect(log.slice(before).map((e) => e.path)).toEqual(['/v1/children', '/v1/children']) // 100 + 20
 
     // Breaking out of the loop stops the requests.
     const beforeBreak = log.length
-    for await (const provider of api.paginate('/v1/providers', { limit: 10 })) {
-      expect(provider.id).toMatch(/^prv_/)
+    for await (const child of api.paginate('/v1/children', { limit: 10 })) {
+      expect(child.id).toMatch(/^chd_/)
       break
     }
     expect(log.length - beforeBreak).toBe(1)
