@@ -57,6 +57,7 @@ describe('sorted cursor pagination', () => {
     const list = parseList(schema.parse({ limit: '2', sort: 'createdAt', cursor: first.nextCursor! }))
     expect(list.after).toEqual({ value: new Date('2026-11-02T00:00:00Z'), id: 'a2' })
     expect(keysetWhere(list)).toEqual({
+      createdAt: { gte: list.after!.value },
       OR: [{ createdAt: { gt: list.after!.value } }, { createdAt: list.after!.value, id: { gt: 'a2' } }],
     })
   })
