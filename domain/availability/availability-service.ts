@@ -6,8 +6,8 @@
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { notFound, validationError } from '../errors.ts'
 import { canonicalLanguage } from '../providers/languages.ts'
-import { slotsOf } from './compute-slots.ts'
-import { loadSchedules } from './load-schedules.ts'
+import { slotsOf, type SlotQuery } from './compute-slots.ts'
+import { loadSchedules, type LoadedSchedule } from './load-schedules.ts'
 import { prepareSchedule } from './schedule-rules.ts'
 
 const MINUTE = 60_000
@@ -98,22 +98,25 @@ export async function findAvailability(
     stepMinutes: query.stepMinutes ?? Math.min(query.durationMinutes, 15),
     now: now.getTime(),
   }
-  const data = page.map((provider): ProviderAvailability => {
-    const schedule = prepareSchedule(provider.facts, range, slotQuery.now)
-    const zone = schedule.zone
-    const timeZone = provider.facts.timeZone
-    return {
-      providerId: provider.providerId,
-      name: provider.name,
-      timeZone,
-      locationId: provider.locationId,
-      bookable: provider.facts.bookable,
-      slots: slotsOf(schedule, slotQuery).map((slot) => ({
-        startsAt: zone.format(slot.start),
-        endsAt: zone.format(slot.end),
-        timeZone,
-      })),
-    }
-  })
+  const data = page.map((provider) => providerAvailability(provider, slotQuery))
   return { data, nextProviderId: loaded.length > limit ? (page.at(-1)?.providerId ?? null) : null }
+}
+
+/**
+ * One provider's answer from its loaded facts: the pure part of the endpoint (no I/O).
+ * @param provider - as loaded by {@link loadSchedules} for [from, to + duration]
+ * @param query - range, duration, step and now, in ms
+ */
+export function providerAvailability(provider: LoadedSchedule, query: SlotQuery): ProviderAvailability {
+  const schedule = prepareSchedule(provider.facts, { start: query.from, end: query.to + query.durationMinutes * MINUTE }, query.now)
+  const { zone } = schedule
+  const timeZone = provider.facts.timeZone
+  return {
+    providerId: provider.providerId,
+    name: provider.name,
+    timeZone,
+    locationId: provider.locationId,
+    bookable: provider.facts.bookable,
+    slots: slotsOf(schedule, query).map((slot) => ({ startsAt: zone.format(slot.start), endsAt: zone.format(slot.end), timeZone })),
+  }
 }

@@ -79,7 +79,7 @@ function groupSpans(rows: ProviderSpanRow[]): Map<string, Span[]> {
   for (const row of rows) {
     let spans = byProvider.get(row.provider_id)
     if (!spans) byProvider.set(row.provider_id, (spans = []))
-    spans.push({ start: row.starts_at.getTime(), end: row.ends_at.getTime() })
+    spans.push({ start: row.starts_ms, end: row.ends_ms })
   }
   return byProvider
 }

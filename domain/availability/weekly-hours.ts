@@ -89,9 +89,21 @@ export function normaliseWeeklyHours(input: Partial<Record<Weekday, LocalInterva
  */
 export function readWeeklyHours(value: unknown): WeeklyHours | null {
   if (value === null || value === undefined) return null
-  const parsed = WeeklyHoursSchema.safeParse(value)
-  if (!parsed.success) throw new Error('stored weekly hours are malformed')
-  return normaliseWeeklyHours(parsed.data)
+  // A structural check, not the full schema: availability reads hundreds of these per request, and only
+  // normaliseWeeklyHours (after validation) ever writes them.
+  const stored = value as Partial<Record<Weekday, unknown>>
+  const wellFormed =
+    typeof value === 'object' &&
+    WEEKDAYS.every((day) => {
+      const intervals = stored[day]
+      return (
+        intervals === undefined ||
+        (Array.isArray(intervals) &&
+          intervals.every((i: { start?: unknown; end?: unknown }) => START.test(String(i?.start)) && END.test(String(i?.end))))
+      )
+    })
+  if (!wellFormed) throw new Error('stored weekly hours are malformed')
+  return normaliseWeeklyHours(stored as Partial<Record<Weekday, LocalInterval[]>>)
 }
 
 /** The weekday of a local calendar date given as local milliseconds of its midnight. */

@@ -152,18 +152,36 @@ function findTransition(timeZone: string, lo: number, hi: number, offset: number
   return b * MINUTE
 }
 
+const DAY = 24 * HOUR
+const dayPrefixes = new Map<number, string>()
+const offsetSuffixes = new Map<number, string>()
+const two = (n: number) => (n < 10 ? `0${n}` : `${n}`)
+
 /**
  * Formats an instant as ISO 8601 local time with the given offset; the same text as `formatInTimeZone` in
- * domain/time.ts (fraction only when there are milliseconds, `+00:00` for UTC).
+ * domain/time.ts (fraction only when there are milliseconds, `+00:00` for UTC). Availability formats tens of
+ * thousands of instants per request, so the date part and the offset are cached and the time is assembled by hand.
  * @param instant - ms since the epoch
  * @param offset - minutes ahead of UTC
  */
 export function formatWithOffset(instant: number, offset: number): string {
-  const iso = new Date(instant + offset * MINUTE).toISOString()
-  const millis = iso.slice(19, 23) === '.000' ? '' : iso.slice(19, 23)
-  const sign = offset < 0 ? '-' : '+'
-  const abs = Math.abs(offset)
-  const hh = String(Math.floor(abs / 60)).padStart(2, '0')
-  const mm = String(abs % 60).padStart(2, '0')
-  return `${iso.slice(0, 19)}${millis}${sign}${hh}:${mm}`
+  const local = instant + offset * MINUTE
+  const day = Math.floor(local / DAY)
+  let prefix = dayPrefixes.get(day)
+  if (prefix === undefined) {
+    if (dayPrefixes.size > 10_000) dayPrefixes.clear()
+    prefix = new Date(day * DAY).toISOString().slice(0, 11)
+    dayPrefixes.set(day, prefix)
+  }
+  let suffix = offsetSuffixes.get(offset)
+  if (suffix === undefined) {
+    const abs = Math.abs(offset)
+    suffix = `${offset < 0 ? '-' : '+'}${two(Math.floor(abs / 60))}:${two(abs % 60)}`
+    offsetSuffixes.set(offset, suffix)
+  }
+  const ms = local - day * DAY
+  const seconds = Math.floor(ms / 1000)
+  const millis = ms % 1000
+  const time = `${two(Math.floor(seconds / 3600))}:${two(Math.floor(seconds / 60) % 60)}:${two(seconds % 60)}`
+  return `${prefix}${time}${millis ? `.${String(millis).padStart(3, '0')}` : ''}${suffix}`
 }

@@ -54,6 +54,9 @@ function columnsOf(fields: LocationFields) {
   }
 }
 
+const lockLocation = ({ tx, tenantId }: UnitOfWork, id: string) =>
+  tx.$queryRaw`SELECT id FROM locations WHERE id = ${id} AND tenant_id = ${tenantId} FOR UPDATE`
+
 /** Creates a location. @throws AppError `validation_error` */
 export async function createLocation(uow: UnitOfWork, fields: LocationFields) {
   assertTimeZone(fields.timeZone)
@@ -75,6 +78,8 @@ export type LocationRow = Awaited<ReturnType<typeof getLocation>>
  * @throws AppError `not_found`, `validation_error`
  */
 export async function updateLocation(uow: UnitOfWork, id: string, patch: JsonObject) {
+  // A merge patch is a read-modify-write: lock the row so concurrent patches apply one after the other.
+  await lockLocation(uow, id)
   const current = await getLocation(uow, id)
   const { id: _id, tenantId: _t, createdAt: _c, updatedAt: _u, ...writable } = current
   const fields = patchResource(LocationFieldsSchema, withoutNulls(writable), patch)
@@ -88,6 +93,7 @@ export async function updateLocation(uow: UnitOfWork, id: string, patch: JsonObj
  */
 export async function deleteLocation(uow: UnitOfWork, id: string) {
   const { tx, tenantId } = uow
+  await lockLocation(uow, id)
   await getLocation(uow, id)
   const [providers, children, appointments] = await Promise.all([
     tx.providerLocation.count({ where: { tenantId, locationId: id } }),

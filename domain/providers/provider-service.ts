@@ -105,6 +105,8 @@ function writableFields(p: ProviderView): JsonObject {
  * @throws AppError `not_found`, `validation_error`
  */
 export async function updateProvider(uow: UnitOfWork, id: string, patch: JsonObject) {
+  // A merge patch is a read-modify-write: lock the row so concurrent patches apply one after the other.
+  await uow.tx.$queryRaw`SELECT id FROM providers WHERE id = ${id} AND tenant_id = ${uow.tenantId} FOR UPDATE`
   const current = await getProvider(uow, id)
   const fields = patchResource(ProviderFieldsSchema, writableFields(current), patch)
   const columns = await toProviderColumns(uow, fields, async () => current.locationId)

@@ -87,6 +87,8 @@ export async function updateTimeOff(
   id: string,
   patch: Partial<TimeOffInput>
 ): Promise<TimeOffView> {
+  // A merge patch is a read-modify-write: lock the row so concurrent patches apply one after the other.
+  await uow.tx.$queryRaw`SELECT id FROM provider_time_off WHERE id = ${id} AND tenant_id = ${uow.tenantId} FOR UPDATE`
   const current = await findTimeOff(uow, providerId, id)
   const startsAt = patch.startsAt ?? current.startsAt
   const endsAt = patch.endsAt ?? current.endsAt

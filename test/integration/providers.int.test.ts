@@ -160,6 +160,13 @@ describe('PATCH (JSON merge patch)', () => {
     const status = await patch(`/v1/providers/${created.body.id}`, { onboardingStatus: 'SUSPENDED' })
     expect(status.status).toBe(400)
     expect((await platform.http.get(`/v1/providers/${created.body.id}`, { token })).body.onboardingStatus).toBe('APPROVED')
+    const typed = await platform.http.request('PATCH', `/v1/providers/${created.body.id}`, {
+      token,
+      raw: JSON.stringify({ telehealth: false }),
+      headers: { 'Content-Type': 'application/merge-patch+json' },
+    })
+    expect(typed.status).toBe(200)
+    expect(typed.body.telehealth).toBe(false)
   })
 })
 

@@ -121,7 +121,7 @@ export const updateLocationRoute = protectedRoute('providers', {
   tags: ['Locations'],
   summary: 'Update a location (JSON merge patch)',
   description: 'Policy changes apply to bookings made from then on; existing appointments are not re-checked.',
-  request: { params: locationId, body: { required: true, content: json(LocationPatch) } },
+  request: { params: locationId, body: { required: true, content: { 'application/merge-patch+json': { schema: LocationPatch }, ...json(LocationPatch) } } },
   responses: {
     200: { description: 'The location', content: json(Location) },
     ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS),

@@ -102,7 +102,7 @@ export const updateTimeOffRoute = protectedRoute('providers', {
   path: '/v1/providers/{id}/time-off/{timeOffId}',
   tags: ['Providers'],
   summary: 'Update a time-off entry (JSON merge patch)',
-  request: { params: EntryParams, body: { required: true, content: json(TimeOffPatch) } },
+  request: { params: EntryParams, body: { required: true, content: { 'application/merge-patch+json': { schema: TimeOffPatch }, ...json(TimeOffPatch) } } },
   responses: {
     200: { description: 'The time off', content: json(TimeOff) },
     ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS),

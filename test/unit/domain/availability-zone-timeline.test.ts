@@ -6,16 +6,27 @@ const HOUR = 3_600_000
 const local = (iso: string) => Date.parse(`${iso}Z`)
 
 describe('zone timeline', () => {
-  it('agrees with Intl at every quarter hour across a year of transitions', () => {
-    for (const zone of ['America/Chicago', 'Europe/London', 'Australia/Lord_Howe', 'Asia/Kolkata', 'America/St_Johns']) {
-      const from = Date.parse('2026-01-01T00:00:00Z')
-      const to = Date.parse('2027-01-01T00:00:00Z')
+  it('agrees with Intl across a year, and to the minute around every 2026 transition', () => {
+    const transitions: Record<string, string[]> = {
+      'America/Chicago': ['2026-03-08T08:00:00Z', '2026-11-01T07:00:00Z'],
+      'Europe/London': ['2026-03-29T01:00:00Z', '2026-10-25T01:00:00Z'],
+      'Australia/Lord_Howe': ['2026-04-04T15:00:00Z', '2026-10-03T15:30:00Z'],
+      'America/St_Johns': ['2026-03-08T05:30:00Z', '2026-11-01T04:30:00Z'],
+      'Asia/Kolkata': [],
+    }
+    const from = Date.parse('2026-01-01T00:00:00Z')
+    const to = Date.parse('2027-01-01T00:00:00Z')
+    for (const [zone, instants] of Object.entries(transitions)) {
       const timeline = zoneTimeline(zone, from, to)
-      for (let t = from; t < to; t += HOUR / 4 + 60_000 * 7) {
-        expect(timeline.offsetAt(t), `${zone} at ${new Date(t).toISOString()}`).toBe(intlOffsetMinutes(zone, t))
+      const check = (t: number) => expect(timeline.offsetAt(t), `${zone} at ${new Date(t).toISOString()}`).toBe(intlOffsetMinutes(zone, t))
+      // A step that is not a divisor of an hour lands on every minute of the hour over the year.
+      for (let t = from; t < to; t += 2 * HOUR + 7 * 60_000) check(t)
+      for (const instant of instants) {
+        for (let m = -3; m <= 3; m++) check(Date.parse(instant) + m * 60_000)
+        expect(timeline.offsetAt(Date.parse(instant) - 60_000)).not.toBe(timeline.offsetAt(Date.parse(instant)))
       }
     }
-  })
+  }, 30_000)
 
   it('formats exactly as formatInTimeZone does', () => {
     const timeline = zoneTimeline('Australia/Lord_Howe', Date.parse('2026-04-01T00:00:00Z'), Date.parse('2026-04-10T00:00:00Z'))

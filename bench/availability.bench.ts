@@ -1,0 +1,193 @@
+/**
+ * @module Benchmark: GET /v1/availability on a database holding a realistic month (200 providers, ~6 appointments
+ * per provider per working day, time off, four weeks of history), for one provider over 28 days and for 200
+ * providers over 7 days. Each scenario is measured at three depths in the same run, one request at a time:
+ *
+ * - **endpoint**: the HTTP request to the running API, with every platform guarantee (authentication, rate limit,
+ *   tenant transaction with row-level security, audit record...);
+ * - **engine**: the domain function alone in a tenant transaction (what the handler calls);
+ * - **SQL only**: the same three statements the engine runs (domain/availability/schedule-queries.ts), with the same
+ *   parameters, sent straight through `pg` inside the same kind of transaction (tenant set, role therapy_app);
+ *
+ * plus **compute only**: the engine's pure part (rules, slots, formatting) on facts loaded once.
+ * Targets (median server time): under 5 ms for one provider over 28 days, under 100 ms for 200 providers over 7 days.
+ *
+ *   npm run bench:availability                          # embedded PGlite unless BENCH_DATABASE_URL is set
+ *   BENCH_DATABASE_URL=postgresql://... npm run bench:availability
+ *
+ * Writes the figures to docs/benchmarks.md (section "Availability (<database>)").
+ */
+import pg from 'pg'
+import { randomBytes } from 'node:crypto'
+import { startApi } from '../api/start-api.ts'
+import { MAX_DURATION_MINUTES } from '../domain/appointments/appointment-rules.ts'
+import { findAvailability, providerAvailability } from '../domain/availability/availability-service.ts'
+import { loadSchedules } from '../domain/availability/load-schedules.ts'
+import {
+  appointmentSpansSql,
+  providerSchedulesSql,
+  timeOffSql,
+  type ProviderScheduleRow,
+  type ProviderSelection,
+} from '../domain/availability/schedule-queries.ts'
+import { provisionClient } from '../domain/tenants/provision-client.ts'
+import { loadConfig } from '../infra/config.ts'
+import { createLogger } from '../infra/logger.ts'
+import { runInUnitOfWork } from '../infra/unit-of-work.ts'
+import { provisionTestDatabase } from '../test/support/test-database.ts'
+import { seedAvailabilityMonth } from './availability/seed.ts'
+import { time, type Timing } from './availability/timing.ts'
+import { writeBenchmarkSection } from './report.ts'
+
+const MINUTE = 60_000
+const DAY = 24 * 60 * MINUTE
+const PROVIDERS = 200
+const DURATION = 60
+const RUNS_ONE = Number(process.env.BENCH_RUNS_ONE ?? 300)
+const RUNS_ALL = Number(process.env.BENCH_RUNS_ALL ?? 40)
+
+if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL
+const database = await provisionTestDatabase()
+const config = loadConfig({
+  NODE_ENV: 'test',
+  DATABASE_URL: database.url,
+  DATABASE_POOL_MAX: '4',
+  PORT: '0',
+  // Nothing here talks to Temporal; the client connects lazily and never does.
+  TEMPORAL_ADDRESS: '127.0.0.1:1',
+  LOG_LEVEL: 'silent',
+  RATE_LIMIT_PER_MINUTE: '100000000',
+})
+const api = await startApi(config, createLogger('silent', 'bench'))
+const db = api.deps.db
+const client = await provisionClient(db, { tenantName: `Bench ${randomBytes(4).toString('hex')}`, scopes: ['bookings.read'] })
+const { tenantId } = client
+
+// The month starts next Monday (UTC midnight), so every seeded future appointment is still ahead of "now".
+const start = new Date(Date.now() + DAY)
+start.setUTCHours(0, 0, 0, 0)
+start.setUTCDate(start.getUTCDate() + ((8 - start.getUTCDay()) % 7))
+const seedStarted = Date.now()
+const seeded = await seedAvailabilityMonth(db, { tenantId, locationId: client.locationId, providers: PROVIDERS, start })
+const seedSeconds = (Date.now() - seedStarted) / 1000
+console.log(`seeded ${seeded.appointments} appointments and ${seeded.timeOff} time-off entries in ${seedSeconds.toFixed(1)} s`)
+await db.$executeRawUnsafe('ANALYZE')
+
+const tokenResponse = await fetch(`${api.url}/oauth/token`, {
+  method: 'POST',
+  headers: { 'Content-Type': 'application/json' },
+  body: JSON.stringify({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret }),
+})
+const { access_token: token } = (await tokenResponse.json()) as { access_token: string }
+
+interface Scenario {
+  name: string
+  days: number
+  /** The provider(s) asked about on iteration i. */
+  selection: (i: number) => { providerId?: string; limit?: number }
+  runs: number
+  target: number
+}
+
+const scenarios: Scenario[] = [
+  { name: 'one provider, 28 days', days: 28, selection: (i) => ({ providerId: seeded.providerIds[i % PROVIDERS]! }), runs: RUNS_ONE, target: 5 },
+  { name: '200 providers, 7 days', days: 7, selection: () => ({ limit: PROVIDERS }), runs: RUNS_ALL, target: 100 },
+]
+
+const sql = new pg.Client({ connectionString: database.url })
+await sql.connect()
+
+/** The engine's statements, through pg: providers, then time off and appointments for the window it derives. */
+async function rawQueries(selection: ProviderSelection, from: number, to: number) {
+  await sql.query('BEGIN')
+  await sql.query("SELECT set_config('app.tenant_id', $1, true), set_config('role', 'therapy_app', true)", [tenantId])
+  const q1 = providerSchedulesSql(selection)
+  const providers = (await sql.query<ProviderScheduleRow>(q1.text, q1.values as unknown[])).rows
+  const ids = providers.map((p) => p.id)
+  const buffer = Math.max(...providers.map((p) => p.buffer_minutes)) * MINUTE
+  const window = [new Date(from - buffer), new Date(to + DURATION * MINUTE + buffer)] as const
+  const q2 = timeOffSql(tenantId, ids, ...window)
+  const q3 = appointmentSpansSql(tenantId, ids, ...window, MAX_DURATION_MINUTES)
+  const [timeOff, appointments] = [await sql.query(q2.text, q2.values as unknown[]), await sql.query(q3.text, q3.values as unknown[])]
+  await sql.query('COMMIT')
+  return providers.length + timeOff.rowCount! + appointments.rowCount!
+}
+
+const results: Array<{ scenario: Scenario; endpoint: Timing; engine: Timing; sqlOnly: Timing; compute: Timing; bytes: number; slots: number; rows: number }> = []
+for (const scenario of scenarios) {
+  const from = start.getTime()
+  const to = from + scenario.days * DAY
+  const now = new Date()
+  const queryOf = (i: number) => {
+    const s = scenario.selection(i)
+    return { providerIds: s.providerId ? [s.providerId] : undefined, limit: s.limit, from: new Date(from), to: new Date(to), durationMinutes: DURATION }
+  }
+  const selectionOf = (i: number): ProviderSelection => {
+    const s = scenario.selection(i)
+    return s.providerId
+      ? { tenantId, providerIds: [s.providerId], limit: 2 }
+      : { tenantId, approvedOnly: true, limit: (s.limit ?? 50) + 1 }
+  }
+  const urlOf = (i: number) => {
+    const s = scenario.selection(i)
+    const params = new URLSearchParams({ from: new Date(from).toISOString(), to: new Date(to).toISOString(), durationMinutes: String(DURATION) })
+    if (s.providerId) params.set('providerId', s.providerId)
+    if (s.limit) params.set('limit', String(s.limit))
+    return `${api.url}/v1/availability?${params}`
+  }
+
+  let bytes = 0
+  let slots = 0
+  const endpoint = await time(scenario.runs, 10, async (i) => {
+    const response = await fetch(urlOf(i), { headers: { Authorization: `Bearer ${token}` } })
+    const body = await response.text()
+    if (response.status !== 200) throw new Error(`availability answered ${response.status}: ${body.slice(0, 300)}`)
+    bytes = body.length
+    slots = (JSON.parse(body) as { data: Array<{ slots: unknown[] }> }).data.reduce((n, p) => n + p.slots.length, 0)
+  })
+  const engine = await time(scenario.runs, 10, (i) =>
+    runInUnitOfWork(db, tenantId, (uow) => findAvailability(uow, queryOf(i), now))
+  )
+  let rows = 0
+  const sqlOnly = await time(scenario.runs, 10, async (i) => {
+    rows = await rawQueries(selectionOf(i), from, to)
+  })
+  const loaded = await runInUnitOfWork(db, tenantId, (uow) =>
+    loadSchedules(uow, selectionOf(0), { range: { start: from, end: to + DURATION * MINUTE } })
+  )
+  const compute = await time(scenario.runs, 10, async () => {
+    const query = { from, to, durationMinutes: DURATION, stepMinutes: 15, now: now.getTime() }
+    JSON.stringify(loaded.slice(0, scenario.selection(0).limit ?? 1).map((p) => providerAvailability(p, query)))
+  })
+  results.push({ scenario, endpoint, engine, sqlOnly, compute, bytes, slots, rows })
+  console.log(scenario.name, { endpoint, engine, sqlOnly, compute, bytes, slots, rows })
+}
+await sql.end()
+
+const ms = (t: Timing) => `${t.medianMs.toFixed(2)} / ${t.p95Ms.toFixed(2)}`
+const lines = [
+  `Measured ${new Date().toISOString().slice(0, 10)} on this machine (${database.kind === 'postgresql' ? 'PostgreSQL server' : 'embedded PGlite'}, ` +
+    `Node ${process.versions.node}), one request at a time. Data: ${PROVIDERS} providers in four US zones, ` +
+    `${seeded.appointments} appointments (about six per provider per working day over five weeks, plus four weeks of ` +
+    `history; 10% cancelled), ${seeded.timeOff} time-off entries, buffer 10 min, notice 120 min; ` +
+    `${DURATION}-minute slots on a 15-minute grid. Command: \`npm run bench:availability\`` +
+    (database.kind === 'postgresql' ? ' with `BENCH_DATABASE_URL`.' : '.'),
+  '',
+  '| scenario | endpoint (HTTP) ms, median / p95 | engine ms | SQL only ms | compute only ms | rows read | slots | response | target (median) |',
+  '|---|---|---|---|---|---|---|---|---|',
+  ...results.map(
+    (r) =>
+      `| ${r.scenario.name} | ${ms(r.endpoint)} | ${ms(r.engine)} | ${ms(r.sqlOnly)} | ${ms(r.compute)} | ${r.rows} | ${r.slots} | ` +
+      `${(r.bytes / 1024).toFixed(0)} KiB | < ${r.scenario.target} ms: **${r.endpoint.medianMs < r.scenario.target ? 'met' : 'NOT met'}** |`
+  ),
+  '',
+  'endpoint: the whole HTTP request, as a client on the same machine sees it; engine: `findAvailability` in a tenant ' +
+    'transaction; SQL only: the engine\'s three statements through `pg` in the same kind of transaction; compute only: ' +
+    'rules, slots and JSON on facts already in memory.',
+]
+const report = lines.join('\n')
+console.log(report)
+await writeBenchmarkSection(`Availability (${database.kind})`, report)
+
+await api.stop()
+await database.stop()
