@@ -4,11 +4,15 @@ import { createAssessmentActivities } from './assessment-activities.ts'
 import { createBookingActivities } from './booking-activities.ts'
 import type { WebhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import { createWebhookActivities } from './webhook-activities.ts'
+import type { AiRuntime } from '../domain/ai/ai-runtime.ts'
+import { createKnowledgeActivities } from './knowledge-activities.ts'
 
 export interface ActivityDeps {
   db: Db
   /** Webhook delivery settings (network policy, timeout, disable threshold) from the worker's configuration. */
   webhooks: WebhookSettings
+  /** Embedding model and vector stores of the knowledge indexing activities (docs/ai.md). */
+  ai: AiRuntime
 }
 
 /** Builds every activity the worker registers. */
@@ -17,5 +21,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createBookingActivities(deps),
     ...createWebhookActivities(deps),
     ...createAssessmentActivities(deps),
+    ...createKnowledgeActivities(deps),
   }
 }

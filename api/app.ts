@@ -9,6 +9,9 @@ import { accessLog } from './middleware/access-log.ts'
 import { auditTrail } from './middleware/audit.ts'
 import { authenticate } from './middleware/authenticate.ts'
 import { requestBodyLimit } from './middleware/body-limit.ts'
+import { assistantRoutes } from './routes/assistants/index.ts'
+import { knowledgeRoutes } from './routes/knowledge/index.ts'
+import { knowledgeUploadLimits } from './routes/knowledge/upload-limits.ts'
 import { errorHandler, notFoundHandler } from './middleware/error-handler.ts'
 import { idempotency } from './middleware/idempotency.ts'
 import { identifyCaller } from './middleware/identify-caller.ts'
@@ -76,7 +79,7 @@ export function createApp(deps: AppDeps) {
   // Every request: counted against its client (or address) first, then bounded in size, before any real work.
   app.use('*', identifyCaller(deps))
   app.use('*', rateLimit(deps))
-  app.use('*', requestBodyLimit(deps.config.REQUEST_BODY_LIMIT_BYTES))
+  app.use('*', requestBodyLimit(deps.config.REQUEST_BODY_LIMIT_BYTES, knowledgeUploadLimits(deps.config)))
 
   app.route('/', healthRoutes(deps))
   app.route('/', wellKnownRoutes(deps))
@@ -113,6 +116,8 @@ export function createApp(deps: AppDeps) {
   app.route('/', paymentRoutes(deps))
   app.route('/', eventRoutes())
   app.route('/', webhookEndpointRoutes(deps))
+  app.route('/', assistantRoutes())
+  app.route('/', knowledgeRoutes(deps))
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'oauth2', {
     type: 'oauth2',

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod'
 import { CodecKeysSchema } from './codec-keys.ts'
+import { AI_CONFIG_SHAPE } from './ai-config.ts'
 
 const durationSeconds = (fallback: number) => z.coerce.number().int().positive().default(fallback)
 
@@ -47,6 +48,8 @@ const ConfigSchema = z.object({
     .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
     .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'Each entry must be an origin: scheme://host[:port]'))),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Assistants and knowledge: models, vector store, upload limits (infra/ai-config.ts, docs/ai.md). */
+  ...AI_CONFIG_SHAPE,
   /**
    * `enforce`: every response of a described route is checked against its OpenAPI description, and one that does not
    * match becomes a 500 `response_schema_violation` (the test suite runs so). `off` in production.

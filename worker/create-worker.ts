@@ -8,10 +8,13 @@ import type { Config } from '../infra/config.ts'
 import type { Db } from '../infra/db.ts'
 import { temporalDataConverter } from '../infra/payload-codec.ts'
 import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
+import { createAiRuntime } from '../domain/ai/ai-runtime.ts'
+import type { AiConfig } from '../infra/ai-config.ts'
 
 export interface WorkerDeps {
   config: Pick<Config, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_CODEC_KEYS'> &
-    Parameters<typeof webhookSettings>[0]
+    Parameters<typeof webhookSettings>[0] &
+    AiConfig
   connection: NativeConnection
   db: Db
 }
@@ -26,7 +29,7 @@ export function createWorker({ config, connection, db }: WorkerDeps): Promise<Wo
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowsPath: WORKFLOWS_PATH,
-    activities: createActivities({ db, webhooks: webhookSettings(config) }),
+    activities: createActivities({ db, webhooks: webhookSettings(config), ai: createAiRuntime(config) }),
     // The same codec as the API's client: the worker decrypts inputs and signals and encrypts what it records.
     dataConverter: temporalDataConverter(config.TEMPORAL_CODEC_KEYS),
     // A crashed worker's sticky queue is abandoned quickly, so another worker resumes its workflows promptly.

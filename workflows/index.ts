@@ -2,3 +2,4 @@
 export { bookingWorkflow } from './booking.ts'
 export { webhookDeliveryWorkflow } from './webhook-delivery.ts'
 export { assessmentReminderWorkflow } from './assessment-reminder.ts'
+export { knowledgeIndexingWorkflow } from './knowledge-indexing.ts'

@@ -8,11 +8,14 @@ import { bodyLimit } from 'hono/body-limit'
 import { payloadTooLarge } from '../../domain/errors.ts'
 import type { AppEnv } from '../app-env.ts'
 
-/**
- * Creates the body limit.
- * @param maxBytes - the largest body accepted
- */
-export const requestBodyLimit = (maxBytes: number): MiddlewareHandler<AppEnv> =>
+/** A route with its own limit in place of the API-wide one (file uploads). */
+export interface BodyLimitOverride {
+  method: string
+  path: RegExp
+  maxBytes: number
+}
+
+const limitOf = (maxBytes: number): MiddlewareHandler<AppEnv> =>
   bodyLimit({
     maxSize: maxBytes,
     onError: (c) => {
@@ -23,3 +26,18 @@ export const requestBodyLimit = (maxBytes: number): MiddlewareHandler<AppEnv> =>
       throw payloadTooLarge(maxBytes)
     },
   })
+
+/**
+ * Creates the body limit.
+ * @param maxBytes - the largest body accepted
+ * @param overrides - routes with their own limit (checked first, by method and path)
+ */
+export const requestBodyLimit = (maxBytes: number, overrides: readonly BodyLimitOverride[] = []): MiddlewareHandler<AppEnv> => {
+  const fallback = limitOf(maxBytes)
+  const routes = overrides.map((route) => ({ ...route, limit: limitOf(route.maxBytes) }))
+  if (routes.length === 0) return fallback
+  return async function requestBodyLimit(c, next) {
+    const route = routes.find((r) => r.method === c.req.method && r.path.test(c.req.path))
+    return (route?.limit ?? fallback)(c, next)
+  }
+}

@@ -50,8 +50,10 @@ export const idempotency = ({ clock, waitMs }: IdempotencyOptions): MiddlewareHa
     }
     const { tx, tenantId } = c.get('uow')
     const principal = c.get('principal').actorId
-    const body = await c.req.text()
-    const requestHash = createHash('sha256').update(`${c.req.method} ${c.req.path}\n${body}`).digest('hex')
+    // The raw bytes, not text(): a file upload is binary, and once read as text it could only be re-read as text
+    // (Hono caches the first form it reads), corrupting the file. For UTF-8 bodies the hash is the same as before.
+    const body = new Uint8Array(await c.req.arrayBuffer())
+    const requestHash = createHash('sha256').update(`${c.req.method} ${c.req.path}\n`).update(body).digest('hex')
     const now = clock()
 
     let claimed: Array<{ id: string }>

@@ -1,0 +1,35 @@
+/**
+ * @module Activities of the knowledge indexing workflow: parse, chunk, embed and store one document version, and
+ * mark a version FAILED when indexing keeps failing. Built by a factory over the worker's database and AI runtime.
+ * Every query runs in a unit of work scoped to the workflow's tenant.
+ */
+import { indexDocument, markDocumentFailed } from '../domain/ai/knowledge/index-document.ts'
+import type { AiRuntime } from '../domain/ai/ai-runtime.ts'
+import type { Db } from '../infra/db.ts'
+import type { KnowledgeIndexingInput, KnowledgeIndexingOutcome } from '../workflows/knowledge-indexing-shared.ts'
+
+export interface KnowledgeActivityDeps {
+  db: Db
+  /** The embedding model and vector stores (built once by the worker from its configuration). */
+  ai: AiRuntime
+}
+
+/** Creates the knowledge activities. */
+export function createKnowledgeActivities({ db, ai }: KnowledgeActivityDeps) {
+  return {
+    /**
+     * Indexes one document version. A file that cannot be parsed is an outcome (FAILED with its reason), not an
+     * error; anything else (database, embedding provider) throws and is retried by the workflow's policy.
+     */
+    async indexKnowledgeDocument(input: KnowledgeIndexingInput): Promise<KnowledgeIndexingOutcome> {
+      return indexDocument(db, ai, input)
+    },
+
+    /** Marks a version FAILED with a reason (unless it was replaced or deleted meanwhile). Idempotent. */
+    async markKnowledgeDocumentFailed(input: KnowledgeIndexingInput & { reason: string }): Promise<KnowledgeIndexingOutcome> {
+      return markDocumentFailed(db, input, input.reason)
+    },
+  }
+}
+
+export type KnowledgeActivities = ReturnType<typeof createKnowledgeActivities>

@@ -1,0 +1,174 @@
+/** @module Route table of /v1/knowledge: uploads (multipart), documents and queries. */
+import { z } from '@hono/zod-openapi'
+import { DOCUMENT_SORTS, DOCUMENT_STATUSES } from '../../../domain/ai/knowledge/document-service.ts'
+import { KNOWLEDGE_MEDIA_TYPES } from '../../../domain/ai/knowledge/media-types.ts'
+import { VECTOR_STORE_KINDS } from '../../../domain/ai/vector-store/knowledge-vector-store.ts'
+import { listQuerySchema } from '../../../domain/listing.ts'
+import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
+import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+
+/** A file part of a multipart body (documented as binary; the handler checks type and size itself). */
+const FilePart = z
+  .custom<File>((value) => value instanceof File, { message: 'Must be a file part' })
+  .openapi({ type: 'string', format: 'binary' })
+
+/** One `files` part arrives as a File, several as an array: both become an array. */
+const FileList = z
+  .preprocess((value) => (value === undefined || Array.isArray(value) ? value : [value]), z.array(FilePart))
+  .openapi({ type: 'array', items: { type: 'string', format: 'binary' }, description: 'PDF, Markdown or plain-text files' })
+
+export const KnowledgeUpload = z
+  .object({
+    assistantId: z.string().min(1).max(64).openapi({ example: 'ast_019a...' }),
+    files: FileList,
+  })
+  .openapi('KnowledgeUpload')
+
+export const KnowledgeReplace = z.object({ file: FilePart }).openapi('KnowledgeReplace')
+
+export const KnowledgeDocument = z
+  .object({
+    id: z.string().openapi({ example: 'kdoc_019a...' }),
+    assistantId: z.string(),
+    name: z.string().openapi({ example: 'attendance-policy.pdf' }),
+    mediaType: z.enum(KNOWLEDGE_MEDIA_TYPES),
+    sizeBytes: z.number().int(),
+    sha256: z.string(),
+    version: z.number().int().openapi({ description: 'Starts at 1; each replacement adds one.' }),
+    status: z.enum(DOCUMENT_STATUSES).openapi({ description: 'PROCESSING while the indexing workflow runs, then READY or FAILED.' }),
+    failureReason: z.string().nullable().openapi({ description: 'Why indexing failed (FAILED only).' }),
+    pageCount: z.number().int().nullable(),
+    chunkCount: z.number().int(),
+    embeddingModel: z.string().nullable(),
+    vectorStore: z.enum(VECTOR_STORE_KINDS).nullable(),
+    indexedAt: UtcDateTime.nullable(),
+    createdAt: UtcDateTime,
+    updatedAt: UtcDateTime,
+  })
+  .openapi('KnowledgeDocument')
+
+export const KnowledgeQuery = z
+  .strictObject({
+    assistantId: z.string().min(1).max(64).openapi({ example: 'ast_019a...' }),
+    question: z.string().trim().min(1).max(2000).openapi({ example: 'How much notice do we need to give to cancel a session?' }),
+    topK: z.number().int().min(1).max(20).optional().openapi({ description: 'Chunks to retrieve; default 8.' }),
+  })
+  .openapi('KnowledgeQuery')
+
+export const Citation = z
+  .object({
+    documentId: z.string(),
+    documentName: z.string(),
+    page: z.number().int().optional().openapi({ description: 'PDF page (1-based)' }),
+    headingPath: z.array(z.string()).openapi({ description: 'Headings above the passage, outermost first' }),
+    startOffset: z.number().int().openapi({ description: "Offset of the quote in the document's extracted text" }),
+    endOffset: z.number().int(),
+    quote: z.string().openapi({ description: 'The passage, verbatim' }),
+    score: z.number().openapi({ description: 'Retrieval score (cosine similarity) of the passage' }),
+  })
+  .openapi('Citation')
+
+export const KnowledgeAnswer = z
+  .object({
+    assistantId: z.string(),
+    answered: z.boolean().openapi({ description: 'False when the knowledge does not contain the answer; nothing is cited then.' }),
+    answer: z.string().openapi({ description: 'The answer; each claim ends with [n], the number of its citation.' }),
+    citations: z.array(Citation),
+    models: z.object({ embeddings: z.string(), answerer: z.string(), vectorStore: z.enum(VECTOR_STORE_KINDS) }),
+  })
+  .openapi('KnowledgeAnswer')
+
+const ListDocumentsQuery = listQuerySchema(DOCUMENT_SORTS, '-createdAt').extend({
+  assistantId: z.string().max(64).optional().openapi({ param: { name: 'assistantId', in: 'query' } }),
+  status: z.enum(DOCUMENT_STATUSES).optional().openapi({ param: { name: 'status', in: 'query' } }),
+})
+
+const DocumentId = IdParam('knowledge document', 'kdoc_019a...')
+const tags = ['Knowledge']
+
+export const uploadKnowledgeRoute = protectedRoute('ai', {
+  method: 'post',
+  path: '/v1/knowledge/documents',
+  tags,
+  summary: 'Upload knowledge',
+  description:
+    'multipart/form-data with `assistantId` and one or more `files` (PDF, Markdown, plain text). Each file becomes a ' +
+    'document in status PROCESSING, indexed by a workflow (READY, or FAILED with a reason). Limits: ' +
+    'KNOWLEDGE_MAX_FILES files, KNOWLEDGE_MAX_FILE_BYTES per file (413), KNOWLEDGE_UPLOAD_LIMIT_BYTES per request (413); ' +
+    'other types are 415. The assistant must have the `knowledge` tool.',
+  request: { body: { required: true, content: { 'multipart/form-data': { schema: KnowledgeUpload } } } },
+  responses: {
+    202: {
+      description: 'The documents, being indexed',
+      content: { 'application/json': { schema: z.object({ data: z.array(KnowledgeDocument) }).openapi('KnowledgeUploadResult') } },
+    },
+    ...problemResponses(400, 409, 413, 415, 422, ...COMMON_ERRORS),
+  },
+})
+
+export const listKnowledgeRoute = protectedRoute('ai.read', {
+  method: 'get',
+  path: '/v1/knowledge/documents',
+  tags,
+  summary: 'List knowledge documents',
+  request: { query: ListDocumentsQuery },
+  responses: {
+    200: { description: 'A page of documents', content: { 'application/json': { schema: pageOf(KnowledgeDocument, 'KnowledgeDocumentPage') } } },
+    ...problemResponses(400, ...COMMON_ERRORS),
+  },
+})
+
+export const getKnowledgeRoute = protectedRoute('ai.read', {
+  method: 'get',
+  path: '/v1/knowledge/documents/{id}',
+  tags,
+  summary: 'Retrieve a knowledge document (its status)',
+  request: { params: DocumentId },
+  responses: {
+    200: { description: 'The document', content: { 'application/json': { schema: KnowledgeDocument } } },
+    ...problemResponses(404, ...COMMON_ERRORS),
+  },
+})
+
+export const replaceKnowledgeRoute = protectedRoute('ai', {
+  method: 'put',
+  path: '/v1/knowledge/documents/{id}',
+  tags,
+  summary: 'Replace a knowledge document',
+  description:
+    'multipart/form-data with one `file`. The old version’s vectors are removed at once and the new version is ' +
+    'indexed (version + 1, status PROCESSING).',
+  request: { params: DocumentId, body: { required: true, content: { 'multipart/form-data': { schema: KnowledgeReplace } } } },
+  responses: {
+    202: { description: 'The document, being re-indexed', content: { 'application/json': { schema: KnowledgeDocument } } },
+    ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS),
+  },
+})
+
+export const deleteKnowledgeRoute = protectedRoute('ai', {
+  method: 'delete',
+  path: '/v1/knowledge/documents/{id}',
+  tags,
+  summary: 'Delete a knowledge document and its vectors',
+  request: { params: DocumentId },
+  responses: {
+    204: { description: 'Deleted' },
+    ...problemResponses(404, 409, 422, ...COMMON_ERRORS),
+  },
+})
+
+export const queryKnowledgeRoute = protectedRoute('ai.read', {
+  method: 'post',
+  path: '/v1/knowledge/query',
+  tags,
+  summary: 'Query knowledge',
+  description:
+    "Answers a question from the assistant's knowledge with cited context: each citation names the document, its " +
+    'position (page, headings, offsets) and the quoted passage. When the knowledge does not contain the answer, ' +
+    '`answered` is false and the answer says so.',
+  request: { body: { required: true, content: { 'application/json': { schema: KnowledgeQuery } } } },
+  responses: {
+    200: { description: 'The answer', content: { 'application/json': { schema: KnowledgeAnswer } } },
+    ...problemResponses(400, 409, 413, 415, 422, ...COMMON_ERRORS),
+  },
+})

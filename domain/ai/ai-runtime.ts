@@ -1,0 +1,87 @@
+/**
+ * @module The AI runtime of a process (API or worker): the embedding model, the answerer and the vector stores,
+ * chosen by configuration (infra/ai-config.ts, docs/ai.md). The defaults are offline and deterministic: the
+ * lexical embeddings and the extractive answerer. A configured provider is used through the same LangChain
+ * interfaces (`Embeddings`, `BaseChatModel`, `VectorStore`), so nothing downstream knows which one it got.
+ */
+import type { AiConfig } from '../../infra/ai-config.ts'
+import { AnthropicChatModel } from './answering/anthropic-chat.ts'
+import type { Answerer } from './answering/answer-types.ts'
+import { createChatAnswerer } from './answering/chat-answerer.ts'
+import { createExtractiveAnswerer } from './answering/extractive-answerer.ts'
+import { OpenAiCompatibleChatModel } from './answering/openai-compatible-chat.ts'
+import { LexicalEmbeddings } from './embeddings/lexical-embeddings.ts'
+import { OpenAiCompatibleEmbeddings } from './embeddings/openai-compatible-embeddings.ts'
+import { DEFAULT_CHUNKING, type ChunkingOptions } from './knowledge/chunk-document.ts'
+import { createKnowledgeStores, type KnowledgeStores } from './vector-store/knowledge-stores.ts'
+import type { KnowledgeEmbeddings } from './vector-store/knowledge-vector-store.ts'
+import { createVectorIndexCache, type VectorIndexCache } from './vector-store/vector-index-cache.ts'
+
+export interface AiRuntime {
+  embeddings: KnowledgeEmbeddings
+  answerer: Answerer
+  stores: KnowledgeStores
+  chunking: ChunkingOptions
+}
+
+export interface AiRuntimeOptions {
+  /** For tests: the HTTP client providers are called with. */
+  fetch?: typeof fetch
+  cache?: VectorIndexCache
+}
+
+/** Default endpoints and models per provider; each can be overridden by the *_URL and *_MODEL variables. */
+const PROVIDER_DEFAULTS = {
+  openai: { url: 'https://api.openai.com/v1', embeddingsModel: 'text-embedding-3-small', chatModel: 'gpt-4o-mini' },
+  ollama: { url: 'http://127.0.0.1:11434/v1', embeddingsModel: 'nomic-embed-text', chatModel: 'llama3.1' },
+  anthropic: { url: 'https://api.anthropic.com', chatModel: 'claude-3-5-haiku-latest' },
+} as const
+
+/** A hosted provider's default endpoint needs a key; a custom or local endpoint may not. */
+function requireKey(provider: string, variable: string, url: string | undefined, key: string | undefined) {
+  if (!url && !key && provider !== 'ollama') {
+    throw new Error(`${variable} is required for provider ${provider} at its default endpoint (docs/ai.md)`)
+  }
+}
+
+/** The embedding model the configuration names. */
+export function selectEmbeddings(config: AiConfig, options: AiRuntimeOptions = {}): KnowledgeEmbeddings {
+  const provider = config.AI_EMBEDDINGS_PROVIDER
+  if (provider === 'local') return new LexicalEmbeddings()
+  requireKey(provider, 'AI_EMBEDDINGS_API_KEY', config.AI_EMBEDDINGS_URL, config.AI_EMBEDDINGS_API_KEY)
+  const defaults = PROVIDER_DEFAULTS[provider]
+  return new OpenAiCompatibleEmbeddings(provider, {
+    baseUrl: config.AI_EMBEDDINGS_URL ?? defaults.url,
+    model: config.AI_EMBEDDINGS_MODEL ?? defaults.embeddingsModel,
+    apiKey: config.AI_EMBEDDINGS_API_KEY,
+    fetch: options.fetch,
+  })
+}
+
+/** The answerer the configuration names. */
+export function selectAnswerer(config: AiConfig, options: AiRuntimeOptions = {}): Answerer {
+  const provider = config.AI_CHAT_PROVIDER
+  if (provider === 'extractive') return createExtractiveAnswerer()
+  requireKey(provider, 'AI_CHAT_API_KEY', config.AI_CHAT_URL, config.AI_CHAT_API_KEY)
+  const defaults = PROVIDER_DEFAULTS[provider]
+  const model = config.AI_CHAT_MODEL ?? defaults.chatModel
+  const chat =
+    provider === 'anthropic'
+      ? new AnthropicChatModel({ baseUrl: config.AI_CHAT_URL ?? defaults.url, model, apiKey: config.AI_CHAT_API_KEY, fetch: options.fetch })
+      : new OpenAiCompatibleChatModel({ baseUrl: config.AI_CHAT_URL ?? defaults.url, model, apiKey: config.AI_CHAT_API_KEY, fetch: options.fetch })
+  return createChatAnswerer(chat, `${provider}:${model}`)
+}
+
+/**
+ * Builds the runtime once per process.
+ * @throws Error for a provider configured without what it needs (checked at start-up, not on the first request)
+ */
+export function createAiRuntime(config: AiConfig, options: AiRuntimeOptions = {}): AiRuntime {
+  const embeddings = selectEmbeddings(config, options)
+  return {
+    embeddings,
+    answerer: selectAnswerer(config, options),
+    stores: createKnowledgeStores(config.AI_VECTOR_STORE, embeddings, options.cache ?? createVectorIndexCache()),
+    chunking: DEFAULT_CHUNKING,
+  }
+}

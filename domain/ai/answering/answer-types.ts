@@ -1,0 +1,56 @@
+/**
+ * @module The contract between retrieval and answering: passages in (a chunk with its source position and
+ * retrieval score), an answer out that carries its citations, or says plainly that the knowledge does not contain
+ * one. Both answerers — the offline extractive one and a configured chat model — keep to it.
+ */
+
+/** A retrieved chunk with its source position. */
+export interface RetrievedPassage {
+  chunkId: string
+  documentId: string
+  documentName: string
+  page?: number
+  headingPath: string[]
+  /** Offsets of the chunk in its document's text. */
+  startOffset: number
+  endOffset: number
+  content: string
+  /** Cosine similarity to the question, 0..1 for the offline embeddings. */
+  score: number
+}
+
+/** One cited passage: where it is, what it says, how well it matched. */
+export interface Citation {
+  documentId: string
+  documentName: string
+  page?: number
+  headingPath: string[]
+  /** Offsets of the quote in its document's text. */
+  startOffset: number
+  endOffset: number
+  /** Verbatim text of the document. */
+  quote: string
+  /** The retrieval score of the chunk the quote comes from. */
+  score: number
+}
+
+export interface KnowledgeAnswer {
+  /** False when the knowledge does not contain the answer: `answer` says so and nothing is cited. */
+  answered: boolean
+  /** The answer; each claim is followed by the number of its citation, e.g. "… $40 [1]". */
+  answer: string
+  citations: Citation[]
+}
+
+/** Turns a question and retrieved passages into a cited answer. */
+export interface Answerer {
+  /** Names the answering model, e.g. `extractive-v1` or `openai:gpt-4o-mini`. */
+  readonly id: string
+  answer(question: string, passages: RetrievedPassage[]): Promise<KnowledgeAnswer>
+}
+
+export const NOT_IN_KNOWLEDGE =
+  "This assistant's knowledge does not contain the answer to this question, so it gives none rather than guess."
+
+/** The answer for a question the knowledge does not cover. */
+export const notAnswered = (): KnowledgeAnswer => ({ answered: false, answer: NOT_IN_KNOWLEDGE, citations: [] })

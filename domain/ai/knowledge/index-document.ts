@@ -1,0 +1,122 @@
+/**
+ * @module Indexing one version of a knowledge document, as the indexing activity runs it: load the bytes, parse,
+ * chunk, embed (all outside any transaction: a provider's embeddings may take a while), then in one transaction
+ * that holds the document's row lock: check the version is still current, replace the document's vectors and mark
+ * it READY. Running it twice writes the same result, so the activity can be retried safely. A file that cannot be
+ * parsed marks the document FAILED with the reason; that is an outcome, not an error to retry.
+ */
+import { Document } from '@langchain/core/documents'
+import type { Db } from '../../../infra/db.ts'
+import { runInUnitOfWork, type UnitOfWork } from '../../../infra/unit-of-work.ts'
+import type { KnowledgeIndexingInput, KnowledgeIndexingOutcome } from '../../../workflows/knowledge-indexing-shared.ts'
+import { newId } from '../../ids.ts'
+import type { AiRuntime } from '../ai-runtime.ts'
+import type { ChunkMetadata } from '../vector-store/knowledge-vector-store.ts'
+import { chunkDocument, type DocumentChunk } from './chunk-document.ts'
+import { KnowledgeParseError } from './knowledge-errors.ts'
+import type { KnowledgeMediaType } from './media-types.ts'
+import { parseDocument } from './parse-document.ts'
+
+/** Long enough to write thousands of chunks on the embedded database; far below the activity's timeout. */
+const WRITE_TIMEOUT_MS = 120_000
+
+/** The text a chunk is embedded as: its document's name and headings give it the context a bare paragraph lacks. */
+export function embeddingText(documentName: string, chunk: Pick<DocumentChunk, 'headingPath' | 'content' | 'context'>): string {
+  const title = documentName.replace(/\.[a-z0-9]+$/i, '').replace(/[-_]+/g, ' ')
+  return [title, ...chunk.headingPath, ...(chunk.context ? [chunk.context] : []), chunk.content].join('\n')
+}
+
+type LockedVersion = { current: true; assistantId: string } | { current: false; outcome: KnowledgeIndexingOutcome }
+
+/** Locks the document's row and says whether `version` is still its current version. */
+async function lockVersion({ tx, tenantId }: UnitOfWork, documentId: string, version: number): Promise<LockedVersion> {
+  const rows = await tx.$queryRaw<Array<{ assistant_id: string; version: number }>>`
+    SELECT assistant_id, version FROM knowledge_documents
+    WHERE id = ${documentId} AND tenant_id = ${tenantId} FOR UPDATE`
+  const row = rows[0]
+  if (!row) return { current: false, outcome: { status: 'GONE' } }
+  if (row.version !== version) return { current: false, outcome: { status: 'SUPERSEDED' } }
+  return { current: true, assistantId: row.assistant_id }
+}
+
+/** Marks a version FAILED (unless it was replaced or deleted meanwhile). */
+export async function markDocumentFailed(db: Db, input: KnowledgeIndexingInput, reason: string): Promise<KnowledgeIndexingOutcome> {
+  return runInUnitOfWork(db, input.tenantId, async (uow) => {
+    const locked = await lockVersion(uow, input.documentId, input.version)
+    if (!locked.current) return locked.outcome
+    await uow.tx.knowledgeDocument.update({
+      where: { id: input.documentId },
+      data: { status: 'FAILED', failureReason: reason.slice(0, 500), chunkCount: 0, indexedAt: null },
+    })
+    return { status: 'FAILED', reason }
+  })
+}
+
+/**
+ * Indexes one document version.
+ * @param runtime - the embedding model and vector stores in use
+ */
+export async function indexDocument(db: Db, runtime: AiRuntime, input: KnowledgeIndexingInput): Promise<KnowledgeIndexingOutcome> {
+  const document = await runInUnitOfWork(db, input.tenantId, ({ tx, tenantId }) =>
+    tx.knowledgeDocument.findFirst({
+      where: { id: input.documentId, tenantId },
+      select: { name: true, mediaType: true, content: true, version: true },
+    })
+  )
+  if (!document) return { status: 'GONE' }
+  if (document.version !== input.version) return { status: 'SUPERSEDED' }
+
+  let chunks: DocumentChunk[]
+  let pageCount: number | null
+  try {
+    const parsed = await parseDocument(document.mediaType as KnowledgeMediaType, document.content)
+    chunks = await chunkDocument(parsed, runtime.chunking)
+    pageCount = parsed.pages.length > 0 ? parsed.pages.length : null
+    if (chunks.length === 0) throw new KnowledgeParseError('The file has no text to index.')
+  } catch (error) {
+    if (error instanceof KnowledgeParseError) return markDocumentFailed(db, input, error.message)
+    throw error
+  }
+
+  const vectors = await runtime.embeddings.embedDocuments(chunks.map((chunk) => embeddingText(document.name, chunk)))
+  const docs = chunks.map((chunk) => {
+    const metadata: ChunkMetadata = {
+      documentId: input.documentId,
+      documentName: document.name,
+      version: input.version,
+      ordinal: chunk.ordinal,
+      ...(chunk.page !== undefined ? { page: chunk.page } : {}),
+      headingPath: chunk.headingPath,
+      startOffset: chunk.startOffset,
+      endOffset: chunk.endOffset,
+    }
+    return new Document({ pageContent: chunk.content, metadata: { ...metadata } })
+  })
+
+  return runInUnitOfWork(
+    db,
+    input.tenantId,
+    async (uow): Promise<KnowledgeIndexingOutcome> => {
+      const locked = await lockVersion(uow, input.documentId, input.version)
+      if (!locked.current) return locked.outcome
+      const store = await runtime.stores.open(uow, locked.assistantId)
+      // A retry after a crash mid-way, or a re-index: the document's old vectors go first.
+      await store.delete({ filter: { documentId: input.documentId } })
+      await store.addVectors(vectors, docs, { ids: docs.map(() => newId('knowledgeChunk')) })
+      await uow.tx.knowledgeDocument.update({
+        where: { id: input.documentId },
+        data: {
+          status: 'READY',
+          failureReason: null,
+          chunkCount: chunks.length,
+          pageCount,
+          embeddingModel: runtime.embeddings.modelId,
+          vectorStore: store.kind,
+          indexedAt: new Date(),
+        },
+      })
+      return { status: 'READY', chunkCount: chunks.length }
+    },
+    { timeoutMs: WRITE_TIMEOUT_MS, maxWaitMs: 30_000 }
+  )
+}

@@ -1,0 +1,90 @@
+/**
+ * @module Asking an assistant's knowledge: embed the question, retrieve the nearest chunks of that assistant only
+ * (in the tenant's transaction), and let the answerer compose a cited answer — or say the knowledge does not contain
+ * one. Each query's outcome (never its text) is recorded for usage and coverage analytics.
+ */
+import type { DocumentInterface } from '@langchain/core/documents'
+import type { UnitOfWork } from '../../../infra/unit-of-work.ts'
+import type { Principal } from '../../auth/principal.ts'
+import { newId } from '../../ids.ts'
+import type { AiRuntime } from '../ai-runtime.ts'
+import type { KnowledgeAnswer, RetrievedPassage } from '../answering/answer-types.ts'
+import { getAssistantOfBody } from '../assistants/assistant-service.ts'
+import { authorizeToolUse } from '../assistants/tool-access.ts'
+import type { ChunkMetadata, VectorStoreKind } from '../vector-store/knowledge-vector-store.ts'
+
+/** Chunks retrieved per question: enough for the answerer to choose from, few enough to stay fast. */
+export const DEFAULT_TOP_K = 8
+
+export interface KnowledgeQueryInput {
+  assistantId: string
+  question: string
+  /** Chunks to retrieve (1..20). */
+  topK?: number
+}
+
+export interface KnowledgeQueryResult extends KnowledgeAnswer {
+  assistantId: string
+  models: { embeddings: string; answerer: string; vectorStore: VectorStoreKind }
+}
+
+/** A retrieved LangChain document as a passage the answerer can quote. */
+export function toPassage([doc, score]: [DocumentInterface, number]): RetrievedPassage {
+  const meta = doc.metadata as ChunkMetadata
+  return {
+    chunkId: doc.id ?? '',
+    documentId: meta.documentId,
+    documentName: meta.documentName,
+    ...(meta.page !== undefined && meta.page !== null ? { page: meta.page } : {}),
+    headingPath: meta.headingPath ?? [],
+    startOffset: meta.startOffset,
+    endOffset: meta.endOffset,
+    content: doc.pageContent,
+    score,
+  }
+}
+
+/**
+ * Retrieves an assistant's passages for a question, best first.
+ * @param assistantId - an assistant of the unit's tenant (the store is bound to it)
+ */
+export async function retrievePassages(uow: UnitOfWork, runtime: AiRuntime, assistantId: string, question: string, k = DEFAULT_TOP_K) {
+  const store = await runtime.stores.open(uow, assistantId)
+  const vector = await runtime.embeddings.embedQuery(question)
+  const hits = await store.similaritySearchVectorWithScore(vector, k)
+  return { passages: hits.map(toPassage), kind: store.kind }
+}
+
+/**
+ * Answers a question from an assistant's knowledge.
+ * @param principal - the caller: the assistant must have the knowledge tool and the caller its scope
+ * @throws AppError `validation_error` (`assistantId` not found), 403 when the knowledge tool is not allowed
+ */
+export async function queryKnowledge(
+  uow: UnitOfWork,
+  runtime: AiRuntime,
+  principal: Principal,
+  input: KnowledgeQueryInput
+): Promise<KnowledgeQueryResult> {
+  const started = performance.now()
+  const assistant = await getAssistantOfBody(uow, input.assistantId)
+  authorizeToolUse(assistant, 'knowledge', principal)
+  const { passages, kind } = await retrievePassages(uow, runtime, assistant.id, input.question, input.topK ?? DEFAULT_TOP_K)
+  const answer = await runtime.answerer.answer(input.question, passages)
+  await uow.tx.knowledgeQuery.create({
+    data: {
+      id: newId('knowledgeQuery'),
+      tenantId: uow.tenantId,
+      assistantId: assistant.id,
+      answered: answer.answered,
+      topScore: passages[0]?.score ?? 0,
+      citationCount: answer.citations.length,
+      latencyMs: Math.round(performance.now() - started),
+    },
+  })
+  return {
+    assistantId: assistant.id,
+    ...answer,
+    models: { embeddings: runtime.embeddings.modelId, answerer: runtime.answerer.id, vectorStore: kind },
+  }
+}

@@ -1,0 +1,226 @@
+/**
+ * @module The knowledge evaluation: the committed corpus (eval/corpus: policies as PDF, schedules and programmes as
+ * Markdown, contacts as plain text) and questions (eval/questions.json), and the scoring of a retriever and an
+ * answerer against them. Shared by `npm run eval` (real database, both vector stores, latency) and the unit test
+ * that keeps the thresholds in CI (in memory, seconds).
+ *
+ * - recall@5: a question is retrieved when one of its top 5 chunks covers at least half of the passage that answers it.
+ * - answer contains: the question is answered and its citations quote one of the expected answer phrases.
+ * - grounded: every citation's quote is the document's text at the cited offsets (positions are exact).
+ * - abstains: unanswerable questions get `answered: false`.
+ */
+import { readFile, readdir } from 'node:fs/promises'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Answerer, KnowledgeAnswer, RetrievedPassage } from '../domain/ai/answering/answer-types.ts'
+import { chunkDocument, type DocumentChunk } from '../domain/ai/knowledge/chunk-document.ts'
+import { embeddingText } from '../domain/ai/knowledge/index-document.ts'
+import { detectMediaType, type KnowledgeMediaType } from '../domain/ai/knowledge/media-types.ts'
+import { parseDocument } from '../domain/ai/knowledge/parse-document.ts'
+import { ExactVectorIndex } from '../domain/ai/vector-store/exact-vector-index.ts'
+import type { KnowledgeEmbeddings } from '../domain/ai/vector-store/knowledge-vector-store.ts'
+
+const HERE = path.dirname(fileURLToPath(import.meta.url))
+export const CORPUS_DIR = path.join(HERE, 'corpus')
+
+export interface CorpusFile {
+  name: string
+  mediaType: KnowledgeMediaType
+  bytes: Uint8Array
+}
+
+export interface AnswerableQuestion {
+  id: string
+  question: string
+  document: string
+  passage: string
+  answer: string[]
+}
+
+export interface EvalQuestions {
+  answerable: AnswerableQuestion[]
+  unanswerable: Array<{ id: string; question: string }>
+  /** Written after tuning and never tuned on (scored separately). */
+  heldOut?: AnswerableQuestion[]
+}
+
+/** The committed corpus files, in name order. */
+export async function loadCorpus(): Promise<CorpusFile[]> {
+  const names = (await readdir(CORPUS_DIR)).sort()
+  return Promise.all(
+    names.map(async (name) => {
+      const bytes = new Uint8Array(await readFile(path.join(CORPUS_DIR, name)))
+      const mediaType = detectMediaType(name, '', bytes)
+      if (!mediaType) throw new Error(`corpus file of unknown type: ${name}`)
+      return { name, mediaType, bytes }
+    })
+  )
+}
+
+export async function loadQuestions(): Promise<EvalQuestions> {
+  return JSON.parse(await readFile(path.join(HERE, 'questions.json'), 'utf8')) as EvalQuestions
+}
+
+/** Collapses whitespace, remembering where each character of the result was in the original. */
+function normalised(text: string): { text: string; origin: number[] } {
+  let out = ''
+  const origin: number[] = []
+  for (let i = 0; i < text.length; i++) {
+    if (/\s/.test(text[i]!)) {
+      if (out.endsWith(' ') || out === '') continue
+      out += ' '
+    } else out += text[i]
+    origin.push(i)
+  }
+  return { text: out, origin }
+}
+
+/** Where a passage is in a document's text (whitespace-insensitive). @throws when it is not there */
+export function locatePassage(documentText: string, passage: string): { start: number; end: number } {
+  const doc = normalised(documentText)
+  const needle = normalised(passage).text.trim()
+  const at = doc.text.indexOf(needle)
+  if (at < 0) throw new Error(`passage not found: ${passage}`)
+  return { start: doc.origin[at]!, end: doc.origin[at + needle.length - 1]! + 1 }
+}
+
+const squash = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase()
+
+/** A parsed corpus document: its text (for locating passages and checking citations) and chunks. */
+export interface IndexedDocument {
+  id: string
+  name: string
+  text: string
+  chunks: DocumentChunk[]
+}
+
+/** Parses and chunks the corpus with the production functions. */
+export async function prepareCorpus(files: CorpusFile[]): Promise<IndexedDocument[]> {
+  return Promise.all(
+    files.map(async (file) => {
+      const parsed = await parseDocument(file.mediaType, file.bytes)
+      return { id: file.name, name: file.name, text: parsed.text, chunks: await chunkDocument(parsed) }
+    })
+  )
+}
+
+/** An in-memory retriever over prepared documents: the same embeddings and exact cosine ranking as the stores. */
+export async function memoryRetriever(docs: IndexedDocument[], embeddings: KnowledgeEmbeddings) {
+  const entries = docs.flatMap((doc) => doc.chunks.map((chunk) => ({ doc, chunk })))
+  const vectors = await embeddings.embedDocuments(entries.map(({ doc, chunk }) => embeddingText(doc.name, chunk)))
+  const dimensions = vectors[0]?.length ?? 0
+  const index = ExactVectorIndex.from(
+    dimensions,
+    entries.map(({ doc, chunk }, i) => ({ id: `${doc.id}#${chunk.ordinal}`, documentId: doc.id, vector: vectors[i]! }))
+  )
+  const byId = new Map(entries.map((e) => [`${e.doc.id}#${e.chunk.ordinal}`, e]))
+  return async (question: string, k: number): Promise<RetrievedPassage[]> => {
+    const hits = index.search(await embeddings.embedQuery(question), k)
+    return hits.map(({ id, score }) => {
+      const { doc, chunk } = byId.get(id)!
+      return {
+        chunkId: id,
+        documentId: doc.id,
+        documentName: doc.name,
+        ...(chunk.page !== undefined ? { page: chunk.page } : {}),
+        headingPath: chunk.headingPath,
+        startOffset: chunk.startOffset,
+        endOffset: chunk.endOffset,
+        content: chunk.content,
+        score,
+      }
+    })
+  }
+}
+
+export type Retriever = (question: string, k: number) => Promise<RetrievedPassage[]>
+
+export interface QuestionOutcome {
+  id: string
+  question: string
+  retrieved: boolean
+  answered: boolean
+  containsAnswer: boolean
+  grounded: boolean
+  answer: string
+}
+
+export interface EvalReport {
+  answerable: number
+  recallAt5: number
+  /** Answered, with the expected answer in the citations. */
+  answerContained: number
+  answered: number
+  /** Every citation quotes the document's text at its offsets. */
+  grounded: number
+  unanswerable: number
+  abstained: number
+  misses: QuestionOutcome[]
+  /** Unanswerable questions that got an answer. */
+  falseAnswers: Array<{ id: string; question: string; answer: string }>
+}
+
+const overlap = (a: { start: number; end: number }, b: { start: number; end: number }) =>
+  Math.max(0, Math.min(a.end, b.end) - Math.max(a.start, b.start))
+
+/** Whether each citation's quote is exactly its document's text at the cited offsets. */
+function isGrounded(answer: KnowledgeAnswer, textOf: (documentId: string) => string | undefined): boolean {
+  return answer.citations.every((c) => textOf(c.documentId)?.slice(c.startOffset, c.endOffset) === c.quote)
+}
+
+/**
+ * Scores a retriever and an answerer on the evaluation set.
+ * @param documentIdOf - the id the retriever uses for a corpus file name
+ */
+export async function evaluate(options: {
+  questions: EvalQuestions
+  docs: IndexedDocument[]
+  retrieve: Retriever
+  answerer: Answerer
+  documentIdOf?: (name: string) => string
+  /** Chunks given to the answerer (recall is always measured at 5). */
+  answerK?: number
+}): Promise<EvalReport> {
+  const { questions, docs, retrieve, answerer } = options
+  const idOf = options.documentIdOf ?? ((name: string) => name)
+  const textById = new Map(docs.map((d) => [idOf(d.name), d.text]))
+  const outcomes: QuestionOutcome[] = []
+  if (questions.answerable.length === 0) throw new Error('no answerable questions')
+  for (const q of questions.answerable) {
+    const doc = docs.find((d) => d.name === q.document)
+    if (!doc) throw new Error(`${q.id}: no corpus document ${q.document}`)
+    const gold = locatePassage(doc.text, q.passage)
+    const passages = await retrieve(q.question, Math.max(5, options.answerK ?? 8))
+    const retrieved = passages
+      .slice(0, 5)
+      .some((p) => p.documentId === idOf(doc.name) && overlap(gold, { start: p.startOffset, end: p.endOffset }) >= (gold.end - gold.start) / 2)
+    const answer = await answerer.answer(q.question, passages)
+    const quotes = answer.citations.map((c) => squash(c.quote))
+    outcomes.push({
+      id: q.id,
+      question: q.question,
+      retrieved,
+      answered: answer.answered,
+      containsAnswer: answer.answered && q.answer.some((phrase) => quotes.some((quote) => quote.includes(squash(phrase)))),
+      grounded: isGrounded(answer, (id) => textById.get(id)),
+      answer: answer.answer,
+    })
+  }
+  const falseAnswers: EvalReport['falseAnswers'] = []
+  for (const q of questions.unanswerable) {
+    const answer = await answerer.answer(q.question, await retrieve(q.question, Math.max(5, options.answerK ?? 8)))
+    if (answer.answered) falseAnswers.push({ id: q.id, question: q.question, answer: answer.answer })
+  }
+  const count = (f: (o: QuestionOutcome) => boolean) => outcomes.filter(f).length
+  return {
+    answerable: outcomes.length,
+    recallAt5: count((o) => o.retrieved) / outcomes.length,
+    answerContained: count((o) => o.containsAnswer),
+    answered: count((o) => o.answered),
+    grounded: count((o) => o.grounded),
+    unanswerable: questions.unanswerable.length,
+    abstained: questions.unanswerable.length - falseAnswers.length,
+    misses: outcomes.filter((o) => !o.retrieved || !o.containsAnswer || !o.grounded),
+    falseAnswers,
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * @module Configuration of the AI platform (docs/ai.md): which embedding model, answering model and vector store
+ * the assistants use, and the knowledge upload limits. Spread into the process configuration (infra/config.ts) so
+ * it is validated at boot with everything else. The defaults work offline: nothing is downloaded or called.
+ */
+import { z } from 'zod'
+
+const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional())
+const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional())
+
+export const AI_CONFIG_SHAPE = {
+  /** `local`: the built-in lexical embeddings (offline, deterministic); `openai`: any OpenAI-compatible /embeddings API; `ollama`: Ollama's /api/embed. */
+  AI_EMBEDDINGS_PROVIDER: z.enum(['local', 'openai', 'ollama']).default('local'),
+  AI_EMBEDDINGS_MODEL: optionalString,
+  /** Base URL of the embeddings API, e.g. https://api.openai.com/v1 or http://localhost:11434. */
+  AI_EMBEDDINGS_URL: optionalUrl,
+  AI_EMBEDDINGS_API_KEY: optionalString,
+  /** `extractive`: answers composed only of retrieved sentences (offline); otherwise a chat model grounded in them. */
+  AI_CHAT_PROVIDER: z.enum(['extractive', 'openai', 'anthropic', 'ollama']).default('extractive'),
+  AI_CHAT_MODEL: optionalString,
+  AI_CHAT_URL: optionalUrl,
+  AI_CHAT_API_KEY: optionalString,
+  /** `auto`: pgvector when the database has the store's table, else plain PostgreSQL; or force one. */
+  AI_VECTOR_STORE: z.enum(['auto', 'pgvector', 'postgres']).default('auto'),
+  /** Largest knowledge upload request (all files together); replaces REQUEST_BODY_LIMIT_BYTES on those routes. */
+  KNOWLEDGE_UPLOAD_LIMIT_BYTES: z.coerce.number().int().positive().default(25 * 1024 * 1024),
+  /** Largest single knowledge file. */
+  KNOWLEDGE_MAX_FILE_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+  /** Most files in one upload. */
+  KNOWLEDGE_MAX_FILES: z.coerce.number().int().positive().max(100).default(10),
+}
+
+const AiConfigSchema = z.object(AI_CONFIG_SHAPE)
+
+/** The AI settings, as parsed. */
+export type AiConfig = z.infer<typeof AiConfigSchema>
+
+/** The AI settings of a parsed configuration (or of an environment map, for tools like the evaluation). */
+export const aiConfigOf = (source: Record<string, unknown>): AiConfig => AiConfigSchema.parse(source)

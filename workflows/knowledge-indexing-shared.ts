@@ -1,0 +1,24 @@
+/**
+ * @module The contract of the knowledge indexing workflow, shared by the API (which starts it through the outbox)
+ * and the workflow: ids only in the input, never a file's content or name.
+ */
+
+export const KNOWLEDGE_INDEXING_WORKFLOW = 'knowledgeIndexingWorkflow'
+
+/** One workflow per document version: starting it twice is a no-op, a replacement starts a new one. */
+export const knowledgeIndexingWorkflowId = (documentId: string, version: number) => `knowledge-index-${documentId}-v${version}`
+
+export interface KnowledgeIndexingInput {
+  tenantId: string
+  documentId: string
+  /** The version to index; an older one is not indexed (the document was replaced meanwhile). */
+  version: number
+}
+
+export type KnowledgeIndexingOutcome =
+  | { status: 'READY'; chunkCount: number }
+  | { status: 'FAILED'; reason: string }
+  /** The document was replaced by a newer version, whose own workflow indexes it. */
+  | { status: 'SUPERSEDED' }
+  /** The document (or its assistant) was deleted. */
+  | { status: 'GONE' }
