@@ -3,12 +3,21 @@
  * database, driven through the API. Days are shortened to half a second (ASSESSMENT_REMINDER_DAY_MS) so a due date
  * three calendar days ahead arrives in about 1–1.5 s, and an escalation a day later.
  */
+import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils'
+import { Worker } from '@temporalio/worker'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { WORKFLOWS_PATH } from '../../worker/create-worker.ts'
 import { assessmentReminderWorkflowId } from '../../workflows/assessment-reminder-contract.ts'
 import { createChildAndProvider } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 
 const DAY_MS = 500
+/**
+ * A complete run (reminder, due, escalation, completion signal) recorded from this file with
+ * RECORD_ASSESSMENT_REMINDER_HISTORY=1; replaying it proves that changed workflow code still replays old runs.
+ */
+const HISTORY_FILE = new URL('../fixtures/workflow-histories/assessment-reminder-v1.json', import.meta.url)
 const ZONE = 'America/Chicago'
 
 let platform: Platform
@@ -87,6 +96,9 @@ describe('assessment reminder workflow', () => {
     expect(done.status).toBe(200)
     // The completion signal ends the workflow well before its next (8-day) escalation would.
     expect(await handle.result()).toEqual({ outcome: 'COMPLETED', notificationsRecorded: 3 })
+    if (process.env.RECORD_ASSESSMENT_REMINDER_HISTORY === '1') {
+      writeFileSync(HISTORY_FILE, `${historyToJSON(await handle.fetchHistory())}\n`)
+    }
     await new Promise((resolve) => setTimeout(resolve, 8 * DAY_MS))
     expect(await kinds(id)).toEqual(['REMINDER-1', 'DUE0', 'ESCALATION1'])
 
@@ -161,4 +173,12 @@ describe('assessment reminder workflow', () => {
     await platform.http.request('DELETE', `/v1/assessments/${id}`, { token })
     expect((await handle.result()).outcome).toBe('CANCELLED')
   }, 180_000) // a fresh worker process bundles the workflows and waits out the dead worker's sticky queue
+})
+
+describe('assessment reminder workflow code', () => {
+  it('replays the committed history of a complete run without nondeterminism', async () => {
+    const history = historyFromJSON(JSON.parse(readFileSync(HISTORY_FILE, 'utf8')))
+    expect(history.events?.length).toBeGreaterThan(20)
+    await Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH }, history, 'assessment-reminder-v1')
+  }, 120_000)
 })

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { futureSlot } from '../support/fixtures.ts'
+import { startTestIssuer, type TestIssuer } from '../support/oidc-issuer.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
 
 let platform: Platform
@@ -281,5 +282,54 @@ describe('access', () => {
     expect(signAcross.status).toBe(404)
     const editAcross = await patchNote(session.id, draft.body.id, { plan: 'x' }, other)
     expect(editAcross.status).toBe(404)
+  })
+})
+
+describe('platform users (SSO roles)', () => {
+  let issuer: TestIssuer
+  let admin: string
+  const AUDIENCE = 'therapy-care-platform'
+
+  beforeAll(async () => {
+    issuer = await startTestIssuer()
+    admin = await platform.token(await platform.newTenant(['users', ...SCOPES]))
+    const connection = await platform.http.post('/v1/sso-connections', {
+      token: admin,
+      body: {
+        issuer: issuer.issuer,
+        audience: AUDIENCE,
+        roleClaim: 'groups',
+        roleMapping: { therapists: 'CLINICIAN', 'front-desk': 'FRONT_DESK', 'it-admins': 'ADMIN' },
+      },
+    })
+    expect(connection.status).toBe(201)
+  })
+
+  afterAll(async () => {
+    await issuer?.close()
+  })
+
+  const user = (sub: string, groups: string[]) =>
+    issuer.sign({ sub, groups, email: `${sub}@centre.example`, name: sub }, AUDIENCE)
+
+  it('lets a clinician sign as the provider, not an admin, and keeps front desk out of notes', async () => {
+    const { session, goalId, providerId } = await sessionWithGoal(admin)
+    const clinician = await user('dana', ['therapists'])
+    const draft = await platform.http.post(notesOf(session.id), { token: clinician, body: fullNote(goalId) })
+    expect(draft.status).toBe(201)
+    expect(draft.body.createdBy.type).toBe('user')
+
+    const byAdmin = await platform.http.post(`${notesOf(session.id)}/${draft.body.id}/sign`, { token: await user('root', ['it-admins']), body: { providerId } })
+    expect(byAdmin.status).toBe(403)
+    expect(byAdmin.body.code).toBe('not_session_provider')
+
+    const signed = await platform.http.post(`${notesOf(session.id)}/${draft.body.id}/sign`, { token: clinician, body: { providerId } })
+    expect(signed.status).toBe(200)
+    expect(signed.body.signature).toMatchObject({ providerId, signedBy: { type: 'user' } })
+
+    const frontDesk = await user('fd', ['front-desk'])
+    const read = await platform.http.get(notesOf(session.id), { token: frontDesk })
+    expect(read.status).toBe(403)
+    expect(read.body.code).toBe('insufficient_scope')
   })
 })
