@@ -18,12 +18,12 @@ export interface RecordStatusInput extends BookingWorkflowInput {
 /** Creates the booking activities. */
 export function createBookingActivities({ db }: BookingActivityDeps) {
   return {
-    /** Loads the appointment's schedule and status; a missing appointment is a permanent failure. */
+    /** Loads the appointment's status, schedule and parties (ids only); a missing appointment is a permanent failure. */
     async loadBooking({ tenantId, appointmentId }: BookingWorkflowInput) {
       const appointment = await runInUnitOfWork(db, tenantId, ({ tx }) =>
         tx.appointment.findFirst({
           where: { id: appointmentId, tenantId },
-          select: { status: true, startsAt: true, endsAt: true },
+          select: { status: true, startsAt: true, endsAt: true, providerId: true, locationId: true },
         })
       )
       if (!appointment) {
@@ -37,14 +37,22 @@ export function createBookingActivities({ db }: BookingActivityDeps) {
         status: appointment.status as BookingState,
         startsAt: appointment.startsAt.toISOString(),
         endsAt: appointment.endsAt.toISOString(),
+        providerId: appointment.providerId,
+        locationId: appointment.locationId,
       }
     },
 
-    /** Persists a final status. Idempotent: re-running it after a crash writes the same value. */
-    async recordAppointmentStatus({ tenantId, appointmentId, status }: RecordStatusInput): Promise<void> {
-      await runInUnitOfWork(db, tenantId, ({ tx }) =>
-        tx.appointment.updateMany({ where: { id: appointmentId, tenantId }, data: { status } })
-      )
+    /**
+     * Persists a final status asked for by an operator's signal, only over CONFIRMED (the state machine's rule: a
+     * final state is never left), and answers the status the appointment has afterwards. Idempotent: re-running it
+     * after a crash finds the status already written.
+     */
+    async recordAppointmentStatus({ tenantId, appointmentId, status }: RecordStatusInput): Promise<BookingState> {
+      return runInUnitOfWork(db, tenantId, async ({ tx }) => {
+        await tx.appointment.updateMany({ where: { id: appointmentId, tenantId, status: 'CONFIRMED' }, data: { status } })
+        const row = await tx.appointment.findFirst({ where: { id: appointmentId, tenantId }, select: { status: true } })
+        return (row?.status ?? status) as BookingState
+      })
     },
   }
 }

@@ -23,6 +23,7 @@ import { validationHook } from './openapi/validation-hook.ts'
 import { apiKeyRoutes } from './routes/api-keys/index.ts'
 import { userRoutes } from './routes/users/index.ts'
 import { appointmentRoutes } from './routes/appointments/index.ts'
+import { appointmentSeriesRoutes } from './routes/appointment-series/index.ts'
 import { auditEventRoutes } from './routes/audit-events/index.ts'
 import { childRoutes } from './routes/children/index.ts'
 import { clientRoutes } from './routes/clients/index.ts'
@@ -107,6 +108,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', sessionRoutes(deps))
   app.route('/', assessmentRoutes(deps))
   app.route('/', appointmentRoutes(deps))
+  app.route('/', appointmentSeriesRoutes(deps))
   app.route('/', apiKeyRoutes(deps))
   app.route('/', userRoutes(deps))
   app.route('/', v0Routes(deps))

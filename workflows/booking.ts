@@ -1,11 +1,19 @@
 /**
  * @module The booking workflow: the durable state of one appointment. It starts when the appointment is created and
- * stays open until the appointment reaches a final state, so reminders, reschedules, cancellation and completion
- * (later work) hang off it and survive worker crashes. Orchestration only: every side effect is an activity.
+ * stays open until the appointment reaches a final state, so reminders and follow-ups (later work) hang off it and
+ * survive worker crashes. Orchestration only: every side effect is an activity.
+ *
+ * The database is the source of truth. The API changes an appointment (reschedule, cancel, complete, no-show) and
+ * then signals `bookingChanged`; the workflow re-reads the appointment and ends when it is final. A lost signal
+ * (Temporal unreachable at that moment) only delays this: the workflow also re-reads the appointment an hour after
+ * its end and daily after that. The older `cancelBooking` / `completeBooking` signals still work for operators: the
+ * workflow then writes the final status itself, unless the appointment already reached another final state.
  */
-import { condition, log, proxyActivities, setHandler } from '@temporalio/workflow'
+import { condition, log, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow'
 import type { createBookingActivities } from '../activities/booking-activities.ts'
+import { searchAttributeKeys } from './search-attributes.ts'
 import {
+  bookingChangedSignal,
   bookingStatusQuery,
   cancelBookingSignal,
   completeBookingSignal,
@@ -18,15 +26,27 @@ const activities = proxyActivities<ReturnType<typeof createBookingActivities>>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 })
 
+const HOUR_MS = 3_600_000
+/** How long after its end an appointment is re-read when no signal came, and how often after that. */
+const RECONCILE_AFTER_END_MS = HOUR_MS
+const RECONCILE_EVERY_MS = 24 * HOUR_MS
+
 /** Outcome of a finished booking workflow. */
 export interface BookingOutcome {
   appointmentId: string
   state: BookingState
 }
 
+/** Milliseconds until the next unprompted re-read of the appointment. */
+function untilReconcile(endsAt: string): number {
+  const dueIn = Date.parse(endsAt) + RECONCILE_AFTER_END_MS - Date.now()
+  return dueIn > 60_000 ? Math.min(dueIn, RECONCILE_EVERY_MS) : RECONCILE_EVERY_MS
+}
+
 export async function bookingWorkflow(input: BookingWorkflowInput): Promise<BookingOutcome> {
-  const booking = await activities.loadBooking(input)
+  let booking = await activities.loadBooking(input)
   let state: BookingState = booking.status
+  let changed = false
 
   setHandler(bookingStatusQuery, () => ({ appointmentId: input.appointmentId, state }))
   setHandler(cancelBookingSignal, () => {
@@ -35,12 +55,30 @@ export async function bookingWorkflow(input: BookingWorkflowInput): Promise<Book
   setHandler(completeBookingSignal, () => {
     if (state === 'CONFIRMED') state = 'COMPLETED'
   })
+  setHandler(bookingChangedSignal, () => {
+    changed = true
+  })
 
-  if (state === 'CONFIRMED') {
-    await condition(() => state !== 'CONFIRMED')
-    // TypeScript keeps the narrowing from the `if` across the await; the handlers have changed `state` by now.
-    const finalState = state as Exclude<BookingState, 'CONFIRMED'>
-    await activities.recordAppointmentStatus({ ...input, status: finalState })
+  while (state === 'CONFIRMED') {
+    await condition(() => changed || state !== 'CONFIRMED', untilReconcile(booking.endsAt))
+    // TypeScript keeps the narrowing from the loop test across the await; the handlers may have changed `state`.
+    const signalled = state as BookingState
+    if (signalled !== 'CONFIRMED') {
+      // An operator's signal: persist it, unless the API already moved the appointment to another final state.
+      state = await activities.recordAppointmentStatus({ ...input, status: signalled })
+      break
+    }
+    changed = false
+    const previous = booking
+    booking = await activities.loadBooking(input)
+    state = booking.status
+    if (booking.providerId !== previous.providerId || booking.locationId !== previous.locationId) {
+      // Rescheduled to another provider: operators find the workflow by the appointment's current parties.
+      upsertSearchAttributes([
+        { key: searchAttributeKeys.ProviderId, value: booking.providerId },
+        { key: searchAttributeKeys.LocationId, value: booking.locationId },
+      ])
+    }
   }
   log.info('booking closed', { appointmentId: input.appointmentId, state })
   return { appointmentId: input.appointmentId, state }

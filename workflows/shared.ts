@@ -20,4 +20,9 @@ export interface BookingStatus {
 
 export const cancelBookingSignal = defineSignal<[{ reason?: string }]>('cancelBooking')
 export const completeBookingSignal = defineSignal<[]>('completeBooking')
+/**
+ * The appointment changed through the API (rescheduled, cancelled, completed, no-show): the workflow reloads it from
+ * the database, which is the source of truth, so the signal carries no data and a duplicate is harmless.
+ */
+export const bookingChangedSignal = defineSignal<[]>('bookingChanged')
 export const bookingStatusQuery = defineQuery<BookingStatus>('bookingStatus')

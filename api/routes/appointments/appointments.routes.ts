@@ -1,49 +1,35 @@
-/** @module Route table of /v1/appointments: schemas and OpenAPI definitions (spec Part 2 and row 2). */
-import { z } from '@hono/zod-openapi'
+/** @module Route table of /v1/appointments: OpenAPI definitions (spec Part 2, row 2 and "other endpoints"). */
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
-import { IdParam, OffsetDateTime, UtcDateTime } from '../../openapi/schemas.ts'
+import { IdParam } from '../../openapi/schemas.ts'
+import {
+  Appointment,
+  AppointmentCancel,
+  AppointmentCreate,
+  AppointmentPage,
+  AppointmentPatch,
+  AppointmentReschedule,
+  ListAppointmentsQuery,
+} from './appointment-schemas.ts'
 
-export const APPOINTMENT_TYPES = [
-  'THERAPY_SESSION',
-  'EVALUATION',
-  'REEVALUATION',
-  'CONSULTATION',
-  'PARENT_COACHING',
-  'EARLY_INTERVENTION',
-] as const
+/** The state machine, in every lifecycle operation's description (docs/appointments.md has the diagram). */
+export const STATE_MACHINE = `
 
-export const APPOINTMENT_STATUSES = ['CONFIRMED', 'CANCELLED', 'COMPLETED', 'NO_SHOW'] as const
+**Lifecycle.** An appointment is created \`CONFIRMED\`. From \`CONFIRMED\`:
 
-export const AppointmentCreate = z
-  .strictObject({
-    childId: z.string().min(1).openapi({ example: 'chd_019a...' }),
-    providerId: z.string().min(1).openapi({ example: 'prv_019a...' }),
-    type: z.enum(APPOINTMENT_TYPES).default('THERAPY_SESSION').openapi({ description: 'Defaults to THERAPY_SESSION' }),
-    startsAt: OffsetDateTime.openapi({ format: 'date-time', example: '2026-12-01T09:00:00-06:00' }),
-    endsAt: OffsetDateTime.optional().openapi({
-      format: 'date-time',
-      description: 'Defaults to 60 minutes after startsAt; at most 8 hours after it',
-    }),
-    notes: z.string().max(5000).optional().openapi({ description: 'Free text for the care team' }),
-  })
-  .openapi('AppointmentCreate')
+| action | next status | condition |
+|---|---|---|
+| reschedule (POST …/reschedule, or PATCH of startsAt, durationMinutes or providerId) | CONFIRMED | the new slot is bookable; the previous time is kept in \`rescheduleHistory\` |
+| cancel (POST …/cancel) | CANCELLED | a reason code; \`lateCancellation\` is true inside the location's \`lateCancellationHours\` before the start |
+| complete (POST …/complete) | COMPLETED | the appointment has started |
+| no-show (POST …/no-show) | NO_SHOW | the appointment has started |
+| edit type or service (PATCH) | CONFIRMED | |
 
-export const Appointment = z
-  .object({
-    id: z.string().openapi({ example: 'apt_019a...' }),
-    status: z.enum(APPOINTMENT_STATUSES),
-    childId: z.string(),
-    provider: z.object({ id: z.string(), name: z.string() }),
-    type: z.enum(APPOINTMENT_TYPES),
-    startsAt: z.string().openapi({ format: 'date-time', example: '2026-12-01T09:00:00-06:00' }),
-    endsAt: z.string().openapi({ format: 'date-time', example: '2026-12-01T10:00:00-06:00' }),
-    timeZone: z.string().openapi({ description: "IANA zone of the location; startsAt and endsAt carry its offset" }),
-    locationId: z.string(),
-    notes: z.string().nullable(),
-    createdAt: UtcDateTime,
-    updatedAt: UtcDateTime,
-  })
-  .openapi('Appointment')
+CANCELLED, COMPLETED and NO_SHOW are final. Any other action is a 409 \`invalid_state_transition\` whose detail names
+the current status and the attempted action. \`notes\` can be edited in every status.`
+
+const AppointmentId = IdParam('appointment', 'apt_019a...')
+const json = <T>(schema: T) => ({ 'application/json': { schema } })
+const ok = { 200: { description: 'The appointment', content: json(Appointment) } }
 
 export const createAppointmentRoute = protectedRoute('bookings', {
   method: 'post',
@@ -51,13 +37,30 @@ export const createAppointmentRoute = protectedRoute('bookings', {
   tags: ['Appointments'],
   summary: 'Create an appointment',
   description:
-    'Books a therapy session for a child with a provider. The appointment is CONFIRMED at once when the provider ' +
-    'is free; an overlapping appointment of the same provider is a 409 `slot_unavailable`. Starts the booking ' +
-    'workflow that carries the appointment from here on.',
-  request: { body: { required: true, content: { 'application/json': { schema: AppointmentCreate } } } },
+    'Books a session for a child with a provider: CONFIRMED at once when the slot is bookable (the same rules as the ' +
+    "availability endpoint: working hours, time off, buffers, minimum notice). An overlap with another CONFIRMED " +
+    'appointment of the same provider or of the same child is a 409 `slot_unavailable`; the database enforces it, ' +
+    'so concurrent requests cannot double-book. Starts the booking workflow and records `booking.created`.' +
+    STATE_MACHINE,
+  request: { body: { required: true, content: json(AppointmentCreate) } },
   responses: {
-    201: { description: 'The appointment', content: { 'application/json': { schema: Appointment } } },
+    201: { description: 'The appointment', content: json(Appointment) },
     ...problemResponses(400, 409, 413, 415, 422, ...COMMON_ERRORS),
+  },
+})
+
+export const listAppointmentsRoute = protectedRoute('bookings.read', {
+  method: 'get',
+  path: '/v1/appointments',
+  tags: ['Appointments'],
+  summary: 'List appointments',
+  description:
+    'Cursor pages, sorted by `startsAt` (default) or `createdAt`, either direction. Filters combine with AND; ' +
+    '`from` (inclusive) and `to` (exclusive) bound the start time.',
+  request: { query: ListAppointmentsQuery },
+  responses: {
+    200: { description: 'A page of appointments', content: json(AppointmentPage) },
+    ...problemResponses(400, ...COMMON_ERRORS),
   },
 })
 
@@ -66,9 +69,64 @@ export const getAppointmentRoute = protectedRoute('bookings.read', {
   path: '/v1/appointments/{id}',
   tags: ['Appointments'],
   summary: 'Retrieve an appointment',
-  request: { params: IdParam('appointment', 'apt_019a...') },
-  responses: {
-    200: { description: 'The appointment', content: { 'application/json': { schema: Appointment } } },
-    ...problemResponses(404, ...COMMON_ERRORS),
+  request: { params: AppointmentId },
+  responses: { ...ok, ...problemResponses(404, ...COMMON_ERRORS) },
+})
+
+export const patchAppointmentRoute = protectedRoute('bookings', {
+  method: 'patch',
+  path: '/v1/appointments/{id}',
+  tags: ['Appointments'],
+  summary: 'Update an appointment (JSON merge patch)',
+  description:
+    'Writable fields: notes, type, service, and startsAt, durationMinutes and providerId (which reschedule it, with ' +
+    '`appointment.rescheduled`).' + STATE_MACHINE,
+  request: {
+    params: AppointmentId,
+    body: { required: true, content: { 'application/merge-patch+json': { schema: AppointmentPatch }, ...json(AppointmentPatch) } },
   },
+  responses: { ...ok, ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS) },
+})
+
+export const rescheduleAppointmentRoute = protectedRoute('bookings', {
+  method: 'post',
+  path: '/v1/appointments/{id}/reschedule',
+  tags: ['Appointments'],
+  summary: 'Reschedule an appointment',
+  description:
+    'Moves a CONFIRMED appointment to a new start (and optionally duration and provider); it stays CONFIRMED. The ' +
+    'new slot must be bookable (its own current slot does not count against it). Records `appointment.rescheduled`; ' +
+    'a request that changes nothing is answered with the unchanged appointment.' + STATE_MACHINE,
+  request: { params: AppointmentId, body: { required: true, content: json(AppointmentReschedule) } },
+  responses: { ...ok, ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS) },
+})
+
+export const cancelAppointmentRoute = protectedRoute('bookings', {
+  method: 'post',
+  path: '/v1/appointments/{id}/cancel',
+  tags: ['Appointments'],
+  summary: 'Cancel an appointment',
+  description: 'CONFIRMED → CANCELLED with a reason code and an optional note. Records `booking.cancelled`.' + STATE_MACHINE,
+  request: { params: AppointmentId, body: { required: true, content: json(AppointmentCancel) } },
+  responses: { ...ok, ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS) },
+})
+
+export const completeAppointmentRoute = protectedRoute('bookings', {
+  method: 'post',
+  path: '/v1/appointments/{id}/complete',
+  tags: ['Appointments'],
+  summary: 'Complete an appointment',
+  description: 'CONFIRMED → COMPLETED once it has started. Records `appointment.completed`.' + STATE_MACHINE,
+  request: { params: AppointmentId },
+  responses: { ...ok, ...problemResponses(404, 409, 422, ...COMMON_ERRORS) },
+})
+
+export const noShowAppointmentRoute = protectedRoute('bookings', {
+  method: 'post',
+  path: '/v1/appointments/{id}/no-show',
+  tags: ['Appointments'],
+  summary: 'Mark an appointment as a no-show',
+  description: 'CONFIRMED → NO_SHOW once it has started.' + STATE_MACHINE,
+  request: { params: AppointmentId },
+  responses: { ...ok, ...problemResponses(404, 409, 422, ...COMMON_ERRORS) },
 })

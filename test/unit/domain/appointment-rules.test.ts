@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { overlaps, resolveInterval } from '../../../domain/appointments/appointment-rules.ts'
+import { DEFAULT_SERVICE, defaultService, overlaps, resolveInterval } from '../../../domain/appointments/appointment-rules.ts'
 
 const at = (iso: string) => new Date(iso)
 const now = at('2026-11-21T12:00:00Z')
@@ -34,5 +34,29 @@ describe('resolveInterval', () => {
   })
   it('tolerates a few minutes of client clock skew', () => {
     expect(resolveInterval(at('2026-11-21T11:57:00Z'), undefined, now)).toHaveProperty('interval')
+  })
+})
+
+describe('resolveInterval with a duration', () => {
+  it('derives endsAt from durationMinutes and names durationMinutes in errors', () => {
+    expect(resolveInterval(at('2026-12-01T09:00:00Z'), 45, now)).toEqual({
+      interval: { startsAt: at('2026-12-01T09:00:00Z'), endsAt: at('2026-12-01T09:45:00Z') },
+    })
+    expect(resolveInterval(at('2026-12-01T09:00:00Z'), 481, now)).toEqual({
+      errors: [expect.objectContaining({ path: 'durationMinutes', code: 'too_long' })],
+    })
+  })
+})
+
+describe('defaultService', () => {
+  it("takes the provider's first discipline", () => {
+    expect(defaultService(['OCCUPATIONAL_THERAPY', 'SPEECH_THERAPY'], 'THERAPY_SESSION')).toBe('OCCUPATIONAL_THERAPY')
+    expect(defaultService(['OCCUPATIONAL_THERAPY'], 'IFSP_MEETING')).toBe('OCCUPATIONAL_THERAPY')
+  })
+  it('falls back on the type, then on the documented default', () => {
+    expect(defaultService([], 'EARLY_INTERVENTION')).toBe('EARLY_INTERVENTION')
+    expect(defaultService([], 'IFSP_MEETING')).toBe('EARLY_INTERVENTION')
+    expect(defaultService([], 'THERAPY_SESSION')).toBe(DEFAULT_SERVICE)
+    expect(DEFAULT_SERVICE).toBe('SPEECH_THERAPY')
   })
 })

@@ -1,0 +1,169 @@
+/**
+ * @module Writing a new CONFIRMED appointment, shared by a single booking and by every occurrence of a series: the
+ * parties are checked and the provider's row locked, the slot is checked against the availability rules, the row is
+ * inserted (the database refuses a double booking), its booking workflow is queued in the outbox and its
+ * `booking.created` event recorded, all in the caller's unit of work.
+ */
+import type { AppointmentType } from '../../generated/prisma/enums.ts'
+import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import { bookingWorkflowId, type BookingWorkflowInput } from '../../workflows/shared.ts'
+import { slotUnavailableReason, slotUnavailableError } from '../availability/assert-slot-bookable.ts'
+import { validationError, type AppError, type FieldError } from '../errors.ts'
+import { recordEvent } from '../events/record-event.ts'
+import { newId } from '../ids.ts'
+import { priceForService, type ServicePrice } from '../pricing/price-for-service.ts'
+import type { WorkflowOutbox } from '../workflows/workflow-outbox.ts'
+import { APPOINTMENT_INCLUDE, type AppointmentRow } from './appointment-row.ts'
+import { defaultService, type Interval } from './appointment-rules.ts'
+import { overlapError, overlapViolation } from './overlap-violation.ts'
+
+/** The child, the provider (row locked) and the provider's location, checked once per booking or series. */
+export interface BookingParties {
+  childId: string
+  provider: { id: string; locationId: string; disciplines: string[] }
+  location: { id: string; timeZone: string }
+}
+
+export interface NewAppointment {
+  type: AppointmentType
+  /** Defaults by {@link defaultService}. */
+  service?: string
+  interval: Interval
+  notes?: string | null
+  series?: { id: string; occurrenceDate: Date }
+}
+
+/**
+ * Checks that the child and the provider exist in the unit's tenant and locks the provider's row for the rest of
+ * the transaction, so the availability checks of two bookings of one provider (working hours, buffers) are decided
+ * one after the other. The overlap guarantee itself is the database's exclusion constraint.
+ * @throws AppError `validation_error` naming `childId` and/or `providerId` (`not_found`)
+ */
+export async function lockBookingParties(
+  uow: UnitOfWork,
+  input: { childId: string; providerId: string },
+  paths: { childId: string; providerId: string } = { childId: 'childId', providerId: 'providerId' }
+): Promise<BookingParties> {
+  const { tx, tenantId } = uow
+  const [provider] = await tx.$queryRaw<Array<{ id: string; location_id: string; disciplines: string[] }>>`
+    SELECT id, location_id, disciplines FROM providers WHERE id = ${input.providerId} AND tenant_id = ${tenantId} FOR UPDATE`
+  const child = await tx.child.findFirst({ where: { id: input.childId, tenantId }, select: { id: true } })
+  const missing: FieldError[] = []
+  if (!child) missing.push({ path: paths.childId, code: 'not_found', message: 'No child with this id.' })
+  if (!provider) missing.push({ path: paths.providerId, code: 'not_found', message: 'No provider with this id.' })
+  if (missing.length || !provider) throw validationError(missing)
+  const location = await tx.location.findFirstOrThrow({
+    where: { id: provider.location_id, tenantId },
+    select: { id: true, timeZone: true },
+  })
+  return {
+    childId: input.childId,
+    provider: { id: provider.id, locationId: provider.location_id, disciplines: provider.disciplines ?? [] },
+    location,
+  }
+}
+
+/**
+ * Why the provider cannot take this interval under the availability rules (working hours, time off, buffers,
+ * minimum notice, other appointments), as the 409 to answer; undefined when it can.
+ */
+export async function slotProblem(
+  uow: UnitOfWork,
+  input: { providerId: string; interval: Interval; excludeAppointmentId?: string; now: Date }
+): Promise<AppError | undefined> {
+  const reason = await slotUnavailableReason(uow, {
+    providerId: input.providerId,
+    startsAt: input.interval.startsAt,
+    endsAt: input.interval.endsAt,
+    excludeAppointmentId: input.excludeAppointmentId,
+    now: input.now,
+  })
+  return reason ? slotUnavailableError(reason) : undefined
+}
+
+export interface InsertDeps {
+  outbox: WorkflowOutbox
+}
+
+export interface InsertOptions {
+  /** Run the insert in a savepoint, so that a refused overlap leaves the transaction usable (series). */
+  savepoint?: boolean
+  /** Prices already looked up in this unit, by service and type (a series prices its occurrences once). */
+  prices?: Map<string, ServicePrice>
+}
+
+/**
+ * Inserts a CONFIRMED appointment for checked parties, queues its booking workflow and records `booking.created`.
+ * The caller has already checked the slot ({@link slotProblem}).
+ * @throws AppError `slot_unavailable` when the database refuses an overlap of the provider or of the child
+ */
+export async function insertAppointment(
+  uow: UnitOfWork,
+  { outbox }: InsertDeps,
+  parties: BookingParties,
+  input: NewAppointment,
+  { savepoint = false, prices = new Map() }: InsertOptions = {}
+): Promise<AppointmentRow> {
+  const { tx, tenantId } = uow
+  const service = input.service ?? defaultService(parties.provider.disciplines, input.type)
+  if (savepoint) await tx.$executeRaw`SAVEPOINT book_occurrence`
+  let appointment: AppointmentRow
+  try {
+    appointment = await tx.appointment.create({
+      data: {
+        id: newId('appointment'),
+        tenantId,
+        locationId: parties.location.id,
+        childId: parties.childId,
+        providerId: parties.provider.id,
+        type: input.type,
+        service,
+        status: 'CONFIRMED',
+        startsAt: input.interval.startsAt,
+        endsAt: input.interval.endsAt,
+        timeZone: parties.location.timeZone,
+        notes: input.notes ?? null,
+        seriesId: input.series?.id,
+        occurrenceDate: input.series?.occurrenceDate,
+      },
+      include: APPOINTMENT_INCLUDE,
+    })
+  } catch (error) {
+    const party = overlapViolation(error)
+    if (savepoint) {
+      await tx.$executeRaw`ROLLBACK TO SAVEPOINT book_occurrence`
+      await tx.$executeRaw`RELEASE SAVEPOINT book_occurrence`
+    }
+    if (party) throw overlapError(party)
+    throw error
+  }
+  if (savepoint) await tx.$executeRaw`RELEASE SAVEPOINT book_occurrence`
+
+  const workflowInput: BookingWorkflowInput = { tenantId, appointmentId: appointment.id }
+  await outbox.enqueue(uow, {
+    workflowType: 'bookingWorkflow',
+    workflowId: bookingWorkflowId(appointment.id),
+    args: [workflowInput],
+    searchAttributes: {
+      TenantId: tenantId,
+      WorkflowKind: 'booking',
+      AppointmentId: appointment.id,
+      ChildId: appointment.childId,
+      ProviderId: appointment.providerId,
+      LocationId: appointment.locationId,
+    },
+  })
+  const priceKey = `${appointment.locationId}/${service}/${appointment.type}`
+  const price =
+    prices.get(priceKey) ??
+    (await priceForService(uow, { locationId: appointment.locationId, service, appointmentType: appointment.type }))
+  prices.set(priceKey, price)
+  await recordEvent(uow, 'booking.created', {
+    bookingId: appointment.id,
+    childId: appointment.childId,
+    service,
+    amount: price.amount,
+    currency: price.currency,
+  })
+  return appointment
+}
