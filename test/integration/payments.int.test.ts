@@ -129,14 +129,15 @@ describe('paying an order', () => {
     const euros = await pay(t, open, 100, { currency: 'EUR' })
     expect(euros.status).toBe(400)
     expect(euros.body.errors[0]).toMatchObject({ path: 'currency', code: 'currency_mismatch' })
-    for (const [body, path] of [
+    const refused: Array<[Record<string, unknown>, string]> = [
       [{ amount: 0 }, 'amount'],
       [{ amount: 10.5 }, 'amount'],
       [{ method: 'BITCOIN' }, 'method'],
       [{ orderId: 'ord_nope' }, 'orderId'],
       [{ currency: 'ZZZ' }, 'currency'],
       [{ receivedAt: '2999-01-01T00:00:00Z' }, 'receivedAt'],
-    ] as const) {
+    ]
+    for (const [body, path] of refused) {
       const response = await platform.http.post('/v1/payments', {
         token: t.token,
         body: { orderId: open, amount: 100, currency: 'USD', method: 'CASH', ...body },
@@ -144,7 +145,7 @@ describe('paying an order', () => {
       expect(response.status, JSON.stringify(body)).toBe(400)
       expect(response.body.errors[0].path).toBe(path)
     }
-    // The order with a voided attempt, or an opening once paid, is untouched by all of that.
+    // None of the refused payments touched the order.
     expect(await order(t, open)).toMatchObject({ status: 'OPEN', amountPaid: 0 })
   })
 
