@@ -16,11 +16,13 @@ const { attemptWebhookDelivery } = proxyActivities<ReturnType<typeof createWebho
 })
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryOutcome> {
-  // Workflow time is deterministic: replays see the same instant, so the window never moves.
-  const firstAttemptAt = Date.now()
+  // The retry window runs from the first attempt actually made, which the first activity reports; it is part of the
+  // history from then on, so replays and retries all measure the window from the same instant.
+  let firstAttemptAt: number | undefined
   for (let attempt = 1; ; attempt++) {
     const result = await attemptWebhookDelivery({ ...input, attempt, firstAttemptAt })
     if (result.outcome !== 'RETRY') return result.outcome
+    firstAttemptAt = result.firstAttemptAt
     await sleep(result.retryInMs)
   }
 }

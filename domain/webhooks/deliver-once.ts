@@ -30,20 +30,24 @@ export interface DeliverOnceInput {
   deliveryId: string
   /** 1 for the first attempt. */
   attempt: number
-  /** ms since the epoch, fixed by the workflow at its start. */
-  firstAttemptAt: number
+  /** ms since the epoch of attempt 1, as this activity reported it; absent for attempt 1 itself. */
+  firstAttemptAt?: number
   retry: RetryPolicy
 }
 
 export type DeliverOnceResult =
   | { outcome: 'SUCCEEDED' | 'FAILED' | 'ABANDONED' }
-  | { outcome: 'RETRY'; retryInMs: number }
+  /** `firstAttemptAt`: when attempt 1 was made; the retry window runs from there. */
+  | { outcome: 'RETRY'; retryInMs: number; firstAttemptAt: number }
 
 type LoadedDelivery = NonNullable<Awaited<ReturnType<typeof loadDelivery>>>
 
 const loadDelivery = (db: Db, tenantId: string, deliveryId: string) =>
   runInUnitOfWork(db, tenantId, ({ tx }) =>
-    tx.webhookDelivery.findFirst({ where: { id: deliveryId, tenantId }, include: { event: true, endpoint: true } })
+    tx.webhookDelivery.findFirst({
+      where: { id: deliveryId, tenantId },
+      include: { event: true, endpoint: true, attempts: { where: { number: 1 }, select: { attemptedAt: true } } },
+    })
   )
 
 /** The keys that sign now: the current ones, and the previous ones until their rotation overlap ends. */
@@ -59,9 +63,13 @@ export function signingMaterial(endpoint: LoadedDelivery['endpoint'], now: Date)
 }
 
 /** What an already recorded state means to the workflow (a re-run after a lost completion, or a finished delivery). */
-function fromRecord(delivery: { status: string; nextAttemptAt: Date | null }, now: number): DeliverOnceResult {
+function fromRecord(delivery: LoadedDelivery, now: number): DeliverOnceResult {
   if (delivery.status === 'SUCCEEDED' || delivery.status === 'FAILED') return { outcome: delivery.status }
-  return { outcome: 'RETRY', retryInMs: Math.max(0, (delivery.nextAttemptAt?.getTime() ?? now) - now) }
+  return {
+    outcome: 'RETRY',
+    retryInMs: Math.max(0, (delivery.nextAttemptAt?.getTime() ?? now) - now),
+    firstAttemptAt: delivery.attempts[0]?.attemptedAt.getTime() ?? now,
+  }
 }
 
 /**
@@ -86,6 +94,8 @@ export async function deliverOnce(deps: DeliverOnceDeps, input: DeliverOnceInput
   }
 
   const attemptedAt = new Date()
+  // The window runs from the first attempt actually made, not from when the workflow was scheduled.
+  const firstAttemptAt = input.firstAttemptAt ?? attemptedAt.getTime()
   const body = JSON.stringify(toEnvelope(loaded.event))
   const headers = signatureHeaders(signingMaterial(loaded.endpoint, attemptedAt), {
     eventId: loaded.event.id,
@@ -97,14 +107,14 @@ export async function deliverOnce(deps: DeliverOnceDeps, input: DeliverOnceInput
   const outcome = attemptOutcome({
     result,
     attempt: input.attempt,
-    firstAttemptAt: input.firstAttemptAt,
+    firstAttemptAt,
     now,
     policy: input.retry,
     random: (deps.random ?? Math.random)(),
   })
   try {
     return await runInUnitOfWork(db, input.tenantId, (uow) =>
-      recordAttempt(uow, { delivery: loaded, attempt: input.attempt, attemptedAt, result, outcome, deps })
+      recordAttempt(uow, { delivery: loaded, attempt: input.attempt, attemptedAt, firstAttemptAt, result, outcome, deps })
     )
   } catch (error) {
     if (!isUniqueViolation(error)) throw error
@@ -118,6 +128,7 @@ interface RecordInput {
   delivery: LoadedDelivery
   attempt: number
   attemptedAt: Date
+  firstAttemptAt: number
   result: PostResult
   outcome: AttemptOutcome
   deps: DeliverOnceDeps
@@ -168,7 +179,7 @@ async function recordAttempt(uow: UnitOfWork, input: RecordInput): Promise<Deliv
         where: { id: delivery.id },
         data: { ...last, nextAttemptAt: new Date(Date.now() + outcome.retryInMs) },
       })
-      return { outcome: 'RETRY', retryInMs: outcome.retryInMs }
+      return { outcome: 'RETRY', retryInMs: outcome.retryInMs, firstAttemptAt: input.firstAttemptAt }
     }
   }
 }

@@ -1,0 +1,216 @@
+/**
+ * Delivery on Temporal against a real receiver on loopback: retries until success, Retry-After, redirects, 410 Gone,
+ * a worker killed in the middle of a retry schedule, and a hanging receiver that never slows the API request that
+ * caused the event (while the attempt itself gives up at the 10-second deadline).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { searchAttributeKeys } from '../../workflows/search-attributes.ts'
+import { eventDeliveryWorkflowId } from '../../workflows/webhook-delivery-shared.ts'
+import { eventually, startPlatform, type Platform } from '../support/platform.ts'
+import { replies, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
+
+let platform: Platform
+let receiver: WebhookReceiver
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver()
+  platform = await startPlatform({
+    overrides: {
+      WEBHOOK_REQUIRE_HTTPS: 'false',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_RETRY_INITIAL_INTERVAL_MS: '300',
+      WEBHOOK_RETRY_MAX_INTERVAL_MS: '5000',
+      WEBHOOK_DISPATCH_INTERVAL_MS: '500',
+    },
+  })
+})
+
+afterAll(async () => {
+  await platform?.stop()
+  await receiver?.close()
+})
+
+/** A fresh tenant with an endpoint at `path` subscribed to `events`. */
+async function tenantWithEndpoint(path: string, events: string[] = ['*']) {
+  const client = await platform.newTenant(['children', 'webhooks'])
+  const token = await platform.token(client)
+  const created = await platform.http.post('/v1/webhook-endpoints', { token, body: { url: receiver.url(path), events } })
+  expect(created.status, JSON.stringify(created.body)).toBe(201)
+  return { token, tenantId: client.tenantId, endpointId: created.body.id as string }
+}
+
+async function registerChild(token: string) {
+  const started = performance.now()
+  const response = await platform.http.post('/v1/children', {
+    token,
+    body: { firstName: 'Noor', lastName: 'Haddad', dateOfBirth: '2021-09-09' },
+  })
+  expect(response.status).toBe(201)
+  return { childId: response.body.id as string, ms: performance.now() - started }
+}
+
+const deliveries = async (token: string, endpointId: string) =>
+  (await platform.http.get(`/v1/webhook-endpoints/${endpointId}/deliveries`, { token })).body.data as Array<{
+    id: string
+    eventId: string
+    status: string
+    attemptCount: number
+    lastError: string | null
+    attempts: Array<{ number: number; attemptedAt: string; statusCode: number | null; latencyMs: number; error: string | null; succeeded: boolean }>
+  }>
+
+/** Waits until the endpoint's only delivery is no longer PENDING. */
+const settled = (token: string, endpointId: string, timeoutMs = 60_000) =>
+  eventually(async () => {
+    const [delivery] = await deliveries(token, endpointId)
+    return delivery && delivery.status !== 'PENDING' ? delivery : undefined
+  }, timeoutMs)
+
+describe('retries', () => {
+  it('retries failures with growing delays until a 2xx, recording every attempt', async () => {
+    const { token, tenantId, endpointId } = await tenantWithEndpoint('/flaky')
+    receiver.respond('/flaky', replies({ status: 500 }, { status: 503 }, { status: 404 }, { status: 200 }))
+    await registerChild(token)
+
+    const delivery = await settled(token, endpointId)
+    expect(delivery.status).toBe('SUCCEEDED')
+    expect(delivery.attemptCount).toBe(4)
+    expect(delivery.attempts.map((a) => [a.number, a.statusCode, a.succeeded])).toEqual([
+      [1, 500, false],
+      [2, 503, false],
+      [3, 404, false],
+      [4, 200, true],
+    ])
+    const at = delivery.attempts.map((a) => Date.parse(a.attemptedAt))
+    const gaps = at.slice(1).map((t, i) => t - at[i]!)
+    // Equal jitter over 300 ms × 3^n: at least 150, 450, 1350 ms.
+    expect(gaps[0]).toBeGreaterThanOrEqual(150)
+    expect(gaps[1]).toBeGreaterThanOrEqual(450)
+    expect(gaps[2]).toBeGreaterThanOrEqual(1350)
+    expect(receiver.received('/flaky')).toHaveLength(4)
+    // One event id across every attempt: receivers deduplicate on it.
+    expect(new Set(receiver.received('/flaky').map((d) => JSON.parse(d.body).id)).size).toBe(1)
+
+    // The endpoint is healthy again, and the workflow is easy to find in Temporal by ids.
+    const endpoint = await platform.http.get(`/v1/webhook-endpoints/${endpointId}`, { token })
+    expect(endpoint.body).toMatchObject({ enabled: true, failingSince: null })
+    const description = await platform.temporal.workflow.getHandle(eventDeliveryWorkflowId(delivery.eventId, endpointId)).describe()
+    const attributes = description.typedSearchAttributes
+    expect(attributes.get(searchAttributeKeys.TenantId)).toBe(tenantId)
+    expect(attributes.get(searchAttributeKeys.WorkflowKind)).toBe('webhook-delivery')
+    expect(attributes.get(searchAttributeKeys.WebhookEndpointId)).toBe(endpointId)
+    expect(attributes.get(searchAttributeKeys.EventId)).toBe(delivery.eventId)
+    expect(attributes.get(searchAttributeKeys.EventType)).toBe('child.registered')
+  })
+
+  it('waits at least what Retry-After asks on a 429', async () => {
+    const { token, endpointId } = await tenantWithEndpoint('/busy')
+    receiver.respond('/busy', replies({ status: 429, headers: { 'Retry-After': '2' } }, { status: 200 }))
+    await registerChild(token)
+    const delivery = await settled(token, endpointId)
+    expect(delivery.status).toBe('SUCCEEDED')
+    const [first, second] = receiver.received('/busy')
+    // The backoff alone would have retried within 300 ms.
+    expect(second!.receivedAt - first!.receivedAt).toBeGreaterThanOrEqual(1900)
+  })
+
+  it('treats a redirect as a failure and does not follow it', async () => {
+    const { token, endpointId } = await tenantWithEndpoint('/moved')
+    receiver.respond('/moved', replies({ status: 302, headers: { Location: receiver.url('/moved-target') } }, { status: 204 }))
+    await registerChild(token)
+    const delivery = await settled(token, endpointId)
+    expect(delivery.status).toBe('SUCCEEDED')
+    expect(delivery.attempts[0]).toMatchObject({ statusCode: 302, error: 'redirect not followed', succeeded: false })
+    expect(receiver.received('/moved-target')).toHaveLength(0)
+  })
+})
+
+describe('410 Gone', () => {
+  it('ends the delivery, disables the endpoint with reason GONE and tells the tenant', async () => {
+    const { token, endpointId } = await tenantWithEndpoint('/gone', ['child.registered'])
+    receiver.respond('/gone', replies({ status: 410 }))
+    const watcher = await platform.http.post('/v1/webhook-endpoints', {
+      token,
+      body: { url: receiver.url('/gone-watcher'), events: ['webhook_endpoint.disabled'] },
+    })
+    expect(watcher.status).toBe(201)
+
+    await registerChild(token)
+    const delivery = await settled(token, endpointId)
+    expect(delivery).toMatchObject({ status: 'FAILED', attemptCount: 1 })
+    expect(delivery.attempts[0]!.statusCode).toBe(410)
+    const endpoint = await platform.http.get(`/v1/webhook-endpoints/${endpointId}`, { token })
+    expect(endpoint.body).toMatchObject({ enabled: false, disabledReason: 'GONE' })
+    expect(Date.parse(endpoint.body.disabledAt)).toBeGreaterThan(Date.now() - 60_000)
+
+    // The tenant's other endpoint hears about it.
+    const [notice] = await receiver.waitFor('/gone-watcher', 1)
+    expect(JSON.parse(notice!.body)).toMatchObject({
+      type: 'webhook_endpoint.disabled',
+      data: { endpointId, reason: 'GONE' },
+    })
+
+    // Nothing more goes to the disabled endpoint, and no test event can be sent to it.
+    await registerChild(token)
+    const test = await platform.http.post(`/v1/webhook-endpoints/${endpointId}/test`, { token })
+    expect(test.status).toBe(409)
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    expect(receiver.received('/gone')).toHaveLength(1)
+    expect(await deliveries(token, endpointId)).toHaveLength(1)
+  })
+})
+
+describe('worker crash in the middle of a retry schedule', () => {
+  it('resumes the schedule on the restarted worker and completes the delivery', async () => {
+    const { token, endpointId } = await tenantWithEndpoint('/outage')
+    let receiverUp = false
+    receiver.respond('/outage', () => (receiverUp ? { status: 200 } : { status: 500 }))
+    await registerChild(token)
+    // Two failed attempts recorded: the workflow is between attempts, on a durable timer.
+    await eventually(async () => ((await deliveries(token, endpointId))[0]?.attemptCount ?? 0) >= 2 || undefined)
+
+    await platform.killWorkers('SIGKILL')
+    const attemptsBeforeCrash = receiver.received('/outage').length
+    // No worker: the workflow's timer is due, but nothing can attempt the delivery.
+    await new Promise((resolve) => setTimeout(resolve, 3000))
+    expect(receiver.received('/outage').length).toBeLessThanOrEqual(attemptsBeforeCrash + 1)
+    const [during] = await deliveries(token, endpointId)
+    expect(during!.status).toBe('PENDING')
+
+    receiverUp = true
+    await platform.startWorker()
+    const delivery = await settled(token, endpointId, 90_000)
+    expect(delivery.status).toBe('SUCCEEDED')
+    // Numbering continues across the crash: the same workflow, not a new one.
+    expect(delivery.attempts.map((a) => a.number)).toEqual(delivery.attempts.map((_, i) => i + 1))
+    expect(delivery.attempts.at(-1)!.succeeded).toBe(true)
+    expect(delivery.attempts.filter((a) => !a.succeeded).length).toBeGreaterThanOrEqual(2)
+    // The success came from the restarted worker (an attempt cut off by the kill is made again, not recorded twice).
+    expect(receiver.received('/outage').length).toBeGreaterThan(attemptsBeforeCrash)
+  })
+})
+
+describe('a hanging receiver', () => {
+  it('never delays the API request that caused the event; the attempt gives up after 10 seconds', async () => {
+    const { token, endpointId } = await tenantWithEndpoint('/hang', ['child.registered'])
+    receiver.respond('/hang', (_d, n) => (n === 1 ? 'hang' : { status: 200 }))
+
+    const first = await registerChild(token)
+    expect(first.ms).toBeLessThan(1000)
+    await receiver.waitFor('/hang', 1)
+    // The receiver now holds the first delivery open. The API keeps answering at full speed meanwhile.
+    const during: number[] = []
+    for (let i = 0; i < 5; i++) during.push((await registerChild(token)).ms)
+    expect(Math.max(...during)).toBeLessThan(1000)
+    const [open] = await deliveries(token, endpointId).then((list) => list.filter((d) => d.attemptCount === 0))
+    expect(open).toBeDefined()
+
+    const timedOut = await eventually(async () => {
+      const list = await deliveries(token, endpointId)
+      return list.flatMap((d) => d.attempts).find((a) => a.statusCode === null)
+    }, 30_000)
+    expect(timedOut.error).toBe('no response within 10000 ms')
+    expect(timedOut.latencyMs).toBeGreaterThanOrEqual(10_000)
+    expect(timedOut.latencyMs).toBeLessThan(11_000)
+  }, 60_000)
+})
