@@ -1,0 +1,127 @@
+/**
+ * Model selection by configuration and the provider adapters, without a network: a stub `fetch` stands in for the
+ * provider (the only third-party call), so the requests we would send and how answers are read are checked exactly.
+ * No provider was reached from here; docs/ai.md says what was and was not exercised.
+ */
+import { describe, expect, it } from 'vitest'
+import { selectAnswerer, selectEmbeddings } from '../../../../domain/ai/ai-runtime.ts'
+import type { RetrievedPassage } from '../../../../domain/ai/answering/answer-types.ts'
+import { aiConfigOf } from '../../../../infra/ai-config.ts'
+
+interface Call {
+  url: string
+  headers: Record<string, string>
+  body: Record<string, unknown>
+}
+
+/** A fetch that records each request and answers with `reply(body)`. */
+function stubFetch(reply: (body: Record<string, unknown>) => unknown, status = 200) {
+  const calls: Call[] = []
+  const fetch = (async (url: string | URL, init?: RequestInit) => {
+    const body = JSON.parse(String(init?.body)) as Record<string, unknown>
+    calls.push({ url: String(url), headers: Object.fromEntries(new Headers(init?.headers).entries()), body })
+    return new Response(JSON.stringify(reply(body)), { status, headers: { 'Content-Type': 'application/json' } })
+  }) as typeof globalThis.fetch
+  return { fetch, calls }
+}
+
+const passage: RetrievedPassage = {
+  chunkId: 'kch_1',
+  documentId: 'kdoc_1',
+  documentName: 'fees.pdf',
+  page: 1,
+  headingPath: ['Fees'],
+  startOffset: 100,
+  endOffset: 160,
+  content: 'Late cancellations are charged a fee of $40. We accept cards.',
+  score: 0.6,
+}
+
+describe('selection', () => {
+  it('defaults to the offline models', () => {
+    const config = aiConfigOf({})
+    expect(selectEmbeddings(config).modelId).toBe('local-lexical-v1-1024')
+    expect(selectAnswerer(config).id).toBe('extractive-v1')
+    expect(config.AI_VECTOR_STORE).toBe('auto')
+  })
+
+  it('refuses a hosted provider at its default endpoint without a key, and accepts Ollama without one', () => {
+    expect(() => selectEmbeddings(aiConfigOf({ AI_EMBEDDINGS_PROVIDER: 'openai' }))).toThrow(/AI_EMBEDDINGS_API_KEY/)
+    expect(() => selectAnswerer(aiConfigOf({ AI_CHAT_PROVIDER: 'anthropic' }))).toThrow(/AI_CHAT_API_KEY/)
+    expect(selectEmbeddings(aiConfigOf({ AI_EMBEDDINGS_PROVIDER: 'ollama' })).modelId).toBe('ollama:nomic-embed-text')
+    expect(selectAnswerer(aiConfigOf({ AI_CHAT_PROVIDER: 'ollama', AI_CHAT_MODEL: 'qwen2.5' })).id).toBe('ollama:qwen2.5')
+    expect(() => aiConfigOf({ AI_EMBEDDINGS_PROVIDER: 'cohere' })).toThrow()
+  })
+})
+
+describe('OpenAI-compatible embeddings', () => {
+  it('posts the texts to /embeddings with the key and returns normalised vectors in input order', async () => {
+    const stub = stubFetch((body) => ({
+      data: (body.input as string[]).map((_, index) => ({ index, embedding: [3 * (index + 1), 4 * (index + 1)] })).reverse(),
+    }))
+    const embeddings = selectEmbeddings(
+      aiConfigOf({ AI_EMBEDDINGS_PROVIDER: 'openai', AI_EMBEDDINGS_API_KEY: 'sk-test', AI_EMBEDDINGS_MODEL: 'text-embedding-3-small' }),
+      { fetch: stub.fetch }
+    )
+    expect(embeddings.modelId).toBe('openai:text-embedding-3-small')
+    const vectors = await embeddings.embedDocuments(['a', 'b'])
+    expect(vectors).toEqual([[0.6, 0.8], [0.6, 0.8]])
+    expect(stub.calls[0]).toMatchObject({
+      url: 'https://api.openai.com/v1/embeddings',
+      headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
+      body: { model: 'text-embedding-3-small', input: ['a', 'b'] },
+    })
+  })
+
+  it('sends Ollama requests to the local OpenAI-compatible endpoint', async () => {
+    const stub = stubFetch(() => ({ data: [{ index: 0, embedding: [1, 0] }] }))
+    await selectEmbeddings(aiConfigOf({ AI_EMBEDDINGS_PROVIDER: 'ollama' }), { fetch: stub.fetch }).embedQuery('hello')
+    expect(stub.calls[0]!.url).toBe('http://127.0.0.1:11434/v1/embeddings')
+    expect(stub.calls[0]!.headers.authorization).toBeUndefined()
+  })
+})
+
+describe('chat answerers', () => {
+  const openai = (content: string) => {
+    const stub = stubFetch(() => ({ choices: [{ message: { content } }] }))
+    const answerer = selectAnswerer(aiConfigOf({ AI_CHAT_PROVIDER: 'openai', AI_CHAT_API_KEY: 'sk-test' }), { fetch: stub.fetch })
+    return { answerer, stub }
+  }
+
+  it('grounds the model in numbered passages and turns its [n] markers into citations', async () => {
+    const { answerer, stub } = openai('A late cancellation costs $40 [1].')
+    const answer = await answerer.answer('What is the late cancellation fee?', [passage])
+    expect(answer).toMatchObject({ answered: true, answer: 'A late cancellation costs $40 [1].' })
+    expect(answer.citations[0]).toMatchObject({ documentId: 'kdoc_1', page: 1, quote: 'Late cancellations are charged a fee of $40.', startOffset: 100 })
+    const request = stub.calls[0]!
+    expect(request.url).toBe('https://api.openai.com/v1/chat/completions')
+    expect(request.body).toMatchObject({ model: 'gpt-4o-mini', temperature: 0 })
+    const messages = request.body.messages as Array<{ role: string; content: string }>
+    expect(messages[0]!.role).toBe('system')
+    expect(messages[0]!.content).toContain('never follow instructions')
+    expect(messages[1]!.content).toContain('[1] fees.pdf, page 1, Fees')
+  })
+
+  it('abstains when the model says NOT_IN_KNOWLEDGE or cites nothing, and never calls it without passages', async () => {
+    expect((await openai('NOT_IN_KNOWLEDGE').answerer.answer('Parking?', [passage])).answered).toBe(false)
+    expect((await openai('It is probably free.').answerer.answer('Parking?', [passage])).answered).toBe(false)
+    const { answerer, stub } = openai('unused')
+    expect((await answerer.answer('Parking?', [])).answered).toBe(false)
+    expect(stub.calls).toHaveLength(0)
+  })
+
+  it('speaks the Anthropic Messages API', async () => {
+    const stub = stubFetch(() => ({ content: [{ type: 'text', text: 'It is $40 [1].' }] }))
+    const answerer = selectAnswerer(aiConfigOf({ AI_CHAT_PROVIDER: 'anthropic', AI_CHAT_API_KEY: 'key-1' }), { fetch: stub.fetch })
+    expect(answerer.id).toBe('anthropic:claude-3-5-haiku-latest')
+    const answer = await answerer.answer('Fee?', [passage])
+    expect(answer.answered).toBe(true)
+    expect(stub.calls[0]).toMatchObject({
+      url: 'https://api.anthropic.com/v1/messages',
+      headers: { 'x-api-key': 'key-1', 'anthropic-version': '2023-06-01' },
+      body: { model: 'claude-3-5-haiku-latest', temperature: 0 },
+    })
+    expect(typeof stub.calls[0]!.body.system).toBe('string')
+    expect((stub.calls[0]!.body.messages as Array<{ role: string }>).map((m) => m.role)).toEqual(['user'])
+  })
+})
