@@ -19,6 +19,7 @@
  */
 import pg from 'pg'
 import { randomBytes } from 'node:crypto'
+import { cpus, loadavg } from 'node:os'
 import { startApi } from '../api/start-api.ts'
 import { MAX_DURATION_MINUTES } from '../domain/appointments/appointment-rules.ts'
 import { findAvailability, providerAvailability } from '../domain/availability/availability-service.ts'
@@ -113,6 +114,7 @@ async function rawQueries(selection: ProviderSelection, from: number, to: number
   return providers.length + timeOff.rowCount! + appointments.rowCount!
 }
 
+const loadBefore = loadavg()[0]!
 const results: Array<{ scenario: Scenario; endpoint: Timing; engine: Timing; sqlOnly: Timing; compute: Timing; bytes: number; slots: number; rows: number }> = []
 for (const scenario of scenarios) {
   const from = start.getTime()
@@ -164,10 +166,12 @@ for (const scenario of scenarios) {
 }
 await sql.end()
 
+const loadAfter = loadavg()[0]!
 const ms = (t: Timing) => `${t.medianMs.toFixed(2)} / ${t.p95Ms.toFixed(2)}`
 const lines = [
   `Measured ${new Date().toISOString().slice(0, 10)} on this machine (${database.kind === 'postgresql' ? 'PostgreSQL server' : 'embedded PGlite'}, ` +
-    `Node ${process.versions.node}), one request at a time. Data: ${PROVIDERS} providers in four US zones, ` +
+    `Node ${process.versions.node}, ${cpus().length} CPUs, load average ${loadBefore.toFixed(1)} before and ` +
+    `${loadAfter.toFixed(1)} after: the machine is shared), one request at a time. Data: ${PROVIDERS} providers in four US zones, ` +
     `${seeded.appointments} appointments (about six per provider per working day over five weeks, plus four weeks of ` +
     `history; 10% cancelled), ${seeded.timeOff} time-off entries, buffer 10 min, notice 120 min; ` +
     `${DURATION}-minute slots on a 15-minute grid. Command: \`npm run bench:availability\`` +

@@ -204,6 +204,41 @@ describe('what removes slots', () => {
   })
 })
 
+describe('booking accepts what availability offers, and nothing else', () => {
+  it('POST /v1/appointments refuses times outside the rules with 409 slot_unavailable naming the rule', async () => {
+    const centre = await newCentre()
+    await platform.http.request('PATCH', `/v1/locations/${centre.locationId}`, { token: centre.token, body: { minimumNoticeMinutes: 1440 } })
+    const id = await provider(centre, { weeklyHours: { MONDAY: [{ start: '09:00', end: '13:00' }] } })
+    const pending = await provider(centre, { onboardingStatus: 'INVITED' })
+    const child = await post(centre, '/v1/children', { firstName: 'Maya', lastName: 'Okafor', dateOfBirth: '2023-04-18' })
+    await post(centre, `/v1/providers/${id}/time-off`, {
+      startsAt: '2027-02-08T00:00:00-06:00',
+      endsAt: '2027-02-09T00:00:00-06:00',
+      reason: 'VACATION',
+    })
+    const book = (providerId: string, startsAt: string, endsAt: string) =>
+      post(centre, '/v1/appointments', { childId: child.body.id, providerId, startsAt, endsAt })
+    const soon = new Date(Date.now() + 3_600_000)
+    const refusals: Array<[string, string, string, string]> = [
+      [id, '2027-02-01T14:00:00-06:00', '2027-02-01T15:00:00-06:00', 'outside_working_hours'],
+      [id, '2027-02-02T10:00:00-06:00', '2027-02-02T11:00:00-06:00', 'outside_working_hours'],
+      [id, '2027-02-08T10:00:00-06:00', '2027-02-08T11:00:00-06:00', 'time_off'],
+      [pending, '2027-02-01T10:00:00-06:00', '2027-02-01T11:00:00-06:00', 'provider_not_bookable'],
+      [id, soon.toISOString(), new Date(soon.getTime() + 3_600_000).toISOString(), 'minimum_notice'],
+    ]
+    for (const [providerId, startsAt, endsAt, reason] of refusals) {
+      const refused = await book(providerId, startsAt, endsAt)
+      expect(refused.status, `${startsAt} ${reason}`).toBe(409)
+      expect(refused.body.code).toBe('slot_unavailable')
+      expect(refused.body.detail).toContain(`(${reason})`)
+    }
+    const [offered] = (await availability(centre, { providerId: id, from: '2027-02-01T00:00:00-06:00', to: '2027-02-02T00:00:00-06:00', durationMinutes: 60 }))
+      .body.data[0].slots as Slot[]
+    const accepted = await book(id, offered!.startsAt, offered!.endsAt)
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(201)
+  })
+})
+
 describe('open schedule and onboarding', () => {
   it('a provider without weekly hours is bookable round the clock', async () => {
     const centre = await newCentre()
