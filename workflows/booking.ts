@@ -27,7 +27,11 @@ const activities = proxyActivities<ReturnType<typeof createBookingActivities>>({
 })
 
 const HOUR_MS = 3_600_000
-/** How long after its end an appointment is re-read when no signal came, and how often after that. */
+/**
+ * How long after its end an appointment is re-read when no signal came, and how often after that. Before the end one
+ * timer suffices (a workflow of a booking months ahead records no daily wake-ups); a reschedule it missed is found at
+ * the old end and the timer re-armed for the new one.
+ */
 const RECONCILE_AFTER_END_MS = HOUR_MS
 const RECONCILE_EVERY_MS = 24 * HOUR_MS
 
@@ -40,7 +44,7 @@ export interface BookingOutcome {
 /** Milliseconds until the next unprompted re-read of the appointment. */
 function untilReconcile(endsAt: string): number {
   const dueIn = Date.parse(endsAt) + RECONCILE_AFTER_END_MS - Date.now()
-  return dueIn > 60_000 ? Math.min(dueIn, RECONCILE_EVERY_MS) : RECONCILE_EVERY_MS
+  return dueIn > 60_000 ? dueIn : RECONCILE_EVERY_MS
 }
 
 export async function bookingWorkflow(input: BookingWorkflowInput): Promise<BookingOutcome> {
