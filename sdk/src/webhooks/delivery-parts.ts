@@ -29,21 +29,22 @@ export interface WebhookEnvelope {
   data: Record<string, unknown>
 }
 
-type DescribedEvents = {
-  [K in keyof webhooks]: NonNullable<webhooks[K]> extends { post: infer Op }
+/** The payload types of a generated `webhooks` interface (one `post` operation per event type), as a union. */
+export type DescribedEvents<W> = {
+  [K in keyof W]: NonNullable<W[K]> extends { post: infer Op }
     ? NonNullable<Op> extends { requestBody?: infer R }
       ? NonNullable<R> extends { content: { 'application/json': infer B } }
         ? B
         : never
       : never
     : never
-}[keyof webhooks]
+}[keyof W]
 
 /**
- * A verified event: the union of the payloads the API's description documents, discriminated by `type`, or the
- * bare envelope when the description documents none.
+ * A verified event: the union of the payloads the API's description documents under `webhooks`, discriminated by
+ * `type`, or the bare envelope while the description documents none.
  */
-export type WebhookEvent = [DescribedEvents] extends [never] ? WebhookEnvelope : DescribedEvents
+export type WebhookEvent = [DescribedEvents<webhooks>] extends [never] ? WebhookEnvelope : DescribedEvents<webhooks>
 
 /** Every value of header `name` (case-insensitive), or an empty list. */
 export function headerValues(headers: WebhookHeaders, name: string): string[] {

@@ -5,7 +5,7 @@
  */
 import { createHmac, generateKeyPairSync, randomBytes, sign } from 'node:crypto'
 import { Webhook } from 'standardwebhooks'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, expectTypeOf, it } from 'vitest'
 import {
   parseV1SignatureHeader,
   parseV2SignatureHeader,
@@ -13,8 +13,10 @@ import {
   verifyWebhookV1,
   verifyWebhookV2,
   WebhookVerificationError,
+  type WebhookEvent,
   type WebhookVerificationCode,
 } from '../../../sdk/src/index.ts'
+import type { DescribedEvents } from '../../../sdk/src/webhooks/delivery-parts.ts'
 
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`
 const secret = newSecret()
@@ -170,5 +172,31 @@ describe('v2 (Standard Webhooks)', () => {
 
   it('treats a malformed secret as a configuration error, not as a bad delivery', async () => {
     await expect(verifyWebhookV2(body, signed([secret]), 'whsec_***')).rejects.toThrow(TypeError)
+  })
+})
+
+describe('event types', () => {
+  it('are the union of the payloads a generated webhooks interface documents', () => {
+    // The shape openapi-typescript 7 generates for an OpenAPI 3.1 `webhooks` section.
+    interface Generated {
+      'booking.created': {
+        parameters: { query?: never }
+        get?: never
+        post: {
+          requestBody?: { content: { 'application/json': { id: string; type: 'booking.created'; data: { bookingId: string } } } }
+          responses: { 200: { content?: never } }
+        }
+      }
+      'child.registered': {
+        post: { requestBody: { content: { 'application/json': { id: string; type: 'child.registered'; data: { childId: string } } } } }
+      }
+    }
+    expectTypeOf<DescribedEvents<Generated>>().toEqualTypeOf<
+      | { id: string; type: 'booking.created'; data: { bookingId: string } }
+      | { id: string; type: 'child.registered'; data: { childId: string } }
+    >()
+    // A description without webhooks gives the envelope.
+    expectTypeOf<DescribedEvents<Record<string, never>>>().toBeNever()
+    expectTypeOf<WebhookEvent>().toHaveProperty('type')
   })
 })
