@@ -18,6 +18,7 @@ import type { createAssessmentActivities } from '../activities/assessment-activi
 import {
   DEFAULT_REMINDER_TIMING,
   planReminderSteps,
+  selectDueSteps,
   stepKey,
   toWorkflowMs,
   type ReminderStep,
@@ -109,14 +110,20 @@ export async function assessmentReminderWorkflow(
     }
     if (changed || !step || !plan) continue
 
+    // Several steps at once only after the workflow could not run for a while: escalations collapse to the latest.
+    const currentPlan = plan
+    const { act, skip } = selectDueSteps(pending(), Date.now())
+    for (const passed of skip) recorded.add(stepKey(currentPlan.dueDate, passed))
+    const next = act[0]
+    if (!next) continue
     const outcome = await activities.recordAssessmentNotification({
       ...ref,
-      dueDate: plan.dueDate,
-      kind: step.kind,
-      daysFromDue: step.daysFromDue,
+      dueDate: currentPlan.dueDate,
+      kind: next.kind,
+      daysFromDue: next.daysFromDue,
     })
     if (outcome === 'RECORDED' || outcome === 'DUPLICATE') {
-      recorded.add(stepKey(plan.dueDate, step))
+      recorded.add(stepKey(currentPlan.dueDate, next))
       if (outcome === 'RECORDED') notificationsRecorded++
     }
     // STALE (the due date moved) and CLOSED are settled by the reload at the top of the loop.

@@ -68,6 +68,22 @@ export function planReminderSteps(dueAt: number, now: number, timing: ReminderTi
   return [...reminders, due, ...keptEscalations]
 }
 
+/**
+ * Which of the steps whose moment has come to carry out, and which to pass over. Normally one step is due at a time;
+ * several are when the workflow could not run for a while (no worker during an outage or deploy). Escalations then
+ * collapse to the latest — an outage never ends in a burst of "still overdue" notices — while reminders and the due
+ * notice still go out, late but in order (each is sent once, and at most one of each kind per due date).
+ * @param pending - the steps not yet recorded, in time order
+ * @param now - the workflow's current time
+ * @returns `act`, in time order, and `skip`
+ */
+export function selectDueSteps(pending: readonly ReminderStep[], now: number): { act: ReminderStep[]; skip: ReminderStep[] } {
+  const past = pending.filter((step) => step.at <= now)
+  const latestEscalation = past.filter((step) => step.kind === 'ESCALATION').at(-1)
+  const superseded = (step: ReminderStep) => step.kind === 'ESCALATION' && step !== latestEscalation
+  return { act: past.filter((step) => !superseded(step)), skip: past.filter(superseded) }
+}
+
 /** A step's identity within one due date: what the workflow and the notification table deduplicate on. */
 export const stepKey = (dueDate: string, step: Pick<ReminderStep, 'kind' | 'daysFromDue'>) =>
   `${dueDate}:${step.kind}:${step.daysFromDue}`

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { statusAfterStep } from '../../../domain/assessments/assessment-rules.ts'
 import { AssessmentCompletion } from '../../../domain/assessments/assessment-schema.ts'
 import { addDays, localDateOf, startOfLocalDay } from '../../../domain/assessments/due-day.ts'
-import { DEFAULT_REMINDER_TIMING, planReminderSteps, toWorkflowMs } from '../../../domain/assessments/reminder-plan.ts'
+import { DEFAULT_REMINDER_TIMING, planReminderSteps, selectDueSteps, toWorkflowMs } from '../../../domain/assessments/reminder-plan.ts'
 
 const DAY = 86_400_000
 const timing = { ...DEFAULT_REMINDER_TIMING, maxEscalations: 3 }
@@ -33,6 +33,24 @@ describe('reminder plan', () => {
     expect(toWorkflowMs(2 * DAY, fast)).toBe(1000)
     const steps = planReminderSteps(1000, 0, fast)
     expect(steps.map((s) => s.at)).toEqual([500, 1000, 1500, 5000, 8500])
+  })
+})
+
+describe('steps that come due together', () => {
+  const dueAt = Date.parse('2026-12-15T06:00:00Z')
+  const steps = planReminderSteps(dueAt, dueAt - 30 * DAY, timing)
+  const names = (list: typeof steps) => list.map((s) => `${s.kind}${s.daysFromDue}`)
+
+  it('acts on the one step due in normal operation, and on nothing before its moment', () => {
+    expect(names(selectDueSteps(steps, dueAt - 7 * DAY).act)).toEqual(['REMINDER-7'])
+    expect(names(selectDueSteps(steps.slice(1), dueAt - 1 * DAY).act)).toEqual(['REMINDER-1'])
+    expect(selectDueSteps(steps.slice(2), dueAt - 1).act).toEqual([])
+  })
+
+  it('after a long outage sends the reminders and the due notice late, and only the latest escalation', () => {
+    const { act, skip } = selectDueSteps(steps, dueAt + 16 * DAY)
+    expect(names(act)).toEqual(['REMINDER-7', 'REMINDER-1', 'DUE0', 'ESCALATION15'])
+    expect(names(skip)).toEqual(['ESCALATION1', 'ESCALATION8'])
   })
 })
 
