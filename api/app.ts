@@ -11,6 +11,7 @@ import { authenticate } from './middleware/authenticate.ts'
 import { requestBodyLimit } from './middleware/body-limit.ts'
 import { assistantRoutes } from './routes/assistants/index.ts'
 import { knowledgeRoutes } from './routes/knowledge/index.ts'
+import { agentRoutes } from './routes/agents/index.ts'
 import { knowledgeUploadLimits } from './routes/knowledge/upload-limits.ts'
 import { errorHandler, notFoundHandler } from './middleware/error-handler.ts'
 import { idempotency } from './middleware/idempotency.ts'
@@ -120,6 +121,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', webhookEndpointRoutes(deps))
   app.route('/', assistantRoutes())
   app.route('/', knowledgeRoutes(deps))
+  app.route('/', agentRoutes(deps))
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'oauth2', {
     type: 'oauth2',
