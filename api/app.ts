@@ -48,6 +48,7 @@ import { paymentRoutes } from './routes/payments/index.ts'
 import { referenceRoutes } from './routes/reference/index.ts'
 import { eventRoutes } from './routes/events/index.ts'
 import { webhookEndpointRoutes } from './routes/webhook-endpoints/index.ts'
+import { therapistRoutes } from './routes/therapists/index.ts'
 import { responseConformance } from './openapi/response-conformance.ts'
 
 /**
@@ -121,6 +122,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', webhookEndpointRoutes(deps))
   app.route('/', assistantRoutes())
   app.route('/', knowledgeRoutes(deps))
+  app.route('/', therapistRoutes(deps))
   app.route('/', agentRoutes(deps))
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'oauth2', {

@@ -46,6 +46,13 @@ export const ID_PREFIXES = {
   knowledgeDocument: 'kdoc',
   knowledgeChunk: 'kch',
   knowledgeQuery: 'kqry',
+  feeRule: 'fee',
+  payoutAdjustment: 'adj',
+  settlement: 'stl',
+  providerSettlement: 'pst',
+  settlementItem: 'sti',
+  ledgerEntry: 'jre',
+  ledgerLine: 'jrl',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES
