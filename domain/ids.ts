@@ -46,6 +46,8 @@ export const ID_PREFIXES = {
   knowledgeDocument: 'kdoc',
   knowledgeChunk: 'kch',
   knowledgeQuery: 'kqry',
+  careNotification: 'cno',
+  progressReport: 'cpr',
   feeRule: 'fee',
   payoutAdjustment: 'adj',
   settlement: 'stl',
