@@ -34,9 +34,15 @@ export interface NewAppointment {
 }
 
 /**
- * Checks that the child and the provider exist in the unit's tenant and locks the provider's row for the rest of
- * the transaction, so the availability checks of two bookings of one provider (working hours, buffers) are decided
- * one after the other. The overlap guarantee itself is the database's exclusion constraint.
+ * Checks that the child and the provider exist in the unit's tenant and locks both rows for the rest of the
+ * transaction (provider first, then child: one order everywhere, so two bookings cannot wait on each other).
+ *
+ * The provider's lock makes the availability checks of two bookings of one provider (working hours, buffers) run
+ * one after the other. The child's lock keeps two bookings of one child with different providers from inserting
+ * overlapping rows at the same moment: on PostgreSQL each would then wait on the other inside the exclusion
+ * constraint's check and one would die as a deadlock (a 500) instead of a clean 23P01. The overlap guarantee itself
+ * is the database's exclusion constraints, whatever path writes the row. `FOR NO KEY UPDATE` serialises bookings
+ * without blocking inserts elsewhere that merely reference these rows (foreign-key checks).
  * @throws AppError `validation_error` naming `childId` and/or `providerId` (`not_found`)
  */
 export async function lockBookingParties(
@@ -46,8 +52,10 @@ export async function lockBookingParties(
 ): Promise<BookingParties> {
   const { tx, tenantId } = uow
   const [provider] = await tx.$queryRaw<Array<{ id: string; location_id: string; disciplines: string[] }>>`
-    SELECT id, location_id, disciplines FROM providers WHERE id = ${input.providerId} AND tenant_id = ${tenantId} FOR UPDATE`
-  const child = await tx.child.findFirst({ where: { id: input.childId, tenantId }, select: { id: true } })
+    SELECT id, location_id, disciplines FROM providers
+    WHERE id = ${input.providerId} AND tenant_id = ${tenantId} FOR NO KEY UPDATE`
+  const [child] = await tx.$queryRaw<Array<{ id: string }>>`
+    SELECT id FROM children WHERE id = ${input.childId} AND tenant_id = ${tenantId} FOR NO KEY UPDATE`
   const missing: FieldError[] = []
   if (!child) missing.push({ path: paths.childId, code: 'not_found', message: 'No child with this id.' })
   if (!provider) missing.push({ path: paths.providerId, code: 'not_found', message: 'No provider with this id.' })
