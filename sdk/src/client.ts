@@ -103,6 +103,12 @@ export class TherapyCareClient {
   readonly orders = resource(this.#unchecked.bind(this), '/v1/orders')
   /** `/v1/payments`. */
   readonly payments = resource(this.#unchecked.bind(this), '/v1/payments')
+  /** `/v1/sessions`: therapy sessions (their SOAP notes go through `request`). */
+  readonly sessions = resource(this.#unchecked.bind(this), '/v1/sessions')
+  /** `/v1/assessments`. */
+  readonly assessments = resource(this.#unchecked.bind(this), '/v1/assessments')
+  /** `/v1/assistants`: centre-scoped AI assistants. */
+  readonly assistants = resource(this.#unchecked.bind(this), '/v1/assistants')
   /** `/v1/events`: the events the tenant's webhooks deliver. */
   readonly events = resource(this.#unchecked.bind(this), '/v1/events')
   /** `/v1/webhook-endpoints`. */
