@@ -12,6 +12,7 @@ import { requestBodyLimit } from './middleware/body-limit.ts'
 import { assistantRoutes } from './routes/assistants/index.ts'
 import { knowledgeRoutes } from './routes/knowledge/index.ts'
 import { agentRoutes } from './routes/agents/index.ts'
+import { aiRoutes } from './routes/ai/index.ts'
 import { knowledgeUploadLimits } from './routes/knowledge/upload-limits.ts'
 import { errorHandler, notFoundHandler } from './middleware/error-handler.ts'
 import { idempotency } from './middleware/idempotency.ts'
@@ -124,6 +125,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', knowledgeRoutes(deps))
   app.route('/', therapistRoutes(deps))
   app.route('/', agentRoutes(deps))
+  app.route('/', aiRoutes(deps))
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'oauth2', {
     type: 'oauth2',

@@ -241,7 +241,24 @@ export function createAssessmentService({ reminders, clock }: AssessmentServiceD
     return toSortedPage(rows, parsed)
   }
 
-  return { create, get, list, patch, cancel, complete, listNotifications }
+  /**
+   * Recalls a completed assessment that has no re-assessment yet (domain/intelligence/assessment-recall.ts): creates
+   * it due `dueDate`, with its reminder workflow, under the row lock of the completed one. Idempotent: when the
+   * re-assessment exists (previous_assessment_id is unique), that one is returned with `created: false`.
+   * @throws AppError `not_found`
+   */
+  async function recall(uow: UnitOfWork, previousId: string, dueDate: string, cadenceDays: number) {
+    const previous = await lock(uow, previousId)
+    if (previous.next) return { created: false, assessment: await get(uow, previous.next.id) }
+    const assessment = await insert(
+      uow,
+      { childId: previous.childId, providerId: previous.providerId ?? undefined, instrument: previous.instrument, dueDate, reassessmentCadenceDays: cadenceDays },
+      previous.id
+    )
+    return { created: true, assessment }
+  }
+
+  return { create, get, list, patch, cancel, complete, listNotifications, recall }
 }
 
 export type AssessmentService = ReturnType<typeof createAssessmentService>
