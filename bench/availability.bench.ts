@@ -19,7 +19,7 @@
  */
 import pg from 'pg'
 import { randomBytes } from 'node:crypto'
-import { cpus, loadavg } from 'node:os'
+import { cpus, getPriority, loadavg } from 'node:os'
 import { startApi } from '../api/start-api.ts'
 import { MAX_DURATION_MINUTES } from '../domain/appointments/appointment-rules.ts'
 import { findAvailability, providerAvailability } from '../domain/availability/availability-service.ts'
@@ -98,24 +98,50 @@ const scenarios: Scenario[] = [
 const sql = new pg.Client({ connectionString: database.url })
 await sql.connect()
 
-/** The engine's statements, through pg: providers, then time off and appointments for the window it derives. */
-async function rawQueries(selection: ProviderSelection, from: number, to: number) {
-  await sql.query('BEGIN')
-  await sql.query("SELECT set_config('app.tenant_id', $1, true), set_config('role', 'therapy_app', true)", [tenantId])
-  const q1 = providerSchedulesSql(selection)
-  const providers = (await sql.query<ProviderScheduleRow>(q1.text, q1.values as unknown[])).rows
+/** The engine's statements, in the engine's order: providers, then time off and appointments for the derived window. */
+function statements(selection: ProviderSelection, providers: ProviderScheduleRow[], from: number, to: number) {
   const ids = providers.map((p) => p.id)
   const buffer = Math.max(...providers.map((p) => p.buffer_minutes)) * MINUTE
   const window = [new Date(from - buffer), new Date(to + DURATION * MINUTE + buffer)] as const
-  const q2 = timeOffSql(tenantId, ids, ...window)
-  const q3 = appointmentSpansSql(tenantId, ids, ...window, MAX_DURATION_MINUTES)
-  const [timeOff, appointments] = [await sql.query(q2.text, q2.values as unknown[]), await sql.query(q3.text, q3.values as unknown[])]
-  await sql.query('COMMIT')
-  return providers.length + timeOff.rowCount! + appointments.rowCount!
+  return [timeOffSql(tenantId, ids, ...window), appointmentSpansSql(tenantId, ids, ...window, MAX_DURATION_MINUTES)]
 }
 
+/** Runs `work` in a transaction set up as the unit of work does (tenant set, role therapy_app). */
+async function inTenantTransaction<T>(work: () => Promise<T>): Promise<T> {
+  await sql.query('BEGIN')
+  await sql.query("SELECT set_config('app.tenant_id', $1, true), set_config('role', 'therapy_app', true)", [tenantId])
+  const result = await work()
+  await sql.query('COMMIT')
+  return result
+}
+
+/** The three statements through pg. @returns rows read */
+const rawQueries = (selection: ProviderSelection, from: number, to: number) =>
+  inTenantTransaction(async () => {
+    const q1 = providerSchedulesSql(selection)
+    const providers = (await sql.query<ProviderScheduleRow>(q1.text, q1.values as unknown[])).rows
+    let rows = providers.length
+    for (const q of statements(selection, providers, from, to)) rows += (await sql.query(q.text, q.values as unknown[])).rowCount!
+    return rows
+  })
+
+/** PostgreSQL's own planning and execution time of the three statements (EXPLAIN ANALYZE), without the client. */
+const serverTime = (selection: ProviderSelection, from: number, to: number) =>
+  inTenantTransaction(async () => {
+    const explain = async (q: { text: string; values: unknown[] }) => {
+      const [row] = (await sql.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${q.text}`, q.values)).rows
+      const [plan] = row['QUERY PLAN'] as Array<{ 'Planning Time': number; 'Execution Time': number }>
+      return plan!['Planning Time'] + plan!['Execution Time']
+    }
+    const q1 = providerSchedulesSql(selection)
+    const providers = (await sql.query<ProviderScheduleRow>(q1.text, q1.values as unknown[])).rows
+    let ms = await explain(q1)
+    for (const q of statements(selection, providers, from, to)) ms += await explain(q)
+    return ms
+  })
+
 const loadBefore = loadavg()[0]!
-const results: Array<{ scenario: Scenario; endpoint: Timing; engine: Timing; sqlOnly: Timing; compute: Timing; bytes: number; slots: number; rows: number }> = []
+const results: Array<{ scenario: Scenario; endpoint: Timing; engine: Timing; sqlOnly: Timing; database: number; compute: Timing; bytes: number; slots: number; rows: number }> = []
 for (const scenario of scenarios) {
   const from = start.getTime()
   const to = from + scenario.days * DAY
@@ -154,6 +180,10 @@ for (const scenario of scenarios) {
   const sqlOnly = await time(scenario.runs, 10, async (i) => {
     rows = await rawQueries(selectionOf(i), from, to)
   })
+  const explained: number[] = []
+  for (let i = 0; i < Math.min(scenario.runs, 50); i++) explained.push(await serverTime(selectionOf(i), from, to))
+  explained.sort((a, b) => a - b)
+  const inPostgres = explained[explained.length >> 1]!
   const loaded = await runInUnitOfWork(db, tenantId, (uow) =>
     loadSchedules(uow, selectionOf(0), { range: { start: from, end: to + DURATION * MINUTE } })
   )
@@ -161,8 +191,8 @@ for (const scenario of scenarios) {
     const query = { from, to, durationMinutes: DURATION, stepMinutes: 15, now: now.getTime() }
     JSON.stringify(loaded.slice(0, scenario.selection(0).limit ?? 1).map((p) => providerAvailability(p, query)))
   })
-  results.push({ scenario, endpoint, engine, sqlOnly, compute, bytes, slots, rows })
-  console.log(scenario.name, { endpoint, engine, sqlOnly, compute, bytes, slots, rows })
+  results.push({ scenario, endpoint, engine, sqlOnly, database: inPostgres, compute, bytes, slots, rows })
+  console.log(scenario.name, { endpoint, engine, sqlOnly, inPostgres, compute, bytes, slots, rows })
 }
 await sql.end()
 
@@ -171,23 +201,25 @@ const ms = (t: Timing) => `${t.medianMs.toFixed(2)} / ${t.p95Ms.toFixed(2)}`
 const lines = [
   `Measured ${new Date().toISOString().slice(0, 10)} on this machine (${database.kind === 'postgresql' ? 'PostgreSQL server' : 'embedded PGlite'}, ` +
     `Node ${process.versions.node}, ${cpus().length} CPUs, load average ${loadBefore.toFixed(1)} before and ` +
-    `${loadAfter.toFixed(1)} after: the machine is shared), one request at a time. Data: ${PROVIDERS} providers in four US zones, ` +
+    `${loadAfter.toFixed(1)} after: the machine is shared${getPriority() < 0 ? `; benchmark run at nice ${getPriority()}` : ''}), ` +
+    `one request at a time. Data: ${PROVIDERS} providers in four US zones, ` +
     `${seeded.appointments} appointments (about six per provider per working day over five weeks, plus four weeks of ` +
     `history; 10% cancelled), ${seeded.timeOff} time-off entries, buffer 10 min, notice 120 min; ` +
     `${DURATION}-minute slots on a 15-minute grid. Command: \`npm run bench:availability\`` +
     (database.kind === 'postgresql' ? ' with `BENCH_DATABASE_URL`.' : '.'),
   '',
-  '| scenario | endpoint (HTTP) ms, median / p95 | engine ms | SQL only ms | compute only ms | rows read | slots | response | target (median) |',
-  '|---|---|---|---|---|---|---|---|---|',
+  '| scenario | endpoint (HTTP) ms, median / p95 | engine ms | SQL only ms | in PostgreSQL ms | compute only ms | rows read | slots | response | target (median) |',
+  '|---|---|---|---|---|---|---|---|---|---|',
   ...results.map(
     (r) =>
-      `| ${r.scenario.name} | ${ms(r.endpoint)} | ${ms(r.engine)} | ${ms(r.sqlOnly)} | ${ms(r.compute)} | ${r.rows} | ${r.slots} | ` +
+      `| ${r.scenario.name} | ${ms(r.endpoint)} | ${ms(r.engine)} | ${ms(r.sqlOnly)} | ${r.database.toFixed(2)} | ${ms(r.compute)} | ${r.rows} | ${r.slots} | ` +
       `${(r.bytes / 1024).toFixed(0)} KiB | < ${r.scenario.target} ms: **${r.endpoint.medianMs < r.scenario.target ? 'met' : 'NOT met'}** |`
   ),
   '',
   'endpoint: the whole HTTP request, as a client on the same machine sees it; engine: `findAvailability` in a tenant ' +
-    'transaction; SQL only: the engine\'s three statements through `pg` in the same kind of transaction; compute only: ' +
-    'rules, slots and JSON on facts already in memory.',
+    'transaction; SQL only: the engine\'s three statements through `pg` in the same kind of transaction; in PostgreSQL: ' +
+    'planning and execution time of those statements as EXPLAIN ANALYZE reports it (median), i.e. without the round ' +
+    'trips and the client; compute only: rules, slots and JSON on facts already in memory.',
 ]
 const report = lines.join('\n')
 console.log(report)
