@@ -1,6 +1,7 @@
 /** @module Route table of /v1/ai: assessment recall (spec row 12). */
 import { z } from '@hono/zod-openapi'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
+import { IdParam } from '../../openapi/schemas.ts'
 
 export const RecallRequestBody = z
   .strictObject({
@@ -49,5 +50,67 @@ export const assessmentRecallRoute = protectedRoute('assessments', {
   responses: {
     200: { description: 'The recalls', content: { 'application/json': { schema: RecallResult } } },
     ...problemResponses(400, 404, 413, 415, 422, ...COMMON_ERRORS),
+  },
+})
+
+const GoalProgressSchema = z.object({
+  goalId: z.string(),
+  dataPoints: z.number().int(),
+  firstAccuracy: z.number().nullable(),
+  lastAccuracy: z.number().nullable(),
+  trendChange: z.number().nullable(),
+  firstCueing: z.string().nullable(),
+  lastCueing: z.string().nullable(),
+  trend: z.enum(['MASTERED', 'IMPROVING', 'STALLED', 'DECLINING', 'INSUFFICIENT_DATA']),
+})
+
+export const ChildInsights = z
+  .object({
+    childId: z.string(),
+    generatedAt: z.string().openapi({ format: 'date-time' }),
+    policy: z.object({
+      windowSessions: z.number().int(),
+      minImprovementPoints: z.number(),
+      declinePoints: z.number(),
+      masteryPercent: z.number(),
+      masteryCount: z.number().int(),
+      masteryOf: z.number().int(),
+    }),
+    goals: z.array(
+      z.object({
+        goalId: z.string(),
+        description: z.string(),
+        status: z.string(),
+        progress: GoalProgressSchema,
+        explanation: z.string().openapi({ description: 'The rule behind the trend, with the figures' }),
+        dataPoints: z.array(
+          z.object({ at: z.string(), sessionId: z.string(), noteId: z.string(), accuracyPercent: z.number().nullable(), cueingLevel: z.string().nullable() }),
+        ),
+      }),
+    ),
+    assessments: z.array(
+      z.object({
+        instrument: z.string(),
+        subtest: z.string(),
+        measure: z.enum(['standardScore', 'scaledScore', 'percentile', 'rawScore']),
+        change: z.number().nullable(),
+        points: z.array(z.object({ at: z.string(), assessmentId: z.string(), value: z.number() })),
+      }),
+    ),
+  })
+  .openapi('ChildInsights')
+
+export const childInsightsRoute = protectedRoute('ai.read', {
+  method: 'get',
+  path: '/v1/ai/children/{id}/insights',
+  tags: ['AI'],
+  summary: "A child's progress insights",
+  description:
+    'Goal attainment over time from signed SOAP notes (accuracy and cueing per goal, with the notes behind every ' +
+    'point and the trend rule that applies) and assessment scores over time per instrument and subtest.',
+  request: { params: IdParam('child', 'chd_019a...') },
+  responses: {
+    200: { description: 'The insights', content: { 'application/json': { schema: ChildInsights } } },
+    ...problemResponses(404, ...COMMON_ERRORS),
   },
 })
