@@ -16,6 +16,7 @@ import { DEFAULT_CHUNKING, type ChunkingOptions } from './knowledge/chunk-docume
 import { createKnowledgeStores, type KnowledgeStores } from './vector-store/knowledge-stores.ts'
 import type { KnowledgeEmbeddings } from './vector-store/knowledge-vector-store.ts'
 import { createVectorIndexCache, type VectorIndexCache } from './vector-store/vector-index-cache.ts'
+import type { LoadedChunks } from './vector-store/postgres-vector-store.ts'
 
 export interface AiRuntime {
   embeddings: KnowledgeEmbeddings
@@ -27,7 +28,7 @@ export interface AiRuntime {
 export interface AiRuntimeOptions {
   /** For tests: the HTTP client providers are called with. */
   fetch?: typeof fetch
-  cache?: VectorIndexCache
+  cache?: VectorIndexCache<LoadedChunks>
 }
 
 /** Default endpoints and models per provider; each can be overridden by the *_URL and *_MODEL variables. */
@@ -81,7 +82,7 @@ export function createAiRuntime(config: AiConfig, options: AiRuntimeOptions = {}
   return {
     embeddings,
     answerer: selectAnswerer(config, options),
-    stores: createKnowledgeStores(config.AI_VECTOR_STORE, embeddings, options.cache ?? createVectorIndexCache()),
+    stores: createKnowledgeStores(config.AI_VECTOR_STORE, embeddings, options.cache ?? createVectorIndexCache<LoadedChunks>()),
     chunking: DEFAULT_CHUNKING,
   }
 }

@@ -6,7 +6,13 @@
  */
 import { createHash, randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createAiRuntime } from '../../domain/ai/ai-runtime.ts'
+import { getAssistant } from '../../domain/ai/assistants/assistant-service.ts'
+import { assistantToolkit } from '../../domain/ai/assistants/assistant-toolkit.ts'
+import type { Principal } from '../../domain/auth/principal.ts'
 import type { ProvisionedClient } from '../../domain/tenants/provision-client.ts'
+import { aiConfigOf } from '../../infra/ai-config.ts'
+import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { knowledgeIndexingWorkflowId } from '../../workflows/knowledge-indexing-shared.ts'
 import { ask, corpusFile, encodeForm, sendEncoded, sendForm, settled, textFile, upload } from '../support/knowledge-http.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
@@ -62,7 +68,7 @@ describe('upload and indexing', () => {
     const pdf = await settled(platform, token, ids['attendance-and-cancellation-policy.pdf']!)
     expect(pdf).toMatchObject({ status: 'READY', mediaType: 'application/pdf', pageCount: 2, version: 1, vectorStore: 'postgres', failureReason: null })
     expect(pdf.chunkCount).toBeGreaterThan(3)
-    expect(pdf.embeddingModel).toBe('local-lexical-v1-1024')
+    expect(pdf.embeddingModel).toBe('local-lexical-v1-768')
     expect(pdf.indexedAt).toMatch(/Z$/)
     const md = await settled(platform, token, ids['weekly-schedule.md']!)
     expect(md).toMatchObject({ status: 'READY', mediaType: 'text/markdown', pageCount: null })
@@ -110,7 +116,7 @@ describe('upload and indexing', () => {
     expect(answer.citations[0]!.quote).toContain('at least 48 hours notice')
     expect(answer.citations[0]!.endOffset - answer.citations[0]!.startOffset).toBe(answer.citations[0]!.quote.length)
     expect(answer.citations[0]!.score).toBeGreaterThan(0)
-    expect(answer.models).toEqual({ embeddings: 'local-lexical-v1-1024', answerer: 'extractive-v1', vectorStore: 'postgres' })
+    expect(answer.models).toEqual({ embeddings: 'local-lexical-v1-768', answerer: 'extractive-v1', vectorStore: 'postgres' })
 
     const schedule = await ask(platform, token, assistantId, 'What are the opening hours on Friday?')
     expect(schedule.citations[0]).toMatchObject({ documentName: 'weekly-schedule.md', headingPath: ['Weekly Schedule — Spring Term 2026', 'Opening hours'] })
@@ -260,6 +266,33 @@ describe('limits and bad requests', () => {
 
     const json = await platform.http.post('/v1/knowledge/documents', { token, body: { assistantId, files: [] } })
     expect(json.status).toBe(415)
+  })
+})
+
+describe('the toolkit agents use', () => {
+  it('hands out knowledge_search only when the assistant has the tool and the caller its scope', async () => {
+    const own = await newAssistant(token)
+    const [doc] = await upload(platform, token, own, [textFile('garden.md', '# Garden\n\nThe sensory garden opens at 9:00 am on weekdays.\n')])
+    await settled(platform, token, doc!.id)
+    const db = platform.api.deps.db
+    const runtime = createAiRuntime(aiConfigOf({ AI_VECTOR_STORE: 'postgres' }))
+    const principal = (scopes: string[]): Principal => ({ kind: 'client', tenantId: client.tenantId, clientId: 'cli_x', actorId: 'cli_x', scopes, tokenId: 'jti_x' })
+    const tools = (scopes: string[], assistantId = own) =>
+      runInUnitOfWork(db, client.tenantId, async (uow) => {
+        const assistant = await getAssistant(uow, assistantId)
+        const toolkit = assistantToolkit({ uow, runtime, assistant, principal: principal(scopes) })
+        const search = toolkit.find((t) => t.name === 'knowledge_search')
+        return { names: toolkit.map((t) => t.name), result: search ? String(await search.invoke({ query: 'When does the sensory garden open?' })) : undefined }
+      })
+
+    const allowed = await tools(['ai.read'])
+    expect(allowed.names).toEqual(['knowledge_search'])
+    const passages = JSON.parse(allowed.result!) as Array<{ document: string; heading: string; text: string }>
+    expect(passages[0]).toMatchObject({ document: 'garden.md', heading: 'Garden' })
+    expect(passages[0]!.text).toContain('9:00 am')
+
+    expect((await tools(['children.read'])).names).toEqual([])
+    expect((await tools(['ai.read'], await newAssistant(token, { tools: ['bookings'] }))).names).toEqual([])
   })
 })
 

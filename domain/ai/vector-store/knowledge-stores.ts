@@ -8,7 +8,7 @@
 import type { UnitOfWork } from '../../../infra/unit-of-work.ts'
 import type { KnowledgeEmbeddings, KnowledgeVectorStore, VectorStoreKind } from './knowledge-vector-store.ts'
 import { PGVECTOR_SCHEMA, PGVECTOR_TABLE, TenantPGVectorStore } from './pgvector-store.ts'
-import { PostgresVectorStore } from './postgres-vector-store.ts'
+import { PostgresVectorStore, type LoadedChunks } from './postgres-vector-store.ts'
 import { createVectorIndexCache, type VectorIndexCache } from './vector-index-cache.ts'
 
 export type VectorStoreSetting = 'auto' | VectorStoreKind
@@ -44,7 +44,7 @@ async function probePgvector(uow: UnitOfWork): Promise<{ present: boolean; exten
 export function createKnowledgeStores(
   setting: VectorStoreSetting,
   embeddings: KnowledgeEmbeddings,
-  cache: VectorIndexCache = createVectorIndexCache()
+  cache: VectorIndexCache<LoadedChunks> = createVectorIndexCache<LoadedChunks>()
 ): KnowledgeStores {
   let resolved: Promise<Resolved> | undefined
 

@@ -1,10 +1,11 @@
 /**
  * @module The fallback vector store, for PostgreSQL without pgvector (CI's PostgreSQL 15, most managed servers
  * without the extension): a LangChain VectorStore over the knowledge_chunks table. Embeddings are stored as
- * float32 bytes; a search loads the assistant's vectors inside the tenant's transaction (tenant by row-level
- * security and by WHERE, assistant and model by WHERE) and ranks them by exact cosine in process. The loaded index
- * is cached per process and revalidated on every search by a fingerprint of the rows (count and a sum of id
- * hashes), read in the same transaction, so a search never uses vectors that were deleted or misses new ones.
+ * float32 bytes; a search loads the assistant's chunks inside the tenant's transaction (tenant by row-level
+ * security and by WHERE, assistant and model by WHERE) and ranks them by exact cosine in process. The loaded chunks
+ * are cached per process and revalidated on every search by a fingerprint of the rows (count and a sum of id
+ * hashes), read in the same transaction, so a search never returns a chunk that was deleted or misses a new one,
+ * and a search on an unchanged assistant costs one small index-only query.
  */
 import { Document, type DocumentInterface } from '@langchain/core/documents'
 import { VectorStore } from '@langchain/core/vectorstores'
@@ -21,13 +22,21 @@ import {
 } from './knowledge-vector-store.ts'
 import type { VectorIndexCache } from './vector-index-cache.ts'
 
+/** An assistant's chunks as loaded: the index, and each chunk's text and metadata by id. */
+export interface LoadedChunks {
+  index: ExactVectorIndex
+  chunks: Map<string, { content: string; metadata: Record<string, unknown> }>
+  /** Vectors plus (roughly) text, for the cache's budget. */
+  bytes: number
+}
+
 export class PostgresVectorStore extends VectorStore {
   declare FilterType: KnowledgeFilter
   readonly kind: VectorStoreKind = 'postgres'
   private readonly scope: KnowledgeStoreScope
-  private readonly cache: VectorIndexCache
+  private readonly cache: VectorIndexCache<LoadedChunks>
 
-  constructor(embeddings: KnowledgeEmbeddings, scope: KnowledgeStoreScope, cache: VectorIndexCache) {
+  constructor(embeddings: KnowledgeEmbeddings, scope: KnowledgeStoreScope, cache: VectorIndexCache<LoadedChunks>) {
     super(embeddings, {})
     this.scope = scope
     this.cache = cache
@@ -72,8 +81,8 @@ export class PostgresVectorStore extends VectorStore {
     return ids
   }
 
-  /** The assistant's current vectors: the cached index when the rows have not changed since it was built. */
-  private async index(): Promise<ExactVectorIndex> {
+  /** The assistant's current chunks: the cached ones when the rows have not changed since they were loaded. */
+  private async load(): Promise<LoadedChunks> {
     const { tx, tenantId, assistantId, embeddingModel } = this.scope
     const [stamp] = await tx.$queryRaw<Array<{ n: number; h: string }>>`
       SELECT count(*)::int AS n, coalesce(sum(hashtext(id)::bigint), 0)::text AS h
@@ -86,7 +95,7 @@ export class PostgresVectorStore extends VectorStore {
 
     const rows = await tx.knowledgeChunk.findMany({
       where: this.where,
-      select: { id: true, documentId: true, embedding: true },
+      select: { id: true, documentId: true, embedding: true, content: true, metadata: true },
       orderBy: { id: 'asc' },
     })
     const dimensions = rows[0] ? rows[0].embedding.byteLength / 4 : 0
@@ -96,26 +105,23 @@ export class PostgresVectorStore extends VectorStore {
       decodeVectorInto(row.embedding, matrix, i * dimensions)
     }
     const index = new ExactVectorIndex(dimensions, rows.map((r) => r.id), rows.map((r) => r.documentId), matrix)
-    this.cache.set(key, fingerprint, index)
-    return index
+    const chunks = new Map(rows.map((r) => [r.id, { content: r.content, metadata: r.metadata as Record<string, unknown> }]))
+    const textBytes = rows.reduce((sum, r) => sum + 2 * r.content.length + 512, 0)
+    const loaded = { index, chunks, bytes: index.bytes + textBytes }
+    this.cache.set(key, fingerprint, loaded)
+    return loaded
   }
 
   /** The `k` chunks nearest to `query` (cosine similarity, higher is closer), of the scope's assistant only. */
   override async similaritySearchVectorWithScore(query: number[], k: number, filter?: KnowledgeFilter): Promise<[DocumentInterface, number][]> {
-    const index = await this.index()
+    const { index, chunks } = await this.load()
     if (index.size === 0) return []
     const documentIds = filterDocumentIds(filter)
     const hits = index.search(query, k, documentIds ? new Set(documentIds) : undefined)
-    if (hits.length === 0) return []
-    const rows = await this.scope.tx.knowledgeChunk.findMany({
-      where: { ...this.where, id: { in: hits.map((h) => h.id) } },
-      select: { id: true, content: true, metadata: true },
-    })
-    const byId = new Map(rows.map((row) => [row.id, row]))
-    return hits.flatMap(({ id, score }): [DocumentInterface, number][] => {
-      const row = byId.get(id)
-      if (!row) return []
-      return [[new Document({ id, pageContent: row.content, metadata: row.metadata as Record<string, unknown> }), score]]
+    return hits.map(({ id, score }): [DocumentInterface, number] => {
+      const chunk = chunks.get(id)!
+      // A copy: callers may change the metadata of what they get without touching the cache.
+      return [new Document({ id, pageContent: chunk.content, metadata: structuredClone(chunk.metadata) }), score]
     })
   }
 

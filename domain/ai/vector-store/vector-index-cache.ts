@@ -5,30 +5,33 @@
  * it matches; any insert or delete changes the fingerprint, so a stale index is never searched. Least recently
  * used indexes are dropped beyond a memory budget.
  */
-import type { ExactVectorIndex } from './exact-vector-index.ts'
-
-interface Entry {
-  fingerprint: string
-  index: ExactVectorIndex
-}
-
-export interface VectorIndexCache {
-  get(key: string, fingerprint: string): ExactVectorIndex | undefined
-  set(key: string, fingerprint: string, index: ExactVectorIndex): void
-  /** Bytes of vectors held. */
+/** What the cache holds: anything that knows its size (an index, or an index with its chunks). */
+export interface Sized {
   readonly bytes: number
 }
 
-/** Default budget: about 25,000 chunks of 1,024 dimensions. */
+interface Entry<T extends Sized> {
+  fingerprint: string
+  index: T
+}
+
+export interface VectorIndexCache<T extends Sized = Sized> {
+  get(key: string, fingerprint: string): T | undefined
+  set(key: string, fingerprint: string, index: T): void
+  /** Bytes held. */
+  readonly bytes: number
+}
+
+/** Default budget: about 20,000 chunks (768 dimensions and their text). */
 export const DEFAULT_CACHE_BYTES = 100 * 1024 * 1024
 
 /**
  * Creates an LRU cache bounded by the bytes of the vectors it holds.
  * @param maxBytes - budget; an index larger than the budget is not cached at all
  */
-export function createVectorIndexCache(maxBytes = DEFAULT_CACHE_BYTES): VectorIndexCache {
+export function createVectorIndexCache<T extends Sized = Sized>(maxBytes = DEFAULT_CACHE_BYTES): VectorIndexCache<T> {
   // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
-  const entries = new Map<string, Entry>()
+  const entries = new Map<string, Entry<T>>()
   let bytes = 0
   return {
     get(key, fingerprint) {

@@ -60,9 +60,9 @@ describe('lexical embeddings', () => {
     const embeddings = new LexicalEmbeddings()
     const [a, b] = await embeddings.embedDocuments(['Late cancellations are charged $40.', 'Late cancellations are charged $40.'])
     expect(a).toEqual(b)
-    expect(a).toHaveLength(1024)
+    expect(a).toHaveLength(768)
     expect(dot(a!, a!)).toBeCloseTo(1, 6)
-    expect(embeddings.modelId).toBe('local-lexical-v1-1024')
+    expect(embeddings.modelId).toBe('local-lexical-v1-768')
     expect(new LexicalEmbeddings({ dimensions: 256 }).modelId).toBe('local-lexical-v1-256')
   })
 

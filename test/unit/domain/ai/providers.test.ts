@@ -40,7 +40,7 @@ const passage: RetrievedPassage = {
 describe('selection', () => {
   it('defaults to the offline models', () => {
     const config = aiConfigOf({})
-    expect(selectEmbeddings(config).modelId).toBe('local-lexical-v1-1024')
+    expect(selectEmbeddings(config).modelId).toBe('local-lexical-v1-768')
     expect(selectAnswerer(config).id).toBe('extractive-v1')
     expect(config.AI_VECTOR_STORE).toBe('auto')
   })

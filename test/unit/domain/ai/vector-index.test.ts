@@ -31,6 +31,17 @@ describe('ExactVectorIndex', () => {
     for (const [i, hit] of top.entries()) expect(hit.score).toBeCloseTo(bruteForce()[i]!.score, 5)
   })
 
+  it('gives the same ranking for a sparse query (the lexical questions) through its sparse path', () => {
+    const sparse = query.map((v, i) => (i % 9 === 0 ? v : 0))
+    const expected = entries
+      .map((e) => ({ id: e.id, score: e.vector.reduce((s, v, i) => s + v * sparse[i]!, 0) }))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, 5)
+    const top = index.search(sparse, 5)
+    expect(top.map((t) => t.id)).toEqual(expected.map((t) => t.id))
+    for (const [i, hit] of top.entries()) expect(hit.score).toBeCloseTo(expected[i]!.score, 5)
+  })
+
   it('filters by document and copes with k larger than the set', () => {
     const top = index.search(query, 500, new Set(['d1']))
     expect(top).toHaveLength(50)
