@@ -6,6 +6,7 @@ import type { WebhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import { createWebhookActivities } from './webhook-activities.ts'
 import type { AiRuntime } from '../domain/ai/ai-runtime.ts'
 import { createKnowledgeActivities } from './knowledge-activities.ts'
+import { createSettlementActivities } from './settlement-activities.ts'
 
 export interface ActivityDeps {
   db: Db
@@ -22,5 +23,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities(deps),
     ...createAssessmentActivities(deps),
     ...createKnowledgeActivities(deps),
+    ...createSettlementActivities(deps),
   }
 }

@@ -50,6 +50,8 @@ import { referenceRoutes } from './routes/reference/index.ts'
 import { eventRoutes } from './routes/events/index.ts'
 import { webhookEndpointRoutes } from './routes/webhook-endpoints/index.ts'
 import { therapistRoutes } from './routes/therapists/index.ts'
+import { marketplaceRoutes } from './routes/marketplace/index.ts'
+import { analyticsRoutes } from './routes/analytics/index.ts'
 import { responseConformance } from './openapi/response-conformance.ts'
 
 /**
@@ -124,6 +126,8 @@ export function createApp(deps: AppDeps) {
   app.route('/', assistantRoutes())
   app.route('/', knowledgeRoutes(deps))
   app.route('/', therapistRoutes(deps))
+  app.route('/', marketplaceRoutes(deps))
+  app.route('/', analyticsRoutes(deps))
   app.route('/', agentRoutes(deps))
   app.route('/', aiRoutes(deps))
 

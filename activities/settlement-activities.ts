@@ -1,0 +1,56 @@
+/**
+ * @module Activities of the settlement workflow, over the worker's database. Each runs in a unit of work scoped to
+ * the settlement's tenant and is idempotent (see domain/settlements/settle-provider.ts and settlement-runs.ts).
+ */
+import { ApplicationFailure } from '@temporalio/activity'
+import { AppError } from '../domain/errors.ts'
+import { beginRun, completeRun, failRun, settleRunProvider } from '../domain/settlements/settlement-runs.ts'
+import type { Clock } from '../infra/clock.ts'
+import type { Db } from '../infra/db.ts'
+import { runInUnitOfWork, type UnitOfWork } from '../infra/unit-of-work.ts'
+import type { SettlementWorkflowInput } from '../workflows/settlement-contract.ts'
+
+export interface SettlementActivityDeps {
+  db: Db
+  clock?: Clock
+}
+
+/** A settlement of many lines writes thousands of rows; far below the activity's timeout. */
+const WRITE_TIMEOUT_MS = 60_000
+
+/** Expected refusals (a provider that no longer exists) are final; anything else is retried. */
+function final<T>(work: () => Promise<T>): Promise<T> {
+  return work().catch((error: unknown) => {
+    if (error instanceof AppError && error.status < 500) throw ApplicationFailure.create({ message: error.message, nonRetryable: true })
+    throw error
+  })
+}
+
+/** Creates the settlement activities. */
+export function createSettlementActivities({ db, clock = () => new Date() }: SettlementActivityDeps) {
+  const inTenant = <T>(tenantId: string, work: (uow: UnitOfWork) => Promise<T>) =>
+    runInUnitOfWork(db, tenantId, work, { timeoutMs: WRITE_TIMEOUT_MS, maxWaitMs: 30_000 })
+  return {
+    /** Marks the run RUNNING and lists the providers to settle, in id order. */
+    async beginSettlement({ tenantId, settlementId }: SettlementWorkflowInput): Promise<string[]> {
+      return final(() => inTenant(tenantId, (uow) => beginRun(uow, settlementId, clock())))
+    },
+
+    /** Settles one provider of the run (or answers what was recorded for it). */
+    async settleSettlementProvider({ tenantId, settlementId, providerId }: SettlementWorkflowInput & { providerId: string }) {
+      return final(() => inTenant(tenantId, (uow) => settleRunProvider(uow, settlementId, providerId, clock())))
+    },
+
+    /** Marks the run COMPLETED. */
+    async completeSettlement({ tenantId, settlementId }: SettlementWorkflowInput): Promise<void> {
+      await inTenant(tenantId, (uow) => completeRun(uow, settlementId, clock()))
+    },
+
+    /** Marks the run FAILED with the reason (unless it completed meanwhile). */
+    async failSettlement({ tenantId, settlementId, reason }: SettlementWorkflowInput & { reason: string }): Promise<void> {
+      await inTenant(tenantId, (uow) => failRun(uow, settlementId, reason, clock()))
+    },
+  }
+}
+
+export type SettlementActivities = ReturnType<typeof createSettlementActivities>

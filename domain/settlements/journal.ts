@@ -1,0 +1,62 @@
+/**
+ * @module The marketplace's chart of accounts and the journal lines each settlement item posts (double entry: every
+ * item's debits equal its credits, so every entry, and the books as a whole, sum to zero). Pure.
+ *
+ * | account | kind | holds |
+ * |---|---|---|
+ * | `clearing` | asset | money collected from payers for settled sessions and not yet paid out |
+ * | `provider_payable:<providerId>` | liability | what the platform owes the provider (negative: owed back) |
+ * | `platform_fee_revenue` | revenue | the platform's fees, net of fees returned with refunds |
+ * | `platform_adjustments` | expense | adjustments granted to providers (negative: recovered from them) |
+ *
+ * | item | debit | credit |
+ * |---|---|---|
+ * | SESSION gross G, fee F | clearing G | provider_payable G − F, platform_fee_revenue F |
+ * | REFUND share r, fee returned f | provider_payable r − f, platform_fee_revenue f | clearing r |
+ * | ADJUSTMENT a | platform_adjustments a | provider_payable a |
+ * | PAYOUT p | provider_payable p | clearing p |
+ */
+
+export const CLEARING = 'clearing'
+export const FEE_REVENUE = 'platform_fee_revenue'
+export const ADJUSTMENTS = 'platform_adjustments'
+export const payableAccount = (providerId: string) => `provider_payable:${providerId}`
+
+export type SettlementItemKind = 'SESSION' | 'REFUND' | 'ADJUSTMENT' | 'PAYOUT'
+
+/** What an item posts: amounts in minor units (an adjustment's amount is signed). */
+export interface PostingSource {
+  kind: SettlementItemKind
+  providerId: string
+  amount: number
+  fee: number
+}
+
+export interface JournalLine {
+  account: string
+  debit: number
+  credit: number
+}
+
+/**
+ * The journal lines of one item. A signed posting becomes a debit when positive and a credit when negative; zero
+ * postings are left out (a line is a positive debit or a positive credit, as the database requires).
+ */
+export function journalLines(item: PostingSource): JournalLine[] {
+  const payable = payableAccount(item.providerId)
+  const postings: Array<[string, number]> = (() => {
+    switch (item.kind) {
+      case 'SESSION':
+        return [[CLEARING, item.amount], [payable, -(item.amount - item.fee)], [FEE_REVENUE, -item.fee]]
+      case 'REFUND':
+        return [[payable, item.amount - item.fee], [FEE_REVENUE, item.fee], [CLEARING, -item.amount]]
+      case 'ADJUSTMENT':
+        return [[ADJUSTMENTS, item.amount], [payable, -item.amount]]
+      case 'PAYOUT':
+        return [[payable, item.amount], [CLEARING, -item.amount]]
+    }
+  })()
+  return postings
+    .filter(([, amount]) => amount !== 0)
+    .map(([account, amount]) => ({ account, debit: Math.max(amount, 0), credit: Math.max(-amount, 0) }))
+}

@@ -1,0 +1,208 @@
+/**
+ * @module Settles one provider for one run, in one transaction: what they earned before the period's end and were
+ * never paid (sessions, refunds of their sessions, adjustments), the platform's fee, the payout, one balanced journal
+ * entry. Run by the settlement workflow's activity; safe to repeat: a provider already handled by this run answers
+ * the recorded outcome, one already settled for this period by another run is recorded as ALREADY_SETTLED, and the
+ * unique keys of the tables (period per provider, dedupe key per item) refuse a second payment even if two runs race.
+ */
+import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import { notFound } from '../errors.ts'
+import { newId } from '../ids.ts'
+import { journalLines, type SettlementItemKind } from './journal.ts'
+import {
+  feeOf,
+  feeReturned,
+  refundShares,
+  settlementTotals,
+  type FeeRule,
+  type SessionCharge,
+} from './settlement-math.ts'
+import {
+  feeRuleFor,
+  ordersWithRefunds,
+  payableBalance,
+  payableLines,
+  settledKeys,
+  settledLinesWithRefunds,
+  unsettledAdjustments,
+  type SettlementScope,
+} from './settlement-sources.ts'
+
+export interface SettlementRun {
+  settlementId: string
+  currency: string
+  periodStart: Date
+  periodEnd: Date
+}
+
+export type ProviderOutcome = { outcome: 'SETTLED' | 'ALREADY_SETTLED'; providerSettlementId: string }
+
+interface ItemRow {
+  id: string
+  kind: SettlementItemKind
+  dedupeKey: string
+  amount: number
+  feeAmount: number
+  earnedAt: Date
+  orderId?: string
+  orderLineId?: string
+  appointmentId?: string
+  refundId?: string
+  adjustmentId?: string
+  feePercentBps?: number
+  feeFixedAmount?: number
+}
+
+/** The rule as it applies in this currency, kept on the session so later refunds return the fee it paid. */
+const inCurrency = (rule: FeeRule, currency: string): FeeRule => ({
+  percentBps: rule.percentBps,
+  fixedAmount: rule.fixedCurrency === currency ? rule.fixedAmount : 0,
+  fixedCurrency: currency,
+})
+
+/**
+ * Settles a provider for a run.
+ * @param now - when the journal entry is posted
+ * @throws AppError `not_found` when the provider does not exist in the tenant
+ */
+export async function settleProvider(uow: UnitOfWork, run: SettlementRun, providerId: string, now: Date): Promise<ProviderOutcome> {
+  const { tx, tenantId } = uow
+  const done = await tx.settlementProvider.findUnique({
+    where: { settlementId_providerId: { settlementId: run.settlementId, providerId } },
+  })
+  if (done) return { outcome: done.outcome, providerSettlementId: done.providerSettlementId }
+  // One settlement of a provider at a time: the balance carried forward must include the one before.
+  const locked = await tx.$queryRaw<Array<{ id: string }>>`
+    SELECT id FROM providers WHERE id = ${providerId} AND tenant_id = ${tenantId} FOR UPDATE`
+  if (locked.length === 0) throw notFound('provider', providerId)
+
+  const period = { currency: run.currency, periodStart: run.periodStart, periodEnd: run.periodEnd }
+  const earlier = await tx.providerSettlement.findFirst({ where: { tenantId, providerId, ...period }, select: { id: true } })
+  if (earlier) return record(uow, run, providerId, earlier.id, 'ALREADY_SETTLED')
+
+  const scope: SettlementScope = { providerId, currency: run.currency, end: run.periodEnd }
+  const rule = inCurrency(await feeRuleFor(uow, providerId), run.currency)
+  const lines = await payableLines(uow, scope)
+  const items: ItemRow[] = lines.map((line) => ({
+    id: newId('settlementItem'),
+    kind: 'SESSION',
+    dedupeKey: `SESSION:${line.orderLineId}`,
+    amount: line.lineTotal,
+    feeAmount: feeOf(line.lineTotal, rule, run.currency),
+    earnedAt: new Date(line.earnedAt),
+    orderId: line.orderId,
+    orderLineId: line.orderLineId,
+    appointmentId: line.appointmentId,
+    feePercentBps: rule.percentBps,
+    feeFixedAmount: rule.fixedAmount,
+  }))
+
+  // Refunds of this provider's sessions, settled now or before, that were never taken back.
+  const charges = new Map<string, SessionCharge & { earnedAt: number }>()
+  for (const line of lines) charges.set(line.orderLineId, { gross: line.lineTotal, rule, earnedAt: line.earnedAt })
+  const settled = await settledLinesWithRefunds(uow, scope)
+  for (const line of settled) charges.set(line.orderLineId, { gross: line.gross, rule: line.rule, earnedAt: line.earnedAt })
+  const orderIds = [...new Set([...lines.map((l) => l.orderId), ...settled.map((l) => l.orderId)])]
+  const orders = await ordersWithRefunds(uow, orderIds, run.periodEnd)
+  const shares = [...orders.entries()].flatMap(([orderId, order]) =>
+    refundShares(order.lines, order.refunds)
+      .filter((share) => charges.has(share.orderLineId))
+      .map((share) => ({ ...share, orderId, dedupeKey: `REFUND:${share.refundId}:${share.orderLineId}` }))
+  )
+  const already = await settledKeys(uow, shares.map((s) => s.dedupeKey))
+  for (const share of shares) {
+    if (already.has(share.dedupeKey)) continue
+    const charge = charges.get(share.orderLineId)!
+    items.push({
+      id: newId('settlementItem'),
+      kind: 'REFUND',
+      dedupeKey: share.dedupeKey,
+      amount: share.amount,
+      feeAmount: feeReturned(charge, share.before, share.after, run.currency),
+      // A refund before the session was earned is taken back with it, not earlier.
+      earnedAt: new Date(Math.max(share.createdAt, charge.earnedAt)),
+      orderId: share.orderId,
+      orderLineId: share.orderLineId,
+      refundId: share.refundId,
+    })
+  }
+
+  for (const adjustment of await unsettledAdjustments(uow, scope)) {
+    items.push({
+      id: newId('settlementItem'),
+      kind: 'ADJUSTMENT',
+      dedupeKey: `ADJUSTMENT:${adjustment.adjustmentId}`,
+      amount: adjustment.amount,
+      feeAmount: 0,
+      earnedAt: new Date(adjustment.createdAt),
+      adjustmentId: adjustment.adjustmentId,
+    })
+  }
+
+  const of = (kind: SettlementItemKind) => items.filter((i) => i.kind === kind).map((i) => ({ amount: i.amount, fee: i.feeAmount }))
+  const totals = settlementTotals(
+    { sessions: of('SESSION'), refunds: of('REFUND'), adjustments: of('ADJUSTMENT') },
+    await payableBalance(uow, providerId, run.currency)
+  )
+  const providerSettlementId = newId('providerSettlement')
+  if (totals.payoutAmount > 0) {
+    items.push({
+      id: newId('settlementItem'),
+      kind: 'PAYOUT',
+      dedupeKey: `PAYOUT:${providerSettlementId}`,
+      amount: totals.payoutAmount,
+      feeAmount: 0,
+      earnedAt: run.periodEnd,
+    })
+  }
+
+  await tx.providerSettlement.create({
+    data: { id: providerSettlementId, tenantId, settlementId: run.settlementId, providerId, ...period, ...totals },
+  })
+  await tx.settlementItem.createMany({ data: items.map((item) => ({ ...item, tenantId, providerSettlementId })) })
+  await postJournalEntry(uow, run, providerId, providerSettlementId, items, now)
+  return record(uow, run, providerId, providerSettlementId, 'SETTLED')
+}
+
+/** One balanced entry with every item's lines; none when nothing moved. */
+async function postJournalEntry(
+  { tx, tenantId }: UnitOfWork,
+  run: SettlementRun,
+  providerId: string,
+  providerSettlementId: string,
+  items: ItemRow[],
+  now: Date
+) {
+  const lines = items.flatMap((item) =>
+    journalLines({ kind: item.kind, providerId, amount: item.amount, fee: item.feeAmount }).map((line) => ({
+      ...line,
+      settlementItemId: item.id,
+    }))
+  )
+  if (lines.length === 0) return
+  const entryId = newId('ledgerEntry')
+  await tx.ledgerEntry.create({
+    data: {
+      id: entryId,
+      tenantId,
+      currency: run.currency,
+      providerSettlementId,
+      description: `Settlement ${run.settlementId}: provider ${providerId}, ${run.periodStart.toISOString()} to ${run.periodEnd.toISOString()}`,
+      postedAt: now,
+    },
+  })
+  await tx.ledgerLine.createMany({
+    data: lines.map((line) => ({ id: newId('ledgerLine'), tenantId, entryId, currency: run.currency, ...line })),
+  })
+}
+
+async function record(
+  { tx, tenantId }: UnitOfWork,
+  run: SettlementRun,
+  providerId: string,
+  providerSettlementId: string,
+  outcome: ProviderOutcome['outcome']
+): Promise<ProviderOutcome> {
+  await tx.settlementProvider.create({ data: { settlementId: run.settlementId, tenantId, providerId, providerSettlementId, outcome } })
+  return { outcome, providerSettlementId }
+}

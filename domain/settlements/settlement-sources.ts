@@ -1,0 +1,194 @@
+/**
+ * @module What a provider settlement reads: the session lines that became payable, the refunds of their orders, the
+ * provider's adjustments, fee rule and balance. Plain SQL (instants as epoch milliseconds), every statement filtered by
+ * tenant on top of row-level security.
+ *
+ * A session line is payable once its appointment is COMPLETED and its order fully collected (finalized, not void,
+ * amount paid ≥ total). It is *earned* at the later of the completion and the last succeeded payment; a settlement
+ * pays what was earned before its period's end and not paid before. Those instants are written when they happen
+ * (never back-dated), so once a period has ended what it contains can no longer change.
+ */
+import { Prisma } from '../../generated/prisma/client.ts'
+import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import { payableAccount } from './journal.ts'
+import { NO_FEE, type FeeRule, type OrderRefund, type WeightedLine } from './settlement-math.ts'
+
+const ms = (column: Prisma.Sql) => Prisma.sql`(extract(epoch FROM ${column}) * 1000)::float8`
+
+export interface SettlementScope {
+  providerId: string
+  currency: string
+  /** Exclusive end of the period. */
+  end: Date
+}
+
+/** A session line that became payable and was never settled. */
+export interface PayableLine {
+  orderLineId: string
+  orderId: string
+  appointmentId: string
+  lineTotal: number
+  earnedAt: number
+}
+
+/**
+ * The conditions under which an order line (alias `ol`, order `o`, appointment `a`, collection instant
+ * `pay.collected_at`) is a payable session line of the tenant.
+ */
+const payable = (tenantId: string, currency: string) => Prisma.sql`
+  ol.tenant_id = ${tenantId} AND o.currency = ${currency} AND a.status = 'COMPLETED'
+  AND o.status NOT IN ('DRAFT', 'VOID') AND o.total > 0 AND o.amount_paid >= o.total AND ol.line_total > 0`
+
+const lineSources = Prisma.sql`
+  FROM order_lines ol
+  JOIN orders o ON o.id = ol.order_id AND o.tenant_id = ol.tenant_id
+  LEFT JOIN sessions s ON s.id = ol.session_id AND s.tenant_id = ol.tenant_id
+  JOIN appointments a ON a.id = COALESCE(ol.appointment_id, s.appointment_id) AND a.tenant_id = ol.tenant_id
+  CROSS JOIN LATERAL (
+    SELECT max(p.created_at) AS collected_at FROM payments p
+    WHERE p.tenant_id = o.tenant_id AND p.order_id = o.id AND p.status = 'SUCCEEDED'
+  ) pay`
+
+const unsettled = (key: Prisma.Sql) =>
+  Prisma.sql`NOT EXISTS (SELECT 1 FROM settlement_items si WHERE si.tenant_id = ol.tenant_id AND si.dedupe_key = ${key})`
+
+/** The provider's payable session lines earned before the end and not yet settled, oldest first. */
+export async function payableLines({ tx, tenantId }: UnitOfWork, s: SettlementScope): Promise<PayableLine[]> {
+  const rows = await tx.$queryRaw<Array<{ line_id: string; order_id: string; appointment_id: string; line_total: number; earned_ms: number }>>`
+    SELECT ol.id AS line_id, ol.order_id, a.id AS appointment_id, ol.line_total,
+           ${ms(Prisma.sql`GREATEST(a.completed_at, pay.collected_at)`)} AS earned_ms
+    ${lineSources}
+    WHERE ${payable(tenantId, s.currency)} AND a.provider_id = ${s.providerId}
+      AND GREATEST(a.completed_at, pay.collected_at) < ${s.end}
+      AND ${unsettled(Prisma.sql`'SESSION:' || ol.id`)}
+    ORDER BY earned_ms, ol.id`
+  return rows.map((r) => ({
+    orderLineId: r.line_id,
+    orderId: r.order_id,
+    appointmentId: r.appointment_id,
+    lineTotal: r.line_total,
+    earnedAt: r.earned_ms,
+  }))
+}
+
+/** A session line settled before, with the fee rule it was charged under. */
+export interface SettledLine {
+  orderLineId: string
+  orderId: string
+  gross: number
+  rule: FeeRule
+  earnedAt: number
+}
+
+/** The provider's settled session lines whose orders have refunds before the end that may not be settled yet. */
+export async function settledLinesWithRefunds({ tx, tenantId }: UnitOfWork, s: SettlementScope): Promise<SettledLine[]> {
+  const rows = await tx.$queryRaw<
+    Array<{ line_id: string; order_id: string; gross: number; bps: number; fixed: number; earned_ms: number }>
+  >`
+    SELECT si.order_line_id AS line_id, si.order_id, si.amount AS gross, si.fee_percent_bps AS bps,
+           si.fee_fixed_amount AS fixed, ${ms(Prisma.sql`si.earned_at`)} AS earned_ms
+    FROM settlement_items si
+    JOIN provider_settlements ps ON ps.id = si.provider_settlement_id AND ps.tenant_id = si.tenant_id
+    WHERE si.tenant_id = ${tenantId} AND si.kind = 'SESSION' AND ps.provider_id = ${s.providerId}
+      AND ps.currency = ${s.currency}
+      AND EXISTS (
+        SELECT 1 FROM refunds r WHERE r.tenant_id = si.tenant_id AND r.order_id = si.order_id AND r.created_at < ${s.end}
+          AND NOT EXISTS (SELECT 1 FROM settlement_items x
+                          WHERE x.tenant_id = si.tenant_id AND x.dedupe_key = 'REFUND:' || r.id || ':' || si.order_line_id))`
+  return rows.map((r) => ({
+    orderLineId: r.line_id,
+    orderId: r.order_id,
+    gross: r.gross,
+    rule: { percentBps: r.bps, fixedAmount: r.fixed, fixedCurrency: s.currency },
+    earnedAt: r.earned_ms,
+  }))
+}
+
+/** Every line and the refunds before `end` of some orders, refunds in the order they happened. */
+export async function ordersWithRefunds(
+  { tx, tenantId }: UnitOfWork,
+  orderIds: string[],
+  end: Date
+): Promise<Map<string, { lines: WeightedLine[]; refunds: OrderRefund[] }>> {
+  const orders = new Map<string, { lines: WeightedLine[]; refunds: OrderRefund[] }>()
+  if (orderIds.length === 0) return orders
+  const [lines, refunds] = await Promise.all([
+    tx.$queryRaw<Array<{ id: string; order_id: string; position: number; line_total: number }>>`
+      SELECT id, order_id, position, line_total FROM order_lines
+      WHERE tenant_id = ${tenantId} AND order_id = ANY(${orderIds}::text[]) ORDER BY order_id, position`,
+    tx.$queryRaw<Array<{ id: string; order_id: string; amount: number; created_ms: number }>>`
+      SELECT id, order_id, amount, ${ms(Prisma.sql`created_at`)} AS created_ms FROM refunds
+      WHERE tenant_id = ${tenantId} AND order_id = ANY(${orderIds}::text[]) AND created_at < ${end}
+      ORDER BY created_at, id`,
+  ])
+  for (const id of orderIds) orders.set(id, { lines: [], refunds: [] })
+  for (const l of lines) orders.get(l.order_id)!.lines.push({ orderLineId: l.id, position: l.position, lineTotal: l.line_total })
+  for (const r of refunds) orders.get(r.order_id)!.refunds.push({ refundId: r.id, amount: r.amount, createdAt: r.created_ms })
+  return orders
+}
+
+/** Which of these dedupe keys were settled already. */
+export async function settledKeys({ tx, tenantId }: UnitOfWork, keys: string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set()
+  const rows = await tx.settlementItem.findMany({ where: { tenantId, dedupeKey: { in: keys } }, select: { dedupeKey: true } })
+  return new Set(rows.map((r) => r.dedupeKey))
+}
+
+/** The provider's adjustments in the currency recorded before the end and not yet settled. */
+export async function unsettledAdjustments({ tx, tenantId }: UnitOfWork, s: SettlementScope) {
+  const rows = await tx.$queryRaw<Array<{ id: string; amount: number; created_ms: number }>>`
+    SELECT pa.id, pa.amount, ${ms(Prisma.sql`pa.created_at`)} AS created_ms FROM payout_adjustments pa
+    WHERE pa.tenant_id = ${tenantId} AND pa.provider_id = ${s.providerId} AND pa.currency = ${s.currency}
+      AND pa.created_at < ${s.end}
+      AND NOT EXISTS (SELECT 1 FROM settlement_items si WHERE si.tenant_id = pa.tenant_id AND si.dedupe_key = 'ADJUSTMENT:' || pa.id)
+    ORDER BY pa.created_at, pa.id`
+  return rows.map((r) => ({ adjustmentId: r.id, amount: r.amount, createdAt: r.created_ms }))
+}
+
+/** The provider's payable balance in the currency (credits minus debits): what the platform owes them now. */
+export async function payableBalance({ tx, tenantId }: UnitOfWork, providerId: string, currency: string): Promise<number> {
+  const [row] = await tx.$queryRaw<Array<{ balance: number }>>`
+    SELECT (COALESCE(SUM(credit), 0) - COALESCE(SUM(debit), 0))::float8 AS balance FROM ledger_lines
+    WHERE tenant_id = ${tenantId} AND account = ${payableAccount(providerId)} AND currency = ${currency}`
+  return row?.balance ?? 0
+}
+
+/** The fee rule that applies to a provider: their own, else the tenant's default, else none. */
+export async function feeRuleFor({ tx, tenantId }: UnitOfWork, providerId: string): Promise<FeeRule> {
+  const rules = await tx.platformFeeRule.findMany({ where: { tenantId, scopeKey: { in: [providerId, '*'] } } })
+  const rule = rules.find((r) => r.scopeKey === providerId) ?? rules.find((r) => r.scopeKey === '*')
+  return rule ? { percentBps: rule.percentBps, fixedAmount: rule.fixedAmount, fixedCurrency: rule.fixedCurrency } : NO_FEE
+}
+
+/**
+ * Every provider with something to settle in the currency before the end (payable lines, new refunds of settled
+ * lines, adjustments), plus those already settled for exactly this period by another run, in id order.
+ */
+export async function providersToSettle(
+  { tx, tenantId }: UnitOfWork,
+  currency: string,
+  period: { start: Date; end: Date }
+): Promise<string[]> {
+  const rows = await tx.$queryRaw<Array<{ provider_id: string }>>`
+    SELECT DISTINCT a.provider_id ${lineSources}
+    WHERE ${payable(tenantId, currency)} AND GREATEST(a.completed_at, pay.collected_at) < ${period.end}
+      AND ${unsettled(Prisma.sql`'SESSION:' || ol.id`)}
+    UNION
+    SELECT ps.provider_id FROM settlement_items si
+    JOIN provider_settlements ps ON ps.id = si.provider_settlement_id AND ps.tenant_id = si.tenant_id
+    WHERE si.tenant_id = ${tenantId} AND si.kind = 'SESSION' AND ps.currency = ${currency}
+      AND EXISTS (
+        SELECT 1 FROM refunds r WHERE r.tenant_id = si.tenant_id AND r.order_id = si.order_id AND r.created_at < ${period.end}
+          AND NOT EXISTS (SELECT 1 FROM settlement_items x
+                          WHERE x.tenant_id = si.tenant_id AND x.dedupe_key = 'REFUND:' || r.id || ':' || si.order_line_id))
+    UNION
+    SELECT pa.provider_id FROM payout_adjustments pa
+    WHERE pa.tenant_id = ${tenantId} AND pa.currency = ${currency} AND pa.created_at < ${period.end}
+      AND NOT EXISTS (SELECT 1 FROM settlement_items si WHERE si.tenant_id = pa.tenant_id AND si.dedupe_key = 'ADJUSTMENT:' || pa.id)
+    UNION
+    SELECT ps.provider_id FROM provider_settlements ps
+    WHERE ps.tenant_id = ${tenantId} AND ps.currency = ${currency}
+      AND ps.period_start = ${period.start} AND ps.period_end = ${period.end}
+    ORDER BY provider_id`
+  return rows.map((r) => r.provider_id)
+}

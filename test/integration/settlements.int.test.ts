@@ -1,0 +1,270 @@
+/**
+ * Marketplace settlements over HTTP against the real API, database, Temporal server and worker: exact amounts on known
+ * sessions, payments and refunds (fee rules per tenant and per provider, a flat fee, a partly paid order and a
+ * cancelled appointment left out, an adjustment); a ledger whose every entry and whose books as a whole sum to zero;
+ * the same period asked again (the same run, no second payment), another run for the same period (ALREADY_SETTLED),
+ * a failed run started again (it resumes without paying twice); a refund after settlement clawed back in the next
+ * period and carried forward; overlapping periods refused; the workflow's search attributes; tenant isolation.
+ */
+import { randomUUID } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { requestKeyOf } from '../../domain/settlements/settlement-service.ts'
+import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
+import { SETTLEMENT_WORKFLOW, settlementWorkflowId } from '../../workflows/settlement-contract.ts'
+import { eventually, startPlatform, type Platform } from '../support/platform.ts'
+
+const SCOPES = ['providers', 'children', 'bookings', 'orders', 'payments', 'sessions.read', 'settlements']
+const HOUR = 3_600_000
+
+/** The API's clock: shifted into the past to book appointments there, then back to now to complete them. */
+let offset = 0
+let platform: Platform
+
+beforeAll(async () => {
+  platform = await startPlatform({ clock: () => new Date(Date.now() + offset) })
+})
+
+afterAll(async () => {
+  await platform?.stop()
+})
+
+interface Centre {
+  tenantId: string
+  token: string
+}
+
+async function newCentre(): Promise<Centre> {
+  const client = await platform.newTenant(SCOPES, 'UTC')
+  return { tenantId: client.tenantId, token: await platform.token(client) }
+}
+
+const send = (t: Centre, method: string, path: string, body?: unknown) =>
+  platform.http.request(method, path, { token: t.token, body, headers: { 'Idempotency-Key': randomUUID() } })
+
+async function ok(t: Centre, method: string, path: string, body?: unknown, status = 201) {
+  const response = await send(t, method, path, body)
+  expect(response.status, `${method} ${path}: ${JSON.stringify(response.body)}`).toBe(status)
+  return response.body
+}
+
+const id = async (t: Centre, path: string, body: unknown) => (await ok(t, 'POST', path, body)).id as string
+
+/** An OPEN order with these lines, paid `paid` (in one or more payments). */
+async function order(t: Centre, lines: unknown[], payments: number[]): Promise<string> {
+  const orderId = await id(t, '/v1/orders', { status: 'OPEN', currency: 'USD', lines })
+  for (const amount of payments) await ok(t, 'POST', '/v1/payments', { orderId, amount, currency: 'USD', method: 'CARD_TERMINAL' })
+  return orderId
+}
+
+async function paymentOf(t: Centre, orderId: string): Promise<string> {
+  return (await ok(t, 'GET', `/v1/payments?orderId=${orderId}`, undefined, 200)).data[0].id
+}
+
+async function settle(t: Centre, body: Record<string, unknown>) {
+  return send(t, 'POST', '/v1/marketplace/settlements', { currency: 'USD', ...body })
+}
+
+async function completed(t: Centre, settlementId: string) {
+  return eventually(async () => {
+    const response = await send(t, 'GET', `/v1/marketplace/settlements/${settlementId}`)
+    return response.body.status === 'COMPLETED' || response.body.status === 'FAILED' ? response.body : undefined
+  }, 60_000)
+}
+
+const balances = async (t: Centre) => (await ok(t, 'GET', '/v1/marketplace/ledger/balances?currency=USD', undefined, 200))
+const balanceOf = (b: { data: Array<{ account: string; balance: number }> }, account: string) =>
+  b.data.find((a) => a.account === account)?.balance ?? 0
+
+/** Every entry of the tenant, each checked to balance on its own. */
+async function entries(t: Centre) {
+  const all: Array<{ lines: Array<{ debit: number; credit: number }> }> = []
+  let cursor: string | null = null
+  do {
+    const page = await ok(t, 'GET', `/v1/marketplace/ledger/entries?limit=100${cursor ? `&cursor=${cursor}` : ''}`, undefined, 200)
+    all.push(...page.data)
+    cursor = page.nextCursor
+  } while (cursor)
+  for (const entry of all) {
+    const sum = (k: 'debit' | 'credit') => entry.lines.reduce((s, l) => s + l[k], 0)
+    expect(sum('debit')).toBe(sum('credit'))
+  }
+  return all
+}
+
+describe('marketplace settlements', () => {
+  it('pays exactly what was earned, posts balanced books, never pays twice and claws refunds back later', async () => {
+    const t = await newCentre()
+    const provider = (name: string) => id(t, '/v1/providers', { name, timeZone: 'UTC' })
+    const child = (firstName: string) => id(t, '/v1/children', { firstName, lastName: 'Test', dateOfBirth: '2022-05-01' })
+    const [a, b, idle] = [await provider('Ana SLP'), await provider('Ben OT'), await provider('Idle')]
+    const [x, y] = [await child('Xavi'), await child('Yara')]
+    await ok(t, 'POST', '/v1/marketplace/fee-rules', { percentBps: 1000 })
+    await ok(t, 'POST', '/v1/marketplace/fee-rules', { providerId: b, percentBps: 2000, fixedAmount: 100, fixedCurrency: 'USD' })
+
+    // Two days ago, as far as the API knows, appointments are booked for that afternoon; then they take place.
+    offset = -2 * 24 * HOUR
+    const start = (hours: number) => new Date(Date.now() + offset + hours * HOUR).toISOString()
+    const book = (providerId: string, childId: string, hours: number) =>
+      id(t, '/v1/appointments', { providerId, childId, startsAt: start(hours), durationMinutes: 60 })
+    const a1 = await book(a, x, 1)
+    const a2 = await book(a, y, 3)
+    const a3 = await book(b, x, 5)
+    const a4 = await book(b, y, 7)
+    const a5 = await book(a, x, 9)
+    offset = 0
+    for (const apt of [a1, a2, a3, a5]) await ok(t, 'POST', `/v1/appointments/${apt}/complete`, undefined, 200)
+    await ok(t, 'POST', `/v1/appointments/${a4}/cancel`, { reason: 'FAMILY_REQUEST' }, 200)
+    const session2 = (await ok(t, 'GET', `/v1/sessions?appointmentId=${a2}`, undefined, 200)).data[0].id
+
+    const o1 = await order(
+      t,
+      [
+        { kind: 'SESSION', appointmentId: a1, unitAmount: 12_000 },
+        { kind: 'SESSION', appointmentId: a3, unitAmount: 15_000 },
+        { kind: 'PRODUCT', description: 'Workbook', unitAmount: 3_000 },
+      ],
+      [10_000, 20_000]
+    )
+    const o2 = await order(t, [{ kind: 'SESSION', sessionId: session2, unitAmount: 8_000 }], [8_000])
+    await ok(t, 'POST', `/v1/payments/${await paymentOf(t, o2)}/refunds`, { amount: 2_000, reason: 'REQUESTED_BY_CLIENT' })
+    await order(t, [{ kind: 'SESSION', appointmentId: a4, unitAmount: 9_000 }], [9_000]) // cancelled: never settled
+    await order(t, [{ kind: 'SESSION', appointmentId: a5, unitAmount: 10_000 }], [4_000]) // not fully paid yet
+    await ok(t, 'POST', '/v1/marketplace/adjustments', { providerId: b, amount: 2_500, currency: 'USD', reason: 'BONUS' })
+
+    const periodStart = new Date(Date.now() - 3 * 24 * HOUR).toISOString()
+    const periodEnd = new Date(Date.now() + 1000).toISOString()
+    await new Promise((r) => setTimeout(r, 1100))
+    const accepted = await settle(t, { periodStart, periodEnd })
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(202)
+    expect(accepted.body).toMatchObject({ status: 'PENDING', providerIds: null, currency: 'USD' })
+    expect(accepted.headers.get('location')).toBe(`/v1/marketplace/settlements/${accepted.body.id}`)
+    const first = await completed(t, accepted.body.id)
+    expect(first.status).toBe('COMPLETED')
+
+    // Ana (10%): 12,000 + 8,000 gross, fee 2,000; refund 2,000 returns 200 of fee. Ben (20% + 1.00): 15,000, fee 3,100; bonus 2,500.
+    expect(first.providers.map((p: { providerId: string }) => p.providerId)).toEqual([a, b].sort())
+    const of = (providerId: string) => first.providers.find((p: { providerId: string }) => p.providerId === providerId)
+    expect(of(a)).toMatchObject({
+      outcome: 'SETTLED', sessionCount: 2, grossAmount: 20_000, feeAmount: 2_000, refundAmount: 2_000, feeRefundAmount: 200,
+      adjustmentAmount: 0, netAmount: 16_200, carriedForward: 0, payoutAmount: 16_200, balanceAfter: 0,
+    })
+    expect(of(b)).toMatchObject({
+      outcome: 'SETTLED', sessionCount: 1, grossAmount: 15_000, feeAmount: 3_100, refundAmount: 0, feeRefundAmount: 0,
+      adjustmentAmount: 2_500, netAmount: 14_400, payoutAmount: 14_400, balanceAfter: 0,
+    })
+    expect(first.totals).toEqual({
+      providers: 2, sessionCount: 3, grossAmount: 35_000, feeAmount: 5_100, refundAmount: 2_000, feeRefundAmount: 200,
+      adjustmentAmount: 2_500, netAmount: 30_600, payoutAmount: 30_600,
+    })
+    expect(first.providers.some((p: { providerId: string }) => p.providerId === idle)).toBe(false)
+
+    // The books: clearing holds 35,000 − 2,000 − 30,600; fees 5,100 − 200; adjustments 2,500; both payables settled.
+    const books = await balances(t)
+    expect(balanceOf(books, 'clearing')).toBe(2_400)
+    expect(balanceOf(books, 'platform_fee_revenue')).toBe(-4_900)
+    expect(balanceOf(books, 'platform_adjustments')).toBe(2_500)
+    expect(balanceOf(books, `provider_payable:${a}`)).toBe(0)
+    expect(balanceOf(books, `provider_payable:${b}`)).toBe(0)
+    expect(books.data.reduce((s: number, acc: { balance: number }) => s + acc.balance, 0)).toBe(0)
+    expect(books.totals).toEqual([{ currency: 'USD', debit: expect.any(Number), credit: expect.any(Number) }])
+    expect(books.totals[0].debit).toBe(books.totals[0].credit)
+    expect(await entries(t)).toHaveLength(2)
+
+    // The same request: the same run, nothing paid again. Another run for Ana alone: already settled by the first.
+    const again = await settle(t, { periodStart, periodEnd })
+    expect(again.status).toBe(200)
+    expect(again.body.id).toBe(accepted.body.id)
+    const onlyAna = await settle(t, { periodStart, periodEnd, providerIds: [a] })
+    expect(onlyAna.status).toBe(202)
+    const anaRun = await completed(t, onlyAna.body.id)
+    expect(anaRun.providers).toEqual([expect.objectContaining({ providerId: a, outcome: 'ALREADY_SETTLED', settledBy: first.id, payoutAmount: 16_200 })])
+    expect(anaRun.totals).toMatchObject({ providers: 0, payoutAmount: 0 })
+    expect(await balances(t)).toEqual(books)
+
+    // A run that failed is started again by the same request and resumes without paying anyone twice.
+    await runInUnitOfWork(platform.api.deps.db, t.tenantId, (uow) =>
+      uow.tx.settlement.update({ where: { id: first.id }, data: { status: 'FAILED', failureReason: 'simulated' } })
+    )
+    const restarted = await settle(t, { periodStart, periodEnd })
+    expect(restarted.status).toBe(202)
+    expect(restarted.body).toMatchObject({ id: first.id, status: 'PENDING', failureReason: null })
+    const resumed = await completed(t, first.id)
+    expect(resumed).toMatchObject({ status: 'COMPLETED', totals: first.totals })
+    expect(await balances(t)).toEqual(books)
+
+    // The workflow is findable by tenant and kind, never by anything else.
+    const description = await platform.temporal.workflow.getHandle(settlementWorkflowId(first.id)).describe()
+    expect(description.type).toBe(SETTLEMENT_WORKFLOW)
+    expect(description.searchAttributes).toMatchObject({ TenantId: [t.tenantId], WorkflowKind: ['marketplace_settlement'] })
+
+    // A refund after the period: shared 12,000 : 15,000 : 3,000 over O1's lines, taken back in the next period.
+    await ok(t, 'POST', `/v1/payments/${(await ok(t, 'GET', `/v1/payments?orderId=${o1}&sort=createdAt`, undefined, 200)).data[1].id}/refunds`, {
+      amount: 6_000,
+      reason: 'SERVICE_NOT_PROVIDED',
+    })
+    const overlapping = await settle(t, { periodStart: new Date(Date.parse(periodEnd) - HOUR).toISOString(), periodEnd: new Date().toISOString() })
+    expect(overlapping.status).toBe(409)
+    expect(overlapping.body).toMatchObject({ code: 'conflict' })
+    const secondEnd = new Date(Date.now() + 1000).toISOString()
+    await new Promise((r) => setTimeout(r, 1100))
+    const second = await completed(t, (await settle(t, { periodStart: periodEnd, periodEnd: secondEnd })).body.id)
+    const of2 = (providerId: string) => second.providers.find((p: { providerId: string }) => p.providerId === providerId)
+    // Ana: share 2,400, fee returned 1,200 − 960 = 240. Ben: share 3,000, fee returned 3,100 − 2,500 = 600. Nothing to pay: carried.
+    expect(of2(a)).toMatchObject({ sessionCount: 0, refundAmount: 2_400, feeRefundAmount: 240, netAmount: -2_160, payoutAmount: 0, balanceAfter: -2_160 })
+    expect(of2(b)).toMatchObject({ refundAmount: 3_000, feeRefundAmount: 600, netAmount: -2_400, payoutAmount: 0, balanceAfter: -2_400 })
+
+    // Ana's next bonus first pays back what she owes.
+    await ok(t, 'POST', '/v1/marketplace/adjustments', { providerId: a, amount: 5_000, currency: 'USD', reason: 'CORRECTION' })
+    const thirdEnd = new Date(Date.now() + 1000).toISOString()
+    await new Promise((r) => setTimeout(r, 1100))
+    const third = await completed(t, (await settle(t, { periodStart: secondEnd, periodEnd: thirdEnd, providerIds: [a] })).body.id)
+    expect(third.providers[0]).toMatchObject({ adjustmentAmount: 5_000, netAmount: 5_000, carriedForward: -2_160, payoutAmount: 2_840, balanceAfter: 0 })
+
+    const finalBooks = await balances(t)
+    expect(finalBooks.data.reduce((s: number, acc: { balance: number }) => s + acc.balance, 0)).toBe(0)
+    expect(balanceOf(finalBooks, `provider_payable:${a}`)).toBe(0)
+    expect(balanceOf(finalBooks, `provider_payable:${b}`)).toBe(2_400) // owed back by Ben: a debit balance
+    expect(balanceOf(finalBooks, 'clearing')).toBe(35_000 - 2_000 - 30_600 - 5_400 - 2_840)
+    await entries(t)
+  })
+
+  it('refuses open or malformed periods, reports a failed workflow, and keeps tenants apart', async () => {
+    const t = await newCentre()
+    const other = await newCentre()
+    const provider = await id(t, '/v1/providers', { name: 'P', timeZone: 'UTC' })
+
+    const open = await settle(t, { periodStart: new Date(Date.now() - HOUR).toISOString(), periodEnd: new Date(Date.now() + HOUR).toISOString() })
+    expect(open.status).toBe(400)
+    expect(open.body.errors).toEqual([expect.objectContaining({ path: 'periodEnd', code: 'period_not_closed' })])
+    const foreign = await settle(other, { periodStart: '2026-01-01T00:00:00Z', periodEnd: '2026-02-01T00:00:00Z', providerIds: [provider] })
+    expect(foreign.status).toBe(400)
+    expect(foreign.body.errors).toEqual([expect.objectContaining({ path: 'providerIds.0', code: 'not_found' })])
+    expect((await settle(t, { currency: 'XXY', periodStart: '2026-01-01T00:00:00Z', periodEnd: '2026-02-01T00:00:00Z' })).status).toBe(400)
+
+    // An explicit provider with nothing owed is still settled, at zero, and no entry is posted.
+    const zero = await settle(t, { periodStart: '2026-01-01T00:00:00Z', periodEnd: '2026-02-01T00:00:00Z', providerIds: [provider] })
+    const done = await completed(t, zero.body.id)
+    expect(done.providers).toEqual([expect.objectContaining({ providerId: provider, outcome: 'SETTLED', netAmount: 0, payoutAmount: 0, journalEntryId: null })])
+    expect((await send(other, 'GET', `/v1/marketplace/settlements/${zero.body.id}`)).status).toBe(404)
+    expect((await send(other, 'GET', '/v1/marketplace/settlements')).body.data).toEqual([])
+    const otherRun = await completed(other, (await settle(other, { periodStart: '2026-01-01T00:00:00Z', periodEnd: '2026-02-01T00:00:00Z' })).body.id)
+    expect(otherRun).toMatchObject({ status: 'COMPLETED', providers: [] })
+
+    // The workflow's own failure path: a run whose record is missing fails for good, with the reason.
+    const ghost = 'stl_ghost'
+    const handle = await platform.temporal.workflow.start(SETTLEMENT_WORKFLOW, {
+      workflowId: settlementWorkflowId(`${ghost}-${randomUUID()}`),
+      taskQueue: platform.config.TEMPORAL_TASK_QUEUE,
+      args: [{ tenantId: t.tenantId, settlementId: ghost }],
+    })
+    expect(await handle.result()).toMatchObject({ status: 'FAILED', reason: `No settlement with id "${ghost}".` })
+
+    const forbidden = await platform.http.request('POST', '/v1/marketplace/settlements', {
+      token: await platform.token(await platform.newTenant(['settlements.read'])),
+      body: { currency: 'USD', periodStart: '2026-01-01T00:00:00Z', periodEnd: '2026-02-01T00:00:00Z' },
+    })
+    expect(forbidden.status).toBe(403)
+    expect(forbidden.body.code).toBe('insufficient_scope')
+    expect(requestKeyOf({ currency: 'USD', periodStart: new Date(0), periodEnd: new Date(1), providerIds: [] })).toMatch(/^[0-9a-f]{64}$/)
+  })
+})

@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest'
+import { CLEARING, FEE_REVENUE, journalLines, payableAccount, type PostingSource } from '../../../domain/settlements/journal.ts'
+import {
+  NO_FEE,
+  feeOf,
+  feeReturned,
+  refundShares,
+  settlementTotals,
+  shareAmong,
+  type WeightedLine,
+} from '../../../domain/settlements/settlement-math.ts'
+
+/** A deterministic pseudo-random sequence (xorshift), so failures reproduce. */
+function random(seed: number) {
+  let s = seed
+  return (max: number) => {
+    s ^= s << 13
+    s ^= s >>> 17
+    s ^= s << 5
+    return Math.abs(s) % max
+  }
+}
+
+describe('feeOf', () => {
+  const tenPercent = { percentBps: 1000, fixedAmount: 0, fixedCurrency: null }
+  it('rounds the share half up to the minor unit', () => {
+    expect(feeOf(12_345, tenPercent, 'USD')).toBe(1235) // 1234.5
+    expect(feeOf(12_344, tenPercent, 'USD')).toBe(1234) // 1234.4
+    expect(feeOf(5, { percentBps: 1000, fixedAmount: 0, fixedCurrency: null }, 'USD')).toBe(1) // 0.5
+    expect(feeOf(4, tenPercent, 'USD')).toBe(0)
+  })
+
+  it('adds the flat fee only in its currency, never exceeds the amount, and charges nothing on nothing', () => {
+    const rule = { percentBps: 2000, fixedAmount: 100, fixedCurrency: 'USD' }
+    expect(feeOf(15_000, rule, 'USD')).toBe(3_100)
+    expect(feeOf(15_000, rule, 'EUR')).toBe(3_000)
+    expect(feeOf(50, rule, 'USD')).toBe(50)
+    expect(feeOf(0, rule, 'USD')).toBe(0)
+    expect(feeOf(-10, rule, 'USD')).toBe(0)
+    expect(feeOf(1_000, NO_FEE, 'USD')).toBe(0)
+  })
+
+  it('is exact at the largest stored amount', () => {
+    expect(feeOf(2_147_483_647, { percentBps: 10_000, fixedAmount: 0, fixedCurrency: null }, 'USD')).toBe(2_147_483_647)
+    expect(feeOf(2_147_483_647, { percentBps: 1, fixedAmount: 0, fixedCurrency: null }, 'USD')).toBe(214_748)
+  })
+})
+
+describe('shareAmong', () => {
+  const lines = (...totals: number[]): WeightedLine[] => totals.map((lineTotal, i) => ({ orderLineId: `l${i}`, position: i, lineTotal }))
+
+  it('shares in proportion to line totals, exactly', () => {
+    expect([...shareAmong(6_000, lines(12_000, 15_000, 3_000)).values()]).toEqual([2_400, 3_000, 600])
+  })
+
+  it('gives the units left by rounding to the largest remainders, ties to the earlier line', () => {
+    expect([...shareAmong(100, lines(1, 1, 1)).values()]).toEqual([34, 33, 33])
+    expect([...shareAmong(2, lines(1, 1, 1)).values()]).toEqual([1, 1, 0])
+    expect([...shareAmong(10, lines(1, 2)).values()]).toEqual([3, 7]) // 3.33 and 6.67
+  })
+
+  it('always adds up to the amount and never gives a line more than its total (10,000 random orders)', () => {
+    const next = random(20261121)
+    for (let run = 0; run < 10_000; run++) {
+      const order = lines(...Array.from({ length: 1 + next(6) }, () => next(50_000)))
+      const total = order.reduce((s, l) => s + l.lineTotal, 0)
+      if (total === 0) continue
+      const amount = next(total + 1)
+      const shares = shareAmong(amount, order)
+      expect([...shares.values()].reduce((a, b) => a + b, 0)).toBe(amount)
+      for (const l of order) expect(shares.get(l.orderLineId)!).toBeLessThanOrEqual(l.lineTotal)
+    }
+  })
+})
+
+describe('refundShares', () => {
+  const order: WeightedLine[] = [
+    { orderLineId: 'a', position: 1, lineTotal: 3_333 },
+    { orderLineId: 'b', position: 2, lineTotal: 3_333 },
+    { orderLineId: 'c', position: 3, lineTotal: 3_334 },
+  ]
+
+  it('shares each refund so that, line by line, the refunds add up to its share of the total refunded', () => {
+    const refunds = [1, 2, 3, 4, 5, 6, 7].map((k) => ({ refundId: `r${k}`, amount: 1_000 + k * 11, createdAt: k }))
+    const shares = refundShares(order, refunds)
+    const refunded = refunds.reduce((s, r) => s + r.amount, 0)
+    const final = shareAmong(refunded, order)
+    for (const line of order) {
+      const taken = shares.filter((s) => s.orderLineId === line.orderLineId).reduce((sum, s) => sum + s.amount, 0)
+      expect(taken).toBe(final.get(line.orderLineId))
+    }
+    for (const refund of refunds) {
+      expect(shares.filter((s) => s.refundId === refund.refundId).reduce((sum, s) => sum + s.amount, 0)).toBe(refund.amount)
+    }
+  })
+
+  it('returns the whole fee when the whole line is refunded, however many refunds it took', () => {
+    const charge = { gross: 10_000, rule: { percentBps: 1500, fixedAmount: 100, fixedCurrency: 'USD' } }
+    const single: WeightedLine[] = [{ orderLineId: 'x', position: 1, lineTotal: 10_000 }]
+    const shares = refundShares(single, [3_001, 2_999, 4_000].map((amount, k) => ({ refundId: `r${k}`, amount, createdAt: k })))
+    const returned = shares.reduce((sum, s) => sum + feeReturned(charge, s.before, s.after, 'USD'), 0)
+    expect(returned).toBe(feeOf(10_000, charge.rule, 'USD'))
+    expect(shares.map((s) => s.after)).toEqual([3_001, 6_000, 10_000])
+  })
+})
+
+describe('journalLines', () => {
+  const kinds: PostingSource[] = [
+    { kind: 'SESSION', providerId: 'prv_1', amount: 12_000, fee: 1_200 },
+    { kind: 'REFUND', providerId: 'prv_1', amount: 2_000, fee: 200 },
+    { kind: 'REFUND', providerId: 'prv_1', amount: -1, fee: 0 },
+    { kind: 'ADJUSTMENT', providerId: 'prv_1', amount: -2_500, fee: 0 },
+    { kind: 'PAYOUT', providerId: 'prv_1', amount: 8_300, fee: 0 },
+    { kind: 'SESSION', providerId: 'prv_1', amount: 500, fee: 0 },
+  ]
+
+  it('balances every item, with positive debits or credits only', () => {
+    for (const item of kinds) {
+      const lines = journalLines(item)
+      expect(lines.reduce((s, l) => s + l.debit, 0)).toBe(lines.reduce((s, l) => s + l.credit, 0))
+      for (const l of lines) expect((l.debit > 0) !== (l.credit > 0)).toBe(true)
+    }
+  })
+
+  it('posts a session to clearing, the provider and the fee revenue', () => {
+    expect(journalLines(kinds[0]!)).toEqual([
+      { account: CLEARING, debit: 12_000, credit: 0 },
+      { account: payableAccount('prv_1'), debit: 0, credit: 10_800 },
+      { account: FEE_REVENUE, debit: 0, credit: 1_200 },
+    ])
+    expect(journalLines(kinds[5]!)).toHaveLength(2) // no zero fee line
+  })
+})
+
+describe('settlementTotals', () => {
+  it('nets sessions, fees, refunds and adjustments, pays out only a positive balance and carries the rest', () => {
+    const items = {
+      sessions: [{ amount: 20_000, fee: 2_000 }],
+      refunds: [{ amount: 2_000, fee: 200 }],
+      adjustments: [{ amount: -500 }],
+    }
+    expect(settlementTotals(items, 0)).toMatchObject({ netAmount: 15_700, payoutAmount: 15_700, balanceAfter: 0 })
+    expect(settlementTotals(items, -20_000)).toMatchObject({ netAmount: 15_700, payoutAmount: 0, balanceAfter: -4_300 })
+    expect(settlementTotals({ sessions: [], refunds: [], adjustments: [] }, 0)).toMatchObject({ payoutAmount: 0, balanceAfter: 0, sessionCount: 0 })
+  })
+})

@@ -1,0 +1,42 @@
+/**
+ * @module The marketplace settlement workflow: one run per settlement (`settlement-<settlementId>`), started through
+ * the workflow outbox when the API accepts a settlement. It marks the run RUNNING and lists the providers to settle,
+ * settles them one at a time (each in its own transaction, each idempotent, so a retry or a worker crash mid-way
+ * never pays anyone twice), then marks the run COMPLETED. When an activity keeps failing the run is marked FAILED
+ * with the reason, which the API reports; asking for the same settlement again starts it anew and it resumes where
+ * it stopped (providers already settled answer their recorded outcome).
+ */
+import { ApplicationFailure, proxyActivities } from '@temporalio/workflow'
+import type { SettlementActivities } from '../activities/settlement-activities.ts'
+import type { SettlementWorkflowInput, SettlementWorkflowOutcome } from './settlement-contract.ts'
+
+const { beginSettlement, settleSettlementProvider, completeSettlement } = proxyActivities<SettlementActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 8 },
+})
+
+const { failSettlement } = proxyActivities<SettlementActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 30 },
+})
+
+/** The reason recorded when an activity gives up; the history holds the details, the API only ids. */
+const reasonOf = (error: unknown): string => {
+  const cause = error instanceof Error && error.cause instanceof ApplicationFailure ? error.cause : error
+  if (cause instanceof ApplicationFailure && cause.nonRetryable) return cause.message
+  return 'Settling failed repeatedly (the database was unavailable or a provider could not be settled); request the settlement again to resume it.'
+}
+
+/** Settles every provider of one run and reports the outcome. */
+export async function settlementWorkflow(input: SettlementWorkflowInput): Promise<SettlementWorkflowOutcome> {
+  try {
+    const providerIds = await beginSettlement(input)
+    for (const providerId of providerIds) await settleSettlementProvider({ ...input, providerId })
+    await completeSettlement(input)
+    return { status: 'COMPLETED', providers: providerIds.length }
+  } catch (error) {
+    const reason = reasonOf(error)
+    await failSettlement({ ...input, reason })
+    return { status: 'FAILED', providers: 0, reason }
+  }
+}
