@@ -5,7 +5,7 @@
  * security and by WHERE, assistant and model by WHERE) and ranks them by exact cosine in process. The loaded chunks
  * are cached per process and revalidated on every search by a fingerprint of the rows (count and a sum of id
  * hashes), read in the same transaction, so a search never returns a chunk that was deleted or misses a new one,
- * and a search on an unchanged assistant costs one small index-only query.
+ * and a search on an unchanged assistant costs one aggregate query over its chunk ids plus the in-process scan.
  */
 import { Document, type DocumentInterface } from '@langchain/core/documents'
 import { VectorStore } from '@langchain/core/vectorstores'
