@@ -7,6 +7,9 @@ import { createWebhookActivities } from './webhook-activities.ts'
 import type { AiRuntime } from '../domain/ai/ai-runtime.ts'
 import { createKnowledgeActivities } from './knowledge-activities.ts'
 import { createSettlementActivities } from './settlement-activities.ts'
+import { createEarlyInterventionActivities } from './early-intervention-activities.ts'
+import { createChildProgressActivities } from './child-progress-activities.ts'
+import { createProviderOnboardingActivities } from './provider-onboarding-activities.ts'
 
 export interface ActivityDeps {
   db: Db
@@ -24,5 +27,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createAssessmentActivities(deps),
     ...createKnowledgeActivities(deps),
     ...createSettlementActivities(deps),
+    ...createEarlyInterventionActivities(deps),
+    ...createChildProgressActivities(deps),
+    ...createProviderOnboardingActivities(deps),
   }
 }

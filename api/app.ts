@@ -28,6 +28,9 @@ import { appointmentRoutes } from './routes/appointments/index.ts'
 import { appointmentSeriesRoutes } from './routes/appointment-series/index.ts'
 import { auditEventRoutes } from './routes/audit-events/index.ts'
 import { childRoutes } from './routes/children/index.ts'
+import { earlyInterventionRoutes } from './routes/early-intervention/index.ts'
+import { childProgressRoutes } from './routes/child-progress/index.ts'
+import { providerOnboardingRoutes } from './routes/provider-onboarding/index.ts'
 import { clientRoutes } from './routes/clients/index.ts'
 import { customFieldRoutes } from './routes/custom-fields/index.ts'
 import { petRoutes } from './routes/pets/index.ts'
@@ -104,9 +107,12 @@ export function createApp(deps: AppDeps) {
     handlerSavepoint()
   )
   app.route('/', providerRoutes(deps))
+  app.route('/', providerOnboardingRoutes(deps))
   app.route('/', locationRoutes())
   app.route('/', availabilityRoutes(deps))
   app.route('/', childRoutes(deps))
+  app.route('/', earlyInterventionRoutes(deps))
+  app.route('/', childProgressRoutes(deps))
   app.route('/', clientRoutes(deps))
   app.route('/', customFieldRoutes(deps))
   app.route('/', petRoutes(deps))

@@ -60,6 +60,13 @@ const ConfigSchema = z.object({
    * it, to run weeks of reminders in seconds; production keeps a real day.
    */
   ASSESSMENT_REMINDER_DAY_MS: z.coerce.number().int().positive().default(86_400_000),
+  /**
+   * Length of a day in the early-intervention check-in, child progress follow-up and provider onboarding workflows,
+   * in ms (docs/workflows.md). Only tests shorten it; production keeps a real day.
+   */
+  CARE_WORKFLOW_DAY_MS: z.coerce.number().int().positive().default(86_400_000),
+  /** Days between two periodic progress summaries of a child (the child progress follow-up workflow). */
+  CHILD_PROGRESS_INTERVAL_DAYS: z.coerce.number().int().min(1).max(366).default(30),
   /** Webhooks (docs/webhooks.md). Unset: https:// required and private addresses refused, except in development. */
   WEBHOOK_REQUIRE_HTTPS: z.stringbool().optional(),
   /** Allow receivers on loopback, private, CGNAT, link-local and ULA addresses (never cloud metadata addresses). */

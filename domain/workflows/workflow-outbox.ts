@@ -22,6 +22,14 @@ export interface WorkflowStartRequest {
   workflowId: string
   args: unknown[]
   searchAttributes: SearchAttributeValues
+  /** Temporal's static summary (one line) and details (Markdown) shown in the UI: ids only, never health data. */
+  summary?: string
+  details?: string
+  /**
+   * Record the start again when one was recorded before for this workflow id (signal-with-start semantics): a running
+   * workflow is reused, a closed one gets a new run. Without it a second start for the same id is an error.
+   */
+  restart?: boolean
 }
 
 export interface WorkflowOutboxDeps {
@@ -64,18 +72,24 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
   const startDeadlineMs = 5000
 
   async function enqueue(uow: UnitOfWork, request: WorkflowStartRequest): Promise<void> {
-    const id = newId('outbox')
-    await uow.tx.workflowOutbox.create({
-      data: {
-        id,
-        tenantId: uow.tenantId,
-        workflowType: request.workflowType,
-        workflowId: request.workflowId,
-        taskQueue,
-        args: request.args as object[],
-        searchAttributes: request.searchAttributes,
-      },
-    })
+    const row = {
+      tenantId: uow.tenantId,
+      workflowType: request.workflowType,
+      workflowId: request.workflowId,
+      taskQueue,
+      args: request.args as object[],
+      searchAttributes: request.searchAttributes,
+      staticSummary: request.summary ?? null,
+      staticDetails: request.details ?? null,
+    }
+    const { id } = request.restart
+      ? await uow.tx.workflowOutbox.upsert({
+          where: { workflowId: request.workflowId },
+          create: { id: newId('outbox'), ...row },
+          update: { ...row, state: 'PENDING', attempts: 0, lastError: null, dispatchedAt: null },
+          select: { id: true },
+        })
+      : await uow.tx.workflowOutbox.create({ data: { id: newId('outbox'), ...row }, select: { id: true } })
     uow.afterCommit(async () => {
       // Best effort within the request; a failure here is not an error for the client, the sweep will finish it.
       await withTimeout(dispatchPending([id]), dispatchTimeoutMs).catch((error: unknown) =>
@@ -93,6 +107,8 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
           taskQueue: row.taskQueue,
           args: row.args as unknown[],
           typedSearchAttributes: toSearchAttributes(row.searchAttributes as SearchAttributeValues),
+          ...(row.staticSummary ? { staticSummary: row.staticSummary } : {}),
+          ...(row.staticDetails ? { staticDetails: row.staticDetails } : {}),
           workflowIdConflictPolicy: 'USE_EXISTING',
         })
       )

@@ -10,6 +10,7 @@ import {
   type ChildRecord,
 } from '../../../domain/children/child-service.ts'
 import { earlyInterventionOf } from '../../../domain/children/early-intervention.ts'
+import { childCareWorkflows } from '../../../domain/care-workflows/child-care-workflows.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
 import {
@@ -49,10 +50,14 @@ export const toChild = (child: ChildRecord): ChildBody => ({
 export const readChild: RouteHandler<typeof getChildRoute, AppEnv> = async (c) =>
   c.json(toChild(await getChild(c.var.uow, c.req.valid('param').id)), 200)
 
-export function childRoutes({ clock }: Pick<AppDeps, 'clock'>) {
+export function childRoutes(deps: Pick<AppDeps, 'clock' | 'outbox' | 'temporal' | 'logger' | 'config'>) {
+  const { clock } = deps
+  // The child's care workflows (progress follow-up, early-intervention check-in) follow every change of the record.
+  const careWorkflows = childCareWorkflows(deps)
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(createChildRoute, async (c) => {
       const child = await createChild(c.var.uow, c.req.valid('json'), clock())
+      await careWorkflows.childRegistered(c.var.uow, child)
       c.header('Location', `/v1/children/${child.id}`)
       return c.json(toChild(child), 201)
     })
@@ -61,10 +66,14 @@ export function childRoutes({ clock }: Pick<AppDeps, 'clock'>) {
       return c.json({ data: page.data.map(toChild), nextCursor: page.nextCursor }, 200)
     })
     .openapi(getChildRoute, readChild)
-    .openapi(patchChildRoute, async (c) =>
-      c.json(toChild(await patchChild(c.var.uow, c.req.valid('param').id, c.req.valid('json'), clock())), 200)
-    )
-    .openapi(archiveChildRoute, async (c) =>
-      c.json(toChild(await archiveChild(c.var.uow, c.req.valid('param').id, clock())), 200)
-    )
+    .openapi(patchChildRoute, async (c) => {
+      const child = await patchChild(c.var.uow, c.req.valid('param').id, c.req.valid('json'), clock())
+      await careWorkflows.childChanged(c.var.uow, child)
+      return c.json(toChild(child), 200)
+    })
+    .openapi(archiveChildRoute, async (c) => {
+      const child = await archiveChild(c.var.uow, c.req.valid('param').id, clock())
+      await careWorkflows.childChanged(c.var.uow, child)
+      return c.json(toChild(child), 200)
+    })
 }

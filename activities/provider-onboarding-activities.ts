@@ -1,0 +1,50 @@
+/**
+ * @module Activities of the provider onboarding workflow: each runs domain/onboarding/onboarding-steps.ts in a unit of
+ * work of the workflow's tenant. All are idempotent: a step already recorded (by the API request that asked for it)
+ * answers the row's state, reminders and notices are recorded once per dedupe key, and a closed row stays closed.
+ */
+import type { Db } from '../infra/db.ts'
+import { runInUnitOfWork } from '../infra/unit-of-work.ts'
+import type { OnboardingStep } from '../domain/onboarding/onboarding-rules.ts'
+import {
+  applyStep,
+  closeAs,
+  reconcile,
+  remind,
+  type OnboardingOperation,
+  type OnboardingStateValue,
+  type StepTimers,
+} from '../domain/onboarding/onboarding-steps.ts'
+
+export interface ProviderOnboardingActivityDeps {
+  db: Db
+  now?: () => Date
+}
+
+export interface OnboardingActivityRef {
+  tenantId: string
+  providerId: string
+  attempt: number
+}
+
+/** Creates the provider onboarding activities. */
+export function createProviderOnboardingActivities({ db, now = () => new Date() }: ProviderOnboardingActivityDeps) {
+  const inTenant = <T>({ tenantId }: OnboardingActivityRef, work: Parameters<typeof runInUnitOfWork<T>>[2]) => runInUnitOfWork(db, tenantId, work)
+  return {
+    /** Records a step the workflow accepted (a no-op when the API request already did). */
+    applyOnboardingStep: (input: OnboardingActivityRef & { op: OnboardingOperation; timers: StepTimers }): Promise<OnboardingStateValue> =>
+      inTenant(input, (uow) => applyStep(uow, input, input.op, input.timers, now())),
+
+    /** Re-reads the provider after it was moved outside the workflow (approved or offboarded there). */
+    reloadOnboarding: (input: OnboardingActivityRef): Promise<OnboardingStateValue> => inTenant(input, (uow) => reconcile(uow, input, now())),
+
+    /** TIMED_OUT or CANCELLED, unless the provider was approved outside meanwhile. */
+    closeOnboarding: (input: OnboardingActivityRef & { status: 'TIMED_OUT' | 'CANCELLED' }): Promise<OnboardingStateValue> =>
+      inTenant(input, (uow) => closeAs(uow, input, input.status, now())),
+
+    /** A reminder that the step still waits. */
+    recordOnboardingReminder: (
+      input: OnboardingActivityRef & { step: OnboardingStep; reminder: number; nextReminderAt: number | null }
+    ): Promise<OnboardingStateValue> => inTenant(input, (uow) => remind(uow, input, input.step, input.reminder, input.nextReminderAt, now())),
+  }
+}

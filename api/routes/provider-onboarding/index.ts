@@ -1,0 +1,86 @@
+/** @module A provider's onboarding: thin handlers over domain/onboarding/onboarding-service.ts. */
+import { OpenAPIHono, type z } from '@hono/zod-openapi'
+import { listCareNotifications } from '../../../domain/care-workflows/care-notifications.ts'
+import { notFound } from '../../../domain/errors.ts'
+import { ONBOARDING_WORKFLOW_KIND } from '../../../domain/onboarding/onboarding-steps.ts'
+import { createOnboardingService, type OnboardingService } from '../../../domain/onboarding/onboarding-service.ts'
+import type { AppDeps, AppEnv } from '../../app-env.ts'
+import { validationHook } from '../../openapi/validation-hook.ts'
+import { toCareNotification } from '../care-workflows/care-notification-schema.ts'
+import {
+  approveOnboardingRoute,
+  backgroundCheckRoute,
+  cancelOnboardingRoute,
+  confirmProfileRoute,
+  getOnboardingRoute,
+  listOnboardingNotificationsRoute,
+  rejectOnboardingRoute,
+  retryLicenceRoute,
+  startOnboardingRoute,
+  submitDocumentsRoute,
+  type ProviderOnboarding,
+} from './provider-onboarding.routes.ts'
+
+type Body = z.infer<typeof ProviderOnboarding>
+const iso = (d: Date | null) => d?.toISOString() ?? null
+
+const toOnboarding = (v: Awaited<ReturnType<OnboardingService['view']>>): Body => ({
+  providerId: v.providerId,
+  status: v.status,
+  step: v.step,
+  attempt: v.attempt,
+  providerStatus: v.providerStatus,
+  stepStartedAt: v.stepStartedAt.toISOString(),
+  stepDeadlineAt: iso(v.stepDeadlineAt),
+  nextReminderAt: iso(v.nextReminderAt),
+  profileConfirmedAt: iso(v.profileConfirmedAt),
+  documents: v.documents as Body['documents'],
+  documentsSubmittedAt: iso(v.documentsSubmittedAt),
+  licenceVerification: (v.licenceVerification ?? null) as Body['licenceVerification'],
+  licenceVerifiedAt: iso(v.licenceVerifiedAt),
+  backgroundCheck: (v.backgroundCheck ?? null) as Body['backgroundCheck'],
+  backgroundCheckCompletedAt: iso(v.backgroundCheckCompletedAt),
+  decisionNote: v.decisionNote,
+  startedAt: v.startedAt.toISOString(),
+  closedAt: iso(v.closedAt),
+  workflowId: v.workflowId,
+})
+
+export function providerOnboardingRoutes(deps: Pick<AppDeps, 'clock' | 'outbox' | 'temporal' | 'config'>): OpenAPIHono<AppEnv> {
+  const onboarding = createOnboardingService({
+    outbox: deps.outbox,
+    temporal: deps.temporal,
+    timing: deps.config.CARE_WORKFLOW_DAY_MS === 86_400_000 ? undefined : { dayMs: deps.config.CARE_WORKFLOW_DAY_MS },
+  })
+  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+    .openapi(startOnboardingRoute, async (c) => {
+      const started = await onboarding.start(c.var.uow, c.req.valid('param').id, deps.clock())
+      c.header('Location', `/v1/providers/${started.providerId}/onboarding`)
+      return c.json(toOnboarding(started), 201)
+    })
+    .openapi(getOnboardingRoute, async (c) => c.json(toOnboarding(await onboarding.view(c.var.uow, c.req.valid('param').id)), 200))
+    .openapi(confirmProfileRoute, async (c) =>
+      c.json(toOnboarding(await onboarding.act(c.var.uow, c.req.valid('param').id, { action: 'confirmProfile' }, deps.clock())), 200)
+    )
+    .openapi(submitDocumentsRoute, async (c) =>
+      c.json(toOnboarding(await onboarding.act(c.var.uow, c.req.valid('param').id, { action: 'submitDocuments', documents: c.req.valid('json').documents }, deps.clock())), 200)
+    )
+    .openapi(retryLicenceRoute, async (c) =>
+      c.json(toOnboarding(await onboarding.act(c.var.uow, c.req.valid('param').id, { action: 'retryLicenceVerification' }, deps.clock())), 200)
+    )
+    .openapi(backgroundCheckRoute, async (c) =>
+      c.json(toOnboarding(await onboarding.act(c.var.uow, c.req.valid('param').id, { action: 'recordBackgroundCheck', result: c.req.valid('json') }, deps.clock())), 200)
+    )
+    .openapi(approveOnboardingRoute, async (c) => c.json(toOnboarding(await onboarding.act(c.var.uow, c.req.valid('param').id, { action: 'approve' }, deps.clock())), 200))
+    .openapi(rejectOnboardingRoute, async (c) =>
+      c.json(toOnboarding(await onboarding.act(c.var.uow, c.req.valid('param').id, { action: 'reject', reason: c.req.valid('json').reason }, deps.clock())), 200)
+    )
+    .openapi(cancelOnboardingRoute, async (c) => c.json(toOnboarding(await onboarding.cancel(c.var.uow, c.req.valid('param').id, deps.clock())), 200))
+    .openapi(listOnboardingNotificationsRoute, async (c) => {
+      const providerId = c.req.valid('param').id
+      const provider = await c.var.uow.tx.provider.findFirst({ where: { id: providerId, tenantId: c.var.uow.tenantId }, select: { id: true } })
+      if (!provider) throw notFound('provider', providerId)
+      const page = await listCareNotifications(c.var.uow, { workflowKind: ONBOARDING_WORKFLOW_KIND, providerId }, c.req.valid('query'))
+      return c.json({ data: page.data.map(toCareNotification), nextCursor: page.nextCursor }, 200)
+    })
+}

@@ -1,0 +1,124 @@
+/**
+ * @module Notifications the care workflows raise (early-intervention check-in, child progress follow-up, provider
+ * onboarding). No e-mail or SMS provider exists, so the `care_notifications` row *is* the notification: the API shows
+ * it to whoever must act. A notification is OPEN until what it asks for happens (RESOLVED) or its workflow closes
+ * (CANCELLED). Recording is idempotent on a dedupe key, so a retried activity never notifies twice.
+ */
+import type { Prisma } from '../../generated/prisma/client.ts'
+import type { CareNotificationStatus } from '../../generated/prisma/enums.ts'
+import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import { newId } from '../ids.ts'
+import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../listing.ts'
+
+export type CareWorkflowKind = 'early-intervention' | 'child-progress' | 'provider-onboarding'
+
+/** Ids, kinds and numbers only: the details are shown to API clients and never carry clinical text. */
+export type NotificationDetails = Record<string, string | number | boolean | string[] | null>
+
+export interface CareNotificationInput {
+  workflowKind: CareWorkflowKind
+  kind: string
+  childId?: string
+  providerId?: string
+  /** YYYY-MM-DD: the deadline the notification is about, when it has one. */
+  dueDate?: string
+  details?: NotificationDetails
+  /** Unique per tenant: the same key is never recorded twice. */
+  dedupeKey: string
+}
+
+/**
+ * Records a notification unless one with the same dedupe key exists.
+ * @returns RECORDED, or DUPLICATE when it was recorded before (a retried activity)
+ */
+export async function recordCareNotification(uow: UnitOfWork, input: CareNotificationInput): Promise<'RECORDED' | 'DUPLICATE'> {
+  const { count } = await uow.tx.careNotification.createMany({
+    data: [
+      {
+        id: newId('careNotification'),
+        tenantId: uow.tenantId,
+        workflowKind: input.workflowKind,
+        kind: input.kind,
+        childId: input.childId ?? null,
+        providerId: input.providerId ?? null,
+        dueDate: input.dueDate ? new Date(`${input.dueDate}T00:00:00.000Z`) : null,
+        details: (input.details ?? {}) as Prisma.InputJsonObject,
+        dedupeKey: input.dedupeKey,
+      },
+    ],
+    skipDuplicates: true,
+  })
+  return count === 1 ? 'RECORDED' : 'DUPLICATE'
+}
+
+/** Which open notifications to settle. */
+export interface NotificationSubject {
+  workflowKind: CareWorkflowKind
+  childId?: string
+  providerId?: string
+}
+
+const subjectWhere = (uow: UnitOfWork, subject: NotificationSubject): Prisma.CareNotificationWhereInput => ({
+  tenantId: uow.tenantId,
+  workflowKind: subject.workflowKind,
+  ...(subject.childId ? { childId: subject.childId } : {}),
+  ...(subject.providerId ? { providerId: subject.providerId } : {}),
+})
+
+/** The subject's OPEN notifications (what the settling rules look at). */
+export function openNotifications(uow: UnitOfWork, subject: NotificationSubject) {
+  return uow.tx.careNotification.findMany({
+    where: { ...subjectWhere(uow, subject), status: 'OPEN' },
+    select: { id: true, kind: true, dueDate: true, details: true, createdAt: true },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+  })
+}
+
+/**
+ * Moves OPEN notifications to RESOLVED or CANCELLED: all of the subject's, or only the given ids.
+ * @returns how many changed
+ */
+export async function settleNotifications(
+  uow: UnitOfWork,
+  subject: NotificationSubject,
+  status: Exclude<CareNotificationStatus, 'OPEN'>,
+  now: Date,
+  ids?: string[]
+): Promise<number> {
+  if (ids && ids.length === 0) return 0
+  const { count } = await uow.tx.careNotification.updateMany({
+    where: { ...subjectWhere(uow, subject), status: 'OPEN', ...(ids ? { id: { in: ids } } : {}) },
+    data: { status, resolvedAt: now },
+  })
+  return count
+}
+
+export const NOTIFICATION_SORTS = ['createdAt'] as const
+
+export interface NotificationListQuery {
+  limit: number
+  cursor?: string
+  sort: SortParam<(typeof NOTIFICATION_SORTS)[number]>
+  status?: CareNotificationStatus
+  kind?: string
+}
+
+/** A page of a subject's notifications, newest first by default. */
+export async function listCareNotifications(uow: UnitOfWork, subject: NotificationSubject, query: NotificationListQuery) {
+  const list = parseList(query)
+  const rows = await uow.tx.careNotification.findMany({
+    where: {
+      AND: [
+        subjectWhere(uow, subject),
+        ...(query.status ? [{ status: query.status }] : []),
+        ...(query.kind ? [{ kind: query.kind }] : []),
+        keysetWhere(list) as Prisma.CareNotificationWhereInput,
+      ],
+    },
+    orderBy: keysetOrderBy(list),
+    take: list.limit + 1,
+  })
+  return toSortedPage(rows, list)
+}
+
+export type CareNotificationRow = Awaited<ReturnType<typeof listCareNotifications>>['data'][number]

@@ -1,0 +1,60 @@
+/**
+ * @module Calls from the API into running care workflows (updates, queries, cancellation), with their failures turned
+ * into the API's errors: a workflow's refusal (an update's validator, a step's business rule) keeps its stable code —
+ * `invalid_state_transition` or `validation_error` — a workflow that is not running is `invalid_state_transition`, and
+ * Temporal being unreachable or too slow is `dependency_unavailable`, which the client may retry with the same
+ * Idempotency-Key.
+ */
+import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client'
+import { ApplicationFailure } from '@temporalio/common'
+import { AppError, dependencyUnavailable, invalidStateTransition, validationError, type FieldError } from '../errors.ts'
+
+/** Error types a workflow or activity may fail with to refuse a request (ApplicationFailure `type`). */
+export const REFUSAL_TYPES = ['invalid_state_transition', 'validation_error', 'conflict'] as const
+
+/**
+ * A business refusal as an ApplicationFailure the workflow passes on unchanged (non-retryable: retrying will not
+ * change the answer). Validation errors carry their field errors as the failure's details.
+ */
+export function refusal(error: AppError): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: error.code,
+    message: error.message,
+    nonRetryable: true,
+    ...(error.errors ? { details: [error.errors] } : {}),
+  })
+}
+
+/** The innermost ApplicationFailure with a refusal type in an error's cause chain. */
+function refusalIn(error: unknown): ApplicationFailure | undefined {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    if (e instanceof ApplicationFailure && (REFUSAL_TYPES as readonly string[]).includes(e.type ?? '')) return e
+  }
+  return undefined
+}
+
+function toAppError(failure: ApplicationFailure): AppError {
+  if (failure.type === 'validation_error') return validationError((failure.details?.[0] as FieldError[] | undefined) ?? [], failure.message)
+  if (failure.type === 'conflict') return new AppError(409, 'conflict', 'Conflict', { detail: failure.message })
+  return invalidStateTransition(failure.message)
+}
+
+/**
+ * Runs a call into a workflow and maps its failures.
+ * @param what - the workflow as a user would name it ("onboarding"), for the not-running error
+ * @param timeoutMs - longest the API waits (an update waits for the workflow's answer)
+ */
+export async function callWorkflow<T>(temporal: Client, what: string, call: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
+  try {
+    return await temporal.withDeadline(Date.now() + timeoutMs, call)
+  } catch (error) {
+    const refused = refusalIn(error)
+    if (refused) throw toAppError(refused)
+    if (error instanceof WorkflowNotFoundError) throw invalidStateTransition(`No ${what} is in progress.`)
+    if (error instanceof WorkflowUpdateFailedError) throw error
+    if (error instanceof ServiceError || error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
+      throw dependencyUnavailable('The workflow service')
+    }
+    throw error
+  }
+}

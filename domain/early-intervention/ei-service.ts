@@ -1,0 +1,109 @@
+/**
+ * @module What the API does with a child's early-intervention plan: shows it (the deadlines and next check-in the
+ * check-in workflow computed, the 45-day exception) and records or withdraws a documented exception to the 45-day
+ * timeline (34 CFR §303.310(b)). A change is announced to the workflow after commit (ei-workflow-sync.ts).
+ */
+import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import { invalidStateTransition, notFound } from '../errors.ts'
+import { earlyInterventionWorkflowId } from '../../workflows/early-intervention-contract.ts'
+import type { Deadline, TimelineException } from './ei-plan.ts'
+import { DEFAULT_EI_POLICY } from './ei-policy.ts'
+import { addDays } from './calendar.ts'
+
+export interface TimelineExceptionInput {
+  reason: TimelineException
+  /** Where the record documents the circumstances or the attempts to obtain consent (required by §303.310(b)). */
+  note: string
+}
+
+export interface EarlyInterventionView {
+  childId: string
+  enrolled: boolean
+  /** NOT_STARTED until the workflow first computes the plan (moments after enrolment). */
+  status: 'ACTIVE' | 'CLOSED' | 'NOT_STARTED'
+  closedReason: string | null
+  deadlines: Deadline[]
+  nextCheckInDate: string | null
+  computedFor: string | null
+  timelineException: { reason: TimelineException; note: string; recordedAt: string } | null
+  workflowId: string
+  updatedAt: string | null
+}
+
+const dateOf = (value: Date | null) => (value ? value.toISOString().slice(0, 10) : null)
+
+async function loadChild({ tx, tenantId }: UnitOfWork, childId: string) {
+  const child = await tx.child.findFirst({
+    where: { id: childId, tenantId },
+    select: {
+      id: true,
+      eiReferralDate: true,
+      eiInitialIfspDate: true,
+      eiExitDate: true,
+      archivedAt: true,
+      earlyInterventionPlan: true,
+    },
+  })
+  if (!child) throw notFound('child', childId)
+  return child
+}
+
+/** The child's plan as the workflow last computed it. @throws AppError `not_found` */
+export async function getEarlyInterventionView(uow: UnitOfWork, childId: string): Promise<EarlyInterventionView> {
+  const child = await loadChild(uow, childId)
+  const plan = child.earlyInterventionPlan
+  return {
+    childId: child.id,
+    enrolled: child.eiReferralDate !== null && child.eiExitDate === null && child.archivedAt === null,
+    status: plan ? plan.status : 'NOT_STARTED',
+    closedReason: plan?.closedReason ?? null,
+    deadlines: (plan?.deadlines ?? []) as unknown as Deadline[],
+    nextCheckInDate: dateOf(plan?.nextCheckInDate ?? null),
+    computedFor: dateOf(plan?.computedFor ?? null),
+    timelineException:
+      plan?.timelineException && plan.timelineExceptionRecordedAt
+        ? {
+            reason: plan.timelineException,
+            note: plan.timelineExceptionNote ?? '',
+            recordedAt: plan.timelineExceptionRecordedAt.toISOString(),
+          }
+        : null,
+    workflowId: earlyInterventionWorkflowId(uow.tenantId, child.id),
+    updatedAt: plan?.updatedAt.toISOString() ?? null,
+  }
+}
+
+/**
+ * Records (or replaces) a documented exception to the 45-day timeline. Refused for a child not enrolled, and when the
+ * initial IFSP meeting was held within the limit (there is no delay to explain).
+ * @throws AppError `not_found`, `invalid_state_transition`
+ */
+export async function recordTimelineException(uow: UnitOfWork, childId: string, input: TimelineExceptionInput, now: Date) {
+  await uow.tx.$queryRaw`SELECT id FROM children WHERE id = ${childId} AND tenant_id = ${uow.tenantId} FOR UPDATE`
+  const child = await loadChild(uow, childId)
+  if (child.eiReferralDate === null || child.eiExitDate !== null || child.archivedAt !== null) {
+    throw invalidStateTransition('The child is not enrolled in early intervention.')
+  }
+  const limit = addDays(dateOf(child.eiReferralDate)!, DEFAULT_EI_POLICY.initialIfspDays)
+  const held = dateOf(child.eiInitialIfspDate)
+  if (held !== null && held <= limit) {
+    throw invalidStateTransition('The initial IFSP meeting was held within 45 days of the referral: there is no delay to except.')
+  }
+  const exception = { timelineException: input.reason, timelineExceptionNote: input.note, timelineExceptionRecordedAt: now }
+  await uow.tx.earlyInterventionPlan.upsert({
+    where: { childId },
+    create: { childId, tenantId: uow.tenantId, ...exception },
+    update: exception,
+  })
+  return getEarlyInterventionView(uow, childId)
+}
+
+/** Withdraws the exception (the 45-day clock applies again). Idempotent. @throws AppError `not_found` */
+export async function withdrawTimelineException(uow: UnitOfWork, childId: string) {
+  await loadChild(uow, childId)
+  await uow.tx.earlyInterventionPlan.updateMany({
+    where: { childId, tenantId: uow.tenantId },
+    data: { timelineException: null, timelineExceptionNote: null, timelineExceptionRecordedAt: null },
+  })
+  return getEarlyInterventionView(uow, childId)
+}

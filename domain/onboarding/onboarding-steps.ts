@@ -1,0 +1,242 @@
+/**
+ * @module The steps of a provider's onboarding as database operations. The onboarding workflow decides every step
+ * (a Temporal update accepted or refused against its current step and timers); the step is then recorded here — by
+ * the API request that asked for it, in its own transaction, and again by the workflow's activity, in case that
+ * request did not commit. Recording is therefore idempotent: a step already recorded (the row is at a later step or
+ * closed) answers the row's state and changes nothing. The provider's own status moves only through the providers
+ * domain (domain/providers/onboarding.ts): submit-for-review when the background check is in, approve at the end —
+ * the same operations as `POST /v1/providers/{id}/approve`, so `provider.approved` is recorded in one place.
+ */
+import type { Prisma } from '../../generated/prisma/client.ts'
+import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import { localDateOf } from '../assessments/due-day.ts'
+import { openNotifications, recordCareNotification, settleNotifications } from '../care-workflows/care-notifications.ts'
+import { invalidStateTransition, notFound, validationError } from '../errors.ts'
+import { transitionProvider } from '../providers/onboarding.ts'
+import { readCredentials } from '../providers/credentials.ts'
+import { documentGaps, profileGaps, verifyLicence, type DocumentType, type OnboardingStatus, type OnboardingStep } from './onboarding-rules.ts'
+
+export const ONBOARDING_WORKFLOW_KIND = 'provider-onboarding'
+
+export interface OnboardingRef {
+  providerId: string
+  attempt: number
+}
+
+/** When the step that begins now times out and is next reminded (computed by the workflow, which owns the timers). */
+export interface StepTimers {
+  stepStartedAt: number
+  stepDeadlineAt: number
+  nextReminderAt: number | null
+}
+
+export interface OnboardingStateValue {
+  status: OnboardingStatus
+  step: OnboardingStep
+}
+
+/** A step as the workflow accepted it, with what it records. */
+export type OnboardingOperation =
+  | { action: 'confirmProfile' }
+  | { action: 'submitDocuments'; documents: Array<{ type: DocumentType; reference: string }> }
+  | { action: 'verifyLicence' }
+  | { action: 'recordBackgroundCheck'; result: { outcome: 'CLEAR' | 'NOT_CLEAR'; reference: string } }
+  | { action: 'approve' }
+  | { action: 'reject'; reason: string }
+
+const subject = (providerId: string) => ({ workflowKind: ONBOARDING_WORKFLOW_KIND, providerId }) as const
+const stateOf = (row: { status: OnboardingStatus; step: OnboardingStep }): OnboardingStateValue => ({ status: row.status, step: row.step })
+
+const timerColumns = (timers: StepTimers) => ({
+  stepStartedAt: new Date(timers.stepStartedAt),
+  stepDeadlineAt: new Date(timers.stepDeadlineAt),
+  nextReminderAt: timers.nextReminderAt === null ? null : new Date(timers.nextReminderAt),
+})
+
+function findRow({ tx, tenantId }: UnitOfWork, providerId: string) {
+  return tx.providerOnboarding.findFirst({ where: { providerId, tenantId } })
+}
+
+/** Locks the onboarding row of this attempt. @throws AppError `not_found`, `invalid_state_transition` (another attempt) */
+async function lockRow(uow: UnitOfWork, ref: OnboardingRef) {
+  await uow.tx.$queryRaw`SELECT provider_id FROM provider_onboardings WHERE provider_id = ${ref.providerId} AND tenant_id = ${uow.tenantId} FOR UPDATE`
+  const row = await findRow(uow, ref.providerId)
+  if (!row) throw notFound('onboarding', ref.providerId)
+  if (row.attempt !== ref.attempt) throw invalidStateTransition('This onboarding attempt was superseded by a newer one.')
+  return row
+}
+
+/** Whether the row still waits for `step` (false: already recorded, or closed). */
+const waitsFor = (row: { status: OnboardingStatus; step: OnboardingStep }, step: OnboardingStep) =>
+  row.status === 'IN_PROGRESS' && row.step === step
+
+/** Moves to `next`: the step's timers, and the reminders of the step left behind are answered. */
+async function advance(uow: UnitOfWork, providerId: string, next: OnboardingStep, data: Prisma.ProviderOnboardingUpdateInput, timers: StepTimers, now: Date) {
+  await uow.tx.providerOnboarding.update({ where: { providerId }, data: { ...data, step: next, ...timerColumns(timers) } })
+  await resolveReminders(uow, providerId, now)
+  return { status: 'IN_PROGRESS' as const, step: next }
+}
+
+async function resolveReminders(uow: UnitOfWork, providerId: string, now: Date) {
+  const reminders = (await openNotifications(uow, subject(providerId))).filter((n) => n.kind !== 'ONBOARDING_TIMED_OUT').map((n) => n.id)
+  await settleNotifications(uow, subject(providerId), 'RESOLVED', now, reminders)
+}
+
+async function providerOf({ tx, tenantId }: UnitOfWork, providerId: string) {
+  const provider = await tx.provider.findFirst({
+    where: { id: providerId, tenantId },
+    select: { email: true, disciplines: true, ageGroups: true, languages: true, credentials: true, timeZone: true, onboardingStatus: true },
+  })
+  if (!provider) throw notFound('provider', providerId)
+  return provider
+}
+
+/**
+ * What the API checks before it asks the workflow for a step, so a request the step's rules refuse never moves the
+ * workflow: the step must be the row's current one, the profile complete, the documents there. For the documents and
+ * a renewed verification it also verifies the licence, whose outcome decides the step the workflow moves to.
+ * @throws AppError `not_found`, `invalid_state_transition`, `validation_error`
+ */
+export async function checkStepRequest(
+  uow: UnitOfWork,
+  providerId: string,
+  op: OnboardingOperation,
+  expected: OnboardingStep | undefined,
+  now: Date
+) {
+  const provider = await providerOf(uow, providerId)
+  await uow.tx.$queryRaw`SELECT provider_id FROM provider_onboardings WHERE provider_id = ${providerId} AND tenant_id = ${uow.tenantId} FOR UPDATE`
+  const row = await findRow(uow, providerId)
+  if (!row || row.status !== 'IN_PROGRESS') {
+    throw invalidStateTransition(`No onboarding of this provider is in progress${row ? ` (it is ${row.status})` : ''}.`)
+  }
+  if (expected && row.step !== expected) throw invalidStateTransition(`The onboarding is at step ${row.step}, not ${expected}.`)
+  if (op.action === 'confirmProfile') {
+    const gaps = profileGaps(provider)
+    if (gaps.length > 0) throw validationError(gaps, "The provider's profile is incomplete; complete it with PATCH /v1/providers/{id}.")
+  }
+  if (op.action === 'submitDocuments') {
+    const gaps = documentGaps(op.documents)
+    if (gaps.length > 0) throw validationError(gaps)
+  }
+  const documents = op.action === 'submitDocuments' ? op.documents : (row.documents as Array<{ type: string }>)
+  const licenceVerified =
+    verifyLicence(readCredentials(provider.credentials), documents, localDateOf(now, provider.timeZone)).outcome === 'VERIFIED'
+  return { row, licenceVerified }
+}
+
+/**
+ * Verifies the licence (domain rules over the provider's credentials and the documents): VERIFIED moves on to the
+ * background check; FAILED stays, with the reasons recorded and a notification to the provider, until the
+ * credentials are corrected and verification is asked for again.
+ */
+async function checkLicence(uow: UnitOfWork, ref: OnboardingRef, row: { documents: Prisma.JsonValue }, timers: StepTimers, now: Date) {
+  const provider = await providerOf(uow, ref.providerId)
+  const result = verifyLicence(readCredentials(provider.credentials), row.documents as Array<{ type: string }>, localDateOf(now, provider.timeZone))
+  const verification = { ...result, checkedAt: now.toISOString() } as unknown as Prisma.InputJsonObject
+  if (result.outcome === 'VERIFIED') {
+    return advance(uow, ref.providerId, 'BACKGROUND_CHECK', { licenceVerification: verification, licenceVerifiedAt: now }, timers, now)
+  }
+  await uow.tx.providerOnboarding.update({ where: { providerId: ref.providerId }, data: { licenceVerification: verification } })
+  await recordCareNotification(uow, {
+    workflowKind: ONBOARDING_WORKFLOW_KIND,
+    kind: 'ONBOARDING_LICENCE_NOT_VERIFIED',
+    providerId: ref.providerId,
+    details: { step: 'LICENCE_VERIFICATION', audience: 'PROVIDER', attempt: ref.attempt, reasons: result.reasons },
+    // One per verification the workflow accepted: the request and the workflow's activity record the same one.
+    dedupeKey: `${ONBOARDING_WORKFLOW_KIND}:${ref.providerId}:${ref.attempt}:licence:${timers.stepStartedAt}`,
+  })
+  return { status: 'IN_PROGRESS' as const, step: 'LICENCE_VERIFICATION' as const }
+}
+
+/**
+ * Records a step the workflow accepted. Idempotent: a step already recorded answers the row's state.
+ * @param timers - the timers of the step that begins (from the workflow's acceptance)
+ */
+export async function applyStep(uow: UnitOfWork, ref: OnboardingRef, op: OnboardingOperation, timers: StepTimers, now: Date): Promise<OnboardingStateValue> {
+  const row = await lockRow(uow, ref)
+  const state = stateOf(row)
+  switch (op.action) {
+    case 'confirmProfile':
+      return waitsFor(row, 'PROFILE') ? advance(uow, ref.providerId, 'DOCUMENTS', { profileConfirmedAt: now }, timers, now) : state
+    case 'submitDocuments':
+      return waitsFor(row, 'DOCUMENTS')
+        ? advance(uow, ref.providerId, 'LICENCE_VERIFICATION', { documents: op.documents as unknown as Prisma.InputJsonArray, documentsSubmittedAt: now }, timers, now)
+        : state
+    case 'verifyLicence':
+      return waitsFor(row, 'LICENCE_VERIFICATION') ? checkLicence(uow, ref, row, timers, now) : state
+    case 'recordBackgroundCheck': {
+      if (!waitsFor(row, 'BACKGROUND_CHECK')) return state
+      const provider = await providerOf(uow, ref.providerId)
+      if (provider.onboardingStatus === 'INVITED') await transitionProvider(uow, ref.providerId, 'submitForReview', now)
+      return advance(uow, ref.providerId, 'ADMIN_APPROVAL', { backgroundCheck: op.result, backgroundCheckCompletedAt: now }, timers, now)
+    }
+    case 'approve':
+      if (!waitsFor(row, 'ADMIN_APPROVAL')) return state
+      await transitionProvider(uow, ref.providerId, 'approve', now)
+      return close(uow, ref.providerId, 'APPROVED', now)
+    case 'reject':
+      return row.status === 'IN_PROGRESS' ? close(uow, ref.providerId, 'REJECTED', now, op.reason) : state
+  }
+}
+
+/** Closes the row with a final status; reminders are answered (APPROVED) or cancelled. */
+async function close(uow: UnitOfWork, providerId: string, status: Exclude<OnboardingStatus, 'IN_PROGRESS'>, now: Date, decisionNote?: string) {
+  const row = await uow.tx.providerOnboarding.update({
+    where: { providerId },
+    data: { status, closedAt: now, stepDeadlineAt: null, nextReminderAt: null, ...(decisionNote ? { decisionNote } : {}) },
+  })
+  if (status === 'APPROVED') await resolveReminders(uow, providerId, now)
+  await settleNotifications(uow, subject(providerId), 'CANCELLED', now)
+  return stateOf(row)
+}
+
+/**
+ * Takes the provider's word when it was moved outside the workflow: approved (through `POST /v1/providers/{id}/approve`)
+ * closes the onboarding as APPROVED, offboarded as CANCELLED; otherwise nothing changes.
+ */
+export async function reconcile(uow: UnitOfWork, ref: OnboardingRef, now: Date): Promise<OnboardingStateValue> {
+  await uow.tx.$queryRaw`SELECT provider_id FROM provider_onboardings WHERE provider_id = ${ref.providerId} AND tenant_id = ${uow.tenantId} FOR UPDATE`
+  const row = await findRow(uow, ref.providerId)
+  if (!row || row.attempt !== ref.attempt || row.status !== 'IN_PROGRESS') return row ? stateOf(row) : { status: 'CANCELLED', step: 'PROFILE' }
+  const provider = await providerOf(uow, ref.providerId)
+  if (provider.onboardingStatus === 'APPROVED') return close(uow, ref.providerId, 'APPROVED', now, 'Approved outside the onboarding workflow.')
+  if (provider.onboardingStatus === 'OFFBOARDED') return close(uow, ref.providerId, 'CANCELLED', now, 'The provider was offboarded.')
+  return stateOf(row)
+}
+
+/** Times the onboarding out, or records its cancellation; an approval that happened meanwhile outside wins. */
+export async function closeAs(uow: UnitOfWork, ref: OnboardingRef, status: 'TIMED_OUT' | 'CANCELLED', now: Date) {
+  const reconciled = await reconcile(uow, ref, now)
+  if (reconciled.status !== 'IN_PROGRESS') return reconciled
+  const row = await findRow(uow, ref.providerId)
+  const closed = await close(uow, ref.providerId, status, now)
+  if (status === 'TIMED_OUT') {
+    await recordCareNotification(uow, {
+      workflowKind: ONBOARDING_WORKFLOW_KIND,
+      kind: 'ONBOARDING_TIMED_OUT',
+      providerId: ref.providerId,
+      details: { step: row!.step, audience: 'ADMIN', attempt: ref.attempt },
+      dedupeKey: `${ONBOARDING_WORKFLOW_KIND}:${ref.providerId}:${ref.attempt}:timed-out`,
+    })
+  }
+  return closed
+}
+
+/** A reminder that the step still waits (to the provider for profile and documents, to admins after). */
+export async function remind(uow: UnitOfWork, ref: OnboardingRef, step: OnboardingStep, reminder: number, nextReminderAt: number | null, now: Date) {
+  const reconciled = await reconcile(uow, ref, now)
+  if (reconciled.status !== 'IN_PROGRESS' || reconciled.step !== step) return reconciled
+  await recordCareNotification(uow, {
+    workflowKind: ONBOARDING_WORKFLOW_KIND,
+    kind: 'ONBOARDING_REMINDER',
+    providerId: ref.providerId,
+    details: { step, reminder, audience: step === 'PROFILE' || step === 'DOCUMENTS' ? 'PROVIDER' : 'ADMIN', attempt: ref.attempt },
+    dedupeKey: `${ONBOARDING_WORKFLOW_KIND}:${ref.providerId}:${ref.attempt}:${step}:${reminder}`,
+  })
+  await uow.tx.providerOnboarding.update({
+    where: { providerId: ref.providerId },
+    data: { nextReminderAt: nextReminderAt === null ? null : new Date(nextReminderAt) },
+  })
+  return reconciled
+}

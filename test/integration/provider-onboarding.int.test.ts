@@ -1,0 +1,310 @@
+/**
+ * Provider onboarding end to end on the real Temporal dev server, the real worker process and the real database,
+ * driven through the API: each step is a Temporal update answered by the workflow, licence verification runs by
+ * itself, the approval goes through the providers domain (`provider.approved`, delivered to a webhook receiver) and
+ * makes the provider bookable. Days are shortened (CARE_WORKFLOW_DAY_MS = 400 ms): reminders every 3 days come every
+ * 1.2 s and a step times out after 14 days, 5.6 s. Also: refusals with stable codes, reminders and the timeout,
+ * approvals racing the timeout, cancellation, a new attempt, and a worker killed mid-onboarding.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { providerOnboardingWorkflowId } from '../../workflows/provider-onboarding-contract.ts'
+import { recordHistory } from '../replay-histories/record-history.ts'
+import { eventually, startPlatform, type Platform } from '../support/platform.ts'
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
+
+const DAY_MS = 400
+const TIMEOUT_MS = 14 * DAY_MS
+
+let platform: Platform
+let receiver: WebhookReceiver
+let token: string
+let tenantId: string
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver()
+  platform = await startPlatform({
+    overrides: {
+      CARE_WORKFLOW_DAY_MS: String(DAY_MS),
+      WEBHOOK_REQUIRE_HTTPS: 'false',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_DISPATCH_INTERVAL_MS: '300',
+    },
+  })
+  const client = await platform.newTenant(['providers', 'bookings', 'webhooks'])
+  tenantId = client.tenantId
+  token = await platform.token(client)
+})
+
+afterAll(async () => {
+  await platform?.stop()
+  await receiver?.close()
+})
+
+const inAYear = () => new Date(Date.now() + 400 * 86_400_000).toISOString().slice(0, 10)
+
+/** An INVITED provider with a complete profile and a licence valid for another year (unless told otherwise). */
+async function invitedProvider(overrides: Record<string, unknown> = {}) {
+  const created = await platform.http.post('/v1/providers', {
+    token,
+    body: {
+      name: 'Dana Whitfield',
+      timeZone: 'America/Chicago',
+      email: 'dana@example.test',
+      disciplines: ['SPEECH_THERAPY'],
+      ageGroups: ['INFANT_TODDLER', 'PRESCHOOL'],
+      languages: ['en', 'es'],
+      credentials: [{ type: 'LICENSE', number: 'SLP-104233', issuingCountry: 'US', issuingRegion: 'TX', expiresOn: inAYear() }],
+      onboardingStatus: 'INVITED',
+      ...overrides,
+    },
+  })
+  expect(created.status, JSON.stringify(created.body)).toBe(201)
+  return created.body.id as string
+}
+
+const path = (providerId: string, step = '') => `/v1/providers/${providerId}/onboarding${step ? `/${step}` : ''}`
+const post = (providerId: string, step: string, body?: unknown) => platform.http.post(path(providerId, step), { token, ...(body ? { body } : {}) })
+const onboarding = async (providerId: string) => (await platform.http.get(path(providerId), { token })).body
+const handleOf = (providerId: string, attempt = 1) => platform.temporal.workflow.getHandle(providerOnboardingWorkflowId(tenantId, providerId, attempt))
+const notifications = async (providerId: string) =>
+  (await platform.http.get(`${path(providerId, 'notifications')}?sort=createdAt&limit=100`, { token })).body.data as Array<{
+    kind: string
+    status: string
+    details: { step?: string; reminder?: number; reasons?: string[] }
+  }>
+const DOCUMENTS = [
+  { type: 'LICENSE', reference: 'docstore://lic-104233.pdf' },
+  { type: 'IDENTITY', reference: 'docstore://id-1.pdf' },
+]
+
+/** Drives a fresh provider to the admin's approval step. */
+async function atApproval() {
+  const providerId = await invitedProvider()
+  expect((await post(providerId, '')).status).toBe(201)
+  expect((await post(providerId, 'profile')).status).toBe(200)
+  expect((await post(providerId, 'documents', { documents: DOCUMENTS })).body.step).toBe('BACKGROUND_CHECK')
+  const checked = await post(providerId, 'background-check', { outcome: 'CLEAR', reference: 'chk_1' })
+  expect(checked.status, JSON.stringify(checked.body)).toBe(200)
+  return providerId
+}
+
+describe('onboarding from invitation to a bookable provider', () => {
+  it('walks every step through the API, ends in provider.approved and a bookable provider', async () => {
+    const endpoint = await platform.http.post('/v1/webhook-endpoints', {
+      token,
+      body: { url: receiver.url('/approved'), events: ['provider.approved'] },
+    })
+    expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201)
+    const providerId = await invitedProvider()
+
+    const started = await post(providerId, '')
+    expect(started.status, JSON.stringify(started.body)).toBe(201)
+    expect(started.body).toMatchObject({ status: 'IN_PROGRESS', step: 'PROFILE', attempt: 1, providerStatus: 'INVITED' })
+    expect(started.body.workflowId).toBe(providerOnboardingWorkflowId(tenantId, providerId, 1))
+
+    // Operators find it by tenant, kind and provider, and read what it is from its summary: ids only.
+    const handle = handleOf(providerId)
+    const described = await eventually(() => handle.describe().catch(() => undefined))
+    expect(described.searchAttributes).toMatchObject({
+      TenantId: [tenantId],
+      WorkflowKind: ['provider-onboarding'],
+      ProviderId: [providerId],
+    })
+    expect(await described.staticSummary()).toBe(`Provider onboarding: provider ${providerId}, attempt 1`)
+    expect(await described.staticDetails()).toContain(`GET /v1/providers/${providerId}/onboarding`)
+
+    const profile = await post(providerId, 'profile')
+    expect(profile.status, JSON.stringify(profile.body)).toBe(200)
+    expect(profile.body).toMatchObject({ step: 'DOCUMENTS' })
+    expect(profile.body.profileConfirmedAt).not.toBeNull()
+
+    // The licence is verified as soon as the documents are in: the answer already says so.
+    const documents = await post(providerId, 'documents', { documents: DOCUMENTS })
+    expect(documents.status, JSON.stringify(documents.body)).toBe(200)
+    expect(documents.body).toMatchObject({
+      step: 'BACKGROUND_CHECK',
+      documents: DOCUMENTS,
+      licenceVerification: { outcome: 'VERIFIED', reasons: [], licence: { number: 'SLP-104233' } },
+    })
+    // The workflow agrees (its own recording of the step was a no-op).
+    expect(await handle.query('onboardingState')).toMatchObject({ status: 'IN_PROGRESS', step: 'BACKGROUND_CHECK' })
+
+    const checked = await post(providerId, 'background-check', { outcome: 'CLEAR', reference: 'chk_55812' })
+    expect(checked.status).toBe(200)
+    expect(checked.body).toMatchObject({ step: 'ADMIN_APPROVAL', providerStatus: 'IN_REVIEW', backgroundCheck: { outcome: 'CLEAR' } })
+    expect((await platform.http.get(`/v1/providers/${providerId}`, { token })).body.bookable).toBe(false)
+
+    const approved = await post(providerId, 'approve')
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200)
+    expect(approved.body).toMatchObject({ status: 'APPROVED', providerStatus: 'APPROVED', stepDeadlineAt: null })
+    const provider = (await platform.http.get(`/v1/providers/${providerId}`, { token })).body
+    expect(provider).toMatchObject({ onboardingStatus: 'APPROVED', bookable: true })
+
+    expect(await handle.result()).toMatchObject({ status: 'APPROVED', step: 'ADMIN_APPROVAL' })
+    await recordHistory(handle, 'providerOnboardingWorkflow-approved')
+
+    // provider.approved, recorded by the providers domain's own operation, reaches the subscriber.
+    const [delivery] = await receiver.waitFor('/approved', 1, 20_000)
+    expect(JSON.parse(delivery!.body)).toMatchObject({ type: 'provider.approved', data: { providerId } })
+    // Any reminder of the steps passed is answered, none stays open.
+    expect((await notifications(providerId)).filter((n) => n.status === 'OPEN')).toEqual([])
+  })
+})
+
+describe('refusals keep their stable codes', () => {
+  it('refuses steps out of order, an incomplete profile, missing documents, a second start and other tenants', async () => {
+    const providerId = await invitedProvider({ email: undefined, languages: [] })
+    expect((await post(providerId, 'profile')).body.code).toBe('invalid_state_transition')
+    expect((await post(providerId, '')).status).toBe(201)
+
+    const early = await post(providerId, 'approve')
+    expect(early.status).toBe(409)
+    expect(early.body).toMatchObject({ code: 'invalid_state_transition' })
+    expect(early.body.detail).toContain('PROFILE')
+
+    const incomplete = await post(providerId, 'profile')
+    expect(incomplete.status).toBe(400)
+    expect(incomplete.body.code).toBe('validation_error')
+    expect(incomplete.body.errors.map((e: { path: string; code: string }) => `${e.path}:${e.code}`)).toEqual([
+      'email:profile_incomplete',
+      'languages:profile_incomplete',
+    ])
+    const fixed = await platform.http.request('PATCH', `/v1/providers/${providerId}`, {
+      token,
+      body: { email: 'dana@example.test', languages: ['en'] },
+      headers: { 'Content-Type': 'application/merge-patch+json' },
+    })
+    expect(fixed.status).toBe(200)
+    expect((await post(providerId, 'profile')).status).toBe(200)
+
+    const missing = await post(providerId, 'documents', { documents: [{ type: 'LICENSE', reference: 'x' }] })
+    expect(missing.status).toBe(400)
+    expect(missing.body.errors).toEqual([expect.objectContaining({ path: 'documents', code: 'document_required' })])
+    expect((await onboarding(providerId)).step).toBe('DOCUMENTS')
+
+    expect((await post(providerId, '')).body).toMatchObject({ status: 409, code: 'invalid_state_transition' })
+    const approvedProvider = await invitedProvider({ onboardingStatus: 'APPROVED' })
+    expect((await post(approvedProvider, '')).body).toMatchObject({ status: 409, code: 'invalid_state_transition' })
+
+    const other = await platform.newTenant(['providers'])
+    const otherToken = await platform.token(other)
+    expect((await platform.http.get(path(providerId), { token: otherToken })).status).toBe(404)
+    expect((await platform.http.post(path(providerId, 'approve'), { token: otherToken })).status).toBe(404)
+    expect((await platform.http.get(path(await invitedProvider()), { token })).status).toBe(404)
+    await handleOf(providerId).cancel()
+  })
+
+  it('stops at a licence that fails verification until the credentials are corrected', async () => {
+    const providerId = await invitedProvider({
+      credentials: [{ type: 'LICENSE', number: 'SLP-9', issuingCountry: 'US', issuingRegion: 'TX', expiresOn: '2025-01-31' }],
+    })
+    await post(providerId, '')
+    await post(providerId, 'profile')
+    const failed = (await post(providerId, 'documents', { documents: DOCUMENTS })).body
+    expect(failed).toMatchObject({ step: 'LICENCE_VERIFICATION', licenceVerification: { outcome: 'FAILED', reasons: ['LICENSE_EXPIRED'] } })
+    expect((await notifications(providerId)).map((n) => n.kind)).toContain('ONBOARDING_LICENCE_NOT_VERIFIED')
+
+    await platform.http.request('PATCH', `/v1/providers/${providerId}`, {
+      token,
+      body: { credentials: [{ type: 'LICENSE', number: 'SLP-9', issuingCountry: 'US', issuingRegion: 'TX', expiresOn: inAYear() }] },
+      headers: { 'Content-Type': 'application/merge-patch+json' },
+    })
+    const retried = await post(providerId, 'licence-verification')
+    expect(retried.status, JSON.stringify(retried.body)).toBe(200)
+    expect(retried.body).toMatchObject({ step: 'BACKGROUND_CHECK', licenceVerification: { outcome: 'VERIFIED' } })
+    await handleOf(providerId).cancel()
+  })
+})
+
+describe('reminders, timeouts and cancellation', () => {
+  it('reminds while a step waits, times out after 14 days, and allows a new attempt', async () => {
+    const providerId = await invitedProvider()
+    await post(providerId, '')
+    const handle = handleOf(providerId)
+    expect(await handle.result()).toEqual({ status: 'TIMED_OUT', step: 'PROFILE', remindersSent: 4 })
+    const recorded = await notifications(providerId)
+    expect(recorded.map((n) => `${n.kind}:${n.details.step}:${n.details.reminder ?? ''}:${n.status}`)).toEqual([
+      'ONBOARDING_REMINDER:PROFILE:1:CANCELLED',
+      'ONBOARDING_REMINDER:PROFILE:2:CANCELLED',
+      'ONBOARDING_REMINDER:PROFILE:3:CANCELLED',
+      'ONBOARDING_REMINDER:PROFILE:4:CANCELLED',
+      'ONBOARDING_TIMED_OUT:PROFILE::OPEN',
+    ])
+    expect(await onboarding(providerId)).toMatchObject({ status: 'TIMED_OUT', providerStatus: 'INVITED', stepDeadlineAt: null })
+    await recordHistory(handle, 'providerOnboardingWorkflow-timed-out')
+
+    const again = await post(providerId, '')
+    expect(again.status).toBe(201)
+    expect(again.body).toMatchObject({ attempt: 2, status: 'IN_PROGRESS', step: 'PROFILE', workflowId: providerOnboardingWorkflowId(tenantId, providerId, 2) })
+    expect((await post(providerId, 'profile')).body.step).toBe('DOCUMENTS')
+    await handleOf(providerId, 2).cancel()
+  }, 60_000)
+
+  it('cancels through the API: the workflow records CANCELLED and the reminders are cancelled', async () => {
+    const providerId = await invitedProvider()
+    await post(providerId, '')
+    await eventually(async () => ((await notifications(providerId)).length > 0 ? true : undefined), 10_000)
+    const cancelled = await platform.http.request('DELETE', path(providerId), { token })
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200)
+    expect(cancelled.body).toMatchObject({ status: 'CANCELLED', step: 'PROFILE' })
+    await handleOf(providerId).result().catch(() => undefined)
+    expect((await handleOf(providerId).describe()).status.name).toBe('CANCELLED')
+    expect((await notifications(providerId)).every((n) => n.status === 'CANCELLED')).toBe(true)
+    expect((await platform.http.request('DELETE', path(providerId), { token })).body.code).toBe('invalid_state_transition')
+    await recordHistory(handleOf(providerId), 'providerOnboardingWorkflow-cancelled')
+  })
+})
+
+describe('an approval racing the timeout', () => {
+  it('either approves (provider.approved, bookable) or times out, never both and never neither', async () => {
+    const offsets = [-500, -200, 0, 200, 500]
+    const outcomes = await Promise.all(
+      offsets.map(async (offset) => {
+        const providerId = await atApproval()
+        const deadline = Date.parse((await onboarding(providerId)).stepDeadlineAt)
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline + offset - Date.now())))
+        const answer = await post(providerId, 'approve')
+        const result = await handleOf(providerId).result()
+        const provider = (await platform.http.get(`/v1/providers/${providerId}`, { token })).body
+        const events = (await platform.http.get(`/v1/events?type=provider.approved&limit=100`, { token })).body.data as Array<{ data: { providerId: string } }>
+        return { offset, status: answer.status, code: answer.body.code, result: result.status, provider, approvedEvents: events.filter((e) => e.data.providerId === providerId).length }
+      })
+    )
+    for (const o of outcomes) {
+      if (o.status === 200) {
+        expect(o, JSON.stringify(o)).toMatchObject({ result: 'APPROVED', provider: { onboardingStatus: 'APPROVED', bookable: true }, approvedEvents: 1 })
+      } else {
+        expect(o, JSON.stringify(o)).toMatchObject({ status: 409, code: 'invalid_state_transition', result: 'TIMED_OUT', provider: { onboardingStatus: 'IN_REVIEW', bookable: false }, approvedEvents: 0 })
+      }
+    }
+    // Well before the deadline the approval wins; well after it the timeout does.
+    expect(outcomes[0]!.status).toBe(200)
+    expect(outcomes.at(-1)!.status).toBe(409)
+  }, 90_000)
+})
+
+describe('a worker killed mid-onboarding', () => {
+  it('carries on after a crash: the timeout that fell due while no worker ran is recorded once, without the moot reminders', async () => {
+    const providerId = await invitedProvider()
+    await post(providerId, '')
+    await post(providerId, 'profile')
+    expect((await post(providerId, 'documents', { documents: DOCUMENTS })).body.step).toBe('BACKGROUND_CHECK')
+    const atBackgroundCheck = async () => (await notifications(providerId)).filter((n) => n.details.step === 'BACKGROUND_CHECK')
+    await eventually(async () => ((await atBackgroundCheck()).length === 1 ? true : undefined), 10_000)
+
+    await platform.killWorkers('SIGKILL')
+    await new Promise((resolve) => setTimeout(resolve, TIMEOUT_MS + 500))
+    // Nothing happened while no worker ran.
+    expect(await atBackgroundCheck()).toHaveLength(1)
+    expect((await onboarding(providerId)).status).toBe('IN_PROGRESS')
+    await platform.startWorker()
+
+    const result = await handleOf(providerId).result()
+    expect(result).toMatchObject({ status: 'TIMED_OUT', step: 'BACKGROUND_CHECK' })
+    // The reminders due meanwhile were made moot by the timeout, which is recorded once.
+    expect((await atBackgroundCheck()).map((n) => `${n.kind}:${n.details.reminder ?? ''}:${n.status}`)).toEqual([
+      'ONBOARDING_REMINDER:1:CANCELLED',
+      'ONBOARDING_TIMED_OUT::OPEN',
+    ])
+  }, 150_000)
+})

@@ -1,0 +1,74 @@
+/**
+ * @module Message contracts of the provider onboarding workflow, shared by the API and the workflow. Each step the API
+ * drives is a Temporal update: the workflow accepts it against its current step and timers (a refusal is
+ * `invalid_state_transition`) and answers with the accepted state and the new step's timers, which the API records,
+ * so the API returns the workflow's decision rather than a guess. Payloads carry ids, references and outcomes only.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow'
+import type { DocumentType, OnboardingStatus, OnboardingStep, OnboardingTiming } from '../domain/onboarding/onboarding-rules.ts'
+import type { StepTimers } from '../domain/onboarding/onboarding-steps.ts'
+
+export const PROVIDER_ONBOARDING_WORKFLOW_TYPE = 'providerOnboardingWorkflow'
+export const PROVIDER_ONBOARDING_KIND = 'provider-onboarding'
+
+/**
+ * One workflow per onboarding attempt of a provider: derived from tenant, provider and attempt, so a start is
+ * idempotent and a new attempt after a timeout or cancellation never lands on the closing run of the last one.
+ */
+export const providerOnboardingWorkflowId = (tenantId: string, providerId: string, attempt: number) =>
+  `${PROVIDER_ONBOARDING_KIND}:${tenantId}:${providerId}:${attempt}`
+
+export interface ProviderOnboardingInput {
+  tenantId: string
+  providerId: string
+  /** The attempt (1, 2, ...) this run drives; activities refuse to touch another attempt's row. */
+  attempt: number
+  timing?: Partial<OnboardingTiming>
+}
+
+export interface OnboardingState {
+  status: OnboardingStatus
+  step: OnboardingStep
+}
+
+/** An update's answer: the state the workflow accepted, and the timers of the step that begins with it. */
+export interface AcceptedStep extends OnboardingState {
+  timers: StepTimers
+}
+
+export interface ProviderOnboardingResult extends OnboardingState {
+  remindersSent: number
+}
+
+export interface SubmittedDocument {
+  type: DocumentType
+  /** Where the document is kept (a document-store id or URL); never its content. */
+  reference: string
+}
+
+export interface BackgroundCheckResult {
+  outcome: 'CLEAR' | 'NOT_CLEAR'
+  /** The screening vendor's report id. */
+  reference: string
+}
+
+export const confirmProfileUpdate = defineUpdate<AcceptedStep, []>('confirmProfile')
+/**
+ * The documents, and whether the licence verification the API ran on them passed (the domain rule decides the
+ * outcome; the workflow decides whether the step may be taken now, and moves to BACKGROUND_CHECK when it passed).
+ */
+export const submitDocumentsUpdate = defineUpdate<AcceptedStep, [SubmittedDocument[], boolean]>('submitDocuments')
+/** The licence verification run again (after the provider's credentials were corrected), and whether it passed. */
+export const retryLicenceVerificationUpdate = defineUpdate<AcceptedStep, [boolean]>('retryLicenceVerification')
+export const recordBackgroundCheckUpdate = defineUpdate<AcceptedStep, [BackgroundCheckResult]>('recordBackgroundCheck')
+/** An admin's approval: ends in `provider.approved`, and the provider is bookable. */
+export const approveOnboardingUpdate = defineUpdate<AcceptedStep, []>('approveOnboarding')
+export const rejectOnboardingUpdate = defineUpdate<AcceptedStep, [{ reason: string }]>('rejectOnboarding')
+/**
+ * The provider was moved outside the workflow (B's approve, suspend or offboard operations): the workflow re-reads
+ * its status and closes if the provider was approved or offboarded meanwhile.
+ */
+export const providerChangedSignal = defineSignal<[]>('providerChanged')
+export const onboardingStateQuery = defineQuery<OnboardingState & { stepDeadlineAt: string; nextReminderAt: string | null }>(
+  'onboardingState'
+)
