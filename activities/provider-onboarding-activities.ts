@@ -9,6 +9,7 @@ import type { OnboardingStep } from '../domain/onboarding/onboarding-rules.ts'
 import {
   applyStep,
   closeAs,
+  notifyReadyForApproval,
   reconcile,
   remind,
   type OnboardingOperation,
@@ -34,6 +35,9 @@ export function createProviderOnboardingActivities({ db, now = () => new Date() 
     /** Records a step the workflow accepted (a no-op when the API request already did). */
     applyOnboardingStep: (input: OnboardingActivityRef & { op: OnboardingOperation; timers: StepTimers }): Promise<OnboardingStateValue> =>
       inTenant(input, (uow) => applyStep(uow, input, input.op, input.timers, now())),
+
+    /** Tells admins the onboarding waits for their decision (while it still does). */
+    notifyReadyForApproval: (input: OnboardingActivityRef): Promise<void> => inTenant(input, (uow) => notifyReadyForApproval(uow, input)),
 
     /** Re-reads the provider after it was moved outside the workflow (approved or offboarded there). */
     reloadOnboarding: (input: OnboardingActivityRef): Promise<OnboardingStateValue> => inTenant(input, (uow) => reconcile(uow, input, now())),

@@ -19,6 +19,7 @@ import {
   condition,
   isCancellation,
   log,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -46,6 +47,12 @@ const activities = proxyActivities<ReturnType<typeof createProviderOnboardingAct
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 })
+
+/**
+ * Patch: admins are told at once when an onboarding reaches their approval (before, the first word they got was the
+ * reminder three days later). Runs started before this change replay without the notice (docs/workflows.md).
+ */
+const READY_FOR_APPROVAL_NOTICE = 'ready-for-approval-notice'
 
 const refuse = (message: string): never => {
   throw ApplicationFailure.create({ type: 'invalid_state_transition', message, nonRetryable: true })
@@ -137,6 +144,9 @@ export async function providerOnboardingWorkflow(input: ProviderOnboardingInput)
         const recorded = await activities.applyOnboardingStep({ ...ref, op: next.op, timers: next.timers })
         // Only a verification the API's request did not record (it failed to commit) can tell the workflow news.
         if (next.op.action === 'verifyLicence' && toRecord.length === 0 && status === 'IN_PROGRESS') follow(recorded, next.timers)
+        if (next.op.action === 'recordBackgroundCheck' && patched(READY_FOR_APPROVAL_NOTICE)) {
+          await activities.notifyReadyForApproval(ref)
+        }
         continue
       }
       const { deadlineAt, reminderAt } = stepTimers(stepStartedAt, remindersSent, timing)

@@ -240,3 +240,17 @@ export async function remind(uow: UnitOfWork, ref: OnboardingRef, step: Onboardi
   })
   return reconciled
 }
+
+/** Tells admins the onboarding reached their approval, unless it has moved on since (one notice per attempt). */
+export async function notifyReadyForApproval(uow: UnitOfWork, ref: OnboardingRef): Promise<void> {
+  const row = await lockRow(uow, ref)
+  if (!waitsFor(row, 'ADMIN_APPROVAL')) return
+  const check = row.backgroundCheck as { outcome?: string } | null
+  await recordCareNotification(uow, {
+    workflowKind: ONBOARDING_WORKFLOW_KIND,
+    kind: 'ONBOARDING_READY_FOR_APPROVAL',
+    providerId: ref.providerId,
+    details: { step: 'ADMIN_APPROVAL', audience: 'ADMIN', attempt: ref.attempt, backgroundCheck: check?.outcome ?? null },
+    dedupeKey: `${ONBOARDING_WORKFLOW_KIND}:${ref.providerId}:${ref.attempt}:ready-for-approval`,
+  })
+}

@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { providerOnboardingWorkflowId } from '../../workflows/provider-onboarding-contract.ts'
+import { eventDeliveryWorkflowId } from '../../workflows/webhook-delivery-shared.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
@@ -133,6 +134,8 @@ describe('onboarding from invitation to a bookable provider', () => {
     expect(checked.status).toBe(200)
     expect(checked.body).toMatchObject({ step: 'ADMIN_APPROVAL', providerStatus: 'IN_REVIEW', backgroundCheck: { outcome: 'CLEAR' } })
     expect((await platform.http.get(`/v1/providers/${providerId}`, { token })).body.bookable).toBe(false)
+    // Admins hear at once that a decision waits for them.
+    await eventually(async () => ((await notifications(providerId)).some((n) => n.kind === 'ONBOARDING_READY_FOR_APPROVAL') ? true : undefined), 10_000)
 
     const approved = await post(providerId, 'approve')
     expect(approved.status, JSON.stringify(approved.body)).toBe(200)
@@ -141,13 +144,20 @@ describe('onboarding from invitation to a bookable provider', () => {
     expect(provider).toMatchObject({ onboardingStatus: 'APPROVED', bookable: true })
 
     expect(await handle.result()).toMatchObject({ status: 'APPROVED', step: 'ADMIN_APPROVAL' })
-    await recordHistory(handle, 'providerOnboardingWorkflow-approved')
+    // Recorded again after the ready-for-approval patch: this history has the patch marker, the older one has not.
+    await recordHistory(handle, 'providerOnboardingWorkflow-approved-with-ready-notice')
 
     // provider.approved, recorded by the providers domain's own operation, reaches the subscriber.
     const [delivery] = await receiver.waitFor('/approved', 1, 20_000)
-    expect(JSON.parse(delivery!.body)).toMatchObject({ type: 'provider.approved', data: { providerId } })
-    // Any reminder of the steps passed is answered, none stays open.
-    expect((await notifications(providerId)).filter((n) => n.status === 'OPEN')).toEqual([])
+    const event = JSON.parse(delivery!.body)
+    expect(event).toMatchObject({ type: 'provider.approved', data: { providerId } })
+    const deliveryWorkflow = platform.temporal.workflow.getHandle(eventDeliveryWorkflowId(event.id, endpoint.body.id))
+    await deliveryWorkflow.result()
+    await recordHistory(deliveryWorkflow, 'webhookDeliveryWorkflow-delivered')
+    // Any reminder or notice of the steps passed is answered, none stays open.
+    const after = await notifications(providerId)
+    expect(after.filter((n) => n.status === 'OPEN')).toEqual([])
+    expect(after.find((n) => n.kind === 'ONBOARDING_READY_FOR_APPROVAL')?.status).toBe('RESOLVED')
   })
 })
 
