@@ -40,15 +40,71 @@ export type DeliverOnceResult =
   /** `firstAttemptAt`: when attempt 1 was made; the retry window runs from there. */
   | { outcome: 'RETRY'; retryInMs: number; firstAttemptAt: number }
 
-type LoadedDelivery = NonNullable<Awaited<ReturnType<typeof loadDelivery>>>
+/** A delivery with what an attempt needs of its event and endpoint. */
+export interface LoadedDelivery {
+  id: string
+  status: 'PENDING' | 'SUCCEEDED' | 'FAILED'
+  attemptCount: number
+  nextAttemptAt: Date | null
+  endpointId: string
+  /** When attempt 1 was made, once it was. */
+  firstAttemptAt: Date | null
+  event: { id: string; type: string; createdAt: Date; data: unknown }
+  endpoint: {
+    url: string
+    signingScheme: 'V1' | 'V2'
+    secret: string
+    previousSecret: string | null
+    previousSecretExpiresAt: Date | null
+    signingKey: string | null
+    previousSigningKey: string | null
+    enabled: boolean
+    failingSince: Date | null
+  }
+}
 
-const loadDelivery = (db: Db, tenantId: string, deliveryId: string) =>
-  runInUnitOfWork(db, tenantId, ({ tx }) =>
-    tx.webhookDelivery.findFirst({
-      where: { id: deliveryId, tenantId },
-      include: { event: true, endpoint: true, attempts: { where: { number: 1 }, select: { attemptedAt: true } } },
-    })
+/** One round trip for everything an attempt reads (in the tenant's unit of work: row-level security applies). */
+async function loadDelivery(db: Db, tenantId: string, deliveryId: string): Promise<LoadedDelivery | undefined> {
+  const rows = await runInUnitOfWork(db, tenantId, ({ tx }) =>
+    tx.$queryRaw<Array<Record<string, unknown>>>`
+      SELECT d.id, d.status::text AS status, d.attempt_count, d.next_attempt_at, d.endpoint_id,
+        (SELECT a.attempted_at FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id AND a.number = 1) AS first_attempt_at,
+        e.id AS event_id, e.type AS event_type, e.created_at AS event_created_at, e.data AS event_data,
+        w.url, w.signing_scheme::text AS signing_scheme, w.secret, w.previous_secret, w.previous_secret_expires_at,
+        w.signing_key, w.previous_signing_key, w.enabled, w.failing_since
+      FROM webhook_deliveries d
+      JOIN events e ON e.id = d.event_id
+      JOIN webhook_endpoints w ON w.id = d.endpoint_id
+      WHERE d.id = ${deliveryId} AND d.tenant_id = ${tenantId}`
   )
+  const row = rows[0]
+  if (!row) return undefined
+  return {
+    id: row.id as string,
+    status: row.status as LoadedDelivery['status'],
+    attemptCount: row.attempt_count as number,
+    nextAttemptAt: row.next_attempt_at as Date | null,
+    endpointId: row.endpoint_id as string,
+    firstAttemptAt: row.first_attempt_at as Date | null,
+    event: {
+      id: row.event_id as string,
+      type: row.event_type as string,
+      createdAt: row.event_created_at as Date,
+      data: row.event_data,
+    },
+    endpoint: {
+      url: row.url as string,
+      signingScheme: row.signing_scheme as 'V1' | 'V2',
+      secret: row.secret as string,
+      previousSecret: row.previous_secret as string | null,
+      previousSecretExpiresAt: row.previous_secret_expires_at as Date | null,
+      signingKey: row.signing_key as string | null,
+      previousSigningKey: row.previous_signing_key as string | null,
+      enabled: row.enabled as boolean,
+      failingSince: row.failing_since as Date | null,
+    },
+  }
+}
 
 /** The keys that sign now: the current ones, and the previous ones until their rotation overlap ends. */
 export function signingMaterial(endpoint: LoadedDelivery['endpoint'], now: Date): SigningMaterial {
@@ -68,7 +124,7 @@ function fromRecord(delivery: LoadedDelivery, now: number): DeliverOnceResult {
   return {
     outcome: 'RETRY',
     retryInMs: Math.max(0, (delivery.nextAttemptAt?.getTime() ?? now) - now),
-    firstAttemptAt: delivery.attempts[0]?.attemptedAt.getTime() ?? now,
+    firstAttemptAt: delivery.firstAttemptAt?.getTime() ?? now,
   }
 }
 
@@ -160,7 +216,8 @@ async function recordAttempt(uow: UnitOfWork, input: RecordInput): Promise<Deliv
   switch (outcome.kind) {
     case 'SUCCEEDED':
       await finish('SUCCEEDED')
-      await markEndpointHealthy(uow, delivery.endpointId)
+      // A healthy endpoint (the usual case) needs no write: its row stays untouched by a busy stream of successes.
+      if (delivery.endpoint.failingSince !== null) await markEndpointHealthy(uow, delivery.endpointId)
       return { outcome: 'SUCCEEDED' }
     case 'GONE':
       await finish('FAILED', 'receiver answered 410 Gone: endpoint disabled')

@@ -27,6 +27,7 @@ import {
 } from '../../workflows/webhook-delivery-shared.ts'
 import { onEventsRecorded } from '../events/events-recorded-signal.ts'
 import { newId } from '../ids.ts'
+import { createStarter } from './start-queue.ts'
 import { subscribes } from './subscriptions.ts'
 import type { WebhookSettings } from './webhook-settings.ts'
 
@@ -152,24 +153,12 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     }
   }
 
-  /** Starts rows with bounded concurrency, then marks the started ones and shortens the lease of the others. */
-  async function startAll(rows: StartRow[]): Promise<number> {
-    const started: string[] = []
-    const failed: string[] = []
-    let next = 0
-    const lane = async () => {
-      while (next < rows.length) {
-        const row = rows[next++]!
-        try {
-          await startOne(row)
-          started.push(row.id)
-        } catch (error) {
-          failed.push(row.id)
-          logger.warn({ deliveryId: row.id, workflowId: row.workflowId, err: String(error) }, 'webhook delivery start deferred')
-        }
-      }
-    }
-    await Promise.all(Array.from({ length: Math.min(concurrency, rows.length) }, lane))
+  /**
+   * Starts rows with bounded concurrency, off the fan-out's path: the caller may await the returned promise (tests, the
+   * sweep) or not (a wake-up, so the next events are fanned out while these start). Starts are marked in batches.
+   * @returns how many of `rows` were started once they are all marked
+   */
+  const starter = createStarter(concurrency, startOne, async (started, failed) => {
     if (started.length > 0) {
       await db.webhookDelivery.updateMany({ where: { id: { in: started } }, data: { workflowStartedAt: new Date() } })
     }
@@ -179,31 +168,46 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
         data: { dispatchLeaseUntil: new Date(Date.now() + RETRY_START_AFTER_MS) },
       })
     }
-    return started.length
+  }, logger)
+
+  /** Fans out everything pending; hands the new deliveries to the starter. @returns events fanned out, start promises */
+  async function fanOutAll(): Promise<{ events: number; starts: Promise<number>[] }> {
+    let events = 0
+    const starts: Promise<number>[] = []
+    for (;;) {
+      const batch = await fanOutBatch()
+      events += batch.events
+      if (batch.rows.length > 0) starts.push(starter.start(batch.rows))
+      if (batch.events < BATCH) return { events, starts }
+    }
   }
 
-  async function dispatchPending(): Promise<DispatchCounts> {
-    const counts: DispatchCounts = { fannedOut: 0, started: 0 }
-    for (;;) {
-      const { events, rows } = await fanOutBatch()
-      counts.fannedOut += events
-      counts.started += await startAll(rows)
-      if (events < BATCH) break
-    }
+  /** Hands every unstarted delivery nobody holds to the starter. */
+  async function sweepUnstarted(): Promise<Promise<number>[]> {
+    const starts: Promise<number>[] = []
     for (;;) {
       const rows = await claimUnstarted()
-      counts.started += await startAll(rows)
-      if (rows.length < BATCH) break
+      if (rows.length > 0) starts.push(starter.start(rows))
+      if (rows.length < BATCH) return starts
     }
-    return counts
+  }
+
+  const sum = async (starts: Promise<number>[]) => (await Promise.all(starts)).reduce((a, b) => a + b, 0)
+
+  async function dispatchPending(): Promise<DispatchCounts> {
+    const fanned = await fanOutAll()
+    const swept = await sweepUnstarted()
+    return { fannedOut: fanned.events, started: await sum([...fanned.starts, ...swept]) }
   }
 
   function start(): () => Promise<void> {
     let running: Promise<void> | undefined
     let again = false
+    let sweepDue = true
     let stopped = false
-    const trigger = () => {
+    const trigger = (sweep: boolean) => {
       if (stopped) return
+      sweepDue ||= sweep
       if (running) {
         // Coalesce: whatever arrives during a run is picked up by one more run right after it.
         again = true
@@ -212,21 +216,30 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       running = (async () => {
         do {
           again = false
-          await dispatchPending().catch((error: unknown) => logger.error({ err: String(error) }, 'webhook dispatch failed'))
+          const sweeping = sweepDue
+          sweepDue = false
+          try {
+            // A wake-up only fans out (the starts proceed in the background); the periodic run also sweeps.
+            await fanOutAll()
+            if (sweeping) await sweepUnstarted()
+          } catch (error) {
+            logger.error({ err: String(error) }, 'webhook dispatch failed')
+          }
         } while (again && !stopped)
       })().finally(() => {
         running = undefined
       })
     }
-    const unsubscribe = onEventsRecorded(trigger)
-    const timer = setInterval(trigger, settings.dispatchIntervalMs)
+    const unsubscribe = onEventsRecorded(() => trigger(false))
+    const timer = setInterval(() => trigger(true), settings.dispatchIntervalMs)
     timer.unref()
-    trigger()
+    trigger(true)
     return async () => {
       stopped = true
       unsubscribe()
       clearInterval(timer)
       await running
+      await starter.idle()
     }
   }
 
