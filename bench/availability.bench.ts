@@ -164,15 +164,15 @@ for (const scenario of scenarios) {
     return `${api.url}/v1/availability?${params}`
   }
 
-  let bytes = 0
-  let slots = 0
+  let body = ''
   const endpoint = await time(scenario.runs, 10, async (i) => {
     const response = await fetch(urlOf(i), { headers: { Authorization: `Bearer ${token}` } })
-    const body = await response.text()
+    body = await response.text()
     if (response.status !== 200) throw new Error(`availability answered ${response.status}: ${body.slice(0, 300)}`)
-    bytes = body.length
-    slots = (JSON.parse(body) as { data: Array<{ slots: unknown[] }> }).data.reduce((n, p) => n + p.slots.length, 0)
   })
+  // Counted outside the timing: the client's parsing is not server time.
+  const bytes = body.length
+  const slots = (JSON.parse(body) as { data: Array<{ slots: unknown[] }> }).data.reduce((n, p) => n + p.slots.length, 0)
   const engine = await time(scenario.runs, 10, (i) =>
     runInUnitOfWork(db, tenantId, (uow) => findAvailability(uow, queryOf(i), now))
   )
@@ -197,7 +197,7 @@ for (const scenario of scenarios) {
 await sql.end()
 
 const loadAfter = loadavg()[0]!
-const ms = (t: Timing) => `${t.medianMs.toFixed(2)} / ${t.p95Ms.toFixed(2)}`
+const ms = (t: Timing) => `${t.medianMs.toFixed(2)} / ${t.p95Ms.toFixed(2)} / ${t.bestMs.toFixed(2)}`
 const lines = [
   `Measured ${new Date().toISOString().slice(0, 10)} on this machine (${database.kind === 'postgresql' ? 'PostgreSQL server' : 'embedded PGlite'}, ` +
     `Node ${process.versions.node}, ${cpus().length} CPUs, load average ${loadBefore.toFixed(1)} before and ` +
@@ -208,7 +208,7 @@ const lines = [
     `${DURATION}-minute slots on a 15-minute grid. Command: \`npm run bench:availability\`` +
     (database.kind === 'postgresql' ? ' with `BENCH_DATABASE_URL`.' : '.'),
   '',
-  '| scenario | endpoint (HTTP) ms, median / p95 | engine ms | SQL only ms | in PostgreSQL ms | compute only ms | rows read | slots | response | target (median) |',
+  '| scenario | endpoint (HTTP) ms: median / p95 / best | engine ms | SQL only ms | in PostgreSQL ms | compute only ms | rows read | slots | response | target (median) |',
   '|---|---|---|---|---|---|---|---|---|---|',
   ...results.map(
     (r) =>
