@@ -15,24 +15,41 @@ import { zoneTimeline } from '../availability/zone-timeline.ts'
 /** Statuses whose working hours count: approved, or approved until offboarded. */
 export const CAPACITY_STATUSES = ['APPROVED', 'OFFBOARDED'] as const
 
-/** Total length of `spans` inside `window` that no span of `minus` covers. All spans sorted and merged. */
-export function uncoveredLength(spans: readonly Span[], minus: readonly Span[], window: Span): number {
+/** Total length of the sorted, merged `spans` inside `window`. */
+export function lengthWithin(spans: readonly Span[], window: Span): number {
   let total = 0
-  let k = 0
-  for (const span of spans) {
-    let start = Math.max(span.start, window.start)
-    const end = Math.min(span.end, window.end)
-    if (end <= start) continue
-    while (k < minus.length && minus[k]!.end <= start) k++
-    for (let j = k; j < minus.length && minus[j]!.start < end; j++) {
-      const cut = minus[j]!
-      if (cut.start > start) total += cut.start - start
-      start = Math.max(start, cut.end)
-      if (start >= end) break
-    }
-    if (end > start) total += end - start
-  }
+  for (const span of spans) total += Math.max(0, Math.min(span.end, window.end) - Math.max(span.start, window.start))
   return total
+}
+
+/** Index of the first span ending after `t` in sorted, disjoint spans (spans.length when none). */
+function firstEndingAfter(spans: readonly Span[], t: number): number {
+  let lo = 0
+  let hi = spans.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (spans[mid]!.end <= t) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/**
+ * Total length of `spans` inside `window` that no span of `minus` covers. All spans sorted and merged; cost grows
+ * with the number of `minus` spans (a provider's few time-off entries), not with the working intervals of a year.
+ * @param total - {@link lengthWithin}(spans, window), when already known
+ */
+export function uncoveredLength(spans: readonly Span[], minus: readonly Span[], window: Span, total = lengthWithin(spans, window)): number {
+  let covered = 0
+  for (const cut of minus) {
+    const start = Math.max(cut.start, window.start)
+    const end = Math.min(cut.end, window.end)
+    if (end <= start) continue
+    for (let i = firstEndingAfter(spans, start); i < spans.length && spans[i]!.start < end; i++) {
+      covered += Math.min(spans[i]!.end, end) - Math.max(spans[i]!.start, start)
+    }
+  }
+  return total - covered
 }
 
 interface CapacityRow {
@@ -70,6 +87,8 @@ export async function availableByLocation(
   )
   const offOf = new Map<string, Span[]>()
   for (const row of timeOff) offOf.set(row.provider_id, [...(offOf.get(row.provider_id) ?? []), { start: row.starts_ms, end: row.ends_ms }])
+  // Providers sharing hours, zone and window (most of a roster) share one layout of the year.
+  const layouts = new Map<string, { work: Span[]; total: number }>()
   for (const p of providers) {
     const window = { start: Math.max(range.start, p.from_ms), end: Math.min(range.end, p.until_ms ?? range.end) }
     const entry = byLocation.get(p.location_id) ?? { ms: 0, providers: 0 }
@@ -77,8 +96,13 @@ export async function availableByLocation(
     byLocation.set(p.location_id, entry)
     const hours = readWeeklyHours(p.weekly_hours)
     if (window.end <= window.start || !hours) continue
-    const work = merge(layOutWeeklyHours(hours, zoneTimeline(p.time_zone, window.start, window.end), window))
-    entry.ms += uncoveredLength(work, merge(offOf.get(p.id) ?? []), window)
+    const key = `${p.time_zone}|${window.start}|${window.end}|${JSON.stringify(hours)}`
+    let layout = layouts.get(key)
+    if (!layout) {
+      const work = merge(layOutWeeklyHours(hours, zoneTimeline(p.time_zone, window.start, window.end), window))
+      layouts.set(key, (layout = { work, total: lengthWithin(work, window) }))
+    }
+    entry.ms += uncoveredLength(layout.work, merge(offOf.get(p.id) ?? []), window, layout.total)
   }
   return byLocation
 }
