@@ -48,7 +48,7 @@ interface Slot {
 }
 
 async function availability(centre: Centre, query: Record<string, string | number>) {
-  const params = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))
+  const params = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))
   return platform.http.get(`/v1/availability?${params}`, { token: centre.token })
 }
 
