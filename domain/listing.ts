@@ -64,7 +64,8 @@ export function listQuerySchema<const F extends string>(sortable: readonly [F, .
       .openapi({ param: { name: 'cursor', in: 'query' }, description: 'The `nextCursor` of the previous page, with the same `sort`.' }),
     sort: z
       .enum(values)
-      .default(defaultSort)
+      // zod cannot see that a SortParam<F> is one of the enum's values when F is generic.
+      .default(defaultSort as never)
       .openapi({
         param: { name: 'sort', in: 'query' },
         description: `Sort field; a leading \`-\` sorts descending. Ties are broken by id. Default \`${defaultSort}\`.`,

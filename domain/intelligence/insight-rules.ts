@@ -83,6 +83,7 @@ export function childInsights(goals: InsightGoal[], notes: InsightNote[], assess
     const progress = goalProgress(
       goal.id,
       dataPoints.map((d) => ({
+        goalId: goal.id,
         at: d.at,
         ...(d.accuracyPercent === null ? {} : { accuracyPercent: d.accuracyPercent }),
         ...(d.cueingLevel !== null && CUEING.has(d.cueingLevel) ? { cueingLevel: d.cueingLevel as CueingLevel } : {}),

@@ -7,10 +7,12 @@
  *    and the event marked, in one short transaction (nothing slow inside it).
  * 2. **Start.** Each delivery row with `workflow_started_at` null is started on Temporal under a deterministic id and
  *    `REJECT_DUPLICATE`, so a second start of the same delivery is refused rather than delivered twice; then marked.
+ *    Starts run in a bounded queue (start-queue.ts) beside the fan-out, which goes on with the next events meanwhile.
  *
- * A run is triggered at once when this process commits an event (the in-process signal) and every
- * `WEBHOOK_DISPATCH_INTERVAL_MS` by a sweep, which finds whatever another process recorded (the worker's events) or
- * left behind (a crash between commit and start, Temporal down). Runs never overlap in a process; across processes
+ * A fan-out run is triggered at once when this process commits an event (the in-process signal) and every
+ * `WEBHOOK_DISPATCH_INTERVAL_MS` by a sweep, which also claims unstarted deliveries: whatever another process
+ * recorded (the worker's events) or left behind (a crash between commit and start, Temporal down). Fan-out runs never
+ * overlap in a process; across processes
  * the row locks and short leases keep instances from starting the same rows at the same time, and the deterministic
  * ids make it harmless if they do. The request that recorded the event never waits for any of this.
  */

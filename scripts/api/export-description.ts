@@ -25,8 +25,8 @@ const { deps, close } = buildDeps(config, createLogger('silent', 'export'))
 try {
   const app = createApp(deps)
   const [openapi, postman] = await Promise.all([
-    app.request('/openapi.json').then((r) => r.json()),
-    app.request('/postman.json').then((r) => r.json()),
+    Promise.resolve(app.request('/openapi.json')).then((r) => r.json()),
+    Promise.resolve(app.request('/postman.json')).then((r) => r.json()),
   ])
   await mkdir(outDir, { recursive: true })
   await writeFile(path.join(outDir, 'openapi.json'), `${JSON.stringify(openapi, null, 2)}\n`)

@@ -92,7 +92,7 @@ describe('GET /v1/agents/care-coordinator', () => {
     expect(byId.has(`NO_UPCOMING_SESSION:${ids.busyChild}`)).toBe(false)
 
     const rank = { HIGH: 0, MEDIUM: 1, LOW: 2 } as Record<string, number>
-    const ranks = items.map((i) => rank[i.priority])
+    const ranks = items.map((i) => rank[i.priority] ?? Number.NaN)
     expect(ranks).toEqual([...ranks].sort((a, b) => a - b))
     expect(res.body.summary.total).toBe(items.length)
     expect(res.body.summary.byKind.OVERDUE_ASSESSMENT).toBe(1)

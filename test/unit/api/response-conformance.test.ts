@@ -28,7 +28,7 @@ describe('response conformance', () => {
   it('turns a body that contradicts the schema into a 500 naming the field', async () => {
     const response = await appAnswering(200, { id: 'thg_1', count: 'two' }).request('/v1/things/thg_1')
     expect(response.status).toBe(500)
-    const body = await response.json()
+    const body = (await response.json()) as { code: string; detail: string }
     expect(body.code).toBe('response_schema_violation')
     expect(body.detail).toContain('GET /v1/things/{id} answered 200')
     expect(body.detail).toContain('count')

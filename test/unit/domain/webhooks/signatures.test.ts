@@ -83,3 +83,18 @@ describe('v2 (Standard Webhooks)', () => {
     expect(failure(() => verifyV2({ headers, body: `${body} `, publicKey, now }))).toBe('no_matching_signature')
   })
 })
+
+describe('the SDK verifier (sdk/src/webhooks) against the platform signer', () => {
+  it('accepts v1, v2 and v1a deliveries as the platform signs them, and refuses a tampered one', async () => {
+    const { verifyWebhook: sdkVerify } = await import('../../../../sdk/src/webhooks/verify.ts')
+    const secret = newWebhookSecret()
+    const key = newSigningKey()
+    const fresh = { ...content, timestamp: Math.floor(Date.now() / 1000) }
+    const v1 = signatureHeaders({ scheme: 'v1', secrets: [secret], signingKeys: [] }, fresh)
+    const v2 = signatureHeaders({ scheme: 'v2', secrets: [secret], signingKeys: [key] }, fresh)
+    expect(await sdkVerify(body, v1, secret)).toMatchObject({ id: 'evt_1' })
+    expect(await sdkVerify(body, v2, secret)).toMatchObject({ id: 'evt_1' })
+    expect(await sdkVerify(body, v2, { publicKey: publicKeyOf(key) })).toMatchObject({ id: 'evt_1' })
+    await expect(sdkVerify(`${body} `, v1, secret)).rejects.toThrow()
+  })
+})
