@@ -1,0 +1,54 @@
+/**
+ * @module The lifecycle of a lead, as one table of allowed moves. Pure: the API checks a request against it before
+ * asking the workflow, the workflow's activities check it before writing, and the unit tests read it directly.
+ *
+ *   NEW → QUALIFIED | DISQUALIFIED;  QUALIFIED → MATCHED;  MATCHED → OFFERED;  OFFERED → OFFERED (a new offer) | BOOKED
+ *   and every open status → LOST (closed by the API, by the workflow's follow-up window, or when no match is found).
+ *
+ * DISQUALIFIED, BOOKED and LOST are final: a family whose needs change sends a new enquiry.
+ */
+import { invalidStateTransition } from '../errors.ts'
+
+export const LEAD_STATUSES = ['NEW', 'QUALIFIED', 'DISQUALIFIED', 'MATCHED', 'OFFERED', 'BOOKED', 'LOST'] as const
+export type LeadStatus = (typeof LEAD_STATUSES)[number]
+
+export const LEAD_CLOSE_REASONS = [
+  'NO_RESPONSE',
+  'NO_MATCH',
+  'FAMILY_DECLINED',
+  'CHOSE_ANOTHER_PROVIDER',
+  'UNREACHABLE',
+  'DUPLICATE',
+  'OTHER',
+] as const
+export type LeadCloseReason = (typeof LEAD_CLOSE_REASONS)[number]
+
+/** Reasons only the workflow gives (a person closing a lead says why in their own terms). */
+export const WORKFLOW_CLOSE_REASONS = ['NO_RESPONSE', 'NO_MATCH'] as const satisfies readonly LeadCloseReason[]
+
+const MOVES: Record<LeadStatus, readonly LeadStatus[]> = {
+  NEW: ['QUALIFIED', 'DISQUALIFIED', 'LOST'],
+  QUALIFIED: ['MATCHED', 'LOST'],
+  MATCHED: ['OFFERED', 'LOST'],
+  OFFERED: ['OFFERED', 'BOOKED', 'LOST'],
+  DISQUALIFIED: [],
+  BOOKED: [],
+  LOST: [],
+}
+
+/** Whether a lead may move from one status to another. */
+export const canMove = (from: LeadStatus, to: LeadStatus): boolean => MOVES[from].includes(to)
+
+/** Whether a status is final (the workflow ends there). */
+export const isFinal = (status: LeadStatus): boolean => MOVES[status].length === 0
+
+/**
+ * Refuses a move the lifecycle does not allow.
+ * @throws AppError `invalid_state_transition` naming both statuses
+ */
+export function assertMove(from: LeadStatus, to: LeadStatus): void {
+  if (!canMove(from, to)) {
+    const allowed = MOVES[from].length ? MOVES[from].join(', ') : 'nothing (the lead is closed)'
+    throw invalidStateTransition(`A ${from} lead cannot become ${to}; it can become ${allowed}.`)
+  }
+}
