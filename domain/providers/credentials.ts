@@ -11,7 +11,11 @@ export const CREDENTIAL_TYPES = ['LICENSE', 'CERTIFICATION', 'REGISTRATION', 'NP
 const CalendarDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'Must be a calendar date, YYYY-MM-DD')
-  .refine((v) => new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), 'Not a valid date')
+  // An impossible date such as 2024-13-45 is an Invalid Date, whose toISOString() throws: test it first (a 400, not a 500).
+  .refine((v) => {
+    const date = new Date(`${v}T00:00:00Z`)
+    return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(v)
+  }, 'Not a valid date')
 
 export const CredentialSchema = z
   .strictObject({
