@@ -7,6 +7,7 @@ import { audit, AUDIT_USAGE } from './cli/audit.ts'
 import { apiKeys, clients, CLIENTS_USAGE, keys } from './cli/clients.ts'
 import { UsageError } from './cli/database.ts'
 import { locations, tenants, TENANTS_USAGE } from './cli/tenants.ts'
+import { webhooks, WEBHOOKS_USAGE } from './cli/webhooks.ts'
 import { workflows, WORKFLOWS_USAGE } from './cli/workflows.ts'
 
 const USAGE = `Usage: npm run cli -- <group> <command> [options]
@@ -14,6 +15,7 @@ const USAGE = `Usage: npm run cli -- <group> <command> [options]
 ${TENANTS_USAGE}
 ${CLIENTS_USAGE}
 ${AUDIT_USAGE}
+${WEBHOOKS_USAGE}
 ${WORKFLOWS_USAGE}
 
 Uses DATABASE_URL, or the embedded database of \`npm start\` when DATABASE_URL is not set.`
@@ -25,6 +27,7 @@ const GROUPS: Record<string, (command: string | undefined, args: string[]) => Pr
   'api-keys': apiKeys,
   keys: (command) => keys(command),
   audit,
+  webhooks,
   workflows,
 }
 
