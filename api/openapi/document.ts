@@ -7,6 +7,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { AppEnv } from '../app-env.ts'
 import { API_VERSION } from '../version.ts'
 import { eventWebhooksSection } from '../routes/events/event-webhooks.openapi.ts'
+import { fixNullableRefs } from './nullable-refs.ts'
 import { middlewareStatuses } from './response-conformance.ts'
 import { ERROR_DESCRIPTIONS, type ErrorStatus } from './routes.ts'
 
@@ -27,6 +28,18 @@ const REQUEST_ID_HEADER = {
 }
 
 const integerHeader = (description: string) => ({ description, schema: { type: 'integer' } })
+
+/** On every response (api/app.ts): the semantic version of the API that answered, `info.version` here. */
+const API_VERSION_HEADER = {
+  description: 'The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version`',
+  schema: { type: 'string' },
+}
+
+/** On a write's response replayed from the idempotency store (api/middleware/idempotency.ts). */
+const IDEMPOTENT_REPLAYED_HEADER = {
+  description: '`true` when this is the stored response to an earlier request with the same `Idempotency-Key`',
+  schema: { type: 'string', enum: ['true'] },
+}
 
 /** On every response (rate-limit middleware). */
 const RATE_LIMIT_HEADERS = {
@@ -93,10 +106,22 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>, serverUrl: string
       }
       const tooMany = rateLimitedResponse()
       responses['429'] = { ...tooMany, ...responses['429'], headers: { ...responses['429']?.headers, ...tooMany.headers } }
+      const replayable = op.parameters?.includes(IDEMPOTENCY_KEY) ?? false
       for (const response of Object.values(responses)) {
-        response.headers = { 'X-Request-Id': REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS, ...response.headers }
+        response.headers = {
+          'X-Request-Id': REQUEST_ID_HEADER,
+          'X-Api-Version': API_VERSION_HEADER,
+          ...RATE_LIMIT_HEADERS,
+          ...(replayable ? { 'Idempotent-Replayed': IDEMPOTENT_REPLAYED_HEADER } : {}),
+          ...response.headers,
+        }
+      }
+      // Node's HTTP server answers 431 itself, before any middleware (so without the headers above), when the request
+      // line and headers exceed its 16 KiB limit, a very long query string for one: possible on every operation.
+      responses['431'] ??= {
+        description: 'Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body',
       }
     }
   }
-  return document
+  return fixNullableRefs(document)
 }
