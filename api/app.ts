@@ -13,6 +13,8 @@ import { assistantRoutes } from './routes/assistants/index.ts'
 import { knowledgeRoutes } from './routes/knowledge/index.ts'
 import { agentRoutes } from './routes/agents/index.ts'
 import { aiRoutes } from './routes/ai/index.ts'
+import { aiAnalyticsRoutes } from './routes/ai/ai-analytics-router.ts'
+import { recommendationRoutes } from './routes/recommendations/index.ts'
 import { knowledgeUploadLimits } from './routes/knowledge/upload-limits.ts'
 import { errorHandler, notFoundHandler } from './middleware/error-handler.ts'
 import { idempotency } from './middleware/idempotency.ts'
@@ -136,6 +138,8 @@ export function createApp(deps: AppDeps) {
   app.route('/', analyticsRoutes(deps))
   app.route('/', agentRoutes(deps))
   app.route('/', aiRoutes(deps))
+  app.route('/', recommendationRoutes(deps))
+  app.route('/', aiAnalyticsRoutes(deps))
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'oauth2', {
     type: 'oauth2',

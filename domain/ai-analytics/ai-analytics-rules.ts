@@ -118,7 +118,10 @@ export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number]
 
 /** Visibility's group value (`Running`, `ContinuedAsNew`, `TimedOut`...) as an ExecutionStatus; undefined if unknown. */
 export function toExecutionStatus(value: unknown): ExecutionStatus | undefined {
-  const raw = Array.isArray(value) ? value[0] : value
+  // The SDK decodes each group value with the legacy search-attribute converter, which wraps it in an array:
+  // `groupValues` arrives as `[['Running']]`. Unwrap whatever the nesting.
+  let raw = value
+  while (Array.isArray(raw)) raw = raw[0]
   if (typeof raw !== 'string') return undefined
   const upper = raw.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()
   return (EXECUTION_STATUSES as readonly string[]).includes(upper) ? (upper as ExecutionStatus) : undefined
@@ -167,7 +170,7 @@ export const AI_ANALYTICS_DEFINITIONS = {
   'knowledge.documents': 'Knowledge documents of the assistants in scope now, by indexing status (PROCESSING, READY, FAILED).',
   'knowledge.indexedInRange': 'Documents whose current version finished indexing (indexedAt) in the range.',
   'knowledge.failedInRange': 'Documents now FAILED whose failure was recorded (updatedAt) in the range.',
-  'knowledge.chunks': 'Indexed chunks of the assistants in scope now (what retrieval searches).',
+  'knowledge.chunks': 'Chunks of the current versions of the documents in scope now (the sum of their chunkCount): what retrieval searches.',
   'coverage.answeredShare': 'answered / queries: the share of queries the knowledge answered with citations; null without queries.',
   'coverage.abstainedShare': 'abstained / queries: the share answered "not in the knowledge" instead of guessing.',
   'coverage.citationsPerAnswer': 'Citations of answered queries / answered queries (abstentions cite nothing).',

@@ -67,7 +67,8 @@ export async function aiAnalytics(uow: UnitOfWork, temporal: Client, query: AiAn
   // One transaction runs one statement at a time: sequential awaits say so.
   const indexedInRange = await tx.knowledgeDocument.count({ where: { ...scoped, indexedAt: inRange } })
   const failedInRange = await tx.knowledgeDocument.count({ where: { ...scoped, status: 'FAILED', updatedAt: inRange } })
-  const chunks = await tx.knowledgeChunk.count({ where: scoped })
+  // From the documents, not a chunk table: the pgvector store and the plain store keep their vectors in different tables.
+  const chunks = (await tx.knowledgeDocument.aggregate({ where: scoped, _sum: { chunkCount: true } }))._sum.chunkCount ?? 0
   const { usage, coverage } = summarizeQueries(rows, assistants, range)
   const workflows = await workflowOutcomes(temporal, tenantId, range, query.locationId)
 

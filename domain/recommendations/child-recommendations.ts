@@ -19,6 +19,8 @@ export interface ChildRecommendations {
   generatedAt: string
   /** The child's centre calendar day the date rules used. */
   today: string
+  /** The cadence used for completions recorded without one. */
+  defaultCadenceDays: number
   summary: { total: number; byPriority: Record<RecommendationPriority, number>; byKind: Record<RecommendationKind, number> }
   data: Recommendation[]
 }
@@ -34,7 +36,12 @@ const toAppointment = (a: { id: string; startsAt: Date; providerId: string; serv
  * Loads a child's facts as of `now`.
  * @throws AppError `not_found` when the child is not the tenant's (or is archived)
  */
-export async function loadRecommendationFacts(uow: UnitOfWork, childId: string, now: Date): Promise<ChildRecommendationFacts> {
+export async function loadRecommendationFacts(
+  uow: UnitOfWork,
+  childId: string,
+  now: Date,
+  defaultCadenceDays: number = RECOMMENDATION_RULES.defaultCadenceDays,
+): Promise<ChildRecommendationFacts> {
   const { tx, tenantId } = uow
   const c = await tx.child.findFirst({
     where: { id: childId, tenantId, archivedAt: null },
@@ -172,6 +179,7 @@ export async function loadRecommendationFacts(uow: UnitOfWork, childId: string, 
     nextAppointment: toAppointment(next),
     lastAppointment: toAppointment(last),
     disciplinesDelivered: Object.fromEntries(delivered.map((d) => [d.service, d._min.id ?? ''])),
+    defaultCadenceDays,
   }
 }
 
@@ -179,8 +187,13 @@ export async function loadRecommendationFacts(uow: UnitOfWork, childId: string, 
  * The recommendations for one child as of `now`, with a summary.
  * @throws AppError `not_found` when the child is not the tenant's
  */
-export async function childRecommendations(uow: UnitOfWork, childId: string, now: Date): Promise<ChildRecommendations> {
-  const facts = await loadRecommendationFacts(uow, childId, now)
+export async function childRecommendations(
+  uow: UnitOfWork,
+  childId: string,
+  now: Date,
+  options: { defaultCadenceDays?: number } = {},
+): Promise<ChildRecommendations> {
+  const facts = await loadRecommendationFacts(uow, childId, now, options.defaultCadenceDays)
   const data = recommendForChild(facts, now)
   const byPriority: Record<RecommendationPriority, number> = { HIGH: 0, MEDIUM: 0, LOW: 0 }
   const byKind = Object.fromEntries(RECOMMENDATION_KINDS.map((k) => [k, 0])) as Record<RecommendationKind, number>
@@ -188,7 +201,6 @@ export async function childRecommendations(uow: UnitOfWork, childId: string, now
     byPriority[r.priority] += 1
     byKind[r.kind] += 1
   }
-  return { childId, generatedAt: now.toISOString(), today: facts.today, summary: { total: data.length, byPriority, byKind }, data }
+  return { childId, generatedAt: now.toISOString(), today: facts.today, defaultCadenceDays: facts.defaultCadenceDays, summary: { total: data.length, byPriority, byKind }, data }
 }
 
-export { RECOMMENDATION_RULES }

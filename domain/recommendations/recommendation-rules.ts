@@ -15,6 +15,11 @@ import type { Recommendation, RecommendationKind, RecommendationPriority } from 
 export const RECOMMENDATION_RULES = {
   /** Re-assessments due within this many days are recommended (the recall's default horizon). */
   reassessmentHorizonDays: 14,
+  /**
+   * Cadence for a completed assessment recorded without one (an assessment with its own cadence gets its successor
+   * when it is completed, which COMPLETE_ASSESSMENT then follows). 180 days: the common payer re-testing interval.
+   */
+  defaultCadenceDays: 180,
 } as const
 
 /** The rule of each kind, in words: the `explanation.rule` of every recommendation of that kind. */
@@ -22,7 +27,7 @@ export const RULES: Record<RecommendationKind, string> = {
   SIGN_NOTE: "A session that was not cancelled and the child attended needs a signed SOAP note by its end + the location's noteDueHours.",
   COMPLETE_ASSESSMENT: 'An open assessment past its due date, or due within 7 days, should be completed.',
   SCHEDULE_REASSESSMENT:
-    "The latest completed assessment of an instrument with a re-assessment cadence is due again at completion + cadence; recommend the recall from 14 days before, unless a re-assessment or another assessment of that instrument is already open.",
+    "The child's latest completed assessment of an instrument is due again at completion + cadence (its own, else the default, 180 days unless the request says otherwise); recommend the recall from 14 days before, unless it has a re-assessment or another assessment of that instrument is open.",
   EI_DEADLINE: 'An early-intervention deadline (IDEA Part C) that has passed unmet, or is open and within 30 days, needs the meeting or plan it names.',
   ADJUST_GOAL:
     'An active goal whose accuracy trend over the last sessions (signed notes) is STALLED or DECLINING by the progress rules should be reviewed.',
@@ -62,6 +67,8 @@ export interface ChildRecommendationFacts {
   lastAppointment: AppointmentFact | null
   /** Every discipline the child's appointments (cancelled ones aside) delivered, with one appointment of each. */
   disciplinesDelivered: Record<string, string>
+  /** Cadence for completions recorded without one. */
+  defaultCadenceDays: number
 }
 
 const child = (id: string) => `/v1/children/${id}`
@@ -125,7 +132,7 @@ function completeAssessments(f: ChildRecommendationFacts): Recommendation[] {
 }
 
 function scheduleReassessments(f: ChildRecommendationFacts): Recommendation[] {
-  return recallsDue(f.completedAssessments, f.today, RECOMMENDATION_RULES.reassessmentHorizonDays).map((r) => {
+  return recallsDue(f.completedAssessments, f.today, RECOMMENDATION_RULES.reassessmentHorizonDays, f.defaultCadenceDays).map((r) => {
     const completed = f.completedAssessments.find((c) => c.assessmentId === r.assessmentId)!
     return {
       id: `SCHEDULE_REASSESSMENT:${r.assessmentId}`,
@@ -134,10 +141,11 @@ function scheduleReassessments(f: ChildRecommendationFacts): Recommendation[] {
       title: `Schedule the ${r.instrument} re-assessment`,
       explanation: {
         rule: RULES.SCHEDULE_REASSESSMENT,
-        reason: `The ${r.instrument} assessment completed ${completed.completedOn} has a ${r.cadenceDays}-day cadence, so the re-assessment is due ${r.dueDate}${r.overdue ? ' (overdue)' : ''}, and none is open.`,
+        reason: `The ${r.instrument} assessment completed ${completed.completedOn} has a ${r.cadenceDays}-day cadence${completed.cadenceDays === null ? ' (the default)' : ''}, so the re-assessment is due ${r.dueDate}${r.overdue ? ' (overdue)' : ''}, and none is open.`,
         facts: [
           { name: 'completedOn', value: completed.completedOn, source: `/v1/assessments/${r.assessmentId}` },
-          { name: 'cadenceDays', value: r.cadenceDays, source: `/v1/assessments/${r.assessmentId}` },
+          { name: 'cadenceDays', value: r.cadenceDays, ...(completed.cadenceDays === null ? {} : { source: `/v1/assessments/${r.assessmentId}` }) },
+          { name: 'defaultCadenceUsed', value: completed.cadenceDays === null },
           { name: 'dueDate', value: r.dueDate },
           { name: 'today', value: f.today },
         ],
@@ -147,7 +155,7 @@ function scheduleReassessments(f: ChildRecommendationFacts): Recommendation[] {
         method: 'POST' as const,
         path: '/v1/ai/assessment-recall',
         scope: 'assessments',
-        body: { childId: f.childId, horizonDays: RECOMMENDATION_RULES.reassessmentHorizonDays },
+        body: { childId: f.childId, horizonDays: RECOMMENDATION_RULES.reassessmentHorizonDays, defaultCadenceDays: f.defaultCadenceDays },
         description: 'Create the re-assessment and start its reminders (idempotent)',
       },
       dueAt: r.dueDate,

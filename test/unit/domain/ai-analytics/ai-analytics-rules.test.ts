@@ -73,11 +73,13 @@ describe('workflow status counts', () => {
     expect(toExecutionStatus(['Running'])).toBe('RUNNING')
     expect(toExecutionStatus('ContinuedAsNew')).toBe('CONTINUED_AS_NEW')
     expect(toExecutionStatus(['TimedOut'])).toBe('TIMED_OUT')
+    // As the SDK's count() hands them over: each group value wrapped by the legacy search-attribute converter.
+    expect(toExecutionStatus([['Terminated']])).toBe('TERMINATED')
     expect(toExecutionStatus(['Paused'])).toBeUndefined()
   })
 
   it('turns a GROUP BY ExecutionStatus count into counts, and the rest of the total into other kinds', () => {
-    const total = toStatusCounts({ count: 7, groups: [{ count: 4, groupValues: ['Completed'] }, { count: 3, groupValues: ['Running'] }] })
+    const total = toStatusCounts({ count: 7, groups: [{ count: 4, groupValues: [['Completed']] }, { count: 3, groupValues: [['Running']] }] })
     const agent = toStatusCounts({ count: 3, groups: [{ count: 2, groupValues: ['Completed'] }, { count: 1, groupValues: ['Running'] }] })
     const care = toStatusCounts({ count: 1, groups: [{ count: 1, groupValues: ['Running'] }] })
     expect(total.byStatus).toMatchObject({ COMPLETED: 4, RUNNING: 3, FAILED: 0 })

@@ -20,6 +20,7 @@ const quiet = (over: Partial<ChildRecommendationFacts> = {}): ChildRecommendatio
   nextAppointment: { appointmentId: 'apt_next', startsAt: '2026-11-25T15:00:00.000Z', providerId: 'prv_1', discipline: 'SPEECH_THERAPY' },
   lastAppointment: { appointmentId: 'apt_last', startsAt: '2026-11-18T15:00:00.000Z', providerId: 'prv_1', discipline: 'SPEECH_THERAPY' },
   disciplinesDelivered: { SPEECH_THERAPY: 'apt_last' },
+  defaultCadenceDays: 180,
   ...over,
 })
 
@@ -95,16 +96,20 @@ describe('recommendForChild', () => {
           done('asm_far', 'GFTA-3', '2026-06-20'), // due 2026-12-17: beyond
           done('asm_open', 'REEL-4', '2026-01-01', { openOfInstrument: true }),
           done('asm_recalled', 'PPVT-5', '2026-01-01', { hasReassessment: true }),
+          done('asm_none', 'BOT-2', '2026-05-20', { cadenceDays: null }), // the default 180: due 2026-11-16, overdue
+          done('asm_short', 'BDI-3', '2026-10-01', { cadenceDays: null }), // the default 180: due 2027-03-30
         ],
       }),
       now,
     )
     expect(list.map((r) => [r.id, r.priority, r.dueAt])).toEqual([
+      ['SCHEDULE_REASSESSMENT:asm_none', 'HIGH', '2026-11-16'],
       ['SCHEDULE_REASSESSMENT:asm_overdue', 'HIGH', '2026-10-28'],
       ['SCHEDULE_REASSESSMENT:asm_soon', 'MEDIUM', '2026-11-26'],
     ])
-    expect(list[0]!.suggestedCall).toMatchObject({ method: 'POST', path: '/v1/ai/assessment-recall', body: { childId: 'chd_1', horizonDays: 14 } })
-    expect(list[0]!.explanation.reason).toBe('The PLS-5 assessment completed 2026-05-01 has a 180-day cadence, so the re-assessment is due 2026-10-28 (overdue), and none is open.')
+    expect(list[0]!.explanation.reason).toMatch(/has a 180-day cadence \(the default\)/)
+    expect(list[1]!.suggestedCall).toMatchObject({ method: 'POST', path: '/v1/ai/assessment-recall', body: { childId: 'chd_1', horizonDays: 14, defaultCadenceDays: 180 } })
+    expect(list[1]!.explanation.reason).toBe('The PLS-5 assessment completed 2026-05-01 has a 180-day cadence, so the re-assessment is due 2026-10-28 (overdue), and none is open.')
   })
 
   it('raises early-intervention deadlines: overdue HIGH, open within 30 days MEDIUM, later ones not', () => {
