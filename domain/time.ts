@@ -51,8 +51,12 @@ export function formatInTimeZone(instant: Date, timeZone: string): string {
   return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${fraction}${offset}`
 }
 
-/** ISO 8601 date-time with a mandatory offset or Z, as RFC 3339 requires. */
-export const OFFSET_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i
+/**
+ * ISO 8601 date-time with a mandatory offset or Z, as RFC 3339 requires (which allows a lower-case t and z).
+ * No regex flags: the pattern is published in the OpenAPI description, where JSON Schema has no flags; an `i` flag
+ * came out as a pattern ending in `$/i` that no value can match (found by Schemathesis).
+ */
+export const OFFSET_DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:\d{2})$/
 
 /** A server timestamp in UTC with `Z` and millisecond precision. */
 export const toUtcString = (instant: Date): string => instant.toISOString()

@@ -12,7 +12,7 @@ export const AssistantFields = z.strictObject({
     .string()
     .regex(ASSISTANT_SCOPE_PATTERN, 'Must be "tenant" or "location:<location id>"')
     .openapi({
-      example: 'location:loc_019a...',
+      example: 'location:loc_019a6b2f0c7e4d2a9b1c3e5f7a9b0c1d',
       description: 'The centre data the assistant may see: `tenant` (every location) or `location:<loc_id>` (one).',
     }),
   tools: z

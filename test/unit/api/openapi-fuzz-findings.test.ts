@@ -1,7 +1,8 @@
 /**
  * What Schemathesis found wrong in the served description (docs/testing.md): nullable references that forbade the
  * `null` the API sends (`/v1/sso-connections` answered `defaultRole: null` against
- * `allOf: [PlatformRole, {type: [string, null]}]`), and the 431 that Node's HTTP server answers on its own.
+ * `allOf: [PlatformRole, {type: [string, null]}]`), a date-time pattern no value could match, and the 431 that Node's
+ * HTTP server answers on its own.
  */
 import { serve } from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
@@ -63,6 +64,28 @@ describe('the served description', () => {
     }
     walk(description, '#')
     expect(offending).toEqual([])
+  })
+
+  it('publishes only patterns a value can match: every documented example matches its pattern', () => {
+    // OFFSET_DATE_TIME had an `i` flag and came out as `...$/i`, which nothing matches (Schemathesis: Unsatisfiable).
+    const checked: string[] = []
+    const wrong: string[] = []
+    const walk = (value: unknown, path: string) => {
+      if (Array.isArray(value)) return value.forEach((v, i) => walk(v, `${path}/${i}`))
+      if (typeof value !== 'object' || value === null) return
+      const { pattern, example } = value as { pattern?: unknown; example?: unknown }
+      if (typeof pattern === 'string') {
+        if (/\/[dgimsuvy]+$/.test(pattern)) wrong.push(`${path}: pattern with flags ${pattern}`)
+        if (typeof example === 'string') {
+          if (!new RegExp(pattern, 'u').test(example)) wrong.push(`${path}: example ${example} against ${pattern}`)
+          checked.push(path)
+        }
+      }
+      for (const [key, child] of Object.entries(value)) walk(child, `${path}/${key}`)
+    }
+    walk(description, '#')
+    expect(wrong).toEqual([])
+    expect(checked.length).toBeGreaterThan(10)
   })
 
   it('describes an SSO connection without a default role as it is sent: defaultRole null', () => {
