@@ -8,6 +8,11 @@ readonly dir="${XDG_CACHE_HOME:-$HOME/.cache}/therapy-care/schemathesis-$version
 # marked complete last: an interrupted install is rebuilt.
 if [ ! -f "$dir/.complete" ]; then
   rm -rf "$dir"
+  # Debian's own python3 ships venv without ensurepip (package python3-venv); install it where we may (CI runs as root).
+  if ! python3 -c 'import ensurepip, venv' 2>/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >&2 ||
+      { apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >&2; }
+  fi
   python3 -m venv "$dir" >&2
   "$dir/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$version" >&2
   touch "$dir/.complete"
