@@ -42792,7 +42792,7 @@ export interface components {
             name: string;
             /**
              * @description The centre data the assistant may see: `tenant` (every location) or `location:<loc_id>` (one).
-             * @example location:loc_019a...
+             * @example location:loc_019a6b2f0c7e4d2a9b1c3e5f7a9b0c1d
              */
             scope: string;
             /**
@@ -42816,7 +42816,7 @@ export interface components {
             name?: string;
             /**
              * @description The centre data the assistant may see: `tenant` (every location) or `location:<loc_id>` (one).
-             * @example location:loc_019a...
+             * @example location:loc_019a6b2f0c7e4d2a9b1c3e5f7a9b0c1d
              */
             scope?: string;
             tools?: ("knowledge" | "bookings" | "child_records" | "assessments" | "sessions" | "providers")[];
