@@ -10,6 +10,7 @@ import { createSettlementActivities } from './settlement-activities.ts'
 import { createEarlyInterventionActivities } from './early-intervention-activities.ts'
 import { createChildProgressActivities } from './child-progress-activities.ts'
 import { createProviderOnboardingActivities } from './provider-onboarding-activities.ts'
+import { createAgentRunActivities } from './agent-run-activities.ts'
 
 export interface ActivityDeps {
   db: Db
@@ -29,6 +30,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSettlementActivities(deps),
     ...createEarlyInterventionActivities(deps),
     ...createChildProgressActivities(deps),
+    ...createAgentRunActivities(deps),
     ...createProviderOnboardingActivities(deps),
   }
 }

@@ -12,6 +12,7 @@ import { requestBodyLimit } from './middleware/body-limit.ts'
 import { assistantRoutes } from './routes/assistants/index.ts'
 import { knowledgeRoutes } from './routes/knowledge/index.ts'
 import { agentRoutes } from './routes/agents/index.ts'
+import { agentWorkflowRoutes } from './routes/agent-workflows/index.ts'
 import { aiRoutes } from './routes/ai/index.ts'
 import { aiAnalyticsRoutes } from './routes/ai/ai-analytics-router.ts'
 import { recommendationRoutes } from './routes/recommendations/index.ts'
@@ -139,6 +140,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', agentRoutes(deps))
   app.route('/', aiRoutes(deps))
   app.route('/', recommendationRoutes(deps))
+  app.route('/', agentWorkflowRoutes(deps))
   app.route('/', aiAnalyticsRoutes(deps))
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'oauth2', {

@@ -6,6 +6,8 @@
 import { serve } from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
 import { startAuditSealer } from '../domain/audit/seal-audit-events.ts'
+import { createAgentSchedules } from '../domain/agent-workflows/agent-schedules.ts'
+import { createAgentTriggerDispatcher } from '../domain/agent-workflows/agent-trigger-dispatcher.ts'
 import { createWebhookDispatcher } from '../domain/webhooks/webhook-dispatcher.ts'
 import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import type { Clock } from '../infra/clock.ts'
@@ -40,6 +42,13 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
     logger,
     settings: webhookSettings(config),
   }).start()
+  // Starts agent runs from committed events and keeps agent schedules in Temporal in step (docs/agents.md).
+  const agentTemporal = { db: deps.db, temporal: deps.temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, logger }
+  const stopAgentDispatcher = createAgentTriggerDispatcher({
+    ...agentTemporal,
+    schedules: createAgentSchedules(agentTemporal),
+    intervalMs: config.OUTBOX_SWEEP_INTERVAL_MS,
+  }).start()
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.PORT, hostname: '0.0.0.0' }, () => resolve(s))
   })
@@ -53,6 +62,7 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
       await stopSweeper()
       await stopSealer()
       await stopWebhookDispatcher()
+      await stopAgentDispatcher()
       await deps.revocations.stop()
       await close()
     },

@@ -55,6 +55,11 @@ export const ID_PREFIXES = {
   settlementItem: 'sti',
   ledgerEntry: 'jre',
   ledgerLine: 'jrl',
+  agentWorkflow: 'agw',
+  agentRun: 'agr',
+  agentRunStep: 'ags',
+  staffTask: 'tsk',
+  familyMessage: 'fmsg',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES

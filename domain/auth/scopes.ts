@@ -33,6 +33,8 @@ export const SCOPE_CATALOGUE = {
   'ai.read': 'Query assistants, knowledge, recommendations and insights',
   audit: 'Read the audit trail',
   api_keys: 'Manage API keys',
+  agents: 'Create and manage agent workflows (Trigger → Agent → Action) and their staff tasks',
+  'agents.read': 'Read agent workflows, their runs and steps, templates and staff tasks',
   users: 'Manage platform users, their roles and SSO connections',
   'users.read': 'Read platform users and SSO connections',
 } as const
