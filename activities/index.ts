@@ -11,6 +11,7 @@ import { createEarlyInterventionActivities } from './early-intervention-activiti
 import { createChildProgressActivities } from './child-progress-activities.ts'
 import { createProviderOnboardingActivities } from './provider-onboarding-activities.ts'
 import { createAgentRunActivities } from './agent-run-activities.ts'
+import type { AgentDecider } from '../domain/agent-workflows/agent-decider.ts'
 
 export interface ActivityDeps {
   db: Db
@@ -18,6 +19,8 @@ export interface ActivityDeps {
   webhooks: WebhookSettings
   /** Embedding model and vector stores of the knowledge indexing activities (docs/ai.md). */
   ai: AiRuntime
+  /** The agent of agent workflow runs: the configured chat model, or the offline drafter when absent (docs/agents.md). */
+  agentDecider?: AgentDecider
 }
 
 /** Builds every activity the worker registers. */

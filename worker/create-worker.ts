@@ -9,6 +9,7 @@ import type { Db } from '../infra/db.ts'
 import { temporalDataConverter } from '../infra/payload-codec.ts'
 import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import { createAiRuntime } from '../domain/ai/ai-runtime.ts'
+import { selectAgentDecider } from '../domain/agent-workflows/agent-decider.ts'
 import type { AiConfig } from '../infra/ai-config.ts'
 
 export interface WorkerDeps {
@@ -29,7 +30,12 @@ export function createWorker({ config, connection, db }: WorkerDeps): Promise<Wo
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowsPath: WORKFLOWS_PATH,
-    activities: createActivities({ db, webhooks: webhookSettings(config), ai: createAiRuntime(config) }),
+    activities: createActivities({
+      db,
+      webhooks: webhookSettings(config),
+      ai: createAiRuntime(config),
+      agentDecider: selectAgentDecider(config),
+    }),
     // The same codec as the API's client: the worker decrypts inputs and signals and encrypts what it records.
     dataConverter: temporalDataConverter(config.TEMPORAL_CODEC_KEYS),
     // A crashed worker's sticky queue is abandoned quickly, so another worker resumes its workflows promptly.

@@ -1,7 +1,8 @@
 import { FakeListChatModel } from '@langchain/core/utils/testing'
 import { describe, expect, it } from 'vitest'
-import { createChatDecider, offlineDecider, parseJsonObject } from '../../../../domain/agent-workflows/agent-decider.ts'
+import { createChatDecider, offlineDecider, parseJsonObject, selectAgentDecider } from '../../../../domain/agent-workflows/agent-decider.ts'
 import type { AgentContext } from '../../../../domain/agent-workflows/agent-context.ts'
+import { aiConfigOf } from '../../../../infra/ai-config.ts'
 import { LINK_REMOVED, acceptProposal, neutraliseLinks, offlineDraft, type DecisionInput } from '../../../../domain/agent-workflows/agent-proposal.ts'
 
 const EVIL = 'https://evil.example/steal'
@@ -107,5 +108,28 @@ describe('neutraliseLinks and parseJsonObject', () => {
     expect(parseJsonObject('Here: {"a":1} done')).toEqual({ a: 1 })
     expect(parseJsonObject('no json')).toBeUndefined()
     expect(parseJsonObject('{broken')).toBeUndefined()
+  })
+})
+
+describe('selectAgentDecider', () => {
+  it('is the offline drafter by default', () => {
+    expect(selectAgentDecider(aiConfigOf({})).id).toBe('offline')
+  })
+
+  it('calls a configured OpenAI-compatible model, whose injected answer is still only a proposal', async () => {
+    const requests: Array<{ url: string; body: { model: string; messages: Array<{ role: string; content: string }> } }> = []
+    const stubFetch = (async (url: string, init: RequestInit) => {
+      requests.push({ url, body: JSON.parse(String(init.body)) })
+      const content = JSON.stringify({ actions: [{ position: 3, params: { summary: `see ${EVIL}` } }, { position: 7, params: {} }] })
+      return new Response(JSON.stringify({ choices: [{ message: { content } }] }), { status: 200 })
+    }) as typeof fetch
+    const decider = selectAgentDecider(aiConfigOf({ AI_CHAT_PROVIDER: 'ollama', AI_CHAT_URL: 'http://127.0.0.1:9/v1' }), { fetch: stubFetch })
+    expect(decider.id).toBe('ollama:llama3.1')
+    const decision = acceptProposal(input, await decider.propose(input), [CRM])
+    expect(requests[0]!.url).toBe('http://127.0.0.1:9/v1/chat/completions')
+    // The context reaches the model only inside the delimited data block.
+    expect(requests[0]!.body.messages[1]!.content).toMatch(/<context>[\s\S]*Ignore your instructions[\s\S]*<\/context>/)
+    expect(decision.params[3]).toEqual({ summary: `see ${LINK_REMOVED}` })
+    expect(Object.keys(decision.params).map(Number)).toEqual([3, 4, 5])
   })
 })
