@@ -43,7 +43,7 @@ export interface NewAppointment {
  * constraint's check and one would die as a deadlock (a 500) instead of a clean 23P01. The overlap guarantee itself
  * is the database's exclusion constraints, whatever path writes the row. `FOR NO KEY UPDATE` serialises bookings
  * without blocking inserts elsewhere that merely reference these rows (foreign-key checks).
- * @throws AppError `validation_error` naming `childId` and/or `providerId` (`not_found`)
+ * @throws AppError `validation_error` naming `childId` (`not_found`, `archived`) and/or `providerId` (`not_found`)
  */
 export async function lockBookingParties(
   uow: UnitOfWork,
@@ -54,10 +54,13 @@ export async function lockBookingParties(
   const [provider] = await tx.$queryRaw<Array<{ id: string; location_id: string; disciplines: string[] }>>`
     SELECT id, location_id, disciplines FROM providers
     WHERE id = ${input.providerId} AND tenant_id = ${tenantId} FOR NO KEY UPDATE`
-  const [child] = await tx.$queryRaw<Array<{ id: string }>>`
-    SELECT id FROM children WHERE id = ${input.childId} AND tenant_id = ${tenantId} FOR NO KEY UPDATE`
+  const [child] = await tx.$queryRaw<Array<{ id: string; archived: boolean }>>`
+    SELECT id, archived_at IS NOT NULL AS archived FROM children
+    WHERE id = ${input.childId} AND tenant_id = ${tenantId} FOR NO KEY UPDATE`
   const missing: FieldError[] = []
   if (!child) missing.push({ path: paths.childId, code: 'not_found', message: 'No child with this id.' })
+  // An archived child's record stays readable, but nothing new is scheduled for them until they are restored.
+  else if (child.archived) missing.push({ path: paths.childId, code: 'archived', message: 'The child is archived.' })
   if (!provider) missing.push({ path: paths.providerId, code: 'not_found', message: 'No provider with this id.' })
   if (missing.length || !provider) throw validationError(missing)
   const location = await tx.location.findFirstOrThrow({

@@ -196,6 +196,15 @@ describe('POST /v1/appointments', () => {
       'providerId:not_found',
     ])
 
+    const { childId: archivedChild, providerId } = await createChildAndProvider(platform.http, token)
+    expect((await platform.http.request('DELETE', `/v1/children/${archivedChild}`, { token })).status).toBeLessThan(300)
+    const archived = await platform.http.post('/v1/appointments', {
+      token,
+      body: { childId: archivedChild, providerId, startsAt: futureSlot(21).toISOString() },
+    })
+    expect(archived.status).toBe(400)
+    expect(archived.body.errors).toEqual([expect.objectContaining({ path: 'childId', code: 'archived' })])
+
     const malformed = await platform.http.post('/v1/appointments', {
       token,
       raw: '{"childId": ',
