@@ -1,7 +1,7 @@
 /**
  * `npm run fuzz`: Schemathesis (from PyPI) against the live API's own description. Starts what the API needs (a
- * Temporal dev server, a scratch database: TEST_DATABASE_URL's server or the embedded one), the API, a tenant with
- * every scope and a few records, then runs Schemathesis with the checks that matter to integrators: no server error,
+ * Temporal dev server, a scratch database: TEST_DATABASE_URL's server or the embedded one), the API and its worker, a
+ * tenant with every scope and a few records, then runs Schemathesis with the checks that matter to integrators: no server error,
  * and every status, content type and body as described. Exits with Schemathesis's code.
  *
  * Schemathesis is found at $SCHEMATHESIS, else in the cached virtualenv that `scripts/fuzz/obtain-schemathesis.sh`
@@ -19,6 +19,7 @@ import { provisionClient } from '../../domain/tenants/provision-client.ts'
 import { loadConfig } from '../../infra/config.ts'
 import { createLogger } from '../../infra/logger.ts'
 import { provisionTestDatabase } from '../../test/support/test-database.ts'
+import { startWorkerProcess, type WorkerProcess } from '../../test/support/worker-process.ts'
 import { ensureTemporal } from '../temporal/dev-server.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -26,7 +27,7 @@ const schemathesis =
   process.env.SCHEMATHESIS ?? execFileSync('bash', [path.join(ROOT, 'scripts/fuzz/obtain-schemathesis.sh')], { encoding: 'utf8' }).trim()
 
 const [temporal, database] = await Promise.all([ensureTemporal({ port: 0, uiPort: false, log: () => undefined }), provisionTestDatabase()])
-const config = loadConfig({
+const environment = {
   NODE_ENV: 'test',
   DATABASE_URL: database.url,
   TEMPORAL_ADDRESS: temporal.address,
@@ -38,10 +39,17 @@ const config = loadConfig({
   // Fuzzing is many requests from one client; the limiter itself is tested elsewhere.
   RATE_LIMIT_PER_MINUTE: '10000000',
   ACCESS_TOKEN_TTL_SECONDS: '7200',
-})
+}
+const config = loadConfig(environment)
 const api = await startApi(config, createLogger(config.LOG_LEVEL, 'api'))
+// The live API includes its worker: without one, every operation that waits for a workflow (completing an appointment,
+// a progress report on request) can only answer 503, which Schemathesis counts as a server error. Webhook deliveries
+// cannot leave the machine: outside development an endpoint needs an https URL whose host resolves to a public
+// address, and nothing resolves here (docs/testing.md).
+let worker: WorkerProcess | undefined
 let exitCode = 1
 try {
+  worker = await startWorkerProcess({ ...environment, LOG_LEVEL: 'info' })
   const client = await provisionClient(api.deps.db, { tenantName: `Fuzz ${Date.now()}`, scopes: ALL_SCOPES, timeZone: 'America/Chicago' })
   const token = await fetch(`${api.url}/oauth/token`, {
     method: 'POST',
@@ -93,6 +101,7 @@ try {
     child.on('exit', (code) => resolve(code ?? 1))
   })
 } finally {
+  await worker?.kill('SIGTERM')
   await api.stop()
   await Promise.allSettled([temporal.stop(), database.stop()])
 }
