@@ -10,6 +10,7 @@ import { createSettlementActivities } from './settlement-activities.ts'
 import { createEarlyInterventionActivities } from './early-intervention-activities.ts'
 import { createChildProgressActivities } from './child-progress-activities.ts'
 import { createProviderOnboardingActivities } from './provider-onboarding-activities.ts'
+import { createLeadQualificationActivities } from './lead-qualification-activities.ts'
 import { createAgentRunActivities } from './agent-run-activities.ts'
 import type { AgentDecider } from '../domain/agent-workflows/agent-decider.ts'
 
@@ -35,5 +36,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createChildProgressActivities(deps),
     ...createAgentRunActivities(deps),
     ...createProviderOnboardingActivities(deps),
+    ...createLeadQualificationActivities(deps),
   }
 }

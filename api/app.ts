@@ -58,6 +58,7 @@ import { webhookEndpointRoutes } from './routes/webhook-endpoints/index.ts'
 import { therapistRoutes } from './routes/therapists/index.ts'
 import { marketplaceRoutes } from './routes/marketplace/index.ts'
 import { analyticsRoutes } from './routes/analytics/index.ts'
+import { leadRoutes } from './routes/leads/index.ts'
 import { responseConformance } from './openapi/response-conformance.ts'
 
 /**
@@ -137,6 +138,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', therapistRoutes(deps))
   app.route('/', marketplaceRoutes(deps))
   app.route('/', analyticsRoutes(deps))
+  app.route('/', leadRoutes(deps))
   app.route('/', agentRoutes(deps))
   app.route('/', aiRoutes(deps))
   app.route('/', recommendationRoutes(deps))

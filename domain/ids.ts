@@ -55,6 +55,7 @@ export const ID_PREFIXES = {
   settlementItem: 'sti',
   ledgerEntry: 'jre',
   ledgerLine: 'jrl',
+  lead: 'lea',
   agentWorkflow: 'agw',
   agentRun: 'agr',
   agentRunStep: 'ags',

@@ -17,7 +17,7 @@ export const ROLE_SCOPES: Record<PlatformRole, readonly Scope[]> = {
     'children', 'clients.read', 'pets', 'providers.read', 'bookings', 'sessions', 'assessments', 'matching', 'ai.read',
   ],
   FRONT_DESK: [
-    'children', 'clients', 'pets', 'providers.read', 'bookings', 'orders.read', 'payments.read', 'matching',
+    'children', 'clients', 'pets', 'providers.read', 'bookings', 'orders.read', 'payments.read', 'matching', 'leads',
   ],
   BILLING: [
     'clients.read', 'children.read', 'bookings.read', 'sessions.read', 'orders', 'payments', 'settlements', 'analytics',

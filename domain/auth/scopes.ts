@@ -24,6 +24,8 @@ export const SCOPE_CATALOGUE = {
   payments: 'Read and write payments',
   'payments.read': 'Read payments',
   matching: 'Match therapists to a child',
+  leads: 'Take, work and close marketplace leads (families’ enquiries)',
+  'leads.read': 'Read marketplace leads',
   settlements: 'Run and read marketplace settlements',
   'settlements.read': 'Read marketplace settlements',
   analytics: 'Read analytics across locations',

@@ -23,8 +23,15 @@ export const LEAD_CLOSE_REASONS = [
 ] as const
 export type LeadCloseReason = (typeof LEAD_CLOSE_REASONS)[number]
 
-/** Reasons only the workflow gives (a person closing a lead says why in their own terms). */
-export const WORKFLOW_CLOSE_REASONS = ['NO_RESPONSE', 'NO_MATCH'] as const satisfies readonly LeadCloseReason[]
+/** Reasons a person may give when closing a lead (NO_MATCH is the workflow's finding, not a person's). */
+export const PERSON_CLOSE_REASONS = [
+  'NO_RESPONSE',
+  'FAMILY_DECLINED',
+  'CHOSE_ANOTHER_PROVIDER',
+  'UNREACHABLE',
+  'DUPLICATE',
+  'OTHER',
+] as const satisfies readonly LeadCloseReason[]
 
 const MOVES: Record<LeadStatus, readonly LeadStatus[]> = {
   NEW: ['QUALIFIED', 'DISQUALIFIED', 'LOST'],

@@ -1,0 +1,366 @@
+/**
+ * Marketplace leads end to end on the real Temporal dev server, the real worker process and the real database, driven
+ * through the API: a family's enquiry is qualified by rules (or disqualified, every failing rule explained), matched
+ * to providers with their next slots, offered slots, followed up at the policy's interval and closed LOST when
+ * nobody answers, or booked through the normal booking path and closed BOOKED with the appointment. Days are
+ * shortened (CARE_WORKFLOW_DAY_MS = 1000 ms): follow-ups 2, 4 and 6 days after the offer come after 2, 4 and 6 s, and
+ * an unanswered offer closes after 7 days, 7 s. Also: bookings racing the close, a worker killed mid-offer, another
+ * tenant's lead.
+ */
+import { randomUUID } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { leadQualificationWorkflowId } from '../../workflows/lead-qualification-contract.ts'
+import { recordHistory } from '../replay-histories/record-history.ts'
+import { eventually, startPlatform, type Platform } from '../support/platform.ts'
+
+const DAY_MS = 1000
+const RESPOND_MS = 7 * DAY_MS
+
+let platform: Platform
+
+beforeAll(async () => {
+  platform = await startPlatform({ overrides: { CARE_WORKFLOW_DAY_MS: String(DAY_MS) } })
+})
+
+afterAll(async () => {
+  await platform?.stop()
+})
+
+interface Centre {
+  tenantId: string
+  locationId: string
+  token: string
+}
+
+async function newCentre(): Promise<Centre> {
+  const client = await platform.newTenant(['leads', 'providers', 'bookings', 'children', 'matching'], 'UTC')
+  return { tenantId: client.tenantId, locationId: client.locationId, token: await platform.token(client) }
+}
+
+const send = (centre: Centre, method: string, path: string, body?: unknown) =>
+  platform.http.request(method, path, { token: centre.token, body, headers: { 'Idempotency-Key': randomUUID() } })
+
+async function created(centre: Centre, path: string, body: unknown): Promise<string> {
+  const response = await send(centre, 'POST', path, body)
+  expect(response.status, `${path}: ${JSON.stringify(response.body)}`).toBe(201)
+  return response.body.id
+}
+
+/** An approved speech therapist for pre-schoolers at the centre's location, open schedule, taking MEDICAID. */
+async function provider(centre: Centre, payers = ['MEDICAID']): Promise<string> {
+  const id = await created(centre, '/v1/providers', {
+    name: 'Dana Whitfield',
+    timeZone: 'UTC',
+    locationId: centre.locationId,
+    disciplines: ['SPEECH_THERAPY'],
+    ageGroups: ['PRESCHOOL'],
+  })
+  const profile = await send(centre, 'PATCH', `/v1/therapists/${id}/match-profile`, { payers })
+  expect(profile.status, JSON.stringify(profile.body)).toBe(200)
+  return id
+}
+
+const child = (centre: Centre) => created(centre, '/v1/children', { firstName: 'Maya', lastName: 'Okafor', dateOfBirth: '2022-06-18' })
+
+const enquiry = (centre: Centre, over: Record<string, unknown> = {}) => ({
+  locationId: centre.locationId,
+  ageMonths: 40,
+  disciplines: ['SPEECH_THERAPY'],
+  concerns: ['stuttering'],
+  languages: ['en'],
+  payer: 'medicaid',
+  contact: { name: 'Amara Okafor', email: 'amara@example.test' },
+  ...over,
+})
+
+type Lead = {
+  id: string
+  status: string
+  qualification: { outcome: string; checks: Array<{ rule: string; passed: boolean; explanation: string }> } | null
+  matches: Array<{ providerId: string; discipline: string; nextSlots: Array<{ startsAt: string; endsAt: string }> }>
+  offeredSlots: Array<{ providerId: string; startsAt: string }>
+  followUps: { sent: number; max: number; nextAt: string | null }
+  respondBy: string | null
+  appointmentId: string | null
+  closedReason: string | null
+  workflowId: string
+}
+
+const getLead = async (centre: Centre, id: string): Promise<Lead> => {
+  const response = await send(centre, 'GET', `/v1/leads/${id}`)
+  expect(response.status, JSON.stringify(response.body)).toBe(200)
+  return response.body
+}
+
+/** Creates a lead and waits for its workflow to settle it in `status`. */
+async function leadIn(centre: Centre, status: string, over: Record<string, unknown> = {}): Promise<Lead> {
+  const id = await created(centre, '/v1/leads', enquiry(centre, over))
+  return eventually(async () => {
+    const lead = await getLead(centre, id)
+    return lead.status === status ? lead : undefined
+  }, 30_000)
+}
+
+const handleOf = (centre: Centre, leadId: string) => platform.temporal.workflow.getHandle(leadQualificationWorkflowId(centre.tenantId, leadId))
+
+/** The lead's follow-up notifications, oldest first. */
+const followUps = (centre: Centre, leadId: string) =>
+  platform.api.deps.db.careNotification.findMany({
+    where: { tenantId: centre.tenantId, workflowKind: 'lead-qualification', details: { path: ['leadId'], equals: leadId } },
+    orderBy: { createdAt: 'asc' },
+  })
+
+/** Offers the lead's first match's second slot (an hour or more ahead, so it is still bookable later). */
+async function offer(centre: Centre, lead: Lead, providerId = lead.matches[0]!.providerId) {
+  const match = lead.matches.find((m) => m.providerId === providerId)!
+  const slot = match.nextSlots[1] ?? match.nextSlots[0]!
+  const response = await send(centre, 'POST', `/v1/leads/${lead.id}/offer`, { slots: [{ providerId, startsAt: slot.startsAt }] })
+  expect(response.status, JSON.stringify(response.body)).toBe(200)
+  return { lead: response.body as Lead, slot: { providerId, startsAt: slot.startsAt } }
+}
+
+describe('qualification and matching', () => {
+  it('qualifies an enquiry a provider can take, explains each rule, and records the top providers with their slots', async () => {
+    const centre = await newCentre()
+    const providerId = await provider(centre)
+    const response = await send(centre, 'POST', '/v1/leads', enquiry(centre))
+    expect(response.status, JSON.stringify(response.body)).toBe(201)
+    expect(response.body.status).toBe('NEW')
+    expect(response.headers.get('location')).toBe(`/v1/leads/${response.body.id}`)
+
+    const lead = await eventually(async () => {
+      const l = await getLead(centre, response.body.id)
+      return l.status === 'MATCHED' ? l : undefined
+    })
+    expect(lead.qualification!.outcome).toBe('QUALIFIED')
+    expect(lead.qualification!.checks.map((c) => [c.rule, c.passed])).toEqual([
+      ['NEEDS_OFFERED', true],
+      ['AGE_SERVED', true],
+      ['LOCATION_SERVED', true],
+      ['PAYER_ACCEPTED', true],
+    ])
+    expect(lead.qualification!.checks[3]!.explanation).toBe('1 provider of those accept MEDICAID.')
+    expect(lead.matches).toHaveLength(1)
+    expect(lead.matches[0]).toMatchObject({ providerId, discipline: 'SPEECH_THERAPY', rank: 1 })
+    expect(lead.matches[0]!.nextSlots.length).toBeGreaterThan(0)
+    expect(lead.followUps).toEqual({ sent: 0, max: 3, nextAt: null })
+
+    // Operators find the workflow by tenant and kind; nothing about the family is in its id, attributes or summary.
+    const description = await handleOf(centre, lead.id).describe()
+    expect(description.status.name).toBe('RUNNING')
+    expect(description.searchAttributes).toMatchObject({ TenantId: [centre.tenantId], WorkflowKind: ['lead-qualification'], LocationId: [centre.locationId] })
+    const visible = JSON.stringify([description.workflowId, description.searchAttributes, await description.staticSummary, await description.staticDetails])
+    expect(visible).not.toMatch(/Amara|amara@|Okafor|STUTTERING/i)
+  })
+
+  it('disqualifies an enquiry, naming every failing rule, and ends the workflow', async () => {
+    const centre = await newCentre()
+    await provider(centre)
+    const lead = await leadIn(centre, 'DISQUALIFIED', { ageMonths: 100, payer: 'AETNA' })
+    expect(lead.qualification!.checks.filter((c) => !c.passed).map((c) => c.rule)).toEqual(['AGE_SERVED', 'PAYER_ACCEPTED'])
+    expect(lead.qualification!.checks.find((c) => c.rule === 'PAYER_ACCEPTED')!.explanation).toBe('No provider of those accepts AETNA.')
+    expect(lead.matches).toEqual([])
+    expect(await handleOf(centre, lead.id).result()).toEqual({ status: 'DISQUALIFIED', followUpsSent: 0 })
+
+    const refused = await send(centre, 'POST', `/v1/leads/${lead.id}/close`, { reason: 'OTHER' })
+    expect(refused.status).toBe(409)
+    expect(refused.body.code).toBe('invalid_state_transition')
+  })
+
+  it('refuses an enquiry that does not say where, how old or how to reach the family', async () => {
+    const centre = await newCentre()
+    const response = await send(centre, 'POST', '/v1/leads', { disciplines: ['SPEECH_THERAPY'], payer: 'MEDICAID' })
+    expect(response.status).toBe(400)
+    expect(response.body.code).toBe('validation_error')
+    expect(response.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['ageMonths', 'contact', 'postalArea'])
+    const unknown = await send(centre, 'POST', '/v1/leads', enquiry(centre, { locationId: 'loc_nope' }))
+    expect(unknown.status).toBe(400)
+    expect(unknown.body.errors).toEqual([expect.objectContaining({ path: 'locationId', code: 'not_found' })])
+  })
+})
+
+describe('offer, follow-ups and close', () => {
+  it('follows an unanswered offer up three times, once each, then closes it LOST (NO_RESPONSE)', async () => {
+    const centre = await newCentre()
+    await provider(centre)
+    const matched = await leadIn(centre, 'MATCHED')
+    const notMatched = await send(centre, 'POST', `/v1/leads/${matched.id}/offer`, { slots: [{ providerId: 'prv_x', startsAt: matched.matches[0]!.nextSlots[0]!.startsAt }] })
+    expect(notMatched.status).toBe(400)
+    expect(notMatched.body.errors[0]).toMatchObject({ path: 'slots.0', code: 'not_matched' })
+
+    const { lead: offered } = await offer(centre, matched)
+    expect(offered.status).toBe('OFFERED')
+    expect(offered.offeredSlots).toHaveLength(1)
+    const offeredAt = Date.parse((offered as unknown as { offeredAt: string }).offeredAt)
+    expect(Date.parse(offered.followUps.nextAt!)).toBe(offeredAt + 2 * DAY_MS)
+    expect(Date.parse(offered.respondBy!)).toBe(offeredAt + RESPOND_MS)
+
+    const firstFollowUp = await eventually(async () => {
+      const l = await getLead(centre, matched.id)
+      return l.followUps.sent >= 1 ? l : undefined
+    }, 15_000)
+    expect(firstFollowUp.status).toBe('OFFERED')
+
+    const result = await handleOf(centre, matched.id).result()
+    expect(result).toEqual({ status: 'LOST', followUpsSent: 3 })
+    const lost = await getLead(centre, matched.id)
+    expect(lost).toMatchObject({ status: 'LOST', closedReason: 'NO_RESPONSE', followUps: { sent: 3, max: 3, nextAt: null } })
+    const notices = await followUps(centre, matched.id)
+    expect(notices.map((n) => [n.kind, (n.details as { followUp: number }).followUp, n.status])).toEqual([
+      ['lead.follow_up', 1, 'CANCELLED'],
+      ['lead.follow_up', 2, 'CANCELLED'],
+      ['lead.follow_up', 3, 'CANCELLED'],
+    ])
+    // Each follow-up went out after its day, not before.
+    notices.forEach((n, i) => expect(n.createdAt.getTime()).toBeGreaterThanOrEqual(offeredAt + (i + 1) * 2 * DAY_MS))
+    await recordHistory(handleOf(centre, matched.id), 'leadQualificationWorkflow-offered-then-lost')
+
+    const { providerId, startsAt } = offered.offeredSlots[0]!
+    const late = await send(centre, 'POST', `/v1/leads/${matched.id}/book`, { providerId, startsAt, childId: await child(centre) })
+    expect(late.status).toBe(409)
+    expect(late.body.code).toBe('invalid_state_transition')
+  }, 60_000)
+
+  it('books an offered slot through the booking path and closes the lead BOOKED with the appointment', async () => {
+    const centre = await newCentre()
+    const providerId = await provider(centre)
+    const childId = await child(centre)
+    const matched = await leadIn(centre, 'MATCHED', { childId })
+    const { slot } = await offer(centre, matched)
+
+    const wrong = await send(centre, 'POST', `/v1/leads/${matched.id}/book`, { providerId, startsAt: '2030-01-01T10:00:00Z' })
+    expect(wrong.status).toBe(400)
+    expect(wrong.body.errors[0]).toMatchObject({ path: 'startsAt', code: 'not_offered' })
+
+    const booked = await send(centre, 'POST', `/v1/leads/${matched.id}/book`, slot)
+    expect(booked.status, JSON.stringify(booked.body)).toBe(200)
+    expect(booked.body).toMatchObject({ status: 'BOOKED', childId, followUps: { nextAt: null } })
+    const appointment = await send(centre, 'GET', `/v1/appointments/${booked.body.appointmentId}`)
+    expect(appointment.status).toBe(200)
+    expect(appointment.body).toMatchObject({ status: 'CONFIRMED', childId, provider: { id: providerId }, type: 'EVALUATION', service: 'SPEECH_THERAPY' })
+    expect(Date.parse(appointment.body.startsAt)).toBe(Date.parse(slot.startsAt))
+
+    expect(await handleOf(centre, matched.id).result()).toEqual({ status: 'BOOKED', followUpsSent: 0 })
+    await recordHistory(handleOf(centre, matched.id), 'leadQualificationWorkflow-booked')
+    const again = await send(centre, 'POST', `/v1/leads/${matched.id}/close`, { reason: 'OTHER' })
+    expect(again.status).toBe(409)
+    expect(again.body.code).toBe('invalid_state_transition')
+  }, 60_000)
+
+  it('closes a matched lead LOST with the reason a person gives', async () => {
+    const centre = await newCentre()
+    await provider(centre)
+    const matched = await leadIn(centre, 'MATCHED')
+    const offerFirst = await send(centre, 'POST', `/v1/leads/${matched.id}/book`, { providerId: matched.matches[0]!.providerId, startsAt: matched.matches[0]!.nextSlots[0]!.startsAt, childId: await child(centre) })
+    expect(offerFirst.status).toBe(409)
+    expect(offerFirst.body.code).toBe('invalid_state_transition')
+
+    const closed = await send(centre, 'POST', `/v1/leads/${matched.id}/close`, { reason: 'CHOSE_ANOTHER_PROVIDER', note: 'Went with a clinic nearer school' })
+    expect(closed.status).toBe(200)
+    expect(closed.body).toMatchObject({ status: 'LOST', closedReason: 'CHOSE_ANOTHER_PROVIDER', closedNote: 'Went with a clinic nearer school' })
+    expect(await handleOf(centre, matched.id).result()).toEqual({ status: 'LOST', followUpsSent: 0 })
+    const workflowOnly = await send(centre, 'POST', `/v1/leads/${matched.id}/close`, { reason: 'NO_MATCH' })
+    expect(workflowOnly.status).toBe(400)
+  })
+})
+
+describe('the API racing the close of the window', () => {
+  it('lets exactly one of booking and the NO_RESPONSE close win, and the database agrees with the answer', async () => {
+    const centre = await newCentre()
+    const providers = [await provider(centre), await provider(centre), await provider(centre)]
+    // Well before the close, at it, and after it.
+    const offsets = [-3000, 0, 1500]
+    const runs = await Promise.all(
+      offsets.map(async (offset, i) => {
+        const childId = await child(centre)
+        const matched = await leadIn(centre, 'MATCHED', { childId })
+        const { lead, slot } = await offer(centre, matched, providers[i])
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(lead.respondBy!) + offset - Date.now())))
+        const response = await send(centre, 'POST', `/v1/leads/${lead.id}/book`, slot)
+        return { id: lead.id, childId, response }
+      })
+    )
+    for (const { id, childId, response } of runs) {
+      const result = await handleOf(centre, id).result()
+      const lead = await getLead(centre, id)
+      const appointments = await platform.api.deps.db.appointment.count({ where: { tenantId: centre.tenantId, childId } })
+      if (response.status === 200) {
+        expect(result.status).toBe('BOOKED')
+        expect(lead).toMatchObject({ status: 'BOOKED', closedReason: null })
+        expect(appointments).toBe(1)
+      } else {
+        expect(response.status, JSON.stringify(response.body)).toBe(409)
+        expect(response.body.code).toBe('invalid_state_transition')
+        expect(result.status).toBe('LOST')
+        expect(lead).toMatchObject({ status: 'LOST', closedReason: 'NO_RESPONSE', appointmentId: null })
+        // The refused booking's appointment was rolled back with it.
+        expect(appointments).toBe(0)
+      }
+    }
+    expect(runs[0]!.response.status).toBe(200)
+    expect(runs.at(-1)!.response.status).toBe(409)
+  }, 120_000)
+})
+
+describe('a worker killed mid-offer', () => {
+  it('carries on after a crash: the close that fell due while no worker ran happens once, without the moot follow-ups', async () => {
+    const centre = await newCentre()
+    await provider(centre)
+    const matched = await leadIn(centre, 'MATCHED')
+    await offer(centre, matched)
+    await eventually(async () => ((await getLead(centre, matched.id)).followUps.sent === 1 ? true : undefined), 15_000)
+
+    await platform.killWorkers('SIGKILL')
+    await new Promise((resolve) => setTimeout(resolve, RESPOND_MS))
+    // Nothing happened while no worker ran.
+    expect((await getLead(centre, matched.id)).status).toBe('OFFERED')
+    await platform.startWorker()
+
+    expect(await handleOf(centre, matched.id).result()).toEqual({ status: 'LOST', followUpsSent: 1 })
+    expect(await getLead(centre, matched.id)).toMatchObject({ status: 'LOST', closedReason: 'NO_RESPONSE' })
+    expect((await followUps(centre, matched.id)).map((n) => (n.details as { followUp: number }).followUp)).toEqual([1])
+  }, 120_000)
+})
+
+describe('reading, listing, patching and tenants', () => {
+  it('lists by status, merges a contact patch, and hides a lead from another tenant', async () => {
+    const centre = await newCentre()
+    await provider(centre)
+    const matched = await leadIn(centre, 'MATCHED')
+    const disqualified = await leadIn(centre, 'DISQUALIFIED', { payer: 'AETNA' })
+
+    const page = await send(centre, 'GET', '/v1/leads?status=MATCHED&limit=1')
+    expect(page.status).toBe(200)
+    expect(page.body.data.map((l: Lead) => l.id)).toEqual([matched.id])
+    expect(page.body.nextCursor).toBeNull()
+    const all = await send(centre, 'GET', '/v1/leads?sort=createdAt&limit=1')
+    expect(all.body.data.map((l: Lead) => l.id)).toEqual([matched.id])
+    const next = await send(centre, 'GET', `/v1/leads?sort=createdAt&limit=1&cursor=${encodeURIComponent(all.body.nextCursor)}`)
+    expect(next.body.data.map((l: Lead) => l.id)).toEqual([disqualified.id])
+
+    const patched = await send(centre, 'PATCH', `/v1/leads/${matched.id}`, { contact: { phone: '+13125550100', email: null } })
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200)
+    expect(patched.body.contact).toEqual({ name: 'Amara Okafor', email: null, phone: '+13125550100' })
+    const emptied = await send(centre, 'PATCH', `/v1/leads/${matched.id}`, { contact: null })
+    expect(emptied.status).toBe(400)
+    const needs = await send(centre, 'PATCH', `/v1/leads/${matched.id}`, { payer: 'AETNA' })
+    expect(needs.status).toBe(400)
+    const closed = await send(centre, 'PATCH', `/v1/leads/${disqualified.id}`, { contact: { name: 'A. Okafor' } })
+    expect(closed.status).toBe(409)
+    expect(closed.body.code).toBe('invalid_state_transition')
+
+    const other = await newCentre()
+    for (const [method, path, body] of [
+      ['GET', `/v1/leads/${matched.id}`, undefined],
+      ['PATCH', `/v1/leads/${matched.id}`, { contact: { name: 'X' } }],
+      ['POST', `/v1/leads/${matched.id}/offer`, { slots: [{ providerId: matched.matches[0]!.providerId, startsAt: matched.matches[0]!.nextSlots[0]!.startsAt }] }],
+      ['POST', `/v1/leads/${matched.id}/close`, { reason: 'OTHER' }],
+    ] as const) {
+      const response = await send(other, method, path, body)
+      expect(response.status, `${method} ${path}`).toBe(404)
+      expect(response.body.code).toBe('not_found')
+    }
+    expect((await send(other, 'GET', '/v1/leads')).body.data).toEqual([])
+    expect((await getLead(centre, matched.id)).status).toBe('MATCHED')
+  }, 60_000)
+})

@@ -1,0 +1,59 @@
+/**
+ * @module Message contracts of the lead qualification workflow, shared by the API and the workflow. The workflow
+ * holds the lead's id and its clock only: the family's contact and needs stay in the database and are read by
+ * activities. The API's operations (offer, book, close) are Temporal updates the workflow accepts or refuses against
+ * its status in one synchronous turn, so an offer's follow-up window closing and a booking can never both win.
+ */
+import { defineQuery, defineUpdate } from '@temporalio/workflow'
+import type { LeadPolicy } from '../domain/leads/lead-policy.ts'
+import type { LeadCloseReason, LeadStatus } from '../domain/leads/lead-state.ts'
+
+export const LEAD_QUALIFICATION_WORKFLOW_TYPE = 'leadQualificationWorkflow'
+export const LEAD_QUALIFICATION_KIND = 'lead-qualification'
+
+/** One workflow per lead: the start is idempotent and an operator derives the id from the lead's. */
+export const leadQualificationWorkflowId = (tenantId: string, leadId: string) => `${LEAD_QUALIFICATION_KIND}:${tenantId}:${leadId}`
+
+export interface LeadQualificationInput {
+  tenantId: string
+  leadId: string
+  /** Length of a day in ms (86 400 000; tests shorten it with CARE_WORKFLOW_DAY_MS). */
+  dayMs?: number
+  policy?: Partial<LeadPolicy>
+}
+
+/** The lead as the database has it, as far as the workflow cares (what activities report). */
+export interface LeadSnapshot {
+  status: LeadStatus
+  /** Epoch ms of the current offer, when offered. */
+  offeredAt: number | null
+  followUpsSent: number
+}
+
+export interface LeadQualificationResult {
+  status: LeadStatus
+  followUpsSent: number
+}
+
+/** The workflow's answer to an offer: the instants the API records and shows. */
+export interface OfferAccepted {
+  offeredAt: number
+  nextFollowUpAt: number | null
+  respondBy: number
+}
+
+/** Offer the family slots (a new offer replaces the last and restarts its follow-ups). Allowed when MATCHED or OFFERED. */
+export const offerLeadUpdate = defineUpdate<OfferAccepted, []>('offerLead')
+/** The family booked an offered slot. Allowed when OFFERED and the response window has not closed. */
+export const bookLeadUpdate = defineUpdate<{ status: LeadStatus }, []>('bookLead')
+/** Close the lead LOST. Allowed while it is open. */
+export const closeLeadUpdate = defineUpdate<{ status: LeadStatus }, [{ reason: LeadCloseReason }]>('closeLead')
+
+export interface LeadWorkflowState {
+  status: LeadStatus
+  followUpsSent: number
+  nextFollowUpAt: string | null
+  respondBy: string | null
+}
+
+export const leadStateQuery = defineQuery<LeadWorkflowState>('leadState')

@@ -1,0 +1,152 @@
+/**
+ * @module The lead qualification workflow: one run per lead, from the family's enquiry to BOOKED or LOST.
+ *
+ * 1. Qualify the lead by rules (domain/leads/lead-qualification.ts), the explanation recorded on the lead.
+ * 2. Match it (the matching domain) and record the top providers with their next slots; a qualified lead nobody can
+ *    see yet is matched again each follow-up interval, and closed LOST (NO_MATCH) after the last attempt.
+ * 3. Wait for a person to offer slots (an update from the API).
+ * 4. While the offer is unanswered: follow the family up at the policy's interval (a care notification, once each,
+ *    a bounded number), and close LOST (NO_RESPONSE) when the response window ends.
+ * 5. End when the lead is booked (update from the API, which books through the normal booking path) or closed.
+ *
+ * The workflow decides; the database records. An update is accepted or refused against the workflow's status in one
+ * synchronous turn (the window closing sets LOST before anything is awaited, so a later booking is refused), and the
+ * API records what was accepted in its own transaction. Afterwards the workflow re-reads the lead (an activity that
+ * waits for the API's row lock): if the request failed to commit, the workflow takes the database's status back.
+ */
+import { ApplicationFailure, allHandlersFinished, condition, log, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow'
+import type { createLeadQualificationActivities } from '../activities/lead-qualification-activities.ts'
+import { REAL_DAY_MS, leadPolicyOf, nextOfferStep, offerTimers } from '../domain/leads/lead-policy.ts'
+import { isFinal, type LeadStatus } from '../domain/leads/lead-state.ts'
+import {
+  bookLeadUpdate,
+  closeLeadUpdate,
+  leadStateQuery,
+  offerLeadUpdate,
+  type LeadQualificationInput,
+  type LeadQualificationResult,
+  type LeadSnapshot,
+} from './lead-qualification-contract.ts'
+
+const activities = proxyActivities<ReturnType<typeof createLeadQualificationActivities>>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+})
+
+const refuse = (message: string): never => {
+  throw ApplicationFailure.create({ type: 'invalid_state_transition', message, nonRetryable: true })
+}
+
+const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString())
+
+export async function leadQualificationWorkflow(input: LeadQualificationInput): Promise<LeadQualificationResult> {
+  const policy = leadPolicyOf(input.policy)
+  const dayMs = input.dayMs ?? REAL_DAY_MS
+  const ref = { tenantId: input.tenantId, leadId: input.leadId }
+  let status = 'NEW' as LeadStatus
+  let offeredAt: number | null = null
+  let followUpsSent = 0
+  /** An update was accepted and the API is recording it: re-read the lead before deciding anything else. */
+  let unsettled = false
+  let matchAttempts = 0
+
+  const timers = () => (offeredAt === null ? null : nextOfferStep(offerTimers(offeredAt, policy, dayMs), followUpsSent))
+  /** Takes the database's word (an activity's report), unless an update moved on meanwhile: that one is re-read next. */
+  const adopt = (snapshot: LeadSnapshot) => {
+    if (unsettled) return
+    status = snapshot.status
+    offeredAt = snapshot.offeredAt
+    followUpsSent = snapshot.followUpsSent
+  }
+
+  setHandler(
+    offerLeadUpdate,
+    () => {
+      status = 'OFFERED'
+      offeredAt = Date.now()
+      followUpsSent = 0
+      unsettled = true
+      const { followUp, respondBy } = timers()!
+      return { offeredAt, nextFollowUpAt: followUp?.at ?? null, respondBy }
+    },
+    { validator: () => (status === 'MATCHED' || status === 'OFFERED' ? undefined : refuse(`The lead is ${status}; only a MATCHED or OFFERED lead is offered slots.`)) }
+  )
+  setHandler(
+    bookLeadUpdate,
+    () => {
+      status = 'BOOKED'
+      unsettled = true
+      return { status }
+    },
+    { validator: () => (status === 'OFFERED' ? undefined : refuse(`The lead is ${status}; only an OFFERED lead is booked.`)) }
+  )
+  setHandler(
+    closeLeadUpdate,
+    ({ reason }) => {
+      // A reason code only: the note a person may add stays in the database.
+      log.info('lead closed on request', { leadId: input.leadId, reason })
+      status = 'LOST'
+      unsettled = true
+      return { status }
+    },
+    { validator: ({ reason }) => (isFinal(status) ? refuse(`The lead is already ${status}; it is not closed ${reason}.`) : undefined) }
+  )
+  setHandler(leadStateQuery, () => {
+    const t = status === 'OFFERED' ? timers() : null
+    return { status, followUpsSent, nextFollowUpAt: iso(t?.followUp?.at), respondBy: iso(t?.respondBy) }
+  })
+
+  while (!isFinal(status) || unsettled) {
+    // Statuses and counts only: operators see this in the Temporal UI, never the family's details.
+    setCurrentDetails(`Status: ${status} · follow-ups sent: ${followUpsSent} · match attempts: ${matchAttempts}`)
+    if (unsettled) {
+      unsettled = false
+      adopt(await activities.settleLead(ref))
+      continue
+    }
+    switch (status) {
+      case 'NEW':
+        adopt(await activities.qualifyLead(ref))
+        break
+      case 'QUALIFIED': {
+        matchAttempts++
+        adopt(await activities.matchLead({ ...ref, policy, lastAttempt: matchAttempts >= policy.matchAttempts }))
+        // Nobody to offer yet: try again after an interval (new providers, freed slots), unless a person acts first.
+        if (status === 'QUALIFIED') await condition(() => unsettled, policy.followUpEveryDays * dayMs)
+        break
+      }
+      case 'MATCHED':
+        await condition(() => unsettled)
+        break
+      case 'OFFERED': {
+        const { followUp, respondBy } = timers()!
+        const due = Math.min(followUp?.at ?? Number.POSITIVE_INFINITY, respondBy)
+        if (await condition(() => unsettled, Math.max(1, due - Date.now()))) break
+        if (Date.now() >= respondBy) {
+          // Decided in this turn, before anything is awaited: from here on a booking is refused.
+          status = 'LOST'
+          adopt(await activities.closeLeadNoResponse(ref))
+          break
+        }
+        // A timer can only fire at or after its instant; this guards the arithmetic, not a real case.
+        if (!followUp || Date.now() < followUp.at) break
+        const next = nextOfferStep(offerTimers(offeredAt!, policy, dayMs), followUp.n)
+        followUpsSent = followUp.n
+        adopt(
+          await activities.recordLeadFollowUp({
+            ...ref,
+            offeredAt: offeredAt!,
+            followUp: followUp.n,
+            nextFollowUpAt: next.followUp?.at ?? null,
+            respondBy,
+          })
+        )
+        break
+      }
+    }
+  }
+  // Updates answered moments ago complete before the workflow does.
+  await condition(allHandlersFinished)
+  log.info('lead closed', { leadId: input.leadId, status })
+  return { status, followUpsSent }
+}
