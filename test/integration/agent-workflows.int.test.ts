@@ -126,6 +126,9 @@ describe('an event-triggered run', () => {
     expect(messages).toHaveLength(1)
     expect(messages[0]!.recipientClientIds).toEqual([clientId])
     expect(messages[0]!.body).not.toContain('http')
+    const listed = (await get(`/v1/family-messages?childId=${childId}`)).body.data
+    expect(listed).toEqual([expect.objectContaining({ id: messages[0]!.id, recipientClientIds: [clientId], agentRunId: run.id })])
+    expect((await get(`/v1/family-messages?childId=${childId}`, otherToken)).body.data).toEqual([])
 
     // Nothing went where the document told the agent to go.
     await new Promise((resolve) => setTimeout(resolve, 500))

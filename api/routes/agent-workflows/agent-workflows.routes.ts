@@ -112,6 +112,18 @@ export const StaffTask = z
   })
   .openapi('StaffTask')
 
+export const FamilyMessage = z
+  .object({
+    id: z.string().openapi({ example: 'fmsg_019a...' }),
+    childId: z.string().nullable(),
+    recipientClientIds: z.array(z.string()).openapi({ description: 'The clients linked to the child when the message was written.' }),
+    subject: z.string(),
+    body: z.string(),
+    agentRunId: z.string().nullable(),
+    createdAt: UtcDateTime,
+  })
+  .openapi('FamilyMessage')
+
 const WorkflowId = IdParam('agent workflow', 'agw_019a...')
 
 export const createAgentWorkflowRoute = protectedRoute('agents', {
@@ -262,5 +274,22 @@ export const patchStaffTaskRoute = protectedRoute('agents', {
   responses: {
     200: { description: 'The task', content: { 'application/json': { schema: StaffTask } } },
     ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS),
+  },
+})
+
+export const listFamilyMessagesRoute = protectedRoute('agents.read', {
+  method: 'get',
+  path: '/v1/family-messages',
+  tags,
+  summary: 'List messages to families recorded by agent runs (no e-mail or SMS is sent by the platform)',
+  request: {
+    query: listQuerySchema(['createdAt'], '-createdAt').extend({
+      childId: z.string().max(64).optional().openapi({ param: { name: 'childId', in: 'query' } }),
+      agentRunId: z.string().max(64).optional().openapi({ param: { name: 'agentRunId', in: 'query' } }),
+    }),
+  },
+  responses: {
+    200: { description: 'A page of messages', content: { 'application/json': { schema: pageOf(FamilyMessage, 'FamilyMessagePage') } } },
+    ...problemResponses(400, ...COMMON_ERRORS),
   },
 })

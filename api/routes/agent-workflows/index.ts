@@ -1,9 +1,10 @@
-/** @module /v1/agent-workflows, /v1/agent-workflow-templates, /v1/agent-runs and /v1/staff-tasks: thin handlers. */
+/** @module /v1/agent-workflows, /v1/agent-workflow-templates, /v1/agent-runs, /v1/staff-tasks and /v1/family-messages: thin handlers. */
 import { OpenAPIHono, type z } from '@hono/zod-openapi'
 import { createAgentSchedules } from '../../../domain/agent-workflows/agent-schedules.ts'
 import { getRun, listRuns, type AgentRun as AgentRunRow, type AgentRunStep as StepRow } from '../../../domain/agent-workflows/agent-run-store.ts'
 import { AGENT_WORKFLOW_TEMPLATES } from '../../../domain/agent-workflows/agent-workflow-templates.ts'
 import { configOf, createAgentWorkflowService, type AgentWorkflow as WorkflowRow } from '../../../domain/agent-workflows/agent-workflow-service.ts'
+import { listFamilyMessages, type FamilyMessage as MessageRow } from '../../../domain/agent-workflows/family-messages.ts'
 import { listStaffTasks, setStaffTaskStatus, type StaffTask as TaskRow } from '../../../domain/agent-workflows/staff-tasks.ts'
 import type { JsonObject } from '../../../domain/merge-patch.ts'
 import { webhookSettings } from '../../../domain/webhooks/webhook-settings.ts'
@@ -17,6 +18,7 @@ import {
   listAgentWorkflowRunsRoute,
   listAgentWorkflowTemplatesRoute,
   listAgentWorkflowsRoute,
+  listFamilyMessagesRoute,
   listStaffTasksRoute,
   patchAgentWorkflowRoute,
   patchStaffTaskRoute,
@@ -24,6 +26,7 @@ import {
   type AgentRunStep,
   type AgentWorkflow,
   type AgentWorkflowTemplate,
+  type FamilyMessage,
   type StaffTask,
 } from './agent-workflows.routes.ts'
 
@@ -84,6 +87,16 @@ const toTask = (row: TaskRow): z.infer<typeof StaffTask> => ({
   updatedAt: row.updatedAt.toISOString(),
 })
 
+const toMessage = (row: MessageRow): z.infer<typeof FamilyMessage> => ({
+  id: row.id,
+  childId: row.childId,
+  recipientClientIds: row.recipientClientIds,
+  subject: row.subject,
+  body: row.body,
+  agentRunId: row.agentRunId,
+  createdAt: row.createdAt.toISOString(),
+})
+
 const TEMPLATES = AGENT_WORKFLOW_TEMPLATES as unknown as Array<z.infer<typeof AgentWorkflowTemplate>>
 
 export function agentWorkflowRoutes({ config, db, temporal, logger }: Pick<AppDeps, 'config' | 'db' | 'temporal' | 'logger'>) {
@@ -126,4 +139,8 @@ export function agentWorkflowRoutes({ config, db, temporal, logger }: Pick<AppDe
     .openapi(patchStaffTaskRoute, async (c) =>
       c.json(toTask(await setStaffTaskStatus(c.var.uow, c.req.valid('param').id, c.req.valid('json').status)), 200)
     )
+    .openapi(listFamilyMessagesRoute, async (c) => {
+      const page = await listFamilyMessages(c.var.uow, c.req.valid('query'))
+      return c.json({ data: page.data.map(toMessage), nextCursor: page.nextCursor }, 200)
+    })
 }
