@@ -99,7 +99,11 @@ const toMessage = (row: MessageRow): z.infer<typeof FamilyMessage> => ({
 
 const TEMPLATES = AGENT_WORKFLOW_TEMPLATES as unknown as Array<z.infer<typeof AgentWorkflowTemplate>>
 
-export function agentWorkflowRoutes({ config, db, temporal, logger }: Pick<AppDeps, 'config' | 'db' | 'temporal' | 'logger'>) {
+/**
+ * The router. Its return type is declared plain: the routes' inferred schema types, merged into the app's, made the
+ * app's type too complex for the compiler (TS2590), and nothing consumes them (the SDK's types come from OpenAPI).
+ */
+export function agentWorkflowRoutes({ config, db, temporal, logger }: Pick<AppDeps, 'config' | 'db' | 'temporal' | 'logger'>): OpenAPIHono<AppEnv> {
   const service = createAgentWorkflowService({
     rules: webhookSettings(config),
     schedules: createAgentSchedules({ db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, logger }),
