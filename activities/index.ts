@@ -2,6 +2,8 @@
 import type { Db } from '../infra/db.ts'
 import { createAssessmentActivities } from './assessment-activities.ts'
 import { createBookingActivities } from './booking-activities.ts'
+import { createAppointmentFollowUpActivities } from './appointment-follow-up-activities.ts'
+import type { BookingTiming } from './booking-activities.ts'
 import type { WebhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import { createWebhookActivities } from './webhook-activities.ts'
 import type { AiRuntime } from '../domain/ai/ai-runtime.ts'
@@ -22,6 +24,8 @@ export interface ActivityDeps {
   ai: AiRuntime
   /** The agent of agent workflow runs: the configured chat model, or the offline drafter when absent (docs/agents.md). */
   agentDecider?: AgentDecider
+  /** Policy time of the booking lifecycle and the appointment follow-up (tests shorten it); defaults to real time. */
+  bookingTiming?: Partial<BookingTiming>
 }
 
 /** Builds every activity the worker registers. */
@@ -36,6 +40,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createChildProgressActivities(deps),
     ...createAgentRunActivities(deps),
     ...createProviderOnboardingActivities(deps),
+    ...createAppointmentFollowUpActivities(deps),
     ...createLeadQualificationActivities(deps),
   }
 }

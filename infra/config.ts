@@ -65,6 +65,11 @@ const ConfigSchema = z.object({
    * in ms (docs/workflows.md). Only tests shorten it; production keeps a real day.
    */
   CARE_WORKFLOW_DAY_MS: z.coerce.number().int().positive().default(86_400_000),
+  /**
+   * How long after an appointment's end the booking workflow waits for a check-in before it marks the appointment
+   * NO_SHOW, in ms (docs/workflows.md). Real time, not scaled by CARE_WORKFLOW_DAY_MS; tests shorten it.
+   */
+  CARE_WORKFLOW_NO_SHOW_GRACE_MS: z.coerce.number().int().nonnegative().default(30 * 60_000),
   /** Days between two periodic progress summaries of a child (the child progress follow-up workflow). */
   CHILD_PROGRESS_INTERVAL_DAYS: z.coerce.number().int().min(1).max(366).default(30),
   /** Webhooks (docs/webhooks.md). Unset: https:// required and private addresses refused, except in development. */

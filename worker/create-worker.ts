@@ -14,6 +14,7 @@ import type { AiConfig } from '../infra/ai-config.ts'
 
 export interface WorkerDeps {
   config: Pick<Config, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_CODEC_KEYS'> &
+    Partial<Pick<Config, 'CARE_WORKFLOW_DAY_MS' | 'CARE_WORKFLOW_NO_SHOW_GRACE_MS'>> &
     Parameters<typeof webhookSettings>[0] &
     AiConfig
   connection: NativeConnection
@@ -35,6 +36,7 @@ export function createWorker({ config, connection, db }: WorkerDeps): Promise<Wo
       webhooks: webhookSettings(config),
       ai: createAiRuntime(config),
       agentDecider: selectAgentDecider(config),
+      bookingTiming: { dayMs: config.CARE_WORKFLOW_DAY_MS, noShowGraceMs: config.CARE_WORKFLOW_NO_SHOW_GRACE_MS },
     }),
     // The same codec as the API's client: the worker decrypts inputs and signals and encrypts what it records.
     dataConverter: temporalDataConverter(config.TEMPORAL_CODEC_KEYS),

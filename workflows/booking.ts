@@ -8,9 +8,20 @@
  * (Temporal unreachable at that moment) only delays this: the workflow also re-reads the appointment an hour after
  * its end and daily after that. The older `cancelBooking` / `completeBooking` signals still work for operators: the
  * workflow then writes the final status itself, unless the appointment already reached another final state.
+ *
+ * From `booking-lifecycle-v2` on, new runs go through workflows/booking-lifecycle.ts (reminders, update-driven
+ * reschedule/cancel/complete/no-show, the no-show deadline); runs started earlier keep the loop below.
  */
-import { condition, log, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow'
+import { condition, log, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow'
 import type { createBookingActivities } from '../activities/booking-activities.ts'
+import { bookingLifecycle } from './booking-lifecycle.ts'
+import {
+  BOOKING_LIFECYCLE_PATCH,
+  cancelBookingUpdate,
+  completeBookingUpdate,
+  noShowBookingUpdate,
+  rescheduleBookingUpdate,
+} from './booking-contract.ts'
 import { searchAttributeKeys } from './search-attributes.ts'
 import {
   bookingChangedSignal,
@@ -48,6 +59,13 @@ function untilReconcile(endsAt: string): number {
 }
 
 export async function bookingWorkflow(input: BookingWorkflowInput): Promise<BookingOutcome> {
+  // Runs started before the lifecycle replay the loop below unchanged (test/replay-histories/bookingWorkflow-cancelled).
+  if (patched(BOOKING_LIFECYCLE_PATCH)) return bookingLifecycle(input)
+  return legacyBookingLoop(input)
+}
+
+/** The booking workflow before `booking-lifecycle-v2`: wait for the appointment to become final, nothing else. */
+async function legacyBookingLoop(input: BookingWorkflowInput): Promise<BookingOutcome> {
   let booking = await activities.loadBooking(input)
   let state: BookingState = booking.status
   let changed = false
@@ -62,6 +80,15 @@ export async function bookingWorkflow(input: BookingWorkflowInput): Promise<Book
   setHandler(bookingChangedSignal, () => {
     changed = true
   })
+  // A run of the old code knows no reminders: it accepts the API's step and re-reads the appointment after it.
+  const legacyAnswer = (next: BookingState) => () => {
+    changed = true
+    return { state: next, nextReminderAt: null, remindersSent: 0, noShowAt: null, checkedIn: false }
+  }
+  setHandler(cancelBookingUpdate, legacyAnswer('CANCELLED'))
+  setHandler(completeBookingUpdate, legacyAnswer('COMPLETED'))
+  setHandler(noShowBookingUpdate, legacyAnswer('NO_SHOW'))
+  setHandler(rescheduleBookingUpdate, legacyAnswer('CONFIRMED'))
 
   while (state === 'CONFIRMED') {
     await condition(() => changed || state !== 'CONFIRMED', untilReconcile(booking.endsAt))

@@ -16,6 +16,7 @@ import { resolveInterval } from './appointment-rules.ts'
 import { createAppointmentTransitions } from './appointment-transitions.ts'
 import { insertAppointment, lockBookingParties, slotProblem } from './book-appointment.ts'
 import { createBookingNotifier } from './booking-workflow-notifier.ts'
+import { createBookingWorkflowCalls } from './booking-workflow-calls.ts'
 import { listAppointments } from './list-appointments.ts'
 
 export interface CreateAppointmentInput {
@@ -42,7 +43,8 @@ export interface AppointmentServiceDeps {
 /** Creates the appointment service. */
 export function createAppointmentService({ outbox, clock, temporal, logger }: AppointmentServiceDeps) {
   const notifier = createBookingNotifier({ temporal, logger })
-  const transitions = createAppointmentTransitions({ clock, notifier })
+  const workflow = createBookingWorkflowCalls({ temporal, logger })
+  const transitions = createAppointmentTransitions({ clock, notifier, workflow, outbox })
 
   /**
    * Books an appointment: `CONFIRMED` at once when the slot is bookable, its booking workflow queued and its
@@ -75,6 +77,19 @@ export function createAppointmentService({ outbox, clock, temporal, logger }: Ap
     get: getAppointment,
     list: listAppointments,
     ...transitions,
+    /**
+     * The appointment's booking lifecycle and follow-up as their workflows hold them (404 for another tenant's).
+     * @throws AppError `not_found`, `dependency_unavailable`
+     */
+    async workflowView(uow: UnitOfWork, id: string) {
+      const appointment = await getAppointment(uow, id)
+      return { appointmentId: appointment.id, status: appointment.status, ...(await workflow.view(appointment.id)) }
+    },
+    /** A note of this session was signed: its appointment's follow-up is told after commit. */
+    async noteSigned(uow: UnitOfWork, sessionId: string) {
+      const session = await uow.tx.session.findFirst({ where: { id: sessionId, tenantId: uow.tenantId }, select: { appointmentId: true } })
+      if (session) workflow.noteSigned(uow, session.appointmentId)
+    },
     /** For the series service: the same booking primitives, the same outbox and notifier. */
     internals: { outbox, clock, notifier, cancelLocked: transitions.cancelLocked },
   }

@@ -1,8 +1,11 @@
 /**
  * @module The lifecycle operations on an existing appointment: reschedule, cancel, complete, no-show and edits of
  * its descriptive fields. Each locks the appointment's row, asks the state machine (appointment-state.ts) whether
- * the action is legal, writes the change with its event in the same unit of work, and tells the booking workflow
- * after commit.
+ * the action is legal, asks the booking workflow to accept the step (a Temporal update whose answer — the next
+ * reminder, the no-show deadline — the response carries as `workflow`), writes the change with its event in the same
+ * unit of work, and tells the booking workflow after commit (`bookingChanged`: it re-reads and confirms). Temporal
+ * unreachable: 503 and the transaction rolls back (booking-workflow-calls.ts). Series cancellations go without the
+ * update (the signal only), so cancelling a long series is not one round trip per occurrence.
  */
 import type { CancellationReason } from '../../generated/prisma/enums.ts'
 import type { AppointmentType } from '../../generated/prisma/enums.ts'
@@ -18,6 +21,15 @@ import { resolveInterval } from './appointment-rules.ts'
 import { assertTransition, isLateCancellation } from './appointment-state.ts'
 import { lockBookingParties, slotProblem } from './book-appointment.ts'
 import type { BookingNotifier } from './booking-workflow-notifier.ts'
+import type { BookingWorkflowCalls } from './booking-workflow-calls.ts'
+import type { WorkflowOutbox } from '../workflows/workflow-outbox.ts'
+import type { BookingWorkflowView } from '../../workflows/booking-contract.ts'
+import {
+  APPOINTMENT_FOLLOW_UP_KIND,
+  APPOINTMENT_FOLLOW_UP_WORKFLOW_TYPE,
+  appointmentFollowUpWorkflowId,
+  type AppointmentFollowUpInput,
+} from '../../workflows/appointment-follow-up-contract.ts'
 import { overlapError, overlapViolation } from './overlap-violation.ts'
 
 export interface CancelInput {
@@ -42,16 +54,31 @@ export interface AppointmentPatch extends RescheduleInput {
 export interface TransitionDeps {
   clock: Clock
   notifier: BookingNotifier
+  /** The booking lifecycle's updates; absent: changes are only signalled (as before the lifecycle). */
+  workflow?: BookingWorkflowCalls
+  /** Starts the appointment follow-up at completion; absent: no follow-up. */
+  outbox?: WorkflowOutbox
 }
 
+/**
+ * An appointment after a lifecycle operation, with the booking workflow's accepted result: null when the workflow
+ * does not exist (yet), absent when it was not asked (edits of descriptive fields, series cancellations).
+ */
+export type TransitionedAppointment = AppointmentRow & { workflow?: BookingWorkflowView | null }
+
 /** Creates the lifecycle operations. */
-export function createAppointmentTransitions({ clock, notifier }: TransitionDeps) {
+export function createAppointmentTransitions({ clock, notifier, workflow, outbox }: TransitionDeps) {
   /**
    * Cancels a locked appointment: `CANCELLED` with the reason, the note and whether it is late by its location's
    * policy; records `booking.cancelled`.
    * @throws AppError `invalid_state_transition` unless CONFIRMED
    */
-  async function cancelLocked(uow: UnitOfWork, appointment: AppointmentRow, input: CancelInput) {
+  async function cancelLocked(
+    uow: UnitOfWork,
+    appointment: AppointmentRow,
+    input: CancelInput,
+    askWorkflow = false
+  ): Promise<TransitionedAppointment> {
     const now = clock()
     assertTransition({ status: appointment.status, action: 'cancel', startsAt: appointment.startsAt, now })
     const location = await uow.tx.location.findFirstOrThrow({
@@ -59,6 +86,7 @@ export function createAppointmentTransitions({ clock, notifier }: TransitionDeps
       select: { lateCancellationHours: true },
     })
     const lateCancellation = isLateCancellation(appointment.startsAt, now, location.lateCancellationHours)
+    const accepted = askWorkflow && workflow ? { workflow: await workflow.cancel(appointment.id) } : {}
     const cancelled = await uow.tx.appointment.update({
       where: { id: appointment.id },
       data: {
@@ -78,17 +106,18 @@ export function createAppointmentTransitions({ clock, notifier }: TransitionDeps
       lateCancellation,
     })
     notifier.changed(uow, [appointment.id])
-    return cancelled
+    return { ...cancelled, ...accepted }
   }
 
   /**
    * Records that the appointment took place: `COMPLETED`, its session ensured, `appointment.completed` recorded.
    * @throws AppError `invalid_state_transition` unless CONFIRMED and started
    */
-  async function complete(uow: UnitOfWork, id: string) {
+  async function complete(uow: UnitOfWork, id: string): Promise<TransitionedAppointment> {
     const appointment = await lockAppointment(uow, id)
     const now = clock()
     assertTransition({ status: appointment.status, action: 'complete', startsAt: appointment.startsAt, now })
+    const accepted = workflow ? { workflow: await workflow.complete(id) } : {}
     const completed = await uow.tx.appointment.update({
       where: { id },
       data: { status: 'COMPLETED', completedAt: now },
@@ -103,25 +132,60 @@ export function createAppointmentTransitions({ clock, notifier }: TransitionDeps
       sessionId,
       completedAt: now.toISOString(),
     })
+    if (outbox) await enqueueFollowUp(uow, appointment, sessionId)
     notifier.changed(uow, [id])
-    return completed
+    return { ...completed, ...accepted }
+  }
+
+  /** Queues the appointment's follow-up workflow (note deadline, provider nudges, the family's follow-up). */
+  async function enqueueFollowUp(uow: UnitOfWork, appointment: AppointmentRow, sessionId: string) {
+    const input: AppointmentFollowUpInput = { tenantId: uow.tenantId, appointmentId: appointment.id }
+    await outbox!.enqueue(uow, {
+      workflowType: APPOINTMENT_FOLLOW_UP_WORKFLOW_TYPE,
+      workflowId: appointmentFollowUpWorkflowId(appointment.id),
+      args: [input],
+      searchAttributes: {
+        TenantId: uow.tenantId,
+        WorkflowKind: APPOINTMENT_FOLLOW_UP_KIND,
+        AppointmentId: appointment.id,
+        ProviderId: appointment.providerId,
+        ChildId: appointment.childId,
+      },
+      summary: `Appointment follow-up: appointment ${appointment.id}`,
+      details: [
+        `Follow-up of appointment \`${appointment.id}\` (session \`${sessionId}\`, tenant \`${uow.tenantId}\`): waits until the`,
+        "session's note is due (the location's noteDueHours), nudges the provider daily while it is unsigned, and",
+        "records the family's follow-up once it is signed.",
+        '',
+        `State: \`GET /v1/appointments/${appointment.id}/workflow\``,
+      ].join('\n'),
+    })
   }
 
   /**
-   * Records that the child did not come: `NO_SHOW`. No event: the catalogue has none for it (spec Part 6).
+   * Records that the child did not come: `NO_SHOW`, with the platform event `appointment.no_show` (the spec's
+   * catalogue has none; docs/webhooks.md).
    * @throws AppError `invalid_state_transition` unless CONFIRMED and started
    */
-  async function noShow(uow: UnitOfWork, id: string) {
+  async function noShow(uow: UnitOfWork, id: string): Promise<TransitionedAppointment> {
     const appointment = await lockAppointment(uow, id)
     const now = clock()
     assertTransition({ status: appointment.status, action: 'no_show', startsAt: appointment.startsAt, now })
+    const accepted = workflow ? { workflow: await workflow.noShow(id) } : {}
     const marked = await uow.tx.appointment.update({
       where: { id },
       data: { status: 'NO_SHOW', noShowAt: now },
       include: APPOINTMENT_INCLUDE,
     })
+    await recordEvent(uow, 'appointment.no_show', {
+      appointmentId: id,
+      childId: appointment.childId,
+      providerId: appointment.providerId,
+      noShowAt: now.toISOString(),
+      markedBy: 'API',
+    })
     notifier.changed(uow, [id])
-    return marked
+    return { ...marked, ...accepted }
   }
 
   /**
@@ -135,7 +199,7 @@ export function createAppointmentTransitions({ clock, notifier }: TransitionDeps
     appointment: AppointmentRow,
     input: RescheduleInput,
     explicit: boolean
-  ): Promise<AppointmentRow> {
+  ): Promise<TransitionedAppointment> {
     const now = clock()
     const startsAt = input.startsAt ?? appointment.startsAt
     const duration = input.durationMinutes ?? durationMinutesOf(appointment)
@@ -155,6 +219,22 @@ export function createAppointmentTransitions({ clock, notifier }: TransitionDeps
     const parties = await lockBookingParties(uow, { childId: appointment.childId, providerId })
     const problem = await slotProblem(uow, { providerId, interval, excludeAppointmentId: appointment.id, now })
     if (problem) throw problem
+    const accepted = workflow
+      ? {
+          workflow: await workflow.reschedule(appointment.id, {
+            startsAt: interval.startsAt.toISOString(),
+            endsAt: interval.endsAt.toISOString(),
+            providerId,
+            locationId: parties.location.id,
+            reminderOffsetsMinutes: (
+              await uow.tx.location.findFirstOrThrow({
+                where: { id: parties.location.id, tenantId: uow.tenantId },
+                select: { reminderOffsetsMinutes: true },
+              })
+            ).reminderOffsetsMinutes,
+          }),
+        }
+      : {}
 
     let moved: AppointmentRow
     try {
@@ -196,7 +276,7 @@ export function createAppointmentTransitions({ clock, notifier }: TransitionDeps
       startsAt: formatInTimeZone(moved.startsAt, moved.timeZone),
     })
     notifier.changed(uow, [appointment.id])
-    return moved
+    return { ...moved, ...accepted }
   }
 
   /** {@link rescheduleLocked} as an explicit operation on an appointment id. */
@@ -206,7 +286,7 @@ export function createAppointmentTransitions({ clock, notifier }: TransitionDeps
 
   /** Cancels an appointment by id. @see cancelLocked */
   async function cancel(uow: UnitOfWork, id: string, input: CancelInput) {
-    return cancelLocked(uow, await lockAppointment(uow, id), input)
+    return cancelLocked(uow, await lockAppointment(uow, id), input, true)
   }
 
   /**
@@ -215,7 +295,7 @@ export function createAppointmentTransitions({ clock, notifier }: TransitionDeps
    * Fields set to their current value change nothing.
    * @throws AppError `invalid_state_transition`, `validation_error`, `slot_unavailable`
    */
-  async function update(uow: UnitOfWork, id: string, patch: AppointmentPatch) {
+  async function update(uow: UnitOfWork, id: string, patch: AppointmentPatch): Promise<TransitionedAppointment> {
     let appointment = await lockAppointment(uow, id)
     const edits: { type?: AppointmentType; service?: string; notes?: string | null } = {}
     if (patch.type !== undefined && patch.type !== appointment.type) edits.type = patch.type
@@ -226,9 +306,10 @@ export function createAppointmentTransitions({ clock, notifier }: TransitionDeps
     if (patch.notes !== undefined && patch.notes !== appointment.notes) edits.notes = patch.notes
 
     const { startsAt, durationMinutes, providerId } = patch
-    appointment = await rescheduleLocked(uow, appointment, { startsAt, durationMinutes, providerId }, false)
-    if (!Object.keys(edits).length) return appointment
-    return uow.tx.appointment.update({ where: { id }, data: edits, include: APPOINTMENT_INCLUDE })
+    const moved = await rescheduleLocked(uow, appointment, { startsAt, durationMinutes, providerId }, false)
+    if (!Object.keys(edits).length) return moved
+    const edited = await uow.tx.appointment.update({ where: { id }, data: edits, include: APPOINTMENT_INCLUDE })
+    return 'workflow' in moved ? { ...edited, workflow: moved.workflow } : edited
   }
 
   return { cancel, cancelLocked, complete, noShow, reschedule, update }

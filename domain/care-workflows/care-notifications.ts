@@ -10,7 +10,7 @@ import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { newId } from '../ids.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../listing.ts'
 
-export type CareWorkflowKind = 'early-intervention' | 'child-progress' | 'provider-onboarding' | 'lead-qualification'
+export type CareWorkflowKind = 'early-intervention' | 'child-progress' | 'provider-onboarding' | 'booking' | 'appointment-follow-up' | 'lead-qualification'
 
 /** Ids, kinds and numbers only: the details are shown to API clients and never carry clinical text. */
 export type NotificationDetails = Record<string, string | number | boolean | string[] | null>

@@ -87,6 +87,28 @@ export const EVENT_DATA_SCHEMAS = {
     kind: z.enum(['NOTE', 'ADDENDUM']).describe('A signed note, or an addendum to one.'),
     appointmentId: id('The appointment the session belongs to.').nullable(),
   }),
+  /**
+   * Not in the spec (a platform extra, docs/webhooks.md): an appointment passed its end without a check-in and was
+   * marked NO_SHOW, by the booking workflow at the no-show deadline or through the API.
+   */
+  'appointment.no_show': z.object({
+    appointmentId: id('The appointment id.'),
+    childId: id('The child.'),
+    providerId: id('The provider.'),
+    noShowAt: instant('When it was marked a no-show (UTC).'),
+    markedBy: z.enum(['WORKFLOW', 'API']).describe("WORKFLOW: the booking workflow's deadline passed; API: a user marked it."),
+  }),
+  /**
+   * Not in the spec (a platform extra, docs/webhooks.md): a reminder before an appointment is due to the family, at
+   * one of its location's `reminderOffsetsMinutes`. The platform sends no e-mail or SMS itself: an integrator may.
+   */
+  'appointment.reminder_due': z.object({
+    appointmentId: id('The appointment id.'),
+    childId: id('The child.'),
+    providerId: id('The provider.'),
+    startsAt: instant('The start the reminder is about, with the location offset.'),
+    offsetMinutes: z.number().int().describe('How many minutes before the start this reminder is due (the policy).'),
+  }),
   /** Sent only by the "send test event" operation of a webhook endpoint. */
   'webhook.test': z.object({
     endpointId: id('The endpoint the test was sent to.'),
@@ -124,7 +146,7 @@ export const SUBSCRIBABLE_EVENT_TYPES = [
 export type SubscribableEventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number]
 
 /** Event types the platform adds beyond the spec's ten (documented as extras); subscribable like them. */
-export const PLATFORM_EVENT_TYPES = ['webhook_endpoint.disabled'] as const satisfies readonly EventType[]
+export const PLATFORM_EVENT_TYPES = ['webhook_endpoint.disabled', 'appointment.no_show', 'appointment.reminder_due'] as const satisfies readonly EventType[]
 
 /** Every type an endpoint may subscribe to, and what `["*"]` stands for. */
 export const ALL_SUBSCRIBABLE_EVENT_TYPES: readonly EventType[] = [...SUBSCRIBABLE_EVENT_TYPES, ...PLATFORM_EVENT_TYPES]

@@ -23,4 +23,10 @@ export const EVENT_ORIGINS: Record<EventType, string> = {
   'webhook_endpoint.disabled':
     'The platform disabling an endpoint: its receiver answered 410 Gone, or every attempt failed for 5 days. ' +
     'A platform extra, not in the spec; delivered to the tenant\'s other endpoints subscribed to it.',
+  'appointment.no_show':
+    'The booking workflow at an appointment\'s no-show deadline (its end plus a grace) when nobody checked in, or ' +
+    '`POST /v1/appointments/{id}/no-show`. A platform extra, not in the spec.',
+  'appointment.reminder_due':
+    'The booking workflow, at each of the location\'s `reminderOffsetsMinutes` before a CONFIRMED appointment ' +
+    '(once per offset and start; again after a reschedule). A platform extra, not in the spec.',
 }

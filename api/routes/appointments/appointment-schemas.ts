@@ -109,6 +109,17 @@ export const AppointmentCancel = z
 const LocalDateTime = (description: string) =>
   z.string().openapi({ format: 'date-time', description, example: '2026-12-01T09:00:00-06:00' })
 
+/** The booking lifecycle's answer (workflows/booking-contract.ts `BookingWorkflowView`). */
+export const BookingWorkflowAnswer = z
+  .object({
+    state: AppointmentStatusSchema.openapi({ description: 'The state the booking workflow accepted' }),
+    nextReminderAt: UtcDateTime.nullable().openapi({ description: 'The next reminder to the family; null when none is left' }),
+    remindersSent: z.number().int().openapi({ description: 'Reminders recorded so far (care notifications)' }),
+    noShowAt: UtcDateTime.nullable().openapi({ description: 'When it becomes NO_SHOW without a check-in; null once final or checked in' }),
+    checkedIn: z.boolean().openapi({ description: 'Whether the workflow has seen a check-in (the session exists)' }),
+  })
+  .openapi('BookingWorkflowAnswer')
+
 export const Appointment = z
   .object({
     id: z.string().openapi({ example: 'apt_019a...' }),
@@ -150,8 +161,37 @@ export const Appointment = z
       .openapi({ description: 'Every reschedule, oldest first' }),
     createdAt: UtcDateTime,
     updatedAt: UtcDateTime,
+    workflow: BookingWorkflowAnswer.nullable()
+      .optional()
+      .openapi({
+        description:
+          'Only in the answers of reschedule, cancel, complete, no-show (and a PATCH that reschedules): the booking ' +
+          "workflow's accepted result. null when the workflow has not started yet (its start waits in the outbox).",
+      }),
   })
   .openapi('Appointment')
+
+export const AppointmentWorkflow = z
+  .object({
+    appointmentId: z.string(),
+    status: AppointmentStatusSchema.openapi({ description: "The appointment's status in the database (the source of truth)" }),
+    workflowId: z.string().openapi({ description: 'The booking workflow (Temporal UI: search by this id)' }),
+    execution: z.enum(['NOT_STARTED', 'RUNNING', 'CLOSED', 'LEGACY']).openapi({
+      description: 'NOT_STARTED: its start waits in the outbox; LEGACY: a run started before the lifecycle (no reminders)',
+    }),
+    lifecycle: BookingWorkflowAnswer.nullable(),
+    followUp: z
+      .object({
+        workflowId: z.string(),
+        status: z.enum(['WAITING_FOR_NOTE', 'NUDGING', 'FOLLOWED_UP', 'UNSIGNED', 'NOT_COMPLETED']),
+        noteDueAt: UtcDateTime.nullable().openapi({ description: "Completion + the location's noteDueHours" }),
+        nudgesSent: z.number().int(),
+        nextNudgeAt: UtcDateTime.nullable(),
+      })
+      .nullable()
+      .openapi({ description: 'The appointment follow-up (after completion): note deadline, nudges, family follow-up' }),
+  })
+  .openapi('AppointmentWorkflow')
 
 export const AppointmentPage = pageOf(Appointment, 'AppointmentPage')
 

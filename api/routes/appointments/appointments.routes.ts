@@ -8,6 +8,7 @@ import {
   AppointmentPage,
   AppointmentPatch,
   AppointmentReschedule,
+  AppointmentWorkflow,
   ListAppointmentsQuery,
 } from './appointment-schemas.ts'
 
@@ -25,7 +26,13 @@ export const STATE_MACHINE = `
 | edit type or service (PATCH) | CONFIRMED | |
 
 CANCELLED, COMPLETED and NO_SHOW are final. Any other action is a 409 \`invalid_state_transition\` whose detail names
-the current status and the attempted action. \`notes\` can be edited in every status.`
+the current status and the attempted action. \`notes\` can be edited in every status.
+
+**Booking workflow.** Reschedule, cancel, complete and no-show are first accepted by the appointment's booking
+workflow (a Temporal update, refused with 409 when the workflow's state does not allow it); the answer's \`workflow\`
+is its accepted result: the state, the next reminder to the family and the no-show deadline. When Temporal is
+unreachable the answer is 503 \`dependency_unavailable\` and nothing changed (retry with the same Idempotency-Key).
+\`GET /v1/appointments/{id}/workflow\` shows the workflow's state at any time.`
 
 const AppointmentId = IdParam('appointment', 'apt_019a...')
 const json = <T>(schema: T) => ({ 'application/json': { schema } })
@@ -73,6 +80,22 @@ export const getAppointmentRoute = protectedRoute('bookings.read', {
   responses: { ...ok, ...problemResponses(404, ...COMMON_ERRORS) },
 })
 
+export const getAppointmentWorkflowRoute = protectedRoute('bookings.read', {
+  method: 'get',
+  path: '/v1/appointments/{id}/workflow',
+  tags: ['Appointments'],
+  summary: "Retrieve an appointment's workflows",
+  description:
+    "The booking lifecycle as its workflow holds it (next reminder to the family, reminders sent, the no-show " +
+    'deadline) and, after completion, the follow-up (note due, nudges to the provider). Asked of Temporal live: ' +
+    '503 `dependency_unavailable` when it is unreachable.',
+  request: { params: AppointmentId },
+  responses: {
+    200: { description: "The appointment's workflows", content: json(AppointmentWorkflow) },
+    ...problemResponses(404, 503, ...COMMON_ERRORS),
+  },
+})
+
 export const patchAppointmentRoute = protectedRoute('bookings', {
   method: 'patch',
   path: '/v1/appointments/{id}',
@@ -85,7 +108,7 @@ export const patchAppointmentRoute = protectedRoute('bookings', {
     params: AppointmentId,
     body: { required: true, content: { 'application/merge-patch+json': { schema: AppointmentPatch }, ...json(AppointmentPatch) } },
   },
-  responses: { ...ok, ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS) },
+  responses: { ...ok, ...problemResponses(400, 404, 409, 413, 415, 422, 503, ...COMMON_ERRORS) },
 })
 
 export const rescheduleAppointmentRoute = protectedRoute('bookings', {
@@ -98,7 +121,7 @@ export const rescheduleAppointmentRoute = protectedRoute('bookings', {
     'new slot must be bookable (its own current slot does not count against it). Records `appointment.rescheduled`; ' +
     'a request that changes nothing is answered with the unchanged appointment.' + STATE_MACHINE,
   request: { params: AppointmentId, body: { required: true, content: json(AppointmentReschedule) } },
-  responses: { ...ok, ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS) },
+  responses: { ...ok, ...problemResponses(400, 404, 409, 413, 415, 422, 503, ...COMMON_ERRORS) },
 })
 
 export const cancelAppointmentRoute = protectedRoute('bookings', {
@@ -108,7 +131,7 @@ export const cancelAppointmentRoute = protectedRoute('bookings', {
   summary: 'Cancel an appointment',
   description: 'CONFIRMED → CANCELLED with a reason code and an optional note. Records `booking.cancelled`.' + STATE_MACHINE,
   request: { params: AppointmentId, body: { required: true, content: json(AppointmentCancel) } },
-  responses: { ...ok, ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS) },
+  responses: { ...ok, ...problemResponses(400, 404, 409, 413, 415, 422, 503, ...COMMON_ERRORS) },
 })
 
 export const completeAppointmentRoute = protectedRoute('bookings', {
@@ -116,9 +139,12 @@ export const completeAppointmentRoute = protectedRoute('bookings', {
   path: '/v1/appointments/{id}/complete',
   tags: ['Appointments'],
   summary: 'Complete an appointment',
-  description: 'CONFIRMED → COMPLETED once it has started. Records `appointment.completed`.' + STATE_MACHINE,
+  description:
+    'CONFIRMED → COMPLETED once it has started. Records `appointment.completed` and starts the appointment follow-up ' +
+    "(the session's note deadline, nudges to the provider, the family's follow-up once the note is signed)." +
+    STATE_MACHINE,
   request: { params: AppointmentId },
-  responses: { ...ok, ...problemResponses(404, 409, 422, ...COMMON_ERRORS) },
+  responses: { ...ok, ...problemResponses(404, 409, 422, 503, ...COMMON_ERRORS) },
 })
 
 export const noShowAppointmentRoute = protectedRoute('bookings', {
@@ -126,7 +152,9 @@ export const noShowAppointmentRoute = protectedRoute('bookings', {
   path: '/v1/appointments/{id}/no-show',
   tags: ['Appointments'],
   summary: 'Mark an appointment as a no-show',
-  description: 'CONFIRMED → NO_SHOW once it has started.' + STATE_MACHINE,
+  description:
+    'CONFIRMED → NO_SHOW once it has started; records `appointment.no_show`. The booking workflow also marks it by ' +
+    'itself when the end plus a grace passes without a check-in.' + STATE_MACHINE,
   request: { params: AppointmentId },
-  responses: { ...ok, ...problemResponses(404, 409, 422, ...COMMON_ERRORS) },
+  responses: { ...ok, ...problemResponses(404, 409, 422, 503, ...COMMON_ERRORS) },
 })

@@ -1,7 +1,8 @@
 /** @module /v1/appointments: thin handlers over the appointment service. */
 import { OpenAPIHono, type z } from '@hono/zod-openapi'
 import { dateToLocal } from '../../../domain/appointment-series/zoned-time.ts'
-import { durationMinutesOf, type AppointmentRow } from '../../../domain/appointments/appointment-row.ts'
+import { durationMinutesOf } from '../../../domain/appointments/appointment-row.ts'
+import type { TransitionedAppointment } from '../../../domain/appointments/appointment-transitions.ts'
 import type { AppointmentService } from '../../../domain/appointments/appointment-service.ts'
 import { formatInTimeZone } from '../../../domain/time.ts'
 import type { AppEnv } from '../../app-env.ts'
@@ -12,6 +13,7 @@ import {
   completeAppointmentRoute,
   createAppointmentRoute,
   getAppointmentRoute,
+  getAppointmentWorkflowRoute,
   listAppointmentsRoute,
   noShowAppointmentRoute,
   patchAppointmentRoute,
@@ -21,7 +23,7 @@ import {
 const optionalDate = (value: string | undefined) => (value === undefined ? undefined : new Date(value))
 
 /** The API shape of an appointment: times in the location's zone with its offset, server timestamps in UTC. */
-export const toAppointment = (a: AppointmentRow): z.infer<typeof Appointment> => {
+export const toAppointment = (a: TransitionedAppointment): z.infer<typeof Appointment> => {
   const local = (instant: Date) => formatInTimeZone(instant, a.timeZone)
   return {
     id: a.id,
@@ -60,6 +62,7 @@ export const toAppointment = (a: AppointmentRow): z.infer<typeof Appointment> =>
     })),
     createdAt: a.createdAt.toISOString(),
     updatedAt: a.updatedAt.toISOString(),
+    ...('workflow' in a ? { workflow: a.workflow ?? null } : {}),
   }
 }
 
@@ -82,6 +85,9 @@ export function appointmentRoutes({ appointments }: { appointments: AppointmentS
     })
     .openapi(getAppointmentRoute, async (c) =>
       c.json(toAppointment(await appointments.get(c.var.uow, c.req.valid('param').id)), 200)
+    )
+    .openapi(getAppointmentWorkflowRoute, async (c) =>
+      c.json(await appointments.workflowView(c.var.uow, c.req.valid('param').id), 200)
     )
     .openapi(patchAppointmentRoute, async (c) => {
       const patch = c.req.valid('json')

@@ -15,7 +15,7 @@ import {
 import { getSessionRoute, listSessionsRoute, openSessionRoute, patchSessionRoute } from './sessions.routes.ts'
 import { actorOf, toAddendum, toNote, toSession } from './views.ts'
 
-export function sessionRoutes({ clock }: Pick<AppDeps, 'clock'>) {
+export function sessionRoutes({ clock, appointments }: Pick<AppDeps, 'clock' | 'appointments'>) {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(openSessionRoute, async (c) => {
       const { session, created } = await openSession(c.var.uow, c.req.valid('json'))
@@ -57,6 +57,8 @@ export function sessionRoutes({ clock }: Pick<AppDeps, 'clock'>) {
     .openapi(signNoteRoute, async (c) => {
       const { id, noteId } = c.req.valid('param')
       const note = await signNote(c.var.uow, id, noteId, c.req.valid('json'), actorOf(c.var.principal), clock())
+      // The appointment's follow-up (family follow-up once the note is signed) is told after commit.
+      await appointments.noteSigned(c.var.uow, id)
       return c.json(toNote(note), 200)
     })
     .openapi(addAddendumRoute, async (c) => {

@@ -1,0 +1,56 @@
+/**
+ * @module Activities of the appointment follow-up workflow: thin wrappers over
+ * domain/appointments/booking-lifecycle-store.ts in a unit of work of the workflow's tenant. Recording is idempotent
+ * per dedupe key, so a retry after a worker crash notifies nobody twice.
+ */
+import { ApplicationFailure } from '@temporalio/common'
+import type { Db } from '../infra/db.ts'
+import { runInUnitOfWork } from '../infra/unit-of-work.ts'
+import { loadFollowUpPlan, recordFamilyFollowUp, recordNoteNudge } from '../domain/appointments/booking-lifecycle-store.ts'
+import { minuteMsOf } from '../domain/appointments/reminder-schedule.ts'
+import type { AppointmentFollowUpInput } from '../workflows/appointment-follow-up-contract.ts'
+import type { BookingTiming } from './booking-activities.ts'
+
+export interface AppointmentFollowUpActivityDeps {
+  db: Db
+  bookingTiming?: Partial<BookingTiming>
+}
+
+/** Creates the follow-up activities. */
+export function createAppointmentFollowUpActivities({ db, bookingTiming }: AppointmentFollowUpActivityDeps) {
+  const minuteMs = minuteMsOf(bookingTiming?.dayMs ?? 86_400_000)
+
+  async function plan(uow: Parameters<typeof loadFollowUpPlan>[0], appointmentId: string) {
+    const found = await loadFollowUpPlan(uow, appointmentId)
+    if (!found) {
+      throw ApplicationFailure.create({ type: 'AppointmentNotFound', message: `Appointment ${appointmentId} not found`, nonRetryable: true })
+    }
+    return found
+  }
+
+  return {
+    /** The completed appointment, its note deadline policy and whether its note is signed, with the policy minute. */
+    async loadFollowUp({ tenantId, appointmentId }: AppointmentFollowUpInput) {
+      const found = await runInUnitOfWork(db, tenantId, (uow) => plan(uow, appointmentId))
+      return { ...found, minuteMs }
+    },
+
+    /** SIGNED when the note is signed by now; otherwise records nudge number `nudge` (once) and answers NUDGED. */
+    async nudgeProviderIfUnsigned(input: AppointmentFollowUpInput & { nudge: number; dueAt: string }): Promise<'SIGNED' | 'NUDGED'> {
+      return runInUnitOfWork(db, input.tenantId, async (uow) => {
+        const found = await plan(uow, input.appointmentId)
+        if (found.noteSigned) return 'SIGNED'
+        await recordNoteNudge(uow, { ...found, appointmentId: input.appointmentId, nudge: input.nudge, dueAt: input.dueAt })
+        return 'NUDGED'
+      })
+    },
+
+    /** Resolves the provider's nudges and records the family's follow-up (once). */
+    async sendFamilyFollowUp({ tenantId, appointmentId }: AppointmentFollowUpInput) {
+      return runInUnitOfWork(db, tenantId, async (uow) => {
+        const found = await plan(uow, appointmentId)
+        return recordFamilyFollowUp(uow, { ...found, appointmentId }, new Date())
+      })
+    },
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * @module The database side of the booking lifecycle and the appointment follow-up workflows (their activities are
+ * thin wrappers over these): reading what a workflow plans with, recording a reminder to the family once, marking a
+ * no-show through the same state machine as the API, and the follow-up's nudges and family follow-up. Every write is
+ * idempotent (dedupe keys, conditional updates), so a retried activity after a worker crash changes nothing twice.
+ * Notifications carry ids and times only.
+ */
+import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import { recordCareNotification, settleNotifications } from '../care-workflows/care-notifications.ts'
+import { recordEvent } from '../events/record-event.ts'
+import { formatInTimeZone } from '../time.ts'
+import { lockAppointment } from './appointment-row.ts'
+import { transition, type AppointmentStatus } from './appointment-state.ts'
+
+export const BOOKING_KIND = 'booking'
+export const FOLLOW_UP_KIND = 'appointment-follow-up'
+
+/** What the booking workflow plans with: status, times, parties (ids), the location's reminder policy, check-in. */
+export interface BookingPlan {
+  status: AppointmentStatus
+  startsAt: string
+  endsAt: string
+  childId: string
+  providerId: string
+  locationId: string
+  reminderOffsetsMinutes: number[]
+  /** Whether the appointment's session exists (opened at check-in, or at completion). */
+  checkedIn: boolean
+}
+
+/** Reads an appointment's plan; null when it does not exist (for this tenant). */
+export async function loadBookingPlan({ tx, tenantId }: UnitOfWork, appointmentId: string): Promise<BookingPlan | null> {
+  const row = await tx.appointment.findFirst({
+    where: { id: appointmentId, tenantId },
+    select: {
+      status: true,
+      startsAt: true,
+      endsAt: true,
+      childId: true,
+      providerId: true,
+      locationId: true,
+      location: { select: { reminderOffsetsMinutes: true } },
+      session: { select: { id: true } },
+    },
+  })
+  if (!row) return null
+  return {
+    status: row.status as AppointmentStatus,
+    startsAt: row.startsAt.toISOString(),
+    endsAt: row.endsAt.toISOString(),
+    childId: row.childId,
+    providerId: row.providerId,
+    locationId: row.locationId,
+    reminderOffsetsMinutes: row.location.reminderOffsetsMinutes,
+    checkedIn: row.session !== null,
+  }
+}
+
+export interface ReminderRequest {
+  appointmentId: string
+  /** The start the reminder is about (ISO); a reminder for a start the appointment no longer has is stale. */
+  startsAt: string
+  offsetMinutes: number
+  key: string
+}
+
+/**
+ * Records one reminder to the family as a care notification (kind `appointment_reminder`) and the
+ * `appointment.reminder_due` event, once per dedupe key. Nothing is recorded when the appointment is no longer
+ * CONFIRMED at that start (cancelled or moved meanwhile): the workflow re-reads it then.
+ */
+export async function recordBookingReminder(uow: UnitOfWork, input: ReminderRequest): Promise<'RECORDED' | 'DUPLICATE' | 'STALE'> {
+  const appointment = await uow.tx.appointment.findFirst({
+    where: { id: input.appointmentId, tenantId: uow.tenantId },
+    select: { status: true, startsAt: true, timeZone: true, childId: true, providerId: true },
+  })
+  if (!appointment || appointment.status !== 'CONFIRMED' || appointment.startsAt.getTime() !== Date.parse(input.startsAt)) {
+    return 'STALE'
+  }
+  const startsAt = formatInTimeZone(appointment.startsAt, appointment.timeZone)
+  const outcome = await recordCareNotification(uow, {
+    workflowKind: BOOKING_KIND,
+    kind: 'appointment_reminder',
+    childId: appointment.childId,
+    providerId: appointment.providerId,
+    dueDate: startsAt.slice(0, 10),
+    details: { appointmentId: input.appointmentId, startsAt, offsetMinutes: input.offsetMinutes },
+    dedupeKey: `booking-reminder:${input.appointmentId}:${input.key}`,
+  })
+  if (outcome === 'RECORDED') {
+    await recordEvent(uow, 'appointment.reminder_due', {
+      appointmentId: input.appointmentId,
+      childId: appointment.childId,
+      providerId: appointment.providerId,
+      startsAt,
+      offsetMinutes: input.offsetMinutes,
+    })
+  }
+  // The appointment is over or moved: its earlier reminders need no action any more.
+  return outcome
+}
+
+/** Settles a closed appointment's open reminders (nobody needs to act on them any more). */
+export async function settleBookingReminders(uow: UnitOfWork, appointmentId: string, now: Date): Promise<number> {
+  const open = await uow.tx.careNotification.findMany({
+    where: { tenantId: uow.tenantId, workflowKind: BOOKING_KIND, status: 'OPEN', dedupeKey: { startsWith: `booking-reminder:${appointmentId}:` } },
+    select: { id: true },
+  })
+  return settleNotifications(uow, { workflowKind: BOOKING_KIND }, 'RESOLVED', now, open.map((n) => n.id))
+}
+
+/**
+ * The no-show decision at the deadline: under the row lock, an appointment still CONFIRMED and without a session
+ * (nobody checked in) becomes NO_SHOW through the state machine, with `appointment.no_show`. A checked-in or already
+ * final appointment is left as it is, and the answer says so.
+ */
+export async function markNoShowIfAbsent(
+  uow: UnitOfWork,
+  appointmentId: string,
+  now: Date
+): Promise<{ status: AppointmentStatus; checkedIn: boolean }> {
+  const appointment = await lockAppointment(uow, appointmentId)
+  const session = await uow.tx.session.findFirst({ where: { appointmentId, tenantId: uow.tenantId }, select: { id: true } })
+  const status = appointment.status as AppointmentStatus
+  if (status !== 'CONFIRMED' || session) return { status, checkedIn: session !== null }
+  const allowed = transition({ status, action: 'no_show', startsAt: appointment.startsAt, now })
+  if (!allowed.ok) return { status, checkedIn: false }
+  await uow.tx.appointment.update({ where: { id: appointmentId }, data: { status: 'NO_SHOW', noShowAt: now } })
+  await recordEvent(uow, 'appointment.no_show', {
+    appointmentId,
+    childId: appointment.childId,
+    providerId: appointment.providerId,
+    noShowAt: now.toISOString(),
+    markedBy: 'WORKFLOW',
+  })
+  return { status: 'NO_SHOW', checkedIn: false }
+}
+
+/** What the follow-up workflow plans with. */
+export interface FollowUpPlan {
+  status: AppointmentStatus
+  completedAt: string | null
+  childId: string
+  providerId: string
+  sessionId: string | null
+  noteDueHours: number
+  /** Whether the session has a signed SOAP note. */
+  noteSigned: boolean
+}
+
+/** Reads the completed appointment, its session, its location's note deadline and whether a note is signed. */
+export async function loadFollowUpPlan({ tx, tenantId }: UnitOfWork, appointmentId: string): Promise<FollowUpPlan | null> {
+  const row = await tx.appointment.findFirst({
+    where: { id: appointmentId, tenantId },
+    select: {
+      status: true,
+      completedAt: true,
+      childId: true,
+      providerId: true,
+      location: { select: { noteDueHours: true } },
+      session: { select: { id: true, notes: { where: { status: 'SIGNED' }, select: { id: true }, take: 1 } } },
+    },
+  })
+  if (!row) return null
+  return {
+    status: row.status as AppointmentStatus,
+    completedAt: row.completedAt?.toISOString() ?? null,
+    childId: row.childId,
+    providerId: row.providerId,
+    sessionId: row.session?.id ?? null,
+    noteDueHours: row.location.noteDueHours,
+    noteSigned: (row.session?.notes.length ?? 0) > 0,
+  }
+}
+
+/** Nudges the provider about the session's unsigned note (care notification `note_overdue`), once per nudge number. */
+export async function recordNoteNudge(
+  uow: UnitOfWork,
+  input: { appointmentId: string; sessionId: string | null; childId: string; providerId: string; nudge: number; dueAt: string }
+) {
+  return recordCareNotification(uow, {
+    workflowKind: FOLLOW_UP_KIND,
+    kind: 'note_overdue',
+    providerId: input.providerId,
+    childId: input.childId,
+    dueDate: input.dueAt.slice(0, 10),
+    details: { appointmentId: input.appointmentId, sessionId: input.sessionId, nudge: input.nudge, noteDueAt: input.dueAt },
+    dedupeKey: `follow-up-nudge:${input.appointmentId}:${input.nudge}`,
+  })
+}
+
+/**
+ * The note is signed: the provider's nudges are resolved and the family's follow-up (care notification
+ * `family_follow_up`, for the child) is recorded once.
+ */
+export async function recordFamilyFollowUp(
+  uow: UnitOfWork,
+  input: { appointmentId: string; sessionId: string | null; childId: string; providerId: string },
+  now: Date
+) {
+  const nudges = await uow.tx.careNotification.findMany({
+    where: { tenantId: uow.tenantId, workflowKind: FOLLOW_UP_KIND, status: 'OPEN', dedupeKey: { startsWith: `follow-up-nudge:${input.appointmentId}:` } },
+    select: { id: true },
+  })
+  await settleNotifications(uow, { workflowKind: FOLLOW_UP_KIND }, 'RESOLVED', now, nudges.map((n) => n.id))
+  return recordCareNotification(uow, {
+    workflowKind: FOLLOW_UP_KIND,
+    kind: 'family_follow_up',
+    childId: input.childId,
+    details: { appointmentId: input.appointmentId, sessionId: input.sessionId },
+    dedupeKey: `follow-up-family:${input.appointmentId}`,
+  })
+}

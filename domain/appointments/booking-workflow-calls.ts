@@ -1,0 +1,110 @@
+/**
+ * @module Calls from the API into an appointment's workflows: the booking lifecycle's updates (the API waits for the
+ * workflow's accepted result inside its request transaction, before writing the change), the lifecycle's view, the
+ * follow-up's view, and the `noteSigned` signal after a note's signature commits.
+ *
+ * Failures (domain/care-workflows/workflow-calls.ts): the workflow's refusal is a 409 `invalid_state_transition`;
+ * Temporal unreachable or too slow is a 503 `dependency_unavailable` and the request's transaction rolls back, so
+ * nothing changed and the client may retry. A booking workflow that does not exist (its start still waits in the
+ * outbox, e.g. Temporal was down when the appointment was booked) is not an error: the change is written alone and
+ * the answer says `workflow: null`; the workflow reads the appointment when it starts.
+ */
+import { QueryNotRegisteredError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client'
+import type { Logger } from '../../infra/logger.ts'
+import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import {
+  appointmentFollowUpWorkflowId,
+  followUpViewQuery,
+  noteSignedSignal,
+  type FollowUpView,
+} from '../../workflows/appointment-follow-up-contract.ts'
+import {
+  bookingViewQuery,
+  cancelBookingUpdate,
+  completeBookingUpdate,
+  noShowBookingUpdate,
+  rescheduleBookingUpdate,
+  type BookingWorkflowView,
+  type RescheduleRequest,
+} from '../../workflows/booking-contract.ts'
+import { bookingWorkflowId } from '../../workflows/shared.ts'
+import { callWorkflow } from '../care-workflows/workflow-calls.ts'
+
+export interface BookingWorkflowCallsDeps {
+  temporal: Client
+  logger: Logger
+}
+
+/** What GET /v1/appointments/{id}/workflow shows. */
+export interface AppointmentWorkflowView {
+  workflowId: string
+  /** NOT_STARTED: its start still waits in the outbox; LEGACY: a run of the code before the lifecycle (no view). */
+  execution: 'NOT_STARTED' | 'RUNNING' | 'CLOSED' | 'LEGACY'
+  lifecycle: BookingWorkflowView | null
+  followUp: (FollowUpView & { workflowId: string }) | null
+}
+
+/** A missing workflow as null; every other failure goes on to callWorkflow's mapping. */
+async function orNull<T>(call: () => Promise<T>): Promise<T | null> {
+  try {
+    return await call()
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return null
+    throw error
+  }
+}
+
+/** Creates the calls over a Temporal client. */
+export function createBookingWorkflowCalls({ temporal, logger }: BookingWorkflowCallsDeps) {
+  const booking = (appointmentId: string) => temporal.workflow.getHandle(bookingWorkflowId(appointmentId))
+  const ask = (appointmentId: string, call: (handle: WorkflowHandle) => Promise<BookingWorkflowView>) =>
+    callWorkflow(temporal, 'booking workflow', () => orNull(() => call(booking(appointmentId))))
+
+  async function followUpView(appointmentId: string) {
+    const workflowId = appointmentFollowUpWorkflowId(appointmentId)
+    const view = await callWorkflow(temporal, 'appointment follow-up', () =>
+      orNull(() => temporal.workflow.getHandle(workflowId).query(followUpViewQuery))
+    )
+    return view ? { ...view, workflowId } : null
+  }
+
+  return {
+    /** Asks the lifecycle to accept a reschedule the API has checked; null when the workflow does not exist. */
+    reschedule: (appointmentId: string, request: RescheduleRequest) =>
+      ask(appointmentId, (h) => h.executeUpdate(rescheduleBookingUpdate, { args: [request] })),
+    cancel: (appointmentId: string) => ask(appointmentId, (h) => h.executeUpdate(cancelBookingUpdate)),
+    complete: (appointmentId: string) => ask(appointmentId, (h) => h.executeUpdate(completeBookingUpdate)),
+    noShow: (appointmentId: string) => ask(appointmentId, (h) => h.executeUpdate(noShowBookingUpdate)),
+
+    /** The lifecycle and follow-up as their workflows hold them now. @throws AppError `dependency_unavailable` */
+    async view(appointmentId: string): Promise<AppointmentWorkflowView> {
+      const handle = booking(appointmentId)
+      const description = await callWorkflow(temporal, 'booking workflow', () => orNull(() => handle.describe()))
+      const base = { workflowId: handle.workflowId, followUp: await followUpView(appointmentId) }
+      if (!description) return { ...base, execution: 'NOT_STARTED', lifecycle: null }
+      try {
+        const lifecycle = await callWorkflow(temporal, 'booking workflow', () => handle.query(bookingViewQuery))
+        return { ...base, execution: description.status.name === 'RUNNING' ? 'RUNNING' : 'CLOSED', lifecycle }
+      } catch (error) {
+        if (error instanceof QueryNotRegisteredError) return { ...base, execution: 'LEGACY', lifecycle: null }
+        throw error
+      }
+    },
+
+    /** After the unit commits, tells the appointment's follow-up that its note was signed (best effort). */
+    noteSigned(uow: UnitOfWork, appointmentId: string): void {
+      uow.afterCommit(async () => {
+        try {
+          await temporal.withDeadline(Date.now() + 2000, () =>
+            temporal.workflow.getHandle(appointmentFollowUpWorkflowId(appointmentId)).signal(noteSignedSignal)
+          )
+        } catch (error) {
+          // No follow-up (not completed yet) or Temporal down: the follow-up re-reads the note at its next timer.
+          logger.debug({ appointmentId, err: String(error) }, 'appointment follow-up not signalled')
+        }
+      })
+    },
+  }
+}
+
+export type BookingWorkflowCalls = ReturnType<typeof createBookingWorkflowCalls>

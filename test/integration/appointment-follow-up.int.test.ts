@@ -1,0 +1,142 @@
+/**
+ * The appointment follow-up end to end on the real Temporal dev server, the real worker process and the real
+ * database, driven through the appointments, sessions and notes API. The policy day is shortened
+ * (CARE_WORKFLOW_DAY_MS = 14.4 s) and the location's note deadline is 5 policy hours (3 s). Proves: completing an
+ * appointment starts its follow-up (deterministic id, search attributes, summary); a note still unsigned at the
+ * deadline nudges the provider once, and again a policy day later; signing the note sends the family's follow-up,
+ * resolves the nudges and ends the run; a note signed before the deadline gets the follow-up at once and no nudge; a
+ * worker killed across the deadline nudges exactly once when it is back.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { appointmentFollowUpWorkflowId } from '../../workflows/appointment-follow-up-contract.ts'
+import { recordHistory } from '../replay-histories/record-history.ts'
+import { createChildAndProvider } from '../support/fixtures.ts'
+import { eventually, startPlatform, type Platform } from '../support/platform.ts'
+
+const DAY_MS = 14_400
+const NOTE_DUE_HOURS = 5
+const NOTE_DUE_MS = (NOTE_DUE_HOURS * 60 * DAY_MS) / 1440
+
+let platform: Platform
+let token: string
+let tenantId: string
+
+beforeAll(async () => {
+  platform = await startPlatform({ overrides: { CARE_WORKFLOW_DAY_MS: String(DAY_MS) } })
+  const client = await platform.newTenant(['children', 'providers', 'bookings', 'sessions'])
+  tenantId = client.tenantId
+  token = await platform.token(client)
+  const locations = await platform.http.get('/v1/locations', { token })
+  for (const location of locations.body.data as Array<{ id: string }>) {
+    const patched = await platform.http.request('PATCH', `/v1/locations/${location.id}`, { token, body: { noteDueHours: NOTE_DUE_HOURS } })
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200)
+  }
+}, 180_000)
+
+afterAll(async () => {
+  await platform?.stop()
+})
+
+/** An appointment that has just started, checked in, completed through the API; with a draft note. */
+async function completedWithDraft() {
+  const { childId, providerId } = await createChildAndProvider(platform.http, token)
+  const startsAt = new Date(Date.now() + 300)
+  const booked = await platform.http.post('/v1/appointments', {
+    token,
+    body: { childId, providerId, startsAt: startsAt.toISOString(), endsAt: new Date(startsAt.getTime() + 60_000).toISOString() },
+  })
+  expect(booked.status, JSON.stringify(booked.body)).toBe(201)
+  const id = booked.body.id as string
+  const session = await platform.http.post('/v1/sessions', { token, body: { appointmentId: id } })
+  expect(session.status, JSON.stringify(session.body)).toBe(201)
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, startsAt.getTime() - Date.now()) + 100))
+  const completed = await eventually(async () => {
+    const response = await platform.http.post(`/v1/appointments/${id}/complete`, { token })
+    return response.status === 200 ? response : undefined
+  }, 30_000)
+  const note = await platform.http.post(`/v1/sessions/${session.body.id}/notes`, {
+    token,
+    body: { subjective: 'Caregiver reports practice at home.', objective: { observations: 'Engaged throughout.' }, assessment: 'Progress noted.', plan: 'Continue the plan.' },
+  })
+  expect(note.status, JSON.stringify(note.body)).toBe(201)
+  return { id, childId, providerId, sessionId: session.body.id as string, noteId: note.body.id as string, completedAt: completed.body.completedAt as string }
+}
+
+async function sign(c: { sessionId: string; noteId: string; providerId: string }) {
+  const signed = await platform.http.post(`/v1/sessions/${c.sessionId}/notes/${c.noteId}/sign`, { token, body: { providerId: c.providerId } })
+  expect(signed.status, JSON.stringify(signed.body)).toBe(200)
+}
+
+const handleOf = (id: string) => platform.temporal.workflow.getHandle(appointmentFollowUpWorkflowId(id))
+
+function notifications(appointmentId: string) {
+  return platform.api.deps.db.careNotification.findMany({
+    where: { tenantId, workflowKind: 'appointment-follow-up', details: { path: ['appointmentId'], equals: appointmentId } },
+    orderBy: { createdAt: 'asc' },
+  })
+}
+
+async function followUpView(id: string) {
+  const response = await platform.http.get(`/v1/appointments/${id}/workflow`, { token })
+  expect(response.status, JSON.stringify(response.body)).toBe(200)
+  return response.body.followUp
+}
+
+describe('appointment follow-up', () => {
+  it('nudges the provider at the deadline and daily, then sends the family follow-up once the note is signed', async () => {
+    const c = await completedWithDraft()
+    const description = await eventually(() => handleOf(c.id).describe().catch(() => undefined), 30_000)
+    expect(description.searchAttributes).toMatchObject({
+      TenantId: [tenantId],
+      WorkflowKind: ['appointment-follow-up'],
+      AppointmentId: [c.id],
+      ProviderId: [c.providerId],
+      ChildId: [c.childId],
+    })
+    expect(await description.staticSummary()).toBe(`Appointment follow-up: appointment ${c.id}`)
+    const waiting = await eventually(async () => ((await followUpView(c.id))?.status === 'WAITING_FOR_NOTE' ? followUpView(c.id) : undefined), 30_000)
+    expect(Date.parse(waiting.noteDueAt)).toBe(Date.parse(c.completedAt) + NOTE_DUE_MS)
+
+    const first = await eventually(async () => ((await notifications(c.id)).length === 1 ? notifications(c.id) : undefined), 30_000)
+    expect(first[0]).toMatchObject({ kind: 'note_overdue', providerId: c.providerId, status: 'OPEN' })
+    expect(first[0]!.createdAt.getTime()).toBeGreaterThanOrEqual(Date.parse(c.completedAt) + NOTE_DUE_MS)
+    expect(await followUpView(c.id)).toMatchObject({ status: 'NUDGING', nudgesSent: 1 })
+    // The daily repeat, a policy day later.
+    const second = await eventually(async () => ((await notifications(c.id)).length === 2 ? notifications(c.id) : undefined), 40_000)
+    expect(second[1]!.createdAt.getTime() - first[0]!.createdAt.getTime()).toBeGreaterThanOrEqual(DAY_MS - 200)
+
+    await sign(c)
+    expect(await handleOf(c.id).result()).toEqual({ status: 'FOLLOWED_UP', nudgesSent: 2 })
+    const all = await notifications(c.id)
+    expect(all.map((n) => [n.kind, n.status])).toEqual([
+      ['note_overdue', 'RESOLVED'],
+      ['note_overdue', 'RESOLVED'],
+      ['family_follow_up', 'OPEN'],
+    ])
+    expect(all[2]!.childId).toBe(c.childId)
+    await recordHistory(handleOf(c.id), 'appointmentFollowUpWorkflow-nudged-then-signed')
+  }, 120_000)
+
+  it('sends the family follow-up at once, without a nudge, when the note is signed before it is due', async () => {
+    const c = await completedWithDraft()
+    await eventually(() => handleOf(c.id).describe().catch(() => undefined), 30_000)
+    await sign(c)
+    expect(await handleOf(c.id).result()).toEqual({ status: 'FOLLOWED_UP', nudgesSent: 0 })
+    expect((await notifications(c.id)).map((n) => n.kind)).toEqual(['family_follow_up'])
+    await new Promise((resolve) => setTimeout(resolve, NOTE_DUE_MS))
+    expect((await notifications(c.id)).map((n) => n.kind)).toEqual(['family_follow_up'])
+  }, 90_000)
+
+  it('nudges exactly once across a worker killed over the deadline', async () => {
+    const c = await completedWithDraft()
+    await eventually(async () => ((await followUpView(c.id))?.status === 'WAITING_FOR_NOTE' ? true : undefined), 30_000)
+    await platform.killWorkers('SIGKILL')
+    await new Promise((resolve) => setTimeout(resolve, NOTE_DUE_MS + 1000))
+    expect(await notifications(c.id)).toHaveLength(0)
+    await platform.startWorker()
+    await eventually(async () => ((await notifications(c.id)).length === 1 ? true : undefined), 60_000)
+    await sign(c)
+    expect(await handleOf(c.id).result()).toEqual({ status: 'FOLLOWED_UP', nudgesSent: 1 })
+    expect((await notifications(c.id)).map((n) => n.kind)).toEqual(['note_overdue', 'family_follow_up'])
+  }, 120_000)
+})

@@ -1,0 +1,45 @@
+/**
+ * @module Message contracts of the booking lifecycle (the booking workflow from `booking-lifecycle-v2` on), shared by
+ * the API and the workflow. Reschedule, cancel, complete and no-show are Temporal updates: the workflow accepts or
+ * refuses the step against its own state in one synchronous turn (its validator; a refusal is
+ * `invalid_state_transition`) and answers with what it set — the next reminder, the no-show deadline — so the API
+ * returns the workflow's decision rather than a guess. The handlers run no activity before answering: the API waits
+ * for the answer inside its request transaction, and the embedded database serializes transactions.
+ * Payloads carry ids and times only.
+ */
+import { defineQuery, defineUpdate } from '@temporalio/workflow'
+import type { BookingState } from './shared.ts'
+
+/** The `patched()` id of the lifecycle (reminders, updates, no-show); runs started before it replay the old loop. */
+export const BOOKING_LIFECYCLE_PATCH = 'booking-lifecycle-v2'
+
+/** What the workflow tells the API and its users about one appointment. Instants are UTC ISO 8601. */
+export interface BookingWorkflowView {
+  /** The workflow's state: the appointment's status as the workflow holds it. */
+  state: BookingState
+  /** The next reminder to the family, or null when none is left (past, all sent, or the appointment is final). */
+  nextReminderAt: string | null
+  /** Reminders recorded so far (care notifications of kind `appointment_reminder`). */
+  remindersSent: number
+  /** When the appointment becomes a no-show without a check-in; null once final or checked in. */
+  noShowAt: string | null
+  /** Whether a check-in was seen (the session exists); known at the no-show deadline or after a re-read. */
+  checkedIn: boolean
+}
+
+/** A new time (and provider's location policy) the API has checked for bookability. */
+export interface RescheduleRequest {
+  startsAt: string
+  endsAt: string
+  providerId: string
+  locationId: string
+  /** The reminder offsets of the appointment's location after the change. */
+  reminderOffsetsMinutes: number[]
+}
+
+export const rescheduleBookingUpdate = defineUpdate<BookingWorkflowView, [RescheduleRequest]>('rescheduleBooking')
+export const cancelBookingUpdate = defineUpdate<BookingWorkflowView, []>('cancelBookingUpdate')
+export const completeBookingUpdate = defineUpdate<BookingWorkflowView, []>('completeBookingUpdate')
+export const noShowBookingUpdate = defineUpdate<BookingWorkflowView, []>('noShowBooking')
+/** The lifecycle as the workflow holds it now (GET /v1/appointments/{id}/workflow). */
+export const bookingViewQuery = defineQuery<BookingWorkflowView>('bookingView')
