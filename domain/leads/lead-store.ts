@@ -8,6 +8,7 @@ import type { Lead, Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { leadQualificationWorkflowId, type LeadSnapshot } from '../../workflows/lead-qualification-contract.ts'
 import { notFound } from '../errors.ts'
+import type { NotificationListQuery } from '../care-workflows/care-notifications.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../listing.ts'
 import { leadPolicyOf, type LeadPolicy } from './lead-policy.ts'
 import type { LeadStatus } from './lead-state.ts'
@@ -110,6 +111,29 @@ export async function listLeads(uow: UnitOfWork, query: LeadListQuery) {
         ...(query.status ? [{ status: query.status }] : []),
         ...(query.locationId ? [{ servedLocationId: query.locationId }] : []),
         keysetWhere(list) as Prisma.LeadWhereInput,
+      ],
+    },
+    orderBy: keysetOrderBy(list),
+    take: list.limit + 1,
+  })
+  return toSortedPage(rows, list)
+}
+
+/**
+ * A page of a lead's follow-up notifications (what the centre must act on: contact the family), newest first by
+ * default. They name the lead in their details, since a care notification's subject is a child or a provider.
+ * @throws AppError `not_found`
+ */
+export async function listLeadNotifications(uow: UnitOfWork, leadId: string, query: NotificationListQuery) {
+  await getLead(uow, leadId)
+  const list = parseList(query)
+  const rows = await uow.tx.careNotification.findMany({
+    where: {
+      AND: [
+        { tenantId: uow.tenantId, workflowKind: 'lead-qualification', details: { path: ['leadId'], equals: leadId } },
+        ...(query.status ? [{ status: query.status }] : []),
+        ...(query.kind ? [{ kind: query.kind }] : []),
+        keysetWhere(list) as Prisma.CareNotificationWhereInput,
       ],
     },
     orderBy: keysetOrderBy(list),

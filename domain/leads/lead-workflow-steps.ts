@@ -131,7 +131,7 @@ export async function followUpStep(uow: UnitOfWork, input: FollowUpInput): Promi
   const slots = lead.offeredSlots as Array<{ providerId: string }>
   await recordCareNotification(uow, {
     workflowKind: LEAD_WORKFLOW_KIND,
-    kind: 'lead.follow_up',
+    kind: 'LEAD_FOLLOW_UP',
     // A notification is about a child or a provider: the child when known, else the first offered provider.
     ...(lead.childId ? { childId: lead.childId } : { providerId: slots[0]!.providerId }),
     details: { leadId: lead.id, followUp: input.followUp, offeredSlots: slots.length, respondBy: new Date(input.respondBy).toISOString() },

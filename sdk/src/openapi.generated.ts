@@ -40246,6 +40246,209 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/leads/{id}/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The follow-ups the workflow raised for a lead's unanswered offer (contact the family)
+         * @description Kind `LEAD_FOLLOW_UP`, details `{ leadId, followUp, offeredSlots, respondBy }`; OPEN until the lead is booked (RESOLVED) or closed or re-offered (CANCELLED).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page, with the same `sort`. */
+                    cursor?: string;
+                    /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `-createdAt`. */
+                    sort?: "createdAt" | "-createdAt";
+                    status?: "OPEN" | "RESOLVED" | "CANCELLED";
+                    kind?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The lead id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of notifications */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CareNotificationPage"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable (`dependency_unavailable`) */
+                503: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/care-coordinator": {
         parameters: {
             query?: never;
@@ -42652,6 +42855,184 @@ export interface paths {
         };
         trace?: never;
     };
+    "/v1/family-messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List messages to families recorded by agent runs (no e-mail or SMS is sent by the platform) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page, with the same `sort`. */
+                    cursor?: string;
+                    /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `-createdAt`. */
+                    sort?: "createdAt" | "-createdAt";
+                    childId?: string;
+                    agentRunId?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of messages */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["FamilyMessagePage"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable (`dependency_unavailable`) */
+                503: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ai/assessment-recall": {
         parameters: {
             query?: never;
@@ -44832,7 +45213,7 @@ export interface components {
             /** @example cno_019a... */
             id: string;
             /** @enum {string} */
-            workflowKind: "early-intervention" | "child-progress" | "provider-onboarding";
+            workflowKind: "early-intervention" | "child-progress" | "provider-onboarding" | "lead-qualification";
             /**
              * @description What it asks for, e.g. INITIAL_IFSP_REMINDER, INITIAL_IFSP_BREACHED, REVIEW_REMINDER, FAMILY_CHECK_IN, PROGRESS_FOLLOW_UP, ONBOARDING_REMINDER, ONBOARDING_TIMED_OUT (docs/workflows.md)
              * @example INITIAL_IFSP_REMINDER
@@ -48409,6 +48790,25 @@ export interface components {
         StaffTaskPatch: {
             /** @enum {string} */
             status: "OPEN" | "DONE";
+        };
+        FamilyMessagePage: {
+            data: components["schemas"]["FamilyMessage"][];
+            nextCursor: string | null;
+        };
+        FamilyMessage: {
+            /** @example fmsg_019a... */
+            id: string;
+            childId: string | null;
+            /** @description The clients linked to the child when the message was written. */
+            recipientClientIds: string[];
+            subject: string;
+            body: string;
+            agentRunId: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            createdAt: string;
         };
         AssessmentRecallResult: {
             /** Format: date */

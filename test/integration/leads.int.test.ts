@@ -207,9 +207,16 @@ describe('offer, follow-ups and close', () => {
     expect(lost).toMatchObject({ status: 'LOST', closedReason: 'NO_RESPONSE', followUps: { sent: 3, max: 3, nextAt: null } })
     const notices = await followUps(centre, matched.id)
     expect(notices.map((n) => [n.kind, (n.details as { followUp: number }).followUp, n.status])).toEqual([
-      ['lead.follow_up', 1, 'CANCELLED'],
-      ['lead.follow_up', 2, 'CANCELLED'],
-      ['lead.follow_up', 3, 'CANCELLED'],
+      ['LEAD_FOLLOW_UP', 1, 'CANCELLED'],
+      ['LEAD_FOLLOW_UP', 2, 'CANCELLED'],
+      ['LEAD_FOLLOW_UP', 3, 'CANCELLED'],
+    ])
+    const listed = await send(centre, 'GET', `/v1/leads/${matched.id}/notifications?sort=createdAt`)
+    expect(listed.status).toBe(200)
+    expect(listed.body.data.map((n: { kind: string; status: string; details: { followUp: number } }) => [n.kind, n.details.followUp, n.status])).toEqual([
+      ['LEAD_FOLLOW_UP', 1, 'CANCELLED'],
+      ['LEAD_FOLLOW_UP', 2, 'CANCELLED'],
+      ['LEAD_FOLLOW_UP', 3, 'CANCELLED'],
     ])
     // Each follow-up went out after its day, not before.
     notices.forEach((n, i) => expect(n.createdAt.getTime()).toBeGreaterThanOrEqual(offeredAt + (i + 1) * 2 * DAY_MS))
@@ -355,6 +362,7 @@ describe('reading, listing, patching and tenants', () => {
       ['PATCH', `/v1/leads/${matched.id}`, { contact: { name: 'X' } }],
       ['POST', `/v1/leads/${matched.id}/offer`, { slots: [{ providerId: matched.matches[0]!.providerId, startsAt: matched.matches[0]!.nextSlots[0]!.startsAt }] }],
       ['POST', `/v1/leads/${matched.id}/close`, { reason: 'OTHER' }],
+      ['GET', `/v1/leads/${matched.id}/notifications`, undefined],
     ] as const) {
       const response = await send(other, method, path, body)
       expect(response.status, `${method} ${path}`).toBe(404)

@@ -8,7 +8,7 @@ import { UtcDateTime } from '../../openapi/schemas.ts'
 export const CareNotification = z
   .object({
     id: z.string().openapi({ example: 'cno_019a...' }),
-    workflowKind: z.enum(['early-intervention', 'child-progress', 'provider-onboarding']),
+    workflowKind: z.enum(['early-intervention', 'child-progress', 'provider-onboarding', 'lead-qualification']),
     kind: z.string().openapi({
       description:
         'What it asks for, e.g. INITIAL_IFSP_REMINDER, INITIAL_IFSP_BREACHED, REVIEW_REMINDER, FAMILY_CHECK_IN, ' +

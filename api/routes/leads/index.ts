@@ -1,14 +1,16 @@
 /** @module Marketplace leads: thin handlers over domain/leads/lead-service.ts. */
 import { OpenAPIHono, type z } from '@hono/zod-openapi'
 import { createLeadService } from '../../../domain/leads/lead-service.ts'
-import type { LeadView } from '../../../domain/leads/lead-store.ts'
+import { listLeadNotifications, type LeadView } from '../../../domain/leads/lead-store.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
+import { toCareNotification } from '../care-workflows/care-notification-schema.ts'
 import {
   bookLeadRoute,
   closeLeadRoute,
   createLeadRoute,
   getLeadRoute,
+  listLeadNotificationsRoute,
   listLeadsRoute,
   offerLeadRoute,
   patchLeadRoute,
@@ -46,4 +48,8 @@ export function leadRoutes(deps: Pick<AppDeps, 'clock' | 'outbox' | 'temporal' |
     .openapi(closeLeadRoute, async (c) =>
       c.json(toLead(await leads.close(c.var.uow, c.req.valid('param').id, c.req.valid('json'), deps.clock())), 200)
     )
+    .openapi(listLeadNotificationsRoute, async (c) => {
+      const page = await listLeadNotifications(c.var.uow, c.req.valid('param').id, c.req.valid('query'))
+      return c.json({ data: page.data.map(toCareNotification), nextCursor: page.nextCursor }, 200)
+    })
 }

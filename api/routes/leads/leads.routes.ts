@@ -8,6 +8,7 @@ import { LEAD_SORTS } from '../../../domain/leads/lead-store.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+import { CareNotification, CareNotificationListQuery } from '../care-workflows/care-notification-schema.ts'
 import { ProviderMatch } from '../therapists/therapists.routes.ts'
 
 const TAGS = ['Leads']
@@ -166,4 +167,17 @@ export const closeLeadRoute = protectedRoute('leads', {
   summary: 'Close an open lead LOST, with a reason',
   request: { params: LeadId, body: body(CloseLeadSchema) },
   responses: { 200: leadResponse('The closed lead'), ...problemResponses(400, 404, 409, 413, 415, 422, 503, ...COMMON_ERRORS) },
+})
+
+export const listLeadNotificationsRoute = protectedRoute('leads.read', {
+  method: 'get',
+  path: '/v1/leads/{id}/notifications',
+  tags: TAGS,
+  summary: "The follow-ups the workflow raised for a lead's unanswered offer (contact the family)",
+  description: 'Kind `LEAD_FOLLOW_UP`, details `{ leadId, followUp, offeredSlots, respondBy }`; OPEN until the lead is booked (RESOLVED) or closed or re-offered (CANCELLED).',
+  request: { params: LeadId, query: CareNotificationListQuery },
+  responses: {
+    200: { description: 'A page of notifications', content: { 'application/json': { schema: pageOf(CareNotification, 'CareNotificationPage') } } },
+    ...problemResponses(400, 404, ...COMMON_ERRORS),
+  },
 })
