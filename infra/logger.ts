@@ -4,6 +4,7 @@
  */
 import { pino, type DestinationStream, type Logger } from 'pino'
 import { currentLogContext } from './log-context.ts'
+import { safeError } from './safe-error.ts'
 
 export type { Logger }
 
@@ -20,6 +21,8 @@ export function createLogger(level: string, name: string, destination?: Destinat
     base: { service: 'therapy-care', role: name },
     // Every line written while a request runs names the request and its tenant (infra/log-context.ts).
     mixin: () => ({ ...currentLogContext() }),
+    // Errors logged under `err` lose the values their messages quote (infra/safe-error.ts).
+    serializers: { err: safeError },
   }
   return destination ? pino(options, destination) : pino(options)
 }

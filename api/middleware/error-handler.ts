@@ -44,7 +44,7 @@ export function errorHandler(logger: Logger, baseUrl: string): ErrorHandler<AppE
     if (err instanceof AppError) return problemResponse(c, err, baseUrl)
     if (err instanceof HTTPException && err.status < 500) return problemResponse(c, fromHttpException(err), baseUrl)
     if (isDatabaseUnavailable(err)) {
-      logger.warn({ method: c.req.method, route: c.req.routePath, err: String(err).slice(0, 200) }, 'database unavailable')
+      logger.warn({ method: c.req.method, route: c.req.routePath, err }, 'database unavailable')
       return problemResponse(c, dependencyUnavailable('The database'), baseUrl)
     }
     logger.error(

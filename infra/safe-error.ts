@@ -1,0 +1,59 @@
+/**
+ * @module How an error appears in a log line. A driver's or ORM's message often quotes the values it was given
+ * ("invalid input syntax for type date: '2019-13-45'", "Key (email)=(maya@example.com) already exists", Prisma's
+ * invocation dump with the arguments): values that can be a child's name, date of birth or diagnosis. Logs carry ids
+ * only (CONVENTIONS.md), so every quoted or bracketed value is replaced before the line is written; the error's type,
+ * code and stack frames, which are what an operator debugs with, stay.
+ */
+
+/** What a logged error keeps. */
+export interface SafeError {
+  type: string
+  message: string
+  code?: string
+  stack?: string
+  cause?: SafeError
+}
+
+const REDACTED = '[redacted]'
+/** Quoted values, `Key (column)=(value)` details and anything after the driver's "DETAIL:" or an argument dump. */
+const VALUE_PATTERNS: Array<[RegExp, string]> = [
+  [/(DETAIL|Detail|detail):[\s\S]*$/, `$1: ${REDACTED}`],
+  [/=\([^)]*\)/g, `=(${REDACTED})`],
+  [/'(?:[^'\\]|\\.)*'/g, `'${REDACTED}'`],
+  [/"(?:[^"\\]|\\.)*"/g, `"${REDACTED}"`],
+  [/`(?:[^`\\]|\\.)*`/g, `\`${REDACTED}\``],
+  // Prisma's "Invalid `prisma.x.create()` invocation:" is followed by the call's arguments.
+  [/(invocation[^:\n]*:)[\s\S]*$/, `$1 ${REDACTED}`],
+]
+const MAX_MESSAGE = 300
+
+/** The message with every value that could be health information replaced. */
+export function redactValues(message: string): string {
+  let safe = message
+  for (const [pattern, replacement] of VALUE_PATTERNS) safe = safe.replace(pattern, replacement)
+  return safe.length > MAX_MESSAGE ? `${safe.slice(0, MAX_MESSAGE)}…` : safe
+}
+
+/**
+ * An error as a log line may show it: type, code, the message without values, the stack's frames (not its first
+ * line, which repeats the message) and, a few levels deep, its cause.
+ */
+export function safeError(error: unknown, depth = 0): SafeError {
+  // Many call sites log `String(error)`: the same rules apply to the text.
+  if (typeof error === 'string') return { type: 'string', message: redactValues(error) }
+  if (!(error instanceof Error)) return { type: typeof error, message: REDACTED }
+  const code = (error as { code?: unknown }).code
+  const frames = error.stack
+    ?.split('\n')
+    .filter((line) => /^\s+at /.test(line))
+    .join('\n')
+  const cause = (error as { cause?: unknown }).cause
+  return {
+    type: error.name,
+    message: redactValues(error.message),
+    ...(typeof code === 'string' || typeof code === 'number' ? { code: String(code) } : {}),
+    ...(frames ? { stack: frames } : {}),
+    ...(cause !== undefined && depth < 3 ? { cause: safeError(cause, depth + 1) } : {}),
+  }
+}
