@@ -14,7 +14,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange client credentials (or a refresh token) for an access token
-         * @description Scopes: children, children.read, clients, clients.read, pets, pets.read, providers, providers.read, bookings, bookings.read, sessions, sessions.read, assessments, assessments.read, orders, orders.read, payments, payments.read, matching, leads, leads.read, settlements, settlements.read, analytics, webhooks, webhooks.read, ai, ai.read, agents, agents.read, audit, api_keys, users, users.read.
+         * @description Scopes: children, children.read, clients, clients.read, pets, pets.read, providers, providers.read, bookings, bookings.read, sessions, sessions.read, assessments, assessments.read, orders, orders.read, payments, payments.read, matching, leads, leads.read, settlements, settlements.read, analytics, webhooks, webhooks.read, ai, ai.read, audit, api_keys, agents, agents.read, users, users.read.
          */
         post: {
             parameters: {
@@ -19101,12 +19101,6 @@ export interface paths {
          *
          *     CANCELLED, COMPLETED and NO_SHOW are final. Any other action is a 409 `invalid_state_transition` whose detail names
          *     the current status and the attempted action. `notes` can be edited in every status.
-         *
-         *     **Booking workflow.** Reschedule, cancel, complete and no-show are first accepted by the appointment's booking
-         *     workflow (a Temporal update, refused with 409 when the workflow's state does not allow it); the answer's `workflow`
-         *     is its accepted result: the state, the next reminder to the family and the no-show deadline. When Temporal is
-         *     unreachable the answer is 503 `dependency_unavailable` and nothing changed (retry with the same Idempotency-Key).
-         *     `GET /v1/appointments/{id}/workflow` shows the workflow's state at any time.
          */
         post: {
             parameters: {
@@ -19576,12 +19570,6 @@ export interface paths {
          *
          *     CANCELLED, COMPLETED and NO_SHOW are final. Any other action is a 409 `invalid_state_transition` whose detail names
          *     the current status and the attempted action. `notes` can be edited in every status.
-         *
-         *     **Booking workflow.** Reschedule, cancel, complete and no-show are first accepted by the appointment's booking
-         *     workflow (a Temporal update, refused with 409 when the workflow's state does not allow it); the answer's `workflow`
-         *     is its accepted result: the state, the next reminder to the family and the no-show deadline. When Temporal is
-         *     unreachable the answer is 503 `dependency_unavailable` and nothing changed (retry with the same Idempotency-Key).
-         *     `GET /v1/appointments/{id}/workflow` shows the workflow's state at any time.
          */
         patch: {
             parameters: {
@@ -19868,200 +19856,6 @@ export interface paths {
         };
         trace?: never;
     };
-    "/v1/appointments/{id}/workflow": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Retrieve an appointment's workflows
-         * @description The booking lifecycle as its workflow holds it (next reminder to the family, reminders sent, the no-show deadline) and, after completion, the follow-up (note due, nudges to the provider). Asked of Temporal live: 503 `dependency_unavailable` when it is unreachable.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The appointment id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The appointment's workflows */
-                200: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AppointmentWorkflow"];
-                    };
-                };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
-                400: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing, invalid or expired access token (`invalid_token`) */
-                401: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
-                403: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found, or not visible to this tenant (`not_found`) */
-                404: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`) */
-                429: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description Seconds until the window ends and requests are accepted again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
-                431: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
-                500: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description A dependency is unavailable (`dependency_unavailable`) */
-                503: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/appointments/{id}/reschedule": {
         parameters: {
             query?: never;
@@ -20087,12 +19881,6 @@ export interface paths {
          *
          *     CANCELLED, COMPLETED and NO_SHOW are final. Any other action is a 409 `invalid_state_transition` whose detail names
          *     the current status and the attempted action. `notes` can be edited in every status.
-         *
-         *     **Booking workflow.** Reschedule, cancel, complete and no-show are first accepted by the appointment's booking
-         *     workflow (a Temporal update, refused with 409 when the workflow's state does not allow it); the answer's `workflow`
-         *     is its accepted result: the state, the next reminder to the family and the no-show deadline. When Temporal is
-         *     unreachable the answer is 503 `dependency_unavailable` and nothing changed (retry with the same Idempotency-Key).
-         *     `GET /v1/appointments/{id}/workflow` shows the workflow's state at any time.
          */
         post: {
             parameters: {
@@ -20407,12 +20195,6 @@ export interface paths {
          *
          *     CANCELLED, COMPLETED and NO_SHOW are final. Any other action is a 409 `invalid_state_transition` whose detail names
          *     the current status and the attempted action. `notes` can be edited in every status.
-         *
-         *     **Booking workflow.** Reschedule, cancel, complete and no-show are first accepted by the appointment's booking
-         *     workflow (a Temporal update, refused with 409 when the workflow's state does not allow it); the answer's `workflow`
-         *     is its accepted result: the state, the next reminder to the family and the no-show deadline. When Temporal is
-         *     unreachable the answer is 503 `dependency_unavailable` and nothing changed (retry with the same Idempotency-Key).
-         *     `GET /v1/appointments/{id}/workflow` shows the workflow's state at any time.
          */
         post: {
             parameters: {
@@ -20713,7 +20495,7 @@ export interface paths {
         put?: never;
         /**
          * Complete an appointment
-         * @description CONFIRMED → COMPLETED once it has started. Records `appointment.completed` and starts the appointment follow-up (the session's note deadline, nudges to the provider, the family's follow-up once the note is signed).
+         * @description CONFIRMED → COMPLETED once it has started. Records `appointment.completed`.
          *
          *     **Lifecycle.** An appointment is created `CONFIRMED`. From `CONFIRMED`:
          *
@@ -20727,12 +20509,6 @@ export interface paths {
          *
          *     CANCELLED, COMPLETED and NO_SHOW are final. Any other action is a 409 `invalid_state_transition` whose detail names
          *     the current status and the attempted action. `notes` can be edited in every status.
-         *
-         *     **Booking workflow.** Reschedule, cancel, complete and no-show are first accepted by the appointment's booking
-         *     workflow (a Temporal update, refused with 409 when the workflow's state does not allow it); the answer's `workflow`
-         *     is its accepted result: the state, the next reminder to the family and the no-show deadline. When Temporal is
-         *     unreachable the answer is 503 `dependency_unavailable` and nothing changed (retry with the same Idempotency-Key).
-         *     `GET /v1/appointments/{id}/workflow` shows the workflow's state at any time.
          */
         post: {
             parameters: {
@@ -21029,7 +20805,7 @@ export interface paths {
         put?: never;
         /**
          * Mark an appointment as a no-show
-         * @description CONFIRMED → NO_SHOW once it has started; records `appointment.no_show`. The booking workflow also marks it by itself when the end plus a grace passes without a check-in.
+         * @description CONFIRMED → NO_SHOW once it has started.
          *
          *     **Lifecycle.** An appointment is created `CONFIRMED`. From `CONFIRMED`:
          *
@@ -21043,12 +20819,6 @@ export interface paths {
          *
          *     CANCELLED, COMPLETED and NO_SHOW are final. Any other action is a 409 `invalid_state_transition` whose detail names
          *     the current status and the attempted action. `notes` can be edited in every status.
-         *
-         *     **Booking workflow.** Reschedule, cancel, complete and no-show are first accepted by the appointment's booking
-         *     workflow (a Temporal update, refused with 409 when the workflow's state does not allow it); the answer's `workflow`
-         *     is its accepted result: the state, the next reminder to the family and the no-show deadline. When Temporal is
-         *     unreachable the answer is 503 `dependency_unavailable` and nothing changed (retry with the same Idempotency-Key).
-         *     `GET /v1/appointments/{id}/workflow` shows the workflow's state at any time.
          */
         post: {
             parameters: {
@@ -28649,7 +28419,7 @@ export interface paths {
                     cursor?: string;
                     /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `-createdAt`. */
                     sort?: "createdAt" | "-createdAt";
-                    type?: "booking.created" | "booking.cancelled" | "appointment.rescheduled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "assessment.completed" | "provider.approved" | "child.registered" | "session.note_added" | "appointment.no_show" | "appointment.reminder_due" | "webhook.test" | "webhook_endpoint.disabled";
+                    type?: "booking.created" | "booking.cancelled" | "appointment.rescheduled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "assessment.completed" | "provider.approved" | "child.registered" | "session.note_added" | "webhook.test" | "webhook_endpoint.disabled";
                     /** @description Events created at or after this instant */
                     from?: string;
                     /** @description Events created before this instant */
@@ -40246,7 +40016,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/leads/{id}/notifications": {
+    "/v1/agents/care-coordinator": {
         parameters: {
             query?: never;
             header?: never;
@@ -40254,31 +40024,24 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The follow-ups the workflow raised for a lead's unanswered offer (contact the family)
-         * @description Kind `LEAD_FOLLOW_UP`, details `{ leadId, followUp, offeredSlots, respondBy }`; OPEN until the lead is booked (RESOLVED) or closed or re-offered (CANCELLED).
+         * The care-coordinator agent's briefing
+         * @description What needs attention now for the tenant, a location or a child: unsigned SOAP notes past their location’s `noteDueHours`, overdue and soon-due assessments, early-intervention deadlines, and children with no appointment ahead. Rule-based and deterministic; each item carries its rule, reason, due date, priority and links. Most urgent first.
          */
         get: {
             parameters: {
                 query?: {
-                    /** @description Page size, 1 to 100. */
-                    limit?: number;
-                    /** @description The `nextCursor` of the previous page, with the same `sort`. */
-                    cursor?: string;
-                    /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `-createdAt`. */
-                    sort?: "createdAt" | "-createdAt";
-                    status?: "OPEN" | "RESOLVED" | "CANCELLED";
-                    kind?: string;
+                    /** @description Only this location */
+                    locationId?: string;
+                    /** @description Only this child */
+                    childId?: string;
                 };
                 header?: never;
-                path: {
-                    /** @description The lead id */
-                    id: string;
-                };
+                path?: never;
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description A page of notifications */
+                /** @description The briefing */
                 200: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40294,7 +40057,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["CareNotificationPage"];
+                        "application/json": components["schemas"]["CareCoordinatorBriefing"];
                     };
                 };
                 /** @description Validation error (`validation_error`, `invalid_json`) */
@@ -40449,7 +40212,305 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/agents/care-coordinator": {
+    "/v1/ai/assessment-recall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recall the children due or overdue for re-assessment
+         * @description Creates the re-assessment of each latest completed assessment whose completion + cadence falls by today + `horizonDays` and that has none yet (its reminder workflow starts after commit), then lists every re-assessment in recall due by then. Naturally idempotent: repeating the request creates nothing and answers the same recalls (with `started: false`). Needs `assessments` because it creates assessments.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    "Idempotency-Key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AssessmentRecallRequest"];
+                };
+            };
+            responses: {
+                /** @description The recalls */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AssessmentRecallResult"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable (`dependency_unavailable`) */
+                503: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ai/children/{id}/insights": {
         parameters: {
             query?: never;
             header?: never;
@@ -40457,24 +40518,22 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The care-coordinator agent's briefing
-         * @description What needs attention now for the tenant, a location or a child: unsigned SOAP notes past their location’s `noteDueHours`, overdue and soon-due assessments, early-intervention deadlines, and children with no appointment ahead. Rule-based and deterministic; each item carries its rule, reason, due date, priority and links. Most urgent first.
+         * A child's progress insights
+         * @description Goal attainment over time from signed SOAP notes (accuracy and cueing per goal, with the notes behind every point and the trend rule that applies) and assessment scores over time per instrument and subtest.
          */
         get: {
             parameters: {
-                query?: {
-                    /** @description Only this location */
-                    locationId?: string;
-                    /** @description Only this child */
-                    childId?: string;
-                };
+                query?: never;
                 header?: never;
-                path?: never;
+                path: {
+                    /** @description The child id */
+                    id: string;
+                };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description The briefing */
+                /** @description The insights */
                 200: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40490,7 +40549,204 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["CareCoordinatorBriefing"];
+                        "application/json": components["schemas"]["ChildInsights"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable (`dependency_unavailable`) */
+                503: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ai/children/{id}/recommendations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A child's recommended next actions
+         * @description Rule-based and deterministic next actions for a child from its record: sign late SOAP notes, complete overdue assessments, schedule re-assessments due by cadence, meet early-intervention deadlines, review goals whose progress is stalled or declining, book the next session when goals are active and nothing is booked, and offer therapists of a needed discipline no appointment has delivered. Each carries its rule, the facts it used (with their records) and the API call that carries it out. Most urgent first; nothing is changed by reading them.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Re-assessment cadence for completed assessments recorded without one (default 180) */
+                    defaultCadenceDays?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description The child id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The recommendations */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ChildRecommendations"];
                     };
                 };
                 /** @description Validation error (`validation_error`, `invalid_json`) */
@@ -43033,695 +43289,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/ai/assessment-recall": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Recall the children due or overdue for re-assessment
-         * @description Creates the re-assessment of each latest completed assessment whose completion + cadence falls by today + `horizonDays` and that has none yet (its reminder workflow starts after commit), then lists every re-assessment in recall due by then. Naturally idempotent: repeating the request creates nothing and answers the same recalls (with `started: false`). Needs `assessments` because it creates assessments.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["AssessmentRecallRequest"];
-                };
-            };
-            responses: {
-                /** @description The recalls */
-                200: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
-                        "Idempotent-Replayed"?: "true";
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AssessmentRecallResult"];
-                    };
-                };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
-                400: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
-                        "Idempotent-Replayed"?: "true";
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing, invalid or expired access token (`invalid_token`) */
-                401: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
-                        "Idempotent-Replayed"?: "true";
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
-                403: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
-                        "Idempotent-Replayed"?: "true";
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found, or not visible to this tenant (`not_found`) */
-                404: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
-                        "Idempotent-Replayed"?: "true";
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
-                409: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
-                        "Idempotent-Replayed"?: "true";
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Request body too large (`payload_too_large`) */
-                413: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
-                        "Idempotent-Replayed"?: "true";
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported media type (`unsupported_media_type`) */
-                415: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
-                        "Idempotent-Replayed"?: "true";
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
-                422: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
-                        "Idempotent-Replayed"?: "true";
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`) */
-                429: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
-                        "Idempotent-Replayed"?: "true";
-                        /** @description Seconds until the window ends and requests are accepted again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
-                431: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
-                500: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
-                        "Idempotent-Replayed"?: "true";
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description A dependency is unavailable (`dependency_unavailable`) */
-                503: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
-                        "Idempotent-Replayed"?: "true";
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/ai/children/{id}/insights": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A child's progress insights
-         * @description Goal attainment over time from signed SOAP notes (accuracy and cueing per goal, with the notes behind every point and the trend rule that applies) and assessment scores over time per instrument and subtest.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The child id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The insights */
-                200: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ChildInsights"];
-                    };
-                };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
-                400: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing, invalid or expired access token (`invalid_token`) */
-                401: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
-                403: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found, or not visible to this tenant (`not_found`) */
-                404: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`) */
-                429: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description Seconds until the window ends and requests are accepted again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
-                431: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
-                500: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description A dependency is unavailable (`dependency_unavailable`) */
-                503: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/ai/children/{id}/recommendations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A child's recommended next actions
-         * @description Rule-based and deterministic next actions for a child from its record: sign late SOAP notes, complete overdue assessments, schedule re-assessments due by cadence, meet early-intervention deadlines, review goals whose progress is stalled or declining, book the next session when goals are active and nothing is booked, and offer therapists of a needed discipline no appointment has delivered. Each carries its rule, the facts it used (with their records) and the API call that carries it out. Most urgent first; nothing is changed by reading them.
-         */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Re-assessment cadence for completed assessments recorded without one (default 180) */
-                    defaultCadenceDays?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description The child id */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The recommendations */
-                200: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ChildRecommendations"];
-                    };
-                };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
-                400: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing, invalid or expired access token (`invalid_token`) */
-                401: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
-                403: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found, or not visible to this tenant (`not_found`) */
-                404: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Rate limit exceeded (`rate_limited`) */
-                429: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description Seconds until the window ends and requests are accepted again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
-                431: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
-                500: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description A dependency is unavailable (`dependency_unavailable`) */
-                503: {
-                    headers: {
-                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
-                        "X-Request-Id"?: string;
-                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
-                        "X-Api-Version"?: string;
-                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description Requests left in the current window */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix epoch seconds at which the current window ends */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/ai/analytics": {
         parameters: {
             query?: never;
@@ -44528,124 +44095,6 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
-    "appointment.no_show": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * appointment.no_show (platform extra, not in the spec)
-         * @description **Emitted by:** The booking workflow at an appointment's no-show deadline (its end plus a grace) when nobody checked in, or `POST /v1/appointments/{id}/no-show`. A platform extra, not in the spec.
-         *
-         *     POSTed to every enabled endpoint subscribed to the type (or to `*`), signed per the endpoint's scheme (docs/webhooks.md). Any 2xx within 10 seconds acknowledges it; anything else is retried with exponential backoff and jitter for up to 24 hours; 410 Gone disables the endpoint. At least once, unordered.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description v1 endpoints: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the secret as issued>`; two `v1=` entries during a secret rotation. Reject timestamps older than 300 seconds. */
-                    "x-service-signature"?: string;
-                    /** @description v2 endpoints (Standard Webhooks): the event id, the same on every retry */
-                    "webhook-id"?: string;
-                    /** @description v2 endpoints: unix seconds of this attempt */
-                    "webhook-timestamp"?: string;
-                    /** @description v2 endpoints: space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` entries (key: the base64-decoded `whsec_` secret), one per active secret, plus `v1a,<base64 Ed25519>` for asymmetric endpoints */
-                    "webhook-signature"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["AppointmentNoShowEvent"];
-                };
-            };
-            responses: {
-                /** @description Any 2xx: delivered */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Gone: the platform disables the endpoint and stops delivering */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "appointment.reminder_due": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * appointment.reminder_due (platform extra, not in the spec)
-         * @description **Emitted by:** The booking workflow, at each of the location's `reminderOffsetsMinutes` before a CONFIRMED appointment (once per offset and start; again after a reschedule). A platform extra, not in the spec.
-         *
-         *     POSTed to every enabled endpoint subscribed to the type (or to `*`), signed per the endpoint's scheme (docs/webhooks.md). Any 2xx within 10 seconds acknowledges it; anything else is retried with exponential backoff and jitter for up to 24 hours; 410 Gone disables the endpoint. At least once, unordered.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description v1 endpoints: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the secret as issued>`; two `v1=` entries during a secret rotation. Reject timestamps older than 300 seconds. */
-                    "x-service-signature"?: string;
-                    /** @description v2 endpoints (Standard Webhooks): the event id, the same on every retry */
-                    "webhook-id"?: string;
-                    /** @description v2 endpoints: unix seconds of this attempt */
-                    "webhook-timestamp"?: string;
-                    /** @description v2 endpoints: space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` entries (key: the base64-decoded `whsec_` secret), one per active secret, plus `v1a,<base64 Ed25519>` for asymmetric endpoints */
-                    "webhook-signature"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["AppointmentReminderDueEvent"];
-                };
-            };
-            responses: {
-                /** @description Any 2xx: delivered */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Gone: the platform disables the endpoint and stops delivering */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -45213,7 +44662,7 @@ export interface components {
             /** @example cno_019a... */
             id: string;
             /** @enum {string} */
-            workflowKind: "early-intervention" | "child-progress" | "provider-onboarding" | "lead-qualification";
+            workflowKind: "early-intervention" | "child-progress" | "provider-onboarding";
             /**
              * @description What it asks for, e.g. INITIAL_IFSP_REMINDER, INITIAL_IFSP_BREACHED, REVIEW_REMINDER, FAMILY_CHECK_IN, PROGRESS_FOLLOW_UP, ONBOARDING_REMINDER, ONBOARDING_TIMED_OUT (docs/workflows.md)
              * @example INITIAL_IFSP_REMINDER
@@ -46530,26 +45979,6 @@ export interface components {
              * @example 2026-11-21T18:00:00.000Z
              */
             updatedAt: string;
-            /** @description Only in the answers of reschedule, cancel, complete, no-show (and a PATCH that reschedules): the booking workflow's accepted result. null when the workflow has not started yet (its start waits in the outbox). */
-            workflow?: {
-                state: components["schemas"]["AppointmentStatus"] & unknown;
-                /**
-                 * Format: date-time
-                 * @description The next reminder to the family; null when none is left
-                 * @example 2026-11-21T18:00:00.000Z
-                 */
-                nextReminderAt: string | null;
-                /** @description Reminders recorded so far (care notifications) */
-                remindersSent: number;
-                /**
-                 * Format: date-time
-                 * @description When it becomes NO_SHOW without a check-in; null once final or checked in
-                 * @example 2026-11-21T18:00:00.000Z
-                 */
-                noShowAt: string | null;
-                /** @description Whether the workflow has seen a check-in (the session exists) */
-                checkedIn: boolean;
-            } | null;
         };
         /** @enum {string} */
         AppointmentStatus: "CONFIRMED" | "CANCELLED" | "COMPLETED" | "NO_SHOW";
@@ -46589,55 +46018,6 @@ export interface components {
             data: components["schemas"]["Appointment"][];
             nextCursor: string | null;
         };
-        AppointmentWorkflow: {
-            appointmentId: string;
-            status: components["schemas"]["AppointmentStatus"] & unknown;
-            /** @description The booking workflow (Temporal UI: search by this id) */
-            workflowId: string;
-            /**
-             * @description NOT_STARTED: its start waits in the outbox; LEGACY: a run started before the lifecycle (no reminders)
-             * @enum {string}
-             */
-            execution: "NOT_STARTED" | "RUNNING" | "CLOSED" | "LEGACY";
-            lifecycle: components["schemas"]["BookingWorkflowAnswer"];
-            /** @description The appointment follow-up (after completion): note deadline, nudges, family follow-up */
-            followUp: {
-                workflowId: string;
-                /** @enum {string} */
-                status: "WAITING_FOR_NOTE" | "NUDGING" | "FOLLOWED_UP" | "UNSIGNED" | "NOT_COMPLETED";
-                /**
-                 * Format: date-time
-                 * @description Completion + the location's noteDueHours
-                 * @example 2026-11-21T18:00:00.000Z
-                 */
-                noteDueAt: string | null;
-                nudgesSent: number;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-21T18:00:00.000Z
-                 */
-                nextNudgeAt: string | null;
-            } | null;
-        };
-        BookingWorkflowAnswer: {
-            state: components["schemas"]["AppointmentStatus"] & unknown;
-            /**
-             * Format: date-time
-             * @description The next reminder to the family; null when none is left
-             * @example 2026-11-21T18:00:00.000Z
-             */
-            nextReminderAt: string | null;
-            /** @description Reminders recorded so far (care notifications) */
-            remindersSent: number;
-            /**
-             * Format: date-time
-             * @description When it becomes NO_SHOW without a check-in; null once final or checked in
-             * @example 2026-11-21T18:00:00.000Z
-             */
-            noShowAt: string | null;
-            /** @description Whether the workflow has seen a check-in (the session exists) */
-            checkedIn: boolean;
-        } | null;
         /** @description A JSON merge patch (RFC 7396) of the writable fields. Members left out stay as they are; `notes: null` removes the notes (the other fields cannot be removed). startsAt, durationMinutes and providerId make it a reschedule (CONFIRMED only); type and service can change only while CONFIRMED; a field set to its current value changes nothing. */
         AppointmentPatch: {
             /** @description null removes the notes; editable in every state */
@@ -46805,7 +46185,7 @@ export interface components {
              * @example children
              * @enum {string}
              */
-            resource: "children" | "clients" | "pets" | "providers" | "bookings" | "sessions" | "assessments" | "orders" | "payments" | "matching" | "leads" | "settlements" | "analytics" | "webhooks" | "ai" | "agents" | "audit" | "api_keys" | "users";
+            resource: "children" | "clients" | "pets" | "providers" | "bookings" | "sessions" | "assessments" | "orders" | "payments" | "matching" | "leads" | "settlements" | "analytics" | "webhooks" | "ai" | "audit" | "api_keys" | "agents" | "users";
             /**
              * @example [
              *       "GET"
@@ -47397,7 +46777,7 @@ export interface components {
             /** @example evt_019a... */
             id: string;
             /** @enum {string} */
-            type: "booking.created" | "booking.cancelled" | "appointment.rescheduled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "assessment.completed" | "provider.approved" | "child.registered" | "session.note_added" | "appointment.no_show" | "appointment.reminder_due" | "webhook.test" | "webhook_endpoint.disabled";
+            type: "booking.created" | "booking.cancelled" | "appointment.rescheduled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "assessment.completed" | "provider.approved" | "child.registered" | "session.note_added" | "webhook.test" | "webhook_endpoint.disabled";
             /**
              * Format: date-time
              * @example 2026-11-21T18:00:00.000Z
@@ -47524,7 +46904,7 @@ export interface components {
              *       "booking.created"
              *     ]
              */
-            events: ("*" | "booking.created" | "booking.cancelled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "provider.approved" | "child.registered" | "appointment.rescheduled" | "session.note_added" | "assessment.completed" | "webhook_endpoint.disabled" | "appointment.no_show" | "appointment.reminder_due")[];
+            events: ("*" | "booking.created" | "booking.cancelled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "provider.approved" | "child.registered" | "appointment.rescheduled" | "session.note_added" | "assessment.completed" | "webhook_endpoint.disabled")[];
             /** @example Front-desk system */
             description?: string;
             /**
@@ -47561,7 +46941,7 @@ export interface components {
              *       "booking.created"
              *     ]
              */
-            events?: ("*" | "booking.created" | "booking.cancelled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "provider.approved" | "child.registered" | "appointment.rescheduled" | "session.note_added" | "assessment.completed" | "webhook_endpoint.disabled" | "appointment.no_show" | "appointment.reminder_due")[];
+            events?: ("*" | "booking.created" | "booking.cancelled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "provider.approved" | "child.registered" | "appointment.rescheduled" | "session.note_added" | "assessment.completed" | "webhook_endpoint.disabled")[];
             description?: string | null;
             /** @enum {string} */
             signingScheme?: "v1" | "v2";
@@ -48510,6 +47890,169 @@ export interface components {
                 [key: string]: string;
             };
         };
+        AssessmentRecallResult: {
+            /** Format: date */
+            asOf: string;
+            horizonDays: number;
+            startedCount: number;
+            recalls: components["schemas"]["AssessmentRecall"][];
+        };
+        AssessmentRecall: {
+            /** @description The re-assessment */
+            assessmentId: string;
+            /** @description The completed assessment it re-assesses */
+            previousAssessmentId: string;
+            childId: string;
+            instrument: string;
+            /** Format: date */
+            dueDate: string;
+            status: string;
+            overdue: boolean;
+            /** @description This request created it (false: it was already in recall) */
+            started: boolean;
+        };
+        AssessmentRecallRequest: {
+            /**
+             * @description Recall what is due by today + this many days (UTC calendar day)
+             * @default 14
+             */
+            horizonDays?: number;
+            /** @description Cadence for completed assessments recorded without one; without it only assessments with a cadence are recalled */
+            defaultCadenceDays?: number;
+            locationId?: string;
+            childId?: string;
+        };
+        ChildInsights: {
+            childId: string;
+            /** Format: date-time */
+            generatedAt: string;
+            policy: {
+                windowSessions: number;
+                minImprovementPoints: number;
+                declinePoints: number;
+                masteryPercent: number;
+                masteryCount: number;
+                masteryOf: number;
+            };
+            goals: {
+                goalId: string;
+                description: string;
+                status: string;
+                progress: {
+                    goalId: string;
+                    dataPoints: number;
+                    firstAccuracy: number | null;
+                    lastAccuracy: number | null;
+                    trendChange: number | null;
+                    firstCueing: string | null;
+                    lastCueing: string | null;
+                    /** @enum {string} */
+                    trend: "MASTERED" | "IMPROVING" | "STALLED" | "DECLINING" | "INSUFFICIENT_DATA";
+                };
+                /** @description The rule behind the trend, with the figures */
+                explanation: string;
+                dataPoints: {
+                    at: string;
+                    sessionId: string;
+                    noteId: string;
+                    accuracyPercent: number | null;
+                    cueingLevel: string | null;
+                }[];
+            }[];
+            assessments: {
+                instrument: string;
+                subtest: string;
+                /** @enum {string} */
+                measure: "standardScore" | "scaledScore" | "percentile" | "rawScore";
+                change: number | null;
+                points: {
+                    at: string;
+                    assessmentId: string;
+                    value: number;
+                }[];
+            }[];
+        };
+        ChildRecommendations: {
+            childId: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            generatedAt: string;
+            /**
+             * Format: date
+             * @description The child's centre calendar day the date rules used
+             */
+            today: string;
+            /** @description The re-assessment cadence used for completions recorded without one */
+            defaultCadenceDays: number;
+            summary: {
+                total: number;
+                byPriority: {
+                    HIGH: number;
+                    MEDIUM: number;
+                    LOW: number;
+                };
+                byKind: {
+                    SIGN_NOTE: number;
+                    COMPLETE_ASSESSMENT: number;
+                    SCHEDULE_REASSESSMENT: number;
+                    EI_DEADLINE: number;
+                    ADJUST_GOAL: number;
+                    BOOK_NEXT_SESSION: number;
+                    OFFER_THERAPISTS: number;
+                };
+            };
+            data: components["schemas"]["Recommendation"][];
+        };
+        Recommendation: {
+            /**
+             * @description Stable: the rule and the record it is about
+             * @example SIGN_NOTE:ses_019a...
+             */
+            id: string;
+            /**
+             * @description The rule that raised it (docs/agents.md, "Recommendations")
+             * @enum {string}
+             */
+            kind: "SIGN_NOTE" | "COMPLETE_ASSESSMENT" | "SCHEDULE_REASSESSMENT" | "EI_DEADLINE" | "ADJUST_GOAL" | "BOOK_NEXT_SESSION" | "OFFER_THERAPISTS";
+            /** @enum {string} */
+            priority: "HIGH" | "MEDIUM" | "LOW";
+            /** @description What to do, in one sentence */
+            title: string;
+            explanation: {
+                /** @description The rule, the same sentence for every recommendation of this kind */
+                rule: string;
+                /** @description Why it applies to this child, in terms of the record */
+                reason: string;
+                /** @description The facts the rule used, each with the record it comes from */
+                facts: {
+                    name: string;
+                    value: string | number | boolean | null;
+                    /** @description The `/v1` path of the record the value was read from */
+                    source?: string;
+                }[];
+            };
+            /** @description `/v1` paths of the records behind it */
+            links: {
+                [key: string]: string;
+            };
+            /** @description The API call that carries the recommendation out; nothing is done until someone makes it */
+            suggestedCall: {
+                /** @enum {string} */
+                method: "GET" | "POST" | "PATCH";
+                path: string;
+                /** @description The scope the call needs */
+                scope: string;
+                /** @description A starting body; `<...>` marks what the caller fills in */
+                body?: {
+                    [key: string]: unknown;
+                };
+                description: string;
+            };
+            /** @description A UTC instant or a calendar date; null when there is no deadline */
+            dueAt: string | null;
+        };
         AgentWorkflow: {
             /** @example agw_019a... */
             id: string;
@@ -48538,7 +48081,7 @@ export interface components {
             /** @enum {string} */
             type: "event";
             /** @description Event types (GET /v1/events catalogue) that start a run, one run per event. */
-            eventTypes: ("booking.created" | "booking.cancelled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "provider.approved" | "child.registered" | "appointment.rescheduled" | "session.note_added" | "assessment.completed" | "webhook_endpoint.disabled" | "appointment.no_show" | "appointment.reminder_due")[];
+            eventTypes: ("booking.created" | "booking.cancelled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "provider.approved" | "child.registered" | "appointment.rescheduled" | "session.note_added" | "assessment.completed" | "webhook_endpoint.disabled")[];
         } | {
             /** @enum {string} */
             type: "schedule";
@@ -48809,169 +48352,6 @@ export interface components {
              * @example 2026-11-21T18:00:00.000Z
              */
             createdAt: string;
-        };
-        AssessmentRecallResult: {
-            /** Format: date */
-            asOf: string;
-            horizonDays: number;
-            startedCount: number;
-            recalls: components["schemas"]["AssessmentRecall"][];
-        };
-        AssessmentRecall: {
-            /** @description The re-assessment */
-            assessmentId: string;
-            /** @description The completed assessment it re-assesses */
-            previousAssessmentId: string;
-            childId: string;
-            instrument: string;
-            /** Format: date */
-            dueDate: string;
-            status: string;
-            overdue: boolean;
-            /** @description This request created it (false: it was already in recall) */
-            started: boolean;
-        };
-        AssessmentRecallRequest: {
-            /**
-             * @description Recall what is due by today + this many days (UTC calendar day)
-             * @default 14
-             */
-            horizonDays?: number;
-            /** @description Cadence for completed assessments recorded without one; without it only assessments with a cadence are recalled */
-            defaultCadenceDays?: number;
-            locationId?: string;
-            childId?: string;
-        };
-        ChildInsights: {
-            childId: string;
-            /** Format: date-time */
-            generatedAt: string;
-            policy: {
-                windowSessions: number;
-                minImprovementPoints: number;
-                declinePoints: number;
-                masteryPercent: number;
-                masteryCount: number;
-                masteryOf: number;
-            };
-            goals: {
-                goalId: string;
-                description: string;
-                status: string;
-                progress: {
-                    goalId: string;
-                    dataPoints: number;
-                    firstAccuracy: number | null;
-                    lastAccuracy: number | null;
-                    trendChange: number | null;
-                    firstCueing: string | null;
-                    lastCueing: string | null;
-                    /** @enum {string} */
-                    trend: "MASTERED" | "IMPROVING" | "STALLED" | "DECLINING" | "INSUFFICIENT_DATA";
-                };
-                /** @description The rule behind the trend, with the figures */
-                explanation: string;
-                dataPoints: {
-                    at: string;
-                    sessionId: string;
-                    noteId: string;
-                    accuracyPercent: number | null;
-                    cueingLevel: string | null;
-                }[];
-            }[];
-            assessments: {
-                instrument: string;
-                subtest: string;
-                /** @enum {string} */
-                measure: "standardScore" | "scaledScore" | "percentile" | "rawScore";
-                change: number | null;
-                points: {
-                    at: string;
-                    assessmentId: string;
-                    value: number;
-                }[];
-            }[];
-        };
-        ChildRecommendations: {
-            childId: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-21T18:00:00.000Z
-             */
-            generatedAt: string;
-            /**
-             * Format: date
-             * @description The child's centre calendar day the date rules used
-             */
-            today: string;
-            /** @description The re-assessment cadence used for completions recorded without one */
-            defaultCadenceDays: number;
-            summary: {
-                total: number;
-                byPriority: {
-                    HIGH: number;
-                    MEDIUM: number;
-                    LOW: number;
-                };
-                byKind: {
-                    SIGN_NOTE: number;
-                    COMPLETE_ASSESSMENT: number;
-                    SCHEDULE_REASSESSMENT: number;
-                    EI_DEADLINE: number;
-                    ADJUST_GOAL: number;
-                    BOOK_NEXT_SESSION: number;
-                    OFFER_THERAPISTS: number;
-                };
-            };
-            data: components["schemas"]["Recommendation"][];
-        };
-        Recommendation: {
-            /**
-             * @description Stable: the rule and the record it is about
-             * @example SIGN_NOTE:ses_019a...
-             */
-            id: string;
-            /**
-             * @description The rule that raised it (docs/agents.md, "Recommendations")
-             * @enum {string}
-             */
-            kind: "SIGN_NOTE" | "COMPLETE_ASSESSMENT" | "SCHEDULE_REASSESSMENT" | "EI_DEADLINE" | "ADJUST_GOAL" | "BOOK_NEXT_SESSION" | "OFFER_THERAPISTS";
-            /** @enum {string} */
-            priority: "HIGH" | "MEDIUM" | "LOW";
-            /** @description What to do, in one sentence */
-            title: string;
-            explanation: {
-                /** @description The rule, the same sentence for every recommendation of this kind */
-                rule: string;
-                /** @description Why it applies to this child, in terms of the record */
-                reason: string;
-                /** @description The facts the rule used, each with the record it comes from */
-                facts: {
-                    name: string;
-                    value: string | number | boolean | null;
-                    /** @description The `/v1` path of the record the value was read from */
-                    source?: string;
-                }[];
-            };
-            /** @description `/v1` paths of the records behind it */
-            links: {
-                [key: string]: string;
-            };
-            /** @description The API call that carries the recommendation out; nothing is done until someone makes it */
-            suggestedCall: {
-                /** @enum {string} */
-                method: "GET" | "POST" | "PATCH";
-                path: string;
-                /** @description The scope the call needs */
-                scope: string;
-                /** @description A starting body; `<...>` marks what the caller fills in */
-                body?: {
-                    [key: string]: unknown;
-                };
-                description: string;
-            };
-            /** @description A UTC instant or a calendar date; null when there is no deadline */
-            dueAt: string | null;
         };
         AiAnalytics: {
             range: {
@@ -49357,69 +48737,6 @@ export interface components {
             kind: "NOTE" | "ADDENDUM";
             /** @description The appointment the session belongs to. */
             appointmentId: string | null;
-        };
-        AppointmentNoShowEvent: {
-            /**
-             * @description Stable across retries: deduplicate on it
-             * @example evt_019a...
-             */
-            id: string;
-            /** @enum {string} */
-            type: "appointment.no_show";
-            /**
-             * Format: date-time
-             * @description UTC, with Z
-             */
-            createdAt: string;
-            data: components["schemas"]["AppointmentNoShowData"];
-        };
-        AppointmentNoShowData: {
-            /** @description The appointment id. */
-            appointmentId: string;
-            /** @description The child. */
-            childId: string;
-            /** @description The provider. */
-            providerId: string;
-            /**
-             * Format: date-time
-             * @description When it was marked a no-show (UTC).
-             */
-            noShowAt: string;
-            /**
-             * @description WORKFLOW: the booking workflow's deadline passed; API: a user marked it.
-             * @enum {string}
-             */
-            markedBy: "WORKFLOW" | "API";
-        };
-        AppointmentReminderDueEvent: {
-            /**
-             * @description Stable across retries: deduplicate on it
-             * @example evt_019a...
-             */
-            id: string;
-            /** @enum {string} */
-            type: "appointment.reminder_due";
-            /**
-             * Format: date-time
-             * @description UTC, with Z
-             */
-            createdAt: string;
-            data: components["schemas"]["AppointmentReminderDueData"];
-        };
-        AppointmentReminderDueData: {
-            /** @description The appointment id. */
-            appointmentId: string;
-            /** @description The child. */
-            childId: string;
-            /** @description The provider. */
-            providerId: string;
-            /**
-             * Format: date-time
-             * @description The start the reminder is about, with the location offset.
-             */
-            startsAt: string;
-            /** @description How many minutes before the start this reminder is due (the policy). */
-            offsetMinutes: number;
         };
         WebhookTestEvent: {
             /**
