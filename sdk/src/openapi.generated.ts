@@ -19101,6 +19101,12 @@ export interface paths {
          *
          *     CANCELLED, COMPLETED and NO_SHOW are final. Any other action is a 409 `invalid_state_transition` whose detail names
          *     the current status and the attempted action. `notes` can be edited in every status.
+         *
+         *     **Booking workflow.** Reschedule, cancel, complete and no-show are first accepted by the appointment's booking
+         *     workflow (a Temporal update, refused with 409 when the workflow's state does not allow it); the answer's `workflow`
+         *     is its accepted result: the state, the next reminder to the family and the no-show deadline. When Temporal is
+         *     unreachable the answer is 503 `dependency_unavailable` and nothing changed (retry with the same Idempotency-Key).
+         *     `GET /v1/appointments/{id}/workflow` shows the workflow's state at any time.
          */
         post: {
             parameters: {
@@ -19570,6 +19576,12 @@ export interface paths {
          *
          *     CANCELLED, COMPLETED and NO_SHOW are final. Any other action is a 409 `invalid_state_transition` whose detail names
          *     the current status and the attempted action. `notes` can be edited in every status.
+         *
+         *     **Booking workflow.** Reschedule, cancel, complete and no-show are first accepted by the appointment's booking
+         *     workflow (a Temporal update, refused with 409 when the workflow's state does not allow it); the answer's `workflow`
+         *     is its accepted result: the state, the next reminder to the family and the no-show deadline. When Temporal is
+         *     unreachable the answer is 503 `dependency_unavailable` and nothing changed (retry with the same Idempotency-Key).
+         *     `GET /v1/appointments/{id}/workflow` shows the workflow's state at any time.
          */
         patch: {
             parameters: {
@@ -19856,6 +19868,200 @@ export interface paths {
         };
         trace?: never;
     };
+    "/v1/appointments/{id}/workflow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an appointment's workflows
+         * @description The booking lifecycle as its workflow holds it (next reminder to the family, reminders sent, the no-show deadline) and, after completion, the follow-up (note due, nudges to the provider). Asked of Temporal live: 503 `dependency_unavailable` when it is unreachable.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The appointment id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The appointment's workflows */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AppointmentWorkflow"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable (`dependency_unavailable`) */
+                503: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/appointments/{id}/reschedule": {
         parameters: {
             query?: never;
@@ -19881,6 +20087,12 @@ export interface paths {
          *
          *     CANCELLED, COMPLETED and NO_SHOW are final. Any other action is a 409 `invalid_state_transition` whose detail names
          *     the current status and the attempted action. `notes` can be edited in every status.
+         *
+         *     **Booking workflow.** Reschedule, cancel, complete and no-show are first accepted by the appointment's booking
+         *     workflow (a Temporal update, refused with 409 when the workflow's state does not allow it); the answer's `workflow`
+         *     is its accepted result: the state, the next reminder to the family and the no-show deadline. When Temporal is
+         *     unreachable the answer is 503 `dependency_unavailable` and nothing changed (retry with the same Idempotency-Key).
+         *     `GET /v1/appointments/{id}/workflow` shows the workflow's state at any time.
          */
         post: {
             parameters: {
@@ -20195,6 +20407,12 @@ export interface paths {
          *
          *     CANCELLED, COMPLETED and NO_SHOW are final. Any other action is a 409 `invalid_state_transition` whose detail names
          *     the current status and the attempted action. `notes` can be edited in every status.
+         *
+         *     **Booking workflow.** Reschedule, cancel, complete and no-show are first accepted by the appointment's booking
+         *     workflow (a Temporal update, refused with 409 when the workflow's state does not allow it); the answer's `workflow`
+         *     is its accepted result: the state, the next reminder to the family and the no-show deadline. When Temporal is
+         *     unreachable the answer is 503 `dependency_unavailable` and nothing changed (retry with the same Idempotency-Key).
+         *     `GET /v1/appointments/{id}/workflow` shows the workflow's state at any time.
          */
         post: {
             parameters: {
@@ -20495,7 +20713,7 @@ export interface paths {
         put?: never;
         /**
          * Complete an appointment
-         * @description CONFIRMED → COMPLETED once it has started. Records `appointment.completed`.
+         * @description CONFIRMED → COMPLETED once it has started. Records `appointment.completed` and starts the appointment follow-up (the session's note deadline, nudges to the provider, the family's follow-up once the note is signed).
          *
          *     **Lifecycle.** An appointment is created `CONFIRMED`. From `CONFIRMED`:
          *
@@ -20509,6 +20727,12 @@ export interface paths {
          *
          *     CANCELLED, COMPLETED and NO_SHOW are final. Any other action is a 409 `invalid_state_transition` whose detail names
          *     the current status and the attempted action. `notes` can be edited in every status.
+         *
+         *     **Booking workflow.** Reschedule, cancel, complete and no-show are first accepted by the appointment's booking
+         *     workflow (a Temporal update, refused with 409 when the workflow's state does not allow it); the answer's `workflow`
+         *     is its accepted result: the state, the next reminder to the family and the no-show deadline. When Temporal is
+         *     unreachable the answer is 503 `dependency_unavailable` and nothing changed (retry with the same Idempotency-Key).
+         *     `GET /v1/appointments/{id}/workflow` shows the workflow's state at any time.
          */
         post: {
             parameters: {
@@ -20805,7 +21029,7 @@ export interface paths {
         put?: never;
         /**
          * Mark an appointment as a no-show
-         * @description CONFIRMED → NO_SHOW once it has started.
+         * @description CONFIRMED → NO_SHOW once it has started; records `appointment.no_show`. The booking workflow also marks it by itself when the end plus a grace passes without a check-in.
          *
          *     **Lifecycle.** An appointment is created `CONFIRMED`. From `CONFIRMED`:
          *
@@ -20819,6 +21043,12 @@ export interface paths {
          *
          *     CANCELLED, COMPLETED and NO_SHOW are final. Any other action is a 409 `invalid_state_transition` whose detail names
          *     the current status and the attempted action. `notes` can be edited in every status.
+         *
+         *     **Booking workflow.** Reschedule, cancel, complete and no-show are first accepted by the appointment's booking
+         *     workflow (a Temporal update, refused with 409 when the workflow's state does not allow it); the answer's `workflow`
+         *     is its accepted result: the state, the next reminder to the family and the no-show deadline. When Temporal is
+         *     unreachable the answer is 503 `dependency_unavailable` and nothing changed (retry with the same Idempotency-Key).
+         *     `GET /v1/appointments/{id}/workflow` shows the workflow's state at any time.
          */
         post: {
             parameters: {
@@ -28419,7 +28649,7 @@ export interface paths {
                     cursor?: string;
                     /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `-createdAt`. */
                     sort?: "createdAt" | "-createdAt";
-                    type?: "booking.created" | "booking.cancelled" | "appointment.rescheduled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "assessment.completed" | "provider.approved" | "child.registered" | "session.note_added" | "webhook.test" | "webhook_endpoint.disabled";
+                    type?: "booking.created" | "booking.cancelled" | "appointment.rescheduled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "assessment.completed" | "provider.approved" | "child.registered" | "session.note_added" | "appointment.no_show" | "appointment.reminder_due" | "webhook.test" | "webhook_endpoint.disabled";
                     /** @description Events created at or after this instant */
                     from?: string;
                     /** @description Events created before this instant */
@@ -40016,6 +40246,209 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/leads/{id}/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The follow-ups the workflow raised for a lead's unanswered offer (contact the family)
+         * @description Kind `LEAD_FOLLOW_UP`, details `{ leadId, followUp, offeredSlots, respondBy }`; OPEN until the lead is booked (RESOLVED) or closed or re-offered (CANCELLED).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100. */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page, with the same `sort`. */
+                    cursor?: string;
+                    /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `-createdAt`. */
+                    sort?: "createdAt" | "-createdAt";
+                    status?: "OPEN" | "RESOLVED" | "CANCELLED";
+                    kind?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The lead id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of notifications */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CareNotificationPage"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable (`dependency_unavailable`) */
+                503: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/care-coordinator": {
         parameters: {
             query?: never;
@@ -44095,6 +44528,124 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "appointment.no_show": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * appointment.no_show (platform extra, not in the spec)
+         * @description **Emitted by:** The booking workflow at an appointment's no-show deadline (its end plus a grace) when nobody checked in, or `POST /v1/appointments/{id}/no-show`. A platform extra, not in the spec.
+         *
+         *     POSTed to every enabled endpoint subscribed to the type (or to `*`), signed per the endpoint's scheme (docs/webhooks.md). Any 2xx within 10 seconds acknowledges it; anything else is retried with exponential backoff and jitter for up to 24 hours; 410 Gone disables the endpoint. At least once, unordered.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description v1 endpoints: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the secret as issued>`; two `v1=` entries during a secret rotation. Reject timestamps older than 300 seconds. */
+                    "x-service-signature"?: string;
+                    /** @description v2 endpoints (Standard Webhooks): the event id, the same on every retry */
+                    "webhook-id"?: string;
+                    /** @description v2 endpoints: unix seconds of this attempt */
+                    "webhook-timestamp"?: string;
+                    /** @description v2 endpoints: space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` entries (key: the base64-decoded `whsec_` secret), one per active secret, plus `v1a,<base64 Ed25519>` for asymmetric endpoints */
+                    "webhook-signature"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AppointmentNoShowEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: the platform disables the endpoint and stops delivering */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "appointment.reminder_due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * appointment.reminder_due (platform extra, not in the spec)
+         * @description **Emitted by:** The booking workflow, at each of the location's `reminderOffsetsMinutes` before a CONFIRMED appointment (once per offset and start; again after a reschedule). A platform extra, not in the spec.
+         *
+         *     POSTed to every enabled endpoint subscribed to the type (or to `*`), signed per the endpoint's scheme (docs/webhooks.md). Any 2xx within 10 seconds acknowledges it; anything else is retried with exponential backoff and jitter for up to 24 hours; 410 Gone disables the endpoint. At least once, unordered.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description v1 endpoints: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the secret as issued>`; two `v1=` entries during a secret rotation. Reject timestamps older than 300 seconds. */
+                    "x-service-signature"?: string;
+                    /** @description v2 endpoints (Standard Webhooks): the event id, the same on every retry */
+                    "webhook-id"?: string;
+                    /** @description v2 endpoints: unix seconds of this attempt */
+                    "webhook-timestamp"?: string;
+                    /** @description v2 endpoints: space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` entries (key: the base64-decoded `whsec_` secret), one per active secret, plus `v1a,<base64 Ed25519>` for asymmetric endpoints */
+                    "webhook-signature"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AppointmentReminderDueEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: the platform disables the endpoint and stops delivering */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -44662,7 +45213,7 @@ export interface components {
             /** @example cno_019a... */
             id: string;
             /** @enum {string} */
-            workflowKind: "early-intervention" | "child-progress" | "provider-onboarding";
+            workflowKind: "early-intervention" | "child-progress" | "provider-onboarding" | "lead-qualification";
             /**
              * @description What it asks for, e.g. INITIAL_IFSP_REMINDER, INITIAL_IFSP_BREACHED, REVIEW_REMINDER, FAMILY_CHECK_IN, PROGRESS_FOLLOW_UP, ONBOARDING_REMINDER, ONBOARDING_TIMED_OUT (docs/workflows.md)
              * @example INITIAL_IFSP_REMINDER
@@ -45979,6 +46530,26 @@ export interface components {
              * @example 2026-11-21T18:00:00.000Z
              */
             updatedAt: string;
+            /** @description Only in the answers of reschedule, cancel, complete, no-show (and a PATCH that reschedules): the booking workflow's accepted result. null when the workflow has not started yet (its start waits in the outbox). */
+            workflow?: {
+                state: components["schemas"]["AppointmentStatus"] & unknown;
+                /**
+                 * Format: date-time
+                 * @description The next reminder to the family; null when none is left
+                 * @example 2026-11-21T18:00:00.000Z
+                 */
+                nextReminderAt: string | null;
+                /** @description Reminders recorded so far (care notifications) */
+                remindersSent: number;
+                /**
+                 * Format: date-time
+                 * @description When it becomes NO_SHOW without a check-in; null once final or checked in
+                 * @example 2026-11-21T18:00:00.000Z
+                 */
+                noShowAt: string | null;
+                /** @description Whether the workflow has seen a check-in (the session exists) */
+                checkedIn: boolean;
+            } | null;
         };
         /** @enum {string} */
         AppointmentStatus: "CONFIRMED" | "CANCELLED" | "COMPLETED" | "NO_SHOW";
@@ -46018,6 +46589,55 @@ export interface components {
             data: components["schemas"]["Appointment"][];
             nextCursor: string | null;
         };
+        AppointmentWorkflow: {
+            appointmentId: string;
+            status: components["schemas"]["AppointmentStatus"] & unknown;
+            /** @description The booking workflow (Temporal UI: search by this id) */
+            workflowId: string;
+            /**
+             * @description NOT_STARTED: its start waits in the outbox; LEGACY: a run started before the lifecycle (no reminders)
+             * @enum {string}
+             */
+            execution: "NOT_STARTED" | "RUNNING" | "CLOSED" | "LEGACY";
+            lifecycle: components["schemas"]["BookingWorkflowAnswer"];
+            /** @description The appointment follow-up (after completion): note deadline, nudges, family follow-up */
+            followUp: {
+                workflowId: string;
+                /** @enum {string} */
+                status: "WAITING_FOR_NOTE" | "NUDGING" | "FOLLOWED_UP" | "UNSIGNED" | "NOT_COMPLETED";
+                /**
+                 * Format: date-time
+                 * @description Completion + the location's noteDueHours
+                 * @example 2026-11-21T18:00:00.000Z
+                 */
+                noteDueAt: string | null;
+                nudgesSent: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T18:00:00.000Z
+                 */
+                nextNudgeAt: string | null;
+            } | null;
+        };
+        BookingWorkflowAnswer: {
+            state: components["schemas"]["AppointmentStatus"] & unknown;
+            /**
+             * Format: date-time
+             * @description The next reminder to the family; null when none is left
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            nextReminderAt: string | null;
+            /** @description Reminders recorded so far (care notifications) */
+            remindersSent: number;
+            /**
+             * Format: date-time
+             * @description When it becomes NO_SHOW without a check-in; null once final or checked in
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            noShowAt: string | null;
+            /** @description Whether the workflow has seen a check-in (the session exists) */
+            checkedIn: boolean;
+        } | null;
         /** @description A JSON merge patch (RFC 7396) of the writable fields. Members left out stay as they are; `notes: null` removes the notes (the other fields cannot be removed). startsAt, durationMinutes and providerId make it a reschedule (CONFIRMED only); type and service can change only while CONFIRMED; a field set to its current value changes nothing. */
         AppointmentPatch: {
             /** @description null removes the notes; editable in every state */
@@ -46777,7 +47397,7 @@ export interface components {
             /** @example evt_019a... */
             id: string;
             /** @enum {string} */
-            type: "booking.created" | "booking.cancelled" | "appointment.rescheduled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "assessment.completed" | "provider.approved" | "child.registered" | "session.note_added" | "webhook.test" | "webhook_endpoint.disabled";
+            type: "booking.created" | "booking.cancelled" | "appointment.rescheduled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "assessment.completed" | "provider.approved" | "child.registered" | "session.note_added" | "appointment.no_show" | "appointment.reminder_due" | "webhook.test" | "webhook_endpoint.disabled";
             /**
              * Format: date-time
              * @example 2026-11-21T18:00:00.000Z
@@ -46904,7 +47524,7 @@ export interface components {
              *       "booking.created"
              *     ]
              */
-            events: ("*" | "booking.created" | "booking.cancelled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "provider.approved" | "child.registered" | "appointment.rescheduled" | "session.note_added" | "assessment.completed" | "webhook_endpoint.disabled")[];
+            events: ("*" | "booking.created" | "booking.cancelled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "provider.approved" | "child.registered" | "appointment.rescheduled" | "session.note_added" | "assessment.completed" | "webhook_endpoint.disabled" | "appointment.no_show" | "appointment.reminder_due")[];
             /** @example Front-desk system */
             description?: string;
             /**
@@ -46941,7 +47561,7 @@ export interface components {
              *       "booking.created"
              *     ]
              */
-            events?: ("*" | "booking.created" | "booking.cancelled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "provider.approved" | "child.registered" | "appointment.rescheduled" | "session.note_added" | "assessment.completed" | "webhook_endpoint.disabled")[];
+            events?: ("*" | "booking.created" | "booking.cancelled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "provider.approved" | "child.registered" | "appointment.rescheduled" | "session.note_added" | "assessment.completed" | "webhook_endpoint.disabled" | "appointment.no_show" | "appointment.reminder_due")[];
             description?: string | null;
             /** @enum {string} */
             signingScheme?: "v1" | "v2";
@@ -48081,7 +48701,7 @@ export interface components {
             /** @enum {string} */
             type: "event";
             /** @description Event types (GET /v1/events catalogue) that start a run, one run per event. */
-            eventTypes: ("booking.created" | "booking.cancelled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "provider.approved" | "child.registered" | "appointment.rescheduled" | "session.note_added" | "assessment.completed" | "webhook_endpoint.disabled")[];
+            eventTypes: ("booking.created" | "booking.cancelled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "provider.approved" | "child.registered" | "appointment.rescheduled" | "session.note_added" | "assessment.completed" | "webhook_endpoint.disabled" | "appointment.no_show" | "appointment.reminder_due")[];
         } | {
             /** @enum {string} */
             type: "schedule";
@@ -48737,6 +49357,69 @@ export interface components {
             kind: "NOTE" | "ADDENDUM";
             /** @description The appointment the session belongs to. */
             appointmentId: string | null;
+        };
+        AppointmentNoShowEvent: {
+            /**
+             * @description Stable across retries: deduplicate on it
+             * @example evt_019a...
+             */
+            id: string;
+            /** @enum {string} */
+            type: "appointment.no_show";
+            /**
+             * Format: date-time
+             * @description UTC, with Z
+             */
+            createdAt: string;
+            data: components["schemas"]["AppointmentNoShowData"];
+        };
+        AppointmentNoShowData: {
+            /** @description The appointment id. */
+            appointmentId: string;
+            /** @description The child. */
+            childId: string;
+            /** @description The provider. */
+            providerId: string;
+            /**
+             * Format: date-time
+             * @description When it was marked a no-show (UTC).
+             */
+            noShowAt: string;
+            /**
+             * @description WORKFLOW: the booking workflow's deadline passed; API: a user marked it.
+             * @enum {string}
+             */
+            markedBy: "WORKFLOW" | "API";
+        };
+        AppointmentReminderDueEvent: {
+            /**
+             * @description Stable across retries: deduplicate on it
+             * @example evt_019a...
+             */
+            id: string;
+            /** @enum {string} */
+            type: "appointment.reminder_due";
+            /**
+             * Format: date-time
+             * @description UTC, with Z
+             */
+            createdAt: string;
+            data: components["schemas"]["AppointmentReminderDueData"];
+        };
+        AppointmentReminderDueData: {
+            /** @description The appointment id. */
+            appointmentId: string;
+            /** @description The child. */
+            childId: string;
+            /** @description The provider. */
+            providerId: string;
+            /**
+             * Format: date-time
+             * @description The start the reminder is about, with the location offset.
+             */
+            startsAt: string;
+            /** @description How many minutes before the start this reminder is due (the policy). */
+            offsetMinutes: number;
         };
         WebhookTestEvent: {
             /**
