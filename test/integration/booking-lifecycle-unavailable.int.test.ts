@@ -1,0 +1,52 @@
+/**
+ * The booking lifecycle when Temporal is unreachable from the API: a lifecycle step the workflow must accept answers
+ * 503 `dependency_unavailable` and changes nothing (no status, no event); once Temporal is back the same request
+ * succeeds with the workflow's answer.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { bookingWorkflowId } from '../../workflows/shared.ts'
+import { bookAppointment } from '../support/fixtures.ts'
+import { eventually, startPlatform, type Platform } from '../support/platform.ts'
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
+
+let platform: Platform
+let proxy: TcpProxy
+let token: string
+
+beforeAll(async () => {
+  // The API reaches Temporal only through the proxy; the worker and the test's own client connect directly.
+  proxy = await startTcpProxy(inject('temporalAddress'))
+  platform = await startPlatform({ overrides: { TEMPORAL_ADDRESS: proxy.address } })
+  const client = await platform.newTenant(['children', 'providers', 'bookings'])
+  token = await platform.token(client)
+}, 180_000)
+
+afterAll(async () => {
+  await platform?.stop()
+  await proxy?.close()
+})
+
+describe('Temporal unreachable from the API', () => {
+  it('answers a cancel with 503 and changes nothing; the retry after recovery is accepted by the workflow', async () => {
+    const { id } = await bookAppointment(platform.http, token)
+    const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(id))
+    await eventually(async () => ((await handle.describe()).status.name === 'RUNNING' ? true : undefined), 60_000)
+
+    proxy.cut()
+    const refused = await platform.http.post(`/v1/appointments/${id}/cancel`, { token, body: { reason: 'FAMILY_REQUEST' } })
+    expect(refused.status, JSON.stringify(refused.body)).toBe(503)
+    expect(refused.body.code).toBe('dependency_unavailable')
+    expect((await platform.api.deps.db.appointment.findUniqueOrThrow({ where: { id } })).status).toBe('CONFIRMED')
+    const events = await platform.api.deps.db.event.findMany({ where: { type: 'booking.cancelled' } })
+    expect(events.filter((e) => (e.data as { bookingId: string }).bookingId === id)).toHaveLength(0)
+    expect((await handle.describe()).status.name).toBe('RUNNING')
+
+    proxy.restore()
+    const accepted = await eventually(async () => {
+      const response = await platform.http.post(`/v1/appointments/${id}/cancel`, { token, body: { reason: 'FAMILY_REQUEST' } })
+      return response.status === 200 ? response : undefined
+    }, 60_000, 1000)
+    expect(accepted.body.workflow).toMatchObject({ state: 'CANCELLED', nextReminderAt: null })
+    expect(await handle.result()).toEqual({ appointmentId: id, state: 'CANCELLED' })
+  }, 180_000)
+})
