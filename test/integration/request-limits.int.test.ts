@@ -433,7 +433,10 @@ describe('OpenAPI description', () => {
       const tooMany = operation.responses['429']
       expect(tooMany?.headers).toHaveProperty('Retry-After')
       expect(tooMany?.content).toHaveProperty(['application/problem+json'])
-      for (const response of Object.values(operation.responses)) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        // Node's HTTP parser answers an oversized request head itself, before any middleware runs; the description
+        // says so, and that answer is the one response without the headers.
+        if (status === '431') continue
         expect(Object.keys(response.headers ?? {})).toEqual(
           expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'])
         )
