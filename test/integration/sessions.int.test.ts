@@ -14,7 +14,8 @@ const SCOPES = ['children', 'providers', 'bookings', 'sessions']
 
 beforeAll(async () => {
   // No worker: nothing here needs a workflow to run (booking workflows simply wait on the queue).
-  platform = await startPlatform({ withWorker: false })
+  // With a worker: completing or cancelling an appointment is an update its booking workflow must accept.
+  platform = await startPlatform()
   token = await platform.token(await platform.newTenant(SCOPES))
 })
 
