@@ -56,7 +56,13 @@ async function bookAndStart() {
   const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(booking.id))
   const status = await eventually(() => handle.query(bookingStatusQuery).catch(() => undefined), 60_000)
   expect(status).toEqual({ appointmentId: booking.id, state: 'CONFIRMED' })
-  return { ...booking, handle, history: await plainClient.workflow.getHandle(handle.workflowId).fetchHistory() }
+  // The workflow answers queries from its first task, before its first activity (loading the booking) completes:
+  // wait for that activity's result to be in the history too.
+  const history = await eventually(async () => {
+    const events = await plainClient.workflow.getHandle(handle.workflowId).fetchHistory()
+    return payloadsOf(events).length >= 3 ? events : undefined
+  }, 60_000)
+  return { ...booking, handle, history }
 }
 
 beforeAll(async () => {
