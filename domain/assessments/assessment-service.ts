@@ -187,8 +187,10 @@ export function createAssessmentService({ reminders, clock }: AssessmentServiceD
    *   completion time in the future
    */
   async function complete(uow: UnitOfWork, id: string, input: AssessmentCompletionInput): Promise<AssessmentWithNext> {
-    const now = clock()
     const current = await lock(uow, id)
+    // Read the clock once the row is ours: a reminder step that held the lock read its clock before taking it, so
+    // its notification and `assessment.due` are never stamped after this completion (they committed before it).
+    const now = clock()
     if (!isOpen(current.status)) throw invalidStateTransition(`A ${current.status} assessment cannot be completed.`)
     const completedAt = input.completedAt ? new Date(input.completedAt) : now
     if (completedAt.getTime() > now.getTime() + 60_000) {

@@ -158,6 +158,83 @@ describe('assessment reminder workflow', () => {
     expect(await dueEvents(id)).toEqual([])
   })
 
+  it('completions through the API racing the due notice and the first escalation: whatever wins, nothing follows them', async () => {
+    // Offsets from each assessment's due moment: before its 1-day reminder (-1 day) fires, either side of the due notice
+    // (0), at the first escalation (+1 day), and well after both. The outer two are wide so that a loaded machine
+    // cannot turn them into ties: they make sure both outcomes of the race were exercised.
+    const offsets = [-1100, -150, 150, 1050, 3000]
+    // Five calendar days ahead: the due moment is 4–5 s away, room to create all of them before the earliest completes.
+    const dueDate = localDate(5)
+    const scheduled = await Promise.all(offsets.map(() => schedule(dueDate)))
+    const dueAts = await Promise.all(
+      scheduled.map(async ({ id }) => {
+        const next = await eventually(async () => {
+          const state = await handleOf(id)
+            .query<{ next: { daysFromDue: number; at: string } | null }>('assessmentReminderState')
+            .catch(() => undefined)
+          return state?.next ?? undefined
+        }, 20_000, 50)
+        // The workflow's plan is in workflow time, which is wall time here; the due moment follows from any step's.
+        return Date.parse(next.at) - next.daysFromDue * DAY_MS
+      })
+    )
+    // A setup check: were the earliest completion already late, the race below would prove less than it claims.
+    expect(dueAts[0]! + offsets[0]! - Date.now()).toBeGreaterThan(200)
+
+    const answers = await Promise.all(
+      scheduled.map(async ({ id }, i) => {
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAts[i]! + offsets[i]! - Date.now())))
+        return platform.http.post(`/v1/assessments/${id}/complete`, {
+          token,
+          body: { scores: [{ subtest: 'Core Language', standardScore: 85 }] },
+        })
+      })
+    )
+    expect(answers.map((a) => a.status)).toEqual(offsets.map(() => 200))
+    const results = await Promise.all(scheduled.map(({ id }) => handleOf(id).result()))
+
+    const db = platform.api.deps.db
+    const eventsOf = async (id: string, type: string) =>
+      (await db.event.findMany({ where: { tenantId, type }, orderBy: { createdAt: 'asc' } })).filter(
+        (e) => (e.data as { assessmentId: string }).assessmentId === id
+      )
+    const recordedOf = async (id: string) => {
+      const rows = await db.assessmentNotification.findMany({ where: { tenantId, assessmentId: id }, orderBy: { createdAt: 'asc' } })
+      return { rows, keys: rows.map((n) => `${n.kind}${n.daysFromDue}`), dueEvents: await eventsOf(id, 'assessment.due') }
+    }
+    const seen = []
+    for (const [i, { id }] of scheduled.entries()) {
+      const assessment = await db.assessment.findFirstOrThrow({ where: { id, tenantId } })
+      expect(assessment.status).toBe('COMPLETED')
+      const completedAt = assessment.completedAt!.getTime()
+      const { rows, keys, dueEvents } = await recordedOf(id)
+      expect(results[i]).toEqual({ outcome: 'COMPLETED', notificationsRecorded: rows.length })
+      // Recording a step and completing lock the same row: a step either commits before the completion or is refused.
+      expect(rows.filter((n) => n.createdAt.getTime() > completedAt)).toEqual([])
+      expect(dueEvents.filter((e) => e.createdAt.getTime() > completedAt)).toEqual([])
+      // Each step at most once, in plan order (no later escalation can be due before the latest completion).
+      expect(new Set(keys).size).toBe(keys.length)
+      expect(keys).toEqual(['REMINDER-1', 'DUE0', 'ESCALATION1'].slice(0, keys.length))
+      expect(dueEvents).toHaveLength(keys.includes('DUE0') ? 1 : 0)
+      const completedEvents = await eventsOf(id, 'assessment.completed')
+      expect(completedEvents.map((e) => (e.data as { completedAt: string }).completedAt)).toEqual([
+        assessment.completedAt!.toISOString(),
+      ])
+      seen.push(keys)
+    }
+    // Both sides of the race happened: the earliest completion beat its due notice, the latest came after it.
+    expect(seen[0]).not.toContain('DUE0')
+    expect(seen.at(-1)).toContain('DUE0')
+
+    // The workflows have ended; a few more (shortened) days change nothing.
+    await new Promise((resolve) => setTimeout(resolve, 3 * DAY_MS))
+    for (const [i, { id }] of scheduled.entries()) {
+      const { keys, dueEvents } = await recordedOf(id)
+      expect(keys).toEqual(seen[i])
+      expect(dueEvents).toHaveLength(keys.includes('DUE0') ? 1 : 0)
+    }
+  })
+
   it('keeps its schedule across a worker crash: what came due meanwhile goes out when a worker returns', async () => {
     const { id } = await schedule(localDate(6))
     const handle = handleOf(id)
