@@ -14,7 +14,9 @@ let tenant: Awaited<ReturnType<Platform['newTenant']>>
 let token: string
 const ids = { childA: '', overdue: '', soon: '', recent: '', busy: '', cadence: '', cadenceNext: '' }
 const daysAgo = (n: number) => new Date(Date.now() - n * DAY).toISOString()
-const isoDate = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+/** The calendar day of an instant in the centre's zone (the tenant's default), where a completion's day is counted. */
+const centreDay = (ms: number) => new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Chicago' }).format(new Date(ms))
+const plusDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY).toISOString().slice(0, 10)
 
 async function completed(childId: string, completedDaysAgo: number, extra: Record<string, unknown> = {}) {
   const created = await platform.http.post('/v1/assessments', { token, body: { childId, instrument: 'PLS-5', ...extra } })
@@ -60,7 +62,7 @@ describe('POST /v1/ai/assessment-recall', () => {
     first = res.body.recalls
     const byPrevious = new Map(first.map((r) => [r.previousAssessmentId, r]))
     expect([...byPrevious.keys()].sort()).toEqual([ids.overdue, ids.soon, ids.cadence].sort())
-    expect(byPrevious.get(ids.overdue)).toMatchObject({ started: true, overdue: true, dueDate: isoDate(Date.now() + (180 - 200) * DAY), instrument: 'PLS-5' })
+    expect(byPrevious.get(ids.overdue)).toMatchObject({ started: true, overdue: true, dueDate: plusDays(centreDay(Date.now() - 200 * DAY), 180), instrument: 'PLS-5' })
     expect(byPrevious.get(ids.soon)).toMatchObject({ started: true, overdue: false })
     expect(byPrevious.get(ids.cadence)).toMatchObject({ started: false, assessmentId: ids.cadenceNext })
     expect(res.body.startedCount).toBe(2)
