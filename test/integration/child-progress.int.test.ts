@@ -138,7 +138,11 @@ describe('progress follow-up of a child', () => {
     await handle.result().catch(() => undefined)
     expect((await handle.describe()).status.name).toBe('CANCELLED')
     expect((await progressOf(childId)).schedule).toEqual({ running: false })
-    expect((await reportsOf(childId)).length).toBeGreaterThanOrEqual(4)
+    // Every answer is a stored report (requests handled in one workflow task may share one), beside the scheduled one.
+    const stored = new Set((await reportsOf(childId)).map((r) => r.id))
+    for (const r of requested) expect(stored.has(r.body.id)).toBe(true)
+    expect(stored.has(stalled.id)).toBe(true)
+    expect(stored.size).toBeGreaterThanOrEqual(2)
 
     // A request starts it again (update-with-start).
     const again = await requestReport(childId)
@@ -187,7 +191,7 @@ describe('progress follow-up of a child', () => {
     expect(await reportsOf(childId)).toEqual([])
 
     await platform.startWorker()
-    const report = await eventually(async () => (await reportsOf(childId)).find((r) => r.trigger === 'SCHEDULED'), 30_000)
+    const report = await eventually(async () => (await reportsOf(childId)).find((r) => r.trigger === 'SCHEDULED'), 60_000)
     expect(report).toMatchObject({ signedNotesCount: 1, sessionsCount: 1 })
     await new Promise((resolve) => setTimeout(resolve, PERIOD_MS))
     // Each period once: the one with the note is not summarised twice.
