@@ -183,7 +183,9 @@ describe('progress follow-up of a child', () => {
 
   it('summarises the period a worker missed when one returns', async () => {
     const { childId, flat } = await childWithGoals()
-    await eventually(() => handleOf(childId).describe().catch(() => undefined))
+    // Started is not enough: the worker must have run the first task, which opens the first period (on a fast
+    // server the kill can otherwise land inside that task, and the period would open only after the restart).
+    await eventually(async () => ((await progressOf(childId)).schedule?.periodStart ? true : undefined))
     await platform.killWorkers('SIGKILL')
     // The API keeps working: the note is signed while no worker runs, and the period ends unattended.
     await signedSession(childId, [{ goalId: flat, correct: 12 }])
