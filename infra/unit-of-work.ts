@@ -38,7 +38,10 @@ export async function runInUnitOfWork<T>(
       await tx.$executeRaw`SELECT set_config('app.tenant_id', ${tenantId}, true), set_config('role', 'therapy_app', true)`
       return work({ tx, tenantId, afterCommit: (task) => tasks.push(task) })
     },
-    { timeout: options.timeoutMs ?? 15_000, maxWait: options.maxWaitMs ?? 10_000 }
+    // Longer than a workflow call may take (10 s, domain/care-workflows/workflow-calls.ts) plus what a gRPC call on a
+    // dead connection overshoots its deadline by: such a request must end as a 503 that rolls back, not a 500 for a
+    // transaction that expired under it.
+    { timeout: options.timeoutMs ?? 30_000, maxWait: options.maxWaitMs ?? 10_000 }
   )
   for (const task of tasks) await task()
   return result
