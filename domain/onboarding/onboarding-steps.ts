@@ -126,6 +126,25 @@ export async function checkStepRequest(
 }
 
 /**
+ * One per verification the workflow accepted: the request and the workflow's activity record the same one, so the
+ * notification under this key also marks that acceptance's failed check as recorded.
+ */
+const licenceCheckKey = (ref: OnboardingRef, timers: StepTimers) =>
+  `${ONBOARDING_WORKFLOW_KIND}:${ref.providerId}:${ref.attempt}:licence:${timers.stepStartedAt}`
+
+/**
+ * Whether the request that the workflow accepted this verification for already recorded its (failed) outcome. The
+ * workflow's activity must then not verify again: credentials corrected since would pass a check nobody asked for.
+ */
+async function licenceCheckRecorded(uow: UnitOfWork, ref: OnboardingRef, timers: StepTimers) {
+  const found = await uow.tx.careNotification.findFirst({
+    where: { tenantId: uow.tenantId, dedupeKey: licenceCheckKey(ref, timers) },
+    select: { id: true },
+  })
+  return found !== null
+}
+
+/**
  * Verifies the licence (domain rules over the provider's credentials and the documents): VERIFIED moves on to the
  * background check; FAILED stays, with the reasons recorded and a notification to the provider, until the
  * credentials are corrected and verification is asked for again.
@@ -143,8 +162,7 @@ async function checkLicence(uow: UnitOfWork, ref: OnboardingRef, row: { document
     kind: 'ONBOARDING_LICENCE_NOT_VERIFIED',
     providerId: ref.providerId,
     details: { step: 'LICENCE_VERIFICATION', audience: 'PROVIDER', attempt: ref.attempt, reasons: result.reasons },
-    // One per verification the workflow accepted: the request and the workflow's activity record the same one.
-    dedupeKey: `${ONBOARDING_WORKFLOW_KIND}:${ref.providerId}:${ref.attempt}:licence:${timers.stepStartedAt}`,
+    dedupeKey: licenceCheckKey(ref, timers),
   })
   return { status: 'IN_PROGRESS' as const, step: 'LICENCE_VERIFICATION' as const }
 }
@@ -164,7 +182,8 @@ export async function applyStep(uow: UnitOfWork, ref: OnboardingRef, op: Onboard
         ? advance(uow, ref.providerId, 'LICENCE_VERIFICATION', { documents: op.documents as unknown as Prisma.InputJsonArray, documentsSubmittedAt: now }, timers, now)
         : state
     case 'verifyLicence':
-      return waitsFor(row, 'LICENCE_VERIFICATION') ? checkLicence(uow, ref, row, timers, now) : state
+      if (!waitsFor(row, 'LICENCE_VERIFICATION') || (await licenceCheckRecorded(uow, ref, timers))) return state
+      return checkLicence(uow, ref, row, timers, now)
     case 'recordBackgroundCheck': {
       if (!waitsFor(row, 'BACKGROUND_CHECK')) return state
       const provider = await providerOf(uow, ref.providerId)

@@ -7,6 +7,7 @@
  * approvals racing the timeout, cancellation, a new attempt, and a worker killed mid-onboarding.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createProviderOnboardingActivities } from '../../activities/provider-onboarding-activities.ts'
 import { providerOnboardingWorkflowId } from '../../workflows/provider-onboarding-contract.ts'
 import { eventDeliveryWorkflowId } from '../../workflows/webhook-delivery-shared.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
@@ -218,6 +219,19 @@ describe('refusals keep their stable codes', () => {
       token,
       body: { credentials: [{ type: 'LICENSE', number: 'SLP-9', issuingCountry: 'US', issuingRegion: 'TX', expiresOn: inAYear() }] },
       headers: { 'Content-Type': 'application/merge-patch+json' },
+    })
+    // The workflow records the documents' verification again through its activity, which may run only now, after the
+    // correction: the request recorded the failed check, so the activity must not verify again and pass on its own.
+    const recorded = await onboarding(providerId)
+    const timers = {
+      stepStartedAt: Date.parse(recorded.stepStartedAt),
+      stepDeadlineAt: Date.parse(recorded.stepDeadlineAt),
+      nextReminderAt: recorded.nextReminderAt ? Date.parse(recorded.nextReminderAt) : null,
+    }
+    const activities = createProviderOnboardingActivities({ db: platform.api.deps.db })
+    expect(await activities.applyOnboardingStep({ tenantId, providerId, attempt: 1, op: { action: 'verifyLicence' }, timers })).toEqual({
+      status: 'IN_PROGRESS',
+      step: 'LICENCE_VERIFICATION',
     })
     const retried = await post(providerId, 'licence-verification')
     expect(retried.status, JSON.stringify(retried.body)).toBe(200)
