@@ -7,6 +7,7 @@
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { localDateOf } from '../assessments/due-day.ts'
 import { planEarlyIntervention } from '../early-intervention/ei-plan.ts'
+import { EI_FACT_COLUMNS, eiFactsOf } from '../early-intervention/ei-facts.ts'
 import { DEFAULT_EI_POLICY } from '../early-intervention/ei-policy.ts'
 import { notFound } from '../errors.ts'
 import {
@@ -57,13 +58,8 @@ export async function careCoordinatorBriefing(uow: UnitOfWork, query: BriefingQu
     where: childWhere,
     select: {
       id: true,
-      dateOfBirth: true,
-      eiReferralDate: true,
-      eiInitialIfspDate: true,
-      eiLastIfspReviewDate: true,
-      eiExitDate: true,
+      ...EI_FACT_COLUMNS,
       location: { select: { timeZone: true } },
-      earlyInterventionPlan: { select: { timelineException: true } },
     },
     orderBy: { id: 'asc' },
   })
@@ -132,15 +128,7 @@ export async function careCoordinatorBriefing(uow: UnitOfWork, query: BriefingQu
     if (!c.eiReferralDate) continue
     const today = localDateOf(now, zoneOf.get(c.id) ?? 'UTC')
     const plan = planEarlyIntervention(
-      {
-        dateOfBirth: dateOf(c.dateOfBirth)!,
-        referralDate: dateOf(c.eiReferralDate),
-        initialIfspDate: dateOf(c.eiInitialIfspDate),
-        lastIfspReviewDate: dateOf(c.eiLastIfspReviewDate),
-        exitDate: dateOf(c.eiExitDate),
-        archived: false,
-        timelineException: c.earlyInterventionPlan?.timelineException ?? null,
-      },
+      eiFactsOf(c),
       today,
       DEFAULT_EI_POLICY,
     )

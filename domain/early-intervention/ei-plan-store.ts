@@ -13,6 +13,7 @@ import {
   settleNotifications,
   type NotificationSubject,
 } from '../care-workflows/care-notifications.ts'
+import { EI_FACT_COLUMNS, eiFactsOf } from './ei-facts.ts'
 import type { EiPolicy } from './ei-policy.ts'
 import {
   noticeSettled,
@@ -46,29 +47,12 @@ async function loadFacts({ tx, tenantId }: UnitOfWork, childId: string, lock: bo
   if (lock) await tx.$queryRaw`SELECT id FROM children WHERE id = ${childId} AND tenant_id = ${tenantId} FOR SHARE`
   const child = await tx.child.findFirst({
     where: { id: childId, tenantId },
-    select: {
-      dateOfBirth: true,
-      eiReferralDate: true,
-      eiInitialIfspDate: true,
-      eiLastIfspReviewDate: true,
-      eiExitDate: true,
-      archivedAt: true,
-      location: { select: { timeZone: true } },
-      earlyInterventionPlan: { select: { timelineException: true } },
-    },
+    select: { ...EI_FACT_COLUMNS, location: { select: { timeZone: true } } },
   })
   if (!child) return undefined
   return {
     timeZone: child.location?.timeZone ?? 'UTC',
-    facts: {
-      dateOfBirth: dateOf(child.dateOfBirth)!,
-      referralDate: dateOf(child.eiReferralDate),
-      initialIfspDate: dateOf(child.eiInitialIfspDate),
-      lastIfspReviewDate: dateOf(child.eiLastIfspReviewDate),
-      exitDate: dateOf(child.eiExitDate),
-      archived: child.archivedAt !== null,
-      timelineException: child.earlyInterventionPlan?.timelineException ?? null,
-    },
+    facts: eiFactsOf(child),
   }
 }
 

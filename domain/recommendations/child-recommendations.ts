@@ -7,6 +7,7 @@
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { localDateOf } from '../assessments/due-day.ts'
 import { planEarlyIntervention, type Deadline } from '../early-intervention/ei-plan.ts'
+import { EI_FACT_COLUMNS, eiFactsOf } from '../early-intervention/ei-facts.ts'
 import { DEFAULT_EI_POLICY } from '../early-intervention/ei-policy.ts'
 import { notFound } from '../errors.ts'
 import { childInsights, type InsightGoal, type InsightNote } from '../intelligence/insight-rules.ts'
@@ -48,13 +49,8 @@ export async function loadRecommendationFacts(
     select: {
       id: true,
       goals: true,
-      dateOfBirth: true,
-      eiReferralDate: true,
-      eiInitialIfspDate: true,
-      eiLastIfspReviewDate: true,
-      eiExitDate: true,
+      ...EI_FACT_COLUMNS,
       location: { select: { timeZone: true } },
-      earlyInterventionPlan: { select: { timelineException: true } },
     },
   })
   if (!c) throw notFound('child', childId)
@@ -94,15 +90,7 @@ export async function loadRecommendationFacts(
   let eiDeadlines: Deadline[] = []
   if (c.eiReferralDate) {
     const plan = planEarlyIntervention(
-      {
-        dateOfBirth: dateOf(c.dateOfBirth)!,
-        referralDate: dateOf(c.eiReferralDate),
-        initialIfspDate: dateOf(c.eiInitialIfspDate),
-        lastIfspReviewDate: dateOf(c.eiLastIfspReviewDate),
-        exitDate: dateOf(c.eiExitDate),
-        archived: false,
-        timelineException: c.earlyInterventionPlan?.timelineException ?? null,
-      },
+      eiFactsOf(c),
       today,
       DEFAULT_EI_POLICY,
     )
