@@ -6,20 +6,14 @@
 import { z } from '@hono/zod-openapi'
 import { DisciplineSchema } from '../catalogue/disciplines.ts'
 import { CalendarDate, LanguageTag, PersonName, PhoneNumber } from '../clients/record-fields.ts'
-import { PreferredWindowSchema } from '../matching/match-request.ts'
+import { Condition, PreferredWindowSchema } from '../matching/match-request.ts'
 import { OFFSET_DATE_TIME } from '../time.ts'
 import { PERSON_CLOSE_REASONS } from './lead-state.ts'
 
 const Id = z.string().min(1).max(64)
 
 /** A concern as matching takes it: a focus tag (STUTTERING, AAC) or an ICD-10 code (F80.1), upper case. */
-const Concern = z
-  .string()
-  .trim()
-  .min(1)
-  .max(40)
-  .regex(/^[A-Za-z0-9._-]+$/, 'Letters, digits, dots, dashes and underscores')
-  .transform((s) => s.toUpperCase())
+const Concern = Condition
 
 export const LeadContactSchema = z
   .strictObject({

@@ -16,7 +16,7 @@ const END = /^(([01]\d|2[0-3]):[0-5]\d|24:00)$/
 const ids = (max: number) => z.array(z.string().min(1).max(64)).max(max)
 
 /** A condition the child has: an ICD-10 code or a focus tag, compared upper case. */
-const Condition = z
+export const Condition = z
   .string()
   .trim()
   .min(1)
