@@ -13,6 +13,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client'
 import { TypedSearchAttributes, type SearchAttributePair } from '@temporalio/common'
 import type { Db } from '../../infra/db.ts'
+import { startBackgroundLoop } from '../../infra/background-loop.ts'
 import type { Logger } from '../../infra/logger.ts'
 import {
   AGENT_RUN_KIND,
@@ -161,39 +162,15 @@ export function createAgentTriggerDispatcher(deps: AgentTriggerDispatcherDeps) {
 
   /** Listens and sweeps; returns a function that stops both and awaits the run in progress. */
   function start(): () => Promise<void> {
-    let running: Promise<void> | undefined
-    let again = false
-    let stopped = false
-    const trigger = (sweepSchedules: boolean) => {
-      if (stopped) return
-      if (running) {
-        again = true
-        return
-      }
-      running = (async () => {
-        do {
-          again = false
-          try {
-            await dispatchPending()
-            if (sweepSchedules) await deps.schedules.syncPendingSchedules()
-          } catch (error) {
-            logger.error({ err: String(error) }, 'agent trigger dispatch failed')
-          }
-        } while (again && !stopped)
-      })().finally(() => {
-        running = undefined
-      })
-    }
-    const unsubscribe = onEventsRecorded(() => trigger(false))
-    const timer = setInterval(() => trigger(true), deps.intervalMs)
-    timer.unref()
-    trigger(true)
-    return async () => {
-      stopped = true
-      unsubscribe()
-      clearInterval(timer)
-      await running
-    }
+    return startBackgroundLoop({
+      run: async (sweep) => {
+        await dispatchPending()
+        if (sweep) await deps.schedules.syncPendingSchedules()
+      },
+      intervalMs: deps.intervalMs,
+      subscribe: onEventsRecorded,
+      onError: (error) => logger.error({ err: String(error) }, 'agent trigger dispatch failed'),
+    })
   }
 
   return { dispatchPending, start }

@@ -19,6 +19,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client'
 import { TypedSearchAttributes } from '@temporalio/common'
 import type { Db } from '../../infra/db.ts'
+import { startBackgroundLoop } from '../../infra/background-loop.ts'
 import type { Logger } from '../../infra/logger.ts'
 import { searchAttributeKeys } from '../../workflows/search-attributes.ts'
 import {
@@ -203,44 +204,18 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   }
 
   function start(): () => Promise<void> {
-    let running: Promise<void> | undefined
-    let again = false
-    let sweepDue = true
-    let stopped = false
-    const trigger = (sweep: boolean) => {
-      if (stopped) return
-      sweepDue ||= sweep
-      if (running) {
-        // Coalesce: whatever arrives during a run is picked up by one more run right after it.
-        again = true
-        return
-      }
-      running = (async () => {
-        do {
-          again = false
-          const sweeping = sweepDue
-          sweepDue = false
-          try {
-            // A wake-up only fans out (the starts proceed in the background); the periodic run also sweeps.
-            await fanOutAll()
-            if (sweeping) await sweepUnstarted()
-          } catch (error) {
-            logger.error({ err: String(error) }, 'webhook dispatch failed')
-          }
-        } while (again && !stopped)
-      })().finally(() => {
-        running = undefined
-      })
-    }
-    const unsubscribe = onEventsRecorded(() => trigger(false))
-    const timer = setInterval(() => trigger(true), settings.dispatchIntervalMs)
-    timer.unref()
-    trigger(true)
+    const stop = startBackgroundLoop({
+      // A wake-up only fans out (the starts proceed in the background); the periodic run also sweeps.
+      run: async (sweep) => {
+        await fanOutAll()
+        if (sweep) await sweepUnstarted()
+      },
+      intervalMs: settings.dispatchIntervalMs,
+      subscribe: onEventsRecorded,
+      onError: (error) => logger.error({ err: String(error) }, 'webhook dispatch failed'),
+    })
     return async () => {
-      stopped = true
-      unsubscribe()
-      clearInterval(timer)
-      await running
+      await stop()
       await starter.idle()
     }
   }

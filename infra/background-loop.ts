@@ -1,0 +1,60 @@
+/**
+ * @module A background job woken by an in-process signal and by a timer, never running twice at once. A wake-up that
+ * arrives during a run is coalesced into one more run right after it, so nothing signalled is left for the timer.
+ * Timer runs are sweeps (the job may do more then, e.g. look for work another process left behind); a sweep asked
+ * for during a run is kept for the next run.
+ */
+
+export interface BackgroundLoop {
+  /** One run of the job; `sweep` on the timer's runs (and the first). */
+  run(sweep: boolean): Promise<void>
+  /** Milliseconds between two sweeps. */
+  intervalMs: number
+  /** Subscribes `wake` to the in-process signal; returns the unsubscribe. */
+  subscribe(wake: () => void): () => void
+  /** A run failed; the loop goes on with the next wake-up or sweep. */
+  onError(error: unknown): void
+}
+
+/**
+ * Starts the loop with a sweep at once.
+ * @returns a function that stops waking and sweeping and awaits the run in progress
+ */
+export function startBackgroundLoop(loop: BackgroundLoop): () => Promise<void> {
+  let running: Promise<void> | undefined
+  let again = false
+  let sweepDue = false
+  let stopped = false
+  const trigger = (sweep: boolean) => {
+    if (stopped) return
+    sweepDue ||= sweep
+    if (running) {
+      again = true
+      return
+    }
+    running = (async () => {
+      do {
+        again = false
+        const sweeping = sweepDue
+        sweepDue = false
+        try {
+          await loop.run(sweeping)
+        } catch (error) {
+          loop.onError(error)
+        }
+      } while (again && !stopped)
+    })().finally(() => {
+      running = undefined
+    })
+  }
+  const unsubscribe = loop.subscribe(() => trigger(false))
+  const timer = setInterval(() => trigger(true), loop.intervalMs)
+  timer.unref()
+  trigger(true)
+  return async () => {
+    stopped = true
+    unsubscribe()
+    clearInterval(timer)
+    await running
+  }
+}

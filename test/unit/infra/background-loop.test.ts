@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest'
+import { startBackgroundLoop } from '../../../infra/background-loop.ts'
+
+/** A loop whose runs wait until released, recording the sweep flag of each. */
+function harness() {
+  const runs: boolean[] = []
+  let release: () => void = () => {}
+  let wake: () => void = () => {}
+  const stop = startBackgroundLoop({
+    run: (sweep) => {
+      runs.push(sweep)
+      return new Promise<void>((resolve) => (release = resolve))
+    },
+    intervalMs: 3_600_000,
+    subscribe: (listener) => {
+      wake = listener
+      return () => (wake = () => {})
+    },
+    onError: () => {},
+  })
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 0))
+  return { runs, release: () => release(), wake: () => wake(), stop, settle }
+}
+
+describe('a background loop', () => {
+  it('sweeps at once, and coalesces the wake-ups during a run into one more run', async () => {
+    const loop = harness()
+    expect(loop.runs).toEqual([true])
+    loop.wake()
+    loop.wake()
+    loop.wake()
+    loop.release()
+    await loop.settle()
+    expect(loop.runs).toEqual([true, false])
+    loop.release()
+    await loop.settle()
+    loop.wake()
+    expect(loop.runs).toEqual([true, false, false])
+    loop.release()
+    await loop.stop()
+  })
+
+  it('goes on after a failed run and stops waking once stopped', async () => {
+    const errors: unknown[] = []
+    let calls = 0
+    let wake: () => void = () => {}
+    const stop = startBackgroundLoop({
+      run: async () => {
+        calls++
+        if (calls === 1) throw new Error('database away')
+      },
+      intervalMs: 3_600_000,
+      subscribe: (listener) => {
+        wake = listener
+        return () => (wake = () => {})
+      },
+      onError: (error) => errors.push(error),
+    })
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    wake()
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(calls).toBe(2)
+    expect(errors).toHaveLength(1)
+    await stop()
+    wake()
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(calls).toBe(2)
+  })
+})
