@@ -12,6 +12,7 @@ import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { MAX_DURATION_MINUTES } from '../appointments/appointment-rules.ts'
 import type { AnalyticsRange } from './analytics-range.ts'
 import { CAPACITY_STATUSES } from './capacity.ts'
+import { wholeMonths } from './rollup-months.ts'
 
 /** The unassigned bucket's key (children without a location, and what hangs off them). */
 export const UNASSIGNED = ''
@@ -31,13 +32,23 @@ export interface AppointmentRow {
 
 /**
  * Appointments starting in the range by location and status, and booked milliseconds inside the range (cancelled
- * ones excluded) of providers with weekly hours, by the provider's primary location. One scan of the range,
- * aggregated per (location, provider, status) before joining the few providers: carrying provider columns through
- * 200,000 rows cost twice as much (measured, docs/analytics.md).
+ * ones excluded) of providers with weekly hours, by the provider's primary location.
+ *
+ * The whole UTC months of the range whose appointments cannot run past its end are read from the roll-up
+ * `analytics_appointment_months` (kept by triggers, one row per month, location, provider and status: about 10,000
+ * rows a year at 200,000 appointments); the rest (from the longest appointment before the start to the first of
+ * those months, and from the last of them to the end) from the appointments themselves, clipped at the range's ends
+ * as before. Aggregated per (location, provider, status) before joining the few providers: carrying provider columns
+ * through every row cost twice as much (measured, docs/analytics.md).
  */
 export async function appointmentAggregates({ tx, tenantId }: UnitOfWork, r: AnalyticsRange, ids?: string[]): Promise<AppointmentRow[]> {
   // Appointments starting before the range can run into it; none lasts longer than the longest allowed.
-  const earliest = new Date(r.start.getTime() - MAX_DURATION_MINUTES * 60_000)
+  const longest = MAX_DURATION_MINUTES * 60_000
+  const earliest = new Date(r.start.getTime() - longest)
+  // Rolled-up months: starting in the range, and ending early enough that no appointment in them reaches its end.
+  const months = wholeMonths(r.start.getTime(), r.end.getTime() - longest)
+  const monthsFrom = new Date(months.start)
+  const monthsTo = new Date(months.end)
   const only = ids ? Prisma.sql`AND (agg.location_id = ANY(${ids}::text[]) OR p.location_id = ANY(${ids}::text[]))` : Prisma.empty
   const rows = await tx.$queryRaw<
     Array<{ location_id: string; provider_location_id: string; status: string; n: number; late: number; booked_ms: number }>
@@ -46,21 +57,29 @@ export async function appointmentAggregates({ tx, tenantId }: UnitOfWork, r: Ana
       SELECT a.location_id, a.provider_id, a.status,
              count(*) FILTER (WHERE a.starts_at >= ${r.start}) AS n,
              count(*) FILTER (WHERE a.starts_at >= ${r.start} AND a.late_cancellation) AS late,
-             sum(LEAST(a.ends_at, ${r.end}) - GREATEST(a.starts_at, ${r.start}))
-               FILTER (WHERE a.status <> 'CANCELLED' AND a.ends_at > ${r.start}) AS booked
+             COALESCE(extract(epoch FROM sum(LEAST(a.ends_at, ${r.end}) - GREATEST(a.starts_at, ${r.start}))
+               FILTER (WHERE a.status <> 'CANCELLED' AND a.ends_at > ${r.start})) * 1000, 0) AS booked_ms
       FROM appointments a
-      WHERE a.tenant_id = ${tenantId} AND a.starts_at >= ${earliest} AND a.starts_at < ${r.end}
+      WHERE a.tenant_id = ${tenantId}
+        AND ((a.starts_at >= ${earliest} AND a.starts_at < ${monthsFrom}) OR (a.starts_at >= ${monthsTo} AND a.starts_at < ${r.end}))
+      GROUP BY 1, 2, 3
+      UNION ALL
+      SELECT m.location_id, m.provider_id, m.status, sum(m.appointments), sum(m.late_cancelled),
+             COALESCE(sum(m.duration_ms) FILTER (WHERE m.status <> 'CANCELLED'), 0)
+      FROM analytics_appointment_months m
+      WHERE m.tenant_id = ${tenantId} AND m.month >= ${monthsFrom} AND m.month < ${monthsTo}
       GROUP BY 1, 2, 3
     )
     SELECT agg.location_id, p.location_id AS provider_location_id, agg.status::text AS status,
            sum(agg.n)::int AS n, sum(agg.late)::int AS late,
-           COALESCE(extract(epoch FROM sum(agg.booked) FILTER (
+           COALESCE(sum(agg.booked_ms) FILTER (
              WHERE p.weekly_hours IS NOT NULL AND p.onboarding_status::text IN (${Prisma.join(CAPACITY_STATUSES)})
-           )) * 1000, 0)::float8 AS booked_ms
+           ), 0)::float8 AS booked_ms
     FROM agg
     JOIN providers p ON p.id = agg.provider_id AND p.tenant_id = ${tenantId}
     WHERE true ${only}
-    GROUP BY 1, 2, 3`
+    GROUP BY 1, 2, 3
+    HAVING sum(agg.n) <> 0 OR sum(agg.booked_ms) <> 0`
   return rows.map((row) => ({
     location: row.location_id,
     providerLocation: row.provider_location_id,
@@ -99,22 +118,37 @@ export async function assessmentAggregates({ tx, tenantId }: UnitOfWork, r: Anal
   return rows.map((row) => ({ location: key(row.location_id), due: row.due, dueCompleted: row.due_completed, completed: row.completed }))
 }
 
-/** Money received (succeeded payments by when received) and refunded (by when refunded), by location and currency. */
+/**
+ * Money received (succeeded payments by when received) and refunded (by when refunded), by location and currency:
+ * the whole UTC months of the range from the roll-up `analytics_money_months` (kept by triggers), the partial months
+ * at its edges from the payments and refunds themselves.
+ */
 export async function moneyAggregates({ tx, tenantId }: UnitOfWork, r: AnalyticsRange, ids?: string[]) {
-  const [collected, refunded] = await Promise.all([
-    tx.$queryRaw<Array<{ location_id: string; currency: string; amount: number }>>`
-      SELECT location_id, currency, sum(amount)::float8 AS amount FROM payments
-      WHERE tenant_id = ${tenantId} AND status = 'SUCCEEDED' AND received_at >= ${r.start} AND received_at < ${r.end}
+  const months = wholeMonths(r.start.getTime(), r.end.getTime())
+  const monthsFrom = new Date(months.start)
+  const monthsTo = new Date(months.end)
+  const edges = (column: Prisma.Sql) =>
+    Prisma.sql`((${column} >= ${r.start} AND ${column} < ${monthsFrom}) OR (${column} >= ${monthsTo} AND ${column} < ${r.end}))`
+  const rolledUp = Prisma.sql`
+    SELECT location_id, currency, collected, refunded FROM analytics_money_months
+    WHERE tenant_id = ${tenantId} AND month >= ${monthsFrom} AND month < ${monthsTo} ${inLocations(Prisma.sql`location_id`, ids)}`
+  const rows = await tx.$queryRaw<Array<{ location_id: string; currency: string; collected: number; refunded: number }>>`
+    SELECT location_id, currency, sum(collected)::float8 AS collected, sum(refunded)::float8 AS refunded FROM (
+      SELECT location_id, currency, amount AS collected, 0 AS refunded FROM payments
+      WHERE tenant_id = ${tenantId} AND status = 'SUCCEEDED' AND ${edges(Prisma.sql`received_at`)}
         ${inLocations(Prisma.sql`location_id`, ids)}
-      GROUP BY 1, 2`,
-    tx.$queryRaw<Array<{ location_id: string; currency: string; amount: number }>>`
-      SELECT p.location_id, r.currency, sum(r.amount)::float8 AS amount FROM refunds r
+      UNION ALL
+      SELECT p.location_id, r.currency, 0, r.amount FROM refunds r
       JOIN payments p ON p.id = r.payment_id AND p.tenant_id = r.tenant_id
-      WHERE r.tenant_id = ${tenantId} AND r.created_at >= ${r.start} AND r.created_at < ${r.end}
-        ${inLocations(Prisma.sql`p.location_id`, ids)}
-      GROUP BY 1, 2`,
-  ])
-  return { collected, refunded }
+      WHERE r.tenant_id = ${tenantId} AND ${edges(Prisma.sql`r.created_at`)} ${inLocations(Prisma.sql`p.location_id`, ids)}
+      UNION ALL
+      ${rolledUp}
+    ) m
+    GROUP BY 1, 2`
+  return {
+    collected: rows.filter((row) => row.collected !== 0).map(({ location_id, currency, collected }) => ({ location_id, currency, amount: collected })),
+    refunded: rows.filter((row) => row.refunded !== 0).map(({ location_id, currency, refunded }) => ({ location_id, currency, amount: refunded })),
+  }
 }
 
 /**
