@@ -1,21 +1,12 @@
 /**
- * @module Loads what the booking rules need for a set of providers over a range: three statements whatever the
- * number of providers (providers with their location's policies, time off, CONFIRMED appointments).
+ * @module Loads what the booking rules need for a set of providers over a range: one statement and one round trip
+ * whatever the number of providers (schedule-queries.ts `scheduleFactsSql`), answered as one JSON text parsed here.
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { MAX_DURATION_MINUTES } from '../appointments/appointment-rules.ts'
 import type { ScheduleFacts, Span } from './schedule-rules.ts'
-import {
-  appointmentSpansSql,
-  providerSchedulesSql,
-  timeOffSql,
-  type ProviderScheduleRow,
-  type ProviderSelection,
-  type ProviderSpanRow,
-} from './schedule-queries.ts'
+import { scheduleFactsSql, type ProviderFactsTuple, type ProviderSelection } from './schedule-queries.ts'
 import { readWeeklyHours } from './weekly-hours.ts'
-
-const MINUTE = 60_000
 
 /** A provider with its facts, as loaded. */
 export interface LoadedSchedule {
@@ -34,7 +25,8 @@ export interface LoadOptions {
 }
 
 /**
- * Loads the selected providers and, for [range.start - buffer, range.end + buffer], their time off and appointments.
+ * Loads the selected providers and, for [range.start - buffer, range.end + buffer] (each provider's location's
+ * buffer), their time off and CONFIRMED appointments.
  * @returns the providers in id order
  */
 export async function loadSchedules(
@@ -42,44 +34,40 @@ export async function loadSchedules(
   selection: ProviderSelection,
   options: LoadOptions
 ): Promise<LoadedSchedule[]> {
-  const providers = await tx.$queryRaw<ProviderScheduleRow[]>(providerSchedulesSql(selection))
-  if (providers.length === 0) return []
-  const ids = providers.map((p) => p.id)
-  // One window for all: the widest buffer among the providers' locations.
-  const buffer = Math.max(...providers.map((p) => p.buffer_minutes)) * MINUTE
-  const from = new Date(options.range.start - buffer)
-  const to = new Date(options.range.end + buffer)
-  const [timeOff, appointments] = await Promise.all([
-    tx.$queryRaw<ProviderSpanRow[]>(timeOffSql(selection.tenantId, ids, from, to)),
-    tx.$queryRaw<ProviderSpanRow[]>(
-      appointmentSpansSql(selection.tenantId, ids, from, to, MAX_DURATION_MINUTES, options.excludeAppointmentId)
-    ),
-  ])
-  const spansOf = groupSpans(timeOff)
-  const busyOf = groupSpans(appointments)
-  return providers.map((p) => ({
-    providerId: p.id,
-    name: p.name,
-    locationId: p.location_id,
-    onboardingStatus: p.onboarding_status,
+  const [row] = await tx.$queryRaw<Array<{ facts: string }>>(
+    scheduleFactsSql(selection, {
+      from: new Date(options.range.start),
+      to: new Date(options.range.end),
+      longestMinutes: MAX_DURATION_MINUTES,
+      excludeAppointmentId: options.excludeAppointmentId,
+    })
+  )
+  return parseScheduleFacts(row?.facts ?? '[]')
+}
+
+/** The providers of {@link scheduleFactsSql}'s JSON text. */
+export function parseScheduleFacts(text: string): LoadedSchedule[] {
+  const tuples = JSON.parse(text) as ProviderFactsTuple[]
+  return tuples.map(([providerId, name, timeZone, weeklyHours, onboardingStatus, locationId, buffer, notice, timeOff, appointments]) => ({
+    providerId,
+    name,
+    locationId,
+    onboardingStatus,
     facts: {
-      timeZone: p.time_zone,
-      weeklyHours: readWeeklyHours(p.weekly_hours),
-      bookable: p.onboarding_status === 'APPROVED',
-      bufferMinutes: p.buffer_minutes,
-      minimumNoticeMinutes: p.minimum_notice_minutes,
-      timeOff: spansOf.get(p.id) ?? [],
-      appointments: busyOf.get(p.id) ?? [],
+      timeZone,
+      weeklyHours: readWeeklyHours(weeklyHours),
+      bookable: onboardingStatus === 'APPROVED',
+      bufferMinutes: buffer,
+      minimumNoticeMinutes: notice,
+      timeOff: spans(timeOff),
+      appointments: spans(appointments),
     },
   }))
 }
 
-function groupSpans(rows: ProviderSpanRow[]): Map<string, Span[]> {
-  const byProvider = new Map<string, Span[]>()
-  for (const row of rows) {
-    let spans = byProvider.get(row.provider_id)
-    if (!spans) byProvider.set(row.provider_id, (spans = []))
-    spans.push({ start: row.starts_ms, end: row.ends_ms })
-  }
-  return byProvider
+/** Spans of a flat [start0, end0, start1, end1, ...] list. */
+function spans(flat: number[]): Span[] {
+  const result: Span[] = new Array(flat.length >> 1)
+  for (let i = 0; i < result.length; i++) result[i] = { start: flat[2 * i]!, end: flat[2 * i + 1]! }
+  return result
 }

@@ -1,8 +1,8 @@
 /**
- * @module The SQL availability and booking run: which providers, their time off, their appointments. Kept as plain
- * statements (not Prisma model queries) for two reasons: they are the hot path of the availability endpoint, where
- * only a few columns of thousands of rows are needed; and the benchmark runs exactly these statements, with the same
- * parameters, straight through `pg` to measure the database's share of the endpoint's time.
+ * @module The SQL availability and booking run. Kept as plain statements (not Prisma model queries) for two reasons:
+ * they are the hot path of the availability endpoint, where only a few columns of thousands of rows are needed; and
+ * the benchmark runs exactly these statements, with the same parameters, straight through `pg` to measure the
+ * database's share of the endpoint's time.
  *
  * Every statement filters by tenant explicitly, on top of row-level security.
  */
@@ -26,19 +26,7 @@ export interface ProviderSelection {
   limit: number
 }
 
-/** A row of {@link providerSchedulesSql}. */
-export interface ProviderScheduleRow {
-  id: string
-  name: string
-  time_zone: string
-  weekly_hours: unknown
-  onboarding_status: string
-  location_id: string
-  buffer_minutes: number
-  minimum_notice_minutes: number
-}
-
-/** A row of {@link timeOffSql} and {@link appointmentSpansSql}: a span in epoch milliseconds. */
+/** A row of {@link timeOffSql}: a span in epoch milliseconds. */
 export interface ProviderSpanRow {
   provider_id: string
   starts_ms: number
@@ -62,10 +50,44 @@ export const speaksSql = (language: string) =>
   Prisma.sql`EXISTS (SELECT 1 FROM unnest(p.languages) AS l(tag) WHERE l.tag = ${language} OR l.tag LIKE ${`${language}-%`})`
 
 /**
- * Providers with what the rules need, and the policies of the location that applies (the one asked for, else
- * the provider's primary location), in id order.
+ * Epoch milliseconds of a timestamptz column as exact integer text: `date_part` computes in float8 (where `extract`
+ * computes in numeric), `round` makes the float product an exact whole millisecond again.
  */
-export function providerSchedulesSql(s: ProviderSelection): Prisma.Sql {
+const epochMs = (column: Prisma.Sql) => Prisma.sql`round(date_part('epoch', ${column}) * 1000)::bigint::text`
+
+/** A provider as {@link scheduleFactsSql} returns it: a JSON array, positions as named. */
+export type ProviderFactsTuple = [
+  id: string,
+  name: string,
+  timeZone: string,
+  weeklyHours: unknown,
+  onboardingStatus: string,
+  locationId: string,
+  bufferMinutes: number,
+  minimumNoticeMinutes: number,
+  /** Start and end of each time off, flat: [start0, end0, start1, end1, ...], epoch ms. */
+  timeOff: number[],
+  /** The same for CONFIRMED appointments. */
+  appointments: number[],
+]
+
+/**
+ * Everything the booking rules need about the selected providers, in one statement and one row: a JSON array (as
+ * text) of {@link ProviderFactsTuple} in provider id order. Providers come with the policies of the location that
+ * applies (the one asked for, else the provider's primary location), their time off overlapping
+ * [from - buffer, to + buffer) and their CONFIRMED appointments overlapping it, `buffer` being the provider's own
+ * location's. Appointment starts are bounded below by the longest possible appointment (`longestMinutes`), so the
+ * (provider_id, starts_at) index is scanned over a bounded range rather than from the beginning of time.
+ *
+ * Why one row of JSON text: the request then costs one round trip whatever the number of providers, and the client
+ * parses one string with `JSON.parse` (native) instead of mapping thousands of rows through the driver and Prisma,
+ * which cost several times what PostgreSQL spent finding them (docs/availability.md, Performance). Spans are flat
+ * number arrays: no object per span on either side. Text, not `json`, so no layer in between parses it on the way.
+ */
+export function scheduleFactsSql(
+  s: ProviderSelection,
+  window: { from: Date; to: Date; longestMinutes: number; excludeAppointmentId?: string }
+): Prisma.Sql {
   const conditions: Prisma.Sql[] = [Prisma.sql`p.tenant_id = ${s.tenantId}`]
   if (s.providerIds) conditions.push(Prisma.sql`p.id = ANY(${s.providerIds}::text[])`)
   if (s.discipline) conditions.push(Prisma.sql`${s.discipline} = ANY(p.disciplines)`)
@@ -78,14 +100,32 @@ export function providerSchedulesSql(s: ProviderSelection): Prisma.Sql {
   if (s.approvedOnly) conditions.push(Prisma.sql`p.onboarding_status = 'APPROVED'`)
   if (s.afterId) conditions.push(Prisma.sql`p.id > ${s.afterId}`)
   const location = s.locationId ? Prisma.sql`${s.locationId}` : Prisma.sql`p.location_id`
+  const exclude = window.excludeAppointmentId ? Prisma.sql`AND a.id <> ${window.excludeAppointmentId}` : Prisma.empty
+  const flat = (start: Prisma.Sql, end: Prisma.Sql) =>
+    Prisma.sql`('[' || coalesce(string_agg(${epochMs(start)} || ',' || ${epochMs(end)}, ','), '') || ']')::json`
   return Prisma.sql`
-    SELECT p.id, p.name, p.time_zone, p.weekly_hours, p.onboarding_status::text AS onboarding_status,
-           loc.id AS location_id, loc.buffer_minutes, loc.minimum_notice_minutes
-    FROM providers p
-    JOIN locations loc ON loc.id = ${location} AND loc.tenant_id = p.tenant_id
-    WHERE ${Prisma.join(conditions, ' AND ')}
-    ORDER BY p.id
-    LIMIT ${s.limit}`
+    WITH chosen AS (
+      SELECT p.id, p.name, p.time_zone, p.weekly_hours, p.onboarding_status::text AS onboarding_status,
+             loc.id AS location_id, loc.buffer_minutes, loc.minimum_notice_minutes,
+             ${window.from}::timestamptz - make_interval(mins => loc.buffer_minutes) AS window_from,
+             ${window.to}::timestamptz + make_interval(mins => loc.buffer_minutes) AS window_to
+      FROM providers p
+      JOIN locations loc ON loc.id = ${location} AND loc.tenant_id = p.tenant_id
+      WHERE ${Prisma.join(conditions, ' AND ')}
+      ORDER BY p.id
+      LIMIT ${s.limit}
+    )
+    SELECT coalesce(json_agg(json_build_array(
+      c.id, c.name, c.time_zone, c.weekly_hours, c.onboarding_status, c.location_id, c.buffer_minutes,
+      c.minimum_notice_minutes,
+      (SELECT ${flat(Prisma.sql`t.starts_at`, Prisma.sql`t.ends_at`)} FROM provider_time_off t
+        WHERE t.tenant_id = ${s.tenantId} AND t.provider_id = c.id AND t.starts_at < c.window_to AND t.ends_at > c.window_from),
+      (SELECT ${flat(Prisma.sql`a.starts_at`, Prisma.sql`a.ends_at`)} FROM appointments a
+        WHERE a.tenant_id = ${s.tenantId} AND a.provider_id = c.id AND a.status = 'CONFIRMED'
+          AND a.starts_at >= c.window_from - make_interval(mins => ${window.longestMinutes}::int)
+          AND a.starts_at < c.window_to AND a.ends_at > c.window_from ${exclude})
+    ) ORDER BY c.id), '[]')::text AS facts
+    FROM chosen c`
 }
 
 /** Time off of the providers overlapping [from, to). */
@@ -96,22 +136,3 @@ export function timeOffSql(tenantId: string, providerIds: string[], from: Date, 
       AND starts_at < ${to} AND ends_at > ${from}`
 }
 
-/**
- * CONFIRMED appointments of the providers overlapping [from, to). `longest` bounds how long an appointment can be,
- * so the (provider_id, starts_at) index is scanned over a bounded range rather than from the beginning of time.
- */
-export function appointmentSpansSql(
-  tenantId: string,
-  providerIds: string[],
-  from: Date,
-  to: Date,
-  longestMinutes: number,
-  excludeAppointmentId?: string
-): Prisma.Sql {
-  const earliestStart = new Date(from.getTime() - longestMinutes * 60_000)
-  const exclude = excludeAppointmentId ? Prisma.sql`AND id <> ${excludeAppointmentId}` : Prisma.empty
-  return Prisma.sql`
-    SELECT ${spanColumns} FROM appointments
-    WHERE tenant_id = ${tenantId} AND provider_id = ANY(${providerIds}::text[]) AND status = 'CONFIRMED'
-      AND starts_at >= ${earliestStart} AND starts_at < ${to} AND ends_at > ${from} ${exclude}`
-}
