@@ -47,6 +47,7 @@ import { locationRoutes } from './routes/locations/index.ts'
 import { availabilityRoutes } from './routes/availability/index.ts'
 import { wellKnownRoutes } from './routes/well-known/index.ts'
 import { API_VERSION } from './version.ts'
+import { serverTiming } from './middleware/server-timing.ts'
 import { buildOpenApiDocument } from './openapi/document.ts'
 import { v0Routes } from './routes/v0/index.ts'
 import { priceRoutes } from './routes/prices/index.ts'
@@ -77,6 +78,7 @@ export function createApp(deps: AppDeps) {
 
   app.onError(errorHandler(deps.logger, baseUrl))
   app.notFound(notFoundHandler(baseUrl))
+  app.use('*', serverTiming())
   app.use('*', requestId())
   app.use('*', accessLog(deps.logger))
   if (deps.config.RESPONSE_VALIDATION === 'enforce') {

@@ -1,8 +1,9 @@
 /**
- * @module The availability answer: bookable slots per provider for a range and a duration. Three statements load
+ * @module The availability answer: bookable slots per provider for a range and a duration. One statement loads
  * every selected provider's facts at once (load-schedules.ts); the engine (compute-slots.ts) applies the booking
  * rules to each. Slots are shown in the provider's time zone with the offset at that instant.
  */
+import { performance } from 'node:perf_hooks'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { notFound, validationError } from '../errors.ts'
 import { canonicalLanguage } from '../providers/languages.ts'
@@ -44,16 +45,24 @@ export interface ProviderAvailability {
   slots: Array<{ startsAt: string; endsAt: string; timeZone: string }>
 }
 
+/** Where a call's time went, in ms: loading the facts (the database round trip) and computing the slots. */
+export interface AvailabilityTimings {
+  loadMs: number
+  computeMs: number
+}
+
 /**
  * Computes availability.
  * @param now - the current instant: no slot starts before it or inside the minimum notice
+ * @param timings - filled in when given (the handler reports them in `Server-Timing`)
  * @returns one entry per provider in id order, and the id to continue after when more providers match
  * @throws AppError `validation_error` (range too long or inverted), `not_found` (a provider asked for by id)
  */
 export async function findAvailability(
   uow: UnitOfWork,
   query: AvailabilityQuery,
-  now: Date
+  now: Date,
+  timings?: AvailabilityTimings
 ): Promise<{ data: ProviderAvailability[]; nextProviderId: string | null }> {
   const from = query.from.getTime()
   const to = query.to.getTime()
@@ -66,6 +75,7 @@ export async function findAvailability(
   const range = { start: from, end: to + duration }
   const language = query.language ? (canonicalLanguage(query.language) ?? query.language) : undefined
   // One row more than asked tells whether another page exists.
+  const loadStarted = performance.now()
   const loaded = await loadSchedules(
     uow,
     {
@@ -80,6 +90,7 @@ export async function findAvailability(
     },
     { range }
   )
+  const loadMs = performance.now() - loadStarted
   const page = loaded.slice(0, limit)
   // A provider asked for by id must exist in the tenant (another tenant's is as unknown as a made-up id).
   const missing = query.providerIds?.find((id) => !page.some((p) => p.providerId === id))
@@ -98,7 +109,12 @@ export async function findAvailability(
     stepMinutes: query.stepMinutes ?? Math.min(query.durationMinutes, 15),
     now: now.getTime(),
   }
+  const computeStarted = performance.now()
   const data = page.map((provider) => providerAvailability(provider, slotQuery))
+  if (timings) {
+    timings.loadMs = loadMs
+    timings.computeMs = performance.now() - computeStarted
+  }
   return { data, nextProviderId: loaded.length > limit ? (page.at(-1)?.providerId ?? null) : null }
 }
 
