@@ -6,10 +6,14 @@
  * - **endpoint**: the HTTP request to the running API, with every platform guarantee (authentication, rate limit,
  *   tenant transaction with row-level security, audit record...);
  * - **engine**: the domain function alone in a tenant transaction (what the handler calls);
- * - **SQL only**: the same three statements the engine runs (domain/availability/schedule-queries.ts), with the same
+ * - **SQL only**: the one statement the engine runs (domain/availability/schedule-queries.ts), with the same
  *   parameters, sent straight through `pg` inside the same kind of transaction (tenant set, role therapy_app);
  *
- * plus **compute only**: the engine's pure part (rules, slots, formatting) on facts loaded once.
+ * plus **compute only**: the engine's pure part (rules, slots, formatting, JSON) on facts loaded once. The endpoint
+ * series also reads the response's `Server-Timing` (api/middleware/server-timing.ts): the server's own time for the
+ * request (`total`), and the handler's `load`, `compute` and `json`; the rest of what the client sees is loopback
+ * and the client. Every series reports this process's CPU time per run besides wall clock. The API runs with
+ * production settings for the hot path (RESPONSE_VALIDATION off, as in production; logging silenced).
  * Targets (median server time): under 5 ms for one provider over 28 days, under 100 ms for 200 providers over 7 days.
  *
  *   npm run bench:availability                          # embedded PGlite unless BENCH_DATABASE_URL is set
@@ -24,20 +28,14 @@ import { startApi } from '../api/start-api.ts'
 import { MAX_DURATION_MINUTES } from '../domain/appointments/appointment-rules.ts'
 import { findAvailability, providerAvailability } from '../domain/availability/availability-service.ts'
 import { loadSchedules } from '../domain/availability/load-schedules.ts'
-import {
-  appointmentSpansSql,
-  providerSchedulesSql,
-  timeOffSql,
-  type ProviderScheduleRow,
-  type ProviderSelection,
-} from '../domain/availability/schedule-queries.ts'
+import { scheduleFactsSql, type ProviderSelection } from '../domain/availability/schedule-queries.ts'
 import { provisionClient } from '../domain/tenants/provision-client.ts'
 import { loadConfig } from '../infra/config.ts'
 import { createLogger } from '../infra/logger.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
 import { provisionTestDatabase } from '../test/support/test-database.ts'
 import { seedAvailabilityMonth } from './availability/seed.ts'
-import { time, type Timing } from './availability/timing.ts'
+import { median, time, type Timing } from './availability/timing.ts'
 import { writeBenchmarkSection } from './report.ts'
 
 const MINUTE = 60_000
@@ -58,6 +56,8 @@ const config = loadConfig({
   TEMPORAL_ADDRESS: '127.0.0.1:1',
   LOG_LEVEL: 'silent',
   RATE_LIMIT_PER_MINUTE: '100000000',
+  // As in production (infra/config.ts default); the test suite turns it on.
+  RESPONSE_VALIDATION: 'off',
 })
 const api = await startApi(config, createLogger('silent', 'bench'))
 const db = api.deps.db
@@ -98,13 +98,9 @@ const scenarios: Scenario[] = [
 const sql = new pg.Client({ connectionString: database.url })
 await sql.connect()
 
-/** The engine's statements, in the engine's order: providers, then time off and appointments for the derived window. */
-function statements(selection: ProviderSelection, providers: ProviderScheduleRow[], from: number, to: number) {
-  const ids = providers.map((p) => p.id)
-  const buffer = Math.max(...providers.map((p) => p.buffer_minutes)) * MINUTE
-  const window = [new Date(from - buffer), new Date(to + DURATION * MINUTE + buffer)] as const
-  return [timeOffSql(tenantId, ids, ...window), appointmentSpansSql(tenantId, ids, ...window, MAX_DURATION_MINUTES)]
-}
+/** The engine's statement, with the engine's parameters. */
+const factsStatement = (selection: ProviderSelection, from: number, to: number) =>
+  scheduleFactsSql(selection, { from: new Date(from), to: new Date(to + DURATION * MINUTE), longestMinutes: MAX_DURATION_MINUTES })
 
 /** Runs `work` in a transaction set up as the unit of work does (tenant set, role therapy_app). */
 async function inTenantTransaction<T>(work: () => Promise<T>): Promise<T> {
@@ -115,33 +111,45 @@ async function inTenantTransaction<T>(work: () => Promise<T>): Promise<T> {
   return result
 }
 
-/** The three statements through pg. @returns rows read */
+/** The statement through pg. @returns the providers and spans read */
 const rawQueries = (selection: ProviderSelection, from: number, to: number) =>
   inTenantTransaction(async () => {
-    const q1 = providerSchedulesSql(selection)
-    const providers = (await sql.query<ProviderScheduleRow>(q1.text, q1.values as unknown[])).rows
-    let rows = providers.length
-    for (const q of statements(selection, providers, from, to)) rows += (await sql.query(q.text, q.values as unknown[])).rowCount!
-    return rows
+    const q = factsStatement(selection, from, to)
+    const [row] = (await sql.query<{ facts: string }>(q.text, q.values as unknown[])).rows
+    return row!.facts.length
   })
 
-/** PostgreSQL's own planning and execution time of the three statements (EXPLAIN ANALYZE), without the client. */
+/** PostgreSQL's own planning and execution time of the statement (EXPLAIN ANALYZE), without the client. */
 const serverTime = (selection: ProviderSelection, from: number, to: number) =>
   inTenantTransaction(async () => {
-    const explain = async (q: { text: string; values: unknown[] }) => {
-      const [row] = (await sql.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${q.text}`, q.values)).rows
-      const [plan] = row['QUERY PLAN'] as Array<{ 'Planning Time': number; 'Execution Time': number }>
-      return plan!['Planning Time'] + plan!['Execution Time']
-    }
-    const q1 = providerSchedulesSql(selection)
-    const providers = (await sql.query<ProviderScheduleRow>(q1.text, q1.values as unknown[])).rows
-    let ms = await explain(q1)
-    for (const q of statements(selection, providers, from, to)) ms += await explain(q)
-    return ms
+    const q = factsStatement(selection, from, to)
+    const [row] = (await sql.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${q.text}`, q.values as unknown[])).rows
+    const [plan] = row['QUERY PLAN'] as Array<{ 'Planning Time': number; 'Execution Time': number }>
+    return plan!['Planning Time'] + plan!['Execution Time']
   })
 
+/** Medians of the endpoint's `Server-Timing` metrics. */
+interface ServerTimings {
+  total: number
+  load: number
+  compute: number
+  json: number
+}
+
 const loadBefore = loadavg()[0]!
-const results: Array<{ scenario: Scenario; endpoint: Timing; engine: Timing; sqlOnly: Timing; database: number; compute: Timing; bytes: number; slots: number; rows: number }> = []
+const results: Array<{
+  scenario: Scenario
+  endpoint: Timing
+  server: ServerTimings
+  engine: Timing
+  sqlOnly: Timing
+  database: number
+  compute: Timing
+  bytes: number
+  slots: number
+  rows: number
+  factsBytes: number
+}> = []
 for (const scenario of scenarios) {
   const from = start.getTime()
   const to = from + scenario.days * DAY
@@ -165,20 +173,32 @@ for (const scenario of scenarios) {
   }
 
   let body = ''
+  const metrics: Record<keyof ServerTimings, number[]> = { total: [], load: [], compute: [], json: [] }
   const endpoint = await time(scenario.runs, 10, async (i) => {
     const response = await fetch(urlOf(i), { headers: { Authorization: `Bearer ${token}` } })
     body = await response.text()
     if (response.status !== 200) throw new Error(`availability answered ${response.status}: ${body.slice(0, 300)}`)
+    for (const metric of (response.headers.get('Server-Timing') ?? '').split(',')) {
+      const [name, dur] = metric.trim().split(';dur=')
+      if (name && name in metrics) metrics[name as keyof ServerTimings].push(Number(dur))
+    }
   })
+  // Warm-up runs are in the samples too; a median over 10 more barely moves.
+  const server: ServerTimings = {
+    total: median(metrics.total),
+    load: median(metrics.load),
+    compute: median(metrics.compute),
+    json: median(metrics.json),
+  }
   // Counted outside the timing: the client's parsing is not server time.
   const bytes = body.length
   const slots = (JSON.parse(body) as { data: Array<{ slots: unknown[] }> }).data.reduce((n, p) => n + p.slots.length, 0)
   const engine = await time(scenario.runs, 10, (i) =>
     runInUnitOfWork(db, tenantId, (uow) => findAvailability(uow, queryOf(i), now))
   )
-  let rows = 0
+  let factsBytes = 0
   const sqlOnly = await time(scenario.runs, 10, async (i) => {
-    rows = await rawQueries(selectionOf(i), from, to)
+    factsBytes = await rawQueries(selectionOf(i), from, to)
   })
   const explained: number[] = []
   for (let i = 0; i < Math.min(scenario.runs, 50); i++) explained.push(await serverTime(selectionOf(i), from, to))
@@ -191,8 +211,9 @@ for (const scenario of scenarios) {
     const query = { from, to, durationMinutes: DURATION, stepMinutes: 15, now: now.getTime() }
     JSON.stringify(loaded.slice(0, scenario.selection(0).limit ?? 1).map((p) => providerAvailability(p, query)))
   })
-  results.push({ scenario, endpoint, engine, sqlOnly, database: inPostgres, compute, bytes, slots, rows })
-  console.log(scenario.name, { endpoint, engine, sqlOnly, inPostgres, compute, bytes, slots, rows })
+  const rows = loaded.slice(0, scenario.selection(0).limit ?? 1).reduce((n, p) => n + 1 + p.facts.timeOff.length + p.facts.appointments.length, 0)
+  results.push({ scenario, endpoint, server, engine, sqlOnly, database: inPostgres, compute, bytes, slots, rows, factsBytes })
+  console.log(scenario.name, { endpoint, server, engine, sqlOnly, inPostgres, compute, bytes, slots, rows, factsBytes })
 }
 await sql.end()
 
@@ -208,18 +229,26 @@ const lines = [
     `${DURATION}-minute slots on a 15-minute grid. Command: \`npm run bench:availability\`` +
     (database.kind === 'postgresql' ? ' with `BENCH_DATABASE_URL`.' : '.'),
   '',
-  '| scenario | endpoint (HTTP) ms: median / p95 / best | engine ms | SQL only ms | in PostgreSQL ms | compute only ms | rows read | slots | response | target (median) |',
-  '|---|---|---|---|---|---|---|---|---|---|',
+  '| scenario | client sees (HTTP) ms: median / p95 / best | **server time** ms (median) | of which load / compute / json | engine ms | SQL only ms | in PostgreSQL ms | compute only ms | CPU ms per request: endpoint / engine / SQL only | rows read | slots | response | target (median server time) |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...results.map(
     (r) =>
-      `| ${r.scenario.name} | ${ms(r.endpoint)} | ${ms(r.engine)} | ${ms(r.sqlOnly)} | ${r.database.toFixed(2)} | ${ms(r.compute)} | ${r.rows} | ${r.slots} | ` +
-      `${(r.bytes / 1024).toFixed(0)} KiB | < ${r.scenario.target} ms: **${r.endpoint.medianMs < r.scenario.target ? 'met' : 'NOT met'}** |`
+      `| ${r.scenario.name} | ${ms(r.endpoint)} | **${r.server.total.toFixed(2)}** | ${r.server.load.toFixed(2)} / ${r.server.compute.toFixed(2)} / ${r.server.json.toFixed(2)} | ` +
+      `${ms(r.engine)} | ${ms(r.sqlOnly)} | ${r.database.toFixed(2)} | ${ms(r.compute)} | ` +
+      `${r.endpoint.cpuMs.toFixed(2)} / ${r.engine.cpuMs.toFixed(2)} / ${r.sqlOnly.cpuMs.toFixed(2)} | ${r.rows} | ${r.slots} | ` +
+      `${(r.bytes / 1024).toFixed(0)} KiB | < ${r.scenario.target} ms: **${r.server.total < r.scenario.target ? 'met' : 'NOT met'}** |`
   ),
   '',
-  'endpoint: the whole HTTP request, as a client on the same machine sees it; engine: `findAvailability` in a tenant ' +
-    'transaction; SQL only: the engine\'s three statements through `pg` in the same kind of transaction; in PostgreSQL: ' +
-    'planning and execution time of those statements as EXPLAIN ANALYZE reports it (median), i.e. without the round ' +
-    'trips and the client; compute only: rules, slots and JSON on facts already in memory.',
+  'client sees: the whole HTTP request from a client in this process (loopback, the client\'s own reading of the ' +
+    'body included); server time: the `Server-Timing` `total` the API reports, from the first middleware to the ' +
+    'response being ready (authentication, rate limit, tenant transaction, audit record, handler, JSON), and the ' +
+    'handler\'s share: `load` (the statement\'s round trip and parsing its answer), `compute` (rules, slots, formatting), ' +
+    '`json` (serialising the answer); engine: `findAvailability` in a tenant transaction (BEGIN, tenant set-up, the ' +
+    'statement, COMMIT, compute); SQL only: the same statement through `pg` in the same kind of transaction; in ' +
+    'PostgreSQL: its planning and execution time as EXPLAIN ANALYZE reports it (median), i.e. without round trips and ' +
+    'client; compute only: rules, slots and JSON on facts already in memory. CPU ms per request: this process\'s CPU ' +
+    'time (user + system) per run, averaged; for the endpoint it includes the in-process HTTP client, for SQL only the ' +
+    '`pg` client; PostgreSQL\'s CPU is not in it.',
 ]
 const report = lines.join('\n')
 console.log(report)
