@@ -127,9 +127,12 @@ export function localDays(zone: ZoneTimeline, range: Span): Span[] {
   return days
 }
 
-/** Sorts and merges overlapping or touching spans. */
+/** Sorts and merges overlapping or touching spans (a new list of new spans: the input is left as it is). */
 export function merge(spans: Span[]): Span[] {
-  const sorted = [...spans].sort((a, b) => a.start - b.start)
+  // Most lists arrive sorted (laid out day by day, or loaded in order): check before paying for a copy and a sort.
+  let sortedAlready = true
+  for (let i = 1; i < spans.length && sortedAlready; i++) sortedAlready = spans[i - 1]!.start <= spans[i]!.start
+  const sorted = sortedAlready ? spans : [...spans].sort((a, b) => a.start - b.start)
   const merged: Span[] = []
   for (const span of sorted) {
     const last = merged.at(-1)

@@ -156,6 +156,8 @@ const DAY = 24 * HOUR
 const dayPrefixes = new Map<number, string>()
 const offsetSuffixes = new Map<number, string>()
 const two = (n: number) => (n < 10 ? `0${n}` : `${n}`)
+/** "HH:MM:00" of each whole minute of a day: slots are almost always on whole minutes, so the time is one lookup. */
+const wholeMinutes: string[] = Array.from({ length: 24 * 60 }, (_, m) => `${two(Math.floor(m / 60))}:${two(m % 60)}:00`)
 
 /**
  * Formats an instant as ISO 8601 local time with the given offset; the same text as `formatInTimeZone` in
@@ -180,6 +182,7 @@ export function formatWithOffset(instant: number, offset: number): string {
     offsetSuffixes.set(offset, suffix)
   }
   const ms = local - day * DAY
+  if (ms % MINUTE === 0) return prefix + wholeMinutes[ms / MINUTE]! + suffix
   const seconds = Math.floor(ms / 1000)
   const millis = ms % 1000
   const time = `${two(Math.floor(seconds / 3600))}:${two(Math.floor(seconds / 60) % 60)}:${two(seconds % 60)}`

@@ -59,4 +59,17 @@ describe('zone timeline', () => {
     expect(lh.format(lh.toInstant(local('2026-10-04T02:15:00')))).toBe('2026-10-04T02:45:00+11:00')
     expect(lh.format(lh.toInstant(local('2026-10-04T02:30:00')))).toBe('2026-10-04T02:30:00+11:00')
   })
+
+  it('formats whole minutes from the lookup table and everything else by hand, as formatInTimeZone does', () => {
+    const zones = ['America/Chicago', 'Asia/Kolkata', 'Australia/Lord_Howe', 'UTC']
+    let seed = 7
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31)
+    for (let n = 0; n < 2000; n++) {
+      const zone = zones[n % zones.length]!
+      // Half on whole minutes (the slots' case), half anywhere, millisecond included.
+      const instant = Date.UTC(2026, 0, 1) + (n % 2 === 0 ? (next() % 525_600) * 60_000 : next() * 17)
+      const timeline = zoneTimeline(zone, instant, instant)
+      expect(timeline.format(instant)).toBe(formatInTimeZone(new Date(instant), zone))
+    }
+  })
 })
