@@ -4,6 +4,7 @@
  * Used by the process entry (`api/server.ts`) and by the integration tests, which run real servers.
  */
 import { serve } from '@hono/node-server'
+import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { startAuditSealer } from '../domain/audit/seal-audit-events.ts'
 import { createAgentSchedules } from '../domain/agent-workflows/agent-schedules.ts'
@@ -14,6 +15,7 @@ import type { Clock } from '../infra/clock.ts'
 import type { Config } from '../infra/config.ts'
 import type { Logger } from '../infra/logger.ts'
 import { createApp } from './app.ts'
+import { answerClientErrors } from './client-errors.ts'
 import type { AppDeps } from './app-env.ts'
 import { buildDeps } from './deps.ts'
 
@@ -52,6 +54,8 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.PORT, hostname: '0.0.0.0' }, () => resolve(s))
   })
+  // serve() makes a plain node:http server unless given another createServer (its type covers HTTP/2 too).
+  answerClientErrors(server as Server, config.PUBLIC_URL, logger)
   const port = (server.address() as AddressInfo).port
   return {
     url: `http://127.0.0.1:${port}`,

@@ -64,6 +64,27 @@ type Operation = {
   responses?: Record<string, { description?: string; headers?: Record<string, unknown>; content?: unknown }>
 }
 
+/** A problem the HTTP server answers before the app, where the request's path is unknown (api/client-errors.ts). */
+const REQUEST_HEAD_PROBLEM = {
+  type: 'object',
+  description: 'An RFC 9457 problem document about a request head the HTTP server could not accept (no `instance`)',
+  required: ['type', 'title', 'status', 'detail', 'code', 'requestId'],
+  properties: {
+    type: { type: 'string', format: 'uri' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    code: { type: 'string', description: 'Stable machine-readable error code', example: 'request_header_fields_too_large' },
+    requestId: { type: 'string' },
+  },
+}
+
+const HEAD_TOO_LARGE = {
+  description: 'Request line and headers together too large (over 16 KiB), refused by the HTTP server',
+  headers: { 'X-Request-Id': REQUEST_ID_HEADER },
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/RequestHeadProblem' } } },
+}
+
 const problemResponse = (status: number) => ({
   description: ERROR_DESCRIPTIONS[status as ErrorStatus] ?? 'Problem',
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
@@ -89,7 +110,11 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>, serverUrl: string
   document.webhooks = events.webhooks as typeof document.webhooks
   document.components = {
     ...document.components,
-    schemas: { ...document.components?.schemas, ...events.schemas } as NonNullable<typeof document.components>['schemas'],
+    schemas: {
+      ...document.components?.schemas,
+      ...events.schemas,
+      RequestHeadProblem: REQUEST_HEAD_PROBLEM,
+    } as NonNullable<typeof document.components>['schemas'],
   }
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     for (const [method, op] of Object.entries(item as Record<string, Operation>)) {
@@ -116,11 +141,10 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>, serverUrl: string
           ...response.headers,
         }
       }
-      // Node's HTTP server answers 431 itself, before any middleware (so without the headers above), when the request
-      // line and headers exceed its 16 KiB limit, a very long query string for one: possible on every operation.
-      responses['431'] ??= {
-        description: 'Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body',
-      }
+      // The HTTP server refuses a request head over 16 KiB (a very long query string, say) before any middleware
+      // runs, so that answer has only the request id of the headers above: possible on every operation
+      // (api/client-errors.ts).
+      responses['431'] ??= HEAD_TOO_LARGE
     }
   }
   return fixNullableRefs(document)

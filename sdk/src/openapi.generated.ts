@@ -108,12 +108,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -264,12 +268,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -422,12 +430,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -610,12 +622,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -869,12 +885,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -1062,12 +1082,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -1350,12 +1374,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -1643,12 +1671,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -1940,12 +1972,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -2237,12 +2273,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -2534,12 +2574,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -2738,12 +2782,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -3018,12 +3066,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -3213,12 +3265,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -3490,12 +3546,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -3778,12 +3838,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -3967,12 +4031,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -4246,12 +4314,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -4528,12 +4600,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -4824,12 +4900,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -5125,12 +5205,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -5422,12 +5506,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -5723,12 +5811,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -6020,12 +6112,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -6321,12 +6417,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -6523,12 +6623,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -6701,12 +6805,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -6957,12 +7065,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -7150,12 +7262,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -7428,12 +7544,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -7717,12 +7837,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -7927,12 +8051,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -8110,12 +8238,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -8369,12 +8501,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -8562,12 +8698,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -8842,12 +8982,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -9128,12 +9272,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -9320,12 +9468,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -9520,12 +9672,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -9819,12 +9975,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -10098,12 +10258,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -10290,12 +10454,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -10570,12 +10738,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -10769,12 +10941,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -11048,12 +11224,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -11236,12 +11416,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -11492,12 +11676,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -11685,12 +11873,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -11965,12 +12157,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -12251,12 +12447,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -12428,12 +12628,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -12684,12 +12888,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -12877,12 +13085,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -13157,12 +13369,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -13446,12 +13662,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -13626,12 +13846,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -13882,12 +14106,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -14075,12 +14303,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -14355,12 +14587,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -14641,12 +14877,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -14823,12 +15063,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -15103,12 +15347,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -15296,12 +15544,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -15581,12 +15833,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -15778,12 +16034,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -16058,12 +16318,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -16253,12 +16517,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -16540,12 +16808,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -16839,12 +17111,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -17139,12 +17415,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -17325,12 +17605,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -17584,12 +17868,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -17777,12 +18065,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -18057,12 +18349,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -18343,12 +18639,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -18640,12 +18940,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -18840,12 +19144,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -19037,12 +19345,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -19315,12 +19627,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -19508,12 +19824,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -19815,12 +20135,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -20007,12 +20331,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -20325,12 +20653,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -20645,12 +20977,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -20961,12 +21297,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -21277,12 +21617,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -21457,12 +21801,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -21716,12 +22064,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -21909,12 +22261,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -22208,12 +22564,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -22509,12 +22869,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -22683,12 +23047,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -22939,12 +23307,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -23234,12 +23606,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -23387,12 +23763,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -23643,12 +24023,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -23817,12 +24201,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -24117,12 +24505,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -24347,12 +24739,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -24580,12 +24976,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -24739,12 +25139,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -24925,12 +25329,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -25110,12 +25518,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -25366,12 +25778,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -25559,12 +25975,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -25844,12 +26264,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -26134,12 +26558,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -26321,12 +26749,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -26577,12 +27009,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -26770,12 +27206,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -27055,12 +27495,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -27345,12 +27789,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -27639,12 +28087,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -27827,12 +28279,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -28083,12 +28539,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -28276,12 +28736,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -28572,12 +29036,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -28758,12 +29226,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -28949,12 +29421,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -29149,12 +29625,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -29327,12 +29807,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -29586,12 +30070,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -29779,12 +30267,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -30054,12 +30546,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -30342,12 +30838,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -30635,12 +31135,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -30932,12 +31436,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -31134,12 +31642,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -31326,12 +31838,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -31625,12 +32141,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -31926,12 +32446,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -32108,12 +32632,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -32367,12 +32895,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -32560,12 +33092,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -32838,12 +33374,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -33124,12 +33664,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -33300,12 +33844,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -33559,12 +34107,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -33752,12 +34304,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -34034,12 +34590,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -34312,12 +34872,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -34588,12 +35152,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -34865,12 +35433,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -35058,12 +35630,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -35343,12 +35919,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -35519,12 +36099,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -35799,12 +36383,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -35992,12 +36580,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -36169,12 +36761,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -36428,12 +37024,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -36726,12 +37326,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -37015,12 +37619,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -37191,12 +37799,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -37450,12 +38062,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -37643,12 +38259,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -37816,12 +38436,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -37995,12 +38619,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -38193,12 +38821,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -38374,12 +39006,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -38553,12 +39189,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -38812,12 +39452,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -39005,12 +39649,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -39293,12 +39941,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -39590,12 +40242,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -39891,12 +40547,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -40189,12 +40849,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -40394,12 +41058,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -40590,12 +41258,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -40886,12 +41558,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -41082,12 +41758,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -41279,12 +41959,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -41458,12 +42142,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -41717,12 +42405,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -41910,12 +42602,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -42185,12 +42881,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -42471,12 +43171,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -42668,12 +43372,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -42859,12 +43567,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -43009,12 +43721,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -43187,12 +43903,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -43491,12 +44211,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -43667,12 +44391,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -43881,12 +44609,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Request line and headers together too large (over 16 KiB): refused by the HTTP server, without a body */
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
                 431: {
                     headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
                 };
                 /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
                 500: {
@@ -49469,6 +50201,20 @@ export interface components {
              * @description When it was disabled (UTC).
              */
             disabledAt: string;
+        };
+        /** @description An RFC 9457 problem document about a request head the HTTP server could not accept (no `instance`) */
+        RequestHeadProblem: {
+            /** Format: uri */
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            /**
+             * @description Stable machine-readable error code
+             * @example request_header_fields_too_large
+             */
+            code: string;
+            requestId: string;
         };
     };
     responses: never;

@@ -2,12 +2,14 @@
  * What Schemathesis found wrong in the served description (docs/testing.md): nullable references that forbade the
  * `null` the API sends (`/v1/sso-connections` answered `defaultRole: null` against
  * `allOf: [PlatformRole, {type: [string, null]}]`), a date-time pattern no value could match, and the 431 that Node's
- * HTTP server answers on its own.
+ * HTTP server answers on its own (now a problem document, api/client-errors.ts).
  */
 import { serve } from '@hono/node-server'
+import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../../api/app.ts'
+import { answerClientErrors } from '../../../api/client-errors.ts'
 import { buildDeps } from '../../../api/deps.ts'
 import { fixNullableRefs } from '../../../api/openapi/nullable-refs.ts'
 import { loadConfig } from '../../../infra/config.ts'
@@ -98,17 +100,25 @@ describe('the served description', () => {
     const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
       const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s))
     })
+    answerClientErrors(server as Server, 'http://localhost:3000', createLogger('silent', 'test'))
     try {
       const { port } = server.address() as AddressInfo
       const response = await fetch(`http://127.0.0.1:${port}/v1/analytics/multi-location?locationIds=${'x'.repeat(20_000)}`)
       expect(response.status).toBe(431)
+      expect(response.headers.get('content-type')).toBe('application/problem+json')
+      const body = (await response.json()) as Record<string, unknown>
+      expect(Object.keys(body).sort()).toEqual(['code', 'detail', 'requestId', 'status', 'title', 'type'])
+      expect(body.requestId).toBe(response.headers.get('x-request-id'))
     } finally {
       await new Promise((resolve) => server.close(resolve))
     }
     const paths = (description as { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> }).paths
     for (const [path, item] of Object.entries(paths)) {
       for (const [method, operation] of Object.entries(item)) {
-        if (operation.responses) expect(operation.responses, `${method.toUpperCase()} ${path}`).toHaveProperty('431')
+        if (!operation.responses) continue
+        expect(operation.responses, `${method.toUpperCase()} ${path}`).toHaveProperty(['431', 'content', 'application/problem+json', 'schema'], {
+          $ref: '#/components/schemas/RequestHeadProblem',
+        })
       }
     }
   })
