@@ -39,7 +39,7 @@ async function probePgvector(uow: UnitOfWork): Promise<{ present: boolean; exten
  * Creates the store selector.
  * @param setting - AI_VECTOR_STORE
  * @param embeddings - the configured embedding model
- * @param cache - the plain-PostgreSQL store's index cache (one per process)
+ * @param cache - the stores' cache of loaded assistants (one per process)
  */
 export function createKnowledgeStores(
   setting: VectorStoreSetting,
@@ -79,7 +79,7 @@ export function createKnowledgeStores(
       const store = await current(uow)
       const scope = { tx: uow.tx, tenantId: uow.tenantId, assistantId, embeddingModel: embeddings.modelId }
       return store.kind === 'pgvector'
-        ? new TenantPGVectorStore(embeddings, scope, store.extensionSchema!)
+        ? new TenantPGVectorStore(embeddings, scope, store.extensionSchema!, cache)
         : new PostgresVectorStore(embeddings, scope, cache)
     },
   }

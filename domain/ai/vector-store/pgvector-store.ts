@@ -2,9 +2,13 @@
  * @module The pgvector store: LangChain's PGVectorStore (@langchain/community) over ai_vectors.knowledge_vectors,
  * run inside the tenant's unit of work through a transaction-backed pool. This subclass only pins the scope:
  * every stored chunk is stamped with its assistant and embedding model, and every search and delete is filtered by
- * them (the tenant by row-level security, the table's tenant_id being filled from the transaction's tenant). The
- * search is exact (`<=>` cosine distance over the assistant's rows, found through the scope index): per-assistant
- * knowledge is thousands of chunks, where an approximate index would only lose recall under the filter.
+ * them (the tenant by row-level security and by WHERE, the table's tenant_id being filled from the transaction's
+ * tenant). The search is exact. An assistant's vectors that fit the process's cache budget are loaded once (inside
+ * the tenant's transaction) and searched in process, revalidated on every search by the assistant's index version
+ * (one primary-key lookup, index-version.ts): in the embedded PGlite, pgvector's scan of 5,000 × 768 floats is
+ * WebAssembly without SIMD, ~45 ms of CPU per query, against ~1 ms in process. A larger assistant is searched by
+ * pgvector (`<=>` cosine distance over the assistant's rows, found through the scope index). No approximate (HNSW)
+ * index: on these embeddings it kept a third to a half of the exact top 5 (docs/ai.md).
  */
 import type { DocumentInterface } from '@langchain/core/documents'
 import { PGVectorStore } from '@langchain/community/vectorstores/pgvector'
@@ -15,7 +19,10 @@ import {
   type KnowledgeStoreScope,
   type VectorStoreKind,
 } from './knowledge-vector-store.ts'
+import { readIndexVersion } from './index-version.ts'
+import { cachedChunks, loadChunks, searchChunks, type LoadedChunks } from './loaded-chunks.ts'
 import { transactionPool } from './tx-pool.ts'
+import type { VectorIndexCache } from './vector-index-cache.ts'
 
 export const PGVECTOR_SCHEMA = 'ai_vectors'
 export const PGVECTOR_TABLE = 'knowledge_vectors'
@@ -26,12 +33,14 @@ type MetadataFilter = Record<string, string | { in: string[] }>
 export class TenantPGVectorStore extends PGVectorStore {
   readonly kind: VectorStoreKind = 'pgvector'
   private readonly scope: KnowledgeStoreScope
+  private readonly cache: VectorIndexCache<LoadedChunks>
 
   /**
    * @param extensionSchemaName - the schema the vector extension lives in, so its operators resolve whatever the
    *   search path
+   * @param cache - the process's cache of loaded assistants (shared with the plain store, keys apart)
    */
-  constructor(embeddings: KnowledgeEmbeddings, scope: KnowledgeStoreScope, extensionSchemaName: string) {
+  constructor(embeddings: KnowledgeEmbeddings, scope: KnowledgeStoreScope, extensionSchemaName: string, cache: VectorIndexCache<LoadedChunks>) {
     super(embeddings, {
       pool: transactionPool(scope.tx),
       schemaName: PGVECTOR_SCHEMA,
@@ -43,6 +52,7 @@ export class TenantPGVectorStore extends PGVectorStore {
       columns: { idColumnName: 'id', contentColumnName: 'text', metadataColumnName: 'metadata', vectorColumnName: 'embedding' },
     })
     this.scope = scope
+    this.cache = cache
   }
 
   /** The filter every query carries: the scope's assistant and model (the tenant is row-level security's). */
@@ -65,8 +75,48 @@ export class TenantPGVectorStore extends PGVectorStore {
 
   /** The `k` chunks nearest to `query`, scored by cosine similarity (1 − cosine distance), like the fallback store. */
   override async similaritySearchVectorWithScore(query: number[], k: number, filter?: KnowledgeFilter): Promise<[DocumentInterface, number][]> {
+    const { tx, tenantId, assistantId, embeddingModel } = this.scope
+    const version = await readIndexVersion(tx, tenantId, assistantId, embeddingModel)
+    const key = `pgvector:${tenantId}/${assistantId}/${embeddingModel}`
+    const loaded = this.cache.get(key, version) ?? ((await this.fitsCache(query.length)) ? await cachedChunks(this.cache, key, version, () => this.loadAll()) : undefined)
+    if (loaded) return searchChunks(loaded, query, k, filterDocumentIds(filter))
     const results = await super.similaritySearchVectorWithScore(query, k, this.scopeFilter(filter))
     return results.map(([doc, distance]) => [doc, 1 - distance])
+  }
+
+  /** Whether the assistant's vectors (of `dimensions` numbers) and texts fit the cache, judged by their count. */
+  private async fitsCache(dimensions: number): Promise<boolean> {
+    const { tx, tenantId, assistantId, embeddingModel } = this.scope
+    const [row] = await tx.$queryRaw<Array<{ n: number }>>`
+      SELECT count(*)::int AS n FROM ai_vectors.knowledge_vectors
+      WHERE tenant_id = ${tenantId} AND metadata->>'assistantId' = ${assistantId} AND metadata->>'embeddingModel' = ${embeddingModel}`
+    // About 2 KB of text and metadata per chunk besides its vector.
+    return (row?.n ?? 0) * (dimensions * 4 + 2048) <= this.cache.maxBytes
+  }
+
+  /** Every vector of the scope, loaded for the in-process search. */
+  private async loadAll(): Promise<LoadedChunks> {
+    const { tx, tenantId, assistantId, embeddingModel } = this.scope
+    const rows = await tx.$queryRaw<Array<{ id: string; document_id: string; text: string; metadata: Record<string, unknown>; embedding: string }>>`
+      SELECT id, document_id, text, metadata, embedding::text AS embedding FROM ai_vectors.knowledge_vectors
+      WHERE tenant_id = ${tenantId} AND metadata->>'assistantId' = ${assistantId} AND metadata->>'embeddingModel' = ${embeddingModel}
+      ORDER BY id`
+    return loadChunks(
+      rows.map((row) => {
+        // pgvector's text form: "[0.1,-0.2,...]".
+        const values = row.embedding.slice(1, -1).split(',')
+        return {
+          id: row.id,
+          documentId: row.document_id,
+          content: row.text,
+          metadata: row.metadata,
+          dimensions: values.length,
+          fill: (target: Float32Array, offset: number) => {
+            for (let i = 0; i < values.length; i++) target[offset + i] = Number(values[i])
+          },
+        }
+      })
+    )
   }
 
   /** Deletes the chunks of one document (`{ filter: { documentId } }`), or all the assistant's (`{}`). */

@@ -2,16 +2,18 @@
  * @module The fallback vector store, for PostgreSQL without pgvector (CI's PostgreSQL 15, most managed servers
  * without the extension): a LangChain VectorStore over the knowledge_chunks table. Embeddings are stored as
  * float32 bytes; a search loads the assistant's chunks inside the tenant's transaction (tenant by row-level
- * security and by WHERE, assistant and model by WHERE) and ranks them by exact cosine in process. The loaded chunks
- * are cached per process and revalidated on every search by a fingerprint of the rows (count and a sum of id
- * hashes), read in the same transaction, so a search never returns a chunk that was deleted or misses a new one,
- * and a search on an unchanged assistant costs one aggregate query over its chunk ids plus the in-process scan.
+ * security and by WHERE, assistant and model by WHERE) and ranks them by exact cosine in process (loaded-chunks.ts).
+ * The loaded chunks are cached per process and revalidated on every search by the assistant's index version
+ * (index-version.ts: stamped by triggers on every change, read in the same transaction), so a search never returns
+ * a chunk that was deleted or misses a new one, and a search on an unchanged assistant costs one primary-key lookup
+ * plus the in-process scan.
  */
-import { Document, type DocumentInterface } from '@langchain/core/documents'
+import type { DocumentInterface } from '@langchain/core/documents'
 import { VectorStore } from '@langchain/core/vectorstores'
 import type { Prisma } from '../../../generated/prisma/client.ts'
 import { newId } from '../../ids.ts'
-import { decodeVectorInto, encodeVector, ExactVectorIndex } from './exact-vector-index.ts'
+import { decodeVectorInto, encodeVector } from './exact-vector-index.ts'
+import { readIndexVersion } from './index-version.ts'
 import {
   filterDocumentIds,
   type ChunkMetadata,
@@ -20,15 +22,10 @@ import {
   type KnowledgeStoreScope,
   type VectorStoreKind,
 } from './knowledge-vector-store.ts'
+import { cachedChunks, loadChunks, searchChunks, type LoadedChunks } from './loaded-chunks.ts'
 import type { VectorIndexCache } from './vector-index-cache.ts'
 
-/** An assistant's chunks as loaded: the index, and each chunk's text and metadata by id. */
-export interface LoadedChunks {
-  index: ExactVectorIndex
-  chunks: Map<string, { content: string; metadata: Record<string, unknown> }>
-  /** Vectors plus (roughly) text, for the cache's budget. */
-  bytes: number
-}
+export type { LoadedChunks } from './loaded-chunks.ts'
 
 export class PostgresVectorStore extends VectorStore {
   declare FilterType: KnowledgeFilter
@@ -81,48 +78,32 @@ export class PostgresVectorStore extends VectorStore {
     return ids
   }
 
-  /** The assistant's current chunks: the cached ones when the rows have not changed since they were loaded. */
+  /** The assistant's current chunks: the cached ones when its index version has not changed since they were loaded. */
   private async load(): Promise<LoadedChunks> {
     const { tx, tenantId, assistantId, embeddingModel } = this.scope
-    const [stamp] = await tx.$queryRaw<Array<{ n: number; h: string }>>`
-      SELECT count(*)::int AS n, coalesce(sum(hashtext(id)::bigint), 0)::text AS h
-      FROM knowledge_chunks
-      WHERE tenant_id = ${tenantId} AND assistant_id = ${assistantId} AND embedding_model = ${embeddingModel}`
-    const fingerprint = `${stamp?.n ?? 0}:${stamp?.h ?? 0}`
-    const key = `${tenantId}/${assistantId}/${embeddingModel}`
-    const cached = this.cache.get(key, fingerprint)
-    if (cached) return cached
-
-    const rows = await tx.knowledgeChunk.findMany({
-      where: this.where,
-      select: { id: true, documentId: true, embedding: true, content: true, metadata: true },
-      orderBy: { id: 'asc' },
+    const version = await readIndexVersion(tx, tenantId, assistantId, embeddingModel)
+    return cachedChunks(this.cache, `postgres:${tenantId}/${assistantId}/${embeddingModel}`, version, async () => {
+      const rows = await tx.knowledgeChunk.findMany({
+        where: this.where,
+        select: { id: true, documentId: true, embedding: true, content: true, metadata: true },
+        orderBy: { id: 'asc' },
+      })
+      return loadChunks(
+        rows.map((row) => ({
+          id: row.id,
+          documentId: row.documentId,
+          content: row.content,
+          metadata: row.metadata as Record<string, unknown>,
+          dimensions: row.embedding.byteLength / 4,
+          fill: (target, offset) => decodeVectorInto(row.embedding, target, offset),
+        }))
+      )
     })
-    const dimensions = rows[0] ? rows[0].embedding.byteLength / 4 : 0
-    const matrix = new Float32Array(rows.length * dimensions)
-    for (const [i, row] of rows.entries()) {
-      if (row.embedding.byteLength !== dimensions * 4) throw new Error(`chunk ${row.id} has a vector of another size`)
-      decodeVectorInto(row.embedding, matrix, i * dimensions)
-    }
-    const index = new ExactVectorIndex(dimensions, rows.map((r) => r.id), rows.map((r) => r.documentId), matrix)
-    const chunks = new Map(rows.map((r) => [r.id, { content: r.content, metadata: r.metadata as Record<string, unknown> }]))
-    const textBytes = rows.reduce((sum, r) => sum + 2 * r.content.length + 512, 0)
-    const loaded = { index, chunks, bytes: index.bytes + textBytes }
-    this.cache.set(key, fingerprint, loaded)
-    return loaded
   }
 
   /** The `k` chunks nearest to `query` (cosine similarity, higher is closer), of the scope's assistant only. */
   override async similaritySearchVectorWithScore(query: number[], k: number, filter?: KnowledgeFilter): Promise<[DocumentInterface, number][]> {
-    const { index, chunks } = await this.load()
-    if (index.size === 0) return []
-    const documentIds = filterDocumentIds(filter)
-    const hits = index.search(query, k, documentIds ? new Set(documentIds) : undefined)
-    return hits.map(({ id, score }): [DocumentInterface, number] => {
-      const chunk = chunks.get(id)!
-      // A copy: callers may change the metadata of what they get without touching the cache.
-      return [new Document({ id, pageContent: chunk.content, metadata: structuredClone(chunk.metadata) }), score]
-    })
+    return searchChunks(await this.load(), query, k, filterDocumentIds(filter))
   }
 
   /** Deletes the chunks of one document (`{ filter: { documentId } }`), or all the assistant's (`{}`). */

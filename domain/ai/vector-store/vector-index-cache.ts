@@ -20,6 +20,8 @@ export interface VectorIndexCache<T extends Sized = Sized> {
   set(key: string, fingerprint: string, index: T): void
   /** Bytes held. */
   readonly bytes: number
+  /** The budget: an index larger than this is never cached. */
+  readonly maxBytes: number
 }
 
 /** Default budget: about 20,000 chunks (768 dimensions and their text). */
@@ -59,5 +61,6 @@ export function createVectorIndexCache<T extends Sized = Sized>(maxBytes = DEFAU
     get bytes() {
       return bytes
     },
+    maxBytes,
   }
 }
