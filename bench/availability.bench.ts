@@ -136,7 +136,24 @@ interface ServerTimings {
   json: number
 }
 
+/**
+ * The platform's own cost per request, for comparison: an authenticated GET that finds nothing (404 for an unknown
+ * appointment: one indexed lookup) passes the same middleware (token, rate limit, tenant transaction, audit record).
+ */
+async function platformFloor(runs: number): Promise<{ client: Timing; server: number }> {
+  const totals: number[] = []
+  const client = await time(runs, 10, async () => {
+    const response = await fetch(`${api.url}/v1/appointments/apt_bench_missing`, { headers: { Authorization: `Bearer ${token}` } })
+    await response.text()
+    if (response.status !== 404) throw new Error(`the floor probe answered ${response.status}`)
+    totals.push(Number(/total;dur=([\d.]+)/.exec(response.headers.get('Server-Timing') ?? '')?.[1]))
+  })
+  return { client, server: median(totals) }
+}
+
 const loadBefore = loadavg()[0]!
+const floor = await platformFloor(RUNS_ONE)
+console.log('platform floor', floor)
 const results: Array<{
   scenario: Scenario
   endpoint: Timing
@@ -238,6 +255,7 @@ const lines = [
       `${r.endpoint.cpuMs.toFixed(2)} / ${r.engine.cpuMs.toFixed(2)} / ${r.sqlOnly.cpuMs.toFixed(2)} | ${r.rows} | ${r.slots} | ` +
       `${(r.bytes / 1024).toFixed(0)} KiB | < ${r.scenario.target} ms: **${r.server.total < r.scenario.target ? 'met' : 'NOT met'}** |`
   ),
+  `| platform floor: GET of an unknown appointment (404) | ${ms(floor.client)} | **${floor.server.toFixed(2)}** | | | | | | ${floor.client.cpuMs.toFixed(2)} / / | | | | |`,
   '',
   'client sees: the whole HTTP request from a client in this process (loopback, the client\'s own reading of the ' +
     'body included); server time: the `Server-Timing` `total` the API reports, from the first middleware to the ' +
@@ -246,7 +264,8 @@ const lines = [
     '`json` (serialising the answer); engine: `findAvailability` in a tenant transaction (BEGIN, tenant set-up, the ' +
     'statement, COMMIT, compute); SQL only: the same statement through `pg` in the same kind of transaction; in ' +
     'PostgreSQL: its planning and execution time as EXPLAIN ANALYZE reports it (median), i.e. without round trips and ' +
-    'client; compute only: rules, slots and JSON on facts already in memory. CPU ms per request: this process\'s CPU ' +
+    'client; compute only: rules, slots and JSON on facts already in memory; platform floor: what any authenticated ' +
+    'request costs before its handler does real work (same middleware, one indexed lookup). CPU ms per request: this process\'s CPU ' +
     'time (user + system) per run, averaged; for the endpoint it includes the in-process HTTP client, for SQL only the ' +
     '`pg` client; PostgreSQL\'s CPU is not in it.',
 ]
