@@ -158,20 +158,27 @@ export async function moneyAggregates({ tx, tenantId }: UnitOfWork, r: Analytics
  * Computed from the stored balance (total − every succeeded payment) plus the payments received at or after
  * `asOf`: only orders with a balance now or a payment since can have owed anything then, so the statement never
  * sums the payments of the many orders settled long ago (about three times faster on 50,000 orders than summing
- * every order's payments; docs/analytics.md).
+ * every order's payments; docs/analytics.md). The two kinds are read apart, the first through the index on
+ * `(tenant_id, balance)` and the second from the few payments since, so settled orders are not read at all.
  */
 export async function outstandingAggregates({ tx, tenantId }: UnitOfWork, asOf: Date, ids?: string[]) {
+  const open = Prisma.sql`o.status <> 'DRAFT' AND o.opened_at < ${asOf} AND (o.voided_at IS NULL OR o.voided_at >= ${asOf})
+    ${inLocations(Prisma.sql`o.location_id`, ids)}`
   return tx.$queryRaw<Array<{ location_id: string; currency: string; amount: number; orders: number }>>`
-    SELECT o.location_id, o.currency, sum(o.balance + COALESCE(l.paid_after, 0))::float8 AS amount, count(*)::int AS orders
-    FROM orders o
-    LEFT JOIN (
-      SELECT p.order_id, sum(p.amount) AS paid_after FROM payments p
+    WITH paid_after AS (
+      SELECT p.order_id, sum(p.amount) AS amount FROM payments p
       WHERE p.tenant_id = ${tenantId} AND p.status = 'SUCCEEDED' AND p.received_at >= ${asOf}
       GROUP BY p.order_id
-    ) l ON l.order_id = o.id
-    WHERE o.tenant_id = ${tenantId} AND o.status <> 'DRAFT' AND o.opened_at < ${asOf}
-      AND (o.voided_at IS NULL OR o.voided_at >= ${asOf})
-      AND (o.balance > 0 OR l.order_id IS NOT NULL) AND o.balance + COALESCE(l.paid_after, 0) > 0
-      ${inLocations(Prisma.sql`o.location_id`, ids)}
+    )
+    SELECT location_id, currency, sum(owed)::float8 AS amount, count(*)::int AS orders FROM (
+      SELECT o.location_id, o.currency, o.balance + COALESCE(l.amount, 0) AS owed
+      FROM orders o LEFT JOIN paid_after l ON l.order_id = o.id
+      WHERE o.tenant_id = ${tenantId} AND o.balance > 0 AND ${open}
+      UNION ALL
+      SELECT o.location_id, o.currency, o.balance + l.amount
+      FROM paid_after l JOIN orders o ON o.id = l.order_id
+      WHERE o.tenant_id = ${tenantId} AND o.balance <= 0 AND ${open}
+    ) owing
+    WHERE owed > 0
     GROUP BY 1, 2`
 }
