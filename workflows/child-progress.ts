@@ -19,6 +19,7 @@ import {
   continueAsNew,
   isCancellation,
   log,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -41,6 +42,7 @@ const activities = proxyActivities<ReturnType<typeof createChildProgressActiviti
 })
 
 const REAL_DAY_MS = 86_400_000
+const PERIOD_FROM_START = 'child-progress-period-from-start'
 /** A monthly summary adds a handful of events; continue as new well before the history grows large. */
 const HISTORY_LIMIT = 2_000
 
@@ -48,7 +50,9 @@ export async function childProgressWorkflow(input: ChildProgressInput & { carry?
   const dayMs = input.dayMs ?? REAL_DAY_MS
   const intervalMs = input.intervalDays * dayMs
   const ref = { tenantId: input.tenantId, childId: input.childId, lookbackDays: input.lookbackDays, policy: input.policy }
-  let periodStartMs = input.carry?.periodStartMs ?? Date.now()
+  // The first period opens when the workflow was started, not when a worker first ran it (`runStartTime` is that
+  // first task): notes signed while no worker ran belong to it. Runs begun before this change keep their first task's time.
+  let periodStartMs = input.carry?.periodStartMs ?? (patched(PERIOD_FROM_START) ? workflowInfo().startTime.getTime() : Date.now())
   let reportsRecorded = input.carry?.reportsRecorded ?? 0
   let changed = false
   let closed = false

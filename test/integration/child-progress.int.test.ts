@@ -4,7 +4,8 @@
  * (days shortened to 200 ms and a 15-day interval, so a period lasts 3 s); a goal whose accuracy stays flat over four
  * sessions raises one follow-up addressed to the session's provider; summaries asked for through the API (a Temporal
  * update, racing the periodic timer) answer with the report; improvement resolves the follow-up; stopping cancels the
- * workflow and a later request starts it again; archiving ends it; a worker killed mid-period catches up.
+ * workflow and a later request starts it again; archiving ends it; a worker killed mid-period catches up; a note
+ * signed before any worker ran the workflow counts in the first period.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { childProgressWorkflowId } from '../../workflows/child-progress-contract.ts'
@@ -180,6 +181,19 @@ describe('progress follow-up of a child', () => {
     const other = await platform.newTenant(['children'])
     expect((await platform.http.get(`/v1/children/${childId}/progress`, { token: await platform.token(other) })).status).toBe(404)
   })
+
+  it('counts a note signed before any worker ran the workflow in its first period', async () => {
+    await platform.killWorkers('SIGKILL')
+    // Registered, and its workflow started, while no worker runs: the first period must open at the start, not
+    // when a worker first runs the workflow (which is after the note was signed).
+    const { childId, flat } = await childWithGoals()
+    await eventually(async () => ((await handleOf(childId).describe()).status.name === 'RUNNING' ? true : undefined))
+    await signedSession(childId, [{ goalId: flat, correct: 12 }])
+    await platform.startWorker()
+    const report = await eventually(async () => (await reportsOf(childId)).find((r) => r.trigger === 'SCHEDULED'), 60_000)
+    expect(report).toMatchObject({ signedNotesCount: 1 })
+    await handleOf(childId).terminate('test cleanup')
+  }, 150_000)
 
   it('summarises the period a worker missed when one returns', async () => {
     const { childId, flat } = await childWithGoals()
