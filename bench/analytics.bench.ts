@@ -6,9 +6,11 @@
  *   tenant transaction with row-level security, audit record, OpenAPI validation of the query);
  * - **service**: `multiLocationAnalytics` alone in a tenant transaction (what the handler calls);
  *
- * plus the part of the service's time spent laying out working hours (`availableByLocation`), and the CPU time one
- * request costs (this process, plus the PostgreSQL server's processes when it runs on this machine): on a shared
- * machine wall-clock figures grow with the load, CPU time much less, and it bounds what an idle machine would take.
+ * plus the part of the service's time spent laying out working hours (`availableByLocation`), the service counting
+ * every appointment and payment instead of reading the roll-ups (the design before them, in the same run; the two
+ * answers are checked identical), and the CPU time one request costs (this process, plus the PostgreSQL server's
+ * processes when it runs on this machine): on a shared machine wall-clock figures grow with the load, CPU time much
+ * less, and it bounds what an idle machine would take.
  * Target (issue 7): under 200 ms median for the endpoint.
  *
  *   npx tsx bench/analytics.bench.ts                             # embedded PGlite unless BENCH_DATABASE_URL is set
@@ -119,12 +121,22 @@ const now = new Date()
 const service = await time(RUNS, 5, () =>
   runInUnitOfWork(db, tenantId, (uow) => multiLocationAnalytics(uow, { from, to, timeZone: ZONE }, now))
 )
+// The same request counting every record (no roll-ups), in the same run: the before/after on the same machine load,
+// and a check that both answers are identical.
+const withoutRollups = await time(RUNS, 5, () =>
+  runInUnitOfWork(db, tenantId, (uow) => multiLocationAnalytics(uow, { from, to, timeZone: ZONE }, now, { rollups: false }))
+)
+const [rolled, counted] = await Promise.all(
+  [true, false].map((rollups) => runInUnitOfWork(db, tenantId, (uow) => multiLocationAnalytics(uow, { from, to, timeZone: ZONE }, now, { rollups })))
+)
+const identical = JSON.stringify(rolled) === JSON.stringify(counted)
+if (!identical) throw new Error('the answer from the roll-ups differs from counting every record')
 const range = resolveRange(from, to, ZONE)
 const capacity = await time(RUNS, 5, () =>
   runInUnitOfWork(db, tenantId, (uow) => availableByLocation(uow, { start: range.start.getTime(), end: range.end.getTime() }))
 )
 const loadAfter = loadavg()[0]!
-console.log({ endpoint, service, capacity, apiCpuMs, dbCpuMs, bytes, appointmentsCounted })
+console.log({ endpoint, service, withoutRollups, capacity, apiCpuMs, dbCpuMs, bytes, appointmentsCounted })
 
 const ms = (t: Timing) => `${t.medianMs.toFixed(2)} / ${t.p95Ms.toFixed(2)}`
 const met = endpoint.medianMs < TARGET_MS
@@ -143,6 +155,7 @@ await writeBenchmarkSection(
     `| endpoint (HTTP, all guarantees) | ${ms(endpoint)} |`,
     `| service (\`multiLocationAnalytics\` in a tenant transaction) | ${ms(service)} |`,
     `| of which working hours laid out (\`availableByLocation\`) | ${ms(capacity)} |`,
+    `| service counting every appointment and payment instead of the roll-ups (same answer: ${identical ? 'yes' : 'NO'}) | ${ms(withoutRollups)} |`,
     '',
     `CPU time per endpoint request: ${apiCpuMs.toFixed(0)} ms in this process (API${database.kind === 'pglite' ? ' and the embedded database' : ''})` +
       (database.kind === 'postgresql' ? `, ${dbCpuMs === null ? 'not measured' : `${dbCpuMs.toFixed(0)} ms`} in the PostgreSQL server.` : '.'),
