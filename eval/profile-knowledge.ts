@@ -3,7 +3,8 @@
  * AND CPU time (the embedded database runs in this process, so its CPU is included). It seeds an embedded PGlite once
  * (kept in KPROF_DIR, default .data/kprof-pglite, reused on later runs) with one assistant per store holding the
  * evaluation corpus plus distractors (≥ EVAL_TARGET_CHUNKS, 5,000), then times each part of a query separately:
- * embedding the question, an empty tenant transaction, the store's search inside one, and the answerer.
+ * embedding the question, an empty tenant transaction, the store's search inside one (and a process's first search,
+ * which loads the assistant's chunks), and the answerer.
  */
 import { existsSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
@@ -110,6 +111,14 @@ async function main() {
           runInUnitOfWork(db, tenantId, async (uow) => {
             const store = await runtime.stores.open(uow, assistantId)
             return store.similaritySearchVectorWithScore(vectors.get(x)!, 8)
+          })
+        )}`
+      )
+      console.log(
+        `${kind}: first search of a process (loads the chunks): ${await time(questions.slice(0, 5), (x) =>
+          runInUnitOfWork(db, tenantId, async (uow) => {
+            const cold = createAiRuntime(aiConfigOf({ AI_VECTOR_STORE: kind }))
+            return (await cold.stores.open(uow, assistantId)).similaritySearchVectorWithScore(vectors.get(x)!, 8)
           })
         )}`
       )

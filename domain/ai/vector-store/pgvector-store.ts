@@ -34,6 +34,7 @@ export class TenantPGVectorStore extends PGVectorStore {
   readonly kind: VectorStoreKind = 'pgvector'
   private readonly scope: KnowledgeStoreScope
   private readonly cache: VectorIndexCache<LoadedChunks>
+  private readonly extensionSchema: string
 
   /**
    * @param extensionSchemaName - the schema the vector extension lives in, so its operators resolve whatever the
@@ -53,6 +54,7 @@ export class TenantPGVectorStore extends PGVectorStore {
     })
     this.scope = scope
     this.cache = cache
+    this.extensionSchema = extensionSchemaName
   }
 
   /** The filter every query carries: the scope's assistant and model (the tenant is row-level security's). */
@@ -97,22 +99,29 @@ export class TenantPGVectorStore extends PGVectorStore {
   /** Every vector of the scope, loaded for the in-process search. */
   private async loadAll(): Promise<LoadedChunks> {
     const { tx, tenantId, assistantId, embeddingModel } = this.scope
-    const rows = await tx.$queryRaw<Array<{ id: string; document_id: string; text: string; metadata: Record<string, unknown>; embedding: string }>>`
-      SELECT id, document_id, text, metadata, embedding::text AS embedding FROM ai_vectors.knowledge_vectors
-      WHERE tenant_id = ${tenantId} AND metadata->>'assistantId' = ${assistantId} AND metadata->>'embeddingModel' = ${embeddingModel}
-      ORDER BY id`
+    // vector_send: pgvector's binary form (int16 dimensions, int16 unused, big-endian float4s), quicker to load than
+    // its text form (a process's first query over 5,000 chunks of 768 in PGlite: 1.7 s against 2.7 s in consecutive
+    // `npm run eval` runs at a load average of ~6).
+    const rows = await tx.$queryRawUnsafe<Array<{ id: string; document_id: string; text: string; metadata: Record<string, unknown>; embedding: Uint8Array }>>(
+      `SELECT id, document_id, text, metadata, "${this.extensionSchema}".vector_send(embedding) AS embedding FROM ai_vectors.knowledge_vectors
+       WHERE tenant_id = $1 AND metadata->>'assistantId' = $2 AND metadata->>'embeddingModel' = $3
+       ORDER BY id`,
+      tenantId,
+      assistantId,
+      embeddingModel
+    )
     return loadChunks(
       rows.map((row) => {
-        // pgvector's text form: "[0.1,-0.2,...]".
-        const values = row.embedding.slice(1, -1).split(',')
+        const view = new DataView(row.embedding.buffer, row.embedding.byteOffset, row.embedding.byteLength)
+        const dimensions = view.getInt16(0, false)
         return {
           id: row.id,
           documentId: row.document_id,
           content: row.text,
           metadata: row.metadata,
-          dimensions: values.length,
+          dimensions,
           fill: (target: Float32Array, offset: number) => {
-            for (let i = 0; i < values.length; i++) target[offset + i] = Number(values[i])
+            for (let i = 0; i < dimensions; i++) target[offset + i] = view.getFloat32(4 + 4 * i, false)
           },
         }
       })
