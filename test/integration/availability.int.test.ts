@@ -249,6 +249,23 @@ describe('open schedule and onboarding', () => {
     expect(slots[23]).toBe('2027-01-05T23:00:00-06:00')
   })
 
+  it("reports the server's time in Server-Timing: the handler's load, compute and json, and the whole request's total", async () => {
+    const centre = await newCentre()
+    const id = await provider(centre, {})
+    const response = await availability(centre, { providerId: id, from: '2027-01-05T00:00:00-06:00', to: '2027-01-06T00:00:00-06:00', durationMinutes: 60 })
+    expect(response.status).toBe(200)
+    const metrics = Object.fromEntries(
+      (response.headers.get('Server-Timing') ?? '').split(',').map((m) => {
+        const [name, dur] = m.trim().split(';dur=')
+        return [name, Number(dur)]
+      })
+    )
+    expect(Object.keys(metrics).sort()).toEqual(['compute', 'json', 'load', 'total'])
+    for (const ms of Object.values(metrics)) expect(ms).toBeGreaterThanOrEqual(0)
+    // The total wraps the handler, so it is at least the handler's parts.
+    expect(metrics.total).toBeGreaterThanOrEqual(metrics.load! + metrics.compute! + metrics.json!)
+  })
+
   it('a provider who is not APPROVED has no slots until approved', async () => {
     const centre = await newCentre()
     const id = await provider(centre, { onboardingStatus: 'IN_REVIEW' })
