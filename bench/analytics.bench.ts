@@ -19,7 +19,7 @@
  * Writes the figures to docs/benchmarks.md (section "Multi-location analytics (<database>)").
  */
 import { randomBytes } from 'node:crypto'
-import { readFileSync, readdirSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { startApi } from '../api/start-api.ts'
 import { multiLocationAnalytics } from '../domain/analytics/analytics-service.ts'
@@ -74,29 +74,36 @@ const from = seeded.from.toISOString().slice(0, 10)
 const to = seeded.to.toISOString().slice(0, 10)
 const url = `${api.url}/v1/analytics/multi-location?${new URLSearchParams({ from, to, timeZone: ZONE })}`
 
-/** CPU ms used so far by the local PostgreSQL server's processes (children of its postmaster); null when not local. */
-async function databaseCpuMs(): Promise<number | null> {
-  if (database.kind !== 'postgresql') return 0
-  const [row] = await db.$queryRawUnsafe<Array<{ pid: number }>>('SELECT pg_backend_pid() AS pid')
-  const statOf = (pid: string | number) => {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  }
-  let postmaster: number
-  try {
-    postmaster = Number(statOf(row!.pid)[1])
-  } catch {
-    return null
-  }
-  let ticks = 0
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+/**
+ * CPU ticks used so far by each server process of this benchmark's database (its connections and their parallel
+ * workers), by pid; 0 ticks for PGlite; null when the server is not on this machine. Only this database's processes
+ * count: the server is shared with other agents, whose connections come and go (summing every child of the
+ * postmaster once gave a negative difference). A parallel worker that ended between two readings is not counted, so
+ * the figure is a lower bound when the plan uses them.
+ */
+async function databaseCpuTicks(): Promise<Map<number, number> | null> {
+  if (database.kind !== 'postgresql') return new Map()
+  const rows = await db.$queryRawUnsafe<Array<{ pid: number }>>(
+    'SELECT pid FROM pg_stat_activity WHERE datname = current_database()'
+  )
+  const ticks = new Map<number, number>()
+  for (const { pid } of rows) {
     try {
-      const fields = statOf(pid)
-      if (Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12])
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      ticks.set(pid, Number(fields[11]) + Number(fields[12]))
     } catch {
-      // the process ended meanwhile
+      // the process ended meanwhile, or the server is not on this machine (then none is readable: null below)
     }
   }
+  return ticks.size || !rows.length ? ticks : null
+}
+
+/** CPU ms between two readings of {@link databaseCpuTicks}: processes alive at the end, minus what they had used before. */
+function databaseCpuMsBetween(before: Map<number, number> | null, after: Map<number, number> | null): number | null {
+  if (!before || !after) return null
+  let ticks = 0
+  for (const [pid, t] of after) ticks += t - (before.get(pid) ?? 0)
   return ticks * 10 // Linux clock ticks are 10 ms
 }
 
@@ -104,7 +111,7 @@ let bytes = 0
 let appointmentsCounted = 0
 const loadBefore = loadavg()[0]!
 const cpuBefore = process.cpuUsage()
-const dbCpuBefore = await databaseCpuMs()
+const dbCpuBefore = await databaseCpuTicks()
 const endpoint = await time(RUNS, 5, async () => {
   const response = await fetch(url, { headers: { Authorization: `Bearer ${token}` } })
   const body = await response.text()
@@ -113,19 +120,27 @@ const endpoint = await time(RUNS, 5, async () => {
   appointmentsCounted = (JSON.parse(body) as { totals: { appointments: { total: number } } }).totals.appointments.total
 })
 const cpuAfter = process.cpuUsage(cpuBefore)
-const dbCpuAfter = await databaseCpuMs()
+const dbCpuAfter = await databaseCpuTicks()
 // Per request, warm-up included (RUNS + 5 requests).
 const apiCpuMs = (cpuAfter.user + cpuAfter.system) / 1000 / (RUNS + 5)
-const dbCpuMs = dbCpuBefore === null || dbCpuAfter === null ? null : (dbCpuAfter - dbCpuBefore) / (RUNS + 5)
+const dbCpuBetween = databaseCpuMsBetween(dbCpuBefore, dbCpuAfter)
+const dbCpuMs = dbCpuBetween === null ? null : dbCpuBetween / (RUNS + 5)
 const now = new Date()
-const service = await time(RUNS, 5, () =>
-  runInUnitOfWork(db, tenantId, (uow) => multiLocationAnalytics(uow, { from, to, timeZone: ZONE }, now))
-)
-// The same request counting every record (no roll-ups), in the same run: the before/after on the same machine load,
-// and a check that both answers are identical.
-const withoutRollups = await time(RUNS, 5, () =>
-  runInUnitOfWork(db, tenantId, (uow) => multiLocationAnalytics(uow, { from, to, timeZone: ZONE }, now, { rollups: false }))
-)
+/** Times the service, with its CPU per request in this process and in this database's server processes. */
+async function timeService(rollups: boolean) {
+  const cpuBefore = process.cpuUsage()
+  const dbBefore = await databaseCpuTicks()
+  const timing = await time(RUNS, 5, () =>
+    runInUnitOfWork(db, tenantId, (uow) => multiLocationAnalytics(uow, { from, to, timeZone: ZONE }, now, { rollups }))
+  )
+  const cpu = process.cpuUsage(cpuBefore)
+  const dbMs = databaseCpuMsBetween(dbBefore, await databaseCpuTicks())
+  return { timing, cpuMs: (cpu.user + cpu.system) / 1000 / (RUNS + 5), dbCpuMs: dbMs === null ? null : dbMs / (RUNS + 5) }
+}
+const service = await timeService(true)
+// The same request counting every record (no roll-ups), in the same run: the before/after under the same machine
+// load, and a check that both answers are identical.
+const withoutRollups = await timeService(false)
 const [rolled, counted] = await Promise.all(
   [true, false].map((rollups) => runInUnitOfWork(db, tenantId, (uow) => multiLocationAnalytics(uow, { from, to, timeZone: ZONE }, now, { rollups })))
 )
@@ -138,6 +153,8 @@ const capacity = await time(RUNS, 5, () =>
 const loadAfter = loadavg()[0]!
 console.log({ endpoint, service, withoutRollups, capacity, apiCpuMs, dbCpuMs, bytes, appointmentsCounted })
 
+const cpuText = (api: number, db: number | null) =>
+  database.kind === 'pglite' ? `${api.toFixed(0)} ms` : `${api.toFixed(0)} / ${db === null ? 'not measured' : db.toFixed(0)} ms`
 const ms = (t: Timing) => `${t.medianMs.toFixed(2)} / ${t.p95Ms.toFixed(2)}`
 const met = endpoint.medianMs < TARGET_MS
 await writeBenchmarkSection(
@@ -153,12 +170,14 @@ await writeBenchmarkSection(
     '| depth | median / p95 ms |',
     '|---|---|',
     `| endpoint (HTTP, all guarantees) | ${ms(endpoint)} |`,
-    `| service (\`multiLocationAnalytics\` in a tenant transaction) | ${ms(service)} |`,
+    `| service (\`multiLocationAnalytics\` in a tenant transaction) | ${ms(service.timing)} |`,
     `| of which working hours laid out (\`availableByLocation\`) | ${ms(capacity)} |`,
-    `| service counting every appointment and payment instead of the roll-ups (same answer: ${identical ? 'yes' : 'NO'}) | ${ms(withoutRollups)} |`,
+    `| service counting every appointment and payment instead of the roll-ups (same answer: ${identical ? 'yes' : 'NO'}) | ${ms(withoutRollups.timing)} |`,
     '',
-    `CPU time per endpoint request: ${apiCpuMs.toFixed(0)} ms in this process (API${database.kind === 'pglite' ? ' and the embedded database' : ''})` +
-      (database.kind === 'postgresql' ? `, ${dbCpuMs === null ? 'not measured' : `${dbCpuMs.toFixed(0)} ms`} in the PostgreSQL server.` : '.'),
+    `CPU time per request, in this process (API${database.kind === 'pglite' ? ' and the embedded database' : ''})` +
+      (database.kind === 'postgresql' ? ' / in this database\'s PostgreSQL processes' : '') +
+      `: endpoint ${cpuText(apiCpuMs, dbCpuMs)}; service ${cpuText(service.cpuMs, service.dbCpuMs)}; ` +
+      `service counting every record ${cpuText(withoutRollups.cpuMs, withoutRollups.dbCpuMs)}.`,
     '',
     `Target: endpoint median under ${TARGET_MS} ms: **${met ? 'met' : 'NOT met'}**. Answer: ${bytes.toLocaleString('en-US')} bytes, ` +
       `${appointmentsCounted.toLocaleString('en-US')} appointments counted.`,
