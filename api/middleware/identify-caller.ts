@@ -5,10 +5,11 @@
  * twice.
  */
 import type { MiddlewareHandler } from 'hono'
-import { verifyAccessToken } from '../../domain/auth/access-tokens.ts'
+import { verifyAccessTokenUntil } from '../../domain/auth/access-tokens.ts'
 import { API_KEY_PREFIX, authenticateApiKey } from '../../domain/auth/api-key-service.ts'
 import type { Principal } from '../../domain/auth/principal.ts'
 import { foreignIssuer } from '../../domain/auth/sso.ts'
+import { verifiedTokenCache } from '../../domain/auth/verified-token-cache.ts'
 import { invalidToken, missingToken } from '../../domain/errors.ts'
 import { currentLogContext } from '../../infra/log-context.ts'
 import type { AppDeps, AppEnv } from '../app-env.ts'
@@ -27,10 +28,15 @@ const CLIENT_SECRET_PATHS = /^\/oauth\//
 /** Creates the verifier for this API's access tokens (issuer and audience pinned). */
 export function bearerVerifier({ keys, config, clock, db, sso }: Pick<AppDeps, 'keys' | 'config' | 'clock' | 'db' | 'sso'>): BearerVerifier {
   const settings = { issuer: config.PUBLIC_URL, audience: config.ACCESS_TOKEN_AUDIENCE }
+  // Our own access tokens only: API keys are looked up (their revocation is in the database) and SSO tokens belong to
+  // another issuer. A token found here verified as ours, so it is neither.
+  const verified = verifiedTokenCache(clock)
   return async function verifyBearer(header) {
     if (!header) return { ok: false, error: missingToken() }
     const token = BEARER.exec(header)?.[1]
     if (!token) return { ok: false, error: invalidToken('The Authorization header must be "Bearer <access token>".') }
+    const cached = verified.get(token)
+    if (cached) return { ok: true, principal: cached }
     try {
       // API keys are opaque secrets with their own prefix; everything else must be one of our JWTs.
       if (token.startsWith(`${API_KEY_PREFIX}_`)) {
@@ -43,7 +49,9 @@ export function bearerVerifier({ keys, config, clock, db, sso }: Pick<AppDeps, '
         const user = await sso.verify(token, issuer)
         if (user) return { ok: true, principal: user }
       }
-      return { ok: true, principal: await verifyAccessToken(keys, settings, clock, token) }
+      const { principal, exp } = await verifyAccessTokenUntil(keys, settings, clock, token)
+      verified.set(token, principal, exp)
+      return { ok: true, principal }
     } catch (error) {
       // Kept, not thrown: an unauthenticated request is still counted (per address) before it is refused.
       return { ok: false, error }

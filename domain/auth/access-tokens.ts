@@ -63,6 +63,20 @@ export async function verifyAccessToken(
   clock: Clock,
   token: string
 ): Promise<ClientPrincipal> {
+  return (await verifyAccessTokenUntil(keys, settings, clock, token)).principal
+}
+
+/**
+ * Verifies a bearer token, as {@link verifyAccessToken}, and says until when it stays valid.
+ * @returns the principal and the token's `exp` (seconds since the epoch)
+ * @throws AppError `invalid_token` for anything that is not a valid, unexpired token of ours
+ */
+export async function verifyAccessTokenUntil(
+  keys: SigningKeys,
+  settings: Omit<AccessTokenSettings, 'ttlSeconds'>,
+  clock: Clock,
+  token: string
+): Promise<{ principal: ClientPrincipal; exp: number }> {
   try {
     const { payload } = await jwtVerify(
       token,
@@ -80,11 +94,19 @@ export async function verifyAccessToken(
         requiredClaims: ['exp', 'iat', 'sub', 'jti'],
       }
     )
-    const { tenant_id: tenantId, client_id: clientId, scope, jti } = payload
-    if (typeof tenantId !== 'string' || typeof clientId !== 'string' || typeof scope !== 'string' || !jti) {
+    const { tenant_id: tenantId, client_id: clientId, scope, jti, exp } = payload
+    if (typeof tenantId !== 'string' || typeof clientId !== 'string' || typeof scope !== 'string' || !jti || exp === undefined) {
       throw invalidToken('The access token lacks required claims.')
     }
-    return { kind: 'client', tenantId, clientId, actorId: clientId, scopes: scope.split(' ').filter(Boolean), tokenId: jti }
+    const principal: ClientPrincipal = {
+      kind: 'client',
+      tenantId,
+      clientId,
+      actorId: clientId,
+      scopes: scope.split(' ').filter(Boolean),
+      tokenId: jti,
+    }
+    return { principal, exp }
   } catch (error) {
     if (error instanceof joseErrors.JWTExpired) throw invalidToken('The access token has expired.')
     if (error instanceof joseErrors.JOSEError) throw invalidToken('The access token is invalid.')
