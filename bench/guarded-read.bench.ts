@@ -13,6 +13,8 @@ import { serve } from '@hono/node-server'
 import { Hono } from 'hono'
 import type { AddressInfo } from 'node:net'
 import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { cpus, loadavg } from 'node:os'
 import { startApi } from '../api/start-api.ts'
 import { toChild } from '../api/routes/children/index.ts'
 import { getChild } from '../domain/children/child-service.ts'
@@ -72,32 +74,52 @@ const baselineUrl = `http://127.0.0.1:${(baseline.address() as AddressInfo).port
 const guardedUrl = `${api.url}/v1/children/${childId}`
 const auth = { Authorization: `Bearer ${token}` }
 
-const measure = (url: string, headers?: Record<string, string>, durationMs = ROUND_MS) =>
-  runLoadInWorker({ url, headers, concurrency: CONCURRENCY, durationMs })
+/**
+ * CPU seconds of this process's main thread, which serves both apps (the load runs on a worker thread). Linux only;
+ * on a shared machine this is the figure to compare, as wall-clock throughput depends on what else runs.
+ */
+function serverThreadCpuSeconds(): number {
+  const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+type Measured = LoadResult & { cpuMsPerRequest: number }
+
+async function measure(url: string, headers?: Record<string, string>, durationMs = ROUND_MS): Promise<Measured> {
+  const before = serverThreadCpuSeconds()
+  const result = await runLoadInWorker({ url, headers, concurrency: CONCURRENCY, durationMs })
+  return { ...result, cpuMsPerRequest: ((serverThreadCpuSeconds() - before) * 1000) / Math.max(1, result.requests) }
+}
+
+const loadBefore = loadavg()[0]!
 
 await measure(baselineUrl, undefined, 1500)
 await measure(guardedUrl, auth, 1500)
-const results: { baseline: LoadResult[]; guarded: LoadResult[] } = { baseline: [], guarded: [] }
+const results: { baseline: Measured[]; guarded: Measured[] } = { baseline: [], guarded: [] }
 for (let round = 0; round < ROUNDS; round++) {
   results.baseline.push(await measure(baselineUrl))
   results.guarded.push(await measure(guardedUrl, auth))
 }
-const median = (xs: LoadResult[]) => [...xs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(xs.length / 2)]!
+const loadAfter = loadavg()[0]!
+const median = (xs: Measured[]) => [...xs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(xs.length / 2)]!
 const b = median(results.baseline)
 const g = median(results.guarded)
 const errors = [...results.baseline, ...results.guarded].reduce((n, r) => n + r.errors, 0)
 const ratio = g.requestsPerSecond / b.requestsPerSecond
 
-const row = (name: string, r: LoadResult) =>
-  `| ${name} | ${r.requestsPerSecond.toFixed(0)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.requests} |`
+const row = (name: string, r: Measured) =>
+  `| ${name} | ${r.requestsPerSecond.toFixed(0)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.cpuMsPerRequest.toFixed(2)} | ${r.requests} |`
 const report = [
   `Measured ${new Date().toISOString().slice(0, 10)} on this machine (${database.kind === 'postgresql' ? 'PostgreSQL server' : 'embedded PGlite'}, ` +
     `Node ${process.versions.node}), ${CONCURRENCY} keep-alive connections, ${ROUNDS} alternating rounds of ` +
-    `${ROUND_MS / 1000} s each, median round shown. Command: \`npm run bench\`` +
+    `${ROUND_MS / 1000} s each, median round shown; load average ${loadBefore.toFixed(1)} before and ` +
+    `${loadAfter.toFixed(1)} after (${cpus().length} CPUs; the machine may be shared). CPU ms/req is the API thread's CPU time per ` +
+    `request, the figure to compare across runs on a busy machine. Command: \`npm run bench\`` +
     (database.kind === 'postgresql' ? ' with `BENCH_DATABASE_URL`.' : '.'),
   '',
-  '| route | requests/s | p50 ms | p99 ms | requests |',
-  '|---|---|---|---|---|',
+  '| route | requests/s | p50 ms | p99 ms | CPU ms/req | requests |',
+  '|---|---|---|---|---|---|',
   row('baseline: handler only', b),
   row('guarded: all guarantees', g),
   '',
