@@ -124,6 +124,12 @@ export const operatorCredentialRequired = (challenge: string) =>
 export const methodNotAllowed = (method: string, path: string) =>
   new AppError(405, 'method_not_allowed', 'Method not allowed', { detail: `${method} is not allowed on ${path}.` })
 
+/** Text the database cannot store, a NUL character for one, in any parameter or field. */
+export const invalidText = () =>
+  new AppError(400, 'invalid_text', 'Invalid text', {
+    detail: 'The request contains text that cannot be stored: a NUL character (U+0000) or an invalid byte sequence.',
+  })
+
 export const payloadTooLarge = (limit: number) =>
   new AppError(413, 'payload_too_large', 'Payload too large', { detail: `The request body exceeds ${limit} bytes.` })
 

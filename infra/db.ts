@@ -45,3 +45,19 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return false
 }
+
+/** SQLSTATEs of text the database cannot store: a NUL character, or bytes that are not valid in its encoding. */
+const UNSTORABLE_TEXT_SQLSTATE = new Set(['22021', '22P05'])
+
+/**
+ * Whether an error is the database refusing text it cannot store (PostgreSQL text may not contain NUL): bad input,
+ * not a fault. The SQLSTATE sits in the `cause` chain, or in Prisma's `meta.driverAdapterError` for raw queries.
+ */
+export function isUnstorableText(error: unknown): boolean {
+  type Link = { code?: unknown; originalCode?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } }
+  for (let e = error as Link | null, depth = 0; e && depth < 6; depth++) {
+    if (UNSTORABLE_TEXT_SQLSTATE.has(String(e.originalCode ?? e.code))) return true
+    e = (e.cause ?? e.meta?.driverAdapterError ?? null) as Link | null
+  }
+  return false
+}

@@ -5,8 +5,8 @@
  */
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono'
 import { HTTPException } from 'hono/http-exception'
-import { AppError, dependencyUnavailable, invalidJson, routeNotFound, unsupportedMediaType } from '../../domain/errors.ts'
-import { isDatabaseUnavailable } from '../../infra/db.ts'
+import { AppError, dependencyUnavailable, invalidJson, invalidText, routeNotFound, unsupportedMediaType } from '../../domain/errors.ts'
+import { isDatabaseUnavailable, isUnstorableText } from '../../infra/db.ts'
 import type { Logger } from '../../infra/logger.ts'
 import type { AppEnv } from '../app-env.ts'
 
@@ -43,6 +43,9 @@ export function errorHandler(logger: Logger, baseUrl: string): ErrorHandler<AppE
   return function onError(err, c) {
     if (err instanceof AppError) return problemResponse(c, err, baseUrl)
     if (err instanceof HTTPException && err.status < 500) return problemResponse(c, fromHttpException(err), baseUrl)
+    // Validation lets such text through (it is valid JSON and a valid string); the database is the one that refuses
+    // it, and the transaction has rolled back by now.
+    if (isUnstorableText(err)) return problemResponse(c, invalidText(), baseUrl)
     if (isDatabaseUnavailable(err)) {
       logger.warn({ method: c.req.method, route: c.req.routePath, err }, 'database unavailable')
       return problemResponse(c, dependencyUnavailable('The database'), baseUrl)

@@ -10,7 +10,7 @@ let token: string
 
 beforeAll(async () => {
   platform = await startPlatform({ withWorker: false })
-  token = await platform.token(await platform.newTenant(['children', 'children.read']))
+  token = await platform.token(await platform.newTenant(['children', 'children.read', 'settlements']))
 })
 
 afterAll(async () => {
@@ -26,5 +26,23 @@ describe('a workflow that does not answer', () => {
     expect(response.status).toBe(503)
     expect(response.body).toMatchObject({ code: 'dependency_unavailable' })
     expect(response.headers.get('retry-after')).toBe('5')
+  })
+})
+
+describe('text PostgreSQL cannot store', () => {
+  // PostgreSQL text refuses the NUL character (SQLSTATE 22021): it reached the database from a query string and from
+  // JSON bodies and came back as a 500.
+  it('is a 400 invalid_text from a query parameter, not a 500', async () => {
+    const response = await platform.http.get('/v1/marketplace/ledger/balances?accountPrefix=%00%F2%80%92%8C', { token })
+    expect(response.status, JSON.stringify(response.body)).toBe(400)
+    expect(response.body).toMatchObject({ status: 400, code: 'invalid_text' })
+  })
+
+  it('is a 400 invalid_text from a JSON body, and nothing is stored', async () => {
+    const response = await platform.http.post('/v1/children', { token, body: { firstName: 'Nul\u0000', lastName: 'Byte', dateOfBirth: '2022-02-02' } })
+    expect(response.status, JSON.stringify(response.body)).toBe(400)
+    expect(response.body).toMatchObject({ status: 400, code: 'invalid_text' })
+    const listed = await platform.http.get('/v1/children?limit=100', { token })
+    expect((listed.body.data as Array<{ lastName: string }>).some((c) => c.lastName === 'Byte')).toBe(false)
   })
 })
