@@ -1,7 +1,7 @@
 /**
  * @module `Server-Timing` (W3C Server Timing) on every response: `total;dur=` is the time from the request reaching
  * this middleware (the first of the chain) to the response being ready, in milliseconds. Handlers may add their own
- * metrics before it (the availability handler adds `engine` and `json`). It lets a benchmark, or an operator in the
+ * metrics before it (the availability handler adds `load`, `compute` and `json`). It lets a benchmark, or an operator in the
  * browser's network panel, tell the server's time from the client's and the network's: on a loaded machine the
  * loopback round trip and the client's own parsing are a large part of what a client measures.
  *
