@@ -12,6 +12,8 @@ const WINDOW_MS = 6000
 const DISABLE_AFTER_MS = 10_000
 /** How late a timer or task may run on the shared test machine (the dev server's timers fire up to ~1 s late). */
 const SCHEDULING_SLACK_MS = 2000
+/** How far an activity's own timestamp may trail the workflow time it was scheduled at. */
+const CLOCK_STAMP_MS = 50
 
 let platform: Platform
 let receiver: WebhookReceiver
@@ -90,7 +92,9 @@ describe('the retry window', () => {
     // Every attempt scheduled inside the window, the last one at its end (not dropped because a full backoff did not
     // fit); timers and tasks may run a little late on a loaded machine, never early.
     for (const t of times) expect(t - first).toBeLessThanOrEqual(WINDOW_MS + SCHEDULING_SLACK_MS)
-    expect(times.at(-1)! - first).toBeGreaterThanOrEqual(WINDOW_MS)
+    // The window is timed on the workflow's clock from the first attempt's scheduling; `attemptedAt` is stamped by the
+    // activity a moment after it starts, so the last attempt can read up to a few milliseconds short (CI saw 5,999).
+    expect(times.at(-1)! - first).toBeGreaterThanOrEqual(WINDOW_MS - CLOCK_STAMP_MS)
     expect(Date.parse(delivery!.completedAt!)).toBeGreaterThanOrEqual(times.at(-1)!)
 
     // Nothing after the window.
