@@ -13,13 +13,12 @@
  * Also: concurrent writers never lose a count (on PostgreSQL each writer has its own connection), and one tenant's
  * roll-up rows are invisible and untouchable to another (row-level security).
  */
-import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AppointmentStatus } from '../../generated/prisma/enums.ts'
 import { resolveRange } from '../../domain/analytics/analytics-range.ts'
 import { multiLocationAnalytics } from '../../domain/analytics/analytics-service.ts'
 import { newId } from '../../domain/ids.ts'
-import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
+import { analyticsCentres, MINUTE, type Centre } from '../support/analytics-centres.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
 
 let platform: Platform
@@ -32,27 +31,7 @@ afterAll(async () => {
   await platform?.stop()
 })
 
-const SCOPES = ['providers', 'children', 'bookings', 'orders', 'payments', 'analytics']
-const MINUTE = 60_000
-
-interface Centre {
-  tenantId: string
-  locationId: string
-  token: string
-}
-
-async function newCentre(): Promise<Centre> {
-  const client = await platform.newTenant(SCOPES, 'America/Chicago')
-  return { tenantId: client.tenantId, locationId: client.locationId, token: await platform.token(client) }
-}
-
-async function ok(t: Centre, method: string, path: string, body?: unknown, status = 201) {
-  const response = await platform.http.request(method, path, { token: t.token, body, headers: { 'Idempotency-Key': randomUUID() } })
-  expect(response.status, `${method} ${path}: ${JSON.stringify(response.body)}`).toBe(status)
-  return response.body
-}
-
-const inTenant = <T>(t: Centre, work: (uow: UnitOfWork) => Promise<T>) => runInUnitOfWork(platform.api.deps.db, t.tenantId, work)
+const { newCentre, ok, inTenant } = analyticsCentres(() => platform)
 
 /** The roll-up rows that differ from a GROUP BY over the records (either side; rows netted to zero ignored). */
 async function rollupDrift(t: Centre) {

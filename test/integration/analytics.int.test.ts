@@ -11,11 +11,10 @@
  * back in time (orders' opening, a refund's date). Every expected figure comes from that known list, with boundaries
  * written out by hand from the zone's published offsets (CST −06:00, CDT −05:00).
  */
-import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AppointmentStatus } from '../../generated/prisma/enums.ts'
 import { newId } from '../../domain/ids.ts'
-import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
+import { analyticsCentres, MINUTE, type Centre } from '../support/analytics-centres.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
 
 let platform: Platform
@@ -28,30 +27,7 @@ afterAll(async () => {
   await platform?.stop()
 })
 
-const SCOPES = ['providers', 'children', 'bookings', 'orders', 'payments', 'analytics']
-const MINUTE = 60_000
-
-interface Centre {
-  tenantId: string
-  locationId: string
-  token: string
-}
-
-async function newCentre(): Promise<Centre> {
-  const client = await platform.newTenant(SCOPES, 'America/Chicago')
-  return { tenantId: client.tenantId, locationId: client.locationId, token: await platform.token(client) }
-}
-
-const send = (t: Centre, method: string, path: string, body?: unknown) =>
-  platform.http.request(method, path, { token: t.token, body, headers: { 'Idempotency-Key': randomUUID() } })
-
-async function ok(t: Centre, method: string, path: string, body?: unknown, status = 201) {
-  const response = await send(t, method, path, body)
-  expect(response.status, `${method} ${path}: ${JSON.stringify(response.body)}`).toBe(status)
-  return response.body
-}
-
-const inTenant = <T>(t: Centre, work: (uow: UnitOfWork) => Promise<T>) => runInUnitOfWork(platform.api.deps.db, t.tenantId, work)
+const { newCentre, send, ok, inTenant } = analyticsCentres(() => platform)
 
 const multi = (t: Centre, query: string) => ok(t, 'GET', `/v1/analytics/multi-location?${query}`, undefined, 200)
 
