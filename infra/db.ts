@@ -1,9 +1,11 @@
 /**
  * @module The PostgreSQL client. Built once per process and injected; Prisma talks to PostgreSQL through the `pg`
- * driver adapter, so no native query engine is needed.
+ * driver adapter, so no native query engine is needed. Units of work need a client made here: its adapter opens their
+ * transactions scoped to their tenant (tenant-transactions.ts).
  */
 import { PrismaPg } from '@prisma/adapter-pg'
 import { PrismaClient, type Prisma } from '../generated/prisma/client.ts'
+import { tenantTransactions } from './tenant-transactions.ts'
 
 export type Db = PrismaClient
 /** A client bound to one interactive transaction (a request's unit of work). */
@@ -17,7 +19,7 @@ export type Queryable = Db | Tx
  * @param poolMax - the pool's maximum number of connections
  */
 export function createDb(connectionString: string, poolMax = 10): Db {
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString, max: poolMax }) })
+  return new PrismaClient({ adapter: tenantTransactions(new PrismaPg({ connectionString, max: poolMax })) })
 }
 
 /** Whether an error is PostgreSQL's or Prisma's unique-constraint violation. */

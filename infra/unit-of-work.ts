@@ -3,6 +3,7 @@
  * run only after it commits (starting workflows, for instance, must never happen for a write that rolled back).
  */
 import type { Db, Tx } from './db.ts'
+import { unitStarts, type ExecuteStatement, type UnitStart } from './tenant-transactions.ts'
 
 export interface UnitOfWork {
   /** The transaction every query of this unit must use. */
@@ -11,6 +12,11 @@ export interface UnitOfWork {
   tenantId: string
   /** Registers work to run after commit; it never runs if the transaction rolls back. */
   afterCommit(task: () => Promise<void>): void
+  /**
+   * Runs one statement in the transaction straight through the driver, without Prisma's per-operation cost: for the
+   * platform's own statements on every request (the audit record). Text parameters only; returns the row count.
+   */
+  execute: ExecuteStatement
 }
 
 export interface UnitOfWorkOptions {
@@ -31,17 +37,19 @@ export async function runInUnitOfWork<T>(
   options: UnitOfWorkOptions = {}
 ): Promise<T> {
   const tasks: Array<() => Promise<void>> = []
-  const result = await db.$transaction(
-    async (tx) => {
-      // Both transaction-local, so a pooled connection never carries one tenant's context into another's request.
-      // As therapy_app, row-level security applies whatever role the connection logged in as.
-      await tx.$executeRaw`SELECT set_config('app.tenant_id', ${tenantId}, true), set_config('role', 'therapy_app', true)`
-      return work({ tx, tenantId, afterCommit: (task) => tasks.push(task) })
-    },
-    // Longer than a workflow call may take (10 s, domain/care-workflows/workflow-calls.ts) plus what a gRPC call on a
-    // dead connection overshoots its deadline by: such a request must end as a 503 that rolls back, not a 500 for a
-    // transaction that expired under it.
-    { timeout: options.timeoutMs ?? 30_000, maxWait: options.maxWaitMs ?? 10_000 }
+  // The adapter scopes the transaction to the tenant as it opens it, and leaves `execute` here (tenant-transactions.ts).
+  const start: UnitStart = { tenantId }
+  const result = await unitStarts.run(start, () =>
+    db.$transaction(
+      async (tx) => {
+        if (!start.execute) throw new Error('units of work need a database client made by createDb (infra/db.ts)')
+        return work({ tx, tenantId, afterCommit: (task) => tasks.push(task), execute: start.execute })
+      },
+      // Longer than a workflow call may take (10 s, domain/care-workflows/workflow-calls.ts) plus what a gRPC call on
+      // a dead connection overshoots its deadline by: such a request must end as a 503 that rolls back, not a 500 for
+      // a transaction that expired under it.
+      { timeout: options.timeoutMs ?? 30_000, maxWait: options.maxWaitMs ?? 10_000 }
+    )
   )
   for (const task of tasks) await task()
   return result
