@@ -67,20 +67,36 @@ export function callerAddress(c: Context<AppEnv>, trustProxy: boolean): string |
   return address?.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1') ?? null
 }
 
+/**
+ * Remembers what the handler passed to `c.json`, so the record can read the answer's fields without reading the
+ * response back: cloning it costs ~0.3 ms and turns `@hono/node-server`'s string response into a web stream.
+ */
+export function rememberJsonAnswers(c: Context<AppEnv>, start: CallStart): void {
+  const json = c.json as (...args: unknown[]) => Response
+  c.json = ((...args: unknown[]) => {
+    const response = json(...args)
+    start.answered = { response, body: args[0] }
+    return response
+  }) as typeof c.json
+}
+
+const fieldsOf = (body: unknown) => {
+  const { id, locationId } = (body ?? {}) as { id?: unknown; locationId?: unknown }
+  return { id: typeof id === 'string' ? id : null, locationId: typeof locationId === 'string' ? locationId : null }
+}
+
 /** The `id` and `locationId` of a single-resource JSON response, when it has them. */
-async function bodyFields(c: Context<AppEnv>): Promise<{ id: string | null; locationId: string | null }> {
+async function bodyFields(c: Context<AppEnv>, start: CallStart): Promise<{ id: string | null; locationId: string | null }> {
   const none = { id: null, locationId: null }
+  // The very response `c.json` made, not one put in its place since (a replayed answer, an error's).
+  if (start.answered?.response === c.res) return fieldsOf(start.answered.body)
   if (!/^application\/json/i.test(c.res.headers.get('Content-Type') ?? '')) return none
   const declared = Number(c.res.headers.get('Content-Length') ?? 0)
   if (declared > MAX_INSPECTED_BODY) return none
   const text = await c.res.clone().text()
   if (text.length > MAX_INSPECTED_BODY) return none
   try {
-    const body = JSON.parse(text) as { id?: unknown; locationId?: unknown }
-    return {
-      id: typeof body.id === 'string' ? body.id : null,
-      locationId: typeof body.locationId === 'string' ? body.locationId : null,
-    }
+    return fieldsOf(JSON.parse(text))
   } catch {
     return none
   }
@@ -102,6 +118,8 @@ export interface CallStart {
   occurredAt: Date
   /** `performance.now()` at arrival. */
   startedAt: number
+  /** The last answer made with `c.json`, and what it was made of (rememberJsonAnswers). */
+  answered?: { response: Response; body: unknown }
 }
 
 /**
@@ -120,7 +138,7 @@ export async function describeCall(
   const status = c.res.status
   // A single resource that answered successfully may name what was created and the centre it belongs to.
   const single = status >= 200 && status < 300 && (c.req.method !== 'GET' || resource.id !== null)
-  const body = single ? await bodyFields(c) : { id: null, locationId: null }
+  const body = single ? await bodyFields(c, start) : { id: null, locationId: null }
   return {
     tenantId,
     occurredAt: start.occurredAt,

@@ -18,7 +18,7 @@ import { appendAuditEvent, type AppendOptions } from '../../domain/audit/append-
 import { PLATFORM_AUDIT_CHAIN, type AuditEntry } from '../../domain/audit/audit-event.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import type { AppDeps, AppEnv } from '../app-env.ts'
-import { callerOf, describeCall, type CallStart } from '../audit-call.ts'
+import { callerOf, describeCall, rememberJsonAnswers, type CallStart } from '../audit-call.ts'
 
 interface CallState extends CallStart {
   /** The in-transaction record was appended; it is in the trail once the unit commits. */
@@ -50,6 +50,7 @@ export function auditTrail({ db, clock, logger, config }: Pick<AppDeps, 'db' | '
   const record: MiddlewareHandler<AppEnv> = async function auditRecord(c, next) {
     const state: CallState = { occurredAt: clock(), startedAt: performance.now(), appended: false, committed: false }
     calls.set(c, state)
+    rememberJsonAnswers(c, state)
     await next()
     if (state.committed) return
     const tenantId = callerOf(c)?.tenantId ?? PLATFORM_AUDIT_CHAIN
