@@ -4,7 +4,7 @@
  * its tenant filter. Over HTTP, every resource type answers 404 across tenants, never data.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
+import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
 
 let platform: Platform
@@ -129,6 +129,21 @@ describe('in the database', () => {
     expect(tables.length).toBeGreaterThan(10)
     const unprotected = tables.filter((t) => !t.rls || Number(t.policies) === 0).map((t) => t.table)
     expect(unprotected).toEqual([])
+  })
+
+  it("runs a unit's direct statements in its transaction, as its tenant, and refuses them once it has ended", async () => {
+    let ended: UnitOfWork | undefined
+    const seen = await asTenant(tenantB, async (uow) => {
+      ended = uow
+      await uow.execute("SELECT set_config('app.marker', $1, true)", ['set by execute'])
+      const [row] = await uow.tx.$queryRaw<Array<{ tenant: string; role: string; marker: string }>>`
+        SELECT current_setting('app.tenant_id') AS tenant, current_user AS role,
+               current_setting('app.marker', true) AS marker`
+      return row
+    })
+    expect(seen).toEqual({ tenant: tenantB, role: 'therapy_app', marker: 'set by execute' })
+    // Its connection is back in the pool, perhaps in another tenant's unit by now.
+    await expect(ended!.execute('SELECT 1', [])).rejects.toThrow(/has ended/)
   })
 
   it('sees nothing at all without a tenant, and cannot leave the application role', async () => {
