@@ -2,10 +2,10 @@
  * @module The driver adapter under every Prisma client of ours: `@prisma/adapter-pg`, except that a transaction
  * opened for a unit of work starts scoped to its tenant, and hands the unit a direct line to its connection.
  *
- * Why at the adapter: every Prisma operation costs the API process ~0.3–0.4 ms of CPU before its statement reaches
- * the driver (serialising, planning, interpreting: docs/benchmarks.md), while a statement sent by the adapter costs
- * a tenth of that. The tenant's `set_config`, run on every request, and the platform's own per-request statements
- * (the audit record) have nothing to gain from Prisma, so they go straight to the transaction's connection.
+ * Why at the adapter: a Prisma raw operation cost the API process ~0.44 ms of CPU, the same statement sent by the
+ * driver ~0.15 ms (docs/benchmarks.md). The tenant's `set_config`, run on every request, and the platform's own
+ * per-request statements (the audit record) have nothing to gain from Prisma, so they go straight to the
+ * transaction's connection.
  *
  * How the adapter knows the tenant: `runInUnitOfWork` opens its transaction inside `unitStarts.run`, and Prisma calls
  * `startTransaction` in that async context. The first transaction started there is the unit's; one started later in
