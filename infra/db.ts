@@ -1,27 +1,42 @@
 /**
  * @module The PostgreSQL client. Built once per process and injected; Prisma talks to PostgreSQL through the `pg`
- * driver adapter, so no native query engine is needed. Units of work need a client made here: its adapter opens their
- * transactions scoped to their tenant (tenant-transactions.ts).
+ * driver adapter, so no native query engine is needed. Units of work need a client made here: they borrow their
+ * connections from its pool and query through the routed client made with it (unit-transactions.ts).
  */
 import { PrismaPg } from '@prisma/adapter-pg'
+import pg from 'pg'
 import { PrismaClient, type Prisma } from '../generated/prisma/client.ts'
-import { tenantTransactions } from './tenant-transactions.ts'
+import { createUnitTransactions, type UnitTransactions } from './unit-transactions.ts'
 
 export type Db = PrismaClient
-/** A client bound to one interactive transaction (a request's unit of work). */
+/** A client for one unit of work's transaction (a request's unit of work). */
 export type Tx = Prisma.TransactionClient
 /** Anything that can run queries: the root client or a transaction. */
 export type Queryable = Db | Tx
 
+const unitTransactions = new WeakMap<Db, UnitTransactions>()
+
 /**
- * Creates a Prisma client on a `pg` pool.
+ * Creates a Prisma client on a `pg` pool, and the units of work that share the pool.
  * @param connectionString - a postgresql:// URL
  * @param poolMax - the pool's maximum number of connections
  */
 export function createDb(connectionString: string, poolMax = 10): Db {
-  return new PrismaClient({ adapter: tenantTransactions(new PrismaPg({ connectionString, max: poolMax })) })
+  const pool = new pg.Pool({ connectionString, max: poolMax })
+  // An idle connection the server drops is reported here (and removed from the pool); unheard, it would crash the
+  // process. The adapter adds its own listener only once the root client first queries, and units may come first.
+  pool.on('error', () => undefined)
+  const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) })
+  unitTransactions.set(db, createUnitTransactions(pool))
+  return db
 }
 
+/** The units of work of a client made by `createDb`. */
+export function unitTransactionsOf(db: Db): UnitTransactions {
+  const transactions = unitTransactions.get(db)
+  if (!transactions) throw new Error('units of work need a database client made by createDb (infra/db.ts)')
+  return transactions
+}
 /** Whether an error is PostgreSQL's or Prisma's unique-constraint violation. */
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string; cause?: { code?: string } } | null

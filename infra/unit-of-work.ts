@@ -2,11 +2,14 @@
  * @module A unit of work: one PostgreSQL transaction with the tenant set for row-level security, plus callbacks to
  * run only after it commits (starting workflows, for instance, must never happen for a write that rolled back).
  */
-import type { Db, Tx } from './db.ts'
-import { unitStarts, type ExecuteStatement, type UnitStart } from './tenant-transactions.ts'
+import { unitTransactionsOf, type Db, type Tx } from './db.ts'
+import type { ExecuteStatement } from './unit-transactions.ts'
 
 export interface UnitOfWork {
-  /** The transaction every query of this unit must use. */
+  /**
+   * The client every query of this unit must use. Its queries run in this unit's transaction when made from the
+   * unit's own code (the async context of `work`); once the unit has ended they are refused.
+   */
   tx: Tx
   /** The tenant whose rows this unit may see. */
   tenantId: string
@@ -28,6 +31,7 @@ export interface UnitOfWorkOptions {
 
 /**
  * Runs `work` in a transaction scoped to `tenantId`, then the after-commit tasks in order.
+ * @param db - a client made by `createDb`, whose pool lends the unit its connection (infra/unit-transactions.ts)
  * @returns what `work` returned
  */
 export async function runInUnitOfWork<T>(
@@ -36,21 +40,25 @@ export async function runInUnitOfWork<T>(
   work: (uow: UnitOfWork) => Promise<T>,
   options: UnitOfWorkOptions = {}
 ): Promise<T> {
+  const transactions = unitTransactionsOf(db)
   const tasks: Array<() => Promise<void>> = []
-  // The adapter scopes the transaction to the tenant as it opens it, and leaves `execute` here (tenant-transactions.ts).
-  const start: UnitStart = { tenantId }
-  const result = await unitStarts.run(start, () =>
-    db.$transaction(
-      async (tx) => {
-        if (!start.execute) throw new Error('units of work need a database client made by createDb (infra/db.ts)')
-        return work({ tx, tenantId, afterCommit: (task) => tasks.push(task), execute: start.execute })
-      },
-      // Longer than a workflow call may take (10 s, domain/care-workflows/workflow-calls.ts) plus what a gRPC call on
-      // a dead connection overshoots its deadline by: such a request must end as a 503 that rolls back, not a 500 for
-      // a transaction that expired under it.
-      { timeout: options.timeoutMs ?? 30_000, maxWait: options.maxWaitMs ?? 10_000 }
+  const unit = await transactions.begin(tenantId, {
+    // Longer than a workflow call may take (10 s, domain/care-workflows/workflow-calls.ts) plus what a gRPC call on a
+    // dead connection overshoots its deadline by: such a request must end as a 503 that rolls back, not a 500 for a
+    // transaction that expired under it.
+    timeoutMs: options.timeoutMs ?? 30_000,
+    maxWaitMs: options.maxWaitMs ?? 10_000,
+  })
+  let result: T
+  try {
+    result = await unit.run(() =>
+      work({ tx: transactions.client, tenantId, afterCommit: (task) => tasks.push(task), execute: unit.execute })
     )
-  )
+    await unit.commit()
+  } catch (error) {
+    await unit.rollback()
+    throw error
+  }
   for (const task of tasks) await task()
   return result
 }

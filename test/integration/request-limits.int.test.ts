@@ -9,6 +9,7 @@ import { randomInt } from 'node:crypto'
 import net from 'node:net'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import type { ProvisionedClient } from '../../domain/tenants/provision-client.ts'
+import { unitTransactionsOf } from '../../infra/db.ts'
 import type { Logger } from '../../infra/logger.ts'
 import { createRateLimiter } from '../../infra/rate-limiter.ts'
 import type { HttpResponse } from '../support/http.ts'
@@ -149,7 +150,7 @@ describe.each(['memory', 'postgres'] as const)('rate limit on the %s store', (st
     // An unexpected failure inside the request still reports the count.
     // Every transaction fails while this one request runs: background sweeps also open transactions, and a one-shot
     // failure could be spent on one of them instead of the request.
-    const broken = vi.spyOn(platform.api.deps.db, '$transaction').mockRejectedValue(new Error('connection reset'))
+    const broken = vi.spyOn(unitTransactionsOf(platform.api.deps.db), 'begin').mockRejectedValue(new Error('connection reset'))
     const failed = await platform.http.get('/v1/children/chd_missing', { token, headers: from(address) })
     broken.mockRestore()
     expect(failed.status).toBe(500)
@@ -210,7 +211,7 @@ describe.each(['memory', 'postgres'] as const)('rate limit on the %s store', (st
 
     // From now on no transaction can open. The request under its limit fails on its unit of work; the one over it is
     // refused before it gets there. (The audit trail's own record of the call fails too, which it only logs.)
-    vi.spyOn(platform.api.deps.db, '$transaction').mockRejectedValue(new Error('no transactions'))
+    vi.spyOn(unitTransactionsOf(platform.api.deps.db), 'begin').mockRejectedValue(new Error('no transactions'))
     const underLimit = await platform.http.get('/v1/providers', { token: controlToken, headers: from(address) })
     expect(underLimit.status).toBe(500)
     const refused = await platform.http.get('/v1/providers', { token, headers: from(address) })

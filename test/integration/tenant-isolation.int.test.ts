@@ -146,6 +146,77 @@ describe('in the database', () => {
     await expect(ended!.execute('SELECT 1', [])).rejects.toThrow(/has ended/)
   })
 
+  it("runs each unit's reads on its own transaction when units of two tenants read in the same tick", async () => {
+    // Prisma would batch these findUnique calls into one query sent from the first caller's context; units of work
+    // must not let it (infra/unit-transactions.ts), or B's read would run on A's connection and find nothing.
+    const ownChildB = await asTenant(tenantB, ({ tx }) =>
+      tx.child.create({
+        data: { id: `chd_tick${Date.now()}`, tenantId: tenantB, firstName: 'T', lastName: 'B', dateOfBirth: new Date('2021-01-01') },
+      })
+    )
+    for (let round = 0; round < 5; round++) {
+      let release!: () => void
+      const sameTick = new Promise<void>((resolve) => (release = resolve))
+      const read = (tenantId: string, id: string) =>
+        asTenant(tenantId, async ({ tx }) => {
+          await sameTick
+          return tx.child.findUnique({ where: { id }, select: { id: true, tenantId: true } })
+        })
+      const reads = Promise.all([read(tenantA, ids.child!), read(tenantB, ownChildB.id), read(tenantB, ids.child!)])
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      release()
+      expect(await reads).toEqual([{ id: ids.child, tenantId: tenantA }, { id: ownChildB.id, tenantId: tenantB }, null])
+    }
+  })
+
+  it("makes Prisma's own transactions savepoints of the unit: a nested write commits or rolls back with its unit", async () => {
+    // A create with nested creates is one Prisma operation that Prisma makes atomic with a transaction of its own.
+    const nestedCreate = (tx: UnitOfWork['tx'], suffix: string) =>
+      tx.location.create({
+        data: {
+          id: `loc_nest${suffix}`,
+          tenantId: tenantB,
+          name: 'Nested',
+          timeZone: 'UTC',
+          children: { create: [{ id: `chd_nest${suffix}`, tenantId: tenantB, firstName: 'N', lastName: 'W', dateOfBirth: new Date('2021-01-01') }] },
+        },
+      })
+    const failed = `${Date.now()}f`
+    await expect(
+      asTenant(tenantB, async ({ tx }) => {
+        await nestedCreate(tx, failed)
+        throw new Error('the unit fails after the write')
+      })
+    ).rejects.toThrow(/after the write/)
+    const kept = `${Date.now()}k`
+    await asTenant(tenantB, async ({ tx }) => {
+      await nestedCreate(tx, kept)
+      // A nested write that fails leaves the unit usable: only its savepoint rolls back.
+      await expect(nestedCreate(tx, kept)).rejects.toThrow()
+    })
+    const db = platform.api.deps.db
+    expect(await db.child.findMany({ where: { id: { in: [`chd_nest${failed}`, `chd_nest${kept}`] } }, select: { id: true } })).toEqual([
+      { id: `chd_nest${kept}` },
+    ])
+    expect(await db.location.count({ where: { id: `loc_nest${failed}` } })).toBe(0)
+  })
+
+  it('refuses the unit client outside a unit of work, and after its unit has timed out', async () => {
+    const { client } = (await import('../../infra/db.ts')).unitTransactionsOf(platform.api.deps.db)
+    await expect(client.child.count()).rejects.toThrow(/outside any unit of work/)
+    await expect(
+      runInUnitOfWork(
+        platform.api.deps.db,
+        tenantB,
+        async ({ tx }) => {
+          await new Promise((resolve) => setTimeout(resolve, 300))
+          return tx.child.count()
+        },
+        { timeoutMs: 100 }
+      )
+    ).rejects.toThrow(/open longer than 100 ms and was rolled back/)
+  })
+
   it('sees nothing at all without a tenant, and cannot leave the application role', async () => {
     const result = await platform.api.deps.db.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT set_config('role', 'therapy_app', true)`

@@ -1,0 +1,280 @@
+/**
+ * @module How units of work run their transactions: each unit borrows a connection from the pool and holds it, begins
+ * its transaction there already scoped to its tenant, and queries through one Prisma client shared by every unit,
+ * whose queries run on the connection of the unit that makes them (found through an AsyncLocalStorage).
+ *
+ * Why not Prisma's interactive transactions: their manager (ids, timers, an abort controller and an operation queue
+ * per transaction, a proxied client per transaction) cost the API process ~0.3 ms of CPU per unit before any query,
+ * against ~0.1 ms for BEGIN, the tenant's settings and COMMIT on the driver, and each query inside one cost more than
+ * the same query on the root client. Every request is a unit, so that was most of what the platform's guarantees cost
+ * a read (docs/benchmarks.md, "Guarded read").
+ *
+ * Why one routed client is safe:
+ * - A query finds its unit in the async context it was made in, and a unit lends its connection only while it is
+ *   open: outside any unit, or after its unit ended (committed, rolled back, timed out), a query is refused rather
+ *   than sent down a connection that may belong to another unit by then.
+ * - Prisma batches the `findUnique` calls made in one tick into one query sent from the first caller's context, which
+ *   would run other units' reads on that caller's connection, as its tenant. Batching is turned off on this client
+ *   (`withoutBatching`), and tenant-isolation.int.test.ts holds reads of two tenants in one tick to their own rows.
+ * - Prisma wraps some writes (nested creates, for instance) in a transaction of its own: on this client that is a
+ *   savepoint inside the unit's transaction, never a second connection.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { PrismaPg } from '@prisma/adapter-pg'
+import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from '@prisma/driver-adapter-utils'
+import pg from 'pg'
+import { PrismaClient } from '../generated/prisma/client.ts'
+
+/** Runs one statement on the unit's connection, in its transaction; text parameters only. Returns the row count. */
+export type ExecuteStatement = (sql: string, args: readonly string[]) => Promise<number>
+
+/** How long a unit may wait for a connection and stay open. */
+export interface UnitLimits {
+  /** Longest the transaction may stay open; past it, it is rolled back and the unit's queries are refused. */
+  timeoutMs: number
+  /** Longest to wait for a pooled connection; past it, the unit fails as the database being unavailable. */
+  maxWaitMs: number
+}
+
+/** A unit's open transaction, from `begin` until `commit` or `rollback`. */
+export interface UnitTransaction {
+  /** Runs `work` as this unit: the routed client's queries made inside it go to this unit's connection. */
+  run<T>(work: () => Promise<T>): Promise<T>
+  execute: ExecuteStatement
+  /** Commits and returns the connection; throws if the commit failed or the unit had already ended (timed out). */
+  commit(): Promise<void>
+  /** Rolls back, if still open, and returns the connection; never throws. */
+  rollback(): Promise<void>
+}
+
+/** The units of work of one database client. */
+export interface UnitTransactions {
+  /** The client whose queries run on the calling unit's connection. */
+  readonly client: PrismaClient
+  /** Borrows a connection and begins a transaction on it scoped to `tenantId` (row-level security). */
+  begin(tenantId: string, limits: UnitLimits): Promise<UnitTransaction>
+}
+
+const ENDED = "the unit of work's transaction has ended"
+
+type UnitState = 'open' | 'ending' | 'ended'
+
+interface OpenUnit {
+  readonly connection: pg.PoolClient
+  state: UnitState
+  /** Why queries are refused once the unit has ended early. */
+  endedBecause?: string
+  savepoints: number
+}
+
+/** The unit of work whose code is running. */
+const currentUnit = new AsyncLocalStorage<OpenUnit>()
+
+/** The calling unit, open; throws otherwise. */
+function openUnitHere(): OpenUnit {
+  const unit = currentUnit.getStore()
+  if (!unit) throw new Error('A unit of work query ran outside any unit of work (runInUnitOfWork, infra/unit-of-work.ts).')
+  if (unit.state !== 'open') throw new Error(unit.endedBecause ?? ENDED)
+  return unit
+}
+
+/** Runs a statement on a unit's connection while the unit is open. */
+async function onOpen(unit: OpenUnit, sql: string): Promise<void> {
+  if (unit.state !== 'open') throw new Error(unit.endedBecause ?? ENDED)
+  await unit.connection.query(sql)
+}
+
+/**
+ * What the Prisma driver adapter sees as its pool: every query goes to the calling unit's connection. It never opens
+ * a connection of its own (its own pool stays empty).
+ */
+function currentUnitPool(): pg.Pool {
+  const pool = new pg.Pool({ max: 1 })
+  // The adapter only ever calls query(config); the cast covers pg's callback and streaming overloads it never uses.
+  pool.query = ((config: pg.QueryConfig) => {
+    try {
+      return openUnitHere().connection.query(config)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }) as pg.Pool['query']
+  // The adapter asks for a connection only to start a transaction, and the routed client's transactions are savepoints.
+  pool.connect = (() => Promise.reject(new Error('Units of work lend their own connection; the routed pool has none.'))) as pg.Pool['connect']
+  return pool
+}
+
+/**
+ * A transaction Prisma opens inside a unit (to make a nested write atomic): a savepoint in the unit's transaction.
+ * `usePhantomQuery` makes Prisma end it through commit() and rollback() alone, without sending COMMIT or ROLLBACK.
+ */
+async function savepointTransaction(adapter: SqlDriverAdapter): Promise<Transaction> {
+  const unit = openUnitHere()
+  const name = `prisma_nested_${++unit.savepoints}`
+  await unit.connection.query(`SAVEPOINT ${name}`)
+  return {
+    provider: adapter.provider,
+    adapterName: adapter.adapterName,
+    options: { usePhantomQuery: true },
+    queryRaw: (query) => adapter.queryRaw(query),
+    executeRaw: (query) => adapter.executeRaw(query),
+    // The unit found when the savepoint was made, not the caller's: Prisma may end its transaction from a timer.
+    commit: () => onOpen(unit, `RELEASE SAVEPOINT ${name}`),
+    rollback: () => onOpen(unit, `ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`),
+  }
+}
+
+/** The driver adapter of the routed client: PrismaPg on the routed pool, with transactions as savepoints. */
+function currentUnitAdapter(): SqlDriverAdapterFactory {
+  const factory = new PrismaPg(currentUnitPool())
+  return {
+    provider: factory.provider,
+    adapterName: factory.adapterName,
+    async connect() {
+      const adapter = await factory.connect()
+      return {
+        provider: adapter.provider,
+        adapterName: adapter.adapterName,
+        queryRaw: (query) => adapter.queryRaw(query),
+        executeRaw: (query) => adapter.executeRaw(query),
+        executeScript: (script) => adapter.executeScript(script),
+        getConnectionInfo: adapter.getConnectionInfo && (() => adapter.getConnectionInfo!()),
+        dispose: () => adapter.dispose(),
+        startTransaction: () => savepointTransaction(adapter),
+      }
+    },
+  }
+}
+
+/**
+ * Turns off Prisma's batching of same-tick `findUnique` calls on a client (see the module comment). Prisma has no
+ * option for it, so its request handler's data loader is reached by name: the version is pinned in package.json, and
+ * a Prisma whose internals moved fails here at start-up instead of misrouting reads.
+ */
+function withoutBatching(client: PrismaClient): PrismaClient {
+  type Internals = { _requestHandler?: { dataloader?: { options?: { batchBy?: unknown } } } }
+  const options = (client as unknown as Internals)._requestHandler?.dataloader?.options
+  if (typeof options?.batchBy !== 'function') {
+    throw new Error('This Prisma version batches queries where units of work cannot see it (infra/unit-transactions.ts).')
+  }
+  options.batchBy = () => undefined
+  return client
+}
+
+// Both transaction-local, so a pooled connection never carries one tenant's context into another's request. As
+// therapy_app, row-level security applies whatever role the connection logged in as. Sent with BEGIN in one message:
+// a simple-protocol query takes no parameters, so the tenant id goes in as an escaped literal.
+const beginScopedTo = (connection: pg.PoolClient, tenantId: string) =>
+  `BEGIN; SELECT set_config('app.tenant_id', ${connection.escapeLiteral(tenantId)}, true), ` +
+  "set_config('role', 'therapy_app', true)"
+
+/** The error of a unit that found no free connection in time: the database counts as unavailable (a 503). */
+const noConnectionWithin = (ms: number) =>
+  Object.assign(new Error(`timeout exceeded when trying to connect: no pooled database connection within ${ms} ms`), {
+    code: 'ETIMEDOUT',
+  })
+
+/** Borrows a connection, or fails after `maxWaitMs`; a connection that arrives later goes straight back. */
+async function borrow(pool: pg.Pool, maxWaitMs: number): Promise<pg.PoolClient> {
+  let timer: NodeJS.Timeout | undefined
+  let gaveUp = false
+  const connecting = pool.connect()
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      gaveUp = true
+      reject(noConnectionWithin(maxWaitMs))
+    }, maxWaitMs)
+  })
+  try {
+    return await Promise.race([connecting, deadline])
+  } catch (error) {
+    if (gaveUp) connecting.then((connection) => connection.release(), () => undefined)
+    throw error
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
+ * Creates the units of work of a pool: the routed client and `begin`.
+ * @param pool - the pool the root client uses too
+ */
+export function createUnitTransactions(pool: pg.Pool): UnitTransactions {
+  const client = withoutBatching(new PrismaClient({ adapter: currentUnitAdapter() }))
+
+  async function begin(tenantId: string, { timeoutMs, maxWaitMs }: UnitLimits): Promise<UnitTransaction> {
+    const connection = await borrow(pool, maxWaitMs)
+    // A connection that fails while lent out reports it here; unheard, the error would crash the process. The failed
+    // query rejects on its own, and the connection is destroyed on release instead of going back to the pool.
+    let broken: Error | undefined
+    const onError = (error: Error) => {
+      broken = error
+    }
+    connection.on('error', onError)
+    const unit: OpenUnit = { connection, state: 'open', savepoints: 0 }
+    let timer: NodeJS.Timeout | undefined
+
+    const release = (failure?: unknown) => {
+      unit.state = 'ended'
+      clearTimeout(timer)
+      connection.removeListener('error', onError)
+      const destroy = broken ?? (failure instanceof Error ? failure : failure ? new Error(String(failure)) : undefined)
+      connection.release(destroy)
+    }
+    /**
+     * Ends the transaction once, whoever asks first (the unit, or its timeout), and returns the connection: destroyed
+     * if it could not even roll back. Rejects only when COMMIT failed, after rolling back.
+     */
+    let ending: Promise<void> | undefined
+    const finish = (sql: 'COMMIT' | 'ROLLBACK') =>
+      (ending ??= (async () => {
+        unit.state = 'ending'
+        clearTimeout(timer)
+        try {
+          await connection.query(sql)
+        } catch (error) {
+          // PostgreSQL ends a transaction whose COMMIT failed; ROLLBACK makes sure, and tells whether the line is alive.
+          const alive = sql === 'COMMIT' && (await connection.query('ROLLBACK').then(() => true, () => false))
+          release(alive ? undefined : error)
+          if (sql === 'COMMIT') throw error
+          return
+        }
+        release()
+      })())
+
+    try {
+      await connection.query(beginScopedTo(connection, tenantId))
+    } catch (error) {
+      // Nothing began, or the settings failed inside the transaction: either way the connection leaves it.
+      await finish('ROLLBACK')
+      throw error
+    }
+    // Past its time the unit is rolled back: it holds locks and a connection, and a request that slow has failed.
+    timer = setTimeout(() => {
+      if (unit.state !== 'open') return
+      unit.endedBecause = `${ENDED}: it was open longer than ${timeoutMs} ms and was rolled back`
+      void finish('ROLLBACK')
+    }, timeoutMs)
+
+    return {
+      // Awaited inside the unit's context: Prisma's queries are lazy thenables that run when first awaited, so a
+      // query the work returns without awaiting must still be started as this unit.
+      run: (work) => currentUnit.run(unit, async () => await work()),
+      execute: async (sql, args) => {
+        if (unit.state !== 'open') throw new Error(unit.endedBecause ?? ENDED)
+        return (await connection.query({ text: sql, values: [...args] })).rowCount ?? 0
+      },
+      async commit() {
+        if (unit.state !== 'open') {
+          await ending?.catch(() => undefined)
+          throw new Error(unit.endedBecause ?? ENDED)
+        }
+        await finish('COMMIT')
+      },
+      async rollback() {
+        await (ending ?? finish('ROLLBACK')).catch(() => undefined)
+      },
+    }
+  }
+
+  return { client, begin }
+}
