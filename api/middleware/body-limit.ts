@@ -35,8 +35,10 @@ const limitOf = (maxBytes: number): MiddlewareHandler<AppEnv> =>
 export const requestBodyLimit = (maxBytes: number, overrides: readonly BodyLimitOverride[] = []): MiddlewareHandler<AppEnv> => {
   const fallback = limitOf(maxBytes)
   const routes = overrides.map((route) => ({ ...route, limit: limitOf(route.maxBytes) }))
-  if (routes.length === 0) return fallback
   return async function requestBodyLimit(c, next) {
+    // A GET or HEAD has no body to read (the server never reads one), and asking the request for its body would make
+    // @hono/node-server build a full web Request for every read: ~0.1 ms of CPU for nothing.
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next()
     const route = routes.find((r) => r.method === c.req.method && r.path.test(c.req.path))
     return (route?.limit ?? fallback)(c, next)
   }
