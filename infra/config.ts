@@ -72,6 +72,11 @@ const ConfigSchema = z.object({
   CARE_WORKFLOW_NO_SHOW_GRACE_MS: z.coerce.number().int().nonnegative().default(30 * 60_000),
   /** Days between two periodic progress summaries of a child (the child progress follow-up workflow). */
   CHILD_PROGRESS_INTERVAL_DAYS: z.coerce.number().int().min(1).max(366).default(30),
+  /**
+   * A workflow bundle written by `npm run worker:bundle`. Unset, the worker bundles workflows/ with webpack as it starts
+   * (a few seconds of CPU); set, it loads the bundle, which must come from the same code (docs/operations.md).
+   */
+  WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
   /** Webhooks (docs/webhooks.md). Unset: https:// required and private addresses refused, except in development. */
   WEBHOOK_REQUIRE_HTTPS: z.stringbool().optional(),
   /** Allow receivers on loopback, private, CGNAT, link-local and ULA addresses (never cloud metadata addresses). */

@@ -1,7 +1,9 @@
 /**
  * @module Builds the Temporal worker with every workflow and the activities wired to their dependencies.
  */
-import { NativeConnection, Worker } from '@temporalio/worker'
+import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker'
+import { mkdir, rename, writeFile } from 'node:fs/promises'
+import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createActivities } from '../activities/index.ts'
 import type { Config } from '../infra/config.ts'
@@ -13,7 +15,7 @@ import { selectAgentDecider } from '../domain/agent-workflows/agent-decider.ts'
 import type { AiConfig } from '../infra/ai-config.ts'
 
 export interface WorkerDeps {
-  config: Pick<Config, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_CODEC_KEYS'> &
+  config: Pick<Config, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_CODEC_KEYS' | 'WORKFLOW_BUNDLE_PATH'> &
     Partial<Pick<Config, 'CARE_WORKFLOW_DAY_MS' | 'CARE_WORKFLOW_NO_SHOW_GRACE_MS'>> &
     Parameters<typeof webhookSettings>[0] &
     AiConfig
@@ -21,8 +23,18 @@ export interface WorkerDeps {
   db: Db
 }
 
-/** The workflow entry module; the worker bundles it with webpack at start. */
+/** The workflow entry module; the worker bundles it with webpack at start, unless given a bundle made from it. */
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url))
+
+/** Writes the workflow bundle a worker can load instead of bundling at start (WORKFLOW_BUNDLE_PATH). */
+export async function writeWorkflowBundle(path: string): Promise<void> {
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH })
+  await mkdir(dirname(path), { recursive: true })
+  // Written aside and renamed, so a worker starting meanwhile never loads half a bundle.
+  const partial = `${path}.${process.pid}.partial`
+  await writeFile(partial, code)
+  await rename(partial, path)
+}
 
 /** Creates a worker on the configured task queue. */
 export function createWorker({ config, connection, db }: WorkerDeps): Promise<Worker> {
@@ -30,7 +42,7 @@ export function createWorker({ config, connection, db }: WorkerDeps): Promise<Wo
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    workflowsPath: WORKFLOWS_PATH,
+    ...(config.WORKFLOW_BUNDLE_PATH ? { workflowBundle: { codePath: config.WORKFLOW_BUNDLE_PATH } } : { workflowsPath: WORKFLOWS_PATH }),
     activities: createActivities({
       db,
       webhooks: webhookSettings(config),

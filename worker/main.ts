@@ -20,7 +20,12 @@ try {
   // The key id, never the key: operators see which key new payloads are encrypted with.
   const payloadEncryptionKeyId = config.TEMPORAL_CODEC_KEYS?.currentKeyId ?? 'off'
   logger.info(
-    { taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE, payloadEncryptionKeyId },
+    {
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      namespace: config.TEMPORAL_NAMESPACE,
+      payloadEncryptionKeyId,
+      workflowBundle: config.WORKFLOW_BUNDLE_PATH ?? 'bundled at start',
+    },
     'worker running'
   )
   await worker.run()

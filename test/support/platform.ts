@@ -66,7 +66,12 @@ export async function startPlatform(
   // The tests' client decodes what the worker and the API encrypt: the same codec, from the same configuration.
   const dataConverter = temporalDataConverter(config.TEMPORAL_CODEC_KEYS)
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter })
-  const workerEnv = { ...env, TEMPORAL_ADDRESS: inject('temporalAddress'), LOG_LEVEL: 'info' }
+  const workerEnv = {
+    WORKFLOW_BUNDLE_PATH: inject('workflowBundlePath'),
+    ...env,
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    LOG_LEVEL: 'info',
+  }
   const workers: WorkerProcess[] = []
   const startWorker = async () => {
     const worker = await startWorkerProcess(workerEnv)
