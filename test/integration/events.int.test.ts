@@ -166,8 +166,13 @@ describe('the transactional outbox', () => {
       proxy.restore()
     }
     await receiver.waitFor('/temporal-outage', 1, 60_000)
-    const started = await db().webhookDelivery.findFirstOrThrow({ where: { endpointId } })
-    expect(started.workflowStartedAt).not.toBeNull()
+    // The dispatcher stamps the row once Temporal has accepted the start, and the delivery can reach the receiver
+    // before that stamp commits (seen in CI).
+    const started = await eventually(async () => {
+      const row = await db().webhookDelivery.findFirstOrThrow({ where: { endpointId } })
+      return row.workflowStartedAt ?? undefined
+    })
+    expect(started).toBeInstanceOf(Date)
   })
 })
 
