@@ -73,14 +73,16 @@ export const toAuditRecord = (row: AuditEventRow): AuditRecord => ({
  * {@link sealPending} does) unless the unit is meant to hold the chain still, as a verification does.
  * @returns how many records were sealed; `limit` means there may be more
  */
-export async function sealTenantChain({ tx, tenantId }: UnitOfWork, limit = SEAL_BATCH): Promise<number> {
+export async function sealTenantChain({ tx, tenantId, execute }: UnitOfWork, limit = SEAL_BATCH): Promise<number> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`audit:${tenantId}`}))`
   const [head] = await tx.$queryRaw<Array<{ seq: bigint; hash: string }>>`
     SELECT seq, hash FROM audit_chain WHERE tenant_id = ${tenantId} ORDER BY seq DESC LIMIT 1`
+  // The queue holds exactly the records without a link (a trigger adds each record, sealing removes it), so this
+  // reads the unsealed records, not the tenant's whole history.
   const rows = await tx.$queryRawUnsafe<AuditEventRow[]>(
-    `SELECT ${AUDIT_EVENT_COLUMNS} FROM audit_events e
-     WHERE e.tenant_id = $1 AND NOT EXISTS (SELECT 1 FROM audit_chain c WHERE c.event_id = e.id)
-     ORDER BY e.occurred_at, e.id LIMIT $2`,
+    `SELECT ${AUDIT_EVENT_COLUMNS} FROM audit_unsealed u JOIN audit_events e ON e.id = u.event_id
+     WHERE u.tenant_id = $1
+     ORDER BY u.occurred_at, u.event_id LIMIT $2`,
     tenantId,
     limit
   )
@@ -90,11 +92,27 @@ export async function sealTenantChain({ tx, tenantId }: UnitOfWork, limit = SEAL
   const links = rows.map((row) => {
     seq += 1n
     const hash = auditEventHash({ ...toAuditRecord(row), seq, prevHash })
-    const link = { tenantId, seq, eventId: row.id, prevHash, hash }
+    const link = { seq, eventId: row.id, prevHash, hash }
     prevHash = hash
     return link
   })
-  await tx.auditChainLink.createMany({ data: links })
+  // One statement with the links as one JSON parameter, through the unit's direct line: Prisma compiles a createMany
+  // afresh for every batch size (its plan cache skips createMany) and renders a parameter per field, which under
+  // load cost the API process more than the requests' own audit INSERTs (docs/benchmarks.md).
+  // The links and the queue's release of what they seal are one statement, so they commit together or not at all.
+  const inserted = await execute(
+    `WITH sealed AS (
+       INSERT INTO audit_chain (tenant_id, seq, event_id, prev_hash, hash)
+       SELECT $1, l.seq, l.event_id, l.prev_hash, l.hash
+       FROM json_to_recordset($2::json) AS l(seq bigint, event_id text, prev_hash text, hash text)
+       RETURNING event_id)
+     DELETE FROM audit_unsealed u USING sealed WHERE u.event_id = sealed.event_id`,
+    [
+      tenantId,
+      JSON.stringify(links.map((l) => ({ seq: l.seq.toString(), event_id: l.eventId, prev_hash: l.prevHash, hash: l.hash }))),
+    ]
+  )
+  if (inserted !== links.length) throw new Error(`Sealed ${inserted} of ${links.length} audit records.`)
   return links.length
 }
 
@@ -120,8 +138,7 @@ export async function sealPending(db: Db, options: { tenantId?: string } = {}): 
     options.tenantId === undefined
       ? (
           await db.$queryRaw<Array<{ tenant_id: string }>>`
-            SELECT DISTINCT e.tenant_id FROM audit_events e
-            WHERE NOT EXISTS (SELECT 1 FROM audit_chain c WHERE c.event_id = e.id)`
+            SELECT DISTINCT tenant_id FROM audit_unsealed`
         ).map((row) => row.tenant_id)
       : [options.tenantId]
   let total = 0

@@ -439,6 +439,40 @@ describe('sealing', () => {
   })
 })
 
+describe('the sealing queue', () => {
+  it('queues every record as it commits, releases it when it is sealed, and verification still finds one taken off it', async () => {
+    const tenant = await freshTenant()
+    const { db } = platform.api.deps
+    const { tenantId } = tenant.client
+    const queued = () => db.auditUnsealed.findMany({ where: { tenantId }, select: { eventId: true } })
+    // A record written by any path, here one inserted by hand as the login role, is queued by the trigger.
+    const [byHand] = await db.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT set_config('app.tenant_id', ${tenantId}, true), set_config('role', 'therapy_app', true)`
+      return [await tx.auditEvent.create({ data: { id: `aud_hand${Date.now()}`, ...entryFor(tenantId, new Date(), '/v1/hand') } })]
+    })
+    await platform.http.get('/v1/providers', { token: tenant.token })
+    const waiting = await db.auditEvent.findMany({ where: { tenantId }, select: { id: true } })
+    expect(waiting.map((e) => e.id)).toContain(byHand!.id)
+    // The API's own sealer may already have sealed some; whatever is not sealed is queued, and nothing else is.
+    const links = async () => (await db.auditChainLink.findMany({ where: { tenantId }, select: { eventId: true } })).map((l) => l.eventId)
+    expect(new Set([...(await queued()).map((q) => q.eventId), ...(await links())])).toEqual(new Set(waiting.map((e) => e.id)))
+
+    await sealAll()
+    expect(await queued()).toEqual([])
+    expect(new Set(await links())).toEqual(new Set(waiting.map((e) => e.id)))
+
+    // Taken off the queue unsealed (as the login role could): the sealer no longer sees it, verification does.
+    const skipped = await runInUnitOfWork(db, tenantId, (uow) =>
+      appendAuditEvent(uow, entryFor(tenantId, new Date(Date.now() - 120_000), '/v1/skipped'))
+    )
+    await db.auditUnsealed.delete({ where: { eventId: skipped.id } })
+    await sealAll()
+    expect(await linkOf(skipped.id)).toBeNull()
+    const verify = await platform.http.get('/v1/audit-events/verify', { token: tenant.token })
+    expect(verify.body).toMatchObject({ valid: false, unsealed: 1, staleUnsealed: 1 })
+  })
+})
+
 describe('the trail is append-only', () => {
   it('refuses UPDATE, DELETE and TRUNCATE by the application role, and UPDATE and DELETE by anyone', async () => {
     const { db } = platform.api.deps
