@@ -2,7 +2,7 @@
  * @module Resource ids: a short type prefix over a UUIDv7, so ids sort by creation time in indexes and logs while
  * staying opaque to clients (CONVENTIONS.md).
  */
-import { randomBytes } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 
 export const ID_PREFIXES = {
   tenant: 'ten',
@@ -67,15 +67,16 @@ export type IdKind = keyof typeof ID_PREFIXES
 
 /**
  * A UUIDv7 (RFC 9562 §5.7): 48 bits of Unix milliseconds, then version, variant and random bits.
+ *
+ * Built on `randomUUID()`, whose version 4 layout has the variant where version 7 has it and 122 random bits: the
+ * first 48 become the time and the version digit becomes 7, which leaves 74 random bits. `randomUUID` draws from a
+ * cached pool of randomness, so this costs a fraction of a `randomBytes(16)` (an id is made on every request).
  * @param now - milliseconds since the epoch (injectable for tests)
  */
 export function uuidv7(now: number = Date.now()): string {
-  const bytes = randomBytes(16)
-  bytes.writeUIntBE(now, 0, 6)
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80
-  const hex = bytes.toString('hex')
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+  const time = now.toString(16).padStart(12, '0')
+  // randomUUID(): xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx, with the version digit at index 14.
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${randomUUID().slice(15)}`
 }
 
 /**

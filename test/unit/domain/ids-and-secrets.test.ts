@@ -11,6 +11,16 @@ describe('ids', () => {
     expect(earlier).toMatch(/^apt_[0-9a-f]{32}$/)
     expect(earlier < later).toBe(true)
   })
+
+  it('carry the time in their first 48 bits and 74 random bits after the version and variant', () => {
+    const now = 0x0193_c1a2_b3c4
+    const ids = Array.from({ length: 2000 }, () => uuidv7(now))
+    for (const id of ids) expect(id).toMatch(/^0193c1a2-b3c4-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    expect(new Set(ids).size).toBe(ids.length)
+    // Every random hex digit takes more than one value across the sample: none is fixed by the construction.
+    const randomDigits = [15, 16, 17, 20, 21, 22, ...Array.from({ length: 12 }, (_, i) => 24 + i)]
+    for (const at of randomDigits) expect(new Set(ids.map((id) => id[at])).size, `digit ${at}`).toBeGreaterThan(8)
+  })
 })
 
 describe('pagination', () => {
