@@ -8,15 +8,18 @@
  *   tenant's), refused before the unit of work began (429, 413), or rolled back (5xx).
  * - `inTransaction` runs first inside the request's unit of work and appends the record last, after the handler and
  *   after the savepoint rollback of a failed one, so a write and its record commit together or not at all. The
- *   append is a plain INSERT without a lock; the sealer chains the record once it has committed.
+ *   append is a plain INSERT without a lock; the sealer chains the record once it has committed. A read has no write
+ *   to commit with: its record goes to the audit writer once the read's unit has committed, grouped with concurrent
+ *   records of its tenant (domain/audit/audit-writer.ts), and the answer waits for it; if it cannot be written, the
+ *   read fails instead of answering without its record.
  *
  * An after-commit callback tells `record` that the in-transaction record really committed; without it, a commit
  * that failed would go unrecorded.
  */
 import type { Context, MiddlewareHandler } from 'hono'
 import { appendAuditEvent, type AppendOptions } from '../../domain/audit/append-audit-event.ts'
+import { createAuditWriter } from '../../domain/audit/audit-writer.ts'
 import { PLATFORM_AUDIT_CHAIN, type AuditEntry } from '../../domain/audit/audit-event.ts'
-import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import type { AppDeps, AppEnv } from '../app-env.ts'
 import { callerOf, describeCall, rememberJsonAnswers, type CallStart } from '../audit-call.ts'
 
@@ -27,12 +30,13 @@ interface CallState extends CallStart {
   committed: boolean
 }
 
+const isRead = (method: string) => method === 'GET' || method === 'HEAD'
+
 /**
- * A read's unit writes nothing but its record, so its commit need not wait for the WAL flush (see AppendOptions):
- * every read would otherwise pay a flush in its latency. Writes keep synchronous commits.
+ * A read's record is the only thing its commit makes durable, so that commit need not wait for the WAL flush (see
+ * AppendOptions): every read would otherwise pay a flush in its latency. Writes keep synchronous commits.
  */
-const durabilityOf = (method: string): AppendOptions =>
-  ({ durability: method === 'GET' || method === 'HEAD' ? 'asynchronous' : 'synchronous' })
+const durabilityOf = (method: string): AppendOptions => ({ durability: isRead(method) ? 'asynchronous' : 'synchronous' })
 
 /** PostgreSQL's "current transaction is aborted": something before us failed, and nothing of the unit will commit. */
 const isAbortedTransaction = (error: unknown) =>
@@ -46,6 +50,7 @@ export function auditTrail({ db, clock, logger, config }: Pick<AppDeps, 'db' | '
   // Per-request state shared by the pair; kept here rather than on the context because nothing else may touch it.
   const calls = new WeakMap<Context, CallState>()
   const options = { trustProxy: config.TRUST_PROXY }
+  const writer = createAuditWriter(db)
 
   const record: MiddlewareHandler<AppEnv> = async function auditRecord(c, next) {
     const state: CallState = { occurredAt: clock(), startedAt: performance.now(), appended: false, committed: false }
@@ -58,7 +63,7 @@ export function auditTrail({ db, clock, logger, config }: Pick<AppDeps, 'db' | '
     try {
       entry = await describeCall(c, state, tenantId, options)
       const described = entry
-      await runInUnitOfWork(db, tenantId, (uow) => appendAuditEvent(uow, described, durabilityOf(c.req.method)))
+      await writer.write(described, durabilityOf(c.req.method))
     } catch (err) {
       // Nothing of the request committed (it failed or rolled back), and the answer stands: the log keeps the
       // record (ids only) for support.
@@ -77,6 +82,16 @@ export function auditTrail({ db, clock, logger, config }: Pick<AppDeps, 'db' | '
     await next()
     // A 5xx rolls the unit back, record included: `record` writes it afterwards in a unit of its own.
     if (c.res.status >= 500) return
+    if (isRead(c.req.method)) {
+      const entry = await describeCall(c, state, uow.tenantId, options)
+      // After the commit, so the read's connection is back in the pool before its record waits for one; still before
+      // the answer leaves. A failure here fails the request (the unit has committed, but a read wrote nothing).
+      uow.afterCommit(async () => {
+        await writer.write(entry, durabilityOf(c.req.method))
+        state.committed = true
+      })
+      return
+    }
     try {
       await appendAuditEvent(uow, await describeCall(c, state, uow.tenantId, options), durabilityOf(c.req.method))
       state.appended = true

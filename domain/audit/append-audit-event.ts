@@ -19,25 +19,28 @@ export interface AppendOptions {
 }
 
 /**
- * Appends a record of one call to the trail of the unit's tenant, unsealed.
+ * Appends records of calls to the trail of the unit's tenant, unsealed, in one statement.
  *
- * One statement, sent through the unit's direct line to its connection (`uow.execute`), not as a Prisma operation:
- * it runs on every request, and Prisma's machinery cost more CPU than the statement (docs/benchmarks.md, "Reading
- * the guarded-read figures"). The durability setting rides along in a sub-select, so a read pays no extra round trip
- * for it. The record travels as one JSON parameter, unpacked by `json_to_record` with the columns' types:
- * `normaliseEntry` has made every text valid UTF-8 without NUL, and JSON carries the time as an ISO string.
+ * Sent through the unit's direct line to its connection (`uow.execute`), not as a Prisma operation: it runs for every
+ * request, and Prisma's machinery cost more CPU than the statement (docs/benchmarks.md, "Reading the guarded-read
+ * figures"). The durability setting rides along in a sub-select, so it costs no extra round trip. The records travel
+ * as one JSON parameter, unpacked by `json_to_recordset` with the columns' types: `normaliseEntry` has made every text
+ * valid UTF-8 without NUL, and JSON carries the time as an ISO string.
  * @param uow - a unit of work; its tenant names the chain
- * @param entry - the call; `entry.tenantId` must be the unit's tenant
+ * @param entries - the calls; each `entry.tenantId` must be the unit's tenant
  * @param options - how durable the unit's commit must be
  */
-export async function appendAuditEvent(
+export async function appendAuditEvents(
   uow: UnitOfWork,
-  entry: AuditEntry,
+  entries: readonly AuditEntry[],
   options: AppendOptions = { durability: 'synchronous' }
-): Promise<AuditRecord> {
+): Promise<AuditRecord[]> {
   const { tenantId } = uow
-  if (entry.tenantId !== tenantId) throw new Error('An audit record belongs to the chain of its own tenant.')
-  const record: AuditRecord = { ...normaliseEntry(entry), id: newId('auditEvent') }
+  if (entries.some((entry) => entry.tenantId !== tenantId)) {
+    throw new Error('An audit record belongs to the chain of its own tenant.')
+  }
+  if (entries.length === 0) return []
+  const records: AuditRecord[] = entries.map((entry) => ({ ...normaliseEntry(entry), id: newId('auditEvent') }))
   const relaxed = options.durability === 'asynchronous'
   // The setting applies to the unit's commit; synchronous keeps whatever the server has.
   const inserted = await uow.execute(
@@ -45,13 +48,26 @@ export async function appendAuditEvent(
       resource_type, resource_id, status, request_id, client_ip, user_agent, latency_ms)
     SELECT r.id, r."tenantId", r."occurredAt", r."actorType", r."actorId", r."locationId", r.method, r.route, r.path,
       r."resourceType", r."resourceId", r.status, r."requestId", r."clientIp", r."userAgent", r."latencyMs"
-    FROM json_to_record($1::json) AS r(id text, "tenantId" text, "occurredAt" timestamptz,
+    FROM json_to_recordset($1::json) AS r(id text, "tenantId" text, "occurredAt" timestamptz,
       "actorType" text, "actorId" text, "locationId" text, method text, route text, path text, "resourceType" text,
       "resourceId" text, status integer, "requestId" text, "clientIp" text, "userAgent" text, "latencyMs" integer),
     (SELECT set_config('synchronous_commit',
       CASE WHEN $2::boolean THEN 'off' ELSE current_setting('synchronous_commit') END, true)) AS durability`,
-    [JSON.stringify(record), String(relaxed)]
+    [JSON.stringify(records), String(relaxed)]
   )
-  if (inserted !== 1) throw new Error('The audit record was not inserted.')
-  return record
+  if (inserted !== records.length) throw new Error(`${inserted} of ${records.length} audit records were inserted.`)
+  return records
+}
+
+/**
+ * Appends a record of one call to the trail of the unit's tenant, unsealed (see {@link appendAuditEvents}).
+ * @param entry - the call; `entry.tenantId` must be the unit's tenant
+ */
+export async function appendAuditEvent(
+  uow: UnitOfWork,
+  entry: AuditEntry,
+  options: AppendOptions = { durability: 'synchronous' }
+): Promise<AuditRecord> {
+  const [record] = await appendAuditEvents(uow, [entry], options)
+  return record!
 }

@@ -364,11 +364,10 @@ describe('a write and its record commit together', () => {
 })
 
 describe('no write commits without its record', () => {
-  it('fails the request and rolls the write back when its record cannot be appended', async () => {
+  /** Injects a fault into the database for the duration of `work`: audit inserts of calls made by `agent` fail. */
+  async function refusingAuditOf<T>(agent: string, work: () => Promise<T>): Promise<T> {
     const { db } = platform.api.deps
-    const agent = `refuse-audit-${randomUUID()}`
     const suffix = randomUUID().replace(/-/g, '').slice(0, 12)
-    // A fault injected into the database: this request's audit insert fails, whoever makes it.
     await db.$executeRawUnsafe(`CREATE FUNCTION refuse_audit_${suffix}() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF NEW.user_agent = '${agent}' THEN RAISE EXCEPTION 'audit insert refused by the test'; END IF;
@@ -377,6 +376,30 @@ describe('no write commits without its record', () => {
     await db.$executeRawUnsafe(`CREATE TRIGGER refuse_audit_${suffix} BEFORE INSERT ON audit_events
       FOR EACH ROW EXECUTE FUNCTION refuse_audit_${suffix}()`)
     try {
+      return await work()
+    } finally {
+      await db.$executeRawUnsafe(`DROP TRIGGER refuse_audit_${suffix} ON audit_events`)
+      await db.$executeRawUnsafe(`DROP FUNCTION refuse_audit_${suffix}()`)
+    }
+  }
+
+  it('answers a read with an error, not its data, when its record cannot be written', async () => {
+    const agent = `refuse-audit-${randomUUID()}`
+    const child = await call('POST', '/v1/children', { token: tokenA, body: { firstName: 'Ro', lastName: 'Read', dateOfBirth: '2020-01-01' } })
+    const { response, requestId } = await refusingAuditOf(agent, () =>
+      call('GET', `/v1/children/${child.response.body.id}`, { token: tokenA, headers: { 'User-Agent': agent } })
+    )
+    expect(response.status).toBe(500)
+    expect(response.body.code).toBe('internal_error')
+    expect(JSON.stringify(response.body)).not.toContain('Read')
+    expect(await recordsOf(requestId)).toEqual([])
+  })
+
+  it('fails the request and rolls the write back when its record cannot be appended', async () => {
+    const { db } = platform.api.deps
+    const agent = `refuse-audit-${randomUUID()}`
+    const suffix = randomUUID().replace(/-/g, '').slice(0, 12)
+    await refusingAuditOf(agent, async () => {
       const lastName = `Refused-${suffix}`
       const { response, requestId } = await call('POST', '/v1/children', {
         token: tokenA,
@@ -386,10 +409,7 @@ describe('no write commits without its record', () => {
       expect(response.status).toBe(500)
       expect(await db.child.count({ where: { lastName } })).toBe(0)
       expect(await recordsOf(requestId)).toEqual([])
-    } finally {
-      await db.$executeRawUnsafe(`DROP TRIGGER refuse_audit_${suffix} ON audit_events`)
-      await db.$executeRawUnsafe(`DROP FUNCTION refuse_audit_${suffix}()`)
-    }
+    })
   })
 })
 
