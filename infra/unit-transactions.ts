@@ -175,6 +175,8 @@ const noConnectionWithin = (ms: number) =>
 
 /** Borrows a connection, or fails after `maxWaitMs`; a connection that arrives later goes straight back. */
 async function borrow(pool: pg.Pool, maxWaitMs: number): Promise<pg.PoolClient> {
+  // An idle connection is handed over without waiting: no deadline to set (the common case, on every request).
+  if (pool.idleCount > 0) return pool.connect()
   let timer: NodeJS.Timeout | undefined
   let gaveUp = false
   const connecting = pool.connect()
