@@ -36,18 +36,27 @@ export function createAuditWriter(db: Db): AuditWriter {
   // many requests, and must not run as any one of them (its log context, for instance).
   const ownContext = new AsyncResource('audit-writer')
 
+  function insert(tenantId: string, group: readonly Waiting[]): Promise<unknown> {
+    // One record that must be durable makes the group's commit durable.
+    const durability = group.some((w) => w.synchronous) ? 'synchronous' : 'asynchronous'
+    return runInUnitOfWork(db, tenantId, (uow) => appendAuditEvents(uow, group.map((w) => w.entry), { durability }))
+  }
+
   async function insertWaiting(tenantId: string): Promise<void> {
     inserting.add(tenantId)
     try {
       for (let queue = waiting.get(tenantId); queue && queue.length > 0; queue = waiting.get(tenantId)) {
         const group = queue.splice(0, MAX_GROUP)
-        // One record that must be durable makes the group's commit durable.
-        const durability = group.some((w) => w.synchronous) ? 'synchronous' : 'asynchronous'
         try {
-          await runInUnitOfWork(db, tenantId, (uow) => appendAuditEvents(uow, group.map((w) => w.entry), { durability }))
+          await insert(tenantId, group)
           for (const w of group) w.settle()
         } catch (error) {
-          for (const w of group) w.settle(error ?? new Error('audit insert failed'))
+          // One record the database refuses must not fail the calls it was grouped with: each is tried alone, one
+          // after the other (if the database is down, each fails fast).
+          for (const w of group) {
+            const alone = group.length === 1 ? Promise.reject(error) : insert(tenantId, [w])
+            await alone.then(() => w.settle(), (e: unknown) => w.settle(e ?? new Error('audit insert failed')))
+          }
         }
       }
     } finally {

@@ -395,6 +395,22 @@ describe('no write commits without its record', () => {
     expect(await recordsOf(requestId)).toEqual([])
   })
 
+  it('fails only the read whose record is refused, not the concurrent reads whose records go with it', async () => {
+    const agent = `refuse-audit-${randomUUID()}`
+    const child = await call('POST', '/v1/children', { token: tokenA, body: { firstName: 'Gu', lastName: 'Group', dateOfBirth: '2020-01-01' } })
+    const path = `/v1/children/${child.response.body.id}`
+    // Concurrent reads of one tenant share group inserts (domain/audit/audit-writer.ts).
+    const calls = await refusingAuditOf(agent, () =>
+      Promise.all([
+        call('GET', path, { token: tokenA }),
+        call('GET', path, { token: tokenA, headers: { 'User-Agent': agent } }),
+        ...Array.from({ length: 10 }, () => call('GET', path, { token: tokenA })),
+      ])
+    )
+    expect(calls.map((c) => c.response.status)).toEqual([200, 500, ...Array.from({ length: 10 }, () => 200)])
+    for (const [i, { requestId }] of calls.entries()) expect(await recordsOf(requestId), `call ${i}`).toHaveLength(i === 1 ? 0 : 1)
+  })
+
   it('fails the request and rolls the write back when its record cannot be appended', async () => {
     const { db } = platform.api.deps
     const agent = `refuse-audit-${randomUUID()}`
