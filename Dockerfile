@@ -18,6 +18,10 @@ RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 COPY . .
 # The Prisma client is generated code (git-ignored), so it is produced in the image from prisma/schema.prisma.
 RUN npm run generate
+# The workflow bundle, made once from the code in this image, so a worker starts without bundling it again (the same
+# webpack build a worker would otherwise run at every start; docs/operations.md).
+RUN npm run worker:bundle /app/dist/workflow-bundle.js
+ENV WORKFLOW_BUNDLE_PATH=/app/dist/workflow-bundle.js
 
 # Run unprivileged; the app writes nothing under /app at run time (tsx caches in /tmp).
 USER node
