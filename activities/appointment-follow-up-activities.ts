@@ -10,14 +10,17 @@ import { loadFollowUpPlan, recordFamilyFollowUp, recordNoteNudge } from '../doma
 import { minuteMsOf } from '../domain/appointments/reminder-schedule.ts'
 import type { AppointmentFollowUpInput } from '../workflows/appointment-follow-up-contract.ts'
 import type { BookingTiming } from './booking-activities.ts'
+import { systemClock, type Clock } from '../infra/clock.ts'
 
 export interface AppointmentFollowUpActivityDeps {
   db: Db
   bookingTiming?: Partial<BookingTiming>
+  /** When the family's follow-up is recorded. */
+  now?: Clock
 }
 
 /** Creates the follow-up activities. */
-export function createAppointmentFollowUpActivities({ db, bookingTiming }: AppointmentFollowUpActivityDeps) {
+export function createAppointmentFollowUpActivities({ db, bookingTiming, now = systemClock }: AppointmentFollowUpActivityDeps) {
   const minuteMs = minuteMsOf(bookingTiming?.dayMs ?? 86_400_000)
 
   async function plan(uow: Parameters<typeof loadFollowUpPlan>[0], appointmentId: string) {
@@ -49,7 +52,7 @@ export function createAppointmentFollowUpActivities({ db, bookingTiming }: Appoi
     async sendFamilyFollowUp({ tenantId, appointmentId }: AppointmentFollowUpInput) {
       return runInUnitOfWork(db, tenantId, async (uow) => {
         const found = await plan(uow, appointmentId)
-        return recordFamilyFollowUp(uow, { ...found, appointmentId }, new Date())
+        return recordFamilyFollowUp(uow, { ...found, appointmentId }, now())
       })
     },
   }

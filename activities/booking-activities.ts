@@ -15,6 +15,7 @@ import {
   type ReminderRequest,
 } from '../domain/appointments/booking-lifecycle-store.ts'
 import { minuteMsOf } from '../domain/appointments/reminder-schedule.ts'
+import { systemClock, type Clock } from '../infra/clock.ts'
 
 /** The worker's policy clock: how long a policy day lasts (tests shorten it) and the no-show grace (real ms). */
 export interface BookingTiming {
@@ -27,6 +28,8 @@ const REAL_TIMING: BookingTiming = { dayMs: 86_400_000, noShowGraceMs: 30 * 60_0
 export interface BookingActivityDeps {
   db: Db
   bookingTiming?: Partial<BookingTiming>
+  /** What "now" is when a no-show or the reminders' settling is decided. */
+  now?: Clock
 }
 
 /** The plan the lifecycle works from, with the worker's timing (recorded in history, so replays see the same). */
@@ -43,7 +46,7 @@ export interface RecordStatusInput extends BookingWorkflowInput {
 }
 
 /** Creates the booking activities. */
-export function createBookingActivities({ db, bookingTiming }: BookingActivityDeps) {
+export function createBookingActivities({ db, bookingTiming, now = systemClock }: BookingActivityDeps) {
   const timing = { ...REAL_TIMING, ...bookingTiming }
   return {
     /** The lifecycle's view of the appointment (status, times, location policy, check-in) and the timing. */
@@ -60,12 +63,12 @@ export function createBookingActivities({ db, bookingTiming }: BookingActivityDe
 
     /** Marks the appointment NO_SHOW unless someone checked in or it is already final; answers what it found. */
     async markNoShow({ tenantId, appointmentId }: BookingWorkflowInput) {
-      return runInUnitOfWork(db, tenantId, (uow) => markNoShowIfAbsent(uow, appointmentId, new Date()))
+      return runInUnitOfWork(db, tenantId, (uow) => markNoShowIfAbsent(uow, appointmentId, now()))
     },
 
     /** Resolves a closed appointment's open reminders. */
     async settleBookingReminders({ tenantId, appointmentId }: BookingWorkflowInput) {
-      return runInUnitOfWork(db, tenantId, (uow) => settleBookingReminders(uow, appointmentId, new Date()))
+      return runInUnitOfWork(db, tenantId, (uow) => settleBookingReminders(uow, appointmentId, now()))
     },
 
     /** Loads the appointment's status, schedule and parties (ids only); a missing appointment is a permanent failure. */

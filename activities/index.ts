@@ -1,4 +1,5 @@
 /** @module All activities, composed from the per-area factories with the worker's dependencies. */
+import { systemClock, type Clock } from '../infra/clock.ts'
 import type { Db } from '../infra/db.ts'
 import { createAssessmentActivities } from './assessment-activities.ts'
 import { createBookingActivities } from './booking-activities.ts'
@@ -26,21 +27,30 @@ export interface ActivityDeps {
   agentDecider?: AgentDecider
   /** Policy time of the booking lifecycle and the appointment follow-up (tests shorten it); defaults to real time. */
   bookingTiming?: Partial<BookingTiming>
+  /**
+   * "Now" for every decision an activity takes on time (a no-show, a reminder's due date, a period's end); defaults
+   * to the system clock. Tests on the time-skipping server give the server's clock, which the workflows follow.
+   */
+  clock?: Clock
 }
 
 /** Builds every activity the worker registers. */
 export function createActivities(deps: ActivityDeps) {
+  const clock = deps.clock ?? systemClock
+  // The factories name the clock `now` (settlements: `clock`); each reads the one it declares.
+  deps = { ...deps, clock }
+  const timed = { ...deps, now: clock }
   return {
-    ...createBookingActivities(deps),
+    ...createBookingActivities(timed),
     ...createWebhookActivities(deps),
-    ...createAssessmentActivities(deps),
+    ...createAssessmentActivities(timed),
     ...createKnowledgeActivities(deps),
     ...createSettlementActivities(deps),
-    ...createEarlyInterventionActivities(deps),
-    ...createChildProgressActivities(deps),
+    ...createEarlyInterventionActivities(timed),
+    ...createChildProgressActivities(timed),
     ...createAgentRunActivities(deps),
-    ...createProviderOnboardingActivities(deps),
-    ...createAppointmentFollowUpActivities(deps),
-    ...createLeadQualificationActivities(deps),
+    ...createProviderOnboardingActivities(timed),
+    ...createAppointmentFollowUpActivities(timed),
+    ...createLeadQualificationActivities(timed),
   }
 }

@@ -7,6 +7,7 @@ import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createActivities } from '../activities/index.ts'
 import type { Config } from '../infra/config.ts'
+import type { Clock } from '../infra/clock.ts'
 import type { Db } from '../infra/db.ts'
 import { temporalDataConverter } from '../infra/payload-codec.ts'
 import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
@@ -21,6 +22,8 @@ export interface WorkerDeps {
     AiConfig
   connection: NativeConnection
   db: Db
+  /** The activities' "now" (activities/index.ts); the system clock unless a test follows a time-skipping server. */
+  clock?: Clock
 }
 
 /** The workflow entry module; the worker bundles it with webpack at start, unless given a bundle made from it. */
@@ -37,7 +40,7 @@ export async function writeWorkflowBundle(path: string): Promise<void> {
 }
 
 /** Creates a worker on the configured task queue. */
-export function createWorker({ config, connection, db }: WorkerDeps): Promise<Worker> {
+export function createWorker({ config, connection, db, clock }: WorkerDeps): Promise<Worker> {
   return Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -49,6 +52,7 @@ export function createWorker({ config, connection, db }: WorkerDeps): Promise<Wo
       ai: createAiRuntime(config),
       agentDecider: selectAgentDecider(config),
       bookingTiming: { dayMs: config.CARE_WORKFLOW_DAY_MS, noShowGraceMs: config.CARE_WORKFLOW_NO_SHOW_GRACE_MS },
+      clock,
     }),
     // The same codec as the API's client: the worker decrypts inputs and signals and encrypts what it records.
     dataConverter: temporalDataConverter(config.TEMPORAL_CODEC_KEYS),
