@@ -120,7 +120,7 @@ async function connectOnce(address: string, namespace: string): Promise<Connecti
 }
 
 /** The proto enum value the operator service uses for an attribute's type. */
-function indexedValueType(name: SearchAttributeName) {
+export function indexedValueType(name: SearchAttributeName) {
   const type = encodeSearchAttributeIndexedValueType(SEARCH_ATTRIBUTES[name])
   if (type === undefined) throw new Error(`no indexed value type for ${SEARCH_ATTRIBUTES[name]}`)
   return type

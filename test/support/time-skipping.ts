@@ -1,0 +1,139 @@
+/**
+ * @module The platform on Temporal's time-skipping test server: the real API (in this process, on a free port) and a
+ * real worker with the real activities, both on this file's own database, but on a Temporal server whose clock the
+ * test moves: `skip('3 days')` fires three days of timers in milliseconds. For timer-heavy workflow behaviour
+ * (reminders, follow-ups, early-intervention clocks, onboarding timeouts, retry windows); tests about crashes, outages
+ * and races keep the real dev server (platform.ts).
+ *
+ * Two clocks: workflow code reads the server's clock (`now()` here), which runs ahead of the wall clock by everything
+ * skipped; activities, the API and the database read the wall clock. So assert on what was recorded and in which
+ * order, or against `now()`, not on a row's `createdAt` against a workflow deadline.
+ *
+ * The server's time stands still while an activity runs and moves only in `skip()` (or while the test client awaits a
+ * workflow's result), so a test decides exactly how far time goes.
+ */
+import { Context } from '@temporalio/activity'
+import { Client } from '@temporalio/client'
+import { TestWorkflowEnvironment } from '@temporalio/testing'
+import type { Worker } from '@temporalio/worker'
+import type { Duration } from '@temporalio/common'
+import { randomBytes } from 'node:crypto'
+import { inject } from 'vitest'
+import { startApi, type RunningApi } from '../../api/start-api.ts'
+import { provisionClient, type ProvisionedClient } from '../../domain/tenants/provision-client.ts'
+import type { Clock } from '../../infra/clock.ts'
+import { loadConfig, type Config } from '../../infra/config.ts'
+import { createDb, type Db } from '../../infra/db.ts'
+import { createLogger } from '../../infra/logger.ts'
+import { temporalDataConverter } from '../../infra/payload-codec.ts'
+import { indexedValueType } from '../../scripts/temporal/frontend.ts'
+import { SEARCH_ATTRIBUTE_NAMES } from '../../workflows/search-attributes.ts'
+import { createWorker } from '../../worker/create-worker.ts'
+import { httpClient, type HttpClient } from './http.ts'
+import { testEnv } from './platform.ts'
+
+/**
+ * The activities' clock on the time-skipping server: when the server scheduled the running attempt, on its own clock,
+ * which is the workflow's time (a no-show is decided at the deadline's timer, not on the wall clock days behind it).
+ * Outside an activity, the wall clock.
+ */
+const serverClock: Clock = () => {
+  try {
+    return new Date(Context.current().info.currentAttemptScheduledTimestampMs)
+  } catch {
+    return new Date()
+  }
+}
+
+export interface TimeSkippingPlatform {
+  api: RunningApi
+  http: HttpClient
+  /** A client of the test server, decoding what the worker and the API encrypt. */
+  temporal: Client
+  /** The worker's database client (the file's database). */
+  db: Db
+  config: Config
+  /** Moves the server's clock forward by `duration`, firing every timer due on the way, and waits for the work. */
+  skip(duration: Duration): Promise<void>
+  /** The workflows' clock: the wall clock plus everything skipped so far. */
+  now(): Promise<number>
+  newTenant(scopes: string[], timeZone?: string): Promise<ProvisionedClient>
+  token(client: ProvisionedClient, scope?: string): Promise<string>
+  stop(): Promise<void>
+}
+
+/**
+ * Starts the test server, the API and a worker on it.
+ * @param options.overrides - environment overrides for the API and the worker (see `testEnv`)
+ * @param options.withApi - false for tests that start workflows themselves (default true)
+ */
+export async function startTimeSkippingPlatform(options: { overrides?: Record<string, string> } = {}): Promise<TimeSkippingPlatform> {
+  const server = inject('timeSkippingServer')
+  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: server } } })
+  // The workflows set the platform's search attributes (TenantId...), which the test server refuses until registered.
+  // It implements adding them, not listing them (ensureSearchAttributes lists first), and starts empty every time.
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: env.namespace ?? 'default',
+    searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTE_NAMES.map((name) => [name, indexedValueType(name)])),
+  })
+  const config = loadConfig(
+    testEnv({ TEMPORAL_ADDRESS: env.address, TEMPORAL_NAMESPACE: env.namespace ?? 'default', ...options.overrides })
+  )
+  const db = createDb(config.DATABASE_URL, 5)
+  let worker: Worker | undefined
+  let running: Promise<void> | undefined
+  let api: RunningApi | undefined
+  try {
+    worker = await createWorker({
+      config: { ...config, WORKFLOW_BUNDLE_PATH: inject('workflowBundlePath') },
+      connection: env.nativeConnection,
+      db,
+      clock: serverClock,
+    })
+    running = worker.run()
+    api = await startApi(config, createLogger(config.LOG_LEVEL, 'api'))
+  } catch (error) {
+    worker?.shutdown()
+    await running?.catch(() => undefined)
+    await db.$disconnect()
+    await env.teardown()
+    throw error
+  }
+  const startedApi = api
+  const startedWorker = worker
+  const http = httpClient(startedApi.url)
+  const temporal = new Client({
+    connection: env.connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    dataConverter: temporalDataConverter(config.TEMPORAL_CODEC_KEYS),
+  })
+  return {
+    api: startedApi,
+    http,
+    temporal,
+    db,
+    config,
+    skip: (duration) => env.sleep(duration),
+    now: () => env.currentTimeMs(),
+    newTenant: (scopes, timeZone = 'America/Chicago') =>
+      provisionClient(startedApi.deps.db, {
+        tenantName: `Test centre ${randomBytes(6).toString('hex')}`,
+        scopes,
+        timeZone,
+      }),
+    async token(client, scope) {
+      const response = await http.post('/oauth/token', {
+        body: { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret, scope },
+      })
+      if (response.status !== 200) throw new Error(`token request failed: ${response.status} ${JSON.stringify(response.body)}`)
+      return response.body.access_token as string
+    },
+    async stop() {
+      await startedApi.stop()
+      startedWorker.shutdown()
+      await running
+      await db.$disconnect()
+      await env.teardown()
+    },
+  }
+}
