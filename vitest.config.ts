@@ -1,5 +1,13 @@
 import { defineConfig } from 'vitest/config'
 
+/**
+ * Integration files run side by side, each on its own database, task queue and worker (test/support/file-database.ts,
+ * platform.ts). How many at once: INTEGRATION_WORKERS, default 3 on this project's 2-CPU machines, where most of a
+ * file's time is waiting on the worker, Temporal and the database rather than computing (docs/testing.md has the
+ * measurements behind the number).
+ */
+const integrationWorkers = Number(process.env.INTEGRATION_WORKERS ?? 3)
+
 export default defineConfig({
   test: {
     projects: [
@@ -14,11 +22,10 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts', 'test/db/**/*.test.ts'],
           globalSetup: ['test/support/global-setup.ts'],
+          setupFiles: ['test/support/file-database.ts'],
           testTimeout: 90_000,
           hookTimeout: 180_000,
-          // Two cores: integration files share one Temporal server and one database; run them one at a time so
-          // timing-sensitive tests (crash and outage recovery) are not starved.
-          fileParallelism: false,
+          maxWorkers: integrationWorkers,
         },
       },
     ],

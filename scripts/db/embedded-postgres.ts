@@ -32,6 +32,8 @@ export interface EmbeddedPostgresOptions {
   host?: string
   /** Concurrent client connections the server accepts; defaults to 100. */
   maxConnections?: number
+  /** A data directory dumped by {@link EmbeddedPostgres.dump} to start from (tests clone a migrated database). */
+  loadDataDir?: Blob
 }
 
 /** A running embedded server. */
@@ -42,6 +44,8 @@ export interface EmbeddedPostgres {
   port: number
   /** Closes client connections, the listener and the database (flushing a persistent data dir). */
   stop(): Promise<void>
+  /** The whole data directory as an uncompressed tarball, for {@link EmbeddedPostgresOptions.loadDataDir}. */
+  dump(): Promise<Blob>
 }
 
 /**
@@ -77,7 +81,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions = {}):
   const unlock = opts.dataDir === undefined ? async () => {} : await lockDataDir(opts.dataDir)
 
   // Options-object form: PGlite.create(undefined, options) silently ignores `options`, extensions included.
-  const db = await PGlite.create({ dataDir: opts.dataDir, extensions }).catch(async (error: unknown) => {
+  const db = await PGlite.create({ dataDir: opts.dataDir, extensions, loadDataDir: opts.loadDataDir }).catch(async (error: unknown) => {
     await unlock()
     throw error
   })
@@ -107,7 +111,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions = {}):
     })()
     return stopping
   }
-  return { connectionString, port, stop }
+  return { connectionString, port, stop, dump: () => db.dumpDataDir('none') }
 }
 
 /**

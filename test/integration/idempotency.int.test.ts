@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { startPlatform, type Platform } from '../support/platform.ts'
+import { testDatabaseUrl } from '../support/file-database.ts'
 
 let platform: Platform
 let token: string
@@ -35,7 +36,7 @@ describe('a duplicate while the first request is in flight', () => {
     const body = { childId, providerId, startsAt: slot(30) }
     const isServer = inject('databaseKind') === 'postgresql'
     // Hold the provider's row so the first booking blocks inside its transaction, holding its idempotency key.
-    const blocker = new pg.Client({ connectionString: inject('databaseUrl') })
+    const blocker = new pg.Client({ connectionString: testDatabaseUrl() })
     await blocker.connect()
     await blocker.query('BEGIN')
     await blocker.query('SELECT id FROM providers WHERE id = $1 FOR UPDATE', [providerId])

@@ -7,7 +7,7 @@
  */
 import { randomInt } from 'node:crypto'
 import net from 'node:net'
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { ProvisionedClient } from '../../domain/tenants/provision-client.ts'
 import { unitTransactionsOf } from '../../infra/db.ts'
 import type { Logger } from '../../infra/logger.ts'
@@ -15,6 +15,7 @@ import { createRateLimiter } from '../../infra/rate-limiter.ts'
 import type { HttpResponse } from '../support/http.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
 import { startTcpProxy } from '../support/tcp-proxy.ts'
+import { testDatabaseUrl } from '../support/file-database.ts'
 
 const LIMIT = 5
 const PROBLEM = /^application\/problem\+json/
@@ -302,7 +303,7 @@ describe('two API instances on one database', () => {
 
 describe('postgres store outage', () => {
   it('counts in the process while the database is unreachable, and shares the count again when it returns', async () => {
-    const url = new URL(inject('databaseUrl'))
+    const url = new URL(testDatabaseUrl())
     const proxy = await startTcpProxy(`${url.hostname}:${url.port || 5432}`)
     const [host, port] = proxy.address.split(':') as [string, string]
     url.hostname = host
@@ -311,7 +312,7 @@ describe('postgres store outage', () => {
     const logger = { warn: (_: unknown, message: string) => warnings.push(message) } as unknown as Logger
     const limiter = createRateLimiter({ store: 'postgres', limit: 3, connectionString: url.toString(), logger })
     const key = `outage:${randomInt(1e9)}`
-    const db = (await import('../../infra/db.ts')).createDb(inject('databaseUrl'), 1)
+    const db = (await import('../../infra/db.ts')).createDb(testDatabaseUrl(), 1)
     try {
       expect(await limiter.consume(key)).toMatchObject({ allowed: true, remaining: 2 })
       expect((await db.rateLimit.findUnique({ where: { key: `api:${key}` } }))?.points).toBe(1)

@@ -5,12 +5,13 @@
  * and problem documents surfaced as ApiError. The SDK's fetch is wrapped only to observe what goes over the wire.
  */
 import net from 'node:net'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ApiError, TherapyCareClient, type ClientOptions } from '../../sdk/src/index.ts'
 import type { ProvisionedClient } from '../../domain/tenants/provision-client.ts'
 import { createChildAndProvider, futureSlot } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startTcpProxy } from '../support/tcp-proxy.ts'
+import { testDatabaseUrl } from '../support/file-database.ts'
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
@@ -237,7 +238,7 @@ describe('writes repeated safely', () => {
 
   it("repeats a booking refused with 503 while the API's database is unreachable, once it is back", async () => {
     // A third API whose only way to its database is a proxy the test cuts: its 503s are real answers of the API.
-    const databaseUrl = new URL(inject('databaseUrl'))
+    const databaseUrl = new URL(testDatabaseUrl())
     const dbProxy = await startTcpProxy(`${databaseUrl.hostname}:${databaseUrl.port}`)
     const proxiedUrl = new URL(databaseUrl)
     proxiedUrl.host = dbProxy.address

@@ -1,40 +1,56 @@
 /**
  * @module Starts what the integration tests need, once per run: a real Temporal dev server (or the one named by
- * TEMPORAL_ADDRESS) and a real PostgreSQL database, and hands their addresses to the test files. It also bundles the
- * workflows once, for every worker the tests start (each would otherwise spend seconds of CPU bundling them again).
+ * TEMPORAL_ADDRESS) and a migrated template of the database that every test file clones (file-database.ts), and hands
+ * their addresses to the test files. It also bundles the workflows once, for every worker the tests start (each would
+ * otherwise spend seconds of CPU bundling them again).
  */
+import { execFile } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import type { TestProject } from 'vitest/node'
 import { ensureTemporal } from '../../scripts/temporal/dev-server.ts'
 import { writeWorkflowBundle } from '../../worker/create-worker.ts'
-import { provisionTestDatabase } from './test-database.ts'
+import { provisionDatabaseTemplate, type DatabaseTemplate } from './test-database.ts'
 
 declare module 'vitest' {
   export interface ProvidedContext {
     temporalAddress: string
     temporalNamespace: string
-    databaseUrl: string
-    databaseKind: 'postgresql' | 'pglite'
+    databaseTemplate: DatabaseTemplate
+    databaseKind: DatabaseTemplate['kind']
     workflowBundlePath: string
+    /** The executable that starts Temporal's time-skipping test server (time-skipping.ts). */
+    timeSkippingServer: string
   }
 }
 
 export default async function setup(project: TestProject) {
-  const bundleDir = await mkdtemp(join(tmpdir(), 'therapy-workflows-'))
-  const workflowBundlePath = join(bundleDir, 'workflow-bundle.js')
-  const [temporal, database] = await Promise.all([
+  const runDir = await mkdtemp(join(tmpdir(), 'therapy-tests-'))
+  const workflowBundlePath = join(runDir, 'workflow-bundle.js')
+  const [temporal, database, timeSkippingServer] = await Promise.all([
     ensureTemporal({ port: 0, uiPort: false, log: () => undefined }),
-    provisionTestDatabase(),
+    provisionDatabaseTemplate(join(runDir, 'pglite-template.tar')),
+    obtainTimeSkippingServer(),
     writeWorkflowBundle(workflowBundlePath),
   ])
   project.provide('temporalAddress', temporal.address)
   project.provide('temporalNamespace', temporal.namespace)
-  project.provide('databaseUrl', database.url)
-  project.provide('databaseKind', database.kind)
+  project.provide('databaseTemplate', database.template)
+  project.provide('databaseKind', database.template.kind)
   project.provide('workflowBundlePath', workflowBundlePath)
+  project.provide('timeSkippingServer', timeSkippingServer)
   return async () => {
-    await Promise.allSettled([temporal.stop(), database.stop(), rm(bundleDir, { recursive: true, force: true })])
+    await Promise.allSettled([temporal.stop(), database.stop()])
+    await rm(runDir, { recursive: true, force: true })
   }
+}
+
+/** The Java test server from Maven Central, fetched once into the cache outside the clone (the script says how). */
+async function obtainTimeSkippingServer(): Promise<string> {
+  const script = fileURLToPath(new URL('../../scripts/temporal/obtain-test-server.sh', import.meta.url))
+  const { stdout } = await promisify(execFile)('bash', [script], { timeout: 600_000 })
+  return stdout.trim()
 }

@@ -14,6 +14,7 @@ import { createLogger } from '../../infra/logger.ts'
 import { temporalDataConverter } from '../../infra/payload-codec.ts'
 import { httpClient, type HttpClient } from './http.ts'
 import { startWorkerProcess, type WorkerProcess } from './worker-process.ts'
+import { testDatabaseUrl } from './file-database.ts'
 
 export interface Platform {
   api: RunningApi
@@ -35,7 +36,7 @@ export interface Platform {
 export function testEnv(overrides: Record<string, string> = {}): Record<string, string> {
   return {
     NODE_ENV: 'test',
-    DATABASE_URL: inject('databaseUrl'),
+    DATABASE_URL: testDatabaseUrl(),
     TEMPORAL_ADDRESS: inject('temporalAddress'),
     TEMPORAL_NAMESPACE: inject('temporalNamespace'),
     TEMPORAL_TASK_QUEUE: `test-${randomBytes(4).toString('hex')}`,

@@ -1,20 +1,90 @@
 /**
- * @module The database the integration tests run against: a fresh scratch database on the PostgreSQL server named by
- * TEST_DATABASE_URL (CI installs one, so concurrency tests meet a real multi-connection server), or an embedded
- * in-memory PGlite when nothing is configured. Migrations are applied with the project's own migration command.
+ * @module The databases the integration tests run against. Each test file gets a database of its own, so files run in
+ * parallel without seeing each other's rows, outbox or background loops:
+ * - on the PostgreSQL server named by TEST_DATABASE_URL (CI installs one, so concurrency tests meet a real
+ *   multi-connection server), the global setup migrates a template database once and every file clones it
+ *   (`CREATE DATABASE ... TEMPLATE`, a file copy: ~50 ms instead of ~4 s of migrations);
+ * - with nothing configured, the global setup migrates an in-memory PGlite once and dumps its data directory, and every
+ *   file starts its own PGlite from that dump, in its own process.
+ * Migrations are applied with the project's own migration command, once per run.
  */
 import { randomBytes } from 'node:crypto'
+import { readFile, writeFile } from 'node:fs/promises'
 import pg from 'pg'
 import { startEmbeddedPostgres } from '../../scripts/db/embedded-postgres.ts'
 import { applyMigrations } from '../../scripts/db/migrations.ts'
 
+/** What a file needs to make its own database: a migrated template on a server, or a dump to load into PGlite. */
+export type DatabaseTemplate =
+  | { kind: 'postgresql'; serverUrl: string; templateName: string }
+  | { kind: 'pglite'; dumpPath: string }
+
 export interface TestDatabase {
   url: string
-  kind: 'postgresql' | 'pglite'
+  kind: DatabaseTemplate['kind']
   stop(): Promise<void>
 }
 
-/** Provisions and migrates the test database. */
+const scratchName = (suffix = '') => `therapy_test_${randomBytes(4).toString('hex')}${suffix}`
+
+async function adminQuery(serverUrl: string, sql: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: serverUrl })
+  await admin.connect()
+  try {
+    await admin.query(sql)
+  } finally {
+    await admin.end()
+  }
+}
+
+const withDatabase = (serverUrl: string, name: string) => {
+  const url = new URL(serverUrl)
+  url.pathname = `/${name}`
+  return url.toString()
+}
+
+/**
+ * Migrates the run's template once (global setup).
+ * @param dumpPath - where the PGlite dump goes when no server is configured
+ */
+export async function provisionDatabaseTemplate(dumpPath: string): Promise<{ template: DatabaseTemplate; stop(): Promise<void> }> {
+  const serverUrl = process.env.TEST_DATABASE_URL
+  if (!serverUrl) {
+    const embedded = await startEmbeddedPostgres({ port: 0 })
+    try {
+      await applyMigrations(embedded.connectionString)
+      await writeFile(dumpPath, Buffer.from(await (await embedded.dump()).arrayBuffer()))
+    } finally {
+      await embedded.stop()
+    }
+    return { template: { kind: 'pglite', dumpPath }, stop: async () => undefined }
+  }
+  const templateName = scratchName('_template')
+  await adminQuery(serverUrl, `CREATE DATABASE ${templateName}`)
+  await applyMigrations(withDatabase(serverUrl, templateName))
+  return {
+    template: { kind: 'postgresql', serverUrl, templateName },
+    stop: () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${templateName} WITH (FORCE)`),
+  }
+}
+
+/** A database of the template's schema for one test file, dropped (or closed) by `stop()`. */
+export async function openTestDatabase(template: DatabaseTemplate): Promise<TestDatabase> {
+  if (template.kind === 'pglite') {
+    const embedded = await startEmbeddedPostgres({ port: 0, loadDataDir: new Blob([await readFile(template.dumpPath)]) })
+    return { url: embedded.connectionString, kind: 'pglite', stop: () => embedded.stop() }
+  }
+  const name = scratchName()
+  // The template has no connections after migrating, which CREATE DATABASE ... TEMPLATE requires.
+  await adminQuery(template.serverUrl, `CREATE DATABASE ${name} TEMPLATE ${template.templateName}`)
+  return {
+    url: withDatabase(template.serverUrl, name),
+    kind: 'postgresql',
+    stop: () => adminQuery(template.serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  }
+}
+
+/** One migrated scratch database outside the test runner (benchmarks, the fuzzing run), dropped by `stop()`. */
 export async function provisionTestDatabase(): Promise<TestDatabase> {
   const serverUrl = process.env.TEST_DATABASE_URL
   if (!serverUrl) {
@@ -22,22 +92,12 @@ export async function provisionTestDatabase(): Promise<TestDatabase> {
     await applyMigrations(embedded.connectionString)
     return { url: embedded.connectionString, kind: 'pglite', stop: () => embedded.stop() }
   }
-  const name = `therapy_test_${randomBytes(4).toString('hex')}`
-  const admin = new pg.Client({ connectionString: serverUrl })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  const url = new URL(serverUrl)
-  url.pathname = `/${name}`
-  await applyMigrations(url.toString())
+  const name = scratchName()
+  await adminQuery(serverUrl, `CREATE DATABASE ${name}`)
+  await applyMigrations(withDatabase(serverUrl, name))
   return {
-    url: url.toString(),
+    url: withDatabase(serverUrl, name),
     kind: 'postgresql',
-    async stop() {
-      const client = new pg.Client({ connectionString: serverUrl })
-      await client.connect()
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await client.end()
-    },
+    stop: () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
   }
 }
