@@ -66,3 +66,48 @@ export function nextNudgeAt(completedAt: number, noteDueHours: number, minuteMs:
   if (nudgesSent >= MAX_NOTE_NUDGES) return null
   return completedAt + noteDueHours * 60 * minuteMs + nudgesSent * 1440 * minuteMs
 }
+
+/** How long after its end an appointment is re-read when no signal came (the booking workflow's safety net). */
+export const RECONCILE_AFTER_END_MS = 3_600_000
+/** How often an appointment is re-read after that, while it is not final. */
+export const RECONCILE_EVERY_MS = 24 * 3_600_000
+
+/**
+ * When the booking workflow next re-reads the appointment unprompted: an hour after its end while that is more than a
+ * minute away (one timer for a booking months ahead), else a day from now.
+ * @param endsAt - the appointment's end, ISO 8601
+ * @param now - workflow time, epoch ms
+ */
+export function nextReconcileAt(endsAt: string, now: number): number {
+  const reconcileAt = Date.parse(endsAt) + RECONCILE_AFTER_END_MS
+  return reconcileAt > now + 60_000 ? reconcileAt : now + RECONCILE_EVERY_MS
+}
+
+/** The booking lifecycle's timers, epoch ms; null when there is none. */
+export interface BookingTimers {
+  /** The next reminder to the family. */
+  reminderAt: number | null
+  /** The no-show deadline (while confirmed and nobody checked in). */
+  noShowAt: number | null
+  /** The re-read of an accepted step whose after-commit signal has not come. */
+  verifyAt: number | null
+}
+
+/** When the booking lifecycle wakes up by itself: its earliest timer, or the unprompted re-read. */
+export function bookingWakeAt(timers: BookingTimers, endsAt: string, now: number): number {
+  return Math.min(timers.reminderAt ?? Infinity, timers.noShowAt ?? Infinity, timers.verifyAt ?? Infinity, nextReconcileAt(endsAt, now))
+}
+
+/** What a booking lifecycle woken by a timer does: verify an accepted step first, then remind, then the no-show. */
+export type BookingTimerStep = 'VERIFY' | 'REMIND' | 'NO_SHOW' | 'REREAD'
+
+/**
+ * The step due at `now` once a timer fired. A reminder or no-show is only for a CONFIRMED appointment (a step
+ * accepted meanwhile stops both); anything else (the unprompted re-read) re-reads the appointment.
+ */
+export function dueBookingStep(timers: BookingTimers, confirmed: boolean, now: number): BookingTimerStep {
+  if (timers.verifyAt !== null && now >= timers.verifyAt) return 'VERIFY'
+  if (timers.reminderAt !== null && now >= timers.reminderAt && confirmed) return 'REMIND'
+  if (timers.noShowAt !== null && now >= timers.noShowAt && confirmed) return 'NO_SHOW'
+  return 'REREAD'
+}
