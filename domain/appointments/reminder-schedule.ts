@@ -53,6 +53,17 @@ export function pendingReminders({ startsAt, offsetsMinutes, minuteMs, now, sent
     .sort((a, b) => a.at - b.at)
 }
 
+/** Policy days after the last nudge the follow-up still waits for a signature before it ends. */
+export const WAIT_AFTER_LAST_NUDGE_DAYS = 7
+
+/**
+ * When the appointment follow-up stops waiting for an unsigned note: {@link WAIT_AFTER_LAST_NUDGE_DAYS} policy days
+ * after the last nudge (the nudges stay open for the provider; nothing more is sent).
+ * @param dueAt - when the note was due (completion + `noteDueHours`), epoch ms
+ */
+export const followUpGiveUpAt = (dueAt: number, minuteMs: number) =>
+  dueAt + (MAX_NOTE_NUDGES - 1 + WAIT_AFTER_LAST_NUDGE_DAYS) * 1440 * minuteMs
+
 /** When an appointment that nobody checked in for becomes a no-show: its end plus the grace (epoch ms). */
 export const noShowDeadline = (endsAt: string, graceMs: number) => Date.parse(endsAt) + graceMs
 
