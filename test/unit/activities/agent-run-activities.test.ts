@@ -125,7 +125,7 @@ describe('beginAgentRun', () => {
     // (MockActivityEnvironment itself cannot run without a workflow execution; an empty id reaches the same check.)
     const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} }
     const env = new MockActivityEnvironment({ workflowExecution: { workflowId: '', runId: '00000000-0000-0000-0000-000000000000' } }, { logger: quiet })
-    const error = await env.run(activities.beginAgentRun, { tenantId: 'ten_1', agentWorkflowId: 'awf_1', trigger: 'SCHEDULE' }).catch((e: unknown) => e)
+    const error = await env.run(activities.beginAgentRun, { tenantId: 'ten_1', agentWorkflowId: 'awf_1', trigger: 'SCHEDULE' as const }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ApplicationFailure)
     expect(error).toMatchObject({ nonRetryable: true, message: 'beginAgentRun runs only inside agentRunWorkflow' })
   })
