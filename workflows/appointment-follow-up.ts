@@ -8,7 +8,7 @@
  */
 import { condition, log, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow'
 import type { createAppointmentFollowUpActivities } from '../activities/appointment-follow-up-activities.ts'
-import { MAX_NOTE_NUDGES, nextNudgeAt } from '../domain/appointments/reminder-schedule.ts'
+import { followUpGiveUpAt, nextNudgeAt } from '../domain/appointments/reminder-schedule.ts'
 import {
   followUpViewQuery,
   noteSignedSignal,
@@ -21,9 +21,6 @@ const activities = proxyActivities<ReturnType<typeof createAppointmentFollowUpAc
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 })
-
-/** Policy days after the last nudge the run still waits for a signature before it ends. */
-const WAIT_AFTER_LAST_NUDGE_DAYS = 7
 
 export interface AppointmentFollowUpResult {
   status: FollowUpStatus
@@ -55,7 +52,7 @@ export async function appointmentFollowUpWorkflow(input: AppointmentFollowUpInpu
 
   while (!signed) {
     const nudgeAt = upcoming()
-    const until = nudgeAt ?? dueAt + (MAX_NOTE_NUDGES - 1 + WAIT_AFTER_LAST_NUDGE_DAYS) * 1440 * plan.minuteMs
+    const until = nudgeAt ?? followUpGiveUpAt(dueAt, plan.minuteMs)
     setCurrentDetails(`Status: ${status} · note due: ${iso(dueAt)} · nudges sent: ${nudgesSent} · next nudge: ${iso(nudgeAt) ?? 'none'}`)
     const woken = await condition(() => signalled, Math.max(1, until - Date.now()))
     if (woken) {

@@ -27,12 +27,13 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow'
 import type { BookingPlanWithTiming, createBookingActivities } from '../activities/booking-activities.ts'
-import { noShowDeadline, pendingReminders } from '../domain/appointments/reminder-schedule.ts'
+import { bookingWakeAt, dueBookingStep, noShowDeadline, pendingReminders } from '../domain/appointments/reminder-schedule.ts'
 import type { BookingOutcome } from './booking.ts'
 import {
   bookingViewQuery,
   cancelBookingUpdate,
   completeBookingUpdate,
+  followsDatabase,
   noShowBookingUpdate,
   rescheduleBookingUpdate,
   type BookingWorkflowView,
@@ -53,9 +54,6 @@ const activities = proxyActivities<ReturnType<typeof createBookingActivities>>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 })
 
-const HOUR_MS = 3_600_000
-const RECONCILE_AFTER_END_MS = HOUR_MS
-const RECONCILE_EVERY_MS = 24 * HOUR_MS
 /** How long after an accepted step the workflow re-reads the appointment if the after-commit signal never came. */
 const VERIFY_AFTER_UPDATE_MS = 60_000
 
@@ -170,7 +168,7 @@ export async function bookingLifecycle(input: BookingWorkflowInput): Promise<Boo
     const moved = fresh.providerId !== plan.providerId || fresh.locationId !== plan.locationId
     plan = fresh
     if (moved) searchAttributesFollow()
-    if (force || fresh.status !== 'CONFIRMED' || !awaitingCommit || state === 'CONFIRMED') {
+    if (followsDatabase({ force, freshStatus: fresh.status, awaitingCommit, state })) {
       // The database's word: a final status, a committed reschedule, or a step whose request never committed.
       state = fresh.status
       awaitingCommit = false
@@ -193,13 +191,7 @@ export async function bookingLifecycle(input: BookingWorkflowInput): Promise<Boo
   while (state === 'CONFIRMED' || awaitingCommit) {
     const next = pending()[0]
     const deadline = noShowAt()
-    const reconcileAt = Date.parse(plan.endsAt) + RECONCILE_AFTER_END_MS
-    const wakeAt = Math.min(
-      next?.at ?? Infinity,
-      deadline ?? Infinity,
-      verifyAt ?? Infinity,
-      reconcileAt > Date.now() + 60_000 ? reconcileAt : Date.now() + RECONCILE_EVERY_MS
-    )
+    const wakeAt = bookingWakeAt({ reminderAt: next?.at ?? null, noShowAt: deadline, verifyAt }, plan.endsAt, Date.now())
     setCurrentDetails(
       `State: ${state}${awaitingCommit ? ' (accepted, awaiting commit)' : ''} · reminders sent: ${sent.length} · ` +
         `next reminder: ${iso(next?.at) ?? 'none'} · no-show at: ${iso(deadline) ?? 'n/a'}`
@@ -218,11 +210,11 @@ export async function bookingLifecycle(input: BookingWorkflowInput): Promise<Boo
       continue
     }
     if (woken) continue
-    const now = Date.now()
-    if (verifyAt !== null && now >= verifyAt) {
+    const due = dueBookingStep({ reminderAt: next?.at ?? null, noShowAt: deadline, verifyAt }, state === 'CONFIRMED', Date.now())
+    if (due === 'VERIFY') {
       verifyAt = null
       await reread(true)
-    } else if (next && now >= next.at && state === 'CONFIRMED') {
+    } else if (due === 'REMIND' && next) {
       sent.push(next.key)
       const outcome = await activities.recordBookingReminder({ ...input, startsAt: plan.startsAt, offsetMinutes: next.offsetMinutes, key: next.key })
       // The appointment moved or closed and no signal said so yet: follow the database.
@@ -230,7 +222,7 @@ export async function bookingLifecycle(input: BookingWorkflowInput): Promise<Boo
         sent.pop()
         await reread()
       }
-    } else if (deadline !== null && now >= deadline && state === 'CONFIRMED') {
+    } else if (due === 'NO_SHOW') {
       // Decided in this turn: a complete or no-show update arriving while the activity runs is refused.
       state = 'NO_SHOW'
       const found = await activities.markNoShow(input)

@@ -14,6 +14,7 @@
  */
 import { condition, log, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow'
 import type { createBookingActivities } from '../activities/booking-activities.ts'
+import { nextReconcileAt } from '../domain/appointments/reminder-schedule.ts'
 import { bookingLifecycle } from './booking-lifecycle.ts'
 import {
   BOOKING_LIFECYCLE_PATCH,
@@ -37,25 +38,20 @@ const activities = proxyActivities<ReturnType<typeof createBookingActivities>>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 })
 
-const HOUR_MS = 3_600_000
-/**
- * How long after its end an appointment is re-read when no signal came, and how often after that. Before the end one
- * timer suffices (a workflow of a booking months ahead records no daily wake-ups); a reschedule it missed is found at
- * the old end and the timer re-armed for the new one.
- */
-const RECONCILE_AFTER_END_MS = HOUR_MS
-const RECONCILE_EVERY_MS = 24 * HOUR_MS
-
 /** Outcome of a finished booking workflow. */
 export interface BookingOutcome {
   appointmentId: string
   state: BookingState
 }
 
-/** Milliseconds until the next unprompted re-read of the appointment. */
+/**
+ * Milliseconds until the next unprompted re-read of the appointment. Before the end one timer suffices (a workflow of
+ * a booking months ahead records no daily wake-ups); a reschedule it missed is found at the old end and the timer
+ * re-armed for the new one.
+ */
 function untilReconcile(endsAt: string): number {
-  const dueIn = Date.parse(endsAt) + RECONCILE_AFTER_END_MS - Date.now()
-  return dueIn > 60_000 ? dueIn : RECONCILE_EVERY_MS
+  const now = Date.now()
+  return nextReconcileAt(endsAt, now) - now
 }
 
 export async function bookingWorkflow(input: BookingWorkflowInput): Promise<BookingOutcome> {

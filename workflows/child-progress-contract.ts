@@ -62,6 +62,20 @@ export interface AcceptedSummary {
   periodEnd: number
 }
 
+/** The summary asked for out of cycle at `now`: the last interval up to now (the periodic cycle is not moved). */
+export const requestedSummary = (now: number, intervalMs: number): AcceptedSummary => ({
+  trigger: 'REQUESTED',
+  periodStart: now - intervalMs,
+  periodEnd: now,
+})
+
+/** The periodic summary of the period that began at `periodStartMs`; the next period begins at its `periodEnd`. */
+export const scheduledSummary = (periodStartMs: number, intervalMs: number): AcceptedSummary => ({
+  trigger: 'SCHEDULED',
+  periodStart: periodStartMs,
+  periodEnd: periodStartMs + intervalMs,
+})
+
 /** Make a summary now (of the last interval), out of cycle; answers with the period the workflow accepted. */
 export const requestProgressSummaryUpdate = defineUpdate<AcceptedSummary, []>('requestProgressSummary')
 export const childProgressStateQuery = defineQuery<ChildProgressState>('childProgressState')

@@ -30,6 +30,8 @@ import {
   childProgressChangedSignal,
   childProgressStateQuery,
   requestProgressSummaryUpdate,
+  requestedSummary,
+  scheduledSummary,
   type AcceptedSummary,
   type ChildProgressCarry,
   type ChildProgressInput,
@@ -72,7 +74,7 @@ export async function childProgressWorkflow(input: ChildProgressInput & { carry?
     requestProgressSummaryUpdate,
     () => {
       // The last interval up to now; the periodic cycle is not moved by an out-of-cycle summary.
-      const accepted: AcceptedSummary = { trigger: 'REQUESTED', periodStart: Date.now() - intervalMs, periodEnd: Date.now() }
+      const accepted = requestedSummary(Date.now(), intervalMs)
       toRecord.push(accepted)
       return accepted
     },
@@ -107,9 +109,9 @@ export async function childProgressWorkflow(input: ChildProgressInput & { carry?
         continue
       }
       if (woken) continue
-      const periodEnd = periodStartMs + intervalMs
-      toRecord.push({ trigger: 'SCHEDULED', periodStart: periodStartMs, periodEnd })
-      periodStartMs = periodEnd
+      const scheduled = scheduledSummary(periodStartMs, intervalMs)
+      toRecord.push(scheduled)
+      periodStartMs = scheduled.periodEnd
       if (workflowInfo().historyLength > HISTORY_LIMIT || workflowInfo().continueAsNewSuggested) {
         while (toRecord.length > 0) await activities.recordProgressSummary({ ...ref, ...toRecord.shift()!, dayMs })
         await condition(allHandlersFinished)

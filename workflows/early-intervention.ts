@@ -21,7 +21,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow'
 import type { createEarlyInterventionActivities } from '../activities/early-intervention-activities.ts'
-import { planNow, REAL_DAY_MS, workflowDelayUntil, type PlanClock } from '../domain/early-intervention/ei-clock.ts'
+import { noticeWaitMs, planNow, REAL_DAY_MS, workflowDelayUntil, type PlanClock } from '../domain/early-intervention/ei-clock.ts'
 import {
   earlyInterventionChangedSignal,
   earlyInterventionStateQuery,
@@ -72,9 +72,10 @@ export async function earlyInterventionWorkflow(
       // Kinds and counts only: the UI shows this to operators, who see no dates of the child's plan.
       setCurrentDetails(`Next notice: ${next?.kind ?? 'none (waiting for a change)'} · notices recorded: ${noticesRecorded}`)
       const wait = next ? workflowDelayUntil(clock, Date.now(), next.at) : Number.POSITIVE_INFINITY
-      if (wait > 0 || (next && next.key === staleKey)) {
+      const sleepMs = noticeWaitMs(wait, next !== null && next.key === staleKey, clock.dayMs)
+      if (sleepMs !== null) {
         // Wake for the notice, a change, or after one plan day at most (the periodic reload).
-        await condition(() => changed, Math.ceil(Math.min(wait || clock.dayMs, clock.dayMs)))
+        await condition(() => changed, sleepMs)
         if (workflowInfo().historyLength > HISTORY_LIMIT || workflowInfo().continueAsNewSuggested) {
           await continueAsNew<typeof earlyInterventionWorkflow>({ ...input, carry: { originMs: clock.originMs, noticesRecorded } })
         }

@@ -16,8 +16,8 @@
  */
 import { ApplicationFailure, allHandlersFinished, condition, log, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow'
 import type { createLeadQualificationActivities } from '../activities/lead-qualification-activities.ts'
-import { REAL_DAY_MS, leadPolicyOf, nextOfferStep, offerTimers } from '../domain/leads/lead-policy.ts'
-import { isFinal, type LeadStatus } from '../domain/leads/lead-state.ts'
+import { REAL_DAY_MS, leadPolicyOf, nextOfferStep, offerAction, offerTimers, offerWakeAt } from '../domain/leads/lead-policy.ts'
+import { isFinal, leadUpdateRefusal, type LeadStatus } from '../domain/leads/lead-state.ts'
 import {
   bookLeadUpdate,
   closeLeadUpdate,
@@ -36,6 +36,7 @@ const activities = proxyActivities<ReturnType<typeof createLeadQualificationActi
 const refuse = (message: string): never => {
   throw ApplicationFailure.create({ type: 'invalid_state_transition', message, nonRetryable: true })
 }
+const refuseIf = (message: string | undefined) => (message === undefined ? undefined : refuse(message))
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString())
 
@@ -69,7 +70,7 @@ export async function leadQualificationWorkflow(input: LeadQualificationInput): 
       const { followUp, respondBy } = timers()!
       return { offeredAt, nextFollowUpAt: followUp?.at ?? null, respondBy }
     },
-    { validator: () => (status === 'MATCHED' || status === 'OFFERED' ? undefined : refuse(`The lead is ${status}; only a MATCHED or OFFERED lead is offered slots.`)) }
+    { validator: () => refuseIf(leadUpdateRefusal('offer', status)) }
   )
   setHandler(
     bookLeadUpdate,
@@ -78,7 +79,7 @@ export async function leadQualificationWorkflow(input: LeadQualificationInput): 
       unsettled = true
       return { status }
     },
-    { validator: () => (status === 'OFFERED' ? undefined : refuse(`The lead is ${status}; only an OFFERED lead is booked.`)) }
+    { validator: () => refuseIf(leadUpdateRefusal('book', status)) }
   )
   setHandler(
     closeLeadUpdate,
@@ -89,7 +90,7 @@ export async function leadQualificationWorkflow(input: LeadQualificationInput): 
       unsettled = true
       return { status }
     },
-    { validator: ({ reason }) => (isFinal(status) ? refuse(`The lead is already ${status}; it is not closed ${reason}.`) : undefined) }
+    { validator: ({ reason }) => refuseIf(leadUpdateRefusal('close', status, reason)) }
   )
   setHandler(leadStateQuery, () => {
     const t = status === 'OFFERED' ? timers() : null
@@ -119,17 +120,19 @@ export async function leadQualificationWorkflow(input: LeadQualificationInput): 
         await condition(() => unsettled)
         break
       case 'OFFERED': {
-        const { followUp, respondBy } = timers()!
-        const due = Math.min(followUp?.at ?? Number.POSITIVE_INFINITY, respondBy)
-        if (await condition(() => unsettled, Math.max(1, due - Date.now()))) break
-        if (Date.now() >= respondBy) {
+        const step = timers()!
+        const { respondBy } = step
+        if (await condition(() => unsettled, Math.max(1, offerWakeAt(step) - Date.now()))) break
+        const action = offerAction(step, Date.now())
+        if (action.kind === 'CLOSE') {
           // Decided in this turn, before anything is awaited: from here on a booking is refused.
           status = 'LOST'
           adopt(await activities.closeLeadNoResponse(ref))
           break
         }
         // A timer can only fire at or after its instant; this guards the arithmetic, not a real case.
-        if (!followUp || Date.now() < followUp.at) break
+        if (action.kind !== 'FOLLOW_UP') break
+        const { followUp } = action
         const next = nextOfferStep(offerTimers(offeredAt!, policy, dayMs), followUp.n)
         followUpsSent = followUp.n
         adopt(

@@ -26,7 +26,14 @@ import {
 } from '@temporalio/workflow'
 import type { UpdateDefinition } from '@temporalio/common'
 import type { createProviderOnboardingActivities } from '../activities/provider-onboarding-activities.ts'
-import { DEFAULT_ONBOARDING_TIMING, stepTimers, type OnboardingStatus, type OnboardingStep } from '../domain/onboarding/onboarding-rules.ts'
+import {
+  DEFAULT_ONBOARDING_TIMING,
+  onboardingStepRefusal,
+  stepAfterVerification,
+  stepTimers,
+  type OnboardingStatus,
+  type OnboardingStep,
+} from '../domain/onboarding/onboarding-rules.ts'
 import type { OnboardingOperation, StepTimers } from '../domain/onboarding/onboarding-steps.ts'
 import {
   approveOnboardingUpdate,
@@ -104,8 +111,8 @@ export async function providerOnboardingWorkflow(input: ProviderOnboardingInput)
   ) {
     setHandler<AcceptedStep, Args, UpdateDefinition<AcceptedStep, Args>>(update, handler, {
       validator: () => {
-        if (status !== 'IN_PROGRESS') refuse(`The onboarding is ${status}.`)
-        if (expected && step !== expected) refuse(`The onboarding is at step ${step}, not ${expected}.`)
+        const refusal = onboardingStepRefusal(status, step, expected)
+        if (refusal !== undefined) refuse(refusal)
         extraCheck?.()
       },
     })
@@ -113,7 +120,7 @@ export async function providerOnboardingWorkflow(input: ProviderOnboardingInput)
 
   stepUpdate(confirmProfileUpdate, 'PROFILE', () => accept({ status, step: 'DOCUMENTS' }, { action: 'confirmProfile' }))
   // The licence is verified with the documents: a pass goes straight on to the background check.
-  const afterVerification = (verified: boolean): OnboardingStep => (verified ? 'BACKGROUND_CHECK' : 'LICENCE_VERIFICATION')
+  const afterVerification = stepAfterVerification
   stepUpdate(submitDocumentsUpdate, 'DOCUMENTS', (documents, verified) =>
     accept({ status, step: afterVerification(verified) }, { action: 'submitDocuments', documents }, { action: 'verifyLicence' })
   )

@@ -6,9 +6,9 @@
  * with the reason, which the API reports; asking for the same settlement again starts it anew and it resumes where
  * it stopped (providers already settled answer their recorded outcome).
  */
-import { ApplicationFailure, proxyActivities } from '@temporalio/workflow'
+import { proxyActivities } from '@temporalio/workflow'
 import type { SettlementActivities } from '../activities/settlement-activities.ts'
-import type { SettlementWorkflowInput, SettlementWorkflowOutcome } from './settlement-contract.ts'
+import { settlementFailureReason, type SettlementWorkflowInput, type SettlementWorkflowOutcome } from './settlement-contract.ts'
 
 const { beginSettlement, settleSettlementProvider, completeSettlement } = proxyActivities<SettlementActivities>({
   startToCloseTimeout: '2 minutes',
@@ -20,13 +20,6 @@ const { failSettlement } = proxyActivities<SettlementActivities>({
   retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 30 },
 })
 
-/** The reason recorded when an activity gives up; the history holds the details, the API only ids. */
-const reasonOf = (error: unknown): string => {
-  const cause = error instanceof Error && error.cause instanceof ApplicationFailure ? error.cause : error
-  if (cause instanceof ApplicationFailure && cause.nonRetryable) return cause.message
-  return 'Settling failed repeatedly (the database was unavailable or a provider could not be settled); request the settlement again to resume it.'
-}
-
 /** Settles every provider of one run and reports the outcome. */
 export async function settlementWorkflow(input: SettlementWorkflowInput): Promise<SettlementWorkflowOutcome> {
   try {
@@ -35,7 +28,7 @@ export async function settlementWorkflow(input: SettlementWorkflowInput): Promis
     await completeSettlement(input)
     return { status: 'COMPLETED', providers: providerIds.length }
   } catch (error) {
-    const reason = reasonOf(error)
+    const reason = settlementFailureReason(error)
     await failSettlement({ ...input, reason })
     return { status: 'FAILED', providers: 0, reason }
   }

@@ -53,6 +53,17 @@ export function pendingReminders({ startsAt, offsetsMinutes, minuteMs, now, sent
     .sort((a, b) => a.at - b.at)
 }
 
+/** Policy days after the last nudge the follow-up still waits for a signature before it ends. */
+export const WAIT_AFTER_LAST_NUDGE_DAYS = 7
+
+/**
+ * When the appointment follow-up stops waiting for an unsigned note: {@link WAIT_AFTER_LAST_NUDGE_DAYS} policy days
+ * after the last nudge (the nudges stay open for the provider; nothing more is sent).
+ * @param dueAt - when the note was due (completion + `noteDueHours`), epoch ms
+ */
+export const followUpGiveUpAt = (dueAt: number, minuteMs: number) =>
+  dueAt + (MAX_NOTE_NUDGES - 1 + WAIT_AFTER_LAST_NUDGE_DAYS) * 1440 * minuteMs
+
 /** When an appointment that nobody checked in for becomes a no-show: its end plus the grace (epoch ms). */
 export const noShowDeadline = (endsAt: string, graceMs: number) => Date.parse(endsAt) + graceMs
 
@@ -65,4 +76,49 @@ export const noShowDeadline = (endsAt: string, graceMs: number) => Date.parse(en
 export function nextNudgeAt(completedAt: number, noteDueHours: number, minuteMs: number, nudgesSent: number): number | null {
   if (nudgesSent >= MAX_NOTE_NUDGES) return null
   return completedAt + noteDueHours * 60 * minuteMs + nudgesSent * 1440 * minuteMs
+}
+
+/** How long after its end an appointment is re-read when no signal came (the booking workflow's safety net). */
+export const RECONCILE_AFTER_END_MS = 3_600_000
+/** How often an appointment is re-read after that, while it is not final. */
+export const RECONCILE_EVERY_MS = 24 * 3_600_000
+
+/**
+ * When the booking workflow next re-reads the appointment unprompted: an hour after its end while that is more than a
+ * minute away (one timer for a booking months ahead), else a day from now.
+ * @param endsAt - the appointment's end, ISO 8601
+ * @param now - workflow time, epoch ms
+ */
+export function nextReconcileAt(endsAt: string, now: number): number {
+  const reconcileAt = Date.parse(endsAt) + RECONCILE_AFTER_END_MS
+  return reconcileAt > now + 60_000 ? reconcileAt : now + RECONCILE_EVERY_MS
+}
+
+/** The booking lifecycle's timers, epoch ms; null when there is none. */
+export interface BookingTimers {
+  /** The next reminder to the family. */
+  reminderAt: number | null
+  /** The no-show deadline (while confirmed and nobody checked in). */
+  noShowAt: number | null
+  /** The re-read of an accepted step whose after-commit signal has not come. */
+  verifyAt: number | null
+}
+
+/** When the booking lifecycle wakes up by itself: its earliest timer, or the unprompted re-read. */
+export function bookingWakeAt(timers: BookingTimers, endsAt: string, now: number): number {
+  return Math.min(timers.reminderAt ?? Infinity, timers.noShowAt ?? Infinity, timers.verifyAt ?? Infinity, nextReconcileAt(endsAt, now))
+}
+
+/** What a booking lifecycle woken by a timer does: verify an accepted step first, then remind, then the no-show. */
+export type BookingTimerStep = 'VERIFY' | 'REMIND' | 'NO_SHOW' | 'REREAD'
+
+/**
+ * The step due at `now` once a timer fired. A reminder or no-show is only for a CONFIRMED appointment (a step
+ * accepted meanwhile stops both); anything else (the unprompted re-read) re-reads the appointment.
+ */
+export function dueBookingStep(timers: BookingTimers, confirmed: boolean, now: number): BookingTimerStep {
+  if (timers.verifyAt !== null && now >= timers.verifyAt) return 'VERIFY'
+  if (timers.reminderAt !== null && now >= timers.reminderAt && confirmed) return 'REMIND'
+  if (timers.noShowAt !== null && now >= timers.noShowAt && confirmed) return 'NO_SHOW'
+  return 'REREAD'
 }

@@ -24,3 +24,16 @@ export const planNow = (clock: PlanClock, nowMs: number): number =>
 /** Workflow milliseconds from `nowMs` until plan time reaches `planMs` (0 when it already has). */
 export const workflowDelayUntil = (clock: PlanClock, nowMs: number, planMs: number): number =>
   Math.max(0, ((planMs - planNow(clock, nowMs)) * clock.dayMs) / REAL_DAY_MS)
+
+/**
+ * How long the workflow sleeps before looking again, or null when it records the next notice now. It sleeps until a
+ * notice not yet due is due, and a plan day when there is none; a notice the last recording found stale (the plan
+ * moved between two reads) is not asked for again at once but after a change or the daily reload. Never longer than
+ * one plan day: the periodic reload.
+ * @param delayMs - workflow ms until the next notice is due ({@link workflowDelayUntil}); +Infinity when there is none
+ * @param stale - the next notice is the one the last recording answered STALE
+ */
+export function noticeWaitMs(delayMs: number, stale: boolean, dayMs: number): number | null {
+  if (delayMs > 0 || stale) return Math.ceil(Math.min(delayMs || dayMs, dayMs))
+  return null
+}

@@ -62,3 +62,22 @@ export function nextOfferStep(timers: OfferTimers, followUpsSent: number): { fol
   const at = timers.followUpsAt[followUpsSent]
   return { followUp: at === undefined ? null : { n: followUpsSent + 1, at }, respondBy: timers.respondBy }
 }
+
+/** An offer's step as {@link nextOfferStep} reports it. */
+export type OfferStep = ReturnType<typeof nextOfferStep>
+
+/** When an unanswered offer next needs the workflow: its next follow-up, or the close of its response window. */
+export const offerWakeAt = (step: OfferStep): number => Math.min(step.followUp?.at ?? Number.POSITIVE_INFINITY, step.respondBy)
+
+/**
+ * What an unanswered offer's timer means at `now`: the response window has closed (LOST, NO_RESPONSE; it wins over
+ * a follow-up due at the same instant), a follow-up is due, or nothing yet.
+ */
+export function offerAction(
+  step: OfferStep,
+  now: number
+): { kind: 'CLOSE' } | { kind: 'FOLLOW_UP'; followUp: { n: number; at: number } } | { kind: 'WAIT' } {
+  if (now >= step.respondBy) return { kind: 'CLOSE' }
+  if (!step.followUp || now < step.followUp.at) return { kind: 'WAIT' }
+  return { kind: 'FOLLOW_UP', followUp: step.followUp }
+}

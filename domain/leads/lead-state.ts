@@ -59,3 +59,23 @@ export function assertMove(from: LeadStatus, to: LeadStatus): void {
     throw invalidStateTransition(`A ${from} lead cannot become ${to}; it can become ${allowed}.`)
   }
 }
+
+/** The operations the API asks of the lead workflow (its updates). */
+export type LeadUpdate = 'offer' | 'book' | 'close'
+
+/**
+ * Why the workflow refuses an update for a lead in `status`, or undefined when it accepts it: slots are offered to a
+ * MATCHED or OFFERED lead (a new offer replaces the last), only an OFFERED lead is booked, and any open lead may be
+ * closed.
+ * @param reason - the close reason, named in the refusal
+ */
+export function leadUpdateRefusal(update: LeadUpdate, status: LeadStatus, reason?: LeadCloseReason): string | undefined {
+  switch (update) {
+    case 'offer':
+      return status === 'MATCHED' || status === 'OFFERED' ? undefined : `The lead is ${status}; only a MATCHED or OFFERED lead is offered slots.`
+    case 'book':
+      return status === 'OFFERED' ? undefined : `The lead is ${status}; only an OFFERED lead is booked.`
+    case 'close':
+      return isFinal(status) ? `The lead is already ${status}; it is not closed ${reason}.` : undefined
+  }
+}

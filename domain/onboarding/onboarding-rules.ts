@@ -43,6 +43,20 @@ export function stepTimers(stepStartedAt: number, remindersSent: number, timing:
   return { deadlineAt, reminderAt: reminderAt < deadlineAt ? reminderAt : null }
 }
 
+/**
+ * Why the onboarding workflow refuses a step asked for now, or undefined when it may be taken: only while the
+ * onboarding is IN_PROGRESS, and (when the step names one) only at the step it belongs to.
+ * @param expected - the step the update belongs to; undefined for one valid at any step (a rejection)
+ */
+export function onboardingStepRefusal(status: OnboardingStatus, step: OnboardingStep, expected?: OnboardingStep): string | undefined {
+  if (status !== 'IN_PROGRESS') return `The onboarding is ${status}.`
+  if (expected && step !== expected) return `The onboarding is at step ${step}, not ${expected}.`
+  return undefined
+}
+
+/** The step after a licence verification: the background check when it passed, else waiting at the verification. */
+export const stepAfterVerification = (verified: boolean): OnboardingStep => (verified ? 'BACKGROUND_CHECK' : 'LICENCE_VERIFICATION')
+
 /** What a provider's profile must have before its documents are asked for. */
 export function profileGaps(provider: { email: string | null; disciplines: string[]; ageGroups: string[]; languages: string[] }): FieldError[] {
   const gaps: FieldError[] = []
