@@ -8,8 +8,15 @@ import { defineConfig } from 'vitest/config'
  */
 const integrationWorkers = Number(process.env.INTEGRATION_WORKERS ?? 3)
 
+/**
+ * TEST_REPORT_JSON=<file> also writes vitest's JSON report there (the console report stays as it is): `.ci/run` and
+ * `npm run test:repeat` read their pass and fail counts from it rather than from the console's summary.
+ */
+const jsonReport = process.env.TEST_REPORT_JSON
+
 export default defineConfig({
   test: {
+    ...(jsonReport ? { reporters: ['default', ['json', { outputFile: jsonReport }]] } : {}),
     projects: [
       {
         test: {

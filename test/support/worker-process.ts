@@ -8,6 +8,13 @@ import { fileURLToPath } from 'node:url'
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const READY_TIMEOUT_MS = 90_000
 
+/**
+ * How the child runs TypeScript: natively where Node strips types itself (22.18+, 24: the suite's runtime in CI), else
+ * through tsx. Same code either way; the native loader starts the worker with ~1.2 s less CPU (1.5 s against 2.7 s to
+ * load its modules, measured on Node 24), and the suite starts some eighty workers on two cores.
+ */
+const typeScriptLoader = (process.features as { typescript?: string | false }).typescript ? [] : ['--import', 'tsx']
+
 export interface WorkerProcess {
   /** Kills the worker: SIGKILL simulates a crash, SIGTERM a graceful stop. Resolves when it has exited. */
   kill(signal: NodeJS.Signals): Promise<number | null>
@@ -19,7 +26,7 @@ export interface WorkerProcess {
  * @param env - configuration for the worker (DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE...)
  */
 export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+  const child = spawn(process.execPath, [...typeScriptLoader, 'worker/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
