@@ -160,10 +160,11 @@ describe('an event-triggered run', () => {
     const [run] = await finishedRuns(workflowId)
     const event = await eventOf(childId)
 
-    // As after a crash between the steps: the event not marked dispatched, the run not marked started.
+    // As after a crash between the steps, once the crashed starter's lease (30 s) has run out: the event not marked
+    // dispatched, the run not marked started and claimable again.
     const db = platform.api.deps.db
     await db.event.update({ where: { id: event.id }, data: { agentDispatchedAt: null } })
-    await db.agentRun.update({ where: { id: run.id }, data: { workflowStartedAt: null } })
+    await db.agentRun.update({ where: { id: run.id }, data: { workflowStartedAt: null, startLeaseUntil: null } })
     await eventually(async () => ((await db.event.findUniqueOrThrow({ where: { id: event.id } })).agentDispatchedAt ? true : undefined))
     await eventually(async () => ((await db.agentRun.findUniqueOrThrow({ where: { id: run.id } })).workflowStartedAt ? true : undefined))
     await new Promise((resolve) => setTimeout(resolve, 1500))
