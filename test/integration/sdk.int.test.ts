@@ -277,7 +277,8 @@ describe('pagination', () => {
     const client = await platform.newTenant(['children'])
     const log: Exchange[] = []
     const api = sdk(platform, client, log)
-    const lastNames = Array.from({ length: 120 }, (_, i) => `Okafor-${String(i).padStart(3, '0')}`)
+    // Each child registered starts its progress workflow: 25 children make the same three pages as 120 did, at a fifth of the cost.
+    const lastNames = Array.from({ length: 25 }, (_, i) => `Okafor-${String(i).padStart(3, '0')}`)
     for (let i = 0; i < lastNames.length; i += 10) {
       await Promise.all(
         lastNames.slice(i, i + 10).map((lastName) => api.children.create({ firstName: 'Maya', lastName, dateOfBirth: '2022-02-02' }))
@@ -285,24 +286,24 @@ describe('pagination', () => {
     }
 
     const seen: string[] = []
-    for await (const child of api.children.list({ limit: 50, sort: '-lastName' })) seen.push(child.lastName)
+    for await (const child of api.children.list({ limit: 10, sort: '-lastName' })) seen.push(child.lastName)
     expect(seen).toEqual([...lastNames].reverse())
     const pages = log.filter((e) => e.method === 'GET' && e.path === '/v1/children')
-    expect(pages).toHaveLength(3) // 50 + 50 + 20
+    expect(pages).toHaveLength(3) // 10 + 10 + 5
     expect(pages.map((p) => [p.query.get('limit'), p.query.get('sort'), p.query.has('cursor')])).toEqual([
-      ['50', '-lastName', false],
-      ['50', '-lastName', true],
-      ['50', '-lastName', true],
+      ['10', '-lastName', false],
+      ['10', '-lastName', true],
+      ['10', '-lastName', true],
     ])
 
     const before = log.length
-    const generic = await api.paginate('/v1/children', { limit: 100 }).toArray()
-    expect(new Set(generic.map((c) => c.id)).size).toBe(120)
-    expect(log.slice(before).map((e) => e.path)).toEqual(['/v1/children', '/v1/children']) // 100 + 20
+    const generic = await api.paginate('/v1/children', { limit: 20 }).toArray()
+    expect(new Set(generic.map((c) => c.id)).size).toBe(25)
+    expect(log.slice(before).map((e) => e.path)).toEqual(['/v1/children', '/v1/children']) // 20 + 5
 
     // Breaking out of the loop stops the requests.
     const beforeBreak = log.length
-    for await (const child of api.paginate('/v1/children', { limit: 10 })) {
+    for await (const child of api.paginate('/v1/children', { limit: 5 })) {
       expect(child.id).toMatch(/^chd_/)
       break
     }
