@@ -7,7 +7,9 @@
  *
  * Two clocks: workflow code reads the server's clock (`now()` here), which runs ahead of the wall clock by everything
  * skipped; activities, the API and the database read the wall clock. So assert on what was recorded and in which
- * order, or against `now()`, not on a row's `createdAt` against a workflow deadline.
+ * order, or against `now()`, not on a row's `createdAt` against a workflow deadline. With `apiClock: 'server'` the
+ * API's clock follows the server's instead (the wall clock plus everything skipped): a test that skips days and then
+ * books, completes or signs through the API keeps the API and the workflows on one time line.
  *
  * The server's time stands still while an activity runs and moves only in `skip()` (or while the test client awaits a
  * workflow's result), so a test decides exactly how far time goes.
@@ -65,9 +67,15 @@ export interface TimeSkippingPlatform {
 /**
  * Starts the test server, the API and a worker on it.
  * @param options.overrides - environment overrides for the API and the worker (see `testEnv`)
- * @param options.withApi - false for tests that start workflows themselves (default true)
+ * @param options.apiClock - `wall` (default): the API reads the wall clock; `server`: the API's clock is the wall clock
+ *   plus everything skipped, re-read from the server after each `skip()`, so "now" is the workflows' time in the API
+ *   too (a booking days ahead of the workflows' time passes the API's "in the future" check, a complete after a skip
+ *   finds the appointment started, its `completedAt` is the workflows' time). Access tokens expire on that clock: a
+ *   skip longer than ACCESS_TOKEN_TTL_SECONDS needs a new token or a longer TTL.
  */
-export async function startTimeSkippingPlatform(options: { overrides?: Record<string, string> } = {}): Promise<TimeSkippingPlatform> {
+export async function startTimeSkippingPlatform(
+  options: { overrides?: Record<string, string>; apiClock?: 'wall' | 'server' } = {}
+): Promise<TimeSkippingPlatform> {
   const server = inject('timeSkippingServer')
   const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: server } } })
   // The workflows set the platform's search attributes (TenantId...), which the test server refuses until registered.
@@ -80,6 +88,16 @@ export async function startTimeSkippingPlatform(options: { overrides?: Record<st
     testEnv({ TEMPORAL_ADDRESS: env.address, TEMPORAL_NAMESPACE: env.namespace ?? 'default', ...options.overrides })
   )
   const db = createDb(config.DATABASE_URL, 5)
+  // The server's clock runs at the wall clock's pace between skips (and from the wall clock's time at start), ahead by
+  // what was skipped; the API's server-following clock adds that lead to the wall clock.
+  let skippedMs = 0
+  const apiClock: Clock | undefined = options.apiClock === 'server' ? () => new Date(Date.now() + skippedMs) : undefined
+  const followServer = async () => {
+    if (!apiClock) return
+    const before = Date.now()
+    const server = await env.currentTimeMs()
+    skippedMs = server - (before + Date.now()) / 2
+  }
   let worker: Worker | undefined
   let running: Promise<void> | undefined
   let api: RunningApi | undefined
@@ -91,7 +109,8 @@ export async function startTimeSkippingPlatform(options: { overrides?: Record<st
       clock: serverClock,
     })
     running = worker.run()
-    api = await startApi(config, createLogger(config.LOG_LEVEL, 'api'))
+    await followServer()
+    api = await startApi(config, createLogger(config.LOG_LEVEL, 'api'), apiClock)
   } catch (error) {
     worker?.shutdown()
     await running?.catch(() => undefined)
@@ -113,7 +132,10 @@ export async function startTimeSkippingPlatform(options: { overrides?: Record<st
     temporal,
     db,
     config,
-    skip: (duration) => env.sleep(duration),
+    async skip(duration) {
+      await env.sleep(duration)
+      await followServer()
+    },
     now: () => env.currentTimeMs(),
     newTenant: (scopes, timeZone = 'America/Chicago') =>
       provisionClient(startedApi.deps.db, {

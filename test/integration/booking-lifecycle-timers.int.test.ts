@@ -1,0 +1,229 @@
+/**
+ * The booking lifecycle's timers at their real lengths, on Temporal's time-skipping test server with the real
+ * activities against this file's database, driven through the appointments API: the location's reminder offsets are
+ * two days and two hours, the no-show grace is the default 30 minutes, and the test moves the server's clock with
+ * `skip` (days of timers in milliseconds, no sleeping). The API follows the server's clock (`apiClock: 'server'`), so
+ * bookings, completes and the workflow share one time line. Proves: reminders go out at the offsets (none an hour
+ * before, each once it is due), once each, as care notifications with `appointment.reminder_due`; an appointment
+ * nobody checked in for becomes NO_SHOW (`appointment.no_show`) at its end plus the grace and not before; a reschedule
+ * answers with the re-armed next reminder and the reminders follow the new time; a cancel answers with the workflow's
+ * accepted result and stops the reminders; a check-in prevents the no-show; completing answers with the workflow's
+ * result and starts the follow-up. Crashes and races stay on the dev server (booking-lifecycle.int.test.ts).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { appointmentFollowUpWorkflowId } from '../../workflows/appointment-follow-up-contract.ts'
+import { bookingWorkflowId } from '../../workflows/shared.ts'
+import { recordHistory } from '../replay-histories/record-history.ts'
+import { createChildAndProvider } from '../support/fixtures.ts'
+import { eventually } from '../support/platform.ts'
+import { startTimeSkippingPlatform, type TimeSkippingPlatform } from '../support/time-skipping.ts'
+
+const MINUTE_MS = 60_000
+const HOUR_MS = 60 * MINUTE_MS
+const DAY_MS = 24 * HOUR_MS
+/** Two days and two hours before the start (the locations' defaults, set explicitly so the test states them). */
+const OFFSETS = [2880, 120]
+/** The default no-show grace (CARE_WORKFLOW_NO_SHOW_GRACE_MS). */
+const GRACE_MS = 30 * MINUTE_MS
+
+let platform: TimeSkippingPlatform
+let token: string
+let tenantId: string
+
+beforeAll(async () => {
+  // Tokens expire on the API's clock, which jumps with every skip: one token outlives the file's skips.
+  platform = await startTimeSkippingPlatform({ apiClock: 'server', overrides: { ACCESS_TOKEN_TTL_SECONDS: String(90 * 86_400) } })
+  const client = await platform.newTenant(['children', 'providers', 'bookings', 'sessions'])
+  tenantId = client.tenantId
+  token = await platform.token(client)
+  const locations = await platform.http.get('/v1/locations', { token })
+  expect(locations.status, JSON.stringify(locations.body)).toBe(200)
+  for (const location of locations.body.data as Array<{ id: string }>) {
+    const patched = await platform.http.request('PATCH', `/v1/locations/${location.id}`, { token, body: { reminderOffsetsMinutes: OFFSETS } })
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200)
+  }
+}, 180_000)
+
+afterAll(async () => {
+  await platform?.stop()
+})
+
+/** The API's "now" (the server's clock, as of the last skip). */
+const apiNow = () => platform.api.deps.clock().getTime()
+
+/**
+ * Moves the server's clock to `at` (epoch ms), firing every timer due by then. The skip can return while the work of
+ * a timer due at `at` itself is still running: wait for its effect with `reminderCount` and the like.
+ */
+async function skipTo(at: number) {
+  const now = await platform.now()
+  expect(at, 'skipping backwards').toBeGreaterThan(now)
+  await platform.skip(at - now)
+}
+
+/** The appointment's reminders once `count` of them are recorded (the count is then checked exactly). */
+async function remindersOnce(appointmentId: string, count: number) {
+  const rows = await eventually(async () => ((await reminders(appointmentId)).length >= count ? reminders(appointmentId) : undefined), 30_000)
+  expect(rows).toHaveLength(count)
+  return rows
+}
+
+/** Books an appointment starting `inMs` after the API's now and lasting an hour, for a new child and provider. */
+async function book(inMs: number) {
+  const { childId, providerId } = await createChildAndProvider(platform.http, token)
+  // Whole minutes: a reschedule keeps the duration in minutes.
+  const startsAt = new Date(Math.ceil((apiNow() + inMs) / MINUTE_MS) * MINUTE_MS)
+  const endsAt = new Date(startsAt.getTime() + HOUR_MS)
+  const response = await platform.http.post('/v1/appointments', {
+    token,
+    body: { childId, providerId, startsAt: startsAt.toISOString(), endsAt: endsAt.toISOString() },
+  })
+  expect(response.status, JSON.stringify(response.body)).toBe(201)
+  return { id: response.body.id as string, childId, startsAt: startsAt.getTime(), endsAt: endsAt.getTime() }
+}
+
+async function view(id: string) {
+  const response = await platform.http.get(`/v1/appointments/${id}/workflow`, { token })
+  expect(response.status, JSON.stringify(response.body)).toBe(200)
+  return response.body
+}
+
+const handleOf = (id: string) => platform.temporal.workflow.getHandle(bookingWorkflowId(id))
+/** Until the workflow runs and has read its appointment (it then knows the no-show deadline). */
+const running = (id: string) =>
+  eventually(async () => {
+    const current = await view(id)
+    return current.execution === 'RUNNING' && current.lifecycle?.noShowAt ? current : undefined
+  }, 60_000)
+
+function reminders(appointmentId: string) {
+  return platform.db.careNotification.findMany({
+    where: { tenantId, workflowKind: 'booking', kind: 'appointment_reminder', details: { path: ['appointmentId'], equals: appointmentId } },
+    orderBy: { createdAt: 'asc' },
+  })
+}
+
+async function events(type: string, appointmentId: string) {
+  const rows = await platform.db.event.findMany({ where: { tenantId, type }, orderBy: { createdAt: 'asc' } })
+  return rows.filter((e) => (e.data as { appointmentId?: string }).appointmentId === appointmentId)
+}
+
+async function statusOf(id: string) {
+  return (await platform.db.appointment.findUniqueOrThrow({ where: { id } })).status
+}
+
+const offsetsOf = (rows: Array<{ details: unknown }>) => rows.map((n) => (n.details as { offsetMinutes: number }).offsetMinutes)
+
+describe('booking lifecycle timers', () => {
+  it('sends the reminders at the offsets and marks a no-show at the end plus the grace when nobody checks in', async () => {
+    const appointment = await book(3 * DAY_MS)
+    const { id } = appointment
+    const before = await running(id)
+    expect(before.lifecycle).toMatchObject({ state: 'CONFIRMED', remindersSent: 0, checkedIn: false })
+    const [first, second] = OFFSETS.map((offset) => appointment.startsAt - offset * MINUTE_MS) as [number, number]
+    const deadline = appointment.endsAt + GRACE_MS
+    expect(Date.parse(before.lifecycle.nextReminderAt)).toBe(first)
+    expect(Date.parse(before.lifecycle.noShowAt)).toBe(deadline)
+
+    // Each reminder: none an hour before it is due, recorded once its time has come, the next one armed.
+    await skipTo(first - HOUR_MS)
+    expect(await reminders(id)).toHaveLength(0)
+    await skipTo(first)
+    expect(offsetsOf(await remindersOnce(id, 1))).toEqual([2880])
+    expect(await platform.now()).toBeGreaterThanOrEqual(first)
+    expect((await view(id)).lifecycle).toMatchObject({ remindersSent: 1, nextReminderAt: new Date(second).toISOString() })
+    await skipTo(second - HOUR_MS)
+    expect(await reminders(id)).toHaveLength(1)
+    await skipTo(second)
+    expect(offsetsOf(await remindersOnce(id, 2))).toEqual([2880, 120])
+    expect((await view(id)).lifecycle).toMatchObject({ state: 'CONFIRMED', remindersSent: 2, nextReminderAt: null })
+
+    // Past the end, within the grace: still CONFIRMED. At the deadline: NO_SHOW.
+    await skipTo(deadline - 10 * MINUTE_MS)
+    expect(await statusOf(id)).toBe('CONFIRMED')
+    await skipTo(deadline)
+    const result = await handleOf(id).result()
+    expect(result).toEqual({ appointmentId: id, state: 'NO_SHOW' })
+    expect((await view(id)).lifecycle).toMatchObject({ state: 'NO_SHOW', remindersSent: 2, nextReminderAt: null, noShowAt: null })
+    const sent = await reminders(id)
+    expect(offsetsOf(sent)).toEqual(OFFSETS)
+    for (const n of sent) {
+      expect(n.childId).toBe(appointment.childId)
+      // The appointment is over: its reminders need nobody's action any more.
+      expect(n.status).toBe('RESOLVED')
+    }
+    expect(await events('appointment.reminder_due', id)).toHaveLength(2)
+    const noShows = await events('appointment.no_show', id)
+    expect(noShows.map((e) => (e.data as { markedBy: string }).markedBy)).toEqual(['WORKFLOW'])
+    const stored = await platform.db.appointment.findUniqueOrThrow({ where: { id } })
+    expect(stored.status).toBe('NO_SHOW')
+    // Stamped on the workflow's time line (the activities' clock follows the server).
+    expect(stored.noShowAt!.getTime()).toBeGreaterThanOrEqual(deadline)
+    expect((await view(id)).execution).toBe('CLOSED')
+    await recordHistory(handleOf(id), 'bookingWorkflow-lifecycle-reminders-no-show')
+  })
+
+  it('re-arms the reminders on reschedule and stops them on cancel, answering with the workflow result', async () => {
+    const appointment = await book(5 * DAY_MS)
+    const { id } = appointment
+    await running(id)
+    const newStart = Math.ceil((apiNow() + 3 * DAY_MS) / MINUTE_MS) * MINUTE_MS
+    const moved = await platform.http.post(`/v1/appointments/${id}/reschedule`, { token, body: { startsAt: new Date(newStart).toISOString() } })
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200)
+    expect(moved.body.workflow).toMatchObject({ state: 'CONFIRMED', remindersSent: 0 })
+    expect(Date.parse(moved.body.workflow.nextReminderAt)).toBe(newStart - 2880 * MINUTE_MS)
+    expect(Date.parse(moved.body.workflow.noShowAt)).toBe(newStart + HOUR_MS + GRACE_MS)
+
+    // The first reminder, for the new time.
+    await skipTo(newStart - 2880 * MINUTE_MS)
+    const first = await remindersOnce(id, 1)
+    expect(offsetsOf(first)).toEqual([2880])
+    expect(Date.parse((first[0]!.details as { startsAt: string }).startsAt)).toBe(newStart)
+    const cancelled = await platform.http.post(`/v1/appointments/${id}/cancel`, { token, body: { reason: 'FAMILY_REQUEST' } })
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200)
+    expect(cancelled.body.status).toBe('CANCELLED')
+    expect(cancelled.body.workflow).toEqual({ state: 'CANCELLED', nextReminderAt: null, remindersSent: 1, noShowAt: null, checkedIn: false })
+    expect(await handleOf(id).result()).toEqual({ appointmentId: id, state: 'CANCELLED' })
+
+    // Past the new time's second reminder and every reminder of the old time: nothing more went out.
+    await skipTo(appointment.endsAt + DAY_MS)
+    const sent = await reminders(id)
+    expect(sent).toHaveLength(1)
+    expect(await events('appointment.reminder_due', id)).toHaveLength(1)
+    await expect(platform.http.post(`/v1/appointments/${id}/cancel`, { token, body: { reason: 'FAMILY_REQUEST' } })).resolves.toMatchObject({
+      status: 409,
+      body: { code: 'invalid_state_transition' },
+    })
+    await recordHistory(handleOf(id), 'bookingWorkflow-lifecycle-rescheduled-cancelled')
+  })
+
+  it('lets a check-in prevent the no-show; completing answers with the workflow result and starts the follow-up', async () => {
+    const appointment = await book(DAY_MS)
+    const { id } = appointment
+    await running(id)
+    const session = await platform.http.post('/v1/sessions', { token, body: { appointmentId: id } })
+    expect(session.status, JSON.stringify(session.body)).toBe(201)
+    // Past the no-show deadline (end + grace): a checked-in appointment stays CONFIRMED.
+    await skipTo(appointment.endsAt + GRACE_MS + HOUR_MS)
+    // The workflow has decided at the deadline (it no longer holds one) and found the check-in.
+    const after = await eventually(async () => ((await view(id)).lifecycle.noShowAt === null ? view(id) : undefined), 30_000)
+    expect(after.lifecycle).toMatchObject({ state: 'CONFIRMED', checkedIn: true, noShowAt: null })
+    expect(await statusOf(id)).toBe('CONFIRMED')
+    expect(await events('appointment.no_show', id)).toHaveLength(0)
+
+    const completed = await platform.http.post(`/v1/appointments/${id}/complete`, { token })
+    expect(completed.status, JSON.stringify(completed.body)).toBe(200)
+    expect(completed.body.workflow).toMatchObject({ state: 'COMPLETED', nextReminderAt: null, noShowAt: null })
+    expect(await handleOf(id).result()).toMatchObject({ state: 'COMPLETED' })
+    expect(await events('appointment.no_show', id)).toHaveLength(0)
+
+    const followUp = platform.temporal.workflow.getHandle(appointmentFollowUpWorkflowId(id))
+    const description = await eventually(() => followUp.describe().catch(() => undefined), 30_000)
+    expect(description.searchAttributes).toMatchObject({
+      TenantId: [tenantId],
+      WorkflowKind: ['appointment-follow-up'],
+      AppointmentId: [id],
+    })
+    await eventually(async () => ((await view(id)).followUp?.status === 'WAITING_FOR_NOTE' ? true : undefined), 30_000)
+  })
+})
