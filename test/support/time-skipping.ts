@@ -6,8 +6,9 @@
  * and races keep the real dev server (platform.ts).
  *
  * Two clocks: workflow code reads the server's clock (`now()` here), which runs ahead of the wall clock by everything
- * skipped; activities, the API and the database read the wall clock. So assert on what was recorded and in which
- * order, or against `now()`, not on a row's `createdAt` against a workflow deadline. With `apiClock: 'server'` the
+ * skipped, and so do the activities' decisions (their injected clock is the server's, see `serverClock`); the API and
+ * the database's own timestamps (`createdAt`) read the wall clock. So assert on what was recorded and in which order,
+ * or against `now()`, not on a row's `createdAt` against a workflow deadline. With `apiClock: 'server'` the
  * API's clock follows the server's instead (the wall clock plus everything skipped): a test that skips days and then
  * books, completes or signs through the API keeps the API and the workflows on one time line.
  *
