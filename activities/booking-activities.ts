@@ -84,7 +84,7 @@ export function createBookingActivities({ db, bookingTiming }: BookingActivityDe
         })
       }
       return {
-        status: appointment.status as BookingState,
+        status: appointment.status,
         startsAt: appointment.startsAt.toISOString(),
         endsAt: appointment.endsAt.toISOString(),
         providerId: appointment.providerId,
@@ -101,7 +101,7 @@ export function createBookingActivities({ db, bookingTiming }: BookingActivityDe
       return runInUnitOfWork(db, tenantId, async ({ tx }) => {
         await tx.appointment.updateMany({ where: { id: appointmentId, tenantId, status: 'CONFIRMED' }, data: { status } })
         const row = await tx.appointment.findFirst({ where: { id: appointmentId, tenantId }, select: { status: true } })
-        return (row?.status ?? status) as BookingState
+        return (row?.status ?? status)
       })
     },
   }

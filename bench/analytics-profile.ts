@@ -51,7 +51,7 @@ function explaining(uow: UnitOfWork): UnitOfWork {
       }
     },
   })
-  return { ...uow, tx } as UnitOfWork
+  return { ...uow, tx }
 }
 
 for (let i = 0; i < 2; i++) {

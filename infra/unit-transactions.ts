@@ -137,7 +137,7 @@ function currentUnitAdapter(): SqlDriverAdapterFactory {
         queryRaw: (query) => adapter.queryRaw(query),
         executeRaw: (query) => adapter.executeRaw(query),
         executeScript: (script) => adapter.executeScript(script),
-        getConnectionInfo: adapter.getConnectionInfo && (() => adapter.getConnectionInfo!()),
+        getConnectionInfo: adapter.getConnectionInfo && (() => adapter.getConnectionInfo()),
         dispose: () => adapter.dispose(),
         startTransaction: () => savepointTransaction(adapter),
       }

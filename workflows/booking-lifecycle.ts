@@ -208,7 +208,7 @@ export async function bookingLifecycle(input: BookingWorkflowInput): Promise<Boo
     const woken = await condition(() => changed || epoch !== seen || operatorFinal !== null, Math.max(1, wakeAt - Date.now()))
     if (operatorFinal !== null && state === 'CONFIRMED') {
       // An operator's signal: persist it, unless the API already moved the appointment to another final state.
-      state = await activities.recordAppointmentStatus({ ...input, status: operatorFinal as Exclude<BookingState, 'CONFIRMED'> })
+      state = await activities.recordAppointmentStatus({ ...input, status: operatorFinal })
       awaitingCommit = false
       break
     }

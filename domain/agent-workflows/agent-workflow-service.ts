@@ -123,7 +123,7 @@ export function createAgentWorkflowService(deps: AgentWorkflowServiceDeps) {
    */
   async function patch(uow: UnitOfWork, principal: Principal, id: string, body: JsonObject): Promise<AgentWorkflow> {
     const row = await get(uow, id)
-    const current = withoutNulls(configOf(row) as unknown as JsonObject)
+    const current = withoutNulls(configOf(row))
     const config = parseConfig(applyMergePatch(current, body) as JsonObject)
     const { scopes } = await checkConfig(uow, config, principal, deps.rules)
     const updated = await uow.tx.agentWorkflow.update({

@@ -27,7 +27,7 @@ export function overlapViolation(error: unknown): OverlapParty | undefined {
     const record = value as Record<string, unknown>
     if (record.code === '23P01' || record.originalCode === '23P01') exclusion = true
     for (const key of ['message', 'originalMessage', 'constraint']) {
-      if (typeof record[key] === 'string') text += ` ${record[key] as string}`
+      if (typeof record[key] === 'string') text += ` ${record[key]}`
     }
     for (const key of ['cause', 'meta', 'driverAdapterError']) visit(record[key], depth + 1)
   }

@@ -27,7 +27,7 @@ export async function loadChildInsights(uow: UnitOfWork, childId: string, now: D
         noteId: n.id,
         sessionId: n.session.id,
         sessionAt: n.session.scheduledStartsAt.toISOString(),
-        goals: ((n.objective as { goals?: InsightNote['goals'] } | null)?.goals ?? []) as InsightNote['goals'],
+        goals: ((n.objective as { goals?: InsightNote['goals'] } | null)?.goals ?? []),
       }),
     ),
     assessments.map(

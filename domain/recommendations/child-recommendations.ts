@@ -102,13 +102,13 @@ export async function loadRecommendationFacts(
     select: { id: true, objective: true, session: { select: { id: true, scheduledStartsAt: true } } },
   })
   const insights = childInsights(
-    goals as InsightGoal[],
+    goals,
     notes.map(
       (n): InsightNote => ({
         noteId: n.id,
         sessionId: n.session.id,
         sessionAt: n.session.scheduledStartsAt.toISOString(),
-        goals: ((n.objective as { goals?: InsightNote['goals'] } | null)?.goals ?? []) as InsightNote['goals'],
+        goals: ((n.objective as { goals?: InsightNote['goals'] } | null)?.goals ?? []),
       }),
     ),
     [],

@@ -383,7 +383,7 @@ describe('request bodies', () => {
         },
       }),
       duplex: 'half',
-    } as RequestInit)
+    })
     expect(chunked.status).toBe(413)
     expect(((await chunked.json()) as { code: string }).code).toBe('payload_too_large')
 

@@ -53,7 +53,7 @@ export function locationRoutes() {
     })
     .openapi(getLocationRoute, async (c) => c.json(toLocation(await getLocation(c.var.uow, c.req.valid('param').id)), 200))
     .openapi(updateLocationRoute, async (c) => {
-      const location = await updateLocation(c.var.uow, c.req.valid('param').id, c.req.valid('json') as JsonObject)
+      const location = await updateLocation(c.var.uow, c.req.valid('param').id, c.req.valid('json'))
       return c.json(toLocation(location), 200)
     })
     .openapi(deleteLocationRoute, async (c) => {

@@ -64,7 +64,7 @@ export function providerRoutes({ clock }: Pick<AppDeps, 'clock'>) {
     })
     .openapi(getProviderRoute, async (c) => c.json(toProvider(await getProvider(c.var.uow, c.req.valid('param').id)), 200))
     .openapi(updateProviderRoute, async (c) => {
-      const provider = await updateProvider(c.var.uow, c.req.valid('param').id, c.req.valid('json') as JsonObject)
+      const provider = await updateProvider(c.var.uow, c.req.valid('param').id, c.req.valid('json'))
       return c.json(toProvider(provider), 200)
     })
     .openapi(submitProviderForReviewRoute, onboarding('submitForReview'))
