@@ -80,7 +80,9 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
   await plainConnection?.close()
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
   await platform?.stop()
 })
 

@@ -75,6 +75,7 @@ describe.each(['memory', 'postgres'] as const)('rate limit on the %s store', (st
   })
 
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
     await platform?.stop()
   })
 
@@ -228,6 +229,7 @@ describe('rate limit without a trusted proxy', () => {
   })
 
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
     await platform?.stop()
   })
 
@@ -348,6 +350,7 @@ describe('request bodies', () => {
   })
 
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
     await platform?.stop()
   })
 
@@ -433,6 +436,7 @@ describe('request heads', () => {
   })
 
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
     await platform?.stop()
   })
 
@@ -481,6 +485,7 @@ describe('OpenAPI description', () => {
   })
 
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
     await platform?.stop()
   })
 
