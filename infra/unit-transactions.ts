@@ -130,14 +130,15 @@ function currentUnitAdapter(): SqlDriverAdapterFactory {
     provider: factory.provider,
     adapterName: factory.adapterName,
     async connect() {
-      const adapter = await factory.connect()
+      // As the interface, not PrismaPg's class: the wrapper passes on what any adapter has (getConnectionInfo is optional).
+      const adapter: SqlDriverAdapter = await factory.connect()
       return {
         provider: adapter.provider,
         adapterName: adapter.adapterName,
         queryRaw: (query) => adapter.queryRaw(query),
         executeRaw: (query) => adapter.executeRaw(query),
         executeScript: (script) => adapter.executeScript(script),
-        getConnectionInfo: adapter.getConnectionInfo && (() => adapter.getConnectionInfo()),
+        getConnectionInfo: adapter.getConnectionInfo && (() => adapter.getConnectionInfo!()),
         dispose: () => adapter.dispose(),
         startTransaction: () => savepointTransaction(adapter),
       }
@@ -178,7 +179,8 @@ async function borrow(pool: pg.Pool, maxWaitMs: number): Promise<pg.PoolClient> 
   // An idle connection is handed over without waiting: no deadline to set (the common case, on every request).
   if (pool.idleCount > 0) return pool.connect()
   let timer: NodeJS.Timeout | undefined
-  let gaveUp = false
+  // Widened on purpose (`as`): the timer sets it, which TypeScript's narrowing cannot see.
+  let gaveUp = false as boolean
   const connecting = pool.connect()
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {

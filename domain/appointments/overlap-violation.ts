@@ -18,7 +18,8 @@ export type OverlapParty = 'provider' | 'child'
  * looked for along the cause chain and in the message.
  */
 export function overlapViolation(error: unknown): OverlapParty | undefined {
-  let exclusion = false
+  // Widened on purpose (`as`): `visit` sets it, which TypeScript's narrowing cannot see.
+  let exclusion = false as boolean
   let text = ''
   const seen = new Set<unknown>()
   const visit = (value: unknown, depth: number): void => {

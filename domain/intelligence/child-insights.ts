@@ -21,7 +21,8 @@ export async function loadChildInsights(uow: UnitOfWork, childId: string, now: D
     select: { id: true, instrument: true, completedAt: true, scores: true },
   })
   const insights = childInsights(
-    (child.goals as unknown as InsightGoal[]) ?? [],
+    // A JSON column: it can hold a JSON null.
+    (child.goals as unknown as InsightGoal[] | null) ?? [],
     notes.map(
       (n): InsightNote => ({
         noteId: n.id,

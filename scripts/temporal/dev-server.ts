@@ -202,7 +202,7 @@ async function startDevServer(
     })
     child.on('exit', (code, signal) => {
       exited = `exited with ${signal ?? `code ${code}`}`
-      child.stdin?.destroy()
+      child.stdin.destroy()
       done()
     })
   })
