@@ -10,7 +10,7 @@ import { planEarlyIntervention, type Deadline } from '../early-intervention/ei-p
 import { EI_FACT_COLUMNS, eiFactsOf } from '../early-intervention/ei-facts.ts'
 import { DEFAULT_EI_POLICY } from '../early-intervention/ei-policy.ts'
 import { notFound } from '../errors.ts'
-import { childInsights, type InsightGoal, type InsightNote } from '../intelligence/insight-rules.ts'
+import { childInsights, type InsightNote } from '../intelligence/insight-rules.ts'
 import { DEFAULT_PROGRESS_POLICY } from '../progress/progress-rules.ts'
 import { recommendForChild, RECOMMENDATION_RULES, type AppointmentFact, type ChildGoalFact, type ChildRecommendationFacts } from './recommendation-rules.ts'
 import { RECOMMENDATION_KINDS, type Recommendation, type RecommendationKind, type RecommendationPriority } from './recommendation-types.ts'

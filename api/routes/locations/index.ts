@@ -1,6 +1,5 @@
 /** @module /v1/locations: thin handlers over the location service. */
 import { OpenAPIHono, type z } from '@hono/zod-openapi'
-import type { JsonObject } from '../../../domain/merge-patch.ts'
 import {
   createLocation,
   deleteLocation,

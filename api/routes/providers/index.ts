@@ -1,6 +1,5 @@
 /** @module /v1/providers: thin handlers over the provider service, its onboarding operations and its time off. */
 import { OpenAPIHono, type RouteHandler, type z } from '@hono/zod-openapi'
-import type { JsonObject } from '../../../domain/merge-patch.ts'
 import { transitionProvider, type OnboardingAction } from '../../../domain/providers/onboarding.ts'
 import {
   createProvider,
