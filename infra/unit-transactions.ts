@@ -221,7 +221,9 @@ export function createUnitTransactions(pool: pg.Pool): UnitTransactions {
       unit.state = 'ended'
       clearTimeout(timer)
       connection.removeListener('error', onError)
-      const destroy = broken ?? (failure instanceof Error ? failure : failure ? new Error(String(failure)) : undefined)
+      // pg's queries reject with Errors; anything else still destroys the connection, and travels as the cause.
+      const destroy =
+        broken ?? (failure instanceof Error ? failure : failure ? new Error('the unit failed', { cause: failure }) : undefined)
       connection.release(destroy)
     }
     /**

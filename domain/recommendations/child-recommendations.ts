@@ -57,8 +57,8 @@ export async function loadRecommendationFacts(
   const today = localDateOf(now, c.location?.timeZone ?? 'UTC')
   const goals: ChildGoalFact[] = ((c.goals as unknown as Array<Record<string, unknown>> | null) ?? []).map((g) => ({
     id: String(g.id),
-    description: String(g.description ?? ''),
-    status: String(g.status ?? 'ACTIVE'),
+    description: typeof g.description === 'string' ? g.description : '',
+    status: typeof g.status === 'string' ? g.status : 'ACTIVE',
     discipline: typeof g.discipline === 'string' ? g.discipline : null,
   }))
 

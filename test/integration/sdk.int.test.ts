@@ -34,10 +34,11 @@ interface Exchange {
 function recordingFetch(log: Exchange[]): typeof fetch {
   return async (input, init) => {
     const headers = new Headers(init?.headers)
+    const url = new URL(input instanceof Request ? input.url : input)
     const entry: Exchange = {
       method: init?.method ?? 'GET',
-      path: new URL(String(input)).pathname,
-      query: new URL(String(input)).searchParams,
+      path: url.pathname,
+      query: url.searchParams,
       status: 0,
       idempotencyKey: headers.get('idempotency-key'),
       authorization: headers.get('authorization'),
