@@ -41,7 +41,7 @@ export interface EmbeddedPostgres {
   /** The port actually listened on (useful with `port: 0`). */
   port: number
   /** Closes client connections, the listener and the database (flushing a persistent data dir). */
-  stop(): Promise<void>
+  stop: () => Promise<void>
 }
 
 /**
