@@ -102,6 +102,10 @@ export default defineConfig([
       // (payload codecs, embeddings, payment processors, fakes) so that a synchronous throw becomes a rejection;
       // dropping `async` would change that behaviour.
       '@typescript-eslint/require-await': 'off',
+      // A caught value passed on as a rejection (`Promise.reject(error)` in a catch, a queued caller's `reject(error)`)
+      // is what `throw error` is to only-throw-error, which allows it: the value is whatever was thrown. Values
+      // created here must still be Errors.
+      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
       // The rule's default allow list (Error, URL, URLSearchParams from the TypeScript lib), plus the same classes as
       // @types/node declares them: with Node's types loaded, the global `URLSearchParams` is Node's, which the
       // default list does not recognise, and `?${params}` is how this code base builds query strings.
