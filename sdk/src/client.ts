@@ -184,7 +184,7 @@ export class TherapyCareClient {
   paginate<P extends ListPaths>(
     path: P,
     query?: ListQuery<P>,
-    options?: CallOptions & ([PathParams<P, 'GET'>] extends [never] ? {} : { params: PathParams<P, 'GET'> })
+    options?: CallOptions & ([PathParams<P, 'GET'>] extends [never] ? unknown : { params: PathParams<P, 'GET'> })
   ): PageIterator<ListItem<P>> {
     return paginate<ListItem<P>>(this.#unchecked.bind(this), path, query, options)
   }
