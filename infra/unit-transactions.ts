@@ -215,6 +215,8 @@ export function createUnitTransactions(pool: pg.Pool): UnitTransactions {
     }
     connection.on('error', onError)
     const unit: OpenUnit = { connection, state: 'open', savepoints: 0 }
+    // Set once BEGIN succeeded, but declared here: release() and finish() clear it and also run when BEGIN fails.
+    // eslint-disable-next-line prefer-const -- a `const` at the assignment would be in its temporal dead zone then
     let timer: NodeJS.Timeout | undefined
 
     const release = (failure?: unknown) => {
