@@ -55,6 +55,22 @@ const workflowRestrictedImports = {
   ],
 }
 
+/**
+ * Domain modules that workflows import as values (directly or through one another), and so are bundled into the
+ * workflow sandbox with them: the same ban applies. Found by following every non-type import from workflows/
+ * (`import type` is erased and bundles nothing). A workflow that starts importing another domain module as a value
+ * adds it here.
+ */
+const workflowBundledDomainFiles = [
+  'domain/appointments/reminder-schedule.ts', // appointment-follow-up.ts, booking-lifecycle.ts
+  'domain/assessments/reminder-plan.ts', // assessment-reminder.ts
+  'domain/early-intervention/ei-clock.ts', // early-intervention.ts
+  'domain/leads/lead-policy.ts', // lead-qualification.ts
+  'domain/leads/lead-state.ts', // lead-qualification.ts
+  'domain/errors.ts', // through domain/leads/lead-state.ts
+  'domain/onboarding/onboarding-rules.ts', // provider-onboarding.ts
+]
+
 export default defineConfig([
   globalIgnores([
     'node_modules/',
@@ -147,7 +163,7 @@ export default defineConfig([
   },
 
   {
-    files: ['workflows/**/*.ts'],
+    files: ['workflows/**/*.ts', ...workflowBundledDomainFiles],
     rules: {
       // The base rule cannot tell `import type` from a value import; the typescript-eslint one can.
       'no-restricted-imports': 'off',
