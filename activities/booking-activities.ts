@@ -87,7 +87,7 @@ export function createBookingActivities({ db, bookingTiming, now = systemClock }
         })
       }
       return {
-        status: appointment.status as BookingState,
+        status: appointment.status,
         startsAt: appointment.startsAt.toISOString(),
         endsAt: appointment.endsAt.toISOString(),
         providerId: appointment.providerId,
@@ -104,7 +104,7 @@ export function createBookingActivities({ db, bookingTiming, now = systemClock }
       return runInUnitOfWork(db, tenantId, async ({ tx }) => {
         await tx.appointment.updateMany({ where: { id: appointmentId, tenantId, status: 'CONFIRMED' }, data: { status } })
         const row = await tx.appointment.findFirst({ where: { id: appointmentId, tenantId }, select: { status: true } })
-        return (row?.status ?? status) as BookingState
+        return (row?.status ?? status)
       })
     },
   }

@@ -27,7 +27,7 @@ export function buildDeps(
   config: Config,
   logger: Logger,
   clock: Clock = systemClock
-): { deps: AppDeps; close(): Promise<void> } {
+): { deps: AppDeps; close: () => Promise<void> } {
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX)
   const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS })
   // Encrypts what the API hands Temporal (workflow inputs, signals) when keys are configured; the worker agrees.
@@ -78,7 +78,7 @@ export function buildDeps(
   }
   return {
     deps,
-    async close() {
+    close: async () => {
       await connection.close().catch(() => undefined)
       await rateLimiter.close()
       await db.$disconnect()

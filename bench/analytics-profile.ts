@@ -42,7 +42,7 @@ const to = new Date(start.getTime() + 364 * 86_400_000).toISOString().slice(0, 1
 function explaining(uow: UnitOfWork): UnitOfWork {
   const tx = new Proxy(uow.tx, {
     get(target, prop, receiver) {
-      if (prop !== '$queryRaw') return Reflect.get(target, prop, receiver)
+      if (prop !== '$queryRaw') return Reflect.get(target, prop, receiver) as unknown
       return async (first: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) => {
         const sql = first instanceof Prisma.Sql ? first : Prisma.sql(first, ...values)
         const plan = await target.$queryRaw<Array<{ 'QUERY PLAN': string }>>`EXPLAIN (ANALYZE, BUFFERS) ${sql}`
@@ -51,7 +51,7 @@ function explaining(uow: UnitOfWork): UnitOfWork {
       }
     },
   })
-  return { ...uow, tx } as UnitOfWork
+  return { ...uow, tx }
 }
 
 for (let i = 0; i < 2; i++) {

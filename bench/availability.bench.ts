@@ -115,7 +115,7 @@ async function inTenantTransaction<T>(work: () => Promise<T>): Promise<T> {
 const rawQueries = (selection: ProviderSelection, from: number, to: number) =>
   inTenantTransaction(async () => {
     const q = factsStatement(selection, from, to)
-    const [row] = (await sql.query<{ facts: string }>(q.text, q.values as unknown[])).rows
+    const [row] = (await sql.query<{ facts: string }>(q.text, q.values)).rows
     return row!.facts.length
   })
 
@@ -126,8 +126,9 @@ const rawQueries = (selection: ProviderSelection, from: number, to: number) =>
 const serverTime = (selection: ProviderSelection, from: number, to: number) =>
   inTenantTransaction(async () => {
     const q = factsStatement(selection, from, to)
-    const [row] = (await sql.query(`EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ${q.text}`, q.values as unknown[])).rows
-    const [plan] = row['QUERY PLAN'] as Array<{ 'Planning Time': number; 'Execution Time': number }>
+    type Plan = { 'Planning Time': number; 'Execution Time': number }
+    const [row] = (await sql.query<{ 'QUERY PLAN': Plan[] }>(`EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ${q.text}`, q.values)).rows
+    const [plan] = row!['QUERY PLAN']
     return plan!['Planning Time'] + plan!['Execution Time']
   })
 

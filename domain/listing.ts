@@ -75,7 +75,7 @@ export function listQuerySchema<const F extends string>(sortable: readonly [F, .
 
 const encodeValue = (value: CursorValue): EncodedValue => (value instanceof Date ? { d: value.toISOString() } : value)
 const decodeValue = (value: EncodedValue): CursorValue =>
-  typeof value === 'object' && value !== null ? new Date(value.d) : value
+  typeof value === 'object' ? new Date(value.d) : value
 
 function invalidCursor(message: string) {
   return validationError([{ path: 'cursor', code: 'invalid_cursor', message }])
@@ -88,7 +88,7 @@ function decodeCursor(cursor: string): CursorPayload {
   } catch {
     throw invalidCursor('Not a cursor from this API.')
   }
-  const p = payload as Partial<CursorPayload> | null
+  const p = payload as Partial<Record<keyof CursorPayload, unknown>> | null
   const valueOk =
     typeof p?.v === 'string' ||
     typeof p?.v === 'number' ||

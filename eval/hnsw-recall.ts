@@ -104,7 +104,7 @@ try {
         chunkId: r.id,
         documentId: String(r.metadata.documentId),
         documentName: String(r.metadata.documentName),
-        headingPath: (r.metadata.headingPath as string[]) ?? [],
+        headingPath: (r.metadata.headingPath as string[] | undefined) ?? [],
         startOffset: Number(r.metadata.startOffset),
         endOffset: Number(r.metadata.endOffset),
         content: r.text,

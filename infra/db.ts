@@ -58,7 +58,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   for (let e = error as { code?: unknown; message?: unknown; cause?: unknown } | null, depth = 0; e && depth < 5; depth++) {
     if (typeof e.code === 'string' && (UNREACHABLE_CODES.has(e.code) || UNAVAILABLE_SQLSTATE.test(e.code))) return true
     if (typeof e.message === 'string' && UNREACHABLE_MESSAGE.test(e.message)) return true
-    e = (e.cause ?? null) as typeof e
+    e = (e.cause ?? null)
   }
   return false
 }
@@ -74,7 +74,7 @@ export function isUnstorableText(error: unknown): boolean {
   type Link = { code?: unknown; originalCode?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } }
   for (let e = error as Link | null, depth = 0; e && depth < 6; depth++) {
     if (UNSTORABLE_TEXT_SQLSTATE.has(String(e.originalCode ?? e.code))) return true
-    e = (e.cause ?? e.meta?.driverAdapterError ?? null) as Link | null
+    e = (e.cause ?? e.meta?.driverAdapterError ?? null)
   }
   return false
 }

@@ -130,7 +130,8 @@ function currentUnitAdapter(): SqlDriverAdapterFactory {
     provider: factory.provider,
     adapterName: factory.adapterName,
     async connect() {
-      const adapter = await factory.connect()
+      // As the interface, not PrismaPg's class: the wrapper passes on what any adapter has (getConnectionInfo is optional).
+      const adapter: SqlDriverAdapter = await factory.connect()
       return {
         provider: adapter.provider,
         adapterName: adapter.adapterName,
@@ -178,7 +179,8 @@ async function borrow(pool: pg.Pool, maxWaitMs: number): Promise<pg.PoolClient> 
   // An idle connection is handed over without waiting: no deadline to set (the common case, on every request).
   if (pool.idleCount > 0) return pool.connect()
   let timer: NodeJS.Timeout | undefined
-  let gaveUp = false
+  // Widened on purpose (`as`): the timer sets it, which TypeScript's narrowing cannot see.
+  let gaveUp = false as boolean
   const connecting = pool.connect()
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -213,13 +215,17 @@ export function createUnitTransactions(pool: pg.Pool): UnitTransactions {
     }
     connection.on('error', onError)
     const unit: OpenUnit = { connection, state: 'open', savepoints: 0 }
+    // Set once BEGIN succeeded, but declared here: release() and finish() clear it and also run when BEGIN fails.
+    // eslint-disable-next-line prefer-const -- a `const` at the assignment would be in its temporal dead zone then
     let timer: NodeJS.Timeout | undefined
 
     const release = (failure?: unknown) => {
       unit.state = 'ended'
       clearTimeout(timer)
       connection.removeListener('error', onError)
-      const destroy = broken ?? (failure instanceof Error ? failure : failure ? new Error(String(failure)) : undefined)
+      // pg's queries reject with Errors; anything else still destroys the connection, and travels as the cause.
+      const destroy =
+        broken ?? (failure instanceof Error ? failure : failure ? new Error('the unit failed', { cause: failure }) : undefined)
       connection.release(destroy)
     }
     /**

@@ -36,7 +36,7 @@ try {
     await mkdir('.data', { recursive: true })
     await writeFile(DEMO_FILE, JSON.stringify(demo, null, 2), { mode: 0o600 })
   } else {
-    demo = JSON.parse(await readFile(DEMO_FILE, 'utf8').catch(() => 'null')) ?? undefined
+    demo = (JSON.parse(await readFile(DEMO_FILE, 'utf8').catch(() => 'null')) as DemoCredentials | null) ?? undefined
   }
 } finally {
   await db.$disconnect()

@@ -108,6 +108,7 @@ export async function assessmentReminderWorkflow(
       }
       continue
     }
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal handler sets `changed` during the awaits above
     if (changed || !step || !plan) continue
 
     // Several steps at once only after the workflow could not run for a while: escalations collapse to the latest.

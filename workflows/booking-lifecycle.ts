@@ -82,19 +82,21 @@ export async function bookingLifecycle(input: BookingWorkflowInput): Promise<Boo
   // booking) would otherwise be rejected at the end of the first activation for want of a handler.
   let plan = NOT_LOADED
   let loaded = false
-  let state: BookingState = 'CONFIRMED'
+  // Widened on purpose (`as`) here and below: the handlers change these between awaits, which TypeScript's narrowing
+  // cannot see.
+  let state = 'CONFIRMED' as BookingState
   /** Keys of the reminders recorded (or found recorded) by this run. */
   const sent: string[] = []
   /** A step accepted by an update and not yet seen in the database. */
-  let awaitingCommit = false
+  let awaitingCommit = false as boolean
   /** A re-read asked for (the API's after-commit signal). */
-  let changed = false
+  let changed = false as boolean
   /** When to re-read if an accepted step's signal never comes. */
-  let verifyAt: number | null = null
+  let verifyAt = null as number | null
   /** Bumped by every accepted update: a re-read that started before it is stale. */
   let epoch = 0
   /** A final state asked for by an operator's old-style signal; the workflow writes it itself. */
-  let operatorFinal: BookingState | null = null
+  let operatorFinal = null as Exclude<BookingState, 'CONFIRMED'> | null
 
   const pending = () =>
     state === 'CONFIRMED'
@@ -200,7 +202,7 @@ export async function bookingLifecycle(input: BookingWorkflowInput): Promise<Boo
     const woken = await condition(() => changed || epoch !== seen || operatorFinal !== null, Math.max(1, wakeAt - Date.now()))
     if (operatorFinal !== null && state === 'CONFIRMED') {
       // An operator's signal: persist it, unless the API already moved the appointment to another final state.
-      state = await activities.recordAppointmentStatus({ ...input, status: operatorFinal as Exclude<BookingState, 'CONFIRMED'> })
+      state = await activities.recordAppointmentStatus({ ...input, status: operatorFinal })
       awaitingCommit = false
       break
     }

@@ -56,7 +56,8 @@ export async function childProgressWorkflow(input: ChildProgressInput & { carry?
   // first task): notes signed while no worker ran belong to it. Runs begun before this change keep their first task's time.
   let periodStartMs = input.carry?.periodStartMs ?? (patched(PERIOD_FROM_START) ? workflowInfo().startTime.getTime() : Date.now())
   let reportsRecorded = input.carry?.reportsRecorded ?? 0
-  let changed = false
+  // Widened on purpose (`as`): the handlers change it between awaits, which TypeScript's narrowing cannot see.
+  let changed = false as boolean
   let closed = false
   /** Summaries decided and not yet recorded by the workflow, in order. */
   const toRecord: AcceptedSummary[] = []

@@ -63,6 +63,7 @@ export async function earlyInterventionWorkflow(
       changed = false
       const view = await activities.refreshEarlyInterventionPlan({ ...ref, asOf: planNow(clock, Date.now()) })
       // A change that arrived while the plan was being read (an exit undone at once) is read again before closing.
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal handler sets `changed` while the activity runs
       if (view.state === 'CLOSED' && changed) continue
       if (view.state === 'CLOSED') {
         log.info('early-intervention plan closed', { childId: input.childId, outcome: view.reason })

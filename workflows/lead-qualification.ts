@@ -48,7 +48,8 @@ export async function leadQualificationWorkflow(input: LeadQualificationInput): 
   let offeredAt: number | null = null
   let followUpsSent = 0
   /** An update was accepted and the API is recording it: re-read the lead before deciding anything else. */
-  let unsettled = false
+  // Widened on purpose (`as`): the update handlers set it between awaits, which TypeScript's narrowing cannot see.
+  let unsettled = false as boolean
   let matchAttempts = 0
 
   const timers = () => (offeredAt === null ? null : nextOfferStep(offerTimers(offeredAt, policy, dayMs), followUpsSent))
@@ -113,6 +114,7 @@ export async function leadQualificationWorkflow(input: LeadQualificationInput): 
         matchAttempts++
         adopt(await activities.matchLead({ ...ref, policy, lastAttempt: matchAttempts >= policy.matchAttempts }))
         // Nobody to offer yet: try again after an interval (new providers, freed slots), unless a person acts first.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `adopt` has just reassigned `status`; TypeScript keeps the case's narrowing across the call
         if (status === 'QUALIFIED') await condition(() => unsettled, policy.followUpEveryDays * dayMs)
         break
       }

@@ -68,12 +68,13 @@ const refuse = (message: string): never => {
 export async function providerOnboardingWorkflow(input: ProviderOnboardingInput): Promise<ProviderOnboardingResult> {
   const timing = { ...DEFAULT_ONBOARDING_TIMING, ...input.timing }
   const ref = { tenantId: input.tenantId, providerId: input.providerId, attempt: input.attempt }
-  let status: OnboardingStatus = 'IN_PROGRESS'
-  let step: OnboardingStep = 'PROFILE'
+  // Widened on purpose (`as`): the update handlers change these between awaits, which TypeScript's narrowing cannot see.
+  let status = 'IN_PROGRESS' as OnboardingStatus
+  let step = 'PROFILE' as OnboardingStep
   let stepStartedAt = Date.now()
   let remindersSent = 0
   let totalReminders = 0
-  let changed = false
+  let changed = false as boolean
   /** Accepted steps still to be recorded by the workflow itself, in order. */
   const toRecord: Array<{ op: OnboardingOperation; timers: StepTimers }> = []
   const verificationQueued = () => toRecord.some((r) => r.op.action === 'verifyLicence')

@@ -46,7 +46,7 @@ export function deprecation(policy: DeprecationPolicy, clock: Clock): Middleware
     ? `, <${policy.documentation}>; rel="deprecation"; type="application/json"`
     : ''
   return async function deprecation(c, next) {
-    const successor = fillTemplate(policy.successor, c.req.param() as Record<string, string>)
+    const successor = fillTemplate(policy.successor, c.req.param())
     // Past the sunset the route is gone for every caller that got this far; nothing of it runs.
     if (clock().getTime() >= policy.sunsetAt.getTime()) throw versionSunset(successor, policy.sunsetAt)
     await next()

@@ -21,7 +21,7 @@ function isNullMarker(value: Json): value is JsonObject & { type: string[] } {
 function rewrite(schema: JsonObject): JsonObject {
   const allOf = schema.allOf
   if (!Array.isArray(allOf) || allOf.length !== 2) return schema
-  const [ref, marker] = allOf
+  const [ref, marker] = allOf as Json[]
   if (!isObject(ref) || typeof ref.$ref !== 'string' || Object.keys(ref).length !== 1 || !isNullMarker(marker)) return schema
   const { allOf: _replaced, ...rest } = schema
   return { ...rest, ...(marker.description === undefined ? {} : { description: marker.description }), anyOf: [ref, { type: 'null' }] }

@@ -114,6 +114,18 @@ function exampleOf(schema: JsonSchema | undefined, components: Record<string, un
   }
 }
 
+/**
+ * An example as a query or header value: a scalar as itself, an array as its comma-separated items (as `String` joins
+ * them), an object as JSON rather than `[object Object]`.
+ */
+function exampleText(example: unknown): string {
+  if (example === null || example === undefined) return ''
+  if (Array.isArray(example)) return example.map(exampleText).join(',')
+  if (typeof example === 'string') return example
+  if (typeof example === 'number' || typeof example === 'boolean') return String(example)
+  return JSON.stringify(example)
+}
+
 function requestFor(path: string, method: string, op: OperationLike, components: Record<string, unknown>): PostmanItem {
   const parameters = op.parameters ?? []
   const segments = path.replace(/^\//, '').split('/').map((s) => s.replace(/^\{(\w+)\}$/, ':$1'))
@@ -121,7 +133,7 @@ function requestFor(path: string, method: string, op: OperationLike, components:
     .filter((p) => p.in === 'query')
     .map((p) => ({
       key: p.name,
-      value: String(exampleOf(p.schema, components) ?? ''),
+      value: exampleText(exampleOf(p.schema, components)),
       ...(p.required ? {} : { disabled: true }),
       ...(p.description ? { description: p.description } : {}),
     }))
@@ -131,7 +143,7 @@ function requestFor(path: string, method: string, op: OperationLike, components:
       key: p.name,
       // Postman's dynamic variable: a new key per send, which is what a client retrying by hand does not want, but a
       // fresh request does. Resend the same value to see the replay.
-      value: p.name === 'Idempotency-Key' ? '{{$guid}}' : String(exampleOf(p.schema, components) ?? ''),
+      value: p.name === 'Idempotency-Key' ? '{{$guid}}' : exampleText(exampleOf(p.schema, components)),
       ...(p.description ? { description: p.description } : {}),
     }))
   const schema = op.requestBody?.content?.['application/json']?.schema

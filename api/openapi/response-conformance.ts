@@ -52,12 +52,12 @@ function schemaOf(route: RouteConfig, status: number): { declared: boolean; sche
  */
 export function conformanceProblems(described: Described, method: string, status: number, body: unknown): string[] {
   const { route } = described
-  let { declared, schema } = schemaOf(route, status)
+  const { declared, schema: declaredSchema } = schemaOf(route, status)
   if (!declared) {
     const byMiddleware = middlewareStatuses(method, route.path, described.secured, described.hasInput).includes(status)
     if (!byMiddleware) return [`status ${status} is not described`]
-    schema = ProblemSchema
   }
+  const schema = declared ? declaredSchema : ProblemSchema
   if (!schema) return []
   const result = schema.safeParse(body)
   if (result.success) return []

@@ -62,7 +62,11 @@ export interface BegunRun {
   skipped?: string
 }
 
-const planOf = async (uow: UnitOfWork, runId: string) => (await stepAt(uow, runId, PLAN_POSITION))?.output as unknown as RunPlan
+/** The run's frozen plan, if its first step has recorded it yet. */
+const findPlan = async (uow: UnitOfWork, runId: string) =>
+  (await stepAt(uow, runId, PLAN_POSITION))?.output as unknown as RunPlan | undefined
+/** The plan of a run past its first step, which always records it. */
+const planOf = async (uow: UnitOfWork, runId: string) => (await findPlan(uow, runId)) as RunPlan
 
 /** Creates the run steps over the worker's dependencies. */
 export function createAgentRunner(deps: AgentRunnerDeps) {
@@ -80,7 +84,7 @@ export function createAgentRunner(deps: AgentRunnerDeps) {
       const run = await uow.tx.agentRun.findFirstOrThrow({
         where: input.runId ? { id: input.runId, tenantId: uow.tenantId } : { workflowId, tenantId: uow.tenantId },
       })
-      let plan = await planOf(uow, run.id)
+      let plan = await findPlan(uow, run.id)
       if (!plan) {
         const row = await uow.tx.agentWorkflow.findFirst({ where: { id: input.agentWorkflowId, tenantId: uow.tenantId } })
         if (!row || row.deletedAt || !row.enabled) {
@@ -151,7 +155,7 @@ export function createAgentRunner(deps: AgentRunnerDeps) {
       plan: await planOf(uow, runId),
       context: (await stepAt(uow, runId, CONTEXT_POSITION))?.output as unknown as AgentContext,
     }))
-    if (loaded.done) return { ignored: ((loaded.done.output as unknown as Decision).ignored ?? []).length }
+    if (loaded.done) return { ignored: ((loaded.done.output as unknown as Partial<Decision>).ignored ?? []).length }
     const { plan, context: ctx } = loaded
     const input: DecisionInput = {
       workflowName: plan.name,

@@ -71,7 +71,7 @@ export function createAgentWorkflowService(deps: AgentWorkflowServiceDeps) {
     let candidate: JsonObject = fields
     if (templateId !== undefined) {
       const template = typeof templateId === 'string' ? templateById(templateId) : undefined
-      if (!template) throw validationError([{ path: 'templateId', code: 'not_found', message: `No template "${String(templateId)}".` }])
+      if (!template) throw validationError([{ path: 'templateId', code: 'not_found', message: `No template ${JSON.stringify(templateId)}.` }])
       const base: JsonObject = { name: template.name, description: template.description, trigger: template.trigger, agent: template.agent, actions: template.actions }
       candidate = applyMergePatch(structuredClone(base), fields) as JsonObject
     }
@@ -123,7 +123,7 @@ export function createAgentWorkflowService(deps: AgentWorkflowServiceDeps) {
    */
   async function patch(uow: UnitOfWork, principal: Principal, id: string, body: JsonObject): Promise<AgentWorkflow> {
     const row = await get(uow, id)
-    const current = withoutNulls(configOf(row) as unknown as JsonObject)
+    const current = withoutNulls(configOf(row))
     const config = parseConfig(applyMergePatch(current, body) as JsonObject)
     const { scopes } = await checkConfig(uow, config, principal, deps.rules)
     const updated = await uow.tx.agentWorkflow.update({

@@ -63,7 +63,7 @@ export async function workflowOutcomes(
   try {
     const [total, ...kinds] = await Promise.all([count(''), ...WORKFLOW_KINDS.map((k) => count(` AND WorkflowKind = ${literal(k.kind)}`))])
     const byKind = WORKFLOW_KINDS.map((k, i) => ({ kind: k.kind, category: k.category, ...kinds[i]! }))
-    return { total: total!, byKind, otherKinds: otherKinds(total!, kinds) }
+    return { total, byKind, otherKinds: otherKinds(total, kinds) }
   } catch (err) {
     // Only the outcome section depends on Temporal, but a partial answer would read as "zero runs": refuse instead.
     throw Object.assign(dependencyUnavailable('workflow visibility'), { cause: err })

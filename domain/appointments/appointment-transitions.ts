@@ -296,7 +296,7 @@ export function createAppointmentTransitions({ clock, notifier, workflow, outbox
    * @throws AppError `invalid_state_transition`, `validation_error`, `slot_unavailable`
    */
   async function update(uow: UnitOfWork, id: string, patch: AppointmentPatch): Promise<TransitionedAppointment> {
-    let appointment = await lockAppointment(uow, id)
+    const appointment = await lockAppointment(uow, id)
     const edits: { type?: AppointmentType; service?: string; notes?: string | null } = {}
     if (patch.type !== undefined && patch.type !== appointment.type) edits.type = patch.type
     if (patch.service !== undefined && patch.service !== appointment.service) edits.service = patch.service

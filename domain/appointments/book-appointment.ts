@@ -51,7 +51,7 @@ export async function lockBookingParties(
   paths: { childId: string; providerId: string } = { childId: 'childId', providerId: 'providerId' }
 ): Promise<BookingParties> {
   const { tx, tenantId } = uow
-  const [provider] = await tx.$queryRaw<Array<{ id: string; location_id: string; disciplines: string[] }>>`
+  const [provider] = await tx.$queryRaw<Array<{ id: string; location_id: string; disciplines: string[] | null }>>`
     SELECT id, location_id, disciplines FROM providers
     WHERE id = ${input.providerId} AND tenant_id = ${tenantId} FOR NO KEY UPDATE`
   const [child] = await tx.$queryRaw<Array<{ id: string; archived: boolean }>>`

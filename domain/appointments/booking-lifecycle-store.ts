@@ -45,7 +45,7 @@ export async function loadBookingPlan({ tx, tenantId }: UnitOfWork, appointmentI
   })
   if (!row) return null
   return {
-    status: row.status as AppointmentStatus,
+    status: row.status,
     startsAt: row.startsAt.toISOString(),
     endsAt: row.endsAt.toISOString(),
     childId: row.childId,
@@ -121,7 +121,7 @@ export async function markNoShowIfAbsent(
 ): Promise<{ status: AppointmentStatus; checkedIn: boolean }> {
   const appointment = await lockAppointment(uow, appointmentId)
   const session = await uow.tx.session.findFirst({ where: { appointmentId, tenantId: uow.tenantId }, select: { id: true } })
-  const status = appointment.status as AppointmentStatus
+  const status = appointment.status
   if (status !== 'CONFIRMED' || session) return { status, checkedIn: session !== null }
   const allowed = transition({ status, action: 'no_show', startsAt: appointment.startsAt, now })
   if (!allowed.ok) return { status, checkedIn: false }
@@ -163,7 +163,7 @@ export async function loadFollowUpPlan({ tx, tenantId }: UnitOfWork, appointment
   })
   if (!row) return null
   return {
-    status: row.status as AppointmentStatus,
+    status: row.status,
     completedAt: row.completedAt?.toISOString() ?? null,
     childId: row.childId,
     providerId: row.providerId,

@@ -18,7 +18,8 @@ export type OverlapParty = 'provider' | 'child'
  * looked for along the cause chain and in the message.
  */
 export function overlapViolation(error: unknown): OverlapParty | undefined {
-  let exclusion = false
+  // Widened on purpose (`as`): `visit` sets it, which TypeScript's narrowing cannot see.
+  let exclusion = false as boolean
   let text = ''
   const seen = new Set<unknown>()
   const visit = (value: unknown, depth: number): void => {
@@ -27,7 +28,7 @@ export function overlapViolation(error: unknown): OverlapParty | undefined {
     const record = value as Record<string, unknown>
     if (record.code === '23P01' || record.originalCode === '23P01') exclusion = true
     for (const key of ['message', 'originalMessage', 'constraint']) {
-      if (typeof record[key] === 'string') text += ` ${record[key] as string}`
+      if (typeof record[key] === 'string') text += ` ${record[key]}`
     }
     for (const key of ['cause', 'meta', 'driverAdapterError']) visit(record[key], depth + 1)
   }

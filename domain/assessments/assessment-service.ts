@@ -198,7 +198,7 @@ export function createAssessmentService({ reminders, clock }: AssessmentServiceD
     }
     const completed = await uow.tx.assessment.update({
       where: { id: current.id },
-      data: { status: 'COMPLETED', completedAt, scores: input.scores as unknown as Prisma.InputJsonValue },
+      data: { status: 'COMPLETED', completedAt, scores: input.scores },
       include: withNext,
     })
     await recordEvent(

@@ -73,6 +73,8 @@ export function createAuditWriter(db: Db): AuditWriter {
         queue.push({
           entry,
           synchronous: durability === 'synchronous',
+          // The insert's own failure, as the database driver threw it (narrowed from `unknown` only by the check).
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on a caught value
           settle: (error) => (error === undefined ? resolve() : reject(error)),
         })
         if (!inserting.has(entry.tenantId)) ownContext.runInAsyncScope(() => void insertWaiting(entry.tenantId))

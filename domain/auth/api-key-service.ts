@@ -58,6 +58,7 @@ export async function createApiKey(uow: UnitOfWork, grantor: Grantor, createdBy:
       name: input.name,
       prefix: secret.slice(0, 10),
       secretHash: hashSecret(secret),
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- false positive: tsc rejects KeyPermission[] as a Prisma InputJsonValue (no index signature), so the cast is needed
       permissions: permissions as unknown as object[],
       createdBy,
       expiresAt: input.expiresAt,

@@ -67,7 +67,7 @@ export function parseScheduleFacts(text: string): LoadedSchedule[] {
 
 /** Spans of a flat [start0, end0, start1, end1, ...] list. */
 function spans(flat: number[]): Span[] {
-  const result: Span[] = new Array(flat.length >> 1)
+  const result = new Array<Span>(flat.length >> 1)
   for (let i = 0; i < result.length; i++) result[i] = { start: flat[2 * i]!, end: flat[2 * i + 1]! }
   return result
 }

@@ -99,7 +99,7 @@ export function readWeeklyHours(value: unknown): WeeklyHours | null {
       return (
         intervals === undefined ||
         (Array.isArray(intervals) &&
-          intervals.every((i: { start?: unknown; end?: unknown }) => START.test(String(i?.start)) && END.test(String(i?.end))))
+          intervals.every((i: { start?: unknown; end?: unknown } | null) => START.test(String(i?.start)) && END.test(String(i?.end))))
       )
     })
   if (!wellFormed) throw new Error('stored weekly hours are malformed')

@@ -42,7 +42,7 @@ export async function recordCareNotification(uow: UnitOfWork, input: CareNotific
         childId: input.childId ?? null,
         providerId: input.providerId ?? null,
         dueDate: input.dueDate ? new Date(`${input.dueDate}T00:00:00.000Z`) : null,
-        details: (input.details ?? {}) as Prisma.InputJsonObject,
+        details: (input.details ?? {}),
         dedupeKey: input.dedupeKey,
       },
     ],

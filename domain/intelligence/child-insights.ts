@@ -21,13 +21,14 @@ export async function loadChildInsights(uow: UnitOfWork, childId: string, now: D
     select: { id: true, instrument: true, completedAt: true, scores: true },
   })
   const insights = childInsights(
-    (child.goals as unknown as InsightGoal[]) ?? [],
+    // A JSON column: it can hold a JSON null.
+    (child.goals as unknown as InsightGoal[] | null) ?? [],
     notes.map(
       (n): InsightNote => ({
         noteId: n.id,
         sessionId: n.session.id,
         sessionAt: n.session.scheduledStartsAt.toISOString(),
-        goals: ((n.objective as { goals?: InsightNote['goals'] } | null)?.goals ?? []) as InsightNote['goals'],
+        goals: ((n.objective as { goals?: InsightNote['goals'] } | null)?.goals ?? []),
       }),
     ),
     assessments.map(

@@ -107,7 +107,7 @@ export function createLeadService(deps: LeadServiceDeps) {
         languages: [...new Set(input.languages ?? [])],
         payer: input.payer,
         settingMode: input.settingMode,
-        ...(input.preferredTimes ? { preferredTimes: input.preferredTimes as unknown as Prisma.InputJsonObject } : {}),
+        ...(input.preferredTimes ? { preferredTimes: input.preferredTimes } : {}),
       },
     })
     const workflowInput: LeadQualificationInput = {

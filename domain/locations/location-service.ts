@@ -139,7 +139,7 @@ export async function listLocations({ tx, tenantId }: UnitOfWork, query: ListLoc
   if (query.region) filters.push({ region: query.region })
   const rows = await tx.location.findMany({
     where: { AND: [...filters, keysetWhere(list) as Prisma.LocationWhereInput] },
-    orderBy: keysetOrderBy(list) as Prisma.LocationOrderByWithRelationInput[],
+    orderBy: keysetOrderBy(list),
     take: list.limit + 1,
   })
   return toSortedPage(rows, list)

@@ -59,7 +59,7 @@ async function loadChild({ tx, tenantId }: UnitOfWork, childId: string): Promise
   return {
     dateOfBirth: child.dateOfBirth,
     languages: child.languages,
-    diagnoses: diagnoses.map((d) => String(d.code ?? '').toUpperCase()).filter(Boolean),
+    diagnoses: diagnoses.map((d) => (typeof d.code === 'string' ? d.code.toUpperCase() : '')).filter(Boolean),
     locationId: child.locationId,
   }
 }

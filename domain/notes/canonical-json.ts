@@ -33,7 +33,7 @@ export function canonicalJson(value: unknown): string {
           return canonicalJson(item)
         }).join(',')}]`
       }
-      const prototype = Object.getPrototypeOf(value)
+      const prototype: unknown = Object.getPrototypeOf(value)
       if (prototype !== Object.prototype && prototype !== null) {
         throw new Error('canonical JSON takes plain objects only (convert dates to strings first)')
       }

@@ -179,7 +179,7 @@ export async function applyStep(uow: UnitOfWork, ref: OnboardingRef, op: Onboard
       return waitsFor(row, 'PROFILE') ? advance(uow, ref.providerId, 'DOCUMENTS', { profileConfirmedAt: now }, timers, now) : state
     case 'submitDocuments':
       return waitsFor(row, 'DOCUMENTS')
-        ? advance(uow, ref.providerId, 'LICENCE_VERIFICATION', { documents: op.documents as unknown as Prisma.InputJsonArray, documentsSubmittedAt: now }, timers, now)
+        ? advance(uow, ref.providerId, 'LICENCE_VERIFICATION', { documents: op.documents, documentsSubmittedAt: now }, timers, now)
         : state
     case 'verifyLicence':
       if (!waitsFor(row, 'LICENCE_VERIFICATION') || (await licenceCheckRecorded(uow, ref, timers))) return state

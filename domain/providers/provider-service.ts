@@ -152,7 +152,7 @@ export async function listProviders(uow: UnitOfWork, query: ListProvidersQuery) 
   if (query.language) filters.push({ id: { in: await providerIdsSpeaking(uow, query.language) } })
   const rows = await tx.provider.findMany({
     where: { AND: [...filters, keysetWhere(list) as Prisma.ProviderWhereInput] },
-    orderBy: keysetOrderBy(list) as Prisma.ProviderOrderByWithRelationInput[],
+    orderBy: keysetOrderBy(list),
     take: list.limit + 1,
     include: withLocations,
   })

@@ -132,7 +132,7 @@ export async function listTimeOff(uow: UnitOfWork, providerId: string, query: Li
   if (query.to) where.push({ startsAt: { lt: query.to } })
   const rows = await uow.tx.providerTimeOff.findMany({
     where: { AND: [...where, keysetWhere(list) as Prisma.ProviderTimeOffWhereInput] },
-    orderBy: keysetOrderBy(list) as Prisma.ProviderTimeOffOrderByWithRelationInput[],
+    orderBy: keysetOrderBy(list),
     take: list.limit + 1,
   })
   const page = toSortedPage(rows, list)

@@ -10,7 +10,7 @@ import { planEarlyIntervention, type Deadline } from '../early-intervention/ei-p
 import { EI_FACT_COLUMNS, eiFactsOf } from '../early-intervention/ei-facts.ts'
 import { DEFAULT_EI_POLICY } from '../early-intervention/ei-policy.ts'
 import { notFound } from '../errors.ts'
-import { childInsights, type InsightGoal, type InsightNote } from '../intelligence/insight-rules.ts'
+import { childInsights, type InsightNote } from '../intelligence/insight-rules.ts'
 import { DEFAULT_PROGRESS_POLICY } from '../progress/progress-rules.ts'
 import { recommendForChild, RECOMMENDATION_RULES, type AppointmentFact, type ChildGoalFact, type ChildRecommendationFacts } from './recommendation-rules.ts'
 import { RECOMMENDATION_KINDS, type Recommendation, type RecommendationKind, type RecommendationPriority } from './recommendation-types.ts'
@@ -57,8 +57,8 @@ export async function loadRecommendationFacts(
   const today = localDateOf(now, c.location?.timeZone ?? 'UTC')
   const goals: ChildGoalFact[] = ((c.goals as unknown as Array<Record<string, unknown>> | null) ?? []).map((g) => ({
     id: String(g.id),
-    description: String(g.description ?? ''),
-    status: String(g.status ?? 'ACTIVE'),
+    description: typeof g.description === 'string' ? g.description : '',
+    status: typeof g.status === 'string' ? g.status : 'ACTIVE',
     discipline: typeof g.discipline === 'string' ? g.discipline : null,
   }))
 
@@ -102,13 +102,13 @@ export async function loadRecommendationFacts(
     select: { id: true, objective: true, session: { select: { id: true, scheduledStartsAt: true } } },
   })
   const insights = childInsights(
-    goals as InsightGoal[],
+    goals,
     notes.map(
       (n): InsightNote => ({
         noteId: n.id,
         sessionId: n.session.id,
         sessionAt: n.session.scheduledStartsAt.toISOString(),
-        goals: ((n.objective as { goals?: InsightNote['goals'] } | null)?.goals ?? []) as InsightNote['goals'],
+        goals: ((n.objective as { goals?: InsightNote['goals'] } | null)?.goals ?? []),
       }),
     ),
     [],

@@ -139,7 +139,7 @@ export async function patchSession(uow: UnitOfWork, id: string, patch: JsonObjec
       actualStartedAt: actualStartedAt ?? null,
       actualEndedAt: actualEndedAt ?? null,
       attendance: attendance ?? null,
-      billingCodes: next.billingCodes as unknown as Prisma.InputJsonValue,
+      billingCodes: next.billingCodes,
       placeOfService: next.placeOfService ?? null,
       telehealth: next.telehealth,
     },

@@ -208,7 +208,9 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       // A wake-up only fans out (the starts proceed in the background); the periodic run also sweeps.
       run: async (sweep) => {
         await fanOutAll()
-        if (sweep) await sweepUnstarted()
+        // The swept starts run on in the background like the fanned-out ones: the starter never rejects (a failed
+        // start is marked, not thrown), so nothing is left unhandled.
+        if (sweep) void (await sweepUnstarted())
       },
       intervalMs: settings.dispatchIntervalMs,
       subscribe: onEventsRecorded,

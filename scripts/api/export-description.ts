@@ -13,7 +13,7 @@ import { loadConfig } from '../../infra/config.ts'
 import { createLogger } from '../../infra/logger.ts'
 
 const { values } = parseArgs({ options: { out: { type: 'string', default: 'dist/api' } } })
-const outDir = path.resolve(values.out!)
+const outDir = path.resolve(values.out)
 
 // Placeholders: building the app creates lazy clients only, and nothing here sends a query or an RPC.
 const config = loadConfig({

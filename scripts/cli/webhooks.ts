@@ -79,7 +79,7 @@ export async function webhooks(command: string | undefined, args: string[]) {
     return
   }
   if (command === 'failed') {
-    const limit = positiveInteger(values.limit!, 'limit')
+    const limit = positiveInteger(values.limit, 'limit')
     await withDatabase(async (db) => {
       const endpointIds = values.endpoint ? [values.endpoint] : (await endpointsOf(db, tenant)).map((e) => e.id)
       const failed: DeliveryRow[] = []

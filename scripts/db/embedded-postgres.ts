@@ -43,9 +43,9 @@ export interface EmbeddedPostgres {
   /** The port actually listened on (useful with `port: 0`). */
   port: number
   /** Closes client connections, the listener and the database (flushing a persistent data dir). */
-  stop(): Promise<void>
+  stop: () => Promise<void>
   /** The whole data directory as an uncompressed tarball, for {@link EmbeddedPostgresOptions.loadDataDir}. */
-  dump(): Promise<Blob>
+  dump: () => Promise<Blob>
 }
 
 /**

@@ -112,6 +112,9 @@ function relabelCharFields(result: unknown, charColumns: Set<string>): void {
   }
 }
 
+/** pg's node-style callback, the last argument of a callback-style query() call. */
+const isCallback = (value: unknown): value is (error: unknown, result: unknown) => unknown => typeof value === 'function'
+
 /** Makes a pooled client report `"char"` result columns as `text`. */
 function reportCharAsText(client: pg.PoolClient, charColumns: Set<string>): void {
   // query() has many overloads; only the two call shapes used here matter: pg-pool's (config, values,
@@ -119,7 +122,7 @@ function reportCharAsText(client: pg.PoolClient, charColumns: Set<string>): void
   const query = client.query.bind(client) as (...args: unknown[]) => unknown
   const relabelled = (...args: unknown[]): unknown => {
     const callback = args.at(-1)
-    if (typeof callback === 'function') {
+    if (isCallback(callback)) {
       args[args.length - 1] = (error: unknown, result: unknown): unknown => {
         if (error == null) relabelCharFields(result, charColumns)
         return callback(error, result)

@@ -225,6 +225,7 @@ class Connection {
           continue
         }
         if (!(await this.lock.acquire(this))) continue
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- close() may have run while the lock was awaited
         if (this.closed) continue
         try {
           await this.run(message, true)

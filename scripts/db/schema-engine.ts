@@ -80,7 +80,8 @@ function loadEngineClass(): Promise<typeof wasmBindings.SchemaEngine> {
     wasmBindings.__wbg_set_wasm(instance.exports)
     const start = instance.exports.__wbindgen_start
     if (typeof start !== 'function') throw new Error('schema_engine_bg.wasm has no __wbindgen_start export')
-    start()
+    // wasm-bindgen's start function takes no arguments and returns nothing.
+    ;(start as () => void)()
     return wasmBindings.SchemaEngine
   })()
   loaded.catch(() => {

@@ -47,7 +47,7 @@ const api = await startApi(config, createLogger(config.LOG_LEVEL, 'api'))
 // cannot leave the machine: outside development an endpoint needs an https URL whose host resolves to a public
 // address, and nothing resolves here (docs/testing.md).
 let worker: WorkerProcess | undefined
-let exitCode = 1
+let exitCode: number
 try {
   worker = await startWorkerProcess({ ...environment, LOG_LEVEL: 'info' })
   const client = await provisionClient(api.deps.db, { tenantName: `Fuzz ${Date.now()}`, scopes: ALL_SCOPES, timeZone: 'America/Chicago' })

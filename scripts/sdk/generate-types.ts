@@ -61,7 +61,7 @@ export async function generateSdkTypes(description?: OpenAPI3): Promise<string> 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   // --from: a description already exported (e.g. by `npm run api:export`) instead of exporting one now.
   const { values } = parseArgs({ options: { out: { type: 'string', default: GENERATED_TYPES }, from: { type: 'string' } } })
-  const out = path.resolve(values.out!)
+  const out = path.resolve(values.out)
   const description = values.from ? (JSON.parse(await readFile(values.from, 'utf8')) as OpenAPI3) : undefined
   await writeFile(out, await generateSdkTypes(description))
   console.log(`wrote ${path.relative(process.cwd(), out)}`)

@@ -202,7 +202,7 @@ async function startDevServer(
     })
     child.on('exit', (code, signal) => {
       exited = `exited with ${signal ?? `code ${code}`}`
-      child.stdin?.destroy()
+      child.stdin.destroy()
       done()
     })
   })
@@ -246,8 +246,8 @@ async function startDevServer(
     const reason = err instanceof Error ? err.message : String(err)
     const hint = portInUse && opts.port ? ` (to use the server already there: TEMPORAL_ADDRESS=${address})` : ''
     const message = `${reason}${hint}\n--- server output (tail) ---\n${output}`
-    if (portInUse && !opts.port) throw new PortInUseError(message)
-    throw new Error(message)
+    if (portInUse && !opts.port) throw new PortInUseError(message, { cause: err })
+    throw new Error(message, { cause: err })
   }
   try {
     // A persistent dbFile keeps its namespace from an earlier run: --search-attribute only applies

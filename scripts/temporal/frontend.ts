@@ -52,9 +52,10 @@ export async function ensureSearchAttributes(
     })
   } catch (err) {
     // Another process registered some of them first: fine as long as all are there now.
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-comparison -- gRPC status by number: @grpc/grpc-js's Status enum is not a dependency of ours
     if (!(isGrpcServiceError(err) && err.code === ALREADY_EXISTS)) throw err
     const still = await missing()
-    if (still.length > 0) throw new Error(`could not register search attributes ${still.join(', ')}`)
+    if (still.length > 0) throw new Error(`could not register search attributes ${still.join(', ')}`, { cause: err })
   }
   log(`registered search attributes ${toAdd.join(', ')} in namespace ${namespace}`)
   return toAdd
@@ -93,6 +94,7 @@ export async function waitForFrontend(
     }
     if (Date.now() > deadline) {
       const detail =
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-comparison -- gRPC status by number, as above
         isGrpcServiceError(lastError) && lastError.code === NOT_FOUND
           ? `namespace ${namespace} does not exist (${lastError.details})`
           : lastError instanceof Error

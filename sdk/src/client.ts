@@ -156,7 +156,7 @@ export class TherapyCareClient {
     path: P,
     ...args: RequestArgs<P, M>
   ): Promise<ResponseData<P, M>> {
-    return (await this.#send(method, path, args[0] as UncheckedOptions | undefined)).data as ResponseData<P, M>
+    return (await this.#send(method, path, args[0])).data as ResponseData<P, M>
   }
 
   /** Like {@link request}, with the response too (status, `Location`, `Idempotent-Replayed`, rate-limit headers). */
@@ -165,7 +165,7 @@ export class TherapyCareClient {
     path: P,
     ...args: RequestArgs<P, M>
   ): Promise<ResponseWithData<ResponseData<P, M>>> {
-    return (await this.#send(method, path, args[0] as UncheckedOptions | undefined)) as ResponseWithData<ResponseData<P, M>>
+    return (await this.#send(method, path, args[0])) as ResponseWithData<ResponseData<P, M>>
   }
 
   /**
@@ -184,9 +184,9 @@ export class TherapyCareClient {
   paginate<P extends ListPaths>(
     path: P,
     query?: ListQuery<P>,
-    options?: CallOptions & ([PathParams<P, 'GET'>] extends [never] ? {} : { params: PathParams<P, 'GET'> })
+    options?: CallOptions & ([PathParams<P, 'GET'>] extends [never] ? unknown : { params: PathParams<P, 'GET'> })
   ): PageIterator<ListItem<P>> {
-    return paginate<ListItem<P>>(this.#unchecked.bind(this), path, query, options as UncheckedOptions)
+    return paginate<ListItem<P>>(this.#unchecked.bind(this), path, query, options)
   }
 
   /** The namespace of any collection path (`client.resource('/v1/pets')`), typed from the description. */

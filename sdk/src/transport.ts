@@ -51,10 +51,15 @@ export interface Exchange {
 /** Waits `ms`, or rejects as soon as `signal` aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason)
+    // Rejects with the signal's reason, as fetch does: an AbortError unless the caller aborted with a reason of its own.
+    const rejectWithReason = () => {
+      const reason: unknown = signal?.reason
+      reject(reason)
+    }
+    if (signal?.aborted) return rejectWithReason()
     const onAbort = () => {
       clearTimeout(timer)
-      reject(signal?.reason)
+      rejectWithReason()
     }
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort)

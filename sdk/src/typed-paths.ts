@@ -9,7 +9,7 @@ import type { paths } from './openapi.generated.ts'
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
 /** A path of the API, as written in the description (`/v1/children/{id}`). */
-export type ApiPath = keyof paths & string
+export type ApiPath = Extract<keyof paths, string>
 
 /** The operation at `P` for `M`, or `never` when the API does not serve that method there. */
 export type Operation<P, M extends HttpMethod> = P extends keyof paths
@@ -74,7 +74,8 @@ type PathPart<P, M extends HttpMethod> = [PathParams<P, M>] extends [never]
 
 type QueryPart<P, M extends HttpMethod> = [QueryParams<P, M>] extends [never]
   ? { query?: undefined }
-  : {} extends QueryParams<P, M>
+  : // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{} extends T`: every property of T is optional
+    {} extends QueryParams<P, M>
     ? { query?: QueryParams<P, M> }
     : { query: QueryParams<P, M> }
 
@@ -88,6 +89,7 @@ type BodyPart<P, M extends HttpMethod> = [RequestBody<P, M>] extends [never]
 export type RequestOptions<P, M extends HttpMethod> = PathPart<P, M> & QueryPart<P, M> & BodyPart<P, M> & CallOptions
 
 /** The options argument: optional when nothing in it is required. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{} extends T`: every property of T is optional
 export type RequestArgs<P, M extends HttpMethod> = {} extends RequestOptions<P, M>
   ? [options?: RequestOptions<P, M>]
   : [options: RequestOptions<P, M>]

@@ -37,6 +37,7 @@ describe('applyMigrations on embedded PGlite', () => {
   }, 60_000)
 
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
     await db?.stop()
   })
 

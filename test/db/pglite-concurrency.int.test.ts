@@ -100,7 +100,9 @@ describe('embedded PGlite server under concurrent pooled clients', () => {
   }, 120_000)
 
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
     await Promise.allSettled([app?.$disconnect(), sweeper?.$disconnect(), side?.end()])
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
     await server?.stop()
   })
 
@@ -286,6 +288,7 @@ describe('embedded PGlite wire protocol', () => {
   }, 60_000)
 
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
     await db?.stop()
   })
 

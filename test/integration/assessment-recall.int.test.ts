@@ -48,12 +48,14 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
   await platform?.stop()
 })
 
 const recall = (body: unknown, as = token) => platform.http.post('/v1/ai/assessment-recall', { token: as, body })
 
 describe('POST /v1/ai/assessment-recall', () => {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response items, checked field by field
   let first: Array<Record<string, any>>
 
   it('recalls the completions due by the horizon and reports those already in recall', async () => {

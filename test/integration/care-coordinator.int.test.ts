@@ -62,6 +62,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
   await platform?.stop()
 })
 
@@ -71,6 +72,7 @@ describe('GET /v1/agents/care-coordinator', () => {
   it('lists what needs attention on known data, most urgent first, each with reason, due date and links', async () => {
     const res = await brief()
     expect(res.status).toBe(200)
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response items, checked field by field
     const items = res.body.items as Array<Record<string, any>>
     const byId = new Map(items.map((i) => [i.id, i]))
 

@@ -34,7 +34,9 @@ beforeAll(async () => {
 }, 180_000)
 
 afterAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
   await db?.$disconnect()
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
   await database?.stop()
 })
 

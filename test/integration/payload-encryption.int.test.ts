@@ -37,12 +37,12 @@ function payloadsOf(history: History): Payload[] {
     ...(event.activityTaskCompletedEventAttributes?.result?.payloads ?? []),
     ...(event.workflowExecutionSignaledEventAttributes?.input?.payloads ?? []),
     ...(event.workflowExecutionCompletedEventAttributes?.result?.payloads ?? []),
-  ]) as Payload[]
+  ])
 }
 
 /** The workflow's start input: `{ tenantId, appointmentId }`, as Temporal stores it. */
 const startInput = (history: History): Payload =>
-  history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]! as Payload
+  history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!
 
 /** A payload as the codec server protocol carries it: protobuf JSON, bytes in base64. */
 const toJson = ({ metadata, data }: Payload) => ({
@@ -80,7 +80,9 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
   await plainConnection?.close()
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
   await platform?.stop()
 })
 

@@ -76,6 +76,7 @@ describe.each(['memory', 'postgres'] as const)('rate limit on the %s store', (st
   })
 
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
     await platform?.stop()
   })
 
@@ -229,6 +230,7 @@ describe('rate limit without a trusted proxy', () => {
   })
 
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
     await platform?.stop()
   })
 
@@ -349,6 +351,7 @@ describe('request bodies', () => {
   })
 
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
     await platform?.stop()
   })
 
@@ -384,7 +387,7 @@ describe('request bodies', () => {
         },
       }),
       duplex: 'half',
-    } as RequestInit)
+    })
     expect(chunked.status).toBe(413)
     expect(((await chunked.json()) as { code: string }).code).toBe('payload_too_large')
 
@@ -434,6 +437,7 @@ describe('request heads', () => {
   })
 
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
     await platform?.stop()
   })
 
@@ -482,6 +486,7 @@ describe('OpenAPI description', () => {
   })
 
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
     await platform?.stop()
   })
 

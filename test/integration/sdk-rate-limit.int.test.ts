@@ -15,6 +15,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
   await platform?.stop()
 })
 
@@ -36,7 +37,7 @@ async function sdkFor(maxElapsedMs: number, seen: Seen[], retries: RetryEvent[])
     onRetry: (event) => retries.push(event),
     fetch: async (input, init) => {
       const response = await fetch(input, init)
-      if (new URL(String(input)).pathname.startsWith('/v1/')) {
+      if (new URL(input instanceof Request ? input.url : input).pathname.startsWith('/v1/')) {
         seen.push({
           status: response.status,
           at: Date.now(),

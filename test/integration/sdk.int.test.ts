@@ -35,10 +35,11 @@ interface Exchange {
 function recordingFetch(log: Exchange[]): typeof fetch {
   return async (input, init) => {
     const headers = new Headers(init?.headers)
+    const url = new URL(input instanceof Request ? input.url : input)
     const entry: Exchange = {
       method: init?.method ?? 'GET',
-      path: new URL(String(input)).pathname,
-      query: new URL(String(input)).searchParams,
+      path: url.pathname,
+      query: url.searchParams,
       status: 0,
       idempotencyKey: headers.get('idempotency-key'),
       authorization: headers.get('authorization'),
@@ -93,6 +94,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
   await Promise.allSettled([platform?.stop(), shortLived?.stop()])
 })
 

@@ -24,6 +24,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
   await platform?.stop()
 })
 
@@ -306,6 +307,7 @@ describe('platform users (SSO roles)', () => {
   })
 
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
     await issuer?.close()
   })
 

@@ -21,13 +21,13 @@ export function analyticsCentres(platform: () => Platform) {
   const send = (t: Centre, method: string, path: string, body?: unknown) =>
     platform().http.request(method, path, { token: t.token, body, headers: { 'Idempotency-Key': randomUUID() } })
   return {
-    async newCentre(): Promise<Centre> {
+    newCentre: async (): Promise<Centre> => {
       const client = await platform().newTenant(ANALYTICS_SCOPES, 'America/Chicago')
       return { tenantId: client.tenantId, locationId: client.locationId, token: await platform().token(client) }
     },
     send,
     /** A request that must answer `status`; its body. */
-    async ok(t: Centre, method: string, path: string, body?: unknown, status = 201) {
+    ok: async (t: Centre, method: string, path: string, body?: unknown, status = 201) => {
       const response = await send(t, method, path, body)
       expect(response.status, `${method} ${path}: ${JSON.stringify(response.body)}`).toBe(status)
       return response.body

@@ -3,6 +3,7 @@
  * parsed body.
  */
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary response shapes (see `body`)
 export interface HttpResponse<T = any> {
   status: number
   headers: Headers
@@ -20,6 +21,7 @@ export interface RequestOptions {
 
 /** Creates a client for a base URL. */
 export function httpClient(baseUrl: string) {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the default body type of HttpResponse
   async function request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<HttpResponse<T>> {
     const headers: Record<string, string> = { ...options.headers }
     if (options.token) headers.Authorization = `Bearer ${options.token}`
@@ -40,7 +42,9 @@ export function httpClient(baseUrl: string) {
   }
   return {
     request,
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the default body type of HttpResponse
     get: <T = any>(path: string, options?: RequestOptions) => request<T>('GET', path, options),
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the default body type of HttpResponse
     post: <T = any>(path: string, options?: RequestOptions) => request<T>('POST', path, options),
   }
 }

@@ -5,6 +5,7 @@
  */
 import { Client, Connection } from '@temporalio/client'
 import { randomBytes } from 'node:crypto'
+import { inspect } from 'node:util'
 import { inject } from 'vitest'
 import { startApi, type RunningApi } from '../../api/start-api.ts'
 import { provisionClient, type ProvisionedClient } from '../../domain/tenants/provision-client.ts'
@@ -126,5 +127,6 @@ export async function eventually<T>(probe: () => Promise<T | undefined>, timeout
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs))
   }
-  throw new Error(`condition not met within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`)
+  const detail = lastError instanceof Error ? String(lastError) : inspect(lastError)
+  throw new Error(`condition not met within ${timeoutMs} ms${lastError ? `: ${detail}` : ''}`, { cause: lastError })
 }

@@ -110,7 +110,7 @@ export function agentWorkflowRoutes({ config, db, temporal, logger }: Pick<AppDe
   })
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(createAgentWorkflowRoute, async (c) => {
-      const row = await service.create(c.var.uow, c.var.principal, c.req.valid('json') as JsonObject)
+      const row = await service.create(c.var.uow, c.var.principal, c.req.valid('json'))
       c.header('Location', `/v1/agent-workflows/${row.id}`)
       return c.json(toWorkflow(row), 201)
     })

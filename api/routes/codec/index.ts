@@ -45,7 +45,10 @@ async function applyEach(payloads: Payload[], step: (p: Payload[]) => Promise<Pa
   const results: Payload[] = []
   for (const [index, outcome] of outcomes.entries()) {
     if (outcome.status === 'fulfilled') results.push(outcome.value)
-    else errors.push({ path: `payloads.${index}`, code: 'undecodable', message: String(outcome.reason?.message) })
+    else {
+      const reason: unknown = outcome.reason
+      errors.push({ path: `payloads.${index}`, code: 'undecodable', message: reason instanceof Error ? reason.message : String(reason) })
+    }
   }
   if (errors.length > 0) throw validationError(errors, 'Some payloads could not be decoded.')
   return results

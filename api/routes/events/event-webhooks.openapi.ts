@@ -71,8 +71,8 @@ export function eventWebhooksSection() {
   }
   const document = app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'webhooks', version: '1' } })
   cached = {
-    webhooks: (document.webhooks ?? {}) as Record<string, unknown>,
-    schemas: (document.components?.schemas ?? {}) as Record<string, unknown>,
+    webhooks: (document.webhooks ?? {}),
+    schemas: (document.components?.schemas ?? {}),
   }
   return cached
 }

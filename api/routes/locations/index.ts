@@ -1,6 +1,5 @@
 /** @module /v1/locations: thin handlers over the location service. */
 import { OpenAPIHono, type z } from '@hono/zod-openapi'
-import type { JsonObject } from '../../../domain/merge-patch.ts'
 import {
   createLocation,
   deleteLocation,
@@ -53,7 +52,7 @@ export function locationRoutes() {
     })
     .openapi(getLocationRoute, async (c) => c.json(toLocation(await getLocation(c.var.uow, c.req.valid('param').id)), 200))
     .openapi(updateLocationRoute, async (c) => {
-      const location = await updateLocation(c.var.uow, c.req.valid('param').id, c.req.valid('json') as JsonObject)
+      const location = await updateLocation(c.var.uow, c.req.valid('param').id, c.req.valid('json'))
       return c.json(toLocation(location), 200)
     })
     .openapi(deleteLocationRoute, async (c) => {

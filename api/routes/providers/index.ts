@@ -1,6 +1,5 @@
 /** @module /v1/providers: thin handlers over the provider service, its onboarding operations and its time off. */
 import { OpenAPIHono, type RouteHandler, type z } from '@hono/zod-openapi'
-import type { JsonObject } from '../../../domain/merge-patch.ts'
 import { transitionProvider, type OnboardingAction } from '../../../domain/providers/onboarding.ts'
 import {
   createProvider,
@@ -64,7 +63,7 @@ export function providerRoutes({ clock }: Pick<AppDeps, 'clock'>) {
     })
     .openapi(getProviderRoute, async (c) => c.json(toProvider(await getProvider(c.var.uow, c.req.valid('param').id)), 200))
     .openapi(updateProviderRoute, async (c) => {
-      const provider = await updateProvider(c.var.uow, c.req.valid('param').id, c.req.valid('json') as JsonObject)
+      const provider = await updateProvider(c.var.uow, c.req.valid('param').id, c.req.valid('json'))
       return c.json(toProvider(provider), 200)
     })
     .openapi(submitProviderForReviewRoute, onboarding('submitForReview'))

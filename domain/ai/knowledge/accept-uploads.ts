@@ -30,6 +30,7 @@ export interface UploadLimits {
 /** The name to keep: the last path segment (browsers and curl may send a path), printable, at most 255 characters. */
 export function cleanFileName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? ''
+  // eslint-disable-next-line no-control-regex -- removing control characters is the point
   const printable = base.replace(/[\u0000-\u001f\u007f]/g, '').trim()
   return (printable || 'untitled').slice(0, 255)
 }

@@ -30,7 +30,8 @@ export interface KnowledgeQueryResult extends KnowledgeAnswer {
 
 /** A retrieved LangChain document as a passage the answerer can quote. */
 export function toPassage([doc, score]: [DocumentInterface, number]): RetrievedPassage {
-  const meta = doc.metadata as ChunkMetadata
+  // Read back from the store's JSON, unchecked: a page may come back as null and a heading path may be missing.
+  const meta = doc.metadata as Omit<ChunkMetadata, 'page' | 'headingPath'> & { page?: number | null; headingPath?: string[] }
   return {
     chunkId: doc.id ?? '',
     documentId: meta.documentId,

@@ -59,7 +59,7 @@ describe('request logs', () => {
         logger.info('work')
         return c.text('ok')
       })
-    await Promise.all(['a', 'b', 'c', 'd'].map((t) => app.request(`/t/${t}`, { headers: { 'X-Request-Id': `req_${t}` } })))
+    await Promise.all(['a', 'b', 'c', 'd'].map(async (t) => app.request(`/t/${t}`, { headers: { 'X-Request-Id': `req_${t}` } })))
     await new Promise((resolve) => setImmediate(resolve))
     expect(lines).toHaveLength(4)
     for (const line of lines) expect(line.requestId).toBe(`req_${line.tenantId as string}`)

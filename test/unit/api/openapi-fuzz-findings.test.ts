@@ -50,6 +50,7 @@ describe('the served description', () => {
     description = await (await app.request('/openapi.json')).json()
   })
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
     await close?.()
   })
 

@@ -151,7 +151,7 @@ describe('audit chain verification', () => {
     expect(report.firstBrokenLink).toMatchObject({
       seq: 4,
       reason: 'prev_hash_mismatch',
-      expected: events[2]!.hash,
+      expected: events[2].hash,
       found: buildChain(3)[2]!.hash,
     })
   })

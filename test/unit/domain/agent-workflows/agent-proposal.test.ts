@@ -119,7 +119,7 @@ describe('selectAgentDecider', () => {
   it('calls a configured OpenAI-compatible model, whose injected answer is still only a proposal', async () => {
     const requests: Array<{ url: string; body: { model: string; messages: Array<{ role: string; content: string }> } }> = []
     const stubFetch = (async (url: string, init: RequestInit) => {
-      requests.push({ url, body: JSON.parse(String(init.body)) })
+      requests.push({ url, body: JSON.parse(init.body as string) })
       const content = JSON.stringify({ actions: [{ position: 3, params: { summary: `see ${EVIL}` } }, { position: 7, params: {} }] })
       return new Response(JSON.stringify({ choices: [{ message: { content } }] }), { status: 200 })
     }) as typeof fetch

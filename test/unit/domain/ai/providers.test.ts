@@ -18,7 +18,7 @@ interface Call {
 function stubFetch(reply: (body: Record<string, unknown>) => unknown, status = 200) {
   const calls: Call[] = []
   const fetch = (async (url: string | URL, init?: RequestInit) => {
-    const body = JSON.parse(String(init?.body)) as Record<string, unknown>
+    const body = JSON.parse(init?.body as string) as Record<string, unknown>
     calls.push({ url: String(url), headers: Object.fromEntries(new Headers(init?.headers).entries()), body })
     return new Response(JSON.stringify(reply(body)), { status, headers: { 'Content-Type': 'application/json' } })
   }) as typeof globalThis.fetch
