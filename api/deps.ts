@@ -13,7 +13,7 @@ import { createAppointmentService } from '../domain/appointments/appointment-ser
 import { createWorkflowOutbox } from '../domain/workflows/workflow-outbox.ts'
 import { systemClock, type Clock } from '../infra/clock.ts'
 import type { Config } from '../infra/config.ts'
-import { createDb } from '../infra/db.ts'
+import { closeDb, createDb } from '../infra/db.ts'
 import type { Logger } from '../infra/logger.ts'
 import { temporalDataConverter } from '../infra/payload-codec.ts'
 import { createRateLimiter } from '../infra/rate-limiter.ts'
@@ -81,7 +81,7 @@ export function buildDeps(
     async close() {
       await connection.close().catch(() => undefined)
       await rateLimiter.close()
-      await db.$disconnect()
+      await closeDb(db)
     },
   }
 }

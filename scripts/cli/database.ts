@@ -1,5 +1,5 @@
 /** @module The operator commands' database: DATABASE_URL, or the embedded database of `npm start`. */
-import { createDb, type Db } from '../../infra/db.ts'
+import { closeDb, createDb, type Db } from '../../infra/db.ts'
 import { openLocalDatabase } from '../db/local-database.ts'
 
 /** Runs `work` with a small client, and always releases it (and the embedded server, if one was started). */
@@ -9,7 +9,7 @@ export async function withDatabase<T>(work: (db: Db) => Promise<T>): Promise<T> 
   try {
     return await work(db)
   } finally {
-    await db.$disconnect()
+    await closeDb(db)
     await database.stop()
   }
 }
