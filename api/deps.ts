@@ -58,6 +58,7 @@ export function buildDeps(
   const rateLimiter = createRateLimiter({
     store: config.RATE_LIMIT_STORE,
     limit: config.RATE_LIMIT_PER_MINUTE,
+    windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
     connectionString: config.DATABASE_URL,
     logger,
   })
