@@ -13,7 +13,7 @@ import { createAppointmentService } from '../domain/appointments/appointment-ser
 import { createWorkflowOutbox } from '../domain/workflows/workflow-outbox.ts'
 import { systemClock, type Clock } from '../infra/clock.ts'
 import type { Config } from '../infra/config.ts'
-import { createDb } from '../infra/db.ts'
+import { closeDb, createDb } from '../infra/db.ts'
 import type { Logger } from '../infra/logger.ts'
 import { temporalDataConverter } from '../infra/payload-codec.ts'
 import { createRateLimiter } from '../infra/rate-limiter.ts'
@@ -58,6 +58,7 @@ export function buildDeps(
   const rateLimiter = createRateLimiter({
     store: config.RATE_LIMIT_STORE,
     limit: config.RATE_LIMIT_PER_MINUTE,
+    windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
     connectionString: config.DATABASE_URL,
     logger,
   })
@@ -81,7 +82,7 @@ export function buildDeps(
     close: async () => {
       await connection.close().catch(() => undefined)
       await rateLimiter.close()
-      await db.$disconnect()
+      await closeDb(db)
     },
   }
 }

@@ -28,6 +28,8 @@ const ConfigSchema = z.object({
   IDEMPOTENCY_WAIT_MS: z.coerce.number().int().positive().default(5000),
   /** Requests per API client (per address when unauthenticated) in each fixed 60-second window. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  /** Length of that window in seconds: 60 (tests shorten it rather than wait out a minute). */
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
   /** `memory`: counters in this process (one instance); `postgres`: in `rate_limits`, shared by every instance. */
   RATE_LIMIT_STORE: z.enum(['memory', 'postgres']).default('memory'),
   /** Take the client address from X-Forwarded-For (its last entry); only behind a proxy that sets it. */

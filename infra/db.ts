@@ -15,6 +15,7 @@ export type Tx = Prisma.TransactionClient
 export type Queryable = Db | Tx
 
 const unitTransactions = new WeakMap<Db, UnitTransactions>()
+const pools = new WeakMap<Db, pg.Pool>()
 
 /**
  * Creates a Prisma client on a `pg` pool, and the units of work that share the pool.
@@ -28,7 +29,20 @@ export function createDb(connectionString: string, poolMax = 10): Db {
   pool.on('error', () => undefined)
   const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) })
   unitTransactions.set(db, createUnitTransactions(pool))
+  pools.set(db, pool)
   return db
+}
+
+/**
+ * Closes a client made by `createDb` and its pool. `$disconnect()` alone ends the pool only if the root client ever
+ * queried (its adapter connects lazily): a process that used nothing but units of work kept an idle connection, and
+ * so stayed alive for the pool's idle timeout (10 s) after its work was done.
+ * @param db - a client made by `createDb`
+ */
+export async function closeDb(db: Db): Promise<void> {
+  await db.$disconnect()
+  const pool = pools.get(db)
+  if (pool && !pool.ending) await pool.end()
 }
 
 /** The units of work of a client made by `createDb`. */

@@ -12,7 +12,7 @@ import pg from 'pg'
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { Logger } from './logger.ts'
 
-/** Length of a window: the limit is per minute. */
+/** Length of a window by default: the limit is per minute. */
 export const WINDOW_SECONDS = 60
 /** Namespaces the keys in the shared table (`api:client:<id>`, `api:ip:<address>`). */
 const KEY_PREFIX = 'api'
@@ -54,6 +54,8 @@ export interface RateLimiterOptions {
   store: RateLimitStore
   /** Requests per key per window. */
   limit: number
+  /** Length of a window in seconds, {@link WINDOW_SECONDS} by default (tests shorten it rather than wait a minute). */
+  windowSeconds?: number
   /**
    * The database of the `postgres` store. Its own small pool, connecting as the login role outside any tenant
    * transaction: counters are platform data, and counting must not wait on (or hold) a request's transaction.
@@ -88,16 +90,22 @@ async function count(limiter: RateLimiterAbstract, limit: number, key: string): 
   }
 }
 
-const memoryCounters = (limit: number) =>
-  new RateLimiterMemory({ keyPrefix: KEY_PREFIX, points: limit, duration: WINDOW_SECONDS })
+const memoryCounters = (limit: number, windowSeconds: number) =>
+  new RateLimiterMemory({ keyPrefix: KEY_PREFIX, points: limit, duration: windowSeconds })
 
 /**
  * Creates the rate limiter for the configured store.
  * @throws Error when the `postgres` store has no connection string
  */
-export function createRateLimiter({ store, limit, connectionString, logger }: RateLimiterOptions): RateLimiter {
+export function createRateLimiter({
+  store,
+  limit,
+  windowSeconds = WINDOW_SECONDS,
+  connectionString,
+  logger,
+}: RateLimiterOptions): RateLimiter {
   if (store === 'memory') {
-    const counters = memoryCounters(limit)
+    const counters = memoryCounters(limit, windowSeconds)
     return { limit, store, consume: (key) => count(counters, limit, key), close: async () => undefined }
   }
   if (!connectionString) throw new Error('The postgres rate-limit store needs a connection string.')
@@ -126,12 +134,12 @@ export function createRateLimiter({ store, limit, connectionString, logger }: Ra
     tableCreated: true,
     keyPrefix: KEY_PREFIX,
     points: limit,
-    duration: WINDOW_SECONDS,
+    duration: windowSeconds,
     // Once a key is over its limit, this instance answers its 429s from memory until the window ends instead of
     // writing to the table for every rejected request of a client that keeps hammering.
     inMemoryBlockOnConsumed: limit + 1,
   })
-  const fallback = memoryCounters(limit)
+  const fallback = memoryCounters(limit, windowSeconds)
   let lastFailureLog = 0
 
   return {

@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { createDb } from '../infra/db.ts'
+import { closeDb, createDb } from '../infra/db.ts'
 import { openLocalDatabase } from './db/local-database.ts'
 import { seedDemo, type DemoCredentials } from './seed-demo.ts'
 import { ensureTemporal } from './temporal/dev-server.ts'
@@ -39,7 +39,7 @@ try {
     demo = (JSON.parse(await readFile(DEMO_FILE, 'utf8').catch(() => 'null')) as DemoCredentials | null) ?? undefined
   }
 } finally {
-  await db.$disconnect()
+  await closeDb(db)
 }
 
 const env = {

@@ -4,7 +4,7 @@
  */
 import { NativeConnection, Runtime } from '@temporalio/worker'
 import { loadConfig } from '../infra/config.ts'
-import { createDb } from '../infra/db.ts'
+import { closeDb, createDb } from '../infra/db.ts'
 import { createLogger } from '../infra/logger.ts'
 import { createWorker } from './create-worker.ts'
 
@@ -32,5 +32,5 @@ try {
   logger.info('worker stopped')
 } finally {
   await connection.close()
-  await db.$disconnect()
+  await closeDb(db)
 }

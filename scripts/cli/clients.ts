@@ -7,18 +7,10 @@ import { createSigningKeys } from '../../domain/auth/signing-keys.ts'
 import { provisionClient } from '../../domain/tenants/provision-client.ts'
 import { systemClock } from '../../infra/clock.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
-import { printJson, required, UsageError, withDatabase } from './database.ts'
+import { printJson, withDatabase, type CliContext } from './database.ts'
+import { CLIENTS_USAGE, required, UsageError } from './usage.ts'
 
-export const CLIENTS_USAGE = `  clients create --tenant "<name>" --scopes "<space-separated scopes>" [--name "<client name>"] [--time-zone <IANA zone>]
-      creates the tenant (with one location) when no tenant has that name
-  clients list --tenant <tenant id>
-  clients revoke --tenant <tenant id> --client <client id>
-  api-keys create --tenant <tenant id> --name "<name>" --permissions "children:GET bookings:GET,POST" [--expires-in-days <n>]
-  api-keys list --tenant <tenant id>
-  api-keys revoke --tenant <tenant id> --key <key id>
-  keys rotate`
-
-export async function clients(command: string | undefined, args: string[]) {
+export async function clients(command: string | undefined, args: string[], cli: CliContext) {
   const { values } = parseArgs({
     args,
     options: {
@@ -32,8 +24,9 @@ export async function clients(command: string | undefined, args: string[]) {
   const tenant = required(values.tenant, 'tenant', CLIENTS_USAGE)
   if (command === 'create') {
     const scopes = required(values.scopes, 'scopes', CLIENTS_USAGE)
-    await withDatabase(async (db) =>
+    await withDatabase(cli, async (db) =>
       printJson(
+        cli,
         await provisionClient(db, {
           tenantName: tenant,
           scopes: scopes.split(/\s+/).filter(Boolean),
@@ -45,9 +38,10 @@ export async function clients(command: string | undefined, args: string[]) {
     return
   }
   if (command === 'list') {
-    await withDatabase((db) =>
+    await withDatabase(cli, (db) =>
       runInUnitOfWork(db, tenant, async ({ tx }) =>
         printJson(
+          cli,
           await tx.apiClient.findMany({
             orderBy: { id: 'asc' },
             select: { id: true, name: true, scopes: true, createdAt: true, revokedAt: true },
@@ -59,14 +53,14 @@ export async function clients(command: string | undefined, args: string[]) {
   }
   if (command === 'revoke') {
     const clientId = required(values.client, 'client', CLIENTS_USAGE)
-    await withDatabase((db) =>
+    await withDatabase(cli, (db) =>
       runInUnitOfWork(db, tenant, async ({ tx }) => {
         const now = systemClock()
         // Its refresh tokens die with it; access tokens already issued expire within their short lifetime.
         const revoked = await tx.apiClient.updateMany({ where: { id: clientId, revokedAt: null }, data: { revokedAt: now } })
         await tx.refreshToken.updateMany({ where: { clientId, revokedAt: null }, data: { revokedAt: now } })
         if (revoked.count === 0) throw new UsageError(`No active client ${clientId} in tenant ${tenant}`)
-        printJson({ clientId, revokedAt: now.toISOString() })
+        printJson(cli, { clientId, revokedAt: now.toISOString() })
       })
     )
     return
@@ -86,7 +80,7 @@ function parsePermissions(text: string): KeyPermission[] {
     })
 }
 
-export async function apiKeys(command: string | undefined, args: string[]) {
+export async function apiKeys(command: string | undefined, args: string[], cli: CliContext) {
   const { values } = parseArgs({
     args,
     options: {
@@ -99,7 +93,7 @@ export async function apiKeys(command: string | undefined, args: string[]) {
   })
   const tenantId = required(values.tenant, 'tenant', CLIENTS_USAGE)
   const clock = systemClock
-  await withDatabase((db) =>
+  await withDatabase(cli, (db) =>
     runInUnitOfWork(db, tenantId, async (uow) => {
       if (command === 'create') {
         const days = values['expires-in-days'] === undefined ? undefined : Number(values['expires-in-days'])
@@ -116,7 +110,7 @@ export async function apiKeys(command: string | undefined, args: string[]) {
           },
           clock
         )
-        printJson({ id: key.id, name: key.name, permissions: key.permissions, expiresAt: key.expiresAt, secret })
+        printJson(cli, { id: key.id, name: key.name, permissions: key.permissions, expiresAt: key.expiresAt, secret })
       } else if (command === 'list') {
         const all = []
         let cursor: string | undefined
@@ -125,10 +119,10 @@ export async function apiKeys(command: string | undefined, args: string[]) {
           all.push(...page.data.map(({ secretHash: _hash, ...visible }) => visible))
           cursor = page.nextCursor ?? undefined
         } while (cursor)
-        printJson(all)
+        printJson(cli, all)
       } else if (command === 'revoke') {
         const { secretHash: _hash, ...revoked } = await revokeApiKey(uow, required(values.key, 'key', CLIENTS_USAGE), clock)
-        printJson(revoked)
+        printJson(cli, revoked)
       } else {
         throw new UsageError(CLIENTS_USAGE)
       }
@@ -140,10 +134,10 @@ export async function apiKeys(command: string | undefined, args: string[]) {
  * Rotates the access-token signing key: new tokens are signed with a new key; the old one stays in the JWKS until
  * the tokens it signed have expired, so no valid token is invalidated.
  */
-export async function keys(command: string | undefined) {
+export async function keys(command: string | undefined, cli: CliContext) {
   if (command !== 'rotate') throw new UsageError(CLIENTS_USAGE)
-  await withDatabase(async (db) => {
-    const config = { publishForSeconds: Number(process.env.ACCESS_TOKEN_TTL_SECONDS ?? 900) + 300, clock: systemClock }
-    printJson({ activeKid: await createSigningKeys(db, config).rotate() })
+  await withDatabase(cli, async (db) => {
+    const config = { publishForSeconds: Number(cli.env.ACCESS_TOKEN_TTL_SECONDS ?? 900) + 300, clock: systemClock }
+    printJson(cli, { activeKid: await createSigningKeys(db, config).rotate() })
   })
 }

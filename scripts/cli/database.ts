@@ -1,27 +1,28 @@
-/** @module The operator commands' database: DATABASE_URL, or the embedded database of `npm start`. */
-import { createDb, type Db } from '../../infra/db.ts'
+/** @module The operator commands' context and database: DATABASE_URL, or the embedded database of `npm start`. */
+import { closeDb, createDb, type Db } from '../../infra/db.ts'
 import { openLocalDatabase } from '../db/local-database.ts'
 
+/**
+ * What a command reads and writes in place of the process's own: the shipped entry (scripts/cli.ts) passes
+ * `process.env` and standard output, a test its own, so that a command behaves the same in either.
+ */
+export interface CliContext {
+  env: Readonly<Record<string, string | undefined>>
+  /** Standard output: the command's one JSON document. */
+  write(text: string): void
+}
+
 /** Runs `work` with a small client, and always releases it (and the embedded server, if one was started). */
-export async function withDatabase<T>(work: (db: Db) => Promise<T>): Promise<T> {
-  const database = await openLocalDatabase()
+export async function withDatabase<T>(cli: CliContext, work: (db: Db) => Promise<T>): Promise<T> {
+  const database = await openLocalDatabase({ env: cli.env })
   const db = createDb(database.url, 2)
   try {
     return await work(db)
   } finally {
-    await db.$disconnect()
+    await closeDb(db)
     await database.stop()
   }
 }
 
 /** Prints one JSON document, the commands' only output on success (so scripts can parse it). */
-export const printJson = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`)
-
-/** A usage error: the message is the usage text. */
-export class UsageError extends Error {}
-
-/** The value of a required option, or a usage error naming it. */
-export function required<T>(value: T | undefined, name: string, usage: string): T {
-  if (value === undefined || value === '') throw new UsageError(`--${name} is required.\n\n${usage}`)
-  return value
-}
+export const printJson = (cli: CliContext, value: unknown) => cli.write(`${JSON.stringify(value, null, 2)}\n`)

@@ -3,18 +3,15 @@ import { parseArgs } from 'node:util'
 import { newId } from '../../domain/ids.ts'
 import { isValidTimeZone } from '../../domain/time.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
-import { printJson, required, UsageError, withDatabase } from './database.ts'
+import { printJson, withDatabase, type CliContext } from './database.ts'
+import { required, TENANTS_USAGE, UsageError } from './usage.ts'
 
-export const TENANTS_USAGE = `  tenants list
-  tenants create --name "<name>" [--time-zone <IANA zone>] [--location "<first location name>"]
-  locations list --tenant <tenant id>
-  locations create --tenant <tenant id> --name "<name>" --time-zone <IANA zone> [--currency <ISO 4217>]`
-
-export async function tenants(command: string | undefined, args: string[]) {
+export async function tenants(command: string | undefined, args: string[], cli: CliContext) {
   if (command === 'list') {
     // Tenants are not tenant data of anyone: the login role lists them (row-level security binds therapy_app only).
-    await withDatabase(async (db) =>
+    await withDatabase(cli, async (db) =>
       printJson(
+        cli,
         await db.tenant.findMany({
           orderBy: { id: 'asc' },
           select: { id: true, name: true, createdAt: true, _count: { select: { locations: true, apiClients: true } } },
@@ -31,7 +28,7 @@ export async function tenants(command: string | undefined, args: string[]) {
     const name = required(values.name, 'name', TENANTS_USAGE)
     const timeZone = values['time-zone'] ?? 'UTC'
     if (!isValidTimeZone(timeZone)) throw new UsageError(`Unknown time zone: ${timeZone}`)
-    await withDatabase(async (db) => {
+    await withDatabase(cli, async (db) => {
       const tenant = await db.tenant.create({
         data: {
           id: newId('tenant'),
@@ -40,14 +37,14 @@ export async function tenants(command: string | undefined, args: string[]) {
         },
         include: { locations: { select: { id: true, name: true, timeZone: true } } },
       })
-      printJson(tenant)
+      printJson(cli, tenant)
     })
     return
   }
   throw new UsageError(TENANTS_USAGE)
 }
 
-export async function locations(command: string | undefined, args: string[]) {
+export async function locations(command: string | undefined, args: string[], cli: CliContext) {
   const { values } = parseArgs({
     args,
     options: {
@@ -59,8 +56,8 @@ export async function locations(command: string | undefined, args: string[]) {
   })
   const tenantId = required(values.tenant, 'tenant', TENANTS_USAGE)
   if (command === 'list') {
-    await withDatabase((db) =>
-      runInUnitOfWork(db, tenantId, async ({ tx }) => printJson(await tx.location.findMany({ orderBy: { id: 'asc' } })))
+    await withDatabase(cli, (db) =>
+      runInUnitOfWork(db, tenantId, async ({ tx }) => printJson(cli, await tx.location.findMany({ orderBy: { id: 'asc' } })))
     )
     return
   }
@@ -70,9 +67,10 @@ export async function locations(command: string | undefined, args: string[]) {
     if (!isValidTimeZone(timeZone)) throw new UsageError(`Unknown time zone: ${timeZone}`)
     const currency = values.currency?.toUpperCase()
     if (currency !== undefined && !/^[A-Z]{3}$/.test(currency)) throw new UsageError(`Not an ISO 4217 code: ${currency}`)
-    await withDatabase((db) =>
+    await withDatabase(cli, (db) =>
       runInUnitOfWork(db, tenantId, async ({ tx }) =>
         printJson(
+          cli,
           await tx.location.create({ data: { id: newId('location'), tenantId, name, timeZone, ...(currency ? { currency } : {}) } })
         )
       )

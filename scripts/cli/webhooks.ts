@@ -11,14 +11,8 @@ import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { listDeliveries, type DeliveryRow } from '../../domain/webhooks/delivery-log.ts'
 import { listEndpoints, type EndpointRow } from '../../domain/webhooks/endpoint-service.ts'
 import { recoverFailed, redeliverEvent } from '../../domain/webhooks/redelivery.ts'
-import { printJson, required, UsageError, withDatabase } from './database.ts'
-
-export const WEBHOOKS_USAGE = `  webhooks endpoints --tenant <tenant id> [--enabled true|false]
-  webhooks failed --tenant <tenant id> [--endpoint <endpoint id>] [--limit <n>]
-      failed deliveries, newest first (every endpoint of the tenant unless --endpoint)
-  webhooks redeliver --tenant <tenant id> --endpoint <endpoint id> --event <event id>
-  webhooks redeliver-failed --tenant <tenant id> --endpoint <endpoint id> --from <ISO 8601> --to <ISO 8601>
-      every event created in [from, to) whose delivery to the endpoint failed and was not delivered since`
+import { printJson, withDatabase, type CliContext } from './database.ts'
+import { required, UsageError, WEBHOOKS_USAGE } from './usage.ts'
 
 /** The longest page the domain's list functions accept. */
 const PAGE = 100
@@ -54,7 +48,7 @@ function positiveInteger(value: string, name: string): number {
   return number
 }
 
-export async function webhooks(command: string | undefined, args: string[]) {
+export async function webhooks(command: string | undefined, args: string[], cli: CliContext) {
   const { values } = parseArgs({
     args,
     options: {
@@ -75,12 +69,12 @@ export async function webhooks(command: string | undefined, args: string[]) {
       throw new UsageError(`--enabled must be true or false.\n\n${WEBHOOKS_USAGE}`)
     }
     const enabled = values.enabled === undefined ? undefined : values.enabled === 'true'
-    await withDatabase(async (db) => printJson((await endpointsOf(db, tenant, enabled)).map(toEndpoint)))
+    await withDatabase(cli, async (db) => printJson(cli, (await endpointsOf(db, tenant, enabled)).map(toEndpoint)))
     return
   }
   if (command === 'failed') {
     const limit = positiveInteger(values.limit, 'limit')
-    await withDatabase(async (db) => {
+    await withDatabase(cli, async (db) => {
       const endpointIds = values.endpoint ? [values.endpoint] : (await endpointsOf(db, tenant)).map((e) => e.id)
       const failed: DeliveryRow[] = []
       for (const endpointId of endpointIds) {
@@ -93,19 +87,21 @@ export async function webhooks(command: string | undefined, args: string[]) {
         )
       }
       failed.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1))
-      printJson(failed.slice(0, limit).map(toDelivery))
+      printJson(cli, failed.slice(0, limit).map(toDelivery))
     })
     return
   }
   const endpointId = required(values.endpoint, 'endpoint', WEBHOOKS_USAGE)
   if (command === 'redeliver') {
     const eventId = required(values.event, 'event', WEBHOOKS_USAGE)
-    await withDatabase(async (db) =>
-      printJson(toDelivery(await runInUnitOfWork(db, tenant, (uow) => redeliverEvent(uow, endpointId, eventId))))
+    await withDatabase(cli, async (db) =>
+      printJson(cli, toDelivery(await runInUnitOfWork(db, tenant, (uow) => redeliverEvent(uow, endpointId, eventId))))
     )
     return
   }
   const from = instant(values.from, 'from')
   const to = instant(values.to, 'to')
-  await withDatabase(async (db) => printJson(await runInUnitOfWork(db, tenant, (uow) => recoverFailed(uow, endpointId, from, to))))
+  await withDatabase(cli, async (db) =>
+    printJson(cli, await runInUnitOfWork(db, tenant, (uow) => recoverFailed(uow, endpointId, from, to)))
+  )
 }

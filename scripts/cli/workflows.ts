@@ -4,11 +4,8 @@
  */
 import { parseArgs } from 'node:util'
 import { Client, Connection } from '@temporalio/client'
-import { printJson, required, UsageError } from './database.ts'
-
-export const WORKFLOWS_USAGE = `  workflows find --tenant <tenant id> [--appointment <id>] [--child <id>] [--provider <id>] [--location <id>]
-                 [--kind <workflow kind>] [--status Running|Completed|Failed|Canceled|Terminated|TimedOut] [--limit <n>]
-      uses TEMPORAL_ADDRESS (default 127.0.0.1:7233) and TEMPORAL_NAMESPACE (default "default")`
+import { printJson, type CliContext } from './database.ts'
+import { required, UsageError, WORKFLOWS_USAGE } from './usage.ts'
 
 /** Quotes a value for a visibility query; ids never contain quotes, but an operator's typo must not change the query. */
 const quote = (value: string) => `"${value.replace(/["\\]/g, '')}"`
@@ -33,7 +30,7 @@ export function visibilityQuery(filters: {
   return clauses.join(' AND ')
 }
 
-export async function workflows(command: string | undefined, args: string[]) {
+export async function workflows(command: string | undefined, args: string[], cli: CliContext) {
   if (command !== 'find') throw new UsageError(WORKFLOWS_USAGE)
   const { values } = parseArgs({
     args,
@@ -49,9 +46,9 @@ export async function workflows(command: string | undefined, args: string[]) {
     },
   })
   const query = visibilityQuery({ ...values, tenant: required(values.tenant, 'tenant', WORKFLOWS_USAGE) })
-  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' })
+  const connection = await Connection.connect({ address: cli.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' })
   try {
-    const client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' })
+    const client = new Client({ connection, namespace: cli.env.TEMPORAL_NAMESPACE ?? 'default' })
     const found = []
     for await (const execution of client.workflow.list({ query })) {
       found.push({
@@ -65,7 +62,7 @@ export async function workflows(command: string | undefined, args: string[]) {
       })
       if (found.length >= Number(values.limit)) break
     }
-    printJson({ query, workflows: found })
+    printJson(cli, { query, workflows: found })
   } finally {
     await connection.close()
   }

@@ -7,7 +7,7 @@ import { startEmbeddedPostgres } from './embedded-postgres.ts'
 import { applyMigrations } from './migrations.ts'
 
 export const EMBEDDED_DATA_DIR = '.data/pglite'
-export const embeddedPort = () => Number(process.env.EMBEDDED_DB_PORT ?? 5433)
+export const embeddedPort = (env: Readonly<Record<string, string | undefined>> = process.env) => Number(env.EMBEDDED_DB_PORT ?? 5433)
 
 export interface LocalDatabase {
   url: string
@@ -29,20 +29,25 @@ const isListening = (port: number) =>
 /**
  * Resolves the database to use and brings its schema up to date.
  * @param options.serve - start the embedded server on its fixed port (for `npm start`) rather than a free one
+ * @param options.env - where DATABASE_URL and EMBEDDED_DB_PORT are read (default `process.env`)
  */
-export async function openLocalDatabase(options: { serve?: boolean; log?: (m: string) => void } = {}): Promise<LocalDatabase> {
+export async function openLocalDatabase(
+  options: { serve?: boolean; log?: (m: string) => void; env?: Readonly<Record<string, string | undefined>> } = {}
+): Promise<LocalDatabase> {
   const log = options.log ?? (() => undefined)
+  const env = options.env ?? process.env
+  const port = embeddedPort(env)
   let database: LocalDatabase
-  if (process.env.DATABASE_URL) {
-    database = { url: process.env.DATABASE_URL, started: false, stop: async () => undefined }
-  } else if (await isListening(embeddedPort())) {
+  if (env.DATABASE_URL) {
+    database = { url: env.DATABASE_URL, started: false, stop: async () => undefined }
+  } else if (await isListening(port)) {
     database = {
-      url: `postgresql://postgres:postgres@127.0.0.1:${embeddedPort()}/postgres?sslmode=disable`,
+      url: `postgresql://postgres:postgres@127.0.0.1:${port}/postgres?sslmode=disable`,
       started: false,
       stop: async () => undefined,
     }
   } else {
-    const embedded = await startEmbeddedPostgres({ dataDir: EMBEDDED_DATA_DIR, port: options.serve ? embeddedPort() : 0 })
+    const embedded = await startEmbeddedPostgres({ dataDir: EMBEDDED_DATA_DIR, port: options.serve ? port : 0 })
     log(`embedded PostgreSQL (PGlite) serving ${EMBEDDED_DATA_DIR} on port ${embedded.port}`)
     database = { url: embedded.connectionString, started: true, stop: () => embedded.stop() }
   }

@@ -4,33 +4,19 @@
  * the tenant's endpoints and failed deliveries, then redelivers one event and everything failed in a time range,
  * and the receiver gets them. The CLI only writes delivery rows; the API's dispatcher sweep starts them.
  */
-import { execFile } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { cli as runInProcess } from '../support/operator-cli.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const exec = promisify(execFile)
-/** Each CLI call is a new Node process that loads the domain code through tsx: seconds each, more on a loaded machine. */
-const CLI_TEST_TIMEOUT_MS = 240_000
 let platform: Platform
 let receiver: WebhookReceiver
 
-/** Runs `npm run cli -- ...args` as a process; resolves with exit code, parsed output and standard error. */
-async function cli(...args: string[]) {
-  try {
-    const { stdout } = await exec(process.execPath, ['--import', 'tsx', 'scripts/cli.ts', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: platform.config.DATABASE_URL },
-    })
-    return { code: 0, out: JSON.parse(stdout), stderr: '' }
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string }
-    return { code: e.code, out: undefined, stderr: e.stderr }
-  }
-}
+/**
+ * Runs `npm run cli -- ...args` on this run's database, in this process through the shipped entry's `runCli` (the
+ * entry's own process, its output and exit code, is checked in operator-cli.int.test.ts).
+ */
+const cli = (...args: string[]) => runInProcess({ DATABASE_URL: platform.config.DATABASE_URL }, ...args)
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver()
@@ -111,7 +97,7 @@ describe('npm run cli -- webhooks', () => {
     expect(after.find((d) => d.id === redelivered.out.id)?.status).toBe('SUCCEEDED')
     const received = receiver.received('/cli-one').map((d) => JSON.parse(d.body) as { id: string; type: string })
     expect(received.at(-1)).toMatchObject({ id: eventId, type: 'child.registered' })
-  }, CLI_TEST_TIMEOUT_MS)
+  })
 
   it('redelivers everything that failed in a time range, once', async () => {
     const centre = await brokenReceiver('/cli-range')
@@ -136,7 +122,7 @@ describe('npm run cli -- webhooks', () => {
     const empty = await cli('webhooks', 'redeliver-failed', ...range.slice(0, 4), '--from', to, '--to', from)
     expect(empty.code).toBe(1)
     expect(empty.stderr).toContain('not valid')
-  }, CLI_TEST_TIMEOUT_MS)
+  })
 
   it("refuses another tenant's endpoint, and answers mistakes with the usage", async () => {
     const centre = await brokenReceiver('/cli-isolated')
@@ -156,5 +142,5 @@ describe('npm run cli -- webhooks', () => {
     expect(usage.stderr).toContain('webhooks redeliver-failed --tenant')
     expect(noOffset.code).toBe(1)
     expect(noOffset.stderr).toContain('--from must be an ISO 8601 instant')
-  }, CLI_TEST_TIMEOUT_MS)
+  })
 })

@@ -3,35 +3,23 @@
  * API client, an API key), revokes credentials so that the API refuses them, and finds a booking's workflow by the
  * appointment id, as an operator would before opening it in the Temporal UI.
  */
-import { execFile } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bookAppointment } from '../support/fixtures.ts'
+import { cli as runInProcess, cliProcess } from '../support/operator-cli.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const exec = promisify(execFile)
 let platform: Platform
 
-/** Runs `npm run cli -- ...args` as a process; resolves with exit code, parsed output and standard error. */
-async function cli(...args: string[]) {
-  try {
-    const { stdout } = await exec(process.execPath, ['--import', 'tsx', 'scripts/cli.ts', ...args], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: platform.config.DATABASE_URL,
-        TEMPORAL_ADDRESS: platform.config.TEMPORAL_ADDRESS,
-        TEMPORAL_NAMESPACE: platform.config.TEMPORAL_NAMESPACE,
-      },
-    })
-    return { code: 0, out: JSON.parse(stdout), stderr: '' }
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string }
-    return { code: e.code, out: undefined, stderr: e.stderr }
-  }
-}
+/** What `npm run cli` is given: this run's database and Temporal. */
+const env = () => ({
+  DATABASE_URL: platform.config.DATABASE_URL,
+  TEMPORAL_ADDRESS: platform.config.TEMPORAL_ADDRESS,
+  TEMPORAL_NAMESPACE: platform.config.TEMPORAL_NAMESPACE,
+})
+/** Runs `npm run cli -- ...args` in this process (the shipped entry's `runCli`); see `shipped` for the process itself. */
+const cli = (...args: string[]) => runInProcess(env(), ...args)
+/** Runs `npm run cli -- ...args` as the shipped process: a new Node process through tsx (seconds each). */
+const shipped = (...args: string[]) => cliProcess(env(), ...args)
 
 beforeAll(async () => {
   platform = await startPlatform({ withWorker: false })
@@ -45,7 +33,8 @@ afterAll(async () => {
 describe('npm run cli', () => {
   it('sets up a tenant with locations, then a client whose credentials work until it is revoked', async () => {
     const name = `CLI Centre ${Date.now()}`
-    const tenant = await cli('tenants', 'create', '--name', name, '--time-zone', 'America/Chicago')
+    // The process as shipped: DATABASE_URL from its environment, one JSON document on standard output, exit code 0.
+    const tenant = await shipped('tenants', 'create', '--name', name, '--time-zone', 'America/Chicago')
     expect(tenant.code).toBe(0)
     expect(tenant.out).toMatchObject({ name, locations: [{ timeZone: 'America/Chicago' }] })
     const tenantId = tenant.out.id as string
@@ -102,7 +91,8 @@ describe('npm run cli', () => {
   })
 
   it('answers a mistake with the usage on standard error and exit code 1', async () => {
-    const result = await cli('tenants', 'explode')
+    // The process as shipped: the usage on standard error, exit code 1.
+    const result = await shipped('tenants', 'explode')
     expect(result.code).toBe(1)
     expect(result.stderr).toContain('tenants create --name')
     const missing = await cli('locations', 'create', '--tenant', 'ten_x')

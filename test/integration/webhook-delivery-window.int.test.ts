@@ -5,6 +5,7 @@
  * tenant told; failed deliveries are redelivered one by one or by time range once the receiver is fixed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { eventDeliveryWorkflowId } from '../../workflows/webhook-delivery-shared.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
 
@@ -79,124 +80,128 @@ const sendTest = async (token: string, endpointId: string) => {
   return response.body.id as string
 }
 
-describe('the retry window', () => {
-  it('retries until the end of the window after the first attempt, then marks the delivery FAILED', async () => {
-    const { token, endpointId } = await tenantWithEndpoint('/down')
-    receiver.respond('/down', () => ({ status: 500 }))
-    await sendTest(token, endpointId)
+// The three behaviours run side by side, each on its own tenant, endpoint and receiver path: their windows overlap
+// instead of adding up (about 30 s of waiting one after another).
+describe.concurrent('webhook delivery over time', () => {
+  describe('the retry window', () => {
+    it('retries until the end of the window after the first attempt, then marks the delivery FAILED', async () => {
+      const { token, endpointId } = await tenantWithEndpoint('/down')
+      receiver.respond('/down', () => ({ status: 500 }))
+      const eventId = await sendTest(token, endpointId)
 
-    const [delivery] = await finished(token, endpointId, 1)
-    expect(delivery!.status).toBe('FAILED')
-    expect(delivery!.nextAttemptAt).toBeNull()
-    const times = delivery!.attempts.map((a) => Date.parse(a.attemptedAt))
-    const first = times[0]!
-    expect(times.length).toBeGreaterThanOrEqual(4)
-    // Every attempt scheduled inside the window, the last one at its end (not dropped because a full backoff did not
-    // fit); timers and tasks may run a little late on a loaded machine, never early.
-    for (const t of times) expect(t - first).toBeLessThanOrEqual(WINDOW_MS + SCHEDULING_SLACK_MS)
-    // The window is timed on the workflow's clock from the first attempt's scheduling; `attemptedAt` is stamped by the
-    // activity a moment after it starts, so the last attempt can read up to a few milliseconds short (CI saw 5,999).
-    expect(times.at(-1)! - first).toBeGreaterThanOrEqual(WINDOW_MS - CLOCK_STAMP_MS)
-    expect(Date.parse(delivery!.completedAt!)).toBeGreaterThanOrEqual(times.at(-1)!)
+      const [delivery] = await finished(token, endpointId, 1)
+      expect(delivery!.status).toBe('FAILED')
+      expect(delivery!.nextAttemptAt).toBeNull()
+      const times = delivery!.attempts.map((a) => Date.parse(a.attemptedAt))
+      const first = times[0]!
+      expect(times.length).toBeGreaterThanOrEqual(4)
+      // Every attempt scheduled inside the window, the last one at its end (not dropped because a full backoff did not
+      // fit); timers and tasks may run a little late on a loaded machine, never early.
+      for (const t of times) expect(t - first).toBeLessThanOrEqual(WINDOW_MS + SCHEDULING_SLACK_MS)
+      // The window is timed on the workflow's clock from the first attempt's scheduling; `attemptedAt` is stamped by the
+      // activity a moment after it starts, so the last attempt can read up to a few milliseconds short (CI saw 5,999).
+      expect(times.at(-1)! - first).toBeGreaterThanOrEqual(WINDOW_MS - CLOCK_STAMP_MS)
+      expect(Date.parse(delivery!.completedAt!)).toBeGreaterThanOrEqual(times.at(-1)!)
 
-    // Nothing after the window.
-    const count = receiver.received('/down').length
-    await new Promise((resolve) => setTimeout(resolve, 2000))
-    expect(receiver.received('/down')).toHaveLength(count)
-    expect(count).toBe(times.length)
+      // Nothing after the window: the delivery's workflow, the only thing that attempts it, has ended with it, and the
+      // receiver got exactly the recorded attempts.
+      const outcome = await platform.temporal.workflow.getHandle(eventDeliveryWorkflowId(eventId, endpointId)).result()
+      expect(outcome).toBe('FAILED')
+      expect(receiver.received('/down')).toHaveLength(times.length)
+    })
   })
-})
 
-describe('redelivery', () => {
-  it('redelivers one event, and every failed event of a time range once the receiver is fixed', async () => {
-    const { token, endpointId } = await tenantWithEndpoint('/fixed-later')
-    let fixed = false
-    receiver.respond('/fixed-later', () => ({ status: fixed ? 200 : 503 }))
-    const from = new Date(Date.now() - 1000).toISOString()
-    const failedEvents = [await sendTest(token, endpointId), await sendTest(token, endpointId)]
-    const failed = await finished(token, endpointId, 2)
-    expect(failed.map((d) => d.status)).toEqual(['FAILED', 'FAILED'])
+  describe('redelivery', () => {
+    it('redelivers one event, and every failed event of a time range once the receiver is fixed', async () => {
+      const { token, endpointId } = await tenantWithEndpoint('/fixed-later')
+      let fixed = false
+      receiver.respond('/fixed-later', () => ({ status: fixed ? 200 : 503 }))
+      const from = new Date(Date.now() - 1000).toISOString()
+      const failedEvents = [await sendTest(token, endpointId), await sendTest(token, endpointId)]
+      const failed = await finished(token, endpointId, 2)
+      expect(failed.map((d) => d.status)).toEqual(['FAILED', 'FAILED'])
 
-    fixed = true
-    // An empty range is refused.
-    const empty = await platform.http.post(`/v1/webhook-endpoints/${endpointId}/recover`, { token, body: { from, to: from } })
-    expect(empty.status).toBe(400)
-    expect(empty.body.errors[0]).toMatchObject({ path: 'to', code: 'invalid_range' })
+      fixed = true
+      // An empty range is refused.
+      const empty = await platform.http.post(`/v1/webhook-endpoints/${endpointId}/recover`, { token, body: { from, to: from } })
+      expect(empty.status).toBe(400)
+      expect(empty.body.errors[0]).toMatchObject({ path: 'to', code: 'invalid_range' })
 
-    const recovered = await platform.http.post(`/v1/webhook-endpoints/${endpointId}/recover`, {
-      token,
-      body: { from, to: new Date(Date.now() + 1000).toISOString() },
+      const recovered = await platform.http.post(`/v1/webhook-endpoints/${endpointId}/recover`, {
+        token,
+        body: { from, to: new Date(Date.now() + 1000).toISOString() },
+      })
+      expect(recovered.status).toBe(202)
+      expect(recovered.body).toEqual({ redelivered: 2, hasMore: false })
+      const all = await finished(token, endpointId, 4)
+      const redeliveries = all.filter((d) => d.kind === 'REDELIVERY')
+      expect(redeliveries.map((d) => d.status)).toEqual(['SUCCEEDED', 'SUCCEEDED'])
+      expect(new Set(redeliveries.map((d) => d.eventId))).toEqual(new Set(failedEvents))
+
+      // Delivered since: a second recovery finds nothing to do.
+      const again = await platform.http.post(`/v1/webhook-endpoints/${endpointId}/recover`, {
+        token,
+        body: { from, to: new Date(Date.now() + 1000).toISOString() },
+      })
+      expect(again.body).toEqual({ redelivered: 0, hasMore: false })
+
+      // One event on request, delivered or not.
+      const single = await platform.http.post(`/v1/webhook-endpoints/${endpointId}/redeliveries`, {
+        token,
+        body: { eventId: failedEvents[0] },
+      })
+      expect(single.status).toBe(202)
+      expect(single.body).toMatchObject({ eventId: failedEvents[0], kind: 'REDELIVERY', status: 'PENDING' })
+      await finished(token, endpointId, 5)
+      const bodies = receiver.received('/fixed-later').map((d) => JSON.parse(d.body).id)
+      expect(bodies.filter((id) => id === failedEvents[0]).length).toBeGreaterThanOrEqual(3)
+
+      // The per-event log shows every delivery of that event.
+      const perEvent = await platform.http.get(`/v1/events/${failedEvents[0]}/deliveries`, { token })
+      expect(perEvent.body.data.map((d: Delivery) => d.status).sort()).toEqual(['FAILED', 'SUCCEEDED', 'SUCCEEDED'])
+
+      const missing = await platform.http.post(`/v1/webhook-endpoints/${endpointId}/redeliveries`, {
+        token,
+        body: { eventId: 'evt_doesnotexist' },
+      })
+      expect(missing.status).toBe(404)
     })
-    expect(recovered.status).toBe(202)
-    expect(recovered.body).toEqual({ redelivered: 2, hasMore: false })
-    const all = await finished(token, endpointId, 4)
-    const redeliveries = all.filter((d) => d.kind === 'REDELIVERY')
-    expect(redeliveries.map((d) => d.status)).toEqual(['SUCCEEDED', 'SUCCEEDED'])
-    expect(new Set(redeliveries.map((d) => d.eventId))).toEqual(new Set(failedEvents))
-
-    // Delivered since: a second recovery finds nothing to do.
-    const again = await platform.http.post(`/v1/webhook-endpoints/${endpointId}/recover`, {
-      token,
-      body: { from, to: new Date(Date.now() + 1000).toISOString() },
-    })
-    expect(again.body).toEqual({ redelivered: 0, hasMore: false })
-
-    // One event on request, delivered or not.
-    const single = await platform.http.post(`/v1/webhook-endpoints/${endpointId}/redeliveries`, {
-      token,
-      body: { eventId: failedEvents[0] },
-    })
-    expect(single.status).toBe(202)
-    expect(single.body).toMatchObject({ eventId: failedEvents[0], kind: 'REDELIVERY', status: 'PENDING' })
-    await finished(token, endpointId, 5)
-    const bodies = receiver.received('/fixed-later').map((d) => JSON.parse(d.body).id)
-    expect(bodies.filter((id) => id === failedEvents[0]).length).toBeGreaterThanOrEqual(3)
-
-    // The per-event log shows every delivery of that event.
-    const perEvent = await platform.http.get(`/v1/events/${failedEvents[0]}/deliveries`, { token })
-    expect(perEvent.body.data.map((d: Delivery) => d.status).sort()).toEqual(['FAILED', 'SUCCEEDED', 'SUCCEEDED'])
-
-    const missing = await platform.http.post(`/v1/webhook-endpoints/${endpointId}/redeliveries`, {
-      token,
-      body: { eventId: 'evt_doesnotexist' },
-    })
-    expect(missing.status).toBe(404)
   })
-})
 
-describe('an endpoint that keeps failing', () => {
-  it('is disabled once every attempt has failed for longer than the threshold, and the tenant is told', async () => {
-    const { token, endpointId } = await tenantWithEndpoint('/broken')
-    receiver.respond('/broken', () => ({ status: 500 }))
-    // Events keep coming; each delivery fails for its whole window; the endpoint's failure clock keeps running.
-    const started = Date.now()
-    const disabled = await eventually(
-      async () => {
-        await sendTest(token, endpointId).catch(() => undefined)
-        const endpoint = await platform.http.get(`/v1/webhook-endpoints/${endpointId}`, { token })
-        return endpoint.body.enabled === false ? endpoint.body : undefined
-      },
-      60_000,
-      1500
-    )
-    expect(disabled.disabledReason).toBe('FAILING')
-    expect(Date.parse(disabled.disabledAt) - Date.parse(disabled.failingSince)).toBeGreaterThanOrEqual(DISABLE_AFTER_MS)
-    expect(Date.now() - started).toBeGreaterThanOrEqual(DISABLE_AFTER_MS)
+  describe('an endpoint that keeps failing', () => {
+    it('is disabled once every attempt has failed for longer than the threshold, and the tenant is told', async () => {
+      const { token, endpointId } = await tenantWithEndpoint('/broken')
+      receiver.respond('/broken', () => ({ status: 500 }))
+      // Events keep coming; each delivery fails for its whole window; the endpoint's failure clock keeps running.
+      const started = Date.now()
+      const disabled = await eventually(
+        async () => {
+          await sendTest(token, endpointId).catch(() => undefined)
+          const endpoint = await platform.http.get(`/v1/webhook-endpoints/${endpointId}`, { token })
+          return endpoint.body.enabled === false ? endpoint.body : undefined
+        },
+        60_000,
+        1500
+      )
+      expect(disabled.disabledReason).toBe('FAILING')
+      expect(Date.parse(disabled.disabledAt) - Date.parse(disabled.failingSince)).toBeGreaterThanOrEqual(DISABLE_AFTER_MS)
+      expect(Date.now() - started).toBeGreaterThanOrEqual(DISABLE_AFTER_MS)
 
-    const events = await platform.http.get('/v1/events?type=webhook_endpoint.disabled', { token })
-    expect(events.body.data).toHaveLength(1)
-    expect(events.body.data[0].data).toMatchObject({ endpointId, reason: 'FAILING' })
+      const events = await platform.http.get('/v1/events?type=webhook_endpoint.disabled', { token })
+      expect(events.body.data).toHaveLength(1)
+      expect(events.body.data[0].data).toMatchObject({ endpointId, reason: 'FAILING' })
 
-    // A disabled endpoint takes no redelivery until it is enabled again.
-    const refused = await platform.http.post(`/v1/webhook-endpoints/${endpointId}/redeliveries`, {
-      token,
-      body: { eventId: events.body.data[0].id },
-    })
-    expect(refused.status).toBe(409)
+      // A disabled endpoint takes no redelivery until it is enabled again.
+      const refused = await platform.http.post(`/v1/webhook-endpoints/${endpointId}/redeliveries`, {
+        token,
+        body: { eventId: events.body.data[0].id },
+      })
+      expect(refused.status).toBe(409)
 
-    // Re-enabling clears the reason and the failure clock.
-    const enabled = await platform.http.request('PATCH', `/v1/webhook-endpoints/${endpointId}`, { token, body: { enabled: true } })
-    expect(enabled.status).toBe(200)
-    expect(enabled.body).toMatchObject({ enabled: true, disabledReason: null, disabledAt: null, failingSince: null })
-  }, 90_000)
+      // Re-enabling clears the reason and the failure clock.
+      const enabled = await platform.http.request('PATCH', `/v1/webhook-endpoints/${endpointId}`, { token, body: { enabled: true } })
+      expect(enabled.status).toBe(200)
+      expect(enabled.body).toMatchObject({ enabled: true, disabledReason: null, disabledAt: null, failingSince: null })
+    }, 90_000)
+  })
 })

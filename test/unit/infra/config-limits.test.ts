@@ -7,6 +7,7 @@ describe('request-limit configuration', () => {
   it('defaults to 600 per minute in process memory, the socket address and 1 MiB bodies', () => {
     expect(loadConfig(base)).toMatchObject({
       RATE_LIMIT_PER_MINUTE: 600,
+      RATE_LIMIT_WINDOW_SECONDS: 60,
       RATE_LIMIT_STORE: 'memory',
       TRUST_PROXY: false,
       REQUEST_BODY_LIMIT_BYTES: 1_048_576,
@@ -23,11 +24,13 @@ describe('request-limit configuration', () => {
     })
     expect(config).toMatchObject({ RATE_LIMIT_PER_MINUTE: 5, RATE_LIMIT_STORE: 'postgres', TRUST_PROXY: false, REQUEST_BODY_LIMIT_BYTES: 2048 })
     expect(loadConfig({ ...base, TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true)
+    expect(loadConfig({ ...base, RATE_LIMIT_WINDOW_SECONDS: '10' }).RATE_LIMIT_WINDOW_SECONDS).toBe(10)
   })
 
   it('refuses an unknown store and a limit that is not a positive integer', () => {
     expect(() => loadConfig({ ...base, RATE_LIMIT_STORE: 'redis' })).toThrow(/RATE_LIMIT_STORE/)
     expect(() => loadConfig({ ...base, RATE_LIMIT_PER_MINUTE: '0' })).toThrow(/RATE_LIMIT_PER_MINUTE/)
+    expect(() => loadConfig({ ...base, RATE_LIMIT_WINDOW_SECONDS: '0.5' })).toThrow(/RATE_LIMIT_WINDOW_SECONDS/)
     expect(() => loadConfig({ ...base, TRUST_PROXY: 'maybe' })).toThrow(/TRUST_PROXY/)
   })
 })

@@ -35,6 +35,17 @@ describe('memory store', () => {
     expect(await limiter.consume('ip:198.51.100.7')).toMatchObject({ allowed: true, remaining: 2 })
     await limiter.close()
   })
+
+  it('ends the window after windowSeconds when given', async () => {
+    const limiter = createRateLimiter({ store: 'memory', limit: 1, windowSeconds: 10, logger: silentLogger() })
+    const started = Math.floor(Date.now() / 1000)
+    await limiter.consume('client:a')
+    const refused = await limiter.consume('client:a')
+    expect(refused.allowed).toBe(false)
+    expect(refused.retryAfterSeconds).toBeLessThanOrEqual(10)
+    expect(refused.resetAt).toBeLessThanOrEqual(started + 11)
+    await limiter.close()
+  })
 })
 
 describe('postgres store', () => {
