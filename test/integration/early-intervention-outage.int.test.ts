@@ -1,0 +1,114 @@
+/**
+ * The early-intervention check-in where real time and real processes matter, on the real Temporal dev server, the real
+ * worker process and the real database: a meeting recorded through the API while the breach timer fires, and a worker
+ * killed mid-clock. Plan days are shortened to one second (CARE_WORKFLOW_DAY_MS), so a referral put 45 days back
+ * breaches the 45-day limit about a second later. Plan time runs from the workflow's start, so a slow first activity
+ * (a cold worker) would make the first notices late: the worker is warmed up first. The plan itself (reminders,
+ * breach, re-planning, exception, exit and return) is proven on real days on the time-skipping server in
+ * early-intervention.int.test.ts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { earlyInterventionWorkflowId } from '../../workflows/early-intervention-contract.ts'
+import { eventually, startPlatform, type Platform } from '../support/platform.ts'
+
+const DAY_MS = 1000
+const ZONE = 'America/Chicago'
+
+let platform: Platform
+let token: string
+let tenantId: string
+
+beforeAll(async () => {
+  platform = await startPlatform({ overrides: { CARE_WORKFLOW_DAY_MS: String(DAY_MS) } })
+  const client = await platform.newTenant(['children'], ZONE)
+  tenantId = client.tenantId
+  token = await platform.token(client)
+  // Warm the worker up (its first activity opens the database pool): plan days are short, a slow start eats them.
+  const warm = await enrolledChild({ referralDate: localDate(-10) })
+  await eventually(async () => ((await planOf(warm)).status === 'ACTIVE' ? true : undefined), 60_000)
+  await handleOf(warm).terminate('warm-up done')
+}, 180_000)
+
+afterAll(async () => {
+  await platform?.stop()
+})
+
+/** The centre's calendar date `days` from today. */
+function localDate(days: number): string {
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone: ZONE }).format(new Date())
+  return new Date(Date.parse(`${today}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
+}
+
+interface Notification {
+  kind: string
+  status: string
+  dueDate: string | null
+  details: { series?: string; daysFromDue?: number }
+  createdAt: string
+}
+
+async function enrolledChild(earlyIntervention: Record<string, unknown>) {
+  const created = await platform.http.post('/v1/children', {
+    token,
+    body: { firstName: 'Noah', lastName: 'Reyes', dateOfBirth: localDate(-540), earlyIntervention },
+  })
+  expect(created.status, JSON.stringify(created.body)).toBe(201)
+  return created.body.id as string
+}
+
+const planOf = async (childId: string) => (await platform.http.get(`/v1/children/${childId}/early-intervention`, { token })).body
+const notices = async (childId: string) =>
+  (await platform.http.get(`/v1/children/${childId}/early-intervention/notifications?sort=createdAt&limit=100`, { token })).body
+    .data as Notification[]
+const ofKind = async (childId: string, kind: string) => (await notices(childId)).filter((n) => n.kind === kind)
+const patchEi = (childId: string, earlyIntervention: Record<string, unknown> | null) =>
+  platform.http.request('PATCH', `/v1/children/${childId}`, {
+    token,
+    body: { earlyIntervention },
+    headers: { 'Content-Type': 'application/merge-patch+json' },
+  })
+const handleOf = (childId: string) => platform.temporal.workflow.getHandle(earlyInterventionWorkflowId(tenantId, childId))
+const deadline = (plan: { deadlines: Array<{ kind: string }> }, kind: string) => plan.deadlines.find((d) => d.kind === kind) as
+  | { kind: string; dueDate: string; status: string; metOn?: string }
+  | undefined
+
+describe('the 45-day clock against real time', () => {
+  it('a meeting recorded while the breach timer fires: a breach is never recorded after the meeting was', async () => {
+    const results = await Promise.all(
+      [0, 1, 2, 3].map(async () => {
+        const childId = await enrolledChild({ referralDate: localDate(-45) })
+        const response = await patchEi(childId, { initialIfspDate: localDate(0) })
+        const patchedAt = Date.now()
+        expect(response.status).toBe(200)
+        await eventually(async () => (deadline(await planOf(childId), 'INITIAL_IFSP')?.status === 'MET' ? true : undefined), 10_000)
+        await new Promise((resolve) => setTimeout(resolve, 3 * DAY_MS))
+        return { childId, patchedAt, breaches: await ofKind(childId, 'INITIAL_IFSP_BREACHED') }
+      })
+    )
+    for (const { breaches, patchedAt } of results) {
+      expect(breaches.length).toBeLessThanOrEqual(1)
+      for (const b of breaches) {
+        expect(Date.parse(b.createdAt)).toBeLessThan(patchedAt)
+        expect(b.status).toBe('RESOLVED')
+      }
+    }
+    await Promise.all(results.map((r) => handleOf(r.childId).terminate('test cleanup')))
+  })
+})
+
+describe('a worker killed mid-clock', () => {
+  it('records the breach that fell due while no worker ran, once, when a worker returns', async () => {
+    const childId = await enrolledChild({ referralDate: localDate(-40) })
+    await eventually(async () => ((await planOf(childId)).status === 'ACTIVE' ? true : undefined), 10_000)
+    await platform.killWorkers('SIGKILL')
+    await new Promise((resolve) => setTimeout(resolve, 10 * DAY_MS))
+    expect(await ofKind(childId, 'INITIAL_IFSP_BREACHED')).toEqual([])
+
+    await platform.startWorker()
+    const breach = await eventually(async () => (await ofKind(childId, 'INITIAL_IFSP_BREACHED'))[0], 30_000)
+    expect(breach.dueDate).toBe(localDate(5))
+    await new Promise((resolve) => setTimeout(resolve, 5 * DAY_MS))
+    expect(await ofKind(childId, 'INITIAL_IFSP_BREACHED')).toHaveLength(1)
+    await handleOf(childId).terminate('test cleanup')
+  }, 150_000)
+})
