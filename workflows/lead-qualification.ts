@@ -17,7 +17,7 @@
 import { ApplicationFailure, allHandlersFinished, condition, log, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow'
 import type { createLeadQualificationActivities } from '../activities/lead-qualification-activities.ts'
 import { REAL_DAY_MS, leadPolicyOf, nextOfferStep, offerAction, offerTimers, offerWakeAt } from '../domain/leads/lead-policy.ts'
-import { isFinal, leadUpdateRefusal, type LeadStatus } from '../domain/leads/lead-state.ts'
+import { isFinal, leadUpdateRefusal, type LeadCloseReason, type LeadStatus } from '../domain/leads/lead-state.ts'
 import {
   bookLeadUpdate,
   closeLeadUpdate,
@@ -91,7 +91,7 @@ export async function leadQualificationWorkflow(input: LeadQualificationInput): 
       unsettled = true
       return { status }
     },
-    { validator: ({ reason }) => refuseIf(leadUpdateRefusal('close', status, reason)) }
+    { validator: ({ reason }: { reason: LeadCloseReason }) => refuseIf(leadUpdateRefusal('close', status, reason)) }
   )
   setHandler(leadStateQuery, () => {
     const t = status === 'OFFERED' ? timers() : null

@@ -23,6 +23,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
   await platform?.stop()
 })
 
