@@ -30,7 +30,13 @@ export interface AgentRunActivityDeps {
 
 /** Creates the agent run activities. */
 export function createAgentRunActivities(deps: AgentRunActivityDeps) {
-  const poster = deps.poster ?? createWebhookPoster({ timeoutMs: deps.webhooks.timeoutMs, network: deps.webhooks.network, userAgent: 'TherapyCare-Agents/1.0' })
+  const poster =
+    deps.poster ??
+    createWebhookPoster({
+      timeoutMs: deps.webhooks.timeoutMs,
+      network: deps.webhooks.network,
+      userAgent: 'TherapyCare-Agents/1.0',
+    })
   const logger = deps.logger ?? createLogger('info', 'agent-runs')
   const runner = createAgentRunner({
     db: deps.db,

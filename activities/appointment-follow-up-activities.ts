@@ -6,7 +6,11 @@
 import { ApplicationFailure } from '@temporalio/common'
 import type { Db } from '../infra/db.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
-import { loadFollowUpPlan, recordFamilyFollowUp, recordNoteNudge } from '../domain/appointments/booking-lifecycle-store.ts'
+import {
+  loadFollowUpPlan,
+  recordFamilyFollowUp,
+  recordNoteNudge,
+} from '../domain/appointments/booking-lifecycle-store.ts'
 import { minuteMsOf } from '../domain/appointments/reminder-schedule.ts'
 import type { AppointmentFollowUpInput } from '../workflows/appointment-follow-up-contract.ts'
 import type { BookingTiming } from './booking-activities.ts'
@@ -20,13 +24,21 @@ export interface AppointmentFollowUpActivityDeps {
 }
 
 /** Creates the follow-up activities. */
-export function createAppointmentFollowUpActivities({ db, bookingTiming, now = systemClock }: AppointmentFollowUpActivityDeps) {
+export function createAppointmentFollowUpActivities({
+  db,
+  bookingTiming,
+  now = systemClock,
+}: AppointmentFollowUpActivityDeps) {
   const minuteMs = minuteMsOf(bookingTiming?.dayMs ?? 86_400_000)
 
   async function plan(uow: Parameters<typeof loadFollowUpPlan>[0], appointmentId: string) {
     const found = await loadFollowUpPlan(uow, appointmentId)
     if (!found) {
-      throw ApplicationFailure.create({ type: 'AppointmentNotFound', message: `Appointment ${appointmentId} not found`, nonRetryable: true })
+      throw ApplicationFailure.create({
+        type: 'AppointmentNotFound',
+        message: `Appointment ${appointmentId} not found`,
+        nonRetryable: true,
+      })
     }
     return found
   }
@@ -39,11 +51,18 @@ export function createAppointmentFollowUpActivities({ db, bookingTiming, now = s
     },
 
     /** SIGNED when the note is signed by now; otherwise records nudge number `nudge` (once) and answers NUDGED. */
-    async nudgeProviderIfUnsigned(input: AppointmentFollowUpInput & { nudge: number; dueAt: string }): Promise<'SIGNED' | 'NUDGED'> {
+    async nudgeProviderIfUnsigned(
+      input: AppointmentFollowUpInput & { nudge: number; dueAt: string }
+    ): Promise<'SIGNED' | 'NUDGED'> {
       return runInUnitOfWork(db, input.tenantId, async (uow) => {
         const found = await plan(uow, input.appointmentId)
         if (found.noteSigned) return 'SIGNED'
-        await recordNoteNudge(uow, { ...found, appointmentId: input.appointmentId, nudge: input.nudge, dueAt: input.dueAt })
+        await recordNoteNudge(uow, {
+          ...found,
+          appointmentId: input.appointmentId,
+          nudge: input.nudge,
+          dueAt: input.dueAt,
+        })
         return 'NUDGED'
       })
     },

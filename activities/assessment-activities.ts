@@ -5,11 +5,12 @@
  */
 import type { Db } from '../infra/db.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
-import { loadReminderSnapshot, recordReminderStep, type ReminderStepInput } from '../domain/assessments/reminder-steps.ts'
-import type {
-  AssessmentReminderSnapshot,
-  NotificationOutcome,
-} from '../workflows/assessment-reminder-contract.ts'
+import {
+  loadReminderSnapshot,
+  recordReminderStep,
+  type ReminderStepInput,
+} from '../domain/assessments/reminder-steps.ts'
+import type { AssessmentReminderSnapshot, NotificationOutcome } from '../workflows/assessment-reminder-contract.ts'
 
 export interface AssessmentActivityDeps {
   db: Db
@@ -31,7 +32,10 @@ export function createAssessmentActivities({ db, now = () => new Date() }: Asses
     },
 
     /** Records one reminder, due notice (with `assessment.due`) or escalation, unless the assessment is closed. */
-    async recordAssessmentNotification({ tenantId, ...step }: AssessmentRef & ReminderStepInput): Promise<NotificationOutcome> {
+    async recordAssessmentNotification({
+      tenantId,
+      ...step
+    }: AssessmentRef & ReminderStepInput): Promise<NotificationOutcome> {
       return runInUnitOfWork(db, tenantId, (uow) => recordReminderStep(uow, step, now()))
     },
   }

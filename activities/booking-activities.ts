@@ -39,7 +39,11 @@ export interface BookingPlanWithTiming extends BookingPlan {
 }
 
 const notFound = (appointmentId: string) =>
-  ApplicationFailure.create({ type: 'AppointmentNotFound', message: `Appointment ${appointmentId} not found`, nonRetryable: true })
+  ApplicationFailure.create({
+    type: 'AppointmentNotFound',
+    message: `Appointment ${appointmentId} not found`,
+    nonRetryable: true,
+  })
 
 export interface RecordStatusInput extends BookingWorkflowInput {
   status: Exclude<BookingState, 'CONFIRMED'>
@@ -102,9 +106,12 @@ export function createBookingActivities({ db, bookingTiming, now = systemClock }
      */
     async recordAppointmentStatus({ tenantId, appointmentId, status }: RecordStatusInput): Promise<BookingState> {
       return runInUnitOfWork(db, tenantId, async ({ tx }) => {
-        await tx.appointment.updateMany({ where: { id: appointmentId, tenantId, status: 'CONFIRMED' }, data: { status } })
+        await tx.appointment.updateMany({
+          where: { id: appointmentId, tenantId, status: 'CONFIRMED' },
+          data: { status },
+        })
         const row = await tx.appointment.findFirst({ where: { id: appointmentId, tenantId }, select: { status: true } })
-        return (row?.status ?? status)
+        return row?.status ?? status
       })
     },
   }

@@ -5,7 +5,12 @@
 import type { Db } from '../infra/db.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
 import { DEFAULT_PROGRESS_POLICY, type ProgressPolicy } from '../domain/progress/progress-rules.ts'
-import { DEFAULT_LOOKBACK_DAYS, childProgressStatus, closeProgressFollowUps, recordProgressSummary } from '../domain/progress/progress-store.ts'
+import {
+  DEFAULT_LOOKBACK_DAYS,
+  childProgressStatus,
+  closeProgressFollowUps,
+  recordProgressSummary,
+} from '../domain/progress/progress-store.ts'
 import type { ProgressReportOutcome, ProgressTrigger } from '../workflows/child-progress-contract.ts'
 
 export interface ChildProgressActivityDeps {

@@ -6,7 +6,12 @@
 import type { Db } from '../infra/db.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
 import { eiPolicyOf, type EiPolicy } from '../domain/early-intervention/ei-policy.ts'
-import { closePlan, recordNotice, refreshPlan, type PlanCloseReason } from '../domain/early-intervention/ei-plan-store.ts'
+import {
+  closePlan,
+  recordNotice,
+  refreshPlan,
+  type PlanCloseReason,
+} from '../domain/early-intervention/ei-plan-store.ts'
 import type { EiNoticeOutcome, EiRefresh } from '../workflows/early-intervention-contract.ts'
 
 export interface EarlyInterventionActivityDeps {
@@ -28,17 +33,32 @@ export function createEarlyInterventionActivities({ db, now = () => new Date() }
      * Recomputes the child's plan as of the workflow's plan time (`asOf`, epoch ms), stores what the API shows, and
      * reports the next notice to send, or that the plan closed.
      */
-    async refreshEarlyInterventionPlan({ tenantId, childId, policy, asOf }: EiRef & { asOf: number }): Promise<EiRefresh> {
+    async refreshEarlyInterventionPlan({
+      tenantId,
+      childId,
+      policy,
+      asOf,
+    }: EiRef & { asOf: number }): Promise<EiRefresh> {
       return runInUnitOfWork(db, tenantId, (uow) => refreshPlan(uow, childId, asOf, eiPolicyOf(policy), now()))
     },
 
     /** Records one notice (a care notification) if the child's locked record still has it due as of `asOf`. */
-    async recordEarlyInterventionNotice({ tenantId, childId, policy, asOf, key }: EiRef & { asOf: number; key: string }): Promise<EiNoticeOutcome> {
+    async recordEarlyInterventionNotice({
+      tenantId,
+      childId,
+      policy,
+      asOf,
+      key,
+    }: EiRef & { asOf: number; key: string }): Promise<EiNoticeOutcome> {
       return runInUnitOfWork(db, tenantId, (uow) => recordNotice(uow, childId, key, asOf, eiPolicyOf(policy), now()))
     },
 
     /** Closes the plan for a reason the record does not show (an operator cancelled the workflow). */
-    async closeEarlyInterventionPlan({ tenantId, childId, reason }: EiRef & { reason: PlanCloseReason }): Promise<void> {
+    async closeEarlyInterventionPlan({
+      tenantId,
+      childId,
+      reason,
+    }: EiRef & { reason: PlanCloseReason }): Promise<void> {
       await runInUnitOfWork(db, tenantId, (uow) => closePlan(uow, childId, reason, now()))
     },
   }

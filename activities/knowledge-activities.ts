@@ -26,7 +26,9 @@ export function createKnowledgeActivities({ db, ai }: KnowledgeActivityDeps) {
     },
 
     /** Marks a version FAILED with a reason (unless it was replaced or deleted meanwhile). Idempotent. */
-    async markKnowledgeDocumentFailed(input: KnowledgeIndexingInput & { reason: string }): Promise<KnowledgeIndexingOutcome> {
+    async markKnowledgeDocumentFailed(
+      input: KnowledgeIndexingInput & { reason: string }
+    ): Promise<KnowledgeIndexingOutcome> {
       return markDocumentFailed(db, input, input.reason)
     },
   }

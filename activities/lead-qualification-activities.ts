@@ -36,7 +36,12 @@ export function createLeadQualificationActivities({ db, now = () => new Date() }
     },
 
     /** Matches a QUALIFIED lead and records the top providers with their next slots. */
-    async matchLead({ tenantId, leadId, policy, lastAttempt }: LeadRef & { policy: LeadPolicy; lastAttempt: boolean }): Promise<LeadSnapshot> {
+    async matchLead({
+      tenantId,
+      leadId,
+      policy,
+      lastAttempt,
+    }: LeadRef & { policy: LeadPolicy; lastAttempt: boolean }): Promise<LeadSnapshot> {
       return runInUnitOfWork(db, tenantId, (uow) => matchStep(uow, leadId, policy, lastAttempt, now()))
     },
 

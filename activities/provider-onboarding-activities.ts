@@ -30,25 +30,31 @@ export interface OnboardingActivityRef {
 
 /** Creates the provider onboarding activities. */
 export function createProviderOnboardingActivities({ db, now = () => new Date() }: ProviderOnboardingActivityDeps) {
-  const inTenant = <T>({ tenantId }: OnboardingActivityRef, work: Parameters<typeof runInUnitOfWork<T>>[2]) => runInUnitOfWork(db, tenantId, work)
+  const inTenant = <T>({ tenantId }: OnboardingActivityRef, work: Parameters<typeof runInUnitOfWork<T>>[2]) =>
+    runInUnitOfWork(db, tenantId, work)
   return {
     /** Records a step the workflow accepted (a no-op when the API request already did). */
-    applyOnboardingStep: (input: OnboardingActivityRef & { op: OnboardingOperation; timers: StepTimers }): Promise<OnboardingStateValue> =>
-      inTenant(input, (uow) => applyStep(uow, input, input.op, input.timers, now())),
+    applyOnboardingStep: (
+      input: OnboardingActivityRef & { op: OnboardingOperation; timers: StepTimers }
+    ): Promise<OnboardingStateValue> => inTenant(input, (uow) => applyStep(uow, input, input.op, input.timers, now())),
 
     /** Tells admins the onboarding waits for their decision (while it still does). */
-    notifyReadyForApproval: (input: OnboardingActivityRef): Promise<void> => inTenant(input, (uow) => notifyReadyForApproval(uow, input)),
+    notifyReadyForApproval: (input: OnboardingActivityRef): Promise<void> =>
+      inTenant(input, (uow) => notifyReadyForApproval(uow, input)),
 
     /** Re-reads the provider after it was moved outside the workflow (approved or offboarded there). */
-    reloadOnboarding: (input: OnboardingActivityRef): Promise<OnboardingStateValue> => inTenant(input, (uow) => reconcile(uow, input, now())),
+    reloadOnboarding: (input: OnboardingActivityRef): Promise<OnboardingStateValue> =>
+      inTenant(input, (uow) => reconcile(uow, input, now())),
 
     /** TIMED_OUT or CANCELLED, unless the provider was approved outside meanwhile. */
-    closeOnboarding: (input: OnboardingActivityRef & { status: 'TIMED_OUT' | 'CANCELLED' }): Promise<OnboardingStateValue> =>
-      inTenant(input, (uow) => closeAs(uow, input, input.status, now())),
+    closeOnboarding: (
+      input: OnboardingActivityRef & { status: 'TIMED_OUT' | 'CANCELLED' }
+    ): Promise<OnboardingStateValue> => inTenant(input, (uow) => closeAs(uow, input, input.status, now())),
 
     /** A reminder that the step still waits. */
     recordOnboardingReminder: (
       input: OnboardingActivityRef & { step: OnboardingStep; reminder: number; nextReminderAt: number | null }
-    ): Promise<OnboardingStateValue> => inTenant(input, (uow) => remind(uow, input, input.step, input.reminder, input.nextReminderAt, now())),
+    ): Promise<OnboardingStateValue> =>
+      inTenant(input, (uow) => remind(uow, input, input.step, input.reminder, input.nextReminderAt, now())),
   }
 }

@@ -21,7 +21,8 @@ const WRITE_TIMEOUT_MS = 60_000
 /** Expected refusals (a provider that no longer exists) are final; anything else is retried. */
 function final<T>(work: () => Promise<T>): Promise<T> {
   return work().catch((error: unknown) => {
-    if (error instanceof AppError && error.status < 500) throw ApplicationFailure.create({ message: error.message, nonRetryable: true })
+    if (error instanceof AppError && error.status < 500)
+      throw ApplicationFailure.create({ message: error.message, nonRetryable: true })
     throw error
   })
 }
@@ -37,7 +38,11 @@ export function createSettlementActivities({ db, clock = () => new Date() }: Set
     },
 
     /** Settles one provider of the run (or answers what was recorded for it). */
-    async settleSettlementProvider({ tenantId, settlementId, providerId }: SettlementWorkflowInput & { providerId: string }) {
+    async settleSettlementProvider({
+      tenantId,
+      settlementId,
+      providerId,
+    }: SettlementWorkflowInput & { providerId: string }) {
       return final(() => inTenant(tenantId, (uow) => settleRunProvider(uow, settlementId, providerId, clock())))
     },
 
@@ -47,7 +52,11 @@ export function createSettlementActivities({ db, clock = () => new Date() }: Set
     },
 
     /** Marks the run FAILED with the reason (unless it completed meanwhile). */
-    async failSettlement({ tenantId, settlementId, reason }: SettlementWorkflowInput & { reason: string }): Promise<void> {
+    async failSettlement({
+      tenantId,
+      settlementId,
+      reason,
+    }: SettlementWorkflowInput & { reason: string }): Promise<void> {
       await inTenant(tenantId, (uow) => failRun(uow, settlementId, reason, clock()))
     },
   }

@@ -83,7 +83,10 @@ export function createApp(deps: AppDeps) {
   app.use('*', requestId())
   app.use('*', accessLog(deps.logger))
   if (deps.config.RESPONSE_VALIDATION === 'enforce') {
-    app.use('*', responseConformance(() => app.openAPIRegistry.definitions))
+    app.use(
+      '*',
+      responseConformance(() => app.openAPIRegistry.definitions)
+    )
   }
   app.use('*', async function apiVersion(c, next) {
     await next()
@@ -97,11 +100,7 @@ export function createApp(deps: AppDeps) {
   app.use('*', rateLimit(deps))
   app.use('*', requestBodyLimit(deps.config.REQUEST_BODY_LIMIT_BYTES, knowledgeUploadLimits(deps.config)))
 
-  mount(app, [
-    healthRoutes(deps),
-    wellKnownRoutes(deps),
-    oauthRoutes(deps),
-  ])
+  mount(app, [healthRoutes(deps), wellKnownRoutes(deps), oauthRoutes(deps)])
   // The Temporal codec server for operators (docs/payload-encryption.md); its own credential, not the API's.
   mount(app, [codecRoutes(deps)])
 
@@ -155,7 +154,9 @@ export function createApp(deps: AppDeps) {
   app.openAPIRegistry.registerComponent('securitySchemes', 'oauth2', {
     type: 'oauth2',
     description: 'OAuth 2.0 client credentials. A scope `x` grants read and write on x; `x.read` grants read only.',
-    flows: { clientCredentials: { tokenUrl: '/oauth/token', refreshUrl: '/oauth/token', scopes: { ...SCOPE_CATALOGUE } } },
+    flows: {
+      clientCredentials: { tokenUrl: '/oauth/token', refreshUrl: '/oauth/token', scopes: { ...SCOPE_CATALOGUE } },
+    },
   })
   // Routes never change after start-up, so the description is built once, on first use.
   let description: ReturnType<typeof buildOpenApiDocument> | undefined

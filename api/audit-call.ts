@@ -86,7 +86,10 @@ const fieldsOf = (body: unknown) => {
 }
 
 /** The `id` and `locationId` of a single-resource JSON response, when it has them. */
-async function bodyFields(c: Context<AppEnv>, start: CallStart): Promise<{ id: string | null; locationId: string | null }> {
+async function bodyFields(
+  c: Context<AppEnv>,
+  start: CallStart
+): Promise<{ id: string | null; locationId: string | null }> {
   const none = { id: null, locationId: null }
   // The very response `c.json` made, not one put in its place since (a replayed answer, an error's).
   if (start.answered?.response === c.res) return fieldsOf(start.answered.body)

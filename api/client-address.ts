@@ -53,7 +53,10 @@ export function addressBucket(address: string): string {
   const groups = ipv6Groups(address)
   const mapped = groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff
   if (mapped) return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join('.')
-  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`
 }
 
 /**

@@ -18,7 +18,11 @@ import { PROBLEM_CONTENT_TYPE, problemType } from './middleware/error-handler.ts
 /** How long an answered connection may stay open for the client to finish sending and close its side. */
 const LINGER_MS = 5_000
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+}
 
 /** The problem a parser error stands for; undefined when there is nobody to answer (the client went away). */
 export function clientErrorProblem(code: string | undefined): AppError | undefined {
@@ -33,7 +37,9 @@ export function clientErrorProblem(code: string | undefined): AppError | undefin
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return new AppError(408, 'request_timeout', 'Request timeout', { detail: 'The request did not arrive in time.' })
     default:
-      return new AppError(400, 'malformed_request', 'Malformed request', { detail: 'The request is not valid HTTP/1.1.' })
+      return new AppError(400, 'malformed_request', 'Malformed request', {
+        detail: 'The request is not valid HTTP/1.1.',
+      })
   }
 }
 
@@ -71,7 +77,10 @@ export function answerClientErrors(server: Pick<Server, 'on'>, baseUrl: string, 
     }
     const requestId = `req_${randomUUID().replace(/-/g, '')}`
     // The parser's code only: the request head itself may carry anything, health data included.
-    logger.warn({ requestId, status: problem.status, code: problem.code, parserCode: error.code }, 'request refused by the HTTP parser')
+    logger.warn(
+      { requestId, status: problem.status, code: problem.code, parserCode: error.code },
+      'request refused by the HTTP parser'
+    )
     socket.end(rawProblemResponse(problem, baseUrl, requestId))
     // Reading on lets the client's remaining bytes arrive and be dropped, so closing does not reset the connection.
     socket.resume()

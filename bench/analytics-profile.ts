@@ -28,7 +28,10 @@ if (reuse) {
   tenantId = row!.tenant_id
   start = row!.first
 } else {
-  const client = await provisionClient(db, { tenantName: `Profile ${randomBytes(4).toString('hex')}`, scopes: ['analytics'] })
+  const client = await provisionClient(db, {
+    tenantName: `Profile ${randomBytes(4).toString('hex')}`,
+    scopes: ['analytics'],
+  })
   tenantId = client.tenantId
   start = new Date(Date.now() - 365 * 86_400_000)
   start.setUTCHours(0, 0, 0, 0)
@@ -46,7 +49,9 @@ function explaining(uow: UnitOfWork): UnitOfWork {
       return async (first: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) => {
         const sql = first instanceof Prisma.Sql ? first : Prisma.sql(first, ...values)
         const plan = await target.$queryRaw<Array<{ 'QUERY PLAN': string }>>`EXPLAIN (ANALYZE, BUFFERS) ${sql}`
-        console.log(`\n=== ${sql.sql.replace(/\s+/g, ' ').slice(0, 160)}\n${plan.map((r) => r['QUERY PLAN']).join('\n')}`)
+        console.log(
+          `\n=== ${sql.sql.replace(/\s+/g, ' ').slice(0, 160)}\n${plan.map((r) => r['QUERY PLAN']).join('\n')}`
+        )
         return target.$queryRaw(sql)
       }
     },

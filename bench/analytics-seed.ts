@@ -20,10 +20,20 @@ export interface AnalyticsSeed {
  * Seeds the tenant.
  * @param start - the first day of the seeded year (UTC midnight)
  */
-export async function seedAnalyticsYear(db: Db, tenantId: string, firstLocationId: string, start: Date): Promise<AnalyticsSeed> {
-  const locationIds = [firstLocationId, ...Array.from({ length: 19 }, (_, i) => `loc_bench_${String(i + 1).padStart(2, '0')}`)]
+export async function seedAnalyticsYear(
+  db: Db,
+  tenantId: string,
+  firstLocationId: string,
+  start: Date
+): Promise<AnalyticsSeed> {
+  const locationIds = [
+    firstLocationId,
+    ...Array.from({ length: 19 }, (_, i) => `loc_bench_${String(i + 1).padStart(2, '0')}`),
+  ]
   const weekly = JSON.stringify(
-    Object.fromEntries(['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY'].map((d) => [d, [{ start: '08:00', end: '18:00' }]]))
+    Object.fromEntries(
+      ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY'].map((d) => [d, [{ start: '08:00', end: '18:00' }]])
+    )
   )
   await db.$executeRawUnsafe(
     `INSERT INTO locations (id, tenant_id, name, time_zone, currency)

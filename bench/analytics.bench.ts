@@ -52,7 +52,10 @@ const config = loadConfig({
 })
 const api = await startApi(config, createLogger('silent', 'bench'))
 const db = api.deps.db
-const client = await provisionClient(db, { tenantName: `Bench ${randomBytes(4).toString('hex')}`, scopes: ['analytics'] })
+const client = await provisionClient(db, {
+  tenantName: `Bench ${randomBytes(4).toString('hex')}`,
+  scopes: ['analytics'],
+})
 const { tenantId } = client
 
 const start = new Date(Date.now() - 365 * 86_400_000)
@@ -66,7 +69,11 @@ await db.$executeRawUnsafe('ANALYZE')
 const tokenResponse = await fetch(`${api.url}/oauth/token`, {
   method: 'POST',
   headers: { 'Content-Type': 'application/json' },
-  body: JSON.stringify({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret }),
+  body: JSON.stringify({
+    grant_type: 'client_credentials',
+    client_id: client.client_id,
+    client_secret: client.client_secret,
+  }),
 })
 const { access_token: token } = (await tokenResponse.json()) as { access_token: string }
 
@@ -135,26 +142,36 @@ async function timeService(rollups: boolean) {
   )
   const cpu = process.cpuUsage(cpuBefore)
   const dbMs = databaseCpuMsBetween(dbBefore, await databaseCpuTicks())
-  return { timing, cpuMs: (cpu.user + cpu.system) / 1000 / (RUNS + 5), dbCpuMs: dbMs === null ? null : dbMs / (RUNS + 5) }
+  return {
+    timing,
+    cpuMs: (cpu.user + cpu.system) / 1000 / (RUNS + 5),
+    dbCpuMs: dbMs === null ? null : dbMs / (RUNS + 5),
+  }
 }
 const service = await timeService(true)
 // The same request counting every record (no roll-ups), in the same run: the before/after under the same machine
 // load, and a check that both answers are identical.
 const withoutRollups = await timeService(false)
 const [rolled, counted] = await Promise.all(
-  [true, false].map((rollups) => runInUnitOfWork(db, tenantId, (uow) => multiLocationAnalytics(uow, { from, to, timeZone: ZONE }, now, { rollups })))
+  [true, false].map((rollups) =>
+    runInUnitOfWork(db, tenantId, (uow) => multiLocationAnalytics(uow, { from, to, timeZone: ZONE }, now, { rollups }))
+  )
 )
 const identical = JSON.stringify(rolled) === JSON.stringify(counted)
 if (!identical) throw new Error('the answer from the roll-ups differs from counting every record')
 const range = resolveRange(from, to, ZONE)
 const capacity = await time(RUNS, 5, () =>
-  runInUnitOfWork(db, tenantId, (uow) => availableByLocation(uow, { start: range.start.getTime(), end: range.end.getTime() }))
+  runInUnitOfWork(db, tenantId, (uow) =>
+    availableByLocation(uow, { start: range.start.getTime(), end: range.end.getTime() })
+  )
 )
 const loadAfter = loadavg()[0]!
 console.log({ endpoint, service, withoutRollups, capacity, apiCpuMs, dbCpuMs, bytes, appointmentsCounted })
 
 const cpuText = (api: number, db: number | null) =>
-  database.kind === 'pglite' ? `${api.toFixed(0)} ms` : `${api.toFixed(0)} / ${db === null ? 'not measured' : db.toFixed(0)} ms`
+  database.kind === 'pglite'
+    ? `${api.toFixed(0)} ms`
+    : `${api.toFixed(0)} / ${db === null ? 'not measured' : db.toFixed(0)} ms`
 const ms = (t: Timing) => `${t.medianMs.toFixed(2)} / ${t.p95Ms.toFixed(2)}`
 const met = endpoint.medianMs < TARGET_MS
 await writeBenchmarkSection(
@@ -175,7 +192,7 @@ await writeBenchmarkSection(
     `| service counting every appointment and payment instead of the roll-ups (same answer: yes, checked above) | ${ms(withoutRollups.timing)} |`,
     '',
     `CPU time per request, in this process (API${database.kind === 'pglite' ? ' and the embedded database' : ''})` +
-      (database.kind === 'postgresql' ? ' / in this database\'s PostgreSQL processes' : '') +
+      (database.kind === 'postgresql' ? " / in this database's PostgreSQL processes" : '') +
       `: endpoint ${cpuText(apiCpuMs, dbCpuMs)}; service ${cpuText(service.cpuMs, service.dbCpuMs)}; ` +
       `service counting every record ${cpuText(withoutRollups.cpuMs, withoutRollups.dbCpuMs)}.`,
     '',

@@ -61,7 +61,10 @@ const config = loadConfig({
 })
 const api = await startApi(config, createLogger('silent', 'bench'))
 const db = api.deps.db
-const client = await provisionClient(db, { tenantName: `Bench ${randomBytes(4).toString('hex')}`, scopes: ['bookings.read'] })
+const client = await provisionClient(db, {
+  tenantName: `Bench ${randomBytes(4).toString('hex')}`,
+  scopes: ['bookings.read'],
+})
 const { tenantId } = client
 
 // The month starts next Monday (UTC midnight), so every seeded future appointment is still ahead of "now".
@@ -71,13 +74,19 @@ start.setUTCDate(start.getUTCDate() + ((8 - start.getUTCDay()) % 7))
 const seedStarted = Date.now()
 const seeded = await seedAvailabilityMonth(db, { tenantId, locationId: client.locationId, providers: PROVIDERS, start })
 const seedSeconds = (Date.now() - seedStarted) / 1000
-console.log(`seeded ${seeded.appointments} appointments and ${seeded.timeOff} time-off entries in ${seedSeconds.toFixed(1)} s`)
+console.log(
+  `seeded ${seeded.appointments} appointments and ${seeded.timeOff} time-off entries in ${seedSeconds.toFixed(1)} s`
+)
 await db.$executeRawUnsafe('ANALYZE')
 
 const tokenResponse = await fetch(`${api.url}/oauth/token`, {
   method: 'POST',
   headers: { 'Content-Type': 'application/json' },
-  body: JSON.stringify({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret }),
+  body: JSON.stringify({
+    grant_type: 'client_credentials',
+    client_id: client.client_id,
+    client_secret: client.client_secret,
+  }),
 })
 const { access_token: token } = (await tokenResponse.json()) as { access_token: string }
 
@@ -91,7 +100,13 @@ interface Scenario {
 }
 
 const scenarios: Scenario[] = [
-  { name: 'one provider, 28 days', days: 28, selection: (i) => ({ providerId: seeded.providerIds[i % PROVIDERS]! }), runs: RUNS_ONE, target: 5 },
+  {
+    name: 'one provider, 28 days',
+    days: 28,
+    selection: (i) => ({ providerId: seeded.providerIds[i % PROVIDERS]! }),
+    runs: RUNS_ONE,
+    target: 5,
+  },
   { name: '200 providers, 7 days', days: 7, selection: () => ({ limit: PROVIDERS }), runs: RUNS_ALL, target: 100 },
 ]
 
@@ -100,7 +115,11 @@ await sql.connect()
 
 /** The engine's statement, with the engine's parameters. */
 const factsStatement = (selection: ProviderSelection, from: number, to: number) =>
-  scheduleFactsSql(selection, { from: new Date(from), to: new Date(to + DURATION * MINUTE), longestMinutes: MAX_DURATION_MINUTES })
+  scheduleFactsSql(selection, {
+    from: new Date(from),
+    to: new Date(to + DURATION * MINUTE),
+    longestMinutes: MAX_DURATION_MINUTES,
+  })
 
 /** Runs `work` in a transaction set up as the unit of work does (tenant set, role therapy_app). */
 async function inTenantTransaction<T>(work: () => Promise<T>): Promise<T> {
@@ -127,7 +146,9 @@ const serverTime = (selection: ProviderSelection, from: number, to: number) =>
   inTenantTransaction(async () => {
     const q = factsStatement(selection, from, to)
     type Plan = { 'Planning Time': number; 'Execution Time': number }
-    const [row] = (await sql.query<{ 'QUERY PLAN': Plan[] }>(`EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ${q.text}`, q.values)).rows
+    const [row] = (
+      await sql.query<{ 'QUERY PLAN': Plan[] }>(`EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ${q.text}`, q.values)
+    ).rows
     const [plan] = row!['QUERY PLAN']
     return plan!['Planning Time'] + plan!['Execution Time']
   })
@@ -162,7 +183,13 @@ for (const scenario of scenarios) {
   const now = new Date()
   const queryOf = (i: number) => {
     const s = scenario.selection(i)
-    return { providerIds: s.providerId ? [s.providerId] : undefined, limit: s.limit, from: new Date(from), to: new Date(to), durationMinutes: DURATION }
+    return {
+      providerIds: s.providerId ? [s.providerId] : undefined,
+      limit: s.limit,
+      from: new Date(from),
+      to: new Date(to),
+      durationMinutes: DURATION,
+    }
   }
   const selectionOf = (i: number): ProviderSelection => {
     const s = scenario.selection(i)
@@ -172,7 +199,11 @@ for (const scenario of scenarios) {
   }
   const urlOf = (i: number) => {
     const s = scenario.selection(i)
-    const params = new URLSearchParams({ from: new Date(from).toISOString(), to: new Date(to).toISOString(), durationMinutes: String(DURATION) })
+    const params = new URLSearchParams({
+      from: new Date(from).toISOString(),
+      to: new Date(to).toISOString(),
+      durationMinutes: String(DURATION),
+    })
     if (s.providerId) params.set('providerId', s.providerId)
     if (s.limit) params.set('limit', String(s.limit))
     return `${api.url}/v1/availability?${params}`
@@ -220,8 +251,22 @@ for (const scenario of scenarios) {
     const query = { from, to, durationMinutes: DURATION, stepMinutes: 15, now: now.getTime() }
     JSON.stringify(loaded.slice(0, scenario.selection(0).limit ?? 1).map((p) => providerAvailability(p, query)))
   })
-  const rows = loaded.slice(0, scenario.selection(0).limit ?? 1).reduce((n, p) => n + 1 + p.facts.timeOff.length + p.facts.appointments.length, 0)
-  results.push({ scenario, endpoint, server, engine, sqlOnly, database: inPostgres, compute, bytes, slots, rows, factsBytes })
+  const rows = loaded
+    .slice(0, scenario.selection(0).limit ?? 1)
+    .reduce((n, p) => n + 1 + p.facts.timeOff.length + p.facts.appointments.length, 0)
+  results.push({
+    scenario,
+    endpoint,
+    server,
+    engine,
+    sqlOnly,
+    database: inPostgres,
+    compute,
+    bytes,
+    slots,
+    rows,
+    factsBytes,
+  })
   console.log(scenario.name, { endpoint, server, engine, sqlOnly, inPostgres, compute, bytes, slots, rows, factsBytes })
 }
 await sql.end()
@@ -248,17 +293,17 @@ const lines = [
       `${(r.bytes / 1024).toFixed(0)} KiB | < ${r.scenario.target} ms: **${r.server.total < r.scenario.target ? 'met' : 'NOT met'}** |`
   ),
   '',
-  'client sees: the whole HTTP request from a client in this process (loopback, the client\'s own reading of the ' +
+  "client sees: the whole HTTP request from a client in this process (loopback, the client's own reading of the " +
     'body included); server time: the `Server-Timing` `total` the API reports, from the first middleware to the ' +
     'response being ready (authentication, rate limit, tenant transaction, audit record, handler, JSON), and the ' +
-    'handler\'s share: `load` (the statement\'s round trip and parsing its answer), `compute` (rules, slots, formatting), ' +
+    "handler's share: `load` (the statement's round trip and parsing its answer), `compute` (rules, slots, formatting), " +
     '`json` (serialising the answer), and `platform`, the rest of the server time (middleware: token, rate limit, ' +
     'tenant transaction set-up and commit, audit record; medians of each, so they need not add up); engine: `findAvailability` in a tenant transaction (BEGIN, tenant set-up, the ' +
     'statement, COMMIT, compute); SQL only: the same statement through `pg` in the same kind of transaction; in ' +
     'PostgreSQL: its planning and execution time as EXPLAIN (ANALYZE, TIMING OFF) reports it (median), i.e. without round trips and ' +
-    'client; compute only: rules, slots and JSON on facts already in memory. CPU ms per request: this process\'s CPU ' +
+    "client; compute only: rules, slots and JSON on facts already in memory. CPU ms per request: this process's CPU " +
     'time (user + system) per run, averaged; for the endpoint it includes the in-process HTTP client, for SQL only the ' +
-    '`pg` client; PostgreSQL\'s CPU is not in it.',
+    "`pg` client; PostgreSQL's CPU is not in it.",
 ]
 const report = lines.join('\n')
 console.log(report)

@@ -51,7 +51,11 @@ const client = await provisionClient(api.deps.db, {
 const tokenResponse = await fetch(`${api.url}/oauth/token`, {
   method: 'POST',
   headers: { 'Content-Type': 'application/json' },
-  body: JSON.stringify({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret }),
+  body: JSON.stringify({
+    grant_type: 'client_credentials',
+    client_id: client.client_id,
+    client_secret: client.client_secret,
+  }),
 })
 const { access_token: token } = (await tokenResponse.json()) as { access_token: string }
 const created = await fetch(`${api.url}/v1/children`, {
@@ -102,13 +106,16 @@ for (let round = 0; round < ROUNDS; round++) {
   results.guarded.push(await measure(guardedUrl, auth))
 }
 const loadAfter = loadavg()[0]!
-const median = (xs: Measured[]) => [...xs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(xs.length / 2)]!
+const median = (xs: Measured[]) =>
+  [...xs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(xs.length / 2)]!
 const b = median(results.baseline)
 const g = median(results.guarded)
 const errors = [...results.baseline, ...results.guarded].reduce((n, r) => n + r.errors, 0)
 // Each guarded round against the baseline round just before it: on a shared machine the speed drifts between rounds,
 // and a pair sees the same drift. The ratio judged is the median of the pairs'.
-const pairRatios = results.guarded.map((r, i) => r.requestsPerSecond / results.baseline[i]!.requestsPerSecond).sort((x, y) => x - y)
+const pairRatios = results.guarded
+  .map((r, i) => r.requestsPerSecond / results.baseline[i]!.requestsPerSecond)
+  .sort((x, y) => x - y)
 const ratio = pairRatios[Math.floor(pairRatios.length / 2)]!
 
 const row = (name: string, r: Measured) =>

@@ -68,7 +68,8 @@ export function cpuSnapshot(postgresPort?: number): CpuSnapshot {
   if (postgresPort !== undefined) {
     const postmaster = procs.find((p) => /postgres/.test(p.cmdline) && p.cmdline.includes(`-p ${postgresPort}`))
     if (postmaster) {
-      snapshot.postgres = [postmaster, ...descendants(procs, postmaster.pid)].reduce((n, p) => n + p.ticks, 0) / TICKS_PER_SECOND
+      snapshot.postgres =
+        [postmaster, ...descendants(procs, postmaster.pid)].reduce((n, p) => n + p.ticks, 0) / TICKS_PER_SECOND
     }
   }
   return snapshot

@@ -39,7 +39,9 @@ const SCENARIOS = (process.env.BENCH_ENDPOINTS ?? '1,20').split(',').map((item) 
 const DRAIN_TIMEOUT_MS = Number(process.env.BENCH_DRAIN_TIMEOUT_MS ?? 180_000)
 
 if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL
-const postgresPort = process.env.BENCH_DATABASE_URL ? Number(new URL(process.env.BENCH_DATABASE_URL).port || 5432) : undefined
+const postgresPort = process.env.BENCH_DATABASE_URL
+  ? Number(new URL(process.env.BENCH_DATABASE_URL).port || 5432)
+  : undefined
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`)
 
 const [database, temporal] = await Promise.all([
@@ -83,7 +85,8 @@ const receiver = createServer((request, response) => {
 await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
 const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
 
 interface ScenarioResult {
   endpoints: number
@@ -110,11 +113,18 @@ interface ScenarioResult {
 }
 
 async function scenario(endpointCount: number, seconds: number): Promise<ScenarioResult> {
-  const client = await provisionClient(api.deps.db, { tenantName: `Bench ${randomBytes(4).toString('hex')}`, scopes: ['children', 'webhooks'] })
+  const client = await provisionClient(api.deps.db, {
+    tenantName: `Bench ${randomBytes(4).toString('hex')}`,
+    scopes: ['children', 'webhooks'],
+  })
   const tokenResponse = await fetch(`${api.url}/oauth/token`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret }),
+    body: JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+    }),
   })
   const { access_token: token } = (await tokenResponse.json()) as { access_token: string }
   const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }
@@ -124,7 +134,11 @@ async function scenario(endpointCount: number, seconds: number): Promise<Scenari
     const created = await fetch(`${api.url}/v1/webhook-endpoints`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ url: `${receiverUrl}${path}`, events: ['child.registered'], signingScheme: i % 2 ? 'v2' : 'v1' }),
+      body: JSON.stringify({
+        url: `${receiverUrl}${path}`,
+        events: ['child.registered'],
+        signingScheme: i % 2 ? 'v2' : 'v1',
+      }),
     })
     if (created.status !== 201) throw new Error(`endpoint: ${created.status} ${await created.text()}`)
     paths.push(path)
@@ -160,7 +174,8 @@ async function scenario(endpointCount: number, seconds: number): Promise<Scenari
   const expected = events.length * paths.length
   const arrived = () => events.reduce((n, e) => n + paths.filter((p) => arrivals.has(`${e.id} ${p}`)).length, 0)
   const drainStart = Date.now()
-  while (arrived() < expected && Date.now() - drainStart < DRAIN_TIMEOUT_MS) await new Promise((resolve) => setTimeout(resolve, 200))
+  while (arrived() < expected && Date.now() - drainStart < DRAIN_TIMEOUT_MS)
+    await new Promise((resolve) => setTimeout(resolve, 200))
   const cpu = cpuBetween(cpuBefore, cpuSnapshot(postgresPort))
   const load: [number, number] = [loadBefore, os.loadavg()[0]!]
   const latencies: number[] = []
@@ -180,7 +195,12 @@ async function scenario(endpointCount: number, seconds: number): Promise<Scenari
   const stages = { fanOut: [] as number[], start: [] as number[], attempt: [] as number[] }
   const rowsWithAttempts = await api.deps.db.webhookDelivery.findMany({
     where: { tenantId: client.tenantId },
-    select: { createdAt: true, workflowStartedAt: true, event: { select: { createdAt: true } }, attempts: { where: { number: 1 }, select: { attemptedAt: true } } },
+    select: {
+      createdAt: true,
+      workflowStartedAt: true,
+      event: { select: { createdAt: true } },
+      attempts: { where: { number: 1 }, select: { attemptedAt: true } },
+    },
   })
   for (const row of rowsWithAttempts) {
     stages.fanOut.push(row.createdAt.getTime() - row.event.createdAt.getTime())

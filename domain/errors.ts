@@ -75,8 +75,7 @@ export const routeNotFound = (path: string) =>
 
 export const conflict = (detail: string) => new AppError(409, 'conflict', 'Conflict', { detail })
 
-export const slotUnavailable = (detail: string) =>
-  new AppError(409, 'slot_unavailable', 'Slot unavailable', { detail })
+export const slotUnavailable = (detail: string) => new AppError(409, 'slot_unavailable', 'Slot unavailable', { detail })
 
 export const invalidStateTransition = (detail: string) =>
   new AppError(409, 'invalid_state_transition', 'Invalid state transition', { detail })

@@ -61,7 +61,10 @@ export function listQuerySchema<const F extends string>(sortable: readonly [F, .
       .string()
       .max(512)
       .optional()
-      .openapi({ param: { name: 'cursor', in: 'query' }, description: 'The `nextCursor` of the previous page, with the same `sort`.' }),
+      .openapi({
+        param: { name: 'cursor', in: 'query' },
+        description: 'The `nextCursor` of the previous page, with the same `sort`.',
+      }),
     sort: z
       .enum(values)
       // zod cannot see that a SortParam<F> is one of the enum's values when F is generic.
@@ -74,8 +77,7 @@ export function listQuerySchema<const F extends string>(sortable: readonly [F, .
 }
 
 const encodeValue = (value: CursorValue): EncodedValue => (value instanceof Date ? { d: value.toISOString() } : value)
-const decodeValue = (value: EncodedValue): CursorValue =>
-  typeof value === 'object' ? new Date(value.d) : value
+const decodeValue = (value: EncodedValue): CursorValue => (typeof value === 'object' ? new Date(value.d) : value)
 
 function invalidCursor(message: string) {
   return validationError([{ path: 'cursor', code: 'invalid_cursor', message }])
@@ -94,7 +96,8 @@ function decodeCursor(cursor: string): CursorPayload {
     typeof p?.v === 'number' ||
     typeof p?.v === 'boolean' ||
     (typeof p?.v === 'object' && p.v !== null && typeof (p.v as { d?: unknown }).d === 'string')
-  if (typeof p?.s !== 'string' || typeof p.id !== 'string' || !valueOk) throw invalidCursor('Not a cursor from this API.')
+  if (typeof p?.s !== 'string' || typeof p.id !== 'string' || !valueOk)
+    throw invalidCursor('Not a cursor from this API.')
   return p as CursorPayload
 }
 
@@ -102,7 +105,11 @@ function decodeCursor(cursor: string): CursorPayload {
  * Parses a validated list query.
  * @throws AppError `validation_error` (`invalid_cursor`) for a foreign cursor or one made for another sort
  */
-export function parseList<F extends string>(query: { limit: number; cursor?: string; sort: SortParam<F> }): ListRequest<F> {
+export function parseList<F extends string>(query: {
+  limit: number
+  cursor?: string
+  sort: SortParam<F>
+}): ListRequest<F> {
   const descending = query.sort.startsWith('-')
   const field = (descending ? query.sort.slice(1) : query.sort) as F
   const list: ListRequest<F> = { limit: query.limit, field, direction: descending ? 'desc' : 'asc', sort: query.sort }
@@ -142,7 +149,12 @@ export function toSortedPage<T extends { id: string }>(rows: T[], list: ListRequ
   const last = data.at(-1)
   if (rows.length <= list.limit || !last) return { data, nextCursor: null }
   const value = (last as Record<string, unknown>)[list.field]
-  if (!(typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || value instanceof Date)) {
+  if (!(
+    typeof value === 'string' ||
+    typeof value === 'number' ||
+    typeof value === 'boolean' ||
+    value instanceof Date
+  )) {
     throw new Error(`list sorted by ${list.field}: the field is missing or not sortable on the returned rows`)
   }
   const payload: CursorPayload = { s: list.sort, v: encodeValue(value), id: last.id }

@@ -52,7 +52,11 @@ export type PatchOutcome<T> = { ok: true; data: T } | { ok: false; errors: Field
  * @param current - the writable fields as they are now, optional ones absent rather than null
  * @param patch - the merge patch (already checked member by member by the route)
  */
-export function patchFields<S extends z.ZodType>(schema: S, current: JsonObject, patch: JsonObject): PatchOutcome<z.output<S>> {
+export function patchFields<S extends z.ZodType>(
+  schema: S,
+  current: JsonObject,
+  patch: JsonObject
+): PatchOutcome<z.output<S>> {
   const parsed = schema.safeParse(applyMergePatch(current, patch))
   return parsed.success ? { ok: true, data: parsed.data } : { ok: false, errors: fieldErrorsOf(parsed.error) }
 }

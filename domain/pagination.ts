@@ -28,7 +28,8 @@ export function decodeCursor(cursor: string): string | undefined {
 export function afterCursor(cursor: string | undefined): string | undefined {
   if (cursor === undefined) return undefined
   const after = decodeCursor(cursor)
-  if (!after) throw validationError([{ path: 'cursor', code: 'invalid_cursor', message: 'Not a cursor from this API.' }])
+  if (!after)
+    throw validationError([{ path: 'cursor', code: 'invalid_cursor', message: 'Not a cursor from this API.' }])
   return after
 }
 

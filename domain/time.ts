@@ -43,7 +43,11 @@ export function isValidTimeZone(timeZone: string): boolean {
  * @param timeZone - IANA zone whose offset at that instant is used
  */
 export function formatInTimeZone(instant: Date, timeZone: string): string {
-  const parts = Object.fromEntries(formatterFor(timeZone).formatToParts(instant).map((p) => [p.type, p.value]))
+  const parts = Object.fromEntries(
+    formatterFor(timeZone)
+      .formatToParts(instant)
+      .map((p) => [p.type, p.value])
+  )
   // longOffset gives "GMT-06:00", or plain "GMT" for a zero offset.
   const offset = parts.timeZoneName === 'GMT' ? '+00:00' : (parts.timeZoneName ?? 'GMT+00:00').slice(3)
   const millis = instant.getUTCMilliseconds()

@@ -5,10 +5,59 @@
  * still find the right passage among many near misses.
  */
 
-const SUBJECTS = ['The speech team', 'The occupational therapy team', 'Our front desk', 'The early intervention team', 'The practice manager', 'The clinical director', 'Each therapist', 'The parent committee', 'The board', 'The feeding clinic team']
-const VERBS = ['reviewed', 'discussed', 'updated', 'planned', 'shared', 'welcomed', 'trialled', 'collected feedback on', 'reorganised', 'celebrated']
-const OBJECTS = ['the new sensory room', 'the summer newsletter', 'waitlist numbers', 'the staff rota', 'training in visual supports', 'the toy library', 'progress report templates', 'the garden project', 'parking signs on the side street', 'the fundraising raffle', 'storage in the studio', 'the volunteer programme', 'coffee mornings for carers', 'the reading corner', 'new chairs for the waiting room']
-const TAILS = ['at the monthly meeting', 'before the end of term', 'with families who volunteered', 'after several requests', 'as part of the annual plan', 'during the staff training day', 'with help from local schools', 'to make visits calmer', 'following last year\'s survey', 'in a short presentation']
+const SUBJECTS = [
+  'The speech team',
+  'The occupational therapy team',
+  'Our front desk',
+  'The early intervention team',
+  'The practice manager',
+  'The clinical director',
+  'Each therapist',
+  'The parent committee',
+  'The board',
+  'The feeding clinic team',
+]
+const VERBS = [
+  'reviewed',
+  'discussed',
+  'updated',
+  'planned',
+  'shared',
+  'welcomed',
+  'trialled',
+  'collected feedback on',
+  'reorganised',
+  'celebrated',
+]
+const OBJECTS = [
+  'the new sensory room',
+  'the summer newsletter',
+  'waitlist numbers',
+  'the staff rota',
+  'training in visual supports',
+  'the toy library',
+  'progress report templates',
+  'the garden project',
+  'parking signs on the side street',
+  'the fundraising raffle',
+  'storage in the studio',
+  'the volunteer programme',
+  'coffee mornings for carers',
+  'the reading corner',
+  'new chairs for the waiting room',
+]
+const TAILS = [
+  'at the monthly meeting',
+  'before the end of term',
+  'with families who volunteered',
+  'after several requests',
+  'as part of the annual plan',
+  'during the staff training day',
+  'with help from local schools',
+  'to make visits calmer',
+  "following last year's survey",
+  'in a short presentation',
+]
 const KINDS = ['Meeting notes', 'Newsletter', 'Staff memo', 'Committee minutes', 'Project update']
 
 /** A small deterministic generator (mulberry32). */

@@ -27,7 +27,10 @@ const EFS = (process.env.EFS ?? '40,200,1000').split(',').map(Number)
 const M = Number(process.env.HNSW_M ?? 16)
 const EF_CONSTRUCTION = Number(process.env.HNSW_EF_CONSTRUCTION ?? 64)
 
-const seeded = JSON.parse(await readFile(path.join(DIR, 'kprof-seed.json'), 'utf8')) as { tenantId: string; assistants: { pgvector: string } }
+const seeded = JSON.parse(await readFile(path.join(DIR, 'kprof-seed.json'), 'utf8')) as {
+  tenantId: string
+  assistants: { pgvector: string }
+}
 const embedded = await startEmbeddedPostgres({ port: 0, dataDir: DIR })
 const client = new pg.Client({ connectionString: embedded.connectionString })
 await client.connect()
@@ -44,7 +47,9 @@ try {
      WITH (m = ${M}, ef_construction = ${EF_CONSTRUCTION}) WHERE vector_dims(embedding) = 768`
   )
   await query(`ANALYZE ai_vectors.knowledge_vectors`)
-  console.log(`HNSW (m ${M}, ef_construction ${EF_CONSTRUCTION}) built in ${((performance.now() - started) / 1000).toFixed(1)} s; load average ${loadavg()[0]!.toFixed(2)}`)
+  console.log(
+    `HNSW (m ${M}, ef_construction ${EF_CONSTRUCTION}) built in ${((performance.now() - started) / 1000).toFixed(1)} s; load average ${loadavg()[0]!.toFixed(2)}`
+  )
 
   const where = `tenant_id = $4 AND metadata->>'assistantId' = $2 AND metadata->>'embeddingModel' = $3`
   const exactSql = `SELECT id, text, metadata, embedding <=> $1::vector AS d FROM ai_vectors.knowledge_vectors WHERE ${where} ORDER BY d LIMIT $5`
@@ -57,7 +62,9 @@ try {
     const vector = `[${(await embeddings.embedQuery(question)).join(',')}]`
     await query('BEGIN')
     try {
-      await query(`SELECT set_config('app.tenant_id', $1, true), set_config('role', 'therapy_app', true)`, [seeded.tenantId])
+      await query(`SELECT set_config('app.tenant_id', $1, true), set_config('role', 'therapy_app', true)`, [
+        seeded.tenantId,
+      ])
       for (const setting of settings) await query(setting)
       return await query<Row>(sql, [vector, assistantId, model, seeded.tenantId, k])
     } finally {
@@ -66,26 +73,50 @@ try {
   }
   const plan = await (async () => {
     await query('BEGIN')
-    await query(`SELECT set_config('app.tenant_id', $1, true), set_config('role', 'therapy_app', true)`, [seeded.tenantId])
+    await query(`SELECT set_config('app.tenant_id', $1, true), set_config('role', 'therapy_app', true)`, [
+      seeded.tenantId,
+    ])
     await query('SET LOCAL hnsw.iterative_scan = relaxed_order')
-    const rows = await query<{ 'QUERY PLAN': string }>(`EXPLAIN ${hnswSql}`, [`[${(await embeddings.embedQuery('fees')).join(',')}]`, assistantId, model, seeded.tenantId, 8])
+    const rows = await query<{ 'QUERY PLAN': string }>(`EXPLAIN ${hnswSql}`, [
+      `[${(await embeddings.embedQuery('fees')).join(',')}]`,
+      assistantId,
+      model,
+      seeded.tenantId,
+      8,
+    ])
     await query('COMMIT')
-    return rows.map((r) => r['QUERY PLAN']).find((line) => line.includes('Index Scan'))?.trim()
+    return rows
+      .map((r) => r['QUERY PLAN'])
+      .find((line) => line.includes('Index Scan'))
+      ?.trim()
   })()
   console.log(`plan: ${plan ?? 'the HNSW index is NOT used'}`)
 
   const questions = await loadQuestions()
   const all = [...questions.answerable, ...questions.unanswerable].map((q) => q.question)
   const docs = await prepareCorpus(await loadCorpus())
-  const documentRows = await query<{ id: string; name: string }>(`SELECT id, name FROM knowledge_documents WHERE assistant_id = $1`, [assistantId])
+  const documentRows = await query<{ id: string; name: string }>(
+    `SELECT id, name FROM knowledge_documents WHERE assistant_id = $1`,
+    [assistantId]
+  )
   const idOfName = new Map(documentRows.map((r) => [r.name, r.id]))
 
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!
   const exactSearch = searchWith(exactSql, [])
   const exactTop = new Map<string, number>()
-  for (const question of all) exactTop.set(question, (await exactSearch(question, 5)).map((r) => Number(r.d))[4] ?? Infinity)
+  for (const question of all)
+    exactTop.set(question, (await exactSearch(question, 5)).map((r) => Number(r.d))[4] ?? Infinity)
 
-  for (const [name, search] of [['exact', exactSearch], ...EFS.map((ef) => [`hnsw ef_search ${ef}`, searchWith(hnswSql, ['SET LOCAL hnsw.iterative_scan = relaxed_order', `SET LOCAL hnsw.ef_search = ${ef}`])] as const)] as const) {
+  for (const [name, search] of [
+    ['exact', exactSearch],
+    ...EFS.map(
+      (ef) =>
+        [
+          `hnsw ef_search ${ef}`,
+          searchWith(hnswSql, ['SET LOCAL hnsw.iterative_scan = relaxed_order', `SET LOCAL hnsw.ef_search = ${ef}`]),
+        ] as const
+    ),
+  ] as const) {
     const walls: number[] = []
     const cpus: number[] = []
     let found = 0
@@ -97,20 +128,32 @@ try {
       const used = process.cpuUsage(cpu)
       cpus.push((used.user + used.system) / 1000)
       // Of the 5 nearest the index returned, how many are as near as the exact 5th (ties count as found).
-      found += rows.map((r) => Number(r.d)).sort((a, b) => a - b).slice(0, 5).filter((d) => d <= exactTop.get(question)! + 1e-6).length
+      found += rows
+        .map((r) => Number(r.d))
+        .sort((a, b) => a - b)
+        .slice(0, 5)
+        .filter((d) => d <= exactTop.get(question)! + 1e-6).length
     }
     const retrieve = async (question: string, k: number): Promise<RetrievedPassage[]> =>
-      (await search(question, k)).sort((a, b) => Number(a.d) - Number(b.d)).map((r) => ({
-        chunkId: r.id,
-        documentId: String(r.metadata.documentId),
-        documentName: String(r.metadata.documentName),
-        headingPath: (r.metadata.headingPath as string[] | undefined) ?? [],
-        startOffset: Number(r.metadata.startOffset),
-        endOffset: Number(r.metadata.endOffset),
-        content: r.text,
-        score: 1 - Number(r.d),
-      }))
-    const report = await evaluate({ questions, docs, retrieve, answerer: createExtractiveAnswerer(), documentIdOf: (n) => idOfName.get(n)! })
+      (await search(question, k))
+        .sort((a, b) => Number(a.d) - Number(b.d))
+        .map((r) => ({
+          chunkId: r.id,
+          documentId: String(r.metadata.documentId),
+          documentName: String(r.metadata.documentName),
+          headingPath: (r.metadata.headingPath as string[] | undefined) ?? [],
+          startOffset: Number(r.metadata.startOffset),
+          endOffset: Number(r.metadata.endOffset),
+          content: r.text,
+          score: 1 - Number(r.d),
+        }))
+    const report = await evaluate({
+      questions,
+      docs,
+      retrieve,
+      answerer: createExtractiveAnswerer(),
+      documentIdOf: (n) => idOfName.get(n)!,
+    })
     console.log(
       `${name}: median ${median(walls).toFixed(1)} ms wall, ${median(cpus).toFixed(1)} ms CPU; gold recall@5 ${report.recallAt5.toFixed(3)}; ` +
         `citations contain the answer ${report.answerContained}/${report.answered}; exact top 5 found ${((100 * found) / (5 * all.length)).toFixed(0)}%`

@@ -193,7 +193,11 @@ export async function evaluate(options: {
     const passages = await retrieve(q.question, Math.max(5, options.answerK ?? 8))
     const retrieved = passages
       .slice(0, 5)
-      .some((p) => p.documentId === idOf(doc.name) && overlap(gold, { start: p.startOffset, end: p.endOffset }) >= (gold.end - gold.start) / 2)
+      .some(
+        (p) =>
+          p.documentId === idOf(doc.name) &&
+          overlap(gold, { start: p.startOffset, end: p.endOffset }) >= (gold.end - gold.start) / 2
+      )
     const answer = await answerer.answer(q.question, passages)
     const quotes = answer.citations.map((c) => squash(c.quote))
     outcomes.push({
@@ -201,7 +205,8 @@ export async function evaluate(options: {
       question: q.question,
       retrieved,
       answered: answer.answered,
-      containsAnswer: answer.answered && q.answer.some((phrase) => quotes.some((quote) => quote.includes(squash(phrase)))),
+      containsAnswer:
+        answer.answered && q.answer.some((phrase) => quotes.some((quote) => quote.includes(squash(phrase)))),
       grounded: isGrounded(answer, (id) => textById.get(id)),
       answer: answer.answer,
     })

@@ -77,7 +77,13 @@ function layout(spec: PdfDocumentSpec): Line[][] {
           y = PAGE_HEIGHT - MARGIN
         }
         y -= style.leading
-        page.push({ font: style.font, size: style.size, x: MARGIN + indent + (i > 0 && indent ? 10 : 0), y, text: content })
+        page.push({
+          font: style.font,
+          size: style.size,
+          x: MARGIN + indent + (i > 0 && indent ? 10 : 0),
+          y,
+          text: content,
+        })
       }
     }
     pages.push(page)

@@ -34,11 +34,26 @@ interface Seeded {
   assistants: Record<VectorStoreKind, string>
 }
 
-async function ingest(db: Db, runtime: AiRuntime, tenantId: string, assistantId: string, file: { name: string; mediaType: KnowledgeMediaType; bytes: Uint8Array }) {
+async function ingest(
+  db: Db,
+  runtime: AiRuntime,
+  tenantId: string,
+  assistantId: string,
+  file: { name: string; mediaType: KnowledgeMediaType; bytes: Uint8Array }
+) {
   const id = newId('knowledgeDocument')
   await runInUnitOfWork(db, tenantId, ({ tx }) =>
     tx.knowledgeDocument.create({
-      data: { id, tenantId, assistantId, name: file.name, mediaType: file.mediaType, sizeBytes: file.bytes.byteLength, sha256: '-', content: new Uint8Array(file.bytes) },
+      data: {
+        id,
+        tenantId,
+        assistantId,
+        name: file.name,
+        mediaType: file.mediaType,
+        sizeBytes: file.bytes.byteLength,
+        sha256: '-',
+        content: new Uint8Array(file.bytes),
+      },
     })
   )
   const outcome = await indexDocument(db, runtime, { tenantId, documentId: id, version: 1 })
@@ -54,12 +69,20 @@ async function seed(db: Db): Promise<Seeded> {
     const runtime = createAiRuntime(aiConfigOf({ AI_VECTOR_STORE: kind }))
     const assistantId = newId('assistant')
     assistants[kind] = assistantId
-    await runInUnitOfWork(db, tenantId, ({ tx }) => tx.assistant.create({ data: { id: assistantId, tenantId, name: `Profile ${kind}`, scope: 'tenant', tools: ['knowledge'] } }))
+    await runInUnitOfWork(db, tenantId, ({ tx }) =>
+      tx.assistant.create({
+        data: { id: assistantId, tenantId, name: `Profile ${kind}`, scope: 'tenant', tools: ['knowledge'] },
+      })
+    )
     let chunks = 0
     for (const file of await loadCorpus()) chunks += await ingest(db, runtime, tenantId, assistantId, file)
     for (let i = 0; chunks < TARGET_CHUNKS; i++) {
       const doc = distractorDocument(i)
-      chunks += await ingest(db, runtime, tenantId, assistantId, { name: doc.name, mediaType: 'text/markdown', bytes: new TextEncoder().encode(doc.text) })
+      chunks += await ingest(db, runtime, tenantId, assistantId, {
+        name: doc.name,
+        mediaType: 'text/markdown',
+        bytes: new TextEncoder().encode(doc.text),
+      })
       process.stdout.write(`\r  seeding ${kind}: ${chunks} chunks`)
     }
     process.stdout.write('\n')
@@ -91,7 +114,8 @@ async function main() {
   try {
     await applyMigrations(embedded.connectionString)
     const seedFile = path.join(DIR, 'kprof-seed.json')
-    const seeded: Seeded = fresh || !existsSync(seedFile) ? await seed(db) : (JSON.parse(await readFile(seedFile, 'utf8')) as Seeded)
+    const seeded: Seeded =
+      fresh || !existsSync(seedFile) ? await seed(db) : (JSON.parse(await readFile(seedFile, 'utf8')) as Seeded)
     await writeFile(seedFile, JSON.stringify(seeded))
     const q = await loadQuestions()
     const questions = [...q.answerable, ...q.unanswerable].map((x) => x.question)
@@ -100,12 +124,16 @@ async function main() {
     console.log(`load average ${loadavg()[0]!.toFixed(2)}, ${questions.length} questions`)
     const plain = createAiRuntime(aiConfigOf({}))
     console.log(`embed the question:        ${await time(questions, (x) => plain.embeddings.embedQuery(x))}`)
-    console.log(`empty tenant transaction:  ${await time(questions, () => runInUnitOfWork(db, tenantId, async () => {}))}`)
+    console.log(
+      `empty tenant transaction:  ${await time(questions, () => runInUnitOfWork(db, tenantId, async () => {}))}`
+    )
     const passagesOf = new Map<string, Awaited<ReturnType<typeof retrievePassages>>['passages']>()
     for (const kind of KINDS) {
       const runtime = createAiRuntime(aiConfigOf({ AI_VECTOR_STORE: kind }))
       const assistantId = seeded.assistants[kind]
-      const vectors = new Map(await Promise.all(questions.map(async (x) => [x, await runtime.embeddings.embedQuery(x)] as const)))
+      const vectors = new Map(
+        await Promise.all(questions.map(async (x) => [x, await runtime.embeddings.embedQuery(x)] as const))
+      )
       console.log(
         `${kind}: transaction + search (vector given): ${await time(questions, (x) =>
           runInUnitOfWork(db, tenantId, async (uow) => {
@@ -124,7 +152,9 @@ async function main() {
       )
       console.log(
         `${kind}: retrievePassages (embed + search): ${await time(questions, (x) =>
-          runInUnitOfWork(db, tenantId, async (uow) => passagesOf.set(x, (await retrievePassages(uow, runtime, assistantId, x, 8)).passages))
+          runInUnitOfWork(db, tenantId, async (uow) =>
+            passagesOf.set(x, (await retrievePassages(uow, runtime, assistantId, x, 8)).passages)
+          )
         )}`
       )
     }

@@ -26,7 +26,14 @@ import { startEmbeddedPostgres } from '../scripts/db/embedded-postgres.ts'
 import { applyMigrations } from '../scripts/db/migrations.ts'
 import { writeBenchmarkSection } from '../bench/report.ts'
 import { distractorDocument } from './distractors.ts'
-import { evaluate, loadCorpus, loadQuestions, prepareCorpus, type EvalReport, type Retriever } from './knowledge-eval.ts'
+import {
+  evaluate,
+  loadCorpus,
+  loadQuestions,
+  prepareCorpus,
+  type EvalReport,
+  type Retriever,
+} from './knowledge-eval.ts'
 
 const TARGET_CHUNKS = Number(process.env.EVAL_TARGET_CHUNKS ?? 5000)
 const ROUNDS = Number(process.env.EVAL_QUERY_ROUNDS ?? 3)
@@ -38,17 +45,41 @@ interface StoreResult {
   clean: EvalReport
   heldOut: EvalReport
   loaded: { chunks: number; ingestMs: number; recallAt5: number; answerContained: number; answerable: number }
-  latency: { queries: number; medianMs: number; p95Ms: number; firstMs: number; retrieveMedianMs: number; cpuMedianMs: number; load: number }
+  latency: {
+    queries: number
+    medianMs: number
+    p95Ms: number
+    firstMs: number
+    retrieveMedianMs: number
+    cpuMedianMs: number
+    load: number
+  }
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 
 /** Stores a document and indexes it with the activity's code; returns its chunk count. */
-async function ingest(db: Db, runtime: AiRuntime, tenantId: string, assistantId: string, file: { name: string; mediaType: KnowledgeMediaType; bytes: Uint8Array }) {
+async function ingest(
+  db: Db,
+  runtime: AiRuntime,
+  tenantId: string,
+  assistantId: string,
+  file: { name: string; mediaType: KnowledgeMediaType; bytes: Uint8Array }
+) {
   const id = newId('knowledgeDocument')
   await runInUnitOfWork(db, tenantId, ({ tx }) =>
     tx.knowledgeDocument.create({
-      data: { id, tenantId, assistantId, name: file.name, mediaType: file.mediaType, sizeBytes: file.bytes.byteLength, sha256: '-', content: new Uint8Array(file.bytes) },
+      data: {
+        id,
+        tenantId,
+        assistantId,
+        name: file.name,
+        mediaType: file.mediaType,
+        sizeBytes: file.bytes.byteLength,
+        sha256: '-',
+        content: new Uint8Array(file.bytes),
+      },
     })
   )
   const outcome = await indexDocument(db, runtime, { tenantId, documentId: id, version: 1 })
@@ -60,7 +91,11 @@ async function runStore(db: Db, tenantId: string, kind: VectorStoreKind): Promis
   const runtime = createAiRuntime(aiConfigOf({ AI_VECTOR_STORE: kind }))
   const answerer = createExtractiveAnswerer()
   const assistantId = newId('assistant')
-  await runInUnitOfWork(db, tenantId, ({ tx }) => tx.assistant.create({ data: { id: assistantId, tenantId, name: `Eval ${kind}`, scope: 'tenant', tools: ['knowledge'] } }))
+  await runInUnitOfWork(db, tenantId, ({ tx }) =>
+    tx.assistant.create({
+      data: { id: assistantId, tenantId, name: `Eval ${kind}`, scope: 'tenant', tools: ['knowledge'] },
+    })
+  )
 
   const files = await loadCorpus()
   const docs = await prepareCorpus(files)
@@ -75,17 +110,33 @@ async function runStore(db: Db, tenantId: string, kind: VectorStoreKind): Promis
   const ingestMs = performance.now() - ingestStart
 
   const retrieve: Retriever = (question, k) =>
-    runInUnitOfWork(db, tenantId, async (uow) => (await retrievePassages(uow, runtime, assistantId, question, k)).passages)
+    runInUnitOfWork(
+      db,
+      tenantId,
+      async (uow) => (await retrievePassages(uow, runtime, assistantId, question, k)).passages
+    )
   const questions = await loadQuestions()
   const documentIdOf = (name: string) => ids.get(name)!
   const clean = await evaluate({ questions, docs, retrieve, answerer, documentIdOf })
-  const heldOut = await evaluate({ questions: { answerable: questions.heldOut ?? [], unanswerable: [] }, docs, retrieve, answerer, documentIdOf })
+  const heldOut = await evaluate({
+    questions: { answerable: questions.heldOut ?? [], unanswerable: [] },
+    docs,
+    retrieve,
+    answerer,
+    documentIdOf,
+  })
 
   let chunks = corpusChunks
   const loadStart = performance.now()
   for (let i = 0; chunks < TARGET_CHUNKS; i++) {
     const doc = distractorDocument(i)
-    chunks += (await ingest(db, runtime, tenantId, assistantId, { name: doc.name, mediaType: 'text/markdown', bytes: new TextEncoder().encode(doc.text) })).chunks
+    chunks += (
+      await ingest(db, runtime, tenantId, assistantId, {
+        name: doc.name,
+        mediaType: 'text/markdown',
+        bytes: new TextEncoder().encode(doc.text),
+      })
+    ).chunks
     process.stdout.write(`\r  ${kind}: ${chunks} chunks`)
   }
   process.stdout.write('\n')
@@ -128,7 +179,13 @@ async function runStore(db: Db, tenantId: string, kind: VectorStoreKind): Promis
     ingestMs,
     clean,
     heldOut,
-    loaded: { chunks, ingestMs: loadedIngestMs, recallAt5: loaded.recallAt5, answerContained: loaded.answerContained, answerable: loaded.answerable },
+    loaded: {
+      chunks,
+      ingestMs: loadedIngestMs,
+      recallAt5: loaded.recallAt5,
+      answerContained: loaded.answerContained,
+      answerable: loaded.answerable,
+    },
     latency: {
       queries: totals.length,
       medianMs: percentile(totals, 50),
@@ -160,12 +217,17 @@ function report(results: StoreResult[], database: string): string {
       ms(r.latency.firstMs),
     ].join(' | ')
   )
-  const misses = results[0]!.clean.misses.map((m) => `\`${m.id}\` ${m.retrieved ? '' : 'not in top 5; '}${m.answered ? (m.containsAnswer ? '' : 'wrong citation') : 'abstained'}`)
+  const misses = results[0]!.clean.misses.map(
+    (m) =>
+      `\`${m.id}\` ${m.retrieved ? '' : 'not in top 5; '}${m.answered ? (m.containsAnswer ? '' : 'wrong citation') : 'abstained'}`
+  )
   const falseAnswers = results[0]!.clean.falseAnswers.map((f) => `\`${f.id}\``)
   const target = (ok: boolean) => (ok ? 'met' : 'NOT met')
   const recallOk = results.every((r) => r.clean.recallAt5 >= 0.9)
   const latencyOk = results.every((r) => r.latency.medianMs < 50)
-  const cpuVerdict = results.map((r) => `${r.kind} ${ms(r.latency.cpuMedianMs)} ms, ${r.latency.cpuMedianMs < 50 ? 'under' : 'over'} 50 ms`).join('; ')
+  const cpuVerdict = results
+    .map((r) => `${r.kind} ${ms(r.latency.cpuMedianMs)} ms, ${r.latency.cpuMedianMs < 50 ? 'under' : 'over'} 50 ms`)
+    .join('; ')
   const load = results.map((r) => r.latency.load.toFixed(1)).join(' and ')
   const citationsOk = results.every((r) => r.clean.answerContained === r.clean.answered)
   return [
@@ -174,7 +236,8 @@ function report(results: StoreResult[], database: string): string {
       `${results[0]!.heldOut.answerable} held-out and ${results[0]!.clean.unanswerable} unanswerable ones (\`eval/questions.json\`). ` +
       `Offline models: \`${new LexicalEmbeddings().modelId}\` embeddings, \`extractive-v1\` answerer. Latency: ${results[0]!.latency.queries} queries ` +
       `(${ROUNDS} rounds over every question) with the assistant holding ≥ ${TARGET_CHUNKS} chunks (the corpus plus generated distractors), ` +
-      'each in its own tenant transaction: embed, retrieve the top 8, answer. Machine: ' + `${cpus().length} CPUs, load average ${results.map((r) => r.latency.load.toFixed(1)).join(' and ')} while measuring.`,
+      'each in its own tenant transaction: embed, retrieve the top 8, answer. Machine: ' +
+      `${cpus().length} CPUs, load average ${results.map((r) => r.latency.load.toFixed(1)).join(' and ')} while measuring.`,
     '',
     '| store | recall@5 | citations contain the answer | citations exact | abstained (unanswerable) | held-out recall@5; answers | recall@5 among 5,000 chunks | latency median / p95 ms | retrieval median ms | CPU per query median ms | first query ms (loads the chunks) |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
@@ -192,13 +255,17 @@ async function main() {
   const external = process.env.EVAL_DATABASE_URL
   const embedded = external ? undefined : await startEmbeddedPostgres({ port: 0 })
   const url = external ?? embedded!.connectionString
-  const database = external ? 'PostgreSQL (EVAL_DATABASE_URL)' : 'embedded PGlite (PostgreSQL 17 in WebAssembly, pgvector 0.8)'
+  const database = external
+    ? 'PostgreSQL (EVAL_DATABASE_URL)'
+    : 'embedded PGlite (PostgreSQL 17 in WebAssembly, pgvector 0.8)'
   await applyMigrations(url)
   const db = createDb(url, 4)
   try {
     const tenantId = newId('tenant')
     await db.tenant.create({ data: { id: tenantId, name: `Knowledge evaluation ${tenantId}` } })
-    const [probe] = await db.$queryRaw<Array<{ present: boolean }>>`SELECT to_regclass('ai_vectors.knowledge_vectors') IS NOT NULL AS present`
+    const [probe] = await db.$queryRaw<
+      Array<{ present: boolean }>
+    >`SELECT to_regclass('ai_vectors.knowledge_vectors') IS NOT NULL AS present`
     const kinds: VectorStoreKind[] = probe?.present ? ['pgvector', 'postgres'] : ['postgres']
     const results: StoreResult[] = []
     for (const kind of kinds) {

@@ -23,9 +23,17 @@ export const AI_CONFIG_SHAPE = {
   /** `auto`: pgvector when the database has the store's table, else plain PostgreSQL; or force one. */
   AI_VECTOR_STORE: z.enum(['auto', 'pgvector', 'postgres']).default('auto'),
   /** Largest knowledge upload request (all files together); replaces REQUEST_BODY_LIMIT_BYTES on those routes. */
-  KNOWLEDGE_UPLOAD_LIMIT_BYTES: z.coerce.number().int().positive().default(25 * 1024 * 1024),
+  KNOWLEDGE_UPLOAD_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(25 * 1024 * 1024),
   /** Largest single knowledge file. */
-  KNOWLEDGE_MAX_FILE_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+  KNOWLEDGE_MAX_FILE_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(10 * 1024 * 1024),
   /** Most files in one upload. */
   KNOWLEDGE_MAX_FILES: z.coerce.number().int().positive().max(100).default(10),
 }

@@ -42,7 +42,7 @@ export function startBackgroundLoop(loop: BackgroundLoop): () => Promise<void> {
         } catch (error) {
           loop.onError(error)
         }
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- trigger() and stop() set these while run() is awaited
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- trigger() and stop() set these while run() is awaited
       } while (again && !stopped)
     })().finally(() => {
       running = undefined

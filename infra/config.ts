@@ -8,103 +8,130 @@ import { AI_CONFIG_SHAPE } from './ai-config.ts'
 
 const durationSeconds = (fallback: number) => z.coerce.number().int().positive().default(fallback)
 
-const ConfigSchema = z.object({
-  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  DATABASE_URL: z.string().url(),
-  DATABASE_POOL_MAX: z.coerce.number().int().positive().default(10),
-  TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
-  TEMPORAL_NAMESPACE: z.string().default('default'),
-  TEMPORAL_TASK_QUEUE: z.string().default('care-platform'),
-  /** The token issuer and the base of links; what clients call. */
-  PUBLIC_URL: z.string().url().optional(),
-  ACCESS_TOKEN_AUDIENCE: z.string().default('therapy-care-api'),
-  ACCESS_TOKEN_TTL_SECONDS: durationSeconds(900),
-  REFRESH_TOKEN_TTL_SECONDS: durationSeconds(30 * 24 * 3600),
-  OUTBOX_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(5000),
-  /** How often each instance seals committed audit records onto their chains (docs/audit-trail.md). */
-  AUDIT_SEAL_INTERVAL_MS: z.coerce.number().int().positive().default(500),
-  /** How long a duplicate request waits for the first one with the same Idempotency-Key before a 409. */
-  IDEMPOTENCY_WAIT_MS: z.coerce.number().int().positive().default(5000),
-  /** Requests per API client (per address when unauthenticated) in each fixed 60-second window. */
-  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
-  /** Length of that window in seconds: 60 (tests shorten it rather than wait out a minute). */
-  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
-  /** `memory`: counters in this process (one instance); `postgres`: in `rate_limits`, shared by every instance. */
-  RATE_LIMIT_STORE: z.enum(['memory', 'postgres']).default('memory'),
-  /** Take the client address from X-Forwarded-For (its last entry); only behind a proxy that sets it. */
-  TRUST_PROXY: z.stringbool().default(false),
-  /** Largest request body accepted; beyond it a 413. */
-  REQUEST_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
-  /**
-   * Temporal payload encryption keys, `<id>:<base64 32 bytes>,...`; the first encrypts, all decrypt
-   * (docs/payload-encryption.md). Required in production; elsewhere the codec is off unless they are set.
-   */
-  TEMPORAL_CODEC_KEYS: CodecKeysSchema.optional(),
-  /** The credential of operators who may decode payloads at /codec (32+ characters); unset or empty: nobody may. */
-  CODEC_OPERATOR_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(32).optional()),
-  /** Browser origins allowed to call /codec (the Temporal Web UI), comma-separated. */
-  CODEC_CORS_ORIGINS: z
-    .string()
-    .default('http://localhost:8233,http://127.0.0.1:8233')
-    .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
-    .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'Each entry must be an origin: scheme://host[:port]'))),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** Assistants and knowledge: models, vector store, upload limits (infra/ai-config.ts, docs/ai.md). */
-  ...AI_CONFIG_SHAPE,
-  /**
-   * `enforce`: every response of a described route is checked against its OpenAPI description, and one that does not
-   * match becomes a 500 `response_schema_violation` (the test suite runs so). `off` in production.
-   */
-  RESPONSE_VALIDATION: z.enum(['off', 'enforce']).default('off'),
-  /**
-   * Length of a day in the assessment reminder workflow's schedule, in ms (docs/workflows.md). Only tests shorten
-   * it, to run weeks of reminders in seconds; production keeps a real day.
-   */
-  ASSESSMENT_REMINDER_DAY_MS: z.coerce.number().int().positive().default(86_400_000),
-  /**
-   * Length of a day in the early-intervention check-in, child progress follow-up and provider onboarding workflows,
-   * in ms (docs/workflows.md). Only tests shorten it; production keeps a real day.
-   */
-  CARE_WORKFLOW_DAY_MS: z.coerce.number().int().positive().default(86_400_000),
-  /**
-   * How long after an appointment's end the booking workflow waits for a check-in before it marks the appointment
-   * NO_SHOW, in ms (docs/workflows.md). Real time, not scaled by CARE_WORKFLOW_DAY_MS; tests shorten it.
-   */
-  CARE_WORKFLOW_NO_SHOW_GRACE_MS: z.coerce.number().int().nonnegative().default(30 * 60_000),
-  /** Days between two periodic progress summaries of a child (the child progress follow-up workflow). */
-  CHILD_PROGRESS_INTERVAL_DAYS: z.coerce.number().int().min(1).max(366).default(30),
-  /**
-   * A workflow bundle written by `npm run worker:bundle`. Unset, the worker bundles workflows/ with webpack as it starts
-   * (a few seconds of CPU); set, it loads the bundle, which must come from the same code (docs/operations.md).
-   */
-  WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
-  /** Webhooks (docs/webhooks.md). Unset: https:// required and private addresses refused, except in development. */
-  WEBHOOK_REQUIRE_HTTPS: z.stringbool().optional(),
-  /** Allow receivers on loopback, private, CGNAT, link-local and ULA addresses (never cloud metadata addresses). */
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.stringbool().optional(),
-  /** Longest a receiver may take to answer an attempt. */
-  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
-  /** Failed deliveries are retried until this long after their first attempt (24 hours). */
-  WEBHOOK_RETRY_WINDOW_MS: z.coerce.number().int().positive().default(24 * 3600 * 1000),
-  /** The first retry's nominal delay; each next one about three times longer, with jitter. */
-  WEBHOOK_RETRY_INITIAL_INTERVAL_MS: z.coerce.number().int().positive().default(5000),
-  /** The longest wait between two attempts (also caps Retry-After). */
-  WEBHOOK_RETRY_MAX_INTERVAL_MS: z.coerce.number().int().positive().default(3 * 3600 * 1000),
-  /** An endpoint whose attempts all fail for this long is disabled (5 days). */
-  WEBHOOK_DISABLE_AFTER_MS: z.coerce.number().int().positive().default(5 * 24 * 3600 * 1000),
-  /** How often the API sweeps for events and deliveries not yet dispatched (new ones are dispatched at once). */
-  WEBHOOK_DISPATCH_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
-}).superRefine((config, ctx) => {
-  // Encryption is on by default outside development: production refuses to hand Temporal plaintext payloads.
-  if (config.NODE_ENV === 'production' && !config.TEMPORAL_CODEC_KEYS) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['TEMPORAL_CODEC_KEYS'],
-      message: 'required when NODE_ENV=production (Temporal payloads are encrypted); see docs/payload-encryption.md',
-    })
-  }
-})
+const ConfigSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    DATABASE_URL: z.string().url(),
+    DATABASE_POOL_MAX: z.coerce.number().int().positive().default(10),
+    TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
+    TEMPORAL_NAMESPACE: z.string().default('default'),
+    TEMPORAL_TASK_QUEUE: z.string().default('care-platform'),
+    /** The token issuer and the base of links; what clients call. */
+    PUBLIC_URL: z.string().url().optional(),
+    ACCESS_TOKEN_AUDIENCE: z.string().default('therapy-care-api'),
+    ACCESS_TOKEN_TTL_SECONDS: durationSeconds(900),
+    REFRESH_TOKEN_TTL_SECONDS: durationSeconds(30 * 24 * 3600),
+    OUTBOX_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(5000),
+    /** How often each instance seals committed audit records onto their chains (docs/audit-trail.md). */
+    AUDIT_SEAL_INTERVAL_MS: z.coerce.number().int().positive().default(500),
+    /** How long a duplicate request waits for the first one with the same Idempotency-Key before a 409. */
+    IDEMPOTENCY_WAIT_MS: z.coerce.number().int().positive().default(5000),
+    /** Requests per API client (per address when unauthenticated) in each fixed 60-second window. */
+    RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+    /** Length of that window in seconds: 60 (tests shorten it rather than wait out a minute). */
+    RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
+    /** `memory`: counters in this process (one instance); `postgres`: in `rate_limits`, shared by every instance. */
+    RATE_LIMIT_STORE: z.enum(['memory', 'postgres']).default('memory'),
+    /** Take the client address from X-Forwarded-For (its last entry); only behind a proxy that sets it. */
+    TRUST_PROXY: z.stringbool().default(false),
+    /** Largest request body accepted; beyond it a 413. */
+    REQUEST_BODY_LIMIT_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(1024 * 1024),
+    /**
+     * Temporal payload encryption keys, `<id>:<base64 32 bytes>,...`; the first encrypts, all decrypt
+     * (docs/payload-encryption.md). Required in production; elsewhere the codec is off unless they are set.
+     */
+    TEMPORAL_CODEC_KEYS: CodecKeysSchema.optional(),
+    /** The credential of operators who may decode payloads at /codec (32+ characters); unset or empty: nobody may. */
+    CODEC_OPERATOR_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(32).optional()),
+    /** Browser origins allowed to call /codec (the Temporal Web UI), comma-separated. */
+    CODEC_CORS_ORIGINS: z
+      .string()
+      .default('http://localhost:8233,http://127.0.0.1:8233')
+      .transform((value) =>
+        value
+          .split(',')
+          .map((origin) => origin.trim())
+          .filter(Boolean)
+      )
+      .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'Each entry must be an origin: scheme://host[:port]'))),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** Assistants and knowledge: models, vector store, upload limits (infra/ai-config.ts, docs/ai.md). */
+    ...AI_CONFIG_SHAPE,
+    /**
+     * `enforce`: every response of a described route is checked against its OpenAPI description, and one that does not
+     * match becomes a 500 `response_schema_violation` (the test suite runs so). `off` in production.
+     */
+    RESPONSE_VALIDATION: z.enum(['off', 'enforce']).default('off'),
+    /**
+     * Length of a day in the assessment reminder workflow's schedule, in ms (docs/workflows.md). Only tests shorten
+     * it, to run weeks of reminders in seconds; production keeps a real day.
+     */
+    ASSESSMENT_REMINDER_DAY_MS: z.coerce.number().int().positive().default(86_400_000),
+    /**
+     * Length of a day in the early-intervention check-in, child progress follow-up and provider onboarding workflows,
+     * in ms (docs/workflows.md). Only tests shorten it; production keeps a real day.
+     */
+    CARE_WORKFLOW_DAY_MS: z.coerce.number().int().positive().default(86_400_000),
+    /**
+     * How long after an appointment's end the booking workflow waits for a check-in before it marks the appointment
+     * NO_SHOW, in ms (docs/workflows.md). Real time, not scaled by CARE_WORKFLOW_DAY_MS; tests shorten it.
+     */
+    CARE_WORKFLOW_NO_SHOW_GRACE_MS: z.coerce
+      .number()
+      .int()
+      .nonnegative()
+      .default(30 * 60_000),
+    /** Days between two periodic progress summaries of a child (the child progress follow-up workflow). */
+    CHILD_PROGRESS_INTERVAL_DAYS: z.coerce.number().int().min(1).max(366).default(30),
+    /**
+     * A workflow bundle written by `npm run worker:bundle`. Unset, the worker bundles workflows/ with webpack as it starts
+     * (a few seconds of CPU); set, it loads the bundle, which must come from the same code (docs/operations.md).
+     */
+    WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
+    /** Webhooks (docs/webhooks.md). Unset: https:// required and private addresses refused, except in development. */
+    WEBHOOK_REQUIRE_HTTPS: z.stringbool().optional(),
+    /** Allow receivers on loopback, private, CGNAT, link-local and ULA addresses (never cloud metadata addresses). */
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.stringbool().optional(),
+    /** Longest a receiver may take to answer an attempt. */
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+    /** Failed deliveries are retried until this long after their first attempt (24 hours). */
+    WEBHOOK_RETRY_WINDOW_MS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(24 * 3600 * 1000),
+    /** The first retry's nominal delay; each next one about three times longer, with jitter. */
+    WEBHOOK_RETRY_INITIAL_INTERVAL_MS: z.coerce.number().int().positive().default(5000),
+    /** The longest wait between two attempts (also caps Retry-After). */
+    WEBHOOK_RETRY_MAX_INTERVAL_MS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(3 * 3600 * 1000),
+    /** An endpoint whose attempts all fail for this long is disabled (5 days). */
+    WEBHOOK_DISABLE_AFTER_MS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(5 * 24 * 3600 * 1000),
+    /** How often the API sweeps for events and deliveries not yet dispatched (new ones are dispatched at once). */
+    WEBHOOK_DISPATCH_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
+  })
+  .superRefine((config, ctx) => {
+    // Encryption is on by default outside development: production refuses to hand Temporal plaintext payloads.
+    if (config.NODE_ENV === 'production' && !config.TEMPORAL_CODEC_KEYS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['TEMPORAL_CODEC_KEYS'],
+        message: 'required when NODE_ENV=production (Temporal payloads are encrypted); see docs/payload-encryption.md',
+      })
+    }
+  })
 
 export type Config = z.infer<typeof ConfigSchema> & { PUBLIC_URL: string }
 

@@ -58,10 +58,22 @@ export function isUniqueViolation(error: unknown): boolean {
 }
 
 /** Node's network failures and the driver's/Prisma's "cannot reach the server" codes. */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', 'P1001', 'P1002', 'P1017', 'P2024'])
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  'P1001',
+  'P1002',
+  'P1017',
+  'P2024',
+])
 /** SQLSTATEs of a server that is shutting down or refusing connections (class 08: connection exception). */
 const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/
-const UNREACHABLE_MESSAGE = /connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Can't reach database server/i
+const UNREACHABLE_MESSAGE =
+  /connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Can't reach database server/i
 
 /**
  * Whether an error means the database cannot be reached right now (as opposed to a query that is wrong): the client
@@ -69,10 +81,14 @@ const UNREACHABLE_MESSAGE = /connection terminated|timeout exceeded when trying 
  * adapter keeps the original error.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  for (let e = error as { code?: unknown; message?: unknown; cause?: unknown } | null, depth = 0; e && depth < 5; depth++) {
+  for (
+    let e = error as { code?: unknown; message?: unknown; cause?: unknown } | null, depth = 0;
+    e && depth < 5;
+    depth++
+  ) {
     if (typeof e.code === 'string' && (UNREACHABLE_CODES.has(e.code) || UNAVAILABLE_SQLSTATE.test(e.code))) return true
     if (typeof e.message === 'string' && UNREACHABLE_MESSAGE.test(e.message)) return true
-    e = (e.cause ?? null)
+    e = e.cause ?? null
   }
   return false
 }
@@ -88,7 +104,7 @@ export function isUnstorableText(error: unknown): boolean {
   type Link = { code?: unknown; originalCode?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } }
   for (let e = error as Link | null, depth = 0; e && depth < 6; depth++) {
     if (UNSTORABLE_TEXT_SQLSTATE.has(String(e.originalCode ?? e.code))) return true
-    e = (e.cause ?? e.meta?.driverAdapterError ?? null)
+    e = e.cause ?? e.meta?.driverAdapterError ?? null
   }
   return false
 }

@@ -31,8 +31,7 @@ const ProtoPayload = proto.temporal.api.common.v1.Payload
 const text = (bytes: Uint8Array | null | undefined) => (bytes ? Buffer.from(bytes).toString('utf8') : undefined)
 
 /** Whether a payload is one of ours: encrypted by this codec. */
-export const isEncrypted = (payload: Payload) =>
-  text(payload.metadata?.[METADATA_ENCODING_KEY]) === ENCRYPTED_ENCODING
+export const isEncrypted = (payload: Payload) => text(payload.metadata?.[METADATA_ENCODING_KEY]) === ENCRYPTED_ENCODING
 
 /**
  * Creates the codec over a keyring.

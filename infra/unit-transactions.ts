@@ -73,7 +73,8 @@ const currentUnit = new AsyncLocalStorage<OpenUnit>()
 /** The calling unit, open; throws otherwise. */
 function openUnitHere(): OpenUnit {
   const unit = currentUnit.getStore()
-  if (!unit) throw new Error('A unit of work query ran outside any unit of work (runInUnitOfWork, infra/unit-of-work.ts).')
+  if (!unit)
+    throw new Error('A unit of work query ran outside any unit of work (runInUnitOfWork, infra/unit-of-work.ts).')
   if (unit.state !== 'open') throw new Error(unit.endedBecause ?? ENDED)
   return unit
 }
@@ -99,7 +100,10 @@ function currentUnitPool(): pg.Pool {
     }
   }) as pg.Pool['query']
   // The adapter asks for a connection only to start a transaction, and the routed client's transactions are savepoints.
-  pool.connect = (() => Promise.reject(new Error('Units of work lend their own connection; the routed pool has none.'))) as pg.Pool['connect']
+  pool.connect = (() =>
+    Promise.reject(
+      new Error('Units of work lend their own connection; the routed pool has none.')
+    )) as pg.Pool['connect']
   return pool
 }
 
@@ -155,7 +159,9 @@ function withoutBatching(client: PrismaClient): PrismaClient {
   type Internals = { _requestHandler?: { dataloader?: { options?: { batchBy?: unknown } } } }
   const options = (client as unknown as Internals)._requestHandler?.dataloader?.options
   if (typeof options?.batchBy !== 'function') {
-    throw new Error('This Prisma version batches queries where units of work cannot see it (infra/unit-transactions.ts).')
+    throw new Error(
+      'This Prisma version batches queries where units of work cannot see it (infra/unit-transactions.ts).'
+    )
   }
   options.batchBy = () => undefined
   return client
@@ -191,7 +197,11 @@ async function borrow(pool: pg.Pool, maxWaitMs: number): Promise<pg.PoolClient> 
   try {
     return await Promise.race([connecting, deadline])
   } catch (error) {
-    if (gaveUp) connecting.then((connection) => connection.release(), () => undefined)
+    if (gaveUp)
+      connecting.then(
+        (connection) => connection.release(),
+        () => undefined
+      )
     throw error
   } finally {
     clearTimeout(timer)
@@ -225,7 +235,8 @@ export function createUnitTransactions(pool: pg.Pool): UnitTransactions {
       connection.removeListener('error', onError)
       // pg's queries reject with Errors; anything else still destroys the connection, and travels as the cause.
       const destroy =
-        broken ?? (failure instanceof Error ? failure : failure ? new Error('the unit failed', { cause: failure }) : undefined)
+        broken ??
+        (failure instanceof Error ? failure : failure ? new Error('the unit failed', { cause: failure }) : undefined)
       connection.release(destroy)
     }
     /**
@@ -241,7 +252,12 @@ export function createUnitTransactions(pool: pg.Pool): UnitTransactions {
           await connection.query(sql)
         } catch (error) {
           // PostgreSQL ends a transaction whose COMMIT failed; ROLLBACK makes sure, and tells whether the line is alive.
-          const alive = sql === 'COMMIT' && (await connection.query('ROLLBACK').then(() => true, () => false))
+          const alive =
+            sql === 'COMMIT' &&
+            (await connection.query('ROLLBACK').then(
+              () => true,
+              () => false
+            ))
           release(alive ? undefined : error)
           if (sql === 'COMMIT') throw error
           return

@@ -22,8 +22,7 @@ const env = {
   ...process.env,
   // Any existing executable works: generate only checks that the engine is there, it never runs it.
   PRISMA_SCHEMA_ENGINE_BINARY:
-    process.env.PRISMA_SCHEMA_ENGINE_BINARY ??
-    (process.platform === 'win32' ? process.execPath : '/bin/true'),
+    process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? (process.platform === 'win32' ? process.execPath : '/bin/true'),
   // No telemetry/update check: those are network calls too.
   CHECKPOINT_DISABLE: '1',
   PRISMA_HIDE_UPDATE_MESSAGE: '1',
@@ -44,8 +43,6 @@ if (result.status !== 0) process.exit(result.status ?? 1)
 
 const client = path.join(root, 'generated', 'prisma', 'client.ts')
 if (!existsSync(client)) {
-  console.error(
-    `prisma generate succeeded but ${path.relative(root, client)} is missing; check the generator output`,
-  )
+  console.error(`prisma generate succeeded but ${path.relative(root, client)} is missing; check the generator output`)
   process.exit(1)
 }

@@ -97,6 +97,8 @@ log(`Database:     ${database.started ? 'embedded PGlite (.data/pglite)' : 'DATA
 if (demo) {
   log('Demo tenant credentials (also in .data/demo-credentials.json):')
   log(`  curl -s ${base}/oauth/token -H 'Content-Type: application/json' \\`)
-  log(`    -d '{"grant_type":"client_credentials","client_id":"${demo.client_id}","client_secret":"${demo.client_secret}","scope":"children providers bookings"}'`)
+  log(
+    `    -d '{"grant_type":"client_credentials","client_id":"${demo.client_id}","client_secret":"${demo.client_secret}","scope":"children providers bookings"}'`
+  )
   log(`  demo provider ${demo.providerId}, demo child ${demo.childId}`)
 }

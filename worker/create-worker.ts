@@ -45,7 +45,9 @@ export function createWorker({ config, connection, db, clock }: WorkerDeps): Pro
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    ...(config.WORKFLOW_BUNDLE_PATH ? { workflowBundle: { codePath: config.WORKFLOW_BUNDLE_PATH } } : { workflowsPath: WORKFLOWS_PATH }),
+    ...(config.WORKFLOW_BUNDLE_PATH
+      ? { workflowBundle: { codePath: config.WORKFLOW_BUNDLE_PATH } }
+      : { workflowsPath: WORKFLOWS_PATH }),
     activities: createActivities({
       db,
       webhooks: webhookSettings(config),

@@ -24,7 +24,8 @@ export interface AgentRunResult {
 }
 
 /** One run per (agent workflow, event): the id is the idempotency key of the run. */
-export const eventRunWorkflowId = (agentWorkflowId: string, eventId: string) => `agent-run-${agentWorkflowId}-${eventId}`
+export const eventRunWorkflowId = (agentWorkflowId: string, eventId: string) =>
+  `agent-run-${agentWorkflowId}-${eventId}`
 
 /** The Temporal schedule of a scheduled agent workflow. */
 export const agentScheduleId = (agentWorkflowId: string) => `agent-schedule-${agentWorkflowId}`

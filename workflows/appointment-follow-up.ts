@@ -38,7 +38,8 @@ export async function appointmentFollowUpWorkflow(input: AppointmentFollowUpInpu
   let signalled = false
   let nudgesSent = 0
 
-  const upcoming = () => (signed || status === 'NOT_COMPLETED' ? null : nextNudgeAt(completedAt, plan.noteDueHours, plan.minuteMs, nudgesSent))
+  const upcoming = () =>
+    signed || status === 'NOT_COMPLETED' ? null : nextNudgeAt(completedAt, plan.noteDueHours, plan.minuteMs, nudgesSent)
   setHandler(noteSignedSignal, () => {
     signalled = true
   })
@@ -53,7 +54,9 @@ export async function appointmentFollowUpWorkflow(input: AppointmentFollowUpInpu
   while (!signed) {
     const nudgeAt = upcoming()
     const until = nudgeAt ?? followUpGiveUpAt(dueAt, plan.minuteMs)
-    setCurrentDetails(`Status: ${status} · note due: ${iso(dueAt)} · nudges sent: ${nudgesSent} · next nudge: ${iso(nudgeAt) ?? 'none'}`)
+    setCurrentDetails(
+      `Status: ${status} · note due: ${iso(dueAt)} · nudges sent: ${nudgesSent} · next nudge: ${iso(nudgeAt) ?? 'none'}`
+    )
     const woken = await condition(() => signalled, Math.max(1, until - Date.now()))
     if (woken) {
       signalled = false

@@ -6,14 +6,7 @@
  * least once a (workflow) day, so the database stays the one source of truth and a lost signal cannot mislead it.
  * A due-date change re-plans the schedule; completion or cancellation ends the workflow.
  */
-import {
-  condition,
-  continueAsNew,
-  log,
-  proxyActivities,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow'
+import { condition, continueAsNew, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow'
 import type { createAssessmentActivities } from '../activities/assessment-activities.ts'
 import {
   DEFAULT_REMINDER_TIMING,
@@ -61,7 +54,11 @@ export async function assessmentReminderWorkflow(
   // The schedule of the current due date, fixed when the date is first seen: reloading the same date keeps it, so
   // time runs on in the workflow's own (possibly shortened) days.
   let plan: { dueDate: string; dueAt: number; steps: ReminderStep[] } | undefined = input.carry
-    ? { dueDate: input.carry.dueDate, dueAt: input.carry.dueAt, steps: planReminderSteps(input.carry.dueAt, Date.now(), timing) }
+    ? {
+        dueDate: input.carry.dueDate,
+        dueAt: input.carry.dueAt,
+        steps: planReminderSteps(input.carry.dueAt, Date.now(), timing),
+      }
     : undefined
 
   const pending = () => (plan ? plan.steps.filter((s) => !recorded.has(stepKey(plan!.dueDate, s))) : [])

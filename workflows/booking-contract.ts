@@ -50,6 +50,11 @@ export const bookingViewQuery = defineQuery<BookingWorkflowView>('bookingView')
  * re-read (`force`: a request that never committed is undone); otherwise a read prompted by some other change must
  * not undo a step the workflow accepted whose commit it has not seen yet.
  */
-export function followsDatabase(read: { force: boolean; freshStatus: BookingState; awaitingCommit: boolean; state: BookingState }): boolean {
+export function followsDatabase(read: {
+  force: boolean
+  freshStatus: BookingState
+  awaitingCommit: boolean
+  state: BookingState
+}): boolean {
   return read.force || read.freshStatus !== 'CONFIRMED' || !read.awaitingCommit || read.state === 'CONFIRMED'
 }

@@ -27,7 +27,12 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow'
 import type { BookingPlanWithTiming, createBookingActivities } from '../activities/booking-activities.ts'
-import { bookingWakeAt, dueBookingStep, noShowDeadline, pendingReminders } from '../domain/appointments/reminder-schedule.ts'
+import {
+  bookingWakeAt,
+  dueBookingStep,
+  noShowDeadline,
+  pendingReminders,
+} from '../domain/appointments/reminder-schedule.ts'
 import type { BookingOutcome } from './booking.ts'
 import {
   bookingViewQuery,
@@ -100,16 +105,26 @@ export async function bookingLifecycle(input: BookingWorkflowInput): Promise<Boo
 
   const pending = () =>
     state === 'CONFIRMED'
-      ? pendingReminders({ startsAt: plan.startsAt, offsetsMinutes: plan.reminderOffsetsMinutes, minuteMs: plan.minuteMs, now: Date.now(), sent })
+      ? pendingReminders({
+          startsAt: plan.startsAt,
+          offsetsMinutes: plan.reminderOffsetsMinutes,
+          minuteMs: plan.minuteMs,
+          now: Date.now(),
+          sent,
+        })
       : []
-  const noShowAt = () => (state === 'CONFIRMED' && !plan.checkedIn ? noShowDeadline(plan.endsAt, plan.noShowGraceMs) : null)
-  const view = (): BookingWorkflowView => (!loaded ? { state, nextReminderAt: null, remindersSent: 0, noShowAt: null, checkedIn: false } : {
-    state,
-    nextReminderAt: iso(pending()[0]?.at),
-    remindersSent: sent.length,
-    noShowAt: iso(noShowAt()),
-    checkedIn: plan.checkedIn,
-  })
+  const noShowAt = () =>
+    state === 'CONFIRMED' && !plan.checkedIn ? noShowDeadline(plan.endsAt, plan.noShowGraceMs) : null
+  const view = (): BookingWorkflowView =>
+    !loaded
+      ? { state, nextReminderAt: null, remindersSent: 0, noShowAt: null, checkedIn: false }
+      : {
+          state,
+          nextReminderAt: iso(pending()[0]?.at),
+          remindersSent: sent.length,
+          noShowAt: iso(noShowAt()),
+          checkedIn: plan.checkedIn,
+        }
 
   /** Accepts a step: moves at once, so timers and later updates see it, and plans the re-read of the commit. */
   function accept(next: BookingState): BookingWorkflowView {
@@ -133,7 +148,8 @@ export async function bookingLifecycle(input: BookingWorkflowInput): Promise<Boo
     (request) => {
       const previous = plan
       plan = { ...plan, ...request, reminderOffsetsMinutes: request.reminderOffsetsMinutes }
-      if (loaded && previous.providerId !== plan.providerId || previous.locationId !== plan.locationId) searchAttributesFollow()
+      if ((loaded && previous.providerId !== plan.providerId) || previous.locationId !== plan.locationId)
+        searchAttributesFollow()
       return accept('CONFIRMED')
     },
     { validator: (_request: RescheduleRequest) => whileConfirmed('rescheduled')() }
@@ -193,13 +209,20 @@ export async function bookingLifecycle(input: BookingWorkflowInput): Promise<Boo
   while (state === 'CONFIRMED' || awaitingCommit) {
     const next = pending()[0]
     const deadline = noShowAt()
-    const wakeAt = bookingWakeAt({ reminderAt: next?.at ?? null, noShowAt: deadline, verifyAt }, plan.endsAt, Date.now())
+    const wakeAt = bookingWakeAt(
+      { reminderAt: next?.at ?? null, noShowAt: deadline, verifyAt },
+      plan.endsAt,
+      Date.now()
+    )
     setCurrentDetails(
       `State: ${state}${awaitingCommit ? ' (accepted, awaiting commit)' : ''} · reminders sent: ${sent.length} · ` +
         `next reminder: ${iso(next?.at) ?? 'none'} · no-show at: ${iso(deadline) ?? 'n/a'}`
     )
     const seen = epoch
-    const woken = await condition(() => changed || epoch !== seen || operatorFinal !== null, Math.max(1, wakeAt - Date.now()))
+    const woken = await condition(
+      () => changed || epoch !== seen || operatorFinal !== null,
+      Math.max(1, wakeAt - Date.now())
+    )
     if (operatorFinal !== null && state === 'CONFIRMED') {
       // An operator's signal: persist it, unless the API already moved the appointment to another final state.
       state = await activities.recordAppointmentStatus({ ...input, status: operatorFinal })
@@ -212,13 +235,22 @@ export async function bookingLifecycle(input: BookingWorkflowInput): Promise<Boo
       continue
     }
     if (woken) continue
-    const due = dueBookingStep({ reminderAt: next?.at ?? null, noShowAt: deadline, verifyAt }, state === 'CONFIRMED', Date.now())
+    const due = dueBookingStep(
+      { reminderAt: next?.at ?? null, noShowAt: deadline, verifyAt },
+      state === 'CONFIRMED',
+      Date.now()
+    )
     if (due === 'VERIFY') {
       verifyAt = null
       await reread(true)
     } else if (due === 'REMIND' && next) {
       sent.push(next.key)
-      const outcome = await activities.recordBookingReminder({ ...input, startsAt: plan.startsAt, offsetMinutes: next.offsetMinutes, key: next.key })
+      const outcome = await activities.recordBookingReminder({
+        ...input,
+        startsAt: plan.startsAt,
+        offsetMinutes: next.offsetMinutes,
+        key: next.key,
+      })
       // The appointment moved or closed and no signal said so yet: follow the database.
       if (outcome === 'STALE') {
         sent.pop()

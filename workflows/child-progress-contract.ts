@@ -9,7 +9,8 @@ export const CHILD_PROGRESS_WORKFLOW_TYPE = 'childProgressWorkflow'
 export const CHILD_PROGRESS_KIND = 'child-progress'
 
 /** One workflow per child and tenant. */
-export const childProgressWorkflowId = (tenantId: string, childId: string) => `${CHILD_PROGRESS_KIND}:${tenantId}:${childId}`
+export const childProgressWorkflowId = (tenantId: string, childId: string) =>
+  `${CHILD_PROGRESS_KIND}:${tenantId}:${childId}`
 
 export interface ChildProgressInput {
   tenantId: string

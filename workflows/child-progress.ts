@@ -48,13 +48,21 @@ const PERIOD_FROM_START = 'child-progress-period-from-start'
 /** A monthly summary adds a handful of events; continue as new well before the history grows large. */
 const HISTORY_LIMIT = 2_000
 
-export async function childProgressWorkflow(input: ChildProgressInput & { carry?: ChildProgressCarry }): Promise<ChildProgressResult> {
+export async function childProgressWorkflow(
+  input: ChildProgressInput & { carry?: ChildProgressCarry }
+): Promise<ChildProgressResult> {
   const dayMs = input.dayMs ?? REAL_DAY_MS
   const intervalMs = input.intervalDays * dayMs
-  const ref = { tenantId: input.tenantId, childId: input.childId, lookbackDays: input.lookbackDays, policy: input.policy }
+  const ref = {
+    tenantId: input.tenantId,
+    childId: input.childId,
+    lookbackDays: input.lookbackDays,
+    policy: input.policy,
+  }
   // The first period opens when the workflow was started, not when a worker first ran it (`runStartTime` is that
   // first task): notes signed while no worker ran belong to it. Runs begun before this change keep their first task's time.
-  let periodStartMs = input.carry?.periodStartMs ?? (patched(PERIOD_FROM_START) ? workflowInfo().startTime.getTime() : Date.now())
+  let periodStartMs =
+    input.carry?.periodStartMs ?? (patched(PERIOD_FROM_START) ? workflowInfo().startTime.getTime() : Date.now())
   let reportsRecorded = input.carry?.reportsRecorded ?? 0
   // Widened on purpose (`as`): the handlers change it between awaits, which TypeScript's narrowing cannot see.
   let changed = false as boolean
@@ -81,7 +89,12 @@ export async function childProgressWorkflow(input: ChildProgressInput & { carry?
     },
     {
       validator: () => {
-        if (closed) throw ApplicationFailure.create({ type: 'invalid_state_transition', message: 'The child is archived.', nonRetryable: true })
+        if (closed)
+          throw ApplicationFailure.create({
+            type: 'invalid_state_transition',
+            message: 'The child is archived.',
+            nonRetryable: true,
+          })
       },
     }
   )
@@ -94,8 +107,13 @@ export async function childProgressWorkflow(input: ChildProgressInput & { carry?
         if (outcome.reportId) reportsRecorded++
         continue
       }
-      setCurrentDetails(`Next periodic summary: ${new Date(periodStartMs + intervalMs).toISOString()} · reports: ${reportsRecorded}`)
-      const woken = await condition(() => changed || toRecord.length > 0, Math.max(1, periodStartMs + intervalMs - Date.now()))
+      setCurrentDetails(
+        `Next periodic summary: ${new Date(periodStartMs + intervalMs).toISOString()} · reports: ${reportsRecorded}`
+      )
+      const woken = await condition(
+        () => changed || toRecord.length > 0,
+        Math.max(1, periodStartMs + intervalMs - Date.now())
+      )
       if (changed) {
         changed = false
         const status = await activities.loadChildProgressStatus(ref)

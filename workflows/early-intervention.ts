@@ -21,7 +21,13 @@ import {
   workflowInfo,
 } from '@temporalio/workflow'
 import type { createEarlyInterventionActivities } from '../activities/early-intervention-activities.ts'
-import { noticeWaitMs, planNow, REAL_DAY_MS, workflowDelayUntil, type PlanClock } from '../domain/early-intervention/ei-clock.ts'
+import {
+  noticeWaitMs,
+  planNow,
+  REAL_DAY_MS,
+  workflowDelayUntil,
+  type PlanClock,
+} from '../domain/early-intervention/ei-clock.ts'
 import {
   earlyInterventionChangedSignal,
   earlyInterventionStateQuery,
@@ -71,18 +77,27 @@ export async function earlyInterventionWorkflow(
       }
       next = view.next
       // Kinds and counts only: the UI shows this to operators, who see no dates of the child's plan.
-      setCurrentDetails(`Next notice: ${next?.kind ?? 'none (waiting for a change)'} · notices recorded: ${noticesRecorded}`)
+      setCurrentDetails(
+        `Next notice: ${next?.kind ?? 'none (waiting for a change)'} · notices recorded: ${noticesRecorded}`
+      )
       const wait = next ? workflowDelayUntil(clock, Date.now(), next.at) : Number.POSITIVE_INFINITY
       const sleepMs = noticeWaitMs(wait, next !== null && next.key === staleKey, clock.dayMs)
       if (sleepMs !== null) {
         // Wake for the notice, a change, or after one plan day at most (the periodic reload).
         await condition(() => changed, sleepMs)
         if (workflowInfo().historyLength > HISTORY_LIMIT || workflowInfo().continueAsNewSuggested) {
-          await continueAsNew<typeof earlyInterventionWorkflow>({ ...input, carry: { originMs: clock.originMs, noticesRecorded } })
+          await continueAsNew<typeof earlyInterventionWorkflow>({
+            ...input,
+            carry: { originMs: clock.originMs, noticesRecorded },
+          })
         }
         continue
       }
-      const outcome = await activities.recordEarlyInterventionNotice({ ...ref, asOf: planNow(clock, Date.now()), key: next!.key })
+      const outcome = await activities.recordEarlyInterventionNotice({
+        ...ref,
+        asOf: planNow(clock, Date.now()),
+        key: next!.key,
+      })
       if (outcome === 'RECORDED') noticesRecorded++
       // STALE: the plan moved between the two reads; the next refresh settles it. The same key stale twice in a row
       // waits for a change or the daily reload instead of asking again at once.

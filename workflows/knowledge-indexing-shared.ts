@@ -6,7 +6,8 @@
 export const KNOWLEDGE_INDEXING_WORKFLOW = 'knowledgeIndexingWorkflow'
 
 /** One workflow per document version: starting it twice is a no-op, a replacement starts a new one. */
-export const knowledgeIndexingWorkflowId = (documentId: string, version: number) => `knowledge-index-${documentId}-v${version}`
+export const knowledgeIndexingWorkflowId = (documentId: string, version: number) =>
+  `knowledge-index-${documentId}-v${version}`
 
 export interface KnowledgeIndexingInput {
   tenantId: string

@@ -21,7 +21,8 @@ const { markKnowledgeDocumentFailed } = proxyActivities<KnowledgeActivities>({
 })
 
 /** The reason shown when indexing fails for something other than the file itself (the details are in the history). */
-export const INDEXING_GAVE_UP = 'Indexing failed repeatedly (the database or the embedding provider was unavailable); replace the document to try again.'
+export const INDEXING_GAVE_UP =
+  'Indexing failed repeatedly (the database or the embedding provider was unavailable); replace the document to try again.'
 
 /** Indexes one document version and returns what became of it. */
 export async function knowledgeIndexingWorkflow(input: KnowledgeIndexingInput): Promise<KnowledgeIndexingOutcome> {

@@ -12,7 +12,8 @@ export const LEAD_QUALIFICATION_WORKFLOW_TYPE = 'leadQualificationWorkflow'
 export const LEAD_QUALIFICATION_KIND = 'lead-qualification'
 
 /** One workflow per lead: the start is idempotent and an operator derives the id from the lead's. */
-export const leadQualificationWorkflowId = (tenantId: string, leadId: string) => `${LEAD_QUALIFICATION_KIND}:${tenantId}:${leadId}`
+export const leadQualificationWorkflowId = (tenantId: string, leadId: string) =>
+  `${LEAD_QUALIFICATION_KIND}:${tenantId}:${leadId}`
 
 export interface LeadQualificationInput {
   tenantId: string

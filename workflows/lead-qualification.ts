@@ -14,9 +14,24 @@
  * API records what was accepted in its own transaction. Afterwards the workflow re-reads the lead (an activity that
  * waits for the API's row lock): if the request failed to commit, the workflow takes the database's status back.
  */
-import { ApplicationFailure, allHandlersFinished, condition, log, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow'
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  log,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+} from '@temporalio/workflow'
 import type { createLeadQualificationActivities } from '../activities/lead-qualification-activities.ts'
-import { REAL_DAY_MS, leadPolicyOf, nextOfferStep, offerAction, offerTimers, offerWakeAt } from '../domain/leads/lead-policy.ts'
+import {
+  REAL_DAY_MS,
+  leadPolicyOf,
+  nextOfferStep,
+  offerAction,
+  offerTimers,
+  offerWakeAt,
+} from '../domain/leads/lead-policy.ts'
 import { isFinal, leadUpdateRefusal, type LeadCloseReason, type LeadStatus } from '../domain/leads/lead-state.ts'
 import {
   bookLeadUpdate,

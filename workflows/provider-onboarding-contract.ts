@@ -5,7 +5,12 @@
  * so the API returns the workflow's decision rather than a guess. Payloads carry ids, references and outcomes only.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow'
-import type { DocumentType, OnboardingStatus, OnboardingStep, OnboardingTiming } from '../domain/onboarding/onboarding-rules.ts'
+import type {
+  DocumentType,
+  OnboardingStatus,
+  OnboardingStep,
+  OnboardingTiming,
+} from '../domain/onboarding/onboarding-rules.ts'
 import type { StepTimers } from '../domain/onboarding/onboarding-steps.ts'
 
 export const PROVIDER_ONBOARDING_WORKFLOW_TYPE = 'providerOnboardingWorkflow'
@@ -69,6 +74,6 @@ export const rejectOnboardingUpdate = defineUpdate<AcceptedStep, [{ reason: stri
  * its status and closes if the provider was approved or offboarded meanwhile.
  */
 export const providerChangedSignal = defineSignal<[]>('providerChanged')
-export const onboardingStateQuery = defineQuery<OnboardingState & { stepDeadlineAt: string; nextReminderAt: string | null }>(
-  'onboardingState'
-)
+export const onboardingStateQuery = defineQuery<
+  OnboardingState & { stepDeadlineAt: string; nextReminderAt: string | null }
+>('onboardingState')

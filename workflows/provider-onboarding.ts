@@ -123,7 +123,11 @@ export async function providerOnboardingWorkflow(input: ProviderOnboardingInput)
   // The licence is verified with the documents: a pass goes straight on to the background check.
   const afterVerification = stepAfterVerification
   stepUpdate(submitDocumentsUpdate, 'DOCUMENTS', (documents, verified) =>
-    accept({ status, step: afterVerification(verified) }, { action: 'submitDocuments', documents }, { action: 'verifyLicence' })
+    accept(
+      { status, step: afterVerification(verified) },
+      { action: 'submitDocuments', documents },
+      { action: 'verifyLicence' }
+    )
   )
   stepUpdate(
     retryLicenceVerificationUpdate,
@@ -134,14 +138,23 @@ export async function providerOnboardingWorkflow(input: ProviderOnboardingInput)
   stepUpdate(recordBackgroundCheckUpdate, 'BACKGROUND_CHECK', (result) =>
     accept({ status, step: 'ADMIN_APPROVAL' }, { action: 'recordBackgroundCheck', result })
   )
-  stepUpdate(approveOnboardingUpdate, 'ADMIN_APPROVAL', () => accept({ status: 'APPROVED', step }, { action: 'approve' }))
-  stepUpdate(rejectOnboardingUpdate, undefined, ({ reason }) => accept({ status: 'REJECTED', step }, { action: 'reject', reason }))
+  stepUpdate(approveOnboardingUpdate, 'ADMIN_APPROVAL', () =>
+    accept({ status: 'APPROVED', step }, { action: 'approve' })
+  )
+  stepUpdate(rejectOnboardingUpdate, undefined, ({ reason }) =>
+    accept({ status: 'REJECTED', step }, { action: 'reject', reason })
+  )
   setHandler(providerChangedSignal, () => {
     changed = true
   })
   setHandler(onboardingStateQuery, () => {
     const { deadlineAt, reminderAt } = stepTimers(stepStartedAt, remindersSent, timing)
-    return { status, step, stepDeadlineAt: new Date(deadlineAt).toISOString(), nextReminderAt: reminderAt ? new Date(reminderAt).toISOString() : null }
+    return {
+      status,
+      step,
+      stepDeadlineAt: new Date(deadlineAt).toISOString(),
+      nextReminderAt: reminderAt ? new Date(reminderAt).toISOString() : null,
+    }
   })
 
   try {
@@ -151,7 +164,8 @@ export async function providerOnboardingWorkflow(input: ProviderOnboardingInput)
       if (next) {
         const recorded = await activities.applyOnboardingStep({ ...ref, op: next.op, timers: next.timers })
         // Only a verification the API's request did not record (it failed to commit) can tell the workflow news.
-        if (next.op.action === 'verifyLicence' && toRecord.length === 0 && status === 'IN_PROGRESS') follow(recorded, next.timers)
+        if (next.op.action === 'verifyLicence' && toRecord.length === 0 && status === 'IN_PROGRESS')
+          follow(recorded, next.timers)
         if (next.op.action === 'recordBackgroundCheck' && patched(READY_FOR_APPROVAL_NOTICE)) {
           await activities.notifyReadyForApproval(ref)
         }
@@ -180,7 +194,10 @@ export async function providerOnboardingWorkflow(input: ProviderOnboardingInput)
       remindersSent++
       totalReminders++
       const nextReminderAt = stepTimers(stepStartedAt, remindersSent, timing).reminderAt
-      follow(await activities.recordOnboardingReminder({ ...ref, step, reminder: remindersSent, nextReminderAt }), timersFrom(stepStartedAt))
+      follow(
+        await activities.recordOnboardingReminder({ ...ref, step, reminder: remindersSent, nextReminderAt }),
+        timersFrom(stepStartedAt)
+      )
     }
     // Updates answered moments ago complete before the workflow does.
     await condition(allHandlersFinished)

@@ -8,7 +8,11 @@
  */
 import { proxyActivities } from '@temporalio/workflow'
 import type { SettlementActivities } from '../activities/settlement-activities.ts'
-import { settlementFailureReason, type SettlementWorkflowInput, type SettlementWorkflowOutcome } from './settlement-contract.ts'
+import {
+  settlementFailureReason,
+  type SettlementWorkflowInput,
+  type SettlementWorkflowOutcome,
+} from './settlement-contract.ts'
 
 const { beginSettlement, settleSettlementProvider, completeSettlement } = proxyActivities<SettlementActivities>({
   startToCloseTimeout: '2 minutes',

@@ -14,7 +14,12 @@ export const accessLog = (logger: Logger): MiddlewareHandler<AppEnv> =>
       await next()
     } finally {
       const status = c.res.status
-      const line = { method: c.req.method, route: c.req.routePath, status, latencyMs: Math.round((performance.now() - started) * 10) / 10 }
+      const line = {
+        method: c.req.method,
+        route: c.req.routePath,
+        status,
+        latencyMs: Math.round((performance.now() - started) * 10) / 10,
+      }
       if (status >= 500) logger.error(line, 'request failed')
       else logger.info(line, 'request')
     }

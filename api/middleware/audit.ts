@@ -36,7 +36,9 @@ const isRead = (method: string) => method === 'GET' || method === 'HEAD'
  * A read's record is the only thing its commit makes durable, so that commit need not wait for the WAL flush (see
  * AppendOptions): every read would otherwise pay a flush in its latency. Writes keep synchronous commits.
  */
-const durabilityOf = (method: string): AppendOptions => ({ durability: isRead(method) ? 'asynchronous' : 'synchronous' })
+const durabilityOf = (method: string): AppendOptions => ({
+  durability: isRead(method) ? 'asynchronous' : 'synchronous',
+})
 
 /** PostgreSQL's "current transaction is aborted": something before us failed, and nothing of the unit will commit. */
 const isAbortedTransaction = (error: unknown) =>

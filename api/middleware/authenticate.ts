@@ -8,7 +8,9 @@ import { currentLogContext } from '../../infra/log-context.ts'
 import type { AppDeps, AppEnv } from '../app-env.ts'
 import { bearerVerifier } from './identify-caller.ts'
 
-export const authenticate = (deps: Pick<AppDeps, 'keys' | 'config' | 'clock' | 'db' | 'sso'>): MiddlewareHandler<AppEnv> => {
+export const authenticate = (
+  deps: Pick<AppDeps, 'keys' | 'config' | 'clock' | 'db' | 'sso'>
+): MiddlewareHandler<AppEnv> => {
   const verify = bearerVerifier(deps)
   return async function authenticate(c, next) {
     // Verifies here only when identifyCaller did not run for this request.

@@ -32,7 +32,10 @@ const limitOf = (maxBytes: number): MiddlewareHandler<AppEnv> =>
  * @param maxBytes - the largest body accepted
  * @param overrides - routes with their own limit (checked first, by method and path)
  */
-export const requestBodyLimit = (maxBytes: number, overrides: readonly BodyLimitOverride[] = []): MiddlewareHandler<AppEnv> => {
+export const requestBodyLimit = (
+  maxBytes: number,
+  overrides: readonly BodyLimitOverride[] = []
+): MiddlewareHandler<AppEnv> => {
   const fallback = limitOf(maxBytes)
   const routes = overrides.map((route) => ({ ...route, limit: limitOf(route.maxBytes) }))
   return async function requestBodyLimit(c, next) {

@@ -5,7 +5,14 @@
  */
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono'
 import { HTTPException } from 'hono/http-exception'
-import { AppError, dependencyUnavailable, invalidJson, invalidText, routeNotFound, unsupportedMediaType } from '../../domain/errors.ts'
+import {
+  AppError,
+  dependencyUnavailable,
+  invalidJson,
+  invalidText,
+  routeNotFound,
+  unsupportedMediaType,
+} from '../../domain/errors.ts'
 import { isDatabaseUnavailable, isUnstorableText } from '../../infra/db.ts'
 import type { Logger } from '../../infra/logger.ts'
 import type { AppEnv } from '../app-env.ts'
@@ -50,10 +57,7 @@ export function errorHandler(logger: Logger, baseUrl: string): ErrorHandler<AppE
       logger.warn({ method: c.req.method, route: c.req.routePath, err }, 'database unavailable')
       return problemResponse(c, dependencyUnavailable('The database'), baseUrl)
     }
-    logger.error(
-      { requestId: c.get('requestId'), method: c.req.method, path: c.req.path, err },
-      'unhandled error'
-    )
+    logger.error({ requestId: c.get('requestId'), method: c.req.method, path: c.req.path, err }, 'unhandled error')
     const internal = new AppError(500, 'internal_error', 'Internal server error', {
       detail: 'An unexpected error occurred. Quote the request id when contacting support.',
     })

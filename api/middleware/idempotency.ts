@@ -31,7 +31,8 @@ const NOT_STORED_CODES = new Set([
   'rate_limited',
 ])
 
-const isLockTimeout = (error: unknown) => /55P03|lock timeout|lock_not_available/i.test(String(error) + JSON.stringify(error))
+const isLockTimeout = (error: unknown) =>
+  /55P03|lock timeout|lock_not_available/i.test(String(error) + JSON.stringify(error))
 
 export interface IdempotencyOptions {
   clock: Clock

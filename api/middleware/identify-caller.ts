@@ -26,7 +26,13 @@ const BEARER = /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)$/i
 const CLIENT_SECRET_PATHS = /^\/oauth\//
 
 /** Creates the verifier for this API's access tokens (issuer and audience pinned). */
-export function bearerVerifier({ keys, config, clock, db, sso }: Pick<AppDeps, 'keys' | 'config' | 'clock' | 'db' | 'sso'>): BearerVerifier {
+export function bearerVerifier({
+  keys,
+  config,
+  clock,
+  db,
+  sso,
+}: Pick<AppDeps, 'keys' | 'config' | 'clock' | 'db' | 'sso'>): BearerVerifier {
   const settings = { issuer: config.PUBLIC_URL, audience: config.ACCESS_TOKEN_AUDIENCE }
   // Our own access tokens only: API keys are looked up (their revocation is in the database) and SSO tokens belong to
   // another issuer. A token found here verified as ours, so it is neither.
@@ -41,7 +47,9 @@ export function bearerVerifier({ keys, config, clock, db, sso }: Pick<AppDeps, '
       // API keys are opaque secrets with their own prefix; everything else must be one of our JWTs.
       if (token.startsWith(`${API_KEY_PREFIX}_`)) {
         const principal = await authenticateApiKey(db, token, clock())
-        return principal ? { ok: true, principal } : { ok: false, error: invalidToken('The API key is unknown, revoked or expired.') }
+        return principal
+          ? { ok: true, principal }
+          : { ok: false, error: invalidToken('The API key is unknown, revoked or expired.') }
       }
       // A JWT from another issuer may be a platform user's SSO token, if some tenant trusts that issuer.
       const issuer = foreignIssuer(token, settings.issuer)
@@ -60,7 +68,9 @@ export function bearerVerifier({ keys, config, clock, db, sso }: Pick<AppDeps, '
 }
 
 /** Verifies the bearer token of every request (except the OAuth endpoints) and stores the outcome as `bearer`. */
-export const identifyCaller = (deps: Pick<AppDeps, 'keys' | 'config' | 'clock' | 'db' | 'sso'>): MiddlewareHandler<AppEnv> => {
+export const identifyCaller = (
+  deps: Pick<AppDeps, 'keys' | 'config' | 'clock' | 'db' | 'sso'>
+): MiddlewareHandler<AppEnv> => {
   const verify = bearerVerifier(deps)
   return async function identifyCaller(c, next) {
     if (!CLIENT_SECRET_PATHS.test(c.req.path)) {

@@ -17,7 +17,9 @@ import type { BearerOutcome } from './identify-caller.ts'
  * address, so presenting garbage tokens does not escape the address's limit.
  */
 export function rateLimitKey(bearer: BearerOutcome | undefined, address: string): string {
-  return bearer?.ok ? `${bearer.principal.kind === 'client' ? 'client' : 'key'}:${bearer.principal.actorId}` : `ip:${address}`
+  return bearer?.ok
+    ? `${bearer.principal.kind === 'client' ? 'client' : 'key'}:${bearer.principal.actorId}`
+    : `ip:${address}`
 }
 
 /** The headers every response carries. */
@@ -30,7 +32,10 @@ export function rateLimitHeaders(decision: RateLimitDecision): Record<string, st
 }
 
 /** Counts the request; runs after `identifyCaller`, before everything that does real work. */
-export const rateLimit = ({ rateLimiter, config }: Pick<AppDeps, 'rateLimiter' | 'config'>): MiddlewareHandler<AppEnv> =>
+export const rateLimit = ({
+  rateLimiter,
+  config,
+}: Pick<AppDeps, 'rateLimiter' | 'config'>): MiddlewareHandler<AppEnv> =>
   async function rateLimit(c, next) {
     const key = rateLimitKey(c.get('bearer'), clientAddress(c, config.TRUST_PROXY))
     const decision = await rateLimiter.consume(key)

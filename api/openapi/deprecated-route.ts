@@ -53,9 +53,7 @@ export function deprecatedAlias<R extends RouteConfig, P extends string>(
   for (const [status, response] of Object.entries(current.responses)) {
     // Answers decided before the route runs lack the headers; a $ref response is shared with other operations.
     const decorated = !ANSWERED_BEFORE_THE_ROUTE.has(status) && !('$ref' in response)
-    responses[status] = decorated
-      ? { ...response, headers: { ...(response.headers as object), ...headers } }
-      : response
+    responses[status] = decorated ? { ...response, headers: { ...(response.headers as object), ...headers } } : response
   }
   const currentMiddleware = current.middleware === undefined ? [] : [current.middleware].flat()
   const route = createRoute({

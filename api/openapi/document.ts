@@ -74,7 +74,11 @@ const REQUEST_HEAD_PROBLEM = {
     title: { type: 'string' },
     status: { type: 'integer' },
     detail: { type: 'string' },
-    code: { type: 'string', description: 'Stable machine-readable error code', example: 'request_header_fields_too_large' },
+    code: {
+      type: 'string',
+      description: 'Stable machine-readable error code',
+      example: 'request_header_fields_too_large',
+    },
     requestId: { type: 'string' },
   },
 }
@@ -131,7 +135,11 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>, serverUrl: string
         responses[String(status)] ??= problemResponse(status)
       }
       const tooMany = rateLimitedResponse()
-      responses['429'] = { ...tooMany, ...responses['429'], headers: { ...responses['429']?.headers, ...tooMany.headers } }
+      responses['429'] = {
+        ...tooMany,
+        ...responses['429'],
+        headers: { ...responses['429']?.headers, ...tooMany.headers },
+      }
       const replayable = op.parameters?.includes(IDEMPOTENCY_KEY) ?? false
       for (const response of Object.values(responses)) {
         response.headers = {

@@ -9,7 +9,8 @@
 type Json = unknown
 type JsonObject = Record<string, Json>
 
-const isObject = (value: Json): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isObject = (value: Json): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** `{ type: [T, 'null'] }` (or `['null']`) and nothing that constrains further: the generator's nullability marker. */
 function isNullMarker(value: Json): value is JsonObject & { type: string[] } {
@@ -22,9 +23,14 @@ function rewrite(schema: JsonObject): JsonObject {
   const allOf = schema.allOf
   if (!Array.isArray(allOf) || allOf.length !== 2) return schema
   const [ref, marker] = allOf as Json[]
-  if (!isObject(ref) || typeof ref.$ref !== 'string' || Object.keys(ref).length !== 1 || !isNullMarker(marker)) return schema
+  if (!isObject(ref) || typeof ref.$ref !== 'string' || Object.keys(ref).length !== 1 || !isNullMarker(marker))
+    return schema
   const { allOf: _replaced, ...rest } = schema
-  return { ...rest, ...(marker.description === undefined ? {} : { description: marker.description }), anyOf: [ref, { type: 'null' }] }
+  return {
+    ...rest,
+    ...(marker.description === undefined ? {} : { description: marker.description }),
+    anyOf: [ref, { type: 'null' }],
+  }
 }
 
 /**

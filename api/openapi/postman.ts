@@ -61,7 +61,13 @@ interface PostmanItem {
     method: string
     description?: string
     header: Array<{ key: string; value: string; description?: string }>
-    url: { raw: string; host: string[]; path: string[]; query?: Array<{ key: string; value: string; disabled?: boolean; description?: string }>; variable?: Array<{ key: string; value: string }> }
+    url: {
+      raw: string
+      host: string[]
+      path: string[]
+      query?: Array<{ key: string; value: string; disabled?: boolean; description?: string }>
+      variable?: Array<{ key: string; value: string }>
+    }
     body?: { mode: 'raw'; raw: string; options: { raw: { language: 'json' } } }
     auth?: { type: 'noauth' }
   }
@@ -93,7 +99,8 @@ function exampleOf(schema: JsonSchema | undefined, components: Record<string, un
   switch (type) {
     case 'object': {
       const out: Record<string, unknown> = {}
-      for (const [key, value] of Object.entries(schema.properties ?? {})) out[key] = exampleOf(value, components, depth + 1)
+      for (const [key, value] of Object.entries(schema.properties ?? {}))
+        out[key] = exampleOf(value, components, depth + 1)
       return out
     }
     case 'array':
@@ -128,7 +135,10 @@ function exampleText(example: unknown): string {
 
 function requestFor(path: string, method: string, op: OperationLike, components: Record<string, unknown>): PostmanItem {
   const parameters = op.parameters ?? []
-  const segments = path.replace(/^\//, '').split('/').map((s) => s.replace(/^\{(\w+)\}$/, ':$1'))
+  const segments = path
+    .replace(/^\//, '')
+    .split('/')
+    .map((s) => s.replace(/^\{(\w+)\}$/, ':$1'))
   const query = parameters
     .filter((p) => p.in === 'query')
     .map((p) => ({
@@ -147,7 +157,10 @@ function requestFor(path: string, method: string, op: OperationLike, components:
       ...(p.description ? { description: p.description } : {}),
     }))
   const schema = op.requestBody?.content?.['application/json']?.schema
-  const queryString = query.filter((q) => !q.disabled).map((q) => `${q.key}=${q.value}`).join('&')
+  const queryString = query
+    .filter((q) => !q.disabled)
+    .map((q) => `${q.key}=${q.value}`)
+    .join('&')
   return {
     name: op.summary ?? op.operationId ?? `${method.toUpperCase()} ${path}`,
     request: {
@@ -164,7 +177,13 @@ function requestFor(path: string, method: string, op: OperationLike, components:
           : {}),
       },
       ...(schema
-        ? { body: { mode: 'raw' as const, raw: JSON.stringify(exampleOf(schema, components), null, 2), options: { raw: { language: 'json' as const } } } }
+        ? {
+            body: {
+              mode: 'raw' as const,
+              raw: JSON.stringify(exampleOf(schema, components), null, 2),
+              options: { raw: { language: 'json' as const } },
+            },
+          }
         : {}),
       ...(op.security === undefined || op.security.length === 0 ? { auth: { type: 'noauth' as const } } : {}),
     },

@@ -38,7 +38,9 @@ interface Described {
 const toHonoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1')
 
 function schemaOf(route: RouteConfig, status: number): { declared: boolean; schema?: ZodType } {
-  const response = (route.responses as Record<string, { content?: Record<string, { schema?: unknown }> }>)[String(status)]
+  const response = (route.responses as Record<string, { content?: Record<string, { schema?: unknown }> }>)[
+    String(status)
+  ]
   if (!response) return { declared: false }
   const content = response.content ?? {}
   const media = content['application/json'] ?? content['application/problem+json'] ?? Object.values(content)[0]

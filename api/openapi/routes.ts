@@ -34,7 +34,10 @@ export function problemResponses<S extends ErrorStatus>(...statuses: S[]) {
       status,
       { description: ERROR_DESCRIPTIONS[status], content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } } },
     ])
-  ) as unknown as Record<S, { description: string; content: { [PROBLEM_CONTENT_TYPE]: { schema: typeof ProblemSchema } } }>
+  ) as unknown as Record<
+    S,
+    { description: string; content: { [PROBLEM_CONTENT_TYPE]: { schema: typeof ProblemSchema } } }
+  >
 }
 
 /** The errors every authenticated route can answer. */

@@ -31,11 +31,27 @@ export const OffsetDateTime = z
 export const UtcDateTime = z.string().openapi({ format: 'date-time', example: '2026-11-21T18:00:00.000Z' })
 
 export const IdParam = (name: string, example: string) =>
-  z.object({ id: z.string().min(1).max(64).openapi({ param: { name: 'id', in: 'path' }, example, description: `The ${name} id` }) })
+  z.object({
+    id: z
+      .string()
+      .min(1)
+      .max(64)
+      .openapi({ param: { name: 'id', in: 'path' }, example, description: `The ${name} id` }),
+  })
 
 export const PaginationQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ param: { name: 'limit', in: 'query' } }),
-  cursor: z.string().max(512).optional().openapi({ param: { name: 'cursor', in: 'query' } }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(20)
+    .openapi({ param: { name: 'limit', in: 'query' } }),
+  cursor: z
+    .string()
+    .max(512)
+    .optional()
+    .openapi({ param: { name: 'cursor', in: 'query' } }),
 })
 
 /** The list envelope of CONVENTIONS.md. */

@@ -30,17 +30,42 @@ function random(seed: number) {
   }
 }
 
-const ZONES = ['America/Chicago', 'America/Chicago', 'America/Chicago', 'America/Chicago', 'America/Chicago', 'America/Chicago', 'America/Chicago', 'America/New_York', 'America/Denver', 'America/Los_Angeles']
-const DISCIPLINES = ['SPEECH_THERAPY', 'OCCUPATIONAL_THERAPY', 'PHYSICAL_THERAPY', 'EARLY_INTERVENTION', 'FEEDING_THERAPY']
+const ZONES = [
+  'America/Chicago',
+  'America/Chicago',
+  'America/Chicago',
+  'America/Chicago',
+  'America/Chicago',
+  'America/Chicago',
+  'America/Chicago',
+  'America/New_York',
+  'America/Denver',
+  'America/Los_Angeles',
+]
+const DISCIPLINES = [
+  'SPEECH_THERAPY',
+  'OCCUPATIONAL_THERAPY',
+  'PHYSICAL_THERAPY',
+  'EARLY_INTERVENTION',
+  'FEEDING_THERAPY',
+]
 const LANGUAGES = [['en'], ['en'], ['en', 'es-MX'], ['es'], ['en', 'vi']]
-const weekdays = (interval: Array<{ start: string; end: string }>, days = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY']) =>
-  normaliseWeeklyHours(Object.fromEntries(days.map((d) => [d, interval])))
+const weekdays = (
+  interval: Array<{ start: string; end: string }>,
+  days = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY']
+) => normaliseWeeklyHours(Object.fromEntries(days.map((d) => [d, interval])))
 const HOURS: Array<WeeklyHours | null> = [
-  weekdays([{ start: '08:00', end: '12:00' }, { start: '13:00', end: '17:00' }]),
+  weekdays([
+    { start: '08:00', end: '12:00' },
+    { start: '13:00', end: '17:00' },
+  ]),
   weekdays([{ start: '09:00', end: '17:00' }]),
   weekdays([{ start: '10:00', end: '18:30' }], ['TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY']),
   weekdays([{ start: '07:30', end: '15:30' }]),
-  weekdays([{ start: '08:00', end: '12:00' }, { start: '14:00', end: '19:00' }]),
+  weekdays([
+    { start: '08:00', end: '12:00' },
+    { start: '14:00', end: '19:00' },
+  ]),
 ]
 
 export interface SeededMonth {
@@ -73,7 +98,10 @@ export async function seedAvailabilityMonth(
     weeklyHours: i % 20 === 19 ? null : pick(HOURS),
   }))
   await db.provider.createMany({
-    data: providerRows.map((p) => ({ ...p, weeklyHours: (p.weeklyHours ?? undefined) as Prisma.InputJsonValue | undefined })),
+    data: providerRows.map((p) => ({
+      ...p,
+      weeklyHours: (p.weeklyHours ?? undefined) as Prisma.InputJsonValue | undefined,
+    })),
   })
   await db.providerLocation.createMany({ data: providerRows.map((p) => ({ tenantId, providerId: p.id, locationId })) })
 
@@ -98,7 +126,9 @@ export async function seedAvailabilityMonth(
     const zone = zoneTimeline(provider.timeZone, from, to)
     // Open schedules book like a 09:00–17:00 week; working hours otherwise.
     const hours = provider.weeklyHours ?? HOURS[1]!
-    const intervals = layOutWeeklyHours(hours, zone, { start: from, end: to }).filter((s) => s.start >= from && s.end <= to)
+    const intervals = layOutWeeklyHours(hours, zone, { start: from, end: to }).filter(
+      (s) => s.start >= from && s.end <= to
+    )
     const byDay = new Map<number, Span[]>()
     for (const interval of intervals) {
       const day = Math.floor(zone.toLocal(interval.start) / DAY)
@@ -107,11 +137,26 @@ export async function seedAvailabilityMonth(
     // One provider in seven takes a week of vacation this month; one in three a half day.
     if (p % 7 === 3) {
       const startsAt = new Date(start.getTime() + (7 + (p % 14)) * DAY)
-      timeOff.push({ id: newId('timeOff'), tenantId, providerId: provider.id, startsAt, endsAt: new Date(startsAt.getTime() + 5 * DAY), reason: 'VACATION' })
+      timeOff.push({
+        id: newId('timeOff'),
+        tenantId,
+        providerId: provider.id,
+        startsAt,
+        endsAt: new Date(startsAt.getTime() + 5 * DAY),
+        reason: 'VACATION',
+      })
     }
     if (p % 3 === 0) {
       const first = intervals.find((s) => s.start >= start.getTime() + (p % 10) * DAY)
-      if (first) timeOff.push({ id: newId('timeOff'), tenantId, providerId: provider.id, startsAt: new Date(first.start), endsAt: new Date(first.end), reason: 'PERSONAL' })
+      if (first)
+        timeOff.push({
+          id: newId('timeOff'),
+          tenantId,
+          providerId: provider.id,
+          startsAt: new Date(first.start),
+          endsAt: new Date(first.end),
+          reason: 'PERSONAL',
+        })
     }
     for (const dayIntervals of byDay.values()) {
       const count = 5 + Math.floor(rand() * 4) // 5..8 attempted; a full day places fewer, about 6 on average
@@ -150,7 +195,11 @@ export async function seedAvailabilityMonth(
   })
   await createInChunks(appointments, (rows) => insertAppointments(db, rows), 10_000)
   await createInChunks(timeOff, (data) => db.providerTimeOff.createMany({ data }))
-  return { providerIds: providerRows.map((p) => p.id).sort(), appointments: appointments.length, timeOff: timeOff.length }
+  return {
+    providerIds: providerRows.map((p) => p.id).sort(),
+    appointments: appointments.length,
+    timeOff: timeOff.length,
+  }
 }
 
 async function createInChunks<T>(rows: T[], create: (rows: T[]) => Promise<unknown>, size = 2000) {

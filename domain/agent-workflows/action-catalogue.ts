@@ -44,7 +44,13 @@ const CreateStaffTask = z.strictObject({
   name,
   title: text(200, 'The task title; left out, the agent writes it.'),
   description: text(4000, 'The task description; left out, the agent writes it.'),
-  dueInHours: z.number().int().min(1).max(24 * 60).optional().openapi({ description: 'Due this many hours after the run.' }),
+  dueInHours: z
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .optional()
+    .openapi({ description: 'Due this many hours after the run.' }),
 })
 const MessageFamily = z.strictObject({
   type: z.literal('message_family'),
@@ -55,14 +61,22 @@ const MessageFamily = z.strictObject({
 const DraftAppointment = z.strictObject({
   type: z.literal('draft_appointment'),
   name,
-  withinDays: z.number().int().min(1).max(90).default(14).openapi({ description: 'Propose a time within this many days.' }),
+  withinDays: z
+    .number()
+    .int()
+    .min(1)
+    .max(90)
+    .default(14)
+    .openapi({ description: 'Propose a time within this many days.' }),
   durationMinutes: z.number().int().min(15).max(240).default(45),
   note: text(1000, 'A note for the front desk; left out, the agent writes it.'),
 })
 const StartCareWorkflow = z.strictObject({
   type: z.literal('start_care_workflow'),
   name,
-  workflow: z.enum(CARE_WORKFLOW_KINDS).openapi({ description: 'Which care workflow to start for the event’s record.' }),
+  workflow: z
+    .enum(CARE_WORKFLOW_KINDS)
+    .openapi({ description: 'Which care workflow to start for the event’s record.' }),
 })
 
 export const AgentActionSchema = z

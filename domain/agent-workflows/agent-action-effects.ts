@@ -66,7 +66,8 @@ export async function postWebhookEffect(poster: WebhookPoster, input: EffectInpu
   })
   const result = await poster.post(action.url, { 'Idempotency-Key': key, 'webhook-id': key }, body)
   const output = { url: action.url, statusCode: result.statusCode ?? null, latencyMs: result.latencyMs }
-  if (result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300) return { status: 'SUCCEEDED', output }
+  if (result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300)
+    return { status: 'SUCCEEDED', output }
   const retryable = result.statusCode === undefined || result.statusCode === 429 || result.statusCode >= 500
   if (retryable) throw new RetryableEffectError(result.error ?? `receiver answered ${result.statusCode}`)
   return { status: 'FAILED', output, reason: `The receiver answered ${result.statusCode}.` }
@@ -77,7 +78,11 @@ export async function applyEffect(uow: UnitOfWork, care: CareStartDeps, input: E
   const { action, context, key } = input
   const subject = context.subject
   if (needsScope(action) && !context.inScope) {
-    return { status: 'REFUSED', output: { code: 'out_of_scope' }, reason: context.outOfScopeReason ?? 'Outside the assistant scope.' }
+    return {
+      status: 'REFUSED',
+      output: { code: 'out_of_scope' },
+      reason: context.outOfScopeReason ?? 'Outside the assistant scope.',
+    }
   }
   switch (action.type) {
     case 'call_webhook':
@@ -99,12 +104,16 @@ export async function applyEffect(uow: UnitOfWork, care: CareStartDeps, input: E
         ],
         skipDuplicates: true,
       })
-      const task = await uow.tx.staffTask.findUniqueOrThrow({ where: { tenantId_dedupeKey: { tenantId: uow.tenantId, dedupeKey: key } } })
+      const task = await uow.tx.staffTask.findUniqueOrThrow({
+        where: { tenantId_dedupeKey: { tenantId: uow.tenantId, dedupeKey: key } },
+      })
       return { status: 'SUCCEEDED', output: { staffTaskId: task.id } }
     }
     case 'message_family': {
-      if (!subject.childId) return { status: 'SKIPPED', output: {}, reason: 'The run has no child to write to the family of.' }
-      if (context.familyClientIds.length === 0) return { status: 'SKIPPED', output: {}, reason: 'The child has no family contact on record.' }
+      if (!subject.childId)
+        return { status: 'SKIPPED', output: {}, reason: 'The run has no child to write to the family of.' }
+      if (context.familyClientIds.length === 0)
+        return { status: 'SKIPPED', output: {}, reason: 'The child has no family contact on record.' }
       await uow.tx.familyMessage.createMany({
         data: [
           {
@@ -120,11 +129,17 @@ export async function applyEffect(uow: UnitOfWork, care: CareStartDeps, input: E
         ],
         skipDuplicates: true,
       })
-      const message = await uow.tx.familyMessage.findUniqueOrThrow({ where: { tenantId_dedupeKey: { tenantId: uow.tenantId, dedupeKey: key } } })
-      return { status: 'SUCCEEDED', output: { familyMessageId: message.id, recipientClientIds: message.recipientClientIds } }
+      const message = await uow.tx.familyMessage.findUniqueOrThrow({
+        where: { tenantId_dedupeKey: { tenantId: uow.tenantId, dedupeKey: key } },
+      })
+      return {
+        status: 'SUCCEEDED',
+        output: { familyMessageId: message.id, recipientClientIds: message.recipientClientIds },
+      }
     }
     case 'draft_appointment': {
-      if (!subject.childId) return { status: 'SKIPPED', output: {}, reason: 'The run has no child to propose an appointment for.' }
+      if (!subject.childId)
+        return { status: 'SKIPPED', output: {}, reason: 'The run has no child to propose an appointment for.' }
       const draft = {
         status: 'PROPOSED',
         childId: subject.childId,

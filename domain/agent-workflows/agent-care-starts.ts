@@ -37,7 +37,9 @@ export async function startCareWorkflow(
 ): Promise<CareStartOutcome> {
   if (kind === 'assessment-reminder') {
     if (!subject.assessmentId) return { outcome: 'SKIPPED', reason: 'The event names no assessment.' }
-    const assessment = await uow.tx.assessment.findFirst({ where: { id: subject.assessmentId, tenantId: uow.tenantId } })
+    const assessment = await uow.tx.assessment.findFirst({
+      where: { id: subject.assessmentId, tenantId: uow.tenantId },
+    })
     if (!assessment) return { outcome: 'SKIPPED', reason: `Assessment ${subject.assessmentId} not found.` }
     await createAssessmentReminders(deps).assessmentChanged(uow, assessment)
     return { outcome: 'STARTED', workflow: kind, recordId: assessment.id }
@@ -64,6 +66,9 @@ export async function startCareWorkflow(
     select: { id: true },
   })
   if (started) return { outcome: 'ALREADY_STARTED', workflow: kind, recordId: child.id }
-  await createProgressFollowUps({ ...deps, intervalDays: deps.progressIntervalDays ?? 30, dayMs }).childRegistered(uow, child.id)
+  await createProgressFollowUps({ ...deps, intervalDays: deps.progressIntervalDays ?? 30, dayMs }).childRegistered(
+    uow,
+    child.id
+  )
   return { outcome: 'STARTED', workflow: kind, recordId: child.id }
 }

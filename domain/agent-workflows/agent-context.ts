@@ -43,12 +43,20 @@ export interface ContextRequest {
 const str = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : undefined)
 
 /** Tools the run may read through: on the agent and still on its assistant. */
-const canUse = (request: ContextRequest, tool: string) => request.agentTools.includes(tool) && request.assistant.tools.includes(tool)
+const canUse = (request: ContextRequest, tool: string) =>
+  request.agentTools.includes(tool) && request.assistant.tools.includes(tool)
 
 /** Loads the context of a run in the tenant's unit of work. */
 export async function loadAgentContext(uow: UnitOfWork, ai: AiRuntime, request: ContextRequest): Promise<AgentContext> {
   const { tx, tenantId } = uow
-  const context: AgentContext = { trigger: request.trigger, subject: {}, inScope: true, familyClientIds: [], facts: [], passages: [] }
+  const context: AgentContext = {
+    trigger: request.trigger,
+    subject: {},
+    inScope: true,
+    familyClientIds: [],
+    facts: [],
+    passages: [],
+  }
   if (request.eventId) {
     const event = await tx.event.findFirst({ where: { id: request.eventId, tenantId } })
     if (event) {
@@ -71,7 +79,12 @@ export async function loadAgentContext(uow: UnitOfWork, ai: AiRuntime, request: 
   if (childId) {
     const child = await tx.child.findFirst({
       where: { id: childId, tenantId },
-      select: { id: true, locationId: true, archivedAt: true, clientLinks: { select: { clientId: true, primaryContact: true } } },
+      select: {
+        id: true,
+        locationId: true,
+        archivedAt: true,
+        clientLinks: { select: { clientId: true, primaryContact: true } },
+      },
     })
     if (!child) {
       context.inScope = false
@@ -84,7 +97,9 @@ export async function loadAgentContext(uow: UnitOfWork, ai: AiRuntime, request: 
       context.subject.locationId = child.locationId
       if (canUse(request, 'child_records')) {
         context.familyClientIds = child.clientLinks.map((link) => link.clientId)
-        context.facts.push(`Child ${child.id}${child.archivedAt ? ' (archived)' : ''}, ${child.clientLinks.length} family contact(s).`)
+        context.facts.push(
+          `Child ${child.id}${child.archivedAt ? ' (archived)' : ''}, ${child.clientLinks.length} family contact(s).`
+        )
       }
     }
   }
@@ -96,7 +111,9 @@ export async function loadAgentContext(uow: UnitOfWork, ai: AiRuntime, request: 
     if (appointment) {
       context.subject.providerId ??= appointment.providerId
       context.subject.locationId ??= appointment.locationId
-      context.facts.push(`Appointment ${appointment.id} (${appointment.service}, ${appointment.status}) at ${appointment.startsAt.toISOString()}.`)
+      context.facts.push(
+        `Appointment ${appointment.id} (${appointment.service}, ${appointment.status}) at ${appointment.startsAt.toISOString()}.`
+      )
     }
   }
   if (assessmentId && context.inScope && canUse(request, 'assessments')) {
@@ -105,14 +122,20 @@ export async function loadAgentContext(uow: UnitOfWork, ai: AiRuntime, request: 
       select: { id: true, status: true, dueDate: true },
     })
     if (assessment) {
-      context.facts.push(`Assessment ${assessment.id} ${assessment.status}${assessment.dueDate ? `, due ${assessment.dueDate.toISOString().slice(0, 10)}` : ''}.`)
+      context.facts.push(
+        `Assessment ${assessment.id} ${assessment.status}${assessment.dueDate ? `, due ${assessment.dueDate.toISOString().slice(0, 10)}` : ''}.`
+      )
     }
   }
   if (canUse(request, 'knowledge')) {
     const { passages } = await retrievePassages(uow, ai, request.assistant.id, request.instructions, 3)
     context.passages = passages
       .filter((passage) => passage.score > 0)
-      .map((passage) => ({ documentId: passage.documentId, documentName: passage.documentName, quote: passage.content.slice(0, 600) }))
+      .map((passage) => ({
+        documentId: passage.documentId,
+        documentName: passage.documentName,
+        quote: passage.content.slice(0, 600),
+      }))
   }
   return context
 }

@@ -22,7 +22,9 @@ export const offlineDecider: AgentDecider = {
   id: 'offline',
   async propose(input) {
     const drafts = offlineDraft(input)
-    return { actions: input.actions.map((action) => ({ position: action.position, params: drafts[action.position] ?? {} })) }
+    return {
+      actions: input.actions.map((action) => ({ position: action.position, params: drafts[action.position] ?? {} })),
+    }
   },
 }
 
@@ -88,7 +90,12 @@ export function selectAgentDecider(config: AiConfig, options: { fetch?: typeof f
   const provider = config.AI_CHAT_PROVIDER
   if (provider === 'extractive') return offlineDecider
   const defaults = CHAT_DEFAULTS[provider]
-  const settings = { baseUrl: config.AI_CHAT_URL ?? defaults.url, model: config.AI_CHAT_MODEL ?? defaults.model, apiKey: config.AI_CHAT_API_KEY, fetch: options.fetch }
+  const settings = {
+    baseUrl: config.AI_CHAT_URL ?? defaults.url,
+    model: config.AI_CHAT_MODEL ?? defaults.model,
+    apiKey: config.AI_CHAT_API_KEY,
+    fetch: options.fetch,
+  }
   const model = provider === 'anthropic' ? new AnthropicChatModel(settings) : new OpenAiCompatibleChatModel(settings)
   return createChatDecider(model, `${provider}:${settings.model}`)
 }

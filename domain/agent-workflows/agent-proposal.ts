@@ -69,7 +69,9 @@ const EVENT_PHRASES: Record<string, string> = {
 export function offlineDraft(input: DecisionInput): Record<number, Record<string, string>> {
   const { context } = input
   const eventType = context.event?.type
-  const label = eventType ? `${eventType}${context.subject.childId ? ` for child ${context.subject.childId}` : ''}` : 'scheduled run'
+  const label = eventType
+    ? `${eventType}${context.subject.childId ? ` for child ${context.subject.childId}` : ''}`
+    : 'scheduled run'
   const knowledge = context.passages.length
     ? `\n\nFrom the centre's knowledge:\n${context.passages.map((p) => `- ${p.documentName}: "${p.quote.replace(/\s+/g, ' ').slice(0, 300)}"`).join('\n')}`
     : ''
@@ -108,7 +110,8 @@ export function acceptProposal(input: DecisionInput, raw: unknown, allowedUrls: 
   const params: Decision['params'] = {}
   const proposed = new Map<number, Record<string, unknown>>()
   if (isRecord(raw)) {
-    for (const key of Object.keys(raw)) if (key !== 'actions') ignored.push({ path: key, reason: 'not part of a decision' })
+    for (const key of Object.keys(raw))
+      if (key !== 'actions') ignored.push({ path: key, reason: 'not part of a decision' })
     const list = Array.isArray(raw.actions) ? raw.actions : []
     for (const [index, entry] of list.entries()) {
       const position = isRecord(entry) ? entry.position : undefined
@@ -118,7 +121,8 @@ export function acceptProposal(input: DecisionInput, raw: unknown, allowedUrls: 
         continue
       }
       for (const key of Object.keys(entry)) {
-        if (key !== 'position' && key !== 'params') ignored.push({ path: `actions.${index}.${key}`, reason: 'targets and types come from the configuration' })
+        if (key !== 'position' && key !== 'params')
+          ignored.push({ path: `actions.${index}.${key}`, reason: 'targets and types come from the configuration' })
       }
       proposed.set(planned.position, isRecord(entry.params) ? entry.params : {})
     }
@@ -129,16 +133,19 @@ export function acceptProposal(input: DecisionInput, raw: unknown, allowedUrls: 
     const values: Record<string, string> = {}
     const given = proposed.get(action.position) ?? {}
     for (const key of Object.keys(given)) {
-      if (!action.open.includes(key)) ignored.push({ path: `${action.name}.${key}`, reason: 'not a parameter the agent may fill' })
+      if (!action.open.includes(key))
+        ignored.push({ path: `${action.name}.${key}`, reason: 'not a parameter the agent may fill' })
     }
     for (const key of action.open) {
       const max = FILLABLE[action.type][key] ?? 0
       const value = given[key]
       let chosen = fallback[action.position]?.[key] ?? ''
       if (typeof value === 'string' && value.trim().length > 0 && value.length <= max) chosen = value.trim()
-      else if (value !== undefined) ignored.push({ path: `${action.name}.${key}`, reason: `not a string of 1 to ${max} characters` })
+      else if (value !== undefined)
+        ignored.push({ path: `${action.name}.${key}`, reason: `not a string of 1 to ${max} characters` })
       const { text, replaced } = neutraliseLinks(chosen, allowedUrls)
-      if (replaced) ignored.push({ path: `${action.name}.${key}`, reason: 'links not in the configuration were removed' })
+      if (replaced)
+        ignored.push({ path: `${action.name}.${key}`, reason: 'links not in the configuration were removed' })
       values[key] = text
     }
     params[action.position] = values

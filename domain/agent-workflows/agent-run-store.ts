@@ -34,7 +34,12 @@ export interface StepRecord {
  * Records a step unless its position was recorded before.
  * @returns the step as stored (the earlier one on a retry)
  */
-export async function recordStep(uow: UnitOfWork, runId: string, position: number, step: StepRecord): Promise<AgentRunStep> {
+export async function recordStep(
+  uow: UnitOfWork,
+  runId: string,
+  position: number,
+  step: StepRecord
+): Promise<AgentRunStep> {
   await uow.tx.agentRunStep.createMany({
     data: [
       {

@@ -77,7 +77,16 @@ export function createAgentRunner(deps: AgentRunnerDeps) {
     return runInUnitOfWork(deps.db, input.tenantId, async (uow) => {
       if (!input.runId) {
         await uow.tx.agentRun.createMany({
-          data: [{ id: newId('agentRun'), tenantId: uow.tenantId, agentWorkflowId: input.agentWorkflowId, workflowId, triggerType: 'SCHEDULE', workflowStartedAt: now() }],
+          data: [
+            {
+              id: newId('agentRun'),
+              tenantId: uow.tenantId,
+              agentWorkflowId: input.agentWorkflowId,
+              workflowId,
+              triggerType: 'SCHEDULE',
+              workflowStartedAt: now(),
+            },
+          ],
           skipDuplicates: true,
         })
       }
@@ -86,11 +95,25 @@ export function createAgentRunner(deps: AgentRunnerDeps) {
       })
       let plan = await findPlan(uow, run.id)
       if (!plan) {
-        const row = await uow.tx.agentWorkflow.findFirst({ where: { id: input.agentWorkflowId, tenantId: uow.tenantId } })
+        const row = await uow.tx.agentWorkflow.findFirst({
+          where: { id: input.agentWorkflowId, tenantId: uow.tenantId },
+        })
         if (!row || row.deletedAt || !row.enabled) {
-          const reason = !row || row.deletedAt ? 'The agent workflow was deleted before the run began.' : 'The agent workflow is disabled.'
-          await recordStep(uow, run.id, PLAN_POSITION, { kind: 'PLAN', name: 'configuration', status: 'SKIPPED', output: {}, reason })
-          await uow.tx.agentRun.update({ where: { id: run.id }, data: { status: 'FAILED', error: reason, summary: reason, completedAt: now() } })
+          const reason =
+            !row || row.deletedAt
+              ? 'The agent workflow was deleted before the run began.'
+              : 'The agent workflow is disabled.'
+          await recordStep(uow, run.id, PLAN_POSITION, {
+            kind: 'PLAN',
+            name: 'configuration',
+            status: 'SKIPPED',
+            output: {},
+            reason,
+          })
+          await uow.tx.agentRun.update({
+            where: { id: run.id },
+            data: { status: 'FAILED', error: reason, summary: reason, completedAt: now() },
+          })
           return { runId: run.id, positions: [], skipped: reason }
         }
         plan = {
@@ -103,10 +126,19 @@ export function createAgentRunner(deps: AgentRunnerDeps) {
           actions: row.actions as AgentAction[],
           creatorScopes: row.creatorScopes,
         }
-        await recordStep(uow, run.id, PLAN_POSITION, { kind: 'PLAN', name: 'configuration', status: 'SUCCEEDED', output: { ...plan } })
+        await recordStep(uow, run.id, PLAN_POSITION, {
+          kind: 'PLAN',
+          name: 'configuration',
+          status: 'SUCCEEDED',
+          output: { ...plan },
+        })
       }
       const skipped = run.status === 'FAILED' && run.completedAt ? (run.error ?? 'skipped') : undefined
-      if (!skipped) await uow.tx.agentRun.update({ where: { id: run.id }, data: { status: 'RUNNING', startedAt: run.startedAt ?? now() } })
+      if (!skipped)
+        await uow.tx.agentRun.update({
+          where: { id: run.id },
+          data: { status: 'RUNNING', startedAt: run.startedAt ?? now() },
+        })
       return {
         runId: run.id,
         positions: skipped ? [] : plan.actions.map((_, index) => FIRST_ACTION_POSITION + index),
@@ -122,11 +154,25 @@ export function createAgentRunner(deps: AgentRunnerDeps) {
       if (done) return { inScope: (done.output as unknown as AgentContext).inScope }
       const plan = await planOf(uow, runId)
       const run = await uow.tx.agentRun.findFirstOrThrow({ where: { id: runId, tenantId } })
-      const assistant = await uow.tx.assistant.findFirst({ where: { id: plan.assistantId, tenantId }, select: { id: true, locationId: true, tools: true } })
+      const assistant = await uow.tx.assistant.findFirst({
+        where: { id: plan.assistantId, tenantId },
+        select: { id: true, locationId: true, tools: true },
+      })
       if (!assistant) {
         await recordStep(uow, runId, CONTEXT_POSITION, {
-          kind: 'CONTEXT', name: 'context', status: 'REFUSED', reason: 'The assistant was deleted.',
-          output: { trigger: run.triggerType === 'SCHEDULE' ? 'SCHEDULE' : 'EVENT', subject: {}, inScope: false, outOfScopeReason: 'The assistant was deleted.', familyClientIds: [], facts: [], passages: [] } satisfies AgentContext,
+          kind: 'CONTEXT',
+          name: 'context',
+          status: 'REFUSED',
+          reason: 'The assistant was deleted.',
+          output: {
+            trigger: run.triggerType === 'SCHEDULE' ? 'SCHEDULE' : 'EVENT',
+            subject: {},
+            inScope: false,
+            outOfScopeReason: 'The assistant was deleted.',
+            familyClientIds: [],
+            facts: [],
+            passages: [],
+          } satisfies AgentContext,
         })
         return { inScope: false }
       }
@@ -187,7 +233,10 @@ export function createAgentRunner(deps: AgentRunnerDeps) {
   async function execute({ tenantId, runId, position }: RunRef & { position: number }): Promise<{ status: string }> {
     const loaded = await runInUnitOfWork(deps.db, tenantId, async (uow) => {
       const plan = await planOf(uow, runId)
-      const assistant = await uow.tx.assistant.findFirst({ where: { id: plan.assistantId, tenantId }, select: { tools: true } })
+      const assistant = await uow.tx.assistant.findFirst({
+        where: { id: plan.assistantId, tenantId },
+        select: { tools: true },
+      })
       return {
         done: await stepAt(uow, runId, position),
         plan,
@@ -204,7 +253,11 @@ export function createAgentRunner(deps: AgentRunnerDeps) {
       recordStep(uow, runId, position, { kind: 'ACTION', name, ...outcome }).then((step) => ({ status: step.status }))
     const refusal = refusalOf(action, loaded.plan.tools, loaded.assistantTools, loaded.plan.creatorScopes)
     if (refusal) {
-      return runInUnitOfWork(deps.db, tenantId, record({ status: 'REFUSED', output: { code: refusal.code, type: action.type }, reason: refusal.message }))
+      return runInUnitOfWork(
+        deps.db,
+        tenantId,
+        record({ status: 'REFUSED', output: { code: refusal.code, type: action.type }, reason: refusal.message })
+      )
     }
     const input: EffectInput = {
       action,
@@ -242,17 +295,29 @@ export function createAgentRunner(deps: AgentRunnerDeps) {
   /** Sets the run's outcome and summary from its steps. */
   async function complete({ tenantId, runId }: RunRef): Promise<AgentRunResult> {
     return runInUnitOfWork(deps.db, tenantId, async (uow) => {
-      const run = await uow.tx.agentRun.findFirstOrThrow({ where: { id: runId, tenantId }, include: { steps: { orderBy: { position: 'asc' } } } })
+      const run = await uow.tx.agentRun.findFirstOrThrow({
+        where: { id: runId, tenantId },
+        include: { steps: { orderBy: { position: 'asc' } } },
+      })
       const actions = run.steps.filter((step) => step.kind === 'ACTION')
       const count = (status: string) => actions.filter((step) => step.status === status).length
       const troubled = actions.filter((step) => step.status === 'REFUSED' || step.status === 'FAILED')
       const status = troubled.length === 0 ? 'SUCCEEDED' : troubled.length === actions.length ? 'FAILED' : 'PARTIAL'
-      const parts = [`${count('SUCCEEDED')} succeeded`, `${count('SKIPPED')} skipped`, `${count('REFUSED')} refused`, `${count('FAILED')} failed`]
+      const parts = [
+        `${count('SUCCEEDED')} succeeded`,
+        `${count('SKIPPED')} skipped`,
+        `${count('REFUSED')} refused`,
+        `${count('FAILED')} failed`,
+      ]
       const summary = `${actions.length} action(s): ${parts.join(', ')}${troubled.length ? ` (${troubled.map((s) => `${s.name}: ${s.status}`).join('; ')})` : ''}.`
       if (!run.completedAt) {
         await uow.tx.agentRun.update({ where: { id: run.id }, data: { status, summary, completedAt: now() } })
       }
-      return { runId, status: run.completedAt ? (run.status as AgentRunResult['status']) : status, summary: run.completedAt ? (run.summary ?? summary) : summary }
+      return {
+        runId,
+        status: run.completedAt ? (run.status as AgentRunResult['status']) : status,
+        summary: run.completedAt ? (run.summary ?? summary) : summary,
+      }
     })
   }
 

@@ -46,7 +46,9 @@ function optionsOf(row: ScheduleRow, trigger: ScheduleTrigger, taskQueue: string
   return {
     scheduleId: agentScheduleId(row.id),
     spec: {
-      ...(trigger.cron ? { cronExpressions: [trigger.cron] } : { intervals: [{ every: (trigger.intervalSeconds ?? 3600) * 1000 }] }),
+      ...(trigger.cron
+        ? { cronExpressions: [trigger.cron] }
+        : { intervals: [{ every: (trigger.intervalSeconds ?? 3600) * 1000 }] }),
       timezone: trigger.timeZone,
     },
     action: {
@@ -104,7 +106,10 @@ export function createAgentSchedules({ db, temporal, taskQueue, logger }: AgentS
       try {
         await apply(row)
         // Only the version synced: a change that landed meanwhile keeps the row pending.
-        await db.agentWorkflow.updateMany({ where: { id: row.id, version: row.version }, data: { scheduleSyncedVersion: row.version } })
+        await db.agentWorkflow.updateMany({
+          where: { id: row.id, version: row.version },
+          data: { scheduleSyncedVersion: row.version },
+        })
         synced++
       } catch (error) {
         logger.warn({ agentWorkflowId: row.id, err: String(error) }, 'agent schedule not synced; the sweep retries')

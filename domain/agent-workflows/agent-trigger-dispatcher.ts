@@ -56,7 +56,9 @@ export function createAgentTriggerDispatcher(deps: AgentTriggerDispatcherDeps) {
   /** Claims a batch of events and creates their runs. @returns how many events were claimed */
   async function fanOutBatch(): Promise<number> {
     return db.$transaction(async (tx) => {
-      const events = await tx.$queryRaw<Array<{ id: string; tenant_id: string; type: string; created_at: Date; data: unknown }>>`
+      const events = await tx.$queryRaw<
+        Array<{ id: string; tenant_id: string; type: string; created_at: Date; data: unknown }>
+      >`
         SELECT id, tenant_id, type, created_at, data FROM events
         WHERE agent_dispatched_at IS NULL ORDER BY created_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`
       if (events.length === 0) return 0
@@ -72,7 +74,10 @@ export function createAgentTriggerDispatcher(deps: AgentTriggerDispatcherDeps) {
       const rows = events.flatMap((event) =>
         workflows
           // A workflow reacts to what happens after it was created, never to the tenant's history.
-          .filter((w) => w.tenantId === event.tenant_id && w.eventTypes.includes(event.type) && w.createdAt <= event.created_at)
+          .filter(
+            (w) =>
+              w.tenantId === event.tenant_id && w.eventTypes.includes(event.type) && w.createdAt <= event.created_at
+          )
           .map((w) => ({
             id: newId('agentRun'),
             tenantId: event.tenant_id,
@@ -84,7 +89,10 @@ export function createAgentTriggerDispatcher(deps: AgentTriggerDispatcherDeps) {
           }))
       )
       if (rows.length > 0) await tx.agentRun.createMany({ data: rows, skipDuplicates: true })
-      await tx.event.updateMany({ where: { id: { in: events.map((e) => e.id) } }, data: { agentDispatchedAt: new Date() } })
+      await tx.event.updateMany({
+        where: { id: { in: events.map((e) => e.id) } },
+        data: { agentDispatchedAt: new Date() },
+      })
       return events.length
     })
   }
@@ -153,7 +161,11 @@ export function createAgentTriggerDispatcher(deps: AgentTriggerDispatcherDeps) {
       const results = await Promise.allSettled(rows.map(startOne))
       for (const [index, result] of results.entries()) {
         if (result.status === 'fulfilled') started++
-        else logger.warn({ agentRunId: rows[index]!.id, err: String(result.reason) }, 'agent run start deferred to the sweep')
+        else
+          logger.warn(
+            { agentRunId: rows[index]!.id, err: String(result.reason) },
+            'agent run start deferred to the sweep'
+          )
       }
       if (rows.length < BATCH) break
     }

@@ -93,7 +93,11 @@ export const AgentTriggerSchema = z.discriminatedUnion('type', [EventTrigger, Sc
 export type AgentTrigger = z.output<typeof AgentTriggerSchema>
 
 const agentSpecShape = {
-  assistantId: z.string().min(1).max(80).openapi({ description: 'The assistant the agent acts through (its scope and tools).' }),
+  assistantId: z
+    .string()
+    .min(1)
+    .max(80)
+    .openapi({ description: 'The assistant the agent acts through (its scope and tools).' }),
   instructions: z.string().trim().min(1).max(4000).openapi({ description: 'What the agent should do on each run.' }),
   tools: z
     .array(z.enum(TOOL_NAMES))
@@ -121,7 +125,8 @@ export const AgentWorkflowFields = z.strictObject({
       const seen = new Set<string>()
       for (const [index, action] of actions.entries()) {
         const label = actionName(action, index)
-        if (seen.has(label)) ctx.addIssue({ code: 'custom', path: [index, 'name'], message: `Another action is named "${label}".` })
+        if (seen.has(label))
+          ctx.addIssue({ code: 'custom', path: [index, 'name'], message: `Another action is named "${label}".` })
         seen.add(label)
       }
     }),

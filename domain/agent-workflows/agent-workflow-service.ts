@@ -38,7 +38,11 @@ export const configOf = (row: AgentWorkflow): AgentWorkflowConfig => ({
   ...(row.description ? { description: row.description } : {}),
   enabled: row.enabled,
   trigger: row.trigger as AgentWorkflowConfig['trigger'],
-  agent: { assistantId: row.assistantId, instructions: row.instructions, tools: row.tools as AgentWorkflowConfig['agent']['tools'] },
+  agent: {
+    assistantId: row.assistantId,
+    instructions: row.instructions,
+    tools: row.tools as AgentWorkflowConfig['agent']['tools'],
+  },
   actions: row.actions as AgentWorkflowConfig['actions'],
 })
 
@@ -71,8 +75,17 @@ export function createAgentWorkflowService(deps: AgentWorkflowServiceDeps) {
     let candidate: JsonObject = fields
     if (templateId !== undefined) {
       const template = typeof templateId === 'string' ? templateById(templateId) : undefined
-      if (!template) throw validationError([{ path: 'templateId', code: 'not_found', message: `No template ${JSON.stringify(templateId)}.` }])
-      const base: JsonObject = { name: template.name, description: template.description, trigger: template.trigger, agent: template.agent, actions: template.actions }
+      if (!template)
+        throw validationError([
+          { path: 'templateId', code: 'not_found', message: `No template ${JSON.stringify(templateId)}.` },
+        ])
+      const base: JsonObject = {
+        name: template.name,
+        description: template.description,
+        trigger: template.trigger,
+        agent: template.agent,
+        actions: template.actions,
+      }
       candidate = applyMergePatch(structuredClone(base), fields) as JsonObject
     }
     const config = parseConfig(candidate)

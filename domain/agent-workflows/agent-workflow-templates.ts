@@ -21,10 +21,12 @@ export const AGENT_WORKFLOW_TEMPLATES: readonly AgentWorkflowTemplate[] = [
   {
     id: 'appointment-follow-up',
     name: 'Appointment follow-up',
-    description: 'After a completed appointment: thank the family, propose the next session and remind staff to file the note.',
+    description:
+      'After a completed appointment: thank the family, propose the next session and remind staff to file the note.',
     trigger: { type: 'event', eventTypes: ['appointment.completed'] },
     agent: {
-      instructions: 'Follow up a completed appointment: a short thank-you to the family, a proposed next session, a staff reminder.',
+      instructions:
+        'Follow up a completed appointment: a short thank-you to the family, a proposed next session, a staff reminder.',
       tools: ['child_records', 'bookings'],
     },
     actions: [
@@ -64,10 +66,12 @@ export const AGENT_WORKFLOW_TEMPLATES: readonly AgentWorkflowTemplate[] = [
   {
     id: 'child-progress-follow-up',
     name: 'Child progress follow-up',
-    description: 'When a signed note is added: keep the child’s progress follow-up running and flag the note for review.',
+    description:
+      'When a signed note is added: keep the child’s progress follow-up running and flag the note for review.',
     trigger: { type: 'event', eventTypes: ['session.note_added', 'assessment.completed'] },
     agent: {
-      instructions: 'New clinical information: keep the progress follow-up running and ask the lead therapist to review it.',
+      instructions:
+        'New clinical information: keep the progress follow-up running and ask the lead therapist to review it.',
       tools: ['child_records', 'sessions', 'assessments'],
     },
     actions: [
@@ -81,7 +85,8 @@ export const AGENT_WORKFLOW_TEMPLATES: readonly AgentWorkflowTemplate[] = [
     description: 'Every weekday morning: a task to review and qualify the new marketplace enquiries.',
     trigger: { type: 'schedule', cron: '0 8 * * 1-5', timeZone: 'UTC' },
     agent: {
-      instructions: 'Every weekday morning ask the intake coordinator to qualify new enquiries against our intake policy.',
+      instructions:
+        'Every weekday morning ask the intake coordinator to qualify new enquiries against our intake policy.',
       tools: ['providers', 'knowledge'],
     },
     actions: [{ type: 'create_staff_task', name: 'qualify-leads', dueInHours: 8 }],

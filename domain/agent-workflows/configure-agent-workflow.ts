@@ -47,12 +47,18 @@ export async function checkConfig(
     select: { tools: true },
   })
   if (!assistant) {
-    throw validationError([{ path: 'agent.assistantId', code: 'not_found', message: `No assistant with id "${config.agent.assistantId}".` }])
+    throw validationError([
+      { path: 'agent.assistantId', code: 'not_found', message: `No assistant with id "${config.agent.assistantId}".` },
+    ])
   }
   const errors: FieldError[] = []
   for (const [index, tool] of config.agent.tools.entries()) {
     if (!assistant.tools.includes(tool)) {
-      errors.push({ path: `agent.tools.${index}`, code: 'not_on_assistant', message: `The assistant does not have the "${tool}" tool.` })
+      errors.push({
+        path: `agent.tools.${index}`,
+        code: 'not_on_assistant',
+        message: `The assistant does not have the "${tool}" tool.`,
+      })
     }
   }
   const scopes = effectiveScopes(principal)

@@ -36,7 +36,11 @@ export async function listStaffTasks({ tx, tenantId }: UnitOfWork, query: StaffT
 }
 
 /** Sets a task's status; DONE records when. @throws AppError `not_found` */
-export async function setStaffTaskStatus({ tx, tenantId }: UnitOfWork, id: string, status: 'OPEN' | 'DONE'): Promise<StaffTask> {
+export async function setStaffTaskStatus(
+  { tx, tenantId }: UnitOfWork,
+  id: string,
+  status: 'OPEN' | 'DONE'
+): Promise<StaffTask> {
   const task = await tx.staffTask.findFirst({ where: { id, tenantId } })
   if (!task) throw notFound('staff task', id)
   if (task.status === status) return task

@@ -6,7 +6,8 @@
  */
 import type { Deadline } from '../early-intervention/ei-plan.ts'
 
-export type BriefingKind = 'UNSIGNED_NOTE' | 'OVERDUE_ASSESSMENT' | 'ASSESSMENT_DUE_SOON' | 'EI_DEADLINE' | 'NO_UPCOMING_SESSION'
+export type BriefingKind =
+  'UNSIGNED_NOTE' | 'OVERDUE_ASSESSMENT' | 'ASSESSMENT_DUE_SOON' | 'EI_DEADLINE' | 'NO_UPCOMING_SESSION'
 export type Priority = 'HIGH' | 'MEDIUM' | 'LOW'
 
 export interface BriefingItem {
@@ -59,7 +60,11 @@ export function unsignedNoteItem(s: SessionFact, now: Date): BriefingItem | unde
     reason: `The SOAP note of the session that ended ${s.scheduledEndsAt.toISOString()} is not signed; it was due ${s.noteDueHours} h after the session (${hoursLate} h ago).`,
     dueAt: due.toISOString(),
     childId: s.childId,
-    links: { session: `/v1/sessions/${s.sessionId}`, notes: `/v1/sessions/${s.sessionId}/notes`, child: `/v1/children/${s.childId}` },
+    links: {
+      session: `/v1/sessions/${s.sessionId}`,
+      notes: `/v1/sessions/${s.sessionId}/notes`,
+      child: `/v1/children/${s.childId}`,
+    },
   }
 }
 
@@ -73,7 +78,8 @@ export interface AssessmentFact {
   today: string
 }
 
-const daysBetween = (from: string, to: string) => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS)
+const daysBetween = (from: string, to: string) =>
+  Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS)
 
 /** An open (not completed, not cancelled) assessment past its due date (HIGH) or due within the look-ahead (LOW). */
 export function assessmentItem(a: AssessmentFact): BriefingItem | undefined {
@@ -107,12 +113,28 @@ export function eiDeadlineItem(childId: string, d: Deadline, today: string): Bri
   const links = { earlyIntervention: `/v1/children/${childId}/early-intervention`, child: `/v1/children/${childId}` }
   const id = `EI_DEADLINE:${childId}:${d.kind}:${d.dueDate}`
   if (d.status === 'OVERDUE') {
-    return { id, kind: 'EI_DEADLINE', priority: 'HIGH', reason: `The early-intervention ${d.kind} deadline of ${d.dueDate} has passed without being met.`, dueAt: d.dueDate, childId, links }
+    return {
+      id,
+      kind: 'EI_DEADLINE',
+      priority: 'HIGH',
+      reason: `The early-intervention ${d.kind} deadline of ${d.dueDate} has passed without being met.`,
+      dueAt: d.dueDate,
+      childId,
+      links,
+    }
   }
   if (d.status !== 'OPEN') return undefined
   const daysLeft = daysBetween(today, d.dueDate)
   if (daysLeft > BRIEFING_RULES.eiLookaheadDays) return undefined
-  return { id, kind: 'EI_DEADLINE', priority: 'MEDIUM', reason: `The early-intervention ${d.kind} deadline is ${d.dueDate} (in ${daysLeft} days).`, dueAt: d.dueDate, childId, links }
+  return {
+    id,
+    kind: 'EI_DEADLINE',
+    priority: 'MEDIUM',
+    reason: `The early-intervention ${d.kind} deadline is ${d.dueDate} (in ${daysLeft} days).`,
+    dueAt: d.dueDate,
+    childId,
+    links,
+  }
 }
 
 export interface SchedulingFact {
@@ -146,5 +168,8 @@ const PRIORITY_RANK: Record<Priority, number> = { HIGH: 0, MEDIUM: 1, LOW: 2 }
 export function orderBriefing(items: BriefingItem[]): BriefingItem[] {
   // Calendar dates sort as their UTC midnight against instants: close enough for ordering, and deterministic.
   const at = (i: BriefingItem) => Date.parse(i.dueAt.length === 10 ? `${i.dueAt}T00:00:00Z` : i.dueAt)
-  return [...items].sort((a, b) => PRIORITY_RANK[a.priority] - PRIORITY_RANK[b.priority] || at(a) - at(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  return [...items].sort(
+    (a, b) =>
+      PRIORITY_RANK[a.priority] - PRIORITY_RANK[b.priority] || at(a) - at(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  )
 }

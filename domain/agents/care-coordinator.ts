@@ -42,7 +42,10 @@ const dateOf = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : null)
  */
 export async function careCoordinatorBriefing(uow: UnitOfWork, query: BriefingQuery, now: Date): Promise<Briefing> {
   const { tx, tenantId } = uow
-  if (query.locationId && !(await tx.location.findFirst({ where: { id: query.locationId, tenantId }, select: { id: true } }))) {
+  if (
+    query.locationId &&
+    !(await tx.location.findFirst({ where: { id: query.locationId, tenantId }, select: { id: true } }))
+  ) {
     throw notFound('location', query.locationId)
   }
   if (query.childId && !(await tx.child.findFirst({ where: { id: query.childId, tenantId }, select: { id: true } }))) {
@@ -102,14 +105,19 @@ export async function careCoordinatorBriefing(uow: UnitOfWork, query: BriefingQu
         cancelled: false,
         absent: s.attendance !== null && ABSENT.has(s.attendance),
       },
-      now,
+      now
     )
     if (item) items.push(item)
   }
 
   // Open assessments with a due date, judged against the child's centre calendar day.
   const assessments = await tx.assessment.findMany({
-    where: { tenantId, childId: { in: childIds }, status: { in: ['SCHEDULED', 'DUE', 'OVERDUE'] }, dueDate: { not: null } },
+    where: {
+      tenantId,
+      childId: { in: childIds },
+      status: { in: ['SCHEDULED', 'DUE', 'OVERDUE'] },
+      dueDate: { not: null },
+    },
     select: { id: true, childId: true, instrument: true, dueDate: true },
   })
   for (const a of assessments) {
@@ -127,11 +135,7 @@ export async function careCoordinatorBriefing(uow: UnitOfWork, query: BriefingQu
   for (const c of children) {
     if (!c.eiReferralDate) continue
     const today = localDateOf(now, zoneOf.get(c.id) ?? 'UTC')
-    const plan = planEarlyIntervention(
-      eiFactsOf(c),
-      today,
-      DEFAULT_EI_POLICY,
-    )
+    const plan = planEarlyIntervention(eiFactsOf(c), today, DEFAULT_EI_POLICY)
     if (plan.state !== 'ACTIVE') continue
     for (const d of plan.deadlines) {
       const item = eiDeadlineItem(c.id, d, today)
@@ -153,13 +157,22 @@ export async function careCoordinatorBriefing(uow: UnitOfWork, query: BriefingQu
   const nextOf = new Map(upcoming.map((u) => [u.childId, u._min.startsAt]))
   const lastOf = new Map(past.map((p) => [p.childId, p._max.startsAt]))
   for (const id of childIds) {
-    const item = noUpcomingSessionItem({ childId: id, nextAppointmentAt: nextOf.get(id) ?? null, lastAppointmentAt: lastOf.get(id) ?? null }, now)
+    const item = noUpcomingSessionItem(
+      { childId: id, nextAppointmentAt: nextOf.get(id) ?? null, lastAppointmentAt: lastOf.get(id) ?? null },
+      now
+    )
     if (item) items.push(item)
   }
 
   const ordered = orderBriefing(items)
   const byPriority: Record<Priority, number> = { HIGH: 0, MEDIUM: 0, LOW: 0 }
-  const byKind: Record<BriefingKind, number> = { UNSIGNED_NOTE: 0, OVERDUE_ASSESSMENT: 0, ASSESSMENT_DUE_SOON: 0, EI_DEADLINE: 0, NO_UPCOMING_SESSION: 0 }
+  const byKind: Record<BriefingKind, number> = {
+    UNSIGNED_NOTE: 0,
+    OVERDUE_ASSESSMENT: 0,
+    ASSESSMENT_DUE_SOON: 0,
+    EI_DEADLINE: 0,
+    NO_UPCOMING_SESSION: 0,
+  }
   for (const i of ordered) {
     byPriority[i.priority] += 1
     byKind[i.kind] += 1
@@ -169,5 +182,10 @@ export async function careCoordinatorBriefing(uow: UnitOfWork, query: BriefingQu
     : query.locationId
       ? { kind: 'LOCATION' as const, id: query.locationId }
       : { kind: 'TENANT' as const, id: tenantId }
-  return { generatedAt: now.toISOString(), scope, summary: { total: ordered.length, byPriority, byKind }, items: ordered }
+  return {
+    generatedAt: now.toISOString(),
+    scope,
+    summary: { total: ordered.length, byPriority, byKind },
+    items: ordered,
+  }
 }

@@ -67,13 +67,14 @@ export function percentile(values: number[], p: number): number | null {
 export function summarizeQueries(
   rows: QueryRow[],
   assistants: Array<{ id: string; name: string }>,
-  days: { from: string; to: string; timeZone: string },
+  days: { from: string; to: string; timeZone: string }
 ): { usage: KnowledgeUsage; coverage: AnswerCoverage } {
   const perAssistant = new Map<string, AssistantUsage>(
-    assistants.map((a) => [a.id, { assistantId: a.id, name: a.name, queries: 0, answered: 0, abstained: 0 }]),
+    assistants.map((a) => [a.id, { assistantId: a.id, name: a.name, queries: 0, answered: 0, abstained: 0 }])
   )
   const perDay = new Map<string, DayUsage>()
-  for (let d = days.from; d <= days.to; d = addDays(d, 1)) perDay.set(d, { date: d, queries: 0, answered: 0, abstained: 0 })
+  for (let d = days.from; d <= days.to; d = addDays(d, 1))
+    perDay.set(d, { date: d, queries: 0, answered: 0, abstained: 0 })
   let answered = 0
   let citations = 0
   for (const r of rows) {
@@ -90,7 +91,9 @@ export function summarizeQueries(
       citations += r.citationCount
     }
   }
-  const byAssistant = [...perAssistant.values()].sort((x, y) => y.queries - x.queries || (x.assistantId < y.assistantId ? -1 : 1))
+  const byAssistant = [...perAssistant.values()].sort(
+    (x, y) => y.queries - x.queries || (x.assistantId < y.assistantId ? -1 : 1)
+  )
   const latencies = rows.map((r) => r.latencyMs)
   return {
     usage: {
@@ -113,7 +116,15 @@ export function summarizeQueries(
 }
 
 /** Temporal's execution statuses, as the API spells enumerations. */
-export const EXECUTION_STATUSES = ['RUNNING', 'COMPLETED', 'FAILED', 'CANCELED', 'TERMINATED', 'CONTINUED_AS_NEW', 'TIMED_OUT'] as const
+export const EXECUTION_STATUSES = [
+  'RUNNING',
+  'COMPLETED',
+  'FAILED',
+  'CANCELED',
+  'TERMINATED',
+  'CONTINUED_AS_NEW',
+  'TIMED_OUT',
+] as const
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number]
 
 /** Visibility's group value (`Running`, `ContinuedAsNew`, `TimedOut`...) as an ExecutionStatus; undefined if unknown. */
@@ -140,7 +151,10 @@ export const emptyStatusCounts = (): StatusCounts => ({
 })
 
 /** A visibility count result (`count` with `GROUP BY ExecutionStatus`) as status counts. */
-export function toStatusCounts(result: { count: number; groups: Array<{ count: number; groupValues: unknown[] }> }): StatusCounts {
+export function toStatusCounts(result: {
+  count: number
+  groups: Array<{ count: number; groupValues: unknown[] }>
+}): StatusCounts {
   const counts = emptyStatusCounts()
   counts.total = Number(result.count)
   for (const g of result.groups) {
@@ -157,24 +171,32 @@ export function toStatusCounts(result: { count: number; groups: Array<{ count: n
 export function otherKinds(total: StatusCounts, kinds: StatusCounts[]): StatusCounts {
   const other = emptyStatusCounts()
   other.total = Math.max(0, total.total - kinds.reduce((n, k) => n + k.total, 0))
-  for (const s of EXECUTION_STATUSES) other.byStatus[s] = Math.max(0, total.byStatus[s] - kinds.reduce((n, k) => n + k.byStatus[s], 0))
+  for (const s of EXECUTION_STATUSES)
+    other.byStatus[s] = Math.max(0, total.byStatus[s] - kinds.reduce((n, k) => n + k.byStatus[s], 0))
   return other
 }
 
 /** What each figure means; returned with every response and published in the OpenAPI description. */
 export const AI_ANALYTICS_DEFINITIONS = {
-  'usage.queries': 'Knowledge queries (POST /v1/knowledge/query) answered or abstained whose log entry was written in the range; failed requests are not logged.',
+  'usage.queries':
+    'Knowledge queries (POST /v1/knowledge/query) answered or abstained whose log entry was written in the range; failed requests are not logged.',
   'usage.assistants': 'Assistants in scope now (the tenant, or those scoped to `locationId`).',
   'usage.assistantsActive': 'Assistants in scope with at least one query in the range.',
   'usage.byDay': 'Queries per calendar day of the range in `timeZone`, every day listed, zeros included.',
-  'knowledge.documents': 'Knowledge documents of the assistants in scope now, by indexing status (PROCESSING, READY, FAILED).',
+  'knowledge.documents':
+    'Knowledge documents of the assistants in scope now, by indexing status (PROCESSING, READY, FAILED).',
   'knowledge.indexedInRange': 'Documents whose current version finished indexing (indexedAt) in the range.',
   'knowledge.failedInRange': 'Documents now FAILED whose failure was recorded (updatedAt) in the range.',
-  'knowledge.chunks': 'Chunks of the current versions of the documents in scope now (the sum of their chunkCount): what retrieval searches.',
-  'coverage.answeredShare': 'answered / queries: the share of queries the knowledge answered with citations; null without queries.',
+  'knowledge.chunks':
+    'Chunks of the current versions of the documents in scope now (the sum of their chunkCount): what retrieval searches.',
+  'coverage.answeredShare':
+    'answered / queries: the share of queries the knowledge answered with citations; null without queries.',
   'coverage.abstainedShare': 'abstained / queries: the share answered "not in the knowledge" instead of guessing.',
   'coverage.citationsPerAnswer': 'Citations of answered queries / answered queries (abstentions cite nothing).',
-  'coverage.latencyMs': 'Nearest-rank median and 95th percentile of the server-side time to answer, from the query log.',
-  'workflows': 'Temporal workflow executions started in the range with the TenantId search attribute of the tenant, counted by visibility per WorkflowKind and execution status (GROUP BY ExecutionStatus). With `locationId`, only executions carrying that LocationId search attribute (bookings today). Visibility is eventually consistent: a run started a second ago may not be counted yet.',
-  'workflows.otherKinds': 'The tenant’s executions whose WorkflowKind is not in the catalogue (or missing): the total minus the catalogued kinds.',
+  'coverage.latencyMs':
+    'Nearest-rank median and 95th percentile of the server-side time to answer, from the query log.',
+  workflows:
+    'Temporal workflow executions started in the range with the TenantId search attribute of the tenant, counted by visibility per WorkflowKind and execution status (GROUP BY ExecutionStatus). With `locationId`, only executions carrying that LocationId search attribute (bookings today). Visibility is eventually consistent: a run started a second ago may not be counted yet.',
+  'workflows.otherKinds':
+    'The tenant’s executions whose WorkflowKind is not in the catalogue (or missing): the total minus the catalogued kinds.',
 } as const

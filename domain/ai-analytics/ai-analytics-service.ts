@@ -8,7 +8,12 @@ import type { Client } from '@temporalio/client'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { resolveRange, type AnalyticsRange } from '../analytics/analytics-range.ts'
 import { notFound } from '../errors.ts'
-import { AI_ANALYTICS_DEFINITIONS, summarizeQueries, type AnswerCoverage, type KnowledgeUsage } from './ai-analytics-rules.ts'
+import {
+  AI_ANALYTICS_DEFINITIONS,
+  summarizeQueries,
+  type AnswerCoverage,
+  type KnowledgeUsage,
+} from './ai-analytics-rules.ts'
 import { workflowOutcomes, type WorkflowOutcomes } from './workflow-outcomes.ts'
 
 export interface AiAnalyticsQuery {
@@ -45,7 +50,10 @@ export async function aiAnalytics(uow: UnitOfWork, temporal: Client, query: AiAn
   const { tx, tenantId } = uow
   let zone = query.timeZone
   if (query.locationId) {
-    const location = await tx.location.findFirst({ where: { id: query.locationId, tenantId }, select: { timeZone: true } })
+    const location = await tx.location.findFirst({
+      where: { id: query.locationId, tenantId },
+      select: { timeZone: true },
+    })
     if (!location) throw notFound('location', query.locationId)
     zone ??= location.timeZone
   }
@@ -53,7 +61,11 @@ export async function aiAnalytics(uow: UnitOfWork, temporal: Client, query: AiAn
   const inRange = { gte: range.start, lt: range.end }
   // A location's analytics cover the assistants scoped to it; tenant-wide assistants belong to no one location.
   const assistantWhere = { tenantId, ...(query.locationId ? { locationId: query.locationId } : {}) }
-  const assistants = await tx.assistant.findMany({ where: assistantWhere, select: { id: true, name: true }, orderBy: { id: 'asc' } })
+  const assistants = await tx.assistant.findMany({
+    where: assistantWhere,
+    select: { id: true, name: true },
+    orderBy: { id: 'asc' },
+  })
   const assistantIds = assistants.map((a) => a.id)
   const scoped = { tenantId, assistantId: { in: assistantIds } }
 
@@ -68,12 +80,19 @@ export async function aiAnalytics(uow: UnitOfWork, temporal: Client, query: AiAn
   const indexedInRange = await tx.knowledgeDocument.count({ where: { ...scoped, indexedAt: inRange } })
   const failedInRange = await tx.knowledgeDocument.count({ where: { ...scoped, status: 'FAILED', updatedAt: inRange } })
   // From the documents, not a chunk table: the pgvector store and the plain store keep their vectors in different tables.
-  const chunks = (await tx.knowledgeDocument.aggregate({ where: scoped, _sum: { chunkCount: true } }))._sum.chunkCount ?? 0
+  const chunks =
+    (await tx.knowledgeDocument.aggregate({ where: scoped, _sum: { chunkCount: true } }))._sum.chunkCount ?? 0
   const { usage, coverage } = summarizeQueries(rows, assistants, range)
   const workflows = await workflowOutcomes(temporal, tenantId, range, query.locationId)
 
   return {
-    range: { from: range.from, to: range.to, timeZone: range.timeZone, startsAt: range.start.toISOString(), endsAt: range.end.toISOString() },
+    range: {
+      from: range.from,
+      to: range.to,
+      timeZone: range.timeZone,
+      startsAt: range.start.toISOString(),
+      endsAt: range.end.toISOString(),
+    },
     locationId: query.locationId ?? null,
     usage,
     knowledge: {

@@ -54,14 +54,18 @@ export async function workflowOutcomes(
   temporal: Client,
   tenantId: string,
   range: { start: Date; end: Date },
-  locationId?: string,
+  locationId?: string
 ): Promise<WorkflowOutcomes> {
   const base =
     `TenantId = ${literal(tenantId)} AND StartTime >= ${literal(range.start.toISOString())} AND StartTime < ${literal(range.end.toISOString())}` +
     (locationId ? ` AND LocationId = ${literal(locationId)}` : '')
-  const count = async (extra: string) => toStatusCounts(await temporal.workflow.count(`${base}${extra} GROUP BY ExecutionStatus`))
+  const count = async (extra: string) =>
+    toStatusCounts(await temporal.workflow.count(`${base}${extra} GROUP BY ExecutionStatus`))
   try {
-    const [total, ...kinds] = await Promise.all([count(''), ...WORKFLOW_KINDS.map((k) => count(` AND WorkflowKind = ${literal(k.kind)}`))])
+    const [total, ...kinds] = await Promise.all([
+      count(''),
+      ...WORKFLOW_KINDS.map((k) => count(` AND WorkflowKind = ${literal(k.kind)}`)),
+    ])
     const byKind = WORKFLOW_KINDS.map((k, i) => ({ kind: k.kind, category: k.category, ...kinds[i]! }))
     return { total, byKind, otherKinds: otherKinds(total, kinds) }
   } catch (err) {

@@ -68,8 +68,18 @@ export function selectAnswerer(config: AiConfig, options: AiRuntimeOptions = {})
   const model = config.AI_CHAT_MODEL ?? defaults.chatModel
   const chat =
     provider === 'anthropic'
-      ? new AnthropicChatModel({ baseUrl: config.AI_CHAT_URL ?? defaults.url, model, apiKey: config.AI_CHAT_API_KEY, fetch: options.fetch })
-      : new OpenAiCompatibleChatModel({ baseUrl: config.AI_CHAT_URL ?? defaults.url, model, apiKey: config.AI_CHAT_API_KEY, fetch: options.fetch })
+      ? new AnthropicChatModel({
+          baseUrl: config.AI_CHAT_URL ?? defaults.url,
+          model,
+          apiKey: config.AI_CHAT_API_KEY,
+          fetch: options.fetch,
+        })
+      : new OpenAiCompatibleChatModel({
+          baseUrl: config.AI_CHAT_URL ?? defaults.url,
+          model,
+          apiKey: config.AI_CHAT_API_KEY,
+          fetch: options.fetch,
+        })
   return createChatAnswerer(chat, `${provider}:${model}`)
 }
 
@@ -82,7 +92,11 @@ export function createAiRuntime(config: AiConfig, options: AiRuntimeOptions = {}
   return {
     embeddings,
     answerer: selectAnswerer(config, options),
-    stores: createKnowledgeStores(config.AI_VECTOR_STORE, embeddings, options.cache ?? createVectorIndexCache<LoadedChunks>()),
+    stores: createKnowledgeStores(
+      config.AI_VECTOR_STORE,
+      embeddings,
+      options.cache ?? createVectorIndexCache<LoadedChunks>()
+    ),
     chunking: DEFAULT_CHUNKING,
   }
 }

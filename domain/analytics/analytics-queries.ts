@@ -59,9 +59,18 @@ export async function appointmentAggregates(
   const months = rollups ? wholeMonths(r.start.getTime(), r.end.getTime() - longest) : noMonths(r)
   const monthsFrom = new Date(months.start)
   const monthsTo = new Date(months.end)
-  const only = ids ? Prisma.sql`AND (agg.location_id = ANY(${ids}::text[]) OR p.location_id = ANY(${ids}::text[]))` : Prisma.empty
+  const only = ids
+    ? Prisma.sql`AND (agg.location_id = ANY(${ids}::text[]) OR p.location_id = ANY(${ids}::text[]))`
+    : Prisma.empty
   const rows = await tx.$queryRaw<
-    Array<{ location_id: string; provider_location_id: string; status: string; n: number; late: number; booked_ms: number }>
+    Array<{
+      location_id: string
+      provider_location_id: string
+      status: string
+      n: number
+      late: number
+      booked_ms: number
+    }>
   >`
     WITH agg AS (
       SELECT a.location_id, a.provider_id, a.status,
@@ -116,7 +125,9 @@ export async function newChildren({ tx, tenantId }: UnitOfWork, r: AnalyticsRang
 export async function assessmentAggregates({ tx, tenantId }: UnitOfWork, r: AnalyticsRange, ids?: string[]) {
   const due = Prisma.sql`s.due_date >= ${r.from}::date AND s.due_date <= ${r.to}::date AND s.status <> 'CANCELLED'`
   const completed = Prisma.sql`s.completed_at >= ${r.start} AND s.completed_at < ${r.end}`
-  const rows = await tx.$queryRaw<Array<{ location_id: string | null; due: number; due_completed: number; completed: number }>>`
+  const rows = await tx.$queryRaw<
+    Array<{ location_id: string | null; due: number; due_completed: number; completed: number }>
+  >`
     SELECT c.location_id,
            (count(*) FILTER (WHERE ${due}))::int AS due,
            (count(*) FILTER (WHERE ${due} AND s.status = 'COMPLETED'))::int AS due_completed,
@@ -125,7 +136,12 @@ export async function assessmentAggregates({ tx, tenantId }: UnitOfWork, r: Anal
     JOIN children c ON c.id = s.child_id AND c.tenant_id = s.tenant_id
     WHERE s.tenant_id = ${tenantId} AND ((${due}) OR (${completed})) ${inLocations(Prisma.sql`c.location_id`, ids)}
     GROUP BY 1`
-  return rows.map((row) => ({ location: key(row.location_id), due: row.due, dueCompleted: row.due_completed, completed: row.completed }))
+  return rows.map((row) => ({
+    location: key(row.location_id),
+    due: row.due,
+    dueCompleted: row.due_completed,
+    completed: row.completed,
+  }))
 }
 
 /**
@@ -142,7 +158,9 @@ export async function moneyAggregates({ tx, tenantId }: UnitOfWork, r: Analytics
   const rolledUp = Prisma.sql`
     SELECT location_id, currency, collected, refunded FROM analytics_money_months
     WHERE tenant_id = ${tenantId} AND month >= ${monthsFrom} AND month < ${monthsTo} ${inLocations(Prisma.sql`location_id`, ids)}`
-  const rows = await tx.$queryRaw<Array<{ location_id: string; currency: string; collected: number; refunded: number }>>`
+  const rows = await tx.$queryRaw<
+    Array<{ location_id: string; currency: string; collected: number; refunded: number }>
+  >`
     SELECT location_id, currency, sum(collected)::float8 AS collected, sum(refunded)::float8 AS refunded FROM (
       SELECT location_id, currency, amount AS collected, 0 AS refunded FROM payments
       WHERE tenant_id = ${tenantId} AND status = 'SUCCEEDED' AND ${edges(Prisma.sql`received_at`)}
@@ -156,8 +174,12 @@ export async function moneyAggregates({ tx, tenantId }: UnitOfWork, r: Analytics
     ) m
     GROUP BY 1, 2`
   return {
-    collected: rows.filter((row) => row.collected !== 0).map(({ location_id, currency, collected }) => ({ location_id, currency, amount: collected })),
-    refunded: rows.filter((row) => row.refunded !== 0).map(({ location_id, currency, refunded }) => ({ location_id, currency, amount: refunded })),
+    collected: rows
+      .filter((row) => row.collected !== 0)
+      .map(({ location_id, currency, collected }) => ({ location_id, currency, amount: collected })),
+    refunded: rows
+      .filter((row) => row.refunded !== 0)
+      .map(({ location_id, currency, refunded }) => ({ location_id, currency, amount: refunded })),
   }
 }
 

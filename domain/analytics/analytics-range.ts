@@ -42,7 +42,8 @@ export function resolveRange(from: string, to: string, timeZone: string): Analyt
   const last = dateMs(to)
   if (Number.isNaN(first)) errors.push({ path: 'from', code: 'invalid_date', message: 'A calendar date, YYYY-MM-DD.' })
   if (Number.isNaN(last)) errors.push({ path: 'to', code: 'invalid_date', message: 'A calendar date, YYYY-MM-DD.' })
-  if (!isValidTimeZone(timeZone)) errors.push({ path: 'timeZone', code: 'invalid_time_zone', message: 'Not an IANA time zone.' })
+  if (!isValidTimeZone(timeZone))
+    errors.push({ path: 'timeZone', code: 'invalid_time_zone', message: 'Not an IANA time zone.' })
   if (!errors.length && last < first) errors.push({ path: 'to', code: 'before_start', message: 'to is before from.' })
   if (!errors.length && (last - first) / DAY + 1 > MAX_RANGE_DAYS) {
     errors.push({ path: 'to', code: 'range_too_long', message: `A range covers at most ${MAX_RANGE_DAYS} days.` })

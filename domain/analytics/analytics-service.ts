@@ -36,7 +36,12 @@ export interface LocationMetrics {
   metrics: Metrics
 }
 
-const STATUS_FIELDS = { CONFIRMED: 'confirmed', COMPLETED: 'completed', CANCELLED: 'cancelled', NO_SHOW: 'noShow' } as const
+const STATUS_FIELDS = {
+  CONFIRMED: 'confirmed',
+  COMPLETED: 'completed',
+  CANCELLED: 'cancelled',
+  NO_SHOW: 'noShow',
+} as const
 
 /**
  * Counts per location key for the range.
@@ -87,7 +92,8 @@ async function countByLocation(
   }
   for (const row of money.collected) at(row.location_id).collected.set(row.currency, row.amount)
   for (const row of money.refunded) at(row.location_id).refunded.set(row.currency, row.amount)
-  for (const row of outstanding) at(row.location_id).outstanding.set(row.currency, { amount: row.amount, orders: row.orders })
+  for (const row of outstanding)
+    at(row.location_id).outstanding.set(row.currency, { amount: row.amount, orders: row.orders })
   return counts
 }
 
@@ -145,7 +151,9 @@ export async function multiLocationAnalytics(
   })
   const missing = query.locationIds?.filter((id) => !locations.some((l) => l.id === id)) ?? []
   if (missing.length) {
-    throw validationError(missing.map((id) => ({ path: 'locationIds', code: 'not_found', message: `No location with id "${id}".` })))
+    throw validationError(
+      missing.map((id) => ({ path: 'locationIds', code: 'not_found', message: `No location with id "${id}".` }))
+    )
   }
   const counts = await countByLocation(uow, range, now, query.locationIds, options.rollups ?? true)
   const totals = emptyCounts()

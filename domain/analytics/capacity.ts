@@ -39,7 +39,12 @@ function firstEndingAfter(spans: readonly Span[], t: number): number {
  * with the number of `minus` spans (a provider's few time-off entries), not with the working intervals of a year.
  * @param total - {@link lengthWithin}(spans, window), when already known
  */
-export function uncoveredLength(spans: readonly Span[], minus: readonly Span[], window: Span, total = lengthWithin(spans, window)): number {
+export function uncoveredLength(
+  spans: readonly Span[],
+  minus: readonly Span[],
+  window: Span,
+  total = lengthWithin(spans, window)
+): number {
   let covered = 0
   for (const cut of minus) {
     const start = Math.max(cut.start, window.start)
@@ -83,10 +88,16 @@ export async function availableByLocation(
   const byLocation = new Map<string, { ms: number; providers: number }>()
   if (providers.length === 0) return byLocation
   const timeOff = await tx.$queryRaw<ProviderSpanRow[]>(
-    timeOffSql(tenantId, providers.map((p) => p.id), new Date(range.start), new Date(range.end))
+    timeOffSql(
+      tenantId,
+      providers.map((p) => p.id),
+      new Date(range.start),
+      new Date(range.end)
+    )
   )
   const offOf = new Map<string, Span[]>()
-  for (const row of timeOff) offOf.set(row.provider_id, [...(offOf.get(row.provider_id) ?? []), { start: row.starts_ms, end: row.ends_ms }])
+  for (const row of timeOff)
+    offOf.set(row.provider_id, [...(offOf.get(row.provider_id) ?? []), { start: row.starts_ms, end: row.ends_ms }])
   // Providers sharing hours, zone and window (most of a roster) share one layout of the year.
   const layouts = new Map<string, { work: Span[]; total: number }>()
   for (const p of providers) {

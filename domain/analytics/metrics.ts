@@ -11,7 +11,14 @@ export interface MoneyByCurrency {
 
 /** What is counted per location (before rates). */
 export interface Counts {
-  appointments: { total: number; confirmed: number; completed: number; cancelled: number; lateCancelled: number; noShow: number }
+  appointments: {
+    total: number
+    confirmed: number
+    completed: number
+    cancelled: number
+    lateCancelled: number
+    noShow: number
+  }
   /** Milliseconds booked and available, of providers with weekly hours based at the location. */
   bookedMs: number
   availableMs: number
@@ -39,7 +46,8 @@ const addTo = (map: Map<string, number>, key: string, value: number) => map.set(
 
 /** Adds `b` into `a` (in place) and returns `a`. */
 export function addCounts(a: Counts, b: Counts): Counts {
-  for (const key of Object.keys(a.appointments) as Array<keyof Counts['appointments']>) a.appointments[key] += b.appointments[key]
+  for (const key of Object.keys(a.appointments) as Array<keyof Counts['appointments']>)
+    a.appointments[key] += b.appointments[key]
   a.bookedMs += b.bookedMs
   a.availableMs += b.availableMs
   a.capacityProviders += b.capacityProviders

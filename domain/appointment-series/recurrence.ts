@@ -65,7 +65,11 @@ export function expandWeekly(input: ExpandInput): { expansion: Expansion } | { e
   const errors: FieldError[] = []
 
   if ((rule.count === undefined) === (rule.until === undefined)) {
-    errors.push({ path: 'recurrence', code: 'count_or_until', message: 'Give exactly one of recurrence.count and recurrence.until.' })
+    errors.push({
+      path: 'recurrence',
+      code: 'count_or_until',
+      message: 'Give exactly one of recurrence.count and recurrence.until.',
+    })
   }
   if (!byWeekday.includes(weekdayOf(first.date))) {
     errors.push({
@@ -108,7 +112,11 @@ export function expandWeekly(input: ExpandInput): { expansion: Expansion } | { e
   const exceptions = new Set<LocalDate>()
   for (const [i, date] of (input.exceptions ?? []).entries()) {
     if (!generated.has(date)) {
-      errors.push({ path: `exceptions[${i}]`, code: 'not_an_occurrence', message: `${date} is not a date this series generates.` })
+      errors.push({
+        path: `exceptions[${i}]`,
+        code: 'not_an_occurrence',
+        message: `${date} is not a date this series generates.`,
+      })
     }
     exceptions.add(date)
   }
@@ -120,7 +128,9 @@ export function expandWeekly(input: ExpandInput): { expansion: Expansion } | { e
       return { date, startsAt, endsAt: new Date(startsAt.getTime() + input.durationMinutes * 60_000) }
     })
   if (!occurrences.length) {
-    return { errors: [{ path: 'exceptions', code: 'no_occurrences', message: 'The exceptions remove every occurrence.' }] }
+    return {
+      errors: [{ path: 'exceptions', code: 'no_occurrences', message: 'The exceptions remove every occurrence.' }],
+    }
   }
   return { expansion: { dates, occurrences, byWeekday } }
 }

@@ -59,7 +59,10 @@ export function createSeriesService({ appointments }: { appointments: Appointmen
   const { outbox, clock, cancelLocked } = appointments.internals
 
   async function load({ tx, tenantId }: UnitOfWork, id: string) {
-    const series = await tx.appointmentSeries.findFirst({ where: { id, tenantId }, include: { appointments: OCCURRENCES } })
+    const series = await tx.appointmentSeries.findFirst({
+      where: { id, tenantId },
+      include: { appointments: OCCURRENCES },
+    })
     if (!series) throw notFound('appointment series', id)
     return series
   }
@@ -130,7 +133,13 @@ export function createSeriesService({ appointments }: { appointments: Appointmen
             uow,
             { outbox },
             parties,
-            { type: input.type, service, interval, notes: input.notes, series: { id: series.id, occurrenceDate: localToDate(occurrence.date) } },
+            {
+              type: input.type,
+              service,
+              interval,
+              notes: input.notes,
+              series: { id: series.id, occurrenceDate: localToDate(occurrence.date) },
+            },
             { savepoint: true, prices }
           )
         } catch (error) {
@@ -223,7 +232,9 @@ export function createSeriesService({ appointments }: { appointments: Appointmen
       },
     })
     if ('errors' in expanded || !expanded.expansion.dates.includes(input.date)) {
-      throw validationError([{ path: 'date', code: 'not_an_occurrence', message: `${input.date} is not a date this series generates.` }])
+      throw validationError([
+        { path: 'date', code: 'not_an_occurrence', message: `${input.date} is not a date this series generates.` },
+      ])
     }
     const occurrence = series.appointments.find((a) => a.occurrenceDate && dateToLocal(a.occurrenceDate) === input.date)
     if (occurrence && occurrence.status !== 'CANCELLED') {

@@ -48,8 +48,7 @@ export function resolveInterval(
   end: Date | number | undefined,
   now: Date
 ): { interval: Interval } | { errors: FieldError[] } {
-  const endsAt =
-    end instanceof Date ? end : new Date(startsAt.getTime() + (end ?? DEFAULT_DURATION_MINUTES) * 60_000)
+  const endsAt = end instanceof Date ? end : new Date(startsAt.getTime() + (end ?? DEFAULT_DURATION_MINUTES) * 60_000)
   const endPath = typeof end === 'number' ? 'durationMinutes' : 'endsAt'
   const errors: FieldError[] = []
   if (startsAt.getTime() < now.getTime() - PAST_TOLERANCE_MS) {
@@ -59,7 +58,11 @@ export function resolveInterval(
   if (minutes <= 0) {
     errors.push({ path: endPath, code: 'before_start', message: 'The appointment must end after it starts.' })
   } else if (minutes > MAX_DURATION_MINUTES) {
-    errors.push({ path: endPath, code: 'too_long', message: `An appointment lasts at most ${MAX_DURATION_MINUTES} minutes.` })
+    errors.push({
+      path: endPath,
+      code: 'too_long',
+      message: `An appointment lasts at most ${MAX_DURATION_MINUTES} minutes.`,
+    })
   }
   return errors.length ? { errors } : { interval: { startsAt, endsAt } }
 }

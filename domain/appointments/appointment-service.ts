@@ -54,7 +54,11 @@ export function createAppointmentService({ outbox, clock, temporal, logger }: Ap
   async function create(uow: UnitOfWork, input: CreateAppointmentInput) {
     if (input.endsAt && input.durationMinutes !== undefined) {
       throw validationError([
-        { path: 'durationMinutes', code: 'conflicts_with_ends_at', message: 'Give endsAt or durationMinutes, not both.' },
+        {
+          path: 'durationMinutes',
+          code: 'conflicts_with_ends_at',
+          message: 'Give endsAt or durationMinutes, not both.',
+        },
       ])
     }
     const now = clock()
@@ -87,7 +91,10 @@ export function createAppointmentService({ outbox, clock, temporal, logger }: Ap
     },
     /** A note of this session was signed: its appointment's follow-up is told after commit. */
     async noteSigned(uow: UnitOfWork, sessionId: string) {
-      const session = await uow.tx.session.findFirst({ where: { id: sessionId, tenantId: uow.tenantId }, select: { appointmentId: true } })
+      const session = await uow.tx.session.findFirst({
+        where: { id: sessionId, tenantId: uow.tenantId },
+        select: { appointmentId: true },
+      })
       if (session) workflow.noteSigned(uow, session.appointmentId)
     },
     /** For the series service: the same booking primitives, the same outbox and notifier. */

@@ -29,7 +29,10 @@ export interface BookingPlan {
 }
 
 /** Reads an appointment's plan; null when it does not exist (for this tenant). */
-export async function loadBookingPlan({ tx, tenantId }: UnitOfWork, appointmentId: string): Promise<BookingPlan | null> {
+export async function loadBookingPlan(
+  { tx, tenantId }: UnitOfWork,
+  appointmentId: string
+): Promise<BookingPlan | null> {
   const row = await tx.appointment.findFirst({
     where: { id: appointmentId, tenantId },
     select: {
@@ -69,12 +72,19 @@ export interface ReminderRequest {
  * `appointment.reminder_due` event, once per dedupe key. Nothing is recorded when the appointment is no longer
  * CONFIRMED at that start (cancelled or moved meanwhile): the workflow re-reads it then.
  */
-export async function recordBookingReminder(uow: UnitOfWork, input: ReminderRequest): Promise<'RECORDED' | 'DUPLICATE' | 'STALE'> {
+export async function recordBookingReminder(
+  uow: UnitOfWork,
+  input: ReminderRequest
+): Promise<'RECORDED' | 'DUPLICATE' | 'STALE'> {
   const appointment = await uow.tx.appointment.findFirst({
     where: { id: input.appointmentId, tenantId: uow.tenantId },
     select: { status: true, startsAt: true, timeZone: true, childId: true, providerId: true },
   })
-  if (!appointment || appointment.status !== 'CONFIRMED' || appointment.startsAt.getTime() !== Date.parse(input.startsAt)) {
+  if (
+    !appointment ||
+    appointment.status !== 'CONFIRMED' ||
+    appointment.startsAt.getTime() !== Date.parse(input.startsAt)
+  ) {
     return 'STALE'
   }
   const startsAt = formatInTimeZone(appointment.startsAt, appointment.timeZone)
@@ -103,10 +113,21 @@ export async function recordBookingReminder(uow: UnitOfWork, input: ReminderRequ
 /** Settles a closed appointment's open reminders (nobody needs to act on them any more). */
 export async function settleBookingReminders(uow: UnitOfWork, appointmentId: string, now: Date): Promise<number> {
   const open = await uow.tx.careNotification.findMany({
-    where: { tenantId: uow.tenantId, workflowKind: BOOKING_KIND, status: 'OPEN', dedupeKey: { startsWith: `booking-reminder:${appointmentId}:` } },
+    where: {
+      tenantId: uow.tenantId,
+      workflowKind: BOOKING_KIND,
+      status: 'OPEN',
+      dedupeKey: { startsWith: `booking-reminder:${appointmentId}:` },
+    },
     select: { id: true },
   })
-  return settleNotifications(uow, { workflowKind: BOOKING_KIND }, 'RESOLVED', now, open.map((n) => n.id))
+  return settleNotifications(
+    uow,
+    { workflowKind: BOOKING_KIND },
+    'RESOLVED',
+    now,
+    open.map((n) => n.id)
+  )
 }
 
 /**
@@ -120,7 +141,10 @@ export async function markNoShowIfAbsent(
   now: Date
 ): Promise<{ status: AppointmentStatus; checkedIn: boolean }> {
   const appointment = await lockAppointment(uow, appointmentId)
-  const session = await uow.tx.session.findFirst({ where: { appointmentId, tenantId: uow.tenantId }, select: { id: true } })
+  const session = await uow.tx.session.findFirst({
+    where: { appointmentId, tenantId: uow.tenantId },
+    select: { id: true },
+  })
   const status = appointment.status
   if (status !== 'CONFIRMED' || session) return { status, checkedIn: session !== null }
   const allowed = transition({ status, action: 'no_show', startsAt: appointment.startsAt, now })
@@ -149,7 +173,10 @@ export interface FollowUpPlan {
 }
 
 /** Reads the completed appointment, its session, its location's note deadline and whether a note is signed. */
-export async function loadFollowUpPlan({ tx, tenantId }: UnitOfWork, appointmentId: string): Promise<FollowUpPlan | null> {
+export async function loadFollowUpPlan(
+  { tx, tenantId }: UnitOfWork,
+  appointmentId: string
+): Promise<FollowUpPlan | null> {
   const row = await tx.appointment.findFirst({
     where: { id: appointmentId, tenantId },
     select: {
@@ -176,7 +203,14 @@ export async function loadFollowUpPlan({ tx, tenantId }: UnitOfWork, appointment
 /** Nudges the provider about the session's unsigned note (care notification `note_overdue`), once per nudge number. */
 export async function recordNoteNudge(
   uow: UnitOfWork,
-  input: { appointmentId: string; sessionId: string | null; childId: string; providerId: string; nudge: number; dueAt: string }
+  input: {
+    appointmentId: string
+    sessionId: string | null
+    childId: string
+    providerId: string
+    nudge: number
+    dueAt: string
+  }
 ) {
   return recordCareNotification(uow, {
     workflowKind: FOLLOW_UP_KIND,
@@ -184,7 +218,12 @@ export async function recordNoteNudge(
     providerId: input.providerId,
     childId: input.childId,
     dueDate: input.dueAt.slice(0, 10),
-    details: { appointmentId: input.appointmentId, sessionId: input.sessionId, nudge: input.nudge, noteDueAt: input.dueAt },
+    details: {
+      appointmentId: input.appointmentId,
+      sessionId: input.sessionId,
+      nudge: input.nudge,
+      noteDueAt: input.dueAt,
+    },
     dedupeKey: `follow-up-nudge:${input.appointmentId}:${input.nudge}`,
   })
 }
@@ -199,10 +238,21 @@ export async function recordFamilyFollowUp(
   now: Date
 ) {
   const nudges = await uow.tx.careNotification.findMany({
-    where: { tenantId: uow.tenantId, workflowKind: FOLLOW_UP_KIND, status: 'OPEN', dedupeKey: { startsWith: `follow-up-nudge:${input.appointmentId}:` } },
+    where: {
+      tenantId: uow.tenantId,
+      workflowKind: FOLLOW_UP_KIND,
+      status: 'OPEN',
+      dedupeKey: { startsWith: `follow-up-nudge:${input.appointmentId}:` },
+    },
     select: { id: true },
   })
-  await settleNotifications(uow, { workflowKind: FOLLOW_UP_KIND }, 'RESOLVED', now, nudges.map((n) => n.id))
+  await settleNotifications(
+    uow,
+    { workflowKind: FOLLOW_UP_KIND },
+    'RESOLVED',
+    now,
+    nudges.map((n) => n.id)
+  )
   return recordCareNotification(uow, {
     workflowKind: FOLLOW_UP_KIND,
     kind: 'family_follow_up',

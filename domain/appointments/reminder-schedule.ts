@@ -36,19 +36,30 @@ export interface ReminderScheduleInput {
 }
 
 /** The key of the reminder at `offsetMinutes` before an appointment starting at `startsAt`. */
-export const reminderKey = (startsAt: string, offsetMinutes: number) => `${new Date(startsAt).toISOString()}/${offsetMinutes}`
+export const reminderKey = (startsAt: string, offsetMinutes: number) =>
+  `${new Date(startsAt).toISOString()}/${offsetMinutes}`
 
 /**
  * The reminders still to send, earliest first: one per distinct positive offset, due `offset` minutes before the
  * start, skipping those already sent and those whose time has already passed (a booking made an hour ahead gets no
  * 48-hour reminder; nobody is reminded of something that is about to happen or over).
  */
-export function pendingReminders({ startsAt, offsetsMinutes, minuteMs, now, sent }: ReminderScheduleInput): ReminderSlot[] {
+export function pendingReminders({
+  startsAt,
+  offsetsMinutes,
+  minuteMs,
+  now,
+  sent,
+}: ReminderScheduleInput): ReminderSlot[] {
   const start = Date.parse(startsAt)
   const done = new Set(sent)
   const offsets = [...new Set(offsetsMinutes.filter((m) => Number.isFinite(m) && m > 0))]
   return offsets
-    .map((offsetMinutes) => ({ offsetMinutes, at: start - offsetMinutes * minuteMs, key: reminderKey(startsAt, offsetMinutes) }))
+    .map((offsetMinutes) => ({
+      offsetMinutes,
+      at: start - offsetMinutes * minuteMs,
+      key: reminderKey(startsAt, offsetMinutes),
+    }))
     .filter((slot) => slot.at > now && !done.has(slot.key))
     .sort((a, b) => a.at - b.at)
 }
@@ -73,7 +84,12 @@ export const noShowDeadline = (endsAt: string, graceMs: number) => Date.parse(en
  * @param nudgesSent - nudges already sent
  * @returns the time of the next nudge (epoch ms), or null when every nudge has gone out
  */
-export function nextNudgeAt(completedAt: number, noteDueHours: number, minuteMs: number, nudgesSent: number): number | null {
+export function nextNudgeAt(
+  completedAt: number,
+  noteDueHours: number,
+  minuteMs: number,
+  nudgesSent: number
+): number | null {
   if (nudgesSent >= MAX_NOTE_NUDGES) return null
   return completedAt + noteDueHours * 60 * minuteMs + nudgesSent * 1440 * minuteMs
 }
@@ -106,7 +122,12 @@ export interface BookingTimers {
 
 /** When the booking lifecycle wakes up by itself: its earliest timer, or the unprompted re-read. */
 export function bookingWakeAt(timers: BookingTimers, endsAt: string, now: number): number {
-  return Math.min(timers.reminderAt ?? Infinity, timers.noShowAt ?? Infinity, timers.verifyAt ?? Infinity, nextReconcileAt(endsAt, now))
+  return Math.min(
+    timers.reminderAt ?? Infinity,
+    timers.noShowAt ?? Infinity,
+    timers.verifyAt ?? Infinity,
+    nextReconcileAt(endsAt, now)
+  )
 }
 
 /** What a booking lifecycle woken by a timer does: verify an accepted step first, then remind, then the no-show. */

@@ -50,7 +50,10 @@ export function createAssessmentReminders(deps: AssessmentRemindersDeps): Assess
     } catch (error) {
       // Not started yet (the outbox will start it, and it loads the current record) or already finished: fine.
       if (error instanceof WorkflowNotFoundError) return
-      deps.logger.warn({ workflowId, err: String(error) }, 'assessment reminder signal not delivered; the workflow reloads on its own')
+      deps.logger.warn(
+        { workflowId, err: String(error) },
+        'assessment reminder signal not delivered; the workflow reloads on its own'
+      )
     }
   }
 

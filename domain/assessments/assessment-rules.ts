@@ -11,7 +11,13 @@
  */
 import type { AssessmentStatus } from '../../generated/prisma/enums.ts'
 
-export const ASSESSMENT_STATUSES = ['SCHEDULED', 'DUE', 'OVERDUE', 'COMPLETED', 'CANCELLED'] as const satisfies readonly AssessmentStatus[]
+export const ASSESSMENT_STATUSES = [
+  'SCHEDULED',
+  'DUE',
+  'OVERDUE',
+  'COMPLETED',
+  'CANCELLED',
+] as const satisfies readonly AssessmentStatus[]
 
 /** Still to be done: the states the reminder workflow works on and the API may complete or cancel. */
 export const OPEN_STATUSES: readonly AssessmentStatus[] = ['SCHEDULED', 'DUE', 'OVERDUE']

@@ -14,14 +14,25 @@ export const MAX_CADENCE_DAYS = 3 * 366
 /** The writable fields of an assessment. */
 export const AssessmentFields = z.strictObject({
   childId: z.string().min(1).max(64).openapi({ example: 'chd_019a...' }),
-  providerId: z.string().min(1).max(64).optional().openapi({ description: 'The provider who administers it', example: 'prv_019a...' }),
-  instrument: z.string().trim().min(1).max(100).openapi({
-    description: `The instrument; free text, documented spellings: ${Object.keys(KNOWN_INSTRUMENTS).join(', ')}`,
-    example: 'PLS-5',
-  }),
+  providerId: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .openapi({ description: 'The provider who administers it', example: 'prv_019a...' }),
+  instrument: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .openapi({
+      description: `The instrument; free text, documented spellings: ${Object.keys(KNOWN_INSTRUMENTS).join(', ')}`,
+      example: 'PLS-5',
+    }),
   dueDate: CalendarDate.optional().openapi({ description: 'When it is due (the reminder workflow counts towards it)' }),
   reassessmentCadenceDays: z.number().int().min(1).max(MAX_CADENCE_DAYS).optional().openapi({
-    description: 'Days after completion the next assessment is due; completing creates it (e.g. 180 for Medicaid re-testing)',
+    description:
+      'Days after completion the next assessment is due; completing creates it (e.g. 180 for Medicaid re-testing)',
     example: 180,
   }),
 })
@@ -36,9 +47,20 @@ const AGE_EQUIVALENT = /^(\d{1,2}):(\d|1[01])$/
 
 export const AssessmentScore = z
   .strictObject({
-    subtest: z.string().trim().min(1).max(200).openapi({ description: 'Subtest, scale, index or composite', example: 'Auditory Comprehension' }),
+    subtest: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .openapi({ description: 'Subtest, scale, index or composite', example: 'Auditory Comprehension' }),
     rawScore: z.number().finite().min(0).optional().openapi({ example: 41 }),
-    standardScore: z.number().finite().min(0).max(250).optional().openapi({ description: 'Mean 100, SD 15', example: 88 }),
+    standardScore: z
+      .number()
+      .finite()
+      .min(0)
+      .max(250)
+      .optional()
+      .openapi({ description: 'Mean 100, SD 15', example: 88 }),
     scaledScore: z.number().finite().min(0).max(40).optional().openapi({ description: 'Mean 10, SD 3', example: 8 }),
     percentile: z.number().min(0).max(100).optional().openapi({ example: 21 }),
     ageEquivalent: z
@@ -46,10 +68,17 @@ export const AssessmentScore = z
       .regex(AGE_EQUIVALENT, 'Years:months, e.g. 3:4.')
       .optional()
       .openapi({ description: 'Years:months', example: '3:4' }),
-    growthScore: z.number().finite().optional().openapi({ description: 'Growth scale value, where the instrument has one' }),
+    growthScore: z
+      .number()
+      .finite()
+      .optional()
+      .openapi({ description: 'Growth scale value, where the instrument has one' }),
   })
   .refine(
-    (s) => [s.rawScore, s.standardScore, s.scaledScore, s.percentile, s.ageEquivalent, s.growthScore].some((v) => v !== undefined),
+    (s) =>
+      [s.rawScore, s.standardScore, s.scaledScore, s.percentile, s.ageEquivalent, s.growthScore].some(
+        (v) => v !== undefined
+      ),
     { message: 'Give at least one score.', params: { code: 'required' } }
   )
   .openapi('AssessmentScore')

@@ -14,7 +14,11 @@ import { newId } from '../ids.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../listing.ts'
 import { patchFields, withoutNulls, type JsonObject } from '../merge-patch.ts'
 import { isOpen } from './assessment-rules.ts'
-import { AssessmentPatchFields, type AssessmentCompletionInput, type AssessmentFieldsInput } from './assessment-schema.ts'
+import {
+  AssessmentPatchFields,
+  type AssessmentCompletionInput,
+  type AssessmentFieldsInput,
+} from './assessment-schema.ts'
 import type { AssessmentReminders } from './assessment-reminders.ts'
 import { addDays } from './due-day.ts'
 import { calendarDateOf, localDateForAssessment } from './reminder-steps.ts'
@@ -135,7 +139,8 @@ export function createAssessmentService({ reminders, clock }: AssessmentServiceD
    */
   async function patch(uow: UnitOfWork, id: string, patchBody: JsonObject): Promise<AssessmentWithNext> {
     const current = await lock(uow, id)
-    if (!isOpen(current.status)) throw invalidStateTransition(`A ${current.status} assessment can no longer be changed.`)
+    if (!isOpen(current.status))
+      throw invalidStateTransition(`A ${current.status} assessment can no longer be changed.`)
     const writable = withoutNulls({
       providerId: current.providerId,
       instrument: current.instrument,
@@ -145,7 +150,8 @@ export function createAssessmentService({ reminders, clock }: AssessmentServiceD
     const fields = patchFields(AssessmentPatchFields, writable, patchBody)
     if (!fields.ok) throw validationError(fields.errors)
     const next = fields.data
-    const errors = next.providerId !== current.providerId ? await referenceErrors(uow, { providerId: next.providerId }) : []
+    const errors =
+      next.providerId !== current.providerId ? await referenceErrors(uow, { providerId: next.providerId }) : []
     if (errors.length > 0) throw validationError(errors)
     const dueDateMoved = (next.dueDate ?? null) !== (current.dueDate ? calendarDateOf(current.dueDate) : null)
     const updated = await uow.tx.assessment.update({
@@ -194,7 +200,13 @@ export function createAssessmentService({ reminders, clock }: AssessmentServiceD
     if (!isOpen(current.status)) throw invalidStateTransition(`A ${current.status} assessment cannot be completed.`)
     const completedAt = input.completedAt ? new Date(input.completedAt) : now
     if (completedAt.getTime() > now.getTime() + 60_000) {
-      throw validationError([{ path: 'completedAt', code: 'in_future', message: 'An assessment is completed when it was administered, not later.' }])
+      throw validationError([
+        {
+          path: 'completedAt',
+          code: 'in_future',
+          message: 'An assessment is completed when it was administered, not later.',
+        },
+      ])
     }
     const completed = await uow.tx.assessment.update({
       where: { id: current.id },
@@ -232,11 +244,20 @@ export function createAssessmentService({ reminders, clock }: AssessmentServiceD
   }
 
   /** A page of the notifications (reminders, due notices, escalations) recorded for an assessment. */
-  async function listNotifications(uow: UnitOfWork, id: string, query: { limit: number; cursor?: string; sort: SortParam<'createdAt'> }) {
+  async function listNotifications(
+    uow: UnitOfWork,
+    id: string,
+    query: { limit: number; cursor?: string; sort: SortParam<'createdAt'> }
+  ) {
     await get(uow, id)
     const parsed = parseList(query)
     const rows = await uow.tx.assessmentNotification.findMany({
-      where: { AND: [{ assessmentId: id, tenantId: uow.tenantId }, keysetWhere(parsed) as Prisma.AssessmentNotificationWhereInput] },
+      where: {
+        AND: [
+          { assessmentId: id, tenantId: uow.tenantId },
+          keysetWhere(parsed) as Prisma.AssessmentNotificationWhereInput,
+        ],
+      },
       orderBy: keysetOrderBy(parsed),
       take: parsed.limit + 1,
     })
@@ -254,7 +275,13 @@ export function createAssessmentService({ reminders, clock }: AssessmentServiceD
     if (previous.next) return { created: false, assessment: await get(uow, previous.next.id) }
     const assessment = await insert(
       uow,
-      { childId: previous.childId, providerId: previous.providerId ?? undefined, instrument: previous.instrument, dueDate, reassessmentCadenceDays: cadenceDays },
+      {
+        childId: previous.childId,
+        providerId: previous.providerId ?? undefined,
+        instrument: previous.instrument,
+        dueDate,
+        reassessmentCadenceDays: cadenceDays,
+      },
       previous.id
     )
     return { created: true, assessment }

@@ -77,7 +77,10 @@ export function planReminderSteps(dueAt: number, now: number, timing: ReminderTi
  * @param now - the workflow's current time
  * @returns `act`, in time order, and `skip`
  */
-export function selectDueSteps(pending: readonly ReminderStep[], now: number): { act: ReminderStep[]; skip: ReminderStep[] } {
+export function selectDueSteps(
+  pending: readonly ReminderStep[],
+  now: number
+): { act: ReminderStep[]; skip: ReminderStep[] } {
   const past = pending.filter((step) => step.at <= now)
   const latestEscalation = past.filter((step) => step.kind === 'ESCALATION').at(-1)
   const superseded = (step: ReminderStep) => step.kind === 'ESCALATION' && step !== latestEscalation

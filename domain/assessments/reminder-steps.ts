@@ -26,7 +26,10 @@ export async function timeZoneOfAssessment(
   })
   if (child?.location?.timeZone) return child.location.timeZone
   if (assessment.providerId) {
-    const provider = await tx.provider.findFirst({ where: { id: assessment.providerId, tenantId }, select: { timeZone: true } })
+    const provider = await tx.provider.findFirst({
+      where: { id: assessment.providerId, tenantId },
+      select: { timeZone: true },
+    })
     if (provider) return provider.timeZone
   }
   return 'UTC'
@@ -39,13 +42,21 @@ export const calendarDateOf = (date: Date) => date.toISOString().slice(0, 10)
  * The assessment as the reminder workflow needs it: status, due date and the real time until the due day begins.
  * @param now - the activity's clock
  */
-export async function loadReminderSnapshot(uow: UnitOfWork, assessmentId: string, now: Date): Promise<AssessmentReminderSnapshot> {
+export async function loadReminderSnapshot(
+  uow: UnitOfWork,
+  assessmentId: string,
+  now: Date
+): Promise<AssessmentReminderSnapshot> {
   const assessment = await uow.tx.assessment.findFirst({ where: { id: assessmentId, tenantId: uow.tenantId } })
   if (!assessment) return { status: 'MISSING', dueDate: null, msUntilDue: null }
   if (!assessment.dueDate) return { status: assessment.status, dueDate: null, msUntilDue: null }
   const dueDate = calendarDateOf(assessment.dueDate)
   const timeZone = await timeZoneOfAssessment(uow, assessment)
-  return { status: assessment.status, dueDate, msUntilDue: startOfLocalDay(dueDate, timeZone).getTime() - now.getTime() }
+  return {
+    status: assessment.status,
+    dueDate,
+    msUntilDue: startOfLocalDay(dueDate, timeZone).getTime() - now.getTime(),
+  }
 }
 
 export interface ReminderStepInput {
@@ -61,7 +72,11 @@ export interface ReminderStepInput {
  * @returns RECORDED; DUPLICATE when it was already recorded; STALE when the due date moved; CLOSED when the
  *   assessment is completed, cancelled or gone
  */
-export async function recordReminderStep(uow: UnitOfWork, input: ReminderStepInput, now: Date): Promise<NotificationOutcome> {
+export async function recordReminderStep(
+  uow: UnitOfWork,
+  input: ReminderStepInput,
+  now: Date
+): Promise<NotificationOutcome> {
   const { tx, tenantId } = uow
   await tx.$queryRaw`SELECT id FROM assessments WHERE id = ${input.assessmentId} AND tenant_id = ${tenantId} FOR UPDATE`
   const assessment = await tx.assessment.findFirst({ where: { id: input.assessmentId, tenantId } })

@@ -39,7 +39,13 @@ export function createAuditWriter(db: Db): AuditWriter {
   function insert(tenantId: string, group: readonly Waiting[]): Promise<unknown> {
     // One record that must be durable makes the group's commit durable.
     const durability = group.some((w) => w.synchronous) ? 'synchronous' : 'asynchronous'
-    return runInUnitOfWork(db, tenantId, (uow) => appendAuditEvents(uow, group.map((w) => w.entry), { durability }))
+    return runInUnitOfWork(db, tenantId, (uow) =>
+      appendAuditEvents(
+        uow,
+        group.map((w) => w.entry),
+        { durability }
+      )
+    )
   }
 
   async function insertWaiting(tenantId: string): Promise<void> {
@@ -55,7 +61,10 @@ export function createAuditWriter(db: Db): AuditWriter {
           // after the other (if the database is down, each fails fast).
           for (const w of group) {
             const alone = group.length === 1 ? Promise.reject(error) : insert(tenantId, [w])
-            await alone.then(() => w.settle(), (e: unknown) => w.settle(e ?? new Error('audit insert failed')))
+            await alone.then(
+              () => w.settle(),
+              (e: unknown) => w.settle(e ?? new Error('audit insert failed'))
+            )
           }
         }
       }

@@ -57,10 +57,7 @@ export function decodeAuditCursor(cursor: string, direction: Direction): AuditCu
 }
 
 /** A page of the unit's tenant's audit trail. @throws AppError `validation_error` for a foreign cursor or range */
-export async function listAuditEvents(
-  { tx, tenantId }: UnitOfWork,
-  query: AuditEventQuery
-): Promise<Page<AuditEvent>> {
+export async function listAuditEvents({ tx, tenantId }: UnitOfWork, query: AuditEventQuery): Promise<Page<AuditEvent>> {
   const direction: Direction = query.sort === 'occurredAt' ? 'asc' : 'desc'
   const after = query.cursor === undefined ? undefined : decodeAuditCursor(query.cursor, direction)
   if (query.cursor !== undefined && after === undefined) {

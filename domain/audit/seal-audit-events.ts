@@ -109,7 +109,9 @@ export async function sealTenantChain({ tx, tenantId, execute }: UnitOfWork, lim
      DELETE FROM audit_unsealed u USING sealed WHERE u.event_id = sealed.event_id`,
     [
       tenantId,
-      JSON.stringify(links.map((l) => ({ seq: l.seq.toString(), event_id: l.eventId, prev_hash: l.prevHash, hash: l.hash }))),
+      JSON.stringify(
+        links.map((l) => ({ seq: l.seq.toString(), event_id: l.eventId, prev_hash: l.prevHash, hash: l.hash }))
+      ),
     ]
   )
   if (inserted !== links.length) throw new Error(`Sealed ${inserted} of ${links.length} audit records.`)

@@ -95,7 +95,13 @@ export async function verifyAccessTokenUntil(
       }
     )
     const { tenant_id: tenantId, client_id: clientId, scope, jti, exp } = payload
-    if (typeof tenantId !== 'string' || typeof clientId !== 'string' || typeof scope !== 'string' || !jti || exp === undefined) {
+    if (
+      typeof tenantId !== 'string' ||
+      typeof clientId !== 'string' ||
+      typeof scope !== 'string' ||
+      !jti ||
+      exp === undefined
+    ) {
       throw invalidToken('The access token lacks required claims.')
     }
     const principal: ClientPrincipal = {

@@ -16,7 +16,8 @@ import { generateSecret, hashSecret } from './secrets.ts'
 export const API_KEY_PREFIX = 'sk'
 
 /** The caller's own powers, to bound what a new key may do. */
-export type Grantor = { kind: 'scopes'; scopes: readonly string[] } | { kind: 'key'; permissions: readonly KeyPermission[] }
+export type Grantor =
+  { kind: 'scopes'; scopes: readonly string[] } | { kind: 'key'; permissions: readonly KeyPermission[] }
 
 export interface CreateApiKeyInput {
   name: string
@@ -39,7 +40,13 @@ const grantorAllows = (grantor: Grantor, p: KeyPermission) =>
     : p.methods.every((m) => keyPermits(grantor.permissions, p.resource, m))
 
 /** Creates an API key; the returned `secret` is never retrievable again. */
-export async function createApiKey(uow: UnitOfWork, grantor: Grantor, createdBy: string, input: CreateApiKeyInput, clock: Clock) {
+export async function createApiKey(
+  uow: UnitOfWork,
+  grantor: Grantor,
+  createdBy: string,
+  input: CreateApiKeyInput,
+  clock: Clock
+) {
   const permissions = normalisePermissions(input.permissions)
   const beyond = permissions.filter((p) => !grantorAllows(grantor, p))
   if (beyond.length) {

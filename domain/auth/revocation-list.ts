@@ -17,7 +17,12 @@ export interface RevocationList {
 }
 
 /** Creates the list over the `revoked_access_tokens` table. */
-export function createRevocationList(deps: { db: Db; clock: Clock; logger: Logger; intervalMs?: number }): RevocationList {
+export function createRevocationList(deps: {
+  db: Db
+  clock: Clock
+  logger: Logger
+  intervalMs?: number
+}): RevocationList {
   const { db, clock, logger } = deps
   const revoked = new Map<string, number>()
   let since = new Date(0)
@@ -44,7 +49,9 @@ export function createRevocationList(deps: { db: Db; clock: Clock; logger: Logge
     async start() {
       await sync()
       timer = setInterval(() => {
-        running = running.then(sync).catch((error: unknown) => logger.warn({ err: String(error) }, 'revocation sync failed'))
+        running = running
+          .then(sync)
+          .catch((error: unknown) => logger.warn({ err: String(error) }, 'revocation sync failed'))
       }, deps.intervalMs ?? 1000)
       timer.unref()
     },

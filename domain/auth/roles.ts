@@ -5,7 +5,14 @@
 import type { PlatformRole } from '../../generated/prisma/enums.ts'
 import { ALL_SCOPES, type Scope } from './scopes.ts'
 
-export const PLATFORM_ROLES = ['OWNER', 'ADMIN', 'CLINICIAN', 'FRONT_DESK', 'BILLING', 'READ_ONLY'] as const satisfies readonly PlatformRole[]
+export const PLATFORM_ROLES = [
+  'OWNER',
+  'ADMIN',
+  'CLINICIAN',
+  'FRONT_DESK',
+  'BILLING',
+  'READ_ONLY',
+] as const satisfies readonly PlatformRole[]
 
 const readScopes = ALL_SCOPES.filter((s) => s.endsWith('.read'))
 
@@ -14,13 +21,36 @@ export const ROLE_SCOPES: Record<PlatformRole, readonly Scope[]> = {
   OWNER: ALL_SCOPES,
   ADMIN: ALL_SCOPES,
   CLINICIAN: [
-    'children', 'clients.read', 'pets', 'providers.read', 'bookings', 'sessions', 'assessments', 'matching', 'ai.read',
+    'children',
+    'clients.read',
+    'pets',
+    'providers.read',
+    'bookings',
+    'sessions',
+    'assessments',
+    'matching',
+    'ai.read',
   ],
   FRONT_DESK: [
-    'children', 'clients', 'pets', 'providers.read', 'bookings', 'orders.read', 'payments.read', 'matching', 'leads',
+    'children',
+    'clients',
+    'pets',
+    'providers.read',
+    'bookings',
+    'orders.read',
+    'payments.read',
+    'matching',
+    'leads',
   ],
   BILLING: [
-    'clients.read', 'children.read', 'bookings.read', 'sessions.read', 'orders', 'payments', 'settlements', 'analytics',
+    'clients.read',
+    'children.read',
+    'bookings.read',
+    'sessions.read',
+    'orders',
+    'payments',
+    'settlements',
+    'analytics',
   ],
   READ_ONLY: readScopes.filter((s) => s !== 'users.read' && s !== 'webhooks.read'),
 }

@@ -103,7 +103,9 @@ export function createSsoVerifier({ db, clock }: { db: Db; clock: Clock }) {
     )
     const subject = payload.sub!
     const email = typeof payload.email === 'string' ? payload.email.toLowerCase() : `${subject}@${new URL(issuer).host}`
-    const existing = await db.platformUser.findUnique({ where: { ssoIssuer_ssoSubject: { ssoIssuer: issuer, ssoSubject: subject } } })
+    const existing = await db.platformUser.findUnique({
+      where: { ssoIssuer_ssoSubject: { ssoIssuer: issuer, ssoSubject: subject } },
+    })
     if (existing?.disabledAt) throw new AppError(403, 'forbidden', 'Forbidden', { detail: 'This user is disabled.' })
     if (!existing && !role) {
       throw new AppError(403, 'forbidden', 'Forbidden', { detail: 'No platform role is mapped for this user.' })

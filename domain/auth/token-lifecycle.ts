@@ -80,7 +80,10 @@ export function createTokenLifecycle({ db, keys, clock, accessTokens, revocation
     const tryRefresh = async () => {
       const stored = await ownRefreshToken(clientId, token)
       if (!stored) return false
-      await db.refreshToken.updateMany({ where: { familyId: stored.familyId, revokedAt: null }, data: { revokedAt: now } })
+      await db.refreshToken.updateMany({
+        where: { familyId: stored.familyId, revokedAt: null },
+        data: { revokedAt: now },
+      })
       return true
     }
     const order = hint === 'refresh_token' ? [tryRefresh, tryAccess] : [tryAccess, tryRefresh]

@@ -63,7 +63,9 @@ export async function slotUnavailableReason(uow: UnitOfWork, input: SlotRequest)
       input.locationId !== undefined &&
       (await uow.tx.provider.count({ where: { id: input.providerId, tenantId: uow.tenantId } })) > 0
     throw exists
-      ? validationError([{ path: 'locationId', code: 'not_served', message: 'The provider does not work at this location.' }])
+      ? validationError([
+          { path: 'locationId', code: 'not_served', message: 'The provider does not work at this location.' },
+        ])
       : validationError([{ path: 'providerId', code: 'not_found', message: 'No provider with this id.' }])
   }
   const now = (input.now ?? new Date()).getTime()

@@ -68,7 +68,9 @@ export async function findAvailability(
   const to = query.to.getTime()
   if (to <= from) throw validationError([{ path: 'to', code: 'before_start', message: 'to must be after from.' }])
   if (to - from > MAX_RANGE_DAYS * DAY) {
-    throw validationError([{ path: 'to', code: 'range_too_long', message: `A range covers at most ${MAX_RANGE_DAYS} days.` }])
+    throw validationError([
+      { path: 'to', code: 'range_too_long', message: `A range covers at most ${MAX_RANGE_DAYS} days.` },
+    ])
   }
   const limit = query.providerIds ? query.providerIds.length : (query.limit ?? DEFAULT_PROVIDERS)
   const duration = query.durationMinutes * MINUTE
@@ -96,7 +98,8 @@ export async function findAvailability(
   const missing = query.providerIds?.find((id) => !page.some((p) => p.providerId === id))
   if (missing) {
     const exists =
-      query.locationId !== undefined && (await uow.tx.provider.count({ where: { id: missing, tenantId: uow.tenantId } })) > 0
+      query.locationId !== undefined &&
+      (await uow.tx.provider.count({ where: { id: missing, tenantId: uow.tenantId } })) > 0
     if (!exists) throw notFound('provider', missing)
     throw validationError([
       { path: 'locationId', code: 'not_served', message: `Provider ${missing} does not work at this location.` },
@@ -124,7 +127,11 @@ export async function findAvailability(
  * @param query - range, duration, step and now, in ms
  */
 export function providerAvailability(provider: LoadedSchedule, query: SlotQuery): ProviderAvailability {
-  const schedule = prepareSchedule(provider.facts, { start: query.from, end: query.to + query.durationMinutes * MINUTE }, query.now)
+  const schedule = prepareSchedule(
+    provider.facts,
+    { start: query.from, end: query.to + query.durationMinutes * MINUTE },
+    query.now
+  )
   const { zone } = schedule
   const timeZone = provider.facts.timeZone
   return {
@@ -133,6 +140,10 @@ export function providerAvailability(provider: LoadedSchedule, query: SlotQuery)
     timeZone,
     locationId: provider.locationId,
     bookable: provider.facts.bookable,
-    slots: slotsOf(schedule, query).map((slot) => ({ startsAt: zone.format(slot.start), endsAt: zone.format(slot.end), timeZone })),
+    slots: slotsOf(schedule, query).map((slot) => ({
+      startsAt: zone.format(slot.start),
+      endsAt: zone.format(slot.end),
+      timeZone,
+    })),
   }
 }

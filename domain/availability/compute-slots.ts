@@ -13,7 +13,14 @@
  * over the free spans jumps straight to the grid points inside them. test/unit/domain/availability-free-spans.test.ts
  * checks on random schedules that both give the same slots, so an offered slot is always accepted.
  */
-import { localDays, merge, prepareSchedule, type ProviderSchedule, type ScheduleFacts, type Span } from './schedule-rules.ts'
+import {
+  localDays,
+  merge,
+  prepareSchedule,
+  type ProviderSchedule,
+  type ScheduleFacts,
+  type Span,
+} from './schedule-rules.ts'
 
 const MINUTE = 60_000
 
@@ -90,7 +97,8 @@ export function slotsOf(schedule: ProviderSchedule, query: SlotQuery): Slot[] {
   const duration = query.durationMinutes * MINUTE
   const step = query.stepMinutes * MINUTE
   // The notice is a lower bound on starts like `from` and `now`: fold it in, and the grid walk skips what it forbids.
-  const notice = facts.minimumNoticeMinutes > 0 ? schedule.now + facts.minimumNoticeMinutes * MINUTE : Number.NEGATIVE_INFINITY
+  const notice =
+    facts.minimumNoticeMinutes > 0 ? schedule.now + facts.minimumNoticeMinutes * MINUTE : Number.NEGATIVE_INFINITY
   const earliest = Math.max(query.from, query.now, notice)
   const anchors = schedule.workIntervals ?? localDays(schedule.zone, { start: query.from, end: query.to })
   const free = freeSpans(schedule)

@@ -48,21 +48,34 @@ export async function loadSchedules(
 /** The providers of {@link scheduleFactsSql}'s JSON text. */
 export function parseScheduleFacts(text: string): LoadedSchedule[] {
   const tuples = JSON.parse(text) as ProviderFactsTuple[]
-  return tuples.map(([providerId, name, timeZone, weeklyHours, onboardingStatus, locationId, buffer, notice, timeOff, appointments]) => ({
-    providerId,
-    name,
-    locationId,
-    onboardingStatus,
-    facts: {
+  return tuples.map(
+    ([
+      providerId,
+      name,
       timeZone,
-      weeklyHours: readWeeklyHours(weeklyHours),
-      bookable: onboardingStatus === 'APPROVED',
-      bufferMinutes: buffer,
-      minimumNoticeMinutes: notice,
-      timeOff: spans(timeOff),
-      appointments: spans(appointments),
-    },
-  }))
+      weeklyHours,
+      onboardingStatus,
+      locationId,
+      buffer,
+      notice,
+      timeOff,
+      appointments,
+    ]) => ({
+      providerId,
+      name,
+      locationId,
+      onboardingStatus,
+      facts: {
+        timeZone,
+        weeklyHours: readWeeklyHours(weeklyHours),
+        bookable: onboardingStatus === 'APPROVED',
+        bufferMinutes: buffer,
+        minimumNoticeMinutes: notice,
+        timeOff: spans(timeOff),
+        appointments: spans(appointments),
+      },
+    })
+  )
 }
 
 /** Spans of a flat [start0, end0, start1, end1, ...] list. */

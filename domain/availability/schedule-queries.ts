@@ -135,4 +135,3 @@ export function timeOffSql(tenantId: string, providerIds: string[], from: Date, 
     WHERE tenant_id = ${tenantId} AND provider_id = ANY(${providerIds}::text[])
       AND starts_at < ${to} AND ends_at > ${from}`
 }
-

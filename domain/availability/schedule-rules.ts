@@ -89,7 +89,8 @@ export function whyUnbookable(schedule: ProviderSchedule, start: number, end: nu
   const { facts } = schedule
   if (!facts.bookable) return 'provider_not_bookable'
   // A zero notice leaves "not in the past" to booking's own validation, which tolerates a little clock skew.
-  if (facts.minimumNoticeMinutes > 0 && start < schedule.now + facts.minimumNoticeMinutes * MINUTE) return 'minimum_notice'
+  if (facts.minimumNoticeMinutes > 0 && start < schedule.now + facts.minimumNoticeMinutes * MINUTE)
+    return 'minimum_notice'
   if (schedule.workStretches && !containedIn(schedule.workStretches, start, end)) return 'outside_working_hours'
   if (overlapsAny(schedule.timeOff, start, end)) return 'time_off'
   if (overlapsAny(schedule.appointments, start, end)) return 'overlapping_appointment'

@@ -48,19 +48,34 @@ const DaySchema = z
     const sorted = intervals.map((i, index) => ({ ...i, index })).sort((a, b) => a.start.localeCompare(b.start))
     for (let k = 1; k < sorted.length; k++) {
       if (minutesOfDay(sorted[k]!.start) < minutesOfDay(sorted[k - 1]!.end)) {
-        ctx.addIssue({ code: 'custom', message: 'Intervals of one day must not overlap', path: [sorted[k]!.index, 'start'] })
+        ctx.addIssue({
+          code: 'custom',
+          message: 'Intervals of one day must not overlap',
+          path: [sorted[k]!.index, 'start'],
+        })
       }
     }
   })
 
 /** The request schema: weekdays in any subset, each a list of intervals. */
 export const WeeklyHoursSchema = z
-  .strictObject(Object.fromEntries(WEEKDAYS.map((d) => [d, DaySchema.optional()])) as Record<Weekday, z.ZodOptional<typeof DaySchema>>)
+  .strictObject(
+    Object.fromEntries(WEEKDAYS.map((d) => [d, DaySchema.optional()])) as Record<
+      Weekday,
+      z.ZodOptional<typeof DaySchema>
+    >
+  )
   .openapi('WeeklyHours', {
     description:
       "Working hours per weekday in the provider's time zone. A missing or empty weekday is a day off. " +
       'null (the default) is an open schedule: bookable at any time.',
-    example: { MONDAY: [{ start: '09:00', end: '12:00' }, { start: '13:00', end: '17:00' }], FRIDAY: [{ start: '09:00', end: '15:00' }] },
+    example: {
+      MONDAY: [
+        { start: '09:00', end: '12:00' },
+        { start: '13:00', end: '17:00' },
+      ],
+      FRIDAY: [{ start: '09:00', end: '15:00' }],
+    },
   })
 
 /** A merge patch of weekly hours (RFC 7396): a weekday set to null becomes a day off, absent ones stay. */
@@ -99,7 +114,9 @@ export function readWeeklyHours(value: unknown): WeeklyHours | null {
       return (
         intervals === undefined ||
         (Array.isArray(intervals) &&
-          intervals.every((i: { start?: unknown; end?: unknown } | null) => START.test(String(i?.start)) && END.test(String(i?.end))))
+          intervals.every(
+            (i: { start?: unknown; end?: unknown } | null) => START.test(String(i?.start)) && END.test(String(i?.end))
+          ))
       )
     })
   if (!wellFormed) throw new Error('stored weekly hours are malformed')

@@ -47,7 +47,7 @@ export function intlOffsetMinutes(timeZone: string, instant: number): number {
     if (part.type !== 'literal') fields[part.type] = Number(part.value)
   }
   const local = Date.UTC(fields.year!, fields.month! - 1, fields.day, fields.hour, fields.minute, fields.second)
-  const whole = instant - (instant % 1000 + 1000) % 1000
+  const whole = instant - (((instant % 1000) + 1000) % 1000)
   return Math.round((local - whole) / MINUTE)
 }
 

@@ -10,7 +10,13 @@ import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { newId } from '../ids.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../listing.ts'
 
-export type CareWorkflowKind = 'early-intervention' | 'child-progress' | 'provider-onboarding' | 'booking' | 'appointment-follow-up' | 'lead-qualification'
+export type CareWorkflowKind =
+  | 'early-intervention'
+  | 'child-progress'
+  | 'provider-onboarding'
+  | 'booking'
+  | 'appointment-follow-up'
+  | 'lead-qualification'
 
 /** Ids, kinds and numbers only: the details are shown to API clients and never carry clinical text. */
 export type NotificationDetails = Record<string, string | number | boolean | string[] | null>
@@ -31,7 +37,10 @@ export interface CareNotificationInput {
  * Records a notification unless one with the same dedupe key exists.
  * @returns RECORDED, or DUPLICATE when it was recorded before (a retried activity)
  */
-export async function recordCareNotification(uow: UnitOfWork, input: CareNotificationInput): Promise<'RECORDED' | 'DUPLICATE'> {
+export async function recordCareNotification(
+  uow: UnitOfWork,
+  input: CareNotificationInput
+): Promise<'RECORDED' | 'DUPLICATE'> {
   const { count } = await uow.tx.careNotification.createMany({
     data: [
       {
@@ -42,7 +51,7 @@ export async function recordCareNotification(uow: UnitOfWork, input: CareNotific
         childId: input.childId ?? null,
         providerId: input.providerId ?? null,
         dueDate: input.dueDate ? new Date(`${input.dueDate}T00:00:00.000Z`) : null,
-        details: (input.details ?? {}),
+        details: input.details ?? {},
         dedupeKey: input.dedupeKey,
       },
     ],
@@ -104,7 +113,11 @@ export interface NotificationListQuery {
 }
 
 /** A page of a subject's notifications, newest first by default. */
-export async function listCareNotifications(uow: UnitOfWork, subject: NotificationSubject, query: NotificationListQuery) {
+export async function listCareNotifications(
+  uow: UnitOfWork,
+  subject: NotificationSubject,
+  query: NotificationListQuery
+) {
   const list = parseList(query)
   const rows = await uow.tx.careNotification.findMany({
     where: {

@@ -5,7 +5,13 @@
  * Temporal being unreachable or too slow is `dependency_unavailable`, which the client may retry with the same
  * Idempotency-Key.
  */
-import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client'
+import {
+  ServiceError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+} from '@temporalio/client'
 import { ApplicationFailure } from '@temporalio/common'
 import { AppError, dependencyUnavailable, invalidStateTransition, validationError, type FieldError } from '../errors.ts'
 
@@ -34,7 +40,8 @@ function refusalIn(error: unknown): ApplicationFailure | undefined {
 }
 
 function toAppError(failure: ApplicationFailure): AppError {
-  if (failure.type === 'validation_error') return validationError((failure.details?.[0] as FieldError[] | undefined) ?? [], failure.message)
+  if (failure.type === 'validation_error')
+    return validationError((failure.details?.[0] as FieldError[] | undefined) ?? [], failure.message)
   if (failure.type === 'conflict') return new AppError(409, 'conflict', 'Conflict', { detail: failure.message })
   return invalidStateTransition(failure.message)
 }

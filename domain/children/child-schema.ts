@@ -27,8 +27,14 @@ export const ChildClientLinkInput = z
   .strictObject({
     clientId: z.string().min(1).max(64).openapi({ example: 'cln_019a...' }),
     relationship: z.enum(CHILD_RELATIONSHIPS),
-    primaryContact: z.boolean().default(false).openapi({ description: 'The first person the centre calls; at most one per child' }),
-    legalGuardian: z.boolean().default(false).openapi({ description: 'Holds legal authority to consent for the child' }),
+    primaryContact: z
+      .boolean()
+      .default(false)
+      .openapi({ description: 'The first person the centre calls; at most one per child' }),
+    legalGuardian: z
+      .boolean()
+      .default(false)
+      .openapi({ description: 'Holds legal authority to consent for the child' }),
     financiallyResponsible: z.boolean().default(false).openapi({ description: "Pays for the child's care" }),
   })
   .openapi('ChildClientLink')
@@ -47,7 +53,12 @@ export const Diagnosis = z
   })
   .superRefine((d, ctx) => {
     if ((d.system === 'ICD_10' || d.system === 'ICD_10_CM') && !ICD_10_CODE.test(d.code)) {
-      ctx.addIssue({ code: 'custom', path: ['code'], message: 'Not an ICD-10 code, e.g. F80.1.', params: { code: 'invalid_code' } })
+      ctx.addIssue({
+        code: 'custom',
+        path: ['code'],
+        message: 'Not an ICD-10 code, e.g. F80.1.',
+        params: { code: 'invalid_code' },
+      })
     }
   })
   .openapi('Diagnosis')
@@ -56,12 +67,15 @@ export const GOAL_STATUSES = ['ACTIVE', 'MET', 'ON_HOLD', 'DISCONTINUED'] as con
 
 export const GoalInput = z
   .strictObject({
-    id: z
+    id: z.string().max(64).optional().openapi({
+      description: 'Leave out for a new goal; keep the id of an existing goal so notes that name it stay linked',
+    }),
+    description: z
       .string()
-      .max(64)
-      .optional()
-      .openapi({ description: 'Leave out for a new goal; keep the id of an existing goal so notes that name it stay linked' }),
-    description: z.string().trim().min(1).max(2000).openapi({ example: 'Produces /s/ in initial position with 80% accuracy' }),
+      .trim()
+      .min(1)
+      .max(2000)
+      .openapi({ example: 'Produces /s/ in initial position with 80% accuracy' }),
     discipline: DisciplineSchema.optional(),
     status: z.enum(GOAL_STATUSES).default('ACTIVE'),
     targetDate: CalendarDate.optional(),
@@ -69,15 +83,17 @@ export const GoalInput = z
   .openapi('GoalInput')
 
 /** Refuses a second item with the same key; items without a key (a new goal has no id yet) are never duplicates. */
-const unique = <T>(key: (item: T) => string | undefined, message: string) => (items: T[], ctx: z.RefinementCtx) => {
-  const seen = new Set<string>()
-  items.forEach((item, index) => {
-    const k = key(item)
-    if (k === undefined) return
-    if (seen.has(k)) ctx.addIssue({ code: 'custom', path: [index], message, params: { code: 'duplicate' } })
-    seen.add(k)
-  })
-}
+const unique =
+  <T>(key: (item: T) => string | undefined, message: string) =>
+  (items: T[], ctx: z.RefinementCtx) => {
+    const seen = new Set<string>()
+    items.forEach((item, index) => {
+      const k = key(item)
+      if (k === undefined) return
+      if (seen.has(k)) ctx.addIssue({ code: 'custom', path: [index], message, params: { code: 'duplicate' } })
+      seen.add(k)
+    })
+  }
 
 /** The writable fields of a child. */
 export const ChildFields = z
@@ -99,7 +115,11 @@ export const ChildFields = z
       .superRefine(unique((link) => link.clientId, 'Each client once.'))
       .superRefine((links, ctx) => {
         if (links.filter((l) => l.primaryContact).length > 1) {
-          ctx.addIssue({ code: 'custom', message: 'At most one primary contact.', params: { code: 'several_primary_contacts' } })
+          ctx.addIssue({
+            code: 'custom',
+            message: 'At most one primary contact.',
+            params: { code: 'several_primary_contacts' },
+          })
         }
       })
       .openapi({ description: 'The clients linked to the child and how; replaced whole by a PATCH' }),

@@ -27,7 +27,8 @@ export interface ChildListQuery {
   archived?: boolean
 }
 
-export type CreateChildInput = Partial<ChildFieldsInput> & Pick<ChildFieldsInput, 'firstName' | 'lastName' | 'dateOfBirth'>
+export type CreateChildInput = Partial<ChildFieldsInput> &
+  Pick<ChildFieldsInput, 'firstName' | 'lastName' | 'dateOfBirth'>
 
 /** Links come back primary contact first, then by client id: a stable order whatever order they were written in. */
 const withLinks = {
@@ -78,8 +79,7 @@ const columnsOf = (fields: ChildFieldsInput) => ({
   ...earlyInterventionColumns(fields.earlyIntervention),
 })
 
-const linkRows = (tenantId: string, links: ChildFieldsInput['clients']) =>
-  links.map((link) => ({ tenantId, ...link }))
+const linkRows = (tenantId: string, links: ChildFieldsInput['clients']) => links.map((link) => ({ tenantId, ...link }))
 
 /**
  * Registers a child and records `child.registered` in the same transaction.
@@ -191,7 +191,9 @@ export async function patchChild(uow: UnitOfWork, id: string, patch: JsonObject,
   ]
   if (errors.length > 0 || !goals.ok) throw validationError(errors)
   const locationId =
-    next.locationId && next.locationId !== child.locationId ? (await resolveLocation(uow, next.locationId)).id : child.locationId
+    next.locationId && next.locationId !== child.locationId
+      ? (await resolveLocation(uow, next.locationId)).id
+      : child.locationId
 
   await uow.tx.child.update({
     where: { id: child.id },

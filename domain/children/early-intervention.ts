@@ -44,7 +44,14 @@ export const ServiceCoordinator = z
 
 export type ServiceCoordinatorValue = z.output<typeof ServiceCoordinator>
 
-const order = (ctx: z.RefinementCtx, later: string | undefined, earlier: string | undefined, path: string, code: string, message: string) => {
+const order = (
+  ctx: z.RefinementCtx,
+  later: string | undefined,
+  earlier: string | undefined,
+  path: string,
+  code: string,
+  message: string
+) => {
   if (later !== undefined && earlier !== undefined && later < earlier) {
     ctx.addIssue({ code: 'custom', path: [path], message, params: { code } })
   }
@@ -52,9 +59,13 @@ const order = (ctx: z.RefinementCtx, later: string | undefined, earlier: string 
 
 export const EarlyIntervention = z
   .strictObject({
-    referralDate: CalendarDate.openapi({ description: 'When the referral was received; starts the 45-day clock to the initial IFSP' }),
+    referralDate: CalendarDate.openapi({
+      description: 'When the referral was received; starts the 45-day clock to the initial IFSP',
+    }),
     referralSource: z.enum(REFERRAL_SOURCES).optional(),
-    consentDate: CalendarDate.optional().openapi({ description: 'Written parental consent for early-intervention services' }),
+    consentDate: CalendarDate.optional().openapi({
+      description: 'Written parental consent for early-intervention services',
+    }),
     initialIfspDate: CalendarDate.optional().openapi({ description: 'The initial IFSP meeting' }),
     lastIfspReviewDate: CalendarDate.optional().openapi({
       description: 'The latest IFSP periodic review or annual meeting; the next review is due 6 months later',
@@ -63,8 +74,22 @@ export const EarlyIntervention = z
     serviceCoordinator: ServiceCoordinator.optional(),
   })
   .superRefine((ei, ctx) => {
-    order(ctx, ei.initialIfspDate, ei.referralDate, 'initialIfspDate', 'before_referral', 'The initial IFSP cannot precede the referral.')
-    order(ctx, ei.consentDate, ei.referralDate, 'consentDate', 'before_referral', 'Consent cannot precede the referral.')
+    order(
+      ctx,
+      ei.initialIfspDate,
+      ei.referralDate,
+      'initialIfspDate',
+      'before_referral',
+      'The initial IFSP cannot precede the referral.'
+    )
+    order(
+      ctx,
+      ei.consentDate,
+      ei.referralDate,
+      'consentDate',
+      'before_referral',
+      'Consent cannot precede the referral.'
+    )
     order(ctx, ei.exitDate, ei.referralDate, 'exitDate', 'before_referral', 'The exit cannot precede the referral.')
     if (ei.lastIfspReviewDate !== undefined && ei.initialIfspDate === undefined) {
       ctx.addIssue({
@@ -84,7 +109,8 @@ export const EarlyIntervention = z
     )
   })
   .openapi('EarlyIntervention', {
-    description: 'Early-intervention (IDEA Part C) enrolment; null when the child is not enrolled. See docs/care-records.md.',
+    description:
+      'Early-intervention (IDEA Part C) enrolment; null when the child is not enrolled. See docs/care-records.md.',
   })
 
 export type EarlyInterventionValue = z.output<typeof EarlyIntervention>

@@ -24,12 +24,20 @@ export type GoalsResult = { ok: true; goals: Goal[] } | { ok: false; errors: Fie
  * @param input - the goals as sent
  * @param newGoalId - makes the id of a new goal
  */
-export function assignGoalIds(existing: readonly Goal[], input: readonly GoalInputValue[], newGoalId: () => string): GoalsResult {
+export function assignGoalIds(
+  existing: readonly Goal[],
+  input: readonly GoalInputValue[],
+  newGoalId: () => string
+): GoalsResult {
   const known = new Set(existing.map((goal) => goal.id))
   const errors: FieldError[] = []
   const goals = input.map((goal, index): Goal => {
     if (goal.id !== undefined && !known.has(goal.id)) {
-      errors.push({ path: `goals.${index}.id`, code: 'unknown_goal', message: 'Not a goal of this child; leave the id out for a new goal.' })
+      errors.push({
+        path: `goals.${index}.id`,
+        code: 'unknown_goal',
+        message: 'Not a goal of this child; leave the id out for a new goal.',
+      })
     }
     const { id, discipline, targetDate, ...rest } = goal
     return {

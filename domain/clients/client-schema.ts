@@ -32,7 +32,12 @@ export const ClientFields = z.strictObject({
   firstName: PersonName.openapi({ example: 'Amara' }),
   lastName: PersonName.openapi({ example: 'Okafor' }),
   // Stored lowercased, so the email filter is an indexed equality rather than a case-insensitive scan.
-  email: z.email().max(254).toLowerCase().optional().openapi({ example: 'amara.okafor@example.org', description: 'Stored in lowercase' }),
+  email: z
+    .email()
+    .max(254)
+    .toLowerCase()
+    .optional()
+    .openapi({ example: 'amara.okafor@example.org', description: 'Stored in lowercase' }),
   phone: PhoneNumber.optional(),
   preferredLanguage: LanguageTag.optional(),
   address: PostalAddress.optional(),

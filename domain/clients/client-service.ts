@@ -159,7 +159,13 @@ export async function patchClient(uow: UnitOfWork, id: string, patch: ClientPatc
   const relocated = locationId !== client.locationId
   let customFields = customFieldsOf(client)
   if (customPatch !== undefined || relocated) {
-    const custom = await checkCustomFields(uow, locationId, customFields, customPatch ?? {}, relocated ? 'full' : 'update')
+    const custom = await checkCustomFields(
+      uow,
+      locationId,
+      customFields,
+      customPatch ?? {},
+      relocated ? 'full' : 'update'
+    )
     if (custom.ok) customFields = custom.values
     else errors.push(...custom.errors)
   }

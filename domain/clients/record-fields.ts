@@ -25,7 +25,11 @@ export const LanguageTag = z
     } catch {
       // RangeError: not a well-formed tag
     }
-    ctx.addIssue({ code: 'custom', message: 'Not a BCP 47 language tag, e.g. en, es-MX.', params: { code: 'invalid_language' } })
+    ctx.addIssue({
+      code: 'custom',
+      message: 'Not a BCP 47 language tag, e.g. en, es-MX.',
+      params: { code: 'invalid_language' },
+    })
     return z.NEVER
   })
   .openapi({ type: 'string', example: 'es-MX', description: 'BCP 47 language tag' })

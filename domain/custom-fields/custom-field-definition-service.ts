@@ -46,7 +46,10 @@ export const toRule = (row: CustomFieldDefinition): CustomFieldDefinitionRule =>
 
 /** Every definition of a location, archived ones included, for validating values. */
 export async function definitionRulesOf({ tx, tenantId }: UnitOfWork, locationId: string) {
-  const rows = await tx.customFieldDefinition.findMany({ where: { tenantId, locationId }, orderBy: [{ position: 'asc' }, { key: 'asc' }] })
+  const rows = await tx.customFieldDefinition.findMany({
+    where: { tenantId, locationId },
+    orderBy: [{ position: 'asc' }, { key: 'asc' }],
+  })
   return rows.map(toRule)
 }
 

@@ -24,8 +24,14 @@ export const CustomFieldOptions = z
   .array(Option)
   .min(1)
   .max(MAX_OPTIONS)
-  .refine((options) => new Set(options).size === options.length, { message: 'Options must be unique.', params: { code: 'duplicate' } })
-  .openapi({ description: 'The choices of a SELECT field (required for SELECT, not allowed otherwise).', example: ['Physician', 'School', 'Self'] })
+  .refine((options) => new Set(options).size === options.length, {
+    message: 'Options must be unique.',
+    params: { code: 'duplicate' },
+  })
+  .openapi({
+    description: 'The choices of a SELECT field (required for SELECT, not allowed otherwise).',
+    example: ['Physician', 'School', 'Self'],
+  })
 
 /** The writable fields of a definition, before the rule that ties options to SELECT. */
 export const CustomFieldDefinitionShape = z.strictObject({
@@ -35,16 +41,32 @@ export const CustomFieldDefinitionShape = z.strictObject({
   type: z.enum(CUSTOM_FIELD_TYPES),
   required: z.boolean().default(false),
   options: CustomFieldOptions.optional(),
-  position: z.number().int().min(0).max(10_000).default(0).openapi({ description: 'Display order within the location' }),
+  position: z
+    .number()
+    .int()
+    .min(0)
+    .max(10_000)
+    .default(0)
+    .openapi({ description: 'Display order within the location' }),
 })
 
 /** A SELECT field has options; no other type has any. */
 export function optionsRule(field: { type: CustomFieldType; options?: string[] }, ctx: z.RefinementCtx) {
   if (field.type === 'SELECT' && !field.options) {
-    ctx.addIssue({ code: 'custom', path: ['options'], message: 'A SELECT field needs options.', params: { code: 'required' } })
+    ctx.addIssue({
+      code: 'custom',
+      path: ['options'],
+      message: 'A SELECT field needs options.',
+      params: { code: 'required' },
+    })
   }
   if (field.type !== 'SELECT' && field.options) {
-    ctx.addIssue({ code: 'custom', path: ['options'], message: 'Only a SELECT field has options.', params: { code: 'not_allowed' } })
+    ctx.addIssue({
+      code: 'custom',
+      path: ['options'],
+      message: 'Only a SELECT field has options.',
+      params: { code: 'not_allowed' },
+    })
   }
 }
 

@@ -75,10 +75,18 @@ function valueError(field: CustomFieldDefinitionRule, value: unknown): Omit<Fiel
 }
 
 /** The error for writing `value` under `key`, or undefined when it is acceptable. */
-function writeError(fields: Map<string, CustomFieldDefinitionRule>, key: string, value: unknown): FieldError | undefined {
+function writeError(
+  fields: Map<string, CustomFieldDefinitionRule>,
+  key: string,
+  value: unknown
+): FieldError | undefined {
   const field = fields.get(key)
   if (!field) {
-    return { path: pathOf(key), code: 'unknown_field', message: `No custom field "${key}" is defined for this location.` }
+    return {
+      path: pathOf(key),
+      code: 'unknown_field',
+      message: `No custom field "${key}" is defined for this location.`,
+    }
   }
   if (field.archived) {
     return {

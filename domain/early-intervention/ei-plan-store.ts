@@ -61,7 +61,10 @@ async function loadFacts({ tx, tenantId }: UnitOfWork, childId: string, lock: bo
  * cancelled — except an exit notice when the child did exit, which that answered.
  */
 export async function closePlan(uow: UnitOfWork, childId: string, reason: PlanCloseReason, now: Date): Promise<void> {
-  const exists = await uow.tx.earlyInterventionPlan.findFirst({ where: { childId, tenantId: uow.tenantId }, select: { childId: true } })
+  const exists = await uow.tx.earlyInterventionPlan.findFirst({
+    where: { childId, tenantId: uow.tenantId },
+    select: { childId: true },
+  })
   if (exists) {
     await uow.tx.earlyInterventionPlan.update({
       where: { childId },
@@ -76,14 +79,22 @@ export async function closePlan(uow: UnitOfWork, childId: string, reason: PlanCl
     })
   }
   if (reason === 'EXITED') {
-    const exits = (await openNotifications(uow, subjectOf(childId))).filter((n) => n.kind === 'EXIT_DUE').map((n) => n.id)
+    const exits = (await openNotifications(uow, subjectOf(childId)))
+      .filter((n) => n.kind === 'EXIT_DUE')
+      .map((n) => n.id)
     await settleNotifications(uow, subjectOf(childId), 'RESOLVED', now, exits)
   }
   await settleNotifications(uow, subjectOf(childId), 'CANCELLED', now)
 }
 
 /** Writes the deadlines the API shows and resolves notifications whose deadline was met, excepted or moved. */
-async function storePlan(uow: UnitOfWork, childId: string, plan: Extract<EiPlan, { state: 'ACTIVE' }>, today: string, now: Date) {
+async function storePlan(
+  uow: UnitOfWork,
+  childId: string,
+  plan: Extract<EiPlan, { state: 'ACTIVE' }>,
+  today: string,
+  now: Date
+) {
   const row = {
     status: 'ACTIVE' as const,
     closedReason: null,
@@ -125,7 +136,13 @@ export type RefreshResult =
  * @param asOf - the workflow's plan time (epoch ms); the centre's calendar day at that instant is "today"
  * @param now - the real time, for the rows' timestamps
  */
-export async function refreshPlan(uow: UnitOfWork, childId: string, asOf: number, policy: EiPolicy, now: Date): Promise<RefreshResult> {
+export async function refreshPlan(
+  uow: UnitOfWork,
+  childId: string,
+  asOf: number,
+  policy: EiPolicy,
+  now: Date
+): Promise<RefreshResult> {
   const loaded = await loadFacts(uow, childId, false)
   if (!loaded) return { state: 'CLOSED', reason: 'NOT_ENROLLED' }
   const today = localDateOf(new Date(asOf), loaded.timeZone)

@@ -28,7 +28,8 @@ export interface EiFacts {
   timelineException: TimelineException | null
 }
 
-export type DeadlineKind = 'INITIAL_IFSP' | 'PART_B_REFERRAL' | 'PERIODIC_REVIEW' | 'ANNUAL_MEETING' | 'TRANSITION_PLAN' | 'EXIT'
+export type DeadlineKind =
+  'INITIAL_IFSP' | 'PART_B_REFERRAL' | 'PERIODIC_REVIEW' | 'ANNUAL_MEETING' | 'TRANSITION_PLAN' | 'EXIT'
 
 /**
  * OPEN: not yet due; OVERDUE: due and not met; MET / MET_LATE: held on time / after the limit; EXCEPTED: a documented
@@ -105,7 +106,13 @@ const notice = (kind: NoticeKind, series: Notice['series'], on: string, dueDate:
 }
 
 /** Reminders `daysBefore` a due date (each at most once, earliest first) and, optionally, the notice of missing it. */
-function around(series: DeadlineKind, dueDate: string, reminder: NoticeKind, daysBefore: number[], missed?: NoticeKind): Notice[] {
+function around(
+  series: DeadlineKind,
+  dueDate: string,
+  reminder: NoticeKind,
+  daysBefore: number[],
+  missed?: NoticeKind
+): Notice[] {
   const reminders = [...new Set(daysBefore)]
     .filter((d) => d > 0)
     .sort((a, b) => b - a)
@@ -175,10 +182,17 @@ function ifspMeetings(initialIfsp: string, latest: string, thirdBirthday: string
 function transition(thirdBirthday: string, today: string, policy: EiPolicy) {
   const dueDate = addDays(thirdBirthday, -policy.transitionDueDays)
   const windowOpensOn = addMonths(thirdBirthday, -policy.transitionWindowMonths)
-  const deadline: Deadline = { kind: 'TRANSITION_PLAN', dueDate, windowOpensOn, status: today > dueDate ? 'PASSED' : 'OPEN' }
+  const deadline: Deadline = {
+    kind: 'TRANSITION_PLAN',
+    dueDate,
+    windowOpensOn,
+    status: today > dueDate ? 'PASSED' : 'OPEN',
+  }
   const notices = [
     notice('TRANSITION_WINDOW_OPEN', 'TRANSITION_PLAN', windowOpensOn, dueDate),
-    ...around('TRANSITION_PLAN', dueDate, 'TRANSITION_REMINDER', policy.transitionReminderDays).filter((n) => n.on > windowOpensOn),
+    ...around('TRANSITION_PLAN', dueDate, 'TRANSITION_REMINDER', policy.transitionReminderDays).filter(
+      (n) => n.on > windowOpensOn
+    ),
     notice('TRANSITION_DUE', 'TRANSITION_PLAN', dueDate, dueDate),
   ]
   return { deadline, notices }

@@ -55,4 +55,7 @@ export const DEFAULT_EI_POLICY: EiPolicy = {
 }
 
 /** The policy with overrides applied. */
-export const eiPolicyOf = (overrides: Partial<EiPolicy> | undefined): EiPolicy => ({ ...DEFAULT_EI_POLICY, ...overrides })
+export const eiPolicyOf = (overrides: Partial<EiPolicy> | undefined): EiPolicy => ({
+  ...DEFAULT_EI_POLICY,
+  ...overrides,
+})

@@ -78,7 +78,12 @@ export async function getEarlyInterventionView(uow: UnitOfWork, childId: string)
  * initial IFSP meeting was held within the limit (there is no delay to explain).
  * @throws AppError `not_found`, `invalid_state_transition`
  */
-export async function recordTimelineException(uow: UnitOfWork, childId: string, input: TimelineExceptionInput, now: Date) {
+export async function recordTimelineException(
+  uow: UnitOfWork,
+  childId: string,
+  input: TimelineExceptionInput,
+  now: Date
+) {
   await uow.tx.$queryRaw`SELECT id FROM children WHERE id = ${childId} AND tenant_id = ${uow.tenantId} FOR UPDATE`
   const child = await loadChild(uow, childId)
   if (child.eiReferralDate === null || child.eiExitDate !== null || child.archivedAt !== null) {
@@ -87,9 +92,15 @@ export async function recordTimelineException(uow: UnitOfWork, childId: string, 
   const limit = addDays(dateOf(child.eiReferralDate)!, DEFAULT_EI_POLICY.initialIfspDays)
   const held = dateOf(child.eiInitialIfspDate)
   if (held !== null && held <= limit) {
-    throw invalidStateTransition('The initial IFSP meeting was held within 45 days of the referral: there is no delay to except.')
+    throw invalidStateTransition(
+      'The initial IFSP meeting was held within 45 days of the referral: there is no delay to except.'
+    )
   }
-  const exception = { timelineException: input.reason, timelineExceptionNote: input.note, timelineExceptionRecordedAt: now }
+  const exception = {
+    timelineException: input.reason,
+    timelineExceptionNote: input.note,
+    timelineExceptionRecordedAt: now,
+  }
   await uow.tx.earlyInterventionPlan.upsert({
     where: { childId },
     create: { childId, tenantId: uow.tenantId, ...exception },

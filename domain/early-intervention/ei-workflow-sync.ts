@@ -62,7 +62,10 @@ export function createEarlyInterventionSync(deps: EarlyInterventionSyncDeps): Ea
     } catch (error) {
       // Not started (the child was never enrolled) or already closed: nothing to tell.
       if (error instanceof WorkflowNotFoundError) return
-      deps.logger.warn({ workflowId, err: String(error) }, 'early-intervention signal not delivered; the workflow reloads daily')
+      deps.logger.warn(
+        { workflowId, err: String(error) },
+        'early-intervention signal not delivered; the workflow reloads daily'
+      )
     }
   }
 

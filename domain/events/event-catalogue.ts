@@ -8,7 +8,11 @@ import { z } from '@hono/zod-openapi'
 
 const id = (description: string) => z.string().describe(description)
 const instant = (description: string) => z.string().datetime({ offset: true }).describe(description)
-const calendarDate = (description: string) => z.string().regex(/^\d{4}-\d{2}-\d{2}$/).describe(description)
+const calendarDate = (description: string) =>
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .describe(description)
 
 /** `data` of each event type, keyed by type. Adding a field is backwards compatible; removing one is not. */
 export const EVENT_DATA_SCHEMAS = {
@@ -96,7 +100,9 @@ export const EVENT_DATA_SCHEMAS = {
     childId: id('The child.'),
     providerId: id('The provider.'),
     noShowAt: instant('When it was marked a no-show (UTC).'),
-    markedBy: z.enum(['WORKFLOW', 'API']).describe("WORKFLOW: the booking workflow's deadline passed; API: a user marked it."),
+    markedBy: z
+      .enum(['WORKFLOW', 'API'])
+      .describe("WORKFLOW: the booking workflow's deadline passed; API: a user marked it."),
   }),
   /**
    * Not in the spec (a platform extra, docs/webhooks.md): a reminder before an appointment is due to the family, at
@@ -146,7 +152,11 @@ export const SUBSCRIBABLE_EVENT_TYPES = [
 export type SubscribableEventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number]
 
 /** Event types the platform adds beyond the spec's ten (documented as extras); subscribable like them. */
-export const PLATFORM_EVENT_TYPES = ['webhook_endpoint.disabled', 'appointment.no_show', 'appointment.reminder_due'] as const satisfies readonly EventType[]
+export const PLATFORM_EVENT_TYPES = [
+  'webhook_endpoint.disabled',
+  'appointment.no_show',
+  'appointment.reminder_due',
+] as const satisfies readonly EventType[]
 
 /** Every type an endpoint may subscribe to, and what `["*"]` stands for. */
 export const ALL_SUBSCRIBABLE_EVENT_TYPES: readonly EventType[] = [...SUBSCRIBABLE_EVENT_TYPES, ...PLATFORM_EVENT_TYPES]

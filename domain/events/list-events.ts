@@ -40,7 +40,10 @@ export async function listEvents({ tx, tenantId }: UnitOfWork, query: ListEvents
 
 /** One event of the unit's tenant. @throws AppError `not_found` */
 export async function getEvent({ tx, tenantId }: UnitOfWork, id: string): Promise<EventEnvelope> {
-  const event = await tx.event.findFirst({ where: { id, tenantId }, select: { id: true, type: true, createdAt: true, data: true } })
+  const event = await tx.event.findFirst({
+    where: { id, tenantId },
+    select: { id: true, type: true, createdAt: true, data: true },
+  })
   if (!event) throw notFound('event', id)
   return toEnvelope(event)
 }

@@ -37,25 +37,51 @@ const dateOf = (d: Date) => d.toISOString().slice(0, 10)
  * Runs the recall as of `now` and lists every re-assessment in recall due by today + horizon.
  * @throws AppError `not_found` for a location or child not the tenant's
  */
-export async function runAssessmentRecall(uow: UnitOfWork, assessments: AssessmentService, request: RecallRequest, now: Date) {
+export async function runAssessmentRecall(
+  uow: UnitOfWork,
+  assessments: AssessmentService,
+  request: RecallRequest,
+  now: Date
+) {
   const { tx, tenantId } = uow
-  if (request.locationId && !(await tx.location.findFirst({ where: { id: request.locationId, tenantId }, select: { id: true } }))) {
+  if (
+    request.locationId &&
+    !(await tx.location.findFirst({ where: { id: request.locationId, tenantId }, select: { id: true } }))
+  ) {
     throw notFound('location', request.locationId)
   }
-  if (request.childId && !(await tx.child.findFirst({ where: { id: request.childId, tenantId }, select: { id: true } }))) {
+  if (
+    request.childId &&
+    !(await tx.child.findFirst({ where: { id: request.childId, tenantId }, select: { id: true } }))
+  ) {
     throw notFound('child', request.childId)
   }
   const children = await tx.child.findMany({
-    where: { tenantId, archivedAt: null, ...(request.childId ? { id: request.childId } : {}), ...(request.locationId ? { locationId: request.locationId } : {}) },
+    where: {
+      tenantId,
+      archivedAt: null,
+      ...(request.childId ? { id: request.childId } : {}),
+      ...(request.locationId ? { locationId: request.locationId } : {}),
+    },
     select: { id: true, location: { select: { timeZone: true } } },
   })
   const zoneOf = new Map(children.map((c) => [c.id, c.location?.timeZone ?? 'UTC']))
   const childIds = [...zoneOf.keys()]
   const rows = await tx.assessment.findMany({
     where: { tenantId, childId: { in: childIds }, status: { in: ['COMPLETED', ...OPEN] } },
-    select: { id: true, childId: true, instrument: true, status: true, completedAt: true, reassessmentCadenceDays: true, next: { select: { id: true } } },
+    select: {
+      id: true,
+      childId: true,
+      instrument: true,
+      status: true,
+      completedAt: true,
+      reassessmentCadenceDays: true,
+      next: { select: { id: true } },
+    },
   })
-  const open = new Set(rows.filter((r) => r.status !== 'COMPLETED').map((r) => `${r.childId}\u0000${r.instrument.toLowerCase()}`))
+  const open = new Set(
+    rows.filter((r) => r.status !== 'COMPLETED').map((r) => `${r.childId}\u0000${r.instrument.toLowerCase()}`)
+  )
   // "Today" is one day for the whole request: the tenant's earliest-running zone would differ by at most a day; the
   // child's own zone decides its completion day. UTC keeps the horizon the caller asked for unambiguous.
   const today = localDateOf(now, 'UTC')
@@ -74,7 +100,7 @@ export async function runAssessmentRecall(uow: UnitOfWork, assessments: Assessme
       })),
     today,
     request.horizonDays,
-    request.defaultCadenceDays,
+    request.defaultCadenceDays
   )
   const started = new Set<string>()
   for (const d of decisions) {

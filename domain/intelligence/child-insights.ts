@@ -23,23 +23,19 @@ export async function loadChildInsights(uow: UnitOfWork, childId: string, now: D
   const insights = childInsights(
     // A JSON column: it can hold a JSON null.
     (child.goals as unknown as InsightGoal[] | null) ?? [],
-    notes.map(
-      (n): InsightNote => ({
-        noteId: n.id,
-        sessionId: n.session.id,
-        sessionAt: n.session.scheduledStartsAt.toISOString(),
-        goals: ((n.objective as { goals?: InsightNote['goals'] } | null)?.goals ?? []),
-      }),
-    ),
-    assessments.map(
-      (a): InsightAssessment => ({
-        assessmentId: a.id,
-        instrument: a.instrument,
-        completedAt: a.completedAt!.toISOString(),
-        scores: (a.scores ?? []) as unknown as InsightAssessment['scores'],
-      }),
-    ),
-    DEFAULT_PROGRESS_POLICY,
+    notes.map((n): InsightNote => ({
+      noteId: n.id,
+      sessionId: n.session.id,
+      sessionAt: n.session.scheduledStartsAt.toISOString(),
+      goals: (n.objective as { goals?: InsightNote['goals'] } | null)?.goals ?? [],
+    })),
+    assessments.map((a): InsightAssessment => ({
+      assessmentId: a.id,
+      instrument: a.instrument,
+      completedAt: a.completedAt!.toISOString(),
+      scores: (a.scores ?? []) as unknown as InsightAssessment['scores'],
+    })),
+    DEFAULT_PROGRESS_POLICY
   )
   return { childId, generatedAt: now.toISOString(), policy: DEFAULT_PROGRESS_POLICY, ...insights }
 }

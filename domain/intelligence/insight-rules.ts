@@ -5,7 +5,13 @@
  * assessment instrument and subtest, the scores over time and their change. Every figure comes with the records it
  * was computed from, so an insight can be checked. Unit-tested in test/unit/domain/intelligence-insights.test.ts.
  */
-import { goalProgress, SUPPORT_ORDER, type CueingLevel, type GoalProgress, type ProgressPolicy } from '../progress/progress-rules.ts'
+import {
+  goalProgress,
+  SUPPORT_ORDER,
+  type CueingLevel,
+  type GoalProgress,
+  type ProgressPolicy,
+} from '../progress/progress-rules.ts'
 
 export interface InsightGoal {
   id: string
@@ -25,7 +31,13 @@ export interface InsightAssessment {
   assessmentId: string
   instrument: string
   completedAt: string
-  scores: Array<{ subtest: string; standardScore?: number; scaledScore?: number; percentile?: number; rawScore?: number }>
+  scores: Array<{
+    subtest: string
+    standardScore?: number
+    scaledScore?: number
+    percentile?: number
+    rawScore?: number
+  }>
 }
 
 export interface GoalInsight {
@@ -34,7 +46,13 @@ export interface GoalInsight {
   status: string
   progress: GoalProgress
   explanation: string
-  dataPoints: Array<{ at: string; sessionId: string; noteId: string; accuracyPercent: number | null; cueingLevel: string | null }>
+  dataPoints: Array<{
+    at: string
+    sessionId: string
+    noteId: string
+    accuracyPercent: number | null
+    cueingLevel: string | null
+  }>
 }
 
 export interface ScoreSeries {
@@ -50,7 +68,10 @@ const CUEING = new Set<string>(SUPPORT_ORDER)
 const MEASURES = ['standardScore', 'scaledScore', 'percentile', 'rawScore'] as const
 
 function explain(p: GoalProgress, policy: ProgressPolicy): string {
-  const span = p.firstAccuracy === null ? 'no accuracy recorded' : `accuracy ${p.firstAccuracy}% → ${p.lastAccuracy}% over ${p.dataPoints} sessions`
+  const span =
+    p.firstAccuracy === null
+      ? 'no accuracy recorded'
+      : `accuracy ${p.firstAccuracy}% → ${p.lastAccuracy}% over ${p.dataPoints} sessions`
   switch (p.trend) {
     case 'MASTERED':
       return `Mastered: at least ${policy.masteryCount} of the last ${policy.masteryOf} sessions at ${policy.masteryPercent}% or better (${span}).`
@@ -66,8 +87,15 @@ function explain(p: GoalProgress, policy: ProgressPolicy): string {
 }
 
 /** The insights of one child. */
-export function childInsights(goals: InsightGoal[], notes: InsightNote[], assessments: InsightAssessment[], policy: ProgressPolicy) {
-  const orderedNotes = [...notes].sort((a, b) => (a.sessionAt < b.sessionAt ? -1 : a.sessionAt > b.sessionAt ? 1 : a.noteId < b.noteId ? -1 : 1))
+export function childInsights(
+  goals: InsightGoal[],
+  notes: InsightNote[],
+  assessments: InsightAssessment[],
+  policy: ProgressPolicy
+) {
+  const orderedNotes = [...notes].sort((a, b) =>
+    a.sessionAt < b.sessionAt ? -1 : a.sessionAt > b.sessionAt ? 1 : a.noteId < b.noteId ? -1 : 1
+  )
   const goalInsights: GoalInsight[] = goals.map((goal) => {
     const dataPoints = orderedNotes.flatMap((n) =>
       n.goals
@@ -78,7 +106,7 @@ export function childInsights(goals: InsightGoal[], notes: InsightNote[], assess
           noteId: n.noteId,
           accuracyPercent: g.accuracyPercent ?? null,
           cueingLevel: g.cueingLevel ?? null,
-        })),
+        }))
     )
     const progress = goalProgress(
       goal.id,
@@ -88,13 +116,29 @@ export function childInsights(goals: InsightGoal[], notes: InsightNote[], assess
         ...(d.accuracyPercent === null ? {} : { accuracyPercent: d.accuracyPercent }),
         ...(d.cueingLevel !== null && CUEING.has(d.cueingLevel) ? { cueingLevel: d.cueingLevel as CueingLevel } : {}),
       })),
-      policy,
+      policy
     )
-    return { goalId: goal.id, description: goal.description, status: goal.status, progress, explanation: explain(progress, policy), dataPoints }
+    return {
+      goalId: goal.id,
+      description: goal.description,
+      status: goal.status,
+      progress,
+      explanation: explain(progress, policy),
+      dataPoints,
+    }
   })
 
-  const series = new Map<string, { instrument: string; subtest: string; rows: Array<{ at: string; assessmentId: string; score: InsightAssessment['scores'][number] }> }>()
-  for (const a of [...assessments].sort((x, y) => (x.completedAt < y.completedAt ? -1 : x.completedAt > y.completedAt ? 1 : 0))) {
+  const series = new Map<
+    string,
+    {
+      instrument: string
+      subtest: string
+      rows: Array<{ at: string; assessmentId: string; score: InsightAssessment['scores'][number] }>
+    }
+  >()
+  for (const a of [...assessments].sort((x, y) =>
+    x.completedAt < y.completedAt ? -1 : x.completedAt > y.completedAt ? 1 : 0
+  )) {
     for (const score of a.scores) {
       const key = `${a.instrument.toLowerCase()}\u0000${score.subtest.toLowerCase()}`
       const entry = series.get(key) ?? { instrument: a.instrument, subtest: score.subtest, rows: [] }

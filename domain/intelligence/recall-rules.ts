@@ -29,13 +29,22 @@ export interface RecallDecision {
 }
 
 /** The recalls due by `today` + `horizonDays`, in child, instrument order. */
-export function recallsDue(facts: CompletedFact[], today: string, horizonDays: number, defaultCadenceDays?: number): RecallDecision[] {
+export function recallsDue(
+  facts: CompletedFact[],
+  today: string,
+  horizonDays: number,
+  defaultCadenceDays?: number
+): RecallDecision[] {
   // Only the latest completion per child and instrument counts: an older one was superseded by the newer.
   const latest = new Map<string, CompletedFact>()
   for (const f of facts) {
     const key = `${f.childId}\u0000${f.instrument.toLowerCase()}`
     const seen = latest.get(key)
-    if (!seen || f.completedAt.getTime() > seen.completedAt.getTime() || (f.completedAt.getTime() === seen.completedAt.getTime() && f.assessmentId > seen.assessmentId)) {
+    if (
+      !seen ||
+      f.completedAt.getTime() > seen.completedAt.getTime() ||
+      (f.completedAt.getTime() === seen.completedAt.getTime() && f.assessmentId > seen.assessmentId)
+    ) {
       latest.set(key, f)
     }
   }
@@ -47,7 +56,24 @@ export function recallsDue(facts: CompletedFact[], today: string, horizonDays: n
     if (!cadenceDays) continue
     const dueDate = addDays(f.completedOn, cadenceDays)
     if (dueDate > limit) continue
-    decisions.push({ assessmentId: f.assessmentId, childId: f.childId, instrument: f.instrument, cadenceDays, dueDate, overdue: dueDate < today })
+    decisions.push({
+      assessmentId: f.assessmentId,
+      childId: f.childId,
+      instrument: f.instrument,
+      cadenceDays,
+      dueDate,
+      overdue: dueDate < today,
+    })
   }
-  return decisions.sort((a, b) => (a.childId < b.childId ? -1 : a.childId > b.childId ? 1 : a.instrument < b.instrument ? -1 : a.instrument > b.instrument ? 1 : 0))
+  return decisions.sort((a, b) =>
+    a.childId < b.childId
+      ? -1
+      : a.childId > b.childId
+        ? 1
+        : a.instrument < b.instrument
+          ? -1
+          : a.instrument > b.instrument
+            ? 1
+            : 0
+  )
 }

@@ -58,7 +58,10 @@ export function offerTimers(offeredAt: number, policy: LeadPolicy, dayMs: number
  * What an offer waits for next, given how many follow-ups went out.
  * @returns the next follow-up (its number, from 1, and instant) or null when none is left, and the close instant
  */
-export function nextOfferStep(timers: OfferTimers, followUpsSent: number): { followUp: { n: number; at: number } | null; respondBy: number } {
+export function nextOfferStep(
+  timers: OfferTimers,
+  followUpsSent: number
+): { followUp: { n: number; at: number } | null; respondBy: number } {
   const at = timers.followUpsAt[followUpsSent]
   return { followUp: at === undefined ? null : { n: followUpsSent + 1, at }, respondBy: timers.respondBy }
 }
@@ -67,7 +70,8 @@ export function nextOfferStep(timers: OfferTimers, followUpsSent: number): { fol
 export type OfferStep = ReturnType<typeof nextOfferStep>
 
 /** When an unanswered offer next needs the workflow: its next follow-up, or the close of its response window. */
-export const offerWakeAt = (step: OfferStep): number => Math.min(step.followUp?.at ?? Number.POSITIVE_INFINITY, step.respondBy)
+export const offerWakeAt = (step: OfferStep): number =>
+  Math.min(step.followUp?.at ?? Number.POSITIVE_INFINITY, step.respondBy)
 
 /**
  * What an unanswered offer's timer means at `now`: the response window has closed (LOST, NO_RESPONSE; it wins over

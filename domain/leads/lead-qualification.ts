@@ -64,7 +64,10 @@ export interface Qualification {
 export const normalisePostal = (value: string) => value.replace(/\s+/g, '').toUpperCase()
 
 /** The location a lead's place names: the id when it is the tenant's, else the first whose postal code the area prefixes. */
-export function resolveLocation(needs: Pick<LeadNeeds, 'locationId' | 'postalArea'>, locations: readonly QualifyingLocation[]): string | null {
+export function resolveLocation(
+  needs: Pick<LeadNeeds, 'locationId' | 'postalArea'>,
+  locations: readonly QualifyingLocation[]
+): string | null {
   if (needs.locationId) return locations.some((l) => l.id === needs.locationId) ? needs.locationId : null
   if (!needs.postalArea) return null
   const area = normalisePostal(needs.postalArea)
@@ -78,7 +81,11 @@ const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`
  * Qualifies a lead.
  * @param providers - the tenant's bookable providers
  */
-export function qualifyLead(needs: LeadNeeds, providers: readonly QualifyingProvider[], locations: readonly QualifyingLocation[]): Qualification {
+export function qualifyLead(
+  needs: LeadNeeds,
+  providers: readonly QualifyingProvider[],
+  locations: readonly QualifyingLocation[]
+): Qualification {
   const checks: QualificationCheck[] = []
   const ageGroup = ageGroupOf(needs.ageMonths)
   const payer = needs.payer.toUpperCase()
@@ -99,22 +106,29 @@ export function qualifyLead(needs: LeadNeeds, providers: readonly QualifyingProv
     (p) => p.disciplines.some((d) => needs.disciplines.includes(d)),
     (n) =>
       n > 0
-        ? `${plural(n, 'bookable provider')} practise ${offeredDisciplines.join(', ')}` + (missing.length ? `; nobody offers ${missing.join(', ')}.` : '.')
+        ? `${plural(n, 'bookable provider')} practise ${offeredDisciplines.join(', ')}` +
+          (missing.length ? `; nobody offers ${missing.join(', ')}.` : '.')
         : `No bookable provider practises ${needs.disciplines.join(', ')}.`
   )
   judge(
     'AGE_SERVED',
     (p) => p.ageGroups.length === 0 || p.ageGroups.includes(ageGroup),
-    (n) => (n > 0 ? `${plural(n, 'provider')} of those serve the ${ageGroup} age band.` : `No provider of those serves the ${ageGroup} age band.`)
+    (n) =>
+      n > 0
+        ? `${plural(n, 'provider')} of those serve the ${ageGroup} age band.`
+        : `No provider of those serves the ${ageGroup} age band.`
   )
   const inPerson = needs.settingMode !== 'TELEHEALTH'
   const remote = needs.settingMode !== 'IN_PERSON'
   const place = needs.locationId ? `location ${needs.locationId}` : `postal area ${needs.postalArea ?? '(none)'}`
   judge(
     'LOCATION_SERVED',
-    (p) => (inPerson && servedLocationId !== null && p.locationIds.includes(servedLocationId)) || (remote && p.telehealth),
+    (p) =>
+      (inPerson && servedLocationId !== null && p.locationIds.includes(servedLocationId)) || (remote && p.telehealth),
     (n) => {
-      const where = servedLocationId ? `${place} is served by location ${servedLocationId}` : `${place} is not near any location of the centre`
+      const where = servedLocationId
+        ? `${place} is served by location ${servedLocationId}`
+        : `${place} is not near any location of the centre`
       return n > 0
         ? `${where}; ${plural(n, 'provider')} of those can see the family (${needs.settingMode}).`
         : `${where}; no provider of those can see the family ${needs.settingMode === 'ANY' ? 'there or by telehealth' : needs.settingMode}.`

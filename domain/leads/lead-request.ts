@@ -21,7 +21,9 @@ export const LeadContactSchema = z
     email: z.email().max(254).toLowerCase().optional(),
     phone: PhoneNumber.optional(),
   })
-  .openapi('LeadContact', { description: 'How to reach the family when they are not yet a client: an email or a phone at least.' })
+  .openapi('LeadContact', {
+    description: 'How to reach the family when they are not yet a client: an email or a phone at least.',
+  })
 
 export const PreferredTimesSchema = z
   .strictObject({
@@ -40,15 +42,28 @@ export const LeadWritableSchema = z.strictObject({
 export const CreateLeadSchema = LeadWritableSchema.extend({
   locationId: Id.optional().openapi({ description: 'The location the family asks about' }),
   postalArea: z.string().trim().min(2).max(12).optional().openapi({
-    description: "Where the family lives: a postal code or its leading part, matched against the locations' postal codes",
+    description:
+      "Where the family lives: a postal code or its leading part, matched against the locations' postal codes",
     example: '787',
   }),
   ageMonths: z.number().int().min(0).max(1200).optional().openapi({ description: "The child's age in whole months" }),
-  dateOfBirth: CalendarDate.optional().openapi({ description: "The child's date of birth (kept in the database only)" }),
+  dateOfBirth: CalendarDate.optional().openapi({
+    description: "The child's date of birth (kept in the database only)",
+  }),
   disciplines: z.array(DisciplineSchema).min(1).max(4),
-  concerns: z.array(Concern).max(20).optional().openapi({ description: 'Focus tags or ICD-10-CM codes', example: ['STUTTERING'] }),
+  concerns: z
+    .array(Concern)
+    .max(20)
+    .optional()
+    .openapi({ description: 'Focus tags or ICD-10-CM codes', example: ['STUTTERING'] }),
   languages: z.array(LanguageTag).max(10).optional(),
-  payer: z.string().trim().min(1).max(64).transform((s) => s.toUpperCase()).openapi({ description: 'A payer code, e.g. MEDICAID or SELF_PAY', example: 'MEDICAID' }),
+  payer: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .transform((s) => s.toUpperCase())
+    .openapi({ description: 'A payer code, e.g. MEDICAID or SELF_PAY', example: 'MEDICAID' }),
   settingMode: z.enum(['IN_PERSON', 'TELEHEALTH', 'ANY']).default('ANY'),
   preferredTimes: PreferredTimesSchema.optional(),
 })
@@ -76,7 +91,11 @@ export const PatchLeadSchema = z
     clientId: Id.nullable().optional(),
     childId: Id.nullable().optional(),
     contact: z
-      .strictObject({ name: PersonName.nullable().optional(), email: z.email().max(254).toLowerCase().nullable().optional(), phone: PhoneNumber.nullable().optional() })
+      .strictObject({
+        name: PersonName.nullable().optional(),
+        email: z.email().max(254).toLowerCase().nullable().optional(),
+        phone: PhoneNumber.nullable().optional(),
+      })
       .nullable()
       .optional(),
   })
@@ -86,11 +105,16 @@ export type PatchLead = z.infer<typeof PatchLeadSchema>
 
 const SlotChoice = z.strictObject({
   providerId: Id,
-  startsAt: z.string().regex(OFFSET_DATE_TIME, 'An ISO 8601 date-time with an offset').openapi({ example: '2026-12-01T15:00:00-06:00' }),
+  startsAt: z
+    .string()
+    .regex(OFFSET_DATE_TIME, 'An ISO 8601 date-time with an offset')
+    .openapi({ example: '2026-12-01T15:00:00-06:00' }),
 })
 
 export const OfferLeadSchema = z
-  .strictObject({ slots: z.array(SlotChoice).min(1).max(10).openapi({ description: "Slots chosen from the lead's matches" }) })
+  .strictObject({
+    slots: z.array(SlotChoice).min(1).max(10).openapi({ description: "Slots chosen from the lead's matches" }),
+  })
   .openapi('OfferLead')
 
 export const BookLeadSchema = SlotChoice.extend({

@@ -31,7 +31,15 @@ import type { LeadMatch } from './lead-workflow-steps.ts'
 import { leadPolicyOf, type LeadPolicy } from './lead-policy.ts'
 import type { CreateLead, PatchLead } from './lead-request.ts'
 import { assertMove, isFinal, type LeadCloseReason } from './lead-state.ts'
-import { getLead, leadView, listLeads, lockLead, settleLeadNotifications, type LeadListQuery, type LeadRow } from './lead-store.ts'
+import {
+  getLead,
+  leadView,
+  listLeads,
+  lockLead,
+  settleLeadNotifications,
+  type LeadListQuery,
+  type LeadRow,
+} from './lead-store.ts'
 
 export interface LeadServiceDeps {
   outbox: WorkflowOutbox
@@ -59,7 +67,10 @@ interface OfferedSlot {
 const sameInstant = (a: string, b: string) => Date.parse(a) === Date.parse(b)
 
 /** Checks that the ids a lead names are records of the tenant. @throws AppError `validation_error` */
-async function checkReferences(uow: UnitOfWork, refs: { clientId?: string | null; childId?: string | null; locationId?: string | null }) {
+async function checkReferences(
+  uow: UnitOfWork,
+  refs: { clientId?: string | null; childId?: string | null; locationId?: string | null }
+) {
   const errors: FieldError[] = []
   const where = { tenantId: uow.tenantId }
   if (refs.clientId && !(await uow.tx.client.count({ where: { ...where, id: refs.clientId } }))) {
@@ -77,7 +88,8 @@ async function checkReferences(uow: UnitOfWork, refs: { clientId?: string | null
 /** Creates the API side of leads. */
 export function createLeadService(deps: LeadServiceDeps) {
   const policy = leadPolicyOf(deps.policy)
-  const handle = (uow: UnitOfWork, leadId: string) => deps.temporal.workflow.getHandle(leadQualificationWorkflowId(uow.tenantId, leadId))
+  const handle = (uow: UnitOfWork, leadId: string) =>
+    deps.temporal.workflow.getHandle(leadQualificationWorkflowId(uow.tenantId, leadId))
   const view = (lead: LeadRow) => leadView(lead, policy)
 
   /**
@@ -87,7 +99,9 @@ export function createLeadService(deps: LeadServiceDeps) {
   async function create(uow: UnitOfWork, input: CreateLead) {
     await checkReferences(uow, input)
     if (input.preferredTimes && !isValidTimeZone(input.preferredTimes.timeZone)) {
-      throw validationError([{ path: 'preferredTimes.timeZone', code: 'invalid_time_zone', message: 'Not an IANA time zone.' }])
+      throw validationError([
+        { path: 'preferredTimes.timeZone', code: 'invalid_time_zone', message: 'Not an IANA time zone.' },
+      ])
     }
     const lead = await uow.tx.lead.create({
       data: {
@@ -154,7 +168,8 @@ export function createLeadService(deps: LeadServiceDeps) {
    */
   async function patch(uow: UnitOfWork, leadId: string, body: PatchLead) {
     const lead = await lockLead(uow, leadId)
-    if (isFinal(lead.status)) throw invalidStateTransition(`The lead is ${lead.status}: a closed lead keeps what it was closed with.`)
+    if (isFinal(lead.status))
+      throw invalidStateTransition(`The lead is ${lead.status}: a closed lead keeps what it was closed with.`)
     const current = {
       clientId: lead.clientId,
       childId: lead.childId,
@@ -168,7 +183,9 @@ export function createLeadService(deps: LeadServiceDeps) {
     await checkReferences(uow, { clientId: body.clientId, childId: body.childId })
     const contact = next.contact ?? {}
     if (!next.clientId && !contact.email && !contact.phone) {
-      throw validationError([{ path: 'contact', code: 'required', message: 'A lead keeps a clientId or a contact email or phone.' }])
+      throw validationError([
+        { path: 'contact', code: 'required', message: 'A lead keeps a clientId or a contact email or phone.' },
+      ])
     }
     const updated = await uow.tx.lead.update({
       where: { id: lead.id },
@@ -199,13 +216,22 @@ export function createLeadService(deps: LeadServiceDeps) {
         .filter((m) => m.providerId === choice.providerId)
         .flatMap((m) => m.nextSlots.map((s) => ({ ...s, discipline: m.discipline })))
         .find((s) => sameInstant(s.startsAt, choice.startsAt))
-      if (!found) errors.push({ path: `slots.${index}`, code: 'not_matched', message: "Not one of the lead's matched slots." })
+      if (!found)
+        errors.push({ path: `slots.${index}`, code: 'not_matched', message: "Not one of the lead's matched slots." })
       else if (!offered.some((o) => o.providerId === choice.providerId && sameInstant(o.startsAt, found.startsAt))) {
-        offered.push({ providerId: choice.providerId, discipline: found.discipline, startsAt: found.startsAt, endsAt: found.endsAt, timeZone: found.timeZone })
+        offered.push({
+          providerId: choice.providerId,
+          discipline: found.discipline,
+          startsAt: found.startsAt,
+          endsAt: found.endsAt,
+          timeZone: found.timeZone,
+        })
       }
     })
     if (errors.length) throw validationError(errors)
-    const accepted = await callWorkflow(deps.temporal, 'lead qualification', () => handle(uow, leadId).executeUpdate(offerLeadUpdate))
+    const accepted = await callWorkflow(deps.temporal, 'lead qualification', () =>
+      handle(uow, leadId).executeUpdate(offerLeadUpdate)
+    )
     const updated = await uow.tx.lead.update({
       where: { id: lead.id },
       data: {
@@ -230,14 +256,27 @@ export function createLeadService(deps: LeadServiceDeps) {
    * @throws AppError `not_found`, `invalid_state_transition`, `validation_error` (`not_offered`, child `required`),
    *   `slot_unavailable`, `dependency_unavailable`
    */
-  async function book(uow: UnitOfWork, leadId: string, choice: SlotChoice & { childId?: string; type: 'EVALUATION' | 'THERAPY_SESSION' | 'SCREENING' | 'CONSULTATION' }, now: Date) {
+  async function book(
+    uow: UnitOfWork,
+    leadId: string,
+    choice: SlotChoice & { childId?: string; type: 'EVALUATION' | 'THERAPY_SESSION' | 'SCREENING' | 'CONSULTATION' },
+    now: Date
+  ) {
     const lead = await lockLead(uow, leadId)
     assertMove(lead.status, 'BOOKED')
-    const slot = (lead.offeredSlots as unknown as OfferedSlot[]).find((s) => s.providerId === choice.providerId && sameInstant(s.startsAt, choice.startsAt))
+    const slot = (lead.offeredSlots as unknown as OfferedSlot[]).find(
+      (s) => s.providerId === choice.providerId && sameInstant(s.startsAt, choice.startsAt)
+    )
     const childId = choice.childId ?? lead.childId
     const errors: FieldError[] = []
-    if (!slot) errors.push({ path: 'startsAt', code: 'not_offered', message: 'Not one of the slots offered to the family.' })
-    if (!childId) errors.push({ path: 'childId', code: 'required', message: 'Booking needs the child’s record: give childId, or PATCH it onto the lead.' })
+    if (!slot)
+      errors.push({ path: 'startsAt', code: 'not_offered', message: 'Not one of the slots offered to the family.' })
+    if (!childId)
+      errors.push({
+        path: 'childId',
+        code: 'required',
+        message: 'Booking needs the child’s record: give childId, or PATCH it onto the lead.',
+      })
     if (errors.length || !slot || !childId) throw validationError(errors)
     const appointment = await deps.appointments.create(uow, {
       childId,
@@ -263,10 +302,18 @@ export function createLeadService(deps: LeadServiceDeps) {
   async function close(uow: UnitOfWork, leadId: string, body: { reason: LeadCloseReason; note?: string }, now: Date) {
     const lead = await lockLead(uow, leadId)
     assertMove(lead.status, 'LOST')
-    await callWorkflow(deps.temporal, 'lead qualification', () => handle(uow, leadId).executeUpdate(closeLeadUpdate, { args: [{ reason: body.reason }] }))
+    await callWorkflow(deps.temporal, 'lead qualification', () =>
+      handle(uow, leadId).executeUpdate(closeLeadUpdate, { args: [{ reason: body.reason }] })
+    )
     const updated = await uow.tx.lead.update({
       where: { id: lead.id },
-      data: { status: 'LOST', closedReason: body.reason, closedNote: body.note ?? null, closedAt: now, nextFollowUpAt: null },
+      data: {
+        status: 'LOST',
+        closedReason: body.reason,
+        closedNote: body.note ?? null,
+        closedAt: now,
+        nextFollowUpAt: null,
+      },
     })
     await settleLeadNotifications(uow, lead.id, 'LOST', now)
     return view(updated)

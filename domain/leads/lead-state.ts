@@ -69,10 +69,16 @@ export type LeadUpdate = 'offer' | 'book' | 'close'
  * closed.
  * @param reason - the close reason, named in the refusal
  */
-export function leadUpdateRefusal(update: LeadUpdate, status: LeadStatus, reason?: LeadCloseReason): string | undefined {
+export function leadUpdateRefusal(
+  update: LeadUpdate,
+  status: LeadStatus,
+  reason?: LeadCloseReason
+): string | undefined {
   switch (update) {
     case 'offer':
-      return status === 'MATCHED' || status === 'OFFERED' ? undefined : `The lead is ${status}; only a MATCHED or OFFERED lead is offered slots.`
+      return status === 'MATCHED' || status === 'OFFERED'
+        ? undefined
+        : `The lead is ${status}; only a MATCHED or OFFERED lead is offered slots.`
     case 'book':
       return status === 'OFFERED' ? undefined : `The lead is ${status}; only an OFFERED lead is booked.`
     case 'close':

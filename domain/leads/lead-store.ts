@@ -34,9 +34,19 @@ export const snapshotOf = (lead: LeadRow): LeadSnapshot => ({
  * Settles the lead's OPEN follow-up notifications when it closes: RESOLVED when booked (the family answered),
  * CANCELLED otherwise (nobody needs to act any more).
  */
-export async function settleLeadNotifications(uow: UnitOfWork, leadId: string, status: LeadStatus, now: Date): Promise<void> {
+export async function settleLeadNotifications(
+  uow: UnitOfWork,
+  leadId: string,
+  status: LeadStatus,
+  now: Date
+): Promise<void> {
   await uow.tx.careNotification.updateMany({
-    where: { tenantId: uow.tenantId, workflowKind: 'lead-qualification', status: 'OPEN', details: { path: ['leadId'], equals: leadId } },
+    where: {
+      tenantId: uow.tenantId,
+      workflowKind: 'lead-qualification',
+      status: 'OPEN',
+      details: { path: ['leadId'], equals: leadId },
+    },
     data: { status: status === 'BOOKED' ? 'RESOLVED' : 'CANCELLED', resolvedAt: now },
   })
 }

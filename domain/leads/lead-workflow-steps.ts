@@ -24,7 +24,10 @@ async function ageOf(uow: UnitOfWork, lead: LeadRow, now: Date): Promise<number 
   if (lead.childAgeMonths !== null) return lead.childAgeMonths
   if (lead.childDateOfBirth) return ageInMonths(lead.childDateOfBirth, now)
   if (!lead.childId) return null
-  const child = await uow.tx.child.findFirst({ where: { id: lead.childId, tenantId: uow.tenantId }, select: { dateOfBirth: true } })
+  const child = await uow.tx.child.findFirst({
+    where: { id: lead.childId, tenantId: uow.tenantId },
+    select: { dateOfBirth: true },
+  })
   return child ? ageInMonths(child.dateOfBirth, now) : null
 }
 
@@ -34,7 +37,10 @@ export async function qualifyStep(uow: UnitOfWork, leadId: string, now: Date): P
   if (lead.status !== 'NEW') return snapshotOf(lead)
   const candidates = await loadCandidates(uow, null)
   const bookable = candidates.filter((c) => c.onboardingStatus === 'APPROVED' && !c.offboarded && c.acceptingNewClients)
-  const locations = await uow.tx.location.findMany({ where: { tenantId: uow.tenantId }, select: { id: true, postalCode: true } })
+  const locations = await uow.tx.location.findMany({
+    where: { tenantId: uow.tenantId },
+    select: { id: true, postalCode: true },
+  })
   // A child record removed since the enquiry leaves no age: judged as unknown, which no age band serves.
   const ageMonths = await ageOf(uow, lead, now)
   const q = qualifyLead(
@@ -49,7 +55,13 @@ export async function qualifyStep(uow: UnitOfWork, leadId: string, now: Date): P
     bookable,
     locations
   )
-  const qualification = { outcome: q.outcome, checks: q.checks, offeredDisciplines: q.offeredDisciplines, ageGroup: q.ageGroup, decidedAt: now.toISOString() }
+  const qualification = {
+    outcome: q.outcome,
+    checks: q.checks,
+    offeredDisciplines: q.offeredDisciplines,
+    ageGroup: q.ageGroup,
+    decidedAt: now.toISOString(),
+  }
   const updated = await uow.tx.lead.update({
     where: { id: lead.id },
     data: {
@@ -69,7 +81,13 @@ export type LeadMatch = ProviderMatch & { discipline: string }
  * Matches a QUALIFIED lead for each needed discipline some provider offers, keeping the best providers that have
  * slots. MATCHED when anyone has; on the last attempt with nobody, LOST (NO_MATCH); otherwise still QUALIFIED.
  */
-export async function matchStep(uow: UnitOfWork, leadId: string, policy: LeadPolicy, lastAttempt: boolean, now: Date): Promise<LeadSnapshot> {
+export async function matchStep(
+  uow: UnitOfWork,
+  leadId: string,
+  policy: LeadPolicy,
+  lastAttempt: boolean,
+  now: Date
+): Promise<LeadSnapshot> {
   const lead = await lockLead(uow, leadId)
   if (lead.status !== 'QUALIFIED') return snapshotOf(lead)
   const qualification = lead.qualification as { offeredDisciplines?: string[] } | null
@@ -86,7 +104,9 @@ export async function matchStep(uow: UnitOfWork, leadId: string, policy: LeadPol
         ...(lead.servedLocationId ? { locationId: lead.servedLocationId } : {}),
       },
       payer: lead.payer,
-      ...(lead.preferredTimes ? { preferredTimes: lead.preferredTimes as unknown as NonNullable<MatchRequest['preferredTimes']> } : {}),
+      ...(lead.preferredTimes
+        ? { preferredTimes: lead.preferredTimes as unknown as NonNullable<MatchRequest['preferredTimes']> }
+        : {}),
       search: { days: policy.searchDays, durationMinutes: 60, slotsPerProvider: 3 },
       limit: policy.matchesPerDiscipline,
     }
@@ -104,7 +124,11 @@ export async function matchStep(uow: UnitOfWork, leadId: string, policy: LeadPol
     data: {
       matches: matches as unknown as Prisma.InputJsonArray,
       matchedAt: now,
-      ...(found ? { status: 'MATCHED' } : lastAttempt ? { status: 'LOST', closedReason: 'NO_MATCH', closedAt: now } : {}),
+      ...(found
+        ? { status: 'MATCHED' }
+        : lastAttempt
+          ? { status: 'LOST', closedReason: 'NO_MATCH', closedAt: now }
+          : {}),
     },
   })
   return snapshotOf(updated)
@@ -125,7 +149,11 @@ export interface FollowUpInput {
  */
 export async function followUpStep(uow: UnitOfWork, input: FollowUpInput): Promise<LeadSnapshot> {
   const lead = await lockLead(uow, input.leadId)
-  if (lead.status !== 'OFFERED' || lead.offeredAt?.getTime() !== input.offeredAt || lead.followUpsSent >= input.followUp) {
+  if (
+    lead.status !== 'OFFERED' ||
+    lead.offeredAt?.getTime() !== input.offeredAt ||
+    lead.followUpsSent >= input.followUp
+  ) {
     return snapshotOf(lead)
   }
   const slots = lead.offeredSlots as Array<{ providerId: string }>
@@ -134,12 +162,20 @@ export async function followUpStep(uow: UnitOfWork, input: FollowUpInput): Promi
     kind: 'LEAD_FOLLOW_UP',
     // A notification is about a child or a provider: the child when known, else the first offered provider.
     ...(lead.childId ? { childId: lead.childId } : { providerId: slots[0]!.providerId }),
-    details: { leadId: lead.id, followUp: input.followUp, offeredSlots: slots.length, respondBy: new Date(input.respondBy).toISOString() },
+    details: {
+      leadId: lead.id,
+      followUp: input.followUp,
+      offeredSlots: slots.length,
+      respondBy: new Date(input.respondBy).toISOString(),
+    },
     dedupeKey: `lead-follow-up:${lead.id}:${input.offeredAt}:${input.followUp}`,
   })
   const updated = await uow.tx.lead.update({
     where: { id: lead.id },
-    data: { followUpsSent: input.followUp, nextFollowUpAt: input.nextFollowUpAt === null ? null : new Date(input.nextFollowUpAt) },
+    data: {
+      followUpsSent: input.followUp,
+      nextFollowUpAt: input.nextFollowUpAt === null ? null : new Date(input.nextFollowUpAt),
+    },
   })
   return snapshotOf(updated)
 }

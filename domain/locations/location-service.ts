@@ -19,18 +19,27 @@ const minutes = (max: number) => z.number().int().min(0).max(max)
 export const LocationFieldsSchema = z.object({
   name: text(200),
   timeZone: z.string().min(1).max(64),
-  currency: z.string().regex(/^[A-Z]{3}$/, 'An ISO 4217 currency code').optional(),
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/, 'An ISO 4217 currency code')
+    .optional(),
   bufferMinutes: minutes(240).optional(),
   minimumNoticeMinutes: minutes(60 * 24 * 30).optional(),
   lateCancellationHours: minutes(24 * 14).optional(),
-  reminderOffsetsMinutes: z.array(minutes(60 * 24 * 30).refine((m) => m > 0, 'Must be positive')).max(10).optional(),
+  reminderOffsetsMinutes: z
+    .array(minutes(60 * 24 * 30).refine((m) => m > 0, 'Must be positive'))
+    .max(10)
+    .optional(),
   noteDueHours: minutes(24 * 90).optional(),
   addressLine1: text(200).optional(),
   addressLine2: text(200).optional(),
   city: text(100).optional(),
   region: text(100).optional(),
   postalCode: text(20).optional(),
-  country: z.string().regex(/^[A-Z]{2}$/, 'An ISO 3166-1 alpha-2 country code').optional(),
+  country: z
+    .string()
+    .regex(/^[A-Z]{2}$/, 'An ISO 3166-1 alpha-2 country code')
+    .optional(),
 })
 
 export type LocationFields = z.infer<typeof LocationFieldsSchema>

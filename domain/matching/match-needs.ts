@@ -73,12 +73,14 @@ async function loadChild({ tx, tenantId }: UnitOfWork, childId: string): Promise
 export async function resolveMatch(uow: UnitOfWork, request: MatchRequest, now: Date): Promise<ResolvedMatch> {
   const errors: FieldError[] = []
   const child = request.childId ? await loadChild(uow, request.childId) : null
-  if (request.childId && !child) errors.push({ path: 'childId', code: 'not_found', message: 'No active child with this id.' })
+  if (request.childId && !child)
+    errors.push({ path: 'childId', code: 'not_found', message: 'No active child with this id.' })
 
   const languages: string[] = []
   for (const [index, tag] of (request.languages ?? child?.languages ?? []).entries()) {
     const canonical = canonicalLanguage(tag)
-    if (!canonical) errors.push({ path: `languages.${index}`, code: 'invalid_language', message: 'Not a BCP 47 language tag.' })
+    if (!canonical)
+      errors.push({ path: `languages.${index}`, code: 'invalid_language', message: 'Not a BCP 47 language tag.' })
     else if (!languages.includes(canonical)) languages.push(canonical)
   }
 
@@ -86,16 +88,22 @@ export async function resolveMatch(uow: UnitOfWork, request: MatchRequest, now: 
   const locationId = request.setting?.locationId ?? child?.locationId ?? null
   if (request.setting?.locationId) {
     const found = await uow.tx.location.count({ where: { id: request.setting.locationId, tenantId: uow.tenantId } })
-    if (found === 0) errors.push({ path: 'setting.locationId', code: 'not_found', message: 'No location with this id.' })
+    if (found === 0)
+      errors.push({ path: 'setting.locationId', code: 'not_found', message: 'No location with this id.' })
   }
   if (mode === 'IN_PERSON' && locationId === null) {
-    errors.push({ path: 'setting.locationId', code: 'required', message: 'An in-person match needs a location (or a child who has one).' })
+    errors.push({
+      path: 'setting.locationId',
+      code: 'required',
+      message: 'An in-person match needs a location (or a child who has one).',
+    })
   }
   if (request.preferredTimes && !isValidTimeZone(request.preferredTimes.timeZone)) {
     errors.push({ path: 'preferredTimes.timeZone', code: 'invalid_time_zone', message: 'Not an IANA time zone.' })
   }
   const requestedFrom = request.search?.from ? Date.parse(request.search.from) : now.getTime()
-  if (Number.isNaN(requestedFrom)) errors.push({ path: 'search.from', code: 'invalid_date', message: 'Not a valid date-time.' })
+  if (Number.isNaN(requestedFrom))
+    errors.push({ path: 'search.from', code: 'invalid_date', message: 'Not a valid date-time.' })
   if (errors.length) throw validationError(errors)
 
   // A window in the past offers nothing bookable; it starts now at the earliest.

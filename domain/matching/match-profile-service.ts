@@ -20,15 +20,29 @@ const Tag = z
 
 /** The writable fields. */
 export const MatchProfileFieldsSchema = z.object({
-  specialties: z.array(Tag).max(100).refine(unique, 'Specialties must not repeat').default([]).openapi({
-    description: 'ICD-10-CM code prefixes (F80 covers F80.1) and focus tags (STUTTERING, AAC, FEEDING); stored upper case',
-    example: ['F80', 'APRAXIA'],
-  }),
-  payers: z.array(Tag).max(100).refine(unique, 'Payers must not repeat').default([]).openapi({
-    description: 'Payer codes accepted (the tenant’s vocabulary, e.g. SELF_PAY, MEDICAID); empty: not stated',
-    example: ['MEDICAID', 'SELF_PAY'],
-  }),
-  acceptingNewClients: z.boolean().default(true).openapi({ description: 'false: matched only to children already seen' }),
+  specialties: z
+    .array(Tag)
+    .max(100)
+    .refine(unique, 'Specialties must not repeat')
+    .default([])
+    .openapi({
+      description:
+        'ICD-10-CM code prefixes (F80 covers F80.1) and focus tags (STUTTERING, AAC, FEEDING); stored upper case',
+      example: ['F80', 'APRAXIA'],
+    }),
+  payers: z
+    .array(Tag)
+    .max(100)
+    .refine(unique, 'Payers must not repeat')
+    .default([])
+    .openapi({
+      description: 'Payer codes accepted (the tenant’s vocabulary, e.g. SELF_PAY, MEDICAID); empty: not stated',
+      example: ['MEDICAID', 'SELF_PAY'],
+    }),
+  acceptingNewClients: z
+    .boolean()
+    .default(true)
+    .openapi({ description: 'false: matched only to children already seen' }),
 })
 
 export type MatchProfileFields = z.output<typeof MatchProfileFieldsSchema>
@@ -61,7 +75,11 @@ export async function getMatchProfile(uow: UnitOfWork, providerId: string): Prom
  * Applies a JSON merge patch to the profile (creating it on first use).
  * @throws AppError `not_found`, `validation_error`
  */
-export async function patchMatchProfile(uow: UnitOfWork, providerId: string, patch: Record<string, unknown>): Promise<MatchProfileView> {
+export async function patchMatchProfile(
+  uow: UnitOfWork,
+  providerId: string,
+  patch: Record<string, unknown>
+): Promise<MatchProfileView> {
   // Lock the provider: two concurrent patches of one profile apply one after the other.
   const locked = await uow.tx.$queryRaw<Array<{ id: string }>>`
     SELECT id FROM providers WHERE id = ${providerId} AND tenant_id = ${uow.tenantId} FOR UPDATE`

@@ -38,21 +38,40 @@ export const PreferredWindowSchema = z
 
 export const MatchRequestSchema = z
   .strictObject({
-    childId: z.string().min(1).max(64).optional().openapi({
-      description: "A child record: its age, languages, diagnoses and location fill whatever the request leaves out, " +
-        'and providers who have seen the child score for continuity.',
-    }),
+    childId: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .openapi({
+        description:
+          'A child record: its age, languages, diagnoses and location fill whatever the request leaves out, ' +
+          'and providers who have seen the child score for continuity.',
+      }),
     discipline: DisciplineSchema,
     ageMonths: z.number().int().min(0).max(1200).optional().openapi({ description: "The child's age in whole months" }),
-    languages: z.array(z.string().min(2).max(35)).max(10).optional().openapi({
-      description: 'BCP 47 tags the family can have therapy in; any one is a match (`es` and `es-MX` match each other)',
-      example: ['es'],
-    }),
-    diagnoses: z.array(Condition).max(50).optional().openapi({ description: 'ICD-10-CM codes', example: ['F80.1'] }),
-    focusAreas: z.array(Condition).max(50).optional().openapi({
-      description: 'Focus tags matched against providers’ specialties (e.g. STUTTERING, AAC, FEEDING)',
-      example: ['APRAXIA'],
-    }),
+    languages: z
+      .array(z.string().min(2).max(35))
+      .max(10)
+      .optional()
+      .openapi({
+        description:
+          'BCP 47 tags the family can have therapy in; any one is a match (`es` and `es-MX` match each other)',
+        example: ['es'],
+      }),
+    diagnoses: z
+      .array(Condition)
+      .max(50)
+      .optional()
+      .openapi({ description: 'ICD-10-CM codes', example: ['F80.1'] }),
+    focusAreas: z
+      .array(Condition)
+      .max(50)
+      .optional()
+      .openapi({
+        description: 'Focus tags matched against providers’ specialties (e.g. STUTTERING, AAC, FEEDING)',
+        example: ['APRAXIA'],
+      }),
     setting: z
       .strictObject({
         mode: z.enum(['IN_PERSON', 'TELEHEALTH', 'ANY']).default('ANY'),
@@ -63,7 +82,13 @@ export const MatchRequestSchema = z
         description:
           "IN_PERSON at `locationId` (default: the child's location); TELEHEALTH; ANY (default): in person there, else telehealth",
       }),
-    payer: z.string().trim().min(1).max(64).optional().openapi({ description: 'A payer code, e.g. MEDICAID', example: 'MEDICAID' }),
+    payer: z
+      .string()
+      .trim()
+      .min(1)
+      .max(64)
+      .optional()
+      .openapi({ description: 'A payer code, e.g. MEDICAID', example: 'MEDICAID' }),
     preferredTimes: z
       .strictObject({
         timeZone: z.string().min(1).max(64).openapi({ example: 'America/Chicago' }),

@@ -110,7 +110,11 @@ export function specialtyCovers(specialty: string, condition: string): boolean {
 }
 
 /** The outcome of every factor, before points. Exported for the unit tests; {@link scoreProvider} is the API. */
-export function factorOutcomes(needs: MatchNeeds, p: ProviderFacts, a: AvailabilityFacts | null): Record<MatchFactor, Outcome> {
+export function factorOutcomes(
+  needs: MatchNeeds,
+  p: ProviderFacts,
+  a: AvailabilityFacts | null
+): Record<MatchFactor, Outcome> {
   const spoken = needs.languages.find((wanted) => p.languages.some((tag) => languageServes(tag, wanted)))
   const covered = needs.conditions.filter((c) => p.specialties.some((s) => specialtyCovers(s, c))).length
   const counted = a ? (needs.hasPreferredTimes ? a.preferredSlotCount : a.slotCount) : 0
@@ -125,10 +129,17 @@ export function factorOutcomes(needs: MatchNeeds, p: ProviderFacts, a: Availabil
     specialty:
       needs.conditions.length === 0
         ? na('No diagnoses or focus areas given')
-        : share(covered, needs.conditions.length, `Specialises in ${covered} of the ${needs.conditions.length} conditions`),
+        : share(
+            covered,
+            needs.conditions.length,
+            `Specialises in ${covered} of the ${needs.conditions.length} conditions`
+          ),
     availability: a
-      ? share(Math.min(counted, needs.slotsWanted), needs.slotsWanted,
-          `${counted} separate slot${counted === 1 ? '' : 's'}${where} in ${needs.windowDays} days (${needs.slotsWanted} wanted)`)
+      ? share(
+          Math.min(counted, needs.slotsWanted),
+          needs.slotsWanted,
+          `${counted} separate slot${counted === 1 ? '' : 's'}${where} in ${needs.windowDays} days (${needs.slotsWanted} wanted)`
+        )
       : share(0, 1, 'Availability not computed'),
     payer:
       needs.payer === null
@@ -147,8 +158,13 @@ export function factorOutcomes(needs: MatchNeeds, p: ProviderFacts, a: Availabil
     soonestSlot:
       a === null || a.daysToFirstSlot === null
         ? share(0, 1, `No slot${where} in ${needs.windowDays} days`)
-        : share(needs.windowDays - a.daysToFirstSlot, needs.windowDays,
-            a.daysToFirstSlot === 0 ? `First slot${where} within a day` : `First slot${where} in ${a.daysToFirstSlot} days`),
+        : share(
+            needs.windowDays - a.daysToFirstSlot,
+            needs.windowDays,
+            a.daysToFirstSlot === 0
+              ? `First slot${where} within a day`
+              : `First slot${where} in ${a.daysToFirstSlot} days`
+          ),
     continuity: !needs.knownChild
       ? na('No child record named')
       : p.seenBefore
@@ -192,7 +208,11 @@ export function scoreProvider(needs: MatchNeeds, provider: ProviderFacts, a: Ava
  * bound is below the last listed score need no availability computed (match-service.ts).
  */
 export function scoreUpperBound(needs: MatchNeeds, provider: ProviderFacts): number {
-  const perfect: AvailabilityFacts = { slotCount: needs.slotsWanted, preferredSlotCount: needs.slotsWanted, daysToFirstSlot: 0 }
+  const perfect: AvailabilityFacts = {
+    slotCount: needs.slotsWanted,
+    preferredSlotCount: needs.slotsWanted,
+    daysToFirstSlot: 0,
+  }
   return scoreProvider(needs, provider, perfect).scoreTenths
 }
 

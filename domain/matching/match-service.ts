@@ -152,7 +152,8 @@ async function scoreRound(uow: UnitOfWork, resolved: ResolvedMatch, round: Eligi
         }).map((slot) => ({
           ...slot,
           preferred:
-            preferredZone !== null && inPreferredTimes(resolved.preferredTimes!.windows, preferredZone, slot.start, slot.end),
+            preferredZone !== null &&
+            inPreferredTimes(resolved.preferredTimes!.windows, preferredZone, slot.start, slot.end),
         }))
       : []
     const counted = resolved.preferredTimes ? slots.filter((s) => s.preferred) : slots
@@ -162,7 +163,12 @@ async function scoreRound(uow: UnitOfWork, resolved: ResolvedMatch, round: Eligi
       preferredSlotCount: distinct(slots.filter((s) => s.preferred)).length,
       daysToFirstSlot: first === null ? null : Math.floor((first - resolved.from) / DAY),
     }
-    return { eligible, score: scoreProvider(resolved.needs, eligible.candidate, availability), slots, firstSlotAt: first }
+    return {
+      eligible,
+      score: scoreProvider(resolved.needs, eligible.candidate, availability),
+      slots,
+      firstSlotAt: first,
+    }
   })
 }
 
@@ -170,10 +176,17 @@ async function scoreRound(uow: UnitOfWork, resolved: ResolvedMatch, round: Eligi
  * Loads the round's schedules with the availability engine's loader: in-person providers under the policies of the
  * location asked for, the others under their primary location's.
  */
-async function loadRoundSchedules(uow: UnitOfWork, resolved: ResolvedMatch, round: Eligible[]): Promise<Map<string, LoadedSchedule>> {
+async function loadRoundSchedules(
+  uow: UnitOfWork,
+  resolved: ResolvedMatch,
+  round: Eligible[]
+): Promise<Map<string, LoadedSchedule>> {
   const groups = new Map<string | undefined, string[]>()
   for (const { candidate, setting } of round) {
-    const at = setting.mode === 'IN_PERSON' && setting.locationId === resolved.requirements.locationId ? setting.locationId : undefined
+    const at =
+      setting.mode === 'IN_PERSON' && setting.locationId === resolved.requirements.locationId
+        ? setting.locationId
+        : undefined
     groups.set(at, [...(groups.get(at) ?? []), candidate.providerId])
   }
   const range = { start: resolved.from, end: resolved.to + resolved.durationMinutes * 60_000 }

@@ -21,7 +21,12 @@ export interface PreferredWindow {
  * Whether [start, end) lies inside one preferred window.
  * @param zone - a timeline of the preferred times' zone covering the slot
  */
-export function inPreferredTimes(windows: readonly PreferredWindow[], zone: ZoneTimeline, start: number, end: number): boolean {
+export function inPreferredTimes(
+  windows: readonly PreferredWindow[],
+  zone: ZoneTimeline,
+  start: number,
+  end: number
+): boolean {
   const localStart = zone.toLocal(start)
   const midnight = Math.floor(localStart / DAY) * DAY
   const weekday = weekdayOf(midnight)

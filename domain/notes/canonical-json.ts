@@ -28,10 +28,12 @@ export function canonicalJson(value: unknown): string {
       return JSON.stringify(value)
     case 'object': {
       if (Array.isArray(value)) {
-        return `[${value.map((item) => {
-          if (item === undefined) throw new Error('canonical JSON has no representation for undefined in an array')
-          return canonicalJson(item)
-        }).join(',')}]`
+        return `[${value
+          .map((item) => {
+            if (item === undefined) throw new Error('canonical JSON has no representation for undefined in an array')
+            return canonicalJson(item)
+          })
+          .join(',')}]`
       }
       const prototype: unknown = Object.getPrototypeOf(value)
       if (prototype !== Object.prototype && prototype !== null) {

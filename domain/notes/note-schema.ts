@@ -23,14 +23,16 @@ export const GoalMeasure = z
 export const GoalAddressed = z
   .strictObject({
     goalId: z.string().min(1).max(64).optional().openapi({
-      description: "One of the child's goals (`goals[].id` of the child); leave out for a target that is not a plan goal",
+      description:
+        "One of the child's goals (`goals[].id` of the child); leave out for a target that is not a plan goal",
       example: 'gol_019a...',
     }),
     description: Text(500).openapi({ example: '/s/ in word-initial position' }),
     trials: z.number().int().min(0).max(10_000).optional().openapi({ description: 'Opportunities given', example: 20 }),
     correct: z.number().int().min(0).max(10_000).optional().openapi({ description: 'Correct responses', example: 17 }),
     accuracyPercent: z.number().min(0).max(100).optional().openapi({
-      description: 'Computed as correct / trials × 100 (one decimal) when trials and correct are given; otherwise as observed',
+      description:
+        'Computed as correct / trials × 100 (one decimal) when trials and correct are given; otherwise as observed',
       example: 85,
     }),
     selfCorrections: z.number().int().min(0).max(10_000).optional(),
@@ -109,16 +111,23 @@ export const accuracyOf = (correct: number, trials: number) => Math.round((corre
 /** Goals whose given accuracy disagrees with their counts (by more than rounding). */
 export function accuracyErrors(objective: z.output<typeof NoteObjective>) {
   return objective.goals.flatMap((goal, index) => {
-    if (goal.accuracyPercent === undefined || goal.trials === undefined || goal.correct === undefined || goal.trials === 0) {
+    if (
+      goal.accuracyPercent === undefined ||
+      goal.trials === undefined ||
+      goal.correct === undefined ||
+      goal.trials === 0
+    ) {
       return []
     }
     const computed = accuracyOf(goal.correct, goal.trials)
     return Math.abs(computed - goal.accuracyPercent) > 0.5
-      ? [{
-          path: `objective.goals.${index}.accuracyPercent`,
-          code: 'accuracy_mismatch',
-          message: `${goal.correct} of ${goal.trials} is ${computed}%; leave accuracyPercent out to have it computed.`,
-        }]
+      ? [
+          {
+            path: `objective.goals.${index}.accuracyPercent`,
+            code: 'accuracy_mismatch',
+            message: `${goal.correct} of ${goal.trials} is ${computed}%; leave accuracyPercent out to have it computed.`,
+          },
+        ]
       : []
   })
 }

@@ -6,7 +6,14 @@
  */
 import type { Prisma, SessionNote, NoteAddendum } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { invalidStateTransition, notFound, noteLocked, notSessionProvider, validationError, type FieldError } from '../errors.ts'
+import {
+  invalidStateTransition,
+  notFound,
+  noteLocked,
+  notSessionProvider,
+  validationError,
+  type FieldError,
+} from '../errors.ts'
 import { recordEvent } from '../events/record-event.ts'
 import { newId } from '../ids.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../listing.ts'
@@ -75,12 +82,19 @@ async function contentErrors(uow: UnitOfWork, childId: string, content: NoteCont
   const errors: FieldError[] = accuracyErrors(content.objective)
   const named = content.objective.goals.map((g, i) => [g.goalId, i] as const).filter(([id]) => id !== undefined)
   if (named.length > 0) {
-    const child = await uow.tx.child.findFirst({ where: { id: childId, tenantId: uow.tenantId }, select: { goals: true } })
+    const child = await uow.tx.child.findFirst({
+      where: { id: childId, tenantId: uow.tenantId },
+      select: { goals: true },
+    })
     const goals = Array.isArray(child?.goals) ? (child.goals as Array<{ id?: unknown } | null>) : []
     const known = new Set(goals.map((g) => g?.id).filter((id): id is string => typeof id === 'string'))
     for (const [goalId, index] of named) {
       if (!known.has(goalId as string)) {
-        errors.push({ path: `objective.goals.${index}.goalId`, code: 'not_found', message: "Not one of the child's goals." })
+        errors.push({
+          path: `objective.goals.${index}.goalId`,
+          code: 'not_found',
+          message: "Not one of the child's goals.",
+        })
       }
     }
   }
@@ -136,7 +150,11 @@ export async function patchDraft(uow: UnitOfWork, sessionId: string, noteId: str
   const session = await getSession(uow, sessionId)
   const errors = await contentErrors(uow, session.childId, fields.data)
   if (errors.length > 0) throw validationError(errors)
-  return uow.tx.sessionNote.update({ where: { id: note.id }, data: columnsOf(fields.data), include: { addenda: byCreation } })
+  return uow.tx.sessionNote.update({
+    where: { id: note.id },
+    data: columnsOf(fields.data),
+    include: { addenda: byCreation },
+  })
 }
 
 /** What a note needs before it can be signed: objective data, an assessment and a plan (DOMAIN.md §2.1). */
@@ -144,9 +162,14 @@ function signingErrors(note: SessionNote): FieldError[] {
   const objective = note.objective as { goals?: unknown[]; observations?: string }
   const errors: FieldError[] = []
   if (!objective.goals?.length && !objective.observations) {
-    errors.push({ path: 'objective', code: 'required_to_sign', message: 'Record at least one goal addressed or observations.' })
+    errors.push({
+      path: 'objective',
+      code: 'required_to_sign',
+      message: 'Record at least one goal addressed or observations.',
+    })
   }
-  if (!note.assessment) errors.push({ path: 'assessment', code: 'required_to_sign', message: 'A signed note has an assessment.' })
+  if (!note.assessment)
+    errors.push({ path: 'assessment', code: 'required_to_sign', message: 'A signed note has an assessment.' })
   if (!note.plan) errors.push({ path: 'plan', code: 'required_to_sign', message: 'A signed note has a plan.' })
   return errors
 }
@@ -234,8 +257,12 @@ export async function addAddendum(
     throw invalidStateTransition('Addenda amend signed notes; a draft is edited directly (PATCH).')
   }
   if (input.providerId) {
-    const provider = await uow.tx.provider.findFirst({ where: { id: input.providerId, tenantId: uow.tenantId }, select: { id: true } })
-    if (!provider) throw validationError([{ path: 'providerId', code: 'not_found', message: 'No provider with this id.' }])
+    const provider = await uow.tx.provider.findFirst({
+      where: { id: input.providerId, tenantId: uow.tenantId },
+      select: { id: true },
+    })
+    if (!provider)
+      throw validationError([{ path: 'providerId', code: 'not_found', message: 'No provider with this id.' }])
   }
   const id = newId('noteAddendum')
   const contentHash = addendumContentHash({

@@ -8,12 +8,25 @@
 import type { FieldError } from '../errors.ts'
 
 /** The steps, in order. LICENCE_VERIFICATION runs by itself once documents are in; the others wait for the API. */
-export const ONBOARDING_STEPS = ['PROFILE', 'DOCUMENTS', 'LICENCE_VERIFICATION', 'BACKGROUND_CHECK', 'ADMIN_APPROVAL'] as const
+export const ONBOARDING_STEPS = [
+  'PROFILE',
+  'DOCUMENTS',
+  'LICENCE_VERIFICATION',
+  'BACKGROUND_CHECK',
+  'ADMIN_APPROVAL',
+] as const
 export type OnboardingStep = (typeof ONBOARDING_STEPS)[number]
 
 export type OnboardingStatus = 'IN_PROGRESS' | 'APPROVED' | 'REJECTED' | 'TIMED_OUT' | 'CANCELLED'
 
-export const DOCUMENT_TYPES = ['LICENSE', 'DEGREE', 'CERTIFICATION', 'LIABILITY_INSURANCE', 'IDENTITY', 'OTHER'] as const
+export const DOCUMENT_TYPES = [
+  'LICENSE',
+  'DEGREE',
+  'CERTIFICATION',
+  'LIABILITY_INSURANCE',
+  'IDENTITY',
+  'OTHER',
+] as const
 export type DocumentType = (typeof DOCUMENT_TYPES)[number]
 /** Documents without which the documents step is refused. */
 export const REQUIRED_DOCUMENTS: readonly DocumentType[] = ['LICENSE', 'IDENTITY']
@@ -29,7 +42,11 @@ export interface OnboardingTiming {
   stepTimeoutDays: number
 }
 
-export const DEFAULT_ONBOARDING_TIMING: OnboardingTiming = { dayMs: 86_400_000, reminderEveryDays: 3, stepTimeoutDays: 14 }
+export const DEFAULT_ONBOARDING_TIMING: OnboardingTiming = {
+  dayMs: 86_400_000,
+  reminderEveryDays: 3,
+  stepTimeoutDays: 14,
+}
 
 /**
  * When the step's next reminder and its timeout fall, in workflow time.
@@ -48,19 +65,30 @@ export function stepTimers(stepStartedAt: number, remindersSent: number, timing:
  * onboarding is IN_PROGRESS, and (when the step names one) only at the step it belongs to.
  * @param expected - the step the update belongs to; undefined for one valid at any step (a rejection)
  */
-export function onboardingStepRefusal(status: OnboardingStatus, step: OnboardingStep, expected?: OnboardingStep): string | undefined {
+export function onboardingStepRefusal(
+  status: OnboardingStatus,
+  step: OnboardingStep,
+  expected?: OnboardingStep
+): string | undefined {
   if (status !== 'IN_PROGRESS') return `The onboarding is ${status}.`
   if (expected && step !== expected) return `The onboarding is at step ${step}, not ${expected}.`
   return undefined
 }
 
 /** The step after a licence verification: the background check when it passed, else waiting at the verification. */
-export const stepAfterVerification = (verified: boolean): OnboardingStep => (verified ? 'BACKGROUND_CHECK' : 'LICENCE_VERIFICATION')
+export const stepAfterVerification = (verified: boolean): OnboardingStep =>
+  verified ? 'BACKGROUND_CHECK' : 'LICENCE_VERIFICATION'
 
 /** What a provider's profile must have before its documents are asked for. */
-export function profileGaps(provider: { email: string | null; disciplines: string[]; ageGroups: string[]; languages: string[] }): FieldError[] {
+export function profileGaps(provider: {
+  email: string | null
+  disciplines: string[]
+  ageGroups: string[]
+  languages: string[]
+}): FieldError[] {
   const gaps: FieldError[] = []
-  const missing = (path: string, what: string) => gaps.push({ path, code: 'profile_incomplete', message: `The provider's profile needs ${what}.` })
+  const missing = (path: string, what: string) =>
+    gaps.push({ path, code: 'profile_incomplete', message: `The provider's profile needs ${what}.` })
   if (!provider.email) missing('email', 'an email address')
   if (provider.disciplines.length === 0) missing('disciplines', 'at least one discipline')
   if (provider.ageGroups.length === 0) missing('ageGroups', 'the age groups served')
@@ -94,7 +122,13 @@ export interface LicenceVerification {
  * @param today - YYYY-MM-DD
  */
 export function verifyLicence(
-  credentials: ReadonlyArray<{ type: string; number: string; issuingCountry: string; issuingRegion?: string; expiresOn?: string }>,
+  credentials: ReadonlyArray<{
+    type: string
+    number: string
+    issuingCountry: string
+    issuingRegion?: string
+    expiresOn?: string
+  }>,
   documents: ReadonlyArray<{ type: string }>,
   today: string,
   marginDays = 30
@@ -114,7 +148,12 @@ export function verifyLicence(
     outcome: reasons.length === 0 ? 'VERIFIED' : 'FAILED',
     reasons,
     licence: best
-      ? { number: best.number, issuingCountry: best.issuingCountry, issuingRegion: best.issuingRegion ?? null, expiresOn: best.expiresOn ?? null }
+      ? {
+          number: best.number,
+          issuingCountry: best.issuingCountry,
+          issuingRegion: best.issuingRegion ?? null,
+          expiresOn: best.expiresOn ?? null,
+        }
       : null,
   }
 }

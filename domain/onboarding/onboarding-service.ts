@@ -24,7 +24,12 @@ import {
 import { callWorkflow } from '../care-workflows/workflow-calls.ts'
 import { invalidStateTransition, notFound } from '../errors.ts'
 import type { WorkflowOutbox } from '../workflows/workflow-outbox.ts'
-import { DEFAULT_ONBOARDING_TIMING, stepTimers, type OnboardingStep, type OnboardingTiming } from './onboarding-rules.ts'
+import {
+  DEFAULT_ONBOARDING_TIMING,
+  stepTimers,
+  type OnboardingStep,
+  type OnboardingTiming,
+} from './onboarding-rules.ts'
 import { applyStep, checkStepRequest, closeAs, type OnboardingOperation } from './onboarding-steps.ts'
 
 export interface OnboardingServiceDeps {
@@ -44,19 +49,33 @@ export type OnboardingAction =
   | { action: 'reject'; reason: string }
 
 /** Per action: the step it belongs to, and what it records (in order) once the workflow accepts it. */
-const PLAN: { [A in OnboardingAction['action']]: (r: Extract<OnboardingAction, { action: A }>) => { expected?: OnboardingStep; ops: OnboardingOperation[] } } = {
+const PLAN: {
+  [A in OnboardingAction['action']]: (r: Extract<OnboardingAction, { action: A }>) => {
+    expected?: OnboardingStep
+    ops: OnboardingOperation[]
+  }
+} = {
   confirmProfile: () => ({ expected: 'PROFILE', ops: [{ action: 'confirmProfile' }] }),
   // The licence is verified at once, so the answer already says whether it passed.
-  submitDocuments: (r) => ({ expected: 'DOCUMENTS', ops: [{ action: 'submitDocuments', documents: r.documents }, { action: 'verifyLicence' }] }),
+  submitDocuments: (r) => ({
+    expected: 'DOCUMENTS',
+    ops: [{ action: 'submitDocuments', documents: r.documents }, { action: 'verifyLicence' }],
+  }),
   retryLicenceVerification: () => ({ expected: 'LICENCE_VERIFICATION', ops: [{ action: 'verifyLicence' }] }),
-  recordBackgroundCheck: (r) => ({ expected: 'BACKGROUND_CHECK', ops: [{ action: 'recordBackgroundCheck', result: r.result }] }),
+  recordBackgroundCheck: (r) => ({
+    expected: 'BACKGROUND_CHECK',
+    ops: [{ action: 'recordBackgroundCheck', result: r.result }],
+  }),
   approve: () => ({ expected: 'ADMIN_APPROVAL', ops: [{ action: 'approve' }] }),
   reject: (r) => ({ ops: [{ action: 'reject', reason: r.reason }] }),
 }
 
 async function lockedProvider({ tx, tenantId }: UnitOfWork, providerId: string) {
   await tx.$queryRaw`SELECT id FROM providers WHERE id = ${providerId} AND tenant_id = ${tenantId} FOR UPDATE`
-  const provider = await tx.provider.findFirst({ where: { id: providerId, tenantId }, select: { id: true, onboardingStatus: true } })
+  const provider = await tx.provider.findFirst({
+    where: { id: providerId, tenantId },
+    select: { id: true, onboardingStatus: true },
+  })
   if (!provider) throw notFound('provider', providerId)
   return provider
 }
@@ -82,10 +101,13 @@ export function createOnboardingService(deps: OnboardingServiceDeps) {
   async function start(uow: UnitOfWork, providerId: string, now: Date) {
     const provider = await lockedProvider(uow, providerId)
     if (provider.onboardingStatus !== 'INVITED' && provider.onboardingStatus !== 'IN_REVIEW') {
-      throw invalidStateTransition(`A provider in status ${provider.onboardingStatus} is not onboarded; only INVITED or IN_REVIEW ones are.`)
+      throw invalidStateTransition(
+        `A provider in status ${provider.onboardingStatus} is not onboarded; only INVITED or IN_REVIEW ones are.`
+      )
     }
     const existing = await uow.tx.providerOnboarding.findFirst({ where: { providerId, tenantId: uow.tenantId } })
-    if (existing?.status === 'IN_PROGRESS') throw invalidStateTransition('An onboarding of this provider is already in progress.')
+    if (existing?.status === 'IN_PROGRESS')
+      throw invalidStateTransition('An onboarding of this provider is already in progress.')
     const attempt = (existing?.attempt ?? 0) + 1
     const { deadlineAt, reminderAt } = stepTimers(now.getTime(), 0, timing)
     const fresh = {
@@ -112,7 +134,12 @@ export function createOnboardingService(deps: OnboardingServiceDeps) {
       create: { providerId, tenantId: uow.tenantId, ...fresh },
       update: fresh,
     })
-    const input: ProviderOnboardingInput = { tenantId: uow.tenantId, providerId, attempt, ...(deps.timing ? { timing: deps.timing } : {}) }
+    const input: ProviderOnboardingInput = {
+      tenantId: uow.tenantId,
+      providerId,
+      attempt,
+      ...(deps.timing ? { timing: deps.timing } : {}),
+    }
     await deps.outbox.enqueue(uow, {
       workflowType: PROVIDER_ONBOARDING_WORKFLOW_TYPE,
       workflowId: providerOnboardingWorkflowId(uow.tenantId, providerId, attempt),
@@ -148,7 +175,9 @@ export function createOnboardingService(deps: OnboardingServiceDeps) {
    *   (profile incomplete, documents missing), `dependency_unavailable`
    */
   async function act(uow: UnitOfWork, providerId: string, request: OnboardingAction, now: Date) {
-    const { expected, ops } = (PLAN[request.action] as (r: OnboardingAction) => { expected?: OnboardingStep; ops: OnboardingOperation[] })(request)
+    const { expected, ops } = (
+      PLAN[request.action] as (r: OnboardingAction) => { expected?: OnboardingStep; ops: OnboardingOperation[] }
+    )(request)
     // Locks the row: concurrent requests for one provider's onboarding go one after the other.
     const { row, licenceVerified } = await checkStepRequest(uow, providerId, ops[0]!, expected, now)
     const handle = deps.temporal.workflow.getHandle(providerOnboardingWorkflowId(uow.tenantId, providerId, row.attempt))

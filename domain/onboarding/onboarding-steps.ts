@@ -14,7 +14,14 @@ import { openNotifications, recordCareNotification, settleNotifications } from '
 import { invalidStateTransition, notFound, validationError } from '../errors.ts'
 import { transitionProvider } from '../providers/onboarding.ts'
 import { readCredentials } from '../providers/credentials.ts'
-import { documentGaps, profileGaps, verifyLicence, type DocumentType, type OnboardingStatus, type OnboardingStep } from './onboarding-rules.ts'
+import {
+  documentGaps,
+  profileGaps,
+  verifyLicence,
+  type DocumentType,
+  type OnboardingStatus,
+  type OnboardingStep,
+} from './onboarding-rules.ts'
 
 export const ONBOARDING_WORKFLOW_KIND = 'provider-onboarding'
 
@@ -45,7 +52,10 @@ export type OnboardingOperation =
   | { action: 'reject'; reason: string }
 
 const subject = (providerId: string) => ({ workflowKind: ONBOARDING_WORKFLOW_KIND, providerId }) as const
-const stateOf = (row: { status: OnboardingStatus; step: OnboardingStep }): OnboardingStateValue => ({ status: row.status, step: row.step })
+const stateOf = (row: { status: OnboardingStatus; step: OnboardingStep }): OnboardingStateValue => ({
+  status: row.status,
+  step: row.step,
+})
 
 const timerColumns = (timers: StepTimers) => ({
   stepStartedAt: new Date(timers.stepStartedAt),
@@ -59,10 +69,12 @@ function findRow({ tx, tenantId }: UnitOfWork, providerId: string) {
 
 /** Locks the onboarding row of this attempt. @throws AppError `not_found`, `invalid_state_transition` (another attempt) */
 async function lockRow(uow: UnitOfWork, ref: OnboardingRef) {
-  await uow.tx.$queryRaw`SELECT provider_id FROM provider_onboardings WHERE provider_id = ${ref.providerId} AND tenant_id = ${uow.tenantId} FOR UPDATE`
+  await uow.tx
+    .$queryRaw`SELECT provider_id FROM provider_onboardings WHERE provider_id = ${ref.providerId} AND tenant_id = ${uow.tenantId} FOR UPDATE`
   const row = await findRow(uow, ref.providerId)
   if (!row) throw notFound('onboarding', ref.providerId)
-  if (row.attempt !== ref.attempt) throw invalidStateTransition('This onboarding attempt was superseded by a newer one.')
+  if (row.attempt !== ref.attempt)
+    throw invalidStateTransition('This onboarding attempt was superseded by a newer one.')
   return row
 }
 
@@ -71,21 +83,41 @@ const waitsFor = (row: { status: OnboardingStatus; step: OnboardingStep }, step:
   row.status === 'IN_PROGRESS' && row.step === step
 
 /** Moves to `next`: the step's timers, and the reminders of the step left behind are answered. */
-async function advance(uow: UnitOfWork, providerId: string, next: OnboardingStep, data: Prisma.ProviderOnboardingUpdateInput, timers: StepTimers, now: Date) {
-  await uow.tx.providerOnboarding.update({ where: { providerId }, data: { ...data, step: next, ...timerColumns(timers) } })
+async function advance(
+  uow: UnitOfWork,
+  providerId: string,
+  next: OnboardingStep,
+  data: Prisma.ProviderOnboardingUpdateInput,
+  timers: StepTimers,
+  now: Date
+) {
+  await uow.tx.providerOnboarding.update({
+    where: { providerId },
+    data: { ...data, step: next, ...timerColumns(timers) },
+  })
   await resolveReminders(uow, providerId, now)
   return { status: 'IN_PROGRESS' as const, step: next }
 }
 
 async function resolveReminders(uow: UnitOfWork, providerId: string, now: Date) {
-  const reminders = (await openNotifications(uow, subject(providerId))).filter((n) => n.kind !== 'ONBOARDING_TIMED_OUT').map((n) => n.id)
+  const reminders = (await openNotifications(uow, subject(providerId)))
+    .filter((n) => n.kind !== 'ONBOARDING_TIMED_OUT')
+    .map((n) => n.id)
   await settleNotifications(uow, subject(providerId), 'RESOLVED', now, reminders)
 }
 
 async function providerOf({ tx, tenantId }: UnitOfWork, providerId: string) {
   const provider = await tx.provider.findFirst({
     where: { id: providerId, tenantId },
-    select: { email: true, disciplines: true, ageGroups: true, languages: true, credentials: true, timeZone: true, onboardingStatus: true },
+    select: {
+      email: true,
+      disciplines: true,
+      ageGroups: true,
+      languages: true,
+      credentials: true,
+      timeZone: true,
+      onboardingStatus: true,
+    },
   })
   if (!provider) throw notFound('provider', providerId)
   return provider
@@ -105,15 +137,18 @@ export async function checkStepRequest(
   now: Date
 ) {
   const provider = await providerOf(uow, providerId)
-  await uow.tx.$queryRaw`SELECT provider_id FROM provider_onboardings WHERE provider_id = ${providerId} AND tenant_id = ${uow.tenantId} FOR UPDATE`
+  await uow.tx
+    .$queryRaw`SELECT provider_id FROM provider_onboardings WHERE provider_id = ${providerId} AND tenant_id = ${uow.tenantId} FOR UPDATE`
   const row = await findRow(uow, providerId)
   if (!row || row.status !== 'IN_PROGRESS') {
     throw invalidStateTransition(`No onboarding of this provider is in progress${row ? ` (it is ${row.status})` : ''}.`)
   }
-  if (expected && row.step !== expected) throw invalidStateTransition(`The onboarding is at step ${row.step}, not ${expected}.`)
+  if (expected && row.step !== expected)
+    throw invalidStateTransition(`The onboarding is at step ${row.step}, not ${expected}.`)
   if (op.action === 'confirmProfile') {
     const gaps = profileGaps(provider)
-    if (gaps.length > 0) throw validationError(gaps, "The provider's profile is incomplete; complete it with PATCH /v1/providers/{id}.")
+    if (gaps.length > 0)
+      throw validationError(gaps, "The provider's profile is incomplete; complete it with PATCH /v1/providers/{id}.")
   }
   if (op.action === 'submitDocuments') {
     const gaps = documentGaps(op.documents)
@@ -121,7 +156,8 @@ export async function checkStepRequest(
   }
   const documents = op.action === 'submitDocuments' ? op.documents : (row.documents as Array<{ type: string }>)
   const licenceVerified =
-    verifyLicence(readCredentials(provider.credentials), documents, localDateOf(now, provider.timeZone)).outcome === 'VERIFIED'
+    verifyLicence(readCredentials(provider.credentials), documents, localDateOf(now, provider.timeZone)).outcome ===
+    'VERIFIED'
   return { row, licenceVerified }
 }
 
@@ -149,14 +185,34 @@ async function licenceCheckRecorded(uow: UnitOfWork, ref: OnboardingRef, timers:
  * background check; FAILED stays, with the reasons recorded and a notification to the provider, until the
  * credentials are corrected and verification is asked for again.
  */
-async function checkLicence(uow: UnitOfWork, ref: OnboardingRef, row: { documents: Prisma.JsonValue }, timers: StepTimers, now: Date) {
+async function checkLicence(
+  uow: UnitOfWork,
+  ref: OnboardingRef,
+  row: { documents: Prisma.JsonValue },
+  timers: StepTimers,
+  now: Date
+) {
   const provider = await providerOf(uow, ref.providerId)
-  const result = verifyLicence(readCredentials(provider.credentials), row.documents as Array<{ type: string }>, localDateOf(now, provider.timeZone))
+  const result = verifyLicence(
+    readCredentials(provider.credentials),
+    row.documents as Array<{ type: string }>,
+    localDateOf(now, provider.timeZone)
+  )
   const verification = { ...result, checkedAt: now.toISOString() } as unknown as Prisma.InputJsonObject
   if (result.outcome === 'VERIFIED') {
-    return advance(uow, ref.providerId, 'BACKGROUND_CHECK', { licenceVerification: verification, licenceVerifiedAt: now }, timers, now)
+    return advance(
+      uow,
+      ref.providerId,
+      'BACKGROUND_CHECK',
+      { licenceVerification: verification, licenceVerifiedAt: now },
+      timers,
+      now
+    )
   }
-  await uow.tx.providerOnboarding.update({ where: { providerId: ref.providerId }, data: { licenceVerification: verification } })
+  await uow.tx.providerOnboarding.update({
+    where: { providerId: ref.providerId },
+    data: { licenceVerification: verification },
+  })
   await recordCareNotification(uow, {
     workflowKind: ONBOARDING_WORKFLOW_KIND,
     kind: 'ONBOARDING_LICENCE_NOT_VERIFIED',
@@ -171,15 +227,30 @@ async function checkLicence(uow: UnitOfWork, ref: OnboardingRef, row: { document
  * Records a step the workflow accepted. Idempotent: a step already recorded answers the row's state.
  * @param timers - the timers of the step that begins (from the workflow's acceptance)
  */
-export async function applyStep(uow: UnitOfWork, ref: OnboardingRef, op: OnboardingOperation, timers: StepTimers, now: Date): Promise<OnboardingStateValue> {
+export async function applyStep(
+  uow: UnitOfWork,
+  ref: OnboardingRef,
+  op: OnboardingOperation,
+  timers: StepTimers,
+  now: Date
+): Promise<OnboardingStateValue> {
   const row = await lockRow(uow, ref)
   const state = stateOf(row)
   switch (op.action) {
     case 'confirmProfile':
-      return waitsFor(row, 'PROFILE') ? advance(uow, ref.providerId, 'DOCUMENTS', { profileConfirmedAt: now }, timers, now) : state
+      return waitsFor(row, 'PROFILE')
+        ? advance(uow, ref.providerId, 'DOCUMENTS', { profileConfirmedAt: now }, timers, now)
+        : state
     case 'submitDocuments':
       return waitsFor(row, 'DOCUMENTS')
-        ? advance(uow, ref.providerId, 'LICENCE_VERIFICATION', { documents: op.documents, documentsSubmittedAt: now }, timers, now)
+        ? advance(
+            uow,
+            ref.providerId,
+            'LICENCE_VERIFICATION',
+            { documents: op.documents, documentsSubmittedAt: now },
+            timers,
+            now
+          )
         : state
     case 'verifyLicence':
       if (!waitsFor(row, 'LICENCE_VERIFICATION') || (await licenceCheckRecorded(uow, ref, timers))) return state
@@ -188,7 +259,14 @@ export async function applyStep(uow: UnitOfWork, ref: OnboardingRef, op: Onboard
       if (!waitsFor(row, 'BACKGROUND_CHECK')) return state
       const provider = await providerOf(uow, ref.providerId)
       if (provider.onboardingStatus === 'INVITED') await transitionProvider(uow, ref.providerId, 'submitForReview', now)
-      return advance(uow, ref.providerId, 'ADMIN_APPROVAL', { backgroundCheck: op.result, backgroundCheckCompletedAt: now }, timers, now)
+      return advance(
+        uow,
+        ref.providerId,
+        'ADMIN_APPROVAL',
+        { backgroundCheck: op.result, backgroundCheckCompletedAt: now },
+        timers,
+        now
+      )
     }
     case 'approve':
       if (!waitsFor(row, 'ADMIN_APPROVAL')) return state
@@ -200,10 +278,22 @@ export async function applyStep(uow: UnitOfWork, ref: OnboardingRef, op: Onboard
 }
 
 /** Closes the row with a final status; reminders are answered (APPROVED) or cancelled. */
-async function close(uow: UnitOfWork, providerId: string, status: Exclude<OnboardingStatus, 'IN_PROGRESS'>, now: Date, decisionNote?: string) {
+async function close(
+  uow: UnitOfWork,
+  providerId: string,
+  status: Exclude<OnboardingStatus, 'IN_PROGRESS'>,
+  now: Date,
+  decisionNote?: string
+) {
   const row = await uow.tx.providerOnboarding.update({
     where: { providerId },
-    data: { status, closedAt: now, stepDeadlineAt: null, nextReminderAt: null, ...(decisionNote ? { decisionNote } : {}) },
+    data: {
+      status,
+      closedAt: now,
+      stepDeadlineAt: null,
+      nextReminderAt: null,
+      ...(decisionNote ? { decisionNote } : {}),
+    },
   })
   if (status === 'APPROVED') await resolveReminders(uow, providerId, now)
   await settleNotifications(uow, subject(providerId), 'CANCELLED', now)
@@ -215,12 +305,16 @@ async function close(uow: UnitOfWork, providerId: string, status: Exclude<Onboar
  * closes the onboarding as APPROVED, offboarded as CANCELLED; otherwise nothing changes.
  */
 export async function reconcile(uow: UnitOfWork, ref: OnboardingRef, now: Date): Promise<OnboardingStateValue> {
-  await uow.tx.$queryRaw`SELECT provider_id FROM provider_onboardings WHERE provider_id = ${ref.providerId} AND tenant_id = ${uow.tenantId} FOR UPDATE`
+  await uow.tx
+    .$queryRaw`SELECT provider_id FROM provider_onboardings WHERE provider_id = ${ref.providerId} AND tenant_id = ${uow.tenantId} FOR UPDATE`
   const row = await findRow(uow, ref.providerId)
-  if (!row || row.attempt !== ref.attempt || row.status !== 'IN_PROGRESS') return row ? stateOf(row) : { status: 'CANCELLED', step: 'PROFILE' }
+  if (!row || row.attempt !== ref.attempt || row.status !== 'IN_PROGRESS')
+    return row ? stateOf(row) : { status: 'CANCELLED', step: 'PROFILE' }
   const provider = await providerOf(uow, ref.providerId)
-  if (provider.onboardingStatus === 'APPROVED') return close(uow, ref.providerId, 'APPROVED', now, 'Approved outside the onboarding workflow.')
-  if (provider.onboardingStatus === 'OFFBOARDED') return close(uow, ref.providerId, 'CANCELLED', now, 'The provider was offboarded.')
+  if (provider.onboardingStatus === 'APPROVED')
+    return close(uow, ref.providerId, 'APPROVED', now, 'Approved outside the onboarding workflow.')
+  if (provider.onboardingStatus === 'OFFBOARDED')
+    return close(uow, ref.providerId, 'CANCELLED', now, 'The provider was offboarded.')
   return stateOf(row)
 }
 
@@ -243,14 +337,26 @@ export async function closeAs(uow: UnitOfWork, ref: OnboardingRef, status: 'TIME
 }
 
 /** A reminder that the step still waits (to the provider for profile and documents, to admins after). */
-export async function remind(uow: UnitOfWork, ref: OnboardingRef, step: OnboardingStep, reminder: number, nextReminderAt: number | null, now: Date) {
+export async function remind(
+  uow: UnitOfWork,
+  ref: OnboardingRef,
+  step: OnboardingStep,
+  reminder: number,
+  nextReminderAt: number | null,
+  now: Date
+) {
   const reconciled = await reconcile(uow, ref, now)
   if (reconciled.status !== 'IN_PROGRESS' || reconciled.step !== step) return reconciled
   await recordCareNotification(uow, {
     workflowKind: ONBOARDING_WORKFLOW_KIND,
     kind: 'ONBOARDING_REMINDER',
     providerId: ref.providerId,
-    details: { step, reminder, audience: step === 'PROFILE' || step === 'DOCUMENTS' ? 'PROVIDER' : 'ADMIN', attempt: ref.attempt },
+    details: {
+      step,
+      reminder,
+      audience: step === 'PROFILE' || step === 'DOCUMENTS' ? 'PROVIDER' : 'ADMIN',
+      attempt: ref.attempt,
+    },
     dedupeKey: `${ONBOARDING_WORKFLOW_KIND}:${ref.providerId}:${ref.attempt}:${step}:${reminder}`,
   })
   await uow.tx.providerOnboarding.update({
@@ -269,7 +375,12 @@ export async function notifyReadyForApproval(uow: UnitOfWork, ref: OnboardingRef
     workflowKind: ONBOARDING_WORKFLOW_KIND,
     kind: 'ONBOARDING_READY_FOR_APPROVAL',
     providerId: ref.providerId,
-    details: { step: 'ADMIN_APPROVAL', audience: 'ADMIN', attempt: ref.attempt, backgroundCheck: check?.outcome ?? null },
+    details: {
+      step: 'ADMIN_APPROVAL',
+      audience: 'ADMIN',
+      attempt: ref.attempt,
+      backgroundCheck: check?.outcome ?? null,
+    },
     dedupeKey: `${ONBOARDING_WORKFLOW_KIND}:${ref.providerId}:${ref.attempt}:ready-for-approval`,
   })
 }

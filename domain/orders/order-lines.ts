@@ -130,7 +130,11 @@ export async function priceLines(
         appointmentType: appointment?.type,
       })
       if (found.priceId === null || found.currency !== order.currency) {
-        fail('unitAmount', 'price_not_configured', `No active ${order.currency} price for ${service} here; give unitAmount.`)
+        fail(
+          'unitAmount',
+          'price_not_configured',
+          `No active ${order.currency} price for ${service} here; give unitAmount.`
+        )
         continue
       }
       unitAmount = found.amount

@@ -163,7 +163,8 @@ function storedLineAsInput(line: OrderWithLines['lines'][number]): OrderLineInpu
 /** Finalizes a draft: OPEN, or PAID at once when its total is 0. @throws AppError `not_found`, `invalid_state_transition` */
 export async function finalizeOrder(uow: UnitOfWork, id: string, now: Date): Promise<OrderWithLines> {
   const order = await lockOrder(uow, id)
-  if (order.status !== 'DRAFT') throw invalidStateTransition(`Order ${id} is ${order.status}; only a DRAFT is finalized.`)
+  if (order.status !== 'DRAFT')
+    throw invalidStateTransition(`Order ${id} is ${order.status}; only a DRAFT is finalized.`)
   const next = opening(order.total, now)
   assertTransition(order.status, next.status, 'finalize')
   await uow.tx.order.update({ where: { id }, data: next })

@@ -74,11 +74,6 @@ export const ACCEPTS_PAYMENT: readonly OrderStatus[] = ['OPEN', 'PARTIALLY_PAID'
  */
 export function assertAcceptsPayment(status: OrderStatus): void {
   if (ACCEPTS_PAYMENT.includes(status)) return
-  const why =
-    status === 'DRAFT'
-      ? 'finalize it first'
-      : status === 'PAID'
-        ? 'nothing is left to pay'
-        : 'it is closed'
+  const why = status === 'DRAFT' ? 'finalize it first' : status === 'PAID' ? 'nothing is left to pay' : 'it is closed'
   throw invalidStateTransition(`Cannot record a payment on an order that is ${status}: ${why}.`)
 }

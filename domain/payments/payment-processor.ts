@@ -49,7 +49,12 @@ export interface CollectRequest {
 
 export type CollectOutcome =
   | { status: 'SUCCEEDED'; processorReference: string | null }
-  | { status: 'FAILED'; processorReference: string | null; failureCode: PaymentFailureCode; failureMessage: string | null }
+  | {
+      status: 'FAILED'
+      processorReference: string | null
+      failureCode: PaymentFailureCode
+      failureMessage: string | null
+    }
 
 export interface RefundRequest {
   refundId: string
@@ -149,6 +154,9 @@ export const ONLINE_PROCESSORS: Readonly<Record<string, () => OnlinePaymentProce
  * method until an online processor is configured.
  * @returns undefined when no configured processor handles `method`
  */
-export function processorFor(method: PaymentMethod, processors: readonly PaymentProcessor[]): PaymentProcessor | undefined {
+export function processorFor(
+  method: PaymentMethod,
+  processors: readonly PaymentProcessor[]
+): PaymentProcessor | undefined {
   return processors.find((p) => p.handles(method))
 }

@@ -27,7 +27,9 @@ export interface RecordPaymentInput {
   failure?: { code: PaymentFailureCode; message?: string }
 }
 
-export const withRefunds = { refunds: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } } as const satisfies Prisma.PaymentInclude
+export const withRefunds = {
+  refunds: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
+} as const satisfies Prisma.PaymentInclude
 
 export type PaymentWithRefunds = Prisma.PaymentGetPayload<{ include: typeof withRefunds }>
 
@@ -55,18 +57,26 @@ export async function recordPayment(
     throw validationError([{ path: 'currency', code: 'unknown_currency', message: 'Not an ISO 4217 currency code.' }])
   }
   if (input.receivedAt && input.receivedAt.getTime() > now.getTime()) {
-    throw validationError([{ path: 'receivedAt', code: 'in_future', message: 'A payment cannot be received in the future.' }])
+    throw validationError([
+      { path: 'receivedAt', code: 'in_future', message: 'A payment cannot be received in the future.' },
+    ])
   }
   const processor = processorFor(input.method, processors)
   if (!processor) {
-    throw validationError([{ path: 'method', code: 'method_not_available', message: 'No configured processor takes this method.' }])
+    throw validationError([
+      { path: 'method', code: 'method_not_available', message: 'No configured processor takes this method.' },
+    ])
   }
   await assertOrderExists(uow, input.orderId)
   // From here to commit, concurrent payments and refunds of this order wait for this one.
   const order = await lockOrder(uow, input.orderId)
   if (input.currency !== order.currency) {
     throw validationError([
-      { path: 'currency', code: 'currency_mismatch', message: `The order is in ${order.currency}; pay it in ${order.currency}.` },
+      {
+        path: 'currency',
+        code: 'currency_mismatch',
+        message: `The order is in ${order.currency}; pay it in ${order.currency}.`,
+      },
     ])
   }
   assertAcceptsPayment(order.status)
@@ -103,7 +113,12 @@ export async function recordPayment(
     },
   })
   if (succeeded) {
-    await applyOrderMoney(uow, order, { amountPaid: order.amountPaid + input.amount, amountRefunded: order.amountRefunded }, now)
+    await applyOrderMoney(
+      uow,
+      order,
+      { amountPaid: order.amountPaid + input.amount, amountRefunded: order.amountRefunded },
+      now
+    )
     await recordEvent(uow, 'payment.succeeded', {
       paymentId: id,
       orderId: order.id,

@@ -81,6 +81,11 @@ export async function refundPayment(
     },
   })
   await tx.payment.update({ where: { id: paymentId }, data: { amountRefunded: payment.amountRefunded + amount } })
-  await applyOrderMoney(uow, order, { amountPaid: order.amountPaid, amountRefunded: order.amountRefunded + amount }, now)
+  await applyOrderMoney(
+    uow,
+    order,
+    { amountPaid: order.amountPaid, amountRefunded: order.amountRefunded + amount },
+    now
+  )
   return { refund, payment: await getPayment(uow, paymentId) }
 }

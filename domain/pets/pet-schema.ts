@@ -10,7 +10,12 @@ export const PET_SPECIES = ['DOG', 'CAT', 'HORSE', 'RABBIT', 'GUINEA_PIG', 'BIRD
 
 export const TherapyAnimalCertification = z
   .strictObject({
-    registry: z.string().trim().min(1).max(200).openapi({ description: 'The certifying organisation', example: 'Pet Partners' }),
+    registry: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .openapi({ description: 'The certifying organisation', example: 'Pet Partners' }),
     number: z.string().trim().min(1).max(100).optional().openapi({ description: 'Registration or certificate number' }),
     expiresOn: CalendarDate.optional().openapi({ description: 'When the certification lapses' }),
   })
@@ -19,14 +24,19 @@ export const TherapyAnimalCertification = z
 /** The writable fields of a pet. */
 export const PetFields = z
   .strictObject({
-    ownerClientId: z.string().min(1).max(64).openapi({ description: 'The client the pet belongs to', example: 'cln_019a...' }),
+    ownerClientId: z
+      .string()
+      .min(1)
+      .max(64)
+      .openapi({ description: 'The client the pet belongs to', example: 'cln_019a...' }),
     name: z.string().trim().min(1).max(100).openapi({ example: 'Biscuit' }),
     species: z.enum(PET_SPECIES),
     breed: z.string().trim().min(1).max(100).optional().openapi({ example: 'Golden retriever' }),
     temperament: Note(1000).optional().openapi({ example: 'Calm with children; startles at loud noises' }),
-    notes: Note(4000)
-      .optional()
-      .openapi({ description: 'Allergies, fears and handling notes relevant to sessions', example: 'Sibling allergic to cats' }),
+    notes: Note(4000).optional().openapi({
+      description: 'Allergies, fears and handling notes relevant to sessions',
+      example: 'Sibling allergic to cats',
+    }),
     therapyAnimal: z.boolean().default(false).openapi({ description: 'Works in animal-assisted therapy sessions' }),
     certification: TherapyAnimalCertification.optional(),
   })
@@ -35,7 +45,8 @@ export const PetFields = z
       ctx.addIssue({
         code: 'custom',
         path: ['certification'],
-        message: 'Only a therapy animal carries a certification: set therapyAnimal to true, or remove the certification.',
+        message:
+          'Only a therapy animal carries a certification: set therapyAnimal to true, or remove the certification.',
         params: { code: 'requires_therapy_animal' },
       })
     }

@@ -25,7 +25,11 @@ export interface PetListQuery {
 /**
  * Problems with a pet's owner: a client of the tenant, and not an archived one unless they already own the pet.
  */
-async function ownerErrors({ tx, tenantId }: UnitOfWork, ownerClientId: string, currentOwner?: string): Promise<FieldError[]> {
+async function ownerErrors(
+  { tx, tenantId }: UnitOfWork,
+  ownerClientId: string,
+  currentOwner?: string
+): Promise<FieldError[]> {
   const owner = await tx.client.findFirst({ where: { id: ownerClientId, tenantId }, select: { archivedAt: true } })
   if (!owner) return [{ path: 'ownerClientId', code: 'not_found', message: 'No client with this id.' }]
   if (owner.archivedAt && ownerClientId !== currentOwner) {
@@ -44,7 +48,9 @@ const columnsOf = (fields: PetFieldsInput) => ({
   therapyAnimal: fields.therapyAnimal,
   certificationRegistry: fields.certification?.registry ?? null,
   certificationNumber: fields.certification?.number ?? null,
-  certificationExpiresOn: fields.certification?.expiresOn ? new Date(`${fields.certification.expiresOn}T00:00:00.000Z`) : null,
+  certificationExpiresOn: fields.certification?.expiresOn
+    ? new Date(`${fields.certification.expiresOn}T00:00:00.000Z`)
+    : null,
 })
 
 /** A pet's certification, or undefined when it has none. */
@@ -117,7 +123,10 @@ export async function patchPet(uow: UnitOfWork, id: string, patch: JsonObject) {
   const pet = await getPet(uow, id)
   const fields = patchFields(PetFields, writableOf(pet), patch)
   if (!fields.ok) throw validationError(fields.errors)
-  const errors = fields.data.ownerClientId === pet.ownerClientId ? [] : await ownerErrors(uow, fields.data.ownerClientId, pet.ownerClientId)
+  const errors =
+    fields.data.ownerClientId === pet.ownerClientId
+      ? []
+      : await ownerErrors(uow, fields.data.ownerClientId, pet.ownerClientId)
   if (errors.length > 0) throw validationError(errors)
   return uow.tx.pet.update({ where: { id: pet.id }, data: columnsOf(fields.data) })
 }

@@ -61,7 +61,8 @@ export async function priceForService(uow: UnitOfWork, input: ServicePriceQuery)
     select: { id: true, currency: true },
   })
   if (!location) throw notFound('location', input.locationId)
-  const type = input.appointmentType !== undefined && isAppointmentType(input.appointmentType) ? input.appointmentType : null
+  const type =
+    input.appointmentType !== undefined && isAppointmentType(input.appointmentType) ? input.appointmentType : null
   // At most four rows: the active-key unique index allows one active price per (location, service, type).
   const candidates = await tx.price.findMany({
     where: {

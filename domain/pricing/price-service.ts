@@ -68,7 +68,9 @@ async function assertKeyFree(uow: UnitOfWork, key: PriceKey, exceptId?: string) 
     select: { id: true },
   })
   if (existing) {
-    throw conflict(`An active price already exists for ${describeKey(key)} (${existing.id}); deactivate or archive it first.`)
+    throw conflict(
+      `An active price already exists for ${describeKey(key)} (${existing.id}); deactivate or archive it first.`
+    )
   }
 }
 
@@ -93,8 +95,12 @@ export async function createPrice(uow: UnitOfWork, input: CreatePriceInput) {
     throw validationError([{ path: 'currency', code: 'unknown_currency', message: 'Not an ISO 4217 currency code.' }])
   }
   if (input.locationId !== undefined) {
-    const location = await tx.location.findFirst({ where: { id: input.locationId, tenantId }, select: { currency: true } })
-    if (!location) throw validationError([{ path: 'locationId', code: 'not_found', message: 'No location with this id.' }])
+    const location = await tx.location.findFirst({
+      where: { id: input.locationId, tenantId },
+      select: { currency: true },
+    })
+    if (!location)
+      throw validationError([{ path: 'locationId', code: 'not_found', message: 'No location with this id.' }])
     if (location.currency !== input.currency) {
       throw validationError([
         {

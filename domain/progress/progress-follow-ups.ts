@@ -29,7 +29,13 @@ import { AppError, invalidStateTransition, notFound } from '../errors.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../listing.ts'
 import type { WorkflowOutbox } from '../workflows/workflow-outbox.ts'
 import { DEFAULT_PROGRESS_POLICY } from './progress-rules.ts'
-import { DEFAULT_LOOKBACK_DAYS, FOLLOW_UP_KIND, PROGRESS_WORKFLOW_KIND, closeProgressFollowUps, recordProgressSummary } from './progress-store.ts'
+import {
+  DEFAULT_LOOKBACK_DAYS,
+  FOLLOW_UP_KIND,
+  PROGRESS_WORKFLOW_KIND,
+  closeProgressFollowUps,
+  recordProgressSummary,
+} from './progress-store.ts'
 
 export interface ProgressFollowUpsDeps {
   outbox: WorkflowOutbox
@@ -88,8 +94,12 @@ export function createProgressFollowUps(deps: ProgressFollowUpsDeps) {
   function childArchived(uow: UnitOfWork, childId: string): void {
     uow.afterCommit(async () => {
       await callWorkflow(deps.temporal, 'progress follow-up', () =>
-        deps.temporal.workflow.getHandle(childProgressWorkflowId(uow.tenantId, childId)).signal(childProgressChangedSignal)
-      ).catch((error: unknown) => deps.logger.warn({ childId, err: String(error) }, 'progress follow-up not told of the archive'))
+        deps.temporal.workflow
+          .getHandle(childProgressWorkflowId(uow.tenantId, childId))
+          .signal(childProgressChangedSignal)
+      ).catch((error: unknown) =>
+        deps.logger.warn({ childId, err: String(error) }, 'progress follow-up not told of the archive')
+      )
     })
   }
 
@@ -131,7 +141,9 @@ export function createProgressFollowUps(deps: ProgressFollowUpsDeps) {
       },
       now
     )
-    const report = outcome.reportId ? await uow.tx.childProgressReport.findFirst({ where: { id: outcome.reportId, tenantId: uow.tenantId } }) : null
+    const report = outcome.reportId
+      ? await uow.tx.childProgressReport.findFirst({ where: { id: outcome.reportId, tenantId: uow.tenantId } })
+      : null
     if (!report) throw invalidStateTransition('The summary was not recorded.')
     return report
   }
@@ -149,7 +161,10 @@ export function createProgressFollowUps(deps: ProgressFollowUpsDeps) {
   }
 
   /** The workflow's own view of its schedule; null when it is not running (or Temporal cannot say right now). */
-  async function schedule(tenantId: string, childId: string): Promise<(ChildProgressState & { running: true }) | { running: false } | null> {
+  async function schedule(
+    tenantId: string,
+    childId: string
+  ): Promise<(ChildProgressState & { running: true }) | { running: false } | null> {
     try {
       const handle = deps.temporal.workflow.getHandle(childProgressWorkflowId(tenantId, childId))
       const described = await deps.temporal.withDeadline(Date.now() + 3000, () => handle.describe())
@@ -167,9 +182,18 @@ export function createProgressFollowUps(deps: ProgressFollowUpsDeps) {
   async function view(uow: UnitOfWork, childId: string) {
     await activeChild(uow, childId)
     const [latest, followUp, state] = await Promise.all([
-      uow.tx.childProgressReport.findFirst({ where: { childId, tenantId: uow.tenantId }, orderBy: [{ periodEnd: 'desc' }, { id: 'desc' }] }),
+      uow.tx.childProgressReport.findFirst({
+        where: { childId, tenantId: uow.tenantId },
+        orderBy: [{ periodEnd: 'desc' }, { id: 'desc' }],
+      }),
       uow.tx.careNotification.findFirst({
-        where: { tenantId: uow.tenantId, childId, workflowKind: PROGRESS_WORKFLOW_KIND, kind: FOLLOW_UP_KIND, status: 'OPEN' },
+        where: {
+          tenantId: uow.tenantId,
+          childId,
+          workflowKind: PROGRESS_WORKFLOW_KIND,
+          kind: FOLLOW_UP_KIND,
+          status: 'OPEN',
+        },
         orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       }),
       schedule(uow.tenantId, childId),

@@ -102,7 +102,14 @@ export function goalProgress(goalId: string, observations: GoalObservation[], po
   }
   const recent = accuracies.slice(-policy.masteryOf)
   if (recent.filter((a) => a >= policy.masteryPercent).length >= policy.masteryCount) {
-    return { ...base, trendChange: accuracies.length >= policy.windowSessions ? round1(fittedChange(accuracies.slice(-policy.windowSessions))) : null, trend: 'MASTERED' }
+    return {
+      ...base,
+      trendChange:
+        accuracies.length >= policy.windowSessions
+          ? round1(fittedChange(accuracies.slice(-policy.windowSessions)))
+          : null,
+      trend: 'MASTERED',
+    }
   }
   if (accuracies.length < policy.windowSessions) return { ...base, trendChange: null, trend: 'INSUFFICIENT_DATA' }
 

@@ -45,7 +45,12 @@ export async function childProgressStatus({ tx, tenantId }: UnitOfWork, childId:
   return child.archivedAt ? ('ARCHIVED' as const) : ('ACTIVE' as const)
 }
 
-async function signedNotes({ tx, tenantId }: UnitOfWork, childId: string, from: Date, to: Date): Promise<SignedNoteData[]> {
+async function signedNotes(
+  { tx, tenantId }: UnitOfWork,
+  childId: string,
+  from: Date,
+  to: Date
+): Promise<SignedNoteData[]> {
   const notes = await tx.sessionNote.findMany({
     where: { tenantId, status: 'SIGNED', signedAt: { gt: from, lte: to }, session: { childId } },
     select: { sessionId: true, signedAt: true, objective: true, session: { select: { scheduledStartsAt: true } } },
@@ -69,14 +74,24 @@ async function signedNotes({ tx, tenantId }: UnitOfWork, childId: string, from: 
  * retry answers the report recorded before. A scheduled period with neither signed notes nor assessments records
  * nothing (reportId null): there is no progress to report.
  */
-export async function recordProgressSummary(uow: UnitOfWork, input: RecordSummaryInput, now: Date): Promise<RecordSummaryOutcome> {
+export async function recordProgressSummary(
+  uow: UnitOfWork,
+  input: RecordSummaryInput,
+  now: Date
+): Promise<RecordSummaryOutcome> {
   const { tx, tenantId } = uow
   // One summary of a child at a time (the API's and the workflow's): the newest report settles the follow-ups alone.
   await tx.$queryRaw`SELECT id FROM children WHERE id = ${input.childId} AND tenant_id = ${tenantId} FOR UPDATE`
   const dedupeKey = `${input.childId}:${input.trigger}:${input.periodEnd}`
-  const existing = await tx.childProgressReport.findFirst({ where: { tenantId, dedupeKey }, select: { id: true, stalledGoalIds: true } })
+  const existing = await tx.childProgressReport.findFirst({
+    where: { tenantId, dedupeKey },
+    select: { id: true, stalledGoalIds: true },
+  })
   if (existing) {
-    const followUp = await tx.careNotification.findFirst({ where: { tenantId, dedupeKey: `${PROGRESS_WORKFLOW_KIND}:${existing.id}` }, select: { id: true } })
+    const followUp = await tx.careNotification.findFirst({
+      where: { tenantId, dedupeKey: `${PROGRESS_WORKFLOW_KIND}:${existing.id}` },
+      select: { id: true },
+    })
     return { reportId: existing.id, stalledGoals: existing.stalledGoalIds.length, followUpId: followUp?.id ?? null }
   }
   const child = await tx.child.findFirst({ where: { id: input.childId, tenantId }, select: { goals: true } })
@@ -84,16 +99,27 @@ export async function recordProgressSummary(uow: UnitOfWork, input: RecordSummar
 
   const periodStart = new Date(input.periodStart)
   const periodEnd = new Date(input.periodEnd)
-  const notes = await signedNotes(uow, input.childId, new Date(input.periodEnd - Math.max(input.lookbackMs, input.periodEnd - input.periodStart)), periodEnd)
+  const notes = await signedNotes(
+    uow,
+    input.childId,
+    new Date(input.periodEnd - Math.max(input.lookbackMs, input.periodEnd - input.periodStart)),
+    periodEnd
+  )
   const assessments = await tx.assessment.findMany({
     where: { tenantId, childId: input.childId, status: 'COMPLETED', completedAt: { gt: periodStart, lte: periodEnd } },
     select: { id: true, instrument: true, completedAt: true },
   })
-  const activeGoalIds = goalsOf(child).filter((g) => g.status === 'ACTIVE').map((g) => g.id)
+  const activeGoalIds = goalsOf(child)
+    .filter((g) => g.status === 'ACTIVE')
+    .map((g) => g.id)
   const summary = summariseProgress(
     { start: periodStart.toISOString(), end: periodEnd.toISOString() },
     notes,
-    assessments.map((a) => ({ assessmentId: a.id, instrument: a.instrument, completedAt: a.completedAt!.toISOString() })),
+    assessments.map((a) => ({
+      assessmentId: a.id,
+      instrument: a.instrument,
+      completedAt: a.completedAt!.toISOString(),
+    })),
     activeGoalIds,
     input.policy
   )
@@ -125,8 +151,13 @@ export async function recordProgressSummary(uow: UnitOfWork, input: RecordSummar
   if (summary.stalledGoalIds.length === 0) return { reportId: report.id, stalledGoals: 0, followUpId: null }
 
   // Addressed to the provider of the child's latest signed session: the one who can change the plan.
-  const latest = notes.reduce<SignedNoteData | undefined>((a, b) => (!a || b.sessionAt > a.sessionAt ? b : a), undefined)
-  const session = latest ? await tx.session.findFirst({ where: { id: latest.sessionId, tenantId }, select: { providerId: true } }) : null
+  const latest = notes.reduce<SignedNoteData | undefined>(
+    (a, b) => (!a || b.sessionAt > a.sessionAt ? b : a),
+    undefined
+  )
+  const session = latest
+    ? await tx.session.findFirst({ where: { id: latest.sessionId, tenantId }, select: { providerId: true } })
+    : null
   const followUpKey = `${PROGRESS_WORKFLOW_KIND}:${report.id}`
   await recordCareNotification(uow, {
     workflowKind: PROGRESS_WORKFLOW_KIND,
@@ -136,7 +167,10 @@ export async function recordProgressSummary(uow: UnitOfWork, input: RecordSummar
     details: { reportId: report.id, goalIds: summary.stalledGoalIds },
     dedupeKey: followUpKey,
   })
-  const followUp = await tx.careNotification.findFirst({ where: { tenantId, dedupeKey: followUpKey }, select: { id: true } })
+  const followUp = await tx.careNotification.findFirst({
+    where: { tenantId, dedupeKey: followUpKey },
+    select: { id: true },
+  })
   return { reportId: report.id, stalledGoals: summary.stalledGoalIds.length, followUpId: followUp?.id ?? null }
 }
 

@@ -6,7 +6,14 @@
  *
  * Free of Node imports: pure functions, unit-tested.
  */
-import { goalProgress, needsFollowUp, type CueingLevel, type GoalObservation, type GoalProgress, type ProgressPolicy } from './progress-rules.ts'
+import {
+  goalProgress,
+  needsFollowUp,
+  type CueingLevel,
+  type GoalObservation,
+  type GoalProgress,
+  type ProgressPolicy,
+} from './progress-rules.ts'
 
 /** A signed note as the summary needs it: ids, times and the per-goal figures, no text. */
 export interface SignedNoteData {

@@ -18,7 +18,8 @@ export type AgeGroup = keyof typeof AGE_GROUPS
 export const AGE_GROUP_NAMES = Object.keys(AGE_GROUPS) as [AgeGroup, ...AgeGroup[]]
 
 export const AgeGroupSchema = z.enum(AGE_GROUP_NAMES).openapi('AgeGroup', {
-  description: 'Age band served: INFANT_TODDLER 0–35 months, PRESCHOOL 36–59, SCHOOL_AGE 60–215 (5–17 years), ADULT 18+.',
+  description:
+    'Age band served: INFANT_TODDLER 0–35 months, PRESCHOOL 36–59, SCHOOL_AGE 60–215 (5–17 years), ADULT 18+.',
 })
 
 /**

@@ -21,7 +21,10 @@ import { getProvider, type ProviderView } from './provider-service.ts'
 export type OnboardingAction = 'submitForReview' | 'approve' | 'suspend' | 'offboard'
 
 /** From which statuses each action may be taken, and where it leads. */
-export const ONBOARDING_TRANSITIONS: Record<OnboardingAction, { from: ProviderOnboardingStatus[]; to: ProviderOnboardingStatus }> = {
+export const ONBOARDING_TRANSITIONS: Record<
+  OnboardingAction,
+  { from: ProviderOnboardingStatus[]; to: ProviderOnboardingStatus }
+> = {
   submitForReview: { from: ['INVITED'], to: 'IN_REVIEW' },
   approve: { from: ['INVITED', 'IN_REVIEW', 'SUSPENDED'], to: 'APPROVED' },
   suspend: { from: ['APPROVED'], to: 'SUSPENDED' },
@@ -52,7 +55,9 @@ export async function transitionProvider(
       where: { tenantId: uow.tenantId, providerId: id, status: 'CONFIRMED', endsAt: { gt: now } },
     })
     if (upcoming > 0) {
-      throw conflict(`The provider has ${upcoming} upcoming CONFIRMED appointment(s); cancel or move them before offboarding.`)
+      throw conflict(
+        `The provider has ${upcoming} upcoming CONFIRMED appointment(s); cancel or move them before offboarding.`
+      )
     }
   }
   await uow.tx.provider.update({

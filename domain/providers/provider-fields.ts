@@ -67,7 +67,8 @@ export async function toProviderColumns(
   const languages: string[] = []
   for (const [index, tag] of (fields.languages ?? []).entries()) {
     const canonical = canonicalLanguage(tag)
-    if (!canonical) errors.push({ path: `languages.${index}`, code: 'invalid_language', message: 'Not a BCP 47 language tag.' })
+    if (!canonical)
+      errors.push({ path: `languages.${index}`, code: 'invalid_language', message: 'Not a BCP 47 language tag.' })
     else if (!languages.includes(canonical)) languages.push(canonical)
   }
   const primary = fields.locationId ?? (await defaultLocationId())
@@ -76,7 +77,8 @@ export async function toProviderColumns(
   const known = new Set(found.map((l) => l.id))
   for (const [index, id] of locationIds.entries()) {
     if (known.has(id)) continue
-    const path = index === 0 && fields.locationId ? 'locationId' : `locationIds.${(fields.locationIds ?? []).indexOf(id)}`
+    const path =
+      index === 0 && fields.locationId ? 'locationId' : `locationIds.${(fields.locationIds ?? []).indexOf(id)}`
     errors.push({ path, code: 'not_found', message: 'No location with this id.' })
   }
   if (errors.length) throw validationError(errors)

@@ -15,7 +15,12 @@ import { resolveLocation } from '../locations/resolve-location.ts'
 import { patchResource, withoutNulls, type JsonObject } from '../merge-patch.ts'
 import { readCredentials } from './credentials.ts'
 import { canonicalLanguage } from './languages.ts'
-import { ProviderFieldsSchema, toProviderColumns, type ProviderColumns, type ProviderFields } from './provider-fields.ts'
+import {
+  ProviderFieldsSchema,
+  toProviderColumns,
+  type ProviderColumns,
+  type ProviderFields,
+} from './provider-fields.ts'
 
 /** Statuses a provider may be created in: directly approved (the default), or at the start of onboarding. */
 export const INITIAL_ONBOARDING_STATUSES = ['INVITED', 'IN_REVIEW', 'APPROVED'] as const
@@ -114,7 +119,8 @@ export async function updateProvider(uow: UnitOfWork, id: string, patch: JsonObj
   const before = new Set(current.locationIds)
   const after = new Set(columns.locationIds)
   const removed = current.locationIds.filter((l) => !after.has(l))
-  if (removed.length) await uow.tx.providerLocation.deleteMany({ where: { providerId: id, locationId: { in: removed } } })
+  if (removed.length)
+    await uow.tx.providerLocation.deleteMany({ where: { providerId: id, locationId: { in: removed } } })
   const added = columns.locationIds.filter((l) => !before.has(l))
   if (added.length) {
     await uow.tx.providerLocation.createMany({
@@ -163,6 +169,8 @@ export async function listProviders(uow: UnitOfWork, query: ListProvidersQuery) 
 /** Ids of the tenant's providers speaking `language` or a regional variant (the availability filter's rule). */
 async function providerIdsSpeaking({ tx, tenantId }: UnitOfWork, language: string): Promise<string[]> {
   const tag = canonicalLanguage(language) ?? language
-  const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT p.id FROM providers p WHERE p.tenant_id = ${tenantId} AND ${speaksSql(tag)}`
+  const rows = await tx.$queryRaw<
+    Array<{ id: string }>
+  >`SELECT p.id FROM providers p WHERE p.tenant_id = ${tenantId} AND ${speaksSql(tag)}`
   return rows.map((r) => r.id)
 }

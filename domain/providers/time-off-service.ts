@@ -26,16 +26,25 @@ function assertRange(startsAt: Date, endsAt: Date) {
     throw validationError([{ path: 'endsAt', code: 'before_start', message: 'endsAt must be after startsAt.' }])
   }
   if (endsAt.getTime() - startsAt.getTime() > MAX_TIME_OFF_DAYS * 86_400_000) {
-    throw validationError([{ path: 'endsAt', code: 'too_long', message: `Time off lasts at most ${MAX_TIME_OFF_DAYS} days.` }])
+    throw validationError([
+      { path: 'endsAt', code: 'too_long', message: `Time off lasts at most ${MAX_TIME_OFF_DAYS} days.` },
+    ])
   }
 }
 
 /** A time-off entry with the provider's zone (for display) and the CONFIRMED appointments it overlaps. */
 async function withContext(uow: UnitOfWork, row: Prisma.ProviderTimeOffGetPayload<object>, timeZone?: string) {
   const zone =
-    timeZone ?? (await uow.tx.provider.findFirstOrThrow({ where: { id: row.providerId }, select: { timeZone: true } })).timeZone
+    timeZone ??
+    (await uow.tx.provider.findFirstOrThrow({ where: { id: row.providerId }, select: { timeZone: true } })).timeZone
   const clashes = await uow.tx.appointment.findMany({
-    where: { tenantId: uow.tenantId, providerId: row.providerId, status: 'CONFIRMED', startsAt: { lt: row.endsAt }, endsAt: { gt: row.startsAt } },
+    where: {
+      tenantId: uow.tenantId,
+      providerId: row.providerId,
+      status: 'CONFIRMED',
+      startsAt: { lt: row.endsAt },
+      endsAt: { gt: row.startsAt },
+    },
     select: { id: true },
     orderBy: { startsAt: 'asc' },
     take: 100,

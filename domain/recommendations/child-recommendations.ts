@@ -12,8 +12,19 @@ import { DEFAULT_EI_POLICY } from '../early-intervention/ei-policy.ts'
 import { notFound } from '../errors.ts'
 import { childInsights, type InsightNote } from '../intelligence/insight-rules.ts'
 import { DEFAULT_PROGRESS_POLICY } from '../progress/progress-rules.ts'
-import { recommendForChild, RECOMMENDATION_RULES, type AppointmentFact, type ChildGoalFact, type ChildRecommendationFacts } from './recommendation-rules.ts'
-import { RECOMMENDATION_KINDS, type Recommendation, type RecommendationKind, type RecommendationPriority } from './recommendation-types.ts'
+import {
+  recommendForChild,
+  RECOMMENDATION_RULES,
+  type AppointmentFact,
+  type ChildGoalFact,
+  type ChildRecommendationFacts,
+} from './recommendation-rules.ts'
+import {
+  RECOMMENDATION_KINDS,
+  type Recommendation,
+  type RecommendationKind,
+  type RecommendationPriority,
+} from './recommendation-types.ts'
 
 export interface ChildRecommendations {
   childId: string
@@ -22,7 +33,11 @@ export interface ChildRecommendations {
   today: string
   /** The cadence used for completions recorded without one. */
   defaultCadenceDays: number
-  summary: { total: number; byPriority: Record<RecommendationPriority, number>; byKind: Record<RecommendationKind, number> }
+  summary: {
+    total: number
+    byPriority: Record<RecommendationPriority, number>
+    byKind: Record<RecommendationKind, number>
+  }
   data: Recommendation[]
 }
 
@@ -30,8 +45,12 @@ const ABSENT = new Set(['ABSENT_EXCUSED', 'ABSENT_UNEXCUSED', 'CANCELLED_LATE'])
 const OPEN_ASSESSMENT = ['SCHEDULED', 'DUE', 'OVERDUE'] as const
 const dateOf = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : null)
 
-const toAppointment = (a: { id: string; startsAt: Date; providerId: string; service: string } | null): AppointmentFact | null =>
-  a ? { appointmentId: a.id, startsAt: a.startsAt.toISOString(), providerId: a.providerId, discipline: a.service } : null
+const toAppointment = (
+  a: { id: string; startsAt: Date; providerId: string; service: string } | null
+): AppointmentFact | null =>
+  a
+    ? { appointmentId: a.id, startsAt: a.startsAt.toISOString(), providerId: a.providerId, discipline: a.service }
+    : null
 
 /**
  * Loads a child's facts as of `now`.
@@ -41,7 +60,7 @@ export async function loadRecommendationFacts(
   uow: UnitOfWork,
   childId: string,
   now: Date,
-  defaultCadenceDays: number = RECOMMENDATION_RULES.defaultCadenceDays,
+  defaultCadenceDays: number = RECOMMENDATION_RULES.defaultCadenceDays
 ): Promise<ChildRecommendationFacts> {
   const { tx, tenantId } = uow
   const c = await tx.child.findFirst({
@@ -82,18 +101,24 @@ export async function loadRecommendationFacts(
 
   const assessments = await tx.assessment.findMany({
     where: { tenantId, childId, status: { in: ['COMPLETED', ...OPEN_ASSESSMENT] } },
-    select: { id: true, instrument: true, status: true, dueDate: true, completedAt: true, reassessmentCadenceDays: true, next: { select: { id: true } } },
+    select: {
+      id: true,
+      instrument: true,
+      status: true,
+      dueDate: true,
+      completedAt: true,
+      reassessmentCadenceDays: true,
+      next: { select: { id: true } },
+    },
   })
-  const openInstruments = new Set(assessments.filter((a) => a.status !== 'COMPLETED').map((a) => a.instrument.toLowerCase()))
+  const openInstruments = new Set(
+    assessments.filter((a) => a.status !== 'COMPLETED').map((a) => a.instrument.toLowerCase())
+  )
   const zone = c.location?.timeZone ?? 'UTC'
 
   let eiDeadlines: Deadline[] = []
   if (c.eiReferralDate) {
-    const plan = planEarlyIntervention(
-      eiFactsOf(c),
-      today,
-      DEFAULT_EI_POLICY,
-    )
+    const plan = planEarlyIntervention(eiFactsOf(c), today, DEFAULT_EI_POLICY)
     if (plan.state === 'ACTIVE') eiDeadlines = plan.deadlines
   }
 
@@ -103,16 +128,14 @@ export async function loadRecommendationFacts(
   })
   const insights = childInsights(
     goals,
-    notes.map(
-      (n): InsightNote => ({
-        noteId: n.id,
-        sessionId: n.session.id,
-        sessionAt: n.session.scheduledStartsAt.toISOString(),
-        goals: ((n.objective as { goals?: InsightNote['goals'] } | null)?.goals ?? []),
-      }),
-    ),
+    notes.map((n): InsightNote => ({
+      noteId: n.id,
+      sessionId: n.session.id,
+      sessionAt: n.session.scheduledStartsAt.toISOString(),
+      goals: (n.objective as { goals?: InsightNote['goals'] } | null)?.goals ?? [],
+    })),
     [],
-    DEFAULT_PROGRESS_POLICY,
+    DEFAULT_PROGRESS_POLICY
   )
 
   const appointmentSelect = { id: true, startsAt: true, providerId: true, service: true } as const
@@ -179,7 +202,7 @@ export async function childRecommendations(
   uow: UnitOfWork,
   childId: string,
   now: Date,
-  options: { defaultCadenceDays?: number } = {},
+  options: { defaultCadenceDays?: number } = {}
 ): Promise<ChildRecommendations> {
   const facts = await loadRecommendationFacts(uow, childId, now, options.defaultCadenceDays)
   const data = recommendForChild(facts, now)
@@ -189,6 +212,12 @@ export async function childRecommendations(
     byPriority[r.priority] += 1
     byKind[r.kind] += 1
   }
-  return { childId, generatedAt: now.toISOString(), today: facts.today, defaultCadenceDays: facts.defaultCadenceDays, summary: { total: data.length, byPriority, byKind }, data }
+  return {
+    childId,
+    generatedAt: now.toISOString(),
+    today: facts.today,
+    defaultCadenceDays: facts.defaultCadenceDays,
+    summary: { total: data.length, byPriority, byKind },
+    data,
+  }
 }
-

@@ -5,7 +5,13 @@
  * with the briefing, the recall or the insights. Deterministic: the same facts give the same list, in the same order.
  * Unit-tested in test/unit/domain/recommendations/recommendation-rules.test.ts.
  */
-import { assessmentItem, eiDeadlineItem, unsignedNoteItem, type AssessmentFact, type SessionFact } from '../agents/briefing-rules.ts'
+import {
+  assessmentItem,
+  eiDeadlineItem,
+  unsignedNoteItem,
+  type AssessmentFact,
+  type SessionFact,
+} from '../agents/briefing-rules.ts'
 import type { Deadline } from '../early-intervention/ei-plan.ts'
 import type { GoalInsight } from '../intelligence/insight-rules.ts'
 import { recallsDue, type CompletedFact } from '../intelligence/recall-rules.ts'
@@ -24,11 +30,13 @@ export const RECOMMENDATION_RULES = {
 
 /** The rule of each kind, in words: the `explanation.rule` of every recommendation of that kind. */
 export const RULES: Record<RecommendationKind, string> = {
-  SIGN_NOTE: "A session that was not cancelled and the child attended needs a signed SOAP note by its end + the location's noteDueHours.",
+  SIGN_NOTE:
+    "A session that was not cancelled and the child attended needs a signed SOAP note by its end + the location's noteDueHours.",
   COMPLETE_ASSESSMENT: 'An open assessment past its due date, or due within 7 days, should be completed.',
   SCHEDULE_REASSESSMENT:
     "The child's latest completed assessment of an instrument is due again at completion + cadence (its own, else the default, 180 days unless the request says otherwise); recommend the recall from 14 days before, unless it has a re-assessment or another assessment of that instrument is open.",
-  EI_DEADLINE: 'An early-intervention deadline (IDEA Part C) that has passed unmet, or is open and within 30 days, needs the meeting or plan it names.',
+  EI_DEADLINE:
+    'An early-intervention deadline (IDEA Part C) that has passed unmet, or is open and within 30 days, needs the meeting or plan it names.',
   ADJUST_GOAL:
     'An active goal whose accuracy trend over the last sessions (signed notes) is STALLED or DECLINING by the progress rules should be reviewed.',
   BOOK_NEXT_SESSION: 'A child with active goals and no confirmed appointment ahead needs the next session booked.',
@@ -78,14 +86,24 @@ function signNotes(f: ChildRecommendationFacts, now: Date): Recommendation[] {
     const item = unsignedNoteItem(s, now)
     if (!item) return []
     const sign = s.draftNoteId
-      ? { method: 'POST' as const, path: `/v1/sessions/${s.sessionId}/notes/${s.draftNoteId}/sign`, description: 'Sign the draft note' }
-      : { method: 'POST' as const, path: `/v1/sessions/${s.sessionId}/notes`, description: 'Write the note (then sign it)' }
+      ? {
+          method: 'POST' as const,
+          path: `/v1/sessions/${s.sessionId}/notes/${s.draftNoteId}/sign`,
+          description: 'Sign the draft note',
+        }
+      : {
+          method: 'POST' as const,
+          path: `/v1/sessions/${s.sessionId}/notes`,
+          description: 'Write the note (then sign it)',
+        }
     return [
       {
         id: `SIGN_NOTE:${s.sessionId}`,
         kind: 'SIGN_NOTE' as const,
         priority: item.priority,
-        title: s.draftNoteId ? 'Sign the draft SOAP note of this session' : 'Write and sign the SOAP note of this session',
+        title: s.draftNoteId
+          ? 'Sign the draft SOAP note of this session'
+          : 'Write and sign the SOAP note of this session',
         explanation: {
           rule: RULES.SIGN_NOTE,
           reason: item.reason,
@@ -93,7 +111,11 @@ function signNotes(f: ChildRecommendationFacts, now: Date): Recommendation[] {
             { name: 'sessionEndedAt', value: s.scheduledEndsAt.toISOString(), source: `/v1/sessions/${s.sessionId}` },
             { name: 'noteDueHours', value: s.noteDueHours },
             { name: 'noteDueAt', value: item.dueAt },
-            { name: 'draftNoteId', value: s.draftNoteId, ...(s.draftNoteId ? { source: `/v1/sessions/${s.sessionId}/notes/${s.draftNoteId}` } : {}) },
+            {
+              name: 'draftNoteId',
+              value: s.draftNoteId,
+              ...(s.draftNoteId ? { source: `/v1/sessions/${s.sessionId}/notes/${s.draftNoteId}` } : {}),
+            },
           ],
         },
         links: item.links,
@@ -124,7 +146,12 @@ function completeAssessments(f: ChildRecommendationFacts): Recommendation[] {
           ],
         },
         links: item.links,
-        suggestedCall: { method: 'POST' as const, path: `/v1/assessments/${a.assessmentId}/complete`, scope: 'assessments', description: 'Record the scores' },
+        suggestedCall: {
+          method: 'POST' as const,
+          path: `/v1/assessments/${a.assessmentId}/complete`,
+          scope: 'assessments',
+          description: 'Record the scores',
+        },
         dueAt: a.dueDate,
       },
     ]
@@ -132,7 +159,12 @@ function completeAssessments(f: ChildRecommendationFacts): Recommendation[] {
 }
 
 function scheduleReassessments(f: ChildRecommendationFacts): Recommendation[] {
-  return recallsDue(f.completedAssessments, f.today, RECOMMENDATION_RULES.reassessmentHorizonDays, f.defaultCadenceDays).map((r) => {
+  return recallsDue(
+    f.completedAssessments,
+    f.today,
+    RECOMMENDATION_RULES.reassessmentHorizonDays,
+    f.defaultCadenceDays
+  ).map((r) => {
     const completed = f.completedAssessments.find((c) => c.assessmentId === r.assessmentId)!
     return {
       id: `SCHEDULE_REASSESSMENT:${r.assessmentId}`,
@@ -144,7 +176,11 @@ function scheduleReassessments(f: ChildRecommendationFacts): Recommendation[] {
         reason: `The ${r.instrument} assessment completed ${completed.completedOn} has a ${r.cadenceDays}-day cadence${completed.cadenceDays === null ? ' (the default)' : ''}, so the re-assessment is due ${r.dueDate}${r.overdue ? ' (overdue)' : ''}, and none is open.`,
         facts: [
           { name: 'completedOn', value: completed.completedOn, source: `/v1/assessments/${r.assessmentId}` },
-          { name: 'cadenceDays', value: r.cadenceDays, ...(completed.cadenceDays === null ? {} : { source: `/v1/assessments/${r.assessmentId}` }) },
+          {
+            name: 'cadenceDays',
+            value: r.cadenceDays,
+            ...(completed.cadenceDays === null ? {} : { source: `/v1/assessments/${r.assessmentId}` }),
+          },
           { name: 'defaultCadenceUsed', value: completed.cadenceDays === null },
           { name: 'dueDate', value: r.dueDate },
           { name: 'today', value: f.today },
@@ -155,7 +191,11 @@ function scheduleReassessments(f: ChildRecommendationFacts): Recommendation[] {
         method: 'POST' as const,
         path: '/v1/ai/assessment-recall',
         scope: 'assessments',
-        body: { childId: f.childId, horizonDays: RECOMMENDATION_RULES.reassessmentHorizonDays, defaultCadenceDays: f.defaultCadenceDays },
+        body: {
+          childId: f.childId,
+          horizonDays: RECOMMENDATION_RULES.reassessmentHorizonDays,
+          defaultCadenceDays: f.defaultCadenceDays,
+        },
         description: 'Create the re-assessment and start its reminders (idempotent)',
       },
       dueAt: r.dueDate,
@@ -201,7 +241,12 @@ function eiDeadlines(f: ChildRecommendationFacts): Recommendation[] {
               body: { earlyIntervention: { [field]: '<date held>' } },
               description: `Record the date the ${d.kind} was held`,
             }
-          : { method: 'GET' as const, path: `${child(f.childId)}/early-intervention`, scope: 'children.read', description: 'Review the plan and its deadlines' },
+          : {
+              method: 'GET' as const,
+              path: `${child(f.childId)}/early-intervention`,
+              scope: 'children.read',
+              description: 'Review the plan and its deadlines',
+            },
         dueAt: d.dueDate,
       },
     ]
@@ -227,7 +272,11 @@ function adjustGoals(f: ChildRecommendationFacts): Recommendation[] {
             { name: 'trend', value: trend, source: `/v1/ai/children/${f.childId}/insights` },
             { name: 'trendChange', value: g.progress.trendChange },
             { name: 'dataPoints', value: g.progress.dataPoints },
-            ...last.map((p) => ({ name: 'accuracyPercent', value: p.accuracyPercent, source: `/v1/sessions/${p.sessionId}/notes/${p.noteId}` })),
+            ...last.map((p) => ({
+              name: 'accuracyPercent',
+              value: p.accuracyPercent,
+              source: `/v1/sessions/${p.sessionId}/notes/${p.noteId}`,
+            })),
           ],
         },
         links: { insights: `/v1/ai/children/${f.childId}/insights`, child: child(f.childId) },
@@ -261,17 +310,26 @@ function bookNextSession(f: ChildRecommendationFacts): Recommendation[] {
           : `${active.length} active goal(s) and no appointment has ever been booked.`,
         facts: [
           ...active.map((g) => ({ name: 'activeGoalId', value: g.id, source: child(f.childId) })),
-          { name: 'lastAppointmentId', value: last?.appointmentId ?? null, ...(last ? { source: `/v1/appointments/${last.appointmentId}` } : {}) },
+          {
+            name: 'lastAppointmentId',
+            value: last?.appointmentId ?? null,
+            ...(last ? { source: `/v1/appointments/${last.appointmentId}` } : {}),
+          },
           { name: 'nextAppointmentId', value: null },
         ],
       },
-      links: { child: child(f.childId), ...(last ? { lastAppointment: `/v1/appointments/${last.appointmentId}` } : {}) },
+      links: {
+        child: child(f.childId),
+        ...(last ? { lastAppointment: `/v1/appointments/${last.appointmentId}` } : {}),
+      },
       suggestedCall: {
         method: 'POST',
         path: '/v1/appointments',
         scope: 'bookings',
         body: { childId: f.childId, ...(last ? { providerId: last.providerId } : {}), startsAt: '<a free slot>' },
-        description: last ? 'Book with the same provider (continuity); find a slot with GET /v1/availability' : 'Book a first session',
+        description: last
+          ? 'Book with the same provider (continuity); find a slot with GET /v1/availability'
+          : 'Book a first session',
       },
       dueAt: null,
     },
@@ -312,7 +370,17 @@ function offerTherapists(f: ChildRecommendationFacts): Recommendation[] {
 
 const PRIORITY_RANK: Record<RecommendationPriority, number> = { HIGH: 0, MEDIUM: 1, LOW: 2 }
 const KIND_RANK = new Map<RecommendationKind, number>(
-  (['EI_DEADLINE', 'SIGN_NOTE', 'COMPLETE_ASSESSMENT', 'SCHEDULE_REASSESSMENT', 'ADJUST_GOAL', 'BOOK_NEXT_SESSION', 'OFFER_THERAPISTS'] as const).map((k, i) => [k, i]),
+  (
+    [
+      'EI_DEADLINE',
+      'SIGN_NOTE',
+      'COMPLETE_ASSESSMENT',
+      'SCHEDULE_REASSESSMENT',
+      'ADJUST_GOAL',
+      'BOOK_NEXT_SESSION',
+      'OFFER_THERAPISTS',
+    ] as const
+  ).map((k, i) => [k, i])
 )
 
 /** Most urgent first; then by kind (deadlines before housekeeping); then by id, so the order is stable. */
@@ -321,7 +389,7 @@ export function orderRecommendations(list: Recommendation[]): Recommendation[] {
     (a, b) =>
       PRIORITY_RANK[a.priority] - PRIORITY_RANK[b.priority] ||
       KIND_RANK.get(a.kind)! - KIND_RANK.get(b.kind)! ||
-      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
   )
 }
 

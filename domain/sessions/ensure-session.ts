@@ -33,13 +33,18 @@ const NO_SESSION_STATES = new Set(['CANCELLED', 'NO_SHOW'])
  */
 export async function ensureSessionForAppointment(uow: UnitOfWork, input: EnsureSessionInput): Promise<EnsuredSession> {
   const { tx, tenantId } = uow
-  const existing = await tx.session.findFirst({ where: { appointmentId: input.appointmentId, tenantId }, select: { id: true } })
+  const existing = await tx.session.findFirst({
+    where: { appointmentId: input.appointmentId, tenantId },
+    select: { id: true },
+  })
   if (existing) return { id: existing.id, created: false }
 
   const appointment = await tx.appointment.findFirst({ where: { id: input.appointmentId, tenantId } })
   if (!appointment) throw notFound('appointment', input.appointmentId)
   if (NO_SESSION_STATES.has(appointment.status)) {
-    throw invalidStateTransition(`Appointment ${appointment.id} is ${appointment.status}: it does not become a session.`)
+    throw invalidStateTransition(
+      `Appointment ${appointment.id} is ${appointment.status}: it does not become a session.`
+    )
   }
 
   const id = newId('session')
@@ -63,6 +68,9 @@ export async function ensureSessionForAppointment(uow: UnitOfWork, input: Ensure
     skipDuplicates: true,
   })
   if (count === 1) return { id, created: true }
-  const winner = await tx.session.findFirstOrThrow({ where: { appointmentId: appointment.id, tenantId }, select: { id: true } })
+  const winner = await tx.session.findFirstOrThrow({
+    where: { appointmentId: appointment.id, tenantId },
+    select: { id: true },
+  })
   return { id: winner.id, created: false }
 }

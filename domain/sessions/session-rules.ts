@@ -13,7 +13,12 @@
 import type { SessionAttendance, SessionStatus } from '../../generated/prisma/enums.ts'
 import type { FieldError } from '../errors.ts'
 
-export const SESSION_STATUSES = ['SCHEDULED', 'IN_PROGRESS', 'COMPLETED', 'CANCELLED'] as const satisfies readonly SessionStatus[]
+export const SESSION_STATUSES = [
+  'SCHEDULED',
+  'IN_PROGRESS',
+  'COMPLETED',
+  'CANCELLED',
+] as const satisfies readonly SessionStatus[]
 export const SESSION_ATTENDANCE = [
   'PRESENT',
   'LATE',
@@ -76,14 +81,26 @@ export function sessionRecordErrors(record: SessionRecord): FieldError[] {
   if (record.status === 'SCHEDULED' || record.status === 'CANCELLED') {
     for (const field of ['actualStartedAt', 'actualEndedAt'] as const) {
       if (record[field]) {
-        errors.push({ path: field, code: 'inconsistent_with_status', message: `A ${record.status} session has no ${field}.` })
+        errors.push({
+          path: field,
+          code: 'inconsistent_with_status',
+          message: `A ${record.status} session has no ${field}.`,
+        })
       }
     }
   }
   if (record.status === 'IN_PROGRESS' && record.actualEndedAt) {
-    errors.push({ path: 'actualEndedAt', code: 'inconsistent_with_status', message: 'An IN_PROGRESS session has not ended.' })
+    errors.push({
+      path: 'actualEndedAt',
+      code: 'inconsistent_with_status',
+      message: 'An IN_PROGRESS session has not ended.',
+    })
   }
-  if (record.actualStartedAt && record.actualEndedAt && record.actualEndedAt.getTime() <= record.actualStartedAt.getTime()) {
+  if (
+    record.actualStartedAt &&
+    record.actualEndedAt &&
+    record.actualEndedAt.getTime() <= record.actualStartedAt.getTime()
+  ) {
     errors.push({ path: 'actualEndedAt', code: 'before_start', message: 'The session must end after it starts.' })
   }
   if (record.status === 'CANCELLED' && record.billingCodes.length > 0) {
@@ -93,7 +110,11 @@ export function sessionRecordErrors(record: SessionRecord): FieldError[] {
       message: 'A cancelled or missed session is not billed to insurance; remove the billing codes.',
     })
   }
-  if (record.telehealth && record.placeOfService && !(TELEHEALTH_PLACES_OF_SERVICE as readonly string[]).includes(record.placeOfService)) {
+  if (
+    record.telehealth &&
+    record.placeOfService &&
+    !(TELEHEALTH_PLACES_OF_SERVICE as readonly string[]).includes(record.placeOfService)
+  ) {
     errors.push({
       path: 'placeOfService',
       code: 'inconsistent_with_telehealth',

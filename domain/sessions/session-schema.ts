@@ -21,13 +21,19 @@ export const MAX_UNITS_PER_LINE = 96
 const InstantWithOffset = z
   .string()
   .regex(OFFSET_DATE_TIME, 'Must be an ISO 8601 date-time with a UTC offset, e.g. 2026-12-01T09:00:00-06:00')
-  .refine((v) => !Number.isNaN(Date.parse(v)), { message: 'Not a valid date-time.', params: { code: 'invalid_date_time' } })
+  .refine((v) => !Number.isNaN(Date.parse(v)), {
+    message: 'Not a valid date-time.',
+    params: { code: 'invalid_date_time' },
+  })
 
 export const BillingLine = z
   .strictObject({
-    code: z.string().regex(PROCEDURE_CODE, 'Must be a CPT code (92507, 0362T, 1234F) or an HCPCS Level II code (G0283).').openapi({
-      example: '97530',
-    }),
+    code: z
+      .string()
+      .regex(PROCEDURE_CODE, 'Must be a CPT code (92507, 0362T, 1234F) or an HCPCS Level II code (G0283).')
+      .openapi({
+        example: '97530',
+      }),
     units: z.number().int().min(1).max(MAX_UNITS_PER_LINE).openapi({
       description: 'Billed units: 1 for untimed codes (e.g. 92507), 15-minute units for timed codes (e.g. 97530)',
       example: 2,
@@ -35,10 +41,19 @@ export const BillingLine = z
     modifiers: z
       .array(z.string().regex(MODIFIER, 'A modifier is two letters or digits, e.g. GN, GO, GP, 59, 95.'))
       .max(4)
-      .refine((m) => new Set(m).size === m.length, { message: 'A modifier appears twice.', params: { code: 'duplicate' } })
+      .refine((m) => new Set(m).size === m.length, {
+        message: 'A modifier appears twice.',
+        params: { code: 'duplicate' },
+      })
       .default([])
       .openapi({ example: ['GO'] }),
-    minutes: z.number().int().min(1).max(1440).optional().openapi({ description: 'Treatment minutes of a timed code', example: 30 }),
+    minutes: z
+      .number()
+      .int()
+      .min(1)
+      .max(1440)
+      .optional()
+      .openapi({ description: 'Treatment minutes of a timed code', example: 30 }),
   })
   .openapi('BillingLine')
 
@@ -73,7 +88,10 @@ export const SessionFields = z.strictObject({
     .default([]),
   placeOfService: z
     .string()
-    .regex(/^(0[1-9]|[1-9]\d)$/, 'A CMS place-of-service code: two digits, e.g. 11 (office), 12 (home), 03 (school), 02 or 10 (telehealth).')
+    .regex(
+      /^(0[1-9]|[1-9]\d)$/,
+      'A CMS place-of-service code: two digits, e.g. 11 (office), 12 (home), 03 (school), 02 or 10 (telehealth).'
+    )
     .optional(),
   telehealth: z.boolean().default(false),
 })

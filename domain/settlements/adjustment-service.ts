@@ -12,7 +12,13 @@ import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } f
 import { isCurrency } from '../pricing/currencies.ts'
 import { MAX_AMOUNT } from '../pricing/money.ts'
 
-export const ADJUSTMENT_REASONS = ['BONUS', 'CORRECTION', 'CHARGEBACK', 'EXPENSE_REIMBURSEMENT', 'OTHER'] as const satisfies readonly PayoutAdjustmentReason[]
+export const ADJUSTMENT_REASONS = [
+  'BONUS',
+  'CORRECTION',
+  'CHARGEBACK',
+  'EXPENSE_REIMBURSEMENT',
+  'OTHER',
+] as const satisfies readonly PayoutAdjustmentReason[]
 export const ADJUSTMENT_SORTS = ['createdAt'] as const
 
 export interface AdjustmentInput {
@@ -23,12 +29,18 @@ export interface AdjustmentInput {
   description?: string
 }
 
-const withSettlement = (tenantId: string, ids: string[]) => ({ tenantId, dedupeKey: { in: ids.map((id) => `ADJUSTMENT:${id}`) } })
+const withSettlement = (tenantId: string, ids: string[]) => ({
+  tenantId,
+  dedupeKey: { in: ids.map((id) => `ADJUSTMENT:${id}`) },
+})
 
 /** Adjustments with the provider settlement that paid each (null until one has). */
 async function withSettledBy<T extends { id: string }>({ tx, tenantId }: UnitOfWork, rows: T[]) {
   const items = await tx.settlementItem.findMany({
-    where: withSettlement(tenantId, rows.map((r) => r.id)),
+    where: withSettlement(
+      tenantId,
+      rows.map((r) => r.id)
+    ),
     select: { adjustmentId: true, providerSettlementId: true },
   })
   const paidBy = new Map(items.map((i) => [i.adjustmentId!, i.providerSettlementId]))
@@ -42,9 +54,12 @@ async function withSettledBy<T extends { id: string }>({ tx, tenantId }: UnitOfW
 export async function createAdjustment(uow: UnitOfWork, input: AdjustmentInput) {
   const { tx, tenantId } = uow
   const errors: FieldError[] = []
-  if (!isCurrency(input.currency)) errors.push({ path: 'currency', code: 'unknown_currency', message: 'Not an ISO 4217 currency code.' })
-  if (input.amount === 0) errors.push({ path: 'amount', code: 'zero_amount', message: 'An adjustment moves money: not 0.' })
-  if (Math.abs(input.amount) > MAX_AMOUNT) errors.push({ path: 'amount', code: 'amount_too_large', message: `At most ${MAX_AMOUNT} minor units either way.` })
+  if (!isCurrency(input.currency))
+    errors.push({ path: 'currency', code: 'unknown_currency', message: 'Not an ISO 4217 currency code.' })
+  if (input.amount === 0)
+    errors.push({ path: 'amount', code: 'zero_amount', message: 'An adjustment moves money: not 0.' })
+  if (Math.abs(input.amount) > MAX_AMOUNT)
+    errors.push({ path: 'amount', code: 'amount_too_large', message: `At most ${MAX_AMOUNT} minor units either way.` })
   if ((await tx.provider.count({ where: { tenantId, id: input.providerId } })) === 0) {
     errors.push({ path: 'providerId', code: 'not_found', message: 'No provider with this id.' })
   }
@@ -65,7 +80,13 @@ export async function getAdjustment(uow: UnitOfWork, id: string) {
 /** A page of the tenant's adjustments. */
 export async function listAdjustments(
   uow: UnitOfWork,
-  query: { limit: number; cursor?: string; sort: SortParam<(typeof ADJUSTMENT_SORTS)[number]>; providerId?: string; currency?: string }
+  query: {
+    limit: number
+    cursor?: string
+    sort: SortParam<(typeof ADJUSTMENT_SORTS)[number]>
+    providerId?: string
+    currency?: string
+  }
 ) {
   const list = parseList(query)
   const filters: Prisma.PayoutAdjustmentWhereInput[] = [

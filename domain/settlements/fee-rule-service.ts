@@ -16,9 +16,24 @@ import { MAX_AMOUNT } from '../pricing/money.ts'
 
 /** The writable fields of a rule (the provider it is for is fixed at creation). */
 export const FeeRuleFieldsSchema = z.object({
-  percentBps: z.number().int().min(0).max(10_000).openapi({ description: 'Share of each session in basis points (1500 = 15%)', example: 1500 }),
-  fixedAmount: z.number().int().min(0).max(MAX_AMOUNT).optional().openapi({ description: 'Flat fee per session, minor units', example: 200 }),
-  fixedCurrency: z.string().regex(/^[A-Z]{3}$/).optional().openapi({ description: 'ISO 4217 currency of fixedAmount', example: 'USD' }),
+  percentBps: z
+    .number()
+    .int()
+    .min(0)
+    .max(10_000)
+    .openapi({ description: 'Share of each session in basis points (1500 = 15%)', example: 1500 }),
+  fixedAmount: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_AMOUNT)
+    .optional()
+    .openapi({ description: 'Flat fee per session, minor units', example: 200 }),
+  fixedCurrency: z
+    .string()
+    .regex(/^[A-Z]{3}$/)
+    .optional()
+    .openapi({ description: 'ISO 4217 currency of fixedAmount', example: 'USD' }),
 })
 
 export type FeeRuleFields = z.output<typeof FeeRuleFieldsSchema>
@@ -52,12 +67,18 @@ export async function createFeeRule(uow: UnitOfWork, input: FeeRuleFields & { pr
   checkFields(input)
   if (input.providerId) {
     const found = await tx.provider.count({ where: { tenantId, id: input.providerId } })
-    if (found === 0) throw validationError([{ path: 'providerId', code: 'not_found', message: 'No provider with this id.' }])
+    if (found === 0)
+      throw validationError([{ path: 'providerId', code: 'not_found', message: 'No provider with this id.' }])
   }
   const scopeKey = input.providerId ?? '*'
-  const existing = await tx.platformFeeRule.findUnique({ where: { tenantId_scopeKey: { tenantId, scopeKey } }, select: { id: true } })
+  const existing = await tx.platformFeeRule.findUnique({
+    where: { tenantId_scopeKey: { tenantId, scopeKey } },
+    select: { id: true },
+  })
   if (existing) {
-    throw conflict(`Fee rule ${existing.id} already applies to ${input.providerId ? `provider ${input.providerId}` : 'the tenant'}; change it instead.`)
+    throw conflict(
+      `Fee rule ${existing.id} already applies to ${input.providerId ? `provider ${input.providerId}` : 'the tenant'}; change it instead.`
+    )
   }
   return tx.platformFeeRule.create({
     data: { id: newId('feeRule'), tenantId, providerId: input.providerId ?? null, scopeKey, ...columns(input) },
@@ -97,7 +118,10 @@ export async function listFeeRules(
   query: { limit: number; cursor?: string; sort: SortParam<(typeof FEE_RULE_SORTS)[number]>; providerId?: string }
 ) {
   const list = parseList(query)
-  const filters: Prisma.PlatformFeeRuleWhereInput[] = [{ tenantId }, ...(query.providerId ? [{ providerId: query.providerId }] : [])]
+  const filters: Prisma.PlatformFeeRuleWhereInput[] = [
+    { tenantId },
+    ...(query.providerId ? [{ providerId: query.providerId }] : []),
+  ]
   const rows = await tx.platformFeeRule.findMany({
     where: { AND: [...filters, keysetWhere(list) as Prisma.PlatformFeeRuleWhereInput] },
     orderBy: keysetOrderBy(list),

@@ -47,13 +47,27 @@ export function journalLines(item: PostingSource): JournalLine[] {
   const postings: Array<[string, number]> = (() => {
     switch (item.kind) {
       case 'SESSION':
-        return [[CLEARING, item.amount], [payable, -(item.amount - item.fee)], [FEE_REVENUE, -item.fee]]
+        return [
+          [CLEARING, item.amount],
+          [payable, -(item.amount - item.fee)],
+          [FEE_REVENUE, -item.fee],
+        ]
       case 'REFUND':
-        return [[payable, item.amount - item.fee], [FEE_REVENUE, item.fee], [CLEARING, -item.amount]]
+        return [
+          [payable, item.amount - item.fee],
+          [FEE_REVENUE, item.fee],
+          [CLEARING, -item.amount],
+        ]
       case 'ADJUSTMENT':
-        return [[ADJUSTMENTS, item.amount], [payable, -item.amount]]
+        return [
+          [ADJUSTMENTS, item.amount],
+          [payable, -item.amount],
+        ]
       case 'PAYOUT':
-        return [[payable, item.amount], [CLEARING, -item.amount]]
+        return [
+          [payable, item.amount],
+          [CLEARING, -item.amount],
+        ]
     }
   })()
   return postings

@@ -42,7 +42,9 @@ export async function accountBalances(
   })
 }
 
-const withLines = { lines: { orderBy: [{ debit: 'desc' }, { account: 'asc' }, { id: 'asc' }] } } as const satisfies Prisma.LedgerEntryInclude
+const withLines = {
+  lines: { orderBy: [{ debit: 'desc' }, { account: 'asc' }, { id: 'asc' }] },
+} as const satisfies Prisma.LedgerEntryInclude
 
 /** A page of journal entries, optionally of one settlement run, provider or currency. */
 export async function listEntries(

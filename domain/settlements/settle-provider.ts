@@ -65,7 +65,12 @@ const inCurrency = (rule: FeeRule, currency: string): FeeRule => ({
  * @param now - when the journal entry is posted
  * @throws AppError `not_found` when the provider does not exist in the tenant
  */
-export async function settleProvider(uow: UnitOfWork, run: SettlementRun, providerId: string, now: Date): Promise<ProviderOutcome> {
+export async function settleProvider(
+  uow: UnitOfWork,
+  run: SettlementRun,
+  providerId: string,
+  now: Date
+): Promise<ProviderOutcome> {
   const { tx, tenantId } = uow
   const done = await tx.settlementProvider.findUnique({
     where: { settlementId_providerId: { settlementId: run.settlementId, providerId } },
@@ -77,7 +82,10 @@ export async function settleProvider(uow: UnitOfWork, run: SettlementRun, provid
   if (locked.length === 0) throw notFound('provider', providerId)
 
   const period = { currency: run.currency, periodStart: run.periodStart, periodEnd: run.periodEnd }
-  const earlier = await tx.providerSettlement.findFirst({ where: { tenantId, providerId, ...period }, select: { id: true } })
+  const earlier = await tx.providerSettlement.findFirst({
+    where: { tenantId, providerId, ...period },
+    select: { id: true },
+  })
   if (earlier) return record(uow, run, providerId, earlier.id, 'ALREADY_SETTLED')
 
   const scope: SettlementScope = { providerId, currency: run.currency, end: run.periodEnd }
@@ -101,7 +109,8 @@ export async function settleProvider(uow: UnitOfWork, run: SettlementRun, provid
   const charges = new Map<string, SessionCharge & { earnedAt: number }>()
   for (const line of lines) charges.set(line.orderLineId, { gross: line.lineTotal, rule, earnedAt: line.earnedAt })
   const settled = await settledLinesWithRefunds(uow, scope)
-  for (const line of settled) charges.set(line.orderLineId, { gross: line.gross, rule: line.rule, earnedAt: line.earnedAt })
+  for (const line of settled)
+    charges.set(line.orderLineId, { gross: line.gross, rule: line.rule, earnedAt: line.earnedAt })
   const orderIds = [...new Set([...lines.map((l) => l.orderId), ...settled.map((l) => l.orderId)])]
   const orders = await ordersWithRefunds(uow, orderIds, run.periodEnd)
   const shares = [...orders.entries()].flatMap(([orderId, order]) =>
@@ -109,7 +118,10 @@ export async function settleProvider(uow: UnitOfWork, run: SettlementRun, provid
       .filter((share) => charges.has(share.orderLineId))
       .map((share) => ({ ...share, orderId, dedupeKey: `REFUND:${share.refundId}:${share.orderLineId}` }))
   )
-  const already = await settledKeys(uow, shares.map((s) => s.dedupeKey))
+  const already = await settledKeys(
+    uow,
+    shares.map((s) => s.dedupeKey)
+  )
   for (const share of shares) {
     if (already.has(share.dedupeKey)) continue
     const charge = charges.get(share.orderLineId)!
@@ -139,7 +151,8 @@ export async function settleProvider(uow: UnitOfWork, run: SettlementRun, provid
     })
   }
 
-  const of = (kind: SettlementItemKind) => items.filter((i) => i.kind === kind).map((i) => ({ amount: i.amount, fee: i.feeAmount }))
+  const of = (kind: SettlementItemKind) =>
+    items.filter((i) => i.kind === kind).map((i) => ({ amount: i.amount, fee: i.feeAmount }))
   const totals = settlementTotals(
     { sessions: of('SESSION'), refunds: of('REFUND'), adjustments: of('ADJUSTMENT') },
     await payableBalance(uow, providerId, run.currency)
@@ -203,6 +216,8 @@ async function record(
   providerSettlementId: string,
   outcome: ProviderOutcome['outcome']
 ): Promise<ProviderOutcome> {
-  await tx.settlementProvider.create({ data: { settlementId: run.settlementId, tenantId, providerId, providerSettlementId, outcome } })
+  await tx.settlementProvider.create({
+    data: { settlementId: run.settlementId, tenantId, providerId, providerSettlementId, outcome },
+  })
   return { outcome, providerSettlementId }
 }

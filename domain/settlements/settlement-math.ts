@@ -61,7 +61,9 @@ export function shareAmong(amount: number, lines: readonly WeightedLine[]): Map<
     shares.set(l.orderLineId, Number(base))
     return { line: l, remainder: exact % total }
   })
-  remainders.sort((a, b) => (a.remainder === b.remainder ? a.line.position - b.line.position : a.remainder > b.remainder ? -1 : 1))
+  remainders.sort((a, b) =>
+    a.remainder === b.remainder ? a.line.position - b.line.position : a.remainder > b.remainder ? -1 : 1
+  )
   for (let k = 0n; k < x - given; k++) {
     const id = remainders[Number(k)]!.line.orderLineId
     shares.set(id, shares.get(id)! + 1)
@@ -104,7 +106,15 @@ export function refundShares(lines: readonly WeightedLine[], refunds: readonly O
     for (const line of lines) {
       const b = before.get(line.orderLineId)!
       const a = after.get(line.orderLineId)!
-      if (a !== b) out.push({ refundId: refund.refundId, orderLineId: line.orderLineId, amount: a - b, before: b, after: a, createdAt: refund.createdAt })
+      if (a !== b)
+        out.push({
+          refundId: refund.refundId,
+          orderLineId: line.orderLineId,
+          amount: a - b,
+          before: b,
+          after: a,
+          createdAt: refund.createdAt,
+        })
     }
     before = after
   }

@@ -27,14 +27,22 @@ export async function beginRun(uow: UnitOfWork, id: string, now: Date): Promise<
   const settlement = await loadRun(uow, id)
   if (settlement.status === 'COMPLETED') return []
   if (settlement.status !== 'RUNNING') {
-    await uow.tx.settlement.update({ where: { id }, data: { status: 'RUNNING', startedAt: settlement.startedAt ?? now } })
+    await uow.tx.settlement.update({
+      where: { id },
+      data: { status: 'RUNNING', startedAt: settlement.startedAt ?? now },
+    })
   }
   if (settlement.providerIds.length > 0) return settlement.providerIds
   return providersToSettle(uow, settlement.currency, { start: settlement.periodStart, end: settlement.periodEnd })
 }
 
 /** Settles one provider of a run. */
-export async function settleRunProvider(uow: UnitOfWork, id: string, providerId: string, now: Date): Promise<ProviderOutcome> {
+export async function settleRunProvider(
+  uow: UnitOfWork,
+  id: string,
+  providerId: string,
+  now: Date
+): Promise<ProviderOutcome> {
   const settlement = await loadRun(uow, id)
   const run: SettlementRun = {
     settlementId: settlement.id,

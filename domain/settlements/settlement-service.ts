@@ -9,7 +9,12 @@ import { createHash } from 'node:crypto'
 import type { Prisma } from '../../generated/prisma/client.ts'
 import type { SettlementStatus } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { SETTLEMENT_KIND, SETTLEMENT_WORKFLOW, settlementWorkflowId, type SettlementWorkflowInput } from '../../workflows/settlement-contract.ts'
+import {
+  SETTLEMENT_KIND,
+  SETTLEMENT_WORKFLOW,
+  settlementWorkflowId,
+  type SettlementWorkflowInput,
+} from '../../workflows/settlement-contract.ts'
 import { conflict, notFound, validationError, type FieldError } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../listing.ts'
@@ -32,13 +37,21 @@ export interface SettlementRequest {
 }
 
 const withResults = {
-  results: { include: { providerSettlement: { include: { entries: { select: { id: true } } } } }, orderBy: { providerId: 'asc' } },
+  results: {
+    include: { providerSettlement: { include: { entries: { select: { id: true } } } } },
+    orderBy: { providerId: 'asc' },
+  },
 } as const satisfies Prisma.SettlementInclude
 
 export type SettlementRecord = Prisma.SettlementGetPayload<{ include: typeof withResults }>
 
 /** The key of a request: equal requests are one run. */
-export function requestKeyOf(r: { currency: string; periodStart: Date; periodEnd: Date; providerIds: string[] }): string {
+export function requestKeyOf(r: {
+  currency: string
+  periodStart: Date
+  periodEnd: Date
+  providerIds: string[]
+}): string {
   const providers = r.providerIds.length ? r.providerIds.join(',') : '*'
   return createHash('sha256')
     .update(`${r.currency}|${r.periodStart.toISOString()}|${r.periodEnd.toISOString()}|${providers}`)
@@ -47,22 +60,40 @@ export function requestKeyOf(r: { currency: string; periodStart: Date; periodEnd
 
 async function checkRequest(uow: UnitOfWork, r: SettlementRequest, now: Date): Promise<string[]> {
   const errors: FieldError[] = []
-  if (!isCurrency(r.currency)) errors.push({ path: 'currency', code: 'unknown_currency', message: 'Not an ISO 4217 currency code.' })
+  if (!isCurrency(r.currency))
+    errors.push({ path: 'currency', code: 'unknown_currency', message: 'Not an ISO 4217 currency code.' })
   const start = r.periodStart.getTime()
   const end = r.periodEnd.getTime()
-  if (end <= start) errors.push({ path: 'periodEnd', code: 'before_start', message: 'periodEnd must be after periodStart.' })
+  if (end <= start)
+    errors.push({ path: 'periodEnd', code: 'before_start', message: 'periodEnd must be after periodStart.' })
   else if (end - start > MAX_PERIOD_DAYS * DAY) {
-    errors.push({ path: 'periodEnd', code: 'range_too_long', message: `A period covers at most ${MAX_PERIOD_DAYS} days.` })
+    errors.push({
+      path: 'periodEnd',
+      code: 'range_too_long',
+      message: `A period covers at most ${MAX_PERIOD_DAYS} days.`,
+    })
   }
   if (end > now.getTime()) {
-    errors.push({ path: 'periodEnd', code: 'period_not_closed', message: 'Only a period that has ended can be settled.' })
+    errors.push({
+      path: 'periodEnd',
+      code: 'period_not_closed',
+      message: 'Only a period that has ended can be settled.',
+    })
   }
   const providerIds = [...new Set(r.providerIds ?? [])].sort()
   if (providerIds.length) {
-    const found = await uow.tx.provider.findMany({ where: { tenantId: uow.tenantId, id: { in: providerIds } }, select: { id: true } })
+    const found = await uow.tx.provider.findMany({
+      where: { tenantId: uow.tenantId, id: { in: providerIds } },
+      select: { id: true },
+    })
     const known = new Set(found.map((p) => p.id))
     for (const id of providerIds) {
-      if (!known.has(id)) errors.push({ path: `providerIds.${(r.providerIds ?? []).indexOf(id)}`, code: 'not_found', message: 'No provider with this id.' })
+      if (!known.has(id))
+        errors.push({
+          path: `providerIds.${(r.providerIds ?? []).indexOf(id)}`,
+          code: 'not_found',
+          message: 'No provider with this id.',
+        })
     }
   }
   if (errors.length) throw validationError(errors)
@@ -101,7 +132,10 @@ export async function requestSettlement(
   const existing = await tx.settlement.findUnique({ where: { tenantId_requestKey: { tenantId, requestKey } } })
   if (existing) {
     if (existing.status !== 'FAILED') return { settlement: await getSettlement(uow, existing.id), started: false }
-    await tx.settlement.update({ where: { id: existing.id }, data: { status: 'PENDING', failureReason: null, failedAt: null } })
+    await tx.settlement.update({
+      where: { id: existing.id },
+      data: { status: 'PENDING', failureReason: null, failedAt: null },
+    })
     await enqueueRun(uow, outbox, existing.id, true)
     return { settlement: await getSettlement(uow, existing.id), started: true }
   }
@@ -123,7 +157,16 @@ export async function requestSettlement(
   }
   const id = newId('settlement')
   await tx.settlement.create({
-    data: { id, tenantId, currency, periodStart, periodEnd, providerIds, requestKey, workflowId: settlementWorkflowId(id) },
+    data: {
+      id,
+      tenantId,
+      currency,
+      periodStart,
+      periodEnd,
+      providerIds,
+      requestKey,
+      workflowId: settlementWorkflowId(id),
+    },
   })
   await enqueueRun(uow, outbox, id, false)
   return { settlement: await getSettlement(uow, id), started: true }

@@ -54,7 +54,9 @@ const unsettled = (key: Prisma.Sql) =>
 
 /** The provider's payable session lines earned before the end and not yet settled, oldest first. */
 export async function payableLines({ tx, tenantId }: UnitOfWork, s: SettlementScope): Promise<PayableLine[]> {
-  const rows = await tx.$queryRaw<Array<{ line_id: string; order_id: string; appointment_id: string; line_total: number; earned_ms: number }>>`
+  const rows = await tx.$queryRaw<
+    Array<{ line_id: string; order_id: string; appointment_id: string; line_total: number; earned_ms: number }>
+  >`
     SELECT ol.id AS line_id, ol.order_id, a.id AS appointment_id, ol.line_total,
            ${ms(Prisma.sql`GREATEST(a.completed_at, pay.collected_at)`)} AS earned_ms
     ${lineSources}
@@ -81,7 +83,10 @@ export interface SettledLine {
 }
 
 /** The provider's settled session lines whose orders have refunds before the end that may not be settled yet. */
-export async function settledLinesWithRefunds({ tx, tenantId }: UnitOfWork, s: SettlementScope): Promise<SettledLine[]> {
+export async function settledLinesWithRefunds(
+  { tx, tenantId }: UnitOfWork,
+  s: SettlementScope
+): Promise<SettledLine[]> {
   const rows = await tx.$queryRaw<
     Array<{ line_id: string; order_id: string; gross: number; bps: number; fixed: number; earned_ms: number }>
   >`
@@ -122,15 +127,20 @@ export async function ordersWithRefunds(
       ORDER BY created_at, id`,
   ])
   for (const id of orderIds) orders.set(id, { lines: [], refunds: [] })
-  for (const l of lines) orders.get(l.order_id)!.lines.push({ orderLineId: l.id, position: l.position, lineTotal: l.line_total })
-  for (const r of refunds) orders.get(r.order_id)!.refunds.push({ refundId: r.id, amount: r.amount, createdAt: r.created_ms })
+  for (const l of lines)
+    orders.get(l.order_id)!.lines.push({ orderLineId: l.id, position: l.position, lineTotal: l.line_total })
+  for (const r of refunds)
+    orders.get(r.order_id)!.refunds.push({ refundId: r.id, amount: r.amount, createdAt: r.created_ms })
   return orders
 }
 
 /** Which of these dedupe keys were settled already. */
 export async function settledKeys({ tx, tenantId }: UnitOfWork, keys: string[]): Promise<Set<string>> {
   if (keys.length === 0) return new Set()
-  const rows = await tx.settlementItem.findMany({ where: { tenantId, dedupeKey: { in: keys } }, select: { dedupeKey: true } })
+  const rows = await tx.settlementItem.findMany({
+    where: { tenantId, dedupeKey: { in: keys } },
+    select: { dedupeKey: true },
+  })
   return new Set(rows.map((r) => r.dedupeKey))
 }
 
@@ -146,7 +156,11 @@ export async function unsettledAdjustments({ tx, tenantId }: UnitOfWork, s: Sett
 }
 
 /** The provider's payable balance in the currency (credits minus debits): what the platform owes them now. */
-export async function payableBalance({ tx, tenantId }: UnitOfWork, providerId: string, currency: string): Promise<number> {
+export async function payableBalance(
+  { tx, tenantId }: UnitOfWork,
+  providerId: string,
+  currency: string
+): Promise<number> {
   const [row] = await tx.$queryRaw<Array<{ balance: number }>>`
     SELECT (COALESCE(SUM(credit), 0) - COALESCE(SUM(debit), 0))::float8 AS balance FROM ledger_lines
     WHERE tenant_id = ${tenantId} AND account = ${payableAccount(providerId)} AND currency = ${currency}`
@@ -157,7 +171,9 @@ export async function payableBalance({ tx, tenantId }: UnitOfWork, providerId: s
 export async function feeRuleFor({ tx, tenantId }: UnitOfWork, providerId: string): Promise<FeeRule> {
   const rules = await tx.platformFeeRule.findMany({ where: { tenantId, scopeKey: { in: [providerId, '*'] } } })
   const rule = rules.find((r) => r.scopeKey === providerId) ?? rules.find((r) => r.scopeKey === '*')
-  return rule ? { percentBps: rule.percentBps, fixedAmount: rule.fixedAmount, fixedCurrency: rule.fixedCurrency } : NO_FEE
+  return rule
+    ? { percentBps: rule.percentBps, fixedAmount: rule.fixedAmount, fixedCurrency: rule.fixedCurrency }
+    : NO_FEE
 }
 
 /**

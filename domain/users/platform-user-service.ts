@@ -28,7 +28,9 @@ export async function createSsoConnection(uow: UnitOfWork, input: SsoConnectionI
     ['jwksUri', input.jwksUri],
   ].filter(([, url]) => url && requireHttps && !url.startsWith('https://'))
   if (insecure.length) {
-    throw validationError(insecure.map(([path]) => ({ path: path!, code: 'https_required', message: 'Use an https URL.' })))
+    throw validationError(
+      insecure.map(([path]) => ({ path: path!, code: 'https_required', message: 'Use an https URL.' }))
+    )
   }
   try {
     return await uow.tx.ssoConnection.create({

@@ -7,10 +7,7 @@ import type { PostResult } from './post-webhook.ts'
 import { nextRetryDelayMs, type RetryPolicy } from './retry-schedule.ts'
 
 export type AttemptOutcome =
-  | { kind: 'SUCCEEDED' }
-  | { kind: 'GONE' }
-  | { kind: 'RETRY'; retryInMs: number }
-  | { kind: 'EXHAUSTED' }
+  { kind: 'SUCCEEDED' } | { kind: 'GONE' } | { kind: 'RETRY'; retryInMs: number } | { kind: 'EXHAUSTED' }
 
 export interface OutcomeInput {
   result: PostResult
@@ -22,12 +19,20 @@ export interface OutcomeInput {
   random: number
 }
 
-export const isSuccess = (statusCode: number | undefined) => statusCode !== undefined && statusCode >= 200 && statusCode < 300
+export const isSuccess = (statusCode: number | undefined) =>
+  statusCode !== undefined && statusCode >= 200 && statusCode < 300
 
 /** Decides the delivery's next step after an attempt. */
 export function attemptOutcome({ result, attempt, firstAttemptAt, now, policy, random }: OutcomeInput): AttemptOutcome {
   if (isSuccess(result.statusCode)) return { kind: 'SUCCEEDED' }
   if (result.statusCode === 410) return { kind: 'GONE' }
-  const retryInMs = nextRetryDelayMs({ failures: attempt, policy, firstAttemptAt, now, retryAfterMs: result.retryAfterMs, random })
+  const retryInMs = nextRetryDelayMs({
+    failures: attempt,
+    policy,
+    firstAttemptAt,
+    now,
+    retryAfterMs: result.retryAfterMs,
+    random,
+  })
   return retryInMs === undefined ? { kind: 'EXHAUSTED' } : { kind: 'RETRY', retryInMs }
 }

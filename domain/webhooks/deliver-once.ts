@@ -65,8 +65,11 @@ export interface LoadedDelivery {
 
 /** One round trip for everything an attempt reads (in the tenant's unit of work: row-level security applies). */
 async function loadDelivery(db: Db, tenantId: string, deliveryId: string): Promise<LoadedDelivery | undefined> {
-  const rows = await runInUnitOfWork(db, tenantId, ({ tx }) =>
-    tx.$queryRaw<Array<Record<string, unknown>>>`
+  const rows = await runInUnitOfWork(
+    db,
+    tenantId,
+    ({ tx }) =>
+      tx.$queryRaw<Array<Record<string, unknown>>>`
       SELECT d.id, d.status::text AS status, d.attempt_count, d.next_attempt_at, d.endpoint_id,
         (SELECT a.attempted_at FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id AND a.number = 1) AS first_attempt_at,
         e.id AS event_id, e.type AS event_type, e.created_at AS event_created_at, e.data AS event_data,
@@ -170,7 +173,15 @@ export async function deliverOnce(deps: DeliverOnceDeps, input: DeliverOnceInput
   })
   try {
     return await runInUnitOfWork(db, input.tenantId, (uow) =>
-      recordAttempt(uow, { delivery: loaded, attempt: input.attempt, attemptedAt, firstAttemptAt, result, outcome, deps })
+      recordAttempt(uow, {
+        delivery: loaded,
+        attempt: input.attempt,
+        attemptedAt,
+        firstAttemptAt,
+        result,
+        outcome,
+        deps,
+      })
     )
   } catch (error) {
     if (!isUniqueViolation(error)) throw error

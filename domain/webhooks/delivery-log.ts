@@ -34,7 +34,8 @@ export async function listDeliveries(
     'endpointId' in scope
       ? await tx.webhookEndpoint.findFirst({ where: { id: scope.endpointId, tenantId }, select: { id: true } })
       : await tx.event.findFirst({ where: { id: scope.eventId, tenantId }, select: { id: true } })
-  if (!owner) throw 'endpointId' in scope ? notFound('webhook endpoint', scope.endpointId) : notFound('event', scope.eventId)
+  if (!owner)
+    throw 'endpointId' in scope ? notFound('webhook endpoint', scope.endpointId) : notFound('event', scope.eventId)
   const list = parseList(query)
   const rows = await tx.webhookDelivery.findMany({
     where: { AND: [{ tenantId, ...scope, status: query.status, eventType: query.eventType }, keysetWhere(list)] },
@@ -46,7 +47,11 @@ export async function listDeliveries(
 }
 
 /** One delivery of an endpoint. @throws AppError `not_found` */
-export async function getDelivery({ tx, tenantId }: UnitOfWork, endpointId: string, deliveryId: string): Promise<DeliveryRow> {
+export async function getDelivery(
+  { tx, tenantId }: UnitOfWork,
+  endpointId: string,
+  deliveryId: string
+): Promise<DeliveryRow> {
   const delivery = await tx.webhookDelivery.findFirst({
     where: { id: deliveryId, endpointId, tenantId },
     include: withAttempts,

@@ -12,25 +12,34 @@ const EVENT_CHOICES = [ALL_EVENTS, ...ALL_SUBSCRIBABLE_EVENT_TYPES] as [string, 
 export const EndpointFieldsSchema = z
   .object({
     url: z.string().min(1).max(MAX_URL_LENGTH).openapi({
-      description: 'Where deliveries are POSTed. https:// outside development; public addresses only unless the operator allows private ones.',
+      description:
+        'Where deliveries are POSTed. https:// outside development; public addresses only unless the operator allows private ones.',
       example: 'https://example.org/webhooks/therapy-care',
     }),
     events: z
       .array(z.enum(EVENT_CHOICES))
       .min(1)
       .max(EVENT_CHOICES.length)
-      .refine((types) => new Set(types).size === types.length, { params: { code: 'duplicate' }, message: 'List each event type once.' })
+      .refine((types) => new Set(types).size === types.length, {
+        params: { code: 'duplicate' },
+        message: 'List each event type once.',
+      })
       .refine((types) => !types.includes(ALL_EVENTS) || types.length === 1, {
         params: { code: 'wildcard_not_alone' },
         message: '"*" subscribes to every event type; use it alone.',
       })
-      .openapi({ description: 'Event types to receive, or ["*"] for all (including future ones).', example: ['booking.created'] }),
+      .openapi({
+        description: 'Event types to receive, or ["*"] for all (including future ones).',
+        example: ['booking.created'],
+      }),
     description: z.string().trim().max(500).optional().openapi({ example: 'Front-desk system' }),
     signingScheme: z.enum(['v1', 'v2']).default('v1').openapi({
-      description: '`v1`: X-Service-Signature (Stripe construction). `v2`: Standard Webhooks headers. See docs/webhooks.md.',
+      description:
+        '`v1`: X-Service-Signature (Stripe construction). `v2`: Standard Webhooks headers. See docs/webhooks.md.',
     }),
     asymmetricSigning: z.boolean().default(false).openapi({
-      description: 'v2 only: also sign with an Ed25519 key (`v1a,` signatures); verify with the endpoint\'s `publicKey`.',
+      description:
+        "v2 only: also sign with an Ed25519 key (`v1a,` signatures); verify with the endpoint's `publicKey`.",
     }),
     enabled: z.boolean().default(true).openapi({ description: 'Disabled endpoints receive nothing.' }),
   })

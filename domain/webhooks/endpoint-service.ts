@@ -36,7 +36,11 @@ const scheme = (value: 'v1' | 'v2') => (value === 'v2' ? 'V2' : 'V1')
  * Creates an endpoint with a new secret (and an Ed25519 key when asymmetric signing is asked for).
  * @throws AppError `validation_error` (the URL's rules among them), `conflict` beyond the per-tenant limit
  */
-export async function createEndpoint(uow: UnitOfWork, input: EndpointFieldsInput, rules: UrlRules): Promise<EndpointWithSecret> {
+export async function createEndpoint(
+  uow: UnitOfWork,
+  input: EndpointFieldsInput,
+  rules: UrlRules
+): Promise<EndpointWithSecret> {
   const fields = patchResource(EndpointFieldsSchema, {}, input as JsonObject)
   const url = await vetEndpointUrl(fields.url, rules)
   const count = await uow.tx.webhookEndpoint.count({ where: { tenantId: uow.tenantId } })
@@ -79,7 +83,10 @@ export interface ListEndpointsQuery {
 }
 
 /** A page of the tenant's endpoints. */
-export async function listEndpoints({ tx, tenantId }: UnitOfWork, query: ListEndpointsQuery): Promise<Page<EndpointRow>> {
+export async function listEndpoints(
+  { tx, tenantId }: UnitOfWork,
+  query: ListEndpointsQuery
+): Promise<Page<EndpointRow>> {
   const list = parseList(query)
   const rows = await tx.webhookEndpoint.findMany({
     where: { AND: [{ tenantId, enabled: query.enabled }, keysetWhere(list)] },
@@ -105,7 +112,12 @@ const writableFields = (endpoint: EndpointRow): JsonObject =>
  * again; turning asymmetric signing on makes a key, off drops it.
  * @throws AppError `not_found`, `validation_error`
  */
-export async function updateEndpoint(uow: UnitOfWork, id: string, patch: JsonObject, rules: UrlRules): Promise<EndpointRow> {
+export async function updateEndpoint(
+  uow: UnitOfWork,
+  id: string,
+  patch: JsonObject,
+  rules: UrlRules
+): Promise<EndpointRow> {
   const current = await getEndpoint(uow, id)
   const fields = patchResource(EndpointFieldsSchema, writableFields(current), patch)
   const url = fields.url === current.url ? current.url : await vetEndpointUrl(fields.url, rules)

@@ -11,7 +11,10 @@ export type AutomaticDisableReason = 'GONE' | 'FAILING'
 
 /** Ends a run of failures. A no-op write for a healthy endpoint, so a busy endpoint's row is not rewritten per success. */
 export async function markEndpointHealthy({ tx }: UnitOfWork, endpointId: string): Promise<void> {
-  await tx.webhookEndpoint.updateMany({ where: { id: endpointId, failingSince: { not: null } }, data: { failingSince: null } })
+  await tx.webhookEndpoint.updateMany({
+    where: { id: endpointId, failingSince: { not: null } },
+    data: { failingSince: null },
+  })
 }
 
 /**

@@ -17,7 +17,10 @@ const refuse = (code: string, message: string) => validationError([{ path: 'url'
  * @throws AppError `validation_error` with the field code `invalid_url`, `https_required`, `forbidden_address` or
  * `unresolvable_host`
  */
-export async function vetEndpointUrl(raw: string, settings: Pick<WebhookSettings, 'requireHttps' | 'network'>): Promise<string> {
+export async function vetEndpointUrl(
+  raw: string,
+  settings: Pick<WebhookSettings, 'requireHttps' | 'network'>
+): Promise<string> {
   let url: URL
   try {
     url = new URL(raw)

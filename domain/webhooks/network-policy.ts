@@ -89,14 +89,18 @@ function expandIpv6(address: string): number[] | undefined {
   const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)
   if (tail) {
     const octets = tail[1]!.split('.').map(Number)
-    text = text.slice(0, -tail[1]!.length) + `${((octets[0]! << 8) | octets[1]!).toString(16)}:${((octets[2]! << 8) | octets[3]!).toString(16)}`
+    text =
+      text.slice(0, -tail[1]!.length) +
+      `${((octets[0]! << 8) | octets[1]!).toString(16)}:${((octets[2]! << 8) | octets[3]!).toString(16)}`
   }
   const [head, rest] = text.split('::') as [string, string | undefined]
   const left = head ? head.split(':') : []
   const right = rest ? rest.split(':') : []
   const missing = 8 - left.length - right.length
   if (rest === undefined ? missing !== 0 : missing < 0) return undefined
-  const groups = [...left, ...Array<string>(rest === undefined ? 0 : missing).fill('0'), ...right].map((g) => parseInt(g, 16))
+  const groups = [...left, ...Array<string>(rest === undefined ? 0 : missing).fill('0'), ...right].map((g) =>
+    parseInt(g, 16)
+  )
   return groups.length === 8 && groups.every((g) => g >= 0 && g <= 0xffff) ? groups : undefined
 }
 

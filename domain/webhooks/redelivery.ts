@@ -43,7 +43,10 @@ const dispatchAfterCommit = (uow: UnitOfWork) => uow.afterCommit(async () => sig
  */
 export async function redeliverEvent(uow: UnitOfWork, endpointId: string, eventId: string): Promise<DeliveryRow> {
   const endpoint = await enabledEndpoint(uow, endpointId)
-  const event = await uow.tx.event.findFirst({ where: { id: eventId, tenantId: uow.tenantId }, select: { id: true, type: true } })
+  const event = await uow.tx.event.findFirst({
+    where: { id: eventId, tenantId: uow.tenantId },
+    select: { id: true, type: true },
+  })
   if (!event) throw notFound('event', eventId)
   const row = deliveryRow(uow, endpoint.id, event)
   await uow.tx.webhookDelivery.create({ data: row })
@@ -64,7 +67,12 @@ export interface RecoveryResult {
  * since (no later success, none in progress).
  * @throws AppError `not_found`, `conflict` (endpoint disabled), `validation_error` (empty range)
  */
-export async function recoverFailed(uow: UnitOfWork, endpointId: string, from: Date, to: Date): Promise<RecoveryResult> {
+export async function recoverFailed(
+  uow: UnitOfWork,
+  endpointId: string,
+  from: Date,
+  to: Date
+): Promise<RecoveryResult> {
   if (from.getTime() >= to.getTime()) {
     throw validationError([{ path: 'to', code: 'invalid_range', message: '`to` must be later than `from`.' }])
   }

@@ -24,7 +24,10 @@ export const BACKOFF_MULTIPLIER = 3
  * @param random - a number in [0, 1)
  */
 export function backoffDelayMs(failures: number, policy: RetryPolicy, random: number): number {
-  const nominal = Math.min(policy.initialIntervalMs * BACKOFF_MULTIPLIER ** Math.max(0, failures - 1), policy.maxIntervalMs)
+  const nominal = Math.min(
+    policy.initialIntervalMs * BACKOFF_MULTIPLIER ** Math.max(0, failures - 1),
+    policy.maxIntervalMs
+  )
   return Math.round(nominal / 2 + (nominal / 2) * random)
 }
 

@@ -59,7 +59,12 @@ export function createStarter<R extends { id: string }>(
     started = []
     failed = []
     marking = marking
-      .then(() => mark(ok.map((s) => s.id), ko.map((f) => f.id)))
+      .then(() =>
+        mark(
+          ok.map((s) => s.id),
+          ko.map((f) => f.id)
+        )
+      )
       .catch((error: unknown) => logger.error({ err: String(error) }, 'marking webhook delivery starts failed'))
       .then(() => {
         for (const entry of [...ok, ...ko]) entry.done()

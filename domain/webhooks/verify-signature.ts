@@ -17,11 +17,7 @@ import { createHmac, createPublicKey, timingSafeEqual, verify as verifyEd25519 }
 
 /** Why a delivery was rejected. */
 export type VerificationFailure =
-  | 'missing_header'
-  | 'malformed_header'
-  | 'timestamp_too_old'
-  | 'timestamp_too_new'
-  | 'no_matching_signature'
+  'missing_header' | 'malformed_header' | 'timestamp_too_old' | 'timestamp_too_new' | 'no_matching_signature'
 
 export class WebhookVerificationError extends Error {
   readonly code: VerificationFailure
@@ -70,7 +66,8 @@ function header(headers: HeadersLike, name: string): string | undefined {
   return Array.isArray(value) ? value.join(',') : value
 }
 
-const list = (value: string | string[] | undefined) => (value === undefined ? [] : Array.isArray(value) ? value : [value])
+const list = (value: string | string[] | undefined) =>
+  value === undefined ? [] : Array.isArray(value) ? value : [value]
 
 function safeEqual(a: string, b: string): boolean {
   const left = Buffer.from(a)
@@ -79,12 +76,14 @@ function safeEqual(a: string, b: string): boolean {
 }
 
 function checkTimestamp(value: string, options: VerifyOptions): Date {
-  if (!/^\d{1,12}$/.test(value)) throw new WebhookVerificationError('malformed_header', 'The timestamp is not a number.')
+  if (!/^\d{1,12}$/.test(value))
+    throw new WebhookVerificationError('malformed_header', 'The timestamp is not a number.')
   const seconds = Number(value)
   const now = Math.floor((options.now ?? new Date()).getTime() / 1000)
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS
   if (now - seconds > tolerance) throw new WebhookVerificationError('timestamp_too_old', 'The timestamp is too old.')
-  if (seconds - now > tolerance) throw new WebhookVerificationError('timestamp_too_new', 'The timestamp is in the future.')
+  if (seconds - now > tolerance)
+    throw new WebhookVerificationError('timestamp_too_new', 'The timestamp is in the future.')
   return new Date(seconds * 1000)
 }
 
@@ -132,13 +131,18 @@ export function verifyV2(options: VerifyOptions): VerifiedWebhook {
   const t = header(options.headers, 'webhook-timestamp')
   const value = header(options.headers, 'webhook-signature')
   if (!id || !t || !value) {
-    throw new WebhookVerificationError('missing_header', 'webhook-id, webhook-timestamp and webhook-signature are required.')
+    throw new WebhookVerificationError(
+      'missing_header',
+      'webhook-id, webhook-timestamp and webhook-signature are required.'
+    )
   }
   const timestamp = checkTimestamp(t, options)
   const body = bodyText(options.body)
   const signed = Buffer.from(`${id}.${t}.${body}`)
   const hmacs = list(options.secret).map((secret) =>
-    createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64')).update(signed).digest('base64')
+    createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64'))
+      .update(signed)
+      .digest('base64')
   )
   const keys = list(options.publicKey).map(ed25519Key)
   const matches = value.split(' ').some((entry) => {

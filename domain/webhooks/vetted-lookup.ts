@@ -63,9 +63,16 @@ export function vettedLookup(policy: NetworkPolicy): LookupFunction {
   return (hostname, options, callback) => {
     resolveVetted(hostname, policy).then(
       (addresses) => {
-        const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses
+        const wanted =
+          options.family === 4 || options.family === 6
+            ? addresses.filter((a) => a.family === options.family)
+            : addresses
         if (wanted.length === 0) {
-          callback(Object.assign(new Error(`${hostname} has no IPv${options.family} address`), { code: 'ENOTFOUND' }), '', 0)
+          callback(
+            Object.assign(new Error(`${hostname} has no IPv${options.family} address`), { code: 'ENOTFOUND' }),
+            '',
+            0
+          )
         } else if (options.all) {
           // Node's types give the single-address signature; with `all` the callback takes the list.
           ;(callback as unknown as (e: null, a: LookupAddress[]) => void)(null, wanted)

@@ -161,17 +161,22 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
    * sweep) or not (a wake-up, so the next events are fanned out while these start). Starts are marked in batches.
    * @returns how many of `rows` were started once they are all marked
    */
-  const starter = createStarter(concurrency, startOne, async (started, failed) => {
-    if (started.length > 0) {
-      await db.webhookDelivery.updateMany({ where: { id: { in: started } }, data: { workflowStartedAt: new Date() } })
-    }
-    if (failed.length > 0) {
-      await db.webhookDelivery.updateMany({
-        where: { id: { in: failed } },
-        data: { dispatchLeaseUntil: new Date(Date.now() + RETRY_START_AFTER_MS) },
-      })
-    }
-  }, logger)
+  const starter = createStarter(
+    concurrency,
+    startOne,
+    async (started, failed) => {
+      if (started.length > 0) {
+        await db.webhookDelivery.updateMany({ where: { id: { in: started } }, data: { workflowStartedAt: new Date() } })
+      }
+      if (failed.length > 0) {
+        await db.webhookDelivery.updateMany({
+          where: { id: { in: failed } },
+          data: { dispatchLeaseUntil: new Date(Date.now() + RETRY_START_AFTER_MS) },
+        })
+      }
+    },
+    logger
+  )
 
   /** Fans out everything pending; hands the new deliveries to the starter. @returns events fanned out, start promises */
   async function fanOutAll(): Promise<{ events: number; starts: Promise<number>[] }> {

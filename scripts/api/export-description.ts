@@ -30,7 +30,10 @@ try {
   ])
   await mkdir(outDir, { recursive: true })
   await writeFile(path.join(outDir, 'openapi.json'), `${JSON.stringify(openapi, null, 2)}\n`)
-  await writeFile(path.join(outDir, 'therapy-care-platform.postman_collection.json'), `${JSON.stringify(postman, null, 2)}\n`)
+  await writeFile(
+    path.join(outDir, 'therapy-care-platform.postman_collection.json'),
+    `${JSON.stringify(postman, null, 2)}\n`
+  )
   console.log(`wrote ${path.relative(process.cwd(), outDir)}/openapi.json and the Postman collection`)
 } finally {
   await close()

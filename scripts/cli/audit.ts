@@ -14,7 +14,10 @@ import { AUDIT_USAGE, required, UsageError } from './usage.ts'
  */
 export async function audit(command: string | undefined, args: string[], cli: CliContext): Promise<number> {
   if (command !== 'verify') throw new UsageError(AUDIT_USAGE)
-  const { values } = parseArgs({ args, options: { tenant: { type: 'string' }, 'no-seal': { type: 'boolean', default: false } } })
+  const { values } = parseArgs({
+    args,
+    options: { tenant: { type: 'string' }, 'no-seal': { type: 'boolean', default: false } },
+  })
   const tenantId = required(values.tenant, 'tenant', AUDIT_USAGE)
   return withDatabase(cli, async (db) => {
     const report = await verifyTenantChain((work) => runInUnitOfWork(db, tenantId, work), { seal: !values['no-seal'] })

@@ -57,7 +57,10 @@ export async function clients(command: string | undefined, args: string[], cli: 
       runInUnitOfWork(db, tenant, async ({ tx }) => {
         const now = systemClock()
         // Its refresh tokens die with it; access tokens already issued expire within their short lifetime.
-        const revoked = await tx.apiClient.updateMany({ where: { id: clientId, revokedAt: null }, data: { revokedAt: now } })
+        const revoked = await tx.apiClient.updateMany({
+          where: { id: clientId, revokedAt: null },
+          data: { revokedAt: now },
+        })
         await tx.refreshToken.updateMany({ where: { clientId, revokedAt: null }, data: { revokedAt: now } })
         if (revoked.count === 0) throw new UsageError(`No active client ${clientId} in tenant ${tenant}`)
         printJson(cli, { clientId, revokedAt: now.toISOString() })
@@ -121,7 +124,11 @@ export async function apiKeys(command: string | undefined, args: string[], cli: 
         } while (cursor)
         printJson(cli, all)
       } else if (command === 'revoke') {
-        const { secretHash: _hash, ...revoked } = await revokeApiKey(uow, required(values.key, 'key', CLIENTS_USAGE), clock)
+        const { secretHash: _hash, ...revoked } = await revokeApiKey(
+          uow,
+          required(values.key, 'key', CLIENTS_USAGE),
+          clock
+        )
         printJson(cli, revoked)
       } else {
         throw new UsageError(CLIENTS_USAGE)

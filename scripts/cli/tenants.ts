@@ -57,7 +57,9 @@ export async function locations(command: string | undefined, args: string[], cli
   const tenantId = required(values.tenant, 'tenant', TENANTS_USAGE)
   if (command === 'list') {
     await withDatabase(cli, (db) =>
-      runInUnitOfWork(db, tenantId, async ({ tx }) => printJson(cli, await tx.location.findMany({ orderBy: { id: 'asc' } })))
+      runInUnitOfWork(db, tenantId, async ({ tx }) =>
+        printJson(cli, await tx.location.findMany({ orderBy: { id: 'asc' } }))
+      )
     )
     return
   }
@@ -66,12 +68,15 @@ export async function locations(command: string | undefined, args: string[], cli
     const timeZone = required(values['time-zone'], 'time-zone', TENANTS_USAGE)
     if (!isValidTimeZone(timeZone)) throw new UsageError(`Unknown time zone: ${timeZone}`)
     const currency = values.currency?.toUpperCase()
-    if (currency !== undefined && !/^[A-Z]{3}$/.test(currency)) throw new UsageError(`Not an ISO 4217 code: ${currency}`)
+    if (currency !== undefined && !/^[A-Z]{3}$/.test(currency))
+      throw new UsageError(`Not an ISO 4217 code: ${currency}`)
     await withDatabase(cli, (db) =>
       runInUnitOfWork(db, tenantId, async ({ tx }) =>
         printJson(
           cli,
-          await tx.location.create({ data: { id: newId('location'), tenantId, name, timeZone, ...(currency ? { currency } : {}) } })
+          await tx.location.create({
+            data: { id: newId('location'), tenantId, name, timeZone, ...(currency ? { currency } : {}) },
+          })
         )
       )
     )

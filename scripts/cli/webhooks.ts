@@ -18,7 +18,10 @@ import { required, UsageError, WEBHOOKS_USAGE } from './usage.ts'
 const PAGE = 100
 
 /** Every row of a cursor-paginated domain list, up to `max`. */
-async function collect<T>(max: number, page: (cursor: string | undefined) => Promise<{ data: T[]; nextCursor: string | null }>) {
+async function collect<T>(
+  max: number,
+  page: (cursor: string | undefined) => Promise<{ data: T[]; nextCursor: string | null }>
+) {
   const rows: T[] = []
   let cursor: string | undefined
   do {
@@ -38,13 +41,15 @@ function instant(value: string | undefined, name: string): Date {
   const text = required(value, name, WEBHOOKS_USAGE)
   // Offsets required: an operator's local "2026-11-21T10:00" must not silently mean the server's time zone.
   const date = /(Z|[+-]\d{2}:\d{2})$/.test(text) ? new Date(text) : new Date(Number.NaN)
-  if (Number.isNaN(date.getTime())) throw new UsageError(`--${name} must be an ISO 8601 instant with Z or an offset, got "${text}".`)
+  if (Number.isNaN(date.getTime()))
+    throw new UsageError(`--${name} must be an ISO 8601 instant with Z or an offset, got "${text}".`)
   return date
 }
 
 function positiveInteger(value: string, name: string): number {
   const number = Number(value)
-  if (!Number.isInteger(number) || number < 1) throw new UsageError(`--${name} must be a positive integer, got "${value}".`)
+  if (!Number.isInteger(number) || number < 1)
+    throw new UsageError(`--${name} must be a positive integer, got "${value}".`)
   return number
 }
 
@@ -61,7 +66,8 @@ export async function webhooks(command: string | undefined, args: string[], cli:
       limit: { type: 'string', default: '100' },
     },
   })
-  if (!['endpoints', 'failed', 'redeliver', 'redeliver-failed'].includes(command ?? '')) throw new UsageError(WEBHOOKS_USAGE)
+  if (!['endpoints', 'failed', 'redeliver', 'redeliver-failed'].includes(command ?? ''))
+    throw new UsageError(WEBHOOKS_USAGE)
   const tenant = required(values.tenant, 'tenant', WEBHOOKS_USAGE)
 
   if (command === 'endpoints') {
@@ -81,7 +87,11 @@ export async function webhooks(command: string | undefined, args: string[], cli:
         failed.push(
           ...(await collect<DeliveryRow>(limit, (cursor) =>
             runInUnitOfWork(db, tenant, (uow) =>
-              listDeliveries(uow, { endpointId }, { limit: Math.min(limit, PAGE), cursor, sort: '-createdAt', status: 'FAILED' })
+              listDeliveries(
+                uow,
+                { endpointId },
+                { limit: Math.min(limit, PAGE), cursor, sort: '-createdAt', status: 'FAILED' }
+              )
             )
           ))
         )

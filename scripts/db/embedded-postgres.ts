@@ -81,10 +81,12 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions = {}):
   const unlock = opts.dataDir === undefined ? async () => {} : await lockDataDir(opts.dataDir)
 
   // Options-object form: PGlite.create(undefined, options) silently ignores `options`, extensions included.
-  const db = await PGlite.create({ dataDir: opts.dataDir, extensions, loadDataDir: opts.loadDataDir }).catch(async (error: unknown) => {
-    await unlock()
-    throw error
-  })
+  const db = await PGlite.create({ dataDir: opts.dataDir, extensions, loadDataDir: opts.loadDataDir }).catch(
+    async (error: unknown) => {
+      await unlock()
+      throw error
+    }
+  )
   const server = await servePGlite(db, {
     host,
     port: opts.port ?? 0,
@@ -171,7 +173,7 @@ async function main(): Promise<void> {
       (error: unknown) => {
         console.error(error)
         process.exit(1)
-      },
+      }
     )
   }
   process.once('SIGINT', shutdown)

@@ -1,5 +1,9 @@
 import { PrismaPg } from '@prisma/adapter-pg'
-import { ColumnTypeEnum, type SqlDriverAdapter, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils'
+import {
+  ColumnTypeEnum,
+  type SqlDriverAdapter,
+  type SqlMigrationAwareDriverAdapterFactory,
+} from '@prisma/driver-adapter-utils'
 import pg from 'pg'
 
 /** A scratch database the schema engine may fill and that is thrown away afterwards. */
@@ -36,7 +40,7 @@ export interface EngineAdapterFactory extends SqlMigrationAwareDriverAdapterFact
  */
 export function createEngineAdapterFactory(
   connectionString: string,
-  shadow?: () => Promise<ShadowDatabase>,
+  shadow?: () => Promise<ShadowDatabase>
 ): EngineAdapterFactory {
   const open = new Set<SqlDriverAdapter>()
 
@@ -54,7 +58,7 @@ export function createEngineAdapterFactory(
       // The engine reads these with its char getter and panics ("unreachable") on a text value: introspecting
       // any CHECK or EXCLUDE constraint (pg_constraint.contype) did that.
       const columnTypes = result.columnNames.map((name, i) =>
-        charColumns.has(name) ? ColumnTypeEnum.Character : result.columnTypes[i]!,
+        charColumns.has(name) ? ColumnTypeEnum.Character : result.columnTypes[i]!
       )
       return { ...result, columnTypes }
     }
@@ -113,7 +117,8 @@ function relabelCharFields(result: unknown, charColumns: Set<string>): void {
 }
 
 /** pg's node-style callback, the last argument of a callback-style query() call. */
-const isCallback = (value: unknown): value is (error: unknown, result: unknown) => unknown => typeof value === 'function'
+const isCallback = (value: unknown): value is (error: unknown, result: unknown) => unknown =>
+  typeof value === 'function'
 
 /** Makes a pooled client report `"char"` result columns as `text`. */
 function reportCharAsText(client: pg.PoolClient, charColumns: Set<string>): void {

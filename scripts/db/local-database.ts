@@ -7,7 +7,8 @@ import { startEmbeddedPostgres } from './embedded-postgres.ts'
 import { applyMigrations } from './migrations.ts'
 
 export const EMBEDDED_DATA_DIR = '.data/pglite'
-export const embeddedPort = (env: Readonly<Record<string, string | undefined>> = process.env) => Number(env.EMBEDDED_DB_PORT ?? 5433)
+export const embeddedPort = (env: Readonly<Record<string, string | undefined>> = process.env) =>
+  Number(env.EMBEDDED_DB_PORT ?? 5433)
 
 export interface LocalDatabase {
   url: string

@@ -32,9 +32,7 @@ function formatTimestamp(date: Date): string {
 }
 
 function parseTimestamp(stamp: string): Date {
-  const [y, mo, d, h, mi, s] = [0, 4, 6, 8, 10, 12].map((i, k) =>
-    Number(stamp.slice(i, i + (k === 0 ? 4 : 2))),
-  )
+  const [y, mo, d, h, mi, s] = [0, 4, 6, 8, 10, 12].map((i, k) => Number(stamp.slice(i, i + (k === 0 ? 4 : 2))))
   return new Date(Date.UTC(y ?? 0, (mo ?? 1) - 1, d, h, mi, s))
 }
 
@@ -43,9 +41,7 @@ function parseTimestamp(stamp: string): Date {
  * in the past (clock skew between developers, two migrations within a second), so the order stays strict.
  */
 function nextTimestamp(existing: string[]): string {
-  const stamps = existing
-    .map((name) => /^(\d{14})_/.exec(name)?.[1])
-    .filter((s): s is string => s !== undefined)
+  const stamps = existing.map((name) => /^(\d{14})_/.exec(name)?.[1]).filter((s): s is string => s !== undefined)
   const newest = stamps.sort().at(-1)
   const now = formatTimestamp(new Date())
   if (newest === undefined || now > newest) return now
@@ -140,7 +136,7 @@ async function main(): Promise<void> {
     // Prove the new migration applies on top of the others before anyone commits it.
     const updated = await readMigrationsList(migrationsDir)
     await withSchemaEngine(factory, log, (engine) =>
-      engine.applyMigrations({ migrationsList: updated, filters: noExternalEntities }),
+      engine.applyMigrations({ migrationsList: updated, filters: noExternalEntities })
     ).catch((error: unknown) => {
       throw new Error(`the new migration does not apply (left in place for inspection): ${String(error)}`)
     })

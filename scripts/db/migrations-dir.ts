@@ -18,9 +18,7 @@ export const migrationFileName = 'migration.sql'
  * Reads a Prisma migrations folder the way the Prisma CLI does (same shape, same sorting), so that names and
  * checksums recorded in `_prisma_migrations` match what `prisma migrate deploy` computes.
  */
-export async function readMigrationsList(
-  migrationsDir: string = defaultMigrationsDir,
-): Promise<MigrationList> {
+export async function readMigrationsList(migrationsDir: string = defaultMigrationsDir): Promise<MigrationList> {
   const baseDir = path.resolve(migrationsDir)
   const lockfileContent = await readFile(path.join(baseDir, lockfileName), 'utf8').catch(() => null)
 
@@ -35,7 +33,7 @@ export async function readMigrationsList(
   for (const entry of entries.filter((e) => e.isDirectory())) {
     const content = await readFile(path.join(baseDir, entry.name, migrationFileName), 'utf8').then(
       (value) => ({ tag: 'ok' as const, value }),
-      (error: Error) => ({ tag: 'error' as const, value: error.message }),
+      (error: Error) => ({ tag: 'error' as const, value: error.message })
     )
     migrationDirectories.push({ path: entry.name, migrationFile: { path: migrationFileName, content } })
   }

@@ -38,7 +38,7 @@ export interface ApplyMigrationsOptions {
  */
 export async function applyMigrations(
   connectionString: string,
-  opts: ApplyMigrationsOptions = {},
+  opts: ApplyMigrationsOptions = {}
 ): Promise<{ applied: string[] }> {
   const { log } = opts
   const started = performance.now()

@@ -183,7 +183,7 @@ class Connection {
   constructor(
     private readonly socket: net.Socket,
     private readonly db: PGlite,
-    private readonly lock: BackendLock,
+    private readonly lock: BackendLock
   ) {
     this.done = new Promise((resolve) => (this.resolveDone = resolve))
     socket.setNoDelay(true)
@@ -293,7 +293,7 @@ class Connection {
     this.socket.cork()
     try {
       await this.db.runExclusive(() =>
-        this.db.execProtocolRawStream(message.data, { onRawData: (chunk) => reply.push(chunk) }),
+        this.db.execProtocolRawStream(message.data, { onRawData: (chunk) => reply.push(chunk) })
       )
     } finally {
       this.socket.uncork()
@@ -366,7 +366,7 @@ class ReplyFilter {
 
   constructor(
     private readonly dropReady: boolean,
-    private readonly out: (bytes: Uint8Array) => void,
+    private readonly out: (bytes: Uint8Array) => void
   ) {}
 
   push(chunk: Uint8Array): void {

@@ -24,7 +24,7 @@ let loaded: Promise<typeof wasmBindings.SchemaEngine> | undefined
 interface WebAssemblyApi {
   instantiate(
     bytes: Uint8Array,
-    imports: Record<string, Record<string, unknown>>,
+    imports: Record<string, Record<string, unknown>>
   ): Promise<{ instance: { exports: Record<string, unknown> } }>
 }
 const { WebAssembly } = globalThis as unknown as { WebAssembly: WebAssemblyApi }
@@ -126,7 +126,7 @@ function forwardEngineLog(log: ((msg: string) => void) | undefined): (line: stri
 export async function withSchemaEngine<T>(
   factory: SqlMigrationAwareDriverAdapterFactory,
   log: ((msg: string) => void) | undefined,
-  fn: (engine: SchemaEngine) => Promise<T>,
+  fn: (engine: SchemaEngine) => Promise<T>
 ): Promise<T> {
   if (poisoned !== undefined) {
     throw new Error(`Prisma schema engine panicked earlier in this process: ${poisoned}`)
@@ -137,7 +137,7 @@ export async function withSchemaEngine<T>(
     const engine = await EngineClass.new(
       { datamodels: undefined },
       forwardEngineLog(log),
-      bindMigrationAwareSqlAdapterFactory(factory),
+      bindMigrationAwareSqlAdapterFactory(factory)
     )
     try {
       return await fn(engine)

@@ -44,7 +44,7 @@ const holderSql = `SELECT split_part(coalesce(current_setting($1, true), ''), '|
 export async function withSharedSessionLock<T>(
   connectionString: string,
   opts: SharedSessionLockOptions,
-  fn: () => Promise<T>,
+  fn: () => Promise<T>
 ): Promise<T> {
   const leaseMs = opts.leaseMs ?? 60_000
   const pollMs = opts.pollMs ?? 100
@@ -71,7 +71,7 @@ export async function withSharedSessionLock<T>(
     const timer = setInterval(() => {
       renewal = tryAcquire().then(
         (renewed) => renewed || opts.log?.(`lost lock ${opts.name}: lease expired and taken over`),
-        (error: unknown) => opts.log?.(`could not renew lock ${opts.name}: ${String(error)}`),
+        (error: unknown) => opts.log?.(`could not renew lock ${opts.name}: ${String(error)}`)
       )
     }, leaseMs / 3)
     try {

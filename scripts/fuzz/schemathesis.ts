@@ -24,9 +24,13 @@ import { ensureTemporal } from '../temporal/dev-server.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const schemathesis =
-  process.env.SCHEMATHESIS ?? execFileSync('bash', [path.join(ROOT, 'scripts/fuzz/obtain-schemathesis.sh')], { encoding: 'utf8' }).trim()
+  process.env.SCHEMATHESIS ??
+  execFileSync('bash', [path.join(ROOT, 'scripts/fuzz/obtain-schemathesis.sh')], { encoding: 'utf8' }).trim()
 
-const [temporal, database] = await Promise.all([ensureTemporal({ port: 0, uiPort: false, log: () => undefined }), provisionTestDatabase()])
+const [temporal, database] = await Promise.all([
+  ensureTemporal({ port: 0, uiPort: false, log: () => undefined }),
+  provisionTestDatabase(),
+])
 const environment = {
   NODE_ENV: 'test',
   DATABASE_URL: database.url,
@@ -50,17 +54,29 @@ let worker: WorkerProcess | undefined
 let exitCode: number
 try {
   worker = await startWorkerProcess({ ...environment, LOG_LEVEL: 'info' })
-  const client = await provisionClient(api.deps.db, { tenantName: `Fuzz ${Date.now()}`, scopes: ALL_SCOPES, timeZone: 'America/Chicago' })
+  const client = await provisionClient(api.deps.db, {
+    tenantName: `Fuzz ${Date.now()}`,
+    scopes: ALL_SCOPES,
+    timeZone: 'America/Chicago',
+  })
   const token = await fetch(`${api.url}/oauth/token`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret }),
+    body: JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+    }),
   })
     .then((r) => r.json() as Promise<{ access_token: string }>)
     .then((t) => t.access_token)
   // A few real records, so that not every generated id is unknown.
   const post = (route: string, body: unknown) =>
-    fetch(`${api.url}${route}`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
+    fetch(`${api.url}${route}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    })
   await post('/v1/children', { firstName: 'Fuzz', lastName: 'Child', dateOfBirth: '2022-02-02' })
   await post('/v1/providers', { name: 'Fuzz Provider', timeZone: 'America/Chicago' })
 

@@ -40,7 +40,10 @@ async function exportDescription(): Promise<OpenAPI3> {
   const dir = await mkdtemp(path.join(tmpdir(), 'sdk-openapi-'))
   try {
     const tsx = path.join(root, 'node_modules/.bin/tsx')
-    await promisify(execFile)(tsx, ['scripts/api/export-description.ts', '--out', dir], { cwd: root, env: pinnedEnvironment() })
+    await promisify(execFile)(tsx, ['scripts/api/export-description.ts', '--out', dir], {
+      cwd: root,
+      env: pinnedEnvironment(),
+    })
     return JSON.parse(await readFile(path.join(dir, 'openapi.json'), 'utf8')) as OpenAPI3
   } finally {
     await rm(dir, { recursive: true, force: true })
@@ -60,7 +63,9 @@ export async function generateSdkTypes(description?: OpenAPI3): Promise<string> 
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   // --from: a description already exported (e.g. by `npm run api:export`) instead of exporting one now.
-  const { values } = parseArgs({ options: { out: { type: 'string', default: GENERATED_TYPES }, from: { type: 'string' } } })
+  const { values } = parseArgs({
+    options: { out: { type: 'string', default: GENERATED_TYPES }, from: { type: 'string' } },
+  })
   const out = path.resolve(values.out)
   const description = values.from ? (JSON.parse(await readFile(values.from, 'utf8')) as OpenAPI3) : undefined
   await writeFile(out, await generateSdkTypes(description))

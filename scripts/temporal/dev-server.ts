@@ -261,9 +261,7 @@ async function startDevServer(
   }
   const uiUrl = uiPort === false ? undefined : `http://127.0.0.1:${uiPort}`
   log(`server ready at ${address}${uiUrl ? `, UI ${uiUrl}` : ''} in ${Date.now() - t0} ms`)
-  return uiUrl
-    ? { address, namespace, uiUrl, started: true, stop }
-    : { address, namespace, started: true, stop }
+  return uiUrl ? { address, namespace, uiUrl, started: true, stop } : { address, namespace, started: true, stop }
 }
 
 /** Sends `signal` to the child's whole process group (wrapper, server and watchdog). */

@@ -111,9 +111,7 @@ async function connectOnce(address: string, namespace: string): Promise<Connecti
   const connection = await Connection.connect({ address, connectTimeout: 2_000 })
   try {
     // A short per-call deadline: the default gRPC retry policy would otherwise back off for long.
-    await connection.withDeadline(Date.now() + 2_000, () =>
-      connection.workflowService.describeNamespace({ namespace })
-    )
+    await connection.withDeadline(Date.now() + 2_000, () => connection.workflowService.describeNamespace({ namespace }))
     return connection
   } catch (err) {
     await connection.close()

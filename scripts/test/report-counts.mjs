@@ -21,7 +21,9 @@ for (const file of files) {
     failed += report.numFailedTests
     skipped += report.numPendingTests + report.numTodoTests
     // A file that failed outside any test (an error in a hook or at import) has no failed test to count.
-    failed += report.testResults.filter((r) => r.status === 'failed' && r.assertionResults.every((a) => a.status !== 'failed')).length
+    failed += report.testResults.filter(
+      (r) => r.status === 'failed' && r.assertionResults.every((a) => a.status !== 'failed')
+    ).length
   } catch {
     failed += 1
   }

@@ -66,7 +66,9 @@ const HINT_JITTER_MIN_MS = 250
  * @returns milliseconds, or undefined when the response carries neither header
  */
 export function rateLimitHintMs(headers: Headers, nowMs: number): number | undefined {
-  return parseRetryAfter(headers.get('retry-after'), nowMs) ?? parseRateLimitReset(headers.get('x-ratelimit-reset'), nowMs)
+  return (
+    parseRetryAfter(headers.get('retry-after'), nowMs) ?? parseRateLimitReset(headers.get('x-ratelimit-reset'), nowMs)
+  )
 }
 
 /**
@@ -75,7 +77,12 @@ export function rateLimitHintMs(headers: Headers, nowMs: number): number | undef
  * @param hintMs - the server's requested wait, if it gave one
  * @param retry - 1-based number of the retry about to happen
  */
-export function hintedBackoff(hintMs: number | undefined, retry: number, settings: BackoffSettings, random: Random): number {
+export function hintedBackoff(
+  hintMs: number | undefined,
+  retry: number,
+  settings: BackoffSettings,
+  random: Random
+): number {
   if (hintMs === undefined) return exponentialBackoff(retry, settings, random)
   return hintMs + Math.floor(random() * Math.max(hintMs * HINT_JITTER_RATIO, HINT_JITTER_MIN_MS))
 }

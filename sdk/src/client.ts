@@ -115,7 +115,8 @@ export class TherapyCareClient {
   readonly webhookEndpoints = resource(this.#unchecked.bind(this), '/v1/webhook-endpoints')
 
   constructor(options: ClientOptions) {
-    if (!/^https?:\/\//.test(options.baseUrl)) throw new Error('baseUrl must be an http(s) URL, e.g. https://api.example.com')
+    if (!/^https?:\/\//.test(options.baseUrl))
+      throw new Error('baseUrl must be an http(s) URL, e.g. https://api.example.com')
     this.#baseUrl = options.baseUrl.replace(/\/+$/, '')
     this.#headers = { ...options.headers }
     const policy = { ...DEFAULT_RETRY_POLICY, ...options.retry }
@@ -198,7 +199,11 @@ export class TherapyCareClient {
     return (await this.#send(method, path, options)).data
   }
 
-  async #send(method: HttpMethod, template: string, options: UncheckedOptions = {}): Promise<ResponseWithData<unknown>> {
+  async #send(
+    method: HttpMethod,
+    template: string,
+    options: UncheckedOptions = {}
+  ): Promise<ResponseWithData<unknown>> {
     const url = buildUrl(this.#baseUrl, template, options.params, options.query)
     const isWrite = method !== 'GET'
     // One key per logical call, generated before the first attempt: every retry carries the same key, so the API

@@ -68,7 +68,11 @@ export function clientCredentialsSource(options: ClientCredentialsOptions): Cred
     let answer: TokenResponse | undefined
     if (tokens?.refreshToken) {
       try {
-        answer = await options.requestToken({ grant_type: 'refresh_token', refresh_token: tokens.refreshToken, ...client })
+        answer = await options.requestToken({
+          grant_type: 'refresh_token',
+          refresh_token: tokens.refreshToken,
+          ...client,
+        })
       } catch (error) {
         // Expired, revoked or already used: start over with the client's own credentials. Anything else (the
         // client itself refused, the API unreachable) would fail the same way below, so it is thrown as it is.

@@ -109,7 +109,8 @@ const optionalString = (value: unknown) => (typeof value === 'string' ? value : 
 function fieldErrors(value: unknown): FieldError[] | undefined {
   if (!Array.isArray(value)) return undefined
   return value.filter(
-    (e): e is FieldError => isRecord(e) && typeof e.path === 'string' && typeof e.code === 'string' && typeof e.message === 'string'
+    (e): e is FieldError =>
+      isRecord(e) && typeof e.path === 'string' && typeof e.code === 'string' && typeof e.message === 'string'
   )
 }
 
@@ -148,5 +149,10 @@ export async function toApiError(response: Response): Promise<ApiError> {
       requestId: headerRequestId,
     })
   }
-  return new ApiError({ ...base, code: `http_${response.status}`, title: response.statusText || `HTTP ${response.status}`, requestId: headerRequestId })
+  return new ApiError({
+    ...base,
+    code: `http_${response.status}`,
+    title: response.statusText || `HTTP ${response.status}`,
+    requestId: headerRequestId,
+  })
 }

@@ -31,12 +31,13 @@ export type ListQuery<P> = Omit<QueryParams<P, 'GET'>, 'cursor'>
 
 type ItemPath<B extends string> = `${B}/{id}`
 
-type Create<B extends string> = B extends PathsWith<'POST'>
-  ? {
-      /** `POST <base>`: creates one. Retried safely: one Idempotency-Key for every attempt. */
-      create(body: RequestBody<B, 'POST'>, options?: CallOptions): Promise<ResponseData<B, 'POST'>>
-    }
-  : unknown
+type Create<B extends string> =
+  B extends PathsWith<'POST'>
+    ? {
+        /** `POST <base>`: creates one. Retried safely: one Idempotency-Key for every attempt. */
+        create(body: RequestBody<B, 'POST'>, options?: CallOptions): Promise<ResponseData<B, 'POST'>>
+      }
+    : unknown
 
 type List<B extends string> = B extends ListPaths
   ? {
@@ -45,26 +46,33 @@ type List<B extends string> = B extends ListPaths
     }
   : unknown
 
-type Get<B extends string> = ItemPath<B> extends PathsWith<'GET'>
-  ? {
-      /** `GET <base>/{id}`. */
-      get(id: string, options?: CallOptions): Promise<ResponseData<ItemPath<B>, 'GET'>>
-    }
-  : unknown
+type Get<B extends string> =
+  ItemPath<B> extends PathsWith<'GET'>
+    ? {
+        /** `GET <base>/{id}`. */
+        get(id: string, options?: CallOptions): Promise<ResponseData<ItemPath<B>, 'GET'>>
+      }
+    : unknown
 
-type Update<B extends string> = ItemPath<B> extends PathsWith<'PATCH'>
-  ? {
-      /** `PATCH <base>/{id}` with a JSON merge patch (RFC 7396): `null` removes an optional field. */
-      update(id: string, patch: RequestBody<ItemPath<B>, 'PATCH'>, options?: CallOptions): Promise<ResponseData<ItemPath<B>, 'PATCH'>>
-    }
-  : unknown
+type Update<B extends string> =
+  ItemPath<B> extends PathsWith<'PATCH'>
+    ? {
+        /** `PATCH <base>/{id}` with a JSON merge patch (RFC 7396): `null` removes an optional field. */
+        update(
+          id: string,
+          patch: RequestBody<ItemPath<B>, 'PATCH'>,
+          options?: CallOptions
+        ): Promise<ResponseData<ItemPath<B>, 'PATCH'>>
+      }
+    : unknown
 
-type Delete<B extends string> = ItemPath<B> extends PathsWith<'DELETE'>
-  ? {
-      /** `DELETE <base>/{id}`. */
-      delete(id: string, options?: CallOptions): Promise<ResponseData<ItemPath<B>, 'DELETE'>>
-    }
-  : unknown
+type Delete<B extends string> =
+  ItemPath<B> extends PathsWith<'DELETE'>
+    ? {
+        /** `DELETE <base>/{id}`. */
+        delete(id: string, options?: CallOptions): Promise<ResponseData<ItemPath<B>, 'DELETE'>>
+      }
+    : unknown
 
 /** The methods of the resource at `B` that the API serves. */
 export type ResourceMethods<B extends string> = Create<B> & List<B> & Get<B> & Update<B> & Delete<B>
@@ -79,7 +87,8 @@ export function resource<B extends string>(send: UncheckedSender, base: B): Reso
     create: (body: unknown, options?: CallOptions) => send('POST', base, { ...options, body }),
     list: (query?: object, options?: CallOptions) => paginate(send, base, query, options),
     get: (id: string, options?: CallOptions) => send('GET', item, { ...options, params: { id } }),
-    update: (id: string, patch: unknown, options?: CallOptions) => send('PATCH', item, { ...options, params: { id }, body: patch }),
+    update: (id: string, patch: unknown, options?: CallOptions) =>
+      send('PATCH', item, { ...options, params: { id }, body: patch }),
     delete: (id: string, options?: CallOptions) => send('DELETE', item, { ...options, params: { id } }),
   }
   // The object has every method; its type shows only the served ones (a missing route would answer 404 anyway).

@@ -3,7 +3,14 @@
  * 5xx and network failures with exponential backoff — for writes too, because every write carries one
  * `Idempotency-Key` for all its attempts, so a repeat cannot act twice. Everything else is the caller's to fix.
  */
-import { exponentialBackoff, hintedBackoff, parseRetryAfter, rateLimitHintMs, type BackoffSettings, type Random } from './backoff.ts'
+import {
+  exponentialBackoff,
+  hintedBackoff,
+  parseRetryAfter,
+  rateLimitHintMs,
+  type BackoffSettings,
+  type Random,
+} from './backoff.ts'
 import type { ApiError } from './errors.ts'
 
 /** Bounds and spacing of retries; every field is configurable on the client. */
@@ -54,7 +61,8 @@ export function retryDelay(
   if (status === 429) return hintedBackoff(rateLimitHintMs(headers, nowMs), retry, policy, random)
   const retryAfter = parseRetryAfter(headers.get('retry-after'), nowMs)
   // The first request with this key is still running; its answer will be replayed to us once it is done.
-  if (status === 409 && code === 'idempotency_request_in_progress') return hintedBackoff(retryAfter, retry, policy, random)
+  if (status === 409 && code === 'idempotency_request_in_progress')
+    return hintedBackoff(retryAfter, retry, policy, random)
   if (TRANSIENT_STATUSES.has(status) && repeatable) return hintedBackoff(retryAfter, retry, policy, random)
   return undefined
 }

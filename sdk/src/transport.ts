@@ -90,8 +90,11 @@ export async function execute(exchange: Exchange, settings: TransportSettings): 
       }
     }
     const delay =
-      attempt < policy.maxAttempts ? retryDelay(outcome, attempt, exchange.repeatable, policy, now(), settings.random) : undefined
-    if (delay === undefined || now() + delay - started > policy.maxElapsedMs) throw finalError(exchange, outcome, attempt)
+      attempt < policy.maxAttempts
+        ? retryDelay(outcome, attempt, exchange.repeatable, policy, now(), settings.random)
+        : undefined
+    if (delay === undefined || now() + delay - started > policy.maxElapsedMs)
+      throw finalError(exchange, outcome, attempt)
     settings.onRetry?.({ call: exchange.call, attempt, delayMs: delay, error: outcome.error })
     await sleep(delay, exchange.signal)
   }
@@ -119,7 +122,12 @@ async function attemptOnce(
 
 function finalError(exchange: Exchange, outcome: AttemptOutcome, attempts: number): Error {
   if (outcome.kind === 'response') return outcome.error
-  const reason = outcome.error instanceof Error ? (outcome.error.cause instanceof Error ? outcome.error.cause.message : outcome.error.message) : String(outcome.error)
+  const reason =
+    outcome.error instanceof Error
+      ? outcome.error.cause instanceof Error
+        ? outcome.error.cause.message
+        : outcome.error.message
+      : String(outcome.error)
   return new ApiConnectionError(
     `${exchange.call} got no answer after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${reason}`,
     attempts,

@@ -49,11 +49,12 @@ type BodyIsRequired<P, M extends HttpMethod> = undefined extends RequestBodyObje
 type SuccessStatus = 200 | 201 | 202 | 203 | 204
 
 /** What a successful call returns: the JSON body of its 2xx response (`undefined` for a 204). */
-export type ResponseData<P, M extends HttpMethod> = Operation<P, M> extends { responses: infer R }
-  ? {
-      [S in keyof R & SuccessStatus]: R[S] extends { content: { 'application/json': infer B } } ? B : undefined
-    }[keyof R & SuccessStatus]
-  : never
+export type ResponseData<P, M extends HttpMethod> =
+  Operation<P, M> extends { responses: infer R }
+    ? {
+        [S in keyof R & SuccessStatus]: R[S] extends { content: { 'application/json': infer B } } ? B : undefined
+      }[keyof R & SuccessStatus]
+    : never
 
 /** Options every call takes. */
 export interface CallOptions {
@@ -89,10 +90,9 @@ type BodyPart<P, M extends HttpMethod> = [RequestBody<P, M>] extends [never]
 export type RequestOptions<P, M extends HttpMethod> = PathPart<P, M> & QueryPart<P, M> & BodyPart<P, M> & CallOptions
 
 /** The options argument: optional when nothing in it is required. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{} extends T`: every property of T is optional
-export type RequestArgs<P, M extends HttpMethod> = {} extends RequestOptions<P, M>
-  ? [options?: RequestOptions<P, M>]
-  : [options: RequestOptions<P, M>]
+export type RequestArgs<P, M extends HttpMethod> =
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{} extends T`: every property of T is optional
+  {} extends RequestOptions<P, M> ? [options?: RequestOptions<P, M>] : [options: RequestOptions<P, M>]
 
 /** A page of a list (CONVENTIONS.md, "Lists"). */
 export interface Page<T> {

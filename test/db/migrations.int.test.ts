@@ -43,10 +43,7 @@ describe('applyMigrations on embedded PGlite', () => {
 
   it('applies every migration exactly once when two callers race', async () => {
     expect(committed.length).toBeGreaterThan(0)
-    const results = await Promise.all([
-      applyMigrations(db.connectionString),
-      applyMigrations(db.connectionString),
-    ])
+    const results = await Promise.all([applyMigrations(db.connectionString), applyMigrations(db.connectionString)])
     const applied = results.map((r) => r.applied).sort((a, b) => b.length - a.length)
     expect(applied).toEqual([committed.map((m) => m.name), []])
   }, 60_000)
@@ -61,7 +58,7 @@ describe('applyMigrations on embedded PGlite', () => {
     try {
       const { rows } = await client.query<MigrationRow>(
         `SELECT migration_name, checksum, finished_at, rolled_back_at, applied_steps_count, logs
-         FROM _prisma_migrations ORDER BY migration_name`,
+         FROM _prisma_migrations ORDER BY migration_name`
       )
       expect(rows.map((r) => r.migration_name)).toEqual(committed.map((m) => m.name))
       for (const [i, row] of rows.entries()) {
@@ -69,7 +66,7 @@ describe('applyMigrations on embedded PGlite', () => {
         expect(row.checksum).toBe(
           createHash('sha256')
             .update(committed[i]?.sql ?? '')
-            .digest('hex'),
+            .digest('hex')
         )
         expect(row.finished_at).toBeInstanceOf(Date)
         expect(row.rolled_back_at).toBeNull()
@@ -96,9 +93,7 @@ describe('applyMigrations on embedded PGlite', () => {
       })
       expect(renamed.name).toBe(`Renamed ${id}`)
 
-      await expect(
-        prisma.tenant.create({ data: { id: randomUUID(), name: `Renamed ${id}` } }),
-      ).rejects.toMatchObject({
+      await expect(prisma.tenant.create({ data: { id: randomUUID(), name: `Renamed ${id}` } })).rejects.toMatchObject({
         code: 'P2002',
       })
     } finally {
@@ -111,9 +106,7 @@ describe('applyMigrations on embedded PGlite', () => {
     await client.connect()
     try {
       await client.query('CREATE EXTENSION IF NOT EXISTS vector')
-      const { rows } = await client.query<{ d: number }>(
-        `SELECT '[1,2,3]'::vector <-> '[1,2,4]'::vector AS d`,
-      )
+      const { rows } = await client.query<{ d: number }>(`SELECT '[1,2,3]'::vector <-> '[1,2,4]'::vector AS d`)
       expect(rows[0]?.d).toBe(1)
     } finally {
       await client.end()

@@ -41,11 +41,10 @@ async function startChildServer(): Promise<ChildServer> {
     process.stdin.resume()
     process.stdin.on('end', () => db.stop().then(() => process.exit(0)))
   `
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--input-type=module', '--eval', script],
-    { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
-  )
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', script], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
   let output = ''
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()))
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
@@ -125,7 +124,7 @@ describe('embedded PGlite server under concurrent pooled clients', () => {
   async function expectFailure(op: Promise<unknown>, state: string): Promise<void> {
     const outcome = await op.then(
       (value) => ({ ok: true as const, value }),
-      (error: unknown) => ({ ok: false as const, error }),
+      (error: unknown) => ({ ok: false as const, error })
     )
     if (outcome.ok) throw new Error(`expected SQLSTATE ${state}, got ${JSON.stringify(outcome.value)}`)
     const actual = sqlState(outcome.error)
@@ -162,7 +161,7 @@ describe('embedded PGlite server under concurrent pooled clients', () => {
         await tx.$executeRaw`SELECT set_config('role', 'therapy_app', true)`
         return tx.signingKey.findMany()
       }, txOptions),
-      '42501',
+      '42501'
     )
 
   const rlsViolation = (marker: string) =>
@@ -172,7 +171,7 @@ describe('embedded PGlite server under concurrent pooled clients', () => {
           SELECT set_config('app.tenant_id', ${marker}, true), set_config('role', 'therapy_app', true)`
         return tx.$executeRaw`INSERT INTO tenants (id, name) VALUES (${`other-${marker}`}, 'x')`
       }, txOptions),
-      '42501',
+      '42501'
     )
 
   const divisionByZero = (marker: string) =>
@@ -181,16 +180,16 @@ describe('embedded PGlite server under concurrent pooled clients', () => {
         await tx.$executeRaw`SELECT set_config('app.tenant_id', ${marker}, true)`
         return tx.$queryRaw`SELECT 1 / ${0}::int AS boom`
       }, txOptions),
-      '22012',
+      '22012'
     )
 
   const uniqueViolation = () =>
     expectFailure(
       app.$transaction(
         (tx) => tx.$executeRaw`INSERT INTO tenants (id, name) VALUES ('stress-dup', 'again')`,
-        txOptions,
+        txOptions
       ),
-      '23505',
+      '23505'
     )
 
   /** Plain queries outside transactions, as the outbox sweeper of the API runs them. */
@@ -211,7 +210,11 @@ describe('embedded PGlite server under concurrent pooled clients', () => {
     // No parameters: `pg` sends a simple Query message, here with two statements.
     const sql = `SELECT '${marker}' AS a; SELECT '${marker}-2' AS b`
     const results = (await side.query(sql)) as unknown as pg.QueryResult[]
-    check('simple protocol', results.map((r) => r.rows), [[{ a: marker }], [{ b: `${marker}-2` }]])
+    check(
+      'simple protocol',
+      results.map((r) => r.rows),
+      [[{ a: marker }], [{ b: `${marker}-2` }]]
+    )
   }
 
   const savepoints = async (marker: string) => {
@@ -223,10 +226,9 @@ describe('embedded PGlite server under concurrent pooled clients', () => {
       await client.query('SAVEPOINT before_error')
       await expectFailure(client.query('SELECT 1 / $1::int AS boom', [0]), '22012')
       await client.query('ROLLBACK TO SAVEPOINT before_error')
-      const { rows } = await client.query(
-        `SELECT $1::text AS marker, current_setting('app.tenant_id') AS tenant`,
-        [marker],
-      )
+      const { rows } = await client.query(`SELECT $1::text AS marker, current_setting('app.tenant_id') AS tenant`, [
+        marker,
+      ])
       check('after savepoint', rows, [{ marker, tenant: marker }])
       await client.query('SAVEPOINT unique_attempt')
       const duplicate = client.query(`INSERT INTO tenants (id, name) VALUES ('stress-dup', $1)`, [marker])

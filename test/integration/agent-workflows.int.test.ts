@@ -19,7 +19,18 @@ let tenantId: string
 let otherToken: string
 let scheduledId: string
 
-const SCOPES = ['children', 'clients', 'bookings', 'providers', 'assessments', 'ai', 'ai.read', 'agents', 'agents.read', 'webhooks']
+const SCOPES = [
+  'children',
+  'clients',
+  'bookings',
+  'providers',
+  'assessments',
+  'ai',
+  'ai.read',
+  'agents',
+  'agents.read',
+  'webhooks',
+]
 
 const post = (path: string, body: unknown, as = token) => platform.http.post(path, { token: as, body })
 const get = (path: string, as = token) => platform.http.get(path, { token: as })
@@ -48,18 +59,28 @@ async function registerChild(): Promise<{ childId: string; clientId: string }> {
 
 /** The finished runs of a workflow (waits until `count` have finished). */
 async function finishedRuns(workflowId: string, count = 1, timeoutMs = 90_000) {
-  return eventually(async () => {
-    const response = await get(`/v1/agent-workflows/${workflowId}/runs`)
-    const done = (response.body.data as Array<{ status: string; completedAt: string | null }>).filter((run) => run.completedAt)
-    return done.length >= count ? response.body.data : undefined
-  }, timeoutMs, 500)
+  return eventually(
+    async () => {
+      const response = await get(`/v1/agent-workflows/${workflowId}/runs`)
+      const done = (response.body.data as Array<{ status: string; completedAt: string | null }>).filter(
+        (run) => run.completedAt
+      )
+      return done.length >= count ? response.body.data : undefined
+    },
+    timeoutMs,
+    500
+  )
 }
 
 const eventOf = (childId: string) =>
-  platform.api.deps.db.event.findFirstOrThrow({ where: { type: 'child.registered', data: { path: ['childId'], equals: childId } } })
+  platform.api.deps.db.event.findFirstOrThrow({
+    where: { type: 'child.registered', data: { path: ['childId'], equals: childId } },
+  })
 
 beforeAll(async () => {
-  platform = await startPlatform({ overrides: { WEBHOOK_REQUIRE_HTTPS: 'false', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', AI_VECTOR_STORE: 'postgres' } })
+  platform = await startPlatform({
+    overrides: { WEBHOOK_REQUIRE_HTTPS: 'false', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', AI_VECTOR_STORE: 'postgres' },
+  })
   receiver = await startWebhookReceiver()
   const client = await platform.newTenant(SCOPES)
   tenantId = client.tenantId
@@ -97,7 +118,11 @@ describe('an event-triggered run', () => {
     const workflowId = await created('/v1/agent-workflows', {
       name: 'Welcome follow-up',
       trigger: { type: 'event', eventTypes: ['child.registered'] },
-      agent: { assistantId, instructions: 'Follow up with the family as our follow-up policy says.', tools: ['child_records', 'knowledge'] },
+      agent: {
+        assistantId,
+        instructions: 'Follow up with the family as our follow-up policy says.',
+        tools: ['child_records', 'knowledge'],
+      },
       actions: [
         { type: 'call_webhook', name: 'crm', url: receiver.url('/crm') },
         { type: 'create_staff_task', name: 'welcome-call', dueInHours: 48 },
@@ -110,10 +135,17 @@ describe('an event-triggered run', () => {
 
     const detail = (await get(`/v1/agent-runs/${run.id}`)).body
     expect(detail.steps.map((s: { kind: string; status: string }) => `${s.kind}:${s.status}`)).toEqual([
-      'PLAN:SUCCEEDED', 'CONTEXT:SUCCEEDED', 'AGENT:SUCCEEDED', 'ACTION:SUCCEEDED', 'ACTION:SUCCEEDED', 'ACTION:SUCCEEDED',
+      'PLAN:SUCCEEDED',
+      'CONTEXT:SUCCEEDED',
+      'AGENT:SUCCEEDED',
+      'ACTION:SUCCEEDED',
+      'ACTION:SUCCEEDED',
+      'ACTION:SUCCEEDED',
     ])
     // The passage was read (it is data) and its link removed from what the agent wrote.
-    expect(detail.steps[1].output.passages.some((p: { quote: string }) => p.quote.includes('IGNORE ALL PREVIOUS'))).toBe(true)
+    expect(
+      detail.steps[1].output.passages.some((p: { quote: string }) => p.quote.includes('IGNORE ALL PREVIOUS'))
+    ).toBe(true)
     expect(detail.steps[2].output.ignored.some((i: { reason: string }) => i.reason.includes('links'))).toBe(true)
 
     const [delivery] = await receiver.waitFor('/crm', 1)
@@ -129,7 +161,9 @@ describe('an event-triggered run', () => {
     expect(messages[0]!.recipientClientIds).toEqual([clientId])
     expect(messages[0]!.body).not.toContain('http')
     const listed = (await get(`/v1/family-messages?childId=${childId}`)).body.data
-    expect(listed).toEqual([expect.objectContaining({ id: messages[0]!.id, recipientClientIds: [clientId], agentRunId: run.id })])
+    expect(listed).toEqual([
+      expect.objectContaining({ id: messages[0]!.id, recipientClientIds: [clientId], agentRunId: run.id }),
+    ])
     expect((await get(`/v1/family-messages?childId=${childId}`, otherToken)).body.data).toEqual([])
 
     // Nothing went where the document told the agent to go.
@@ -167,14 +201,20 @@ describe('an event-triggered run', () => {
     const db = platform.api.deps.db
     await db.event.update({ where: { id: event.id }, data: { agentDispatchedAt: null } })
     await db.agentRun.update({ where: { id: run.id }, data: { workflowStartedAt: null, startLeaseUntil: null } })
-    await eventually(async () => ((await db.event.findUniqueOrThrow({ where: { id: event.id } })).agentDispatchedAt ? true : undefined))
-    await eventually(async () => ((await db.agentRun.findUniqueOrThrow({ where: { id: run.id } })).workflowStartedAt ? true : undefined))
+    await eventually(async () =>
+      (await db.event.findUniqueOrThrow({ where: { id: event.id } })).agentDispatchedAt ? true : undefined
+    )
+    await eventually(async () =>
+      (await db.agentRun.findUniqueOrThrow({ where: { id: run.id } })).workflowStartedAt ? true : undefined
+    )
     await new Promise((resolve) => setTimeout(resolve, 1500))
 
     expect(await db.agentRun.count({ where: { agentWorkflowId: workflowId } })).toBe(1)
     expect((await get(`/v1/staff-tasks?agentRunId=${run.id}`)).body.data).toHaveLength(1)
     const executions = []
-    for await (const execution of platform.temporal.workflow.list({ query: `WorkflowId = "${eventRunWorkflowId(workflowId, event.id)}"` })) {
+    for await (const execution of platform.temporal.workflow.list({
+      query: `WorkflowId = "${eventRunWorkflowId(workflowId, event.id)}"`,
+    })) {
       executions.push(execution)
     }
     expect(executions).toHaveLength(1)
@@ -190,7 +230,13 @@ describe('an event-triggered run', () => {
     })
     // Written straight to the table, as the worker's or a crashed API process's event would be: no in-process signal.
     await platform.api.deps.db.event.create({
-      data: { id: `evt_test${Date.now()}`, tenantId, type: 'provider.approved', data: { providerId: 'prv_x', approvedAt: new Date().toISOString() }, createdAt: new Date() },
+      data: {
+        id: `evt_test${Date.now()}`,
+        tenantId,
+        type: 'provider.approved',
+        data: { providerId: 'prv_x', approvedAt: new Date().toISOString() },
+        createdAt: new Date(),
+      },
     })
     const [run] = await finishedRuns(workflowId)
     expect(run).toMatchObject({ status: 'SUCCEEDED', trigger: { eventType: 'provider.approved' } })
@@ -210,7 +256,10 @@ describe('an event-triggered run', () => {
     const [run] = await finishedRuns(workflowId)
     expect(run.status).toBe('SUCCEEDED')
     const steps = (await get(`/v1/agent-runs/${run.id}`)).body.steps
-    expect(steps[3]).toMatchObject({ status: 'SUCCEEDED', output: { outcome: 'ALREADY_STARTED', workflow: 'child-progress', recordId: childId } })
+    expect(steps[3]).toMatchObject({
+      status: 'SUCCEEDED',
+      output: { outcome: 'ALREADY_STARTED', workflow: 'child-progress', recordId: childId },
+    })
     expect(steps[4]).toMatchObject({ status: 'SKIPPED', reason: 'The child is not enrolled in early intervention.' })
   })
 })
@@ -218,33 +267,66 @@ describe('an event-triggered run', () => {
 describe('guard rails', () => {
   it('refuses at configuration what the agent or the caller may not do, naming the field', async () => {
     const assistantId = await newAssistant(['child_records'])
-    const base = { name: 'Bad', trigger: { type: 'event', eventTypes: ['child.registered'] }, agent: { assistantId, instructions: 'x', tools: ['child_records'] } }
+    const base = {
+      name: 'Bad',
+      trigger: { type: 'event', eventTypes: ['child.registered'] },
+      agent: { assistantId, instructions: 'x', tools: ['child_records'] },
+    }
 
-    const notOnAssistant = await post('/v1/agent-workflows', { ...base, agent: { ...base.agent, tools: ['bookings'] }, actions: [{ type: 'create_staff_task' }] })
+    const notOnAssistant = await post('/v1/agent-workflows', {
+      ...base,
+      agent: { ...base.agent, tools: ['bookings'] },
+      actions: [{ type: 'create_staff_task' }],
+    })
     expect(notOnAssistant.status).toBe(400)
-    expect(notOnAssistant.body.errors).toContainEqual(expect.objectContaining({ path: 'agent.tools.0', code: 'not_on_assistant' }))
+    expect(notOnAssistant.body.errors).toContainEqual(
+      expect.objectContaining({ path: 'agent.tools.0', code: 'not_on_assistant' })
+    )
 
     const toolMissing = await post('/v1/agent-workflows', { ...base, actions: [{ type: 'draft_appointment' }] })
     expect(toolMissing.status).toBe(400)
-    expect(toolMissing.body.errors).toContainEqual(expect.objectContaining({ path: 'actions.0.type', code: 'tool_not_allowed' }))
+    expect(toolMissing.body.errors).toContainEqual(
+      expect.objectContaining({ path: 'actions.0.type', code: 'tool_not_allowed' })
+    )
 
-    const metadata = await post('/v1/agent-workflows', { ...base, actions: [{ type: 'call_webhook', url: 'http://169.254.169.254/latest' }] })
+    const metadata = await post('/v1/agent-workflows', {
+      ...base,
+      actions: [{ type: 'call_webhook', url: 'http://169.254.169.254/latest' }],
+    })
     expect(metadata.status).toBe(400)
-    expect(metadata.body.errors).toContainEqual(expect.objectContaining({ path: 'actions.0.url', code: 'forbidden_address' }))
+    expect(metadata.body.errors).toContainEqual(
+      expect.objectContaining({ path: 'actions.0.url', code: 'forbidden_address' })
+    )
 
-    const badCron = await post('/v1/agent-workflows', { ...base, trigger: { type: 'schedule', cron: '61 * * * *' }, actions: [{ type: 'create_staff_task' }] })
+    const badCron = await post('/v1/agent-workflows', {
+      ...base,
+      trigger: { type: 'schedule', cron: '61 * * * *' },
+      actions: [{ type: 'create_staff_task' }],
+    })
     expect(badCron.status).toBe(400)
     expect(badCron.body.errors.map((e: { path: string }) => e.path)).toContain('trigger.cron')
 
-    const badEvent = await post('/v1/agent-workflows', { ...base, trigger: { type: 'event', eventTypes: ['child.deleted'] }, actions: [{ type: 'create_staff_task' }] })
+    const badEvent = await post('/v1/agent-workflows', {
+      ...base,
+      trigger: { type: 'event', eventTypes: ['child.deleted'] },
+      actions: [{ type: 'create_staff_task' }],
+    })
     expect(badEvent.status).toBe(400)
 
     // A caller without `webhooks` cannot make a workflow that calls one.
     const limited = await platform.token(await platform.newTenant(['agents', 'ai']))
-    const limitedAssistant = await created('/v1/assistants', { name: 'a', scope: 'tenant', tools: ['child_records'] }, limited)
+    const limitedAssistant = await created(
+      '/v1/assistants',
+      { name: 'a', scope: 'tenant', tools: ['child_records'] },
+      limited
+    )
     const noScope = await post(
       '/v1/agent-workflows',
-      { ...base, agent: { ...base.agent, assistantId: limitedAssistant }, actions: [{ type: 'call_webhook', url: receiver.url('/x') }] },
+      {
+        ...base,
+        agent: { ...base.agent, assistantId: limitedAssistant },
+        actions: [{ type: 'call_webhook', url: receiver.url('/x') }],
+      },
       limited
     )
     expect(noScope.status).toBe(403)
@@ -256,14 +338,24 @@ describe('guard rails', () => {
     const workflowId = await created('/v1/agent-workflows', {
       name: 'Draft and task',
       trigger: { type: 'event', eventTypes: ['child.registered'] },
-      agent: { assistantId, instructions: 'Propose a first session and tell staff.', tools: ['child_records', 'bookings'] },
-      actions: [{ type: 'draft_appointment', name: 'first-session' }, { type: 'create_staff_task', name: 'tell-staff' }],
+      agent: {
+        assistantId,
+        instructions: 'Propose a first session and tell staff.',
+        tools: ['child_records', 'bookings'],
+      },
+      actions: [
+        { type: 'draft_appointment', name: 'first-session' },
+        { type: 'create_staff_task', name: 'tell-staff' },
+      ],
     })
     expect((await patch(`/v1/assistants/${assistantId}`, { tools: ['child_records'] })).status).toBe(200)
     const { childId } = await registerChild()
     const [run] = await finishedRuns(workflowId)
     expect(run.status).toBe('PARTIAL')
-    await recordHistory(platform.temporal.workflow.getHandle(eventRunWorkflowId(workflowId, (await eventOf(childId)).id)), 'agentRunWorkflow-refused-action')
+    await recordHistory(
+      platform.temporal.workflow.getHandle(eventRunWorkflowId(workflowId, (await eventOf(childId)).id)),
+      'agentRunWorkflow-refused-action'
+    )
     const steps = (await get(`/v1/agent-runs/${run.id}`)).body.steps
     expect(steps[3]).toMatchObject({ name: 'first-session', status: 'REFUSED', output: { code: 'tool_not_allowed' } })
     expect(steps[3].reason).toContain('bookings')
@@ -275,11 +367,19 @@ describe('templates, CRUD and isolation', () => {
   it('lists the six templates and creates from one with overrides', async () => {
     const templates = (await get('/v1/agent-workflow-templates')).body.data.map((t: { id: string }) => t.id)
     expect(templates).toEqual([
-      'appointment-follow-up', 'assessment-reminder', 'early-intervention-check-in',
-      'child-progress-follow-up', 'marketplace-lead-qualification', 'provider-onboarding',
+      'appointment-follow-up',
+      'assessment-reminder',
+      'early-intervention-check-in',
+      'child-progress-follow-up',
+      'marketplace-lead-qualification',
+      'provider-onboarding',
     ])
     const assistantId = await newAssistant(['child_records', 'assessments'])
-    const response = await post('/v1/agent-workflows', { templateId: 'assessment-reminder', name: 'Our reminder', agent: { assistantId } })
+    const response = await post('/v1/agent-workflows', {
+      templateId: 'assessment-reminder',
+      name: 'Our reminder',
+      agent: { assistantId },
+    })
     expect(response.status).toBe(201)
     expect(response.body).toMatchObject({
       name: 'Our reminder',
@@ -301,7 +401,10 @@ describe('templates, CRUD and isolation', () => {
       agent: { assistantId, instructions: 'x', tools: [] },
       actions: [{ type: 'create_staff_task' }],
     })
-    const disabled = await patch(`/v1/agent-workflows/${id}`, { enabled: false, description: 'Paused for the holidays' })
+    const disabled = await patch(`/v1/agent-workflows/${id}`, {
+      enabled: false,
+      description: 'Paused for the holidays',
+    })
     expect(disabled.status).toBe(200)
     expect(disabled.body).toMatchObject({ enabled: false, description: 'Paused for the holidays', version: 2 })
     const invalid = await patch(`/v1/agent-workflows/${id}`, { actions: [] })
@@ -370,6 +473,11 @@ describe('a schedule trigger', () => {
     expect((await patch(`/v1/agent-workflows/${scheduledId}`, { enabled: false })).status).toBe(200)
     await eventually(async () => ((await handle.describe()).state.paused ? true : undefined))
     expect((await platform.http.request('DELETE', `/v1/agent-workflows/${scheduledId}`, { token })).status).toBe(204)
-    await eventually(() => handle.describe().then(() => undefined, () => true))
+    await eventually(() =>
+      handle.describe().then(
+        () => undefined,
+        () => true
+      )
+    )
   }, 200_000)
 })

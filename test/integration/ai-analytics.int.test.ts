@@ -65,12 +65,20 @@ beforeAll(async () => {
 
   const docs = await upload(platform, tokenA, known.tenantAssistant, [
     textFile('weekly-schedule.md', SCHEDULE),
-    { name: 'broken.pdf', type: 'application/pdf', bytes: new TextEncoder().encode('%PDF-1.4\n1 0 obj garbage\n%%EOF') },
+    {
+      name: 'broken.pdf',
+      type: 'application/pdf',
+      bytes: new TextEncoder().encode('%PDF-1.4\n1 0 obj garbage\n%%EOF'),
+    },
   ])
   const states = await Promise.all(docs.map((d) => settled(platform, tokenA, d.id)))
   expect(states.map((d) => d.status).sort()).toEqual(['FAILED', 'READY'])
 
-  for (const question of ['When does the social skills group meet?', 'When does the feeding clinic run?', 'Which room is the social skills group in?']) {
+  for (const question of [
+    'When does the social skills group meet?',
+    'When does the feeding clinic run?',
+    'Which room is the social skills group in?',
+  ]) {
     const answer = await ask(platform, tokenA, known.tenantAssistant, question)
     expect(answer.answered, question).toBe(true)
     known.citations += answer.citations.length
@@ -80,7 +88,8 @@ beforeAll(async () => {
   }
   expect((await ask(platform, tokenA, known.locationAssistant, 'Is there a sibling discount?')).answered).toBe(false)
   // Tenant B's queries: never A's figures.
-  for (const question of ['Do you offer hydrotherapy?', 'Is there a waiting list?']) await ask(platform, tokenB, bAssistant, question)
+  for (const question of ['Do you offer hydrotherapy?', 'Is there a waiting list?'])
+    await ask(platform, tokenB, bAssistant, question)
 
   const run1 = await startKnown(a.tenantId, 'agent-run')
   await startKnown(a.tenantId, 'agent-run')
@@ -114,7 +123,13 @@ describe('GET /v1/ai/analytics', () => {
     expect(body.usage).toMatchObject({ queries: 6, assistants: 2, assistantsActive: 2 })
     expect(body.usage.byAssistant).toEqual([
       { assistantId: known.tenantAssistant, name: 'Helper tenant', queries: 5, answered: 3, abstained: 2 },
-      { assistantId: known.locationAssistant, name: `Helper location:${a.locationId}`, queries: 1, answered: 0, abstained: 1 },
+      {
+        assistantId: known.locationAssistant,
+        name: `Helper location:${a.locationId}`,
+        queries: 1,
+        answered: 0,
+        abstained: 1,
+      },
     ])
     expect(body.usage.byDay).toEqual([
       { date: today, queries: 6, answered: 3, abstained: 3 },
@@ -130,16 +145,26 @@ describe('GET /v1/ai/analytics', () => {
       citationsPerAnswer: Math.round((known.citations / 3) * 10_000) / 10_000,
     })
     expect(body.coverage.latencyMs.median).toBeGreaterThanOrEqual(0)
-    expect(body.knowledge).toMatchObject({ documents: { total: 2, byStatus: { PROCESSING: 0, READY: 1, FAILED: 1 } }, indexedInRange: 1, failedInRange: 1 })
+    expect(body.knowledge).toMatchObject({
+      documents: { total: 2, byStatus: { PROCESSING: 0, READY: 1, FAILED: 1 } },
+      indexedInRange: 1,
+      failedInRange: 1,
+    })
     expect(body.knowledge.chunks).toBeGreaterThan(0)
 
     const kind = (k: string) => body.workflows.byKind.find((x: { kind: string }) => x.kind === k)
-    expect(kind('agent-run')).toMatchObject({ category: 'AGENT', total: 3, byStatus: { RUNNING: 2, TERMINATED: 1, COMPLETED: 0 } })
+    expect(kind('agent-run')).toMatchObject({
+      category: 'AGENT',
+      total: 3,
+      byStatus: { RUNNING: 2, TERMINATED: 1, COMPLETED: 0 },
+    })
     expect(kind('child-progress')).toMatchObject({ category: 'CARE', total: 1, byStatus: { RUNNING: 1 } })
     expect(kind('knowledge_indexing').total).toBe(2)
     expect(kind('booking').total).toBe(0)
     expect(body.workflows.otherKinds).toMatchObject({ total: 1, byStatus: { RUNNING: 1 } })
-    const sum = body.workflows.byKind.reduce((n: number, k: { total: number }) => n + k.total, 0) + body.workflows.otherKinds.total
+    const sum =
+      body.workflows.byKind.reduce((n: number, k: { total: number }) => n + k.total, 0) +
+      body.workflows.otherKinds.total
     expect(sum).toBe(body.workflows.total.total)
     expect(body.definitions['coverage.answeredShare']).toMatch(/answered \/ queries/)
   })

@@ -84,15 +84,38 @@ interface Expected {
  * appointments starting in it, booked time of non-cancelled appointments of providers with weekly hours clipped to
  * it, money received and refunded in it.
  */
-async function expected(t: Centre, from: string, to: string, timeZone: string, capacityProviders: Set<string>): Promise<Expected> {
+async function expected(
+  t: Centre,
+  from: string,
+  to: string,
+  timeZone: string,
+  capacityProviders: Set<string>
+): Promise<Expected> {
   const { start, end } = resolveRange(from, to, timeZone)
   const [s, e] = [start.getTime(), end.getTime()]
   const { appointments, payments, refunds } = await inTenant(t, async ({ tx }) => ({
-    appointments: await tx.appointment.findMany({ select: { locationId: true, providerId: true, status: true, startsAt: true, endsAt: true, lateCancellation: true } }),
+    appointments: await tx.appointment.findMany({
+      select: {
+        locationId: true,
+        providerId: true,
+        status: true,
+        startsAt: true,
+        endsAt: true,
+        lateCancellation: true,
+      },
+    }),
     payments: await tx.payment.findMany({ select: { amount: true, status: true, receivedAt: true } }),
     refunds: await tx.refund.findMany({ select: { amount: true, createdAt: true } }),
   }))
-  const out: Expected = { total: 0, byStatus: {}, late: 0, bookedMinutes: 0, byLocation: new Map(), collected: 0, refunded: 0 }
+  const out: Expected = {
+    total: 0,
+    byStatus: {},
+    late: 0,
+    bookedMinutes: 0,
+    byLocation: new Map(),
+    collected: 0,
+    refunded: 0,
+  }
   const inRange = (d: Date) => d.getTime() >= s && d.getTime() < e
   for (const a of appointments) {
     if (inRange(a.startsAt)) {
@@ -105,7 +128,8 @@ async function expected(t: Centre, from: string, to: string, timeZone: string, c
       out.bookedMinutes += Math.max(0, Math.min(a.endsAt.getTime(), e) - Math.max(a.startsAt.getTime(), s)) / MINUTE
     }
   }
-  for (const p of payments) if (p.status === 'SUCCEEDED' && p.receivedAt && inRange(p.receivedAt)) out.collected += p.amount
+  for (const p of payments)
+    if (p.status === 'SUCCEEDED' && p.receivedAt && inRange(p.receivedAt)) out.collected += p.amount
   for (const r of refunds) if (inRange(r.createdAt)) out.refunded += r.amount
   return out
 }
@@ -125,28 +149,49 @@ async function expectAnswersMatch(t: Centre, capacityProviders: Set<string>, ste
   for (const [from, to, timeZone] of RANGES) {
     const label = `${step}: ${from}..${to} ${timeZone}`
     const want = await expected(t, from, to, timeZone, capacityProviders)
-    const got = await ok(t, 'GET', `/v1/analytics/multi-location?${new URLSearchParams({ from, to, timeZone })}`, undefined, 200)
+    const got = await ok(
+      t,
+      'GET',
+      `/v1/analytics/multi-location?${new URLSearchParams({ from, to, timeZone })}`,
+      undefined,
+      200
+    )
     const a = got.totals.appointments
     expect(a.total, label).toBe(want.total)
-    expect({ confirmed: a.confirmed, completed: a.completed, cancelled: a.cancelled, noShow: a.noShow }, label).toEqual({
-      confirmed: want.byStatus.CONFIRMED ?? 0,
-      completed: want.byStatus.COMPLETED ?? 0,
-      cancelled: want.byStatus.CANCELLED ?? 0,
-      noShow: want.byStatus.NO_SHOW ?? 0,
-    })
+    expect({ confirmed: a.confirmed, completed: a.completed, cancelled: a.cancelled, noShow: a.noShow }, label).toEqual(
+      {
+        confirmed: want.byStatus.CONFIRMED ?? 0,
+        completed: want.byStatus.COMPLETED ?? 0,
+        cancelled: want.byStatus.CANCELLED ?? 0,
+        noShow: want.byStatus.NO_SHOW ?? 0,
+      }
+    )
     expect(a.lateCancelled, label).toBe(want.late)
     expect(got.totals.utilisation.bookedMinutes, label).toBe(want.bookedMinutes)
-    for (const entry of got.locations as Array<{ locationId: string | null; metrics: { appointments: { total: number } } }>) {
-      if (entry.locationId) expect(entry.metrics.appointments.total, `${label} ${entry.locationId}`).toBe(want.byLocation.get(entry.locationId) ?? 0)
+    for (const entry of got.locations as Array<{
+      locationId: string | null
+      metrics: { appointments: { total: number } }
+    }>) {
+      if (entry.locationId)
+        expect(entry.metrics.appointments.total, `${label} ${entry.locationId}`).toBe(
+          want.byLocation.get(entry.locationId) ?? 0
+        )
     }
     // And the whole answer equals the one counting every record (no roll-ups), figure for figure.
     const now = new Date()
     const [rolled, counted] = await Promise.all(
-      [true, false].map((rollups) => inTenant(t, (uow) => multiLocationAnalytics(uow, { from, to, timeZone }, now, { rollups })))
+      [true, false].map((rollups) =>
+        inTenant(t, (uow) => multiLocationAnalytics(uow, { from, to, timeZone }, now, { rollups }))
+      )
     )
     expect(rolled, label).toEqual(counted)
-    const usd = (got.totals.revenue as Array<{ currency: string; collected: number; refunded: number }>).find((r) => r.currency === 'USD')
-    expect({ collected: usd?.collected ?? 0, refunded: usd?.refunded ?? 0 }, label).toEqual({ collected: want.collected, refunded: want.refunded })
+    const usd = (got.totals.revenue as Array<{ currency: string; collected: number; refunded: number }>).find(
+      (r) => r.currency === 'USD'
+    )
+    expect({ collected: usd?.collected ?? 0, refunded: usd?.refunded ?? 0 }, label).toEqual({
+      collected: want.collected,
+      refunded: want.refunded,
+    })
   }
 }
 
@@ -156,43 +201,100 @@ describe('analytics roll-ups', () => {
     const l1 = t.locationId
     const l2 = (await ok(t, 'POST', '/v1/locations', { name: 'Uptown', timeZone: 'America/Chicago' })).id as string
     const hours = { MONDAY: [{ start: '08:00', end: '18:00' }], TUESDAY: [{ start: '08:00', end: '18:00' }] }
-    const p1 = (await ok(t, 'POST', '/v1/providers', { name: 'A', timeZone: 'America/Chicago', locationId: l1, weeklyHours: hours })).id as string
-    const p2 = (await ok(t, 'POST', '/v1/providers', { name: 'B', timeZone: 'America/Chicago', locationId: l2, weeklyHours: hours })).id as string
-    const p3 = (await ok(t, 'POST', '/v1/providers', { name: 'C', timeZone: 'America/Chicago', locationId: l2 })).id as string // open schedule
+    const p1 = (
+      await ok(t, 'POST', '/v1/providers', {
+        name: 'A',
+        timeZone: 'America/Chicago',
+        locationId: l1,
+        weeklyHours: hours,
+      })
+    ).id as string
+    const p2 = (
+      await ok(t, 'POST', '/v1/providers', {
+        name: 'B',
+        timeZone: 'America/Chicago',
+        locationId: l2,
+        weeklyHours: hours,
+      })
+    ).id as string
+    const p3 = (await ok(t, 'POST', '/v1/providers', { name: 'C', timeZone: 'America/Chicago', locationId: l2 }))
+      .id as string // open schedule
     await inTenant(t, (uow) => uow.tx.provider.updateMany({ data: { approvedAt: new Date('2025-01-01T00:00:00Z') } }))
     const capacity = new Set([p1, p2])
-    const child = (await ok(t, 'POST', '/v1/children', { firstName: 'Kid', lastName: 'Known', dateOfBirth: '2023-01-01', locationId: l1 })).id as string
+    const child = (
+      await ok(t, 'POST', '/v1/children', {
+        firstName: 'Kid',
+        lastName: 'Known',
+        dateOfBirth: '2023-01-01',
+        locationId: l1,
+      })
+    ).id as string
 
     // About 120 appointments from December 2025 to July 2026 at awkward instants: month boundaries, the last minutes
     // of a month running into the next, 15-minute offsets that fall inside half- and quarter-hour zones' days.
     const statuses: AppointmentStatus[] = ['COMPLETED', 'CONFIRMED', 'CANCELLED', 'NO_SHOW']
     const seed = Array.from({ length: 120 }, (_, i) => {
-      const startsAt = new Date(Date.UTC(2025, 11, 1) + i * 1.9 * 86_400_000 + (i % 8) * 15 * MINUTE - (i % 5 === 0 ? 30 * MINUTE : 0))
+      const startsAt = new Date(
+        Date.UTC(2025, 11, 1) + i * 1.9 * 86_400_000 + (i % 8) * 15 * MINUTE - (i % 5 === 0 ? 30 * MINUTE : 0)
+      )
       const status = statuses[i % 4]!
       return {
-        id: newId('appointment'), tenantId: t.tenantId, locationId: i % 3 === 0 ? l2 : l1, childId: child,
-        providerId: [p1, p2, p3][i % 3]!, type: 'THERAPY_SESSION' as const, status, startsAt,
-        endsAt: new Date(startsAt.getTime() + (30 + (i % 4) * 30) * MINUTE), timeZone: 'America/Chicago', service: 'SPEECH_THERAPY',
+        id: newId('appointment'),
+        tenantId: t.tenantId,
+        locationId: i % 3 === 0 ? l2 : l1,
+        childId: child,
+        providerId: [p1, p2, p3][i % 3]!,
+        type: 'THERAPY_SESSION' as const,
+        status,
+        startsAt,
+        endsAt: new Date(startsAt.getTime() + (30 + (i % 4) * 30) * MINUTE),
+        timeZone: 'America/Chicago',
+        service: 'SPEECH_THERAPY',
         lateCancellation: status === 'CANCELLED' ? i % 8 === 2 : null,
-        cancelledAt: status === 'CANCELLED' ? startsAt : null, cancellationReason: status === 'CANCELLED' ? ('OTHER' as const) : null,
+        cancelledAt: status === 'CANCELLED' ? startsAt : null,
+        cancellationReason: status === 'CANCELLED' ? ('OTHER' as const) : null,
       }
     })
     // One starting in the last minutes of January, running into February; one at the first instant of March.
-    seed.push({ ...seed[1]!, id: newId('appointment'), status: 'COMPLETED', startsAt: new Date('2026-01-31T23:30:00Z'), endsAt: new Date('2026-02-01T00:30:00Z') })
-    seed.push({ ...seed[1]!, id: newId('appointment'), status: 'COMPLETED', startsAt: new Date('2026-03-01T00:00:00Z'), endsAt: new Date('2026-03-01T01:00:00Z') })
+    seed.push({
+      ...seed[1]!,
+      id: newId('appointment'),
+      status: 'COMPLETED',
+      startsAt: new Date('2026-01-31T23:30:00Z'),
+      endsAt: new Date('2026-02-01T00:30:00Z'),
+    })
+    seed.push({
+      ...seed[1]!,
+      id: newId('appointment'),
+      status: 'COMPLETED',
+      startsAt: new Date('2026-03-01T00:00:00Z'),
+      endsAt: new Date('2026-03-01T01:00:00Z'),
+    })
     await inTenant(t, (uow) => uow.tx.appointment.createMany({ data: seed }))
 
     // Money through the API, received in several months, one refund moved back in time.
     const order = async (locationId: string, total: number) =>
-      (await ok(t, 'POST', '/v1/orders', { status: 'OPEN', locationId, currency: 'USD', lines: [{ kind: 'PRODUCT', description: 'x', unitAmount: total }] })).id as string
+      (
+        await ok(t, 'POST', '/v1/orders', {
+          status: 'OPEN',
+          locationId,
+          currency: 'USD',
+          lines: [{ kind: 'PRODUCT', description: 'x', unitAmount: total }],
+        })
+      ).id as string
     const pay = async (orderId: string, amount: number, receivedAt: string) =>
-      (await ok(t, 'POST', '/v1/payments', { orderId, amount, currency: 'USD', method: 'CASH', receivedAt })).id as string
+      (await ok(t, 'POST', '/v1/payments', { orderId, amount, currency: 'USD', method: 'CASH', receivedAt }))
+        .id as string
     const o1 = await order(l1, 50_000)
     const first = await pay(o1, 10_000, '2026-01-31T23:59:59.999Z')
     await pay(o1, 7_000, '2026-02-01T00:00:00.000Z')
     await pay(await order(l2, 9_000), 9_000, '2026-04-10T12:00:00Z')
-    const refund = (await ok(t, 'POST', `/v1/payments/${first}/refunds`, { amount: 2_500, reason: 'REQUESTED_BY_CLIENT' })).id as string
-    await inTenant(t, (uow) => uow.tx.refund.update({ where: { id: refund }, data: { createdAt: new Date('2026-03-15T10:00:00Z') } }))
+    const refund = (
+      await ok(t, 'POST', `/v1/payments/${first}/refunds`, { amount: 2_500, reason: 'REQUESTED_BY_CLIENT' })
+    ).id as string
+    await inTenant(t, (uow) =>
+      uow.tx.refund.update({ where: { id: refund }, data: { createdAt: new Date('2026-03-15T10:00:00Z') } })
+    )
 
     await expectAnswersMatch(t, capacity, 'seeded')
 
@@ -205,12 +307,18 @@ describe('analytics roll-ups', () => {
         data: { status: 'CANCELLED', lateCancellation: true, cancelledAt: new Date(), cancellationReason: 'OTHER' },
       })
       // Rescheduled into another month and made longer; another moved to the other location and provider.
-      await tx.appointment.update({ where: { id: c! }, data: { startsAt: new Date('2026-05-31T23:45:00Z'), endsAt: new Date('2026-06-01T01:15:00Z') } })
+      await tx.appointment.update({
+        where: { id: c! },
+        data: { startsAt: new Date('2026-05-31T23:45:00Z'), endsAt: new Date('2026-06-01T01:15:00Z') },
+      })
       await tx.appointment.update({ where: { id: d! }, data: { locationId: l2, providerId: p2 } })
       await tx.appointment.delete({ where: { id: e! } })
       // A note changes nothing counted; a bulk update moves many rows at once.
       await tx.appointment.updateMany({ where: { id: a! }, data: { cancellationNote: 'nothing counted changes' } })
-      await tx.appointment.updateMany({ where: { status: 'CONFIRMED', startsAt: { lt: new Date('2026-03-01T00:00:00Z') } }, data: { status: 'COMPLETED' } })
+      await tx.appointment.updateMany({
+        where: { status: 'CONFIRMED', startsAt: { lt: new Date('2026-03-01T00:00:00Z') } },
+        data: { status: 'COMPLETED' },
+      })
     })
     await expectAnswersMatch(t, capacity, 'changed')
 
@@ -225,8 +333,12 @@ describe('analytics roll-ups', () => {
 
   it('lose no count under concurrent writers', async () => {
     const t = await newCentre()
-    const provider = (await ok(t, 'POST', '/v1/providers', { name: 'A', timeZone: 'America/Chicago', locationId: t.locationId })).id as string
-    const child = (await ok(t, 'POST', '/v1/children', { firstName: 'Kid', lastName: 'Known', dateOfBirth: '2023-01-01' })).id as string
+    const provider = (
+      await ok(t, 'POST', '/v1/providers', { name: 'A', timeZone: 'America/Chicago', locationId: t.locationId })
+    ).id as string
+    const child = (
+      await ok(t, 'POST', '/v1/children', { firstName: 'Kid', lastName: 'Known', dateOfBirth: '2023-01-01' })
+    ).id as string
     // Twelve transactions at once, all adding to the same roll-up row (same month, location, provider, status).
     await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
@@ -234,16 +346,28 @@ describe('analytics roll-ups', () => {
           const startsAt = new Date(Date.UTC(2026, 3, 1 + i, 15))
           return tx.appointment.create({
             data: {
-              id: newId('appointment'), tenantId: t.tenantId, locationId: t.locationId, childId: child, providerId: provider,
-              type: 'THERAPY_SESSION', status: 'COMPLETED', startsAt, endsAt: new Date(startsAt.getTime() + 45 * MINUTE),
-              timeZone: 'America/Chicago', service: 'SPEECH_THERAPY',
+              id: newId('appointment'),
+              tenantId: t.tenantId,
+              locationId: t.locationId,
+              childId: child,
+              providerId: provider,
+              type: 'THERAPY_SESSION',
+              status: 'COMPLETED',
+              startsAt,
+              endsAt: new Date(startsAt.getTime() + 45 * MINUTE),
+              timeZone: 'America/Chicago',
+              service: 'SPEECH_THERAPY',
             },
           })
         })
       )
     )
-    const rows = await inTenant(t, ({ tx }) =>
-      tx.$queryRaw<Array<{ n: number; ms: number }>>`SELECT appointments AS n, duration_ms::float8 AS ms FROM analytics_appointment_months`
+    const rows = await inTenant(
+      t,
+      ({ tx }) =>
+        tx.$queryRaw<
+          Array<{ n: number; ms: number }>
+        >`SELECT appointments AS n, duration_ms::float8 AS ms FROM analytics_appointment_months`
     )
     expect(rows).toEqual([{ n: 12, ms: 12 * 45 * MINUTE }])
   })
@@ -251,46 +375,83 @@ describe('analytics roll-ups', () => {
   it("keep one tenant's roll-up rows invisible and untouchable to another", async () => {
     const mine = await newCentre()
     const theirs = await newCentre()
-    const provider = (await ok(theirs, 'POST', '/v1/providers', { name: 'A', timeZone: 'America/Chicago', locationId: theirs.locationId })).id
-    const child = (await ok(theirs, 'POST', '/v1/children', { firstName: 'Kid', lastName: 'Known', dateOfBirth: '2023-01-01' })).id
+    const provider = (
+      await ok(theirs, 'POST', '/v1/providers', {
+        name: 'A',
+        timeZone: 'America/Chicago',
+        locationId: theirs.locationId,
+      })
+    ).id
+    const child = (
+      await ok(theirs, 'POST', '/v1/children', { firstName: 'Kid', lastName: 'Known', dateOfBirth: '2023-01-01' })
+    ).id
     const startsAt = new Date('2026-02-10T15:00:00Z')
     await inTenant(theirs, ({ tx }) =>
       tx.appointment.create({
         data: {
-          id: newId('appointment'), tenantId: theirs.tenantId, locationId: theirs.locationId, childId: child, providerId: provider,
-          type: 'THERAPY_SESSION', status: 'COMPLETED', startsAt, endsAt: new Date(startsAt.getTime() + 60 * MINUTE),
-          timeZone: 'America/Chicago', service: 'SPEECH_THERAPY',
+          id: newId('appointment'),
+          tenantId: theirs.tenantId,
+          locationId: theirs.locationId,
+          childId: child,
+          providerId: provider,
+          type: 'THERAPY_SESSION',
+          status: 'COMPLETED',
+          startsAt,
+          endsAt: new Date(startsAt.getTime() + 60 * MINUTE),
+          timeZone: 'America/Chicago',
+          service: 'SPEECH_THERAPY',
         },
       })
     )
     await pay(theirs)
     const count = (t: Centre) =>
       inTenant(t, async ({ tx }) => ({
-        appointments: (await tx.$queryRaw<Array<{ n: number }>>`SELECT count(*)::int AS n FROM analytics_appointment_months`)[0]!.n,
+        appointments: (
+          await tx.$queryRaw<Array<{ n: number }>>`SELECT count(*)::int AS n FROM analytics_appointment_months`
+        )[0]!.n,
         money: (await tx.$queryRaw<Array<{ n: number }>>`SELECT count(*)::int AS n FROM analytics_money_months`)[0]!.n,
       }))
     expect(await count(theirs)).toEqual({ appointments: 1, money: 1 })
     expect(await count(mine)).toEqual({ appointments: 0, money: 0 })
     // Even naming the other tenant: nothing to update or delete, and no row can be written in its name.
     const touched = await inTenant(mine, async ({ tx }) => ({
-      updated: await tx.$executeRaw`UPDATE analytics_appointment_months SET appointments = 999 WHERE tenant_id = ${theirs.tenantId}`,
+      updated:
+        await tx.$executeRaw`UPDATE analytics_appointment_months SET appointments = 999 WHERE tenant_id = ${theirs.tenantId}`,
       deleted: await tx.$executeRaw`DELETE FROM analytics_money_months WHERE tenant_id = ${theirs.tenantId}`,
     }))
     expect(touched).toEqual({ updated: 0, deleted: 0 })
     await expect(
-      inTenant(mine, ({ tx }) =>
-        tx.$executeRaw`INSERT INTO analytics_appointment_months (tenant_id, month, location_id, provider_id, status, appointments, late_cancelled, duration_ms)
+      inTenant(
+        mine,
+        ({ tx }) =>
+          tx.$executeRaw`INSERT INTO analytics_appointment_months (tenant_id, month, location_id, provider_id, status, appointments, late_cancelled, duration_ms)
                        VALUES (${theirs.tenantId}, now(), ${theirs.locationId}, ${provider}, 'COMPLETED', 5, 0, 0)`
       )
     ).rejects.toThrow(/row-level security|policy/i)
     expect(await count(theirs)).toEqual({ appointments: 1, money: 1 })
-    const [row] = await inTenant(theirs, ({ tx }) => tx.$queryRaw<Array<{ n: number }>>`SELECT appointments AS n FROM analytics_appointment_months`)
+    const [row] = await inTenant(
+      theirs,
+      ({ tx }) => tx.$queryRaw<Array<{ n: number }>>`SELECT appointments AS n FROM analytics_appointment_months`
+    )
     expect(row!.n).toBe(1)
   })
 })
 
 /** One succeeded payment for the centre's first location. */
 async function pay(t: Centre) {
-  const orderId = (await ok(t, 'POST', '/v1/orders', { status: 'OPEN', locationId: t.locationId, currency: 'USD', lines: [{ kind: 'PRODUCT', description: 'x', unitAmount: 1_000 }] })).id
-  await ok(t, 'POST', '/v1/payments', { orderId, amount: 1_000, currency: 'USD', method: 'CASH', receivedAt: '2026-02-11T10:00:00Z' })
+  const orderId = (
+    await ok(t, 'POST', '/v1/orders', {
+      status: 'OPEN',
+      locationId: t.locationId,
+      currency: 'USD',
+      lines: [{ kind: 'PRODUCT', description: 'x', unitAmount: 1_000 }],
+    })
+  ).id
+  await ok(t, 'POST', '/v1/payments', {
+    orderId,
+    amount: 1_000,
+    currency: 'USD',
+    method: 'CASH',
+    receivedAt: '2026-02-11T10:00:00Z',
+  })
 }

@@ -53,7 +53,8 @@ function additive(m: Metrics): Record<string, number> {
 /** The breakdown adds up exactly to the totals, figure by figure; rates are recomputed from the totals. */
 function expectBreakdownSums(answer: { totals: Metrics; locations: Array<{ metrics: Metrics }> }) {
   const sum: Record<string, number> = {}
-  for (const entry of answer.locations) for (const [k, v] of Object.entries(additive(entry.metrics))) sum[k] = (sum[k] ?? 0) + v
+  for (const entry of answer.locations)
+    for (const [k, v] of Object.entries(additive(entry.metrics))) sum[k] = (sum[k] ?? 0) + v
   const totals = additive(answer.totals)
   for (const k of new Set([...Object.keys(sum), ...Object.keys(totals)])) expect(sum[k] ?? 0, k).toBe(totals[k] ?? 0)
   const a = answer.totals.appointments
@@ -74,17 +75,34 @@ describe('analytics', () => {
     const t = await newCentre()
     const l1 = t.locationId
     const l2 = (await ok(t, 'POST', '/v1/locations', { name: 'Uptown', timeZone: 'America/Chicago' })).id
-    const l3 = (await ok(t, 'POST', '/v1/locations', { name: 'Mountain', timeZone: 'America/Denver', currency: 'EUR' })).id
+    const l3 = (await ok(t, 'POST', '/v1/locations', { name: 'Mountain', timeZone: 'America/Denver', currency: 'EUR' }))
+      .id
     const provider = async (body: Record<string, unknown>) =>
       (await ok(t, 'POST', '/v1/providers', { name: 'Therapist', timeZone: 'America/Chicago', ...body })).id as string
-    const p1 = await provider({ locationId: l1, weeklyHours: { SUNDAY: [{ start: '01:00', end: '04:00' }], MONDAY: [{ start: '09:00', end: '17:00' }] } })
+    const p1 = await provider({
+      locationId: l1,
+      weeklyHours: { SUNDAY: [{ start: '01:00', end: '04:00' }], MONDAY: [{ start: '09:00', end: '17:00' }] },
+    })
     const p2 = await provider({ locationId: l2, weeklyHours: { SUNDAY: [{ start: '10:00', end: '12:00' }] } })
     const p3 = await provider({ locationId: l3 }) // open schedule: no capacity to measure against
-    const p4 = await provider({ locationId: l3, timeZone: 'America/Denver', weeklyHours: { SUNDAY: [{ start: '00:00', end: '24:00' }] } })
+    const p4 = await provider({
+      locationId: l3,
+      timeZone: 'America/Denver',
+      weeklyHours: { SUNDAY: [{ start: '00:00', end: '24:00' }] },
+    })
     await ok(t, 'POST', `/v1/providers/${p4}/suspend`, undefined, 200) // not bookable: no capacity
-    await ok(t, 'POST', `/v1/providers/${p2}/time-off`, { startsAt: '2026-03-08T10:30:00-05:00', endsAt: '2026-03-08T11:00:00-05:00', reason: 'PERSONAL' })
+    await ok(t, 'POST', `/v1/providers/${p2}/time-off`, {
+      startsAt: '2026-03-08T10:30:00-05:00',
+      endsAt: '2026-03-08T11:00:00-05:00',
+      reason: 'PERSONAL',
+    })
     // Approved since January, as far as this history goes.
-    await inTenant(t, (uow) => uow.tx.provider.updateMany({ where: { tenantId: t.tenantId }, data: { approvedAt: new Date('2026-01-01T00:00:00Z') } }))
+    await inTenant(t, (uow) =>
+      uow.tx.provider.updateMany({
+        where: { tenantId: t.tenantId },
+        data: { approvedAt: new Date('2026-01-01T00:00:00Z') },
+      })
+    )
 
     // Children: four written at chosen instants around the spring-forward day's boundaries (06:00Z and 05:00Z).
     const kids = [
@@ -97,8 +115,13 @@ describe('analytics', () => {
     await inTenant(t, (uow) =>
       uow.tx.child.createMany({
         data: kids.map((k) => ({
-          id: k.id, tenantId: t.tenantId, locationId: k.location, firstName: 'Kid', lastName: 'Known',
-          dateOfBirth: new Date('2023-01-01'), createdAt: new Date(k.createdAt),
+          id: k.id,
+          tenantId: t.tenantId,
+          locationId: k.location,
+          firstName: 'Kid',
+          lastName: 'Known',
+          dateOfBirth: new Date('2023-01-01'),
+          createdAt: new Date(k.createdAt),
         })),
       })
     )
@@ -126,11 +149,20 @@ describe('analytics', () => {
         data: appointments.map((a, i) => {
           const startsAt = new Date(a.startsAt)
           return {
-            id: newId('appointment'), tenantId: t.tenantId, locationId: a.location, childId: kids[i % kids.length]!.id,
-            providerId: a.provider, type: 'THERAPY_SESSION', status: a.status, startsAt,
-            endsAt: new Date(startsAt.getTime() + a.minutes * MINUTE), timeZone: 'America/Chicago', service: 'SPEECH_THERAPY',
+            id: newId('appointment'),
+            tenantId: t.tenantId,
+            locationId: a.location,
+            childId: kids[i % kids.length]!.id,
+            providerId: a.provider,
+            type: 'THERAPY_SESSION',
+            status: a.status,
+            startsAt,
+            endsAt: new Date(startsAt.getTime() + a.minutes * MINUTE),
+            timeZone: 'America/Chicago',
+            service: 'SPEECH_THERAPY',
             lateCancellation: a.status === 'CANCELLED' ? (a.late ?? false) : null,
-            cancelledAt: a.status === 'CANCELLED' ? startsAt : null, cancellationReason: a.status === 'CANCELLED' ? 'OTHER' : null,
+            cancelledAt: a.status === 'CANCELLED' ? startsAt : null,
+            cancellationReason: a.status === 'CANCELLED' ? 'OTHER' : null,
           }
         }),
       })
@@ -147,15 +179,27 @@ describe('analytics', () => {
     await inTenant(t, (uow) =>
       uow.tx.assessment.createMany({
         data: assessments.map((a) => ({
-          id: newId('assessment'), tenantId: t.tenantId, childId: a.child, instrument: 'PLS-5', status: a.status,
-          dueDate: new Date(a.dueDate), completedAt: a.completedAt ? new Date(a.completedAt) : null,
+          id: newId('assessment'),
+          tenantId: t.tenantId,
+          childId: a.child,
+          instrument: 'PLS-5',
+          status: a.status,
+          dueDate: new Date(a.dueDate),
+          completedAt: a.completedAt ? new Date(a.completedAt) : null,
         })),
       })
     )
 
     // Money through the API, then moved back in time: opened orders, received payments, a refund.
     const order = async (locationId: string, currency: string, total: number, openedAt: string) => {
-      const id = (await ok(t, 'POST', '/v1/orders', { status: 'OPEN', locationId, currency, lines: [{ kind: 'PRODUCT', description: 'x', unitAmount: total }] })).id
+      const id = (
+        await ok(t, 'POST', '/v1/orders', {
+          status: 'OPEN',
+          locationId,
+          currency,
+          lines: [{ kind: 'PRODUCT', description: 'x', unitAmount: total }],
+        })
+      ).id
       await inTenant(t, (uow) => uow.tx.order.update({ where: { id }, data: { openedAt: new Date(openedAt) } }))
       return id as string
     }
@@ -164,15 +208,23 @@ describe('analytics', () => {
     const oa = await order(l1, 'USD', 10_000, '2026-03-01T00:00:00Z')
     const first = await pay(oa, 6_000, 'USD', '2026-03-08T12:00:00Z')
     await pay(oa, 4_000, 'USD', '2026-03-09T06:00:00Z') // after the day (00:00 CST... 01:00 CDT)
-    const refund = (await ok(t, 'POST', `/v1/payments/${first}/refunds`, { amount: 1_000, reason: 'REQUESTED_BY_CLIENT' })).id
-    await inTenant(t, (uow) => uow.tx.refund.update({ where: { id: refund }, data: { createdAt: new Date('2026-03-08T20:00:00Z') } }))
+    const refund = (
+      await ok(t, 'POST', `/v1/payments/${first}/refunds`, { amount: 1_000, reason: 'REQUESTED_BY_CLIENT' })
+    ).id
+    await inTenant(t, (uow) =>
+      uow.tx.refund.update({ where: { id: refund }, data: { createdAt: new Date('2026-03-08T20:00:00Z') } })
+    )
     await order(l2, 'USD', 5_000, '2026-03-08T10:00:00Z')
     await pay(await order(l3, 'EUR', 7_000, '2026-03-02T00:00:00Z'), 7_000, 'EUR', '2026-03-08T18:00:00Z')
     await order(l1, 'USD', 3_000, '2026-03-10T00:00:00Z') // opened after the day
 
     // ---- The spring-forward day in Chicago.
     const day = await multi(t, 'from=2026-03-08&to=2026-03-08&timeZone=America/Chicago')
-    expect(day.range).toMatchObject({ startsAt: '2026-03-08T00:00:00-06:00', endsAt: '2026-03-09T00:00:00-05:00', balancesAsOf: '2026-03-09T05:00:00.000Z' })
+    expect(day.range).toMatchObject({
+      startsAt: '2026-03-08T00:00:00-06:00',
+      endsAt: '2026-03-09T00:00:00-05:00',
+      balancesAsOf: '2026-03-09T05:00:00.000Z',
+    })
     const start = Date.parse('2026-03-08T06:00:00Z')
     const end = Date.parse('2026-03-09T05:00:00Z')
     expect(end - start).toBe(23 * 60 * MINUTE)
@@ -180,7 +232,8 @@ describe('analytics', () => {
     // Independent counts from the known list.
     const inDay = (iso: string) => Date.parse(iso) >= start && Date.parse(iso) < end
     const count = (location: string, status?: AppointmentStatus) =>
-      appointments.filter((a) => a.location === location && inDay(a.startsAt) && (!status || a.status === status)).length
+      appointments.filter((a) => a.location === location && inDay(a.startsAt) && (!status || a.status === status))
+        .length
     const bookedMinutes = (providers: string[]) =>
       appointments
         .filter((a) => providers.includes(a.provider) && a.status !== 'CANCELLED')
@@ -200,17 +253,38 @@ describe('analytics', () => {
         noShow: count(location, 'NO_SHOW'),
       })
     }
-    expect(day.totals.appointments).toMatchObject({ total: 7, completed: 3, noShow: 1, cancelled: 2, confirmed: 1, lateCancelled: 1 })
+    expect(day.totals.appointments).toMatchObject({
+      total: 7,
+      completed: 3,
+      noShow: 1,
+      cancelled: 2,
+      confirmed: 1,
+      lateCancelled: 1,
+    })
     expect(day.totals.cancellationRate).toBe(0.2857) // 2 / 7
     expect(day.totals.noShowRate).toBe(0.25) // 1 / (3 + 1)
     // The raw table agrees too, counted by the database without analytics' SQL.
-    const raw = await inTenant(t, (uow) => uow.tx.appointment.count({ where: { tenantId: t.tenantId, startsAt: { gte: new Date(start), lt: new Date(end) } } }))
+    const raw = await inTenant(t, (uow) =>
+      uow.tx.appointment.count({
+        where: { tenantId: t.tenantId, startsAt: { gte: new Date(start), lt: new Date(end) } },
+      })
+    )
     expect(day.totals.appointments.total).toBe(raw)
 
     // Available: P1 Sunday 01:00 CST to 04:00 CDT is two real hours; P2 10:00-12:00 CDT minus 30 minutes off.
-    expect(entry(l1).metrics.utilisation).toEqual({ bookedMinutes: bookedMinutes([p1]), availableMinutes: 120, ratio: 1.5, providers: 1 })
+    expect(entry(l1).metrics.utilisation).toEqual({
+      bookedMinutes: bookedMinutes([p1]),
+      availableMinutes: 120,
+      ratio: 1.5,
+      providers: 1,
+    })
     expect(bookedMinutes([p1])).toBe(180)
-    expect(entry(l2).metrics.utilisation).toEqual({ bookedMinutes: bookedMinutes([p2]), availableMinutes: 90, ratio: 0.6667, providers: 1 })
+    expect(entry(l2).metrics.utilisation).toEqual({
+      bookedMinutes: bookedMinutes([p2]),
+      availableMinutes: 90,
+      ratio: 0.6667,
+      providers: 1,
+    })
     expect(entry(l3).metrics.utilisation).toEqual({ bookedMinutes: 0, availableMinutes: 0, ratio: null, providers: 0 })
 
     expect(entry(l1).metrics.newChildren).toBe(kids.filter((k) => k.location === l1 && inDay(k.createdAt)).length)
@@ -237,7 +311,8 @@ describe('analytics', () => {
     const utcDay = (iso: string) => iso.startsWith('2026-03-08')
     expect(utc.totals.appointments.total).toBe(appointments.filter((a) => utcDay(a.startsAt)).length)
     expect(utc.totals.newChildren).toBe(kids.filter((k) => utcDay(k.createdAt)).length)
-    const utcEntry = (id: string | null) => utc.locations.find((l: { locationId: string | null }) => l.locationId === id)
+    const utcEntry = (id: string | null) =>
+      utc.locations.find((l: { locationId: string | null }) => l.locationId === id)
     // 05:59 UTC on the 8th is still the 7th in Chicago; 04:59 UTC on the 9th is still the 8th there.
     expect([utcEntry(l3).metrics.newChildren, entry(l3).metrics.newChildren]).toEqual([1, 0])
     expect([utcEntry(l2).metrics.newChildren, entry(l2).metrics.newChildren]).toEqual([0, 1])
@@ -248,9 +323,19 @@ describe('analytics', () => {
     expect(fall.range).toMatchObject({ startsAt: '2026-11-01T00:00:00-05:00', endsAt: '2026-11-02T00:00:00-06:00' })
     const fallEntry = (id: string) => fall.locations.find((l: { locationId: string | null }) => l.locationId === id)
     expect(fallEntry(l1).metrics.appointments).toMatchObject({ total: 3, completed: 2, noShow: 1 })
-    expect(fallEntry(l1).metrics.utilisation).toEqual({ bookedMinutes: 150, availableMinutes: 240, ratio: 0.625, providers: 1 })
+    expect(fallEntry(l1).metrics.utilisation).toEqual({
+      bookedMinutes: 150,
+      availableMinutes: 240,
+      ratio: 0.625,
+      providers: 1,
+    })
     expect(fallEntry(l2).metrics.appointments.total).toBe(0)
-    expect(fallEntry(l2).metrics.utilisation).toEqual({ bookedMinutes: 30, availableMinutes: 120, ratio: 0.25, providers: 1 })
+    expect(fallEntry(l2).metrics.utilisation).toEqual({
+      bookedMinutes: 30,
+      availableMinutes: 120,
+      ratio: 0.25,
+      providers: 1,
+    })
     expectBreakdownSums(fall)
 
     // One location's own answer is its entry of the multi-location answer; default zone: the location's.
@@ -264,7 +349,8 @@ describe('analytics', () => {
     expectBreakdownSums(subset)
     // A month: both the day's figures and everything else in March.
     const march = await multi(t, 'from=2026-03-01&to=2026-03-31&timeZone=America/Chicago')
-    const inMarch = (iso: string) => Date.parse(iso) >= Date.parse('2026-03-01T06:00:00Z') && Date.parse(iso) < Date.parse('2026-04-01T05:00:00Z')
+    const inMarch = (iso: string) =>
+      Date.parse(iso) >= Date.parse('2026-03-01T06:00:00Z') && Date.parse(iso) < Date.parse('2026-04-01T05:00:00Z')
     expect(march.totals.appointments.total).toBe(appointments.filter((a) => inMarch(a.startsAt)).length)
     expect(march.totals.assessments).toMatchObject({ due: 4, completed: 2, completedInRange: 2 })
     expectBreakdownSums(march)
@@ -283,8 +369,14 @@ describe('analytics', () => {
     expect(mine.locations).toHaveLength(1)
     const theirs = await multi(other, `from=${yesterday}&to=${tomorrow}&timeZone=UTC`)
     expect(theirs.totals.newChildren).toBe(1)
-    expect((await send(t, 'GET', `/v1/analytics/locations/${other.locationId}?from=${today}&to=${today}`)).status).toBe(404)
-    const foreign = await send(t, 'GET', `/v1/analytics/multi-location?from=${today}&to=${today}&timeZone=UTC&locationIds=${other.locationId}`)
+    expect((await send(t, 'GET', `/v1/analytics/locations/${other.locationId}?from=${today}&to=${today}`)).status).toBe(
+      404
+    )
+    const foreign = await send(
+      t,
+      'GET',
+      `/v1/analytics/multi-location?from=${today}&to=${today}&timeZone=UTC&locationIds=${other.locationId}`
+    )
     expect(foreign.status).toBe(400)
     expect(foreign.body.errors).toEqual([expect.objectContaining({ path: 'locationIds', code: 'not_found' })])
 
@@ -293,7 +385,10 @@ describe('analytics', () => {
     expect(long.body.errors).toEqual([expect.objectContaining({ path: 'to', code: 'range_too_long' })])
     const bad = await send(t, 'GET', '/v1/analytics/multi-location?from=2026-02-30&to=2026-01-01&timeZone=Mars/Olympus')
     expect(bad.status).toBe(400)
-    expect(bad.body.errors.map((e: { path: string; code: string }) => `${e.path}:${e.code}`).sort()).toEqual(['from:invalid_date', 'timeZone:invalid_time_zone'])
+    expect(bad.body.errors.map((e: { path: string; code: string }) => `${e.path}:${e.code}`).sort()).toEqual([
+      'from:invalid_date',
+      'timeZone:invalid_time_zone',
+    ])
     expect((await send(t, 'GET', '/v1/analytics/multi-location?from=2026-01-01&to=2026-01-01')).status).toBe(400)
   })
 })

@@ -59,7 +59,9 @@ describe('API keys', () => {
     expect(write.status).toBe(403)
     expect(write.body.code).toBe('insufficient_scope')
     expect((await platform.http.get('/v1/providers', { token: key })).status).toBe(403)
-    expect((await platform.http.post('/v1/providers', { token: key, body: { name: 'X', timeZone: 'UTC' } })).status).toBe(403)
+    expect(
+      (await platform.http.post('/v1/providers', { token: key, body: { name: 'X', timeZone: 'UTC' } })).status
+    ).toBe(403)
     expect((await platform.http.get('/v1/api-keys', { token: key })).status).toBe(403)
   })
 
@@ -68,10 +70,12 @@ describe('API keys', () => {
     expect(beyond.status).toBe(403)
     expect(beyond.body.code).toBe('forbidden')
 
-    const manager = (await createKey([
-      { resource: 'api_keys', methods: ['POST'] },
-      { resource: 'children', methods: ['GET'] },
-    ])).body.secret as string
+    const manager = (
+      await createKey([
+        { resource: 'api_keys', methods: ['POST'] },
+        { resource: 'children', methods: ['GET'] },
+      ])
+    ).body.secret as string
     expect((await createKey([{ resource: 'children', methods: ['GET'] }], manager)).status).toBe(201)
     expect((await createKey([{ resource: 'children', methods: ['POST'] }], manager)).status).toBe(403)
   })
@@ -83,7 +87,9 @@ describe('API keys', () => {
 
     const other = await platform.newTenant(['api_keys'])
     const otherToken = await platform.token(other)
-    expect((await platform.http.request('DELETE', `/v1/api-keys/${created.body.id}`, { token: otherToken })).status).toBe(404)
+    expect(
+      (await platform.http.request('DELETE', `/v1/api-keys/${created.body.id}`, { token: otherToken })).status
+    ).toBe(404)
 
     const revoked = await platform.http.request('DELETE', `/v1/api-keys/${created.body.id}`, { token: admin })
     expect(revoked.status).toBe(200)
@@ -96,6 +102,9 @@ describe('API keys', () => {
   it('validates permissions per field', async () => {
     const bad = await createKey([{ resource: 'everything', methods: ['FETCH'] }])
     expect(bad.status).toBe(400)
-    expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['permissions.0.methods.0', 'permissions.0.resource'])
+    expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual([
+      'permissions.0.methods.0',
+      'permissions.0.resource',
+    ])
   })
 })

@@ -28,13 +28,19 @@ let tenantId: string
 
 beforeAll(async () => {
   // Tokens expire on the API's clock, which jumps with every skip: one token outlives the file's skips.
-  platform = await startTimeSkippingPlatform({ apiClock: 'server', overrides: { ACCESS_TOKEN_TTL_SECONDS: String(90 * 86_400) } })
+  platform = await startTimeSkippingPlatform({
+    apiClock: 'server',
+    overrides: { ACCESS_TOKEN_TTL_SECONDS: String(90 * 86_400) },
+  })
   const client = await platform.newTenant(['children', 'providers', 'bookings', 'sessions'])
   tenantId = client.tenantId
   token = await platform.token(client)
   const locations = await platform.http.get('/v1/locations', { token })
   for (const location of locations.body.data as Array<{ id: string }>) {
-    const patched = await platform.http.request('PATCH', `/v1/locations/${location.id}`, { token, body: { noteDueHours: NOTE_DUE_HOURS } })
+    const patched = await platform.http.request('PATCH', `/v1/locations/${location.id}`, {
+      token,
+      body: { noteDueHours: NOTE_DUE_HOURS },
+    })
     expect(patched.status, JSON.stringify(patched.body)).toBe(200)
   }
 }, 180_000)
@@ -60,7 +66,12 @@ async function completedWithDraft() {
   const startsAt = Math.ceil((apiNow() + HOUR_MS) / MINUTE_MS) * MINUTE_MS
   const booked = await platform.http.post('/v1/appointments', {
     token,
-    body: { childId, providerId, startsAt: new Date(startsAt).toISOString(), endsAt: new Date(startsAt + HOUR_MS).toISOString() },
+    body: {
+      childId,
+      providerId,
+      startsAt: new Date(startsAt).toISOString(),
+      endsAt: new Date(startsAt + HOUR_MS).toISOString(),
+    },
   })
   expect(booked.status, JSON.stringify(booked.body)).toBe(201)
   const id = booked.body.id as string
@@ -71,7 +82,12 @@ async function completedWithDraft() {
   expect(completed.status, JSON.stringify(completed.body)).toBe(200)
   const note = await platform.http.post(`/v1/sessions/${session.body.id}/notes`, {
     token,
-    body: { subjective: 'Caregiver reports practice at home.', objective: { observations: 'Engaged throughout.' }, assessment: 'Progress noted.', plan: 'Continue the plan.' },
+    body: {
+      subjective: 'Caregiver reports practice at home.',
+      objective: { observations: 'Engaged throughout.' },
+      assessment: 'Progress noted.',
+      plan: 'Continue the plan.',
+    },
   })
   expect(note.status, JSON.stringify(note.body)).toBe(201)
   const completedAt = Date.parse(completed.body.completedAt as string)
@@ -87,7 +103,10 @@ async function completedWithDraft() {
 }
 
 async function sign(c: { sessionId: string; noteId: string; providerId: string }) {
-  const signed = await platform.http.post(`/v1/sessions/${c.sessionId}/notes/${c.noteId}/sign`, { token, body: { providerId: c.providerId } })
+  const signed = await platform.http.post(`/v1/sessions/${c.sessionId}/notes/${c.noteId}/sign`, {
+    token,
+    body: { providerId: c.providerId },
+  })
   expect(signed.status, JSON.stringify(signed.body)).toBe(200)
 }
 
@@ -95,14 +114,21 @@ const handleOf = (id: string) => platform.temporal.workflow.getHandle(appointmen
 
 function notifications(appointmentId: string) {
   return platform.db.careNotification.findMany({
-    where: { tenantId, workflowKind: 'appointment-follow-up', details: { path: ['appointmentId'], equals: appointmentId } },
+    where: {
+      tenantId,
+      workflowKind: 'appointment-follow-up',
+      details: { path: ['appointmentId'], equals: appointmentId },
+    },
     orderBy: { createdAt: 'asc' },
   })
 }
 
 /** The follow-up's notifications once `count` of them are recorded (the count is then checked exactly). */
 async function notificationsOnce(appointmentId: string, count: number) {
-  const rows = await eventually(async () => ((await notifications(appointmentId)).length >= count ? notifications(appointmentId) : undefined), 30_000)
+  const rows = await eventually(
+    async () => ((await notifications(appointmentId)).length >= count ? notifications(appointmentId) : undefined),
+    30_000
+  )
   expect(rows).toHaveLength(count)
   return rows
 }
@@ -116,7 +142,13 @@ async function followUpView(id: string) {
 describe('appointment follow-up timers', () => {
   it('nudges the provider at the deadline and daily, then sends the family follow-up once the note is signed', async () => {
     const c = await completedWithDraft()
-    const description = await eventually(() => handleOf(c.id).describe().catch(() => undefined), 30_000)
+    const description = await eventually(
+      () =>
+        handleOf(c.id)
+          .describe()
+          .catch(() => undefined),
+      30_000
+    )
     expect(description.searchAttributes).toMatchObject({
       TenantId: [tenantId],
       WorkflowKind: ['appointment-follow-up'],
@@ -125,7 +157,10 @@ describe('appointment follow-up timers', () => {
       ChildId: [c.childId],
     })
     expect(await description.staticSummary()).toBe(`Appointment follow-up: appointment ${c.id}`)
-    const waiting = await eventually(async () => ((await followUpView(c.id))?.status === 'WAITING_FOR_NOTE' ? followUpView(c.id) : undefined), 30_000)
+    const waiting = await eventually(
+      async () => ((await followUpView(c.id))?.status === 'WAITING_FOR_NOTE' ? followUpView(c.id) : undefined),
+      30_000
+    )
     expect(Date.parse(waiting.noteDueAt)).toBe(c.dueAt)
     expect(Date.parse(waiting.nextNudgeAt)).toBe(c.dueAt)
 
@@ -135,7 +170,11 @@ describe('appointment follow-up timers', () => {
     await skipTo(c.dueAt)
     const first = await notificationsOnce(c.id, 1)
     expect(first[0]).toMatchObject({ kind: 'note_overdue', providerId: c.providerId, status: 'OPEN' })
-    expect(await followUpView(c.id)).toMatchObject({ status: 'NUDGING', nudgesSent: 1, nextNudgeAt: new Date(c.dueAt + DAY_MS).toISOString() })
+    expect(await followUpView(c.id)).toMatchObject({
+      status: 'NUDGING',
+      nudgesSent: 1,
+      nextNudgeAt: new Date(c.dueAt + DAY_MS).toISOString(),
+    })
     // The daily repeat, a day after the deadline: not an hour before it, once at it.
     await skipTo(c.dueAt + DAY_MS - HOUR_MS)
     expect(await notifications(c.id)).toHaveLength(1)
@@ -157,7 +196,13 @@ describe('appointment follow-up timers', () => {
 
   it('sends the family follow-up at once, without a nudge, when the note is signed before it is due', async () => {
     const c = await completedWithDraft()
-    await eventually(() => handleOf(c.id).describe().catch(() => undefined), 30_000)
+    await eventually(
+      () =>
+        handleOf(c.id)
+          .describe()
+          .catch(() => undefined),
+      30_000
+    )
     await sign(c)
     expect(await handleOf(c.id).result()).toEqual({ status: 'FOLLOWED_UP', nudgesSent: 0 })
     expect((await notifications(c.id)).map((n) => n.kind)).toEqual(['family_follow_up'])
@@ -168,7 +213,13 @@ describe('appointment follow-up timers', () => {
 
   it('stops after the last daily nudge and ends UNSIGNED a week later, leaving the nudges open', async () => {
     const c = await completedWithDraft()
-    await eventually(() => handleOf(c.id).describe().catch(() => undefined), 30_000)
+    await eventually(
+      () =>
+        handleOf(c.id)
+          .describe()
+          .catch(() => undefined),
+      30_000
+    )
     // The deadline's nudge, two daily ones (MAX_NOTE_NUDGES = 3), then seven days of waiting for a signature.
     await skipTo(c.dueAt + 2 * DAY_MS + 7 * DAY_MS - HOUR_MS)
     const nudges = await notificationsOnce(c.id, 3)

@@ -27,7 +27,10 @@ beforeAll(async () => {
   token = await platform.token(client)
   const locations = await platform.http.get('/v1/locations', { token })
   for (const location of locations.body.data as Array<{ id: string }>) {
-    const patched = await platform.http.request('PATCH', `/v1/locations/${location.id}`, { token, body: { noteDueHours: NOTE_DUE_HOURS } })
+    const patched = await platform.http.request('PATCH', `/v1/locations/${location.id}`, {
+      token,
+      body: { noteDueHours: NOTE_DUE_HOURS },
+    })
     expect(patched.status, JSON.stringify(patched.body)).toBe(200)
   }
 }, 180_000)
@@ -46,7 +49,12 @@ async function completedWithDraft() {
   const startsAt = new Date(Date.now() - 1000)
   const booked = await platform.http.post('/v1/appointments', {
     token,
-    body: { childId, providerId, startsAt: startsAt.toISOString(), endsAt: new Date(startsAt.getTime() + 60_000).toISOString() },
+    body: {
+      childId,
+      providerId,
+      startsAt: startsAt.toISOString(),
+      endsAt: new Date(startsAt.getTime() + 60_000).toISOString(),
+    },
   })
   expect(booked.status, JSON.stringify(booked.body)).toBe(201)
   const id = booked.body.id as string
@@ -58,7 +66,12 @@ async function completedWithDraft() {
   }, 30_000)
   const note = await platform.http.post(`/v1/sessions/${session.body.id}/notes`, {
     token,
-    body: { subjective: 'Caregiver reports practice at home.', objective: { observations: 'Engaged throughout.' }, assessment: 'Progress noted.', plan: 'Continue the plan.' },
+    body: {
+      subjective: 'Caregiver reports practice at home.',
+      objective: { observations: 'Engaged throughout.' },
+      assessment: 'Progress noted.',
+      plan: 'Continue the plan.',
+    },
   })
   expect(note.status, JSON.stringify(note.body)).toBe(201)
   const completedAt = completed.body.completedAt as string
@@ -74,7 +87,10 @@ async function completedWithDraft() {
 }
 
 async function sign(c: { sessionId: string; noteId: string; providerId: string }) {
-  const signed = await platform.http.post(`/v1/sessions/${c.sessionId}/notes/${c.noteId}/sign`, { token, body: { providerId: c.providerId } })
+  const signed = await platform.http.post(`/v1/sessions/${c.sessionId}/notes/${c.noteId}/sign`, {
+    token,
+    body: { providerId: c.providerId },
+  })
   expect(signed.status, JSON.stringify(signed.body)).toBe(200)
 }
 
@@ -82,7 +98,11 @@ const handleOf = (id: string) => platform.temporal.workflow.getHandle(appointmen
 
 function notifications(appointmentId: string) {
   return platform.api.deps.db.careNotification.findMany({
-    where: { tenantId, workflowKind: 'appointment-follow-up', details: { path: ['appointmentId'], equals: appointmentId } },
+    where: {
+      tenantId,
+      workflowKind: 'appointment-follow-up',
+      details: { path: ['appointmentId'], equals: appointmentId },
+    },
     orderBy: { createdAt: 'asc' },
   })
 }
@@ -118,7 +138,10 @@ describe('appointment follow-up', () => {
         const c = await completedWithDraft()
         const { dueAt } = c
         await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAt + offset - Date.now())))
-        const signed = await platform.http.post(`/v1/sessions/${c.sessionId}/notes/${c.noteId}/sign`, { token, body: { providerId: c.providerId } })
+        const signed = await platform.http.post(`/v1/sessions/${c.sessionId}/notes/${c.noteId}/sign`, {
+          token,
+          body: { providerId: c.providerId },
+        })
         // The signature has committed by the time its answer arrives.
         const answeredAt = Date.now()
         expect(signed.status, JSON.stringify(signed.body)).toBe(200)
@@ -146,19 +169,24 @@ describe('appointment follow-up', () => {
         // signedAt (stamped inside the signing transaction) and the arrival of the 200, so on PostgreSQL a nudge
         // overlapping the signing transaction may follow signedAt by that transaction's few milliseconds.
         expect(signedAt, `offset ${offset}`).toBeLessThanOrEqual(answeredAt)
-        expect(nudge.createdAt.getTime(), `offset ${offset}: nudge ${nudge.id} after the signature (signedAt ${note.signedAt!.toISOString()})`).toBeLessThan(
-          answeredAt
-        )
+        expect(
+          nudge.createdAt.getTime(),
+          `offset ${offset}: nudge ${nudge.id} after the signature (signedAt ${note.signedAt!.toISOString()})`
+        ).toBeLessThan(answeredAt)
         expect(nudge.status, `offset ${offset}: nudge left open`).toBe('RESOLVED')
         expect(nudge.resolvedAt!.getTime(), `offset ${offset}`).toBeGreaterThanOrEqual(signedAt)
       }
-      expect(nudges.map((n) => (n.details as { nudge: number }).nudge), `offset ${offset}: nudges in order, each once`).toEqual(
-        nudges.map((_, i) => i + 1)
-      )
+      expect(
+        nudges.map((n) => (n.details as { nudge: number }).nudge),
+        `offset ${offset}: nudges in order, each once`
+      ).toEqual(nudges.map((_, i) => i + 1))
       nudgeCounts.push(nudges.length)
     }
     // Not vacuous: the earliest signer was never nudged, the latest was (at the deadline, at least).
     expect(nudgeCounts[0], `nudges per offset ${JSON.stringify(offsets)}: ${JSON.stringify(nudgeCounts)}`).toBe(0)
-    expect(nudgeCounts.at(-1), `nudges per offset ${JSON.stringify(offsets)}: ${JSON.stringify(nudgeCounts)}`).toBeGreaterThanOrEqual(1)
+    expect(
+      nudgeCounts.at(-1),
+      `nudges per offset ${JSON.stringify(offsets)}: ${JSON.stringify(nudgeCounts)}`
+    ).toBeGreaterThanOrEqual(1)
   }, 150_000)
 })

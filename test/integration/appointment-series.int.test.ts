@@ -77,7 +77,9 @@ describe('POST /v1/appointment-series', () => {
       cancelledFrom: null,
       notes: 'Home visit',
     })
-    expect(series.occurrences.map((o: { date: string; startsAt: string; status: string }) => [o.date, o.startsAt, o.status])).toEqual([
+    expect(
+      series.occurrences.map((o: { date: string; startsAt: string; status: string }) => [o.date, o.startsAt, o.status])
+    ).toEqual([
       ['2027-03-02', '2027-03-02T16:00:00-06:00', 'CONFIRMED'],
       ['2027-03-09', '2027-03-09T16:00:00-06:00', 'CONFIRMED'],
       ['2027-03-16', '2027-03-16T16:00:00-05:00', 'CONFIRMED'],
@@ -96,9 +98,15 @@ describe('POST /v1/appointment-series', () => {
       notes: 'Home visit',
     })
     const listed = await get(`/v1/appointments?seriesId=${series.id}`)
-    expect(listed.body.data.map((a: { id: string }) => a.id)).toEqual(series.occurrences.map((o: { appointmentId: string }) => o.appointmentId))
+    expect(listed.body.data.map((a: { id: string }) => a.id)).toEqual(
+      series.occurrences.map((o: { appointmentId: string }) => o.appointmentId)
+    )
     const events = await platform.api.deps.db.event.findMany({ where: { tenantId, type: 'booking.created' } })
-    const mine = events.filter((e) => series.occurrences.some((o: { appointmentId: string }) => o.appointmentId === (e.data as { bookingId: string }).bookingId))
+    const mine = events.filter((e) =>
+      series.occurrences.some(
+        (o: { appointmentId: string }) => o.appointmentId === (e.data as { bookingId: string }).bookingId
+      )
+    )
     expect(mine).toHaveLength(4)
     const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(third.appointmentId))
     expect((await eventually(() => handle.describe().catch(() => undefined))).status.name).toBe('RUNNING')
@@ -115,15 +123,28 @@ describe('POST /v1/appointment-series', () => {
     )
     expect(r.status, JSON.stringify(r.body)).toBe(201)
     expect(r.body.exceptions).toEqual(['2027-03-04'])
-    expect(r.body.occurrences.map((o: { date: string }) => o.date)).toEqual(['2027-03-02', '2027-03-16', '2027-03-18', '2027-03-30'])
+    expect(r.body.occurrences.map((o: { date: string }) => o.date)).toEqual([
+      '2027-03-02',
+      '2027-03-16',
+      '2027-03-18',
+      '2027-03-30',
+    ])
   })
 
   it('refuses the whole series when an occurrence conflicts, listing every conflicting date', async () => {
     const p = await parties()
     const otherProvider = await newProvider()
     // The provider is taken on the second Tuesday; the child is taken (elsewhere) on the fourth.
-    await created('/v1/appointments', { childId: await newChild(), providerId: p.providerId, startsAt: '2027-03-09T16:30:00-06:00' })
-    await created('/v1/appointments', { childId: p.childId, providerId: otherProvider, startsAt: '2027-03-23T15:30:00-05:00' })
+    await created('/v1/appointments', {
+      childId: await newChild(),
+      providerId: p.providerId,
+      startsAt: '2027-03-09T16:30:00-06:00',
+    })
+    await created('/v1/appointments', {
+      childId: p.childId,
+      providerId: otherProvider,
+      startsAt: '2027-03-23T15:30:00-05:00',
+    })
 
     const refused = await post('/v1/appointment-series', weekly(p))
     expect(refused.status).toBe(409)
@@ -143,7 +164,10 @@ describe('POST /v1/appointment-series', () => {
     expect(skipping.body.occurrences.map((o: { date: string }) => o.date)).toEqual(['2027-03-02', '2027-03-16'])
 
     // A series with nothing bookable is refused even with skipConflicts.
-    const none = await post('/v1/appointment-series', weekly(p, { skipConflicts: true, recurrence: { frequency: 'WEEKLY', count: 1 } }))
+    const none = await post(
+      '/v1/appointment-series',
+      weekly(p, { skipConflicts: true, recurrence: { frequency: 'WEEKLY', count: 1 } })
+    )
     expect(none.status).toBe(409)
   })
 
@@ -153,7 +177,10 @@ describe('POST /v1/appointment-series', () => {
       [{ recurrence: { frequency: 'WEEKLY', count: 53 } }, 'recurrence.count:too_big'],
       [{ recurrence: { frequency: 'WEEKLY', until: '2028-12-31' } }, 'recurrence:too_many_occurrences'],
       [{ recurrence: { frequency: 'WEEKLY', count: 2, until: '2027-04-01' } }, 'recurrence:count_or_until'],
-      [{ recurrence: { frequency: 'WEEKLY', count: 2, byWeekday: ['MO'] } }, 'recurrence.byWeekday:first_occurrence_excluded'],
+      [
+        { recurrence: { frequency: 'WEEKLY', count: 2, byWeekday: ['MO'] } },
+        'recurrence.byWeekday:first_occurrence_excluded',
+      ],
       [{ recurrence: { frequency: 'MONTHLY', count: 2 } }, 'recurrence.frequency:invalid_value'],
       [{ exceptions: ['2027-03-03'] }, 'exceptions[0]:not_an_occurrence'],
       [{ exceptions: ['2027-02-30'] }, 'exceptions.0:invalid_date'],
@@ -165,7 +192,10 @@ describe('POST /v1/appointment-series', () => {
       expect(r.body.code).toBe('validation_error')
       expect(r.body.errors.map((e: { path: string; code: string }) => `${e.path}:${e.code}`)).toContain(expected)
     }
-    const exactlyMax = await post('/v1/appointment-series', weekly(p, { recurrence: { frequency: 'WEEKLY', count: 52 } }))
+    const exactlyMax = await post(
+      '/v1/appointment-series',
+      weekly(p, { recurrence: { frequency: 'WEEKLY', count: 52 } })
+    )
     expect(exactlyMax.status).toBe(201)
     expect(exactlyMax.body.occurrences).toHaveLength(52)
   })
@@ -176,19 +206,30 @@ describe('changing a series', () => {
     const p = await parties()
     const series = (await post('/v1/appointment-series', weekly(p))).body
     const second = series.occurrences[1]
-    const r = await post(`/v1/appointment-series/${series.id}/exceptions`, { date: '2027-03-09', reason: 'FAMILY_REQUEST', note: 'Holiday' })
+    const r = await post(`/v1/appointment-series/${series.id}/exceptions`, {
+      date: '2027-03-09',
+      reason: 'FAMILY_REQUEST',
+      note: 'Holiday',
+    })
     expect(r.status).toBe(200)
     expect(r.body.exceptions).toEqual(['2027-03-09'])
     expect(r.body.occurrences[1]).toMatchObject({ date: '2027-03-09', status: 'CANCELLED' })
     const appointment = await get(`/v1/appointments/${second.appointmentId}`)
-    expect(appointment.body.cancellation).toMatchObject({ reason: 'FAMILY_REQUEST', note: 'Holiday', lateCancellation: false })
+    expect(appointment.body.cancellation).toMatchObject({
+      reason: 'FAMILY_REQUEST',
+      note: 'Holiday',
+      lateCancellation: false,
+    })
     const events = await platform.api.deps.db.event.findMany({ where: { tenantId, type: 'booking.cancelled' } })
     expect(events.filter((e) => (e.data as { bookingId: string }).bookingId === second.appointmentId)).toHaveLength(1)
 
     const again = await post(`/v1/appointment-series/${series.id}/exceptions`, { date: '2027-03-09', reason: 'OTHER' })
     expect(again.status).toBe(200)
     expect(again.body.exceptions).toEqual(['2027-03-09'])
-    const notADate = await post(`/v1/appointment-series/${series.id}/exceptions`, { date: '2027-03-10', reason: 'OTHER' })
+    const notADate = await post(`/v1/appointment-series/${series.id}/exceptions`, {
+      date: '2027-03-10',
+      reason: 'OTHER',
+    })
     expect(notADate.status).toBe(400)
     expect(notADate.body.errors).toEqual([expect.objectContaining({ path: 'date', code: 'not_an_occurrence' })])
   })
@@ -197,7 +238,13 @@ describe('changing a series', () => {
     const p = await parties()
     const start = new Date(Date.now() + 3 * 60_000)
     start.setUTCSeconds(0, 0)
-    const series = (await post('/v1/appointment-series', { ...p, startsAt: start.toISOString(), recurrence: { frequency: 'WEEKLY', count: 2 } })).body
+    const series = (
+      await post('/v1/appointment-series', {
+        ...p,
+        startsAt: start.toISOString(),
+        recurrence: { frequency: 'WEEKLY', count: 2 },
+      })
+    ).body
     skewMs = 5 * 60_000
     const first = series.occurrences[0]
     expect((await post(`/v1/appointments/${first.appointmentId}/complete`)).status).toBe(200)
@@ -210,10 +257,18 @@ describe('changing a series', () => {
   it('cancels the rest of a series from a date, leaving earlier occurrences alone', async () => {
     const p = await parties()
     const series = (await post('/v1/appointment-series', weekly(p))).body
-    const r = await post(`/v1/appointment-series/${series.id}/cancel`, { from: '2027-03-16', reason: 'PROVIDER_UNAVAILABLE' })
+    const r = await post(`/v1/appointment-series/${series.id}/cancel`, {
+      from: '2027-03-16',
+      reason: 'PROVIDER_UNAVAILABLE',
+    })
     expect(r.status).toBe(200)
     expect(r.body.cancelledFrom).toBe('2027-03-16')
-    expect(r.body.occurrences.map((o: { status: string }) => o.status)).toEqual(['CONFIRMED', 'CONFIRMED', 'CANCELLED', 'CANCELLED'])
+    expect(r.body.occurrences.map((o: { status: string }) => o.status)).toEqual([
+      'CONFIRMED',
+      'CONFIRMED',
+      'CANCELLED',
+      'CANCELLED',
+    ])
     const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(series.occurrences[3].appointmentId))
     expect(await handle.result()).toEqual({ appointmentId: series.occurrences[3].appointmentId, state: 'CANCELLED' })
 
@@ -221,7 +276,12 @@ describe('changing a series', () => {
     expect(past.status).toBe(400)
     expect(past.body.errors).toEqual([expect.objectContaining({ path: 'from', code: 'in_past' })])
     const all = await post(`/v1/appointment-series/${series.id}/cancel`, { reason: 'OTHER' })
-    expect(all.body.occurrences.map((o: { status: string }) => o.status)).toEqual(['CANCELLED', 'CANCELLED', 'CANCELLED', 'CANCELLED'])
+    expect(all.body.occurrences.map((o: { status: string }) => o.status)).toEqual([
+      'CANCELLED',
+      'CANCELLED',
+      'CANCELLED',
+      'CANCELLED',
+    ])
   })
 })
 
@@ -249,7 +309,11 @@ describe('reading series', () => {
       expect(r.body.code).toBe('not_found')
     }
     expect((await get(`/v1/appointment-series?childId=${p.childId}`, otherToken)).body.data).toEqual([])
-    const booking = await post('/v1/appointment-series', weekly({ childId: p.childId, providerId: p.providerId }), otherToken)
+    const booking = await post(
+      '/v1/appointment-series',
+      weekly({ childId: p.childId, providerId: p.providerId }),
+      otherToken
+    )
     expect(booking.status).toBe(400)
     expect(booking.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['childId', 'providerId'])
   })

@@ -77,7 +77,12 @@ describe('creating', () => {
     const childId = await newChild()
     const withDiscipline = await newProvider({ disciplines: ['OCCUPATIONAL_THERAPY', 'SPEECH_THERAPY'] })
     const startsAt = futureSlot(20)
-    const a = await book({ childId, providerId: withDiscipline, type: 'THERAPY_SESSION', startsAt: startsAt.toISOString() })
+    const a = await book({
+      childId,
+      providerId: withDiscipline,
+      type: 'THERAPY_SESSION',
+      startsAt: startsAt.toISOString(),
+    })
     expect(a).toMatchObject({
       status: 'CONFIRMED',
       childId,
@@ -99,11 +104,22 @@ describe('creating', () => {
     expect(new Date(a.endsAt).getTime() - new Date(a.startsAt).getTime()).toBe(60 * MINUTE)
 
     const bare = await newProvider()
-    const ifsp = await book({ childId, providerId: bare, type: 'IFSP_MEETING', durationMinutes: 90, startsAt: futureSlot(21).toISOString() })
+    const ifsp = await book({
+      childId,
+      providerId: bare,
+      type: 'IFSP_MEETING',
+      durationMinutes: 90,
+      startsAt: futureSlot(21).toISOString(),
+    })
     expect(ifsp).toMatchObject({ type: 'IFSP_MEETING', service: 'EARLY_INTERVENTION', durationMinutes: 90 })
     const plain = await book({ childId, providerId: bare, type: 'ASSESSMENT', startsAt: futureSlot(22).toISOString() })
     expect(plain.service).toBe('SPEECH_THERAPY')
-    const named = await book({ childId, providerId: bare, service: 'FEEDING_THERAPY', startsAt: futureSlot(23).toISOString() })
+    const named = await book({
+      childId,
+      providerId: bare,
+      service: 'FEEDING_THERAPY',
+      startsAt: futureSlot(23).toISOString(),
+    })
     expect(named).toMatchObject({ type: 'THERAPY_SESSION', service: 'FEEDING_THERAPY' })
 
     const both = await post('/v1/appointments', {
@@ -114,21 +130,45 @@ describe('creating', () => {
       durationMinutes: 60,
     })
     expect(both.status).toBe(400)
-    expect(both.body.errors).toEqual([expect.objectContaining({ path: 'durationMinutes', code: 'conflicts_with_ends_at' })])
-    const badService = await post('/v1/appointments', { childId, providerId: bare, service: 'MASSAGE', startsAt: futureSlot(25).toISOString() })
+    expect(both.body.errors).toEqual([
+      expect.objectContaining({ path: 'durationMinutes', code: 'conflicts_with_ends_at' }),
+    ])
+    const badService = await post('/v1/appointments', {
+      childId,
+      providerId: bare,
+      service: 'MASSAGE',
+      startsAt: futureSlot(25).toISOString(),
+    })
     expect(badService.status).toBe(400)
     expect(badService.body.errors.map((e: { path: string }) => e.path)).toEqual(['service'])
   })
 
   it('records booking.created with exactly the spec fields, priced from the price list', async () => {
-    const price = await post('/v1/prices', { service: 'PHYSICAL_THERAPY', amount: 12500, currency: 'USD', unit: 'PER_SESSION' })
+    const price = await post('/v1/prices', {
+      service: 'PHYSICAL_THERAPY',
+      amount: 12500,
+      currency: 'USD',
+      unit: 'PER_SESSION',
+    })
     expect(price.status).toBe(201)
     const priced = await bookIn(30 * HOUR, { service: 'PHYSICAL_THERAPY' })
     const unpriced = await bookIn(30 * HOUR, { service: 'PSYCHOLOGY' })
     const [created] = await eventsOf('booking.created', 'bookingId', priced.id)
-    expect(created?.data).toEqual({ bookingId: priced.id, childId: priced.childId, service: 'PHYSICAL_THERAPY', amount: 12500, currency: 'USD' })
+    expect(created?.data).toEqual({
+      bookingId: priced.id,
+      childId: priced.childId,
+      service: 'PHYSICAL_THERAPY',
+      amount: 12500,
+      currency: 'USD',
+    })
     const [free] = await eventsOf('booking.created', 'bookingId', unpriced.id)
-    expect(free?.data).toEqual({ bookingId: unpriced.id, childId: unpriced.childId, service: 'PSYCHOLOGY', amount: 0, currency: 'USD' })
+    expect(free?.data).toEqual({
+      bookingId: unpriced.id,
+      childId: unpriced.childId,
+      service: 'PSYCHOLOGY',
+      amount: 0,
+      currency: 'USD',
+    })
   })
 })
 
@@ -262,12 +302,21 @@ describe('rescheduling', () => {
     await eventually(() => handle.describe().catch(() => undefined))
 
     const target = futureSlot(9, 16)
-    const moved = await post(`/v1/appointments/${a.id}/reschedule`, { startsAt: target.toISOString(), durationMinutes: 45, providerId: otherProvider })
+    const moved = await post(`/v1/appointments/${a.id}/reschedule`, {
+      startsAt: target.toISOString(),
+      durationMinutes: 45,
+      providerId: otherProvider,
+    })
     expect(moved.status, JSON.stringify(moved.body)).toBe(200)
     expect(moved.body).toMatchObject({ status: 'CONFIRMED', provider: { id: otherProvider }, durationMinutes: 45 })
     expect(new Date(moved.body.startsAt).getTime()).toBe(target.getTime())
     expect(moved.body.rescheduleHistory).toEqual([
-      expect.objectContaining({ previousStartsAt: a.startsAt, previousEndsAt: a.endsAt, previousProviderId: a.provider.id, providerId: otherProvider }),
+      expect.objectContaining({
+        previousStartsAt: a.startsAt,
+        previousEndsAt: a.endsAt,
+        previousProviderId: a.provider.id,
+        providerId: otherProvider,
+      }),
     ])
     const [event] = await eventsOf('appointment.rescheduled', 'appointmentId', a.id)
     expect(event?.data).toEqual({
@@ -286,7 +335,9 @@ describe('rescheduling', () => {
 
     // The old slot is free; moving by 30 minutes over its own slot is fine (it does not block itself).
     await book({ childId: await newChild(), providerId: a.provider.id, startsAt: a.startsAt })
-    const nudged = await post(`/v1/appointments/${a.id}/reschedule`, { startsAt: new Date(target.getTime() + 30 * MINUTE).toISOString() })
+    const nudged = await post(`/v1/appointments/${a.id}/reschedule`, {
+      startsAt: new Date(target.getTime() + 30 * MINUTE).toISOString(),
+    })
     expect(nudged.status).toBe(200)
     expect(nudged.body.durationMinutes).toBe(45)
     expect(nudged.body.rescheduleHistory).toHaveLength(2)
@@ -303,9 +354,15 @@ describe('rescheduling', () => {
     const providerId = await newProvider({ weeklyHours: { MONDAY: [{ start: '09:00', end: '17:00' }] } })
     const monday = nextWeekday(1, 15) // 09:00 or 10:00 Chicago, depending on DST
     const a = await book({ childId, providerId, startsAt: monday.toISOString() })
-    const b = await book({ childId: await newChild(), providerId, startsAt: new Date(monday.getTime() + 2 * HOUR).toISOString() })
+    const b = await book({
+      childId: await newChild(),
+      providerId,
+      startsAt: new Date(monday.getTime() + 2 * HOUR).toISOString(),
+    })
 
-    const sunday = await post(`/v1/appointments/${a.id}/reschedule`, { startsAt: new Date(monday.getTime() - 24 * HOUR).toISOString() })
+    const sunday = await post(`/v1/appointments/${a.id}/reschedule`, {
+      startsAt: new Date(monday.getTime() - 24 * HOUR).toISOString(),
+    })
     expect(sunday.status).toBe(409)
     expect(sunday.body.code).toBe('slot_unavailable')
     const clash = await post(`/v1/appointments/${a.id}/reschedule`, { startsAt: b.startsAt })
@@ -314,7 +371,10 @@ describe('rescheduling', () => {
     const past = await post(`/v1/appointments/${a.id}/reschedule`, { startsAt: '2020-01-06T15:00:00Z' })
     expect(past.status).toBe(400)
     expect(past.body.errors).toEqual([expect.objectContaining({ path: 'startsAt', code: 'in_past' })])
-    const nobody = await post(`/v1/appointments/${a.id}/reschedule`, { startsAt: a.startsAt, providerId: 'prv_missing' })
+    const nobody = await post(`/v1/appointments/${a.id}/reschedule`, {
+      startsAt: a.startsAt,
+      providerId: 'prv_missing',
+    })
     expect(nobody.status).toBe(400)
     expect(nobody.body.errors).toEqual([expect.objectContaining({ path: 'providerId', code: 'not_found' })])
     // Nothing moved.
@@ -327,7 +387,12 @@ describe('PATCH /v1/appointments/{id}', () => {
     const a = await bookIn(5 * 24 * HOUR, { notes: 'First visit' })
     const edited = await patch(`/v1/appointments/${a.id}`, { type: 'PARENT_COACHING', service: 'EARLY_INTERVENTION' })
     expect(edited.status).toBe(200)
-    expect(edited.body).toMatchObject({ type: 'PARENT_COACHING', service: 'EARLY_INTERVENTION', notes: 'First visit', startsAt: a.startsAt })
+    expect(edited.body).toMatchObject({
+      type: 'PARENT_COACHING',
+      service: 'EARLY_INTERVENTION',
+      notes: 'First visit',
+      startsAt: a.startsAt,
+    })
     expect(edited.body.rescheduleHistory).toEqual([])
 
     const cleared = await patch(`/v1/appointments/${a.id}`, { notes: null })
@@ -336,7 +401,11 @@ describe('PATCH /v1/appointments/{id}', () => {
     const longer = await patch(`/v1/appointments/${a.id}`, { durationMinutes: 90 })
     expect(longer.body.durationMinutes).toBe(90)
     expect(longer.body.rescheduleHistory).toHaveLength(1)
-    const same = await patch(`/v1/appointments/${a.id}`, { startsAt: a.startsAt, durationMinutes: 90, providerId: a.provider.id })
+    const same = await patch(`/v1/appointments/${a.id}`, {
+      startsAt: a.startsAt,
+      durationMinutes: 90,
+      providerId: a.provider.id,
+    })
     expect(same.body.rescheduleHistory).toHaveLength(1)
     expect(await eventsOf('appointment.rescheduled', 'appointmentId', a.id)).toHaveLength(1)
 
@@ -366,7 +435,14 @@ describe('GET /v1/appointments', () => {
     const days = [14, 12, 16, 13, 15]
     const booked = []
     for (const [i, d] of days.entries()) {
-      booked.push(await book({ childId, providerId, startsAt: futureSlot(d).toISOString(), type: i === 0 ? 'EVALUATION' : 'THERAPY_SESSION' }))
+      booked.push(
+        await book({
+          childId,
+          providerId,
+          startsAt: futureSlot(d).toISOString(),
+          type: i === 0 ? 'EVALUATION' : 'THERAPY_SESSION',
+        })
+      )
     }
     await post(`/v1/appointments/${booked[1].id}/cancel`, { reason: 'OTHER' })
     const byStart = [...booked].sort((x, y) => Date.parse(x.startsAt) - Date.parse(y.startsAt)).map((a) => a.id)
@@ -400,7 +476,9 @@ describe('GET /v1/appointments', () => {
       futureSlot(13).getTime(),
       futureSlot(14).getTime(),
     ])
-    const located = await get(`/v1/appointments?providerId=${providerId}&locationId=${locationId}&service=SPEECH_THERAPY`)
+    const located = await get(
+      `/v1/appointments?providerId=${providerId}&locationId=${locationId}&service=SPEECH_THERAPY`
+    )
     expect(located.body.data).toHaveLength(5)
 
     const reversed = await get(`/v1/appointments?from=${to}&to=${from}`)

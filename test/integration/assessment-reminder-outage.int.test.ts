@@ -6,7 +6,10 @@
  * days on the time-skipping server in assessment-reminder.int.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { assessmentReminderWorkflowId, type AssessmentReminderState } from '../../workflows/assessment-reminder-contract.ts'
+import {
+  assessmentReminderWorkflowId,
+  type AssessmentReminderState,
+} from '../../workflows/assessment-reminder-contract.ts'
 import { createChildAndProvider } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 
@@ -46,10 +49,12 @@ async function schedule(dueDate: string) {
 }
 
 const kinds = async (id: string) =>
-  ((await platform.http.get(`/v1/assessments/${id}/notifications?limit=100`, { token })).body.data as Array<{
-    kind: string
-    daysFromDue: number
-  }>).map((n) => `${n.kind}${n.daysFromDue}`)
+  (
+    (await platform.http.get(`/v1/assessments/${id}/notifications?limit=100`, { token })).body.data as Array<{
+      kind: string
+      daysFromDue: number
+    }>
+  ).map((n) => `${n.kind}${n.daysFromDue}`)
 
 const dueEvents = async (assessmentId: string) =>
   (await platform.api.deps.db.event.findMany({ where: { tenantId, type: 'assessment.due' } }))
@@ -69,12 +74,16 @@ describe('assessment reminder workflow, against real time and a real worker proc
     const scheduled = await Promise.all(offsets.map(() => schedule(dueDate)))
     const dueAts = await Promise.all(
       scheduled.map(async ({ id }) => {
-        const next = await eventually(async () => {
-          const state = await handleOf(id)
-            .query<{ next: { daysFromDue: number; at: string } | null }>('assessmentReminderState')
-            .catch(() => undefined)
-          return state?.next ?? undefined
-        }, 20_000, 50)
+        const next = await eventually(
+          async () => {
+            const state = await handleOf(id)
+              .query<{ next: { daysFromDue: number; at: string } | null }>('assessmentReminderState')
+              .catch(() => undefined)
+            return state?.next ?? undefined
+          },
+          20_000,
+          50
+        )
         // The workflow's plan is in workflow time, which is wall time here; the due moment follows from any step's.
         return Date.parse(next.at) - next.daysFromDue * DAY_MS
       })
@@ -100,8 +109,15 @@ describe('assessment reminder workflow, against real time and a real worker proc
         (e) => (e.data as { assessmentId: string }).assessmentId === id
       )
     const recordedOf = async (id: string) => {
-      const rows = await db.assessmentNotification.findMany({ where: { tenantId, assessmentId: id }, orderBy: { createdAt: 'asc' } })
-      return { rows, keys: rows.map((n) => `${n.kind}${n.daysFromDue}`), dueEvents: await eventsOf(id, 'assessment.due') }
+      const rows = await db.assessmentNotification.findMany({
+        where: { tenantId, assessmentId: id },
+        orderBy: { createdAt: 'asc' },
+      })
+      return {
+        rows,
+        keys: rows.map((n) => `${n.kind}${n.daysFromDue}`),
+        dueEvents: await eventsOf(id, 'assessment.due'),
+      }
     }
     const seen = []
     for (const [i, { id }] of scheduled.entries()) {
@@ -140,10 +156,14 @@ describe('assessment reminder workflow, against real time and a real worker proc
     const { id } = await schedule(localDate(4))
     const handle = handleOf(id)
     // A plan exists once a worker has run the workflow and its first load activity.
-    const planned = await eventually(async () => {
-      const state = await handle.query<AssessmentReminderState>('assessmentReminderState').catch(() => undefined)
-      return state?.next ? state : undefined
-    }, 20_000, 50)
+    const planned = await eventually(
+      async () => {
+        const state = await handle.query<AssessmentReminderState>('assessmentReminderState').catch(() => undefined)
+        return state?.next ? state : undefined
+      },
+      20_000,
+      50
+    )
     expect(planned).toMatchObject({ next: { kind: 'REMINDER', daysFromDue: -1 } })
     await platform.killWorkers('SIGKILL')
     const beforeCrash = await kinds(id)
@@ -157,10 +177,14 @@ describe('assessment reminder workflow, against real time and a real worker proc
     await platform.startWorker()
     // Read as soon as the catch-up shows: a later escalation may then go out at its own time (ESCALATION8 is due
     // 7 s after ESCALATION1), which a later read would mix with what came due while no worker ran.
-    const caughtUp = await eventually(async () => {
-      const seen = await kinds(id)
-      return seen.some((k) => k.startsWith('ESCALATION')) ? seen : undefined
-    }, 90_000, 50)
+    const caughtUp = await eventually(
+      async () => {
+        const seen = await kinds(id)
+        return seen.some((k) => k.startsWith('ESCALATION')) ? seen : undefined
+      },
+      90_000,
+      50
+    )
     // What came due meanwhile goes out in order, each once, with the escalations collapsed to the latest.
     expect(caughtUp.slice(0, 2)).toEqual(['REMINDER-1', 'DUE0'])
     expect(caughtUp.slice(2)).toHaveLength(1)

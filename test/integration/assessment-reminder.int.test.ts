@@ -11,7 +11,10 @@ import { Worker } from '@temporalio/worker'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WORKFLOWS_PATH } from '../../worker/create-worker.ts'
-import { assessmentReminderWorkflowId, type AssessmentReminderState } from '../../workflows/assessment-reminder-contract.ts'
+import {
+  assessmentReminderWorkflowId,
+  type AssessmentReminderState,
+} from '../../workflows/assessment-reminder-contract.ts'
 import { createChildAndProvider } from '../support/fixtures.ts'
 import { eventually } from '../support/platform.ts'
 import { startTimeSkippingPlatform, type TimeSkippingPlatform } from '../support/time-skipping.ts'
@@ -115,7 +118,11 @@ describe('assessment reminder workflow', () => {
     const state = await stateOf(id)
     expect(state.dueDate).toBe(dueDate)
     // The next escalation a week after the first.
-    expect(state.next).toMatchObject({ kind: 'ESCALATION', daysFromDue: 8, at: new Date(dueAt + 8 * DAY_MS).toISOString() })
+    expect(state.next).toMatchObject({
+      kind: 'ESCALATION',
+      daysFromDue: 8,
+      at: new Date(dueAt + 8 * DAY_MS).toISOString(),
+    })
 
     const done = await platform.http.post(`/v1/assessments/${id}/complete`, {
       token,
@@ -133,7 +140,11 @@ describe('assessment reminder workflow', () => {
 
     // The re-assessment at the cadence got its own reminder workflow.
     const next = done.body.nextAssessmentId as string
-    const nextDescription = await eventually(() => handleOf(next).describe().catch(() => undefined))
+    const nextDescription = await eventually(() =>
+      handleOf(next)
+        .describe()
+        .catch(() => undefined)
+    )
     expect(nextDescription.status.name).toBe('RUNNING')
     await handleOf(next).terminate('test cleanup')
   })
@@ -184,7 +195,10 @@ describe('assessment reminder workflow', () => {
     const handle = handleOf(id)
     await planned(id)
     await platform.skip('20 days')
-    const done = await platform.http.post(`/v1/assessments/${id}/complete`, { token, body: { scores: [{ subtest: 'Core Language', rawScore: 50 }] } })
+    const done = await platform.http.post(`/v1/assessments/${id}/complete`, {
+      token,
+      body: { scores: [{ subtest: 'Core Language', rawScore: 50 }] },
+    })
     expect(done.status).toBe(200)
     expect(await handle.result()).toEqual({ outcome: 'COMPLETED', notificationsRecorded: 0 })
     await platform.skip('15 days')

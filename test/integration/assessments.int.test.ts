@@ -26,9 +26,14 @@ afterAll(async () => {
 })
 
 const patch = (id: string, body: unknown, as = token) =>
-  platform.http.request('PATCH', `/v1/assessments/${id}`, { token: as, body, headers: { 'Content-Type': 'application/merge-patch+json' } })
+  platform.http.request('PATCH', `/v1/assessments/${id}`, {
+    token: as,
+    body,
+    headers: { 'Content-Type': 'application/merge-patch+json' },
+  })
 const cancel = (id: string, as = token) => platform.http.request('DELETE', `/v1/assessments/${id}`, { token: as })
-const complete = (id: string, body: unknown, as = token) => platform.http.post(`/v1/assessments/${id}/complete`, { token: as, body })
+const complete = (id: string, body: unknown, as = token) =>
+  platform.http.post(`/v1/assessments/${id}/complete`, { token: as, body })
 
 const SCORES = [
   { subtest: 'Auditory Comprehension', rawScore: 41, standardScore: 88, percentile: 21, ageEquivalent: '3:4' },
@@ -81,16 +86,31 @@ describe('creating and reading', () => {
       body: { childId, instrument: '', dueDate: '2027-02-30', reassessmentCadenceDays: 0 },
     })
     expect(malformed.status).toBe(400)
-    expect(malformed.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['dueDate', 'instrument', 'reassessmentCadenceDays'])
+    expect(malformed.body.errors.map((e: { path: string }) => e.path).sort()).toEqual([
+      'dueDate',
+      'instrument',
+      'reassessmentCadenceDays',
+    ])
   })
 })
 
 describe('PATCH and cancel', () => {
   it('changes an open assessment by merge patch, but never its child', async () => {
     const { assessment } = await createAssessment()
-    const changed = await patch(assessment.id, { instrument: 'CELF-P3', dueDate: '2027-04-15', providerId: null, reassessmentCadenceDays: 90 })
+    const changed = await patch(assessment.id, {
+      instrument: 'CELF-P3',
+      dueDate: '2027-04-15',
+      providerId: null,
+      reassessmentCadenceDays: 90,
+    })
     expect(changed.status).toBe(200)
-    expect(changed.body).toMatchObject({ instrument: 'CELF-P3', dueDate: '2027-04-15', providerId: null, reassessmentCadenceDays: 90, status: 'SCHEDULED' })
+    expect(changed.body).toMatchObject({
+      instrument: 'CELF-P3',
+      dueDate: '2027-04-15',
+      providerId: null,
+      reassessmentCadenceDays: 90,
+      status: 'SCHEDULED',
+    })
     const noDue = await patch(assessment.id, { dueDate: null })
     expect(noDue.body.dueDate).toBeNull()
     const childChange = await patch(assessment.id, { childId: 'chd_other' })
@@ -108,7 +128,10 @@ describe('PATCH and cancel', () => {
     const again = await cancel(assessment.id)
     expect(again.status).toBe(200)
     expect(again.body.cancelledAt).toBe(first.body.cancelledAt)
-    for (const response of [await patch(assessment.id, { dueDate: '2027-05-01' }), await complete(assessment.id, { scores: SCORES })]) {
+    for (const response of [
+      await patch(assessment.id, { dueDate: '2027-05-01' }),
+      await complete(assessment.id, { scores: SCORES }),
+    ]) {
       expect(response.status).toBe(409)
       expect(response.body.code).toBe('invalid_state_transition')
     }
@@ -134,7 +157,9 @@ describe('POST /v1/assessments/{id}/complete', () => {
       reassessmentCadenceDays: 180,
       previousAssessmentId: assessment.id,
     })
-    expect((await platform.http.get(`/v1/assessments/${assessment.id}`, { token })).body.nextAssessmentId).toBe(next.body.id)
+    expect((await platform.http.get(`/v1/assessments/${assessment.id}`, { token })).body.nextAssessmentId).toBe(
+      next.body.id
+    )
 
     const events = await platform.api.deps.db.event.findMany({ where: { tenantId, type: 'assessment.completed' } })
     expect(events.map((e) => e.data)).toContainEqual({
@@ -177,7 +202,9 @@ describe('GET /v1/assessments', () => {
 
     const first = await platform.http.get('/v1/assessments?limit=2&sort=createdAt', { token: own })
     expect(first.body.data.map((x: { id: string }) => x.id)).toEqual([a.assessment.id, b.assessment.id])
-    const second = await platform.http.get(`/v1/assessments?limit=2&sort=createdAt&cursor=${first.body.nextCursor}`, { token: own })
+    const second = await platform.http.get(`/v1/assessments?limit=2&sort=createdAt&cursor=${first.body.nextCursor}`, {
+      token: own,
+    })
     expect(second.body.data.map((x: { id: string }) => x.id)).toEqual([c.assessment.id])
 
     const ids = async (query: string) =>
@@ -201,7 +228,9 @@ describe('tenant isolation', () => {
       await platform.http.get(`/v1/assessments/${assessment.id}/notifications`, { token: other }),
     ]
     expect(responses.map((r) => r.status)).toEqual([404, 404, 404, 404, 404])
-    expect((await platform.http.get(`/v1/assessments?childId=${assessment.childId}`, { token: other })).body.data).toEqual([])
+    expect(
+      (await platform.http.get(`/v1/assessments?childId=${assessment.childId}`, { token: other })).body.data
+    ).toEqual([])
     expect((await platform.http.get(`/v1/assessments/${assessment.id}`, { token })).body.status).toBe('SCHEDULED')
   })
 })

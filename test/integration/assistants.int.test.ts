@@ -26,13 +26,23 @@ afterAll(async () => {
 
 const create = (body: unknown, as = token) => platform.http.post('/v1/assistants', { token: as, body })
 const patch = (id: string, body: unknown, as = token) =>
-  platform.http.request('PATCH', `/v1/assistants/${id}`, { token: as, body, headers: { 'Content-Type': 'application/merge-patch+json' } })
+  platform.http.request('PATCH', `/v1/assistants/${id}`, {
+    token: as,
+    body,
+    headers: { 'Content-Type': 'application/merge-patch+json' },
+  })
 
 describe('creating assistants', () => {
   it('creates a tenant-wide assistant with the default knowledge tool', async () => {
     const response = await create({ name: 'Front desk helper', scope: 'tenant' })
     expect(response.status).toBe(201)
-    expect(response.body).toMatchObject({ name: 'Front desk helper', scope: 'tenant', locationId: null, tools: ['knowledge'], instructions: null })
+    expect(response.body).toMatchObject({
+      name: 'Front desk helper',
+      scope: 'tenant',
+      locationId: null,
+      tools: ['knowledge'],
+      instructions: null,
+    })
     expect(response.body.id).toMatch(/^ast_/)
     expect(response.body.createdAt).toMatch(/Z$/)
     expect(response.headers.get('location')).toBe(`/v1/assistants/${response.body.id}`)
@@ -89,12 +99,18 @@ describe('reading, listing, changing and deleting', () => {
   it('lists with filters, sorting and cursor pages', async () => {
     const own = await platform.newTenant(['ai'])
     const ownToken = await platform.token(own)
-    for (const [name, tools] of [['Bravo', ['knowledge']], ['Alpha', ['knowledge', 'bookings']], ['Charlie', ['bookings']]] as const) {
+    for (const [name, tools] of [
+      ['Bravo', ['knowledge']],
+      ['Alpha', ['knowledge', 'bookings']],
+      ['Charlie', ['bookings']],
+    ] as const) {
       expect((await create({ name, scope: 'tenant', tools }, ownToken)).status).toBe(201)
     }
     const byName = await platform.http.get('/v1/assistants?sort=name&limit=2', { token: ownToken })
     expect(byName.body.data.map((a: { name: string }) => a.name)).toEqual(['Alpha', 'Bravo'])
-    const next = await platform.http.get(`/v1/assistants?sort=name&limit=2&cursor=${byName.body.nextCursor}`, { token: ownToken })
+    const next = await platform.http.get(`/v1/assistants?sort=name&limit=2&cursor=${byName.body.nextCursor}`, {
+      token: ownToken,
+    })
     expect(next.body.data.map((a: { name: string }) => a.name)).toEqual(['Charlie'])
     expect(next.body.nextCursor).toBeNull()
     const withBookings = await platform.http.get('/v1/assistants?tool=bookings&sort=name', { token: ownToken })
@@ -103,9 +119,18 @@ describe('reading, listing, changing and deleting', () => {
 
   it('changes fields by merge patch, validates the result and removes instructions with null', async () => {
     const { body: assistant } = await create({ name: 'Helper', scope: 'tenant', instructions: 'Be kind.' })
-    const renamed = await patch(assistant.id, { name: 'Renamed', scope: `location:${client.locationId}`, tools: ['bookings'] })
+    const renamed = await patch(assistant.id, {
+      name: 'Renamed',
+      scope: `location:${client.locationId}`,
+      tools: ['bookings'],
+    })
     expect(renamed.status).toBe(200)
-    expect(renamed.body).toMatchObject({ name: 'Renamed', locationId: client.locationId, tools: ['bookings'], instructions: 'Be kind.' })
+    expect(renamed.body).toMatchObject({
+      name: 'Renamed',
+      locationId: client.locationId,
+      tools: ['bookings'],
+      instructions: 'Be kind.',
+    })
     const cleared = await patch(assistant.id, { instructions: null })
     expect(cleared.body.instructions).toBeNull()
     const invalid = await patch(assistant.id, { name: null })
@@ -138,7 +163,16 @@ describe('reading, listing, changing and deleting', () => {
     // Knowledge written directly (the upload path is covered by the knowledge tests), to see the cascade.
     const db = platform.api.deps.db
     await db.knowledgeDocument.create({
-      data: { id: `kdoc_t${Date.now()}`, tenantId: client.tenantId, assistantId: assistant.id, name: 'a.txt', mediaType: 'text/plain', sizeBytes: 1, sha256: 'x', content: new Uint8Array([65]) },
+      data: {
+        id: `kdoc_t${Date.now()}`,
+        tenantId: client.tenantId,
+        assistantId: assistant.id,
+        name: 'a.txt',
+        mediaType: 'text/plain',
+        sizeBytes: 1,
+        sha256: 'x',
+        content: new Uint8Array([65]),
+      },
     })
     const deleted = await platform.http.request('DELETE', `/v1/assistants/${assistant.id}`, { token })
     expect(deleted.status).toBe(204)

@@ -386,7 +386,10 @@ describe('no write commits without its record', () => {
 
   it('answers a read with an error, not its data, when its record cannot be written', async () => {
     const agent = `refuse-audit-${randomUUID()}`
-    const child = await call('POST', '/v1/children', { token: tokenA, body: { firstName: 'Ro', lastName: 'Read', dateOfBirth: '2020-01-01' } })
+    const child = await call('POST', '/v1/children', {
+      token: tokenA,
+      body: { firstName: 'Ro', lastName: 'Read', dateOfBirth: '2020-01-01' },
+    })
     const { response, requestId } = await refusingAuditOf(agent, () =>
       call('GET', `/v1/children/${child.response.body.id}`, { token: tokenA, headers: { 'User-Agent': agent } })
     )
@@ -398,7 +401,10 @@ describe('no write commits without its record', () => {
 
   it('fails only the read whose record is refused, not the concurrent reads whose records go with it', async () => {
     const agent = `refuse-audit-${randomUUID()}`
-    const child = await call('POST', '/v1/children', { token: tokenA, body: { firstName: 'Gu', lastName: 'Group', dateOfBirth: '2020-01-01' } })
+    const child = await call('POST', '/v1/children', {
+      token: tokenA,
+      body: { firstName: 'Gu', lastName: 'Group', dateOfBirth: '2020-01-01' },
+    })
     const path = `/v1/children/${child.response.body.id}`
     // Concurrent reads of one tenant share group inserts (domain/audit/audit-writer.ts).
     const calls = await refusingAuditOf(agent, () =>
@@ -409,7 +415,8 @@ describe('no write commits without its record', () => {
       ])
     )
     expect(calls.map((c) => c.response.status)).toEqual([200, 500, ...Array.from({ length: 10 }, () => 200)])
-    for (const [i, { requestId }] of calls.entries()) expect(await recordsOf(requestId), `call ${i}`).toHaveLength(i === 1 ? 0 : 1)
+    for (const [i, { requestId }] of calls.entries())
+      expect(await recordsOf(requestId), `call ${i}`).toHaveLength(i === 1 ? 0 : 1)
   })
 
   it('fails the request and rolls the write back when its record cannot be appended', async () => {
@@ -485,14 +492,21 @@ describe('the sealing queue', () => {
     // A record written by any path, here one inserted by hand as the login role, is queued by the trigger.
     const [byHand] = await db.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT set_config('app.tenant_id', ${tenantId}, true), set_config('role', 'therapy_app', true)`
-      return [await tx.auditEvent.create({ data: { id: `aud_hand${Date.now()}`, ...entryFor(tenantId, new Date(), '/v1/hand') } })]
+      return [
+        await tx.auditEvent.create({
+          data: { id: `aud_hand${Date.now()}`, ...entryFor(tenantId, new Date(), '/v1/hand') },
+        }),
+      ]
     })
     await platform.http.get('/v1/providers', { token: tenant.token })
     const waiting = await db.auditEvent.findMany({ where: { tenantId }, select: { id: true } })
     expect(waiting.map((e) => e.id)).toContain(byHand.id)
     // The API's own sealer may already have sealed some; whatever is not sealed is queued, and nothing else is.
-    const links = async () => (await db.auditChainLink.findMany({ where: { tenantId }, select: { eventId: true } })).map((l) => l.eventId)
-    expect(new Set([...(await queued()).map((q) => q.eventId), ...(await links())])).toEqual(new Set(waiting.map((e) => e.id)))
+    const links = async () =>
+      (await db.auditChainLink.findMany({ where: { tenantId }, select: { eventId: true } })).map((l) => l.eventId)
+    expect(new Set([...(await queued()).map((q) => q.eventId), ...(await links())])).toEqual(
+      new Set(waiting.map((e) => e.id))
+    )
 
     await sealAll()
     expect(await queued()).toEqual([])
@@ -549,8 +563,10 @@ describe('the trail is append-only', () => {
     const other = clientB.tenantId
     expect(await asApp((tx) => tx.auditChainLink.count({ where: { tenantId: other } }))).toBe(0)
     await expect(
-      asApp((tx) => tx.$executeRaw`INSERT INTO audit_chain (tenant_id, seq, event_id, prev_hash, hash)
-        VALUES (${other}, 999999, 'aud_nope', 'x', 'x')`)
+      asApp(
+        (tx) => tx.$executeRaw`INSERT INTO audit_chain (tenant_id, seq, event_id, prev_hash, hash)
+        VALUES (${other}, 999999, 'aud_nope', 'x', 'x')`
+      )
     ).rejects.toThrow(/row-level security/i)
   })
 })
@@ -642,8 +658,25 @@ describe('GET /v1/audit-events', () => {
     expect(rest.at(-1).prevHash).toBe('0'.repeat(64))
     expect(Object.keys(newest).sort()).toEqual(
       [
-        'id', 'tenantId', 'seq', 'occurredAt', 'actorType', 'actorId', 'locationId', 'method', 'route', 'path',
-        'resourceType', 'resourceId', 'status', 'requestId', 'clientIp', 'userAgent', 'latencyMs', 'prevHash', 'hash',
+        'id',
+        'tenantId',
+        'seq',
+        'occurredAt',
+        'actorType',
+        'actorId',
+        'locationId',
+        'method',
+        'route',
+        'path',
+        'resourceType',
+        'resourceId',
+        'status',
+        'requestId',
+        'clientIp',
+        'userAgent',
+        'latencyMs',
+        'prevHash',
+        'hash',
       ].sort()
     )
   })

@@ -54,7 +54,14 @@ async function availability(centre: Centre, query: Record<string, string | numbe
 }
 
 /** The slots of one provider, as `startsAt` strings. */
-async function starts(centre: Centre, providerId: string, from: string, to: string, durationMinutes: number, extra = {}) {
+async function starts(
+  centre: Centre,
+  providerId: string,
+  from: string,
+  to: string,
+  durationMinutes: number,
+  extra = {}
+) {
   const response = await availability(centre, { providerId, from, to, durationMinutes, ...extra })
   expect(response.status, JSON.stringify(response.body)).toBe(200)
   expect(response.body.data).toHaveLength(1)
@@ -76,7 +83,12 @@ describe('working hours in the provider zone', () => {
     })
     expect(response.status).toBe(200)
     const [entry] = response.body.data
-    expect(entry).toMatchObject({ providerId: id, timeZone: 'America/Chicago', bookable: true, locationId: centre.locationId })
+    expect(entry).toMatchObject({
+      providerId: id,
+      timeZone: 'America/Chicago',
+      bookable: true,
+      locationId: centre.locationId,
+    })
     expect(entry.slots).toEqual([
       { startsAt: '2027-03-07T01:00:00-06:00', endsAt: '2027-03-07T02:00:00-06:00', timeZone: 'America/Chicago' },
       { startsAt: '2027-03-07T02:00:00-06:00', endsAt: '2027-03-07T03:00:00-06:00', timeZone: 'America/Chicago' },
@@ -93,8 +105,13 @@ describe('working hours in the provider zone', () => {
 
   it('offers the repeated hour twice on the fall-back night (Europe/London 2027-10-31)', async () => {
     const centre = await newCentre('Europe/London')
-    const id = await provider(centre, { timeZone: 'Europe/London', weeklyHours: { SUNDAY: [{ start: '00:00', end: '03:00' }] } })
-    expect(await starts(centre, id, '2027-10-30T12:00:00+01:00', '2027-10-31T12:00:00+00:00', 60, { stepMinutes: 60 })).toEqual([
+    const id = await provider(centre, {
+      timeZone: 'Europe/London',
+      weeklyHours: { SUNDAY: [{ start: '00:00', end: '03:00' }] },
+    })
+    expect(
+      await starts(centre, id, '2027-10-30T12:00:00+01:00', '2027-10-31T12:00:00+00:00', 60, { stepMinutes: 60 })
+    ).toEqual([
       '2027-10-31T00:00:00+01:00',
       '2027-10-31T01:00:00+01:00',
       '2027-10-31T01:00:00+00:00',
@@ -104,7 +121,10 @@ describe('working hours in the provider zone', () => {
 
   it('shows slots in the provider zone even when the centre is elsewhere, with any offset accepted on input', async () => {
     const centre = await newCentre('America/New_York')
-    const id = await provider(centre, { timeZone: 'America/Los_Angeles', weeklyHours: { TUESDAY: [{ start: '08:00', end: '09:00' }] } })
+    const id = await provider(centre, {
+      timeZone: 'America/Los_Angeles',
+      weeklyHours: { TUESDAY: [{ start: '08:00', end: '09:00' }] },
+    })
     expect(await starts(centre, id, '2027-01-05T00:00:00Z', '2027-01-06T12:00:00+09:00', 30)).toEqual([
       '2027-01-05T08:00:00-08:00',
       '2027-01-05T08:15:00-08:00',
@@ -128,7 +148,10 @@ describe('what removes slots', () => {
       reason: 'TRAINING',
     })
     expect(off.status).toBe(201)
-    expect((await starts(centre, id, ...day, 60, { stepMinutes: 60 })).map((s) => s.slice(11, 16))).toEqual(['09:00', '12:00'])
+    expect((await starts(centre, id, ...day, 60, { stepMinutes: 60 })).map((s) => s.slice(11, 16))).toEqual([
+      '09:00',
+      '12:00',
+    ])
     await platform.http.request('DELETE', `/v1/providers/${id}/time-off/${off.body.id}`, { token: centre.token })
     expect(await starts(centre, id, ...day, 60, { stepMinutes: 60 })).toEqual(before)
   })
@@ -136,7 +159,11 @@ describe('what removes slots', () => {
   it('a slot booked through POST /v1/appointments is gone on the next call; the slots touching it stay', async () => {
     const centre = await newCentre()
     const id = await provider(centre, { weeklyHours: hours })
-    const child = await post(centre, '/v1/children', { firstName: 'Maya', lastName: 'Okafor', dateOfBirth: '2023-04-18' })
+    const child = await post(centre, '/v1/children', {
+      firstName: 'Maya',
+      lastName: 'Okafor',
+      dateOfBirth: '2023-04-18',
+    })
     const response = await availability(centre, { providerId: id, from: day[0], to: day[1], durationMinutes: 45 })
     const offered: Slot[] = response.body.data[0].slots
     const chosen = offered[3]!
@@ -148,7 +175,8 @@ describe('what removes slots', () => {
       endsAt: chosen.endsAt,
     })
     expect(booked.status, JSON.stringify(booked.body)).toBe(201)
-    const after = (await availability(centre, { providerId: id, from: day[0], to: day[1], durationMinutes: 45 })).body.data[0].slots
+    const after = (await availability(centre, { providerId: id, from: day[0], to: day[1], durationMinutes: 45 })).body
+      .data[0].slots
     const afterStarts = after.map((s: Slot) => s.startsAt.slice(11, 16))
     // 45-minute slots on a 15-minute grid: those overlapping 09:45–10:30 go, the ones touching it stay.
     expect(afterStarts).toEqual(['09:00', '10:30', '10:45', '11:00', '11:15', '11:30', '11:45', '12:00', '12:15'])
@@ -208,10 +236,17 @@ describe('what removes slots', () => {
 describe('booking accepts what availability offers, and nothing else', () => {
   it('POST /v1/appointments refuses times outside the rules with 409 slot_unavailable naming the rule', async () => {
     const centre = await newCentre()
-    await platform.http.request('PATCH', `/v1/locations/${centre.locationId}`, { token: centre.token, body: { minimumNoticeMinutes: 1440 } })
+    await platform.http.request('PATCH', `/v1/locations/${centre.locationId}`, {
+      token: centre.token,
+      body: { minimumNoticeMinutes: 1440 },
+    })
     const id = await provider(centre, { weeklyHours: { MONDAY: [{ start: '09:00', end: '13:00' }] } })
     const pending = await provider(centre, { onboardingStatus: 'INVITED' })
-    const child = await post(centre, '/v1/children', { firstName: 'Maya', lastName: 'Okafor', dateOfBirth: '2023-04-18' })
+    const child = await post(centre, '/v1/children', {
+      firstName: 'Maya',
+      lastName: 'Okafor',
+      dateOfBirth: '2023-04-18',
+    })
     await post(centre, `/v1/providers/${id}/time-off`, {
       startsAt: '2027-02-08T00:00:00-06:00',
       endsAt: '2027-02-09T00:00:00-06:00',
@@ -233,8 +268,14 @@ describe('booking accepts what availability offers, and nothing else', () => {
       expect(refused.body.code).toBe('slot_unavailable')
       expect(refused.body.detail).toContain(`(${reason})`)
     }
-    const [offered] = (await availability(centre, { providerId: id, from: '2027-02-01T00:00:00-06:00', to: '2027-02-02T00:00:00-06:00', durationMinutes: 60 }))
-      .body.data[0].slots as Slot[]
+    const [offered] = (
+      await availability(centre, {
+        providerId: id,
+        from: '2027-02-01T00:00:00-06:00',
+        to: '2027-02-02T00:00:00-06:00',
+        durationMinutes: 60,
+      })
+    ).body.data[0].slots as Slot[]
     const accepted = await book(id, offered!.startsAt, offered!.endsAt)
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(201)
   })
@@ -244,7 +285,9 @@ describe('open schedule and onboarding', () => {
   it('a provider without weekly hours is bookable round the clock', async () => {
     const centre = await newCentre()
     const id = await provider(centre, {})
-    const slots = await starts(centre, id, '2027-01-05T00:00:00-06:00', '2027-01-06T00:00:00-06:00', 60, { stepMinutes: 60 })
+    const slots = await starts(centre, id, '2027-01-05T00:00:00-06:00', '2027-01-06T00:00:00-06:00', 60, {
+      stepMinutes: 60,
+    })
     expect(slots).toHaveLength(24)
     expect(slots[0]).toBe('2027-01-05T00:00:00-06:00')
     expect(slots[23]).toBe('2027-01-05T23:00:00-06:00')
@@ -253,7 +296,12 @@ describe('open schedule and onboarding', () => {
   it("reports the server's time in Server-Timing: the handler's load, compute and json, and the whole request's total", async () => {
     const centre = await newCentre()
     const id = await provider(centre, {})
-    const response = await availability(centre, { providerId: id, from: '2027-01-05T00:00:00-06:00', to: '2027-01-06T00:00:00-06:00', durationMinutes: 60 })
+    const response = await availability(centre, {
+      providerId: id,
+      from: '2027-01-05T00:00:00-06:00',
+      to: '2027-01-06T00:00:00-06:00',
+      durationMinutes: 60,
+    })
     expect(response.status).toBe(200)
     const metrics = Object.fromEntries(
       (response.headers.get('Server-Timing') ?? '').split(',').map((m) => {
@@ -270,7 +318,12 @@ describe('open schedule and onboarding', () => {
   it('a provider who is not APPROVED has no slots until approved', async () => {
     const centre = await newCentre()
     const id = await provider(centre, { onboardingStatus: 'IN_REVIEW' })
-    const query = { providerId: id, from: '2027-01-05T00:00:00-06:00', to: '2027-01-06T00:00:00-06:00', durationMinutes: 60 }
+    const query = {
+      providerId: id,
+      from: '2027-01-05T00:00:00-06:00',
+      to: '2027-01-06T00:00:00-06:00',
+      durationMinutes: 60,
+    }
     const pending = await availability(centre, query)
     expect(pending.body.data[0]).toMatchObject({ providerId: id, bookable: false, slots: [] })
     await post(centre, `/v1/providers/${id}/approve`, undefined)
@@ -283,11 +336,23 @@ describe('open schedule and onboarding', () => {
 describe('several providers', () => {
   it('filters by discipline, language and location; only APPROVED providers; pages by provider', async () => {
     const centre = await newCentre()
-    const annex = (await post(centre, '/v1/locations', { name: 'Annex', timeZone: 'America/Chicago', bufferMinutes: 30 })).body.id
+    const annex = (
+      await post(centre, '/v1/locations', { name: 'Annex', timeZone: 'America/Chicago', bufferMinutes: 30 })
+    ).body.id
     const main = { locationId: centre.locationId }
     const slp = await provider(centre, { ...main, disciplines: ['SPEECH_THERAPY'], languages: ['es-MX'] })
-    const ot = await provider(centre, { ...main, disciplines: ['OCCUPATIONAL_THERAPY'], languages: ['en'], locationIds: [annex] })
-    const slp2 = await provider(centre, { ...main, disciplines: ['SPEECH_THERAPY'], languages: ['en'], locationIds: [annex] })
+    const ot = await provider(centre, {
+      ...main,
+      disciplines: ['OCCUPATIONAL_THERAPY'],
+      languages: ['en'],
+      locationIds: [annex],
+    })
+    const slp2 = await provider(centre, {
+      ...main,
+      disciplines: ['SPEECH_THERAPY'],
+      languages: ['en'],
+      locationIds: [annex],
+    })
     await provider(centre, { ...main, disciplines: ['SPEECH_THERAPY'], languages: ['es'], onboardingStatus: 'INVITED' })
     const range = { from: '2027-01-05T09:00:00-06:00', to: '2027-01-05T10:00:00-06:00', durationMinutes: 60 }
     const ids = async (query: Record<string, string | number>) => {
@@ -331,11 +396,37 @@ describe('validation', () => {
     const centre = await newCentre()
     const id = await provider(centre, {})
     const cases: Array<[Record<string, string | number>, string, string]> = [
-      [{ providerId: id, from: '2027-01-01T00:00:00Z', to: '2027-02-01T00:00:01Z', durationMinutes: 60 }, 'to', 'range_too_long'],
-      [{ providerId: id, from: '2027-01-02T00:00:00Z', to: '2027-01-01T00:00:00Z', durationMinutes: 60 }, 'to', 'before_start'],
-      [{ providerId: id, from: '2027-01-01T00:00:00Z', to: '2027-01-02T00:00:00Z', durationMinutes: 2 }, 'durationMinutes', 'too_small'],
-      [{ providerId: id, from: '2027-01-01T00:00:00', to: '2027-01-02T00:00:00Z', durationMinutes: 60 }, 'from', 'invalid_format'],
-      [{ providerId: id, discipline: 'SPEECH_THERAPY', from: '2027-01-01T00:00:00Z', to: '2027-01-02T00:00:00Z', durationMinutes: 60 }, 'discipline', 'custom'],
+      [
+        { providerId: id, from: '2027-01-01T00:00:00Z', to: '2027-02-01T00:00:01Z', durationMinutes: 60 },
+        'to',
+        'range_too_long',
+      ],
+      [
+        { providerId: id, from: '2027-01-02T00:00:00Z', to: '2027-01-01T00:00:00Z', durationMinutes: 60 },
+        'to',
+        'before_start',
+      ],
+      [
+        { providerId: id, from: '2027-01-01T00:00:00Z', to: '2027-01-02T00:00:00Z', durationMinutes: 2 },
+        'durationMinutes',
+        'too_small',
+      ],
+      [
+        { providerId: id, from: '2027-01-01T00:00:00', to: '2027-01-02T00:00:00Z', durationMinutes: 60 },
+        'from',
+        'invalid_format',
+      ],
+      [
+        {
+          providerId: id,
+          discipline: 'SPEECH_THERAPY',
+          from: '2027-01-01T00:00:00Z',
+          to: '2027-01-02T00:00:00Z',
+          durationMinutes: 60,
+        },
+        'discipline',
+        'custom',
+      ],
       // A coerced number: absent reads as "not a number".
       [{ from: '2027-01-01T00:00:00Z', to: '2027-01-02T00:00:00Z' }, 'durationMinutes', 'invalid_type'],
     ]
@@ -343,9 +434,16 @@ describe('validation', () => {
       const response = await availability(centre, query)
       expect(response.status, JSON.stringify(query)).toBe(400)
       expect(response.body.code).toBe('validation_error')
-      expect(response.body.errors.map((e: { path: string; code: string }) => `${e.path}:${e.code}`)).toContain(`${path}:${code}`)
+      expect(response.body.errors.map((e: { path: string; code: string }) => `${e.path}:${e.code}`)).toContain(
+        `${path}:${code}`
+      )
     }
-    const exactly31 = await availability(centre, { providerId: id, from: '2027-01-01T00:00:00Z', to: '2027-02-01T00:00:00Z', durationMinutes: 60 })
+    const exactly31 = await availability(centre, {
+      providerId: id,
+      from: '2027-01-01T00:00:00Z',
+      to: '2027-02-01T00:00:00Z',
+      durationMinutes: 60,
+    })
     expect(exactly31.status).toBe(200)
   })
 })

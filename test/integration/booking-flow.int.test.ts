@@ -100,7 +100,9 @@ describe('POST /v1/appointments', () => {
     // An operator finds it in the Temporal UI by tenant, child or provider: the same visibility query.
     const found = await eventually(async () => {
       const ids: string[] = []
-      for await (const wf of platform.temporal.workflow.list({ query: `TenantId = "${tenantId}" AND ChildId = "${childId}"` })) {
+      for await (const wf of platform.temporal.workflow.list({
+        query: `TenantId = "${tenantId}" AND ChildId = "${childId}"`,
+      })) {
         ids.push(wf.workflowId)
       }
       return ids.includes(handle.workflowId) ? ids : undefined
@@ -138,7 +140,9 @@ describe('POST /v1/appointments', () => {
     const key = randomUUID()
     const body = { childId, providerId, startsAt: futureSlot(12).toISOString() }
     const responses = await Promise.all(
-      Array.from({ length: 5 }, () => platform.http.post('/v1/appointments', { token, headers: { 'Idempotency-Key': key }, body }))
+      Array.from({ length: 5 }, () =>
+        platform.http.post('/v1/appointments', { token, headers: { 'Idempotency-Key': key }, body })
+      )
     )
     expect(responses.map((r) => r.status)).toEqual([201, 201, 201, 201, 201])
     expect(new Set(responses.map((r) => r.body.id)).size).toBe(1)
@@ -149,7 +153,10 @@ describe('POST /v1/appointments', () => {
   it('refuses an overlapping booking of the same provider, even when the requests race', async () => {
     const { childId, providerId } = await createChildAndProvider(platform.http, token)
     const startsAt = futureSlot(13)
-    const booked = await platform.http.post('/v1/appointments', { token, body: { childId, providerId, startsAt: startsAt.toISOString() } })
+    const booked = await platform.http.post('/v1/appointments', {
+      token,
+      body: { childId, providerId, startsAt: startsAt.toISOString() },
+    })
     expect(booked.status).toBe(201)
 
     const overlapping = await platform.http.post('/v1/appointments', {
@@ -168,7 +175,9 @@ describe('POST /v1/appointments', () => {
 
     const raceStart = futureSlot(14).toISOString()
     const race = await Promise.all(
-      Array.from({ length: 6 }, () => platform.http.post('/v1/appointments', { token, body: { childId, providerId, startsAt: raceStart } }))
+      Array.from({ length: 6 }, () =>
+        platform.http.post('/v1/appointments', { token, body: { childId, providerId, startsAt: raceStart } })
+      )
     )
     expect(race.filter((r) => r.status === 201)).toHaveLength(1)
     expect(race.filter((r) => r.status === 409)).toHaveLength(5)
@@ -214,7 +223,11 @@ describe('POST /v1/appointments', () => {
     expect(malformed.status).toBe(400)
     expect(malformed.body.code).toBe('invalid_json')
 
-    const wrongType = await platform.http.post('/v1/appointments', { token, raw: 'a=b', headers: { 'Content-Type': 'text/plain' } })
+    const wrongType = await platform.http.post('/v1/appointments', {
+      token,
+      raw: 'a=b',
+      headers: { 'Content-Type': 'text/plain' },
+    })
     expect(wrongType.status).toBe(415)
     expect(wrongType.body.code).toBe('unsupported_media_type')
   })

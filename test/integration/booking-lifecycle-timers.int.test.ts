@@ -32,14 +32,20 @@ let tenantId: string
 
 beforeAll(async () => {
   // Tokens expire on the API's clock, which jumps with every skip: one token outlives the file's skips.
-  platform = await startTimeSkippingPlatform({ apiClock: 'server', overrides: { ACCESS_TOKEN_TTL_SECONDS: String(90 * 86_400) } })
+  platform = await startTimeSkippingPlatform({
+    apiClock: 'server',
+    overrides: { ACCESS_TOKEN_TTL_SECONDS: String(90 * 86_400) },
+  })
   const client = await platform.newTenant(['children', 'providers', 'bookings', 'sessions'])
   tenantId = client.tenantId
   token = await platform.token(client)
   const locations = await platform.http.get('/v1/locations', { token })
   expect(locations.status, JSON.stringify(locations.body)).toBe(200)
   for (const location of locations.body.data as Array<{ id: string }>) {
-    const patched = await platform.http.request('PATCH', `/v1/locations/${location.id}`, { token, body: { reminderOffsetsMinutes: OFFSETS } })
+    const patched = await platform.http.request('PATCH', `/v1/locations/${location.id}`, {
+      token,
+      body: { reminderOffsetsMinutes: OFFSETS },
+    })
     expect(patched.status, JSON.stringify(patched.body)).toBe(200)
   }
 }, 180_000)
@@ -64,7 +70,10 @@ async function skipTo(at: number) {
 
 /** The appointment's reminders once `count` of them are recorded (the count is then checked exactly). */
 async function remindersOnce(appointmentId: string, count: number) {
-  const rows = await eventually(async () => ((await reminders(appointmentId)).length >= count ? reminders(appointmentId) : undefined), 30_000)
+  const rows = await eventually(
+    async () => ((await reminders(appointmentId)).length >= count ? reminders(appointmentId) : undefined),
+    30_000
+  )
   expect(rows).toHaveLength(count)
   return rows
 }
@@ -99,7 +108,12 @@ const running = (id: string) =>
 
 function reminders(appointmentId: string) {
   return platform.db.careNotification.findMany({
-    where: { tenantId, workflowKind: 'booking', kind: 'appointment_reminder', details: { path: ['appointmentId'], equals: appointmentId } },
+    where: {
+      tenantId,
+      workflowKind: 'booking',
+      kind: 'appointment_reminder',
+      details: { path: ['appointmentId'], equals: appointmentId },
+    },
     orderBy: { createdAt: 'asc' },
   })
 }
@@ -113,7 +127,8 @@ async function statusOf(id: string) {
   return (await platform.db.appointment.findUniqueOrThrow({ where: { id } })).status
 }
 
-const offsetsOf = (rows: Array<{ details: unknown }>) => rows.map((n) => (n.details as { offsetMinutes: number }).offsetMinutes)
+const offsetsOf = (rows: Array<{ details: unknown }>) =>
+  rows.map((n) => (n.details as { offsetMinutes: number }).offsetMinutes)
 
 describe('booking lifecycle timers', () => {
   it('sends the reminders at the offsets and marks a no-show at the end plus the grace when nobody checks in', async () => {
@@ -132,7 +147,10 @@ describe('booking lifecycle timers', () => {
     await skipTo(first)
     expect(offsetsOf(await remindersOnce(id, 1))).toEqual([2880])
     expect(await platform.now()).toBeGreaterThanOrEqual(first)
-    expect((await view(id)).lifecycle).toMatchObject({ remindersSent: 1, nextReminderAt: new Date(second).toISOString() })
+    expect((await view(id)).lifecycle).toMatchObject({
+      remindersSent: 1,
+      nextReminderAt: new Date(second).toISOString(),
+    })
     await skipTo(second - HOUR_MS)
     expect(await reminders(id)).toHaveLength(1)
     await skipTo(second)
@@ -145,7 +163,12 @@ describe('booking lifecycle timers', () => {
     await skipTo(deadline)
     const result = await handleOf(id).result()
     expect(result).toEqual({ appointmentId: id, state: 'NO_SHOW' })
-    expect((await view(id)).lifecycle).toMatchObject({ state: 'NO_SHOW', remindersSent: 2, nextReminderAt: null, noShowAt: null })
+    expect((await view(id)).lifecycle).toMatchObject({
+      state: 'NO_SHOW',
+      remindersSent: 2,
+      nextReminderAt: null,
+      noShowAt: null,
+    })
     const sent = await reminders(id)
     expect(offsetsOf(sent)).toEqual(OFFSETS)
     for (const n of sent) {
@@ -169,7 +192,10 @@ describe('booking lifecycle timers', () => {
     const { id } = appointment
     await running(id)
     const newStart = Math.ceil((apiNow() + 3 * DAY_MS) / MINUTE_MS) * MINUTE_MS
-    const moved = await platform.http.post(`/v1/appointments/${id}/reschedule`, { token, body: { startsAt: new Date(newStart).toISOString() } })
+    const moved = await platform.http.post(`/v1/appointments/${id}/reschedule`, {
+      token,
+      body: { startsAt: new Date(newStart).toISOString() },
+    })
     expect(moved.status, JSON.stringify(moved.body)).toBe(200)
     expect(moved.body.workflow).toMatchObject({ state: 'CONFIRMED', remindersSent: 0 })
     expect(Date.parse(moved.body.workflow.nextReminderAt)).toBe(newStart - 2880 * MINUTE_MS)
@@ -180,10 +206,19 @@ describe('booking lifecycle timers', () => {
     const first = await remindersOnce(id, 1)
     expect(offsetsOf(first)).toEqual([2880])
     expect(Date.parse((first[0]!.details as { startsAt: string }).startsAt)).toBe(newStart)
-    const cancelled = await platform.http.post(`/v1/appointments/${id}/cancel`, { token, body: { reason: 'FAMILY_REQUEST' } })
+    const cancelled = await platform.http.post(`/v1/appointments/${id}/cancel`, {
+      token,
+      body: { reason: 'FAMILY_REQUEST' },
+    })
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200)
     expect(cancelled.body.status).toBe('CANCELLED')
-    expect(cancelled.body.workflow).toEqual({ state: 'CANCELLED', nextReminderAt: null, remindersSent: 1, noShowAt: null, checkedIn: false })
+    expect(cancelled.body.workflow).toEqual({
+      state: 'CANCELLED',
+      nextReminderAt: null,
+      remindersSent: 1,
+      noShowAt: null,
+      checkedIn: false,
+    })
     expect(await handleOf(id).result()).toEqual({ appointmentId: id, state: 'CANCELLED' })
 
     // Past the new time's second reminder and every reminder of the old time: nothing more went out.
@@ -191,7 +226,9 @@ describe('booking lifecycle timers', () => {
     const sent = await reminders(id)
     expect(sent).toHaveLength(1)
     expect(await events('appointment.reminder_due', id)).toHaveLength(1)
-    await expect(platform.http.post(`/v1/appointments/${id}/cancel`, { token, body: { reason: 'FAMILY_REQUEST' } })).resolves.toMatchObject({
+    await expect(
+      platform.http.post(`/v1/appointments/${id}/cancel`, { token, body: { reason: 'FAMILY_REQUEST' } })
+    ).resolves.toMatchObject({
       status: 409,
       body: { code: 'invalid_state_transition' },
     })
@@ -207,7 +244,10 @@ describe('booking lifecycle timers', () => {
     // Past the no-show deadline (end + grace): a checked-in appointment stays CONFIRMED.
     await skipTo(appointment.endsAt + GRACE_MS + HOUR_MS)
     // The workflow has decided at the deadline (it no longer holds one) and found the check-in.
-    const after = await eventually(async () => ((await view(id)).lifecycle.noShowAt === null ? view(id) : undefined), 30_000)
+    const after = await eventually(
+      async () => ((await view(id)).lifecycle.noShowAt === null ? view(id) : undefined),
+      30_000
+    )
     expect(after.lifecycle).toMatchObject({ state: 'CONFIRMED', checkedIn: true, noShowAt: null })
     expect(await statusOf(id)).toBe('CONFIRMED')
     expect(await events('appointment.no_show', id)).toHaveLength(0)

@@ -35,7 +35,10 @@ describe('Temporal unreachable from the API', () => {
     await eventually(async () => ((await handle.describe()).status.name === 'RUNNING' ? true : undefined), 60_000)
 
     proxy.cut()
-    const refused = await platform.http.post(`/v1/appointments/${id}/cancel`, { token, body: { reason: 'FAMILY_REQUEST' } })
+    const refused = await platform.http.post(`/v1/appointments/${id}/cancel`, {
+      token,
+      body: { reason: 'FAMILY_REQUEST' },
+    })
     expect(refused.status, JSON.stringify(refused.body)).toBe(503)
     expect(refused.body.code).toBe('dependency_unavailable')
     expect((await platform.api.deps.db.appointment.findUniqueOrThrow({ where: { id } })).status).toBe('CONFIRMED')
@@ -44,10 +47,17 @@ describe('Temporal unreachable from the API', () => {
     expect((await handle.describe()).status.name).toBe('RUNNING')
 
     proxy.restore()
-    const accepted = await eventually(async () => {
-      const response = await platform.http.post(`/v1/appointments/${id}/cancel`, { token, body: { reason: 'FAMILY_REQUEST' } })
-      return response.status === 200 ? response : undefined
-    }, 60_000, 1000)
+    const accepted = await eventually(
+      async () => {
+        const response = await platform.http.post(`/v1/appointments/${id}/cancel`, {
+          token,
+          body: { reason: 'FAMILY_REQUEST' },
+        })
+        return response.status === 200 ? response : undefined
+      },
+      60_000,
+      1000
+    )
     expect(accepted.body.workflow).toMatchObject({ state: 'CANCELLED', nextReminderAt: null })
     expect(await handle.result()).toEqual({ appointmentId: id, state: 'CANCELLED' })
   }, 180_000)

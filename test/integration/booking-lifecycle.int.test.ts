@@ -30,7 +30,10 @@ beforeAll(async () => {
   const locations = await platform.http.get('/v1/locations', { token })
   expect(locations.status, JSON.stringify(locations.body)).toBe(200)
   for (const location of locations.body.data as Array<{ id: string }>) {
-    const patched = await platform.http.request('PATCH', `/v1/locations/${location.id}`, { token, body: { reminderOffsetsMinutes: OFFSETS } })
+    const patched = await platform.http.request('PATCH', `/v1/locations/${location.id}`, {
+      token,
+      body: { reminderOffsetsMinutes: OFFSETS },
+    })
     expect(patched.status, JSON.stringify(patched.body)).toBe(200)
   }
   // Warm the worker up (its first activity opens the database pool): the schedules below are seconds long.
@@ -75,7 +78,12 @@ const running = ({ id }: { id: string }) =>
 
 function reminders(appointmentId: string) {
   return platform.api.deps.db.careNotification.findMany({
-    where: { tenantId, workflowKind: 'booking', kind: 'appointment_reminder', details: { path: ['appointmentId'], equals: appointmentId } },
+    where: {
+      tenantId,
+      workflowKind: 'booking',
+      kind: 'appointment_reminder',
+      details: { path: ['appointmentId'], equals: appointmentId },
+    },
     orderBy: { createdAt: 'asc' },
   })
 }

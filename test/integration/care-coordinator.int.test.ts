@@ -24,8 +24,14 @@ beforeAll(async () => {
   token = await platform.token(tenant)
   const http = platform.http
   const child = (body: Record<string, unknown>) =>
-    http.post('/v1/children', { token, body: { firstName: 'Ada', lastName: 'Lind', dateOfBirth: '2024-03-01', locationId: tenant.locationId, ...body } })
-  const provider = await http.post('/v1/providers', { token, body: { name: 'Dana Whitfield', timeZone: 'America/Chicago' } })
+    http.post('/v1/children', {
+      token,
+      body: { firstName: 'Ada', lastName: 'Lind', dateOfBirth: '2024-03-01', locationId: tenant.locationId, ...body },
+    })
+  const provider = await http.post('/v1/providers', {
+    token,
+    body: { name: 'Dana Whitfield', timeZone: 'America/Chicago' },
+  })
   expect(provider.status).toBe(201)
 
   // A session tomorrow with a draft note only: once the clock passes its end + 48 h, the note is late.
@@ -39,8 +45,13 @@ beforeAll(async () => {
   const session = await http.post('/v1/sessions', { token, body: { appointmentId: appointment.body.id } })
   expect(session.status).toBe(201)
   ids.session = session.body.id
-  expect((await http.post(`/v1/sessions/${ids.session}/notes`, { token, body: { subjective: 'Draft only.' } })).status).toBe(201)
-  const assessment = await http.post('/v1/assessments', { token, body: { childId: ids.noteChild, instrument: 'PLS-5', dueDate: isoDate(Date.now() + 2 * DAY) } })
+  expect(
+    (await http.post(`/v1/sessions/${ids.session}/notes`, { token, body: { subjective: 'Draft only.' } })).status
+  ).toBe(201)
+  const assessment = await http.post('/v1/assessments', {
+    token,
+    body: { childId: ids.noteChild, instrument: 'PLS-5', dueDate: isoDate(Date.now() + 2 * DAY) },
+  })
   expect(assessment.status).toBe(201)
   ids.assessment = assessment.body.id
 
@@ -48,7 +59,12 @@ beforeAll(async () => {
   const busy = await child({ firstName: 'Bo' })
   ids.busyChild = busy.body.id
   expect(
-    (await http.post('/v1/appointments', { token, body: { childId: ids.busyChild, providerId: provider.body.id, startsAt: futureSlot(30).toISOString() } })).status,
+    (
+      await http.post('/v1/appointments', {
+        token,
+        body: { childId: ids.busyChild, providerId: provider.body.id, startsAt: futureSlot(30).toISOString() },
+      })
+    ).status
   ).toBe(201)
 
   // Referred 60 days ago, no initial IFSP yet: past the 45-day limit.
@@ -77,7 +93,11 @@ describe('GET /v1/agents/care-coordinator', () => {
     const byId = new Map(items.map((i) => [i.id, i]))
 
     const note = byId.get(`UNSIGNED_NOTE:${ids.session}`)
-    expect(note).toMatchObject({ kind: 'UNSIGNED_NOTE', childId: ids.noteChild, links: { notes: `/v1/sessions/${ids.session}/notes` } })
+    expect(note).toMatchObject({
+      kind: 'UNSIGNED_NOTE',
+      childId: ids.noteChild,
+      links: { notes: `/v1/sessions/${ids.session}/notes` },
+    })
     expect(['MEDIUM', 'HIGH']).toContain(note!.priority)
 
     expect(byId.get(`OVERDUE_ASSESSMENT:${ids.assessment}`)).toMatchObject({
@@ -86,7 +106,10 @@ describe('GET /v1/agents/care-coordinator', () => {
       links: { assessment: `/v1/assessments/${ids.assessment}`, child: `/v1/children/${ids.noteChild}` },
     })
     const ei = items.find((i) => i.kind === 'EI_DEADLINE' && i.childId === ids.eiChild && i.id.includes('INITIAL_IFSP'))
-    expect(ei).toMatchObject({ priority: 'HIGH', links: { earlyIntervention: `/v1/children/${ids.eiChild}/early-intervention` } })
+    expect(ei).toMatchObject({
+      priority: 'HIGH',
+      links: { earlyIntervention: `/v1/children/${ids.eiChild}/early-intervention` },
+    })
 
     // The note child's appointment is behind it now; the busy child's is ahead.
     expect(byId.get(`NO_UPCOMING_SESSION:${ids.noteChild}`)?.reason).toMatch(/No appointment is booked after/)
@@ -118,7 +141,10 @@ describe('GET /v1/agents/care-coordinator', () => {
   })
 
   it('a signed-off record leaves the briefing: completing the assessment removes its item', async () => {
-    const done = await platform.http.post(`/v1/assessments/${ids.assessment}/complete`, { token, body: { scores: [{ subtest: 'Total Language', standardScore: 88 }] } })
+    const done = await platform.http.post(`/v1/assessments/${ids.assessment}/complete`, {
+      token,
+      body: { scores: [{ subtest: 'Total Language', standardScore: 88 }] },
+    })
     expect(done.status).toBe(200)
     const res = await brief(`?childId=${ids.noteChild}`)
     expect(res.body.items.map((i: { id: string }) => i.id)).not.toContain(`OVERDUE_ASSESSMENT:${ids.assessment}`)

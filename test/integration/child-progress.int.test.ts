@@ -25,11 +25,16 @@ let providerId: string
 let slot = 0
 
 beforeAll(async () => {
-  platform = await startPlatform({ overrides: { CARE_WORKFLOW_DAY_MS: String(DAY_MS), CHILD_PROGRESS_INTERVAL_DAYS: String(INTERVAL_DAYS) } })
+  platform = await startPlatform({
+    overrides: { CARE_WORKFLOW_DAY_MS: String(DAY_MS), CHILD_PROGRESS_INTERVAL_DAYS: String(INTERVAL_DAYS) },
+  })
   const client = await platform.newTenant(['children', 'providers', 'bookings', 'sessions'])
   tenantId = client.tenantId
   token = await platform.token(client)
-  const provider = await platform.http.post('/v1/providers', { token, body: { name: 'Dana Whitfield', timeZone: 'America/Chicago' } })
+  const provider = await platform.http.post('/v1/providers', {
+    token,
+    body: { name: 'Dana Whitfield', timeZone: 'America/Chicago' },
+  })
   providerId = provider.body.id
 })
 
@@ -73,12 +78,21 @@ async function signedSession(childId: string, goals: Array<{ goalId: string; cor
       assessment: 'Progress noted against the session targets.',
       plan: 'Continue the current plan.',
       objective: {
-        goals: goals.map((g) => ({ goalId: g.goalId, description: 'target', trials: 20, correct: g.correct, ...(g.cueingLevel ? { cueingLevel: g.cueingLevel } : {}) })),
+        goals: goals.map((g) => ({
+          goalId: g.goalId,
+          description: 'target',
+          trials: 20,
+          correct: g.correct,
+          ...(g.cueingLevel ? { cueingLevel: g.cueingLevel } : {}),
+        })),
       },
     },
   })
   expect(note.status, JSON.stringify(note.body)).toBe(201)
-  const signed = await platform.http.post(`/v1/sessions/${session.body.id}/notes/${note.body.id}/sign`, { token, body: { providerId } })
+  const signed = await platform.http.post(`/v1/sessions/${session.body.id}/notes/${note.body.id}/sign`, {
+    token,
+    body: { providerId },
+  })
   expect(signed.status, JSON.stringify(signed.body)).toBe(200)
   return appointment.body.id as string
 }
@@ -91,34 +105,54 @@ interface Report {
   goals: Array<{ goalId: string; trend: string; dataPoints: number }>
 }
 
-const progressOf = async (childId: string) => (await platform.http.get(`/v1/children/${childId}/progress`, { token })).body
+const progressOf = async (childId: string) =>
+  (await platform.http.get(`/v1/children/${childId}/progress`, { token })).body
 const reportsOf = async (childId: string) =>
   (await platform.http.get(`/v1/children/${childId}/progress/reports?limit=100`, { token })).body.data as Report[]
 const requestReport = (childId: string) => platform.http.post(`/v1/children/${childId}/progress/reports`, { token })
 const handleOf = (childId: string) => platform.temporal.workflow.getHandle(childProgressWorkflowId(tenantId, childId))
 const trendOf = (report: Report, goalId: string) => report.goals.find((g) => g.goalId === goalId)?.trend
 const openFollowUps = async (childId: string) =>
-  (await platform.api.deps.db.careNotification.findMany({ where: { childId, kind: 'PROGRESS_FOLLOW_UP', status: 'OPEN' } })).length
+  (
+    await platform.api.deps.db.careNotification.findMany({
+      where: { childId, kind: 'PROGRESS_FOLLOW_UP', status: 'OPEN' },
+    })
+  ).length
 
 describe('progress follow-up of a child', () => {
   it('summarises periodically, follows up a stalled goal, answers requests, stops, restarts and resolves on improvement', async () => {
     const { childId, flat, rising } = await childWithGoals()
     const handle = handleOf(childId)
     const described = await eventually(() => handle.describe().catch(() => undefined))
-    expect(described.searchAttributes).toMatchObject({ TenantId: [tenantId], WorkflowKind: ['child-progress'], ChildId: [childId] })
+    expect(described.searchAttributes).toMatchObject({
+      TenantId: [tenantId],
+      WorkflowKind: ['child-progress'],
+      ChildId: [childId],
+    })
     expect(await described.staticSummary()).toBe(`Child progress follow-up: child ${childId}`)
 
     // Four sessions: the first goal flat around 50 %, the second rising from 40 % to 70 %.
     for (const [i, correct] of [10, 10, 11, 10].entries()) {
-      await signedSession(childId, [{ goalId: flat, correct }, { goalId: rising, correct: 8 + 2 * i }])
+      await signedSession(childId, [
+        { goalId: flat, correct },
+        { goalId: rising, correct: 8 + 2 * i },
+      ])
     }
 
     // A periodic summary judges the four sessions: the flat goal stalled, the rising one improving.
-    const stalled = await eventually(async () => (await reportsOf(childId)).find((r) => r.trigger === 'SCHEDULED' && r.stalledGoalIds.length > 0), 20_000)
+    const stalled = await eventually(
+      async () => (await reportsOf(childId)).find((r) => r.trigger === 'SCHEDULED' && r.stalledGoalIds.length > 0),
+      20_000
+    )
     expect(stalled.stalledGoalIds).toEqual([flat])
     expect(trendOf(stalled, rising)).toBe('IMPROVING')
     const progress = await progressOf(childId)
-    expect(progress.openFollowUp).toMatchObject({ kind: 'PROGRESS_FOLLOW_UP', status: 'OPEN', providerId, details: { reportId: stalled.id, goalIds: [flat] } })
+    expect(progress.openFollowUp).toMatchObject({
+      kind: 'PROGRESS_FOLLOW_UP',
+      status: 'OPEN',
+      providerId,
+      details: { reportId: stalled.id, goalIds: [flat] },
+    })
     expect(progress.schedule).toMatchObject({ running: true, intervalDays: INTERVAL_DAYS })
     expect(Date.parse(progress.schedule.nextSummaryAt)).toBeGreaterThan(Date.now() - PERIOD_MS)
 
@@ -128,7 +162,10 @@ describe('progress follow-up of a child', () => {
       expect(r.status, JSON.stringify(r.body)).toBe(201)
       // The report counts the notes of the last interval; the trend looks back over all four sessions.
       expect(r.body).toMatchObject({ trigger: 'REQUESTED', stalledGoalIds: [flat] })
-      expect(r.body.goals.find((g: { goalId: string }) => g.goalId === flat)).toMatchObject({ trend: 'STALLED', dataPoints: 4 })
+      expect(r.body.goals.find((g: { goalId: string }) => g.goalId === flat)).toMatchObject({
+        trend: 'STALLED',
+        dataPoints: 4,
+      })
     }
     // However they interleaved, exactly one follow-up stays open: the newest report's.
     expect(await openFollowUps(childId)).toBe(1)
@@ -161,10 +198,20 @@ describe('progress follow-up of a child', () => {
     expect(await openFollowUps(childId)).toBe(0)
 
     // The booking workflow of a cancelled appointment, kept for the replay test.
-    const extra = await platform.http.post('/v1/appointments', { token, body: { childId, providerId, startsAt: futureSlot(40).toISOString() } })
+    const extra = await platform.http.post('/v1/appointments', {
+      token,
+      body: { childId, providerId, startsAt: futureSlot(40).toISOString() },
+    })
     const booking = platform.temporal.workflow.getHandle(bookingWorkflowId(extra.body.id))
     await eventually(() => booking.describe().catch(() => undefined))
-    expect((await platform.http.post(`/v1/appointments/${extra.body.id}/cancel`, { token, body: { reason: 'FAMILY_REQUEST' } })).status).toBe(200)
+    expect(
+      (
+        await platform.http.post(`/v1/appointments/${extra.body.id}/cancel`, {
+          token,
+          body: { reason: 'FAMILY_REQUEST' },
+        })
+      ).status
+    ).toBe(200)
     await booking.result()
     await recordHistory(booking, 'bookingWorkflow-cancelled')
 
@@ -175,12 +222,18 @@ describe('progress follow-up of a child', () => {
 
   it('ends when the child is archived, after which summaries are refused', async () => {
     const { childId } = await childWithGoals()
-    await eventually(() => handleOf(childId).describe().catch(() => undefined))
+    await eventually(() =>
+      handleOf(childId)
+        .describe()
+        .catch(() => undefined)
+    )
     expect((await platform.http.request('DELETE', `/v1/children/${childId}`, { token })).status).toBe(200)
     expect(await handleOf(childId).result()).toEqual({ outcome: 'ARCHIVED', reportsRecorded: 0 })
     expect((await requestReport(childId)).body).toMatchObject({ status: 409, code: 'invalid_state_transition' })
     const other = await platform.newTenant(['children'])
-    expect((await platform.http.get(`/v1/children/${childId}/progress`, { token: await platform.token(other) })).status).toBe(404)
+    expect(
+      (await platform.http.get(`/v1/children/${childId}/progress`, { token: await platform.token(other) })).status
+    ).toBe(404)
   })
 
   it('counts a note signed before any worker ran the workflow in its first period', async () => {
@@ -191,7 +244,10 @@ describe('progress follow-up of a child', () => {
     await eventually(async () => ((await handleOf(childId).describe()).status.name === 'RUNNING' ? true : undefined))
     await signedSession(childId, [{ goalId: flat, correct: 12 }])
     await platform.startWorker()
-    const report = await eventually(async () => (await reportsOf(childId)).find((r) => r.trigger === 'SCHEDULED'), 60_000)
+    const report = await eventually(
+      async () => (await reportsOf(childId)).find((r) => r.trigger === 'SCHEDULED'),
+      60_000
+    )
     expect(report).toMatchObject({ signedNotesCount: 1 })
     await handleOf(childId).terminate('test cleanup')
   }, 150_000)
@@ -208,11 +264,16 @@ describe('progress follow-up of a child', () => {
     expect(await reportsOf(childId)).toEqual([])
 
     await platform.startWorker()
-    const report = await eventually(async () => (await reportsOf(childId)).find((r) => r.trigger === 'SCHEDULED'), 60_000)
+    const report = await eventually(
+      async () => (await reportsOf(childId)).find((r) => r.trigger === 'SCHEDULED'),
+      60_000
+    )
     expect(report).toMatchObject({ signedNotesCount: 1, sessionsCount: 1 })
     await new Promise((resolve) => setTimeout(resolve, PERIOD_MS))
     // Each period once: the one with the note is not summarised twice.
-    expect((await reportsOf(childId)).filter((r) => r.trigger === 'SCHEDULED' && r.signedNotesCount > 0)).toHaveLength(1)
+    expect((await reportsOf(childId)).filter((r) => r.trigger === 'SCHEDULED' && r.signedNotesCount > 0)).toHaveLength(
+      1
+    )
     await handleOf(childId).terminate('test cleanup')
   }, 150_000)
 })

@@ -31,9 +31,12 @@ async function freshTenant(scopes = ['children', 'clients']): Promise<Tenant> {
 }
 
 const maya = { firstName: 'Maya', lastName: 'Okafor', dateOfBirth: '2023-04-18' }
-const createChild = (t: Tenant, body: Record<string, unknown>) => platform.http.post('/v1/children', { token: t.token, body })
-const patchChild = (t: Tenant, id: string, body: unknown) => platform.http.request('PATCH', `/v1/children/${id}`, { token: t.token, body })
-const archiveChild = (t: Tenant, id: string) => platform.http.request('DELETE', `/v1/children/${id}`, { token: t.token })
+const createChild = (t: Tenant, body: Record<string, unknown>) =>
+  platform.http.post('/v1/children', { token: t.token, body })
+const patchChild = (t: Tenant, id: string, body: unknown) =>
+  platform.http.request('PATCH', `/v1/children/${id}`, { token: t.token, body })
+const archiveChild = (t: Tenant, id: string) =>
+  platform.http.request('DELETE', `/v1/children/${id}`, { token: t.token })
 async function createClient(t: Tenant, firstName: string) {
   const response = await platform.http.post('/v1/clients', { token: t.token, body: { firstName, lastName: 'Okafor' } })
   expect(response.status).toBe(201)
@@ -66,7 +69,9 @@ describe('POST /v1/children', () => {
       updatedAt: expect.stringMatching(/Z$/),
     })
     expect(response.headers.get('location')).toBe(`/v1/children/${response.body.id}`)
-    expect((await platform.http.get(`/v1/children/${response.body.id}`, { token: t.token })).body).toEqual(response.body)
+    expect((await platform.http.get(`/v1/children/${response.body.id}`, { token: t.token })).body).toEqual(
+      response.body
+    )
   })
 
   it('records child.registered with the child, in the tenant, exactly once, and nothing for a refused create', async () => {
@@ -79,7 +84,11 @@ describe('POST /v1/children', () => {
     const created = await createChild(t, maya)
     const events = await eventsOf(t)
     expect(events).toHaveLength(1)
-    expect(events[0]).toMatchObject({ tenantId: t.tenantId, type: 'child.registered', data: { childId: created.body.id, locationId: t.locationId } })
+    expect(events[0]).toMatchObject({
+      tenantId: t.tenantId,
+      type: 'child.registered',
+      data: { childId: created.body.id, locationId: t.locationId },
+    })
     expect(events[0]!.id).toMatch(/^evt_/)
     // Minimum necessary: ids only, no names or dates of birth in the payload.
     expect(JSON.stringify(events[0]!.data)).not.toMatch(/Maya|Okafor|2023-04-18/)
@@ -103,8 +112,16 @@ describe('POST /v1/children', () => {
 
     // An idempotent replay creates no second child and no second event.
     const key = `child-${t.tenantId}`
-    const first = await platform.http.post('/v1/children', { token: t.token, body: maya, headers: { 'Idempotency-Key': key } })
-    const replay = await platform.http.post('/v1/children', { token: t.token, body: maya, headers: { 'Idempotency-Key': key } })
+    const first = await platform.http.post('/v1/children', {
+      token: t.token,
+      body: maya,
+      headers: { 'Idempotency-Key': key },
+    })
+    const replay = await platform.http.post('/v1/children', {
+      token: t.token,
+      body: maya,
+      headers: { 'Idempotency-Key': key },
+    })
     expect(replay.headers.get('idempotent-replayed')).toBe('true')
     expect(replay.body.id).toBe(first.body.id)
     expect((await eventsOf(t)).map((e) => (e.data as { childId: string }).childId)).toEqual([first.body.id])
@@ -123,7 +140,13 @@ describe('POST /v1/children', () => {
         { clientId: mother, relationship: 'MOTHER', primaryContact: true, legalGuardian: true },
       ],
       diagnoses: [{ code: 'F80.1', description: 'Expressive language disorder', diagnosedOn: '2025-06-02' }],
-      goals: [{ description: 'Produces /s/ in initial position with 80% accuracy', discipline: 'SPEECH_THERAPY', targetDate: '2026-06-01' }],
+      goals: [
+        {
+          description: 'Produces /s/ in initial position with 80% accuracy',
+          discipline: 'SPEECH_THERAPY',
+          targetDate: '2026-06-01',
+        },
+      ],
       earlyIntervention: {
         referralDate: '2024-01-10',
         referralSource: 'PHYSICIAN',
@@ -138,10 +161,24 @@ describe('POST /v1/children', () => {
     expect(child.languages).toEqual(['en', 'ig'])
     // Primary contact first, then by client id.
     expect(child.clients).toEqual([
-      { clientId: mother, relationship: 'MOTHER', primaryContact: true, legalGuardian: true, financiallyResponsible: false },
-      { clientId: father, relationship: 'FATHER', primaryContact: false, legalGuardian: false, financiallyResponsible: true },
+      {
+        clientId: mother,
+        relationship: 'MOTHER',
+        primaryContact: true,
+        legalGuardian: true,
+        financiallyResponsible: false,
+      },
+      {
+        clientId: father,
+        relationship: 'FATHER',
+        primaryContact: false,
+        legalGuardian: false,
+        financiallyResponsible: true,
+      },
     ])
-    expect(child.diagnoses).toEqual([{ code: 'F80.1', system: 'ICD_10_CM', description: 'Expressive language disorder', diagnosedOn: '2025-06-02' }])
+    expect(child.diagnoses).toEqual([
+      { code: 'F80.1', system: 'ICD_10_CM', description: 'Expressive language disorder', diagnosedOn: '2025-06-02' },
+    ])
     expect(child.goals).toEqual([
       {
         id: expect.stringMatching(/^gol_/),
@@ -183,7 +220,11 @@ describe('POST /v1/children', () => {
       ],
     })
     expect(links.status).toBe(400)
-    expect(errorCodes(links.body)).toEqual(['clients.0.clientId:not_found', 'clients.1.clientId:not_found', 'clients.2.clientId:archived'])
+    expect(errorCodes(links.body)).toEqual([
+      'clients.0.clientId:not_found',
+      'clients.1.clientId:not_found',
+      'clients.2.clientId:archived',
+    ])
     const twoPrimaries = await createChild(t, {
       ...maya,
       clients: [
@@ -220,7 +261,10 @@ describe('PATCH /v1/children/{id}', () => {
       languages: ['en'],
       clients: [{ clientId: mother, relationship: 'MOTHER', primaryContact: true }],
       goals: [{ description: 'Goal one' }, { description: 'Goal two' }],
-      earlyIntervention: { referralDate: '2024-01-10', serviceCoordinator: { name: 'Rosa Diaz', phone: '+13125550123' } },
+      earlyIntervention: {
+        referralDate: '2024-01-10',
+        serviceCoordinator: { name: 'Rosa Diaz', phone: '+13125550123' },
+      },
     })
     const [one, two] = created.body.goals
     const patched = await patchChild(t, created.body.id, {
@@ -231,12 +275,22 @@ describe('PATCH /v1/children/{id}', () => {
         { clientId: grandma, relationship: 'GRANDPARENT', primaryContact: true },
       ],
       goals: [{ ...one, status: 'MET' }, { description: 'Goal three' }],
-      earlyIntervention: { initialIfspDate: '2024-02-20', serviceCoordinator: { phone: null, email: 'rosa@county.example' } },
+      earlyIntervention: {
+        initialIfspDate: '2024-02-20',
+        serviceCoordinator: { phone: null, email: 'rosa@county.example' },
+      },
     })
     expect(patched.status, JSON.stringify(patched.body)).toBe(200)
     const child = patched.body
-    expect(child).toMatchObject({ firstName: 'Maia', lastName: 'Okafor', dateOfBirth: '2023-04-18', languages: ['en', 'yo'] })
-    expect(child.clients.map((l: { clientId: string; primaryContact: boolean }) => [l.clientId, l.primaryContact])).toEqual([
+    expect(child).toMatchObject({
+      firstName: 'Maia',
+      lastName: 'Okafor',
+      dateOfBirth: '2023-04-18',
+      languages: ['en', 'yo'],
+    })
+    expect(
+      child.clients.map((l: { clientId: string; primaryContact: boolean }) => [l.clientId, l.primaryContact])
+    ).toEqual([
       [grandma, true],
       [mother, false],
     ])
@@ -253,30 +307,46 @@ describe('PATCH /v1/children/{id}', () => {
     expect((await platform.http.get(`/v1/children/${child.id}`, { token: t.token })).body).toEqual(child)
 
     // A patch without `clients` keeps the links; null removes an optional member; early intervention can end.
-    const later = await patchChild(t, child.id, { languages: null, earlyIntervention: null, diagnoses: [{ code: 'F80.2' }] })
+    const later = await patchChild(t, child.id, {
+      languages: null,
+      earlyIntervention: null,
+      diagnoses: [{ code: 'F80.2' }],
+    })
     expect(later.status).toBe(200)
-    expect(later.body).toMatchObject({ languages: [], earlyIntervention: null, clients: child.clients, goals: child.goals })
+    expect(later.body).toMatchObject({
+      languages: [],
+      earlyIntervention: null,
+      clients: child.clients,
+      goals: child.goals,
+    })
     const row = await platform.api.deps.db.child.findUniqueOrThrow({ where: { id: child.id } })
     expect([row.eiReferralDate, row.eiInitialIfspDate, row.eiServiceCoordinator]).toEqual([null, null, null])
   })
 
   it('validates the patched record like a create and applies nothing of a refused patch', async () => {
     const t = await freshTenant()
-    const created = await createChild(t, { ...maya, earlyIntervention: { referralDate: '2024-01-10', initialIfspDate: '2024-02-20' } })
+    const created = await createChild(t, {
+      ...maya,
+      earlyIntervention: { referralDate: '2024-01-10', initialIfspDate: '2024-02-20' },
+    })
     const id = created.body.id
     // The date of birth is checked against today, and against the enrolment it must precede.
-    expect(errorCodes((await patchChild(t, id, { dateOfBirth: '2999-01-01' })).body)).toEqual(['earlyIntervention.referralDate:before_birth'])
+    expect(errorCodes((await patchChild(t, id, { dateOfBirth: '2999-01-01' })).body)).toEqual([
+      'earlyIntervention.referralDate:before_birth',
+    ])
     const plain = await createChild(t, maya)
-    expect(errorCodes((await patchChild(t, plain.body.id, { dateOfBirth: '2999-01-01' })).body)).toEqual(['dateOfBirth:in_future'])
+    expect(errorCodes((await patchChild(t, plain.body.id, { dateOfBirth: '2999-01-01' })).body)).toEqual([
+      'dateOfBirth:in_future',
+    ])
     expect(errorCodes((await patchChild(t, id, { earlyIntervention: { referralDate: null } })).body)).toEqual([
       'earlyIntervention.referralDate:required',
     ])
-    expect(errorCodes((await patchChild(t, id, { earlyIntervention: { initialIfspDate: '2023-12-01' } })).body)).toEqual([
-      'earlyIntervention.initialIfspDate:before_referral',
-    ])
-    expect(errorCodes((await patchChild(t, id, { goals: [{ id: 'gol_other_child', description: 'X' }] })).body)).toEqual([
-      'goals.0.id:unknown_goal',
-    ])
+    expect(
+      errorCodes((await patchChild(t, id, { earlyIntervention: { initialIfspDate: '2023-12-01' } })).body)
+    ).toEqual(['earlyIntervention.initialIfspDate:before_referral'])
+    expect(
+      errorCodes((await patchChild(t, id, { goals: [{ id: 'gol_other_child', description: 'X' }] })).body)
+    ).toEqual(['goals.0.id:unknown_goal'])
     expect(errorCodes((await patchChild(t, id, { firstName: null, nickname: 'M' })).body)).toEqual([
       '(body):unrecognized_keys',
       'firstName:invalid_type',
@@ -291,7 +361,9 @@ describe('PATCH /v1/children/{id}', () => {
     const created = await createChild(t, { ...maya, clients: [{ clientId: mother, relationship: 'MOTHER' }] })
     await platform.http.request('DELETE', `/v1/clients/${mother}`, { token: t.token })
     await platform.http.request('DELETE', `/v1/clients/${other}`, { token: t.token })
-    const kept = await patchChild(t, created.body.id, { clients: [{ clientId: mother, relationship: 'MOTHER', legalGuardian: true }] })
+    const kept = await patchChild(t, created.body.id, {
+      clients: [{ clientId: mother, relationship: 'MOTHER', legalGuardian: true }],
+    })
     expect(kept.status).toBe(200)
     expect(kept.body.clients[0]).toMatchObject({ clientId: mother, legalGuardian: true })
     const added = await patchChild(t, created.body.id, {
@@ -346,7 +418,8 @@ describe('GET /v1/children', () => {
       ['Lee', '2023-11-02'],
     ] as const
     const created: Array<{ id: string; lastName: string; dateOfBirth: string; createdAt: string }> = []
-    for (const [lastName, dateOfBirth] of specs) created.push((await createChild(t, { firstName: 'K', lastName, dateOfBirth })).body)
+    for (const [lastName, dateOfBirth] of specs)
+      created.push((await createChild(t, { firstName: 'K', lastName, dateOfBirth })).body)
     const by = (key: 'lastName' | 'dateOfBirth' | 'createdAt') =>
       [...created].sort((a, b) => a[key].localeCompare(b[key]) || a.id.localeCompare(b.id)).map((c) => c.id)
     for (const field of ['createdAt', 'lastName', 'dateOfBirth'] as const) {
@@ -355,11 +428,16 @@ describe('GET /v1/children', () => {
         [`-${field}`, by(field).reverse()],
       ] as const) {
         const { items } = await walkPages<{ id: string }>(platform.http, t.token, `/v1/children?limit=2&sort=${sort}`)
-        expect(items.map((c) => c.id), sort).toEqual(expected)
+        expect(
+          items.map((c) => c.id),
+          sort
+        ).toEqual(expected)
       }
     }
     const first = await platform.http.get('/v1/children?limit=2&sort=dateOfBirth', { token: t.token })
-    const mixed = await platform.http.get(`/v1/children?limit=2&sort=lastName&cursor=${first.body.nextCursor}`, { token: t.token })
+    const mixed = await platform.http.get(`/v1/children?limit=2&sort=lastName&cursor=${first.body.nextCursor}`, {
+      token: t.token,
+    })
     expect(mixed.status).toBe(400)
     expect(errorCodes(mixed.body)).toEqual(['cursor:invalid_cursor'])
   })
@@ -373,7 +451,9 @@ describe('GET /v1/children', () => {
     const archived = (await createChild(t, maya)).body.id
     expect((await archiveChild(t, archived)).status).toBe(200)
     const ids = async (query: string) =>
-      (await walkPages<{ id: string }>(platform.http, t.token, `/v1/children?sort=createdAt&${query}`)).items.map((c) => c.id)
+      (await walkPages<{ id: string }>(platform.http, t.token, `/v1/children?sort=createdAt&${query}`)).items.map(
+        (c) => c.id
+      )
     expect(await ids('')).toEqual([linked, enrolled, plain])
     expect(await ids(`clientId=${mother}`)).toEqual([linked])
     expect(await ids(`locationId=${t.locationId}`)).toEqual([linked, enrolled, plain])
@@ -391,7 +471,11 @@ describe('DELETE /v1/children/{id} and tenant isolation', () => {
     const created = await createChild(t, { ...maya, clients: [{ clientId: mother, relationship: 'MOTHER' }] })
     const archived = await archiveChild(t, created.body.id)
     expect(archived.status).toBe(200)
-    expect(archived.body).toMatchObject({ id: created.body.id, archivedAt: expect.stringMatching(/Z$/), clients: created.body.clients })
+    expect(archived.body).toMatchObject({
+      id: created.body.id,
+      archivedAt: expect.stringMatching(/Z$/),
+      clients: created.body.clients,
+    })
     expect((await archiveChild(t, created.body.id)).body).toEqual(archived.body)
     expect((await platform.http.get(`/v1/children/${created.body.id}`, { token: t.token })).body).toEqual(archived.body)
   })

@@ -143,8 +143,15 @@ describe('GET /v1/clients', () => {
       ['-lastName', [...byName].reverse()],
     ]
     for (const [sort, expected] of cases) {
-      const { items, pages } = await walkPages<{ id: string }>(platform.http, own.token, `/v1/clients?limit=2&sort=${sort}`)
-      expect(items.map((c) => c.id), sort).toEqual(expected.map((c) => c.id))
+      const { items, pages } = await walkPages<{ id: string }>(
+        platform.http,
+        own.token,
+        `/v1/clients?limit=2&sort=${sort}`
+      )
+      expect(
+        items.map((c) => c.id),
+        sort
+      ).toEqual(expected.map((c) => c.id))
       expect(pages).toBe(4)
     }
     // The default is newest first.
@@ -157,7 +164,9 @@ describe('GET /v1/clients', () => {
     for (const name of ['A', 'B', 'C']) await post({ firstName: name, lastName: name }, own.token)
     const first = await platform.http.get('/v1/clients?limit=1&sort=lastName', { token: own.token })
     expect(first.body.nextCursor).toEqual(expect.any(String))
-    const other = await platform.http.get(`/v1/clients?limit=1&sort=createdAt&cursor=${first.body.nextCursor}`, { token: own.token })
+    const other = await platform.http.get(`/v1/clients?limit=1&sort=createdAt&cursor=${first.body.nextCursor}`, {
+      token: own.token,
+    })
     expect(other.status).toBe(400)
     expect(other.body.errors).toEqual([expect.objectContaining({ path: 'cursor', code: 'invalid_cursor' })])
     const foreign = await platform.http.get('/v1/clients?cursor=garbage', { token: own.token })
@@ -183,7 +192,12 @@ describe('GET /v1/clients', () => {
       expect(response.status, JSON.stringify(response.body)).toBe(201)
       return response.body.id as string
     }
-    const maria = await make({ firstName: 'María José', lastName: 'García', email: 'Maria@Example.org', roles: ['PARENT'] })
+    const maria = await make({
+      firstName: 'María José',
+      lastName: 'García',
+      email: 'Maria@Example.org',
+      roles: ['PARENT'],
+    })
     expect((await platform.http.get(`/v1/clients/${maria}`, { token: own.token })).body.email).toBe('maria@example.org')
     const tom = await make({ firstName: 'Tom', lastName: 'Garcia-Lee', roles: ['PAYER'], locationId: secondLocation })
     const ann = await make({ firstName: 'Ann', lastName: 'Smith', roles: ['GUARDIAN', 'PAYER'] })
@@ -191,7 +205,13 @@ describe('GET /v1/clients', () => {
     expect((await remove(gone, own.token)).status).toBe(200)
     const child = await platform.http.post('/v1/children', {
       token: own.token,
-      body: { firstName: 'Kid', lastName: 'Smith', dateOfBirth: '2022-05-01', locationId: own.locationId, clients: [{ clientId: ann, relationship: 'LEGAL_GUARDIAN' }] },
+      body: {
+        firstName: 'Kid',
+        lastName: 'Smith',
+        dateOfBirth: '2022-05-01',
+        locationId: own.locationId,
+        clients: [{ clientId: ann, relationship: 'LEGAL_GUARDIAN' }],
+      },
     })
     expect(child.status).toBe(201)
 
@@ -271,7 +291,14 @@ describe('PATCH /v1/clients/{id}', () => {
 describe('concurrent changes', () => {
   it('applies concurrent patches of one client one after the other, losing none of their members', async () => {
     const created = await post({ firstName: 'Concurrent', lastName: 'Client' })
-    const members = { line1: '1 Main St', line2: 'Apt 2', city: 'Chicago', region: 'IL', postalCode: '60601', country: 'US' }
+    const members = {
+      line1: '1 Main St',
+      line2: 'Apt 2',
+      city: 'Chicago',
+      region: 'IL',
+      postalCode: '60601',
+      country: 'US',
+    }
     const responses = await Promise.all(
       Object.entries(members).map(([key, value]) => patch(created.body.id, { address: { [key]: value } }))
     )
@@ -288,9 +315,13 @@ describe('DELETE /v1/clients/{id}', () => {
     expect(archived.status).toBe(200)
     expect(archived.body.archivedAt).toMatch(/Z$/)
     expect(archived.body).toMatchObject({ id: created.body.id, firstName: 'Ada' })
-    expect((await platform.http.get(`/v1/clients/${created.body.id}`, { token: own.token })).body.archivedAt).toBe(archived.body.archivedAt)
+    expect((await platform.http.get(`/v1/clients/${created.body.id}`, { token: own.token })).body.archivedAt).toBe(
+      archived.body.archivedAt
+    )
     expect((await platform.http.get('/v1/clients', { token: own.token })).body.data).toEqual([])
-    expect((await platform.http.get('/v1/clients?archived=true', { token: own.token })).body.data).toEqual([archived.body])
+    expect((await platform.http.get('/v1/clients?archived=true', { token: own.token })).body.data).toEqual([
+      archived.body,
+    ])
     const again = await remove(created.body.id, own.token)
     expect(again.status).toBe(200)
     expect(again.body).toEqual(archived.body)

@@ -30,13 +30,17 @@ async function freshTenant(scopes = ['clients']): Promise<Tenant> {
   return { tenantId: client.tenantId, locationId: client.locationId, token: await platform.token(client) }
 }
 
-const define = (t: Tenant, body: Record<string, unknown>) => platform.http.post('/v1/custom-field-definitions', { token: t.token, body })
+const define = (t: Tenant, body: Record<string, unknown>) =>
+  platform.http.post('/v1/custom-field-definitions', { token: t.token, body })
 const patchDefinition = (t: Tenant, id: string, body: unknown) =>
   platform.http.request('PATCH', `/v1/custom-field-definitions/${id}`, { token: t.token, body })
 const archiveDefinition = (t: Tenant, id: string) =>
   platform.http.request('DELETE', `/v1/custom-field-definitions/${id}`, { token: t.token })
 const createClient = (t: Tenant, custom_fields?: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-  platform.http.post('/v1/clients', { token: t.token, body: { firstName: 'Amara', lastName: 'Okafor', custom_fields, ...extra } })
+  platform.http.post('/v1/clients', {
+    token: t.token,
+    body: { firstName: 'Amara', lastName: 'Okafor', custom_fields, ...extra },
+  })
 const patchClient = (t: Tenant, id: string, body: unknown) =>
   platform.http.request('PATCH', `/v1/clients/${id}`, { token: t.token, body })
 
@@ -63,7 +67,13 @@ async function defineAllTypes(t: Tenant) {
 describe('custom field definitions', () => {
   it('creates, reads and lists definitions in every sort, walking all pages', async () => {
     const t = await freshTenant()
-    const created = await define(t, { key: 'referral', label: 'Referral source', type: 'SELECT', options: ['Physician', 'Self'], required: true })
+    const created = await define(t, {
+      key: 'referral',
+      label: 'Referral source',
+      type: 'SELECT',
+      options: ['Physician', 'Self'],
+      required: true,
+    })
     expect(created.status).toBe(201)
     expect(created.body).toMatchObject({
       locationId: t.locationId,
@@ -78,13 +88,17 @@ describe('custom field definitions', () => {
     })
     expect(created.body.id).toMatch(/^cfd_/)
     expect(created.headers.get('location')).toBe(`/v1/custom-field-definitions/${created.body.id}`)
-    expect((await platform.http.get(`/v1/custom-field-definitions/${created.body.id}`, { token: t.token })).body).toEqual(created.body)
+    expect(
+      (await platform.http.get(`/v1/custom-field-definitions/${created.body.id}`, { token: t.token })).body
+    ).toEqual(created.body)
 
     await define(t, { key: 'school', label: 'School', type: 'TEXT', position: 2 })
     await define(t, { key: 'allergies', label: 'Allergies', type: 'TEXT', position: 1 })
     await define(t, { key: 'born_abroad', label: 'Born abroad', type: 'BOOLEAN', position: 1 })
     const keys = async (sort: string) =>
-      (await walkPages<{ key: string }>(platform.http, t.token, `/v1/custom-field-definitions?limit=1&sort=${sort}`)).items.map((d) => d.key)
+      (
+        await walkPages<{ key: string }>(platform.http, t.token, `/v1/custom-field-definitions?limit=1&sort=${sort}`)
+      ).items.map((d) => d.key)
     // Position ties break by id, i.e. creation order.
     expect(await keys('position')).toEqual(['referral', 'allergies', 'born_abroad', 'school'])
     expect(await keys('-position')).toEqual(['school', 'born_abroad', 'allergies', 'referral'])
@@ -100,7 +114,9 @@ describe('custom field definitions', () => {
     expect(bad.status).toBe(400)
     expect(errorCodes(bad.body)).toEqual(['key:invalid_format', 'label:too_small', 'type:invalid_value'])
     expect(errorCodes((await define(t, { key: 'a', label: 'A', type: 'SELECT' })).body)).toEqual(['options:required'])
-    expect(errorCodes((await define(t, { key: 'a', label: 'A', type: 'TEXT', options: ['x'] })).body)).toEqual(['options:not_allowed'])
+    expect(errorCodes((await define(t, { key: 'a', label: 'A', type: 'TEXT', options: ['x'] })).body)).toEqual([
+      'options:not_allowed',
+    ])
     expect(errorCodes((await define(t, { key: 'a', label: 'A', type: 'SELECT', options: ['x', 'x'] })).body)).toEqual([
       'options:duplicate',
     ])
@@ -115,11 +131,31 @@ describe('custom field definitions', () => {
 
   it('changes label, required, options and position by merge patch, but never key or type', async () => {
     const t = await freshTenant()
-    const created = await define(t, { key: 'referral', label: 'Referral', type: 'SELECT', options: ['A', 'B'], description: 'How they found us' })
+    const created = await define(t, {
+      key: 'referral',
+      label: 'Referral',
+      type: 'SELECT',
+      options: ['A', 'B'],
+      description: 'How they found us',
+    })
     const id = created.body.id
-    const patched = await patchDefinition(t, id, { label: 'Referral source', description: null, required: true, options: ['A', 'B', 'C'], position: 5 })
+    const patched = await patchDefinition(t, id, {
+      label: 'Referral source',
+      description: null,
+      required: true,
+      options: ['A', 'B', 'C'],
+      position: 5,
+    })
     expect(patched.status).toBe(200)
-    expect(patched.body).toMatchObject({ key: 'referral', type: 'SELECT', label: 'Referral source', description: null, required: true, options: ['A', 'B', 'C'], position: 5 })
+    expect(patched.body).toMatchObject({
+      key: 'referral',
+      type: 'SELECT',
+      label: 'Referral source',
+      description: null,
+      required: true,
+      options: ['A', 'B', 'C'],
+      position: 5,
+    })
 
     const immutable = await patchDefinition(t, id, { key: 'source', type: 'TEXT' })
     expect(immutable.status).toBe(400)
@@ -137,7 +173,9 @@ describe('custom field definitions', () => {
     expect(archived.status).toBe(200)
     expect(archived.body.archivedAt).toMatch(/Z$/)
     expect((await platform.http.get('/v1/custom-field-definitions', { token: t.token })).body.data).toEqual([])
-    expect((await platform.http.get('/v1/custom-field-definitions?archived=true', { token: t.token })).body.data).toEqual([archived.body])
+    expect(
+      (await platform.http.get('/v1/custom-field-definitions?archived=true', { token: t.token })).body.data
+    ).toEqual([archived.body])
     expect((await archiveDefinition(t, created.body.id)).body).toEqual(archived.body)
   })
 
@@ -145,12 +183,16 @@ describe('custom field definitions', () => {
     const t = await freshTenant()
     const other = await freshTenant()
     const secondLocation = newId('location')
-    await platform.api.deps.db.location.create({ data: { id: secondLocation, tenantId: t.tenantId, name: 'North', timeZone: 'America/Chicago' } })
+    await platform.api.deps.db.location.create({
+      data: { id: secondLocation, tenantId: t.tenantId, name: 'North', timeZone: 'America/Chicago' },
+    })
     const here = await define(t, { key: 'school', label: 'School', type: 'TEXT', locationId: t.locationId })
     const there = await define(t, { key: 'school', label: 'School', type: 'NUMBER', locationId: secondLocation })
     expect(there.status).toBe(201)
     const listed = async (query: string) =>
-      (await platform.http.get(`/v1/custom-field-definitions?${query}`, { token: t.token })).body.data.map((d: { id: string }) => d.id)
+      (await platform.http.get(`/v1/custom-field-definitions?${query}`, { token: t.token })).body.data.map(
+        (d: { id: string }) => d.id
+      )
     expect(await listed(`locationId=${secondLocation}`)).toEqual([there.body.id])
     expect(await listed(`locationId=${t.locationId}`)).toEqual([here.body.id])
 
@@ -167,8 +209,12 @@ describe('custom field definitions', () => {
     const refused = await createClient(other, { school: 'Lincoln' })
     expect(errorCodes(refused.body)).toEqual(['custom_fields.school:unknown_field'])
     expect(
-      (await platform.http.post('/v1/custom-field-definitions', { token: t.token, body: { key: 'x', label: 'X', type: 'TEXT', locationId: other.locationId } }))
-        .body.errors[0]
+      (
+        await platform.http.post('/v1/custom-field-definitions', {
+          token: t.token,
+          body: { key: 'x', label: 'X', type: 'TEXT', locationId: other.locationId },
+        })
+      ).body.errors[0]
     ).toMatchObject({ path: 'locationId', code: 'not_found' })
   })
 
@@ -183,12 +229,20 @@ describe('custom_fields on clients', () => {
   it('accepts a value of every type and answers custom_fields in snake_case', async () => {
     const t = await freshTenant()
     await defineAllTypes(t)
-    const values = { school: 'Lincoln Elementary', siblings: 2, intake_date: '2026-01-12', photo_consent: false, referral: 'School' }
+    const values = {
+      school: 'Lincoln Elementary',
+      siblings: 2,
+      intake_date: '2026-01-12',
+      photo_consent: false,
+      referral: 'School',
+    }
     const created = await createClient(t, values)
     expect(created.status).toBe(201)
     expect(created.body.custom_fields).toEqual(values)
     expect(created.body).not.toHaveProperty('customFields')
-    expect((await platform.http.get(`/v1/clients/${created.body.id}`, { token: t.token })).body.custom_fields).toEqual(values)
+    expect((await platform.http.get(`/v1/clients/${created.body.id}`, { token: t.token })).body.custom_fields).toEqual(
+      values
+    )
   })
 
   it('refuses values of the wrong type, bad dates, unknown options and unknown keys, one error per field', async () => {
@@ -240,12 +294,21 @@ describe('custom_fields on clients', () => {
     const t = await freshTenant()
     await defineAllTypes(t)
     const created = await createClient(t, { school: 'Lincoln', siblings: 2 })
-    const patched = await patchClient(t, created.body.id, { custom_fields: { siblings: null, referral: 'Self' }, phone: '+13125550100' })
+    const patched = await patchClient(t, created.body.id, {
+      custom_fields: { siblings: null, referral: 'Self' },
+      phone: '+13125550100',
+    })
     expect(patched.status).toBe(200)
     expect(patched.body.custom_fields).toEqual({ school: 'Lincoln', referral: 'Self' })
     expect(patched.body.phone).toBe('+13125550100')
-    const bad = await patchClient(t, created.body.id, { custom_fields: { siblings: 'many', shoe_size: 31 }, phone: null })
-    expect(errorCodes(bad.body)).toEqual(['custom_fields.shoe_size:unknown_field', 'custom_fields.siblings:invalid_type'])
+    const bad = await patchClient(t, created.body.id, {
+      custom_fields: { siblings: 'many', shoe_size: 31 },
+      phone: null,
+    })
+    expect(errorCodes(bad.body)).toEqual([
+      'custom_fields.shoe_size:unknown_field',
+      'custom_fields.siblings:invalid_type',
+    ])
     // Nothing of a refused patch is applied.
     expect((await platform.http.get(`/v1/clients/${created.body.id}`, { token: t.token })).body).toEqual(patched.body)
   })
@@ -261,7 +324,10 @@ describe('custom_fields on clients', () => {
     await patchDefinition(t, ids.referral!, { options: ['Physician', 'Self', 'Hospital'] })
 
     // The old record is still readable as stored, and edits that leave custom fields alone still succeed.
-    expect((await platform.http.get(`/v1/clients/${old.body.id}`, { token: t.token })).body.custom_fields).toEqual({ school: 'Lincoln', referral: 'School' })
+    expect((await platform.http.get(`/v1/clients/${old.body.id}`, { token: t.token })).body.custom_fields).toEqual({
+      school: 'Lincoln',
+      referral: 'School',
+    })
     const phone = await patchClient(t, old.body.id, { phone: '+13125550100' })
     expect(phone.status).toBe(200)
     expect(phone.body.custom_fields).toEqual({ school: 'Lincoln', referral: 'School' })
@@ -272,27 +338,38 @@ describe('custom_fields on clients', () => {
     expect(errorCodes(edit.body)).toEqual(['custom_fields.consent_on_file:required'])
     const filled = await patchClient(t, old.body.id, { custom_fields: { siblings: 1, consent_on_file: true } })
     expect(filled.status).toBe(200)
-    expect(filled.body.custom_fields).toEqual({ school: 'Lincoln', referral: 'School', siblings: 1, consent_on_file: true })
+    expect(filled.body.custom_fields).toEqual({
+      school: 'Lincoln',
+      referral: 'School',
+      siblings: 1,
+      consent_on_file: true,
+    })
     expect(errorCodes((await patchClient(t, old.body.id, { custom_fields: { referral: 'School' } })).body)).toEqual([
       'custom_fields.referral:invalid_option',
     ])
-    expect((await patchClient(t, old.body.id, { custom_fields: { referral: 'Hospital' } })).body.custom_fields.referral).toBe('Hospital')
+    expect(
+      (await patchClient(t, old.body.id, { custom_fields: { referral: 'Hospital' } })).body.custom_fields.referral
+    ).toBe('Hospital')
 
     // An archived field keeps its values readable, accepts no new ones, and its value can be removed.
     await archiveDefinition(t, ids.school!)
-    expect((await platform.http.get(`/v1/clients/${old.body.id}`, { token: t.token })).body.custom_fields.school).toBe('Lincoln')
+    expect((await platform.http.get(`/v1/clients/${old.body.id}`, { token: t.token })).body.custom_fields.school).toBe(
+      'Lincoln'
+    )
     expect(errorCodes((await patchClient(t, old.body.id, { custom_fields: { school: 'Other' } })).body)).toEqual([
       'custom_fields.school:archived_field',
     ])
-    expect(errorCodes((await createClient(t, { school: 'New', consent_on_file: true })).body)).toEqual(['custom_fields.school:archived_field'])
+    expect(errorCodes((await createClient(t, { school: 'New', consent_on_file: true })).body)).toEqual([
+      'custom_fields.school:archived_field',
+    ])
     const removed = await patchClient(t, old.body.id, { custom_fields: { school: null } })
     expect(removed.status).toBe(200)
     expect(removed.body.custom_fields).not.toHaveProperty('school')
 
     // Making the required field optional again relaxes creates.
-    const consent = (await platform.http.get('/v1/custom-field-definitions?sort=key', { token: t.token })).body.data.find(
-      (d: { key: string }) => d.key === 'consent_on_file'
-    )
+    const consent = (
+      await platform.http.get('/v1/custom-field-definitions?sort=key', { token: t.token })
+    ).body.data.find((d: { key: string }) => d.key === 'consent_on_file')
     await patchDefinition(t, consent.id, { required: false })
     expect((await createClient(t, {})).status).toBe(201)
   })
@@ -300,7 +377,9 @@ describe('custom_fields on clients', () => {
   it("checks every value against the new location's definitions when a client moves", async () => {
     const t = await freshTenant()
     const north = newId('location')
-    await platform.api.deps.db.location.create({ data: { id: north, tenantId: t.tenantId, name: 'North', timeZone: 'America/Chicago' } })
+    await platform.api.deps.db.location.create({
+      data: { id: north, tenantId: t.tenantId, name: 'North', timeZone: 'America/Chicago' },
+    })
     await define(t, { key: 'school', label: 'School', type: 'TEXT', locationId: t.locationId })
     await define(t, { key: 'siblings', label: 'Siblings', type: 'NUMBER', locationId: t.locationId })
     await define(t, { key: 'school', label: 'School year', type: 'NUMBER', locationId: north })
@@ -308,8 +387,14 @@ describe('custom_fields on clients', () => {
     expect(created.status).toBe(201)
 
     const moved = await patchClient(t, created.body.id, { locationId: north })
-    expect(errorCodes(moved.body)).toEqual(['custom_fields.school:invalid_type', 'custom_fields.siblings:unknown_field'])
-    const fixed = await patchClient(t, created.body.id, { locationId: north, custom_fields: { school: 3, siblings: null } })
+    expect(errorCodes(moved.body)).toEqual([
+      'custom_fields.school:invalid_type',
+      'custom_fields.siblings:unknown_field',
+    ])
+    const fixed = await patchClient(t, created.body.id, {
+      locationId: north,
+      custom_fields: { school: 3, siblings: null },
+    })
     expect(fixed.status).toBe(200)
     expect(fixed.body).toMatchObject({ locationId: north, custom_fields: { school: 3 } })
   })

@@ -94,15 +94,24 @@ describe('concurrent overlapping bookings', () => {
     const [p1, p2] = await Promise.all([newProvider(), newProvider()])
     const t = futureSlot(10)
     const a = await created('/v1/appointments', { childId, providerId: p1, startsAt: t.toISOString() })
-    const b = await created('/v1/appointments', { childId, providerId: p2, startsAt: new Date(t.getTime() + 3 * 60 * MINUTE).toISOString() })
+    const b = await created('/v1/appointments', {
+      childId,
+      providerId: p2,
+      startsAt: new Date(t.getTime() + 3 * 60 * MINUTE).toISOString(),
+    })
     const moved = await platform.http.post(`/v1/appointments/${b}/reschedule`, {
       token,
       body: { startsAt: new Date(t.getTime() + 30 * MINUTE).toISOString() },
     })
     expect(moved.status).toBe(409)
-    expect(moved.body).toMatchObject({ code: 'slot_unavailable', detail: 'The child already has an appointment that overlaps this time.' })
+    expect(moved.body).toMatchObject({
+      code: 'slot_unavailable',
+      detail: 'The child already has an appointment that overlaps this time.',
+    })
     // Cancelling the first frees the child's time.
-    expect((await platform.http.post(`/v1/appointments/${a}/cancel`, { token, body: { reason: 'OTHER' } })).status).toBe(200)
+    expect(
+      (await platform.http.post(`/v1/appointments/${a}/cancel`, { token, body: { reason: 'OTHER' } })).status
+    ).toBe(200)
     const retried = await platform.http.post(`/v1/appointments/${b}/reschedule`, {
       token,
       body: { startsAt: new Date(t.getTime() + 30 * MINUTE).toISOString() },
@@ -113,7 +122,13 @@ describe('concurrent overlapping bookings', () => {
 
 describe('the exclusion constraints', () => {
   /** Inserts an appointment row directly, bypassing the API and every application check. */
-  async function insertRaw(row: { childId: string; providerId: string; startsAt: Date; minutes: number; status?: string }) {
+  async function insertRaw(row: {
+    childId: string
+    providerId: string
+    startsAt: Date
+    minutes: number
+    status?: string
+  }) {
     const id = `apt_raw_${randomUUID().replace(/-/g, '')}`
     const endsAt = new Date(row.startsAt.getTime() + row.minutes * MINUTE)
     await platform.api.deps.db.$executeRawUnsafe(
@@ -131,7 +146,8 @@ describe('the exclusion constraints', () => {
     return id
   }
 
-  const sqlState = (error: unknown) => JSON.stringify(error, Object.getOwnPropertyNames(error ?? {})).match(/23P01/)?.[0]
+  const sqlState = (error: unknown) =>
+    JSON.stringify(error, Object.getOwnPropertyNames(error ?? {})).match(/23P01/)?.[0]
 
   it('refuse an overlapping CONFIRMED row of the same provider or child, and nothing else', async () => {
     const [c1, c2, c3] = await Promise.all([newChild(), newChild(), newChild()])
@@ -139,12 +155,22 @@ describe('the exclusion constraints', () => {
     const t = futureSlot(11)
     await insertRaw({ childId: c1, providerId: p1, startsAt: t, minutes: 60 })
 
-    const providerClash = await insertRaw({ childId: c2, providerId: p1, startsAt: new Date(t.getTime() + 59 * MINUTE), minutes: 30 }).catch((e: unknown) => e)
+    const providerClash = await insertRaw({
+      childId: c2,
+      providerId: p1,
+      startsAt: new Date(t.getTime() + 59 * MINUTE),
+      minutes: 30,
+    }).catch((e: unknown) => e)
     expect(providerClash).toBeInstanceOf(Error)
     expect(sqlState(providerClash)).toBe('23P01')
     expect(String((providerClash as Error).message)).toContain('appointments_provider_no_overlap')
 
-    const childClash = await insertRaw({ childId: c1, providerId: p2, startsAt: new Date(t.getTime() - 30 * MINUTE), minutes: 31 }).catch((e: unknown) => e)
+    const childClash = await insertRaw({
+      childId: c1,
+      providerId: p2,
+      startsAt: new Date(t.getTime() - 30 * MINUTE),
+      minutes: 31,
+    }).catch((e: unknown) => e)
     expect(sqlState(childClash)).toBe('23P01')
     expect(String((childClash as Error).message)).toContain('appointments_child_no_overlap')
 
@@ -154,7 +180,10 @@ describe('the exclusion constraints', () => {
     await insertRaw({ childId: c1, providerId: p1, startsAt: t, minutes: 60, status: 'CANCELLED' })
     // ...until a cancelled one is confirmed again over a confirmed one.
     const revived = await platform.api.deps.db
-      .$executeRawUnsafe(`UPDATE appointments SET status = 'CONFIRMED' WHERE provider_id = $1 AND status = 'CANCELLED'`, p1)
+      .$executeRawUnsafe(
+        `UPDATE appointments SET status = 'CONFIRMED' WHERE provider_id = $1 AND status = 'CANCELLED'`,
+        p1
+      )
       .catch((e: unknown) => e)
     expect(sqlState(revived)).toBe('23P01')
   })

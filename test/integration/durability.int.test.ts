@@ -36,7 +36,9 @@ describe('Temporal briefly unavailable', () => {
     // The booking is committed; its workflow start waits in the outbox.
     const stored = await platform.api.deps.db.appointment.findUniqueOrThrow({ where: { id } })
     expect(stored.status).toBe('CONFIRMED')
-    const pending = await platform.api.deps.db.workflowOutbox.findUniqueOrThrow({ where: { workflowId: handle.workflowId } })
+    const pending = await platform.api.deps.db.workflowOutbox.findUniqueOrThrow({
+      where: { workflowId: handle.workflowId },
+    })
     expect(pending.state).toBe('PENDING')
     await expect(handle.describe()).rejects.toThrow()
 
@@ -46,7 +48,9 @@ describe('Temporal briefly unavailable', () => {
 
     // The sweep keeps trying and records why it could not start the workflow.
     const failed = await eventually(async () => {
-      const row = await platform.api.deps.db.workflowOutbox.findUniqueOrThrow({ where: { workflowId: handle.workflowId } })
+      const row = await platform.api.deps.db.workflowOutbox.findUniqueOrThrow({
+        where: { workflowId: handle.workflowId },
+      })
       return row.lastError ? row : undefined
     }, 20_000)
     expect(failed.state).toBe('PENDING')
@@ -54,7 +58,9 @@ describe('Temporal briefly unavailable', () => {
     proxy.restore()
     const description = await eventually(() => handle.describe().catch(() => undefined), 60_000)
     expect(description.status.name).toBe('RUNNING')
-    const dispatched = await platform.api.deps.db.workflowOutbox.findUniqueOrThrow({ where: { workflowId: handle.workflowId } })
+    const dispatched = await platform.api.deps.db.workflowOutbox.findUniqueOrThrow({
+      where: { workflowId: handle.workflowId },
+    })
     expect(dispatched.state).toBe('DISPATCHED')
     expect(dispatched.lastError).toBeNull()
   })

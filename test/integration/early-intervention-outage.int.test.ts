@@ -57,10 +57,14 @@ async function enrolledChild(earlyIntervention: Record<string, unknown>) {
   return created.body.id as string
 }
 
-const planOf = async (childId: string) => (await platform.http.get(`/v1/children/${childId}/early-intervention`, { token })).body
+const planOf = async (childId: string) =>
+  (await platform.http.get(`/v1/children/${childId}/early-intervention`, { token })).body
 const notices = async (childId: string) =>
-  (await platform.http.get(`/v1/children/${childId}/early-intervention/notifications?sort=createdAt&limit=100`, { token })).body
-    .data as Notification[]
+  (
+    await platform.http.get(`/v1/children/${childId}/early-intervention/notifications?sort=createdAt&limit=100`, {
+      token,
+    })
+  ).body.data as Notification[]
 const ofKind = async (childId: string, kind: string) => (await notices(childId)).filter((n) => n.kind === kind)
 const patchEi = (childId: string, earlyIntervention: Record<string, unknown> | null) =>
   platform.http.request('PATCH', `/v1/children/${childId}`, {
@@ -68,10 +72,11 @@ const patchEi = (childId: string, earlyIntervention: Record<string, unknown> | n
     body: { earlyIntervention },
     headers: { 'Content-Type': 'application/merge-patch+json' },
   })
-const handleOf = (childId: string) => platform.temporal.workflow.getHandle(earlyInterventionWorkflowId(tenantId, childId))
-const deadline = (plan: { deadlines: Array<{ kind: string }> }, kind: string) => plan.deadlines.find((d) => d.kind === kind) as
-  | { kind: string; dueDate: string; status: string; metOn?: string }
-  | undefined
+const handleOf = (childId: string) =>
+  platform.temporal.workflow.getHandle(earlyInterventionWorkflowId(tenantId, childId))
+const deadline = (plan: { deadlines: Array<{ kind: string }> }, kind: string) =>
+  plan.deadlines.find((d) => d.kind === kind) as
+    { kind: string; dueDate: string; status: string; metOn?: string } | undefined
 
 describe('the 45-day clock against real time', () => {
   it('a meeting recorded while the breach timer fires: a breach is never recorded after the meeting was', async () => {
@@ -81,7 +86,10 @@ describe('the 45-day clock against real time', () => {
         const response = await patchEi(childId, { initialIfspDate: localDate(0) })
         const patchedAt = Date.now()
         expect(response.status).toBe(200)
-        await eventually(async () => (deadline(await planOf(childId), 'INITIAL_IFSP')?.status === 'MET' ? true : undefined), 10_000)
+        await eventually(
+          async () => (deadline(await planOf(childId), 'INITIAL_IFSP')?.status === 'MET' ? true : undefined),
+          10_000
+        )
         await new Promise((resolve) => setTimeout(resolve, 3 * DAY_MS))
         return { childId, patchedAt, breaches: await ofKind(childId, 'INITIAL_IFSP_BREACHED') }
       })

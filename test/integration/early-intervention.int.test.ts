@@ -11,7 +11,10 @@
  * early-intervention-outage.int.test.ts, on the dev server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { earlyInterventionWorkflowId, type EarlyInterventionState } from '../../workflows/early-intervention-contract.ts'
+import {
+  earlyInterventionWorkflowId,
+  type EarlyInterventionState,
+} from '../../workflows/early-intervention-contract.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
 import { eventually } from '../support/platform.ts'
 import { startTimeSkippingPlatform, type TimeSkippingPlatform } from '../support/time-skipping.ts'
@@ -37,7 +40,8 @@ afterAll(async () => {
 })
 
 /** The centre's calendar date `days` from `today` (YYYY-MM-DD). */
-const dayFrom = (today: string, days: number) => new Date(Date.parse(`${today}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10)
+const dayFrom = (today: string, days: number) =>
+  new Date(Date.parse(`${today}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10)
 /** The centre's calendar date `days` from today, today on the workflows' clock. */
 async function localDate(days: number): Promise<string> {
   return dayFrom(new Intl.DateTimeFormat('en-CA', { timeZone: ZONE }).format(new Date(await platform.now())), days)
@@ -67,10 +71,14 @@ async function enrolledChild(earlyIntervention: Record<string, unknown>) {
   return created.body.id as string
 }
 
-const planOf = async (childId: string) => (await platform.http.get(`/v1/children/${childId}/early-intervention`, { token })).body
+const planOf = async (childId: string) =>
+  (await platform.http.get(`/v1/children/${childId}/early-intervention`, { token })).body
 const notices = async (childId: string) =>
-  (await platform.http.get(`/v1/children/${childId}/early-intervention/notifications?sort=createdAt&limit=100`, { token })).body
-    .data as Notification[]
+  (
+    await platform.http.get(`/v1/children/${childId}/early-intervention/notifications?sort=createdAt&limit=100`, {
+      token,
+    })
+  ).body.data as Notification[]
 const ofKind = async (childId: string, kind: string) => (await notices(childId)).filter((n) => n.kind === kind)
 const patchEi = (childId: string, earlyIntervention: Record<string, unknown> | null) =>
   platform.http.request('PATCH', `/v1/children/${childId}`, {
@@ -78,7 +86,8 @@ const patchEi = (childId: string, earlyIntervention: Record<string, unknown> | n
     body: { earlyIntervention },
     headers: { 'Content-Type': 'application/merge-patch+json' },
   })
-const handleOf = (childId: string) => platform.temporal.workflow.getHandle(earlyInterventionWorkflowId(tenantId, childId))
+const handleOf = (childId: string) =>
+  platform.temporal.workflow.getHandle(earlyInterventionWorkflowId(tenantId, childId))
 const stateOf = (childId: string) => handleOf(childId).query<EarlyInterventionState>('earlyInterventionState')
 /** The workflow's next notice once it has loaded the plan and has one (`kind`, when given). */
 const nextNotice = (childId: string, kind?: string) =>
@@ -86,27 +95,41 @@ const nextNotice = (childId: string, kind?: string) =>
     const next = (await stateOf(childId).catch(() => undefined))?.next
     return next && (!kind || next.kind === kind) ? { kind: next.kind, at: Date.parse(next.at) } : undefined
   })
-const deadline = (plan: { deadlines: Array<{ kind: string }> }, kind: string) => plan.deadlines.find((d) => d.kind === kind) as
-  | { kind: string; dueDate: string; status: string; metOn?: string }
-  | undefined
+const deadline = (plan: { deadlines: Array<{ kind: string }> }, kind: string) =>
+  plan.deadlines.find((d) => d.kind === kind) as
+    { kind: string; dueDate: string; status: string; metOn?: string } | undefined
 
 describe('the 45-day clock', () => {
   it('starts with the enrolment, reminds, flags the breach on day 46, and a late meeting re-plans the deadlines', async () => {
     const today = await localDate(0)
     const referralDate = dayFrom(today, -44)
-    const childId = await enrolledChild({ referralDate, referralSource: 'PHYSICIAN', serviceCoordinator: { name: 'Ana Ruiz' } })
+    const childId = await enrolledChild({
+      referralDate,
+      referralSource: 'PHYSICIAN',
+      serviceCoordinator: { name: 'Ana Ruiz' },
+    })
     const handle = handleOf(childId)
 
     const described = await eventually(() => handle.describe().catch(() => undefined))
     expect(described.type).toBe('earlyInterventionWorkflow')
-    expect(described.searchAttributes).toMatchObject({ TenantId: [tenantId], WorkflowKind: ['early-intervention'], ChildId: [childId] })
+    expect(described.searchAttributes).toMatchObject({
+      TenantId: [tenantId],
+      WorkflowKind: ['early-intervention'],
+      ChildId: [childId],
+    })
     expect(await described.staticSummary()).toBe(`Early-intervention check-in: child ${childId}`)
     // Ids only: nothing of the child's record in what operators see.
-    expect(`${await described.staticSummary()} ${await described.staticDetails()}`).not.toMatch(/Noah|Reyes|Ana Ruiz|PHYSICIAN|\d{4}-\d{2}-\d{2}/)
+    expect(`${await described.staticSummary()} ${await described.staticDetails()}`).not.toMatch(
+      /Noah|Reyes|Ana Ruiz|PHYSICIAN|\d{4}-\d{2}-\d{2}/
+    )
 
     // Day 44's reminder at once (the day-30 and day-40 ones are stale), and the latest monthly check-in.
     const reminder = await eventually(async () => (await ofKind(childId, 'INITIAL_IFSP_REMINDER'))[0], 10_000)
-    expect(reminder).toMatchObject({ dueDate: dayFrom(today, 1), details: { series: 'INITIAL_IFSP', daysFromDue: -1 }, status: 'OPEN' })
+    expect(reminder).toMatchObject({
+      dueDate: dayFrom(today, 1),
+      details: { series: 'INITIAL_IFSP', daysFromDue: -1 },
+      status: 'OPEN',
+    })
     expect(await ofKind(childId, 'FAMILY_CHECK_IN')).toHaveLength(1)
 
     // The breach when day 46 begins in the centre's zone (the workflow's plan says when), not before.
@@ -121,7 +144,11 @@ describe('the 45-day clock', () => {
     expect(breach).toMatchObject({ dueDate: dayFrom(today, 1), details: { daysFromDue: 1 }, status: 'OPEN' })
     const overdue = await planOf(childId)
     expect(deadline(overdue, 'INITIAL_IFSP')?.status).toBe('OVERDUE')
-    expect(overdue).toMatchObject({ enrolled: true, status: 'ACTIVE', workflowId: earlyInterventionWorkflowId(tenantId, childId) })
+    expect(overdue).toMatchObject({
+      enrolled: true,
+      status: 'ACTIVE',
+      workflowId: earlyInterventionWorkflowId(tenantId, childId),
+    })
     expect(overdue.deadlines.map((d: { kind: string }) => d.kind)).toEqual(['INITIAL_IFSP', 'TRANSITION_PLAN', 'EXIT'])
     expect(overdue.nextCheckInDate).not.toBeNull()
 
@@ -135,7 +162,10 @@ describe('the 45-day clock', () => {
     expect(deadline(replanned, 'INITIAL_IFSP')).toMatchObject({ metOn: held })
     expect(deadline(replanned, 'PERIODIC_REVIEW')?.dueDate).toBeDefined()
     expect(deadline(replanned, 'ANNUAL_MEETING')?.dueDate).toBeDefined()
-    await eventually(async () => ((await ofKind(childId, 'INITIAL_IFSP_BREACHED'))[0]?.status === 'RESOLVED' ? true : undefined), 10_000)
+    await eventually(
+      async () => ((await ofKind(childId, 'INITIAL_IFSP_BREACHED'))[0]?.status === 'RESOLVED' ? true : undefined),
+      10_000
+    )
     expect((await ofKind(childId, 'INITIAL_IFSP_REMINDER')).map((n) => n.status)).toEqual(['RESOLVED'])
     // Exactly one breach notice, however often the plan was reloaded.
     expect(await ofKind(childId, 'INITIAL_IFSP_BREACHED')).toHaveLength(1)
@@ -156,19 +186,31 @@ describe('the 45-day clock', () => {
     expect(excepted.body.timelineException).toMatchObject({ reason: 'FAMILY_CIRCUMSTANCES' })
 
     // Well past the limit (due on day 45, five days from now): no breach, the deadline is excepted.
-    await eventually(async () => (deadline(await planOf(childId), 'INITIAL_IFSP')?.status === 'EXCEPTED' ? true : undefined), 10_000)
+    await eventually(
+      async () => (deadline(await planOf(childId), 'INITIAL_IFSP')?.status === 'EXCEPTED' ? true : undefined),
+      10_000
+    )
     await platform.skip('10 days')
     expect(await ofKind(childId, 'INITIAL_IFSP_BREACHED')).toEqual([])
     expect(deadline(await planOf(childId), 'INITIAL_IFSP')?.status).toBe('EXCEPTED')
 
-    expect((await platform.http.request('DELETE', `/v1/children/${childId}/early-intervention/timeline-exception`, { token })).status).toBe(200)
+    expect(
+      (
+        await platform.http.request('DELETE', `/v1/children/${childId}/early-intervention/timeline-exception`, {
+          token,
+        })
+      ).status
+    ).toBe(200)
     const breach = await eventually(async () => (await ofKind(childId, 'INITIAL_IFSP_BREACHED'))[0], 10_000)
     expect(breach.dueDate).toBe(dayFrom(today, 5))
 
-    const refused = await platform.http.post(`/v1/children/${await enrolledChild({ referralDate: await localDate(-10), initialIfspDate: await localDate(-2) })}/early-intervention/timeline-exception`, {
-      token,
-      body: { reason: 'CONSENT_PENDING', note: 'n/a' },
-    })
+    const refused = await platform.http.post(
+      `/v1/children/${await enrolledChild({ referralDate: await localDate(-10), initialIfspDate: await localDate(-2) })}/early-intervention/timeline-exception`,
+      {
+        token,
+        body: { reason: 'CONSENT_PENDING', note: 'n/a' },
+      }
+    )
     expect(refused.body).toMatchObject({ status: 409, code: 'invalid_state_transition' })
     // Left running, as are the other workflows a test is done with: ending one while its activity runs stalls the
     // test server's clock for good (see provider-onboarding.int.test.ts).
@@ -179,17 +221,23 @@ describe('the 45-day clock', () => {
     const childId = await enrolledChild({ referralDate: dayFrom(today, -45) })
     const breachAt = (await nextNotice(childId, 'INITIAL_IFSP_BREACHED')).at
     expect((await patchEi(childId, { initialIfspDate: today })).status).toBe(200)
-    await eventually(async () => (deadline(await planOf(childId), 'INITIAL_IFSP')?.status === 'MET' ? true : undefined), 10_000)
+    await eventually(
+      async () => (deadline(await planOf(childId), 'INITIAL_IFSP')?.status === 'MET' ? true : undefined),
+      10_000
+    )
     await skipTo(breachAt + DAY_MS)
     expect(await ofKind(childId, 'INITIAL_IFSP_BREACHED')).toEqual([])
     expect(deadline(await planOf(childId), 'INITIAL_IFSP')).toMatchObject({ status: 'MET', metOn: today })
   })
-
 })
 
 describe('changes, exit and return', () => {
   it('re-plans the review when one is recorded, closes on exit and starts again when the child returns', async () => {
-    const childId = await enrolledChild({ referralDate: await localDate(-100), initialIfspDate: await localDate(-60), consentDate: await localDate(-60) })
+    const childId = await enrolledChild({
+      referralDate: await localDate(-100),
+      initialIfspDate: await localDate(-60),
+      consentDate: await localDate(-60),
+    })
     const handle = handleOf(childId)
     const first = await eventually(async () => {
       const plan = await planOf(childId)
@@ -222,15 +270,26 @@ describe('changes, exit and return', () => {
     await eventually(async () => ((await planOf(childId)).status === 'ACTIVE' ? true : undefined), 10_000)
     await handle.cancel()
     await handle.result().catch(() => undefined)
-    expect((await planOf(childId))).toMatchObject({ status: 'CLOSED', closedReason: 'CANCELLED' })
+    expect(await planOf(childId)).toMatchObject({ status: 'CLOSED', closedReason: 'CANCELLED' })
   })
 
   it('shows no plan for a child never enrolled, and 404 for another tenant', async () => {
-    const created = await platform.http.post('/v1/children', { token, body: { firstName: 'Mia', lastName: 'Chen', dateOfBirth: await localDate(-400) } })
+    const created = await platform.http.post('/v1/children', {
+      token,
+      body: { firstName: 'Mia', lastName: 'Chen', dateOfBirth: await localDate(-400) },
+    })
     expect(await planOf(created.body.id)).toMatchObject({ enrolled: false, status: 'NOT_STARTED', deadlines: [] })
     const other = await platform.newTenant(['children'])
     const otherToken = await platform.token(other)
-    expect((await platform.http.get(`/v1/children/${created.body.id}/early-intervention`, { token: otherToken })).status).toBe(404)
-    expect((await platform.http.get(`/v1/children/${created.body.id}/early-intervention/notifications`, { token: otherToken })).status).toBe(404)
+    expect(
+      (await platform.http.get(`/v1/children/${created.body.id}/early-intervention`, { token: otherToken })).status
+    ).toBe(404)
+    expect(
+      (
+        await platform.http.get(`/v1/children/${created.body.id}/early-intervention/notifications`, {
+          token: otherToken,
+        })
+      ).status
+    ).toBe(404)
   })
 })

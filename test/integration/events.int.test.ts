@@ -49,7 +49,10 @@ async function tenant(scopes = ['children', 'providers', 'bookings', 'webhooks']
 }
 
 async function subscribe(token: string, path: string, events: string[] = ['*']) {
-  const response = await platform.http.post('/v1/webhook-endpoints', { token, body: { url: receiver.url(path), events } })
+  const response = await platform.http.post('/v1/webhook-endpoints', {
+    token,
+    body: { url: receiver.url(path), events },
+  })
   expect(response.status).toBe(201)
   return response.body.id as string
 }
@@ -93,10 +96,15 @@ describe('GET /v1/events', () => {
 
     const page1 = await platform.http.get('/v1/events?limit=1&sort=createdAt', { token })
     expect(page1.body.data[0].type).toBe('child.registered')
-    const page2 = await platform.http.get(`/v1/events?limit=1&sort=createdAt&cursor=${page1.body.nextCursor}`, { token })
+    const page2 = await platform.http.get(`/v1/events?limit=1&sort=createdAt&cursor=${page1.body.nextCursor}`, {
+      token,
+    })
     expect(page2.body.data[0].id).not.toBe(page1.body.data[0].id)
 
-    const later = await platform.http.get(`/v1/events?from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`, { token })
+    const later = await platform.http.get(
+      `/v1/events?from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`,
+      { token }
+    )
     expect(later.body.data).toEqual([])
     const bad = await platform.http.get('/v1/events?type=not.a.type', { token })
     expect(bad.status).toBe(400)
@@ -140,7 +148,13 @@ describe('the transactional outbox', () => {
     // Exactly what a crash right after commit leaves: the event row, not fanned out, and no signal to anyone.
     const id = newId('event')
     await db().event.create({
-      data: { id, tenantId, type: 'child.registered', data: { childId: newId('child'), locationId: null }, createdAt: new Date() },
+      data: {
+        id,
+        tenantId,
+        type: 'child.registered',
+        data: { childId: newId('child'), locationId: null },
+        createdAt: new Date(),
+      },
     })
     const [delivery] = await receiver.waitFor('/orphan', 1, 30_000)
     expect(JSON.parse(delivery!.body).id).toBe(id)
@@ -208,7 +222,10 @@ describe('duplicate dispatch', () => {
     await receiver.waitFor('/once', 10)
 
     // A start that is repeated after the delivery finished (a lost "started" mark) is refused by Temporal.
-    await db().webhookDelivery.updateMany({ where: { tenantId }, data: { workflowStartedAt: null, dispatchLeaseUntil: null } })
+    await db().webhookDelivery.updateMany({
+      where: { tenantId },
+      data: { workflowStartedAt: null, dispatchLeaseUntil: null },
+    })
     await rivals[0]!.dispatchPending()
     await new Promise((resolve) => setTimeout(resolve, 2000))
     const received = receiver.received('/once').map((d) => JSON.parse(d.body).id as string)

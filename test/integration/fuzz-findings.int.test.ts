@@ -20,7 +20,10 @@ afterAll(async () => {
 
 describe('a workflow that does not answer', () => {
   it('is a 503 dependency_unavailable the client may retry, not a 500 from an expired transaction', async () => {
-    const child = await platform.http.post('/v1/children', { token, body: { firstName: 'Fuzz', lastName: 'Finding', dateOfBirth: '2022-02-02' } })
+    const child = await platform.http.post('/v1/children', {
+      token,
+      body: { firstName: 'Fuzz', lastName: 'Finding', dateOfBirth: '2022-02-02' },
+    })
     expect(child.status).toBe(201)
     // An update waits for the progress workflow's answer; no worker polls, so none comes.
     const response = await platform.http.post(`/v1/children/${child.body.id as string}/progress/reports`, { token })
@@ -40,7 +43,10 @@ describe('text PostgreSQL cannot store', () => {
   })
 
   it('is a 400 invalid_text from a JSON body, and nothing is stored', async () => {
-    const response = await platform.http.post('/v1/children', { token, body: { firstName: 'Nul\u0000', lastName: 'Byte', dateOfBirth: '2022-02-02' } })
+    const response = await platform.http.post('/v1/children', {
+      token,
+      body: { firstName: 'Nul\u0000', lastName: 'Byte', dateOfBirth: '2022-02-02' },
+    })
     expect(response.status, JSON.stringify(response.body)).toBe(400)
     expect(response.body).toMatchObject({ status: 400, code: 'invalid_text' })
     const listed = await platform.http.get('/v1/children?limit=100', { token })

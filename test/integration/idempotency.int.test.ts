@@ -19,10 +19,19 @@ let client: Awaited<ReturnType<Platform['newTenant']>>
 const slot = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString()
 
 beforeAll(async () => {
-  platform = await startPlatform({ withWorker: false, clock: () => new Date(now), overrides: { IDEMPOTENCY_WAIT_MS: '300' } })
+  platform = await startPlatform({
+    withWorker: false,
+    clock: () => new Date(now),
+    overrides: { IDEMPOTENCY_WAIT_MS: '300' },
+  })
   client = await platform.newTenant(['children', 'providers', 'bookings', 'api_keys'])
   token = await platform.token(client)
-  childId = (await platform.http.post('/v1/children', { token, body: { firstName: 'I', lastName: 'K', dateOfBirth: '2022-01-01' } })).body.id
+  childId = (
+    await platform.http.post('/v1/children', {
+      token,
+      body: { firstName: 'I', lastName: 'K', dateOfBirth: '2022-01-01' },
+    })
+  ).body.id
   providerId = (await platform.http.post('/v1/providers', { token, body: { name: 'P', timeZone: 'UTC' } })).body.id
 })
 
@@ -65,20 +74,30 @@ describe('a duplicate while the first request is in flight', () => {
     const replay = await platform.http.post('/v1/appointments', { token, headers: { 'Idempotency-Key': key }, body })
     expect(replay.status).toBe(201)
     expect(replay.headers.get('idempotent-replayed')).toBe('true')
-    expect(await platform.api.deps.db.appointment.count({ where: { providerId, startsAt: new Date(body.startsAt) } })).toBe(1)
+    expect(
+      await platform.api.deps.db.appointment.count({ where: { providerId, startsAt: new Date(body.startsAt) } })
+    ).toBe(1)
   })
 })
 
 describe('key lifetime and failures', () => {
   it('forgets a key after 24 hours', async () => {
     const key = randomUUID()
-    const first = await platform.http.post('/v1/providers', { token, headers: { 'Idempotency-Key': key }, body: { name: 'Day one', timeZone: 'UTC' } })
+    const first = await platform.http.post('/v1/providers', {
+      token,
+      headers: { 'Idempotency-Key': key },
+      body: { name: 'Day one', timeZone: 'UTC' },
+    })
     expect(first.status).toBe(201)
     try {
       // The key belongs to the client, not to one access token: a fresh token at the later time still meets it.
       now += 23 * 3600_000
       const later = await platform.token(client)
-      const sameDay = await platform.http.post('/v1/providers', { token: later, headers: { 'Idempotency-Key': key }, body: { name: 'Other', timeZone: 'UTC' } })
+      const sameDay = await platform.http.post('/v1/providers', {
+        token: later,
+        headers: { 'Idempotency-Key': key },
+        body: { name: 'Other', timeZone: 'UTC' },
+      })
       expect(sameDay.status).toBe(422)
       now += 2 * 3600_000
       const nextDay = await platform.http.post('/v1/providers', {
@@ -99,8 +118,12 @@ describe('key lifetime and failures', () => {
     await db.$executeRawUnsafe(`
       CREATE OR REPLACE FUNCTION test_explode() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.notes = '${marker}' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$`)
-    await db.$executeRawUnsafe('CREATE TRIGGER test_explode BEFORE UPDATE ON appointments FOR EACH ROW EXECUTE FUNCTION test_explode()')
-    await db.$executeRawUnsafe('CREATE TRIGGER test_explode_insert BEFORE INSERT ON appointments FOR EACH ROW EXECUTE FUNCTION test_explode()')
+    await db.$executeRawUnsafe(
+      'CREATE TRIGGER test_explode BEFORE UPDATE ON appointments FOR EACH ROW EXECUTE FUNCTION test_explode()'
+    )
+    await db.$executeRawUnsafe(
+      'CREATE TRIGGER test_explode_insert BEFORE INSERT ON appointments FOR EACH ROW EXECUTE FUNCTION test_explode()'
+    )
     const key = randomUUID()
     const body = { childId, providerId, startsAt: slot(40), notes: marker }
     try {
@@ -122,16 +145,28 @@ describe('key lifetime and failures', () => {
 
 describe('every write method', () => {
   it('replays DELETE and PATCH with the same key', async () => {
-    const created = await platform.http.post('/v1/api-keys', { token, body: { name: 'k', permissions: [{ resource: 'children', methods: ['GET'] }] } })
+    const created = await platform.http.post('/v1/api-keys', {
+      token,
+      body: { name: 'k', permissions: [{ resource: 'children', methods: ['GET'] }] },
+    })
     const key = randomUUID()
-    const first = await platform.http.request('DELETE', `/v1/api-keys/${created.body.id}`, { token, headers: { 'Idempotency-Key': key } })
-    const again = await platform.http.request('DELETE', `/v1/api-keys/${created.body.id}`, { token, headers: { 'Idempotency-Key': key } })
+    const first = await platform.http.request('DELETE', `/v1/api-keys/${created.body.id}`, {
+      token,
+      headers: { 'Idempotency-Key': key },
+    })
+    const again = await platform.http.request('DELETE', `/v1/api-keys/${created.body.id}`, {
+      token,
+      headers: { 'Idempotency-Key': key },
+    })
     expect(first.status).toBe(200)
     expect(again.status).toBe(200)
     expect(again.body).toEqual(first.body)
     expect(again.headers.get('idempotent-replayed')).toBe('true')
 
-    const other = await platform.http.request('DELETE', `/v1/api-keys/ak_other`, { token, headers: { 'Idempotency-Key': key } })
+    const other = await platform.http.request('DELETE', `/v1/api-keys/ak_other`, {
+      token,
+      headers: { 'Idempotency-Key': key },
+    })
     expect(other.status).toBe(422)
     expect(other.body.code).toBe('idempotency_key_reused')
   })

@@ -24,11 +24,19 @@ beforeAll(async () => {
   const http = platform.http
   const child = await http.post('/v1/children', {
     token,
-    body: { firstName: 'Ada', lastName: 'Lind', dateOfBirth: '2022-03-01', goals: [{ description: '/s/ initial', discipline: 'SPEECH_THERAPY' }] },
+    body: {
+      firstName: 'Ada',
+      lastName: 'Lind',
+      dateOfBirth: '2022-03-01',
+      goals: [{ description: '/s/ initial', discipline: 'SPEECH_THERAPY' }],
+    },
   })
   childId = child.body.id
   goalId = child.body.goals[0].id
-  const provider = await http.post('/v1/providers', { token, body: { name: 'Dana Whitfield', timeZone: 'America/Chicago' } })
+  const provider = await http.post('/v1/providers', {
+    token,
+    body: { name: 'Dana Whitfield', timeZone: 'America/Chicago' },
+  })
   const providerId = provider.body.id
   const measures: Array<[number, string]> = [
     [45, 'MAXIMAL'],
@@ -37,7 +45,10 @@ beforeAll(async () => {
     [75, 'MINIMAL'],
   ]
   for (const [i, [accuracy, cueing]] of measures.entries()) {
-    const appointment = await http.post('/v1/appointments', { token, body: { childId, providerId, startsAt: futureSlot(i + 1).toISOString() } })
+    const appointment = await http.post('/v1/appointments', {
+      token,
+      body: { childId, providerId, startsAt: futureSlot(i + 1).toISOString() },
+    })
     expect(appointment.status).toBe(201)
     const session = await http.post('/v1/sessions', { token, body: { appointmentId: appointment.body.id } })
     const note = await http.post(`/v1/sessions/${session.body.id}/notes`, {
@@ -50,12 +61,18 @@ beforeAll(async () => {
       },
     })
     expect(note.status).toBe(201)
-    const signed = await http.post(`/v1/sessions/${session.body.id}/notes/${note.body.id}/sign`, { token, body: { providerId } })
+    const signed = await http.post(`/v1/sessions/${session.body.id}/notes/${note.body.id}/sign`, {
+      token,
+      body: { providerId },
+    })
     expect(signed.status, JSON.stringify(signed.body)).toBe(200)
     noteIds.push(note.body.id)
   }
   // A draft note's figures are not data yet.
-  const extra = await http.post('/v1/appointments', { token, body: { childId, providerId, startsAt: futureSlot(6).toISOString() } })
+  const extra = await http.post('/v1/appointments', {
+    token,
+    body: { childId, providerId, startsAt: futureSlot(6).toISOString() },
+  })
   const extraSession = await http.post('/v1/sessions', { token, body: { appointmentId: extra.body.id } })
   await http.post(`/v1/sessions/${extraSession.body.id}/notes`, {
     token,
@@ -68,7 +85,10 @@ beforeAll(async () => {
     const a = await http.post('/v1/assessments', { token, body: { childId, instrument: 'PLS-5' } })
     const done = await http.post(`/v1/assessments/${a.body.id}/complete`, {
       token,
-      body: { scores: [{ subtest: 'Total Language', standardScore: score, percentile: score - 60 }], completedAt: new Date(Date.now() - daysAgo * DAY).toISOString() },
+      body: {
+        scores: [{ subtest: 'Total Language', standardScore: score, percentile: score - 60 }],
+        completedAt: new Date(Date.now() - daysAgo * DAY).toISOString(),
+      },
     })
     expect(done.status).toBe(200)
     assessmentIds.push(a.body.id)
@@ -88,7 +108,15 @@ describe('GET /v1/ai/children/{id}/insights', () => {
     expect(goal.goalId).toBe(goalId)
     expect(goal.dataPoints.map((d: { noteId: string }) => d.noteId)).toEqual(noteIds)
     expect(goal.dataPoints.map((d: { accuracyPercent: number }) => d.accuracyPercent)).toEqual([45, 55, 65, 75])
-    expect(goal.progress).toMatchObject({ dataPoints: 4, firstAccuracy: 45, lastAccuracy: 75, trendChange: 30, firstCueing: 'MAXIMAL', lastCueing: 'MINIMAL', trend: 'IMPROVING' })
+    expect(goal.progress).toMatchObject({
+      dataPoints: 4,
+      firstAccuracy: 45,
+      lastAccuracy: 75,
+      trendChange: 30,
+      firstCueing: 'MAXIMAL',
+      lastCueing: 'MINIMAL',
+      trend: 'IMPROVING',
+    })
     expect(goal.explanation).toMatch(/^Improving: .*30 points.*45% → 75% over 4 sessions/)
 
     expect(res.body.assessments).toEqual([
@@ -107,8 +135,12 @@ describe('GET /v1/ai/children/{id}/insights', () => {
 
   it('404 for another tenant’s child; 403 without ai.read', async () => {
     const other = await platform.newTenant(['ai.read'])
-    expect((await platform.http.get(`/v1/ai/children/${childId}/insights`, { token: await platform.token(other) })).status).toBe(404)
+    expect(
+      (await platform.http.get(`/v1/ai/children/${childId}/insights`, { token: await platform.token(other) })).status
+    ).toBe(404)
     const noScope = await platform.newTenant(['children'])
-    expect((await platform.http.get(`/v1/ai/children/${childId}/insights`, { token: await platform.token(noScope) })).status).toBe(403)
+    expect(
+      (await platform.http.get(`/v1/ai/children/${childId}/insights`, { token: await platform.token(noScope) })).status
+    ).toBe(403)
   })
 })

@@ -18,21 +18,29 @@ let admin: pg.Client
 let token: string
 
 const newAssistant = async (as: string) => {
-  const response = await platform.http.post('/v1/assistants', { token: as, body: { name: 'Vector helper', scope: 'tenant' } })
+  const response = await platform.http.post('/v1/assistants', {
+    token: as,
+    body: { name: 'Vector helper', scope: 'tenant' },
+  })
   if (response.status !== 201) throw new Error(`assistant: ${response.status} ${JSON.stringify(response.body)}`)
   return response.body.id as string
 }
 
 /** Vectors of a document in the pgvector table, read as the login role (not subject to row-level security here). */
 const vectorsOf = async (documentId: string) =>
-  Number((await admin.query('SELECT count(*) AS n FROM ai_vectors.knowledge_vectors WHERE document_id = $1', [documentId])).rows[0].n)
+  Number(
+    (await admin.query('SELECT count(*) AS n FROM ai_vectors.knowledge_vectors WHERE document_id = $1', [documentId]))
+      .rows[0].n
+  )
 
 beforeAll(async () => {
   database = await startEmbeddedPostgres({ port: 0 })
   await applyMigrations(database.connectionString)
   admin = new pg.Client({ connectionString: database.connectionString })
   await admin.connect()
-  platform = await startPlatform({ overrides: { DATABASE_URL: database.connectionString, AI_VECTOR_STORE: 'pgvector' } })
+  platform = await startPlatform({
+    overrides: { DATABASE_URL: database.connectionString, AI_VECTOR_STORE: 'pgvector' },
+  })
   const client = await platform.newTenant(['ai', 'ai.read'])
   token = await platform.token(client)
 }, 180_000)
@@ -68,7 +76,11 @@ describe('knowledge on pgvector', () => {
     const answer = await ask(platform, token, assistantId, 'Where is the assembly point if there is a fire?')
     expect(answer.answered).toBe(true)
     expect(answer.models.vectorStore).toBe('pgvector')
-    expect(answer.citations[0]).toMatchObject({ documentId: doc!.id, page: 2, headingPath: ['Health and Safety Policy', '5. Emergencies and evacuation'] })
+    expect(answer.citations[0]).toMatchObject({
+      documentId: doc!.id,
+      page: 2,
+      headingPath: ['Health and Safety Policy', '5. Emergencies and evacuation'],
+    })
     expect(answer.citations[0]!.quote).toContain('behind the public library')
 
     expect((await ask(platform, token, assistantId, 'Do you run summer camps in July?')).answered).toBe(false)
@@ -77,12 +89,16 @@ describe('knowledge on pgvector', () => {
   it('keeps every search within the tenant and the assistant', async () => {
     const holder = await newAssistant(token)
     const sibling = await newAssistant(token)
-    const [doc] = await upload(platform, token, holder, [textFile('moonbeam.md', '# Moonbeam\n\nThe Moonbeam programme meets on Tuesdays in the Orchard room.\n')])
+    const [doc] = await upload(platform, token, holder, [
+      textFile('moonbeam.md', '# Moonbeam\n\nThe Moonbeam programme meets on Tuesdays in the Orchard room.\n'),
+    ])
     await settled(platform, token, doc!.id)
     const other = await platform.newTenant(['ai', 'ai.read'])
     const otherToken = await platform.token(other)
     const foreign = await newAssistant(otherToken)
-    const [decoy] = await upload(platform, otherToken, foreign, [textFile('decoy.md', '# Decoy\n\nThe Sunrise programme meets on Mondays.\n')])
+    const [decoy] = await upload(platform, otherToken, foreign, [
+      textFile('decoy.md', '# Decoy\n\nThe Sunrise programme meets on Mondays.\n'),
+    ])
     await settled(platform, otherToken, decoy!.id)
 
     const question = 'When does the Moonbeam programme meet?'
@@ -112,9 +128,15 @@ describe('knowledge on pgvector', () => {
     })
     expect(replaced.status).toBe(202)
     await settled(platform, token, first!.id, 2)
-    const texts = (await admin.query('SELECT text, metadata FROM ai_vectors.knowledge_vectors WHERE document_id = $1', [first!.id])).rows
+    const texts = (
+      await admin.query('SELECT text, metadata FROM ai_vectors.knowledge_vectors WHERE document_id = $1', [first!.id])
+    ).rows
     expect(texts.length).toBeGreaterThan(0)
-    expect(texts.every((r: { text: string; metadata: { version: number } }) => r.metadata.version === 2 && !r.text.includes('Lantern'))).toBe(true)
+    expect(
+      texts.every(
+        (r: { text: string; metadata: { version: number } }) => r.metadata.version === 2 && !r.text.includes('Lantern')
+      )
+    ).toBe(true)
 
     expect((await platform.http.request('DELETE', `/v1/knowledge/documents/${second!.id}`, { token })).status).toBe(204)
     expect(await vectorsOf(second!.id)).toBe(0)

@@ -48,21 +48,45 @@ async function newTenant() {
 
 async function newAssistant(tenantId: string) {
   const id = newId('assistant')
-  await runInUnitOfWork(db, tenantId, ({ tx }) => tx.assistant.create({ data: { id, tenantId, name: 'Store test', scope: 'tenant', tools: ['knowledge'] } }))
+  await runInUnitOfWork(db, tenantId, ({ tx }) =>
+    tx.assistant.create({ data: { id, tenantId, name: 'Store test', scope: 'tenant', tools: ['knowledge'] } })
+  )
   return id
 }
 
 /** Stores `texts` as the chunks of one new document of the assistant, through the store; returns the chunk ids. */
-async function addDocument(stores: ReturnType<typeof createKnowledgeStores>, tenantId: string, assistantId: string, texts: string[]) {
+async function addDocument(
+  stores: ReturnType<typeof createKnowledgeStores>,
+  tenantId: string,
+  assistantId: string,
+  texts: string[]
+) {
   const documentId = newId('knowledgeDocument')
   const ids = texts.map(() => newId('knowledgeChunk'))
   await runInUnitOfWork(db, tenantId, async (uow) => {
     await uow.tx.knowledgeDocument.create({
-      data: { id: documentId, tenantId, assistantId, name: `${documentId}.md`, mediaType: 'text/markdown', sizeBytes: 1, sha256: '-', content: new Uint8Array([1]) },
+      data: {
+        id: documentId,
+        tenantId,
+        assistantId,
+        name: `${documentId}.md`,
+        mediaType: 'text/markdown',
+        sizeBytes: 1,
+        sha256: '-',
+        content: new Uint8Array([1]),
+      },
     })
     const store = await stores.open(uow, assistantId)
     const docs = texts.map((text, ordinal) => {
-      const metadata: ChunkMetadata = { documentId, documentName: `${documentId}.md`, version: 1, ordinal, headingPath: [], startOffset: 0, endOffset: text.length }
+      const metadata: ChunkMetadata = {
+        documentId,
+        documentName: `${documentId}.md`,
+        version: 1,
+        ordinal,
+        headingPath: [],
+        startOffset: 0,
+        endOffset: text.length,
+      }
       return new Document({ pageContent: text, metadata })
     })
     await store.addVectors(await embeddings.embedDocuments(texts), docs, { ids })
@@ -70,15 +94,25 @@ async function addDocument(stores: ReturnType<typeof createKnowledgeStores>, ten
   return { documentId, ids }
 }
 
-const search = (stores: ReturnType<typeof createKnowledgeStores>, tenantId: string, assistantId: string, k: number, question = QUESTION) =>
+const search = (
+  stores: ReturnType<typeof createKnowledgeStores>,
+  tenantId: string,
+  assistantId: string,
+  k: number,
+  question = QUESTION
+) =>
   runInUnitOfWork(db, tenantId, async (uow) => {
     const store = await stores.open(uow, assistantId)
-    return (await store.similaritySearchVectorWithScore(await embeddings.embedQuery(question), k)).map(([doc, score]) => ({ id: doc.id!, score, text: doc.pageContent }))
+    return (await store.similaritySearchVectorWithScore(await embeddings.embedQuery(question), k)).map(
+      ([doc, score]) => ({ id: doc.id!, score, text: doc.pageContent })
+    )
   })
 
 /** The target's texts: 30 chunks, each mentioning Moonbeam with a different amount of the question's words. */
 const targetTexts = Array.from({ length: 30 }, (_, i) =>
-  i % 3 === 0 ? `Moonbeam programme note ${i}: the group meets weekly in the Orchard room.` : `Moonbeam newsletter item ${i}: families shared ${i} photos.`
+  i % 3 === 0
+    ? `Moonbeam programme note ${i}: the group meets weekly in the Orchard room.`
+    : `Moonbeam newsletter item ${i}: families shared ${i} photos.`
 )
 
 /** The exact cosine ranking of `texts` for the question, computed here from the embeddings. */
@@ -98,7 +132,11 @@ describe.each<[VectorStoreKind, number | undefined]>([
   ['pgvector', 1],
   ['postgres', 1],
 ])('the %s store (cache budget %s)', (kind, budget) => {
-  const stores = createKnowledgeStores(kind, embeddings, budget === undefined ? undefined : createVectorIndexCache<LoadedChunks>(budget))
+  const stores = createKnowledgeStores(
+    kind,
+    embeddings,
+    budget === undefined ? undefined : createVectorIndexCache<LoadedChunks>(budget)
+  )
   let tenantId: string
   let target: string
   let target2: { documentId: string; ids: string[] }
@@ -133,22 +171,42 @@ describe.each<[VectorStoreKind, number | undefined]>([
   it('never serves a deleted chunk, always sees an added one, and forgets a rolled-back addition', async () => {
     const assistantId = await newAssistant(tenantId)
     const kept = await addDocument(stores, tenantId, assistantId, ['Moonbeam meets on Tuesdays in the Orchard room.'])
-    const dropped = await addDocument(stores, tenantId, assistantId, ['Moonbeam meets on Mondays in the Orchard room, says the old timetable.'])
-    expect((await search(stores, tenantId, assistantId, 5)).map((h) => h.id).sort()).toEqual([...kept.ids, ...dropped.ids].sort())
+    const dropped = await addDocument(stores, tenantId, assistantId, [
+      'Moonbeam meets on Mondays in the Orchard room, says the old timetable.',
+    ])
+    expect((await search(stores, tenantId, assistantId, 5)).map((h) => h.id).sort()).toEqual(
+      [...kept.ids, ...dropped.ids].sort()
+    )
 
-    await runInUnitOfWork(db, tenantId, async (uow) => (await stores.open(uow, assistantId)).delete({ filter: { documentId: dropped.documentId } }))
+    await runInUnitOfWork(db, tenantId, async (uow) =>
+      (await stores.open(uow, assistantId)).delete({ filter: { documentId: dropped.documentId } })
+    )
     expect((await search(stores, tenantId, assistantId, 5)).map((h) => h.id)).toEqual(kept.ids)
 
     const added = await addDocument(stores, tenantId, assistantId, ['The Moonbeam programme also meets on Saturdays.'])
-    expect((await search(stores, tenantId, assistantId, 5)).map((h) => h.id).sort()).toEqual([...kept.ids, ...added.ids].sort())
+    expect((await search(stores, tenantId, assistantId, 5)).map((h) => h.id).sort()).toEqual(
+      [...kept.ids, ...added.ids].sort()
+    )
 
     // A transaction adds a chunk and searches (so the cache may load what only it sees), then rolls back.
     const ghost = newId('knowledgeChunk')
     await expect(
       runInUnitOfWork(db, tenantId, async (uow) => {
         const store = await stores.open(uow, assistantId)
-        const metadata: ChunkMetadata = { documentId: kept.documentId, documentName: 'x.md', version: 1, ordinal: 9, headingPath: [], startOffset: 0, endOffset: 1 }
-        await store.addVectors(await embeddings.embedDocuments(['Moonbeam ghost']), [new Document({ pageContent: 'Moonbeam ghost', metadata })], { ids: [ghost] })
+        const metadata: ChunkMetadata = {
+          documentId: kept.documentId,
+          documentName: 'x.md',
+          version: 1,
+          ordinal: 9,
+          headingPath: [],
+          startOffset: 0,
+          endOffset: 1,
+        }
+        await store.addVectors(
+          await embeddings.embedDocuments(['Moonbeam ghost']),
+          [new Document({ pageContent: 'Moonbeam ghost', metadata })],
+          { ids: [ghost] }
+        )
         const inside = await store.similaritySearchVectorWithScore(await embeddings.embedQuery(QUESTION), 5)
         expect(inside.map(([doc]) => doc.id)).toContain(ghost)
         throw new Error('roll back')

@@ -14,7 +14,16 @@ import type { ProvisionedClient } from '../../domain/tenants/provision-client.ts
 import { aiConfigOf } from '../../infra/ai-config.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { knowledgeIndexingWorkflowId } from '../../workflows/knowledge-indexing-shared.ts'
-import { ask, corpusFile, encodeForm, sendEncoded, sendForm, settled, textFile, upload } from '../support/knowledge-http.ts'
+import {
+  ask,
+  corpusFile,
+  encodeForm,
+  sendEncoded,
+  sendForm,
+  settled,
+  textFile,
+  upload,
+} from '../support/knowledge-http.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
 
 const MAX_FILE_BYTES = 2_000_000
@@ -26,7 +35,10 @@ let token: string
 let assistantId: string
 
 const newAssistant = async (as: string, body: Record<string, unknown> = {}) => {
-  const response = await platform.http.post('/v1/assistants', { token: as, body: { name: 'Knowledge helper', scope: 'tenant', ...body } })
+  const response = await platform.http.post('/v1/assistants', {
+    token: as,
+    body: { name: 'Knowledge helper', scope: 'tenant', ...body },
+  })
   if (response.status !== 201) throw new Error(`assistant: ${response.status} ${JSON.stringify(response.body)}`)
   return response.body.id as string
 }
@@ -67,7 +79,14 @@ describe('upload and indexing', () => {
   it('accepts PDF, Markdown and plain text as PROCESSING documents and indexes each to READY', async () => {
     expect(Object.keys(ids)).toHaveLength(3)
     const pdf = await settled(platform, token, ids['attendance-and-cancellation-policy.pdf']!)
-    expect(pdf).toMatchObject({ status: 'READY', mediaType: 'application/pdf', pageCount: 2, version: 1, vectorStore: 'postgres', failureReason: null })
+    expect(pdf).toMatchObject({
+      status: 'READY',
+      mediaType: 'application/pdf',
+      pageCount: 2,
+      version: 1,
+      vectorStore: 'postgres',
+      failureReason: null,
+    })
     expect(pdf.chunkCount).toBeGreaterThan(3)
     expect(pdf.embeddingModel).toBe('local-lexical-v1-768')
     expect(pdf.indexedAt).toMatch(/Z$/)
@@ -92,7 +111,9 @@ describe('upload and indexing', () => {
 
   it('lists documents of an assistant with status filters', async () => {
     await Promise.all(Object.values(ids).map((id) => settled(platform, token, id)))
-    const list = await platform.http.get(`/v1/knowledge/documents?assistantId=${assistantId}&status=READY&sort=name`, { token })
+    const list = await platform.http.get(`/v1/knowledge/documents?assistantId=${assistantId}&status=READY&sort=name`, {
+      token,
+    })
     expect(list.status).toBe(200)
     expect(list.body.data.map((d: { name: string }) => d.name)).toEqual([
       'attendance-and-cancellation-policy.pdf',
@@ -117,10 +138,17 @@ describe('upload and indexing', () => {
     expect(answer.citations[0]!.quote).toContain('at least 48 hours notice')
     expect(answer.citations[0]!.endOffset - answer.citations[0]!.startOffset).toBe(answer.citations[0]!.quote.length)
     expect(answer.citations[0]!.score).toBeGreaterThan(0)
-    expect(answer.models).toEqual({ embeddings: 'local-lexical-v1-768', answerer: 'extractive-v1', vectorStore: 'postgres' })
+    expect(answer.models).toEqual({
+      embeddings: 'local-lexical-v1-768',
+      answerer: 'extractive-v1',
+      vectorStore: 'postgres',
+    })
 
     const schedule = await ask(platform, token, assistantId, 'What are the opening hours on Friday?')
-    expect(schedule.citations[0]).toMatchObject({ documentName: 'weekly-schedule.md', headingPath: ['Weekly Schedule — Spring Term 2026', 'Opening hours'] })
+    expect(schedule.citations[0]).toMatchObject({
+      documentName: 'weekly-schedule.md',
+      headingPath: ['Weekly Schedule — Spring Term 2026', 'Opening hours'],
+    })
     expect(schedule.citations[0]!.quote).toContain('5:00 pm')
   })
 
@@ -135,7 +163,11 @@ describe('upload and indexing', () => {
   it('records each query’s outcome, never its text', async () => {
     const before = await platform.api.deps.db.knowledgeQuery.count({ where: { assistantId } })
     await ask(platform, token, assistantId, 'Who is the clinical director?')
-    const rows = await platform.api.deps.db.knowledgeQuery.findMany({ where: { assistantId }, orderBy: { createdAt: 'desc' }, take: 1 })
+    const rows = await platform.api.deps.db.knowledgeQuery.findMany({
+      where: { assistantId },
+      orderBy: { createdAt: 'desc' },
+      take: 1,
+    })
     expect(await platform.api.deps.db.knowledgeQuery.count({ where: { assistantId } })).toBe(before + 1)
     expect(rows[0]).toMatchObject({ answered: true, citationCount: expect.any(Number) })
     expect(JSON.stringify(rows[0])).not.toContain('director')
@@ -144,7 +176,13 @@ describe('upload and indexing', () => {
 
 describe('failures, replacement and deletion', () => {
   it('marks a corrupt PDF FAILED with the reason', async () => {
-    const [doc] = await upload(platform, token, assistantId, [{ name: 'broken.pdf', type: 'application/pdf', bytes: new TextEncoder().encode('%PDF-1.4\n1 0 obj garbage\n%%EOF') }])
+    const [doc] = await upload(platform, token, assistantId, [
+      {
+        name: 'broken.pdf',
+        type: 'application/pdf',
+        bytes: new TextEncoder().encode('%PDF-1.4\n1 0 obj garbage\n%%EOF'),
+      },
+    ])
     const failed = await settled(platform, token, doc!.id)
     expect(failed.status).toBe('FAILED')
     expect(failed.failureReason).toMatch(/PDF/)
@@ -154,9 +192,13 @@ describe('failures, replacement and deletion', () => {
 
   it('replaces a document: old vectors go at once, the new version is indexed', async () => {
     const own = await newAssistant(token)
-    const [doc] = await upload(platform, token, own, [textFile('closures.md', '# Closures\n\nThe centre closes for the Lantern Festival on 12 March.\n')])
+    const [doc] = await upload(platform, token, own, [
+      textFile('closures.md', '# Closures\n\nThe centre closes for the Lantern Festival on 12 March.\n'),
+    ])
     await settled(platform, token, doc!.id)
-    expect((await ask(platform, token, own, 'When does the centre close for the Lantern Festival?')).answered).toBe(true)
+    expect((await ask(platform, token, own, 'When does the centre close for the Lantern Festival?')).answered).toBe(
+      true
+    )
 
     const replaced = await sendForm(platform, 'PUT', `/v1/knowledge/documents/${doc!.id}`, {
       token,
@@ -164,14 +206,22 @@ describe('failures, replacement and deletion', () => {
       files: [textFile('closures-2027.md', '# Closures\n\nThe centre closes for the Harvest Fair on 3 October.\n')],
     })
     expect(replaced.status).toBe(202)
-    expect(replaced.body).toMatchObject({ id: doc!.id, version: 2, name: 'closures-2027.md', status: 'PROCESSING', chunkCount: 0 })
+    expect(replaced.body).toMatchObject({
+      id: doc!.id,
+      version: 2,
+      name: 'closures-2027.md',
+      status: 'PROCESSING',
+      chunkCount: 0,
+    })
     const ready = await settled(platform, token, doc!.id, 2)
     expect(ready.status).toBe('READY')
     const chunks = await platform.api.deps.db.knowledgeChunk.findMany({ where: { documentId: doc!.id } })
     expect(chunks.length).toBe(ready.chunkCount)
     expect(chunks.every((c) => (c.metadata as { version: number }).version === 2)).toBe(true)
     expect(chunks.some((c) => c.content.includes('Lantern'))).toBe(false)
-    expect((await ask(platform, token, own, 'When does the centre close for the Lantern Festival?')).answered).toBe(false)
+    expect((await ask(platform, token, own, 'When does the centre close for the Lantern Festival?')).answered).toBe(
+      false
+    )
     const harvest = await ask(platform, token, own, 'When does the centre close for the Harvest Fair?')
     expect(harvest.answered).toBe(true)
     expect(harvest.citations[0]!.quote).toContain('3 October')
@@ -179,7 +229,9 @@ describe('failures, replacement and deletion', () => {
 
   it('deletes a document with its vectors', async () => {
     const own = await newAssistant(token)
-    const [doc] = await upload(platform, token, own, [textFile('pets.md', '# Pets\n\nTherapy dogs visit the centre on Fridays.\n')])
+    const [doc] = await upload(platform, token, own, [
+      textFile('pets.md', '# Pets\n\nTherapy dogs visit the centre on Fridays.\n'),
+    ])
     await settled(platform, token, doc!.id)
     expect(await chunksOf(doc!.id)).toBeGreaterThan(0)
     const deleted = await platform.http.request('DELETE', `/v1/knowledge/documents/${doc!.id}`, { token })
@@ -194,7 +246,8 @@ describe('failures, replacement and deletion', () => {
     const key = randomUUID()
     const pdf = await corpusFile('fees-and-payments-policy.pdf')
     const encoded = await encodeForm({ fields: { assistantId: own }, files: [pdf] })
-    const send = () => sendEncoded(platform, 'POST', '/v1/knowledge/documents', token, encoded, { 'Idempotency-Key': key })
+    const send = () =>
+      sendEncoded(platform, 'POST', '/v1/knowledge/documents', token, encoded, { 'Idempotency-Key': key })
     const first = await send()
     expect(first.status).toBe(202)
     // Byte for byte what was sent (the PDF has bytes that are not UTF-8, which a text read would have replaced).
@@ -209,8 +262,10 @@ describe('failures, replacement and deletion', () => {
 })
 
 describe('limits and bad requests', () => {
-  const post = (files: Array<{ name: string; type: string; bytes: Uint8Array }>, fields: Record<string, string> = { assistantId }) =>
-    sendForm(platform, 'POST', '/v1/knowledge/documents', { token, fields, files })
+  const post = (
+    files: Array<{ name: string; type: string; bytes: Uint8Array }>,
+    fields: Record<string, string> = { assistantId }
+  ) => sendForm(platform, 'POST', '/v1/knowledge/documents', { token, fields, files })
 
   it('refuses too many files (400), a file over the limit (413), the whole upload over its limit (413)', async () => {
     const small = textFile('a.txt', 'Hello.', 'text/plain')
@@ -218,13 +273,18 @@ describe('limits and bad requests', () => {
     expect(tooMany.status).toBe(400)
     expect(tooMany.body.errors).toEqual([expect.objectContaining({ path: 'files', code: 'too_many' })])
 
-    const big = await post([{ name: 'big.txt', type: 'text/plain', bytes: new Uint8Array(MAX_FILE_BYTES + 1).fill(65) }])
+    const big = await post([
+      { name: 'big.txt', type: 'text/plain', bytes: new Uint8Array(MAX_FILE_BYTES + 1).fill(65) },
+    ])
     expect(big.status).toBe(413)
     expect(big.body.code).toBe('payload_too_large')
     expect(big.body.detail).toContain('big.txt')
 
     const half = new Uint8Array(1_600_000).fill(66)
-    const whole = await post([{ name: 'x.txt', type: 'text/plain', bytes: half }, { name: 'y.txt', type: 'text/plain', bytes: half }])
+    const whole = await post([
+      { name: 'x.txt', type: 'text/plain', bytes: half },
+      { name: 'y.txt', type: 'text/plain', bytes: half },
+    ])
     expect(whole.status).toBe(413)
     expect(whole.body.detail).toContain(String(UPLOAD_LIMIT_BYTES))
   })
@@ -237,8 +297,14 @@ describe('limits and bad requests', () => {
     const accepted = await post([{ name: 'large.md', type: 'text/markdown', bytes }], { assistantId: own })
     expect(accepted.status).toBe(202)
     // Deleted at once: its indexing workflow finds it gone and writes nothing.
-    expect((await platform.http.request('DELETE', `/v1/knowledge/documents/${accepted.body.data[0].id}`, { token })).status).toBe(204)
-    const json = await platform.http.post('/v1/assistants', { token, raw: JSON.stringify({ name: 'x'.repeat(1_200_000), scope: 'tenant' }), headers: { 'Content-Type': 'application/json' } })
+    expect(
+      (await platform.http.request('DELETE', `/v1/knowledge/documents/${accepted.body.data[0].id}`, { token })).status
+    ).toBe(204)
+    const json = await platform.http.post('/v1/assistants', {
+      token,
+      raw: JSON.stringify({ name: 'x'.repeat(1_200_000), scope: 'tenant' }),
+      headers: { 'Content-Type': 'application/json' },
+    })
     expect(json.status).toBe(413)
   })
 
@@ -248,7 +314,9 @@ describe('limits and bad requests', () => {
     expect(png.body.code).toBe('unsupported_media_type')
     expect(png.body.detail).toContain('photo.png')
 
-    const fakePdf = await post([{ name: 'fake.pdf', type: 'application/pdf', bytes: new TextEncoder().encode('not a pdf') }])
+    const fakePdf = await post([
+      { name: 'fake.pdf', type: 'application/pdf', bytes: new TextEncoder().encode('not a pdf') },
+    ])
     expect(fakePdf.status).toBe(415)
 
     const empty = await post([{ name: 'empty.md', type: 'text/markdown', bytes: new Uint8Array() }])
@@ -273,17 +341,29 @@ describe('limits and bad requests', () => {
 describe('the toolkit agents use', () => {
   it('hands out knowledge_search only when the assistant has the tool and the caller its scope', async () => {
     const own = await newAssistant(token)
-    const [doc] = await upload(platform, token, own, [textFile('garden.md', '# Garden\n\nThe sensory garden opens at 9:00 am on weekdays.\n')])
+    const [doc] = await upload(platform, token, own, [
+      textFile('garden.md', '# Garden\n\nThe sensory garden opens at 9:00 am on weekdays.\n'),
+    ])
     await settled(platform, token, doc!.id)
     const db = platform.api.deps.db
     const runtime = createAiRuntime(aiConfigOf({ AI_VECTOR_STORE: 'postgres' }))
-    const principal = (scopes: string[]): Principal => ({ kind: 'client', tenantId: client.tenantId, clientId: 'cli_x', actorId: 'cli_x', scopes, tokenId: 'jti_x' })
+    const principal = (scopes: string[]): Principal => ({
+      kind: 'client',
+      tenantId: client.tenantId,
+      clientId: 'cli_x',
+      actorId: 'cli_x',
+      scopes,
+      tokenId: 'jti_x',
+    })
     const tools = (scopes: string[], assistantId = own) =>
       runInUnitOfWork(db, client.tenantId, async (uow) => {
         const assistant = await getAssistant(uow, assistantId)
         const toolkit = assistantToolkit({ uow, runtime, assistant, principal: principal(scopes) })
         const search = toolkit.find((t) => t.name === 'knowledge_search')
-        return { names: toolkit.map((t) => t.name), result: search ? String(await search.invoke({ query: 'When does the sensory garden open?' })) : undefined }
+        return {
+          names: toolkit.map((t) => t.name),
+          result: search ? String(await search.invoke({ query: 'When does the sensory garden open?' })) : undefined,
+        }
       })
 
     const allowed = await tools(['ai.read'])
@@ -300,17 +380,35 @@ describe('the toolkit agents use', () => {
 describe('scopes, tools and isolation', () => {
   it('needs the assistant’s knowledge tool and the caller’s scopes', async () => {
     const noTool = await newAssistant(token, { tools: ['bookings'] })
-    const refusedUpload = await sendForm(platform, 'POST', '/v1/knowledge/documents', { token, fields: { assistantId: noTool }, files: [textFile('a.md', '# A\n\nText.')] })
+    const refusedUpload = await sendForm(platform, 'POST', '/v1/knowledge/documents', {
+      token,
+      fields: { assistantId: noTool },
+      files: [textFile('a.md', '# A\n\nText.')],
+    })
     expect(refusedUpload.status).toBe(403)
     expect(refusedUpload.body.code).toBe('forbidden')
-    const refusedQuery = await platform.http.post('/v1/knowledge/query', { token, body: { assistantId: noTool, question: 'Anything?' } })
+    const refusedQuery = await platform.http.post('/v1/knowledge/query', {
+      token,
+      body: { assistantId: noTool, question: 'Anything?' },
+    })
     expect(refusedQuery.status).toBe(403)
 
     const reader = await platform.token(client, 'ai.read')
-    const readerUpload = await sendForm(platform, 'POST', '/v1/knowledge/documents', { token: reader, fields: { assistantId }, files: [textFile('a.md', '# A\n\nText.')] })
+    const readerUpload = await sendForm(platform, 'POST', '/v1/knowledge/documents', {
+      token: reader,
+      fields: { assistantId },
+      files: [textFile('a.md', '# A\n\nText.')],
+    })
     expect(readerUpload.status).toBe(403)
     expect(readerUpload.body.code).toBe('insufficient_scope')
-    expect((await platform.http.post('/v1/knowledge/query', { token: reader, body: { assistantId, question: 'Who is the clinical director?' } })).status).toBe(200)
+    expect(
+      (
+        await platform.http.post('/v1/knowledge/query', {
+          token: reader,
+          body: { assistantId, question: 'Who is the clinical director?' },
+        })
+      ).status
+    ).toBe(200)
   })
 
   it('never returns another assistant’s or another tenant’s chunks', async () => {
@@ -323,7 +421,9 @@ describe('scopes, tools and isolation', () => {
     const other = await platform.newTenant(['ai', 'ai.read'])
     const otherToken = await platform.token(other)
     const foreign = await newAssistant(otherToken)
-    const [decoy] = await upload(platform, otherToken, foreign, [textFile('decoy.md', '# Decoy\n\nThe Sunrise programme meets on Mondays.\n')])
+    const [decoy] = await upload(platform, otherToken, foreign, [
+      textFile('decoy.md', '# Decoy\n\nThe Sunrise programme meets on Mondays.\n'),
+    ])
     await settled(platform, otherToken, decoy!.id)
 
     const question = 'When does the Moonbeam programme meet?'
@@ -340,10 +440,19 @@ describe('scopes, tools and isolation', () => {
     expect(fromOtherTenant.citations.every((c) => c.documentId === decoy!.id)).toBe(true)
 
     // Another tenant cannot even name the assistant or the document.
-    expect((await platform.http.post('/v1/knowledge/query', { token: otherToken, body: { assistantId: holder, question } })).status).toBe(400)
+    expect(
+      (await platform.http.post('/v1/knowledge/query', { token: otherToken, body: { assistantId: holder, question } }))
+        .status
+    ).toBe(400)
     expect((await platform.http.get(`/v1/knowledge/documents/${doc!.id}`, { token: otherToken })).status).toBe(404)
-    expect((await platform.http.request('DELETE', `/v1/knowledge/documents/${doc!.id}`, { token: otherToken })).status).toBe(404)
-    const replace = await sendForm(platform, 'PUT', `/v1/knowledge/documents/${doc!.id}`, { token: otherToken, fileField: 'file', files: [textFile('x.md', '# X\n\nY.')] })
+    expect(
+      (await platform.http.request('DELETE', `/v1/knowledge/documents/${doc!.id}`, { token: otherToken })).status
+    ).toBe(404)
+    const replace = await sendForm(platform, 'PUT', `/v1/knowledge/documents/${doc!.id}`, {
+      token: otherToken,
+      fileField: 'file',
+      files: [textFile('x.md', '# X\n\nY.')],
+    })
     expect(replace.status).toBe(404)
   })
 })

@@ -58,7 +58,8 @@ async function provider(centre: Centre, payers = ['MEDICAID']): Promise<string> 
   return id
 }
 
-const child = (centre: Centre) => created(centre, '/v1/children', { firstName: 'Maya', lastName: 'Okafor', dateOfBirth: '2022-06-18' })
+const child = (centre: Centre) =>
+  created(centre, '/v1/children', { firstName: 'Maya', lastName: 'Okafor', dateOfBirth: '2022-06-18' })
 
 const enquiry = (centre: Centre, over: Record<string, unknown> = {}) => ({
   locationId: centre.locationId,
@@ -99,12 +100,17 @@ async function leadIn(centre: Centre, status: string, over: Record<string, unkno
   }, 30_000)
 }
 
-const handleOf = (centre: Centre, leadId: string) => platform.temporal.workflow.getHandle(leadQualificationWorkflowId(centre.tenantId, leadId))
+const handleOf = (centre: Centre, leadId: string) =>
+  platform.temporal.workflow.getHandle(leadQualificationWorkflowId(centre.tenantId, leadId))
 
 /** The lead's follow-up notifications, oldest first. */
 const followUps = (centre: Centre, leadId: string) =>
   platform.api.deps.db.careNotification.findMany({
-    where: { tenantId: centre.tenantId, workflowKind: 'lead-qualification', details: { path: ['leadId'], equals: leadId } },
+    where: {
+      tenantId: centre.tenantId,
+      workflowKind: 'lead-qualification',
+      details: { path: ['leadId'], equals: leadId },
+    },
     orderBy: { createdAt: 'asc' },
   })
 
@@ -112,7 +118,9 @@ const followUps = (centre: Centre, leadId: string) =>
 async function offer(centre: Centre, lead: Lead, providerId = lead.matches[0]!.providerId) {
   const match = lead.matches.find((m) => m.providerId === providerId)!
   const slot = match.nextSlots[1] ?? match.nextSlots[0]!
-  const response = await send(centre, 'POST', `/v1/leads/${lead.id}/offer`, { slots: [{ providerId, startsAt: slot.startsAt }] })
+  const response = await send(centre, 'POST', `/v1/leads/${lead.id}/offer`, {
+    slots: [{ providerId, startsAt: slot.startsAt }],
+  })
   expect(response.status, JSON.stringify(response.body)).toBe(200)
   return { lead: response.body as Lead, slot: { providerId, startsAt: slot.startsAt } }
 }
@@ -128,7 +136,9 @@ describe('the API racing the close of the window', () => {
         const childId = await child(centre)
         const matched = await leadIn(centre, 'MATCHED', { childId })
         const { lead, slot } = await offer(centre, matched, providers[i])
-        await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(lead.respondBy!) + offset - Date.now())))
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.max(0, Date.parse(lead.respondBy!) + offset - Date.now()))
+        )
         const response = await send(centre, 'POST', `/v1/leads/${lead.id}/book`, slot)
         return { id: lead.id, childId, response }
       })
@@ -136,7 +146,9 @@ describe('the API racing the close of the window', () => {
     for (const { id, childId, response } of runs) {
       const result = await handleOf(centre, id).result()
       const lead = await getLead(centre, id)
-      const appointments = await platform.api.deps.db.appointment.count({ where: { tenantId: centre.tenantId, childId } })
+      const appointments = await platform.api.deps.db.appointment.count({
+        where: { tenantId: centre.tenantId, childId },
+      })
       if (response.status === 200) {
         expect(result.status).toBe('BOOKED')
         expect(lead).toMatchObject({ status: 'BOOKED', closedReason: null })

@@ -69,7 +69,8 @@ async function provider(centre: Centre, payers = ['MEDICAID']): Promise<string> 
   return id
 }
 
-const child = (centre: Centre) => created(centre, '/v1/children', { firstName: 'Maya', lastName: 'Okafor', dateOfBirth: '2022-06-18' })
+const child = (centre: Centre) =>
+  created(centre, '/v1/children', { firstName: 'Maya', lastName: 'Okafor', dateOfBirth: '2022-06-18' })
 
 const enquiry = (centre: Centre, over: Record<string, unknown> = {}) => ({
   locationId: centre.locationId,
@@ -110,12 +111,17 @@ async function leadIn(centre: Centre, status: string, over: Record<string, unkno
   }, 30_000)
 }
 
-const handleOf = (centre: Centre, leadId: string) => platform.temporal.workflow.getHandle(leadQualificationWorkflowId(centre.tenantId, leadId))
+const handleOf = (centre: Centre, leadId: string) =>
+  platform.temporal.workflow.getHandle(leadQualificationWorkflowId(centre.tenantId, leadId))
 
 /** The lead's follow-up notifications, oldest first. */
 const followUps = (centre: Centre, leadId: string) =>
   platform.db.careNotification.findMany({
-    where: { tenantId: centre.tenantId, workflowKind: 'lead-qualification', details: { path: ['leadId'], equals: leadId } },
+    where: {
+      tenantId: centre.tenantId,
+      workflowKind: 'lead-qualification',
+      details: { path: ['leadId'], equals: leadId },
+    },
     orderBy: { createdAt: 'asc' },
   })
 
@@ -123,7 +129,9 @@ const followUps = (centre: Centre, leadId: string) =>
 async function offer(centre: Centre, lead: Lead, providerId = lead.matches[0]!.providerId) {
   const match = lead.matches.find((m) => m.providerId === providerId)!
   const slot = match.nextSlots[1] ?? match.nextSlots[0]!
-  const response = await send(centre, 'POST', `/v1/leads/${lead.id}/offer`, { slots: [{ providerId, startsAt: slot.startsAt }] })
+  const response = await send(centre, 'POST', `/v1/leads/${lead.id}/offer`, {
+    slots: [{ providerId, startsAt: slot.startsAt }],
+  })
   expect(response.status, JSON.stringify(response.body)).toBe(200)
   return { lead: response.body as Lead, slot: { providerId, startsAt: slot.startsAt } }
 }
@@ -157,8 +165,17 @@ describe('qualification and matching', () => {
     // Operators find the workflow by tenant and kind; nothing about the family is in its id, attributes or summary.
     const description = await handleOf(centre, lead.id).describe()
     expect(description.status.name).toBe('RUNNING')
-    expect(description.searchAttributes).toMatchObject({ TenantId: [centre.tenantId], WorkflowKind: ['lead-qualification'], LocationId: [centre.locationId] })
-    const visible = JSON.stringify([description.workflowId, description.searchAttributes, await description.staticSummary(), await description.staticDetails()])
+    expect(description.searchAttributes).toMatchObject({
+      TenantId: [centre.tenantId],
+      WorkflowKind: ['lead-qualification'],
+      LocationId: [centre.locationId],
+    })
+    const visible = JSON.stringify([
+      description.workflowId,
+      description.searchAttributes,
+      await description.staticSummary(),
+      await description.staticDetails(),
+    ])
     expect(visible).not.toMatch(/Amara|amara@|Okafor|STUTTERING/i)
   })
 
@@ -166,8 +183,13 @@ describe('qualification and matching', () => {
     const centre = await newCentre()
     await provider(centre)
     const lead = await leadIn(centre, 'DISQUALIFIED', { ageMonths: 100, payer: 'AETNA' })
-    expect(lead.qualification!.checks.filter((c) => !c.passed).map((c) => c.rule)).toEqual(['AGE_SERVED', 'PAYER_ACCEPTED'])
-    expect(lead.qualification!.checks.find((c) => c.rule === 'PAYER_ACCEPTED')!.explanation).toBe('No provider of those accepts AETNA.')
+    expect(lead.qualification!.checks.filter((c) => !c.passed).map((c) => c.rule)).toEqual([
+      'AGE_SERVED',
+      'PAYER_ACCEPTED',
+    ])
+    expect(lead.qualification!.checks.find((c) => c.rule === 'PAYER_ACCEPTED')!.explanation).toBe(
+      'No provider of those accepts AETNA.'
+    )
     expect(lead.matches).toEqual([])
     expect(await handleOf(centre, lead.id).result()).toEqual({ status: 'DISQUALIFIED', followUpsSent: 0 })
 
@@ -181,7 +203,11 @@ describe('qualification and matching', () => {
     const response = await send(centre, 'POST', '/v1/leads', { disciplines: ['SPEECH_THERAPY'], payer: 'MEDICAID' })
     expect(response.status).toBe(400)
     expect(response.body.code).toBe('validation_error')
-    expect(response.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['ageMonths', 'contact', 'postalArea'])
+    expect(response.body.errors.map((e: { path: string }) => e.path).sort()).toEqual([
+      'ageMonths',
+      'contact',
+      'postalArea',
+    ])
     const unknown = await send(centre, 'POST', '/v1/leads', enquiry(centre, { locationId: 'loc_nope' }))
     expect(unknown.status).toBe(400)
     expect(unknown.body.errors).toEqual([expect.objectContaining({ path: 'locationId', code: 'not_found' })])
@@ -193,7 +219,9 @@ describe('offer, follow-ups and close', () => {
     const centre = await newCentre()
     await provider(centre)
     const matched = await leadIn(centre, 'MATCHED')
-    const notMatched = await send(centre, 'POST', `/v1/leads/${matched.id}/offer`, { slots: [{ providerId: 'prv_x', startsAt: matched.matches[0]!.nextSlots[0]!.startsAt }] })
+    const notMatched = await send(centre, 'POST', `/v1/leads/${matched.id}/offer`, {
+      slots: [{ providerId: 'prv_x', startsAt: matched.matches[0]!.nextSlots[0]!.startsAt }],
+    })
     expect(notMatched.status).toBe(400)
     expect(notMatched.body.errors[0]).toMatchObject({ path: 'slots.0', code: 'not_matched' })
 
@@ -220,7 +248,11 @@ describe('offer, follow-ups and close', () => {
     const result = await handleOf(centre, matched.id).result()
     expect(result).toEqual({ status: 'LOST', followUpsSent: 3 })
     const lost = await getLead(centre, matched.id)
-    expect(lost).toMatchObject({ status: 'LOST', closedReason: 'NO_RESPONSE', followUps: { sent: 3, max: 3, nextAt: null } })
+    expect(lost).toMatchObject({
+      status: 'LOST',
+      closedReason: 'NO_RESPONSE',
+      followUps: { sent: 3, max: 3, nextAt: null },
+    })
     const notices = await followUps(centre, matched.id)
     expect(notices.map((n) => [n.kind, (n.details as { followUp: number }).followUp, n.status])).toEqual([
       ['LEAD_FOLLOW_UP', 1, 'CANCELLED'],
@@ -229,7 +261,13 @@ describe('offer, follow-ups and close', () => {
     ])
     const listed = await send(centre, 'GET', `/v1/leads/${matched.id}/notifications?sort=createdAt`)
     expect(listed.status).toBe(200)
-    expect(listed.body.data.map((n: { kind: string; status: string; details: { followUp: number } }) => [n.kind, n.details.followUp, n.status])).toEqual([
+    expect(
+      listed.body.data.map((n: { kind: string; status: string; details: { followUp: number } }) => [
+        n.kind,
+        n.details.followUp,
+        n.status,
+      ])
+    ).toEqual([
       ['LEAD_FOLLOW_UP', 1, 'CANCELLED'],
       ['LEAD_FOLLOW_UP', 2, 'CANCELLED'],
       ['LEAD_FOLLOW_UP', 3, 'CANCELLED'],
@@ -237,7 +275,11 @@ describe('offer, follow-ups and close', () => {
     await recordHistory(handleOf(centre, matched.id), 'leadQualificationWorkflow-offered-then-lost')
 
     const { providerId, startsAt } = offered.offeredSlots[0]!
-    const late = await send(centre, 'POST', `/v1/leads/${matched.id}/book`, { providerId, startsAt, childId: await child(centre) })
+    const late = await send(centre, 'POST', `/v1/leads/${matched.id}/book`, {
+      providerId,
+      startsAt,
+      childId: await child(centre),
+    })
     expect(late.status).toBe(409)
     expect(late.body.code).toBe('invalid_state_transition')
   }, 60_000)
@@ -249,7 +291,10 @@ describe('offer, follow-ups and close', () => {
     const matched = await leadIn(centre, 'MATCHED', { childId })
     const { slot } = await offer(centre, matched)
 
-    const wrong = await send(centre, 'POST', `/v1/leads/${matched.id}/book`, { providerId, startsAt: '2030-01-01T10:00:00Z' })
+    const wrong = await send(centre, 'POST', `/v1/leads/${matched.id}/book`, {
+      providerId,
+      startsAt: '2030-01-01T10:00:00Z',
+    })
     expect(wrong.status).toBe(400)
     expect(wrong.body.errors[0]).toMatchObject({ path: 'startsAt', code: 'not_offered' })
 
@@ -258,7 +303,13 @@ describe('offer, follow-ups and close', () => {
     expect(booked.body).toMatchObject({ status: 'BOOKED', childId, followUps: { nextAt: null } })
     const appointment = await send(centre, 'GET', `/v1/appointments/${booked.body.appointmentId}`)
     expect(appointment.status).toBe(200)
-    expect(appointment.body).toMatchObject({ status: 'CONFIRMED', childId, provider: { id: providerId }, type: 'EVALUATION', service: 'SPEECH_THERAPY' })
+    expect(appointment.body).toMatchObject({
+      status: 'CONFIRMED',
+      childId,
+      provider: { id: providerId },
+      type: 'EVALUATION',
+      service: 'SPEECH_THERAPY',
+    })
     expect(Date.parse(appointment.body.startsAt)).toBe(Date.parse(slot.startsAt))
 
     expect(await handleOf(centre, matched.id).result()).toEqual({ status: 'BOOKED', followUpsSent: 0 })
@@ -272,13 +323,24 @@ describe('offer, follow-ups and close', () => {
     const centre = await newCentre()
     await provider(centre)
     const matched = await leadIn(centre, 'MATCHED')
-    const offerFirst = await send(centre, 'POST', `/v1/leads/${matched.id}/book`, { providerId: matched.matches[0]!.providerId, startsAt: matched.matches[0]!.nextSlots[0]!.startsAt, childId: await child(centre) })
+    const offerFirst = await send(centre, 'POST', `/v1/leads/${matched.id}/book`, {
+      providerId: matched.matches[0]!.providerId,
+      startsAt: matched.matches[0]!.nextSlots[0]!.startsAt,
+      childId: await child(centre),
+    })
     expect(offerFirst.status).toBe(409)
     expect(offerFirst.body.code).toBe('invalid_state_transition')
 
-    const closed = await send(centre, 'POST', `/v1/leads/${matched.id}/close`, { reason: 'CHOSE_ANOTHER_PROVIDER', note: 'Went with a clinic nearer school' })
+    const closed = await send(centre, 'POST', `/v1/leads/${matched.id}/close`, {
+      reason: 'CHOSE_ANOTHER_PROVIDER',
+      note: 'Went with a clinic nearer school',
+    })
     expect(closed.status).toBe(200)
-    expect(closed.body).toMatchObject({ status: 'LOST', closedReason: 'CHOSE_ANOTHER_PROVIDER', closedNote: 'Went with a clinic nearer school' })
+    expect(closed.body).toMatchObject({
+      status: 'LOST',
+      closedReason: 'CHOSE_ANOTHER_PROVIDER',
+      closedNote: 'Went with a clinic nearer school',
+    })
     expect(await handleOf(centre, matched.id).result()).toEqual({ status: 'LOST', followUpsSent: 0 })
     const workflowOnly = await send(centre, 'POST', `/v1/leads/${matched.id}/close`, { reason: 'NO_MATCH' })
     expect(workflowOnly.status).toBe(400)
@@ -298,10 +360,16 @@ describe('reading, listing, patching and tenants', () => {
     expect(page.body.nextCursor).toBeNull()
     const all = await send(centre, 'GET', '/v1/leads?sort=createdAt&limit=1')
     expect(all.body.data.map((l: Lead) => l.id)).toEqual([matched.id])
-    const next = await send(centre, 'GET', `/v1/leads?sort=createdAt&limit=1&cursor=${encodeURIComponent(all.body.nextCursor)}`)
+    const next = await send(
+      centre,
+      'GET',
+      `/v1/leads?sort=createdAt&limit=1&cursor=${encodeURIComponent(all.body.nextCursor)}`
+    )
     expect(next.body.data.map((l: Lead) => l.id)).toEqual([disqualified.id])
 
-    const patched = await send(centre, 'PATCH', `/v1/leads/${matched.id}`, { contact: { phone: '+13125550100', email: null } })
+    const patched = await send(centre, 'PATCH', `/v1/leads/${matched.id}`, {
+      contact: { phone: '+13125550100', email: null },
+    })
     expect(patched.status, JSON.stringify(patched.body)).toBe(200)
     expect(patched.body.contact).toEqual({ name: 'Amara Okafor', email: null, phone: '+13125550100' })
     const emptied = await send(centre, 'PATCH', `/v1/leads/${matched.id}`, { contact: null })
@@ -316,7 +384,13 @@ describe('reading, listing, patching and tenants', () => {
     for (const [method, path, body] of [
       ['GET', `/v1/leads/${matched.id}`, undefined],
       ['PATCH', `/v1/leads/${matched.id}`, { contact: { name: 'X' } }],
-      ['POST', `/v1/leads/${matched.id}/offer`, { slots: [{ providerId: matched.matches[0]!.providerId, startsAt: matched.matches[0]!.nextSlots[0]!.startsAt }] }],
+      [
+        'POST',
+        `/v1/leads/${matched.id}/offer`,
+        {
+          slots: [{ providerId: matched.matches[0]!.providerId, startsAt: matched.matches[0]!.nextSlots[0]!.startsAt }],
+        },
+      ],
       ['POST', `/v1/leads/${matched.id}/close`, { reason: 'OTHER' }],
       ['GET', `/v1/leads/${matched.id}/notifications`, undefined],
     ] as const) {

@@ -62,7 +62,13 @@ describe('/v1/locations', () => {
       country: 'GB',
     })
     expect(full.status).toBe(201)
-    expect(full.body).toMatchObject({ currency: 'GBP', bufferMinutes: 10, minimumNoticeMinutes: 1440, country: 'GB', city: 'London' })
+    expect(full.body).toMatchObject({
+      currency: 'GBP',
+      bufferMinutes: 10,
+      minimumNoticeMinutes: 1440,
+      country: 'GB',
+      city: 'London',
+    })
     const read = await platform.http.get(`/v1/locations/${full.body.id}`, { token })
     expect(read.body).toEqual(full.body)
   })
@@ -72,18 +78,43 @@ describe('/v1/locations', () => {
     const zone = await post(token, '/v1/locations', { name: 'X', timeZone: 'Atlantis/Deep' })
     expect(zone.status).toBe(400)
     expect(zone.body.errors[0]).toMatchObject({ path: 'timeZone', code: 'invalid_time_zone' })
-    const values = await post(token, '/v1/locations', { name: 'X', timeZone: 'UTC', bufferMinutes: -5, currency: 'dollars', country: 'USA' })
+    const values = await post(token, '/v1/locations', {
+      name: 'X',
+      timeZone: 'UTC',
+      bufferMinutes: -5,
+      currency: 'dollars',
+      country: 'USA',
+    })
     expect(values.status).toBe(400)
-    expect(values.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['bufferMinutes', 'country', 'currency'])
+    expect(values.body.errors.map((e: { path: string }) => e.path).sort()).toEqual([
+      'bufferMinutes',
+      'country',
+      'currency',
+    ])
   })
 
   it('merge-patches policies and address; null removes an address field; policies cannot be removed', async () => {
     const { token } = await newCentre()
-    const created = await post(token, '/v1/locations', { name: 'Main', timeZone: 'America/Chicago', city: 'Austin', region: 'US-TX' })
+    const created = await post(token, '/v1/locations', {
+      name: 'Main',
+      timeZone: 'America/Chicago',
+      city: 'Austin',
+      region: 'US-TX',
+    })
     const id = created.body.id
-    const patched = await patch(token, `/v1/locations/${id}`, { bufferMinutes: 15, minimumNoticeMinutes: 120, city: null })
+    const patched = await patch(token, `/v1/locations/${id}`, {
+      bufferMinutes: 15,
+      minimumNoticeMinutes: 120,
+      city: null,
+    })
     expect(patched.status).toBe(200)
-    expect(patched.body).toMatchObject({ bufferMinutes: 15, minimumNoticeMinutes: 120, city: null, region: 'US-TX', name: 'Main' })
+    expect(patched.body).toMatchObject({
+      bufferMinutes: 15,
+      minimumNoticeMinutes: 120,
+      city: null,
+      region: 'US-TX',
+      name: 'Main',
+    })
     expect(Date.parse(patched.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(created.body.updatedAt))
     const removePolicy = await patch(token, `/v1/locations/${id}`, { bufferMinutes: null })
     expect(removePolicy.status).toBe(400)
@@ -95,7 +126,8 @@ describe('/v1/locations', () => {
   it('lists with filters, sort and cursor pages', async () => {
     const { token, locationId } = await newCentre()
     const b = (await post(token, '/v1/locations', { name: 'B site', timeZone: 'UTC', country: 'GB' })).body.id
-    const a = (await post(token, '/v1/locations', { name: 'A site', timeZone: 'UTC', country: 'US', region: 'US-TX' })).body.id
+    const a = (await post(token, '/v1/locations', { name: 'A site', timeZone: 'UTC', country: 'US', region: 'US-TX' }))
+      .body.id
     const ids = async (query: string) =>
       (await platform.http.get(`/v1/locations?${query}`, { token })).body.data.map((l: { id: string }) => l.id)
     expect(await ids('')).toEqual([locationId, b, a])
@@ -124,7 +156,12 @@ describe('/v1/locations', () => {
     expect(refused.body.detail).toContain('1 provider')
 
     const school = (await post(token, '/v1/locations', { name: 'School', timeZone: 'UTC' })).body.id
-    const child = await post(token, '/v1/children', { firstName: 'Maya', lastName: 'O', dateOfBirth: '2023-04-18', locationId: school })
+    const child = await post(token, '/v1/children', {
+      firstName: 'Maya',
+      lastName: 'O',
+      dateOfBirth: '2023-04-18',
+      locationId: school,
+    })
     expect(child.status).toBe(201)
     const kept = await platform.http.request('DELETE', `/v1/locations/${school}`, { token })
     expect(kept.status).toBe(409)
@@ -144,9 +181,9 @@ describe('/v1/locations', () => {
       expect(response.status).toBe(404)
       expect(response.body.code).toBe('not_found')
     }
-    expect((await platform.http.get('/v1/locations', { token: other.token })).body.data.map((l: { id: string }) => l.id)).toEqual([
-      other.locationId,
-    ])
+    expect(
+      (await platform.http.get('/v1/locations', { token: other.token })).body.data.map((l: { id: string }) => l.id)
+    ).toEqual([other.locationId])
     const readOnly = await platform.newTenant(['providers.read'])
     const readToken = await platform.token(readOnly)
     expect((await platform.http.get('/v1/locations', { token: readToken })).status).toBe(200)

@@ -44,7 +44,11 @@ async function created(centre: Centre, path: string, body: unknown): Promise<str
 const weekdays = (start: string, end: string) =>
   Object.fromEntries(['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY'].map((d) => [d, [{ start, end }]]))
 
-async function provider(centre: Centre, body: Record<string, unknown>, profile?: Record<string, unknown>): Promise<string> {
+async function provider(
+  centre: Centre,
+  body: Record<string, unknown>,
+  profile?: Record<string, unknown>
+): Promise<string> {
   const id = await created(centre, '/v1/providers', {
     name: 'Therapist',
     timeZone: 'UTC',
@@ -89,12 +93,23 @@ describe('POST /v1/therapists/match', () => {
 
     const bilingual = await provider(
       centre,
-      { name: 'Bilingual SLP', languages: ['es-MX', 'en'], ageGroups: ['INFANT_TODDLER', 'PRESCHOOL'], weeklyHours: afternoons },
+      {
+        name: 'Bilingual SLP',
+        languages: ['es-MX', 'en'],
+        ageGroups: ['INFANT_TODDLER', 'PRESCHOOL'],
+        weeklyHours: afternoons,
+      },
       { specialties: ['F80'], payers: ['MEDICAID'] }
     )
     const telehealth = await provider(
       centre,
-      { name: 'Telehealth SLP', languages: ['es'], telehealth: true, locationId: otherLocation, weeklyHours: afternoons },
+      {
+        name: 'Telehealth SLP',
+        languages: ['es'],
+        telehealth: true,
+        locationId: otherLocation,
+        weeklyHours: afternoons,
+      },
       { payers: ['AETNA'] }
     )
     const morning = await provider(centre, { name: 'Morning SLP', languages: ['en'], weeklyHours: mornings })
@@ -104,7 +119,11 @@ describe('POST /v1/therapists/match', () => {
     const offboarded = await provider(centre, { name: 'Gone', weeklyHours: afternoons })
     expect((await send(centre, 'POST', `/v1/providers/${offboarded}/offboard`)).status).toBe(200)
     await provider(centre, { name: 'School age only', ageGroups: ['SCHOOL_AGE'], weeklyHours: afternoons })
-    const northOnly = await provider(centre, { name: 'North, in person only', locationId: otherLocation, weeklyHours: afternoons })
+    const northOnly = await provider(centre, {
+      name: 'North, in person only',
+      locationId: otherLocation,
+      weeklyHours: afternoons,
+    })
     await provider(centre, { name: 'Full caseload', weeklyHours: afternoons }, { acceptingNewClients: false })
 
     const childId = await created(centre, '/v1/children', {
@@ -120,7 +139,10 @@ describe('POST /v1/therapists/match', () => {
       childId,
       discipline: 'SPEECH_THERAPY',
       payer: 'MEDICAID',
-      preferredTimes: { timeZone: 'UTC', windows: [{ weekdays: ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY'], start: '15:00', end: '18:00' }] },
+      preferredTimes: {
+        timeZone: 'UTC',
+        windows: [{ weekdays: ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY'], start: '15:00', end: '18:00' }],
+      },
       search: { from: monday.toISOString(), days: 14, durationMinutes: 60, slotsPerProvider: 3 },
     }
     const response = await match(centre, request)
@@ -129,8 +151,22 @@ describe('POST /v1/therapists/match', () => {
 
     expect(body.data.map((m: { providerId: string }) => m.providerId)).toEqual([bilingual, telehealth, morning])
     expect(body.considered).toBe(9)
-    expect(body.excluded).toEqual({ NOT_BOOKABLE: 2, DISCIPLINE: 1, AGE_GROUP: 1, SETTING: 1, NOT_ACCEPTING_NEW_CLIENTS: 1 })
-    expect(body.needs).toMatchObject({ discipline: 'SPEECH_THERAPY', ageGroup: 'INFANT_TODDLER', languages: ['es'], conditionCount: 1, payer: 'MEDICAID', mode: 'ANY', locationId: centre.locationId })
+    expect(body.excluded).toEqual({
+      NOT_BOOKABLE: 2,
+      DISCIPLINE: 1,
+      AGE_GROUP: 1,
+      SETTING: 1,
+      NOT_ACCEPTING_NEW_CLIENTS: 1,
+    })
+    expect(body.needs).toMatchObject({
+      discipline: 'SPEECH_THERAPY',
+      ageGroup: 'INFANT_TODDLER',
+      languages: ['es'],
+      conditionCount: 1,
+      payer: 'MEDICAID',
+      mode: 'ANY',
+      locationId: centre.locationId,
+    })
     // Diagnoses are matched, never echoed.
     expect(JSON.stringify(body)).not.toContain('F80.1')
 
@@ -155,7 +191,9 @@ describe('POST /v1/therapists/match', () => {
     expect(third.nextSlots.every((s: { inPreferredTimes: boolean }) => !s.inPreferredTimes)).toBe(true)
     for (const entry of body.data) {
       const earned = entry.reasons.reduce((sum: number, r: Reason) => sum + r.points, 0)
-      const possible = entry.reasons.filter((r: Reason) => r.applicable).reduce((sum: number, r: { weight: number }) => sum + r.weight, 0)
+      const possible = entry.reasons
+        .filter((r: Reason) => r.applicable)
+        .reduce((sum: number, r: { weight: number }) => sum + r.weight, 0)
       expect(entry.score).toBe(Math.round((earned * 1000) / possible) / 10)
     }
 
@@ -174,7 +212,12 @@ describe('POST /v1/therapists/match', () => {
     for (const slot of first.nextSlots) expect(offeredStarts).toContain(slot.startsAt)
 
     // Booking the first slot takes it: the next answer starts later.
-    await created(centre, '/v1/appointments', { childId, providerId: bilingual, startsAt: first.nextSlots[0].startsAt, durationMinutes: 60 })
+    await created(centre, '/v1/appointments', {
+      childId,
+      providerId: bilingual,
+      startsAt: first.nextSlots[0].startsAt,
+      durationMinutes: 60,
+    })
     const after = await match(centre, request)
     expect(after.body.data[0].providerId).toBe(bilingual)
     expect(after.body.data[0].nextSlots[0].startsAt).toBe(`${day}T16:00:00+00:00`)
@@ -193,10 +236,17 @@ describe('POST /v1/therapists/match', () => {
   it('answers the same request the same way, breaks ties by provider id, and rewards continuity of care', async () => {
     const centre = await newCentre()
     const hours = weekdays('09:00', '17:00')
-    const twins = [await provider(centre, { name: 'Twin A', weeklyHours: hours }), await provider(centre, { name: 'Twin B', weeklyHours: hours })]
+    const twins = [
+      await provider(centre, { name: 'Twin A', weeklyHours: hours }),
+      await provider(centre, { name: 'Twin B', weeklyHours: hours }),
+    ]
     // Open schedule (bookable now) and not taking new clients: matched only once they have seen the child.
     const familiar = await provider(centre, { name: 'Familiar' }, { acceptingNewClients: false })
-    const childId = await created(centre, '/v1/children', { firstName: 'Sam', lastName: 'Lee', dateOfBirth: bornMonthsAgo(50) })
+    const childId = await created(centre, '/v1/children', {
+      firstName: 'Sam',
+      lastName: 'Lee',
+      dateOfBirth: bornMonthsAgo(50),
+    })
     const request = { childId, discipline: 'SPEECH_THERAPY', search: { from: nextMonday().toISOString(), days: 7 } }
 
     const before = await match(centre, request)
@@ -214,7 +264,11 @@ describe('POST /v1/therapists/match', () => {
     expect((await send(centre, 'POST', `/v1/appointments/${appointment}/complete`)).status).toBe(200)
     const after = await match(centre, request)
     expect(after.body.data[0].providerId).toBe(familiar)
-    expect(reason(after.body.data[0], 'continuity')).toMatchObject({ value: 1, points: 5, detail: 'Has seen the child before' })
+    expect(reason(after.body.data[0], 'continuity')).toMatchObject({
+      value: 1,
+      points: 5,
+      detail: 'Has seen the child before',
+    })
     expect(after.body.excluded).toEqual({})
 
     const limited = await match(centre, { ...request, limit: 1 })
@@ -226,7 +280,11 @@ describe('POST /v1/therapists/match', () => {
     const centre = await newCentre()
     const other = await newCentre()
     await provider(other, { name: 'Elsewhere' })
-    const otherChild = await created(other, '/v1/children', { firstName: 'Ana', lastName: 'Diaz', dateOfBirth: bornMonthsAgo(40) })
+    const otherChild = await created(other, '/v1/children', {
+      firstName: 'Ana',
+      lastName: 'Diaz',
+      dateOfBirth: bornMonthsAgo(40),
+    })
 
     const foreign = await match(centre, { childId: otherChild, discipline: 'SPEECH_THERAPY' })
     expect(foreign.status).toBe(400)
@@ -235,7 +293,11 @@ describe('POST /v1/therapists/match', () => {
     expect(empty.status).toBe(200)
     expect(empty.body).toMatchObject({ considered: 0, data: [] })
 
-    const bad = await match(centre, { discipline: 'SPEECH_THERAPY', setting: { mode: 'IN_PERSON' }, preferredTimes: { timeZone: 'Mars/Olympus', windows: [{ weekdays: ['MONDAY'], start: '09:00', end: '10:00' }] } })
+    const bad = await match(centre, {
+      discipline: 'SPEECH_THERAPY',
+      setting: { mode: 'IN_PERSON' },
+      preferredTimes: { timeZone: 'Mars/Olympus', windows: [{ weekdays: ['MONDAY'], start: '09:00', end: '10:00' }] },
+    })
     expect(bad.status).toBe(400)
     expect(bad.body.errors).toEqual(
       expect.arrayContaining([
@@ -247,7 +309,10 @@ describe('POST /v1/therapists/match', () => {
     expect(notADiscipline.status).toBe(400)
     expect(notADiscipline.body.code).toBe('validation_error')
 
-    const profileOfOther = await platform.http.get(`/v1/therapists/${(await provider(other, { name: 'X' }))}/match-profile`, { token: centre.token })
+    const profileOfOther = await platform.http.get(
+      `/v1/therapists/${await provider(other, { name: 'X' })}/match-profile`,
+      { token: centre.token }
+    )
     expect(profileOfOther.status).toBe(404)
     expect(profileOfOther.body.code).toBe('not_found')
   })

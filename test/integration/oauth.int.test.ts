@@ -46,12 +46,19 @@ describe('client credentials', () => {
       issuer: 'http://localhost:3000',
       audience: 'therapy-care-api',
     })
-    expect(payload).toMatchObject({ sub: client.client_id, client_id: client.client_id, tenant_id: client.tenantId, scope: 'children bookings' })
+    expect(payload).toMatchObject({
+      sub: client.client_id,
+      client_id: client.client_id,
+      tenant_id: client.tenantId,
+      scope: 'children bookings',
+    })
     expect(payload.exp! - payload.iat!).toBe(900)
   })
 
   it('accepts form-encoded bodies with HTTP Basic client authentication', async () => {
-    const basic = Buffer.from(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`).toString('base64')
+    const basic = Buffer.from(
+      `${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`
+    ).toString('base64')
     const response = await platform.http.post('/oauth/token', {
       raw: form({ grant_type: 'client_credentials' }),
       headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${basic}` },
@@ -76,13 +83,23 @@ describe('client credentials', () => {
     expect(wrongBasic.headers.get('www-authenticate')).toMatch(/^Basic/)
 
     const tooMuch = await platform.http.post('/oauth/token', {
-      body: { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret, scope: 'payments' },
+      body: {
+        grant_type: 'client_credentials',
+        client_id: client.client_id,
+        client_secret: client.client_secret,
+        scope: 'payments',
+      },
     })
     expect(tooMuch.status).toBe(400)
     expect(tooMuch.body.error).toBe('invalid_scope')
 
     const unknownScope = await platform.http.post('/oauth/token', {
-      body: { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret, scope: 'everything' },
+      body: {
+        grant_type: 'client_credentials',
+        client_id: client.client_id,
+        client_secret: client.client_secret,
+        scope: 'everything',
+      },
     })
     expect(unknownScope.body.error).toBe('invalid_scope')
 
@@ -121,7 +138,12 @@ describe('refresh tokens', () => {
 
   it('rotates on every use; a used refresh token cannot be used again and its reuse revokes the family', async () => {
     const first = await platform.http.post('/oauth/token', {
-      body: { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret, scope: 'children' },
+      body: {
+        grant_type: 'client_credentials',
+        client_id: client.client_id,
+        client_secret: client.client_secret,
+        scope: 'children',
+      },
     })
     const second = await refresh(first.body.refresh_token)
     expect(second.status).toBe(200)
@@ -146,7 +168,12 @@ describe('refresh tokens', () => {
 
   it('can narrow scopes but not widen them', async () => {
     const issued = await platform.http.post('/oauth/token', {
-      body: { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret, scope: 'children bookings' },
+      body: {
+        grant_type: 'client_credentials',
+        client_id: client.client_id,
+        client_secret: client.client_secret,
+        scope: 'children bookings',
+      },
     })
     const narrowed = await refresh(issued.body.refresh_token, 'children.read')
     expect(narrowed.status).toBe(200)
@@ -162,7 +189,12 @@ describe('refresh tokens', () => {
     })
     const other = await platform.newTenant(['children'])
     const response = await platform.http.post('/oauth/token', {
-      body: { grant_type: 'refresh_token', refresh_token: issued.body.refresh_token, client_id: other.client_id, client_secret: other.client_secret },
+      body: {
+        grant_type: 'refresh_token',
+        refresh_token: issued.body.refresh_token,
+        client_id: other.client_id,
+        client_secret: other.client_secret,
+      },
     })
     expect(response.status).toBe(400)
     expect(response.body.error).toBe('invalid_grant')
@@ -189,7 +221,10 @@ describe('discovery', () => {
   it('reports database and Temporal health', async () => {
     const health = await platform.http.get('/health')
     expect(health.status).toBe(200)
-    expect(health.body).toMatchObject({ status: 'ok', checks: { database: { status: 'up' }, temporal: { status: 'up' } } })
+    expect(health.body).toMatchObject({
+      status: 'ok',
+      checks: { database: { status: 'up' }, temporal: { status: 'up' } },
+    })
     expect(health.headers.get('x-api-version')).toBe('2.3.0')
   })
 })

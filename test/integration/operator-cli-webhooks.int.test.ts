@@ -54,13 +54,21 @@ async function brokenReceiver(path: string) {
   const token = await platform.token(client)
   let fixed = false
   receiver.respond(path, () => ({ status: fixed ? 200 : 503 }))
-  const created = await platform.http.post('/v1/webhook-endpoints', { token, body: { url: receiver.url(path), events: ['*'] } })
+  const created = await platform.http.post('/v1/webhook-endpoints', {
+    token,
+    body: { url: receiver.url(path), events: ['*'] },
+  })
   expect(created.status).toBe(201)
   const registerChild = async (firstName: string) => {
-    const child = await platform.http.post('/v1/children', { token, body: { firstName, lastName: 'Replay', dateOfBirth: '2021-03-04' } })
+    const child = await platform.http.post('/v1/children', {
+      token,
+      body: { firstName, lastName: 'Replay', dateOfBirth: '2021-03-04' },
+    })
     expect(child.status).toBe(201)
     const events = await platform.http.get(`/v1/events?type=child.registered`, { token })
-    return (events.body.data as Array<{ id: string; data: { childId: string } }>).find((e) => e.data.childId === child.body.id)!.id
+    return (events.body.data as Array<{ id: string; data: { childId: string } }>).find(
+      (e) => e.data.childId === child.body.id
+    )!.id
   }
   const deliveries = async () =>
     (await platform.http.get(`/v1/webhook-endpoints/${created.body.id}/deliveries`, { token })).body.data as Delivery[]
@@ -70,7 +78,13 @@ async function brokenReceiver(path: string) {
       const list = await deliveries()
       return list.length >= count && list.every((d) => d.status !== 'PENDING') ? list : undefined
     }, 120_000)
-  return { tenantId: client.tenantId, endpointId: created.body.id as string, registerChild, settled, fix: () => (fixed = true) }
+  return {
+    tenantId: client.tenantId,
+    endpointId: created.body.id as string,
+    registerChild,
+    settled,
+    fix: () => (fixed = true),
+  }
 }
 
 describe('npm run cli -- webhooks', () => {
@@ -82,15 +96,28 @@ describe('npm run cli -- webhooks', () => {
 
     const endpoints = await cli('webhooks', 'endpoints', '--tenant', centre.tenantId)
     expect(endpoints.code).toBe(0)
-    expect(endpoints.out).toEqual([expect.objectContaining({ id: centre.endpointId, url: receiver.url('/cli-one'), enabled: true })])
+    expect(endpoints.out).toEqual([
+      expect.objectContaining({ id: centre.endpointId, url: receiver.url('/cli-one'), enabled: true }),
+    ])
     // What the API shows: never a secret.
     expect(JSON.stringify(endpoints.out)).not.toMatch(/secret"|whsec_/)
 
     const listed = await cli('webhooks', 'failed', '--tenant', centre.tenantId)
-    expect(listed.out).toEqual([expect.objectContaining({ id: failed!.id, eventId, endpointId: centre.endpointId, status: 'FAILED' })])
+    expect(listed.out).toEqual([
+      expect.objectContaining({ id: failed!.id, eventId, endpointId: centre.endpointId, status: 'FAILED' }),
+    ])
 
     centre.fix()
-    const redelivered = await cli('webhooks', 'redeliver', '--tenant', centre.tenantId, '--endpoint', centre.endpointId, '--event', eventId)
+    const redelivered = await cli(
+      'webhooks',
+      'redeliver',
+      '--tenant',
+      centre.tenantId,
+      '--endpoint',
+      centre.endpointId,
+      '--event',
+      eventId
+    )
     expect(redelivered.code).toBe(0)
     expect(redelivered.out).toMatchObject({ eventId, kind: 'REDELIVERY', status: 'PENDING' })
     const after = await centre.settled(2)
@@ -129,11 +156,31 @@ describe('npm run cli -- webhooks', () => {
     const eventId = await centre.registerChild('Dee')
     const other = await platform.newTenant(['children'])
     // One after another: the embedded test database (PGlite) serves one connection at a time.
-    const foreign = await cli('webhooks', 'redeliver', '--tenant', other.tenantId, '--endpoint', centre.endpointId, '--event', eventId)
+    const foreign = await cli(
+      'webhooks',
+      'redeliver',
+      '--tenant',
+      other.tenantId,
+      '--endpoint',
+      centre.endpointId,
+      '--event',
+      eventId
+    )
     const listed = await cli('webhooks', 'failed', '--tenant', other.tenantId, '--endpoint', centre.endpointId)
     const endpoints = await cli('webhooks', 'endpoints', '--tenant', other.tenantId)
     const usage = await cli('webhooks', 'replay-all')
-    const noOffset = await cli('webhooks', 'redeliver-failed', '--tenant', centre.tenantId, '--endpoint', centre.endpointId, '--from', '2026-01-01T00:00', '--to', '2026-01-02T00:00Z')
+    const noOffset = await cli(
+      'webhooks',
+      'redeliver-failed',
+      '--tenant',
+      centre.tenantId,
+      '--endpoint',
+      centre.endpointId,
+      '--from',
+      '2026-01-01T00:00',
+      '--to',
+      '2026-01-02T00:00Z'
+    )
     expect(foreign.code).toBe(1)
     expect(foreign.stderr).toContain(centre.endpointId)
     expect(listed.code).toBe(1)

@@ -39,14 +39,31 @@ describe('npm run cli', () => {
     expect(tenant.out).toMatchObject({ name, locations: [{ timeZone: 'America/Chicago' }] })
     const tenantId = tenant.out.id as string
 
-    const north = await cli('locations', 'create', '--tenant', tenantId, '--name', 'North', '--time-zone', 'Europe/London', '--currency', 'gbp')
+    const north = await cli(
+      'locations',
+      'create',
+      '--tenant',
+      tenantId,
+      '--name',
+      'North',
+      '--time-zone',
+      'Europe/London',
+      '--currency',
+      'gbp'
+    )
     expect(north.out).toMatchObject({ tenantId, name: 'North', currency: 'GBP' })
     expect((await cli('locations', 'list', '--tenant', tenantId)).out).toHaveLength(2)
-    expect((await cli('tenants', 'list')).out).toEqual(expect.arrayContaining([expect.objectContaining({ id: tenantId, name })]))
+    expect((await cli('tenants', 'list')).out).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: tenantId, name })])
+    )
 
     const created = await cli('clients', 'create', '--tenant', name, '--scopes', 'children providers')
     expect(created.out).toMatchObject({ tenantId, tenantCreated: false })
-    const credentials = { grant_type: 'client_credentials', client_id: created.out.client_id, client_secret: created.out.client_secret }
+    const credentials = {
+      grant_type: 'client_credentials',
+      client_id: created.out.client_id,
+      client_secret: created.out.client_secret,
+    }
     expect((await platform.http.post('/oauth/token', { body: credentials })).status).toBe(200)
     expect((await cli('clients', 'list', '--tenant', tenantId)).out).toEqual([
       expect.objectContaining({ id: created.out.client_id, scopes: ['children', 'providers'], revokedAt: null }),
@@ -60,7 +77,16 @@ describe('npm run cli', () => {
 
   it('issues an API key limited to what it names, and revokes it', async () => {
     const client = await platform.newTenant(['children'])
-    const key = await cli('api-keys', 'create', '--tenant', client.tenantId, '--name', 'Front desk kiosk', '--permissions', 'children:GET')
+    const key = await cli(
+      'api-keys',
+      'create',
+      '--tenant',
+      client.tenantId,
+      '--name',
+      'Front desk kiosk',
+      '--permissions',
+      'children:GET'
+    )
     expect(key.code).toBe(0)
     expect(key.out.secret).toMatch(/^sk_/)
     const headers = { Authorization: `Bearer ${key.out.secret as string}` }
@@ -70,7 +96,9 @@ describe('npm run cli', () => {
     expect(listed.out).toEqual([expect.objectContaining({ id: key.out.id, name: 'Front desk kiosk' })])
     expect(JSON.stringify(listed.out)).not.toContain('secretHash')
 
-    expect((await cli('api-keys', 'revoke', '--tenant', client.tenantId, '--key', key.out.id)).out.revokedAt).toBeTruthy()
+    expect(
+      (await cli('api-keys', 'revoke', '--tenant', client.tenantId, '--key', key.out.id)).out.revokedAt
+    ).toBeTruthy()
     expect((await platform.http.get('/v1/children/chd_missing', { headers })).status).toBe(401)
   })
 
@@ -83,7 +111,9 @@ describe('npm run cli', () => {
       return result.out?.workflows?.length ? result.out : undefined
     })
     expect(found.query).toBe(`TenantId = "${client.tenantId}" AND AppointmentId = "${appointment.id}"`)
-    expect(found.workflows).toEqual([expect.objectContaining({ status: 'RUNNING', workflowId: expect.stringContaining(appointment.id) })])
+    expect(found.workflows).toEqual([
+      expect.objectContaining({ status: 'RUNNING', workflowId: expect.stringContaining(appointment.id) }),
+    ])
 
     const other = await platform.newTenant(['children'])
     const elsewhere = await cli('workflows', 'find', '--tenant', other.tenantId, '--appointment', appointment.id)

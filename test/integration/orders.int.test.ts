@@ -29,7 +29,8 @@ async function freshTenant(scopes = SCOPES) {
 
 type Tenant = Awaited<ReturnType<typeof freshTenant>>
 
-const createOrder = (t: Tenant, body: Record<string, unknown>) => platform.http.post('/v1/orders', { token: t.token, body })
+const createOrder = (t: Tenant, body: Record<string, unknown>) =>
+  platform.http.post('/v1/orders', { token: t.token, body })
 const patchOrder = (t: Tenant, id: string, body: unknown) =>
   platform.http.request('PATCH', `/v1/orders/${id}`, {
     token: t.token,
@@ -48,20 +49,40 @@ const newPrice = (t: Tenant, body: Record<string, unknown>) =>
 const newClient = (t: Tenant) =>
   created(platform.http.post('/v1/clients', { token: t.token, body: { firstName: 'Amara', lastName: 'Okafor' } }))
 const newChild = (t: Tenant) =>
-  created(platform.http.post('/v1/children', { token: t.token, body: { firstName: 'Maya', lastName: 'Okafor', dateOfBirth: '2023-04-18' } }))
-const product = (unitAmount: number, quantity = 1) => ({ kind: 'PRODUCT', description: 'Therapy putty', unitAmount, quantity })
+  created(
+    platform.http.post('/v1/children', {
+      token: t.token,
+      body: { firstName: 'Maya', lastName: 'Okafor', dateOfBirth: '2023-04-18' },
+    })
+  )
+const product = (unitAmount: number, quantity = 1) => ({
+  kind: 'PRODUCT',
+  description: 'Therapy putty',
+  unitAmount,
+  quantity,
+})
 
 describe('POST /v1/orders', () => {
   it('creates a DRAFT with priced lines and exact totals', async () => {
     const t = await freshTenant()
     const [clientId, childId] = [await newClient(t), await newChild(t)]
-    const priceId = await newPrice(t, { service: 'SPEECH_THERAPY', amount: 12_000, description: 'Speech therapy, 45 minutes' })
+    const priceId = await newPrice(t, {
+      service: 'SPEECH_THERAPY',
+      amount: 12_000,
+      description: 'Speech therapy, 45 minutes',
+    })
     const response = await createOrder(t, {
       clientId,
       childId,
       lines: [
         { kind: 'SESSION', priceId },
-        { kind: 'ASSESSMENT', description: 'PLS-5 evaluation', service: 'SPEECH_THERAPY', unitAmount: 25_000, discountAmount: 2_500 },
+        {
+          kind: 'ASSESSMENT',
+          description: 'PLS-5 evaluation',
+          service: 'SPEECH_THERAPY',
+          unitAmount: 25_000,
+          discountAmount: 2_500,
+        },
         { kind: 'PRODUCT', description: 'Chewy tubes', quantity: 3, unitAmount: 799, taxAmount: 192 },
       ],
     })
@@ -87,8 +108,23 @@ describe('POST /v1/orders', () => {
       voidedAt: null,
     })
     expect(order.lines).toMatchObject([
-      { kind: 'SESSION', description: 'Speech therapy, 45 minutes', service: 'SPEECH_THERAPY', quantity: 1, unitAmount: 12_000, lineTotal: 12_000, priceId },
-      { kind: 'ASSESSMENT', description: 'PLS-5 evaluation', unitAmount: 25_000, discountAmount: 2_500, lineTotal: 22_500, priceId: null },
+      {
+        kind: 'SESSION',
+        description: 'Speech therapy, 45 minutes',
+        service: 'SPEECH_THERAPY',
+        quantity: 1,
+        unitAmount: 12_000,
+        lineTotal: 12_000,
+        priceId,
+      },
+      {
+        kind: 'ASSESSMENT',
+        description: 'PLS-5 evaluation',
+        unitAmount: 25_000,
+        discountAmount: 2_500,
+        lineTotal: 22_500,
+        priceId: null,
+      },
       { kind: 'PRODUCT', quantity: 3, unitAmount: 799, taxAmount: 192, lineTotal: 2_589 },
     ])
     expect(order.lines[0].id).toMatch(/^oli_/)
@@ -102,20 +138,33 @@ describe('POST /v1/orders', () => {
     const service = read.body.service as string
     expect(service).toBeTruthy()
     await newPrice(t, { service, amount: 9_000 })
-    const typed = await newPrice(t, { service, appointmentType: read.body.type, locationId: t.locationId, amount: 11_000 })
+    const typed = await newPrice(t, {
+      service,
+      appointmentType: read.body.type,
+      locationId: t.locationId,
+      amount: 11_000,
+    })
     const response = await createOrder(t, {
       childId: appointment.childId,
       status: 'OPEN',
       lines: [{ kind: 'SESSION', appointmentId: appointment.id }],
     })
     expect(response.status, JSON.stringify(response.body)).toBe(201)
-    expect(response.body.lines[0]).toMatchObject({ appointmentId: appointment.id, service, unitAmount: 11_000, priceId: typed })
+    expect(response.body.lines[0]).toMatchObject({
+      appointmentId: appointment.id,
+      service,
+      unitAmount: 11_000,
+      priceId: typed,
+    })
     expect(response.body).toMatchObject({ status: 'OPEN', total: 11_000, balance: 11_000 })
     expect(response.body.openedAt).toMatch(/Z$/)
 
     // The appointment belongs to its child: an order for another child cannot carry it.
     const otherChild = await newChild(t)
-    const mismatch = await createOrder(t, { childId: otherChild, lines: [{ kind: 'SESSION', appointmentId: appointment.id }] })
+    const mismatch = await createOrder(t, {
+      childId: otherChild,
+      lines: [{ kind: 'SESSION', appointmentId: appointment.id }],
+    })
     expect(mismatch.status).toBe(400)
     expect(mismatch.body.errors[0]).toMatchObject({ path: 'lines.0.appointmentId', code: 'child_mismatch' })
   })
@@ -148,7 +197,11 @@ describe('POST /v1/orders', () => {
       [{ clientId: 'cln_nope', lines: [product(1)] }, 'clientId', 'not_found'],
       [{ childId: await newChild(other), lines: [product(1)] }, 'childId', 'not_found'],
       [{ lines: [{ kind: 'SESSION', priceId: foreignPrice }] }, 'lines.0.priceId', 'not_found'],
-      [{ lines: [{ kind: 'SESSION', appointmentId: 'apt_nope', unitAmount: 1 }] }, 'lines.0.appointmentId', 'not_found'],
+      [
+        { lines: [{ kind: 'SESSION', appointmentId: 'apt_nope', unitAmount: 1 }] },
+        'lines.0.appointmentId',
+        'not_found',
+      ],
       [{ lines: [{ kind: 'SESSION', sessionId: 'ses_nope', unitAmount: 1 }] }, 'lines.0.sessionId', 'not_found'],
       [{ lines: [{ kind: 'SESSION' }] }, 'lines.0.unitAmount', 'required'],
       [{ lines: [{ kind: 'SESSION', service: 'FEEDING_THERAPY' }] }, 'lines.0.unitAmount', 'price_not_configured'],
@@ -161,7 +214,13 @@ describe('POST /v1/orders', () => {
       expect(response.body.code).toBe('validation_error')
       expect(response.body.errors).toContainEqual(expect.objectContaining({ path, code }))
     }
-    for (const body of [{ lines: [] }, { lines: [product(1.5)] }, { lines: [product(-1)] }, { lines: [{ ...product(1), quantity: 0 }] }, { lines: [{ kind: 'GIFT', unitAmount: 1 }] }]) {
+    for (const body of [
+      { lines: [] },
+      { lines: [product(1.5)] },
+      { lines: [product(-1)] },
+      { lines: [{ ...product(1), quantity: 0 }] },
+      { lines: [{ kind: 'GIFT', unitAmount: 1 }] },
+    ]) {
       const response = await createOrder(t, body)
       expect(response.status, JSON.stringify(body)).toBe(400)
       expect(response.body.code).toBe('validation_error')
@@ -177,7 +236,14 @@ describe('the order state machine', () => {
     const id = await created(createOrder(t, { clientId, lines: [product(500)] }))
     const patched = await patchOrder(t, id, { lines: [product(700, 2), product(50)], clientId: null })
     expect(patched.status).toBe(200)
-    expect(patched.body).toMatchObject({ id, clientId: null, subtotal: 1_450, total: 1_450, balance: 1_450, status: 'DRAFT' })
+    expect(patched.body).toMatchObject({
+      id,
+      clientId: null,
+      subtotal: 1_450,
+      total: 1_450,
+      balance: 1_450,
+      status: 'DRAFT',
+    })
     expect(patched.body.lines.map((l: { lineTotal: number }) => l.lineTotal)).toEqual([1_400, 50])
 
     const finalized = await platform.http.post(`/v1/orders/${id}/finalize`, { token: t.token })
@@ -260,7 +326,9 @@ describe('GET /v1/orders', () => {
     expect(await only(`createdTo=${at}&sort=createdAt`)).toEqual(ids.slice(0, 2))
 
     const first = await platform.http.get('/v1/orders?limit=1&sort=total', { token: t.token })
-    const wrongSort = await platform.http.get(`/v1/orders?limit=1&sort=-createdAt&cursor=${first.body.nextCursor}`, { token: t.token })
+    const wrongSort = await platform.http.get(`/v1/orders?limit=1&sort=-createdAt&cursor=${first.body.nextCursor}`, {
+      token: t.token,
+    })
     expect(wrongSort.status).toBe(400)
     expect(wrongSort.body.errors[0]).toMatchObject({ path: 'cursor', code: 'invalid_cursor' })
     const badStatus = await platform.http.get('/v1/orders?status=LOST', { token: t.token })

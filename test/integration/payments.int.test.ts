@@ -32,16 +32,26 @@ type Tenant = Awaited<ReturnType<typeof freshTenant>>
 async function openOrder(t: Tenant, total: number, currency = 'USD'): Promise<string> {
   const response = await platform.http.post('/v1/orders', {
     token: t.token,
-    body: { status: 'OPEN', currency, lines: [{ kind: 'SESSION_PACKAGE', description: '10 sessions', unitAmount: total }] },
+    body: {
+      status: 'OPEN',
+      currency,
+      lines: [{ kind: 'SESSION_PACKAGE', description: '10 sessions', unitAmount: total }],
+    },
   })
   expect(response.status, JSON.stringify(response.body)).toBe(201)
   return response.body.id
 }
 
 const pay = (t: Tenant, orderId: string, amount: number, extra: Record<string, unknown> = {}) =>
-  platform.http.post('/v1/payments', { token: t.token, body: { orderId, amount, currency: 'USD', method: 'CASH', ...extra } })
+  platform.http.post('/v1/payments', {
+    token: t.token,
+    body: { orderId, amount, currency: 'USD', method: 'CASH', ...extra },
+  })
 const refund = (t: Tenant, paymentId: string, body: Record<string, unknown> = {}) =>
-  platform.http.post(`/v1/payments/${paymentId}/refunds`, { token: t.token, body: { reason: 'REQUESTED_BY_CLIENT', ...body } })
+  platform.http.post(`/v1/payments/${paymentId}/refunds`, {
+    token: t.token,
+    body: { reason: 'REQUESTED_BY_CLIENT', ...body },
+  })
 const order = async (t: Tenant, id: string) => (await platform.http.get(`/v1/orders/${id}`, { token: t.token })).body
 
 async function paid(t: Tenant, orderId: string, amount: number, extra: Record<string, unknown> = {}): Promise<string> {
@@ -77,7 +87,12 @@ describe('paying an order', () => {
     expect(first.body.id).toMatch(/^pay_/)
     expect(first.body.receivedAt).toMatch(/Z$/)
     expect(first.headers.get('location')).toBe(`/v1/payments/${first.body.id}`)
-    expect(await order(t, orderId)).toMatchObject({ status: 'PARTIALLY_PAID', amountPaid: 4_000, balance: 6_000, paidAt: null })
+    expect(await order(t, orderId)).toMatchObject({
+      status: 'PARTIALLY_PAID',
+      amountPaid: 4_000,
+      balance: 6_000,
+      paidAt: null,
+    })
 
     const second = await paid(t, orderId, 6_000, { method: 'CARD_TERMINAL', receivedAt: '2026-01-05T09:30:00-06:00' })
     const after = await order(t, orderId)
@@ -116,7 +131,10 @@ describe('paying an order', () => {
 
   it('takes no payment on a DRAFT or VOID order, nor in another currency', async () => {
     const t = await freshTenant()
-    const draft = await platform.http.post('/v1/orders', { token: t.token, body: { lines: [{ kind: 'PRODUCT', unitAmount: 500 }] } })
+    const draft = await platform.http.post('/v1/orders', {
+      token: t.token,
+      body: { lines: [{ kind: 'PRODUCT', unitAmount: 500 }] },
+    })
     const onDraft = await pay(t, draft.body.id, 100)
     expect(onDraft.status).toBe(409)
     expect(onDraft.body.code).toBe('invalid_state_transition')
@@ -212,11 +230,29 @@ describe('refunds', () => {
     const a = await paid(t, orderId, 4_000)
     const b = await paid(t, orderId, 6_000, { method: 'INSURER_REMITTANCE', reference: 'ERA-77' })
 
-    const partial = await refund(t, a, { amount: 1_500, reason: 'APPOINTMENT_CANCELLED', method: 'CASH', reference: 'RF-1' })
+    const partial = await refund(t, a, {
+      amount: 1_500,
+      reason: 'APPOINTMENT_CANCELLED',
+      method: 'CASH',
+      reference: 'RF-1',
+    })
     expect(partial.status).toBe(201)
-    expect(partial.body).toMatchObject({ paymentId: a, orderId, amount: 1_500, currency: 'USD', reason: 'APPOINTMENT_CANCELLED', method: 'CASH', reference: 'RF-1' })
+    expect(partial.body).toMatchObject({
+      paymentId: a,
+      orderId,
+      amount: 1_500,
+      currency: 'USD',
+      reason: 'APPOINTMENT_CANCELLED',
+      method: 'CASH',
+      reference: 'RF-1',
+    })
     expect(partial.body.id).toMatch(/^rfd_/)
-    expect(await order(t, orderId)).toMatchObject({ status: 'PARTIALLY_REFUNDED', amountPaid: 10_000, amountRefunded: 1_500, balance: 0 })
+    expect(await order(t, orderId)).toMatchObject({
+      status: 'PARTIALLY_REFUNDED',
+      amountPaid: 10_000,
+      amountRefunded: 1_500,
+      balance: 0,
+    })
 
     const tooMuch = await refund(t, a, { amount: 2_501 })
     expect(tooMuch.status).toBe(409)
@@ -238,7 +274,12 @@ describe('refunds', () => {
 
     const insurer = await refund(t, b, { reason: 'INSURER_ADJUSTMENT' })
     expect(insurer.body).toMatchObject({ amount: 6_000, method: 'INSURER_REMITTANCE' })
-    expect(await order(t, orderId)).toMatchObject({ status: 'REFUNDED', amountPaid: 10_000, amountRefunded: 10_000, balance: 0 })
+    expect(await order(t, orderId)).toMatchObject({
+      status: 'REFUNDED',
+      amountPaid: 10_000,
+      amountRefunded: 10_000,
+      balance: 0,
+    })
     // Refunds emit no payment.succeeded.
     expect(await succeededEvents(t)).toHaveLength(2)
   })
@@ -310,7 +351,9 @@ describe('GET /v1/payments', () => {
     expect(all.items.map((p) => p.id)).toEqual([...ids].reverse())
     expect(all.pages).toBe(2)
     const only = async (query: string) =>
-      (await walkPages<{ id: string }>(platform.http, t.token, `/v1/payments?${query}&sort=createdAt`)).items.map((p) => p.id)
+      (await walkPages<{ id: string }>(platform.http, t.token, `/v1/payments?${query}&sort=createdAt`)).items.map(
+        (p) => p.id
+      )
     expect(await only(`orderId=${o1}`)).toEqual([ids[0], ids[2], ids[3]])
     expect(await only('status=FAILED')).toEqual([ids[2]])
     expect(await only('method=CHEQUE&status=SUCCEEDED')).toEqual([ids[3]])

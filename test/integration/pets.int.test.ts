@@ -33,7 +33,8 @@ async function createOwner(t: Tenant, firstName = 'Amara') {
   return response.body.id as string
 }
 const createPet = (t: Tenant, body: Record<string, unknown>) => platform.http.post('/v1/pets', { token: t.token, body })
-const patchPet = (t: Tenant, id: string, body: unknown) => platform.http.request('PATCH', `/v1/pets/${id}`, { token: t.token, body })
+const patchPet = (t: Tenant, id: string, body: unknown) =>
+  platform.http.request('PATCH', `/v1/pets/${id}`, { token: t.token, body })
 const archivePet = (t: Tenant, id: string) => platform.http.request('DELETE', `/v1/pets/${id}`, { token: t.token })
 const errorCodes = (body: { errors?: Array<{ path: string; code: string }> }) =>
   (body.errors ?? []).map((e) => `${e.path}:${e.code}`).sort()
@@ -90,10 +91,26 @@ describe('POST /v1/pets', () => {
       expect(errorCodes(response.body)).toEqual([`ownerClientId:${code}`])
     }
     const owner = await createOwner(t)
-    const certified = await createPet(t, { ownerClientId: owner, name: 'Rex', species: 'DOG', certification: { registry: 'Pet Partners' } })
+    const certified = await createPet(t, {
+      ownerClientId: owner,
+      name: 'Rex',
+      species: 'DOG',
+      certification: { registry: 'Pet Partners' },
+    })
     expect(errorCodes(certified.body)).toEqual(['certification:requires_therapy_animal'])
-    const bad = await createPet(t, { ownerClientId: owner, name: '', species: 'DRAGON', certification: { number: '1' }, therapyAnimal: 'yes' })
-    expect(errorCodes(bad.body)).toEqual(['certification.registry:required', 'name:too_small', 'species:invalid_value', 'therapyAnimal:invalid_type'])
+    const bad = await createPet(t, {
+      ownerClientId: owner,
+      name: '',
+      species: 'DRAGON',
+      certification: { number: '1' },
+      therapyAnimal: 'yes',
+    })
+    expect(errorCodes(bad.body)).toEqual([
+      'certification.registry:required',
+      'name:too_small',
+      'species:invalid_value',
+      'therapyAnimal:invalid_type',
+    ])
     expect(await platform.api.deps.db.pet.count({ where: { tenantId: t.tenantId } })).toBe(0)
   })
 })
@@ -112,7 +129,11 @@ describe('PATCH /v1/pets/{id}', () => {
       certification: { registry: 'Pet Partners', number: 'PP-1' },
     })
     const id = created.body.id
-    const patched = await patchPet(t, id, { breed: null, certification: { number: null, expiresOn: '2027-01-31' }, ownerClientId: newOwner })
+    const patched = await patchPet(t, id, {
+      breed: null,
+      certification: { number: null, expiresOn: '2027-01-31' },
+      ownerClientId: newOwner,
+    })
     expect(patched.status).toBe(200)
     expect(patched.body).toMatchObject({
       ownerClientId: newOwner,
@@ -129,7 +150,9 @@ describe('PATCH /v1/pets/{id}', () => {
     expect(retired.status).toBe(200)
     expect(retired.body).toMatchObject({ therapyAnimal: false, certification: null })
     expect(errorCodes((await patchPet(t, id, { name: null })).body)).toEqual(['name:invalid_type'])
-    expect(errorCodes((await patchPet(t, id, { ownerClientId: 'cln_missing' })).body)).toEqual(['ownerClientId:not_found'])
+    expect(errorCodes((await patchPet(t, id, { ownerClientId: 'cln_missing' })).body)).toEqual([
+      'ownerClientId:not_found',
+    ])
     expect((await platform.http.get(`/v1/pets/${id}`, { token: t.token })).body).toEqual(retired.body)
   })
 })
@@ -151,7 +174,8 @@ describe('GET /v1/pets', () => {
       expect(response.status).toBe(201)
       made.push(response.body)
     }
-    const by = (key: 'name' | 'createdAt') => [...made].sort((a, b) => a[key].localeCompare(b[key]) || a.id.localeCompare(b.id)).map((p) => p.id)
+    const by = (key: 'name' | 'createdAt') =>
+      [...made].sort((a, b) => a[key].localeCompare(b[key]) || a.id.localeCompare(b.id)).map((p) => p.id)
     for (const [sort, expected] of [
       ['name', by('name')],
       ['-name', by('name').reverse()],
@@ -159,10 +183,15 @@ describe('GET /v1/pets', () => {
       ['-createdAt', by('createdAt').reverse()],
     ] as const) {
       const { items } = await walkPages<{ id: string }>(platform.http, t.token, `/v1/pets?limit=2&sort=${sort}`)
-      expect(items.map((p) => p.id), sort).toEqual(expected)
+      expect(
+        items.map((p) => p.id),
+        sort
+      ).toEqual(expected)
     }
     const ids = async (query: string) =>
-      (await walkPages<{ id: string }>(platform.http, t.token, `/v1/pets?sort=createdAt&${query}`)).items.map((p) => p.id)
+      (await walkPages<{ id: string }>(platform.http, t.token, `/v1/pets?sort=createdAt&${query}`)).items.map(
+        (p) => p.id
+      )
     const [rex, mittens, rex2, apollo, bun] = made.map((p) => p.id)
     expect(await ids(`ownerClientId=${chidi}`)).toEqual([rex2, apollo])
     expect(await ids('species=DOG')).toEqual([rex, rex2])

@@ -28,7 +28,8 @@ async function freshTenant(scopes = ['orders', 'providers']) {
 
 type Tenant = Awaited<ReturnType<typeof freshTenant>>
 
-const createPrice = (t: Tenant, body: Record<string, unknown>) => platform.http.post('/v1/prices', { token: t.token, body })
+const createPrice = (t: Tenant, body: Record<string, unknown>) =>
+  platform.http.post('/v1/prices', { token: t.token, body })
 const patchPrice = (t: Tenant, id: string, body: unknown) =>
   platform.http.request('PATCH', `/v1/prices/${id}`, {
     token: t.token,
@@ -84,7 +85,13 @@ describe('price list CRUD', () => {
     const id = await priceId(t, { service: 'OCCUPATIONAL_THERAPY', amount: 9_000, description: 'OT' })
     const patched = await patchPrice(t, id, { amount: 2_500, unit: 'PER_15_MINUTES', description: null })
     expect(patched.status).toBe(200)
-    expect(patched.body).toMatchObject({ id, amount: 2_500, unit: 'PER_15_MINUTES', description: null, service: 'OCCUPATIONAL_THERAPY' })
+    expect(patched.body).toMatchObject({
+      id,
+      amount: 2_500,
+      unit: 'PER_15_MINUTES',
+      description: null,
+      service: 'OCCUPATIONAL_THERAPY',
+    })
     const keyChange = await patchPrice(t, id, { service: 'PSYCHOLOGY' })
     expect(keyChange.status).toBe(400)
     expect(keyChange.body.code).toBe('validation_error')
@@ -175,14 +182,25 @@ describe('price rules', () => {
   it('allows one active price per service, location and appointment type', async () => {
     const t = await freshTenant()
     const first = await priceId(t, { service: 'SPEECH_THERAPY', locationId: t.locationId, amount: 100 })
-    const clash = await createPrice(t, { service: 'SPEECH_THERAPY', locationId: t.locationId, amount: 200, currency: 'USD', unit: 'PER_HOUR' })
+    const clash = await createPrice(t, {
+      service: 'SPEECH_THERAPY',
+      locationId: t.locationId,
+      amount: 200,
+      currency: 'USD',
+      unit: 'PER_HOUR',
+    })
     expect(clash.status).toBe(409)
     expect(clash.body.code).toBe('conflict')
     expect(clash.body.detail).toContain(first)
 
     // Another key is fine: tenant-wide, or for one appointment type; an inactive duplicate is fine too.
     await priceId(t, { service: 'SPEECH_THERAPY', amount: 150 })
-    await priceId(t, { service: 'SPEECH_THERAPY', locationId: t.locationId, appointmentType: 'EVALUATION', amount: 300 })
+    await priceId(t, {
+      service: 'SPEECH_THERAPY',
+      locationId: t.locationId,
+      appointmentType: 'EVALUATION',
+      amount: 300,
+    })
     const spare = await priceId(t, { service: 'SPEECH_THERAPY', locationId: t.locationId, amount: 250, active: false })
     const activate = await patchPrice(t, spare, { active: true })
     expect(activate.status).toBe(409)
@@ -224,10 +242,18 @@ describe('priceForService', () => {
   it('answers the most specific active price: location + type, location, tenant + type, tenant', async () => {
     const t = await freshTenant()
     const service = 'SPEECH_THERAPY'
-    expect(await lookup(t, { service, appointmentType: 'EVALUATION' })).toEqual({ amount: 0, currency: 'USD', priceId: null })
+    expect(await lookup(t, { service, appointmentType: 'EVALUATION' })).toEqual({
+      amount: 0,
+      currency: 'USD',
+      priceId: null,
+    })
 
     const tenantWide = await priceId(t, { service, amount: 5_000 })
-    expect(await lookup(t, { service, appointmentType: 'EVALUATION' })).toEqual({ amount: 5_000, currency: 'USD', priceId: tenantWide })
+    expect(await lookup(t, { service, appointmentType: 'EVALUATION' })).toEqual({
+      amount: 5_000,
+      currency: 'USD',
+      priceId: tenantWide,
+    })
 
     const tenantTyped = await priceId(t, { service, appointmentType: 'EVALUATION', amount: 6_000 })
     expect((await lookup(t, { service, appointmentType: 'EVALUATION' })).priceId).toBe(tenantTyped)
@@ -239,8 +265,17 @@ describe('priceForService', () => {
     expect((await lookup(t, { service, appointmentType: 'EVALUATION' })).priceId).toBe(located)
     expect((await lookup(t, { service, appointmentType: 'THERAPY_SESSION' })).priceId).toBe(located)
 
-    const locatedTyped = await priceId(t, { service, locationId: t.locationId, appointmentType: 'EVALUATION', amount: 8_000 })
-    expect(await lookup(t, { service, appointmentType: 'EVALUATION' })).toEqual({ amount: 8_000, currency: 'USD', priceId: locatedTyped })
+    const locatedTyped = await priceId(t, {
+      service,
+      locationId: t.locationId,
+      appointmentType: 'EVALUATION',
+      amount: 8_000,
+    })
+    expect(await lookup(t, { service, appointmentType: 'EVALUATION' })).toEqual({
+      amount: 8_000,
+      currency: 'USD',
+      priceId: locatedTyped,
+    })
     expect((await lookup(t, { service, appointmentType: 'THERAPY_SESSION' })).priceId).toBe(located)
     // An unknown appointment type matches only type-independent prices.
     expect((await lookup(t, { service, appointmentType: 'NOT_A_TYPE' })).priceId).toBe(located)
@@ -267,9 +302,17 @@ describe('priceForService', () => {
     })
     expect(yen.status, JSON.stringify(yen.body)).toBe(201)
     const tokyo = yen.body.id as string
-    expect(await lookup(t, { locationId: tokyo, service: 'FEEDING_THERAPY' })).toEqual({ amount: 0, currency: 'JPY', priceId: null })
+    expect(await lookup(t, { locationId: tokyo, service: 'FEEDING_THERAPY' })).toEqual({
+      amount: 0,
+      currency: 'JPY',
+      priceId: null,
+    })
     const jpy = await priceId(t, { service: 'FEEDING_THERAPY', locationId: tokyo, amount: 8_800, currency: 'JPY' })
-    expect(await lookup(t, { locationId: tokyo, service: 'FEEDING_THERAPY' })).toEqual({ amount: 8_800, currency: 'JPY', priceId: jpy })
+    expect(await lookup(t, { locationId: tokyo, service: 'FEEDING_THERAPY' })).toEqual({
+      amount: 8_800,
+      currency: 'JPY',
+      priceId: jpy,
+    })
     // The USD location is unaffected by the Tokyo price.
     expect((await lookup(t, { service: 'FEEDING_THERAPY' })).priceId).toBeNull()
   })
@@ -279,6 +322,8 @@ describe('priceForService', () => {
     const b = await freshTenant()
     await priceId(a, { service: 'SPEECH_THERAPY', amount: 4_200 })
     expect((await lookup(b, { service: 'SPEECH_THERAPY' })).priceId).toBeNull()
-    await expect(lookup(b, { locationId: a.locationId, service: 'SPEECH_THERAPY' })).rejects.toMatchObject({ code: 'not_found' })
+    await expect(lookup(b, { locationId: a.locationId, service: 'SPEECH_THERAPY' })).rejects.toMatchObject({
+      code: 'not_found',
+    })
   })
 })

@@ -40,7 +40,9 @@ async function invitedProvider() {
       disciplines: ['SPEECH_THERAPY'],
       ageGroups: ['INFANT_TODDLER', 'PRESCHOOL'],
       languages: ['en', 'es'],
-      credentials: [{ type: 'LICENSE', number: 'SLP-104233', issuingCountry: 'US', issuingRegion: 'TX', expiresOn: inAYear() }],
+      credentials: [
+        { type: 'LICENSE', number: 'SLP-104233', issuingCountry: 'US', issuingRegion: 'TX', expiresOn: inAYear() },
+      ],
       onboardingStatus: 'INVITED',
     },
   })
@@ -49,11 +51,14 @@ async function invitedProvider() {
 }
 
 const path = (providerId: string, step = '') => `/v1/providers/${providerId}/onboarding${step ? `/${step}` : ''}`
-const post = (providerId: string, step: string, body?: unknown) => platform.http.post(path(providerId, step), { token, ...(body ? { body } : {}) })
+const post = (providerId: string, step: string, body?: unknown) =>
+  platform.http.post(path(providerId, step), { token, ...(body ? { body } : {}) })
 const onboarding = async (providerId: string) => (await platform.http.get(path(providerId), { token })).body
-const handleOf = (providerId: string) => platform.temporal.workflow.getHandle(providerOnboardingWorkflowId(tenantId, providerId, 1))
+const handleOf = (providerId: string) =>
+  platform.temporal.workflow.getHandle(providerOnboardingWorkflowId(tenantId, providerId, 1))
 const notifications = async (providerId: string) =>
-  (await platform.http.get(`${path(providerId, 'notifications')}?sort=createdAt&limit=100`, { token })).body.data as Array<{
+  (await platform.http.get(`${path(providerId, 'notifications')}?sort=createdAt&limit=100`, { token })).body
+    .data as Array<{
     kind: string
     status: string
     details: { step?: string; reminder?: number }
@@ -88,15 +93,33 @@ describe('an approval racing the timeout', () => {
         const answer = await post(providerId, 'approve')
         const result = await handleOf(providerId).result()
         const provider = (await platform.http.get(`/v1/providers/${providerId}`, { token })).body
-        const events = (await platform.http.get(`/v1/events?type=provider.approved&limit=100`, { token })).body.data as Array<{ data: { providerId: string } }>
-        return { offset, status: answer.status, code: answer.body.code, result: result.status, provider, approvedEvents: events.filter((e) => e.data.providerId === providerId).length }
+        const events = (await platform.http.get(`/v1/events?type=provider.approved&limit=100`, { token })).body
+          .data as Array<{ data: { providerId: string } }>
+        return {
+          offset,
+          status: answer.status,
+          code: answer.body.code,
+          result: result.status,
+          provider,
+          approvedEvents: events.filter((e) => e.data.providerId === providerId).length,
+        }
       })
     )
     for (const o of outcomes) {
       if (o.status === 200) {
-        expect(o, JSON.stringify(o)).toMatchObject({ result: 'APPROVED', provider: { onboardingStatus: 'APPROVED', bookable: true }, approvedEvents: 1 })
+        expect(o, JSON.stringify(o)).toMatchObject({
+          result: 'APPROVED',
+          provider: { onboardingStatus: 'APPROVED', bookable: true },
+          approvedEvents: 1,
+        })
       } else {
-        expect(o, JSON.stringify(o)).toMatchObject({ status: 409, code: 'invalid_state_transition', result: 'TIMED_OUT', provider: { onboardingStatus: 'IN_REVIEW', bookable: false }, approvedEvents: 0 })
+        expect(o, JSON.stringify(o)).toMatchObject({
+          status: 409,
+          code: 'invalid_state_transition',
+          result: 'TIMED_OUT',
+          provider: { onboardingStatus: 'IN_REVIEW', bookable: false },
+          approvedEvents: 0,
+        })
       }
     }
   }, 60_000)
@@ -109,7 +132,8 @@ describe('a worker killed mid-onboarding', () => {
     await post(providerId, 'profile')
     const documents = await post(providerId, 'documents', { documents: DOCUMENTS })
     expect(documents.body.step).toBe('BACKGROUND_CHECK')
-    const atBackgroundCheck = async () => (await notifications(providerId)).filter((n) => n.details.step === 'BACKGROUND_CHECK')
+    const atBackgroundCheck = async () =>
+      (await notifications(providerId)).filter((n) => n.details.step === 'BACKGROUND_CHECK')
 
     await platform.killWorkers('SIGKILL')
     const beforeCrash = await atBackgroundCheck()
@@ -124,8 +148,12 @@ describe('a worker killed mid-onboarding', () => {
     expect(result).toMatchObject({ status: 'TIMED_OUT', step: 'BACKGROUND_CHECK' })
     // The reminders due meanwhile were made moot by the timeout, which is recorded once.
     const after = await atBackgroundCheck()
-    expect(after.slice(0, beforeCrash.length).map((n) => `${n.kind}:${n.details.reminder}`)).toEqual(beforeCrash.map((n) => `${n.kind}:${n.details.reminder}`))
+    expect(after.slice(0, beforeCrash.length).map((n) => `${n.kind}:${n.details.reminder}`)).toEqual(
+      beforeCrash.map((n) => `${n.kind}:${n.details.reminder}`)
+    )
     expect(after.slice(beforeCrash.length).map((n) => `${n.kind}:${n.status}`)).toEqual(['ONBOARDING_TIMED_OUT:OPEN'])
-    expect(after.slice(0, beforeCrash.length).every((n) => n.kind === 'ONBOARDING_REMINDER' && n.status === 'CANCELLED')).toBe(true)
+    expect(
+      after.slice(0, beforeCrash.length).every((n) => n.kind === 'ONBOARDING_REMINDER' && n.status === 'CANCELLED')
+    ).toBe(true)
   }, 150_000) // a fresh worker process bundles the workflows and waits out the dead worker's sticky queue
 })

@@ -69,7 +69,9 @@ async function invitedProvider(overrides: Record<string, unknown> = {}) {
       disciplines: ['SPEECH_THERAPY'],
       ageGroups: ['INFANT_TODDLER', 'PRESCHOOL'],
       languages: ['en', 'es'],
-      credentials: [{ type: 'LICENSE', number: 'SLP-104233', issuingCountry: 'US', issuingRegion: 'TX', expiresOn: inAYear() }],
+      credentials: [
+        { type: 'LICENSE', number: 'SLP-104233', issuingCountry: 'US', issuingRegion: 'TX', expiresOn: inAYear() },
+      ],
       onboardingStatus: 'INVITED',
       ...overrides,
     },
@@ -79,11 +81,14 @@ async function invitedProvider(overrides: Record<string, unknown> = {}) {
 }
 
 const path = (providerId: string, step = '') => `/v1/providers/${providerId}/onboarding${step ? `/${step}` : ''}`
-const post = (providerId: string, step: string, body?: unknown) => platform.http.post(path(providerId, step), { token, ...(body ? { body } : {}) })
+const post = (providerId: string, step: string, body?: unknown) =>
+  platform.http.post(path(providerId, step), { token, ...(body ? { body } : {}) })
 const onboarding = async (providerId: string) => (await platform.http.get(path(providerId), { token })).body
-const handleOf = (providerId: string, attempt = 1) => platform.temporal.workflow.getHandle(providerOnboardingWorkflowId(tenantId, providerId, attempt))
+const handleOf = (providerId: string, attempt = 1) =>
+  platform.temporal.workflow.getHandle(providerOnboardingWorkflowId(tenantId, providerId, attempt))
 const notifications = async (providerId: string) =>
-  (await platform.http.get(`${path(providerId, 'notifications')}?sort=createdAt&limit=100`, { token })).body.data as Array<{
+  (await platform.http.get(`${path(providerId, 'notifications')}?sort=createdAt&limit=100`, { token })).body
+    .data as Array<{
     kind: string
     status: string
     details: { step?: string; reminder?: number; reasons?: string[] }
@@ -91,7 +96,11 @@ const notifications = async (providerId: string) =>
 type OnboardingView = { status: string; step: string; stepDeadlineAt: string; nextReminderAt: string | null }
 /** The workflow's own view of the step's timers (workflow time), once it has run its first task. */
 const timersOf = async (providerId: string, attempt = 1) => {
-  const view = await eventually(() => handleOf(providerId, attempt).query<OnboardingView>('onboardingState').catch(() => undefined))
+  const view = await eventually(() =>
+    handleOf(providerId, attempt)
+      .query<OnboardingView>('onboardingState')
+      .catch(() => undefined)
+  )
   const deadlineAt = Date.parse(view.stepDeadlineAt)
   return { ...view, deadlineAt, stepStartedAt: deadlineAt - TIMEOUT_MS }
 }
@@ -122,7 +131,12 @@ describe('onboarding from invitation to a bookable provider', () => {
 
     const started = await post(providerId, '')
     expect(started.status, JSON.stringify(started.body)).toBe(201)
-    expect(started.body).toMatchObject({ status: 'IN_PROGRESS', step: 'PROFILE', attempt: 1, providerStatus: 'INVITED' })
+    expect(started.body).toMatchObject({
+      status: 'IN_PROGRESS',
+      step: 'PROFILE',
+      attempt: 1,
+      providerStatus: 'INVITED',
+    })
     expect(started.body.workflowId).toBe(providerOnboardingWorkflowId(tenantId, providerId, 1))
 
     // Operators find it by tenant, kind and provider, and read what it is from its summary: ids only.
@@ -154,10 +168,18 @@ describe('onboarding from invitation to a bookable provider', () => {
 
     const checked = await post(providerId, 'background-check', { outcome: 'CLEAR', reference: 'chk_55812' })
     expect(checked.status).toBe(200)
-    expect(checked.body).toMatchObject({ step: 'ADMIN_APPROVAL', providerStatus: 'IN_REVIEW', backgroundCheck: { outcome: 'CLEAR' } })
+    expect(checked.body).toMatchObject({
+      step: 'ADMIN_APPROVAL',
+      providerStatus: 'IN_REVIEW',
+      backgroundCheck: { outcome: 'CLEAR' },
+    })
     expect((await platform.http.get(`/v1/providers/${providerId}`, { token })).body.bookable).toBe(false)
     // Admins hear at once that a decision waits for them.
-    await eventually(async () => ((await notifications(providerId)).some((n) => n.kind === 'ONBOARDING_READY_FOR_APPROVAL') ? true : undefined), 10_000)
+    await eventually(
+      async () =>
+        (await notifications(providerId)).some((n) => n.kind === 'ONBOARDING_READY_FOR_APPROVAL') ? true : undefined,
+      10_000
+    )
 
     const approved = await post(providerId, 'approve')
     expect(approved.status, JSON.stringify(approved.body)).toBe(200)
@@ -231,17 +253,26 @@ describe('refusals keep their stable codes', () => {
 
   it('stops at a licence that fails verification until the credentials are corrected', async () => {
     const providerId = await invitedProvider({
-      credentials: [{ type: 'LICENSE', number: 'SLP-9', issuingCountry: 'US', issuingRegion: 'TX', expiresOn: '2025-01-31' }],
+      credentials: [
+        { type: 'LICENSE', number: 'SLP-9', issuingCountry: 'US', issuingRegion: 'TX', expiresOn: '2025-01-31' },
+      ],
     })
     await post(providerId, '')
     await post(providerId, 'profile')
     const failed = (await post(providerId, 'documents', { documents: DOCUMENTS })).body
-    expect(failed).toMatchObject({ step: 'LICENCE_VERIFICATION', licenceVerification: { outcome: 'FAILED', reasons: ['LICENSE_EXPIRED'] } })
+    expect(failed).toMatchObject({
+      step: 'LICENCE_VERIFICATION',
+      licenceVerification: { outcome: 'FAILED', reasons: ['LICENSE_EXPIRED'] },
+    })
     expect((await notifications(providerId)).map((n) => n.kind)).toContain('ONBOARDING_LICENCE_NOT_VERIFIED')
 
     await platform.http.request('PATCH', `/v1/providers/${providerId}`, {
       token,
-      body: { credentials: [{ type: 'LICENSE', number: 'SLP-9', issuingCountry: 'US', issuingRegion: 'TX', expiresOn: inAYear() }] },
+      body: {
+        credentials: [
+          { type: 'LICENSE', number: 'SLP-9', issuingCountry: 'US', issuingRegion: 'TX', expiresOn: inAYear() },
+        ],
+      },
       headers: { 'Content-Type': 'application/merge-patch+json' },
     })
     // The workflow records the documents' verification again through its activity, which may run only now, after the
@@ -255,7 +286,15 @@ describe('refusals keep their stable codes', () => {
     // On the workflows' clock, as the worker's activities are.
     const now = new Date(await platform.now())
     const activities = createProviderOnboardingActivities({ db: platform.db, now: () => now })
-    expect(await activities.applyOnboardingStep({ tenantId, providerId, attempt: 1, op: { action: 'verifyLicence' }, timers })).toEqual({
+    expect(
+      await activities.applyOnboardingStep({
+        tenantId,
+        providerId,
+        attempt: 1,
+        op: { action: 'verifyLicence' },
+        timers,
+      })
+    ).toEqual({
       status: 'IN_PROGRESS',
       step: 'LICENCE_VERIFICATION',
     })
@@ -272,7 +311,8 @@ describe('reminders, timeouts and cancellation', () => {
     const handle = handleOf(providerId)
     const { stepStartedAt, deadlineAt, nextReminderAt } = await timersOf(providerId)
     expect(nextReminderAt).toBe(new Date(stepStartedAt + REMINDER_EVERY_MS).toISOString())
-    const reminders = async () => (await notifications(providerId)).filter((n) => n.kind === 'ONBOARDING_REMINDER').map((n) => n.details.reminder)
+    const reminders = async () =>
+      (await notifications(providerId)).filter((n) => n.kind === 'ONBOARDING_REMINDER').map((n) => n.details.reminder)
 
     // Each reminder on its day (3, 6, 9 and 12 days into the step), not before, once; none on the timeout's day.
     for (const n of [1, 2, 3, 4]) {
@@ -282,7 +322,9 @@ describe('reminders, timeouts and cancellation', () => {
       expect(await reminders()).toEqual([1, 2, 3, 4].slice(0, n))
       const view = await handle.query<OnboardingView>('onboardingState')
       expect(view).toMatchObject({ status: 'IN_PROGRESS', step: 'PROFILE' })
-      expect(view.nextReminderAt).toBe(n < 4 ? new Date(stepStartedAt + (n + 1) * REMINDER_EVERY_MS).toISOString() : null)
+      expect(view.nextReminderAt).toBe(
+        n < 4 ? new Date(stepStartedAt + (n + 1) * REMINDER_EVERY_MS).toISOString() : null
+      )
     }
     // Timed out at the end of the fourteenth day, not before.
     await skipTo(deadlineAt - MINUTE_MS)
@@ -299,12 +341,21 @@ describe('reminders, timeouts and cancellation', () => {
       'ONBOARDING_REMINDER:PROFILE:4:CANCELLED',
       'ONBOARDING_TIMED_OUT:PROFILE::OPEN',
     ])
-    expect(await onboarding(providerId)).toMatchObject({ status: 'TIMED_OUT', providerStatus: 'INVITED', stepDeadlineAt: null })
+    expect(await onboarding(providerId)).toMatchObject({
+      status: 'TIMED_OUT',
+      providerStatus: 'INVITED',
+      stepDeadlineAt: null,
+    })
     await recordHistory(handle, 'providerOnboardingWorkflow-timed-out')
 
     const again = await post(providerId, '')
     expect(again.status).toBe(201)
-    expect(again.body).toMatchObject({ attempt: 2, status: 'IN_PROGRESS', step: 'PROFILE', workflowId: providerOnboardingWorkflowId(tenantId, providerId, 2) })
+    expect(again.body).toMatchObject({
+      attempt: 2,
+      status: 'IN_PROGRESS',
+      step: 'PROFILE',
+      workflowId: providerOnboardingWorkflowId(tenantId, providerId, 2),
+    })
     expect((await post(providerId, 'profile')).body.step).toBe('DOCUMENTS')
   })
 
@@ -317,10 +368,14 @@ describe('reminders, timeouts and cancellation', () => {
     const cancelled = await platform.http.request('DELETE', path(providerId), { token })
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200)
     expect(cancelled.body).toMatchObject({ status: 'CANCELLED', step: 'PROFILE' })
-    await handleOf(providerId).result().catch(() => undefined)
+    await handleOf(providerId)
+      .result()
+      .catch(() => undefined)
     expect((await handleOf(providerId).describe()).status.name).toBe('CANCELLED')
     expect((await notifications(providerId)).every((n) => n.status === 'CANCELLED')).toBe(true)
-    expect((await platform.http.request('DELETE', path(providerId), { token })).body.code).toBe('invalid_state_transition')
+    expect((await platform.http.request('DELETE', path(providerId), { token })).body.code).toBe(
+      'invalid_state_transition'
+    )
     await recordHistory(handleOf(providerId), 'providerOnboardingWorkflow-cancelled')
   })
 })
@@ -328,8 +383,13 @@ describe('reminders, timeouts and cancellation', () => {
 describe('an approval either side of the timeout', () => {
   const outcomeOf = async (providerId: string) => {
     const provider = (await platform.http.get(`/v1/providers/${providerId}`, { token })).body
-    const events = (await platform.http.get(`/v1/events?type=provider.approved&limit=100`, { token })).body.data as Array<{ data: { providerId: string } }>
-    return { result: (await handleOf(providerId).result()).status, provider, approvedEvents: events.filter((e) => e.data.providerId === providerId).length }
+    const events = (await platform.http.get(`/v1/events?type=provider.approved&limit=100`, { token })).body
+      .data as Array<{ data: { providerId: string } }>
+    return {
+      result: (await handleOf(providerId).result()).status,
+      provider,
+      approvedEvents: events.filter((e) => e.data.providerId === providerId).length,
+    }
   }
 
   it('approves a minute before the deadline (provider.approved, bookable), and is refused a minute after it (TIMED_OUT)', async () => {
@@ -342,13 +402,21 @@ describe('an approval either side of the timeout', () => {
     await skipTo(earlyTimers.deadlineAt - MINUTE_MS)
     const approved = await post(early, 'approve')
     expect(approved.status, JSON.stringify(approved.body)).toBe(200)
-    expect(await outcomeOf(early)).toMatchObject({ result: 'APPROVED', provider: { onboardingStatus: 'APPROVED', bookable: true }, approvedEvents: 1 })
+    expect(await outcomeOf(early)).toMatchObject({
+      result: 'APPROVED',
+      provider: { onboardingStatus: 'APPROVED', bookable: true },
+      approvedEvents: 1,
+    })
 
     await skipTo(lateTimers.deadlineAt + MINUTE_MS)
     expect((await onboarding(late)).status).toBe('TIMED_OUT')
     const refused = await post(late, 'approve')
     expect(refused.status, JSON.stringify(refused.body)).toBe(409)
     expect(refused.body.code).toBe('invalid_state_transition')
-    expect(await outcomeOf(late)).toMatchObject({ result: 'TIMED_OUT', provider: { onboardingStatus: 'IN_REVIEW', bookable: false }, approvedEvents: 0 })
+    expect(await outcomeOf(late)).toMatchObject({
+      result: 'TIMED_OUT',
+      provider: { onboardingStatus: 'IN_REVIEW', bookable: false },
+      approvedEvents: 0,
+    })
   })
 })

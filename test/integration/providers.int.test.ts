@@ -44,7 +44,13 @@ const fullProvider = {
   languages: ['es-mx', 'en'],
   ageGroups: ['INFANT_TODDLER', 'PRESCHOOL'],
   telehealth: true,
-  weeklyHours: { MONDAY: [{ start: '13:00', end: '17:00' }, { start: '08:00', end: '12:00' }], FRIDAY: [{ start: '09:00', end: '15:00' }] },
+  weeklyHours: {
+    MONDAY: [
+      { start: '13:00', end: '17:00' },
+      { start: '08:00', end: '12:00' },
+    ],
+    FRIDAY: [{ start: '09:00', end: '15:00' }],
+  },
   credentials: [
     { type: 'LICENSE', number: 'SLP-1', issuingCountry: 'US', issuingRegion: 'TX', expiresOn: '2028-01-31' },
     { type: 'LICENSE', number: 'SLP-2', issuingCountry: 'US', issuingRegion: 'OK', expiresOn: '2027-06-30' },
@@ -79,7 +85,10 @@ describe('create and read', () => {
     const created = await post('/v1/providers', fullProvider)
     expect(created.status).toBe(201)
     expect(created.body.languages).toEqual(['es-MX', 'en'])
-    expect(created.body.weeklyHours.MONDAY).toEqual([{ start: '08:00', end: '12:00' }, { start: '13:00', end: '17:00' }])
+    expect(created.body.weeklyHours.MONDAY).toEqual([
+      { start: '08:00', end: '12:00' },
+      { start: '13:00', end: '17:00' },
+    ])
     expect(created.body.weeklyHours.SUNDAY).toEqual([])
     // The certification expires sooner, but only licences count.
     expect(created.body.licenceExpiresOn).toBe('2027-06-30')
@@ -93,7 +102,18 @@ describe('create and read', () => {
       [{ locationId: 'loc_nope' }, 'locationId', 'not_found'],
       [{ disciplines: ['ASTROLOGY'] }, 'disciplines.0', 'invalid_value'],
       [{ weeklyHours: { MONDAY: [{ start: '10:00', end: '09:00' }] } }, 'weeklyHours.MONDAY.0.end', 'custom'],
-      [{ weeklyHours: { MONDAY: [{ start: '09:00', end: '12:00' }, { start: '11:00', end: '13:00' }] } }, 'weeklyHours.MONDAY.1.start', 'custom'],
+      [
+        {
+          weeklyHours: {
+            MONDAY: [
+              { start: '09:00', end: '12:00' },
+              { start: '11:00', end: '13:00' },
+            ],
+          },
+        },
+        'weeklyHours.MONDAY.1.start',
+        'custom',
+      ],
       [{ weeklyHours: { FUNDAY: [] } }, 'weeklyHours', 'unrecognized_keys'],
     ]
     for (const [override, path, code] of cases) {
@@ -160,7 +180,9 @@ describe('PATCH (JSON merge patch)', () => {
     expect(bad.body.errors[0]).toMatchObject({ path: 'timeZone', code: 'invalid_time_zone' })
     const status = await patch(`/v1/providers/${created.body.id}`, { onboardingStatus: 'SUSPENDED' })
     expect(status.status).toBe(400)
-    expect((await platform.http.get(`/v1/providers/${created.body.id}`, { token })).body.onboardingStatus).toBe('APPROVED')
+    expect((await platform.http.get(`/v1/providers/${created.body.id}`, { token })).body.onboardingStatus).toBe(
+      'APPROVED'
+    )
     const typed = await platform.http.request('PATCH', `/v1/providers/${created.body.id}`, {
       token,
       raw: JSON.stringify({ telehealth: false }),
@@ -176,14 +198,21 @@ describe('list', () => {
     const centre = await newCentre()
     const annex = (await post('/v1/locations', { name: 'Annex', timeZone: 'America/Chicago' }, centre.token)).body.id
     const make = (body: Record<string, unknown>) =>
-      post('/v1/providers', { timeZone: 'America/Chicago', locationId: centre.locationId, ...body }, centre.token).then((r) => {
-        expect(r.status).toBe(201)
-        return r.body.id as string
-      })
+      post('/v1/providers', { timeZone: 'America/Chicago', locationId: centre.locationId, ...body }, centre.token).then(
+        (r) => {
+          expect(r.status).toBe(201)
+          return r.body.id as string
+        }
+      )
     const a = await make({ name: 'A', disciplines: ['SPEECH_THERAPY'], languages: ['es-MX'], telehealth: true })
     const b = await make({ name: 'B', disciplines: ['OCCUPATIONAL_THERAPY'], languages: ['en'], locationIds: [annex] })
     const c = await make({ name: 'C', disciplines: ['SPEECH_THERAPY'], languages: ['es'], onboardingStatus: 'INVITED' })
-    const d = await make({ name: 'D', disciplines: ['PHYSICAL_THERAPY'], languages: ['en-GB'], ageGroups: ['SCHOOL_AGE'] })
+    const d = await make({
+      name: 'D',
+      disciplines: ['PHYSICAL_THERAPY'],
+      languages: ['en-GB'],
+      ageGroups: ['SCHOOL_AGE'],
+    })
 
     const ids = async (query: string) => {
       const response = await platform.http.get(`/v1/providers?${query}`, { token: centre.token })
@@ -203,10 +232,14 @@ describe('list', () => {
 
     const first = await platform.http.get('/v1/providers?limit=3&sort=name', { token: centre.token })
     expect(first.body.data.map((p: { id: string }) => p.id)).toEqual([a, b, c])
-    const second = await platform.http.get(`/v1/providers?limit=3&sort=name&cursor=${first.body.nextCursor}`, { token: centre.token })
+    const second = await platform.http.get(`/v1/providers?limit=3&sort=name&cursor=${first.body.nextCursor}`, {
+      token: centre.token,
+    })
     expect(second.body.data.map((p: { id: string }) => p.id)).toEqual([d])
     expect(second.body.nextCursor).toBeNull()
-    const mismatch = await platform.http.get(`/v1/providers?limit=3&sort=-name&cursor=${first.body.nextCursor}`, { token: centre.token })
+    const mismatch = await platform.http.get(`/v1/providers?limit=3&sort=-name&cursor=${first.body.nextCursor}`, {
+      token: centre.token,
+    })
     expect(mismatch.status).toBe(400)
     expect(mismatch.body.errors[0].code).toBe('invalid_cursor')
   })
@@ -214,7 +247,11 @@ describe('list', () => {
 
 describe('onboarding', () => {
   it('moves INVITED → IN_REVIEW → APPROVED, records provider.approved in the same transaction, and refuses illegal moves', async () => {
-    const created = await post('/v1/providers', { name: 'New hire', timeZone: 'Europe/London', onboardingStatus: 'INVITED' })
+    const created = await post('/v1/providers', {
+      name: 'New hire',
+      timeZone: 'Europe/London',
+      onboardingStatus: 'INVITED',
+    })
     const id = created.body.id
     expect(created.body).toMatchObject({ onboardingStatus: 'INVITED', bookable: false, approvedAt: null })
 
@@ -250,7 +287,11 @@ describe('onboarding', () => {
     const child = await post('/v1/children', { firstName: 'Maya', lastName: 'Okafor', dateOfBirth: '2023-04-18' })
     const startsAt = new Date(Date.now() + 3 * 86_400_000)
     startsAt.setUTCHours(15, 0, 0, 0)
-    const booked = await post('/v1/appointments', { childId: child.body.id, providerId: id, startsAt: startsAt.toISOString() })
+    const booked = await post('/v1/appointments', {
+      childId: child.body.id,
+      providerId: id,
+      startsAt: startsAt.toISOString(),
+    })
     expect(booked.status).toBe(201)
     const refused = await post(`/v1/providers/${id}/offboard`, undefined)
     expect(refused.status).toBe(409)
@@ -294,7 +335,11 @@ describe('time off', () => {
     })
     expect(created.body.id).toMatch(/^tof_/)
     expect(created.headers.get('location')).toBe(`${base}/${created.body.id}`)
-    const winter = await post(base, { startsAt: '2027-12-24T00:00:00Z', endsAt: '2027-12-27T00:00:00Z', reason: 'HOLIDAY' })
+    const winter = await post(base, {
+      startsAt: '2027-12-24T00:00:00Z',
+      endsAt: '2027-12-27T00:00:00Z',
+      reason: 'HOLIDAY',
+    })
     expect(winter.body.startsAt).toBe('2027-12-24T00:00:00+00:00')
 
     expect((await platform.http.get(`${base}/${created.body.id}`, { token })).body).toEqual(created.body)

@@ -18,10 +18,29 @@ let platform: Platform
 let tenant: ProvisionedClient
 let token: string
 const isoDate = (ms: number) => new Date(ms).toISOString().slice(0, 10)
-const ids = { child: '', quietChild: '', provider: '', speechGoal: '', otGoal: '', draftSession: '', draftNote: '', celf: '', pls: '', lastAppointment: '' }
+const ids = {
+  child: '',
+  quietChild: '',
+  provider: '',
+  speechGoal: '',
+  otGoal: '',
+  draftSession: '',
+  draftNote: '',
+  celf: '',
+  pls: '',
+  lastAppointment: '',
+}
 const signedNotes: Array<{ session: string; note: string }> = []
 
-type Rec = { id: string; kind: string; priority: string; explanation: { rule: string; reason: string; facts: Array<{ name: string; value: unknown; source?: string }> }; suggestedCall: { method: string; path: string; scope: string; body?: Record<string, unknown> }; links: Record<string, string>; dueAt: string | null }
+type Rec = {
+  id: string
+  kind: string
+  priority: string
+  explanation: { rule: string; reason: string; facts: Array<{ name: string; value: unknown; source?: string }> }
+  suggestedCall: { method: string; path: string; scope: string; body?: Record<string, unknown> }
+  links: Record<string, string>
+  dueAt: string | null
+}
 
 beforeAll(async () => {
   platform = await startPlatform({ withWorker: false, clock: () => new Date(Date.now() + skewMs) })
@@ -46,16 +65,27 @@ beforeAll(async () => {
   ids.child = child.body.id
   ids.speechGoal = child.body.goals[0].id
   ids.otGoal = child.body.goals[1].id
-  const quiet = await http.post('/v1/children', { token, body: { firstName: 'Bo', lastName: 'Lind', dateOfBirth: '2021-05-01', locationId: tenant.locationId } })
+  const quiet = await http.post('/v1/children', {
+    token,
+    body: { firstName: 'Bo', lastName: 'Lind', dateOfBirth: '2021-05-01', locationId: tenant.locationId },
+  })
   ids.quietChild = quiet.body.id
-  const provider = await http.post('/v1/providers', { token, body: { name: 'Dana Whitfield', timeZone: 'UTC', disciplines: ['SPEECH_THERAPY'] } })
+  const provider = await http.post('/v1/providers', {
+    token,
+    body: { name: 'Dana Whitfield', timeZone: 'UTC', disciplines: ['SPEECH_THERAPY'] },
+  })
   expect(provider.status, JSON.stringify(provider.body)).toBe(201)
   ids.provider = provider.body.id
 
   const book = async (days: number) => {
     const appointment = await http.post('/v1/appointments', {
       token,
-      body: { childId: ids.child, providerId: ids.provider, startsAt: futureSlot(days).toISOString(), service: 'SPEECH_THERAPY' },
+      body: {
+        childId: ids.child,
+        providerId: ids.provider,
+        startsAt: futureSlot(days).toISOString(),
+        service: 'SPEECH_THERAPY',
+      },
     })
     expect(appointment.status, JSON.stringify(appointment.body)).toBe(201)
     const session = await http.post('/v1/sessions', { token, body: { appointmentId: appointment.body.id } })
@@ -66,10 +96,22 @@ beforeAll(async () => {
     const { sessionId } = await book(i + 1)
     const note = await http.post(`/v1/sessions/${sessionId}/notes`, {
       token,
-      body: { subjective: 'Practised.', objective: { goals: [{ goalId: ids.speechGoal, description: '/s/ initial', accuracyPercent: accuracy }] }, assessment: 'Flat.', plan: 'Continue.' },
+      body: {
+        subjective: 'Practised.',
+        objective: { goals: [{ goalId: ids.speechGoal, description: '/s/ initial', accuracyPercent: accuracy }] },
+        assessment: 'Flat.',
+        plan: 'Continue.',
+      },
     })
     expect(note.status).toBe(201)
-    expect((await http.post(`/v1/sessions/${sessionId}/notes/${note.body.id}/sign`, { token, body: { providerId: ids.provider } })).status).toBe(200)
+    expect(
+      (
+        await http.post(`/v1/sessions/${sessionId}/notes/${note.body.id}/sign`, {
+          token,
+          body: { providerId: ids.provider },
+        })
+      ).status
+    ).toBe(200)
     signedNotes.push({ session: sessionId, note: note.body.id })
   }
   const last = await book(5)
@@ -78,19 +120,30 @@ beforeAll(async () => {
   // Complete enough to sign, but not signed.
   const draft = await http.post(`/v1/sessions/${last.sessionId}/notes`, {
     token,
-    body: { subjective: 'Tired.', objective: { observations: 'Engaged for 20 minutes.' }, assessment: 'Steady.', plan: 'Continue.' },
+    body: {
+      subjective: 'Tired.',
+      objective: { observations: 'Engaged for 20 minutes.' },
+      assessment: 'Steady.',
+      plan: 'Continue.',
+    },
   })
   expect(draft.status).toBe(201)
   ids.draftNote = draft.body.id
 
-  const celf = await http.post('/v1/assessments', { token, body: { childId: ids.child, instrument: 'CELF-P3', dueDate: isoDate(Date.now() + 2 * DAY) } })
+  const celf = await http.post('/v1/assessments', {
+    token,
+    body: { childId: ids.child, instrument: 'CELF-P3', dueDate: isoDate(Date.now() + 2 * DAY) },
+  })
   expect(celf.status).toBe(201)
   ids.celf = celf.body.id
   const pls = await http.post('/v1/assessments', { token, body: { childId: ids.child, instrument: 'PLS-5' } })
   ids.pls = pls.body.id
   const done = await http.post(`/v1/assessments/${ids.pls}/complete`, {
     token,
-    body: { scores: [{ subtest: 'Total Language', standardScore: 84 }], completedAt: new Date(Date.now() - 200 * DAY).toISOString() },
+    body: {
+      scores: [{ subtest: 'Total Language', standardScore: 84 }],
+      completedAt: new Date(Date.now() - 200 * DAY).toISOString(),
+    },
   })
   expect(done.status, JSON.stringify(done.body)).toBe(200)
 
@@ -104,7 +157,8 @@ afterAll(async () => {
   await platform?.stop()
 })
 
-const recommend = (childId: string, as = token) => platform.http.get(`/v1/ai/children/${childId}/recommendations`, { token: as })
+const recommend = (childId: string, as = token) =>
+  platform.http.get(`/v1/ai/children/${childId}/recommendations`, { token: as })
 
 describe('GET /v1/ai/children/{id}/recommendations', () => {
   it('recommends exactly the known next actions, most urgent first, each explained with its records and call', async () => {
@@ -124,25 +178,63 @@ describe('GET /v1/ai/children/{id}/recommendations', () => {
       [`BOOK_NEXT_SESSION:${ids.child}`, 'MEDIUM'],
       [`OFFER_THERAPISTS:${ids.child}:OCCUPATIONAL_THERAPY`, 'MEDIUM'],
     ])
-    expect(res.body).toMatchObject({ childId: ids.child, today: isoDate(now), defaultCadenceDays: 180, summary: { total: 7, byPriority: { HIGH: 3, MEDIUM: 4, LOW: 0 } } })
+    expect(res.body).toMatchObject({
+      childId: ids.child,
+      today: isoDate(now),
+      defaultCadenceDays: 180,
+      summary: { total: 7, byPriority: { HIGH: 3, MEDIUM: 4, LOW: 0 } },
+    })
     const [ei, celf, pls, sign, goal, book, offer] = data as [Rec, Rec, Rec, Rec, Rec, Rec, Rec]
 
-    expect(ei.suggestedCall).toMatchObject({ method: 'PATCH', path: `/v1/children/${ids.child}`, body: { earlyIntervention: { initialIfspDate: '<date held>' } } })
-    expect(celf).toMatchObject({ dueAt: isoDate(Date.now() + 2 * DAY), suggestedCall: { method: 'POST', path: `/v1/assessments/${ids.celf}/complete`, scope: 'assessments' } })
-    expect(pls.explanation.reason).toBe(`The PLS-5 assessment completed ${isoDate(Date.now() - 200 * DAY)} has a 180-day cadence (the default), so the re-assessment is due ${plsDue} (overdue), and none is open.`)
+    expect(ei.suggestedCall).toMatchObject({
+      method: 'PATCH',
+      path: `/v1/children/${ids.child}`,
+      body: { earlyIntervention: { initialIfspDate: '<date held>' } },
+    })
+    expect(celf).toMatchObject({
+      dueAt: isoDate(Date.now() + 2 * DAY),
+      suggestedCall: { method: 'POST', path: `/v1/assessments/${ids.celf}/complete`, scope: 'assessments' },
+    })
+    expect(pls.explanation.reason).toBe(
+      `The PLS-5 assessment completed ${isoDate(Date.now() - 200 * DAY)} has a 180-day cadence (the default), so the re-assessment is due ${plsDue} (overdue), and none is open.`
+    )
     expect(pls.links.assessment).toBe(`/v1/assessments/${ids.pls}`)
-    expect(sign.suggestedCall).toMatchObject({ method: 'POST', path: `/v1/sessions/${ids.draftSession}/notes/${ids.draftNote}/sign`, scope: 'sessions' })
+    expect(sign.suggestedCall).toMatchObject({
+      method: 'POST',
+      path: `/v1/sessions/${ids.draftSession}/notes/${ids.draftNote}/sign`,
+      scope: 'sessions',
+    })
     expect(goal.explanation.reason).toMatch(/^Stalled: /)
     expect(goal.explanation.facts.filter((f) => f.name === 'accuracyPercent')).toEqual(
-      signedNotes.slice(-3).map((n, i) => ({ name: 'accuracyPercent', value: [52, 50, 51][i], source: `/v1/sessions/${n.session}/notes/${n.note}` })),
+      signedNotes.slice(-3).map((n, i) => ({
+        name: 'accuracyPercent',
+        value: [52, 50, 51][i],
+        source: `/v1/sessions/${n.session}/notes/${n.note}`,
+      }))
     )
     expect(book).toMatchObject({
-      suggestedCall: { method: 'POST', path: '/v1/appointments', scope: 'bookings', body: { childId: ids.child, providerId: ids.provider } },
+      suggestedCall: {
+        method: 'POST',
+        path: '/v1/appointments',
+        scope: 'bookings',
+        body: { childId: ids.child, providerId: ids.provider },
+      },
       links: { lastAppointment: `/v1/appointments/${ids.lastAppointment}` },
     })
-    expect(book.explanation.facts).toContainEqual({ name: 'activeGoalId', value: ids.otGoal, source: `/v1/children/${ids.child}` })
-    expect(offer.suggestedCall).toMatchObject({ method: 'POST', path: '/v1/therapists/match', scope: 'matching', body: { childId: ids.child, discipline: 'OCCUPATIONAL_THERAPY' } })
-    expect(offer.explanation.reason).toBe(`Goal(s) ${ids.otGoal} need OCCUPATIONAL_THERAPY and none of the child's appointments delivered OCCUPATIONAL_THERAPY.`)
+    expect(book.explanation.facts).toContainEqual({
+      name: 'activeGoalId',
+      value: ids.otGoal,
+      source: `/v1/children/${ids.child}`,
+    })
+    expect(offer.suggestedCall).toMatchObject({
+      method: 'POST',
+      path: '/v1/therapists/match',
+      scope: 'matching',
+      body: { childId: ids.child, discipline: 'OCCUPATIONAL_THERAPY' },
+    })
+    expect(offer.explanation.reason).toBe(
+      `Goal(s) ${ids.otGoal} need OCCUPATIONAL_THERAPY and none of the child's appointments delivered OCCUPATIONAL_THERAPY.`
+    )
     for (const r of data) expect(r.explanation.rule.length).toBeGreaterThan(20)
 
     // Deterministic: the same record gives the same list.
@@ -164,7 +256,9 @@ describe('GET /v1/ai/children/{id}/recommendations', () => {
     const recall = before.find((r) => r.kind === 'SCHEDULE_REASSESSMENT')!
     const recalled = await platform.http.post(recall.suggestedCall.path, { token, body: recall.suggestedCall.body })
     expect(recalled.status, JSON.stringify(recalled.body)).toBe(200)
-    const reassessment = (recalled.body.recalls as Array<{ assessmentId: string; previousAssessmentId: string }>).find((r) => r.previousAssessmentId === ids.pls)!
+    const reassessment = (recalled.body.recalls as Array<{ assessmentId: string; previousAssessmentId: string }>).find(
+      (r) => r.previousAssessmentId === ids.pls
+    )!
     expect(reassessment).toBeDefined()
 
     const after = ((await recommend(ids.child)).body.data as Rec[]).map((r) => r.id)

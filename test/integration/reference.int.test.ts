@@ -35,19 +35,29 @@ describe('the API reference', () => {
   })
 
   it('offers a Postman collection with every operation of the description, and OAuth set up', async () => {
-    const openapi = (await platform.http.get('/openapi.json')).body as { paths: Record<string, Record<string, unknown>> }
+    const openapi = (await platform.http.get('/openapi.json')).body as {
+      paths: Record<string, Record<string, unknown>>
+    }
     const collection = (await platform.http.get('/postman.json')).body as {
       info: { schema: string; version: string }
       auth: { type: string }
-      item: Array<{ item: Array<{ request: { method: string; url: { path: string[] }; header: Array<{ key: string }> } }> }>
+      item: Array<{
+        item: Array<{ request: { method: string; url: { path: string[] }; header: Array<{ key: string }> } }>
+      }>
     }
     expect(collection.info.schema).toContain('v2.1.0')
     expect(collection.auth.type).toBe('oauth2')
     const described = Object.entries(openapi.paths)
-      .flatMap(([path, item]) => Object.keys(item).filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m)).map((m) => `${m.toUpperCase()} ${path}`))
+      .flatMap(([path, item]) =>
+        Object.keys(item)
+          .filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))
+          .map((m) => `${m.toUpperCase()} ${path}`)
+      )
       .sort()
     const requests = collection.item.flatMap((folder) => folder.item)
-    const offered = requests.map((i) => `${i.request.method} /${i.request.url.path.map((s) => s.replace(/^:(\w+)$/, '{$1}')).join('/')}`).sort()
+    const offered = requests
+      .map((i) => `${i.request.method} /${i.request.url.path.map((s) => s.replace(/^:(\w+)$/, '{$1}')).join('/')}`)
+      .sort()
     expect(offered).toEqual(described)
     for (const request of requests.filter((r) => r.request.method !== 'GET' && r.request.url.path[0] === 'v1')) {
       expect(request.request.header.map((h) => h.key)).toContain('Idempotency-Key')

@@ -88,7 +88,8 @@ describe.each(['memory', 'postgres'] as const)('rate limit on the %s store', (st
     const token = await tokenFor(platform, await platform.newTenant(['providers']))
     const address = freshAddress()
     const allowed: HttpResponse[] = []
-    for (let i = 0; i < LIMIT; i++) allowed.push(await platform.http.get('/v1/providers', { token, headers: from(address) }))
+    for (let i = 0; i < LIMIT; i++)
+      allowed.push(await platform.http.get('/v1/providers', { token, headers: from(address) }))
     expect(allowed.map((r) => r.status)).toEqual([200, 200, 200, 200, 200])
     allowed.forEach((r, i) => expectRateLimitHeaders(r, LIMIT - 1 - i))
     // One fixed window: the same end for every request of it (give or take the rounding of a millisecond).
@@ -152,7 +153,9 @@ describe.each(['memory', 'postgres'] as const)('rate limit on the %s store', (st
     // An unexpected failure inside the request still reports the count.
     // Every transaction fails while this one request runs: background sweeps also open transactions, and a one-shot
     // failure could be spent on one of them instead of the request.
-    const broken = vi.spyOn(unitTransactionsOf(platform.api.deps.db), 'begin').mockRejectedValue(new Error('connection reset'))
+    const broken = vi
+      .spyOn(unitTransactionsOf(platform.api.deps.db), 'begin')
+      .mockRejectedValue(new Error('connection reset'))
     const failed = await platform.http.get('/v1/children/chd_missing', { token, headers: from(address) })
     broken.mockRestore()
     expect(failed.status).toBe(500)
@@ -177,7 +180,8 @@ describe.each(['memory', 'postgres'] as const)('rate limit on the %s store', (st
     const [first, second] = [await platform.newTenant(['providers']), await platform.newTenant(['providers'])]
     const [firstToken, secondToken] = [await tokenFor(platform, first), await tokenFor(platform, second)]
 
-    for (let i = 0; i < LIMIT; i++) await platform.http.get('/v1/providers', { token: firstToken, headers: from(address) })
+    for (let i = 0; i < LIMIT; i++)
+      await platform.http.get('/v1/providers', { token: firstToken, headers: from(address) })
     expect((await platform.http.get('/v1/providers', { token: firstToken, headers: from(address) })).status).toBe(429)
 
     // The address itself and another client at the same address have their own windows.
@@ -189,7 +193,10 @@ describe.each(['memory', 'postgres'] as const)('rate limit on the %s store', (st
     expectRateLimitHeaders(otherClient, LIMIT - 1)
 
     // A token that does not verify counts against the address, like no token at all.
-    const forged = await platform.http.get('/v1/providers', { token: `${firstToken.slice(0, -4)}AAAA`, headers: from(address) })
+    const forged = await platform.http.get('/v1/providers', {
+      token: `${firstToken.slice(0, -4)}AAAA`,
+      headers: from(address),
+    })
     expect(forged.status).toBe(401)
     expectRateLimitHeaders(forged, LIMIT - 2)
     for (let i = 0; i < LIMIT - 2; i++) await platform.http.get('/.well-known/jwks.json', { headers: from(address) })
@@ -270,7 +277,8 @@ describe('two API instances on one database', () => {
     const client = await pair[0].newTenant(['providers'])
     const token = await tokenFor(pair[0], client)
     const responses: HttpResponse[] = []
-    for (let i = 0; i < 8; i++) responses.push(await pair[i % 2]!.http.get('/v1/providers', { token, headers: from(freshAddress()) }))
+    for (let i = 0; i < 8; i++)
+      responses.push(await pair[i % 2]!.http.get('/v1/providers', { token, headers: from(freshAddress()) }))
     return { responses, clientId: client.client_id, db: pair[0].api.deps.db }
   }
 
@@ -289,7 +297,9 @@ describe('two API instances on one database', () => {
     platforms.push(...pair)
     const token = await tokenFor(pair[0], await pair[0].newTenant(['providers']))
     const burst = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => pair[i % 2]!.http.get('/v1/providers', { token, headers: from(freshAddress()) }))
+      Array.from({ length: 12 }, (_, i) =>
+        pair[i % 2]!.http.get('/v1/providers', { token, headers: from(freshAddress()) })
+      )
     )
     expect(burst.filter((r) => r.status === 200)).toHaveLength(LIMIT)
     expect(burst.filter((r) => r.status === 429)).toHaveLength(12 - LIMIT)
@@ -358,7 +368,11 @@ describe('request bodies', () => {
   const LIMIT_BYTES = 1024 * 1024
   const bodyOfSize = (bytes: number) => {
     const skeleton = JSON.stringify({ firstName: '', lastName: 'Okafor', dateOfBirth: '2023-04-18' })
-    return JSON.stringify({ firstName: 'x'.repeat(bytes - skeleton.length), lastName: 'Okafor', dateOfBirth: '2023-04-18' })
+    return JSON.stringify({
+      firstName: 'x'.repeat(bytes - skeleton.length),
+      lastName: 'Okafor',
+      dateOfBirth: '2023-04-18',
+    })
   }
 
   it('refuses a body over 1 MiB with a 413 problem document, with or without Content-Length', async () => {
@@ -382,7 +396,8 @@ describe('request bodies', () => {
       headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
       body: new ReadableStream({
         start(controller) {
-          for (let offset = 0; offset < bytes.length; offset += 64 * 1024) controller.enqueue(bytes.slice(offset, offset + 64 * 1024))
+          for (let offset = 0; offset < bytes.length; offset += 64 * 1024)
+            controller.enqueue(bytes.slice(offset, offset + 64 * 1024))
           controller.close()
         },
       }),
@@ -392,14 +407,21 @@ describe('request bodies', () => {
     expect(((await chunked.json()) as { code: string }).code).toBe('payload_too_large')
 
     // The token endpoint is bounded too.
-    const token413 = await platform.http.post('/oauth/token', { raw: tooLarge, headers: { 'Content-Type': 'application/json' } })
+    const token413 = await platform.http.post('/oauth/token', {
+      raw: tooLarge,
+      headers: { 'Content-Type': 'application/json' },
+    })
     expect(token413.status).toBe(413)
   })
 
   it('reads a body of exactly 1 MiB (then validates it)', async () => {
     const atLimit = bodyOfSize(LIMIT_BYTES)
     expect(Buffer.byteLength(atLimit)).toBe(LIMIT_BYTES)
-    const response = await platform.http.post('/v1/children', { token, raw: atLimit, headers: { 'Content-Type': 'application/json' } })
+    const response = await platform.http.post('/v1/children', {
+      token,
+      raw: atLimit,
+      headers: { 'Content-Type': 'application/json' },
+    })
     expect(response.status).toBe(400)
     expect(response.body.code).toBe('validation_error')
     expect(response.body.errors.map((e: { path: string }) => e.path)).toEqual(['firstName'])
@@ -421,7 +443,11 @@ describe('request bodies', () => {
       })
       expect(untyped.status, `${path} without Content-Type`).toBe(415)
       expect(((await untyped.json()) as { code: string }).code).toBe('unsupported_media_type')
-      const malformed = await platform.http.post(path, { token, raw: '{"name": ', headers: { 'Content-Type': 'application/json' } })
+      const malformed = await platform.http.post(path, {
+        token,
+        raw: '{"name": ',
+        headers: { 'Content-Type': 'application/json' },
+      })
       expect(malformed.status, path).toBe(400)
       expect(malformed.headers.get('content-type')).toMatch(PROBLEM)
       expect(malformed.body).toMatchObject({ code: 'invalid_json', status: 400, instance: path })
@@ -457,7 +483,9 @@ describe('request heads', () => {
     // Node's own answer is followed by a destroyed socket, which resets a client still sending: about a third of
     // these exchanges failed that way before api/client-errors.ts (Schemathesis's fuzzing phase saw the same).
     for (let i = 0; i < 20; i++) {
-      const answer = await exchange(`GET /v1/availability?providerIds=${'a'.repeat(100_000 + i * 997)} HTTP/1.1\r\nHost: api\r\n\r\n`)
+      const answer = await exchange(
+        `GET /v1/availability?providerIds=${'a'.repeat(100_000 + i * 997)} HTTP/1.1\r\nHost: api\r\n\r\n`
+      )
       expect(answer.slice(0, 13), answer.slice(0, 80)).toBe('HTTP/1.1 431 ')
       expect(answer).toMatch(/\r\nContent-Type: application\/problem\+json\r\n/)
       expect(answer).toMatch(/\r\nX-Request-Id: req_[0-9a-f]{32}\r\n/)
@@ -494,8 +522,9 @@ describe('OpenAPI description', () => {
     const { body: document } = await platform.http.get('/openapi.json')
     expect(document.components.schemas.Problem).toBeDefined()
     type Response = { headers?: Record<string, unknown>; content?: Record<string, unknown> }
-    const operations = Object.values(document.paths as Record<string, Record<string, { responses: Record<string, Response> }>>)
-      .flatMap((item) => Object.values(item))
+    const operations = Object.values(
+      document.paths as Record<string, Record<string, { responses: Record<string, Response> }>>
+    ).flatMap((item) => Object.values(item))
     expect(operations.length).toBeGreaterThan(5)
     for (const operation of operations) {
       const tooMany = operation.responses['429']

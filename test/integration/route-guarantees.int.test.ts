@@ -10,7 +10,12 @@ import { startPlatform, type Platform } from '../support/platform.ts'
 
 let platform: Platform
 let served: Array<{ method: string; path: string }>
-let openapi: { paths: Record<string, Record<string, { security?: Array<Record<string, string[]>>; parameters?: Array<{ name: string }> }>> }
+let openapi: {
+  paths: Record<
+    string,
+    Record<string, { security?: Array<Record<string, string[]>>; parameters?: Array<{ name: string }> }>
+  >
+}
 
 /** Hono's `/v1/children/:id` is OpenAPI's `/v1/children/{id}`. */
 const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}')
@@ -40,9 +45,10 @@ describe('every versioned route', () => {
       expect(scopes, `${method.toUpperCase()} ${path} declares no scope`).toHaveLength(1)
       expect(isScope(scopes[0]!), `${method.toUpperCase()} ${path} declares unknown scope ${scopes[0]}`).toBe(true)
       if (method !== 'get') {
-        expect(operation!.parameters?.map((p) => p.name), `${method.toUpperCase()} ${path} lacks Idempotency-Key`).toContain(
-          'Idempotency-Key'
-        )
+        expect(
+          operation!.parameters?.map((p) => p.name),
+          `${method.toUpperCase()} ${path} lacks Idempotency-Key`
+        ).toContain('Idempotency-Key')
       }
     }
   })
@@ -56,7 +62,13 @@ describe('every versioned route', () => {
       expect(response.headers.get('content-type'), label).toMatch(/^application\/problem\+json/)
       expect(response.body.code, label).toBe('invalid_token')
       expect(response.headers.get('www-authenticate'), label).toMatch(/^Bearer/)
-      for (const header of ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-api-version']) {
+      for (const header of [
+        'x-request-id',
+        'x-ratelimit-limit',
+        'x-ratelimit-remaining',
+        'x-ratelimit-reset',
+        'x-api-version',
+      ]) {
         expect(response.headers.get(header), `${label}: ${header}`).toBeTruthy()
       }
     }
@@ -69,7 +81,10 @@ describe('every versioned route', () => {
       const scope = openapi.paths[path]![method]!.security![0]!.oauth2![0]!
       if (scope === 'pets.read') continue
       const concrete = path.replace(/\{\w+\}/g, 'x_1')
-      const response = await platform.http.request(method.toUpperCase(), concrete, { token, ...(method === 'get' ? {} : { body: {} }) })
+      const response = await platform.http.request(method.toUpperCase(), concrete, {
+        token,
+        ...(method === 'get' ? {} : { body: {} }),
+      })
       // /v0 routes past their sunset answer 410 before any scope check; everything else must refuse the scope.
       expect([403, 410], `${method.toUpperCase()} ${concrete}`).toContain(response.status)
       if (response.status === 403) expect(response.body.code).toBe('insufficient_scope')

@@ -27,7 +27,11 @@ beforeAll(async () => {
     },
   })
   const client = await platform.newTenant(['children', 'providers', 'bookings', 'webhooks'])
-  api = new TherapyCareClient({ baseUrl: platform.api.url, clientId: client.client_id, clientSecret: client.client_secret })
+  api = new TherapyCareClient({
+    baseUrl: platform.api.url,
+    clientId: client.client_id,
+    clientSecret: client.client_secret,
+  })
   token = await platform.token(client)
 })
 
@@ -41,7 +45,12 @@ afterAll(async () => {
 /** Books an appointment through the SDK and returns it. */
 async function book(days: number) {
   const { childId, providerId } = await createChildAndProvider(platform.http, token)
-  return api.appointments.create({ childId, providerId, type: 'THERAPY_SESSION', startsAt: futureSlot(days).toISOString() })
+  return api.appointments.create({
+    childId,
+    providerId,
+    type: 'THERAPY_SESSION',
+    startsAt: futureSlot(days).toISOString(),
+  })
 }
 
 const refusal = (promise: Promise<unknown>) =>
@@ -79,7 +88,12 @@ describe('verifying real deliveries with the SDK', () => {
     const event = await verifyWebhook(deliveredV1.body, deliveredV1.headers, v1.secret)
     expect(event).toMatchObject({
       type: 'booking.created',
-      data: { bookingId: appointment.id, childId: appointment.childId, service: expect.any(String), currency: expect.any(String) },
+      data: {
+        bookingId: appointment.id,
+        childId: appointment.childId,
+        service: expect.any(String),
+        currency: expect.any(String),
+      },
     })
     expect(event.id).toMatch(/^evt_/)
 
@@ -89,32 +103,50 @@ describe('verifying real deliveries with the SDK', () => {
 
     const deliveredEd = await deliveryFor('/sdk-v2-ed25519', appointment.id)
     expect(ed25519.publicKey).toMatch(/^whpk_/)
-    expect(await verifyWebhookV2(deliveredEd.body, deliveredEd.headers, { publicKey: ed25519.publicKey! })).toEqual(event)
+    expect(await verifyWebhookV2(deliveredEd.body, deliveredEd.headers, { publicKey: ed25519.publicKey! })).toEqual(
+      event
+    )
 
     // Each endpoint's secret is its own; a changed body breaks every signature.
     expect(await refusal(verifyWebhook(deliveredV1.body, deliveredV1.headers, v2.secret))).toBe('signature_mismatch')
     expect(await refusal(verifyWebhook(deliveredV2.body, deliveredV2.headers, v1.secret))).toBe('signature_mismatch')
     const forge = (body: string) => body.replace(appointment.id, 'apt_forged')
     expect(forge(deliveredV1.body)).not.toBe(deliveredV1.body)
-    expect(await refusal(verifyWebhook(forge(deliveredV1.body), deliveredV1.headers, v1.secret))).toBe('signature_mismatch')
-    expect(await refusal(verifyWebhook(forge(deliveredV2.body), deliveredV2.headers, v2.secret))).toBe('signature_mismatch')
+    expect(await refusal(verifyWebhook(forge(deliveredV1.body), deliveredV1.headers, v1.secret))).toBe(
+      'signature_mismatch'
+    )
+    expect(await refusal(verifyWebhook(forge(deliveredV2.body), deliveredV2.headers, v2.secret))).toBe(
+      'signature_mismatch'
+    )
     const publicKey = { publicKey: ed25519.publicKey! }
-    expect(await refusal(verifyWebhookV2(forge(deliveredEd.body), deliveredEd.headers, publicKey))).toBe('signature_mismatch')
+    expect(await refusal(verifyWebhookV2(forge(deliveredEd.body), deliveredEd.headers, publicKey))).toBe(
+      'signature_mismatch'
+    )
     // Replayed much later, the same delivery is refused.
     const later = { now: () => Date.now() + 301_000 }
-    expect(await refusal(verifyWebhook(deliveredV1.body, deliveredV1.headers, v1.secret, later))).toBe('timestamp_out_of_tolerance')
+    expect(await refusal(verifyWebhook(deliveredV1.body, deliveredV1.headers, v1.secret, later))).toBe(
+      'timestamp_out_of_tolerance'
+    )
   })
 
   it('accepts deliveries signed during a secret rotation with either the old or the new secret', async () => {
-    const endpoint = await api.webhookEndpoints.create({ url: receiver.url('/sdk-rotation'), events: ['booking.created'], signingScheme: 'v1' })
-    const rotated = await api.request('POST', '/v1/webhook-endpoints/{id}/rotate-secret', { params: { id: endpoint.id } })
+    const endpoint = await api.webhookEndpoints.create({
+      url: receiver.url('/sdk-rotation'),
+      events: ['booking.created'],
+      signingScheme: 'v1',
+    })
+    const rotated = await api.request('POST', '/v1/webhook-endpoints/{id}/rotate-secret', {
+      params: { id: endpoint.id },
+    })
     expect(rotated.secret).not.toBe(endpoint.secret)
     const appointment = await book(31)
 
     const delivery = await deliveryFor('/sdk-rotation', appointment.id)
     expect((delivery.headers['x-service-signature'] as string).match(/v1=/g)).toHaveLength(2)
     for (const secret of [endpoint.secret, rotated.secret]) {
-      expect((await verifyWebhook(delivery.body, delivery.headers, secret)).data).toMatchObject({ bookingId: appointment.id })
+      expect((await verifyWebhook(delivery.body, delivery.headers, secret)).data).toMatchObject({
+        bookingId: appointment.id,
+      })
     }
   })
 })

@@ -51,7 +51,8 @@ function recordingFetch(log: Exchange[]): typeof fetch {
     const response = await fetch(input, init)
     entry.status = response.status
     entry.replayed = response.headers.get('idempotent-replayed') === 'true'
-    if (entry.path === '/oauth/token' && response.ok) entry.tokens = (await response.clone().json()) as Exchange['tokens']
+    if (entry.path === '/oauth/token' && response.ok)
+      entry.tokens = (await response.clone().json()) as Exchange['tokens']
     return response
   }
 }
@@ -82,7 +83,8 @@ async function revoke(on: Platform, who: ProvisionedClient, token: string, hint:
   expect(response.status).toBe(200)
 }
 
-const grants = (log: Exchange[]) => log.filter((e) => e.path === '/oauth/token').map((e) => `${e.requestBody?.grant_type}:${e.status}`)
+const grants = (log: Exchange[]) =>
+  log.filter((e) => e.path === '/oauth/token').map((e) => `${e.requestBody?.grant_type}:${e.status}`)
 
 beforeAll(async () => {
   // No worker: the SDK's behaviour is all request/response; bookings wait in the outbox, which is fine here.
@@ -111,10 +113,16 @@ describe('typed calls', () => {
       type: 'THERAPY_SESSION',
       startsAt: startsAt.toISOString(),
     })
-    expect(appointment).toMatchObject({ status: 'CONFIRMED', childId: child.id, provider: { id: provider.id, name: 'Dana Whitfield' } })
+    expect(appointment).toMatchObject({
+      status: 'CONFIRMED',
+      childId: child.id,
+      provider: { id: provider.id, name: 'Dana Whitfield' },
+    })
     expect(new Date(appointment.startsAt).getTime()).toBe(startsAt.getTime())
     expect(await api.appointments.get(appointment.id)).toEqual(appointment)
-    expect(await api.request('GET', '/v1/children/{id}', { params: { id: child.id } })).toMatchObject({ firstName: 'Maya' })
+    expect(await api.request('GET', '/v1/children/{id}', { params: { id: child.id } })).toMatchObject({
+      firstName: 'Maya',
+    })
 
     expect(grants(log)).toEqual(['client_credentials:200'])
     expect(log[0]!.requestBody).toMatchObject({ scope: 'children providers bookings', client_id: tenant.client_id })
@@ -122,7 +130,11 @@ describe('typed calls', () => {
     expect(writes).toHaveLength(3)
     for (const write of writes) expect(write.idempotencyKey).toMatch(UUID_V4)
     expect(new Set(writes.map((w) => w.idempotencyKey)).size).toBe(3)
-    expect(log.filter((e) => e.path.startsWith('/v1/')).every((e) => e.authorization === `Bearer ${log[0]!.tokens!.access_token}`)).toBe(true)
+    expect(
+      log
+        .filter((e) => e.path.startsWith('/v1/'))
+        .every((e) => e.authorization === `Bearer ${log[0]!.tokens!.access_token}`)
+    ).toBe(true)
   })
 
   it('surfaces problem documents as ApiError with code, detail, per-field errors and the request id', async () => {
@@ -130,15 +142,24 @@ describe('typed calls', () => {
     const missing = await api.children.get('chd_doesnotexist').catch((e: unknown) => e)
     expect(missing).toBeInstanceOf(ApiError)
     const notFound = missing as ApiError
-    expect(notFound).toMatchObject({ status: 404, code: 'not_found', title: 'Not found', instance: '/v1/children/chd_doesnotexist' })
+    expect(notFound).toMatchObject({
+      status: 404,
+      code: 'not_found',
+      title: 'Not found',
+      instance: '/v1/children/chd_doesnotexist',
+    })
     expect(notFound.detail).toContain('chd_doesnotexist')
     expect(notFound.requestId).toBe(notFound.headers.get('x-request-id'))
     expect(notFound.requestId).toBeTruthy()
 
     // The types forbid this body; the API's answer is what an untyped caller would get.
-    const invalid = await api.requestUnchecked('POST', '/v1/children', { body: { firstName: 'Maya' } }).catch((e: unknown) => e)
+    const invalid = await api
+      .requestUnchecked('POST', '/v1/children', { body: { firstName: 'Maya' } })
+      .catch((e: unknown) => e)
     expect(invalid).toMatchObject({ status: 400, code: 'validation_error' })
-    expect((invalid as ApiError).errors?.map((e) => e.path)).toEqual(expect.arrayContaining(['lastName', 'dateOfBirth']))
+    expect((invalid as ApiError).errors?.map((e) => e.path)).toEqual(
+      expect.arrayContaining(['lastName', 'dateOfBirth'])
+    )
   })
 })
 
@@ -151,7 +172,9 @@ describe('tokens', () => {
     await new Promise((resolve) => setTimeout(resolve, 4100)) // the 4-second token has expired
     await expect(api.children.get('chd_none')).rejects.toMatchObject({ status: 404 })
     expect(grants(log)).toEqual(['client_credentials:200', 'refresh_token:200'])
-    expect(log.find((e) => e.requestBody?.grant_type === 'refresh_token')!.requestBody!.refresh_token).toBe(log[0]!.tokens!.refresh_token)
+    expect(log.find((e) => e.requestBody?.grant_type === 'refresh_token')!.requestBody!.refresh_token).toBe(
+      log[0]!.tokens!.refresh_token
+    )
     expect(log.filter((e) => e.status === 401)).toEqual([])
     const [first, second] = log.filter((e) => e.path.startsWith('/v1/'))
     expect(second!.authorization).not.toBe(first!.authorization)
@@ -255,7 +278,11 @@ describe('writes repeated safely', () => {
 
       dbProxy.cut()
       const booking = api.appointments.create({ childId, providerId, startsAt: futureSlot(21).toISOString() })
-      await eventually(async () => (log.some((e) => e.path === '/v1/appointments' && e.status === 503) ? true : undefined), 10_000, 20)
+      await eventually(
+        async () => (log.some((e) => e.path === '/v1/appointments' && e.status === 503) ? true : undefined),
+        10_000,
+        20
+      )
       dbProxy.restore()
       const appointment = await booking
 
@@ -283,7 +310,9 @@ describe('pagination', () => {
     const lastNames = Array.from({ length: 25 }, (_, i) => `Okafor-${String(i).padStart(3, '0')}`)
     for (let i = 0; i < lastNames.length; i += 10) {
       await Promise.all(
-        lastNames.slice(i, i + 10).map((lastName) => api.children.create({ firstName: 'Maya', lastName, dateOfBirth: '2022-02-02' }))
+        lastNames
+          .slice(i, i + 10)
+          .map((lastName) => api.children.create({ firstName: 'Maya', lastName, dateOfBirth: '2022-02-02' }))
       )
     }
 

@@ -25,7 +25,11 @@ afterAll(async () => {
 })
 
 const patch = (id: string, body: unknown, as = token) =>
-  platform.http.request('PATCH', `/v1/sessions/${id}`, { token: as, body, headers: { 'Content-Type': 'application/merge-patch+json' } })
+  platform.http.request('PATCH', `/v1/sessions/${id}`, {
+    token: as,
+    body,
+    headers: { 'Content-Type': 'application/merge-patch+json' },
+  })
 
 async function openSession(as = token, days = 3) {
   const appointment = await bookAppointment(platform.http, as, { days })
@@ -62,7 +66,9 @@ describe('opening a session', () => {
   it('gives concurrent check-ins of one appointment the same single session', async () => {
     const appointment = await bookAppointment(platform.http, token, { days: 4 })
     const responses = await Promise.all(
-      Array.from({ length: 6 }, () => platform.http.post('/v1/sessions', { token, body: { appointmentId: appointment.id } }))
+      Array.from({ length: 6 }, () =>
+        platform.http.post('/v1/sessions', { token, body: { appointmentId: appointment.id } })
+      )
     )
     expect(responses.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 201])
     expect(new Set(responses.map((r) => r.body.id)).size).toBe(1)
@@ -76,7 +82,10 @@ describe('opening a session', () => {
     expect(unknown.body.errors).toEqual([expect.objectContaining({ path: 'appointmentId', code: 'not_found' })])
 
     const appointment = await bookAppointment(platform.http, token, { days: 6 })
-    const cancelled = await platform.http.post(`/v1/appointments/${appointment.id}/cancel`, { token, body: { reason: 'FAMILY_REQUEST' } })
+    const cancelled = await platform.http.post(`/v1/appointments/${appointment.id}/cancel`, {
+      token,
+      body: { reason: 'FAMILY_REQUEST' },
+    })
     expect(cancelled.status).toBe(200)
     const refused = await platform.http.post('/v1/sessions', { token, body: { appointmentId: appointment.id } })
     expect(refused.status).toBe(409)
@@ -101,7 +110,12 @@ describe('PATCH /v1/sessions/{id}', () => {
       placeOfService: '11',
     })
     expect(completed.status).toBe(200)
-    expect(completed.body).toMatchObject({ status: 'COMPLETED', attendance: 'PRESENT', totalUnits: 3, placeOfService: '11' })
+    expect(completed.body).toMatchObject({
+      status: 'COMPLETED',
+      attendance: 'PRESENT',
+      totalUnits: 3,
+      placeOfService: '11',
+    })
     expect(Date.parse(completed.body.actualEndedAt)).toBeGreaterThanOrEqual(Date.parse(completed.body.actualStartedAt))
     expect(completed.body.billingCodes[0]).toEqual({ code: '92507', units: 1, modifiers: ['GN'] })
 
@@ -132,14 +146,23 @@ describe('PATCH /v1/sessions/{id}', () => {
 
   it('validates billing codes, units and modifiers, and what a record may hold', async () => {
     const { session } = await openSession()
-    const bad = await patch(session.id, { billingCodes: [{ code: '9250', units: 1 }, { code: '97530', units: 0, modifiers: ['gO'] }] })
+    const bad = await patch(session.id, {
+      billingCodes: [
+        { code: '9250', units: 1 },
+        { code: '97530', units: 0, modifiers: ['gO'] },
+      ],
+    })
     expect(bad.status).toBe(400)
     expect(bad.body.code).toBe('validation_error')
     expect(bad.body.errors.map((e: { path: string }) => e.path)).toEqual(
       expect.arrayContaining(['billingCodes.0.code', 'billingCodes.1.units', 'billingCodes.1.modifiers.0'])
     )
 
-    const cancelBilled = await patch(session.id, { status: 'CANCELLED', attendance: 'ABSENT_UNEXCUSED', billingCodes: [{ code: '92507', units: 1 }] })
+    const cancelBilled = await patch(session.id, {
+      status: 'CANCELLED',
+      attendance: 'ABSENT_UNEXCUSED',
+      billingCodes: [{ code: '92507', units: 1 }],
+    })
     expect(cancelBilled.status).toBe(400)
     expect(cancelBilled.body.errors).toEqual([expect.objectContaining({ path: 'billingCodes', code: 'not_billable' })])
 
@@ -149,7 +172,10 @@ describe('PATCH /v1/sessions/{id}', () => {
 
     const telehealthOffice = await patch(session.id, { telehealth: true, placeOfService: '11' })
     expect(telehealthOffice.status).toBe(400)
-    expect(telehealthOffice.body.errors[0]).toMatchObject({ path: 'placeOfService', code: 'inconsistent_with_telehealth' })
+    expect(telehealthOffice.body.errors[0]).toMatchObject({
+      path: 'placeOfService',
+      code: 'inconsistent_with_telehealth',
+    })
 
     const endsBeforeStart = await patch(session.id, {
       status: 'COMPLETED',
@@ -161,7 +187,10 @@ describe('PATCH /v1/sessions/{id}', () => {
     const nullStatus = await patch(session.id, { status: null })
     expect(nullStatus.status).toBe(400)
     // None of the refused patches changed anything.
-    expect((await platform.http.get(`/v1/sessions/${session.id}`, { token })).body).toMatchObject({ status: 'SCHEDULED', billingCodes: [] })
+    expect((await platform.http.get(`/v1/sessions/${session.id}`, { token })).body).toMatchObject({
+      status: 'SCHEDULED',
+      billingCodes: [],
+    })
   })
 })
 
@@ -176,7 +205,10 @@ describe('GET /v1/sessions', () => {
     const first = await platform.http.get('/v1/sessions?limit=2&sort=scheduledStartsAt', { token: own })
     expect(first.status).toBe(200)
     expect(first.body.data.map((s: { id: string }) => s.id)).toEqual([a.session.id, b.session.id])
-    const second = await platform.http.get(`/v1/sessions?limit=2&sort=scheduledStartsAt&cursor=${first.body.nextCursor}`, { token: own })
+    const second = await platform.http.get(
+      `/v1/sessions?limit=2&sort=scheduledStartsAt&cursor=${first.body.nextCursor}`,
+      { token: own }
+    )
     expect(second.body.data.map((s: { id: string }) => s.id)).toEqual([c.session.id])
     expect(second.body.nextCursor).toBeNull()
 

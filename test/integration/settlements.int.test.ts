@@ -58,7 +58,8 @@ const id = async (t: Centre, path: string, body: unknown) => (await ok(t, 'POST'
 /** An OPEN order with these lines, paid `paid` (in one or more payments). */
 async function order(t: Centre, lines: unknown[], payments: number[]): Promise<string> {
   const orderId = await id(t, '/v1/orders', { status: 'OPEN', currency: 'USD', lines })
-  for (const amount of payments) await ok(t, 'POST', '/v1/payments', { orderId, amount, currency: 'USD', method: 'CARD_TERMINAL' })
+  for (const amount of payments)
+    await ok(t, 'POST', '/v1/payments', { orderId, amount, currency: 'USD', method: 'CARD_TERMINAL' })
   return orderId
 }
 
@@ -77,7 +78,7 @@ async function completed(t: Centre, settlementId: string) {
   }, 60_000)
 }
 
-const balances = async (t: Centre) => (await ok(t, 'GET', '/v1/marketplace/ledger/balances?currency=USD', undefined, 200))
+const balances = async (t: Centre) => await ok(t, 'GET', '/v1/marketplace/ledger/balances?currency=USD', undefined, 200)
 const balanceOf = (b: { data: Array<{ account: string; balance: number }> }, account: string) =>
   b.data.find((a) => a.account === account)?.balance ?? 0
 
@@ -86,7 +87,13 @@ async function entries(t: Centre) {
   const all: Array<{ lines: Array<{ debit: number; credit: number }> }> = []
   let cursor: string | null = null
   do {
-    const page = await ok(t, 'GET', `/v1/marketplace/ledger/entries?limit=100${cursor ? `&cursor=${cursor}` : ''}`, undefined, 200)
+    const page = await ok(
+      t,
+      'GET',
+      `/v1/marketplace/ledger/entries?limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+      undefined,
+      200
+    )
     all.push(...page.data)
     cursor = page.nextCursor
   } while (cursor)
@@ -101,11 +108,17 @@ describe('marketplace settlements', () => {
   it('pays exactly what was earned, posts balanced books, never pays twice and claws refunds back later', async () => {
     const t = await newCentre()
     const provider = (name: string) => id(t, '/v1/providers', { name, timeZone: 'UTC' })
-    const child = (firstName: string) => id(t, '/v1/children', { firstName, lastName: 'Test', dateOfBirth: '2022-05-01' })
+    const child = (firstName: string) =>
+      id(t, '/v1/children', { firstName, lastName: 'Test', dateOfBirth: '2022-05-01' })
     const [a, b, idle] = [await provider('Ana SLP'), await provider('Ben OT'), await provider('Idle')]
     const [x, y] = [await child('Xavi'), await child('Yara')]
     await ok(t, 'POST', '/v1/marketplace/fee-rules', { percentBps: 1000 })
-    await ok(t, 'POST', '/v1/marketplace/fee-rules', { providerId: b, percentBps: 2000, fixedAmount: 100, fixedCurrency: 'USD' })
+    await ok(t, 'POST', '/v1/marketplace/fee-rules', {
+      providerId: b,
+      percentBps: 2000,
+      fixedAmount: 100,
+      fixedCurrency: 'USD',
+    })
 
     // Two days ago, as far as the API knows, appointments are booked for that afternoon; then they take place.
     offset = -2 * 24 * HOUR
@@ -132,10 +145,18 @@ describe('marketplace settlements', () => {
       [10_000, 20_000]
     )
     const o2 = await order(t, [{ kind: 'SESSION', sessionId: session2, unitAmount: 8_000 }], [8_000])
-    await ok(t, 'POST', `/v1/payments/${await paymentOf(t, o2)}/refunds`, { amount: 2_000, reason: 'REQUESTED_BY_CLIENT' })
+    await ok(t, 'POST', `/v1/payments/${await paymentOf(t, o2)}/refunds`, {
+      amount: 2_000,
+      reason: 'REQUESTED_BY_CLIENT',
+    })
     await order(t, [{ kind: 'SESSION', appointmentId: a4, unitAmount: 9_000 }], [9_000]) // cancelled: never settled
     await order(t, [{ kind: 'SESSION', appointmentId: a5, unitAmount: 10_000 }], [4_000]) // not fully paid yet
-    await ok(t, 'POST', '/v1/marketplace/adjustments', { providerId: b, amount: 2_500, currency: 'USD', reason: 'BONUS' })
+    await ok(t, 'POST', '/v1/marketplace/adjustments', {
+      providerId: b,
+      amount: 2_500,
+      currency: 'USD',
+      reason: 'BONUS',
+    })
 
     const periodStart = new Date(Date.now() - 3 * 24 * HOUR).toISOString()
     const periodEnd = new Date(Date.now() + 1000).toISOString()
@@ -151,16 +172,40 @@ describe('marketplace settlements', () => {
     expect(first.providers.map((p: { providerId: string }) => p.providerId)).toEqual([a, b].sort())
     const of = (providerId: string) => first.providers.find((p: { providerId: string }) => p.providerId === providerId)
     expect(of(a)).toMatchObject({
-      outcome: 'SETTLED', sessionCount: 2, grossAmount: 20_000, feeAmount: 2_000, refundAmount: 2_000, feeRefundAmount: 200,
-      adjustmentAmount: 0, netAmount: 16_200, carriedForward: 0, payoutAmount: 16_200, balanceAfter: 0,
+      outcome: 'SETTLED',
+      sessionCount: 2,
+      grossAmount: 20_000,
+      feeAmount: 2_000,
+      refundAmount: 2_000,
+      feeRefundAmount: 200,
+      adjustmentAmount: 0,
+      netAmount: 16_200,
+      carriedForward: 0,
+      payoutAmount: 16_200,
+      balanceAfter: 0,
     })
     expect(of(b)).toMatchObject({
-      outcome: 'SETTLED', sessionCount: 1, grossAmount: 15_000, feeAmount: 3_100, refundAmount: 0, feeRefundAmount: 0,
-      adjustmentAmount: 2_500, netAmount: 14_400, payoutAmount: 14_400, balanceAfter: 0,
+      outcome: 'SETTLED',
+      sessionCount: 1,
+      grossAmount: 15_000,
+      feeAmount: 3_100,
+      refundAmount: 0,
+      feeRefundAmount: 0,
+      adjustmentAmount: 2_500,
+      netAmount: 14_400,
+      payoutAmount: 14_400,
+      balanceAfter: 0,
     })
     expect(first.totals).toEqual({
-      providers: 2, sessionCount: 3, grossAmount: 35_000, feeAmount: 5_100, refundAmount: 2_000, feeRefundAmount: 200,
-      adjustmentAmount: 2_500, netAmount: 30_600, payoutAmount: 30_600,
+      providers: 2,
+      sessionCount: 3,
+      grossAmount: 35_000,
+      feeAmount: 5_100,
+      refundAmount: 2_000,
+      feeRefundAmount: 200,
+      adjustmentAmount: 2_500,
+      netAmount: 30_600,
+      payoutAmount: 30_600,
     })
     expect(first.providers.some((p: { providerId: string }) => p.providerId === idle)).toBe(false)
 
@@ -183,7 +228,9 @@ describe('marketplace settlements', () => {
     const onlyAna = await settle(t, { periodStart, periodEnd, providerIds: [a] })
     expect(onlyAna.status).toBe(202)
     const anaRun = await completed(t, onlyAna.body.id)
-    expect(anaRun.providers).toEqual([expect.objectContaining({ providerId: a, outcome: 'ALREADY_SETTLED', settledBy: first.id, payoutAmount: 16_200 })])
+    expect(anaRun.providers).toEqual([
+      expect.objectContaining({ providerId: a, outcome: 'ALREADY_SETTLED', settledBy: first.id, payoutAmount: 16_200 }),
+    ])
     expect(anaRun.totals).toMatchObject({ providers: 0, payoutAmount: 0 })
     expect(await balances(t)).toEqual(books)
 
@@ -201,30 +248,69 @@ describe('marketplace settlements', () => {
     // The workflow is findable by tenant and kind, never by anything else.
     const description = await platform.temporal.workflow.getHandle(settlementWorkflowId(first.id)).describe()
     expect(description.type).toBe(SETTLEMENT_WORKFLOW)
-    expect(description.searchAttributes).toMatchObject({ TenantId: [t.tenantId], WorkflowKind: ['marketplace_settlement'] })
+    expect(description.searchAttributes).toMatchObject({
+      TenantId: [t.tenantId],
+      WorkflowKind: ['marketplace_settlement'],
+    })
 
     // A refund after the period: shared 12,000 : 15,000 : 3,000 over O1's lines, taken back in the next period.
-    await ok(t, 'POST', `/v1/payments/${(await ok(t, 'GET', `/v1/payments?orderId=${o1}&sort=createdAt`, undefined, 200)).data[1].id}/refunds`, {
-      amount: 6_000,
-      reason: 'SERVICE_NOT_PROVIDED',
+    await ok(
+      t,
+      'POST',
+      `/v1/payments/${(await ok(t, 'GET', `/v1/payments?orderId=${o1}&sort=createdAt`, undefined, 200)).data[1].id}/refunds`,
+      {
+        amount: 6_000,
+        reason: 'SERVICE_NOT_PROVIDED',
+      }
+    )
+    const overlapping = await settle(t, {
+      periodStart: new Date(Date.parse(periodEnd) - HOUR).toISOString(),
+      periodEnd: new Date().toISOString(),
     })
-    const overlapping = await settle(t, { periodStart: new Date(Date.parse(periodEnd) - HOUR).toISOString(), periodEnd: new Date().toISOString() })
     expect(overlapping.status).toBe(409)
     expect(overlapping.body).toMatchObject({ code: 'conflict' })
     const secondEnd = new Date(Date.now() + 1000).toISOString()
     await new Promise((r) => setTimeout(r, 1100))
     const second = await completed(t, (await settle(t, { periodStart: periodEnd, periodEnd: secondEnd })).body.id)
-    const of2 = (providerId: string) => second.providers.find((p: { providerId: string }) => p.providerId === providerId)
+    const of2 = (providerId: string) =>
+      second.providers.find((p: { providerId: string }) => p.providerId === providerId)
     // Ana: share 2,400, fee returned 1,200 − 960 = 240. Ben: share 3,000, fee returned 3,100 − 2,500 = 600. Nothing to pay: carried.
-    expect(of2(a)).toMatchObject({ sessionCount: 0, refundAmount: 2_400, feeRefundAmount: 240, netAmount: -2_160, payoutAmount: 0, balanceAfter: -2_160 })
-    expect(of2(b)).toMatchObject({ refundAmount: 3_000, feeRefundAmount: 600, netAmount: -2_400, payoutAmount: 0, balanceAfter: -2_400 })
+    expect(of2(a)).toMatchObject({
+      sessionCount: 0,
+      refundAmount: 2_400,
+      feeRefundAmount: 240,
+      netAmount: -2_160,
+      payoutAmount: 0,
+      balanceAfter: -2_160,
+    })
+    expect(of2(b)).toMatchObject({
+      refundAmount: 3_000,
+      feeRefundAmount: 600,
+      netAmount: -2_400,
+      payoutAmount: 0,
+      balanceAfter: -2_400,
+    })
 
     // Ana's next bonus first pays back what she owes.
-    await ok(t, 'POST', '/v1/marketplace/adjustments', { providerId: a, amount: 5_000, currency: 'USD', reason: 'CORRECTION' })
+    await ok(t, 'POST', '/v1/marketplace/adjustments', {
+      providerId: a,
+      amount: 5_000,
+      currency: 'USD',
+      reason: 'CORRECTION',
+    })
     const thirdEnd = new Date(Date.now() + 1000).toISOString()
     await new Promise((r) => setTimeout(r, 1100))
-    const third = await completed(t, (await settle(t, { periodStart: secondEnd, periodEnd: thirdEnd, providerIds: [a] })).body.id)
-    expect(third.providers[0]).toMatchObject({ adjustmentAmount: 5_000, netAmount: 5_000, carriedForward: -2_160, payoutAmount: 2_840, balanceAfter: 0 })
+    const third = await completed(
+      t,
+      (await settle(t, { periodStart: secondEnd, periodEnd: thirdEnd, providerIds: [a] })).body.id
+    )
+    expect(third.providers[0]).toMatchObject({
+      adjustmentAmount: 5_000,
+      netAmount: 5_000,
+      carriedForward: -2_160,
+      payoutAmount: 2_840,
+      balanceAfter: 0,
+    })
 
     const finalBooks = await balances(t)
     expect(finalBooks.data.reduce((s: number, acc: { balance: number }) => s + acc.balance, 0)).toBe(0)
@@ -239,21 +325,46 @@ describe('marketplace settlements', () => {
     const other = await newCentre()
     const provider = await id(t, '/v1/providers', { name: 'P', timeZone: 'UTC' })
 
-    const open = await settle(t, { periodStart: new Date(Date.now() - HOUR).toISOString(), periodEnd: new Date(Date.now() + HOUR).toISOString() })
+    const open = await settle(t, {
+      periodStart: new Date(Date.now() - HOUR).toISOString(),
+      periodEnd: new Date(Date.now() + HOUR).toISOString(),
+    })
     expect(open.status).toBe(400)
     expect(open.body.errors).toEqual([expect.objectContaining({ path: 'periodEnd', code: 'period_not_closed' })])
-    const foreign = await settle(other, { periodStart: '2026-01-01T00:00:00Z', periodEnd: '2026-02-01T00:00:00Z', providerIds: [provider] })
+    const foreign = await settle(other, {
+      periodStart: '2026-01-01T00:00:00Z',
+      periodEnd: '2026-02-01T00:00:00Z',
+      providerIds: [provider],
+    })
     expect(foreign.status).toBe(400)
     expect(foreign.body.errors).toEqual([expect.objectContaining({ path: 'providerIds.0', code: 'not_found' })])
-    expect((await settle(t, { currency: 'XXY', periodStart: '2026-01-01T00:00:00Z', periodEnd: '2026-02-01T00:00:00Z' })).status).toBe(400)
+    expect(
+      (await settle(t, { currency: 'XXY', periodStart: '2026-01-01T00:00:00Z', periodEnd: '2026-02-01T00:00:00Z' }))
+        .status
+    ).toBe(400)
 
     // An explicit provider with nothing owed is still settled, at zero, and no entry is posted.
-    const zero = await settle(t, { periodStart: '2026-01-01T00:00:00Z', periodEnd: '2026-02-01T00:00:00Z', providerIds: [provider] })
+    const zero = await settle(t, {
+      periodStart: '2026-01-01T00:00:00Z',
+      periodEnd: '2026-02-01T00:00:00Z',
+      providerIds: [provider],
+    })
     const done = await completed(t, zero.body.id)
-    expect(done.providers).toEqual([expect.objectContaining({ providerId: provider, outcome: 'SETTLED', netAmount: 0, payoutAmount: 0, journalEntryId: null })])
+    expect(done.providers).toEqual([
+      expect.objectContaining({
+        providerId: provider,
+        outcome: 'SETTLED',
+        netAmount: 0,
+        payoutAmount: 0,
+        journalEntryId: null,
+      }),
+    ])
     expect((await send(other, 'GET', `/v1/marketplace/settlements/${zero.body.id}`)).status).toBe(404)
     expect((await send(other, 'GET', '/v1/marketplace/settlements')).body.data).toEqual([])
-    const otherRun = await completed(other, (await settle(other, { periodStart: '2026-01-01T00:00:00Z', periodEnd: '2026-02-01T00:00:00Z' })).body.id)
+    const otherRun = await completed(
+      other,
+      (await settle(other, { periodStart: '2026-01-01T00:00:00Z', periodEnd: '2026-02-01T00:00:00Z' })).body.id
+    )
     expect(otherRun).toMatchObject({ status: 'COMPLETED', providers: [] })
 
     // The workflow's own failure path: a run whose record is missing fails for good, with the reason.
@@ -271,6 +382,8 @@ describe('marketplace settlements', () => {
     })
     expect(forbidden.status).toBe(403)
     expect(forbidden.body.code).toBe('insufficient_scope')
-    expect(requestKeyOf({ currency: 'USD', periodStart: new Date(0), periodEnd: new Date(1), providerIds: [] })).toMatch(/^[0-9a-f]{64}$/)
+    expect(
+      requestKeyOf({ currency: 'USD', periodStart: new Date(0), periodEnd: new Date(1), providerIds: [] })
+    ).toMatch(/^[0-9a-f]{64}$/)
   })
 })

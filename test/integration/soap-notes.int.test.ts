@@ -40,7 +40,10 @@ async function sessionWithGoal(as = token) {
     },
   })
   expect(child.status).toBe(201)
-  const provider = await platform.http.post('/v1/providers', { token: as, body: { name: 'Dana Whitfield', timeZone: 'America/Chicago' } })
+  const provider = await platform.http.post('/v1/providers', {
+    token: as,
+    body: { name: 'Dana Whitfield', timeZone: 'America/Chicago' },
+  })
   const appointment = await platform.http.post('/v1/appointments', {
     token: as,
     body: { childId: child.body.id, providerId: provider.body.id, startsAt: futureSlot(3).toISOString() },
@@ -53,14 +56,30 @@ async function sessionWithGoal(as = token) {
 
 const notesOf = (sessionId: string) => `/v1/sessions/${sessionId}/notes`
 const patchNote = (sessionId: string, noteId: string, body: unknown, as = token) =>
-  platform.http.request('PATCH', `${notesOf(sessionId)}/${noteId}`, { token: as, body, headers: { 'Content-Type': 'application/merge-patch+json' } })
+  platform.http.request('PATCH', `${notesOf(sessionId)}/${noteId}`, {
+    token: as,
+    body,
+    headers: { 'Content-Type': 'application/merge-patch+json' },
+  })
 
 const fullNote = (goalId: string) => ({
   subjective: 'Mother reports practising the home program 4 of 7 days.',
   objective: {
     goals: [
-      { goalId, description: '/s/ initial, word level', trials: 20, correct: 17, cueingLevel: 'MINIMAL', cueTypes: ['VERBAL', 'VISUAL'] },
-      { description: 'Turn-taking in play', accuracyPercent: 60, cueingLevel: 'MODERATE', measures: [{ name: 'turns', value: 6 }] },
+      {
+        goalId,
+        description: '/s/ initial, word level',
+        trials: 20,
+        correct: 17,
+        cueingLevel: 'MINIMAL',
+        cueTypes: ['VERBAL', 'VISUAL'],
+      },
+      {
+        description: 'Turn-taking in play',
+        accuracyPercent: 60,
+        cueingLevel: 'MODERATE',
+        measures: [{ name: 'turns', value: 6 }],
+      },
     ],
     observations: 'Engaged for 40 minutes; one break.',
   },
@@ -80,23 +99,41 @@ function canonical(value: unknown): string {
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
 async function noteEvents(sessionId: string) {
-  const rows = await platform.api.deps.db.event.findMany({ where: { tenantId, type: 'session.note_added' }, orderBy: { createdAt: 'asc' } })
+  const rows = await platform.api.deps.db.event.findMany({
+    where: { tenantId, type: 'session.note_added' },
+    orderBy: { createdAt: 'asc' },
+  })
   return rows.filter((r) => (r.data as { sessionId: string }).sessionId === sessionId).map((r) => r.data)
 }
 
 describe('a note from draft to signed', () => {
   it('drafts, edits, signs as the provider, locks, and records a verifiable hash and one event', async () => {
     const { session, goalId, providerId } = await sessionWithGoal()
-    const draft = await platform.http.post(notesOf(session.id), { token, body: { subjective: 'Mother reports good week.' } })
+    const draft = await platform.http.post(notesOf(session.id), {
+      token,
+      body: { subjective: 'Mother reports good week.' },
+    })
     expect(draft.status).toBe(201)
-    expect(draft.body).toMatchObject({ status: 'DRAFT', sessionId: session.id, signature: null, addenda: [], objective: { goals: [] } })
+    expect(draft.body).toMatchObject({
+      status: 'DRAFT',
+      sessionId: session.id,
+      signature: null,
+      addenda: [],
+      objective: { goals: [] },
+    })
     expect(draft.body.createdBy.type).toBe('client')
     const noteId = draft.body.id
 
     const edited = await patchNote(session.id, noteId, fullNote(goalId))
     expect(edited.status).toBe(200)
     // Accuracy computed from the counts; an observed accuracy kept.
-    expect(edited.body.objective.goals[0]).toMatchObject({ goalId, trials: 20, correct: 17, accuracyPercent: 85, cueingLevel: 'MINIMAL' })
+    expect(edited.body.objective.goals[0]).toMatchObject({
+      goalId,
+      trials: 20,
+      correct: 17,
+      accuracyPercent: 85,
+      cueingLevel: 'MINIMAL',
+    })
     expect(edited.body.objective.goals[1].accuracyPercent).toBe(60)
     // A merge patch of objective keeps its other members.
     const merged = await patchNote(session.id, noteId, { objective: { observations: 'Engaged for 45 minutes.' } })
@@ -104,14 +141,21 @@ describe('a note from draft to signed', () => {
     expect(merged.body.objective.observations).toBe('Engaged for 45 minutes.')
     expect(await noteEvents(session.id)).toEqual([])
 
-    const notMine = await platform.http.post(`${notesOf(session.id)}/${noteId}/sign`, { token, body: { providerId: 'prv_someone_else' } })
+    const notMine = await platform.http.post(`${notesOf(session.id)}/${noteId}/sign`, {
+      token,
+      body: { providerId: 'prv_someone_else' },
+    })
     expect(notMine.status).toBe(403)
     expect(notMine.body.code).toBe('not_session_provider')
 
     const signed = await platform.http.post(`${notesOf(session.id)}/${noteId}/sign`, { token, body: { providerId } })
     expect(signed.status).toBe(200)
     expect(signed.body.status).toBe('SIGNED')
-    expect(signed.body.signature).toMatchObject({ providerId, signedBy: { type: 'client' }, algorithm: 'sha256-rfc8785-v1' })
+    expect(signed.body.signature).toMatchObject({
+      providerId,
+      signedBy: { type: 'client' },
+      algorithm: 'sha256-rfc8785-v1',
+    })
     expect(signed.body.signature.contentHash).toMatch(/^[0-9a-f]{64}$/)
 
     // Anyone can recompute the hash from the note as the API returns it.
@@ -133,14 +177,18 @@ describe('a note from draft to signed', () => {
     // ...and a tampered copy does not match.
     expect(sha256(canonical({ ...n, plan: 'Discharge.' }))).not.toBe(n.signature.contentHash)
 
-    expect(await noteEvents(session.id)).toEqual([{ sessionId: session.id, noteId, kind: 'NOTE', appointmentId: session.appointmentId }])
+    expect(await noteEvents(session.id)).toEqual([
+      { sessionId: session.id, noteId, kind: 'NOTE', appointmentId: session.appointmentId },
+    ])
   })
 
   it('refuses every change to a signed note with 409 note_locked, and the database refuses it too', async () => {
     const { session, goalId, providerId } = await sessionWithGoal()
     const draft = await platform.http.post(notesOf(session.id), { token, body: fullNote(goalId) })
     const noteId = draft.body.id
-    expect((await platform.http.post(`${notesOf(session.id)}/${noteId}/sign`, { token, body: { providerId } })).status).toBe(200)
+    expect(
+      (await platform.http.post(`${notesOf(session.id)}/${noteId}/sign`, { token, body: { providerId } })).status
+    ).toBe(200)
 
     const edit = await patchNote(session.id, noteId, { plan: 'Something else' })
     expect(edit.status).toBe(409)
@@ -151,15 +199,25 @@ describe('a note from draft to signed', () => {
 
     // Defence in depth: even a direct UPDATE or DELETE of the signed row fails.
     const db = platform.api.deps.db
-    await expect(db.sessionNote.update({ where: { id: noteId }, data: { plan: 'tampered' } })).rejects.toThrow(/immutable/)
+    await expect(db.sessionNote.update({ where: { id: noteId }, data: { plan: 'tampered' } })).rejects.toThrow(
+      /immutable/
+    )
     await expect(db.sessionNote.delete({ where: { id: noteId } })).rejects.toThrow(/immutable/)
-    expect((await platform.http.get(`${notesOf(session.id)}/${noteId}`, { token })).body.plan).toBe(fullNote(goalId).plan)
+    expect((await platform.http.get(`${notesOf(session.id)}/${noteId}`, { token })).body.plan).toBe(
+      fullNote(goalId).plan
+    )
   })
 
   it('will not sign an incomplete note, and refuses goals that are not the child’s and counts that disagree', async () => {
     const { session, providerId } = await sessionWithGoal()
-    const draft = await platform.http.post(notesOf(session.id), { token, body: { subjective: 'Only a subjective so far.' } })
-    const incomplete = await platform.http.post(`${notesOf(session.id)}/${draft.body.id}/sign`, { token, body: { providerId } })
+    const draft = await platform.http.post(notesOf(session.id), {
+      token,
+      body: { subjective: 'Only a subjective so far.' },
+    })
+    const incomplete = await platform.http.post(`${notesOf(session.id)}/${draft.body.id}/sign`, {
+      token,
+      body: { providerId },
+    })
     expect(incomplete.status).toBe(400)
     expect(incomplete.body.errors.map((e: { path: string; code: string }) => `${e.path}:${e.code}`).sort()).toEqual([
       'assessment:required_to_sign',
@@ -169,7 +227,14 @@ describe('a note from draft to signed', () => {
 
     const foreignGoal = await platform.http.post(notesOf(session.id), {
       token,
-      body: { objective: { goals: [{ goalId: 'gol_not_this_child', description: 'x' }, { description: 'y', trials: 10, correct: 5, accuracyPercent: 90 }] } },
+      body: {
+        objective: {
+          goals: [
+            { goalId: 'gol_not_this_child', description: 'x' },
+            { description: 'y', trials: 10, correct: 5, accuracyPercent: 90 },
+          ],
+        },
+      },
     })
     expect(foreignGoal.status).toBe(400)
     expect(foreignGoal.body.errors.map((e: { path: string; code: string }) => `${e.path}:${e.code}`).sort()).toEqual([
@@ -181,7 +246,9 @@ describe('a note from draft to signed', () => {
       body: { objective: { goals: [{ description: 'x', trials: 5, correct: 7 }] } },
     })
     expect(badCounts.status).toBe(400)
-    expect(badCounts.body.errors).toEqual([expect.objectContaining({ path: 'objective.goals.0.correct', code: 'exceeds_trials' })])
+    expect(badCounts.body.errors).toEqual([
+      expect.objectContaining({ path: 'objective.goals.0.correct', code: 'exceeds_trials' }),
+    ])
     const badCueing = await platform.http.post(notesOf(session.id), {
       token,
       body: { objective: { goals: [{ description: 'x', cueingLevel: 'SOMETIMES' }] } },
@@ -197,7 +264,10 @@ describe('addenda', () => {
     const { session, goalId, providerId } = await sessionWithGoal()
     const draft = await platform.http.post(notesOf(session.id), { token, body: fullNote(goalId) })
     const noteId = draft.body.id
-    const early = await platform.http.post(`${notesOf(session.id)}/${noteId}/addenda`, { token, body: { text: 'Too early' } })
+    const early = await platform.http.post(`${notesOf(session.id)}/${noteId}/addenda`, {
+      token,
+      body: { text: 'Too early' },
+    })
     expect(early.status).toBe(409)
     expect(early.body.code).toBe('invalid_state_transition')
 
@@ -225,9 +295,15 @@ describe('addenda', () => {
       )
     ).toBe(a.contentHash)
 
-    const second = await platform.http.post(`${notesOf(session.id)}/${noteId}/addenda`, { token, body: { text: 'Clarification of the plan.' } })
+    const second = await platform.http.post(`${notesOf(session.id)}/${noteId}/addenda`, {
+      token,
+      body: { text: 'Clarification of the plan.' },
+    })
     expect(second.body).toMatchObject({ reason: 'OTHER', author: { providerId: null } })
-    const unknownAuthor = await platform.http.post(`${notesOf(session.id)}/${noteId}/addenda`, { token, body: { text: 'x', providerId: 'prv_nobody' } })
+    const unknownAuthor = await platform.http.post(`${notesOf(session.id)}/${noteId}/addenda`, {
+      token,
+      body: { text: 'x', providerId: 'prv_nobody' },
+    })
     expect(unknownAuthor.status).toBe(400)
 
     const note = await platform.http.get(`${notesOf(session.id)}/${noteId}`, { token })
@@ -248,7 +324,8 @@ describe('GET /v1/sessions/{id}/notes', () => {
   it('lists a session’s notes with addenda, filtered and paginated', async () => {
     const { session, goalId, providerId } = await sessionWithGoal()
     const ids: string[] = []
-    for (let i = 0; i < 3; i++) ids.push((await platform.http.post(notesOf(session.id), { token, body: fullNote(goalId) })).body.id)
+    for (let i = 0; i < 3; i++)
+      ids.push((await platform.http.post(notesOf(session.id), { token, body: fullNote(goalId) })).body.id)
     await platform.http.post(`${notesOf(session.id)}/${ids[1]}/sign`, { token, body: { providerId } })
 
     const first = await platform.http.get(`${notesOf(session.id)}?limit=2`, { token })
@@ -279,7 +356,10 @@ describe('access', () => {
       expect(hidden.status).toBe(404)
       expect(JSON.stringify(hidden.body)).not.toContain('home program')
     }
-    const signAcross = await platform.http.post(`${notesOf(session.id)}/${draft.body.id}/sign`, { token: other, body: { providerId: session.providerId } })
+    const signAcross = await platform.http.post(`${notesOf(session.id)}/${draft.body.id}/sign`, {
+      token: other,
+      body: { providerId: session.providerId },
+    })
     expect(signAcross.status).toBe(404)
     const editAcross = await patchNote(session.id, draft.body.id, { plan: 'x' }, other)
     expect(editAcross.status).toBe(404)
@@ -321,11 +401,17 @@ describe('platform users (SSO roles)', () => {
     expect(draft.status).toBe(201)
     expect(draft.body.createdBy.type).toBe('user')
 
-    const byAdmin = await platform.http.post(`${notesOf(session.id)}/${draft.body.id}/sign`, { token: await user('root', ['it-admins']), body: { providerId } })
+    const byAdmin = await platform.http.post(`${notesOf(session.id)}/${draft.body.id}/sign`, {
+      token: await user('root', ['it-admins']),
+      body: { providerId },
+    })
     expect(byAdmin.status).toBe(403)
     expect(byAdmin.body.code).toBe('not_session_provider')
 
-    const signed = await platform.http.post(`${notesOf(session.id)}/${draft.body.id}/sign`, { token: clinician, body: { providerId } })
+    const signed = await platform.http.post(`${notesOf(session.id)}/${draft.body.id}/sign`, {
+      token: clinician,
+      body: { providerId },
+    })
     expect(signed.status).toBe(200)
     expect(signed.body.signature).toMatchObject({ providerId, signedBy: { type: 'user' } })
 

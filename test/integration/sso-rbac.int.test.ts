@@ -51,18 +51,28 @@ describe('SSO sign-in', () => {
     })
     expect(child.status).toBe(201)
     const users = await platform.http.get('/v1/users', { token: admin })
-    expect(users.body.data).toEqual([expect.objectContaining({ email: 'dana@centre.example', role: 'CLINICIAN', disabled: false })])
+    expect(users.body.data).toEqual([
+      expect.objectContaining({ email: 'dana@centre.example', role: 'CLINICIAN', disabled: false }),
+    ])
 
     // A clinician reads providers but may not create them, nor manage users.
-    expect((await platform.http.post('/v1/providers', { token, body: { name: 'X', timeZone: 'UTC' } })).status).toBe(403)
+    expect((await platform.http.post('/v1/providers', { token, body: { name: 'X', timeZone: 'UTC' } })).status).toBe(
+      403
+    )
     expect((await platform.http.get('/v1/users', { token })).status).toBe(403)
   })
 
   it('maps several groups to the most privileged role, and read-only users only read', async () => {
     const auditor = await userToken('ro', ['auditors'])
-    const created = await platform.http.post('/v1/children', { token: admin, body: { firstName: 'A', lastName: 'B', dateOfBirth: '2021-01-01' } })
+    const created = await platform.http.post('/v1/children', {
+      token: admin,
+      body: { firstName: 'A', lastName: 'B', dateOfBirth: '2021-01-01' },
+    })
     expect((await platform.http.get(`/v1/children/${created.body.id}`, { token: auditor })).status).toBe(200)
-    const write = await platform.http.post('/v1/children', { token: auditor, body: { firstName: 'A', lastName: 'B', dateOfBirth: '2021-01-01' } })
+    const write = await platform.http.post('/v1/children', {
+      token: auditor,
+      body: { firstName: 'A', lastName: 'B', dateOfBirth: '2021-01-01' },
+    })
     expect(write.status).toBe(403)
     expect(write.body.code).toBe('insufficient_scope')
 
@@ -90,14 +100,20 @@ describe('SSO sign-in', () => {
     expect((await platform.http.get('/v1/providers', { token })).status).toBe(200)
     const users = await platform.http.get('/v1/users?limit=100', { token: admin })
     const desk = users.body.data.find((u: { email: string }) => u.email === 'desk@centre.example')
-    const disabled = await platform.http.request('PATCH', `/v1/users/${desk.id}`, { token: admin, body: { disabled: true } })
+    const disabled = await platform.http.request('PATCH', `/v1/users/${desk.id}`, {
+      token: admin,
+      body: { disabled: true },
+    })
     expect(disabled.status).toBe(200)
     expect(disabled.body.disabled).toBe(true)
     expect((await platform.http.get('/v1/providers', { token })).status).toBe(403)
 
     const other = await platform.newTenant(['users'])
     const otherAdmin = await platform.token(other)
-    expect((await platform.http.request('PATCH', `/v1/users/${desk.id}`, { token: otherAdmin, body: { role: 'OWNER' } })).status).toBe(404)
+    expect(
+      (await platform.http.request('PATCH', `/v1/users/${desk.id}`, { token: otherAdmin, body: { role: 'OWNER' } }))
+        .status
+    ).toBe(404)
     const stored = await platform.api.deps.db.platformUser.findUniqueOrThrow({ where: { id: desk.id } })
     expect(stored.tenantId).toBe(tenantId)
   })

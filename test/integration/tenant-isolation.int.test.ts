@@ -28,7 +28,10 @@ beforeAll(async () => {
     token: tokenA,
     body: { firstName: 'Noa', lastName: 'Berg', dateOfBirth: '2022-09-09' },
   })
-  const provider = await platform.http.post('/v1/providers', { token: tokenA, body: { name: 'Ira Cole', timeZone: 'UTC' } })
+  const provider = await platform.http.post('/v1/providers', {
+    token: tokenA,
+    body: { name: 'Ira Cole', timeZone: 'UTC' },
+  })
   const startsAt = new Date(Date.now() + 3 * 24 * 3600 * 1000).toISOString()
   const appointment = await platform.http.post('/v1/appointments', {
     token: tokenA,
@@ -74,7 +77,11 @@ describe('over HTTP', () => {
   it("cannot book with another tenant's child or provider", async () => {
     const response = await platform.http.post('/v1/appointments', {
       token: tokenB,
-      body: { childId: ids.child, providerId: ids.provider, startsAt: new Date(Date.now() + 5 * 86_400_000).toISOString() },
+      body: {
+        childId: ids.child,
+        providerId: ids.provider,
+        startsAt: new Date(Date.now() + 5 * 86_400_000).toISOString(),
+      },
     })
     expect(response.status).toBe(400)
     expect(response.body.errors.map((e: { code: string }) => e.code)).toEqual(['not_found', 'not_found'])
@@ -111,7 +118,13 @@ describe('in the database', () => {
     await expect(
       asTenant(tenantB, ({ tx }) =>
         tx.child.create({
-          data: { id: 'chd_forged', tenantId: tenantA, firstName: 'X', lastName: 'Y', dateOfBirth: new Date('2020-01-01') },
+          data: {
+            id: 'chd_forged',
+            tenantId: tenantA,
+            firstName: 'X',
+            lastName: 'Y',
+            dateOfBirth: new Date('2020-01-01'),
+          },
         })
       )
     ).rejects.toThrow(/row-level security|policy/i)
@@ -119,7 +132,9 @@ describe('in the database', () => {
 
   it('protects every table that holds tenant data with row-level security, by construction', async () => {
     // A table added later without its policy fails here, not in production.
-    const tables = await platform.api.deps.db.$queryRaw<Array<{ table: string; rls: boolean; forced: boolean; policies: bigint }>>`
+    const tables = await platform.api.deps.db.$queryRaw<
+      Array<{ table: string; rls: boolean; forced: boolean; policies: bigint }>
+    >`
       SELECT c.relname AS table, c.relrowsecurity AS rls, c.relforcerowsecurity AS forced,
              (SELECT count(*) FROM pg_policy p WHERE p.polrelid = c.oid) AS policies
       FROM pg_class c
@@ -152,7 +167,13 @@ describe('in the database', () => {
     // must not let it (infra/unit-transactions.ts), or B's read would run on A's connection and find nothing.
     const ownChildB = await asTenant(tenantB, ({ tx }) =>
       tx.child.create({
-        data: { id: `chd_tick${Date.now()}`, tenantId: tenantB, firstName: 'T', lastName: 'B', dateOfBirth: new Date('2021-01-01') },
+        data: {
+          id: `chd_tick${Date.now()}`,
+          tenantId: tenantB,
+          firstName: 'T',
+          lastName: 'B',
+          dateOfBirth: new Date('2021-01-01'),
+        },
       })
     )
     for (let round = 0; round < 5; round++) {
@@ -179,7 +200,17 @@ describe('in the database', () => {
           tenantId: tenantB,
           name: 'Nested',
           timeZone: 'UTC',
-          children: { create: [{ id: `chd_nest${suffix}`, tenantId: tenantB, firstName: 'N', lastName: 'W', dateOfBirth: new Date('2021-01-01') }] },
+          children: {
+            create: [
+              {
+                id: `chd_nest${suffix}`,
+                tenantId: tenantB,
+                firstName: 'N',
+                lastName: 'W',
+                dateOfBirth: new Date('2021-01-01'),
+              },
+            ],
+          },
         },
       })
     const failed = `${Date.now()}f`
@@ -196,9 +227,9 @@ describe('in the database', () => {
       await expect(nestedCreate(tx, kept)).rejects.toThrow()
     })
     const db = platform.api.deps.db
-    expect(await db.child.findMany({ where: { id: { in: [`chd_nest${failed}`, `chd_nest${kept}`] } }, select: { id: true } })).toEqual([
-      { id: `chd_nest${kept}` },
-    ])
+    expect(
+      await db.child.findMany({ where: { id: { in: [`chd_nest${failed}`, `chd_nest${kept}`] } }, select: { id: true } })
+    ).toEqual([{ id: `chd_nest${kept}` }])
     expect(await db.location.count({ where: { id: `loc_nest${failed}` } })).toBe(0)
   })
 
@@ -225,7 +256,11 @@ describe('in the database', () => {
     })
     expect(result).toBe(0)
     await expect(
-      asTenant(tenantB, ({ tx }) => tx.$executeRaw`SELECT set_config('row_security', 'off', true)`.then(() => tx.child.count({ where: { id: ids.child } })))
+      asTenant(tenantB, ({ tx }) =>
+        tx.$executeRaw`SELECT set_config('row_security', 'off', true)`.then(() =>
+          tx.child.count({ where: { id: ids.child } })
+        )
+      )
     ).rejects.toThrow()
     const signingKeys = asTenant(tenantB, ({ tx }) => tx.signingKey.count())
     await expect(signingKeys).rejects.toThrow(/permission denied/i)

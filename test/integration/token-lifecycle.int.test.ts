@@ -42,7 +42,12 @@ describe('introspection', () => {
     const tokens = await issue()
     const access = await call('/oauth/introspect', client, { token: tokens.access_token })
     expect(access.status).toBe(200)
-    expect(access.body).toMatchObject({ active: true, token_type: 'Bearer', client_id: client.client_id, scope: 'children' })
+    expect(access.body).toMatchObject({
+      active: true,
+      token_type: 'Bearer',
+      client_id: client.client_id,
+      scope: 'children',
+    })
     const refresh = await call('/oauth/introspect', client, { token: tokens.refresh_token })
     expect(refresh.body).toMatchObject({ active: true, token_type: 'refresh_token', client_id: client.client_id })
 
@@ -77,10 +82,14 @@ describe('revocation', () => {
       const tokens = await issue()
       expect((await second.http.get('/v1/children/chd_nothing', { token: tokens.access_token })).status).toBe(404)
       expect((await call('/oauth/revoke', client, { token: tokens.access_token })).status).toBe(200)
-      const refused = await eventually(async () => {
-        const r = await second.http.get('/v1/children/chd_nothing', { token: tokens.access_token })
-        return r.status === 401 ? r : undefined
-      }, 5000, 100)
+      const refused = await eventually(
+        async () => {
+          const r = await second.http.get('/v1/children/chd_nothing', { token: tokens.access_token })
+          return r.status === 401 ? r : undefined
+        },
+        5000,
+        100
+      )
       expect(refused.body.code).toBe('invalid_token')
     } finally {
       await second.stop()
@@ -90,12 +99,24 @@ describe('revocation', () => {
   it('revokes the whole family of a refresh token', async () => {
     const first = await issue()
     const rotated = await platform.http.post('/oauth/token', {
-      body: { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: client.client_id, client_secret: client.client_secret },
+      body: {
+        grant_type: 'refresh_token',
+        refresh_token: first.refresh_token,
+        client_id: client.client_id,
+        client_secret: client.client_secret,
+      },
     })
     expect(rotated.status).toBe(200)
-    expect((await call('/oauth/revoke', client, { token: first.refresh_token, token_type_hint: 'refresh_token' })).status).toBe(200)
+    expect(
+      (await call('/oauth/revoke', client, { token: first.refresh_token, token_type_hint: 'refresh_token' })).status
+    ).toBe(200)
     const refresh = await platform.http.post('/oauth/token', {
-      body: { grant_type: 'refresh_token', refresh_token: rotated.body.refresh_token, client_id: client.client_id, client_secret: client.client_secret },
+      body: {
+        grant_type: 'refresh_token',
+        refresh_token: rotated.body.refresh_token,
+        client_id: client.client_id,
+        client_secret: client.client_secret,
+      },
     })
     expect(refresh.status).toBe(400)
     expect(refresh.body.error).toBe('invalid_grant')

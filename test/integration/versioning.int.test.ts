@@ -102,8 +102,16 @@ describe('before the sunset', () => {
 
     const page = await platform.http.get('/v0/payments?limit=1&sort=amount', { token: moneyToken })
     expect(page.body.data.map((p: { amount: number }) => p.amount)).toEqual([4_000])
-    const next = await platform.http.get(`/v0/payments?limit=1&sort=amount&cursor=${page.body.nextCursor}`, { token: moneyToken })
-    expect(next.body).toEqual((await platform.http.get(`/v1/payments?limit=1&sort=amount&cursor=${page.body.nextCursor}`, { token: moneyToken })).body)
+    const next = await platform.http.get(`/v0/payments?limit=1&sort=amount&cursor=${page.body.nextCursor}`, {
+      token: moneyToken,
+    })
+    expect(next.body).toEqual(
+      (
+        await platform.http.get(`/v1/payments?limit=1&sort=amount&cursor=${page.body.nextCursor}`, {
+          token: moneyToken,
+        })
+      ).body
+    )
     expect(next.body.data.map((p: { amount: number }) => p.amount)).toEqual([6_000])
 
     expect(v0.headers.get('deprecation')).toBe('@1735689600')
@@ -168,7 +176,7 @@ describe('from the sunset', () => {
     expect(current.body.data).toHaveLength(2)
   })
 
-  it("is gone for every authenticated caller, whatever the id or scope; without a token it is still 401", async () => {
+  it('is gone for every authenticated caller, whatever the id or scope; without a token it is still 401', async () => {
     now = new Date('2027-03-01T00:00:00Z')
     const later = await platform.token(await platform.newTenant(['providers']))
     const unknown = await platform.http.get('/v0/children/chd_does_not_exist', { token: later })

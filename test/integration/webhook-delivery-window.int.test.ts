@@ -49,7 +49,10 @@ afterAll(async () => {
 async function tenantWithEndpoint(path: string) {
   const client = await platform.newTenant(['children', 'webhooks'])
   const token = await platform.token(client)
-  const created = await platform.http.post('/v1/webhook-endpoints', { token, body: { url: receiver.url(path), events: ['*'] } })
+  const created = await platform.http.post('/v1/webhook-endpoints', {
+    token,
+    body: { url: receiver.url(path), events: ['*'] },
+  })
   expect(created.status).toBe(201)
   return { token, endpointId: created.body.id as string }
 }
@@ -123,7 +126,10 @@ describe.concurrent('webhook delivery over time', () => {
 
       fixed = true
       // An empty range is refused.
-      const empty = await platform.http.post(`/v1/webhook-endpoints/${endpointId}/recover`, { token, body: { from, to: from } })
+      const empty = await platform.http.post(`/v1/webhook-endpoints/${endpointId}/recover`, {
+        token,
+        body: { from, to: from },
+      })
       expect(empty.status).toBe(400)
       expect(empty.body.errors[0]).toMatchObject({ path: 'to', code: 'invalid_range' })
 
@@ -184,7 +190,9 @@ describe.concurrent('webhook delivery over time', () => {
         1500
       )
       expect(disabled.disabledReason).toBe('FAILING')
-      expect(Date.parse(disabled.disabledAt) - Date.parse(disabled.failingSince)).toBeGreaterThanOrEqual(DISABLE_AFTER_MS)
+      expect(Date.parse(disabled.disabledAt) - Date.parse(disabled.failingSince)).toBeGreaterThanOrEqual(
+        DISABLE_AFTER_MS
+      )
       expect(Date.now() - started).toBeGreaterThanOrEqual(DISABLE_AFTER_MS)
 
       const events = await platform.http.get('/v1/events?type=webhook_endpoint.disabled', { token })
@@ -199,7 +207,10 @@ describe.concurrent('webhook delivery over time', () => {
       expect(refused.status).toBe(409)
 
       // Re-enabling clears the reason and the failure clock.
-      const enabled = await platform.http.request('PATCH', `/v1/webhook-endpoints/${endpointId}`, { token, body: { enabled: true } })
+      const enabled = await platform.http.request('PATCH', `/v1/webhook-endpoints/${endpointId}`, {
+        token,
+        body: { enabled: true },
+      })
       expect(enabled.status).toBe(200)
       expect(enabled.body).toMatchObject({ enabled: true, disabledReason: null, disabledAt: null, failingSince: null })
     }, 90_000)

@@ -36,7 +36,10 @@ afterAll(async () => {
 async function tenantWithEndpoint(path: string, events: string[] = ['*']) {
   const client = await platform.newTenant(['children', 'webhooks'])
   const token = await platform.token(client)
-  const created = await platform.http.post('/v1/webhook-endpoints', { token, body: { url: receiver.url(path), events } })
+  const created = await platform.http.post('/v1/webhook-endpoints', {
+    token,
+    body: { url: receiver.url(path), events },
+  })
   expect(created.status, JSON.stringify(created.body)).toBe(201)
   return { token, tenantId: client.tenantId, endpointId: created.body.id as string }
 }
@@ -58,7 +61,14 @@ const deliveries = async (token: string, endpointId: string) =>
     status: string
     attemptCount: number
     lastError: string | null
-    attempts: Array<{ number: number; attemptedAt: string; statusCode: number | null; latencyMs: number; error: string | null; succeeded: boolean }>
+    attempts: Array<{
+      number: number
+      attemptedAt: string
+      statusCode: number | null
+      latencyMs: number
+      error: string | null
+      succeeded: boolean
+    }>
   }>
 
 /** Waits until the endpoint's only delivery is no longer PENDING. */
@@ -96,7 +106,9 @@ describe('retries', () => {
     // The endpoint is healthy again, and the workflow is easy to find in Temporal by ids.
     const endpoint = await platform.http.get(`/v1/webhook-endpoints/${endpointId}`, { token })
     expect(endpoint.body).toMatchObject({ enabled: true, failingSince: null })
-    const description = await platform.temporal.workflow.getHandle(eventDeliveryWorkflowId(delivery.eventId, endpointId)).describe()
+    const description = await platform.temporal.workflow
+      .getHandle(eventDeliveryWorkflowId(delivery.eventId, endpointId))
+      .describe()
     const attributes = description.typedSearchAttributes
     expect(attributes.get(searchAttributeKeys.TenantId)).toBe(tenantId)
     expect(attributes.get(searchAttributeKeys.WorkflowKind)).toBe('webhook-delivery')
@@ -118,7 +130,10 @@ describe('retries', () => {
 
   it('treats a redirect as a failure and does not follow it', async () => {
     const { token, endpointId } = await tenantWithEndpoint('/moved')
-    receiver.respond('/moved', replies({ status: 302, headers: { Location: receiver.url('/moved-target') } }, { status: 204 }))
+    receiver.respond(
+      '/moved',
+      replies({ status: 302, headers: { Location: receiver.url('/moved-target') } }, { status: 204 })
+    )
     await registerChild(token)
     const delivery = await settled(token, endpointId)
     expect(delivery.status).toBe('SUCCEEDED')

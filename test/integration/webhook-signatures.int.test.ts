@@ -36,7 +36,10 @@ afterAll(async () => {
 })
 
 async function createEndpoint(path: string, body: Record<string, unknown>) {
-  const response = await platform.http.post('/v1/webhook-endpoints', { token, body: { url: receiver.url(path), ...body } })
+  const response = await platform.http.post('/v1/webhook-endpoints', {
+    token,
+    body: { url: receiver.url(path), ...body },
+  })
   expect(response.status, JSON.stringify(response.body)).toBe(201)
   return response.body as { id: string; secret: string; publicKey: string | null }
 }
@@ -103,7 +106,10 @@ describe('v2: Standard Webhooks', () => {
     expect(child.status).toBe(201)
 
     const [delivery] = await receiver.waitFor('/v2-basic', 1)
-    const payload = new Webhook(endpoint.secret).verify(delivery!.body, delivery!.headers as Record<string, string>) as {
+    const payload = new Webhook(endpoint.secret).verify(
+      delivery!.body,
+      delivery!.headers as Record<string, string>
+    ) as {
       id: string
       type: string
       data: { childId: string }
@@ -132,7 +138,11 @@ describe('v2: Standard Webhooks', () => {
   })
 
   it('adds v1a Ed25519 signatures that verify with the published public key alone', async () => {
-    const endpoint = await createEndpoint('/v2-ed25519', { events: ['*'], signingScheme: 'v2', asymmetricSigning: true })
+    const endpoint = await createEndpoint('/v2-ed25519', {
+      events: ['*'],
+      signingScheme: 'v2',
+      asymmetricSigning: true,
+    })
     expect(endpoint.publicKey).toMatch(/^whpk_/)
     const read = await platform.http.get(`/v1/webhook-endpoints/${endpoint.id}`, { token })
     expect(read.body.publicKey).toBe(endpoint.publicKey)
@@ -141,7 +151,9 @@ describe('v2: Standard Webhooks', () => {
     const [delivery] = await receiver.waitFor('/v2-ed25519', 1)
     expect(delivery!.verificationError).toBeUndefined()
     expect(delivery!.headers['webhook-signature']).toMatch(/^v1,\S+ v1a,\S+$/)
-    expect(verifyV2({ headers: delivery!.headers, body: delivery!.body, publicKey: endpoint.publicKey! }).scheme).toBe('v2')
+    expect(verifyV2({ headers: delivery!.headers, body: delivery!.body, publicKey: endpoint.publicKey! }).scheme).toBe(
+      'v2'
+    )
   })
 
   it('refuses asymmetric signing on a v1 endpoint', async () => {
@@ -150,7 +162,9 @@ describe('v2: Standard Webhooks', () => {
       body: { url: receiver.url('/nope'), events: ['*'], signingScheme: 'v1', asymmetricSigning: true },
     })
     expect(response.status).toBe(400)
-    expect(response.body.errors).toContainEqual(expect.objectContaining({ path: 'asymmetricSigning', code: 'requires_v2' }))
+    expect(response.body.errors).toContainEqual(
+      expect.objectContaining({ path: 'asymmetricSigning', code: 'requires_v2' })
+    )
   })
 })
 
@@ -161,7 +175,9 @@ describe('every attempt is signed afresh', () => {
     await sendTest(endpoint.id)
     const deliveries = await receiver.waitFor('/retry-signed', 2)
     for (const delivery of deliveries) {
-      expect(new Webhook(endpoint.secret).verify(delivery.body, delivery.headers as Record<string, string>)).toBeTruthy()
+      expect(
+        new Webhook(endpoint.secret).verify(delivery.body, delivery.headers as Record<string, string>)
+      ).toBeTruthy()
     }
     expect(deliveries[0]!.headers['webhook-id']).toBe(deliveries[1]!.headers['webhook-id'])
   })

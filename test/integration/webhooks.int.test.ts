@@ -20,7 +20,8 @@ afterAll(async () => {
   await platform?.stop()
 })
 
-const create = (body: Record<string, unknown>, as = token) => platform.http.post('/v1/webhook-endpoints', { token: as, body })
+const create = (body: Record<string, unknown>, as = token) =>
+  platform.http.post('/v1/webhook-endpoints', { token: as, body })
 const patch = (id: string, body: Record<string, unknown>) =>
   platform.http.request('PATCH', `/v1/webhook-endpoints/${id}`, { token, body })
 
@@ -29,7 +30,11 @@ const PUBLIC_URL = 'https://93.184.216.34/hooks'
 
 describe('create, read, update, delete', () => {
   it('shows the secret only in the create response', async () => {
-    const created = await create({ url: PUBLIC_URL, events: ['booking.created', 'payment.succeeded'], description: 'Front desk' })
+    const created = await create({
+      url: PUBLIC_URL,
+      events: ['booking.created', 'payment.succeeded'],
+      description: 'Front desk',
+    })
     expect(created.status).toBe(201)
     expect(created.headers.get('location')).toBe(`/v1/webhook-endpoints/${created.body.id}`)
     expect(created.body).toMatchObject({
@@ -56,7 +61,12 @@ describe('create, read, update, delete', () => {
     const { body: endpoint } = await create({ url: PUBLIC_URL, events: ['*'], description: 'to change' })
     const changed = await patch(endpoint.id, { events: ['child.registered'], description: null, signingScheme: 'v2' })
     expect(changed.status).toBe(200)
-    expect(changed.body).toMatchObject({ events: ['child.registered'], description: null, signingScheme: 'v2', enabled: true })
+    expect(changed.body).toMatchObject({
+      events: ['child.registered'],
+      description: null,
+      signingScheme: 'v2',
+      enabled: true,
+    })
 
     const disabled = await patch(endpoint.id, { enabled: false })
     expect(disabled.body).toMatchObject({ enabled: false, disabledReason: 'MANUAL' })
@@ -87,17 +97,22 @@ describe('create, read, update, delete', () => {
     for (let i = 0; i < 3; i++) ids.push((await create({ url: PUBLIC_URL, events: ['*'] }, own)).body.id)
     const first = await platform.http.get('/v1/webhook-endpoints?limit=2', { token: own })
     expect(first.body.data.map((e: { id: string }) => e.id)).toEqual([ids[2], ids[1]])
-    const second = await platform.http.get(`/v1/webhook-endpoints?limit=2&cursor=${first.body.nextCursor}`, { token: own })
+    const second = await platform.http.get(`/v1/webhook-endpoints?limit=2&cursor=${first.body.nextCursor}`, {
+      token: own,
+    })
     expect(second.body.data.map((e: { id: string }) => e.id)).toEqual([ids[0]])
     expect(second.body.nextCursor).toBeNull()
   })
 
-  it('hides other tenants\' endpoints (404) and needs the webhooks scope to write', async () => {
+  it("hides other tenants' endpoints (404) and needs the webhooks scope to write", async () => {
     const { body: endpoint } = await create({ url: PUBLIC_URL, events: ['*'] })
     const other = await platform.token(await platform.newTenant(['webhooks']))
     for (const response of [
       await platform.http.get(`/v1/webhook-endpoints/${endpoint.id}`, { token: other }),
-      await platform.http.request('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, { token: other, body: { enabled: false } }),
+      await platform.http.request('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {
+        token: other,
+        body: { enabled: false },
+      }),
       await platform.http.request('DELETE', `/v1/webhook-endpoints/${endpoint.id}`, { token: other }),
       await platform.http.post(`/v1/webhook-endpoints/${endpoint.id}/rotate-secret`, { token: other }),
       await platform.http.get(`/v1/webhook-endpoints/${endpoint.id}/deliveries`, { token: other }),

@@ -15,7 +15,10 @@ import { WORKFLOWS_PATH } from '../../worker/create-worker.ts'
 
 type History = temporal.api.history.v1.IHistory
 
-const DIRECTORIES = [new URL('../replay-histories/', import.meta.url), new URL('../fixtures/workflow-histories/', import.meta.url)]
+const DIRECTORIES = [
+  new URL('../replay-histories/', import.meta.url),
+  new URL('../fixtures/workflow-histories/', import.meta.url),
+]
 
 interface CommittedHistory {
   name: string

@@ -32,6 +32,7 @@ export function analyticsCentres(platform: () => Platform) {
       expect(response.status, `${method} ${path}: ${JSON.stringify(response.body)}`).toBe(status)
       return response.body
     },
-    inTenant: <T>(t: Centre, work: (uow: UnitOfWork) => Promise<T>) => runInUnitOfWork(platform().api.deps.db, t.tenantId, work),
+    inTenant: <T>(t: Centre, work: (uow: UnitOfWork) => Promise<T>) =>
+      runInUnitOfWork(platform().api.deps.db, t.tenantId, work),
   }
 }

@@ -10,7 +10,8 @@ let database: TestDatabase | undefined
 
 /** The connection string of this test file's database. */
 export function testDatabaseUrl(): string {
-  if (!database) throw new Error('the test database is not open: file-database.ts runs as a setup file of the integration project')
+  if (!database)
+    throw new Error('the test database is not open: file-database.ts runs as a setup file of the integration project')
   return database.url
 }
 

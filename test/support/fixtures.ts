@@ -20,17 +20,27 @@ async function created(response: Promise<{ status: number; body: { id?: string }
 /** A new child and a new provider in `timeZone`. */
 export async function createChildAndProvider(http: HttpClient, token: string, timeZone = 'America/Chicago') {
   const [childId, providerId] = await Promise.all([
-    created(http.post('/v1/children', { token, body: { firstName: 'Maya', lastName: 'Okafor', dateOfBirth: '2023-04-18' } }), 'a child'),
+    created(
+      http.post('/v1/children', { token, body: { firstName: 'Maya', lastName: 'Okafor', dateOfBirth: '2023-04-18' } }),
+      'a child'
+    ),
     created(http.post('/v1/providers', { token, body: { name: 'Dana Whitfield', timeZone } }), 'a provider'),
   ])
   return { childId, providerId }
 }
 
 /** A new child, provider and appointment `days` ahead. */
-export async function bookAppointment(http: HttpClient, token: string, options: { days?: number; timeZone?: string } = {}) {
+export async function bookAppointment(
+  http: HttpClient,
+  token: string,
+  options: { days?: number; timeZone?: string } = {}
+) {
   const { childId, providerId } = await createChildAndProvider(http, token, options.timeZone)
   const id = await created(
-    http.post('/v1/appointments', { token, body: { childId, providerId, startsAt: futureSlot(options.days ?? 5).toISOString() } }),
+    http.post('/v1/appointments', {
+      token,
+      body: { childId, providerId, startsAt: futureSlot(options.days ?? 5).toISOString() },
+    }),
     'an appointment'
   )
   return { id, childId, providerId }

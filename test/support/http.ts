@@ -22,7 +22,11 @@ export interface RequestOptions {
 /** Creates a client for a base URL. */
 export function httpClient(baseUrl: string) {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the default body type of HttpResponse
-  async function request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<HttpResponse<T>> {
+  async function request<T = any>(
+    method: string,
+    path: string,
+    options: RequestOptions = {}
+  ): Promise<HttpResponse<T>> {
     const headers: Record<string, string> = { ...options.headers }
     if (options.token) headers.Authorization = `Bearer ${options.token}`
     let body: string | undefined = options.raw

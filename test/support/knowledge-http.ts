@@ -19,10 +19,18 @@ export interface FilePart {
 /** A file of the evaluation corpus, typed by its extension. */
 export async function corpusFile(name: string): Promise<FilePart> {
   const types: Record<string, string> = { '.pdf': 'application/pdf', '.md': 'text/markdown', '.txt': 'text/plain' }
-  return { name, type: types[path.extname(name)] ?? 'application/octet-stream', bytes: new Uint8Array(await readFile(path.join(CORPUS, name))) }
+  return {
+    name,
+    type: types[path.extname(name)] ?? 'application/octet-stream',
+    bytes: new Uint8Array(await readFile(path.join(CORPUS, name))),
+  }
 }
 
-export const textFile = (name: string, text: string, type = 'text/markdown'): FilePart => ({ name, type, bytes: new TextEncoder().encode(text) })
+export const textFile = (name: string, text: string, type = 'text/markdown'): FilePart => ({
+  name,
+  type,
+  bytes: new TextEncoder().encode(text),
+})
 
 export interface FormOptions {
   token: string
@@ -39,13 +47,19 @@ export interface FormOptions {
 export async function encodeForm(options: Pick<FormOptions, 'fields' | 'files' | 'fileField'>) {
   const form = new FormData()
   for (const [key, value] of Object.entries(options.fields ?? {})) form.append(key, value)
-  for (const file of options.files) form.append(options.fileField ?? 'files', new Blob([file.bytes], { type: file.type }), file.name)
+  for (const file of options.files)
+    form.append(options.fileField ?? 'files', new Blob([file.bytes], { type: file.type }), file.name)
   const request = new Request('http://localhost/', { method: 'POST', body: form })
   return { body: new Uint8Array(await request.arrayBuffer()), contentType: request.headers.get('content-type')! }
 }
 
 /** Sends a multipart form: `fields` as text parts, each file under `fileField`. */
-export async function sendForm(platform: Platform, method: 'POST' | 'PUT', url: string, options: FormOptions): Promise<HttpResponse> {
+export async function sendForm(
+  platform: Platform,
+  method: 'POST' | 'PUT',
+  url: string,
+  options: FormOptions
+): Promise<HttpResponse> {
   return sendEncoded(platform, method, url, options.token, await encodeForm(options), options.headers)
 }
 
@@ -75,7 +89,11 @@ export async function sendEncoded(
 
 /** Uploads files to an assistant; expects 202 and returns the documents. */
 export async function upload(platform: Platform, token: string, assistantId: string, files: FilePart[]) {
-  const response = await sendForm(platform, 'POST', '/v1/knowledge/documents', { token, fields: { assistantId }, files })
+  const response = await sendForm(platform, 'POST', '/v1/knowledge/documents', {
+    token,
+    fields: { assistantId },
+    files,
+  })
   if (response.status !== 202) throw new Error(`upload answered ${response.status}: ${JSON.stringify(response.body)}`)
   return response.body.data as Array<{ id: string; name: string; status: string; version: number }>
 }
@@ -96,7 +114,16 @@ export async function ask(platform: Platform, token: string, assistantId: string
   return response.body as {
     answered: boolean
     answer: string
-    citations: Array<{ documentId: string; documentName: string; page?: number; headingPath: string[]; quote: string; score: number; startOffset: number; endOffset: number }>
+    citations: Array<{
+      documentId: string
+      documentName: string
+      page?: number
+      headingPath: string[]
+      quote: string
+      score: number
+      startOffset: number
+      endOffset: number
+    }>
     models: { vectorStore: string; embeddings: string; answerer: string }
   }
 }

@@ -10,7 +10,11 @@ import type { AddressInfo } from 'node:net'
 export interface TestIssuer {
   issuer: string
   /** Signs a token for `audience` with the issuer's key (or `key`, to forge one). */
-  sign(claims: JWTPayload & { sub: string }, audience: string, options?: { expiresIn?: string; key?: CryptoKey }): Promise<string>
+  sign(
+    claims: JWTPayload & { sub: string },
+    audience: string,
+    options?: { expiresIn?: string; key?: CryptoKey }
+  ): Promise<string>
   close(): Promise<void>
 }
 

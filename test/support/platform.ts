@@ -100,9 +100,15 @@ export async function startPlatform(
       }),
     async token(client, scope) {
       const response = await http.post('/oauth/token', {
-        body: { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret, scope },
+        body: {
+          grant_type: 'client_credentials',
+          client_id: client.client_id,
+          client_secret: client.client_secret,
+          scope,
+        },
       })
-      if (response.status !== 200) throw new Error(`token request failed: ${response.status} ${JSON.stringify(response.body)}`)
+      if (response.status !== 200)
+        throw new Error(`token request failed: ${response.status} ${JSON.stringify(response.body)}`)
       return response.body.access_token as string
     },
     async stop() {
@@ -115,7 +121,11 @@ export async function startPlatform(
 }
 
 /** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 30_000, intervalMs = 200): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+  intervalMs = 200
+): Promise<T> {
   const deadline = Date.now() + timeoutMs
   let lastError: unknown
   while (Date.now() < deadline) {

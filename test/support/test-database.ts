@@ -16,8 +16,7 @@ import { applyMigrations } from '../../scripts/db/migrations.ts'
 
 /** What a file needs to make its own database: a migrated template on a server, or a dump to load into PGlite. */
 export type DatabaseTemplate =
-  | { kind: 'postgresql'; serverUrl: string; templateName: string }
-  | { kind: 'pglite'; dumpPath: string }
+  { kind: 'postgresql'; serverUrl: string; templateName: string } | { kind: 'pglite'; dumpPath: string }
 
 export interface TestDatabase {
   url: string
@@ -47,7 +46,9 @@ const withDatabase = (serverUrl: string, name: string) => {
  * Migrates the run's template once (global setup).
  * @param dumpPath - where the PGlite dump goes when no server is configured
  */
-export async function provisionDatabaseTemplate(dumpPath: string): Promise<{ template: DatabaseTemplate; stop(): Promise<void> }> {
+export async function provisionDatabaseTemplate(
+  dumpPath: string
+): Promise<{ template: DatabaseTemplate; stop(): Promise<void> }> {
   const serverUrl = process.env.TEST_DATABASE_URL
   if (!serverUrl) {
     const embedded = await startEmbeddedPostgres({ port: 0 })
@@ -71,7 +72,10 @@ export async function provisionDatabaseTemplate(dumpPath: string): Promise<{ tem
 /** A database of the template's schema for one test file, dropped (or closed) by `stop()`. */
 export async function openTestDatabase(template: DatabaseTemplate): Promise<TestDatabase> {
   if (template.kind === 'pglite') {
-    const embedded = await startEmbeddedPostgres({ port: 0, loadDataDir: new Blob([await readFile(template.dumpPath)]) })
+    const embedded = await startEmbeddedPostgres({
+      port: 0,
+      loadDataDir: new Blob([await readFile(template.dumpPath)]),
+    })
     return { url: embedded.connectionString, kind: 'pglite', stop: () => embedded.stop() }
   }
   const name = scratchName()

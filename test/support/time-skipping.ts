@@ -78,7 +78,9 @@ export async function startTimeSkippingPlatform(
   options: { overrides?: Record<string, string>; apiClock?: 'wall' | 'server' } = {}
 ): Promise<TimeSkippingPlatform> {
   const server = inject('timeSkippingServer')
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: server } } })
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: server } },
+  })
   // The workflows set the platform's search attributes (TenantId...), which the test server refuses until registered.
   // It implements adding them, not listing them (ensureSearchAttributes lists first), and starts empty every time.
   await env.connection.operatorService.addSearchAttributes({
@@ -146,9 +148,15 @@ export async function startTimeSkippingPlatform(
       }),
     async token(client, scope) {
       const response = await http.post('/oauth/token', {
-        body: { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret, scope },
+        body: {
+          grant_type: 'client_credentials',
+          client_id: client.client_id,
+          client_secret: client.client_secret,
+          scope,
+        },
       })
-      if (response.status !== 200) throw new Error(`token request failed: ${response.status} ${JSON.stringify(response.body)}`)
+      if (response.status !== 200)
+        throw new Error(`token request failed: ${response.status} ${JSON.stringify(response.body)}`)
       return response.body.access_token as string
     },
     async stop() {

@@ -10,7 +10,12 @@ import type { HttpClient } from './http.ts'
  * @param path - the list path with its query, e.g. `/v1/clients?sort=lastName&limit=2`
  * @returns the items in order and how many pages it took
  */
-export async function walkPages<T = Record<string, unknown>>(http: HttpClient, token: string, path: string, maxPages = 100) {
+export async function walkPages<T = Record<string, unknown>>(
+  http: HttpClient,
+  token: string,
+  path: string,
+  maxPages = 100
+) {
   const items: T[] = []
   let cursor: string | null = null
   let pages = 0

@@ -75,7 +75,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       list.push(delivery)
       deliveries.set(path, list)
       for (const wake of waiters) wake()
-      const reply: Reply = responders.get(path)?.(delivery, list.length) ?? { status: delivery.verificationError ? 400 : 200 }
+      const reply: Reply = responders.get(path)?.(delivery, list.length) ?? {
+        status: delivery.verificationError ? 400 : 200,
+      }
       if (reply === 'hang') return
       response.writeHead(reply.status, reply.headers).end(reply.body ?? '')
     })
@@ -102,7 +104,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         }
         const timer = setTimeout(() => {
           cleanup()
-          reject(new Error(`${path}: ${(deliveries.get(path) ?? []).length} of ${count} deliveries within ${timeoutMs} ms`))
+          reject(
+            new Error(`${path}: ${(deliveries.get(path) ?? []).length} of ${count} deliveries within ${timeoutMs} ms`)
+          )
         }, timeoutMs)
         const cleanup = () => {
           clearTimeout(timer)

@@ -38,7 +38,8 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
 
   const deadline = Date.now() + READY_TIMEOUT_MS
   while (!output.includes('worker running')) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`worker exited before it was ready:\n${output}`)
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`worker exited before it was ready:\n${output}`)
     if (Date.now() > deadline) {
       child.kill('SIGKILL')
       throw new Error(`worker did not start within ${READY_TIMEOUT_MS} ms:\n${output}`)

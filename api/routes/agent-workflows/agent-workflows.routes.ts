@@ -5,7 +5,11 @@ import { BooleanQuery } from '../../../domain/clients/record-fields.ts'
 import { AgentActionSchema } from '../../../domain/agent-workflows/action-catalogue.ts'
 import { RUN_SORTS } from '../../../domain/agent-workflows/agent-run-store.ts'
 import { AGENT_WORKFLOW_SORTS } from '../../../domain/agent-workflows/agent-workflow-service.ts'
-import { AgentSpecOverride, AgentSpecSchema, AgentTriggerSchema } from '../../../domain/agent-workflows/agent-workflow-schema.ts'
+import {
+  AgentSpecOverride,
+  AgentSpecSchema,
+  AgentTriggerSchema,
+} from '../../../domain/agent-workflows/agent-workflow-schema.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
@@ -15,7 +19,8 @@ const tags = ['Agent workflows']
 export const AgentWorkflowCreate = z
   .strictObject({
     templateId: z.string().max(80).optional().openapi({
-      description: 'Start from a template (GET /v1/agent-workflow-templates): the other fields are merged over it (JSON merge patch).',
+      description:
+        'Start from a template (GET /v1/agent-workflow-templates): the other fields are merged over it (JSON merge patch).',
     }),
     name: z.string().optional(),
     description: z.string().optional(),
@@ -36,7 +41,8 @@ export const AgentWorkflowPatch = z
     actions: z.array(AgentActionSchema).optional(),
   })
   .openapi('AgentWorkflowPatch', {
-    description: 'A JSON merge patch (RFC 7396): `trigger`, `agent.tools` and `actions` replace whole; `description: null` removes it.',
+    description:
+      'A JSON merge patch (RFC 7396): `trigger`, `agent.tools` and `actions` replace whole; `description: null` removes it.',
   })
 
 export const AgentWorkflow = z
@@ -85,7 +91,11 @@ const runFields = {
   id: z.string().openapi({ example: 'agr_019a...' }),
   agentWorkflowId: z.string(),
   workflowId: z.string().openapi({ description: 'The Temporal workflow id (search `WorkflowKind = "agent-run"`).' }),
-  trigger: z.object({ type: z.enum(['EVENT', 'SCHEDULE']), eventId: z.string().nullable(), eventType: z.string().nullable() }),
+  trigger: z.object({
+    type: z.enum(['EVENT', 'SCHEDULE']),
+    eventId: z.string().nullable(),
+    eventType: z.string().nullable(),
+  }),
   status: RunStatus,
   summary: z.string().nullable(),
   error: z.string().nullable(),
@@ -116,7 +126,9 @@ export const FamilyMessage = z
   .object({
     id: z.string().openapi({ example: 'fmsg_019a...' }),
     childId: z.string().nullable(),
-    recipientClientIds: z.array(z.string()).openapi({ description: 'The clients linked to the child when the message was written.' }),
+    recipientClientIds: z
+      .array(z.string())
+      .openapi({ description: 'The clients linked to the child when the message was written.' }),
     subject: z.string(),
     body: z.string(),
     agentRunId: z.string().nullable(),
@@ -148,11 +160,18 @@ export const listAgentWorkflowsRoute = protectedRoute('agents.read', {
   request: {
     query: listQuerySchema(AGENT_WORKFLOW_SORTS, '-createdAt').extend({
       enabled: BooleanQuery('enabled', 'true: only enabled workflows; false: only disabled ones'),
-      templateId: z.string().max(80).optional().openapi({ param: { name: 'templateId', in: 'query' } }),
+      templateId: z
+        .string()
+        .max(80)
+        .optional()
+        .openapi({ param: { name: 'templateId', in: 'query' } }),
     }),
   },
   responses: {
-    200: { description: 'A page of agent workflows', content: { 'application/json': { schema: pageOf(AgentWorkflow, 'AgentWorkflowPage') } } },
+    200: {
+      description: 'A page of agent workflows',
+      content: { 'application/json': { schema: pageOf(AgentWorkflow, 'AgentWorkflowPage') } },
+    },
     ...problemResponses(400, ...COMMON_ERRORS),
   },
 })
@@ -178,7 +197,10 @@ export const patchAgentWorkflowRoute = protectedRoute('agents', {
     params: WorkflowId,
     body: {
       required: true,
-      content: { 'application/merge-patch+json': { schema: AgentWorkflowPatch }, 'application/json': { schema: AgentWorkflowPatch } },
+      content: {
+        'application/merge-patch+json': { schema: AgentWorkflowPatch },
+        'application/json': { schema: AgentWorkflowPatch },
+      },
     },
   },
   responses: {
@@ -208,7 +230,10 @@ export const listAgentWorkflowRunsRoute = protectedRoute('agents.read', {
     }),
   },
   responses: {
-    200: { description: 'A page of runs', content: { 'application/json': { schema: pageOf(AgentRun, 'AgentRunPage') } } },
+    200: {
+      description: 'A page of runs',
+      content: { 'application/json': { schema: pageOf(AgentRun, 'AgentRunPage') } },
+    },
     ...problemResponses(400, 404, ...COMMON_ERRORS),
   },
 })
@@ -233,7 +258,11 @@ export const listAgentWorkflowTemplatesRoute = protectedRoute('agents.read', {
   responses: {
     200: {
       description: 'Every template',
-      content: { 'application/json': { schema: z.object({ data: z.array(AgentWorkflowTemplate) }).openapi('AgentWorkflowTemplateList') } },
+      content: {
+        'application/json': {
+          schema: z.object({ data: z.array(AgentWorkflowTemplate) }).openapi('AgentWorkflowTemplateList'),
+        },
+      },
     },
     ...problemResponses(...COMMON_ERRORS),
   },
@@ -246,12 +275,22 @@ export const listStaffTasksRoute = protectedRoute('agents.read', {
   summary: 'List staff tasks (created by agent runs)',
   request: {
     query: listQuerySchema(['createdAt'], '-createdAt').extend({
-      status: z.enum(['OPEN', 'DONE']).optional().openapi({ param: { name: 'status', in: 'query' } }),
-      agentRunId: z.string().max(64).optional().openapi({ param: { name: 'agentRunId', in: 'query' } }),
+      status: z
+        .enum(['OPEN', 'DONE'])
+        .optional()
+        .openapi({ param: { name: 'status', in: 'query' } }),
+      agentRunId: z
+        .string()
+        .max(64)
+        .optional()
+        .openapi({ param: { name: 'agentRunId', in: 'query' } }),
     }),
   },
   responses: {
-    200: { description: 'A page of tasks', content: { 'application/json': { schema: pageOf(StaffTask, 'StaffTaskPage') } } },
+    200: {
+      description: 'A page of tasks',
+      content: { 'application/json': { schema: pageOf(StaffTask, 'StaffTaskPage') } },
+    },
     ...problemResponses(400, ...COMMON_ERRORS),
   },
 })
@@ -266,7 +305,9 @@ export const patchStaffTaskRoute = protectedRoute('agents', {
     body: {
       required: true,
       content: {
-        'application/merge-patch+json': { schema: z.strictObject({ status: z.enum(['OPEN', 'DONE']) }).openapi('StaffTaskPatch') },
+        'application/merge-patch+json': {
+          schema: z.strictObject({ status: z.enum(['OPEN', 'DONE']) }).openapi('StaffTaskPatch'),
+        },
         'application/json': { schema: z.strictObject({ status: z.enum(['OPEN', 'DONE']) }) },
       },
     },
@@ -284,12 +325,23 @@ export const listFamilyMessagesRoute = protectedRoute('agents.read', {
   summary: 'List messages to families recorded by agent runs (no e-mail or SMS is sent by the platform)',
   request: {
     query: listQuerySchema(['createdAt'], '-createdAt').extend({
-      childId: z.string().max(64).optional().openapi({ param: { name: 'childId', in: 'query' } }),
-      agentRunId: z.string().max(64).optional().openapi({ param: { name: 'agentRunId', in: 'query' } }),
+      childId: z
+        .string()
+        .max(64)
+        .optional()
+        .openapi({ param: { name: 'childId', in: 'query' } }),
+      agentRunId: z
+        .string()
+        .max(64)
+        .optional()
+        .openapi({ param: { name: 'agentRunId', in: 'query' } }),
     }),
   },
   responses: {
-    200: { description: 'A page of messages', content: { 'application/json': { schema: pageOf(FamilyMessage, 'FamilyMessagePage') } } },
+    200: {
+      description: 'A page of messages',
+      content: { 'application/json': { schema: pageOf(FamilyMessage, 'FamilyMessagePage') } },
+    },
     ...problemResponses(400, ...COMMON_ERRORS),
   },
 })

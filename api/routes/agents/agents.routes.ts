@@ -3,16 +3,26 @@ import { z } from '@hono/zod-openapi'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { UtcDateTime } from '../../openapi/schemas.ts'
 
-const KINDS = ['UNSIGNED_NOTE', 'OVERDUE_ASSESSMENT', 'ASSESSMENT_DUE_SOON', 'EI_DEADLINE', 'NO_UPCOMING_SESSION'] as const
+const KINDS = [
+  'UNSIGNED_NOTE',
+  'OVERDUE_ASSESSMENT',
+  'ASSESSMENT_DUE_SOON',
+  'EI_DEADLINE',
+  'NO_UPCOMING_SESSION',
+] as const
 const PRIORITIES = ['HIGH', 'MEDIUM', 'LOW'] as const
 
 export const BriefingItem = z
   .object({
-    id: z.string().openapi({ description: 'Stable: the rule and the record it is about', example: 'UNSIGNED_NOTE:ses_019a...' }),
+    id: z
+      .string()
+      .openapi({ description: 'Stable: the rule and the record it is about', example: 'UNSIGNED_NOTE:ses_019a...' }),
     kind: z.enum(KINDS).openapi({ description: 'The rule that raised the item (docs/agents.md)' }),
     priority: z.enum(PRIORITIES),
     reason: z.string().openapi({ description: 'Why the item needs attention, in terms of the record' }),
-    dueAt: z.string().openapi({ description: 'When it is or was due: a UTC instant (notes) or a calendar date (assessments, deadlines)' }),
+    dueAt: z.string().openapi({
+      description: 'When it is or was due: a UTC instant (notes) or a calendar date (assessments, deadlines)',
+    }),
     childId: z.string(),
     links: z.record(z.string(), z.string()).openapi({ description: '`/v1` paths of the records behind the item' }),
   })
@@ -31,8 +41,16 @@ export const Briefing = z
   .openapi('CareCoordinatorBriefing')
 
 const BriefingQuery = z.object({
-  locationId: z.string().max(64).optional().openapi({ param: { name: 'locationId', in: 'query' }, description: 'Only this location' }),
-  childId: z.string().max(64).optional().openapi({ param: { name: 'childId', in: 'query' }, description: 'Only this child' }),
+  locationId: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ param: { name: 'locationId', in: 'query' }, description: 'Only this location' }),
+  childId: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ param: { name: 'childId', in: 'query' }, description: 'Only this child' }),
 })
 
 export const careCoordinatorRoute = protectedRoute('ai.read', {

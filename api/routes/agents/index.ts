@@ -7,6 +7,6 @@ import { careCoordinatorRoute } from './agents.routes.ts'
 
 export function agentRoutes({ clock }: Pick<AppDeps, 'clock'>) {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(careCoordinatorRoute, async (c) =>
-    c.json(await careCoordinatorBriefing(c.var.uow, c.req.valid('query'), clock()), 200),
+    c.json(await careCoordinatorBriefing(c.var.uow, c.req.valid('query'), clock()), 200)
   )
 }

@@ -7,6 +7,6 @@ import { aiAnalyticsRoute } from './ai-analytics.routes.ts'
 
 export function aiAnalyticsRoutes({ temporal }: Pick<AppDeps, 'temporal'>) {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(aiAnalyticsRoute, async (c) =>
-    c.json(await aiAnalytics(c.var.uow, temporal, c.req.valid('query')), 200),
+    c.json(await aiAnalytics(c.var.uow, temporal, c.req.valid('query')), 200)
   )
 }

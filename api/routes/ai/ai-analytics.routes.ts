@@ -4,7 +4,11 @@ import { AI_ANALYTICS_DEFINITIONS, EXECUTION_STATUSES } from '../../../domain/ai
 import { MAX_RANGE_DAYS } from '../../../domain/analytics/analytics-range.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 
-const q = (name: string, description: string, example?: string) => ({ param: { name, in: 'query' as const }, description, ...(example ? { example } : {}) })
+const q = (name: string, description: string, example?: string) => ({
+  param: { name, in: 'query' as const },
+  description,
+  ...(example ? { example } : {}),
+})
 const CalendarDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'A calendar date, YYYY-MM-DD')
 const Ratio = z.number().nullable().openapi({ description: 'A ratio to four decimals; null when the denominator is 0' })
 const Count = z.number().int()
@@ -12,7 +16,12 @@ const Usage = z.object({ queries: Count, answered: Count, abstained: Count })
 
 const StatusCounts = z.object({
   total: Count,
-  byStatus: z.object(Object.fromEntries(EXECUTION_STATUSES.map((s) => [s, Count])) as Record<(typeof EXECUTION_STATUSES)[number], typeof Count>),
+  byStatus: z.object(
+    Object.fromEntries(EXECUTION_STATUSES.map((s) => [s, Count])) as Record<
+      (typeof EXECUTION_STATUSES)[number],
+      typeof Count
+    >
+  ),
 })
 
 export const AiAnalytics = z
@@ -49,18 +58,30 @@ export const AiAnalytics = z
     }),
     workflows: z.object({
       total: StatusCounts,
-      byKind: z.array(StatusCounts.extend({ kind: z.string(), category: z.enum(['CARE', 'AGENT', 'BOOKING', 'PLATFORM']) })),
+      byKind: z.array(
+        StatusCounts.extend({ kind: z.string(), category: z.enum(['CARE', 'AGENT', 'BOOKING', 'PLATFORM']) })
+      ),
       otherKinds: StatusCounts,
     }),
-    definitions: z.record(z.string(), z.string()).openapi({ description: 'What each figure means, by its path in this response' }),
+    definitions: z
+      .record(z.string(), z.string())
+      .openapi({ description: 'What each figure means, by its path in this response' }),
   })
   .openapi('AiAnalytics')
 
 const AiAnalyticsQuery = z.object({
   from: CalendarDate.openapi(q('from', 'First day, included', '2026-11-01')),
   to: CalendarDate.openapi(q('to', `Last day, included (at most ${MAX_RANGE_DAYS} days after from)`, '2026-11-30')),
-  timeZone: z.string().max(64).optional().openapi(q('timeZone', "The zone of the days; default the location's with locationId, else UTC")),
-  locationId: z.string().max(64).optional().openapi(q('locationId', "Only this location's assistants (and workflows carrying its LocationId)")),
+  timeZone: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi(q('timeZone', "The zone of the days; default the location's with locationId, else UTC")),
+  locationId: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi(q('locationId', "Only this location's assistants (and workflows carrying its LocationId)")),
 })
 
 const definitionList = Object.entries(AI_ANALYTICS_DEFINITIONS)

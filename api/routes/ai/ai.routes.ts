@@ -5,9 +5,16 @@ import { IdParam } from '../../openapi/schemas.ts'
 
 export const RecallRequestBody = z
   .strictObject({
-    horizonDays: z.number().int().min(0).max(365).default(14).openapi({ description: 'Recall what is due by today + this many days (UTC calendar day)' }),
+    horizonDays: z
+      .number()
+      .int()
+      .min(0)
+      .max(365)
+      .default(14)
+      .openapi({ description: 'Recall what is due by today + this many days (UTC calendar day)' }),
     defaultCadenceDays: z.number().int().min(1).max(3650).optional().openapi({
-      description: 'Cadence for completed assessments recorded without one; without it only assessments with a cadence are recalled',
+      description:
+        'Cadence for completed assessments recorded without one; without it only assessments with a cadence are recalled',
     }),
     locationId: z.string().max(64).optional(),
     childId: z.string().max(64).optional(),
@@ -84,9 +91,15 @@ export const ChildInsights = z
         progress: GoalProgressSchema,
         explanation: z.string().openapi({ description: 'The rule behind the trend, with the figures' }),
         dataPoints: z.array(
-          z.object({ at: z.string(), sessionId: z.string(), noteId: z.string(), accuracyPercent: z.number().nullable(), cueingLevel: z.string().nullable() }),
+          z.object({
+            at: z.string(),
+            sessionId: z.string(),
+            noteId: z.string(),
+            accuracyPercent: z.number().nullable(),
+            cueingLevel: z.string().nullable(),
+          })
         ),
-      }),
+      })
     ),
     assessments: z.array(
       z.object({
@@ -95,7 +108,7 @@ export const ChildInsights = z
         measure: z.enum(['standardScore', 'scaledScore', 'percentile', 'rawScore']),
         change: z.number().nullable(),
         points: z.array(z.object({ at: z.string(), assessmentId: z.string(), value: z.number() })),
-      }),
+      })
     ),
   })
   .openapi('ChildInsights')

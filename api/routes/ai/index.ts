@@ -18,6 +18,10 @@ export function aiRoutes(deps: Pick<AppDeps, 'clock' | 'outbox' | 'temporal' | '
   })
   const assessments = createAssessmentService({ reminders, clock: deps.clock })
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-    .openapi(assessmentRecallRoute, async (c) => c.json(await runAssessmentRecall(c.var.uow, assessments, c.req.valid('json'), deps.clock()), 200))
-    .openapi(childInsightsRoute, async (c) => c.json(await loadChildInsights(c.var.uow, c.req.valid('param').id, deps.clock()), 200))
+    .openapi(assessmentRecallRoute, async (c) =>
+      c.json(await runAssessmentRecall(c.var.uow, assessments, c.req.valid('json'), deps.clock()), 200)
+    )
+    .openapi(childInsightsRoute, async (c) =>
+      c.json(await loadChildInsights(c.var.uow, c.req.valid('param').id, deps.clock()), 200)
+    )
 }

@@ -7,7 +7,11 @@ import { MAX_RANGE_DAYS } from '../../../domain/analytics/analytics-range.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam } from '../../openapi/schemas.ts'
 
-const q = (name: string, description: string, example?: string) => ({ param: { name, in: 'query' as const }, description, ...(example ? { example } : {}) })
+const q = (name: string, description: string, example?: string) => ({
+  param: { name, in: 'query' as const },
+  description,
+  ...(example ? { example } : {}),
+})
 const CalendarDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'A calendar date, YYYY-MM-DD')
 const Rate = z.number().nullable().openapi({ description: 'A ratio to four decimals; null when the denominator is 0' })
 
@@ -19,7 +23,10 @@ export const AnalyticsMetrics = z
         confirmed: z.number().int(),
         completed: z.number().int(),
         cancelled: z.number().int(),
-        lateCancelled: z.number().int().openapi({ description: 'Of the cancelled, those inside the late-cancellation window' }),
+        lateCancelled: z
+          .number()
+          .int()
+          .openapi({ description: 'Of the cancelled, those inside the late-cancellation window' }),
         noShow: z.number().int(),
       })
       .openapi({ description: 'Appointments starting in the range, by status, at this location' }),
@@ -36,7 +43,10 @@ export const AnalyticsMetrics = z
       due: z.number().int().openapi({ description: 'Due on a day of the range, not cancelled' }),
       completed: z.number().int().openapi({ description: 'Of those due, completed' }),
       completionRate: Rate,
-      completedInRange: z.number().int().openapi({ description: 'Completed during the range, whatever their due date' }),
+      completedInRange: z
+        .number()
+        .int()
+        .openapi({ description: 'Completed during the range, whatever their due date' }),
     }),
     revenue: z.array(
       z.object({
@@ -61,7 +71,9 @@ export const AnalyticsRange = z
     from: z.string(),
     to: z.string(),
     timeZone: z.string(),
-    startsAt: z.string().openapi({ format: 'date-time', description: 'Local midnight starting `from`, with its offset' }),
+    startsAt: z
+      .string()
+      .openapi({ format: 'date-time', description: 'Local midnight starting `from`, with its offset' }),
     endsAt: z.string().openapi({ format: 'date-time', description: 'Local midnight after `to` (exclusive)' }),
     balancesAsOf: z.string().openapi({ format: 'date-time' }),
   })
@@ -86,7 +98,10 @@ export const MultiLocationAnalytics = z
     totals: AnalyticsMetrics,
     locations: z
       .array(z.object({ locationId: z.string().nullable(), name: z.string().nullable(), metrics: AnalyticsMetrics }))
-      .openapi({ description: 'Per location, adding up exactly to the totals; `locationId: null` holds children without a location' }),
+      .openapi({
+        description:
+          'Per location, adding up exactly to the totals; `locationId: null` holds children without a location',
+      }),
   })
   .openapi('MultiLocationAnalytics')
 
@@ -115,8 +130,16 @@ export const multiLocationAnalyticsRoute = protectedRoute('analytics', {
   description: 'Totals and a per-location breakdown that sums exactly to them, for days in the zone given.',
   request: {
     query: RangeQuery.extend({
-      timeZone: z.string().min(1).max(64).openapi(q('timeZone', 'IANA zone of the days', 'America/Chicago')),
-      locationIds: z.string().max(64 * 100).optional().openapi(q('locationIds', 'Comma-separated: only these locations')),
+      timeZone: z
+        .string()
+        .min(1)
+        .max(64)
+        .openapi(q('timeZone', 'IANA zone of the days', 'America/Chicago')),
+      locationIds: z
+        .string()
+        .max(64 * 100)
+        .optional()
+        .openapi(q('locationIds', 'Comma-separated: only these locations')),
     }),
   },
   responses: {

@@ -12,7 +12,17 @@ export function analyticsRoutes({ clock }: Pick<AppDeps, 'clock'>) {
     )
     .openapi(multiLocationAnalyticsRoute, async (c) => {
       const { locationIds, ...query } = c.req.valid('query')
-      const ids = locationIds === undefined ? undefined : [...new Set(locationIds.split(',').map((s) => s.trim()).filter(Boolean))]
+      const ids =
+        locationIds === undefined
+          ? undefined
+          : [
+              ...new Set(
+                locationIds
+                  .split(',')
+                  .map((s) => s.trim())
+                  .filter(Boolean)
+              ),
+            ]
       return c.json(await multiLocationAnalytics(c.var.uow, { ...query, locationIds: ids }, clock()), 200)
     })
 }

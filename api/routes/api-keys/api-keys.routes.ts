@@ -7,7 +7,10 @@ import { IdParam, OffsetDateTime, PaginationQuery, UtcDateTime, pageOf } from '.
 const Permission = z
   .strictObject({
     resource: z.enum(API_KEY_RESOURCES as [string, ...string[]]).openapi({ example: 'children' }),
-    methods: z.array(z.enum(API_KEY_METHODS)).min(1).openapi({ example: ['GET'] }),
+    methods: z
+      .array(z.enum(API_KEY_METHODS))
+      .min(1)
+      .openapi({ example: ['GET'] }),
   })
   .openapi('ApiKeyPermission')
 
@@ -34,7 +37,9 @@ export const ApiKey = z
   .openapi('ApiKey')
 
 export const ApiKeyWithSecret = ApiKey.extend({
-  secret: z.string().openapi({ description: 'Shown only in this response. Send it as `Authorization: Bearer <secret>`.' }),
+  secret: z
+    .string()
+    .openapi({ description: 'Shown only in this response. Send it as `Authorization: Bearer <secret>`.' }),
 }).openapi('ApiKeyWithSecret')
 
 export const createApiKeyRoute = protectedRoute('api_keys', {
@@ -44,7 +49,10 @@ export const createApiKeyRoute = protectedRoute('api_keys', {
   summary: 'Create an API key',
   request: { body: { required: true, content: { 'application/json': { schema: ApiKeyCreate } } } },
   responses: {
-    201: { description: 'The key and its secret (shown once)', content: { 'application/json': { schema: ApiKeyWithSecret } } },
+    201: {
+      description: 'The key and its secret (shown once)',
+      content: { 'application/json': { schema: ApiKeyWithSecret } },
+    },
     ...problemResponses(400, 409, 413, 415, 422, ...COMMON_ERRORS),
   },
 })

@@ -22,7 +22,6 @@ const toApiKey = (k: ApiKeyRow): z.infer<typeof ApiKey> => ({
 const grantorOf = (p: Principal): Grantor =>
   p.kind === 'api_key' ? { kind: 'key', permissions: p.permissions } : { kind: 'scopes', scopes: p.scopes }
 
-
 export function apiKeyRoutes({ clock }: Pick<AppDeps, 'clock'>) {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(createApiKeyRoute, async (c) => {

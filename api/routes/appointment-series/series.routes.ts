@@ -5,16 +5,23 @@ import { DisciplineSchema } from '../../../domain/catalogue/disciplines.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, OffsetDateTime, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
-import { AppointmentStatusSchema, AppointmentTypeSchema, CancellationReasonSchema } from '../appointments/appointment-schemas.ts'
+import {
+  AppointmentStatusSchema,
+  AppointmentTypeSchema,
+  CancellationReasonSchema,
+} from '../appointments/appointment-schemas.ts'
 import { MAX_DURATION_MINUTES } from '../../../domain/appointments/appointment-rules.ts'
 
 const LocalDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'Must be a date, YYYY-MM-DD')
-  .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), {
-    message: 'Not a valid date',
-    params: { code: 'invalid_date' },
-  })
+  .refine(
+    (v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v),
+    {
+      message: 'Not a valid date',
+      params: { code: 'invalid_date' },
+    }
+  )
   .openapi({ format: 'date', example: '2026-12-22' })
 
 export const SeriesCreate = z
@@ -26,7 +33,8 @@ export const SeriesCreate = z
     startsAt: OffsetDateTime.openapi({
       format: 'date-time',
       example: '2026-12-01T16:00:00-06:00',
-      description: "The first occurrence. Every occurrence keeps its wall-clock time in the location's zone (DST-correct).",
+      description:
+        "The first occurrence. Every occurrence keeps its wall-clock time in the location's zone (DST-correct).",
     }),
     durationMinutes: z.number().int().min(5).max(MAX_DURATION_MINUTES).default(60),
     notes: z.string().max(5000).optional().openapi({ description: 'Copied to every occurrence' }),
@@ -47,17 +55,22 @@ export const SeriesCreate = z
     exceptions: z.array(LocalDate).max(MAX_OCCURRENCES).optional().openapi({
       description: 'Local dates to skip; each must be a date the rule generates',
     }),
-    skipConflicts: z.boolean().default(false).openapi({
-      description:
-        'false (default): any unbookable occurrence makes the whole request a 409 listing every conflicting date and ' +
-        'nothing is booked. true: the bookable occurrences are booked, the others listed in skippedDates.',
-    }),
+    skipConflicts: z
+      .boolean()
+      .default(false)
+      .openapi({
+        description:
+          'false (default): any unbookable occurrence makes the whole request a 409 listing every conflicting date and ' +
+          'nothing is booked. true: the bookable occurrences are booked, the others listed in skippedDates.',
+      }),
   })
   .openapi('AppointmentSeriesCreate')
 
 export const SeriesCancel = z
   .strictObject({
-    from: LocalDate.optional().openapi({ description: "First local date to cancel; default today in the location's zone" }),
+    from: LocalDate.optional().openapi({
+      description: "First local date to cancel; default today in the location's zone",
+    }),
     reason: CancellationReasonSchema,
     note: z.string().max(2000).optional(),
   })
@@ -90,7 +103,9 @@ export const Series = z
       until: z.string().nullable().openapi({ format: 'date' }),
     }),
     exceptions: z.array(z.string().openapi({ format: 'date' })),
-    skippedDates: z.array(z.string().openapi({ format: 'date' })).openapi({ description: 'Not booked at creation: the slot was taken' }),
+    skippedDates: z
+      .array(z.string().openapi({ format: 'date' }))
+      .openapi({ description: 'Not booked at creation: the slot was taken' }),
     cancelledFrom: z.string().nullable().openapi({ format: 'date' }),
     notes: z.string().nullable(),
     occurrences: z.array(
@@ -111,8 +126,16 @@ const json = <T>(schema: T) => ({ 'application/json': { schema } })
 const ok = { 200: { description: 'The series', content: json(Series) } }
 
 export const ListSeriesQuery = listQuerySchema(['createdAt'], '-createdAt').extend({
-  childId: z.string().max(64).optional().openapi({ param: { name: 'childId', in: 'query' } }),
-  providerId: z.string().max(64).optional().openapi({ param: { name: 'providerId', in: 'query' } }),
+  childId: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ param: { name: 'childId', in: 'query' } }),
+  providerId: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ param: { name: 'providerId', in: 'query' } }),
 })
 
 export const createSeriesRoute = protectedRoute('bookings', {

@@ -77,7 +77,12 @@ export const AppointmentCreate = z
 
 export const AppointmentPatch = z
   .strictObject({
-    notes: z.string().max(5000).nullable().optional().openapi({ description: 'null removes the notes; editable in every state' }),
+    notes: z
+      .string()
+      .max(5000)
+      .nullable()
+      .optional()
+      .openapi({ description: 'null removes the notes; editable in every state' }),
     type: AppointmentTypeSchema.optional(),
     service: DisciplineSchema.optional(),
     startsAt: OffsetDateTime.optional().openapi({ format: 'date-time', description: 'A change is a reschedule' }),
@@ -113,9 +118,13 @@ const LocalDateTime = (description: string) =>
 export const BookingWorkflowAnswer = z
   .object({
     state: AppointmentStatusSchema.openapi({ description: 'The state the booking workflow accepted' }),
-    nextReminderAt: UtcDateTime.nullable().openapi({ description: 'The next reminder to the family; null when none is left' }),
+    nextReminderAt: UtcDateTime.nullable().openapi({
+      description: 'The next reminder to the family; null when none is left',
+    }),
     remindersSent: z.number().int().openapi({ description: 'Reminders recorded so far (care notifications)' }),
-    noShowAt: UtcDateTime.nullable().openapi({ description: 'When it becomes NO_SHOW without a check-in; null once final or checked in' }),
+    noShowAt: UtcDateTime.nullable().openapi({
+      description: 'When it becomes NO_SHOW without a check-in; null once final or checked in',
+    }),
     checkedIn: z.boolean().openapi({ description: 'Whether the workflow has seen a check-in (the session exists)' }),
   })
   .openapi('BookingWorkflowAnswer')
@@ -131,17 +140,22 @@ export const Appointment = z
     startsAt: LocalDateTime('Start, with the UTC offset of `timeZone` at that instant'),
     endsAt: LocalDateTime('End (exclusive), with the UTC offset of `timeZone` at that instant'),
     durationMinutes: z.number().int(),
-    timeZone: z.string().openapi({ description: "IANA zone of the location; startsAt and endsAt carry its offset" }),
+    timeZone: z.string().openapi({ description: 'IANA zone of the location; startsAt and endsAt carry its offset' }),
     locationId: z.string(),
     seriesId: z.string().nullable().openapi({ description: 'The weekly series this appointment belongs to' }),
-    occurrenceDate: z.string().nullable().openapi({ format: 'date', description: 'Its date in the series (kept when rescheduled)' }),
+    occurrenceDate: z
+      .string()
+      .nullable()
+      .openapi({ format: 'date', description: 'Its date in the series (kept when rescheduled)' }),
     notes: z.string().nullable(),
     cancellation: z
       .object({
         cancelledAt: UtcDateTime,
         reason: CancellationReasonSchema,
         note: z.string().nullable(),
-        lateCancellation: z.boolean().openapi({ description: "Inside the location's lateCancellationHours before the start" }),
+        lateCancellation: z
+          .boolean()
+          .openapi({ description: "Inside the location's lateCancellationHours before the start" }),
       })
       .nullable(),
     completedAt: UtcDateTime.nullable(),
@@ -174,10 +188,13 @@ export const Appointment = z
 export const AppointmentWorkflow = z
   .object({
     appointmentId: z.string(),
-    status: AppointmentStatusSchema.openapi({ description: "The appointment's status in the database (the source of truth)" }),
+    status: AppointmentStatusSchema.openapi({
+      description: "The appointment's status in the database (the source of truth)",
+    }),
     workflowId: z.string().openapi({ description: 'The booking workflow (Temporal UI: search by this id)' }),
     execution: z.enum(['NOT_STARTED', 'RUNNING', 'CLOSED', 'LEGACY']).openapi({
-      description: 'NOT_STARTED: its start waits in the outbox; LEGACY: a run started before the lifecycle (no reminders)',
+      description:
+        'NOT_STARTED: its start waits in the outbox; LEGACY: a run started before the lifecycle (no reminders)',
     }),
     lifecycle: BookingWorkflowAnswer.nullable(),
     followUp: z
@@ -189,7 +206,9 @@ export const AppointmentWorkflow = z
         nextNudgeAt: UtcDateTime.nullable(),
       })
       .nullable()
-      .openapi({ description: 'The appointment follow-up (after completion): note deadline, nudges, family follow-up' }),
+      .openapi({
+        description: 'The appointment follow-up (after completion): note deadline, nudges, family follow-up',
+      }),
   })
   .openapi('AppointmentWorkflow')
 

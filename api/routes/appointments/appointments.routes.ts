@@ -45,7 +45,7 @@ export const createAppointmentRoute = protectedRoute('bookings', {
   summary: 'Create an appointment',
   description:
     'Books a session for a child with a provider: CONFIRMED at once when the slot is bookable (the same rules as the ' +
-    "availability endpoint: working hours, time off, buffers, minimum notice). An overlap with another CONFIRMED " +
+    'availability endpoint: working hours, time off, buffers, minimum notice). An overlap with another CONFIRMED ' +
     'appointment of the same provider or of the same child is a 409 `slot_unavailable`; the database enforces it, ' +
     'so concurrent requests cannot double-book. Starts the booking workflow and records `booking.created`.' +
     STATE_MACHINE,
@@ -86,7 +86,7 @@ export const getAppointmentWorkflowRoute = protectedRoute('bookings.read', {
   tags: ['Appointments'],
   summary: "Retrieve an appointment's workflows",
   description:
-    "The booking lifecycle as its workflow holds it (next reminder to the family, reminders sent, the no-show " +
+    'The booking lifecycle as its workflow holds it (next reminder to the family, reminders sent, the no-show ' +
     'deadline) and, after completion, the follow-up (note due, nudges to the provider). Asked of Temporal live: ' +
     '503 `dependency_unavailable` when it is unreachable.',
   request: { params: AppointmentId },
@@ -103,10 +103,14 @@ export const patchAppointmentRoute = protectedRoute('bookings', {
   summary: 'Update an appointment (JSON merge patch)',
   description:
     'Writable fields: notes, type, service, and startsAt, durationMinutes and providerId (which reschedule it, with ' +
-    '`appointment.rescheduled`).' + STATE_MACHINE,
+    '`appointment.rescheduled`).' +
+    STATE_MACHINE,
   request: {
     params: AppointmentId,
-    body: { required: true, content: { 'application/merge-patch+json': { schema: AppointmentPatch }, ...json(AppointmentPatch) } },
+    body: {
+      required: true,
+      content: { 'application/merge-patch+json': { schema: AppointmentPatch }, ...json(AppointmentPatch) },
+    },
   },
   responses: { ...ok, ...problemResponses(400, 404, 409, 413, 415, 422, 503, ...COMMON_ERRORS) },
 })
@@ -119,7 +123,8 @@ export const rescheduleAppointmentRoute = protectedRoute('bookings', {
   description:
     'Moves a CONFIRMED appointment to a new start (and optionally duration and provider); it stays CONFIRMED. The ' +
     'new slot must be bookable (its own current slot does not count against it). Records `appointment.rescheduled`; ' +
-    'a request that changes nothing is answered with the unchanged appointment.' + STATE_MACHINE,
+    'a request that changes nothing is answered with the unchanged appointment.' +
+    STATE_MACHINE,
   request: { params: AppointmentId, body: { required: true, content: json(AppointmentReschedule) } },
   responses: { ...ok, ...problemResponses(400, 404, 409, 413, 415, 422, 503, ...COMMON_ERRORS) },
 })
@@ -129,7 +134,8 @@ export const cancelAppointmentRoute = protectedRoute('bookings', {
   path: '/v1/appointments/{id}/cancel',
   tags: ['Appointments'],
   summary: 'Cancel an appointment',
-  description: 'CONFIRMED → CANCELLED with a reason code and an optional note. Records `booking.cancelled`.' + STATE_MACHINE,
+  description:
+    'CONFIRMED → CANCELLED with a reason code and an optional note. Records `booking.cancelled`.' + STATE_MACHINE,
   request: { params: AppointmentId, body: { required: true, content: json(AppointmentCancel) } },
   responses: { ...ok, ...problemResponses(400, 404, 409, 413, 415, 422, 503, ...COMMON_ERRORS) },
 })
@@ -154,7 +160,8 @@ export const noShowAppointmentRoute = protectedRoute('bookings', {
   summary: 'Mark an appointment as a no-show',
   description:
     'CONFIRMED → NO_SHOW once it has started; records `appointment.no_show`. The booking workflow also marks it by ' +
-    'itself when the end plus a grace passes without a check-in.' + STATE_MACHINE,
+    'itself when the end plus a grace passes without a check-in.' +
+    STATE_MACHINE,
   request: { params: AppointmentId },
   responses: { ...ok, ...problemResponses(404, 409, 422, 503, ...COMMON_ERRORS) },
 })

@@ -80,7 +80,11 @@ export function appointmentRoutes({ appointments }: { appointments: AppointmentS
     })
     .openapi(listAppointmentsRoute, async (c) => {
       const query = c.req.valid('query')
-      const page = await appointments.list(c.var.uow, { ...query, from: optionalDate(query.from), to: optionalDate(query.to) })
+      const page = await appointments.list(c.var.uow, {
+        ...query,
+        from: optionalDate(query.from),
+        to: optionalDate(query.to),
+      })
       return c.json({ data: page.data.map(toAppointment), nextCursor: page.nextCursor }, 200)
     })
     .openapi(getAppointmentRoute, async (c) =>

@@ -16,11 +16,14 @@ import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 
 export const AssessmentCreate = AssessmentFields.openapi('AssessmentCreate')
 
-export const AssessmentPatch = mergePatchSchema(AssessmentPatchFields, { required: ['instrument'] }).openapi('AssessmentPatch', {
-  description:
-    'A JSON merge patch (RFC 7396) of an open assessment; null removes providerId, dueDate or the cadence. A new due date ' +
-    'sets the status back to SCHEDULED and re-plans the reminders.',
-})
+export const AssessmentPatch = mergePatchSchema(AssessmentPatchFields, { required: ['instrument'] }).openapi(
+  'AssessmentPatch',
+  {
+    description:
+      'A JSON merge patch (RFC 7396) of an open assessment; null removes providerId, dueDate or the cadence. A new due date ' +
+      'sets the status back to SCHEDULED and re-plans the reminders.',
+  }
+)
 
 export const Assessment = z
   .object({
@@ -35,7 +38,10 @@ export const Assessment = z
     completedAt: UtcDateTime.nullable(),
     cancelledAt: UtcDateTime.nullable(),
     previousAssessmentId: z.string().nullable().openapi({ description: 'The assessment this one re-assesses' }),
-    nextAssessmentId: z.string().nullable().openapi({ description: 'The re-assessment created when this one was completed' }),
+    nextAssessmentId: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The re-assessment created when this one was completed' }),
     createdAt: UtcDateTime,
     updatedAt: UtcDateTime,
   })
@@ -54,25 +60,47 @@ export const AssessmentNotification = z
   .openapi('AssessmentNotification')
 
 const ListAssessmentsQuery = listQuerySchema(ASSESSMENT_SORTS, '-createdAt').extend({
-  childId: z.string().max(64).optional().openapi({ param: { name: 'childId', in: 'query' } }),
-  providerId: z.string().max(64).optional().openapi({ param: { name: 'providerId', in: 'query' } }),
-  status: z.enum(ASSESSMENT_STATUSES).optional().openapi({ param: { name: 'status', in: 'query' } }),
-  instrument: z.string().max(100).optional().openapi({ param: { name: 'instrument', in: 'query' } }),
+  childId: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ param: { name: 'childId', in: 'query' } }),
+  providerId: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ param: { name: 'providerId', in: 'query' } }),
+  status: z
+    .enum(ASSESSMENT_STATUSES)
+    .optional()
+    .openapi({ param: { name: 'status', in: 'query' } }),
+  instrument: z
+    .string()
+    .max(100)
+    .optional()
+    .openapi({ param: { name: 'instrument', in: 'query' } }),
   dueFrom: CalendarDate.optional().openapi({ param: { name: 'dueFrom', in: 'query' }, description: 'Due on or after' }),
   dueTo: CalendarDate.optional().openapi({ param: { name: 'dueTo', in: 'query' }, description: 'Due on or before' }),
 })
 
 const AssessmentId = IdParam('assessment', 'asm_019a...')
-const assessmentResponse = (description: string) => ({ description, content: { 'application/json': { schema: Assessment } } })
+const assessmentResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: Assessment } },
+})
 
 export const createAssessmentRoute = protectedRoute('assessments', {
   method: 'post',
   path: '/v1/assessments',
   tags: ['Assessments'],
   summary: 'Schedule an assessment',
-  description: 'With a due date, its reminder workflow starts: reminders before, `assessment.due` on the day, escalations after.',
+  description:
+    'With a due date, its reminder workflow starts: reminders before, `assessment.due` on the day, escalations after.',
   request: { body: { required: true, content: { 'application/json': { schema: AssessmentCreate } } } },
-  responses: { 201: assessmentResponse('The assessment'), ...problemResponses(400, 409, 413, 415, 422, ...COMMON_ERRORS) },
+  responses: {
+    201: assessmentResponse('The assessment'),
+    ...problemResponses(400, 409, 413, 415, 422, ...COMMON_ERRORS),
+  },
 })
 
 export const listAssessmentsRoute = protectedRoute('assessments.read', {
@@ -82,7 +110,10 @@ export const listAssessmentsRoute = protectedRoute('assessments.read', {
   summary: 'List assessments',
   request: { query: ListAssessmentsQuery },
   responses: {
-    200: { description: 'A page of assessments', content: { 'application/json': { schema: pageOf(Assessment, 'AssessmentPage') } } },
+    200: {
+      description: 'A page of assessments',
+      content: { 'application/json': { schema: pageOf(Assessment, 'AssessmentPage') } },
+    },
     ...problemResponses(400, ...COMMON_ERRORS),
   },
 })
@@ -105,10 +136,16 @@ export const patchAssessmentRoute = protectedRoute('assessments', {
     params: AssessmentId,
     body: {
       required: true,
-      content: { 'application/merge-patch+json': { schema: AssessmentPatch }, 'application/json': { schema: AssessmentPatch } },
+      content: {
+        'application/merge-patch+json': { schema: AssessmentPatch },
+        'application/json': { schema: AssessmentPatch },
+      },
     },
   },
-  responses: { 200: assessmentResponse('The assessment'), ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS) },
+  responses: {
+    200: assessmentResponse('The assessment'),
+    ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS),
+  },
 })
 
 export const cancelAssessmentRoute = protectedRoute('assessments', {
@@ -116,9 +153,13 @@ export const cancelAssessmentRoute = protectedRoute('assessments', {
   path: '/v1/assessments/{id}',
   tags: ['Assessments'],
   summary: 'Cancel an assessment',
-  description: 'Cancels rather than deletes: the record stays (status CANCELLED, `cancelledAt`) and its reminders stop. Idempotent.',
+  description:
+    'Cancels rather than deletes: the record stays (status CANCELLED, `cancelledAt`) and its reminders stop. Idempotent.',
   request: { params: AssessmentId },
-  responses: { 200: assessmentResponse('The cancelled assessment'), ...problemResponses(404, 409, 422, ...COMMON_ERRORS) },
+  responses: {
+    200: assessmentResponse('The cancelled assessment'),
+    ...problemResponses(404, 409, 422, ...COMMON_ERRORS),
+  },
 })
 
 export const completeAssessmentRoute = protectedRoute('assessments', {
@@ -129,8 +170,14 @@ export const completeAssessmentRoute = protectedRoute('assessments', {
   description:
     'Emits `assessment.completed` and ends the reminders; with a re-assessment cadence, creates the next assessment ' +
     '(`nextAssessmentId`) due that many days after the completion date.',
-  request: { params: AssessmentId, body: { required: true, content: { 'application/json': { schema: AssessmentCompletion } } } },
-  responses: { 200: assessmentResponse('The completed assessment'), ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS) },
+  request: {
+    params: AssessmentId,
+    body: { required: true, content: { 'application/json': { schema: AssessmentCompletion } } },
+  },
+  responses: {
+    200: assessmentResponse('The completed assessment'),
+    ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS),
+  },
 })
 
 export const listNotificationsRoute = protectedRoute('assessments.read', {

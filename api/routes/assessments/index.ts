@@ -65,11 +65,15 @@ export function assessmentRoutes(deps: Pick<AppDeps, 'clock' | 'outbox' | 'tempo
       const page = await assessments.list(c.var.uow, c.req.valid('query'))
       return c.json({ data: page.data.map(toAssessment), nextCursor: page.nextCursor }, 200)
     })
-    .openapi(getAssessmentRoute, async (c) => c.json(toAssessment(await assessments.get(c.var.uow, c.req.valid('param').id)), 200))
+    .openapi(getAssessmentRoute, async (c) =>
+      c.json(toAssessment(await assessments.get(c.var.uow, c.req.valid('param').id)), 200)
+    )
     .openapi(patchAssessmentRoute, async (c) =>
       c.json(toAssessment(await assessments.patch(c.var.uow, c.req.valid('param').id, c.req.valid('json'))), 200)
     )
-    .openapi(cancelAssessmentRoute, async (c) => c.json(toAssessment(await assessments.cancel(c.var.uow, c.req.valid('param').id)), 200))
+    .openapi(cancelAssessmentRoute, async (c) =>
+      c.json(toAssessment(await assessments.cancel(c.var.uow, c.req.valid('param').id)), 200)
+    )
     .openapi(completeAssessmentRoute, async (c) =>
       c.json(toAssessment(await assessments.complete(c.var.uow, c.req.valid('param').id, c.req.valid('json'))), 200)
     )

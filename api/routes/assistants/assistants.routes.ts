@@ -10,16 +10,23 @@ import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 
 export const AssistantCreate = AssistantFields.openapi('AssistantCreate')
 
-export const AssistantPatch = mergePatchSchema(AssistantFields, { required: ['name', 'scope', 'tools'] }).openapi('AssistantPatch', {
-  description: 'A JSON merge patch (RFC 7396): members present replace, null removes `instructions` or `description`; `tools` is replaced whole.',
-})
+export const AssistantPatch = mergePatchSchema(AssistantFields, { required: ['name', 'scope', 'tools'] }).openapi(
+  'AssistantPatch',
+  {
+    description:
+      'A JSON merge patch (RFC 7396): members present replace, null removes `instructions` or `description`; `tools` is replaced whole.',
+  }
+)
 
 export const Assistant = z
   .object({
     id: z.string().openapi({ example: 'ast_019a...' }),
     name: z.string(),
     scope: z.string().openapi({ example: 'location:loc_019a...' }),
-    locationId: z.string().nullable().openapi({ description: 'The location of a `location:` scope; null for `tenant`.' }),
+    locationId: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The location of a `location:` scope; null for `tenant`.' }),
     tools: z.array(z.enum(TOOL_NAMES)),
     instructions: z.string().nullable(),
     description: z.string().nullable(),
@@ -29,8 +36,15 @@ export const Assistant = z
   .openapi('Assistant')
 
 const ListAssistantsQuery = listQuerySchema(ASSISTANT_SORTS, '-createdAt').extend({
-  scope: z.string().max(80).optional().openapi({ param: { name: 'scope', in: 'query' }, description: 'Only assistants with this exact scope' }),
-  tool: z.enum(TOOL_NAMES).optional().openapi({ param: { name: 'tool', in: 'query' }, description: 'Only assistants that have this tool' }),
+  scope: z
+    .string()
+    .max(80)
+    .optional()
+    .openapi({ param: { name: 'scope', in: 'query' }, description: 'Only assistants with this exact scope' }),
+  tool: z
+    .enum(TOOL_NAMES)
+    .optional()
+    .openapi({ param: { name: 'tool', in: 'query' }, description: 'Only assistants that have this tool' }),
 })
 
 const AssistantId = IdParam('assistant', 'ast_019a...')
@@ -41,7 +55,8 @@ export const createAssistantRoute = protectedRoute('ai', {
   path: '/v1/assistants',
   tags,
   summary: 'Create an assistant',
-  description: 'An assistant sees only its scope (`tenant` or `location:<loc_id>`) and uses only its `tools`, and only as far as the caller’s own scopes allow.',
+  description:
+    'An assistant sees only its scope (`tenant` or `location:<loc_id>`) and uses only its `tools`, and only as far as the caller’s own scopes allow.',
   request: { body: { required: true, content: { 'application/json': { schema: AssistantCreate } } } },
   responses: {
     201: { description: 'The assistant', content: { 'application/json': { schema: Assistant } } },
@@ -56,7 +71,10 @@ export const listAssistantsRoute = protectedRoute('ai.read', {
   summary: 'List assistants',
   request: { query: ListAssistantsQuery },
   responses: {
-    200: { description: 'A page of assistants', content: { 'application/json': { schema: pageOf(Assistant, 'AssistantPage') } } },
+    200: {
+      description: 'A page of assistants',
+      content: { 'application/json': { schema: pageOf(Assistant, 'AssistantPage') } },
+    },
     ...problemResponses(400, ...COMMON_ERRORS),
   },
 })
@@ -82,7 +100,10 @@ export const patchAssistantRoute = protectedRoute('ai', {
     params: AssistantId,
     body: {
       required: true,
-      content: { 'application/merge-patch+json': { schema: AssistantPatch }, 'application/json': { schema: AssistantPatch } },
+      content: {
+        'application/merge-patch+json': { schema: AssistantPatch },
+        'application/json': { schema: AssistantPatch },
+      },
     },
   },
   responses: {

@@ -44,7 +44,9 @@ export function assistantRoutes() {
       const page = await listAssistants(c.var.uow, c.req.valid('query'))
       return c.json({ data: page.data.map(toAssistant), nextCursor: page.nextCursor }, 200)
     })
-    .openapi(getAssistantRoute, async (c) => c.json(toAssistant(await getAssistant(c.var.uow, c.req.valid('param').id)), 200))
+    .openapi(getAssistantRoute, async (c) =>
+      c.json(toAssistant(await getAssistant(c.var.uow, c.req.valid('param').id)), 200)
+    )
     .openapi(patchAssistantRoute, async (c) =>
       c.json(toAssistant(await patchAssistant(c.var.uow, c.req.valid('param').id, c.req.valid('json'))), 200)
     )

@@ -9,11 +9,15 @@ export const AuditEvent = z
   .object({
     id: z.string().openapi({ example: 'aud_019a...' }),
     tenantId: z.string(),
-    seq: z.number().int().nullable().openapi({
-      description:
-        "Position on the tenant's chain: 1, 2, 3… without gaps, in the order records were sealed. Null until the " +
-        'record is sealed, normally within a second of its request committing',
-    }),
+    seq: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({
+        description:
+          "Position on the tenant's chain: 1, 2, 3… without gaps, in the order records were sealed. Null until the " +
+          'record is sealed, normally within a second of its request committing',
+      }),
     occurredAt: UtcDateTime.openapi({ description: 'When the request arrived' }),
     actorType: z.enum(['client', 'api_key', 'user', 'anonymous']),
     actorId: z.string().nullable().openapi({ description: 'The API client, key or user', example: 'cli_019a...' }),
@@ -42,10 +46,13 @@ export const AuditEvent = z
   .openapi('AuditEvent')
 
 export const AuditEventQuery = PaginationQuery.extend({
-  sort: z.enum(['-occurredAt', 'occurredAt']).default('-occurredAt').openapi({
-    param: { name: 'sort', in: 'query' },
-    description: '`-occurredAt` newest first (default), `occurredAt` oldest first; ties in id order',
-  }),
+  sort: z
+    .enum(['-occurredAt', 'occurredAt'])
+    .default('-occurredAt')
+    .openapi({
+      param: { name: 'sort', in: 'query' },
+      description: '`-occurredAt` newest first (default), `occurredAt` oldest first; ties in id order',
+    }),
   from: OffsetDateTime.optional().openapi({
     param: { name: 'from', in: 'query' },
     description: 'Records that occurred at or after this instant',
@@ -56,10 +63,31 @@ export const AuditEventQuery = PaginationQuery.extend({
     description: 'Records that occurred before this instant',
     example: '2026-12-01T00:00:00Z',
   }),
-  actorId: z.string().min(1).max(255).optional().openapi({ param: { name: 'actorId', in: 'query' } }),
-  resourceType: z.string().min(1).max(255).optional().openapi({ param: { name: 'resourceType', in: 'query' } }),
-  resourceId: z.string().min(1).max(255).optional().openapi({ param: { name: 'resourceId', in: 'query' } }),
-  status: z.coerce.number().int().min(100).max(599).optional().openapi({ param: { name: 'status', in: 'query' } }),
+  actorId: z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .openapi({ param: { name: 'actorId', in: 'query' } }),
+  resourceType: z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .openapi({ param: { name: 'resourceType', in: 'query' } }),
+  resourceId: z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .openapi({ param: { name: 'resourceId', in: 'query' } }),
+  status: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(599)
+    .optional()
+    .openapi({ param: { name: 'status', in: 'query' } }),
   method: z
     .enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'])
     .optional()
@@ -87,7 +115,10 @@ export const ChainReport = z
       .object({ seq: z.number().int(), hash: Hash })
       .nullable()
       .openapi({ description: 'The last record of a valid chain; keep it elsewhere to detect a rewritten tail' }),
-    unsealed: z.number().int().openapi({ description: 'Records not on the chain yet (committed after the check began)' }),
+    unsealed: z
+      .number()
+      .int()
+      .openapi({ description: 'Records not on the chain yet (committed after the check began)' }),
     staleUnsealed: z.number().int().openapi({
       description: 'Unsealed records that arrived over a minute ago: the chain is not being sealed; makes it invalid',
     }),
@@ -119,7 +150,7 @@ export const verifyAuditChainRoute = protectedRoute('audit', {
   tags: ['Audit'],
   summary: "Verify the tenant's audit chain",
   description:
-    'Seals every committed record, then recomputes every record\'s hash in seq order and reports the first ' +
+    "Seals every committed record, then recomputes every record's hash in seq order and reports the first " +
     'broken link: a changed record (`hash_mismatch`), a replaced one (`prev_hash_mismatch`), a missing link ' +
     '(`seq_gap`) or a missing record (`event_missing`).',
   responses: {

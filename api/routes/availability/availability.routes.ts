@@ -10,17 +10,31 @@ const param = (name: string) => ({ param: { name, in: 'query' as const } })
 
 export const AvailabilityQuery = z
   .object({
-    providerId: z.string().min(1).max(64).optional().openapi({ ...param('providerId'), description: 'One provider' }),
+    providerId: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .openapi({ ...param('providerId'), description: 'One provider' }),
     providerIds: z
       .string()
       .max(64 * MAX_PROVIDERS)
       .optional()
       .openapi({ ...param('providerIds'), description: `Comma-separated provider ids (at most ${MAX_PROVIDERS})` }),
-    discipline: DisciplineSchema.optional().openapi({ ...param('discipline'), description: 'APPROVED providers practising it' }),
-    locationId: z.string().min(1).max(64).optional().openapi({
-      ...param('locationId'),
-      description: "Providers working at this location; its buffer and notice apply (else each provider's primary location's)",
+    discipline: DisciplineSchema.optional().openapi({
+      ...param('discipline'),
+      description: 'APPROVED providers practising it',
     }),
+    locationId: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .openapi({
+        ...param('locationId'),
+        description:
+          "Providers working at this location; its buffer and notice apply (else each provider's primary location's)",
+      }),
     language: z
       .string()
       .min(2)
@@ -46,17 +60,30 @@ export const AvailabilityQuery = z
       .min(5)
       .max(240)
       .optional()
-      .openapi({ ...param('stepMinutes'), description: 'Grid of slot starts; default the smaller of 15 and the duration' }),
+      .openapi({
+        ...param('stepMinutes'),
+        description: 'Grid of slot starts; default the smaller of 15 and the duration',
+      }),
     limit: z.coerce
       .number()
       .int()
       .min(1)
       .max(MAX_PROVIDERS)
       .default(DEFAULT_PROVIDERS)
-      .openapi({ ...param('limit'), description: `Providers per answer when selecting by filters, 1 to ${MAX_PROVIDERS}` }),
-    cursor: z.string().max(512).optional().openapi({ ...param('cursor'), description: 'The `nextCursor` of the previous answer' }),
+      .openapi({
+        ...param('limit'),
+        description: `Providers per answer when selecting by filters, 1 to ${MAX_PROVIDERS}`,
+      }),
+    cursor: z
+      .string()
+      .max(512)
+      .optional()
+      .openapi({ ...param('cursor'), description: 'The `nextCursor` of the previous answer' }),
   })
-  .refine((q) => !(q.providerId && q.providerIds), { message: 'Give providerId or providerIds, not both', path: ['providerIds'] })
+  .refine((q) => !(q.providerId && q.providerIds), {
+    message: 'Give providerId or providerIds, not both',
+    path: ['providerIds'],
+  })
   .refine((q) => !((q.providerId || q.providerIds) && (q.discipline || q.language)), {
     message: 'discipline and language select providers; they do not combine with providerId or providerIds',
     path: ['discipline'],
@@ -66,7 +93,9 @@ export const Slot = z
   .object({
     startsAt: z.string().openapi({ format: 'date-time', example: '2026-12-01T09:00:00-06:00' }),
     endsAt: z.string().openapi({ format: 'date-time', example: '2026-12-01T10:00:00-06:00' }),
-    timeZone: z.string().openapi({ description: "The provider's IANA time zone; startsAt and endsAt carry its offset" }),
+    timeZone: z
+      .string()
+      .openapi({ description: "The provider's IANA time zone; startsAt and endsAt carry its offset" }),
   })
   .openapi('Slot')
 
@@ -97,7 +126,9 @@ export const getAvailabilityRoute = protectedRoute('bookings.read', {
       description: 'Slots per provider, in provider id order',
       content: {
         'application/json': {
-          schema: z.object({ data: z.array(ProviderAvailability), nextCursor: z.string().nullable() }).openapi('AvailabilityPage'),
+          schema: z
+            .object({ data: z.array(ProviderAvailability), nextCursor: z.string().nullable() })
+            .openapi('AvailabilityPage'),
         },
       },
     },

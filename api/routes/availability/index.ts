@@ -14,7 +14,14 @@ import { MAX_PROVIDERS } from '../../../domain/availability/availability-service
 function namedProviders(query: { providerId?: string; providerIds?: string }): string[] | undefined {
   if (query.providerId) return [query.providerId]
   if (query.providerIds === undefined) return undefined
-  const ids = [...new Set(query.providerIds.split(',').map((id) => id.trim()).filter(Boolean))]
+  const ids = [
+    ...new Set(
+      query.providerIds
+        .split(',')
+        .map((id) => id.trim())
+        .filter(Boolean)
+    ),
+  ]
   if (ids.length === 0 || ids.length > MAX_PROVIDERS) {
     throw validationError([
       { path: 'providerIds', code: 'invalid_size', message: `Between 1 and ${MAX_PROVIDERS} provider ids.` },
@@ -46,7 +53,11 @@ export function availabilityRoutes({ clock }: Pick<AppDeps, 'clock'>) {
     const serialiseMs = performance.now() - serialiseStarted
     response.headers.append(
       'Server-Timing',
-      [serverTimingMetric('load', timings.loadMs), serverTimingMetric('compute', timings.computeMs), serverTimingMetric('json', serialiseMs)].join(', ')
+      [
+        serverTimingMetric('load', timings.loadMs),
+        serverTimingMetric('compute', timings.computeMs),
+        serverTimingMetric('json', serialiseMs),
+      ].join(', ')
     )
     return response
   })

@@ -17,8 +17,13 @@ export const CareNotification = z
     }),
     childId: z.string().nullable(),
     providerId: z.string().nullable(),
-    dueDate: z.string().nullable().openapi({ format: 'date', description: 'The deadline it is about, when it has one' }),
-    details: z.record(z.string(), z.unknown()).openapi({ description: 'Ids, kinds and numbers only (e.g. daysFromDue, step, goalIds)' }),
+    dueDate: z
+      .string()
+      .nullable()
+      .openapi({ format: 'date', description: 'The deadline it is about, when it has one' }),
+    details: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: 'Ids, kinds and numbers only (e.g. daysFromDue, step, goalIds)' }),
     status: z.enum(['OPEN', 'RESOLVED', 'CANCELLED']).openapi({
       description: 'OPEN until what it asks for happens (RESOLVED) or its workflow closes (CANCELLED)',
     }),
@@ -28,8 +33,15 @@ export const CareNotification = z
   .openapi('CareNotification')
 
 export const CareNotificationListQuery = listQuerySchema(NOTIFICATION_SORTS, '-createdAt').extend({
-  status: z.enum(['OPEN', 'RESOLVED', 'CANCELLED']).optional().openapi({ param: { name: 'status', in: 'query' } }),
-  kind: z.string().max(64).optional().openapi({ param: { name: 'kind', in: 'query' } }),
+  status: z
+    .enum(['OPEN', 'RESOLVED', 'CANCELLED'])
+    .optional()
+    .openapi({ param: { name: 'status', in: 'query' } }),
+  kind: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ param: { name: 'kind', in: 'query' } }),
 })
 
 /** A stored notification as the API shows it. */

@@ -13,10 +13,16 @@ const CUEING = z.enum(['INDEPENDENT', 'MINIMAL', 'MODERATE', 'MAXIMAL', 'HAND_OV
 export const GoalProgress = z
   .object({
     goalId: z.string(),
-    dataPoints: z.number().int().openapi({ description: 'Sessions with an accuracy figure for the goal in the look-back' }),
+    dataPoints: z
+      .number()
+      .int()
+      .openapi({ description: 'Sessions with an accuracy figure for the goal in the look-back' }),
     firstAccuracy: z.number().nullable(),
     lastAccuracy: z.number().nullable(),
-    trendChange: z.number().nullable().openapi({ description: 'Accuracy points gained (negative: lost) by the trend over the recent sessions' }),
+    trendChange: z
+      .number()
+      .nullable()
+      .openapi({ description: 'Accuracy points gained (negative: lost) by the trend over the recent sessions' }),
     firstCueing: CUEING.nullable(),
     lastCueing: CUEING.nullable(),
     trend: z.enum(['MASTERED', 'IMPROVING', 'STALLED', 'DECLINING', 'INSUFFICIENT_DATA']),
@@ -34,7 +40,9 @@ export const ProgressReport = z
     signedNotesCount: z.number().int(),
     goals: z.array(GoalProgress),
     assessments: z.array(z.object({ assessmentId: z.string(), instrument: z.string(), completedAt: UtcDateTime })),
-    stalledGoalIds: z.array(z.string()).openapi({ description: 'Active goals that stalled or declined: the follow-up is about them' }),
+    stalledGoalIds: z
+      .array(z.string())
+      .openapi({ description: 'Active goals that stalled or declined: the follow-up is about them' }),
     createdAt: UtcDateTime,
   })
   .openapi('ProgressReport')
@@ -77,7 +85,10 @@ export const listReportsRoute = protectedRoute('children.read', {
   summary: "A child's progress reports",
   request: { params: ChildId, query: listQuerySchema(REPORT_SORTS, '-periodEnd') },
   responses: {
-    200: { description: 'A page of reports', content: { 'application/json': { schema: pageOf(ProgressReport, 'ProgressReportPage') } } },
+    200: {
+      description: 'A page of reports',
+      content: { 'application/json': { schema: pageOf(ProgressReport, 'ProgressReportPage') } },
+    },
     ...problemResponses(400, 404, ...COMMON_ERRORS),
   },
 })

@@ -48,10 +48,14 @@ export function progressFollowUpsOf(deps: Pick<AppDeps, 'outbox' | 'temporal' | 
   })
 }
 
-export function childProgressRoutes(deps: Pick<AppDeps, 'clock' | 'outbox' | 'temporal' | 'logger' | 'config'>): OpenAPIHono<AppEnv> {
+export function childProgressRoutes(
+  deps: Pick<AppDeps, 'clock' | 'outbox' | 'temporal' | 'logger' | 'config'>
+): OpenAPIHono<AppEnv> {
   const progress = progressFollowUpsOf(deps)
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-    .openapi(getProgressRoute, async (c) => c.json(toProgress(await progress.view(c.var.uow, c.req.valid('param').id)), 200))
+    .openapi(getProgressRoute, async (c) =>
+      c.json(toProgress(await progress.view(c.var.uow, c.req.valid('param').id)), 200)
+    )
     .openapi(listReportsRoute, async (c) => {
       const page = await progress.listReports(c.var.uow, c.req.valid('param').id, c.req.valid('query'))
       return c.json({ data: page.data.map(toReport), nextCursor: page.nextCursor }, 200)

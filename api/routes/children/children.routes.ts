@@ -16,7 +16,9 @@ export const ChildCreate = ChildFields.openapi('ChildCreate')
 export const ChildPatch = mergePatchSchema(ChildFields, {
   required: ['firstName', 'lastName', 'dateOfBirth', 'locationId'],
   nested: {
-    earlyIntervention: mergePatchSchema(EarlyIntervention, { nested: { serviceCoordinator: mergePatchSchema(ServiceCoordinator) } }),
+    earlyIntervention: mergePatchSchema(EarlyIntervention, {
+      nested: { serviceCoordinator: mergePatchSchema(ServiceCoordinator) },
+    }),
   },
 }).openapi('ChildPatch', {
   description:
@@ -54,9 +56,20 @@ export const Child = z
   .openapi('Child')
 
 const ListChildrenQuery = listQuerySchema(CHILD_SORTS, '-createdAt').extend({
-  locationId: z.string().max(64).optional().openapi({ param: { name: 'locationId', in: 'query' } }),
-  clientId: z.string().max(64).optional().openapi({ param: { name: 'clientId', in: 'query' }, description: 'Children linked to this client' }),
-  earlyIntervention: BooleanQuery('earlyIntervention', 'true: only children enrolled in early intervention; false: only those not'),
+  locationId: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ param: { name: 'locationId', in: 'query' } }),
+  clientId: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ param: { name: 'clientId', in: 'query' }, description: 'Children linked to this client' }),
+  earlyIntervention: BooleanQuery(
+    'earlyIntervention',
+    'true: only children enrolled in early intervention; false: only those not'
+  ),
   archived: BooleanQuery('archived', 'true lists only archived children; default false (only active ones)'),
 })
 

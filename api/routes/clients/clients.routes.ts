@@ -1,6 +1,11 @@
 /** @module Route table of /v1/clients: parents, guardians and payers with their custom fields (spec row 4). */
 import { z } from '@hono/zod-openapi'
-import { CLIENT_ROLES, ClientFields, CustomFieldValuesInput, PostalAddress } from '../../../domain/clients/client-schema.ts'
+import {
+  CLIENT_ROLES,
+  ClientFields,
+  CustomFieldValuesInput,
+  PostalAddress,
+} from '../../../domain/clients/client-schema.ts'
 import { CLIENT_SORTS } from '../../../domain/clients/client-service.ts'
 import { BooleanQuery } from '../../../domain/clients/record-fields.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
@@ -42,17 +47,35 @@ export const Client = z
   .openapi('Client')
 
 const ListClientsQuery = listQuerySchema(CLIENT_SORTS, '-createdAt').extend({
-  locationId: z.string().max(64).optional().openapi({ param: { name: 'locationId', in: 'query' } }),
-  email: z.string().max(254).optional().openapi({ param: { name: 'email', in: 'query' }, description: 'Exact, case-insensitive' }),
+  locationId: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ param: { name: 'locationId', in: 'query' } }),
+  email: z
+    .string()
+    .max(254)
+    .optional()
+    .openapi({ param: { name: 'email', in: 'query' }, description: 'Exact, case-insensitive' }),
   q: z
     .string()
     .trim()
     .min(1)
     .max(100)
     .optional()
-    .openapi({ param: { name: 'q', in: 'query' }, description: 'Name search: every word must appear in the first or last name' }),
-  role: z.enum(CLIENT_ROLES).optional().openapi({ param: { name: 'role', in: 'query' } }),
-  childId: z.string().max(64).optional().openapi({ param: { name: 'childId', in: 'query' }, description: 'Clients linked to this child' }),
+    .openapi({
+      param: { name: 'q', in: 'query' },
+      description: 'Name search: every word must appear in the first or last name',
+    }),
+  role: z
+    .enum(CLIENT_ROLES)
+    .optional()
+    .openapi({ param: { name: 'role', in: 'query' } }),
+  childId: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ param: { name: 'childId', in: 'query' }, description: 'Clients linked to this child' }),
   archived: BooleanQuery('archived', 'true lists only archived clients; default false (only active ones)'),
 })
 
@@ -77,7 +100,10 @@ export const listClientsRoute = protectedRoute('clients.read', {
   summary: 'List clients',
   request: { query: ListClientsQuery },
   responses: {
-    200: { description: 'A page of clients', content: { 'application/json': { schema: pageOf(Client, 'ClientPage') } } },
+    200: {
+      description: 'A page of clients',
+      content: { 'application/json': { schema: pageOf(Client, 'ClientPage') } },
+    },
     ...problemResponses(400, ...COMMON_ERRORS),
   },
 })

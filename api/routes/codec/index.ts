@@ -47,7 +47,11 @@ async function applyEach(payloads: Payload[], step: (p: Payload[]) => Promise<Pa
     if (outcome.status === 'fulfilled') results.push(outcome.value)
     else {
       const reason: unknown = outcome.reason
-      errors.push({ path: `payloads.${index}`, code: 'undecodable', message: reason instanceof Error ? reason.message : String(reason) })
+      errors.push({
+        path: `payloads.${index}`,
+        code: 'undecodable',
+        message: reason instanceof Error ? reason.message : String(reason),
+      })
     }
   }
   if (errors.length > 0) throw validationError(errors, 'Some payloads could not be decoded.')

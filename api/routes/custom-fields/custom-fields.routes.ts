@@ -3,7 +3,11 @@
  * Written with the `clients` scope and read with `clients.read`: they are part of the client record's shape.
  */
 import { z } from '@hono/zod-openapi'
-import { CUSTOM_FIELD_TYPES, CustomFieldDefinitionShape, optionsRule } from '../../../domain/custom-fields/custom-field-schema.ts'
+import {
+  CUSTOM_FIELD_TYPES,
+  CustomFieldDefinitionShape,
+  optionsRule,
+} from '../../../domain/custom-fields/custom-field-schema.ts'
 import { DEFINITION_SORTS } from '../../../domain/custom-fields/custom-field-definition-service.ts'
 import { BooleanQuery } from '../../../domain/clients/record-fields.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
@@ -36,7 +40,10 @@ export const CustomFieldDefinition = z
     description: z.string().nullable(),
     type: z.enum(CUSTOM_FIELD_TYPES),
     required: z.boolean(),
-    options: z.array(z.string()).nullable().openapi({ description: 'The choices of a SELECT field; null for other types' }),
+    options: z
+      .array(z.string())
+      .nullable()
+      .openapi({ description: 'The choices of a SELECT field; null for other types' }),
     position: z.number().int(),
     archivedAt: UtcDateTime.nullable(),
     createdAt: UtcDateTime,
@@ -45,7 +52,11 @@ export const CustomFieldDefinition = z
   .openapi('CustomFieldDefinition')
 
 const ListDefinitionsQuery = listQuerySchema(DEFINITION_SORTS, 'position').extend({
-  locationId: z.string().max(64).optional().openapi({ param: { name: 'locationId', in: 'query' } }),
+  locationId: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ param: { name: 'locationId', in: 'query' } }),
   archived: BooleanQuery('archived', 'true lists only archived definitions; default false (only active ones)'),
 })
 
@@ -109,7 +120,10 @@ export const patchDefinitionRoute = protectedRoute('clients', {
       },
     },
   },
-  responses: { 200: definitionResponse('The definition'), ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS) },
+  responses: {
+    200: definitionResponse('The definition'),
+    ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS),
+  },
 })
 
 export const archiveDefinitionRoute = protectedRoute('clients', {
@@ -121,5 +135,8 @@ export const archiveDefinitionRoute = protectedRoute('clients', {
     'The field accepts no new values and requires nothing; values already stored stay readable and can be removed. ' +
     'Its key is never reused at the location. Repeating it changes nothing.',
   request: { params: DefinitionId },
-  responses: { 200: definitionResponse('The archived definition'), ...problemResponses(404, 409, 422, ...COMMON_ERRORS) },
+  responses: {
+    200: definitionResponse('The archived definition'),
+    ...problemResponses(404, 409, 422, ...COMMON_ERRORS),
+  },
 })

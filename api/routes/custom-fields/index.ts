@@ -47,7 +47,9 @@ export function customFieldRoutes({ clock }: Pick<AppDeps, 'clock'>) {
       const page = await listDefinitions(c.var.uow, c.req.valid('query'))
       return c.json({ data: page.data.map(toDefinition), nextCursor: page.nextCursor }, 200)
     })
-    .openapi(getDefinitionRoute, async (c) => c.json(toDefinition(await getDefinition(c.var.uow, c.req.valid('param').id)), 200))
+    .openapi(getDefinitionRoute, async (c) =>
+      c.json(toDefinition(await getDefinition(c.var.uow, c.req.valid('param').id)), 200)
+    )
     .openapi(patchDefinitionRoute, async (c) =>
       c.json(toDefinition(await patchDefinition(c.var.uow, c.req.valid('param').id, c.req.valid('json'))), 200)
     )

@@ -12,9 +12,16 @@ import { notFound } from '../../../domain/errors.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
 import { toCareNotification } from '../care-workflows/care-notification-schema.ts'
-import { getPlanRoute, listNotificationsRoute, recordExceptionRoute, withdrawExceptionRoute } from './early-intervention.routes.ts'
+import {
+  getPlanRoute,
+  listNotificationsRoute,
+  recordExceptionRoute,
+  withdrawExceptionRoute,
+} from './early-intervention.routes.ts'
 
-export function earlyInterventionRoutes(deps: Pick<AppDeps, 'clock' | 'outbox' | 'temporal' | 'logger' | 'config'>): OpenAPIHono<AppEnv> {
+export function earlyInterventionRoutes(
+  deps: Pick<AppDeps, 'clock' | 'outbox' | 'temporal' | 'logger' | 'config'>
+): OpenAPIHono<AppEnv> {
   const sync = createEarlyInterventionSync({ ...deps, dayMs: deps.config.CARE_WORKFLOW_DAY_MS })
   /** The exception changes the plan: the workflow re-reads it (and is started if it is not running). */
   async function announce(uow: AppEnv['Variables']['uow'], childId: string) {
@@ -28,9 +35,16 @@ export function earlyInterventionRoutes(deps: Pick<AppDeps, 'clock' | 'outbox' |
     .openapi(getPlanRoute, async (c) => c.json(await getEarlyInterventionView(c.var.uow, c.req.valid('param').id), 200))
     .openapi(listNotificationsRoute, async (c) => {
       const { id } = c.req.valid('param')
-      const child = await c.var.uow.tx.child.findFirst({ where: { id, tenantId: c.var.uow.tenantId }, select: { id: true } })
+      const child = await c.var.uow.tx.child.findFirst({
+        where: { id, tenantId: c.var.uow.tenantId },
+        select: { id: true },
+      })
       if (!child) throw notFound('child', id)
-      const page = await listCareNotifications(c.var.uow, { workflowKind: EI_WORKFLOW_KIND, childId: id }, c.req.valid('query'))
+      const page = await listCareNotifications(
+        c.var.uow,
+        { workflowKind: EI_WORKFLOW_KIND, childId: id },
+        c.req.valid('query')
+      )
       return c.json({ data: page.data.map(toCareNotification), nextCursor: page.nextCursor }, 200)
     })
     .openapi(recordExceptionRoute, async (c) => {

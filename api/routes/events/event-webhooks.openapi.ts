@@ -15,19 +15,28 @@ const pascal = (type: string) =>
     .join('')
 
 const SIGNATURE_HEADERS = z.object({
-  'x-service-signature': z.string().optional().openapi({
-    description:
-      'v1 endpoints: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the secret as issued>`; ' +
-      'two `v1=` entries during a secret rotation. Reject timestamps older than 300 seconds.',
-    example: 't=1763748000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd',
-  }),
-  'webhook-id': z.string().optional().openapi({ description: 'v2 endpoints (Standard Webhooks): the event id, the same on every retry' }),
+  'x-service-signature': z
+    .string()
+    .optional()
+    .openapi({
+      description:
+        'v1 endpoints: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the secret as issued>`; ' +
+        'two `v1=` entries during a secret rotation. Reject timestamps older than 300 seconds.',
+      example: 't=1763748000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd',
+    }),
+  'webhook-id': z
+    .string()
+    .optional()
+    .openapi({ description: 'v2 endpoints (Standard Webhooks): the event id, the same on every retry' }),
   'webhook-timestamp': z.string().optional().openapi({ description: 'v2 endpoints: unix seconds of this attempt' }),
-  'webhook-signature': z.string().optional().openapi({
-    description:
-      'v2 endpoints: space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` entries (key: the ' +
-      'base64-decoded `whsec_` secret), one per active secret, plus `v1a,<base64 Ed25519>` for asymmetric endpoints',
-  }),
+  'webhook-signature': z
+    .string()
+    .optional()
+    .openapi({
+      description:
+        'v2 endpoints: space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` entries (key: the ' +
+        'base64-decoded `whsec_` secret), one per active secret, plus `v1a,<base64 Ed25519>` for asymmetric endpoints',
+    }),
 })
 
 function envelopeOf(type: EventType) {
@@ -71,8 +80,8 @@ export function eventWebhooksSection() {
   }
   const document = app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'webhooks', version: '1' } })
   cached = {
-    webhooks: (document.webhooks ?? {}),
-    schemas: (document.components?.schemas ?? {}),
+    webhooks: document.webhooks ?? {},
+    schemas: document.components?.schemas ?? {},
   }
   return cached
 }

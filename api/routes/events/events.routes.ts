@@ -21,7 +21,10 @@ export const Event = z
   .openapi('Event', { description: 'The event envelope (spec Part 2), exactly as webhooks deliver it' })
 
 export const EventListQuery = listQuerySchema(EVENT_SORTS, '-createdAt').extend({
-  type: z.enum(EVENT_TYPES).optional().openapi({ param: { name: 'type', in: 'query' } }),
+  type: z
+    .enum(EVENT_TYPES)
+    .optional()
+    .openapi({ param: { name: 'type', in: 'query' } }),
   from: OffsetDateTime.optional().openapi({
     param: { name: 'from', in: 'query' },
     description: 'Events created at or after this instant',

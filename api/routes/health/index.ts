@@ -22,7 +22,11 @@ async function check(probe: () => Promise<unknown>, timeoutMs: number): Promise<
   } catch (error) {
     // The error class only: messages can carry connection strings.
     const reason = error instanceof Error ? error.message.split('\n')[0]!.slice(0, 120) : 'unreachable'
-    return { status: 'down', latencyMs: Math.round(performance.now() - started), error: reason.replace(/\/\/[^@\s]*@/g, '//***@') }
+    return {
+      status: 'down',
+      latencyMs: Math.round(performance.now() - started),
+      error: reason.replace(/\/\/[^@\s]*@/g, '//***@'),
+    }
   } finally {
     clearTimeout(timer)
   }
@@ -32,10 +36,7 @@ export function healthRoutes({ db, temporal, config }: Pick<AppDeps, 'db' | 'tem
   return new OpenAPIHono<AppEnv>().get('/health', async (c) => {
     const [database, temporalCheck] = await Promise.all([
       check(() => db.$queryRaw`SELECT 1`, 2000),
-      check(
-        () => temporal.workflowService.getSystemInfo({}),
-        2000
-      ),
+      check(() => temporal.workflowService.getSystemInfo({}), 2000),
     ])
     const healthy = database.status === 'up' && temporalCheck.status === 'up'
     return c.json(

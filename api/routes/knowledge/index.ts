@@ -55,7 +55,10 @@ const toUploaded = async (file: File): Promise<UploadedFile> => ({
  * The knowledge routes.
  * @param runtime - the AI runtime; built from the configuration when not given (one per app)
  */
-export function knowledgeRoutes(deps: Pick<AppDeps, 'config' | 'outbox'>, runtime: AiRuntime = createAiRuntime(aiConfigOf(deps.config))) {
+export function knowledgeRoutes(
+  deps: Pick<AppDeps, 'config' | 'outbox'>,
+  runtime: AiRuntime = createAiRuntime(aiConfigOf(deps.config))
+) {
   const ai = aiConfigOf(deps.config)
   const limits = { maxFiles: ai.KNOWLEDGE_MAX_FILES, maxFileBytes: ai.KNOWLEDGE_MAX_FILE_BYTES }
   const services = { outbox: deps.outbox, stores: runtime.stores }
@@ -70,7 +73,9 @@ export function knowledgeRoutes(deps: Pick<AppDeps, 'config' | 'outbox'>, runtim
       const page = await listDocuments(c.var.uow, c.req.valid('query'))
       return c.json({ data: page.data.map(toKnowledgeDocument), nextCursor: page.nextCursor }, 200)
     })
-    .openapi(getKnowledgeRoute, async (c) => c.json(toKnowledgeDocument(await getDocument(c.var.uow, c.req.valid('param').id)), 200))
+    .openapi(getKnowledgeRoute, async (c) =>
+      c.json(toKnowledgeDocument(await getDocument(c.var.uow, c.req.valid('param').id)), 200)
+    )
     .openapi(replaceKnowledgeRoute, async (c) => {
       const [file] = acceptUploads([await toUploaded(c.req.valid('form').file)], { ...limits, maxFiles: 1 }, 'file')
       const document = await replaceDocument(c.var.uow, services, c.var.principal, c.req.valid('param').id, file!)
@@ -80,5 +85,7 @@ export function knowledgeRoutes(deps: Pick<AppDeps, 'config' | 'outbox'>, runtim
       await deleteDocument(c.var.uow, services, c.req.valid('param').id)
       return c.body(null, 204)
     })
-    .openapi(queryKnowledgeRoute, async (c) => c.json(await queryKnowledge(c.var.uow, runtime, c.var.principal, c.req.valid('json')), 200))
+    .openapi(queryKnowledgeRoute, async (c) =>
+      c.json(await queryKnowledge(c.var.uow, runtime, c.var.principal, c.req.valid('json')), 200)
+    )
 }

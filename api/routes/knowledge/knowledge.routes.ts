@@ -15,7 +15,11 @@ const FilePart = z
 /** One `files` part arrives as a File, several as an array: both become an array. */
 const FileList = z
   .preprocess((value) => (value === undefined || Array.isArray(value) ? value : [value]), z.array(FilePart))
-  .openapi({ type: 'array', items: { type: 'string', format: 'binary' }, description: 'PDF, Markdown or plain-text files' })
+  .openapi({
+    type: 'array',
+    items: { type: 'string', format: 'binary' },
+    description: 'PDF, Markdown or plain-text files',
+  })
 
 export const KnowledgeUpload = z
   .object({
@@ -35,7 +39,9 @@ export const KnowledgeDocument = z
     sizeBytes: z.number().int(),
     sha256: z.string(),
     version: z.number().int().openapi({ description: 'Starts at 1; each replacement adds one.' }),
-    status: z.enum(DOCUMENT_STATUSES).openapi({ description: 'PROCESSING while the indexing workflow runs, then READY or FAILED.' }),
+    status: z
+      .enum(DOCUMENT_STATUSES)
+      .openapi({ description: 'PROCESSING while the indexing workflow runs, then READY or FAILED.' }),
     failureReason: z.string().nullable().openapi({ description: 'Why indexing failed (FAILED only).' }),
     pageCount: z.number().int().nullable(),
     chunkCount: z.number().int(),
@@ -50,7 +56,12 @@ export const KnowledgeDocument = z
 export const KnowledgeQuery = z
   .strictObject({
     assistantId: z.string().min(1).max(64).openapi({ example: 'ast_019a...' }),
-    question: z.string().trim().min(1).max(2000).openapi({ example: 'How much notice do we need to give to cancel a session?' }),
+    question: z
+      .string()
+      .trim()
+      .min(1)
+      .max(2000)
+      .openapi({ example: 'How much notice do we need to give to cancel a session?' }),
     topK: z.number().int().min(1).max(20).optional().openapi({ description: 'Chunks to retrieve; default 8.' }),
   })
   .openapi('KnowledgeQuery')
@@ -71,7 +82,9 @@ export const Citation = z
 export const KnowledgeAnswer = z
   .object({
     assistantId: z.string(),
-    answered: z.boolean().openapi({ description: 'False when the knowledge does not contain the answer; nothing is cited then.' }),
+    answered: z
+      .boolean()
+      .openapi({ description: 'False when the knowledge does not contain the answer; nothing is cited then.' }),
     answer: z.string().openapi({ description: 'The answer; each claim ends with [n], the number of its citation.' }),
     citations: z.array(Citation),
     models: z.object({ embeddings: z.string(), answerer: z.string(), vectorStore: z.enum(VECTOR_STORE_KINDS) }),
@@ -79,8 +92,15 @@ export const KnowledgeAnswer = z
   .openapi('KnowledgeAnswer')
 
 const ListDocumentsQuery = listQuerySchema(DOCUMENT_SORTS, '-createdAt').extend({
-  assistantId: z.string().max(64).optional().openapi({ param: { name: 'assistantId', in: 'query' } }),
-  status: z.enum(DOCUMENT_STATUSES).optional().openapi({ param: { name: 'status', in: 'query' } }),
+  assistantId: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ param: { name: 'assistantId', in: 'query' } }),
+  status: z
+    .enum(DOCUMENT_STATUSES)
+    .optional()
+    .openapi({ param: { name: 'status', in: 'query' } }),
 })
 
 const DocumentId = IdParam('knowledge document', 'kdoc_019a...')
@@ -100,7 +120,9 @@ export const uploadKnowledgeRoute = protectedRoute('ai', {
   responses: {
     202: {
       description: 'The documents, being indexed',
-      content: { 'application/json': { schema: z.object({ data: z.array(KnowledgeDocument) }).openapi('KnowledgeUploadResult') } },
+      content: {
+        'application/json': { schema: z.object({ data: z.array(KnowledgeDocument) }).openapi('KnowledgeUploadResult') },
+      },
     },
     ...problemResponses(400, 409, 413, 415, 422, ...COMMON_ERRORS),
   },
@@ -113,7 +135,10 @@ export const listKnowledgeRoute = protectedRoute('ai.read', {
   summary: 'List knowledge documents',
   request: { query: ListDocumentsQuery },
   responses: {
-    200: { description: 'A page of documents', content: { 'application/json': { schema: pageOf(KnowledgeDocument, 'KnowledgeDocumentPage') } } },
+    200: {
+      description: 'A page of documents',
+      content: { 'application/json': { schema: pageOf(KnowledgeDocument, 'KnowledgeDocumentPage') } },
+    },
     ...problemResponses(400, ...COMMON_ERRORS),
   },
 })
@@ -138,9 +163,15 @@ export const replaceKnowledgeRoute = protectedRoute('ai', {
   description:
     'multipart/form-data with one `file`. The old version’s vectors are removed at once and the new version is ' +
     'indexed (version + 1, status PROCESSING).',
-  request: { params: DocumentId, body: { required: true, content: { 'multipart/form-data': { schema: KnowledgeReplace } } } },
+  request: {
+    params: DocumentId,
+    body: { required: true, content: { 'multipart/form-data': { schema: KnowledgeReplace } } },
+  },
   responses: {
-    202: { description: 'The document, being re-indexed', content: { 'application/json': { schema: KnowledgeDocument } } },
+    202: {
+      description: 'The document, being re-indexed',
+      content: { 'application/json': { schema: KnowledgeDocument } },
+    },
     ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS),
   },
 })

@@ -20,7 +20,9 @@ import {
 /** The view as the response schema types it (its JSON columns are written only by the lead domain). */
 const toLead = (view: LeadView) => view as unknown as z.infer<typeof Lead>
 
-export function leadRoutes(deps: Pick<AppDeps, 'clock' | 'outbox' | 'temporal' | 'config' | 'appointments'>): OpenAPIHono<AppEnv> {
+export function leadRoutes(
+  deps: Pick<AppDeps, 'clock' | 'outbox' | 'temporal' | 'config' | 'appointments'>
+): OpenAPIHono<AppEnv> {
   const leads = createLeadService({
     outbox: deps.outbox,
     temporal: deps.temporal,
@@ -38,7 +40,9 @@ export function leadRoutes(deps: Pick<AppDeps, 'clock' | 'outbox' | 'temporal' |
       return c.json({ data: page.data.map(toLead), nextCursor: page.nextCursor }, 200)
     })
     .openapi(getLeadRoute, async (c) => c.json(toLead(await leads.get(c.var.uow, c.req.valid('param').id)), 200))
-    .openapi(patchLeadRoute, async (c) => c.json(toLead(await leads.patch(c.var.uow, c.req.valid('param').id, c.req.valid('json'))), 200))
+    .openapi(patchLeadRoute, async (c) =>
+      c.json(toLead(await leads.patch(c.var.uow, c.req.valid('param').id, c.req.valid('json'))), 200)
+    )
     .openapi(offerLeadRoute, async (c) =>
       c.json(toLead(await leads.offer(c.var.uow, c.req.valid('param').id, c.req.valid('json').slots)), 200)
     )

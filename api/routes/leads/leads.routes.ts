@@ -2,7 +2,13 @@
 import { z } from '@hono/zod-openapi'
 import { DisciplineSchema } from '../../../domain/catalogue/disciplines.ts'
 import { QUALIFICATION_RULES } from '../../../domain/leads/lead-qualification.ts'
-import { BookLeadSchema, CloseLeadSchema, CreateLeadSchema, OfferLeadSchema, PatchLeadSchema } from '../../../domain/leads/lead-request.ts'
+import {
+  BookLeadSchema,
+  CloseLeadSchema,
+  CreateLeadSchema,
+  OfferLeadSchema,
+  PatchLeadSchema,
+} from '../../../domain/leads/lead-request.ts'
 import { LEAD_CLOSE_REASONS, LEAD_STATUSES } from '../../../domain/leads/lead-state.ts'
 import { LEAD_SORTS } from '../../../domain/leads/lead-store.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
@@ -51,7 +57,10 @@ export const Lead = z
       settingMode: z.enum(['IN_PERSON', 'TELEHEALTH', 'ANY']),
       locationId: z.string().nullable(),
       postalArea: z.string().nullable(),
-      preferredTimes: z.unknown().nullable().openapi({ description: '{ timeZone, windows: [{ weekdays, start, end }] }' }),
+      preferredTimes: z
+        .unknown()
+        .nullable()
+        .openapi({ description: '{ timeZone, windows: [{ weekdays, start, end }] }' }),
     }),
     qualification: z
       .object({
@@ -62,16 +71,23 @@ export const Lead = z
         decidedAt: UtcDateTime,
       })
       .nullable()
-      .openapi({ description: 'The rules and why each passed or failed; null until the workflow qualifies the lead (moments after it is taken)' }),
+      .openapi({
+        description:
+          'The rules and why each passed or failed; null until the workflow qualifies the lead (moments after it is taken)',
+      }),
     servedLocationId: z.string().nullable().openapi({ description: 'The location the place resolved to' }),
-    matches: z.array(ProviderMatch.extend({ discipline: z.string() })).openapi({ description: 'Top providers per discipline with their next slots' }),
+    matches: z
+      .array(ProviderMatch.extend({ discipline: z.string() }))
+      .openapi({ description: 'Top providers per discipline with their next slots' }),
     matchedAt: UtcDateTime.nullable(),
     offeredSlots: z.array(OfferedSlot),
     offeredAt: UtcDateTime.nullable(),
     followUps: z.object({
       sent: z.number().int(),
       max: z.number().int(),
-      nextAt: UtcDateTime.nullable().openapi({ description: 'When the family is next followed up, while the offer is unanswered' }),
+      nextAt: UtcDateTime.nullable().openapi({
+        description: 'When the family is next followed up, while the offer is unanswered',
+      }),
     }),
     respondBy: UtcDateTime.nullable().openapi({ description: 'When an unanswered offer closes LOST (NO_RESPONSE)' }),
     appointmentId: z.string().nullable(),
@@ -89,7 +105,11 @@ const body = <T extends z.ZodType>(schema: T) => ({ required: true, content: { '
 
 const ListLeadsQuery = listQuerySchema(LEAD_SORTS, '-createdAt').extend({
   status: LeadStatusSchema.optional().openapi({ param: { name: 'status', in: 'query' } }),
-  locationId: z.string().max(64).optional().openapi({ param: { name: 'locationId', in: 'query' }, description: 'Leads served by this location' }),
+  locationId: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ param: { name: 'locationId', in: 'query' }, description: 'Leads served by this location' }),
 })
 
 export const createLeadRoute = protectedRoute('leads', {
@@ -110,7 +130,10 @@ export const listLeadsRoute = protectedRoute('leads.read', {
   tags: TAGS,
   summary: 'List leads',
   request: { query: ListLeadsQuery },
-  responses: { 200: { description: 'A page of leads', content: { 'application/json': { schema: pageOf(Lead, 'LeadPage') } } }, ...problemResponses(400, ...COMMON_ERRORS) },
+  responses: {
+    200: { description: 'A page of leads', content: { 'application/json': { schema: pageOf(Lead, 'LeadPage') } } },
+    ...problemResponses(400, ...COMMON_ERRORS),
+  },
 })
 
 export const getLeadRoute = protectedRoute('leads.read', {
@@ -127,10 +150,17 @@ export const patchLeadRoute = protectedRoute('leads', {
   path: '/v1/leads/{id}',
   tags: TAGS,
   summary: "Update a lead's family and contact (JSON merge patch)",
-  description: 'Writable: `clientId`, `childId`, `contact`. The needs are what the lead was qualified on: a family whose needs changed sends a new enquiry. 409 on a closed lead.',
+  description:
+    'Writable: `clientId`, `childId`, `contact`. The needs are what the lead was qualified on: a family whose needs changed sends a new enquiry. 409 on a closed lead.',
   request: {
     params: LeadId,
-    body: { required: true, content: { 'application/merge-patch+json': { schema: PatchLeadSchema }, 'application/json': { schema: PatchLeadSchema } } },
+    body: {
+      required: true,
+      content: {
+        'application/merge-patch+json': { schema: PatchLeadSchema },
+        'application/json': { schema: PatchLeadSchema },
+      },
+    },
   },
   responses: { 200: leadResponse('The lead'), ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS) },
 })
@@ -144,7 +174,10 @@ export const offerLeadRoute = protectedRoute('leads', {
     'MATCHED or OFFERED leads (a new offer replaces the last and restarts the follow-ups). The workflow follows the ' +
     'family up while the offer is unanswered and closes it LOST (NO_RESPONSE) at `respondBy`.',
   request: { params: LeadId, body: body(OfferLeadSchema) },
-  responses: { 200: leadResponse('The offered lead'), ...problemResponses(400, 404, 409, 413, 415, 422, 503, ...COMMON_ERRORS) },
+  responses: {
+    200: leadResponse('The offered lead'),
+    ...problemResponses(400, 404, 409, 413, 415, 422, 503, ...COMMON_ERRORS),
+  },
 })
 
 export const bookLeadRoute = protectedRoute('leads', {
@@ -157,7 +190,10 @@ export const bookLeadRoute = protectedRoute('leads', {
     '`booking.created`) and links the appointment. 409 `slot_unavailable` when the slot was taken; 409 ' +
     '`invalid_state_transition` when the lead is not OFFERED (also when its response window closed a moment ago).',
   request: { params: LeadId, body: body(BookLeadSchema) },
-  responses: { 200: leadResponse('The booked lead'), ...problemResponses(400, 404, 409, 413, 415, 422, 503, ...COMMON_ERRORS) },
+  responses: {
+    200: leadResponse('The booked lead'),
+    ...problemResponses(400, 404, 409, 413, 415, 422, 503, ...COMMON_ERRORS),
+  },
 })
 
 export const closeLeadRoute = protectedRoute('leads', {
@@ -166,7 +202,10 @@ export const closeLeadRoute = protectedRoute('leads', {
   tags: TAGS,
   summary: 'Close an open lead LOST, with a reason',
   request: { params: LeadId, body: body(CloseLeadSchema) },
-  responses: { 200: leadResponse('The closed lead'), ...problemResponses(400, 404, 409, 413, 415, 422, 503, ...COMMON_ERRORS) },
+  responses: {
+    200: leadResponse('The closed lead'),
+    ...problemResponses(400, 404, 409, 413, 415, 422, 503, ...COMMON_ERRORS),
+  },
 })
 
 export const listLeadNotificationsRoute = protectedRoute('leads.read', {
@@ -174,10 +213,14 @@ export const listLeadNotificationsRoute = protectedRoute('leads.read', {
   path: '/v1/leads/{id}/notifications',
   tags: TAGS,
   summary: "The follow-ups the workflow raised for a lead's unanswered offer (contact the family)",
-  description: 'Kind `LEAD_FOLLOW_UP`, details `{ leadId, followUp, offeredSlots, respondBy }`; OPEN until the lead is booked (RESOLVED) or closed or re-offered (CANCELLED).',
+  description:
+    'Kind `LEAD_FOLLOW_UP`, details `{ leadId, followUp, offeredSlots, respondBy }`; OPEN until the lead is booked (RESOLVED) or closed or re-offered (CANCELLED).',
   request: { params: LeadId, query: CareNotificationListQuery },
   responses: {
-    200: { description: 'A page of notifications', content: { 'application/json': { schema: pageOf(CareNotification, 'CareNotificationPage') } } },
+    200: {
+      description: 'A page of notifications',
+      content: { 'application/json': { schema: pageOf(CareNotification, 'CareNotificationPage') } },
+    },
     ...problemResponses(400, 404, ...COMMON_ERRORS),
   },
 })

@@ -50,7 +50,9 @@ export function locationRoutes() {
       const page = await listLocations(c.var.uow, c.req.valid('query'))
       return c.json({ data: page.data.map(toLocation), nextCursor: page.nextCursor }, 200)
     })
-    .openapi(getLocationRoute, async (c) => c.json(toLocation(await getLocation(c.var.uow, c.req.valid('param').id)), 200))
+    .openapi(getLocationRoute, async (c) =>
+      c.json(toLocation(await getLocation(c.var.uow, c.req.valid('param').id)), 200)
+    )
     .openapi(updateLocationRoute, async (c) => {
       const location = await updateLocation(c.var.uow, c.req.valid('param').id, c.req.valid('json'))
       return c.json(toLocation(location), 200)

@@ -13,8 +13,13 @@ const locationId = IdParam('location', 'loc_019a...')
 const fields = LocationFieldsSchema.shape
 
 const policyDocs = {
-  currency: fields.currency.openapi({ description: 'ISO 4217 currency of prices and payments here; default USD', example: 'USD' }),
-  bufferMinutes: fields.bufferMinutes.openapi({ description: 'Free minutes kept between two appointments of a provider; default 0' }),
+  currency: fields.currency.openapi({
+    description: 'ISO 4217 currency of prices and payments here; default USD',
+    example: 'USD',
+  }),
+  bufferMinutes: fields.bufferMinutes.openapi({
+    description: 'Free minutes kept between two appointments of a provider; default 0',
+  }),
   minimumNoticeMinutes: fields.minimumNoticeMinutes.openapi({
     description: 'How long before its start a slot can still be booked; default 0',
   }),
@@ -24,7 +29,9 @@ const policyDocs = {
   reminderOffsetsMinutes: fields.reminderOffsetsMinutes.openapi({
     description: 'Reminders go out this many minutes before an appointment; default [2880, 120]',
   }),
-  noteDueHours: fields.noteDueHours.openapi({ description: 'Hours after a session by which its note should be signed; default 48' }),
+  noteDueHours: fields.noteDueHours.openapi({
+    description: 'Hours after a session by which its note should be signed; default 48',
+  }),
 }
 
 export const LocationCreate = z
@@ -121,7 +128,13 @@ export const updateLocationRoute = protectedRoute('providers', {
   tags: ['Locations'],
   summary: 'Update a location (JSON merge patch)',
   description: 'Policy changes apply to bookings made from then on; existing appointments are not re-checked.',
-  request: { params: locationId, body: { required: true, content: { 'application/merge-patch+json': { schema: LocationPatch }, ...json(LocationPatch) } } },
+  request: {
+    params: locationId,
+    body: {
+      required: true,
+      content: { 'application/merge-patch+json': { schema: LocationPatch }, ...json(LocationPatch) },
+    },
+  },
   responses: {
     200: { description: 'The location', content: json(Location) },
     ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS),

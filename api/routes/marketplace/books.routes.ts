@@ -11,8 +11,14 @@ import { ENTRY_SORTS } from '../../../domain/settlements/ledger-service.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 
-const json = (schema: z.ZodTypeAny, description: string) => ({ description, content: { 'application/json': { schema } } })
-const q = (name: string, description?: string) => ({ param: { name, in: 'query' as const }, ...(description ? { description } : {}) })
+const json = (schema: z.ZodTypeAny, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+})
+const q = (name: string, description?: string) => ({
+  param: { name, in: 'query' as const },
+  ...(description ? { description } : {}),
+})
 const Currency = z.string().regex(/^[A-Z]{3}$/, 'An ISO 4217 currency code')
 
 // ---- Fee rules
@@ -44,7 +50,8 @@ export const createFeeRuleRoute = protectedRoute('settlements', {
   path: '/v1/marketplace/fee-rules',
   tags: ['Marketplace'],
   summary: 'Create a platform fee rule',
-  description: 'One default per tenant (no providerId) and one per provider; a second for the same key is `409 conflict`.',
+  description:
+    'One default per tenant (no providerId) and one per provider; a second for the same key is `409 conflict`.',
   request: { body: { required: true, content: { 'application/json': { schema: FeeRuleCreate } } } },
   responses: { 201: json(FeeRule, 'The rule'), ...problemResponses(400, 409, 413, 415, 422, ...COMMON_ERRORS) },
 })
@@ -55,9 +62,14 @@ export const listFeeRulesRoute = protectedRoute('settlements.read', {
   tags: ['Marketplace'],
   summary: 'List platform fee rules',
   request: {
-    query: listQuerySchema(FEE_RULE_SORTS, 'createdAt').extend({ providerId: z.string().max(64).optional().openapi(q('providerId')) }),
+    query: listQuerySchema(FEE_RULE_SORTS, 'createdAt').extend({
+      providerId: z.string().max(64).optional().openapi(q('providerId')),
+    }),
   },
-  responses: { 200: json(pageOf(FeeRule, 'FeeRulePage'), 'A page of rules'), ...problemResponses(400, ...COMMON_ERRORS) },
+  responses: {
+    200: json(pageOf(FeeRule, 'FeeRulePage'), 'A page of rules'),
+    ...problemResponses(400, ...COMMON_ERRORS),
+  },
 })
 
 export const patchFeeRuleRoute = protectedRoute('settlements', {
@@ -70,7 +82,10 @@ export const patchFeeRuleRoute = protectedRoute('settlements', {
     params: FeeRuleId,
     body: {
       required: true,
-      content: { 'application/merge-patch+json': { schema: FeeRulePatch }, 'application/json': { schema: FeeRulePatch } },
+      content: {
+        'application/merge-patch+json': { schema: FeeRulePatch },
+        'application/json': { schema: FeeRulePatch },
+      },
     },
   },
   responses: { 200: json(FeeRule, 'The rule'), ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS) },
@@ -96,7 +111,10 @@ export const Adjustment = z
     currency: z.string(),
     reason: z.enum(ADJUSTMENT_REASONS),
     description: z.string().nullable(),
-    providerSettlementId: z.string().nullable().openapi({ description: 'The provider settlement that paid it; null until then' }),
+    providerSettlementId: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The provider settlement that paid it; null until then' }),
     createdAt: UtcDateTime,
   })
   .openapi('PayoutAdjustment')
@@ -116,9 +134,13 @@ export const createAdjustmentRoute = protectedRoute('settlements', {
   path: '/v1/marketplace/adjustments',
   tags: ['Marketplace'],
   summary: 'Record a payout adjustment',
-  description: 'Paid by the first settlement of its currency whose period ends after now. Never edited: correct it with another.',
+  description:
+    'Paid by the first settlement of its currency whose period ends after now. Never edited: correct it with another.',
   request: { body: { required: true, content: { 'application/json': { schema: AdjustmentCreate } } } },
-  responses: { 201: json(Adjustment, 'The adjustment'), ...problemResponses(400, 409, 413, 415, 422, ...COMMON_ERRORS) },
+  responses: {
+    201: json(Adjustment, 'The adjustment'),
+    ...problemResponses(400, 409, 413, 415, 422, ...COMMON_ERRORS),
+  },
 })
 
 export const getAdjustmentRoute = protectedRoute('settlements.read', {
@@ -141,7 +163,10 @@ export const listAdjustmentsRoute = protectedRoute('settlements.read', {
       currency: Currency.optional().openapi(q('currency')),
     }),
   },
-  responses: { 200: json(pageOf(Adjustment, 'PayoutAdjustmentPage'), 'A page of adjustments'), ...problemResponses(400, ...COMMON_ERRORS) },
+  responses: {
+    200: json(pageOf(Adjustment, 'PayoutAdjustmentPage'), 'A page of adjustments'),
+    ...problemResponses(400, ...COMMON_ERRORS),
+  },
 })
 
 // ---- Ledger
@@ -212,5 +237,8 @@ export const listLedgerEntriesRoute = protectedRoute('settlements.read', {
       currency: Currency.optional().openapi(q('currency')),
     }),
   },
-  responses: { 200: json(pageOf(LedgerEntry, 'LedgerEntryPage'), 'A page of entries'), ...problemResponses(400, ...COMMON_ERRORS) },
+  responses: {
+    200: json(pageOf(LedgerEntry, 'LedgerEntryPage'), 'A page of entries'),
+    ...problemResponses(400, ...COMMON_ERRORS),
+  },
 })

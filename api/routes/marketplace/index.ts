@@ -1,7 +1,12 @@
 /** @module /v1/marketplace: thin handlers over settlements, fee rules, adjustments and the ledger. */
 import { OpenAPIHono } from '@hono/zod-openapi'
 import { createAdjustment, getAdjustment, listAdjustments } from '../../../domain/settlements/adjustment-service.ts'
-import { createFeeRule, deleteFeeRule, listFeeRules, patchFeeRule } from '../../../domain/settlements/fee-rule-service.ts'
+import {
+  createFeeRule,
+  deleteFeeRule,
+  listFeeRules,
+  patchFeeRule,
+} from '../../../domain/settlements/fee-rule-service.ts'
 import { accountBalances, listEntries } from '../../../domain/settlements/ledger-service.ts'
 import { getSettlement, listSettlements, requestSettlement } from '../../../domain/settlements/settlement-service.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
@@ -33,7 +38,9 @@ export function marketplaceRoutes({ clock, outbox }: Pick<AppDeps, 'clock' | 'ou
       c.header('Location', `/v1/marketplace/settlements/${settlement.id}`)
       return started ? c.json(toSettlement(settlement), 202) : c.json(toSettlement(settlement), 200)
     })
-    .openapi(getSettlementRoute, async (c) => c.json(toSettlement(await getSettlement(c.var.uow, c.req.valid('param').id)), 200))
+    .openapi(getSettlementRoute, async (c) =>
+      c.json(toSettlement(await getSettlement(c.var.uow, c.req.valid('param').id)), 200)
+    )
     .openapi(listSettlementsRoute, async (c) => {
       const page = await listSettlements(c.var.uow, c.req.valid('query'))
       return c.json({ data: page.data.map(toSettlement), nextCursor: page.nextCursor }, 200)
@@ -50,13 +57,17 @@ export function marketplaceRoutes({ clock, outbox }: Pick<AppDeps, 'clock' | 'ou
     .openapi(patchFeeRuleRoute, async (c) =>
       c.json(toFeeRule(await patchFeeRule(c.var.uow, c.req.valid('param').id, c.req.valid('json'))), 200)
     )
-    .openapi(deleteFeeRuleRoute, async (c) => c.json(toFeeRule(await deleteFeeRule(c.var.uow, c.req.valid('param').id)), 200))
+    .openapi(deleteFeeRuleRoute, async (c) =>
+      c.json(toFeeRule(await deleteFeeRule(c.var.uow, c.req.valid('param').id)), 200)
+    )
     .openapi(createAdjustmentRoute, async (c) => {
       const adjustment = await createAdjustment(c.var.uow, c.req.valid('json'))
       c.header('Location', `/v1/marketplace/adjustments/${adjustment.id}`)
       return c.json(toAdjustment(adjustment), 201)
     })
-    .openapi(getAdjustmentRoute, async (c) => c.json(toAdjustment(await getAdjustment(c.var.uow, c.req.valid('param').id)), 200))
+    .openapi(getAdjustmentRoute, async (c) =>
+      c.json(toAdjustment(await getAdjustment(c.var.uow, c.req.valid('param').id)), 200)
+    )
     .openapi(listAdjustmentsRoute, async (c) => {
       const page = await listAdjustments(c.var.uow, c.req.valid('query'))
       return c.json({ data: page.data.map(toAdjustment), nextCursor: page.nextCursor }, 200)

@@ -9,7 +9,10 @@ const Amount = z.number().int()
 
 export const SettlementCreate = z
   .strictObject({
-    currency: z.string().regex(/^[A-Z]{3}$/, 'An ISO 4217 currency code').openapi({ example: 'USD' }),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/, 'An ISO 4217 currency code')
+      .openapi({ example: 'USD' }),
     periodStart: OffsetDateTime.openapi({ format: 'date-time', example: '2026-11-01T00:00:00-06:00' }),
     periodEnd: OffsetDateTime.openapi({
       format: 'date-time',
@@ -17,7 +20,8 @@ export const SettlementCreate = z
       description: 'Exclusive; must have passed. Everything earned before it and never paid is settled.',
     }),
     providerIds: z.array(z.string().min(1).max(64)).max(500).optional().openapi({
-      description: 'Only these providers (settled even when nothing is owed); absent or empty: every provider with something to settle',
+      description:
+        'Only these providers (settled even when nothing is owed); absent or empty: every provider with something to settle',
     }),
   })
   .openapi('SettlementCreate')
@@ -25,7 +29,9 @@ export const SettlementCreate = z
 export const ProviderSettlementResult = z
   .object({
     providerId: z.string(),
-    outcome: z.enum(['SETTLED', 'ALREADY_SETTLED']).openapi({ description: 'ALREADY_SETTLED: paid for this period by the run `settledBy`' }),
+    outcome: z
+      .enum(['SETTLED', 'ALREADY_SETTLED'])
+      .openapi({ description: 'ALREADY_SETTLED: paid for this period by the run `settledBy`' }),
     providerSettlementId: z.string(),
     settledBy: z.string().openapi({ description: 'The settlement run that paid the provider for this period' }),
     sessionCount: z.number().int(),
@@ -37,7 +43,9 @@ export const ProviderSettlementResult = z
     netAmount: Amount.openapi({ description: 'gross − fee − (refunds − fees returned) + adjustments' }),
     carriedForward: Amount.openapi({ description: 'Balance owed to the provider before (negative: owed back)' }),
     payoutAmount: Amount.openapi({ description: 'max(0, carriedForward + net)' }),
-    balanceAfter: Amount.openapi({ description: 'carriedForward + net − payout: what the next settlement starts from' }),
+    balanceAfter: Amount.openapi({
+      description: 'carriedForward + net − payout: what the next settlement starts from',
+    }),
     journalEntryId: z.string().nullable(),
   })
   .openapi('ProviderSettlementResult')
@@ -49,7 +57,10 @@ export const Settlement = z
     currency: z.string(),
     periodStart: UtcDateTime,
     periodEnd: UtcDateTime,
-    providerIds: z.array(z.string()).nullable().openapi({ description: 'null: every provider with something to settle' }),
+    providerIds: z
+      .array(z.string())
+      .nullable()
+      .openapi({ description: 'null: every provider with something to settle' }),
     failureReason: z.string().nullable(),
     totals: z
       .object({
@@ -73,7 +84,10 @@ export const Settlement = z
   })
   .openapi('Settlement')
 
-const json = (schema: z.ZodTypeAny, description: string) => ({ description, content: { 'application/json': { schema } } })
+const json = (schema: z.ZodTypeAny, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+})
 
 export const createSettlementRoute = protectedRoute('settlements', {
   method: 'post',
@@ -115,8 +129,15 @@ export const listSettlementsRoute = protectedRoute('settlements.read', {
   request: {
     query: listQuerySchema(SETTLEMENT_SORTS, '-createdAt').extend({
       status: z.enum(SETTLEMENT_STATUSES).optional().openapi(q('status')),
-      currency: z.string().regex(/^[A-Z]{3}$/).optional().openapi(q('currency')),
+      currency: z
+        .string()
+        .regex(/^[A-Z]{3}$/)
+        .optional()
+        .openapi(q('currency')),
     }),
   },
-  responses: { 200: json(pageOf(Settlement, 'SettlementPage'), 'A page of settlements'), ...problemResponses(400, ...COMMON_ERRORS) },
+  responses: {
+    200: json(pageOf(Settlement, 'SettlementPage'), 'A page of settlements'),
+    ...problemResponses(400, ...COMMON_ERRORS),
+  },
 })

@@ -4,7 +4,15 @@ import type { SettlementRecord } from '../../../domain/settlements/settlement-se
 
 const iso = (d: Date | null) => d?.toISOString() ?? null
 
-const AMOUNTS = ['grossAmount', 'feeAmount', 'refundAmount', 'feeRefundAmount', 'adjustmentAmount', 'netAmount', 'payoutAmount'] as const
+const AMOUNTS = [
+  'grossAmount',
+  'feeAmount',
+  'refundAmount',
+  'feeRefundAmount',
+  'adjustmentAmount',
+  'netAmount',
+  'payoutAmount',
+] as const
 
 /** A settlement run with every provider's outcome; totals add up the providers this run settled. */
 export function toSettlement(s: SettlementRecord) {
@@ -105,5 +113,11 @@ export const toEntry = (e: {
   settlementId: e.providerSettlement?.settlementId ?? null,
   providerId: e.providerSettlement?.providerId ?? null,
   providerSettlementId: e.providerSettlementId,
-  lines: e.lines.map((l) => ({ id: l.id, account: l.account, debit: l.debit, credit: l.credit, settlementItemId: l.settlementItemId })),
+  lines: e.lines.map((l) => ({
+    id: l.id,
+    account: l.account,
+    debit: l.debit,
+    credit: l.credit,
+    settlementItemId: l.settlementItemId,
+  })),
 })

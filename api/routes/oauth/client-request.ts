@@ -19,7 +19,10 @@ export async function readOAuthBody(c: Context<AppEnv>): Promise<Record<string, 
     } else if (/^application\/x-www-form-urlencoded/i.test(type)) {
       return Object.fromEntries(new URLSearchParams(await c.req.text()))
     } else {
-      throw new OAuthError('invalid_request', 'Send the request as application/json or application/x-www-form-urlencoded.')
+      throw new OAuthError(
+        'invalid_request',
+        'Send the request as application/json or application/x-www-form-urlencoded.'
+      )
     }
   } catch (error) {
     if (error instanceof OAuthError) throw error

@@ -11,9 +11,12 @@ import { NO_STORE, handleOAuth } from './client-request.ts'
 import { TokenRequest, introspectRouteDoc, revokeRouteDoc, tokenRouteDoc } from './oauth.routes.ts'
 
 const tokenParameter = (body: Record<string, unknown>) => {
-  if (typeof body.token !== 'string' || !body.token) throw new OAuthError('invalid_request', 'The token parameter is required.')
+  if (typeof body.token !== 'string' || !body.token)
+    throw new OAuthError('invalid_request', 'The token parameter is required.')
   const hint: TokenTypeHint | undefined =
-    body.token_type_hint === 'access_token' || body.token_type_hint === 'refresh_token' ? body.token_type_hint : undefined
+    body.token_type_hint === 'access_token' || body.token_type_hint === 'refresh_token'
+      ? body.token_type_hint
+      : undefined
   return { token: body.token, hint }
 }
 
@@ -30,7 +33,10 @@ export function oauthRoutes({ tokens, tokenLifecycle }: { tokens: TokenService; 
         if (parsed.error.issues[0]?.path[0] === 'grant_type') {
           throw new OAuthError('unsupported_grant_type', 'grant_type must be client_credentials or refresh_token.')
         }
-        throw new OAuthError('invalid_request', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '))
+        throw new OAuthError(
+          'invalid_request',
+          parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')
+        )
       }
       const body = parsed.data
       const response =

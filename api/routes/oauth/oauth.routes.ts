@@ -125,7 +125,7 @@ export const introspectRouteDoc = {
   path: '/oauth/introspect',
   tags: ['Authentication'],
   summary: 'Introspect a token (RFC 7662)',
-  description: "A client may introspect only its own tokens; anything else is `{ \"active\": false }`.",
+  description: 'A client may introspect only its own tokens; anything else is `{ "active": false }`.',
   request: { body: tokenActionBody },
   responses: {
     200: { description: 'The token state', content: { 'application/json': { schema: IntrospectionResponse } } },

@@ -84,5 +84,7 @@ export function orderRoutes({ clock }: Pick<AppDeps, 'clock'>) {
     .openapi(finalizeOrderRoute, async (c) =>
       c.json(toOrder(await finalizeOrder(c.var.uow, c.req.valid('param').id, clock())), 200)
     )
-    .openapi(voidOrderRoute, async (c) => c.json(toOrder(await voidOrder(c.var.uow, c.req.valid('param').id, clock())), 200))
+    .openapi(voidOrderRoute, async (c) =>
+      c.json(toOrder(await voidOrder(c.var.uow, c.req.valid('param').id, clock())), 200)
+    )
 }

@@ -18,15 +18,25 @@ const LineKind = z.enum(OrderLineKind).openapi('OrderLineKind')
 export const OrderLineInput = z
   .strictObject({
     kind: LineKind,
-    description: z.string().trim().min(1).max(200).optional().openapi({ description: "Defaults to the price's description." }),
+    description: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .openapi({ description: "Defaults to the price's description." }),
     service: DisciplineSchema.optional().openapi({ description: "The discipline delivered; defaults to the price's." }),
     quantity: z.number().int().min(1).max(10_000).default(1),
     unitAmount: Amount.optional().openapi({
       description: "Defaults to the price's amount (`priceId`), else the service's price at the order's location.",
     }),
-    discountAmount: Amount.optional().openapi({ description: 'Off this line, at most quantity × unitAmount. Default 0.' }),
+    discountAmount: Amount.optional().openapi({
+      description: 'Off this line, at most quantity × unitAmount. Default 0.',
+    }),
     taxAmount: Amount.optional().openapi({ description: 'Tax on this line, computed by the centre. Default 0.' }),
-    currency: Currency.optional().openapi({ description: "If given, must be the order's currency (one currency per order)." }),
+    currency: Currency.optional().openapi({
+      description: "If given, must be the order's currency (one currency per order).",
+    }),
     priceId: Id.optional(),
     appointmentId: Id.optional(),
     sessionId: Id.optional(),
@@ -41,7 +51,10 @@ export const OrderCreate = z
     clientId: Id.optional().openapi({ description: 'The payer.' }),
     childId: Id.optional(),
     currency: Currency.optional().openapi({ description: "Defaults to the location's currency." }),
-    status: z.enum(['DRAFT', 'OPEN']).optional().openapi({ description: 'DRAFT (default) stays editable; OPEN finalizes at once.' }),
+    status: z
+      .enum(['DRAFT', 'OPEN'])
+      .optional()
+      .openapi({ description: 'DRAFT (default) stays editable; OPEN finalizes at once.' }),
     lines: Lines,
   })
   .openapi('OrderCreate')
@@ -53,7 +66,9 @@ export const OrderPatch = z
     currency: Currency.optional(),
     lines: Lines.optional().openapi({ description: 'Replaces every line.' }),
   })
-  .openapi('OrderPatch', { description: 'A JSON merge patch (RFC 7396) of a DRAFT order; null removes clientId or childId' })
+  .openapi('OrderPatch', {
+    description: 'A JSON merge patch (RFC 7396) of a DRAFT order; null removes clientId or childId',
+  })
 
 export const OrderLine = z
   .object({
@@ -149,7 +164,10 @@ export const updateOrderRoute = protectedRoute('orders', {
   path: '/v1/orders/{id}',
   tags: ['Orders'],
   summary: 'Edit a DRAFT order',
-  request: { params: orderParam, body: { required: true, content: { 'application/merge-patch+json': { schema: OrderPatch }, ...json(OrderPatch) } } },
+  request: {
+    params: orderParam,
+    body: { required: true, content: { 'application/merge-patch+json': { schema: OrderPatch }, ...json(OrderPatch) } },
+  },
   responses: {
     200: { description: 'The order', content: json(Order) },
     ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS),

@@ -81,7 +81,13 @@ export function paymentRoutes({ clock }: Pick<AppDeps, 'clock'>) {
     .openapi(listPaymentsRoute, readPayments)
     .openapi(getPaymentRoute, async (c) => c.json(toPayment(await getPayment(c.var.uow, c.req.valid('param').id)), 200))
     .openapi(createRefundRoute, async (c) => {
-      const { refund } = await refundPayment(c.var.uow, c.req.valid('param').id, c.req.valid('json'), PROCESSORS, clock())
+      const { refund } = await refundPayment(
+        c.var.uow,
+        c.req.valid('param').id,
+        c.req.valid('json'),
+        PROCESSORS,
+        clock()
+      )
       c.header('Location', `/v1/payments/${refund.paymentId}`)
       return c.json(toRefund(refund), 201)
     })

@@ -23,7 +23,9 @@ export const PaymentCreate = z
     amount: PositiveAmount.openapi({ description: "Integer minor units; at most the order's balance." }),
     currency: Currency.openapi({ description: "Must be the order's currency." }),
     method: Method,
-    reference: Reference.optional().openapi({ description: 'Receipt, terminal slip, cheque or remittance-advice number.' }),
+    reference: Reference.optional().openapi({
+      description: 'Receipt, terminal slip, cheque or remittance-advice number.',
+    }),
     receivedAt: OffsetInstant.optional().openapi({ description: 'When the money was received; default now.' }),
     failure: z
       .strictObject({ code: FailureCode, message: z.string().trim().min(1).max(200).optional() })

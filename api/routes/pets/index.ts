@@ -35,6 +35,10 @@ export function petRoutes({ clock }: Pick<AppDeps, 'clock'>) {
       return c.json({ data: page.data.map(toPet), nextCursor: page.nextCursor }, 200)
     })
     .openapi(getPetRoute, async (c) => c.json(toPet(await getPet(c.var.uow, c.req.valid('param').id)), 200))
-    .openapi(patchPetRoute, async (c) => c.json(toPet(await patchPet(c.var.uow, c.req.valid('param').id, c.req.valid('json'))), 200))
-    .openapi(archivePetRoute, async (c) => c.json(toPet(await archivePet(c.var.uow, c.req.valid('param').id, clock())), 200))
+    .openapi(patchPetRoute, async (c) =>
+      c.json(toPet(await patchPet(c.var.uow, c.req.valid('param').id, c.req.valid('json'))), 200)
+    )
+    .openapi(archivePetRoute, async (c) =>
+      c.json(toPet(await archivePet(c.var.uow, c.req.valid('param').id, clock())), 200)
+    )
 }

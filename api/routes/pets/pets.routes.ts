@@ -14,7 +14,8 @@ export const PetPatch = mergePatchSchema(PetFields, {
   required: ['ownerClientId', 'name', 'species', 'therapyAnimal'],
   nested: { certification: mergePatchSchema(TherapyAnimalCertification) },
 }).openapi('PetPatch', {
-  description: 'A JSON merge patch (RFC 7396): members present replace, null removes, `certification` merges member by member.',
+  description:
+    'A JSON merge patch (RFC 7396): members present replace, null removes, `certification` merges member by member.',
 })
 
 export const Pet = z
@@ -35,8 +36,15 @@ export const Pet = z
   .openapi('Pet')
 
 const ListPetsQuery = listQuerySchema(PET_SORTS, '-createdAt').extend({
-  ownerClientId: z.string().max(64).optional().openapi({ param: { name: 'ownerClientId', in: 'query' } }),
-  species: z.enum(PET_SPECIES).optional().openapi({ param: { name: 'species', in: 'query' } }),
+  ownerClientId: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ param: { name: 'ownerClientId', in: 'query' } }),
+  species: z
+    .enum(PET_SPECIES)
+    .optional()
+    .openapi({ param: { name: 'species', in: 'query' } }),
   therapyAnimal: BooleanQuery('therapyAnimal', 'true: only therapy animals; false: only household pets'),
   archived: BooleanQuery('archived', 'true lists only archived pets; default false (only active ones)'),
 })
@@ -94,7 +102,8 @@ export const archivePetRoute = protectedRoute('pets', {
   path: '/v1/pets/{id}',
   tags: ['Pets'],
   summary: 'Archive a pet',
-  description: 'Archives rather than deletes: the pet stays readable (with `archivedAt`) and drops out of lists unless `archived=true`.',
+  description:
+    'Archives rather than deletes: the pet stays readable (with `archivedAt`) and drops out of lists unless `archived=true`.',
   request: { params: PetId },
   responses: { 200: petResponse('The archived pet'), ...problemResponses(404, 409, 422, ...COMMON_ERRORS) },
 })

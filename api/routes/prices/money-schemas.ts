@@ -5,12 +5,10 @@
 import { z } from '@hono/zod-openapi'
 import { MAX_AMOUNT } from '../../../domain/pricing/money.ts'
 
-export const Amount = z
-  .number()
-  .int()
-  .min(0)
-  .max(MAX_AMOUNT)
-  .openapi({ description: 'Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).', example: 12000 })
+export const Amount = z.number().int().min(0).max(MAX_AMOUNT).openapi({
+  description: 'Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).',
+  example: 12000,
+})
 
 export const PositiveAmount = z
   .number()

@@ -16,13 +16,23 @@ const PriceUnitSchema = z
 export const PriceCreate = z
   .strictObject({
     service: DisciplineSchema,
-    appointmentType: AppointmentTypeSchema.optional().openapi({ description: 'Only for this appointment type; omit for any.' }),
-    locationId: z.string().min(1).max(64).optional().openapi({ description: 'Only at this location (in its currency); omit for tenant-wide.' }),
+    appointmentType: AppointmentTypeSchema.optional().openapi({
+      description: 'Only for this appointment type; omit for any.',
+    }),
+    locationId: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .openapi({ description: 'Only at this location (in its currency); omit for tenant-wide.' }),
     description: z.string().trim().min(1).max(200).optional().openapi({ example: 'Speech therapy, 45 minutes' }),
     amount: Amount,
     currency: Currency,
     unit: PriceUnitSchema,
-    active: z.boolean().optional().openapi({ description: 'Default true. One active price per service, location and type.' }),
+    active: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'Default true. One active price per service, location and type.' }),
   })
   .openapi('PriceCreate')
 
@@ -33,7 +43,9 @@ export const PricePatch = z
     unit: PriceUnitSchema.optional(),
     active: z.boolean().optional(),
   })
-  .openapi('PricePatch', { description: 'A JSON merge patch (RFC 7396) of the writable fields; null removes the description' })
+  .openapi('PricePatch', {
+    description: 'A JSON merge patch (RFC 7396) of the writable fields; null removes the description',
+  })
 
 export const Price = z
   .object({
@@ -78,7 +90,9 @@ export const listPricesRoute = protectedRoute('orders.read', {
       appointmentType: AppointmentTypeSchema.optional(),
       currency: Currency.optional(),
       active: QueryBoolean.optional(),
-      archived: QueryBoolean.optional().openapi({ description: 'true: only archived prices; default: only unarchived ones.' }),
+      archived: QueryBoolean.optional().openapi({
+        description: 'true: only archived prices; default: only unarchived ones.',
+      }),
     }),
   },
   responses: {
@@ -104,7 +118,10 @@ export const updatePriceRoute = protectedRoute('orders', {
   path: '/v1/prices/{id}',
   tags: ['Prices'],
   summary: "Change a price's amount, unit, description or active flag",
-  request: { params: IdParam('price', 'prc_019a...'), body: { required: true, content: { 'application/merge-patch+json': { schema: PricePatch }, ...json(PricePatch) } } },
+  request: {
+    params: IdParam('price', 'prc_019a...'),
+    body: { required: true, content: { 'application/merge-patch+json': { schema: PricePatch }, ...json(PricePatch) } },
+  },
   responses: {
     200: { description: 'The price', content: json(Price) },
     ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS),

@@ -46,7 +46,9 @@ const toOnboarding = (v: Awaited<ReturnType<OnboardingService['view']>>): Body =
   workflowId: v.workflowId,
 })
 
-export function providerOnboardingRoutes(deps: Pick<AppDeps, 'clock' | 'outbox' | 'temporal' | 'config'>): OpenAPIHono<AppEnv> {
+export function providerOnboardingRoutes(
+  deps: Pick<AppDeps, 'clock' | 'outbox' | 'temporal' | 'config'>
+): OpenAPIHono<AppEnv> {
   const onboarding = createOnboardingService({
     outbox: deps.outbox,
     temporal: deps.temporal,
@@ -58,29 +60,85 @@ export function providerOnboardingRoutes(deps: Pick<AppDeps, 'clock' | 'outbox' 
       c.header('Location', `/v1/providers/${started.providerId}/onboarding`)
       return c.json(toOnboarding(started), 201)
     })
-    .openapi(getOnboardingRoute, async (c) => c.json(toOnboarding(await onboarding.view(c.var.uow, c.req.valid('param').id)), 200))
+    .openapi(getOnboardingRoute, async (c) =>
+      c.json(toOnboarding(await onboarding.view(c.var.uow, c.req.valid('param').id)), 200)
+    )
     .openapi(confirmProfileRoute, async (c) =>
-      c.json(toOnboarding(await onboarding.act(c.var.uow, c.req.valid('param').id, { action: 'confirmProfile' }, deps.clock())), 200)
+      c.json(
+        toOnboarding(
+          await onboarding.act(c.var.uow, c.req.valid('param').id, { action: 'confirmProfile' }, deps.clock())
+        ),
+        200
+      )
     )
     .openapi(submitDocumentsRoute, async (c) =>
-      c.json(toOnboarding(await onboarding.act(c.var.uow, c.req.valid('param').id, { action: 'submitDocuments', documents: c.req.valid('json').documents }, deps.clock())), 200)
+      c.json(
+        toOnboarding(
+          await onboarding.act(
+            c.var.uow,
+            c.req.valid('param').id,
+            { action: 'submitDocuments', documents: c.req.valid('json').documents },
+            deps.clock()
+          )
+        ),
+        200
+      )
     )
     .openapi(retryLicenceRoute, async (c) =>
-      c.json(toOnboarding(await onboarding.act(c.var.uow, c.req.valid('param').id, { action: 'retryLicenceVerification' }, deps.clock())), 200)
+      c.json(
+        toOnboarding(
+          await onboarding.act(c.var.uow, c.req.valid('param').id, { action: 'retryLicenceVerification' }, deps.clock())
+        ),
+        200
+      )
     )
     .openapi(backgroundCheckRoute, async (c) =>
-      c.json(toOnboarding(await onboarding.act(c.var.uow, c.req.valid('param').id, { action: 'recordBackgroundCheck', result: c.req.valid('json') }, deps.clock())), 200)
+      c.json(
+        toOnboarding(
+          await onboarding.act(
+            c.var.uow,
+            c.req.valid('param').id,
+            { action: 'recordBackgroundCheck', result: c.req.valid('json') },
+            deps.clock()
+          )
+        ),
+        200
+      )
     )
-    .openapi(approveOnboardingRoute, async (c) => c.json(toOnboarding(await onboarding.act(c.var.uow, c.req.valid('param').id, { action: 'approve' }, deps.clock())), 200))
+    .openapi(approveOnboardingRoute, async (c) =>
+      c.json(
+        toOnboarding(await onboarding.act(c.var.uow, c.req.valid('param').id, { action: 'approve' }, deps.clock())),
+        200
+      )
+    )
     .openapi(rejectOnboardingRoute, async (c) =>
-      c.json(toOnboarding(await onboarding.act(c.var.uow, c.req.valid('param').id, { action: 'reject', reason: c.req.valid('json').reason }, deps.clock())), 200)
+      c.json(
+        toOnboarding(
+          await onboarding.act(
+            c.var.uow,
+            c.req.valid('param').id,
+            { action: 'reject', reason: c.req.valid('json').reason },
+            deps.clock()
+          )
+        ),
+        200
+      )
     )
-    .openapi(cancelOnboardingRoute, async (c) => c.json(toOnboarding(await onboarding.cancel(c.var.uow, c.req.valid('param').id, deps.clock())), 200))
+    .openapi(cancelOnboardingRoute, async (c) =>
+      c.json(toOnboarding(await onboarding.cancel(c.var.uow, c.req.valid('param').id, deps.clock())), 200)
+    )
     .openapi(listOnboardingNotificationsRoute, async (c) => {
       const providerId = c.req.valid('param').id
-      const provider = await c.var.uow.tx.provider.findFirst({ where: { id: providerId, tenantId: c.var.uow.tenantId }, select: { id: true } })
+      const provider = await c.var.uow.tx.provider.findFirst({
+        where: { id: providerId, tenantId: c.var.uow.tenantId },
+        select: { id: true },
+      })
       if (!provider) throw notFound('provider', providerId)
-      const page = await listCareNotifications(c.var.uow, { workflowKind: ONBOARDING_WORKFLOW_KIND, providerId }, c.req.valid('query'))
+      const page = await listCareNotifications(
+        c.var.uow,
+        { workflowKind: ONBOARDING_WORKFLOW_KIND, providerId },
+        c.req.valid('query')
+      )
       return c.json({ data: page.data.map(toCareNotification), nextCursor: page.nextCursor }, 200)
     })
 }

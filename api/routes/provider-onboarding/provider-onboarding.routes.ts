@@ -1,6 +1,10 @@
 /** @module Route table of a provider's onboarding: start it, follow it, drive its steps, approve, reject or cancel it. */
 import { z } from '@hono/zod-openapi'
-import { BACKGROUND_CHECK_OUTCOMES, DOCUMENT_TYPES, ONBOARDING_STEPS } from '../../../domain/onboarding/onboarding-rules.ts'
+import {
+  BACKGROUND_CHECK_OUTCOMES,
+  DOCUMENT_TYPES,
+  ONBOARDING_STEPS,
+} from '../../../domain/onboarding/onboarding-rules.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 import { CareNotification, CareNotificationListQuery } from '../care-workflows/care-notification-schema.ts'
@@ -24,12 +28,21 @@ export const DocumentsInput = z
 
 export const BackgroundCheckInput = z
   .strictObject({
-    outcome: z.enum(BACKGROUND_CHECK_OUTCOMES).openapi({ description: 'NOT_CLEAR still goes to the admin, who decides' }),
-    reference: z.string().trim().min(1).max(200).openapi({ description: "The screening vendor's report id", example: 'chk_55812' }),
+    outcome: z
+      .enum(BACKGROUND_CHECK_OUTCOMES)
+      .openapi({ description: 'NOT_CLEAR still goes to the admin, who decides' }),
+    reference: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .openapi({ description: "The screening vendor's report id", example: 'chk_55812' }),
   })
   .openapi('BackgroundCheckInput')
 
-export const RejectInput = z.strictObject({ reason: z.string().trim().min(1).max(2000) }).openapi('OnboardingRejectInput')
+export const RejectInput = z
+  .strictObject({ reason: z.string().trim().min(1).max(2000) })
+  .openapi('OnboardingRejectInput')
 
 export const ProviderOnboarding = z
   .object({
@@ -51,7 +64,12 @@ export const ProviderOnboarding = z
         outcome: z.enum(['VERIFIED', 'FAILED']),
         reasons: z.array(z.enum(['NO_LICENSE', 'LICENSE_EXPIRED', 'LICENSE_EXPIRES_SOON', 'NO_LICENSE_DOCUMENT'])),
         licence: z
-          .object({ number: z.string(), issuingCountry: z.string(), issuingRegion: z.string().nullable(), expiresOn: z.string().nullable() })
+          .object({
+            number: z.string(),
+            issuingCountry: z.string(),
+            issuingRegion: z.string().nullable(),
+            expiresOn: z.string().nullable(),
+          })
           .nullable(),
         checkedAt: UtcDateTime,
       })
@@ -66,7 +84,10 @@ export const ProviderOnboarding = z
   })
   .openapi('ProviderOnboarding')
 
-const onboardingResponse = (description: string) => ({ description, content: { 'application/json': { schema: ProviderOnboarding } } })
+const onboardingResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: ProviderOnboarding } },
+})
 const STEP_ERRORS = problemResponses(400, 404, 409, 413, 415, 422, 503, ...COMMON_ERRORS)
 const body = <T extends z.ZodTypeAny>(schema: T) => ({ required: true, content: { 'application/json': { schema } } })
 
@@ -80,7 +101,10 @@ export const startOnboardingRoute = protectedRoute('providers', {
     'approved, suspended or offboarded provider or while an onboarding is in progress. A closed onboarding (timed ' +
     'out, rejected, cancelled) can be followed by a new attempt.',
   request: { params: ProviderId },
-  responses: { 201: onboardingResponse('The onboarding, at its first step'), ...problemResponses(404, 409, 422, ...COMMON_ERRORS) },
+  responses: {
+    201: onboardingResponse('The onboarding, at its first step'),
+    ...problemResponses(404, 409, 422, ...COMMON_ERRORS),
+  },
 })
 
 export const getOnboardingRoute = protectedRoute('providers.read', {
@@ -107,7 +131,10 @@ const stepRoute = (path: string, summary: string, description: string) =>
 
 /** A step whose request body is `schema`. */
 const stepRouteWith = <T extends z.ZodTypeAny>(path: string, summary: string, description: string, schema: T) =>
-  protectedRoute('providers', { ...stepConfig(path, summary, description), request: { params: ProviderId, body: body(schema) } })
+  protectedRoute('providers', {
+    ...stepConfig(path, summary, description),
+    request: { params: ProviderId, body: body(schema) },
+  })
 
 export const confirmProfileRoute = stepRoute(
   'profile',
@@ -136,16 +163,25 @@ export const approveOnboardingRoute = stepRoute(
   "An admin's approval",
   'ADMIN_APPROVAL → APPROVED: the provider is approved (`provider.approved`) and bookable.'
 )
-export const rejectOnboardingRoute = stepRouteWith('reject', "An admin's rejection", 'At any step; the provider stays unbookable.', RejectInput)
+export const rejectOnboardingRoute = stepRouteWith(
+  'reject',
+  "An admin's rejection",
+  'At any step; the provider stays unbookable.',
+  RejectInput
+)
 
 export const cancelOnboardingRoute = protectedRoute('providers', {
   method: 'delete',
   path: '/v1/providers/{id}/onboarding',
   tags: TAGS,
   summary: 'Cancel the onboarding in progress',
-  description: 'Cancels the workflow, which records CANCELLED. 409 `invalid_state_transition` when none is in progress.',
+  description:
+    'Cancels the workflow, which records CANCELLED. 409 `invalid_state_transition` when none is in progress.',
   request: { params: ProviderId },
-  responses: { 200: onboardingResponse('The cancelled onboarding'), ...problemResponses(404, 409, 422, 503, ...COMMON_ERRORS) },
+  responses: {
+    200: onboardingResponse('The cancelled onboarding'),
+    ...problemResponses(404, 409, 422, 503, ...COMMON_ERRORS),
+  },
 })
 
 export const listOnboardingNotificationsRoute = protectedRoute('providers.read', {
@@ -155,7 +191,10 @@ export const listOnboardingNotificationsRoute = protectedRoute('providers.read',
   summary: 'The reminders and timeout notices of the onboarding',
   request: { params: ProviderId, query: CareNotificationListQuery },
   responses: {
-    200: { description: 'A page of notifications', content: { 'application/json': { schema: pageOf(CareNotification, 'OnboardingNotificationPage') } } },
+    200: {
+      description: 'A page of notifications',
+      content: { 'application/json': { schema: pageOf(CareNotification, 'OnboardingNotificationPage') } },
+    },
     ...problemResponses(400, 404, ...COMMON_ERRORS),
   },
 })

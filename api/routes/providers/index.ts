@@ -61,7 +61,9 @@ export function providerRoutes({ clock }: Pick<AppDeps, 'clock'>) {
       const page = await listProviders(c.var.uow, c.req.valid('query'))
       return c.json({ data: page.data.map(toProvider), nextCursor: page.nextCursor }, 200)
     })
-    .openapi(getProviderRoute, async (c) => c.json(toProvider(await getProvider(c.var.uow, c.req.valid('param').id)), 200))
+    .openapi(getProviderRoute, async (c) =>
+      c.json(toProvider(await getProvider(c.var.uow, c.req.valid('param').id)), 200)
+    )
     .openapi(updateProviderRoute, async (c) => {
       const provider = await updateProvider(c.var.uow, c.req.valid('param').id, c.req.valid('json'))
       return c.json(toProvider(provider), 200)

@@ -69,7 +69,10 @@ export const Provider = z
     telehealth: z.boolean(),
     weeklyHours: WeeklyHoursSchema.nullable().openapi({ description: 'null: open schedule, bookable at any time' }),
     credentials: z.array(CredentialSchema),
-    licenceExpiresOn: z.string().nullable().openapi({ format: 'date', description: 'Earliest expiry of a LICENSE credential' }),
+    licenceExpiresOn: z
+      .string()
+      .nullable()
+      .openapi({ format: 'date', description: 'Earliest expiry of a LICENSE credential' }),
     onboardingStatus: z.enum(ONBOARDING_STATUSES),
     bookable: z.boolean().openapi({ description: 'Only APPROVED providers can be booked' }),
     approvedAt: UtcDateTime.nullable(),
@@ -86,7 +89,11 @@ const booleanParam = z
 
 export const ProviderListQuery = listQuerySchema(PROVIDER_SORTS, 'createdAt').extend({
   discipline: DisciplineSchema.optional(),
-  locationId: z.string().max(64).optional().openapi({ description: 'Providers working at this location (primary or not)' }),
+  locationId: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ description: 'Providers working at this location (primary or not)' }),
   language: z.string().min(2).max(35).optional().openapi({ description: 'BCP 47 tag; `es` also finds `es-MX`' }),
   ageGroup: AgeGroupSchema.optional(),
   onboardingStatus: z.enum(ONBOARDING_STATUSES).optional(),

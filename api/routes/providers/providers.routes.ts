@@ -56,7 +56,13 @@ export const updateProviderRoute = protectedRoute('providers', {
   description:
     'Arrays are replaced whole; `weeklyHours` merges per weekday (a weekday set to null becomes a day off) and null ' +
     'makes the schedule open. The onboarding status changes only through the onboarding operations.',
-  request: { params: providerId, body: { required: true, content: { 'application/merge-patch+json': { schema: ProviderPatch }, ...json(ProviderPatch) } } },
+  request: {
+    params: providerId,
+    body: {
+      required: true,
+      content: { 'application/merge-patch+json': { schema: ProviderPatch }, ...json(ProviderPatch) },
+    },
+  },
   responses: {
     200: { description: 'The provider', content: json(Provider) },
     ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS),

@@ -11,7 +11,11 @@ const json = <T>(schema: T) => ({ 'application/json': { schema } })
 const instant = (example: string) => OffsetDateTime.openapi({ format: 'date-time', example })
 
 const ProviderParam = z.object({
-  id: z.string().min(1).max(64).openapi({ param: { name: 'id', in: 'path' }, example: 'prv_019a...', description: 'The provider id' }),
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: 'id', in: 'path' }, example: 'prv_019a...', description: 'The provider id' }),
 })
 const EntryParams = ProviderParam.extend({
   timeOffId: z
@@ -57,8 +61,12 @@ export const TimeOff = z
   .openapi('TimeOff')
 
 export const TimeOffListQuery = listQuerySchema(TIME_OFF_SORTS, 'startsAt').extend({
-  from: instant('2026-12-01T00:00:00-06:00').optional().openapi({ description: 'Only entries ending after this instant' }),
-  to: instant('2027-01-01T00:00:00-06:00').optional().openapi({ description: 'Only entries starting before this instant' }),
+  from: instant('2026-12-01T00:00:00-06:00')
+    .optional()
+    .openapi({ description: 'Only entries ending after this instant' }),
+  to: instant('2027-01-01T00:00:00-06:00')
+    .optional()
+    .openapi({ description: 'Only entries starting before this instant' }),
 })
 
 export const createTimeOffRoute = protectedRoute('providers', {
@@ -102,7 +110,13 @@ export const updateTimeOffRoute = protectedRoute('providers', {
   path: '/v1/providers/{id}/time-off/{timeOffId}',
   tags: ['Providers'],
   summary: 'Update a time-off entry (JSON merge patch)',
-  request: { params: EntryParams, body: { required: true, content: { 'application/merge-patch+json': { schema: TimeOffPatch }, ...json(TimeOffPatch) } } },
+  request: {
+    params: EntryParams,
+    body: {
+      required: true,
+      content: { 'application/merge-patch+json': { schema: TimeOffPatch }, ...json(TimeOffPatch) },
+    },
+  },
   responses: {
     200: { description: 'The time off', content: json(TimeOff) },
     ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS),

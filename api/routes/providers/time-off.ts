@@ -40,7 +40,11 @@ export function timeOffRoutes() {
     .openapi(createTimeOffRoute, async (c) => {
       const { id } = c.req.valid('param')
       const body = c.req.valid('json')
-      const entry = await createTimeOff(c.var.uow, id, { ...body, startsAt: new Date(body.startsAt), endsAt: new Date(body.endsAt) })
+      const entry = await createTimeOff(c.var.uow, id, {
+        ...body,
+        startsAt: new Date(body.startsAt),
+        endsAt: new Date(body.endsAt),
+      })
       c.header('Location', `/v1/providers/${id}/time-off/${entry.id}`)
       return c.json(toTimeOff(entry), 201)
     })

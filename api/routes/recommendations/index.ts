@@ -7,6 +7,6 @@ import { childRecommendationsRoute } from './recommendations.routes.ts'
 
 export function recommendationRoutes({ clock }: Pick<AppDeps, 'clock'>) {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(childRecommendationsRoute, async (c) =>
-    c.json(await childRecommendations(c.var.uow, c.req.valid('param').id, clock(), c.req.valid('query')), 200),
+    c.json(await childRecommendations(c.var.uow, c.req.valid('param').id, clock(), c.req.valid('query')), 200)
   )
 }

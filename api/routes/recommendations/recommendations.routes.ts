@@ -16,7 +16,9 @@ const Fact = z.object({
 
 export const Recommendation = z
   .object({
-    id: z.string().openapi({ description: 'Stable: the rule and the record it is about', example: 'SIGN_NOTE:ses_019a...' }),
+    id: z
+      .string()
+      .openapi({ description: 'Stable: the rule and the record it is about', example: 'SIGN_NOTE:ses_019a...' }),
     kind: z.enum(KINDS).openapi({ description: 'The rule that raised it (docs/agents.md, "Recommendations")' }),
     priority: z.enum(PRIORITIES),
     title: z.string().openapi({ description: 'What to do, in one sentence' }),
@@ -31,11 +33,19 @@ export const Recommendation = z
         method: z.enum(['GET', 'POST', 'PATCH']),
         path: z.string(),
         scope: z.string().openapi({ description: 'The scope the call needs' }),
-        body: z.record(z.string(), z.unknown()).optional().openapi({ description: 'A starting body; `<...>` marks what the caller fills in' }),
+        body: z
+          .record(z.string(), z.unknown())
+          .optional()
+          .openapi({ description: 'A starting body; `<...>` marks what the caller fills in' }),
         description: z.string(),
       })
-      .openapi({ description: 'The API call that carries the recommendation out; nothing is done until someone makes it' }),
-    dueAt: z.string().nullable().openapi({ description: 'A UTC instant or a calendar date; null when there is no deadline' }),
+      .openapi({
+        description: 'The API call that carries the recommendation out; nothing is done until someone makes it',
+      }),
+    dueAt: z
+      .string()
+      .nullable()
+      .openapi({ description: 'A UTC instant or a calendar date; null when there is no deadline' }),
   })
   .openapi('Recommendation')
 
@@ -47,7 +57,10 @@ export const ChildRecommendations = z
     childId: z.string(),
     generatedAt: UtcDateTime,
     today: z.string().openapi({ format: 'date', description: "The child's centre calendar day the date rules used" }),
-    defaultCadenceDays: z.number().int().openapi({ description: 'The re-assessment cadence used for completions recorded without one' }),
+    defaultCadenceDays: z
+      .number()
+      .int()
+      .openapi({ description: 'The re-assessment cadence used for completions recorded without one' }),
     summary: z.object({ total: z.number().int(), byPriority: counts(PRIORITIES), byKind: counts(KINDS) }),
     data: z.array(Recommendation),
   })

@@ -1,6 +1,13 @@
 /** @module /v1/sessions and their SOAP notes: thin handlers over the session and note services. */
 import { OpenAPIHono } from '@hono/zod-openapi'
-import { addAddendum, createDraft, getNote, listNotes, patchDraft, signNote } from '../../../domain/notes/note-service.ts'
+import {
+  addAddendum,
+  createDraft,
+  getNote,
+  listNotes,
+  patchDraft,
+  signNote,
+} from '../../../domain/notes/note-service.ts'
 import { getSession, listSessions, openSession, patchSession } from '../../../domain/sessions/session-service.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'

@@ -13,7 +13,11 @@ import { UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 import { SessionId } from './sessions.routes.ts'
 
 const NoteParams = SessionId.extend({
-  noteId: z.string().min(1).max(64).openapi({ param: { name: 'noteId', in: 'path' }, example: 'snt_019a...', description: 'The note id' }),
+  noteId: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: 'noteId', in: 'path' }, example: 'snt_019a...', description: 'The note id' }),
 })
 
 export const NoteCreate = NoteContent.openapi('NoteCreate')
@@ -22,7 +26,8 @@ export const NotePatch = mergePatchSchema(NoteContent, {
   required: ['objective'],
   nested: { objective: mergePatchSchema(NoteObjective, { required: ['goals'] }) },
 }).openapi('NotePatch', {
-  description: 'A JSON merge patch of a draft (RFC 7396): `objective` merges member by member, `objective.goals` is replaced whole.',
+  description:
+    'A JSON merge patch of a draft (RFC 7396): `objective` merges member by member, `objective.goals` is replaced whole.',
 })
 
 export const NoteSign = z
@@ -37,7 +42,9 @@ export const NoteSign = z
 export const AddendumCreate = AddendumFields.openapi('AddendumCreate')
 
 const Actor = z.object({
-  type: z.enum(['client', 'api_key', 'user']).openapi({ description: 'An OAuth client, an API key or a platform user' }),
+  type: z
+    .enum(['client', 'api_key', 'user'])
+    .openapi({ description: 'An OAuth client, an API key or a platform user' }),
   id: z.string().nullable(),
 })
 
@@ -49,7 +56,9 @@ export const Addendum = z
     text: z.string(),
     author: Actor.extend({ providerId: z.string().nullable() }),
     createdAt: UtcDateTime,
-    contentHash: z.string().openapi({ description: `SHA-256 hex (${NOTE_HASH_ALGORITHM}), chained to the note's hash` }),
+    contentHash: z
+      .string()
+      .openapi({ description: `SHA-256 hex (${NOTE_HASH_ALGORITHM}), chained to the note's hash` }),
   })
   .openapi('NoteAddendum')
 
@@ -68,7 +77,9 @@ export const Note = z
         providerId: z.string(),
         signedAt: UtcDateTime,
         signedBy: Actor,
-        contentHash: z.string().openapi({ description: 'SHA-256 hex over the canonical JSON (RFC 8785) of the signed content' }),
+        contentHash: z
+          .string()
+          .openapi({ description: 'SHA-256 hex over the canonical JSON (RFC 8785) of the signed content' }),
         algorithm: z.literal(NOTE_HASH_ALGORITHM),
       })
       .nullable()
@@ -80,7 +91,10 @@ export const Note = z
   .openapi('SessionNote')
 
 const ListNotesQuery = listQuerySchema(NOTE_SORTS, 'createdAt').extend({
-  status: z.enum(['DRAFT', 'SIGNED']).optional().openapi({ param: { name: 'status', in: 'query' } }),
+  status: z
+    .enum(['DRAFT', 'SIGNED'])
+    .optional()
+    .openapi({ param: { name: 'status', in: 'query' } }),
 })
 
 const noteResponse = (description: string) => ({ description, content: { 'application/json': { schema: Note } } })
@@ -92,7 +106,10 @@ export const listNotesRoute = protectedRoute('sessions.read', {
   summary: 'Retrieve the structured SOAP notes of a session',
   request: { params: SessionId, query: ListNotesQuery },
   responses: {
-    200: { description: 'A page of notes, each with its addenda', content: { 'application/json': { schema: pageOf(Note, 'SessionNotePage') } } },
+    200: {
+      description: 'A page of notes, each with its addenda',
+      content: { 'application/json': { schema: pageOf(Note, 'SessionNotePage') } },
+    },
     ...problemResponses(400, 404, ...COMMON_ERRORS),
   },
 })
@@ -139,7 +156,10 @@ export const signNoteRoute = protectedRoute('sessions', {
     "The caller attests `providerId`, which must be the session's provider; a platform user must be a CLINICIAN " +
     '(403 `not_session_provider` otherwise). A signed note is never changed again: 409 `note_locked`.',
   request: { params: NoteParams, body: { required: true, content: { 'application/json': { schema: NoteSign } } } },
-  responses: { 200: noteResponse('The signed note'), ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS) },
+  responses: {
+    200: noteResponse('The signed note'),
+    ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS),
+  },
 })
 
 export const addAddendumRoute = protectedRoute('sessions', {
@@ -147,7 +167,10 @@ export const addAddendumRoute = protectedRoute('sessions', {
   path: '/v1/sessions/{id}/notes/{noteId}/addenda',
   tags: ['SOAP notes'],
   summary: 'Add an addendum to a signed note',
-  request: { params: NoteParams, body: { required: true, content: { 'application/json': { schema: AddendumCreate } } } },
+  request: {
+    params: NoteParams,
+    body: { required: true, content: { 'application/json': { schema: AddendumCreate } } },
+  },
   responses: {
     201: { description: 'The addendum', content: { 'application/json': { schema: Addendum } } },
     ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS),

@@ -10,18 +10,21 @@ import { IdParam, OffsetDateTime, UtcDateTime, pageOf } from '../../openapi/sche
 
 export const SessionOpen = z
   .strictObject({
-    appointmentId: z.string().min(1).max(64).openapi({ description: 'The appointment the session is of', example: 'apt_019a...' }),
+    appointmentId: z
+      .string()
+      .min(1)
+      .max(64)
+      .openapi({ description: 'The appointment the session is of', example: 'apt_019a...' }),
   })
   .openapi('SessionOpen')
 
-export const SessionPatch = mergePatchSchema(SessionFields, { required: ['status', 'billingCodes', 'telehealth'] }).openapi(
-  'SessionPatch',
-  {
-    description:
-      'A JSON merge patch (RFC 7396): members present replace, null removes an optional member, `billingCodes` is replaced whole. ' +
-      'Status transitions: SCHEDULED → IN_PROGRESS | COMPLETED | CANCELLED, IN_PROGRESS → COMPLETED; others are 409 `invalid_state_transition`.',
-  }
-)
+export const SessionPatch = mergePatchSchema(SessionFields, {
+  required: ['status', 'billingCodes', 'telehealth'],
+}).openapi('SessionPatch', {
+  description:
+    'A JSON merge patch (RFC 7396): members present replace, null removes an optional member, `billingCodes` is replaced whole. ' +
+    'Status transitions: SCHEDULED → IN_PROGRESS | COMPLETED | CANCELLED, IN_PROGRESS → COMPLETED; others are 409 `invalid_state_transition`.',
+})
 
 export const Session = z
   .object({
@@ -31,7 +34,9 @@ export const Session = z
     providerId: z.string(),
     locationId: z.string(),
     status: z.enum(SESSION_STATUSES),
-    scheduledStartsAt: z.string().openapi({ description: "With the location's UTC offset", example: '2026-12-01T09:00:00-06:00' }),
+    scheduledStartsAt: z
+      .string()
+      .openapi({ description: "With the location's UTC offset", example: '2026-12-01T09:00:00-06:00' }),
     scheduledEndsAt: z.string(),
     timeZone: z.string().openapi({ example: 'America/Chicago' }),
     actualStartedAt: z.string().nullable(),
@@ -47,12 +52,33 @@ export const Session = z
   .openapi('Session')
 
 const ListSessionsQuery = listQuerySchema(SESSION_SORTS, '-scheduledStartsAt').extend({
-  childId: z.string().max(64).optional().openapi({ param: { name: 'childId', in: 'query' } }),
-  providerId: z.string().max(64).optional().openapi({ param: { name: 'providerId', in: 'query' } }),
-  appointmentId: z.string().max(64).optional().openapi({ param: { name: 'appointmentId', in: 'query' } }),
-  status: z.enum(SESSION_STATUSES).optional().openapi({ param: { name: 'status', in: 'query' } }),
-  from: OffsetDateTime.optional().openapi({ param: { name: 'from', in: 'query' }, description: 'Scheduled to start at or after' }),
-  to: OffsetDateTime.optional().openapi({ param: { name: 'to', in: 'query' }, description: 'Scheduled to start before' }),
+  childId: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ param: { name: 'childId', in: 'query' } }),
+  providerId: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ param: { name: 'providerId', in: 'query' } }),
+  appointmentId: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ param: { name: 'appointmentId', in: 'query' } }),
+  status: z
+    .enum(SESSION_STATUSES)
+    .optional()
+    .openapi({ param: { name: 'status', in: 'query' } }),
+  from: OffsetDateTime.optional().openapi({
+    param: { name: 'from', in: 'query' },
+    description: 'Scheduled to start at or after',
+  }),
+  to: OffsetDateTime.optional().openapi({
+    param: { name: 'to', in: 'query' },
+    description: 'Scheduled to start before',
+  }),
 })
 
 export const SessionId = IdParam('session', 'ses_019a...')
@@ -79,7 +105,10 @@ export const listSessionsRoute = protectedRoute('sessions.read', {
   summary: 'List sessions',
   request: { query: ListSessionsQuery },
   responses: {
-    200: { description: 'A page of sessions', content: { 'application/json': { schema: pageOf(Session, 'SessionPage') } } },
+    200: {
+      description: 'A page of sessions',
+      content: { 'application/json': { schema: pageOf(Session, 'SessionPage') } },
+    },
     ...problemResponses(400, ...COMMON_ERRORS),
   },
 })
@@ -102,8 +131,14 @@ export const patchSessionRoute = protectedRoute('sessions', {
     params: SessionId,
     body: {
       required: true,
-      content: { 'application/merge-patch+json': { schema: SessionPatch }, 'application/json': { schema: SessionPatch } },
+      content: {
+        'application/merge-patch+json': { schema: SessionPatch },
+        'application/json': { schema: SessionPatch },
+      },
     },
   },
-  responses: { 200: sessionResponse('The session'), ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS) },
+  responses: {
+    200: sessionResponse('The session'),
+    ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS),
+  },
 })

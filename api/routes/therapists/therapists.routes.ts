@@ -35,7 +35,9 @@ export const ProviderMatch = z
     name: z.string(),
     score: z.number().openapi({ description: 'Share of the applicable weight earned, 0 to 100 (one decimal)' }),
     mode: z.enum(['IN_PERSON', 'TELEHEALTH']),
-    locationId: z.string().openapi({ description: 'Where (in person), or the provider’s primary location (telehealth)' }),
+    locationId: z
+      .string()
+      .openapi({ description: 'Where (in person), or the provider’s primary location (telehealth)' }),
     reasons: z.array(MatchReason),
     nextSlots: z.array(MatchSlot).openapi({ description: 'Bookable slots: preferred ones first, then the earliest' }),
   })
@@ -59,9 +61,16 @@ export const MatchResult = z
       to: UtcDateTime,
       durationMinutes: z.number().int(),
     }),
-    weights: z.object(Object.fromEntries(MATCH_FACTORS.map((f) => [f, z.literal(MATCH_WEIGHTS[f])])) as Record<string, z.ZodLiteral<number>>),
+    weights: z.object(
+      Object.fromEntries(MATCH_FACTORS.map((f) => [f, z.literal(MATCH_WEIGHTS[f])])) as Record<
+        string,
+        z.ZodLiteral<number>
+      >
+    ),
     considered: z.number().int().openapi({ description: 'Providers of the tenant looked at' }),
-    excluded: z.object(exclusionCounts).openapi({ description: 'Providers left out, by the first requirement they failed' }),
+    excluded: z
+      .object(exclusionCounts)
+      .openapi({ description: 'Providers left out, by the first requirement they failed' }),
     data: z.array(ProviderMatch),
   })
   .openapi('TherapistMatchResult')

@@ -13,8 +13,15 @@ export const SsoConnectionCreate = z
     issuer: z.string().url().openapi({ example: 'https://login.example-centre.org' }),
     audience: z.string().min(1).openapi({ description: 'The client id our API is registered under at the issuer' }),
     jwksUri: z.string().url().optional().openapi({ description: 'Defaults to the issuer’s OpenID discovery document' }),
-    roleClaim: z.string().min(1).max(100).optional().openapi({ description: 'Claim with groups or roles; default "roles"' }),
-    roleMapping: z.record(z.string(), Role).openapi({ example: { therapists: 'CLINICIAN', 'front-desk': 'FRONT_DESK' } }),
+    roleClaim: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .openapi({ description: 'Claim with groups or roles; default "roles"' }),
+    roleMapping: z
+      .record(z.string(), Role)
+      .openapi({ example: { therapists: 'CLINICIAN', 'front-desk': 'FRONT_DESK' } }),
     defaultRole: Role.optional(),
   })
   .openapi('SsoConnectionCreate')
@@ -81,7 +88,10 @@ export const listUsersRoute = protectedRoute('users.read', {
   summary: 'List platform users',
   request: { query: PaginationQuery },
   responses: {
-    200: { description: 'A page of users', content: { 'application/json': { schema: pageOf(PlatformUser, 'PlatformUserPage') } } },
+    200: {
+      description: 'A page of users',
+      content: { 'application/json': { schema: pageOf(PlatformUser, 'PlatformUserPage') } },
+    },
     ...problemResponses(400, ...COMMON_ERRORS),
   },
 })

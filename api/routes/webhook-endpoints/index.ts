@@ -41,7 +41,9 @@ export function webhookEndpointRoutes({ config, clock }: Pick<AppDeps, 'config' 
       const page = await listEndpoints(c.var.uow, c.req.valid('query'))
       return c.json({ data: page.data.map(toEndpoint), nextCursor: page.nextCursor }, 200)
     })
-    .openapi(getEndpointRoute, async (c) => c.json(toEndpoint(await getEndpoint(c.var.uow, c.req.valid('param').id)), 200))
+    .openapi(getEndpointRoute, async (c) =>
+      c.json(toEndpoint(await getEndpoint(c.var.uow, c.req.valid('param').id)), 200)
+    )
     .openapi(updateEndpointRoute, async (c) =>
       c.json(toEndpoint(await updateEndpoint(c.var.uow, c.req.valid('param').id, c.req.valid('json'), rules)), 200)
     )
@@ -53,7 +55,9 @@ export function webhookEndpointRoutes({ config, clock }: Pick<AppDeps, 'config' 
       const { endpoint, secret } = await rotateEndpointSecret(c.var.uow, c.req.valid('param').id, clock())
       return c.json({ ...toEndpoint(endpoint), secret }, 200)
     })
-    .openapi(sendTestEventRoute, async (c) => c.json(await sendTestEvent(c.var.uow, c.req.valid('param').id, clock()), 202))
+    .openapi(sendTestEventRoute, async (c) =>
+      c.json(await sendTestEvent(c.var.uow, c.req.valid('param').id, clock()), 202)
+    )
     .openapi(listEndpointDeliveriesRoute, async (c) => {
       const page = await listDeliveries(c.var.uow, { endpointId: c.req.valid('param').id }, c.req.valid('query'))
       return c.json({ data: page.data.map(toDelivery), nextCursor: page.nextCursor }, 200)

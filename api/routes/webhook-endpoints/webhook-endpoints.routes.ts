@@ -55,7 +55,10 @@ export const getEndpointRoute = protectedRoute('webhooks.read', {
   tags,
   summary: 'Retrieve a webhook endpoint',
   request: { params: endpointId },
-  responses: { 200: { description: 'The endpoint', content: json(WebhookEndpoint) }, ...problemResponses(404, ...COMMON_ERRORS) },
+  responses: {
+    200: { description: 'The endpoint', content: json(WebhookEndpoint) },
+    ...problemResponses(404, ...COMMON_ERRORS),
+  },
 })
 
 export const updateEndpointRoute = protectedRoute('webhooks', {
@@ -67,7 +70,10 @@ export const updateEndpointRoute = protectedRoute('webhooks', {
     '`enabled: false` stops deliveries (in-flight ones end FAILED at their next attempt); `enabled: true` resumes ' +
     'them and clears the disabled reason. A changed URL is checked like a new one.',
   request: { params: endpointId, body: { required: true, content: json(WebhookEndpointPatch) } },
-  responses: { 200: { description: 'The endpoint', content: json(WebhookEndpoint) }, ...problemResponses(...WRITE_ERRORS) },
+  responses: {
+    200: { description: 'The endpoint', content: json(WebhookEndpoint) },
+    ...problemResponses(...WRITE_ERRORS),
+  },
 })
 
 export const deleteEndpointRoute = protectedRoute('webhooks', {
@@ -103,7 +109,10 @@ export const sendTestEventRoute = protectedRoute('webhooks', {
     'Records a `webhook.test` event and delivers it to this endpoint only, signed and retried like any other. ' +
     'Follow it with `GET /v1/events/{id}/deliveries`. A disabled endpoint is a 409.',
   request: { params: endpointId },
-  responses: { 202: { description: 'The test event', content: json(Event) }, ...problemResponses(404, 409, 422, ...COMMON_ERRORS) },
+  responses: {
+    202: { description: 'The test event', content: json(Event) },
+    ...problemResponses(404, 409, 422, ...COMMON_ERRORS),
+  },
 })
 
 export const listEndpointDeliveriesRoute = protectedRoute('webhooks.read', {
@@ -125,10 +134,17 @@ export const getEndpointDeliveryRoute = protectedRoute('webhooks.read', {
   summary: 'One delivery with its attempts',
   request: {
     params: endpointId.extend({
-      deliveryId: z.string().min(1).max(64).openapi({ param: { name: 'deliveryId', in: 'path' }, example: 'whd_019a...' }),
+      deliveryId: z
+        .string()
+        .min(1)
+        .max(64)
+        .openapi({ param: { name: 'deliveryId', in: 'path' }, example: 'whd_019a...' }),
     }),
   },
-  responses: { 200: { description: 'The delivery', content: json(WebhookDelivery) }, ...problemResponses(404, ...COMMON_ERRORS) },
+  responses: {
+    200: { description: 'The delivery', content: json(WebhookDelivery) },
+    ...problemResponses(404, ...COMMON_ERRORS),
+  },
 })
 
 export const redeliverRoute = protectedRoute('webhooks', {
@@ -138,7 +154,10 @@ export const redeliverRoute = protectedRoute('webhooks', {
   summary: 'Deliver one event to the endpoint again',
   description: 'A new delivery, retried for 24 hours like any other. The endpoint must be enabled (else 409).',
   request: { params: endpointId, body: { required: true, content: json(RedeliveryRequest) } },
-  responses: { 202: { description: 'The new delivery', content: json(WebhookDelivery) }, ...problemResponses(...WRITE_ERRORS) },
+  responses: {
+    202: { description: 'The new delivery', content: json(WebhookDelivery) },
+    ...problemResponses(...WRITE_ERRORS),
+  },
 })
 
 export const recoverRoute = protectedRoute('webhooks', {
@@ -151,5 +170,8 @@ export const recoverRoute = protectedRoute('webhooks', {
     'delivered since (none succeeded, none in progress), a new delivery. At most 1000 per request; `hasMore` says ' +
     'to send the request again.',
   request: { params: endpointId, body: { required: true, content: json(RecoveryRequest) } },
-  responses: { 202: { description: 'How many were redelivered', content: json(RecoveryResult) }, ...problemResponses(...WRITE_ERRORS) },
+  responses: {
+    202: { description: 'How many were redelivered', content: json(RecoveryResult) },
+    ...problemResponses(...WRITE_ERRORS),
+  },
 })

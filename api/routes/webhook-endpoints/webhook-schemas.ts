@@ -41,10 +41,14 @@ export const WebhookEndpoint = z
     publicKey: z.string().nullable().openapi({
       description: 'v2 with asymmetric signing: the Ed25519 public key (`whpk_...`) that verifies `v1a` signatures',
     }),
-    previousPublicKey: z.string().nullable().openapi({ description: 'During a rotation, the key still signing beside it' }),
+    previousPublicKey: z
+      .string()
+      .nullable()
+      .openapi({ description: 'During a rotation, the key still signing beside it' }),
     enabled: z.boolean(),
     disabledReason: z.enum(['MANUAL', 'GONE', 'FAILING']).nullable().openapi({
-      description: 'MANUAL: disabled through the API; GONE: the receiver answered 410; FAILING: every attempt failed for 5 days',
+      description:
+        'MANUAL: disabled through the API; GONE: the receiver answered 410; FAILING: every attempt failed for 5 days',
     }),
     disabledAt: UtcDateTime.nullable(),
     failingSince: UtcDateTime.nullable().openapi({
@@ -103,8 +107,15 @@ export const WebhookDelivery = z
   .openapi('WebhookDelivery')
 
 export const WebhookDeliveryListQuery = listQuerySchema(DELIVERY_SORTS, '-createdAt').extend({
-  status: z.enum(['PENDING', 'SUCCEEDED', 'FAILED']).optional().openapi({ param: { name: 'status', in: 'query' } }),
-  eventType: z.string().max(64).optional().openapi({ param: { name: 'eventType', in: 'query' } }),
+  status: z
+    .enum(['PENDING', 'SUCCEEDED', 'FAILED'])
+    .optional()
+    .openapi({ param: { name: 'status', in: 'query' } }),
+  eventType: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ param: { name: 'eventType', in: 'query' } }),
 })
 
 export const RedeliveryRequest = z
@@ -113,7 +124,10 @@ export const RedeliveryRequest = z
 
 export const RecoveryRequest = z
   .strictObject({
-    from: OffsetDateTime.openapi({ description: 'Events created at or after this instant', example: '2026-11-20T00:00:00Z' }),
+    from: OffsetDateTime.openapi({
+      description: 'Events created at or after this instant',
+      example: '2026-11-20T00:00:00Z',
+    }),
     to: OffsetDateTime.openapi({ description: 'Events created before this instant', example: '2026-11-21T00:00:00Z' }),
   })
   .openapi('WebhookRecoveryRequest')

@@ -24,7 +24,9 @@ export const toEndpoint = (e: EndpointRow): z.infer<typeof WebhookEndpoint> => (
   disabledAt: iso(e.disabledAt),
   failingSince: iso(e.failingSince),
   previousSecretExpiresAt:
-    e.previousSecretExpiresAt !== null && e.previousSecretExpiresAt > new Date() ? e.previousSecretExpiresAt.toISOString() : null,
+    e.previousSecretExpiresAt !== null && e.previousSecretExpiresAt > new Date()
+      ? e.previousSecretExpiresAt.toISOString()
+      : null,
   createdAt: e.createdAt.toISOString(),
   updatedAt: e.updatedAt.toISOString(),
 })

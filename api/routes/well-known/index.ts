@@ -9,7 +9,9 @@ import type { AppDeps, AppEnv } from '../../app-env.ts'
 export function wellKnownRoutes({ keys, config }: Pick<AppDeps, 'keys' | 'config'>) {
   const issuer = config.PUBLIC_URL
   return new OpenAPIHono<AppEnv>()
-    .get('/.well-known/jwks.json', async (c) => c.json(await keys.jwks(), 200, { 'Cache-Control': 'public, max-age=300' }))
+    .get('/.well-known/jwks.json', async (c) =>
+      c.json(await keys.jwks(), 200, { 'Cache-Control': 'public, max-age=300' })
+    )
     .get('/.well-known/oauth-authorization-server', (c) =>
       c.json({
         issuer,

@@ -31,7 +31,10 @@ export class AnthropicChatModel extends SimpleChatModel {
 
   async _call(messages: BaseMessage[]): Promise<string> {
     const { baseUrl = 'https://api.anthropic.com', model, apiKey, maxTokens = 1024, timeoutMs = 60_000 } = this.options
-    const system = messages.filter((m) => m._getType() === 'system').map((m) => m.text).join('\n\n')
+    const system = messages
+      .filter((m) => m._getType() === 'system')
+      .map((m) => m.text)
+      .join('\n\n')
     const turns = messages
       .filter((m) => m._getType() !== 'system')
       .map((m) => ({ role: m._getType() === 'ai' ? 'assistant' : 'user', content: m.text }))
@@ -42,12 +45,21 @@ export class AnthropicChatModel extends SimpleChatModel {
         'anthropic-version': ANTHROPIC_VERSION,
         ...(apiKey ? { 'x-api-key': apiKey } : {}),
       },
-      body: JSON.stringify({ model, max_tokens: maxTokens, temperature: 0, ...(system ? { system } : {}), messages: turns }),
+      body: JSON.stringify({
+        model,
+        max_tokens: maxTokens,
+        temperature: 0,
+        ...(system ? { system } : {}),
+        messages: turns,
+      }),
       signal: AbortSignal.timeout(timeoutMs),
     })
     if (!response.ok) throw new Error(`chat request failed: HTTP ${response.status}`)
     const body = (await response.json()) as { content?: Array<{ type: string; text?: string }> }
-    const text = (body.content ?? []).filter((part) => part.type === 'text').map((part) => part.text ?? '').join('')
+    const text = (body.content ?? [])
+      .filter((part) => part.type === 'text')
+      .map((part) => part.text ?? '')
+      .join('')
     if (!text) throw new Error('chat response has no text')
     return text
   }

@@ -35,7 +35,9 @@ export function createChatAnswerer(model: BaseChatModel, id: string, maxPassages
       if (usable.length === 0) return notAnswered()
       const reply = await model.invoke([
         new SystemMessage(SYSTEM_PROMPT),
-        new HumanMessage(`Passages:\n\n${usable.map((p, i) => describe(p, i + 1)).join('\n\n')}\n\nQuestion: ${question}`),
+        new HumanMessage(
+          `Passages:\n\n${usable.map((p, i) => describe(p, i + 1)).join('\n\n')}\n\nQuestion: ${question}`
+        ),
       ])
       const text = reply.text.trim()
       if (!text || text.includes(NOT_IN_KNOWLEDGE_MARKER)) return notAnswered()

@@ -8,7 +8,13 @@
  * of the question, or retrieval found nothing close, the answer says the knowledge does not contain it.
  */
 import { termsOf, type Term } from '../embeddings/text-terms.ts'
-import { notAnswered, type Answerer, type Citation, type KnowledgeAnswer, type RetrievedPassage } from './answer-types.ts'
+import {
+  notAnswered,
+  type Answerer,
+  type Citation,
+  type KnowledgeAnswer,
+  type RetrievedPassage,
+} from './answer-types.ts'
 import { splitSentences, type Sentence } from './sentences.ts'
 
 /** Thresholds, calibrated on the evaluation set's answerable and unanswerable questions (docs/benchmarks.md). */
@@ -36,13 +42,16 @@ const termSet = (terms: Term[]): TermSet => ({
 
 /** Shares a prefix of 5+ letters with some stem of the set: "cancelation" and "cancellation". */
 const prefixMatch = (stem: string, set: TermSet) =>
-  stem.length >= 5 && !/^[0-9]+$/.test(stem) && [...set.stems].some((s) => s.length >= 5 && s.slice(0, 5) === stem.slice(0, 5))
+  stem.length >= 5 &&
+  !/^[0-9]+$/.test(stem) &&
+  [...set.stems].some((s) => s.length >= 5 && s.slice(0, 5) === stem.slice(0, 5))
 
 /**
  * The focus of a "what should we bring"-type question: the verb after "what/which + auxiliary + subject". The thing
  * asked about is what that verb acts on, so a sentence with the verb is worth more than one with the other words.
  */
-const FOCUS_VERB = /^\s*(?:what|which)\s+(?:do|does|did|should|shall|can|could|must|will|would|may|might)\s+(?:i|we|you|they|he|she|my \w+|our \w+|the \w+)\s+([a-z]+)/i
+const FOCUS_VERB =
+  /^\s*(?:what|which)\s+(?:do|does|did|should|shall|can|could|must|will|would|may|might)\s+(?:i|we|you|they|he|she|my \w+|our \w+|the \w+)\s+([a-z]+)/i
 
 /** The question's distinct terms, each at its highest weight; the focus verb counts double. */
 function questionTerms(question: string): Term[] {
@@ -63,7 +72,11 @@ type AnswerType = 'time' | 'money' | 'person' | 'method' | undefined
 export function answerTypeOf(question: string): AnswerType {
   const q = question.toLowerCase()
   if (/\b(how much|cost|price|fee|charge)\b/.test(q) && !/\bhow much (notice|time)\b/.test(q)) return 'money'
-  if (/^\s*(when|what time|what day|which day)\b|\bhow (long|soon|quickly|often|early|late|far in advance|far ahead|much notice|much time|many (days|weeks|months|hours|minutes|years))\b/.test(q)) {
+  if (
+    /^\s*(when|what time|what day|which day)\b|\bhow (long|soon|quickly|often|early|late|far in advance|far ahead|much notice|much time|many (days|weeks|months|hours|minutes|years))\b/.test(
+      q
+    )
+  ) {
     return 'time'
   }
   if (/^\s*who\b/.test(q)) return 'person'
@@ -163,7 +176,9 @@ export function createExtractiveAnswerer(thresholds = EXTRACTIVE_THRESHOLDS): An
       const topScore = usable[0]!.score
 
       const candidates: Candidate[] = usable.flatMap((passage, rank) => {
-        const context = termSet(termsOf(`${passage.headingPath.join(' ')} ${passage.documentName.replace(/\.[a-z]+$/i, '')}`))
+        const context = termSet(
+          termsOf(`${passage.headingPath.join(' ')} ${passage.documentName.replace(/\.[a-z]+$/i, '')}`)
+        )
         const sentences = splitSentences(passage.content)
         return sentences.map((sentence, index) => {
           const covered = coverage(asked, termSet(termsOf(sentence.text)), context)
@@ -181,7 +196,10 @@ export function createExtractiveAnswerer(thresholds = EXTRACTIVE_THRESHOLDS): An
       // has it is quoted too, if it covers the question well enough on its own.
       const wantsTyped = type !== undefined && typeFit(type, best.sentences[best.index]!.text) === 0
       const second = candidates.find((c) => {
-        const needed = wantsTyped && typeFit(type, c.sentences[c.index]!.text) === 1 ? thresholds.minCoverage : best.coverage * thresholds.secondQuoteRatio
+        const needed =
+          wantsTyped && typeFit(type, c.sentences[c.index]!.text) === 1
+            ? thresholds.minCoverage
+            : best.coverage * thresholds.secondQuoteRatio
         if (c.coverage < Math.max(thresholds.minCoverage, needed)) return false
         const citation = citationOf(c.passage, quoteOf(c))
         return !citations.some((existing) => overlaps(existing, citation) || existing.quote === citation.quote)
@@ -205,7 +223,8 @@ export function bestQuoteCitation(question: string, passage: RetrievedPassage): 
   let best: Candidate | undefined
   for (const [index, sentence] of sentences.entries()) {
     const covered = coverage(asked, termSet(termsOf(sentence.text)), context)
-    if (!best || covered > best.coverage) best = { passage, rank: 0, sentences, index, coverage: covered, score: covered }
+    if (!best || covered > best.coverage)
+      best = { passage, rank: 0, sentences, index, coverage: covered, score: covered }
   }
   if (!best) return citationOf(passage, { start: 0, end: passage.content.length, text: passage.content })
   return citationOf(passage, quoteOf(best))

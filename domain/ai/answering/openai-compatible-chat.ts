@@ -38,7 +38,11 @@ export class OpenAiCompatibleChatModel extends SimpleChatModel {
     const response = await (this.options.fetch ?? fetch)(`${baseUrl.replace(/\/+$/, '')}/chat/completions`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}) },
-      body: JSON.stringify({ model, temperature: 0, messages: messages.map((m) => ({ role: openAiRole(m), content: m.text })) }),
+      body: JSON.stringify({
+        model,
+        temperature: 0,
+        messages: messages.map((m) => ({ role: openAiRole(m), content: m.text })),
+      }),
       signal: AbortSignal.timeout(timeoutMs),
     })
     if (!response.ok) throw new Error(`chat request failed: HTTP ${response.status}`)

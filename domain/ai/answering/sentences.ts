@@ -44,7 +44,13 @@ export function splitSentences(text: string): Sentence[] {
     if (c === '\n') {
       const line = text.slice(text.lastIndexOf('\n', i - 1) + 1, i)
       const nextLine = text.slice(i + 1, text.indexOf('\n', i + 1) < 0 ? text.length : text.indexOf('\n', i + 1))
-      const breaks = !line.trim() || !nextLine.trim() || LINE_END_BREAK.test(line) || LIST_ITEM.test(nextLine) || LIST_ITEM.test(line) || /^\s*#/.test(nextLine)
+      const breaks =
+        !line.trim() ||
+        !nextLine.trim() ||
+        LINE_END_BREAK.test(line) ||
+        LIST_ITEM.test(nextLine) ||
+        LIST_ITEM.test(line) ||
+        /^\s*#/.test(nextLine)
       if (breaks) push(i + 1)
       continue
     }
@@ -52,7 +58,10 @@ export function splitSentences(text: string): Sentence[] {
       let j = i + 1
       while (j < text.length && /["')\]]/.test(text[j]!)) j++
       const after = text.slice(j, j + 8)
-      if (/^[ \t]+["'(]?[A-Z0-9]/.test(after) && !(c === '.' && ABBREVIATIONS.test(text.slice(Math.max(0, i - 6), i + 1)))) {
+      if (
+        /^[ \t]+["'(]?[A-Z0-9]/.test(after) &&
+        !(c === '.' && ABBREVIATIONS.test(text.slice(Math.max(0, i - 6), i + 1)))
+      ) {
         push(j)
       }
     }

@@ -16,7 +16,8 @@ export interface AssistantDataScope {
 }
 
 /** The location of a scope string, or null for `tenant`. */
-export const locationOfScope = (scope: string): string | null => (scope.startsWith('location:') ? scope.slice('location:'.length) : null)
+export const locationOfScope = (scope: string): string | null =>
+  scope.startsWith('location:') ? scope.slice('location:'.length) : null
 
 /**
  * Checks a scope against the tenant's locations.
@@ -27,7 +28,8 @@ export async function resolveAssistantScope({ tx, tenantId }: UnitOfWork, scope:
   const locationId = locationOfScope(scope)
   if (locationId === null) return null
   const location = await tx.location.findFirst({ where: { id: locationId, tenantId }, select: { id: true } })
-  if (!location) throw validationError([{ path: 'scope', code: 'not_found', message: `No location with id "${locationId}".` }])
+  if (!location)
+    throw validationError([{ path: 'scope', code: 'not_found', message: `No location with id "${locationId}".` }])
   return location.id
 }
 

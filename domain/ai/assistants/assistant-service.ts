@@ -63,7 +63,8 @@ export async function getAssistant({ tx, tenantId }: UnitOfWork, id: string): Pr
  */
 export async function getAssistantOfBody(uow: UnitOfWork, id: string): Promise<Assistant> {
   const assistant = await uow.tx.assistant.findFirst({ where: { id, tenantId: uow.tenantId } })
-  if (!assistant) throw validationError([{ path: 'assistantId', code: 'not_found', message: `No assistant with id "${id}".` }])
+  if (!assistant)
+    throw validationError([{ path: 'assistantId', code: 'not_found', message: `No assistant with id "${id}".` }])
   return assistant
 }
 
@@ -100,7 +101,8 @@ const writableOf = (assistant: Assistant): JsonObject =>
 export async function patchAssistant(uow: UnitOfWork, id: string, patch: JsonObject): Promise<Assistant> {
   const assistant = await getAssistant(uow, id)
   const fields = patchResource(AssistantFields, writableOf(assistant), patch)
-  const locationId = fields.scope === assistant.scope ? assistant.locationId : await resolveAssistantScope(uow, fields.scope)
+  const locationId =
+    fields.scope === assistant.scope ? assistant.locationId : await resolveAssistantScope(uow, fields.scope)
   return uow.tx.assistant.update({
     where: { id: assistant.id },
     data: {

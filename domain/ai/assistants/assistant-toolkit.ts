@@ -53,7 +53,8 @@ function knowledgeSearch(context: ToolkitContext): StructuredToolInterface {
     },
     {
       name: 'knowledge_search',
-      description: "Searches the centre's uploaded policies, schedules and programme descriptions; returns quoted passages.",
+      description:
+        "Searches the centre's uploaded policies, schedules and programme descriptions; returns quoted passages.",
       schema: z.object({ query: z.string().min(1).max(1000).describe('What to look for') }),
     }
   )

@@ -55,9 +55,11 @@ export function lexicalFeatures(text: string): Map<string, number> {
     if (term.concept) addFeature(features, `c:${term.concept}`, WEIGHTS.concept * term.weight)
     if (!/^[0-9]+$/.test(term.stem)) {
       const grams = ngramsOf(term.stem)
-      for (const gram of grams) addFeature(features, `g:${gram}`, (WEIGHTS.ngrams * term.weight) / Math.sqrt(grams.length))
+      for (const gram of grams)
+        addFeature(features, `g:${gram}`, (WEIGHTS.ngrams * term.weight) / Math.sqrt(grams.length))
     }
-    if (previous) addFeature(features, `b:${previous.stem}_${term.stem}`, WEIGHTS.bigram * Math.min(previous.weight, term.weight))
+    if (previous)
+      addFeature(features, `b:${previous.stem}_${term.stem}`, WEIGHTS.bigram * Math.min(previous.weight, term.weight))
     previous = term
   }
   return features

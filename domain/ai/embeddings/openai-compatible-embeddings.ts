@@ -45,7 +45,8 @@ export class OpenAiCompatibleEmbeddings extends Embeddings {
     if (!response.ok) throw new Error(`embeddings request failed: HTTP ${response.status}`)
     const body = (await response.json()) as EmbeddingsResponse
     const data = body.data ?? []
-    if (data.length !== texts.length) throw new Error(`embeddings response has ${data.length} vectors for ${texts.length} texts`)
+    if (data.length !== texts.length)
+      throw new Error(`embeddings response has ${data.length} vectors for ${texts.length} texts`)
     return [...data].sort((a, b) => a.index - b.index).map((d) => normalise(d.embedding))
   }
 

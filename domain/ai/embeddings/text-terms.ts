@@ -49,11 +49,39 @@ const LOW_SIGNAL_WORDS = new Set(
 
 /** Plurals and forms the stemmer cannot relate to their base word. */
 const IRREGULAR: Record<string, string> = {
-  children: 'child', people: 'person', men: 'man', women: 'woman', teeth: 'tooth', feet: 'foot',
-  kept: 'keep', paid: 'pay', gave: 'give', given: 'give', took: 'take', taken: 'take', made: 'make',
-  brought: 'bring', held: 'hold', left: 'leave', met: 'meet', went: 'go', sent: 'send', wrote: 'write',
-  written: 'write', chose: 'choose', chosen: 'choose', spent: 'spend', ran: 'run', began: 'begin', begun: 'begin',
-  taught: 'teach', bought: 'buy', thought: 'think', understood: 'understand', ate: 'eat', eaten: 'eat',
+  children: 'child',
+  people: 'person',
+  men: 'man',
+  women: 'woman',
+  teeth: 'tooth',
+  feet: 'foot',
+  kept: 'keep',
+  paid: 'pay',
+  gave: 'give',
+  given: 'give',
+  took: 'take',
+  taken: 'take',
+  made: 'make',
+  brought: 'bring',
+  held: 'hold',
+  left: 'leave',
+  met: 'meet',
+  went: 'go',
+  sent: 'send',
+  wrote: 'write',
+  written: 'write',
+  chose: 'choose',
+  chosen: 'choose',
+  spent: 'spend',
+  ran: 'run',
+  began: 'begin',
+  begun: 'begin',
+  taught: 'teach',
+  bought: 'buy',
+  thought: 'think',
+  understood: 'understand',
+  ate: 'eat',
+  eaten: 'eat',
 }
 
 /**
@@ -108,7 +136,11 @@ export interface Term {
 }
 
 /** Folds a text to lower-case ASCII letters and digits (accents removed), keeping everything else as separators. */
-export const foldText = (text: string) => text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase()
+export const foldText = (text: string) =>
+  text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
 
 /** The raw words of a text, stop words included: letters-only or digits-only runs ("24-hour" gives "24", "hour"). */
 export const words = (text: string): string[] => foldText(text).match(/[a-z]+|[0-9]+/g) ?? []

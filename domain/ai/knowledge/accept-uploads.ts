@@ -46,16 +46,28 @@ const fileTooLarge = (name: string, size: number, limit: number) =>
  * @throws AppError 400 `validation_error`, 413 `payload_too_large`, 415 `unsupported_media_type`
  */
 export function acceptUploads(files: UploadedFile[], limits: UploadLimits, field = 'files'): AcceptedFile[] {
-  if (files.length === 0) throw validationError([{ path: field, code: 'required', message: 'Attach at least one file.' }])
+  if (files.length === 0)
+    throw validationError([{ path: field, code: 'required', message: 'Attach at least one file.' }])
   if (files.length > limits.maxFiles) {
-    throw validationError([{ path: field, code: 'too_many', message: `At most ${limits.maxFiles} files per upload; this one has ${files.length}.` }])
+    throw validationError([
+      {
+        path: field,
+        code: 'too_many',
+        message: `At most ${limits.maxFiles} files per upload; this one has ${files.length}.`,
+      },
+    ])
   }
   const empty: FieldError[] = []
   const accepted = files.map((file, index): AcceptedFile | undefined => {
     const name = cleanFileName(file.name)
-    if (file.bytes.byteLength > limits.maxFileBytes) throw fileTooLarge(name, file.bytes.byteLength, limits.maxFileBytes)
+    if (file.bytes.byteLength > limits.maxFileBytes)
+      throw fileTooLarge(name, file.bytes.byteLength, limits.maxFileBytes)
     if (file.bytes.byteLength === 0) {
-      empty.push({ path: files.length > 1 || field === 'files' ? `${field}.${index}` : field, code: 'empty', message: `The file "${name}" is empty.` })
+      empty.push({
+        path: files.length > 1 || field === 'files' ? `${field}.${index}` : field,
+        code: 'empty',
+        message: `The file "${name}" is empty.`,
+      })
       return undefined
     }
     const mediaType = detectMediaType(name, file.contentType, file.bytes)
@@ -70,4 +82,3 @@ export function acceptUploads(files: UploadedFile[], limits: UploadLimits, field
   if (empty.length > 0) throw validationError(empty)
   return accepted as AcceptedFile[]
 }
-

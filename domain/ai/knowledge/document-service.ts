@@ -116,7 +116,8 @@ export async function listDocuments({ tx, tenantId }: UnitOfWork, query: Documen
 async function removeVectors(uow: UnitOfWork, stores: KnowledgeStores, assistantId: string, documentId: string) {
   const store = await stores.open(uow, assistantId)
   await store.delete({ filter: { documentId } })
-  if (store.kind !== 'postgres') await uow.tx.knowledgeChunk.deleteMany({ where: { tenantId: uow.tenantId, documentId } })
+  if (store.kind !== 'postgres')
+    await uow.tx.knowledgeChunk.deleteMany({ where: { tenantId: uow.tenantId, documentId } })
 }
 
 /**
@@ -160,7 +161,11 @@ export async function replaceDocument(
 }
 
 /** Deletes a document and its vectors. @throws AppError `not_found` */
-export async function deleteDocument(uow: UnitOfWork, deps: Pick<KnowledgeServiceDeps, 'stores'>, id: string): Promise<void> {
+export async function deleteDocument(
+  uow: UnitOfWork,
+  deps: Pick<KnowledgeServiceDeps, 'stores'>,
+  id: string
+): Promise<void> {
   const document = await getDocument(uow, id)
   await removeVectors(uow, deps.stores, document.assistantId, document.id)
   await uow.tx.knowledgeDocument.delete({ where: { id: document.id } })

@@ -21,7 +21,10 @@ import { parseDocument } from './parse-document.ts'
 const WRITE_TIMEOUT_MS = 120_000
 
 /** The text a chunk is embedded as: its document's name and headings give it the context a bare paragraph lacks. */
-export function embeddingText(documentName: string, chunk: Pick<DocumentChunk, 'headingPath' | 'content' | 'context'>): string {
+export function embeddingText(
+  documentName: string,
+  chunk: Pick<DocumentChunk, 'headingPath' | 'content' | 'context'>
+): string {
   const title = documentName.replace(/\.[a-z0-9]+$/i, '').replace(/[-_]+/g, ' ')
   return [title, ...chunk.headingPath, ...(chunk.context ? [chunk.context] : []), chunk.content].join('\n')
 }
@@ -40,7 +43,11 @@ async function lockVersion({ tx, tenantId }: UnitOfWork, documentId: string, ver
 }
 
 /** Marks a version FAILED (unless it was replaced or deleted meanwhile). */
-export async function markDocumentFailed(db: Db, input: KnowledgeIndexingInput, reason: string): Promise<KnowledgeIndexingOutcome> {
+export async function markDocumentFailed(
+  db: Db,
+  input: KnowledgeIndexingInput,
+  reason: string
+): Promise<KnowledgeIndexingOutcome> {
   return runInUnitOfWork(db, input.tenantId, async (uow) => {
     const locked = await lockVersion(uow, input.documentId, input.version)
     if (!locked.current) return locked.outcome
@@ -56,7 +63,11 @@ export async function markDocumentFailed(db: Db, input: KnowledgeIndexingInput, 
  * Indexes one document version.
  * @param runtime - the embedding model and vector stores in use
  */
-export async function indexDocument(db: Db, runtime: AiRuntime, input: KnowledgeIndexingInput): Promise<KnowledgeIndexingOutcome> {
+export async function indexDocument(
+  db: Db,
+  runtime: AiRuntime,
+  input: KnowledgeIndexingInput
+): Promise<KnowledgeIndexingOutcome> {
   const document = await runInUnitOfWork(db, input.tenantId, ({ tx, tenantId }) =>
     tx.knowledgeDocument.findFirst({
       where: { id: input.documentId, tenantId },

@@ -71,7 +71,12 @@ function markdownHeadings(text: string): Heading[] {
     } else if (line.trim() && next !== undefined && /^\s{0,3}(=+|-+)\s*$/.test(next) && !/^\s*[-*+]\s/.test(line)) {
       offset += next.length + 1
       i++
-      headings.push({ level: next.trim()[0] === '=' ? 1 : 2, title: line.trim(), lineStart, bodyStart: Math.min(offset, text.length) })
+      headings.push({
+        level: next.trim()[0] === '=' ? 1 : 2,
+        title: line.trim(),
+        lineStart,
+        bodyStart: Math.min(offset, text.length),
+      })
     }
   }
   return headings
@@ -129,26 +134,35 @@ async function parsePdf(bytes: Uint8Array): Promise<ParsedDocument> {
   const parser = new PDFParse({ data: new Uint8Array(bytes), verbosity: 0 })
   try {
     const info = await parser.getInfo()
-    if (info.total > MAX_PDF_PAGES) throw new KnowledgeParseError(`The PDF has ${info.total} pages; at most ${MAX_PDF_PAGES} are indexed.`)
+    if (info.total > MAX_PDF_PAGES)
+      throw new KnowledgeParseError(`The PDF has ${info.total} pages; at most ${MAX_PDF_PAGES} are indexed.`)
     const result = await parser.getText()
     const pages: PageSpan[] = []
     let text = ''
     for (const page of result.pages) {
-      const pageText = page.text.replace(/\r\n?/g, '\n').replace(/[ \t]+\n/g, '\n').trim()
+      const pageText = page.text
+        .replace(/\r\n?/g, '\n')
+        .replace(/[ \t]+\n/g, '\n')
+        .trim()
       if (text) text += '\n\n'
       pages.push({ page: page.num, start: text.length, end: text.length + pageText.length })
       text += pageText
     }
     if (!text.trim()) {
-      throw new KnowledgeParseError('The PDF has no text to index (scanned pages without a text layer are not supported).')
+      throw new KnowledgeParseError(
+        'The PDF has no text to index (scanned pages without a text layer are not supported).'
+      )
     }
     return { text, pages, sections: sectionsOf(text, inferredHeadings(text)) }
   } catch (error) {
     if (error instanceof KnowledgeParseError) throw error
     if (error instanceof PasswordException) throw new KnowledgeParseError('The PDF is password-protected.')
-    if (error instanceof InvalidPDFException) throw new KnowledgeParseError(`The file is not a readable PDF: ${error.message}`)
+    if (error instanceof InvalidPDFException)
+      throw new KnowledgeParseError(`The file is not a readable PDF: ${error.message}`)
     // pdf.js reports damaged streams, fonts and xref tables with many error types; all mean the same to a centre.
-    throw new KnowledgeParseError(`The PDF could not be read: ${error instanceof Error ? error.message : String(error)}`)
+    throw new KnowledgeParseError(
+      `The PDF could not be read: ${error instanceof Error ? error.message : String(error)}`
+    )
   } finally {
     await parser.destroy().catch(() => undefined)
   }

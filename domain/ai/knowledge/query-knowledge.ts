@@ -31,7 +31,10 @@ export interface KnowledgeQueryResult extends KnowledgeAnswer {
 /** A retrieved LangChain document as a passage the answerer can quote. */
 export function toPassage([doc, score]: [DocumentInterface, number]): RetrievedPassage {
   // Read back from the store's JSON, unchecked: a page may come back as null and a heading path may be missing.
-  const meta = doc.metadata as Omit<ChunkMetadata, 'page' | 'headingPath'> & { page?: number | null; headingPath?: string[] }
+  const meta = doc.metadata as Omit<ChunkMetadata, 'page' | 'headingPath'> & {
+    page?: number | null
+    headingPath?: string[]
+  }
   return {
     chunkId: doc.id ?? '',
     documentId: meta.documentId,
@@ -49,7 +52,13 @@ export function toPassage([doc, score]: [DocumentInterface, number]): RetrievedP
  * Retrieves an assistant's passages for a question, best first.
  * @param assistantId - an assistant of the unit's tenant (the store is bound to it)
  */
-export async function retrievePassages(uow: UnitOfWork, runtime: AiRuntime, assistantId: string, question: string, k = DEFAULT_TOP_K) {
+export async function retrievePassages(
+  uow: UnitOfWork,
+  runtime: AiRuntime,
+  assistantId: string,
+  question: string,
+  k = DEFAULT_TOP_K
+) {
   const store = await runtime.stores.open(uow, assistantId)
   const vector = await runtime.embeddings.embedQuery(question)
   const hits = await store.similaritySearchVectorWithScore(vector, k)
@@ -70,7 +79,13 @@ export async function queryKnowledge(
   const started = performance.now()
   const assistant = await getAssistantOfBody(uow, input.assistantId)
   authorizeToolUse(assistant, 'knowledge', principal)
-  const { passages, kind } = await retrievePassages(uow, runtime, assistant.id, input.question, input.topK ?? DEFAULT_TOP_K)
+  const { passages, kind } = await retrievePassages(
+    uow,
+    runtime,
+    assistant.id,
+    input.question,
+    input.topK ?? DEFAULT_TOP_K
+  )
   const answer = await runtime.answerer.answer(input.question, passages)
   await uow.tx.knowledgeQuery.create({
     data: {

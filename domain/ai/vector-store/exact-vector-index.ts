@@ -54,10 +54,16 @@ export class ExactVectorIndex {
   static from(dimensions: number, entries: IndexedVector[]): ExactVectorIndex {
     const matrix = new Float32Array(entries.length * dimensions)
     for (const [row, entry] of entries.entries()) {
-      if (entry.vector.length !== dimensions) throw new Error(`vector ${entry.id} has ${entry.vector.length} dimensions, not ${dimensions}`)
+      if (entry.vector.length !== dimensions)
+        throw new Error(`vector ${entry.id} has ${entry.vector.length} dimensions, not ${dimensions}`)
       matrix.set(entry.vector, row * dimensions)
     }
-    return new ExactVectorIndex(dimensions, entries.map((e) => e.id), entries.map((e) => e.documentId), matrix)
+    return new ExactVectorIndex(
+      dimensions,
+      entries.map((e) => e.id),
+      entries.map((e) => e.documentId),
+      matrix
+    )
   }
 
   /** Memory held by the matrix, for the cache's budget. */
@@ -71,7 +77,8 @@ export class ExactVectorIndex {
    * @param documentIds - when given, only chunks of these documents
    */
   search(query: ArrayLike<number>, k: number, documentIds?: ReadonlySet<string>): ScoredId[] {
-    if (query.length !== this.dimensions) throw new Error(`query has ${query.length} dimensions, not ${this.dimensions}`)
+    if (query.length !== this.dimensions)
+      throw new Error(`query has ${query.length} dimensions, not ${this.dimensions}`)
     const d = this.dimensions
     // A question's lexical vector has a few dozen non-zero dimensions out of hundreds: the dot product only needs
     // those (the zeros add nothing), which makes the scan several times cheaper. Dense queries take every dimension.

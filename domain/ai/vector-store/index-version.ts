@@ -8,7 +8,12 @@
 import type { Tx } from '../../../infra/db.ts'
 
 /** The assistant's current index version ("0:0" before it ever had vectors of this model). */
-export async function readIndexVersion(tx: Tx, tenantId: string, assistantId: string, embeddingModel: string): Promise<string> {
+export async function readIndexVersion(
+  tx: Tx,
+  tenantId: string,
+  assistantId: string,
+  embeddingModel: string
+): Promise<string> {
   const [row] = await tx.$queryRaw<Array<{ v: string }>>`
     SELECT xact::text || ':' || changes::text AS v FROM knowledge_index_versions
     WHERE tenant_id = ${tenantId} AND assistant_id = ${assistantId} AND embedding_model = ${embeddingModel}`

@@ -51,4 +51,8 @@ export type KnowledgeVectorStore = VectorStore & { readonly kind: VectorStoreKin
 
 /** The document ids a filter names, or undefined for all. */
 export const filterDocumentIds = (filter?: KnowledgeFilter): string[] | undefined =>
-  filter?.documentId === undefined ? undefined : typeof filter.documentId === 'string' ? [filter.documentId] : filter.documentId.in
+  filter?.documentId === undefined
+    ? undefined
+    : typeof filter.documentId === 'string'
+      ? [filter.documentId]
+      : filter.documentId.in

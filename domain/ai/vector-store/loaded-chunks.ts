@@ -45,7 +45,12 @@ export function loadChunks(rows: ChunkRow[]): LoadedChunks {
       for (let j = base; j < base + dimensions; j++) matrix[j]! *= scale
     }
   }
-  const index = new ExactVectorIndex(dimensions, rows.map((r) => r.id), rows.map((r) => r.documentId), matrix)
+  const index = new ExactVectorIndex(
+    dimensions,
+    rows.map((r) => r.id),
+    rows.map((r) => r.documentId),
+    matrix
+  )
   const chunks = new Map(rows.map((r) => [r.id, { content: r.content, metadata: r.metadata }]))
   const textBytes = rows.reduce((sum, r) => sum + 2 * r.content.length + 512, 0)
   return { index, chunks, bytes: index.bytes + textBytes }
@@ -72,7 +77,12 @@ export async function cachedChunks(
  * The `k` chunks nearest to `query` by cosine similarity (higher is closer), as LangChain documents.
  * @param documentIds - when given, only chunks of these documents
  */
-export function searchChunks(loaded: LoadedChunks, query: number[], k: number, documentIds?: string[]): [DocumentInterface, number][] {
+export function searchChunks(
+  loaded: LoadedChunks,
+  query: number[],
+  k: number,
+  documentIds?: string[]
+): [DocumentInterface, number][] {
   if (loaded.index.size === 0) return []
   let norm = 0
   for (const v of query) norm += v * v

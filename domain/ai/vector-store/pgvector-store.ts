@@ -41,7 +41,12 @@ export class TenantPGVectorStore extends PGVectorStore {
    *   search path
    * @param cache - the process's cache of loaded assistants (shared with the plain store, keys apart)
    */
-  constructor(embeddings: KnowledgeEmbeddings, scope: KnowledgeStoreScope, extensionSchemaName: string, cache: VectorIndexCache<LoadedChunks>) {
+  constructor(
+    embeddings: KnowledgeEmbeddings,
+    scope: KnowledgeStoreScope,
+    extensionSchemaName: string,
+    cache: VectorIndexCache<LoadedChunks>
+  ) {
     super(embeddings, {
       pool: transactionPool(scope.tx),
       schemaName: PGVECTOR_SCHEMA,
@@ -50,7 +55,12 @@ export class TenantPGVectorStore extends PGVectorStore {
       // The table, its tenant column and its row-level security come from the migration, not from LangChain.
       skipInitializationCheck: true,
       distanceStrategy: 'cosine',
-      columns: { idColumnName: 'id', contentColumnName: 'text', metadataColumnName: 'metadata', vectorColumnName: 'embedding' },
+      columns: {
+        idColumnName: 'id',
+        contentColumnName: 'text',
+        metadataColumnName: 'metadata',
+        vectorColumnName: 'embedding',
+      },
     })
     this.scope = scope
     this.cache = cache
@@ -67,7 +77,11 @@ export class TenantPGVectorStore extends PGVectorStore {
     }
   }
 
-  override async addVectors(vectors: number[][], documents: DocumentInterface[], options?: { ids?: string[] }): Promise<void> {
+  override async addVectors(
+    vectors: number[][],
+    documents: DocumentInterface[],
+    options?: { ids?: string[] }
+  ): Promise<void> {
     const stamped = documents.map((doc) => ({
       ...doc,
       metadata: { ...doc.metadata, assistantId: this.scope.assistantId, embeddingModel: this.scope.embeddingModel },
@@ -76,11 +90,19 @@ export class TenantPGVectorStore extends PGVectorStore {
   }
 
   /** The `k` chunks nearest to `query`, scored by cosine similarity (1 − cosine distance), like the fallback store. */
-  override async similaritySearchVectorWithScore(query: number[], k: number, filter?: KnowledgeFilter): Promise<[DocumentInterface, number][]> {
+  override async similaritySearchVectorWithScore(
+    query: number[],
+    k: number,
+    filter?: KnowledgeFilter
+  ): Promise<[DocumentInterface, number][]> {
     const { tx, tenantId, assistantId, embeddingModel } = this.scope
     const version = await readIndexVersion(tx, tenantId, assistantId, embeddingModel)
     const key = `pgvector:${tenantId}/${assistantId}/${embeddingModel}`
-    const loaded = this.cache.get(key, version) ?? ((await this.fitsCache(query.length)) ? await cachedChunks(this.cache, key, version, () => this.loadAll()) : undefined)
+    const loaded =
+      this.cache.get(key, version) ??
+      ((await this.fitsCache(query.length))
+        ? await cachedChunks(this.cache, key, version, () => this.loadAll())
+        : undefined)
     if (loaded) return searchChunks(loaded, query, k, filterDocumentIds(filter))
     const results = await super.similaritySearchVectorWithScore(query, k, this.scopeFilter(filter))
     return results.map(([doc, distance]) => [doc, 1 - distance])
@@ -102,7 +124,9 @@ export class TenantPGVectorStore extends PGVectorStore {
     // vector_send: pgvector's binary form (int16 dimensions, int16 unused, big-endian float4s), quicker to load than
     // its text form (a process's first query over 5,000 chunks of 768 in PGlite: 1.7 s against 2.7 s in consecutive
     // `npm run eval` runs at a load average of ~6).
-    const rows = await tx.$queryRawUnsafe<Array<{ id: string; document_id: string; text: string; metadata: Record<string, unknown>; embedding: Uint8Array }>>(
+    const rows = await tx.$queryRawUnsafe<
+      Array<{ id: string; document_id: string; text: string; metadata: Record<string, unknown>; embedding: Uint8Array }>
+    >(
       `SELECT id, document_id, text, metadata, "${this.extensionSchema}".vector_send(embedding) AS embedding FROM ai_vectors.knowledge_vectors
        WHERE tenant_id = $1 AND metadata->>'assistantId' = $2 AND metadata->>'embeddingModel' = $3
        ORDER BY id`,
@@ -132,6 +156,8 @@ export class TenantPGVectorStore extends PGVectorStore {
   override async delete(params: { filter?: KnowledgeFilter } = {}): Promise<void> {
     const documentIds = filterDocumentIds(params.filter)
     // Whatever model embedded them: a deleted document leaves no vectors behind.
-    await super.delete({ filter: { assistantId: this.scope.assistantId, ...(documentIds ? { documentId: { in: documentIds } } : {}) } })
+    await super.delete({
+      filter: { assistantId: this.scope.assistantId, ...(documentIds ? { documentId: { in: documentIds } } : {}) },
+    })
   }
 }

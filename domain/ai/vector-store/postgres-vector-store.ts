@@ -57,7 +57,11 @@ export class PostgresVectorStore extends VectorStore {
    * Stores chunks: each document's metadata must name its `documentId` (a document of the scope's assistant;
    * the foreign key and row-level security refuse anything else).
    */
-  override async addVectors(vectors: number[][], documents: DocumentInterface[], options?: { ids?: string[] }): Promise<string[]> {
+  override async addVectors(
+    vectors: number[][],
+    documents: DocumentInterface[],
+    options?: { ids?: string[] }
+  ): Promise<string[]> {
     const ids = options?.ids ?? documents.map((d) => d.id ?? newId('knowledgeChunk'))
     if (ids.length !== documents.length || vectors.length !== documents.length) {
       throw new Error('addVectors needs one vector and one id per document')
@@ -74,7 +78,8 @@ export class PostgresVectorStore extends VectorStore {
       }
     })
     // Batches keep each statement's parameters well under PostgreSQL's limit.
-    for (let i = 0; i < data.length; i += 500) await this.scope.tx.knowledgeChunk.createMany({ data: data.slice(i, i + 500) })
+    for (let i = 0; i < data.length; i += 500)
+      await this.scope.tx.knowledgeChunk.createMany({ data: data.slice(i, i + 500) })
     return ids
   }
 
@@ -102,7 +107,11 @@ export class PostgresVectorStore extends VectorStore {
   }
 
   /** The `k` chunks nearest to `query` (cosine similarity, higher is closer), of the scope's assistant only. */
-  override async similaritySearchVectorWithScore(query: number[], k: number, filter?: KnowledgeFilter): Promise<[DocumentInterface, number][]> {
+  override async similaritySearchVectorWithScore(
+    query: number[],
+    k: number,
+    filter?: KnowledgeFilter
+  ): Promise<[DocumentInterface, number][]> {
     return searchChunks(await this.load(), query, k, filterDocumentIds(filter))
   }
 
@@ -110,7 +119,11 @@ export class PostgresVectorStore extends VectorStore {
   override async delete(params: { filter?: KnowledgeFilter } = {}): Promise<void> {
     const documentIds = filterDocumentIds(params.filter)
     await this.scope.tx.knowledgeChunk.deleteMany({
-      where: { tenantId: this.scope.tenantId, assistantId: this.scope.assistantId, ...(documentIds ? { documentId: { in: documentIds } } : {}) },
+      where: {
+        tenantId: this.scope.tenantId,
+        assistantId: this.scope.assistantId,
+        ...(documentIds ? { documentId: { in: documentIds } } : {}),
+      },
     })
   }
 }

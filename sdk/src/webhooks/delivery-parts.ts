@@ -66,7 +66,8 @@ export function headerValues(headers: WebhookHeaders, name: string): string[] {
  * @returns the timestamp as it was signed (the exact digits)
  */
 export function checkTimestamp(raw: string, options: VerifyOptions): string {
-  if (!/^\d{1,12}$/.test(raw)) throw new WebhookVerificationError('malformed_signature', 'The signature timestamp is not Unix seconds.')
+  if (!/^\d{1,12}$/.test(raw))
+    throw new WebhookVerificationError('malformed_signature', 'The signature timestamp is not Unix seconds.')
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS
   const nowSeconds = Math.floor((options.now ?? Date.now)() / 1000)
   if (Math.abs(nowSeconds - Number(raw)) > tolerance) {

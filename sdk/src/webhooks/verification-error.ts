@@ -5,11 +5,7 @@
  */
 
 export type WebhookVerificationCode =
-  | 'missing_signature'
-  | 'malformed_signature'
-  | 'timestamp_out_of_tolerance'
-  | 'signature_mismatch'
-  | 'invalid_payload'
+  'missing_signature' | 'malformed_signature' | 'timestamp_out_of_tolerance' | 'signature_mismatch' | 'invalid_payload'
 
 export class WebhookVerificationError extends Error {
   readonly code: WebhookVerificationCode

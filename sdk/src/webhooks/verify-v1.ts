@@ -5,7 +5,14 @@
  * secret; any one matching is enough. Comparisons are Web Crypto's `verify`, which is constant-time.
  */
 import { bodyBytes, fromHex, signedContent, utf8, type RawBody } from './bytes.ts'
-import { checkTimestamp, headerValues, parseEvent, type VerifyOptions, type WebhookEvent, type WebhookHeaders } from './delivery-parts.ts'
+import {
+  checkTimestamp,
+  headerValues,
+  parseEvent,
+  type VerifyOptions,
+  type WebhookEvent,
+  type WebhookHeaders,
+} from './delivery-parts.ts'
 import { WebhookVerificationError } from './verification-error.ts'
 
 export const V1_SIGNATURE_HEADER = 'X-Service-Signature'
@@ -35,9 +42,12 @@ export function parseV1SignatureHeader(value: string): V1SignatureHeader {
     if (key === 't') timestamps.push(entry)
     else if (key === 'v1') signatures.push(entry)
   }
-  if (timestamps.length !== 1) throw new WebhookVerificationError('malformed_signature', 'The signature header needs exactly one t=.')
-  if (signatures.length === 0) throw new WebhookVerificationError('malformed_signature', 'The signature header has no v1= signature.')
-  if (signatures.length > MAX_SIGNATURES) throw new WebhookVerificationError('malformed_signature', 'The signature header has too many signatures.')
+  if (timestamps.length !== 1)
+    throw new WebhookVerificationError('malformed_signature', 'The signature header needs exactly one t=.')
+  if (signatures.length === 0)
+    throw new WebhookVerificationError('malformed_signature', 'The signature header has no v1= signature.')
+  if (signatures.length > MAX_SIGNATURES)
+    throw new WebhookVerificationError('malformed_signature', 'The signature header has too many signatures.')
   return { timestamp: timestamps[0]!, signatures }
 }
 
@@ -67,5 +77,8 @@ export async function verifyWebhookV1(
       if (await crypto.subtle.verify('HMAC', key, candidate, content)) return parseEvent(bytes)
     }
   }
-  throw new WebhookVerificationError('signature_mismatch', 'No v1 signature matches the secret: the body or the secret differ.')
+  throw new WebhookVerificationError(
+    'signature_mismatch',
+    'No v1 signature matches the secret: the body or the secret differ.'
+  )
 }

@@ -6,7 +6,14 @@
  * is enough, so rotations need nothing on the receiver's side. Comparisons are Web Crypto's `verify`.
  */
 import { bodyBytes, fromBase64, signedContent, type RawBody } from './bytes.ts'
-import { checkTimestamp, headerValues, parseEvent, type VerifyOptions, type WebhookEvent, type WebhookHeaders } from './delivery-parts.ts'
+import {
+  checkTimestamp,
+  headerValues,
+  parseEvent,
+  type VerifyOptions,
+  type WebhookEvent,
+  type WebhookHeaders,
+} from './delivery-parts.ts'
 import { WebhookVerificationError } from './verification-error.ts'
 
 const SECRET_PREFIX = 'whsec_'
@@ -44,12 +51,16 @@ export function parseV2SignatureHeader(value: string): V2SignatureHeader {
     else if (version === 'v1a' && bytes.length === 64) parsed.ed25519.push(bytes)
   }
   if (parsed.hmac.length + parsed.ed25519.length === 0) {
-    throw new WebhookVerificationError('malformed_signature', 'The webhook-signature header has no v1 or v1a signature.')
+    throw new WebhookVerificationError(
+      'malformed_signature',
+      'The webhook-signature header has no v1 or v1a signature.'
+    )
   }
   return parsed
 }
 
-const list = (value: string | string[] | undefined) => (value === undefined ? [] : Array.isArray(value) ? value : [value])
+const list = (value: string | string[] | undefined) =>
+  value === undefined ? [] : Array.isArray(value) ? value : [value]
 
 function keyBytes(value: string, prefix: string, what: string): Uint8Array<ArrayBuffer> {
   const bytes = fromBase64(value.startsWith(prefix) ? value.slice(prefix.length) : value)
@@ -70,12 +81,16 @@ export async function verifyWebhookV2(
   keys: string | string[] | V2Keys,
   options: VerifyOptions = {}
 ): Promise<WebhookEvent> {
-  const { secret, publicKey } = typeof keys === 'string' || Array.isArray(keys) ? { secret: keys, publicKey: undefined } : keys
+  const { secret, publicKey } =
+    typeof keys === 'string' || Array.isArray(keys) ? { secret: keys, publicKey: undefined } : keys
   const [id] = headerValues(headers, 'webhook-id')
   const [rawTimestamp] = headerValues(headers, 'webhook-timestamp')
   const signature = headerValues(headers, 'webhook-signature').join(' ')
   if (!id || !rawTimestamp || !signature) {
-    throw new WebhookVerificationError('missing_signature', 'A webhook-id, webhook-timestamp or webhook-signature header is missing.')
+    throw new WebhookVerificationError(
+      'missing_signature',
+      'A webhook-id, webhook-timestamp or webhook-signature header is missing.'
+    )
   }
   const parsed = parseV2SignatureHeader(signature)
   const timestamp = checkTimestamp(rawTimestamp, options)
@@ -83,16 +98,31 @@ export async function verifyWebhookV2(
   const content = signedContent(`${id}.${timestamp}.`, bytes)
 
   for (const s of list(secret)) {
-    const key = await crypto.subtle.importKey('raw', keyBytes(s, SECRET_PREFIX, 'secret'), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify'])
+    const key = await crypto.subtle.importKey(
+      'raw',
+      keyBytes(s, SECRET_PREFIX, 'secret'),
+      { name: 'HMAC', hash: 'SHA-256' },
+      false,
+      ['verify']
+    )
     for (const candidate of parsed.hmac) {
       if (await crypto.subtle.verify('HMAC', key, candidate, content)) return parseEvent(bytes)
     }
   }
   for (const k of list(publicKey)) {
-    const key = await crypto.subtle.importKey('raw', keyBytes(k, PUBLIC_KEY_PREFIX, 'public key'), { name: 'Ed25519' }, false, ['verify'])
+    const key = await crypto.subtle.importKey(
+      'raw',
+      keyBytes(k, PUBLIC_KEY_PREFIX, 'public key'),
+      { name: 'Ed25519' },
+      false,
+      ['verify']
+    )
     for (const candidate of parsed.ed25519) {
       if (await crypto.subtle.verify({ name: 'Ed25519' }, key, candidate, content)) return parseEvent(bytes)
     }
   }
-  throw new WebhookVerificationError('signature_mismatch', 'No signature matches the keys: the body, the id or the keys differ.')
+  throw new WebhookVerificationError(
+    'signature_mismatch',
+    'No signature matches the keys: the body, the id or the keys differ.'
+  )
 }

@@ -31,5 +31,8 @@ export async function verifyWebhook(
     if (secret === undefined) throw new TypeError('A v1 signature is verified with the endpoint secret (whsec_...).')
     return verifyWebhookV1(body, headers, secret, options)
   }
-  throw new WebhookVerificationError('missing_signature', `Neither webhook-signature nor ${V1_SIGNATURE_HEADER} is present.`)
+  throw new WebhookVerificationError(
+    'missing_signature',
+    `Neither webhook-signature nor ${V1_SIGNATURE_HEADER} is present.`
+  )
 }

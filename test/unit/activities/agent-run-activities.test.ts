@@ -48,8 +48,33 @@ const ref = { tenantId: 'ten_1', runId: RUN }
 /** A run whose plan, context and agent steps are recorded, with `action` at position 3. */
 function runWith(action: AgentAction, options: { assistantTools?: string[]; done?: string } = {}) {
   const steps = new Map<number, Record<string, unknown>>([
-    [0, { position: 0, status: 'SUCCEEDED', output: { agentWorkflowId: 'awf_1', assistantId: 'ast_1', tools: ['bookings'], actions: [action], creatorScopes: ['bookings', 'webhooks'] } }],
-    [1, { position: 1, status: 'SUCCEEDED', output: { trigger: 'EVENT', event: { id: 'evt_1', type: 'appointment.booked' }, subject: { childId: 'chd_1' }, inScope: true } }],
+    [
+      0,
+      {
+        position: 0,
+        status: 'SUCCEEDED',
+        output: {
+          agentWorkflowId: 'awf_1',
+          assistantId: 'ast_1',
+          tools: ['bookings'],
+          actions: [action],
+          creatorScopes: ['bookings', 'webhooks'],
+        },
+      },
+    ],
+    [
+      1,
+      {
+        position: 1,
+        status: 'SUCCEEDED',
+        output: {
+          trigger: 'EVENT',
+          event: { id: 'evt_1', type: 'appointment.booked' },
+          subject: { childId: 'chd_1' },
+          inScope: true,
+        },
+      },
+    ],
     [2, { position: 2, status: 'SUCCEEDED', output: { params: { 3: { summary: 'Booked.' } }, ignored: [] } }],
   ])
   if (options.done) steps.set(3, { position: 3, status: options.done, output: {} })
@@ -74,7 +99,14 @@ function runWith(action: AgentAction, options: { assistantTools?: string[]; done
   }
   const activities = createAgentRunActivities({
     db: fakeDb(tx),
-    webhooks: { requireHttps: false, network: { allowPrivateNetworks: true }, timeoutMs: 500, retry: { windowMs: 1, initialIntervalMs: 1, maxIntervalMs: 1 }, disableAfterMs: 1, dispatchIntervalMs: 1 },
+    webhooks: {
+      requireHttps: false,
+      network: { allowPrivateNetworks: true },
+      timeoutMs: 500,
+      retry: { windowMs: 1, initialIntervalMs: 1, maxIntervalMs: 1 },
+      disableAfterMs: 1,
+      dispatchIntervalMs: 1,
+    },
     ai: {} as AiRuntime,
   })
   return { activities, steps }
@@ -95,7 +127,11 @@ describe('executeAgentAction', () => {
       const { activities, steps } = runWith(webhook(status))
       const error = await activities.executeAgentAction({ ...ref, position: 3 }).catch((e: unknown) => e)
       expect(error).toBeInstanceOf(ApplicationFailure)
-      expect(error).toMatchObject({ type: 'RetryableEffect', nonRetryable: false, message: `receiver answered ${status}` })
+      expect(error).toMatchObject({
+        type: 'RetryableEffect',
+        nonRetryable: false,
+        message: `receiver answered ${status}`,
+      })
       expect(steps.has(3)).toBe(false)
     }
   })
@@ -107,9 +143,15 @@ describe('executeAgentAction', () => {
   })
 
   it('refuses an action whose tool the assistant has lost since the workflow was configured, recording why', async () => {
-    const { activities, steps } = runWith({ type: 'draft_appointment', withinDays: 14, durationMinutes: 45 }, { assistantTools: [] })
+    const { activities, steps } = runWith(
+      { type: 'draft_appointment', withinDays: 14, durationMinutes: 45 },
+      { assistantTools: [] }
+    )
     expect(await activities.executeAgentAction({ ...ref, position: 3 })).toEqual({ status: 'REFUSED' })
-    expect(steps.get(3)).toMatchObject({ status: 'REFUSED', output: { code: 'tool_not_allowed', type: 'draft_appointment' } })
+    expect(steps.get(3)).toMatchObject({
+      status: 'REFUSED',
+      output: { code: 'tool_not_allowed', type: 'draft_appointment' },
+    })
   })
 
   it('answers the recorded outcome of an action already performed, without performing it again', async () => {
@@ -124,8 +166,13 @@ describe('beginAgentRun', () => {
     const { activities } = runWith(webhook(200))
     // (MockActivityEnvironment itself cannot run without a workflow execution; an empty id reaches the same check.)
     const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} }
-    const env = new MockActivityEnvironment({ workflowExecution: { workflowId: '', runId: '00000000-0000-0000-0000-000000000000' } }, { logger: quiet })
-    const error = await env.run(activities.beginAgentRun, { tenantId: 'ten_1', agentWorkflowId: 'awf_1', trigger: 'SCHEDULE' as const }).catch((e: unknown) => e)
+    const env = new MockActivityEnvironment(
+      { workflowExecution: { workflowId: '', runId: '00000000-0000-0000-0000-000000000000' } },
+      { logger: quiet }
+    )
+    const error = await env
+      .run(activities.beginAgentRun, { tenantId: 'ten_1', agentWorkflowId: 'awf_1', trigger: 'SCHEDULE' as const })
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ApplicationFailure)
     expect(error).toMatchObject({ nonRetryable: true, message: 'beginAgentRun runs only inside agentRunWorkflow' })
   })

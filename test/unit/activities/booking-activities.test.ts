@@ -56,7 +56,11 @@ const booked = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 })
 
-const refusal = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as ApplicationFailure)
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error as ApplicationFailure
+  )
 
 describe('booking activities', () => {
   it("answers the plan with the worker's policy clock: a shortened day shrinks the minute, the no-show grace defaults to 30 min", async () => {
@@ -74,7 +78,10 @@ describe('booking activities', () => {
       minuteMs: 60_000,
       noShowGraceMs: 1_800_000,
     })
-    const short = await createBookingActivities({ db, bookingTiming: { dayMs: 14_400, noShowGraceMs: 500 } }).loadBookingPlan(ref)
+    const short = await createBookingActivities({
+      db,
+      bookingTiming: { dayMs: 14_400, noShowGraceMs: 500 },
+    }).loadBookingPlan(ref)
     expect(short).toMatchObject({ minuteMs: 10, noShowGraceMs: 500 })
   })
 
@@ -83,16 +90,24 @@ describe('booking activities', () => {
     for (const load of [createBookingActivities({ db }).loadBookingPlan, createBookingActivities({ db }).loadBooking]) {
       const error = await refusal(load(ref))
       expect(error).toBeInstanceOf(ApplicationFailure)
-      expect(error).toMatchObject({ type: 'AppointmentNotFound', nonRetryable: true, message: 'Appointment apt_1 not found' })
+      expect(error).toMatchObject({
+        type: 'AppointmentNotFound',
+        nonRetryable: true,
+        message: 'Appointment apt_1 not found',
+      })
     }
   })
 
   it("persists an operator's final status over CONFIRMED, but answers the API's own final status when it got there first", async () => {
     const confirmed = appointments(booked())
-    expect(await createBookingActivities({ db: confirmed.db }).recordAppointmentStatus({ ...ref, status: 'CANCELLED' })).toBe('CANCELLED')
+    expect(
+      await createBookingActivities({ db: confirmed.db }).recordAppointmentStatus({ ...ref, status: 'CANCELLED' })
+    ).toBe('CANCELLED')
 
     const completed = appointments(booked({ status: 'COMPLETED' }))
-    expect(await createBookingActivities({ db: completed.db }).recordAppointmentStatus({ ...ref, status: 'CANCELLED' })).toBe('COMPLETED')
+    expect(
+      await createBookingActivities({ db: completed.db }).recordAppointmentStatus({ ...ref, status: 'CANCELLED' })
+    ).toBe('COMPLETED')
   })
 })
 
@@ -117,13 +132,25 @@ describe('appointment follow-up activities', () => {
     expect(await activities.nudgeProviderIfUnsigned(nudge)).toBe('NUDGED')
     expect(await activities.nudgeProviderIfUnsigned(nudge)).toBe('NUDGED')
     expect([...notifications.keys()]).toEqual(['follow-up-nudge:apt_1:2'])
-    expect(notifications.get('follow-up-nudge:apt_1:2')).toMatchObject({ kind: 'note_overdue', providerId: 'prv_1', dueDate: new Date('2026-12-05T00:00:00.000Z') })
+    expect(notifications.get('follow-up-nudge:apt_1:2')).toMatchObject({
+      kind: 'note_overdue',
+      providerId: 'prv_1',
+      dueDate: new Date('2026-12-05T00:00:00.000Z'),
+    })
   })
 
   it("loads the plan with the policy minute of the worker's day", async () => {
     const { db } = appointments(done(false))
-    const plan = await createAppointmentFollowUpActivities({ db, bookingTiming: { dayMs: 1_440_000 } }).loadFollowUp(ref)
-    expect(plan).toMatchObject({ status: 'COMPLETED', completedAt: '2026-12-03T16:05:00.000Z', noteDueHours: 48, noteSigned: false, minuteMs: 1_000 })
+    const plan = await createAppointmentFollowUpActivities({ db, bookingTiming: { dayMs: 1_440_000 } }).loadFollowUp(
+      ref
+    )
+    expect(plan).toMatchObject({
+      status: 'COMPLETED',
+      completedAt: '2026-12-03T16:05:00.000Z',
+      noteDueHours: 48,
+      noteSigned: false,
+      minuteMs: 1_000,
+    })
   })
 
   it('refuses a missing appointment as non-retryable', async () => {

@@ -63,7 +63,9 @@ describe('settlement activities', () => {
     expect(error).toBeInstanceOf(ApplicationFailure)
     expect((error as ApplicationFailure).nonRetryable).toBe(true)
     expect((error as ApplicationFailure).message).toBe('No settlement with id "stl_1".')
-    expect(settlementFailureReason(asActivityFailure(error as ApplicationFailure))).toBe('No settlement with id "stl_1".')
+    expect(settlementFailureReason(asActivityFailure(error as ApplicationFailure))).toBe(
+      'No settlement with id "stl_1".'
+    )
   })
 
   it('lets an unreachable database throw as it is, so Temporal retries it; the run then records the generic reason', async () => {
@@ -72,14 +74,23 @@ describe('settlement activities', () => {
     const { beginSettlement } = createSettlementActivities({ db, clock: () => NOW })
     const error = await beginSettlement(input).catch((e: unknown) => e)
     expect(error).toBe(down)
-    const retriesRanOut = new ActivityFailure('Activity task failed', 'beginSettlement', '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'worker',
-      ApplicationFailure.retryable(down.message, 'Error'))
+    const retriesRanOut = new ActivityFailure(
+      'Activity task failed',
+      'beginSettlement',
+      '1',
+      RetryState.MAXIMUM_ATTEMPTS_REACHED,
+      'worker',
+      ApplicationFailure.retryable(down.message, 'Error')
+    )
     expect(settlementFailureReason(retriesRanOut)).toBe(SETTLEMENT_GAVE_UP)
   })
 
   it('begins a pending run (RUNNING, started now) and lists its providers; a restarted run keeps its first start', async () => {
     const pending = settlements(run('PENDING'))
-    expect(await createSettlementActivities({ db: pending.db, clock: () => NOW }).beginSettlement(input)).toEqual(['prv_a', 'prv_b'])
+    expect(await createSettlementActivities({ db: pending.db, clock: () => NOW }).beginSettlement(input)).toEqual([
+      'prv_a',
+      'prv_b',
+    ])
     expect(pending.updates).toEqual([{ status: 'RUNNING', startedAt: NOW }])
 
     const firstStart = new Date('2026-11-29T08:00:00Z')
@@ -94,17 +105,26 @@ describe('settlement activities', () => {
     expect(completed.updates).toEqual([])
 
     const running = settlements(run('RUNNING'))
-    expect(await createSettlementActivities({ db: running.db, clock: () => NOW }).beginSettlement(input)).toEqual(['prv_a', 'prv_b'])
+    expect(await createSettlementActivities({ db: running.db, clock: () => NOW }).beginSettlement(input)).toEqual([
+      'prv_a',
+      'prv_b',
+    ])
     expect(running.updates).toEqual([])
   })
 
   it('never marks a completed run FAILED, and keeps a failure reason within 500 characters', async () => {
     const completed = settlements(run('COMPLETED'))
-    await createSettlementActivities({ db: completed.db, clock: () => NOW }).failSettlement({ ...input, reason: 'late' })
+    await createSettlementActivities({ db: completed.db, clock: () => NOW }).failSettlement({
+      ...input,
+      reason: 'late',
+    })
     expect(completed.updates).toEqual([])
 
     const running = settlements(run('RUNNING'))
-    await createSettlementActivities({ db: running.db, clock: () => NOW }).failSettlement({ ...input, reason: 'x'.repeat(600) })
+    await createSettlementActivities({ db: running.db, clock: () => NOW }).failSettlement({
+      ...input,
+      reason: 'x'.repeat(600),
+    })
     expect(running.updates).toEqual([{ status: 'FAILED', failedAt: NOW, failureReason: 'x'.repeat(500) }])
   })
 })

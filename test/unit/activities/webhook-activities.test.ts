@@ -70,7 +70,9 @@ function matches(row: Record<string, unknown>, where: Where): boolean {
     const value = row[key]
     if (condition === null) return value === null
     if (condition instanceof Date || typeof condition !== 'object') {
-      return condition instanceof Date ? value instanceof Date && value.getTime() === condition.getTime() : value === condition
+      return condition instanceof Date
+        ? value instanceof Date && value.getTime() === condition.getTime()
+        : value === condition
     }
     const c = condition as { not?: null; lte?: Date }
     if ('not' in c) return value !== null
@@ -120,7 +122,12 @@ function createStore(options: StoreOptions = {}) {
   if (options.firstAttemptAt) attempts.push({ number: 1, attemptedAt: options.firstAttemptAt })
   const events: Array<{ type: string; data: Record<string, unknown> }> = []
   const queried: unknown[][] = []
-  const event = { id: 'evt_1', type: 'appointment.booked', createdAt: new Date('2026-11-20T10:00:00Z'), data: { appointmentId: 'apt_1' } }
+  const event = {
+    id: 'evt_1',
+    type: 'appointment.booked',
+    createdAt: new Date('2026-11-20T10:00:00Z'),
+    data: { appointmentId: 'apt_1' },
+  }
 
   const tx = {
     $queryRaw(_strings: TemplateStringsArray, ...values: unknown[]) {
@@ -192,10 +199,17 @@ function createStore(options: StoreOptions = {}) {
 /** One attempt through the activity as the worker builds it (its own poster under `settings.network`). */
 function attempt(store: Store, input: { attempt?: number; firstAttemptAt?: number } = {}, strict = false) {
   const { attemptWebhookDelivery } = createWebhookActivities({ db: store.db, webhooks: settings(!strict) })
-  return attemptWebhookDelivery({ tenantId: 'ten_1', deliveryId: 'whd_1', attempt: input.attempt ?? 1, firstAttemptAt: input.firstAttemptAt, retry })
+  return attemptWebhookDelivery({
+    tenantId: 'ten_1',
+    deliveryId: 'whd_1',
+    attempt: input.attempt ?? 1,
+    firstAttemptAt: input.firstAttemptAt,
+    retry,
+  })
 }
 
-const v1 = (secret: string, t: string, body: string) => createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')
+const v1 = (secret: string, t: string, body: string) =>
+  createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')
 
 describe('attemptWebhookDelivery', () => {
   it('posts the event envelope signed with the endpoint secret and records a success', async () => {
@@ -205,7 +219,12 @@ describe('attemptWebhookDelivery', () => {
 
     expect(hits).toHaveLength(1)
     const { headers, body } = hits[0]!
-    expect(JSON.parse(body)).toEqual({ id: 'evt_1', type: 'appointment.booked', createdAt: '2026-11-20T10:00:00.000Z', data: { appointmentId: 'apt_1' } })
+    expect(JSON.parse(body)).toEqual({
+      id: 'evt_1',
+      type: 'appointment.booked',
+      createdAt: '2026-11-20T10:00:00.000Z',
+      data: { appointmentId: 'apt_1' },
+    })
     expect(headers['content-type']).toBe('application/json')
     const [t, ...signatures] = String(headers['x-service-signature']).split(',')
     const timestamp = t!.replace('t=', '')
@@ -213,8 +232,15 @@ describe('attemptWebhookDelivery', () => {
     // Signed over exactly the bytes received, with the current secret only (no rotation in progress).
     expect(signatures).toEqual([`v1=${v1(SECRET, timestamp, body)}`])
 
-    expect(store.attempts).toMatchObject([{ number: 1, statusCode: 204, succeeded: true, error: null, tenantId: 'ten_1' }])
-    expect(store.delivery).toMatchObject({ status: 'SUCCEEDED', attemptCount: 1, lastStatusCode: 204, nextAttemptAt: null })
+    expect(store.attempts).toMatchObject([
+      { number: 1, statusCode: 204, succeeded: true, error: null, tenantId: 'ten_1' },
+    ])
+    expect(store.delivery).toMatchObject({
+      status: 'SUCCEEDED',
+      attemptCount: 1,
+      lastStatusCode: 204,
+      nextAttemptAt: null,
+    })
     expect(store.delivery.completedAt).toBeInstanceOf(Date)
     // The load is scoped to the workflow's delivery and tenant.
     expect(store.queried[0]).toEqual(['whd_1', 'ten_1'])
@@ -231,7 +257,10 @@ describe('attemptWebhookDelivery', () => {
       return { t: t!.replace('t=', ''), signatures }
     }
     const first = signaturesOf(hits[0]!)
-    expect(first.signatures).toEqual([`v1=${v1(SECRET, first.t, hits[0]!.body)}`, `v1=${v1(PREVIOUS, first.t, hits[0]!.body)}`])
+    expect(first.signatures).toEqual([
+      `v1=${v1(SECRET, first.t, hits[0]!.body)}`,
+      `v1=${v1(PREVIOUS, first.t, hits[0]!.body)}`,
+    ])
     const second = signaturesOf(hits[1]!)
     expect(second.signatures).toEqual([`v1=${v1(SECRET, second.t, hits[1]!.body)}`])
   })
@@ -239,9 +268,15 @@ describe('attemptWebhookDelivery', () => {
   it('ends the delivery on 410 Gone and disables the endpoint, telling the tenant', async () => {
     const store = createStore({ path: '/gone' })
     expect(await attempt(store)).toEqual({ outcome: 'FAILED' })
-    expect(store.delivery).toMatchObject({ status: 'FAILED', lastStatusCode: 410, lastError: 'receiver answered 410 Gone: endpoint disabled' })
+    expect(store.delivery).toMatchObject({
+      status: 'FAILED',
+      lastStatusCode: 410,
+      lastError: 'receiver answered 410 Gone: endpoint disabled',
+    })
     expect(store.endpoint).toMatchObject({ enabled: false, disabledReason: 'GONE' })
-    expect(store.events).toEqual([{ type: 'webhook_endpoint.disabled', data: expect.objectContaining({ endpointId: 'whe_1', reason: 'GONE' }) }])
+    expect(store.events).toEqual([
+      { type: 'webhook_endpoint.disabled', data: expect.objectContaining({ endpointId: 'whe_1', reason: 'GONE' }) },
+    ])
   })
 
   it('retries a 5xx after a jittered backoff, starts the endpoint failing clock, and keeps the window start', async () => {
@@ -289,13 +324,20 @@ describe('attemptWebhookDelivery', () => {
     const firstAttemptAt = Date.now() - DAY - 1_000
     const store = createStore({ path: '/fail', attemptCount: 4, firstAttemptAt: new Date(firstAttemptAt) })
     expect(await attempt(store, { attempt: 5, firstAttemptAt })).toEqual({ outcome: 'FAILED' })
-    expect(store.delivery).toMatchObject({ status: 'FAILED', attemptCount: 5, lastError: 'HTTP 500; retry window over' })
+    expect(store.delivery).toMatchObject({
+      status: 'FAILED',
+      attemptCount: 5,
+      lastError: 'HTTP 500; retry window over',
+    })
   })
 
   it('disables an endpoint that has been failing for longer than disableAfterMs, and fails the delivery', async () => {
     const store = createStore({ path: '/fail', failingSince: new Date(Date.now() - 6 * DAY) })
     expect(await attempt(store)).toEqual({ outcome: 'FAILED' })
-    expect(store.delivery).toMatchObject({ status: 'FAILED', lastError: 'endpoint disabled after failing for too long' })
+    expect(store.delivery).toMatchObject({
+      status: 'FAILED',
+      lastError: 'endpoint disabled after failing for too long',
+    })
     expect(store.endpoint).toMatchObject({ enabled: false, disabledReason: 'FAILING' })
     expect(store.events.map((e) => e.data.reason)).toEqual(['FAILING'])
   })

@@ -51,15 +51,15 @@ describe('request logs', () => {
 
   it('keeps concurrent requests apart', async () => {
     const { lines, logger } = capture()
-    const app = new Hono<AppEnv>()
-      .use('*', requestId())
-      .get('/t/:tenant', async (c) => {
-        currentLogContext()!.tenantId = c.req.param('tenant')
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5))
-        logger.info('work')
-        return c.text('ok')
-      })
-    await Promise.all(['a', 'b', 'c', 'd'].map(async (t) => app.request(`/t/${t}`, { headers: { 'X-Request-Id': `req_${t}` } })))
+    const app = new Hono<AppEnv>().use('*', requestId()).get('/t/:tenant', async (c) => {
+      currentLogContext()!.tenantId = c.req.param('tenant')
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5))
+      logger.info('work')
+      return c.text('ok')
+    })
+    await Promise.all(
+      ['a', 'b', 'c', 'd'].map(async (t) => app.request(`/t/${t}`, { headers: { 'X-Request-Id': `req_${t}` } }))
+    )
     await new Promise((resolve) => setImmediate(resolve))
     expect(lines).toHaveLength(4)
     for (const line of lines) expect(line.requestId).toBe(`req_${line.tenantId as string}`)

@@ -31,7 +31,9 @@ describe('fixNullableRefs', () => {
 
   it('leaves other allOf alone: a description beside a ref, an extension of a ref', () => {
     const described = { allOf: [{ $ref: '#/r' }, { description: 'Only this status' }] }
-    const extended = { allOf: [{ $ref: '#/r' }, { type: 'object', properties: { secret: { type: 'string' } }, required: ['secret'] }] }
+    const extended = {
+      allOf: [{ $ref: '#/r' }, { type: 'object', properties: { secret: { type: 'string' } }, required: ['secret'] }],
+    }
     const constrained = { allOf: [{ $ref: '#/r' }, { type: ['string', 'null'], maxLength: 3 }] }
     const doc = structuredClone({ described, extended, constrained })
     expect(fixNullableRefs(doc)).toEqual({ described, extended, constrained })
@@ -60,7 +62,11 @@ describe('the served description', () => {
       if (Array.isArray(value)) return value.forEach((v, i) => walk(v, `${path}/${i}`))
       if (typeof value !== 'object' || value === null) return
       const allOf = (value as { allOf?: unknown[] }).allOf
-      if (allOf?.some((s) => Array.isArray((s as { type?: unknown }).type) && ((s as { type: string[] }).type.includes('null')))) {
+      if (
+        allOf?.some(
+          (s) => Array.isArray((s as { type?: unknown }).type) && (s as { type: string[] }).type.includes('null')
+        )
+      ) {
         offending.push(path)
       }
       for (const [key, child] of Object.entries(value)) walk(child, `${path}/${key}`)
@@ -92,8 +98,12 @@ describe('the served description', () => {
   })
 
   it('describes an SSO connection without a default role as it is sent: defaultRole null', () => {
-    const schemas = (description as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } }).components.schemas
-    expect(schemas.SsoConnection!.properties.defaultRole).toEqual({ anyOf: [{ $ref: '#/components/schemas/PlatformRole' }, { type: 'null' }] })
+    const schemas = (
+      description as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } }
+    ).components.schemas
+    expect(schemas.SsoConnection!.properties.defaultRole).toEqual({
+      anyOf: [{ $ref: '#/components/schemas/PlatformRole' }, { type: 'null' }],
+    })
   })
 
   it('describes the 431 the HTTP server answers to an oversized request line, on every operation', async () => {
@@ -104,7 +114,9 @@ describe('the served description', () => {
     answerClientErrors(server as Server, 'http://localhost:3000', createLogger('silent', 'test'))
     try {
       const { port } = server.address() as AddressInfo
-      const response = await fetch(`http://127.0.0.1:${port}/v1/analytics/multi-location?locationIds=${'x'.repeat(20_000)}`)
+      const response = await fetch(
+        `http://127.0.0.1:${port}/v1/analytics/multi-location?locationIds=${'x'.repeat(20_000)}`
+      )
       expect(response.status).toBe(431)
       expect(response.headers.get('content-type')).toBe('application/problem+json')
       const body = (await response.json()) as Record<string, unknown>
@@ -113,13 +125,17 @@ describe('the served description', () => {
     } finally {
       await new Promise((resolve) => server.close(resolve))
     }
-    const paths = (description as { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> }).paths
+    const paths = (description as { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> })
+      .paths
     for (const [path, item] of Object.entries(paths)) {
       for (const [method, operation] of Object.entries(item)) {
         if (!operation.responses) continue
-        expect(operation.responses, `${method.toUpperCase()} ${path}`).toHaveProperty(['431', 'content', 'application/problem+json', 'schema'], {
-          $ref: '#/components/schemas/RequestHeadProblem',
-        })
+        expect(operation.responses, `${method.toUpperCase()} ${path}`).toHaveProperty(
+          ['431', 'content', 'application/problem+json', 'schema'],
+          {
+            $ref: '#/components/schemas/RequestHeadProblem',
+          }
+        )
       }
     }
   })

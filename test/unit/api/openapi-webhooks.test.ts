@@ -59,25 +59,30 @@ describe('the OpenAPI webhooks section', () => {
     expect(Object.keys(description.webhooks ?? {}).sort()).toEqual([...CATALOGUE].sort())
   })
 
-  it.each(CATALOGUE)('%s: the envelope around its data schema, signature headers and the operation that emits it', (type) => {
-    const operation = description.webhooks?.[type]?.post
-    expect(operation, `webhooks["${type}"].post`).toBeDefined()
-    expect(operation!.description).toContain(EVENT_ORIGINS[type])
+  it.each(CATALOGUE)(
+    '%s: the envelope around its data schema, signature headers and the operation that emits it',
+    (type) => {
+      const operation = description.webhooks?.[type]?.post
+      expect(operation, `webhooks["${type}"].post`).toBeDefined()
+      expect(operation!.description).toContain(EVENT_ORIGINS[type])
 
-    const headers = operation!.parameters.filter((p) => p.in === 'header').map((p) => p.name.toLowerCase())
-    expect(headers).toEqual(expect.arrayContaining(['x-service-signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature']))
+      const headers = operation!.parameters.filter((p) => p.in === 'header').map((p) => p.name.toLowerCase())
+      expect(headers).toEqual(
+        expect.arrayContaining(['x-service-signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature'])
+      )
 
-    expect(operation!.requestBody.required).toBe(true)
-    const envelope = resolve(operation!.requestBody.content['application/json'].schema)
-    expect(envelope.required?.sort()).toEqual(['createdAt', 'data', 'id', 'type'])
-    expect(envelope.properties?.type?.enum).toEqual([type])
+      expect(operation!.requestBody.required).toBe(true)
+      const envelope = resolve(operation!.requestBody.content['application/json'].schema)
+      expect(envelope.required?.sort()).toEqual(['createdAt', 'data', 'id', 'type'])
+      expect(envelope.properties?.type?.enum).toEqual([type])
 
-    // The data schema is the catalogue's, the one recordEvent checks every emitted payload against.
-    const data = resolve(envelope.properties!.data!)
-    const shape = EVENT_DATA_SCHEMAS[type].shape as Record<string, unknown>
-    expect(Object.keys(data.properties ?? {}).sort()).toEqual(Object.keys(shape).sort())
-    expect(data.required?.sort()).toEqual(Object.keys(shape).sort())
+      // The data schema is the catalogue's, the one recordEvent checks every emitted payload against.
+      const data = resolve(envelope.properties!.data!)
+      const shape = EVENT_DATA_SCHEMAS[type].shape as Record<string, unknown>
+      expect(Object.keys(data.properties ?? {}).sort()).toEqual(Object.keys(shape).sort())
+      expect(data.required?.sort()).toEqual(Object.keys(shape).sort())
 
-    expect(Object.keys(operation!.responses)).toEqual(expect.arrayContaining(['200', '410']))
-  })
+      expect(Object.keys(operation!.responses)).toEqual(expect.arrayContaining(['200', '410']))
+    }
+  )
 })

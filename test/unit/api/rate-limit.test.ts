@@ -23,7 +23,13 @@ describe('rateLimitKey', () => {
 
 describe('rateLimitHeaders', () => {
   it('renders the decision as the three headers', () => {
-    const headers = rateLimitHeaders({ allowed: true, limit: 600, remaining: 599, resetAt: 1_767_225_660, retryAfterSeconds: 60 })
+    const headers = rateLimitHeaders({
+      allowed: true,
+      limit: 600,
+      remaining: 599,
+      resetAt: 1_767_225_660,
+      retryAfterSeconds: 60,
+    })
     expect(headers).toEqual({
       'X-RateLimit-Limit': '600',
       'X-RateLimit-Remaining': '599',

@@ -13,7 +13,10 @@ const route = createRoute({
 
 function appAnswering(status: number, body: unknown) {
   const app = new OpenAPIHono<AppEnv>()
-  app.use('*', responseConformance(() => app.openAPIRegistry.definitions))
+  app.use(
+    '*',
+    responseConformance(() => app.openAPIRegistry.definitions)
+  )
   app.openapi(route, (c) => c.json(body as never, status as 200))
   return app
 }
@@ -36,7 +39,15 @@ describe('response conformance', () => {
 
   it('refuses a status the description does not list, and accepts the problems middleware answers', async () => {
     expect((await appAnswering(418, { id: 'x', count: 1 }).request('/v1/things/x')).status).toBe(500)
-    const problem = { type: 'http://x/problems/rate_limited', title: 'Too many', status: 429, detail: 'd', instance: '/v1/things/x', code: 'rate_limited', requestId: 'req_1' }
+    const problem = {
+      type: 'http://x/problems/rate_limited',
+      title: 'Too many',
+      status: 429,
+      detail: 'd',
+      instance: '/v1/things/x',
+      code: 'rate_limited',
+      requestId: 'req_1',
+    }
     expect((await appAnswering(429, problem).request('/v1/things/x')).status).toBe(429)
     expect((await appAnswering(429, { message: 'slow down' }).request('/v1/things/x')).status).toBe(500)
   })

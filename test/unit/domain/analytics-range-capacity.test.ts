@@ -6,7 +6,10 @@ import { addCounts, emptyCounts, ratio, toMetrics } from '../../../domain/analyt
 describe('resolveRange', () => {
   it('starts and ends days at local midnight, 23 and 25 hours long across daylight-saving changes', () => {
     const spring = resolveRange('2026-03-08', '2026-03-08', 'America/Chicago')
-    expect([spring.start.toISOString(), spring.end.toISOString()]).toEqual(['2026-03-08T06:00:00.000Z', '2026-03-09T05:00:00.000Z'])
+    expect([spring.start.toISOString(), spring.end.toISOString()]).toEqual([
+      '2026-03-08T06:00:00.000Z',
+      '2026-03-09T05:00:00.000Z',
+    ])
     const fall = resolveRange('2026-11-01', '2026-11-01', 'America/Chicago')
     expect(fall.end.getTime() - fall.start.getTime()).toBe(25 * 3_600_000)
     const india = resolveRange('2026-01-01', '2026-01-31', 'Asia/Kolkata')
@@ -27,7 +30,9 @@ describe('resolveRange', () => {
     expect(codes(() => resolveRange('2026-03-02', '2026-03-01', 'UTC'))).toEqual(['to:before_start'])
     expect(codes(() => resolveRange('2025-01-01', '2026-01-02', 'UTC'))).toEqual(['to:range_too_long'])
     expect(codes(() => resolveRange('2024-01-01', '2024-12-31', 'UTC'))).toEqual([]) // 366 days
-    expect(codes(() => resolveRange('2026-01-01', '2026-01-01', 'Nowhere/City'))).toEqual(['timeZone:invalid_time_zone'])
+    expect(codes(() => resolveRange('2026-01-01', '2026-01-01', 'Nowhere/City'))).toEqual([
+      'timeZone:invalid_time_zone',
+    ])
   })
 })
 

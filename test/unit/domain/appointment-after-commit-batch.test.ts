@@ -5,7 +5,12 @@ import type { UnitOfWork } from '../../../infra/unit-of-work.ts'
 /** A unit of work whose after-commit tasks are kept for the test to run, as runInUnitOfWork does after commit. */
 function fakeUnit() {
   const registered: Array<() => Promise<void>> = []
-  const uow = { tx: {} as UnitOfWork['tx'], tenantId: 'ten_1', afterCommit: (task: () => Promise<void>) => registered.push(task), execute: async () => 0 }
+  const uow = {
+    tx: {} as UnitOfWork['tx'],
+    tenantId: 'ten_1',
+    afterCommit: (task: () => Promise<void>) => registered.push(task),
+    execute: async () => 0,
+  }
   return { uow: uow as UnitOfWork, registered }
 }
 

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_SERVICE, defaultService, overlaps, resolveInterval } from '../../../domain/appointments/appointment-rules.ts'
+import {
+  DEFAULT_SERVICE,
+  defaultService,
+  overlaps,
+  resolveInterval,
+} from '../../../domain/appointments/appointment-rules.ts'
 
 const at = (iso: string) => new Date(iso)
 const now = at('2026-11-21T12:00:00Z')

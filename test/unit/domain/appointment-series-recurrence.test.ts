@@ -21,13 +21,21 @@ function expand(input: ExpandInput) {
 
 describe('fromLocal / toLocal', () => {
   it('maps a local time to its instant on either side of a DST change', () => {
-    expect(fromLocal('2026-10-27', { hour: 16, minute: 0, second: 0, millisecond: 0 }, chicago).toISOString()).toBe('2026-10-27T21:00:00.000Z')
-    expect(fromLocal('2026-11-03', { hour: 16, minute: 0, second: 0, millisecond: 0 }, chicago).toISOString()).toBe('2026-11-03T22:00:00.000Z')
+    expect(fromLocal('2026-10-27', { hour: 16, minute: 0, second: 0, millisecond: 0 }, chicago).toISOString()).toBe(
+      '2026-10-27T21:00:00.000Z'
+    )
+    expect(fromLocal('2026-11-03', { hour: 16, minute: 0, second: 0, millisecond: 0 }, chicago).toISOString()).toBe(
+      '2026-11-03T22:00:00.000Z'
+    )
   })
 
   it('takes the first of a repeated local time (clocks go back), west and east of UTC', () => {
-    expect(fromLocal('2026-11-01', { hour: 1, minute: 30, second: 0, millisecond: 0 }, chicago).toISOString()).toBe('2026-11-01T06:30:00.000Z')
-    expect(fromLocal('2026-10-25', { hour: 2, minute: 30, second: 0, millisecond: 0 }, 'Europe/Berlin').toISOString()).toBe('2026-10-25T00:30:00.000Z')
+    expect(fromLocal('2026-11-01', { hour: 1, minute: 30, second: 0, millisecond: 0 }, chicago).toISOString()).toBe(
+      '2026-11-01T06:30:00.000Z'
+    )
+    expect(
+      fromLocal('2026-10-25', { hour: 2, minute: 30, second: 0, millisecond: 0 }, 'Europe/Berlin').toISOString()
+    ).toBe('2026-10-25T00:30:00.000Z')
   })
 
   it('moves a skipped local time forward by the gap (clocks go forward)', () => {
@@ -60,7 +68,11 @@ describe('expandWeekly', () => {
 
   it('keeps local time across the start of daylight saving time in Europe', () => {
     const { occurrences } = expand(
-      base({ firstStartsAt: new Date('2027-03-22T09:15:00+01:00'), timeZone: 'Europe/Berlin', rule: { interval: 1, count: 2 } })
+      base({
+        firstStartsAt: new Date('2027-03-22T09:15:00+01:00'),
+        timeZone: 'Europe/Berlin',
+        rule: { interval: 1, count: 2 },
+      })
     )
     expect(occurrences.map((o) => formatInTimeZone(o.startsAt, 'Europe/Berlin'))).toEqual([
       '2027-03-22T09:15:00+01:00',
@@ -70,7 +82,9 @@ describe('expandWeekly', () => {
 
   it('uses the local date of the first start, not its UTC date', () => {
     // 23:30 on Monday in Chicago is already Tuesday in UTC.
-    const { occurrences, byWeekday } = expand(base({ firstStartsAt: new Date('2026-12-07T23:30:00-06:00'), rule: { interval: 1, count: 2 } }))
+    const { occurrences, byWeekday } = expand(
+      base({ firstStartsAt: new Date('2026-12-07T23:30:00-06:00'), rule: { interval: 1, count: 2 } })
+    )
     expect(byWeekday).toEqual(['MO'])
     expect(occurrences.map((o) => o.date)).toEqual(['2026-12-07', '2026-12-14'])
   })
@@ -78,7 +92,10 @@ describe('expandWeekly', () => {
   it('books several weekdays a week, starting from the first start', () => {
     // Wednesday 2 December 2026: the Monday of that week is before the start and is not booked.
     const { dates } = expand(
-      base({ firstStartsAt: new Date('2026-12-02T10:00:00-06:00'), rule: { interval: 1, byWeekday: ['WE', 'MO'], count: 5 } })
+      base({
+        firstStartsAt: new Date('2026-12-02T10:00:00-06:00'),
+        rule: { interval: 1, byWeekday: ['WE', 'MO'], count: 5 },
+      })
     )
     expect(dates).toEqual(['2026-12-02', '2026-12-07', '2026-12-09', '2026-12-14', '2026-12-16'])
   })
@@ -107,9 +124,13 @@ describe('expandWeekly', () => {
     }
     expect(codes(base({ rule: { interval: 1 } }))).toEqual(['recurrence:count_or_until'])
     expect(codes(base({ rule: { interval: 1, count: 2, until: '2026-12-01' } }))).toEqual(['recurrence:count_or_until'])
-    expect(codes(base({ rule: { interval: 1, count: 2, byWeekday: ['MO'] } }))).toEqual(['recurrence.byWeekday:first_occurrence_excluded'])
+    expect(codes(base({ rule: { interval: 1, count: 2, byWeekday: ['MO'] } }))).toEqual([
+      'recurrence.byWeekday:first_occurrence_excluded',
+    ])
     expect(codes(base({ rule: { interval: 1, until: '2026-10-19' } }))).toEqual(['recurrence.until:before_start'])
     expect(codes(base({ exceptions: ['2026-10-21'] }))).toEqual(['exceptions[0]:not_an_occurrence'])
-    expect(codes(base({ rule: { interval: 1, count: 1 }, exceptions: ['2026-10-20'] }))).toEqual(['exceptions:no_occurrences'])
+    expect(codes(base({ rule: { interval: 1, count: 1 }, exceptions: ['2026-10-20'] }))).toEqual([
+      'exceptions:no_occurrences',
+    ])
   })
 })

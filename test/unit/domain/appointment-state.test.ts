@@ -24,11 +24,17 @@ describe('appointment state machine', () => {
   }
 
   it.each(APPOINTMENT_ACTIONS)('allows %s from CONFIRMED once the appointment has started', (action) => {
-    expect(transition({ status: 'CONFIRMED', action, startsAt, now: after })).toEqual({ ok: true, next: expected[action] })
+    expect(transition({ status: 'CONFIRMED', action, startsAt, now: after })).toEqual({
+      ok: true,
+      next: expected[action],
+    })
   })
 
   it.each(['reschedule', 'cancel', 'edit'] as const)('allows %s from CONFIRMED before the start', (action) => {
-    expect(transition({ status: 'CONFIRMED', action, startsAt, now: before })).toEqual({ ok: true, next: expected[action] })
+    expect(transition({ status: 'CONFIRMED', action, startsAt, now: before })).toEqual({
+      ok: true,
+      next: expected[action],
+    })
   })
 
   it.each(['complete', 'no_show'] as const)('refuses %s before the appointment has started', (action) => {

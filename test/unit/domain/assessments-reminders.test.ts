@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest'
 import { statusAfterStep } from '../../../domain/assessments/assessment-rules.ts'
 import { AssessmentCompletion } from '../../../domain/assessments/assessment-schema.ts'
 import { addDays, localDateOf, startOfLocalDay } from '../../../domain/assessments/due-day.ts'
-import { DEFAULT_REMINDER_TIMING, planReminderSteps, selectDueSteps, toWorkflowMs } from '../../../domain/assessments/reminder-plan.ts'
+import {
+  DEFAULT_REMINDER_TIMING,
+  planReminderSteps,
+  selectDueSteps,
+  toWorkflowMs,
+} from '../../../domain/assessments/reminder-plan.ts'
 
 const DAY = 86_400_000
 const timing = { ...DEFAULT_REMINDER_TIMING, maxEscalations: 3 }
@@ -14,17 +19,32 @@ describe('reminder plan', () => {
 
   it('reminds 7 and 1 days before, announces on the day, escalates the day after and then weekly', () => {
     const steps = planReminderSteps(dueAt, dueAt - 30 * DAY, timing)
-    expect(summary(steps, dueAt)).toEqual(['REMINDER-7@-7', 'REMINDER-1@-1', 'DUE0@0', 'ESCALATION1@1', 'ESCALATION8@8', 'ESCALATION15@15'])
+    expect(summary(steps, dueAt)).toEqual([
+      'REMINDER-7@-7',
+      'REMINDER-1@-1',
+      'DUE0@0',
+      'ESCALATION1@1',
+      'ESCALATION8@8',
+      'ESCALATION15@15',
+    ])
   })
 
   it('drops reminders whose moment has passed', () => {
     expect(summary(planReminderSteps(dueAt, dueAt - 3 * DAY, timing), dueAt)).toEqual([
-      'REMINDER-1@-1', 'DUE0@0', 'ESCALATION1@1', 'ESCALATION8@8', 'ESCALATION15@15',
+      'REMINDER-1@-1',
+      'DUE0@0',
+      'ESCALATION1@1',
+      'ESCALATION8@8',
+      'ESCALATION15@15',
     ])
   })
 
   it('catches up a late start with the due notice and only the latest past escalation', () => {
-    expect(summary(planReminderSteps(dueAt, dueAt + 10 * DAY, timing), dueAt)).toEqual(['DUE0@0', 'ESCALATION8@8', 'ESCALATION15@15'])
+    expect(summary(planReminderSteps(dueAt, dueAt + 10 * DAY, timing), dueAt)).toEqual([
+      'DUE0@0',
+      'ESCALATION8@8',
+      'ESCALATION15@15',
+    ])
     expect(summary(planReminderSteps(dueAt, dueAt + 100 * DAY, timing), dueAt)).toEqual(['DUE0@0', 'ESCALATION15@15'])
   })
 
@@ -87,9 +107,20 @@ describe('due days in the centre’s zone', () => {
 
 describe('assessment completion input', () => {
   it('needs at least one score per subtest and refuses a subtest twice or a malformed age equivalent', () => {
-    expect(AssessmentCompletion.safeParse({ scores: [{ subtest: 'Auditory Comprehension', standardScore: 88, percentile: 21, ageEquivalent: '3:4' }] }).success).toBe(true)
+    expect(
+      AssessmentCompletion.safeParse({
+        scores: [{ subtest: 'Auditory Comprehension', standardScore: 88, percentile: 21, ageEquivalent: '3:4' }],
+      }).success
+    ).toBe(true)
     expect(AssessmentCompletion.safeParse({ scores: [{ subtest: 'Auditory Comprehension' }] }).success).toBe(false)
-    expect(AssessmentCompletion.safeParse({ scores: [{ subtest: 'A', rawScore: 1 }, { subtest: 'A', rawScore: 2 }] }).success).toBe(false)
+    expect(
+      AssessmentCompletion.safeParse({
+        scores: [
+          { subtest: 'A', rawScore: 1 },
+          { subtest: 'A', rawScore: 2 },
+        ],
+      }).success
+    ).toBe(false)
     expect(AssessmentCompletion.safeParse({ scores: [{ subtest: 'A', ageEquivalent: '3:12' }] }).success).toBe(false)
     expect(AssessmentCompletion.safeParse({ scores: [] }).success).toBe(false)
   })

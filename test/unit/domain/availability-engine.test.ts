@@ -88,13 +88,16 @@ describe('working hours in the provider zone', () => {
 
   it('offers split shifts without the lunch break', () => {
     const f = facts({
-      weeklyHours: hours({ WEDNESDAY: [{ start: '13:00', end: '14:00' }, { start: '09:00', end: '10:30' }] }),
+      weeklyHours: hours({
+        WEDNESDAY: [
+          { start: '13:00', end: '14:00' },
+          { start: '09:00', end: '10:30' },
+        ],
+      }),
     })
-    expect(shown(f, query('2026-06-03T00:00:00Z', '2026-06-04T00:00:00Z', 45, 45)).map((s) => s.slice(11, 16))).toEqual([
-      '09:00',
-      '09:45',
-      '13:00',
-    ])
+    expect(shown(f, query('2026-06-03T00:00:00Z', '2026-06-04T00:00:00Z', 45, 45)).map((s) => s.slice(11, 16))).toEqual(
+      ['09:00', '09:45', '13:00']
+    )
   })
 
   it('offers nothing on a week with no hours ({}), unlike an open schedule (null)', () => {
@@ -137,13 +140,19 @@ describe('what removes slots', () => {
   const startsOf = (f: ScheduleFacts, q: SlotQuery) => shown(f, q).map((s) => s.slice(11, 16))
 
   it('time off', () => {
-    const f = facts({ weeklyHours: weekday, timeOff: [{ start: at('2026-06-01T15:30:00Z'), end: at('2026-06-01T16:30:00Z') }] })
+    const f = facts({
+      weeklyHours: weekday,
+      timeOff: [{ start: at('2026-06-01T15:30:00Z'), end: at('2026-06-01T16:30:00Z') }],
+    })
     // 10:30–11:30 local off: 60-minute slots overlapping it go; ending at 10:30 or starting at 11:30 is fine.
     expect(startsOf(f, query(...monday, 60, 30))).toEqual(['09:00', '09:30', '11:30', '12:00'])
   })
 
   it('a CONFIRMED appointment, back-to-back allowed', () => {
-    const f = facts({ weeklyHours: weekday, appointments: [{ start: at('2026-06-01T15:00:00Z'), end: at('2026-06-01T16:00:00Z') }] })
+    const f = facts({
+      weeklyHours: weekday,
+      appointments: [{ start: at('2026-06-01T15:00:00Z'), end: at('2026-06-01T16:00:00Z') }],
+    })
     expect(startsOf(f, query(...monday, 60, 30))).toEqual(['09:00', '11:00', '11:30', '12:00'])
   })
 
@@ -179,7 +188,11 @@ describe('one rule for availability and booking', () => {
     const after = computeSlots({ ...base, appointments: [booked] }, q)
     expect(after.some((s) => s.start === booked.start)).toBe(false)
     expect(after.length).toBeGreaterThan(0)
-    const afterSchedule = prepareSchedule({ ...base, appointments: [booked] }, { start: q.from, end: q.to + 50 * MINUTE }, q.now)
+    const afterSchedule = prepareSchedule(
+      { ...base, appointments: [booked] },
+      { start: q.from, end: q.to + 50 * MINUTE },
+      q.now
+    )
     expect(whyUnbookable(afterSchedule, booked.start, booked.end)).toBe('overlapping_appointment')
     expect(whyUnbookable(afterSchedule, booked.end, booked.end + 50 * MINUTE)).toBe('buffer')
     expect(whyUnbookable(afterSchedule, booked.end + 10 * MINUTE, booked.end + 60 * MINUTE)).toBeNull()
@@ -191,11 +204,17 @@ describe('one rule for availability and booking', () => {
       minimumNoticeMinutes: 60,
       timeOff: [{ start: at('2026-06-01T18:00:00Z'), end: at('2026-06-01T19:00:00Z') }],
     })
-    const s = prepareSchedule(f, { start: at('2026-06-01T00:00:00Z'), end: at('2026-06-02T00:00:00Z') }, at('2026-06-01T14:30:00Z'))
+    const s = prepareSchedule(
+      f,
+      { start: at('2026-06-01T00:00:00Z'), end: at('2026-06-02T00:00:00Z') },
+      at('2026-06-01T14:30:00Z')
+    )
     expect(whyUnbookable(s, at('2026-06-01T15:00:00Z'), at('2026-06-01T16:00:00Z'))).toBe('minimum_notice')
     expect(whyUnbookable(s, at('2026-06-01T21:30:00Z'), at('2026-06-01T22:30:00Z'))).toBe('outside_working_hours')
     expect(whyUnbookable(s, at('2026-06-01T18:30:00Z'), at('2026-06-01T19:30:00Z'))).toBe('time_off')
     expect(whyUnbookable(s, at('2026-06-01T19:00:00Z'), at('2026-06-01T20:00:00Z'))).toBeNull()
-    expect(whyUnbookable(prepareSchedule({ ...f, bookable: false }, s.facts.timeOff[0]!, 0), 0, 1)).toBe('provider_not_bookable')
+    expect(whyUnbookable(prepareSchedule({ ...f, bookable: false }, s.facts.timeOff[0]!, 0), 0, 1)).toBe(
+      'provider_not_bookable'
+    )
   })
 })

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { freeSpans, slotsOf, type SlotQuery } from '../../../domain/availability/compute-slots.ts'
-import { localDays, prepareSchedule, whyUnbookable, type ProviderSchedule, type ScheduleFacts, type Span } from '../../../domain/availability/schedule-rules.ts'
+import {
+  localDays,
+  prepareSchedule,
+  whyUnbookable,
+  type ProviderSchedule,
+  type ScheduleFacts,
+  type Span,
+} from '../../../domain/availability/schedule-rules.ts'
 import { normaliseWeeklyHours, WEEKDAYS, type LocalInterval } from '../../../domain/availability/weekly-hours.ts'
 
 const MINUTE = 60_000
@@ -44,12 +51,19 @@ function slotsByPredicate(schedule: ProviderSchedule, query: SlotQuery): Span[] 
 
 const ZONES = ['America/Chicago', 'Europe/London', 'Australia/Lord_Howe', 'Asia/Kolkata', 'UTC']
 // Ranges over daylight-saving changes of the zones above (2026: US 8 Mar / 1 Nov, EU 29 Mar / 25 Oct, Lord Howe 5 Apr / 4 Oct).
-const STARTS = ['2026-03-05T00:00:00Z', '2026-03-27T00:00:00Z', '2026-10-02T00:00:00Z', '2026-10-30T00:00:00Z', '2026-06-10T13:17:00Z']
+const STARTS = [
+  '2026-03-05T00:00:00Z',
+  '2026-03-27T00:00:00Z',
+  '2026-10-02T00:00:00Z',
+  '2026-10-30T00:00:00Z',
+  '2026-06-10T13:17:00Z',
+]
 
 function randomCase(rand: () => number): { facts: ScheduleFacts; query: SlotQuery } {
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!
   const int = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1))
-  const hhmm = (m: number) => (m === 1440 ? '24:00' : `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`)
+  const hhmm = (m: number) =>
+    m === 1440 ? '24:00' : `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`
   let weeklyHours: ScheduleFacts['weeklyHours'] = null
   if (rand() < 0.8) {
     const days: Record<string, LocalInterval[]> = {}
@@ -100,7 +114,11 @@ describe('the free-span walk offers exactly what the booking predicate accepts',
     let offered = 0
     for (let n = 0; n < 3000; n++) {
       const { facts, query } = randomCase(rand)
-      const schedule = prepareSchedule(facts, { start: query.from, end: query.to + query.durationMinutes * MINUTE }, query.now)
+      const schedule = prepareSchedule(
+        facts,
+        { start: query.from, end: query.to + query.durationMinutes * MINUTE },
+        query.now
+      )
       const expected = slotsByPredicate(schedule, query)
       expect(slotsOf(schedule, query), `case ${n}: ${JSON.stringify({ facts, query })}`).toEqual(expected)
       offered += expected.length
@@ -113,7 +131,16 @@ describe('the free-span walk offers exactly what the booking predicate accepts',
 describe('freeSpans', () => {
   const schedule = (facts: Partial<ScheduleFacts>): ProviderSchedule =>
     prepareSchedule(
-      { timeZone: 'UTC', weeklyHours: null, bookable: true, bufferMinutes: 0, minimumNoticeMinutes: 0, timeOff: [], appointments: [], ...facts },
+      {
+        timeZone: 'UTC',
+        weeklyHours: null,
+        bookable: true,
+        bufferMinutes: 0,
+        minimumNoticeMinutes: 0,
+        timeOff: [],
+        appointments: [],
+        ...facts,
+      },
       { start: 0, end: 10 * DAY },
       0
     )

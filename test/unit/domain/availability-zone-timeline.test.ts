@@ -18,7 +18,8 @@ describe('zone timeline', () => {
     const to = Date.parse('2027-01-01T00:00:00Z')
     for (const [zone, instants] of Object.entries(transitions)) {
       const timeline = zoneTimeline(zone, from, to)
-      const check = (t: number) => expect(timeline.offsetAt(t), `${zone} at ${new Date(t).toISOString()}`).toBe(intlOffsetMinutes(zone, t))
+      const check = (t: number) =>
+        expect(timeline.offsetAt(t), `${zone} at ${new Date(t).toISOString()}`).toBe(intlOffsetMinutes(zone, t))
       // A step that is not a divisor of an hour lands on every minute of the hour over the year.
       for (let t = from; t < to; t += 2 * HOUR + 7 * 60_000) check(t)
       for (const instant of instants) {
@@ -29,7 +30,11 @@ describe('zone timeline', () => {
   }, 30_000)
 
   it('formats exactly as formatInTimeZone does', () => {
-    const timeline = zoneTimeline('Australia/Lord_Howe', Date.parse('2026-04-01T00:00:00Z'), Date.parse('2026-04-10T00:00:00Z'))
+    const timeline = zoneTimeline(
+      'Australia/Lord_Howe',
+      Date.parse('2026-04-01T00:00:00Z'),
+      Date.parse('2026-04-10T00:00:00Z')
+    )
     for (let t = Date.parse('2026-04-04T12:00:00Z'); t < Date.parse('2026-04-05T18:00:00Z'); t += 15 * 60_000) {
       expect(timeline.format(t)).toBe(formatInTimeZone(new Date(t), 'Australia/Lord_Howe'))
     }
@@ -37,7 +42,11 @@ describe('zone timeline', () => {
   })
 
   it('moves a skipped local time forward by the gap (spring forward, America/Chicago 2026-03-08)', () => {
-    const chicago = zoneTimeline('America/Chicago', Date.parse('2026-03-07T00:00:00Z'), Date.parse('2026-03-10T00:00:00Z'))
+    const chicago = zoneTimeline(
+      'America/Chicago',
+      Date.parse('2026-03-07T00:00:00Z'),
+      Date.parse('2026-03-10T00:00:00Z')
+    )
     expect(new Date(chicago.toInstant(local('2026-03-08T01:30:00'))).toISOString()).toBe('2026-03-08T07:30:00.000Z')
     // 02:30 does not exist: it becomes 03:30 CDT.
     expect(new Date(chicago.toInstant(local('2026-03-08T02:30:00'))).toISOString()).toBe('2026-03-08T08:30:00.000Z')
@@ -54,7 +63,11 @@ describe('zone timeline', () => {
   })
 
   it('handles the half-hour jump of Australia/Lord_Howe (2026-10-04, 02:00 → 02:30)', () => {
-    const lh = zoneTimeline('Australia/Lord_Howe', Date.parse('2026-10-02T00:00:00Z'), Date.parse('2026-10-06T00:00:00Z'))
+    const lh = zoneTimeline(
+      'Australia/Lord_Howe',
+      Date.parse('2026-10-02T00:00:00Z'),
+      Date.parse('2026-10-06T00:00:00Z')
+    )
     expect(lh.format(lh.toInstant(local('2026-10-04T01:59:00')))).toBe('2026-10-04T01:59:00+10:30')
     expect(lh.format(lh.toInstant(local('2026-10-04T02:15:00')))).toBe('2026-10-04T02:45:00+11:00')
     expect(lh.format(lh.toInstant(local('2026-10-04T02:30:00')))).toBe('2026-10-04T02:30:00+11:00')

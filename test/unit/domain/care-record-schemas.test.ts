@@ -22,15 +22,23 @@ describe('child records', () => {
 
   it('canonicalises language tags and refuses malformed ones', () => {
     expect(ChildFields.parse({ ...child, languages: ['EN', 'es-mx'] }).languages).toEqual(['en', 'es-MX'])
-    expect(problems(ChildFields, { ...child, languages: ['en', 'not a tag!'] })).toEqual(['languages.1:invalid_language'])
+    expect(problems(ChildFields, { ...child, languages: ['en', 'not a tag!'] })).toEqual([
+      'languages.1:invalid_language',
+    ])
     expect(problems(ChildFields, { ...child, languages: ['en', 'EN'] })).toEqual(['languages.1:duplicate'])
   })
 
   it('checks ICD-10 codes and refuses a diagnosis listed twice', () => {
-    expect(problems(ChildFields, { ...child, diagnoses: [{ code: 'F80.1' }, { code: 'R62.50', system: 'ICD_10' }] })).toEqual([])
-    expect(problems(ChildFields, { ...child, diagnoses: [{ code: 'speech delay' }] })).toEqual(['diagnoses.0.code:invalid_code'])
+    expect(
+      problems(ChildFields, { ...child, diagnoses: [{ code: 'F80.1' }, { code: 'R62.50', system: 'ICD_10' }] })
+    ).toEqual([])
+    expect(problems(ChildFields, { ...child, diagnoses: [{ code: 'speech delay' }] })).toEqual([
+      'diagnoses.0.code:invalid_code',
+    ])
     expect(problems(ChildFields, { ...child, diagnoses: [{ code: 'speech delay', system: 'OTHER' }] })).toEqual([])
-    expect(problems(ChildFields, { ...child, diagnoses: [{ code: 'F80.1' }, { code: 'F80.1' }] })).toEqual(['diagnoses.1:duplicate'])
+    expect(problems(ChildFields, { ...child, diagnoses: [{ code: 'F80.1' }, { code: 'F80.1' }] })).toEqual([
+      'diagnoses.1:duplicate',
+    ])
   })
 
   it('allows at most one primary contact and each client once', () => {
@@ -38,7 +46,9 @@ describe('child records', () => {
     expect(problems(ChildFields, { ...child, clients: [link('cln_a', true), link('cln_b', true)] })).toEqual([
       'clients:several_primary_contacts',
     ])
-    expect(problems(ChildFields, { ...child, clients: [link('cln_a'), link('cln_a')] })).toEqual(['clients.1:duplicate'])
+    expect(problems(ChildFields, { ...child, clients: [link('cln_a'), link('cln_a')] })).toEqual([
+      'clients.1:duplicate',
+    ])
     expect(problems(ChildFields, { ...child, clients: [{ clientId: 'cln_a', relationship: 'AUNT' }] })).toEqual([
       'clients.0.relationship:invalid_value',
     ])
@@ -47,14 +57,18 @@ describe('child records', () => {
   it('orders early-intervention dates after the referral and the referral after birth', () => {
     const ei = (e: object) => ({ ...child, earlyIntervention: { referralDate: '2024-01-10', ...e } })
     expect(problems(ChildFields, ei({ initialIfspDate: '2024-02-20', lastIfspReviewDate: '2024-08-20' }))).toEqual([])
-    expect(problems(ChildFields, ei({ initialIfspDate: '2024-01-09' }))).toEqual(['earlyIntervention.initialIfspDate:before_referral'])
+    expect(problems(ChildFields, ei({ initialIfspDate: '2024-01-09' }))).toEqual([
+      'earlyIntervention.initialIfspDate:before_referral',
+    ])
     expect(problems(ChildFields, ei({ lastIfspReviewDate: '2024-08-20' }))).toEqual([
       'earlyIntervention.lastIfspReviewDate:requires_initial_ifsp',
     ])
     expect(problems(ChildFields, ei({ initialIfspDate: '2024-02-20', lastIfspReviewDate: '2024-02-19' }))).toEqual([
       'earlyIntervention.lastIfspReviewDate:before_initial_ifsp',
     ])
-    expect(problems(ChildFields, ei({ referralDate: '2023-01-01' }))).toEqual(['earlyIntervention.referralDate:before_birth'])
+    expect(problems(ChildFields, ei({ referralDate: '2023-01-01' }))).toEqual([
+      'earlyIntervention.referralDate:before_birth',
+    ])
     expect(problems(ChildFields, { ...child, earlyIntervention: { consentDate: '2024-01-10' } })).toEqual([
       'earlyIntervention.referralDate:required',
     ])
@@ -108,16 +122,34 @@ describe('goal ids', () => {
 
 describe('client, pet and custom field definition schemas', () => {
   it('clients: E.164 phones, real emails, known roles, ISO country codes', () => {
-    expect(problems(ClientFields, { firstName: 'A', lastName: 'B', phone: '+13125550100', roles: ['PARENT', 'PAYER'] })).toEqual([])
     expect(
-      problems(ClientFields, { firstName: 'A', lastName: 'B', phone: '312-555-0100', email: 'nope', roles: ['BOSS'], address: { country: 'USA' } })
-    ).toEqual(['email:invalid_format', 'phone:invalid_format', 'address.country:invalid_format', 'roles.0:invalid_value'])
+      problems(ClientFields, { firstName: 'A', lastName: 'B', phone: '+13125550100', roles: ['PARENT', 'PAYER'] })
+    ).toEqual([])
+    expect(
+      problems(ClientFields, {
+        firstName: 'A',
+        lastName: 'B',
+        phone: '312-555-0100',
+        email: 'nope',
+        roles: ['BOSS'],
+        address: { country: 'USA' },
+      })
+    ).toEqual([
+      'email:invalid_format',
+      'phone:invalid_format',
+      'address.country:invalid_format',
+      'roles.0:invalid_value',
+    ])
   })
 
   it('pets: only a therapy animal carries a certification', () => {
     const pet = { ownerClientId: 'cln_a', name: 'Biscuit', species: 'DOG' }
-    expect(problems(PetFields, { ...pet, therapyAnimal: true, certification: { registry: 'Pet Partners' } })).toEqual([])
-    expect(problems(PetFields, { ...pet, certification: { registry: 'Pet Partners' } })).toEqual(['certification:requires_therapy_animal'])
+    expect(problems(PetFields, { ...pet, therapyAnimal: true, certification: { registry: 'Pet Partners' } })).toEqual(
+      []
+    )
+    expect(problems(PetFields, { ...pet, certification: { registry: 'Pet Partners' } })).toEqual([
+      'certification:requires_therapy_animal',
+    ])
   })
 
   it('definitions: options for SELECT fields only, unique, and well-formed keys', () => {

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { addDays, addMonths, daysBetween } from '../../../domain/early-intervention/calendar.ts'
 import { planNow, workflowDelayUntil } from '../../../domain/early-intervention/ei-clock.ts'
-import { noticeSettled, noticesWorthSending, planEarlyIntervention, type EiFacts } from '../../../domain/early-intervention/ei-plan.ts'
+import {
+  noticeSettled,
+  noticesWorthSending,
+  planEarlyIntervention,
+  type EiFacts,
+} from '../../../domain/early-intervention/ei-plan.ts'
 import { DEFAULT_EI_POLICY } from '../../../domain/early-intervention/ei-policy.ts'
 
 const policy = DEFAULT_EI_POLICY
@@ -44,12 +49,17 @@ describe('initial IFSP: 45 days from the referral (34 CFR §303.310)', () => {
       'INITIAL_IFSP_REMINDER@2026-04-15',
       'INITIAL_IFSP_BREACHED@2026-04-17',
     ])
-    expect(plan.notices.find((n) => n.kind === 'INITIAL_IFSP_BREACHED')).toMatchObject({ daysFromDue: 1, dueDate: '2026-04-16' })
+    expect(plan.notices.find((n) => n.kind === 'INITIAL_IFSP_BREACHED')).toMatchObject({
+      daysFromDue: 1,
+      dueDate: '2026-04-16',
+    })
   })
 
   it('is OVERDUE once day 45 has passed without the meeting, and MET / MET_LATE once it is held', () => {
     expect(deadline(active(planEarlyIntervention(facts(), '2026-04-16', policy)), 'INITIAL_IFSP')?.status).toBe('OPEN')
-    expect(deadline(active(planEarlyIntervention(facts(), '2026-04-17', policy)), 'INITIAL_IFSP')?.status).toBe('OVERDUE')
+    expect(deadline(active(planEarlyIntervention(facts(), '2026-04-17', policy)), 'INITIAL_IFSP')?.status).toBe(
+      'OVERDUE'
+    )
     const onTime = active(planEarlyIntervention(facts({ initialIfspDate: '2026-04-16' }), '2026-05-01', policy))
     expect(deadline(onTime, 'INITIAL_IFSP')).toMatchObject({ status: 'MET', metOn: '2026-04-16' })
     expect(onTime.notices.some((n) => n.series === 'INITIAL_IFSP')).toBe(false)
@@ -58,10 +68,18 @@ describe('initial IFSP: 45 days from the referral (34 CFR §303.310)', () => {
   })
 
   it('a documented exception stops the reminders and the breach (§303.310(b))', () => {
-    const plan = active(planEarlyIntervention(facts({ timelineException: 'FAMILY_CIRCUMSTANCES' }), '2026-05-01', policy))
+    const plan = active(
+      planEarlyIntervention(facts({ timelineException: 'FAMILY_CIRCUMSTANCES' }), '2026-05-01', policy)
+    )
     expect(deadline(plan, 'INITIAL_IFSP')?.status).toBe('EXCEPTED')
     expect(plan.notices.some((n) => n.series === 'INITIAL_IFSP')).toBe(false)
-    const lateButExcused = active(planEarlyIntervention(facts({ initialIfspDate: '2026-05-20', timelineException: 'CONSENT_PENDING' }), '2026-06-01', policy))
+    const lateButExcused = active(
+      planEarlyIntervention(
+        facts({ initialIfspDate: '2026-05-20', timelineException: 'CONSENT_PENDING' }),
+        '2026-06-01',
+        policy
+      )
+    )
     expect(deadline(lateButExcused, 'INITIAL_IFSP')?.status).toBe('EXCEPTED')
   })
 
@@ -86,21 +104,45 @@ describe('IFSP meetings after the initial one (§303.342)', () => {
   })
 
   it('moves the review when one is held, and drops a review the annual meeting covers', () => {
-    const afterReview = active(planEarlyIntervention(facts({ initialIfspDate: '2026-04-10', lastIfspReviewDate: '2026-10-05' }), '2026-10-06', policy))
+    const afterReview = active(
+      planEarlyIntervention(
+        facts({ initialIfspDate: '2026-04-10', lastIfspReviewDate: '2026-10-05' }),
+        '2026-10-06',
+        policy
+      )
+    )
     // The next review (2027-04-05) would fall before the annual meeting (2027-04-10): both are due.
     expect(deadline(afterReview, 'PERIODIC_REVIEW')?.dueDate).toBe('2027-04-05')
     expect(deadline(afterReview, 'ANNUAL_MEETING')?.dueDate).toBe('2027-04-10')
-    const reviewLate = active(planEarlyIntervention(facts({ initialIfspDate: '2026-04-10', lastIfspReviewDate: '2026-10-20' }), '2026-10-21', policy))
+    const reviewLate = active(
+      planEarlyIntervention(
+        facts({ initialIfspDate: '2026-04-10', lastIfspReviewDate: '2026-10-20' }),
+        '2026-10-21',
+        policy
+      )
+    )
     expect(deadline(reviewLate, 'PERIODIC_REVIEW')).toBeUndefined()
     expect(deadline(reviewLate, 'ANNUAL_MEETING')?.dueDate).toBe('2027-04-10')
   })
 
   it('counts a meeting held up to 3 months before the anniversary as the annual meeting', () => {
-    const heldEarly = active(planEarlyIntervention(facts({ initialIfspDate: '2026-04-10', lastIfspReviewDate: '2027-03-01' }), '2027-03-02', policy))
+    const heldEarly = active(
+      planEarlyIntervention(
+        facts({ initialIfspDate: '2026-04-10', lastIfspReviewDate: '2027-03-01' }),
+        '2027-03-02',
+        policy
+      )
+    )
     expect(deadline(heldEarly, 'ANNUAL_MEETING')).toBeUndefined()
     // The second anniversary falls after the third birthday: no annual meeting is left, the review is due.
     expect(deadline(heldEarly, 'PERIODIC_REVIEW')?.dueDate).toBe('2027-09-01')
-    const overdue = active(planEarlyIntervention(facts({ initialIfspDate: '2026-04-10', lastIfspReviewDate: '2026-10-05' }), '2027-04-11', policy))
+    const overdue = active(
+      planEarlyIntervention(
+        facts({ initialIfspDate: '2026-04-10', lastIfspReviewDate: '2026-10-05' }),
+        '2027-04-11',
+        policy
+      )
+    )
     expect(deadline(overdue, 'ANNUAL_MEETING')?.status).toBe('OVERDUE')
   })
 })
@@ -108,7 +150,12 @@ describe('IFSP meetings after the initial one (§303.342)', () => {
 describe('transition and exit (§303.209)', () => {
   it('opens the window 9 months before the third birthday and makes the plan due 90 days before it', () => {
     const plan = active(planEarlyIntervention(facts(), '2026-03-02', policy))
-    expect(deadline(plan, 'TRANSITION_PLAN')).toEqual({ kind: 'TRANSITION_PLAN', dueDate: '2027-10-17', windowOpensOn: '2027-04-15', status: 'OPEN' })
+    expect(deadline(plan, 'TRANSITION_PLAN')).toEqual({
+      kind: 'TRANSITION_PLAN',
+      dueDate: '2027-10-17',
+      windowOpensOn: '2027-04-15',
+      status: 'OPEN',
+    })
     expect(kinds(plan.notices.filter((n) => n.series === 'TRANSITION_PLAN'))).toEqual([
       'TRANSITION_WINDOW_OPEN@2027-04-15',
       'TRANSITION_REMINDER@2027-09-17',
@@ -117,7 +164,9 @@ describe('transition and exit (§303.209)', () => {
       'TRANSITION_DUE@2027-10-17',
     ])
     expect(deadline(plan, 'EXIT')).toMatchObject({ dueDate: '2028-01-15', status: 'OPEN' })
-    expect(deadline(active(planEarlyIntervention(facts(), '2027-10-18', policy)), 'TRANSITION_PLAN')?.status).toBe('PASSED')
+    expect(deadline(active(planEarlyIntervention(facts(), '2027-10-18', policy)), 'TRANSITION_PLAN')?.status).toBe(
+      'PASSED'
+    )
   })
 })
 
@@ -134,9 +183,18 @@ describe('family check-ins', () => {
 
 describe('closing', () => {
   it('closes for an archived, unenrolled or exited child; a planned exit ends the notices on that day', () => {
-    expect(planEarlyIntervention(facts({ archived: true }), '2026-03-02', policy)).toEqual({ state: 'CLOSED', reason: 'ARCHIVED' })
-    expect(planEarlyIntervention(facts({ referralDate: null }), '2026-03-02', policy)).toEqual({ state: 'CLOSED', reason: 'NOT_ENROLLED' })
-    expect(planEarlyIntervention(facts({ exitDate: '2026-03-10' }), '2026-03-10', policy)).toEqual({ state: 'CLOSED', reason: 'EXITED' })
+    expect(planEarlyIntervention(facts({ archived: true }), '2026-03-02', policy)).toEqual({
+      state: 'CLOSED',
+      reason: 'ARCHIVED',
+    })
+    expect(planEarlyIntervention(facts({ referralDate: null }), '2026-03-02', policy)).toEqual({
+      state: 'CLOSED',
+      reason: 'NOT_ENROLLED',
+    })
+    expect(planEarlyIntervention(facts({ exitDate: '2026-03-10' }), '2026-03-10', policy)).toEqual({
+      state: 'CLOSED',
+      reason: 'EXITED',
+    })
     const planned = active(planEarlyIntervention(facts({ exitDate: '2026-05-10' }), '2026-03-10', policy))
     expect(planned.notices.every((n) => n.on < '2026-05-10')).toBe(true)
   })

@@ -12,7 +12,12 @@ const note = (n: number, accuracyPercent: number, goalId = 'gol_1') => ({
 
 describe('childInsights', () => {
   it('orders a goal’s data points by session, ignores other goals, and explains a stalled trend', () => {
-    const result = childInsights([goal], [note(4, 61), note(1, 60), note(3, 62), note(2, 59), note(5, 99, 'gol_other')], [], DEFAULT_PROGRESS_POLICY)
+    const result = childInsights(
+      [goal],
+      [note(4, 61), note(1, 60), note(3, 62), note(2, 59), note(5, 99, 'gol_other')],
+      [],
+      DEFAULT_PROGRESS_POLICY
+    )
     const [g] = result.goals
     expect(g!.dataPoints.map((d) => d.noteId)).toEqual(['nte_1', 'nte_2', 'nte_3', 'nte_4'])
     expect(g!.progress.trend).toBe('STALLED')
@@ -28,10 +33,20 @@ describe('childInsights', () => {
       [],
       [],
       [
-        { assessmentId: 'asm_2', instrument: 'CELF-5', completedAt: '2026-06-01T00:00:00.000Z', scores: [{ subtest: 'Core', scaledScore: 9, percentile: 37 }] },
-        { assessmentId: 'asm_1', instrument: 'CELF-5', completedAt: '2026-01-01T00:00:00.000Z', scores: [{ subtest: 'core', scaledScore: 7 }] },
+        {
+          assessmentId: 'asm_2',
+          instrument: 'CELF-5',
+          completedAt: '2026-06-01T00:00:00.000Z',
+          scores: [{ subtest: 'Core', scaledScore: 9, percentile: 37 }],
+        },
+        {
+          assessmentId: 'asm_1',
+          instrument: 'CELF-5',
+          completedAt: '2026-01-01T00:00:00.000Z',
+          scores: [{ subtest: 'core', scaledScore: 7 }],
+        },
       ],
-      DEFAULT_PROGRESS_POLICY,
+      DEFAULT_PROGRESS_POLICY
     )
     expect(result.assessments).toEqual([
       {

@@ -35,7 +35,10 @@ describe('sorted cursor pagination', () => {
   })
 
   it('orders by the field then id, in the same direction', () => {
-    expect(keysetOrderBy(parseList(schema.parse({ sort: '-lastName' })))).toEqual([{ lastName: 'desc' }, { id: 'desc' }])
+    expect(keysetOrderBy(parseList(schema.parse({ sort: '-lastName' })))).toEqual([
+      { lastName: 'desc' },
+      { id: 'desc' },
+    ])
   })
 
   it('walks every row exactly once through ties, in both directions', () => {
@@ -65,8 +68,13 @@ describe('sorted cursor pagination', () => {
   it('refuses a cursor made for another sort, and garbage, as validation errors on `cursor`', () => {
     const { nextCursor } = toSortedPage(rows, parseList(schema.parse({ limit: '1', sort: 'lastName' })))
     expect(() => parseList(schema.parse({ sort: '-lastName', cursor: nextCursor! }))).toThrow(
-      expect.objectContaining({ code: 'validation_error', errors: [expect.objectContaining({ path: 'cursor', code: 'invalid_cursor' })] })
+      expect.objectContaining({
+        code: 'validation_error',
+        errors: [expect.objectContaining({ path: 'cursor', code: 'invalid_cursor' })],
+      })
     )
-    expect(() => parseList(schema.parse({ cursor: 'not-ours' }))).toThrow(expect.objectContaining({ code: 'validation_error' }))
+    expect(() => parseList(schema.parse({ cursor: 'not-ours' }))).toThrow(
+      expect.objectContaining({ code: 'validation_error' })
+    )
   })
 })

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { checkRequirements, type CandidateFacts, type MatchRequirements } from '../../../domain/matching/match-filters.ts'
+import {
+  checkRequirements,
+  type CandidateFacts,
+  type MatchRequirements,
+} from '../../../domain/matching/match-filters.ts'
 import { ageInMonths } from '../../../domain/matching/match-needs.ts'
 import { distinct } from '../../../domain/matching/match-service.ts'
 import {
@@ -46,7 +50,8 @@ const open = (over: Partial<AvailabilityFacts> = {}): AvailabilityFacts => ({
   ...over,
 })
 
-const points = (score: ReturnType<typeof scoreProvider>) => Object.fromEntries(score.reasons.map((r) => [r.factor, r.points]))
+const points = (score: ReturnType<typeof scoreProvider>) =>
+  Object.fromEntries(score.reasons.map((r) => [r.factor, r.points]))
 
 describe('scoreProvider', () => {
   it('weights sum to 100', () => {
@@ -67,13 +72,23 @@ describe('scoreProvider', () => {
     })
     // preferred is not applicable: 95 possible; 70.833 earned.
     expect(score.score).toBe(74.6)
-    expect(score.reasons.find((r) => r.factor === 'preferred')).toMatchObject({ applicable: false, detail: 'No preferred providers named' })
+    expect(score.reasons.find((r) => r.factor === 'preferred')).toMatchObject({
+      applicable: false,
+      detail: 'No preferred providers named',
+    })
     expect(score.reasons.find((r) => r.factor === 'language')!.detail).toBe('Speaks es-MX')
     expect(score.reasons.find((r) => r.factor === 'specialty')!.detail).toBe('Specialises in 1 of the 2 conditions')
   })
 
   it('leaves factors without a basis out of the denominator', () => {
-    const bare = needs({ languages: [], conditions: [], payer: null, ageGroup: null, knownChild: false, hasPreferredTimes: false })
+    const bare = needs({
+      languages: [],
+      conditions: [],
+      payer: null,
+      ageGroup: null,
+      knownChild: false,
+      hasPreferredTimes: false,
+    })
     const score = scoreProvider(bare, provider(), open())
     expect(score.reasons.filter((r) => r.applicable).map((r) => r.factor)).toEqual(['availability', 'soonestSlot'])
     expect(score.score).toBe(100)
@@ -88,9 +103,17 @@ describe('scoreProvider', () => {
   })
 
   it('counts all slots, not only preferred ones, when no preferred times were given', () => {
-    const score = scoreProvider(needs({ hasPreferredTimes: false }), provider(), open({ slotCount: 1, preferredSlotCount: 0 }))
+    const score = scoreProvider(
+      needs({ hasPreferredTimes: false }),
+      provider(),
+      open({ slotCount: 1, preferredSlotCount: 0 })
+    )
     expect(points(score).availability).toBe(6.667)
-    const none = scoreProvider(needs(), provider(), open({ slotCount: 0, preferredSlotCount: 0, daysToFirstSlot: null }))
+    const none = scoreProvider(
+      needs(),
+      provider(),
+      open({ slotCount: 0, preferredSlotCount: 0, daysToFirstSlot: null })
+    )
     expect(points(none)).toMatchObject({ availability: 0, soonestSlot: 0 })
   })
 
@@ -183,9 +206,13 @@ describe('checkRequirements', () => {
   it('honours stated age groups, intake and exclusions; continuity lets a full caseload in', () => {
     expect(checkRequirements(req(), cand({ ageGroups: ['SCHOOL_AGE'] }))).toEqual({ excluded: 'AGE_GROUP' })
     expect(checkRequirements(req({ ageGroup: null }), cand({ ageGroups: ['SCHOOL_AGE'] }))).toHaveProperty('setting')
-    expect(checkRequirements(req(), cand({ acceptingNewClients: false }))).toEqual({ excluded: 'NOT_ACCEPTING_NEW_CLIENTS' })
+    expect(checkRequirements(req(), cand({ acceptingNewClients: false }))).toEqual({
+      excluded: 'NOT_ACCEPTING_NEW_CLIENTS',
+    })
     expect(checkRequirements(req(), cand({ acceptingNewClients: false, seenBefore: true }))).toHaveProperty('setting')
-    expect(checkRequirements(req({ excludeProviderIds: ['prv_a'] }), cand())).toEqual({ excluded: 'EXCLUDED_BY_REQUEST' })
+    expect(checkRequirements(req({ excludeProviderIds: ['prv_a'] }), cand())).toEqual({
+      excluded: 'EXCLUDED_BY_REQUEST',
+    })
   })
 })
 

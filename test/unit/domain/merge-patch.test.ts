@@ -14,7 +14,11 @@ describe('applyMergePatch (RFC 7396)', () => {
     [{ a: 'c' }, { a: ['b'] }, { a: ['b'] }],
     [{ a: { b: 'c' } }, { a: { b: 'd', c: null } }, { a: { b: 'd' } }],
     [{ a: [{ b: 'c' }] }, { a: [1] }, { a: [1] }],
-    [['a', 'b'], ['c', 'd'], ['c', 'd']],
+    [
+      ['a', 'b'],
+      ['c', 'd'],
+      ['c', 'd'],
+    ],
     [{ a: 'b' }, ['c'], ['c']],
     [{ a: 'foo' }, null, null],
     [{ a: 'foo' }, 'bar', 'bar'],
@@ -35,10 +39,17 @@ describe('applyMergePatch (RFC 7396)', () => {
 })
 
 describe('patching a resource', () => {
-  const Fields = z.strictObject({ name: z.string().min(1), nickname: z.string().optional(), tags: z.array(z.string()).default([]) })
+  const Fields = z.strictObject({
+    name: z.string().min(1),
+    nickname: z.string().optional(),
+    tags: z.array(z.string()).default([]),
+  })
 
   it('validates the patched record with the create schema', () => {
-    expect(patchResource(Fields, { name: 'Ada', nickname: 'A' }, { nickname: null, tags: ['x'] })).toEqual({ name: 'Ada', tags: ['x'] })
+    expect(patchResource(Fields, { name: 'Ada', nickname: 'A' }, { nickname: null, tags: ['x'] })).toEqual({
+      name: 'Ada',
+      tags: ['x'],
+    })
   })
 
   it('turns removing a required field into a per-field `required` error', () => {

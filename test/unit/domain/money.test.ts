@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { describeAmount, formatAmount, isAmount, MAX_AMOUNT, multiplyAmount, sumAmounts } from '../../../domain/pricing/money.ts'
+import {
+  describeAmount,
+  formatAmount,
+  isAmount,
+  MAX_AMOUNT,
+  multiplyAmount,
+  sumAmounts,
+} from '../../../domain/pricing/money.ts'
 
 describe('sumAmounts', () => {
   it('adds a million one-cent amounts to exactly 1,000,000 cents, where floating-point dollars drift', () => {

@@ -28,7 +28,9 @@ const note: SignedNoteContent = {
   noteId: 'snt_1',
   sessionId: 'ses_1',
   subjective: 'Mother reports practice 4 of 7 days.',
-  objective: { goals: [{ description: '/s/ initial', trials: 20, correct: 17, accuracyPercent: 85, cueingLevel: 'MINIMAL' }] },
+  objective: {
+    goals: [{ description: '/s/ initial', trials: 20, correct: 17, accuracyPercent: 85, cueingLevel: 'MINIMAL' }],
+  },
   assessment: 'Progressing.',
   plan: 'Continue twice weekly.',
   signedByProviderId: 'prv_1',
@@ -50,7 +52,9 @@ describe('note content hash', () => {
     expect(noteContentHash({ ...note, plan: 'Continue once weekly.' })).not.toBe(base)
     expect(noteContentHash({ ...note, signedByProviderId: 'prv_2' })).not.toBe(base)
     expect(noteContentHash({ ...note, signedAt: '2026-12-01T16:00:00.001Z' })).not.toBe(base)
-    expect(noteContentHash({ ...note, objective: { goals: [{ description: '/s/ initial', trials: 20, correct: 16 }] } })).not.toBe(base)
+    expect(
+      noteContentHash({ ...note, objective: { goals: [{ description: '/s/ initial', trials: 20, correct: 16 }] } })
+    ).not.toBe(base)
   })
 
   it("chains an addendum to the note's hash", () => {

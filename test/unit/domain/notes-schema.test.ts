@@ -12,9 +12,15 @@ describe('SOAP note content', () => {
   it('keeps an observed accuracy when no counts are given, and reports one that disagrees with its counts', () => {
     const observed = NoteContent.parse({ objective: { goals: [{ description: 'Turn-taking', accuracyPercent: 60 }] } })
     expect(normaliseObjective(observed.objective).goals[0]?.accuracyPercent).toBe(60)
-    const wrong = NoteContent.parse({ objective: { goals: [{ description: 'x', trials: 20, correct: 17, accuracyPercent: 95 }] } })
-    expect(accuracyErrors(wrong.objective)).toEqual([expect.objectContaining({ path: 'objective.goals.0.accuracyPercent', code: 'accuracy_mismatch' })])
-    const rounded = NoteContent.parse({ objective: { goals: [{ description: 'x', trials: 3, correct: 2, accuracyPercent: 67 }] } })
+    const wrong = NoteContent.parse({
+      objective: { goals: [{ description: 'x', trials: 20, correct: 17, accuracyPercent: 95 }] },
+    })
+    expect(accuracyErrors(wrong.objective)).toEqual([
+      expect.objectContaining({ path: 'objective.goals.0.accuracyPercent', code: 'accuracy_mismatch' }),
+    ])
+    const rounded = NoteContent.parse({
+      objective: { goals: [{ description: 'x', trials: 3, correct: 2, accuracyPercent: 67 }] },
+    })
     expect(accuracyErrors(rounded.objective)).toEqual([])
   })
 
@@ -30,6 +36,12 @@ describe('SOAP note content', () => {
     })
     expect(result.success).toBe(false)
     const paths = result.error!.issues.map((i) => i.path.join('.'))
-    expect(paths).toEqual(expect.arrayContaining(['objective.goals.0.correct', 'objective.goals.1.correct', 'objective.goals.2.cueingLevel']))
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'objective.goals.0.correct',
+        'objective.goals.1.correct',
+        'objective.goals.2.cueingLevel',
+      ])
+    )
   })
 })

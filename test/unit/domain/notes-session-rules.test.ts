@@ -1,8 +1,18 @@
 import { describe, expect, it } from 'vitest'
-import { canTransition, sessionRecordErrors, totalUnits, type SessionRecord } from '../../../domain/sessions/session-rules.ts'
+import {
+  canTransition,
+  sessionRecordErrors,
+  totalUnits,
+  type SessionRecord,
+} from '../../../domain/sessions/session-rules.ts'
 import { SessionFields } from '../../../domain/sessions/session-schema.ts'
 
-const record = (overrides: Partial<SessionRecord>): SessionRecord => ({ status: 'SCHEDULED', billingCodes: [], telehealth: false, ...overrides })
+const record = (overrides: Partial<SessionRecord>): SessionRecord => ({
+  status: 'SCHEDULED',
+  billingCodes: [],
+  telehealth: false,
+  ...overrides,
+})
 
 describe('session state machine', () => {
   it.each([
@@ -26,24 +36,48 @@ describe('session record consistency', () => {
     const started = new Date('2026-12-01T15:00:00Z')
     const ended = new Date('2026-12-01T15:45:00Z')
     expect(
-      sessionRecordErrors(record({ status: 'COMPLETED', attendance: 'LATE', actualStartedAt: started, actualEndedAt: ended, billingCodes: [{ code: '92507', units: 1 }] }))
+      sessionRecordErrors(
+        record({
+          status: 'COMPLETED',
+          attendance: 'LATE',
+          actualStartedAt: started,
+          actualEndedAt: ended,
+          billingCodes: [{ code: '92507', units: 1 }],
+        })
+      )
     ).toEqual([])
   })
 
   it('refuses absence on a session that took place, presence on a cancelled one, and billing a cancelled one', () => {
-    expect(sessionRecordErrors(record({ status: 'COMPLETED', attendance: 'ABSENT_UNEXCUSED' })).map((e) => e.code)).toEqual(['inconsistent_with_status'])
-    expect(sessionRecordErrors(record({ status: 'CANCELLED', attendance: 'PRESENT' })).map((e) => e.path)).toEqual(['attendance'])
     expect(
-      sessionRecordErrors(record({ status: 'CANCELLED', attendance: 'CANCELLED_LATE', billingCodes: [{ code: '92507', units: 1 }] })).map((e) => e.code)
+      sessionRecordErrors(record({ status: 'COMPLETED', attendance: 'ABSENT_UNEXCUSED' })).map((e) => e.code)
+    ).toEqual(['inconsistent_with_status'])
+    expect(sessionRecordErrors(record({ status: 'CANCELLED', attendance: 'PRESENT' })).map((e) => e.path)).toEqual([
+      'attendance',
+    ])
+    expect(
+      sessionRecordErrors(
+        record({ status: 'CANCELLED', attendance: 'CANCELLED_LATE', billingCodes: [{ code: '92507', units: 1 }] })
+      ).map((e) => e.code)
     ).toEqual(['not_billable'])
   })
 
   it('refuses an end before the start, times on a session that has not started, and telehealth at the office', () => {
     const t = new Date('2026-12-01T15:00:00Z')
-    expect(sessionRecordErrors(record({ status: 'COMPLETED', actualStartedAt: t, actualEndedAt: t })).map((e) => e.code)).toEqual(['before_start'])
-    expect(sessionRecordErrors(record({ status: 'SCHEDULED', actualStartedAt: t })).map((e) => e.path)).toEqual(['actualStartedAt'])
-    expect(sessionRecordErrors(record({ status: 'IN_PROGRESS', actualStartedAt: t, actualEndedAt: new Date(t.getTime() + 1) })).map((e) => e.path)).toEqual(['actualEndedAt'])
-    expect(sessionRecordErrors(record({ telehealth: true, placeOfService: '11' })).map((e) => e.code)).toEqual(['inconsistent_with_telehealth'])
+    expect(
+      sessionRecordErrors(record({ status: 'COMPLETED', actualStartedAt: t, actualEndedAt: t })).map((e) => e.code)
+    ).toEqual(['before_start'])
+    expect(sessionRecordErrors(record({ status: 'SCHEDULED', actualStartedAt: t })).map((e) => e.path)).toEqual([
+      'actualStartedAt',
+    ])
+    expect(
+      sessionRecordErrors(
+        record({ status: 'IN_PROGRESS', actualStartedAt: t, actualEndedAt: new Date(t.getTime() + 1) })
+      ).map((e) => e.path)
+    ).toEqual(['actualEndedAt'])
+    expect(sessionRecordErrors(record({ telehealth: true, placeOfService: '11' })).map((e) => e.code)).toEqual([
+      'inconsistent_with_telehealth',
+    ])
     expect(sessionRecordErrors(record({ telehealth: true, placeOfService: '10' }))).toEqual([])
   })
 
@@ -84,7 +118,12 @@ describe('billing code formats', () => {
   })
 
   it('refuses the same code with the same modifiers twice', () => {
-    const result = parse([{ code: '97530', units: 1, modifiers: ['GO', '59'] }, { code: '97530', units: 2, modifiers: ['59', 'GO'] }])
-    expect(result.error!.issues.map((i) => i.message)).toContain('The same code with the same modifiers appears twice: add the units to one line.')
+    const result = parse([
+      { code: '97530', units: 1, modifiers: ['GO', '59'] },
+      { code: '97530', units: 2, modifiers: ['59', 'GO'] },
+    ])
+    expect(result.error!.issues.map((i) => i.message)).toContain(
+      'The same code with the same modifiers appears twice: add the units to one line.'
+    )
   })
 })

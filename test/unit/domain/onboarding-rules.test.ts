@@ -1,8 +1,20 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_ONBOARDING_TIMING, documentGaps, profileGaps, stepTimers, verifyLicence } from '../../../domain/onboarding/onboarding-rules.ts'
+import {
+  DEFAULT_ONBOARDING_TIMING,
+  documentGaps,
+  profileGaps,
+  stepTimers,
+  verifyLicence,
+} from '../../../domain/onboarding/onboarding-rules.ts'
 
 const DAY = 86_400_000
-const licence = (expiresOn?: string) => ({ type: 'LICENSE', number: 'SLP-1', issuingCountry: 'US', issuingRegion: 'TX', ...(expiresOn ? { expiresOn } : {}) })
+const licence = (expiresOn?: string) => ({
+  type: 'LICENSE',
+  number: 'SLP-1',
+  issuingCountry: 'US',
+  issuingRegion: 'TX',
+  ...(expiresOn ? { expiresOn } : {}),
+})
 
 describe('step timers', () => {
   it('reminds every 3 days and times out after 14, with no reminder on the timeout itself', () => {
@@ -10,23 +22,29 @@ describe('step timers', () => {
     expect(stepTimers(0, 0, t)).toEqual({ deadlineAt: 14 * DAY, reminderAt: 3 * DAY })
     expect(stepTimers(0, 3, t)).toEqual({ deadlineAt: 14 * DAY, reminderAt: 12 * DAY })
     expect(stepTimers(0, 4, t)).toEqual({ deadlineAt: 14 * DAY, reminderAt: null })
-    expect(stepTimers(100, 0, { dayMs: 10, reminderEveryDays: 7, stepTimeoutDays: 14 })).toEqual({ deadlineAt: 240, reminderAt: 170 })
+    expect(stepTimers(100, 0, { dayMs: 10, reminderEveryDays: 7, stepTimeoutDays: 14 })).toEqual({
+      deadlineAt: 240,
+      reminderAt: 170,
+    })
     expect(stepTimers(100, 1, { dayMs: 10, reminderEveryDays: 7, stepTimeoutDays: 14 }).reminderAt).toBeNull()
   })
 })
 
 describe('profile and documents', () => {
   it('names each missing part of the profile', () => {
-    expect(profileGaps({ email: null, disciplines: [], ageGroups: ['INFANT_TODDLER'], languages: [] }).map((g) => g.path)).toEqual([
-      'email',
-      'disciplines',
-      'languages',
-    ])
-    expect(profileGaps({ email: 'a@b.c', disciplines: ['SPEECH_THERAPY'], ageGroups: ['INFANT_TODDLER'], languages: ['en'] })).toEqual([])
+    expect(
+      profileGaps({ email: null, disciplines: [], ageGroups: ['INFANT_TODDLER'], languages: [] }).map((g) => g.path)
+    ).toEqual(['email', 'disciplines', 'languages'])
+    expect(
+      profileGaps({ email: 'a@b.c', disciplines: ['SPEECH_THERAPY'], ageGroups: ['INFANT_TODDLER'], languages: ['en'] })
+    ).toEqual([])
   })
 
   it('requires a licence and an identity document', () => {
-    expect(documentGaps([{ type: 'DEGREE' }]).map((g) => g.message)).toEqual(['A LICENSE document is required.', 'A IDENTITY document is required.'])
+    expect(documentGaps([{ type: 'DEGREE' }]).map((g) => g.message)).toEqual([
+      'A LICENSE document is required.',
+      'A IDENTITY document is required.',
+    ])
     expect(documentGaps([{ type: 'LICENSE' }, { type: 'IDENTITY' }])).toEqual([])
   })
 })
@@ -45,7 +63,10 @@ describe('licence verification', () => {
     expect(verifyLicence([], docs, '2026-11-21').reasons).toEqual(['NO_LICENSE'])
     expect(verifyLicence([licence('2026-11-21')], docs, '2026-11-21').reasons).toEqual(['LICENSE_EXPIRED'])
     expect(verifyLicence([licence('2026-12-10')], docs, '2026-11-21').reasons).toEqual(['LICENSE_EXPIRES_SOON'])
-    expect(verifyLicence([licence('2027-06-30')], [{ type: 'IDENTITY' }], '2026-11-21')).toMatchObject({ outcome: 'FAILED', reasons: ['NO_LICENSE_DOCUMENT'] })
+    expect(verifyLicence([licence('2027-06-30')], [{ type: 'IDENTITY' }], '2026-11-21')).toMatchObject({
+      outcome: 'FAILED',
+      reasons: ['NO_LICENSE_DOCUMENT'],
+    })
   })
 
   it('judges by the licence valid longest (a renewal next to the lapsed one)', () => {

@@ -42,8 +42,12 @@ describe('computeTotals', () => {
   })
 
   it('refuses totals beyond what is stored', () => {
-    expect(computeTotals([line(2, MAX_AMOUNT)])).toMatchObject({ errors: [{ path: 'lines.0', code: 'amount_too_large' }] })
-    expect(computeTotals([line(1, MAX_AMOUNT), line(1, 1)])).toMatchObject({ errors: [{ path: 'lines', code: 'amount_too_large' }] })
+    expect(computeTotals([line(2, MAX_AMOUNT)])).toMatchObject({
+      errors: [{ path: 'lines.0', code: 'amount_too_large' }],
+    })
+    expect(computeTotals([line(1, MAX_AMOUNT), line(1, 1)])).toMatchObject({
+      errors: [{ path: 'lines', code: 'amount_too_large' }],
+    })
   })
 })
 
@@ -74,7 +78,8 @@ describe('order status', () => {
   })
 
   it('takes payments only while open, partially paid or partially refunded', () => {
-    for (const status of ['OPEN', 'PARTIALLY_PAID', 'PARTIALLY_REFUNDED'] as const) expect(() => assertAcceptsPayment(status)).not.toThrow()
+    for (const status of ['OPEN', 'PARTIALLY_PAID', 'PARTIALLY_REFUNDED'] as const)
+      expect(() => assertAcceptsPayment(status)).not.toThrow()
     for (const status of ['DRAFT', 'PAID', 'REFUNDED', 'VOID'] as const) {
       expect(() => assertAcceptsPayment(status)).toThrow(expect.objectContaining({ code: 'invalid_state_transition' }))
     }

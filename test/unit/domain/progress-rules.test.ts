@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_PROGRESS_POLICY, fittedChange, goalProgress, type GoalObservation } from '../../../domain/progress/progress-rules.ts'
+import {
+  DEFAULT_PROGRESS_POLICY,
+  fittedChange,
+  goalProgress,
+  type GoalObservation,
+} from '../../../domain/progress/progress-rules.ts'
 import { summariseProgress, type SignedNoteData } from '../../../domain/progress/progress-summary.ts'
 
 const policy = DEFAULT_PROGRESS_POLICY
@@ -19,7 +24,12 @@ describe('trend of a goal', () => {
   })
 
   it('is IMPROVING when accuracy rose by 5 points or more over the last 4 sessions', () => {
-    expect(goalProgress('gol_1', series([40, 45, 50, 55, 62]), policy)).toMatchObject({ trend: 'IMPROVING', dataPoints: 5, firstAccuracy: 40, lastAccuracy: 62 })
+    expect(goalProgress('gol_1', series([40, 45, 50, 55, 62]), policy)).toMatchObject({
+      trend: 'IMPROVING',
+      dataPoints: 5,
+      firstAccuracy: 40,
+      lastAccuracy: 62,
+    })
   })
 
   it('is STALLED when accuracy stayed flat over the last 4 sessions, however good the start was', () => {
@@ -33,9 +43,17 @@ describe('trend of a goal', () => {
   })
 
   it('counts cue fading as progress at steady accuracy', () => {
-    const faded = goalProgress('gol_1', series([60, 61, 60, 61], ['MAXIMAL', 'MODERATE', 'MODERATE', 'MINIMAL']), policy)
+    const faded = goalProgress(
+      'gol_1',
+      series([60, 61, 60, 61], ['MAXIMAL', 'MODERATE', 'MODERATE', 'MINIMAL']),
+      policy
+    )
     expect(faded).toMatchObject({ trend: 'IMPROVING', firstCueing: 'MAXIMAL', lastCueing: 'MINIMAL' })
-    const sameCues = goalProgress('gol_1', series([60, 61, 60, 61], ['MODERATE', 'MODERATE', 'MODERATE', 'MODERATE']), policy)
+    const sameCues = goalProgress(
+      'gol_1',
+      series([60, 61, 60, 61], ['MODERATE', 'MODERATE', 'MODERATE', 'MODERATE']),
+      policy
+    )
     expect(sameCues.trend).toBe('STALLED')
   })
 
@@ -45,17 +63,29 @@ describe('trend of a goal', () => {
   })
 
   it('needs a full window before judging', () => {
-    expect(goalProgress('gol_1', series([40, 41, 40]), policy)).toMatchObject({ trend: 'INSUFFICIENT_DATA', trendChange: null })
+    expect(goalProgress('gol_1', series([40, 41, 40]), policy)).toMatchObject({
+      trend: 'INSUFFICIENT_DATA',
+      trendChange: null,
+    })
   })
 
   it('orders observations by session time, whatever order they come in', () => {
     const shuffled = series([40, 45, 50, 55]).reverse()
-    expect(goalProgress('gol_1', shuffled, policy)).toMatchObject({ firstAccuracy: 40, lastAccuracy: 55, trend: 'IMPROVING' })
+    expect(goalProgress('gol_1', shuffled, policy)).toMatchObject({
+      firstAccuracy: 40,
+      lastAccuracy: 55,
+      trend: 'IMPROVING',
+    })
   })
 })
 
 describe('summary of a period', () => {
-  const note = (day: number, signedDay: number, goals: SignedNoteData['goals'], sessionId = `ses_${day}`): SignedNoteData => ({
+  const note = (
+    day: number,
+    signedDay: number,
+    goals: SignedNoteData['goals'],
+    sessionId = `ses_${day}`
+  ): SignedNoteData => ({
     sessionId,
     sessionAt: `2026-03-${String(day).padStart(2, '0')}T15:00:00.000Z`,
     signedAt: `2026-03-${String(signedDay).padStart(2, '0')}T18:00:00.000Z`,
@@ -65,10 +95,24 @@ describe('summary of a period', () => {
 
   it('counts the notes signed in the period, judges active goals over the look-back, and lists stalled ones', () => {
     const notes = [
-      note(2, 2, [{ goalId: 'gol_flat', accuracyPercent: 50 }, { goalId: 'gol_up', accuracyPercent: 30 }]),
-      note(5, 6, [{ goalId: 'gol_flat', accuracyPercent: 52 }, { goalId: 'gol_up', accuracyPercent: 40 }]),
-      note(12, 12, [{ goalId: 'gol_flat', accuracyPercent: 49 }, { goalId: 'gol_up', accuracyPercent: 50 }, { description: 'x' } as never]),
-      note(19, 20, [{ goalId: 'gol_flat', accuracyPercent: 51 }, { goalId: 'gol_up', accuracyPercent: 62 }, { goalId: 'gol_met', accuracyPercent: 10 }]),
+      note(2, 2, [
+        { goalId: 'gol_flat', accuracyPercent: 50 },
+        { goalId: 'gol_up', accuracyPercent: 30 },
+      ]),
+      note(5, 6, [
+        { goalId: 'gol_flat', accuracyPercent: 52 },
+        { goalId: 'gol_up', accuracyPercent: 40 },
+      ]),
+      note(12, 12, [
+        { goalId: 'gol_flat', accuracyPercent: 49 },
+        { goalId: 'gol_up', accuracyPercent: 50 },
+        { description: 'x' } as never,
+      ]),
+      note(19, 20, [
+        { goalId: 'gol_flat', accuracyPercent: 51 },
+        { goalId: 'gol_up', accuracyPercent: 62 },
+        { goalId: 'gol_met', accuracyPercent: 10 },
+      ]),
       // Signed after the period: not in this summary.
       note(30, 31, [{ goalId: 'gol_flat', accuracyPercent: 90 }]),
     ]

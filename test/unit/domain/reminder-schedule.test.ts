@@ -14,7 +14,13 @@ const startMs = Date.parse(start)
 
 describe('pendingReminders', () => {
   it('schedules one reminder per offset before the start, earliest first', () => {
-    const slots = pendingReminders({ startsAt: start, offsetsMinutes: [120, 2880], minuteMs: MINUTE, now: startMs - 3 * 86_400_000, sent: [] })
+    const slots = pendingReminders({
+      startsAt: start,
+      offsetsMinutes: [120, 2880],
+      minuteMs: MINUTE,
+      now: startMs - 3 * 86_400_000,
+      sent: [],
+    })
     expect(slots.map((s) => [s.offsetMinutes, new Date(s.at).toISOString()])).toEqual([
       [2880, '2026-12-01T15:00:00.000Z'],
       [120, '2026-12-03T13:00:00.000Z'],
@@ -23,26 +29,62 @@ describe('pendingReminders', () => {
 
   it('skips reminders whose time has passed, and those already sent', () => {
     const now = startMs - 3 * 3_600_000
-    expect(pendingReminders({ startsAt: start, offsetsMinutes: [2880, 120], minuteMs: MINUTE, now, sent: [] }).map((s) => s.offsetMinutes)).toEqual([120])
-    expect(pendingReminders({ startsAt: start, offsetsMinutes: [2880, 120], minuteMs: MINUTE, now, sent: [reminderKey(start, 120)] })).toEqual([])
+    expect(
+      pendingReminders({ startsAt: start, offsetsMinutes: [2880, 120], minuteMs: MINUTE, now, sent: [] }).map(
+        (s) => s.offsetMinutes
+      )
+    ).toEqual([120])
+    expect(
+      pendingReminders({
+        startsAt: start,
+        offsetsMinutes: [2880, 120],
+        minuteMs: MINUTE,
+        now,
+        sent: [reminderKey(start, 120)],
+      })
+    ).toEqual([])
     // Exactly at the reminder's time it counts as passed: nobody is reminded of the moment itself twice.
-    expect(pendingReminders({ startsAt: start, offsetsMinutes: [120], minuteMs: MINUTE, now: startMs - 120 * MINUTE, sent: [] })).toEqual([])
+    expect(
+      pendingReminders({
+        startsAt: start,
+        offsetsMinutes: [120],
+        minuteMs: MINUTE,
+        now: startMs - 120 * MINUTE,
+        sent: [],
+      })
+    ).toEqual([])
   })
 
   it('ignores duplicate and non-positive offsets', () => {
-    const slots = pendingReminders({ startsAt: start, offsetsMinutes: [60, 60, 0, -5], minuteMs: MINUTE, now: 0, sent: [] })
+    const slots = pendingReminders({
+      startsAt: start,
+      offsetsMinutes: [60, 60, 0, -5],
+      minuteMs: MINUTE,
+      now: 0,
+      sent: [],
+    })
     expect(slots.map((s) => s.offsetMinutes)).toEqual([60])
   })
 
   it('keys reminders by start, so a reschedule reminds again', () => {
     const moved = '2026-12-04T15:00:00.000Z'
     const sent = [reminderKey(start, 120)]
-    expect(pendingReminders({ startsAt: moved, offsetsMinutes: [120], minuteMs: MINUTE, now: startMs, sent }).map((s) => s.key)).toEqual([reminderKey(moved, 120)])
+    expect(
+      pendingReminders({ startsAt: moved, offsetsMinutes: [120], minuteMs: MINUTE, now: startMs, sent }).map(
+        (s) => s.key
+      )
+    ).toEqual([reminderKey(moved, 120)])
   })
 
   it('scales policy minutes with a shortened day', () => {
     expect(minuteMsOf(86_400_000)).toBe(MINUTE)
-    const [slot] = pendingReminders({ startsAt: start, offsetsMinutes: [1440], minuteMs: minuteMsOf(14_400), now: 0, sent: [] })
+    const [slot] = pendingReminders({
+      startsAt: start,
+      offsetsMinutes: [1440],
+      minuteMs: minuteMsOf(14_400),
+      now: 0,
+      sent: [],
+    })
     expect(startMs - slot!.at).toBe(14_400)
   })
 })

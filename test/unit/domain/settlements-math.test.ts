@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { CLEARING, FEE_REVENUE, journalLines, payableAccount, type PostingSource } from '../../../domain/settlements/journal.ts'
+import {
+  CLEARING,
+  FEE_REVENUE,
+  journalLines,
+  payableAccount,
+  type PostingSource,
+} from '../../../domain/settlements/journal.ts'
 import {
   NO_FEE,
   feeOf,
@@ -47,7 +53,8 @@ describe('feeOf', () => {
 })
 
 describe('shareAmong', () => {
-  const lines = (...totals: number[]): WeightedLine[] => totals.map((lineTotal, i) => ({ orderLineId: `l${i}`, position: i, lineTotal }))
+  const lines = (...totals: number[]): WeightedLine[] =>
+    totals.map((lineTotal, i) => ({ orderLineId: `l${i}`, position: i, lineTotal }))
 
   it('shares in proportion to line totals, exactly', () => {
     expect([...shareAmong(6_000, lines(12_000, 15_000, 3_000)).values()]).toEqual([2_400, 3_000, 600])
@@ -90,14 +97,19 @@ describe('refundShares', () => {
       expect(taken).toBe(final.get(line.orderLineId))
     }
     for (const refund of refunds) {
-      expect(shares.filter((s) => s.refundId === refund.refundId).reduce((sum, s) => sum + s.amount, 0)).toBe(refund.amount)
+      expect(shares.filter((s) => s.refundId === refund.refundId).reduce((sum, s) => sum + s.amount, 0)).toBe(
+        refund.amount
+      )
     }
   })
 
   it('returns the whole fee when the whole line is refunded, however many refunds it took', () => {
     const charge = { gross: 10_000, rule: { percentBps: 1500, fixedAmount: 100, fixedCurrency: 'USD' } }
     const single: WeightedLine[] = [{ orderLineId: 'x', position: 1, lineTotal: 10_000 }]
-    const shares = refundShares(single, [3_001, 2_999, 4_000].map((amount, k) => ({ refundId: `r${k}`, amount, createdAt: k })))
+    const shares = refundShares(
+      single,
+      [3_001, 2_999, 4_000].map((amount, k) => ({ refundId: `r${k}`, amount, createdAt: k }))
+    )
     const returned = shares.reduce((sum, s) => sum + feeReturned(charge, s.before, s.after, 'USD'), 0)
     expect(returned).toBe(feeOf(10_000, charge.rule, 'USD'))
     expect(shares.map((s) => s.after)).toEqual([3_001, 6_000, 10_000])
@@ -118,7 +130,7 @@ describe('journalLines', () => {
     for (const item of kinds) {
       const lines = journalLines(item)
       expect(lines.reduce((s, l) => s + l.debit, 0)).toBe(lines.reduce((s, l) => s + l.credit, 0))
-      for (const l of lines) expect((l.debit > 0) !== (l.credit > 0)).toBe(true)
+      for (const l of lines) expect(l.debit > 0 !== l.credit > 0).toBe(true)
     }
   })
 
@@ -141,6 +153,10 @@ describe('settlementTotals', () => {
     }
     expect(settlementTotals(items, 0)).toMatchObject({ netAmount: 15_700, payoutAmount: 15_700, balanceAfter: 0 })
     expect(settlementTotals(items, -20_000)).toMatchObject({ netAmount: 15_700, payoutAmount: 0, balanceAfter: -4_300 })
-    expect(settlementTotals({ sessions: [], refunds: [], adjustments: [] }, 0)).toMatchObject({ payoutAmount: 0, balanceAfter: 0, sessionCount: 0 })
+    expect(settlementTotals({ sessions: [], refunds: [], adjustments: [] }, 0)).toMatchObject({
+      payoutAmount: 0,
+      balanceAfter: 0,
+      sessionCount: 0,
+    })
   })
 })

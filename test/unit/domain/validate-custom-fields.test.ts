@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest'
 import type { CustomFieldDefinitionRule } from '../../../domain/custom-fields/custom-field-schema.ts'
 import { validateCustomFields, type CustomFieldCheck } from '../../../domain/custom-fields/validate-custom-fields.ts'
 
-const field = (key: string, type: CustomFieldDefinitionRule['type'], extra: Partial<CustomFieldDefinitionRule> = {}) => ({
+const field = (
+  key: string,
+  type: CustomFieldDefinitionRule['type'],
+  extra: Partial<CustomFieldDefinitionRule> = {}
+) => ({
   key,
   label: key.replace(/_/g, ' '),
   type,
@@ -28,7 +32,13 @@ const errorsOf = (result: ReturnType<typeof validateCustomFields>) =>
 
 describe('custom field values by type', () => {
   it('accepts a value of every type that fits its definition', () => {
-    const values = { school: 'Lincoln Elementary', siblings: 2, intake_date: '2026-01-12', photo_consent: false, referral: 'School' }
+    const values = {
+      school: 'Lincoln Elementary',
+      siblings: 2,
+      intake_date: '2026-01-12',
+      photo_consent: false,
+      referral: 'School',
+    }
     expect(check(values)).toEqual({ ok: true, values })
   })
 
@@ -78,7 +88,10 @@ describe('required fields', () => {
   })
 
   it('cannot be removed with null', () => {
-    const result = check({ consent_on_file: null }, { definitions: withRequired, stored: { consent_on_file: true }, mode: 'update' })
+    const result = check(
+      { consent_on_file: null },
+      { definitions: withRequired, stored: { consent_on_file: true }, mode: 'update' }
+    )
     expect(errorsOf(result)).toEqual(['custom_fields.consent_on_file:required'])
   })
 })
@@ -107,8 +120,13 @@ describe('definition evolution', () => {
     expect(errorsOf(check({ school: 'Other' }, { definitions: archived, stored, mode: 'update' }))).toEqual([
       'custom_fields.school:archived_field',
     ])
-    expect(check({ school: null }, { definitions: archived, stored, mode: 'update' })).toEqual({ ok: true, values: { siblings: 2 } })
-    expect(errorsOf(check({ school: 'New' }, { definitions: archived }))).toEqual(['custom_fields.school:archived_field'])
+    expect(check({ school: null }, { definitions: archived, stored, mode: 'update' })).toEqual({
+      ok: true,
+      values: { siblings: 2 },
+    })
+    expect(errorsOf(check({ school: 'New' }, { definitions: archived }))).toEqual([
+      'custom_fields.school:archived_field',
+    ])
   })
 
   it('an archived required field requires nothing', () => {
@@ -136,7 +154,9 @@ describe('definition evolution', () => {
   it('removing with null: a stored key always, an unknown key never', () => {
     const stored = { legacy_key: 'kept from an import' }
     expect(check({ legacy_key: null }, { stored, mode: 'update' })).toEqual({ ok: true, values: {} })
-    expect(errorsOf(check({ never_defined: null }, { mode: 'update' }))).toEqual(['custom_fields.never_defined:unknown_field'])
+    expect(errorsOf(check({ never_defined: null }, { mode: 'update' }))).toEqual([
+      'custom_fields.never_defined:unknown_field',
+    ])
     // A defined key with nothing stored: removing it is a no-op.
     expect(check({ school: null }, { mode: 'update' })).toEqual({ ok: true, values: {} })
   })

@@ -22,7 +22,12 @@ describe('request-limit configuration', () => {
       TRUST_PROXY: 'false',
       REQUEST_BODY_LIMIT_BYTES: '2048',
     })
-    expect(config).toMatchObject({ RATE_LIMIT_PER_MINUTE: 5, RATE_LIMIT_STORE: 'postgres', TRUST_PROXY: false, REQUEST_BODY_LIMIT_BYTES: 2048 })
+    expect(config).toMatchObject({
+      RATE_LIMIT_PER_MINUTE: 5,
+      RATE_LIMIT_STORE: 'postgres',
+      TRUST_PROXY: false,
+      REQUEST_BODY_LIMIT_BYTES: 2048,
+    })
     expect(loadConfig({ ...base, TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true)
     expect(loadConfig({ ...base, RATE_LIMIT_WINDOW_SECONDS: '10' }).RATE_LIMIT_WINDOW_SECONDS).toBe(10)
   })

@@ -13,7 +13,9 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(withCode('57P01', 'terminating connection due to administrator command'))).toBe(true)
     expect(isDatabaseUnavailable(withCode('08006'))).toBe(true)
     expect(isDatabaseUnavailable(new Error('Connection terminated unexpectedly'))).toBe(true)
-    expect(isDatabaseUnavailable(new Error('driver error', { cause: new Error('timeout exceeded when trying to connect') }))).toBe(true)
+    expect(
+      isDatabaseUnavailable(new Error('driver error', { cause: new Error('timeout exceeded when trying to connect') }))
+    ).toBe(true)
     expect(isDatabaseUnavailable(Object.assign(new Error('adapter'), { cause: withCode('P1001') }))).toBe(true)
   })
 

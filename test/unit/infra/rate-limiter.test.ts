@@ -13,7 +13,10 @@ describe('toDecision', () => {
 
   it('never asks a client to retry in less than a second', () => {
     expect(toDecision(5, new RateLimiterRes(0, 0), false, 1_000).retryAfterSeconds).toBe(1)
-    expect(toDecision(5, new RateLimiterRes(3, 59_999), true, 1_000)).toMatchObject({ remaining: 3, retryAfterSeconds: 60 })
+    expect(toDecision(5, new RateLimiterRes(3, 59_999), true, 1_000)).toMatchObject({
+      remaining: 3,
+      retryAfterSeconds: 60,
+    })
   })
 })
 
@@ -50,7 +53,9 @@ describe('memory store', () => {
 
 describe('postgres store', () => {
   it('needs a connection string', () => {
-    expect(() => createRateLimiter({ store: 'postgres', limit: 3, logger: silentLogger() })).toThrow(/connection string/)
+    expect(() => createRateLimiter({ store: 'postgres', limit: 3, logger: silentLogger() })).toThrow(
+      /connection string/
+    )
   })
 
   it('counts in this process, and says so once, while the database cannot be reached', async () => {
@@ -62,7 +67,11 @@ describe('postgres store', () => {
       connectionString: 'postgresql://nobody:nothing@127.0.0.1:1/none',
       logger,
     })
-    const decisions = [await limiter.consume('client:a'), await limiter.consume('client:a'), await limiter.consume('client:a')]
+    const decisions = [
+      await limiter.consume('client:a'),
+      await limiter.consume('client:a'),
+      await limiter.consume('client:a'),
+    ]
     expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual([
       [true, 1],
       [true, 0],

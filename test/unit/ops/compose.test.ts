@@ -45,14 +45,15 @@ describe('temporal-compose.yml', () => {
     for (const [name, service] of Object.entries(services)) {
       for (const [dependency, { condition }] of Object.entries(service.depends_on ?? {})) {
         expect(services[dependency], `${name} depends on missing ${dependency}`).toBeDefined()
-        if (condition === 'service_healthy') expect(services[dependency]!.healthcheck, `${name} → ${dependency}`).toBeDefined()
+        if (condition === 'service_healthy')
+          expect(services[dependency]!.healthcheck, `${name} → ${dependency}`).toBeDefined()
         expect(['service_healthy', 'service_completed_successfully', 'service_started']).toContain(condition)
       }
     }
     expect(Object.keys(services.worker!.depends_on ?? {})).toContain('api')
   })
 
-  it("gives the API and the worker an environment our configuration loader accepts, naming only real settings", () => {
+  it('gives the API and the worker an environment our configuration loader accepts, naming only real settings', () => {
     for (const name of ['api', 'worker']) {
       const environment = Object.fromEntries(
         Object.entries(services[name]!.environment ?? {}).map(([key, value]) => [key, withDefaults(value)])

@@ -24,7 +24,9 @@ const answer = (status: number, code: string, headers: Record<string, string> = 
 
 describe('exponentialBackoff', () => {
   it('draws uniformly below a ceiling that doubles per retry and stops at the maximum', () => {
-    expect([1, 2, 3, 4].map((retry) => exponentialBackoff(retry, settings, draw(0.999_999)))).toEqual([499, 999, 1999, 3999])
+    expect([1, 2, 3, 4].map((retry) => exponentialBackoff(retry, settings, draw(0.999_999)))).toEqual([
+      499, 999, 1999, 3999,
+    ])
     expect(exponentialBackoff(7, settings, draw(0.999_999))).toBe(19_999) // 500 × 2^6 = 32 000, capped at 20 000
     expect(exponentialBackoff(40, settings, draw(0.5))).toBe(10_000)
     expect(exponentialBackoff(3, settings, draw(0))).toBe(0) // full jitter: may retry at once

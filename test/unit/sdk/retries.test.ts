@@ -25,20 +25,42 @@ let fallback: Handler
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): Handler => (_req, res) => {
-  const problem = status >= 400 && typeof body === 'object' && body !== null && 'code' in body
-  res.writeHead(status, { 'Content-Type': problem ? 'application/problem+json' : 'application/json', ...headers })
-  res.end(JSON.stringify(body))
-}
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Handler =>
+  (_req, res) => {
+    const problem = status >= 400 && typeof body === 'object' && body !== null && 'code' in body
+    res.writeHead(status, { 'Content-Type': problem ? 'application/problem+json' : 'application/json', ...headers })
+    res.end(JSON.stringify(body))
+  }
 const problem = (status: number, code: string, headers: Record<string, string> = {}, extra: object = {}) =>
-  json(status, { type: `http://api.test/problems/${code}`, title: code, status, detail: `${code} happened`, code, requestId: `req_${code}`, ...extra }, headers)
-const tokens = (n: number) => json(200, { access_token: `at_${n}`, token_type: 'Bearer', expires_in: 900, scope: 'bookings', refresh_token: `rt_${n}` })
+  json(
+    status,
+    {
+      type: `http://api.test/problems/${code}`,
+      title: code,
+      status,
+      detail: `${code} happened`,
+      code,
+      requestId: `req_${code}`,
+      ...extra,
+    },
+    headers
+  )
+const tokens = (n: number) =>
+  json(200, {
+    access_token: `at_${n}`,
+    token_type: 'Bearer',
+    expires_in: 900,
+    scope: 'bookings',
+    refresh_token: `rt_${n}`,
+  })
 
 beforeEach(async () => {
   seen = []
   script = []
   let issued = 0
-  fallback = (req, res) => (req.path === '/oauth/token' ? tokens(++issued)(req, res) : json(200, { ok: true })(req, res))
+  fallback = (req, res) =>
+    req.path === '/oauth/token' ? tokens(++issued)(req, res) : json(200, { ok: true })(req, res)
   server = createServer((req, res) => {
     let body = ''
     req.on('data', (chunk: Buffer) => (body += chunk.toString()))
@@ -59,7 +81,13 @@ afterEach(async () => {
 })
 
 const client = (options: Partial<ClientOptions> = {}) =>
-  new TherapyCareClient({ baseUrl, clientId: 'cli_1', clientSecret: 'secret', retry: { baseDelayMs: 5, maxDelayMs: 20 }, ...options })
+  new TherapyCareClient({
+    baseUrl,
+    clientId: 'cli_1',
+    clientSecret: 'secret',
+    retry: { baseDelayMs: 5, maxDelayMs: 20 },
+    ...options,
+  })
 const calls = (path: string) => seen.filter((s) => s.path === path)
 const body = { childId: 'chd_1', providerId: 'prv_1', startsAt: '2026-12-01T09:00:00-06:00' }
 
@@ -101,17 +129,28 @@ describe('writes', () => {
 
 describe('bounds', () => {
   it('stops after maxAttempts and throws the last problem with its fields', async () => {
-    fallback = (req, res) => (req.path === '/oauth/token' ? tokens(1)(req, res) : problem(500, 'internal_error')(req, res))
-    const error = await client({ retry: { maxAttempts: 3, baseDelayMs: 1 } }).children.get('chd_1').catch((e: unknown) => e)
+    fallback = (req, res) =>
+      req.path === '/oauth/token' ? tokens(1)(req, res) : problem(500, 'internal_error')(req, res)
+    const error = await client({ retry: { maxAttempts: 3, baseDelayMs: 1 } })
+      .children.get('chd_1')
+      .catch((e: unknown) => e)
     expect(calls('/v1/children/chd_1')).toHaveLength(3)
     expect(error).toBeInstanceOf(ApiError)
-    expect(error).toMatchObject({ status: 500, code: 'internal_error', title: 'internal_error', detail: 'internal_error happened', requestId: 'req_internal_error' })
+    expect(error).toMatchObject({
+      status: 500,
+      code: 'internal_error',
+      title: 'internal_error',
+      detail: 'internal_error happened',
+      requestId: 'req_internal_error',
+    })
   })
 
   it('does not sleep past the time budget: a 429 asking for 30 s fails at once within a 2 s budget', async () => {
     script.push(problem(429, 'rate_limited', { 'Retry-After': '30' }))
     const started = Date.now()
-    const error = await client({ retry: { maxElapsedMs: 2000 } }).children.get('chd_1').catch((e: unknown) => e)
+    const error = await client({ retry: { maxElapsedMs: 2000 } })
+      .children.get('chd_1')
+      .catch((e: unknown) => e)
     expect(Date.now() - started).toBeLessThan(1000)
     expect(error).toMatchObject({ status: 429, code: 'rate_limited' })
     expect((error as ApiError).headers.get('retry-after')).toBe('30')
@@ -132,13 +171,19 @@ describe('bounds', () => {
   it('leaves a client error to the caller, with the per-field errors', async () => {
     const errors = [{ path: 'startsAt', code: 'invalid_string', message: 'Not a date-time.' }]
     script.push(problem(400, 'validation_error', {}, { errors }))
-    const error = await client().appointments.create(body).catch((e: unknown) => e)
+    const error = await client()
+      .appointments.create(body)
+      .catch((e: unknown) => e)
     expect(error).toMatchObject({ status: 400, code: 'validation_error', errors })
     expect(calls('/v1/appointments')).toHaveLength(1)
   })
 
   it('reports a call that never got an answer as ApiConnectionError after its attempts', async () => {
-    const dead = new TherapyCareClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'key_x', retry: { maxAttempts: 2, baseDelayMs: 1 } })
+    const dead = new TherapyCareClient({
+      baseUrl: 'http://127.0.0.1:1',
+      apiKey: 'key_x',
+      retry: { maxAttempts: 2, baseDelayMs: 1 },
+    })
     const error = await dead.children.get('chd_1').catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ApiConnectionError)
     expect(error).toMatchObject({ attempts: 2 })
@@ -158,8 +203,12 @@ describe('bounds', () => {
 describe('credentials', () => {
   it('renews once after a 401 (refresh grant) and gives up when the new token is refused too', async () => {
     fallback = (req, res) =>
-      req.path === '/oauth/token' ? tokens(calls('/oauth/token').length)(req, res) : problem(401, 'invalid_token')(req, res)
-    const error = await client().children.get('chd_1').catch((e: unknown) => e)
+      req.path === '/oauth/token'
+        ? tokens(calls('/oauth/token').length)(req, res)
+        : problem(401, 'invalid_token')(req, res)
+    const error = await client()
+      .children.get('chd_1')
+      .catch((e: unknown) => e)
     expect(error).toMatchObject({ status: 401, code: 'invalid_token' })
     expect(calls('/v1/children/chd_1').map((c) => c.headers.authorization)).toEqual(['Bearer at_1', 'Bearer at_2'])
     expect(calls('/oauth/token').map((c) => JSON.parse(c.body))).toEqual([
@@ -170,7 +219,9 @@ describe('credentials', () => {
 
   it('does not retry a 401 with an API key, which cannot be renewed', async () => {
     script.push(problem(401, 'invalid_token'))
-    await expect(client({ clientId: undefined, apiKey: 'key_1' }).children.get('chd_1')).rejects.toMatchObject({ status: 401 })
+    await expect(client({ clientId: undefined, apiKey: 'key_1' }).children.get('chd_1')).rejects.toMatchObject({
+      status: 401,
+    })
     expect(calls('/v1/children/chd_1')).toHaveLength(1)
     expect(calls('/v1/children/chd_1')[0]!.headers.authorization).toBe('Bearer key_1')
   })
@@ -187,7 +238,9 @@ describe('credentials', () => {
       req.path === '/oauth/token'
         ? json(401, { error: 'invalid_client', error_description: 'Client authentication failed.' })(req, res)
         : json(200, {})(req, res)
-    const error = await client().children.get('chd_1').catch((e: unknown) => e)
+    const error = await client()
+      .children.get('chd_1')
+      .catch((e: unknown) => e)
     expect(error).toMatchObject({ status: 401, code: 'invalid_client', detail: 'Client authentication failed.' })
     expect(calls('/v1/children/chd_1')).toHaveLength(0)
   })

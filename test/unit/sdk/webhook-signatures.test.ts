@@ -26,7 +26,14 @@ const event = {
   type: 'booking.created',
   createdAt: '2026-06-01T12:00:00.000Z',
   // A non-ASCII character: the signature covers UTF-8 bytes, not UTF-16 code units.
-  data: { bookingId: 'apt_1', childId: 'chd_1', service: 'EARLY_INTERVENTION', amount: 12500, currency: 'EUR', note: 'Zoë' },
+  data: {
+    bookingId: 'apt_1',
+    childId: 'chd_1',
+    service: 'EARLY_INTERVENTION',
+    amount: 12500,
+    currency: 'EUR',
+    note: 'Zoë',
+  },
 }
 const body = JSON.stringify(event)
 
@@ -44,7 +51,10 @@ async function refusal(promise: Promise<unknown>): Promise<WebhookVerificationCo
 
 describe('parsing X-Service-Signature', () => {
   it('reads one timestamp and every v1 entry, ignoring other schemes and spaces', () => {
-    expect(parseV1SignatureHeader('t=1700000000, v1=abc ,v0=zzz,v1=def')).toEqual({ timestamp: '1700000000', signatures: ['abc', 'def'] })
+    expect(parseV1SignatureHeader('t=1700000000, v1=abc ,v0=zzz,v1=def')).toEqual({
+      timestamp: '1700000000',
+      signatures: ['abc', 'def'],
+    })
   })
 
   it('refuses a header without exactly one t or without a v1', () => {
@@ -58,13 +68,16 @@ describe('parsing webhook-signature', () => {
   it('keeps decodable v1 (32 bytes) and v1a (64 bytes) entries and skips the rest', () => {
     const hmac = randomBytes(32).toString('base64')
     const ed = randomBytes(64).toString('base64')
-    const parsed = parseV2SignatureHeader(`v1,${hmac}  v2,${hmac} v1a,${ed} v1,not*base64 v1,${randomBytes(16).toString('base64')}`)
+    const parsed = parseV2SignatureHeader(
+      `v1,${hmac}  v2,${hmac} v1a,${ed} v1,not*base64 v1,${randomBytes(16).toString('base64')}`
+    )
     expect(parsed.hmac.map((b) => Buffer.from(b).toString('base64'))).toEqual([hmac])
     expect(parsed.ed25519.map((b) => Buffer.from(b).toString('base64'))).toEqual([ed])
   })
 
   it('refuses a header with nothing usable', () => {
-    for (const header of ['', 'v1', 'v1,', 'v2,abcd', 'v1,!!!!']) expect(() => parseV2SignatureHeader(header), header).toThrow(WebhookVerificationError)
+    for (const header of ['', 'v1', 'v1,', 'v2,abcd', 'v1,!!!!'])
+      expect(() => parseV2SignatureHeader(header), header).toThrow(WebhookVerificationError)
   })
 })
 
@@ -72,8 +85,12 @@ describe('v1 (X-Service-Signature)', () => {
   it('accepts a signature made with node:crypto, from Node headers or fetch Headers, string or Buffer body', async () => {
     const header = `t=${now},v1=${v1(secret, now)}`
     expect(await verifyWebhookV1(body, { 'x-service-signature': header }, secret)).toEqual(event)
-    expect(await verifyWebhookV1(Buffer.from(body), new Headers({ 'X-Service-Signature': header }), secret)).toEqual(event)
-    expect(await verifyWebhook(new TextEncoder().encode(body), { 'X-Service-Signature': header }, secret)).toEqual(event)
+    expect(await verifyWebhookV1(Buffer.from(body), new Headers({ 'X-Service-Signature': header }), secret)).toEqual(
+      event
+    )
+    expect(await verifyWebhook(new TextEncoder().encode(body), { 'X-Service-Signature': header }, secret)).toEqual(
+      event
+    )
   })
 
   it('accepts any matching entry during a rotation, with either the old or the new secret', async () => {
@@ -90,9 +107,13 @@ describe('v1 (X-Service-Signature)', () => {
     const header = `t=${now},v1=${v1(secret, now)}`
     expect(await refusal(verifyWebhookV1(body.replace('12500', '1'), header, secret))).toBe('signature_mismatch')
     expect(await refusal(verifyWebhookV1(body, header, newSecret()))).toBe('signature_mismatch')
-    expect(await refusal(verifyWebhookV1(body, `t=${now - 1},v1=${v1(secret, now)}`, secret))).toBe('signature_mismatch')
+    expect(await refusal(verifyWebhookV1(body, `t=${now - 1},v1=${v1(secret, now)}`, secret))).toBe(
+      'signature_mismatch'
+    )
     expect(await refusal(verifyWebhookV1(body, `t=${now},v1=${'z'.repeat(64)}`, secret))).toBe('signature_mismatch')
-    expect(await refusal(verifyWebhookV1(body, `t=${now},v1=${v1(secret, now).toUpperCase().slice(2)}`, secret))).toBe('signature_mismatch')
+    expect(await refusal(verifyWebhookV1(body, `t=${now},v1=${v1(secret, now).toUpperCase().slice(2)}`, secret))).toBe(
+      'signature_mismatch'
+    )
   })
 
   it('accepts 300 seconds of skew either way and refuses 301', async () => {
@@ -110,7 +131,9 @@ describe('v1 (X-Service-Signature)', () => {
     expect(await refusal(verifyWebhookV1(body, `v1=${v1(secret, now)}`, secret))).toBe('malformed_signature')
     expect(await refusal(verifyWebhookV1(body, `t=12.5,v1=${v1(secret, now)}`, secret))).toBe('malformed_signature')
     const notAnEvent = '["x"]'
-    expect(await refusal(verifyWebhookV1(notAnEvent, `t=${now},v1=${v1(secret, now, notAnEvent)}`, secret))).toBe('invalid_payload')
+    expect(await refusal(verifyWebhookV1(notAnEvent, `t=${now},v1=${v1(secret, now, notAnEvent)}`, secret))).toBe(
+      'invalid_payload'
+    )
   })
 })
 
@@ -140,7 +163,9 @@ describe('v2 (Standard Webhooks)', () => {
     const tampered = body.replace('EUR', 'USD')
     expect(() => new Webhook(secret).verify(tampered, headers)).toThrow()
     expect(await refusal(verifyWebhookV2(tampered, headers, secret))).toBe('signature_mismatch')
-    expect(await refusal(verifyWebhookV2(body, { ...headers, 'webhook-id': 'evt_other' }, secret))).toBe('signature_mismatch')
+    expect(await refusal(verifyWebhookV2(body, { ...headers, 'webhook-id': 'evt_other' }, secret))).toBe(
+      'signature_mismatch'
+    )
     expect(await refusal(verifyWebhookV2(body, headers, newSecret()))).toBe('signature_mismatch')
     const stale = signed([secret], event.id, now - 301)
     expect(() => new Webhook(secret).verify(body, stale)).toThrow()
@@ -148,17 +173,26 @@ describe('v2 (Standard Webhooks)', () => {
     // ahead of the real clock would be only 300 (seen in CI).
     const clock = { now: () => now * 1000 }
     expect(await refusal(verifyWebhookV2(body, stale, secret, clock))).toBe('timestamp_out_of_tolerance')
-    expect(await refusal(verifyWebhookV2(body, signed([secret], event.id, now + 301), secret, clock))).toBe('timestamp_out_of_tolerance')
+    expect(await refusal(verifyWebhookV2(body, signed([secret], event.id, now + 301), secret, clock))).toBe(
+      'timestamp_out_of_tolerance'
+    )
   })
 
   it('verifies v1a Ed25519 signatures with the whpk_ public key, and only with the right key', async () => {
     const keyPair = () => generateKeyPairSync('ed25519')
     const { privateKey, publicKey } = keyPair()
-    const whpk = (key: typeof publicKey) => `whpk_${key.export({ format: 'der', type: 'spki' }).subarray(-32).toString('base64')}`
+    const whpk = (key: typeof publicKey) =>
+      `whpk_${key.export({ format: 'der', type: 'spki' }).subarray(-32).toString('base64')}`
     const signature = sign(null, Buffer.from(`${event.id}.${now}.${body}`), privateKey).toString('base64')
-    const headers = { 'webhook-id': event.id, 'webhook-timestamp': String(now), 'webhook-signature': `v1a,${signature}` }
+    const headers = {
+      'webhook-id': event.id,
+      'webhook-timestamp': String(now),
+      'webhook-signature': `v1a,${signature}`,
+    }
     expect((await verifyWebhookV2(body, headers, { publicKey: whpk(publicKey) })).id).toBe(event.id)
-    expect(await refusal(verifyWebhookV2(body, headers, { publicKey: whpk(keyPair().publicKey) }))).toBe('signature_mismatch')
+    expect(await refusal(verifyWebhookV2(body, headers, { publicKey: whpk(keyPair().publicKey) }))).toBe(
+      'signature_mismatch'
+    )
     // An HMAC secret alone cannot vouch for an Ed25519 signature.
     expect(await refusal(verifyWebhookV2(body, headers, secret))).toBe('signature_mismatch')
   })
@@ -186,12 +220,18 @@ describe('event types', () => {
         parameters: { query?: never }
         get?: never
         post: {
-          requestBody?: { content: { 'application/json': { id: string; type: 'booking.created'; data: { bookingId: string } } } }
+          requestBody?: {
+            content: { 'application/json': { id: string; type: 'booking.created'; data: { bookingId: string } } }
+          }
           responses: { 200: { content?: never } }
         }
       }
       'child.registered': {
-        post: { requestBody: { content: { 'application/json': { id: string; type: 'child.registered'; data: { childId: string } } } } }
+        post: {
+          requestBody: {
+            content: { 'application/json': { id: string; type: 'child.registered'; data: { childId: string } } }
+          }
+        }
       }
     }
     expectTypeOf<DescribedEvents<Generated>>().toEqualTypeOf<

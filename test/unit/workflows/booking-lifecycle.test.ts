@@ -32,9 +32,19 @@ describe('bookingWakeAt', () => {
   const now = end - 3 * 86_400_000
 
   it('wakes for the earliest of the reminder, the no-show deadline and the verification', () => {
-    expect(bookingWakeAt({ reminderAt: end - 2 * 86_400_000, noShowAt: end + 1_800_000, verifyAt: null }, endsAt, now)).toBe(end - 2 * 86_400_000)
-    expect(bookingWakeAt({ reminderAt: end - 2 * 86_400_000, noShowAt: end + 1_800_000, verifyAt: now + 60_000 }, endsAt, now)).toBe(now + 60_000)
-    expect(bookingWakeAt({ reminderAt: null, noShowAt: end + 1_800_000, verifyAt: null }, endsAt, now)).toBe(end + 1_800_000)
+    expect(
+      bookingWakeAt({ reminderAt: end - 2 * 86_400_000, noShowAt: end + 1_800_000, verifyAt: null }, endsAt, now)
+    ).toBe(end - 2 * 86_400_000)
+    expect(
+      bookingWakeAt(
+        { reminderAt: end - 2 * 86_400_000, noShowAt: end + 1_800_000, verifyAt: now + 60_000 },
+        endsAt,
+        now
+      )
+    ).toBe(now + 60_000)
+    expect(bookingWakeAt({ reminderAt: null, noShowAt: end + 1_800_000, verifyAt: null }, endsAt, now)).toBe(
+      end + 1_800_000
+    )
   })
 
   it('falls back to the unprompted re-read when no timer is set (a final state awaiting its commit, a checked-in visit)', () => {
@@ -69,19 +79,29 @@ describe('dueBookingStep', () => {
 
 describe('followsDatabase', () => {
   it('follows a final status, and any read while no accepted step awaits its commit', () => {
-    expect(followsDatabase({ force: false, freshStatus: 'CANCELLED', awaitingCommit: true, state: 'COMPLETED' })).toBe(true)
-    expect(followsDatabase({ force: false, freshStatus: 'CONFIRMED', awaitingCommit: false, state: 'CONFIRMED' })).toBe(true)
+    expect(followsDatabase({ force: false, freshStatus: 'CANCELLED', awaitingCommit: true, state: 'COMPLETED' })).toBe(
+      true
+    )
+    expect(followsDatabase({ force: false, freshStatus: 'CONFIRMED', awaitingCommit: false, state: 'CONFIRMED' })).toBe(
+      true
+    )
   })
 
   it('keeps an accepted final step while its commit is not seen, when some other change prompted the read', () => {
-    expect(followsDatabase({ force: false, freshStatus: 'CONFIRMED', awaitingCommit: true, state: 'CANCELLED' })).toBe(false)
+    expect(followsDatabase({ force: false, freshStatus: 'CONFIRMED', awaitingCommit: true, state: 'CANCELLED' })).toBe(
+      false
+    )
   })
 
   it('undoes that step at the verification re-read: its request never committed', () => {
-    expect(followsDatabase({ force: true, freshStatus: 'CONFIRMED', awaitingCommit: true, state: 'CANCELLED' })).toBe(true)
+    expect(followsDatabase({ force: true, freshStatus: 'CONFIRMED', awaitingCommit: true, state: 'CANCELLED' })).toBe(
+      true
+    )
   })
 
   it('takes the read for an accepted reschedule (the workflow stays CONFIRMED either way)', () => {
-    expect(followsDatabase({ force: false, freshStatus: 'CONFIRMED', awaitingCommit: true, state: 'CONFIRMED' })).toBe(true)
+    expect(followsDatabase({ force: false, freshStatus: 'CONFIRMED', awaitingCommit: true, state: 'CONFIRMED' })).toBe(
+      true
+    )
   })
 })

@@ -15,6 +15,10 @@ describe('child progress periods', () => {
 
   it('answers a request with the last interval up to now, whatever the periodic cycle', () => {
     const now = start + 12 * DAY + 3_600_000
-    expect(requestedSummary(now, 30 * DAY)).toEqual({ trigger: 'REQUESTED', periodStart: now - 30 * DAY, periodEnd: now })
+    expect(requestedSummary(now, 30 * DAY)).toEqual({
+      trigger: 'REQUESTED',
+      periodStart: now - 30 * DAY,
+      periodEnd: now,
+    })
   })
 })

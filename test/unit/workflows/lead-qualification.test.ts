@@ -3,7 +3,13 @@
  * means (follow up, close LOST, or nothing). The offer timers themselves are in test/unit/domain/leads/lead-policy.test.ts.
  */
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_LEAD_POLICY, nextOfferStep, offerAction, offerTimers, offerWakeAt } from '../../../domain/leads/lead-policy.ts'
+import {
+  DEFAULT_LEAD_POLICY,
+  nextOfferStep,
+  offerAction,
+  offerTimers,
+  offerWakeAt,
+} from '../../../domain/leads/lead-policy.ts'
 import { LEAD_STATUSES, leadUpdateRefusal, type LeadStatus } from '../../../domain/leads/lead-state.ts'
 
 const DAY = 86_400_000
@@ -16,7 +22,9 @@ describe('leadUpdateRefusal', () => {
 
   it('offers slots to a MATCHED lead, and again to an OFFERED one (a new offer), never otherwise', () => {
     expect(accepting('offer')).toEqual(['MATCHED', 'OFFERED'])
-    expect(leadUpdateRefusal('offer', 'QUALIFIED')).toBe('The lead is QUALIFIED; only a MATCHED or OFFERED lead is offered slots.')
+    expect(leadUpdateRefusal('offer', 'QUALIFIED')).toBe(
+      'The lead is QUALIFIED; only a MATCHED or OFFERED lead is offered slots.'
+    )
   })
 
   it('books only an OFFERED lead: once the window closed it is LOST and a late booking is refused', () => {
@@ -26,7 +34,9 @@ describe('leadUpdateRefusal', () => {
 
   it('closes any open lead, and refuses to close one already closed, naming the reason asked for', () => {
     expect(accepting('close')).toEqual(['NEW', 'QUALIFIED', 'MATCHED', 'OFFERED'])
-    expect(leadUpdateRefusal('close', 'BOOKED', 'FAMILY_DECLINED')).toBe('The lead is already BOOKED; it is not closed FAMILY_DECLINED.')
+    expect(leadUpdateRefusal('close', 'BOOKED', 'FAMILY_DECLINED')).toBe(
+      'The lead is already BOOKED; it is not closed FAMILY_DECLINED.'
+    )
   })
 })
 
@@ -39,7 +49,10 @@ describe('an unanswered offer', () => {
   })
 
   it('follows up when the follow-up is due, numbered from the ones already sent', () => {
-    expect(offerAction(nextOfferStep(timers, 1), offeredAt + 4 * DAY)).toEqual({ kind: 'FOLLOW_UP', followUp: { n: 2, at: offeredAt + 4 * DAY } })
+    expect(offerAction(nextOfferStep(timers, 1), offeredAt + 4 * DAY)).toEqual({
+      kind: 'FOLLOW_UP',
+      followUp: { n: 2, at: offeredAt + 4 * DAY },
+    })
   })
 
   it('closes the lead once the window is over, even when a follow-up is also overdue (a worker that was down)', () => {

@@ -8,7 +8,13 @@ import {
   type QueryRow,
 } from '../../../../domain/ai-analytics/ai-analytics-rules.ts'
 
-const row = (assistantId: string, answered: boolean, createdAt: string, citationCount = answered ? 2 : 0, latencyMs = 10): QueryRow => ({
+const row = (
+  assistantId: string,
+  answered: boolean,
+  createdAt: string,
+  citationCount = answered ? 2 : 0,
+  latencyMs = 10
+): QueryRow => ({
   assistantId,
   answered,
   citationCount,
@@ -30,7 +36,11 @@ describe('summarizeQueries', () => {
       row('ast_a', false, '2026-11-03T05:00:00Z', 0, 9), // 23:00 on the 2nd in Chicago (UTC-6)
       row('ast_b', false, '2026-11-03T15:00:00Z', 0, 40),
     ]
-    const { usage, coverage } = summarizeQueries(rows, assistants, { from: '2026-11-01', to: '2026-11-03', timeZone: 'America/Chicago' })
+    const { usage, coverage } = summarizeQueries(rows, assistants, {
+      from: '2026-11-01',
+      to: '2026-11-03',
+      timeZone: 'America/Chicago',
+    })
     expect(usage).toMatchObject({ queries: 4, assistants: 3, assistantsActive: 2 })
     expect(usage.byAssistant).toEqual([
       { assistantId: 'ast_a', name: 'Policies', queries: 3, answered: 2, abstained: 1 },
@@ -54,9 +64,18 @@ describe('summarizeQueries', () => {
   })
 
   it('reports null shares, not zero, when there were no queries', () => {
-    const { coverage, usage } = summarizeQueries([], assistants, { from: '2026-11-01', to: '2026-11-01', timeZone: 'UTC' })
+    const { coverage, usage } = summarizeQueries([], assistants, {
+      from: '2026-11-01',
+      to: '2026-11-01',
+      timeZone: 'UTC',
+    })
     expect(usage.assistantsActive).toBe(0)
-    expect(coverage).toMatchObject({ answeredShare: null, abstainedShare: null, citationsPerAnswer: null, latencyMs: { median: null, p95: null } })
+    expect(coverage).toMatchObject({
+      answeredShare: null,
+      abstainedShare: null,
+      citationsPerAnswer: null,
+      latencyMs: { median: null, p95: null },
+    })
   })
 })
 
@@ -64,7 +83,12 @@ describe('percentile', () => {
   it('is the nearest rank', () => {
     expect(percentile([5, 1, 3, 2, 4], 50)).toBe(3)
     expect(percentile([1, 2, 3, 4], 50)).toBe(2)
-    expect(percentile(Array.from({ length: 20 }, (_, i) => i + 1), 95)).toBe(19)
+    expect(
+      percentile(
+        Array.from({ length: 20 }, (_, i) => i + 1),
+        95
+      )
+    ).toBe(19)
   })
 })
 
@@ -79,8 +103,20 @@ describe('workflow status counts', () => {
   })
 
   it('turns a GROUP BY ExecutionStatus count into counts, and the rest of the total into other kinds', () => {
-    const total = toStatusCounts({ count: 7, groups: [{ count: 4, groupValues: [['Completed']] }, { count: 3, groupValues: [['Running']] }] })
-    const agent = toStatusCounts({ count: 3, groups: [{ count: 2, groupValues: ['Completed'] }, { count: 1, groupValues: ['Running'] }] })
+    const total = toStatusCounts({
+      count: 7,
+      groups: [
+        { count: 4, groupValues: [['Completed']] },
+        { count: 3, groupValues: [['Running']] },
+      ],
+    })
+    const agent = toStatusCounts({
+      count: 3,
+      groups: [
+        { count: 2, groupValues: ['Completed'] },
+        { count: 1, groupValues: ['Running'] },
+      ],
+    })
     const care = toStatusCounts({ count: 1, groups: [{ count: 1, groupValues: ['Running'] }] })
     expect(total.byStatus).toMatchObject({ COMPLETED: 4, RUNNING: 3, FAILED: 0 })
     const other = otherKinds(total, [agent, care])

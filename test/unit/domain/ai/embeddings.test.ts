@@ -58,7 +58,10 @@ describe('termsOf', () => {
 describe('lexical embeddings', () => {
   it('are deterministic, L2-normalised and of the configured size', async () => {
     const embeddings = new LexicalEmbeddings()
-    const [a, b] = await embeddings.embedDocuments(['Late cancellations are charged $40.', 'Late cancellations are charged $40.'])
+    const [a, b] = await embeddings.embedDocuments([
+      'Late cancellations are charged $40.',
+      'Late cancellations are charged $40.',
+    ])
     expect(a).toEqual(b)
     expect(a).toHaveLength(768)
     expect(dot(a!, a!)).toBeCloseTo(1, 6)

@@ -20,7 +20,17 @@ const DOCUMENT = [
 const passage = (from: string, to: string, score: number, headingPath = ['Attendance policy']): RetrievedPassage => {
   const start = DOCUMENT.indexOf(from)
   const end = DOCUMENT.indexOf(to) + to.length
-  return { chunkId: `c${start}`, documentId: 'kdoc_1', documentName: 'policy.pdf', page: 1, headingPath, startOffset: start, endOffset: end, content: DOCUMENT.slice(start, end), score }
+  return {
+    chunkId: `c${start}`,
+    documentId: 'kdoc_1',
+    documentName: 'policy.pdf',
+    page: 1,
+    headingPath,
+    startOffset: start,
+    endOffset: end,
+    content: DOCUMENT.slice(start, end),
+    score,
+  }
 }
 
 const answerer = createExtractiveAnswerer()
@@ -29,7 +39,12 @@ describe('splitSentences', () => {
   it('joins lines wrapped mid-sentence, splits list items and keeps offsets exact', () => {
     const text = 'Late cancellations are charged a fee\nof $40. Dr. Lee signs notes.\n- first item\n- second item'
     const sentences = splitSentences(text)
-    expect(sentences.map((s) => s.text)).toEqual(['Late cancellations are charged a fee\nof $40.', 'Dr. Lee signs notes.', 'first item', 'second item'])
+    expect(sentences.map((s) => s.text)).toEqual([
+      'Late cancellations are charged a fee\nof $40.',
+      'Dr. Lee signs notes.',
+      'first item',
+      'second item',
+    ])
     for (const s of sentences) expect(text.slice(s.start, s.end)).toBe(s.text)
   })
 })
@@ -41,7 +56,13 @@ describe('extractive answerer', () => {
     expect(answer.answered).toBe(true)
     expect(answer.answer).toBe('Late cancellations are charged a fee of $40 per session. [1]')
     const [citation] = answer.citations
-    expect(citation).toMatchObject({ documentId: 'kdoc_1', documentName: 'policy.pdf', page: 1, headingPath: ['Attendance policy'], score: 0.5 })
+    expect(citation).toMatchObject({
+      documentId: 'kdoc_1',
+      documentName: 'policy.pdf',
+      page: 1,
+      headingPath: ['Attendance policy'],
+      score: 0.5,
+    })
     expect(DOCUMENT.slice(citation!.startOffset, citation!.endOffset)).toBe(citation!.quote)
   })
 
@@ -55,7 +76,9 @@ describe('extractive answerer', () => {
     const silent = await answerer.answer('Do you offer hydrotherapy in the pool?', [p])
     expect(silent).toMatchObject({ answered: false, citations: [] })
     expect(silent.answer).toMatch(/does not contain the answer/)
-    expect((await answerer.answer('How much is the late cancellation fee?', [{ ...p, score: 0.01 }])).answered).toBe(false)
+    expect((await answerer.answer('How much is the late cancellation fee?', [{ ...p, score: 0.01 }])).answered).toBe(
+      false
+    )
     expect((await answerer.answer('How much is the late cancellation fee?', [])).answered).toBe(false)
     expect((await answerer.answer('What is it?', [p])).answered).toBe(false)
   })
@@ -68,8 +91,20 @@ describe('extractive answerer', () => {
     expect(answerTypeOf('Can I bring a snack?')).toBeUndefined()
     // The first sentence covers more of the question's words; only the second says how often.
     const content = 'Fire drills are held in the car park. Fire drills happen once every term.'
-    const safety: RetrievedPassage = { chunkId: 'c', documentId: 'kdoc_2', documentName: 'safety.md', headingPath: ['Safety'], startOffset: 0, endOffset: content.length, content, score: 0.4 }
+    const safety: RetrievedPassage = {
+      chunkId: 'c',
+      documentId: 'kdoc_2',
+      documentName: 'safety.md',
+      headingPath: ['Safety'],
+      startOffset: 0,
+      endOffset: content.length,
+      content,
+      score: 0.4,
+    }
     const answer = await answerer.answer('How often are fire drills held?', [safety])
-    expect(answer.citations.map((c) => c.quote)).toEqual(['Fire drills are held in the car park.', 'Fire drills happen once every term.'])
+    expect(answer.citations.map((c) => c.quote)).toEqual([
+      'Fire drills are held in the car park.',
+      'Fire drills happen once every term.',
+    ])
   })
 })

@@ -7,7 +7,17 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createExtractiveAnswerer } from '../../../../domain/ai/answering/extractive-answerer.ts'
 import { LexicalEmbeddings } from '../../../../domain/ai/embeddings/lexical-embeddings.ts'
-import { evaluate, loadCorpus, loadQuestions, memoryRetriever, prepareCorpus, type EvalQuestions, type EvalReport, type IndexedDocument, type Retriever } from '../../../../eval/knowledge-eval.ts'
+import {
+  evaluate,
+  loadCorpus,
+  loadQuestions,
+  memoryRetriever,
+  prepareCorpus,
+  type EvalQuestions,
+  type EvalReport,
+  type IndexedDocument,
+  type Retriever,
+} from '../../../../eval/knowledge-eval.ts'
 
 let questions: EvalQuestions
 let docs: IndexedDocument[]
@@ -50,7 +60,12 @@ describe('offline models', () => {
   })
 
   it('hold up on the held-out questions they were never tuned on', async () => {
-    const heldOut = await evaluate({ questions: { answerable: questions.heldOut ?? [], unanswerable: [] }, docs, retrieve, answerer: createExtractiveAnswerer() })
+    const heldOut = await evaluate({
+      questions: { answerable: questions.heldOut ?? [], unanswerable: [] },
+      docs,
+      retrieve,
+      answerer: createExtractiveAnswerer(),
+    })
     expect(heldOut.answerable).toBeGreaterThanOrEqual(10)
     expect(heldOut.recallAt5).toBeGreaterThanOrEqual(0.8)
     expect(heldOut.misses.filter((m) => m.answered && !m.containsAnswer)).toEqual([])

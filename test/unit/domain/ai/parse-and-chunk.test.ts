@@ -20,7 +20,10 @@ describe('parseDocument', () => {
   })
 
   it('infers headings of plain text: a title, then numbered sections nesting by their dots', async () => {
-    const doc = await parseDocument('text/plain', utf8('Staff Handbook\nWelcome to the team.\n1. Hours\nWe open at 8.\n1.1 Weekends\nClosed on Sundays.\n'))
+    const doc = await parseDocument(
+      'text/plain',
+      utf8('Staff Handbook\nWelcome to the team.\n1. Hours\nWe open at 8.\n1.1 Weekends\nClosed on Sundays.\n')
+    )
     expect(doc.sections.map((s) => s.headingPath)).toEqual([
       ['Staff Handbook'],
       ['Staff Handbook', '1. Hours'],
@@ -31,7 +34,16 @@ describe('parseDocument', () => {
   it('reads a PDF page by page', async () => {
     const pdf = renderPdf({
       title: 'Policy',
-      pages: [[{ kind: 'title', text: 'Policy' }, { kind: 'paragraph', text: 'Page one text.' }], [{ kind: 'heading', text: '2. Later' }, { kind: 'paragraph', text: 'Page two text.' }]],
+      pages: [
+        [
+          { kind: 'title', text: 'Policy' },
+          { kind: 'paragraph', text: 'Page one text.' },
+        ],
+        [
+          { kind: 'heading', text: '2. Later' },
+          { kind: 'paragraph', text: 'Page two text.' },
+        ],
+      ],
     })
     const doc = await parseDocument('application/pdf', pdf)
     expect(doc.pages.map((p) => p.page)).toEqual([1, 2])
@@ -42,7 +54,9 @@ describe('parseDocument', () => {
   it('fails with a reason for corrupt PDFs, text that is not UTF-8, and empty files', async () => {
     await expect(parseDocument('application/pdf', utf8('%PDF-1.4\ngarbage'))).rejects.toThrow(KnowledgeParseError)
     await expect(parseDocument('application/pdf', utf8('%PDF-1.4\ngarbage'))).rejects.toThrow(/PDF/)
-    await expect(parseDocument('text/plain', new Uint8Array([0x66, 0xff, 0xfe]))).rejects.toThrow('The file is not UTF-8 text.')
+    await expect(parseDocument('text/plain', new Uint8Array([0x66, 0xff, 0xfe]))).rejects.toThrow(
+      'The file is not UTF-8 text.'
+    )
     await expect(parseDocument('text/markdown', utf8('  \n\n'))).rejects.toThrow('The file has no text to index.')
   })
 })
@@ -60,12 +74,17 @@ describe('chunkDocument', () => {
     }
     expect(chunks.map((c) => c.ordinal)).toEqual(chunks.map((_, i) => i))
     expect(chunks.at(-1)).toMatchObject({ content: 'A session costs $120.', headingPath: ['Policy', 'Fees'] })
-    expect(chunks.filter((c) => c.headingPath.at(-1) === 'Attendance').every((c) => !c.content.includes('$120'))).toBe(true)
+    expect(chunks.filter((c) => c.headingPath.at(-1) === 'Attendance').every((c) => !c.content.includes('$120'))).toBe(
+      true
+    )
   })
 
   it('keeps PDF chunks on one page', async () => {
     const long = 'The centre follows the local school district for closures. '
-    const pdf = renderPdf({ title: 'P', pages: [[{ kind: 'paragraph', text: long.repeat(8) }], [{ kind: 'paragraph', text: long.repeat(8) }]] })
+    const pdf = renderPdf({
+      title: 'P',
+      pages: [[{ kind: 'paragraph', text: long.repeat(8) }], [{ kind: 'paragraph', text: long.repeat(8) }]],
+    })
     const doc = await parseDocument('application/pdf', pdf)
     const chunks = await chunkDocument(doc, { chunkSize: 200, chunkOverlap: 40 })
     for (const chunk of chunks) {
@@ -77,7 +96,8 @@ describe('chunkDocument', () => {
   })
 
   it('chunks a Markdown table by row, with the header row as context', async () => {
-    const text = '## Groups\n\nWeekly groups:\n\n| Day | Programme |\n|---|---|\n| Monday | Social Detectives |\n| Tuesday | Little Talkers |\n\nAll groups run in term time.\n'
+    const text =
+      '## Groups\n\nWeekly groups:\n\n| Day | Programme |\n|---|---|\n| Monday | Social Detectives |\n| Tuesday | Little Talkers |\n\nAll groups run in term time.\n'
     const doc = await parseDocument('text/markdown', utf8(text))
     const chunks = await chunkDocument(doc)
     expect(chunks.map((c) => c.content)).toEqual([

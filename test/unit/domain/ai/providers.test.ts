@@ -49,7 +49,9 @@ describe('selection', () => {
     expect(() => selectEmbeddings(aiConfigOf({ AI_EMBEDDINGS_PROVIDER: 'openai' }))).toThrow(/AI_EMBEDDINGS_API_KEY/)
     expect(() => selectAnswerer(aiConfigOf({ AI_CHAT_PROVIDER: 'anthropic' }))).toThrow(/AI_CHAT_API_KEY/)
     expect(selectEmbeddings(aiConfigOf({ AI_EMBEDDINGS_PROVIDER: 'ollama' })).modelId).toBe('ollama:nomic-embed-text')
-    expect(selectAnswerer(aiConfigOf({ AI_CHAT_PROVIDER: 'ollama', AI_CHAT_MODEL: 'qwen2.5' })).id).toBe('ollama:qwen2.5')
+    expect(selectAnswerer(aiConfigOf({ AI_CHAT_PROVIDER: 'ollama', AI_CHAT_MODEL: 'qwen2.5' })).id).toBe(
+      'ollama:qwen2.5'
+    )
     expect(() => aiConfigOf({ AI_EMBEDDINGS_PROVIDER: 'cohere' })).toThrow()
   })
 })
@@ -57,15 +59,24 @@ describe('selection', () => {
 describe('OpenAI-compatible embeddings', () => {
   it('posts the texts to /embeddings with the key and returns normalised vectors in input order', async () => {
     const stub = stubFetch((body) => ({
-      data: (body.input as string[]).map((_, index) => ({ index, embedding: [3 * (index + 1), 4 * (index + 1)] })).reverse(),
+      data: (body.input as string[])
+        .map((_, index) => ({ index, embedding: [3 * (index + 1), 4 * (index + 1)] }))
+        .reverse(),
     }))
     const embeddings = selectEmbeddings(
-      aiConfigOf({ AI_EMBEDDINGS_PROVIDER: 'openai', AI_EMBEDDINGS_API_KEY: 'sk-test', AI_EMBEDDINGS_MODEL: 'text-embedding-3-small' }),
+      aiConfigOf({
+        AI_EMBEDDINGS_PROVIDER: 'openai',
+        AI_EMBEDDINGS_API_KEY: 'sk-test',
+        AI_EMBEDDINGS_MODEL: 'text-embedding-3-small',
+      }),
       { fetch: stub.fetch }
     )
     expect(embeddings.modelId).toBe('openai:text-embedding-3-small')
     const vectors = await embeddings.embedDocuments(['a', 'b'])
-    expect(vectors).toEqual([[0.6, 0.8], [0.6, 0.8]])
+    expect(vectors).toEqual([
+      [0.6, 0.8],
+      [0.6, 0.8],
+    ])
     expect(stub.calls[0]).toMatchObject({
       url: 'https://api.openai.com/v1/embeddings',
       headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
@@ -84,7 +95,9 @@ describe('OpenAI-compatible embeddings', () => {
 describe('chat answerers', () => {
   const openai = (content: string) => {
     const stub = stubFetch(() => ({ choices: [{ message: { content } }] }))
-    const answerer = selectAnswerer(aiConfigOf({ AI_CHAT_PROVIDER: 'openai', AI_CHAT_API_KEY: 'sk-test' }), { fetch: stub.fetch })
+    const answerer = selectAnswerer(aiConfigOf({ AI_CHAT_PROVIDER: 'openai', AI_CHAT_API_KEY: 'sk-test' }), {
+      fetch: stub.fetch,
+    })
     return { answerer, stub }
   }
 
@@ -92,7 +105,12 @@ describe('chat answerers', () => {
     const { answerer, stub } = openai('A late cancellation costs $40 [1].')
     const answer = await answerer.answer('What is the late cancellation fee?', [passage])
     expect(answer).toMatchObject({ answered: true, answer: 'A late cancellation costs $40 [1].' })
-    expect(answer.citations[0]).toMatchObject({ documentId: 'kdoc_1', page: 1, quote: 'Late cancellations are charged a fee of $40.', startOffset: 100 })
+    expect(answer.citations[0]).toMatchObject({
+      documentId: 'kdoc_1',
+      page: 1,
+      quote: 'Late cancellations are charged a fee of $40.',
+      startOffset: 100,
+    })
     const request = stub.calls[0]!
     expect(request.url).toBe('https://api.openai.com/v1/chat/completions')
     expect(request.body).toMatchObject({ model: 'gpt-4o-mini', temperature: 0 })
@@ -112,7 +130,9 @@ describe('chat answerers', () => {
 
   it('speaks the Anthropic Messages API', async () => {
     const stub = stubFetch(() => ({ content: [{ type: 'text', text: 'It is $40 [1].' }] }))
-    const answerer = selectAnswerer(aiConfigOf({ AI_CHAT_PROVIDER: 'anthropic', AI_CHAT_API_KEY: 'key-1' }), { fetch: stub.fetch })
+    const answerer = selectAnswerer(aiConfigOf({ AI_CHAT_PROVIDER: 'anthropic', AI_CHAT_API_KEY: 'key-1' }), {
+      fetch: stub.fetch,
+    })
     expect(answerer.id).toBe('anthropic:claude-3-5-haiku-latest')
     const answer = await answerer.answer('Fee?', [passage])
     expect(answer.answered).toBe(true)

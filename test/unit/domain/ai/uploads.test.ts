@@ -39,14 +39,26 @@ describe('acceptUploads', () => {
   })
 
   it('answers 400 for no files or too many, 413 for a large file, 415 for a foreign type, 400 for empty files', () => {
-    expect(errorOf(() => acceptUploads([], limits))).toMatchObject({ status: 400, errors: [{ path: 'files', code: 'required' }] })
+    expect(errorOf(() => acceptUploads([], limits))).toMatchObject({
+      status: 400,
+      errors: [{ path: 'files', code: 'required' }],
+    })
     const three = Array.from({ length: 3 }, () => ({ name: 'a.txt', contentType: 'text/plain', bytes: utf8('a') }))
-    expect(errorOf(() => acceptUploads(three, limits))).toMatchObject({ status: 400, errors: [{ path: 'files', code: 'too_many' }] })
-    const big = errorOf(() => acceptUploads([{ name: 'big.txt', contentType: 'text/plain', bytes: new Uint8Array(101) }], limits))
+    expect(errorOf(() => acceptUploads(three, limits))).toMatchObject({
+      status: 400,
+      errors: [{ path: 'files', code: 'too_many' }],
+    })
+    const big = errorOf(() =>
+      acceptUploads([{ name: 'big.txt', contentType: 'text/plain', bytes: new Uint8Array(101) }], limits)
+    )
     expect(big).toMatchObject({ status: 413, code: 'payload_too_large' })
     expect(big.message).toContain('big.txt')
-    expect(errorOf(() => acceptUploads([{ name: 'x.png', contentType: 'image/png', bytes: utf8('x') }], limits))).toMatchObject({ status: 415, code: 'unsupported_media_type' })
-    expect(errorOf(() => acceptUploads([{ name: 'e.md', contentType: 'text/markdown', bytes: new Uint8Array() }], limits))).toMatchObject({
+    expect(
+      errorOf(() => acceptUploads([{ name: 'x.png', contentType: 'image/png', bytes: utf8('x') }], limits))
+    ).toMatchObject({ status: 415, code: 'unsupported_media_type' })
+    expect(
+      errorOf(() => acceptUploads([{ name: 'e.md', contentType: 'text/markdown', bytes: new Uint8Array() }], limits))
+    ).toMatchObject({
       status: 400,
       errors: [{ path: 'files.0', code: 'empty' }],
     })

@@ -1,6 +1,10 @@
 /** The exact in-process index of the plain-PostgreSQL store, its byte encoding, and its fingerprinted LRU cache. */
 import { describe, expect, it } from 'vitest'
-import { decodeVectorInto, encodeVector, ExactVectorIndex } from '../../../../domain/ai/vector-store/exact-vector-index.ts'
+import {
+  decodeVectorInto,
+  encodeVector,
+  ExactVectorIndex,
+} from '../../../../domain/ai/vector-store/exact-vector-index.ts'
 import { createVectorIndexCache } from '../../../../domain/ai/vector-store/vector-index-cache.ts'
 
 /** A deterministic pseudo-random unit vector. */
@@ -16,7 +20,11 @@ function unitVector(seed: number, dimensions: number): number[] {
 
 describe('ExactVectorIndex', () => {
   const dimensions = 32
-  const entries = Array.from({ length: 200 }, (_, i) => ({ id: `c${i}`, documentId: `d${i % 4}`, vector: unitVector(i, dimensions) }))
+  const entries = Array.from({ length: 200 }, (_, i) => ({
+    id: `c${i}`,
+    documentId: `d${i % 4}`,
+    vector: unitVector(i, dimensions),
+  }))
   const index = ExactVectorIndex.from(dimensions, entries)
   const query = unitVector(9999, dimensions)
   const bruteForce = (filter?: (e: (typeof entries)[number]) => boolean) =>
@@ -27,7 +35,11 @@ describe('ExactVectorIndex', () => {
 
   it('returns the exact top k by cosine, best first', () => {
     const top = index.search(query, 7)
-    expect(top.map((t) => t.id)).toEqual(bruteForce().slice(0, 7).map((t) => t.id))
+    expect(top.map((t) => t.id)).toEqual(
+      bruteForce()
+        .slice(0, 7)
+        .map((t) => t.id)
+    )
     for (const [i, hit] of top.entries()) expect(hit.score).toBeCloseTo(bruteForce()[i]!.score, 5)
   })
 
@@ -64,7 +76,11 @@ describe('ExactVectorIndex', () => {
 })
 
 describe('vector index cache', () => {
-  const small = (n: number) => ExactVectorIndex.from(4, Array.from({ length: n }, (_, i) => ({ id: `c${i}`, documentId: 'd', vector: [1, 0, 0, 0] })))
+  const small = (n: number) =>
+    ExactVectorIndex.from(
+      4,
+      Array.from({ length: n }, (_, i) => ({ id: `c${i}`, documentId: 'd', vector: [1, 0, 0, 0] }))
+    )
 
   it('hits only on the same fingerprint', () => {
     const cache = createVectorIndexCache(1024)

@@ -1,6 +1,11 @@
 /** The qualification rules: each one failing on its own, explained; telehealth; postal areas; payer case. */
 import { describe, expect, it } from 'vitest'
-import { qualifyLead, resolveLocation, type LeadNeeds, type QualifyingProvider } from '../../../../domain/leads/lead-qualification.ts'
+import {
+  qualifyLead,
+  resolveLocation,
+  type LeadNeeds,
+  type QualifyingProvider,
+} from '../../../../domain/leads/lead-qualification.ts'
 
 const locations = [
   { id: 'loc_b', postalCode: '78701' },
@@ -72,7 +77,9 @@ describe('qualifyLead', () => {
   it('serves a family far away by telehealth, but not when they want in person', () => {
     const remote = { ...speech, telehealth: true }
     expect(qualifyLead(needs({ postalArea: '90210' }), [remote], locations).outcome).toBe('QUALIFIED')
-    expect(failed(qualifyLead(needs({ postalArea: '90210', settingMode: 'IN_PERSON' }), [remote], locations))).toEqual(['LOCATION_SERVED'])
+    expect(failed(qualifyLead(needs({ postalArea: '90210', settingMode: 'IN_PERSON' }), [remote], locations))).toEqual([
+      'LOCATION_SERVED',
+    ])
   })
 
   it('counts a provider stating no age bands as serving every age', () => {

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { childInsights, type InsightNote } from '../../../../domain/intelligence/insight-rules.ts'
 import { DEFAULT_PROGRESS_POLICY } from '../../../../domain/progress/progress-rules.ts'
-import { orderRecommendations, recommendForChild, RULES, type ChildRecommendationFacts } from '../../../../domain/recommendations/recommendation-rules.ts'
+import {
+  orderRecommendations,
+  recommendForChild,
+  RULES,
+  type ChildRecommendationFacts,
+} from '../../../../domain/recommendations/recommendation-rules.ts'
 import type { Recommendation } from '../../../../domain/recommendations/recommendation-types.ts'
 
 const now = new Date('2026-11-21T12:00:00Z')
@@ -17,8 +22,18 @@ const quiet = (over: Partial<ChildRecommendationFacts> = {}): ChildRecommendatio
   completedAssessments: [],
   eiDeadlines: [],
   goalInsights: [],
-  nextAppointment: { appointmentId: 'apt_next', startsAt: '2026-11-25T15:00:00.000Z', providerId: 'prv_1', discipline: 'SPEECH_THERAPY' },
-  lastAppointment: { appointmentId: 'apt_last', startsAt: '2026-11-18T15:00:00.000Z', providerId: 'prv_1', discipline: 'SPEECH_THERAPY' },
+  nextAppointment: {
+    appointmentId: 'apt_next',
+    startsAt: '2026-11-25T15:00:00.000Z',
+    providerId: 'prv_1',
+    discipline: 'SPEECH_THERAPY',
+  },
+  lastAppointment: {
+    appointmentId: 'apt_last',
+    startsAt: '2026-11-18T15:00:00.000Z',
+    providerId: 'prv_1',
+    discipline: 'SPEECH_THERAPY',
+  },
   disciplinesDelivered: { SPEECH_THERAPY: 'apt_last' },
   defaultCadenceDays: 180,
   ...over,
@@ -43,7 +58,14 @@ describe('recommendForChild', () => {
   })
 
   it('signs a late note: sign the draft when there is one, else write it', () => {
-    const late = { childId: 'chd_1', scheduledEndsAt: new Date('2026-11-18T12:00:00Z'), noteDueHours: 48, hasSignedNote: false, cancelled: false, absent: false }
+    const late = {
+      childId: 'chd_1',
+      scheduledEndsAt: new Date('2026-11-18T12:00:00Z'),
+      noteDueHours: 48,
+      hasSignedNote: false,
+      cancelled: false,
+      absent: false,
+    }
     const list = recommendForChild(
       quiet({
         sessions: [
@@ -53,22 +75,36 @@ describe('recommendForChild', () => {
           { ...late, sessionId: 'ses_d', draftNoteId: null, absent: true },
         ],
       }),
-      now,
+      now
     )
     expect(ids(list)).toEqual(['SIGN_NOTE:ses_a', 'SIGN_NOTE:ses_b'])
     // Ended 72 h ago, due 48 h after: 24 h late, under the 72 h HIGH threshold.
     expect(list[0]).toMatchObject({
       priority: 'MEDIUM',
       suggestedCall: { method: 'POST', path: '/v1/sessions/ses_a/notes/nte_a/sign', scope: 'sessions' },
-      explanation: { rule: RULES.SIGN_NOTE, facts: expect.arrayContaining([{ name: 'noteDueAt', value: '2026-11-20T12:00:00.000Z' }]) },
+      explanation: {
+        rule: RULES.SIGN_NOTE,
+        facts: expect.arrayContaining([{ name: 'noteDueAt', value: '2026-11-20T12:00:00.000Z' }]),
+      },
       dueAt: '2026-11-20T12:00:00.000Z',
     })
     expect(list[1]!.suggestedCall.path).toBe('/v1/sessions/ses_b/notes')
   })
 
   it('completes an overdue assessment (HIGH) and one due within 7 days (MEDIUM), not one further out', () => {
-    const a = (assessmentId: string, dueDate: string) => ({ assessmentId, childId: 'chd_1', instrument: 'PLS-5', dueDate, today })
-    const list = recommendForChild(quiet({ openAssessments: [a('asm_late', '2026-11-20'), a('asm_soon', '2026-11-28'), a('asm_far', '2026-11-29')] }), now)
+    const a = (assessmentId: string, dueDate: string) => ({
+      assessmentId,
+      childId: 'chd_1',
+      instrument: 'PLS-5',
+      dueDate,
+      today,
+    })
+    const list = recommendForChild(
+      quiet({
+        openAssessments: [a('asm_late', '2026-11-20'), a('asm_soon', '2026-11-28'), a('asm_far', '2026-11-29')],
+      }),
+      now
+    )
     expect(list.map((r) => [r.id, r.priority])).toEqual([
       ['COMPLETE_ASSESSMENT:asm_late', 'HIGH'],
       ['COMPLETE_ASSESSMENT:asm_soon', 'MEDIUM'],
@@ -100,7 +136,7 @@ describe('recommendForChild', () => {
           done('asm_short', 'BDI-3', '2026-10-01', { cadenceDays: null }), // the default 180: due 2027-03-30
         ],
       }),
-      now,
+      now
     )
     expect(list.map((r) => [r.id, r.priority, r.dueAt])).toEqual([
       ['SCHEDULE_REASSESSMENT:asm_none', 'HIGH', '2026-11-16'],
@@ -108,8 +144,14 @@ describe('recommendForChild', () => {
       ['SCHEDULE_REASSESSMENT:asm_soon', 'MEDIUM', '2026-11-26'],
     ])
     expect(list[0]!.explanation.reason).toMatch(/has a 180-day cadence \(the default\)/)
-    expect(list[1]!.suggestedCall).toMatchObject({ method: 'POST', path: '/v1/ai/assessment-recall', body: { childId: 'chd_1', horizonDays: 14, defaultCadenceDays: 180 } })
-    expect(list[1]!.explanation.reason).toBe('The PLS-5 assessment completed 2026-05-01 has a 180-day cadence, so the re-assessment is due 2026-10-28 (overdue), and none is open.')
+    expect(list[1]!.suggestedCall).toMatchObject({
+      method: 'POST',
+      path: '/v1/ai/assessment-recall',
+      body: { childId: 'chd_1', horizonDays: 14, defaultCadenceDays: 180 },
+    })
+    expect(list[1]!.explanation.reason).toBe(
+      'The PLS-5 assessment completed 2026-05-01 has a 180-day cadence, so the re-assessment is due 2026-10-28 (overdue), and none is open.'
+    )
   })
 
   it('raises early-intervention deadlines: overdue HIGH, open within 30 days MEDIUM, later ones not', () => {
@@ -121,13 +163,17 @@ describe('recommendForChild', () => {
           { kind: 'ANNUAL_MEETING', dueDate: '2027-05-10', status: 'OPEN' },
         ],
       }),
-      now,
+      now
     )
     expect(list.map((r) => [r.kind, r.priority, r.dueAt])).toEqual([
       ['EI_DEADLINE', 'HIGH', '2026-11-10'],
       ['EI_DEADLINE', 'MEDIUM', '2026-12-10'],
     ])
-    expect(list[0]!.suggestedCall).toMatchObject({ method: 'PATCH', path: '/v1/children/chd_1', body: { earlyIntervention: { initialIfspDate: '<date held>' } } })
+    expect(list[0]!.suggestedCall).toMatchObject({
+      method: 'PATCH',
+      path: '/v1/children/chd_1',
+      body: { earlyIntervention: { initialIfspDate: '<date held>' } },
+    })
   })
 
   it('reviews an active goal whose trend is stalled (MEDIUM) or declining (HIGH), citing the notes', () => {
@@ -135,23 +181,44 @@ describe('recommendForChild', () => {
     expect(ids(stalled)).toEqual(['ADJUST_GOAL:chd_1:g1'])
     expect(stalled[0]!.priority).toBe('MEDIUM')
     expect(stalled[0]!.explanation.reason).toMatch(/^Stalled: /)
-    expect(stalled[0]!.explanation.facts).toContainEqual({ name: 'accuracyPercent', value: 51, source: '/v1/sessions/ses_3/notes/nte_3' })
+    expect(stalled[0]!.explanation.facts).toContainEqual({
+      name: 'accuracyPercent',
+      value: 51,
+      source: '/v1/sessions/ses_3/notes/nte_3',
+    })
 
-    expect(recommendForChild(quiet({ goalInsights: insights([70, 60, 50, 40]) }), now)[0]).toMatchObject({ priority: 'HIGH', title: 'Review goal g1: progress is declining' })
+    expect(recommendForChild(quiet({ goalInsights: insights([70, 60, 50, 40]) }), now)[0]).toMatchObject({
+      priority: 'HIGH',
+      title: 'Review goal g1: progress is declining',
+    })
     expect(recommendForChild(quiet({ goalInsights: insights([40, 50, 60, 70]) }), now)).toEqual([])
     expect(recommendForChild(quiet({ goalInsights: insights([50, 50]) }), now)).toEqual([])
     // A goal no longer active is not reviewed, however it went.
     const onHold = [{ id: 'g1', description: 'x', status: 'ON_HOLD', discipline: 'SPEECH_THERAPY' }]
-    expect(ids(recommendForChild(quiet({ goals: onHold, goalInsights: insights([70, 60, 50, 40], onHold) }), now))).toEqual([])
+    expect(
+      ids(recommendForChild(quiet({ goals: onHold, goalInsights: insights([70, 60, 50, 40], onHold) }), now))
+    ).toEqual([])
   })
 
   it('books the next session with the last provider when goals are active and nothing is booked', () => {
     const list = recommendForChild(quiet({ nextAppointment: null }), now)
     expect(ids(list)).toEqual(['BOOK_NEXT_SESSION:chd_1'])
-    expect(list[0]!.suggestedCall).toMatchObject({ method: 'POST', path: '/v1/appointments', scope: 'bookings', body: { childId: 'chd_1', providerId: 'prv_1' } })
-    expect(list[0]!.explanation.reason).toBe('1 active goal(s) and no confirmed appointment after the last one on 2026-11-18T15:00:00.000Z.')
+    expect(list[0]!.suggestedCall).toMatchObject({
+      method: 'POST',
+      path: '/v1/appointments',
+      scope: 'bookings',
+      body: { childId: 'chd_1', providerId: 'prv_1' },
+    })
+    expect(list[0]!.explanation.reason).toBe(
+      '1 active goal(s) and no confirmed appointment after the last one on 2026-11-18T15:00:00.000Z.'
+    )
     // No active goal: nothing to book for.
-    expect(recommendForChild(quiet({ nextAppointment: null, goals: [{ id: 'g1', description: 'x', status: 'MET', discipline: null }] }), now)).toEqual([])
+    expect(
+      recommendForChild(
+        quiet({ nextAppointment: null, goals: [{ id: 'g1', description: 'x', status: 'MET', discipline: null }] }),
+        now
+      )
+    ).toEqual([])
   })
 
   it('offers therapists once per needed discipline no appointment delivered', () => {
@@ -164,13 +231,22 @@ describe('recommendForChild', () => {
     const list = recommendForChild(quiet({ goals }), now)
     expect(ids(list)).toEqual(['OFFER_THERAPISTS:chd_1:OCCUPATIONAL_THERAPY'])
     expect(list[0]).toMatchObject({
-      suggestedCall: { method: 'POST', path: '/v1/therapists/match', scope: 'matching', body: { childId: 'chd_1', discipline: 'OCCUPATIONAL_THERAPY' } },
-      explanation: { reason: "Goal(s) g2, g3 need OCCUPATIONAL_THERAPY and none of the child's appointments delivered OCCUPATIONAL_THERAPY." },
+      suggestedCall: {
+        method: 'POST',
+        path: '/v1/therapists/match',
+        scope: 'matching',
+        body: { childId: 'chd_1', discipline: 'OCCUPATIONAL_THERAPY' },
+      },
+      explanation: {
+        reason:
+          "Goal(s) g2, g3 need OCCUPATIONAL_THERAPY and none of the child's appointments delivered OCCUPATIONAL_THERAPY.",
+      },
     })
   })
 
   it('orders HIGH before MEDIUM, then by kind, then by id', () => {
-    const r = (id: string, kind: Recommendation['kind'], priority: Recommendation['priority']) => ({ id, kind, priority }) as Recommendation
+    const r = (id: string, kind: Recommendation['kind'], priority: Recommendation['priority']) =>
+      ({ id, kind, priority }) as Recommendation
     const ordered = orderRecommendations([
       r('OFFER_THERAPISTS:x', 'OFFER_THERAPISTS', 'MEDIUM'),
       r('SIGN_NOTE:b', 'SIGN_NOTE', 'MEDIUM'),
@@ -178,6 +254,12 @@ describe('recommendForChild', () => {
       r('COMPLETE_ASSESSMENT:z', 'COMPLETE_ASSESSMENT', 'HIGH'),
       r('EI_DEADLINE:y', 'EI_DEADLINE', 'HIGH'),
     ])
-    expect(ids(ordered)).toEqual(['EI_DEADLINE:y', 'COMPLETE_ASSESSMENT:z', 'SIGN_NOTE:a', 'SIGN_NOTE:b', 'OFFER_THERAPISTS:x'])
+    expect(ids(ordered)).toEqual([
+      'EI_DEADLINE:y',
+      'COMPLETE_ASSESSMENT:z',
+      'SIGN_NOTE:a',
+      'SIGN_NOTE:b',
+      'OFFER_THERAPISTS:x',
+    ])
   })
 })

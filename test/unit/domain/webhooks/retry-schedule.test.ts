@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { attemptOutcome } from '../../../../domain/webhooks/attempt-outcome.ts'
-import { backoffDelayMs, nextRetryDelayMs, parseRetryAfter, type RetryPolicy } from '../../../../domain/webhooks/retry-schedule.ts'
+import {
+  backoffDelayMs,
+  nextRetryDelayMs,
+  parseRetryAfter,
+  type RetryPolicy,
+} from '../../../../domain/webhooks/retry-schedule.ts'
 
 const DAY = 24 * 3600 * 1000
 const policy: RetryPolicy = { windowMs: DAY, initialIntervalMs: 5000, maxIntervalMs: 3 * 3600 * 1000 }
@@ -36,7 +41,9 @@ describe('nextRetryDelayMs', () => {
   it('waits at least what Retry-After asked, capped at the longest interval', () => {
     expect(nextRetryDelayMs({ ...base, failures: 1, now: 1_000_000, retryAfterMs: 60_000 })).toBe(60_000)
     expect(nextRetryDelayMs({ ...base, failures: 1, now: 1_000_000, retryAfterMs: 1000 })).toBe(2500)
-    expect(nextRetryDelayMs({ ...base, failures: 1, now: 1_000_000, retryAfterMs: 10 * DAY })).toBe(policy.maxIntervalMs)
+    expect(nextRetryDelayMs({ ...base, failures: 1, now: 1_000_000, retryAfterMs: 10 * DAY })).toBe(
+      policy.maxIntervalMs
+    )
   })
 
   it('places the last retry at the end of the window, and gives up once the window is over', () => {
@@ -77,6 +84,8 @@ describe('attemptOutcome', () => {
   })
 
   it('is exhausted once the window is over', () => {
-    expect(attemptOutcome({ ...input, now: DAY, result: { statusCode: 500, latencyMs: 1 } })).toEqual({ kind: 'EXHAUSTED' })
+    expect(attemptOutcome({ ...input, now: DAY, result: { statusCode: 500, latencyMs: 1 } })).toEqual({
+      kind: 'EXHAUSTED',
+    })
   })
 })

@@ -6,10 +6,20 @@ import { createHmac } from 'node:crypto'
 import { Webhook } from 'standardwebhooks'
 import { describe, expect, it } from 'vitest'
 import { signatureHeaders, V1_SIGNATURE_HEADER } from '../../../../domain/webhooks/sign-delivery.ts'
-import { verifyV1, verifyV2, verifyWebhook, WebhookVerificationError } from '../../../../domain/webhooks/verify-signature.ts'
+import {
+  verifyV1,
+  verifyV2,
+  verifyWebhook,
+  WebhookVerificationError,
+} from '../../../../domain/webhooks/verify-signature.ts'
 import { newSigningKey, newWebhookSecret, publicKeyOf } from '../../../../domain/webhooks/webhook-secrets.ts'
 
-const body = JSON.stringify({ id: 'evt_1', type: 'booking.created', createdAt: '2026-11-21T12:00:00.000Z', data: { bookingId: 'apt_1' } })
+const body = JSON.stringify({
+  id: 'evt_1',
+  type: 'booking.created',
+  createdAt: '2026-11-21T12:00:00.000Z',
+  data: { bookingId: 'apt_1' },
+})
 const now = new Date('2026-11-21T12:00:10Z')
 const timestamp = Math.floor(now.getTime() / 1000)
 const content = { eventId: 'evt_1', timestamp, body }
@@ -35,12 +45,20 @@ describe('v1 (X-Service-Signature, Stripe construction)', () => {
 
   it('verifies, and refuses a changed body, a wrong secret, a stale or future timestamp', () => {
     expect(verifyV1({ headers, body, secret, now }).event).toMatchObject({ id: 'evt_1' })
-    expect(failure(() => verifyV1({ headers, body: body.replace('apt_1', 'apt_2'), secret, now }))).toBe('no_matching_signature')
+    expect(failure(() => verifyV1({ headers, body: body.replace('apt_1', 'apt_2'), secret, now }))).toBe(
+      'no_matching_signature'
+    )
     expect(failure(() => verifyV1({ headers, body, secret: newWebhookSecret(), now }))).toBe('no_matching_signature')
-    expect(failure(() => verifyV1({ headers, body, secret, now: new Date(now.getTime() + 301_000) }))).toBe('timestamp_too_old')
-    expect(failure(() => verifyV1({ headers, body, secret, now: new Date(now.getTime() - 301_000) }))).toBe('timestamp_too_new')
+    expect(failure(() => verifyV1({ headers, body, secret, now: new Date(now.getTime() + 301_000) }))).toBe(
+      'timestamp_too_old'
+    )
+    expect(failure(() => verifyV1({ headers, body, secret, now: new Date(now.getTime() - 301_000) }))).toBe(
+      'timestamp_too_new'
+    )
     expect(failure(() => verifyV1({ headers: {}, body, secret, now }))).toBe('missing_header')
-    expect(failure(() => verifyV1({ headers: { 'x-service-signature': 'v1=abc' }, body, secret, now }))).toBe('malformed_header')
+    expect(failure(() => verifyV1({ headers: { 'x-service-signature': 'v1=abc' }, body, secret, now }))).toBe(
+      'malformed_header'
+    )
   })
 
   it('signs with both secrets during a rotation, and either one verifies', () => {
@@ -56,7 +74,10 @@ describe('v2 (Standard Webhooks)', () => {
   const secret = newWebhookSecret()
 
   it('verifies with the official standardwebhooks library and with ours', () => {
-    const headers = signatureHeaders({ scheme: 'v2', secrets: [secret], signingKeys: [] }, { ...content, timestamp: Math.floor(Date.now() / 1000) })
+    const headers = signatureHeaders(
+      { scheme: 'v2', secrets: [secret], signingKeys: [] },
+      { ...content, timestamp: Math.floor(Date.now() / 1000) }
+    )
     expect(headers['webhook-id']).toBe('evt_1')
     expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/)
     expect(new Webhook(secret).verify(body, headers)).toMatchObject({ id: 'evt_1', type: 'booking.created' })
@@ -66,7 +87,10 @@ describe('v2 (Standard Webhooks)', () => {
 
   it('space-separates one signature per secret during a rotation; the library accepts either secret', () => {
     const next = newWebhookSecret()
-    const headers = signatureHeaders({ scheme: 'v2', secrets: [next, secret], signingKeys: [] }, { ...content, timestamp: Math.floor(Date.now() / 1000) })
+    const headers = signatureHeaders(
+      { scheme: 'v2', secrets: [next, secret], signingKeys: [] },
+      { ...content, timestamp: Math.floor(Date.now() / 1000) }
+    )
     expect(headers['webhook-signature']!.split(' ')).toHaveLength(2)
     expect(new Webhook(secret).verify(body, headers)).toBeTruthy()
     expect(new Webhook(next).verify(body, headers)).toBeTruthy()
@@ -79,7 +103,9 @@ describe('v2 (Standard Webhooks)', () => {
     const headers = signatureHeaders({ scheme: 'v2', secrets: [secret], signingKeys: [key] }, content)
     expect(headers['webhook-signature']).toMatch(/^v1,\S+ v1a,\S+$/)
     expect(verifyV2({ headers, body, publicKey, now }).id).toBe('evt_1')
-    expect(failure(() => verifyV2({ headers, body, publicKey: publicKeyOf(newSigningKey()), now }))).toBe('no_matching_signature')
+    expect(failure(() => verifyV2({ headers, body, publicKey: publicKeyOf(newSigningKey()), now }))).toBe(
+      'no_matching_signature'
+    )
     expect(failure(() => verifyV2({ headers, body: `${body} `, publicKey, now }))).toBe('no_matching_signature')
   })
 })

@@ -25,7 +25,12 @@ describe('createStarter', () => {
     const started = await starter.start(rows(10))
     expect(started).toBe(9)
     expect(peak).toBe(3)
-    expect(marks.flatMap((m) => m.started).sort()).toEqual(rows(10).map((r) => r.id).filter((id) => id !== 'r7').sort())
+    expect(marks.flatMap((m) => m.started).sort()).toEqual(
+      rows(10)
+        .map((r) => r.id)
+        .filter((id) => id !== 'r7')
+        .sort()
+    )
     expect(marks.flatMap((m) => m.failed)).toEqual(['r7'])
     // Batched: far fewer mark calls than rows.
     expect(marks.length).toBeLessThan(10)
