@@ -17,6 +17,9 @@ const jsonReport = process.env.TEST_REPORT_JSON
 export default defineConfig({
   test: {
     ...(jsonReport ? { reporters: ['default', ['json', { outputFile: jsonReport }]] } : {}),
+    // One pool for both projects (vitest refuses different maxWorkers per project in one run): unit files take the
+    // free slots between integration files.
+    maxWorkers: integrationWorkers,
     projects: [
       {
         test: {
@@ -32,7 +35,6 @@ export default defineConfig({
           setupFiles: ['test/support/file-database.ts'],
           testTimeout: 90_000,
           hookTimeout: 180_000,
-          maxWorkers: integrationWorkers,
         },
       },
     ],

@@ -17,13 +17,15 @@ let skipped = 0
 for (const file of files) {
   try {
     const report = JSON.parse(readFileSync(file, 'utf8'))
-    passed += report.numPassedTests
-    failed += report.numFailedTests
-    skipped += report.numPendingTests + report.numTodoTests
     // A file that failed outside any test (an error in a hook or at import) has no failed test to count.
-    failed += report.testResults.filter(
+    const failedFiles = report.testResults.filter(
       (r) => r.status === 'failed' && r.assertionResults.every((a) => a.status !== 'failed')
     ).length
+    const failures = report.numFailedTests + failedFiles
+    passed += report.numPassedTests
+    skipped += report.numPendingTests + report.numTodoTests
+    // A run that failed with nothing to show for it (an unhandled error, a setup that threw) still failed.
+    failed += failures === 0 && !report.success ? 1 : failures
   } catch {
     failed += 1
   }
