@@ -17,13 +17,23 @@ npm run --silent generate >/dev/null || exit 1
 
 failed_runs=0
 reports=()
+# The machine's busy CPU time in seconds (all processes: vitest, workers, Temporal, PostgreSQL), from /proc/stat on
+# Linux; how busy the cores were says whether more files at once could help.
+busy_seconds() {
+  [ -r /proc/stat ] || { echo 0; return; }
+  awk -v hz="$(getconf CLK_TCK)" '/^cpu / { print ($2 + $3 + $4 + $7 + $8) / hz }' /proc/stat
+}
 for i in $(seq 1 "$runs"); do
   started=$(date +%s)
+  busy_before=$(busy_seconds)
   report="$out/run-$i.json"
   NO_COLOR=1 TEST_REPORT_JSON="$report" node node_modules/vitest/vitest.mjs run --project integration "$@" >"$out/run-$i.log" 2>&1
   rc=$?
   reports+=("$report")
-  echo "run $i/$runs: $(node scripts/test/report-counts.mjs "$report") in $(($(date +%s) - started))s (exit $rc)"
+  elapsed=$(($(date +%s) - started))
+  cpu=$(awk -v a="$busy_before" -v b="$(busy_seconds)" -v t="$elapsed" \
+    'BEGIN { printf "%.0f s of CPU, %.2f cores busy on average", b - a, t > 0 ? (b - a) / t : 0 }')
+  echo "run $i/$runs: $(node scripts/test/report-counts.mjs "$report") in ${elapsed}s, $cpu (exit $rc)"
   if [ "$rc" -ne 0 ]; then
     failed_runs=$((failed_runs + 1))
     node -e '
