@@ -16,6 +16,7 @@ import type { PostResult, WebhookPoster } from './post-webhook.ts'
 import type { RetryPolicy } from './retry-schedule.ts'
 import { signatureHeaders, type SigningMaterial } from './sign-delivery.ts'
 import type { WebhookSettings } from './webhook-settings.ts'
+import { systemClock, type Clock } from '../../infra/clock.ts'
 
 export interface DeliverOnceDeps {
   db: Db
@@ -23,6 +24,8 @@ export interface DeliverOnceDeps {
   settings: Pick<WebhookSettings, 'disableAfterMs'>
   /** Jitter source; injectable for tests. */
   random?: () => number
+  /** "Now" for the attempt, its signature and the retry window (the activities' clock; the system clock by default). */
+  now?: Clock
 }
 
 export interface DeliverOnceInput {
@@ -137,22 +140,23 @@ function fromRecord(delivery: LoadedDelivery, now: number): DeliverOnceResult {
  */
 export async function deliverOnce(deps: DeliverOnceDeps, input: DeliverOnceInput): Promise<DeliverOnceResult> {
   const { db, poster } = deps
+  const clock = deps.now ?? systemClock
   const loaded = await loadDelivery(db, input.tenantId, input.deliveryId)
   // Deleted with its endpoint (or event): there is nobody left to deliver to.
   if (!loaded) return { outcome: 'ABANDONED' }
-  if (loaded.status !== 'PENDING' || loaded.attemptCount >= input.attempt) return fromRecord(loaded, Date.now())
+  if (loaded.status !== 'PENDING' || loaded.attemptCount >= input.attempt) return fromRecord(loaded, clock().getTime())
 
   if (!loaded.endpoint.enabled) {
     await runInUnitOfWork(db, input.tenantId, ({ tx }) =>
       tx.webhookDelivery.updateMany({
         where: { id: loaded.id, status: 'PENDING' },
-        data: { status: 'FAILED', completedAt: new Date(), nextAttemptAt: null, lastError: 'endpoint disabled' },
+        data: { status: 'FAILED', completedAt: clock(), nextAttemptAt: null, lastError: 'endpoint disabled' },
       })
     )
     return { outcome: 'FAILED' }
   }
 
-  const attemptedAt = new Date()
+  const attemptedAt = clock()
   // The window runs from the first attempt actually made, not from when the workflow was scheduled.
   const firstAttemptAt = input.firstAttemptAt ?? attemptedAt.getTime()
   const body = JSON.stringify(toEnvelope(loaded.event))
@@ -162,7 +166,7 @@ export async function deliverOnce(deps: DeliverOnceDeps, input: DeliverOnceInput
     body,
   })
   const result = await poster.post(loaded.endpoint.url, headers, body)
-  const now = Date.now()
+  const now = clock().getTime()
   const outcome = attemptOutcome({
     result,
     attempt: input.attempt,
@@ -187,7 +191,7 @@ export async function deliverOnce(deps: DeliverOnceDeps, input: DeliverOnceInput
     if (!isUniqueViolation(error)) throw error
     // Another execution of this very attempt recorded it first; its record decides.
     const current = await loadDelivery(db, input.tenantId, input.deliveryId)
-    return current ? fromRecord(current, Date.now()) : { outcome: 'ABANDONED' }
+    return current ? fromRecord(current, clock().getTime()) : { outcome: 'ABANDONED' }
   }
 }
 
@@ -203,6 +207,7 @@ interface RecordInput {
 
 async function recordAttempt(uow: UnitOfWork, input: RecordInput): Promise<DeliverOnceResult> {
   const { delivery, attempt, attemptedAt, result, outcome } = input
+  const clock = input.deps.now ?? systemClock
   const { tx, tenantId } = uow
   await tx.webhookDeliveryAttempt.create({
     data: {
@@ -221,7 +226,7 @@ async function recordAttempt(uow: UnitOfWork, input: RecordInput): Promise<Deliv
   const finish = (status: 'SUCCEEDED' | 'FAILED', lastError = last.lastError) =>
     tx.webhookDelivery.update({
       where: { id: delivery.id },
-      data: { ...last, lastError, status, completedAt: new Date(), nextAttemptAt: null },
+      data: { ...last, lastError, status, completedAt: clock(), nextAttemptAt: null },
     })
 
   switch (outcome.kind) {
@@ -245,7 +250,7 @@ async function recordAttempt(uow: UnitOfWork, input: RecordInput): Promise<Deliv
       }
       await tx.webhookDelivery.update({
         where: { id: delivery.id },
-        data: { ...last, nextAttemptAt: new Date(Date.now() + outcome.retryInMs) },
+        data: { ...last, nextAttemptAt: new Date(clock().getTime() + outcome.retryInMs) },
       })
       return { outcome: 'RETRY', retryInMs: outcome.retryInMs, firstAttemptAt: input.firstAttemptAt }
     }

@@ -271,7 +271,7 @@ describe('changes, exit and return', () => {
     // The time-skipping server refuses a cancel that finds an activity running (ACTIVITY_UNKNOWN), and the workflow
     // task then fails over and over (CI saw the test hang): cancel once the new run waits on its timers only.
     await eventually(
-      async () => ((await handle.describe()).raw.pendingActivities.length === 0 ? true : undefined),
+      async () => (((await handle.describe()).raw.pendingActivities ?? []).length === 0 ? true : undefined),
       10_000
     )
     await handle.cancel()
