@@ -32,7 +32,7 @@ for i in $(seq 1 "$runs"); do
   reports+=("$report")
   elapsed=$(($(date +%s) - started))
   cpu=$(awk -v a="$busy_before" -v b="$(busy_seconds)" -v t="$elapsed" \
-    'BEGIN { printf "%.0f s of CPU, %.2f cores busy on average", b - a, t > 0 ? (b - a) / t : 0 }')
+    'BEGIN { printf "%.0f s of CPU, %.2f cores busy on average", b - a, (t > 0 ? (b - a) / t : 0) }')
   echo "run $i/$runs: $(node scripts/test/report-counts.mjs "$report") in ${elapsed}s, $cpu (exit $rc)"
   if [ "$rc" -ne 0 ]; then
     failed_runs=$((failed_runs + 1))
