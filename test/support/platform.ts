@@ -8,7 +8,6 @@ import { randomBytes } from 'node:crypto'
 import { inspect } from 'node:util'
 import { inject } from 'vitest'
 import { startApi, type RunningApi } from '../../api/start-api.ts'
-import { provisionClient, type ProvisionedClient } from '../../domain/tenants/provision-client.ts'
 import type { Clock } from '../../infra/clock.ts'
 import { loadConfig, type Config } from '../../infra/config.ts'
 import { createLogger } from '../../infra/logger.ts'
@@ -16,8 +15,9 @@ import { temporalDataConverter } from '../../infra/payload-codec.ts'
 import { httpClient, type HttpClient } from './http.ts'
 import { startWorkerProcess, type WorkerProcess } from './worker-process.ts'
 import { testDatabaseUrl } from './file-database.ts'
+import { tenantAccess, type TenantAccess } from './tenant-access.ts'
 
-export interface Platform {
+export interface Platform extends TenantAccess {
   api: RunningApi
   http: HttpClient
   temporal: Client
@@ -26,10 +26,6 @@ export interface Platform {
   startWorker(): Promise<WorkerProcess>
   /** Kills every worker process of this platform with `signal` (SIGKILL: a crash). */
   killWorkers(signal: NodeJS.Signals): Promise<void>
-  /** A new tenant (with one location) and a client holding `scopes`. */
-  newTenant(scopes: string[], timeZone?: string): Promise<ProvisionedClient>
-  /** A client-credentials access token. */
-  token(client: ProvisionedClient, scope?: string): Promise<string>
   stop(): Promise<void>
 }
 
@@ -92,25 +88,7 @@ export async function startPlatform(
     async killWorkers(signal) {
       await Promise.all(workers.splice(0).map((w) => w.kill(signal)))
     },
-    newTenant: (scopes, timeZone = 'America/Chicago') =>
-      provisionClient(api.deps.db, {
-        tenantName: `Test centre ${randomBytes(6).toString('hex')}`,
-        scopes,
-        timeZone,
-      }),
-    async token(client, scope) {
-      const response = await http.post('/oauth/token', {
-        body: {
-          grant_type: 'client_credentials',
-          client_id: client.client_id,
-          client_secret: client.client_secret,
-          scope,
-        },
-      })
-      if (response.status !== 200)
-        throw new Error(`token request failed: ${response.status} ${JSON.stringify(response.body)}`)
-      return response.body.access_token as string
-    },
+    ...tenantAccess(api, http),
     async stop() {
       await Promise.allSettled(workers.map((w) => w.kill('SIGTERM')))
       await connection.close()

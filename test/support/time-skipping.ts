@@ -20,10 +20,8 @@ import { Client } from '@temporalio/client'
 import { TestWorkflowEnvironment } from '@temporalio/testing'
 import type { Worker } from '@temporalio/worker'
 import type { Duration } from '@temporalio/common'
-import { randomBytes } from 'node:crypto'
 import { inject } from 'vitest'
 import { startApi, type RunningApi } from '../../api/start-api.ts'
-import { provisionClient, type ProvisionedClient } from '../../domain/tenants/provision-client.ts'
 import type { Clock } from '../../infra/clock.ts'
 import { loadConfig, type Config } from '../../infra/config.ts'
 import { createDb, type Db } from '../../infra/db.ts'
@@ -34,6 +32,7 @@ import { SEARCH_ATTRIBUTE_NAMES } from '../../workflows/search-attributes.ts'
 import { createWorker } from '../../worker/create-worker.ts'
 import { httpClient, type HttpClient } from './http.ts'
 import { testEnv } from './platform.ts'
+import { tenantAccess, type TenantAccess } from './tenant-access.ts'
 
 /**
  * The activities' clock on the time-skipping server: when the server scheduled the running attempt, on its own clock,
@@ -48,7 +47,7 @@ const serverClock: Clock = () => {
   }
 }
 
-export interface TimeSkippingPlatform {
+export interface TimeSkippingPlatform extends TenantAccess {
   api: RunningApi
   http: HttpClient
   /** A client of the test server, decoding what the worker and the API encrypt. */
@@ -60,8 +59,6 @@ export interface TimeSkippingPlatform {
   skip(duration: Duration): Promise<void>
   /** The workflows' clock: the wall clock plus everything skipped so far. */
   now(): Promise<number>
-  newTenant(scopes: string[], timeZone?: string): Promise<ProvisionedClient>
-  token(client: ProvisionedClient, scope?: string): Promise<string>
   stop(): Promise<void>
 }
 
@@ -140,25 +137,7 @@ export async function startTimeSkippingPlatform(
       await followServer()
     },
     now: () => env.currentTimeMs(),
-    newTenant: (scopes, timeZone = 'America/Chicago') =>
-      provisionClient(startedApi.deps.db, {
-        tenantName: `Test centre ${randomBytes(6).toString('hex')}`,
-        scopes,
-        timeZone,
-      }),
-    async token(client, scope) {
-      const response = await http.post('/oauth/token', {
-        body: {
-          grant_type: 'client_credentials',
-          client_id: client.client_id,
-          client_secret: client.client_secret,
-          scope,
-        },
-      })
-      if (response.status !== 200)
-        throw new Error(`token request failed: ${response.status} ${JSON.stringify(response.body)}`)
-      return response.body.access_token as string
-    },
+    ...tenantAccess(startedApi, http),
     async stop() {
       await startedApi.stop()
       startedWorker.shutdown()
