@@ -1,12 +1,20 @@
 /**
- * @module Activities of the webhook delivery workflow: one attempt per call (domain/webhooks/deliver-once.ts). The
- * HTTP agents are built once per worker, so keep-alive connections to receivers are reused across deliveries.
+ * @module Activities of webhook delivery: the delivery pump's long-running loop (domain/webhooks/delivery-pump.ts),
+ * a failing endpoint's retry step (endpoint-retry.ts), and one attempt of the earlier workflow-per-delivery design,
+ * kept while such workflows may still be running (docs/webhooks.md, "Migration"). The HTTP agents are built once per
+ * worker, so keep-alive connections to receivers are reused across deliveries.
  */
+import { Context } from '@temporalio/activity'
 import type { Db } from '../infra/db.ts'
 import { deliverOnce, type DeliverOnceInput, type DeliverOnceResult } from '../domain/webhooks/deliver-once.ts'
+import { runDeliveryPump } from '../domain/webhooks/delivery-pump.ts'
+import { endpointRetryStep, type EndpointRetryStepInput } from '../domain/webhooks/endpoint-retry.ts'
 import { createWebhookPoster, type WebhookPoster } from '../domain/webhooks/post-webhook.ts'
+import { createRetryWorkflowStarter } from '../domain/webhooks/retry-workflow-starter.ts'
 import type { WebhookSettings } from '../domain/webhooks/webhook-settings.ts'
-import type { Clock } from '../infra/clock.ts'
+import { systemClock, type Clock } from '../infra/clock.ts'
+import { createLogger, type Logger } from '../infra/logger.ts'
+import type { DeliveryPumpRunInput, DeliveryPumpRunResult } from '../workflows/webhook-queue-shared.ts'
 
 export interface WebhookActivityDeps {
   db: Db
@@ -15,15 +23,49 @@ export interface WebhookActivityDeps {
   poster?: WebhookPoster
   /** The activities' clock (activities/index.ts). */
   clock?: Clock
+  logger?: Logger
 }
 
 /** Creates the webhook activities. */
-export function createWebhookActivities({ db, webhooks, poster, clock }: WebhookActivityDeps) {
+export function createWebhookActivities({ db, webhooks, poster, clock, logger }: WebhookActivityDeps) {
   const http = poster ?? createWebhookPoster({ timeoutMs: webhooks.timeoutMs, network: webhooks.network })
+  const now = clock ?? systemClock
+  const log = logger ?? createLogger('info', 'webhooks')
   return {
-    /** One attempt: POST, record, and say whether (and when) to try again. Receiver failures are results, not errors. */
+    /**
+     * Runs the pump of one partition for `runForMs`, heartbeating; stops early when cancelled (worker shutdown).
+     * A partition beyond WEBHOOK_PUMP_PARTITIONS is retired: its workflow ends.
+     */
+    async runWebhookDeliveryPump(input: DeliveryPumpRunInput): Promise<DeliveryPumpRunResult> {
+      if (input.partition >= webhooks.pump.partitions) return { retired: true, attempted: 0 }
+      const context = Context.current()
+      const stats = await runDeliveryPump(
+        {
+          db,
+          poster: http,
+          settings: webhooks,
+          now,
+          retries: createRetryWorkflowStarter(context.client, context.info.taskQueue, webhooks.retry),
+          logger: log,
+        },
+        {
+          partition: input.partition,
+          runForMs: input.runForMs,
+          signal: context.cancellationSignal,
+          heartbeat: () => context.heartbeat(),
+        }
+      )
+      return { retired: false, attempted: stats.attempted }
+    },
+
+    /** One step of a failing endpoint's retry workflow. */
+    async webhookEndpointRetryStep(input: EndpointRetryStepInput) {
+      return endpointRetryStep({ db, poster: http, settings: webhooks, now }, input)
+    },
+
+    /** One attempt of a delivery workflow of the earlier design. Receiver failures are results, not errors. */
     async attemptWebhookDelivery(input: DeliverOnceInput): Promise<DeliverOnceResult> {
-      return deliverOnce({ db, poster: http, settings: webhooks, now: clock }, input)
+      return deliverOnce({ db, poster: http, settings: webhooks, now }, input)
     },
   }
 }

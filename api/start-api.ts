@@ -1,6 +1,6 @@
 /**
- * @module The API's lifecycle: build dependencies, serve, start the outbox sweep and the audit sealer, and stop all
- * of it cleanly.
+ * @module The API's lifecycle: build dependencies, serve, start the outbox sweep, the audit sealer and the check that
+ * keeps the webhook delivery pumps running, and stop all of it cleanly.
  * Used by the process entry (`api/server.ts`) and by the integration tests, which run real servers.
  */
 import { serve } from '@hono/node-server'
@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { startAuditSealer } from '../domain/audit/seal-audit-events.ts'
 import { createAgentSchedules } from '../domain/agent-workflows/agent-schedules.ts'
 import { createAgentTriggerDispatcher } from '../domain/agent-workflows/agent-trigger-dispatcher.ts'
-import { createWebhookDispatcher } from '../domain/webhooks/webhook-dispatcher.ts'
+import { keepDeliveryPumpsRunning } from '../domain/webhooks/delivery-pumps.ts'
 import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import type { Clock } from '../infra/clock.ts'
 import type { Config } from '../infra/config.ts'
@@ -36,14 +36,13 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
   await deps.revocations.start()
   const stopSweeper = deps.outbox.startSweeper(config.OUTBOX_SWEEP_INTERVAL_MS)
   const stopSealer = startAuditSealer(deps.db, logger, config.AUDIT_SEAL_INTERVAL_MS)
-  // Fans committed events out to webhook deliveries, off the request path (docs/webhooks.md).
-  const stopWebhookDispatcher = createWebhookDispatcher({
-    db: deps.db,
-    temporal: deps.temporal,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    logger,
-    settings: webhookSettings(config),
-  }).start()
+  // Webhooks are delivered by the pump workflows on the workers; the API only keeps them running (docs/webhooks.md).
+  const stopPumpCheck = keepDeliveryPumpsRunning(
+    deps.temporal,
+    config.TEMPORAL_TASK_QUEUE,
+    webhookSettings(config).pump.partitions,
+    logger
+  )
   // Starts agent runs from committed events and keeps agent schedules in Temporal in step (docs/agents.md).
   const agentTemporal = { db: deps.db, temporal: deps.temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, logger }
   const stopAgentDispatcher = createAgentTriggerDispatcher({
@@ -65,7 +64,7 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await stopSweeper()
       await stopSealer()
-      await stopWebhookDispatcher()
+      await stopPumpCheck()
       await stopAgentDispatcher()
       await deps.revocations.stop()
       await close()

@@ -119,8 +119,18 @@ const ConfigSchema = z
       .int()
       .positive()
       .default(5 * 24 * 3600 * 1000),
-    /** How often the API sweeps for events and deliveries not yet dispatched (new ones are dispatched at once). */
-    WEBHOOK_DISPATCH_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
+    /** How often an idle delivery pump looks for new events and due deliveries (docs/webhooks.md, "Delivery"). */
+    WEBHOOK_PUMP_POLL_MS: z.coerce.number().int().positive().default(100),
+    /**
+     * Delivery pumps (Temporal workflows `webhook-delivery-pump-<n>`); endpoints are spread over them by id. 0 runs
+     * none: nothing delivers first attempts (the time-skipping tests drive the pump by hand).
+     */
+    WEBHOOK_PUMP_PARTITIONS: z.coerce.number().int().min(0).max(64).default(2),
+    /** Attempts in flight at once per pump, and per endpoint (a receiver never gets more than this at once). */
+    WEBHOOK_PUMP_CONCURRENCY: z.coerce.number().int().positive().default(64),
+    WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().positive().default(8),
+    /** Failed attempts in a row that open an endpoint's circuit breaker (its retry workflow takes over). */
+    WEBHOOK_CIRCUIT_FAILURES: z.coerce.number().int().positive().default(5),
   })
   .superRefine((config, ctx) => {
     // Encryption is on by default outside development: production refuses to hand Temporal plaintext payloads.

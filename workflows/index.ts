@@ -1,6 +1,9 @@
 /** @module Every workflow the worker runs. The worker bundles this file. */
 export { bookingWorkflow } from './booking.ts'
+// Kept registered while delivery workflows of the earlier design may still run (docs/webhooks.md, "Migration").
 export { webhookDeliveryWorkflow } from './webhook-delivery.ts'
+export { webhookDeliveryPumpWorkflow } from './webhook-delivery-pump.ts'
+export { webhookEndpointRetryWorkflow } from './webhook-endpoint-retry.ts'
 export { assessmentReminderWorkflow } from './assessment-reminder.ts'
 export { knowledgeIndexingWorkflow } from './knowledge-indexing.ts'
 export { settlementWorkflow } from './settlement.ts'

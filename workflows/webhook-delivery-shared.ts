@@ -1,5 +1,6 @@
 /**
- * @module Contracts of the webhook delivery workflow shared by the API (which starts it) and the worker: its input,
+ * @module Contracts of the webhook delivery workflow of the earlier design (one workflow per delivery), kept while such
+ * workflows may still run (docs/webhooks.md, "Migration"); nothing starts new ones. Shared with the worker: its input,
  * its deterministic id, and its kind for the `WorkflowKind` search attribute. Ids only, never payloads: the activity
  * loads the event and the endpoint from the database at each attempt.
  */
@@ -14,9 +15,6 @@ export const WEBHOOK_DELIVERY_KIND = 'webhook-delivery'
  * instead of delivering twice.
  */
 export const eventDeliveryWorkflowId = (eventId: string, endpointId: string) => `webhook-${eventId}-${endpointId}`
-
-/** The workflow id of a redelivery asked for through the API: one per delivery record. */
-export const redeliveryWorkflowId = (deliveryId: string) => `webhook-redelivery-${deliveryId}`
 
 export interface WebhookDeliveryInput {
   tenantId: string

@@ -51,3 +51,11 @@ export async function disableEndpoint(
   await recordEvent(uow, 'webhook_endpoint.disabled', { endpointId, reason, disabledAt: at.toISOString() })
   return true
 }
+
+/** Ends every queued delivery an endpoint still holds (it was disabled): they fail with `reason`, redeliverable. */
+export async function failHeldDeliveries({ tx }: UnitOfWork, endpointId: string, reason: string, at: Date) {
+  await tx.webhookDelivery.updateMany({
+    where: { endpointId, status: 'PENDING', workflowStartedAt: null },
+    data: { status: 'FAILED', lastError: reason, completedAt: at, nextAttemptAt: null, dispatchLeaseUntil: null },
+  })
+}

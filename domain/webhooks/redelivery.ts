@@ -1,13 +1,12 @@
 /**
  * @module Manual redelivery: one event to one endpoint again, or every event whose delivery to the endpoint failed
- * in a time range (after the receiver is fixed). Each redelivery is a new delivery with its own workflow, retried
- * like any other; the rows are written in the request's transaction and started by the dispatcher after commit.
+ * in a time range (after the receiver is fixed). Each redelivery is a new delivery, retried
+ * like any other; the rows are written in the request's transaction, due at once, and the delivery pumps take them
+ * (a redelivery is attempted even while the endpoint's circuit breaker is open: someone asked for it).
  */
 import { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { redeliveryWorkflowId } from '../../workflows/webhook-delivery-shared.ts'
 import { conflict, notFound, validationError } from '../errors.ts'
-import { signalEventsRecorded } from '../events/events-recorded-signal.ts'
 import { newId } from '../ids.ts'
 import { getDelivery, type DeliveryRow } from './delivery-log.ts'
 import { getEndpoint } from './endpoint-service.ts'
@@ -30,12 +29,9 @@ function deliveryRow(uow: UnitOfWork, endpointId: string, event: { id: string; t
     endpointId,
     eventType: event.type,
     kind: 'REDELIVERY' as const,
-    workflowId: redeliveryWorkflowId(id),
+    nextAttemptAt: new Date(),
   }
 }
-
-/** Wakes the dispatcher once the rows are committed. */
-const dispatchAfterCommit = (uow: UnitOfWork) => uow.afterCommit(async () => signalEventsRecorded())
 
 /**
  * Delivers `eventId` to the endpoint again.
@@ -50,7 +46,6 @@ export async function redeliverEvent(uow: UnitOfWork, endpointId: string, eventI
   if (!event) throw notFound('event', eventId)
   const row = deliveryRow(uow, endpoint.id, event)
   await uow.tx.webhookDelivery.create({ data: row })
-  dispatchAfterCommit(uow)
   return getDelivery(uow, endpoint.id, row.id)
 }
 
@@ -89,7 +84,6 @@ export async function recoverFailed(
   const chosen = events.slice(0, MAX_RECOVERED)
   if (chosen.length > 0) {
     await uow.tx.webhookDelivery.createMany({ data: chosen.map((event) => deliveryRow(uow, endpoint.id, event)) })
-    dispatchAfterCommit(uow)
   }
   return { redelivered: chosen.length, hasMore: events.length > MAX_RECOVERED }
 }

@@ -69,3 +69,14 @@ export function parseRetryAfter(value: string | null | undefined, now: number): 
   const at = Date.parse(trimmed)
   return Number.isNaN(at) ? undefined : Math.max(0, at - now)
 }
+
+/**
+ * When a failing endpoint's retry workflow probes next: the same backoff as a delivery's retries, counted in probes
+ * that failed, and at least what the receiver asked for with Retry-After (capped like every wait).
+ * @param failures - probes failed so far plus one (1 for the first probe after the breaker opened)
+ * @param random - a number in [0, 1)
+ */
+export function probeDelayMs(failures: number, policy: RetryPolicy, random: number, retryAfterMs?: number): number {
+  const asked = retryAfterMs === undefined ? 0 : Math.min(retryAfterMs, policy.maxIntervalMs)
+  return Math.max(backoffDelayMs(failures, policy, random), asked)
+}

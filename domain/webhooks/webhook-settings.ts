@@ -17,8 +17,21 @@ export interface WebhookSettings {
   retry: RetryPolicy
   /** An endpoint failing for this long without one success is disabled (5 days). */
   disableAfterMs: number
-  /** How often the dispatcher sweeps for events and deliveries left behind. */
-  dispatchIntervalMs: number
+  /** Failed attempts in a row that open an endpoint's circuit breaker. */
+  circuitFailures: number
+  pump: PumpSettings
+}
+
+/** The delivery pumps' settings (docs/webhooks.md, "Delivery"). */
+export interface PumpSettings {
+  /** How many pumps (partitions of the endpoints); 0: none runs. */
+  partitions: number
+  /** How often an idle pump looks for work. */
+  pollMs: number
+  /** Attempts in flight at once in one pump. */
+  concurrency: number
+  /** Attempts in flight at once to one endpoint. */
+  endpointConcurrency: number
 }
 
 type WebhookConfig = Pick<
@@ -31,7 +44,11 @@ type WebhookConfig = Pick<
   | 'WEBHOOK_RETRY_INITIAL_INTERVAL_MS'
   | 'WEBHOOK_RETRY_MAX_INTERVAL_MS'
   | 'WEBHOOK_DISABLE_AFTER_MS'
-  | 'WEBHOOK_DISPATCH_INTERVAL_MS'
+  | 'WEBHOOK_PUMP_POLL_MS'
+  | 'WEBHOOK_PUMP_PARTITIONS'
+  | 'WEBHOOK_PUMP_CONCURRENCY'
+  | 'WEBHOOK_ENDPOINT_CONCURRENCY'
+  | 'WEBHOOK_CIRCUIT_FAILURES'
 >
 
 /** The webhook settings of a process configuration. */
@@ -47,6 +64,12 @@ export function webhookSettings(config: WebhookConfig): WebhookSettings {
       maxIntervalMs: config.WEBHOOK_RETRY_MAX_INTERVAL_MS,
     },
     disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
-    dispatchIntervalMs: config.WEBHOOK_DISPATCH_INTERVAL_MS,
+    circuitFailures: config.WEBHOOK_CIRCUIT_FAILURES,
+    pump: {
+      partitions: config.WEBHOOK_PUMP_PARTITIONS,
+      pollMs: config.WEBHOOK_PUMP_POLL_MS,
+      concurrency: config.WEBHOOK_PUMP_CONCURRENCY,
+      endpointConcurrency: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+    },
   }
 }

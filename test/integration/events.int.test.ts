@@ -1,20 +1,19 @@
 /**
  * Events as a transactional outbox: written with the change that causes them (a rollback leaves none), listed by
- * `GET /v1/events`, and delivered even when the process dies between commit and dispatch or Temporal is briefly
- * unreachable. Dispatching twice never delivers twice.
+ * `GET /v1/events`, and delivered even when the process dies between commit and dispatch or the API cannot reach
+ * Temporal. Pumps side by side never deliver twice.
  */
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { recordEvent } from '../../domain/events/record-event.ts'
 import { newId } from '../../domain/ids.ts'
-import { createWebhookDispatcher } from '../../domain/webhooks/webhook-dispatcher.ts'
-import { webhookSettings } from '../../domain/webhooks/webhook-settings.ts'
-import { createLogger } from '../../infra/logger.ts'
+import { pumpOnce } from '../../domain/webhooks/delivery-pump.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { createChildAndProvider, futureSlot } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
+import { realPumpDeps } from '../support/webhook-pump.ts'
 
 let platform: Platform
 let receiver: WebhookReceiver
@@ -29,7 +28,6 @@ beforeAll(async () => {
       TEMPORAL_ADDRESS: proxy.address,
       WEBHOOK_REQUIRE_HTTPS: 'false',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      WEBHOOK_DISPATCH_INTERVAL_MS: '500',
     },
   })
 })
@@ -161,7 +159,7 @@ describe('the transactional outbox', () => {
     expect((await db().event.findUniqueOrThrow({ where: { id } })).fannedOutAt).not.toBeNull()
   })
 
-  it('keeps deliveries while Temporal is unreachable and starts them when it is back', async () => {
+  it('delivers while the API cannot reach Temporal: a first attempt needs no Temporal work', async () => {
     const { token } = await tenant()
     const endpointId = await subscribe(token, '/temporal-outage')
     proxy.cut()
@@ -170,44 +168,26 @@ describe('the transactional outbox', () => {
         token,
         body: { firstName: 'Lior', lastName: 'Ben', dateOfBirth: '2020-03-03' },
       })
-      // The API answers while Temporal is down: the delivery waits in its outbox row.
       expect(child.status).toBe(201)
-      const pending = await eventually(async () => {
-        const rows = await db().webhookDelivery.findMany({ where: { endpointId } })
-        return rows.length === 1 ? rows[0] : undefined
-      })
-      expect(pending.workflowStartedAt).toBeNull()
-      await new Promise((resolve) => setTimeout(resolve, 1500))
-      expect(receiver.received('/temporal-outage')).toEqual([])
+      // The pump on the worker takes the event from PostgreSQL: nothing between the API and Temporal is involved.
+      await receiver.waitFor('/temporal-outage', 1, 30_000)
     } finally {
       proxy.restore()
     }
-    await receiver.waitFor('/temporal-outage', 1, 60_000)
-    // The dispatcher stamps the row once Temporal has accepted the start, and the delivery can reach the receiver
-    // before that stamp commits (seen in CI).
-    const started = await eventually(async () => {
-      const row = await db().webhookDelivery.findFirstOrThrow({ where: { endpointId } })
-      return row.workflowStartedAt ?? undefined
+    const row = await eventually(async () => {
+      const [delivery] = await db().webhookDelivery.findMany({ where: { endpointId } })
+      return delivery?.status === 'SUCCEEDED' ? delivery : undefined
     })
-    expect(started).toBeInstanceOf(Date)
+    expect(row).toMatchObject({ workflowId: null, workflowStartedAt: null, attemptCount: 1 })
   })
 })
 
-describe('duplicate dispatch', () => {
-  it('is harmless: racing dispatchers and a repeated start deliver each event once', async () => {
+describe('pumps side by side', () => {
+  it('deliver each event once: claims are leased, and a recorded delivery is never sent again', async () => {
     const { tenantId, token } = await tenant()
     await subscribe(token, '/once')
-    const settings = webhookSettings(platform.config)
-    const rivals = [1, 2, 3].map(() =>
-      createWebhookDispatcher({
-        db: db(),
-        temporal: platform.temporal,
-        taskQueue: platform.config.TEMPORAL_TASK_QUEUE,
-        logger: createLogger('silent', 'test'),
-        settings,
-      })
-    )
-    // Committed without the in-process signal, so the rivals and the API's own sweep all go for them at once.
+    // Three more pumps by hand beside the platform's own, all going for the same events at once.
+    const deps = realPumpDeps(db(), platform.config, platform.temporal)
     const ids = Array.from({ length: 10 }, () => newId('event'))
     await db().event.createMany({
       data: ids.map((id) => ({
@@ -218,19 +198,20 @@ describe('duplicate dispatch', () => {
         createdAt: new Date(),
       })),
     })
-    await Promise.all(rivals.map((rival) => rival.dispatchPending()))
-    await receiver.waitFor('/once', 10)
-
-    // A start that is repeated after the delivery finished (a lost "started" mark) is refused by Temporal.
-    await db().webhookDelivery.updateMany({
-      where: { tenantId },
-      data: { workflowStartedAt: null, dispatchLeaseUntil: null },
-    })
-    await rivals[0]!.dispatchPending()
-    await new Promise((resolve) => setTimeout(resolve, 2000))
+    try {
+      await Promise.all([1, 2, 3].map(() => pumpOnce(deps)))
+      await receiver.waitFor('/once', 10)
+      // A lease that ends after the delivery was recorded (a slow pump) sends nothing again.
+      await db().webhookDelivery.updateMany({ where: { tenantId }, data: { dispatchLeaseUntil: null } })
+      await pumpOnce(deps)
+    } finally {
+      deps.poster.close()
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000))
     const received = receiver.received('/once').map((d) => JSON.parse(d.body).id as string)
     expect(received.sort()).toEqual([...ids].sort())
-    expect(await db().webhookDelivery.count({ where: { tenantId } })).toBe(10)
-    expect(await db().webhookDelivery.count({ where: { tenantId, workflowStartedAt: null } })).toBe(0)
+    const rows = await db().webhookDelivery.findMany({ where: { tenantId } })
+    expect(rows).toHaveLength(10)
+    expect(rows.every((row) => row.status === 'SUCCEEDED' && row.attemptCount === 1)).toBe(true)
   })
 })

@@ -28,7 +28,6 @@ beforeAll(async () => {
       WEBHOOK_RETRY_WINDOW_MS: '3000',
       WEBHOOK_RETRY_INITIAL_INTERVAL_MS: '200',
       WEBHOOK_RETRY_MAX_INTERVAL_MS: '800',
-      WEBHOOK_DISPATCH_INTERVAL_MS: '500',
     },
   })
 })

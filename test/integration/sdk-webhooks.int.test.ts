@@ -23,7 +23,6 @@ beforeAll(async () => {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_RETRY_INITIAL_INTERVAL_MS: '300',
       WEBHOOK_RETRY_MAX_INTERVAL_MS: '1000',
-      WEBHOOK_DISPATCH_INTERVAL_MS: '500',
     },
   })
   const client = await platform.newTenant(['children', 'providers', 'bookings', 'webhooks'])

@@ -1,11 +1,14 @@
 /**
- * Delivery on Temporal against a real receiver on loopback: retries until success, Retry-After, redirects, 410 Gone,
- * a worker killed in the middle of a retry schedule, and a hanging receiver that never slows the API request that
- * caused the event (while the attempt itself gives up at the 10-second deadline).
+ * Delivery through the delivery pumps (workflows on the real dev server) against a real receiver on loopback: retries
+ * until success, Retry-After, redirects, 410 Gone, a worker killed in the middle of a retry schedule (the pump's
+ * activity runs again on the restarted worker), and a hanging receiver that never slows the API request that caused
+ * the event (while the attempt itself gives up at the 10-second deadline).
  */
+import { WorkflowNotFoundError } from '@temporalio/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { searchAttributeKeys } from '../../workflows/search-attributes.ts'
-import { eventDeliveryWorkflowId } from '../../workflows/webhook-delivery-shared.ts'
+import { deliveryPumpWorkflowId, endpointRetryWorkflowId } from '../../workflows/webhook-queue-shared.ts'
+import { recordHistory } from '../replay-histories/record-history.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { replies, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
 
@@ -20,7 +23,6 @@ beforeAll(async () => {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_RETRY_INITIAL_INTERVAL_MS: '300',
       WEBHOOK_RETRY_MAX_INTERVAL_MS: '5000',
-      WEBHOOK_DISPATCH_INTERVAL_MS: '500',
     },
   })
 })
@@ -80,7 +82,7 @@ const settled = (token: string, endpointId: string, timeoutMs = 60_000) =>
 
 describe('retries', () => {
   it('retries failures with growing delays until a 2xx, recording every attempt', async () => {
-    const { token, tenantId, endpointId } = await tenantWithEndpoint('/flaky')
+    const { token, endpointId } = await tenantWithEndpoint('/flaky')
     receiver.respond('/flaky', replies({ status: 500 }, { status: 503 }, { status: 404 }, { status: 200 }))
     await registerChild(token)
 
@@ -103,18 +105,21 @@ describe('retries', () => {
     // One event id across every attempt: receivers deduplicate on it.
     expect(new Set(receiver.received('/flaky').map((d) => JSON.parse(d.body).id)).size).toBe(1)
 
-    // The endpoint is healthy again, and the workflow is easy to find in Temporal by ids.
+    // The endpoint is healthy again. No Temporal work per delivery: no delivery workflow, and no retry workflow for
+    // an endpoint whose breaker never opened; the pump that made the attempts is easy to find by its kind.
     const endpoint = await platform.http.get(`/v1/webhook-endpoints/${endpointId}`, { token })
     expect(endpoint.body).toMatchObject({ enabled: true, failingSince: null })
-    const description = await platform.temporal.workflow
-      .getHandle(eventDeliveryWorkflowId(delivery.eventId, endpointId))
-      .describe()
-    const attributes = description.typedSearchAttributes
-    expect(attributes.get(searchAttributeKeys.TenantId)).toBe(tenantId)
-    expect(attributes.get(searchAttributeKeys.WorkflowKind)).toBe('webhook-delivery')
-    expect(attributes.get(searchAttributeKeys.WebhookEndpointId)).toBe(endpointId)
-    expect(attributes.get(searchAttributeKeys.EventId)).toBe(delivery.eventId)
-    expect(attributes.get(searchAttributeKeys.EventType)).toBe('child.registered')
+    await expect(platform.temporal.workflow.getHandle(endpointRetryWorkflowId(endpointId)).describe()).rejects.toThrow(
+      WorkflowNotFoundError
+    )
+    const pumpHandle = platform.temporal.workflow.getHandle(
+      deliveryPumpWorkflowId(platform.config.TEMPORAL_TASK_QUEUE, 0)
+    )
+    const pump = await pumpHandle.describe()
+    expect(pump.status.name).toBe('RUNNING')
+    expect(pump.typedSearchAttributes.get(searchAttributeKeys.WorkflowKind)).toBe('webhook-delivery-pump')
+    // A pump never ends on its own: its history so far (the pump activity scheduled) is what replays.
+    await recordHistory(pumpHandle, 'webhookDeliveryPumpWorkflow-running')
   })
 
   it('waits at least what Retry-After asks on a 429', async () => {

@@ -30,6 +30,8 @@ import { temporalDataConverter } from '../../infra/payload-codec.ts'
 import { indexedValueType } from '../../scripts/temporal/frontend.ts'
 import { SEARCH_ATTRIBUTE_NAMES } from '../../workflows/search-attributes.ts'
 import { createWorker } from '../../worker/create-worker.ts'
+import { pumpOnce, type PumpStats } from '../../domain/webhooks/delivery-pump.ts'
+import { realPumpDeps } from './webhook-pump.ts'
 import { httpClient, type HttpClient } from './http.ts'
 import { testEnv } from './platform.ts'
 import { tenantAccess, type TenantAccess } from './tenant-access.ts'
@@ -59,6 +61,11 @@ export interface TimeSkippingPlatform extends TenantAccess {
   skip(duration: Duration): Promise<void>
   /** The workflows' clock: the wall clock plus everything skipped so far. */
   now(): Promise<number>
+  /**
+   * One round of the webhook delivery pump, on the server's clock: fans out, sends what is due and records it (no pump
+   * workflow runs here: see WEBHOOK_PUMP_PARTITIONS below). A breaker that opens starts its real retry workflow.
+   */
+  pumpWebhooks(): Promise<PumpStats>
   stop(): Promise<void>
 }
 
@@ -85,7 +92,14 @@ export async function startTimeSkippingPlatform(
     searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTE_NAMES.map((name) => [name, indexedValueType(name)])),
   })
   const config = loadConfig(
-    testEnv({ TEMPORAL_ADDRESS: env.address, TEMPORAL_NAMESPACE: env.namespace ?? 'default', ...options.overrides })
+    testEnv({
+      TEMPORAL_ADDRESS: env.address,
+      TEMPORAL_NAMESPACE: env.namespace ?? 'default',
+      // A pump's activity runs for minutes, and the test server does not skip time while an activity runs: the tests
+      // drive the pump by hand (`pumpWebhooks`).
+      WEBHOOK_PUMP_PARTITIONS: '0',
+      ...options.overrides,
+    })
   )
   const db = createDb(config.DATABASE_URL, 5)
   // The server's clock runs at the wall clock's pace between skips (and from the wall clock's time at start), ahead by
@@ -137,6 +151,16 @@ export async function startTimeSkippingPlatform(
       await followServer()
     },
     now: () => env.currentTimeMs(),
+    async pumpWebhooks() {
+      const server = await env.currentTimeMs()
+      const wall = Date.now()
+      const deps = realPumpDeps(db, config, temporal, () => new Date(server + Date.now() - wall))
+      try {
+        return await pumpOnce(deps)
+      } finally {
+        deps.poster.close()
+      }
+    },
     ...tenantAccess(startedApi, http),
     async stop() {
       await startedApi.stop()

@@ -105,7 +105,8 @@ function runWith(action: AgentAction, options: { assistantTools?: string[]; done
       timeoutMs: 500,
       retry: { windowMs: 1, initialIntervalMs: 1, maxIntervalMs: 1 },
       disableAfterMs: 1,
-      dispatchIntervalMs: 1,
+      circuitFailures: 5,
+      pump: { partitions: 0, pollMs: 1, concurrency: 1, endpointConcurrency: 1 },
     },
     ai: {} as AiRuntime,
   })

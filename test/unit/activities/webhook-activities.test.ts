@@ -22,7 +22,8 @@ const settings = (allowPrivateNetworks: boolean): WebhookSettings => ({
   timeoutMs: 300,
   retry,
   disableAfterMs: 5 * DAY,
-  dispatchIntervalMs: 1_000,
+  circuitFailures: 5,
+  pump: { partitions: 1, pollMs: 50, concurrency: 8, endpointConcurrency: 4 },
 })
 
 // --- the receiver ---------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ import {
   backoffDelayMs,
   nextRetryDelayMs,
   parseRetryAfter,
+  probeDelayMs,
   type RetryPolicy,
 } from '../../../../domain/webhooks/retry-schedule.ts'
 
@@ -87,5 +88,17 @@ describe('attemptOutcome', () => {
     expect(attemptOutcome({ ...input, now: DAY, result: { statusCode: 500, latencyMs: 1 } })).toEqual({
       kind: 'EXHAUSTED',
     })
+  })
+})
+
+describe('probeDelayMs', () => {
+  it('follows the backoff, counted in failed probes', () => {
+    expect(probeDelayMs(1, policy, 1)).toBe(backoffDelayMs(1, policy, 1))
+    expect(probeDelayMs(4, policy, 0)).toBe(backoffDelayMs(4, policy, 0))
+  })
+
+  it('waits at least what Retry-After asked, capped like every wait', () => {
+    expect(probeDelayMs(1, policy, 0, 600_000)).toBe(600_000)
+    expect(probeDelayMs(1, policy, 0, 100 * 3_600_000)).toBe(policy.maxIntervalMs)
   })
 })

@@ -1,0 +1,250 @@
+/**
+ * @module The delivery pump: the loop that makes first attempts (and the short-term retries of healthy endpoints)
+ * from the PostgreSQL queue, with no Temporal work per delivery (docs/webhooks.md, "Delivery"). It runs as the
+ * long-lived, heartbeating activity of a pump workflow, so Temporal supervises it: when its worker dies, the activity
+ * times out on its heartbeat and runs again on another worker, and the leases of what it had claimed expire.
+ *
+ * Each round fans new events out, claims due deliveries of its partition under a lease (at most the free concurrency,
+ * at most `endpointConcurrency` per endpoint, so a slow receiver never holds every slot), sends them concurrently
+ * over keep-alive connections, and records the finished attempts in one statement. Delivery is at least once: a pump
+ * that dies after a receiver answered and before the record is written has that delivery attempted again when its
+ * lease expires; receivers drop duplicates by `webhook-id` (v2) or the event id (v1).
+ */
+import type { Db } from '../../infra/db.ts'
+import type { Logger } from '../../infra/logger.ts'
+import { toEnvelope } from '../events/event-envelope.ts'
+import { attemptDelivery } from './attempt-delivery.ts'
+import {
+  claimDue,
+  endpointsHoldingDeliveries,
+  fanOutEvents,
+  releaseClaims,
+  type AttemptRecord,
+  type QueuedDelivery,
+} from './delivery-queue.ts'
+import type { WebhookPoster } from './post-webhook.ts'
+import { recordBatch } from './record-batch.ts'
+import type { WebhookSettings } from './webhook-settings.ts'
+
+/** Starts (or wakes) failing endpoints' retry workflows: the pump's only use of Temporal. */
+export interface EndpointRetryStarter {
+  /** The endpoint's breaker just opened, or it holds new deliveries: start its retry workflow, or wake it. */
+  wake(endpoint: { endpointId: string; tenantId: string }): Promise<void>
+  /** Starts the endpoint's retry workflow unless one is running (the periodic check). */
+  ensureRunning(endpoint: { endpointId: string; tenantId: string }): Promise<void>
+}
+
+export interface PumpDeps {
+  db: Db
+  poster: WebhookPoster
+  settings: WebhookSettings
+  now: () => Date
+  retries: EndpointRetryStarter
+  logger: Logger
+}
+
+export interface PumpRun {
+  partition: number
+  /** Return after this long (the pump workflow then runs the next activity). */
+  runForMs: number
+  /** Aborted when the activity is cancelled (worker shutdown): stop claiming, finish what is in flight. */
+  signal?: AbortSignal
+  /** Called every round; the activity's heartbeat. */
+  heartbeat?: () => void
+}
+
+export interface PumpStats {
+  fannedOut: number
+  attempted: number
+  succeeded: number
+  /** Breakers that opened. */
+  opened: number
+}
+
+/** A claim is held this long: far more than an attempt takes (WEBHOOK_TIMEOUT_MS) plus a wait for a slot. */
+export const LEASE_MS = 60_000
+/** Finished attempts wait at most this long to be recorded together. */
+const FLUSH_MS = 15
+/** How often the pump checks that every open-breaker endpoint holding deliveries has its retry workflow. */
+const RETRY_CHECK_MS = 30_000
+
+/** Partitions to divide endpoints by: with no pump workflows configured, a pump run by hand takes them all. */
+const partitionCount = (settings: WebhookSettings) => Math.max(1, settings.pump.partitions)
+
+/** One pump's state between rounds. */
+function createPump(deps: PumpDeps, partition: number) {
+  const { db, settings, logger } = deps
+  const { concurrency, endpointConcurrency } = settings.pump
+  const partitions = partitionCount(settings)
+  const inflight = new Map<string, number>()
+  /** Claimed deliveries waiting for one of their endpoint's slots. */
+  const waiting = new Map<string, Array<{ delivery: QueuedDelivery; body: string }>>()
+  const finished: AttemptRecord[] = []
+  const stats: PumpStats = { fannedOut: 0, attempted: 0, succeeded: 0, opened: 0 }
+  let active = 0
+  let onProgress: (() => void) | undefined
+  const attemptDeps = { poster: deps.poster, retry: settings.retry, now: deps.now }
+
+  function send(delivery: QueuedDelivery, body: string) {
+    const { endpointId } = delivery
+    active++
+    inflight.set(endpointId, (inflight.get(endpointId) ?? 0) + 1)
+    attemptDelivery(attemptDeps, delivery, body)
+      .then(
+        (record) => void finished.push(record),
+        // Not a receiver's failure (those are records): left to its lease, it is attempted again later.
+        (error: unknown) => logger.error({ deliveryId: delivery.id, err: String(error) }, 'webhook attempt failed')
+      )
+      .finally(() => {
+        active--
+        const left = (inflight.get(endpointId) ?? 1) - 1
+        if (left === 0) inflight.delete(endpointId)
+        else inflight.set(endpointId, left)
+        const next = waiting.get(endpointId)?.shift()
+        if (next) send(next.delivery, next.body)
+        if (waiting.get(endpointId)?.length === 0) waiting.delete(endpointId)
+        onProgress?.()
+      })
+  }
+
+  function enqueue(deliveries: QueuedDelivery[]) {
+    const bodies = new Map<string, string>()
+    for (const delivery of deliveries) {
+      // One event goes to many endpoints: its body is serialised once.
+      let body = bodies.get(delivery.event.id)
+      if (body === undefined) bodies.set(delivery.event.id, (body = JSON.stringify(toEnvelope(delivery.event))))
+      if ((inflight.get(delivery.endpointId) ?? 0) < endpointConcurrency) send(delivery, body)
+      else waiting.set(delivery.endpointId, [...(waiting.get(delivery.endpointId) ?? []), { delivery, body }])
+    }
+  }
+
+  /** Records what finished; starts the retry workflows of breakers that opened. */
+  async function flush(): Promise<void> {
+    if (finished.length === 0) return
+    const batch = finished.splice(0)
+    stats.attempted += batch.filter((r) => r.attempted).length
+    stats.succeeded += batch.filter((r) => r.succeeded).length
+    const changes = await recordBatch(
+      { db, circuitFailures: settings.circuitFailures, disableAfterMs: settings.disableAfterMs },
+      batch,
+      deps.now()
+    )
+    for (const change of changes.filter((c) => c.opened)) {
+      stats.opened++
+      // A failure here is caught up by the periodic check.
+      await deps.retries
+        .wake(change)
+        .catch((error: unknown) =>
+          logger.warn({ endpointId: change.endpointId, err: String(error) }, 'webhook retry workflow start deferred')
+        )
+    }
+  }
+
+  /** Fans out and claims what is due now. @returns whether there was anything */
+  async function round(): Promise<boolean> {
+    const now = deps.now()
+    const fanned = await fanOutEvents(db, now)
+    stats.fannedOut += fanned
+    const free = concurrency - active - [...waiting.values()].reduce((n, list) => n + list.length, 0)
+    if (free <= 0) return fanned > 0
+    const saturated = [...inflight].filter(([, n]) => n >= endpointConcurrency).map(([id]) => id)
+    const claimed = await claimDue(db, {
+      partition,
+      partitions,
+      limit: free,
+      perEndpoint: endpointConcurrency,
+      excludeEndpoints: saturated,
+      now,
+      leaseMs: LEASE_MS,
+    })
+    enqueue(claimed)
+    return fanned > 0 || claimed.length > 0
+  }
+
+  /** Waits up to `ms`, or until an attempt finishes when `early`. */
+  function pause(ms: number, early: boolean): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms)
+      function done() {
+        clearTimeout(timer)
+        onProgress = undefined
+        resolve()
+      }
+      if (early) onProgress = done
+    })
+  }
+
+  /** Ends the run: nothing new is sent; what is in flight finishes (bounded by the attempt timeout) and is recorded. */
+  async function drain(): Promise<void> {
+    const unsent = [...waiting.values()].flat().map((w) => w.delivery.id)
+    waiting.clear()
+    await releaseClaims(db, unsent)
+    const deadline = Date.now() + settings.timeoutMs + 1000
+    while (active > 0 && Date.now() < deadline) await pause(50, true)
+    await flush()
+  }
+
+  return {
+    round,
+    flush,
+    pause,
+    drain,
+    stats,
+    isFull: () => active >= concurrency,
+    hasFinished: () => finished.length > 0,
+  }
+}
+
+/**
+ * Starts the retry workflow of every open-breaker endpoint of the partition that holds deliveries and has none
+ * running: what a crash between opening a breaker and starting its workflow, or a workflow that ended just as a
+ * delivery was held, leaves behind.
+ */
+async function checkRetryWorkflows(deps: PumpDeps, partition: number): Promise<void> {
+  for (const endpoint of await endpointsHoldingDeliveries(deps.db, partition, partitionCount(deps.settings))) {
+    await deps.retries
+      .ensureRunning(endpoint)
+      .catch((error: unknown) =>
+        deps.logger.warn({ endpointId: endpoint.endpointId, err: String(error) }, 'webhook retry check failed')
+      )
+  }
+}
+
+/** Runs the pump of `partition` until `runForMs` has passed or `signal` aborts. */
+export async function runDeliveryPump(deps: PumpDeps, run: PumpRun): Promise<PumpStats> {
+  const pump = createPump(deps, run.partition)
+  const { pollMs } = deps.settings.pump
+  const until = Date.now() + run.runForMs
+  let nextRetryCheck = 0
+  try {
+    while (Date.now() < until && !run.signal?.aborted) {
+      run.heartbeat?.()
+      const busy = await pump.round()
+      await pump.flush()
+      if (Date.now() >= nextRetryCheck) {
+        nextRetryCheck = Date.now() + RETRY_CHECK_MS
+        await checkRetryWorkflows(deps, run.partition)
+      }
+      // Busy: finished attempts are gathered briefly so they are recorded together. Idle: poll, but wake as soon as
+      // an attempt finishes, so its record is not held back by the poll interval.
+      if (pump.hasFinished() || pump.isFull()) await pump.pause(FLUSH_MS, pump.isFull())
+      else if (!busy) await pump.pause(pollMs, true)
+    }
+  } finally {
+    await pump.drain()
+  }
+  return pump.stats
+}
+
+/**
+ * One round of the pump, to completion: fans out, claims everything due in `partition`, sends it and records it, then
+ * checks the partition's retry workflows.
+ * What the time-skipping tests drive by hand (they run no pump workflow, whose activity never ends).
+ */
+export async function pumpOnce(deps: PumpDeps, partition = 0): Promise<PumpStats> {
+  const pump = createPump(deps, partition)
+  while (await pump.round()) await pump.drain()
+  await pump.drain()
+  await checkRetryWorkflows(deps, partition)
+  return pump.stats
+}

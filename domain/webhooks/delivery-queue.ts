@@ -1,0 +1,373 @@
+/**
+ * @module The webhook delivery queue in PostgreSQL (docs/webhooks.md, "Delivery"): the statements the delivery pumps
+ * and the endpoint retry workflows run. Fan-out turns committed events into delivery rows; a claim takes due rows
+ * under a lease (`FOR UPDATE SKIP LOCKED`, so pumps never wait on each other); one statement records a whole batch of
+ * attempts with the endpoints' breaker state. These run as the login role, across tenants, like every outbox sweep;
+ * each row keeps its tenant id and every tenant-visible effect (an event, a disabled endpoint) goes through the
+ * tenant's own unit of work.
+ */
+import type { Db } from '../../infra/db.ts'
+import { newId } from '../ids.ts'
+import type { LoadedDelivery } from './deliver-once.ts'
+import { subscribes } from './subscriptions.ts'
+
+/** Events fanned out per transaction. */
+const FAN_OUT_BATCH = 200
+
+/** A delivery claimed for an attempt, with what the attempt needs of its event and endpoint. */
+export interface QueuedDelivery {
+  id: string
+  tenantId: string
+  endpointId: string
+  kind: 'EVENT' | 'REDELIVERY'
+  /** Attempts made so far. */
+  attemptCount: number
+  firstAttemptAt: Date | null
+  event: LoadedDelivery['event']
+  endpoint: LoadedDelivery['endpoint']
+}
+
+/** The recorded outcome of one attempt (or of a delivery ended without one: its endpoint is disabled). */
+export interface AttemptRecord {
+  deliveryId: string
+  tenantId: string
+  endpointId: string
+  /** The attempt's number; for a delivery ended without an attempt, the attempts made before. */
+  number: number
+  /** Whether an HTTP attempt was made (false: the endpoint was disabled, the delivery fails without one). */
+  attempted: boolean
+  attemptedAt: Date
+  firstAttemptAt: Date
+  statusCode: number | null
+  latencyMs: number
+  error: string | null
+  succeeded: boolean
+  /** What the delivery becomes. */
+  status: 'PENDING' | 'SUCCEEDED' | 'FAILED'
+  nextAttemptAt: Date | null
+  lastError: string | null
+  /** The receiver answered 410 Gone: the endpoint is to be disabled. */
+  gone: boolean
+  /** What a 429 or 503 asked for with Retry-After, in ms. */
+  retryAfterMs?: number
+}
+
+/** What a batch did to the endpoints it touched. */
+export interface EndpointChange {
+  endpointId: string
+  tenantId: string
+  /** Start of the endpoint's current run of failures (null: it is healthy). */
+  failingSince: Date | null
+  /** The circuit breaker opened with this batch. */
+  opened: boolean
+  /** The circuit breaker closed with this batch (a success): its held deliveries are due again. */
+  closed: boolean
+}
+
+/** The breaker arithmetic of a batch for one endpoint, in the order its attempts ended. */
+export interface EndpointHealth {
+  endpointId: string
+  /** A success came in the batch: the endpoint's run of failures restarts from `failures`. */
+  reset: boolean
+  /** Failures after the last success (or all of them, without one). */
+  failures: number
+  /** When the first of those failures was made. */
+  failedAt: Date | null
+}
+
+/** Sums a batch's attempts per endpoint, in the order given (the order they ended). */
+export function endpointHealth(records: AttemptRecord[]): EndpointHealth[] {
+  const byEndpoint = new Map<string, EndpointHealth>()
+  for (const record of records) {
+    if (!record.attempted) continue
+    const health = byEndpoint.get(record.endpointId) ?? {
+      endpointId: record.endpointId,
+      reset: false,
+      failures: 0,
+      failedAt: null,
+    }
+    if (record.succeeded) Object.assign(health, { reset: true, failures: 0, failedAt: null })
+    else {
+      health.failures++
+      health.failedAt ??= record.attemptedAt
+    }
+    byEndpoint.set(record.endpointId, health)
+  }
+  return [...byEndpoint.values()]
+}
+
+/**
+ * Creates the deliveries of events not yet fanned out, one per enabled endpoint subscribed, due now; marks the
+ * events. One short transaction per batch; `SKIP LOCKED` lets pumps fan out side by side, and the unique
+ * (event, endpoint) index makes a second fan-out of an event a no-op.
+ * @returns how many events were fanned out
+ */
+export async function fanOutEvents(db: Db, now: Date): Promise<number> {
+  let total = 0
+  for (;;) {
+    const events = await db.$transaction(async (tx) => {
+      const claimed = await tx.$queryRaw<Array<{ id: string; tenant_id: string; type: string; data: unknown }>>`
+        SELECT id, tenant_id, type, data FROM events
+        WHERE fanned_out_at IS NULL ORDER BY created_at LIMIT ${FAN_OUT_BATCH} FOR UPDATE SKIP LOCKED`
+      if (claimed.length === 0) return 0
+      const endpoints = await tx.webhookEndpoint.findMany({
+        where: { tenantId: { in: [...new Set(claimed.map((e) => e.tenant_id))] }, enabled: true },
+        select: { id: true, tenantId: true, eventTypes: true },
+      })
+      const rows = claimed.flatMap((event) =>
+        endpoints
+          .filter((endpoint) => endpoint.tenantId === event.tenant_id && subscribes(endpoint, event))
+          .map((endpoint) => ({
+            id: newId('webhookDelivery'),
+            tenantId: event.tenant_id,
+            eventId: event.id,
+            endpointId: endpoint.id,
+            eventType: event.type,
+            kind: 'EVENT' as const,
+            nextAttemptAt: now,
+            // On the pump's clock, like everything the queue compares with it (a held delivery's window starts here).
+            createdAt: now,
+          }))
+      )
+      if (rows.length > 0) await tx.webhookDelivery.createMany({ data: rows, skipDuplicates: true })
+      await tx.event.updateMany({ where: { id: { in: claimed.map((e) => e.id) } }, data: { fannedOutAt: now } })
+      return claimed.length
+    })
+    total += events
+    if (events < FAN_OUT_BATCH) return total
+  }
+}
+
+/** What a pump may claim. */
+export interface ClaimOptions {
+  /** This pump's share of the endpoints: endpoint ids hash to one of `partitions`. */
+  partition: number
+  partitions: number
+  /** Most rows to claim. */
+  limit: number
+  /** Most rows per endpoint. */
+  perEndpoint: number
+  /** Endpoints not to claim for (their concurrency is used up). */
+  excludeEndpoints: string[]
+  now: Date
+  leaseMs: number
+}
+
+/**
+ * Claims due deliveries of this partition under a lease, oldest first, at most `perEndpoint` per endpoint. Held
+ * deliveries of an endpoint whose breaker is open are left to its retry workflow, except redeliveries asked for by
+ * hand; deliveries of a disabled endpoint are claimed so they can be ended.
+ */
+export async function claimDue(db: Db, options: ClaimOptions): Promise<QueuedDelivery[]> {
+  const { partition, partitions, limit, perEndpoint, excludeEndpoints, now, leaseMs } = options
+  const leaseUntil = new Date(now.getTime() + leaseMs)
+  const rows = await db.$queryRaw<Array<Record<string, unknown>>>`
+    WITH candidates AS (
+      SELECT d.id, d.endpoint_id, d.next_attempt_at FROM webhook_deliveries d
+      JOIN webhook_endpoints w ON w.id = d.endpoint_id
+      WHERE d.status = 'PENDING' AND d.workflow_started_at IS NULL AND d.next_attempt_at <= ${now}
+        AND (d.dispatch_lease_until IS NULL OR d.dispatch_lease_until < ${now})
+        AND (w.circuit_opened_at IS NULL OR d.kind = 'REDELIVERY' OR NOT w.enabled)
+        AND mod(abs(hashtext(d.endpoint_id)::bigint), ${partitions}::bigint) = ${partition}::bigint
+        AND d.endpoint_id <> ALL(${excludeEndpoints}::text[])
+      ORDER BY d.next_attempt_at LIMIT ${limit * 4}::int
+      FOR UPDATE OF d SKIP LOCKED
+    ), picked AS (
+      SELECT id FROM (
+        SELECT id, next_attempt_at, row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS rank
+        FROM candidates) ranked
+      WHERE rank <= ${perEndpoint}::int ORDER BY next_attempt_at LIMIT ${limit}::int
+    )
+    UPDATE webhook_deliveries d SET dispatch_lease_until = ${leaseUntil}
+    FROM picked, events e, webhook_endpoints w
+    WHERE d.id = picked.id AND e.id = d.event_id AND w.id = d.endpoint_id
+    RETURNING d.id, d.tenant_id, d.endpoint_id, d.kind::text AS kind, d.attempt_count, d.first_attempt_at,
+      e.id AS event_id, e.type AS event_type, e.created_at AS event_created_at, e.data AS event_data,
+      w.url, w.signing_scheme::text AS signing_scheme, w.secret, w.previous_secret, w.previous_secret_expires_at,
+      w.signing_key, w.previous_signing_key, w.enabled, w.failing_since`
+  return rows.map(toQueuedDelivery)
+}
+
+/**
+ * Loads the oldest held delivery of an endpoint for its retry workflow's probe, under a lease like a claim.
+ * @returns undefined when the endpoint holds none
+ */
+export async function claimOldestHeld(
+  db: Db,
+  endpointId: string,
+  now: Date,
+  leaseMs: number
+): Promise<QueuedDelivery | undefined> {
+  const leaseUntil = new Date(now.getTime() + leaseMs)
+  const rows = await db.$queryRaw<Array<Record<string, unknown>>>`
+    WITH picked AS (
+      SELECT id FROM webhook_deliveries
+      WHERE endpoint_id = ${endpointId} AND status = 'PENDING' AND workflow_started_at IS NULL
+        AND (dispatch_lease_until IS NULL OR dispatch_lease_until < ${now})
+      ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+    UPDATE webhook_deliveries d SET dispatch_lease_until = ${leaseUntil}
+    FROM picked, events e, webhook_endpoints w
+    WHERE d.id = picked.id AND e.id = d.event_id AND w.id = d.endpoint_id
+    RETURNING d.id, d.tenant_id, d.endpoint_id, d.kind::text AS kind, d.attempt_count, d.first_attempt_at,
+      e.id AS event_id, e.type AS event_type, e.created_at AS event_created_at, e.data AS event_data,
+      w.url, w.signing_scheme::text AS signing_scheme, w.secret, w.previous_secret, w.previous_secret_expires_at,
+      w.signing_key, w.previous_signing_key, w.enabled, w.failing_since`
+  return rows[0] ? toQueuedDelivery(rows[0]) : undefined
+}
+
+function toQueuedDelivery(row: Record<string, unknown>): QueuedDelivery {
+  return {
+    id: row.id as string,
+    tenantId: row.tenant_id as string,
+    endpointId: row.endpoint_id as string,
+    kind: row.kind as QueuedDelivery['kind'],
+    attemptCount: row.attempt_count as number,
+    firstAttemptAt: row.first_attempt_at as Date | null,
+    event: {
+      id: row.event_id as string,
+      type: row.event_type as string,
+      createdAt: row.event_created_at as Date,
+      data: row.event_data,
+    },
+    endpoint: {
+      url: row.url as string,
+      signingScheme: row.signing_scheme as 'V1' | 'V2',
+      secret: row.secret as string,
+      previousSecret: row.previous_secret as string | null,
+      previousSecretExpiresAt: row.previous_secret_expires_at as Date | null,
+      signingKey: row.signing_key as string | null,
+      previousSigningKey: row.previous_signing_key as string | null,
+      enabled: row.enabled as boolean,
+      failingSince: row.failing_since as Date | null,
+    },
+  }
+}
+
+/**
+ * Records a batch of attempts in one statement: each delivery's new state and its attempt row, and each endpoint's
+ * run of failures and breaker. A record whose attempt is already recorded (a pump that re-ran a delivery after its
+ * lease expired) changes nothing; a busy healthy endpoint's row is not written at all.
+ * @returns the endpoints whose state changed
+ */
+export async function recordAttempts(
+  db: Db,
+  records: AttemptRecord[],
+  options: { now: Date; circuitFailures: number }
+): Promise<EndpointChange[]> {
+  if (records.length === 0) return []
+  const attempts = JSON.stringify(
+    records.map((r) => ({
+      delivery_id: r.deliveryId,
+      tenant_id: r.tenantId,
+      attempt_id: newId('webhookAttempt'),
+      number: r.number,
+      attempted: r.attempted,
+      attempted_at: r.attemptedAt.toISOString(),
+      first_attempt_at: r.firstAttemptAt.toISOString(),
+      status_code: r.statusCode,
+      latency_ms: r.latencyMs,
+      error: r.error,
+      succeeded: r.succeeded,
+      status: r.status,
+      next_attempt_at: r.nextAttemptAt?.toISOString() ?? null,
+      last_error: r.lastError,
+    }))
+  )
+  const health = JSON.stringify(
+    endpointHealth(records).map((h) => ({
+      endpoint_id: h.endpointId,
+      reset: h.reset,
+      failures: h.failures,
+      failed_at: h.failedAt?.toISOString() ?? null,
+    }))
+  )
+  const rows = await db.$queryRaw<
+    Array<{ id: string; tenant_id: string; failing_since: Date | null; was_open: boolean; is_open: boolean }>
+  >`
+    WITH r AS (
+      SELECT * FROM jsonb_to_recordset(${attempts}::jsonb) AS r(
+        delivery_id text, tenant_id text, attempt_id text, number int, attempted boolean, attempted_at timestamptz,
+        first_attempt_at timestamptz, status_code int, latency_ms int, error text, succeeded boolean, status text,
+        next_attempt_at timestamptz, last_error text)
+    ), d AS (
+      UPDATE webhook_deliveries w SET
+        status = r.status::"WebhookDeliveryStatus",
+        attempt_count = r.number,
+        last_status_code = CASE WHEN r.attempted THEN r.status_code ELSE w.last_status_code END,
+        last_error = r.last_error,
+        next_attempt_at = r.next_attempt_at,
+        first_attempt_at = COALESCE(w.first_attempt_at, CASE WHEN r.attempted THEN r.first_attempt_at END),
+        completed_at = CASE WHEN r.status = 'PENDING' THEN NULL ELSE ${options.now}::timestamptz END,
+        dispatch_lease_until = NULL
+      FROM r
+      WHERE w.id = r.delivery_id AND w.status = 'PENDING'
+        AND w.attempt_count = r.number - CASE WHEN r.attempted THEN 1 ELSE 0 END
+      RETURNING w.id
+    ), a AS (
+      INSERT INTO webhook_delivery_attempts
+        (id, tenant_id, delivery_id, number, attempted_at, status_code, latency_ms, error, succeeded)
+      SELECT r.attempt_id, r.tenant_id, r.delivery_id, r.number, r.attempted_at, r.status_code, r.latency_ms, r.error,
+        r.succeeded
+      FROM r JOIN d ON d.id = r.delivery_id WHERE r.attempted
+      ON CONFLICT DO NOTHING
+    ), h AS (
+      SELECT * FROM jsonb_to_recordset(${health}::jsonb)
+        AS h(endpoint_id text, reset boolean, failures int, failed_at timestamptz)
+    ), e AS (
+      UPDATE webhook_endpoints w SET
+        consecutive_failures = CASE WHEN h.reset THEN h.failures ELSE w.consecutive_failures + h.failures END,
+        failing_since = CASE WHEN h.failures = 0 THEN NULL WHEN h.reset THEN h.failed_at
+                             ELSE COALESCE(w.failing_since, h.failed_at) END,
+        circuit_opened_at = CASE
+          WHEN h.failures = 0 THEN NULL
+          WHEN w.circuit_opened_at IS NULL
+            AND (CASE WHEN h.reset THEN h.failures ELSE w.consecutive_failures + h.failures END) >= ${options.circuitFailures}::int
+            THEN ${options.now}::timestamptz
+          ELSE w.circuit_opened_at END
+      FROM h JOIN webhook_endpoints old ON old.id = h.endpoint_id
+      WHERE w.id = h.endpoint_id
+        AND (h.failures > 0 OR w.failing_since IS NOT NULL OR w.consecutive_failures > 0 OR w.circuit_opened_at IS NOT NULL)
+      RETURNING w.id, w.tenant_id, w.failing_since, old.circuit_opened_at IS NOT NULL AS was_open,
+        w.circuit_opened_at IS NOT NULL AS is_open
+    )
+    SELECT id, tenant_id, failing_since, was_open, is_open FROM e`
+  return rows.map((row) => ({
+    endpointId: row.id,
+    tenantId: row.tenant_id,
+    failingSince: row.failing_since,
+    opened: !row.was_open && row.is_open,
+    closed: row.was_open && !row.is_open,
+  }))
+}
+
+/** Makes an endpoint's held deliveries due now (its breaker closed): the pumps drain them at the endpoint's pace. */
+export async function releaseHeld(db: Db, endpointIds: string[], now: Date): Promise<void> {
+  if (endpointIds.length === 0) return
+  await db.$executeRaw`
+    UPDATE webhook_deliveries SET next_attempt_at = ${now}
+    WHERE endpoint_id = ANY(${endpointIds}::text[]) AND status = 'PENDING' AND workflow_started_at IS NULL
+      AND next_attempt_at > ${now}`
+}
+
+/** Gives claimed deliveries back (a pump stopping before it attempted them): due again at once, for any pump. */
+export async function releaseClaims(db: Db, deliveryIds: string[]): Promise<void> {
+  if (deliveryIds.length === 0) return
+  await db.$executeRaw`
+    UPDATE webhook_deliveries SET dispatch_lease_until = NULL
+    WHERE id = ANY(${deliveryIds}::text[]) AND status = 'PENDING'`
+}
+
+/** Open-breaker endpoints of a partition that hold deliveries: each must have its retry workflow running. */
+export async function endpointsHoldingDeliveries(
+  db: Db,
+  partition: number,
+  partitions: number
+): Promise<Array<{ endpointId: string; tenantId: string }>> {
+  const rows = await db.$queryRaw<Array<{ id: string; tenant_id: string }>>`
+    SELECT w.id, w.tenant_id FROM webhook_endpoints w
+    WHERE w.circuit_opened_at IS NOT NULL AND w.enabled
+      AND mod(abs(hashtext(w.id)::bigint), ${partitions}::bigint) = ${partition}::bigint
+      AND EXISTS (SELECT 1 FROM webhook_deliveries d
+                  WHERE d.endpoint_id = w.id AND d.status = 'PENDING' AND d.workflow_started_at IS NULL)`
+  return rows.map((row) => ({ endpointId: row.id, tenantId: row.tenant_id }))
+}

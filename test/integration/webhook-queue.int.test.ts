@@ -1,0 +1,214 @@
+/**
+ * The webhook delivery queue against the file's real database and a real receiver on loopback, driven one pump round
+ * at a time (domain/webhooks/delivery-pump.ts `pumpOnce`): fan-out, claims and leases, the batch record, the circuit
+ * breaker, the per-endpoint concurrency bound and partitions. No Temporal here: the pump's only use of it, starting
+ * a failing endpoint's retry workflow, is recorded by a starter that notes what it was asked; the workflows
+ * themselves are tested on Temporal in webhook-delivery.int.test.ts and webhook-endpoint-retry.int.test.ts.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { claimDue, fanOutEvents } from '../../domain/webhooks/delivery-queue.ts'
+import { pumpOnce, type PumpDeps } from '../../domain/webhooks/delivery-pump.ts'
+import { createWebhookPoster } from '../../domain/webhooks/post-webhook.ts'
+import type { WebhookSettings } from '../../domain/webhooks/webhook-settings.ts'
+import { newId } from '../../domain/ids.ts'
+import { closeDb, createDb, type Db } from '../../infra/db.ts'
+import { createLogger } from '../../infra/logger.ts'
+import { testDatabaseUrl } from '../support/file-database.ts'
+import { replies, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
+
+const settings: WebhookSettings = {
+  requireHttps: false,
+  network: { allowPrivateNetworks: true },
+  timeoutMs: 2000,
+  retry: { windowMs: 86_400_000, initialIntervalMs: 5000, maxIntervalMs: 3_600_000 },
+  disableAfterMs: 5 * 86_400_000,
+  circuitFailures: 3,
+  pump: { partitions: 1, pollMs: 20, concurrency: 16, endpointConcurrency: 2 },
+}
+
+let db: Db
+let receiver: WebhookReceiver
+let tenantId: string
+let clock: Date
+const woken: string[] = []
+let deps: PumpDeps
+
+beforeAll(async () => {
+  db = createDb(testDatabaseUrl(), 4)
+  receiver = await startWebhookReceiver()
+  tenantId = newId('tenant')
+  await db.tenant.create({ data: { id: tenantId, name: `queue-${tenantId}` } })
+  deps = {
+    db,
+    poster: createWebhookPoster({ timeoutMs: settings.timeoutMs, network: settings.network }),
+    settings,
+    now: () => clock,
+    retries: {
+      wake: async ({ endpointId }) => void woken.push(endpointId),
+      ensureRunning: async () => undefined,
+    },
+    logger: createLogger('silent', 'webhook-queue-test'),
+  }
+})
+
+afterAll(async () => {
+  deps.poster.close()
+  await receiver.close()
+  await closeDb(db)
+})
+
+beforeEach(() => {
+  clock = new Date()
+  woken.length = 0
+})
+
+async function endpoint(path: string): Promise<string> {
+  const id = newId('webhookEndpoint')
+  await db.webhookEndpoint.create({
+    data: { id, tenantId, url: receiver.url(path), eventTypes: ['*'], signingScheme: 'V2', secret: 'whsec_dGVzdA==' },
+  })
+  return id
+}
+
+async function events(count: number): Promise<string[]> {
+  const ids = Array.from({ length: count }, () => newId('event'))
+  await db.event.createMany({
+    data: ids.map((id) => ({ id, tenantId, type: 'payment.succeeded', data: { paymentId: id }, createdAt: clock })),
+  })
+  return ids
+}
+
+const deliveriesOf = (endpointId: string) =>
+  db.webhookDelivery.findMany({ where: { endpointId }, include: { attempts: true }, orderBy: { createdAt: 'asc' } })
+
+describe('first attempts', () => {
+  it('fans events out to every subscribed endpoint and delivers each once, recording the attempt', async () => {
+    const a = await endpoint('/first-a')
+    const b = await endpoint('/first-b')
+    await events(3)
+    const stats = await pumpOnce(deps)
+    expect(stats.attempted).toBeGreaterThanOrEqual(6)
+    expect(receiver.received('/first-a')).toHaveLength(3)
+    expect(receiver.received('/first-b')).toHaveLength(3)
+    for (const id of [a, b]) {
+      const rows = await deliveriesOf(id)
+      expect(rows.map((r) => [r.status, r.attemptCount, r.attempts.length])).toEqual([
+        ['SUCCEEDED', 1, 1],
+        ['SUCCEEDED', 1, 1],
+        ['SUCCEEDED', 1, 1],
+      ])
+      expect(rows.every((r) => r.workflowId === null && r.firstAttemptAt !== null)).toBe(true)
+    }
+    // Nothing left: a second round sends nothing again.
+    await pumpOnce(deps)
+    expect(receiver.received('/first-a')).toHaveLength(3)
+  })
+
+  it('schedules a failed attempt for a retry with backoff, and retries it when due', async () => {
+    const id = await endpoint('/retry')
+    receiver.respond('/retry', replies({ status: 500 }, { status: 200 }))
+    await events(1)
+    await pumpOnce(deps)
+    const [failed] = await deliveriesOf(id)
+    expect(failed).toMatchObject({ status: 'PENDING', attemptCount: 1, lastStatusCode: 500 })
+    const delay = failed!.nextAttemptAt!.getTime() - clock.getTime()
+    expect(delay).toBeGreaterThanOrEqual(2500)
+    expect(delay).toBeLessThanOrEqual(5000)
+    // Not due yet: nothing is sent.
+    await pumpOnce(deps)
+    expect(receiver.received('/retry')).toHaveLength(1)
+    clock = new Date(clock.getTime() + 5000)
+    await pumpOnce(deps)
+    const [done] = await deliveriesOf(id)
+    expect(done).toMatchObject({ status: 'SUCCEEDED', attemptCount: 2 })
+    expect(done!.attempts.map((a) => a.statusCode).sort()).toEqual([200, 500])
+  })
+})
+
+describe('the circuit breaker', () => {
+  it('opens after the configured failures in a row, holds new deliveries without a request, and asks for the retry workflow once', async () => {
+    const id = await endpoint('/breaker')
+    receiver.respond('/breaker', () => ({ status: 503 }))
+    await events(3)
+    await pumpOnce(deps)
+    expect(receiver.received('/breaker')).toHaveLength(3)
+    const opened = await db.webhookEndpoint.findUniqueOrThrow({ where: { id } })
+    expect(opened.consecutiveFailures).toBe(3)
+    expect(opened.circuitOpenedAt).not.toBeNull()
+    expect(opened.failingSince).not.toBeNull()
+    expect(woken).toEqual([id])
+
+    // New events while open: stored, not sent, even when their retries fall due.
+    await events(5)
+    clock = new Date(clock.getTime() + 3_600_000)
+    await pumpOnce(deps)
+    expect(receiver.received('/breaker')).toHaveLength(3)
+    const held = await deliveriesOf(id)
+    expect(held).toHaveLength(8)
+    expect(held.every((d) => d.status === 'PENDING')).toBe(true)
+    expect(woken).toEqual([id])
+  })
+
+  it('a success closes it and resets the run of failures; a healthy busy endpoint is not rewritten', async () => {
+    const id = await endpoint('/recovers')
+    receiver.respond('/recovers', replies({ status: 500 }, { status: 200 }))
+    await events(1)
+    await pumpOnce(deps)
+    expect((await db.webhookEndpoint.findUniqueOrThrow({ where: { id } })).consecutiveFailures).toBe(1)
+    clock = new Date(clock.getTime() + 10_000)
+    await pumpOnce(deps)
+    const healthy = await db.webhookEndpoint.findUniqueOrThrow({ where: { id } })
+    expect(healthy).toMatchObject({ consecutiveFailures: 0, failingSince: null, circuitOpenedAt: null })
+    // The row's version (xmin) changes with any write to it: successes leave a healthy endpoint's row alone.
+    const version = () =>
+      db.$queryRaw<Array<{ xmin: string }>>`SELECT xmin::text FROM webhook_endpoints WHERE id = ${id}`
+    const before = await version()
+    await events(3)
+    await pumpOnce(deps)
+    expect(receiver.received('/recovers')).toHaveLength(5)
+    expect(await version()).toEqual(before)
+  })
+})
+
+describe('claims', () => {
+  it('never hands the same delivery to two pumps, and bounds what one endpoint gets at once', async () => {
+    const id = await endpoint('/claims')
+    await events(6)
+    await fanOutEvents(db, clock)
+    const options = {
+      partition: 0,
+      partitions: 1,
+      limit: 10,
+      perEndpoint: 2,
+      excludeEndpoints: [],
+      now: clock,
+      leaseMs: 60_000,
+    }
+    const [first, second] = await Promise.all([claimDue(db, options), claimDue(db, options)])
+    const mine = [...first, ...second].filter((d) => d.endpointId === id)
+    expect(mine.length).toBeLessThanOrEqual(4)
+    expect(new Set(mine.map((d) => d.id)).size).toBe(mine.length)
+    // Leased: nobody claims them again until the lease ends; then they are due again.
+    const third = await claimDue(db, { ...options, perEndpoint: 10 })
+    expect(third.filter((d) => mine.some((m) => m.id === d.id))).toEqual([])
+    const later = await claimDue(db, {
+      ...options,
+      limit: 100,
+      perEndpoint: 10,
+      now: new Date(clock.getTime() + 61_000),
+    })
+    expect(later.filter((d) => d.endpointId === id)).toHaveLength(6)
+  })
+
+  it('splits endpoints between partitions: each pump claims only its own, together all of them', async () => {
+    const ids = await Promise.all(Array.from({ length: 8 }, (_, i) => endpoint(`/part-${i}`)))
+    await events(1)
+    await fanOutEvents(db, clock)
+    const options = { partitions: 3, limit: 100, perEndpoint: 10, excludeEndpoints: [], now: clock, leaseMs: 60_000 }
+    const parts = await Promise.all([0, 1, 2].map((partition) => claimDue(db, { ...options, partition })))
+    const claimed = parts.map((part) => part.map((d) => d.endpointId).filter((e) => ids.includes(e)))
+    expect(claimed.flat().sort()).toEqual([...ids].sort())
+    // No endpoint in two partitions.
+    expect(new Set(claimed.flat()).size).toBe(ids.length)
+  })
+})

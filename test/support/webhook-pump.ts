@@ -1,0 +1,28 @@
+/**
+ * @module The delivery pump's real dependencies for tests that drive it by hand (`pumpOnce`): the file's database,
+ * the platform's webhook settings, a real poster, and the real retry workflow starter on the platform's Temporal.
+ */
+import type { Client } from '@temporalio/client'
+import type { PumpDeps } from '../../domain/webhooks/delivery-pump.ts'
+import { createWebhookPoster } from '../../domain/webhooks/post-webhook.ts'
+import { createRetryWorkflowStarter } from '../../domain/webhooks/retry-workflow-starter.ts'
+import { webhookSettings } from '../../domain/webhooks/webhook-settings.ts'
+import type { Config } from '../../infra/config.ts'
+import type { Db } from '../../infra/db.ts'
+import { createLogger } from '../../infra/logger.ts'
+
+/**
+ * Builds the deps; `close()` the poster when done.
+ * @param now - the pump's clock (a time-skipping server's, there)
+ */
+export function realPumpDeps(db: Db, config: Config, temporal: Client, now: () => Date = () => new Date()): PumpDeps {
+  const settings = webhookSettings(config)
+  return {
+    db,
+    poster: createWebhookPoster({ timeoutMs: settings.timeoutMs, network: settings.network }),
+    settings,
+    now,
+    retries: createRetryWorkflowStarter(temporal, config.TEMPORAL_TASK_QUEUE, settings.retry),
+    logger: createLogger('silent', 'webhook-pump'),
+  }
+}
