@@ -65,6 +65,8 @@ export interface PumpStats {
 export const LEASE_MS = 60_000
 /** Finished attempts wait at most this long to be recorded together. */
 const FLUSH_MS = 15
+/** How long a stopping pump waits for the attempts in flight. */
+const STOP_WAIT_MS = 3000
 /** How often the pump checks that every open-breaker endpoint holding deliveries has its retry workflow. */
 const RETRY_CHECK_MS = 30_000
 
@@ -174,12 +176,15 @@ function createPump(deps: PumpDeps, partition: number) {
     })
   }
 
-  /** Ends the run: nothing new is sent; what is in flight finishes (bounded by the attempt timeout) and is recorded. */
-  async function drain(): Promise<void> {
+  /**
+   * Ends the run: nothing new is sent; what is in flight is awaited up to `maxWaitMs` and recorded. An attempt still
+   * in flight after that keeps its lease and is made again once the lease ends (at least once).
+   */
+  async function drain(maxWaitMs = settings.timeoutMs + 1000): Promise<void> {
     const unsent = [...waiting.values()].flat().map((w) => w.delivery.id)
     waiting.clear()
     await releaseClaims(db, unsent)
-    const deadline = Date.now() + settings.timeoutMs + 1000
+    const deadline = Date.now() + maxWaitMs
     while (active > 0 && Date.now() < deadline) await pause(50, true)
     await flush()
   }
@@ -231,7 +236,8 @@ export async function runDeliveryPump(deps: PumpDeps, run: PumpRun): Promise<Pum
       else if (!busy) await pump.pause(pollMs, true)
     }
   } finally {
-    await pump.drain()
+    // Stopping (worker shutdown): a short wait, so the worker stops within its grace time.
+    await pump.drain(run.signal?.aborted ? STOP_WAIT_MS : undefined)
   }
   return pump.stats
 }
