@@ -1,8 +1,8 @@
 /**
  * @module `webhooks` commands: an operator's replays of a tenant's webhook deliveries after a receiver was fixed.
  * Thin over the same domain functions as the API's endpoints (delivery log, redelivery), run in the tenant's unit
- * of work (row-level security), printing what the API would show. A redelivery is a new delivery row that the API's
- * dispatcher sweep starts (WEBHOOK_DISPATCH_INTERVAL_MS): this process has no dispatcher and starts no workflow.
+ * of work (row-level security), printing what the API would show. A redelivery is a new delivery row, due at once,
+ * that the workers' delivery pumps send (docs/webhooks.md): this process sends nothing and starts no workflow.
  */
 import { parseArgs } from 'node:util'
 import { toDelivery, toEndpoint } from '../../api/routes/webhook-endpoints/webhook-views.ts'
