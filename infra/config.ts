@@ -129,10 +129,22 @@ const ConfigSchema = z
     /** Attempts in flight at once per pump, and per endpoint (a receiver never gets more than this at once). */
     WEBHOOK_PUMP_CONCURRENCY: z.coerce.number().int().positive().default(64),
     WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().positive().default(8),
+    /**
+     * How long a pump holds the deliveries it claimed: a dead worker's claims are attempted again after this. Longer
+     * than an attempt (WEBHOOK_TIMEOUT_MS) plus a wait for one of the endpoint's slots.
+     */
+    WEBHOOK_CLAIM_LEASE_MS: z.coerce.number().int().positive().default(60_000),
     /** Failed attempts in a row that open an endpoint's circuit breaker (its retry workflow takes over). */
     WEBHOOK_CIRCUIT_FAILURES: z.coerce.number().int().positive().default(5),
   })
   .superRefine((config, ctx) => {
+    if (config.WEBHOOK_CLAIM_LEASE_MS <= config.WEBHOOK_TIMEOUT_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['WEBHOOK_CLAIM_LEASE_MS'],
+        message: 'must be longer than WEBHOOK_TIMEOUT_MS, or a claim could end while its attempt is still running',
+      })
+    }
     // Encryption is on by default outside development: production refuses to hand Temporal plaintext payloads.
     if (config.NODE_ENV === 'production' && !config.TEMPORAL_CODEC_KEYS) {
       ctx.addIssue({

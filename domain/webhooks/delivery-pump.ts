@@ -61,8 +61,6 @@ export interface PumpStats {
   opened: number
 }
 
-/** A claim is held this long: far more than an attempt takes (WEBHOOK_TIMEOUT_MS) plus a wait for a slot. */
-export const LEASE_MS = 60_000
 /** Finished attempts wait at most this long to be recorded together. */
 const FLUSH_MS = 15
 /** How long a stopping pump waits for the attempts in flight. */
@@ -157,7 +155,7 @@ function createPump(deps: PumpDeps, partition: number) {
       perEndpoint: endpointConcurrency,
       excludeEndpoints: saturated,
       now,
-      leaseMs: LEASE_MS,
+      leaseMs: settings.pump.leaseMs,
     })
     enqueue(claimed)
     return fanned > 0 || claimed.length > 0

@@ -9,7 +9,6 @@ import type { Db } from '../../infra/db.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { attemptDelivery } from './attempt-delivery.ts'
 import { claimOldestHeld } from './delivery-queue.ts'
-import { LEASE_MS } from './delivery-pump.ts'
 import type { WebhookPoster } from './post-webhook.ts'
 import { recordBatch } from './record-batch.ts'
 import type { WebhookSettings } from './webhook-settings.ts'
@@ -68,7 +67,7 @@ export async function endpointRetryStep(
 
   let retryAfterMs: number | undefined
   if (input.probe) {
-    const delivery = await claimOldestHeld(db, input.endpointId, now, LEASE_MS)
+    const delivery = await claimOldestHeld(db, input.endpointId, now, settings.pump.leaseMs)
     if (!delivery) return { state: 'idle' }
     const record = await attemptDelivery(
       { poster: deps.poster, retry: settings.retry, now: deps.now, random: deps.random },

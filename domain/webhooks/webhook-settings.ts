@@ -32,6 +32,8 @@ export interface PumpSettings {
   concurrency: number
   /** Attempts in flight at once to one endpoint. */
   endpointConcurrency: number
+  /** How long claimed deliveries are held before another pump may take them. */
+  leaseMs: number
 }
 
 type WebhookConfig = Pick<
@@ -49,6 +51,7 @@ type WebhookConfig = Pick<
   | 'WEBHOOK_PUMP_CONCURRENCY'
   | 'WEBHOOK_ENDPOINT_CONCURRENCY'
   | 'WEBHOOK_CIRCUIT_FAILURES'
+  | 'WEBHOOK_CLAIM_LEASE_MS'
 >
 
 /** The webhook settings of a process configuration. */
@@ -70,6 +73,7 @@ export function webhookSettings(config: WebhookConfig): WebhookSettings {
       pollMs: config.WEBHOOK_PUMP_POLL_MS,
       concurrency: config.WEBHOOK_PUMP_CONCURRENCY,
       endpointConcurrency: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+      leaseMs: config.WEBHOOK_CLAIM_LEASE_MS,
     },
   }
 }

@@ -23,7 +23,7 @@ const settings: WebhookSettings = {
   retry: { windowMs: 86_400_000, initialIntervalMs: 5000, maxIntervalMs: 3_600_000 },
   disableAfterMs: 5 * 86_400_000,
   circuitFailures: 3,
-  pump: { partitions: 1, pollMs: 20, concurrency: 16, endpointConcurrency: 2 },
+  pump: { partitions: 1, pollMs: 20, concurrency: 16, endpointConcurrency: 2, leaseMs: 60_000 },
 }
 
 let db: Db

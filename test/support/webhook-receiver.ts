@@ -19,8 +19,8 @@ export interface ReceivedDelivery {
   verificationError?: Error
 }
 
-/** How to answer: a status (with headers and body), or `hang` to never answer. */
-export type Reply = { status: number; headers?: Record<string, string>; body?: string } | 'hang'
+/** How to answer: a status (with headers and body, after `delayMs`), or `hang` to never answer. */
+export type Reply = { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | 'hang'
 
 /** Decides the reply to the `n`th delivery (1-based) on a path. */
 export type Responder = (delivery: ReceivedDelivery, n: number) => Reply
@@ -79,7 +79,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         status: delivery.verificationError ? 400 : 200,
       }
       if (reply === 'hang') return
-      response.writeHead(reply.status, reply.headers).end(reply.body ?? '')
+      const answer = () => void response.writeHead(reply.status, reply.headers).end(reply.body ?? '')
+      if (reply.delayMs) setTimeout(answer, reply.delayMs)
+      else answer()
     })
   })
   server.on('connection', (socket) => {

@@ -106,7 +106,7 @@ function runWith(action: AgentAction, options: { assistantTools?: string[]; done
       retry: { windowMs: 1, initialIntervalMs: 1, maxIntervalMs: 1 },
       disableAfterMs: 1,
       circuitFailures: 5,
-      pump: { partitions: 0, pollMs: 1, concurrency: 1, endpointConcurrency: 1 },
+      pump: { partitions: 0, pollMs: 1, concurrency: 1, endpointConcurrency: 1, leaseMs: 2 },
     },
     ai: {} as AiRuntime,
   })

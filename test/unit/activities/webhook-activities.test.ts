@@ -23,7 +23,7 @@ const settings = (allowPrivateNetworks: boolean): WebhookSettings => ({
   retry,
   disableAfterMs: 5 * DAY,
   circuitFailures: 5,
-  pump: { partitions: 1, pollMs: 50, concurrency: 8, endpointConcurrency: 4 },
+  pump: { partitions: 1, pollMs: 50, concurrency: 8, endpointConcurrency: 4, leaseMs: 60_000 },
 })
 
 // --- the receiver ---------------------------------------------------------------------------------------------
