@@ -124,7 +124,9 @@ export async function updateEndpoint(
   const enabling = fields.enabled && !current.enabled
   const disabling = !fields.enabled && current.enabled
   const keepKey = fields.asymmetricSigning && current.signingKey !== null
-  return uow.tx.webhookEndpoint.update({
+  // Enabling it again or changing its URL closes the endpoint's circuit breaker (docs/webhooks.md).
+  const resetBreaker = enabling || url !== current.url
+  const updated = await uow.tx.webhookEndpoint.update({
     where: { id: current.id },
     data: {
       url,
@@ -136,8 +138,18 @@ export async function updateEndpoint(
       enabled: fields.enabled,
       ...(enabling ? { disabledReason: null, disabledAt: null, failingSince: null } : {}),
       ...(disabling ? { disabledReason: 'MANUAL', disabledAt: new Date() } : {}),
+      ...(resetBreaker ? { consecutiveFailures: 0, circuitOpenedAt: null } : {}),
     },
   })
+  // Someone fixed the receiver (enabled it again, or pointed it elsewhere): what it holds is due now, for the pumps.
+  if (resetBreaker) {
+    const now = new Date()
+    await uow.tx.webhookDelivery.updateMany({
+      where: { endpointId: current.id, status: 'PENDING', workflowStartedAt: null, nextAttemptAt: { gt: now } },
+      data: { nextAttemptAt: now },
+    })
+  }
+  return updated
 }
 
 /** Deletes an endpoint with its delivery log; its deliveries in flight stop at their next attempt. */

@@ -67,6 +67,13 @@ const deliveriesOf = (endpointId: string) =>
     orderBy: { createdAt: 'asc' },
   })
 
+/** How the endpoint's retry workflow ended, once its next step has run. */
+async function retryOutcome(endpointId: string) {
+  const handle = platform.temporal.workflow.getHandle(endpointRetryWorkflowId(endpointId))
+  await platform.skip('1 minute')
+  return handle.result()
+}
+
 describe('a failing endpoint', () => {
   it('opens its breaker, holds new deliveries on one retry workflow, and drains them once a probe succeeds', async () => {
     const { token, tenantId, endpointId } = await tenantWithEndpoint('/recovers')
@@ -157,5 +164,38 @@ describe('a failing endpoint', () => {
     expect(told.body.data[0].data).toMatchObject({ endpointId, reason: 'FAILING' })
     const retry = platform.temporal.workflow.getHandle(endpointRetryWorkflowId(endpointId))
     expect(await retry.result()).toBe('disabled')
+
+    // Enabled again once fixed: the breaker is closed and the run of failures forgotten, so the pumps send to it.
+    receiver.respond('/gone-quiet', () => ({ status: 200 }))
+    const enabled = await platform.http.request('PATCH', `/v1/webhook-endpoints/${endpointId}`, {
+      token,
+      body: { enabled: true },
+    })
+    expect(enabled.status).toBe(200)
+    expect(await endpointRow(endpointId)).toMatchObject({ circuitOpenedAt: null, consecutiveFailures: 0 })
+    const [next] = await sendTests(token, endpointId, 1)
+    await platform.pumpWebhooks()
+    expect(receiver.received('/gone-quiet').at(-1)!.body).toContain(next)
+  })
+
+  it('closes the breaker when the endpoint is pointed at another URL, and lets what it holds through', async () => {
+    const { token, endpointId } = await tenantWithEndpoint('/old-home')
+    receiver.respond('/old-home', () => ({ status: 502 }))
+    await sendTests(token, endpointId, 5)
+    await platform.pumpWebhooks()
+    const held = await sendTests(token, endpointId, 2)
+    await platform.pumpWebhooks()
+    expect((await endpointRow(endpointId)).circuitOpenedAt).not.toBeNull()
+
+    const moved = await platform.http.request('PATCH', `/v1/webhook-endpoints/${endpointId}`, {
+      token,
+      body: { url: receiver.url('/new-home') },
+    })
+    expect(moved.status).toBe(200)
+    await platform.pumpWebhooks()
+    const arrived = receiver.received('/new-home').map((d) => JSON.parse(d.body).id as string)
+    expect(arrived).toHaveLength(7)
+    for (const id of held) expect(arrived).toContain(id)
+    expect(await retryOutcome(endpointId)).toBe('closed')
   })
 })
