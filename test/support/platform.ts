@@ -41,6 +41,8 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     PORT: '0',
     PUBLIC_URL: 'http://localhost:3000',
     OUTBOX_SWEEP_INTERVAL_MS: '500',
+    // One delivery pump per file is plenty, and each polls the file's database: a second would only cost CPU.
+    WEBHOOK_PUMP_PARTITIONS: '1',
     LOG_LEVEL: 'silent',
     // Every response of every integration test must match its OpenAPI description (api/openapi/response-conformance.ts).
     RESPONSE_VALIDATION: 'enforce',
