@@ -6,7 +6,7 @@
  * each row keeps its tenant id and every tenant-visible effect (an event, a disabled endpoint) goes through the
  * tenant's own unit of work.
  */
-import type { Db } from '../../infra/db.ts'
+import type { Db, Queryable } from '../../infra/db.ts'
 import { newId } from '../ids.ts'
 import type { LoadedDelivery } from './deliver-once.ts'
 import { subscribes } from './subscriptions.ts'
@@ -246,11 +246,12 @@ function toQueuedDelivery(row: Record<string, unknown>): QueuedDelivery {
 /**
  * Records a batch of attempts in one statement: each delivery's new state and its attempt row, and each endpoint's
  * run of failures and breaker. A record whose attempt is already recorded (a pump that re-ran a delivery after its
- * lease expired) changes nothing; a busy healthy endpoint's row is not written at all.
+ * lease expired) changes nothing; a busy healthy endpoint's row is not written at all. Runs as the login role
+ * (a pump's batch spans tenants) or in one tenant's unit of work (`db` its transaction).
  * @returns the endpoints whose state changed
  */
 export async function recordAttempts(
-  db: Db,
+  db: Queryable,
   records: AttemptRecord[],
   options: { now: Date; circuitFailures: number }
 ): Promise<EndpointChange[]> {

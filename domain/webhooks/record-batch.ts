@@ -5,7 +5,7 @@
  */
 import type { Db } from '../../infra/db.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
-import { recordAttempts, releaseHeld, type AttemptRecord, type EndpointChange } from './delivery-queue.ts'
+import { recordAttempts, releaseHeld, type AttemptRecord } from './delivery-queue.ts'
 import { disableEndpoint, failHeldDeliveries, type AutomaticDisableReason } from './endpoint-status.ts'
 
 export interface RecordBatchDeps {
@@ -24,22 +24,29 @@ const DISABLED_REASONS: Record<AutomaticDisableReason, string> = {
  * @returns the endpoints whose state changed (`opened` ones need their retry workflow)
  */
 export async function recordBatch(deps: RecordBatchDeps, records: AttemptRecord[], now: Date) {
-  const changes = await recordAttempts(deps.db, records, { now, circuitFailures: deps.circuitFailures })
-  const toDisable = new Map<string, { tenantId: string; reason: AutomaticDisableReason; at: Date }>()
-  for (const record of records) {
-    if (record.gone) toDisable.set(record.endpointId, { tenantId: record.tenantId, reason: 'GONE', at: now })
+  const options = { now, circuitFailures: deps.circuitFailures }
+  const gone = records.filter((record) => record.gone)
+  const changes = await recordAttempts(
+    deps.db,
+    records.filter((record) => !record.gone),
+    options
+  )
+  // A 410 (rare) is recorded in the endpoint's tenant unit together with disabling it, so nobody sees the delivery
+  // ended while its endpoint is still enabled.
+  for (const record of gone) {
+    await runInUnitOfWork(deps.db, record.tenantId, async (uow) => {
+      await recordAttempts(uow.tx, [record], options)
+      await disableEndpoint(uow, record.endpointId, 'GONE', now)
+      await failHeldDeliveries(uow, record.endpointId, DISABLED_REASONS.GONE, now)
+    })
   }
   const cutoff = now.getTime() - deps.disableAfterMs
-  for (const change of changes) {
-    if (change.failingSince && change.failingSince.getTime() <= cutoff && !toDisable.has(change.endpointId)) {
-      toDisable.set(change.endpointId, { tenantId: change.tenantId, reason: 'FAILING', at: now })
-    }
-  }
-  // Rare (a receiver gone, or five days of failures): one unit of work each, in the endpoint's tenant.
-  for (const [endpointId, { tenantId, reason, at }] of toDisable) {
-    await runInUnitOfWork(deps.db, tenantId, async (uow) => {
-      await disableEndpoint(uow, endpointId, reason, at)
-      await failHeldDeliveries(uow, endpointId, DISABLED_REASONS[reason], at)
+  // Five days of failures: disabled just after the batch that showed it (one unit each, in the endpoint's tenant).
+  const failing = changes.filter((c) => c.failingSince && c.failingSince.getTime() <= cutoff)
+  for (const change of failing) {
+    await runInUnitOfWork(deps.db, change.tenantId, async (uow) => {
+      await disableEndpoint(uow, change.endpointId, 'FAILING', now)
+      await failHeldDeliveries(uow, change.endpointId, DISABLED_REASONS.FAILING, now)
     })
   }
   await releaseHeld(
@@ -47,5 +54,5 @@ export async function recordBatch(deps: RecordBatchDeps, records: AttemptRecord[
     changes.filter((c) => c.closed).map((c) => c.endpointId),
     now
   )
-  return changes.filter((change: EndpointChange) => !toDisable.has(change.endpointId))
+  return changes.filter((change) => !failing.includes(change))
 }

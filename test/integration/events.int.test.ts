@@ -201,7 +201,12 @@ describe('pumps side by side', () => {
     try {
       await Promise.all([1, 2, 3].map(() => pumpOnce(deps)))
       await receiver.waitFor('/once', 10)
-      // A lease that ends after the delivery was recorded (a slow pump) sends nothing again.
+      // A lease that ends after the delivery was recorded (a slow pump) sends nothing again. (Recorded: a delivery
+      // can reach the receiver a moment before its pump records it, and one unrecorded is rightly sent again.)
+      await eventually(async () => {
+        const rows = await db().webhookDelivery.findMany({ where: { tenantId } })
+        return rows.length === 10 && rows.every((row) => row.status === 'SUCCEEDED') ? rows : undefined
+      })
       await db().webhookDelivery.updateMany({ where: { tenantId }, data: { dispatchLeaseUntil: null } })
       await pumpOnce(deps)
     } finally {

@@ -70,6 +70,22 @@ export interface TimeSkippingPlatform extends TenantAccess {
 }
 
 /**
+ * Starts the Java test server. The SDK gives it a fixed 5 s to answer, which a JVM starting on a loaded 2-CPU machine
+ * can miss (seen once with three files and three other jobs at once, load average 10); a second start is tried then.
+ */
+async function startTestServer(path: string, attempts = 3): Promise<TestWorkflowEnvironment> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await TestWorkflowEnvironment.createTimeSkipping({
+        server: { executable: { type: 'existing-path', path } },
+      })
+    } catch (error) {
+      if (attempt >= attempts || !String(error).includes('did not start within')) throw error
+    }
+  }
+}
+
+/**
  * Starts the test server, the API and a worker on it.
  * @param options.overrides - environment overrides for the API and the worker (see `testEnv`)
  * @param options.apiClock - `wall` (default): the API reads the wall clock; `server`: the API's clock is the wall clock
@@ -81,10 +97,7 @@ export interface TimeSkippingPlatform extends TenantAccess {
 export async function startTimeSkippingPlatform(
   options: { overrides?: Record<string, string>; apiClock?: 'wall' | 'server' } = {}
 ): Promise<TimeSkippingPlatform> {
-  const server = inject('timeSkippingServer')
-  const env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: server } },
-  })
+  const env = await startTestServer(inject('timeSkippingServer'))
   // The workflows set the platform's search attributes (TenantId...), which the test server refuses until registered.
   // It implements adding them, not listing them (ensureSearchAttributes lists first), and starts empty every time.
   await env.connection.operatorService.addSearchAttributes({
