@@ -7,9 +7,12 @@ import type { HttpClient } from './http.ts'
 /** The client scopes for booking appointments and checking them in (children, providers, bookings, sessions). */
 export const APPOINTMENT_SCOPES = ['children', 'providers', 'bookings', 'sessions']
 
-/** A start time `days` ahead at `hourUtc`:00 UTC. */
-export function futureSlot(days: number, hourUtc = 15): Date {
-  const d = new Date(Date.now() + days * 24 * 3600 * 1000)
+/**
+ * A start time `days` ahead at `hourUtc`:00 UTC.
+ * @param from - now, epoch ms: the wall clock, or the API's clock where it runs ahead (time skipping)
+ */
+export function futureSlot(days: number, hourUtc = 15, from = Date.now()): Date {
+  const d = new Date(from + days * 24 * 3600 * 1000)
   d.setUTCHours(hourUtc, 0, 0, 0)
   return d
 }
