@@ -11,9 +11,10 @@
  * (appointment-follow-up.int.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { appointmentFollowUpWorkflowId } from '../../workflows/appointment-follow-up-contract.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
-import { createChildAndProvider } from '../support/fixtures.ts'
+import { appointmentFollowUpScenario } from '../support/appointment-follow-up-scenario.ts'
+import { newCentre, patchLocations, type Centre } from '../support/centre.ts'
+import { APPOINTMENT_SCOPES } from '../support/fixtures.ts'
 import { eventually } from '../support/platform.ts'
 import { startTimeSkippingPlatform, type TimeSkippingPlatform } from '../support/time-skipping.ts'
 
@@ -23,26 +24,12 @@ const DAY_MS = 24 * HOUR_MS
 const NOTE_DUE_HOURS = 48
 
 let platform: TimeSkippingPlatform
-let token: string
-let tenantId: string
+let centre: Centre
 
 beforeAll(async () => {
-  // Tokens expire on the API's clock, which jumps with every skip: one token outlives the file's skips.
-  platform = await startTimeSkippingPlatform({
-    apiClock: 'server',
-    overrides: { ACCESS_TOKEN_TTL_SECONDS: String(90 * 86_400) },
-  })
-  const client = await platform.newTenant(['children', 'providers', 'bookings', 'sessions'])
-  tenantId = client.tenantId
-  token = await platform.token(client)
-  const locations = await platform.http.get('/v1/locations', { token })
-  for (const location of locations.body.data as Array<{ id: string }>) {
-    const patched = await platform.http.request('PATCH', `/v1/locations/${location.id}`, {
-      token,
-      body: { noteDueHours: NOTE_DUE_HOURS },
-    })
-    expect(patched.status, JSON.stringify(patched.body)).toBe(200)
-  }
+  platform = await startTimeSkippingPlatform({ apiClock: 'server' })
+  centre = await newCentre(platform, APPOINTMENT_SCOPES)
+  await patchLocations(centre, { noteDueHours: NOTE_DUE_HOURS })
 }, 180_000)
 
 afterAll(async () => {
@@ -50,77 +37,18 @@ afterAll(async () => {
   await platform?.stop()
 })
 
-/** The API's "now" (the server's clock, as of the last skip). */
-const apiNow = () => platform.api.deps.clock().getTime()
-
-/** Moves the server's clock to `at` (epoch ms), firing every timer due by then (their work may still be running). */
-async function skipTo(at: number) {
-  const now = await platform.now()
-  expect(at, 'skipping backwards').toBeGreaterThan(now)
-  await platform.skip(at - now)
-}
+const { checkedIn, draftNote, sign, handleOf, notifications, followUpView } = appointmentFollowUpScenario(() => centre)
 
 /** An appointment booked an hour ahead, checked in, completed through the API once it has started; with a draft note. */
 async function completedWithDraft() {
-  const { childId, providerId } = await createChildAndProvider(platform.http, token)
-  const startsAt = Math.ceil((apiNow() + HOUR_MS) / MINUTE_MS) * MINUTE_MS
-  const booked = await platform.http.post('/v1/appointments', {
-    token,
-    body: {
-      childId,
-      providerId,
-      startsAt: new Date(startsAt).toISOString(),
-      endsAt: new Date(startsAt + HOUR_MS).toISOString(),
-    },
-  })
-  expect(booked.status, JSON.stringify(booked.body)).toBe(201)
-  const id = booked.body.id as string
-  const session = await platform.http.post('/v1/sessions', { token, body: { appointmentId: id } })
-  expect(session.status, JSON.stringify(session.body)).toBe(201)
-  await skipTo(startsAt + 50 * MINUTE_MS)
-  const completed = await platform.http.post(`/v1/appointments/${id}/complete`, { token })
+  const startsAt = Math.ceil((platform.apiNow() + HOUR_MS) / MINUTE_MS) * MINUTE_MS
+  const appointment = await checkedIn(startsAt, startsAt + HOUR_MS)
+  await platform.skipTo(startsAt + 50 * MINUTE_MS)
+  const completed = await platform.http.post(`/v1/appointments/${appointment.id}/complete`, { token: centre.token })
   expect(completed.status, JSON.stringify(completed.body)).toBe(200)
-  const note = await platform.http.post(`/v1/sessions/${session.body.id}/notes`, {
-    token,
-    body: {
-      subjective: 'Caregiver reports practice at home.',
-      objective: { observations: 'Engaged throughout.' },
-      assessment: 'Progress noted.',
-      plan: 'Continue the plan.',
-    },
-  })
-  expect(note.status, JSON.stringify(note.body)).toBe(201)
+  const noteId = await draftNote(appointment.sessionId)
   const completedAt = Date.parse(completed.body.completedAt as string)
-  return {
-    id,
-    childId,
-    providerId,
-    sessionId: session.body.id as string,
-    noteId: note.body.id as string,
-    completedAt,
-    dueAt: completedAt + NOTE_DUE_HOURS * HOUR_MS,
-  }
-}
-
-async function sign(c: { sessionId: string; noteId: string; providerId: string }) {
-  const signed = await platform.http.post(`/v1/sessions/${c.sessionId}/notes/${c.noteId}/sign`, {
-    token,
-    body: { providerId: c.providerId },
-  })
-  expect(signed.status, JSON.stringify(signed.body)).toBe(200)
-}
-
-const handleOf = (id: string) => platform.temporal.workflow.getHandle(appointmentFollowUpWorkflowId(id))
-
-function notifications(appointmentId: string) {
-  return platform.db.careNotification.findMany({
-    where: {
-      tenantId,
-      workflowKind: 'appointment-follow-up',
-      details: { path: ['appointmentId'], equals: appointmentId },
-    },
-    orderBy: { createdAt: 'asc' },
-  })
+  return { ...appointment, noteId, completedAt, dueAt: completedAt + NOTE_DUE_HOURS * HOUR_MS }
 }
 
 /** The follow-up's notifications once `count` of them are recorded (the count is then checked exactly). */
@@ -131,12 +59,6 @@ async function notificationsOnce(appointmentId: string, count: number) {
   )
   expect(rows).toHaveLength(count)
   return rows
-}
-
-async function followUpView(id: string) {
-  const response = await platform.http.get(`/v1/appointments/${id}/workflow`, { token })
-  expect(response.status, JSON.stringify(response.body)).toBe(200)
-  return response.body.followUp
 }
 
 describe('appointment follow-up timers', () => {
@@ -150,7 +72,7 @@ describe('appointment follow-up timers', () => {
       30_000
     )
     expect(description.searchAttributes).toMatchObject({
-      TenantId: [tenantId],
+      TenantId: [centre.tenantId],
       WorkflowKind: ['appointment-follow-up'],
       AppointmentId: [c.id],
       ProviderId: [c.providerId],
@@ -165,9 +87,9 @@ describe('appointment follow-up timers', () => {
     expect(Date.parse(waiting.nextNudgeAt)).toBe(c.dueAt)
 
     // The first nudge: none an hour before the deadline, one at it.
-    await skipTo(c.dueAt - HOUR_MS)
+    await platform.skipTo(c.dueAt - HOUR_MS)
     expect(await notifications(c.id)).toHaveLength(0)
-    await skipTo(c.dueAt)
+    await platform.skipTo(c.dueAt)
     const first = await notificationsOnce(c.id, 1)
     expect(first[0]).toMatchObject({ kind: 'note_overdue', providerId: c.providerId, status: 'OPEN' })
     expect(await followUpView(c.id)).toMatchObject({
@@ -176,9 +98,9 @@ describe('appointment follow-up timers', () => {
       nextNudgeAt: new Date(c.dueAt + DAY_MS).toISOString(),
     })
     // The daily repeat, a day after the deadline: not an hour before it, once at it.
-    await skipTo(c.dueAt + DAY_MS - HOUR_MS)
+    await platform.skipTo(c.dueAt + DAY_MS - HOUR_MS)
     expect(await notifications(c.id)).toHaveLength(1)
-    await skipTo(c.dueAt + DAY_MS)
+    await platform.skipTo(c.dueAt + DAY_MS)
     const second = await notificationsOnce(c.id, 2)
     expect(second.map((n) => (n.details as { nudge: number }).nudge)).toEqual([1, 2])
 
@@ -207,7 +129,7 @@ describe('appointment follow-up timers', () => {
     expect(await handleOf(c.id).result()).toEqual({ status: 'FOLLOWED_UP', nudgesSent: 0 })
     expect((await notifications(c.id)).map((n) => n.kind)).toEqual(['family_follow_up'])
     // Past the deadline and every daily nudge it would have had: still only the follow-up.
-    await skipTo(c.dueAt + 3 * DAY_MS)
+    await platform.skipTo(c.dueAt + 3 * DAY_MS)
     expect((await notifications(c.id)).map((n) => n.kind)).toEqual(['family_follow_up'])
   })
 
@@ -221,10 +143,10 @@ describe('appointment follow-up timers', () => {
       30_000
     )
     // The deadline's nudge, two daily ones (MAX_NOTE_NUDGES = 3), then seven days of waiting for a signature.
-    await skipTo(c.dueAt + 2 * DAY_MS + 7 * DAY_MS - HOUR_MS)
+    await platform.skipTo(c.dueAt + 2 * DAY_MS + 7 * DAY_MS - HOUR_MS)
     const nudges = await notificationsOnce(c.id, 3)
     expect(await followUpView(c.id)).toMatchObject({ status: 'NUDGING', nudgesSent: 3, nextNudgeAt: null })
-    await skipTo(c.dueAt + 2 * DAY_MS + 7 * DAY_MS)
+    await platform.skipTo(c.dueAt + 2 * DAY_MS + 7 * DAY_MS)
     expect(await handleOf(c.id).result()).toEqual({ status: 'UNSIGNED', nudgesSent: 3 })
     expect(nudges.map((n) => (n.details as { nudge: number }).nudge)).toEqual([1, 2, 3])
     expect((await notifications(c.id)).map((n) => [n.kind, n.status])).toEqual([

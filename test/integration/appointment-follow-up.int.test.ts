@@ -8,8 +8,9 @@
  * proven on the time-skipping server (appointment-follow-up-timers.int.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { appointmentFollowUpWorkflowId } from '../../workflows/appointment-follow-up-contract.ts'
-import { createChildAndProvider } from '../support/fixtures.ts'
+import { appointmentFollowUpScenario } from '../support/appointment-follow-up-scenario.ts'
+import { newCentre, patchLocations, type Centre } from '../support/centre.ts'
+import { APPOINTMENT_SCOPES } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 
 const DAY_MS = 14_400
@@ -17,22 +18,12 @@ const NOTE_DUE_HOURS = 5
 const NOTE_DUE_MS = (NOTE_DUE_HOURS * 60 * DAY_MS) / 1440
 
 let platform: Platform
-let token: string
-let tenantId: string
+let centre: Centre
 
 beforeAll(async () => {
   platform = await startPlatform({ overrides: { CARE_WORKFLOW_DAY_MS: String(DAY_MS) } })
-  const client = await platform.newTenant(['children', 'providers', 'bookings', 'sessions'])
-  tenantId = client.tenantId
-  token = await platform.token(client)
-  const locations = await platform.http.get('/v1/locations', { token })
-  for (const location of locations.body.data as Array<{ id: string }>) {
-    const patched = await platform.http.request('PATCH', `/v1/locations/${location.id}`, {
-      token,
-      body: { noteDueHours: NOTE_DUE_HOURS },
-    })
-    expect(patched.status, JSON.stringify(patched.body)).toBe(200)
-  }
+  centre = await newCentre(platform, APPOINTMENT_SCOPES)
+  await patchLocations(centre, { noteDueHours: NOTE_DUE_HOURS })
 }, 180_000)
 
 afterAll(async () => {
@@ -40,77 +31,24 @@ afterAll(async () => {
   await platform?.stop()
 })
 
+const { checkedIn, draftNote, signNote, sign, handleOf, notifications, followUpView } = appointmentFollowUpScenario(
+  () => centre
+)
+
 /**
  * An appointment that started a second ago (the API accepts a start that recent), checked in, completed through the
  * API at once; with a draft note.
  */
 async function completedWithDraft() {
-  const { childId, providerId } = await createChildAndProvider(platform.http, token)
-  const startsAt = new Date(Date.now() - 1000)
-  const booked = await platform.http.post('/v1/appointments', {
-    token,
-    body: {
-      childId,
-      providerId,
-      startsAt: startsAt.toISOString(),
-      endsAt: new Date(startsAt.getTime() + 60_000).toISOString(),
-    },
-  })
-  expect(booked.status, JSON.stringify(booked.body)).toBe(201)
-  const id = booked.body.id as string
-  const session = await platform.http.post('/v1/sessions', { token, body: { appointmentId: id } })
-  expect(session.status, JSON.stringify(session.body)).toBe(201)
+  const startsAt = Date.now() - 1000
+  const appointment = await checkedIn(startsAt, startsAt + 60_000)
   const completed = await eventually(async () => {
-    const response = await platform.http.post(`/v1/appointments/${id}/complete`, { token })
+    const response = await platform.http.post(`/v1/appointments/${appointment.id}/complete`, { token: centre.token })
     return response.status === 200 ? response : undefined
   }, 30_000)
-  const note = await platform.http.post(`/v1/sessions/${session.body.id}/notes`, {
-    token,
-    body: {
-      subjective: 'Caregiver reports practice at home.',
-      objective: { observations: 'Engaged throughout.' },
-      assessment: 'Progress noted.',
-      plan: 'Continue the plan.',
-    },
-  })
-  expect(note.status, JSON.stringify(note.body)).toBe(201)
+  const noteId = await draftNote(appointment.sessionId)
   const completedAt = completed.body.completedAt as string
-  return {
-    id,
-    childId,
-    providerId,
-    sessionId: session.body.id as string,
-    noteId: note.body.id as string,
-    completedAt,
-    dueAt: Date.parse(completedAt) + NOTE_DUE_MS,
-  }
-}
-
-async function sign(c: { sessionId: string; noteId: string; providerId: string }) {
-  const signed = await platform.http.post(`/v1/sessions/${c.sessionId}/notes/${c.noteId}/sign`, {
-    token,
-    body: { providerId: c.providerId },
-  })
-  expect(signed.status, JSON.stringify(signed.body)).toBe(200)
-}
-
-const handleOf = (id: string) => platform.temporal.workflow.getHandle(appointmentFollowUpWorkflowId(id))
-
-function notifications(appointmentId: string) {
-  return platform.api.deps.db.careNotification.findMany({
-    where: {
-      tenantId,
-      workflowKind: 'appointment-follow-up',
-      details: { path: ['appointmentId'], equals: appointmentId },
-    },
-    orderBy: { createdAt: 'asc' },
-  })
-}
-
-async function followUpView(id: string) {
-  const response = await platform.http.get(`/v1/appointments/${id}/workflow`, { token })
-  expect(response.status, JSON.stringify(response.body)).toBe(200)
-  return response.body.followUp
+  return { ...appointment, noteId, completedAt, dueAt: Date.parse(completedAt) + NOTE_DUE_MS }
 }
 
 describe('appointment follow-up', () => {
@@ -138,10 +76,7 @@ describe('appointment follow-up', () => {
         const c = await completedWithDraft()
         const { dueAt } = c
         await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAt + offset - Date.now())))
-        const signed = await platform.http.post(`/v1/sessions/${c.sessionId}/notes/${c.noteId}/sign`, {
-          token,
-          body: { providerId: c.providerId },
-        })
+        const signed = await signNote(c)
         // The signature has committed by the time its answer arrives.
         const answeredAt = Date.now()
         expect(signed.status, JSON.stringify(signed.body)).toBe(200)
@@ -152,7 +87,9 @@ describe('appointment follow-up', () => {
 
     const nudgeCounts: number[] = []
     for (const { c, offset, answeredAt, result } of runs) {
-      const note = await platform.api.deps.db.sessionNote.findFirstOrThrow({ where: { id: c.noteId, tenantId } })
+      const note = await platform.db.sessionNote.findFirstOrThrow({
+        where: { id: c.noteId, tenantId: centre.tenantId },
+      })
       expect(note.status, `offset ${offset}`).toBe('SIGNED')
       const signedAt = note.signedAt!.getTime()
       const all = await notifications(c.id)

@@ -12,9 +12,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { appointmentFollowUpWorkflowId } from '../../workflows/appointment-follow-up-contract.ts'
-import { bookingWorkflowId } from '../../workflows/shared.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
-import { createChildAndProvider } from '../support/fixtures.ts'
+import { bookingScenario } from '../support/booking-scenario.ts'
+import { newCentre, patchLocations, type Centre } from '../support/centre.ts'
+import { APPOINTMENT_SCOPES } from '../support/fixtures.ts'
 import { eventually } from '../support/platform.ts'
 import { startTimeSkippingPlatform, type TimeSkippingPlatform } from '../support/time-skipping.ts'
 
@@ -27,27 +28,12 @@ const OFFSETS = [2880, 120]
 const GRACE_MS = 30 * MINUTE_MS
 
 let platform: TimeSkippingPlatform
-let token: string
-let tenantId: string
+let centre: Centre
 
 beforeAll(async () => {
-  // Tokens expire on the API's clock, which jumps with every skip: one token outlives the file's skips.
-  platform = await startTimeSkippingPlatform({
-    apiClock: 'server',
-    overrides: { ACCESS_TOKEN_TTL_SECONDS: String(90 * 86_400) },
-  })
-  const client = await platform.newTenant(['children', 'providers', 'bookings', 'sessions'])
-  tenantId = client.tenantId
-  token = await platform.token(client)
-  const locations = await platform.http.get('/v1/locations', { token })
-  expect(locations.status, JSON.stringify(locations.body)).toBe(200)
-  for (const location of locations.body.data as Array<{ id: string }>) {
-    const patched = await platform.http.request('PATCH', `/v1/locations/${location.id}`, {
-      token,
-      body: { reminderOffsetsMinutes: OFFSETS },
-    })
-    expect(patched.status, JSON.stringify(patched.body)).toBe(200)
-  }
+  platform = await startTimeSkippingPlatform({ apiClock: 'server' })
+  centre = await newCentre(platform, APPOINTMENT_SCOPES)
+  await patchLocations(centre, { reminderOffsetsMinutes: OFFSETS })
 }, 180_000)
 
 afterAll(async () => {
@@ -55,18 +41,7 @@ afterAll(async () => {
   await platform?.stop()
 })
 
-/** The API's "now" (the server's clock, as of the last skip). */
-const apiNow = () => platform.api.deps.clock().getTime()
-
-/**
- * Moves the server's clock to `at` (epoch ms), firing every timer due by then. The skip can return while the work of
- * a timer due at `at` itself is still running: wait for its effect with `reminderCount` and the like.
- */
-async function skipTo(at: number) {
-  const now = await platform.now()
-  expect(at, 'skipping backwards').toBeGreaterThan(now)
-  await platform.skip(at - now)
-}
+const { bookBetween, view, handleOf, running, reminders, events, statusOf } = bookingScenario(() => centre)
 
 /** The appointment's reminders once `count` of them are recorded (the count is then checked exactly). */
 async function remindersOnce(appointmentId: string, count: number) {
@@ -80,51 +55,11 @@ async function remindersOnce(appointmentId: string, count: number) {
 
 /** Books an appointment starting `inMs` after the API's now and lasting an hour, for a new child and provider. */
 async function book(inMs: number) {
-  const { childId, providerId } = await createChildAndProvider(platform.http, token)
   // Whole minutes: a reschedule keeps the duration in minutes.
-  const startsAt = new Date(Math.ceil((apiNow() + inMs) / MINUTE_MS) * MINUTE_MS)
-  const endsAt = new Date(startsAt.getTime() + HOUR_MS)
-  const response = await platform.http.post('/v1/appointments', {
-    token,
-    body: { childId, providerId, startsAt: startsAt.toISOString(), endsAt: endsAt.toISOString() },
-  })
-  expect(response.status, JSON.stringify(response.body)).toBe(201)
-  return { id: response.body.id as string, childId, startsAt: startsAt.getTime(), endsAt: endsAt.getTime() }
-}
-
-async function view(id: string) {
-  const response = await platform.http.get(`/v1/appointments/${id}/workflow`, { token })
-  expect(response.status, JSON.stringify(response.body)).toBe(200)
-  return response.body
-}
-
-const handleOf = (id: string) => platform.temporal.workflow.getHandle(bookingWorkflowId(id))
-/** Until the workflow runs and has read its appointment (it then knows the no-show deadline). */
-const running = (id: string) =>
-  eventually(async () => {
-    const current = await view(id)
-    return current.execution === 'RUNNING' && current.lifecycle?.noShowAt ? current : undefined
-  }, 60_000)
-
-function reminders(appointmentId: string) {
-  return platform.db.careNotification.findMany({
-    where: {
-      tenantId,
-      workflowKind: 'booking',
-      kind: 'appointment_reminder',
-      details: { path: ['appointmentId'], equals: appointmentId },
-    },
-    orderBy: { createdAt: 'asc' },
-  })
-}
-
-async function events(type: string, appointmentId: string) {
-  const rows = await platform.db.event.findMany({ where: { tenantId, type }, orderBy: { createdAt: 'asc' } })
-  return rows.filter((e) => (e.data as { appointmentId?: string }).appointmentId === appointmentId)
-}
-
-async function statusOf(id: string) {
-  return (await platform.db.appointment.findUniqueOrThrow({ where: { id } })).status
+  const startsAt = Math.ceil((platform.apiNow() + inMs) / MINUTE_MS) * MINUTE_MS
+  const endsAt = startsAt + HOUR_MS
+  const { id, childId } = await bookBetween(startsAt, endsAt)
+  return { id, childId, startsAt, endsAt }
 }
 
 const offsetsOf = (rows: Array<{ details: unknown }>) =>
@@ -142,25 +77,25 @@ describe('booking lifecycle timers', () => {
     expect(Date.parse(before.lifecycle.noShowAt)).toBe(deadline)
 
     // Each reminder: none an hour before it is due, recorded once its time has come, the next one armed.
-    await skipTo(first - HOUR_MS)
+    await platform.skipTo(first - HOUR_MS)
     expect(await reminders(id)).toHaveLength(0)
-    await skipTo(first)
+    await platform.skipTo(first)
     expect(offsetsOf(await remindersOnce(id, 1))).toEqual([2880])
     expect(await platform.now()).toBeGreaterThanOrEqual(first)
     expect((await view(id)).lifecycle).toMatchObject({
       remindersSent: 1,
       nextReminderAt: new Date(second).toISOString(),
     })
-    await skipTo(second - HOUR_MS)
+    await platform.skipTo(second - HOUR_MS)
     expect(await reminders(id)).toHaveLength(1)
-    await skipTo(second)
+    await platform.skipTo(second)
     expect(offsetsOf(await remindersOnce(id, 2))).toEqual([2880, 120])
     expect((await view(id)).lifecycle).toMatchObject({ state: 'CONFIRMED', remindersSent: 2, nextReminderAt: null })
 
     // Past the end, within the grace: still CONFIRMED. At the deadline: NO_SHOW.
-    await skipTo(deadline - 10 * MINUTE_MS)
+    await platform.skipTo(deadline - 10 * MINUTE_MS)
     expect(await statusOf(id)).toBe('CONFIRMED')
-    await skipTo(deadline)
+    await platform.skipTo(deadline)
     const result = await handleOf(id).result()
     expect(result).toEqual({ appointmentId: id, state: 'NO_SHOW' })
     expect((await view(id)).lifecycle).toMatchObject({
@@ -191,9 +126,9 @@ describe('booking lifecycle timers', () => {
     const appointment = await book(5 * DAY_MS)
     const { id } = appointment
     await running(id)
-    const newStart = Math.ceil((apiNow() + 3 * DAY_MS) / MINUTE_MS) * MINUTE_MS
+    const newStart = Math.ceil((platform.apiNow() + 3 * DAY_MS) / MINUTE_MS) * MINUTE_MS
     const moved = await platform.http.post(`/v1/appointments/${id}/reschedule`, {
-      token,
+      token: centre.token,
       body: { startsAt: new Date(newStart).toISOString() },
     })
     expect(moved.status, JSON.stringify(moved.body)).toBe(200)
@@ -202,12 +137,12 @@ describe('booking lifecycle timers', () => {
     expect(Date.parse(moved.body.workflow.noShowAt)).toBe(newStart + HOUR_MS + GRACE_MS)
 
     // The first reminder, for the new time.
-    await skipTo(newStart - 2880 * MINUTE_MS)
+    await platform.skipTo(newStart - 2880 * MINUTE_MS)
     const first = await remindersOnce(id, 1)
     expect(offsetsOf(first)).toEqual([2880])
     expect(Date.parse((first[0]!.details as { startsAt: string }).startsAt)).toBe(newStart)
     const cancelled = await platform.http.post(`/v1/appointments/${id}/cancel`, {
-      token,
+      token: centre.token,
       body: { reason: 'FAMILY_REQUEST' },
     })
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200)
@@ -222,12 +157,12 @@ describe('booking lifecycle timers', () => {
     expect(await handleOf(id).result()).toEqual({ appointmentId: id, state: 'CANCELLED' })
 
     // Past the new time's second reminder and every reminder of the old time: nothing more went out.
-    await skipTo(appointment.endsAt + DAY_MS)
+    await platform.skipTo(appointment.endsAt + DAY_MS)
     const sent = await reminders(id)
     expect(sent).toHaveLength(1)
     expect(await events('appointment.reminder_due', id)).toHaveLength(1)
     await expect(
-      platform.http.post(`/v1/appointments/${id}/cancel`, { token, body: { reason: 'FAMILY_REQUEST' } })
+      platform.http.post(`/v1/appointments/${id}/cancel`, { token: centre.token, body: { reason: 'FAMILY_REQUEST' } })
     ).resolves.toMatchObject({
       status: 409,
       body: { code: 'invalid_state_transition' },
@@ -239,10 +174,10 @@ describe('booking lifecycle timers', () => {
     const appointment = await book(DAY_MS)
     const { id } = appointment
     await running(id)
-    const session = await platform.http.post('/v1/sessions', { token, body: { appointmentId: id } })
+    const session = await platform.http.post('/v1/sessions', { token: centre.token, body: { appointmentId: id } })
     expect(session.status, JSON.stringify(session.body)).toBe(201)
     // Past the no-show deadline (end + grace): a checked-in appointment stays CONFIRMED.
-    await skipTo(appointment.endsAt + GRACE_MS + HOUR_MS)
+    await platform.skipTo(appointment.endsAt + GRACE_MS + HOUR_MS)
     // The workflow has decided at the deadline (it no longer holds one) and found the check-in.
     const after = await eventually(
       async () => ((await view(id)).lifecycle.noShowAt === null ? view(id) : undefined),
@@ -252,7 +187,7 @@ describe('booking lifecycle timers', () => {
     expect(await statusOf(id)).toBe('CONFIRMED')
     expect(await events('appointment.no_show', id)).toHaveLength(0)
 
-    const completed = await platform.http.post(`/v1/appointments/${id}/complete`, { token })
+    const completed = await platform.http.post(`/v1/appointments/${id}/complete`, { token: centre.token })
     expect(completed.status, JSON.stringify(completed.body)).toBe(200)
     expect(completed.body.workflow).toMatchObject({ state: 'COMPLETED', nextReminderAt: null, noShowAt: null })
     expect(await handleOf(id).result()).toMatchObject({ state: 'COMPLETED' })
@@ -261,7 +196,7 @@ describe('booking lifecycle timers', () => {
     const followUp = platform.temporal.workflow.getHandle(appointmentFollowUpWorkflowId(id))
     const description = await eventually(() => followUp.describe().catch(() => undefined), 30_000)
     expect(description.searchAttributes).toMatchObject({
-      TenantId: [tenantId],
+      TenantId: [centre.tenantId],
       WorkflowKind: ['appointment-follow-up'],
       AppointmentId: [id],
     })

@@ -8,37 +8,27 @@
  * time-skipping server (booking-lifecycle-timers.int.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bookingWorkflowId } from '../../workflows/shared.ts'
-import { createChildAndProvider } from '../support/fixtures.ts'
-import { eventually, startPlatform, type Platform } from '../support/platform.ts'
+import { bookingScenario } from '../support/booking-scenario.ts'
+import { newCentre, patchLocations, type Centre } from '../support/centre.ts'
+import { APPOINTMENT_SCOPES } from '../support/fixtures.ts'
+import { startPlatform, until, type Platform } from '../support/platform.ts'
 
 const DAY_MS = 14_400
 const GRACE_MS = 500
 const OFFSETS = [200, 100]
 
 let platform: Platform
-let token: string
-let tenantId: string
+let centre: Centre
 
 beforeAll(async () => {
   platform = await startPlatform({
     overrides: { CARE_WORKFLOW_DAY_MS: String(DAY_MS), CARE_WORKFLOW_NO_SHOW_GRACE_MS: String(GRACE_MS) },
   })
-  const client = await platform.newTenant(['children', 'providers', 'bookings', 'sessions'])
-  tenantId = client.tenantId
-  token = await platform.token(client)
-  const locations = await platform.http.get('/v1/locations', { token })
-  expect(locations.status, JSON.stringify(locations.body)).toBe(200)
-  for (const location of locations.body.data as Array<{ id: string }>) {
-    const patched = await platform.http.request('PATCH', `/v1/locations/${location.id}`, {
-      token,
-      body: { reminderOffsetsMinutes: OFFSETS },
-    })
-    expect(patched.status, JSON.stringify(patched.body)).toBe(200)
-  }
+  centre = await newCentre(platform, APPOINTMENT_SCOPES)
+  await patchLocations(centre, { reminderOffsetsMinutes: OFFSETS })
   // Warm the worker up (its first activity opens the database pool): the schedules below are seconds long.
   const warm = await book(3_600_000, 1000)
-  await running(warm)
+  await running(warm.id)
 }, 180_000)
 
 afterAll(async () => {
@@ -46,70 +36,28 @@ afterAll(async () => {
   await platform?.stop()
 })
 
+const { bookBetween, view, handleOf, running, reminders, events, statusOf } = bookingScenario(() => centre)
+
 /**
  * Books an appointment starting `inMs` from now (negative: already started, within the API's tolerance for the past)
  * and lasting `durationMs`, for a new child and provider.
  */
 async function book(inMs: number, durationMs: number) {
-  const { childId, providerId } = await createChildAndProvider(platform.http, token)
-  const startsAt = new Date(Date.now() + inMs)
-  const endsAt = new Date(startsAt.getTime() + durationMs)
-  const response = await platform.http.post('/v1/appointments', {
-    token,
-    body: { childId, providerId, startsAt: startsAt.toISOString(), endsAt: endsAt.toISOString() },
-  })
-  expect(response.status, JSON.stringify(response.body)).toBe(201)
-  return { id: response.body.id as string, noShowAt: endsAt.getTime() + GRACE_MS }
+  const startsAt = Date.now() + inMs
+  const { id } = await bookBetween(startsAt, startsAt + durationMs)
+  return { id, noShowAt: startsAt + durationMs + GRACE_MS }
 }
-
-async function view(id: string) {
-  const response = await platform.http.get(`/v1/appointments/${id}/workflow`, { token })
-  expect(response.status, JSON.stringify(response.body)).toBe(200)
-  return response.body
-}
-
-const handleOf = (id: string) => platform.temporal.workflow.getHandle(bookingWorkflowId(id))
-/** Until the workflow runs and has read its appointment (it then knows the no-show deadline). */
-const running = ({ id }: { id: string }) =>
-  eventually(async () => {
-    const current = await view(id)
-    return current.execution === 'RUNNING' && current.lifecycle?.noShowAt ? current : undefined
-  }, 60_000)
-
-function reminders(appointmentId: string) {
-  return platform.api.deps.db.careNotification.findMany({
-    where: {
-      tenantId,
-      workflowKind: 'booking',
-      kind: 'appointment_reminder',
-      details: { path: ['appointmentId'], equals: appointmentId },
-    },
-    orderBy: { createdAt: 'asc' },
-  })
-}
-
-async function events(type: string, appointmentId: string) {
-  const rows = await platform.api.deps.db.event.findMany({ where: { tenantId, type }, orderBy: { createdAt: 'asc' } })
-  return rows.filter((e) => (e.data as { appointmentId?: string }).appointmentId === appointmentId)
-}
-
-async function statusOf(id: string) {
-  return (await platform.api.deps.db.appointment.findUniqueOrThrow({ where: { id } })).status
-}
-
-/** Resolves once the wall clock (the dev server's and the worker's too) has passed `at`. */
-const until = (at: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now() + 1)))
 
 describe('booking lifecycle', () => {
   it('decides a complete racing the no-show deadline one way, consistently', async () => {
     // Started a second ago (a complete is allowed at once), ending in a second: the deadline is 1.5 s away.
     const bookings = await Promise.all([book(-1000, 2000), book(-1000, 2000), book(-1000, 2000)])
-    await Promise.all(bookings.map(running))
+    await Promise.all(bookings.map(({ id }) => running(id)))
     // Each complete lands at about its appointment's no-show deadline (end + grace), a little before or after.
     const answers = await Promise.all(
       bookings.map(async ({ id, noShowAt }, i) => {
         await until(noShowAt - 150 + i * 150)
-        return platform.http.post(`/v1/appointments/${id}/complete`, { token })
+        return platform.http.post(`/v1/appointments/${id}/complete`, { token: centre.token })
       })
     )
     for (const [i, { id }] of bookings.entries()) {
@@ -130,7 +78,7 @@ describe('booking lifecycle', () => {
     // Reminders 2 s and 3 s from now, the no-show deadline 5 s from now.
     const booking = await book(4000, 500)
     const { id } = booking
-    await running(booking)
+    await running(id)
     await platform.killWorkers('SIGKILL')
     // Killed mid-workflow: before the no-show (a reminder may already have gone out on a slow machine).
     expect(await statusOf(id), 'the worker was killed only after the no-show deadline').toBe('CONFIRMED')

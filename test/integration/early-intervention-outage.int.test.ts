@@ -8,23 +8,21 @@
  * early-intervention.int.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { earlyInterventionWorkflowId } from '../../workflows/early-intervention-contract.ts'
+import { newCentre, type Centre } from '../support/centre.ts'
+import { deadline, earlyInterventionScenario } from '../support/early-intervention-scenario.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 
 const DAY_MS = 1000
 const ZONE = 'America/Chicago'
 
 let platform: Platform
-let token: string
-let tenantId: string
+let centre: Centre
 
 beforeAll(async () => {
   platform = await startPlatform({ overrides: { CARE_WORKFLOW_DAY_MS: String(DAY_MS) } })
-  const client = await platform.newTenant(['children'], ZONE)
-  tenantId = client.tenantId
-  token = await platform.token(client)
+  centre = await newCentre(platform, ['children'], ZONE)
   // Warm the worker up (its first activity opens the database pool): plan days are short, a slow start eats them.
-  const warm = await enrolledChild({ referralDate: localDate(-10) })
+  const warm = await enrolledChild({ referralDate: await localDate(-10) })
   await eventually(async () => ((await planOf(warm)).status === 'ACTIVE' ? true : undefined), 60_000)
   await handleOf(warm).terminate('warm-up done')
 }, 180_000)
@@ -34,56 +32,18 @@ afterAll(async () => {
   await platform?.stop()
 })
 
-/** The centre's calendar date `days` from today. */
-function localDate(days: number): string {
-  const today = new Intl.DateTimeFormat('en-CA', { timeZone: ZONE }).format(new Date())
-  return new Date(Date.parse(`${today}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
-}
-
-interface Notification {
-  kind: string
-  status: string
-  dueDate: string | null
-  details: { series?: string; daysFromDue?: number }
-  createdAt: string
-}
-
-async function enrolledChild(earlyIntervention: Record<string, unknown>) {
-  const created = await platform.http.post('/v1/children', {
-    token,
-    body: { firstName: 'Noah', lastName: 'Reyes', dateOfBirth: localDate(-540), earlyIntervention },
-  })
-  expect(created.status, JSON.stringify(created.body)).toBe(201)
-  return created.body.id as string
-}
-
-const planOf = async (childId: string) =>
-  (await platform.http.get(`/v1/children/${childId}/early-intervention`, { token })).body
-const notices = async (childId: string) =>
-  (
-    await platform.http.get(`/v1/children/${childId}/early-intervention/notifications?sort=createdAt&limit=100`, {
-      token,
-    })
-  ).body.data as Notification[]
-const ofKind = async (childId: string, kind: string) => (await notices(childId)).filter((n) => n.kind === kind)
-const patchEi = (childId: string, earlyIntervention: Record<string, unknown> | null) =>
-  platform.http.request('PATCH', `/v1/children/${childId}`, {
-    token,
-    body: { earlyIntervention },
-    headers: { 'Content-Type': 'application/merge-patch+json' },
-  })
-const handleOf = (childId: string) =>
-  platform.temporal.workflow.getHandle(earlyInterventionWorkflowId(tenantId, childId))
-const deadline = (plan: { deadlines: Array<{ kind: string }> }, kind: string) =>
-  plan.deadlines.find((d) => d.kind === kind) as
-    { kind: string; dueDate: string; status: string; metOn?: string } | undefined
+// The dev server's clock, and so the workflows', is the wall clock.
+const { localDate, enrolledChild, planOf, ofKind, patchEi, handleOf } = earlyInterventionScenario(() => centre, {
+  zone: ZONE,
+  now: () => Date.now(),
+})
 
 describe('the 45-day clock against real time', () => {
   it('a meeting recorded while the breach timer fires: a breach is never recorded after the meeting was', async () => {
     const results = await Promise.all(
       [0, 1, 2, 3].map(async () => {
-        const childId = await enrolledChild({ referralDate: localDate(-45) })
-        const response = await patchEi(childId, { initialIfspDate: localDate(0) })
+        const childId = await enrolledChild({ referralDate: await localDate(-45) })
+        const response = await patchEi(childId, { initialIfspDate: await localDate(0) })
         const patchedAt = Date.now()
         expect(response.status).toBe(200)
         await eventually(
@@ -107,7 +67,7 @@ describe('the 45-day clock against real time', () => {
 
 describe('a worker killed mid-clock', () => {
   it('records the breach that fell due while no worker ran, once, when a worker returns', async () => {
-    const childId = await enrolledChild({ referralDate: localDate(-40) })
+    const childId = await enrolledChild({ referralDate: await localDate(-40) })
     await eventually(async () => ((await planOf(childId)).status === 'ACTIVE' ? true : undefined), 10_000)
     await platform.killWorkers('SIGKILL')
     await new Promise((resolve) => setTimeout(resolve, 10 * DAY_MS))
@@ -115,7 +75,7 @@ describe('a worker killed mid-clock', () => {
 
     await platform.startWorker()
     const breach = await eventually(async () => (await ofKind(childId, 'INITIAL_IFSP_BREACHED'))[0], 30_000)
-    expect(breach.dueDate).toBe(localDate(5))
+    expect(breach.dueDate).toBe(await localDate(5))
     await new Promise((resolve) => setTimeout(resolve, 5 * DAY_MS))
     expect(await ofKind(childId, 'INITIAL_IFSP_BREACHED')).toHaveLength(1)
     await handleOf(childId).terminate('test cleanup')

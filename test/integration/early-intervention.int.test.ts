@@ -16,22 +16,21 @@ import {
   type EarlyInterventionState,
 } from '../../workflows/early-intervention-contract.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
+import { newCentre, type Centre } from '../support/centre.ts'
+import { dayFrom, deadline, earlyInterventionScenario } from '../support/early-intervention-scenario.ts'
 import { eventually } from '../support/platform.ts'
-import { startTimeSkippingPlatform, type TimeSkippingPlatform } from '../support/time-skipping.ts'
+import { startTimeSkippingPlatform, untilNoActivityRuns, type TimeSkippingPlatform } from '../support/time-skipping.ts'
 
 const DAY_MS = 86_400_000
 const MINUTE_MS = 60_000
 const ZONE = 'America/Chicago'
 
 let platform: TimeSkippingPlatform
-let token: string
-let tenantId: string
+let centre: Centre
 
 beforeAll(async () => {
   platform = await startTimeSkippingPlatform()
-  const client = await platform.newTenant(['children'], ZONE)
-  tenantId = client.tenantId
-  token = await platform.token(client)
+  centre = await newCentre(platform, ['children'], ZONE)
 })
 
 afterAll(async () => {
@@ -39,55 +38,11 @@ afterAll(async () => {
   await platform?.stop()
 })
 
-/** The centre's calendar date `days` from `today` (YYYY-MM-DD). */
-const dayFrom = (today: string, days: number) =>
-  new Date(Date.parse(`${today}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10)
-/** The centre's calendar date `days` from today, today on the workflows' clock. */
-async function localDate(days: number): Promise<string> {
-  return dayFrom(new Intl.DateTimeFormat('en-CA', { timeZone: ZONE }).format(new Date(await platform.now())), days)
-}
-
-/** Moves the workflows' clock to `at` (epoch ms on that clock). */
-async function skipTo(at: number) {
-  const wait = at - (await platform.now())
-  expect(wait).toBeGreaterThan(0)
-  await platform.skip(wait)
-}
-
-interface Notification {
-  kind: string
-  status: string
-  dueDate: string | null
-  details: { series?: string; daysFromDue?: number }
-  createdAt: string
-}
-
-async function enrolledChild(earlyIntervention: Record<string, unknown>) {
-  const created = await platform.http.post('/v1/children', {
-    token,
-    body: { firstName: 'Noah', lastName: 'Reyes', dateOfBirth: await localDate(-540), earlyIntervention },
-  })
-  expect(created.status, JSON.stringify(created.body)).toBe(201)
-  return created.body.id as string
-}
-
-const planOf = async (childId: string) =>
-  (await platform.http.get(`/v1/children/${childId}/early-intervention`, { token })).body
-const notices = async (childId: string) =>
-  (
-    await platform.http.get(`/v1/children/${childId}/early-intervention/notifications?sort=createdAt&limit=100`, {
-      token,
-    })
-  ).body.data as Notification[]
-const ofKind = async (childId: string, kind: string) => (await notices(childId)).filter((n) => n.kind === kind)
-const patchEi = (childId: string, earlyIntervention: Record<string, unknown> | null) =>
-  platform.http.request('PATCH', `/v1/children/${childId}`, {
-    token,
-    body: { earlyIntervention },
-    headers: { 'Content-Type': 'application/merge-patch+json' },
-  })
-const handleOf = (childId: string) =>
-  platform.temporal.workflow.getHandle(earlyInterventionWorkflowId(tenantId, childId))
+// Dates are the centre's on the workflows' clock, which runs ahead of the wall clock by everything skipped.
+const { localDate, enrolledChild, planOf, notices, ofKind, patchEi, handleOf } = earlyInterventionScenario(
+  () => centre,
+  { zone: ZONE, now: () => platform.now() }
+)
 const stateOf = (childId: string) => handleOf(childId).query<EarlyInterventionState>('earlyInterventionState')
 /** The workflow's next notice once it has loaded the plan and has one (`kind`, when given). */
 const nextNotice = (childId: string, kind?: string) =>
@@ -95,9 +50,6 @@ const nextNotice = (childId: string, kind?: string) =>
     const next = (await stateOf(childId).catch(() => undefined))?.next
     return next && (!kind || next.kind === kind) ? { kind: next.kind, at: Date.parse(next.at) } : undefined
   })
-const deadline = (plan: { deadlines: Array<{ kind: string }> }, kind: string) =>
-  plan.deadlines.find((d) => d.kind === kind) as
-    { kind: string; dueDate: string; status: string; metOn?: string } | undefined
 
 describe('the 45-day clock', () => {
   it('starts with the enrolment, reminds, flags the breach on day 46, and a late meeting re-plans the deadlines', async () => {
@@ -113,7 +65,7 @@ describe('the 45-day clock', () => {
     const described = await eventually(() => handle.describe().catch(() => undefined))
     expect(described.type).toBe('earlyInterventionWorkflow')
     expect(described.searchAttributes).toMatchObject({
-      TenantId: [tenantId],
+      TenantId: [centre.tenantId],
       WorkflowKind: ['early-intervention'],
       ChildId: [childId],
     })
@@ -135,10 +87,10 @@ describe('the 45-day clock', () => {
     // The breach when day 46 begins in the centre's zone (the workflow's plan says when), not before.
     const breachAt = (await nextNotice(childId, 'INITIAL_IFSP_BREACHED')).at
     expect(new Intl.DateTimeFormat('en-CA', { timeZone: ZONE }).format(new Date(breachAt))).toBe(dayFrom(today, 2))
-    await skipTo(breachAt - MINUTE_MS)
+    await platform.skipTo(breachAt - MINUTE_MS)
     expect(await ofKind(childId, 'INITIAL_IFSP_BREACHED')).toEqual([])
     expect(deadline(await planOf(childId), 'INITIAL_IFSP')?.status).not.toBe('OVERDUE')
-    await skipTo(breachAt + MINUTE_MS)
+    await platform.skipTo(breachAt + MINUTE_MS)
     const [breach, ...more] = await ofKind(childId, 'INITIAL_IFSP_BREACHED')
     expect(more).toEqual([])
     expect(breach).toMatchObject({ dueDate: dayFrom(today, 1), details: { daysFromDue: 1 }, status: 'OPEN' })
@@ -147,7 +99,7 @@ describe('the 45-day clock', () => {
     expect(overdue).toMatchObject({
       enrolled: true,
       status: 'ACTIVE',
-      workflowId: earlyInterventionWorkflowId(tenantId, childId),
+      workflowId: earlyInterventionWorkflowId(centre.tenantId, childId),
     })
     expect(overdue.deadlines.map((d: { kind: string }) => d.kind)).toEqual(['INITIAL_IFSP', 'TRANSITION_PLAN', 'EXIT'])
     expect(overdue.nextCheckInDate).not.toBeNull()
@@ -170,7 +122,7 @@ describe('the 45-day clock', () => {
     // Exactly one breach notice, however often the plan was reloaded.
     expect(await ofKind(childId, 'INITIAL_IFSP_BREACHED')).toHaveLength(1)
 
-    expect((await platform.http.request('DELETE', `/v1/children/${childId}`, { token })).status).toBe(200)
+    expect((await platform.http.request('DELETE', `/v1/children/${childId}`, { token: centre.token })).status).toBe(200)
     expect(await handle.result()).toMatchObject({ outcome: 'ARCHIVED' })
     await recordHistory(handle, 'earlyInterventionWorkflow-breach-then-met-late')
   })
@@ -179,7 +131,7 @@ describe('the 45-day clock', () => {
     const today = await localDate(0)
     const childId = await enrolledChild({ referralDate: dayFrom(today, -40) })
     const excepted = await platform.http.post(`/v1/children/${childId}/early-intervention/timeline-exception`, {
-      token,
+      token: centre.token,
       body: { reason: 'FAMILY_CIRCUMSTANCES', note: 'Family relocated for six weeks; see the contact log.' },
     })
     expect(excepted.status, JSON.stringify(excepted.body)).toBe(200)
@@ -197,7 +149,7 @@ describe('the 45-day clock', () => {
     expect(
       (
         await platform.http.request('DELETE', `/v1/children/${childId}/early-intervention/timeline-exception`, {
-          token,
+          token: centre.token,
         })
       ).status
     ).toBe(200)
@@ -207,7 +159,7 @@ describe('the 45-day clock', () => {
     const refused = await platform.http.post(
       `/v1/children/${await enrolledChild({ referralDate: await localDate(-10), initialIfspDate: await localDate(-2) })}/early-intervention/timeline-exception`,
       {
-        token,
+        token: centre.token,
         body: { reason: 'CONSENT_PENDING', note: 'n/a' },
       }
     )
@@ -225,18 +177,11 @@ describe('the 45-day clock', () => {
       async () => (deadline(await planOf(childId), 'INITIAL_IFSP')?.status === 'MET' ? true : undefined),
       10_000
     )
-    await skipTo(breachAt + DAY_MS)
+    await platform.skipTo(breachAt + DAY_MS)
     expect(await ofKind(childId, 'INITIAL_IFSP_BREACHED')).toEqual([])
     expect(deadline(await planOf(childId), 'INITIAL_IFSP')).toMatchObject({ status: 'MET', metOn: today })
   })
 })
-
-/** Waits until the run has no activity scheduled or running (it waits on timers or signals only). */
-const untilNoActivityRuns = (handle: ReturnType<typeof handleOf>) =>
-  eventually(
-    async () => (((await handle.describe()).raw.pendingActivities ?? []).length === 0 ? true : undefined),
-    10_000
-  )
 
 describe('changes, exit and return', () => {
   it('re-plans the review when one is recorded, closes on exit and starts again when the child returns', async () => {
@@ -288,7 +233,7 @@ describe('changes, exit and return', () => {
 
   it('shows no plan for a child never enrolled, and 404 for another tenant', async () => {
     const created = await platform.http.post('/v1/children', {
-      token,
+      token: centre.token,
       body: { firstName: 'Mia', lastName: 'Chen', dateOfBirth: await localDate(-400) },
     })
     expect(await planOf(created.body.id)).toMatchObject({ enrolled: false, status: 'NOT_STARTED', deadlines: [] })

@@ -5,9 +5,8 @@
  * the close after 7 s. The policy itself (qualification, matching, follow-ups, close, booking) is proven on real days
  * on the time-skipping server in leads.int.test.ts.
  */
-import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { leadQualificationWorkflowId } from '../../workflows/lead-qualification-contract.ts'
+import { leadsScenario } from '../support/leads-scenario.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 
 const DAY_MS = 1000
@@ -24,106 +23,7 @@ afterAll(async () => {
   await platform?.stop()
 })
 
-interface Centre {
-  tenantId: string
-  locationId: string
-  token: string
-}
-
-async function newCentre(): Promise<Centre> {
-  const client = await platform.newTenant(['leads', 'providers', 'bookings', 'children', 'matching'], 'UTC')
-  return { tenantId: client.tenantId, locationId: client.locationId, token: await platform.token(client) }
-}
-
-const send = (centre: Centre, method: string, path: string, body?: unknown) =>
-  platform.http.request(method, path, { token: centre.token, body, headers: { 'Idempotency-Key': randomUUID() } })
-
-async function created(centre: Centre, path: string, body: unknown): Promise<string> {
-  const response = await send(centre, 'POST', path, body)
-  expect(response.status, `${path}: ${JSON.stringify(response.body)}`).toBe(201)
-  return response.body.id
-}
-
-/** An approved speech therapist for pre-schoolers at the centre's location, open schedule, taking MEDICAID. */
-async function provider(centre: Centre, payers = ['MEDICAID']): Promise<string> {
-  const id = await created(centre, '/v1/providers', {
-    name: 'Dana Whitfield',
-    timeZone: 'UTC',
-    locationId: centre.locationId,
-    disciplines: ['SPEECH_THERAPY'],
-    ageGroups: ['PRESCHOOL'],
-  })
-  const profile = await send(centre, 'PATCH', `/v1/therapists/${id}/match-profile`, { payers })
-  expect(profile.status, JSON.stringify(profile.body)).toBe(200)
-  return id
-}
-
-const child = (centre: Centre) =>
-  created(centre, '/v1/children', { firstName: 'Maya', lastName: 'Okafor', dateOfBirth: '2022-06-18' })
-
-const enquiry = (centre: Centre, over: Record<string, unknown> = {}) => ({
-  locationId: centre.locationId,
-  ageMonths: 40,
-  disciplines: ['SPEECH_THERAPY'],
-  concerns: ['stuttering'],
-  languages: ['en'],
-  payer: 'medicaid',
-  contact: { name: 'Amara Okafor', email: 'amara@example.test' },
-  ...over,
-})
-
-type Lead = {
-  id: string
-  status: string
-  qualification: { outcome: string; checks: Array<{ rule: string; passed: boolean; explanation: string }> } | null
-  matches: Array<{ providerId: string; discipline: string; nextSlots: Array<{ startsAt: string; endsAt: string }> }>
-  offeredSlots: Array<{ providerId: string; startsAt: string }>
-  followUps: { sent: number; max: number; nextAt: string | null }
-  respondBy: string | null
-  appointmentId: string | null
-  closedReason: string | null
-  workflowId: string
-}
-
-const getLead = async (centre: Centre, id: string): Promise<Lead> => {
-  const response = await send(centre, 'GET', `/v1/leads/${id}`)
-  expect(response.status, JSON.stringify(response.body)).toBe(200)
-  return response.body
-}
-
-/** Creates a lead and waits for its workflow to settle it in `status`. */
-async function leadIn(centre: Centre, status: string, over: Record<string, unknown> = {}): Promise<Lead> {
-  const id = await created(centre, '/v1/leads', enquiry(centre, over))
-  return eventually(async () => {
-    const lead = await getLead(centre, id)
-    return lead.status === status ? lead : undefined
-  }, 30_000)
-}
-
-const handleOf = (centre: Centre, leadId: string) =>
-  platform.temporal.workflow.getHandle(leadQualificationWorkflowId(centre.tenantId, leadId))
-
-/** The lead's follow-up notifications, oldest first. */
-const followUps = (centre: Centre, leadId: string) =>
-  platform.api.deps.db.careNotification.findMany({
-    where: {
-      tenantId: centre.tenantId,
-      workflowKind: 'lead-qualification',
-      details: { path: ['leadId'], equals: leadId },
-    },
-    orderBy: { createdAt: 'asc' },
-  })
-
-/** Offers the lead's first match's second slot (an hour or more ahead, so it is still bookable later). */
-async function offer(centre: Centre, lead: Lead, providerId = lead.matches[0]!.providerId) {
-  const match = lead.matches.find((m) => m.providerId === providerId)!
-  const slot = match.nextSlots[1] ?? match.nextSlots[0]!
-  const response = await send(centre, 'POST', `/v1/leads/${lead.id}/offer`, {
-    slots: [{ providerId, startsAt: slot.startsAt }],
-  })
-  expect(response.status, JSON.stringify(response.body)).toBe(200)
-  return { lead: response.body as Lead, slot: { providerId, startsAt: slot.startsAt } }
-}
+const { newCentre, send, provider, child, getLead, leadIn, handleOf, followUps, offer } = leadsScenario(() => platform)
 
 describe('the API racing the close of the window', () => {
   it('lets exactly one of booking and the NO_RESPONSE close win, and the database agrees with the answer', async () => {
@@ -146,7 +46,7 @@ describe('the API racing the close of the window', () => {
     for (const { id, childId, response } of runs) {
       const result = await handleOf(centre, id).result()
       const lead = await getLead(centre, id)
-      const appointments = await platform.api.deps.db.appointment.count({
+      const appointments = await platform.db.appointment.count({
         where: { tenantId: centre.tenantId, childId },
       })
       if (response.status === 200) {

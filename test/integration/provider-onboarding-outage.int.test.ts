@@ -6,20 +6,18 @@
  * on real days on the time-skipping server in provider-onboarding.int.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { providerOnboardingWorkflowId } from '../../workflows/provider-onboarding-contract.ts'
-import { startPlatform, type Platform } from '../support/platform.ts'
+import { newCentre, type Centre } from '../support/centre.ts'
+import { startPlatform, until, type Platform } from '../support/platform.ts'
+import { DOCUMENTS, ONBOARDING_SCOPES, providerOnboardingScenario } from '../support/provider-onboarding-scenario.ts'
 
 const DAY_MS = 250
 
 let platform: Platform
-let token: string
-let tenantId: string
+let centre: Centre
 
 beforeAll(async () => {
   platform = await startPlatform({ overrides: { CARE_WORKFLOW_DAY_MS: String(DAY_MS) } })
-  const client = await platform.newTenant(['providers', 'bookings', 'webhooks'])
-  tenantId = client.tenantId
-  token = await platform.token(client)
+  centre = await newCentre(platform, ONBOARDING_SCOPES)
 })
 
 afterAll(async () => {
@@ -27,59 +25,8 @@ afterAll(async () => {
   await platform?.stop()
 })
 
-const inAYear = () => new Date(Date.now() + 400 * 86_400_000).toISOString().slice(0, 10)
-
-/** An INVITED provider with a complete profile and a licence valid for another year. */
-async function invitedProvider() {
-  const created = await platform.http.post('/v1/providers', {
-    token,
-    body: {
-      name: 'Dana Whitfield',
-      timeZone: 'America/Chicago',
-      email: 'dana@example.test',
-      disciplines: ['SPEECH_THERAPY'],
-      ageGroups: ['INFANT_TODDLER', 'PRESCHOOL'],
-      languages: ['en', 'es'],
-      credentials: [
-        { type: 'LICENSE', number: 'SLP-104233', issuingCountry: 'US', issuingRegion: 'TX', expiresOn: inAYear() },
-      ],
-      onboardingStatus: 'INVITED',
-    },
-  })
-  expect(created.status, JSON.stringify(created.body)).toBe(201)
-  return created.body.id as string
-}
-
-const path = (providerId: string, step = '') => `/v1/providers/${providerId}/onboarding${step ? `/${step}` : ''}`
-const post = (providerId: string, step: string, body?: unknown) =>
-  platform.http.post(path(providerId, step), { token, ...(body ? { body } : {}) })
-const onboarding = async (providerId: string) => (await platform.http.get(path(providerId), { token })).body
-const handleOf = (providerId: string) =>
-  platform.temporal.workflow.getHandle(providerOnboardingWorkflowId(tenantId, providerId, 1))
-const notifications = async (providerId: string) =>
-  (await platform.http.get(`${path(providerId, 'notifications')}?sort=createdAt&limit=100`, { token })).body
-    .data as Array<{
-    kind: string
-    status: string
-    details: { step?: string; reminder?: number }
-  }>
-const DOCUMENTS = [
-  { type: 'LICENSE', reference: 'docstore://lic-104233.pdf' },
-  { type: 'IDENTITY', reference: 'docstore://id-1.pdf' },
-]
-/** Waits until the wall clock (the dev server's, workflow time here) has passed `at`. */
-const until = (at: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now() + 1)))
-
-/** Drives a fresh provider to the admin's approval step. */
-async function atApproval() {
-  const providerId = await invitedProvider()
-  expect((await post(providerId, '')).status).toBe(201)
-  expect((await post(providerId, 'profile')).status).toBe(200)
-  expect((await post(providerId, 'documents', { documents: DOCUMENTS })).body.step).toBe('BACKGROUND_CHECK')
-  const checked = await post(providerId, 'background-check', { outcome: 'CLEAR', reference: 'chk_1' })
-  expect(checked.status, JSON.stringify(checked.body)).toBe(200)
-  return providerId
-}
+const { invitedProvider, post, onboarding, handleOf, notifications, atApproval, outcomeOf } =
+  providerOnboardingScenario(() => centre)
 
 describe('an approval racing the timeout', () => {
   it('either approves (provider.approved, bookable) or times out, never both and never neither', async () => {
@@ -91,18 +38,7 @@ describe('an approval racing the timeout', () => {
         const providerId = await atApproval()
         await until(Date.parse((await onboarding(providerId)).stepDeadlineAt) + offset)
         const answer = await post(providerId, 'approve')
-        const result = await handleOf(providerId).result()
-        const provider = (await platform.http.get(`/v1/providers/${providerId}`, { token })).body
-        const events = (await platform.http.get(`/v1/events?type=provider.approved&limit=100`, { token })).body
-          .data as Array<{ data: { providerId: string } }>
-        return {
-          offset,
-          status: answer.status,
-          code: answer.body.code,
-          result: result.status,
-          provider,
-          approvedEvents: events.filter((e) => e.data.providerId === providerId).length,
-        }
+        return { offset, status: answer.status, code: answer.body.code, ...(await outcomeOf(providerId)) }
       })
     )
     for (const o of outcomes) {

@@ -12,7 +12,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createProviderOnboardingActivities } from '../../activities/provider-onboarding-activities.ts'
 import { providerOnboardingWorkflowId } from '../../workflows/provider-onboarding-contract.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
+import { newCentre, type Centre } from '../support/centre.ts'
 import { eventually } from '../support/platform.ts'
+import {
+  DOCUMENTS,
+  ONBOARDING_SCOPES,
+  inAYear,
+  path,
+  providerOnboardingScenario,
+} from '../support/provider-onboarding-scenario.ts'
 import { startTimeSkippingPlatform, type TimeSkippingPlatform } from '../support/time-skipping.ts'
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
 
@@ -23,8 +31,7 @@ const MINUTE_MS = 60_000
 
 let platform: TimeSkippingPlatform
 let receiver: WebhookReceiver
-let token: string
-let tenantId: string
+let centre: Centre
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver()
@@ -34,9 +41,7 @@ beforeAll(async () => {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     },
   })
-  const client = await platform.newTenant(['providers', 'bookings', 'webhooks'])
-  tenantId = client.tenantId
-  token = await platform.token(client)
+  centre = await newCentre(platform, ONBOARDING_SCOPES)
 })
 
 afterAll(async () => {
@@ -46,51 +51,9 @@ afterAll(async () => {
   await receiver?.close()
 })
 
-/** Moves the workflows' clock to `at` (epoch ms on that clock). */
-async function skipTo(at: number) {
-  const wait = at - (await platform.now())
-  expect(wait).toBeGreaterThan(0)
-  await platform.skip(wait)
-}
+const { invitedProvider, post, onboarding, handleOf, notifications, atApproval, outcomeOf } =
+  providerOnboardingScenario(() => centre)
 
-// Well past anything the tests skip (a few weeks), on either clock.
-const inAYear = () => new Date(Date.now() + 400 * DAY_MS).toISOString().slice(0, 10)
-
-/** An INVITED provider with a complete profile and a licence valid for another year (unless told otherwise). */
-async function invitedProvider(overrides: Record<string, unknown> = {}) {
-  const created = await platform.http.post('/v1/providers', {
-    token,
-    body: {
-      name: 'Dana Whitfield',
-      timeZone: 'America/Chicago',
-      email: 'dana@example.test',
-      disciplines: ['SPEECH_THERAPY'],
-      ageGroups: ['INFANT_TODDLER', 'PRESCHOOL'],
-      languages: ['en', 'es'],
-      credentials: [
-        { type: 'LICENSE', number: 'SLP-104233', issuingCountry: 'US', issuingRegion: 'TX', expiresOn: inAYear() },
-      ],
-      onboardingStatus: 'INVITED',
-      ...overrides,
-    },
-  })
-  expect(created.status, JSON.stringify(created.body)).toBe(201)
-  return created.body.id as string
-}
-
-const path = (providerId: string, step = '') => `/v1/providers/${providerId}/onboarding${step ? `/${step}` : ''}`
-const post = (providerId: string, step: string, body?: unknown) =>
-  platform.http.post(path(providerId, step), { token, ...(body ? { body } : {}) })
-const onboarding = async (providerId: string) => (await platform.http.get(path(providerId), { token })).body
-const handleOf = (providerId: string, attempt = 1) =>
-  platform.temporal.workflow.getHandle(providerOnboardingWorkflowId(tenantId, providerId, attempt))
-const notifications = async (providerId: string) =>
-  (await platform.http.get(`${path(providerId, 'notifications')}?sort=createdAt&limit=100`, { token })).body
-    .data as Array<{
-    kind: string
-    status: string
-    details: { step?: string; reminder?: number; reasons?: string[] }
-  }>
 type OnboardingView = { status: string; step: string; stepDeadlineAt: string; nextReminderAt: string | null }
 /** The workflow's own view of the step's timers (workflow time), once it has run its first task. */
 const timersOf = async (providerId: string, attempt = 1) => {
@@ -102,26 +65,11 @@ const timersOf = async (providerId: string, attempt = 1) => {
   const deadlineAt = Date.parse(view.stepDeadlineAt)
   return { ...view, deadlineAt, stepStartedAt: deadlineAt - TIMEOUT_MS }
 }
-const DOCUMENTS = [
-  { type: 'LICENSE', reference: 'docstore://lic-104233.pdf' },
-  { type: 'IDENTITY', reference: 'docstore://id-1.pdf' },
-]
-
-/** Drives a fresh provider to the admin's approval step. */
-async function atApproval() {
-  const providerId = await invitedProvider()
-  expect((await post(providerId, '')).status).toBe(201)
-  expect((await post(providerId, 'profile')).status).toBe(200)
-  expect((await post(providerId, 'documents', { documents: DOCUMENTS })).body.step).toBe('BACKGROUND_CHECK')
-  const checked = await post(providerId, 'background-check', { outcome: 'CLEAR', reference: 'chk_1' })
-  expect(checked.status, JSON.stringify(checked.body)).toBe(200)
-  return providerId
-}
 
 describe('onboarding from invitation to a bookable provider', () => {
   it('walks every step through the API, ends in provider.approved and a bookable provider', async () => {
     const endpoint = await platform.http.post('/v1/webhook-endpoints', {
-      token,
+      token: centre.token,
       body: { url: receiver.url('/approved'), events: ['provider.approved'] },
     })
     expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201)
@@ -135,13 +83,13 @@ describe('onboarding from invitation to a bookable provider', () => {
       attempt: 1,
       providerStatus: 'INVITED',
     })
-    expect(started.body.workflowId).toBe(providerOnboardingWorkflowId(tenantId, providerId, 1))
+    expect(started.body.workflowId).toBe(providerOnboardingWorkflowId(centre.tenantId, providerId, 1))
 
     // Operators find it by tenant, kind and provider, and read what it is from its summary: ids only.
     const handle = handleOf(providerId)
     const described = await eventually(() => handle.describe().catch(() => undefined))
     expect(described.searchAttributes).toMatchObject({
-      TenantId: [tenantId],
+      TenantId: [centre.tenantId],
       WorkflowKind: ['provider-onboarding'],
       ProviderId: [providerId],
     })
@@ -171,7 +119,7 @@ describe('onboarding from invitation to a bookable provider', () => {
       providerStatus: 'IN_REVIEW',
       backgroundCheck: { outcome: 'CLEAR' },
     })
-    expect((await platform.http.get(`/v1/providers/${providerId}`, { token })).body.bookable).toBe(false)
+    expect((await platform.http.get(`/v1/providers/${providerId}`, { token: centre.token })).body.bookable).toBe(false)
     // Admins hear at once that a decision waits for them.
     await eventually(
       async () =>
@@ -182,7 +130,7 @@ describe('onboarding from invitation to a bookable provider', () => {
     const approved = await post(providerId, 'approve')
     expect(approved.status, JSON.stringify(approved.body)).toBe(200)
     expect(approved.body).toMatchObject({ status: 'APPROVED', providerStatus: 'APPROVED', stepDeadlineAt: null })
-    const provider = (await platform.http.get(`/v1/providers/${providerId}`, { token })).body
+    const provider = (await platform.http.get(`/v1/providers/${providerId}`, { token: centre.token })).body
     expect(provider).toMatchObject({ onboardingStatus: 'APPROVED', bookable: true })
 
     expect(await handle.result()).toMatchObject({ status: 'APPROVED', step: 'ADMIN_APPROVAL' })
@@ -220,7 +168,7 @@ describe('refusals keep their stable codes', () => {
       'languages:profile_incomplete',
     ])
     const fixed = await platform.http.request('PATCH', `/v1/providers/${providerId}`, {
-      token,
+      token: centre.token,
       body: { email: 'dana@example.test', languages: ['en'] },
       headers: { 'Content-Type': 'application/merge-patch+json' },
     })
@@ -240,7 +188,7 @@ describe('refusals keep their stable codes', () => {
     const otherToken = await platform.token(other)
     expect((await platform.http.get(path(providerId), { token: otherToken })).status).toBe(404)
     expect((await platform.http.post(path(providerId, 'approve'), { token: otherToken })).status).toBe(404)
-    expect((await platform.http.get(path(await invitedProvider()), { token })).status).toBe(404)
+    expect((await platform.http.get(path(await invitedProvider()), { token: centre.token })).status).toBe(404)
     // Left running, as are the other workflows a test is done with: it times out by itself as later tests move the
     // clock. Ending a workflow while its activity records the last step stalls the test server's clock for good (a
     // cancellation of the just-completed activity is refused with ACTIVITY_UNKNOWN and the workflow task fails over
@@ -263,7 +211,7 @@ describe('refusals keep their stable codes', () => {
     expect((await notifications(providerId)).map((n) => n.kind)).toContain('ONBOARDING_LICENCE_NOT_VERIFIED')
 
     await platform.http.request('PATCH', `/v1/providers/${providerId}`, {
-      token,
+      token: centre.token,
       body: {
         credentials: [
           { type: 'LICENSE', number: 'SLP-9', issuingCountry: 'US', issuingRegion: 'TX', expiresOn: inAYear() },
@@ -284,7 +232,7 @@ describe('refusals keep their stable codes', () => {
     const activities = createProviderOnboardingActivities({ db: platform.db, now: () => now })
     expect(
       await activities.applyOnboardingStep({
-        tenantId,
+        tenantId: centre.tenantId,
         providerId,
         attempt: 1,
         op: { action: 'verifyLicence' },
@@ -312,9 +260,9 @@ describe('reminders, timeouts and cancellation', () => {
 
     // Each reminder on its day (3, 6, 9 and 12 days into the step), not before, once; none on the timeout's day.
     for (const n of [1, 2, 3, 4]) {
-      await skipTo(stepStartedAt + n * REMINDER_EVERY_MS - MINUTE_MS)
+      await platform.skipTo(stepStartedAt + n * REMINDER_EVERY_MS - MINUTE_MS)
       expect(await reminders()).toEqual([1, 2, 3, 4].slice(0, n - 1))
-      await skipTo(stepStartedAt + n * REMINDER_EVERY_MS + MINUTE_MS)
+      await platform.skipTo(stepStartedAt + n * REMINDER_EVERY_MS + MINUTE_MS)
       expect(await reminders()).toEqual([1, 2, 3, 4].slice(0, n))
       const view = await handle.query<OnboardingView>('onboardingState')
       expect(view).toMatchObject({ status: 'IN_PROGRESS', step: 'PROFILE' })
@@ -323,10 +271,10 @@ describe('reminders, timeouts and cancellation', () => {
       )
     }
     // Timed out at the end of the fourteenth day, not before.
-    await skipTo(deadlineAt - MINUTE_MS)
+    await platform.skipTo(deadlineAt - MINUTE_MS)
     expect((await onboarding(providerId)).status).toBe('IN_PROGRESS')
     expect((await notifications(providerId)).map((n) => n.kind)).not.toContain('ONBOARDING_TIMED_OUT')
-    await skipTo(deadlineAt + MINUTE_MS)
+    await platform.skipTo(deadlineAt + MINUTE_MS)
 
     expect(await handle.result()).toEqual({ status: 'TIMED_OUT', step: 'PROFILE', remindersSent: 4 })
     const recorded = await notifications(providerId)
@@ -350,7 +298,7 @@ describe('reminders, timeouts and cancellation', () => {
       attempt: 2,
       status: 'IN_PROGRESS',
       step: 'PROFILE',
-      workflowId: providerOnboardingWorkflowId(tenantId, providerId, 2),
+      workflowId: providerOnboardingWorkflowId(centre.tenantId, providerId, 2),
     })
     expect((await post(providerId, 'profile')).body.step).toBe('DOCUMENTS')
   })
@@ -359,9 +307,9 @@ describe('reminders, timeouts and cancellation', () => {
     const providerId = await invitedProvider()
     await post(providerId, '')
     const { stepStartedAt } = await timersOf(providerId)
-    await skipTo(stepStartedAt + REMINDER_EVERY_MS + MINUTE_MS)
+    await platform.skipTo(stepStartedAt + REMINDER_EVERY_MS + MINUTE_MS)
     expect((await notifications(providerId)).map((n) => `${n.kind}:${n.status}`)).toEqual(['ONBOARDING_REMINDER:OPEN'])
-    const cancelled = await platform.http.request('DELETE', path(providerId), { token })
+    const cancelled = await platform.http.request('DELETE', path(providerId), { token: centre.token })
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200)
     expect(cancelled.body).toMatchObject({ status: 'CANCELLED', step: 'PROFILE' })
     await handleOf(providerId)
@@ -369,7 +317,7 @@ describe('reminders, timeouts and cancellation', () => {
       .catch(() => undefined)
     expect((await handleOf(providerId).describe()).status.name).toBe('CANCELLED')
     expect((await notifications(providerId)).every((n) => n.status === 'CANCELLED')).toBe(true)
-    expect((await platform.http.request('DELETE', path(providerId), { token })).body.code).toBe(
+    expect((await platform.http.request('DELETE', path(providerId), { token: centre.token })).body.code).toBe(
       'invalid_state_transition'
     )
     await recordHistory(handleOf(providerId), 'providerOnboardingWorkflow-cancelled')
@@ -377,17 +325,6 @@ describe('reminders, timeouts and cancellation', () => {
 })
 
 describe('an approval either side of the timeout', () => {
-  const outcomeOf = async (providerId: string) => {
-    const provider = (await platform.http.get(`/v1/providers/${providerId}`, { token })).body
-    const events = (await platform.http.get(`/v1/events?type=provider.approved&limit=100`, { token })).body
-      .data as Array<{ data: { providerId: string } }>
-    return {
-      result: (await handleOf(providerId).result()).status,
-      provider,
-      approvedEvents: events.filter((e) => e.data.providerId === providerId).length,
-    }
-  }
-
   it('approves a minute before the deadline (provider.approved, bookable), and is refused a minute after it (TIMED_OUT)', async () => {
     const early = await atApproval()
     const late = await atApproval()
@@ -395,7 +332,7 @@ describe('an approval either side of the timeout', () => {
     const lateTimers = await timersOf(late)
     expect(earlyTimers.step).toBe('ADMIN_APPROVAL')
 
-    await skipTo(earlyTimers.deadlineAt - MINUTE_MS)
+    await platform.skipTo(earlyTimers.deadlineAt - MINUTE_MS)
     const approved = await post(early, 'approve')
     expect(approved.status, JSON.stringify(approved.body)).toBe(200)
     expect(await outcomeOf(early)).toMatchObject({
@@ -404,7 +341,7 @@ describe('an approval either side of the timeout', () => {
       approvedEvents: 1,
     })
 
-    await skipTo(lateTimers.deadlineAt + MINUTE_MS)
+    await platform.skipTo(lateTimers.deadlineAt + MINUTE_MS)
     expect((await onboarding(late)).status).toBe('TIMED_OUT')
     const refused = await post(late, 'approve')
     expect(refused.status, JSON.stringify(refused.body)).toBe(409)

@@ -4,9 +4,15 @@
  */
 import type { HttpClient } from './http.ts'
 
-/** A start time `days` ahead at `hourUtc`:00 UTC. */
-export function futureSlot(days: number, hourUtc = 15): Date {
-  const d = new Date(Date.now() + days * 24 * 3600 * 1000)
+/** The client scopes for booking appointments and checking them in (children, providers, bookings, sessions). */
+export const APPOINTMENT_SCOPES = ['children', 'providers', 'bookings', 'sessions']
+
+/**
+ * A start time `days` ahead at `hourUtc`:00 UTC.
+ * @param from - now, epoch ms: the wall clock, or the API's clock where it runs ahead (time skipping)
+ */
+export function futureSlot(days: number, hourUtc = 15, from = Date.now()): Date {
+  const d = new Date(from + days * 24 * 3600 * 1000)
   d.setUTCHours(hourUtc, 0, 0, 0)
   return d
 }
@@ -29,17 +35,26 @@ export async function createChildAndProvider(http: HttpClient, token: string, ti
   return { childId, providerId }
 }
 
-/** A new child, provider and appointment `days` ahead. */
+/**
+ * A new child, provider and appointment: `days` ahead at the usual slot, or from `startsAt` (to `endsAt`, else the
+ * default length) when given.
+ */
 export async function bookAppointment(
   http: HttpClient,
   token: string,
-  options: { days?: number; timeZone?: string } = {}
+  options: { days?: number; timeZone?: string; startsAt?: Date; endsAt?: Date } = {}
 ) {
   const { childId, providerId } = await createChildAndProvider(http, token, options.timeZone)
+  const startsAt = options.startsAt ?? futureSlot(options.days ?? 5)
   const id = await created(
     http.post('/v1/appointments', {
       token,
-      body: { childId, providerId, startsAt: futureSlot(options.days ?? 5).toISOString() },
+      body: {
+        childId,
+        providerId,
+        startsAt: startsAt.toISOString(),
+        ...(options.endsAt ? { endsAt: options.endsAt.toISOString() } : {}),
+      },
     }),
     'an appointment'
   )

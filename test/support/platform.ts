@@ -10,6 +10,7 @@ import { inject } from 'vitest'
 import { startApi, type RunningApi } from '../../api/start-api.ts'
 import type { Clock } from '../../infra/clock.ts'
 import { loadConfig, type Config } from '../../infra/config.ts'
+import type { Db } from '../../infra/db.ts'
 import { createLogger } from '../../infra/logger.ts'
 import { temporalDataConverter } from '../../infra/payload-codec.ts'
 import { httpClient, type HttpClient } from './http.ts'
@@ -17,11 +18,22 @@ import { startWorkerProcess, type WorkerProcess } from './worker-process.ts'
 import { testDatabaseUrl } from './file-database.ts'
 import { tenantAccess, type TenantAccess } from './tenant-access.ts'
 
-export interface Platform extends TenantAccess {
+/**
+ * What the dev-server platform and the time-skipping one (time-skipping.ts) both offer: the API, a client of the
+ * platform's Temporal server, the file's database, and tenants with tokens. The per-area scenario modules take this,
+ * so a timer file and its outage file drive the API with the same helpers.
+ */
+export interface PlatformBase extends TenantAccess {
   api: RunningApi
   http: HttpClient
+  /** A client of the platform's Temporal server, decoding what the worker and the API encrypt. */
   temporal: Client
+  /** A client of the file's database. */
+  db: Db
   config: Config
+}
+
+export interface Platform extends PlatformBase {
   workerEnv: Record<string, string>
   startWorker(): Promise<WorkerProcess>
   /** Kills every worker process of this platform with `signal` (SIGKILL: a crash). */
@@ -84,6 +96,8 @@ export async function startPlatform(
     api,
     http,
     temporal,
+    // The API's client: this platform's worker runs in another process.
+    db: api.deps.db,
     config,
     workerEnv,
     startWorker,
@@ -120,3 +134,6 @@ export async function eventually<T>(
   const detail = lastError instanceof Error ? String(lastError) : inspect(lastError)
   throw new Error(`condition not met within ${timeoutMs} ms${lastError ? `: ${detail}` : ''}`, { cause: lastError })
 }
+
+/** Resolves once the wall clock (the dev server's, and so its workflows' and worker's) has passed `at` (epoch ms). */
+export const until = (at: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now() + 1)))

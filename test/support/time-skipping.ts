@@ -16,14 +16,14 @@
  * workflow's result), so a test decides exactly how far time goes.
  */
 import { Context } from '@temporalio/activity'
-import { Client } from '@temporalio/client'
+import { Client, type WorkflowHandle } from '@temporalio/client'
 import { TestWorkflowEnvironment } from '@temporalio/testing'
 import type { Worker } from '@temporalio/worker'
 import type { Duration } from '@temporalio/common'
 import { inject } from 'vitest'
 import { startApi, type RunningApi } from '../../api/start-api.ts'
 import type { Clock } from '../../infra/clock.ts'
-import { loadConfig, type Config } from '../../infra/config.ts'
+import { loadConfig } from '../../infra/config.ts'
 import { createDb, type Db } from '../../infra/db.ts'
 import { createLogger } from '../../infra/logger.ts'
 import { temporalDataConverter } from '../../infra/payload-codec.ts'
@@ -32,9 +32,9 @@ import { SEARCH_ATTRIBUTE_NAMES } from '../../workflows/search-attributes.ts'
 import { createWorker } from '../../worker/create-worker.ts'
 import { pumpOnce, type PumpStats } from '../../domain/webhooks/delivery-pump.ts'
 import { realPumpDeps } from './webhook-pump.ts'
-import { httpClient, type HttpClient } from './http.ts'
-import { testEnv } from './platform.ts'
-import { tenantAccess, type TenantAccess } from './tenant-access.ts'
+import { httpClient } from './http.ts'
+import { eventually, testEnv, type PlatformBase } from './platform.ts'
+import { tenantAccess } from './tenant-access.ts'
 
 /**
  * The activities' clock on the time-skipping server: when the server scheduled the running attempt, on its own clock,
@@ -49,18 +49,20 @@ const serverClock: Clock = () => {
   }
 }
 
-export interface TimeSkippingPlatform extends TenantAccess {
-  api: RunningApi
-  http: HttpClient
-  /** A client of the test server, decoding what the worker and the API encrypt. */
-  temporal: Client
+export interface TimeSkippingPlatform extends PlatformBase {
   /** The worker's database client (the file's database). */
   db: Db
-  config: Config
   /** Moves the server's clock forward by `duration`, firing every timer due on the way, and waits for the work. */
   skip(duration: Duration): Promise<void>
+  /**
+   * Moves the server's clock to `at` (epoch ms on the workflows' clock), firing every timer due by then. The work of a
+   * timer due at `at` itself may still be running when it returns: wait for its effect. Fails on a moment already past.
+   */
+  skipTo(at: number): Promise<void>
   /** The workflows' clock: the wall clock plus everything skipped so far. */
   now(): Promise<number>
+  /** The API's clock (epoch ms): the wall clock, or with `apiClock: 'server'` the server's as of the last skip. */
+  apiNow(): number
   /**
    * One round of the webhook delivery pump, on the server's clock: fans out, sends what is due and records it (no pump
    * workflow runs here: see WEBHOOK_PUMP_PARTITIONS below). A breaker that opens starts its real retry workflow.
@@ -91,8 +93,8 @@ async function startTestServer(path: string, attempts = 3): Promise<TestWorkflow
  * @param options.apiClock - `wall` (default): the API reads the wall clock; `server`: the API's clock is the wall clock
  *   plus everything skipped, re-read from the server after each `skip()`, so "now" is the workflows' time in the API
  *   too (a booking days ahead of the workflows' time passes the API's "in the future" check, a complete after a skip
- *   finds the appointment started, its `completedAt` is the workflows' time). Access tokens expire on that clock: a
- *   skip longer than ACCESS_TOKEN_TTL_SECONDS needs a new token or a longer TTL.
+ *   finds the appointment started, its `completedAt` is the workflows' time). Access tokens expire on that clock, which
+ *   jumps with every skip, so there ACCESS_TOKEN_TTL_SECONDS defaults to 90 days: one token outlives a file's skips.
  */
 export async function startTimeSkippingPlatform(
   options: { overrides?: Record<string, string>; apiClock?: 'wall' | 'server' } = {}
@@ -111,6 +113,7 @@ export async function startTimeSkippingPlatform(
       // A pump's activity runs for minutes, and the test server does not skip time while an activity runs: the tests
       // drive the pump by hand (`pumpWebhooks`).
       WEBHOOK_PUMP_PARTITIONS: '0',
+      ...(options.apiClock === 'server' ? { ACCESS_TOKEN_TTL_SECONDS: String(90 * 86_400) } : {}),
       ...options.overrides,
     })
   )
@@ -153,17 +156,25 @@ export async function startTimeSkippingPlatform(
     namespace: config.TEMPORAL_NAMESPACE,
     dataConverter: temporalDataConverter(config.TEMPORAL_CODEC_KEYS),
   })
+  const skip = async (duration: Duration) => {
+    await env.sleep(duration)
+    await followServer()
+  }
   return {
     api: startedApi,
     http,
     temporal,
     db,
     config,
-    async skip(duration) {
-      await env.sleep(duration)
-      await followServer()
+    skip,
+    async skipTo(at) {
+      const now = await env.currentTimeMs()
+      if (at <= now)
+        throw new Error(`skipping backwards, to ${new Date(at).toISOString()} from ${new Date(now).toISOString()}`)
+      await skip(at - now)
     },
     now: () => env.currentTimeMs(),
+    apiNow: () => startedApi.deps.clock().getTime(),
     async pumpWebhooks() {
       const server = await env.currentTimeMs()
       const wall = Date.now()
@@ -184,3 +195,14 @@ export async function startTimeSkippingPlatform(
     },
   }
 }
+
+/**
+ * Waits until `handle`'s run has no activity scheduled or running (it waits on timers or messages only). The test
+ * server cannot end a run with an activity in flight: it refuses the completion with ACTIVITY_UNKNOWN and the run
+ * never ends, where a real server cancels the activity. So a test ends a run (an exit, a cancel) only after this.
+ */
+export const untilNoActivityRuns = (handle: WorkflowHandle) =>
+  eventually(
+    async () => (((await handle.describe()).raw.pendingActivities ?? []).length === 0 ? true : undefined),
+    10_000
+  )
