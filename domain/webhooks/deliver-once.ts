@@ -92,25 +92,31 @@ async function loadDelivery(db: Db, tenantId: string, deliveryId: string): Promi
     nextAttemptAt: row.next_attempt_at as Date | null,
     endpointId: row.endpoint_id as string,
     firstAttemptAt: row.first_attempt_at as Date | null,
-    event: {
-      id: row.event_id as string,
-      type: row.event_type as string,
-      createdAt: row.event_created_at as Date,
-      data: row.event_data,
-    },
-    endpoint: {
-      url: row.url as string,
-      signingScheme: row.signing_scheme as 'V1' | 'V2',
-      secret: row.secret as string,
-      previousSecret: row.previous_secret as string | null,
-      previousSecretExpiresAt: row.previous_secret_expires_at as Date | null,
-      signingKey: row.signing_key as string | null,
-      previousSigningKey: row.previous_signing_key as string | null,
-      enabled: row.enabled as boolean,
-      failingSince: row.failing_since as Date | null,
-    },
+    event: eventOfRow(row),
+    endpoint: endpointOfRow(row),
   }
 }
+
+/** The event an attempt sends, from a row with `event_id`, `event_type`, `event_created_at` and `event_data`. */
+export const eventOfRow = (row: Record<string, unknown>): LoadedDelivery['event'] => ({
+  id: row.event_id as string,
+  type: row.event_type as string,
+  createdAt: row.event_created_at as Date,
+  data: row.event_data,
+})
+
+/** The endpoint an attempt goes to, from a row with the endpoint's columns under their own names. */
+export const endpointOfRow = (row: Record<string, unknown>): LoadedDelivery['endpoint'] => ({
+  url: row.url as string,
+  signingScheme: row.signing_scheme as 'V1' | 'V2',
+  secret: row.secret as string,
+  previousSecret: row.previous_secret as string | null,
+  previousSecretExpiresAt: row.previous_secret_expires_at as Date | null,
+  signingKey: row.signing_key as string | null,
+  previousSigningKey: row.previous_signing_key as string | null,
+  enabled: row.enabled as boolean,
+  failingSince: row.failing_since as Date | null,
+})
 
 /** The keys that sign now: the current ones, and the previous ones until their rotation overlap ends. */
 export function signingMaterial(endpoint: LoadedDelivery['endpoint'], now: Date): SigningMaterial {

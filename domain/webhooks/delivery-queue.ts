@@ -8,7 +8,7 @@
  */
 import type { Db, Queryable } from '../../infra/db.ts'
 import { newId } from '../ids.ts'
-import type { LoadedDelivery } from './deliver-once.ts'
+import { endpointOfRow, eventOfRow, type LoadedDelivery } from './deliver-once.ts'
 import { subscribes } from './subscriptions.ts'
 
 /** Events fanned out per transaction. */
@@ -227,23 +227,8 @@ function toQueuedDelivery(row: Record<string, unknown>): QueuedDelivery {
     kind: row.kind as QueuedDelivery['kind'],
     attemptCount: row.attempt_count as number,
     firstAttemptAt: row.first_attempt_at as Date | null,
-    event: {
-      id: row.event_id as string,
-      type: row.event_type as string,
-      createdAt: row.event_created_at as Date,
-      data: row.event_data,
-    },
-    endpoint: {
-      url: row.url as string,
-      signingScheme: row.signing_scheme as 'V1' | 'V2',
-      secret: row.secret as string,
-      previousSecret: row.previous_secret as string | null,
-      previousSecretExpiresAt: row.previous_secret_expires_at as Date | null,
-      signingKey: row.signing_key as string | null,
-      previousSigningKey: row.previous_signing_key as string | null,
-      enabled: row.enabled as boolean,
-      failingSince: row.failing_since as Date | null,
-    },
+    event: eventOfRow(row),
+    endpoint: endpointOfRow(row),
   }
 }
 
