@@ -33898,7 +33898,7 @@ export interface paths {
         put?: never;
         /**
          * Upload knowledge
-         * @description multipart/form-data with `assistantId` and one or more `files` (PDF, Markdown, plain text). Each file becomes a document in status PROCESSING, indexed by a workflow (READY, or FAILED with a reason). Limits: KNOWLEDGE_MAX_FILES files, KNOWLEDGE_MAX_FILE_BYTES per file (413), KNOWLEDGE_UPLOAD_LIMIT_BYTES per request (413); other types are 415. The assistant must have the `knowledge` tool.
+         * @description Either multipart/form-data with `assistantId` and one or more `files` (PDF, Markdown, plain text), or application/json with `assistantId`, a file `name` and the document as `text` or base64 `content` (one document per request; `mediaType` optional). Each file becomes a document in status PROCESSING, indexed by a workflow (READY, or FAILED with a reason). Limits: KNOWLEDGE_MAX_FILES files, KNOWLEDGE_MAX_FILE_BYTES per file (413), KNOWLEDGE_UPLOAD_LIMIT_BYTES per request (413); other types are 415. The assistant must have the `knowledge` tool.
          */
         post: {
             parameters: {
@@ -33910,9 +33910,10 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "multipart/form-data": components["schemas"]["KnowledgeUpload"];
+                    "application/json": components["schemas"]["KnowledgeJsonUpload"];
                 };
             };
             responses: {
@@ -34357,7 +34358,7 @@ export interface paths {
         };
         /**
          * Replace a knowledge document
-         * @description multipart/form-data with one `file`. The old version’s vectors are removed at once and the new version is indexed (version + 1, status PROCESSING).
+         * @description Either multipart/form-data with one `file`, or application/json with a file `name` and the document as `text` or base64 `content` (`mediaType` optional). The old version’s vectors are removed at once and the new version is indexed (version + 1, status PROCESSING).
          */
         put: {
             parameters: {
@@ -34372,9 +34373,10 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "multipart/form-data": components["schemas"]["KnowledgeReplace"];
+                    "application/json": components["schemas"]["KnowledgeJsonReplace"];
                 };
             };
             responses: {
@@ -48429,6 +48431,24 @@ export interface components {
             /** @description PDF, Markdown or plain-text files */
             files: string[];
         };
+        KnowledgeJsonUpload: {
+            /** @example ast_019a... */
+            assistantId: string;
+            /**
+             * @description The file name
+             * @example attendance-policy.md
+             */
+            name: string;
+            /**
+             * @description The type of the document. Default: `text/plain` for `text` (`text/markdown` when the name ends in .md), else decided by the name’s extension, as for a multipart part without a type.
+             * @enum {string}
+             */
+            mediaType?: "application/pdf" | "text/markdown" | "text/plain";
+            /** @description The document as text (Markdown or plain). Exactly one of text and content. */
+            text?: string;
+            /** @description The document’s bytes in base64 (RFC 4648), e.g. a PDF. Exactly one of text and content. */
+            content?: string;
+        };
         KnowledgeDocumentPage: {
             data: components["schemas"]["KnowledgeDocument"][];
             nextCursor: string | null;
@@ -48436,6 +48456,22 @@ export interface components {
         KnowledgeReplace: {
             /** Format: binary */
             file: string;
+        };
+        KnowledgeJsonReplace: {
+            /**
+             * @description The file name
+             * @example attendance-policy.md
+             */
+            name: string;
+            /**
+             * @description The type of the document. Default: `text/plain` for `text` (`text/markdown` when the name ends in .md), else decided by the name’s extension, as for a multipart part without a type.
+             * @enum {string}
+             */
+            mediaType?: "application/pdf" | "text/markdown" | "text/plain";
+            /** @description The document as text (Markdown or plain). Exactly one of text and content. */
+            text?: string;
+            /** @description The document’s bytes in base64 (RFC 4648), e.g. a PDF. Exactly one of text and content. */
+            content?: string;
         };
         KnowledgeAnswer: {
             assistantId: string;
