@@ -676,7 +676,7 @@ export interface paths {
         put?: never;
         /**
          * Create a provider (therapist)
-         * @description Only `name` and `timeZone` are required. A provider created without `onboardingStatus` is APPROVED and bookable at once; without `weeklyHours` it has an open schedule (bookable at any time, see docs/availability.md).
+         * @description Only `name` and `timeZone` are required. A provider created without `onboardingStatus` is APPROVED and bookable at once; without `weeklyHours` it has an open schedule (bookable at any time, see docs/availability.md). `locationId`: Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too.
          */
         post: {
             parameters: {
@@ -8292,7 +8292,7 @@ export interface paths {
         put?: never;
         /**
          * Register a child
-         * @description Records the `child.registered` event in the same transaction.
+         * @description Records the `child.registered` event in the same transaction. `locationId`: Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too.
          */
         post: {
             parameters: {
@@ -11468,7 +11468,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a client (parent, guardian, payer) with custom fields */
+        /**
+         * Create a client (parent, guardian, payer) with custom fields
+         * @description `locationId`: Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -12680,7 +12683,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Define a custom field for a location's client records */
+        /**
+         * Define a custom field for a location's client records
+         * @description `locationId`: Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -26801,7 +26807,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create an order with line items */
+        /**
+         * Create an order with line items
+         * @description `locationId`: Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -46226,7 +46235,7 @@ export interface components {
              * @example 2023-04-18
              */
             dateOfBirth: string;
-            /** @description Defaults to the tenant's only location */
+            /** @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too. */
             locationId?: string;
             /**
              * @default []
@@ -46537,7 +46546,7 @@ export interface components {
             address?: components["schemas"]["PostalAddress"];
             /** @default [] */
             roles?: ("PARENT" | "GUARDIAN" | "PAYER" | "EMERGENCY_CONTACT" | "CAREGIVER" | "OTHER")[];
-            /** @description Defaults to the tenant's only location */
+            /** @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too. */
             locationId?: string;
             /**
              * @description Values of the location's custom fields keyed by field key (see /v1/custom-field-definitions). Unknown keys are refused; `null` removes a value.
@@ -46643,7 +46652,7 @@ export interface components {
              * @default 0
              */
             position?: number;
-            /** @description Defaults to the tenant's only location */
+            /** @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too. */
             locationId?: string;
         };
         CustomFieldDefinitionPage: {
@@ -48016,7 +48025,7 @@ export interface components {
         /** @enum {string} */
         OrderLineKind: "SESSION" | "SESSION_PACKAGE" | "ASSESSMENT" | "PRODUCT";
         OrderCreate: {
-            /** @description Defaults to the tenant's only location. */
+            /** @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too. */
             locationId?: string;
             /** @description The payer. */
             clientId?: string;
