@@ -676,7 +676,7 @@ export interface paths {
         put?: never;
         /**
          * Create a provider (therapist)
-         * @description Only `name` and `timeZone` are required. A provider created without `onboardingStatus` is APPROVED and bookable at once; without `weeklyHours` it has an open schedule (bookable at any time, see docs/availability.md). `locationId`: Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too.
+         * @description Only `name` and `timeZone` are required. A provider created without `onboardingStatus` is APPROVED and bookable at once. One created INVITED or IN_REVIEW is not bookable and its onboarding workflow is **not** started by this call: start it with `POST /v1/providers/{id}/onboarding` (then follow it with `GET …/onboarding`). Without without `weeklyHours` it has an open schedule (bookable at any time, see docs/availability.md). `locationId`: Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too.
          */
         post: {
             parameters: {
@@ -45730,7 +45730,7 @@ export interface components {
             weeklyHours?: components["schemas"]["WeeklyHours"] & unknown;
             credentials?: components["schemas"]["Credential"][];
             /**
-             * @description APPROVED (the default) is bookable at once; INVITED or IN_REVIEW start onboarding
+             * @description APPROVED (the default) is bookable at once. INVITED or IN_REVIEW records a provider still to be onboarded and starts nothing: `POST /v1/providers/{id}/onboarding` starts the onboarding workflow.
              * @enum {string}
              */
             onboardingStatus?: "INVITED" | "IN_REVIEW" | "APPROVED";
