@@ -487,6 +487,166 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/errors/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What an error code means and what to do
+         * @description The page a problem document’s `type` links to (`<PUBLIC_URL>/errors/<code>`). No authentication. HTML by default; JSON with `Accept: application/json`. An unknown code is a 404 problem.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    code: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The code’s page */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                        "application/json": components["schemas"]["ErrorCodePage"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
+                431: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable (`dependency_unavailable`) */
+                503: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/providers": {
         parameters: {
             query?: never;
@@ -45565,6 +45725,50 @@ export interface components {
             iss?: string;
             jti?: string;
         };
+        ErrorCodePage: {
+            /**
+             * Format: uri
+             * @description This page: the `type` of problem documents with this code
+             */
+            type: string;
+            /** @example slot_unavailable */
+            code: string;
+            /** @description The HTTP status the code is answered with */
+            status: number;
+            title: string;
+            /** @description What happened */
+            meaning: string;
+            /** @description What to do about it */
+            action: string;
+            /** @description Whether resending the same request later can succeed without changing it */
+            retryable: boolean;
+        };
+        /** @description An RFC 9457 problem document. Its `code` is the stable contract; its `type` links to the code’s page, `/errors/{code}` on this API (e.g. /errors/slot_unavailable), which explains the code and what to do. */
+        Problem: {
+            /**
+             * Format: uri
+             * @description The problem type: `<PUBLIC_URL>/errors/<code>`, a page on this API (no authentication) that says what the code means and what to do; HTML, or JSON with `Accept: application/json` (GET /errors/{code}).
+             * @example https://api.example.org/errors/slot_unavailable
+             */
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            /** @example /v1/appointments */
+            instance: string;
+            /**
+             * @description Stable machine-readable error code
+             * @example slot_unavailable
+             */
+            code: string;
+            requestId: string;
+            /** @description Per-field errors of a validation_error */
+            errors?: {
+                path: string;
+                code: string;
+                message: string;
+            }[];
+        };
         Provider: {
             /** @example prv_019a... */
             id: string;
@@ -45676,31 +45880,6 @@ export interface components {
             issuedOn?: string;
             /** @example 2027-06-30 */
             expiresOn?: string;
-        };
-        /** @description An RFC 9457 problem document */
-        Problem: {
-            /**
-             * Format: uri
-             * @example http://localhost:3000/problems/slot_unavailable
-             */
-            type: string;
-            title: string;
-            status: number;
-            detail: string;
-            /** @example /v1/appointments */
-            instance: string;
-            /**
-             * @description Stable machine-readable error code
-             * @example slot_unavailable
-             */
-            code: string;
-            requestId: string;
-            /** @description Per-field errors of a validation_error */
-            errors?: {
-                path: string;
-                code: string;
-                message: string;
-            }[];
         };
         ProviderCreate: {
             /** @example Dana Whitfield, CCC-SLP */
