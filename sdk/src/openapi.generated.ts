@@ -47444,6 +47444,12 @@ export interface components {
             }[];
             /**
              * Format: date-time
+             * @description When the family's next reminder is due, from the start and the location's `reminderOffsetsMinutes` (reminders whose time has passed are skipped); null when none is left or the appointment is not CONFIRMED. In every answer at once, including the booking’s; the booking workflow sends the reminders by the same rule.
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            nextReminderAt: string | null;
+            /**
+             * Format: date-time
              * @example 2026-11-21T18:00:00.000Z
              */
             createdAt: string;
