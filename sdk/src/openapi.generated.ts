@@ -29275,7 +29275,7 @@ export interface paths {
         };
         /**
          * List the tenant's events
-         * @description Every event recorded for the tenant, delivered or not (newest first by default): a receiver that missed deliveries can catch up here. `from` is inclusive, `to` exclusive.
+         * @description Every event recorded for the tenant that the caller may read, delivered or not (newest first by default): a receiver that missed deliveries can catch up here. `from` is inclusive, `to` exclusive. `webhooks.read` reads every event. A token without it but with the read scope of a resource reads that resource's events: `bookings.read` (or `bookings`) booking.* and appointment.*, `payments.read` payment.*, `assessments.read` assessment.*, `providers.read` provider.*, `children.read` child.*, `sessions.read` session.*. Asking for a `type` the token may not read is a 403 `insufficient_scope` naming the scope it needs.
          */
         get: {
             parameters: {
@@ -29461,7 +29461,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve an event */
+        /**
+         * Retrieve an event
+         * @description `webhooks.read` reads every event. A token without it but with the read scope of a resource reads that resource's events: `bookings.read` (or `bookings`) booking.* and appointment.*, `payments.read` payment.*, `assessments.read` assessment.*, `providers.read` provider.*, `children.read` child.*, `sessions.read` session.*. An event of a type the token may not read is a 404, as another tenant's is.
+         */
         get: {
             parameters: {
                 query?: never;
