@@ -41,6 +41,7 @@ import { petRoutes } from './routes/pets/index.ts'
 import { sessionRoutes } from './routes/sessions/index.ts'
 import { assessmentRoutes } from './routes/assessments/index.ts'
 import { codecRoutes } from './routes/codec/index.ts'
+import { errorCodeRoutes } from './routes/errors/index.ts'
 import { healthRoutes } from './routes/health/index.ts'
 import { oauthRoutes } from './routes/oauth/index.ts'
 import { providerRoutes } from './routes/providers/index.ts'
@@ -100,7 +101,7 @@ export function createApp(deps: AppDeps) {
   app.use('*', rateLimit(deps))
   app.use('*', requestBodyLimit(deps.config.REQUEST_BODY_LIMIT_BYTES, knowledgeUploadLimits(deps.config)))
 
-  mount(app, [healthRoutes(deps), wellKnownRoutes(deps), oauthRoutes(deps)])
+  mount(app, [healthRoutes(deps), wellKnownRoutes(deps), oauthRoutes(deps), errorCodeRoutes(deps)])
   // The Temporal codec server for operators (docs/payload-encryption.md); its own credential, not the API's.
   mount(app, [codecRoutes(deps)])
 

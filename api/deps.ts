@@ -54,7 +54,13 @@ export function buildDeps(
     accessTokens: { issuer: config.PUBLIC_URL, audience: config.ACCESS_TOKEN_AUDIENCE },
   })
   const outbox = createWorkflowOutbox({ db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, logger })
-  const appointments = createAppointmentService({ outbox, clock, temporal, logger })
+  const appointments = createAppointmentService({
+    outbox,
+    clock,
+    temporal,
+    logger,
+    dayMs: config.CARE_WORKFLOW_DAY_MS,
+  })
   const rateLimiter = createRateLimiter({
     store: config.RATE_LIMIT_STORE,
     limit: config.RATE_LIMIT_PER_MINUTE,

@@ -30,6 +30,7 @@ import type { BookingPlanWithTiming, createBookingActivities } from '../activiti
 import {
   bookingWakeAt,
   dueBookingStep,
+  nextReminderAt,
   noShowDeadline,
   pendingReminders,
 } from '../domain/appointments/reminder-schedule.ts'
@@ -103,16 +104,14 @@ export async function bookingLifecycle(input: BookingWorkflowInput): Promise<Boo
   /** A final state asked for by an operator's old-style signal; the workflow writes it itself. */
   let operatorFinal = null as Exclude<BookingState, 'CONFIRMED'> | null
 
-  const pending = () =>
-    state === 'CONFIRMED'
-      ? pendingReminders({
-          startsAt: plan.startsAt,
-          offsetsMinutes: plan.reminderOffsetsMinutes,
-          minuteMs: plan.minuteMs,
-          now: Date.now(),
-          sent,
-        })
-      : []
+  const schedule = () => ({
+    startsAt: plan.startsAt,
+    offsetsMinutes: plan.reminderOffsetsMinutes,
+    minuteMs: plan.minuteMs,
+    now: Date.now(),
+    sent,
+  })
+  const pending = () => (state === 'CONFIRMED' ? pendingReminders(schedule()) : [])
   const noShowAt = () =>
     state === 'CONFIRMED' && !plan.checkedIn ? noShowDeadline(plan.endsAt, plan.noShowGraceMs) : null
   const view = (): BookingWorkflowView =>
@@ -120,7 +119,8 @@ export async function bookingLifecycle(input: BookingWorkflowInput): Promise<Boo
       ? { state, nextReminderAt: null, remindersSent: 0, noShowAt: null, checkedIn: false }
       : {
           state,
-          nextReminderAt: iso(pending()[0]?.at),
+          // The API computes the same value for its answers (appointment-row.ts `nextReminderOf`).
+          nextReminderAt: iso(state === 'CONFIRMED' ? nextReminderAt(schedule()) : null),
           remindersSent: sent.length,
           noShowAt: iso(noShowAt()),
           checkedIn: plan.checkedIn,

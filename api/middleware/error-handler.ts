@@ -19,8 +19,8 @@ import type { AppEnv } from '../app-env.ts'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
 
-/** The problem-type URI of a code; it resolves to the code's documentation. */
-export const problemType = (baseUrl: string, code: string) => `${baseUrl}/problems/${code}`
+/** The problem-type URI of a code; the API serves the code's documentation there (api/routes/errors/). */
+export const problemType = (baseUrl: string, code: string) => `${baseUrl}/errors/${code}`
 
 /** Renders an AppError as a problem document response. */
 export function problemResponse(c: Context<AppEnv>, error: AppError, baseUrl: string): Response {

@@ -18,3 +18,13 @@ export const requireScope = (scope: Scope): MiddlewareHandler<AppEnv> =>
     }
     await next()
   }
+
+/** For a route any one of several scopes opens (`protectedRouteAnyOf`); refusals name the first, the broadest. */
+export const requireAnyScope = (scopes: readonly Scope[]): MiddlewareHandler<AppEnv> =>
+  async function requireAnyScope(c, next) {
+    const principal = c.get('principal')
+    if (!scopes.some((scope) => principalAllows(principal, scope, c.req.method))) {
+      throw principal.kind === 'api_key' ? keyNotPermitted(scopes[0]!, c.req.method) : insufficientScope(scopes[0]!)
+    }
+    await next()
+  }

@@ -52,12 +52,24 @@ function schemaOf(route: RouteConfig, status: number): { declared: boolean; sche
  * The first problems of a response against its route's description, or none.
  * @returns human-readable problems, empty when the response conforms
  */
-export function conformanceProblems(described: Described, method: string, status: number, body: unknown): string[] {
+export function conformanceProblems(
+  described: Described,
+  method: string,
+  status: number,
+  body: unknown,
+  mediaType?: string
+): string[] {
   const { route } = described
   const { declared, schema: declaredSchema } = schemaOf(route, status)
   if (!declared) {
     const byMiddleware = middlewareStatuses(method, route.path, described.secured, described.hasInput).includes(status)
     if (!byMiddleware) return [`status ${status} is not described`]
+  }
+  // A response that is not JSON but in a media type its description offers (an HTML page beside its JSON form) has
+  // no JSON body to check.
+  if (declared && mediaType && !/json/.test(mediaType)) {
+    const content = (route.responses as Record<string, { content?: Record<string, unknown> }>)[String(status)]?.content
+    if (content && Object.hasOwn(content, mediaType)) return []
   }
   const schema = declared ? declaredSchema : ProblemSchema
   if (!schema) return []
@@ -95,7 +107,8 @@ export function responseConformance(definitions: () => readonly RouteDefinition[
     const text = await c.res.clone().text()
     let body: unknown = undefined
     if (/json/.test(type) && text.length > 0) body = JSON.parse(text)
-    const problems = conformanceProblems(described, c.req.method.toLowerCase(), c.res.status, body)
+    const mediaType = type.split(';')[0]!.trim().toLowerCase() || undefined
+    const problems = conformanceProblems(described, c.req.method.toLowerCase(), c.res.status, body, mediaType)
     if (problems.length === 0) return
     const detail = `${c.req.method} ${described.route.path} answered ${c.res.status}, which its description does not allow: ${problems.join('; ')}`
     c.res = new Response(

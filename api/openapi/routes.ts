@@ -5,7 +5,7 @@
 import { createRoute, type RouteConfig } from '@hono/zod-openapi'
 import type { Scope } from '../../domain/auth/scopes.ts'
 import { PROBLEM_CONTENT_TYPE } from '../middleware/error-handler.ts'
-import { requireScope } from '../middleware/require-scope.ts'
+import { requireAnyScope, requireScope } from '../middleware/require-scope.ts'
 import { ProblemSchema } from './schemas.ts'
 
 export const ERROR_DESCRIPTIONS = {
@@ -50,4 +50,18 @@ export const COMMON_ERRORS = [401, 403, 429, 500] as const satisfies ErrorStatus
  */
 export function protectedRoute<R extends RouteConfig>(scope: Scope, config: R) {
   return createRoute({ ...config, security: [{ oauth2: [scope] }], middleware: [requireScope(scope)] })
+}
+
+/**
+ * Declares an authenticated route that any one of `scopes` opens (OpenAPI: one security requirement per scope, any of
+ * which suffices). The handler's domain function narrows what each scope sees; `scopes[0]` is the one that sees all.
+ * @param scopes - the alternatives, the broadest first
+ * @param config - the route, as for `createRoute`
+ */
+export function protectedRouteAnyOf<R extends RouteConfig>(scopes: readonly Scope[], config: R) {
+  return createRoute({
+    ...config,
+    security: scopes.map((scope) => ({ oauth2: [scope] })),
+    middleware: [requireAnyScope(scopes)],
+  })
 }

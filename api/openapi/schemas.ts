@@ -7,7 +7,15 @@ import { OFFSET_DATE_TIME } from '../../domain/time.ts'
 
 export const ProblemSchema = z
   .object({
-    type: z.string().url().openapi({ example: 'http://localhost:3000/problems/slot_unavailable' }),
+    type: z
+      .string()
+      .url()
+      .openapi({
+        description:
+          'The problem type: `<PUBLIC_URL>/errors/<code>`, a page on this API (no authentication) that says what the ' +
+          'code means and what to do; HTML, or JSON with `Accept: application/json` (GET /errors/{code}).',
+        example: 'https://api.example.org/errors/slot_unavailable',
+      }),
     title: z.string(),
     status: z.number().int(),
     detail: z.string(),
@@ -19,7 +27,11 @@ export const ProblemSchema = z
       .optional()
       .openapi({ description: 'Per-field errors of a validation_error' }),
   })
-  .openapi('Problem', { description: 'An RFC 9457 problem document' })
+  .openapi('Problem', {
+    description:
+      'An RFC 9457 problem document. Its `code` is the stable contract; its `type` links to the code’s page, ' +
+      '`/errors/{code}` on this API (e.g. /errors/slot_unavailable), which explains the code and what to do.',
+  })
 
 /** A date-time with a UTC offset or Z (RFC 3339), as the spec requires for `startsAt`. */
 export const OffsetDateTime = z

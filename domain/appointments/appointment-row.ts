@@ -5,10 +5,13 @@
 import type { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { notFound } from '../errors.ts'
+import { nextReminderAt } from './reminder-schedule.ts'
 
 /** What every appointment read includes: enough for the API's response without a second round trip. */
 export const APPOINTMENT_INCLUDE = {
   provider: { select: { id: true, name: true } },
+  // The reminder policy, for `nextReminderOf`.
+  location: { select: { reminderOffsetsMinutes: true } },
   reschedules: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
 } satisfies Prisma.AppointmentInclude
 
@@ -36,6 +39,29 @@ export async function lockAppointment(uow: UnitOfWork, id: string): Promise<Appo
     SELECT id FROM appointments WHERE id = ${id} AND tenant_id = ${uow.tenantId} FOR UPDATE`
   if (!locked.length) throw notFound('appointment', id)
   return getAppointment(uow, id)
+}
+
+/**
+ * When the family's next reminder is due: the booking workflow's rule (reminder-schedule.ts `nextReminderAt`) applied
+ * to the row and its location's `reminderOffsetsMinutes`, so an answer carries it at once rather than after the
+ * workflow has read the booking. Reminders already sent are in the past, which the rule skips; only a CONFIRMED
+ * appointment is reminded of.
+ * @param minuteMs - length of a policy minute (`minuteMsOf(CARE_WORKFLOW_DAY_MS)`), as the workflow uses
+ */
+export function nextReminderOf(
+  a: { status: string; startsAt: Date; location: { reminderOffsetsMinutes: number[] } },
+  now: Date,
+  minuteMs: number
+): Date | null {
+  if (a.status !== 'CONFIRMED') return null
+  const at = nextReminderAt({
+    startsAt: a.startsAt.toISOString(),
+    offsetsMinutes: a.location.reminderOffsetsMinutes,
+    minuteMs,
+    now: now.getTime(),
+    sent: [],
+  })
+  return at === null ? null : new Date(at)
 }
 
 /** Minutes between start and end. */

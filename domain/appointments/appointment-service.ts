@@ -11,13 +11,14 @@ import type { Logger } from '../../infra/logger.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { validationError } from '../errors.ts'
 import type { WorkflowOutbox } from '../workflows/workflow-outbox.ts'
-import { getAppointment } from './appointment-row.ts'
+import { getAppointment, nextReminderOf, type AppointmentRow } from './appointment-row.ts'
 import { resolveInterval } from './appointment-rules.ts'
 import { createAppointmentTransitions } from './appointment-transitions.ts'
 import { insertAppointment, lockBookingParties, slotProblem } from './book-appointment.ts'
 import { createBookingNotifier } from './booking-workflow-notifier.ts'
 import { createBookingWorkflowCalls } from './booking-workflow-calls.ts'
 import { listAppointments } from './list-appointments.ts'
+import { minuteMsOf } from './reminder-schedule.ts'
 
 export interface CreateAppointmentInput {
   childId: string
@@ -38,10 +39,18 @@ export interface AppointmentServiceDeps {
   /** Signals booking workflows after commit (booking-workflow-notifier.ts). */
   temporal: Client
   logger: Logger
+  /** Length of a policy day (CARE_WORKFLOW_DAY_MS), as the booking workflow counts reminder offsets. */
+  dayMs?: number
 }
 
 /** Creates the appointment service. */
-export function createAppointmentService({ outbox, clock, temporal, logger }: AppointmentServiceDeps) {
+export function createAppointmentService({
+  outbox,
+  clock,
+  temporal,
+  logger,
+  dayMs = 86_400_000,
+}: AppointmentServiceDeps) {
   const notifier = createBookingNotifier({ temporal, logger })
   const workflow = createBookingWorkflowCalls({ temporal, logger })
   const transitions = createAppointmentTransitions({ clock, notifier, workflow, outbox })
@@ -76,11 +85,28 @@ export function createAppointmentService({ outbox, clock, temporal, logger }: Ap
     })
   }
 
+  const minuteMs = minuteMsOf(dayMs)
+  /** Every answer carries its next reminder at once, by the workflow's rule, rather than once the workflow has run. */
+  const reminded = <T extends AppointmentRow>(a: T) => ({ ...a, nextReminderAt: nextReminderOf(a, clock(), minuteMs) })
+  type Args<F> = F extends (...args: infer A) => unknown ? A : never
+  const withReminder =
+    <F extends (...args: never[]) => Promise<AppointmentRow>>(operation: F) =>
+    async (...args: Args<F>) =>
+      reminded((await operation(...args)) as Awaited<ReturnType<F>>)
+
   return {
-    create,
-    get: getAppointment,
-    list: listAppointments,
+    create: withReminder(create),
+    get: withReminder(getAppointment),
+    async list(...args: Parameters<typeof listAppointments>) {
+      const page = await listAppointments(...args)
+      return { ...page, data: page.data.map(reminded) }
+    },
     ...transitions,
+    cancel: withReminder(transitions.cancel),
+    complete: withReminder(transitions.complete),
+    noShow: withReminder(transitions.noShow),
+    reschedule: withReminder(transitions.reschedule),
+    update: withReminder(transitions.update),
     /**
      * The appointment's booking lifecycle and follow-up as their workflows hold them (404 for another tenant's).
      * @throws AppError `not_found`, `dependency_unavailable`

@@ -64,6 +64,13 @@ export function pendingReminders({
     .sort((a, b) => a.at - b.at)
 }
 
+/**
+ * When the next reminder is due (epoch ms), or null when none is left: the earliest of {@link pendingReminders}. The
+ * one rule for `nextReminderAt`, used by the booking workflow's view and by the API's answers about the appointment
+ * (appointment-row.ts `nextReminderOf`), so the two cannot disagree.
+ */
+export const nextReminderAt = (input: ReminderScheduleInput): number | null => pendingReminders(input)[0]?.at ?? null
+
 /** Policy days after the last nudge the follow-up still waits for a signature before it ends. */
 export const WAIT_AFTER_LAST_NUDGE_DAYS = 7
 

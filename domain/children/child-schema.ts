@@ -3,6 +3,7 @@
  * and early-intervention enrolment. One schema validates a create and the outcome of a PATCH.
  */
 import { z } from '@hono/zod-openapi'
+import { LOCATION_ID_RULE } from '../locations/resolve-location.ts'
 import { DisciplineSchema } from '../catalogue/disciplines.ts'
 import { CalendarDate, LanguageTag, PersonName } from '../clients/record-fields.ts'
 import { EarlyIntervention } from './early-intervention.ts'
@@ -101,7 +102,7 @@ export const ChildFields = z
     firstName: PersonName.openapi({ example: 'Maya' }),
     lastName: PersonName.openapi({ example: 'Okafor' }),
     dateOfBirth: CalendarDate.openapi({ example: '2023-04-18' }),
-    locationId: z.string().min(1).max(64).optional().openapi({ description: "Defaults to the tenant's only location" }),
+    locationId: z.string().min(1).max(64).optional().openapi({ description: LOCATION_ID_RULE }),
     languages: z
       .array(LanguageTag)
       .max(10)

@@ -4,6 +4,7 @@
  * location's definitions (domain/custom-fields/validate-custom-fields.ts).
  */
 import { z } from '@hono/zod-openapi'
+import { LOCATION_ID_RULE } from '../locations/resolve-location.ts'
 import { LanguageTag, PersonName, PhoneNumber } from './record-fields.ts'
 
 /** What a client is to the centre; one client may hold several roles (a mother who also pays). */
@@ -46,7 +47,7 @@ export const ClientFields = z.strictObject({
     .max(CLIENT_ROLES.length)
     .refine((roles) => new Set(roles).size === roles.length, 'Roles must be unique.')
     .default([]),
-  locationId: z.string().min(1).max(64).optional().openapi({ description: "Defaults to the tenant's only location" }),
+  locationId: z.string().min(1).max(64).optional().openapi({ description: LOCATION_ID_RULE }),
 })
 
 export type ClientFieldsInput = z.output<typeof ClientFields>

@@ -4,6 +4,7 @@
  * language tags, locations of the tenant), which answer with their own field codes.
  */
 import { z } from '@hono/zod-openapi'
+import { LOCATION_ID_RULE } from '../locations/resolve-location.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { DisciplineSchema } from '../catalogue/disciplines.ts'
 import { WeeklyHoursSchema, normaliseWeeklyHours, type WeeklyHours } from '../availability/weekly-hours.ts'
@@ -20,7 +21,12 @@ export const ProviderFieldsSchema = z.object({
   name: z.string().trim().min(1).max(200),
   email: z.string().trim().email().max(320).optional(),
   timeZone: z.string().min(1).max(64),
-  locationId: z.string().min(1).max(64).optional(),
+  locationId: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .openapi({ description: `The primary location. ${LOCATION_ID_RULE}` }),
   locationIds: z.array(z.string().min(1).max(64)).max(50).refine(unique, 'Locations must not repeat').optional(),
   disciplines: z.array(DisciplineSchema).max(20).refine(unique, 'Disciplines must not repeat').optional(),
   languages: z.array(z.string().min(2).max(35)).max(20).optional(),

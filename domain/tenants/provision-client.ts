@@ -20,6 +20,8 @@ export interface ProvisionClientInput {
 export interface ProvisionedClient {
   tenantId: string
   locationId: string
+  /** The time zone of that location (the one given when the tenant was created here; UTC by default). */
+  timeZone: string
   client_id: string
   client_secret: string
   scopes: Scope[]
@@ -69,6 +71,7 @@ export async function provisionClient(db: Db, input: ProvisionClientInput): Prom
     return {
       tenantId: tenant.id,
       locationId: location.id,
+      timeZone: location.timeZone,
       client_id: client.id,
       client_secret: clientSecret,
       scopes: input.scopes as Scope[],

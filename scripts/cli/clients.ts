@@ -5,10 +5,11 @@ import type { KeyPermission } from '../../domain/auth/api-key-permissions.ts'
 import { ALL_SCOPES } from '../../domain/auth/scopes.ts'
 import { createSigningKeys } from '../../domain/auth/signing-keys.ts'
 import { provisionClient } from '../../domain/tenants/provision-client.ts'
+import { isValidTimeZone } from '../../domain/time.ts'
 import { systemClock } from '../../infra/clock.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { printJson, withDatabase, type CliContext } from './database.ts'
-import { CLIENTS_USAGE, required, UsageError } from './usage.ts'
+import { CLIENTS_USAGE, required, timeZoneOption, UsageError } from './usage.ts'
 
 export async function clients(command: string | undefined, args: string[], cli: CliContext) {
   const { values } = parseArgs({
@@ -31,7 +32,7 @@ export async function clients(command: string | undefined, args: string[], cli: 
           tenantName: tenant,
           scopes: scopes.split(/\s+/).filter(Boolean),
           clientName: values.name,
-          timeZone: values['time-zone'],
+          timeZone: timeZoneOption(values['time-zone'], 'UTC', isValidTimeZone),
         })
       )
     )

@@ -5,7 +5,7 @@
  * check what belongs to the process: standard output, standard error and the exit code.
  */
 import { type CliContext } from './database.ts'
-import { USAGE, UsageError } from './usage.ts'
+import { usageFor, UsageError } from './usage.ts'
 
 type Group = (command: string | undefined, args: string[], cli: CliContext) => Promise<number | void>
 
@@ -39,12 +39,26 @@ export interface CliIo extends CliContext {
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [group, command, ...rest] = argv
+  // Asking for help is not a mistake: the usage goes to standard output and the exit code is 0, wherever the flag
+  // stands (`--help`, `tenants --help`, `tenants create --name x -h`); arguments after `--` are values, not flags.
+  const end = argv.indexOf('--')
+  const flags = end === -1 ? argv : argv.slice(0, end)
+  if (group === 'help' || flags.some((arg) => arg === '--help' || arg === '-h')) {
+    const named = group === 'help' ? command : group
+    io.write(`${usageFor(named, group === 'help' ? rest[0] : command)}\n`)
+    return 0
+  }
   try {
     const load = group === undefined || !Object.hasOwn(GROUPS, group) ? undefined : GROUPS[group]
-    if (!load) throw new UsageError(USAGE)
+    if (!load) throw new UsageError(usageFor(undefined, undefined))
     return (await (await load())(command, rest, io)) ?? 0
   } catch (error) {
     io.writeError(`${error instanceof Error ? error.message : String(error)}\n`)
+    // node:util parseArgs refuses an unknown or malformed option with a bare message: add the command's usage.
+    if (isParseArgsError(error)) io.writeError(`\n${usageFor(group, command)}\n`)
     return 1
   }
 }
+
+const isParseArgsError = (error: unknown) =>
+  error instanceof Error && String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS_')

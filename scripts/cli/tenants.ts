@@ -4,7 +4,7 @@ import { newId } from '../../domain/ids.ts'
 import { isValidTimeZone } from '../../domain/time.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { printJson, withDatabase, type CliContext } from './database.ts'
-import { required, TENANTS_USAGE, UsageError } from './usage.ts'
+import { required, TENANTS_USAGE, timeZoneOption, UsageError } from './usage.ts'
 
 export async function tenants(command: string | undefined, args: string[], cli: CliContext) {
   if (command === 'list') {
@@ -26,8 +26,9 @@ export async function tenants(command: string | undefined, args: string[], cli: 
       options: { name: { type: 'string' }, 'time-zone': { type: 'string' }, location: { type: 'string' } },
     })
     const name = required(values.name, 'name', TENANTS_USAGE)
-    const timeZone = values['time-zone'] ?? 'UTC'
-    if (!isValidTimeZone(timeZone)) throw new UsageError(`Unknown time zone: ${timeZone}`)
+    // A tenant has no zone of its own: its locations do. UTC is a default, not a guess about the centre, so the output
+    // names the zone the first location got.
+    const timeZone = timeZoneOption(values['time-zone'], 'UTC', isValidTimeZone)
     await withDatabase(cli, async (db) => {
       const tenant = await db.tenant.create({
         data: {
@@ -37,7 +38,7 @@ export async function tenants(command: string | undefined, args: string[], cli: 
         },
         include: { locations: { select: { id: true, name: true, timeZone: true } } },
       })
-      printJson(cli, tenant)
+      printJson(cli, { ...tenant, timeZone })
     })
     return
   }
@@ -65,8 +66,7 @@ export async function locations(command: string | undefined, args: string[], cli
   }
   if (command === 'create') {
     const name = required(values.name, 'name', TENANTS_USAGE)
-    const timeZone = required(values['time-zone'], 'time-zone', TENANTS_USAGE)
-    if (!isValidTimeZone(timeZone)) throw new UsageError(`Unknown time zone: ${timeZone}`)
+    const timeZone = timeZoneOption(required(values['time-zone'], 'time-zone', TENANTS_USAGE), 'UTC', isValidTimeZone)
     const currency = values.currency?.toUpperCase()
     if (currency !== undefined && !/^[A-Z]{3}$/.test(currency))
       throw new UsageError(`Not an ISO 4217 code: ${currency}`)

@@ -487,6 +487,166 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/errors/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What an error code means and what to do
+         * @description The page a problem document’s `type` links to (`<PUBLIC_URL>/errors/<code>`). No authentication. HTML by default; JSON with `Accept: application/json`. An unknown code is a 404 problem.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    code: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The code’s page */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                        "application/json": components["schemas"]["ErrorCodePage"];
+                    };
+                };
+                /** @description Validation error (`validation_error`, `invalid_json`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
+                431: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
+                };
+                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable (`dependency_unavailable`) */
+                503: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/providers": {
         parameters: {
             query?: never;
@@ -676,7 +836,7 @@ export interface paths {
         put?: never;
         /**
          * Create a provider (therapist)
-         * @description Only `name` and `timeZone` are required. A provider created without `onboardingStatus` is APPROVED and bookable at once; without `weeklyHours` it has an open schedule (bookable at any time, see docs/availability.md).
+         * @description Only `name` and `timeZone` are required. A provider created without `onboardingStatus` is APPROVED and bookable at once. One created INVITED or IN_REVIEW is not bookable and its onboarding workflow is **not** started by this call: start it with `POST /v1/providers/{id}/onboarding` (then follow it with `GET …/onboarding`). Without without `weeklyHours` it has an open schedule (bookable at any time, see docs/availability.md). `locationId`: Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too.
          */
         post: {
             parameters: {
@@ -8292,7 +8452,7 @@ export interface paths {
         put?: never;
         /**
          * Register a child
-         * @description Records the `child.registered` event in the same transaction.
+         * @description Records the `child.registered` event in the same transaction. `locationId`: Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too.
          */
         post: {
             parameters: {
@@ -11468,7 +11628,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a client (parent, guardian, payer) with custom fields */
+        /**
+         * Create a client (parent, guardian, payer) with custom fields
+         * @description `locationId`: Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -12680,7 +12843,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Define a custom field for a location's client records */
+        /**
+         * Define a custom field for a location's client records
+         * @description `locationId`: Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -26801,7 +26967,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create an order with line items */
+        /**
+         * Create an order with line items
+         * @description `locationId`: Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -29106,7 +29275,7 @@ export interface paths {
         };
         /**
          * List the tenant's events
-         * @description Every event recorded for the tenant, delivered or not (newest first by default): a receiver that missed deliveries can catch up here. `from` is inclusive, `to` exclusive.
+         * @description Every event recorded for the tenant that the caller may read, delivered or not (newest first by default): a receiver that missed deliveries can catch up here. `from` is inclusive, `to` exclusive. `webhooks.read` reads every event. A token without it but with the read scope of a resource reads that resource's events: `bookings.read` (or `bookings`) booking.* and appointment.*, `payments.read` payment.*, `assessments.read` assessment.*, `providers.read` provider.*, `children.read` child.*, `sessions.read` session.*. Asking for a `type` the token may not read is a 403 `insufficient_scope` naming the scope it needs.
          */
         get: {
             parameters: {
@@ -29292,7 +29461,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve an event */
+        /**
+         * Retrieve an event
+         * @description `webhooks.read` reads every event. A token without it but with the read scope of a resource reads that resource's events: `bookings.read` (or `bookings`) booking.* and appointment.*, `payments.read` payment.*, `assessments.read` assessment.*, `providers.read` provider.*, `children.read` child.*, `sessions.read` session.*. An event of a type the token may not read is a 404, as another tenant's is.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -33898,7 +34070,7 @@ export interface paths {
         put?: never;
         /**
          * Upload knowledge
-         * @description multipart/form-data with `assistantId` and one or more `files` (PDF, Markdown, plain text). Each file becomes a document in status PROCESSING, indexed by a workflow (READY, or FAILED with a reason). Limits: KNOWLEDGE_MAX_FILES files, KNOWLEDGE_MAX_FILE_BYTES per file (413), KNOWLEDGE_UPLOAD_LIMIT_BYTES per request (413); other types are 415. The assistant must have the `knowledge` tool.
+         * @description Either multipart/form-data with `assistantId` and one or more `files` (PDF, Markdown, plain text), or application/json with `assistantId`, a file `name` and the document as `text` or base64 `content` (one document per request; `mediaType` optional). Each file becomes a document in status PROCESSING, indexed by a workflow (READY, or FAILED with a reason). Limits: KNOWLEDGE_MAX_FILES files, KNOWLEDGE_MAX_FILE_BYTES per file (413), KNOWLEDGE_UPLOAD_LIMIT_BYTES per request (413); other types are 415. The assistant must have the `knowledge` tool.
          */
         post: {
             parameters: {
@@ -33910,9 +34082,10 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "multipart/form-data": components["schemas"]["KnowledgeUpload"];
+                    "application/json": components["schemas"]["KnowledgeJsonUpload"];
                 };
             };
             responses: {
@@ -34357,7 +34530,7 @@ export interface paths {
         };
         /**
          * Replace a knowledge document
-         * @description multipart/form-data with one `file`. The old version’s vectors are removed at once and the new version is indexed (version + 1, status PROCESSING).
+         * @description Either multipart/form-data with one `file`, or application/json with a file `name` and the document as `text` or base64 `content` (`mediaType` optional). The old version’s vectors are removed at once and the new version is indexed (version + 1, status PROCESSING).
          */
         put: {
             parameters: {
@@ -34372,9 +34545,10 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "multipart/form-data": components["schemas"]["KnowledgeReplace"];
+                    "application/json": components["schemas"]["KnowledgeJsonReplace"];
                 };
             };
             responses: {
@@ -45554,6 +45728,50 @@ export interface components {
             iss?: string;
             jti?: string;
         };
+        ErrorCodePage: {
+            /**
+             * Format: uri
+             * @description This page: the `type` of problem documents with this code
+             */
+            type: string;
+            /** @example slot_unavailable */
+            code: string;
+            /** @description The HTTP status the code is answered with */
+            status: number;
+            title: string;
+            /** @description What happened */
+            meaning: string;
+            /** @description What to do about it */
+            action: string;
+            /** @description Whether resending the same request later can succeed without changing it */
+            retryable: boolean;
+        };
+        /** @description An RFC 9457 problem document. Its `code` is the stable contract; its `type` links to the code’s page, `/errors/{code}` on this API (e.g. /errors/slot_unavailable), which explains the code and what to do. */
+        Problem: {
+            /**
+             * Format: uri
+             * @description The problem type: `<PUBLIC_URL>/errors/<code>`, a page on this API (no authentication) that says what the code means and what to do; HTML, or JSON with `Accept: application/json` (GET /errors/{code}).
+             * @example https://api.example.org/errors/slot_unavailable
+             */
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            /** @example /v1/appointments */
+            instance: string;
+            /**
+             * @description Stable machine-readable error code
+             * @example slot_unavailable
+             */
+            code: string;
+            requestId: string;
+            /** @description Per-field errors of a validation_error */
+            errors?: {
+                path: string;
+                code: string;
+                message: string;
+            }[];
+        };
         Provider: {
             /** @example prv_019a... */
             id: string;
@@ -45666,31 +45884,6 @@ export interface components {
             /** @example 2027-06-30 */
             expiresOn?: string;
         };
-        /** @description An RFC 9457 problem document */
-        Problem: {
-            /**
-             * Format: uri
-             * @example http://localhost:3000/problems/slot_unavailable
-             */
-            type: string;
-            title: string;
-            status: number;
-            detail: string;
-            /** @example /v1/appointments */
-            instance: string;
-            /**
-             * @description Stable machine-readable error code
-             * @example slot_unavailable
-             */
-            code: string;
-            requestId: string;
-            /** @description Per-field errors of a validation_error */
-            errors?: {
-                path: string;
-                code: string;
-                message: string;
-            }[];
-        };
         ProviderCreate: {
             /** @example Dana Whitfield, CCC-SLP */
             name: string;
@@ -45719,7 +45912,7 @@ export interface components {
             weeklyHours?: components["schemas"]["WeeklyHours"] & unknown;
             credentials?: components["schemas"]["Credential"][];
             /**
-             * @description APPROVED (the default) is bookable at once; INVITED or IN_REVIEW start onboarding
+             * @description APPROVED (the default) is bookable at once. INVITED or IN_REVIEW records a provider still to be onboarded and starts nothing: `POST /v1/providers/{id}/onboarding` starts the onboarding workflow.
              * @enum {string}
              */
             onboardingStatus?: "INVITED" | "IN_REVIEW" | "APPROVED";
@@ -46224,7 +46417,7 @@ export interface components {
              * @example 2023-04-18
              */
             dateOfBirth: string;
-            /** @description Defaults to the tenant's only location */
+            /** @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too. */
             locationId?: string;
             /**
              * @default []
@@ -46535,7 +46728,7 @@ export interface components {
             address?: components["schemas"]["PostalAddress"];
             /** @default [] */
             roles?: ("PARENT" | "GUARDIAN" | "PAYER" | "EMERGENCY_CONTACT" | "CAREGIVER" | "OTHER")[];
-            /** @description Defaults to the tenant's only location */
+            /** @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too. */
             locationId?: string;
             /**
              * @description Values of the location's custom fields keyed by field key (see /v1/custom-field-definitions). Unknown keys are refused; `null` removes a value.
@@ -46641,7 +46834,7 @@ export interface components {
              * @default 0
              */
             position?: number;
-            /** @description Defaults to the tenant's only location */
+            /** @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too. */
             locationId?: string;
         };
         CustomFieldDefinitionPage: {
@@ -47252,6 +47445,12 @@ export interface components {
                  */
                 rescheduledAt: string;
             }[];
+            /**
+             * Format: date-time
+             * @description When the family's next reminder is due, from the start and the location's `reminderOffsetsMinutes` (reminders whose time has passed are skipped); null when none is left or the appointment is not CONFIRMED. In every answer at once, including the booking’s; the booking workflow sends the reminders by the same rule.
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            nextReminderAt: string | null;
             /**
              * Format: date-time
              * @example 2026-11-21T18:00:00.000Z
@@ -48014,7 +48213,7 @@ export interface components {
         /** @enum {string} */
         OrderLineKind: "SESSION" | "SESSION_PACKAGE" | "ASSESSMENT" | "PRODUCT";
         OrderCreate: {
-            /** @description Defaults to the tenant's only location. */
+            /** @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too. */
             locationId?: string;
             /** @description The payer. */
             clientId?: string;
@@ -48429,6 +48628,24 @@ export interface components {
             /** @description PDF, Markdown or plain-text files */
             files: string[];
         };
+        KnowledgeJsonUpload: {
+            /** @example ast_019a... */
+            assistantId: string;
+            /**
+             * @description The file name
+             * @example attendance-policy.md
+             */
+            name: string;
+            /**
+             * @description The type of the document. Default: `text/plain` for `text` (`text/markdown` when the name ends in .md), else decided by the name’s extension, as for a multipart part without a type.
+             * @enum {string}
+             */
+            mediaType?: "application/pdf" | "text/markdown" | "text/plain";
+            /** @description The document as text (Markdown or plain). Exactly one of text and content. */
+            text?: string;
+            /** @description The document’s bytes in base64 (RFC 4648), e.g. a PDF. Exactly one of text and content. */
+            content?: string;
+        };
         KnowledgeDocumentPage: {
             data: components["schemas"]["KnowledgeDocument"][];
             nextCursor: string | null;
@@ -48436,6 +48653,22 @@ export interface components {
         KnowledgeReplace: {
             /** Format: binary */
             file: string;
+        };
+        KnowledgeJsonReplace: {
+            /**
+             * @description The file name
+             * @example attendance-policy.md
+             */
+            name: string;
+            /**
+             * @description The type of the document. Default: `text/plain` for `text` (`text/markdown` when the name ends in .md), else decided by the name’s extension, as for a multipart part without a type.
+             * @enum {string}
+             */
+            mediaType?: "application/pdf" | "text/markdown" | "text/plain";
+            /** @description The document as text (Markdown or plain). Exactly one of text and content. */
+            text?: string;
+            /** @description The document’s bytes in base64 (RFC 4648), e.g. a PDF. Exactly one of text and content. */
+            content?: string;
         };
         KnowledgeAnswer: {
             assistantId: string;

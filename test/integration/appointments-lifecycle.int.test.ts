@@ -172,6 +172,37 @@ describe('creating', () => {
   })
 })
 
+describe('nextReminderAt (issue 22)', () => {
+  it("is in the booking's answer at once, by the rule the booking workflow follows, and null once none is left", async () => {
+    const offsets = (await get(`/v1/locations/${locationId}`)).body.reminderOffsetsMinutes as number[]
+    expect(offsets).toEqual([2880, 120])
+    const reminderBefore = (startsAt: string, minutes: number) =>
+      new Date(Date.parse(startsAt) - minutes * MINUTE).toISOString()
+
+    const later = await bookIn(72 * HOUR)
+    const first = reminderBefore(later.startsAt as string, 2880)
+    expect(later.nextReminderAt).toBe(first)
+    expect((await get(`/v1/appointments/${later.id}`)).body.nextReminderAt).toBe(first)
+    const listed = (await get(`/v1/appointments?childId=${later.childId}`)).body.data
+    expect(listed[0].nextReminderAt).toBe(first)
+    // The workflow, once it has read the booking, says the same.
+    const lifecycle = await eventually(async () => {
+      const view = (await get(`/v1/appointments/${later.id}/workflow`)).body
+      return view.lifecycle?.noShowAt ? view.lifecycle : undefined
+    })
+    expect(lifecycle.nextReminderAt).toBe(first)
+
+    // 48 hours ahead has passed: the 2-hour reminder is next; within 2 hours, none is left.
+    const soon = await bookIn(3 * HOUR)
+    expect(soon.nextReminderAt).toBe(reminderBefore(soon.startsAt as string, 120))
+    expect((await bookIn(HOUR)).nextReminderAt).toBeNull()
+
+    const cancelled = await post(`/v1/appointments/${later.id}/cancel`, { reason: 'FAMILY_REQUEST' })
+    expect(cancelled.status).toBe(200)
+    expect(cancelled.body.nextReminderAt).toBeNull()
+  })
+})
+
 describe('cancelling', () => {
   it('cancels with a reason and note, flags late cancellations by the location policy, and ends the workflow', async () => {
     const policy = await patch(`/v1/locations/${locationId}`, { lateCancellationHours: 48 })

@@ -115,11 +115,45 @@ describe('GET /v1/events', () => {
     expect(hidden.body.code).toBe('not_found')
   })
 
-  it('needs webhooks.read', async () => {
-    const { token } = await tenant(['children'])
-    const response = await platform.http.get('/v1/events', { token })
-    expect(response.status).toBe(403)
-    expect(response.body.code).toBe('insufficient_scope')
+  it("lets a bookings token read its bookings' events and no others; webhooks.read reads all (issue 22)", async () => {
+    const client = await platform.newTenant(['children', 'providers', 'bookings', 'webhooks'])
+    const full = await platform.token(client)
+    const { childId, providerId } = await createChildAndProvider(platform.http, full)
+    const booked = await platform.http.post('/v1/appointments', {
+      token: full,
+      body: { childId, providerId, type: 'THERAPY_SESSION', startsAt: futureSlot(6).toISOString() },
+    })
+    expect(booked.status).toBe(201)
+    const typesOf = (body: { data: Array<{ type: string }> }) => body.data.map((e) => e.type)
+
+    const bookings = await platform.token(client, 'bookings')
+    const seen = await platform.http.get('/v1/events', { token: bookings })
+    expect(seen.status).toBe(200)
+    expect(typesOf(seen.body)).toContain('booking.created')
+    expect(typesOf(seen.body).every((t) => /^(booking|appointment)\./.test(t))).toBe(true)
+
+    const everything = await platform.http.get('/v1/events', { token: await platform.token(client, 'webhooks.read') })
+    expect(typesOf(everything.body)).toEqual(expect.arrayContaining(['booking.created', 'child.registered']))
+    const childEvent = everything.body.data.find((e: { type: string }) => e.type === 'child.registered')
+    const bookingEvent = everything.body.data.find((e: { type: string }) => e.type === 'booking.created')
+
+    expect((await platform.http.get(`/v1/events/${bookingEvent.id}`, { token: bookings })).status).toBe(200)
+    const hidden = await platform.http.get(`/v1/events/${childEvent.id}`, { token: bookings })
+    expect(hidden.status).toBe(404)
+    const asked = await platform.http.get('/v1/events?type=child.registered', { token: bookings })
+    expect(asked.status).toBe(403)
+    expect(asked.body).toMatchObject({ code: 'insufficient_scope' })
+    expect(asked.body.detail).toContain('children.read')
+    // The delivery log is webhook data: still webhooks.read only.
+    const deliveries = await platform.http.get(`/v1/events/${bookingEvent.id}/deliveries`, { token: bookings })
+    expect(deliveries.status).toBe(403)
+
+    // A scope that reads no events is refused, naming the scope that reads them all.
+    const { token: pets } = await tenant(['pets'])
+    const refused = await platform.http.get('/v1/events', { token: pets })
+    expect(refused.status).toBe(403)
+    expect(refused.body.code).toBe('insufficient_scope')
+    expect(refused.body.detail).toContain('webhooks.read')
   })
 })
 

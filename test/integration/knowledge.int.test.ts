@@ -333,8 +333,71 @@ describe('limits and bad requests', () => {
     expect(wrongTenant.status).toBe(400)
     expect(wrongTenant.body.errors[0]).toMatchObject({ path: 'assistantId', code: 'not_found' })
 
-    const json = await platform.http.post('/v1/knowledge/documents', { token, body: { assistantId, files: [] } })
-    expect(json.status).toBe(415)
+    const text = await platform.http.post('/v1/knowledge/documents', {
+      token,
+      raw: 'Some notes',
+      headers: { 'Content-Type': 'text/plain' },
+    })
+    expect(text.status).toBe(415)
+    expect(text.body.code).toBe('unsupported_media_type')
+  })
+})
+
+describe('JSON bodies (issue 22: integrators send JSON first)', () => {
+  const postJson = (body: Record<string, unknown>) => platform.http.post('/v1/knowledge/documents', { token, body })
+
+  it('uploads a document sent as text or as base64 content, and replaces one with JSON', async () => {
+    const own = await newAssistant(token)
+    const markdown = await postJson({
+      assistantId: own,
+      name: 'parking.md',
+      text: '# Parking\n\nFamilies park behind the centre, in bays 10 to 14.\n',
+    })
+    expect(markdown.status).toBe(202)
+    expect(markdown.body.data).toEqual([
+      expect.objectContaining({ name: 'parking.md', mediaType: 'text/markdown', status: 'PROCESSING' }),
+    ])
+    const pdf = await corpusFile('attendance-and-cancellation-policy.pdf')
+    const base64 = await postJson({
+      assistantId: own,
+      name: pdf.name,
+      content: Buffer.from(pdf.bytes).toString('base64'),
+    })
+    expect(base64.status).toBe(202)
+    expect(base64.body.data[0]).toMatchObject({ mediaType: 'application/pdf', sizeBytes: pdf.bytes.byteLength })
+    const sha = createHash('sha256').update(pdf.bytes).digest('hex')
+    expect(base64.body.data[0].sha256).toBe(sha)
+
+    const parking = markdown.body.data[0].id as string
+    expect((await settled(platform, token, parking)).status).toBe('READY')
+    expect((await settled(platform, token, base64.body.data[0].id)).status).toBe('READY')
+    expect((await ask(platform, token, own, 'Where do families park?')).answered).toBe(true)
+
+    const replaced = await platform.http.request('PUT', `/v1/knowledge/documents/${parking}`, {
+      token,
+      body: { name: 'parking.txt', text: 'Families park on Elm Street since the car park closed.' },
+    })
+    expect(replaced.status).toBe(202)
+    expect(replaced.body).toMatchObject({ id: parking, version: 2, name: 'parking.txt', mediaType: 'text/plain' })
+  })
+
+  it('refuses a JSON document without text or content, with both, with bad base64 or in the multipart shape', async () => {
+    const neither = await postJson({ assistantId, name: 'a.md' })
+    expect(neither.status).toBe(400)
+    expect(neither.body.errors[0]).toMatchObject({ path: 'text', code: 'text_or_content' })
+    const both = await postJson({ assistantId, name: 'a.md', text: 'A', content: 'QQ==' })
+    expect(both.status).toBe(400)
+    const badBase64 = await postJson({ assistantId, name: 'a.pdf', content: 'not base64!' })
+    expect(badBase64.status).toBe(400)
+    expect(badBase64.body.errors[0]).toMatchObject({ path: 'content', code: 'invalid_base64' })
+    const multipartShape = await postJson({ assistantId, files: [] })
+    expect(multipartShape.status).toBe(400)
+    expect(multipartShape.body.code).toBe('validation_error')
+    const png = await postJson({ assistantId, name: 'photo.png', content: 'iVBORw0KGgo=' })
+    expect(png.status).toBe(415)
+    expect(png.body.detail).toContain('photo.png')
+    const noBody = await platform.http.request('POST', '/v1/knowledge/documents', { token })
+    expect(noBody.status).toBe(400)
   })
 })
 

@@ -192,3 +192,40 @@ describe('/v1/locations', () => {
     expect(write.body.code).toBe('insufficient_scope')
   })
 })
+
+describe('locationId once a tenant has a second location (issue 22)', () => {
+  it('is optional with one location, then required on creates, and the error lists the locations', async () => {
+    const { token } = await newCentre(['providers', 'children', 'clients'])
+    const child = { firstName: 'Ada', lastName: 'Byron', dateOfBirth: '2021-03-04' }
+    expect((await post(token, '/v1/children', child)).status).toBe(201)
+
+    const [first] = (await platform.http.get('/v1/locations', { token })).body.data
+    const second = await post(token, '/v1/locations', { name: 'North Annex', timeZone: 'America/Denver' })
+    expect(second.status).toBe(201)
+
+    for (const [path, body] of [
+      ['/v1/children', child],
+      ['/v1/providers', { name: 'Dr Ray', timeZone: 'America/Denver' }],
+      ['/v1/clients', { firstName: 'Mae', lastName: 'Byron' }],
+    ] as const) {
+      const refused = await post(token, path, body)
+      expect(refused.status, path).toBe(400)
+      expect(refused.body.code).toBe('validation_error')
+      const entry = refused.body.errors.find((e: { path: string }) => e.path === 'locationId')
+      expect(entry).toMatchObject({ code: 'required' })
+      expect(entry.message).toContain(`${first.id} (${first.name})`)
+      expect(entry.message).toContain(`${second.body.id} (North Annex)`)
+    }
+    expect((await post(token, '/v1/children', { ...child, locationId: second.body.id })).status).toBe(201)
+  })
+
+  it('is documented on the create operations and their locationId fields', async () => {
+    const doc = (await platform.http.get('/openapi.json')).body
+    for (const path of ['/v1/children', '/v1/providers', '/v1/clients', '/v1/orders', '/v1/custom-field-definitions']) {
+      expect(doc.paths[path].post.description, path).toContain('two or more')
+    }
+    for (const schema of ['ChildCreate', 'ClientCreate', 'OrderCreate', 'CustomFieldDefinitionCreate']) {
+      expect(doc.components.schemas[schema].properties.locationId.description, schema).toContain('two or more')
+    }
+  })
+})

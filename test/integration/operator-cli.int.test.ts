@@ -128,5 +128,83 @@ describe('npm run cli', () => {
     const missing = await cli('locations', 'create', '--tenant', 'ten_x')
     expect(missing.code).toBe(1)
     expect(missing.stderr).toContain('--name is required')
+    // An unknown option is a mistake too: the parser's message, then the command's usage, exit 1.
+    const unknown = await cli('tenants', 'create', '--nme', 'X')
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toContain("Unknown option '--nme'")
+    expect(unknown.stderr).toContain('tenants create --name')
+    expect(unknown.stdout).toBe('')
+  })
+
+  it('creates a tenant in UTC unless --time-zone names an IANA zone, and says which (issue 22)', async () => {
+    const utc = await cli('tenants', 'create', '--name', `UTC Centre ${Date.now()}`)
+    expect(utc.code).toBe(0)
+    expect(utc.out).toMatchObject({ timeZone: 'UTC', locations: [{ timeZone: 'UTC' }] })
+
+    const bad = await cli('tenants', 'create', '--name', `Nowhere ${Date.now()}`, '--time-zone', 'Mars/Olympus')
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain('Unknown time zone: Mars/Olympus')
+    expect(bad.stderr).toContain('IANA')
+    expect((await cli('tenants', 'list')).out).not.toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: expect.stringContaining('Nowhere') })])
+    )
+
+    const name = `Denver Centre ${Date.now()}`
+    const client = await cli(
+      'clients',
+      'create',
+      '--tenant',
+      name,
+      '--scopes',
+      'children',
+      '--time-zone',
+      'America/Denver'
+    )
+    expect(client.code).toBe(0)
+    expect(client.out).toMatchObject({ tenantCreated: true, timeZone: 'America/Denver' })
+    const badClient = await cli('clients', 'create', '--tenant', name, '--scopes', 'children', '--time-zone', 'Denver')
+    expect(badClient.code).toBe(1)
+    expect(badClient.stderr).toContain('Unknown time zone: Denver')
+  })
+
+  it('prints the usage on standard output with exit 0 for --help and -h, on every command (issue 22)', async () => {
+    // The process as shipped, for the exit code and the stream: `npm run cli -- --help`.
+    const all = await shipped('--help')
+    expect(all.code).toBe(0)
+    expect(all.stdout).toContain('Usage: npm run cli')
+    expect(all.stdout).toContain('workflows find')
+    expect(all.stderr).toBe('')
+
+    const create = await cli('tenants', 'create', '--help')
+    expect(create.code).toBe(0)
+    expect(create.stderr).toBe('')
+    expect(create.stdout).toContain('tenants create --name')
+    expect(create.stdout).toContain('default UTC')
+    expect(create.stdout).not.toContain('locations create')
+
+    for (const args of [
+      ['-h'],
+      ['help'],
+      ['tenants', '-h'],
+      ['tenants', 'list', '--help'],
+      ['locations', 'create', '--tenant', 'ten_x', '-h'],
+      ['clients', 'create', '--help'],
+      ['clients', 'revoke', '-h'],
+      ['api-keys', 'create', '--help'],
+      ['keys', 'rotate', '--help'],
+      ['audit', 'verify', '--help'],
+      ['webhooks', 'redeliver-failed', '--help'],
+      ['workflows', 'find', '-h'],
+      ['help', 'workflows', 'find'],
+    ]) {
+      const help = await cli(...args)
+      expect(help.code, args.join(' ')).toBe(0)
+      expect(help.stderr, args.join(' ')).toBe('')
+      expect(help.stdout, args.join(' ')).toContain('Usage: npm run cli')
+      const named = args[0] === 'help' ? args.slice(1) : args.filter((a) => !a.startsWith('-'))
+      if (named[0]) expect(help.stdout, args.join(' ')).toContain(`  ${named.slice(0, 2).join(' ')}`)
+    }
+    // `-h` after `--` is a value, not a flag.
+    expect((await cli('tenants', 'explode', '--', '-h')).code).toBe(1)
   })
 })

@@ -313,6 +313,29 @@ describe('onboarding', () => {
   })
 })
 
+describe('onboarding is started by its own call (issue 22)', () => {
+  it('creates an INVITED provider without an onboarding; POST …/onboarding starts it, as the description says', async () => {
+    const invited = await post('/v1/providers', {
+      name: 'Noor Haddad, OTR/L',
+      timeZone: 'America/Chicago',
+      onboardingStatus: 'INVITED',
+    })
+    expect(invited.status).toBe(201)
+    const id = invited.body.id as string
+    const none = await platform.http.get(`/v1/providers/${id}/onboarding`, { token })
+    expect(none.status).toBe(404)
+
+    const started = await post(`/v1/providers/${id}/onboarding`, {})
+    expect(started.status).toBe(201)
+    expect(started.body).toMatchObject({ step: 'PROFILE', status: 'IN_PROGRESS' })
+    expect(started.body.workflowId).toContain(id)
+
+    const doc = (await platform.http.get('/openapi.json')).body
+    expect(doc.paths['/v1/providers'].post.description).toContain('POST /v1/providers/{id}/onboarding')
+    expect(doc.components.schemas.ProviderCreate.properties.onboardingStatus.description).toContain('starts nothing')
+  })
+})
+
 describe('time off', () => {
   it('creates, reads, lists by range, patches and deletes, shown in the provider zone', async () => {
     const provider = await post('/v1/providers', { name: 'Off', timeZone: 'Europe/London' })

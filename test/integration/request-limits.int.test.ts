@@ -100,7 +100,7 @@ describe.each(['memory', 'postgres'] as const)('rate limit on the %s store', (st
     expect(refused.status).toBe(429)
     expect(refused.headers.get('content-type')).toMatch(PROBLEM)
     expect(refused.body).toMatchObject({
-      type: 'http://localhost:3000/problems/rate_limited',
+      type: 'http://localhost:3000/errors/rate_limited',
       status: 429,
       code: 'rate_limited',
       instance: '/v1/providers',
@@ -490,7 +490,7 @@ describe('request heads', () => {
       expect(answer).toMatch(/\r\nContent-Type: application\/problem\+json\r\n/)
       expect(answer).toMatch(/\r\nX-Request-Id: req_[0-9a-f]{32}\r\n/)
       expect(bodyOf(answer)).toMatchObject({
-        type: 'http://localhost:3000/problems/request_header_fields_too_large',
+        type: 'http://localhost:3000/errors/request_header_fields_too_large',
         status: 431,
         code: 'request_header_fields_too_large',
         requestId: expect.stringMatching(/^req_/),

@@ -145,7 +145,7 @@ describe('from the sunset', () => {
     expect(gone.status).toBe(410)
     expect(gone.headers.get('content-type')).toMatch(/^application\/problem\+json/)
     expect(gone.body).toMatchObject({
-      type: 'http://localhost:3000/problems/version_sunset',
+      type: 'http://localhost:3000/errors/version_sunset',
       status: 410,
       code: 'version_sunset',
       instance: `/v0/children/${childId}`,

@@ -17,7 +17,18 @@ export interface CliResult {
   code: number
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a command's JSON document, checked by the tests
   out: any
+  /** Standard output as written (the usage text of `--help`, which is not JSON). */
+  stdout: string
   stderr: string
+}
+
+/** A command's JSON document; `--help` prints text, which stays in `stdout` only. */
+const parsed = (stdout: string): unknown => {
+  try {
+    return JSON.parse(stdout)
+  } catch {
+    return undefined
+  }
 }
 
 /**
@@ -33,7 +44,7 @@ export async function cli(env: Record<string, string>, ...args: string[]): Promi
     write: (text) => (stdout += text),
     writeError: (text) => (stderr += text),
   })
-  return { code, out: code === 0 ? JSON.parse(stdout) : undefined, stderr }
+  return { code, out: code === 0 ? parsed(stdout) : undefined, stdout, stderr }
 }
 
 /**
@@ -47,9 +58,9 @@ export async function cliProcess(env: Record<string, string>, ...args: string[])
       cwd: ROOT,
       env: { ...process.env, ...env },
     })
-    return { code: 0, out: JSON.parse(stdout), stderr: '' }
+    return { code: 0, out: parsed(stdout), stdout, stderr: '' }
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string }
-    return { code: e.code, out: undefined, stderr: e.stderr }
+    return { code: e.code, out: undefined, stdout: e.stdout, stderr: e.stderr }
   }
 }

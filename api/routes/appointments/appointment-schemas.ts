@@ -173,6 +173,12 @@ export const Appointment = z
         })
       )
       .openapi({ description: 'Every reschedule, oldest first' }),
+    nextReminderAt: UtcDateTime.nullable().openapi({
+      description:
+        "When the family's next reminder is due, from the start and the location's `reminderOffsetsMinutes` " +
+        '(reminders whose time has passed are skipped); null when none is left or the appointment is not CONFIRMED. ' +
+        'In every answer at once, including the booking’s; the booking workflow sends the reminders by the same rule.',
+    }),
     createdAt: UtcDateTime,
     updatedAt: UtcDateTime,
     workflow: BookingWorkflowAnswer.nullable()

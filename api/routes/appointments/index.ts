@@ -23,7 +23,9 @@ import {
 const optionalDate = (value: string | undefined) => (value === undefined ? undefined : new Date(value))
 
 /** The API shape of an appointment: times in the location's zone with its offset, server timestamps in UTC. */
-export const toAppointment = (a: TransitionedAppointment): z.infer<typeof Appointment> => {
+export const toAppointment = (
+  a: TransitionedAppointment & { nextReminderAt: Date | null }
+): z.infer<typeof Appointment> => {
   const local = (instant: Date) => formatInTimeZone(instant, a.timeZone)
   return {
     id: a.id,
@@ -49,6 +51,7 @@ export const toAppointment = (a: TransitionedAppointment): z.infer<typeof Appoin
             lateCancellation: a.lateCancellation ?? false,
           }
         : null,
+    nextReminderAt: a.nextReminderAt?.toISOString() ?? null,
     completedAt: a.completedAt?.toISOString() ?? null,
     noShowAt: a.noShowAt?.toISOString() ?? null,
     rescheduleHistory: a.reschedules.map((r) => ({

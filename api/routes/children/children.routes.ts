@@ -1,5 +1,6 @@
 /** @module Route table of /v1/children: schemas and OpenAPI definitions. */
 import { z } from '@hono/zod-openapi'
+import { LOCATION_ID_RULE } from '../../../domain/locations/resolve-location.ts'
 import { DisciplineSchema } from '../../../domain/catalogue/disciplines.ts'
 import { ChildClientLinkInput, ChildFields, Diagnosis, GOAL_STATUSES } from '../../../domain/children/child-schema.ts'
 import { CHILD_SORTS } from '../../../domain/children/child-service.ts'
@@ -80,7 +81,7 @@ export const createChildRoute = protectedRoute('children', {
   path: '/v1/children',
   tags: ['Children'],
   summary: 'Register a child',
-  description: 'Records the `child.registered` event in the same transaction.',
+  description: `Records the \`child.registered\` event in the same transaction. \`locationId\`: ${LOCATION_ID_RULE}`,
   request: { body: { required: true, content: { 'application/json': { schema: ChildCreate } } } },
   responses: {
     201: { description: 'The child', content: { 'application/json': { schema: Child } } },

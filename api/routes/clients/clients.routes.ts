@@ -1,5 +1,6 @@
 /** @module Route table of /v1/clients: parents, guardians and payers with their custom fields (spec row 4). */
 import { z } from '@hono/zod-openapi'
+import { LOCATION_ID_RULE } from '../../../domain/locations/resolve-location.ts'
 import {
   CLIENT_ROLES,
   ClientFields,
@@ -86,6 +87,7 @@ export const createClientRoute = protectedRoute('clients', {
   path: '/v1/clients',
   tags: ['Clients'],
   summary: 'Create a client (parent, guardian, payer) with custom fields',
+  description: `\`locationId\`: ${LOCATION_ID_RULE}`,
   request: { body: { required: true, content: { 'application/json': { schema: ClientCreate } } } },
   responses: {
     201: { description: 'The client', content: { 'application/json': { schema: Client } } },

@@ -3,6 +3,7 @@
  * Written with the `clients` scope and read with `clients.read`: they are part of the client record's shape.
  */
 import { z } from '@hono/zod-openapi'
+import { LOCATION_ID_RULE } from '../../../domain/locations/resolve-location.ts'
 import {
   CUSTOM_FIELD_TYPES,
   CustomFieldDefinitionShape,
@@ -18,7 +19,7 @@ import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 export const CustomFieldDefinitionCreate = z
   .strictObject({
     ...CustomFieldDefinitionShape.shape,
-    locationId: z.string().min(1).max(64).optional().openapi({ description: "Defaults to the tenant's only location" }),
+    locationId: z.string().min(1).max(64).optional().openapi({ description: LOCATION_ID_RULE }),
   })
   .superRefine(optionsRule)
   .openapi('CustomFieldDefinitionCreate')
@@ -71,6 +72,7 @@ export const createDefinitionRoute = protectedRoute('clients', {
   path: '/v1/custom-field-definitions',
   tags: ['Clients'],
   summary: "Define a custom field for a location's client records",
+  description: `\`locationId\`: ${LOCATION_ID_RULE}`,
   request: { body: { required: true, content: { 'application/json': { schema: CustomFieldDefinitionCreate } } } },
   responses: {
     201: definitionResponse('The definition'),

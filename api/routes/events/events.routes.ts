@@ -3,7 +3,8 @@ import { z } from '@hono/zod-openapi'
 import { EVENT_SORTS } from '../../../domain/events/list-events.ts'
 import { EVENT_DATA_SCHEMAS } from '../../../domain/events/event-catalogue.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
-import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
+import { EVENT_LIST_SCOPES } from '../../../domain/events/event-scopes.ts'
+import { COMMON_ERRORS, problemResponses, protectedRoute, protectedRouteAnyOf } from '../../openapi/routes.ts'
 import { IdParam, OffsetDateTime, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 import { WebhookDelivery, WebhookDeliveryListQuery } from '../webhook-endpoints/webhook-schemas.ts'
 
@@ -39,14 +40,22 @@ export const EventListQuery = listQuerySchema(EVENT_SORTS, '-createdAt').extend(
 
 const eventId = IdParam('event', 'evt_019a...')
 
-export const listEventsRoute = protectedRoute('webhooks.read', {
+/** Who reads which events, for the descriptions of the list and the retrieval. */
+const EVENT_SCOPES_NOTE =
+  '`webhooks.read` reads every event. A token without it but with the read scope of a resource reads that ' +
+  "resource's events: `bookings.read` (or `bookings`) booking.* and appointment.*, `payments.read` payment.*, " +
+  '`assessments.read` assessment.*, `providers.read` provider.*, `children.read` child.*, `sessions.read` session.*.'
+
+export const listEventsRoute = protectedRouteAnyOf(EVENT_LIST_SCOPES, {
   method: 'get',
   path: '/v1/events',
   tags: ['Events'],
   summary: "List the tenant's events",
   description:
-    'Every event recorded for the tenant, delivered or not (newest first by default): a receiver that missed ' +
-    'deliveries can catch up here. `from` is inclusive, `to` exclusive.',
+    'Every event recorded for the tenant that the caller may read, delivered or not (newest first by default): a ' +
+    'receiver that missed deliveries can catch up here. `from` is inclusive, `to` exclusive. ' +
+    EVENT_SCOPES_NOTE +
+    ' Asking for a `type` the token may not read is a 403 `insufficient_scope` naming the scope it needs.',
   request: { query: EventListQuery },
   responses: {
     200: { description: 'A page of events', content: { 'application/json': { schema: pageOf(Event, 'EventPage') } } },
@@ -54,11 +63,12 @@ export const listEventsRoute = protectedRoute('webhooks.read', {
   },
 })
 
-export const getEventRoute = protectedRoute('webhooks.read', {
+export const getEventRoute = protectedRouteAnyOf(EVENT_LIST_SCOPES, {
   method: 'get',
   path: '/v1/events/{id}',
   tags: ['Events'],
   summary: 'Retrieve an event',
+  description: `${EVENT_SCOPES_NOTE} An event of a type the token may not read is a 404, as another tenant's is.`,
   request: { params: eventId },
   responses: {
     200: { description: 'The event', content: { 'application/json': { schema: Event } } },

@@ -13,9 +13,12 @@ export function eventRoutes() {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(listEventsRoute, async (c) => {
       const { from, to, ...query } = c.req.valid('query')
-      return c.json(await listEvents(c.var.uow, { ...query, from: instant(from), to: instant(to) }), 200)
+      const page = await listEvents(c.var.uow, c.var.principal, { ...query, from: instant(from), to: instant(to) })
+      return c.json(page, 200)
     })
-    .openapi(getEventRoute, async (c) => c.json(await getEvent(c.var.uow, c.req.valid('param').id), 200))
+    .openapi(getEventRoute, async (c) =>
+      c.json(await getEvent(c.var.uow, c.var.principal, c.req.valid('param').id), 200)
+    )
     .openapi(listEventDeliveriesRoute, async (c) => {
       const page = await listDeliveries(c.var.uow, { eventId: c.req.valid('param').id }, c.req.valid('query'))
       return c.json({ data: page.data.map(toDelivery), nextCursor: page.nextCursor }, 200)

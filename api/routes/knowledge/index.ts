@@ -1,7 +1,7 @@
 /** @module /v1/knowledge: thin handlers over the knowledge services. */
 import { OpenAPIHono, type z } from '@hono/zod-openapi'
 import { createAiRuntime, type AiRuntime } from '../../../domain/ai/ai-runtime.ts'
-import { acceptUploads, type UploadedFile } from '../../../domain/ai/knowledge/accept-uploads.ts'
+import { acceptUploads, fromJsonDocument, type UploadedFile } from '../../../domain/ai/knowledge/accept-uploads.ts'
 import {
   deleteDocument,
   getDocument,
@@ -11,6 +11,7 @@ import {
   type KnowledgeDocumentInfo,
 } from '../../../domain/ai/knowledge/document-service.ts'
 import { queryKnowledge } from '../../../domain/ai/knowledge/query-knowledge.ts'
+import { validationError } from '../../../domain/errors.ts'
 import { aiConfigOf } from '../../../infra/ai-config.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
@@ -52,6 +53,19 @@ const toUploaded = async (file: File): Promise<UploadedFile> => ({
 })
 
 /**
+ * Which of the two bodies an upload or replacement came as. The media-type gate has already refused any other
+ * Content-Type; with none at all there is no body, which the routes do not mark `required` (zod-openapi would then
+ * run the JSON and the form validator on every request), so it is refused here.
+ */
+function bodyKind(contentType: string | undefined): 'json' | 'form' {
+  if (contentType && /^multipart\/form-data|^application\/x-www-form-urlencoded/i.test(contentType)) return 'form'
+  if (contentType && /^application\/([a-z.-]+\+)?json/i.test(contentType)) return 'json'
+  throw validationError([
+    { path: '(body)', code: 'required', message: 'Send the document as multipart/form-data or application/json.' },
+  ])
+}
+
+/**
  * The knowledge routes.
  * @param runtime - the AI runtime; built from the configuration when not given (one per app)
  */
@@ -64,9 +78,10 @@ export function knowledgeRoutes(
   const services = { outbox: deps.outbox, stores: runtime.stores }
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(uploadKnowledgeRoute, async (c) => {
-      const form = c.req.valid('form')
-      const files = acceptUploads(await Promise.all(form.files.map(toUploaded)), limits)
-      const documents = await uploadDocuments(c.var.uow, services, c.var.principal, form.assistantId, files)
+      const input = bodyKind(c.req.header('content-type')) === 'json' ? c.req.valid('json') : c.req.valid('form')
+      const uploaded = 'files' in input ? await Promise.all(input.files.map(toUploaded)) : [fromJsonDocument(input)]
+      const files = acceptUploads(uploaded, limits, 'files' in input ? 'files' : 'content')
+      const documents = await uploadDocuments(c.var.uow, services, c.var.principal, input.assistantId, files)
       return c.json({ data: documents.map(toKnowledgeDocument) }, 202)
     })
     .openapi(listKnowledgeRoute, async (c) => {
@@ -77,7 +92,9 @@ export function knowledgeRoutes(
       c.json(toKnowledgeDocument(await getDocument(c.var.uow, c.req.valid('param').id)), 200)
     )
     .openapi(replaceKnowledgeRoute, async (c) => {
-      const [file] = acceptUploads([await toUploaded(c.req.valid('form').file)], { ...limits, maxFiles: 1 }, 'file')
+      const input = bodyKind(c.req.header('content-type')) === 'json' ? c.req.valid('json') : c.req.valid('form')
+      const uploaded = 'file' in input ? await toUploaded(input.file) : fromJsonDocument(input)
+      const [file] = acceptUploads([uploaded], { ...limits, maxFiles: 1 }, 'file' in input ? 'file' : 'content')
       const document = await replaceDocument(c.var.uow, services, c.var.principal, c.req.valid('param').id, file!)
       return c.json(toKnowledgeDocument(document), 202)
     })

@@ -1,4 +1,4 @@
-/** @module Route table of /v1/knowledge: uploads (multipart), documents and queries. */
+/** @module Route table of /v1/knowledge: uploads (multipart or JSON), documents and queries. */
 import { z } from '@hono/zod-openapi'
 import { DOCUMENT_SORTS, DOCUMENT_STATUSES } from '../../../domain/ai/knowledge/document-service.ts'
 import { KNOWLEDGE_MEDIA_TYPES } from '../../../domain/ai/knowledge/media-types.ts'
@@ -29,6 +29,32 @@ export const KnowledgeUpload = z
   .openapi('KnowledgeUpload')
 
 export const KnowledgeReplace = z.object({ file: FilePart }).openapi('KnowledgeReplace')
+
+/** One document in a JSON body: what a file part carries (name, type, bytes), with the bytes as text or base64. */
+const JsonDocumentFields = {
+  name: z.string().min(1).max(255).openapi({ example: 'attendance-policy.md', description: 'The file name' }),
+  mediaType: z
+    .enum(KNOWLEDGE_MEDIA_TYPES)
+    .optional()
+    .openapi({
+      description:
+        'The type of the document. Default: `text/plain` for `text` (`text/markdown` when the name ends in .md), ' +
+        'else decided by the name’s extension, as for a multipart part without a type.',
+    }),
+  text: z
+    .string()
+    .optional()
+    .openapi({ description: 'The document as text (Markdown or plain). Exactly one of text and content.' }),
+  content: z.string().optional().openapi({
+    description: 'The document’s bytes in base64 (RFC 4648), e.g. a PDF. Exactly one of text and content.',
+  }),
+}
+
+export const KnowledgeJsonUpload = z
+  .strictObject({ assistantId: KnowledgeUpload.shape.assistantId, ...JsonDocumentFields })
+  .openapi('KnowledgeJsonUpload')
+
+export const KnowledgeJsonReplace = z.strictObject(JsonDocumentFields).openapi('KnowledgeJsonReplace')
 
 export const KnowledgeDocument = z
   .object({
@@ -112,11 +138,22 @@ export const uploadKnowledgeRoute = protectedRoute('ai', {
   tags,
   summary: 'Upload knowledge',
   description:
-    'multipart/form-data with `assistantId` and one or more `files` (PDF, Markdown, plain text). Each file becomes a ' +
+    'Either multipart/form-data with `assistantId` and one or more `files` (PDF, Markdown, plain text), or ' +
+    'application/json with `assistantId`, a file `name` and the document as `text` or base64 `content` (one document ' +
+    'per request; `mediaType` optional). Each file becomes a ' +
     'document in status PROCESSING, indexed by a workflow (READY, or FAILED with a reason). Limits: ' +
     'KNOWLEDGE_MAX_FILES files, KNOWLEDGE_MAX_FILE_BYTES per file (413), KNOWLEDGE_UPLOAD_LIMIT_BYTES per request (413); ' +
     'other types are 415. The assistant must have the `knowledge` tool.',
-  request: { body: { required: true, content: { 'multipart/form-data': { schema: KnowledgeUpload } } } },
+  // Not `required` in the zod-openapi sense: that would run both validators on every body. The handler refuses an
+  // empty body itself (400), and the media-type gate refuses any other Content-Type (415).
+  request: {
+    body: {
+      content: {
+        'multipart/form-data': { schema: KnowledgeUpload },
+        'application/json': { schema: KnowledgeJsonUpload },
+      },
+    },
+  },
   responses: {
     202: {
       description: 'The documents, being indexed',
@@ -161,11 +198,17 @@ export const replaceKnowledgeRoute = protectedRoute('ai', {
   tags,
   summary: 'Replace a knowledge document',
   description:
-    'multipart/form-data with one `file`. The old version’s vectors are removed at once and the new version is ' +
-    'indexed (version + 1, status PROCESSING).',
+    'Either multipart/form-data with one `file`, or application/json with a file `name` and the document as `text` ' +
+    'or base64 `content` (`mediaType` optional). The old version’s vectors are removed at once and the new version ' +
+    'is indexed (version + 1, status PROCESSING).',
   request: {
     params: DocumentId,
-    body: { required: true, content: { 'multipart/form-data': { schema: KnowledgeReplace } } },
+    body: {
+      content: {
+        'multipart/form-data': { schema: KnowledgeReplace },
+        'application/json': { schema: KnowledgeJsonReplace },
+      },
+    },
   },
   responses: {
     202: {

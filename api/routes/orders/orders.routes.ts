@@ -1,5 +1,6 @@
 /** @module Route table of /v1/orders (spec row 7): orders with line items (docs/payments.md). */
 import { z } from '@hono/zod-openapi'
+import { LOCATION_ID_RULE } from '../../../domain/locations/resolve-location.ts'
 import { OrderLineKind } from '../../../generated/prisma/enums.ts'
 import { DisciplineSchema } from '../../../domain/catalogue/disciplines.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
@@ -47,7 +48,7 @@ const Lines = z.array(OrderLineInput).min(1).max(100)
 
 export const OrderCreate = z
   .strictObject({
-    locationId: Id.optional().openapi({ description: "Defaults to the tenant's only location." }),
+    locationId: Id.optional().openapi({ description: LOCATION_ID_RULE }),
     clientId: Id.optional().openapi({ description: 'The payer.' }),
     childId: Id.optional(),
     currency: Currency.optional().openapi({ description: "Defaults to the location's currency." }),
@@ -119,6 +120,7 @@ export const createOrderRoute = protectedRoute('orders', {
   path: '/v1/orders',
   tags: ['Orders'],
   summary: 'Create an order with line items',
+  description: `\`locationId\`: ${LOCATION_ID_RULE}`,
   request: { body: { required: true, content: json(OrderCreate) } },
   responses: {
     201: { description: 'The order', content: json(Order) },

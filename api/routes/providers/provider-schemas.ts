@@ -31,9 +31,14 @@ export const ProviderCreate = z
   .strictObject({
     ...ProviderFieldsSchema.shape,
     ...described,
-    onboardingStatus: z.enum(INITIAL_ONBOARDING_STATUSES).optional().openapi({
-      description: 'APPROVED (the default) is bookable at once; INVITED or IN_REVIEW start onboarding',
-    }),
+    onboardingStatus: z
+      .enum(INITIAL_ONBOARDING_STATUSES)
+      .optional()
+      .openapi({
+        description:
+          'APPROVED (the default) is bookable at once. INVITED or IN_REVIEW records a provider still to be onboarded ' +
+          'and starts nothing: `POST /v1/providers/{id}/onboarding` starts the onboarding workflow.',
+      }),
   })
   .openapi('ProviderCreate')
 

@@ -1,4 +1,5 @@
 /** @module Route table of /v1/providers: OpenAPI definitions of the provider resource and its onboarding operations. */
+import { LOCATION_ID_RULE } from '../../../domain/locations/resolve-location.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, pageOf } from '../../openapi/schemas.ts'
 import { Provider, ProviderCreate, ProviderListQuery, ProviderPatch } from './provider-schemas.ts'
@@ -15,7 +16,10 @@ export const createProviderRoute = protectedRoute('providers', {
   summary: 'Create a provider (therapist)',
   description:
     'Only `name` and `timeZone` are required. A provider created without `onboardingStatus` is APPROVED and bookable ' +
-    'at once; without `weeklyHours` it has an open schedule (bookable at any time, see docs/availability.md).',
+    'at once. One created INVITED or IN_REVIEW is not bookable and its onboarding workflow is **not** started by ' +
+    'this call: start it with `POST /v1/providers/{id}/onboarding` (then follow it with `GET …/onboarding`). ' +
+    'Without without `weeklyHours` it has an open schedule (bookable at any time, see docs/availability.md). ' +
+    `\`locationId\`: ${LOCATION_ID_RULE}`,
   request: { body: { required: true, content: json(ProviderCreate) } },
   responses: {
     201: { description: 'The provider', content: json(Provider) },

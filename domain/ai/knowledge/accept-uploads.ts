@@ -82,3 +82,39 @@ export function acceptUploads(files: UploadedFile[], limits: UploadLimits, field
   if (empty.length > 0) throw validationError(empty)
   return accepted as AcceptedFile[]
 }
+
+/** A document sent as JSON rather than as a multipart file part: its text, or its bytes in base64. */
+export interface JsonDocument {
+  name: string
+  mediaType?: string
+  text?: string
+  content?: string
+}
+
+/**
+ * Turns a JSON document into the file an upload would have carried, so JSON and multipart bodies pass the same checks
+ * (size, type, emptiness) in {@link acceptUploads}. Text without a declared type is plain text, which a `.md` name
+ * upgrades to Markdown; base64 content without one is typed by its name, as a multipart part without a type would be.
+ * @throws AppError 400 `validation_error` when neither or both of `text` and `content` are given, or `content` is
+ *   not base64
+ */
+export function fromJsonDocument(document: JsonDocument, path = ''): UploadedFile {
+  const at = (field: string) => (path ? `${path}.${field}` : field)
+  if ((document.text === undefined) === (document.content === undefined)) {
+    throw validationError([
+      { path: at('text'), code: 'text_or_content', message: 'Send exactly one of `text` and `content` (base64).' },
+    ])
+  }
+  if (document.text !== undefined) {
+    return { name: document.name, contentType: document.mediaType ?? 'text/plain', bytes: Buffer.from(document.text) }
+  }
+  const content = document.content!.replace(/\s+/g, '')
+  if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(content)) {
+    throw validationError([{ path: at('content'), code: 'invalid_base64', message: 'Must be base64 (RFC 4648).' }])
+  }
+  return {
+    name: document.name,
+    contentType: document.mediaType ?? '',
+    bytes: new Uint8Array(Buffer.from(content, 'base64')),
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Every error code the code base can answer has its page (GET /errors/{code}, domain/error-catalogue.ts), with the
+ * status it is answered with: a `type` link that 404s is what issue 22 reported.
+ */
+import { readdir, readFile } from 'node:fs/promises'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { ERROR_CATALOGUE } from '../../../domain/error-catalogue.ts'
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
+
+async function sources(dir: string): Promise<string[]> {
+  const entries = await readdir(path.join(ROOT, dir), { withFileTypes: true, recursive: true })
+  return entries
+    .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+    .map((e) => path.relative(ROOT, path.join(e.parentPath, e.name)))
+}
+
+describe('the error catalogue', () => {
+  it('documents every code given to an AppError, with its status', async () => {
+    const thrown = new Map<string, number>()
+    for (const dir of ['api', 'domain', 'infra', 'activities']) {
+      for (const file of await sources(dir)) {
+        const text = await readFile(path.join(ROOT, file), 'utf8')
+        for (const match of text.matchAll(/new AppError\(\s*(\d{3}),\s*'([a-z_]+)'/g)) {
+          thrown.set(match[2]!, Number(match[1]))
+        }
+      }
+    }
+    expect(thrown.size).toBeGreaterThan(20)
+    for (const [code, status] of thrown) {
+      expect(ERROR_CATALOGUE[code], code).toBeDefined()
+      expect(ERROR_CATALOGUE[code]!.status, code).toBe(status)
+    }
+  })
+
+  it('says for each code what it means and what to do', () => {
+    for (const [code, entry] of Object.entries(ERROR_CATALOGUE)) {
+      expect(code).toMatch(/^[a-z]+(_[a-z]+)*$/)
+      expect(entry.meaning.length, code).toBeGreaterThan(20)
+      expect(entry.action.length, code).toBeGreaterThan(20)
+    }
+  })
+})
