@@ -21,6 +21,8 @@ export interface ActivityDeps {
   db: Db
   /** Webhook delivery settings (network policy, timeout, disable threshold) from the worker's configuration. */
   webhooks: WebhookSettings
+  /** Aborted when the worker process is asked to stop (worker/create-worker.ts). */
+  stopping?: AbortSignal
   /** Embedding model and vector stores of the knowledge indexing activities (docs/ai.md). */
   ai: AiRuntime
   /** The agent of agent workflow runs: the configured chat model, or the offline drafter when absent (docs/agents.md). */

@@ -24,10 +24,12 @@ export interface WebhookActivityDeps {
   /** The activities' clock (activities/index.ts). */
   clock?: Clock
   logger?: Logger
+  /** Aborted when the worker process is asked to stop: the pump ends its run at once. */
+  stopping?: AbortSignal
 }
 
 /** Creates the webhook activities. */
-export function createWebhookActivities({ db, webhooks, poster, clock, logger }: WebhookActivityDeps) {
+export function createWebhookActivities({ db, webhooks, poster, clock, logger, stopping }: WebhookActivityDeps) {
   const http = poster ?? createWebhookPoster({ timeoutMs: webhooks.timeoutMs, network: webhooks.network })
   const now = clock ?? systemClock
   const log = logger ?? createLogger('info', 'webhooks')
@@ -51,7 +53,8 @@ export function createWebhookActivities({ db, webhooks, poster, clock, logger }:
         {
           partition: input.partition,
           runForMs: input.runForMs,
-          signal: context.cancellationSignal,
+          // The SDK cancels activities only after the worker's grace time; the process's own signal comes first.
+          signal: stopping ? AbortSignal.any([context.cancellationSignal, stopping]) : context.cancellationSignal,
           heartbeat: () => context.heartbeat(),
         }
       )

@@ -24,6 +24,11 @@ export interface WorkerDeps {
   db: Db
   /** The activities' "now" (activities/index.ts); the system clock unless a test follows a time-skipping server. */
   clock?: Clock
+  /**
+   * Aborted when the process is asked to stop: long-running activities (the webhook delivery pump) end at once rather
+   * than when the SDK cancels them, after the grace time.
+   */
+  stopping?: AbortSignal
 }
 
 /** The workflow entry module; the worker bundles it with webpack at start, unless given a bundle made from it. */
@@ -40,7 +45,7 @@ export async function writeWorkflowBundle(path: string): Promise<void> {
 }
 
 /** Creates a worker on the configured task queue. */
-export function createWorker({ config, connection, db, clock }: WorkerDeps): Promise<Worker> {
+export function createWorker({ config, connection, db, clock, stopping }: WorkerDeps): Promise<Worker> {
   return Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -51,6 +56,7 @@ export function createWorker({ config, connection, db, clock }: WorkerDeps): Pro
     activities: createActivities({
       db,
       webhooks: webhookSettings(config),
+      stopping,
       ai: createAiRuntime(config),
       agentDecider: selectAgentDecider(config),
       bookingTiming: { dayMs: config.CARE_WORKFLOW_DAY_MS, noShowGraceMs: config.CARE_WORKFLOW_NO_SHOW_GRACE_MS },

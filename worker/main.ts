@@ -12,11 +12,14 @@ const config = loadConfig()
 const logger = createLogger(config.LOG_LEVEL, 'worker')
 // The worker's runtime handles SIGINT/SIGTERM by shutting workers down gracefully.
 Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'] })
+// Heard beside the runtime's own handlers: the delivery pump stops claiming at once (createWorker's `stopping`).
+const stopping = new AbortController()
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stopping.abort())
 
 const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX)
 const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS })
 try {
-  const worker = await createWorker({ config, connection, db })
+  const worker = await createWorker({ config, connection, db, stopping: stopping.signal })
   // The key id, never the key: operators see which key new payloads are encrypted with.
   const payloadEncryptionKeyId = config.TEMPORAL_CODEC_KEYS?.currentKeyId ?? 'off'
   logger.info(
