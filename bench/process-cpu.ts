@@ -92,3 +92,10 @@ export function temporalServerPid(): number | undefined {
     (p) => p.cmdline.includes('server start-dev') && !p.cmdline.startsWith('bash')
   )?.pid
 }
+
+/** The pids of this process's worker processes (`worker/main.ts`). */
+export function workerPids(): number[] {
+  return descendants(allProcs(), process.pid)
+    .filter((p) => p.cmdline.includes('worker/main.ts'))
+    .map((p) => p.pid)
+}

@@ -133,24 +133,32 @@ export interface BeforeResult {
 export interface WebhookResults {
   database: 'postgresql' | 'pglite'
   node: string
+  /** Settings changed from the defaults (an experiment: kept in a file of its own, never in the doc). */
+  settings?: Record<string, string>
   before?: BeforeResult & { at: string }
   /** The pumps polling with nothing to do: their fixed cost, which a low rate divides among few deliveries. */
   idle?: WindowFigures
   steady?: Record<string, SteadyResult>
-  api?: ApiResult
+  /** By request rate. */
+  api?: Record<string, ApiResult>
   failing?: Record<string, FailingResult>
   kill?: KillResult
   sigterm?: SigtermResult
 }
 
-const fileOf = (database: string) => new URL(`./results/webhooks-${database}.json`, import.meta.url)
+const fileOf = (results: Pick<WebhookResults, 'database' | 'settings'>) =>
+  new URL(`./results/webhooks-${results.database}${results.settings ? '-experiment' : ''}.json`, import.meta.url)
 
-export async function loadResults(database: WebhookResults['database']): Promise<WebhookResults> {
-  const text = await readFile(fileOf(database), 'utf8').catch(() => undefined)
-  return text ? (JSON.parse(text) as WebhookResults) : { database, node: process.versions.node }
+/** The latest figures of the defaults, or of an experiment (`settings`), on `database`. */
+export async function loadResults(
+  database: WebhookResults['database'],
+  settings?: Record<string, string>
+): Promise<WebhookResults> {
+  const text = await readFile(fileOf({ database, settings }), 'utf8').catch(() => undefined)
+  return text ? (JSON.parse(text) as WebhookResults) : { database, node: process.versions.node, settings }
 }
 
 export async function saveResults(results: WebhookResults): Promise<void> {
   await mkdir(new URL('./results/', import.meta.url), { recursive: true })
-  await writeFile(fileOf(results.database), `${JSON.stringify(results, null, 2)}\n`)
+  await writeFile(fileOf(results), `${JSON.stringify(results, null, 2)}\n`)
 }

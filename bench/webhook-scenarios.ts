@@ -118,14 +118,14 @@ export async function failing(ctx: BenchContext, rate: number): Promise<FailingR
   }
 }
 
-/** `POST /v1/children` at ctx.rate requests/s from the peer, with `subscribed` endpoints on the tenant. */
-async function apiRun(ctx: BenchContext, tenant: BenchTenant, seconds: number): Promise<ApiRun> {
+/** `POST /v1/children` at `rate` requests/s from the peer, with the tenant's endpoints subscribed. */
+async function apiRun(ctx: BenchContext, tenant: BenchTenant, rate: number, seconds: number): Promise<ApiRun> {
   const window = await ctx.openWindow()
   const result = await ctx.peer.load({
     url: `${ctx.api.url}/v1/children`,
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${tenant.token}` },
     body: JSON.stringify({ firstName: 'Bench', lastName: 'Child', dateOfBirth: '2020-03-03' }),
-    rate: ctx.rate,
+    rate,
     seconds,
   })
   const latencies = result.latencies.filter((ms) => Number.isFinite(ms)).sort((a, b) => a - b)
@@ -141,15 +141,15 @@ async function apiRun(ctx: BenchContext, tenant: BenchTenant, seconds: number): 
   }
 }
 
-export async function apiScenario(ctx: BenchContext): Promise<ApiResult> {
+export async function apiScenario(ctx: BenchContext, rate: number): Promise<ApiResult> {
   const tenant = await newTenant(ctx.api)
   // Warm-up of the route (its first requests compile Prisma queries and fill caches); not measured.
-  await apiRun(ctx, tenant, 5)
-  const baseline = await apiRun(ctx, tenant, ctx.seconds)
+  await apiRun(ctx, tenant, rate, 5)
+  const baseline = await apiRun(ctx, tenant, rate, ctx.seconds)
   ctx.log(`baseline p95 ${baseline.p95.toFixed(1)} ms`)
   await subscribe(ctx.api, ctx.peer, tenant, 20)
   const since = new Date()
-  const subscribed = await apiRun(ctx, tenant, ctx.seconds)
+  const subscribed = await apiRun(ctx, tenant, rate, ctx.seconds)
   // Commit time is not visible from outside the API: the event's own timestamp (taken in its transaction) stands in.
   const events = (
     await ctx.api.deps.db.event.findMany({
@@ -164,5 +164,5 @@ export async function apiScenario(ctx: BenchContext): Promise<ApiResult> {
     paths,
     ctx.drainTimeoutMs
   )
-  return { rate: ctx.rate, baseline, subscribed, deliveries: deliveryStats(ctx.peer, events, paths) }
+  return { rate, baseline, subscribed, deliveries: deliveryStats(ctx.peer, events, paths) }
 }

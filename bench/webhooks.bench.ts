@@ -17,9 +17,11 @@
  *   BENCH_SCENARIOS=steady BENCH_ENDPOINTS=20 BENCH_SECONDS=30 npm run bench:webhooks
  *
  * Each scenario's figures are kept in bench/results/webhooks-<database>.json; the section "Webhooks (<database>)" of
- * docs/benchmarks.md is rebuilt from the latest figures of every scenario.
+ * docs/benchmarks.md is rebuilt from the latest figures of every scenario. BENCH_SETTINGS=KEY=value,... runs with
+ * other settings (e.g. WEBHOOK_ENDPOINT_CONCURRENCY=16) as an experiment, kept apart.
  */
 import { randomBytes } from 'node:crypto'
+import { readdirSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import os from 'node:os'
 import { join } from 'node:path'
@@ -31,7 +33,7 @@ import { ensureTemporal } from '../scripts/temporal/dev-server.ts'
 import { provisionTestDatabase } from '../test/support/test-database.ts'
 import { startWorkerProcess, type WorkerProcess } from '../test/support/worker-process.ts'
 import { writeWorkflowBundle } from '../worker/create-worker.ts'
-import { cpuBetween, cpuSnapshot, temporalServerPid } from './process-cpu.ts'
+import { cpuBetween, cpuSnapshot, temporalServerPid, workerPids } from './process-cpu.ts'
 import { writeBenchmarkSection } from './report.ts'
 import { actionsBetween, findMetricsUrl, historyActions, serverActions } from './temporal-actions.ts'
 import { measureBefore } from './webhook-before.ts'
@@ -54,12 +56,31 @@ const RATE = Number(process.env.BENCH_RATE ?? 50)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60)
 const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'before,steady,api,failing,kill,sigterm').split(','))
 const STEADY_ENDPOINTS = (process.env.BENCH_ENDPOINTS ?? '1,20').split(',').map(Number)
+/** Rates of the emitting API call: the issue's 50/s, and lower ones to see the ratio away from saturation. */
+const API_RATES = (process.env.BENCH_API_RATES ?? String(RATE)).split(',').map(Number)
 const FAILING_RATES = (process.env.BENCH_FAILING_RATES ?? '25,50').split(',').map(Number)
 const KILL_AT_S = Number(process.env.BENCH_KILL_AT_S ?? 20)
 /** Events of the SIGTERM scenario's burst, and how long its receivers take to answer. */
 const BURST_EVENTS = Number(process.env.BENCH_BURST_EVENTS ?? 200)
 const SLOW_RECEIVER_MS = Number(process.env.BENCH_SLOW_RECEIVER_MS ?? 5000)
 const DRAIN_TIMEOUT_MS = Number(process.env.BENCH_DRAIN_TIMEOUT_MS ?? 120_000)
+
+/**
+ * Settings to try instead of the defaults (`KEY=value,...`, given to the API and the worker): an experiment, to find
+ * where time goes. Its figures are kept in a file of their own and never written to the doc.
+ */
+const SETTINGS =
+  process.env.BENCH_SETTINGS || process.env.BENCH_WORKER_NICE
+    ? {
+        ...Object.fromEntries(
+          (process.env.BENCH_SETTINGS ?? '')
+            .split(',')
+            .filter(Boolean)
+            .map((pair) => pair.split('=', 2) as [string, string])
+        ),
+        ...(process.env.BENCH_WORKER_NICE ? { BENCH_WORKER_NICE: process.env.BENCH_WORKER_NICE } : {}),
+      }
+    : undefined
 
 if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL
 const log = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`)
@@ -87,13 +108,26 @@ const env = {
   WEBHOOK_REQUIRE_HTTPS: 'false',
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
   WORKFLOW_BUNDLE_PATH: workflowBundle,
+  ...SETTINGS,
 }
 const config = loadConfig(env)
 const api = await startApi(config, createLogger(process.env.BENCH_LOG_LEVEL ?? 'silent', 'bench'))
 // One receiver per endpoint of the largest scenario (20): each endpoint its own server, as in production.
 const peer = await startPeer(20)
 // The worker logs at info: its readiness line is what startWorkerProcess waits for, its stop line what SIGTERM checks.
-const startWorker = () => startWorkerProcess({ ...env, LOG_LEVEL: 'info' })
+/**
+ * An experiment (BENCH_WORKER_NICE, 1–19): the worker at a lower CPU priority, which approximates workers on CPUs of
+ * their own (as deployed) on this shared machine: the API is then slowed only by what it shares for real, the database.
+ */
+const WORKER_NICE = process.env.BENCH_WORKER_NICE ? Number(process.env.BENCH_WORKER_NICE) : undefined
+const startWorker = async () => {
+  const started = await startWorkerProcess({ ...env, LOG_LEVEL: 'info' })
+  // Niceness is per thread on Linux: every thread of the worker (the SDK's core threads, libuv's pool) is lowered.
+  if (WORKER_NICE !== undefined)
+    for (const pid of workerPids())
+      for (const tid of readdirSync(`/proc/${pid}/task`)) os.setPriority(Number(tid), WORKER_NICE)
+  return started
+}
 let worker: WorkerProcess = await startWorker()
 const serverPid = temporalServerPid()
 const metricsUrl = serverPid === undefined ? undefined : await findMetricsUrl(serverPid)
@@ -150,11 +184,11 @@ const ctx: BenchContext = {
   log,
 }
 
-const results = await loadResults(database.kind)
+const results = await loadResults(database.kind, SETTINGS)
 results.node = process.versions.node
 const save = async () => {
   await saveResults(results)
-  await writeBenchmarkSection(`Webhooks (${database.kind})`, renderWebhookReport(results))
+  if (!SETTINGS) await writeBenchmarkSection(`Webhooks (${database.kind})`, renderWebhookReport(results))
 }
 try {
   // Warm-up: the worker's first deliveries pay for connections and compiled queries; not measured.
@@ -197,10 +231,12 @@ try {
     }
   }
   if (SCENARIOS.has('api')) {
-    log(`api: POST /v1/children at ${RATE}/s for ${SECONDS} s, unsubscribed then 20 endpoints`)
-    results.api = await apiScenario(ctx)
-    log(JSON.stringify(results.api))
-    await save()
+    for (const rate of API_RATES) {
+      log(`api: POST /v1/children at ${rate}/s for ${SECONDS} s, unsubscribed then 20 endpoints`)
+      results.api = { ...results.api, [rate]: await apiScenario(ctx, rate) }
+      log(JSON.stringify(results.api[rate]))
+      await save()
+    }
   }
   if (SCENARIOS.has('failing')) {
     for (const rate of FAILING_RATES) {
