@@ -18,7 +18,8 @@
  *
  * Each scenario's figures are kept in bench/results/webhooks-<database>.json; the section "Webhooks (<database>)" of
  * docs/benchmarks.md is rebuilt from the latest figures of every scenario. BENCH_SETTINGS=KEY=value,... runs with
- * other settings (e.g. WEBHOOK_ENDPOINT_CONCURRENCY=16) as an experiment, kept apart.
+ * other settings (e.g. WEBHOOK_ENDPOINT_CONCURRENCY=16) as an experiment, kept apart; BENCH_SCENARIOS=report only
+ * rebuilds the section from the stored figures.
  */
 import { randomBytes } from 'node:crypto'
 import { readdirSync } from 'node:fs'
@@ -81,6 +82,14 @@ const SETTINGS =
         ...(process.env.BENCH_WORKER_NICE ? { BENCH_WORKER_NICE: process.env.BENCH_WORKER_NICE } : {}),
       }
     : undefined
+
+// `BENCH_SCENARIOS=report` only rebuilds the doc section from the stored figures (after editing or merging them).
+if (process.env.BENCH_SCENARIOS === 'report') {
+  const stored = await loadResults(process.env.BENCH_DATABASE_URL ? 'postgresql' : 'pglite')
+  await writeBenchmarkSection(`Webhooks (${stored.database})`, renderWebhookReport(stored))
+  console.log(renderWebhookReport(stored))
+  process.exit(0)
+}
 
 if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL
 const log = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`)
