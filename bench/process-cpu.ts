@@ -1,6 +1,6 @@
 /**
  * @module CPU time used by the processes of a benchmark, read from /proc (Linux): this process, its descendants
- * (the worker, the Temporal dev server) grouped by role, and a local PostgreSQL server's processes. On a shared
+ * (the worker, the Temporal dev server, a peer process) grouped by role, and a local PostgreSQL server's processes. On a shared
  * machine, wall-clock figures depend on what else runs; CPU time per unit of work does not, so the benchmarks report
  * both.
  */
@@ -49,36 +49,53 @@ function descendants(procs: ProcInfo[], root: number): ProcInfo[] {
   return found
 }
 
-export type CpuRole = 'api' | 'worker' | 'temporal' | 'postgres'
-export type CpuSnapshot = Record<CpuRole, number>
+export type CpuRole = 'api' | 'worker' | 'temporal' | 'postgres' | 'peer'
+/** CPU seconds used so far, by process: a process's own ticks, so processes that start or end between two snapshots
+ * (a worker killed and started again, a database connection replaced) do not turn sums into nonsense. */
+export type CpuSnapshot = Map<number, { role: CpuRole; seconds: number }>
 
 /**
- * CPU seconds used so far by each role.
- * @param postgresPort - the port of a local PostgreSQL server to include (its postmaster and backends)
+ * CPU seconds used so far by this process (role `api`), its descendants by role (the worker, the Temporal dev server,
+ * the benchmark's peer process) and the given PostgreSQL server processes.
+ * @param postgresPids - this database's server processes (its connections, from `pg_stat_activity`): the server is
+ *   shared with other work, whose connections come and go
  */
-export function cpuSnapshot(postgresPort?: number): CpuSnapshot {
+export function cpuSnapshot(postgresPids: number[] = []): CpuSnapshot {
   const procs = allProcs()
-  const snapshot: CpuSnapshot = { api: 0, worker: 0, temporal: 0, postgres: 0 }
+  const snapshot: CpuSnapshot = new Map()
+  const add = (p: ProcInfo, role: CpuRole) => snapshot.set(p.pid, { role, seconds: p.ticks / TICKS_PER_SECOND })
   const self = procs.find((p) => p.pid === process.pid)
-  snapshot.api = (self?.ticks ?? 0) / TICKS_PER_SECOND
+  if (self) add(self, 'api')
   for (const p of descendants(procs, process.pid)) {
-    if (p.cmdline.includes('worker/main.ts')) snapshot.worker += p.ticks / TICKS_PER_SECOND
-    else if (p.cmdline.includes('temporal')) snapshot.temporal += p.ticks / TICKS_PER_SECOND
+    if (p.cmdline.includes('worker/main.ts')) add(p, 'worker')
+    else if (p.cmdline.includes('webhook-peer')) add(p, 'peer')
+    else if (p.cmdline.includes('temporal')) add(p, 'temporal')
   }
-  if (postgresPort !== undefined) {
-    const postmaster = procs.find((p) => /postgres/.test(p.cmdline) && p.cmdline.includes(`-p ${postgresPort}`))
-    if (postmaster) {
-      snapshot.postgres =
-        [postmaster, ...descendants(procs, postmaster.pid)].reduce((n, p) => n + p.ticks, 0) / TICKS_PER_SECOND
-    }
-  }
+  const wanted = new Set(postgresPids)
+  for (const p of procs) if (wanted.has(p.pid)) add(p, 'postgres')
   return snapshot
 }
 
-/** The CPU seconds each role used between two snapshots. */
-export const cpuBetween = (before: CpuSnapshot, after: CpuSnapshot): CpuSnapshot => ({
-  api: after.api - before.api,
-  worker: after.worker - before.worker,
-  temporal: after.temporal - before.temporal,
-  postgres: after.postgres - before.postgres,
-})
+/**
+ * The CPU seconds each role used between two snapshots: what the processes alive at the second one used since the
+ * first (or since they started). A process that ended in between is not counted: a lower bound then.
+ */
+export function cpuBetween(before: CpuSnapshot, after: CpuSnapshot): Record<CpuRole, number> {
+  const used: Record<CpuRole, number> = { api: 0, worker: 0, temporal: 0, postgres: 0, peer: 0 }
+  for (const [pid, { role, seconds }] of after) used[role] += seconds - (before.get(pid)?.seconds ?? 0)
+  return used
+}
+
+/** The pid of the Temporal dev server this process started (not its shell wrapper), if any. */
+export function temporalServerPid(): number | undefined {
+  return descendants(allProcs(), process.pid).find(
+    (p) => p.cmdline.includes('server start-dev') && !p.cmdline.startsWith('bash')
+  )?.pid
+}
+
+/** The pids of this process's worker processes (`worker/main.ts`). */
+export function workerPids(): number[] {
+  return descendants(allProcs(), process.pid)
+    .filter((p) => p.cmdline.includes('worker/main.ts'))
+    .map((p) => p.pid)
+}

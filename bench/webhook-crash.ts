@@ -1,0 +1,152 @@
+/**
+ * @module The webhook benchmark's crash scenarios (bench/webhooks.bench.ts): the worker killed with SIGKILL in the
+ * middle of a run, and stopped with SIGTERM in front of a backlog; each started again, and every delivery accounted for.
+ */
+import {
+  deliveryStats,
+  emitEvents,
+  newTenant,
+  sleep,
+  subscribe,
+  waitDelivered,
+  type BenchContext,
+  type EmittedEvent,
+} from './webhook-bench-kit.ts'
+import { deliveryKey } from './webhook-peer-client.ts'
+import type { KillResult, SigtermResult } from './webhook-results.ts'
+
+/** After a crash, in-flight claims wait for their lease (60 s) and the pump for its heartbeat timeout (10 s). */
+const CRASH_DRAIN_MS = 180_000
+
+export async function killScenario(ctx: BenchContext, killAtS: number): Promise<KillResult> {
+  const tenant = await newTenant(ctx.api)
+  await subscribe(ctx.api, ctx.peer, tenant, 20)
+  const paths = tenant.endpoints.map((e) => e.path)
+  const window = await ctx.openWindow()
+  let killedAt = 0
+  let restartMs = 0
+  const crash = (async () => {
+    await sleep(killAtS * 1000)
+    killedAt = Date.now()
+    await ctx.worker().kill('SIGKILL')
+    ctx.log('worker killed; starting it again')
+    await ctx.startWorker()
+    restartMs = Date.now() - killedAt
+  })()
+  const emission = await emitEvents(ctx.api, tenant.tenantId, ctx.rate, ctx.seconds)
+  await crash
+  await waitDelivered(
+    ctx.peer,
+    emission.events.map((e) => e.id),
+    paths,
+    CRASH_DRAIN_MS
+  )
+  const stats = deliveryStats(ctx.peer, emission.events, paths)
+  // Each event's last arrival (Infinity: one never came); loops, not spreads: tens of thousands of values.
+  const lastArrival = (event: EmittedEvent) =>
+    paths.reduce((last, path) => Math.max(last, ctx.peer.delivered.get(deliveryKey(event.id, path)) ?? Infinity), 0)
+  const sorted = [...emission.events].sort((a, b) => a.committedAt - b.committedAt)
+  let firstAfterKill = Infinity
+  let lastBeforeKill = 0
+  let overThirty = 0
+  for (const event of sorted) {
+    for (const path of paths) {
+      const at = ctx.peer.delivered.get(deliveryKey(event.id, path)) ?? Infinity
+      if (event.committedAt > killedAt) firstAfterKill = Math.min(firstAfterKill, at)
+      else lastBeforeKill = Math.max(lastBeforeKill, at)
+      if (at - event.committedAt > 30_000) overThirty++
+    }
+  }
+  // Walking back from the last event: the earliest commit from which every later event took under 1 s everywhere.
+  let backUnder = Infinity
+  for (let i = sorted.length - 1; i >= 0; i--) {
+    const event = sorted[i]!
+    if (lastArrival(event) - event.committedAt >= 1000) break
+    backUnder = event.committedAt
+  }
+  return {
+    rate: ctx.rate,
+    killAtS: killAtS,
+    events: emission.events.length,
+    restartMs,
+    firstDeliveryMs: firstAfterKill - killedAt,
+    backUnderOneSecondMs: backUnder - killedAt,
+    lastEarlierDeliveryMs: lastBeforeKill - killedAt,
+    stats,
+    overThirtySeconds: overThirty,
+    window: await window.close(stats.lastAt),
+  }
+}
+
+export async function sigtermScenario(
+  ctx: BenchContext,
+  options: { burstEvents: number; slowReceiverMs: number }
+): Promise<SigtermResult> {
+  const tenant = await newTenant(ctx.api)
+  await subscribe(ctx.api, ctx.peer, tenant, 20)
+  const paths = tenant.endpoints.map((e) => e.path)
+  const window = await ctx.openWindow()
+  ctx.peer.behave({ delayMs: options.slowReceiverMs })
+  // A burst far faster than slow receivers take it: a backlog, and every pump slot busy with a slow request.
+  const emission = await emitEvents(ctx.api, tenant.tenantId, 200, options.burstEvents / 200)
+  const ids = emission.events.map((e) => e.id)
+  await sleep(options.slowReceiverMs + 2000)
+  await ctx.peer.sync()
+  const deliveredAtSignal = paths.reduce(
+    (n, path) => n + ids.filter((id) => ctx.peer.delivered.has(deliveryKey(id, path))).length,
+    0
+  )
+  const claimedAtSignal = await ctx.api.deps.db.webhookDelivery.count({
+    where: { tenantId: tenant.tenantId, status: 'PENDING', dispatchLeaseUntil: { gt: new Date() } },
+  })
+  const signalled = Date.now()
+  const logBefore = ctx.worker().output().length
+  const exitCode = await ctx.worker().kill('SIGTERM')
+  const exitMs = Date.now() - signalled
+  const shutdownOutput = ctx.worker().output().slice(logBefore)
+  const stoppedCleanly = shutdownOutput.includes('worker stopped')
+  const shutdownLog = shutdownOutput
+    .split('\n')
+    .filter((line) => /state|stop|shut|pump|cancel/i.test(line))
+    .map((line) => line.slice(0, 300))
+  ctx.log(`worker exited ${exitMs} ms after SIGTERM (code ${exitCode}); starting it again`)
+  ctx.peer.behave({ delayMs: 0 })
+  await ctx.startWorker()
+  const restarted = Date.now()
+  await waitDelivered(ctx.peer, ids, paths, CRASH_DRAIN_MS)
+  // The rows' own word: every delivery ended, and how. Attempts the stopped worker made but did not record are made
+  // again when their lease ends (60 s), and only then recorded: duplicates are counted after that.
+  const deadline = Date.now() + CRASH_DRAIN_MS
+  let statuses: Record<string, number>
+  for (;;) {
+    const groups = await ctx.api.deps.db.webhookDelivery.groupBy({
+      by: ['status'],
+      where: { tenantId: tenant.tenantId },
+      _count: true,
+    })
+    statuses = Object.fromEntries(groups.map((g) => [g.status, g._count]))
+    if (!statuses.PENDING || Date.now() > deadline) break
+    await sleep(1000)
+  }
+  const endedAfterRestartMs = Date.now() - restarted
+  await sleep(1000)
+  await ctx.peer.sync()
+  const stats = deliveryStats(ctx.peer, emission.events, paths)
+  return {
+    events: ids.length,
+    endpoints: paths.length,
+    receiverDelayMs: options.slowReceiverMs,
+    claimedAtSignal,
+    deliveredAtSignal,
+    exitMs,
+    exitCode,
+    stoppedCleanly,
+    shutdownLog,
+    restartMs: restarted - signalled - exitMs,
+    drainAfterRestartMs: stats.lastAt - restarted,
+    endedAfterRestartMs,
+    statuses,
+    stats,
+    window: await window.close(stats.lastAt),
+  }
+}
