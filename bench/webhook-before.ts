@@ -14,7 +14,7 @@ import {
   eventDeliveryWorkflowId,
   type WebhookDeliveryInput,
 } from '../workflows/webhook-delivery-shared.ts'
-import { actionsBetween, historyActions, serverActions } from './temporal-actions.ts'
+import { actionsBetween, emptyActions, historyActions, serverActions } from './temporal-actions.ts'
 import { newTenant, subscribe, waitDelivered } from './webhook-bench-kit.ts'
 import { deliveryKey, type Peer } from './webhook-peer-client.ts'
 import type { BeforeResult } from './webhook-results.ts'
@@ -99,15 +99,7 @@ export async function measureBefore(options: {
   return {
     deliveries: deliveries.length,
     delivered: deliveries.filter((d) => peer.delivered.has(deliveryKey(d.eventId, endpoint.path))).length,
-    actions: byType.get(WEBHOOK_DELIVERY_WORKFLOW) ?? {
-      starts: 0,
-      activities: 0,
-      timers: 0,
-      signals: 0,
-      markers: 0,
-      total: 0,
-      runs: 0,
-    },
+    actions: byType.get(WEBHOOK_DELIVERY_WORKFLOW) ?? emptyActions(),
     serverActions: countersBefore && countersAfter ? actionsBetween(countersBefore, countersAfter) : undefined,
   }
 }
