@@ -6,6 +6,7 @@
  * each row keeps its tenant id and every tenant-visible effect (an event, a disabled endpoint) goes through the
  * tenant's own unit of work.
  */
+import { Prisma } from '../../generated/prisma/client.ts'
 import type { Db, Queryable } from '../../infra/db.ts'
 import { newId } from '../ids.ts'
 import { endpointOfRow, eventOfRow, type LoadedDelivery } from './deliver-once.ts'
@@ -182,13 +183,7 @@ export async function claimDue(db: Db, options: ClaimOptions): Promise<QueuedDel
         FROM candidates) ranked
       WHERE rank <= ${perEndpoint}::int ORDER BY next_attempt_at LIMIT ${limit}::int
     )
-    UPDATE webhook_deliveries d SET dispatch_lease_until = ${leaseUntil}
-    FROM picked, events e, webhook_endpoints w
-    WHERE d.id = picked.id AND e.id = d.event_id AND w.id = d.endpoint_id
-    RETURNING d.id, d.tenant_id, d.endpoint_id, d.kind::text AS kind, d.attempt_count, d.first_attempt_at,
-      e.id AS event_id, e.type AS event_type, e.created_at AS event_created_at, e.data AS event_data,
-      w.url, w.signing_scheme::text AS signing_scheme, w.secret, w.previous_secret, w.previous_secret_expires_at,
-      w.signing_key, w.previous_signing_key, w.enabled, w.failing_since`
+    ${leaseAndLoad(leaseUntil)}`
   return rows.map(toQueuedDelivery)
 }
 
@@ -209,6 +204,12 @@ export async function claimOldestHeld(
       WHERE endpoint_id = ${endpointId} AND status = 'PENDING' AND workflow_started_at IS NULL
         AND (dispatch_lease_until IS NULL OR dispatch_lease_until < ${now})
       ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+    ${leaseAndLoad(leaseUntil)}`
+  return rows[0] ? toQueuedDelivery(rows[0]) : undefined
+}
+
+/** The end of a claim: lease the `picked` rows and return what an attempt needs of them (see toQueuedDelivery). */
+const leaseAndLoad = (leaseUntil: Date) => Prisma.sql`
     UPDATE webhook_deliveries d SET dispatch_lease_until = ${leaseUntil}
     FROM picked, events e, webhook_endpoints w
     WHERE d.id = picked.id AND e.id = d.event_id AND w.id = d.endpoint_id
@@ -216,8 +217,6 @@ export async function claimOldestHeld(
       e.id AS event_id, e.type AS event_type, e.created_at AS event_created_at, e.data AS event_data,
       w.url, w.signing_scheme::text AS signing_scheme, w.secret, w.previous_secret, w.previous_secret_expires_at,
       w.signing_key, w.previous_signing_key, w.enabled, w.failing_since`
-  return rows[0] ? toQueuedDelivery(rows[0]) : undefined
-}
 
 function toQueuedDelivery(row: Record<string, unknown>): QueuedDelivery {
   return {
