@@ -22,7 +22,6 @@
  * rebuilds the section from the stored figures.
  */
 import { randomBytes } from 'node:crypto'
-import { readdirSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import os from 'node:os'
 import { join } from 'node:path'
@@ -34,7 +33,7 @@ import { ensureTemporal } from '../scripts/temporal/dev-server.ts'
 import { provisionTestDatabase } from '../test/support/test-database.ts'
 import { startWorkerProcess, type WorkerProcess } from '../test/support/worker-process.ts'
 import { writeWorkflowBundle } from '../worker/create-worker.ts'
-import { cpuBetween, cpuSnapshot, temporalServerPid, workerPids } from './process-cpu.ts'
+import { cpuBetween, cpuSnapshot, temporalServerPid } from './process-cpu.ts'
 import { writeBenchmarkSection } from './report.ts'
 import { actionsBetween, findMetricsUrl, historyActions, serverActions } from './temporal-actions.ts'
 import { measureBefore } from './webhook-before.ts'
@@ -67,11 +66,17 @@ const SLOW_RECEIVER_MS = Number(process.env.BENCH_SLOW_RECEIVER_MS ?? 5000)
 const DRAIN_TIMEOUT_MS = Number(process.env.BENCH_DRAIN_TIMEOUT_MS ?? 120_000)
 
 /**
+ * The worker's CPU priority (WORKER_CPU_NICE, infra/process-priority.ts): 10 by default, as `npm start` runs it where
+ * the API and the worker share one machine, as they do here; BENCH_WORKER_NICE=0 measures them as equals.
+ */
+const WORKER_NICE = process.env.BENCH_WORKER_NICE ?? '10'
+
+/**
  * Settings to try instead of the defaults (`KEY=value,...`, given to the API and the worker): an experiment, to find
  * where time goes. Its figures are kept in a file of their own and never written to the doc.
  */
 const SETTINGS =
-  process.env.BENCH_SETTINGS || process.env.BENCH_WORKER_NICE
+  process.env.BENCH_SETTINGS || WORKER_NICE !== '10'
     ? {
         ...Object.fromEntries(
           (process.env.BENCH_SETTINGS ?? '')
@@ -79,7 +84,7 @@ const SETTINGS =
             .filter(Boolean)
             .map((pair) => pair.split('=', 2) as [string, string])
         ),
-        ...(process.env.BENCH_WORKER_NICE ? { BENCH_WORKER_NICE: process.env.BENCH_WORKER_NICE } : {}),
+        ...(WORKER_NICE !== '10' ? { BENCH_WORKER_NICE: WORKER_NICE } : {}),
       }
     : undefined
 
@@ -124,19 +129,7 @@ const api = await startApi(config, createLogger(process.env.BENCH_LOG_LEVEL ?? '
 // One receiver per endpoint of the largest scenario (20): each endpoint its own server, as in production.
 const peer = await startPeer(20)
 // The worker logs at info: its readiness line is what startWorkerProcess waits for, its stop line what SIGTERM checks.
-/**
- * An experiment (BENCH_WORKER_NICE, 1–19): the worker at a lower CPU priority, which approximates workers on CPUs of
- * their own (as deployed) on this shared machine: the API is then slowed only by what it shares for real, the database.
- */
-const WORKER_NICE = process.env.BENCH_WORKER_NICE ? Number(process.env.BENCH_WORKER_NICE) : undefined
-const startWorker = async () => {
-  const started = await startWorkerProcess({ ...env, LOG_LEVEL: 'info' })
-  // Niceness is per thread on Linux: every thread of the worker (the SDK's core threads, libuv's pool) is lowered.
-  if (WORKER_NICE !== undefined)
-    for (const pid of workerPids())
-      for (const tid of readdirSync(`/proc/${pid}/task`)) os.setPriority(Number(tid), WORKER_NICE)
-  return started
-}
+const startWorker = () => startWorkerProcess({ ...env, LOG_LEVEL: 'info', WORKER_CPU_NICE: WORKER_NICE })
 let worker: WorkerProcess = await startWorker()
 const serverPid = temporalServerPid()
 const metricsUrl = serverPid === undefined ? undefined : await findMetricsUrl(serverPid)

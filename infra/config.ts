@@ -136,6 +136,11 @@ const ConfigSchema = z
     WEBHOOK_CLAIM_LEASE_MS: z.coerce.number().int().positive().default(60_000),
     /** Failed attempts in a row that open an endpoint's circuit breaker (its retry workflow takes over). */
     WEBHOOK_CIRCUIT_FAILURES: z.coerce.number().int().positive().default(5),
+    /**
+     * The worker's CPU priority as a nice value (0 normal, 19 lowest). `npm start` runs its worker at 10, so that on
+     * one machine requests come before webhook deliveries and workflow tasks (infra/process-priority.ts).
+     */
+    WORKER_CPU_NICE: z.coerce.number().int().min(0).max(19).default(0),
   })
   .superRefine((config, ctx) => {
     if (config.WEBHOOK_CLAIM_LEASE_MS <= config.WEBHOOK_TIMEOUT_MS) {

@@ -6,10 +6,13 @@ import { NativeConnection, Runtime } from '@temporalio/worker'
 import { loadConfig } from '../infra/config.ts'
 import { closeDb, createDb } from '../infra/db.ts'
 import { createLogger } from '../infra/logger.ts'
+import { lowerProcessPriority } from '../infra/process-priority.ts'
 import { createWorker } from './create-worker.ts'
 
 const config = loadConfig()
 const logger = createLogger(config.LOG_LEVEL, 'worker')
+// Before the runtime and the connections start their threads, which then inherit it.
+lowerProcessPriority(config.WORKER_CPU_NICE)
 // The worker's runtime handles SIGINT/SIGTERM by shutting workers down gracefully.
 Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'] })
 // Heard beside the runtime's own handlers: the delivery pump stops claiming at once (createWorker's `stopping`).

@@ -16,6 +16,7 @@ const READY_TIMEOUT_MS = 90_000
 const typeScriptLoader = (process.features as { typescript?: string | false }).typescript ? [] : ['--import', 'tsx']
 
 export interface WorkerProcess {
+  readonly pid: number
   /** Kills the worker: SIGKILL simulates a crash, SIGTERM a graceful stop. Resolves when it has exited. */
   kill(signal: NodeJS.Signals): Promise<number | null>
   output(): string
@@ -47,6 +48,7 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   return {
+    pid: child.pid ?? 0,
     async kill(signal) {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal)
       return exited
