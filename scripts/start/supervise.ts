@@ -64,7 +64,7 @@ const TAIL_LINES = 20
 const DRAIN_TIMEOUT_MS = 1_000
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
-const delayText = (ms: number) => (ms < 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`)
+const delayText = (ms: number) => `${Number((ms / 1000).toFixed(2))} s`
 const exitText = (exit: Pick<ProcessExit, 'code' | 'signal'>) =>
   exit.signal ? `signal ${exit.signal}` : `code ${exit.code ?? 'unknown'}`
 
@@ -120,6 +120,7 @@ class SupervisedChild {
   private restartTimer: NodeJS.Timeout | undefined
   private stopping = false
   private exited: Promise<void> = Promise.resolve()
+  private drained: Promise<unknown> = Promise.resolve()
   private readonly tail: string[] = []
   private readonly logFile: WriteStream | undefined
   private readonly logPath: string | undefined
@@ -154,17 +155,14 @@ class SupervisedChild {
     })
     this.child = child
     this.startedAt = this.now()
-    const drained = Promise.all([
-      this.forward(child.stdout, process.stdout),
-      this.forward(child.stderr, process.stderr),
-    ])
+    this.drained = Promise.all([this.forward(child.stdout, process.stdout), this.forward(child.stderr, process.stderr)])
     this.exited = new Promise((resolve) => {
       // 'error' without a pid: it could not be spawned at all, and no 'exit' follows.
       child.once('error', (error) => {
         this.options.log(`${this.name} could not be started: ${error.message}`)
-        if (child.pid === undefined) resolve(this.onExit(child, null, null, drained))
+        if (child.pid === undefined) resolve(this.onExit(child, null, null))
       })
-      child.once('exit', (code, signal) => resolve(this.onExit(child, code, signal, drained)))
+      child.once('exit', (code, signal) => resolve(this.onExit(child, code, signal)))
     })
     if (child.pid !== undefined) this.options.log(`${this.name} started (pid ${child.pid})`)
   }
@@ -183,6 +181,7 @@ class SupervisedChild {
       await this.exited
       clearTimeout(timer)
     }
+    await this.drainedOrTimeout()
     await new Promise<void>((resolve) => (this.logFile ? this.logFile.end(resolve) : resolve()))
   }
 
@@ -191,18 +190,13 @@ class SupervisedChild {
     if (child && child.exitCode === null && child.signalCode === null) child.kill(signal)
   }
 
-  private async onExit(
-    child: ChildProcess,
-    code: number | null,
-    signal: NodeJS.Signals | null,
-    drained: Promise<unknown>
-  ): Promise<void> {
+  private async onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
     const exitedAt = this.now()
     if (this.stopping || child !== this.child) return
     this.child = undefined
     // The last lines a dying process wrote (its error) may still be in the pipe: read them before quoting the tail.
     // Bounded, in case a grandchild holds the pipe open.
-    await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, DRAIN_TIMEOUT_MS))])
+    await this.drainedOrTimeout()
     if (this.stopping) return
     const exit: ProcessExit = { startedAt: this.startedAt, exitedAt, code, signal }
     this.exits.push(exit)
@@ -222,6 +216,13 @@ class SupervisedChild {
         : ''
     this.options.log(`${what}${atStart}; restarting in ${delayText(decision.delayMs)} (restart ${decision.restart})`)
     this.restartTimer = setTimeout(() => this.start(), decision.delayMs)
+  }
+
+  /** Until the current child's output has been read to its end; bounded, in case a grandchild holds the pipe. */
+  private async drainedOrTimeout(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([this.drained, new Promise((resolve) => (timer = setTimeout(resolve, DRAIN_TIMEOUT_MS)))])
+    clearTimeout(timer)
   }
 
   private failureMessage(crashes: number, last: ProcessExit): string {
@@ -245,7 +246,7 @@ class SupervisedChild {
     }
     from.on('data', (chunk: Buffer) => {
       to.write(chunk)
-      this.logFile?.write(chunk)
+      if (this.logFile?.writable) this.logFile.write(chunk)
       const lines = (partial + chunk.toString('utf8')).split('\n')
       partial = lines.pop() ?? ''
       keep(lines)
