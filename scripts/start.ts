@@ -78,7 +78,8 @@ function shutdown(code: number): Promise<void> {
   })()
   return stopping
 }
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+// SIGHUP: the terminal was closed; its children got it too and must not be restarted.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.on(signal, () => {
     if (stopping) {
       log(`${signal} again: killing what is still running`)

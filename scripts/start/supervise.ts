@@ -47,6 +47,7 @@ export interface SupervisorFailure {
   message: string
 }
 
+/** The running supervisor returned by {@link supervise}. */
 export interface Supervisor {
   /** Pid of each child's current run, by name (undefined while it waits to be restarted). */
   pids(): Record<string, number | undefined>
@@ -197,6 +198,7 @@ class SupervisedChild {
     // The last lines a dying process wrote (its error) may still be in the pipe: read them before quoting the tail.
     // Bounded, in case a grandchild holds the pipe open.
     await this.drainedOrTimeout()
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() may have been called meanwhile
     if (this.stopping) return
     const exit: ProcessExit = { startedAt: this.startedAt, exitedAt, code, signal }
     this.exits.push(exit)
