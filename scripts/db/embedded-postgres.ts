@@ -2,7 +2,8 @@
  * Embedded PostgreSQL for development and tests: PGlite (PostgreSQL 17 compiled to WASM) served over the
  * PostgreSQL wire protocol, so `pg`, `@prisma/adapter-pg` and `psql` can talk to it like to a real server.
  *
- * Run directly (`npm run db:embedded`) it serves `.data/pglite` on EMBEDDED_DB_PORT (default 5433).
+ * Run directly (`npm run db:embedded`) it serves `<START_DATA_DIR>/pglite` (default `.data/pglite`, the directory
+ * `npm start` uses) on EMBEDDED_DB_PORT (default 5433).
  */
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
@@ -160,7 +161,7 @@ function clientHost(host: string): string {
 async function main(): Promise<void> {
   const port = Number(process.env.EMBEDDED_DB_PORT ?? 5433)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`bad EMBEDDED_DB_PORT: ${port}`)
-  const dataDir = path.resolve('.data/pglite')
+  const dataDir = path.resolve(process.env.START_DATA_DIR || '.data', 'pglite')
 
   const pg = await startEmbeddedPostgres({ dataDir, port })
   console.log(`embedded PostgreSQL (PGlite) serving ${dataDir}`)

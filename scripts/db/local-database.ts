@@ -1,14 +1,20 @@
 /**
  * @module "The database": DATABASE_URL when set; otherwise the embedded PostgreSQL (PGlite) that `npm start` serves
- * on EMBEDDED_DB_PORT, or, when nothing is serving it, the same data directory opened by this process.
+ * on EMBEDDED_DB_PORT, or, when nothing is serving it, the same data directory (`<START_DATA_DIR>/pglite`) opened by
+ * this process.
  */
 import net from 'node:net'
+import { join } from 'node:path'
 import { startEmbeddedPostgres } from './embedded-postgres.ts'
 import { applyMigrations } from './migrations.ts'
 
-export const EMBEDDED_DATA_DIR = '.data/pglite'
-export const embeddedPort = (env: Readonly<Record<string, string | undefined>> = process.env) =>
-  Number(env.EMBEDDED_DB_PORT ?? 5433)
+type Env = Readonly<Record<string, string | undefined>>
+
+/** Where `npm start` keeps its local state (embedded database, Temporal's SQLite file, logs): START_DATA_DIR. */
+export const startDataDir = (env: Env = process.env) => env.START_DATA_DIR || '.data'
+/** The embedded database's data directory, inside {@link startDataDir}. */
+export const embeddedDataDir = (env: Env = process.env) => join(startDataDir(env), 'pglite')
+export const embeddedPort = (env: Env = process.env) => Number(env.EMBEDDED_DB_PORT ?? 5433)
 
 export interface LocalDatabase {
   url: string
@@ -30,10 +36,10 @@ const isListening = (port: number) =>
 /**
  * Resolves the database to use and brings its schema up to date.
  * @param options.serve - start the embedded server on its fixed port (for `npm start`) rather than a free one
- * @param options.env - where DATABASE_URL and EMBEDDED_DB_PORT are read (default `process.env`)
+ * @param options.env - where DATABASE_URL, EMBEDDED_DB_PORT and START_DATA_DIR are read (default `process.env`)
  */
 export async function openLocalDatabase(
-  options: { serve?: boolean; log?: (m: string) => void; env?: Readonly<Record<string, string | undefined>> } = {}
+  options: { serve?: boolean; log?: (m: string) => void; env?: Env } = {}
 ): Promise<LocalDatabase> {
   const log = options.log ?? (() => undefined)
   const env = options.env ?? process.env
@@ -48,8 +54,9 @@ export async function openLocalDatabase(
       stop: async () => undefined,
     }
   } else {
-    const embedded = await startEmbeddedPostgres({ dataDir: EMBEDDED_DATA_DIR, port: options.serve ? port : 0 })
-    log(`embedded PostgreSQL (PGlite) serving ${EMBEDDED_DATA_DIR} on port ${embedded.port}`)
+    const dataDir = embeddedDataDir(env)
+    const embedded = await startEmbeddedPostgres({ dataDir, port: options.serve ? port : 0 })
+    log(`embedded PostgreSQL (PGlite) serving ${dataDir} on port ${embedded.port}`)
     database = { url: embedded.connectionString, started: true, stop: () => embedded.stop() }
   }
   const { applied } = await applyMigrations(database.url)

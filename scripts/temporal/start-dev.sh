@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # `npm run temporal`: a local Temporal server (the CLI's dev server: real Temporal, SQLite, Web UI) whose state
-# survives restarts in .data/temporal/temporal.db, with the platform's custom search attributes registered.
+# survives restarts in ${START_DATA_DIR:-.data}/temporal/temporal.db (the file `npm start` uses), with the platform's custom search attributes registered.
 #
 # Environment: TEMPORAL_PORT (7233), TEMPORAL_UI_PORT (8233), TEMPORAL_NAMESPACE (default),
-# TEMPORAL_DB_FILE (.data/temporal/temporal.db), TEMPORAL_CODEC_ENDPOINT (the UI's codec server, e.g.
+# TEMPORAL_DB_FILE ($START_DATA_DIR/temporal/temporal.db, START_DATA_DIR defaulting to .data), TEMPORAL_CODEC_ENDPOINT (the UI's codec server, e.g.
 # http://localhost:3000/codec; docs/payload-encryption.md), plus obtain-cli.sh's. Extra arguments go to
 # `temporal server start-dev` (e.g. `npm run temporal -- --log-level info`).
 # Listens on 127.0.0.1 only: the dev server has no authentication.
@@ -17,7 +17,7 @@ log() { printf '[start-dev] %s\n' "$*" >&2; }
 port=${TEMPORAL_PORT:-7233}
 ui_port=${TEMPORAL_UI_PORT:-8233}
 namespace=${TEMPORAL_NAMESPACE:-default}
-db_file=${TEMPORAL_DB_FILE:-.data/temporal/temporal.db}
+db_file=${TEMPORAL_DB_FILE:-${START_DATA_DIR:-.data}/temporal/temporal.db}
 
 [ -x node_modules/.bin/tsx ] || { log "node_modules/.bin/tsx not found: run 'npm ci' first"; exit 1; }
 cli=$(bash scripts/temporal/obtain-cli.sh)
