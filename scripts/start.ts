@@ -61,10 +61,16 @@ const env = {
 // Where Node strips TypeScript types itself (22.18+, 24) the children run natively, as the tests' workers do: a start,
 // and so a restart, loads their modules with less CPU than through tsx. Elsewhere (Node 20) through tsx.
 const typeScriptLoader = (process.features as { typescript?: string | false }).typescript ? [] : ['--import', 'tsx']
-const node = (entry: string) => ({ command: process.execPath, args: [...typeScriptLoader, entry], cwd: ROOT, env })
+const node = (entry: string, extra: Record<string, string> = {}) => ({
+  command: process.execPath,
+  args: [...typeScriptLoader, entry],
+  cwd: ROOT,
+  env: { ...env, ...extra },
+})
 const supervisor = supervise(
   [
-    { name: 'worker', ...node('worker/main.ts') },
+    // On one machine, requests come before webhook deliveries and workflow tasks (infra/process-priority.ts).
+    { name: 'worker', ...node('worker/main.ts', { WORKER_CPU_NICE: process.env.WORKER_CPU_NICE ?? '10' }) },
     { name: 'api', ...node('api/server.ts') },
   ],
   { log, logDir: LOG_DIR }
