@@ -89,6 +89,10 @@ export function createSsoVerifier({ db, clock, keys }: { db: Db; clock: Clock; k
     const existing = await db.platformUser.findUnique({
       where: { ssoIssuer_ssoSubject: { ssoIssuer: issuer, ssoSubject: subject } },
     })
+    // A user is signed in only through a connection of their own tenant. Another tenant may register the same issuer
+    // with a key set URL of its choosing and sign any subject with it: that must not reach this tenant's user (nor
+    // say that the user exists there).
+    if (existing && existing.tenantId !== connection.tenantId) throw invalidToken('The SSO token is invalid.')
     if (existing?.disabledAt) throw new AppError(403, 'forbidden', 'Forbidden', { detail: 'This user is disabled.' })
     if (!existing && !role) {
       throw new AppError(403, 'forbidden', 'Forbidden', { detail: 'No platform role is mapped for this user.' })

@@ -163,4 +163,40 @@ describe('SSO fetches', () => {
     expect(issuer.hits['/.well-known/openid-configuration']).toBe(1)
     expect(issuer.hits).toEqual({ '/.well-known/openid-configuration': 1, '/jwks': afterFlood + 1 })
   })
+
+  it("signs nobody into another tenant through a connection of the same issuer with the other tenant's key set", async () => {
+    const known = await userToken('victim', ['it-admins'])
+    expect((await platform.http.get('/v1/users', { token: known })).status).toBe(200)
+
+    // Another tenant registers this issuer under its own audience, with a key set it controls.
+    const attacker = await startTestIssuer()
+    try {
+      const intruder = await platform.newTenant(['users'])
+      const registered = await platform.http.post('/v1/sso-connections', {
+        token: await platform.token(intruder),
+        body: {
+          issuer: issuer.issuer,
+          audience: 'intruder-app',
+          jwksUri: attacker.jwksUri,
+          roleClaim: 'groups',
+          roleMapping: { 'it-admins': 'OWNER' },
+        },
+      })
+      expect(registered.status).toBe(201)
+      const forge = (audience: string) =>
+        attacker.sign({ sub: 'victim', groups: ['it-admins'] }, audience, { iss: issuer.issuer })
+      // For the victim's tenant's audience, its keys are not the issuer's; for its own, the user is not its tenant's.
+      for (const token of [await forge(AUDIENCE), await forge('intruder-app')]) {
+        const response = await platform.http.get('/v1/users', { token })
+        expect(response.status).toBe(401)
+        expect(response.body.code).toBe('invalid_token')
+      }
+      const victim = await platform.api.deps.db.platformUser.findUniqueOrThrow({
+        where: { ssoIssuer_ssoSubject: { ssoIssuer: issuer.issuer, ssoSubject: 'victim' } },
+      })
+      expect(victim).toMatchObject({ tenantId, role: 'ADMIN' })
+    } finally {
+      await attacker.close()
+    }
+  })
 })
