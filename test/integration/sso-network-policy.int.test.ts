@@ -1,9 +1,10 @@
 /**
  * SSO issuers are URLs a tenant registers and the platform then calls, so they obey the webhooks' network rules. Under
- * the defaults outside development (this file sets no SSO_* override): registering an issuer or key set on plain HTTP,
- * or on a loopback, private or metadata address, is refused with 400 `validation_error` naming the field and the rule;
- * a connection already stored with such an address (registered under other rules) is refused again when a token names
- * it, at connect time, and the issuer is never called.
+ * the default network policy outside development (private networks refused; plain HTTP is allowed here only so that
+ * the loopback test issuer would answer if it were called): registering an issuer or key set on a loopback, private or
+ * metadata address is refused with 400 `validation_error` naming the field and the rule; a connection already stored
+ * with such an address (registered under other rules) is refused again when a token names it, at connect time, and
+ * the issuer is never called. The HTTPS rule and the defaults are unit-tested (test/unit/domain/sso-urls.test.ts).
  */
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -17,7 +18,7 @@ let admin: string
 let tenantId: string
 
 beforeAll(async () => {
-  platform = await startPlatform({ withWorker: false })
+  platform = await startPlatform({ withWorker: false, overrides: { SSO_REQUIRE_HTTPS: 'false' } })
   issuer = await startTestIssuer()
   const client = await platform.newTenant(['users', 'providers'])
   tenantId = client.tenantId
@@ -39,7 +40,6 @@ const register = (body: Record<string, unknown>) =>
 
 describe('registering an SSO connection', () => {
   it.each([
-    [{ issuer: 'http://login.example.com' }, 'issuer', 'https_required'],
     [{ issuer: 'https://127.0.0.1:8443' }, 'issuer', 'forbidden_address'],
     [{ issuer: 'https://localhost:8443' }, 'issuer', 'forbidden_address'],
     [{ issuer: 'https://[::1]' }, 'issuer', 'forbidden_address'],
@@ -48,7 +48,7 @@ describe('registering an SSO connection', () => {
     [{ issuer: 'https://no-such-host.invalid' }, 'issuer', 'unresolvable_host'],
     [{ issuer: 'https://login.example.com?tenant=1' }, 'issuer', 'invalid_url'],
     [{ issuer: 'https://idp.example.invalid', jwksUri: 'https://192.168.1.20/keys' }, 'jwksUri', 'forbidden_address'],
-    [{ issuer: 'https://idp.example.invalid', jwksUri: 'http://keys.example.com/jwks' }, 'jwksUri', 'https_required'],
+    [{ issuer: 'https://idp.example.invalid', jwksUri: 'http://[fd00::1]/jwks' }, 'jwksUri', 'forbidden_address'],
   ])('refuses %j: %s %s', async (urls, path, code) => {
     const response = await register(urls)
     expect(response.status).toBe(400)
@@ -59,7 +59,7 @@ describe('registering an SSO connection', () => {
   })
 
   it('refuses the test issuer on loopback, which the SSO tests allow only by configuration', async () => {
-    const response = await register({ issuer: issuer.issuer.replace('http:', 'https:') })
+    const response = await register({ issuer: issuer.issuer })
     expect(response.status).toBe(400)
     expect(response.body.errors[0]).toMatchObject({ path: 'issuer', code: 'forbidden_address' })
     expect(response.body.errors[0].message).toMatch(/loopback address, which SSO requests may not be sent to/)
@@ -68,14 +68,11 @@ describe('registering an SSO connection', () => {
 
 describe('a stored connection on a refused address', () => {
   it('is refused at fetch time: the token is invalid and the issuer is never called', async () => {
-    // Stored under other rules (development's defaults, an older release): the same name, now resolving inward.
-    const named = issuer.issuer.replace('http://127.0.0.1', 'https://localhost')
+    // Stored under other rules (development's defaults, an older release), by name: the socket's lookup refuses it.
+    const local = issuer.issuer.replace('127.0.0.1', 'localhost')
     for (const [stored, jwksUri] of [
-      [named, null],
-      [
-        `https://sso-${randomBytes(4).toString('hex')}.example.com`,
-        `https://localhost:${new URL(issuer.issuer).port}/jwks`,
-      ],
+      [local, null],
+      [`https://sso-${randomBytes(4).toString('hex')}.example.com`, `${local}/jwks`],
     ] as const) {
       await platform.db.ssoConnection.create({
         data: {
