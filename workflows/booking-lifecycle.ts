@@ -21,6 +21,7 @@ import {
   allHandlersFinished,
   condition,
   log,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -41,6 +42,7 @@ import {
   completeBookingUpdate,
   followsDatabase,
   noShowBookingUpdate,
+  OPERATOR_STEP_REFUSED_PATCH,
   rescheduleBookingUpdate,
   type BookingWorkflowView,
   type RescheduleRequest,
@@ -224,8 +226,16 @@ export async function bookingLifecycle(input: BookingWorkflowInput): Promise<Boo
       Math.max(1, wakeAt - Date.now())
     )
     if (operatorFinal !== null && state === 'CONFIRMED') {
-      // An operator's signal: persist it, unless the API already moved the appointment to another final state.
-      state = await activities.recordAppointmentStatus({ ...input, status: operatorFinal })
+      // An operator's signal: made through the appointment's transitions, unless the API already moved the appointment
+      // to another final state.
+      const found = await activities.recordAppointmentStatus({ ...input, status: operatorFinal })
+      if (found === 'CONFIRMED' && patched(OPERATOR_STEP_REFUSED_PATCH)) {
+        // The state machine refused it (completing before the start): nothing changed, the lifecycle goes on.
+        log.warn('operator step refused', { appointmentId: input.appointmentId, step: operatorFinal })
+        operatorFinal = null
+        continue
+      }
+      state = found
       awaitingCommit = false
       break
     }
