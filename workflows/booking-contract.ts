@@ -21,6 +21,14 @@ export const BOOKING_LIFECYCLE_PATCH = 'booking-lifecycle-v2'
  */
 export const OPERATOR_STEP_REFUSED_PATCH = 'booking-operator-step-refused'
 
+/**
+ * The `patched()` id of the search attributes following a reschedule accepted before the workflow's first read: the
+ * lifecycle then cannot know whether the parties moved, so the attributes follow the request. Runs before it compared
+ * only the location then (`loaded && providerMoved || locationMoved`: an operator-precedence slip), so a second
+ * reschedule before the first read that kept the location but changed the provider left the old ProviderId.
+ */
+export const SEARCH_ATTRIBUTES_BEFORE_READ_PATCH = 'booking-search-attributes-before-first-read'
+
 /** What the workflow tells the API and its users about one appointment. Instants are UTC ISO 8601. */
 export interface BookingWorkflowView {
   /** The workflow's state: the appointment's status as the workflow holds it. */

@@ -44,6 +44,7 @@ import {
   noShowBookingUpdate,
   OPERATOR_STEP_REFUSED_PATCH,
   rescheduleBookingUpdate,
+  SEARCH_ATTRIBUTES_BEFORE_READ_PATCH,
   type BookingWorkflowView,
   type RescheduleRequest,
 } from './booking-contract.ts'
@@ -150,8 +151,15 @@ export async function bookingLifecycle(input: BookingWorkflowInput): Promise<Boo
     (request) => {
       const previous = plan
       plan = { ...plan, ...request, reminderOffsetsMinutes: request.reminderOffsetsMinutes }
-      if ((loaded && previous.providerId !== plan.providerId) || previous.locationId !== plan.locationId)
-        searchAttributesFollow()
+      const providerMoved = previous.providerId !== plan.providerId
+      const locationMoved = previous.locationId !== plan.locationId
+      // Before the first read `previous` holds placeholders (or an earlier request's parties), so whether the parties
+      // moved since the start is unknown: the attributes follow the request. Runs from before the patch compared the
+      // location only there (always "moved" from the placeholder for the first request).
+      const follow = loaded
+        ? providerMoved || locationMoved
+        : patched(SEARCH_ATTRIBUTES_BEFORE_READ_PATCH) || locationMoved
+      if (follow) searchAttributesFollow()
       return accept('CONFIRMED')
     },
     { validator: (_request: RescheduleRequest) => whileConfirmed('rescheduled')() }
