@@ -33,7 +33,7 @@ interface Entry<T> {
   value?: T
   freshUntil: number
   fetchedAt: number
-  failure?: unknown
+  failure?: Error
   pending?: Promise<T>
 }
 
@@ -54,8 +54,8 @@ export function createDocumentCache<T>(options: DocumentCacheOptions<T>): Docume
       (error: unknown) => {
         // The document that was fresh before stays unused (it is stale or was found wanting); the failure is answered
         // until the interval lets us try again.
-        entry.failure = error
-        throw error
+        entry.failure = error instanceof Error ? error : new Error(String(error))
+        throw entry.failure
       }
     )
     entry.pending = pending
