@@ -1,20 +1,28 @@
 /**
  * @module Activities of the booking workflow. Built by a factory that receives its dependencies, so the worker wires
- * real ones and tests can wire their own. Every query runs in a unit of work scoped to the workflow's tenant.
+ * real ones and tests can wire their own. Every query runs in a unit of work scoped to the workflow's tenant, and
+ * every change of an appointment's status goes through the appointment's state machine and transitions, as the API's.
  */
+import { Context } from '@temporalio/activity'
 import { ApplicationFailure } from '@temporalio/common'
 import type { Db } from '../infra/db.ts'
+import { createLogger, type Logger } from '../infra/logger.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
 import type { BookingState, BookingWorkflowInput } from '../workflows/shared.ts'
+import { createAppointmentTransitions } from '../domain/appointments/appointment-transitions.ts'
 import {
   loadBookingPlan,
   markNoShowIfAbsent,
   recordBookingReminder,
+  recordOperatorStatus,
   settleBookingReminders,
   type BookingPlan,
+  type OperatorTransitions,
   type ReminderRequest,
 } from '../domain/appointments/booking-lifecycle-store.ts'
 import { minuteMsOf } from '../domain/appointments/reminder-schedule.ts'
+import { AppError } from '../domain/errors.ts'
+import { createWorkflowOutbox } from '../domain/workflows/workflow-outbox.ts'
 import { systemClock, type Clock } from '../infra/clock.ts'
 
 /** The worker's policy clock: how long a policy day lasts (tests shorten it) and the no-show grace (real ms). */
@@ -28,8 +36,14 @@ const REAL_TIMING: BookingTiming = { dayMs: 86_400_000, noShowGraceMs: 30 * 60_0
 export interface BookingActivityDeps {
   db: Db
   bookingTiming?: Partial<BookingTiming>
-  /** What "now" is when a no-show or the reminders' settling is decided. */
+  /** What "now" is when a no-show, an operator's step or the reminders' settling is decided. */
   now?: Clock
+  /**
+   * The transitions an operator's step goes through. Default: the API's, built in the running activity, whose
+   * follow-up workflow (at completion) is started through the workflow outbox with the worker's client.
+   */
+  operatorTransitions?: () => OperatorTransitions
+  logger?: Logger
 }
 
 /** The plan the lifecycle works from, with the worker's timing (recorded in history, so replays see the same). */
@@ -49,9 +63,28 @@ export interface RecordStatusInput extends BookingWorkflowInput {
   status: Exclude<BookingState, 'CONFIRMED'>
 }
 
+/** The API's transitions, as an activity of the booking workflow runs them. */
+function transitionsInActivity(db: Db, now: Clock, logger: Logger): OperatorTransitions {
+  const { client, info } = Context.current()
+  return createAppointmentTransitions({
+    clock: now,
+    // The workflow the notifier would signal is the one waiting for this answer; it follows the answer itself.
+    notifier: { changed: () => undefined },
+    // No booking workflow update either, for the same reason: the step is already the workflow's.
+    outbox: createWorkflowOutbox({ db, temporal: client, taskQueue: info.taskQueue, logger }),
+  })
+}
+
 /** Creates the booking activities. */
-export function createBookingActivities({ db, bookingTiming, now = systemClock }: BookingActivityDeps) {
+export function createBookingActivities({
+  db,
+  bookingTiming,
+  now = systemClock,
+  operatorTransitions,
+  logger = createLogger('info', 'booking'),
+}: BookingActivityDeps) {
   const timing = { ...REAL_TIMING, ...bookingTiming }
+  const transitionsFor = operatorTransitions ?? (() => transitionsInActivity(db, now, logger))
   return {
     /** The lifecycle's view of the appointment (status, times, location policy, check-in) and the timing. */
     async loadBookingPlan({ tenantId, appointmentId }: BookingWorkflowInput): Promise<BookingPlanWithTiming> {
@@ -83,13 +116,7 @@ export function createBookingActivities({ db, bookingTiming, now = systemClock }
           select: { status: true, startsAt: true, endsAt: true, providerId: true, locationId: true },
         })
       )
-      if (!appointment) {
-        throw ApplicationFailure.create({
-          type: 'AppointmentNotFound',
-          message: `Appointment ${appointmentId} not found`,
-          nonRetryable: true,
-        })
-      }
+      if (!appointment) throw notFound(appointmentId)
       return {
         status: appointment.status,
         startsAt: appointment.startsAt.toISOString(),
@@ -100,19 +127,22 @@ export function createBookingActivities({ db, bookingTiming, now = systemClock }
     },
 
     /**
-     * Persists a final status asked for by an operator's signal, only over CONFIRMED (the state machine's rule: a
-     * final state is never left), and answers the status the appointment has afterwards. Idempotent: re-running it
-     * after a crash finds the status already written.
+     * Makes the final step an operator's signal asked for, through the appointment's transitions (the state machine,
+     * its timestamp and event, and at completion the session and the follow-up workflow), and answers the status the
+     * appointment has afterwards: the one asked for; the API's final status when it got there first; CONFIRMED when
+     * the state machine refuses (completing before the start). Idempotent: re-run after a crash, it finds the status
+     * already final.
      */
     async recordAppointmentStatus({ tenantId, appointmentId, status }: RecordStatusInput): Promise<BookingState> {
-      return runInUnitOfWork(db, tenantId, async ({ tx }) => {
-        await tx.appointment.updateMany({
-          where: { id: appointmentId, tenantId, status: 'CONFIRMED' },
-          data: { status },
-        })
-        const row = await tx.appointment.findFirst({ where: { id: appointmentId, tenantId }, select: { status: true } })
-        return row?.status ?? status
-      })
+      const transitions = transitionsFor()
+      try {
+        return await runInUnitOfWork(db, tenantId, (uow) =>
+          recordOperatorStatus(uow, transitions, appointmentId, status, now())
+        )
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'not_found') throw notFound(appointmentId)
+        throw error
+      }
     },
   }
 }

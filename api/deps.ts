@@ -7,6 +7,8 @@ import { Client, Connection } from '@temporalio/client'
 import { createSigningKeys } from '../domain/auth/signing-keys.ts'
 import { createRevocationList } from '../domain/auth/revocation-list.ts'
 import { createSsoVerifier } from '../domain/auth/sso.ts'
+import { createIssuerKeys } from '../domain/auth/sso-issuer-keys.ts'
+import { ssoSettings } from '../domain/auth/sso-settings.ts'
 import { createTokenLifecycle } from '../domain/auth/token-lifecycle.ts'
 import { createTokenService } from '../domain/auth/token-service.ts'
 import { createAppointmentService } from '../domain/appointments/appointment-service.ts'
@@ -76,7 +78,7 @@ export function buildDeps(
     tokens,
     tokenLifecycle,
     revocations,
-    sso: createSsoVerifier({ db, clock }),
+    sso: createSsoVerifier({ db, clock, keys: createIssuerKeys({ settings: ssoSettings(config), clock, logger }) }),
     outbox,
     appointments,
     clock,

@@ -93,6 +93,13 @@ const ConfigSchema = z
      * (a few seconds of CPU); set, it loads the bundle, which must come from the same code (docs/operations.md).
      */
     WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
+    /**
+     * SSO issuers and their key sets (docs/access-control.md): the webhooks' network rules, with their own switches.
+     * Unset: https:// required and private addresses refused, except in development.
+     */
+    SSO_REQUIRE_HTTPS: z.stringbool().optional(),
+    /** Allow issuers on loopback, private, CGNAT, link-local and ULA addresses (never cloud metadata addresses). */
+    SSO_ALLOW_PRIVATE_NETWORKS: z.stringbool().optional(),
     /** Webhooks (docs/webhooks.md). Unset: https:// required and private addresses refused, except in development. */
     WEBHOOK_REQUIRE_HTTPS: z.stringbool().optional(),
     /** Allow receivers on loopback, private, CGNAT, link-local and ULA addresses (never cloud metadata addresses). */

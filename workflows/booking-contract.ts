@@ -13,6 +13,22 @@ import type { BookingState } from './shared.ts'
 /** The `patched()` id of the lifecycle (reminders, updates, no-show); runs started before it replay the old loop. */
 export const BOOKING_LIFECYCLE_PATCH = 'booking-lifecycle-v2'
 
+/**
+ * The `patched()` id of an operator's refused step: since operators' signals go through the appointment's transitions,
+ * the state machine may refuse one (completing before the start), and the workflow then goes on rather than closing
+ * over an appointment that is still CONFIRMED. Runs before it never got that answer (the old activity wrote any final
+ * status), so the marker appears only where the new branch is taken.
+ */
+export const OPERATOR_STEP_REFUSED_PATCH = 'booking-operator-step-refused'
+
+/**
+ * The `patched()` id of the search attributes following a reschedule accepted before the workflow's first read: the
+ * lifecycle then cannot know whether the parties moved, so the attributes follow the request. Runs before it compared
+ * only the location then (`loaded && providerMoved || locationMoved`: an operator-precedence slip), so a second
+ * reschedule before the first read that kept the location but changed the provider left the old ProviderId.
+ */
+export const SEARCH_ATTRIBUTES_BEFORE_READ_PATCH = 'booking-search-attributes-before-first-read'
+
 /** What the workflow tells the API and its users about one appointment. Instants are UTC ISO 8601. */
 export interface BookingWorkflowView {
   /** The workflow's state: the appointment's status as the workflow holds it. */

@@ -21,6 +21,7 @@ import {
   allHandlersFinished,
   condition,
   log,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -41,7 +42,9 @@ import {
   completeBookingUpdate,
   followsDatabase,
   noShowBookingUpdate,
+  OPERATOR_STEP_REFUSED_PATCH,
   rescheduleBookingUpdate,
+  SEARCH_ATTRIBUTES_BEFORE_READ_PATCH,
   type BookingWorkflowView,
   type RescheduleRequest,
 } from './booking-contract.ts'
@@ -148,8 +151,15 @@ export async function bookingLifecycle(input: BookingWorkflowInput): Promise<Boo
     (request) => {
       const previous = plan
       plan = { ...plan, ...request, reminderOffsetsMinutes: request.reminderOffsetsMinutes }
-      if ((loaded && previous.providerId !== plan.providerId) || previous.locationId !== plan.locationId)
-        searchAttributesFollow()
+      const providerMoved = previous.providerId !== plan.providerId
+      const locationMoved = previous.locationId !== plan.locationId
+      // Before the first read `previous` holds placeholders (or an earlier request's parties), so whether the parties
+      // moved since the start is unknown: the attributes follow the request. Runs from before the patch compared the
+      // location only there (always "moved" from the placeholder for the first request).
+      const follow = loaded
+        ? providerMoved || locationMoved
+        : patched(SEARCH_ATTRIBUTES_BEFORE_READ_PATCH) || locationMoved
+      if (follow) searchAttributesFollow()
       return accept('CONFIRMED')
     },
     { validator: (_request: RescheduleRequest) => whileConfirmed('rescheduled')() }
@@ -224,8 +234,16 @@ export async function bookingLifecycle(input: BookingWorkflowInput): Promise<Boo
       Math.max(1, wakeAt - Date.now())
     )
     if (operatorFinal !== null && state === 'CONFIRMED') {
-      // An operator's signal: persist it, unless the API already moved the appointment to another final state.
-      state = await activities.recordAppointmentStatus({ ...input, status: operatorFinal })
+      // An operator's signal: made through the appointment's transitions, unless the API already moved the appointment
+      // to another final state.
+      const found = await activities.recordAppointmentStatus({ ...input, status: operatorFinal })
+      if (found === 'CONFIRMED' && patched(OPERATOR_STEP_REFUSED_PATCH)) {
+        // The state machine refused it (completing before the start): nothing changed, the lifecycle goes on.
+        log.warn('operator step refused', { appointmentId: input.appointmentId, step: operatorFinal })
+        operatorFinal = null
+        continue
+      }
+      state = found
       awaitingCommit = false
       break
     }

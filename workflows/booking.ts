@@ -21,6 +21,7 @@ import {
   cancelBookingUpdate,
   completeBookingUpdate,
   noShowBookingUpdate,
+  OPERATOR_STEP_REFUSED_PATCH,
   rescheduleBookingUpdate,
 } from './booking-contract.ts'
 import { searchAttributeKeys } from './search-attributes.ts'
@@ -91,8 +92,10 @@ async function legacyBookingLoop(input: BookingWorkflowInput): Promise<BookingOu
     // TypeScript keeps the narrowing from the loop test across the await; the handlers may have changed `state`.
     const signalled = state as BookingState
     if (signalled !== 'CONFIRMED') {
-      // An operator's signal: persist it, unless the API already moved the appointment to another final state.
+      // An operator's signal: made through the appointment's transitions, unless the API already moved the appointment
+      // to another final state. Refused by the state machine (completing before the start), nothing changed.
       state = await activities.recordAppointmentStatus({ ...input, status: signalled })
+      if (state === 'CONFIRMED' && patched(OPERATOR_STEP_REFUSED_PATCH)) continue
       break
     }
     changed = false

@@ -1,16 +1,19 @@
 /**
  * @module The database side of the booking lifecycle and the appointment follow-up workflows (their activities are
  * thin wrappers over these): reading what a workflow plans with, recording a reminder to the family once, marking a
- * no-show through the same state machine as the API, and the follow-up's nudges and family follow-up. Every write is
+ * no-show through the same state machine as the API, an operator's final step through the API's own transitions,
+ * and the follow-up's nudges and family follow-up. Every write is
  * idempotent (dedupe keys, conditional updates), so a retried activity after a worker crash changes nothing twice.
  * Notifications carry ids and times only.
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import { AppError } from '../errors.ts'
 import { recordCareNotification, settleNotifications } from '../care-workflows/care-notifications.ts'
 import { recordEvent } from '../events/record-event.ts'
 import { formatInTimeZone } from '../time.ts'
 import { lockAppointment } from './appointment-row.ts'
 import { transition, type AppointmentStatus } from './appointment-state.ts'
+import type { AppointmentTransitions, CancelInput } from './appointment-transitions.ts'
 
 export const BOOKING_KIND = 'booking'
 export const FOLLOW_UP_KIND = 'appointment-follow-up'
@@ -158,6 +161,46 @@ export async function markNoShowIfAbsent(
     markedBy: 'WORKFLOW',
   })
   return { status: 'NO_SHOW', checkedIn: false }
+}
+
+/** The transitions an operator's step takes: the API's own (appointment-transitions.ts). */
+export type OperatorTransitions = Pick<AppointmentTransitions, 'cancel' | 'complete'>
+
+/** What an operator's `cancelBooking` signal records: the signal carries no reason code. */
+export const OPERATOR_CANCELLATION: CancelInput = {
+  reason: 'OTHER',
+  note: 'Cancelled by an operator through the booking workflow (cancelBooking signal).',
+}
+
+/**
+ * An operator's final step, asked for through the booking workflow's old `cancelBooking` / `completeBooking` signals
+ * (a NO_SHOW is the workflow's own decision, as at its deadline). It goes through the same transitions as the API's
+ * request would: the state machine decides, and the change carries its timestamp, its event, and at completion the
+ * session and the follow-up workflow. Idempotent: re-run after a crash, it finds the status already final.
+ * @returns the status afterwards: the one asked for; the final status the API reached first; or CONFIRMED when the
+ * state machine refuses the step (completing an appointment that has not started), which changes nothing
+ * @throws AppError `not_found` when the appointment does not exist (for this tenant)
+ */
+export async function recordOperatorStatus(
+  uow: UnitOfWork,
+  transitions: OperatorTransitions,
+  appointmentId: string,
+  status: Exclude<AppointmentStatus, 'CONFIRMED'>,
+  now: Date
+): Promise<AppointmentStatus> {
+  try {
+    if (status === 'CANCELLED') return (await transitions.cancel(uow, appointmentId, OPERATOR_CANCELLATION)).status
+    if (status === 'COMPLETED') return (await transitions.complete(uow, appointmentId)).status
+    return (await markNoShowIfAbsent(uow, appointmentId, now)).status
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== 'invalid_state_transition') throw error
+    // Refused before anything was written: the appointment stays as it is, and the answer says how it is.
+    const current = await uow.tx.appointment.findFirstOrThrow({
+      where: { id: appointmentId, tenantId: uow.tenantId },
+      select: { status: true },
+    })
+    return current.status
+  }
 }
 
 /** What the follow-up workflow plans with. */

@@ -1,15 +1,17 @@
 /**
  * @module Single sign-on for platform users: a tenant registers an OpenID Connect issuer; tokens that issuer signs
  * for the registered audience are verified against the issuer's JWKS (jose, asymmetric algorithms only, issuer and
- * audience pinned) and mapped to a platform user and role. The tenant comes from the connection, never from a claim.
+ * audience pinned; keys fetched under the outbound network policy, sso-issuer-keys.ts) and mapped to a platform user
+ * and role. The tenant comes from the connection, never from a claim.
  */
-import { createRemoteJWKSet, decodeJwt, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose'
+import { decodeJwt, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose'
 import type { PlatformRole } from '../../generated/prisma/enums.ts'
 import type { Clock } from '../../infra/clock.ts'
 import type { Db } from '../../infra/db.ts'
 import { AppError, invalidToken } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { highestRole, PLATFORM_ROLES, ROLE_SCOPES } from './roles.ts'
+import type { IssuerKeys } from './sso-issuer-keys.ts'
 
 /** The principal of a request made by a platform user signed in through SSO. */
 export interface UserPrincipal {
@@ -22,8 +24,6 @@ export interface UserPrincipal {
 }
 
 const ALGORITHMS = ['RS256', 'PS256', 'ES256', 'ES384', 'EdDSA']
-
-type Jwks = ReturnType<typeof createRemoteJWKSet>
 
 /** Whether a bearer token was issued by someone else than us (so it may be an SSO token). */
 export function foreignIssuer(token: string, ourIssuer: string): string | undefined {
@@ -48,27 +48,11 @@ export function roleFromClaims(
   return highestRole(mapped) ?? defaultRole ?? undefined
 }
 
-/** Creates the SSO verifier; JWKS are fetched on demand and cached per issuer by jose. */
-export function createSsoVerifier({ db, clock }: { db: Db; clock: Clock }) {
-  const jwksCache = new Map<string, Jwks>()
-
-  const jwksFor = async (issuer: string, jwksUri: string | null): Promise<Jwks> => {
-    const cached = jwksCache.get(issuer)
-    if (cached) return cached
-    let uri = jwksUri
-    if (!uri) {
-      const discovery = await fetch(`${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`, {
-        signal: AbortSignal.timeout(5000),
-      })
-      if (!discovery.ok) throw invalidToken('The SSO issuer could not be reached.')
-      uri = ((await discovery.json()) as { jwks_uri?: string }).jwks_uri ?? null
-      if (!uri) throw invalidToken('The SSO issuer publishes no JWKS.')
-    }
-    const jwks = createRemoteJWKSet(new URL(uri), { timeoutDuration: 5000, cooldownDuration: 30_000 })
-    jwksCache.set(issuer, jwks)
-    return jwks
-  }
-
+/**
+ * Creates the SSO verifier.
+ * @param keys - the issuers' key sets, fetched under the outbound network policy and cached per URL
+ */
+export function createSsoVerifier({ db, clock, keys }: { db: Db; clock: Clock; keys: IssuerKeys }) {
   /**
    * Verifies an SSO token and resolves its user, creating the user on first sign-in.
    * @returns undefined when no tenant trusts this issuer (the caller answers 401)
@@ -80,8 +64,7 @@ export function createSsoVerifier({ db, clock }: { db: Db; clock: Clock }) {
     let connection: (typeof connections)[number] | undefined
     for (const candidate of connections) {
       try {
-        const jwks = await jwksFor(candidate.issuer, candidate.jwksUri)
-        ;({ payload } = await jwtVerify(token, jwks, {
+        ;({ payload } = await jwtVerify(token, keys.keysFor(candidate.issuer, candidate.jwksUri), {
           issuer: candidate.issuer,
           audience: candidate.audience,
           algorithms: ALGORITHMS,
@@ -106,6 +89,10 @@ export function createSsoVerifier({ db, clock }: { db: Db; clock: Clock }) {
     const existing = await db.platformUser.findUnique({
       where: { ssoIssuer_ssoSubject: { ssoIssuer: issuer, ssoSubject: subject } },
     })
+    // A user is signed in only through a connection of their own tenant. Another tenant may register the same issuer
+    // with a key set URL of its choosing and sign any subject with it: that must not reach this tenant's user (nor
+    // say that the user exists there).
+    if (existing && existing.tenantId !== connection.tenantId) throw invalidToken('The SSO token is invalid.')
     if (existing?.disabledAt) throw new AppError(403, 'forbidden', 'Forbidden', { detail: 'This user is disabled.' })
     if (!existing && !role) {
       throw new AppError(403, 'forbidden', 'Forbidden', { detail: 'No platform role is mapped for this user.' })

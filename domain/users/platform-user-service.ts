@@ -4,10 +4,12 @@
  */
 import type { PlatformRole } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { conflict, notFound, validationError } from '../errors.ts'
+import { conflict, notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { afterCursor, toPage } from '../pagination.ts'
 import { isUniqueViolation } from '../../infra/db.ts'
+import type { SsoSettings } from '../auth/sso-settings.ts'
+import { vetSsoUrls } from '../auth/sso-urls.ts'
 
 export interface SsoConnectionInput {
   issuer: string
@@ -19,19 +21,13 @@ export interface SsoConnectionInput {
 }
 
 /**
- * Registers an OpenID Connect issuer for the tenant.
- * @param requireHttps - outside development, issuers and JWKS must be served over HTTPS
+ * Registers an OpenID Connect issuer for the tenant. Its URLs are checked against the rules SSO fetches obey (HTTPS
+ * and the outbound network policy, sso-settings.ts) before anything is stored.
+ * @throws AppError `validation_error` (field codes `invalid_url`, `https_required`, `forbidden_address`,
+ * `unresolvable_host`), `conflict` when the issuer and audience are already connected
  */
-export async function createSsoConnection(uow: UnitOfWork, input: SsoConnectionInput, requireHttps: boolean) {
-  const insecure = [
-    ['issuer', input.issuer],
-    ['jwksUri', input.jwksUri],
-  ].filter(([, url]) => url && requireHttps && !url.startsWith('https://'))
-  if (insecure.length) {
-    throw validationError(
-      insecure.map(([path]) => ({ path: path!, code: 'https_required', message: 'Use an https URL.' }))
-    )
-  }
+export async function createSsoConnection(uow: UnitOfWork, input: SsoConnectionInput, settings: SsoSettings) {
+  await vetSsoUrls(input, settings)
   try {
     return await uow.tx.ssoConnection.create({
       data: {

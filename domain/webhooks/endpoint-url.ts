@@ -1,11 +1,12 @@
 /**
  * @module Validating a webhook endpoint's URL when it is created or changed: HTTPS outside development, no
  * credentials in the URL (they would end up in logs and the delivery log), and a host that resolves only to
- * addresses the network policy allows. The same policy is applied again at every delivery (vetted-lookup.ts).
+ * addresses the network policy allows. The same policy is applied again at every delivery
+ * (infra/outbound/vetted-lookup.ts).
  */
 import { validationError } from '../errors.ts'
 import type { WebhookSettings } from './webhook-settings.ts'
-import { ForbiddenAddressError, resolveVetted } from './vetted-lookup.ts'
+import { addressRefusal } from '../../infra/outbound/vetted-lookup.ts'
 
 export const MAX_URL_LENGTH = 2048
 
@@ -36,11 +37,7 @@ export async function vetEndpointUrl(
   }
   if (url.hash) throw refuse('invalid_url', 'A URL fragment is never sent; remove it.')
   if (url.href.length > MAX_URL_LENGTH) throw refuse('invalid_url', `At most ${MAX_URL_LENGTH} characters.`)
-  try {
-    await resolveVetted(url.hostname, settings.network)
-  } catch (error) {
-    if (error instanceof ForbiddenAddressError) throw refuse('forbidden_address', `${error.message}.`)
-    throw refuse('unresolvable_host', `${url.hostname} does not resolve.`)
-  }
+  const refusal = await addressRefusal(url.hostname, settings.network, 'webhooks')
+  if (refusal) throw refuse(refusal.code, refusal.message)
   return url.href
 }

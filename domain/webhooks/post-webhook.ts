@@ -7,8 +7,8 @@ import http from 'node:http'
 import https from 'node:https'
 import { isIP } from 'node:net'
 import { parseRetryAfter } from './retry-schedule.ts'
-import { bareHost, vettedLookup, resolveVetted } from './vetted-lookup.ts'
-import type { NetworkPolicy } from './network-policy.ts'
+import type { NetworkPolicy } from '../../infra/outbound/network-policy.ts'
+import { bareHost, vettedLookup, resolveVetted } from '../../infra/outbound/vetted-lookup.ts'
 
 /** The outcome of one attempt, as recorded. */
 export interface PostResult {
@@ -42,7 +42,7 @@ const MAX_DRAINED_BYTES = 64 * 1024
 
 /** Creates a poster with its own connection pools. */
 export function createWebhookPoster(options: WebhookPosterOptions): WebhookPoster {
-  const lookup = vettedLookup(options.network)
+  const lookup = vettedLookup(options.network, 'webhooks')
   const agentOptions = { keepAlive: true, maxSockets: 64, maxFreeSockets: 16, lookup }
   const agents = { 'http:': new http.Agent(agentOptions), 'https:': new https.Agent(agentOptions) }
   const userAgent = options.userAgent ?? 'TherapyCare-Webhooks/1.0'
@@ -55,7 +55,7 @@ export function createWebhookPoster(options: WebhookPosterOptions): WebhookPoste
     // socket's own lookup, in the resolution it connects with.
     if (isIP(bareHost(target.hostname))) {
       try {
-        await resolveVetted(target.hostname, options.network)
+        await resolveVetted(target.hostname, options.network, 'webhooks')
       } catch (error) {
         return { latencyMs: elapsed(), error: (error as Error).message }
       }

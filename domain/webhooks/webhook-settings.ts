@@ -5,7 +5,7 @@
  * public addresses unless the operator says otherwise.
  */
 import type { Config } from '../../infra/config.ts'
-import type { NetworkPolicy } from './network-policy.ts'
+import type { NetworkPolicy } from '../../infra/outbound/network-policy.ts'
 import type { RetryPolicy } from './retry-schedule.ts'
 
 export interface WebhookSettings {

@@ -8,10 +8,13 @@
  * nobody checked in for becomes NO_SHOW (`appointment.no_show`) at its end plus the grace and not before; a reschedule
  * answers with the re-armed next reminder and the reminders follow the new time; a cancel answers with the workflow's
  * accepted result and stops the reminders; a check-in prevents the no-show; completing answers with the workflow's
- * result and starts the follow-up. Crashes and races stay on the dev server (booking-lifecycle.int.test.ts).
+ * result and starts the follow-up; an operator's completeBooking signal goes through the same transitions: refused
+ * before the start (the lifecycle goes on), and after it completing with its timestamp, event, session and follow-up.
+ * Crashes and races stay on the dev server (booking-lifecycle.int.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { appointmentFollowUpWorkflowId } from '../../workflows/appointment-follow-up-contract.ts'
+import { completeBookingSignal } from '../../workflows/shared.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
 import { bookingScenario } from '../support/booking-scenario.ts'
 import { newCentre, patchLocations, type Centre } from '../support/centre.ts'
@@ -60,6 +63,17 @@ async function book(inMs: number) {
   const endsAt = startsAt + HOUR_MS
   const { id, childId } = await bookBetween(startsAt, endsAt)
   return { id, childId, startsAt, endsAt }
+}
+
+/** How many of the workflow's operator steps (the recordAppointmentStatus activity) have completed. */
+async function operatorStepsOf(id: string) {
+  const history = (await handleOf(id).fetchHistory()).events ?? []
+  const scheduled = new Set(
+    history
+      .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'recordAppointmentStatus')
+      .map((e) => String(e.eventId))
+  )
+  return history.filter((e) => scheduled.has(String(e.activityTaskCompletedEventAttributes?.scheduledEventId))).length
 }
 
 const offsetsOf = (rows: Array<{ details: unknown }>) =>
@@ -201,5 +215,35 @@ describe('booking lifecycle timers', () => {
       AppointmentId: [id],
     })
     await eventually(async () => ((await view(id)).followUp?.status === 'WAITING_FOR_NOTE' ? true : undefined), 30_000)
+  })
+
+  it("makes an operator's complete through the transitions: refused before the start, complete with its effects after", async () => {
+    const appointment = await book(DAY_MS)
+    const { id } = appointment
+    await running(id)
+    const handle = handleOf(id)
+
+    // Before the start the state machine refuses: nothing is written and the lifecycle goes on.
+    await handle.signal(completeBookingSignal)
+    await eventually(async () => ((await operatorStepsOf(id)) === 1 ? true : undefined), 30_000)
+    expect(await statusOf(id)).toBe('CONFIRMED')
+    expect((await view(id)).execution).toBe('RUNNING')
+    expect((await view(id)).lifecycle).toMatchObject({ state: 'CONFIRMED' })
+    expect(await events('appointment.completed', id)).toHaveLength(0)
+
+    // After the start, the same signal completes it as the API would: timestamp, event, session, follow-up.
+    await platform.skipTo(appointment.startsAt + 10 * MINUTE_MS)
+    await handle.signal(completeBookingSignal)
+    expect(await handle.result()).toEqual({ appointmentId: id, state: 'COMPLETED' })
+    const stored = await platform.db.appointment.findUniqueOrThrow({ where: { id }, include: { session: true } })
+    expect(stored.status).toBe('COMPLETED')
+    expect(stored.completedAt!.getTime()).toBeGreaterThanOrEqual(appointment.startsAt)
+    expect(stored.session).not.toBeNull()
+    const completedEvents = await events('appointment.completed', id)
+    expect(completedEvents).toHaveLength(1)
+    expect(completedEvents[0]!.data).toMatchObject({ appointmentId: id, sessionId: stored.session!.id })
+    const followUp = platform.temporal.workflow.getHandle(appointmentFollowUpWorkflowId(id))
+    await eventually(() => followUp.describe().catch(() => undefined), 30_000)
+    await recordHistory(handle, 'bookingWorkflow-lifecycle-operator-complete-refused-then-completed')
   })
 })

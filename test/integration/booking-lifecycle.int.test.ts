@@ -1,17 +1,23 @@
 /**
  * The booking lifecycle's crashes and races on the real Temporal dev server, the real worker process and the real
  * database, driven through the appointments API: an API update racing the no-show timer ends in one consistent
- * outcome; a worker killed mid-workflow catches up with every effect recorded once. The policy day is shortened
+ * outcome; a worker killed mid-workflow catches up with every effect recorded once; reschedules accepted before the
+ * workflow's first read (its worker was down) keep the search attributes on the latest parties, behind a `patched()`
+ * change recorded as a replay history. The policy day is shortened
  * (CARE_WORKFLOW_DAY_MS = 14.4 s, so a policy minute is 10 ms: the location's offsets of 200 and 100 minutes put the
  * reminders 2 s and 1 s before the start) and the no-show grace is 500 ms, because these runs happen in real time.
  * The timers' behaviour at real lengths (reminders, reschedule, cancel, check-in, no-show) is proven on the
  * time-skipping server (booking-lifecycle-timers.int.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { rescheduleBookingUpdate, SEARCH_ATTRIBUTES_BEFORE_READ_PATCH } from '../../workflows/booking-contract.ts'
+import { searchAttributeKeys } from '../../workflows/search-attributes.ts'
+import { cancelBookingSignal } from '../../workflows/shared.ts'
+import { recordHistory } from '../replay-histories/record-history.ts'
 import { bookingScenario } from '../support/booking-scenario.ts'
 import { newCentre, patchLocations, type Centre } from '../support/centre.ts'
 import { APPOINTMENT_SCOPES } from '../support/fixtures.ts'
-import { startPlatform, until, type Platform } from '../support/platform.ts'
+import { eventually, startPlatform, until, type Platform } from '../support/platform.ts'
 
 const DAY_MS = 14_400
 const GRACE_MS = 500
@@ -96,5 +102,60 @@ describe('booking lifecycle', () => {
     expect(sent.length).toBeLessThanOrEqual(beforeKill + 1)
     expect(await events('appointment.reminder_due', id)).toHaveLength(sent.length)
     expect(await events('appointment.no_show', id)).toHaveLength(1)
+  }, 120_000)
+
+  it('keeps its search attributes on the latest parties through reschedules accepted before its first read', async () => {
+    // No worker: the workflow starts (through the outbox) but cannot run its first task, so the updates below are
+    // accepted before it has read its appointment.
+    await platform.killWorkers('SIGKILL')
+    const booking = await book(3_600_000, 1000)
+    const handle = handleOf(booking.id)
+    await eventually(() => handle.describe().catch(() => undefined), 30_000)
+    const stored = await platform.db.appointment.findUniqueOrThrow({ where: { id: booking.id } })
+    const moveTo = (providerId: string) => ({
+      startsAt: stored.startsAt.toISOString(),
+      endsAt: stored.endsAt.toISOString(),
+      providerId,
+      locationId: stored.locationId,
+      reminderOffsetsMinutes: OFFSETS,
+    })
+    // Sent straight to the workflow, as the API does before it commits. Both keep the location and change the
+    // provider, the case the old precedence missed for the second one.
+    const updates = ['prv_moved_first', 'prv_moved_second'].map((providerId) =>
+      handle.executeUpdate(rescheduleBookingUpdate, { args: [moveTo(providerId)] })
+    )
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    await platform.startWorker()
+    await Promise.all(updates)
+
+    const history = (await handle.fetchHistory()).events ?? []
+    const upserts = history.filter((e) => e.upsertWorkflowSearchAttributesEventAttributes)
+    const patches = history.filter((e) =>
+      Buffer.from(e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data ?? [])
+        .toString()
+        .includes(SEARCH_ATTRIBUTES_BEFORE_READ_PATCH)
+    )
+    const lastProvider = (await handle.describe()).typedSearchAttributes.get(searchAttributeKeys.ProviderId)
+    expect(['prv_moved_first', 'prv_moved_second']).toContain(lastProvider)
+    // Each request moved the attributes (besides the patch markers' own TemporalChangeVersion upserts).
+    const providerUpserts = upserts.filter((e) =>
+      Object.keys(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}).includes(
+        'ProviderId'
+      )
+    )
+    expect(providerUpserts).toHaveLength(2)
+    expect(patches).toHaveLength(1)
+
+    // An operator closes it, through the appointment's transitions.
+    await handle.signal(cancelBookingSignal, {})
+    expect(await handle.result()).toEqual({ appointmentId: booking.id, state: 'CANCELLED' })
+    const cancelled = await platform.db.appointment.findUniqueOrThrow({ where: { id: booking.id } })
+    expect(cancelled).toMatchObject({ status: 'CANCELLED', cancellationReason: 'OTHER' })
+    expect(cancelled.cancelledAt).not.toBeNull()
+    const cancellations = await platform.db.event.findMany({
+      where: { tenantId: centre.tenantId, type: 'booking.cancelled' },
+    })
+    expect(cancellations.filter((e) => (e.data as { bookingId: string }).bookingId === booking.id)).toHaveLength(1)
+    await recordHistory(handle, 'bookingWorkflow-lifecycle-rescheduled-before-first-read')
   }, 120_000)
 })

@@ -3,7 +3,7 @@
  * is back (transactional outbox), and a booking workflow survives its worker being killed.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { bookingStatusQuery, bookingWorkflowId, completeBookingSignal } from '../../workflows/shared.ts'
+import { bookingStatusQuery, bookingWorkflowId, cancelBookingSignal } from '../../workflows/shared.ts'
 import { bookAppointment } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
@@ -75,14 +75,15 @@ describe('worker crash', () => {
     expect(state.state).toBe('CONFIRMED')
 
     await platform.killWorkers('SIGKILL')
-    // The server records the signal with no worker alive; nothing can act on it yet.
-    await handle.signal(completeBookingSignal)
+    // The server records the signal with no worker alive; nothing can act on it yet. (An operator's cancel: the
+    // appointment is days ahead, and the state machine completes only an appointment that has started.)
+    await handle.signal(cancelBookingSignal, {})
     await new Promise((resolve) => setTimeout(resolve, 1500))
     expect((await handle.describe()).status.name).toBe('RUNNING')
     expect((await platform.api.deps.db.appointment.findUniqueOrThrow({ where: { id } })).status).toBe('CONFIRMED')
 
     await platform.startWorker()
-    expect(await handle.result()).toEqual({ appointmentId: id, state: 'COMPLETED' })
-    expect((await platform.api.deps.db.appointment.findUniqueOrThrow({ where: { id } })).status).toBe('COMPLETED')
+    expect(await handle.result()).toEqual({ appointmentId: id, state: 'CANCELLED' })
+    expect((await platform.api.deps.db.appointment.findUniqueOrThrow({ where: { id } })).status).toBe('CANCELLED')
   })
 })

@@ -10,7 +10,7 @@ import { defaultPayloadConverter, type Payload } from '@temporalio/common'
 import type { temporal } from '@temporalio/proto'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createPayloadCodec } from '../../infra/payload-codec.ts'
-import { bookingStatusQuery, bookingWorkflowId, completeBookingSignal } from '../../workflows/shared.ts'
+import { bookingStatusQuery, bookingWorkflowId, cancelBookingSignal } from '../../workflows/shared.ts'
 import { bookAppointment } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 
@@ -111,11 +111,11 @@ describe('Temporal payloads', () => {
     )
   })
 
-  it('do not stop the worker: a booking runs to COMPLETED with the codec on', async () => {
+  it('do not stop the worker: a booking runs to its end (an operator cancels it) with the codec on', async () => {
     const { id, handle } = await bookAndStart()
-    await handle.signal(completeBookingSignal)
-    expect(await handle.result()).toEqual({ appointmentId: id, state: 'COMPLETED' })
-    expect((await platform.api.deps.db.appointment.findUniqueOrThrow({ where: { id } })).status).toBe('COMPLETED')
+    await handle.signal(cancelBookingSignal, {})
+    expect(await handle.result()).toEqual({ appointmentId: id, state: 'CANCELLED' })
+    expect((await platform.api.deps.db.appointment.findUniqueOrThrow({ where: { id } })).status).toBe('CANCELLED')
 
     const history = await plainClient.workflow.getHandle(handle.workflowId).fetchHistory()
     const result = history.events!.at(-1)!.workflowExecutionCompletedEventAttributes!.result!.payloads![0]!

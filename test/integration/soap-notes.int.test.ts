@@ -17,7 +17,11 @@ let mainClient: Awaited<ReturnType<Platform['newTenant']>>
 const SCOPES = ['children', 'providers', 'bookings', 'sessions']
 
 beforeAll(async () => {
-  platform = await startPlatform({ withWorker: false })
+  platform = await startPlatform({
+    withWorker: false,
+    // The SSO test issuer is on loopback and plain HTTP, which only development allows by default.
+    overrides: { SSO_REQUIRE_HTTPS: 'false', SSO_ALLOW_PRIVATE_NETWORKS: 'true' },
+  })
   mainClient = await platform.newTenant(SCOPES)
   tenantId = mainClient.tenantId
   token = await platform.token(mainClient)

@@ -1,10 +1,13 @@
 /**
  * Platform users: a tenant connects its OpenID Connect issuer; the issuer's tokens (verified against its JWKS,
- * fetched over loopback from a real issuer) sign users in, their group claims map to roles, and each role may do
- * exactly what its permissions say.
+ * fetched over loopback from a real issuer, which this file's configuration allows) sign users in, their group claims
+ * map to roles, and each role may do exactly what its permissions say. The issuer's documents are fetched once and
+ * cached, and however many tokens name the issuer, its key set is fetched again at most once per interval. A tenant
+ * that registers another tenant's issuer with a key set of its own signs nobody into the other tenant.
  */
 import { generateKeyPair } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SSO_FETCH_LIMITS } from '../../domain/auth/sso-issuer-keys.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
 import { startTestIssuer, type TestIssuer } from '../support/oidc-issuer.ts'
 
@@ -13,9 +16,16 @@ let issuer: TestIssuer
 let admin: string
 let tenantId: string
 const AUDIENCE = 'therapy-care-platform'
+/** How far the API's clock runs ahead of the wall clock: moved to step past the fetch interval. */
+let skewMs = 0
 
 beforeAll(async () => {
-  platform = await startPlatform({ withWorker: false })
+  platform = await startPlatform({
+    withWorker: false,
+    // The test issuer is on loopback and plain HTTP, which only development allows by default.
+    overrides: { SSO_REQUIRE_HTTPS: 'false', SSO_ALLOW_PRIVATE_NETWORKS: 'true' },
+    clock: () => new Date(Date.now() + skewMs),
+  })
   issuer = await startTestIssuer()
   const client = await platform.newTenant(['users', 'children', 'bookings'])
   tenantId = client.tenantId
@@ -116,5 +126,77 @@ describe('SSO sign-in', () => {
     ).toBe(404)
     const stored = await platform.api.deps.db.platformUser.findUniqueOrThrow({ where: { id: desk.id } })
     expect(stored.tenantId).toBe(tenantId)
+  })
+})
+
+describe('SSO fetches', () => {
+  it('fetches the issuer once for many tokens, and its key set at most once per interval for unknown key ids', async () => {
+    for (let i = 0; i < 10; i++) {
+      expect(
+        (await platform.http.get('/v1/providers', { token: await userToken('desk2', ['front-desk']) })).status
+      ).toBe(200)
+    }
+    // Every sign-in of this file came from the cache filled by the first one.
+    expect(issuer.hits).toEqual({ '/.well-known/openid-configuration': 1, '/jwks': 1 })
+    // A flood of tokens naming the issuer with key ids it does not publish: one refetch at most in an interval.
+    const { privateKey: stranger } = await generateKeyPair('RS256')
+    const flood = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        issuer.sign({ sub: 'eve', groups: ['it-admins'] }, AUDIENCE, { key: stranger, kid: `unknown-${i}` })
+      )
+    )
+    for (const token of flood) {
+      const response = await platform.http.get('/v1/users', { token })
+      expect(response.status).toBe(401)
+      expect(response.body.code).toBe('invalid_token')
+    }
+    expect(issuer.hits['/jwks']).toBeLessThanOrEqual(2)
+    const afterFlood = issuer.hits['/jwks']!
+
+    // The issuer rotates its key: once the interval has passed, the new key id is fetched and signs users in.
+    await issuer.rotate()
+    skewMs += SSO_FETCH_LIMITS.minIntervalMs
+    expect((await platform.http.get('/v1/providers', { token: await userToken('desk3', ['front-desk']) })).status).toBe(
+      200
+    )
+    expect(issuer.hits['/jwks']).toBe(afterFlood + 1)
+    expect(issuer.hits['/.well-known/openid-configuration']).toBe(1)
+    expect(issuer.hits).toEqual({ '/.well-known/openid-configuration': 1, '/jwks': afterFlood + 1 })
+  })
+
+  it("signs nobody into another tenant through a connection of the same issuer with the other tenant's key set", async () => {
+    const known = await userToken('victim', ['it-admins'])
+    expect((await platform.http.get('/v1/users', { token: known })).status).toBe(200)
+
+    // Another tenant registers this issuer under its own audience, with a key set it controls.
+    const attacker = await startTestIssuer()
+    try {
+      const intruder = await platform.newTenant(['users'])
+      const registered = await platform.http.post('/v1/sso-connections', {
+        token: await platform.token(intruder),
+        body: {
+          issuer: issuer.issuer,
+          audience: 'intruder-app',
+          jwksUri: attacker.jwksUri,
+          roleClaim: 'groups',
+          roleMapping: { 'it-admins': 'OWNER' },
+        },
+      })
+      expect(registered.status).toBe(201)
+      const forge = (audience: string) =>
+        attacker.sign({ sub: 'victim', groups: ['it-admins'] }, audience, { iss: issuer.issuer })
+      // For the victim's tenant's audience, its keys are not the issuer's; for its own, the user is not its tenant's.
+      for (const token of [await forge(AUDIENCE), await forge('intruder-app')]) {
+        const response = await platform.http.get('/v1/users', { token })
+        expect(response.status).toBe(401)
+        expect(response.body.code).toBe('invalid_token')
+      }
+      const victim = await platform.api.deps.db.platformUser.findUniqueOrThrow({
+        where: { ssoIssuer_ssoSubject: { ssoIssuer: issuer.issuer, ssoSubject: 'victim' } },
+      })
+      expect(victim).toMatchObject({ tenantId, role: 'ADMIN' })
+    } finally {
+      await attacker.close()
+    }
   })
 })

@@ -1,7 +1,8 @@
 /**
  * @module A real OpenID Connect issuer on loopback for tests: its own key pair, a discovery document and a JWKS
  * served over HTTP, and ID tokens signed with jose. Our verifier fetches and checks them exactly as it would a
- * centre's identity provider's.
+ * centre's identity provider's. It counts the requests it serves (how often we call out), can rotate its key, and can
+ * sign in another issuer's name (a tenant that registered someone else's issuer with a key set of its own).
  */
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from 'jose'
 import http from 'node:http'
@@ -9,40 +10,67 @@ import type { AddressInfo } from 'node:net'
 
 export interface TestIssuer {
   issuer: string
-  /** Signs a token for `audience` with the issuer's key (or `key`, to forge one). */
+  /** Where its key set is served. */
+  jwksUri: string
+  /** Requests served per path (`/.well-known/openid-configuration`, `/jwks`). */
+  hits: Record<string, number>
+  /** Signs a token for `audience` with the issuer's current key (or `key`, to forge one; `iss` to sign as another). */
   sign(
     claims: JWTPayload & { sub: string },
     audience: string,
-    options?: { expiresIn?: string; key?: CryptoKey }
+    options?: { expiresIn?: string; key?: CryptoKey; kid?: string; iss?: string }
   ): Promise<string>
+  /** Replaces the key (a new `kid`); the old one leaves the key set. */
+  rotate(): Promise<void>
   close(): Promise<void>
 }
 
-export async function startTestIssuer(): Promise<TestIssuer> {
+const newKey = async (kid: string) => {
   const { publicKey, privateKey } = await generateKeyPair('RS256')
-  const jwk = { ...(await exportJWK(publicKey)), kid: 'test-key-1', alg: 'RS256', use: 'sig' }
+  return { kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' } }
+}
+
+/** @param options.cacheControl - the Cache-Control of its answers (none by default) */
+export async function startTestIssuer(options: { cacheControl?: string } = {}): Promise<TestIssuer> {
+  let key = await newKey('test-key-1')
   let issuer = ''
+  const hits: Record<string, number> = {}
   const server = http.createServer((req, res) => {
+    const path = req.url ?? ''
+    hits[path] = (hits[path] ?? 0) + 1
     const send = (body: unknown) => {
-      res.writeHead(200, { 'Content-Type': 'application/json' })
+      res.writeHead(200, {
+        'Content-Type': 'application/json',
+        ...(options.cacheControl ? { 'Cache-Control': options.cacheControl } : {}),
+      })
       res.end(JSON.stringify(body))
     }
-    if (req.url === '/.well-known/openid-configuration') return send({ issuer, jwks_uri: `${issuer}/jwks` })
-    if (req.url === '/jwks') return send({ keys: [jwk] })
+    if (path === '/.well-known/openid-configuration') return send({ issuer, jwks_uri: `${issuer}/jwks` })
+    if (path === '/jwks') return send({ keys: [key.jwk] })
     res.writeHead(404).end()
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  let rotations = 1
   return {
     issuer,
-    sign: (claims, audience, options = {}) =>
+    jwksUri: `${issuer}/jwks`,
+    hits,
+    sign: (claims, audience, signing = {}) =>
       new SignJWT(claims)
-        .setProtectedHeader({ alg: 'RS256', kid: 'test-key-1' })
-        .setIssuer(issuer)
+        .setProtectedHeader({ alg: 'RS256', kid: signing.kid ?? key.kid })
+        .setIssuer(signing.iss ?? issuer)
         .setAudience(audience)
         .setIssuedAt()
-        .setExpirationTime(options.expiresIn ?? '5m')
-        .sign(options.key ?? privateKey),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+        .setExpirationTime(signing.expiresIn ?? '5m')
+        .sign(signing.key ?? key.privateKey),
+    async rotate() {
+      key = await newKey(`test-key-${++rotations}`)
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }

@@ -1,6 +1,7 @@
 /** @module /v1/users and /v1/sso-connections: thin handlers over the platform-user service. */
 import { OpenAPIHono, type z } from '@hono/zod-openapi'
 import type { PlatformRole } from '../../../generated/prisma/enums.ts'
+import { ssoSettings } from '../../../domain/auth/sso-settings.ts'
 import {
   createSsoConnection,
   listPlatformUsers,
@@ -43,10 +44,10 @@ const toUser = (u: UserRow): z.infer<typeof PlatformUser> => ({
 })
 
 export function userRoutes({ config, clock }: Pick<AppDeps, 'config' | 'clock'>) {
-  const requireHttps = config.NODE_ENV === 'production'
+  const sso = ssoSettings(config)
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(createSsoConnectionRoute, async (c) => {
-      const connection = await createSsoConnection(c.var.uow, c.req.valid('json'), requireHttps)
+      const connection = await createSsoConnection(c.var.uow, c.req.valid('json'), sso)
       return c.json(toConnection(connection), 201)
     })
     .openapi(listSsoConnectionsRoute, async (c) =>

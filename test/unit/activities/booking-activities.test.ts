@@ -1,13 +1,21 @@
 /**
  * The booking and appointment follow-up activities: what they answer the workflow (timing, check-in, the status
- * after an operator's step), how they refuse a missing appointment, and that a nudge is never recorded for a signed
- * note nor twice. The database is a fake of the appointment row and the care-notification inserts
- * (fake-unit-of-work.ts); the queries themselves are the integration suite's.
+ * after an operator's step, which goes through the appointment's transitions and state machine), how they refuse a
+ * missing appointment, and that a nudge is never recorded for a signed note nor twice. The database is a fake of the
+ * appointment row and the care-notification inserts (fake-unit-of-work.ts); the queries themselves, and the
+ * transitions' writes, are the integration suite's.
  */
 import { ApplicationFailure } from '@temporalio/common'
 import { describe, expect, it, vi } from 'vitest'
 import { createAppointmentFollowUpActivities } from '../../../activities/appointment-follow-up-activities.ts'
 import { createBookingActivities } from '../../../activities/booking-activities.ts'
+import type { AppointmentRow } from '../../../domain/appointments/appointment-row.ts'
+import { assertTransition, type AppointmentStatus } from '../../../domain/appointments/appointment-state.ts'
+import {
+  OPERATOR_CANCELLATION,
+  type OperatorTransitions,
+} from '../../../domain/appointments/booking-lifecycle-store.ts'
+import { notFound } from '../../../domain/errors.ts'
 import { fakeDb } from './fake-unit-of-work.ts'
 
 vi.mock('../../../infra/unit-of-work.ts', () => import('./fake-unit-of-work.ts'))
@@ -22,10 +30,9 @@ function appointments(row: Record<string, unknown> | null) {
       async findFirst({ where }: { where: { id: string; tenantId: string } }) {
         return row && where.id === 'apt_1' && where.tenantId === 'ten_1' ? row : null
       },
-      async updateMany({ where, data }: { where: { status: string }; data: Record<string, unknown> }) {
-        if (!row || row.status !== where.status) return { count: 0 }
-        Object.assign(row, data)
-        return { count: 1 }
+      async findFirstOrThrow({ where }: { where: { id: string; tenantId: string } }) {
+        if (row && where.id === 'apt_1' && where.tenantId === 'ten_1') return row
+        throw new Error('No record was found')
       },
     },
     careNotification: {
@@ -41,6 +48,36 @@ function appointments(row: Record<string, unknown> | null) {
     },
   }
   return { db: fakeDb(tx), notifications }
+}
+
+/**
+ * Stand-ins for the API's transitions over the fake row (their queries are the integration suite's): the real state
+ * machine decides, the row changes only when it allows, and the calls are recorded.
+ */
+function stateMachineTransitions(row: Record<string, unknown> | null, now: Date) {
+  const calls: unknown[][] = []
+  const step = (action: 'cancel' | 'complete', id: string) => {
+    if (!row) throw notFound('appointment', id)
+    const next = assertTransition({
+      status: row.status as AppointmentStatus,
+      action,
+      startsAt: row.startsAt as Date,
+      now,
+    })
+    row.status = next
+    return row as AppointmentRow
+  }
+  const transitions: OperatorTransitions = {
+    async cancel(_uow, id, input) {
+      calls.push(['cancel', id, input])
+      return step('cancel', id)
+    },
+    async complete(_uow, id) {
+      calls.push(['complete', id])
+      return step('complete', id)
+    },
+  }
+  return { transitions, calls }
 }
 
 const booked = (extra: Record<string, unknown> = {}) => ({
@@ -98,16 +135,46 @@ describe('booking activities', () => {
     }
   })
 
-  it("persists an operator's final status over CONFIRMED, but answers the API's own final status when it got there first", async () => {
-    const confirmed = appointments(booked())
-    expect(
-      await createBookingActivities({ db: confirmed.db }).recordAppointmentStatus({ ...ref, status: 'CANCELLED' })
-    ).toBe('CANCELLED')
+  it("makes an operator's step through the appointment's transitions, and answers what the appointment is afterwards", async () => {
+    const now = new Date('2026-12-03T15:30:00Z')
+    const run = async (row: Record<string, unknown>, status: 'CANCELLED' | 'COMPLETED') => {
+      const { db } = appointments(row)
+      const { transitions, calls } = stateMachineTransitions(row, now)
+      const answer = await createBookingActivities({
+        db,
+        now: () => now,
+        operatorTransitions: () => transitions,
+      }).recordAppointmentStatus({ ...ref, status })
+      return { answer, calls, row }
+    }
+    // Over CONFIRMED: the transition itself, with the operator's cancellation (the signal carries no reason code).
+    const cancelled = await run(booked(), 'CANCELLED')
+    expect(cancelled.answer).toBe('CANCELLED')
+    expect(cancelled.calls).toEqual([['cancel', 'apt_1', OPERATOR_CANCELLATION]])
+    const completed = await run(booked(), 'COMPLETED')
+    expect(completed).toMatchObject({ answer: 'COMPLETED', calls: [['complete', 'apt_1']] })
 
-    const completed = appointments(booked({ status: 'COMPLETED' }))
-    expect(
-      await createBookingActivities({ db: completed.db }).recordAppointmentStatus({ ...ref, status: 'CANCELLED' })
-    ).toBe('COMPLETED')
+    // The API got there first: the state machine refuses and the answer is the API's final status, unchanged.
+    const first = await run(booked({ status: 'COMPLETED' }), 'CANCELLED')
+    expect(first.answer).toBe('COMPLETED')
+    expect(first.row.status).toBe('COMPLETED')
+
+    // Completing before the start is refused: nothing changes and the answer says CONFIRMED (the workflow goes on).
+    const early = await run(booked({ startsAt: new Date('2026-12-04T15:00:00Z') }), 'COMPLETED')
+    expect(early.answer).toBe('CONFIRMED')
+    expect(early.row.status).toBe('CONFIRMED')
+  })
+
+  it("refuses an operator's step on a missing appointment as a non-retryable AppointmentNotFound", async () => {
+    const { db } = appointments(null)
+    const { transitions } = stateMachineTransitions(null, new Date())
+    const error = await refusal(
+      createBookingActivities({ db, operatorTransitions: () => transitions }).recordAppointmentStatus({
+        ...ref,
+        status: 'CANCELLED',
+      })
+    )
+    expect(error).toMatchObject({ type: 'AppointmentNotFound', nonRetryable: true })
   })
 })
 

@@ -1,8 +1,9 @@
 /**
- * @module DNS resolution that only ever yields addresses the network policy allows. Used at endpoint creation (to
- * refuse a URL up front) and as the `lookup` of every delivery's socket, so the connection goes to the address that
- * was vetted: a name that resolved to a public address when the endpoint was created and to 127.0.0.1 later (DNS
- * rebinding) is refused at the moment of delivery, not trusted from the first check.
+ * @module DNS resolution that only ever yields addresses the network policy allows. Used when a tenant registers a URL
+ * (to refuse it up front) and as the `lookup` of every outbound socket to it (webhook deliveries, SSO discovery and
+ * key fetches), so the connection goes to the address that was vetted: a name that resolved to a public address at
+ * registration and to 127.0.0.1 later (DNS rebinding) is refused at the moment of the call, not trusted from the first
+ * check.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
 import { isIP, type LookupFunction } from 'node:net'
@@ -13,8 +14,9 @@ export class ForbiddenAddressError extends Error {
   readonly code = 'forbidden_address'
   readonly category: AddressCategory
 
-  constructor(host: string, category: AddressCategory) {
-    super(`${host} resolves to a ${category.replace('_', '-')} address, which webhooks may not be sent to`)
+  /** @param subject - what was to be sent, for the message ("webhooks", "SSO requests") */
+  constructor(host: string, category: AddressCategory, subject: string) {
+    super(`${host} resolves to a ${category.replace('_', '-')} address, which ${subject} may not be sent to`)
     this.name = 'ForbiddenAddressError'
     this.category = category
   }
@@ -36,9 +38,10 @@ export const bareHost = (hostname: string) => hostname.replace(/^\[(.*)\]$/, '$1
 /**
  * Resolves `host` to every address it has and vets each one; one forbidden address refuses the host, since a
  * resolver may hand out any of them.
+ * @param subject - what is to be sent there, for the error's message ("webhooks", "SSO requests")
  * @throws ForbiddenAddressError, UnresolvableHostError
  */
-export async function resolveVetted(host: string, policy: NetworkPolicy): Promise<LookupAddress[]> {
+export async function resolveVetted(host: string, policy: NetworkPolicy, subject: string): Promise<LookupAddress[]> {
   const name = bareHost(host)
   const family = isIP(name)
   const addresses: LookupAddress[] = family
@@ -50,18 +53,44 @@ export async function resolveVetted(host: string, policy: NetworkPolicy): Promis
       )
   for (const { address } of addresses) {
     const category = forbiddenCategory(address, policy)
-    if (category) throw new ForbiddenAddressError(name, category)
+    if (category) throw new ForbiddenAddressError(name, category, subject)
   }
   return addresses
+}
+
+/** Why a registered URL's host is refused, as the field code and message of a validation problem. */
+export interface AddressRefusal {
+  code: 'forbidden_address' | 'unresolvable_host'
+  message: string
+}
+
+/**
+ * Vets the host of a URL a tenant registers, so a refused address is answered at once rather than at the first call.
+ * @param hostname - the URL's `hostname` (IPv6 in brackets is fine)
+ * @returns why the host is refused, or undefined when every address it resolves to is allowed
+ */
+export async function addressRefusal(
+  hostname: string,
+  policy: NetworkPolicy,
+  subject: string
+): Promise<AddressRefusal | undefined> {
+  try {
+    await resolveVetted(hostname, policy, subject)
+    return undefined
+  } catch (error) {
+    if (error instanceof ForbiddenAddressError) return { code: 'forbidden_address', message: `${error.message}.` }
+    return { code: 'unresolvable_host', message: `${hostname} does not resolve.` }
+  }
 }
 
 /**
  * A `lookup` for `http.request` / `net.connect` that resolves through {@link resolveVetted}, so the socket connects
  * only to an address that passed the policy in this very resolution.
+ * @param subject - as for {@link resolveVetted}
  */
-export function vettedLookup(policy: NetworkPolicy): LookupFunction {
+export function vettedLookup(policy: NetworkPolicy, subject: string): LookupFunction {
   return (hostname, options, callback) => {
-    resolveVetted(hostname, policy).then(
+    resolveVetted(hostname, policy, subject).then(
       (addresses) => {
         const wanted =
           options.family === 4 || options.family === 6

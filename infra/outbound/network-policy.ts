@@ -1,9 +1,10 @@
 /**
- * @module Which IP addresses a webhook may be delivered to (server-side request forgery). A tenant chooses the URL,
- * so without this check the platform could be made to POST into its own network: the database, the Temporal
- * frontend, a cloud metadata service. Only public unicast addresses are allowed unless the operator allows private
- * networks (development does by default, so `npm start` delivers to loopback receivers). Cloud metadata addresses
- * are refused even then: no receiver lives there and they hand out credentials.
+ * @module Which IP addresses the platform may connect to on a tenant's behalf (server-side request forgery): webhook
+ * receivers and SSO issuers are URLs a tenant chooses, so without this check the platform could be made to reach into
+ * its own network: the database, the Temporal frontend, a cloud metadata service. Only public unicast addresses are
+ * allowed unless the operator allows private networks (development does by default, so `npm start` delivers to
+ * loopback receivers). Cloud metadata addresses are refused even then: nothing we call lives there and they hand out
+ * credentials. One rule for every outbound call to a tenant's URL; each caller has its own switch in the configuration.
  */
 import { BlockList, isIP } from 'node:net'
 
@@ -122,7 +123,7 @@ export function classifyAddress(address: string): AddressCategory {
 }
 
 /**
- * Whether a webhook may be delivered to `address` under `policy`.
+ * Whether the platform may connect to `address` under `policy`.
  * @returns the category that forbids it, or undefined when it is allowed
  */
 export function forbiddenCategory(address: string, policy: NetworkPolicy): AddressCategory | undefined {

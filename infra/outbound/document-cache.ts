@@ -1,0 +1,86 @@
+/**
+ * @module A cache of documents fetched from URLs tenants chose, which also decides how often each URL is fetched. The
+ * traffic that asks for a document (a token naming an SSO issuer, which anyone can mint) must never decide how often
+ * we call out: one URL is fetched at most once per `minIntervalMs` whatever the traffic, concurrent askers share that
+ * one fetch, and a failure is remembered as long and answered again without calling out. A document stays fresh for
+ * as long as its server says (`max-age`), held within bounds: no less, so a server cannot make us fetch on every
+ * request; no more, so a removed key stops being trusted in bounded time.
+ */
+
+export interface DocumentCacheOptions<T> {
+  /** Fetches and checks the document; what it throws is remembered as the URL's failure. */
+  fetch: (url: string) => Promise<{ value: T; maxAgeMs?: number }>
+  /** Least time between two fetches of one URL. */
+  minIntervalMs: number
+  /** How long a document stays fresh: the server's `max-age` within [minMs, maxMs], `defaultMs` when it says none. */
+  freshness: { defaultMs: number; minMs: number; maxMs: number }
+  /** Epoch ms now (the app's clock, so tests can step past an interval). */
+  now: () => number
+  /** URLs remembered at most; the oldest is forgotten first. */
+  maxEntries?: number
+}
+
+export interface DocumentCache<T> {
+  /**
+   * The document at `url`: the cached one while fresh, else a new fetch if the URL's interval allows one, else the
+   * last document (or the last failure) again.
+   * @param options.refresh - the cached document did not do (a key id it lacks): fetch again if the interval allows
+   */
+  get(url: string, options?: { refresh?: boolean }): Promise<T>
+}
+
+interface Entry<T> {
+  value?: T
+  freshUntil: number
+  fetchedAt: number
+  failure?: Error
+  pending?: Promise<T>
+}
+
+/** Creates an empty cache. */
+export function createDocumentCache<T>(options: DocumentCacheOptions<T>): DocumentCache<T> {
+  const { minIntervalMs, freshness, now } = options
+  const maxEntries = options.maxEntries ?? 1000
+  const entries = new Map<string, Entry<T>>()
+
+  function fetchInto(url: string, entry: Entry<T>): Promise<T> {
+    entry.fetchedAt = now()
+    const pending = options.fetch(url).then(
+      ({ value, maxAgeMs }) => {
+        const lifetime = Math.min(freshness.maxMs, Math.max(freshness.minMs, maxAgeMs ?? freshness.defaultMs))
+        Object.assign(entry, { value, freshUntil: now() + lifetime, failure: undefined })
+        return value
+      },
+      (error: unknown) => {
+        // The document that was fresh before stays unused (it is stale or was found wanting); the failure is answered
+        // until the interval lets us try again.
+        entry.failure = error instanceof Error ? error : new Error(String(error))
+        throw entry.failure
+      }
+    )
+    entry.pending = pending
+    void pending.then(
+      () => (entry.pending = undefined),
+      () => (entry.pending = undefined)
+    )
+    return pending
+  }
+
+  async function get(url: string, { refresh = false }: { refresh?: boolean } = {}): Promise<T> {
+    let entry = entries.get(url)
+    if (!entry) {
+      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!)
+      entry = { freshUntil: 0, fetchedAt: Number.NEGATIVE_INFINITY }
+      entries.set(url, entry)
+    }
+    if (entry.pending) return entry.pending
+    const at = now()
+    const fresh = entry.failure === undefined && entry.value !== undefined && at < entry.freshUntil
+    if (fresh && !refresh) return entry.value!
+    if (at - entry.fetchedAt >= minIntervalMs) return fetchInto(url, entry)
+    if (entry.failure !== undefined) throw entry.failure
+    return entry.value!
+  }
+
+  return { get }
+}
