@@ -65,13 +65,15 @@ const handleOf = (id: string) => platform.temporal.workflow.getHandle(assessment
 
 describe('assessment reminder workflow, against real time and a real worker process', () => {
   it('completions through the API racing the due notice and the first escalation: whatever wins, nothing follows them', async () => {
-    // Offsets from each assessment's due moment: before its 1-day reminder (-1 day) fires, either side of the due notice
-    // (0), at the first escalation (+1 day), and well after both. The outer two are wide so that a loaded machine
-    // cannot turn them into ties: they make sure both outcomes of the race were exercised.
-    const offsets = [-1100, -150, 150, 1050, 3000]
+    // Five completions. The middle three are aimed at wall-clock offsets from their due moment, either side of the due
+    // notice (0) and at the first escalation (+1 day): whichever wins there, nothing may follow. The outer two make
+    // sure both outcomes of the race are exercised, and are ordered by what happened rather than by a margin of time
+    // (a loaded machine can delay a timer's activity by seconds): the first completes before anything of its plan is
+    // due (its due moment is far ahead), the last only once its due notice has been recorded.
+    const offsets = [-150, 150, 1050]
     // Five calendar days ahead: the due moment is 4–5 s away, room to create all of them before the earliest completes.
     const dueDate = localDate(5)
-    const scheduled = await Promise.all(offsets.map(() => schedule(dueDate)))
+    const scheduled = await Promise.all([localDate(30), ...offsets.map(() => dueDate), dueDate].map(schedule))
     const dueAts = await Promise.all(
       scheduled.map(async ({ id }) => {
         const next = await eventually(
@@ -88,19 +90,25 @@ describe('assessment reminder workflow, against real time and a real worker proc
         return Date.parse(next.at) - next.daysFromDue * DAY_MS
       })
     )
-    // A setup check: were the earliest completion already late, the race below would prove less than it claims.
-    expect(dueAts[0]! + offsets[0]! - Date.now()).toBeGreaterThan(200)
+    // A setup check: were the earliest timed completion already late, the race below would prove less than it claims.
+    expect(dueAts[1]! + offsets[0]! - Date.now()).toBeGreaterThan(200)
 
+    const complete = (id: string) =>
+      platform.http.post(`/v1/assessments/${id}/complete`, {
+        token,
+        body: { scores: [{ subtest: 'Core Language', standardScore: 85 }] },
+      })
+    const last = scheduled.length - 1
     const answers = await Promise.all(
       scheduled.map(async ({ id }, i) => {
-        await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAts[i]! + offsets[i]! - Date.now())))
-        return platform.http.post(`/v1/assessments/${id}/complete`, {
-          token,
-          body: { scores: [{ subtest: 'Core Language', standardScore: 85 }] },
-        })
+        if (i === last)
+          await eventually(async () => ((await kinds(id)).includes('DUE0') ? true : undefined), 60_000, 50)
+        else if (i > 0)
+          await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAts[i]! + offsets[i - 1]! - Date.now())))
+        return complete(id)
       })
     )
-    expect(answers.map((a) => a.status)).toEqual(offsets.map(() => 200))
+    expect(answers.map((a) => a.status)).toEqual(scheduled.map(() => 200))
     const results = await Promise.all(scheduled.map(({ id }) => handleOf(id).result()))
 
     const db = platform.api.deps.db
