@@ -186,6 +186,10 @@ describe('a failing endpoint', () => {
     const held = await sendTests(token, endpointId, 2)
     await platform.pumpWebhooks()
     expect((await endpointRow(endpointId)).circuitOpenedAt).not.toBeNull()
+    // Held out of the pumps' due range: the change of URL must make them due again.
+    expect((await deliveriesOf(endpointId)).map((d) => [d.status, d.nextAttemptAt])).toEqual(
+      Array.from({ length: 7 }, () => ['PENDING', null])
+    )
 
     const moved = await platform.http.request('PATCH', `/v1/webhook-endpoints/${endpointId}`, {
       token,
