@@ -256,8 +256,9 @@ function toQueuedDelivery(row: Record<string, unknown>): QueuedDelivery {
 }
 
 /**
- * Records a batch of attempts in one statement: each delivery's new state and its attempt row, and each endpoint's
- * run of failures and breaker. A record whose attempt is already recorded (a pump that re-ran a delivery after its
+ * Records a batch of attempts in one statement: each delivery's new state and its attempt row (a successful first
+ * attempt is kept on the delivery row instead, see delivery-log.ts `attemptsOf`), and each endpoint's run of failures
+ * and breaker. A record whose attempt is already recorded (a pump that re-ran a delivery after its
  * lease expired) changes nothing; a busy healthy endpoint's row is not written at all. Runs as the login role
  * (a pump's batch spans tenants) or in one tenant's unit of work (`db` its transaction).
  * @returns the endpoints whose state changed
@@ -284,6 +285,7 @@ export async function recordAttempts(
       status: r.status,
       next_attempt_at: r.nextAttemptAt?.toISOString() ?? null,
       last_error: r.lastError,
+      inline: r.attempted && r.succeeded && r.number === 1,
     }))
   )
   const health = JSON.stringify(
@@ -301,7 +303,7 @@ export async function recordAttempts(
       SELECT * FROM jsonb_to_recordset(${attempts}::jsonb) AS r(
         delivery_id text, tenant_id text, attempt_id text, number int, attempted boolean, attempted_at timestamptz,
         first_attempt_at timestamptz, status_code int, latency_ms int, error text, succeeded boolean, status text,
-        next_attempt_at timestamptz, last_error text)
+        next_attempt_at timestamptz, last_error text, inline boolean)
     ), d AS (
       UPDATE webhook_deliveries w SET
         status = r.status::"WebhookDeliveryStatus",
@@ -315,6 +317,9 @@ export async function recordAttempts(
             WHERE ep.id = w.endpoint_id AND ep.circuit_opened_at IS NOT NULL AND ep.enabled) THEN NULL
           ELSE r.next_attempt_at END,
         first_attempt_at = COALESCE(w.first_attempt_at, CASE WHEN r.attempted THEN r.first_attempt_at END),
+        -- A first attempt that succeeded lives on the row (its time and status code are the two columns above), not
+        -- in an attempt row of its own: one INSERT and its two index entries less for most deliveries.
+        first_attempt_latency_ms = CASE WHEN r.inline THEN r.latency_ms ELSE w.first_attempt_latency_ms END,
         completed_at = CASE WHEN r.status = 'PENDING' THEN NULL ELSE ${options.now}::timestamptz END,
         dispatch_lease_until = NULL
       FROM r
@@ -326,7 +331,7 @@ export async function recordAttempts(
         (id, tenant_id, delivery_id, number, attempted_at, status_code, latency_ms, error, succeeded)
       SELECT r.attempt_id, r.tenant_id, r.delivery_id, r.number, r.attempted_at, r.status_code, r.latency_ms, r.error,
         r.succeeded
-      FROM r JOIN d ON d.id = r.delivery_id WHERE r.attempted
+      FROM r JOIN d ON d.id = r.delivery_id WHERE r.attempted AND NOT r.inline
       ON CONFLICT DO NOTHING
     ), h AS (
       SELECT * FROM jsonb_to_recordset(${health}::jsonb)

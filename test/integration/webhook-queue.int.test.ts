@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { claimDue, fanOutEvents } from '../../domain/webhooks/delivery-queue.ts'
 import { pumpOnce, type PumpDeps } from '../../domain/webhooks/delivery-pump.ts'
+import { attemptsOf, getDelivery } from '../../domain/webhooks/delivery-log.ts'
 import { endpointRetryStep } from '../../domain/webhooks/endpoint-retry.ts'
 import { updateEndpoint } from '../../domain/webhooks/endpoint-service.ts'
 import { createWebhookPoster } from '../../domain/webhooks/post-webhook.ts'
@@ -82,10 +83,14 @@ async function events(count: number): Promise<string[]> {
 }
 
 const deliveriesOf = (endpointId: string) =>
-  db.webhookDelivery.findMany({ where: { endpointId }, include: { attempts: true }, orderBy: { createdAt: 'asc' } })
+  db.webhookDelivery.findMany({
+    where: { endpointId },
+    include: { attempts: { orderBy: { number: 'asc' } } },
+    orderBy: { createdAt: 'asc' },
+  })
 
 describe('first attempts', () => {
-  it('fans events out to every subscribed endpoint and delivers each once, recording the attempt', async () => {
+  it('fans events out to every subscribed endpoint and delivers each once, recording the attempt on the delivery row', async () => {
     const a = await endpoint('/first-a')
     const b = await endpoint('/first-b')
     await events(3)
@@ -95,12 +100,27 @@ describe('first attempts', () => {
     expect(receiver.received('/first-b')).toHaveLength(3)
     for (const id of [a, b]) {
       const rows = await deliveriesOf(id)
+      // A first attempt that succeeded has no attempt row of its own; the delivery log shows it from the row.
       expect(rows.map((r) => [r.status, r.attemptCount, r.attempts.length])).toEqual([
-        ['SUCCEEDED', 1, 1],
-        ['SUCCEEDED', 1, 1],
-        ['SUCCEEDED', 1, 1],
+        ['SUCCEEDED', 1, 0],
+        ['SUCCEEDED', 1, 0],
+        ['SUCCEEDED', 1, 0],
       ])
       expect(rows.every((r) => r.workflowId === null && r.firstAttemptAt !== null)).toBe(true)
+      for (const row of rows) {
+        const logged = await runInUnitOfWork(db, tenantId, (uow) => getDelivery(uow, id, row.id))
+        expect(attemptsOf(logged)).toEqual([
+          {
+            number: 1,
+            attemptedAt: row.firstAttemptAt,
+            statusCode: 200,
+            latencyMs: row.firstAttemptLatencyMs,
+            error: null,
+            succeeded: true,
+          },
+        ])
+        expect(row.firstAttemptLatencyMs).toBeGreaterThanOrEqual(0)
+      }
     }
     // Nothing left: a second round sends nothing again.
     await pumpOnce(deps)
@@ -124,7 +144,12 @@ describe('first attempts', () => {
     await pumpOnce(deps)
     const [done] = await deliveriesOf(id)
     expect(done).toMatchObject({ status: 'SUCCEEDED', attemptCount: 2 })
-    expect(done!.attempts.map((a) => a.statusCode).sort()).toEqual([200, 500])
+    // Every attempt after a failure keeps its own row, the first one too.
+    expect(done!.attempts.map((a) => [a.number, a.statusCode])).toEqual([
+      [1, 500],
+      [2, 200],
+    ])
+    expect(done!.firstAttemptLatencyMs).toBeNull()
   })
 })
 
