@@ -98,11 +98,14 @@ try {
   await database.stop()
 }
 
+const heldAs = HELD_DUE
+  ? 'due, as before they were held out of the due range: `BENCH_HELD_DUE=1`'
+  : '`next_attempt_at` NULL, as the queue holds them'
 const body = [
   `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on this machine (2 shared CPUs, load ` +
     `${os.loadavg()[0]!.toFixed(1)}; ${database.kind === 'postgresql' ? 'PostgreSQL 15 server' : 'embedded PGlite'}, ` +
     `Node ${process.versions.node}). One healthy endpoint with 64 due deliveries, one endpoint whose breaker is open ` +
-    `holding the given number of older deliveries (${HELD_DUE ? 'due, as before they were held out of the due range: `BENCH_HELD_DUE=1`' : '`next_attempt_at` NULL, as the queue holds them'}); ${CLAIMS} claims (\`claimDue\`, limit 64, 8 per endpoint, one ` +
+    `holding the given number of older deliveries (${heldAs}); ${CLAIMS} claims (\`claimDue\`, limit 64, 8 per endpoint, one ` +
     'partition), each given back before the next. Command: `npx tsx bench/webhook-held-backlog.bench.ts`' +
     (database.kind === 'postgresql' ? ' with `BENCH_DATABASE_URL`.' : '.'),
   '',

@@ -99,8 +99,8 @@ export function endpointHealth(records: AttemptRecord[]): EndpointHealth[] {
 
 /**
  * Creates the deliveries of events not yet fanned out, one per enabled endpoint subscribed, due now (held when the
- * endpoint's breaker is open); marks the events. One short transaction per batch; `SKIP LOCKED` lets pumps fan out side by side, and the unique
- * (event, endpoint) index makes a second fan-out of an event a no-op.
+ * endpoint's breaker is open); marks the events. One short transaction per batch; `SKIP LOCKED` lets pumps fan out
+ * side by side, and the unique (event, endpoint) index makes a second fan-out of an event a no-op.
  * @returns how many events were fanned out
  */
 export async function fanOutEvents(db: Db, now: Date): Promise<number> {
@@ -258,8 +258,8 @@ function toQueuedDelivery(row: Record<string, unknown>): QueuedDelivery {
 /**
  * Records a batch of attempts in one statement: each delivery's new state and its attempt row (a successful first
  * attempt is kept on the delivery row instead, see delivery-log.ts `attemptsOf`), and each endpoint's run of failures
- * and breaker. A record whose attempt is already recorded (a pump that re-ran a delivery after its
- * lease expired) changes nothing; a busy healthy endpoint's row is not written at all. Runs as the login role
+ * and breaker. A record whose attempt is already recorded (a pump that re-ran a delivery after its lease expired)
+ * changes nothing; a busy healthy endpoint's row is not written at all. Runs as the login role
  * (a pump's batch spans tenants) or in one tenant's unit of work (`db` its transaction).
  * @returns the endpoints whose state changed
  */
