@@ -36,7 +36,8 @@ async function stagesOf(
       eventId: true,
       endpointId: true,
       createdAt: true,
-      attempts: { where: { number: 1 }, select: { attemptedAt: true } },
+      // Attempt 1's time (a successful first attempt has no attempt row: the delivery row keeps it).
+      firstAttemptAt: true,
     },
   })
   const fanOut: number[] = []
@@ -44,7 +45,7 @@ async function stagesOf(
   const post: number[] = []
   for (const row of rows) {
     const commit = committed.get(row.eventId)
-    const attempt = row.attempts[0]?.attemptedAt.getTime()
+    const attempt = row.firstAttemptAt?.getTime()
     const arrived = ctx.peer.delivered.get(deliveryKey(row.eventId, pathOf.get(row.endpointId) ?? ''))
     if (commit !== undefined) fanOut.push(row.createdAt.getTime() - commit)
     if (attempt !== undefined) toAttempt.push(attempt - row.createdAt.getTime())

@@ -1,6 +1,7 @@
 /**
  * @module The delivery log: every delivery of an event to an endpoint with all its attempts (time, status code,
- * latency, error), per endpoint or per event, newest first by default.
+ * latency, error), per endpoint or per event, newest first by default. Read the attempts with `attemptsOf`: a
+ * successful first attempt is kept on the delivery row, not in an attempt row.
  */
 import type { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
@@ -10,6 +11,35 @@ import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type Page, type So
 const withAttempts = { attempts: { orderBy: { number: 'asc' } } } as const satisfies Prisma.WebhookDeliveryInclude
 
 export type DeliveryRow = Prisma.WebhookDeliveryGetPayload<{ include: typeof withAttempts }>
+
+/** One attempt as the log shows it. */
+export interface LoggedAttempt {
+  number: number
+  attemptedAt: Date
+  statusCode: number | null
+  latencyMs: number
+  error: string | null
+  succeeded: boolean
+}
+
+/**
+ * A delivery's attempts, first to last. A first attempt that succeeded has no attempt row: the delivery row keeps it
+ * (delivery-queue.ts `recordAttempts`; its time is `firstAttemptAt`, its status code `lastStatusCode`, its error
+ * `lastError`), and it is shown from there as attempt 1, exactly as its own row would have read.
+ */
+export function attemptsOf(delivery: DeliveryRow): LoggedAttempt[] {
+  const { attempts, firstAttemptAt, firstAttemptLatencyMs } = delivery
+  if (firstAttemptAt === null || firstAttemptLatencyMs === null || attempts.some((a) => a.number === 1)) return attempts
+  const first: LoggedAttempt = {
+    number: 1,
+    attemptedAt: firstAttemptAt,
+    statusCode: delivery.lastStatusCode,
+    latencyMs: firstAttemptLatencyMs,
+    error: delivery.lastError,
+    succeeded: true,
+  }
+  return [first, ...attempts]
+}
 
 export const DELIVERY_SORTS = ['createdAt'] as const
 

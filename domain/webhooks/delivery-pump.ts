@@ -14,14 +14,8 @@ import type { Db } from '../../infra/db.ts'
 import type { Logger } from '../../infra/logger.ts'
 import { toEnvelope } from '../events/event-envelope.ts'
 import { attemptDelivery } from './attempt-delivery.ts'
-import {
-  claimDue,
-  endpointsHoldingDeliveries,
-  fanOutEvents,
-  releaseClaims,
-  type AttemptRecord,
-  type QueuedDelivery,
-} from './delivery-queue.ts'
+import { claimDue, fanOutEvents, releaseClaims, type AttemptRecord, type QueuedDelivery } from './delivery-queue.ts'
+import { endpointsHoldingDeliveries, holdStrays } from './held-deliveries.ts'
 import type { WebhookPoster } from './post-webhook.ts'
 import { recordBatch } from './record-batch.ts'
 import type { WebhookSettings } from './webhook-settings.ts'
@@ -201,10 +195,16 @@ function createPump(deps: PumpDeps, partition: number) {
 /**
  * Starts the retry workflow of every open-breaker endpoint of the partition that holds deliveries and has none
  * running: what a crash between opening a breaker and starting its workflow, or a workflow that ended just as a
- * delivery was held, leaves behind.
+ * delivery was held, leaves behind. Holds those endpoints' stray due rows (a fan-out racing the breaker's opening).
  */
 async function checkRetryWorkflows(deps: PumpDeps, partition: number): Promise<void> {
-  for (const endpoint of await endpointsHoldingDeliveries(deps.db, partition, partitionCount(deps.settings))) {
+  const holding = await endpointsHoldingDeliveries(deps.db, partition, partitionCount(deps.settings))
+  await holdStrays(
+    deps.db,
+    holding.map((endpoint) => endpoint.endpointId),
+    deps.now()
+  )
+  for (const endpoint of holding) {
     await deps.retries
       .ensureRunning(endpoint)
       .catch((error: unknown) =>

@@ -7,7 +7,7 @@
  * tenant's own unit of work.
  */
 import { Prisma } from '../../generated/prisma/client.ts'
-import type { Db, Queryable } from '../../infra/db.ts'
+import type { Db, Queryable, Tx } from '../../infra/db.ts'
 import { newId } from '../ids.ts'
 import { endpointOfRow, eventOfRow, type LoadedDelivery } from './deliver-once.ts'
 import { subscribes } from './subscriptions.ts'
@@ -98,9 +98,9 @@ export function endpointHealth(records: AttemptRecord[]): EndpointHealth[] {
 }
 
 /**
- * Creates the deliveries of events not yet fanned out, one per enabled endpoint subscribed, due now; marks the
- * events. One short transaction per batch; `SKIP LOCKED` lets pumps fan out side by side, and the unique
- * (event, endpoint) index makes a second fan-out of an event a no-op.
+ * Creates the deliveries of events not yet fanned out, one per enabled endpoint subscribed, due now (held when the
+ * endpoint's breaker is open); marks the events. One short transaction per batch; `SKIP LOCKED` lets pumps fan out
+ * side by side, and the unique (event, endpoint) index makes a second fan-out of an event a no-op.
  * @returns how many events were fanned out
  */
 export async function fanOutEvents(db: Db, now: Date): Promise<number> {
@@ -115,10 +115,7 @@ export async function fanOutEvents(db: Db, now: Date): Promise<number> {
         SELECT id, tenant_id, type, data FROM events
         WHERE fanned_out_at IS NULL ORDER BY created_at LIMIT ${FAN_OUT_BATCH} FOR UPDATE SKIP LOCKED`
       if (claimed.length === 0) return 0
-      const endpoints = await tx.webhookEndpoint.findMany({
-        where: { tenantId: { in: [...new Set(claimed.map((e) => e.tenant_id))] }, enabled: true },
-        select: { id: true, tenantId: true, eventTypes: true },
-      })
+      const endpoints = await subscribedEndpoints(tx, [...new Set(claimed.map((e) => e.tenant_id))])
       const rows = claimed.flatMap((event) =>
         endpoints
           .filter((endpoint) => endpoint.tenantId === event.tenant_id && subscribes(endpoint, event))
@@ -129,7 +126,8 @@ export async function fanOutEvents(db: Db, now: Date): Promise<number> {
             endpointId: endpoint.id,
             eventType: event.type,
             kind: 'EVENT' as const,
-            nextAttemptAt: now,
+            // An open breaker's deliveries are held (held-deliveries.ts): out of the claims' way until it closes.
+            nextAttemptAt: endpoint.open ? null : now,
             // On the pump's clock, like everything the queue compares with it (a held delivery's window starts here).
             createdAt: now,
           }))
@@ -141,6 +139,29 @@ export async function fanOutEvents(db: Db, now: Date): Promise<number> {
     total += events
     if (events < FAN_OUT_BATCH) return total
   }
+}
+
+/**
+ * The enabled endpoints of `tenantIds`, and whether each one's breaker is open. The open ones are read again under a
+ * share lock, held to the end of the fan-out's transaction: a close waits for the fan-out to commit, so its release
+ * sees the rows made held here (see held-deliveries.ts), and a close that came first is seen. Healthy endpoints are
+ * not locked (that would be every fan-out locking every busy endpoint): a breaker that opens after this read leaves
+ * a few due rows of an open endpoint, which the claim skips and the pumps' periodic check holds.
+ */
+async function subscribedEndpoints(tx: Tx, tenantIds: string[]) {
+  const endpoints = await tx.webhookEndpoint.findMany({
+    where: { tenantId: { in: tenantIds }, enabled: true },
+    select: { id: true, tenantId: true, eventTypes: true, circuitOpenedAt: true },
+  })
+  const openIds = endpoints.filter((e) => e.circuitOpenedAt !== null).map((e) => e.id)
+  if (openIds.length === 0) return endpoints.map((endpoint) => ({ ...endpoint, open: false }))
+  const locked = await tx.$queryRaw<Array<{ id: string; open: boolean; enabled: boolean }>>`
+    SELECT id, circuit_opened_at IS NOT NULL AS open, enabled FROM webhook_endpoints
+    WHERE id = ANY(${openIds}::text[]) FOR SHARE`
+  const current = new Map(locked.map((row) => [row.id, row]))
+  return endpoints
+    .filter((endpoint) => endpoint.circuitOpenedAt === null || current.get(endpoint.id)?.enabled === true)
+    .map((endpoint) => ({ ...endpoint, open: current.get(endpoint.id)?.open ?? false }))
 }
 
 /** What a pump may claim. */
@@ -161,7 +182,10 @@ export interface ClaimOptions {
 /**
  * Claims due deliveries of this partition under a lease, oldest first, at most `perEndpoint` per endpoint. Held
  * deliveries of an endpoint whose breaker is open are left to its retry workflow, except redeliveries asked for by
- * hand; deliveries of a disabled endpoint are claimed so they can be ended.
+ * hand; deliveries of a disabled endpoint are claimed so they can be ended. Held rows have no `next_attempt_at`
+ * (held-deliveries.ts), so the scan never meets them; the join's breaker test still skips the few due rows an open
+ * endpoint may have (a fan-out that read the endpoint just before its breaker opened): correctness never rests on
+ * the nulls.
  */
 export async function claimDue(db: Db, options: ClaimOptions): Promise<QueuedDelivery[]> {
   const { partition, partitions, limit, perEndpoint, excludeEndpoints, now, leaseMs } = options
@@ -232,9 +256,10 @@ function toQueuedDelivery(row: Record<string, unknown>): QueuedDelivery {
 }
 
 /**
- * Records a batch of attempts in one statement: each delivery's new state and its attempt row, and each endpoint's
- * run of failures and breaker. A record whose attempt is already recorded (a pump that re-ran a delivery after its
- * lease expired) changes nothing; a busy healthy endpoint's row is not written at all. Runs as the login role
+ * Records a batch of attempts in one statement: each delivery's new state and its attempt row (a successful first
+ * attempt is kept on the delivery row instead, see delivery-log.ts `attemptsOf`), and each endpoint's run of failures
+ * and breaker. A record whose attempt is already recorded (a pump that re-ran a delivery after its lease expired)
+ * changes nothing; a busy healthy endpoint's row is not written at all. Runs as the login role
  * (a pump's batch spans tenants) or in one tenant's unit of work (`db` its transaction).
  * @returns the endpoints whose state changed
  */
@@ -260,6 +285,7 @@ export async function recordAttempts(
       status: r.status,
       next_attempt_at: r.nextAttemptAt?.toISOString() ?? null,
       last_error: r.lastError,
+      inline: r.attempted && r.succeeded && r.number === 1,
     }))
   )
   const health = JSON.stringify(
@@ -277,15 +303,23 @@ export async function recordAttempts(
       SELECT * FROM jsonb_to_recordset(${attempts}::jsonb) AS r(
         delivery_id text, tenant_id text, attempt_id text, number int, attempted boolean, attempted_at timestamptz,
         first_attempt_at timestamptz, status_code int, latency_ms int, error text, succeeded boolean, status text,
-        next_attempt_at timestamptz, last_error text)
+        next_attempt_at timestamptz, last_error text, inline boolean)
     ), d AS (
       UPDATE webhook_deliveries w SET
         status = r.status::"WebhookDeliveryStatus",
         attempt_count = r.number,
         last_status_code = CASE WHEN r.attempted THEN r.status_code ELSE w.last_status_code END,
         last_error = r.last_error,
-        next_attempt_at = r.next_attempt_at,
+        -- A retry of an endpoint whose breaker is open is held (held-deliveries.ts): an attempt that was in flight
+        -- when the breaker opened, or a retry workflow's probe that failed. Redeliveries keep their time.
+        next_attempt_at = CASE
+          WHEN r.status = 'PENDING' AND w.kind = 'EVENT' AND EXISTS (SELECT 1 FROM webhook_endpoints ep
+            WHERE ep.id = w.endpoint_id AND ep.circuit_opened_at IS NOT NULL AND ep.enabled) THEN NULL
+          ELSE r.next_attempt_at END,
         first_attempt_at = COALESCE(w.first_attempt_at, CASE WHEN r.attempted THEN r.first_attempt_at END),
+        -- A first attempt that succeeded lives on the row (its time and status code are the two columns above), not
+        -- in an attempt row of its own: one INSERT and its two index entries less for most deliveries.
+        first_attempt_latency_ms = CASE WHEN r.inline THEN r.latency_ms ELSE w.first_attempt_latency_ms END,
         completed_at = CASE WHEN r.status = 'PENDING' THEN NULL ELSE ${options.now}::timestamptz END,
         dispatch_lease_until = NULL
       FROM r
@@ -297,7 +331,7 @@ export async function recordAttempts(
         (id, tenant_id, delivery_id, number, attempted_at, status_code, latency_ms, error, succeeded)
       SELECT r.attempt_id, r.tenant_id, r.delivery_id, r.number, r.attempted_at, r.status_code, r.latency_ms, r.error,
         r.succeeded
-      FROM r JOIN d ON d.id = r.delivery_id WHERE r.attempted
+      FROM r JOIN d ON d.id = r.delivery_id WHERE r.attempted AND NOT r.inline
       ON CONFLICT DO NOTHING
     ), h AS (
       SELECT * FROM jsonb_to_recordset(${health}::jsonb)
@@ -329,34 +363,10 @@ export async function recordAttempts(
   }))
 }
 
-/** Makes an endpoint's held deliveries due now (its breaker closed): the pumps drain them at the endpoint's pace. */
-export async function releaseHeld(db: Db, endpointIds: string[], now: Date): Promise<void> {
-  if (endpointIds.length === 0) return
-  await db.$executeRaw`
-    UPDATE webhook_deliveries SET next_attempt_at = ${now}
-    WHERE endpoint_id = ANY(${endpointIds}::text[]) AND status = 'PENDING' AND workflow_started_at IS NULL
-      AND next_attempt_at > ${now}`
-}
-
 /** Gives claimed deliveries back (a pump stopping before it attempted them): due again at once, for any pump. */
 export async function releaseClaims(db: Db, deliveryIds: string[]): Promise<void> {
   if (deliveryIds.length === 0) return
   await db.$executeRaw`
     UPDATE webhook_deliveries SET dispatch_lease_until = NULL
     WHERE id = ANY(${deliveryIds}::text[]) AND status = 'PENDING'`
-}
-
-/** Open-breaker endpoints of a partition that hold deliveries: each must have its retry workflow running. */
-export async function endpointsHoldingDeliveries(
-  db: Db,
-  partition: number,
-  partitions: number
-): Promise<Array<{ endpointId: string; tenantId: string }>> {
-  const rows = await db.$queryRaw<Array<{ id: string; tenant_id: string }>>`
-    SELECT w.id, w.tenant_id FROM webhook_endpoints w
-    WHERE w.circuit_opened_at IS NOT NULL AND w.enabled
-      AND mod(abs(hashtext(w.id)::bigint), ${partitions}::bigint) = ${partition}::bigint
-      AND EXISTS (SELECT 1 FROM webhook_deliveries d
-                  WHERE d.endpoint_id = w.id AND d.status = 'PENDING' AND d.workflow_started_at IS NULL)`
-  return rows.map((row) => ({ endpointId: row.id, tenantId: row.tenant_id }))
 }

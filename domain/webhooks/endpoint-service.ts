@@ -13,6 +13,7 @@ import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type Page, type So
 import { patchResource, withoutNulls, type JsonObject } from '../merge-patch.ts'
 import { EndpointFieldsSchema, type EndpointFieldsInput } from './endpoint-fields.ts'
 import { vetEndpointUrl } from './endpoint-url.ts'
+import { releaseHeld, releaseHeldOfDisabled } from './held-deliveries.ts'
 import { newSigningKey, newWebhookSecret } from './webhook-secrets.ts'
 import type { WebhookSettings } from './webhook-settings.ts'
 
@@ -142,13 +143,10 @@ export async function updateEndpoint(
     },
   })
   // Someone fixed the receiver (enabled it again, or pointed it elsewhere): what it holds is due now, for the pumps.
-  if (resetBreaker) {
-    const now = new Date()
-    await uow.tx.webhookDelivery.updateMany({
-      where: { endpointId: current.id, status: 'PENDING', workflowStartedAt: null, nextAttemptAt: { gt: now } },
-      data: { nextAttemptAt: now },
-    })
-  }
+  // Disabled by hand: what it held is due too, so the claim ends it like the rest of its queue. The endpoint's row is
+  // locked by the update above, so a fan-out still making held rows for it has committed (held-deliveries.ts).
+  if (resetBreaker) await releaseHeld(uow.tx, [current.id], new Date())
+  else if (disabling) await releaseHeldOfDisabled(uow.tx, current.id, new Date())
   return updated
 }
 

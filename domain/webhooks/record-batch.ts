@@ -1,12 +1,14 @@
 /**
  * @module Records a batch of attempts (delivery-queue.ts) and carries out what it means for the endpoints: a 410 or
- * five days of failures disable the endpoint and tell the tenant (endpoint-status.ts); a breaker that closed releases
- * the deliveries it held; a breaker that opened is handed to the caller, which starts the endpoint's retry workflow.
+ * five days of failures disable the endpoint and tell the tenant (endpoint-status.ts); a breaker that opened holds
+ * the endpoint's queued deliveries and is handed to the caller, which starts the endpoint's retry workflow; one that
+ * closed releases them (held-deliveries.ts).
  */
 import type { Db } from '../../infra/db.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
-import { recordAttempts, releaseHeld, type AttemptRecord } from './delivery-queue.ts'
+import { recordAttempts, type AttemptRecord } from './delivery-queue.ts'
 import { disableEndpoint, failHeldDeliveries, type AutomaticDisableReason } from './endpoint-status.ts'
+import { holdDeliveries, releaseHeld } from './held-deliveries.ts'
 
 export interface RecordBatchDeps {
   db: Db
@@ -49,6 +51,12 @@ export async function recordBatch(deps: RecordBatchDeps, records: AttemptRecord[
       await failHeldDeliveries(uow, change.endpointId, DISABLED_REASONS.FAILING, now)
     })
   }
+  // A breaker that opened holds what its endpoint has queued (its retry workflow takes over); one that closed makes
+  // it due again. Both rare: a healthy endpoint's batches do neither.
+  await holdDeliveries(
+    deps.db,
+    changes.filter((c) => c.opened && !failing.includes(c)).map((c) => c.endpointId)
+  )
   await releaseHeld(
     deps.db,
     changes.filter((c) => c.closed).map((c) => c.endpointId),

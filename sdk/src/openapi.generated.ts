@@ -48358,7 +48358,7 @@ export interface components {
             lastError: string | null;
             /**
              * Format: date-time
-             * @description When a PENDING delivery is tried again
+             * @description When a PENDING delivery is tried again. Null once it has ended, and while the endpoint's circuit breaker is open: held deliveries wait for the endpoint's retry workflow, which probes it with the oldest of them; when a probe succeeds they are all due at once.
              * @example 2026-11-21T18:00:00.000Z
              */
             nextAttemptAt: string | null;

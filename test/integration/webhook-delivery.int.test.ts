@@ -80,6 +80,36 @@ const settled = (token: string, endpointId: string, timeoutMs = 60_000) =>
     return delivery && delivery.status !== 'PENDING' ? delivery : undefined
   }, timeoutMs)
 
+describe('the delivery log', () => {
+  it('shows a first attempt that succeeded as attempt 1, kept on the delivery row without an attempt row', async () => {
+    const { token, endpointId } = await tenantWithEndpoint('/first-try')
+    receiver.respond('/first-try', () => ({ status: 204, delayMs: 30 }))
+    await registerChild(token)
+
+    const delivery = await settled(token, endpointId)
+    expect(delivery).toMatchObject({ status: 'SUCCEEDED', attemptCount: 1, lastError: null })
+    expect(delivery.attempts).toEqual([
+      {
+        number: 1,
+        attemptedAt: expect.any(String),
+        statusCode: 204,
+        latencyMs: expect.any(Number),
+        error: null,
+        succeeded: true,
+      },
+    ])
+    const [attempt] = delivery.attempts
+    expect(attempt!.latencyMs).toBeGreaterThanOrEqual(30)
+    const row = await platform.db.webhookDelivery.findUniqueOrThrow({
+      where: { id: delivery.id },
+      include: { attempts: true },
+    })
+    expect(row.attempts).toEqual([])
+    expect(row.firstAttemptAt!.toISOString()).toBe(attempt!.attemptedAt)
+    expect(row.firstAttemptLatencyMs).toBe(attempt!.latencyMs)
+  })
+})
+
 describe('retries', () => {
   it('retries failures with growing delays until a 2xx, recording every attempt', async () => {
     const { token, endpointId } = await tenantWithEndpoint('/flaky')

@@ -8,11 +8,15 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { claimDue, fanOutEvents } from '../../domain/webhooks/delivery-queue.ts'
 import { pumpOnce, type PumpDeps } from '../../domain/webhooks/delivery-pump.ts'
+import { attemptsOf, getDelivery } from '../../domain/webhooks/delivery-log.ts'
+import { endpointRetryStep } from '../../domain/webhooks/endpoint-retry.ts'
+import { updateEndpoint } from '../../domain/webhooks/endpoint-service.ts'
 import { createWebhookPoster } from '../../domain/webhooks/post-webhook.ts'
 import type { WebhookSettings } from '../../domain/webhooks/webhook-settings.ts'
 import { newId } from '../../domain/ids.ts'
 import { closeDb, createDb, type Db } from '../../infra/db.ts'
 import { createLogger } from '../../infra/logger.ts'
+import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { testDatabaseUrl } from '../support/file-database.ts'
 import { replies, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
 
@@ -79,10 +83,14 @@ async function events(count: number): Promise<string[]> {
 }
 
 const deliveriesOf = (endpointId: string) =>
-  db.webhookDelivery.findMany({ where: { endpointId }, include: { attempts: true }, orderBy: { createdAt: 'asc' } })
+  db.webhookDelivery.findMany({
+    where: { endpointId },
+    include: { attempts: { orderBy: { number: 'asc' } } },
+    orderBy: { createdAt: 'asc' },
+  })
 
 describe('first attempts', () => {
-  it('fans events out to every subscribed endpoint and delivers each once, recording the attempt', async () => {
+  it('fans events out to every subscribed endpoint and delivers each once, recording the attempt on the delivery row', async () => {
     const a = await endpoint('/first-a')
     const b = await endpoint('/first-b')
     await events(3)
@@ -92,12 +100,27 @@ describe('first attempts', () => {
     expect(receiver.received('/first-b')).toHaveLength(3)
     for (const id of [a, b]) {
       const rows = await deliveriesOf(id)
+      // A first attempt that succeeded has no attempt row of its own; the delivery log shows it from the row.
       expect(rows.map((r) => [r.status, r.attemptCount, r.attempts.length])).toEqual([
-        ['SUCCEEDED', 1, 1],
-        ['SUCCEEDED', 1, 1],
-        ['SUCCEEDED', 1, 1],
+        ['SUCCEEDED', 1, 0],
+        ['SUCCEEDED', 1, 0],
+        ['SUCCEEDED', 1, 0],
       ])
       expect(rows.every((r) => r.workflowId === null && r.firstAttemptAt !== null)).toBe(true)
+      for (const row of rows) {
+        const logged = await runInUnitOfWork(db, tenantId, (uow) => getDelivery(uow, id, row.id))
+        expect(attemptsOf(logged)).toEqual([
+          {
+            number: 1,
+            attemptedAt: row.firstAttemptAt,
+            statusCode: 200,
+            latencyMs: row.firstAttemptLatencyMs,
+            error: null,
+            succeeded: true,
+          },
+        ])
+        expect(row.firstAttemptLatencyMs).toBeGreaterThanOrEqual(0)
+      }
     }
     // Nothing left: a second round sends nothing again.
     await pumpOnce(deps)
@@ -121,7 +144,12 @@ describe('first attempts', () => {
     await pumpOnce(deps)
     const [done] = await deliveriesOf(id)
     expect(done).toMatchObject({ status: 'SUCCEEDED', attemptCount: 2 })
-    expect(done!.attempts.map((a) => a.statusCode).sort()).toEqual([200, 500])
+    // Every attempt after a failure keeps its own row, the first one too.
+    expect(done!.attempts.map((a) => [a.number, a.statusCode])).toEqual([
+      [1, 500],
+      [2, 200],
+    ])
+    expect(done!.firstAttemptLatencyMs).toBeNull()
   })
 })
 
@@ -167,6 +195,102 @@ describe('the circuit breaker', () => {
     await pumpOnce(deps)
     expect(receiver.received('/recovers')).toHaveLength(5)
     expect(await version()).toEqual(before)
+  })
+})
+
+describe('held deliveries', () => {
+  const nextTimes = async (endpointId: string) =>
+    (await deliveriesOf(endpointId)).map((d) => [d.status, d.nextAttemptAt?.getTime() ?? null])
+
+  it('leave the due range while the breaker is open, and are due again when a probe closes it', async () => {
+    const id = await endpoint('/held')
+    let up = false
+    receiver.respond('/held', () => ({ status: up ? 200 : 503 }))
+    await events(3)
+    await pumpOnce(deps)
+    expect((await db.webhookEndpoint.findUniqueOrThrow({ where: { id } })).circuitOpenedAt).not.toBeNull()
+    // The batch that opened the breaker held what was queued, retries included.
+    expect(await nextTimes(id)).toEqual([
+      ['PENDING', null],
+      ['PENDING', null],
+      ['PENDING', null],
+    ])
+    // Fanned out while open: held from the start.
+    clock = new Date(clock.getTime() + 1000)
+    await events(2)
+    await fanOutEvents(db, clock)
+    expect((await nextTimes(id)).slice(3)).toEqual([
+      ['PENDING', null],
+      ['PENDING', null],
+    ])
+    // Rows that are not the queue's are never brought back: an ended delivery, one owned by a delivery workflow.
+    const [ended, owned] = await deliveriesOf(id).then((rows) => rows.slice(3, 5))
+    await db.webhookDelivery.update({ where: { id: ended!.id }, data: { status: 'FAILED', completedAt: clock } })
+    await db.webhookDelivery.update({
+      where: { id: owned!.id },
+      data: { workflowId: `webhook-${owned!.id}`, workflowStartedAt: clock },
+    })
+
+    // A failed probe keeps them held, the probed one too (its retry belongs to the endpoint's schedule).
+    const retryDeps = { db, poster: deps.poster, settings, now: () => clock }
+    expect(await endpointRetryStep(retryDeps, { tenantId, endpointId: id, probe: true })).toMatchObject({
+      state: 'failing',
+    })
+    expect((await nextTimes(id)).filter(([status]) => status === 'PENDING')).toEqual(
+      Array.from({ length: 4 }, () => ['PENDING', null])
+    )
+
+    up = true
+    clock = new Date(clock.getTime() + 60_000)
+    expect(await endpointRetryStep(retryDeps, { tenantId, endpointId: id, probe: true })).toEqual({ state: 'closed' })
+    const released = await deliveriesOf(id)
+    const queued = released.filter((d) => d.status === 'PENDING' && d.workflowStartedAt === null)
+    expect(queued.map((d) => d.nextAttemptAt?.getTime())).toEqual([clock.getTime(), clock.getTime()])
+    expect(released.find((d) => d.id === ended!.id)).toMatchObject({ status: 'FAILED', nextAttemptAt: null })
+    expect(released.find((d) => d.id === owned!.id)).toMatchObject({ status: 'PENDING', nextAttemptAt: null })
+    await pumpOnce(deps)
+    expect((await deliveriesOf(id)).filter((d) => d.status === 'SUCCEEDED')).toHaveLength(3)
+  })
+
+  it('an endpoint disabled by hand has what it held made due, and the claim ends it', async () => {
+    const id = await endpoint('/held-disabled')
+    receiver.respond('/held-disabled', () => ({ status: 500 }))
+    await events(3)
+    await pumpOnce(deps)
+    expect(await nextTimes(id)).toEqual(Array.from({ length: 3 }, () => ['PENDING', null]))
+    await runInUnitOfWork(db, tenantId, (uow) => updateEndpoint(uow, id, { enabled: false }, settings))
+    // The API's clock made them due: the pump's catches up with it.
+    clock = new Date(Date.now() + 1000)
+    await pumpOnce(deps)
+    const ended = await deliveriesOf(id)
+    expect(ended.map((d) => [d.status, d.lastError])).toEqual(
+      Array.from({ length: 3 }, () => ['FAILED', 'endpoint disabled'])
+    )
+    expect(receiver.received('/held-disabled')).toHaveLength(3)
+  })
+
+  it('a fan-out that raced the opening leaves due rows the claim skips, and the periodic check holds them', async () => {
+    const id = await endpoint('/raced')
+    await events(2)
+    await fanOutEvents(db, clock)
+    // The breaker opens after fan-out read the endpoint: its rows are due.
+    await db.webhookEndpoint.update({ where: { id }, data: { circuitOpenedAt: clock, consecutiveFailures: 3 } })
+    const claimed = await claimDue(db, {
+      partition: 0,
+      partitions: 1,
+      limit: 100,
+      perEndpoint: 10,
+      excludeEndpoints: [],
+      now: clock,
+      leaseMs: 60_000,
+    })
+    expect(claimed.filter((d) => d.endpointId === id)).toEqual([])
+    await pumpOnce(deps)
+    expect(receiver.received('/raced')).toHaveLength(0)
+    expect(await nextTimes(id)).toEqual([
+      ['PENDING', null],
+      ['PENDING', null],
+    ])
   })
 })
 

@@ -99,7 +99,12 @@ export const WebhookDelivery = z
     attemptCount: z.number().int(),
     lastStatusCode: z.number().int().nullable(),
     lastError: z.string().nullable(),
-    nextAttemptAt: UtcDateTime.nullable().openapi({ description: 'When a PENDING delivery is tried again' }),
+    nextAttemptAt: UtcDateTime.nullable().openapi({
+      description:
+        "When a PENDING delivery is tried again. Null once it has ended, and while the endpoint's circuit breaker is " +
+        "open: held deliveries wait for the endpoint's retry workflow, which probes it with the oldest of them; when a " +
+        'probe succeeds they are all due at once.',
+    }),
     createdAt: UtcDateTime,
     completedAt: UtcDateTime.nullable(),
     attempts: z.array(WebhookAttempt),

@@ -1,6 +1,6 @@
 /** @module Stored webhook rows as the API shows them: secrets never, private keys never, public keys derived. */
 import type { z } from '@hono/zod-openapi'
-import type { DeliveryRow } from '../../../domain/webhooks/delivery-log.ts'
+import { attemptsOf, type DeliveryRow } from '../../../domain/webhooks/delivery-log.ts'
 import type { EndpointRow } from '../../../domain/webhooks/endpoint-service.ts'
 import { publicKeyOf } from '../../../domain/webhooks/webhook-secrets.ts'
 import type { WebhookDelivery, WebhookEndpoint } from './webhook-schemas.ts'
@@ -44,7 +44,7 @@ export const toDelivery = (d: DeliveryRow): z.infer<typeof WebhookDelivery> => (
   nextAttemptAt: iso(d.nextAttemptAt),
   createdAt: d.createdAt.toISOString(),
   completedAt: iso(d.completedAt),
-  attempts: d.attempts.map((a) => ({
+  attempts: attemptsOf(d).map((a) => ({
     number: a.number,
     attemptedAt: a.attemptedAt.toISOString(),
     statusCode: a.statusCode,
