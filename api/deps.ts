@@ -3,7 +3,7 @@
  * on shutdown. The Temporal connection is lazy, so the API starts and keeps taking bookings while Temporal is down;
  * the workflow outbox catches up when it returns.
  */
-import { Client, Connection } from '@temporalio/client'
+import { Client } from '@temporalio/client'
 import { createSigningKeys } from '../domain/auth/signing-keys.ts'
 import { createRevocationList } from '../domain/auth/revocation-list.ts'
 import { createSsoVerifier } from '../domain/auth/sso.ts'
@@ -19,6 +19,7 @@ import { closeDb, createDb } from '../infra/db.ts'
 import type { Logger } from '../infra/logger.ts'
 import { temporalDataConverter } from '../infra/payload-codec.ts'
 import { createRateLimiter } from '../infra/rate-limiter.ts'
+import { lazyTemporalConnection } from '../infra/temporal-connection.ts'
 import type { AppDeps } from './app-env.ts'
 
 /**
@@ -31,7 +32,9 @@ export function buildDeps(
   clock: Clock = systemClock
 ): { deps: AppDeps; close: () => Promise<void> } {
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX)
-  const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS })
+  // Its close() waits for calls still retrying, so no retry fires on a closed channel (infra/temporal-connection.ts).
+  const temporalConnection = lazyTemporalConnection(config.TEMPORAL_ADDRESS)
+  const { connection } = temporalConnection
   // Encrypts what the API hands Temporal (workflow inputs, signals) when keys are configured; the worker agrees.
   const dataConverter = temporalDataConverter(config.TEMPORAL_CODEC_KEYS)
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter })
@@ -88,7 +91,7 @@ export function buildDeps(
   return {
     deps,
     close: async () => {
-      await connection.close().catch(() => undefined)
+      await temporalConnection.close().catch(() => undefined)
       await rateLimiter.close()
       await closeDb(db)
     },
