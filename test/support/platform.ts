@@ -3,7 +3,7 @@
  * process), both on the Temporal server and database from the global setup. Each test file gets its own task queue
  * so its workflows run only on its own worker.
  */
-import { Client, Connection } from '@temporalio/client'
+import { Client } from '@temporalio/client'
 import { randomBytes } from 'node:crypto'
 import { inspect } from 'node:util'
 import { inject } from 'vitest'
@@ -13,6 +13,7 @@ import { loadConfig, type Config } from '../../infra/config.ts'
 import type { Db } from '../../infra/db.ts'
 import { createLogger } from '../../infra/logger.ts'
 import { temporalDataConverter } from '../../infra/payload-codec.ts'
+import { lazyTemporalConnection } from '../../infra/temporal-connection.ts'
 import { httpClient, type HttpClient } from './http.ts'
 import { startWorkerProcess, type WorkerProcess } from './worker-process.ts'
 import { testDatabaseUrl } from './file-database.ts'
@@ -74,7 +75,9 @@ export async function startPlatform(
   const config = loadConfig(env)
   const api = await startApi(config, createLogger(config.LOG_LEVEL, 'api'), options.clock)
   const http = httpClient(api.url)
-  const connection = await Connection.connect({ address: inject('temporalAddress') })
+  // Closed after its calls still retrying have ended, as the API's is (infra/temporal-connection.ts).
+  const temporalConnection = lazyTemporalConnection(inject('temporalAddress'))
+  const { connection } = temporalConnection
   // The tests' client decodes what the worker and the API encrypt: the same codec, from the same configuration.
   const dataConverter = temporalDataConverter(config.TEMPORAL_CODEC_KEYS)
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter })
@@ -107,7 +110,7 @@ export async function startPlatform(
     ...tenantAccess(api, http),
     async stop() {
       await Promise.allSettled(workers.map((w) => w.kill('SIGTERM')))
-      await connection.close()
+      await temporalConnection.close()
       await api.stop()
     },
   }
