@@ -18,6 +18,7 @@ import type { Config } from '../infra/config.ts'
 import { closeDb, createDb } from '../infra/db.ts'
 import type { Logger } from '../infra/logger.ts'
 import { temporalDataConverter } from '../infra/payload-codec.ts'
+import { temporalInterceptors } from '../infra/network-guard.ts'
 import { createRateLimiter } from '../infra/rate-limiter.ts'
 import type { AppDeps } from './app-env.ts'
 
@@ -31,7 +32,8 @@ export function buildDeps(
   clock: Clock = systemClock
 ): { deps: AppDeps; close: () => Promise<void> } {
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX)
-  const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS })
+  // With the guard that refuses a Temporal call made while a request holds its transaction (infra/network-guard.ts).
+  const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS, interceptors: temporalInterceptors() })
   // Encrypts what the API hands Temporal (workflow inputs, signals) when keys are configured; the worker agrees.
   const dataConverter = temporalDataConverter(config.TEMPORAL_CODEC_KEYS)
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter })

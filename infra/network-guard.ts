@@ -1,0 +1,49 @@
+/**
+ * @module The rule "no transaction across a network call", enforced where it can be: a call to Temporal made while
+ * the calling code holds a unit of work's open transaction fails at once, before anything is sent. Such a call would
+ * hold a pooled connection and the transaction's locks for as long as Temporal takes; on the embedded database (one
+ * backend) eight slow workflow views stalled every booking. Units call out through `UnitOfWork.release`
+ * (infra/unit-of-work.ts). The check runs in every process that builds its Temporal client with
+ * `temporalInterceptors()`, the API's included, so every integration test of the API checks the rule.
+ */
+import { defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type ConnectionOptions } from '@temporalio/client'
+import { holdsUnitTransaction } from './unit-transactions.ts'
+
+type GrpcInterceptor = NonNullable<ConnectionOptions['interceptors']>[number]
+
+/** The error of a network call made inside an open transaction: a defect of the calling code, never of the peer. */
+export class TransactionHeldError extends Error {
+  constructor(peer: string, what: string) {
+    super(
+      `${peer} was called (${what}) while a database transaction was held: call out through UnitOfWork.release ` +
+        '(infra/unit-of-work.ts), so the transaction commits first.'
+    )
+    this.name = 'TransactionHeldError'
+  }
+}
+
+/**
+ * Throws when the calling code holds a unit of work's transaction.
+ * @param peer - who would be called, for the message ("Temporal", "the embeddings provider")
+ * @param what - the operation
+ */
+export function assertNoTransactionHeld(peer: string, what: string): void {
+  if (holdsUnitTransaction()) throw new TransactionHeldError(peer, what)
+}
+
+/**
+ * A gRPC interceptor that refuses a Temporal call made inside an open transaction. gRPC runs interceptors in the
+ * caller's async context, when the call is made, so the unit of work's context is the caller's. The throw reaches the
+ * caller as the call's rejection.
+ */
+const refuseInsideTransaction: GrpcInterceptor = (options, nextCall) => {
+  assertNoTransactionHeld('Temporal', options.method_definition.path)
+  // The next call as is: gRPC only uses the call interface, and the wrapper class (InterceptingCall) would need a direct
+  // dependency on @grpc/grpc-js for nothing.
+  return nextCall(options) as ReturnType<GrpcInterceptor>
+}
+
+/** The interceptors of a Temporal connection: the guard, then the SDK's default retries (which a list replaces). */
+export function temporalInterceptors(): GrpcInterceptor[] {
+  return [refuseInsideTransaction, makeGrpcRetryInterceptor(defaultGrpcRetryOptions())]
+}
