@@ -83,11 +83,13 @@ export async function runInUnitOfWork<T>(
   const releaseTasks: Array<() => Promise<void>> = []
   const resumeStatements: string[] = []
   const compensations: Array<(uow: UnitOfWork) => Promise<void>> = []
-  let released = false
+  // Widened on purpose (`as`): `release` sets them from a closure, which TypeScript's narrowing cannot see.
+  let released = false as boolean
 
   const slot = transactions.slot()
-  let current: UnitTransaction | undefined = await transactions.begin(tenantId, limits)
-  slot.attach(current)
+  const first = await transactions.begin(tenantId, limits)
+  slot.attach(first)
+  let current = first as UnitTransaction | undefined
 
   async function resume(): Promise<void> {
     const next = await transactions.begin(tenantId, limits)

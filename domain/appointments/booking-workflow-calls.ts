@@ -77,11 +77,16 @@ export function createBookingWorkflowCalls({ temporal, logger }: BookingWorkflow
     complete: (appointmentId: string) => ask(appointmentId, (h) => h.executeUpdate(completeBookingUpdate)),
     noShow: (appointmentId: string) => ask(appointmentId, (h) => h.executeUpdate(noShowBookingUpdate)),
 
-    /** The lifecycle and follow-up as their workflows hold them now. @throws AppError `dependency_unavailable` */
-    async view(appointmentId: string): Promise<AppointmentWorkflowView> {
+    /**
+     * The lifecycle and follow-up as their workflows hold them now.
+     * @param completed - whether the appointment is COMPLETED: only completion starts a follow-up, so the follow-up
+     *   of any other appointment is not asked for (one call to Temporal fewer on most views)
+     * @throws AppError `dependency_unavailable`
+     */
+    async view(appointmentId: string, completed: boolean): Promise<AppointmentWorkflowView> {
       const handle = booking(appointmentId)
       const description = await callWorkflow(temporal, 'booking workflow', () => orNull(() => handle.describe()))
-      const base = { workflowId: handle.workflowId, followUp: await followUpView(appointmentId) }
+      const base = { workflowId: handle.workflowId, followUp: completed ? await followUpView(appointmentId) : null }
       if (!description) return { ...base, execution: 'NOT_STARTED', lifecycle: null }
       try {
         const lifecycle = await callWorkflow(temporal, 'booking workflow', () => handle.query(bookingViewQuery))
