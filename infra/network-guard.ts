@@ -23,6 +23,16 @@ export class TransactionHeldError extends Error {
 }
 
 /**
+ * Rethrows the guard's error when it is in `error`'s cause chain: Temporal's client wraps what an interceptor throws in
+ * a ServiceError, which callers map to "Temporal unavailable" (a 503) or swallow; the defect must surface instead.
+ */
+export function rethrowIfTransactionHeld(error: unknown): void {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    if (e instanceof TransactionHeldError) throw e
+  }
+}
+
+/**
  * Throws when the calling code holds a unit of work's transaction.
  * @param peer - who would be called, for the message ("Temporal", "the embeddings provider")
  * @param what - the operation

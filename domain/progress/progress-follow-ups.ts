@@ -12,6 +12,7 @@ import { WithStartWorkflowOperation, WorkflowNotFoundError, type Client } from '
 import { TypedSearchAttributes } from '@temporalio/common'
 import type { Prisma } from '../../generated/prisma/client.ts'
 import type { Logger } from '../../infra/logger.ts'
+import { rethrowIfTransactionHeld } from '../../infra/network-guard.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import {
   CHILD_PROGRESS_KIND,
@@ -183,6 +184,7 @@ export function createProgressFollowUps(deps: ProgressFollowUpsDeps) {
       const state = await deps.temporal.withDeadline(Date.now() + 3000, () => handle.query(childProgressStateQuery))
       return { ...state, running: true }
     } catch (error) {
+      rethrowIfTransactionHeld(error)
       if (error instanceof WorkflowNotFoundError) return { running: false }
       deps.logger.warn({ childId, err: String(error) }, 'progress follow-up state unavailable')
       return null
