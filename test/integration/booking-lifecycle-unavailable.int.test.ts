@@ -92,7 +92,7 @@ describe('a duplicate of a request that calls Temporal', () => {
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200])
     // One ran; the others replayed its answer (or, on the embedded database, found it done after waiting).
     expect(answers.filter((a) => a.headers.get('idempotent-replayed') === null)).toHaveLength(1)
-    for (const answer of answers) expect(answer.body).toEqual(answers[0]!.body)
+    for (const answer of answers) expect(answer.body).toEqual(answers[0].body)
     const events = await platform.api.deps.db.event.findMany({ where: { type: 'booking.cancelled' } })
     expect(events.filter((e) => (e.data as { bookingId: string }).bookingId === id)).toHaveLength(1)
   }, 120_000)
