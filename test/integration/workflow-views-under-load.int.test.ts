@@ -11,17 +11,17 @@
  * to a webhook receiver, each agent run triggered by it finished. The deferrals the API logged are counted and shown.
  */
 import { spawn } from 'node:child_process'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import { bookingWorkflowId } from '../../workflows/shared.ts'
 import { createChildAndProvider, futureSlot } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
 
 /** Bookings measured with the views running, and as many without: enough for a stable median and a rough p95. */
-const ROUNDS = 24
+const ROUNDS = 32
 const VIEW_LOOPS = 16
 /** Bookings' median latency with the views, at most this many times their median without (see the assertion). */
-const MAX_MEDIAN_RATIO = 3
+const MAX_MEDIAN_RATIO = { embedded: 4, postgresql: 3 }
 /** The messages of deferred after-commit work (domain/workflows/workflow-outbox.ts, agent-trigger-dispatcher.ts...). */
 const DEFERRALS = [
   'workflow start deferred',
@@ -198,8 +198,9 @@ describe('workflow views under load', () => {
     }
     const { views, statuses } = loops.tally()
 
+    const database = inject('databaseKind') === 'postgresql' ? 'postgresql' : 'embedded'
     const figures = {
-      database: process.env.TEST_DATABASE_URL ? 'postgresql' : 'embedded',
+      database,
       bookings: { without: without.length, withViews: withViews.length },
       p50: { without: quantile(without, 0.5), withViews: quantile(withViews, 0.5) },
       p95: { without: quantile(without, 0.95), withViews: quantile(withViews, 0.95) },
@@ -212,10 +213,11 @@ describe('workflow views under load', () => {
     expect(views).toBeGreaterThan(ROUNDS * VIEW_LOOPS)
     // The issue asks for 2×. What is left of the difference is CPU, not the database: 16 loops with no pause keep both
     // cores busy with the API, Temporal and the worker answering views (the booking's own workflow start, in its
-    // answer, alone goes from ~20 to ~60 ms), and on this 2-core machine the median came out at 1.9–2.4× on both
-    // databases. The bound that fails the stall this file is about (a booking waiting for views' transactions: seconds,
-    // pool timeouts, 503s) without failing on CPU contention: 3×.
-    expect(figures.p50.withViews, JSON.stringify(figures)).toBeLessThanOrEqual(MAX_MEDIAN_RATIO * figures.p50.without)
+    // answer, alone goes from ~20 to ~60 ms). Measured on the loaded 2-core machine (2026-11-23), median with views
+    // over median without: 2.2–2.7× embedded and 1.9–2.4× on PostgreSQL; with the view holding its transaction
+    // across the Temporal calls (before issue 22), 11× embedded and 4.0× on PostgreSQL. The bounds sit between.
+    const bound = MAX_MEDIAN_RATIO[database]
+    expect(figures.p50.withViews, JSON.stringify(figures)).toBeLessThanOrEqual(bound * figures.p50.without)
 
     // What was deferred under the load completes: every booking's workflow started...
     await eventually(
