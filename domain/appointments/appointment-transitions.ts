@@ -114,16 +114,18 @@ export function createAppointmentTransitions({ clock, notifier, workflow, outbox
   ): Promise<TransitionedAppointment> {
     const now = clock()
     assertTransition({ status: appointment.status, action: 'cancel', startsAt: appointment.startsAt, now })
+    let accepted = {}
+    if (askWorkflow && workflow) {
+      const asked = await askWorkflowThenRelock(uow, appointment.id, 'cancel', () => workflow.cancel(appointment.id))
+      // As it is now: late or not by its current time and location.
+      ;({ appointment } = asked)
+      accepted = { workflow: asked.answer }
+    }
     const location = await uow.tx.location.findFirstOrThrow({
       where: { id: appointment.locationId, tenantId: uow.tenantId },
       select: { lateCancellationHours: true },
     })
     const lateCancellation = isLateCancellation(appointment.startsAt, now, location.lateCancellationHours)
-    let accepted = {}
-    if (askWorkflow && workflow) {
-      const asked = await askWorkflowThenRelock(uow, appointment.id, 'cancel', () => workflow.cancel(appointment.id))
-      accepted = { workflow: asked.answer }
-    }
     const cancelled = await uow.tx.appointment.update({
       where: { id: appointment.id },
       data: {
