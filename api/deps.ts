@@ -18,6 +18,7 @@ import type { Config } from '../infra/config.ts'
 import { closeDb, createDb } from '../infra/db.ts'
 import type { Logger } from '../infra/logger.ts'
 import { temporalDataConverter } from '../infra/payload-codec.ts'
+import { refuseInsideTransaction } from '../infra/network-guard.ts'
 import { createRateLimiter } from '../infra/rate-limiter.ts'
 import { lazyTemporalConnection } from '../infra/temporal-connection.ts'
 import type { AppDeps } from './app-env.ts'
@@ -32,8 +33,9 @@ export function buildDeps(
   clock: Clock = systemClock
 ): { deps: AppDeps; close: () => Promise<void> } {
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX)
-  // Its close() waits for calls still retrying, so no retry fires on a closed channel (infra/temporal-connection.ts).
-  const temporalConnection = lazyTemporalConnection(config.TEMPORAL_ADDRESS)
+  // Refuses a Temporal call made while a request holds its transaction (infra/network-guard.ts); its close() waits for
+  // calls still retrying, so no retry fires on a closed channel (infra/temporal-connection.ts).
+  const temporalConnection = lazyTemporalConnection(config.TEMPORAL_ADDRESS, [refuseInsideTransaction])
   const { connection } = temporalConnection
   // Encrypts what the API hands Temporal (workflow inputs, signals) when keys are configured; the worker agrees.
   const dataConverter = temporalDataConverter(config.TEMPORAL_CODEC_KEYS)

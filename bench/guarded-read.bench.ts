@@ -68,7 +68,16 @@ const { id: childId } = (await created.json()) as { id: string }
 // The baseline: the same handler and query, with no middleware at all.
 const db = api.deps.db
 const baselineApp = new Hono().get('/v1/children/:id', async (c) => {
-  const uow = { tx: db, tenantId: client.tenantId, afterCommit: () => undefined, execute: async () => 0 }
+  const uow = {
+    tx: db,
+    tenantId: client.tenantId,
+    afterCommit: () => undefined,
+    execute: async () => 0,
+    release: <T>(call: () => Promise<T>) => call(),
+    beforeRelease: () => undefined,
+    onResume: () => undefined,
+    compensate: () => undefined,
+  }
   return c.json(toChild(await getChild(uow, c.req.param('id'))), 200)
 })
 const baseline = await new Promise<ReturnType<typeof serve>>((resolve) => {

@@ -65,13 +65,15 @@ function callCounter() {
 /**
  * A lazy connection (the first call connects, so a process starts while Temporal is down) with the SDK's default
  * retries, whose `close()` leaves no retry timer behind.
+ * @param outer - interceptors that see each call first
  */
-export function lazyTemporalConnection(address: string): TemporalConnection {
+export function lazyTemporalConnection(address: string, outer: Interceptor[] = []): TemporalConnection {
   const counter = callCounter()
   const connection = Connection.lazy({
     address,
     // Giving interceptors replaces the SDK's default list, which is its retry interceptor alone: kept, inside ours.
-    interceptors: [counter.interceptor, makeGrpcRetryInterceptor(defaultGrpcRetryOptions())],
+    // `outer` come first (network-guard.ts refuses a call before it is counted or sent).
+    interceptors: [...outer, counter.interceptor, makeGrpcRetryInterceptor(defaultGrpcRetryOptions())],
   })
   return {
     connection,

@@ -1,36 +1,67 @@
 /**
- * @module A unit of work: one PostgreSQL transaction with the tenant set for row-level security, plus callbacks to
- * run only after it commits (starting workflows, for instance, must never happen for a write that rolled back).
+ * @module A unit of work: PostgreSQL transactions with the tenant set for row-level security, plus callbacks to run
+ * only after it commits (starting workflows, for instance, must never happen for a write that rolled back).
+ *
+ * A unit holds one transaction at a time, and never one across a call to Temporal or any other network peer: a
+ * transaction holds a pooled connection (the embedded database has one backend for everyone) and its locks for as
+ * long as the peer takes, so a slow peer stalls every other request. `release` is how a unit calls out: it commits
+ * what the unit has done so far, runs the call holding nothing, and the unit goes on in a new transaction, begun by
+ * its first query after the call. So: read what the call needs, call out through `release`, then write (re-checking
+ * what the call's answer depends on, since others may have written meanwhile).
  */
 import { unitTransactionsOf, type Db, type Tx } from './db.ts'
-import type { ExecuteStatement } from './unit-transactions.ts'
+import type { ExecuteStatement, UnitTransaction } from './unit-transactions.ts'
 
 export interface UnitOfWork {
   /**
    * The client every query of this unit must use. Its queries run in this unit's transaction when made from the
-   * unit's own code (the async context of `work`); once the unit has ended they are refused.
+   * unit's own code (the async context of `work`); once the unit has ended, or while it is released, they are refused.
    */
   tx: Tx
   /** The tenant whose rows this unit may see. */
   tenantId: string
-  /** Registers work to run after commit; it never runs if the transaction rolls back. */
+  /** Registers work to run after the unit's last transaction commits; it never runs if that one rolls back. */
   afterCommit(task: () => Promise<void>): void
   /**
    * Runs one statement in the transaction straight through the driver, without Prisma's per-operation cost: for the
    * platform's own statements on every request (the audit record). Text parameters only; returns the row count.
    */
   execute: ExecuteStatement
+  /**
+   * Commits the unit's transaction, runs `call` holding no transaction nor connection (its queries are refused), and
+   * lets the unit go on in a new transaction begun by its next query. Every call to Temporal or another network peer
+   * made inside a unit goes through here; a Temporal call made while the unit holds a transaction fails
+   * (infra/network-guard.ts).
+   * @returns what `call` returned; if it throws, the unit goes on all the same (its error decides the outcome)
+   */
+  release<T>(call: () => Promise<T>): Promise<T>
+  /**
+   * Registers work for the unit's transaction just before its first release commits it: what the middleware must
+   * change about rows that were meant to commit only with the whole request (the idempotency claim).
+   */
+  beforeRelease(task: () => Promise<void>): void
+  /** A statement run first in every transaction the unit begins after a release (a savepoint the chain expects). */
+  onResume(sql: string): void
+  /**
+   * Registers work that undoes what a release committed, for a unit that then ends by rolling back: it runs in a
+   * unit of its own, of the same tenant. Best effort: what it undoes must also expire on its own.
+   */
+  compensate(task: (uow: UnitOfWork) => Promise<void>): void
 }
 
 export interface UnitOfWorkOptions {
-  /** Longest the transaction may stay open. */
+  /** Longest one transaction of the unit may stay open. */
   timeoutMs?: number
   /** Longest to wait for a pooled connection. */
   maxWaitMs?: number
 }
 
+/** Why a released unit's queries are refused while its call runs. */
+const RELEASED =
+  'A unit of work queried the database while released for a network call (UnitOfWork.release): query before or after.'
+
 /**
- * Runs `work` in a transaction scoped to `tenantId`, then the after-commit tasks in order.
+ * Runs `work` in a transaction scoped to `tenantId` (in several, if it releases), then the after-commit tasks in order.
  * @param db - a client made by `createDb`, whose pool lends the unit its connection (infra/unit-transactions.ts)
  * @returns what `work` returned
  */
@@ -41,23 +72,79 @@ export async function runInUnitOfWork<T>(
   options: UnitOfWorkOptions = {}
 ): Promise<T> {
   const transactions = unitTransactionsOf(db)
-  const tasks: Array<() => Promise<void>> = []
-  const unit = await transactions.begin(tenantId, {
+  const limits = {
     // Longer than a workflow call may take (10 s, domain/care-workflows/workflow-calls.ts) plus what a gRPC call on a
-    // dead connection overshoots its deadline by: such a request must end as a 503 that rolls back, not a 500 for a
-    // transaction that expired under it.
+    // dead connection overshoots its deadline by, should a unit ever wait on one: such a request must end as a 503
+    // that rolls back, not a 500 for a transaction that expired under it.
     timeoutMs: options.timeoutMs ?? 30_000,
     maxWaitMs: options.maxWaitMs ?? 10_000,
-  })
+  }
+  const tasks: Array<() => Promise<void>> = []
+  const releaseTasks: Array<() => Promise<void>> = []
+  const resumeStatements: string[] = []
+  const compensations: Array<(uow: UnitOfWork) => Promise<void>> = []
+  // Widened on purpose (`as`): `release` sets them from a closure, which TypeScript's narrowing cannot see.
+  let released = false as boolean
+
+  const slot = transactions.slot()
+  const first = await transactions.begin(tenantId, limits)
+  slot.attach(first)
+  let current = first as UnitTransaction | undefined
+
+  async function resume(): Promise<void> {
+    const next = await transactions.begin(tenantId, limits)
+    try {
+      for (const sql of resumeStatements) await next.execute(sql, [])
+    } catch (error) {
+      await next.rollback()
+      throw error
+    }
+    current = next
+    slot.attach(next)
+  }
+
+  const uow: UnitOfWork = {
+    tx: transactions.client,
+    tenantId,
+    afterCommit: (task) => tasks.push(task),
+    execute: slot.execute,
+    async release(call) {
+      if (current) {
+        for (const task of releaseTasks.splice(0)) await task()
+        const committing = current
+        current = undefined
+        slot.detach(RELEASED)
+        released = true
+        await committing.commit()
+      }
+      try {
+        return await call()
+      } finally {
+        slot.detach(RELEASED, resume)
+      }
+    },
+    beforeRelease: (task) => releaseTasks.push(task),
+    onResume: (sql) => resumeStatements.push(sql),
+    compensate: (task) => compensations.push(task),
+  }
+
   let result: T
   try {
-    result = await unit.run(() =>
-      work({ tx: transactions.client, tenantId, afterCommit: (task) => tasks.push(task), execute: unit.execute })
-    )
-    await unit.commit()
+    result = await slot.run(() => work(uow))
+    // A unit whose last act was a release has nothing left to commit.
+    if (current) await current.commit()
   } catch (error) {
-    await unit.rollback()
+    await current?.rollback()
+    if (released) {
+      for (const task of compensations) {
+        // Swallowed: the unit's own error is the one to report, and what a compensation undoes expires by itself.
+        await runInUnitOfWork(db, tenantId, task, options).catch(() => undefined)
+      }
+    }
     throw error
+  } finally {
+    // Between two transactions, the slot would begin another for a stray query; an ended unit's refuses it itself.
+    if (!current) slot.detach('the unit of work has ended')
   }
   for (const task of tasks) await task()
   return result

@@ -38,13 +38,30 @@ export interface UnitLimits {
 
 /** A unit's open transaction, from `begin` until `commit` or `rollback`. */
 export interface UnitTransaction {
-  /** Runs `work` as this unit: the routed client's queries made inside it go to this unit's connection. */
-  run<T>(work: () => Promise<T>): Promise<T>
   execute: ExecuteStatement
   /** Commits and returns the connection; throws if the commit failed or the unit had already ended (timed out). */
   commit(): Promise<void>
   /** Rolls back, if still open, and returns the connection; never throws. */
   rollback(): Promise<void>
+}
+
+/**
+ * Where a unit's code finds its transaction. A unit holds one transaction at a time: it may commit one to call out
+ * over the network holding none (infra/unit-of-work.ts, `release`), and go on in the next, begun on its first query
+ * after the call.
+ */
+export interface UnitSlot {
+  /** Runs `work` as this unit: the routed client's queries made inside it go to the slot's transaction. */
+  run<T>(work: () => Promise<T>): Promise<T>
+  /** Runs one statement in the slot's transaction (beginning it first if the unit is between two). */
+  execute: ExecuteStatement
+  /** Points the slot at an open transaction. */
+  attach(transaction: UnitTransaction): void
+  /**
+   * Leaves the slot without a transaction. Its queries fail with `why`; or, given `resume`, the first one waits for
+   * `resume` to begin the next transaction (and attach it), then runs there.
+   */
+  detach(why: string, resume?: () => Promise<void>): void
 }
 
 /** The units of work of one database client. */
@@ -53,6 +70,8 @@ export interface UnitTransactions {
   readonly client: PrismaClient
   /** Borrows a connection and begins a transaction on it scoped to `tenantId` (row-level security). */
   begin(tenantId: string, limits: UnitLimits): Promise<UnitTransaction>
+  /** A new unit's slot, empty until a transaction is attached. */
+  slot(): UnitSlot
 }
 
 const ENDED = "the unit of work's transaction has ended"
@@ -67,14 +86,44 @@ interface OpenUnit {
   savepoints: number
 }
 
-/** The unit of work whose code is running. */
-const currentUnit = new AsyncLocalStorage<OpenUnit>()
+/** A unit's slot as the async context holds it: its transaction, or why it has none and how to get the next one. */
+interface SlotState {
+  unit?: OpenUnit
+  /** Why queries are refused while the unit has no transaction. */
+  why?: string
+  resume?: () => Promise<void>
+  resuming?: Promise<void>
+}
 
-/** The calling unit, open; throws otherwise. */
-function openUnitHere(): OpenUnit {
-  const unit = currentUnit.getStore()
-  if (!unit)
+/** The slot of the unit of work whose code is running. */
+const currentSlot = new AsyncLocalStorage<SlotState>()
+
+/** The open units behind their handles. */
+const unitsOf = new WeakMap<UnitTransaction, OpenUnit>()
+
+/**
+ * Whether the running code holds an open database transaction (the unit of work it runs in has one). Calls to
+ * Temporal and other network peers check it: none may be made while a transaction is held (infra/network-guard.ts).
+ */
+export function holdsUnitTransaction(): boolean {
+  return currentSlot.getStore()?.unit?.state === 'open'
+}
+
+/** The calling unit's open transaction, begun first if the unit is between two; throws otherwise. */
+async function openUnitHere(): Promise<OpenUnit> {
+  const slot = currentSlot.getStore()
+  if (!slot)
     throw new Error('A unit of work query ran outside any unit of work (runInUnitOfWork, infra/unit-of-work.ts).')
+  if (!slot.unit && slot.resume) {
+    const resume = slot.resume
+    // Once, whoever asks first: two queries made together must not begin two transactions.
+    slot.resuming ??= resume().finally(() => {
+      slot.resuming = undefined
+    })
+    await slot.resuming
+  }
+  const unit = slot.unit
+  if (!unit) throw new Error(slot.why ?? ENDED)
   if (unit.state !== 'open') throw new Error(unit.endedBecause ?? ENDED)
   return unit
 }
@@ -92,13 +141,8 @@ async function onOpen(unit: OpenUnit, sql: string): Promise<void> {
 function currentUnitPool(): pg.Pool {
   const pool = new pg.Pool({ max: 1 })
   // The adapter only ever calls query(config); the cast covers pg's callback and streaming overloads it never uses.
-  pool.query = ((config: pg.QueryConfig) => {
-    try {
-      return openUnitHere().connection.query(config)
-    } catch (error) {
-      return Promise.reject(error)
-    }
-  }) as pg.Pool['query']
+  pool.query = ((config: pg.QueryConfig) =>
+    openUnitHere().then((unit) => unit.connection.query(config))) as pg.Pool['query']
   // The adapter asks for a connection only to start a transaction, and the routed client's transactions are savepoints.
   pool.connect = (() =>
     Promise.reject(
@@ -112,7 +156,7 @@ function currentUnitPool(): pg.Pool {
  * `usePhantomQuery` makes Prisma end it through commit() and rollback() alone, without sending COMMIT or ROLLBACK.
  */
 async function savepointTransaction(adapter: SqlDriverAdapter): Promise<Transaction> {
-  const unit = openUnitHere()
+  const unit = await openUnitHere()
   const name = `prisma_nested_${++unit.savepoints}`
   await unit.connection.query(`SAVEPOINT ${name}`)
   return {
@@ -279,10 +323,7 @@ export function createUnitTransactions(pool: pg.Pool): UnitTransactions {
       void finish('ROLLBACK')
     }, timeoutMs)
 
-    return {
-      // Awaited inside the unit's context: Prisma's queries are lazy thenables that run when first awaited, so a
-      // query the work returns without awaiting must still be started as this unit.
-      run: (work) => currentUnit.run(unit, async () => await work()),
+    const transaction: UnitTransaction = {
       execute: async (sql, args) => {
         if (unit.state !== 'open') throw new Error(unit.endedBecause ?? ENDED)
         return (await connection.query({ text: sql, values: [...args] })).rowCount ?? 0
@@ -298,7 +339,32 @@ export function createUnitTransactions(pool: pg.Pool): UnitTransactions {
         await (ending ?? finish('ROLLBACK')).catch(() => undefined)
       },
     }
+    unitsOf.set(transaction, unit)
+    return transaction
   }
 
-  return { client, begin }
+  function slot(): UnitSlot {
+    const state: SlotState = {}
+    return {
+      // Awaited inside the unit's context: Prisma's queries are lazy thenables that run when first awaited, so a
+      // query the work returns without awaiting must still be started as this unit.
+      run: (work) => currentSlot.run(state, async () => await work()),
+      execute: async (sql, args) => {
+        const unit = await currentSlot.run(state, openUnitHere)
+        return (await unit.connection.query({ text: sql, values: [...args] })).rowCount ?? 0
+      },
+      attach(transaction) {
+        state.unit = unitsOf.get(transaction)
+        state.why = undefined
+        state.resume = undefined
+      },
+      detach(why, resume) {
+        state.unit = undefined
+        state.why = why
+        state.resume = resume
+      },
+    }
+  }
+
+  return { client, begin, slot }
 }

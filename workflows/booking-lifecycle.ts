@@ -7,11 +7,12 @@
  *   care notification with `appointment.reminder_due`.
  * - Reschedule, cancel, complete and no-show arrive as Temporal updates from the API (workflows/booking-contract.ts).
  *   A validator accepts or refuses the step against the workflow's state in one synchronous turn, and the handler
- *   answers with what the workflow set (the next reminder, the no-show deadline) without running an activity: the
- *   API waits for that answer inside its request transaction, and the embedded database serializes transactions.
- *   The API then writes the change in that transaction. The database stays the source of truth: after an accepted
- *   step the workflow re-reads the appointment (on the `bookingChanged` signal sent after commit, or a minute later
- *   if that signal never comes) and follows what it finds, so a request that failed to commit is undone here too.
+ *   answers with what the workflow set (the next reminder, the no-show deadline) without running an activity. The
+ *   API waits for that answer holding no transaction, then writes the change in a new one after checking the
+ *   appointment again (domain/appointments/appointment-transitions.ts). The database stays the source of truth: after
+ *   an accepted step the workflow re-reads the appointment (on the `bookingChanged` signal sent after commit, or a
+ *   minute later if that signal never comes) and follows what it finds, so a request that failed to commit, or whose
+ *   step was refused after the answer, is undone here too.
  * - No-show: at the end plus a grace, an appointment nobody checked in for is marked NO_SHOW by an activity through
  *   the same state machine (`appointment.no_show`); a check-in (the session exists) prevents it.
  * - The older safety nets stay: the `bookingChanged` re-read and the re-read an hour after the end, then daily.

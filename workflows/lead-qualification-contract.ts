@@ -4,7 +4,7 @@
  * activities. The API's operations (offer, book, close) are Temporal updates the workflow accepts or refuses against
  * its status in one synchronous turn, so an offer's follow-up window closing and a booking can never both win.
  */
-import { defineQuery, defineUpdate } from '@temporalio/workflow'
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow'
 import type { LeadPolicy } from '../domain/leads/lead-policy.ts'
 import type { LeadCloseReason, LeadStatus } from '../domain/leads/lead-state.ts'
 
@@ -42,6 +42,17 @@ export interface OfferAccepted {
   nextFollowUpAt: number | null
   respondBy: number
 }
+
+/**
+ * The API recorded a move the workflow accepted (or refused it after all): read the lead again. The API asks for a
+ * move holding no transaction and writes it afterwards in one of its own, so the workflow's first read after an update
+ * may come before that write; this signal, sent once the write commits, and a re-read a minute later whatever
+ * happens, settle it.
+ */
+export const leadChangedSignal = defineSignal('leadChanged')
+
+/** The `patched()` id of that second read: runs started before it settled on their first read. */
+export const LEAD_SETTLE_AFTER_COMMIT_PATCH = 'lead-settle-after-commit'
 
 /** Offer the family slots (a new offer replaces the last and restarts its follow-ups). Allowed when MATCHED or OFFERED. */
 export const offerLeadUpdate = defineUpdate<OfferAccepted, []>('offerLead')

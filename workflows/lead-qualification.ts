@@ -11,14 +11,17 @@
  *
  * The workflow decides; the database records. An update is accepted or refused against the workflow's status in one
  * synchronous turn (the window closing sets LOST before anything is awaited, so a later booking is refused), and the
- * API records what was accepted in its own transaction. Afterwards the workflow re-reads the lead (an activity that
- * waits for the API's row lock): if the request failed to commit, the workflow takes the database's status back.
+ * API records what was accepted in a transaction of its own, begun after the update returned (it holds none while it
+ * waits). Afterwards the workflow re-reads the lead; if the read does not show the accepted status yet, it reads again
+ * when the API signals that its write committed (`leadChanged`), or a minute later: if the request failed to commit,
+ * the workflow takes the database's status back.
  */
 import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
   log,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -37,6 +40,8 @@ import {
   bookLeadUpdate,
   closeLeadUpdate,
   leadStateQuery,
+  LEAD_SETTLE_AFTER_COMMIT_PATCH,
+  leadChangedSignal,
   offerLeadUpdate,
   type LeadQualificationInput,
   type LeadQualificationResult,
@@ -65,6 +70,8 @@ export async function leadQualificationWorkflow(input: LeadQualificationInput): 
   /** An update was accepted and the API is recording it: re-read the lead before deciding anything else. */
   // Widened on purpose (`as`): the update handlers set it between awaits, which TypeScript's narrowing cannot see.
   let unsettled = false as boolean
+  /** The status of the last accepted update, until a read has settled it. */
+  let accepted: LeadStatus | undefined
   let matchAttempts = 0
 
   const timers = () => (offeredAt === null ? null : nextOfferStep(offerTimers(offeredAt, policy, dayMs), followUpsSent))
@@ -83,6 +90,7 @@ export async function leadQualificationWorkflow(input: LeadQualificationInput): 
       offeredAt = Date.now()
       followUpsSent = 0
       unsettled = true
+      accepted = status
       const { followUp, respondBy } = timers()!
       return { offeredAt, nextFollowUpAt: followUp?.at ?? null, respondBy }
     },
@@ -93,6 +101,7 @@ export async function leadQualificationWorkflow(input: LeadQualificationInput): 
     () => {
       status = 'BOOKED'
       unsettled = true
+      accepted = status
       return { status }
     },
     { validator: () => refuseIf(leadUpdateRefusal('book', status)) }
@@ -104,10 +113,14 @@ export async function leadQualificationWorkflow(input: LeadQualificationInput): 
       log.info('lead closed on request', { leadId: input.leadId, reason })
       status = 'LOST'
       unsettled = true
+      accepted = status
       return { status }
     },
     { validator: ({ reason }: { reason: LeadCloseReason }) => refuseIf(leadUpdateRefusal('close', status, reason)) }
   )
+  setHandler(leadChangedSignal, () => {
+    unsettled = true
+  })
   setHandler(leadStateQuery, () => {
     const t = status === 'OFFERED' ? timers() : null
     return { status, followUpsSent, nextFollowUpAt: iso(t?.followUp?.at), respondBy: iso(t?.respondBy) }
@@ -118,7 +131,15 @@ export async function leadQualificationWorkflow(input: LeadQualificationInput): 
     setCurrentDetails(`Status: ${status} · follow-ups sent: ${followUpsSent} · match attempts: ${matchAttempts}`)
     if (unsettled) {
       unsettled = false
+      const expected = accepted
+      accepted = undefined
       adopt(await activities.settleLead(ref))
+      // Read before the API's write committed: again once it says so, or a minute later (the request failed).
+      if (expected !== undefined && status !== expected && patched(LEAD_SETTLE_AFTER_COMMIT_PATCH)) {
+        await condition(() => unsettled, '1 minute')
+        // Read again at the top: once, unless a move accepted meanwhile brings its own expectation.
+        unsettled = true
+      }
       continue
     }
     switch (status) {

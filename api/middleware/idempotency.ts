@@ -3,6 +3,11 @@
  * transaction, so PostgreSQL itself arbitrates races: a concurrent duplicate blocks on the unique index until the
  * first request commits (then it replays the stored response) or rolls back (then it runs). A duplicate that would
  * wait longer than the configured time gets 409 `idempotency_request_in_progress`.
+ *
+ * A request that calls Temporal or another peer commits its transaction first (UnitOfWork.release), its claim with
+ * it: the claim then holds the key for a lease, duplicates wait for it by looking again every few milliseconds
+ * rather than on the lock, the stored response is written in the request's last transaction, and a 5xx deletes the
+ * claim (the rest rolled back) so that a retry runs.
  */
 import { createHash } from 'node:crypto'
 import type { MiddlewareHandler } from 'hono'
@@ -31,6 +36,17 @@ const NOT_STORED_CODES = new Set([
   'rate_limited',
 ])
 
+/**
+ * How long the claim of a request that released its transaction holds the key: longer than such a request can last
+ * (a transaction of 30 s, a network call of 10 s, waits for connections of 10 s each), short enough that a crash
+ * leaves the key usable again soon.
+ */
+const CLAIM_LEASE_MS = 2 * 60 * 1000
+/** How often a duplicate looks at a claim committed IN_PROGRESS while it waits for it. */
+const IN_PROGRESS_POLL_MS = 50
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
 const isLockTimeout = (error: unknown) =>
   /55P03|lock timeout|lock_not_available/i.test(String(error) + JSON.stringify(error))
 
@@ -49,7 +65,8 @@ export const idempotency = ({ clock, waitMs }: IdempotencyOptions): MiddlewareHa
         { path: 'Idempotency-Key', code: 'invalid_length', message: `Use 1 to ${MAX_KEY_LENGTH} characters.` },
       ])
     }
-    const { tx, tenantId } = c.get('uow')
+    const uow = c.get('uow')
+    const { tx, tenantId } = uow
     const principal = c.get('principal').actorId
     // The raw bytes, not text(): a file upload is binary, and once read as text it could only be re-read as text
     // (Hono caches the first form it reads), corrupting the file. For UTF-8 bodies the hash is the same as before.
@@ -57,37 +74,65 @@ export const idempotency = ({ clock, waitMs }: IdempotencyOptions): MiddlewareHa
     const requestHash = createHash('sha256').update(`${c.req.method} ${c.req.path}\n`).update(body).digest('hex')
     const now = clock()
 
-    let claimed: Array<{ id: string }>
-    try {
-      await tx.$executeRaw`SELECT set_config('lock_timeout', ${`${waitMs}ms`}, true)`
-      // A live record wins; an expired one (older than 24 hours) is taken over as if the key were new.
-      claimed = await tx.$queryRaw<Array<{ id: string }>>`
-        INSERT INTO idempotency_records
-          (id, tenant_id, principal, key, method, route, request_hash, state, created_at, expires_at)
-        VALUES (${newId('idempotency')}, ${tenantId}, ${principal}, ${key}, ${c.req.method}, ${c.req.path},
-          ${requestHash}, 'IN_PROGRESS', ${now}, ${new Date(now.getTime() + KEY_TTL_MS)})
-        ON CONFLICT (tenant_id, principal, key) DO UPDATE SET
-          method = EXCLUDED.method, route = EXCLUDED.route, request_hash = EXCLUDED.request_hash,
-          state = 'IN_PROGRESS', response_status = NULL, response_headers = NULL, response_body = NULL,
-          created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-        WHERE idempotency_records.expires_at <= ${now}
-        RETURNING id`
-      await tx.$executeRaw`SELECT set_config('lock_timeout', '0', true)`
-    } catch (error) {
-      if (isLockTimeout(error)) throw idempotencyInProgress()
-      throw error
+    const claim = async (): Promise<string | undefined> => {
+      try {
+        await tx.$executeRaw`SELECT set_config('lock_timeout', ${`${waitMs}ms`}, true)`
+        // A live record wins; an expired one (older than 24 hours, or the claim of a request that released its
+        // transaction and never finished, after its lease) is taken over as if the key were new.
+        const claimed = await tx.$queryRaw<Array<{ id: string }>>`
+          INSERT INTO idempotency_records
+            (id, tenant_id, principal, key, method, route, request_hash, state, created_at, expires_at)
+          VALUES (${newId('idempotency')}, ${tenantId}, ${principal}, ${key}, ${c.req.method}, ${c.req.path},
+            ${requestHash}, 'IN_PROGRESS', ${now}, ${new Date(now.getTime() + KEY_TTL_MS)})
+          ON CONFLICT (tenant_id, principal, key) DO UPDATE SET
+            method = EXCLUDED.method, route = EXCLUDED.route, request_hash = EXCLUDED.request_hash,
+            state = 'IN_PROGRESS', response_status = NULL, response_headers = NULL, response_body = NULL,
+            created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+          WHERE idempotency_records.expires_at <= ${clock()}
+          RETURNING id`
+        await tx.$executeRaw`SELECT set_config('lock_timeout', '0', true)`
+        return claimed[0]?.id
+      } catch (error) {
+        if (isLockTimeout(error)) throw idempotencyInProgress()
+        throw error
+      }
     }
 
-    const recordId = claimed[0]?.id
-    if (!recordId) {
-      const stored = await tx.idempotencyRecord.findUniqueOrThrow({
+    // A first request that calls out (UnitOfWork.release) has committed its claim IN_PROGRESS: a duplicate finds it
+    // instead of blocking on it, so it waits here as it would have on the lock, between short reads, holding no
+    // transaction while it waits.
+    const giveUpAt = Date.now() + waitMs
+    let recordId = await claim()
+    while (!recordId) {
+      const stored = await tx.idempotencyRecord.findUnique({
         where: { tenantId_principal_key: { tenantId, principal, key } },
       })
+      if (!stored) {
+        recordId = await claim()
+        continue
+      }
       if (stored.requestHash !== requestHash) throw idempotencyKeyReused()
-      if (stored.state !== 'COMPLETED' || stored.responseStatus === null) throw idempotencyInProgress()
-      const headers = { ...(stored.responseHeaders as Record<string, string>), 'Idempotent-Replayed': 'true' }
-      return c.body(stored.responseBody ?? '', stored.responseStatus as 200, headers)
+      if (stored.state === 'COMPLETED' && stored.responseStatus !== null) {
+        const headers = { ...(stored.responseHeaders as Record<string, string>), 'Idempotent-Replayed': 'true' }
+        return c.body(stored.responseBody ?? '', stored.responseStatus as 200, headers)
+      }
+      if (Date.now() >= giveUpAt) throw idempotencyInProgress()
+      await uow.release(() => sleep(IN_PROGRESS_POLL_MS))
+      recordId = await claim()
     }
+    const claimedId = recordId
+
+    // The claim was to commit with the whole request. A handler that calls out commits it early: it then holds the
+    // key for a lease only (a crash must not hold it for 24 hours), and a 5xx that rolls the rest back deletes it.
+    uow.beforeRelease(async () => {
+      await tx.idempotencyRecord.update({
+        where: { id: claimedId },
+        data: { expiresAt: new Date(clock().getTime() + CLAIM_LEASE_MS) },
+      })
+      uow.compensate(async (later) => {
+        await later.tx.idempotencyRecord.deleteMany({ where: { id: claimedId, state: 'IN_PROGRESS' } })
+      })
+    })
 
     await next()
 
@@ -96,7 +141,7 @@ export const idempotency = ({ clock, waitMs }: IdempotencyOptions): MiddlewareHa
     // 5xx: the unit of work rolls everything back, this record included, which releases the key.
     if (status >= 500) return
     if (code && NOT_STORED_CODES.has(code)) {
-      await tx.idempotencyRecord.delete({ where: { id: recordId } })
+      await tx.idempotencyRecord.delete({ where: { id: claimedId } })
       return
     }
     const headers: Record<string, string> = {}
@@ -105,9 +150,11 @@ export const idempotency = ({ clock, waitMs }: IdempotencyOptions): MiddlewareHa
       if (value !== null) headers[name] = value
     }
     await tx.idempotencyRecord.update({
-      where: { id: recordId },
+      where: { id: claimedId },
       data: {
         state: 'COMPLETED',
+        // Its 24 hours again, should a release have shortened them to the lease.
+        expiresAt: new Date(now.getTime() + KEY_TTL_MS),
         responseStatus: status,
         responseHeaders: headers,
         responseBody: await c.res.clone().text(),

@@ -31,8 +31,12 @@ export const unitOfWork = (db: Db): MiddlewareHandler<AppEnv> =>
 export const handlerSavepoint = (): MiddlewareHandler<AppEnv> =>
   async function handlerSavepoint(c, next) {
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next()
-    const { tx } = c.get('uow')
+    const uow = c.get('uow')
+    const { tx } = uow
     await tx.$executeRaw`SAVEPOINT handler`
+    // A handler that calls out (UnitOfWork.release) goes on in a new transaction: the savepoint is set there again,
+    // so a failure after the call still undoes only what the handler wrote after it.
+    uow.onResume('SAVEPOINT handler')
     await next()
     if (c.error) await tx.$executeRaw`ROLLBACK TO SAVEPOINT handler`
     else await tx.$executeRaw`RELEASE SAVEPOINT handler`

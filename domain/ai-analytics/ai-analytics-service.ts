@@ -83,7 +83,8 @@ export async function aiAnalytics(uow: UnitOfWork, temporal: Client, query: AiAn
   const chunks =
     (await tx.knowledgeDocument.aggregate({ where: scoped, _sum: { chunkCount: true } }))._sum.chunkCount ?? 0
   const { usage, coverage } = summarizeQueries(rows, assistants, range)
-  const workflows = await workflowOutcomes(temporal, tenantId, range, query.locationId)
+  // The database's figures are read; Temporal's are asked holding no transaction.
+  const workflows = await uow.release(() => workflowOutcomes(temporal, tenantId, range, query.locationId))
 
   return {
     range: {

@@ -6,6 +6,7 @@
  * cost does not grow with the number of runs.
  */
 import type { Client } from '@temporalio/client'
+import { rethrowIfTransactionHeld } from '../../infra/network-guard.ts'
 import { ASSESSMENT_REMINDER_KIND } from '../../workflows/assessment-reminder-contract.ts'
 import { CHILD_PROGRESS_KIND } from '../../workflows/child-progress-contract.ts'
 import { EARLY_INTERVENTION_KIND } from '../../workflows/early-intervention-contract.ts'
@@ -69,6 +70,7 @@ export async function workflowOutcomes(
     const byKind = WORKFLOW_KINDS.map((k, i) => ({ kind: k.kind, category: k.category, ...kinds[i]! }))
     return { total, byKind, otherKinds: otherKinds(total, kinds) }
   } catch (err) {
+    rethrowIfTransactionHeld(err)
     // Only the outcome section depends on Temporal, but a partial answer would read as "zero runs": refuse instead.
     throw Object.assign(dependencyUnavailable('workflow visibility'), { cause: err })
   }

@@ -113,7 +113,9 @@ export function createAppointmentService({
      */
     async workflowView(uow: UnitOfWork, id: string) {
       const appointment = await getAppointment(uow, id)
-      return { appointmentId: appointment.id, status: appointment.status, ...(await workflow.view(appointment.id)) }
+      // Read, commit, then ask Temporal holding no transaction: a slow Temporal must not hold the database.
+      const view = await uow.release(() => workflow.view(appointment.id, appointment.status === 'COMPLETED'))
+      return { appointmentId: appointment.id, status: appointment.status, ...view }
     },
     /** A note of this session was signed: its appointment's follow-up is told after commit. */
     async noteSigned(uow: UnitOfWork, sessionId: string) {

@@ -2,16 +2,19 @@
  * @module The lifecycle operations on an existing appointment: reschedule, cancel, complete, no-show and edits of
  * its descriptive fields. Each locks the appointment's row, asks the state machine (appointment-state.ts) whether
  * the action is legal, asks the booking workflow to accept the step (a Temporal update whose answer — the next
- * reminder, the no-show deadline — the response carries as `workflow`), writes the change with its event in the same
- * unit of work, and tells the booking workflow after commit (`bookingChanged`: it re-reads and confirms). Temporal
- * unreachable: 503 and the transaction rolls back (booking-workflow-calls.ts). Series cancellations go without the
- * update (the signal only), so cancelling a long series is not one round trip per occurrence.
+ * reminder, the no-show deadline — the response carries as `workflow`) holding no transaction (`UnitOfWork.release`:
+ * the read commits first), then locks the row again in the unit's next transaction, checks the step against the row
+ * as it is now (another request may have changed it during the call), writes the change with its event, and tells
+ * the booking workflow after commit (`bookingChanged`: it re-reads and confirms, which also undoes an accepted step
+ * that was then refused here). Temporal unreachable: 503, nothing written (booking-workflow-calls.ts). Series
+ * cancellations go without the update (the signal only), so cancelling a long series is not one round trip per
+ * occurrence.
  */
 import type { CancellationReason } from '../../generated/prisma/enums.ts'
 import type { AppointmentType } from '../../generated/prisma/enums.ts'
 import type { Clock } from '../../infra/clock.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { validationError } from '../errors.ts'
+import { AppError, validationError } from '../errors.ts'
 import { recordEvent } from '../events/record-event.ts'
 import { newId } from '../ids.ts'
 import { ensureSessionForAppointment } from '../sessions/ensure-session.ts'
@@ -31,6 +34,12 @@ import {
   type AppointmentFollowUpInput,
 } from '../../workflows/appointment-follow-up-contract.ts'
 import { overlapError, overlapViolation } from './overlap-violation.ts'
+
+/** Whether two reads of an appointment have it at the same time with the same provider. */
+const sameSlot = (a: AppointmentRow, b: AppointmentRow) =>
+  a.startsAt.getTime() === b.startsAt.getTime() &&
+  a.endsAt.getTime() === b.endsAt.getTime() &&
+  a.providerId === b.providerId
 
 export interface CancelInput {
   reason: CancellationReason
@@ -69,6 +78,30 @@ export type TransitionedAppointment = AppointmentRow & { workflow?: BookingWorkf
 /** Creates the lifecycle operations. */
 export function createAppointmentTransitions({ clock, notifier, workflow, outbox }: TransitionDeps) {
   /**
+   * Asks the booking workflow to accept a step, holding no transaction, then locks the appointment again in the unit's
+   * next transaction and checks the step against it as it is now. A step the workflow accepted that is refused here
+   * is not written; the workflow is told to re-read after commit, and follows the row.
+   * @param ask - the workflow call; the query it needs must be made before (a released unit refuses queries)
+   * @returns the workflow's answer and the appointment as locked now
+   */
+  async function askWorkflowThenRelock<A>(
+    uow: UnitOfWork,
+    id: string,
+    action: Parameters<typeof assertTransition>[0]['action'],
+    ask: () => Promise<A>
+  ): Promise<{ answer: A; appointment: AppointmentRow }> {
+    const answer = await uow.release(ask)
+    try {
+      const appointment = await lockAppointment(uow, id)
+      assertTransition({ status: appointment.status, action, startsAt: appointment.startsAt, now: clock() })
+      return { answer, appointment }
+    } catch (error) {
+      notifier.changed(uow, [id])
+      throw error
+    }
+  }
+
+  /**
    * Cancels a locked appointment: `CANCELLED` with the reason, the note and whether it is late by its location's
    * policy; records `booking.cancelled`.
    * @throws AppError `invalid_state_transition` unless CONFIRMED
@@ -81,12 +114,18 @@ export function createAppointmentTransitions({ clock, notifier, workflow, outbox
   ): Promise<TransitionedAppointment> {
     const now = clock()
     assertTransition({ status: appointment.status, action: 'cancel', startsAt: appointment.startsAt, now })
+    let accepted = {}
+    if (askWorkflow && workflow) {
+      const asked = await askWorkflowThenRelock(uow, appointment.id, 'cancel', () => workflow.cancel(appointment.id))
+      // As it is now: late or not by its current time and location.
+      ;({ appointment } = asked)
+      accepted = { workflow: asked.answer }
+    }
     const location = await uow.tx.location.findFirstOrThrow({
       where: { id: appointment.locationId, tenantId: uow.tenantId },
       select: { lateCancellationHours: true },
     })
     const lateCancellation = isLateCancellation(appointment.startsAt, now, location.lateCancellationHours)
-    const accepted = askWorkflow && workflow ? { workflow: await workflow.cancel(appointment.id) } : {}
     const cancelled = await uow.tx.appointment.update({
       where: { id: appointment.id },
       data: {
@@ -114,10 +153,15 @@ export function createAppointmentTransitions({ clock, notifier, workflow, outbox
    * @throws AppError `invalid_state_transition` unless CONFIRMED and started
    */
   async function complete(uow: UnitOfWork, id: string): Promise<TransitionedAppointment> {
-    const appointment = await lockAppointment(uow, id)
+    let appointment = await lockAppointment(uow, id)
     const now = clock()
     assertTransition({ status: appointment.status, action: 'complete', startsAt: appointment.startsAt, now })
-    const accepted = workflow ? { workflow: await workflow.complete(id) } : {}
+    let accepted = {}
+    if (workflow) {
+      const asked = await askWorkflowThenRelock(uow, id, 'complete', () => workflow.complete(id))
+      ;({ appointment } = asked)
+      accepted = { workflow: asked.answer }
+    }
     const completed = await uow.tx.appointment.update({
       where: { id },
       data: { status: 'COMPLETED', completedAt: now },
@@ -168,10 +212,15 @@ export function createAppointmentTransitions({ clock, notifier, workflow, outbox
    * @throws AppError `invalid_state_transition` unless CONFIRMED and started
    */
   async function noShow(uow: UnitOfWork, id: string): Promise<TransitionedAppointment> {
-    const appointment = await lockAppointment(uow, id)
+    let appointment = await lockAppointment(uow, id)
     const now = clock()
     assertTransition({ status: appointment.status, action: 'no_show', startsAt: appointment.startsAt, now })
-    const accepted = workflow ? { workflow: await workflow.noShow(id) } : {}
+    let accepted = {}
+    if (workflow) {
+      const asked = await askWorkflowThenRelock(uow, id, 'no_show', () => workflow.noShow(id))
+      ;({ appointment } = asked)
+      accepted = { workflow: asked.answer }
+    }
     const marked = await uow.tx.appointment.update({
       where: { id },
       data: { status: 'NO_SHOW', noShowAt: now },
@@ -216,25 +265,44 @@ export function createAppointmentTransitions({ clock, notifier, workflow, outbox
     const resolved = resolveInterval(startsAt, duration, now)
     if ('errors' in resolved) throw validationError(resolved.errors)
     const { interval } = resolved
-    const parties = await lockBookingParties(uow, { childId: appointment.childId, providerId })
-    const problem = await slotProblem(uow, { providerId, interval, excludeAppointmentId: appointment.id, now })
-    if (problem) throw problem
-    const accepted = workflow
-      ? {
-          workflow: await workflow.reschedule(appointment.id, {
-            startsAt: interval.startsAt.toISOString(),
-            endsAt: interval.endsAt.toISOString(),
-            providerId,
-            locationId: parties.location.id,
-            reminderOffsetsMinutes: (
-              await uow.tx.location.findFirstOrThrow({
-                where: { id: parties.location.id, tenantId: uow.tenantId },
-                select: { reminderOffsetsMinutes: true },
-              })
-            ).reminderOffsetsMinutes,
-          }),
-        }
-      : {}
+    const lockParties = async () => {
+      const locked = await lockBookingParties(uow, { childId: appointment.childId, providerId })
+      const problem = await slotProblem(uow, { providerId, interval, excludeAppointmentId: appointment.id, now })
+      if (problem) throw problem
+      return locked
+    }
+    let parties = await lockParties()
+    let accepted = {}
+    if (workflow) {
+      const { reminderOffsetsMinutes } = await uow.tx.location.findFirstOrThrow({
+        where: { id: parties.location.id, tenantId: uow.tenantId },
+        select: { reminderOffsetsMinutes: true },
+      })
+      const request = {
+        startsAt: interval.startsAt.toISOString(),
+        endsAt: interval.endsAt.toISOString(),
+        providerId,
+        locationId: parties.location.id,
+        reminderOffsetsMinutes,
+      }
+      const asked = await askWorkflowThenRelock(uow, appointment.id, 'reschedule', () =>
+        workflow.reschedule(appointment.id, request)
+      )
+      accepted = { workflow: asked.answer }
+      // As they are now: the slot may have been taken, or the appointment moved, during the call.
+      if (!sameSlot(asked.appointment, appointment)) {
+        notifier.changed(uow, [appointment.id])
+        throw new AppError(409, 'conflict', 'Conflict', {
+          detail: 'The appointment changed while its workflow was asked; read it again and retry.',
+        })
+      }
+      try {
+        parties = await lockParties()
+      } catch (error) {
+        notifier.changed(uow, [appointment.id])
+        throw error
+      }
+    }
 
     let moved: AppointmentRow
     try {

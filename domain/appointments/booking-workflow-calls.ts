@@ -1,10 +1,11 @@
 /**
  * @module Calls from the API into an appointment's workflows: the booking lifecycle's updates (the API waits for the
- * workflow's accepted result inside its request transaction, before writing the change), the lifecycle's view, the
- * follow-up's view, and the `noteSigned` signal after a note's signature commits.
+ * workflow's accepted result holding no transaction, then writes the change in a new one: appointment-transitions.ts),
+ * the lifecycle's view, the follow-up's view, and the `noteSigned` signal after a note's signature commits. Callers
+ * inside a unit of work make these calls through `UnitOfWork.release`.
  *
  * Failures (domain/care-workflows/workflow-calls.ts): the workflow's refusal is a 409 `invalid_state_transition`;
- * Temporal unreachable or too slow is a 503 `dependency_unavailable` and the request's transaction rolls back, so
+ * Temporal unreachable or too slow is a 503 `dependency_unavailable` and the request's last transaction rolls back, so
  * nothing changed and the client may retry. A booking workflow that does not exist (its start still waits in the
  * outbox, e.g. Temporal was down when the appointment was booked) is not an error: the change is written alone and
  * the answer says `workflow: null`; the workflow reads the appointment when it starts.
@@ -76,11 +77,16 @@ export function createBookingWorkflowCalls({ temporal, logger }: BookingWorkflow
     complete: (appointmentId: string) => ask(appointmentId, (h) => h.executeUpdate(completeBookingUpdate)),
     noShow: (appointmentId: string) => ask(appointmentId, (h) => h.executeUpdate(noShowBookingUpdate)),
 
-    /** The lifecycle and follow-up as their workflows hold them now. @throws AppError `dependency_unavailable` */
-    async view(appointmentId: string): Promise<AppointmentWorkflowView> {
+    /**
+     * The lifecycle and follow-up as their workflows hold them now.
+     * @param completed - whether the appointment is COMPLETED: only completion starts a follow-up, so the follow-up
+     *   of any other appointment is not asked for (one call to Temporal fewer on most views)
+     * @throws AppError `dependency_unavailable`
+     */
+    async view(appointmentId: string, completed: boolean): Promise<AppointmentWorkflowView> {
       const handle = booking(appointmentId)
       const description = await callWorkflow(temporal, 'booking workflow', () => orNull(() => handle.describe()))
-      const base = { workflowId: handle.workflowId, followUp: await followUpView(appointmentId) }
+      const base = { workflowId: handle.workflowId, followUp: completed ? await followUpView(appointmentId) : null }
       if (!description) return { ...base, execution: 'NOT_STARTED', lifecycle: null }
       try {
         const lifecycle = await callWorkflow(temporal, 'booking workflow', () => handle.query(bookingViewQuery))

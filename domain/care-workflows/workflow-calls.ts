@@ -13,6 +13,7 @@ import {
   type Client,
 } from '@temporalio/client'
 import { ApplicationFailure } from '@temporalio/common'
+import { rethrowIfTransactionHeld } from '../../infra/network-guard.ts'
 import { AppError, dependencyUnavailable, invalidStateTransition, validationError, type FieldError } from '../errors.ts'
 
 /** Error types a workflow or activity may fail with to refuse a request (ApplicationFailure `type`). */
@@ -67,6 +68,7 @@ export async function callWorkflow<T>(
   try {
     return await temporal.withDeadline(Date.now() + timeoutMs, call)
   } catch (error) {
+    rethrowIfTransactionHeld(error)
     const refused = refusalIn(error)
     if (refused) throw toAppError(refused)
     if (error instanceof WorkflowNotFoundError) throw invalidStateTransition(`No ${what} is in progress.`)

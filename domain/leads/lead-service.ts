@@ -3,10 +3,11 @@
  * workflow outbox, in one transaction), shows and lists leads, merges a patch of the contact fields, and drives the
  * lead through its workflow: offer, book, close.
  *
- * Each operation locks the lead's row, checks the move against the lifecycle (lead-state.ts), asks the workflow with
- * a Temporal update (which it decides against its own status and timers without touching the database, so awaiting
- * it here cannot wait on this very transaction), and records what the workflow accepted in this request's
- * transaction. A refusal rolls everything back, the appointment of a booking included.
+ * Each operation locks the lead's row, checks the move against the lifecycle (lead-state.ts), commits that read and
+ * asks the workflow with a Temporal update holding no transaction (`UnitOfWork.release`: it decides against its own
+ * status and timers), then locks the lead again, checks the move against it as it is now, and records what the
+ * workflow accepted. A refusal writes nothing: a booking's appointment is created only after the workflow accepted
+ * it. After commit the workflow is told to read the lead again (`leadChanged`).
  */
 import type { Client } from '@temporalio/client'
 import type { Prisma } from '../../generated/prisma/client.ts'
@@ -16,11 +17,13 @@ import {
   LEAD_QUALIFICATION_WORKFLOW_TYPE,
   bookLeadUpdate,
   closeLeadUpdate,
+  leadChangedSignal,
   leadQualificationWorkflowId,
   offerLeadUpdate,
   type LeadQualificationInput,
 } from '../../workflows/lead-qualification-contract.ts'
 import type { AppointmentService } from '../appointments/appointment-service.ts'
+import { slotProblem } from '../appointments/book-appointment.ts'
 import { callWorkflow } from '../care-workflows/workflow-calls.ts'
 import { invalidStateTransition, validationError, type FieldError } from '../errors.ts'
 import { newId } from '../ids.ts'
@@ -91,6 +94,33 @@ export function createLeadService(deps: LeadServiceDeps) {
   const handle = (uow: UnitOfWork, leadId: string) =>
     deps.temporal.workflow.getHandle(leadQualificationWorkflowId(uow.tenantId, leadId))
   const view = (lead: LeadRow) => leadView(lead, policy)
+
+  /**
+   * Asks the lead's workflow to accept a move holding no transaction (the reads commit first), then locks the lead
+   * again in the unit's next transaction and checks the move against it as it is now. Once that transaction commits,
+   * whatever the answer, the workflow is told to read the lead again (`leadChanged`), so it follows what was written.
+   * @throws AppError `invalid_state_transition` (refused by the workflow, or the lead moved meanwhile),
+   *   `dependency_unavailable`
+   */
+  async function askThenRelock<A>(
+    uow: UnitOfWork,
+    leadId: string,
+    to: Parameters<typeof assertMove>[1],
+    call: (workflow: ReturnType<typeof handle>) => Promise<A>
+  ) {
+    const answer = await uow.release(() =>
+      callWorkflow(deps.temporal, 'lead qualification', () => call(handle(uow, leadId)))
+    )
+    uow.afterCommit(async () => {
+      await deps.temporal
+        .withDeadline(Date.now() + 2000, () => handle(uow, leadId).signal(leadChangedSignal))
+        // Ended, or Temporal down: the workflow reads the lead again a minute after the update anyway.
+        .catch(() => undefined)
+    })
+    const lead = await lockLead(uow, leadId)
+    assertMove(lead.status, to)
+    return { answer, lead }
+  }
 
   /**
    * Takes a family's enquiry as a NEW lead and queues its workflow, which qualifies and matches it moments later.
@@ -229,8 +259,8 @@ export function createLeadService(deps: LeadServiceDeps) {
       }
     })
     if (errors.length) throw validationError(errors)
-    const accepted = await callWorkflow(deps.temporal, 'lead qualification', () =>
-      handle(uow, leadId).executeUpdate(offerLeadUpdate)
+    const { answer: accepted } = await askThenRelock(uow, leadId, 'OFFERED', (workflow) =>
+      workflow.executeUpdate(offerLeadUpdate)
     )
     const updated = await uow.tx.lead.update({
       where: { id: lead.id },
@@ -278,6 +308,14 @@ export function createLeadService(deps: LeadServiceDeps) {
         message: 'Booking needs the child’s record: give childId, or PATCH it onto the lead.',
       })
     if (errors.length || !slot || !childId) throw validationError(errors)
+    // A slot taken meanwhile answers before the workflow is asked; the booking itself checks again after the answer.
+    const taken = await slotProblem(uow, {
+      providerId: slot.providerId,
+      interval: { startsAt: new Date(slot.startsAt), endsAt: new Date(slot.endsAt) },
+      now,
+    })
+    if (taken) throw taken
+    await askThenRelock(uow, leadId, 'BOOKED', (workflow) => workflow.executeUpdate(bookLeadUpdate))
     const appointment = await deps.appointments.create(uow, {
       childId,
       providerId: slot.providerId,
@@ -286,7 +324,6 @@ export function createLeadService(deps: LeadServiceDeps) {
       startsAt: new Date(slot.startsAt),
       endsAt: new Date(slot.endsAt),
     })
-    await callWorkflow(deps.temporal, 'lead qualification', () => handle(uow, leadId).executeUpdate(bookLeadUpdate))
     const updated = await uow.tx.lead.update({
       where: { id: lead.id },
       data: { status: 'BOOKED', childId, appointmentId: appointment.id, closedAt: now, nextFollowUpAt: null },
@@ -302,8 +339,8 @@ export function createLeadService(deps: LeadServiceDeps) {
   async function close(uow: UnitOfWork, leadId: string, body: { reason: LeadCloseReason; note?: string }, now: Date) {
     const lead = await lockLead(uow, leadId)
     assertMove(lead.status, 'LOST')
-    await callWorkflow(deps.temporal, 'lead qualification', () =>
-      handle(uow, leadId).executeUpdate(closeLeadUpdate, { args: [{ reason: body.reason }] })
+    await askThenRelock(uow, leadId, 'LOST', (workflow) =>
+      workflow.executeUpdate(closeLeadUpdate, { args: [{ reason: body.reason }] })
     )
     const updated = await uow.tx.lead.update({
       where: { id: lead.id },

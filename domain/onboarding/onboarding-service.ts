@@ -169,8 +169,10 @@ export function createOnboardingService(deps: OnboardingServiceDeps) {
   }
 
   /**
-   * Asks the workflow for one step (a Temporal update it accepts or refuses against its current step and timers) and
-   * records the accepted step in this request's transaction, with the timers the workflow set.
+   * Asks the workflow for one step (a Temporal update it accepts or refuses against its current step and timers),
+   * holding no transaction (the checks commit first), and records the accepted step in the unit's next transaction,
+   * with the timers the workflow set. Recording is idempotent (onboarding-steps.ts `applyStep`): the workflow's own
+   * recording of the step may come first.
    * @throws AppError `invalid_state_transition` (not the current step, not in progress, timed out), `validation_error`
    *   (profile incomplete, documents missing), `dependency_unavailable`
    */
@@ -181,22 +183,24 @@ export function createOnboardingService(deps: OnboardingServiceDeps) {
     // Locks the row: concurrent requests for one provider's onboarding go one after the other.
     const { row, licenceVerified } = await checkStepRequest(uow, providerId, ops[0]!, expected, now)
     const handle = deps.temporal.workflow.getHandle(providerOnboardingWorkflowId(uow.tenantId, providerId, row.attempt))
-    const accepted = await callWorkflow(deps.temporal, 'onboarding', () => {
-      switch (request.action) {
-        case 'confirmProfile':
-          return handle.executeUpdate(confirmProfileUpdate)
-        case 'submitDocuments':
-          return handle.executeUpdate(submitDocumentsUpdate, { args: [request.documents, licenceVerified] })
-        case 'retryLicenceVerification':
-          return handle.executeUpdate(retryLicenceVerificationUpdate, { args: [licenceVerified] })
-        case 'recordBackgroundCheck':
-          return handle.executeUpdate(recordBackgroundCheckUpdate, { args: [request.result] })
-        case 'approve':
-          return handle.executeUpdate(approveOnboardingUpdate)
-        case 'reject':
-          return handle.executeUpdate(rejectOnboardingUpdate, { args: [{ reason: request.reason }] })
-      }
-    })
+    const accepted = await uow.release(() =>
+      callWorkflow(deps.temporal, 'onboarding', () => {
+        switch (request.action) {
+          case 'confirmProfile':
+            return handle.executeUpdate(confirmProfileUpdate)
+          case 'submitDocuments':
+            return handle.executeUpdate(submitDocumentsUpdate, { args: [request.documents, licenceVerified] })
+          case 'retryLicenceVerification':
+            return handle.executeUpdate(retryLicenceVerificationUpdate, { args: [licenceVerified] })
+          case 'recordBackgroundCheck':
+            return handle.executeUpdate(recordBackgroundCheckUpdate, { args: [request.result] })
+          case 'approve':
+            return handle.executeUpdate(approveOnboardingUpdate)
+          case 'reject':
+            return handle.executeUpdate(rejectOnboardingUpdate, { args: [{ reason: request.reason }] })
+        }
+      })
+    )
     for (const op of ops) await applyStep(uow, { providerId, attempt: row.attempt }, op, accepted.timers, now)
     return view(uow, providerId)
   }
@@ -208,7 +212,7 @@ export function createOnboardingService(deps: OnboardingServiceDeps) {
   async function cancel(uow: UnitOfWork, providerId: string, now: Date) {
     const { row } = await checkStepRequest(uow, providerId, { action: 'reject', reason: 'cancelled' }, undefined, now)
     const handle = deps.temporal.workflow.getHandle(providerOnboardingWorkflowId(uow.tenantId, providerId, row.attempt))
-    await callWorkflow(deps.temporal, 'onboarding', () => handle.cancel())
+    await uow.release(() => callWorkflow(deps.temporal, 'onboarding', () => handle.cancel()))
     await closeAs(uow, { providerId, attempt: row.attempt }, 'CANCELLED', now)
     return view(uow, providerId)
   }

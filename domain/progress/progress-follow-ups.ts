@@ -12,6 +12,7 @@ import { WithStartWorkflowOperation, WorkflowNotFoundError, type Client } from '
 import { TypedSearchAttributes } from '@temporalio/common'
 import type { Prisma } from '../../generated/prisma/client.ts'
 import type { Logger } from '../../infra/logger.ts'
+import { rethrowIfTransactionHeld } from '../../infra/network-guard.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import {
   CHILD_PROGRESS_KIND,
@@ -125,8 +126,11 @@ export function createProgressFollowUps(deps: ProgressFollowUpsDeps) {
       staticSummary: summaryOf(childId),
       staticDetails: detailsOf(uow.tenantId, childId),
     })
-    const accepted = await callWorkflow(deps.temporal, 'progress follow-up', () =>
-      deps.temporal.workflow.executeUpdateWithStart(requestProgressSummaryUpdate, { startWorkflowOperation: start })
+    // Holding no transaction while the workflow answers; the report is then written in the unit's next one.
+    const accepted = await uow.release(() =>
+      callWorkflow(deps.temporal, 'progress follow-up', () =>
+        deps.temporal.workflow.executeUpdateWithStart(requestProgressSummaryUpdate, { startWorkflowOperation: start })
+      )
     )
     // The workflow decided the period; the report is recorded here (the workflow's own recording is then a no-op).
     const outcome = await recordProgressSummary(
@@ -148,16 +152,24 @@ export function createProgressFollowUps(deps: ProgressFollowUpsDeps) {
     return report
   }
 
-  /** Stops the periodic summaries: cancels the workflow and the open follow-up (reports stay). Idempotent. */
-  async function stop(uow: UnitOfWork, childId: string, now: Date): Promise<void> {
+  /**
+   * Stops the periodic summaries: cancels the workflow and the open follow-up (reports stay). Idempotent.
+   * @returns the child's progress afterwards (as `view`)
+   */
+  async function stop(uow: UnitOfWork, childId: string, now: Date) {
     await activeChild(uow, childId)
-    await callWorkflow(deps.temporal, 'progress follow-up', () =>
-      deps.temporal.workflow.getHandle(childProgressWorkflowId(uow.tenantId, childId)).cancel()
-    ).catch((error: unknown) => {
-      // Not running (never started, already stopped or closed): stopped is what was asked for.
-      if (!(error instanceof AppError && error.code === 'invalid_state_transition')) throw error
+    // Both Temporal calls in one release, before the writes: the writes then commit with the request's records.
+    const state = await uow.release(async () => {
+      await callWorkflow(deps.temporal, 'progress follow-up', () =>
+        deps.temporal.workflow.getHandle(childProgressWorkflowId(uow.tenantId, childId)).cancel()
+      ).catch((error: unknown) => {
+        // Not running (never started, already stopped or closed): stopped is what was asked for.
+        if (!(error instanceof AppError && error.code === 'invalid_state_transition')) throw error
+      })
+      return schedule(uow.tenantId, childId)
     })
     await closeProgressFollowUps(uow, childId, now)
+    return { ...(await progressRecords(uow, childId)), state }
   }
 
   /** The workflow's own view of its schedule; null when it is not running (or Temporal cannot say right now). */
@@ -172,33 +184,39 @@ export function createProgressFollowUps(deps: ProgressFollowUpsDeps) {
       const state = await deps.temporal.withDeadline(Date.now() + 3000, () => handle.query(childProgressStateQuery))
       return { ...state, running: true }
     } catch (error) {
+      rethrowIfTransactionHeld(error)
       if (error instanceof WorkflowNotFoundError) return { running: false }
       deps.logger.warn({ childId, err: String(error) }, 'progress follow-up state unavailable')
       return null
     }
   }
 
+  /** The latest report and the open follow-up of a child (one transaction runs one statement at a time). */
+  async function progressRecords(uow: UnitOfWork, childId: string) {
+    const latest = await uow.tx.childProgressReport.findFirst({
+      where: { childId, tenantId: uow.tenantId },
+      orderBy: [{ periodEnd: 'desc' }, { id: 'desc' }],
+    })
+    const followUp = await uow.tx.careNotification.findFirst({
+      where: {
+        tenantId: uow.tenantId,
+        childId,
+        workflowKind: PROGRESS_WORKFLOW_KIND,
+        kind: FOLLOW_UP_KIND,
+        status: 'OPEN',
+      },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    })
+    return { childId, workflowId: childProgressWorkflowId(uow.tenantId, childId), latest, followUp }
+  }
+
   /** The child's progress: the workflow's schedule, the latest report and the open follow-up. */
   async function view(uow: UnitOfWork, childId: string) {
     await activeChild(uow, childId)
-    const [latest, followUp, state] = await Promise.all([
-      uow.tx.childProgressReport.findFirst({
-        where: { childId, tenantId: uow.tenantId },
-        orderBy: [{ periodEnd: 'desc' }, { id: 'desc' }],
-      }),
-      uow.tx.careNotification.findFirst({
-        where: {
-          tenantId: uow.tenantId,
-          childId,
-          workflowKind: PROGRESS_WORKFLOW_KIND,
-          kind: FOLLOW_UP_KIND,
-          status: 'OPEN',
-        },
-        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      }),
-      schedule(uow.tenantId, childId),
-    ])
-    return { childId, workflowId: childProgressWorkflowId(uow.tenantId, childId), state, latest, followUp }
+    const records = await progressRecords(uow, childId)
+    // The database first, then the workflow holding no transaction.
+    const state = await uow.release(() => schedule(uow.tenantId, childId))
+    return { ...records, state }
   }
 
   /** A page of the child's reports. */

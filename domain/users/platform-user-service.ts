@@ -27,7 +27,8 @@ export interface SsoConnectionInput {
  * `unresolvable_host`), `conflict` when the issuer and audience are already connected
  */
 export async function createSsoConnection(uow: UnitOfWork, input: SsoConnectionInput, settings: SsoSettings) {
-  await vetSsoUrls(input, settings)
+  // Vetting resolves the host (DNS, a network call): holding no transaction.
+  await uow.release(() => vetSsoUrls(input, settings))
   try {
     return await uow.tx.ssoConnection.create({
       data: {

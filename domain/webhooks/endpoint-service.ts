@@ -43,7 +43,8 @@ export async function createEndpoint(
   rules: UrlRules
 ): Promise<EndpointWithSecret> {
   const fields = patchResource(EndpointFieldsSchema, {}, input as JsonObject)
-  const url = await vetEndpointUrl(fields.url, rules)
+  // Vetting resolves the host (DNS, a network call): holding no transaction.
+  const url = await uow.release(() => vetEndpointUrl(fields.url, rules))
   const count = await uow.tx.webhookEndpoint.count({ where: { tenantId: uow.tenantId } })
   if (count >= MAX_ENDPOINTS_PER_TENANT) {
     throw conflict(`A tenant may have at most ${MAX_ENDPOINTS_PER_TENANT} webhook endpoints; delete one first.`)
@@ -121,7 +122,8 @@ export async function updateEndpoint(
 ): Promise<EndpointRow> {
   const current = await getEndpoint(uow, id)
   const fields = patchResource(EndpointFieldsSchema, writableFields(current), patch)
-  const url = fields.url === current.url ? current.url : await vetEndpointUrl(fields.url, rules)
+  // A new URL is vetted holding no transaction (DNS, a network call).
+  const url = fields.url === current.url ? current.url : await uow.release(() => vetEndpointUrl(fields.url, rules))
   const enabling = fields.enabled && !current.enabled
   const disabling = !fields.enabled && current.enabled
   const keepKey = fields.asymmetricSigning && current.signingKey !== null

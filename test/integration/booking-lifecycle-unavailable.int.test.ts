@@ -1,7 +1,8 @@
 /**
  * The booking lifecycle when Temporal is unreachable from the API: a lifecycle step the workflow must accept answers
  * 503 `dependency_unavailable` and changes nothing (no status, no event); once Temporal is back the same request
- * succeeds with the workflow's answer.
+ * succeeds with the workflow's answer. Such a request commits its idempotency claim before it calls Temporal: the 503
+ * releases the key, and a duplicate waits for the first and replays its answer.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { bookingWorkflowId } from '../../workflows/shared.ts'
@@ -35,8 +36,11 @@ describe('Temporal unreachable from the API', () => {
     await eventually(async () => ((await handle.describe()).status.name === 'RUNNING' ? true : undefined), 60_000)
 
     proxy.cut()
+    // With a key: the claim committed before the call to Temporal is released by the 503, so the retry runs.
+    const key = `cancel-${id}`
     const refused = await platform.http.post(`/v1/appointments/${id}/cancel`, {
       token,
+      headers: { 'Idempotency-Key': key },
       body: { reason: 'FAMILY_REQUEST' },
     })
     expect(refused.status, JSON.stringify(refused.body)).toBe(503)
@@ -51,14 +55,45 @@ describe('Temporal unreachable from the API', () => {
       async () => {
         const response = await platform.http.post(`/v1/appointments/${id}/cancel`, {
           token,
+          headers: { 'Idempotency-Key': key },
           body: { reason: 'FAMILY_REQUEST' },
         })
+        expect(response.status, JSON.stringify(response.body)).not.toBe(409)
         return response.status === 200 ? response : undefined
       },
       60_000,
       1000
     )
     expect(accepted.body.workflow).toMatchObject({ state: 'CANCELLED', nextReminderAt: null })
+    expect(accepted.headers.get('idempotent-replayed')).toBeNull()
     expect(await handle.result()).toEqual({ appointmentId: id, state: 'CANCELLED' })
+    const replay = await platform.http.post(`/v1/appointments/${id}/cancel`, {
+      token,
+      headers: { 'Idempotency-Key': key },
+      body: { reason: 'FAMILY_REQUEST' },
+    })
+    expect(replay.status).toBe(200)
+    expect(replay.headers.get('idempotent-replayed')).toBe('true')
   }, 180_000)
+})
+
+describe('a duplicate of a request that calls Temporal', () => {
+  it('waits for the first (which committed its claim before the call) and replays its answer; one cancellation', async () => {
+    const { id } = await bookAppointment(platform.http, token)
+    const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(id))
+    await eventually(async () => ((await handle.describe()).status.name === 'RUNNING' ? true : undefined), 60_000)
+    const cancel = () =>
+      platform.http.post(`/v1/appointments/${id}/cancel`, {
+        token,
+        headers: { 'Idempotency-Key': `duplicate-${id}` },
+        body: { reason: 'FAMILY_REQUEST' },
+      })
+    const answers = await Promise.all([cancel(), cancel(), cancel()])
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200])
+    // One ran; the others replayed its answer (or, on the embedded database, found it done after waiting).
+    expect(answers.filter((a) => a.headers.get('idempotent-replayed') === null)).toHaveLength(1)
+    for (const answer of answers) expect(answer.body).toEqual(answers[0].body)
+    const events = await platform.api.deps.db.event.findMany({ where: { type: 'booking.cancelled' } })
+    expect(events.filter((e) => (e.data as { bookingId: string }).bookingId === id)).toHaveLength(1)
+  }, 120_000)
 })

@@ -65,8 +65,6 @@ export function childProgressRoutes(
       return c.json(toReport(report), 201)
     })
     .openapi(stopFollowUpRoute, async (c) => {
-      const { id } = c.req.valid('param')
-      await progress.stop(c.var.uow, id, deps.clock())
-      return c.json(toProgress(await progress.view(c.var.uow, id)), 200)
+      return c.json(toProgress(await progress.stop(c.var.uow, c.req.valid('param').id, deps.clock())), 200)
     })
 }

@@ -46,6 +46,8 @@ export interface KnowledgeAnswer {
 export interface Answerer {
   /** Names the answering model, e.g. `extractive-v1` or `openai:gpt-4o-mini`. */
   readonly id: string
+  /** Answers in process: no provider is called, so a unit of work need not release its transaction around it. */
+  readonly inProcess?: boolean
   answer(question: string, passages: RetrievedPassage[]): Promise<KnowledgeAnswer>
 }
 

@@ -168,6 +168,7 @@ const overlaps = (a: Citation, b: Citation) =>
 export function createExtractiveAnswerer(thresholds = EXTRACTIVE_THRESHOLDS): Answerer {
   return {
     id: 'extractive-v1',
+    inProcess: true,
     async answer(question, passages): Promise<KnowledgeAnswer> {
       const asked = questionTerms(question)
       const type = answerTypeOf(question)

@@ -91,6 +91,7 @@ export class LexicalEmbeddings extends Embeddings {
   readonly dimensions: number
   /** Names the model and its version: vectors of another model id are never compared with this one's. */
   readonly modelId: string
+  readonly inProcess = true
 
   constructor(options: LexicalEmbeddingsOptions = {}) {
     super(options)

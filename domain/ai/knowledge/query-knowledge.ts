@@ -49,6 +49,14 @@ export function toPassage([doc, score]: [DocumentInterface, number]): RetrievedP
 }
 
 /**
+ * Calls a model: a provider's (over the network) holding no transaction, an in-process one as it is.
+ * @param model - the embeddings or the answerer
+ */
+function callModel<T>(uow: UnitOfWork, model: { inProcess?: boolean }, call: () => Promise<T>): Promise<T> {
+  return model.inProcess ? call() : uow.release(call)
+}
+
+/**
  * Retrieves an assistant's passages for a question, best first.
  * @param assistantId - an assistant of the unit's tenant (the store is bound to it)
  */
@@ -60,7 +68,7 @@ export async function retrievePassages(
   k = DEFAULT_TOP_K
 ) {
   const store = await runtime.stores.open(uow, assistantId)
-  const vector = await runtime.embeddings.embedQuery(question)
+  const vector = await callModel(uow, runtime.embeddings, () => runtime.embeddings.embedQuery(question))
   const hits = await store.similaritySearchVectorWithScore(vector, k)
   return { passages: hits.map(toPassage), kind: store.kind }
 }
@@ -86,7 +94,7 @@ export async function queryKnowledge(
     input.question,
     input.topK ?? DEFAULT_TOP_K
   )
-  const answer = await runtime.answerer.answer(input.question, passages)
+  const answer = await callModel(uow, runtime.answerer, () => runtime.answerer.answer(input.question, passages))
   await uow.tx.knowledgeQuery.create({
     data: {
       id: newId('knowledgeQuery'),

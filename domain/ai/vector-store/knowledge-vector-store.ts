@@ -44,6 +44,8 @@ export interface ChunkMetadata {
 /** Embeddings that name their model, so stored vectors can be matched to the model that made them. */
 export interface KnowledgeEmbeddings extends EmbeddingsInterface {
   readonly modelId: string
+  /** Computed in process: no provider is called, so a unit of work need not release its transaction around it. */
+  readonly inProcess?: boolean
 }
 
 /** A store bound to a scope. `delete` takes `{ filter: { documentId } }` or `{}` for the whole assistant. */

@@ -34,6 +34,11 @@ export async function runInUnitOfWork<T>(db: Db, tenantId: string, work: (uow: U
     tenantId,
     afterCommit: (task) => tasks.push(task),
     execute: async () => 0,
+    // No transaction to release: the call runs as is.
+    release: (call) => call(),
+    beforeRelease: () => undefined,
+    onResume: () => undefined,
+    compensate: () => undefined,
   })
   for (const task of tasks) await task()
   return result

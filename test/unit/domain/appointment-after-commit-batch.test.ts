@@ -10,6 +10,10 @@ function fakeUnit() {
     tenantId: 'ten_1',
     afterCommit: (task: () => Promise<void>) => registered.push(task),
     execute: async () => 0,
+    release: <T>(call: () => Promise<T>) => call(),
+    beforeRelease: () => undefined,
+    onResume: () => undefined,
+    compensate: () => undefined,
   }
   return { uow: uow as UnitOfWork, registered }
 }

@@ -1,0 +1,102 @@
+/**
+ * `UnitOfWork.release` (infra/unit-of-work.ts) and the guard that enforces it (infra/network-guard.ts), on the file's
+ * real database and the run's Temporal server: what a unit did before a release is committed, queries during the call
+ * are refused, the next query begins a new transaction as the same tenant, a unit that then rolls back runs its
+ * compensations, and a Temporal call made while a transaction is held fails before anything is sent.
+ */
+import { Client } from '@temporalio/client'
+import { randomUUID } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { closeDb, createDb, type Db } from '../../infra/db.ts'
+import { TransactionHeldError, refuseInsideTransaction, rethrowIfTransactionHeld } from '../../infra/network-guard.ts'
+import { lazyTemporalConnection, type TemporalConnection } from '../../infra/temporal-connection.ts'
+import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
+import { testDatabaseUrl } from '../support/file-database.ts'
+
+let db: Db
+let connection: TemporalConnection
+let temporal: Client
+const tenantId = `ten_${randomUUID()}`
+
+beforeAll(async () => {
+  db = createDb(testDatabaseUrl(), 4)
+  connection = lazyTemporalConnection(inject('temporalAddress'), [refuseInsideTransaction])
+  temporal = new Client({ connection: connection.connection, namespace: inject('temporalNamespace') })
+})
+
+afterAll(async () => {
+  await connection.close()
+  await closeDb(db)
+})
+
+/** The backend's id of the unit's transaction (a new one after each release). */
+const transactionId = async (db: Db, tenant: string) =>
+  runInUnitOfWork(db, tenant, async (uow) => {
+    const [row] = await uow.tx.$queryRaw<Array<{ xid: string }>>`SELECT txid_current()::text AS xid`
+    return row!.xid
+  })
+
+describe('UnitOfWork.release', () => {
+  it('commits first, refuses queries during the call, and goes on in a new transaction as the same tenant', async () => {
+    const seen = await runInUnitOfWork(db, tenantId, async (uow) => {
+      const [before] = await uow.tx.$queryRaw<Array<{ xid: string }>>`SELECT txid_current()::text AS xid`
+      const during = await uow.release(async () => {
+        await expect(uow.tx.$queryRaw`SELECT 1`).rejects.toThrow(/released for a network call/)
+        await expect(uow.execute('SELECT 1', [])).rejects.toThrow(/released for a network call/)
+        return 'called'
+      })
+      const [after] = await uow.tx.$queryRaw<Array<{ xid: string; tenant: string }>>`
+        SELECT txid_current()::text AS xid, current_setting('app.tenant_id') AS tenant`
+      return { before: before!.xid, during, after: after! }
+    })
+    expect(seen.during).toBe('called')
+    expect(seen.after.tenant).toBe(tenantId)
+    expect(seen.after.xid).not.toBe(seen.before)
+    expect(await transactionId(db, tenantId)).toBeTruthy()
+  })
+
+  it('begins no transaction after the call when the unit needs none, and one when a statement must run first', async () => {
+    const xids = await runInUnitOfWork(db, tenantId, async (uow) => {
+      uow.onResume("SELECT set_config('app.marker', 'resumed', true)")
+      await uow.release(async () => undefined)
+      const [row] = await uow.tx.$queryRaw<Array<{ marker: string }>>`
+        SELECT current_setting('app.marker', true) AS marker`
+      return row!.marker
+    })
+    expect(xids).toBe('resumed')
+    // A unit whose last act is a release ends without another transaction (nothing left to commit).
+    await expect(runInUnitOfWork(db, tenantId, (uow) => uow.release(async () => 'done'))).resolves.toBe('done')
+  })
+
+  it('runs the compensations of a unit that rolls back after a release committed part of it', async () => {
+    const marker = randomUUID()
+    await db.$executeRawUnsafe(`CREATE TABLE IF NOT EXISTS release_probe (marker text)`)
+    await db.$executeRawUnsafe(`GRANT ALL ON release_probe TO therapy_app`)
+    await expect(
+      runInUnitOfWork(db, tenantId, async (uow) => {
+        await uow.execute('INSERT INTO release_probe (marker) VALUES ($1)', [marker])
+        uow.compensate(async (later) => {
+          await later.execute('DELETE FROM release_probe WHERE marker = $1', [marker])
+        })
+        await uow.release(async () => undefined)
+        throw new Error('the rest of the request failed')
+      })
+    ).rejects.toThrow('the rest of the request failed')
+    expect(await db.$queryRawUnsafe('SELECT marker FROM release_probe WHERE marker = $1', marker)).toEqual([])
+  })
+})
+
+describe('the guard on Temporal calls', () => {
+  it('refuses a call made while a transaction is held, before it is sent, and lets the released call through', async () => {
+    const handle = temporal.workflow.getHandle(`no-such-workflow-${randomUUID()}`)
+    await runInUnitOfWork(db, tenantId, async (uow) => {
+      // Temporal's client wraps what an interceptor throws; the guard's error is its cause.
+      const refused: unknown = await handle.describe().catch((error: unknown) => error)
+      expect(() => rethrowIfTransactionHeld(refused)).toThrow(TransactionHeldError)
+      // Released: the call reaches Temporal, which answers that there is no such workflow.
+      await expect(uow.release(() => handle.describe())).rejects.toThrow(/not found/i)
+    })
+    // Outside any unit (a background loop, an after-commit task) it is not the guard's business either.
+    await expect(handle.describe()).rejects.toThrow(/not found/i)
+  })
+})
