@@ -36,6 +36,23 @@ async function adminQuery(serverUrl: string, sql: string): Promise<void> {
   }
 }
 
+/**
+ * Drops a scratch database, ending its connections. The test role may end only its own roles' backends (it is not a
+ * superuser), and an autovacuum worker that happens to be in the database makes PostgreSQL refuse the forced drop
+ * (42501, "must be a member of the role whose process is being terminated"; seen once after a file that wrote a
+ * lot). The worker leaves within moments, so the drop is tried again for a few seconds before the error stands.
+ */
+async function dropDatabase(serverUrl: string, name: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    } catch (error) {
+      if ((error as { code?: string }).code !== '42501' || attempt >= 20) throw error
+      await new Promise((resolve) => setTimeout(resolve, 250))
+    }
+  }
+}
+
 const withDatabase = (serverUrl: string, name: string) => {
   const url = new URL(serverUrl)
   url.pathname = `/${name}`
@@ -65,7 +82,7 @@ export async function provisionDatabaseTemplate(
   await applyMigrations(withDatabase(serverUrl, templateName))
   return {
     template: { kind: 'postgresql', serverUrl, templateName },
-    stop: () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${templateName} WITH (FORCE)`),
+    stop: () => dropDatabase(serverUrl, templateName),
   }
 }
 
@@ -84,7 +101,7 @@ export async function openTestDatabase(template: DatabaseTemplate): Promise<Test
   return {
     url: withDatabase(template.serverUrl, name),
     kind: 'postgresql',
-    stop: () => adminQuery(template.serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+    stop: () => dropDatabase(template.serverUrl, name),
   }
 }
 
@@ -102,6 +119,6 @@ export async function provisionTestDatabase(): Promise<TestDatabase> {
   return {
     url: withDatabase(serverUrl, name),
     kind: 'postgresql',
-    stop: () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+    stop: () => dropDatabase(serverUrl, name),
   }
 }
