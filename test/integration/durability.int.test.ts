@@ -58,9 +58,13 @@ describe('Temporal briefly unavailable', () => {
     proxy.restore()
     const description = await eventually(() => handle.describe().catch(() => undefined), 60_000)
     expect(description.status.name).toBe('RUNNING')
-    const dispatched = await platform.api.deps.db.workflowOutbox.findUniqueOrThrow({
-      where: { workflowId: handle.workflowId },
-    })
+    // The outbox records the start after Temporal answered it: the workflow can be seen a moment before the row says so.
+    const dispatched = await eventually(async () => {
+      const row = await platform.api.deps.db.workflowOutbox.findUniqueOrThrow({
+        where: { workflowId: handle.workflowId },
+      })
+      return row.state === 'DISPATCHED' ? row : undefined
+    }, 30_000)
     expect(dispatched.state).toBe('DISPATCHED')
     expect(dispatched.lastError).toBeNull()
   })
