@@ -54,6 +54,12 @@ export const leadChangedSignal = defineSignal('leadChanged')
 /** The `patched()` id of that second read: runs started before it settled on their first read. */
 export const LEAD_SETTLE_AFTER_COMMIT_PATCH = 'lead-settle-after-commit'
 
+/**
+ * The `patched()` id of keeping the accepted status through a read made before the API's write committed: runs
+ * started before it took the read's (older) status until the second read, and refused updates meanwhile.
+ */
+export const LEAD_KEEP_ACCEPTED_PATCH = 'lead-keep-accepted-until-commit'
+
 /** Offer the family slots (a new offer replaces the last and restarts its follow-ups). Allowed when MATCHED or OFFERED. */
 export const offerLeadUpdate = defineUpdate<OfferAccepted, []>('offerLead')
 /** The family booked an offered slot. Allowed when OFFERED and the response window has not closed. */

@@ -40,6 +40,7 @@ import {
   bookLeadUpdate,
   closeLeadUpdate,
   leadStateQuery,
+  LEAD_KEEP_ACCEPTED_PATCH,
   LEAD_SETTLE_AFTER_COMMIT_PATCH,
   leadChangedSignal,
   offerLeadUpdate,
@@ -133,9 +134,18 @@ export async function leadQualificationWorkflow(input: LeadQualificationInput): 
       unsettled = false
       const expected = accepted
       accepted = undefined
-      adopt(await activities.settleLead(ref))
-      // Read before the API's write committed: again once it says so, or a minute later (the request failed).
-      if (expected !== undefined && status !== expected && patched(LEAD_SETTLE_AFTER_COMMIT_PATCH)) {
+      const snapshot = await activities.settleLead(ref)
+      // An update handler may have set it while the read ran; TypeScript keeps the assignment's narrowing.
+      const movedOn = unsettled as boolean
+      // What the read says, unless an update moved on during it (that one is read next).
+      const read = movedOn ? status : snapshot.status
+      const beforeCommit = expected !== undefined && read !== expected
+      // Read before the API's write committed: the status the workflow accepted stands until the API says the write
+      // committed or a minute passes. Taking the stale read would refuse, meanwhile, a booking of the offer the API
+      // has just confirmed to its caller.
+      if (!(beforeCommit && !movedOn && patched(LEAD_KEEP_ACCEPTED_PATCH))) adopt(snapshot)
+      // Again once the API says so, or a minute later (the request failed: the database's status is then taken).
+      if (beforeCommit && patched(LEAD_SETTLE_AFTER_COMMIT_PATCH)) {
         await condition(() => unsettled, '1 minute')
         // Read again at the top: once, unless a move accepted meanwhile brings its own expectation.
         unsettled = true
