@@ -30,6 +30,11 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
+          // Files that run in one worker process share its module cache (INTEGRATION_ISOLATE=1: a fresh process per
+          // file, as before). Each file imported the whole app again, ~2-3 s of CPU; a file's state is its own
+          // anyway (its database, task queue, worker and platform, made in its hooks; file-database.ts keeps the
+          // database on globalThis for that reason). docs/testing.md has the measurements.
+          isolate: process.env.INTEGRATION_ISOLATE === '1',
           include: ['test/integration/**/*.test.ts', 'test/db/**/*.test.ts'],
           globalSetup: ['test/support/global-setup.ts'],
           setupFiles: ['test/support/file-database.ts'],

@@ -86,6 +86,8 @@ beforeAll(async () => {
 }, 120_000)
 
 afterAll(async () => {
+  // The next file in this worker process must not log through the spies.
+  vi.restoreAllMocks()
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
   await platform?.stop()
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it

@@ -2,24 +2,31 @@
  * @module The test file's own database (see test-database.ts), opened before the file's first hook and closed after its
  * last. A setup file of the integration project, so every file has one; the file reads its URL with
  * {@link testDatabaseUrl}.
+ *
+ * The open database is kept on `globalThis`, not in a module variable: files share their worker's module cache
+ * (`isolate: false`, vitest.config.ts), and vitest runs a fresh instance of this setup module before each file while
+ * the support modules that read the URL keep the instance they first imported.
  */
 import { afterAll, beforeAll, inject } from 'vitest'
 import { openTestDatabase, type TestDatabase } from './test-database.ts'
 
-let database: TestDatabase | undefined
+const slot = Symbol.for('therapy-care.test-file-database')
+const holder = globalThis as typeof globalThis & { [slot]?: TestDatabase }
 
 /** The connection string of this test file's database. */
 export function testDatabaseUrl(): string {
+  const database = holder[slot]
   if (!database)
     throw new Error('the test database is not open: file-database.ts runs as a setup file of the integration project')
   return database.url
 }
 
 beforeAll(async () => {
-  database = await openTestDatabase(inject('databaseTemplate'))
+  holder[slot] = await openTestDatabase(inject('databaseTemplate'))
 }, 60_000)
 
 afterAll(async () => {
+  const database = holder[slot]
+  holder[slot] = undefined
   await database?.stop()
-  database = undefined
 })
