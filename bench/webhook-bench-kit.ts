@@ -65,25 +65,26 @@ async function tokenFor(api: RunningApi, client: { client_id: string; client_sec
   return ((await response.json()) as { access_token: string }).access_token
 }
 
-/** A new tenant and a token for it (scopes `children` and `webhooks`). */
+/** A new tenant and a token for it (scopes `children`, `orders`, `payments` and `webhooks`). */
 export async function newTenant(api: RunningApi): Promise<BenchTenant> {
   const client = await provisionClient(api.deps.db, {
     tenantName: `Bench ${randomBytes(4).toString('hex')}`,
-    scopes: ['children', 'webhooks'],
+    scopes: ['children', 'orders', 'payments', 'webhooks'],
   })
   return { tenantId: client.tenantId, token: await tokenFor(api, client), endpoints: [] }
 }
 
 /**
- * Subscribes `count` endpoints of `tenant` to `child.registered` through the API. Those listed in `failing` get a path
- * under `/fail/`, which the peer answers with 500 once told to.
+ * Subscribes `count` endpoints of `tenant` to `eventType` (`child.registered` unless given) through the API. Those
+ * listed in `failing` get a path under `/fail/`, which the peer answers with 500 once told to.
  */
 export async function subscribe(
   api: RunningApi,
   peer: Peer,
   tenant: BenchTenant,
   count: number,
-  failing: number[] = []
+  failing: number[] = [],
+  eventType = 'child.registered'
 ): Promise<void> {
   for (let i = 0; i < count; i++) {
     const isFailing = failing.includes(i)
@@ -94,7 +95,7 @@ export async function subscribe(
       // Both signing schemes, as integrators use both.
       body: JSON.stringify({
         url: `${peer.receiverUrl(i)}${path}`,
-        events: ['child.registered'],
+        events: [eventType],
         signingScheme: i % 2 ? 'v2' : 'v1',
       }),
     })

@@ -18,7 +18,8 @@ export type PeerCommand =
       id: number
       url: string
       headers: Record<string, string>
-      body: string
+      /** Request bodies, sent in turn (one body, or several to spread requests over rows). */
+      bodies: string[]
       rate: number
       seconds: number
     }
@@ -111,7 +112,7 @@ async function openLoop(command: Extract<PeerCommand, { type: 'load' }>): Promis
           if (errors.length < 5) errors.push(error.message)
           resolve()
         })
-        request.end(command.body)
+        request.end(command.bodies[i % command.bodies.length])
       })
     )
   }

@@ -60,6 +60,9 @@ export interface FailingResult {
   window: WindowFigures
 }
 
+/** The emitting API calls the benchmark can drive. */
+export type ApiCall = 'children' | 'payments'
+
 export interface ApiRun {
   subscribed: number
   requests: number
@@ -73,6 +76,8 @@ export interface ApiRun {
 }
 
 export interface ApiResult {
+  /** The emitting call: `POST /v1/children` (figures saved before the field existed) or `POST /v1/payments`. */
+  call?: ApiCall
   rate: number
   baseline: ApiRun
   subscribed: ApiRun
@@ -139,7 +144,7 @@ export interface WebhookResults {
   /** The pumps polling with nothing to do: their fixed cost, which a low rate divides among few deliveries. */
   idle?: WindowFigures
   steady?: Record<string, SteadyResult>
-  /** By request rate. */
+  /** By request rate (`POST /v1/children`), or `payments <rate>`. */
   api?: Record<string, ApiResult>
   failing?: Record<string, FailingResult>
   kill?: KillResult

@@ -15,7 +15,7 @@ import {
   type EmittedEvent,
 } from './webhook-bench-kit.ts'
 import { deliveryKey } from './webhook-peer-client.ts'
-import type { ApiResult, ApiRun, FailingResult, Stage, SteadyResult } from './webhook-results.ts'
+import type { ApiCall, ApiResult, ApiRun, FailingResult, Stage, SteadyResult } from './webhook-results.ts'
 
 const stage = (values: number[]): Stage => {
   values.sort((a, b) => a - b)
@@ -119,13 +119,62 @@ export async function failing(ctx: BenchContext, rate: number): Promise<FailingR
   }
 }
 
-/** `POST /v1/children` at `rate` requests/s from the peer, with the tenant's endpoints subscribed. */
-async function apiRun(ctx: BenchContext, tenant: BenchTenant, rate: number, seconds: number): Promise<ApiRun> {
+/** An emitting call as the peer sends it: its path, the bodies it sends in turn, and the event it emits. */
+interface EmittingCall {
+  path: string
+  bodies: string[]
+  eventType: string
+}
+
+/** Orders the payments are spread over: a payment locks its order's row, and one order would queue them all. */
+const PAYMENT_ORDERS = 64
+
+/**
+ * The emitting call, ready to send for `tenant`:
+ * - `children`: `POST /v1/children` (`child.registered`); each request also enqueues the child's progress-follow-up
+ *   workflow, so the call costs a workflow start and its first tasks besides the event;
+ * - `payments`: `POST /v1/payments` (`payment.succeeded`) against orders opened beforehand through the API: the order's
+ *   row lock, the payment, the order's amounts and the event in one transaction, nothing started in Temporal. The call
+ *   the issue measured ("50 payments/s").
+ */
+async function emittingCall(ctx: BenchContext, tenant: BenchTenant, call: ApiCall): Promise<EmittingCall> {
+  if (call === 'children') {
+    const body = JSON.stringify({ firstName: 'Bench', lastName: 'Child', dateOfBirth: '2020-03-03' })
+    return { path: '/v1/children', bodies: [body], eventType: 'child.registered' }
+  }
+  const orderIds = await Promise.all(
+    Array.from({ length: PAYMENT_ORDERS }, async () => {
+      const response = await fetch(`${ctx.api.url}/v1/orders`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${tenant.token}` },
+        // Large enough for every payment the scenario sends (a cent each).
+        body: JSON.stringify({
+          status: 'OPEN',
+          currency: 'USD',
+          lines: [{ kind: 'PRODUCT', description: 'Bench package', unitAmount: 100_000_000 }],
+        }),
+      })
+      if (response.status !== 201) throw new Error(`order: ${response.status} ${await response.text()}`)
+      return ((await response.json()) as { id: string }).id
+    })
+  )
+  const bodies = orderIds.map((orderId) => JSON.stringify({ orderId, amount: 1, currency: 'USD', method: 'CASH' }))
+  return { path: '/v1/payments', bodies, eventType: 'payment.succeeded' }
+}
+
+/** The emitting call at `rate` requests/s from the peer, with the tenant's endpoints subscribed. */
+async function apiRun(
+  ctx: BenchContext,
+  tenant: BenchTenant,
+  call: EmittingCall,
+  rate: number,
+  seconds: number
+): Promise<ApiRun> {
   const window = await ctx.openWindow()
   const result = await ctx.peer.load({
-    url: `${ctx.api.url}/v1/children`,
+    url: `${ctx.api.url}${call.path}`,
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${tenant.token}` },
-    body: JSON.stringify({ firstName: 'Bench', lastName: 'Child', dateOfBirth: '2020-03-03' }),
+    bodies: call.bodies,
     rate,
     seconds,
   })
@@ -142,15 +191,16 @@ async function apiRun(ctx: BenchContext, tenant: BenchTenant, rate: number, seco
   }
 }
 
-export async function apiScenario(ctx: BenchContext, rate: number): Promise<ApiResult> {
+export async function apiScenario(ctx: BenchContext, rate: number, callName: ApiCall): Promise<ApiResult> {
   const tenant = await newTenant(ctx.api)
+  const call = await emittingCall(ctx, tenant, callName)
   // Warm-up of the route (its first requests compile Prisma queries and fill caches); not measured.
-  await apiRun(ctx, tenant, rate, 5)
-  const baseline = await apiRun(ctx, tenant, rate, ctx.seconds)
+  await apiRun(ctx, tenant, call, rate, 5)
+  const baseline = await apiRun(ctx, tenant, call, rate, ctx.seconds)
   ctx.log(`baseline p95 ${baseline.p95.toFixed(1)} ms`)
-  await subscribe(ctx.api, ctx.peer, tenant, 20)
+  await subscribe(ctx.api, ctx.peer, tenant, 20, [], call.eventType)
   const since = new Date()
-  const subscribed = await apiRun(ctx, tenant, rate, ctx.seconds)
+  const subscribed = await apiRun(ctx, tenant, call, rate, ctx.seconds)
   // Commit time is not visible from outside the API: the event's own timestamp (taken in its transaction) stands in.
   const events = (
     await ctx.api.deps.db.event.findMany({
@@ -165,5 +215,5 @@ export async function apiScenario(ctx: BenchContext, rate: number): Promise<ApiR
     paths,
     ctx.drainTimeoutMs
   )
-  return { rate, baseline, subscribed, deliveries: deliveryStats(ctx.peer, events, paths) }
+  return { call: callName, rate, baseline, subscribed, deliveries: deliveryStats(ctx.peer, events, paths) }
 }

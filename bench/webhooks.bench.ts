@@ -7,7 +7,8 @@
  *   the event's commit to its arrival, losses, duplicates, where the time goes, CPU by process, Temporal actions;
  * - `failing`: 20 endpoints, one answering 500 throughout, at each of BENCH_FAILING_RATES: the healthy endpoints'
  *   latency and the failing endpoint's Temporal actions;
- * - `api`: `POST /v1/children` at BENCH_RATE requests/s with no endpoint subscribed, then with 20;
+ * - `api`: each emitting call of BENCH_API_CALLS (`POST /v1/payments`, `POST /v1/children`) at each of BENCH_API_RATES
+ *   requests/s, with no endpoint subscribed, then with 20;
  * - `kill`: the 20-endpoint run with the worker killed (SIGKILL) BENCH_KILL_AT_S seconds in and started again;
  * - `sigterm`: a backlog behind slow receivers, the worker stopped with SIGTERM and started again;
  * - `before`: a sample of the earlier design's delivery workflow (still registered for the migration), counted the
@@ -49,7 +50,7 @@ import {
 import { killScenario, sigtermScenario } from './webhook-crash.ts'
 import { startPeer } from './webhook-peer-client.ts'
 import { renderWebhookReport } from './webhook-report.ts'
-import { loadResults, saveResults, type BeforeResult, type WindowFigures } from './webhook-results.ts'
+import { loadResults, saveResults, type ApiCall, type BeforeResult, type WindowFigures } from './webhook-results.ts'
 import { apiScenario, failing, steady } from './webhook-scenarios.ts'
 
 const RATE = Number(process.env.BENCH_RATE ?? 50)
@@ -58,6 +59,8 @@ const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'before,steady,api,fai
 const STEADY_ENDPOINTS = (process.env.BENCH_ENDPOINTS ?? '1,20').split(',').map(Number)
 /** Rates of the emitting API call: the issue's 50/s, and lower ones to see the ratio away from saturation. */
 const API_RATES = (process.env.BENCH_API_RATES ?? String(RATE)).split(',').map(Number)
+/** The emitting calls of the `api` scenario (webhook-scenarios.ts says what each costs besides its event). */
+const API_CALLS = (process.env.BENCH_API_CALLS ?? 'payments,children').split(',') as ApiCall[]
 const FAILING_RATES = (process.env.BENCH_FAILING_RATES ?? '25,50').split(',').map(Number)
 const KILL_AT_S = Number(process.env.BENCH_KILL_AT_S ?? 20)
 /** Events of the SIGTERM scenario's burst, and how long its receivers take to answer. */
@@ -88,10 +91,17 @@ const SETTINGS =
       }
     : undefined
 
+/**
+ * The doc section a run writes, `Webhooks (<database>)` unless BENCH_DOC_SECTION names another. The section is
+ * rebuilt from every stored scenario, and `bench/results/` is not versioned: on a machine that has not run them all,
+ * a run of some scenarios would drop the others' rows, so such a run names a section of its own.
+ */
+const docSection = (database: string) => process.env.BENCH_DOC_SECTION ?? `Webhooks (${database})`
+
 // `BENCH_SCENARIOS=report` only rebuilds the doc section from the stored figures (after editing or merging them).
 if (process.env.BENCH_SCENARIOS === 'report') {
   const stored = await loadResults(process.env.BENCH_DATABASE_URL ? 'postgresql' : 'pglite')
-  await writeBenchmarkSection(`Webhooks (${stored.database})`, renderWebhookReport(stored))
+  await writeBenchmarkSection(docSection(stored.database), renderWebhookReport(stored))
   console.log(renderWebhookReport(stored))
   process.exit(0)
 }
@@ -190,7 +200,7 @@ const results = await loadResults(database.kind, SETTINGS)
 results.node = process.versions.node
 const save = async () => {
   await saveResults(results)
-  if (!SETTINGS) await writeBenchmarkSection(`Webhooks (${database.kind})`, renderWebhookReport(results))
+  if (!SETTINGS) await writeBenchmarkSection(docSection(database.kind), renderWebhookReport(results))
 }
 try {
   // Warm-up: the worker's first deliveries pay for connections and compiled queries; not measured.
@@ -233,11 +243,15 @@ try {
     }
   }
   if (SCENARIOS.has('api')) {
-    for (const rate of API_RATES) {
-      log(`api: POST /v1/children at ${rate}/s for ${SECONDS} s, unsubscribed then 20 endpoints`)
-      results.api = { ...results.api, [rate]: await apiScenario(ctx, rate) }
-      log(JSON.stringify(results.api[rate]))
-      await save()
+    for (const call of API_CALLS) {
+      for (const rate of API_RATES) {
+        log(`api: POST /v1/${call} at ${rate}/s for ${SECONDS} s, unsubscribed then 20 endpoints`)
+        // Children keep their bare-rate keys, the figures saved before payments were measured.
+        const key = call === 'children' ? String(rate) : `${call} ${rate}`
+        results.api = { ...results.api, [key]: await apiScenario(ctx, rate, call) }
+        log(JSON.stringify(results.api[key]))
+        await save()
+      }
     }
   }
   if (SCENARIOS.has('failing')) {
