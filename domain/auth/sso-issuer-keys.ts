@@ -4,7 +4,9 @@
  * outbound network policy (infra/outbound/fetch-json.ts: vetted addresses, deadline, size cap, no redirects) and
  * cached per URL (infra/outbound/document-cache.ts), because a request decides nothing here: a token naming an issuer
  * is enough to get this far, so however many arrive, each URL is fetched at most once per interval, and a key id the
- * cached set lacks (the issuer rotated) asks for the set again at most that often.
+ * cached set lacks (the issuer rotated) asks for the set again at most that often. That holds across URLs too: the
+ * cache forgets no URL inside its interval, so tokens cycling through more connections than it holds are refused
+ * rather than fetched.
  *
  * Keyed by URL, never by issuer name alone: two tenants may register the same issuer, one with a key set URL of its
  * own choosing, and the keys found at one must never verify tokens checked against the other.
@@ -12,7 +14,7 @@
 import { createLocalJWKSet, errors as joseErrors, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose'
 import type { Clock } from '../../infra/clock.ts'
 import type { Logger } from '../../infra/logger.ts'
-import { createDocumentCache, type DocumentCache } from '../../infra/outbound/document-cache.ts'
+import { createDocumentCache, DocumentCacheFullError, type DocumentCache } from '../../infra/outbound/document-cache.ts'
 import { createJsonFetcher, type JsonFetcher } from '../../infra/outbound/fetch-json.ts'
 import { invalidToken } from '../errors.ts'
 import type { SsoSettings } from './sso-settings.ts'
@@ -28,6 +30,8 @@ export const SSO_FETCH_LIMITS = {
   minIntervalMs: 30_000,
   /** The server's max-age within these bounds; 10 minutes (jose's default) when it gives none. */
   freshness: { defaultMs: 10 * 60_000, minMs: 60_000, maxMs: 60 * 60_000 },
+  /** URLs each cache (discovery documents, key sets) holds; one fetched within the interval is never forgotten. */
+  maxCachedUrls: 1000,
 } as const
 
 export interface IssuerKeysDeps {
@@ -36,6 +40,8 @@ export interface IssuerKeysDeps {
   logger?: Logger
   /** Replaces the policy-bound HTTP fetcher (tests of the cache rules). */
   fetchJson?: JsonFetcher
+  /** Replaces `SSO_FETCH_LIMITS.maxCachedUrls` (tests of a full cache). */
+  maxCachedUrls?: number
 }
 
 export interface IssuerKeys {
@@ -54,7 +60,13 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** Creates the key store of every issuer; one per process. */
-export function createIssuerKeys({ settings, clock, logger, fetchJson: injected }: IssuerKeysDeps): IssuerKeys {
+export function createIssuerKeys({
+  settings,
+  clock,
+  logger,
+  fetchJson: injected,
+  maxCachedUrls = SSO_FETCH_LIMITS.maxCachedUrls,
+}: IssuerKeysDeps): IssuerKeys {
   const fetchJson =
     injected ??
     createJsonFetcher({
@@ -68,6 +80,7 @@ export function createIssuerKeys({ settings, clock, logger, fetchJson: injected 
     minIntervalMs: SSO_FETCH_LIMITS.minIntervalMs,
     freshness: SSO_FETCH_LIMITS.freshness,
     now: () => clock().getTime(),
+    maxEntries: maxCachedUrls,
   }
 
   /** Fetches and checks one document; a failure is logged here, once per fetch, not once per request. */
@@ -100,12 +113,26 @@ export function createIssuerKeys({ settings, clock, logger, fetchJson: injected 
     fetch: fetched('key set', (body) => createLocalJWKSet(body as JSONWebKeySet)),
   })
 
+  /**
+   * A document from a cache. A cache that may not take in another URL yet (every one it holds was fetched within the
+   * interval: a tenant cycling through more key sets than it holds) refuses the token as an unreachable issuer would.
+   */
+  async function cached<T>(cache: DocumentCache<T>, url: string, options?: { refresh?: boolean }): Promise<T> {
+    try {
+      return await cache.get(url, options)
+    } catch (error) {
+      if (!(error instanceof DocumentCacheFullError)) throw error
+      logger?.warn({ url }, 'SSO document not fetched: every cached SSO URL was fetched within the fetch interval')
+      throw unreachable()
+    }
+  }
+
   async function keySetUrl(issuer: string, jwksUri: string | null): Promise<string> {
     // Checked at registration, and again here: a connection stored under other rules (development's defaults, an
     // older release) meets today's before anything is fetched.
     if (ssoUrlRefusal(jwksUri ?? issuer, jwksUri ? 'jwksUri' : 'issuer', settings.requireHttps)) throw unreachable()
     if (jwksUri) return jwksUri
-    const document = await discovery.get(discoveryUrlOf(issuer))
+    const document = await cached(discovery, discoveryUrlOf(issuer))
     // Discovery 1.0, section 4.3: a document for another issuer is not this issuer's.
     if (document.issuer !== issuer) throw invalidToken("The SSO issuer's discovery document names another issuer.")
     return document.jwksUri
@@ -115,13 +142,13 @@ export function createIssuerKeys({ settings, clock, logger, fetchJson: injected 
     keysFor(issuer, jwksUri) {
       return async (header, token) => {
         const url = await keySetUrl(issuer, jwksUri)
-        const keys = await keySets.get(url)
+        const keys = await cached(keySets, url)
         try {
           return await keys(header, token)
         } catch (error) {
           if (!(error instanceof joseErrors.JWKSNoMatchingKey)) throw error
           // A key id the set lacks: the issuer may have rotated. Fetched again only if the interval allows.
-          const newer = await keySets.get(url, { refresh: true })
+          const newer = await cached(keySets, url, { refresh: true })
           if (newer === keys) throw error
           return newer(header, token)
         }

@@ -4,8 +4,22 @@
  * we call out: one URL is fetched at most once per `minIntervalMs` whatever the traffic, concurrent askers share that
  * one fetch, and a failure is remembered as long and answered again without calling out. A document stays fresh for
  * as long as its server says (`max-age`), held within bounds: no less, so a server cannot make us fetch on every
- * request; no more, so a removed key stops being trusted in bounded time.
+ * request; no more, so a removed key stops being trusted in bounded time. The cache's size bounds its memory without
+ * loosening that rule: it forgets only a URL whose interval has passed, so cycling through more URLs than it holds
+ * cannot get any of them fetched again early; when every URL it holds was fetched within the interval, a new URL is
+ * refused (DocumentCacheFullError) rather than fetched.
  */
+
+/** Every URL the cache holds was fetched within the interval: a new one cannot be taken in without breaking the rule. */
+export class DocumentCacheFullError extends Error {
+  readonly url: string
+
+  constructor(url: string) {
+    super('not fetched: every URL the cache holds was fetched within the interval')
+    this.name = 'DocumentCacheFullError'
+    this.url = url
+  }
+}
 
 export interface DocumentCacheOptions<T> {
   /** Fetches and checks the document; what it throws is remembered as the URL's failure. */
@@ -16,7 +30,7 @@ export interface DocumentCacheOptions<T> {
   freshness: { defaultMs: number; minMs: number; maxMs: number }
   /** Epoch ms now (the app's clock, so tests can step past an interval). */
   now: () => number
-  /** URLs remembered at most; the oldest is forgotten first. */
+  /** URLs remembered at most; the one fetched longest ago is forgotten first, once its interval has passed. */
   maxEntries?: number
 }
 
@@ -25,6 +39,7 @@ export interface DocumentCache<T> {
    * The document at `url`: the cached one while fresh, else a new fetch if the URL's interval allows one, else the
    * last document (or the last failure) again.
    * @param options.refresh - the cached document did not do (a key id it lacks): fetch again if the interval allows
+   * @throws DocumentCacheFullError for a URL it does not hold when every URL it holds was fetched within the interval
    */
   get(url: string, options?: { refresh?: boolean }): Promise<T>
 }
@@ -45,6 +60,9 @@ export function createDocumentCache<T>(options: DocumentCacheOptions<T>): Docume
 
   function fetchInto(url: string, entry: Entry<T>): Promise<T> {
     entry.fetchedAt = now()
+    // Kept in the order of their last fetch, so the first entry is the one to forget first.
+    entries.delete(url)
+    entries.set(url, entry)
     const pending = options.fetch(url).then(
       ({ value, maxAgeMs }) => {
         const lifetime = Math.min(freshness.maxMs, Math.max(freshness.minMs, maxAgeMs ?? freshness.defaultMs))
@@ -66,15 +84,24 @@ export function createDocumentCache<T>(options: DocumentCacheOptions<T>): Docume
     return pending
   }
 
+  /** Forgets the URL fetched longest ago if its interval has passed; false when none may be forgotten yet. */
+  function forgetOne(at: number): boolean {
+    const [url, oldest] = entries.entries().next().value!
+    if (oldest.pending || at - oldest.fetchedAt < minIntervalMs) return false
+    entries.delete(url)
+    return true
+  }
+
   async function get(url: string, { refresh = false }: { refresh?: boolean } = {}): Promise<T> {
+    const at = now()
     let entry = entries.get(url)
     if (!entry) {
-      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!)
+      // Forgetting a URL fetched within the interval would let it be fetched again at once.
+      if (entries.size >= maxEntries && !forgetOne(at)) throw new DocumentCacheFullError(url)
       entry = { freshUntil: 0, fetchedAt: Number.NEGATIVE_INFINITY }
       entries.set(url, entry)
     }
     if (entry.pending) return entry.pending
-    const at = now()
     const fresh = entry.failure === undefined && entry.value !== undefined && at < entry.freshUntil
     if (fresh && !refresh) return entry.value!
     if (at - entry.fetchedAt >= minIntervalMs) return fetchInto(url, entry)

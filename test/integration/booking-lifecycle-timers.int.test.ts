@@ -9,10 +9,12 @@
  * answers with the re-armed next reminder and the reminders follow the new time; a cancel answers with the workflow's
  * accepted result and stops the reminders; a check-in prevents the no-show; completing answers with the workflow's
  * result and starts the follow-up; an operator's completeBooking signal goes through the same transitions: refused
- * before the start (the lifecycle goes on), and after it completing with its timestamp, event, session and follow-up.
- * Crashes and races stay on the dev server (booking-lifecycle.int.test.ts).
+ * before the start (the lifecycle goes on), and after it completing with its timestamp, event, session and follow-up,
+ * once: the activity run again (a retry after its commit) writes nothing twice. Crashes and races stay on the dev server (booking-lifecycle.int.test.ts).
  */
+import { MockActivityEnvironment } from '@temporalio/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createBookingActivities } from '../../activities/booking-activities.ts'
 import { appointmentFollowUpWorkflowId } from '../../workflows/appointment-follow-up-contract.ts'
 import { completeBookingSignal } from '../../workflows/shared.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
@@ -245,5 +247,23 @@ describe('booking lifecycle timers', () => {
     const followUp = platform.temporal.workflow.getHandle(appointmentFollowUpWorkflowId(id))
     await eventually(() => followUp.describe().catch(() => undefined), 30_000)
     await recordHistory(handle, 'bookingWorkflow-lifecycle-operator-complete-refused-then-completed')
+
+    // A retry of the step after its commit (a worker that died before reporting the activity done) runs it again, as
+    // the worker wires it: it finds the appointment completed and writes nothing twice.
+    const retry = new MockActivityEnvironment({ taskQueue: 'booking-step-retry' }, { client: platform.temporal })
+    const activities = createBookingActivities({ db: platform.db, now: () => new Date(platform.apiNow()) })
+    const again = await retry.run(activities.recordAppointmentStatus, {
+      tenantId: centre.tenantId,
+      appointmentId: id,
+      status: 'COMPLETED' as const,
+    })
+    expect(again).toBe('COMPLETED')
+    expect(await events('appointment.completed', id)).toHaveLength(1)
+    expect(await platform.db.appointment.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      status: 'COMPLETED',
+      completedAt: stored.completedAt,
+    })
+    expect(await platform.db.session.count({ where: { appointmentId: id } })).toBe(1)
+    expect(await platform.db.workflowOutbox.count({ where: { workflowId: appointmentFollowUpWorkflowId(id) } })).toBe(1)
   })
 })

@@ -2,8 +2,10 @@
  * Platform users: a tenant connects its OpenID Connect issuer; the issuer's tokens (verified against its JWKS,
  * fetched over loopback from a real issuer, which this file's configuration allows) sign users in, their group claims
  * map to roles, and each role may do exactly what its permissions say. The issuer's documents are fetched once and
- * cached, and however many tokens name the issuer, its key set is fetched again at most once per interval. A tenant
- * that registers another tenant's issuer with a key set of its own signs nobody into the other tenant.
+ * cached, and however many tokens name the issuer, its key set is fetched again at most once per interval. A key set
+ * larger than the cap or slower than the deadline fails the token (401 `invalid_token`) without holding the request
+ * past the deadline, and the failure is remembered for the interval. A tenant that registers another tenant's issuer
+ * with a key set of its own signs nobody into the other tenant.
  */
 import { generateKeyPair } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -197,6 +199,43 @@ describe('SSO fetches', () => {
       expect(victim).toMatchObject({ tenantId, role: 'ADMIN' })
     } finally {
       await attacker.close()
+    }
+  })
+
+  it.each([
+    ['larger than the size cap', '/jwks/oversized'],
+    ['slower than the deadline', '/jwks/stalled'],
+  ])('refuses tokens cleanly when the key set is %s, and calls out once per interval', async (_, path) => {
+    const misbehaving = await startTestIssuer()
+    try {
+      const audience = `limits-${path.split('/').pop()}`
+      const registered = await platform.http.post('/v1/sso-connections', {
+        token: admin,
+        body: {
+          issuer: misbehaving.issuer,
+          audience,
+          jwksUri: `${misbehaving.issuer}${path}`,
+          roleMapping: {},
+          defaultRole: 'READ_ONLY',
+        },
+      })
+      expect(registered.status).toBe(201)
+      const token = await misbehaving.sign({ sub: 'kim' }, audience)
+      for (let i = 0; i < 5; i++) {
+        const started = Date.now()
+        const response = await platform.http.get('/v1/providers', { token })
+        // The first request waits for the fetch (at most the deadline); the others get the remembered failure at once.
+        expect(Date.now() - started).toBeLessThan(i === 0 ? SSO_FETCH_LIMITS.timeoutMs + 2000 : 1000)
+        expect(response.status).toBe(401)
+        expect(response.headers.get('content-type')).toContain('application/problem+json')
+        expect(response.headers.get('www-authenticate')).toContain('error="invalid_token"')
+        // The same answer as for any other bad token: nothing of what the issuer sent, nor why the fetch failed.
+        expect(response.body).toMatchObject({ status: 401, code: 'invalid_token', detail: 'The SSO token is invalid.' })
+      }
+      expect(misbehaving.hits).toEqual({ [path]: 1 })
+      expect(await platform.db.platformUser.count({ where: { ssoIssuer: misbehaving.issuer } })).toBe(0)
+    } finally {
+      await misbehaving.close()
     }
   })
 })

@@ -2,7 +2,9 @@
  * @module A real OpenID Connect issuer on loopback for tests: its own key pair, a discovery document and a JWKS
  * served over HTTP, and ID tokens signed with jose. Our verifier fetches and checks them exactly as it would a
  * centre's identity provider's. It counts the requests it serves (how often we call out), can rotate its key, and can
- * sign in another issuer's name (a tenant that registered someone else's issuer with a key set of its own).
+ * sign in another issuer's name (a tenant that registered someone else's issuer with a key set of its own). Two more
+ * key set URLs misbehave on purpose: `/jwks/oversized` streams a valid set padded past any sane size, and
+ * `/jwks/stalled` starts its answer and never finishes it (until the issuer closes).
  */
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from 'jose'
 import http from 'node:http'
@@ -24,6 +26,9 @@ export interface TestIssuer {
   rotate(): Promise<void>
   close(): Promise<void>
 }
+
+/** Bytes `/jwks/oversized` sends: four times SSO's cap (sso-issuer-keys.ts `SSO_FETCH_LIMITS.maxBytes`). */
+export const OVERSIZED_KEY_SET_BYTES = 1024 * 1024
 
 const newKey = async (kid: string) => {
   const { publicKey, privateKey } = await generateKeyPair('RS256')
@@ -47,6 +52,18 @@ export async function startTestIssuer(options: { cacheControl?: string } = {}): 
     }
     if (path === '/.well-known/openid-configuration') return send({ issuer, jwks_uri: `${issuer}/jwks` })
     if (path === '/jwks') return send({ keys: [key.jwk] })
+    if (path === '/jwks/oversized') {
+      // Chunked, no Content-Length: the reader finds out only by counting what arrives.
+      res.writeHead(200, { 'Content-Type': 'application/json' })
+      const padding = 'x'.repeat(64 * 1024)
+      res.write(`{"keys":[${JSON.stringify(key.jwk)}],"padding":"`)
+      for (let sent = 0; sent < OVERSIZED_KEY_SET_BYTES; sent += padding.length) res.write(padding)
+      return res.end('"}')
+    }
+    if (path === '/jwks/stalled') {
+      res.writeHead(200, { 'Content-Type': 'application/json' })
+      return void res.write('{"keys":[')
+    }
     res.writeHead(404).end()
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

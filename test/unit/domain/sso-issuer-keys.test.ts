@@ -3,7 +3,8 @@
  * discovery and key set fetched once and then cached; a flood of tokens with unknown key ids fetches the set again
  * at most once per interval; a rotated key is found once the interval has passed; keys are kept per key set URL, so a
  * connection naming its own key set never lends its keys to another connection of the same issuer; a discovery
- * document for another issuer, or naming a key set the rules refuse, is not used.
+ * document for another issuer, or naming a key set the rules refuse, is not used; a cache full of key sets fetched
+ * within the interval refuses a token for another one (401) rather than forget one of them.
  */
 import { generateKeyPair, jwtVerify } from 'jose'
 import http from 'node:http'
@@ -30,9 +31,9 @@ async function issuerUnderTest(options: { cacheControl?: string } = {}) {
 }
 
 /** Keys over a clock the test moves. */
-function keysWith(settings: SsoSettings = lenient) {
+function keysWith(settings: SsoSettings = lenient, maxCachedUrls?: number) {
   let now = Date.parse('2026-11-23T10:00:00Z')
-  const keys = createIssuerKeys({ settings, clock: () => new Date(now) })
+  const keys = createIssuerKeys({ settings, clock: () => new Date(now), maxCachedUrls })
   return { keys, advance: (ms: number) => (now += ms), now: () => new Date(now) }
 }
 
@@ -43,6 +44,25 @@ const verifies = (token: string, keys: ReturnType<typeof createIssuerKeys>, issu
   )
 
 describe('createIssuerKeys', () => {
+  it('refuses a token as invalid, calling nobody, when every cached key set was fetched within the interval', async () => {
+    const issuers = [await issuerUnderTest(), await issuerUnderTest(), await issuerUnderTest()]
+    const { keys, advance } = keysWith(lenient, 2)
+    const verify = async (issuer: TestIssuer) =>
+      jwtVerify(await issuer.sign({ sub: 'u' }, 'app'), keys.keysFor(issuer.issuer, issuer.jwksUri), {
+        issuer: issuer.issuer,
+        audience: 'app',
+      })
+    const [first, second, third] = issuers as [TestIssuer, TestIssuer, TestIssuer]
+    await verify(first)
+    await verify(second)
+    // A third key set would push out one fetched within the interval (which could then be fetched again at once).
+    await expect(verify(third)).rejects.toMatchObject({ status: 401, code: 'invalid_token' })
+    expect(third.hits).toEqual({})
+    advance(SSO_FETCH_LIMITS.minIntervalMs)
+    await verify(third)
+    expect(issuers.map((i) => i.hits)).toEqual([{ '/jwks': 1 }, { '/jwks': 1 }, { '/jwks': 1 }])
+  })
+
   it('fetches discovery and the key set once, then verifies from the cache', async () => {
     const issuer = await issuerUnderTest()
     const { keys } = keysWith()

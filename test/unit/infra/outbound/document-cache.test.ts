@@ -1,10 +1,10 @@
 /**
  * The outbound document cache decides how often a tenant's URL is called, whatever the traffic: at most once per
  * interval per URL (a flood, a refresh request, a failure), one fetch shared by concurrent askers, and freshness from
- * the server's max-age held within bounds. A counting fetcher stands in for the remote server; time is a variable.
+ * the server's max-age held within bounds; its size bound forgets no URL still inside its interval. A counting fetcher stands in for the remote server; time is a variable.
  */
 import { describe, expect, it } from 'vitest'
-import { createDocumentCache } from '../../../../infra/outbound/document-cache.ts'
+import { createDocumentCache, DocumentCacheFullError } from '../../../../infra/outbound/document-cache.ts'
 
 const INTERVAL = 30_000
 const FRESHNESS = { defaultMs: 600_000, minMs: 60_000, maxMs: 3_600_000 }
@@ -104,13 +104,39 @@ describe('createDocumentCache', () => {
     expect(calls).toHaveLength(2)
   })
 
-  it('keys by URL and forgets the oldest URL beyond its size', async () => {
-    const { cache, calls } = setUp()
-    for (const url of ['https://a', 'https://b', 'https://c', 'https://d']) await cache.get(url)
+  it('keys by URL and, beyond its size, forgets the URL fetched longest ago once its interval has passed', async () => {
+    const { cache, calls, advance } = setUp()
+    for (const url of ['https://a', 'https://b', 'https://c']) await cache.get(url)
+    advance(INTERVAL)
+    // Fetched again, 'https://a' is now the latest: 'https://b' is the one forgotten for 'https://d'.
+    await cache.get('https://a', { refresh: true })
     await cache.get('https://d')
-    expect(calls).toEqual(['https://a', 'https://b', 'https://c', 'https://d'])
-    // 'https://a' was forgotten: asked again, it is fetched again.
+    await cache.get('https://d')
+    expect(calls).toEqual(['https://a', 'https://b', 'https://c', 'https://a', 'https://d'])
     await cache.get('https://a')
+    await cache.get('https://c')
     expect(calls).toHaveLength(5)
+    // 'https://b' was forgotten: asked again, it is fetched again (in place of 'https://c', whose interval has passed).
+    await cache.get('https://b')
+    expect(calls).toHaveLength(6)
+  })
+
+  it('refuses a new URL rather than forget one fetched within the interval, so cycling URLs cannot refetch early', async () => {
+    const { cache, calls, advance } = setUp()
+    const urls = ['https://a', 'https://b', 'https://c', 'https://d', 'https://e']
+    // Round after round over more URLs than the cache holds: each URL is fetched at most once per interval.
+    for (let round = 0; round < 5; round++) {
+      for (const url of urls) await cache.get(url).catch((error: unknown) => error)
+      advance(INTERVAL / 4)
+    }
+    for (const url of urls) expect(calls.filter((c) => c === url).length).toBeLessThanOrEqual(2)
+
+    // Full of URLs fetched within the interval, the cache refuses a new one without calling out, until one's passes.
+    const fresh = setUp()
+    for (const url of ['https://a', 'https://b', 'https://c']) await fresh.cache.get(url)
+    await expect(fresh.cache.get('https://f')).rejects.toBeInstanceOf(DocumentCacheFullError)
+    expect(fresh.calls).not.toContain('https://f')
+    fresh.advance(INTERVAL)
+    expect(await fresh.cache.get('https://f')).toBe('https://f#4')
   })
 })
