@@ -40,6 +40,8 @@ export interface BookingResults {
   fixed?: { floor: BookingRun; booking: BookingRun }
   /** Steps of the search, in order; the last one failed (or the list ran out). */
   search?: BookingRun[]
+  /** The processes with nothing to do, before the runs. */
+  idle?: WindowFigures
   /** p95 bound of a sustainable step (ms). */
   sustainableP95Ms: number
 }
@@ -141,6 +143,18 @@ export function renderBookingReport(r: BookingResults): string {
   )
   if (r.fixed) out.push(runRow(r.fixed.floor, pglite), runRow(r.fixed.booking, pglite, r.fixed.floor))
   for (const run of r.search ?? []) out.push(runRow(run, pglite))
+  if (r.idle) {
+    const idle = r.idle
+    const perSecond = (role: CpuRole) => ((idle.cpu[role] * 1000) / idle.seconds).toFixed(0)
+    out.push(
+      '',
+      `With nothing to do (${idle.seconds.toFixed(0)} s before the runs, ${when(idle)}), the processes use, in CPU ms per ` +
+        `second: ${ROLES.filter(([role]) => !(pglite && role === 'postgres'))
+          .map(([role, name]) => `${name} ${perSecond(role)}`)
+          .join(', ')} (the webhook pumps polling, the sweeps). ` +
+        'The CPU per request above includes this share: at 10 requests/s, a tenth of each figure per request.'
+    )
+  }
   const actionRuns = [...(r.fixed ? [r.fixed.booking] : []), ...(r.search ?? [])]
   if (actionRuns.length) {
     out.push(

@@ -48,6 +48,8 @@ const SETTLE_GRACE_MS = 5000
 /** Providers (each with its own child): bookings of one provider queue on its row lock, as they would in production. */
 const PAIRS = 64
 const HOUR_MS = 3_600_000
+/** The idle interval measured before the runs. */
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 10)
 
 if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL
 const log = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`)
@@ -210,6 +212,12 @@ try {
   log('warming up')
   await run('floor', Math.min(RATE, 10), 3)
   await run('booking', Math.min(RATE, 10), 5)
+  // What the processes use with nothing to do (the webhook pumps polling, the outbox and agent sweeps): the fixed cost
+  // that a low rate divides among few bookings.
+  log(`idle for ${IDLE_SECONDS} s`)
+  const idle = await openWindow()
+  await sleep(IDLE_SECONDS * 1000)
+  results.idle = await idle.close()
   if (PHASES.has('fixed')) {
     log(`fixed: the floor, then bookings, at ${RATE}/s for ${SECONDS} s`)
     const floorRun = await run('floor', RATE, SECONDS)
