@@ -26,7 +26,7 @@ export interface HistoryActions {
   activities: number
   timers: number
   signals: number
-  /** Local activities (one marker each). */
+  /** Local activities (one marker each; patch markers are not counted). */
   markers: number
   total: number
   /** Workflow runs that had at least one event in the interval. */
@@ -50,6 +50,9 @@ const KIND_OF_EVENT = new Map<number, keyof Omit<HistoryActions, 'total' | 'runs
   [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED, 'signals'],
   [EventType.EVENT_TYPE_MARKER_RECORDED, 'markers'],
 ])
+
+/** The marker name the SDK records for a local activity (sdk-core's LOCAL_ACTIVITY_MARKER_NAME). */
+const LOCAL_ACTIVITY_MARKER = 'core_local_activity'
 
 /** Sums `b` into `a`. */
 export function addActions(a: HistoryActions, b: HistoryActions): HistoryActions {
@@ -83,6 +86,8 @@ export async function historyActions(
       seen = true
       const kind = KIND_OF_EVENT.get(event.eventType ?? 0)
       if (kind === undefined) continue
+      // A `patched()` call records a marker too (`core_patch`): a version mark, not a local activity, and not billed.
+      if (kind === 'markers' && event.markerRecordedEventAttributes?.markerName !== LOCAL_ACTIVITY_MARKER) continue
       counted[kind]++
       counted.total++
     }

@@ -11,13 +11,9 @@ import { provisionClient } from '../domain/tenants/provision-client.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
 import type { WorkerProcess } from '../test/support/worker-process.ts'
 import { deliveryKey, type Peer } from './webhook-peer-client.ts'
-import type { WindowFigures } from './webhook-results.ts'
+import type { MeasuredWindow } from './measured-window.ts'
 
-/** A measured interval: CPU by process, load, Temporal actions; closed at `to` (default now). */
-export interface MeasuredWindow {
-  from: number
-  close(to?: number): Promise<WindowFigures>
-}
+export type { MeasuredWindow } from './measured-window.ts'
 
 /** What a scenario needs of the running benchmark. */
 export interface BenchContext {
@@ -65,12 +61,12 @@ async function tokenFor(api: RunningApi, client: { client_id: string; client_sec
   return ((await response.json()) as { access_token: string }).access_token
 }
 
-/** A new tenant and a token for it (scopes `children`, `orders`, `payments` and `webhooks`). */
-export async function newTenant(api: RunningApi): Promise<BenchTenant> {
-  const client = await provisionClient(api.deps.db, {
-    tenantName: `Bench ${randomBytes(4).toString('hex')}`,
-    scopes: ['children', 'orders', 'payments', 'webhooks'],
-  })
+/** A new tenant and a token for it (by default, scopes `children`, `orders`, `payments` and `webhooks`). */
+export async function newTenant(
+  api: RunningApi,
+  scopes = ['children', 'orders', 'payments', 'webhooks']
+): Promise<BenchTenant> {
+  const client = await provisionClient(api.deps.db, { tenantName: `Bench ${randomBytes(4).toString('hex')}`, scopes })
   return { tenantId: client.tenantId, token: await tokenFor(api, client), endpoints: [] }
 }
 

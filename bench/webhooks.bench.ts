@@ -34,23 +34,16 @@ import { ensureTemporal } from '../scripts/temporal/dev-server.ts'
 import { provisionTestDatabase } from '../test/support/test-database.ts'
 import { startWorkerProcess, type WorkerProcess } from '../test/support/worker-process.ts'
 import { writeWorkflowBundle } from '../worker/create-worker.ts'
-import { cpuBetween, cpuSnapshot, temporalServerPid } from './process-cpu.ts'
+import { windowOpener } from './measured-window.ts'
+import { temporalServerPid } from './process-cpu.ts'
 import { writeBenchmarkSection } from './report.ts'
-import { actionsBetween, findMetricsUrl, historyActions, serverActions } from './temporal-actions.ts'
+import { findMetricsUrl } from './temporal-actions.ts'
 import { measureBefore } from './webhook-before.ts'
-import {
-  emitEvents,
-  newTenant,
-  sleep,
-  subscribe,
-  waitDelivered,
-  type BenchContext,
-  type MeasuredWindow,
-} from './webhook-bench-kit.ts'
+import { emitEvents, newTenant, sleep, subscribe, waitDelivered, type BenchContext } from './webhook-bench-kit.ts'
 import { killScenario, sigtermScenario } from './webhook-crash.ts'
 import { startPeer } from './webhook-peer-client.ts'
 import { renderWebhookReport } from './webhook-report.ts'
-import { loadResults, saveResults, type ApiCall, type BeforeResult, type WindowFigures } from './webhook-results.ts'
+import { loadResults, saveResults, type ApiCall, type BeforeResult } from './webhook-results.ts'
 import { apiScenario, failing, steady } from './webhook-scenarios.ts'
 
 const RATE = Number(process.env.BENCH_RATE ?? 50)
@@ -146,41 +139,14 @@ const metricsUrl = serverPid === undefined ? undefined : await findMetricsUrl(se
 if (!metricsUrl) log('the dev server metrics endpoint was not found: actions are counted from histories only')
 const db = api.deps.db
 
-/** This database's server processes (its connections), for their CPU; none for the embedded PGlite. */
-async function postgresPids(): Promise<number[]> {
-  if (database.kind !== 'postgresql') return []
-  const rows = await db.$queryRawUnsafe<Array<{ pid: number }>>(
-    'SELECT pid FROM pg_stat_activity WHERE datname = current_database()'
-  )
-  return rows.map((row) => row.pid)
-}
-
-/** Opens a measured interval: CPU, load and the server's action counter now; closing it adds the histories. */
-async function openWindow(): Promise<MeasuredWindow> {
-  const from = Date.now()
-  const cpu = cpuSnapshot(await postgresPids())
-  const load = os.loadavg()[0]!
-  const actions = metricsUrl ? await serverActions(metricsUrl, temporal.namespace).catch(() => undefined) : undefined
-  return {
-    from,
-    async close(to = Date.now()): Promise<WindowFigures> {
-      const cpuAfter = cpuSnapshot(await postgresPids())
-      const [load1, load5] = os.loadavg()
-      const actionsAfter = metricsUrl
-        ? await serverActions(metricsUrl, temporal.namespace).catch(() => undefined)
-        : undefined
-      const byType = await historyActions(api.deps.temporal, { query: `TaskQueue = "${taskQueue}"`, from, to })
-      return {
-        at: new Date(from).toISOString(),
-        seconds: (to - from) / 1000,
-        load: [load, load1!, load5!],
-        cpu: cpuBetween(cpu, cpuAfter),
-        actions: Object.fromEntries(byType),
-        serverActions: actions && actionsAfter ? actionsBetween(actions, actionsAfter) : undefined,
-      }
-    },
-  }
-}
+const openWindow = windowOpener({
+  db,
+  databaseKind: database.kind,
+  temporal: api.deps.temporal,
+  namespace: temporal.namespace,
+  taskQueue,
+  metricsUrl,
+})
 
 const ctx: BenchContext = {
   api,

@@ -14,6 +14,11 @@ export interface BackgroundLoop {
   subscribe(wake: () => void): () => void
   /** A run failed; the loop goes on with the next wake-up or sweep. */
   onError(error: unknown): void
+  /**
+   * How long a signalled wake-up waits before its run, so that the signals of that moment share one run (0: none).
+   * A loop signalled by every committed event otherwise makes one run, with its own transaction, per event.
+   */
+  coalesceMs?: number
 }
 
 /**
@@ -48,13 +53,22 @@ export function startBackgroundLoop(loop: BackgroundLoop): () => Promise<void> {
       running = undefined
     })
   }
-  const unsubscribe = loop.subscribe(() => trigger(false))
+  let coalescing: ReturnType<typeof setTimeout> | undefined
+  const wake = () => {
+    if (!loop.coalesceMs) return trigger(false)
+    coalescing ??= setTimeout(() => {
+      coalescing = undefined
+      trigger(false)
+    }, loop.coalesceMs)
+  }
+  const unsubscribe = loop.subscribe(wake)
   const timer = setInterval(() => trigger(true), loop.intervalMs)
   timer.unref()
   trigger(true)
   return async () => {
     stopped = true
     unsubscribe()
+    clearTimeout(coalescing)
     clearInterval(timer)
     await running
   }

@@ -22,6 +22,8 @@ export interface ServicePriceQuery {
   service: string
   /** An appointment type, e.g. THERAPY_SESSION; unknown values match only type-independent prices. */
   appointmentType?: string
+  /** The location's id and currency when the caller has just read them (a booking): not read again. */
+  location?: { id: string; currency: string }
 }
 
 export interface ServicePrice {
@@ -56,10 +58,10 @@ export function mostSpecificPrice<P extends Candidate>(candidates: readonly P[])
  */
 export async function priceForService(uow: UnitOfWork, input: ServicePriceQuery): Promise<ServicePrice> {
   const { tx, tenantId } = uow
-  const location = await tx.location.findFirst({
-    where: { id: input.locationId, tenantId },
-    select: { id: true, currency: true },
-  })
+  const location =
+    input.location?.id === input.locationId
+      ? input.location
+      : await tx.location.findFirst({ where: { id: input.locationId, tenantId }, select: { id: true, currency: true } })
   if (!location) throw notFound('location', input.locationId)
   const type =
     input.appointmentType !== undefined && isAppointmentType(input.appointmentType) ? input.appointmentType : null

@@ -50,6 +50,12 @@ export interface WorkflowOutbox {
   startSweeper(intervalMs: number): () => Promise<void>
 }
 
+/** What starting a recorded row needs of it. */
+type PendingStart = Pick<
+  Awaited<ReturnType<Db['workflowOutbox']['findMany']>>[number],
+  'id' | 'workflowType' | 'workflowId' | 'taskQueue' | 'args' | 'searchAttributes' | 'staticSummary' | 'staticDetails'
+>
+
 function toSearchAttributes(values: SearchAttributeValues): TypedSearchAttributes {
   const pairs: SearchAttributePair[] = []
   for (const name of SEARCH_ATTRIBUTE_NAMES) {
@@ -92,13 +98,16 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
       : await uow.tx.workflowOutbox.create({ data: { id: newId('outbox'), ...row }, select: { id: true } })
     uow.afterCommit(async () => {
       // Best effort within the request; a failure here is not an error for the client, the sweep will finish it.
-      await withTimeout(dispatchPending([id]), dispatchTimeoutMs).catch((error: unknown) =>
+      // Started from the row as this request wrote it, not read back: the request knows it, and reading it again
+      // cost every booking a round trip to the database before its answer (issue 22). Should the sweep have started
+      // it meanwhile, starting again is harmless (the running workflow is reused).
+      await withTimeout(dispatchRows([{ id, ...row }]), dispatchTimeoutMs).catch((error: unknown) =>
         logger.warn({ outboxId: id, workflowId: request.workflowId, err: String(error) }, 'workflow start deferred')
       )
     })
   }
 
-  async function startOne(row: Awaited<ReturnType<Db['workflowOutbox']['findMany']>>[number]): Promise<void> {
+  async function startOne(row: PendingStart): Promise<void> {
     try {
       // A deadline per call: an unreachable server must fail the attempt, not stall the sweep behind it.
       await temporal.withDeadline(Date.now() + startDeadlineMs, () =>
@@ -128,6 +137,11 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
       orderBy: { createdAt: 'asc' },
       take: 100,
     })
+    return dispatchRows(rows)
+  }
+
+  /** Starts the rows in turn, recording each outcome; stops at the first failure. Returns how many were started. */
+  async function dispatchRows(rows: PendingStart[]): Promise<number> {
     let started = 0
     for (const row of rows) {
       try {

@@ -66,4 +66,35 @@ describe('a background loop', () => {
     await new Promise((resolve) => setTimeout(resolve, 0))
     expect(calls).toBe(2)
   })
+
+  it('lets the wake-ups of a coalescing window share one run, and drops a pending one when stopped', async () => {
+    let runs = 0
+    let wake: () => void = () => {}
+    const stop = startBackgroundLoop({
+      run: async () => {
+        runs++
+      },
+      intervalMs: 3_600_000,
+      subscribe: (listener) => {
+        wake = listener
+        return () => (wake = () => {})
+      },
+      onError: () => {},
+      coalesceMs: 20,
+    })
+    const after = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+    await after(0)
+    expect(runs).toBe(1)
+    wake()
+    wake()
+    wake()
+    await after(0)
+    expect(runs).toBe(1)
+    await after(40)
+    expect(runs).toBe(2)
+    wake()
+    await stop()
+    await after(40)
+    expect(runs).toBe(2)
+  })
 })

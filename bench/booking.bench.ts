@@ -1,0 +1,245 @@
+/**
+ * @module Benchmark: booking, `POST /v1/appointments` (the appointment, its booking workflow's start through the
+ * outbox and its `booking.created` event) end to end, on the Temporal dev server, with the real worker in its own
+ * process and the open-loop client in another (bench/webhook-peer.ts). Issue 22's targets: at 20 bookings/s for 60 s,
+ * p95 at most 2× the floor (bench/booking-floor.ts: one INSERT plus one workflow start, measured in the same run at
+ * the same rate); a sustainable rate of at least 60 bookings/s on 2 cores. Phases (BENCH_PHASES, default both):
+ * - `fixed`: the floor, then bookings, each at BENCH_RATE (20) requests/s for BENCH_SECONDS (60);
+ * - `search`: bookings at each of BENCH_SEARCH_RATES for BENCH_STEP_SECONDS each, up to the first rate not sustained
+ *   (booking-report.ts says what sustained means).
+ * Each run reports p50/p95/p99, CPU per booking by process (API, worker, Temporal, PostgreSQL) and Temporal actions
+ * per booking; the section "Booking (<database>)" of docs/benchmarks.md is rewritten with them.
+ *
+ *   npm run bench:booking                                   # embedded PGlite
+ *   BENCH_DATABASE_URL=postgresql://... npm run bench:booking
+ *   BENCH_PHASES=fixed BENCH_SECONDS=10 npm run bench:booking   # a smoke run
+ */
+import { execFileSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdir, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import { join } from 'node:path'
+import { startApi } from '../api/start-api.ts'
+import { loadConfig } from '../infra/config.ts'
+import { createLogger } from '../infra/logger.ts'
+import { ensureTemporal } from '../scripts/temporal/dev-server.ts'
+import { provisionTestDatabase } from '../test/support/test-database.ts'
+import { startWorkerProcess } from '../test/support/worker-process.ts'
+import { writeWorkflowBundle } from '../worker/create-worker.ts'
+import { startFloor } from './booking-floor.ts'
+import { renderBookingReport, type BookingResults, type BookingRun } from './booking-report.ts'
+import { settleFigures } from './booking-settle.ts'
+import { windowOpener } from './measured-window.ts'
+import { temporalServerPid } from './process-cpu.ts'
+import { writeBenchmarkSection } from './report.ts'
+import { findMetricsUrl } from './temporal-actions.ts'
+import { newTenant, percentile, sleep } from './webhook-bench-kit.ts'
+import { startPeer } from './webhook-peer-client.ts'
+
+const RATE = Number(process.env.BENCH_RATE ?? 20)
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 60)
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'fixed,search').split(','))
+const SEARCH_RATES = (process.env.BENCH_SEARCH_RATES ?? '20,30,40,50,60,70,80,100,120').split(',').map(Number)
+const STEP_SECONDS = Number(process.env.BENCH_STEP_SECONDS ?? 20)
+/** A step whose p95 (answers, or the worker's settling) exceeds this is not sustained. */
+const SUSTAINABLE_P95_MS = Number(process.env.BENCH_SUSTAINABLE_P95_MS ?? 1000)
+/** How long after a step its booking workflows may still settle. */
+const SETTLE_GRACE_MS = 5000
+/** Providers (each with its own child): bookings of one provider queue on its row lock, as they would in production. */
+const PAIRS = 64
+const HOUR_MS = 3_600_000
+/** The idle interval measured before the runs. */
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 10)
+
+if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL
+const log = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`)
+
+const [database, temporal] = await Promise.all([
+  provisionTestDatabase(),
+  ensureTemporal({ port: 0, uiPort: false, log: () => undefined }),
+])
+const taskQueue = `bench-${randomBytes(4).toString('hex')}`
+const workflowBundle = join(os.tmpdir(), `booking-bench-${taskQueue}.js`)
+await writeWorkflowBundle(workflowBundle)
+const env = {
+  NODE_ENV: 'test',
+  DATABASE_URL: database.url,
+  DATABASE_POOL_MAX: '10',
+  TEMPORAL_ADDRESS: temporal.address,
+  TEMPORAL_NAMESPACE: temporal.namespace,
+  TEMPORAL_TASK_QUEUE: taskQueue,
+  PORT: '0',
+  LOG_LEVEL: 'silent',
+  // The load is the point; the limiter would refuse it.
+  RATE_LIMIT_PER_MINUTE: '100000000',
+  WORKFLOW_BUNDLE_PATH: workflowBundle,
+}
+const api = await startApi(loadConfig(env), createLogger(process.env.BENCH_LOG_LEVEL ?? 'silent', 'bench'))
+const peer = await startPeer(1)
+const worker = await startWorkerProcess({ ...env, LOG_LEVEL: 'info', WORKER_CPU_NICE: '10' })
+const serverPid = temporalServerPid()
+const metricsUrl = serverPid === undefined ? undefined : await findMetricsUrl(serverPid)
+const openWindow = windowOpener({
+  db: api.deps.db,
+  databaseKind: database.kind,
+  temporal: api.deps.temporal,
+  namespace: temporal.namespace,
+  taskQueue,
+  metricsUrl,
+})
+
+const tenant = await newTenant(api, ['children', 'providers', 'bookings'])
+const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${tenant.token}` }
+async function create(path: string, body: object): Promise<string> {
+  const response = await fetch(`${api.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })
+  if (response.status !== 201) throw new Error(`${path}: ${response.status} ${await response.text()}`)
+  return ((await response.json()) as { id: string }).id
+}
+const pairs = await Promise.all(
+  Array.from({ length: PAIRS }, async (_, i) => ({
+    providerId: await create('/v1/providers', { name: `Bench provider ${i}`, timeZone: 'UTC' }),
+    childId: await create('/v1/children', { firstName: 'Bench', lastName: `Child ${i}`, dateOfBirth: '2020-03-03' }),
+  }))
+)
+const firstSlot = Math.ceil((Date.now() + 3 * 24 * HOUR_MS) / HOUR_MS) * HOUR_MS
+let nextBooking = 0
+/** `count` request bodies, each a slot no other booking of the run has: pair i % 64, an hour after its last one. */
+function bodies(count: number): string[] {
+  return Array.from({ length: count }, () => {
+    const n = nextBooking++
+    const pair = pairs[n % PAIRS]!
+    const startsAt = new Date(firstSlot + Math.floor(n / PAIRS) * HOUR_MS).toISOString()
+    return JSON.stringify({ ...pair, type: 'THERAPY_SESSION', startsAt })
+  })
+}
+const floor = await startFloor(api.deps.db, api.deps.temporal, tenant.tenantId)
+
+/** One open-loop run of `kind` at `rate` for `seconds`, its interval measured. */
+async function run(kind: BookingRun['kind'], rate: number, seconds: number): Promise<BookingRun> {
+  const sent = bodies(Math.round(rate * seconds))
+  const window = await openWindow()
+  const result = await peer.load({
+    url: kind === 'floor' ? floor.url : `${api.url}/v1/appointments`,
+    headers,
+    bodies: sent,
+    rate,
+    seconds,
+  })
+  const sentUntil = Date.now()
+  // The worker's share of this interval includes settling what was started in it.
+  const settle = kind === 'booking' ? await waitSettled(window.from, sentUntil, sent.length) : undefined
+  const figures = await window.close()
+  const latencies = result.latencies.filter((value) => Number.isFinite(value)).sort((a, b) => a - b)
+  const outcome: BookingRun = {
+    kind,
+    rate,
+    seconds,
+    requests: result.latencies.length,
+    statuses: result.statuses,
+    errors: result.errors,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
+    max: latencies.at(-1) ?? NaN,
+    sendSeconds: result.sendSeconds,
+    settle,
+    window: figures,
+  }
+  if (kind === 'booking') Object.assign(outcome, sustained(outcome))
+  log(
+    `${kind} ${rate}/s: p50 ${outcome.p50.toFixed(0)} p95 ${outcome.p95.toFixed(0)} p99 ${outcome.p99.toFixed(0)} ms, ` +
+      `${JSON.stringify(outcome.statuses)}, settle ${JSON.stringify(settle)}` +
+      (outcome.sustained === false ? `; not sustained: ${outcome.notSustainedBecause!.join('; ')}` : '')
+  )
+  return outcome
+}
+
+/** Waits until the booking workflows started since `from` have settled (or the grace after `until` is over). */
+async function waitSettled(from: number, until: number, expected: number) {
+  const by = until + SETTLE_GRACE_MS
+  for (;;) {
+    const figures = await settleFigures(api.deps.temporal, {
+      taskQueue,
+      workflowType: 'bookingWorkflow',
+      from,
+      to: until,
+      by,
+    })
+    if ((figures.settled >= expected && figures.started >= expected) || Date.now() > by) return figures
+    await sleep(1000)
+  }
+}
+
+/** Whether a booking run held its rate (booking-report.ts explains the rule), and why not. */
+function sustained(outcome: BookingRun): Pick<BookingRun, 'sustained' | 'notSustainedBecause'> {
+  const why: string[] = []
+  const created = outcome.statuses['201'] ?? 0
+  if (created !== outcome.requests) why.push(`${outcome.requests - created} of ${outcome.requests} not 201`)
+  if (!(outcome.p95 <= SUSTAINABLE_P95_MS)) why.push(`p95 ${outcome.p95.toFixed(0)} ms`)
+  if (outcome.sendSeconds > outcome.seconds + 1) why.push(`sending took ${outcome.sendSeconds.toFixed(1)} s`)
+  const settle = outcome.settle
+  if (settle && settle.settled < outcome.requests) why.push(`${outcome.requests - settle.settled} workflows unsettled`)
+  if (settle && !(settle.p95 <= SUSTAINABLE_P95_MS)) why.push(`settle p95 ${settle.p95.toFixed(0)} ms`)
+  return { sustained: why.length === 0, notSustainedBecause: why }
+}
+
+const commit = (() => {
+  try {
+    const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim()
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', ':!docs', ':!bench/results'], {
+      encoding: 'utf8',
+    }).trim()
+    return dirty ? `${sha} + changes` : sha
+  } catch {
+    return 'unknown'
+  }
+})()
+const results: BookingResults = {
+  database: database.kind,
+  node: process.versions.node,
+  commit,
+  sustainableP95Ms: SUSTAINABLE_P95_MS,
+}
+const save = async () => {
+  await mkdir(new URL('./results/', import.meta.url), { recursive: true })
+  const file = new URL(`./results/booking-${database.kind}-${new Date().toISOString()}.json`, import.meta.url)
+  await writeFile(file, `${JSON.stringify(results, null, 2)}\n`)
+  if (process.env.BENCH_NO_DOC !== '1')
+    await writeBenchmarkSection(`Booking (${database.kind})`, renderBookingReport(results))
+}
+try {
+  // Warm-up: the first requests compile Prisma queries, fill caches and start the worker's sticky caches.
+  log('warming up')
+  await run('floor', Math.min(RATE, 10), 3)
+  await run('booking', Math.min(RATE, 10), 5)
+  // What the processes use with nothing to do (the webhook pumps polling, the outbox and agent sweeps): the fixed cost
+  // that a low rate divides among few bookings.
+  log(`idle for ${IDLE_SECONDS} s`)
+  const idle = await openWindow()
+  await sleep(IDLE_SECONDS * 1000)
+  results.idle = await idle.close()
+  if (PHASES.has('fixed')) {
+    log(`fixed: the floor, then bookings, at ${RATE}/s for ${SECONDS} s`)
+    const floorRun = await run('floor', RATE, SECONDS)
+    const bookingRun = await run('booking', RATE, SECONDS)
+    results.fixed = { floor: floorRun, booking: bookingRun }
+    await save()
+  }
+  if (PHASES.has('search')) {
+    results.search = []
+    for (const rate of SEARCH_RATES) {
+      log(`search: bookings at ${rate}/s for ${STEP_SECONDS} s`)
+      const step = await run('booking', rate, STEP_SECONDS)
+      results.search.push(step)
+      await save()
+      if (!step.sustained) break
+    }
+  }
+} finally {
+  await worker.kill('SIGTERM')
+  peer.stop()
+  await floor.stop()
+  await api.stop()
+  await Promise.allSettled([temporal.stop(), database.stop(), rm(workflowBundle, { force: true })])
+}
+console.log(renderBookingReport(results))
