@@ -47,7 +47,7 @@ const NPM_OF_NODE: Record<string, string> = { '20': '10', '22': '10', '24': '11'
 /** npm settings from the host that only say how to reach the registry, not what to install. */
 const NETWORK_SETTINGS = /^npm_config_(cache|registry|cafile|ca|proxy|https_proxy|noproxy|strict_ssl)$/i
 
-const started = Date.now()
+const checkStarted = Date.now()
 const problems: string[] = []
 const log = (message: string) => console.log(`[image] ${message}`)
 const problem = (message: string) => {
@@ -161,7 +161,10 @@ function copy(args: string, line: number) {
   }
 }
 
-/** Runs a RUN instruction's command in the image's WORKDIR; false when it fails. */
+/**
+ * Runs a RUN instruction's command in the image's WORKDIR, in one shell as Docker does (so a `cd` holds for the steps
+ * after it), less any `npm cache clean` step; false when it fails.
+ */
 function run(command: Command, line: number): boolean {
   const env = {
     ...baseEnv,
@@ -169,23 +172,17 @@ function run(command: Command, line: number): boolean {
   }
   const steps =
     command.form === 'shell' ? shellSteps(command.script) : [command.argv.map((arg) => JSON.stringify(arg)).join(' ')]
-  for (const step of steps) {
-    if (isNpmCacheClean(step)) {
-      log(`line ${line}: skipped \`${step}\` (only shrinks the image; here it would empty this machine's npm cache)`)
-      continue
-    }
-    const stepStarted = Date.now()
-    log(`line ${line}: ${step}`)
-    const result = spawnSync('/bin/sh', ['-c', localise(step)], { cwd: host(workdir), env, stdio: 'inherit' })
-    log(
-      `line ${line}: exit ${result.status ?? result.signal} after ${((Date.now() - stepStarted) / 1000).toFixed(1)} s`
-    )
-    if (result.status !== 0) {
-      problem(`Dockerfile line ${line}: \`${step}\` failed (exit ${result.status ?? result.signal})`)
-      return false
-    }
+  for (const step of steps.filter(isNpmCacheClean)) {
+    log(`line ${line}: skipping \`${step}\` (only shrinks the image; here it would empty this machine's npm cache)`)
   }
-  return true
+  const script = steps.filter((step) => !isNpmCacheClean(step)).join(' && ')
+  const started = Date.now()
+  log(`line ${line}: ${script}`)
+  const result = spawnSync('/bin/sh', ['-c', localise(script)], { cwd: host(workdir), env, stdio: 'inherit' })
+  const status = result.status ?? result.signal
+  log(`line ${line}: exit ${status} after ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  if (result.status !== 0) problem(`Dockerfile line ${line}: \`${script}\` failed (exit ${status})`)
+  return result.status === 0
 }
 
 /** Whether a `node --import X` names a package (tsx) rather than a local file. */
@@ -271,7 +268,7 @@ try {
   if (keep) log(`kept ${scratch}`)
   else rmSync(scratch, { recursive: true, force: true })
 }
-const seconds = `${Math.round((Date.now() - started) / 1000)} s`
+const seconds = `${Math.round((Date.now() - checkStarted) / 1000)} s`
 if (problems.length > 0) {
   log(`${problems.length} problem(s) in ${seconds}: the image would not build or start as the Dockerfile stands`)
   process.exit(1)
