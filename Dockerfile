@@ -9,10 +9,12 @@ ENV NODE_ENV=production \
 
 WORKDIR /app
 
-# Dependencies first, so this layer is rebuilt only when the lockfile changes.
+# Dependencies first, so this layer is rebuilt only when the lockfile changes. .npmrc comes with them: npm reads its
+# legacy-peer-deps from there, and without it `npm ci` stops on @langchain/community's peer conflict (ERESOLVE).
 # --ignore-scripts: nothing in the stack needs an install script (the Temporal core bridge ships its native module),
 # and @prisma/engines' would download engines we do not use (the client runs on the pg driver adapter).
-COPY package.json package-lock.json ./
+# CI builds this layer and the steps below without Docker: scripts/ci/check-image-install.ts (`npm run check:image`).
+COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 
 COPY . .

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url'
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const cli = path.join(root, 'node_modules', 'prisma', 'build', 'index.js')
 if (!existsSync(cli)) {
-  console.error(`prisma CLI not found at ${cli}; run npm install first`)
+  console.error(`prisma CLI not found at ${cli}; run npm ci first`)
   process.exit(1)
 }
 
