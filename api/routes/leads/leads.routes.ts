@@ -18,7 +18,7 @@ import { CareNotification, CareNotificationListQuery } from '../care-workflows/c
 import { ProviderMatch } from '../therapists/therapists.routes.ts'
 
 const TAGS = ['Leads']
-const LeadId = IdParam('lead', 'lea_019a...')
+const LeadId = IdParam('lead')
 const LeadStatusSchema = z.enum(LEAD_STATUSES).openapi('LeadStatus')
 
 const QualificationCheck = z

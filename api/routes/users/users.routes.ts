@@ -102,7 +102,7 @@ export const updateUserRoute = protectedRoute('users', {
   tags: ['Users and SSO'],
   summary: "Change a user's role or disable them",
   request: {
-    params: IdParam('user', 'usr_019a...'),
+    params: IdParam('platformUser'),
     body: { required: true, content: { 'application/json': { schema: PlatformUserPatch } } },
   },
   responses: {
