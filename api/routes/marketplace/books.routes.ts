@@ -11,6 +11,7 @@ import { ENTRY_SORTS } from '../../../domain/settlements/ledger-service.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 import { resourceId } from '../../../domain/id-schema.ts'
+import { CurrencyCode } from '../../../domain/pricing/currency-schema.ts'
 
 const json = (schema: z.ZodTypeAny, description: string) => ({
   description,
@@ -124,7 +125,7 @@ export const AdjustmentCreate = z
   .strictObject({
     providerId: resourceId('provider'),
     amount: z.number().int().openapi({ example: 2500 }),
-    currency: Currency.openapi({ example: 'USD' }),
+    currency: CurrencyCode,
     reason: z.enum(ADJUSTMENT_REASONS),
     description: z.string().trim().min(1).max(500).optional(),
   })

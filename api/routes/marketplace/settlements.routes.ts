@@ -5,15 +5,13 @@ import { SETTLEMENT_SORTS, SETTLEMENT_STATUSES } from '../../../domain/settlemen
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, OffsetDateTime, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 import { resourceId } from '../../../domain/id-schema.ts'
+import { CurrencyCode } from '../../../domain/pricing/currency-schema.ts'
 
 const Amount = z.number().int()
 
 export const SettlementCreate = z
   .strictObject({
-    currency: z
-      .string()
-      .regex(/^[A-Z]{3}$/, 'An ISO 4217 currency code')
-      .openapi({ example: 'USD' }),
+    currency: CurrencyCode,
     periodStart: OffsetDateTime.openapi({ format: 'date-time', example: '2026-11-01T00:00:00-06:00' }),
     periodEnd: OffsetDateTime.openapi({
       format: 'date-time',

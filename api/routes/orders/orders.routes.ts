@@ -10,6 +10,7 @@ import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/r
 import { IdParam, pageOf, UtcDateTime } from '../../openapi/schemas.ts'
 import { Amount, Currency, QueryInstant } from '../prices/money-schemas.ts'
 import { resourceId } from '../../../domain/id-schema.ts'
+import { CurrencyCode } from '../../../domain/pricing/currency-schema.ts'
 
 /** A filter of the list: an id that names nothing lists nothing. */
 const Id = z.string().min(1).max(64)
@@ -53,7 +54,7 @@ export const OrderCreate = z
     locationId: resourceId('location').optional().openapi({ description: LOCATION_ID_RULE }),
     clientId: resourceId('client').optional().openapi({ description: 'The payer.' }),
     childId: resourceId('child').optional(),
-    currency: Currency.optional().openapi({ description: "Defaults to the location's currency." }),
+    currency: CurrencyCode.optional().openapi({ description: "Defaults to the location's currency." }),
     status: z
       .enum(['DRAFT', 'OPEN'])
       .optional()
@@ -66,7 +67,7 @@ export const OrderPatch = z
   .strictObject({
     clientId: resourceId('client').nullable().optional(),
     childId: resourceId('child').nullable().optional(),
-    currency: Currency.optional(),
+    currency: CurrencyCode.optional(),
     lines: Lines.optional().openapi({ description: 'Replaces every line.' }),
   })
   .openapi('OrderPatch', {

@@ -8,6 +8,7 @@ import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/r
 import { IdParam, pageOf, UtcDateTime } from '../../openapi/schemas.ts'
 import { Amount, Currency, OffsetInstant, PositiveAmount, QueryInstant } from '../prices/money-schemas.ts'
 import { resourceId } from '../../../domain/id-schema.ts'
+import { CurrencyCode } from '../../../domain/pricing/currency-schema.ts'
 
 /** A filter of the list: an id that names nothing lists nothing. */
 const Id = z.string().min(1).max(64)
@@ -23,7 +24,7 @@ export const PaymentCreate = z
   .strictObject({
     orderId: resourceId('order'),
     amount: PositiveAmount.openapi({ description: "Integer minor units; at most the order's balance." }),
-    currency: Currency.openapi({ description: "Must be the order's currency." }),
+    currency: CurrencyCode.openapi({ description: "Must be the order's currency." }),
     method: Method,
     reference: Reference.optional().openapi({
       description: 'Receipt, terminal slip, cheque or remittance-advice number.',

@@ -8,6 +8,7 @@ import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/r
 import { IdParam, pageOf, UtcDateTime } from '../../openapi/schemas.ts'
 import { Amount, Currency, QueryBoolean } from './money-schemas.ts'
 import { resourceId } from '../../../domain/id-schema.ts'
+import { CurrencyCode } from '../../../domain/pricing/currency-schema.ts'
 
 const AppointmentTypeSchema = z.enum(AppointmentType).openapi({ example: 'THERAPY_SESSION' })
 const PriceUnitSchema = z
@@ -25,7 +26,7 @@ export const PriceCreate = z
       .openapi({ description: 'Only at this location (in its currency); omit for tenant-wide.' }),
     description: z.string().trim().min(1).max(200).optional().openapi({ example: 'Speech therapy, 45 minutes' }),
     amount: Amount,
-    currency: Currency,
+    currency: CurrencyCode,
     unit: PriceUnitSchema,
     active: z
       .boolean()
