@@ -40,15 +40,18 @@ export function idKindOfPattern(pattern: string | undefined): IdKind | undefined
   return pattern === undefined ? undefined : KIND_BY_PATTERN.get(`/${pattern}/`)
 }
 
+/** Names that splitting the kind's words would get wrong. */
+const LABELS: Partial<Record<IdKind, string>> = {
+  apiKey: 'API key',
+  ssoConnection: 'SSO connection',
+  timeOff: 'time-off',
+}
+
 /**
  * How people call a kind: `customFieldDefinition` → `custom field definition`, `apiKey` → `API key`.
  * @param kind - the resource kind
  */
-export const idLabel = (kind: IdKind) =>
-  kind
-    .replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`)
-    .replace(/^api\b/, 'API')
-    .replace(/\bsso\b/, 'SSO')
+export const idLabel = (kind: IdKind) => LABELS[kind] ?? kind.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`)
 
 /**
  * A well-formed id of a kind, for examples: the documented example must match its own pattern.
