@@ -16560,7 +16560,7 @@ export interface paths {
                 path: {
                     /** @description The session id */
                     id: string;
-                    /** @description The session note id */
+                    /** @description The note id */
                     noteId: string;
                 };
                 cookie?: never;
@@ -16750,7 +16750,7 @@ export interface paths {
                 path: {
                     /** @description The session id */
                     id: string;
-                    /** @description The session note id */
+                    /** @description The note id */
                     noteId: string;
                 };
                 cookie?: never;
@@ -17054,7 +17054,7 @@ export interface paths {
                 path: {
                     /** @description The session id */
                     id: string;
-                    /** @description The session note id */
+                    /** @description The note id */
                     noteId: string;
                 };
                 cookie?: never;
@@ -17358,7 +17358,7 @@ export interface paths {
                 path: {
                     /** @description The session id */
                     id: string;
-                    /** @description The session note id */
+                    /** @description The note id */
                     noteId: string;
                 };
                 cookie?: never;
@@ -24448,7 +24448,7 @@ export interface paths {
                     "Idempotency-Key"?: string;
                 };
                 path: {
-                    /** @description The platform user id */
+                    /** @description The user id */
                     id: string;
                 };
                 cookie?: never;
@@ -31888,7 +31888,6 @@ export interface paths {
                 path: {
                     /** @description The webhook endpoint id */
                     id: string;
-                    /** @description The webhook delivery id */
                     deliveryId: string;
                 };
                 cookie?: never;
@@ -38311,7 +38310,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description The payout adjustment id */
+                    /** @description The adjustment id */
                     id: string;
                 };
                 cookie?: never;
@@ -45774,7 +45773,7 @@ export interface components {
             }[];
         };
         Provider: {
-            /** @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example prv_019a... */
             id: string;
             name: string;
             email: string | null;
@@ -45895,10 +45894,7 @@ export interface components {
              * @example America/Chicago
              */
             timeZone: string;
-            /**
-             * @description The primary location, whose policies apply to bookings; defaults to the tenant's only location
-             * @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
-             */
+            /** @description The primary location, whose policies apply to bookings; defaults to the tenant's only location */
             locationId?: string;
             /** @description Every location the provider works at; the primary one is always included */
             locationIds?: string[];
@@ -45936,7 +45932,6 @@ export interface components {
              * @example America/Chicago
              */
             timeZone?: string;
-            /** @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             locationId?: string;
             locationIds?: string[];
             disciplines?: components["schemas"]["Discipline"][];
@@ -45956,7 +45951,7 @@ export interface components {
             credentials?: components["schemas"]["Credential"][];
         };
         TimeOff: {
-            /** @example tof_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example tof_019a... */
             id: string;
             providerId: string;
             /**
@@ -46140,7 +46135,7 @@ export interface components {
             nextCursor: string | null;
         };
         CareNotification: {
-            /** @example cno_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example cno_019a... */
             id: string;
             /** @enum {string} */
             workflowKind: "early-intervention" | "child-progress" | "provider-onboarding" | "lead-qualification";
@@ -46177,7 +46172,7 @@ export interface components {
             createdAt: string;
         };
         Location: {
-            /** @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example loc_019a... */
             id: string;
             name: string;
             timeZone: string;
@@ -46293,7 +46288,7 @@ export interface components {
             timeZone: string;
         };
         Child: {
-            /** @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example chd_019a... */
             id: string;
             firstName: string;
             lastName: string;
@@ -46322,7 +46317,7 @@ export interface components {
             updatedAt: string;
         };
         ChildClientLink: {
-            /** @example cln_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example cln_019a... */
             clientId: string;
             /** @enum {string} */
             relationship: "MOTHER" | "FATHER" | "PARENT" | "STEP_PARENT" | "FOSTER_PARENT" | "ADOPTIVE_PARENT" | "GRANDPARENT" | "LEGAL_GUARDIAN" | "SIBLING" | "OTHER_RELATIVE" | "CASE_WORKER" | "OTHER";
@@ -46359,7 +46354,7 @@ export interface components {
             diagnosedOn?: string;
         };
         Goal: {
-            /** @example gol_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example gol_019a... */
             id: string;
             description: string;
             discipline?: components["schemas"]["Discipline"];
@@ -46422,10 +46417,7 @@ export interface components {
              * @example 2023-04-18
              */
             dateOfBirth: string;
-            /**
-             * @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too.
-             * @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
-             */
+            /** @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too. */
             locationId?: string;
             /**
              * @default []
@@ -46478,7 +46470,6 @@ export interface components {
              * @example 2023-04-18
              */
             dateOfBirth?: string;
-            /** @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             locationId?: string;
             languages?: string[] | null;
             clients?: components["schemas"]["ChildClientLink"][] | null;
@@ -46621,7 +46612,7 @@ export interface components {
             openFollowUp: components["schemas"]["CareNotification"] | null;
         };
         ProgressReport: {
-            /** @example cpr_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example cpr_019a... */
             id: string;
             childId: string;
             /** @enum {string} */
@@ -46676,7 +46667,7 @@ export interface components {
             nextCursor: string | null;
         };
         Client: {
-            /** @example cln_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example cln_019a... */
             id: string;
             locationId: string;
             firstName: string;
@@ -46737,10 +46728,7 @@ export interface components {
             address?: components["schemas"]["PostalAddress"];
             /** @default [] */
             roles?: ("PARENT" | "GUARDIAN" | "PAYER" | "EMERGENCY_CONTACT" | "CAREGIVER" | "OTHER")[];
-            /**
-             * @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too.
-             * @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
-             */
+            /** @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too. */
             locationId?: string;
             /**
              * @description Values of the location's custom fields keyed by field key (see /v1/custom-field-definitions). Unknown keys are refused; `null` removes a value.
@@ -46781,7 +46769,6 @@ export interface components {
                 country?: string | null;
             } | null;
             roles?: ("PARENT" | "GUARDIAN" | "PAYER" | "EMERGENCY_CONTACT" | "CAREGIVER" | "OTHER")[] | null;
-            /** @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             locationId?: string;
             /**
              * @description Values of the location's custom fields keyed by field key (see /v1/custom-field-definitions). Unknown keys are refused; `null` removes a value.
@@ -46795,7 +46782,7 @@ export interface components {
             };
         };
         CustomFieldDefinition: {
-            /** @example cfd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example cfd_019a... */
             id: string;
             locationId: string;
             key: string;
@@ -46847,10 +46834,7 @@ export interface components {
              * @default 0
              */
             position?: number;
-            /**
-             * @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too.
-             * @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
-             */
+            /** @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too. */
             locationId?: string;
         };
         CustomFieldDefinitionPage: {
@@ -46879,7 +46863,7 @@ export interface components {
             position?: number;
         };
         Pet: {
-            /** @example pet_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example pet_019a... */
             id: string;
             ownerClientId: string;
             name: string;
@@ -46924,7 +46908,7 @@ export interface components {
         PetCreate: {
             /**
              * @description The client the pet belongs to
-             * @example cln_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             * @example cln_019a...
              */
             ownerClientId: string;
             /** @example Biscuit */
@@ -46955,7 +46939,7 @@ export interface components {
         PetPatch: {
             /**
              * @description The client the pet belongs to
-             * @example cln_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             * @example cln_019a...
              */
             ownerClientId?: string;
             /** @example Biscuit */
@@ -46981,7 +46965,7 @@ export interface components {
             } | null;
         };
         Session: {
-            /** @example ses_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example ses_019a... */
             id: string;
             appointmentId: string;
             childId: string;
@@ -47042,7 +47026,7 @@ export interface components {
         SessionOpen: {
             /**
              * @description The appointment the session is of
-             * @example apt_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             * @example apt_019a...
              */
             appointmentId: string;
         };
@@ -47067,7 +47051,7 @@ export interface components {
             nextCursor: string | null;
         };
         SessionNote: {
-            /** @example snt_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example snt_019a... */
             id: string;
             sessionId: string;
             /** @enum {string} */
@@ -47166,7 +47150,7 @@ export interface components {
             unit?: string;
         };
         NoteAddendum: {
-            /** @example nad_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example nad_019a... */
             id: string;
             noteId: string;
             /** @enum {string} */
@@ -47222,14 +47206,11 @@ export interface components {
             reason?: "LATE_ENTRY" | "CORRECTION" | "CLARIFICATION" | "OTHER";
             /** @example Late entry: caregiver reported an ear infection diagnosed the day before. */
             text: string;
-            /**
-             * @description The provider the addendum is written by (attested by the caller); recorded as its author
-             * @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
-             */
+            /** @description The provider the addendum is written by (attested by the caller); recorded as its author */
             providerId?: string;
         };
         Assessment: {
-            /** @example asm_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example asm_019a... */
             id: string;
             childId: string;
             providerId: string | null;
@@ -47295,11 +47276,11 @@ export interface components {
             growthScore?: number;
         };
         AssessmentCreate: {
-            /** @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example chd_019a... */
             childId: string;
             /**
              * @description The provider who administers it
-             * @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             * @example prv_019a...
              */
             providerId?: string;
             /**
@@ -47325,7 +47306,6 @@ export interface components {
         };
         /** @description A JSON merge patch (RFC 7396) of an open assessment; null removes providerId, dueDate or the cadence. A new due date sets the status back to SCHEDULED and re-plans the reminders. */
         AssessmentPatch: {
-            /** @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             providerId?: string | null;
             /**
              * @description The instrument; free text, documented spellings: PLS-5, CELF-5, CELF-P3, GFTA-3, PDMS-2, PDMS-3, Bayley-4, BOT-2, Sensory Profile 2, Vineland-3, BDI-3
@@ -47352,7 +47332,7 @@ export interface components {
             nextCursor: string | null;
         };
         AssessmentNotification: {
-            /** @example asn_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example asn_019a... */
             id: string;
             assessmentId: string;
             /** @enum {string} */
@@ -47372,7 +47352,7 @@ export interface components {
             createdAt: string;
         };
         Appointment: {
-            /** @example apt_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example apt_019a... */
             id: string;
             status: components["schemas"]["AppointmentStatus"];
             childId: string;
@@ -47512,9 +47492,9 @@ export interface components {
         /** @enum {string} */
         CancellationReason: "FAMILY_REQUEST" | "ILLNESS" | "PROVIDER_UNAVAILABLE" | "CENTRE_CLOSED" | "WEATHER" | "SCHEDULING_CONFLICT" | "OTHER";
         AppointmentCreate: {
-            /** @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example chd_019a... */
             childId: string;
-            /** @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example prv_019a... */
             providerId: string;
             type?: components["schemas"]["AppointmentType"];
             service?: components["schemas"]["Discipline"] & unknown;
@@ -47605,10 +47585,7 @@ export interface components {
              * @example 45
              */
             durationMinutes?: number;
-            /**
-             * @description A change is a reschedule
-             * @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
-             */
+            /** @description A change is a reschedule */
             providerId?: string;
         };
         AppointmentReschedule: {
@@ -47622,10 +47599,7 @@ export interface components {
              * @example 45
              */
             durationMinutes?: number;
-            /**
-             * @description Defaults to the current provider
-             * @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
-             */
+            /** @description Defaults to the current provider */
             providerId?: string;
         };
         AppointmentCancel: {
@@ -47634,7 +47608,7 @@ export interface components {
             note?: string;
         };
         AppointmentSeries: {
-            /** @example ser_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example ser_019a... */
             id: string;
             childId: string;
             providerId: string;
@@ -47686,9 +47660,9 @@ export interface components {
             updatedAt: string;
         };
         AppointmentSeriesCreate: {
-            /** @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example chd_019a... */
             childId: string;
-            /** @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example prv_019a... */
             providerId: string;
             type?: components["schemas"]["AppointmentType"];
             service?: components["schemas"]["Discipline"] & unknown;
@@ -47771,7 +47745,7 @@ export interface components {
             methods: ("GET" | "POST" | "PUT" | "PATCH" | "DELETE")[];
         };
         ApiKey: {
-            /** @example ak_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example ak_019a... */
             id: string;
             name: string;
             /** @description The first characters of the secret, to recognise the key */
@@ -47806,7 +47780,6 @@ export interface components {
             nextCursor: string | null;
         };
         SsoConnection: {
-            /** @example sso_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             issuer: string;
             audience: string;
@@ -47858,7 +47831,6 @@ export interface components {
             nextCursor: string | null;
         };
         PlatformUser: {
-            /** @example usr_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             email: string;
             name: string | null;
@@ -47881,7 +47853,7 @@ export interface components {
             nextCursor: string | null;
         };
         Payment: {
-            /** @example pay_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example pay_019a... */
             id: string;
             orderId: string;
             locationId: string;
@@ -47936,7 +47908,7 @@ export interface components {
         /** @enum {string|null} */
         PaymentFailureCode: "CARD_DECLINED" | "INSUFFICIENT_FUNDS" | "EXPIRED_CARD" | "TERMINAL_ERROR" | "PAYMENT_REJECTED" | "OTHER" | null;
         Refund: {
-            /** @example rfd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example rfd_019a... */
             id: string;
             paymentId: string;
             orderId: string;
@@ -47995,7 +47967,7 @@ export interface components {
             nextCursor: string | null;
         };
         AuditEvent: {
-            /** @example aud_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example aud_019a... */
             id: string;
             tenantId: string;
             /** @description Position on the tenant's chain: 1, 2, 3… without gaps, in the order records were sealed. Null until the record is sealed, normally within a second of its request committing */
@@ -48045,7 +48017,7 @@ export interface components {
             hash: string | null;
         };
         Price: {
-            /** @example prc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example prc_019a... */
             id: string;
             service: components["schemas"]["Discipline"];
             /**
@@ -48096,10 +48068,7 @@ export interface components {
              * @enum {string}
              */
             appointmentType?: "THERAPY_SESSION" | "EVALUATION" | "REEVALUATION" | "CONSULTATION" | "PARENT_COACHING" | "EARLY_INTERVENTION" | "ASSESSMENT" | "SCREENING" | "IFSP_MEETING";
-            /**
-             * @description Only at this location (in its currency); omit for tenant-wide.
-             * @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
-             */
+            /** @description Only at this location (in its currency); omit for tenant-wide. */
             locationId?: string;
             /** @example Speech therapy, 45 minutes */
             description?: string;
@@ -48108,17 +48077,15 @@ export interface components {
              * @example 12000
              */
             amount: number;
-            currency: components["schemas"]["CurrencyCode"];
+            /**
+             * @description ISO 4217 currency code; unknown codes are `unknown_currency`.
+             * @example USD
+             */
+            currency: string;
             unit: components["schemas"]["PriceUnit"];
             /** @description Default true. One active price per service, location and type. */
             active?: boolean;
         };
-        /**
-         * @description A circulating ISO 4217 currency code, upper case; any other is `unknown_currency`.
-         * @example USD
-         * @enum {string}
-         */
-        CurrencyCode: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
         PricePage: {
             data: components["schemas"]["Price"][];
             nextCursor: string | null;
@@ -48135,7 +48102,7 @@ export interface components {
             active?: boolean;
         };
         Order: {
-            /** @example ord_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example ord_019a... */
             id: string;
             status: components["schemas"]["OrderStatus"];
             locationId: string;
@@ -48246,19 +48213,16 @@ export interface components {
         /** @enum {string} */
         OrderLineKind: "SESSION" | "SESSION_PACKAGE" | "ASSESSMENT" | "PRODUCT";
         OrderCreate: {
-            /**
-             * @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too.
-             * @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
-             */
+            /** @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too. */
             locationId?: string;
-            /**
-             * @description The payer.
-             * @example cln_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
-             */
+            /** @description The payer. */
             clientId?: string;
-            /** @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             childId?: string;
-            currency?: components["schemas"]["CurrencyCode"] & unknown;
+            /**
+             * @description Defaults to the location's currency.
+             * @example USD
+             */
+            currency?: string;
             /**
              * @description DRAFT (default) stays editable; OPEN finalizes at once.
              * @enum {string}
@@ -48293,11 +48257,8 @@ export interface components {
              * @example USD
              */
             currency?: string;
-            /** @example prc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             priceId?: string;
-            /** @example apt_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             appointmentId?: string;
-            /** @example ses_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             sessionId?: string;
         };
         OrderPage: {
@@ -48306,23 +48267,28 @@ export interface components {
         };
         /** @description A JSON merge patch (RFC 7396) of a DRAFT order; null removes clientId or childId */
         OrderPatch: {
-            /** @example cln_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             clientId?: string | null;
-            /** @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             childId?: string | null;
-            currency?: components["schemas"]["CurrencyCode"];
+            /**
+             * @description ISO 4217 currency code; unknown codes are `unknown_currency`.
+             * @example USD
+             */
+            currency?: string;
             /** @description Replaces every line. */
             lines?: components["schemas"]["OrderLineInput"][];
         };
         PaymentCreate: {
-            /** @example ord_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             orderId: string;
             /**
              * @description Integer minor units; at most the order's balance.
              * @example 6000
              */
             amount: number;
-            currency: components["schemas"]["CurrencyCode"] & unknown;
+            /**
+             * @description Must be the order's currency.
+             * @example USD
+             */
+            currency: string;
             method: components["schemas"]["PaymentMethod"];
             /** @description Receipt, terminal slip, cheque or remittance-advice number. */
             reference?: string;
@@ -48359,7 +48325,7 @@ export interface components {
         };
         /** @description The event envelope (spec Part 2), exactly as webhooks deliver it */
         Event: {
-            /** @example evt_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example evt_019a... */
             id: string;
             /** @enum {string} */
             type: "booking.created" | "booking.cancelled" | "appointment.rescheduled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "assessment.completed" | "provider.approved" | "child.registered" | "session.note_added" | "appointment.no_show" | "appointment.reminder_due" | "webhook.test" | "webhook_endpoint.disabled";
@@ -48378,7 +48344,7 @@ export interface components {
             nextCursor: string | null;
         };
         WebhookDelivery: {
-            /** @example whd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example whd_019a... */
             id: string;
             eventId: string;
             eventType: string;
@@ -48431,7 +48397,7 @@ export interface components {
             secret: string;
         };
         WebhookEndpoint: {
-            /** @example we_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example we_019a... */
             id: string;
             url: string;
             description: string | null;
@@ -48556,7 +48522,7 @@ export interface components {
             to: string;
         };
         Assistant: {
-            /** @example ast_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example ast_019a... */
             id: string;
             name: string;
             /** @example location:loc_019a... */
@@ -48617,7 +48583,7 @@ export interface components {
             data: components["schemas"]["KnowledgeDocument"][];
         };
         KnowledgeDocument: {
-            /** @example kdoc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example kdoc_019a... */
             id: string;
             assistantId: string;
             /** @example attendance-policy.pdf */
@@ -48657,13 +48623,13 @@ export interface components {
             updatedAt: string;
         };
         KnowledgeUpload: {
-            /** @example ast_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example ast_019a... */
             assistantId: string;
             /** @description PDF, Markdown or plain-text files */
             files: string[];
         };
         KnowledgeJsonUpload: {
-            /** @example ast_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example ast_019a... */
             assistantId: string;
             /**
              * @description The file name
@@ -48734,7 +48700,7 @@ export interface components {
             score: number;
         };
         KnowledgeQuery: {
-            /** @example ast_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example ast_019a... */
             assistantId: string;
             /** @example How much notice do we need to give to cancel a session? */
             question: string;
@@ -48837,10 +48803,7 @@ export interface components {
             inPreferredTimes: boolean;
         };
         TherapistMatchRequest: {
-            /**
-             * @description A child record: its age, languages, diagnoses and location fill whatever the request leaves out, and providers who have seen the child score for continuity.
-             * @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
-             */
+            /** @description A child record: its age, languages, diagnoses and location fill whatever the request leaves out, and providers who have seen the child score for continuity. */
             childId?: string;
             discipline: components["schemas"]["Discipline"];
             /** @description The child's age in whole months */
@@ -48873,7 +48836,6 @@ export interface components {
                  * @enum {string}
                  */
                 mode?: "IN_PERSON" | "TELEHEALTH" | "ANY";
-                /** @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
                 locationId?: string;
             };
             /**
@@ -48929,7 +48891,7 @@ export interface components {
             acceptingNewClients?: boolean | null;
         };
         Settlement: {
-            /** @example stl_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example stl_019a... */
             id: string;
             /** @enum {string} */
             status: "PENDING" | "RUNNING" | "COMPLETED" | "FAILED";
@@ -49015,7 +48977,8 @@ export interface components {
             journalEntryId: string | null;
         };
         SettlementCreate: {
-            currency: components["schemas"]["CurrencyCode"];
+            /** @example USD */
+            currency: string;
             /**
              * Format: date-time
              * @example 2026-11-01T00:00:00-06:00
@@ -49035,7 +48998,7 @@ export interface components {
             nextCursor: string | null;
         };
         FeeRule: {
-            /** @example fee_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example fee_019a... */
             id: string;
             /** @description null: the tenant's default */
             providerId: string | null;
@@ -49064,11 +49027,12 @@ export interface components {
              * @example 200
              */
             fixedAmount?: number;
-            fixedCurrency?: components["schemas"]["CurrencyCode"] & unknown;
             /**
-             * @description Absent: the tenant's default rule
-             * @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             * @description ISO 4217 currency of fixedAmount
+             * @example USD
              */
+            fixedCurrency?: string;
+            /** @description Absent: the tenant's default rule */
             providerId?: string;
         };
         FeeRulePage: {
@@ -49082,10 +49046,10 @@ export interface components {
              */
             percentBps?: number;
             fixedAmount?: number | null;
-            fixedCurrency?: components["schemas"]["CurrencyCode"] | null;
+            fixedCurrency?: string | null;
         };
         PayoutAdjustment: {
-            /** @example adj_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example adj_019a... */
             id: string;
             providerId: string;
             /** @description Minor units; negative: the provider owes it back */
@@ -49103,11 +49067,11 @@ export interface components {
             createdAt: string;
         };
         PayoutAdjustmentCreate: {
-            /** @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             providerId: string;
             /** @example 2500 */
             amount: number;
-            currency: components["schemas"]["CurrencyCode"];
+            /** @example USD */
+            currency: string;
             /** @enum {string} */
             reason: "BONUS" | "CORRECTION" | "CHARGEBACK" | "EXPENSE_REIMBURSEMENT" | "OTHER";
             description?: string;
@@ -49139,7 +49103,7 @@ export interface components {
             nextCursor: string | null;
         };
         LedgerEntry: {
-            /** @example jre_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example jre_019a... */
             id: string;
             currency: string;
             description: string;
@@ -49247,7 +49211,6 @@ export interface components {
             }[];
         };
         Lead: {
-            /** @example lea_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             status: components["schemas"]["LeadStatus"];
             clientId: string | null;
@@ -49363,21 +49326,12 @@ export interface components {
             timeZone: string;
         };
         CreateLead: {
-            /**
-             * @description The family as an existing client of the centre
-             * @example cln_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
-             */
+            /** @description The family as an existing client of the centre */
             clientId?: string;
-            /**
-             * @description The child's record, once registered; needed to book
-             * @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
-             */
+            /** @description The child's record, once registered; needed to book */
             childId?: string;
             contact?: components["schemas"]["LeadContact"];
-            /**
-             * @description The location the family asks about
-             * @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
-             */
+            /** @description The location the family asks about */
             locationId?: string;
             /**
              * @description Where the family lives: a postal code or its leading part, matched against the locations' postal codes
@@ -49432,9 +49386,7 @@ export interface components {
         };
         /** @description JSON merge patch (RFC 7396) of the writable fields; null removes a field. */
         PatchLead: {
-            /** @example cln_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             clientId?: string | null;
-            /** @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             childId?: string | null;
             contact?: {
                 name?: string | null;
@@ -49456,10 +49408,7 @@ export interface components {
             providerId: string;
             /** @example 2026-12-01T15:00:00-06:00 */
             startsAt: string;
-            /**
-             * @description The child's record (default: the lead's childId)
-             * @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
-             */
+            /** @description The child's record (default: the lead's childId) */
             childId?: string;
             /**
              * @default EVALUATION
@@ -49690,7 +49639,7 @@ export interface components {
             dueAt: string | null;
         };
         AgentWorkflow: {
-            /** @example agw_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example agw_019a... */
             id: string;
             name: string;
             description: string | null;
@@ -49735,10 +49684,7 @@ export interface components {
             timeZone?: string;
         };
         AgentSpec: {
-            /**
-             * @description The assistant the agent acts through (its scope and tools).
-             * @example ast_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
-             */
+            /** @description The assistant the agent acts through (its scope and tools). */
             assistantId: string;
             /** @description What the agent should do on each run. */
             instructions: string;
@@ -49810,10 +49756,7 @@ export interface components {
             actions?: components["schemas"]["AgentAction"][];
         };
         AgentSpecOverride: {
-            /**
-             * @description The assistant the agent acts through (its scope and tools).
-             * @example ast_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
-             */
+            /** @description The assistant the agent acts through (its scope and tools). */
             assistantId?: string;
             /** @description What the agent should do on each run. */
             instructions?: string;
@@ -49838,7 +49781,7 @@ export interface components {
             nextCursor: string | null;
         };
         AgentRun: {
-            /** @example agr_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example agr_019a... */
             id: string;
             agentWorkflowId: string;
             /** @description The Temporal workflow id (search `WorkflowKind = "agent-run"`). */
@@ -49870,7 +49813,7 @@ export interface components {
             createdAt: string;
         };
         AgentRunDetail: {
-            /** @example agr_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example agr_019a... */
             id: string;
             agentWorkflowId: string;
             /** @description The Temporal workflow id (search `WorkflowKind = "agent-run"`). */
@@ -49942,7 +49885,7 @@ export interface components {
             nextCursor: string | null;
         };
         StaffTask: {
-            /** @example tsk_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example tsk_019a... */
             id: string;
             title: string;
             description: string | null;
@@ -49981,7 +49924,7 @@ export interface components {
             nextCursor: string | null;
         };
         FamilyMessage: {
-            /** @example fmsg_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            /** @example fmsg_019a... */
             id: string;
             childId: string | null;
             /** @description The clients linked to the child when the message was written. */

@@ -13,7 +13,6 @@ import {
 import { listQuerySchema } from '../../../domain/listing.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
-import { resourceId } from '../../../domain/id-schema.ts'
 
 const tags = ['Agent workflows']
 
@@ -48,7 +47,7 @@ export const AgentWorkflowPatch = z
 
 export const AgentWorkflow = z
   .object({
-    id: resourceId('agentWorkflow'),
+    id: z.string().openapi({ example: 'agw_019a...' }),
     name: z.string(),
     description: z.string().nullable(),
     enabled: z.boolean(),
@@ -89,7 +88,7 @@ export const AgentRunStep = z
   .openapi('AgentRunStep')
 
 const runFields = {
-  id: resourceId('agentRun'),
+  id: z.string().openapi({ example: 'agr_019a...' }),
   agentWorkflowId: z.string(),
   workflowId: z.string().openapi({ description: 'The Temporal workflow id (search `WorkflowKind = "agent-run"`).' }),
   trigger: z.object({
@@ -109,7 +108,7 @@ export const AgentRunDetail = z.object({ ...runFields, steps: z.array(AgentRunSt
 
 export const StaffTask = z
   .object({
-    id: resourceId('staffTask'),
+    id: z.string().openapi({ example: 'tsk_019a...' }),
     title: z.string(),
     description: z.string().nullable(),
     childId: z.string().nullable(),
@@ -125,7 +124,7 @@ export const StaffTask = z
 
 export const FamilyMessage = z
   .object({
-    id: resourceId('familyMessage'),
+    id: z.string().openapi({ example: 'fmsg_019a...' }),
     childId: z.string().nullable(),
     recipientClientIds: z
       .array(z.string())
@@ -137,7 +136,7 @@ export const FamilyMessage = z
   })
   .openapi('FamilyMessage')
 
-const WorkflowId = IdParam('agentWorkflow')
+const WorkflowId = IdParam('agent workflow', 'agw_019a...')
 
 export const createAgentWorkflowRoute = protectedRoute('agents', {
   method: 'post',
@@ -244,7 +243,7 @@ export const getAgentRunRoute = protectedRoute('agents.read', {
   path: '/v1/agent-runs/{id}',
   tags,
   summary: 'Retrieve an agent run with its steps (plan, context, agent, actions), outputs and refusals',
-  request: { params: IdParam('agentRun') },
+  request: { params: IdParam('agent run', 'agr_019a...') },
   responses: {
     200: { description: 'The run', content: { 'application/json': { schema: AgentRunDetail } } },
     ...problemResponses(404, ...COMMON_ERRORS),
@@ -302,7 +301,7 @@ export const patchStaffTaskRoute = protectedRoute('agents', {
   tags,
   summary: 'Mark a staff task done (or open again)',
   request: {
-    params: IdParam('staffTask'),
+    params: IdParam('staff task', 'tsk_019a...'),
     body: {
       required: true,
       content: {

@@ -11,7 +11,6 @@ import {
   CancellationReasonSchema,
 } from '../appointments/appointment-schemas.ts'
 import { MAX_DURATION_MINUTES } from '../../../domain/appointments/appointment-rules.ts'
-import { resourceId } from '../../../domain/id-schema.ts'
 
 const LocalDate = z
   .string()
@@ -27,8 +26,8 @@ const LocalDate = z
 
 export const SeriesCreate = z
   .strictObject({
-    childId: resourceId('child'),
-    providerId: resourceId('provider'),
+    childId: z.string().min(1).openapi({ example: 'chd_019a...' }),
+    providerId: z.string().min(1).openapi({ example: 'prv_019a...' }),
     type: AppointmentTypeSchema.default('THERAPY_SESSION'),
     service: DisciplineSchema.optional().openapi({ description: 'Defaults as for a single appointment' }),
     startsAt: OffsetDateTime.openapi({
@@ -87,7 +86,7 @@ export const SeriesException = z
 
 export const Series = z
   .object({
-    id: resourceId('appointmentSeries'),
+    id: z.string().openapi({ example: 'ser_019a...' }),
     childId: z.string(),
     providerId: z.string(),
     locationId: z.string(),
@@ -122,7 +121,7 @@ export const Series = z
   })
   .openapi('AppointmentSeries')
 
-const SeriesId = IdParam('appointmentSeries')
+const SeriesId = IdParam('appointment series', 'ser_019a...')
 const json = <T>(schema: T) => ({ 'application/json': { schema } })
 const ok = { 200: { description: 'The series', content: json(Series) } }
 

@@ -11,7 +11,6 @@ import { DisciplineSchema } from '../../../domain/catalogue/disciplines.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
 import type { AppointmentType, CancellationReason } from '../../../generated/prisma/enums.ts'
 import { OffsetDateTime, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
-import { resourceId } from '../../../domain/id-schema.ts'
 
 export const APPOINTMENT_TYPES = [
   'THERAPY_SESSION',
@@ -62,8 +61,8 @@ const ServiceField = DisciplineSchema.openapi({
 
 export const AppointmentCreate = z
   .strictObject({
-    childId: resourceId('child'),
-    providerId: resourceId('provider'),
+    childId: z.string().min(1).openapi({ example: 'chd_019a...' }),
+    providerId: z.string().min(1).openapi({ example: 'prv_019a...' }),
     type: AppointmentTypeSchema.default('THERAPY_SESSION'),
     service: ServiceField.optional(),
     startsAt: OffsetDateTime.openapi({ format: 'date-time', example: '2026-12-01T09:00:00-06:00' }),
@@ -88,7 +87,7 @@ export const AppointmentPatch = z
     service: DisciplineSchema.optional(),
     startsAt: OffsetDateTime.optional().openapi({ format: 'date-time', description: 'A change is a reschedule' }),
     durationMinutes: DurationMinutes.optional().openapi({ description: 'A change is a reschedule' }),
-    providerId: resourceId('provider').optional().openapi({ description: 'A change is a reschedule' }),
+    providerId: z.string().min(1).optional().openapi({ description: 'A change is a reschedule' }),
   })
   .openapi('AppointmentPatch', {
     description:
@@ -101,7 +100,7 @@ export const AppointmentReschedule = z
   .strictObject({
     startsAt: OffsetDateTime.openapi({ format: 'date-time', example: '2026-12-03T16:00:00-06:00' }),
     durationMinutes: DurationMinutes.optional().openapi({ description: 'Defaults to the current duration' }),
-    providerId: resourceId('provider').optional().openapi({ description: 'Defaults to the current provider' }),
+    providerId: z.string().min(1).optional().openapi({ description: 'Defaults to the current provider' }),
   })
   .openapi('AppointmentReschedule')
 
@@ -132,7 +131,7 @@ export const BookingWorkflowAnswer = z
 
 export const Appointment = z
   .object({
-    id: resourceId('appointment'),
+    id: z.string().openapi({ example: 'apt_019a...' }),
     status: AppointmentStatusSchema,
     childId: z.string(),
     provider: z.object({ id: z.string(), name: z.string() }),

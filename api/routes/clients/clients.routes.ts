@@ -13,7 +13,6 @@ import { listQuerySchema } from '../../../domain/listing.ts'
 import { mergePatchSchema } from '../../../domain/merge-patch.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
-import { resourceId } from '../../../domain/id-schema.ts'
 
 export const ClientCreate = z
   .strictObject({ ...ClientFields.shape, custom_fields: CustomFieldValuesInput.optional() })
@@ -30,7 +29,7 @@ export const ClientPatch = mergePatchSchema(ClientCreate, {
 
 export const Client = z
   .object({
-    id: resourceId('client'),
+    id: z.string().openapi({ example: 'cln_019a...' }),
     locationId: z.string(),
     firstName: z.string(),
     lastName: z.string(),
@@ -81,7 +80,7 @@ const ListClientsQuery = listQuerySchema(CLIENT_SORTS, '-createdAt').extend({
   archived: BooleanQuery('archived', 'true lists only archived clients; default false (only active ones)'),
 })
 
-const ClientId = IdParam('client')
+const ClientId = IdParam('client', 'cln_019a...')
 
 export const createClientRoute = protectedRoute('clients', {
   method: 'post',

@@ -15,12 +15,11 @@ import { listQuerySchema } from '../../../domain/listing.ts'
 import { mergePatchSchema } from '../../../domain/merge-patch.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
-import { resourceId } from '../../../domain/id-schema.ts'
 
 export const CustomFieldDefinitionCreate = z
   .strictObject({
     ...CustomFieldDefinitionShape.shape,
-    locationId: resourceId('location').optional().openapi({ description: LOCATION_ID_RULE }),
+    locationId: z.string().min(1).max(64).optional().openapi({ description: LOCATION_ID_RULE }),
   })
   .superRefine(optionsRule)
   .openapi('CustomFieldDefinitionCreate')
@@ -35,7 +34,7 @@ export const CustomFieldDefinitionPatch = mergePatchSchema(CustomFieldDefinition
 
 export const CustomFieldDefinition = z
   .object({
-    id: resourceId('customFieldDefinition'),
+    id: z.string().openapi({ example: 'cfd_019a...' }),
     locationId: z.string(),
     key: z.string(),
     label: z.string(),
@@ -62,7 +61,7 @@ const ListDefinitionsQuery = listQuerySchema(DEFINITION_SORTS, 'position').exten
   archived: BooleanQuery('archived', 'true lists only archived definitions; default false (only active ones)'),
 })
 
-const DefinitionId = IdParam('customFieldDefinition')
+const DefinitionId = IdParam('custom field definition', 'cfd_019a...')
 const definitionResponse = (description: string) => ({
   description,
   content: { 'application/json': { schema: CustomFieldDefinition } },

@@ -6,7 +6,6 @@ import { VECTOR_STORE_KINDS } from '../../../domain/ai/vector-store/knowledge-ve
 import { listQuerySchema } from '../../../domain/listing.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
-import { resourceId } from '../../../domain/id-schema.ts'
 
 /** A file part of a multipart body (documented as binary; the handler checks type and size itself). */
 const FilePart = z
@@ -24,7 +23,7 @@ const FileList = z
 
 export const KnowledgeUpload = z
   .object({
-    assistantId: resourceId('assistant'),
+    assistantId: z.string().min(1).max(64).openapi({ example: 'ast_019a...' }),
     files: FileList,
   })
   .openapi('KnowledgeUpload')
@@ -59,7 +58,7 @@ export const KnowledgeJsonReplace = z.strictObject(JsonDocumentFields).openapi('
 
 export const KnowledgeDocument = z
   .object({
-    id: resourceId('knowledgeDocument'),
+    id: z.string().openapi({ example: 'kdoc_019a...' }),
     assistantId: z.string(),
     name: z.string().openapi({ example: 'attendance-policy.pdf' }),
     mediaType: z.enum(KNOWLEDGE_MEDIA_TYPES),
@@ -82,7 +81,7 @@ export const KnowledgeDocument = z
 
 export const KnowledgeQuery = z
   .strictObject({
-    assistantId: resourceId('assistant'),
+    assistantId: z.string().min(1).max(64).openapi({ example: 'ast_019a...' }),
     question: z
       .string()
       .trim()
@@ -130,7 +129,7 @@ const ListDocumentsQuery = listQuerySchema(DOCUMENT_SORTS, '-createdAt').extend(
     .openapi({ param: { name: 'status', in: 'query' } }),
 })
 
-const DocumentId = IdParam('knowledgeDocument')
+const DocumentId = IdParam('knowledge document', 'kdoc_019a...')
 const tags = ['Knowledge']
 
 export const uploadKnowledgeRoute = protectedRoute('ai', {

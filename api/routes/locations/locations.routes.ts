@@ -7,10 +7,9 @@ import { listQuerySchema } from '../../../domain/listing.ts'
 import { LOCATION_SORTS, LocationFieldsSchema } from '../../../domain/locations/location-service.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
-import { resourceId } from '../../../domain/id-schema.ts'
 
 const json = <T>(schema: T) => ({ 'application/json': { schema } })
-const locationId = IdParam('location')
+const locationId = IdParam('location', 'loc_019a...')
 const fields = LocationFieldsSchema.shape
 
 const policyDocs = {
@@ -62,7 +61,7 @@ export const LocationPatch = z
 
 export const Location = z
   .object({
-    id: resourceId('location'),
+    id: z.string().openapi({ example: 'loc_019a...' }),
     name: z.string(),
     timeZone: z.string(),
     currency: z.string(),

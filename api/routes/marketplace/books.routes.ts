@@ -10,8 +10,6 @@ import { FEE_RULE_SORTS, FeeRuleFieldsSchema } from '../../../domain/settlements
 import { ENTRY_SORTS } from '../../../domain/settlements/ledger-service.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
-import { resourceId } from '../../../domain/id-schema.ts'
-import { CurrencyCode } from '../../../domain/pricing/currency-schema.ts'
 
 const json = (schema: z.ZodTypeAny, description: string) => ({
   description,
@@ -27,7 +25,7 @@ const Currency = z.string().regex(/^[A-Z]{3}$/, 'An ISO 4217 currency code')
 
 export const FeeRule = z
   .object({
-    id: resourceId('feeRule'),
+    id: z.string().openapi({ example: 'fee_019a...' }),
     providerId: z.string().nullable().openapi({ description: "null: the tenant's default" }),
     percentBps: z.number().int(),
     fixedAmount: z.number().int(),
@@ -38,14 +36,14 @@ export const FeeRule = z
   .openapi('FeeRule')
 
 export const FeeRuleCreate = FeeRuleFieldsSchema.extend({
-  providerId: resourceId('provider').optional().openapi({ description: "Absent: the tenant's default rule" }),
+  providerId: z.string().min(1).max(64).optional().openapi({ description: "Absent: the tenant's default rule" }),
 })
   .strict()
   .openapi('FeeRuleCreate')
 
 export const FeeRulePatch = mergePatchSchema(FeeRuleFieldsSchema, { required: ['percentBps'] }).openapi('FeeRulePatch')
 
-const FeeRuleId = IdParam('feeRule')
+const FeeRuleId = IdParam('fee rule', 'fee_019a...')
 
 export const createFeeRuleRoute = protectedRoute('settlements', {
   method: 'post',
@@ -107,7 +105,7 @@ export const deleteFeeRuleRoute = protectedRoute('settlements', {
 
 export const Adjustment = z
   .object({
-    id: resourceId('payoutAdjustment'),
+    id: z.string().openapi({ example: 'adj_019a...' }),
     providerId: z.string(),
     amount: z.number().int().openapi({ description: 'Minor units; negative: the provider owes it back' }),
     currency: z.string(),
@@ -123,9 +121,9 @@ export const Adjustment = z
 
 export const AdjustmentCreate = z
   .strictObject({
-    providerId: resourceId('provider'),
+    providerId: z.string().min(1).max(64),
     amount: z.number().int().openapi({ example: 2500 }),
-    currency: CurrencyCode,
+    currency: Currency.openapi({ example: 'USD' }),
     reason: z.enum(ADJUSTMENT_REASONS),
     description: z.string().trim().min(1).max(500).optional(),
   })
@@ -150,7 +148,7 @@ export const getAdjustmentRoute = protectedRoute('settlements.read', {
   path: '/v1/marketplace/adjustments/{id}',
   tags: ['Marketplace'],
   summary: 'Retrieve a payout adjustment',
-  request: { params: IdParam('payoutAdjustment') },
+  request: { params: IdParam('adjustment', 'adj_019a...') },
   responses: { 200: json(Adjustment, 'The adjustment'), ...problemResponses(404, ...COMMON_ERRORS) },
 })
 
@@ -208,7 +206,7 @@ export const getLedgerBalancesRoute = protectedRoute('settlements.read', {
 
 export const LedgerEntry = z
   .object({
-    id: resourceId('ledgerEntry'),
+    id: z.string().openapi({ example: 'jre_019a...' }),
     currency: z.string(),
     description: z.string(),
     postedAt: UtcDateTime,

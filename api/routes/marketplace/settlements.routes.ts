@@ -4,21 +4,22 @@ import { listQuerySchema } from '../../../domain/listing.ts'
 import { SETTLEMENT_SORTS, SETTLEMENT_STATUSES } from '../../../domain/settlements/settlement-service.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, OffsetDateTime, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
-import { resourceId } from '../../../domain/id-schema.ts'
-import { CurrencyCode } from '../../../domain/pricing/currency-schema.ts'
 
 const Amount = z.number().int()
 
 export const SettlementCreate = z
   .strictObject({
-    currency: CurrencyCode,
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/, 'An ISO 4217 currency code')
+      .openapi({ example: 'USD' }),
     periodStart: OffsetDateTime.openapi({ format: 'date-time', example: '2026-11-01T00:00:00-06:00' }),
     periodEnd: OffsetDateTime.openapi({
       format: 'date-time',
       example: '2026-11-16T00:00:00-06:00',
       description: 'Exclusive; must have passed. Everything earned before it and never paid is settled.',
     }),
-    providerIds: z.array(resourceId('provider')).max(500).optional().openapi({
+    providerIds: z.array(z.string().min(1).max(64)).max(500).optional().openapi({
       description:
         'Only these providers (settled even when nothing is owed); absent or empty: every provider with something to settle',
     }),
@@ -51,7 +52,7 @@ export const ProviderSettlementResult = z
 
 export const Settlement = z
   .object({
-    id: resourceId('settlement'),
+    id: z.string().openapi({ example: 'stl_019a...' }),
     status: z.enum(SETTLEMENT_STATUSES),
     currency: z.string(),
     periodStart: UtcDateTime,
@@ -107,7 +108,7 @@ export const createSettlementRoute = protectedRoute('settlements', {
   },
 })
 
-const SettlementId = IdParam('settlement')
+const SettlementId = IdParam('settlement', 'stl_019a...')
 
 export const getSettlementRoute = protectedRoute('settlements.read', {
   method: 'get',

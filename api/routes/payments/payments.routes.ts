@@ -7,10 +7,7 @@ import { PAYMENT_FAILURE_CODES } from '../../../domain/payments/payment-processo
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, pageOf, UtcDateTime } from '../../openapi/schemas.ts'
 import { Amount, Currency, OffsetInstant, PositiveAmount, QueryInstant } from '../prices/money-schemas.ts'
-import { resourceId } from '../../../domain/id-schema.ts'
-import { CurrencyCode } from '../../../domain/pricing/currency-schema.ts'
 
-/** A filter of the list: an id that names nothing lists nothing. */
 const Id = z.string().min(1).max(64)
 const Method = z.enum(PaymentMethod).openapi('PaymentMethod')
 const Status = z.enum(PaymentStatus).openapi('PaymentStatus', {
@@ -22,9 +19,9 @@ const Reference = z.string().trim().min(1).max(100)
 
 export const PaymentCreate = z
   .strictObject({
-    orderId: resourceId('order'),
+    orderId: Id,
     amount: PositiveAmount.openapi({ description: "Integer minor units; at most the order's balance." }),
-    currency: CurrencyCode.openapi({ description: "Must be the order's currency." }),
+    currency: Currency.openapi({ description: "Must be the order's currency." }),
     method: Method,
     reference: Reference.optional().openapi({
       description: 'Receipt, terminal slip, cheque or remittance-advice number.',
@@ -49,7 +46,7 @@ export const RefundCreate = z
 
 export const Refund = z
   .object({
-    id: resourceId('refund'),
+    id: z.string().openapi({ example: 'rfd_019a...' }),
     paymentId: z.string(),
     orderId: z.string(),
     amount: PositiveAmount,
@@ -63,7 +60,7 @@ export const Refund = z
 
 export const Payment = z
   .object({
-    id: resourceId('payment'),
+    id: z.string().openapi({ example: 'pay_019a...' }),
     orderId: z.string(),
     locationId: z.string(),
     clientId: z.string().nullable(),
@@ -85,7 +82,7 @@ export const Payment = z
   .openapi('Payment')
 
 const json = <T extends z.ZodTypeAny>(schema: T) => ({ 'application/json': { schema } })
-const paymentParam = IdParam('payment')
+const paymentParam = IdParam('payment', 'pay_019a...')
 
 export const createPaymentRoute = protectedRoute('payments', {
   method: 'post',

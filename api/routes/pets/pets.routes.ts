@@ -7,7 +7,6 @@ import { PET_SPECIES, PetFields, TherapyAnimalCertification } from '../../../dom
 import { PET_SORTS } from '../../../domain/pets/pet-service.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
-import { resourceId } from '../../../domain/id-schema.ts'
 
 export const PetCreate = PetFields.openapi('PetCreate')
 
@@ -21,7 +20,7 @@ export const PetPatch = mergePatchSchema(PetFields, {
 
 export const Pet = z
   .object({
-    id: resourceId('pet'),
+    id: z.string().openapi({ example: 'pet_019a...' }),
     ownerClientId: z.string(),
     name: z.string(),
     species: z.enum(PET_SPECIES),
@@ -50,7 +49,7 @@ const ListPetsQuery = listQuerySchema(PET_SORTS, '-createdAt').extend({
   archived: BooleanQuery('archived', 'true lists only archived pets; default false (only active ones)'),
 })
 
-const PetId = IdParam('pet')
+const PetId = IdParam('pet', 'pet_019a...')
 const petResponse = (description: string) => ({ description, content: { 'application/json': { schema: Pet } } })
 
 export const createPetRoute = protectedRoute('pets', {

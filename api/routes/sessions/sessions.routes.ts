@@ -7,11 +7,14 @@ import { BillingLine, SessionFields } from '../../../domain/sessions/session-sch
 import { SESSION_SORTS } from '../../../domain/sessions/session-service.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, OffsetDateTime, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
-import { resourceId } from '../../../domain/id-schema.ts'
 
 export const SessionOpen = z
   .strictObject({
-    appointmentId: resourceId('appointment').openapi({ description: 'The appointment the session is of' }),
+    appointmentId: z
+      .string()
+      .min(1)
+      .max(64)
+      .openapi({ description: 'The appointment the session is of', example: 'apt_019a...' }),
   })
   .openapi('SessionOpen')
 
@@ -25,7 +28,7 @@ export const SessionPatch = mergePatchSchema(SessionFields, {
 
 export const Session = z
   .object({
-    id: resourceId('session'),
+    id: z.string().openapi({ example: 'ses_019a...' }),
     appointmentId: z.string(),
     childId: z.string(),
     providerId: z.string(),
@@ -78,7 +81,7 @@ const ListSessionsQuery = listQuerySchema(SESSION_SORTS, '-scheduledStartsAt').e
   }),
 })
 
-export const SessionId = IdParam('session')
+export const SessionId = IdParam('session', 'ses_019a...')
 const sessionResponse = (description: string) => ({ description, content: { 'application/json': { schema: Session } } })
 
 export const openSessionRoute = protectedRoute('sessions', {
