@@ -140,6 +140,33 @@ export function keysetOrderBy(list: ListRequest): Array<Record<string, SortDirec
   return list.field === 'id' ? [{ id: list.direction }] : [{ [list.field]: list.direction }, { id: list.direction }]
 }
 
+/** The arguments {@link findPage} gives a model's `findMany`. */
+export interface KeysetFindArgs<W> {
+  where: { AND: W[] }
+  orderBy: Array<Record<string, SortDirection>>
+  take: number
+}
+
+/**
+ * One keyset page of a model: `filters` and the cursor's position, in the list's order, one row more than the page
+ * to know whether another follows.
+ * @param filters - the list's `where` conditions (the tenant, the query's filters), all of which must hold
+ * @param findMany - the model's query, e.g. `(args) => uow.tx.lead.findMany(args)`
+ */
+export async function findPage<W, T extends { id: string }>(
+  list: ListRequest,
+  filters: W[],
+  findMany: (args: KeysetFindArgs<W>) => Promise<T[]>
+): Promise<Page<T>> {
+  const rows = await findMany({
+    // The cursor's fragment is a `where` of any model with the sort field and `id`; W is that model's where type.
+    where: { AND: [...filters, keysetWhere(list) as W] },
+    orderBy: keysetOrderBy(list),
+    take: list.limit + 1,
+  })
+  return toSortedPage(rows, list)
+}
+
 /**
  * A page from rows fetched with `take: list.limit + 1` in {@link keysetOrderBy} order.
  * @param rows - the rows, each carrying `id` and the sort field
