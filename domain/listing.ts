@@ -43,6 +43,27 @@ interface CursorPayload {
   id: string
 }
 
+const limitParam = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(100)
+  .default(20)
+  .openapi({ param: { name: 'limit', in: 'query' }, description: 'Page size, 1 to 100.' })
+
+const cursorParam = (description: string) =>
+  z
+    .string()
+    .max(512)
+    .optional()
+    .openapi({ param: { name: 'cursor', in: 'query' }, description })
+
+/** The query schema of a list route in one fixed order (no `sort`): limit and cursor. Extend it with the filters. */
+export const pageQuerySchema = z.object({
+  limit: limitParam,
+  cursor: cursorParam('The `nextCursor` of the previous page.'),
+})
+
 /**
  * The query schema of a list route: limit, cursor and a sort restricted to `sortable` fields in either direction.
  * Extend it with the route's filters.
@@ -50,21 +71,8 @@ interface CursorPayload {
 export function listQuerySchema<const F extends string>(sortable: readonly [F, ...F[]], defaultSort: SortParam<F>) {
   const values = sortable.flatMap((field) => [field, `-${field}`]) as [SortParam<F>, ...SortParam<F>[]]
   return z.object({
-    limit: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(100)
-      .default(20)
-      .openapi({ param: { name: 'limit', in: 'query' }, description: 'Page size, 1 to 100.' }),
-    cursor: z
-      .string()
-      .max(512)
-      .optional()
-      .openapi({
-        param: { name: 'cursor', in: 'query' },
-        description: 'The `nextCursor` of the previous page, with the same `sort`.',
-      }),
+    limit: limitParam,
+    cursor: cursorParam('The `nextCursor` of the previous page, with the same `sort`.'),
     sort: z
       .enum(values)
       // zod cannot see that a SortParam<F> is one of the enum's values when F is generic.
