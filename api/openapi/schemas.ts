@@ -3,6 +3,7 @@
  * single source of truth: they validate requests, type handlers and generate the OpenAPI description.
  */
 import { z } from '@hono/zod-openapi'
+import { pageQuerySchema } from '../../domain/listing.ts'
 import { OFFSET_DATE_TIME } from '../../domain/time.ts'
 
 export const ProblemSchema = z
@@ -51,20 +52,8 @@ export const IdParam = (name: string, example: string) =>
       .openapi({ param: { name: 'id', in: 'path' }, example, description: `The ${name} id` }),
   })
 
-export const PaginationQuery = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .default(20)
-    .openapi({ param: { name: 'limit', in: 'query' } }),
-  cursor: z
-    .string()
-    .max(512)
-    .optional()
-    .openapi({ param: { name: 'cursor', in: 'query' } }),
-})
+/** Limit and cursor of a list in one fixed order: the same parameters as every sorted list's (domain/listing.ts). */
+export const PaginationQuery = pageQuerySchema
 
 /** The list envelope of CONVENTIONS.md. */
 export const pageOf = <T extends z.ZodTypeAny>(item: T, name: string) =>

@@ -6,7 +6,7 @@
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { principalAllows, type Principal } from '../auth/principal.ts'
 import { ALL_SCOPES } from '../auth/scopes.ts'
-import { AppError, validationError, type FieldError } from '../errors.ts'
+import { AppError, insufficientScope, validationError, type FieldError } from '../errors.ts'
 import { fieldErrorsOf, type JsonObject } from '../merge-patch.ts'
 import { vetEndpointUrl } from '../webhooks/endpoint-url.ts'
 import type { WebhookSettings } from '../webhooks/webhook-settings.ts'
@@ -82,10 +82,10 @@ export async function checkConfig(
   if (errors.length > 0) throw validationError(errors)
   if (missingScopes.length > 0) {
     const needed = [...new Set(missingScopes)].join(' ')
-    throw new AppError(403, 'insufficient_scope', 'Insufficient scope', {
-      detail: `These actions need scopes you do not hold: ${needed}. A workflow can never act beyond whoever configures it.`,
-      headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${needed}"` },
-    })
+    throw insufficientScope(
+      needed,
+      `These actions need scopes you do not hold: ${needed}. A workflow can never act beyond whoever configures it.`
+    )
   }
   return { scopes }
 }

@@ -18,6 +18,18 @@ export interface ChildCareWorkflowsDeps {
   config: { TEMPORAL_TASK_QUEUE: string; CARE_WORKFLOW_DAY_MS: number; CHILD_PROGRESS_INTERVAL_DAYS: number }
 }
 
+/** A child's progress follow-ups as configured: the children routes start and stop them, the progress routes read. */
+export function progressFollowUpsOf(deps: ChildCareWorkflowsDeps) {
+  return createProgressFollowUps({
+    outbox: deps.outbox,
+    temporal: deps.temporal,
+    logger: deps.logger,
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    intervalDays: deps.config.CHILD_PROGRESS_INTERVAL_DAYS,
+    dayMs: deps.config.CARE_WORKFLOW_DAY_MS,
+  })
+}
+
 /** Creates the hooks the children routes call in the unit of work of each change. */
 export function childCareWorkflows(deps: ChildCareWorkflowsDeps) {
   const earlyIntervention = createEarlyInterventionSync({
@@ -26,14 +38,7 @@ export function childCareWorkflows(deps: ChildCareWorkflowsDeps) {
     logger: deps.logger,
     ...(deps.config.CARE_WORKFLOW_DAY_MS !== 86_400_000 ? { dayMs: deps.config.CARE_WORKFLOW_DAY_MS } : {}),
   })
-  const progress = createProgressFollowUps({
-    outbox: deps.outbox,
-    temporal: deps.temporal,
-    logger: deps.logger,
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    intervalDays: deps.config.CHILD_PROGRESS_INTERVAL_DAYS,
-    dayMs: deps.config.CARE_WORKFLOW_DAY_MS,
-  })
+  const progress = progressFollowUpsOf(deps)
   return {
     /** A child was registered. */
     async childRegistered(uow: UnitOfWork, child: EnrolmentOfChild): Promise<void> {

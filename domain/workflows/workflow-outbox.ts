@@ -6,6 +6,7 @@
  */
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client'
 import { TypedSearchAttributes, type SearchAttributePair } from '@temporalio/common'
+import { startBackgroundLoop } from '../../infra/background-loop.ts'
 import type { Db } from '../../infra/db.ts'
 import type { Logger } from '../../infra/logger.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
@@ -162,17 +163,15 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
   }
 
   function startSweeper(intervalMs: number): () => Promise<void> {
-    let running: Promise<unknown> = Promise.resolve()
-    const timer = setInterval(() => {
-      running = running.then(() =>
-        dispatchPending().catch((error: unknown) => logger.error({ err: String(error) }, 'outbox sweep failed'))
-      )
-    }, intervalMs)
-    timer.unref()
-    return async () => {
-      clearInterval(timer)
-      await running
-    }
+    // Ticks during a slow sweep (Temporal away, each start timing out) coalesce into one more sweep, not a queue.
+    return startBackgroundLoop({
+      run: async () => {
+        await dispatchPending()
+      },
+      intervalMs,
+      runAtStart: false,
+      onError: (error) => logger.error({ err: String(error) }, 'outbox sweep failed'),
+    })
   }
 
   return { enqueue, dispatchPending, startSweeper }

@@ -1,8 +1,13 @@
 /**
- * @module Canonical JSON for hashing: the JSON Canonicalization Scheme (RFC 8785) for the values our notes hold —
- * object members sorted by their UTF-16 code units, no insignificant whitespace, strings and numbers serialised as
- * ECMAScript's JSON.stringify does (which is what RFC 8785 specifies for them). Anyone can recompute a note's hash
- * from its JSON with any RFC 8785 library, in any language.
+ * @module Canonical JSON for hashing, the one scheme of the code base: the JSON Canonicalization Scheme (RFC 8785)
+ * for the values we hash — object members sorted by their UTF-16 code units, no insignificant whitespace, strings and
+ * numbers serialised as ECMAScript's JSON.stringify does (which is what RFC 8785 specifies for them). Signed notes
+ * (notes/note-hash.ts) and the audit hash chain (audit/audit-hash.ts) hash it, and anyone can recompute either hash
+ * with any RFC 8785 library, in any language. The audit chain hashed `JSON.stringify` of its fields in sorted order
+ * before it used this module. The two differ in general (JavaScript lists array-index names such as "9" first, and
+ * JSON.stringify writes NaN as null), but not for its records: fixed non-index names, strings, finite numbers and
+ * nulls give the same bytes (test/unit/domain/canonical-json.test.ts checks it on many generated records), so every
+ * stored chain verifies.
  */
 
 /** A JSON value (what a canonical form exists for). */
