@@ -29,6 +29,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow'
 import type { BookingPlanWithTiming, createBookingActivities } from '../activities/booking-activities.ts'
+import { standardActivityOptions } from './activity-options.ts'
 import {
   bookingWakeAt,
   dueBookingStep,
@@ -59,10 +60,7 @@ import {
   type BookingWorkflowInput,
 } from './shared.ts'
 
-const activities = proxyActivities<ReturnType<typeof createBookingActivities>>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-})
+const activities = proxyActivities<ReturnType<typeof createBookingActivities>>(standardActivityOptions('30 seconds'))
 
 /** How long after an accepted step the workflow re-reads the appointment if the after-commit signal never came. */
 const VERIFY_AFTER_UPDATE_MS = 60_000
