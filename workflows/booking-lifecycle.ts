@@ -30,6 +30,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow'
 import type { BookingPlanWithTiming, createBookingActivities } from '../activities/booking-activities.ts'
+import { standardActivityOptions } from './activity-options.ts'
 import {
   bookingWakeAt,
   dueBookingStep,
@@ -61,10 +62,7 @@ import {
   type BookingWorkflowInput,
 } from './shared.ts'
 
-const activities = proxyActivities<ReturnType<typeof createBookingActivities>>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-})
+const activities = proxyActivities<ReturnType<typeof createBookingActivities>>(standardActivityOptions('30 seconds'))
 
 /** The first read, run in the workflow's first task by the worker (FIRST_READ_LOCAL_PATCH); same limits and retries. */
 const local = proxyLocalActivities<ReturnType<typeof createBookingActivities>>({

@@ -26,6 +26,7 @@ import {
 } from '@temporalio/workflow'
 import type { UpdateDefinition } from '@temporalio/common'
 import type { createProviderOnboardingActivities } from '../activities/provider-onboarding-activities.ts'
+import { standardActivityOptions } from './activity-options.ts'
 import {
   DEFAULT_ONBOARDING_TIMING,
   onboardingStepRefusal,
@@ -50,10 +51,9 @@ import {
   type ProviderOnboardingResult,
 } from './provider-onboarding-contract.ts'
 
-const activities = proxyActivities<ReturnType<typeof createProviderOnboardingActivities>>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-})
+const activities = proxyActivities<ReturnType<typeof createProviderOnboardingActivities>>(
+  standardActivityOptions('30 seconds')
+)
 
 /**
  * Patch: admins are told at once when an onboarding reaches their approval (before, the first word they got was the

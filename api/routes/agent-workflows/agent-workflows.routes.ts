@@ -11,6 +11,7 @@ import {
   AgentTriggerSchema,
 } from '../../../domain/agent-workflows/agent-workflow-schema.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
+import { idFilter, pageResponses, queryFilter } from '../../openapi/list-parts.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 
@@ -160,20 +161,10 @@ export const listAgentWorkflowsRoute = protectedRoute('agents.read', {
   request: {
     query: listQuerySchema(AGENT_WORKFLOW_SORTS, '-createdAt').extend({
       enabled: BooleanQuery('enabled', 'true: only enabled workflows; false: only disabled ones'),
-      templateId: z
-        .string()
-        .max(80)
-        .optional()
-        .openapi({ param: { name: 'templateId', in: 'query' } }),
+      templateId: queryFilter('templateId', z.string().max(80)),
     }),
   },
-  responses: {
-    200: {
-      description: 'A page of agent workflows',
-      content: { 'application/json': { schema: pageOf(AgentWorkflow, 'AgentWorkflowPage') } },
-    },
-    ...problemResponses(400, ...COMMON_ERRORS),
-  },
+  responses: pageResponses(AgentWorkflow, 'AgentWorkflowPage', 'A page of agent workflows'),
 })
 
 export const getAgentWorkflowRoute = protectedRoute('agents.read', {
@@ -275,24 +266,11 @@ export const listStaffTasksRoute = protectedRoute('agents.read', {
   summary: 'List staff tasks (created by agent runs)',
   request: {
     query: listQuerySchema(['createdAt'], '-createdAt').extend({
-      status: z
-        .enum(['OPEN', 'DONE'])
-        .optional()
-        .openapi({ param: { name: 'status', in: 'query' } }),
-      agentRunId: z
-        .string()
-        .max(64)
-        .optional()
-        .openapi({ param: { name: 'agentRunId', in: 'query' } }),
+      status: queryFilter('status', z.enum(['OPEN', 'DONE'])),
+      agentRunId: idFilter('agentRunId'),
     }),
   },
-  responses: {
-    200: {
-      description: 'A page of tasks',
-      content: { 'application/json': { schema: pageOf(StaffTask, 'StaffTaskPage') } },
-    },
-    ...problemResponses(400, ...COMMON_ERRORS),
-  },
+  responses: pageResponses(StaffTask, 'StaffTaskPage', 'A page of tasks'),
 })
 
 export const patchStaffTaskRoute = protectedRoute('agents', {
@@ -325,23 +303,9 @@ export const listFamilyMessagesRoute = protectedRoute('agents.read', {
   summary: 'List messages to families recorded by agent runs (no e-mail or SMS is sent by the platform)',
   request: {
     query: listQuerySchema(['createdAt'], '-createdAt').extend({
-      childId: z
-        .string()
-        .max(64)
-        .optional()
-        .openapi({ param: { name: 'childId', in: 'query' } }),
-      agentRunId: z
-        .string()
-        .max(64)
-        .optional()
-        .openapi({ param: { name: 'agentRunId', in: 'query' } }),
+      childId: idFilter('childId'),
+      agentRunId: idFilter('agentRunId'),
     }),
   },
-  responses: {
-    200: {
-      description: 'A page of messages',
-      content: { 'application/json': { schema: pageOf(FamilyMessage, 'FamilyMessagePage') } },
-    },
-    ...problemResponses(400, ...COMMON_ERRORS),
-  },
+  responses: pageResponses(FamilyMessage, 'FamilyMessagePage', 'A page of messages'),
 })
