@@ -1,6 +1,6 @@
 /**
  * @module Time-zone arithmetic for appointment times: shown with the UTC offset of the location's zone at that
- * instant (CONVENTIONS.md), computed with Intl so daylight-saving transitions are right.
+ * instant (docs/conventions.md), computed with Intl so daylight-saving transitions are right.
  */
 
 const formatterCache = new Map<string, Intl.DateTimeFormat>()

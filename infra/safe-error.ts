@@ -2,7 +2,7 @@
  * @module How an error appears in a log line. A driver's or ORM's message often quotes the values it was given
  * ("invalid input syntax for type date: '2019-13-45'", "Key (email)=(maya@example.com) already exists", Prisma's
  * invocation dump with the arguments): values that can be a child's name, date of birth or diagnosis. Logs carry ids
- * only (CONVENTIONS.md), so every quoted or bracketed value is replaced before the line is written; the error's type,
+ * only (docs/conventions.md), so every quoted or bracketed value is replaced before the line is written; the error's type,
  * code and stack frames, which are what an operator debugs with, stay.
  */
 

@@ -66,6 +66,6 @@ export const PaginationQuery = z.object({
     .openapi({ param: { name: 'cursor', in: 'query' } }),
 })
 
-/** The list envelope of CONVENTIONS.md. */
+/** The list envelope of docs/conventions.md. */
 export const pageOf = <T extends z.ZodTypeAny>(item: T, name: string) =>
   z.object({ data: z.array(item), nextCursor: z.string().nullable() }).openapi(name)

@@ -122,7 +122,7 @@ export function createAgentTriggerDispatcher(deps: AgentTriggerDispatcherDeps) {
       trigger: 'EVENT',
       eventId: row.eventId,
     }
-    // Ids only (CONVENTIONS.md): the event's child id is an id, never a name.
+    // Ids only (docs/conventions.md): the event's child id is an id, never a name.
     const attributes: SearchAttributePair[] = [
       { key: searchAttributeKeys.TenantId, value: row.tenantId },
       { key: searchAttributeKeys.WorkflowKind, value: AGENT_RUN_KIND },
