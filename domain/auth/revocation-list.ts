@@ -49,9 +49,7 @@ export function createRevocationList(deps: {
     async start() {
       await sync()
       timer = setInterval(() => {
-        running = running
-          .then(sync)
-          .catch((error: unknown) => logger.warn({ err: String(error) }, 'revocation sync failed'))
+        running = running.then(sync).catch((error: unknown) => logger.warn({ err: error }, 'revocation sync failed'))
       }, deps.intervalMs ?? 1000)
       timer.unref()
     },

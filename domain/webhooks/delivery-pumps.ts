@@ -51,7 +51,7 @@ export function keepDeliveryPumpsRunning(
   const check = () => {
     running = running.then(() =>
       ensureDeliveryPumps(temporal, taskQueue, partitions).catch((error: unknown) =>
-        logger.warn({ err: String(error) }, 'webhook delivery pumps not started; trying again in a minute')
+        logger.warn({ err: error }, 'webhook delivery pumps not started; trying again in a minute')
       )
     )
   }
