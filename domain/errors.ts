@@ -1,6 +1,6 @@
 /**
  * @module Errors as values. Domain code throws these; `api/middleware/error-handler.ts` is the one place that maps
- * them to RFC 9457 problem documents. Codes are part of the public contract (CONVENTIONS.md): never rename one.
+ * them to RFC 9457 problem documents. Codes are part of the public contract (docs/conventions.md): never rename one.
  * A code is an {@link ErrorCode}, a key of the error catalogue, so a code without its documentation page does not
  * compile. (A type import only: workflows bundle this module, and the catalogue's text has no place there.)
  */

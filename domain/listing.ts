@@ -1,5 +1,5 @@
 /**
- * @module Sorted cursor pagination for every list endpoint (CONVENTIONS.md): `?limit=` 1..100 (default 20), an opaque
+ * @module Sorted cursor pagination for every list endpoint (docs/conventions.md): `?limit=` 1..100 (default 20), an opaque
  * `?cursor=`, and `?sort=field` or `?sort=-field`. Pages are keyset pages over (sort field, id): they never skip or
  * repeat a row while rows are added, and cost the same on page 1 and page 1,000.
  *

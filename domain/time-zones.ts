@@ -181,7 +181,7 @@ export function formatWithOffset(instant: number, offset: number): string {
 }
 
 /**
- * Formats an instant as ISO 8601 local time with the zone's offset at that instant (CONVENTIONS.md), e.g.
+ * Formats an instant as ISO 8601 local time with the zone's offset at that instant (docs/conventions.md), e.g.
  * `2026-12-01T09:00:00-06:00`.
  * @param instant - the moment to format
  * @param timeZone - IANA zone whose offset at that instant is used

@@ -1,5 +1,5 @@
 /**
- * @module Idempotency-Key on every write (CONVENTIONS.md). The key's record is inserted inside the request's
+ * @module Idempotency-Key on every write (docs/conventions.md). The key's record is inserted inside the request's
  * transaction, so PostgreSQL itself arbitrates races: a concurrent duplicate blocks on the unique index until the
  * first request commits (then it replays the stored response) or rolls back (then it runs). A duplicate that would
  * wait longer than the configured time gets 409 `idempotency_request_in_progress`.

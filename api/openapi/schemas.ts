@@ -55,6 +55,6 @@ export const IdParam = (name: string, example: string) =>
 /** Limit and cursor of a list in one fixed order: the same parameters as every sorted list's (domain/listing.ts). */
 export const PaginationQuery = pageQuerySchema
 
-/** The list envelope of CONVENTIONS.md. */
+/** The list envelope of docs/conventions.md. */
 export const pageOf = <T extends z.ZodTypeAny>(item: T, name: string) =>
   z.object({ data: z.array(item), nextCursor: z.string().nullable() }).openapi(name)

@@ -112,7 +112,7 @@ export function createAgentSchedules({ db, temporal, taskQueue, logger }: AgentS
         })
         synced++
       } catch (error) {
-        logger.warn({ agentWorkflowId: row.id, err: String(error) }, 'agent schedule not synced; the sweep retries')
+        logger.warn({ agentWorkflowId: row.id, err: error }, 'agent schedule not synced; the sweep retries')
       }
     }
     return synced

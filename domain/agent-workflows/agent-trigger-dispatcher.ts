@@ -122,7 +122,7 @@ export function createAgentTriggerDispatcher(deps: AgentTriggerDispatcherDeps) {
       trigger: 'EVENT',
       eventId: row.eventId,
     }
-    // Ids only (CONVENTIONS.md): the event's child id is an id, never a name.
+    // Ids only (docs/conventions.md): the event's child id is an id, never a name.
     const attributes: SearchAttributePair[] = [
       { key: searchAttributeKeys.TenantId, value: row.tenantId },
       { key: searchAttributeKeys.WorkflowKind, value: AGENT_RUN_KIND },
@@ -165,7 +165,7 @@ export function createAgentTriggerDispatcher(deps: AgentTriggerDispatcherDeps) {
         if (result.status === 'fulfilled') started++
         else
           logger.warn(
-            { agentRunId: rows[index]!.id, err: String(result.reason) },
+            { agentRunId: rows[index]!.id, err: result.reason },
             'agent run start deferred to the sweep'
           )
       }
@@ -187,7 +187,7 @@ export function createAgentTriggerDispatcher(deps: AgentTriggerDispatcherDeps) {
       // API's pool, the embedded database's only connection) per event was a large part of a booking's database work
       // (issue 22). Events of the same 50 ms share one; an agent run starts that much later.
       coalesceMs: AGENT_WAKE_COALESCE_MS,
-      onError: (error) => logger.error({ err: String(error) }, 'agent trigger dispatch failed'),
+      onError: (error) => logger.error({ err: error }, 'agent trigger dispatch failed'),
     })
   }
 

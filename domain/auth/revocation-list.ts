@@ -53,7 +53,7 @@ export function createRevocationList(deps: {
         run: sync,
         intervalMs: deps.intervalMs ?? 1000,
         runAtStart: false,
-        onError: (error) => logger.warn({ err: String(error) }, 'revocation sync failed'),
+        onError: (error) => logger.warn({ err: error }, 'revocation sync failed'),
       })
     },
     async stop() {

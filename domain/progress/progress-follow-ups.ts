@@ -99,7 +99,7 @@ export function createProgressFollowUps(deps: ProgressFollowUpsDeps) {
           .getHandle(childProgressWorkflowId(uow.tenantId, childId))
           .signal(childProgressChangedSignal)
       ).catch((error: unknown) =>
-        deps.logger.warn({ childId, err: String(error) }, 'progress follow-up not told of the archive')
+        deps.logger.warn({ childId, err: error }, 'progress follow-up not told of the archive')
       )
     })
   }
@@ -186,7 +186,7 @@ export function createProgressFollowUps(deps: ProgressFollowUpsDeps) {
     } catch (error) {
       rethrowIfTransactionHeld(error)
       if (error instanceof WorkflowNotFoundError) return { running: false }
-      deps.logger.warn({ childId, err: String(error) }, 'progress follow-up state unavailable')
+      deps.logger.warn({ childId, err: error }, 'progress follow-up state unavailable')
       return null
     }
   }

@@ -52,6 +52,6 @@ export function keepDeliveryPumpsRunning(
     run: () => ensureDeliveryPumps(temporal, taskQueue, partitions),
     intervalMs: CHECK_INTERVAL_MS,
     onError: (error) =>
-      logger.warn({ err: String(error) }, 'webhook delivery pumps not started; trying again in a minute'),
+      logger.warn({ err: error }, 'webhook delivery pumps not started; trying again in a minute'),
   })
 }

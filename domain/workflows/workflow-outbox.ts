@@ -103,7 +103,7 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
       // cost every booking a round trip to the database before its answer (issue 22). Should the sweep have started
       // it meanwhile, starting again is harmless (the running workflow is reused).
       await withTimeout(dispatchRows([{ id, ...row }]), dispatchTimeoutMs).catch((error: unknown) =>
-        logger.warn({ outboxId: id, workflowId: request.workflowId, err: String(error) }, 'workflow start deferred')
+        logger.warn({ outboxId: id, workflowId: request.workflowId, err: error }, 'workflow start deferred')
       )
     })
   }
@@ -155,7 +155,7 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
           data: { attempts: { increment: 1 }, lastError: String(error).slice(0, 500) },
         })
         // Temporal is most likely down: stop this round instead of failing every row in turn.
-        logger.warn({ outboxId: row.id, workflowId: row.workflowId, err: String(error) }, 'workflow start failed')
+        logger.warn({ outboxId: row.id, workflowId: row.workflowId, err: error }, 'workflow start failed')
         break
       }
     }
@@ -170,7 +170,7 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
       },
       intervalMs,
       runAtStart: false,
-      onError: (error) => logger.error({ err: String(error) }, 'outbox sweep failed'),
+      onError: (error) => logger.error({ err: error }, 'outbox sweep failed'),
     })
   }
 

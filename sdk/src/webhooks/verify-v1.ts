@@ -1,5 +1,5 @@
 /**
- * @module Signature scheme v1 (CONVENTIONS.md, "Webhooks"): `X-Service-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex>]`
+ * @module Signature scheme v1 (docs/conventions.md, "Webhooks"): `X-Service-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex>]`
  * where each `v1` is the lowercase hex HMAC-SHA256 of "<t>.<raw body>" keyed with an endpoint secret exactly as
  * issued (the `whsec_...` string itself, not decoded). During a secret rotation the API sends one `v1` per active
  * secret; any one matching is enough. Comparisons are Web Crypto's `verify`, which is constant-time.
