@@ -7,11 +7,8 @@
  */
 import type { Client } from '@temporalio/client'
 import { createAiRuntime, type AiRuntime } from '../domain/ai/ai-runtime.ts'
-import { createAgentSchedules, type AgentSchedules } from '../domain/agent-workflows/agent-schedules.ts'
-import {
-  createAgentWorkflowService,
-  type AgentWorkflowService,
-} from '../domain/agent-workflows/agent-workflow-service.ts'
+import { createAgentSchedules, type AgentSchedules } from '../domain/ai/agents/agent-schedules.ts'
+import { createAgentWorkflowService, type AgentWorkflowService } from '../domain/ai/agents/agent-workflow-service.ts'
 import { createSeriesService, type SeriesService } from '../domain/appointment-series/series-service.ts'
 import { createAppointmentService, type AppointmentService } from '../domain/appointments/appointment-service.ts'
 import { createAssessmentReminders } from '../domain/assessments/assessment-reminders.ts'
@@ -32,7 +29,7 @@ import { createLeadService, type LeadService } from '../domain/leads/lead-servic
 import { createOnboardingService, type OnboardingService } from '../domain/onboarding/onboarding-service.ts'
 import { createProgressFollowUps, type ProgressFollowUps } from '../domain/progress/progress-follow-ups.ts'
 import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
-import { createWorkflowOutbox, type WorkflowOutbox } from '../domain/workflows/workflow-outbox.ts'
+import { createWorkflowOutbox, type WorkflowOutbox } from '../domain/workflow-starts/workflow-outbox.ts'
 import { aiConfigOf } from '../infra/ai-config.ts'
 import type { Clock } from '../infra/clock.ts'
 import type { Config } from '../infra/config.ts'

@@ -24,7 +24,7 @@ import {
 import { listCareNotifications, type NotificationListQuery } from '../care-workflows/care-notifications.ts'
 import { callWorkflow } from '../care-workflows/workflow-calls.ts'
 import { invalidStateTransition, notFound } from '../errors.ts'
-import type { WorkflowOutbox } from '../workflows/workflow-outbox.ts'
+import type { WorkflowOutbox } from '../workflow-starts/workflow-outbox.ts'
 import {
   DEFAULT_ONBOARDING_TIMING,
   stepTimers,

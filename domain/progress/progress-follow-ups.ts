@@ -28,7 +28,7 @@ import { searchAttributeKeys } from '../../workflows/search-attributes.ts'
 import { callWorkflow } from '../care-workflows/workflow-calls.ts'
 import { AppError, invalidStateTransition, notFound } from '../errors.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../listing.ts'
-import type { WorkflowOutbox } from '../workflows/workflow-outbox.ts'
+import type { WorkflowOutbox } from '../workflow-starts/workflow-outbox.ts'
 import { DEFAULT_PROGRESS_POLICY } from './progress-rules.ts'
 import {
   DEFAULT_LOOKBACK_DAYS,

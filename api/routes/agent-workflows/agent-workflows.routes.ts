@@ -2,14 +2,14 @@
 import { z } from '@hono/zod-openapi'
 import { TOOL_NAMES } from '../../../domain/ai/assistants/tool-catalogue.ts'
 import { BooleanQuery } from '../../../domain/clients/record-fields.ts'
-import { AgentActionSchema } from '../../../domain/agent-workflows/action-catalogue.ts'
-import { RUN_SORTS } from '../../../domain/agent-workflows/agent-run-store.ts'
-import { AGENT_WORKFLOW_SORTS } from '../../../domain/agent-workflows/agent-workflow-service.ts'
+import { AgentActionSchema } from '../../../domain/ai/agents/action-catalogue.ts'
+import { RUN_SORTS } from '../../../domain/ai/agents/agent-run-store.ts'
+import { AGENT_WORKFLOW_SORTS } from '../../../domain/ai/agents/agent-workflow-service.ts'
 import {
   AgentSpecOverride,
   AgentSpecSchema,
   AgentTriggerSchema,
-} from '../../../domain/agent-workflows/agent-workflow-schema.ts'
+} from '../../../domain/ai/agents/agent-workflow-schema.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
 import { idFilter, pageResponses, queryFilter } from '../../openapi/list-parts.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'

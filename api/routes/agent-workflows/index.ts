@@ -5,18 +5,11 @@ import {
   listRuns,
   type AgentRun as AgentRunRow,
   type AgentRunStep as StepRow,
-} from '../../../domain/agent-workflows/agent-run-store.ts'
-import { AGENT_WORKFLOW_TEMPLATES } from '../../../domain/agent-workflows/agent-workflow-templates.ts'
-import { configOf, type AgentWorkflow as WorkflowRow } from '../../../domain/agent-workflows/agent-workflow-service.ts'
-import {
-  listFamilyMessages,
-  type FamilyMessage as MessageRow,
-} from '../../../domain/agent-workflows/family-messages.ts'
-import {
-  listStaffTasks,
-  setStaffTaskStatus,
-  type StaffTask as TaskRow,
-} from '../../../domain/agent-workflows/staff-tasks.ts'
+} from '../../../domain/ai/agents/agent-run-store.ts'
+import { AGENT_WORKFLOW_TEMPLATES } from '../../../domain/ai/agents/agent-workflow-templates.ts'
+import { configOf, type AgentWorkflow as WorkflowRow } from '../../../domain/ai/agents/agent-workflow-service.ts'
+import { listFamilyMessages, type FamilyMessage as MessageRow } from '../../../domain/ai/agents/family-messages.ts'
+import { listStaffTasks, setStaffTaskStatus, type StaffTask as TaskRow } from '../../../domain/ai/agents/staff-tasks.ts'
 import type { JsonObject } from '../../../domain/merge-patch.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'

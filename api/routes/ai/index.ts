@@ -1,7 +1,7 @@
-/** @module /v1/ai: intelligence endpoints, thin handlers over domain/intelligence. */
+/** @module /v1/ai: intelligence endpoints, thin handlers over domain/ai. */
 import { OpenAPIHono } from '@hono/zod-openapi'
-import { runAssessmentRecall } from '../../../domain/intelligence/assessment-recall.ts'
-import { loadChildInsights } from '../../../domain/intelligence/child-insights.ts'
+import { runAssessmentRecall } from '../../../domain/ai/assessment-recall/assessment-recall.ts'
+import { loadChildInsights } from '../../../domain/ai/insights/child-insights.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
 import { assessmentRecallRoute, childInsightsRoute } from './ai.routes.ts'
