@@ -14,6 +14,7 @@ import type { OnboardingOperation } from '../../domain/onboarding/onboarding-ste
 import {
   confirmProfileUpdate,
   onboardingStateQuery,
+  providerChangedSignal,
   recordBackgroundCheckUpdate,
   submitDocumentsUpdate,
   type OnboardingState,
@@ -37,6 +38,8 @@ function gate<T>() {
 
 /** Per provider: what its reminder read reports once let go, and whether the recording of accepted steps may go on. */
 const reminders = new Map<string, ReturnType<typeof gate<OnboardingState>>>()
+/** Per provider: what its reload (after a provider-changed signal) reports once let go. */
+const reloads = new Map<string, ReturnType<typeof gate<OnboardingState>>>()
 const recordings = new Map<string, ReturnType<typeof gate<void>>>()
 /** Per provider: the activities called, in order (`reminder`, or the recorded step's action). */
 const calls = new Map<string, string[]>()
@@ -68,7 +71,10 @@ beforeAll(async () => {
         return steps[op.action] ?? { status: 'IN_PROGRESS', step: 'ADMIN_APPROVAL' }
       },
       notifyReadyForApproval: () => undefined,
-      reloadOnboarding: () => ({ status: 'IN_PROGRESS', step: 'DOCUMENTS' }),
+      reloadOnboarding: ({ providerId }: Ref) => {
+        called(providerId, 'reload')
+        return reloads.get(providerId)!.opened
+      },
       closeOnboarding: ({ status }: { status: 'TIMED_OUT' | 'CANCELLED' }) => ({ status, step: 'DOCUMENTS' }),
       recordOnboardingReminder: ({ providerId }: Ref) => {
         called(providerId, 'reminder')
@@ -85,13 +91,9 @@ afterAll(async () => {
   await env.teardown()
 })
 
-/**
- * An onboarding at its documents step whose first reminder is being recorded (held open by the test), and a documents
- * submission the workflow accepted meanwhile: the API's commit of it has not happened as far as that read knows.
- */
-async function documentsAcceptedDuringReminder() {
+/** An onboarding at its documents step, the profile's recording done; later recordings wait for the test. */
+async function atDocuments() {
   const providerId = `prv_${randomUUID().replaceAll('-', '')}`
-  reminders.set(providerId, gate<OnboardingState>())
   recordings.set(providerId, gate<void>())
   const handle = await env.client.workflow.start(providerOnboardingWorkflow, {
     taskQueue,
@@ -99,9 +101,19 @@ async function documentsAcceptedDuringReminder() {
     args: [{ tenantId: 'ten_settle', providerId, attempt: 1 }],
   })
   expect(await handle.executeUpdate(confirmProfileUpdate)).toMatchObject({ step: 'DOCUMENTS' })
-  // Three days on, the documents step's first reminder falls due; its read is held open. The profile's recording
-  // ends first: a skip begun while an activity runs waited on the wall clock (the server's time stands still then).
   await untilNoActivityRuns(handle)
+  return { providerId, handle }
+}
+
+/**
+ * An onboarding at its documents step whose first reminder is being recorded (held open by the test), and a documents
+ * submission the workflow accepted meanwhile: the API's commit of it has not happened as far as that read knows.
+ */
+async function documentsAcceptedDuringReminder() {
+  const { providerId, handle } = await atDocuments()
+  reminders.set(providerId, gate<OnboardingState>())
+  // Three days on, the documents step's first reminder falls due; its read is held open. (The profile's recording
+  // has ended: a skip begun while an activity runs waits on the wall clock, the server's time standing still then.)
   await env.sleep('3 days')
   await eventually(async () => hasCalled(providerId, 'reminder'), 20_000)
   const documents = await handle.executeUpdate(submitDocumentsUpdate, { args: [DOCUMENTS, true] })
@@ -131,9 +143,17 @@ describe('the onboarding workflow reading the database while the API records an 
   })
 
   it('still takes a read that closes the onboarding (approved outside the workflow meanwhile)', async () => {
-    const { providerId, handle } = await documentsAcceptedDuringReminder()
+    // The other read the workflow follows: the reload after a provider-changed signal, here made while the documents
+    // are accepted, and answering that the provider was approved outside the onboarding. No time is skipped.
+    const { providerId, handle } = await atDocuments()
+    reloads.set(providerId, gate<OnboardingState>())
+    await handle.signal(providerChangedSignal)
+    await eventually(async () => hasCalled(providerId, 'reload'), 20_000)
+    expect(await handle.executeUpdate(submitDocumentsUpdate, { args: [DOCUMENTS, true] })).toMatchObject({
+      step: 'BACKGROUND_CHECK',
+    })
 
-    reminders.get(providerId)!.open({ status: 'APPROVED', step: 'DOCUMENTS' })
+    reloads.get(providerId)!.open({ status: 'APPROVED', step: 'DOCUMENTS' })
     await eventually(async () => hasCalled(providerId, 'submitDocuments'), 20_000)
     expect(await handle.query(onboardingStateQuery)).toMatchObject({ status: 'APPROVED' })
     recordings.get(providerId)!.open()
