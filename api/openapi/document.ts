@@ -1,12 +1,14 @@
 /**
  * @module The OpenAPI 3.1 description. Generated from the route definitions, then completed with what the app's
  * middleware adds to every operation by construction (the Idempotency-Key header on writes, the request id, the rate
- * limit's headers and 429), so the description documents exactly what the middleware enforces.
+ * limit's headers and 429), so the description documents exactly what the middleware enforces, and with the links
+ * from the operations that return ids to those that take them.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { AppEnv } from '../app-env.ts'
 import { API_VERSION } from '../version.ts'
 import { eventWebhooksSection } from '../routes/events/event-webhooks.openapi.ts'
+import { addResourceLinks } from './links.ts'
 import { fixNullableRefs } from './nullable-refs.ts'
 import { middlewareStatuses } from './response-conformance.ts'
 import { ERROR_DESCRIPTIONS } from './routes.ts'
@@ -156,5 +158,6 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>, serverUrl: string
       responses['431'] ??= HEAD_TOO_LARGE
     }
   }
-  return fixNullableRefs(document)
+  // Links from each create and list to the operations on the ids it returns (links.ts), read from the patterns.
+  return addResourceLinks(fixNullableRefs(document))
 }

@@ -7,19 +7,15 @@ import { z } from '@hono/zod-openapi'
 import { CalendarDate } from '../clients/record-fields.ts'
 import { OFFSET_DATE_TIME } from '../time.ts'
 import { KNOWN_INSTRUMENTS } from './instruments.ts'
+import { resourceId } from '../id-schema.ts'
 
 /** Longest re-assessment cadence: three years (IDEA Part B's re-evaluation limit). */
 export const MAX_CADENCE_DAYS = 3 * 366
 
 /** The writable fields of an assessment. */
 export const AssessmentFields = z.strictObject({
-  childId: z.string().min(1).max(64).openapi({ example: 'chd_019a...' }),
-  providerId: z
-    .string()
-    .min(1)
-    .max(64)
-    .optional()
-    .openapi({ description: 'The provider who administers it', example: 'prv_019a...' }),
+  childId: resourceId('child'),
+  providerId: resourceId('provider').optional().openapi({ description: 'The provider who administers it' }),
   instrument: z
     .string()
     .trim()

@@ -7,6 +7,7 @@ import { MAX_DURATION_MINUTES } from '../appointments/appointment-rules.ts'
 import { WEEKDAYS, minutesOfDay } from '../availability/weekly-hours.ts'
 import { DisciplineSchema } from '../catalogue/disciplines.ts'
 import { OFFSET_DATE_TIME } from '../time.ts'
+import { resourceId } from '../id-schema.ts'
 
 export const MAX_MATCH_WINDOW_DAYS = 31
 export const MAX_MATCH_RESULTS = 50
@@ -38,10 +39,7 @@ export const PreferredWindowSchema = z
 
 export const MatchRequestSchema = z
   .strictObject({
-    childId: z
-      .string()
-      .min(1)
-      .max(64)
+    childId: resourceId('child')
       .optional()
       .openapi({
         description:
@@ -75,7 +73,7 @@ export const MatchRequestSchema = z
     setting: z
       .strictObject({
         mode: z.enum(['IN_PERSON', 'TELEHEALTH', 'ANY']).default('ANY'),
-        locationId: z.string().min(1).max(64).optional(),
+        locationId: resourceId('location').optional(),
       })
       .optional()
       .openapi({

@@ -16560,7 +16560,7 @@ export interface paths {
                 path: {
                     /** @description The session id */
                     id: string;
-                    /** @description The note id */
+                    /** @description The session note id */
                     noteId: string;
                 };
                 cookie?: never;
@@ -16750,7 +16750,7 @@ export interface paths {
                 path: {
                     /** @description The session id */
                     id: string;
-                    /** @description The note id */
+                    /** @description The session note id */
                     noteId: string;
                 };
                 cookie?: never;
@@ -17054,7 +17054,7 @@ export interface paths {
                 path: {
                     /** @description The session id */
                     id: string;
-                    /** @description The note id */
+                    /** @description The session note id */
                     noteId: string;
                 };
                 cookie?: never;
@@ -17358,7 +17358,7 @@ export interface paths {
                 path: {
                     /** @description The session id */
                     id: string;
-                    /** @description The note id */
+                    /** @description The session note id */
                     noteId: string;
                 };
                 cookie?: never;
@@ -24448,7 +24448,7 @@ export interface paths {
                     "Idempotency-Key"?: string;
                 };
                 path: {
-                    /** @description The user id */
+                    /** @description The platform user id */
                     id: string;
                 };
                 cookie?: never;
@@ -31888,6 +31888,7 @@ export interface paths {
                 path: {
                     /** @description The webhook endpoint id */
                     id: string;
+                    /** @description The webhook delivery id */
                     deliveryId: string;
                 };
                 cookie?: never;
@@ -38310,7 +38311,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description The adjustment id */
+                    /** @description The payout adjustment id */
                     id: string;
                 };
                 cookie?: never;
@@ -45773,7 +45774,7 @@ export interface components {
             }[];
         };
         Provider: {
-            /** @example prv_019a... */
+            /** @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             name: string;
             email: string | null;
@@ -45894,7 +45895,10 @@ export interface components {
              * @example America/Chicago
              */
             timeZone: string;
-            /** @description The primary location, whose policies apply to bookings; defaults to the tenant's only location */
+            /**
+             * @description The primary location, whose policies apply to bookings; defaults to the tenant's only location
+             * @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             locationId?: string;
             /** @description Every location the provider works at; the primary one is always included */
             locationIds?: string[];
@@ -45932,6 +45936,7 @@ export interface components {
              * @example America/Chicago
              */
             timeZone?: string;
+            /** @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             locationId?: string;
             locationIds?: string[];
             disciplines?: components["schemas"]["Discipline"][];
@@ -45951,7 +45956,7 @@ export interface components {
             credentials?: components["schemas"]["Credential"][];
         };
         TimeOff: {
-            /** @example tof_019a... */
+            /** @example tof_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             providerId: string;
             /**
@@ -46135,7 +46140,7 @@ export interface components {
             nextCursor: string | null;
         };
         CareNotification: {
-            /** @example cno_019a... */
+            /** @example cno_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             /** @enum {string} */
             workflowKind: "early-intervention" | "child-progress" | "provider-onboarding" | "lead-qualification";
@@ -46172,7 +46177,7 @@ export interface components {
             createdAt: string;
         };
         Location: {
-            /** @example loc_019a... */
+            /** @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             name: string;
             timeZone: string;
@@ -46288,7 +46293,7 @@ export interface components {
             timeZone: string;
         };
         Child: {
-            /** @example chd_019a... */
+            /** @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             firstName: string;
             lastName: string;
@@ -46317,7 +46322,7 @@ export interface components {
             updatedAt: string;
         };
         ChildClientLink: {
-            /** @example cln_019a... */
+            /** @example cln_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             clientId: string;
             /** @enum {string} */
             relationship: "MOTHER" | "FATHER" | "PARENT" | "STEP_PARENT" | "FOSTER_PARENT" | "ADOPTIVE_PARENT" | "GRANDPARENT" | "LEGAL_GUARDIAN" | "SIBLING" | "OTHER_RELATIVE" | "CASE_WORKER" | "OTHER";
@@ -46354,7 +46359,7 @@ export interface components {
             diagnosedOn?: string;
         };
         Goal: {
-            /** @example gol_019a... */
+            /** @example gol_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             description: string;
             discipline?: components["schemas"]["Discipline"];
@@ -46417,7 +46422,10 @@ export interface components {
              * @example 2023-04-18
              */
             dateOfBirth: string;
-            /** @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too. */
+            /**
+             * @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too.
+             * @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             locationId?: string;
             /**
              * @default []
@@ -46470,6 +46478,7 @@ export interface components {
              * @example 2023-04-18
              */
             dateOfBirth?: string;
+            /** @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             locationId?: string;
             languages?: string[] | null;
             clients?: components["schemas"]["ChildClientLink"][] | null;
@@ -46612,7 +46621,7 @@ export interface components {
             openFollowUp: components["schemas"]["CareNotification"] | null;
         };
         ProgressReport: {
-            /** @example cpr_019a... */
+            /** @example cpr_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             childId: string;
             /** @enum {string} */
@@ -46667,7 +46676,7 @@ export interface components {
             nextCursor: string | null;
         };
         Client: {
-            /** @example cln_019a... */
+            /** @example cln_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             locationId: string;
             firstName: string;
@@ -46728,7 +46737,10 @@ export interface components {
             address?: components["schemas"]["PostalAddress"];
             /** @default [] */
             roles?: ("PARENT" | "GUARDIAN" | "PAYER" | "EMERGENCY_CONTACT" | "CAREGIVER" | "OTHER")[];
-            /** @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too. */
+            /**
+             * @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too.
+             * @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             locationId?: string;
             /**
              * @description Values of the location's custom fields keyed by field key (see /v1/custom-field-definitions). Unknown keys are refused; `null` removes a value.
@@ -46769,6 +46781,7 @@ export interface components {
                 country?: string | null;
             } | null;
             roles?: ("PARENT" | "GUARDIAN" | "PAYER" | "EMERGENCY_CONTACT" | "CAREGIVER" | "OTHER")[] | null;
+            /** @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             locationId?: string;
             /**
              * @description Values of the location's custom fields keyed by field key (see /v1/custom-field-definitions). Unknown keys are refused; `null` removes a value.
@@ -46782,7 +46795,7 @@ export interface components {
             };
         };
         CustomFieldDefinition: {
-            /** @example cfd_019a... */
+            /** @example cfd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             locationId: string;
             key: string;
@@ -46834,7 +46847,10 @@ export interface components {
              * @default 0
              */
             position?: number;
-            /** @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too. */
+            /**
+             * @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too.
+             * @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             locationId?: string;
         };
         CustomFieldDefinitionPage: {
@@ -46863,7 +46879,7 @@ export interface components {
             position?: number;
         };
         Pet: {
-            /** @example pet_019a... */
+            /** @example pet_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             ownerClientId: string;
             name: string;
@@ -46908,7 +46924,7 @@ export interface components {
         PetCreate: {
             /**
              * @description The client the pet belongs to
-             * @example cln_019a...
+             * @example cln_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
              */
             ownerClientId: string;
             /** @example Biscuit */
@@ -46939,7 +46955,7 @@ export interface components {
         PetPatch: {
             /**
              * @description The client the pet belongs to
-             * @example cln_019a...
+             * @example cln_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
              */
             ownerClientId?: string;
             /** @example Biscuit */
@@ -46965,7 +46981,7 @@ export interface components {
             } | null;
         };
         Session: {
-            /** @example ses_019a... */
+            /** @example ses_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             appointmentId: string;
             childId: string;
@@ -47026,7 +47042,7 @@ export interface components {
         SessionOpen: {
             /**
              * @description The appointment the session is of
-             * @example apt_019a...
+             * @example apt_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
              */
             appointmentId: string;
         };
@@ -47051,7 +47067,7 @@ export interface components {
             nextCursor: string | null;
         };
         SessionNote: {
-            /** @example snt_019a... */
+            /** @example snt_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             sessionId: string;
             /** @enum {string} */
@@ -47150,7 +47166,7 @@ export interface components {
             unit?: string;
         };
         NoteAddendum: {
-            /** @example nad_019a... */
+            /** @example nad_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             noteId: string;
             /** @enum {string} */
@@ -47206,11 +47222,14 @@ export interface components {
             reason?: "LATE_ENTRY" | "CORRECTION" | "CLARIFICATION" | "OTHER";
             /** @example Late entry: caregiver reported an ear infection diagnosed the day before. */
             text: string;
-            /** @description The provider the addendum is written by (attested by the caller); recorded as its author */
+            /**
+             * @description The provider the addendum is written by (attested by the caller); recorded as its author
+             * @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             providerId?: string;
         };
         Assessment: {
-            /** @example asm_019a... */
+            /** @example asm_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             childId: string;
             providerId: string | null;
@@ -47276,11 +47295,11 @@ export interface components {
             growthScore?: number;
         };
         AssessmentCreate: {
-            /** @example chd_019a... */
+            /** @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             childId: string;
             /**
              * @description The provider who administers it
-             * @example prv_019a...
+             * @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
              */
             providerId?: string;
             /**
@@ -47306,6 +47325,7 @@ export interface components {
         };
         /** @description A JSON merge patch (RFC 7396) of an open assessment; null removes providerId, dueDate or the cadence. A new due date sets the status back to SCHEDULED and re-plans the reminders. */
         AssessmentPatch: {
+            /** @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             providerId?: string | null;
             /**
              * @description The instrument; free text, documented spellings: PLS-5, CELF-5, CELF-P3, GFTA-3, PDMS-2, PDMS-3, Bayley-4, BOT-2, Sensory Profile 2, Vineland-3, BDI-3
@@ -47332,7 +47352,7 @@ export interface components {
             nextCursor: string | null;
         };
         AssessmentNotification: {
-            /** @example asn_019a... */
+            /** @example asn_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             assessmentId: string;
             /** @enum {string} */
@@ -47352,7 +47372,7 @@ export interface components {
             createdAt: string;
         };
         Appointment: {
-            /** @example apt_019a... */
+            /** @example apt_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             status: components["schemas"]["AppointmentStatus"];
             childId: string;
@@ -47492,9 +47512,9 @@ export interface components {
         /** @enum {string} */
         CancellationReason: "FAMILY_REQUEST" | "ILLNESS" | "PROVIDER_UNAVAILABLE" | "CENTRE_CLOSED" | "WEATHER" | "SCHEDULING_CONFLICT" | "OTHER";
         AppointmentCreate: {
-            /** @example chd_019a... */
+            /** @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             childId: string;
-            /** @example prv_019a... */
+            /** @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             providerId: string;
             type?: components["schemas"]["AppointmentType"];
             service?: components["schemas"]["Discipline"] & unknown;
@@ -47585,7 +47605,10 @@ export interface components {
              * @example 45
              */
             durationMinutes?: number;
-            /** @description A change is a reschedule */
+            /**
+             * @description A change is a reschedule
+             * @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             providerId?: string;
         };
         AppointmentReschedule: {
@@ -47599,7 +47622,10 @@ export interface components {
              * @example 45
              */
             durationMinutes?: number;
-            /** @description Defaults to the current provider */
+            /**
+             * @description Defaults to the current provider
+             * @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             providerId?: string;
         };
         AppointmentCancel: {
@@ -47608,7 +47634,7 @@ export interface components {
             note?: string;
         };
         AppointmentSeries: {
-            /** @example ser_019a... */
+            /** @example ser_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             childId: string;
             providerId: string;
@@ -47660,9 +47686,9 @@ export interface components {
             updatedAt: string;
         };
         AppointmentSeriesCreate: {
-            /** @example chd_019a... */
+            /** @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             childId: string;
-            /** @example prv_019a... */
+            /** @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             providerId: string;
             type?: components["schemas"]["AppointmentType"];
             service?: components["schemas"]["Discipline"] & unknown;
@@ -47745,7 +47771,7 @@ export interface components {
             methods: ("GET" | "POST" | "PUT" | "PATCH" | "DELETE")[];
         };
         ApiKey: {
-            /** @example ak_019a... */
+            /** @example ak_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             name: string;
             /** @description The first characters of the secret, to recognise the key */
@@ -47780,6 +47806,7 @@ export interface components {
             nextCursor: string | null;
         };
         SsoConnection: {
+            /** @example sso_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             issuer: string;
             audience: string;
@@ -47831,6 +47858,7 @@ export interface components {
             nextCursor: string | null;
         };
         PlatformUser: {
+            /** @example usr_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             email: string;
             name: string | null;
@@ -47853,7 +47881,7 @@ export interface components {
             nextCursor: string | null;
         };
         Payment: {
-            /** @example pay_019a... */
+            /** @example pay_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             orderId: string;
             locationId: string;
@@ -47908,7 +47936,7 @@ export interface components {
         /** @enum {string|null} */
         PaymentFailureCode: "CARD_DECLINED" | "INSUFFICIENT_FUNDS" | "EXPIRED_CARD" | "TERMINAL_ERROR" | "PAYMENT_REJECTED" | "OTHER" | null;
         Refund: {
-            /** @example rfd_019a... */
+            /** @example rfd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             paymentId: string;
             orderId: string;
@@ -47967,7 +47995,7 @@ export interface components {
             nextCursor: string | null;
         };
         AuditEvent: {
-            /** @example aud_019a... */
+            /** @example aud_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             tenantId: string;
             /** @description Position on the tenant's chain: 1, 2, 3… without gaps, in the order records were sealed. Null until the record is sealed, normally within a second of its request committing */
@@ -48017,7 +48045,7 @@ export interface components {
             hash: string | null;
         };
         Price: {
-            /** @example prc_019a... */
+            /** @example prc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             service: components["schemas"]["Discipline"];
             /**
@@ -48068,7 +48096,10 @@ export interface components {
              * @enum {string}
              */
             appointmentType?: "THERAPY_SESSION" | "EVALUATION" | "REEVALUATION" | "CONSULTATION" | "PARENT_COACHING" | "EARLY_INTERVENTION" | "ASSESSMENT" | "SCREENING" | "IFSP_MEETING";
-            /** @description Only at this location (in its currency); omit for tenant-wide. */
+            /**
+             * @description Only at this location (in its currency); omit for tenant-wide.
+             * @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             locationId?: string;
             /** @example Speech therapy, 45 minutes */
             description?: string;
@@ -48077,15 +48108,17 @@ export interface components {
              * @example 12000
              */
             amount: number;
-            /**
-             * @description ISO 4217 currency code; unknown codes are `unknown_currency`.
-             * @example USD
-             */
-            currency: string;
+            currency: components["schemas"]["CurrencyCode"];
             unit: components["schemas"]["PriceUnit"];
             /** @description Default true. One active price per service, location and type. */
             active?: boolean;
         };
+        /**
+         * @description A circulating ISO 4217 currency code, upper case; any other is `unknown_currency`.
+         * @example USD
+         * @enum {string}
+         */
+        CurrencyCode: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
         PricePage: {
             data: components["schemas"]["Price"][];
             nextCursor: string | null;
@@ -48102,7 +48135,7 @@ export interface components {
             active?: boolean;
         };
         Order: {
-            /** @example ord_019a... */
+            /** @example ord_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             status: components["schemas"]["OrderStatus"];
             locationId: string;
@@ -48213,16 +48246,19 @@ export interface components {
         /** @enum {string} */
         OrderLineKind: "SESSION" | "SESSION_PACKAGE" | "ASSESSMENT" | "PRODUCT";
         OrderCreate: {
-            /** @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too. */
-            locationId?: string;
-            /** @description The payer. */
-            clientId?: string;
-            childId?: string;
             /**
-             * @description Defaults to the location's currency.
-             * @example USD
+             * @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too.
+             * @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
              */
-            currency?: string;
+            locationId?: string;
+            /**
+             * @description The payer.
+             * @example cln_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
+            clientId?: string;
+            /** @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            childId?: string;
+            currency?: components["schemas"]["CurrencyCode"] & unknown;
             /**
              * @description DRAFT (default) stays editable; OPEN finalizes at once.
              * @enum {string}
@@ -48257,8 +48293,11 @@ export interface components {
              * @example USD
              */
             currency?: string;
+            /** @example prc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             priceId?: string;
+            /** @example apt_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             appointmentId?: string;
+            /** @example ses_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             sessionId?: string;
         };
         OrderPage: {
@@ -48267,28 +48306,23 @@ export interface components {
         };
         /** @description A JSON merge patch (RFC 7396) of a DRAFT order; null removes clientId or childId */
         OrderPatch: {
+            /** @example cln_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             clientId?: string | null;
+            /** @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             childId?: string | null;
-            /**
-             * @description ISO 4217 currency code; unknown codes are `unknown_currency`.
-             * @example USD
-             */
-            currency?: string;
+            currency?: components["schemas"]["CurrencyCode"];
             /** @description Replaces every line. */
             lines?: components["schemas"]["OrderLineInput"][];
         };
         PaymentCreate: {
+            /** @example ord_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             orderId: string;
             /**
              * @description Integer minor units; at most the order's balance.
              * @example 6000
              */
             amount: number;
-            /**
-             * @description Must be the order's currency.
-             * @example USD
-             */
-            currency: string;
+            currency: components["schemas"]["CurrencyCode"] & unknown;
             method: components["schemas"]["PaymentMethod"];
             /** @description Receipt, terminal slip, cheque or remittance-advice number. */
             reference?: string;
@@ -48325,7 +48359,7 @@ export interface components {
         };
         /** @description The event envelope (spec Part 2), exactly as webhooks deliver it */
         Event: {
-            /** @example evt_019a... */
+            /** @example evt_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             /** @enum {string} */
             type: "booking.created" | "booking.cancelled" | "appointment.rescheduled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "assessment.completed" | "provider.approved" | "child.registered" | "session.note_added" | "appointment.no_show" | "appointment.reminder_due" | "webhook.test" | "webhook_endpoint.disabled";
@@ -48344,7 +48378,7 @@ export interface components {
             nextCursor: string | null;
         };
         WebhookDelivery: {
-            /** @example whd_019a... */
+            /** @example whd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             eventId: string;
             eventType: string;
@@ -48397,7 +48431,7 @@ export interface components {
             secret: string;
         };
         WebhookEndpoint: {
-            /** @example we_019a... */
+            /** @example we_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             url: string;
             description: string | null;
@@ -48522,7 +48556,7 @@ export interface components {
             to: string;
         };
         Assistant: {
-            /** @example ast_019a... */
+            /** @example ast_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             name: string;
             /** @example location:loc_019a... */
@@ -48583,7 +48617,7 @@ export interface components {
             data: components["schemas"]["KnowledgeDocument"][];
         };
         KnowledgeDocument: {
-            /** @example kdoc_019a... */
+            /** @example kdoc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             assistantId: string;
             /** @example attendance-policy.pdf */
@@ -48623,13 +48657,13 @@ export interface components {
             updatedAt: string;
         };
         KnowledgeUpload: {
-            /** @example ast_019a... */
+            /** @example ast_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             assistantId: string;
             /** @description PDF, Markdown or plain-text files */
             files: string[];
         };
         KnowledgeJsonUpload: {
-            /** @example ast_019a... */
+            /** @example ast_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             assistantId: string;
             /**
              * @description The file name
@@ -48700,7 +48734,7 @@ export interface components {
             score: number;
         };
         KnowledgeQuery: {
-            /** @example ast_019a... */
+            /** @example ast_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             assistantId: string;
             /** @example How much notice do we need to give to cancel a session? */
             question: string;
@@ -48803,7 +48837,10 @@ export interface components {
             inPreferredTimes: boolean;
         };
         TherapistMatchRequest: {
-            /** @description A child record: its age, languages, diagnoses and location fill whatever the request leaves out, and providers who have seen the child score for continuity. */
+            /**
+             * @description A child record: its age, languages, diagnoses and location fill whatever the request leaves out, and providers who have seen the child score for continuity.
+             * @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             childId?: string;
             discipline: components["schemas"]["Discipline"];
             /** @description The child's age in whole months */
@@ -48836,6 +48873,7 @@ export interface components {
                  * @enum {string}
                  */
                 mode?: "IN_PERSON" | "TELEHEALTH" | "ANY";
+                /** @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
                 locationId?: string;
             };
             /**
@@ -48891,7 +48929,7 @@ export interface components {
             acceptingNewClients?: boolean | null;
         };
         Settlement: {
-            /** @example stl_019a... */
+            /** @example stl_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             /** @enum {string} */
             status: "PENDING" | "RUNNING" | "COMPLETED" | "FAILED";
@@ -48977,8 +49015,7 @@ export interface components {
             journalEntryId: string | null;
         };
         SettlementCreate: {
-            /** @example USD */
-            currency: string;
+            currency: components["schemas"]["CurrencyCode"];
             /**
              * Format: date-time
              * @example 2026-11-01T00:00:00-06:00
@@ -48998,7 +49035,7 @@ export interface components {
             nextCursor: string | null;
         };
         FeeRule: {
-            /** @example fee_019a... */
+            /** @example fee_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             /** @description null: the tenant's default */
             providerId: string | null;
@@ -49027,12 +49064,11 @@ export interface components {
              * @example 200
              */
             fixedAmount?: number;
+            fixedCurrency?: components["schemas"]["CurrencyCode"] & unknown;
             /**
-             * @description ISO 4217 currency of fixedAmount
-             * @example USD
+             * @description Absent: the tenant's default rule
+             * @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
              */
-            fixedCurrency?: string;
-            /** @description Absent: the tenant's default rule */
             providerId?: string;
         };
         FeeRulePage: {
@@ -49046,10 +49082,10 @@ export interface components {
              */
             percentBps?: number;
             fixedAmount?: number | null;
-            fixedCurrency?: string | null;
+            fixedCurrency?: components["schemas"]["CurrencyCode"] | null;
         };
         PayoutAdjustment: {
-            /** @example adj_019a... */
+            /** @example adj_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             providerId: string;
             /** @description Minor units; negative: the provider owes it back */
@@ -49067,11 +49103,11 @@ export interface components {
             createdAt: string;
         };
         PayoutAdjustmentCreate: {
+            /** @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             providerId: string;
             /** @example 2500 */
             amount: number;
-            /** @example USD */
-            currency: string;
+            currency: components["schemas"]["CurrencyCode"];
             /** @enum {string} */
             reason: "BONUS" | "CORRECTION" | "CHARGEBACK" | "EXPENSE_REIMBURSEMENT" | "OTHER";
             description?: string;
@@ -49103,7 +49139,7 @@ export interface components {
             nextCursor: string | null;
         };
         LedgerEntry: {
-            /** @example jre_019a... */
+            /** @example jre_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             currency: string;
             description: string;
@@ -49211,6 +49247,7 @@ export interface components {
             }[];
         };
         Lead: {
+            /** @example lea_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             status: components["schemas"]["LeadStatus"];
             clientId: string | null;
@@ -49326,12 +49363,21 @@ export interface components {
             timeZone: string;
         };
         CreateLead: {
-            /** @description The family as an existing client of the centre */
+            /**
+             * @description The family as an existing client of the centre
+             * @example cln_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             clientId?: string;
-            /** @description The child's record, once registered; needed to book */
+            /**
+             * @description The child's record, once registered; needed to book
+             * @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             childId?: string;
             contact?: components["schemas"]["LeadContact"];
-            /** @description The location the family asks about */
+            /**
+             * @description The location the family asks about
+             * @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             locationId?: string;
             /**
              * @description Where the family lives: a postal code or its leading part, matched against the locations' postal codes
@@ -49386,7 +49432,9 @@ export interface components {
         };
         /** @description JSON merge patch (RFC 7396) of the writable fields; null removes a field. */
         PatchLead: {
+            /** @example cln_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             clientId?: string | null;
+            /** @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             childId?: string | null;
             contact?: {
                 name?: string | null;
@@ -49408,7 +49456,10 @@ export interface components {
             providerId: string;
             /** @example 2026-12-01T15:00:00-06:00 */
             startsAt: string;
-            /** @description The child's record (default: the lead's childId) */
+            /**
+             * @description The child's record (default: the lead's childId)
+             * @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             childId?: string;
             /**
              * @default EVALUATION
@@ -49639,7 +49690,7 @@ export interface components {
             dueAt: string | null;
         };
         AgentWorkflow: {
-            /** @example agw_019a... */
+            /** @example agw_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             name: string;
             description: string | null;
@@ -49684,7 +49735,10 @@ export interface components {
             timeZone?: string;
         };
         AgentSpec: {
-            /** @description The assistant the agent acts through (its scope and tools). */
+            /**
+             * @description The assistant the agent acts through (its scope and tools).
+             * @example ast_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             assistantId: string;
             /** @description What the agent should do on each run. */
             instructions: string;
@@ -49756,7 +49810,10 @@ export interface components {
             actions?: components["schemas"]["AgentAction"][];
         };
         AgentSpecOverride: {
-            /** @description The assistant the agent acts through (its scope and tools). */
+            /**
+             * @description The assistant the agent acts through (its scope and tools).
+             * @example ast_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             assistantId?: string;
             /** @description What the agent should do on each run. */
             instructions?: string;
@@ -49781,7 +49838,7 @@ export interface components {
             nextCursor: string | null;
         };
         AgentRun: {
-            /** @example agr_019a... */
+            /** @example agr_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             agentWorkflowId: string;
             /** @description The Temporal workflow id (search `WorkflowKind = "agent-run"`). */
@@ -49813,7 +49870,7 @@ export interface components {
             createdAt: string;
         };
         AgentRunDetail: {
-            /** @example agr_019a... */
+            /** @example agr_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             agentWorkflowId: string;
             /** @description The Temporal workflow id (search `WorkflowKind = "agent-run"`). */
@@ -49885,7 +49942,7 @@ export interface components {
             nextCursor: string | null;
         };
         StaffTask: {
-            /** @example tsk_019a... */
+            /** @example tsk_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             title: string;
             description: string | null;
@@ -49924,7 +49981,7 @@ export interface components {
             nextCursor: string | null;
         };
         FamilyMessage: {
-            /** @example fmsg_019a... */
+            /** @example fmsg_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             childId: string | null;
             /** @description The clients linked to the child when the message was written. */

@@ -111,7 +111,7 @@ export const locationAnalyticsRoute = protectedRoute('analytics', {
   tags: ['Analytics'],
   summary: "One location's analytics for a date range",
   request: {
-    params: IdParam('location', 'loc_019a...'),
+    params: IdParam('location'),
     query: RangeQuery.extend({
       timeZone: z.string().max(64).optional().openapi(q('timeZone', "IANA zone of the days; default the location's")),
     }),

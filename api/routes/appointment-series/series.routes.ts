@@ -11,6 +11,7 @@ import {
   CancellationReasonSchema,
 } from '../appointments/appointment-schemas.ts'
 import { MAX_DURATION_MINUTES } from '../../../domain/appointments/appointment-rules.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
 
 const LocalDate = z
   .string()
@@ -26,8 +27,8 @@ const LocalDate = z
 
 export const SeriesCreate = z
   .strictObject({
-    childId: z.string().min(1).openapi({ example: 'chd_019a...' }),
-    providerId: z.string().min(1).openapi({ example: 'prv_019a...' }),
+    childId: resourceId('child'),
+    providerId: resourceId('provider'),
     type: AppointmentTypeSchema.default('THERAPY_SESSION'),
     service: DisciplineSchema.optional().openapi({ description: 'Defaults as for a single appointment' }),
     startsAt: OffsetDateTime.openapi({
@@ -86,7 +87,7 @@ export const SeriesException = z
 
 export const Series = z
   .object({
-    id: z.string().openapi({ example: 'ser_019a...' }),
+    id: resourceId('appointmentSeries'),
     childId: z.string(),
     providerId: z.string(),
     locationId: z.string(),
@@ -121,7 +122,7 @@ export const Series = z
   })
   .openapi('AppointmentSeries')
 
-const SeriesId = IdParam('appointment series', 'ser_019a...')
+const SeriesId = IdParam('appointmentSeries')
 const json = <T>(schema: T) => ({ 'application/json': { schema } })
 const ok = { 200: { description: 'The series', content: json(Series) } }
 

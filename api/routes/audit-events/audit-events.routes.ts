@@ -2,12 +2,13 @@
 import { z } from '@hono/zod-openapi'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { OffsetDateTime, PaginationQuery, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
 
 const Hash = z.string().openapi({ description: 'SHA-256, lowercase hex', example: 'c6a1…' })
 
 export const AuditEvent = z
   .object({
-    id: z.string().openapi({ example: 'aud_019a...' }),
+    id: resourceId('auditEvent'),
     tenantId: z.string(),
     seq: z
       .number()

@@ -7,6 +7,7 @@ import { PET_SPECIES, PetFields, TherapyAnimalCertification } from '../../../dom
 import { PET_SORTS } from '../../../domain/pets/pet-service.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
 
 export const PetCreate = PetFields.openapi('PetCreate')
 
@@ -20,7 +21,7 @@ export const PetPatch = mergePatchSchema(PetFields, {
 
 export const Pet = z
   .object({
-    id: z.string().openapi({ example: 'pet_019a...' }),
+    id: resourceId('pet'),
     ownerClientId: z.string(),
     name: z.string(),
     species: z.enum(PET_SPECIES),
@@ -49,7 +50,7 @@ const ListPetsQuery = listQuerySchema(PET_SORTS, '-createdAt').extend({
   archived: BooleanQuery('archived', 'true lists only archived pets; default false (only active ones)'),
 })
 
-const PetId = IdParam('pet', 'pet_019a...')
+const PetId = IdParam('pet')
 const petResponse = (description: string) => ({ description, content: { 'application/json': { schema: Pet } } })
 
 export const createPetRoute = protectedRoute('pets', {

@@ -8,6 +8,7 @@ import { ProviderFieldsSchema } from '../../../domain/providers/provider-fields.
 import { INITIAL_ONBOARDING_STATUSES, PROVIDER_SORTS } from '../../../domain/providers/provider-service.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
 import { UtcDateTime } from '../../openapi/schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
 
 export const ONBOARDING_STATUSES = ['INVITED', 'IN_REVIEW', 'APPROVED', 'SUSPENDED', 'OFFBOARDED'] as const
 
@@ -62,7 +63,7 @@ export const ProviderPatch = z
 
 export const Provider = z
   .object({
-    id: z.string().openapi({ example: 'prv_019a...' }),
+    id: resourceId('provider'),
     name: z.string(),
     email: z.string().nullable(),
     timeZone: z.string(),
