@@ -59,8 +59,20 @@ export function formatInTimeZone(instant: Date, timeZone: string): string {
  * ISO 8601 date-time with a mandatory offset or Z, as RFC 3339 requires (which allows a lower-case t and z).
  * No regex flags: the pattern is published in the OpenAPI description, where JSON Schema has no flags; an `i` flag
  * came out as a pattern ending in `$/i` that no value can match (found by Schemathesis).
+ *
+ * Its fields are bounded as `Date.parse` bounds them, so the pattern says which values the API takes: month 01-12,
+ * day 01-31, 00:00-23:59 with seconds up to 59 or 24:00 (the end of the day), offsets up to ±23:59. With `\d{2}`
+ * everywhere, nearly every value a client or fuzzer drew from the pattern was refused by the `Date.parse` check
+ * behind it. Neither refuses 30 February: `Date.parse` rolls it over to March.
  */
-export const OFFSET_DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:\d{2})$/
+export const OFFSET_DATE_TIME =
+  /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt](([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?|24:00(:00(\.0{1,9})?)?)([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)$/
+
+/**
+ * A calendar date, YYYY-MM-DD, with its month and day bounded as for {@link OFFSET_DATE_TIME}; the schemas that take
+ * one still refuse days a month lacks (2026-02-30).
+ */
+export const CALENDAR_DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/
 
 /** A server timestamp in UTC with `Z` and millisecond precision. */
 export const toUtcString = (instant: Date): string => instant.toISOString()

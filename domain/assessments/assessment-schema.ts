@@ -77,7 +77,8 @@ export const AssessmentScore = z
       ),
     { message: 'Give at least one score.', params: { code: 'required' } }
   )
-  .openapi('AssessmentScore')
+  // At least one score beside the subtest, in the description's terms: the object is strict, so two members.
+  .openapi('AssessmentScore', { minProperties: 2 })
 
 export type AssessmentScoreInput = z.output<typeof AssessmentScore>
 
