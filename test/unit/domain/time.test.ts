@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { formatInTimeZone, isValidTimeZone, OFFSET_DATE_TIME } from '../../../domain/time.ts'
+import {
+  CALENDAR_DATE,
+  formatInTimeZone,
+  isStorableInstant,
+  isValidTimeZone,
+  OFFSET_DATE_TIME,
+} from '../../../domain/time.ts'
 
 describe('formatInTimeZone', () => {
   it('shows the offset in force at that instant, across daylight saving', () => {
@@ -60,5 +66,14 @@ describe('time-zone and date-time validation', () => {
     }
     // Neither knows that February has no 30th: Date.parse rolls it over to March.
     expect(OFFSET_DATE_TIME.test('2026-02-30T10:00Z')).toBe(true)
+  })
+
+  it('takes years 0001 to 9999, and only instants from year 1 in UTC: PostgreSQL has no year 0', () => {
+    expect(OFFSET_DATE_TIME.test('0000-01-01T00:00Z')).toBe(false)
+    expect(CALENDAR_DATE.test('0000-01-01')).toBe(false)
+    expect(CALENDAR_DATE.test('0001-01-01')).toBe(true)
+    expect(isStorableInstant('0001-01-01T00:00Z')).toBe(true)
+    expect(isStorableInstant('0001-01-01T00:00+05:00')).toBe(false)
+    expect(isStorableInstant('9999-12-31T23:59-23:59')).toBe(true)
   })
 })
