@@ -49731,8 +49731,11 @@ export interface components {
             workflow: "assessment-reminder" | "child-progress" | "early-intervention";
         };
         AgentWorkflowCreate: {
-            /** @description Start from a template (GET /v1/agent-workflow-templates): the other fields are merged over it (JSON merge patch). */
-            templateId?: string;
+            /**
+             * @description Start from a template (GET /v1/agent-workflow-templates): the other fields are merged over it (JSON merge patch).
+             * @enum {string}
+             */
+            templateId?: "appointment-follow-up" | "assessment-reminder" | "early-intervention-check-in" | "child-progress-follow-up" | "marketplace-lead-qualification" | "provider-onboarding";
             name?: string;
             description?: string;
             enabled?: boolean;
