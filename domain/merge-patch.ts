@@ -7,6 +7,7 @@
 import { z } from '@hono/zod-openapi'
 import { validationError, type FieldError } from './errors.ts'
 import { idKindOfIssue } from './id-schema.ts'
+import { orNull } from './nullable.ts'
 
 /** A JSON object. */
 export type JsonObject = { [key: string]: unknown }
@@ -102,7 +103,7 @@ export function mergePatchSchema(
   const shape = Object.fromEntries(
     Object.entries(object.shape).map(([key, member]) => {
       const base = options.nested?.[key] ?? bare(member as z.ZodType)
-      return [key, options.required?.includes(key) ? base.optional() : base.nullable().optional()]
+      return [key, options.required?.includes(key) ? base.optional() : orNull(base).optional()]
     })
   )
   return z.strictObject(shape)

@@ -20,8 +20,11 @@ const IDEMPOTENCY_KEY = {
   description:
     'Makes a write safe to retry: the same key and request within 24 hours returns the stored response with ' +
     '`Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; ' +
-    'while the first request is still running, a 409 `idempotency_request_in_progress`.',
-  schema: { type: 'string', maxLength: 255 },
+    'while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) ' +
+    'for every new request.',
+  // HTTP drops a header value's surrounding whitespace, so a key of spaces only arrives empty: a 400 `invalid_length`
+  // like an empty one (api/middleware/idempotency.ts).
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '\\S' },
 }
 
 const REQUEST_ID_HEADER = {

@@ -5,7 +5,7 @@
 import { z } from '@hono/zod-openapi'
 import { idLabel, resourceId } from '../../domain/id-schema.ts'
 import type { IdKind } from '../../domain/id-prefixes.ts'
-import { OFFSET_DATE_TIME } from '../../domain/time.ts'
+import { isStorableInstant, OFFSET_DATE_TIME } from '../../domain/time.ts'
 
 export const ProblemSchema = z
   .object({
@@ -39,7 +39,7 @@ export const ProblemSchema = z
 export const OffsetDateTime = z
   .string()
   .regex(OFFSET_DATE_TIME, 'Must be an ISO 8601 date-time with a UTC offset, e.g. 2026-12-01T09:00:00-06:00')
-  .refine((v) => !Number.isNaN(Date.parse(v)), 'Not a valid date-time')
+  .refine(isStorableInstant, 'Not a valid date-time')
 
 /** Server timestamps: UTC with Z. */
 export const UtcDateTime = z.string().openapi({ format: 'date-time', example: '2026-11-21T18:00:00.000Z' })

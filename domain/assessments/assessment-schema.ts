@@ -5,7 +5,7 @@
  */
 import { z } from '@hono/zod-openapi'
 import { CalendarDate } from '../clients/record-fields.ts'
-import { OFFSET_DATE_TIME } from '../time.ts'
+import { isStorableInstant, OFFSET_DATE_TIME } from '../time.ts'
 import { KNOWN_INSTRUMENTS } from './instruments.ts'
 import { resourceId } from '../id-schema.ts'
 
@@ -77,7 +77,8 @@ export const AssessmentScore = z
       ),
     { message: 'Give at least one score.', params: { code: 'required' } }
   )
-  .openapi('AssessmentScore')
+  // At least one score beside the subtest, in the description's terms: the object is strict, so two members.
+  .openapi('AssessmentScore', { minProperties: 2 })
 
 export type AssessmentScoreInput = z.output<typeof AssessmentScore>
 
@@ -94,7 +95,7 @@ export const AssessmentCompletion = z
     completedAt: z
       .string()
       .regex(OFFSET_DATE_TIME, 'Must be an ISO 8601 date-time with a UTC offset.')
-      .refine((v) => !Number.isNaN(Date.parse(v)), 'Not a valid date-time')
+      .refine(isStorableInstant, 'Not a valid date-time')
       .optional()
       .openapi({ description: 'When it was administered; defaults to now', example: '2026-12-01T10:30:00-06:00' }),
   })

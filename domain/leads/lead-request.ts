@@ -7,7 +7,7 @@ import { z } from '@hono/zod-openapi'
 import { DisciplineSchema } from '../catalogue/disciplines.ts'
 import { CalendarDate, LanguageTag, PersonName, PhoneNumber } from '../clients/record-fields.ts'
 import { Condition, PreferredWindowSchema } from '../matching/match-request.ts'
-import { OFFSET_DATE_TIME } from '../time.ts'
+import { isStorableInstant, OFFSET_DATE_TIME } from '../time.ts'
 import { PERSON_CLOSE_REASONS } from './lead-state.ts'
 import { resourceId } from '../id-schema.ts'
 
@@ -112,6 +112,7 @@ const SlotChoice = z.strictObject({
   startsAt: z
     .string()
     .regex(OFFSET_DATE_TIME, 'An ISO 8601 date-time with an offset')
+    .refine(isStorableInstant, 'Not a valid date-time')
     .openapi({ example: '2026-12-01T15:00:00-06:00' }),
 })
 

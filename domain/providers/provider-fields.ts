@@ -14,6 +14,7 @@ import { AgeGroupSchema } from './age-groups.ts'
 import { CredentialsSchema, licenceExpiryOf, type Credential } from './credentials.ts'
 import { canonicalLanguage } from './languages.ts'
 import { resourceId } from '../id-schema.ts'
+import { orNull } from '../nullable.ts'
 
 const unique = <T>(values: readonly T[]) => new Set(values).size === values.length
 
@@ -30,7 +31,7 @@ export const ProviderFieldsSchema = z.object({
   languages: z.array(z.string().min(2).max(35)).max(20).optional(),
   ageGroups: z.array(AgeGroupSchema).refine(unique, 'Age groups must not repeat').optional(),
   telehealth: z.boolean().optional(),
-  weeklyHours: WeeklyHoursSchema.nullable().optional(),
+  weeklyHours: orNull(WeeklyHoursSchema).optional(),
   credentials: CredentialsSchema.optional(),
 })
 

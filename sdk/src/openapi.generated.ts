@@ -842,7 +842,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -1306,7 +1306,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -1608,7 +1608,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -1909,7 +1909,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -2210,7 +2210,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -2511,7 +2511,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -2999,7 +2999,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -3483,7 +3483,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -3768,7 +3768,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -4251,7 +4251,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -4537,7 +4537,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -4837,7 +4837,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -5138,7 +5138,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -5443,7 +5443,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -5744,7 +5744,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -6049,7 +6049,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -6350,7 +6350,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -7022,7 +7022,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -7483,7 +7483,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -7769,7 +7769,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -8458,7 +8458,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -8919,7 +8919,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -9204,7 +9204,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -9908,7 +9908,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -10195,7 +10195,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -10675,7 +10675,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -11161,7 +11161,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -11636,7 +11636,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -12097,7 +12097,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -12382,7 +12382,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -12851,7 +12851,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -13312,7 +13312,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -13600,7 +13600,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -14069,7 +14069,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -14530,7 +14530,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -14815,7 +14815,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -15289,7 +15289,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -15771,7 +15771,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -16257,7 +16257,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -16744,7 +16744,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -17048,7 +17048,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -17352,7 +17352,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -17831,7 +17831,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -18292,7 +18292,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -18577,7 +18577,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -18879,7 +18879,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -19590,7 +19590,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -20073,7 +20073,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -20592,7 +20592,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -20916,7 +20916,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -21240,7 +21240,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -21560,7 +21560,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -22027,7 +22027,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -22503,7 +22503,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -22808,7 +22808,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -23270,7 +23270,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -23549,7 +23549,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -23986,7 +23986,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -24444,7 +24444,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -25741,7 +25741,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -26202,7 +26202,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -26501,7 +26501,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -26975,7 +26975,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -27436,7 +27436,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -27735,7 +27735,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -28033,7 +28033,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -28505,7 +28505,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -28978,7 +28978,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -30039,7 +30039,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -30497,7 +30497,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -30783,7 +30783,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -31084,7 +31084,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -31385,7 +31385,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -32087,7 +32087,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -32392,7 +32392,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -32865,7 +32865,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -33326,7 +33326,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -33609,7 +33609,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -34077,7 +34077,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -34537,7 +34537,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -34826,7 +34826,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -35124,7 +35124,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -35405,7 +35405,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -35866,7 +35866,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -36334,7 +36334,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -36996,7 +36996,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -37278,7 +37278,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -37566,7 +37566,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -38034,7 +38034,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -39424,7 +39424,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -39888,7 +39888,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -40190,7 +40190,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -40495,7 +40495,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -40797,7 +40797,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -41509,7 +41509,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -42377,7 +42377,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -42835,7 +42835,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -43118,7 +43118,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -44155,7 +44155,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -45786,7 +45786,8 @@ export interface components {
             languages: string[];
             ageGroups: components["schemas"]["AgeGroup"][];
             telehealth: boolean;
-            weeklyHours: components["schemas"]["WeeklyHours"];
+            /** @description null: open schedule, bookable at any time */
+            weeklyHours: components["schemas"]["WeeklyHours"] | null;
             credentials: components["schemas"]["Credential"][];
             /**
              * Format: date
@@ -45829,7 +45830,7 @@ export interface components {
          */
         AgeGroup: "INFANT_TODDLER" | "PRESCHOOL" | "SCHOOL_AGE" | "ADULT";
         /**
-         * @description null: open schedule, bookable at any time
+         * @description Working hours per weekday in the provider's time zone. A missing or empty weekday is a day off. null (the default) is an open schedule: bookable at any time.
          * @example {
          *       "MONDAY": [
          *         {
@@ -45857,7 +45858,7 @@ export interface components {
             FRIDAY?: components["schemas"]["WorkingInterval"][];
             SATURDAY?: components["schemas"]["WorkingInterval"][];
             SUNDAY?: components["schemas"]["WorkingInterval"][];
-        } | null;
+        };
         WorkingInterval: {
             /** @example 09:00 */
             start: string;
@@ -45913,7 +45914,7 @@ export interface components {
             languages?: string[];
             ageGroups?: components["schemas"]["AgeGroup"][];
             telehealth?: boolean;
-            weeklyHours?: components["schemas"]["WeeklyHours"] & unknown;
+            weeklyHours?: components["schemas"]["WeeklyHours"] | null;
             credentials?: components["schemas"]["Credential"][];
             /**
              * @description APPROVED (the default) is bookable at once. INVITED or IN_REVIEW records a provider still to be onboarded and starts nothing: `POST /v1/providers/{id}/onboarding` starts the onboarding workflow.
@@ -46304,7 +46305,7 @@ export interface components {
             clients: components["schemas"]["ChildClientLink"][];
             diagnoses: components["schemas"]["Diagnosis"][];
             goals: components["schemas"]["Goal"][];
-            earlyIntervention: components["schemas"]["EarlyIntervention"];
+            earlyIntervention: components["schemas"]["EarlyIntervention"] | null;
             /**
              * Format: date-time
              * @example 2026-11-21T18:00:00.000Z
@@ -46403,7 +46404,7 @@ export interface components {
              */
             exitDate?: string;
             serviceCoordinator?: components["schemas"]["ServiceCoordinator"];
-        } | null;
+        };
         ServiceCoordinator: {
             name: string;
             organization?: string;
@@ -46485,40 +46486,16 @@ export interface components {
             diagnoses?: components["schemas"]["Diagnosis"][] | null;
             goals?: components["schemas"]["GoalInput"][] | null;
             earlyIntervention?: {
-                /**
-                 * Format: date
-                 * @description When the referral was received; starts the 45-day clock to the initial IFSP
-                 * @example 2025-03-14
-                 */
                 referralDate?: string | null;
-                /** @enum {string|null} */
-                referralSource?: "HOSPITAL" | "PHYSICIAN" | "PARENT" | "CHILD_CARE" | "EARLY_LEARNING_PROGRAM" | "LOCAL_EDUCATION_AGENCY" | "PUBLIC_HEALTH" | "SOCIAL_SERVICES" | "CHILD_WELFARE" | "HOMELESS_SHELTER" | "OTHER" | null;
-                /**
-                 * Format: date
-                 * @example 2025-03-14
-                 */
+                referralSource?: ("HOSPITAL" | "PHYSICIAN" | "PARENT" | "CHILD_CARE" | "EARLY_LEARNING_PROGRAM" | "LOCAL_EDUCATION_AGENCY" | "PUBLIC_HEALTH" | "SOCIAL_SERVICES" | "CHILD_WELFARE" | "HOMELESS_SHELTER" | "OTHER") | null;
                 consentDate?: string | null;
-                /**
-                 * Format: date
-                 * @example 2025-03-14
-                 */
                 initialIfspDate?: string | null;
-                /**
-                 * Format: date
-                 * @example 2025-03-14
-                 */
                 lastIfspReviewDate?: string | null;
-                /**
-                 * Format: date
-                 * @example 2025-03-14
-                 */
                 exitDate?: string | null;
                 serviceCoordinator?: {
                     name?: string | null;
                     organization?: string | null;
-                    /** Format: email */
                     email?: string | null;
-                    /** @example +13125550100 */
                     phone?: string | null;
                 } | null;
             } | null;
@@ -46617,7 +46594,7 @@ export interface components {
                 nextSummaryAt?: string;
                 reportsRecorded?: number;
             } | null;
-            latestReport: components["schemas"]["ProgressReport"];
+            latestReport: components["schemas"]["ProgressReport"] | null;
             openFollowUp: components["schemas"]["CareNotification"] | null;
         };
         ProgressReport: {
@@ -46655,7 +46632,7 @@ export interface components {
              * @example 2026-11-21T18:00:00.000Z
              */
             createdAt: string;
-        } | null;
+        };
         GoalProgress: {
             goalId: string;
             /** @description Sessions with an accuracy figure for the goal in the look-back */
@@ -46684,7 +46661,7 @@ export interface components {
             email: string | null;
             phone: string | null;
             preferredLanguage: string | null;
-            address: components["schemas"]["PostalAddress"];
+            address: components["schemas"]["PostalAddress"] | null;
             roles: ("PARENT" | "GUARDIAN" | "PAYER" | "EMERGENCY_CONTACT" | "CAREGIVER" | "OTHER")[];
             /** @description Values by field key, including values of fields archived since they were written */
             custom_fields: {
@@ -46715,7 +46692,7 @@ export interface components {
             postalCode?: string;
             /** @example US */
             country?: string;
-        } | null;
+        };
         ClientCreate: {
             /** @example Amara */
             firstName: string;
@@ -46763,15 +46740,9 @@ export interface components {
             firstName?: string;
             /** @example Okafor */
             lastName?: string;
-            /** Format: email */
             email?: string | null;
-            /** @example +13125550100 */
             phone?: string | null;
-            /**
-             * @description BCP 47 language tag
-             * @example es-MX
-             */
-            preferredLanguage?: string;
+            preferredLanguage?: string | null;
             address?: {
                 line1?: string | null;
                 line2?: string | null;
@@ -46867,14 +46838,6 @@ export interface components {
             /** @enum {string} */
             type?: "TEXT" | "NUMBER" | "DATE" | "BOOLEAN" | "SELECT";
             required?: boolean;
-            /**
-             * @description The choices of a SELECT field (required for SELECT, not allowed otherwise).
-             * @example [
-             *       "Physician",
-             *       "School",
-             *       "Self"
-             *     ]
-             */
             options?: string[] | null;
             position?: number;
         };
@@ -46889,7 +46852,7 @@ export interface components {
             temperament: string | null;
             notes: string | null;
             therapyAnimal: boolean;
-            certification: components["schemas"]["TherapyAnimalCertification"];
+            certification: components["schemas"]["TherapyAnimalCertification"] | null;
             /**
              * Format: date-time
              * @example 2026-11-21T18:00:00.000Z
@@ -46920,7 +46883,7 @@ export interface components {
              * @example 2025-03-14
              */
             expiresOn?: string;
-        } | null;
+        };
         PetCreate: {
             /**
              * @description The client the pet belongs to
@@ -46967,16 +46930,8 @@ export interface components {
             notes?: string | null;
             therapyAnimal?: boolean;
             certification?: {
-                /**
-                 * @description The certifying organisation
-                 * @example Pet Partners
-                 */
                 registry?: string | null;
                 number?: string | null;
-                /**
-                 * Format: date
-                 * @example 2025-03-14
-                 */
                 expiresOn?: string | null;
             } | null;
         };
@@ -47056,8 +47011,7 @@ export interface components {
             status?: "SCHEDULED" | "IN_PROGRESS" | "COMPLETED" | "CANCELLED";
             actualStartedAt?: string | null;
             actualEndedAt?: string | null;
-            /** @enum {string|null} */
-            attendance?: "PRESENT" | "LATE" | "ABSENT_EXCUSED" | "ABSENT_UNEXCUSED" | "CANCELLED_LATE" | null;
+            attendance?: ("PRESENT" | "LATE" | "ABSENT_EXCUSED" | "ABSENT_UNEXCUSED" | "CANCELLED_LATE") | null;
             billingCodes?: components["schemas"]["BillingLine"][];
             placeOfService?: string | null;
             telehealth?: boolean;
@@ -47325,17 +47279,12 @@ export interface components {
         };
         /** @description A JSON merge patch (RFC 7396) of an open assessment; null removes providerId, dueDate or the cadence. A new due date sets the status back to SCHEDULED and re-plans the reminders. */
         AssessmentPatch: {
-            /** @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             providerId?: string | null;
             /**
              * @description The instrument; free text, documented spellings: PLS-5, CELF-5, CELF-P3, GFTA-3, PDMS-2, PDMS-3, Bayley-4, BOT-2, Sensory Profile 2, Vineland-3, BDI-3
              * @example PLS-5
              */
             instrument?: string;
-            /**
-             * Format: date
-             * @example 2025-03-14
-             */
             dueDate?: string | null;
             reassessmentCadenceDays?: number | null;
         };
@@ -47482,25 +47431,7 @@ export interface components {
              */
             updatedAt: string;
             /** @description Only in the answers of reschedule, cancel, complete, no-show (and a PATCH that reschedules): the booking workflow's accepted result. null when the workflow has not started yet (its start waits in the outbox). */
-            workflow?: {
-                state: components["schemas"]["AppointmentStatus"] & unknown;
-                /**
-                 * Format: date-time
-                 * @description The next reminder to the family; null when none is left
-                 * @example 2026-11-21T18:00:00.000Z
-                 */
-                nextReminderAt: string | null;
-                /** @description Reminders recorded so far (care notifications) */
-                remindersSent: number;
-                /**
-                 * Format: date-time
-                 * @description When it becomes NO_SHOW without a check-in; null once final or checked in
-                 * @example 2026-11-21T18:00:00.000Z
-                 */
-                noShowAt: string | null;
-                /** @description Whether the workflow has seen a check-in (the session exists) */
-                checkedIn: boolean;
-            } | null;
+            workflow?: components["schemas"]["BookingWorkflowAnswer"] | null;
         };
         /** @enum {string} */
         AppointmentStatus: "CONFIRMED" | "CANCELLED" | "COMPLETED" | "NO_SHOW";
@@ -47511,6 +47442,25 @@ export interface components {
         AppointmentType: "THERAPY_SESSION" | "EVALUATION" | "REEVALUATION" | "ASSESSMENT" | "SCREENING" | "CONSULTATION" | "PARENT_COACHING" | "EARLY_INTERVENTION" | "IFSP_MEETING";
         /** @enum {string} */
         CancellationReason: "FAMILY_REQUEST" | "ILLNESS" | "PROVIDER_UNAVAILABLE" | "CENTRE_CLOSED" | "WEATHER" | "SCHEDULING_CONFLICT" | "OTHER";
+        BookingWorkflowAnswer: {
+            state: components["schemas"]["AppointmentStatus"] & unknown;
+            /**
+             * Format: date-time
+             * @description The next reminder to the family; null when none is left
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            nextReminderAt: string | null;
+            /** @description Reminders recorded so far (care notifications) */
+            remindersSent: number;
+            /**
+             * Format: date-time
+             * @description When it becomes NO_SHOW without a check-in; null once final or checked in
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            noShowAt: string | null;
+            /** @description Whether the workflow has seen a check-in (the session exists) */
+            checkedIn: boolean;
+        };
         AppointmentCreate: {
             /** @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             childId: string;
@@ -47550,7 +47500,7 @@ export interface components {
              * @enum {string}
              */
             execution: "NOT_STARTED" | "RUNNING" | "CLOSED" | "LEGACY";
-            lifecycle: components["schemas"]["BookingWorkflowAnswer"];
+            lifecycle: components["schemas"]["BookingWorkflowAnswer"] | null;
             /** @description The appointment follow-up (after completion): note deadline, nudges, family follow-up */
             followUp: {
                 workflowId: string;
@@ -47570,25 +47520,6 @@ export interface components {
                 nextNudgeAt: string | null;
             } | null;
         };
-        BookingWorkflowAnswer: {
-            state: components["schemas"]["AppointmentStatus"] & unknown;
-            /**
-             * Format: date-time
-             * @description The next reminder to the family; null when none is left
-             * @example 2026-11-21T18:00:00.000Z
-             */
-            nextReminderAt: string | null;
-            /** @description Reminders recorded so far (care notifications) */
-            remindersSent: number;
-            /**
-             * Format: date-time
-             * @description When it becomes NO_SHOW without a check-in; null once final or checked in
-             * @example 2026-11-21T18:00:00.000Z
-             */
-            noShowAt: string | null;
-            /** @description Whether the workflow has seen a check-in (the session exists) */
-            checkedIn: boolean;
-        } | null;
         /** @description A JSON merge patch (RFC 7396) of the writable fields. Members left out stay as they are; `notes: null` removes the notes (the other fields cannot be removed). startsAt, durationMinutes and providerId make it a reschedule (CONFIRMED only); type and service can change only while CONFIRMED; a field set to its current value changes nothing. */
         AppointmentPatch: {
             /** @description null removes the notes; editable in every state */
@@ -47720,7 +47651,7 @@ export interface components {
                  * @example 2026-12-22
                  */
                 until?: string;
-            };
+            } & (unknown | unknown);
             /** @description Local dates to skip; each must be a date the rule generates */
             exceptions?: string[];
             /**
@@ -47902,7 +47833,7 @@ export interface components {
             processor: string;
             processorReference: string | null;
             reference: string | null;
-            failureCode: components["schemas"]["PaymentFailureCode"];
+            failureCode: components["schemas"]["PaymentFailureCode"] | null;
             failureMessage: string | null;
             /**
              * @description Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).
@@ -47933,8 +47864,8 @@ export interface components {
         PaymentStatus: "PENDING" | "SUCCEEDED" | "FAILED";
         /** @enum {string} */
         PaymentMethod: "CASH" | "CARD_TERMINAL" | "BANK_TRANSFER" | "INSURER_REMITTANCE" | "CHEQUE";
-        /** @enum {string|null} */
-        PaymentFailureCode: "CARD_DECLINED" | "INSUFFICIENT_FUNDS" | "EXPIRED_CARD" | "TERMINAL_ERROR" | "PAYMENT_REJECTED" | "OTHER" | null;
+        /** @enum {string} */
+        PaymentFailureCode: "CARD_DECLINED" | "INSUFFICIENT_FUNDS" | "EXPIRED_CARD" | "TERMINAL_ERROR" | "PAYMENT_REJECTED" | "OTHER";
         Refund: {
             /** @example rfd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
@@ -47965,7 +47896,7 @@ export interface components {
             valid: boolean;
             /** @description Records examined, the broken one included */
             checked: number;
-            firstBrokenLink: components["schemas"]["AuditChainBrokenLink"];
+            firstBrokenLink: components["schemas"]["AuditChainBrokenLink"] | null;
             /** @description The last record of a valid chain; keep it elsewhere to detect a rewritten tail */
             head: {
                 seq: number;
@@ -47989,7 +47920,7 @@ export interface components {
             expected: string;
             /** @description Empty for event_missing */
             found: string;
-        } | null;
+        };
         AuditEventPage: {
             data: components["schemas"]["AuditEvent"][];
             nextCursor: string | null;
@@ -48679,7 +48610,7 @@ export interface components {
             text?: string;
             /** @description The document’s bytes in base64 (RFC 4648), e.g. a PDF. Exactly one of text and content. */
             content?: string;
-        };
+        } & (unknown | unknown);
         KnowledgeDocumentPage: {
             data: components["schemas"]["KnowledgeDocument"][];
             nextCursor: string | null;
@@ -48703,7 +48634,7 @@ export interface components {
             text?: string;
             /** @description The document’s bytes in base64 (RFC 4648), e.g. a PDF. Exactly one of text and content. */
             content?: string;
-        };
+        } & (unknown | unknown);
         KnowledgeAnswer: {
             assistantId: string;
             /** @description False when the knowledge does not contain the answer; nothing is cited then. */
@@ -49800,8 +49731,11 @@ export interface components {
             workflow: "assessment-reminder" | "child-progress" | "early-intervention";
         };
         AgentWorkflowCreate: {
-            /** @description Start from a template (GET /v1/agent-workflow-templates): the other fields are merged over it (JSON merge patch). */
-            templateId?: string;
+            /**
+             * @description Start from a template (GET /v1/agent-workflow-templates): the other fields are merged over it (JSON merge patch).
+             * @enum {string}
+             */
+            templateId?: "appointment-follow-up" | "assessment-reminder" | "early-intervention-check-in" | "child-progress-follow-up" | "marketplace-lead-qualification" | "provider-onboarding";
             name?: string;
             description?: string;
             enabled?: boolean;

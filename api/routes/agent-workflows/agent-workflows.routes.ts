@@ -14,15 +14,23 @@ import { listQuerySchema } from '../../../domain/listing.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 import { resourceId } from '../../../domain/id-schema.ts'
+import { AGENT_WORKFLOW_TEMPLATES, templateById } from '../../../domain/agent-workflows/agent-workflow-templates.ts'
 
 const tags = ['Agent workflows']
 
 export const AgentWorkflowCreate = z
   .strictObject({
-    templateId: z.string().max(80).optional().openapi({
-      description:
-        'Start from a template (GET /v1/agent-workflow-templates): the other fields are merged over it (JSON merge patch).',
-    }),
+    templateId: z
+      .string()
+      .max(80)
+      .refine((id) => templateById(id) !== undefined, { message: 'No such template.', params: { code: 'not_found' } })
+      .optional()
+      .openapi({
+        // The catalogue's ids, so that a client or fuzzer names a template that exists (`not_found` otherwise).
+        enum: AGENT_WORKFLOW_TEMPLATES.map((template) => template.id),
+        description:
+          'Start from a template (GET /v1/agent-workflow-templates): the other fields are merged over it (JSON merge patch).',
+      }),
     name: z.string().optional(),
     description: z.string().optional(),
     enabled: z.boolean().optional(),

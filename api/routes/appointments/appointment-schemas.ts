@@ -12,6 +12,7 @@ import { listQuerySchema } from '../../../domain/listing.ts'
 import type { AppointmentType, CancellationReason } from '../../../generated/prisma/enums.ts'
 import { OffsetDateTime, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 import { resourceId } from '../../../domain/id-schema.ts'
+import { orNull } from '../../../domain/nullable.ts'
 
 export const APPOINTMENT_TYPES = [
   'THERAPY_SESSION',
@@ -182,7 +183,7 @@ export const Appointment = z
     }),
     createdAt: UtcDateTime,
     updatedAt: UtcDateTime,
-    workflow: BookingWorkflowAnswer.nullable()
+    workflow: orNull(BookingWorkflowAnswer)
       .optional()
       .openapi({
         description:
@@ -203,7 +204,7 @@ export const AppointmentWorkflow = z
       description:
         'NOT_STARTED: its start waits in the outbox; LEGACY: a run started before the lifecycle (no reminders)',
     }),
-    lifecycle: BookingWorkflowAnswer.nullable(),
+    lifecycle: orNull(BookingWorkflowAnswer),
     followUp: z
       .object({
         workflowId: z.string(),

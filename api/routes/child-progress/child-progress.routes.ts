@@ -6,6 +6,7 @@ import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/r
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 import { CareNotification } from '../care-workflows/care-notification-schema.ts'
 import { resourceId } from '../../../domain/id-schema.ts'
+import { orNull } from '../../../domain/nullable.ts'
 
 const ChildId = IdParam('child')
 const TAGS = ['Child progress']
@@ -62,7 +63,7 @@ export const ChildProgress = z
       })
       .nullable()
       .openapi({ description: "The workflow's schedule (its query); null when Temporal cannot answer right now" }),
-    latestReport: ProgressReport.nullable(),
+    latestReport: orNull(ProgressReport),
     openFollowUp: CareNotification.nullable(),
   })
   .openapi('ChildProgress')

@@ -11,6 +11,7 @@ import { mergePatchSchema } from '../../../domain/merge-patch.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 import { resourceId } from '../../../domain/id-schema.ts'
+import { orNull } from '../../../domain/nullable.ts'
 
 /** The create body: names and date of birth are all a child needs; everything else can follow. */
 export const ChildCreate = ChildFields.openapi('ChildCreate')
@@ -50,7 +51,7 @@ export const Child = z
     clients: z.array(ChildClientLinkInput),
     diagnoses: z.array(Diagnosis),
     goals: z.array(Goal),
-    earlyIntervention: EarlyIntervention.nullable(),
+    earlyIntervention: orNull(EarlyIntervention),
     archivedAt: UtcDateTime.nullable(),
     createdAt: UtcDateTime,
     updatedAt: UtcDateTime,

@@ -14,6 +14,7 @@ import { mergePatchSchema } from '../../../domain/merge-patch.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 import { resourceId } from '../../../domain/id-schema.ts'
+import { orNull } from '../../../domain/nullable.ts'
 
 export const ClientCreate = z
   .strictObject({ ...ClientFields.shape, custom_fields: CustomFieldValuesInput.optional() })
@@ -37,7 +38,7 @@ export const Client = z
     email: z.string().nullable(),
     phone: z.string().nullable(),
     preferredLanguage: z.string().nullable(),
-    address: PostalAddress.nullable(),
+    address: orNull(PostalAddress),
     roles: z.array(z.enum(CLIENT_ROLES)),
     custom_fields: z
       .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))

@@ -32,6 +32,9 @@ export const KnowledgeUpload = z
 export const KnowledgeReplace = z.object({ file: FilePart }).openapi('KnowledgeReplace')
 
 /** One document in a JSON body: what a file part carries (name, type, bytes), with the bytes as text or base64. */
+/** Exactly one of `text` and `content`, as `fromJsonDocument` requires (`text_or_content` otherwise). */
+const TEXT_OR_CONTENT = { oneOf: [{ required: ['text'] }, { required: ['content'] }] }
+
 const JsonDocumentFields = {
   name: z.string().min(1).max(255).openapi({ example: 'attendance-policy.md', description: 'The file name' }),
   mediaType: z
@@ -53,9 +56,9 @@ const JsonDocumentFields = {
 
 export const KnowledgeJsonUpload = z
   .strictObject({ assistantId: KnowledgeUpload.shape.assistantId, ...JsonDocumentFields })
-  .openapi('KnowledgeJsonUpload')
+  .openapi('KnowledgeJsonUpload', TEXT_OR_CONTENT)
 
-export const KnowledgeJsonReplace = z.strictObject(JsonDocumentFields).openapi('KnowledgeJsonReplace')
+export const KnowledgeJsonReplace = z.strictObject(JsonDocumentFields).openapi('KnowledgeJsonReplace', TEXT_OR_CONTENT)
 
 export const KnowledgeDocument = z
   .object({

@@ -41,7 +41,11 @@ export const FeeRuleCreate = FeeRuleFieldsSchema.extend({
   providerId: resourceId('provider').optional().openapi({ description: "Absent: the tenant's default rule" }),
 })
   .strict()
-  .openapi('FeeRuleCreate')
+  .openapi('FeeRuleCreate', {
+    // A flat fee names its currency (`required` on fixedCurrency otherwise).
+    if: { required: ['fixedAmount'], properties: { fixedAmount: { exclusiveMinimum: 0 } } },
+    then: { required: ['fixedCurrency'] },
+  } as Record<string, unknown>)
 
 export const FeeRulePatch = mergePatchSchema(FeeRuleFieldsSchema, { required: ['percentBps'] }).openapi('FeeRulePatch')
 

@@ -9,6 +9,7 @@ import { IdParam, pageOf, UtcDateTime } from '../../openapi/schemas.ts'
 import { Amount, Currency, OffsetInstant, PositiveAmount, QueryInstant } from '../prices/money-schemas.ts'
 import { resourceId } from '../../../domain/id-schema.ts'
 import { CurrencyCode } from '../../../domain/pricing/currency-schema.ts'
+import { orNull } from '../../../domain/nullable.ts'
 
 /** A filter of the list: an id that names nothing lists nothing. */
 const Id = z.string().min(1).max(64)
@@ -74,7 +75,7 @@ export const Payment = z
     processor: z.string().openapi({ example: 'recorded' }),
     processorReference: z.string().nullable(),
     reference: z.string().nullable(),
-    failureCode: FailureCode.nullable(),
+    failureCode: orNull(FailureCode),
     failureMessage: z.string().nullable(),
     amountRefunded: Amount,
     refunds: z.array(Refund),

@@ -8,6 +8,7 @@ import { PET_SORTS } from '../../../domain/pets/pet-service.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 import { resourceId } from '../../../domain/id-schema.ts'
+import { orNull } from '../../../domain/nullable.ts'
 
 export const PetCreate = PetFields.openapi('PetCreate')
 
@@ -29,7 +30,7 @@ export const Pet = z
     temperament: z.string().nullable(),
     notes: z.string().nullable(),
     therapyAnimal: z.boolean(),
-    certification: TherapyAnimalCertification.nullable(),
+    certification: orNull(TherapyAnimalCertification),
     archivedAt: UtcDateTime.nullable(),
     createdAt: UtcDateTime,
     updatedAt: UtcDateTime,

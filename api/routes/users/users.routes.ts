@@ -4,6 +4,7 @@ import { PLATFORM_ROLES } from '../../../domain/auth/roles.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, PaginationQuery, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 import { resourceId } from '../../../domain/id-schema.ts'
+import { orNull } from '../../../domain/nullable.ts'
 
 const Role = z.enum(PLATFORM_ROLES).openapi('PlatformRole', {
   description: 'OWNER and ADMIN: everything; CLINICIAN, FRONT_DESK, BILLING, READ_ONLY: see docs/access-control.md',
@@ -35,7 +36,7 @@ export const SsoConnection = z
     jwksUri: z.string().nullable(),
     roleClaim: z.string(),
     roleMapping: z.record(z.string(), Role),
-    defaultRole: Role.nullable(),
+    defaultRole: orNull(Role),
     createdAt: UtcDateTime,
   })
   .openapi('SsoConnection')
