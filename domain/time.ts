@@ -37,22 +37,35 @@ export function isValidTimeZone(timeZone: string): boolean {
   }
 }
 
+/** A zone's offset from UTC at an instant, in whole minutes (Intl's `longOffset`: "GMT-06:00", "GMT" for zero). */
+function offsetMinutesAt(instant: Date, timeZone: string): number {
+  const name = formatterFor(timeZone)
+    .formatToParts(instant)
+    .find((part) => part.type === 'timeZoneName')?.value
+  const match = /^GMT([+-])(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(name ?? 'GMT')
+  if (!match) return 0
+  const seconds = Number(match[2]) * 3600 + Number(match[3]) * 60 + Number(match[4] ?? 0)
+  // Local mean time before standard zones had second offsets (Chicago: -05:50:36); RFC 3339 writes hh:mm.
+  return (match[1] === '-' ? -1 : 1) * Math.round(seconds / 60)
+}
+
 /**
  * Formats an instant as ISO 8601 local time with the zone's offset, e.g. `2026-12-01T09:00:00-06:00`.
+ *
+ * The local fields are the UTC fields of the instant moved by the offset, so the year always has four digits and the
+ * offset is whole minutes: Intl's own fields wrote year 6 as `6` and Chicago's 19th-century offset as `-05:50:36`,
+ * strings no parser takes back (a 500 on completing an assessment dated 0006-03-31, found by Schemathesis).
  * @param instant - the moment to format
  * @param timeZone - IANA zone whose offset at that instant is used
  */
 export function formatInTimeZone(instant: Date, timeZone: string): string {
-  const parts = Object.fromEntries(
-    formatterFor(timeZone)
-      .formatToParts(instant)
-      .map((p) => [p.type, p.value])
-  )
-  // longOffset gives "GMT-06:00", or plain "GMT" for a zero offset.
-  const offset = parts.timeZoneName === 'GMT' ? '+00:00' : (parts.timeZoneName ?? 'GMT+00:00').slice(3)
-  const millis = instant.getUTCMilliseconds()
-  const fraction = millis ? `.${String(millis).padStart(3, '0')}` : ''
-  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${fraction}${offset}`
+  const offset = offsetMinutesAt(instant, timeZone)
+  const local = new Date(instant.getTime() + offset * 60_000).toISOString()
+  const fraction = instant.getUTCMilliseconds() ? local.slice(19, 23) : ''
+  const sign = offset < 0 ? '-' : '+'
+  const hours = String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0')
+  const minutes = String(Math.abs(offset) % 60).padStart(2, '0')
+  return `${local.slice(0, 19)}${fraction}${sign}${hours}:${minutes}`
 }
 
 /** Years 0001 to 9999: PostgreSQL has no year 0 (JavaScript's year 0 is 1 BC), and RFC 3339 writes four digits. */
@@ -80,18 +93,23 @@ export const OFFSET_DATE_TIME = new RegExp(
 /** A calendar date, YYYY-MM-DD, bounded as {@link OFFSET_DATE_TIME}'s date; days a month lacks are checked apart. */
 export const CALENDAR_DATE = new RegExp(`^${YEAR}-${MONTH_DAY}$`)
 
-/** The first instant PostgreSQL stores: 0001-01-01T00:00:00Z. */
-const EARLIEST_INSTANT = Date.parse('0001-01-01T00:00:00Z')
+/**
+ * The instants the API takes: a day inside years 0001-9999 at either end, so that the local date of one in any zone
+ * (offsets stay within a day) has four digits, and PostgreSQL, which has no year 0, stores it.
+ */
+const EARLIEST_INSTANT = Date.parse('0001-01-02T00:00:00Z')
+const LATEST_INSTANT = Date.parse('9999-12-31T00:00:00Z')
 
 /**
- * Whether a date-time (already of {@link OFFSET_DATE_TIME}'s shape) names an instant the API can store and compare:
- * `Date.parse` takes it and it is not before year 1 in UTC (`0001-01-01T00:00+05:00` is in year 0, which PostgreSQL
- * refuses: a 500 before this check, found by Schemathesis).
+ * Whether a date-time (already of {@link OFFSET_DATE_TIME}'s shape) names an instant the API can store, compare and
+ * show in a location's zone: `Date.parse` takes it, and it lies from 0001-01-02 to 9999-12-30 in UTC.
+ * `0000-01-01T00:00Z` reached PostgreSQL, which has no year 0, from list filters: a 500 before this check, found by
+ * Schemathesis.
  * @param value - the date-time as sent
  */
 export function isStorableInstant(value: string): boolean {
   const instant = Date.parse(value)
-  return !Number.isNaN(instant) && instant >= EARLIEST_INSTANT
+  return !Number.isNaN(instant) && instant >= EARLIEST_INSTANT && instant < LATEST_INSTANT
 }
 
 /** A server timestamp in UTC with `Z` and millisecond precision. */

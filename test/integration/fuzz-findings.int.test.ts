@@ -11,7 +11,15 @@ let token: string
 beforeAll(async () => {
   platform = await startPlatform({ withWorker: false })
   token = await platform.token(
-    await platform.newTenant(['children', 'children.read', 'settlements', 'bookings', 'bookings.read', 'orders'])
+    await platform.newTenant([
+      'children',
+      'children.read',
+      'settlements',
+      'bookings',
+      'bookings.read',
+      'orders',
+      'assessments',
+    ])
   )
 })
 
@@ -77,5 +85,28 @@ describe('instants PostgreSQL cannot store', () => {
     })
     expect(response.status, JSON.stringify(response.body)).toBe(400)
     expect(response.body).toMatchObject({ code: 'validation_error' })
+  })
+})
+
+describe('an instant long ago', () => {
+  // Intl wrote the local date of year 6 as "6-04-01" and Chicago's offset before 1883 as -05:50:36; the completed
+  // assessment's next due date was computed from that string and threw: a 500 (found by Schemathesis).
+  it('completes an assessment and schedules the next one, not a 500', async () => {
+    const child = await platform.http.post('/v1/children', {
+      token,
+      body: { firstName: 'Long', lastName: 'Ago', dateOfBirth: '2022-02-02' },
+    })
+    const assessment = await platform.http.post('/v1/assessments', {
+      token,
+      body: { childId: child.body.id, instrument: 'CELF-5', reassessmentCadenceDays: 365 },
+    })
+    expect(assessment.status, JSON.stringify(assessment.body)).toBe(201)
+    const completed = await platform.http.post(`/v1/assessments/${assessment.body.id as string}/complete`, {
+      token,
+      body: { scores: [{ subtest: 'Core', standardScore: 90 }], completedAt: '0006-03-31t24:00-13:00' },
+    })
+    expect(completed.status, JSON.stringify(completed.body)).toBe(200)
+    const next = await platform.http.get(`/v1/assessments/${completed.body.nextAssessmentId as string}`, { token })
+    expect(next.body.dueDate).toBe('0007-04-01')
   })
 })

@@ -68,12 +68,31 @@ describe('time-zone and date-time validation', () => {
     expect(OFFSET_DATE_TIME.test('2026-02-30T10:00Z')).toBe(true)
   })
 
-  it('takes years 0001 to 9999, and only instants from year 1 in UTC: PostgreSQL has no year 0', () => {
+  it('takes years 0001 to 9999, and instants a day inside them: PostgreSQL has no year 0', () => {
     expect(OFFSET_DATE_TIME.test('0000-01-01T00:00Z')).toBe(false)
     expect(CALENDAR_DATE.test('0000-01-01')).toBe(false)
     expect(CALENDAR_DATE.test('0001-01-01')).toBe(true)
-    expect(isStorableInstant('0001-01-01T00:00Z')).toBe(true)
-    expect(isStorableInstant('0001-01-01T00:00+05:00')).toBe(false)
-    expect(isStorableInstant('9999-12-31T23:59-23:59')).toBe(true)
+    expect(isStorableInstant('0001-01-02T00:00Z')).toBe(true)
+    expect(isStorableInstant('0001-01-01T23:00-05:00')).toBe(true)
+    expect(isStorableInstant('0001-01-01T00:00Z')).toBe(false)
+    expect(isStorableInstant('9999-12-30T23:59Z')).toBe(true)
+    expect(isStorableInstant('9999-12-30T23:59-23:59')).toBe(false)
+  })
+
+  it('writes local times with four-digit years and whole-minute offsets, which parse back to the same instant', () => {
+    // Intl wrote year 6 as "6" and Chicago's local mean time before 1883 as -05:50:36 (found by Schemathesis).
+    for (const utc of [
+      '0006-04-01T13:00:00Z',
+      '1850-06-01T12:00:00Z',
+      '0001-01-02T00:00:00Z',
+      '9999-12-30T23:00:00Z',
+    ]) {
+      for (const zone of ['America/Chicago', 'Asia/Kolkata', 'Pacific/Kiritimati', 'UTC']) {
+        const local = formatInTimeZone(new Date(utc), zone)
+        expect(local, `${utc} in ${zone}`).toMatch(OFFSET_DATE_TIME)
+        expect(Date.parse(local), `${local}`).toBe(Date.parse(utc))
+      }
+    }
+    expect(formatInTimeZone(new Date('1850-06-01T12:00:00Z'), 'America/Chicago')).toBe('1850-06-01T06:09:00-05:51')
   })
 })
