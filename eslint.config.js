@@ -166,6 +166,20 @@ export default defineConfig([
   },
 
   {
+    // A logged error keeps its stack and cause only when the error itself is logged (infra/safe-error.ts).
+    files: ['api/**/*.ts', 'activities/**/*.ts', 'domain/**/*.ts', 'infra/**/*.ts', 'worker/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "Property[key.name='err'] > CallExpression[callee.name='String']",
+          message: 'Log the error itself (`{ err: error }`): `String(error)` drops its stack and its cause.',
+        },
+      ],
+    },
+  },
+
+  {
     files: ['workflows/**/*.ts', ...workflowBundledDomainFiles],
     rules: {
       // The base rule cannot tell `import type` from a value import; the typescript-eslint one can.

@@ -1,17 +1,17 @@
 /**
- * @module Activities of the agent run workflow: thin wrappers over domain/agent-workflows/agent-runner.ts. The agent
+ * @module Activities of the agent run workflow: thin wrappers over domain/ai/agents/agent-runner.ts. The agent
  * is the offline drafter unless a chat model is injected (docs/agents.md); webhook calls go through the webhook
  * poster, so they obey the same network rules as webhook deliveries (no private or metadata addresses unless the
  * operator allows them), and care workflows are started through the workflow outbox with this activity's client.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity'
 import type { AiRuntime } from '../domain/ai/ai-runtime.ts'
-import { RetryableEffectError } from '../domain/agent-workflows/agent-action-effects.ts'
-import { offlineDecider, type AgentDecider } from '../domain/agent-workflows/agent-decider.ts'
-import { createAgentRunner, type RunRef } from '../domain/agent-workflows/agent-runner.ts'
+import { RetryableEffectError } from '../domain/ai/agents/agent-action-effects.ts'
+import { offlineDecider, type AgentDecider } from '../domain/ai/agents/agent-decider.ts'
+import { createAgentRunner, type RunRef } from '../domain/ai/agents/agent-runner.ts'
 import { createWebhookPoster, type WebhookPoster } from '../domain/webhooks/post-webhook.ts'
 import type { WebhookSettings } from '../domain/webhooks/webhook-settings.ts'
-import { createWorkflowOutbox } from '../domain/workflows/workflow-outbox.ts'
+import { createWorkflowOutbox } from '../domain/workflow-starts/workflow-outbox.ts'
 import type { Db } from '../infra/db.ts'
 import { createLogger, type Logger } from '../infra/logger.ts'
 import type { AgentRunInput, AgentRunResult } from '../workflows/agent-run-contract.ts'

@@ -15,7 +15,7 @@ import { createChildProgressActivities } from './child-progress-activities.ts'
 import { createProviderOnboardingActivities } from './provider-onboarding-activities.ts'
 import { createLeadQualificationActivities } from './lead-qualification-activities.ts'
 import { createAgentRunActivities } from './agent-run-activities.ts'
-import type { AgentDecider } from '../domain/agent-workflows/agent-decider.ts'
+import type { AgentDecider } from '../domain/ai/agents/agent-decider.ts'
 
 export interface ActivityDeps {
   db: Db

@@ -1,18 +1,9 @@
 /**
- * @module Builds the API's dependencies once per process (database, Temporal client, keys, services) and closes them
- * on shutdown. The Temporal connection is lazy, so the API starts and keeps taking bookings while Temporal is down;
- * the workflow outbox catches up when it returns.
+ * @module Builds the API's dependencies once per process (database, Temporal client, rate limiter, then the domain
+ * services from them: api/compose-services.ts) and closes them on shutdown. The Temporal connection is lazy, so the
+ * API starts and keeps taking bookings while Temporal is down; the workflow outbox catches up when it returns.
  */
 import { Client } from '@temporalio/client'
-import { createSigningKeys } from '../domain/auth/signing-keys.ts'
-import { createRevocationList } from '../domain/auth/revocation-list.ts'
-import { createSsoVerifier } from '../domain/auth/sso.ts'
-import { createIssuerKeys } from '../domain/auth/sso-issuer-keys.ts'
-import { ssoSettings } from '../domain/auth/sso-settings.ts'
-import { createTokenLifecycle } from '../domain/auth/token-lifecycle.ts'
-import { createTokenService } from '../domain/auth/token-service.ts'
-import { createAppointmentService } from '../domain/appointments/appointment-service.ts'
-import { createWorkflowOutbox } from '../domain/workflows/workflow-outbox.ts'
 import { systemClock, type Clock } from '../infra/clock.ts'
 import type { Config } from '../infra/config.ts'
 import { closeDb, createDb } from '../infra/db.ts'
@@ -22,6 +13,7 @@ import { refuseInsideTransaction } from '../infra/network-guard.ts'
 import { createRateLimiter } from '../infra/rate-limiter.ts'
 import { lazyTemporalConnection } from '../infra/temporal-connection.ts'
 import type { AppDeps } from './app-env.ts'
+import { composeServices } from './compose-services.ts'
 
 /**
  * Creates every dependency of the app.
@@ -40,34 +32,6 @@ export function buildDeps(
   // Encrypts what the API hands Temporal (workflow inputs, signals) when keys are configured; the worker agrees.
   const dataConverter = temporalDataConverter(config.TEMPORAL_CODEC_KEYS)
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter })
-  const keys = createSigningKeys(db, { publishForSeconds: config.ACCESS_TOKEN_TTL_SECONDS + 300, clock })
-  const tokens = createTokenService({
-    db,
-    keys,
-    clock,
-    accessTokens: {
-      issuer: config.PUBLIC_URL,
-      audience: config.ACCESS_TOKEN_AUDIENCE,
-      ttlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
-    },
-    refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
-  })
-  const revocations = createRevocationList({ db, clock, logger })
-  const tokenLifecycle = createTokenLifecycle({
-    revocations,
-    db,
-    keys,
-    clock,
-    accessTokens: { issuer: config.PUBLIC_URL, audience: config.ACCESS_TOKEN_AUDIENCE },
-  })
-  const outbox = createWorkflowOutbox({ db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, logger })
-  const appointments = createAppointmentService({
-    outbox,
-    clock,
-    temporal,
-    logger,
-    dayMs: config.CARE_WORKFLOW_DAY_MS,
-  })
   const rateLimiter = createRateLimiter({
     store: config.RATE_LIMIT_STORE,
     limit: config.RATE_LIMIT_PER_MINUTE,
@@ -75,21 +39,8 @@ export function buildDeps(
     connectionString: config.DATABASE_URL,
     logger,
   })
-  const deps: AppDeps = {
-    config,
-    db,
-    temporal,
-    keys,
-    tokens,
-    tokenLifecycle,
-    revocations,
-    sso: createSsoVerifier({ db, clock, keys: createIssuerKeys({ settings: ssoSettings(config), clock, logger }) }),
-    outbox,
-    appointments,
-    clock,
-    logger,
-    rateLimiter,
-  }
+  const infra = { config, db, temporal, clock, logger }
+  const deps: AppDeps = { ...infra, ...composeServices(infra), rateLimiter }
   return {
     deps,
     close: async () => {

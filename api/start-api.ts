@@ -7,8 +7,7 @@ import { serve } from '@hono/node-server'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { startAuditSealer } from '../domain/audit/seal-audit-events.ts'
-import { createAgentSchedules } from '../domain/agent-workflows/agent-schedules.ts'
-import { createAgentTriggerDispatcher } from '../domain/agent-workflows/agent-trigger-dispatcher.ts'
+import { createAgentTriggerDispatcher } from '../domain/ai/agents/agent-trigger-dispatcher.ts'
 import { keepDeliveryPumpsRunning } from '../domain/webhooks/delivery-pumps.ts'
 import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import type { Clock } from '../infra/clock.ts'
@@ -44,10 +43,12 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
     logger
   )
   // Starts agent runs from committed events and keeps agent schedules in Temporal in step (docs/agents.md).
-  const agentTemporal = { db: deps.db, temporal: deps.temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, logger }
   const stopAgentDispatcher = createAgentTriggerDispatcher({
-    ...agentTemporal,
-    schedules: createAgentSchedules(agentTemporal),
+    db: deps.db,
+    temporal: deps.temporal,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    logger,
+    schedules: deps.agentSchedules,
     intervalMs: config.OUTBOX_SWEEP_INTERVAL_MS,
   }).start()
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {

@@ -1,7 +1,10 @@
 /**
  * @module The documentation of every error code: what it means and what the caller should do. A problem document's
  * `type` is `<PUBLIC_URL>/errors/<code>`, and the API serves this entry there (api/routes/errors/), so the link in
- * every error answers. A unit test keeps it complete: each code that `new AppError(...)` is given must be here.
+ * every error answers. The codes are a type, {@link ErrorCode}, derived from this catalogue's keys: `AppError` and its
+ * factories take only an `ErrorCode`, so a code without a page (or a typo) does not compile, and the OpenAPI
+ * description lists each status's codes from here (api/openapi/routes.ts). A unit test checks that each code is
+ * answered with the status its page gives.
  */
 
 /** One error code's page. */
@@ -29,7 +32,7 @@ const entry = (status: number, title: string, meaning: string, action: string, r
 const RETRY_SAME_KEY = 'Retry the same request with the same Idempotency-Key: a write that failed left nothing behind.'
 
 /** Every code a problem document can carry, by code. Codes are a public contract: never rename or remove one. */
-export const ERROR_CATALOGUE: Readonly<Record<string, ErrorCodeEntry>> = {
+export const ERROR_CATALOGUE = {
   validation_error: entry(
     400,
     'Validation error',
@@ -210,8 +213,18 @@ export const ERROR_CATALOGUE: Readonly<Record<string, ErrorCodeEntry>> = {
     `Wait \`Retry-After\` seconds. ${RETRY_SAME_KEY}`,
     true
   ),
-}
+} as const satisfies Readonly<Record<string, ErrorCodeEntry>>
+
+/** A stable error code: one of the catalogue's keys. */
+export type ErrorCode = keyof typeof ERROR_CATALOGUE
+
+/** Whether `code` is one we answer (e.g. a code read from a URL). */
+export const isErrorCode = (code: string): code is ErrorCode => Object.hasOwn(ERROR_CATALOGUE, code)
 
 /** The entry of a code, or undefined for a code we never answer. */
 export const errorCodeEntry = (code: string): ErrorCodeEntry | undefined =>
-  Object.hasOwn(ERROR_CATALOGUE, code) ? ERROR_CATALOGUE[code] : undefined
+  isErrorCode(code) ? ERROR_CATALOGUE[code] : undefined
+
+/** The codes answered with `status`, in the catalogue's order (for the OpenAPI description of that status). */
+export const errorCodesOf = (status: number): ErrorCode[] =>
+  (Object.keys(ERROR_CATALOGUE) as ErrorCode[]).filter((code) => ERROR_CATALOGUE[code].status === status)

@@ -1,7 +1,10 @@
 /**
  * @module Errors as values. Domain code throws these; `api/middleware/error-handler.ts` is the one place that maps
- * them to RFC 9457 problem documents. Codes are part of the public contract (CONVENTIONS.md): never rename one.
+ * them to RFC 9457 problem documents. Codes are part of the public contract (docs/conventions.md): never rename one.
+ * A code is an {@link ErrorCode}, a key of the error catalogue, so a code without its documentation page does not
+ * compile. (A type import only: workflows bundle this module, and the catalogue's text has no place there.)
  */
+import type { ErrorCode } from './error-catalogue.ts'
 
 /** One failed field of a validation error. */
 export interface FieldError {
@@ -20,13 +23,13 @@ export interface AppErrorOptions {
 
 /** An expected failure with a stable machine-readable code and the HTTP status it maps to. */
 export class AppError extends Error {
-  readonly code: string
+  readonly code: ErrorCode
   readonly status: number
   readonly title: string
   readonly errors?: FieldError[]
   readonly headers?: Record<string, string>
 
-  constructor(status: number, code: string, title: string, options: AppErrorOptions = {}) {
+  constructor(status: number, code: ErrorCode, title: string, options: AppErrorOptions = {}) {
     super(options.detail ?? title, { cause: options.cause })
     this.name = 'AppError'
     this.status = status
@@ -56,9 +59,14 @@ export const missingToken = () =>
     headers: { 'WWW-Authenticate': 'Bearer realm="api"' },
   })
 
-export const insufficientScope = (scope: string) =>
+/**
+ * 403 for a token without the scope(s) an operation needs.
+ * @param scope - the scope, or several separated by spaces (as `WWW-Authenticate` lists them)
+ * @param detail - what to tell the caller, when more than the scope's name helps
+ */
+export const insufficientScope = (scope: string, detail = `This operation needs the scope "${scope}".`) =>
   new AppError(403, 'insufficient_scope', 'Insufficient scope', {
-    detail: `This operation needs the scope "${scope}".`,
+    detail,
     headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
   })
 
@@ -66,6 +74,14 @@ export const keyNotPermitted = (scope: string, method: string) =>
   new AppError(403, 'insufficient_scope', 'Insufficient scope', {
     detail: `This API key may not ${method} ${scope.replace(/\.read$/, '')}.`,
   })
+
+/**
+ * 403 for an action the caller, authenticated and with the scope, is still not allowed (a disabled user, a key asked
+ * to do more than its creator, a tool not granted).
+ * @param detail - the rule that refuses it
+ * @param title - a more specific title than "Forbidden"
+ */
+export const forbidden = (detail: string, title = 'Forbidden') => new AppError(403, 'forbidden', title, { detail })
 
 export const notFound = (what: string, id: string) =>
   new AppError(404, 'not_found', 'Not found', { detail: `No ${what} with id "${id}".` })
@@ -75,7 +91,12 @@ export const routeNotFound = (path: string) =>
 
 export const conflict = (detail: string) => new AppError(409, 'conflict', 'Conflict', { detail })
 
-export const slotUnavailable = (detail: string) => new AppError(409, 'slot_unavailable', 'Slot unavailable', { detail })
+/**
+ * 409 for a time that cannot be booked.
+ * @param errors - one entry per conflicting occurrence, when a request books several
+ */
+export const slotUnavailable = (detail: string, errors?: FieldError[]) =>
+  new AppError(409, 'slot_unavailable', 'Slot unavailable', { detail, errors })
 
 export const invalidStateTransition = (detail: string) =>
   new AppError(409, 'invalid_state_transition', 'Invalid state transition', { detail })
@@ -129,8 +150,13 @@ export const invalidText = () =>
     detail: 'The request contains text that cannot be stored: a NUL character (U+0000) or an invalid byte sequence.',
   })
 
-export const payloadTooLarge = (limit: number) =>
-  new AppError(413, 'payload_too_large', 'Payload too large', { detail: `The request body exceeds ${limit} bytes.` })
+/**
+ * 413 for a body (or one uploaded file) over its limit.
+ * @param limit - the limit in bytes
+ * @param detail - what was too large, when it is not the whole body
+ */
+export const payloadTooLarge = (limit: number, detail = `The request body exceeds ${limit} bytes.`) =>
+  new AppError(413, 'payload_too_large', 'Payload too large', { detail })
 
 export const unsupportedMediaType = (detail = 'Send the request body as application/json.') =>
   new AppError(415, 'unsupported_media_type', 'Unsupported media type', { detail })

@@ -1,6 +1,6 @@
 /**
  * @module Resource ids: a short type prefix over a UUIDv7, so ids sort by creation time in indexes and logs while
- * staying opaque to clients (CONVENTIONS.md).
+ * staying opaque to clients (docs/conventions.md).
  */
 import { randomUUID } from 'node:crypto'
 import { ID_PREFIXES, type IdKind } from './id-prefixes.ts'

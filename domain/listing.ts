@@ -1,5 +1,5 @@
 /**
- * @module Sorted cursor pagination for every list endpoint (CONVENTIONS.md): `?limit=` 1..100 (default 20), an opaque
+ * @module Sorted cursor pagination for every list endpoint (docs/conventions.md): `?limit=` 1..100 (default 20), an opaque
  * `?cursor=`, and `?sort=field` or `?sort=-field`. Pages are keyset pages over (sort field, id): they never skip or
  * repeat a row while rows are added, and cost the same on page 1 and page 1,000.
  *
@@ -43,6 +43,27 @@ interface CursorPayload {
   id: string
 }
 
+const limitParam = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(100)
+  .default(20)
+  .openapi({ param: { name: 'limit', in: 'query' }, description: 'Page size, 1 to 100.' })
+
+const cursorParam = (description: string) =>
+  z
+    .string()
+    .max(512)
+    .optional()
+    .openapi({ param: { name: 'cursor', in: 'query' }, description })
+
+/** The query schema of a list route in one fixed order (no `sort`): limit and cursor. Extend it with the filters. */
+export const pageQuerySchema = z.object({
+  limit: limitParam,
+  cursor: cursorParam('The `nextCursor` of the previous page.'),
+})
+
 /**
  * The query schema of a list route: limit, cursor and a sort restricted to `sortable` fields in either direction.
  * Extend it with the route's filters.
@@ -50,21 +71,8 @@ interface CursorPayload {
 export function listQuerySchema<const F extends string>(sortable: readonly [F, ...F[]], defaultSort: SortParam<F>) {
   const values = sortable.flatMap((field) => [field, `-${field}`]) as [SortParam<F>, ...SortParam<F>[]]
   return z.object({
-    limit: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(100)
-      .default(20)
-      .openapi({ param: { name: 'limit', in: 'query' }, description: 'Page size, 1 to 100.' }),
-    cursor: z
-      .string()
-      .max(512)
-      .optional()
-      .openapi({
-        param: { name: 'cursor', in: 'query' },
-        description: 'The `nextCursor` of the previous page, with the same `sort`.',
-      }),
+    limit: limitParam,
+    cursor: cursorParam('The `nextCursor` of the previous page, with the same `sort`.'),
     sort: z
       .enum(values)
       // zod cannot see that a SortParam<F> is one of the enum's values when F is generic.
@@ -138,6 +146,33 @@ export function keysetWhere(list: ListRequest): Record<string, unknown> {
 /** The Prisma `orderBy` for the list: the sort field, then id in the same direction. */
 export function keysetOrderBy(list: ListRequest): Array<Record<string, SortDirection>> {
   return list.field === 'id' ? [{ id: list.direction }] : [{ [list.field]: list.direction }, { id: list.direction }]
+}
+
+/** The arguments {@link findPage} gives a model's `findMany`. */
+export interface KeysetFindArgs<W> {
+  where: { AND: W[] }
+  orderBy: Array<Record<string, SortDirection>>
+  take: number
+}
+
+/**
+ * One keyset page of a model: `filters` and the cursor's position, in the list's order, one row more than the page
+ * to know whether another follows.
+ * @param filters - the list's `where` conditions (the tenant, the query's filters), all of which must hold
+ * @param findMany - the model's query, e.g. `(args) => uow.tx.lead.findMany(args)`
+ */
+export async function findPage<W, T extends { id: string }>(
+  list: ListRequest,
+  filters: W[],
+  findMany: (args: KeysetFindArgs<W>) => Promise<T[]>
+): Promise<Page<T>> {
+  const rows = await findMany({
+    // The cursor's fragment is a `where` of any model with the sort field and `id`; W is that model's where type.
+    where: { AND: [...filters, keysetWhere(list) as W] },
+    orderBy: keysetOrderBy(list),
+    take: list.limit + 1,
+  })
+  return toSortedPage(rows, list)
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * @module JSON merge patch (RFC 7396), the body of every PATCH (CONVENTIONS.md): members of the patch replace the
+ * @module JSON merge patch (RFC 7396), the body of every PATCH (docs/conventions.md): members of the patch replace the
  * target's, `null` removes a member, objects merge recursively and everything else (arrays included) is replaced
  * whole. `patchResource` applies one to a resource's writable fields and validates the result with the same schema
  * that validates a create, so a PATCH can never leave a record that a POST would have refused.

@@ -1,5 +1,5 @@
 /**
- * @module Cursor pagination (CONVENTIONS.md): `?limit=` from 1 to 100 (default 20) and an opaque `?cursor=`.
+ * @module Cursor pagination (docs/conventions.md): `?limit=` from 1 to 100 (default 20) and an opaque `?cursor=`.
  * Ids are time-ordered UUIDv7s, so "after this id" is a stable keyset cursor that never skips or repeats rows.
  */
 import { validationError } from './errors.ts'

@@ -1,72 +1,10 @@
 /**
- * @module Time-zone arithmetic for appointment times: shown with the UTC offset of the location's zone at that
- * instant (CONVENTIONS.md), computed with Intl so daylight-saving transitions are right.
+ * @module Instants on the wire: the RFC 3339 pattern requests are checked against and the UTC form of server
+ * timestamps. Everything about time zones lives in time-zones.ts; its validation and formatting are re-exported here
+ * for the callers that have always imported them from this module.
  */
 
-const formatterCache = new Map<string, Intl.DateTimeFormat>()
-
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-  let formatter = formatterCache.get(timeZone)
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      timeZoneName: 'longOffset',
-    })
-    formatterCache.set(timeZone, formatter)
-  }
-  return formatter
-}
-
-/**
- * Whether a string names an IANA time zone this runtime knows.
- * @param timeZone - e.g. `America/Chicago`
- */
-export function isValidTimeZone(timeZone: string): boolean {
-  try {
-    formatterFor(timeZone)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** A zone's offset from UTC at an instant, in whole minutes (Intl's `longOffset`: "GMT-06:00", "GMT" for zero). */
-function offsetMinutesAt(instant: Date, timeZone: string): number {
-  const name = formatterFor(timeZone)
-    .formatToParts(instant)
-    .find((part) => part.type === 'timeZoneName')?.value
-  const match = /^GMT([+-])(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(name ?? 'GMT')
-  if (!match) return 0
-  const seconds = Number(match[2]) * 3600 + Number(match[3]) * 60 + Number(match[4] ?? 0)
-  // Local mean time before standard zones had second offsets (Chicago: -05:50:36); RFC 3339 writes hh:mm.
-  return (match[1] === '-' ? -1 : 1) * Math.round(seconds / 60)
-}
-
-/**
- * Formats an instant as ISO 8601 local time with the zone's offset, e.g. `2026-12-01T09:00:00-06:00`.
- *
- * The local fields are the UTC fields of the instant moved by the offset, so the year always has four digits and the
- * offset is whole minutes: Intl's own fields wrote year 6 as `6` and Chicago's 19th-century offset as `-05:50:36`,
- * strings no parser takes back (a 500 on completing an assessment dated 0006-03-31, found by Schemathesis).
- * @param instant - the moment to format
- * @param timeZone - IANA zone whose offset at that instant is used
- */
-export function formatInTimeZone(instant: Date, timeZone: string): string {
-  const offset = offsetMinutesAt(instant, timeZone)
-  const local = new Date(instant.getTime() + offset * 60_000).toISOString()
-  const fraction = instant.getUTCMilliseconds() ? local.slice(19, 23) : ''
-  const sign = offset < 0 ? '-' : '+'
-  const hours = String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0')
-  const minutes = String(Math.abs(offset) % 60).padStart(2, '0')
-  return `${local.slice(0, 19)}${fraction}${sign}${hours}:${minutes}`
-}
+export { formatInTimeZone, isValidTimeZone } from './time-zones.ts'
 
 /** Years 0001 to 9999: PostgreSQL has no year 0 (JavaScript's year 0 is 1 BC), and RFC 3339 writes four digits. */
 const YEAR = '(000[1-9]|00[1-9]\\d|0[1-9]\\d{2}|[1-9]\\d{3})'

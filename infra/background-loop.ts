@@ -1,8 +1,11 @@
 /**
- * @module A background job woken by an in-process signal and by a timer, never running twice at once. A wake-up that
- * arrives during a run is coalesced into one more run right after it, so nothing signalled is left for the timer.
- * Timer runs are sweeps (the job may do more then, e.g. look for work another process left behind); a sweep asked
- * for during a run is kept for the next run.
+ * @module A background job run by a timer, and optionally woken by an in-process signal, never running twice at once:
+ * every periodic loop of the API goes through it (the outbox sweeper, the audit sealer, the revocation list's sync,
+ * the webhook pumps' check, the agent trigger dispatcher). A tick or wake-up that arrives during a run is coalesced
+ * into one more run right after it, so a slow run is followed by at most one run, never by a queue of them, and
+ * nothing signalled is left for the timer. Timer runs are sweeps (the job may do more then, e.g. look for work
+ * another process left behind); a sweep asked for during a run is kept for the next run. Stopping waits for the run
+ * in progress.
  */
 
 export interface BackgroundLoop {
@@ -10,8 +13,8 @@ export interface BackgroundLoop {
   run(sweep: boolean): Promise<void>
   /** Milliseconds between two sweeps. */
   intervalMs: number
-  /** Subscribes `wake` to the in-process signal; returns the unsubscribe. */
-  subscribe(wake: () => void): () => void
+  /** Subscribes `wake` to the in-process signal; returns the unsubscribe. Without it, only the timer runs the job. */
+  subscribe?(wake: () => void): () => void
   /** A run failed; the loop goes on with the next wake-up or sweep. */
   onError(error: unknown): void
   /**
@@ -19,10 +22,12 @@ export interface BackgroundLoop {
    * A loop signalled by every committed event otherwise makes one run, with its own transaction, per event.
    */
   coalesceMs?: number
+  /** Whether the loop sweeps at once when started (default) or first after `intervalMs`. */
+  runAtStart?: boolean
 }
 
 /**
- * Starts the loop with a sweep at once.
+ * Starts the loop, with a sweep at once unless `runAtStart` is false.
  * @returns a function that stops waking and sweeping and awaits the run in progress
  */
 export function startBackgroundLoop(loop: BackgroundLoop): () => Promise<void> {
@@ -61,13 +66,13 @@ export function startBackgroundLoop(loop: BackgroundLoop): () => Promise<void> {
       trigger(false)
     }, loop.coalesceMs)
   }
-  const unsubscribe = loop.subscribe(wake)
+  const unsubscribe = loop.subscribe?.(wake)
   const timer = setInterval(() => trigger(true), loop.intervalMs)
   timer.unref()
-  trigger(true)
+  if (loop.runAtStart ?? true) trigger(true)
   return async () => {
     stopped = true
-    unsubscribe()
+    unsubscribe?.()
     clearTimeout(coalescing)
     clearInterval(timer)
     await running

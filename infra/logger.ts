@@ -1,6 +1,6 @@
 /**
  * @module Structured logs. Operators read these as plain text, so they carry ids only: never names, dates of birth,
- * notes or diagnoses (CONVENTIONS.md). Request bodies are never logged.
+ * notes or diagnoses (docs/conventions.md). Request bodies are never logged.
  */
 import { pino, type DestinationStream, type Logger } from 'pino'
 import { currentLogContext } from './log-context.ts'

@@ -1,7 +1,7 @@
 /**
  * @module The Temporal payload codec: AES-256-GCM over every payload the platform hands to Temporal (workflow and
  * activity inputs and results, signals, queries, memos), so Temporal's database and its UI hold ciphertext
- * (CONVENTIONS.md, Health data in logs and workflows; docs/payload-encryption.md).
+ * (docs/conventions.md, Health data in logs and workflows; docs/payload-encryption.md).
  *
  * An encrypted payload has the metadata `encoding: binary/encrypted` and `encryption-key-id: <id>`, and as data
  * IV (12 random bytes) ‖ ciphertext ‖ GCM tag (16 bytes) of the original payload serialised as protobuf, metadata

@@ -1,5 +1,5 @@
 /**
- * @module Request counters for the API's rate limit (CONVENTIONS.md, "Rate limits"), on rate-limiter-flexible: fixed
+ * @module Request counters for the API's rate limit (docs/conventions.md, "Rate limits"), on rate-limiter-flexible: fixed
  * 60-second windows per key, starting at the key's first request. The counters live in this process (`memory`, the
  * default, right for the single-instance embedded mode) or in PostgreSQL's `rate_limits` table (`postgres`), shared
  * by every API instance.

@@ -2,7 +2,7 @@
  * @module How an error appears in a log line. A driver's or ORM's message often quotes the values it was given
  * ("invalid input syntax for type date: '2019-13-45'", "Key (email)=(maya@example.com) already exists", Prisma's
  * invocation dump with the arguments): values that can be a child's name, date of birth or diagnosis. Logs carry ids
- * only (CONVENTIONS.md), so every quoted or bracketed value is replaced before the line is written; the error's type,
+ * only (docs/conventions.md), so every quoted or bracketed value is replaced before the line is written; the error's type,
  * code and stack frames, which are what an operator debugs with, stay.
  */
 
@@ -36,13 +36,26 @@ export function redactValues(message: string): string {
 }
 
 /**
+ * Whether a value is an error, from this realm or another: errors thrown inside a `vm` context (the Temporal workflow
+ * sandbox) or by a WASM host are not `instanceof` this realm's `Error`, and would otherwise be logged as `[redacted]`
+ * with no stack at all.
+ */
+function isErrorLike(value: unknown): value is Error {
+  if (value instanceof Error) return true
+  if (typeof value !== 'object' || value === null) return false
+  const { name, message, stack } = value as Partial<Record<'name' | 'message' | 'stack', unknown>>
+  return typeof name === 'string' && typeof message === 'string' && typeof stack === 'string'
+}
+
+/**
  * An error as a log line may show it: type, code, the message without values, the stack's frames (not its first
- * line, which repeats the message) and, a few levels deep, its cause.
+ * line, which repeats the message) and, a few levels deep, its cause. Log the error itself (`{ err: error }`), not
+ * `String(error)`: a string has no stack and no cause left to keep.
  */
 export function safeError(error: unknown, depth = 0): SafeError {
-  // Many call sites log `String(error)`: the same rules apply to the text.
+  // A string is all some callers have: the same rules apply to the text.
   if (typeof error === 'string') return { type: 'string', message: redactValues(error) }
-  if (!(error instanceof Error)) return { type: typeof error, message: REDACTED }
+  if (!isErrorLike(error)) return { type: typeof error, message: REDACTED }
   const code = (error as { code?: unknown }).code
   const frames = error.stack
     ?.split('\n')

@@ -12,7 +12,7 @@ import type { Db } from '../infra/db.ts'
 import { temporalDataConverter } from '../infra/payload-codec.ts'
 import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import { createAiRuntime } from '../domain/ai/ai-runtime.ts'
-import { selectAgentDecider } from '../domain/agent-workflows/agent-decider.ts'
+import { selectAgentDecider } from '../domain/ai/agents/agent-decider.ts'
 import type { AiConfig } from '../infra/ai-config.ts'
 
 export interface WorkerDeps {

@@ -7,7 +7,7 @@ export const AGENT_RUN_WORKFLOW_TYPE = 'agentRunWorkflow'
 /** `WorkflowKind` of every agent run (the AI analytics count runs with `WorkflowKind = "agent-run"`). */
 export const AGENT_RUN_KIND = 'agent-run'
 
-/** Input of one run: ids only (CONVENTIONS.md); everything else is loaded by the activities. */
+/** Input of one run: ids only (docs/conventions.md); everything else is loaded by the activities. */
 export interface AgentRunInput {
   tenantId: string
   agentWorkflowId: string

@@ -3,7 +3,7 @@
  * activity that records itself (docs/agents.md). Started by the agent trigger dispatcher once per (agent workflow,
  * event) under a deterministic id, or by the workflow's Temporal Schedule once per scheduled time.
  */
-import { ActivityFailure, proxyActivities } from '@temporalio/workflow'
+import { ActivityFailure, isCancellation, proxyActivities } from '@temporalio/workflow'
 import type { AgentRunActivities } from '../activities/agent-run-activities.ts'
 import type { AgentRunInput, AgentRunResult } from './agent-run-contract.ts'
 
@@ -29,7 +29,8 @@ export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunRe
     try {
       await actions.executeAgentAction({ ...ref, position })
     } catch (error) {
-      if (!(error instanceof ActivityFailure)) throw error
+      // A cancelled action is an ActivityFailure too, but it is the run's cancellation, not the action's failure.
+      if (isCancellation(error) || !(error instanceof ActivityFailure)) throw error
       await steps.recordAgentActionFailure({ ...ref, position, message: error.cause?.message ?? error.message })
     }
   }

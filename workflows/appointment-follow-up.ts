@@ -8,6 +8,7 @@
  */
 import { condition, log, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow'
 import type { createAppointmentFollowUpActivities } from '../activities/appointment-follow-up-activities.ts'
+import { standardActivityOptions } from './activity-options.ts'
 import { followUpGiveUpAt, nextNudgeAt } from '../domain/appointments/reminder-schedule.ts'
 import {
   followUpViewQuery,
@@ -17,10 +18,9 @@ import {
   type FollowUpView,
 } from './appointment-follow-up-contract.ts'
 
-const activities = proxyActivities<ReturnType<typeof createAppointmentFollowUpActivities>>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-})
+const activities = proxyActivities<ReturnType<typeof createAppointmentFollowUpActivities>>(
+  standardActivityOptions('30 seconds')
+)
 
 export interface AppointmentFollowUpResult {
   status: FollowUpStatus

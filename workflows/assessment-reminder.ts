@@ -8,6 +8,7 @@
  */
 import { condition, continueAsNew, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow'
 import type { createAssessmentActivities } from '../activities/assessment-activities.ts'
+import { standardActivityOptions } from './activity-options.ts'
 import {
   DEFAULT_REMINDER_TIMING,
   planReminderSteps,
@@ -25,10 +26,7 @@ import {
   type AssessmentReminderSnapshot,
 } from './assessment-reminder-contract.ts'
 
-const activities = proxyActivities<ReturnType<typeof createAssessmentActivities>>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-})
+const activities = proxyActivities<ReturnType<typeof createAssessmentActivities>>(standardActivityOptions('30 seconds'))
 
 const CLOSED = new Set<AssessmentReminderSnapshot['status']>(['COMPLETED', 'CANCELLED', 'MISSING'])
 

@@ -29,6 +29,14 @@ export const OPERATOR_STEP_REFUSED_PATCH = 'booking-operator-step-refused'
  */
 export const SEARCH_ATTRIBUTES_BEFORE_READ_PATCH = 'booking-search-attributes-before-first-read'
 
+/**
+ * The `patched()` id of the lifecycle's first read as a local activity: the worker reads the appointment within the
+ * workflow's first task, so a booking costs the Temporal server one workflow task and no activity task before the
+ * workflow waits on its timer, where it cost two workflow tasks and an activity task's schedule, dispatch, start and
+ * completion (issue 22: most of a booking's CPU was the Temporal server's). Runs before it replay the activity.
+ */
+export const FIRST_READ_LOCAL_PATCH = 'booking-first-read-local'
+
 /** What the workflow tells the API and its users about one appointment. Instants are UTC ISO 8601. */
 export interface BookingWorkflowView {
   /** The workflow's state: the appointment's status as the workflow holds it. */

@@ -24,11 +24,13 @@ import {
   log,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow'
 import type { BookingPlanWithTiming, createBookingActivities } from '../activities/booking-activities.ts'
+import { standardActivityOptions } from './activity-options.ts'
 import {
   bookingWakeAt,
   dueBookingStep,
@@ -41,6 +43,7 @@ import {
   bookingViewQuery,
   cancelBookingUpdate,
   completeBookingUpdate,
+  FIRST_READ_LOCAL_PATCH,
   followsDatabase,
   noShowBookingUpdate,
   OPERATOR_STEP_REFUSED_PATCH,
@@ -59,7 +62,10 @@ import {
   type BookingWorkflowInput,
 } from './shared.ts'
 
-const activities = proxyActivities<ReturnType<typeof createBookingActivities>>({
+const activities = proxyActivities<ReturnType<typeof createBookingActivities>>(standardActivityOptions('30 seconds'))
+
+/** The first read, run in the workflow's first task by the worker (FIRST_READ_LOCAL_PATCH); same limits and retries. */
+const local = proxyLocalActivities<ReturnType<typeof createBookingActivities>>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 })
@@ -206,7 +212,9 @@ export async function bookingLifecycle(input: BookingWorkflowInput): Promise<Boo
   }
 
   {
-    const fresh = await activities.loadBookingPlan(input)
+    const fresh = patched(FIRST_READ_LOCAL_PATCH)
+      ? await local.loadBookingPlan(input)
+      : await activities.loadBookingPlan(input)
     plan = fresh
     loaded = true
     // An update accepted before this read keeps its state until its commit is seen (as in `reread`).

@@ -14,6 +14,7 @@
  */
 import { condition, log, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow'
 import type { createBookingActivities } from '../activities/booking-activities.ts'
+import { standardActivityOptions } from './activity-options.ts'
 import { nextReconcileAt } from '../domain/appointments/reminder-schedule.ts'
 import { bookingLifecycle } from './booking-lifecycle.ts'
 import {
@@ -34,10 +35,7 @@ import {
   type BookingWorkflowInput,
 } from './shared.ts'
 
-const activities = proxyActivities<ReturnType<typeof createBookingActivities>>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-})
+const activities = proxyActivities<ReturnType<typeof createBookingActivities>>(standardActivityOptions('30 seconds'))
 
 /** Outcome of a finished booking workflow. */
 export interface BookingOutcome {

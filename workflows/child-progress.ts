@@ -26,6 +26,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow'
 import type { createChildProgressActivities } from '../activities/child-progress-activities.ts'
+import { standardActivityOptions } from './activity-options.ts'
 import {
   childProgressChangedSignal,
   childProgressStateQuery,
@@ -38,10 +39,9 @@ import {
   type ChildProgressResult,
 } from './child-progress-contract.ts'
 
-const activities = proxyActivities<ReturnType<typeof createChildProgressActivities>>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-})
+const activities = proxyActivities<ReturnType<typeof createChildProgressActivities>>(
+  standardActivityOptions('1 minute')
+)
 
 const REAL_DAY_MS = 86_400_000
 const PERIOD_FROM_START = 'child-progress-period-from-start'

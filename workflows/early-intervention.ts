@@ -21,6 +21,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow'
 import type { createEarlyInterventionActivities } from '../activities/early-intervention-activities.ts'
+import { standardActivityOptions } from './activity-options.ts'
 import {
   noticeWaitMs,
   planNow,
@@ -37,10 +38,9 @@ import {
   type EiRefresh,
 } from './early-intervention-contract.ts'
 
-const activities = proxyActivities<ReturnType<typeof createEarlyInterventionActivities>>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-})
+const activities = proxyActivities<ReturnType<typeof createEarlyInterventionActivities>>(
+  standardActivityOptions('30 seconds')
+)
 
 /** Past this many history events the workflow continues as new (a three-year plan reloads over a thousand times). */
 const HISTORY_LIMIT = 5_000

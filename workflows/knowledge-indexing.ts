@@ -5,7 +5,7 @@
  * is what the API shows. Transient failures are retried with backoff; when retries run out the version is marked
  * FAILED so it never stays PROCESSING for ever. Ids only in and out: never a file's content.
  */
-import { proxyActivities } from '@temporalio/workflow'
+import { isCancellation, proxyActivities } from '@temporalio/workflow'
 import type { KnowledgeActivities } from '../activities/knowledge-activities.ts'
 import type { KnowledgeIndexingInput, KnowledgeIndexingOutcome } from './knowledge-indexing-shared.ts'
 
@@ -28,7 +28,10 @@ export const INDEXING_GAVE_UP =
 export async function knowledgeIndexingWorkflow(input: KnowledgeIndexingInput): Promise<KnowledgeIndexingOutcome> {
   try {
     return await indexKnowledgeDocument(input)
-  } catch {
+  } catch (error) {
+    // A cancelled run ends cancelled. The fallback below could not run anyway (an activity scheduled in a cancelled
+    // scope is refused at once, with no command), so rethrowing emits the same commands as before: no patch needed.
+    if (isCancellation(error)) throw error
     return await markKnowledgeDocumentFailed({ ...input, reason: INDEXING_GAVE_UP })
   }
 }

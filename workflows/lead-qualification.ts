@@ -27,6 +27,7 @@ import {
   setHandler,
 } from '@temporalio/workflow'
 import type { createLeadQualificationActivities } from '../activities/lead-qualification-activities.ts'
+import { standardActivityOptions } from './activity-options.ts'
 import {
   REAL_DAY_MS,
   leadPolicyOf,
@@ -49,10 +50,9 @@ import {
   type LeadSnapshot,
 } from './lead-qualification-contract.ts'
 
-const activities = proxyActivities<ReturnType<typeof createLeadQualificationActivities>>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-})
+const activities = proxyActivities<ReturnType<typeof createLeadQualificationActivities>>(
+  standardActivityOptions('1 minute')
+)
 
 const refuse = (message: string): never => {
   throw ApplicationFailure.create({ type: 'invalid_state_transition', message, nonRetryable: true })

@@ -26,6 +26,7 @@ import {
 } from '@temporalio/workflow'
 import type { UpdateDefinition } from '@temporalio/common'
 import type { createProviderOnboardingActivities } from '../activities/provider-onboarding-activities.ts'
+import { standardActivityOptions } from './activity-options.ts'
 import {
   DEFAULT_ONBOARDING_TIMING,
   onboardingStepRefusal,
@@ -50,16 +51,25 @@ import {
   type ProviderOnboardingResult,
 } from './provider-onboarding-contract.ts'
 
-const activities = proxyActivities<ReturnType<typeof createProviderOnboardingActivities>>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-})
+const activities = proxyActivities<ReturnType<typeof createProviderOnboardingActivities>>(
+  standardActivityOptions('30 seconds')
+)
 
 /**
  * Patch: admins are told at once when an onboarding reaches their approval (before, the first word they got was the
  * reminder three days later). Runs started before this change replay without the notice (docs/workflows.md).
  */
 const READY_FOR_APPROVAL_NOTICE = 'ready-for-approval-notice'
+
+/**
+ * The `patched()` id of a step accepted by an update standing through a database read made before the API committed
+ * it. A reminder's read (or a provider-changed reload) that began before an update was accepted can still show the
+ * step before it; taking that read moved the workflow back a step until its own recording caught up, and the API's
+ * next step, asked for at once, was refused (seen under load: the documents answered BACKGROUND_CHECK, and the
+ * background check right after was refused "at step DOCUMENTS"). A read that closes the onboarding (approved or
+ * offboarded outside the workflow) is still taken. Runs started before this replay as they ran.
+ */
+const KEEP_ACCEPTED_STEP = 'onboarding-keep-accepted-step'
 
 const refuse = (message: string): never => {
   throw ApplicationFailure.create({ type: 'invalid_state_transition', message, nonRetryable: true })
@@ -75,6 +85,8 @@ export async function providerOnboardingWorkflow(input: ProviderOnboardingInput)
   let remindersSent = 0
   let totalReminders = 0
   let changed = false as boolean
+  /** How many updates the workflow has accepted: a read that began before the latest one may predate its commit. */
+  let accepted = 0
   /** Accepted steps still to be recorded by the workflow itself, in order. */
   const toRecord: Array<{ op: OnboardingOperation; timers: StepTimers }> = []
   const verificationQueued = () => toRecord.some((r) => r.op.action === 'verifyLicence')
@@ -95,8 +107,18 @@ export async function providerOnboardingWorkflow(input: ProviderOnboardingInput)
     status = next.status
   }
 
+  /**
+   * Takes a state an activity read from the database, unless an update was accepted while it ran (`acceptedBefore`
+   * is the count when it was scheduled) and the read only says the onboarding is still in progress (KEEP_ACCEPTED_STEP).
+   */
+  function followRead(read: OnboardingState, acceptedBefore: number, timers: StepTimers): void {
+    if (accepted !== acceptedBefore && read.status === 'IN_PROGRESS' && patched(KEEP_ACCEPTED_STEP)) return
+    follow(read, timers)
+  }
+
   /** Accepts a step: moves at once, so timers and later updates see it, and queues what the workflow records. */
   function accept(next: OnboardingState, ...ops: OnboardingOperation[]): AcceptedStep {
+    accepted++
     const timers = timersFrom(Date.now())
     follow(next, timers)
     for (const op of ops) toRecord.push({ op, timers })
@@ -180,7 +202,8 @@ export async function providerOnboardingWorkflow(input: ProviderOnboardingInput)
       if (changed) {
         changed = false
         // Approved or offboarded outside the workflow: take the provider's word for it.
-        follow(await activities.reloadOnboarding(ref), timersFrom(stepStartedAt))
+        const acceptedBefore = accepted
+        followRead(await activities.reloadOnboarding(ref), acceptedBefore, timersFrom(stepStartedAt))
         continue
       }
       if (woken) continue
@@ -194,8 +217,10 @@ export async function providerOnboardingWorkflow(input: ProviderOnboardingInput)
       remindersSent++
       totalReminders++
       const nextReminderAt = stepTimers(stepStartedAt, remindersSent, timing).reminderAt
-      follow(
+      const acceptedBefore = accepted
+      followRead(
         await activities.recordOnboardingReminder({ ...ref, step, reminder: remindersSent, nextReminderAt }),
+        acceptedBefore,
         timersFrom(stepStartedAt)
       )
     }

@@ -6,7 +6,7 @@
  * with the reason, which the API reports; asking for the same settlement again starts it anew and it resumes where
  * it stopped (providers already settled answer their recorded outcome).
  */
-import { proxyActivities } from '@temporalio/workflow'
+import { isCancellation, proxyActivities } from '@temporalio/workflow'
 import type { SettlementActivities } from '../activities/settlement-activities.ts'
 import {
   settlementFailureReason,
@@ -32,6 +32,9 @@ export async function settlementWorkflow(input: SettlementWorkflowInput): Promis
     await completeSettlement(input)
     return { status: 'COMPLETED', providers: providerIds.length }
   } catch (error) {
+    // A cancelled run ends cancelled rather than reporting a failure (failSettlement could not be scheduled in the
+    // cancelled scope anyway, so the commands are the same as before).
+    if (isCancellation(error)) throw error
     const reason = settlementFailureReason(error)
     await failSettlement({ ...input, reason })
     return { status: 'FAILED', providers: 0, reason }

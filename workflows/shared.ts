@@ -2,6 +2,7 @@
  * @module Message contracts shared by the API and the workflows: signals, queries and the inputs of each workflow.
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow'
+import type { AppointmentStatus } from '../domain/appointments/appointment-status.ts'
 
 /** The workflow id of an appointment's booking workflow: derived from the appointment id, so starts are idempotent. */
 export const bookingWorkflowId = (appointmentId: string) => `booking-${appointmentId}`
@@ -11,7 +12,8 @@ export interface BookingWorkflowInput {
   appointmentId: string
 }
 
-export type BookingState = 'CONFIRMED' | 'CANCELLED' | 'COMPLETED' | 'NO_SHOW'
+/** The appointment's status as the booking workflow holds it: the appointment's own list, not a copy of it. */
+export type BookingState = AppointmentStatus
 
 export interface BookingStatus {
   appointmentId: string

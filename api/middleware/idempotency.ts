@@ -1,5 +1,5 @@
 /**
- * @module Idempotency-Key on every write (CONVENTIONS.md). The key's record is inserted inside the request's
+ * @module Idempotency-Key on every write (docs/conventions.md). The key's record is inserted inside the request's
  * transaction, so PostgreSQL itself arbitrates races: a concurrent duplicate blocks on the unique index until the
  * first request commits (then it replays the stored response) or rolls back (then it runs). A duplicate that would
  * wait longer than the configured time gets 409 `idempotency_request_in_progress`.
@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { MiddlewareHandler } from 'hono'
+import type { ErrorCode } from '../../domain/error-catalogue.ts'
 import { AppError, idempotencyInProgress, idempotencyKeyReused, validationError } from '../../domain/errors.ts'
 import { newId } from '../../domain/ids.ts'
 import type { Clock } from '../../infra/clock.ts'
@@ -25,7 +26,7 @@ const STORED_HEADERS = ['content-type', 'location', 'deprecation', 'sunset', 'li
  * Rejections that happen before the operation runs (bad input, auth) are not stored, so the client can fix the
  * request and retry with the same key, as Stripe does.
  */
-const NOT_STORED_CODES = new Set([
+const NOT_STORED_CODES = new Set<ErrorCode>([
   'validation_error',
   'invalid_json',
   'invalid_token',

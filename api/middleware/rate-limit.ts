@@ -1,5 +1,5 @@
 /**
- * @module The rate limit (CONVENTIONS.md): every request counts against its API client's window, or its address's
+ * @module The rate limit (docs/conventions.md): every request counts against its API client's window, or its address's
  * when it carries no valid bearer token, and every response, errors included, tells the caller where it stands with
  * `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (Unix epoch seconds, as GitHub does). Beyond
  * the limit the answer is 429 `rate_limited` with `Retry-After`, decided before any body is read or the request's

@@ -4,26 +4,37 @@
  */
 import { createRoute, type RouteConfig } from '@hono/zod-openapi'
 import type { Scope } from '../../domain/auth/scopes.ts'
+import { errorCodesOf } from '../../domain/error-catalogue.ts'
 import { PROBLEM_CONTENT_TYPE } from '../middleware/error-handler.ts'
 import { requireAnyScope, requireScope } from '../middleware/require-scope.ts'
 import { ProblemSchema } from './schemas.ts'
 
-export const ERROR_DESCRIPTIONS = {
-  400: 'Validation error (`validation_error`, `invalid_json`)',
-  401: 'Missing, invalid or expired access token (`invalid_token`)',
-  403: 'The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`)',
-  404: 'Not found, or not visible to this tenant (`not_found`)',
-  409:
-    'Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, ' +
-    '`amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`)',
-  410: 'The route is past its sunset (`version_sunset`); the detail and the `Link` header name its successor',
-  413: 'Request body too large (`payload_too_large`)',
-  415: 'Unsupported media type (`unsupported_media_type`)',
-  422: 'Idempotency-Key reused with a different request (`idempotency_key_reused`)',
-  429: 'Rate limit exceeded (`rate_limited`)',
-  500: 'Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key',
-  503: 'A dependency is unavailable (`dependency_unavailable`)',
+/**
+ * What an error status means on a route, in a few words; the codes it can carry are added from the error catalogue
+ * (domain/error-catalogue.ts), so a new code shows in the description of its status without editing this list.
+ */
+const STATUS_SUMMARIES = {
+  400: 'The request is not valid',
+  401: 'Missing, invalid or expired access token',
+  403: 'The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller',
+  404: 'Not found, or not visible to this tenant',
+  409: 'Conflict with the current state of the resource',
+  410: 'The route is past its sunset; the detail and the `Link` header name its successor',
+  413: 'Request body too large',
+  415: 'Unsupported media type',
+  422: 'Idempotency-Key reused with a different request',
+  429: 'Rate limit exceeded',
+  500: 'Internal error; writes are safe to retry with the same Idempotency-Key',
+  503: 'A dependency is unavailable',
 } as const
+
+/** Each declared error status's description: its summary and every code the catalogue answers with it. */
+export const ERROR_DESCRIPTIONS = Object.fromEntries(
+  Object.entries(STATUS_SUMMARIES).map(([status, summary]) => {
+    const codes = errorCodesOf(Number(status)).map((code) => `\`${code}\``)
+    return [status, `${summary} (${codes.join(', ')})`]
+  })
+) as Record<keyof typeof STATUS_SUMMARIES, string>
 
 export type ErrorStatus = keyof typeof ERROR_DESCRIPTIONS
 

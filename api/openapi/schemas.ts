@@ -5,6 +5,7 @@
 import { z } from '@hono/zod-openapi'
 import { idLabel, resourceId } from '../../domain/id-schema.ts'
 import type { IdKind } from '../../domain/id-prefixes.ts'
+import { pageQuerySchema } from '../../domain/listing.ts'
 import { isStorableInstant, OFFSET_DATE_TIME } from '../../domain/time.ts'
 
 export const ProblemSchema = z
@@ -59,21 +60,9 @@ export const pathId = (kind: IdKind, name = 'id') =>
  */
 export const IdParam = (kind: IdKind) => z.object({ id: pathId(kind) })
 
-export const PaginationQuery = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .default(20)
-    .openapi({ param: { name: 'limit', in: 'query' } }),
-  cursor: z
-    .string()
-    .max(512)
-    .optional()
-    .openapi({ param: { name: 'cursor', in: 'query' } }),
-})
+/** Limit and cursor of a list in one fixed order: the same parameters as every sorted list's (domain/listing.ts). */
+export const PaginationQuery = pageQuerySchema
 
-/** The list envelope of CONVENTIONS.md. */
+/** The list envelope of docs/conventions.md. */
 export const pageOf = <T extends z.ZodTypeAny>(item: T, name: string) =>
   z.object({ data: z.array(item), nextCursor: z.string().nullable() }).openapi(name)

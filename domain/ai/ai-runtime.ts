@@ -5,7 +5,7 @@
  * interfaces (`Embeddings`, `BaseChatModel`, `VectorStore`), so nothing downstream knows which one it got.
  */
 import type { AiConfig } from '../../infra/ai-config.ts'
-import { AnthropicChatModel } from './answering/anthropic-chat.ts'
+import { createAnthropicChat } from './answering/anthropic-chat.ts'
 import type { Answerer } from './answering/answer-types.ts'
 import { createChatAnswerer } from './answering/chat-answerer.ts'
 import { createExtractiveAnswerer } from './answering/extractive-answerer.ts'
@@ -68,7 +68,7 @@ export function selectAnswerer(config: AiConfig, options: AiRuntimeOptions = {})
   const model = config.AI_CHAT_MODEL ?? defaults.chatModel
   const chat =
     provider === 'anthropic'
-      ? new AnthropicChatModel({
+      ? createAnthropicChat({
           baseUrl: config.AI_CHAT_URL ?? defaults.url,
           model,
           apiKey: config.AI_CHAT_API_KEY,

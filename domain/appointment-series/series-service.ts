@@ -20,7 +20,7 @@ import { DEFAULT_DURATION_MINUTES, defaultService, resolveInterval } from '../ap
 import type { AppointmentService } from '../appointments/appointment-service.ts'
 import type { CancelInput } from '../appointments/appointment-transitions.ts'
 import { insertAppointment, lockBookingParties, slotProblem } from '../appointments/book-appointment.ts'
-import { AppError, notFound, validationError, type FieldError } from '../errors.ts'
+import { AppError, notFound, slotUnavailable, validationError, type FieldError } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../listing.ts'
 import type { ServicePrice } from '../pricing/price-for-service.ts'
@@ -156,13 +156,13 @@ export function createSeriesService({ appointments }: { appointments: Appointmen
     const booked = expansion.occurrences.length - conflicts.length
     if (conflicts.length && (!input.skipConflicts || booked === 0)) {
       // The request's savepoint rolls back the series and every occurrence booked so far.
-      throw new AppError(409, 'slot_unavailable', 'Slot unavailable', {
-        detail: input.skipConflicts
+      throw slotUnavailable(
+        input.skipConflicts
           ? 'None of the occurrences can be booked.'
           : `${conflicts.length} of ${expansion.occurrences.length} occurrences cannot be booked; nothing was booked. ` +
-            'Move the series, add those dates as exceptions, or send skipConflicts: true.',
-        errors: conflicts,
-      })
+              'Move the series, add those dates as exceptions, or send skipConflicts: true.',
+        conflicts
+      )
     }
     if (skipped.length) {
       await uow.tx.appointmentSeries.update({ where: { id: series.id }, data: { skippedDates: skipped } })

@@ -1,9 +1,10 @@
 /**
  * @module Wall-clock time in an IANA zone, both ways: the local date and time of an instant, and the instant of a
  * local date and time. A weekly series is defined in local time ("Tuesdays at 4pm"), so its occurrences are computed
- * here rather than by adding 7 × 24 hours, which would drift by an hour across a daylight-saving change.
+ * here rather than by adding 7 × 24 hours, which would drift by an hour across a daylight-saving change. The zone
+ * arithmetic is time-zones.ts's; this file puts it in the date and time shapes a series stores.
  */
-import { formatInTimeZone } from '../time.ts'
+import { DAY, instantToLocal, localToInstant } from '../time-zones.ts'
 
 /** A calendar date, `YYYY-MM-DD`. */
 export type LocalDate = string
@@ -15,55 +16,30 @@ export interface LocalTime {
   millisecond: number
 }
 
-const DAY_MS = 86_400_000
-const LOCAL_PATTERN = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{3}))?([+-])(\d{2}):(\d{2})$/
-
-function parseLocal(text: string) {
-  const m = LOCAL_PATTERN.exec(text)
-  if (!m) throw new Error(`unexpected local time format: ${text}`)
-  const n = (i: number) => Number(m[i] ?? 0)
-  const sign = m[8] === '-' ? -1 : 1
+/** The local calendar date and wall-clock time of an instant in a zone. */
+export function toLocal(instant: Date, timeZone: string): { date: LocalDate; time: LocalTime } {
+  const local = instantToLocal(timeZone, instant.getTime())
+  const ms = local - Math.floor(local / DAY) * DAY
   return {
-    date: `${m[1]}-${m[2]}-${m[3]}`,
-    time: { hour: n(4), minute: n(5), second: n(6), millisecond: n(7) },
-    offsetMs: sign * (n(9) * 60 + n(10)) * 60_000,
+    date: new Date(local).toISOString().slice(0, 10),
+    time: {
+      hour: Math.floor(ms / 3_600_000),
+      minute: Math.floor(ms / 60_000) % 60,
+      second: Math.floor(ms / 1000) % 60,
+      millisecond: ms % 1000,
+    },
   }
 }
 
-/** The zone's UTC offset at an instant, in milliseconds (east positive). */
-export function offsetAt(instant: Date, timeZone: string): number {
-  return parseLocal(formatInTimeZone(instant, timeZone)).offsetMs
-}
-
-/** The local calendar date and wall-clock time of an instant in a zone. */
-export function toLocal(instant: Date, timeZone: string): { date: LocalDate; time: LocalTime } {
-  const { date, time } = parseLocal(formatInTimeZone(instant, timeZone))
-  return { date, time }
-}
-
-/** Milliseconds of a local date and time read as if it were UTC: the "wall clock" number offsets are applied to. */
-function wallClockMs(date: LocalDate, time: LocalTime): number {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number]
-  return Date.UTC(y, m - 1, d, time.hour, time.minute, time.second, time.millisecond)
-}
-
 /**
- * The instant at which the zone's clocks show `date` `time`.
- *
- * Across a daylight-saving change the local time can occur twice (clocks go back) or not at all (clocks go
- * forward). Like RFC 5545 §3.3.5: a repeated time is its first occurrence; a skipped time is read with the offset
- * in force before the gap, so 02:30 on a spring-forward night becomes 03:30 new time.
+ * The instant at which the zone's clocks show `date` `time`. A time a daylight-saving change skips or repeats
+ * follows the rule of time-zones.ts: 02:30 on a spring-forward night becomes 03:30 new time, and a repeated time is
+ * its first occurrence.
  */
 export function fromLocal(date: LocalDate, time: LocalTime, timeZone: string): Date {
-  const wall = wallClockMs(date, time)
-  // Transitions are months apart, so the offsets a day either side are the only two candidates.
-  const before = offsetAt(new Date(wall - DAY_MS), timeZone)
-  const after = offsetAt(new Date(wall + DAY_MS), timeZone)
-  const valid = [...new Set([before, after])]
-    .map((offset) => wall - offset)
-    .filter((t) => wall - offsetAt(new Date(t), timeZone) === t)
-    .sort((a, b) => a - b)
-  return new Date(valid[0] ?? wall - before)
+  const wall =
+    Date.parse(`${date}T00:00:00Z`) + ((time.hour * 60 + time.minute) * 60 + time.second) * 1000 + time.millisecond
+  return new Date(localToInstant(timeZone, wall))
 }
 
 /** ISO weekday of a local date: 1 = Monday … 7 = Sunday. */
@@ -74,7 +50,7 @@ export function isoWeekday(date: LocalDate): number {
 
 /** `date` plus `days` calendar days. */
 export function addDays(date: LocalDate, days: number): LocalDate {
-  return new Date(new Date(`${date}T00:00:00Z`).getTime() + days * DAY_MS).toISOString().slice(0, 10)
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10)
 }
 
 /** A `@db.Date` value (midnight UTC) as a local date string, and back. */

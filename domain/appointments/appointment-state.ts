@@ -13,9 +13,7 @@
  * `service` only while CONFIRMED.
  */
 import { invalidStateTransition } from '../errors.ts'
-
-export const APPOINTMENT_STATUSES = ['CONFIRMED', 'CANCELLED', 'COMPLETED', 'NO_SHOW'] as const
-export type AppointmentStatus = (typeof APPOINTMENT_STATUSES)[number]
+import type { AppointmentStatus } from './appointment-status.ts'
 
 /** What a caller can do to an appointment. `edit` is a change of `type` or `service` (not of its time). */
 export const APPOINTMENT_ACTIONS = ['reschedule', 'cancel', 'complete', 'no_show', 'edit'] as const

@@ -14,7 +14,7 @@ import type { CancellationReason } from '../../generated/prisma/enums.ts'
 import type { AppointmentType } from '../../generated/prisma/enums.ts'
 import type { Clock } from '../../infra/clock.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { AppError, validationError } from '../errors.ts'
+import { conflict, validationError } from '../errors.ts'
 import { recordEvent } from '../events/record-event.ts'
 import { newId } from '../ids.ts'
 import { ensureSessionForAppointment } from '../sessions/ensure-session.ts'
@@ -25,7 +25,7 @@ import { assertTransition, isLateCancellation } from './appointment-state.ts'
 import { lockBookingParties, slotProblem } from './book-appointment.ts'
 import type { BookingNotifier } from './booking-workflow-notifier.ts'
 import type { BookingWorkflowCalls } from './booking-workflow-calls.ts'
-import type { WorkflowOutbox } from '../workflows/workflow-outbox.ts'
+import type { WorkflowOutbox } from '../workflow-starts/workflow-outbox.ts'
 import type { BookingWorkflowView } from '../../workflows/booking-contract.ts'
 import {
   APPOINTMENT_FOLLOW_UP_KIND,
@@ -292,9 +292,7 @@ export function createAppointmentTransitions({ clock, notifier, workflow, outbox
       // As they are now: the slot may have been taken, or the appointment moved, during the call.
       if (!sameSlot(asked.appointment, appointment)) {
         notifier.changed(uow, [appointment.id])
-        throw new AppError(409, 'conflict', 'Conflict', {
-          detail: 'The appointment changed while its workflow was asked; read it again and retry.',
-        })
+        throw conflict('The appointment changed while its workflow was asked; read it again and retry.')
       }
       try {
         parties = await lockParties()

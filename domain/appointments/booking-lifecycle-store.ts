@@ -12,7 +12,8 @@ import { recordCareNotification, settleNotifications } from '../care-workflows/c
 import { recordEvent } from '../events/record-event.ts'
 import { formatInTimeZone } from '../time.ts'
 import { lockAppointment } from './appointment-row.ts'
-import { transition, type AppointmentStatus } from './appointment-state.ts'
+import { transition } from './appointment-state.ts'
+import type { AppointmentStatus } from './appointment-status.ts'
 import type { AppointmentTransitions, CancelInput } from './appointment-transitions.ts'
 
 export const BOOKING_KIND = 'booking'

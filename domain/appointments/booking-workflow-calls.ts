@@ -106,7 +106,7 @@ export function createBookingWorkflowCalls({ temporal, logger }: BookingWorkflow
           )
         } catch (error) {
           // No follow-up (not completed yet) or Temporal down: the follow-up re-reads the note at its next timer.
-          logger.debug({ appointmentId, err: String(error) }, 'appointment follow-up not signalled')
+          logger.debug({ appointmentId, err: error }, 'appointment follow-up not signalled')
         }
       })
     },

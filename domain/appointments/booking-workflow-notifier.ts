@@ -31,7 +31,7 @@ export function createBookingNotifier({ temporal, logger, timeoutMs = 2000 }: Bo
       )
     } catch (error) {
       // Ids only in the log line (never health data); the workflow reconciles on its own.
-      logger.warn({ appointmentId, err: String(error) }, 'booking workflow not signalled; it will reconcile')
+      logger.warn({ appointmentId, err: error }, 'booking workflow not signalled; it will reconcile')
     }
   }
 

@@ -2,11 +2,12 @@
  * @module Listing appointments: keyset pages (domain/listing.ts) sorted by `startsAt` (the calendar view, default)
  * or `createdAt`, filtered by the parties, status, type, service, series and a window on the start time.
  */
-import type { AppointmentStatus, AppointmentType } from '../../generated/prisma/enums.ts'
+import type { AppointmentType } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { validationError } from '../errors.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type Page, type SortParam } from '../listing.ts'
 import { APPOINTMENT_INCLUDE, type AppointmentRow } from './appointment-row.ts'
+import type { AppointmentStatus } from './appointment-status.ts'
 
 export const APPOINTMENT_SORT_FIELDS = ['startsAt', 'createdAt'] as const
 export type AppointmentSortField = (typeof APPOINTMENT_SORT_FIELDS)[number]

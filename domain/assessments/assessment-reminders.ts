@@ -16,7 +16,7 @@ import {
   assessmentReminderWorkflowId,
   type AssessmentReminderInput,
 } from '../../workflows/assessment-reminder-contract.ts'
-import type { WorkflowOutbox } from '../workflows/workflow-outbox.ts'
+import type { WorkflowOutbox } from '../workflow-starts/workflow-outbox.ts'
 import { isOpen } from './assessment-rules.ts'
 import type { ReminderTiming } from './reminder-plan.ts'
 
@@ -51,7 +51,7 @@ export function createAssessmentReminders(deps: AssessmentRemindersDeps): Assess
       // Not started yet (the outbox will start it, and it loads the current record) or already finished: fine.
       if (error instanceof WorkflowNotFoundError) return
       deps.logger.warn(
-        { workflowId, err: String(error) },
+        { workflowId, err: error },
         'assessment reminder signal not delivered; the workflow reloads on its own'
       )
     }

@@ -265,7 +265,7 @@ export function createAssessmentService({ reminders, clock }: AssessmentServiceD
   }
 
   /**
-   * Recalls a completed assessment that has no re-assessment yet (domain/intelligence/assessment-recall.ts): creates
+   * Recalls a completed assessment that has no re-assessment yet (domain/ai/assessment-recall/assessment-recall.ts): creates
    * it due `dueDate`, with its reminder workflow, under the row lock of the completed one. Idempotent: when the
    * re-assessment exists (previous_assessment_id is unique), that one is returned with `created: false`.
    * @throws AppError `not_found`

@@ -3,12 +3,13 @@
  *
  *     <prevHash> "\n" <seq in decimal> "\n" <canonical JSON of the record's other fields>
  *
- * where the canonical JSON has the fields below in that (sorted) order, `occurredAt` as an ISO 8601 UTC string with
- * milliseconds and `Z`, absent values as `null`, and no whitespace. The sealer (seal-audit-events.ts) computes it
+ * where the canonical JSON (RFC 8785, ../canonical-json.ts) has the fields below in that (sorted) order, `occurredAt`
+ * as an ISO 8601 UTC string with milliseconds and `Z`, absent values as `null`, and no whitespace. The sealer (seal-audit-events.ts) computes it
  * when it puts a record on its chain; anyone holding the records (the API returns every field) can recompute it.
  * docs/audit-trail.md states the form for external verifiers.
  */
 import { createHash } from 'node:crypto'
+import { canonicalJson } from '../canonical-json.ts'
 import type { AuditEntry, SealedAuditEvent } from './audit-event.ts'
 
 /** The record fields in canonical (sorted) order. Changing this list invalidates every existing chain. */
@@ -45,7 +46,7 @@ export function canonicalAuditJson(record: RecordFields): string {
     const value = record[field]
     canonical[field] = value instanceof Date ? value.toISOString() : value
   }
-  return JSON.stringify(canonical)
+  return canonicalJson(canonical)
 }
 
 /** The exact text a record's hash is computed over. */

@@ -10,6 +10,7 @@
  * commits after a seal that already passed its timestamp simply takes the next seq in a later seal: `seq` is the
  * chain's order, not time order.
  */
+import { startBackgroundLoop } from '../../infra/background-loop.ts'
 import type { Db } from '../../infra/db.ts'
 import type { Logger } from '../../infra/logger.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
@@ -162,21 +163,13 @@ export async function sealPending(db: Db, options: { tenantId?: string } = {}): 
  * round in progress). Every API instance runs one; the chain lock makes them take turns per tenant.
  */
 export function startAuditSealer(db: Db, logger: Logger, intervalMs: number): () => Promise<void> {
-  let running: Promise<unknown> = Promise.resolve()
-  let busy = false
-  const timer = setInterval(() => {
-    // A slow round (a long backlog) is not queued behind by more rounds: the next tick after it picks up the rest.
-    if (busy) return
-    busy = true
-    running = sealPending(db)
-      .catch((error: unknown) => logger.error({ err: error }, 'audit seal failed'))
-      .finally(() => {
-        busy = false
-      })
-  }, intervalMs)
-  timer.unref()
-  return async () => {
-    clearInterval(timer)
-    await running
-  }
+  // A slow round (a long backlog) is followed by at most one more, never by a queue of them.
+  return startBackgroundLoop({
+    run: async () => {
+      await sealPending(db)
+    },
+    intervalMs,
+    runAtStart: false,
+    onError: (error) => logger.error({ err: error }, 'audit seal failed'),
+  })
 }

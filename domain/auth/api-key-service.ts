@@ -6,7 +6,7 @@
 import type { Clock } from '../../infra/clock.ts'
 import type { Db } from '../../infra/db.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { AppError, notFound, validationError } from '../errors.ts'
+import { forbidden, notFound, validationError } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { afterCursor, toPage } from '../pagination.ts'
 import { keyPermits, normalisePermissions, scopesForPermission, type KeyPermission } from './api-key-permissions.ts'
@@ -50,9 +50,9 @@ export async function createApiKey(
   const permissions = normalisePermissions(input.permissions)
   const beyond = permissions.filter((p) => !grantorAllows(grantor, p))
   if (beyond.length) {
-    throw new AppError(403, 'forbidden', 'Forbidden', {
-      detail: `A key cannot do more than its creator: ${beyond.map((p) => `${p.methods.join(',')} ${p.resource}`).join('; ')}.`,
-    })
+    throw forbidden(
+      `A key cannot do more than its creator: ${beyond.map((p) => `${p.methods.join(',')} ${p.resource}`).join('; ')}.`
+    )
   }
   if (input.expiresAt && input.expiresAt <= clock()) {
     throw validationError([{ path: 'expiresAt', code: 'in_past', message: 'The expiry must be in the future.' }])

@@ -3,6 +3,7 @@
  * query. A revocation takes effect at once on the instance that received it and within the sync interval (one
  * second by default) on every other instance; entries leave the list when the token would have expired anyway.
  */
+import { startBackgroundLoop } from '../../infra/background-loop.ts'
 import type { Clock } from '../../infra/clock.ts'
 import type { Db } from '../../infra/db.ts'
 import type { Logger } from '../../infra/logger.ts'
@@ -26,8 +27,7 @@ export function createRevocationList(deps: {
   const { db, clock, logger } = deps
   const revoked = new Map<string, number>()
   let since = new Date(0)
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<void> = Promise.resolve()
+  let stopSync: (() => Promise<void>) | undefined
 
   async function sync() {
     const now = clock()
@@ -47,17 +47,17 @@ export function createRevocationList(deps: {
     isRevoked: (jti) => revoked.has(jti),
     add: (jti, expiresAt) => void revoked.set(jti, expiresAt.getTime()),
     async start() {
+      // The first load is awaited (and fails the start): an instance must not accept tokens it cannot check.
       await sync()
-      timer = setInterval(() => {
-        running = running
-          .then(sync)
-          .catch((error: unknown) => logger.warn({ err: String(error) }, 'revocation sync failed'))
-      }, deps.intervalMs ?? 1000)
-      timer.unref()
+      stopSync = startBackgroundLoop({
+        run: sync,
+        intervalMs: deps.intervalMs ?? 1000,
+        runAtStart: false,
+        onError: (error) => logger.warn({ err: error }, 'revocation sync failed'),
+      })
     },
     async stop() {
-      clearInterval(timer)
-      await running
+      await stopSync?.()
     },
   }
 }

@@ -1,6 +1,6 @@
 /**
  * @module The scope catalogue. A resource name grants read and write on it; the `.read` suffix grants read only
- * (CONVENTIONS.md). Published in the OpenAPI security scheme and the README.
+ * (docs/conventions.md). Published in the OpenAPI security scheme and the README.
  */
 
 /** Every scope an API client may hold, with what it grants. */

@@ -91,7 +91,7 @@ export function createIssuerKeys({
         const { body, maxAgeMs } = await fetchJson(url)
         return { value: check(body), maxAgeMs }
       } catch (error) {
-        logger?.warn({ url, err: String(error) }, `SSO ${what} not fetched; retried after the fetch interval`)
+        logger?.warn({ url, err: error }, `SSO ${what} not fetched; retried after the fetch interval`)
         throw unreachable()
       }
     }

@@ -8,7 +8,7 @@ import { decodeJwt, jwtVerify, errors as joseErrors, type JWTPayload } from 'jos
 import type { PlatformRole } from '../../generated/prisma/enums.ts'
 import type { Clock } from '../../infra/clock.ts'
 import type { Db } from '../../infra/db.ts'
-import { AppError, invalidToken } from '../errors.ts'
+import { AppError, forbidden, invalidToken } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { highestRole, PLATFORM_ROLES, ROLE_SCOPES } from './roles.ts'
 import type { IssuerKeys } from './sso-issuer-keys.ts'
@@ -93,9 +93,9 @@ export function createSsoVerifier({ db, clock, keys }: { db: Db; clock: Clock; k
     // with a key set URL of its choosing and sign any subject with it: that must not reach this tenant's user (nor
     // say that the user exists there).
     if (existing && existing.tenantId !== connection.tenantId) throw invalidToken('The SSO token is invalid.')
-    if (existing?.disabledAt) throw new AppError(403, 'forbidden', 'Forbidden', { detail: 'This user is disabled.' })
+    if (existing?.disabledAt) throw forbidden('This user is disabled.')
     if (!existing && !role) {
-      throw new AppError(403, 'forbidden', 'Forbidden', { detail: 'No platform role is mapped for this user.' })
+      throw forbidden('No platform role is mapped for this user.')
     }
     // The IdP's groups are the source of truth at each sign-in; an admin's change holds until the claims change.
     const user = existing

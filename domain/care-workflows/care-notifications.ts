@@ -8,7 +8,7 @@ import type { Prisma } from '../../generated/prisma/client.ts'
 import type { CareNotificationStatus } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { newId } from '../ids.ts'
-import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../listing.ts'
+import { findPage, parseList, type SortParam } from '../listing.ts'
 
 export type CareWorkflowKind =
   | 'early-intervention'
@@ -113,25 +113,25 @@ export interface NotificationListQuery {
 }
 
 /** A page of a subject's notifications, newest first by default. */
-export async function listCareNotifications(
+export function listCareNotifications(uow: UnitOfWork, subject: NotificationSubject, query: NotificationListQuery) {
+  return listNotificationsWhere(uow, subjectWhere(uow, subject), query)
+}
+
+/**
+ * A page of the notifications `where` selects (a subject's, a lead's), filtered by the query's status and kind.
+ * @param where - the notifications to list from, scoped to the caller's tenant
+ */
+export function listNotificationsWhere(
   uow: UnitOfWork,
-  subject: NotificationSubject,
+  where: Prisma.CareNotificationWhereInput,
   query: NotificationListQuery
 ) {
-  const list = parseList(query)
-  const rows = await uow.tx.careNotification.findMany({
-    where: {
-      AND: [
-        subjectWhere(uow, subject),
-        ...(query.status ? [{ status: query.status }] : []),
-        ...(query.kind ? [{ kind: query.kind }] : []),
-        keysetWhere(list) as Prisma.CareNotificationWhereInput,
-      ],
-    },
-    orderBy: keysetOrderBy(list),
-    take: list.limit + 1,
-  })
-  return toSortedPage(rows, list)
+  const filters: Prisma.CareNotificationWhereInput[] = [
+    where,
+    ...(query.status ? [{ status: query.status }] : []),
+    ...(query.kind ? [{ kind: query.kind }] : []),
+  ]
+  return findPage(parseList(query), filters, (args) => uow.tx.careNotification.findMany(args))
 }
 
 export type CareNotificationRow = Awaited<ReturnType<typeof listCareNotifications>>['data'][number]

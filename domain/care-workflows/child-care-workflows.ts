@@ -4,36 +4,20 @@
  * enrolled); a PATCH re-plans the early-intervention clock (or starts it when the child was just enrolled); an archive
  * ends both. Everything is recorded in the unit of work of the change (workflow outbox) or sent after it commits.
  */
-import type { Client } from '@temporalio/client'
-import type { Logger } from '../../infra/logger.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { createEarlyInterventionSync, type EnrolmentOfChild } from '../early-intervention/ei-workflow-sync.ts'
-import { createProgressFollowUps } from '../progress/progress-follow-ups.ts'
-import type { WorkflowOutbox } from '../workflows/workflow-outbox.ts'
+import type { EarlyInterventionSync, EnrolmentOfChild } from '../early-intervention/ei-workflow-sync.ts'
+import type { ProgressFollowUps } from '../progress/progress-follow-ups.ts'
 
+/** The two services a child's record drives, built once by the app's composition root (api/compose-services.ts). */
 export interface ChildCareWorkflowsDeps {
-  outbox: WorkflowOutbox
-  temporal: Client
-  logger: Logger
-  config: { TEMPORAL_TASK_QUEUE: string; CARE_WORKFLOW_DAY_MS: number; CHILD_PROGRESS_INTERVAL_DAYS: number }
+  earlyIntervention: EarlyInterventionSync
+  progress: Pick<ProgressFollowUps, 'childRegistered' | 'childArchived'>
 }
 
+export type ChildCareWorkflows = ReturnType<typeof childCareWorkflows>
+
 /** Creates the hooks the children routes call in the unit of work of each change. */
-export function childCareWorkflows(deps: ChildCareWorkflowsDeps) {
-  const earlyIntervention = createEarlyInterventionSync({
-    outbox: deps.outbox,
-    temporal: deps.temporal,
-    logger: deps.logger,
-    ...(deps.config.CARE_WORKFLOW_DAY_MS !== 86_400_000 ? { dayMs: deps.config.CARE_WORKFLOW_DAY_MS } : {}),
-  })
-  const progress = createProgressFollowUps({
-    outbox: deps.outbox,
-    temporal: deps.temporal,
-    logger: deps.logger,
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    intervalDays: deps.config.CHILD_PROGRESS_INTERVAL_DAYS,
-    dayMs: deps.config.CARE_WORKFLOW_DAY_MS,
-  })
+export function childCareWorkflows({ earlyIntervention, progress }: ChildCareWorkflowsDeps) {
   return {
     /** A child was registered. */
     async childRegistered(uow: UnitOfWork, child: EnrolmentOfChild): Promise<void> {

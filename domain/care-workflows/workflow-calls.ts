@@ -14,10 +14,22 @@ import {
 } from '@temporalio/client'
 import { ApplicationFailure } from '@temporalio/common'
 import { rethrowIfTransactionHeld } from '../../infra/network-guard.ts'
-import { AppError, dependencyUnavailable, invalidStateTransition, validationError, type FieldError } from '../errors.ts'
+import {
+  AppError,
+  conflict,
+  dependencyUnavailable,
+  invalidStateTransition,
+  validationError,
+  type FieldError,
+} from '../errors.ts'
+import type { ErrorCode } from '../error-catalogue.ts'
 
 /** Error types a workflow or activity may fail with to refuse a request (ApplicationFailure `type`). */
-export const REFUSAL_TYPES = ['invalid_state_transition', 'validation_error', 'conflict'] as const
+export const REFUSAL_TYPES = [
+  'invalid_state_transition',
+  'validation_error',
+  'conflict',
+] as const satisfies readonly ErrorCode[]
 
 /**
  * A business refusal as an ApplicationFailure the workflow passes on unchanged (non-retryable: retrying will not
@@ -43,7 +55,7 @@ function refusalIn(error: unknown): ApplicationFailure | undefined {
 function toAppError(failure: ApplicationFailure): AppError {
   if (failure.type === 'validation_error')
     return validationError((failure.details?.[0] as FieldError[] | undefined) ?? [], failure.message)
-  if (failure.type === 'conflict') return new AppError(409, 'conflict', 'Conflict', { detail: failure.message })
+  if (failure.type === 'conflict') return conflict(failure.message)
   return invalidStateTransition(failure.message)
 }
 

@@ -1,14 +1,18 @@
 /**
  * @module What the API does with a child's early-intervention plan: shows it (the deadlines and next check-in the
  * check-in workflow computed, the 45-day exception) and records or withdraws a documented exception to the 45-day
- * timeline (34 CFR §303.310(b)). A change is announced to the workflow after commit (ei-workflow-sync.ts).
+ * timeline (34 CFR §303.310(b)), and lists the notices the workflow raised. A change is announced to the workflow after
+ * commit (ei-workflow-sync.ts).
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import { listCareNotifications, type NotificationListQuery } from '../care-workflows/care-notifications.ts'
 import { invalidStateTransition, notFound } from '../errors.ts'
 import { earlyInterventionWorkflowId } from '../../workflows/early-intervention-contract.ts'
 import type { Deadline, TimelineException } from './ei-plan.ts'
 import { DEFAULT_EI_POLICY } from './ei-policy.ts'
 import { addDays } from './calendar.ts'
+import { EI_WORKFLOW_KIND } from './ei-plan-store.ts'
+import type { EarlyInterventionSync } from './ei-workflow-sync.ts'
 
 export interface TimelineExceptionInput {
   reason: TimelineException
@@ -74,12 +78,37 @@ export async function getEarlyInterventionView(uow: UnitOfWork, childId: string)
 }
 
 /**
- * Records (or replaces) a documented exception to the 45-day timeline. Refused for a child not enrolled, and when the
- * initial IFSP meeting was held within the limit (there is no delay to explain).
+ * A page of the notices the child's early-intervention workflow raised (deadlines due, check-ins).
+ * @throws AppError `not_found` for a child the tenant does not have
+ */
+export async function listEarlyInterventionNotifications(
+  uow: UnitOfWork,
+  childId: string,
+  query: NotificationListQuery
+) {
+  const child = await uow.tx.child.findFirst({ where: { id: childId, tenantId: uow.tenantId }, select: { id: true } })
+  if (!child) throw notFound('child', childId)
+  return listCareNotifications(uow, { workflowKind: EI_WORKFLOW_KIND, childId }, query)
+}
+
+/** The exception changes the plan: the workflow re-reads it (and is started if it is not running). */
+async function announce(uow: UnitOfWork, sync: Pick<EarlyInterventionSync, 'childChanged'>, childId: string) {
+  const child = await uow.tx.child.findFirst({
+    where: { id: childId, tenantId: uow.tenantId },
+    select: { id: true, eiReferralDate: true, eiExitDate: true, archivedAt: true },
+  })
+  if (child) await sync.childChanged(uow, child)
+}
+
+/**
+ * Records (or replaces) a documented exception to the 45-day timeline and announces it to the workflow. Refused for a
+ * child not enrolled, and when the initial IFSP meeting was held within the limit (there is no delay to explain).
+ * @param sync - tells the child's workflow (api/compose-services.ts builds it once)
  * @throws AppError `not_found`, `invalid_state_transition`
  */
 export async function recordTimelineException(
   uow: UnitOfWork,
+  sync: Pick<EarlyInterventionSync, 'childChanged'>,
   childId: string,
   input: TimelineExceptionInput,
   now: Date
@@ -106,15 +135,26 @@ export async function recordTimelineException(
     create: { childId, tenantId: uow.tenantId, ...exception },
     update: exception,
   })
-  return getEarlyInterventionView(uow, childId)
+  const plan = await getEarlyInterventionView(uow, childId)
+  await announce(uow, sync, childId)
+  return plan
 }
 
-/** Withdraws the exception (the 45-day clock applies again). Idempotent. @throws AppError `not_found` */
-export async function withdrawTimelineException(uow: UnitOfWork, childId: string) {
+/**
+ * Withdraws the exception (the 45-day clock applies again) and announces it to the workflow. Idempotent.
+ * @throws AppError `not_found`
+ */
+export async function withdrawTimelineException(
+  uow: UnitOfWork,
+  sync: Pick<EarlyInterventionSync, 'childChanged'>,
+  childId: string
+) {
   await loadChild(uow, childId)
   await uow.tx.earlyInterventionPlan.updateMany({
     where: { childId, tenantId: uow.tenantId },
     data: { timelineException: null, timelineExceptionNote: null, timelineExceptionRecordedAt: null },
   })
-  return getEarlyInterventionView(uow, childId)
+  const plan = await getEarlyInterventionView(uow, childId)
+  await announce(uow, sync, childId)
+  return plan
 }

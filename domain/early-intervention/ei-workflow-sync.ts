@@ -23,7 +23,7 @@ import {
   earlyInterventionWorkflowId,
   type EarlyInterventionInput,
 } from '../../workflows/early-intervention-contract.ts'
-import type { WorkflowOutbox } from '../workflows/workflow-outbox.ts'
+import type { WorkflowOutbox } from '../workflow-starts/workflow-outbox.ts'
 import type { EiPolicy } from './ei-policy.ts'
 
 export interface EarlyInterventionSyncDeps {
@@ -63,7 +63,7 @@ export function createEarlyInterventionSync(deps: EarlyInterventionSyncDeps): Ea
       // Not started (the child was never enrolled) or already closed: nothing to tell.
       if (error instanceof WorkflowNotFoundError) return
       deps.logger.warn(
-        { workflowId, err: String(error) },
+        { workflowId, err: error },
         'early-intervention signal not delivered; the workflow reloads daily'
       )
     }

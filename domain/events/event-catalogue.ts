@@ -1,6 +1,6 @@
 /**
  * @module The event catalogue (spec Part 6): every event type the platform emits and the `data` payload each one
- * carries. Payloads carry ids and the fields the spec names, never health details (minimum necessary, CONVENTIONS.md);
+ * carries. Payloads carry ids and the fields the spec names, never health details (minimum necessary, docs/conventions.md);
  * receivers fetch more through the API. These schemas are the single source of the OpenAPI `webhooks` section and
  * are checked when an event is recorded, so an emitter cannot drift from the documentation.
  */

@@ -29,7 +29,7 @@ import { invalidStateTransition, validationError, type FieldError } from '../err
 import { newId } from '../ids.ts'
 import { applyMergePatch } from '../merge-patch.ts'
 import { isValidTimeZone } from '../time.ts'
-import type { WorkflowOutbox } from '../workflows/workflow-outbox.ts'
+import type { WorkflowOutbox } from '../workflow-starts/workflow-outbox.ts'
 import type { LeadMatch } from './lead-workflow-steps.ts'
 import { leadPolicyOf, type LeadPolicy } from './lead-policy.ts'
 import type { CreateLead, PatchLead } from './lead-request.ts'

@@ -8,8 +8,8 @@ import type { Lead, Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { leadQualificationWorkflowId, type LeadSnapshot } from '../../workflows/lead-qualification-contract.ts'
 import { notFound } from '../errors.ts'
-import type { NotificationListQuery } from '../care-workflows/care-notifications.ts'
-import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../listing.ts'
+import { listNotificationsWhere, type NotificationListQuery } from '../care-workflows/care-notifications.ts'
+import { findPage, parseList, type SortParam } from '../listing.ts'
 import { leadPolicyOf, type LeadPolicy } from './lead-policy.ts'
 import type { LeadStatus } from './lead-state.ts'
 
@@ -113,20 +113,12 @@ export interface LeadListQuery {
 
 /** A page of the tenant's leads, newest first by default, filtered by status or by the location served. */
 export async function listLeads(uow: UnitOfWork, query: LeadListQuery) {
-  const list = parseList(query)
-  const rows = await uow.tx.lead.findMany({
-    where: {
-      AND: [
-        { tenantId: uow.tenantId },
-        ...(query.status ? [{ status: query.status }] : []),
-        ...(query.locationId ? [{ servedLocationId: query.locationId }] : []),
-        keysetWhere(list) as Prisma.LeadWhereInput,
-      ],
-    },
-    orderBy: keysetOrderBy(list),
-    take: list.limit + 1,
-  })
-  return toSortedPage(rows, list)
+  const filters: Prisma.LeadWhereInput[] = [
+    { tenantId: uow.tenantId },
+    ...(query.status ? [{ status: query.status }] : []),
+    ...(query.locationId ? [{ servedLocationId: query.locationId }] : []),
+  ]
+  return findPage(parseList(query), filters, (args) => uow.tx.lead.findMany(args))
 }
 
 /**
@@ -136,18 +128,9 @@ export async function listLeads(uow: UnitOfWork, query: LeadListQuery) {
  */
 export async function listLeadNotifications(uow: UnitOfWork, leadId: string, query: NotificationListQuery) {
   await getLead(uow, leadId)
-  const list = parseList(query)
-  const rows = await uow.tx.careNotification.findMany({
-    where: {
-      AND: [
-        { tenantId: uow.tenantId, workflowKind: 'lead-qualification', details: { path: ['leadId'], equals: leadId } },
-        ...(query.status ? [{ status: query.status }] : []),
-        ...(query.kind ? [{ kind: query.kind }] : []),
-        keysetWhere(list) as Prisma.CareNotificationWhereInput,
-      ],
-    },
-    orderBy: keysetOrderBy(list),
-    take: list.limit + 1,
-  })
-  return toSortedPage(rows, list)
+  return listNotificationsWhere(
+    uow,
+    { tenantId: uow.tenantId, workflowKind: 'lead-qualification', details: { path: ['leadId'], equals: leadId } },
+    query
+  )
 }

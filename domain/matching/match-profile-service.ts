@@ -7,16 +7,12 @@ import { z } from '@hono/zod-openapi'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { notFound } from '../errors.ts'
 import { patchResource } from '../merge-patch.ts'
+import { Condition } from './match-request.ts'
 
 const unique = <T>(values: readonly T[]) => new Set(values).size === values.length
 
-const Tag = z
-  .string()
-  .trim()
-  .min(1)
-  .max(40)
-  .regex(/^[A-Za-z0-9._-]+$/, 'Letters, digits, dots, dashes and underscores')
-  .transform((s) => s.toUpperCase())
+/** Specialties and payers: the same tags as the child's conditions, which specialties are compared with. */
+const Tag = Condition
 
 /** The writable fields. */
 export const MatchProfileFieldsSchema = z.object({

@@ -16,7 +16,11 @@ const START = /^([01]\d|2[0-3]):[0-5]\d$/
 const END = /^(([01]\d|2[0-3]):[0-5]\d|24:00)$/
 const ids = (max: number) => z.array(z.string().min(1).max(64)).max(max)
 
-/** A condition the child has: an ICD-10 code or a focus tag, compared upper case. */
+/**
+ * A tag as matching stores and compares it: a condition of the child (an ICD-10 code or a focus tag), and on a
+ * provider's matching profile its specialties (compared with the conditions) and payers. One schema, so conditions
+ * and specialties are normalised alike (trimmed, upper case).
+ */
 export const Condition = z
   .string()
   .trim()

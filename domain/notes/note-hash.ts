@@ -1,11 +1,11 @@
 /**
  * @module The content hashes that make a signed note and its addenda tamper-evident. A hash is SHA-256 (lowercase
- * hex) over the canonical JSON (RFC 8785, ./canonical-json.ts) of exactly the members below, built from the API's
+ * hex) over the canonical JSON (RFC 8785, ../canonical-json.ts) of exactly the members below, built from the API's
  * own response fields, so a client can recompute and compare it without any server secret (docs/care-records.md).
  * Each addendum's hash includes the note's hash, chaining the addendum to the exact signed content it amends.
  */
 import { createHash } from 'node:crypto'
-import { canonicalJson, type JsonValue } from './canonical-json.ts'
+import { canonicalJson, type JsonValue } from '../canonical-json.ts'
 
 /** Names the construction, in responses, so it can evolve without breaking old hashes. */
 export const NOTE_HASH_ALGORITHM = 'sha256-rfc8785-v1'

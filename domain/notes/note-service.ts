@@ -19,7 +19,7 @@ import { newId } from '../ids.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../listing.ts'
 import { patchFields, withoutNulls, type JsonObject } from '../merge-patch.ts'
 import { getSession } from '../sessions/session-service.ts'
-import type { JsonValue } from './canonical-json.ts'
+import type { JsonValue } from '../canonical-json.ts'
 import { addendumContentHash, noteContentHash } from './note-hash.ts'
 import { accuracyErrors, NoteContent, normaliseObjective, type NoteContentInput } from './note-schema.ts'
 

@@ -21,16 +21,23 @@ import {
   type ProviderOnboardingInput,
   type SubmittedDocument,
 } from '../../workflows/provider-onboarding-contract.ts'
+import { listCareNotifications, type NotificationListQuery } from '../care-workflows/care-notifications.ts'
 import { callWorkflow } from '../care-workflows/workflow-calls.ts'
 import { invalidStateTransition, notFound } from '../errors.ts'
-import type { WorkflowOutbox } from '../workflows/workflow-outbox.ts'
+import type { WorkflowOutbox } from '../workflow-starts/workflow-outbox.ts'
 import {
   DEFAULT_ONBOARDING_TIMING,
   stepTimers,
   type OnboardingStep,
   type OnboardingTiming,
 } from './onboarding-rules.ts'
-import { applyStep, checkStepRequest, closeAs, type OnboardingOperation } from './onboarding-steps.ts'
+import {
+  applyStep,
+  checkStepRequest,
+  closeAs,
+  ONBOARDING_WORKFLOW_KIND,
+  type OnboardingOperation,
+} from './onboarding-steps.ts'
 
 export interface OnboardingServiceDeps {
   outbox: WorkflowOutbox
@@ -87,6 +94,19 @@ async function onboardingRow({ tx, tenantId }: UnitOfWork, providerId: string) {
   })
   if (!provider) throw notFound('provider', providerId)
   return provider
+}
+
+/**
+ * A page of the notifications the provider's onboarding workflows raised (reminders, timeouts), across attempts.
+ * @throws AppError `not_found` for a provider the tenant does not have
+ */
+export async function listOnboardingNotifications(uow: UnitOfWork, providerId: string, query: NotificationListQuery) {
+  const provider = await uow.tx.provider.findFirst({
+    where: { id: providerId, tenantId: uow.tenantId },
+    select: { id: true },
+  })
+  if (!provider) throw notFound('provider', providerId)
+  return listCareNotifications(uow, { workflowKind: ONBOARDING_WORKFLOW_KIND, providerId }, query)
 }
 
 /** Creates the API side of provider onboarding. */

@@ -1,6 +1,6 @@
 /**
  * @module ISO 4217 currencies and their minor-unit exponents. Every amount in the API is an integer count of minor
- * units (CONVENTIONS.md), so what "1" means depends on the currency: a cent of USD (exponent 2), a yen (exponent 0),
+ * units (docs/conventions.md), so what "1" means depends on the currency: a cent of USD (exponent 2), a yen (exponent 0),
  * a fils of BHD (exponent 3). Codes are validated against this list rather than a /[A-Z]{3}/ pattern so that a typo
  * (`UDS`) is a 400 instead of an order nobody can pay. The list is the circulating currencies of ISO 4217 (fund codes,
  * precious metals and testing codes excluded: a therapy centre never bills in XAU).

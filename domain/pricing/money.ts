@@ -1,5 +1,5 @@
 /**
- * @module Money arithmetic. Amounts are integer counts of a currency's minor units (CONVENTIONS.md), so every sum and
+ * @module Money arithmetic. Amounts are integer counts of a currency's minor units (docs/conventions.md), so every sum and
  * product here is integer arithmetic: exact as long as each value stays a safe integer, which the bound below
  * guarantees with room to spare. Nothing in the money path ever divides or uses a decimal fraction; the only place a
  * decimal point appears is {@link formatAmount}, built from digits, for human-readable messages.

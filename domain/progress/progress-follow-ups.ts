@@ -28,7 +28,7 @@ import { searchAttributeKeys } from '../../workflows/search-attributes.ts'
 import { callWorkflow } from '../care-workflows/workflow-calls.ts'
 import { AppError, invalidStateTransition, notFound } from '../errors.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../listing.ts'
-import type { WorkflowOutbox } from '../workflows/workflow-outbox.ts'
+import type { WorkflowOutbox } from '../workflow-starts/workflow-outbox.ts'
 import { DEFAULT_PROGRESS_POLICY } from './progress-rules.ts'
 import {
   DEFAULT_LOOKBACK_DAYS,
@@ -99,7 +99,7 @@ export function createProgressFollowUps(deps: ProgressFollowUpsDeps) {
           .getHandle(childProgressWorkflowId(uow.tenantId, childId))
           .signal(childProgressChangedSignal)
       ).catch((error: unknown) =>
-        deps.logger.warn({ childId, err: String(error) }, 'progress follow-up not told of the archive')
+        deps.logger.warn({ childId, err: error }, 'progress follow-up not told of the archive')
       )
     })
   }
@@ -186,7 +186,7 @@ export function createProgressFollowUps(deps: ProgressFollowUpsDeps) {
     } catch (error) {
       rethrowIfTransactionHeld(error)
       if (error instanceof WorkflowNotFoundError) return { running: false }
-      deps.logger.warn({ childId, err: String(error) }, 'progress follow-up state unavailable')
+      deps.logger.warn({ childId, err: error }, 'progress follow-up state unavailable')
       return null
     }
   }

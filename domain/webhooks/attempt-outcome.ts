@@ -1,5 +1,5 @@
 /**
- * @module What one attempt's response means for its delivery (CONVENTIONS.md "Webhooks"): any 2xx succeeds; 410
+ * @module What one attempt's response means for its delivery (docs/conventions.md "Webhooks"): any 2xx succeeds; 410
  * Gone ends the delivery and disables the endpoint; anything else (3xx included: redirects are not followed, 4xx,
  * 5xx, timeouts, refused connections, forbidden addresses) is retried within the window, honouring Retry-After.
  */

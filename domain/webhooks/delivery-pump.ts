@@ -87,7 +87,7 @@ function createPump(deps: PumpDeps, partition: number) {
       .then(
         (record) => void finished.push(record),
         // Not a receiver's failure (those are records): left to its lease, it is attempted again later.
-        (error: unknown) => logger.error({ deliveryId: delivery.id, err: String(error) }, 'webhook attempt failed')
+        (error: unknown) => logger.error({ deliveryId: delivery.id, err: error }, 'webhook attempt failed')
       )
       .finally(() => {
         active--
@@ -129,7 +129,7 @@ function createPump(deps: PumpDeps, partition: number) {
       await deps.retries
         .wake(change)
         .catch((error: unknown) =>
-          logger.warn({ endpointId: change.endpointId, err: String(error) }, 'webhook retry workflow start deferred')
+          logger.warn({ endpointId: change.endpointId, err: error }, 'webhook retry workflow start deferred')
         )
     }
   }
@@ -208,7 +208,7 @@ async function checkRetryWorkflows(deps: PumpDeps, partition: number): Promise<v
     await deps.retries
       .ensureRunning(endpoint)
       .catch((error: unknown) =>
-        deps.logger.warn({ endpointId: endpoint.endpointId, err: String(error) }, 'webhook retry check failed')
+        deps.logger.warn({ endpointId: endpoint.endpointId, err: error }, 'webhook retry check failed')
       )
   }
 }

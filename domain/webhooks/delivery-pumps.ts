@@ -5,6 +5,7 @@
  */
 import type { Client } from '@temporalio/client'
 import { TypedSearchAttributes } from '@temporalio/common'
+import { startBackgroundLoop } from '../../infra/background-loop.ts'
 import type { Logger } from '../../infra/logger.ts'
 import { searchAttributeKeys } from '../../workflows/search-attributes.ts'
 import {
@@ -47,19 +48,10 @@ export function keepDeliveryPumpsRunning(
   logger: Logger
 ): () => Promise<void> {
   if (partitions === 0) return async () => undefined
-  let running: Promise<void> = Promise.resolve()
-  const check = () => {
-    running = running.then(() =>
-      ensureDeliveryPumps(temporal, taskQueue, partitions).catch((error: unknown) =>
-        logger.warn({ err: String(error) }, 'webhook delivery pumps not started; trying again in a minute')
-      )
-    )
-  }
-  check()
-  const timer = setInterval(check, CHECK_INTERVAL_MS)
-  timer.unref()
-  return async () => {
-    clearInterval(timer)
-    await running
-  }
+  return startBackgroundLoop({
+    run: () => ensureDeliveryPumps(temporal, taskQueue, partitions),
+    intervalMs: CHECK_INTERVAL_MS,
+    onError: (error) =>
+      logger.warn({ err: error }, 'webhook delivery pumps not started; trying again in a minute'),
+  })
 }

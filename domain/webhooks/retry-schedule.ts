@@ -1,5 +1,5 @@
 /**
- * @module When a failed webhook delivery is tried again (CONVENTIONS.md, spec 6.2 and 8): exponential backoff with
+ * @module When a failed webhook delivery is tried again (docs/conventions.md, spec 6.2 and 8): exponential backoff with
  * jitter, at least what a 429 or 503 asked for in `Retry-After`, for up to the retry window (24 hours) after the
  * first attempt; the last retry is placed at the end of the window rather than dropped. Pure functions over numbers,
  * free of Node imports, so the delivery workflow and its activity agree on the same rules.

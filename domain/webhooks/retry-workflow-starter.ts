@@ -30,7 +30,7 @@ export function createRetryWorkflowStarter(temporal: Client, taskQueue: string, 
           args: [input],
           signal: WAKE_ENDPOINT_RETRY_SIGNAL,
           signalArgs: [],
-          // Ids only (CONVENTIONS.md, health data): operators find a failing endpoint's workflow by these.
+          // Ids only (docs/conventions.md, health data): operators find a failing endpoint's workflow by these.
           typedSearchAttributes: new TypedSearchAttributes([
             { key: searchAttributeKeys.TenantId, value: tenantId },
             { key: searchAttributeKeys.WorkflowKind, value: WEBHOOK_ENDPOINT_RETRY_KIND },

@@ -9,7 +9,9 @@
  * runs alone from BEGIN to COMMIT or ROLLBACK. Waiting connections are served first come, first served.
  *
  * Replaces @electric-sql/pglite-socket 0.1.6, whose queue interleaved single messages of all connections and
- * whose replies kept a stray ReadyForQuery of PGlite (see {@link ReplyFilter}).
+ * whose replies kept a stray ReadyForQuery of PGlite (see {@link ReplyFilter}). Re-checked 2026-11-23: 0.1.6, the
+ * newest release for our PGlite 0.4.6, still fails every case of test/db/pglite-concurrency.int.test.ts
+ * (docs/architecture.md, "Local infrastructure").
  */
 import net, { type AddressInfo } from 'node:net'
 

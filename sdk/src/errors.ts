@@ -12,7 +12,7 @@ export interface FieldError {
 }
 
 /**
- * The codes the API documents (CONVENTIONS.md, "Errors") plus the token endpoint's OAuth errors. Any other string
+ * The codes the API documents (docs/conventions.md, "Errors") plus the token endpoint's OAuth errors. Any other string
  * may appear too (codes are added, never renamed), hence the open union.
  */
 export type ErrorCode =

@@ -119,7 +119,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -279,7 +279,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -441,7 +441,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -529,7 +529,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorCodePage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -599,7 +599,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -704,7 +704,7 @@ export interface paths {
                         "application/json": components["schemas"]["ProviderPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -742,7 +742,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -793,7 +793,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -875,7 +875,7 @@ export interface paths {
                         "application/json": components["schemas"]["Provider"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -917,7 +917,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -938,7 +938,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -1056,7 +1056,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -1145,7 +1145,7 @@ export interface paths {
                         "application/json": components["schemas"]["Provider"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -1183,7 +1183,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -1253,7 +1253,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -1343,7 +1343,7 @@ export interface paths {
                         "application/json": components["schemas"]["Provider"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -1385,7 +1385,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -1427,7 +1427,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -1545,7 +1545,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -1640,7 +1640,7 @@ export interface paths {
                         "application/json": components["schemas"]["Provider"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -1682,7 +1682,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -1724,7 +1724,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -1842,7 +1842,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -1941,7 +1941,7 @@ export interface paths {
                         "application/json": components["schemas"]["Provider"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -1983,7 +1983,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -2025,7 +2025,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -2143,7 +2143,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -2242,7 +2242,7 @@ export interface paths {
                         "application/json": components["schemas"]["Provider"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -2284,7 +2284,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -2326,7 +2326,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -2444,7 +2444,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -2543,7 +2543,7 @@ export interface paths {
                         "application/json": components["schemas"]["Provider"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -2585,7 +2585,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -2627,7 +2627,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -2745,7 +2745,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -2845,7 +2845,7 @@ export interface paths {
                         "application/json": components["schemas"]["TimeOffPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -2883,7 +2883,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -2953,7 +2953,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -3035,7 +3035,7 @@ export interface paths {
                         "application/json": components["schemas"]["TimeOff"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -3077,7 +3077,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -3119,7 +3119,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -3237,7 +3237,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -3328,7 +3328,7 @@ export interface paths {
                         "application/json": components["schemas"]["TimeOff"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -3366,7 +3366,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -3436,7 +3436,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -3515,7 +3515,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -3557,7 +3557,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -3599,7 +3599,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -3717,7 +3717,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -3807,7 +3807,7 @@ export interface paths {
                         "application/json": components["schemas"]["TimeOff"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -3849,7 +3849,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -3891,7 +3891,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -4009,7 +4009,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -4094,7 +4094,7 @@ export interface paths {
                         "application/json": components["schemas"]["ProviderOnboarding"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -4132,7 +4132,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -4202,7 +4202,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -4283,7 +4283,7 @@ export interface paths {
                         "application/json": components["schemas"]["ProviderOnboarding"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -4325,7 +4325,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -4367,7 +4367,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -4485,7 +4485,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -4569,7 +4569,7 @@ export interface paths {
                         "application/json": components["schemas"]["ProviderOnboarding"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -4611,7 +4611,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -4653,7 +4653,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -4771,7 +4771,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -4869,7 +4869,7 @@ export interface paths {
                         "application/json": components["schemas"]["ProviderOnboarding"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -4911,7 +4911,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -4953,7 +4953,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -5071,7 +5071,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -5174,7 +5174,7 @@ export interface paths {
                         "application/json": components["schemas"]["ProviderOnboarding"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -5216,7 +5216,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -5258,7 +5258,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -5376,7 +5376,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -5475,7 +5475,7 @@ export interface paths {
                         "application/json": components["schemas"]["ProviderOnboarding"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -5517,7 +5517,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -5559,7 +5559,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -5677,7 +5677,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -5780,7 +5780,7 @@ export interface paths {
                         "application/json": components["schemas"]["ProviderOnboarding"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -5822,7 +5822,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -5864,7 +5864,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -5982,7 +5982,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -6081,7 +6081,7 @@ export interface paths {
                         "application/json": components["schemas"]["ProviderOnboarding"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -6123,7 +6123,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -6165,7 +6165,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -6283,7 +6283,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -6386,7 +6386,7 @@ export interface paths {
                         "application/json": components["schemas"]["ProviderOnboarding"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -6428,7 +6428,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -6470,7 +6470,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -6588,7 +6588,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -6686,7 +6686,7 @@ export interface paths {
                         "application/json": components["schemas"]["OnboardingNotificationPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -6724,7 +6724,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -6794,7 +6794,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -6887,7 +6887,7 @@ export interface paths {
                         "application/json": components["schemas"]["LocationPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -6925,7 +6925,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -6976,7 +6976,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -7055,7 +7055,7 @@ export interface paths {
                         "application/json": components["schemas"]["Location"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -7097,7 +7097,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -7118,7 +7118,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -7236,7 +7236,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -7325,7 +7325,7 @@ export interface paths {
                         "application/json": components["schemas"]["Location"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -7363,7 +7363,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -7433,7 +7433,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -7513,7 +7513,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -7555,7 +7555,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -7597,7 +7597,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -7715,7 +7715,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -7806,7 +7806,7 @@ export interface paths {
                         "application/json": components["schemas"]["Location"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -7848,7 +7848,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -7890,7 +7890,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -8008,7 +8008,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -8114,7 +8114,7 @@ export interface paths {
                         "application/json": components["schemas"]["AvailabilityPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -8152,7 +8152,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -8222,7 +8222,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -8320,7 +8320,7 @@ export interface paths {
                         "application/json": components["schemas"]["ChildPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -8358,7 +8358,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -8409,7 +8409,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -8491,7 +8491,7 @@ export interface paths {
                         "application/json": components["schemas"]["Child"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -8533,7 +8533,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -8554,7 +8554,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -8672,7 +8672,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -8761,7 +8761,7 @@ export interface paths {
                         "application/json": components["schemas"]["Child"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -8799,7 +8799,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -8869,7 +8869,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -8951,7 +8951,7 @@ export interface paths {
                         "application/json": components["schemas"]["Child"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -8993,7 +8993,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -9035,7 +9035,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -9153,7 +9153,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -9241,7 +9241,7 @@ export interface paths {
                         "application/json": components["schemas"]["Child"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -9283,7 +9283,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -9325,7 +9325,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -9443,7 +9443,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -9531,7 +9531,7 @@ export interface paths {
                         "application/json": components["schemas"]["EarlyInterventionPlan"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -9569,7 +9569,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -9639,7 +9639,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -9735,7 +9735,7 @@ export interface paths {
                         "application/json": components["schemas"]["CareNotificationPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -9773,7 +9773,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -9843,7 +9843,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -9944,7 +9944,7 @@ export interface paths {
                         "application/json": components["schemas"]["EarlyInterventionPlan"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -9986,7 +9986,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10028,7 +10028,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10146,7 +10146,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10227,7 +10227,7 @@ export interface paths {
                         "application/json": components["schemas"]["EarlyInterventionPlan"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10269,7 +10269,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10311,7 +10311,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10429,7 +10429,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10517,7 +10517,7 @@ export interface paths {
                         "application/json": components["schemas"]["ChildProgress"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10555,7 +10555,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10625,7 +10625,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10707,7 +10707,7 @@ export interface paths {
                         "application/json": components["schemas"]["ChildProgress"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10749,7 +10749,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10791,7 +10791,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10909,7 +10909,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11004,7 +11004,7 @@ export interface paths {
                         "application/json": components["schemas"]["ProgressReportPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11042,7 +11042,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11112,7 +11112,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11193,7 +11193,7 @@ export interface paths {
                         "application/json": components["schemas"]["ProgressReport"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11235,7 +11235,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11277,7 +11277,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11395,7 +11395,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11498,7 +11498,7 @@ export interface paths {
                         "application/json": components["schemas"]["ClientPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11536,7 +11536,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11587,7 +11587,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11669,7 +11669,7 @@ export interface paths {
                         "application/json": components["schemas"]["Client"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11711,7 +11711,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11732,7 +11732,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11850,7 +11850,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11939,7 +11939,7 @@ export interface paths {
                         "application/json": components["schemas"]["Client"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11977,7 +11977,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12047,7 +12047,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12129,7 +12129,7 @@ export interface paths {
                         "application/json": components["schemas"]["Client"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12171,7 +12171,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12213,7 +12213,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12331,7 +12331,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12419,7 +12419,7 @@ export interface paths {
                         "application/json": components["schemas"]["Client"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12461,7 +12461,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12503,7 +12503,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12621,7 +12621,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12713,7 +12713,7 @@ export interface paths {
                         "application/json": components["schemas"]["CustomFieldDefinitionPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12751,7 +12751,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12802,7 +12802,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12884,7 +12884,7 @@ export interface paths {
                         "application/json": components["schemas"]["CustomFieldDefinition"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12926,7 +12926,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12947,7 +12947,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13065,7 +13065,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13154,7 +13154,7 @@ export interface paths {
                         "application/json": components["schemas"]["CustomFieldDefinition"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13192,7 +13192,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13262,7 +13262,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13344,7 +13344,7 @@ export interface paths {
                         "application/json": components["schemas"]["CustomFieldDefinition"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13386,7 +13386,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13428,7 +13428,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13546,7 +13546,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13637,7 +13637,7 @@ export interface paths {
                         "application/json": components["schemas"]["CustomFieldDefinition"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13679,7 +13679,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13721,7 +13721,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13839,7 +13839,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13934,7 +13934,7 @@ export interface paths {
                         "application/json": components["schemas"]["PetPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13972,7 +13972,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14023,7 +14023,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14102,7 +14102,7 @@ export interface paths {
                         "application/json": components["schemas"]["Pet"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14144,7 +14144,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14165,7 +14165,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14283,7 +14283,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14372,7 +14372,7 @@ export interface paths {
                         "application/json": components["schemas"]["Pet"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14410,7 +14410,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14480,7 +14480,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14562,7 +14562,7 @@ export interface paths {
                         "application/json": components["schemas"]["Pet"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14604,7 +14604,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14646,7 +14646,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14764,7 +14764,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14852,7 +14852,7 @@ export interface paths {
                         "application/json": components["schemas"]["Pet"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14894,7 +14894,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14936,7 +14936,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15054,7 +15054,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15151,7 +15151,7 @@ export interface paths {
                         "application/json": components["schemas"]["SessionPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15189,7 +15189,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15240,7 +15240,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15343,7 +15343,7 @@ export interface paths {
                         "application/json": components["schemas"]["Session"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15385,7 +15385,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15406,7 +15406,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15524,7 +15524,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15613,7 +15613,7 @@ export interface paths {
                         "application/json": components["schemas"]["Session"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15651,7 +15651,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15721,7 +15721,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15808,7 +15808,7 @@ export interface paths {
                         "application/json": components["schemas"]["Session"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15850,7 +15850,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15892,7 +15892,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16010,7 +16010,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16103,7 +16103,7 @@ export interface paths {
                         "application/json": components["schemas"]["SessionNotePage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16141,7 +16141,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16211,7 +16211,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16293,7 +16293,7 @@ export interface paths {
                         "application/json": components["schemas"]["SessionNote"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16335,7 +16335,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16377,7 +16377,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16495,7 +16495,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16586,7 +16586,7 @@ export interface paths {
                         "application/json": components["schemas"]["SessionNote"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16624,7 +16624,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16694,7 +16694,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16783,7 +16783,7 @@ export interface paths {
                         "application/json": components["schemas"]["SessionNote"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16825,7 +16825,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16867,7 +16867,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16985,7 +16985,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17086,7 +17086,7 @@ export interface paths {
                         "application/json": components["schemas"]["SessionNote"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17128,7 +17128,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17170,7 +17170,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17288,7 +17288,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17390,7 +17390,7 @@ export interface paths {
                         "application/json": components["schemas"]["NoteAddendum"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17432,7 +17432,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17474,7 +17474,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17592,7 +17592,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17693,7 +17693,7 @@ export interface paths {
                         "application/json": components["schemas"]["AssessmentPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17731,7 +17731,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17782,7 +17782,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17864,7 +17864,7 @@ export interface paths {
                         "application/json": components["schemas"]["Assessment"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17906,7 +17906,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17927,7 +17927,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18045,7 +18045,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18134,7 +18134,7 @@ export interface paths {
                         "application/json": components["schemas"]["Assessment"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18172,7 +18172,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18242,7 +18242,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18324,7 +18324,7 @@ export interface paths {
                         "application/json": components["schemas"]["Assessment"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18366,7 +18366,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18408,7 +18408,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18526,7 +18526,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18614,7 +18614,7 @@ export interface paths {
                         "application/json": components["schemas"]["Assessment"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18656,7 +18656,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18698,7 +18698,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18816,7 +18816,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18915,7 +18915,7 @@ export interface paths {
                         "application/json": components["schemas"]["Assessment"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18957,7 +18957,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18999,7 +18999,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19117,7 +19117,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19213,7 +19213,7 @@ export interface paths {
                         "application/json": components["schemas"]["AssessmentNotificationPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19251,7 +19251,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19321,7 +19321,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19433,7 +19433,7 @@ export interface paths {
                         "application/json": components["schemas"]["AppointmentPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19471,7 +19471,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19522,7 +19522,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19623,7 +19623,7 @@ export interface paths {
                         "application/json": components["schemas"]["Appointment"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19665,7 +19665,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19686,7 +19686,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19804,7 +19804,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19893,7 +19893,7 @@ export interface paths {
                         "application/json": components["schemas"]["Appointment"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19931,7 +19931,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20001,7 +20001,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20110,7 +20110,7 @@ export interface paths {
                         "application/json": components["schemas"]["Appointment"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20152,7 +20152,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20194,7 +20194,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20312,7 +20312,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20400,7 +20400,7 @@ export interface paths {
                         "application/json": components["schemas"]["AppointmentWorkflow"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20438,7 +20438,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20508,7 +20508,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20628,7 +20628,7 @@ export interface paths {
                         "application/json": components["schemas"]["Appointment"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20670,7 +20670,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20712,7 +20712,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20830,7 +20830,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20952,7 +20952,7 @@ export interface paths {
                         "application/json": components["schemas"]["Appointment"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20994,7 +20994,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21036,7 +21036,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21154,7 +21154,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21272,7 +21272,7 @@ export interface paths {
                         "application/json": components["schemas"]["Appointment"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21314,7 +21314,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21356,7 +21356,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21474,7 +21474,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21592,7 +21592,7 @@ export interface paths {
                         "application/json": components["schemas"]["Appointment"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21634,7 +21634,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21676,7 +21676,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21794,7 +21794,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21889,7 +21889,7 @@ export interface paths {
                         "application/json": components["schemas"]["AppointmentSeriesPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21927,7 +21927,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21978,7 +21978,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22060,7 +22060,7 @@ export interface paths {
                         "application/json": components["schemas"]["AppointmentSeries"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22102,7 +22102,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22123,7 +22123,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22241,7 +22241,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22330,7 +22330,7 @@ export interface paths {
                         "application/json": components["schemas"]["AppointmentSeries"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22368,7 +22368,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22438,7 +22438,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22539,7 +22539,7 @@ export interface paths {
                         "application/json": components["schemas"]["AppointmentSeries"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22581,7 +22581,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22623,7 +22623,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22741,7 +22741,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22844,7 +22844,7 @@ export interface paths {
                         "application/json": components["schemas"]["AppointmentSeries"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22886,7 +22886,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22928,7 +22928,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23046,7 +23046,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23107,7 +23107,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Page size, 1 to 100. */
                     limit?: number;
+                    /** @description The `nextCursor` of the previous page. */
                     cursor?: string;
                 };
                 header?: never;
@@ -23135,7 +23137,7 @@ export interface paths {
                         "application/json": components["schemas"]["ApiKeyPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23173,7 +23175,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23224,7 +23226,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23303,7 +23305,7 @@ export interface paths {
                         "application/json": components["schemas"]["ApiKeyWithSecret"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23345,7 +23347,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23366,7 +23368,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23484,7 +23486,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23581,7 +23583,7 @@ export interface paths {
                         "application/json": components["schemas"]["ApiKey"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23623,7 +23625,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23665,7 +23667,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23783,7 +23785,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23889,7 +23891,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23940,7 +23942,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24019,7 +24021,7 @@ export interface paths {
                         "application/json": components["schemas"]["SsoConnection"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24061,7 +24063,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24082,7 +24084,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24200,7 +24202,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24261,7 +24263,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Page size, 1 to 100. */
                     limit?: number;
+                    /** @description The `nextCursor` of the previous page. */
                     cursor?: string;
                 };
                 header?: never;
@@ -24289,7 +24293,7 @@ export interface paths {
                         "application/json": components["schemas"]["PlatformUserPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24327,7 +24331,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24378,7 +24382,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24480,7 +24484,7 @@ export interface paths {
                         "application/json": components["schemas"]["PlatformUser"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24522,7 +24526,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24564,7 +24568,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24682,7 +24686,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24777,7 +24781,7 @@ export interface paths {
                         "application/json": components["schemas"]["Child"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24815,7 +24819,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24865,7 +24869,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The route is past its sunset (`version_sunset`); the detail and the `Link` header name its successor */
+                /** @description The route is past its sunset; the detail and the `Link` header name its successor (`version_sunset`) */
                 410: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24916,7 +24920,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25033,7 +25037,7 @@ export interface paths {
                         "application/json": components["schemas"]["PaymentPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25077,7 +25081,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25102,7 +25106,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The route is past its sunset (`version_sunset`); the detail and the `Link` header name its successor */
+                /** @description The route is past its sunset; the detail and the `Link` header name its successor (`version_sunset`) */
                 410: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25153,7 +25157,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25265,7 +25269,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25316,7 +25320,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25378,7 +25382,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Page size, 1 to 100. */
                     limit?: number;
+                    /** @description The `nextCursor` of the previous page. */
                     cursor?: string;
                     /** @description `-occurredAt` newest first (default), `occurredAt` oldest first; ties in id order */
                     sort?: "-occurredAt" | "occurredAt";
@@ -25417,7 +25423,7 @@ export interface paths {
                         "application/json": components["schemas"]["AuditEventPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25455,7 +25461,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25506,7 +25512,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25606,7 +25612,7 @@ export interface paths {
                         "application/json": components["schemas"]["PricePage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25644,7 +25650,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25695,7 +25701,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25774,7 +25780,7 @@ export interface paths {
                         "application/json": components["schemas"]["Price"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25816,7 +25822,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25837,7 +25843,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25955,7 +25961,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26044,7 +26050,7 @@ export interface paths {
                         "application/json": components["schemas"]["Price"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26082,7 +26088,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26152,7 +26158,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26239,7 +26245,7 @@ export interface paths {
                         "application/json": components["schemas"]["Price"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26281,7 +26287,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26323,7 +26329,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26441,7 +26447,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26533,7 +26539,7 @@ export interface paths {
                         "application/json": components["schemas"]["Price"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26575,7 +26581,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26617,7 +26623,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26735,7 +26741,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26837,7 +26843,7 @@ export interface paths {
                         "application/json": components["schemas"]["OrderPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26875,7 +26881,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26926,7 +26932,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27008,7 +27014,7 @@ export interface paths {
                         "application/json": components["schemas"]["Order"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27050,7 +27056,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27071,7 +27077,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27189,7 +27195,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27278,7 +27284,7 @@ export interface paths {
                         "application/json": components["schemas"]["Order"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27316,7 +27322,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27386,7 +27392,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27473,7 +27479,7 @@ export interface paths {
                         "application/json": components["schemas"]["Order"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27515,7 +27521,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27557,7 +27563,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27675,7 +27681,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27767,7 +27773,7 @@ export interface paths {
                         "application/json": components["schemas"]["Order"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27809,7 +27815,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27851,7 +27857,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27969,7 +27975,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28065,7 +28071,7 @@ export interface paths {
                         "application/json": components["schemas"]["Order"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28107,7 +28113,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28149,7 +28155,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28267,7 +28273,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28370,7 +28376,7 @@ export interface paths {
                         "application/json": components["schemas"]["PaymentPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28408,7 +28414,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28459,7 +28465,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28538,7 +28544,7 @@ export interface paths {
                         "application/json": components["schemas"]["Payment"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28580,7 +28586,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28601,7 +28607,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28719,7 +28725,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28808,7 +28814,7 @@ export interface paths {
                         "application/json": components["schemas"]["Payment"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28846,7 +28852,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28916,7 +28922,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29014,7 +29020,7 @@ export interface paths {
                         "application/json": components["schemas"]["Refund"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29056,7 +29062,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29098,7 +29104,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29216,7 +29222,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29317,7 +29323,7 @@ export interface paths {
                         "application/json": components["schemas"]["EventPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29355,7 +29361,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29406,7 +29412,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29496,7 +29502,7 @@ export interface paths {
                         "application/json": components["schemas"]["Event"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29534,7 +29540,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29604,7 +29610,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29700,7 +29706,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookDeliveryPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29738,7 +29744,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29808,7 +29814,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29901,7 +29907,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookEndpointPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29939,7 +29945,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29990,7 +29996,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30072,7 +30078,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30114,7 +30120,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30135,7 +30141,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30253,7 +30259,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30342,7 +30348,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookEndpoint"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30380,7 +30386,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30450,7 +30456,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30527,7 +30533,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30569,7 +30575,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30611,7 +30617,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30729,7 +30735,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30819,7 +30825,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookEndpoint"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30861,7 +30867,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30903,7 +30909,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31021,7 +31027,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31116,7 +31122,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31158,7 +31164,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31200,7 +31206,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31318,7 +31324,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31417,7 +31423,7 @@ export interface paths {
                         "application/json": components["schemas"]["Event"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31459,7 +31465,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31501,7 +31507,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31619,7 +31625,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31717,7 +31723,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookDeliveryPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31755,7 +31761,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31825,7 +31831,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31914,7 +31920,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookDelivery"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31952,7 +31958,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32022,7 +32028,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32123,7 +32129,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookDelivery"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32165,7 +32171,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32207,7 +32213,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32325,7 +32331,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32428,7 +32434,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookRecoveryResult"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32470,7 +32476,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32512,7 +32518,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32630,7 +32636,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32727,7 +32733,7 @@ export interface paths {
                         "application/json": components["schemas"]["AssistantPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32765,7 +32771,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32816,7 +32822,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32898,7 +32904,7 @@ export interface paths {
                         "application/json": components["schemas"]["Assistant"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32940,7 +32946,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32961,7 +32967,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33079,7 +33085,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33168,7 +33174,7 @@ export interface paths {
                         "application/json": components["schemas"]["Assistant"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33206,7 +33212,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33276,7 +33282,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33356,7 +33362,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33398,7 +33404,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33440,7 +33446,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33558,7 +33564,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33646,7 +33652,7 @@ export interface paths {
                         "application/json": components["schemas"]["Assistant"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33688,7 +33694,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33730,7 +33736,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33848,7 +33854,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33939,7 +33945,7 @@ export interface paths {
                         "application/json": components["schemas"]["KnowledgeDocumentPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33977,7 +33983,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34028,7 +34034,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34111,7 +34117,7 @@ export interface paths {
                         "application/json": components["schemas"]["KnowledgeUploadResult"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34153,7 +34159,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34174,7 +34180,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34292,7 +34298,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34381,7 +34387,7 @@ export interface paths {
                         "application/json": components["schemas"]["KnowledgeDocument"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34419,7 +34425,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34489,7 +34495,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34574,7 +34580,7 @@ export interface paths {
                         "application/json": components["schemas"]["KnowledgeDocument"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34616,7 +34622,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34658,7 +34664,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34776,7 +34782,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34856,7 +34862,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34898,7 +34904,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34940,7 +34946,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35058,7 +35064,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35157,7 +35163,7 @@ export interface paths {
                         "application/json": components["schemas"]["KnowledgeAnswer"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35199,7 +35205,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35220,7 +35226,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35338,7 +35344,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35438,7 +35444,7 @@ export interface paths {
                         "application/json": components["schemas"]["TherapistMatchResult"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35480,7 +35486,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35501,7 +35507,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35619,7 +35625,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35708,7 +35714,7 @@ export interface paths {
                         "application/json": components["schemas"]["MatchProfile"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35746,7 +35752,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35816,7 +35822,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35903,7 +35909,7 @@ export interface paths {
                         "application/json": components["schemas"]["MatchProfile"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35945,7 +35951,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35987,7 +35993,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36105,7 +36111,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36196,7 +36202,7 @@ export interface paths {
                         "application/json": components["schemas"]["SettlementPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36234,7 +36240,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36285,7 +36291,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36388,7 +36394,7 @@ export interface paths {
                         "application/json": components["schemas"]["Settlement"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36430,7 +36436,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36451,7 +36457,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36569,7 +36575,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36658,7 +36664,7 @@ export interface paths {
                         "application/json": components["schemas"]["Settlement"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36696,7 +36702,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36766,7 +36772,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36858,7 +36864,7 @@ export interface paths {
                         "application/json": components["schemas"]["FeeRulePage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36896,7 +36902,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36947,7 +36953,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37029,7 +37035,7 @@ export interface paths {
                         "application/json": components["schemas"]["FeeRule"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37071,7 +37077,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37092,7 +37098,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37210,7 +37216,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37310,7 +37316,7 @@ export interface paths {
                         "application/json": components["schemas"]["FeeRule"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37352,7 +37358,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37394,7 +37400,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37512,7 +37518,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37603,7 +37609,7 @@ export interface paths {
                         "application/json": components["schemas"]["FeeRule"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37645,7 +37651,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37687,7 +37693,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37805,7 +37811,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37896,7 +37902,7 @@ export interface paths {
                         "application/json": components["schemas"]["PayoutAdjustmentPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37934,7 +37940,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37985,7 +37991,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38067,7 +38073,7 @@ export interface paths {
                         "application/json": components["schemas"]["PayoutAdjustment"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38109,7 +38115,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38130,7 +38136,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38248,7 +38254,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38337,7 +38343,7 @@ export interface paths {
                         "application/json": components["schemas"]["PayoutAdjustment"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38375,7 +38381,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38445,7 +38451,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38533,7 +38539,7 @@ export interface paths {
                         "application/json": components["schemas"]["LedgerBalances"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38571,7 +38577,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38622,7 +38628,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38716,7 +38722,7 @@ export interface paths {
                         "application/json": components["schemas"]["LedgerEntryPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38754,7 +38760,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38805,7 +38811,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38899,7 +38905,7 @@ export interface paths {
                         "application/json": components["schemas"]["LocationAnalytics"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38937,7 +38943,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39007,7 +39013,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39103,7 +39109,7 @@ export interface paths {
                         "application/json": components["schemas"]["MultiLocationAnalytics"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39141,7 +39147,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39192,7 +39198,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39286,7 +39292,7 @@ export interface paths {
                         "application/json": components["schemas"]["LeadPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39324,7 +39330,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39375,7 +39381,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39457,7 +39463,7 @@ export interface paths {
                         "application/json": components["schemas"]["Lead"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39499,7 +39505,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39520,7 +39526,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39638,7 +39644,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39727,7 +39733,7 @@ export interface paths {
                         "application/json": components["schemas"]["Lead"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39765,7 +39771,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39835,7 +39841,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39925,7 +39931,7 @@ export interface paths {
                         "application/json": components["schemas"]["Lead"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39967,7 +39973,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40009,7 +40015,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40127,7 +40133,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40226,7 +40232,7 @@ export interface paths {
                         "application/json": components["schemas"]["Lead"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40268,7 +40274,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40310,7 +40316,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40428,7 +40434,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40531,7 +40537,7 @@ export interface paths {
                         "application/json": components["schemas"]["Lead"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40573,7 +40579,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40615,7 +40621,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40733,7 +40739,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40833,7 +40839,7 @@ export interface paths {
                         "application/json": components["schemas"]["Lead"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40875,7 +40881,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40917,7 +40923,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41035,7 +41041,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41136,7 +41142,7 @@ export interface paths {
                         "application/json": components["schemas"]["CareNotificationPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41174,7 +41180,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41244,7 +41250,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41336,7 +41342,7 @@ export interface paths {
                         "application/json": components["schemas"]["CareCoordinatorBriefing"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41374,7 +41380,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41444,7 +41450,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41542,7 +41548,7 @@ export interface paths {
                         "application/json": components["schemas"]["AssessmentRecallResult"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41584,7 +41590,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41626,7 +41632,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41744,7 +41750,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41836,7 +41842,7 @@ export interface paths {
                         "application/json": components["schemas"]["ChildInsights"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41874,7 +41880,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41944,7 +41950,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42037,7 +42043,7 @@ export interface paths {
                         "application/json": components["schemas"]["ChildRecommendations"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42075,7 +42081,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42145,7 +42151,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42239,7 +42245,7 @@ export interface paths {
                         "application/json": components["schemas"]["AgentWorkflowPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42277,7 +42283,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42328,7 +42334,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42410,7 +42416,7 @@ export interface paths {
                         "application/json": components["schemas"]["AgentWorkflow"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42452,7 +42458,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42473,7 +42479,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42591,7 +42597,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42680,7 +42686,7 @@ export interface paths {
                         "application/json": components["schemas"]["AgentWorkflow"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42718,7 +42724,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42788,7 +42794,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42865,7 +42871,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42907,7 +42913,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42949,7 +42955,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43067,7 +43073,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43155,7 +43161,7 @@ export interface paths {
                         "application/json": components["schemas"]["AgentWorkflow"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43197,7 +43203,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43239,7 +43245,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43357,7 +43363,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43450,7 +43456,7 @@ export interface paths {
                         "application/json": components["schemas"]["AgentRunPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43488,7 +43494,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43558,7 +43564,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43645,7 +43651,7 @@ export interface paths {
                         "application/json": components["schemas"]["AgentRunDetail"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43683,7 +43689,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43753,7 +43759,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43856,7 +43862,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43907,7 +43913,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44000,7 +44006,7 @@ export interface paths {
                         "application/json": components["schemas"]["StaffTaskPage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44038,7 +44044,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44089,7 +44095,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44195,7 +44201,7 @@ export interface paths {
                         "application/json": components["schemas"]["StaffTask"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44237,7 +44243,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44279,7 +44285,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict (`conflict`, `slot_unavailable`, `invalid_state_transition`, `idempotency_request_in_progress`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `note_locked`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44397,7 +44403,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44488,7 +44494,7 @@ export interface paths {
                         "application/json": components["schemas"]["FamilyMessagePage"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44526,7 +44532,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44577,7 +44583,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44687,7 +44693,7 @@ export interface paths {
                         "application/json": components["schemas"]["AiAnalytics"];
                     };
                 };
-                /** @description Validation error (`validation_error`, `invalid_json`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44725,7 +44731,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The token lacks the required scope (`insufficient_scope`), or the caller may not sign as the session provider (`not_session_provider`) */
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
                 403: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44795,7 +44801,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["RequestHeadProblem"];
                     };
                 };
-                /** @description Internal error (`internal_error`); writes are safe to retry with the same Idempotency-Key */
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
                 500: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */

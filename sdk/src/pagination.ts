@@ -1,5 +1,5 @@
 /**
- * @module Iterating a list (CONVENTIONS.md, "Lists": `{ data, nextCursor }`, opaque `?cursor=`): page after page,
+ * @module Iterating a list (docs/conventions.md, "Lists": `{ data, nextCursor }`, opaque `?cursor=`): page after page,
  * following `nextCursor` until it is null. Pages are fetched lazily, one at a time, as the loop asks for items, so
  * breaking out of the loop stops the requests.
  */

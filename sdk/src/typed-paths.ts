@@ -94,7 +94,7 @@ export type RequestArgs<P, M extends HttpMethod> =
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{} extends T`: every property of T is optional
   {} extends RequestOptions<P, M> ? [options?: RequestOptions<P, M>] : [options: RequestOptions<P, M>]
 
-/** A page of a list (CONVENTIONS.md, "Lists"). */
+/** A page of a list (docs/conventions.md, "Lists"). */
 export interface Page<T> {
   data: T[]
   nextCursor?: string | null

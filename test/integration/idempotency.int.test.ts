@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key on every write (CONVENTIONS.md), beyond the booking flow's replay tests: a duplicate that arrives
+ * Idempotency-Key on every write (docs/conventions.md), beyond the booking flow's replay tests: a duplicate that arrives
  * while the first request is still running, keys expiring after 24 hours, 5xx releasing the key, and PATCH and
  * DELETE replays.
  */

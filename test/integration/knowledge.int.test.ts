@@ -5,6 +5,8 @@
  * deletion removing vectors, upload limits, the tool gate, and tenant and assistant isolation of every search.
  */
 import { createHash, randomUUID } from 'node:crypto'
+import { CancelledFailure, WorkflowFailedError } from '@temporalio/client'
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAiRuntime } from '../../domain/ai/ai-runtime.ts'
 import { getAssistant } from '../../domain/ai/assistants/assistant-service.ts'
@@ -13,7 +15,7 @@ import type { Principal } from '../../domain/auth/principal.ts'
 import type { ProvisionedClient } from '../../domain/tenants/provision-client.ts'
 import { aiConfigOf } from '../../infra/ai-config.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
-import { knowledgeIndexingWorkflowId } from '../../workflows/knowledge-indexing-shared.ts'
+import { KNOWLEDGE_INDEXING_WORKFLOW, knowledgeIndexingWorkflowId } from '../../workflows/knowledge-indexing-shared.ts'
 import {
   ask,
   corpusFile,
@@ -24,7 +26,7 @@ import {
   textFile,
   upload,
 } from '../support/knowledge-http.ts'
-import { startPlatform, type Platform } from '../support/platform.ts'
+import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 
 const MAX_FILE_BYTES = 2_000_000
 const UPLOAD_LIMIT_BYTES = 3_000_000
@@ -517,5 +519,52 @@ describe('scopes, tools and isolation', () => {
       files: [textFile('x.md', '# X\n\nY.')],
     })
     expect(replace.status).toBe(404)
+  })
+})
+
+describe('cancelling indexing', () => {
+  // On the dev server, not the time-skipping one: the test server cannot end a run while an activity is in flight
+  // (test/support/time-skipping.ts, untilNoActivityRuns), and this test cancels exactly then.
+  it('ends the run as cancelled while the indexing activity runs, without marking the document FAILED', async () => {
+    const [doc] = await upload(platform, token, assistantId, [textFile('cancel.md', '# Cancel\n\nIndexed twice.')])
+    expect((await settled(platform, token, doc!.id)).status).toBe('READY')
+
+    // Holding the document's row lock keeps a second indexing of the same version inside its activity, where it
+    // waits for the lock (and, if it times out, retries): the run is in that step until the lock is released.
+    const lock = new pg.Client({ connectionString: platform.config.DATABASE_URL })
+    await lock.connect()
+    try {
+      await lock.query('BEGIN')
+      await lock.query("SELECT set_config('app.tenant_id', $1, true)", [client.tenantId])
+      const locked = await lock.query('SELECT id FROM knowledge_documents WHERE id = $1 FOR UPDATE', [doc!.id])
+      expect(locked.rowCount).toBe(1)
+
+      const handle = await platform.temporal.workflow.start(KNOWLEDGE_INDEXING_WORKFLOW, {
+        taskQueue: platform.config.TEMPORAL_TASK_QUEUE,
+        workflowId: `${knowledgeIndexingWorkflowId(doc!.id, 1)}-cancel-${randomUUID()}`,
+        args: [{ tenantId: client.tenantId, documentId: doc!.id, version: 1 }],
+      })
+      await eventually(async () => {
+        const pending = (await handle.describe()).raw.pendingActivities ?? []
+        return pending.some((a) => a.activityType?.name === 'indexKnowledgeDocument' && a.lastStartedTime)
+          ? true
+          : undefined
+      })
+      await handle.cancel()
+
+      const failure = await handle.result().then(
+        () => undefined,
+        (error: unknown) => error
+      )
+      expect(failure).toBeInstanceOf(WorkflowFailedError)
+      expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure)
+      expect((await handle.describe()).status.name).toBe('CANCELLED')
+    } finally {
+      await lock.query('ROLLBACK')
+      await lock.end()
+    }
+    // Nothing marked the version FAILED on the way out: the document is READY as the first run left it.
+    const after = await platform.http.get(`/v1/knowledge/documents/${doc!.id}`, { token })
+    expect(after.body.status).toBe('READY')
   })
 })

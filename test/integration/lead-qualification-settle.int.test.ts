@@ -7,7 +7,7 @@
  * made stale on purpose, every run.
  */
 import { randomUUID } from 'node:crypto'
-import { TestWorkflowEnvironment } from '@temporalio/testing'
+import type { TestWorkflowEnvironment } from '@temporalio/testing'
 import { Worker } from '@temporalio/worker'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { inject } from 'vitest'
@@ -21,6 +21,7 @@ import {
 } from '../../workflows/lead-qualification-contract.ts'
 import { leadQualificationWorkflow } from '../../workflows/lead-qualification.ts'
 import { eventually } from '../support/platform.ts'
+import { startTestServer } from '../support/test-server.ts'
 
 let env: TestWorkflowEnvironment
 let worker: Worker
@@ -37,9 +38,7 @@ const commit = (leadId: string, status: LeadStatus, offeredAt: number | null = n
   database.set(leadId, { status, offeredAt, followUpsSent: 0 })
 
 beforeAll(async () => {
-  env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: inject('timeSkippingServer') } },
-  })
+  env = await startTestServer(inject('timeSkippingServer'))
   type Ref = { leadId: string }
   worker = await Worker.create({
     connection: env.nativeConnection,

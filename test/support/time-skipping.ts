@@ -17,7 +17,6 @@
  */
 import { Context } from '@temporalio/activity'
 import { Client, type WorkflowHandle } from '@temporalio/client'
-import { TestWorkflowEnvironment } from '@temporalio/testing'
 import type { Worker } from '@temporalio/worker'
 import type { Duration } from '@temporalio/common'
 import { inject } from 'vitest'
@@ -35,6 +34,7 @@ import { realPumpDeps } from './webhook-pump.ts'
 import { httpClient } from './http.ts'
 import { eventually, testEnv, type PlatformBase } from './platform.ts'
 import { tenantAccess } from './tenant-access.ts'
+import { startTestServer } from './test-server.ts'
 
 /**
  * The activities' clock on the time-skipping server: when the server scheduled the running attempt, on its own clock,
@@ -69,22 +69,6 @@ export interface TimeSkippingPlatform extends PlatformBase {
    */
   pumpWebhooks(): Promise<PumpStats>
   stop(): Promise<void>
-}
-
-/**
- * Starts the Java test server. The SDK gives it a fixed 5 s to answer, which a JVM starting on a loaded 2-CPU machine
- * can miss (seen once with three files and three other jobs at once, load average 10); a second start is tried then.
- */
-async function startTestServer(path: string, attempts = 3): Promise<TestWorkflowEnvironment> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await TestWorkflowEnvironment.createTimeSkipping({
-        server: { executable: { type: 'existing-path', path } },
-      })
-    } catch (error) {
-      if (attempt >= attempts || !String(error).includes('did not start within')) throw error
-    }
-  }
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * @module Walking a cursor-paginated list over HTTP (CONVENTIONS.md lists): follows `nextCursor` to the end and
+ * @module Walking a cursor-paginated list over HTTP (docs/conventions.md lists): follows `nextCursor` to the end and
  * returns every item, so a test can check that pages neither skip nor repeat anything.
  */
 import { expect } from 'vitest'

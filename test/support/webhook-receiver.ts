@@ -1,11 +1,11 @@
 /**
  * @module A real webhook receiver for the tests: an HTTP server on loopback that records every delivery (headers and
- * raw body), verifies its signature with the receivers' helper (domain/webhooks/verify-signature.ts) when given the
- * endpoint's secret, and answers as each test scripts it: a status, Retry-After, a redirect, or no answer at all.
+ * raw body), verifies its signature with the SDK's verifier (sdk/src/webhooks, what receivers are given) when given
+ * the endpoint's keys, and answers as each test scripts it: a status, Retry-After, a redirect, or no answer at all.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
-import { verifyWebhook, type VerifiedWebhook, type VerifyOptions } from '../../domain/webhooks/verify-signature.ts'
+import { verifyWebhook, type V2Keys, type WebhookEvent } from '../../sdk/src/index.ts'
 
 /** One delivery as it arrived. */
 export interface ReceivedDelivery {
@@ -14,8 +14,8 @@ export interface ReceivedDelivery {
   /** The raw body, exactly as sent. */
   body: string
   receivedAt: number
-  /** The verification outcome, when the path has keys to verify with. */
-  verified?: VerifiedWebhook
+  /** The verified event, when the path has keys to verify with. */
+  verified?: WebhookEvent
   verificationError?: Error
 }
 
@@ -31,7 +31,7 @@ export interface WebhookReceiver {
   /** Scripts the replies of a path (default: 200, or 400 when verification fails). */
   respond(path: string, responder: Responder): void
   /** Verifies deliveries on `path` with these keys; a delivery that fails verification is answered 400. */
-  verifyWith(path: string, keys: Pick<VerifyOptions, 'secret' | 'publicKey'>): void
+  verifyWith(path: string, keys: V2Keys): void
   received(path: string): ReceivedDelivery[]
   /** Resolves once `path` has received `count` deliveries. */
   waitFor(path: string, count: number, timeoutMs?: number): Promise<ReceivedDelivery[]>
@@ -48,14 +48,15 @@ export const replies =
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const deliveries = new Map<string, ReceivedDelivery[]>()
   const responders = new Map<string, Responder>()
-  const keys = new Map<string, Pick<VerifyOptions, 'secret' | 'publicKey'>>()
+  const keys = new Map<string, V2Keys>()
   const sockets = new Set<Socket>()
   const waiters = new Set<() => void>()
 
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = []
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
-    request.on('end', () => {
+    // The SDK verifies with Web Crypto, asynchronously: the delivery is recorded (and answered) once that is done.
+    const answer = async () => {
       const path = (request.url ?? '/').split('?')[0]!
       const delivery: ReceivedDelivery = {
         path,
@@ -66,7 +67,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       const pathKeys = keys.get(path)
       if (pathKeys) {
         try {
-          delivery.verified = verifyWebhook({ headers: request.headers, body: delivery.body, ...pathKeys })
+          delivery.verified = await verifyWebhook(delivery.body, request.headers, pathKeys)
         } catch (error) {
           delivery.verificationError = error as Error
         }
@@ -79,10 +80,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         status: delivery.verificationError ? 400 : 200,
       }
       if (reply === 'hang') return
-      const answer = () => void response.writeHead(reply.status, reply.headers).end(reply.body ?? '')
-      if (reply.delayMs) setTimeout(answer, reply.delayMs)
-      else answer()
-    })
+      const respond = () => void response.writeHead(reply.status, reply.headers).end(reply.body ?? '')
+      if (reply.delayMs) setTimeout(respond, reply.delayMs)
+      else respond()
+    }
+    request.on('end', () => void answer())
   })
   server.on('connection', (socket) => {
     sockets.add(socket)

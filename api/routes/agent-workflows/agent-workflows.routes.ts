@@ -2,19 +2,20 @@
 import { z } from '@hono/zod-openapi'
 import { TOOL_NAMES } from '../../../domain/ai/assistants/tool-catalogue.ts'
 import { BooleanQuery } from '../../../domain/clients/record-fields.ts'
-import { AgentActionSchema } from '../../../domain/agent-workflows/action-catalogue.ts'
-import { RUN_SORTS } from '../../../domain/agent-workflows/agent-run-store.ts'
-import { AGENT_WORKFLOW_SORTS } from '../../../domain/agent-workflows/agent-workflow-service.ts'
+import { AgentActionSchema } from '../../../domain/ai/agents/action-catalogue.ts'
+import { RUN_SORTS } from '../../../domain/ai/agents/agent-run-store.ts'
+import { AGENT_WORKFLOW_SORTS } from '../../../domain/ai/agents/agent-workflow-service.ts'
 import {
   AgentSpecOverride,
   AgentSpecSchema,
   AgentTriggerSchema,
-} from '../../../domain/agent-workflows/agent-workflow-schema.ts'
+} from '../../../domain/ai/agents/agent-workflow-schema.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
+import { idFilter, pageResponses, queryFilter } from '../../openapi/list-parts.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 import { resourceId } from '../../../domain/id-schema.ts'
-import { AGENT_WORKFLOW_TEMPLATES, templateById } from '../../../domain/agent-workflows/agent-workflow-templates.ts'
+import { AGENT_WORKFLOW_TEMPLATES, templateById } from '../../../domain/ai/agents/agent-workflow-templates.ts'
 
 const tags = ['Agent workflows']
 
@@ -169,20 +170,10 @@ export const listAgentWorkflowsRoute = protectedRoute('agents.read', {
   request: {
     query: listQuerySchema(AGENT_WORKFLOW_SORTS, '-createdAt').extend({
       enabled: BooleanQuery('enabled', 'true: only enabled workflows; false: only disabled ones'),
-      templateId: z
-        .string()
-        .max(80)
-        .optional()
-        .openapi({ param: { name: 'templateId', in: 'query' } }),
+      templateId: queryFilter('templateId', z.string().max(80)),
     }),
   },
-  responses: {
-    200: {
-      description: 'A page of agent workflows',
-      content: { 'application/json': { schema: pageOf(AgentWorkflow, 'AgentWorkflowPage') } },
-    },
-    ...problemResponses(400, ...COMMON_ERRORS),
-  },
+  responses: pageResponses(AgentWorkflow, 'AgentWorkflowPage', 'A page of agent workflows'),
 })
 
 export const getAgentWorkflowRoute = protectedRoute('agents.read', {
@@ -284,24 +275,11 @@ export const listStaffTasksRoute = protectedRoute('agents.read', {
   summary: 'List staff tasks (created by agent runs)',
   request: {
     query: listQuerySchema(['createdAt'], '-createdAt').extend({
-      status: z
-        .enum(['OPEN', 'DONE'])
-        .optional()
-        .openapi({ param: { name: 'status', in: 'query' } }),
-      agentRunId: z
-        .string()
-        .max(64)
-        .optional()
-        .openapi({ param: { name: 'agentRunId', in: 'query' } }),
+      status: queryFilter('status', z.enum(['OPEN', 'DONE'])),
+      agentRunId: idFilter('agentRunId'),
     }),
   },
-  responses: {
-    200: {
-      description: 'A page of tasks',
-      content: { 'application/json': { schema: pageOf(StaffTask, 'StaffTaskPage') } },
-    },
-    ...problemResponses(400, ...COMMON_ERRORS),
-  },
+  responses: pageResponses(StaffTask, 'StaffTaskPage', 'A page of tasks'),
 })
 
 export const patchStaffTaskRoute = protectedRoute('agents', {
@@ -334,23 +312,9 @@ export const listFamilyMessagesRoute = protectedRoute('agents.read', {
   summary: 'List messages to families recorded by agent runs (no e-mail or SMS is sent by the platform)',
   request: {
     query: listQuerySchema(['createdAt'], '-createdAt').extend({
-      childId: z
-        .string()
-        .max(64)
-        .optional()
-        .openapi({ param: { name: 'childId', in: 'query' } }),
-      agentRunId: z
-        .string()
-        .max(64)
-        .optional()
-        .openapi({ param: { name: 'agentRunId', in: 'query' } }),
+      childId: idFilter('childId'),
+      agentRunId: idFilter('agentRunId'),
     }),
   },
-  responses: {
-    200: {
-      description: 'A page of messages',
-      content: { 'application/json': { schema: pageOf(FamilyMessage, 'FamilyMessagePage') } },
-    },
-    ...problemResponses(400, ...COMMON_ERRORS),
-  },
+  responses: pageResponses(FamilyMessage, 'FamilyMessagePage', 'A page of messages'),
 })

@@ -1,29 +1,16 @@
 /** @module /v1/agent-workflows, /v1/agent-workflow-templates, /v1/agent-runs, /v1/staff-tasks and /v1/family-messages: thin handlers. */
 import { OpenAPIHono, type z } from '@hono/zod-openapi'
-import { createAgentSchedules } from '../../../domain/agent-workflows/agent-schedules.ts'
 import {
   getRun,
   listRuns,
   type AgentRun as AgentRunRow,
   type AgentRunStep as StepRow,
-} from '../../../domain/agent-workflows/agent-run-store.ts'
-import { AGENT_WORKFLOW_TEMPLATES } from '../../../domain/agent-workflows/agent-workflow-templates.ts'
-import {
-  configOf,
-  createAgentWorkflowService,
-  type AgentWorkflow as WorkflowRow,
-} from '../../../domain/agent-workflows/agent-workflow-service.ts'
-import {
-  listFamilyMessages,
-  type FamilyMessage as MessageRow,
-} from '../../../domain/agent-workflows/family-messages.ts'
-import {
-  listStaffTasks,
-  setStaffTaskStatus,
-  type StaffTask as TaskRow,
-} from '../../../domain/agent-workflows/staff-tasks.ts'
+} from '../../../domain/ai/agents/agent-run-store.ts'
+import { AGENT_WORKFLOW_TEMPLATES } from '../../../domain/ai/agents/agent-workflow-templates.ts'
+import { configOf, type AgentWorkflow as WorkflowRow } from '../../../domain/ai/agents/agent-workflow-service.ts'
+import { listFamilyMessages, type FamilyMessage as MessageRow } from '../../../domain/ai/agents/family-messages.ts'
+import { listStaffTasks, setStaffTaskStatus, type StaffTask as TaskRow } from '../../../domain/ai/agents/staff-tasks.ts'
 import type { JsonObject } from '../../../domain/merge-patch.ts'
-import { webhookSettings } from '../../../domain/webhooks/webhook-settings.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
 import {
@@ -119,16 +106,7 @@ const TEMPLATES = AGENT_WORKFLOW_TEMPLATES as unknown as Array<z.infer<typeof Ag
  * The router. Its return type is declared plain: the routes' inferred schema types, merged into the app's, made the
  * app's type too complex for the compiler (TS2590), and nothing consumes them (the SDK's types come from OpenAPI).
  */
-export function agentWorkflowRoutes({
-  config,
-  db,
-  temporal,
-  logger,
-}: Pick<AppDeps, 'config' | 'db' | 'temporal' | 'logger'>): OpenAPIHono<AppEnv> {
-  const service = createAgentWorkflowService({
-    rules: webhookSettings(config),
-    schedules: createAgentSchedules({ db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, logger }),
-  })
+export function agentWorkflowRoutes({ agentWorkflows: service }: Pick<AppDeps, 'agentWorkflows'>): OpenAPIHono<AppEnv> {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(createAgentWorkflowRoute, async (c) => {
       const row = await service.create(c.var.uow, c.var.principal, c.req.valid('json'))

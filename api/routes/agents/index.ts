@@ -1,6 +1,6 @@
-/** @module /v1/agents: the care-coordinator agent's briefing, a thin handler over domain/agents. */
+/** @module /v1/agents: the care-coordinator agent's briefing, a thin handler over domain/ai/briefings. */
 import { OpenAPIHono } from '@hono/zod-openapi'
-import { careCoordinatorBriefing } from '../../../domain/agents/care-coordinator.ts'
+import { careCoordinatorBriefing } from '../../../domain/ai/briefings/care-coordinator.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
 import { careCoordinatorRoute } from './agents.routes.ts'

@@ -1,6 +1,6 @@
-/** @module /v1/ai/analytics: a thin handler over domain/ai-analytics. */
+/** @module /v1/ai/analytics: a thin handler over domain/ai/analytics. */
 import { OpenAPIHono } from '@hono/zod-openapi'
-import { aiAnalytics } from '../../../domain/ai-analytics/ai-analytics-service.ts'
+import { aiAnalytics } from '../../../domain/ai/analytics/ai-analytics-service.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
 import { aiAnalyticsRoute } from './ai-analytics.routes.ts'

@@ -1,6 +1,6 @@
 /** @module Route table of the AI analytics API: knowledge usage, answer coverage and workflow outcomes, each defined. */
 import { z } from '@hono/zod-openapi'
-import { AI_ANALYTICS_DEFINITIONS, EXECUTION_STATUSES } from '../../../domain/ai-analytics/ai-analytics-rules.ts'
+import { AI_ANALYTICS_DEFINITIONS, EXECUTION_STATUSES } from '../../../domain/ai/analytics/ai-analytics-rules.ts'
 import { MAX_RANGE_DAYS } from '../../../domain/analytics/analytics-range.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { CALENDAR_DATE } from '../../../domain/time.ts'

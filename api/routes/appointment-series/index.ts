@@ -1,9 +1,8 @@
 /** @module /v1/appointment-series: thin handlers over the series service. */
 import { OpenAPIHono, type z } from '@hono/zod-openapi'
-import { createSeriesService, type SeriesRow } from '../../../domain/appointment-series/series-service.ts'
+import type { SeriesRow, SeriesService } from '../../../domain/appointment-series/series-service.ts'
 import { dateToLocal } from '../../../domain/appointment-series/zoned-time.ts'
 import type { Weekday } from '../../../domain/appointment-series/recurrence.ts'
-import type { AppointmentService } from '../../../domain/appointments/appointment-service.ts'
 import { formatInTimeZone } from '../../../domain/time.ts'
 import type { AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
@@ -48,8 +47,7 @@ export const toSeries = (s: SeriesRow): z.infer<typeof Series> => ({
   updatedAt: s.updatedAt.toISOString(),
 })
 
-export function appointmentSeriesRoutes({ appointments }: { appointments: AppointmentService }) {
-  const series = createSeriesService({ appointments })
+export function appointmentSeriesRoutes({ series }: { series: SeriesService }) {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(createSeriesRoute, async (c) => {
       const body = c.req.valid('json')

@@ -3,6 +3,7 @@ import { z } from '@hono/zod-openapi'
 import { MAX_OCCURRENCES, WEEKDAYS } from '../../../domain/appointment-series/recurrence.ts'
 import { DisciplineSchema } from '../../../domain/catalogue/disciplines.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
+import { idFilter } from '../../openapi/list-parts.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, OffsetDateTime, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 import {
@@ -128,16 +129,8 @@ const json = <T>(schema: T) => ({ 'application/json': { schema } })
 const ok = { 200: { description: 'The series', content: json(Series) } }
 
 export const ListSeriesQuery = listQuerySchema(['createdAt'], '-createdAt').extend({
-  childId: z
-    .string()
-    .max(64)
-    .optional()
-    .openapi({ param: { name: 'childId', in: 'query' } }),
-  providerId: z
-    .string()
-    .max(64)
-    .optional()
-    .openapi({ param: { name: 'providerId', in: 'query' } }),
+  childId: idFilter('childId'),
+  providerId: idFilter('providerId'),
 })
 
 export const createSeriesRoute = protectedRoute('bookings', {

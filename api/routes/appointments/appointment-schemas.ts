@@ -5,7 +5,7 @@
  */
 import { z } from '@hono/zod-openapi'
 import { MAX_DURATION_MINUTES } from '../../../domain/appointments/appointment-rules.ts'
-import { APPOINTMENT_STATUSES } from '../../../domain/appointments/appointment-state.ts'
+import { APPOINTMENT_STATUSES } from '../../../domain/appointments/appointment-status.ts'
 import { APPOINTMENT_SORT_FIELDS, DEFAULT_APPOINTMENT_SORT } from '../../../domain/appointments/list-appointments.ts'
 import { DisciplineSchema } from '../../../domain/catalogue/disciplines.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'

@@ -11,6 +11,7 @@ import { ASSESSMENT_SORTS, NOTIFICATION_SORTS } from '../../../domain/assessment
 import { CalendarDate } from '../../../domain/clients/record-fields.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
 import { mergePatchSchema } from '../../../domain/merge-patch.ts'
+import { idFilter, pageResponses, queryFilter } from '../../openapi/list-parts.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 import { resourceId } from '../../../domain/id-schema.ts'
@@ -61,20 +62,9 @@ export const AssessmentNotification = z
   .openapi('AssessmentNotification')
 
 const ListAssessmentsQuery = listQuerySchema(ASSESSMENT_SORTS, '-createdAt').extend({
-  childId: z
-    .string()
-    .max(64)
-    .optional()
-    .openapi({ param: { name: 'childId', in: 'query' } }),
-  providerId: z
-    .string()
-    .max(64)
-    .optional()
-    .openapi({ param: { name: 'providerId', in: 'query' } }),
-  status: z
-    .enum(ASSESSMENT_STATUSES)
-    .optional()
-    .openapi({ param: { name: 'status', in: 'query' } }),
+  childId: idFilter('childId'),
+  providerId: idFilter('providerId'),
+  status: queryFilter('status', z.enum(ASSESSMENT_STATUSES)),
   instrument: z
     .string()
     .max(100)
@@ -110,13 +100,7 @@ export const listAssessmentsRoute = protectedRoute('assessments.read', {
   tags: ['Assessments'],
   summary: 'List assessments',
   request: { query: ListAssessmentsQuery },
-  responses: {
-    200: {
-      description: 'A page of assessments',
-      content: { 'application/json': { schema: pageOf(Assessment, 'AssessmentPage') } },
-    },
-    ...problemResponses(400, ...COMMON_ERRORS),
-  },
+  responses: pageResponses(Assessment, 'AssessmentPage', 'A page of assessments'),
 })
 
 export const getAssessmentRoute = protectedRoute('assessments.read', {

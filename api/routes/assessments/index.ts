@@ -1,8 +1,7 @@
 /** @module /v1/assessments: thin handlers over the assessment service. */
 import { OpenAPIHono, type z } from '@hono/zod-openapi'
 import type { AssessmentNotification as NotificationRow } from '../../../generated/prisma/client.ts'
-import { createAssessmentReminders } from '../../../domain/assessments/assessment-reminders.ts'
-import { createAssessmentService, type AssessmentWithNext } from '../../../domain/assessments/assessment-service.ts'
+import type { AssessmentWithNext } from '../../../domain/assessments/assessment-service.ts'
 import { calendarDateOf } from '../../../domain/assessments/reminder-steps.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
@@ -47,14 +46,7 @@ const toNotification = (n: NotificationRow): z.infer<typeof AssessmentNotificati
   createdAt: n.createdAt.toISOString(),
 })
 
-export function assessmentRoutes(deps: Pick<AppDeps, 'clock' | 'outbox' | 'temporal' | 'logger' | 'config'>) {
-  const reminders = createAssessmentReminders({
-    outbox: deps.outbox,
-    temporal: deps.temporal,
-    logger: deps.logger,
-    timing: { dayMs: deps.config.ASSESSMENT_REMINDER_DAY_MS },
-  })
-  const assessments = createAssessmentService({ reminders, clock: deps.clock })
+export function assessmentRoutes({ assessments }: Pick<AppDeps, 'assessments'>) {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(createAssessmentRoute, async (c) => {
       const assessment = await assessments.create(c.var.uow, c.req.valid('json'))

@@ -1,7 +1,7 @@
 /** @module A child's progress follow-up: thin handlers over domain/progress/progress-follow-ups.ts. */
 import { OpenAPIHono, type z } from '@hono/zod-openapi'
 import type { ChildProgressReport } from '../../../generated/prisma/client.ts'
-import { createProgressFollowUps, type ProgressFollowUps } from '../../../domain/progress/progress-follow-ups.ts'
+import type { ProgressFollowUps } from '../../../domain/progress/progress-follow-ups.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
 import { toCareNotification } from '../care-workflows/care-notification-schema.ts'
@@ -36,22 +36,9 @@ const toProgress = (v: Awaited<ReturnType<ProgressFollowUps['view']>>): z.infer<
   openFollowUp: v.followUp ? toCareNotification(v.followUp) : null,
 })
 
-/** The follow-ups the children routes start and stop too (registration, archive). */
-export function progressFollowUpsOf(deps: Pick<AppDeps, 'outbox' | 'temporal' | 'logger' | 'config'>) {
-  return createProgressFollowUps({
-    outbox: deps.outbox,
-    temporal: deps.temporal,
-    logger: deps.logger,
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    intervalDays: deps.config.CHILD_PROGRESS_INTERVAL_DAYS,
-    dayMs: deps.config.CARE_WORKFLOW_DAY_MS,
-  })
-}
-
-export function childProgressRoutes(
-  deps: Pick<AppDeps, 'clock' | 'outbox' | 'temporal' | 'logger' | 'config'>
-): OpenAPIHono<AppEnv> {
-  const progress = progressFollowUpsOf(deps)
+/** The router; `progress` is the same follow-ups the children routes start and stop (registration, archive). */
+export function childProgressRoutes(deps: Pick<AppDeps, 'clock' | 'progress'>): OpenAPIHono<AppEnv> {
+  const { progress } = deps
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(getProgressRoute, async (c) =>
       c.json(toProgress(await progress.view(c.var.uow, c.req.valid('param').id)), 200)

@@ -10,7 +10,6 @@ import {
   type ChildRecord,
 } from '../../../domain/children/child-service.ts'
 import { earlyInterventionOf } from '../../../domain/children/early-intervention.ts'
-import { childCareWorkflows } from '../../../domain/care-workflows/child-care-workflows.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
 import {
@@ -50,10 +49,9 @@ export const toChild = (child: ChildRecord): ChildBody => ({
 export const readChild: RouteHandler<typeof getChildRoute, AppEnv> = async (c) =>
   c.json(toChild(await getChild(c.var.uow, c.req.valid('param').id)), 200)
 
-export function childRoutes(deps: Pick<AppDeps, 'clock' | 'outbox' | 'temporal' | 'logger' | 'config'>) {
-  const { clock } = deps
+export function childRoutes(deps: Pick<AppDeps, 'clock' | 'childCareWorkflows'>) {
   // The child's care workflows (progress follow-up, early-intervention check-in) follow every change of the record.
-  const careWorkflows = childCareWorkflows(deps)
+  const { clock, childCareWorkflows: careWorkflows } = deps
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(createChildRoute, async (c) => {
       const child = await createChild(c.var.uow, c.req.valid('json'), clock())

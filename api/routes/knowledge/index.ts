@@ -1,6 +1,5 @@
 /** @module /v1/knowledge: thin handlers over the knowledge services. */
 import { OpenAPIHono, type z } from '@hono/zod-openapi'
-import { createAiRuntime, type AiRuntime } from '../../../domain/ai/ai-runtime.ts'
 import { acceptUploads, fromJsonDocument, type UploadedFile } from '../../../domain/ai/knowledge/accept-uploads.ts'
 import {
   deleteDocument,
@@ -67,12 +66,10 @@ function bodyKind(contentType: string | undefined): 'json' | 'form' {
 
 /**
  * The knowledge routes.
- * @param runtime - the AI runtime; built from the configuration when not given (one per app)
+ * @param deps - `ai` is the app's AI runtime (api/compose-services.ts)
  */
-export function knowledgeRoutes(
-  deps: Pick<AppDeps, 'config' | 'outbox'>,
-  runtime: AiRuntime = createAiRuntime(aiConfigOf(deps.config))
-) {
+export function knowledgeRoutes(deps: Pick<AppDeps, 'config' | 'outbox' | 'ai'>) {
+  const runtime = deps.ai
   const ai = aiConfigOf(deps.config)
   const limits = { maxFiles: ai.KNOWLEDGE_MAX_FILES, maxFileBytes: ai.KNOWLEDGE_MAX_FILE_BYTES }
   const services = { outbox: deps.outbox, stores: runtime.stores }

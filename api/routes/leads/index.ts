@@ -1,6 +1,5 @@
 /** @module Marketplace leads: thin handlers over domain/leads/lead-service.ts. */
 import { OpenAPIHono, type z } from '@hono/zod-openapi'
-import { createLeadService } from '../../../domain/leads/lead-service.ts'
 import { listLeadNotifications, type LeadView } from '../../../domain/leads/lead-store.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
@@ -20,15 +19,8 @@ import {
 /** The view as the response schema types it (its JSON columns are written only by the lead domain). */
 const toLead = (view: LeadView) => view as unknown as z.infer<typeof Lead>
 
-export function leadRoutes(
-  deps: Pick<AppDeps, 'clock' | 'outbox' | 'temporal' | 'config' | 'appointments'>
-): OpenAPIHono<AppEnv> {
-  const leads = createLeadService({
-    outbox: deps.outbox,
-    temporal: deps.temporal,
-    appointments: deps.appointments,
-    dayMs: deps.config.CARE_WORKFLOW_DAY_MS,
-  })
+export function leadRoutes(deps: Pick<AppDeps, 'clock' | 'leads'>): OpenAPIHono<AppEnv> {
+  const { leads } = deps
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(createLeadRoute, async (c) => {
       const lead = await leads.create(c.var.uow, c.req.valid('json'))

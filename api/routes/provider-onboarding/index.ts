@@ -1,9 +1,10 @@
 /** @module A provider's onboarding: thin handlers over domain/onboarding/onboarding-service.ts. */
 import { OpenAPIHono, type z } from '@hono/zod-openapi'
-import { listCareNotifications } from '../../../domain/care-workflows/care-notifications.ts'
-import { notFound } from '../../../domain/errors.ts'
-import { ONBOARDING_WORKFLOW_KIND } from '../../../domain/onboarding/onboarding-steps.ts'
-import { createOnboardingService, type OnboardingService } from '../../../domain/onboarding/onboarding-service.ts'
+import {
+  listOnboardingNotifications,
+  type OnboardingAction,
+  type OnboardingService,
+} from '../../../domain/onboarding/onboarding-service.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
 import { toCareNotification } from '../care-workflows/care-notification-schema.ts'
@@ -46,14 +47,11 @@ const toOnboarding = (v: Awaited<ReturnType<OnboardingService['view']>>): Body =
   workflowId: v.workflowId,
 })
 
-export function providerOnboardingRoutes(
-  deps: Pick<AppDeps, 'clock' | 'outbox' | 'temporal' | 'config'>
-): OpenAPIHono<AppEnv> {
-  const onboarding = createOnboardingService({
-    outbox: deps.outbox,
-    temporal: deps.temporal,
-    timing: deps.config.CARE_WORKFLOW_DAY_MS === 86_400_000 ? undefined : { dayMs: deps.config.CARE_WORKFLOW_DAY_MS },
-  })
+export function providerOnboardingRoutes(deps: Pick<AppDeps, 'clock' | 'onboarding'>): OpenAPIHono<AppEnv> {
+  const { onboarding } = deps
+  /** Every step endpoint: the workflow accepts or refuses the action, and the answer is the onboarding after it. */
+  const step = async (uow: AppEnv['Variables']['uow'], providerId: string, action: OnboardingAction) =>
+    toOnboarding(await onboarding.act(uow, providerId, action, deps.clock()))
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(startOnboardingRoute, async (c) => {
       const started = await onboarding.start(c.var.uow, c.req.valid('param').id, deps.clock())
@@ -64,81 +62,31 @@ export function providerOnboardingRoutes(
       c.json(toOnboarding(await onboarding.view(c.var.uow, c.req.valid('param').id)), 200)
     )
     .openapi(confirmProfileRoute, async (c) =>
-      c.json(
-        toOnboarding(
-          await onboarding.act(c.var.uow, c.req.valid('param').id, { action: 'confirmProfile' }, deps.clock())
-        ),
-        200
-      )
+      c.json(await step(c.var.uow, c.req.valid('param').id, { action: 'confirmProfile' }), 200)
     )
-    .openapi(submitDocumentsRoute, async (c) =>
-      c.json(
-        toOnboarding(
-          await onboarding.act(
-            c.var.uow,
-            c.req.valid('param').id,
-            { action: 'submitDocuments', documents: c.req.valid('json').documents },
-            deps.clock()
-          )
-        ),
-        200
-      )
-    )
+    .openapi(submitDocumentsRoute, async (c) => {
+      const { documents } = c.req.valid('json')
+      return c.json(await step(c.var.uow, c.req.valid('param').id, { action: 'submitDocuments', documents }), 200)
+    })
     .openapi(retryLicenceRoute, async (c) =>
-      c.json(
-        toOnboarding(
-          await onboarding.act(c.var.uow, c.req.valid('param').id, { action: 'retryLicenceVerification' }, deps.clock())
-        ),
-        200
-      )
+      c.json(await step(c.var.uow, c.req.valid('param').id, { action: 'retryLicenceVerification' }), 200)
     )
-    .openapi(backgroundCheckRoute, async (c) =>
-      c.json(
-        toOnboarding(
-          await onboarding.act(
-            c.var.uow,
-            c.req.valid('param').id,
-            { action: 'recordBackgroundCheck', result: c.req.valid('json') },
-            deps.clock()
-          )
-        ),
-        200
-      )
-    )
+    .openapi(backgroundCheckRoute, async (c) => {
+      const result = c.req.valid('json')
+      return c.json(await step(c.var.uow, c.req.valid('param').id, { action: 'recordBackgroundCheck', result }), 200)
+    })
     .openapi(approveOnboardingRoute, async (c) =>
-      c.json(
-        toOnboarding(await onboarding.act(c.var.uow, c.req.valid('param').id, { action: 'approve' }, deps.clock())),
-        200
-      )
+      c.json(await step(c.var.uow, c.req.valid('param').id, { action: 'approve' }), 200)
     )
-    .openapi(rejectOnboardingRoute, async (c) =>
-      c.json(
-        toOnboarding(
-          await onboarding.act(
-            c.var.uow,
-            c.req.valid('param').id,
-            { action: 'reject', reason: c.req.valid('json').reason },
-            deps.clock()
-          )
-        ),
-        200
-      )
-    )
+    .openapi(rejectOnboardingRoute, async (c) => {
+      const { reason } = c.req.valid('json')
+      return c.json(await step(c.var.uow, c.req.valid('param').id, { action: 'reject', reason }), 200)
+    })
     .openapi(cancelOnboardingRoute, async (c) =>
       c.json(toOnboarding(await onboarding.cancel(c.var.uow, c.req.valid('param').id, deps.clock())), 200)
     )
     .openapi(listOnboardingNotificationsRoute, async (c) => {
-      const providerId = c.req.valid('param').id
-      const provider = await c.var.uow.tx.provider.findFirst({
-        where: { id: providerId, tenantId: c.var.uow.tenantId },
-        select: { id: true },
-      })
-      if (!provider) throw notFound('provider', providerId)
-      const page = await listCareNotifications(
-        c.var.uow,
-        { workflowKind: ONBOARDING_WORKFLOW_KIND, providerId },
-        c.req.valid('query')
-      )
+      const page = await listOnboardingNotifications(c.var.uow, c.req.valid('param').id, c.req.valid('query'))
       return c.json({ data: page.data.map(toCareNotification), nextCursor: page.nextCursor }, 200)
     })
 }

@@ -1,6 +1,6 @@
-/** @module The recommendation API: a thin handler over domain/recommendations. */
+/** @module The recommendation API: a thin handler over domain/ai/recommendations. */
 import { OpenAPIHono } from '@hono/zod-openapi'
-import { childRecommendations } from '../../../domain/recommendations/child-recommendations.ts'
+import { childRecommendations } from '../../../domain/ai/recommendations/child-recommendations.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
 import { childRecommendationsRoute } from './recommendations.routes.ts'

@@ -5,8 +5,9 @@ import { mergePatchSchema } from '../../../domain/merge-patch.ts'
 import { SESSION_ATTENDANCE, SESSION_STATUSES } from '../../../domain/sessions/session-rules.ts'
 import { BillingLine, SessionFields } from '../../../domain/sessions/session-schema.ts'
 import { SESSION_SORTS } from '../../../domain/sessions/session-service.ts'
+import { idFilter, pageResponses, queryFilter } from '../../openapi/list-parts.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
-import { IdParam, OffsetDateTime, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+import { IdParam, OffsetDateTime, UtcDateTime } from '../../openapi/schemas.ts'
 import { resourceId } from '../../../domain/id-schema.ts'
 
 export const SessionOpen = z
@@ -49,25 +50,10 @@ export const Session = z
   .openapi('Session')
 
 const ListSessionsQuery = listQuerySchema(SESSION_SORTS, '-scheduledStartsAt').extend({
-  childId: z
-    .string()
-    .max(64)
-    .optional()
-    .openapi({ param: { name: 'childId', in: 'query' } }),
-  providerId: z
-    .string()
-    .max(64)
-    .optional()
-    .openapi({ param: { name: 'providerId', in: 'query' } }),
-  appointmentId: z
-    .string()
-    .max(64)
-    .optional()
-    .openapi({ param: { name: 'appointmentId', in: 'query' } }),
-  status: z
-    .enum(SESSION_STATUSES)
-    .optional()
-    .openapi({ param: { name: 'status', in: 'query' } }),
+  childId: idFilter('childId'),
+  providerId: idFilter('providerId'),
+  appointmentId: idFilter('appointmentId'),
+  status: queryFilter('status', z.enum(SESSION_STATUSES)),
   from: OffsetDateTime.optional().openapi({
     param: { name: 'from', in: 'query' },
     description: 'Scheduled to start at or after',
@@ -101,13 +87,7 @@ export const listSessionsRoute = protectedRoute('sessions.read', {
   tags: ['Sessions'],
   summary: 'List sessions',
   request: { query: ListSessionsQuery },
-  responses: {
-    200: {
-      description: 'A page of sessions',
-      content: { 'application/json': { schema: pageOf(Session, 'SessionPage') } },
-    },
-    ...problemResponses(400, ...COMMON_ERRORS),
-  },
+  responses: pageResponses(Session, 'SessionPage', 'A page of sessions'),
 })
 
 export const getSessionRoute = protectedRoute('sessions.read', {

@@ -13,7 +13,7 @@ import { readPayments } from '../payments/index.ts'
 import { listPaymentsRoute } from '../payments/payments.routes.ts'
 
 /**
- * When /v0 became deprecated: 2025-01-01T00:00:00Z, the date CONVENTIONS.md gives (`@1735689600`); the spec names
+ * When /v0 became deprecated: 2025-01-01T00:00:00Z, the date docs/conventions.md gives (`@1735689600`); the spec names
  * none, only that /v0 is deprecated.
  */
 export const V0_DEPRECATED_AT = new Date('2025-01-01T00:00:00Z')

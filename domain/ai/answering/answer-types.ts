@@ -4,30 +4,27 @@
  * one. Both answerers — the offline extractive one and a configured chat model — keep to it.
  */
 
-/** A retrieved chunk with its source position. */
-export interface RetrievedPassage {
-  chunkId: string
+/** Where a piece of text sits in the knowledge: its document, page and headings, and its offsets. */
+export interface SourcePosition {
   documentId: string
   documentName: string
   page?: number
   headingPath: string[]
-  /** Offsets of the chunk in its document's text. */
+  /** Offsets of the text (a retrieved chunk, a cited quote) in its document's text. */
   startOffset: number
   endOffset: number
+}
+
+/** A retrieved chunk with its source position. */
+export interface RetrievedPassage extends SourcePosition {
+  chunkId: string
   content: string
   /** Cosine similarity to the question, 0..1 for the offline embeddings. */
   score: number
 }
 
 /** One cited passage: where it is, what it says, how well it matched. */
-export interface Citation {
-  documentId: string
-  documentName: string
-  page?: number
-  headingPath: string[]
-  /** Offsets of the quote in its document's text. */
-  startOffset: number
-  endOffset: number
+export interface Citation extends SourcePosition {
   /** Verbatim text of the document. */
   quote: string
   /** The retrieval score of the chunk the quote comes from. */

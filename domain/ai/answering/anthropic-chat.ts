@@ -1,66 +1,43 @@
 /**
- * @module A chat model over Anthropic's Messages API (`POST /v1/messages`), as a LangChain SimpleChatModel over
- * `fetch`: system messages go in the `system` field, the rest alternate user and assistant.
+ * @module The Anthropic chat model: LangChain's own integration (`ChatAnthropic` from `@langchain/anthropic`, over
+ * Anthropic's SDK), set up the way every provider is set up here. Settings come from our configuration only (the
+ * integration would otherwise read `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL` from the environment), temperature
+ * 0 so the same passages and question give the same answer, a bounded request time, and an injectable `fetch`.
  */
-import { SimpleChatModel, type BaseChatModelParams } from '@langchain/core/language_models/chat_models'
-import type { BaseMessage } from '@langchain/core/messages'
+import { ChatAnthropic } from '@langchain/anthropic'
 
-export interface AnthropicChatOptions extends BaseChatModelParams {
+/** What {@link createAnthropicChat} needs; the same shape as the OpenAI-compatible adapter's settings. */
+export interface AnthropicChatOptions {
   /** Default https://api.anthropic.com. */
   baseUrl?: string
   model: string
+  /** Absent for an endpoint that takes none (a local gateway); the hosted API's key is required at start-up. */
   apiKey?: string
   maxTokens?: number
   fetch?: typeof fetch
   timeoutMs?: number
 }
 
-export const ANTHROPIC_VERSION = '2023-06-01'
-
-export class AnthropicChatModel extends SimpleChatModel {
-  private readonly options: AnthropicChatOptions
-
-  constructor(options: AnthropicChatOptions) {
-    super({ maxRetries: 2, ...options })
-    this.options = options
-  }
-
-  _llmType(): string {
-    return 'anthropic'
-  }
-
-  async _call(messages: BaseMessage[]): Promise<string> {
-    const { baseUrl = 'https://api.anthropic.com', model, apiKey, maxTokens = 1024, timeoutMs = 60_000 } = this.options
-    const system = messages
-      .filter((m) => m._getType() === 'system')
-      .map((m) => m.text)
-      .join('\n\n')
-    const turns = messages
-      .filter((m) => m._getType() !== 'system')
-      .map((m) => ({ role: m._getType() === 'ai' ? 'assistant' : 'user', content: m.text }))
-    const response = await (this.options.fetch ?? fetch)(`${baseUrl.replace(/\/+$/, '')}/v1/messages`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        'anthropic-version': ANTHROPIC_VERSION,
-        ...(apiKey ? { 'x-api-key': apiKey } : {}),
-      },
-      body: JSON.stringify({
-        model,
-        max_tokens: maxTokens,
-        temperature: 0,
-        ...(system ? { system } : {}),
-        messages: turns,
-      }),
-      signal: AbortSignal.timeout(timeoutMs),
-    })
-    if (!response.ok) throw new Error(`chat request failed: HTTP ${response.status}`)
-    const body = (await response.json()) as { content?: Array<{ type: string; text?: string }> }
-    const text = (body.content ?? [])
-      .filter((part) => part.type === 'text')
-      .map((part) => part.text ?? '')
-      .join('')
-    if (!text) throw new Error('chat response has no text')
-    return text
-  }
+/**
+ * The chat model for Anthropic's Messages API (`POST {baseUrl}/v1/messages`).
+ * @param options - endpoint, model and credentials from the configuration
+ * @returns a LangChain chat model (`BaseChatModel`), as the answerer and the agent decider take
+ */
+export function createAnthropicChat(options: AnthropicChatOptions): ChatAnthropic {
+  const { baseUrl = 'https://api.anthropic.com', model, apiKey, maxTokens = 1024, timeoutMs = 60_000 } = options
+  return new ChatAnthropic({
+    model,
+    // Without a key the integration would read ANTHROPIC_API_KEY or refuse to start: for an endpoint configured
+    // without one it gets a placeholder, and the header is dropped below (`null` removes a default header).
+    apiKey: apiKey ?? 'unused',
+    anthropicApiUrl: baseUrl.replace(/\/+$/, ''),
+    maxTokens,
+    temperature: 0,
+    maxRetries: 2,
+    clientOptions: {
+      timeout: timeoutMs,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(apiKey ? {} : { defaultHeaders: { 'x-api-key': null } }),
+    },
+  })
 }

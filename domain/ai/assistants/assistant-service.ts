@@ -7,9 +7,9 @@ import type { Assistant, Prisma } from '../../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../../infra/unit-of-work.ts'
 import { notFound, validationError } from '../../errors.ts'
 import { newId } from '../../ids.ts'
-import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../../listing.ts'
+import { findPage, parseList, type SortParam } from '../../listing.ts'
 import { fieldErrorsOf, patchResource, withoutNulls, type JsonObject } from '../../merge-patch.ts'
-import { AssistantFields, type AssistantFieldsInput } from './assistant-schema.ts'
+import { AssistantFields, type AssistantFieldsInput, type AssistantFieldsOutput } from './assistant-schema.ts'
 import { resolveAssistantScope } from './assistant-scope.ts'
 import type { ToolName } from './tool-catalogue.ts'
 
@@ -27,6 +27,16 @@ export interface AssistantListQuery {
   tool?: ToolName
 }
 
+/** The columns an assistant's fields are stored in (absent optional text as NULL), with its resolved location. */
+const columnsOf = (fields: AssistantFieldsOutput, locationId: string | null) => ({
+  name: fields.name,
+  scope: fields.scope,
+  locationId,
+  tools: fields.tools,
+  instructions: fields.instructions ?? null,
+  description: fields.description ?? null,
+})
+
 /**
  * Creates an assistant.
  * @throws AppError `validation_error` for bad fields or a scope naming a location the tenant does not have
@@ -37,16 +47,7 @@ export async function createAssistant(uow: UnitOfWork, input: AssistantFieldsInp
   const fields = parsed.data
   const locationId = await resolveAssistantScope(uow, fields.scope)
   return uow.tx.assistant.create({
-    data: {
-      id: newId('assistant'),
-      tenantId: uow.tenantId,
-      name: fields.name,
-      scope: fields.scope,
-      locationId,
-      tools: fields.tools,
-      instructions: fields.instructions ?? null,
-      description: fields.description ?? null,
-    },
+    data: { id: newId('assistant'), tenantId: uow.tenantId, ...columnsOf(fields, locationId) },
   })
 }
 
@@ -70,18 +71,12 @@ export async function getAssistantOfBody(uow: UnitOfWork, id: string): Promise<A
 
 /** A page of the tenant's assistants. */
 export async function listAssistants({ tx, tenantId }: UnitOfWork, query: AssistantListQuery) {
-  const list = parseList(query)
   const filters: Prisma.AssistantWhereInput[] = [
     { tenantId },
     ...(query.scope ? [{ scope: query.scope }] : []),
     ...(query.tool ? [{ tools: { has: query.tool } }] : []),
   ]
-  const rows = await tx.assistant.findMany({
-    where: { AND: [...filters, keysetWhere(list) as Prisma.AssistantWhereInput] },
-    orderBy: keysetOrderBy(list),
-    take: list.limit + 1,
-  })
-  return toSortedPage(rows, list)
+  return findPage(parseList(query), filters, (args) => tx.assistant.findMany(args))
 }
 
 /** The writable fields of an assistant, as a merge-patch target. */
@@ -103,17 +98,7 @@ export async function patchAssistant(uow: UnitOfWork, id: string, patch: JsonObj
   const fields = patchResource(AssistantFields, writableOf(assistant), patch)
   const locationId =
     fields.scope === assistant.scope ? assistant.locationId : await resolveAssistantScope(uow, fields.scope)
-  return uow.tx.assistant.update({
-    where: { id: assistant.id },
-    data: {
-      name: fields.name,
-      scope: fields.scope,
-      locationId,
-      tools: fields.tools,
-      instructions: fields.instructions ?? null,
-      description: fields.description ?? null,
-    },
-  })
+  return uow.tx.assistant.update({ where: { id: assistant.id }, data: columnsOf(fields, locationId) })
 }
 
 /** Deletes an assistant with all its knowledge. @throws AppError `not_found` */

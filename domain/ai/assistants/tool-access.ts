@@ -5,7 +5,7 @@
  * prompt-injected document cannot talk an assistant into a tool it was not given or a caller does not hold.
  */
 import { principalAllows, type Principal } from '../../auth/principal.ts'
-import { AppError, insufficientScope } from '../../errors.ts'
+import { forbidden, insufficientScope } from '../../errors.ts'
 import { dataScopeOf, type AssistantDataScope } from './assistant-scope.ts'
 import { TOOL_CATALOGUE, type ToolDefinition, type ToolName } from './tool-catalogue.ts'
 
@@ -13,9 +13,10 @@ export type ToolAccess = 'read' | 'write'
 
 /** 403 for a tool the assistant was not given (or a write through a read-only tool). */
 export const toolNotAllowed = (tool: string, detail?: string) =>
-  new AppError(403, 'forbidden', 'Tool not allowed', {
-    detail: detail ?? `This assistant is not allowed the "${tool}" tool; add it to the assistant's tools first.`,
-  })
+  forbidden(
+    detail ?? `This assistant is not allowed the "${tool}" tool; add it to the assistant's tools first.`,
+    'Tool not allowed'
+  )
 
 /**
  * Authorises one use of a tool by an assistant on behalf of a caller.

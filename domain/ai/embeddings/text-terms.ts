@@ -2,8 +2,13 @@
  * @module Words to terms, shared by the offline embeddings and the extractive answerer so both see a text the same
  * way: lower-cased, accents removed, split on anything but letters and digits, stop words dropped, Porter-stemmed,
  * and mapped to a concept where the care domain has several words for one thing ("fee", "charge", "cost").
+ *
+ * The stems come from the `stemmer` package (M. F. Porter's 1980 algorithm as published at
+ * https://tartarus.org/martin/PorterStemmer/). Every stored vector depends on them: a release of that package that
+ * stems any word differently must come with a new embedding model id (lexical-embeddings.ts), which the pinned
+ * version and the stem table in test/unit/domain/ai/embeddings.test.ts guard.
  */
-import { porterStem } from './porter-stemmer.ts'
+import { stemmer as porterStem } from 'stemmer'
 
 /** English function words and question words: they say nothing about which passage answers a question. */
 const STOP_WORDS = new Set(

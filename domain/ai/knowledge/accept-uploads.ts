@@ -4,7 +4,7 @@
  * anything is stored, so a refused upload stores nothing.
  */
 import { createHash } from 'node:crypto'
-import { AppError, unsupportedMediaType, validationError, type FieldError } from '../../errors.ts'
+import { payloadTooLarge, unsupportedMediaType, validationError, type FieldError } from '../../errors.ts'
 import { detectMediaType, type KnowledgeMediaType } from './media-types.ts'
 
 /** A file as the route received it. */
@@ -36,9 +36,7 @@ export function cleanFileName(name: string): string {
 }
 
 const fileTooLarge = (name: string, size: number, limit: number) =>
-  new AppError(413, 'payload_too_large', 'Payload too large', {
-    detail: `The file "${name}" is ${size} bytes; each knowledge file may be at most ${limit} bytes.`,
-  })
+  payloadTooLarge(limit, `The file "${name}" is ${size} bytes; each knowledge file may be at most ${limit} bytes.`)
 
 /**
  * Checks the files of an upload (or the one file of a replacement).

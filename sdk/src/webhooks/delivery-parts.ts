@@ -1,8 +1,10 @@
 /**
  * @module The parts of a delivery both signature schemes read the same way: headers (from a fetch `Headers` or a
- * Node `IncomingHttpHeaders`), the timestamp window, and the event envelope once the signature holds.
+ * Node `IncomingHttpHeaders`), the timestamp window, the check of the signatures over "<prefix><t>." and the raw
+ * body, and the event envelope once a signature holds. A scheme only parses its own headers.
  */
 import type { webhooks } from '../openapi.generated.ts'
+import { bodyBytes, signedContent, type RawBody } from './bytes.ts'
 import { WebhookVerificationError } from './verification-error.ts'
 
 /** Request headers as web frameworks (`Headers`) or Node's `http` (`req.headers`) hand them over. */
@@ -77,6 +79,52 @@ export function checkTimestamp(raw: string, options: VerifyOptions): string {
     )
   }
   return raw
+}
+
+/** One algorithm's signatures in a delivery, and the keys any of them may have been made with. */
+export interface SignatureSet {
+  algorithm: 'HMAC' | 'Ed25519'
+  /** The keys as configured; decoded one by one with `keyBytes`, so a malformed one fails only when reached. */
+  keys: readonly string[]
+  keyBytes(key: string): Uint8Array<ArrayBuffer>
+  signatures: readonly Uint8Array<ArrayBuffer>[]
+}
+
+const ALGORITHMS = {
+  HMAC: { name: 'HMAC', hash: 'SHA-256' },
+  Ed25519: { name: 'Ed25519' },
+} as const
+
+/**
+ * What both schemes do once their headers are parsed: checks the timestamp, then whether any signature of `sets`
+ * signs "<signedPrefix><timestamp>." followed by the raw body under any of its keys (Web Crypto's `verify`, which is
+ * constant-time), and returns the event.
+ * @param signedPrefix - what the signed content has before the timestamp (v2: "<webhook-id>.", v1: nothing)
+ * @param mismatch - the message of the `signature_mismatch` error
+ * @throws {@link WebhookVerificationError} `malformed_signature`, `timestamp_out_of_tolerance`, `signature_mismatch`,
+ *   `invalid_payload`
+ */
+export async function verifySignatureSets(
+  body: RawBody,
+  rawTimestamp: string,
+  signedPrefix: string,
+  sets: readonly SignatureSet[],
+  mismatch: string,
+  options: VerifyOptions
+): Promise<WebhookEvent> {
+  const timestamp = checkTimestamp(rawTimestamp, options)
+  const bytes = bodyBytes(body)
+  const content = signedContent(`${signedPrefix}${timestamp}.`, bytes)
+  for (const set of sets) {
+    const algorithm = ALGORITHMS[set.algorithm]
+    for (const configured of set.keys) {
+      const key = await crypto.subtle.importKey('raw', set.keyBytes(configured), algorithm, false, ['verify'])
+      for (const signature of set.signatures) {
+        if (await crypto.subtle.verify(algorithm, key, signature, content)) return parseEvent(bytes)
+      }
+    }
+  }
+  throw new WebhookVerificationError('signature_mismatch', mismatch)
 }
 
 /** The event of a delivery whose signature was verified. */

@@ -1,14 +1,13 @@
 /**
- * @module Signature scheme v1 (CONVENTIONS.md, "Webhooks"): `X-Service-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex>]`
+ * @module Signature scheme v1 (docs/conventions.md, "Webhooks"): `X-Service-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex>]`
  * where each `v1` is the lowercase hex HMAC-SHA256 of "<t>.<raw body>" keyed with an endpoint secret exactly as
  * issued (the `whsec_...` string itself, not decoded). During a secret rotation the API sends one `v1` per active
  * secret; any one matching is enough. Comparisons are Web Crypto's `verify`, which is constant-time.
  */
-import { bodyBytes, fromHex, signedContent, utf8, type RawBody } from './bytes.ts'
+import { fromHex, utf8, type RawBody } from './bytes.ts'
 import {
-  checkTimestamp,
   headerValues,
-  parseEvent,
+  verifySignatureSets,
   type VerifyOptions,
   type WebhookEvent,
   type WebhookHeaders,
@@ -67,18 +66,15 @@ export async function verifyWebhookV1(
   const value = typeof headers === 'string' ? headers : headerValues(headers, V1_SIGNATURE_HEADER).join(',')
   if (!value) throw new WebhookVerificationError('missing_signature', `No ${V1_SIGNATURE_HEADER} header.`)
   const parsed = parseV1SignatureHeader(value)
-  const timestamp = checkTimestamp(parsed.timestamp, options)
-  const bytes = bodyBytes(body)
-  const content = signedContent(`${timestamp}.`, bytes)
-  const candidates = parsed.signatures.map(fromHex).filter((s): s is Uint8Array<ArrayBuffer> => s?.length === 32)
-  for (const s of Array.isArray(secret) ? secret : [secret]) {
-    const key = await crypto.subtle.importKey('raw', utf8(s), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify'])
-    for (const candidate of candidates) {
-      if (await crypto.subtle.verify('HMAC', key, candidate, content)) return parseEvent(bytes)
-    }
-  }
-  throw new WebhookVerificationError(
-    'signature_mismatch',
-    'No v1 signature matches the secret: the body or the secret differ.'
+  const signatures = parsed.signatures.map(fromHex).filter((s): s is Uint8Array<ArrayBuffer> => s?.length === 32)
+  // The HMAC is keyed with the secret string as issued, not its decoded bytes.
+  const keys = Array.isArray(secret) ? secret : [secret]
+  return verifySignatureSets(
+    body,
+    parsed.timestamp,
+    '',
+    [{ algorithm: 'HMAC', keys, keyBytes: utf8, signatures }],
+    'No v1 signature matches the secret: the body or the secret differ.',
+    options
   )
 }

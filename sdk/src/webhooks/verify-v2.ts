@@ -5,11 +5,10 @@
  * for endpoints with asymmetric signing (verified with the endpoint's `whpk_` public key). Any one matching entry
  * is enough, so rotations need nothing on the receiver's side. Comparisons are Web Crypto's `verify`.
  */
-import { bodyBytes, fromBase64, signedContent, type RawBody } from './bytes.ts'
+import { fromBase64, type RawBody } from './bytes.ts'
 import {
-  checkTimestamp,
   headerValues,
-  parseEvent,
+  verifySignatureSets,
   type VerifyOptions,
   type WebhookEvent,
   type WebhookHeaders,
@@ -93,36 +92,25 @@ export async function verifyWebhookV2(
     )
   }
   const parsed = parseV2SignatureHeader(signature)
-  const timestamp = checkTimestamp(rawTimestamp, options)
-  const bytes = bodyBytes(body)
-  const content = signedContent(`${id}.${timestamp}.`, bytes)
-
-  for (const s of list(secret)) {
-    const key = await crypto.subtle.importKey(
-      'raw',
-      keyBytes(s, SECRET_PREFIX, 'secret'),
-      { name: 'HMAC', hash: 'SHA-256' },
-      false,
-      ['verify']
-    )
-    for (const candidate of parsed.hmac) {
-      if (await crypto.subtle.verify('HMAC', key, candidate, content)) return parseEvent(bytes)
-    }
-  }
-  for (const k of list(publicKey)) {
-    const key = await crypto.subtle.importKey(
-      'raw',
-      keyBytes(k, PUBLIC_KEY_PREFIX, 'public key'),
-      { name: 'Ed25519' },
-      false,
-      ['verify']
-    )
-    for (const candidate of parsed.ed25519) {
-      if (await crypto.subtle.verify({ name: 'Ed25519' }, key, candidate, content)) return parseEvent(bytes)
-    }
-  }
-  throw new WebhookVerificationError(
-    'signature_mismatch',
-    'No signature matches the keys: the body, the id or the keys differ.'
+  return verifySignatureSets(
+    body,
+    rawTimestamp,
+    `${id}.`,
+    [
+      {
+        algorithm: 'HMAC',
+        keys: list(secret),
+        keyBytes: (s) => keyBytes(s, SECRET_PREFIX, 'secret'),
+        signatures: parsed.hmac,
+      },
+      {
+        algorithm: 'Ed25519',
+        keys: list(publicKey),
+        keyBytes: (k) => keyBytes(k, PUBLIC_KEY_PREFIX, 'public key'),
+        signatures: parsed.ed25519,
+      },
+    ],
+    'No signature matches the keys: the body, the id or the keys differ.',
+    options
   )
 }

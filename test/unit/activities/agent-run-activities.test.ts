@@ -10,7 +10,7 @@ import { ApplicationFailure } from '@temporalio/common'
 import { MockActivityEnvironment } from '@temporalio/testing'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createAgentRunActivities } from '../../../activities/agent-run-activities.ts'
-import type { AgentAction } from '../../../domain/agent-workflows/action-catalogue.ts'
+import type { AgentAction } from '../../../domain/ai/agents/action-catalogue.ts'
 import type { AiRuntime } from '../../../domain/ai/ai-runtime.ts'
 import { fakeDb } from './fake-unit-of-work.ts'
 

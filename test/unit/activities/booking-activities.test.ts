@@ -10,7 +10,8 @@ import { describe, expect, it, vi } from 'vitest'
 import { createAppointmentFollowUpActivities } from '../../../activities/appointment-follow-up-activities.ts'
 import { createBookingActivities } from '../../../activities/booking-activities.ts'
 import type { AppointmentRow } from '../../../domain/appointments/appointment-row.ts'
-import { assertTransition, type AppointmentStatus } from '../../../domain/appointments/appointment-state.ts'
+import { assertTransition } from '../../../domain/appointments/appointment-state.ts'
+import type { AppointmentStatus } from '../../../domain/appointments/appointment-status.ts'
 import {
   OPERATOR_CANCELLATION,
   type OperatorTransitions,

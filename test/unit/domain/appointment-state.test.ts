@@ -2,13 +2,12 @@ import { describe, expect, it } from 'vitest'
 import { AppError } from '../../../domain/errors.ts'
 import {
   APPOINTMENT_ACTIONS,
-  APPOINTMENT_STATUSES,
   assertTransition,
   isLateCancellation,
   transition,
   type AppointmentAction,
-  type AppointmentStatus,
 } from '../../../domain/appointments/appointment-state.ts'
+import { APPOINTMENT_STATUSES, type AppointmentStatus } from '../../../domain/appointments/appointment-status.ts'
 
 const startsAt = new Date('2026-12-01T15:00:00Z')
 const before = new Date('2026-12-01T14:00:00Z')

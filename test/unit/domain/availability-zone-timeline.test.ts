@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { formatInTimeZone } from '../../../domain/time.ts'
-import { formatWithOffset, intlOffsetMinutes, zoneTimeline } from '../../../domain/availability/zone-timeline.ts'
+import { formatInTimeZone, formatWithOffset, offsetMinutesAt } from '../../../domain/time-zones.ts'
+import { zoneTimeline } from '../../../domain/availability/zone-timeline.ts'
 
 const HOUR = 3_600_000
 const local = (iso: string) => Date.parse(`${iso}Z`)
@@ -19,7 +19,7 @@ describe('zone timeline', () => {
     for (const [zone, instants] of Object.entries(transitions)) {
       const timeline = zoneTimeline(zone, from, to)
       const check = (t: number) =>
-        expect(timeline.offsetAt(t), `${zone} at ${new Date(t).toISOString()}`).toBe(intlOffsetMinutes(zone, t))
+        expect(timeline.offsetAt(t), `${zone} at ${new Date(t).toISOString()}`).toBe(offsetMinutesAt(zone, t))
       // A step that is not a divisor of an hour lands on every minute of the hour over the year.
       for (let t = from; t < to; t += 2 * HOUR + 7 * 60_000) check(t)
       for (const instant of instants) {

@@ -6,7 +6,9 @@ import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { ERROR_CATALOGUE } from '../../../domain/error-catalogue.ts'
+import { ERROR_DESCRIPTIONS } from '../../../api/openapi/routes.ts'
+import { ERROR_CATALOGUE, errorCodeEntry, errorCodesOf } from '../../../domain/error-catalogue.ts'
+import { AppError } from '../../../domain/errors.ts'
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
 
@@ -30,8 +32,8 @@ describe('the error catalogue', () => {
     }
     expect(thrown.size).toBeGreaterThan(20)
     for (const [code, status] of thrown) {
-      expect(ERROR_CATALOGUE[code], code).toBeDefined()
-      expect(ERROR_CATALOGUE[code]!.status, code).toBe(status)
+      expect(errorCodeEntry(code), code).toBeDefined()
+      expect(errorCodeEntry(code)!.status, code).toBe(status)
     }
   })
 
@@ -41,5 +43,21 @@ describe('the error catalogue', () => {
       expect(entry.meaning.length, code).toBeGreaterThan(20)
       expect(entry.action.length, code).toBeGreaterThan(20)
     }
+  })
+
+  it('takes only catalogued codes: a typo does not compile', () => {
+    // @ts-expect-error -- 'forbiden' is not an ErrorCode; tsc fails here the day AppError takes any string again
+    const typo = new AppError(403, 'forbiden', 'Forbidden')
+    expect(errorCodeEntry(typo.code)).toBeUndefined()
+    expect(errorCodeEntry('forbidden')?.status).toBe(403)
+  })
+
+  it('gives the OpenAPI description of each error status every code answered with it', () => {
+    for (const [status, description] of Object.entries(ERROR_DESCRIPTIONS)) {
+      const codes = errorCodesOf(Number(status))
+      expect(codes.length, status).toBeGreaterThan(0)
+      for (const code of codes) expect(description, status).toContain(`\`${code}\``)
+    }
+    expect(ERROR_DESCRIPTIONS[403]).toContain('`forbidden`')
   })
 })

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { canonicalJson } from '../../../domain/notes/canonical-json.ts'
+import { canonicalJson } from '../../../domain/canonical-json.ts'
 import { addendumContentHash, noteContentHash, type SignedNoteContent } from '../../../domain/notes/note-hash.ts'
 
 describe('canonicalJson (RFC 8785)', () => {

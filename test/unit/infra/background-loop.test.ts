@@ -97,4 +97,38 @@ describe('a background loop', () => {
     await after(40)
     expect(runs).toBe(2)
   })
+
+  it('never overlaps a slow run with the next tick, nor queues the ticks it missed, and stop awaits the run', async () => {
+    let active = 0
+    let overlapped = false
+    let runs = 0
+    let finished = 0
+    const after = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+    const stop = startBackgroundLoop({
+      run: async () => {
+        runs++
+        if (active > 0) overlapped = true
+        active++
+        // Some twenty ticks fall within this run.
+        await after(100)
+        active--
+        finished++
+      },
+      intervalMs: 5,
+      runAtStart: false,
+      onError: () => {},
+    })
+    expect(runs).toBe(0)
+    await after(30)
+    expect(runs).toBe(1)
+    await after(100)
+    // The ticks of the first run made one more run, not twenty.
+    expect(runs).toBe(2)
+    await stop()
+    expect(finished).toBe(runs)
+    expect(active).toBe(0)
+    expect(overlapped).toBe(false)
+    await after(30)
+    expect(runs).toBe(finished)
+  })
 })

@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream'
+import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { createLogger } from '../../../infra/logger.ts'
 import { redactValues, safeError } from '../../../infra/safe-error.ts'
@@ -47,5 +48,32 @@ describe('errors in logs', () => {
     expect(redactValues('connect ECONNREFUSED 127.0.0.1:5432')).toBe('connect ECONNREFUSED 127.0.0.1:5432')
     expect(redactValues('x'.repeat(1000))).toHaveLength(301)
     expect(safeError({ firstName: 'Maya' })).toEqual({ type: 'object', message: '[redacted]' })
+  })
+
+  it('keep the stack and the cause chain of a logged error, values redacted at every level', () => {
+    const driver = Object.assign(new Error(`Key (email)=(maya@example.com) already exists.`), { code: '23505' })
+    const outer = new Error('workflow start failed', { cause: new Error("no row 'chd_1 Maya'", { cause: driver }) })
+    const { lines, logger } = capture()
+    logger.warn({ workflowId: 'wf-1', err: outer }, 'workflow start deferred')
+    expect(lines.join('')).not.toContain('Maya')
+    expect(lines.join('')).not.toContain('maya@example.com')
+    const { err } = JSON.parse(lines[0]!)
+    expect(err.message).toBe('workflow start failed')
+    expect(err.stack).toMatch(/^\s+at .*safe-error\.test\.ts/)
+    expect(err.cause.message).toBe(`no row '[redacted]'`)
+    expect(err.cause.stack).toMatch(/^\s+at /)
+    expect(err.cause.cause).toMatchObject({ code: '23505', message: 'Key (email)=([redacted]) already exists.' })
+    expect(err.cause.cause.stack).toMatch(/^\s+at /)
+  })
+
+  it('keep the stack of an error from another realm (a vm context, as the workflow sandbox is)', () => {
+    const foreign: unknown = runInNewContext(`(function fail() { try { null.x } catch (e) { return e } })()`)
+    expect(foreign instanceof Error).toBe(false)
+    const { lines, logger } = capture()
+    logger.error({ err: foreign }, 'unhandled error')
+    const { err } = JSON.parse(lines[0]!)
+    expect(err.type).toBe('TypeError')
+    expect(err.message).toMatch(/Cannot read properties of null/)
+    expect(err.stack).toMatch(/^\s+at fail /)
   })
 })

@@ -1,6 +1,6 @@
 /**
  * The SDK's webhook verification (sdk/src/webhooks/) against signatures made independently of it: v1 with
- * node:crypto's HMAC as CONVENTIONS.md describes it, v2 with the `standardwebhooks` reference library and
+ * node:crypto's HMAC as docs/conventions.md describes it, v2 with the `standardwebhooks` reference library and
  * node:crypto's Ed25519. Header parsing, rotations, tolerance both ways, and every way a delivery is refused.
  */
 import { createHmac, generateKeyPairSync, randomBytes, sign } from 'node:crypto'

@@ -1,8 +1,11 @@
 /**
  * Model selection by configuration and the provider adapters, without a network: a stub `fetch` stands in for the
- * provider (the only third-party call), so the requests we would send and how answers are read are checked exactly.
+ * provider (the only third-party call), so the requests we would send and how answers are read are checked exactly;
+ * the Anthropic integration is also run end to end against a loopback server speaking the Messages API.
  * No provider was reached from here; docs/ai.md says what was and was not exercised.
  */
+import { createServer, type IncomingHttpHeaders } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { selectAnswerer, selectEmbeddings } from '../../../../domain/ai/ai-runtime.ts'
 import type { RetrievedPassage } from '../../../../domain/ai/answering/answer-types.ts'
@@ -143,5 +146,71 @@ describe('chat answerers', () => {
     })
     expect(typeof stub.calls[0]!.body.system).toBe('string')
     expect((stub.calls[0]!.body.messages as Array<{ role: string }>).map((m) => m.role)).toEqual(['user'])
+  })
+})
+
+describe('Anthropic chat over HTTP (LangChain integration, a local server speaking the Messages API)', () => {
+  /** A loopback server answering `POST /v1/messages` as Anthropic does; records each request. */
+  async function messagesServer(text: string) {
+    const requests: Array<{ url: string; headers: IncomingHttpHeaders; body: Record<string, unknown> }> = []
+    const server = createServer((req, res) => {
+      let raw = ''
+      req.on('data', (chunk: Buffer) => (raw += chunk.toString()))
+      req.on('end', () => {
+        const body = JSON.parse(raw) as Record<string, unknown>
+        requests.push({ url: req.url ?? '', headers: req.headers, body })
+        res.writeHead(200, { 'Content-Type': 'application/json', 'request-id': 'req_local' })
+        res.end(
+          JSON.stringify({
+            id: 'msg_local',
+            type: 'message',
+            role: 'assistant',
+            model: body.model,
+            content: [{ type: 'text', text }],
+            stop_reason: 'end_turn',
+            stop_sequence: null,
+            usage: { input_tokens: 12, output_tokens: 5 },
+          })
+        )
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as AddressInfo
+    return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((r) => server.close(r)) }
+  }
+
+  it('sends our settings, not the environment, and reads the answer', async () => {
+    const server = await messagesServer('It is $40 [1].')
+    try {
+      const config = aiConfigOf({
+        AI_CHAT_PROVIDER: 'anthropic',
+        AI_CHAT_URL: `${server.url}/`,
+        AI_CHAT_MODEL: 'claude-test',
+        AI_CHAT_API_KEY: 'key-2',
+      })
+      const answer = await selectAnswerer(config).answer('Fee?', [passage])
+      expect(answer).toMatchObject({ answered: true, answer: 'It is $40 [1].' })
+      const [request] = server.requests
+      expect(request).toMatchObject({
+        url: '/v1/messages',
+        headers: { 'x-api-key': 'key-2', 'anthropic-version': '2023-06-01' },
+        body: { model: 'claude-test', temperature: 0, max_tokens: 1024 },
+      })
+      expect(typeof request!.body.system).toBe('string')
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('sends no key to an endpoint configured without one', async () => {
+    const server = await messagesServer('NOT_IN_KNOWLEDGE')
+    try {
+      const config = aiConfigOf({ AI_CHAT_PROVIDER: 'anthropic', AI_CHAT_URL: server.url })
+      expect((await selectAnswerer(config).answer('Parking?', [passage])).answered).toBe(false)
+      expect(server.requests).toHaveLength(1)
+      expect(server.requests[0]!.headers['x-api-key']).toBeUndefined()
+    } finally {
+      await server.close()
+    }
   })
 })

@@ -1,0 +1,142 @@
+/**
+ * @module The composition root of the API's domain services: every service a router, a middleware or a background
+ * loop uses is built here, once per app, from the process's infrastructure (database, Temporal client, clock,
+ * configuration). Routers receive the built services and build none themselves, so two routers that need the same
+ * service (the assessment reminders of /v1/assessments and /v1/ai, the agent schedules of /v1/agent-workflows and of
+ * the trigger dispatcher) share one instance configured one way.
+ */
+import type { Client } from '@temporalio/client'
+import { createAiRuntime, type AiRuntime } from '../domain/ai/ai-runtime.ts'
+import { createAgentSchedules, type AgentSchedules } from '../domain/ai/agents/agent-schedules.ts'
+import { createAgentWorkflowService, type AgentWorkflowService } from '../domain/ai/agents/agent-workflow-service.ts'
+import { createSeriesService, type SeriesService } from '../domain/appointment-series/series-service.ts'
+import { createAppointmentService, type AppointmentService } from '../domain/appointments/appointment-service.ts'
+import { createAssessmentReminders } from '../domain/assessments/assessment-reminders.ts'
+import { createAssessmentService, type AssessmentService } from '../domain/assessments/assessment-service.ts'
+import { createRevocationList, type RevocationList } from '../domain/auth/revocation-list.ts'
+import { createSigningKeys, type SigningKeys } from '../domain/auth/signing-keys.ts'
+import { createSsoVerifier, type SsoVerifier } from '../domain/auth/sso.ts'
+import { createIssuerKeys } from '../domain/auth/sso-issuer-keys.ts'
+import { ssoSettings } from '../domain/auth/sso-settings.ts'
+import { createTokenLifecycle, type TokenLifecycle } from '../domain/auth/token-lifecycle.ts'
+import { createTokenService, type TokenService } from '../domain/auth/token-service.ts'
+import { childCareWorkflows, type ChildCareWorkflows } from '../domain/care-workflows/child-care-workflows.ts'
+import {
+  createEarlyInterventionSync,
+  type EarlyInterventionSync,
+} from '../domain/early-intervention/ei-workflow-sync.ts'
+import { createLeadService, type LeadService } from '../domain/leads/lead-service.ts'
+import { createOnboardingService, type OnboardingService } from '../domain/onboarding/onboarding-service.ts'
+import { createProgressFollowUps, type ProgressFollowUps } from '../domain/progress/progress-follow-ups.ts'
+import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
+import { createWorkflowOutbox, type WorkflowOutbox } from '../domain/workflow-starts/workflow-outbox.ts'
+import { aiConfigOf } from '../infra/ai-config.ts'
+import type { Clock } from '../infra/clock.ts'
+import type { Config } from '../infra/config.ts'
+import type { Db } from '../infra/db.ts'
+import type { Logger } from '../infra/logger.ts'
+
+/** What the services are built from: the process's infrastructure, built by `buildDeps`. */
+export interface ServiceInfrastructure {
+  config: Config
+  db: Db
+  temporal: Client
+  clock: Clock
+  logger: Logger
+}
+
+/** Every domain service of the API, built once. */
+export interface AppServices {
+  keys: SigningKeys
+  tokens: TokenService
+  tokenLifecycle: TokenLifecycle
+  revocations: RevocationList
+  sso: SsoVerifier
+  outbox: WorkflowOutbox
+  appointments: AppointmentService
+  series: SeriesService
+  assessments: AssessmentService
+  earlyIntervention: EarlyInterventionSync
+  progress: ProgressFollowUps
+  childCareWorkflows: ChildCareWorkflows
+  onboarding: OnboardingService
+  leads: LeadService
+  agentSchedules: AgentSchedules
+  agentWorkflows: AgentWorkflowService
+  /** The AI runtime of the knowledge routes (embeddings, vector stores, answerer). */
+  ai: AiRuntime
+}
+
+/** A real day: the workflows' own default, so it is left out of their inputs. */
+const REAL_DAY_MS = 86_400_000
+
+/**
+ * Builds the API's domain services.
+ * @param infra - the infrastructure they share
+ * @returns the services, each built once
+ */
+export function composeServices(infra: ServiceInfrastructure): AppServices {
+  const { config, db, temporal, clock, logger } = infra
+  const taskQueue = config.TEMPORAL_TASK_QUEUE
+  // Shortened in tests; the real day is every workflow's default and stays out of their inputs.
+  const dayMs = config.CARE_WORKFLOW_DAY_MS === REAL_DAY_MS ? undefined : config.CARE_WORKFLOW_DAY_MS
+
+  const keys = createSigningKeys(db, { publishForSeconds: config.ACCESS_TOKEN_TTL_SECONDS + 300, clock })
+  const revocations = createRevocationList({ db, clock, logger })
+  const accessTokens = { issuer: config.PUBLIC_URL, audience: config.ACCESS_TOKEN_AUDIENCE }
+  const tokens = createTokenService({
+    db,
+    keys,
+    clock,
+    accessTokens: { ...accessTokens, ttlSeconds: config.ACCESS_TOKEN_TTL_SECONDS },
+    refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
+  })
+  const tokenLifecycle = createTokenLifecycle({ revocations, db, keys, clock, accessTokens })
+  const sso = createSsoVerifier({ db, clock, keys: createIssuerKeys({ settings: ssoSettings(config), clock, logger }) })
+
+  const outbox = createWorkflowOutbox({ db, temporal, taskQueue, logger })
+  const appointments = createAppointmentService({
+    outbox,
+    clock,
+    temporal,
+    logger,
+    dayMs: config.CARE_WORKFLOW_DAY_MS,
+  })
+  // One set of reminders for every route that creates or recalls an assessment, so all are reminded alike.
+  const reminders = createAssessmentReminders({
+    outbox,
+    temporal,
+    logger,
+    timing: { dayMs: config.ASSESSMENT_REMINDER_DAY_MS },
+  })
+  const earlyIntervention = createEarlyInterventionSync({ outbox, temporal, logger, ...(dayMs ? { dayMs } : {}) })
+  const progress = createProgressFollowUps({
+    outbox,
+    temporal,
+    logger,
+    taskQueue,
+    intervalDays: config.CHILD_PROGRESS_INTERVAL_DAYS,
+    dayMs: config.CARE_WORKFLOW_DAY_MS,
+  })
+  const agentSchedules = createAgentSchedules({ db, temporal, taskQueue, logger })
+
+  return {
+    keys,
+    tokens,
+    tokenLifecycle,
+    revocations,
+    sso,
+    outbox,
+    appointments,
+    series: createSeriesService({ appointments }),
+    assessments: createAssessmentService({ reminders, clock }),
+    earlyIntervention,
+    progress,
+    childCareWorkflows: childCareWorkflows({ earlyIntervention, progress }),
+    onboarding: createOnboardingService({ outbox, temporal, timing: dayMs ? { dayMs } : undefined }),
+    leads: createLeadService({ outbox, temporal, appointments, dayMs: config.CARE_WORKFLOW_DAY_MS }),
+    agentSchedules,
+    agentWorkflows: createAgentWorkflowService({ rules: webhookSettings(config), schedules: agentSchedules }),
+    ai: createAiRuntime(aiConfigOf(config)),
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * @module The `start_care_workflow` action: starts (or finds running) one of the care workflows for the run's
+ * record, through the same domain functions the API uses, so the start goes through the workflow outbox and the
+ * care workflow's own rules decide (a child not enrolled in early intervention gets no check-in).
+ */
+import type { Client } from '@temporalio/client'
+import type { Logger } from '../../../infra/logger.ts'
+import type { UnitOfWork } from '../../../infra/unit-of-work.ts'
+import { childProgressWorkflowId } from '../../../workflows/child-progress-contract.ts'
+import { createAssessmentReminders } from '../../assessments/assessment-reminders.ts'
+import { createEarlyInterventionSync } from '../../early-intervention/ei-workflow-sync.ts'
+import { createProgressFollowUps } from '../../progress/progress-follow-ups.ts'
+import type { WorkflowOutbox } from '../../workflow-starts/workflow-outbox.ts'
+import type { CareWorkflowToStart } from './action-catalogue.ts'
+import type { AgentSubject } from './agent-context.ts'
+
+export interface CareStartDeps {
+  outbox: WorkflowOutbox
+  temporal: Client
+  logger: Logger
+  taskQueue: string
+  /** CARE_WORKFLOW_DAY_MS and CHILD_PROGRESS_INTERVAL_DAYS of the deployment (defaults: a real day, 30 days). */
+  dayMs?: number
+  progressIntervalDays?: number
+}
+
+export type CareStartOutcome =
+  | { outcome: 'STARTED' | 'ALREADY_STARTED'; workflow: CareWorkflowToStart; recordId: string }
+  | { outcome: 'SKIPPED'; reason: string }
+
+/** Starts `kind` for the subject in the unit of work; the start is dispatched after commit. */
+export async function startCareWorkflow(
+  uow: UnitOfWork,
+  deps: CareStartDeps,
+  kind: CareWorkflowToStart,
+  subject: AgentSubject
+): Promise<CareStartOutcome> {
+  if (kind === 'assessment-reminder') {
+    if (!subject.assessmentId) return { outcome: 'SKIPPED', reason: 'The event names no assessment.' }
+    const assessment = await uow.tx.assessment.findFirst({
+      where: { id: subject.assessmentId, tenantId: uow.tenantId },
+    })
+    if (!assessment) return { outcome: 'SKIPPED', reason: `Assessment ${subject.assessmentId} not found.` }
+    await createAssessmentReminders(deps).assessmentChanged(uow, assessment)
+    return { outcome: 'STARTED', workflow: kind, recordId: assessment.id }
+  }
+  if (!subject.childId) return { outcome: 'SKIPPED', reason: 'The event names no child.' }
+  const child = await uow.tx.child.findFirst({
+    where: { id: subject.childId, tenantId: uow.tenantId },
+    select: { id: true, eiReferralDate: true, eiExitDate: true, archivedAt: true },
+  })
+  if (!child) return { outcome: 'SKIPPED', reason: `Child ${subject.childId} not found.` }
+  if (child.archivedAt) return { outcome: 'SKIPPED', reason: 'The child is archived.' }
+  const dayMs = deps.dayMs ?? 86_400_000
+  if (kind === 'early-intervention') {
+    if (child.eiReferralDate === null || child.eiExitDate !== null) {
+      return { outcome: 'SKIPPED', reason: 'The child is not enrolled in early intervention.' }
+    }
+    // Re-plans a running check-in, or starts it (the outbox reuses a running workflow).
+    await createEarlyInterventionSync({ ...deps, ...(dayMs !== 86_400_000 ? { dayMs } : {}) }).childChanged(uow, child)
+    return { outcome: 'STARTED', workflow: kind, recordId: child.id }
+  }
+  // Registration starts the follow-up; its outbox row says it was started once (a running workflow is never doubled).
+  const started = await uow.tx.workflowOutbox.findFirst({
+    where: { workflowId: childProgressWorkflowId(uow.tenantId, child.id) },
+    select: { id: true },
+  })
+  if (started) return { outcome: 'ALREADY_STARTED', workflow: kind, recordId: child.id }
+  await createProgressFollowUps({ ...deps, intervalDays: deps.progressIntervalDays ?? 30, dayMs }).childRegistered(
+    uow,
+    child.id
+  )
+  return { outcome: 'STARTED', workflow: kind, recordId: child.id }
+}

@@ -1,0 +1,191 @@
+/**
+ * @module The agent trigger dispatcher: turns committed events into agent runs, in the API process, with the same
+ * two-outbox pattern as the webhook dispatcher (domain/webhooks/webhook-dispatcher.ts), on its own marker:
+ * 1. **Fan-out.** Events with `agent_dispatched_at` null (every event starts so: `recordEvent` writes it in the causing
+ *    transaction) are claimed `FOR UPDATE SKIP LOCKED`; one `agent_runs` row per enabled workflow of the tenant whose
+ *    trigger lists the type (and that existed when the event happened) is inserted, `UNIQUE (agent_workflow_id,
+ *    event_id)` skipping duplicates, and the events marked — one short transaction.
+ * 2. **Start.** Runs with `workflow_started_at` null are claimed under a lease and started on Temporal under the
+ *    deterministic id `agent-run-<workflow>-<event>` with `REJECT_DUPLICATE`, then marked.
+ * Woken by the in-process "events recorded" signal and swept every interval (events the worker recorded, a crash
+ * between any two steps, Temporal down). The sweep also syncs lagging Temporal schedules (agent-schedules.ts).
+ */
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client'
+import { TypedSearchAttributes, type SearchAttributePair } from '@temporalio/common'
+import type { Db } from '../../../infra/db.ts'
+import { startBackgroundLoop } from '../../../infra/background-loop.ts'
+import type { Logger } from '../../../infra/logger.ts'
+import {
+  AGENT_RUN_KIND,
+  AGENT_RUN_WORKFLOW_TYPE,
+  eventRunWorkflowId,
+  type AgentRunInput,
+} from '../../../workflows/agent-run-contract.ts'
+import { searchAttributeKeys } from '../../../workflows/search-attributes.ts'
+import { onEventsRecorded } from '../../events/events-recorded-signal.ts'
+import { newId } from '../../ids.ts'
+import type { AgentSchedules } from './agent-schedules.ts'
+
+export interface AgentTriggerDispatcherDeps {
+  db: Db
+  temporal: Client
+  taskQueue: string
+  logger: Logger
+  schedules: AgentSchedules
+  intervalMs: number
+}
+
+const BATCH = 200
+/** How long a wake-up by the events-recorded signal waits for the events committed with it (infra/background-loop.ts). */
+const AGENT_WAKE_COALESCE_MS = 50
+const LEASE_MS = 30_000
+const START_DEADLINE_MS = 5000
+
+interface StartRow {
+  id: string
+  tenantId: string
+  agentWorkflowId: string
+  eventId: string
+  eventType: string
+  workflowId: string
+  childId: string | null
+}
+
+/** Creates the dispatcher. */
+export function createAgentTriggerDispatcher(deps: AgentTriggerDispatcherDeps) {
+  const { db, temporal, taskQueue, logger } = deps
+
+  /** Claims a batch of events and creates their runs. @returns how many events were claimed */
+  async function fanOutBatch(): Promise<number> {
+    return db.$transaction(async (tx) => {
+      const events = await tx.$queryRaw<
+        Array<{ id: string; tenant_id: string; type: string; created_at: Date; data: unknown }>
+      >`
+        SELECT id, tenant_id, type, created_at, data FROM events
+        WHERE agent_dispatched_at IS NULL ORDER BY created_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`
+      if (events.length === 0) return 0
+      const workflows = await tx.agentWorkflow.findMany({
+        where: {
+          tenantId: { in: [...new Set(events.map((e) => e.tenant_id))] },
+          enabled: true,
+          deletedAt: null,
+          eventTypes: { hasSome: [...new Set(events.map((e) => e.type))] },
+        },
+        select: { id: true, tenantId: true, eventTypes: true, createdAt: true },
+      })
+      const rows = events.flatMap((event) =>
+        workflows
+          // A workflow reacts to what happens after it was created, never to the tenant's history.
+          .filter(
+            (w) =>
+              w.tenantId === event.tenant_id && w.eventTypes.includes(event.type) && w.createdAt <= event.created_at
+          )
+          .map((w) => ({
+            id: newId('agentRun'),
+            tenantId: event.tenant_id,
+            agentWorkflowId: w.id,
+            workflowId: eventRunWorkflowId(w.id, event.id),
+            triggerType: 'EVENT',
+            eventId: event.id,
+            eventType: event.type,
+          }))
+      )
+      if (rows.length > 0) await tx.agentRun.createMany({ data: rows, skipDuplicates: true })
+      await tx.event.updateMany({
+        where: { id: { in: events.map((e) => e.id) } },
+        data: { agentDispatchedAt: new Date() },
+      })
+      return events.length
+    })
+  }
+
+  /** Claims runs nobody has started, under a lease. */
+  async function claimUnstarted(): Promise<StartRow[]> {
+    return db.$queryRaw<StartRow[]>`
+      UPDATE agent_runs r SET start_lease_until = now() + make_interval(secs => ${LEASE_MS / 1000})
+      FROM events e
+      WHERE r.id IN (
+        SELECT id FROM agent_runs
+        WHERE workflow_started_at IS NULL AND trigger_type = 'EVENT'
+          AND (start_lease_until IS NULL OR start_lease_until < now())
+        ORDER BY created_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
+        AND e.id = r.event_id
+      RETURNING r.id, r.tenant_id AS "tenantId", r.agent_workflow_id AS "agentWorkflowId", r.event_id AS "eventId",
+        r.event_type AS "eventType", r.workflow_id AS "workflowId", e.data->>'childId' AS "childId"`
+  }
+
+  async function startOne(row: StartRow): Promise<void> {
+    const input: AgentRunInput = {
+      tenantId: row.tenantId,
+      agentWorkflowId: row.agentWorkflowId,
+      runId: row.id,
+      trigger: 'EVENT',
+      eventId: row.eventId,
+    }
+    // Ids only (docs/conventions.md): the event's child id is an id, never a name.
+    const attributes: SearchAttributePair[] = [
+      { key: searchAttributeKeys.TenantId, value: row.tenantId },
+      { key: searchAttributeKeys.WorkflowKind, value: AGENT_RUN_KIND },
+      { key: searchAttributeKeys.EventId, value: row.eventId },
+      { key: searchAttributeKeys.EventType, value: row.eventType },
+      ...(row.childId ? [{ key: searchAttributeKeys.ChildId, value: row.childId }] : []),
+    ]
+    try {
+      await temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+        temporal.workflow.start(AGENT_RUN_WORKFLOW_TYPE, {
+          workflowId: row.workflowId,
+          taskQueue,
+          args: [input],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          typedSearchAttributes: new TypedSearchAttributes(attributes),
+          staticSummary: `Agent run ${row.id} of agent workflow ${row.agentWorkflowId} on ${row.eventType} ${row.eventId}`,
+          staticDetails: `Steps, outputs and refusals: \`GET /v1/agent-runs/${row.id}\``,
+        })
+      )
+    } catch (error) {
+      // Started before: the one run of this (workflow, event) exists, which is all this step promises.
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error
+    }
+    await db.agentRun.update({ where: { id: row.id }, data: { workflowStartedAt: new Date() } })
+  }
+
+  /** Fans out every pending event and starts every unstarted run. @returns events fanned out and runs started */
+  async function dispatchPending(): Promise<{ fannedOut: number; started: number }> {
+    let fannedOut = 0
+    for (;;) {
+      const claimed = await fanOutBatch()
+      fannedOut += claimed
+      if (claimed < BATCH) break
+    }
+    let started = 0
+    for (;;) {
+      const rows = await claimUnstarted()
+      const results = await Promise.allSettled(rows.map(startOne))
+      for (const [index, result] of results.entries()) {
+        if (result.status === 'fulfilled') started++
+        else logger.warn({ agentRunId: rows[index]!.id, err: result.reason }, 'agent run start deferred to the sweep')
+      }
+      if (rows.length < BATCH) break
+    }
+    return { fannedOut, started }
+  }
+
+  /** Listens and sweeps; returns a function that stops both and awaits the run in progress. */
+  function start(): () => Promise<void> {
+    return startBackgroundLoop({
+      run: async (sweep) => {
+        await dispatchPending()
+        if (sweep) await deps.schedules.syncPendingSchedules()
+      },
+      intervalMs: deps.intervalMs,
+      subscribe: onEventsRecorded,
+      // Every committed event signals: at tens of bookings a second, one claim transaction (six statements on the
+      // API's pool, the embedded database's only connection) per event was a large part of a booking's database work
+      // (issue 22). Events of the same 50 ms share one; an agent run starts that much later.
+      coalesceMs: AGENT_WAKE_COALESCE_MS,
+      onError: (error) => logger.error({ err: error }, 'agent trigger dispatch failed'),
+    })
+  }
+
+  return { dispatchPending, start }
+}

@@ -1,0 +1,77 @@
+/**
+ * @module Workflow outcomes from Temporal visibility: the tenant's executions started in a range, counted per
+ * WorkflowKind and execution status. Every query is filtered by the TenantId search attribute (set on every start,
+ * domain/workflow-starts/workflow-outbox.ts), so another tenant's runs are never counted. One `count … GROUP BY
+ * ExecutionStatus` per catalogued kind plus one for the tenant's total (visibility groups by status only), so the
+ * cost does not grow with the number of runs.
+ */
+import type { Client } from '@temporalio/client'
+import { rethrowIfTransactionHeld } from '../../../infra/network-guard.ts'
+import { ASSESSMENT_REMINDER_KIND } from '../../../workflows/assessment-reminder-contract.ts'
+import { CHILD_PROGRESS_KIND } from '../../../workflows/child-progress-contract.ts'
+import { EARLY_INTERVENTION_KIND } from '../../../workflows/early-intervention-contract.ts'
+import { PROVIDER_ONBOARDING_KIND } from '../../../workflows/provider-onboarding-contract.ts'
+import { SETTLEMENT_KIND } from '../../../workflows/settlement-contract.ts'
+import { WEBHOOK_DELIVERY_KIND } from '../../../workflows/webhook-delivery-shared.ts'
+import { dependencyUnavailable } from '../../errors.ts'
+import { otherKinds, toStatusCounts, type StatusCounts, type WorkflowCategory } from './ai-analytics-rules.ts'
+
+/**
+ * The WorkflowKind values the platform starts, with the category each is reported under. `agent-run` is the agent
+ * workflows' kind (Trigger → Agent → Action); 'booking' and 'knowledge_indexing' are written inline by their services.
+ */
+export const WORKFLOW_KINDS: ReadonlyArray<{ kind: string; category: WorkflowCategory }> = [
+  { kind: 'agent-run', category: 'AGENT' },
+  { kind: ASSESSMENT_REMINDER_KIND, category: 'CARE' },
+  { kind: EARLY_INTERVENTION_KIND, category: 'CARE' },
+  { kind: CHILD_PROGRESS_KIND, category: 'CARE' },
+  { kind: PROVIDER_ONBOARDING_KIND, category: 'CARE' },
+  { kind: 'booking', category: 'BOOKING' },
+  { kind: 'knowledge_indexing', category: 'PLATFORM' },
+  { kind: WEBHOOK_DELIVERY_KIND, category: 'PLATFORM' },
+  { kind: SETTLEMENT_KIND, category: 'PLATFORM' },
+]
+
+export interface KindOutcome extends StatusCounts {
+  kind: string
+  category: WorkflowCategory
+}
+
+export interface WorkflowOutcomes {
+  total: StatusCounts
+  byKind: KindOutcome[]
+  otherKinds: StatusCounts
+}
+
+/** A visibility string literal: ids and kinds are plain, but quote-escaping keeps a stray quote from changing the query. */
+const literal = (value: string) => `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`
+
+/**
+ * Counts the tenant's executions started in [start, end).
+ * @param locationId - only executions with this LocationId search attribute
+ * @throws AppError `dependency_unavailable` when Temporal does not answer
+ */
+export async function workflowOutcomes(
+  temporal: Client,
+  tenantId: string,
+  range: { start: Date; end: Date },
+  locationId?: string
+): Promise<WorkflowOutcomes> {
+  const base =
+    `TenantId = ${literal(tenantId)} AND StartTime >= ${literal(range.start.toISOString())} AND StartTime < ${literal(range.end.toISOString())}` +
+    (locationId ? ` AND LocationId = ${literal(locationId)}` : '')
+  const count = async (extra: string) =>
+    toStatusCounts(await temporal.workflow.count(`${base}${extra} GROUP BY ExecutionStatus`))
+  try {
+    const [total, ...kinds] = await Promise.all([
+      count(''),
+      ...WORKFLOW_KINDS.map((k) => count(` AND WorkflowKind = ${literal(k.kind)}`)),
+    ])
+    const byKind = WORKFLOW_KINDS.map((k, i) => ({ kind: k.kind, category: k.category, ...kinds[i]! }))
+    return { total, byKind, otherKinds: otherKinds(total, kinds) }
+  } catch (err) {
+    rethrowIfTransactionHeld(err)
+    // Only the outcome section depends on Temporal, but a partial answer would read as "zero runs": refuse instead.
+    throw Object.assign(dependencyUnavailable('workflow visibility'), { cause: err })
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * @module The transactional outbox of workflow starts. A write that needs a workflow records the start in the same
+ * transaction; after commit it is dispatched to Temporal at once, and a periodic sweep dispatches whatever is left
+ * (Temporal was down, the process crashed between commit and start). Starts are idempotent because the workflow id
+ * is derived from the business id and a running workflow with that id is reused.
+ */
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client'
+import { TypedSearchAttributes, type SearchAttributePair } from '@temporalio/common'
+import { startBackgroundLoop } from '../../infra/background-loop.ts'
+import type { Db } from '../../infra/db.ts'
+import type { Logger } from '../../infra/logger.ts'
+import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import {
+  SEARCH_ATTRIBUTE_NAMES,
+  searchAttributeKeys,
+  type SearchAttributeValues,
+} from '../../workflows/search-attributes.ts'
+import { newId } from '../ids.ts'
+
+/** A workflow to start once the surrounding transaction commits. */
+export interface WorkflowStartRequest {
+  workflowType: string
+  workflowId: string
+  args: unknown[]
+  searchAttributes: SearchAttributeValues
+  /** Temporal's static summary (one line) and details (Markdown) shown in the UI: ids only, never health data. */
+  summary?: string
+  details?: string
+  /**
+   * Record the start again when one was recorded before for this workflow id (signal-with-start semantics): a running
+   * workflow is reused, a closed one gets a new run. Without it a second start for the same id is an error.
+   */
+  restart?: boolean
+}
+
+export interface WorkflowOutboxDeps {
+  db: Db
+  temporal: Client
+  taskQueue: string
+  logger: Logger
+  /** Longest an in-request dispatch may delay the response; the sweep retries anything slower. */
+  dispatchTimeoutMs?: number
+}
+
+export interface WorkflowOutbox {
+  /** Records a start in the unit's transaction and dispatches it after commit. */
+  enqueue(uow: UnitOfWork, request: WorkflowStartRequest): Promise<void>
+  /** Dispatches pending starts (all, or the given outbox ids); returns how many were started. */
+  dispatchPending(ids?: string[]): Promise<number>
+  /** Starts the periodic sweep; returns a function that stops it. */
+  startSweeper(intervalMs: number): () => Promise<void>
+}
+
+/** What starting a recorded row needs of it. */
+type PendingStart = Pick<
+  Awaited<ReturnType<Db['workflowOutbox']['findMany']>>[number],
+  'id' | 'workflowType' | 'workflowId' | 'taskQueue' | 'args' | 'searchAttributes' | 'staticSummary' | 'staticDetails'
+>
+
+function toSearchAttributes(values: SearchAttributeValues): TypedSearchAttributes {
+  const pairs: SearchAttributePair[] = []
+  for (const name of SEARCH_ATTRIBUTE_NAMES) {
+    const value = values[name]
+    if (value !== undefined) pairs.push({ key: searchAttributeKeys[name], value })
+  }
+  return new TypedSearchAttributes(pairs)
+}
+
+const withTimeout = <T>(promise: Promise<T>, ms: number) =>
+  new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)
+    promise.then(resolve, reject).finally(() => clearTimeout(timer))
+  })
+
+/** Creates the outbox over the database and a Temporal client. */
+export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
+  const { db, temporal, taskQueue, logger } = deps
+  const dispatchTimeoutMs = deps.dispatchTimeoutMs ?? 3000
+  const startDeadlineMs = 5000
+
+  async function enqueue(uow: UnitOfWork, request: WorkflowStartRequest): Promise<void> {
+    const row = {
+      tenantId: uow.tenantId,
+      workflowType: request.workflowType,
+      workflowId: request.workflowId,
+      taskQueue,
+      args: request.args as object[],
+      searchAttributes: request.searchAttributes,
+      staticSummary: request.summary ?? null,
+      staticDetails: request.details ?? null,
+    }
+    const { id } = request.restart
+      ? await uow.tx.workflowOutbox.upsert({
+          where: { workflowId: request.workflowId },
+          create: { id: newId('outbox'), ...row },
+          update: { ...row, state: 'PENDING', attempts: 0, lastError: null, dispatchedAt: null },
+          select: { id: true },
+        })
+      : await uow.tx.workflowOutbox.create({ data: { id: newId('outbox'), ...row }, select: { id: true } })
+    uow.afterCommit(async () => {
+      // Best effort within the request; a failure here is not an error for the client, the sweep will finish it.
+      // Started from the row as this request wrote it, not read back: the request knows it, and reading it again
+      // cost every booking a round trip to the database before its answer (issue 22). Should the sweep have started
+      // it meanwhile, starting again is harmless (the running workflow is reused).
+      await withTimeout(dispatchRows([{ id, ...row }]), dispatchTimeoutMs).catch((error: unknown) =>
+        logger.warn({ outboxId: id, workflowId: request.workflowId, err: error }, 'workflow start deferred')
+      )
+    })
+  }
+
+  async function startOne(row: PendingStart): Promise<void> {
+    try {
+      // A deadline per call: an unreachable server must fail the attempt, not stall the sweep behind it.
+      await temporal.withDeadline(Date.now() + startDeadlineMs, () =>
+        temporal.workflow.start(row.workflowType, {
+          workflowId: row.workflowId,
+          taskQueue: row.taskQueue,
+          args: row.args as unknown[],
+          typedSearchAttributes: toSearchAttributes(row.searchAttributes as SearchAttributeValues),
+          ...(row.staticSummary ? { staticSummary: row.staticSummary } : {}),
+          ...(row.staticDetails ? { staticDetails: row.staticDetails } : {}),
+          workflowIdConflictPolicy: 'USE_EXISTING',
+        })
+      )
+    } catch (error) {
+      // Already ran to completion under the reuse policy: the start happened, which is all the outbox promises.
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error
+    }
+    await db.workflowOutbox.update({
+      where: { id: row.id },
+      data: { state: 'DISPATCHED', dispatchedAt: new Date(), attempts: { increment: 1 }, lastError: null },
+    })
+  }
+
+  async function dispatchPending(ids?: string[]): Promise<number> {
+    const rows = await db.workflowOutbox.findMany({
+      where: { state: 'PENDING', ...(ids ? { id: { in: ids } } : {}) },
+      orderBy: { createdAt: 'asc' },
+      take: 100,
+    })
+    return dispatchRows(rows)
+  }
+
+  /** Starts the rows in turn, recording each outcome; stops at the first failure. Returns how many were started. */
+  async function dispatchRows(rows: PendingStart[]): Promise<number> {
+    let started = 0
+    for (const row of rows) {
+      try {
+        await startOne(row)
+        started++
+      } catch (error) {
+        // Only while still pending: a slow attempt that fails after another one succeeded must not mark it failed.
+        await db.workflowOutbox.updateMany({
+          where: { id: row.id, state: 'PENDING' },
+          data: { attempts: { increment: 1 }, lastError: String(error).slice(0, 500) },
+        })
+        // Temporal is most likely down: stop this round instead of failing every row in turn.
+        logger.warn({ outboxId: row.id, workflowId: row.workflowId, err: error }, 'workflow start failed')
+        break
+      }
+    }
+    return started
+  }
+
+  function startSweeper(intervalMs: number): () => Promise<void> {
+    // Ticks during a slow sweep (Temporal away, each start timing out) coalesce into one more sweep, not a queue.
+    return startBackgroundLoop({
+      run: async () => {
+        await dispatchPending()
+      },
+      intervalMs,
+      runAtStart: false,
+      onError: (error) => logger.error({ err: error }, 'outbox sweep failed'),
+    })
+  }
+
+  return { enqueue, dispatchPending, startSweeper }
+}

@@ -1,0 +1,93 @@
+/**
+ * @module Temporal's Java time-skipping test server, started by the tests themselves rather than by the SDK. The
+ * SDK's `TestWorkflowEnvironment.createTimeSkipping` gives the JVM a fixed 5 s to answer, which it misses on a loaded
+ * 2-CPU machine: three starts in a row failed at load 13 (helpers building beside a test run), and one file failed so
+ * in a repeat run at load 19. Tries again made no difference, since the load lasts longer than a try. Here the process
+ * is ours: it is waited for as long as it keeps starting (up to `START_LIMIT_MS`), and a start that fails says why.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { connect } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { TestWorkflowEnvironment } from '@temporalio/testing'
+import { freePort } from './start-process.ts'
+
+/** How long a JVM start may take before the test server counts as broken rather than slow. */
+const START_LIMIT_MS = 90_000
+
+/**
+ * The SDK's environment factory for a server it did not start, with time skipping on. It is private in the SDK's
+ * types (only the factories that also start the server, with their fixed 5 s, are public), and the only way to have
+ * the time-skipping client and `sleep` for a server started with a longer wait. Pinned by the lock file; a change of
+ * its shape fails every time-skipping file at once, loudly.
+ */
+const createEnvironment = (
+  TestWorkflowEnvironment as unknown as {
+    create(options: {
+      server: { type: 'existing' }
+      address: string
+      namespace: string
+      supportsTimeSkipping: true
+    }): Promise<TestWorkflowEnvironment>
+  }
+).create.bind(TestWorkflowEnvironment)
+
+/** Whether something accepts TCP connections on the port yet. */
+const accepting = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1')
+    socket.once('connect', () => (socket.destroy(), resolve(true)))
+    socket.once('error', () => (socket.destroy(), resolve(false)))
+  })
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = once(child, 'exit')
+  child.kill('SIGKILL')
+  await exited
+}
+
+/**
+ * Starts the test server on a free port and connects a time-skipping environment to it; `teardown()` also ends the
+ * server's process.
+ * @param path - the server's launcher (`inject('timeSkippingServer')`), which takes the port as its first argument
+ */
+export async function startTestServer(path: string): Promise<TestWorkflowEnvironment> {
+  const port = await freePort()
+  const child = spawn(path, [String(port)], { stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)))
+  // A test process that dies without its teardown must not leave a JVM behind.
+  const killOnExit = () => child.kill('SIGKILL')
+  process.once('exit', killOnExit)
+  const started = Date.now()
+  try {
+    while (!(await accepting(port))) {
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`the time-skipping test server exited (${child.exitCode ?? child.signalCode}): ${stderr}`)
+      if (Date.now() - started > START_LIMIT_MS)
+        throw new Error(`the time-skipping test server did not listen within ${START_LIMIT_MS} ms: ${stderr}`)
+      await sleep(100)
+    }
+    const env = await createEnvironment({
+      server: { type: 'existing' },
+      address: `127.0.0.1:${port}`,
+      namespace: 'default',
+      supportsTimeSkipping: true,
+    })
+    const teardown = env.teardown.bind(env)
+    env.teardown = async () => {
+      try {
+        await teardown()
+      } finally {
+        process.removeListener('exit', killOnExit)
+        await stop(child)
+      }
+    }
+    return env
+  } catch (error) {
+    process.removeListener('exit', killOnExit)
+    await stop(child)
+    throw error
+  }
+}
