@@ -51,7 +51,6 @@ export function keepDeliveryPumpsRunning(
   return startBackgroundLoop({
     run: () => ensureDeliveryPumps(temporal, taskQueue, partitions),
     intervalMs: CHECK_INTERVAL_MS,
-    onError: (error) =>
-      logger.warn({ err: error }, 'webhook delivery pumps not started; trying again in a minute'),
+    onError: (error) => logger.warn({ err: error }, 'webhook delivery pumps not started; trying again in a minute'),
   })
 }
