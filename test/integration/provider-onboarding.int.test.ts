@@ -138,8 +138,19 @@ describe('onboarding from invitation to a bookable provider', () => {
     await recordHistory(handle, 'providerOnboardingWorkflow-approved-with-ready-notice')
 
     // provider.approved, recorded by the providers domain's own operation, reaches the subscriber.
-    await platform.pumpWebhooks()
-    const [delivery] = await receiver.waitFor('/approved', 1, 20_000)
+    const pumped = await platform.pumpWebhooks()
+    const [delivery] = await receiver.waitFor('/approved', 1, 20_000).catch(async (error: unknown) => {
+      // What the pump did and what the queue holds, so that a miss says where the delivery stopped.
+      const queued = await platform.db.webhookDelivery.findMany({
+        where: { eventType: 'provider.approved' },
+        select: { status: true, nextAttemptAt: true, dispatchLeaseUntil: true, lastError: true, createdAt: true },
+      })
+      const events = await platform.db.event.findMany({
+        where: { type: 'provider.approved' },
+        select: { id: true, createdAt: true, fannedOutAt: true },
+      })
+      throw new Error(`${String(error)}; pump ${JSON.stringify(pumped)}; ${JSON.stringify({ queued, events })}`)
+    })
     const event = JSON.parse(delivery!.body)
     expect(event).toMatchObject({ type: 'provider.approved', data: { providerId } })
     // Any reminder or notice of the steps passed is answered, none stays open.

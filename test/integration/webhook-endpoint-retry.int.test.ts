@@ -137,7 +137,17 @@ describe('a failing endpoint', () => {
     const first = await sendTests(token, endpointId, 5)
     await platform.pumpWebhooks()
     await platform.skip('23 hours')
-    expect((await deliveriesOf(endpointId)).filter((d) => d.status === 'PENDING')).toHaveLength(5)
+    // Each delivery's state in full, so that a failure says what happened to them rather than that none was pending.
+    const waiting = (await deliveriesOf(endpointId)).map((d) => ({
+      status: d.status,
+      firstAttemptAt: d.firstAttemptAt?.toISOString(),
+      lastError: d.lastError,
+      attempts: d.attempts.length,
+    }))
+    expect(
+      waiting.map((d) => d.status),
+      JSON.stringify({ now: await platform.now(), waiting })
+    ).toEqual(Array(5).fill('PENDING'))
     await platform.skip('2 hours')
     const expired = await deliveriesOf(endpointId)
     expect(expired.map((d) => d.status)).toEqual(['FAILED', 'FAILED', 'FAILED', 'FAILED', 'FAILED'])
