@@ -3,67 +3,9 @@
  * staying opaque to clients (docs/conventions.md).
  */
 import { randomUUID } from 'node:crypto'
+import { ID_PREFIXES, type IdKind } from './id-prefixes.ts'
 
-export const ID_PREFIXES = {
-  tenant: 'ten',
-  location: 'loc',
-  apiClient: 'cli',
-  refreshToken: 'rtk',
-  provider: 'prv',
-  child: 'chd',
-  appointment: 'apt',
-  appointmentSeries: 'ser',
-  appointmentReschedule: 'rsc',
-  idempotency: 'idem',
-  outbox: 'obx',
-  signingKey: 'key',
-  tokenFamily: 'fam',
-  accessToken: 'jti',
-  apiKey: 'ak',
-  platformUser: 'usr',
-  ssoConnection: 'sso',
-  auditEvent: 'aud',
-  event: 'evt',
-  webhookEndpoint: 'we',
-  webhookDelivery: 'whd',
-  webhookAttempt: 'wha',
-  client: 'cln',
-  customFieldDefinition: 'cfd',
-  pet: 'pet',
-  goal: 'gol',
-  price: 'prc',
-  order: 'ord',
-  orderLine: 'oli',
-  payment: 'pay',
-  refund: 'rfd',
-  timeOff: 'tof',
-  session: 'ses',
-  sessionNote: 'snt',
-  noteAddendum: 'nad',
-  assessment: 'asm',
-  assessmentNotification: 'asn',
-  assistant: 'ast',
-  knowledgeDocument: 'kdoc',
-  knowledgeChunk: 'kch',
-  knowledgeQuery: 'kqry',
-  careNotification: 'cno',
-  progressReport: 'cpr',
-  feeRule: 'fee',
-  payoutAdjustment: 'adj',
-  settlement: 'stl',
-  providerSettlement: 'pst',
-  settlementItem: 'sti',
-  ledgerEntry: 'jre',
-  ledgerLine: 'jrl',
-  lead: 'lea',
-  agentWorkflow: 'agw',
-  agentRun: 'agr',
-  agentRunStep: 'ags',
-  staffTask: 'tsk',
-  familyMessage: 'fmsg',
-} as const
-
-export type IdKind = keyof typeof ID_PREFIXES
+export { ID_PREFIXES, type IdKind }
 
 /**
  * A UUIDv7 (RFC 9562 §5.7): 48 bits of Unix milliseconds, then version, variant and random bits.

@@ -6,6 +6,8 @@
  */
 import { z } from '@hono/zod-openapi'
 import { validationError, type FieldError } from './errors.ts'
+import { idKindOfIssue } from './id-schema.ts'
+import { orNull } from './nullable.ts'
 
 /** A JSON object. */
 export type JsonObject = { [key: string]: unknown }
@@ -31,13 +33,15 @@ export function applyMergePatch(target: unknown, patch: unknown): unknown {
 
 /**
  * Per-field errors of a failed zod parse, each path prefixed by `prefix`. A missing field has the code `required`, as
- * in the request validation hook; a refinement names its own code in `params.code`.
+ * in the request validation hook; a refinement names its own code in `params.code`; an id of a shape no id has is
+ * `not_found`, as an unknown id of the right shape is (`id-schema.ts`).
  */
 export function fieldErrorsOf(error: z.ZodError, prefix = ''): FieldError[] {
   return error.issues.map((issue) => {
     const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.') || '(body)'
     const missing = issue.code === 'invalid_type' && /received undefined/.test(issue.message)
     if (missing) return { path, code: 'required', message: 'This field is required.' }
+    if (idKindOfIssue(issue)) return { path, code: 'not_found', message: issue.message }
     const own = issue.code === 'custom' ? (issue.params as { code?: unknown } | undefined)?.code : undefined
     return { path, code: typeof own === 'string' ? own : issue.code, message: issue.message }
   })
@@ -99,7 +103,7 @@ export function mergePatchSchema(
   const shape = Object.fromEntries(
     Object.entries(object.shape).map(([key, member]) => {
       const base = options.nested?.[key] ?? bare(member as z.ZodType)
-      return [key, options.required?.includes(key) ? base.optional() : base.nullable().optional()]
+      return [key, options.required?.includes(key) ? base.optional() : orNull(base).optional()]
     })
   )
   return z.strictObject(shape)

@@ -1,12 +1,14 @@
 /**
  * @module The OpenAPI 3.1 description. Generated from the route definitions, then completed with what the app's
  * middleware adds to every operation by construction (the Idempotency-Key header on writes, the request id, the rate
- * limit's headers and 429), so the description documents exactly what the middleware enforces.
+ * limit's headers and 429), so the description documents exactly what the middleware enforces, and with the links
+ * from the operations that return ids to those that take them.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { AppEnv } from '../app-env.ts'
 import { API_VERSION } from '../version.ts'
 import { eventWebhooksSection } from '../routes/events/event-webhooks.openapi.ts'
+import { addResourceLinks } from './links.ts'
 import { fixNullableRefs } from './nullable-refs.ts'
 import { middlewareStatuses } from './response-conformance.ts'
 import { ERROR_DESCRIPTIONS } from './routes.ts'
@@ -18,8 +20,11 @@ const IDEMPOTENCY_KEY = {
   description:
     'Makes a write safe to retry: the same key and request within 24 hours returns the stored response with ' +
     '`Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; ' +
-    'while the first request is still running, a 409 `idempotency_request_in_progress`.',
-  schema: { type: 'string', maxLength: 255 },
+    'while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) ' +
+    'for every new request.',
+  // HTTP drops a header value's surrounding whitespace, so a key of spaces only arrives empty: a 400 `invalid_length`
+  // like an empty one (api/middleware/idempotency.ts).
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '\\S' },
 }
 
 const REQUEST_ID_HEADER = {
@@ -156,5 +161,6 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>, serverUrl: string
       responses['431'] ??= HEAD_TOO_LARGE
     }
   }
-  return fixNullableRefs(document)
+  // Links from each create and list to the operations on the ids it returns (links.ts), read from the patterns.
+  return addResourceLinks(fixNullableRefs(document))
 }

@@ -3,8 +3,10 @@
  * single source of truth: they validate requests, type handlers and generate the OpenAPI description.
  */
 import { z } from '@hono/zod-openapi'
+import { idLabel, resourceId } from '../../domain/id-schema.ts'
+import type { IdKind } from '../../domain/id-prefixes.ts'
 import { pageQuerySchema } from '../../domain/listing.ts'
-import { OFFSET_DATE_TIME } from '../../domain/time.ts'
+import { isStorableInstant, OFFSET_DATE_TIME } from '../../domain/time.ts'
 
 export const ProblemSchema = z
   .object({
@@ -38,19 +40,25 @@ export const ProblemSchema = z
 export const OffsetDateTime = z
   .string()
   .regex(OFFSET_DATE_TIME, 'Must be an ISO 8601 date-time with a UTC offset, e.g. 2026-12-01T09:00:00-06:00')
-  .refine((v) => !Number.isNaN(Date.parse(v)), 'Not a valid date-time')
+  .refine(isStorableInstant, 'Not a valid date-time')
 
 /** Server timestamps: UTC with Z. */
 export const UtcDateTime = z.string().openapi({ format: 'date-time', example: '2026-11-21T18:00:00.000Z' })
 
-export const IdParam = (name: string, example: string) =>
-  z.object({
-    id: z
-      .string()
-      .min(1)
-      .max(64)
-      .openapi({ param: { name: 'id', in: 'path' }, example, description: `The ${name} id` }),
-  })
+/**
+ * A path parameter holding an id of `kind`, with the pattern every such id matches; one that does not match is a 404
+ * `not_found`, as an unknown id is (`validation-hook.ts`).
+ * @param kind - the resource kind, which picks the prefix
+ * @param name - the parameter's name in the path template
+ */
+export const pathId = (kind: IdKind, name = 'id') =>
+  resourceId(kind).openapi({ param: { name, in: 'path' }, description: `The ${idLabel(kind)} id` })
+
+/**
+ * The `{id}` of a resource's own path, `/v1/children/{id}`.
+ * @param kind - the resource kind
+ */
+export const IdParam = (kind: IdKind) => z.object({ id: pathId(kind) })
 
 /** Limit and cursor of a list in one fixed order: the same parameters as every sorted list's (domain/listing.ts). */
 export const PaginationQuery = pageQuerySchema

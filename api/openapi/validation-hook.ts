@@ -1,26 +1,25 @@
 /**
  * @module The one validation hook: every failed request validation becomes a 400 `validation_error` problem with
- * one entry per field, whatever the route.
+ * one entry per field, whatever the route; except a path id of a shape no id has, which names nothing and is a 404
+ * `not_found` like any unknown id (`domain/id-schema.ts`).
  */
 import type { ZodError } from 'zod'
-import { validationError, type FieldError } from '../../domain/errors.ts'
+import { notFound, validationError } from '../../domain/errors.ts'
+import { idKindOfIssue, idLabel } from '../../domain/id-schema.ts'
+import { fieldErrorsOf } from '../../domain/merge-patch.ts'
 
-/**
- * Converts zod issues to our per-field errors; a missing field gets the code `required`, and a refinement may name
- * its own stable code in `params.code` (e.g. `invalid_language`) instead of zod's generic `custom`.
- */
-export function toFieldErrors(error: ZodError): FieldError[] {
-  return error.issues.map((issue) => {
-    const missing = issue.code === 'invalid_type' && /received undefined/.test(issue.message)
-    const own = issue.code === 'custom' ? (issue.params as { code?: unknown } | undefined)?.code : undefined
-    return {
-      path: issue.path.join('.') || '(body)',
-      code: missing ? 'required' : typeof own === 'string' ? own : issue.code,
-      message: missing ? 'This field is required.' : issue.message,
-    }
-  })
-}
+type ValidationResult = { success: true } | { success: false; error: ZodError; data?: unknown; target?: string }
 
-export function validationHook(result: { success: true } | { success: false; error: ZodError }): void {
-  if (!result.success) throw validationError(toFieldErrors(result.error))
+export function validationHook(result: ValidationResult): void {
+  if (result.success) return
+  const { issues } = result.error
+  const first = issues[0]
+  const kind = first && idKindOfIssue(first)
+  // A path that names no resource: the same 404 whether the id is unknown or could not even exist.
+  if (result.target === 'param' && kind && issues.every((issue) => idKindOfIssue(issue))) {
+    const value = (result.data as Record<string, unknown> | undefined)?.[String(first.path[0])]
+    throw notFound(idLabel(kind), String(value))
+  }
+  // Per-field errors as a domain parse reports them: `required`, a refinement's own `params.code`, `not_found`.
+  throw validationError(fieldErrorsOf(result.error))
 }

@@ -5,7 +5,7 @@
  */
 import { zoneTimeline } from '../availability/zone-timeline.ts'
 import { validationError, type FieldError } from '../errors.ts'
-import { isValidTimeZone } from '../time.ts'
+import { CALENDAR_DATE, isValidTimeZone } from '../time.ts'
 
 const DAY = 86_400_000
 /** Longest range one request covers: a leap year. */
@@ -23,11 +23,9 @@ export interface AnalyticsRange {
   end: Date
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/
-
 /** Midnight UTC of a calendar date, or NaN when it is not one (2026-02-30 included). */
 function dateMs(date: string): number {
-  if (!DATE.test(date)) return Number.NaN
+  if (!CALENDAR_DATE.test(date)) return Number.NaN
   const ms = Date.parse(`${date}T00:00:00Z`)
   return Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== date ? Number.NaN : ms
 }

@@ -5,21 +5,17 @@
  */
 import { z } from '@hono/zod-openapi'
 import { CalendarDate } from '../clients/record-fields.ts'
-import { OFFSET_DATE_TIME } from '../time.ts'
+import { isStorableInstant, OFFSET_DATE_TIME } from '../time.ts'
 import { KNOWN_INSTRUMENTS } from './instruments.ts'
+import { resourceId } from '../id-schema.ts'
 
 /** Longest re-assessment cadence: three years (IDEA Part B's re-evaluation limit). */
 export const MAX_CADENCE_DAYS = 3 * 366
 
 /** The writable fields of an assessment. */
 export const AssessmentFields = z.strictObject({
-  childId: z.string().min(1).max(64).openapi({ example: 'chd_019a...' }),
-  providerId: z
-    .string()
-    .min(1)
-    .max(64)
-    .optional()
-    .openapi({ description: 'The provider who administers it', example: 'prv_019a...' }),
+  childId: resourceId('child'),
+  providerId: resourceId('provider').optional().openapi({ description: 'The provider who administers it' }),
   instrument: z
     .string()
     .trim()
@@ -81,7 +77,8 @@ export const AssessmentScore = z
       ),
     { message: 'Give at least one score.', params: { code: 'required' } }
   )
-  .openapi('AssessmentScore')
+  // At least one score beside the subtest, in the description's terms: the object is strict, so two members.
+  .openapi('AssessmentScore', { minProperties: 2 })
 
 export type AssessmentScoreInput = z.output<typeof AssessmentScore>
 
@@ -98,7 +95,7 @@ export const AssessmentCompletion = z
     completedAt: z
       .string()
       .regex(OFFSET_DATE_TIME, 'Must be an ISO 8601 date-time with a UTC offset.')
-      .refine((v) => !Number.isNaN(Date.parse(v)), 'Not a valid date-time')
+      .refine(isStorableInstant, 'Not a valid date-time')
       .optional()
       .openapi({ description: 'When it was administered; defaults to now', example: '2026-12-01T10:30:00-06:00' }),
   })

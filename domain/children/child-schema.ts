@@ -7,6 +7,7 @@ import { LOCATION_ID_RULE } from '../locations/resolve-location.ts'
 import { DisciplineSchema } from '../catalogue/disciplines.ts'
 import { CalendarDate, LanguageTag, PersonName } from '../clients/record-fields.ts'
 import { EarlyIntervention } from './early-intervention.ts'
+import { resourceId } from '../id-schema.ts'
 
 /** What a linked client is to the child. */
 export const CHILD_RELATIONSHIPS = [
@@ -26,7 +27,7 @@ export const CHILD_RELATIONSHIPS = [
 
 export const ChildClientLinkInput = z
   .strictObject({
-    clientId: z.string().min(1).max(64).openapi({ example: 'cln_019a...' }),
+    clientId: resourceId('client'),
     relationship: z.enum(CHILD_RELATIONSHIPS),
     primaryContact: z
       .boolean()
@@ -102,7 +103,7 @@ export const ChildFields = z
     firstName: PersonName.openapi({ example: 'Maya' }),
     lastName: PersonName.openapi({ example: 'Okafor' }),
     dateOfBirth: CalendarDate.openapi({ example: '2023-04-18' }),
-    locationId: z.string().min(1).max(64).optional().openapi({ description: LOCATION_ID_RULE }),
+    locationId: resourceId('location').optional().openapi({ description: LOCATION_ID_RULE }),
     languages: z
       .array(LanguageTag)
       .max(10)

@@ -6,6 +6,7 @@
 import { z } from '@hono/zod-openapi'
 import { LOCATION_ID_RULE } from '../locations/resolve-location.ts'
 import { LanguageTag, PersonName, PhoneNumber } from './record-fields.ts'
+import { resourceId } from '../id-schema.ts'
 
 /** What a client is to the centre; one client may hold several roles (a mother who also pays). */
 export const CLIENT_ROLES = ['PARENT', 'GUARDIAN', 'PAYER', 'EMERGENCY_CONTACT', 'CAREGIVER', 'OTHER'] as const
@@ -47,7 +48,7 @@ export const ClientFields = z.strictObject({
     .max(CLIENT_ROLES.length)
     .refine((roles) => new Set(roles).size === roles.length, 'Roles must be unique.')
     .default([]),
-  locationId: z.string().min(1).max(64).optional().openapi({ description: LOCATION_ID_RULE }),
+  locationId: resourceId('location').optional().openapi({ description: LOCATION_ID_RULE }),
 })
 
 export type ClientFieldsInput = z.output<typeof ClientFields>

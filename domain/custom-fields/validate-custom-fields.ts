@@ -16,6 +16,7 @@
  */
 import type { FieldError } from '../errors.ts'
 import { MAX_TEXT_LENGTH, type CustomFieldDefinitionRule } from './custom-field-schema.ts'
+import { CALENDAR_DATE } from '../time.ts'
 
 /** A stored custom field value. */
 export type CustomFieldValue = string | number | boolean
@@ -34,8 +35,6 @@ export interface CustomFieldCheck {
 }
 
 export type CustomFieldResult = { ok: true; values: CustomFieldValues } | { ok: false; errors: FieldError[] }
-
-const CALENDAR_DATE = /^(\d{4})-(\d{2})-(\d{2})$/
 
 /** Whether `value` is a real calendar date written YYYY-MM-DD (no 2026-02-30). */
 export function isCalendarDate(value: string): boolean {

@@ -7,10 +7,12 @@ import { z } from '@hono/zod-openapi'
 import { DisciplineSchema } from '../catalogue/disciplines.ts'
 import { CalendarDate, LanguageTag, PersonName, PhoneNumber } from '../clients/record-fields.ts'
 import { Condition, PreferredWindowSchema } from '../matching/match-request.ts'
-import { OFFSET_DATE_TIME } from '../time.ts'
+import { isStorableInstant, OFFSET_DATE_TIME } from '../time.ts'
 import { PERSON_CLOSE_REASONS } from './lead-state.ts'
+import { resourceId } from '../id-schema.ts'
 
-const Id = z.string().min(1).max(64)
+/** A provider of a slot: one not among the lead's matches is `not_matched` (offer) or `not_offered` (book). */
+const SlotProviderId = z.string().min(1).max(64)
 
 /** A concern as matching takes it: a focus tag (STUTTERING, AAC) or an ICD-10 code (F80.1), upper case. */
 const Concern = Condition
@@ -34,13 +36,15 @@ export const PreferredTimesSchema = z
 
 /** The fields a PATCH may change: who the family is and how to reach them. The needs are what was qualified. */
 export const LeadWritableSchema = z.strictObject({
-  clientId: Id.optional().openapi({ description: 'The family as an existing client of the centre' }),
-  childId: Id.optional().openapi({ description: "The child's record, once registered; needed to book" }),
+  clientId: resourceId('client').optional().openapi({ description: 'The family as an existing client of the centre' }),
+  childId: resourceId('child')
+    .optional()
+    .openapi({ description: "The child's record, once registered; needed to book" }),
   contact: LeadContactSchema.optional(),
 })
 
 export const CreateLeadSchema = LeadWritableSchema.extend({
-  locationId: Id.optional().openapi({ description: 'The location the family asks about' }),
+  locationId: resourceId('location').optional().openapi({ description: 'The location the family asks about' }),
   postalArea: z.string().trim().min(2).max(12).optional().openapi({
     description:
       "Where the family lives: a postal code or its leading part, matched against the locations' postal codes",
@@ -88,8 +92,8 @@ export type CreateLead = z.infer<typeof CreateLeadSchema>
 
 export const PatchLeadSchema = z
   .strictObject({
-    clientId: Id.nullable().optional(),
-    childId: Id.nullable().optional(),
+    clientId: resourceId('client').nullable().optional(),
+    childId: resourceId('child').nullable().optional(),
     contact: z
       .strictObject({
         name: PersonName.nullable().optional(),
@@ -104,10 +108,11 @@ export const PatchLeadSchema = z
 export type PatchLead = z.infer<typeof PatchLeadSchema>
 
 const SlotChoice = z.strictObject({
-  providerId: Id,
+  providerId: SlotProviderId,
   startsAt: z
     .string()
     .regex(OFFSET_DATE_TIME, 'An ISO 8601 date-time with an offset')
+    .refine(isStorableInstant, 'Not a valid date-time')
     .openapi({ example: '2026-12-01T15:00:00-06:00' }),
 })
 
@@ -118,7 +123,7 @@ export const OfferLeadSchema = z
   .openapi('OfferLead')
 
 export const BookLeadSchema = SlotChoice.extend({
-  childId: Id.optional().openapi({ description: "The child's record (default: the lead's childId)" }),
+  childId: resourceId('child').optional().openapi({ description: "The child's record (default: the lead's childId)" }),
   type: z.enum(['EVALUATION', 'THERAPY_SESSION', 'SCREENING', 'CONSULTATION']).default('EVALUATION'),
 }).openapi('BookLead')
 

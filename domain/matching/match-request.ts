@@ -6,7 +6,8 @@ import { z } from '@hono/zod-openapi'
 import { MAX_DURATION_MINUTES } from '../appointments/appointment-rules.ts'
 import { WEEKDAYS, minutesOfDay } from '../availability/weekly-hours.ts'
 import { DisciplineSchema } from '../catalogue/disciplines.ts'
-import { OFFSET_DATE_TIME } from '../time.ts'
+import { isStorableInstant, OFFSET_DATE_TIME } from '../time.ts'
+import { resourceId } from '../id-schema.ts'
 
 export const MAX_MATCH_WINDOW_DAYS = 31
 export const MAX_MATCH_RESULTS = 50
@@ -42,10 +43,7 @@ export const PreferredWindowSchema = z
 
 export const MatchRequestSchema = z
   .strictObject({
-    childId: z
-      .string()
-      .min(1)
-      .max(64)
+    childId: resourceId('child')
       .optional()
       .openapi({
         description:
@@ -79,7 +77,7 @@ export const MatchRequestSchema = z
     setting: z
       .strictObject({
         mode: z.enum(['IN_PERSON', 'TELEHEALTH', 'ANY']).default('ANY'),
-        locationId: z.string().min(1).max(64).optional(),
+        locationId: resourceId('location').optional(),
       })
       .optional()
       .openapi({
@@ -107,9 +105,14 @@ export const MatchRequestSchema = z
       .optional(),
     search: z
       .strictObject({
-        from: z.string().regex(OFFSET_DATE_TIME, 'An ISO 8601 date-time with an offset').optional().openapi({
-          description: 'Start of the search window (default: now)',
-        }),
+        from: z
+          .string()
+          .regex(OFFSET_DATE_TIME, 'An ISO 8601 date-time with an offset')
+          .refine(isStorableInstant, 'Not a valid date-time')
+          .optional()
+          .openapi({
+            description: 'Start of the search window (default: now)',
+          }),
         days: z.number().int().min(1).max(MAX_MATCH_WINDOW_DAYS).default(14),
         durationMinutes: z.number().int().min(15).max(MAX_DURATION_MINUTES).default(60),
         slotsPerProvider: z.number().int().min(1).max(10).default(3),

@@ -4,6 +4,7 @@
  * schemas, so a create and the result of a PATCH obey the same rules.
  */
 import { z } from '@hono/zod-openapi'
+import { resourceId } from '../id-schema.ts'
 
 /** The cue hierarchy, least to most support (SLP cueing levels; OT adds hand-over-hand assistance). */
 export const CUEING_LEVELS = ['INDEPENDENT', 'MINIMAL', 'MODERATE', 'MAXIMAL', 'HAND_OVER_HAND'] as const
@@ -85,7 +86,7 @@ export const AddendumFields = z.strictObject({
     description: 'Why the addendum was added: a late entry, a correction, a clarification, or other',
   }),
   text: Text(10_000).openapi({ example: 'Late entry: caregiver reported an ear infection diagnosed the day before.' }),
-  providerId: z.string().min(1).max(64).optional().openapi({
+  providerId: resourceId('provider').optional().openapi({
     description: 'The provider the addendum is written by (attested by the caller); recorded as its author',
   }),
 })

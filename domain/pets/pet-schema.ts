@@ -5,6 +5,7 @@
  */
 import { z } from '@hono/zod-openapi'
 import { CalendarDate, Note } from '../clients/record-fields.ts'
+import { resourceId } from '../id-schema.ts'
 
 export const PET_SPECIES = ['DOG', 'CAT', 'HORSE', 'RABBIT', 'GUINEA_PIG', 'BIRD', 'REPTILE', 'FISH', 'OTHER'] as const
 
@@ -24,11 +25,7 @@ export const TherapyAnimalCertification = z
 /** The writable fields of a pet. */
 export const PetFields = z
   .strictObject({
-    ownerClientId: z
-      .string()
-      .min(1)
-      .max(64)
-      .openapi({ description: 'The client the pet belongs to', example: 'cln_019a...' }),
+    ownerClientId: resourceId('client').openapi({ description: 'The client the pet belongs to' }),
     name: z.string().trim().min(1).max(100).openapi({ example: 'Biscuit' }),
     species: z.enum(PET_SPECIES),
     breed: z.string().trim().min(1).max(100).optional().openapi({ example: 'Golden retriever' }),

@@ -5,12 +5,13 @@
  * reminders look it up without reading every credential.
  */
 import { z } from '@hono/zod-openapi'
+import { CALENDAR_DATE } from '../time.ts'
 
 export const CREDENTIAL_TYPES = ['LICENSE', 'CERTIFICATION', 'REGISTRATION', 'NPI', 'OTHER'] as const
 
 const CalendarDate = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'Must be a calendar date, YYYY-MM-DD')
+  .regex(CALENDAR_DATE, 'Must be a calendar date, YYYY-MM-DD')
   // An impossible date such as 2024-13-45 is an Invalid Date, whose toISOString() throws: test it first (a 400, not a 500).
   .refine((v) => {
     const date = new Date(`${v}T00:00:00Z`)

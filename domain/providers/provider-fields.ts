@@ -13,6 +13,8 @@ import { isValidTimeZone } from '../time.ts'
 import { AgeGroupSchema } from './age-groups.ts'
 import { CredentialsSchema, licenceExpiryOf, type Credential } from './credentials.ts'
 import { canonicalLanguage } from './languages.ts'
+import { resourceId } from '../id-schema.ts'
+import { orNull } from '../nullable.ts'
 
 const unique = <T>(values: readonly T[]) => new Set(values).size === values.length
 
@@ -21,18 +23,15 @@ export const ProviderFieldsSchema = z.object({
   name: z.string().trim().min(1).max(200),
   email: z.string().trim().email().max(320).optional(),
   timeZone: z.string().min(1).max(64),
-  locationId: z
-    .string()
-    .min(1)
-    .max(64)
+  locationId: resourceId('location')
     .optional()
     .openapi({ description: `The primary location. ${LOCATION_ID_RULE}` }),
-  locationIds: z.array(z.string().min(1).max(64)).max(50).refine(unique, 'Locations must not repeat').optional(),
+  locationIds: z.array(resourceId('location')).max(50).refine(unique, 'Locations must not repeat').optional(),
   disciplines: z.array(DisciplineSchema).max(20).refine(unique, 'Disciplines must not repeat').optional(),
   languages: z.array(z.string().min(2).max(35)).max(20).optional(),
   ageGroups: z.array(AgeGroupSchema).refine(unique, 'Age groups must not repeat').optional(),
   telehealth: z.boolean().optional(),
-  weeklyHours: WeeklyHoursSchema.nullable().optional(),
+  weeklyHours: orNull(WeeklyHoursSchema).optional(),
   credentials: CredentialsSchema.optional(),
 })
 

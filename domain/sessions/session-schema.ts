@@ -3,7 +3,7 @@
  * billing lines and place of service. Formats are checked here; how fields fit together is session-rules.ts.
  */
 import { z } from '@hono/zod-openapi'
-import { OFFSET_DATE_TIME } from '../time.ts'
+import { isStorableInstant, OFFSET_DATE_TIME } from '../time.ts'
 import { SESSION_ATTENDANCE, SESSION_STATUSES } from './session-rules.ts'
 
 /**
@@ -21,7 +21,7 @@ export const MAX_UNITS_PER_LINE = 96
 const InstantWithOffset = z
   .string()
   .regex(OFFSET_DATE_TIME, 'Must be an ISO 8601 date-time with a UTC offset, e.g. 2026-12-01T09:00:00-06:00')
-  .refine((v) => !Number.isNaN(Date.parse(v)), {
+  .refine(isStorableInstant, {
     message: 'Not a valid date-time.',
     params: { code: 'invalid_date_time' },
   })

@@ -13,6 +13,7 @@ import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } f
 import { patchResource } from '../merge-patch.ts'
 import { isCurrency } from '../pricing/currencies.ts'
 import { MAX_AMOUNT } from '../pricing/money.ts'
+import { CurrencyCode } from '../pricing/currency-schema.ts'
 
 /** The writable fields of a rule (the provider it is for is fixed at creation). */
 export const FeeRuleFieldsSchema = z.object({
@@ -29,11 +30,7 @@ export const FeeRuleFieldsSchema = z.object({
     .max(MAX_AMOUNT)
     .optional()
     .openapi({ description: 'Flat fee per session, minor units', example: 200 }),
-  fixedCurrency: z
-    .string()
-    .regex(/^[A-Z]{3}$/)
-    .optional()
-    .openapi({ description: 'ISO 4217 currency of fixedAmount', example: 'USD' }),
+  fixedCurrency: CurrencyCode.optional().openapi({ description: 'ISO 4217 currency of fixedAmount' }),
 })
 
 export type FeeRuleFields = z.output<typeof FeeRuleFieldsSchema>

@@ -6,11 +6,12 @@
  *
  * Schemathesis is found at $SCHEMATHESIS, else in the cached virtualenv that `scripts/fuzz/obtain-schemathesis.sh`
  * creates. FUZZ_MAX_EXAMPLES (default 15) bounds the cases per operation, FUZZ_PHASES picks Schemathesis's phases
- * (default examples,coverage,fuzzing), FUZZ_SEED makes a run reproducible, FUZZ_MAX_TIME (seconds) bounds the whole run;
- * arguments after `--` are passed to Schemathesis.
+ * (default examples,coverage,fuzzing,stateful), FUZZ_SEED makes a run reproducible, FUZZ_MAX_TIME (seconds) bounds the
+ * whole run, FUZZ_WORKER_LOG names a file for the worker's log; arguments after `--` are passed to Schemathesis.
  */
 import { spawn } from 'node:child_process'
 import { execFileSync } from 'node:child_process'
+import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startApi } from '../../api/start-api.ts'
@@ -21,6 +22,7 @@ import { createLogger } from '../../infra/logger.ts'
 import { provisionTestDatabase } from '../../test/support/test-database.ts'
 import { startWorkerProcess, type WorkerProcess } from '../../test/support/worker-process.ts'
 import { ensureTemporal } from '../temporal/dev-server.ts'
+import { seedRecords } from './seed-records.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const schemathesis =
@@ -70,15 +72,10 @@ try {
   })
     .then((r) => r.json() as Promise<{ access_token: string }>)
     .then((t) => t.access_token)
-  // A few real records, so that not every generated id is unknown.
-  const post = (route: string, body: unknown) =>
-    fetch(`${api.url}${route}`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-    })
-  await post('/v1/children', { firstName: 'Fuzz', lastName: 'Child', dateOfBirth: '2022-02-02' })
-  await post('/v1/providers', { name: 'Fuzz Provider', timeZone: 'America/Chicago' })
+  // A few real records. The stateful phase reaches them through the description's links from each list to the
+  // operations on its first item (api/openapi/links.ts): that is how it gets to what it cannot create from generated
+  // data alone, an appointment needing a real child, provider and free slot.
+  await seedRecords(api.url, token)
 
   const args = [
     'run',
@@ -90,7 +87,7 @@ try {
     '--max-examples',
     process.env.FUZZ_MAX_EXAMPLES ?? '15',
     '--phases',
-    process.env.FUZZ_PHASES ?? 'examples,coverage,fuzzing',
+    process.env.FUZZ_PHASES ?? 'examples,coverage,fuzzing,stateful',
     '--workers',
     '2',
     '--request-timeout',
@@ -113,11 +110,16 @@ try {
     ...process.argv.slice(2),
   ]
   exitCode = await new Promise<number>((resolve) => {
-    const child = spawn(schemathesis, args, { stdio: 'inherit' })
+    // A fresh Idempotency-Key for every valid request, as a client sends (scripts/fuzz/hooks.py); a SCHEMATHESIS_HOOKS
+    // of the caller's replaces it (empty: no hooks).
+    const hooks = path.join(ROOT, 'scripts/fuzz/hooks.py')
+    const child = spawn(schemathesis, args, { stdio: 'inherit', env: { SCHEMATHESIS_HOOKS: hooks, ...process.env } })
     child.on('exit', (code) => resolve(code ?? 1))
   })
 } finally {
   await worker?.kill('SIGTERM')
+  // The worker's log, to explain a finding such as a workflow call that timed out (FUZZ_WORKER_LOG=<file>).
+  if (process.env.FUZZ_WORKER_LOG && worker) await writeFile(process.env.FUZZ_WORKER_LOG, worker.output())
   await api.stop()
   await Promise.allSettled([temporal.stop(), database.stop()])
 }

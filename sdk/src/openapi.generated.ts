@@ -842,7 +842,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -1306,7 +1306,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -1608,7 +1608,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -1909,7 +1909,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -2210,7 +2210,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -2511,7 +2511,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -2999,7 +2999,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -3483,7 +3483,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -3768,7 +3768,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -4251,7 +4251,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -4537,7 +4537,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -4837,7 +4837,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -5138,7 +5138,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -5443,7 +5443,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -5744,7 +5744,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -6049,7 +6049,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -6350,7 +6350,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -7022,7 +7022,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -7483,7 +7483,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -7769,7 +7769,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -8458,7 +8458,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -8919,7 +8919,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -9204,7 +9204,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -9908,7 +9908,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -10195,7 +10195,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -10675,7 +10675,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -11161,7 +11161,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -11636,7 +11636,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -12097,7 +12097,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -12382,7 +12382,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -12851,7 +12851,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -13312,7 +13312,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -13600,7 +13600,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -14069,7 +14069,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -14530,7 +14530,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -14815,7 +14815,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -15289,7 +15289,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -15771,7 +15771,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -16257,7 +16257,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -16560,7 +16560,7 @@ export interface paths {
                 path: {
                     /** @description The session id */
                     id: string;
-                    /** @description The note id */
+                    /** @description The session note id */
                     noteId: string;
                 };
                 cookie?: never;
@@ -16744,13 +16744,13 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
                     /** @description The session id */
                     id: string;
-                    /** @description The note id */
+                    /** @description The session note id */
                     noteId: string;
                 };
                 cookie?: never;
@@ -17048,13 +17048,13 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
                     /** @description The session id */
                     id: string;
-                    /** @description The note id */
+                    /** @description The session note id */
                     noteId: string;
                 };
                 cookie?: never;
@@ -17352,13 +17352,13 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
                     /** @description The session id */
                     id: string;
-                    /** @description The note id */
+                    /** @description The session note id */
                     noteId: string;
                 };
                 cookie?: never;
@@ -17831,7 +17831,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -18292,7 +18292,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -18577,7 +18577,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -18879,7 +18879,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -19590,7 +19590,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -20073,7 +20073,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -20592,7 +20592,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -20916,7 +20916,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -21240,7 +21240,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -21560,7 +21560,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -22027,7 +22027,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -22503,7 +22503,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -22808,7 +22808,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -23272,7 +23272,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -23551,7 +23551,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -23988,7 +23988,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -24448,11 +24448,11 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
-                    /** @description The user id */
+                    /** @description The platform user id */
                     id: string;
                 };
                 cookie?: never;
@@ -25747,7 +25747,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -26208,7 +26208,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -26507,7 +26507,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -26981,7 +26981,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -27442,7 +27442,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -27741,7 +27741,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -28039,7 +28039,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -28511,7 +28511,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -28984,7 +28984,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -30045,7 +30045,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -30503,7 +30503,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -30789,7 +30789,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -31090,7 +31090,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -31391,7 +31391,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -31894,6 +31894,7 @@ export interface paths {
                 path: {
                     /** @description The webhook endpoint id */
                     id: string;
+                    /** @description The webhook delivery id */
                     deliveryId: string;
                 };
                 cookie?: never;
@@ -32092,7 +32093,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -32397,7 +32398,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -32870,7 +32871,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -33331,7 +33332,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -33614,7 +33615,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -34082,7 +34083,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -34542,7 +34543,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -34831,7 +34832,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -35129,7 +35130,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -35410,7 +35411,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -35871,7 +35872,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -36339,7 +36340,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -37001,7 +37002,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -37283,7 +37284,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -37571,7 +37572,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -38039,7 +38040,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -38316,7 +38317,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description The adjustment id */
+                    /** @description The payout adjustment id */
                     id: string;
                 };
                 cookie?: never;
@@ -39429,7 +39430,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -39893,7 +39894,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -40195,7 +40196,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -40500,7 +40501,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -40802,7 +40803,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -41514,7 +41515,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -42382,7 +42383,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -42840,7 +42841,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -43123,7 +43124,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -44160,7 +44161,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. */
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
                     "Idempotency-Key"?: string;
                 };
                 path: {
@@ -45779,7 +45780,7 @@ export interface components {
             }[];
         };
         Provider: {
-            /** @example prv_019a... */
+            /** @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             name: string;
             email: string | null;
@@ -45791,7 +45792,8 @@ export interface components {
             languages: string[];
             ageGroups: components["schemas"]["AgeGroup"][];
             telehealth: boolean;
-            weeklyHours: components["schemas"]["WeeklyHours"];
+            /** @description null: open schedule, bookable at any time */
+            weeklyHours: components["schemas"]["WeeklyHours"] | null;
             credentials: components["schemas"]["Credential"][];
             /**
              * Format: date
@@ -45834,7 +45836,7 @@ export interface components {
          */
         AgeGroup: "INFANT_TODDLER" | "PRESCHOOL" | "SCHOOL_AGE" | "ADULT";
         /**
-         * @description null: open schedule, bookable at any time
+         * @description Working hours per weekday in the provider's time zone. A missing or empty weekday is a day off. null (the default) is an open schedule: bookable at any time.
          * @example {
          *       "MONDAY": [
          *         {
@@ -45862,7 +45864,7 @@ export interface components {
             FRIDAY?: components["schemas"]["WorkingInterval"][];
             SATURDAY?: components["schemas"]["WorkingInterval"][];
             SUNDAY?: components["schemas"]["WorkingInterval"][];
-        } | null;
+        };
         WorkingInterval: {
             /** @example 09:00 */
             start: string;
@@ -45900,7 +45902,10 @@ export interface components {
              * @example America/Chicago
              */
             timeZone: string;
-            /** @description The primary location, whose policies apply to bookings; defaults to the tenant's only location */
+            /**
+             * @description The primary location, whose policies apply to bookings; defaults to the tenant's only location
+             * @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             locationId?: string;
             /** @description Every location the provider works at; the primary one is always included */
             locationIds?: string[];
@@ -45915,7 +45920,7 @@ export interface components {
             languages?: string[];
             ageGroups?: components["schemas"]["AgeGroup"][];
             telehealth?: boolean;
-            weeklyHours?: components["schemas"]["WeeklyHours"] & unknown;
+            weeklyHours?: components["schemas"]["WeeklyHours"] | null;
             credentials?: components["schemas"]["Credential"][];
             /**
              * @description APPROVED (the default) is bookable at once. INVITED or IN_REVIEW records a provider still to be onboarded and starts nothing: `POST /v1/providers/{id}/onboarding` starts the onboarding workflow.
@@ -45938,6 +45943,7 @@ export interface components {
              * @example America/Chicago
              */
             timeZone?: string;
+            /** @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             locationId?: string;
             locationIds?: string[];
             disciplines?: components["schemas"]["Discipline"][];
@@ -45957,7 +45963,7 @@ export interface components {
             credentials?: components["schemas"]["Credential"][];
         };
         TimeOff: {
-            /** @example tof_019a... */
+            /** @example tof_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             providerId: string;
             /**
@@ -46141,7 +46147,7 @@ export interface components {
             nextCursor: string | null;
         };
         CareNotification: {
-            /** @example cno_019a... */
+            /** @example cno_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             /** @enum {string} */
             workflowKind: "early-intervention" | "child-progress" | "provider-onboarding" | "lead-qualification";
@@ -46178,7 +46184,7 @@ export interface components {
             createdAt: string;
         };
         Location: {
-            /** @example loc_019a... */
+            /** @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             name: string;
             timeZone: string;
@@ -46294,7 +46300,7 @@ export interface components {
             timeZone: string;
         };
         Child: {
-            /** @example chd_019a... */
+            /** @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             firstName: string;
             lastName: string;
@@ -46305,7 +46311,7 @@ export interface components {
             clients: components["schemas"]["ChildClientLink"][];
             diagnoses: components["schemas"]["Diagnosis"][];
             goals: components["schemas"]["Goal"][];
-            earlyIntervention: components["schemas"]["EarlyIntervention"];
+            earlyIntervention: components["schemas"]["EarlyIntervention"] | null;
             /**
              * Format: date-time
              * @example 2026-11-21T18:00:00.000Z
@@ -46323,7 +46329,7 @@ export interface components {
             updatedAt: string;
         };
         ChildClientLink: {
-            /** @example cln_019a... */
+            /** @example cln_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             clientId: string;
             /** @enum {string} */
             relationship: "MOTHER" | "FATHER" | "PARENT" | "STEP_PARENT" | "FOSTER_PARENT" | "ADOPTIVE_PARENT" | "GRANDPARENT" | "LEGAL_GUARDIAN" | "SIBLING" | "OTHER_RELATIVE" | "CASE_WORKER" | "OTHER";
@@ -46360,7 +46366,7 @@ export interface components {
             diagnosedOn?: string;
         };
         Goal: {
-            /** @example gol_019a... */
+            /** @example gol_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             description: string;
             discipline?: components["schemas"]["Discipline"];
@@ -46404,7 +46410,7 @@ export interface components {
              */
             exitDate?: string;
             serviceCoordinator?: components["schemas"]["ServiceCoordinator"];
-        } | null;
+        };
         ServiceCoordinator: {
             name: string;
             organization?: string;
@@ -46423,7 +46429,10 @@ export interface components {
              * @example 2023-04-18
              */
             dateOfBirth: string;
-            /** @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too. */
+            /**
+             * @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too.
+             * @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             locationId?: string;
             /**
              * @default []
@@ -46476,46 +46485,23 @@ export interface components {
              * @example 2023-04-18
              */
             dateOfBirth?: string;
+            /** @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             locationId?: string;
             languages?: string[] | null;
             clients?: components["schemas"]["ChildClientLink"][] | null;
             diagnoses?: components["schemas"]["Diagnosis"][] | null;
             goals?: components["schemas"]["GoalInput"][] | null;
             earlyIntervention?: {
-                /**
-                 * Format: date
-                 * @description When the referral was received; starts the 45-day clock to the initial IFSP
-                 * @example 2025-03-14
-                 */
                 referralDate?: string | null;
-                /** @enum {string|null} */
-                referralSource?: "HOSPITAL" | "PHYSICIAN" | "PARENT" | "CHILD_CARE" | "EARLY_LEARNING_PROGRAM" | "LOCAL_EDUCATION_AGENCY" | "PUBLIC_HEALTH" | "SOCIAL_SERVICES" | "CHILD_WELFARE" | "HOMELESS_SHELTER" | "OTHER" | null;
-                /**
-                 * Format: date
-                 * @example 2025-03-14
-                 */
+                referralSource?: ("HOSPITAL" | "PHYSICIAN" | "PARENT" | "CHILD_CARE" | "EARLY_LEARNING_PROGRAM" | "LOCAL_EDUCATION_AGENCY" | "PUBLIC_HEALTH" | "SOCIAL_SERVICES" | "CHILD_WELFARE" | "HOMELESS_SHELTER" | "OTHER") | null;
                 consentDate?: string | null;
-                /**
-                 * Format: date
-                 * @example 2025-03-14
-                 */
                 initialIfspDate?: string | null;
-                /**
-                 * Format: date
-                 * @example 2025-03-14
-                 */
                 lastIfspReviewDate?: string | null;
-                /**
-                 * Format: date
-                 * @example 2025-03-14
-                 */
                 exitDate?: string | null;
                 serviceCoordinator?: {
                     name?: string | null;
                     organization?: string | null;
-                    /** Format: email */
                     email?: string | null;
-                    /** @example +13125550100 */
                     phone?: string | null;
                 } | null;
             } | null;
@@ -46614,11 +46600,11 @@ export interface components {
                 nextSummaryAt?: string;
                 reportsRecorded?: number;
             } | null;
-            latestReport: components["schemas"]["ProgressReport"];
+            latestReport: components["schemas"]["ProgressReport"] | null;
             openFollowUp: components["schemas"]["CareNotification"] | null;
         };
         ProgressReport: {
-            /** @example cpr_019a... */
+            /** @example cpr_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             childId: string;
             /** @enum {string} */
@@ -46652,7 +46638,7 @@ export interface components {
              * @example 2026-11-21T18:00:00.000Z
              */
             createdAt: string;
-        } | null;
+        };
         GoalProgress: {
             goalId: string;
             /** @description Sessions with an accuracy figure for the goal in the look-back */
@@ -46673,7 +46659,7 @@ export interface components {
             nextCursor: string | null;
         };
         Client: {
-            /** @example cln_019a... */
+            /** @example cln_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             locationId: string;
             firstName: string;
@@ -46681,7 +46667,7 @@ export interface components {
             email: string | null;
             phone: string | null;
             preferredLanguage: string | null;
-            address: components["schemas"]["PostalAddress"];
+            address: components["schemas"]["PostalAddress"] | null;
             roles: ("PARENT" | "GUARDIAN" | "PAYER" | "EMERGENCY_CONTACT" | "CAREGIVER" | "OTHER")[];
             /** @description Values by field key, including values of fields archived since they were written */
             custom_fields: {
@@ -46712,7 +46698,7 @@ export interface components {
             postalCode?: string;
             /** @example US */
             country?: string;
-        } | null;
+        };
         ClientCreate: {
             /** @example Amara */
             firstName: string;
@@ -46734,7 +46720,10 @@ export interface components {
             address?: components["schemas"]["PostalAddress"];
             /** @default [] */
             roles?: ("PARENT" | "GUARDIAN" | "PAYER" | "EMERGENCY_CONTACT" | "CAREGIVER" | "OTHER")[];
-            /** @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too. */
+            /**
+             * @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too.
+             * @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             locationId?: string;
             /**
              * @description Values of the location's custom fields keyed by field key (see /v1/custom-field-definitions). Unknown keys are refused; `null` removes a value.
@@ -46757,15 +46746,9 @@ export interface components {
             firstName?: string;
             /** @example Okafor */
             lastName?: string;
-            /** Format: email */
             email?: string | null;
-            /** @example +13125550100 */
             phone?: string | null;
-            /**
-             * @description BCP 47 language tag
-             * @example es-MX
-             */
-            preferredLanguage?: string;
+            preferredLanguage?: string | null;
             address?: {
                 line1?: string | null;
                 line2?: string | null;
@@ -46775,6 +46758,7 @@ export interface components {
                 country?: string | null;
             } | null;
             roles?: ("PARENT" | "GUARDIAN" | "PAYER" | "EMERGENCY_CONTACT" | "CAREGIVER" | "OTHER")[] | null;
+            /** @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             locationId?: string;
             /**
              * @description Values of the location's custom fields keyed by field key (see /v1/custom-field-definitions). Unknown keys are refused; `null` removes a value.
@@ -46788,7 +46772,7 @@ export interface components {
             };
         };
         CustomFieldDefinition: {
-            /** @example cfd_019a... */
+            /** @example cfd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             locationId: string;
             key: string;
@@ -46840,7 +46824,10 @@ export interface components {
              * @default 0
              */
             position?: number;
-            /** @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too. */
+            /**
+             * @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too.
+             * @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             locationId?: string;
         };
         CustomFieldDefinitionPage: {
@@ -46857,19 +46844,11 @@ export interface components {
             /** @enum {string} */
             type?: "TEXT" | "NUMBER" | "DATE" | "BOOLEAN" | "SELECT";
             required?: boolean;
-            /**
-             * @description The choices of a SELECT field (required for SELECT, not allowed otherwise).
-             * @example [
-             *       "Physician",
-             *       "School",
-             *       "Self"
-             *     ]
-             */
             options?: string[] | null;
             position?: number;
         };
         Pet: {
-            /** @example pet_019a... */
+            /** @example pet_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             ownerClientId: string;
             name: string;
@@ -46879,7 +46858,7 @@ export interface components {
             temperament: string | null;
             notes: string | null;
             therapyAnimal: boolean;
-            certification: components["schemas"]["TherapyAnimalCertification"];
+            certification: components["schemas"]["TherapyAnimalCertification"] | null;
             /**
              * Format: date-time
              * @example 2026-11-21T18:00:00.000Z
@@ -46910,11 +46889,11 @@ export interface components {
              * @example 2025-03-14
              */
             expiresOn?: string;
-        } | null;
+        };
         PetCreate: {
             /**
              * @description The client the pet belongs to
-             * @example cln_019a...
+             * @example cln_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
              */
             ownerClientId: string;
             /** @example Biscuit */
@@ -46945,7 +46924,7 @@ export interface components {
         PetPatch: {
             /**
              * @description The client the pet belongs to
-             * @example cln_019a...
+             * @example cln_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
              */
             ownerClientId?: string;
             /** @example Biscuit */
@@ -46957,21 +46936,13 @@ export interface components {
             notes?: string | null;
             therapyAnimal?: boolean;
             certification?: {
-                /**
-                 * @description The certifying organisation
-                 * @example Pet Partners
-                 */
                 registry?: string | null;
                 number?: string | null;
-                /**
-                 * Format: date
-                 * @example 2025-03-14
-                 */
                 expiresOn?: string | null;
             } | null;
         };
         Session: {
-            /** @example ses_019a... */
+            /** @example ses_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             appointmentId: string;
             childId: string;
@@ -47032,7 +47003,7 @@ export interface components {
         SessionOpen: {
             /**
              * @description The appointment the session is of
-             * @example apt_019a...
+             * @example apt_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
              */
             appointmentId: string;
         };
@@ -47046,8 +47017,7 @@ export interface components {
             status?: "SCHEDULED" | "IN_PROGRESS" | "COMPLETED" | "CANCELLED";
             actualStartedAt?: string | null;
             actualEndedAt?: string | null;
-            /** @enum {string|null} */
-            attendance?: "PRESENT" | "LATE" | "ABSENT_EXCUSED" | "ABSENT_UNEXCUSED" | "CANCELLED_LATE" | null;
+            attendance?: ("PRESENT" | "LATE" | "ABSENT_EXCUSED" | "ABSENT_UNEXCUSED" | "CANCELLED_LATE") | null;
             billingCodes?: components["schemas"]["BillingLine"][];
             placeOfService?: string | null;
             telehealth?: boolean;
@@ -47057,7 +47027,7 @@ export interface components {
             nextCursor: string | null;
         };
         SessionNote: {
-            /** @example snt_019a... */
+            /** @example snt_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             sessionId: string;
             /** @enum {string} */
@@ -47156,7 +47126,7 @@ export interface components {
             unit?: string;
         };
         NoteAddendum: {
-            /** @example nad_019a... */
+            /** @example nad_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             noteId: string;
             /** @enum {string} */
@@ -47212,11 +47182,14 @@ export interface components {
             reason?: "LATE_ENTRY" | "CORRECTION" | "CLARIFICATION" | "OTHER";
             /** @example Late entry: caregiver reported an ear infection diagnosed the day before. */
             text: string;
-            /** @description The provider the addendum is written by (attested by the caller); recorded as its author */
+            /**
+             * @description The provider the addendum is written by (attested by the caller); recorded as its author
+             * @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             providerId?: string;
         };
         Assessment: {
-            /** @example asm_019a... */
+            /** @example asm_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             childId: string;
             providerId: string | null;
@@ -47282,11 +47255,11 @@ export interface components {
             growthScore?: number;
         };
         AssessmentCreate: {
-            /** @example chd_019a... */
+            /** @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             childId: string;
             /**
              * @description The provider who administers it
-             * @example prv_019a...
+             * @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
              */
             providerId?: string;
             /**
@@ -47318,10 +47291,6 @@ export interface components {
              * @example PLS-5
              */
             instrument?: string;
-            /**
-             * Format: date
-             * @example 2025-03-14
-             */
             dueDate?: string | null;
             reassessmentCadenceDays?: number | null;
         };
@@ -47338,7 +47307,7 @@ export interface components {
             nextCursor: string | null;
         };
         AssessmentNotification: {
-            /** @example asn_019a... */
+            /** @example asn_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             assessmentId: string;
             /** @enum {string} */
@@ -47358,7 +47327,7 @@ export interface components {
             createdAt: string;
         };
         Appointment: {
-            /** @example apt_019a... */
+            /** @example apt_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             status: components["schemas"]["AppointmentStatus"];
             childId: string;
@@ -47468,25 +47437,7 @@ export interface components {
              */
             updatedAt: string;
             /** @description Only in the answers of reschedule, cancel, complete, no-show (and a PATCH that reschedules): the booking workflow's accepted result. null when the workflow has not started yet (its start waits in the outbox). */
-            workflow?: {
-                state: components["schemas"]["AppointmentStatus"] & unknown;
-                /**
-                 * Format: date-time
-                 * @description The next reminder to the family; null when none is left
-                 * @example 2026-11-21T18:00:00.000Z
-                 */
-                nextReminderAt: string | null;
-                /** @description Reminders recorded so far (care notifications) */
-                remindersSent: number;
-                /**
-                 * Format: date-time
-                 * @description When it becomes NO_SHOW without a check-in; null once final or checked in
-                 * @example 2026-11-21T18:00:00.000Z
-                 */
-                noShowAt: string | null;
-                /** @description Whether the workflow has seen a check-in (the session exists) */
-                checkedIn: boolean;
-            } | null;
+            workflow?: components["schemas"]["BookingWorkflowAnswer"] | null;
         };
         /** @enum {string} */
         AppointmentStatus: "CONFIRMED" | "CANCELLED" | "COMPLETED" | "NO_SHOW";
@@ -47497,10 +47448,29 @@ export interface components {
         AppointmentType: "THERAPY_SESSION" | "EVALUATION" | "REEVALUATION" | "ASSESSMENT" | "SCREENING" | "CONSULTATION" | "PARENT_COACHING" | "EARLY_INTERVENTION" | "IFSP_MEETING";
         /** @enum {string} */
         CancellationReason: "FAMILY_REQUEST" | "ILLNESS" | "PROVIDER_UNAVAILABLE" | "CENTRE_CLOSED" | "WEATHER" | "SCHEDULING_CONFLICT" | "OTHER";
+        BookingWorkflowAnswer: {
+            state: components["schemas"]["AppointmentStatus"] & unknown;
+            /**
+             * Format: date-time
+             * @description The next reminder to the family; null when none is left
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            nextReminderAt: string | null;
+            /** @description Reminders recorded so far (care notifications) */
+            remindersSent: number;
+            /**
+             * Format: date-time
+             * @description When it becomes NO_SHOW without a check-in; null once final or checked in
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            noShowAt: string | null;
+            /** @description Whether the workflow has seen a check-in (the session exists) */
+            checkedIn: boolean;
+        };
         AppointmentCreate: {
-            /** @example chd_019a... */
+            /** @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             childId: string;
-            /** @example prv_019a... */
+            /** @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             providerId: string;
             type?: components["schemas"]["AppointmentType"];
             service?: components["schemas"]["Discipline"] & unknown;
@@ -47536,7 +47506,7 @@ export interface components {
              * @enum {string}
              */
             execution: "NOT_STARTED" | "RUNNING" | "CLOSED" | "LEGACY";
-            lifecycle: components["schemas"]["BookingWorkflowAnswer"];
+            lifecycle: components["schemas"]["BookingWorkflowAnswer"] | null;
             /** @description The appointment follow-up (after completion): note deadline, nudges, family follow-up */
             followUp: {
                 workflowId: string;
@@ -47556,25 +47526,6 @@ export interface components {
                 nextNudgeAt: string | null;
             } | null;
         };
-        BookingWorkflowAnswer: {
-            state: components["schemas"]["AppointmentStatus"] & unknown;
-            /**
-             * Format: date-time
-             * @description The next reminder to the family; null when none is left
-             * @example 2026-11-21T18:00:00.000Z
-             */
-            nextReminderAt: string | null;
-            /** @description Reminders recorded so far (care notifications) */
-            remindersSent: number;
-            /**
-             * Format: date-time
-             * @description When it becomes NO_SHOW without a check-in; null once final or checked in
-             * @example 2026-11-21T18:00:00.000Z
-             */
-            noShowAt: string | null;
-            /** @description Whether the workflow has seen a check-in (the session exists) */
-            checkedIn: boolean;
-        } | null;
         /** @description A JSON merge patch (RFC 7396) of the writable fields. Members left out stay as they are; `notes: null` removes the notes (the other fields cannot be removed). startsAt, durationMinutes and providerId make it a reschedule (CONFIRMED only); type and service can change only while CONFIRMED; a field set to its current value changes nothing. */
         AppointmentPatch: {
             /** @description null removes the notes; editable in every state */
@@ -47591,7 +47542,10 @@ export interface components {
              * @example 45
              */
             durationMinutes?: number;
-            /** @description A change is a reschedule */
+            /**
+             * @description A change is a reschedule
+             * @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             providerId?: string;
         };
         AppointmentReschedule: {
@@ -47605,7 +47559,10 @@ export interface components {
              * @example 45
              */
             durationMinutes?: number;
-            /** @description Defaults to the current provider */
+            /**
+             * @description Defaults to the current provider
+             * @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             providerId?: string;
         };
         AppointmentCancel: {
@@ -47614,7 +47571,7 @@ export interface components {
             note?: string;
         };
         AppointmentSeries: {
-            /** @example ser_019a... */
+            /** @example ser_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             childId: string;
             providerId: string;
@@ -47666,9 +47623,9 @@ export interface components {
             updatedAt: string;
         };
         AppointmentSeriesCreate: {
-            /** @example chd_019a... */
+            /** @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             childId: string;
-            /** @example prv_019a... */
+            /** @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             providerId: string;
             type?: components["schemas"]["AppointmentType"];
             service?: components["schemas"]["Discipline"] & unknown;
@@ -47700,7 +47657,7 @@ export interface components {
                  * @example 2026-12-22
                  */
                 until?: string;
-            };
+            } & (unknown | unknown);
             /** @description Local dates to skip; each must be a date the rule generates */
             exceptions?: string[];
             /**
@@ -47751,7 +47708,7 @@ export interface components {
             methods: ("GET" | "POST" | "PUT" | "PATCH" | "DELETE")[];
         };
         ApiKey: {
-            /** @example ak_019a... */
+            /** @example ak_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             name: string;
             /** @description The first characters of the secret, to recognise the key */
@@ -47786,6 +47743,7 @@ export interface components {
             nextCursor: string | null;
         };
         SsoConnection: {
+            /** @example sso_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             issuer: string;
             audience: string;
@@ -47837,6 +47795,7 @@ export interface components {
             nextCursor: string | null;
         };
         PlatformUser: {
+            /** @example usr_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             email: string;
             name: string | null;
@@ -47859,7 +47818,7 @@ export interface components {
             nextCursor: string | null;
         };
         Payment: {
-            /** @example pay_019a... */
+            /** @example pay_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             orderId: string;
             locationId: string;
@@ -47880,7 +47839,7 @@ export interface components {
             processor: string;
             processorReference: string | null;
             reference: string | null;
-            failureCode: components["schemas"]["PaymentFailureCode"];
+            failureCode: components["schemas"]["PaymentFailureCode"] | null;
             failureMessage: string | null;
             /**
              * @description Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).
@@ -47911,10 +47870,10 @@ export interface components {
         PaymentStatus: "PENDING" | "SUCCEEDED" | "FAILED";
         /** @enum {string} */
         PaymentMethod: "CASH" | "CARD_TERMINAL" | "BANK_TRANSFER" | "INSURER_REMITTANCE" | "CHEQUE";
-        /** @enum {string|null} */
-        PaymentFailureCode: "CARD_DECLINED" | "INSUFFICIENT_FUNDS" | "EXPIRED_CARD" | "TERMINAL_ERROR" | "PAYMENT_REJECTED" | "OTHER" | null;
+        /** @enum {string} */
+        PaymentFailureCode: "CARD_DECLINED" | "INSUFFICIENT_FUNDS" | "EXPIRED_CARD" | "TERMINAL_ERROR" | "PAYMENT_REJECTED" | "OTHER";
         Refund: {
-            /** @example rfd_019a... */
+            /** @example rfd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             paymentId: string;
             orderId: string;
@@ -47943,7 +47902,7 @@ export interface components {
             valid: boolean;
             /** @description Records examined, the broken one included */
             checked: number;
-            firstBrokenLink: components["schemas"]["AuditChainBrokenLink"];
+            firstBrokenLink: components["schemas"]["AuditChainBrokenLink"] | null;
             /** @description The last record of a valid chain; keep it elsewhere to detect a rewritten tail */
             head: {
                 seq: number;
@@ -47967,13 +47926,13 @@ export interface components {
             expected: string;
             /** @description Empty for event_missing */
             found: string;
-        } | null;
+        };
         AuditEventPage: {
             data: components["schemas"]["AuditEvent"][];
             nextCursor: string | null;
         };
         AuditEvent: {
-            /** @example aud_019a... */
+            /** @example aud_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             tenantId: string;
             /** @description Position on the tenant's chain: 1, 2, 3… without gaps, in the order records were sealed. Null until the record is sealed, normally within a second of its request committing */
@@ -48023,7 +47982,7 @@ export interface components {
             hash: string | null;
         };
         Price: {
-            /** @example prc_019a... */
+            /** @example prc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             service: components["schemas"]["Discipline"];
             /**
@@ -48074,7 +48033,10 @@ export interface components {
              * @enum {string}
              */
             appointmentType?: "THERAPY_SESSION" | "EVALUATION" | "REEVALUATION" | "CONSULTATION" | "PARENT_COACHING" | "EARLY_INTERVENTION" | "ASSESSMENT" | "SCREENING" | "IFSP_MEETING";
-            /** @description Only at this location (in its currency); omit for tenant-wide. */
+            /**
+             * @description Only at this location (in its currency); omit for tenant-wide.
+             * @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             locationId?: string;
             /** @example Speech therapy, 45 minutes */
             description?: string;
@@ -48083,15 +48045,17 @@ export interface components {
              * @example 12000
              */
             amount: number;
-            /**
-             * @description ISO 4217 currency code; unknown codes are `unknown_currency`.
-             * @example USD
-             */
-            currency: string;
+            currency: components["schemas"]["CurrencyCode"];
             unit: components["schemas"]["PriceUnit"];
             /** @description Default true. One active price per service, location and type. */
             active?: boolean;
         };
+        /**
+         * @description A circulating ISO 4217 currency code, upper case; any other is `unknown_currency`.
+         * @example USD
+         * @enum {string}
+         */
+        CurrencyCode: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
         PricePage: {
             data: components["schemas"]["Price"][];
             nextCursor: string | null;
@@ -48108,7 +48072,7 @@ export interface components {
             active?: boolean;
         };
         Order: {
-            /** @example ord_019a... */
+            /** @example ord_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             status: components["schemas"]["OrderStatus"];
             locationId: string;
@@ -48219,16 +48183,19 @@ export interface components {
         /** @enum {string} */
         OrderLineKind: "SESSION" | "SESSION_PACKAGE" | "ASSESSMENT" | "PRODUCT";
         OrderCreate: {
-            /** @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too. */
-            locationId?: string;
-            /** @description The payer. */
-            clientId?: string;
-            childId?: string;
             /**
-             * @description Defaults to the location's currency.
-             * @example USD
+             * @description Optional while the tenant has one location, which is then the default. Once the tenant has two or more, it is required: without it the create answers 400 `validation_error` with an `errors[]` entry for `locationId` (code `required`) that lists the locations (id and name); `GET /v1/locations` lists them too.
+             * @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
              */
-            currency?: string;
+            locationId?: string;
+            /**
+             * @description The payer.
+             * @example cln_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
+            clientId?: string;
+            /** @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            childId?: string;
+            currency?: components["schemas"]["CurrencyCode"] & unknown;
             /**
              * @description DRAFT (default) stays editable; OPEN finalizes at once.
              * @enum {string}
@@ -48263,8 +48230,11 @@ export interface components {
              * @example USD
              */
             currency?: string;
+            /** @example prc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             priceId?: string;
+            /** @example apt_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             appointmentId?: string;
+            /** @example ses_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             sessionId?: string;
         };
         OrderPage: {
@@ -48273,28 +48243,23 @@ export interface components {
         };
         /** @description A JSON merge patch (RFC 7396) of a DRAFT order; null removes clientId or childId */
         OrderPatch: {
+            /** @example cln_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             clientId?: string | null;
+            /** @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             childId?: string | null;
-            /**
-             * @description ISO 4217 currency code; unknown codes are `unknown_currency`.
-             * @example USD
-             */
-            currency?: string;
+            currency?: components["schemas"]["CurrencyCode"];
             /** @description Replaces every line. */
             lines?: components["schemas"]["OrderLineInput"][];
         };
         PaymentCreate: {
+            /** @example ord_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             orderId: string;
             /**
              * @description Integer minor units; at most the order's balance.
              * @example 6000
              */
             amount: number;
-            /**
-             * @description Must be the order's currency.
-             * @example USD
-             */
-            currency: string;
+            currency: components["schemas"]["CurrencyCode"] & unknown;
             method: components["schemas"]["PaymentMethod"];
             /** @description Receipt, terminal slip, cheque or remittance-advice number. */
             reference?: string;
@@ -48331,7 +48296,7 @@ export interface components {
         };
         /** @description The event envelope (spec Part 2), exactly as webhooks deliver it */
         Event: {
-            /** @example evt_019a... */
+            /** @example evt_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             /** @enum {string} */
             type: "booking.created" | "booking.cancelled" | "appointment.rescheduled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "assessment.completed" | "provider.approved" | "child.registered" | "session.note_added" | "appointment.no_show" | "appointment.reminder_due" | "webhook.test" | "webhook_endpoint.disabled";
@@ -48350,7 +48315,7 @@ export interface components {
             nextCursor: string | null;
         };
         WebhookDelivery: {
-            /** @example whd_019a... */
+            /** @example whd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             eventId: string;
             eventType: string;
@@ -48403,7 +48368,7 @@ export interface components {
             secret: string;
         };
         WebhookEndpoint: {
-            /** @example we_019a... */
+            /** @example we_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             url: string;
             description: string | null;
@@ -48528,7 +48493,7 @@ export interface components {
             to: string;
         };
         Assistant: {
-            /** @example ast_019a... */
+            /** @example ast_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             name: string;
             /** @example location:loc_019a... */
@@ -48589,7 +48554,7 @@ export interface components {
             data: components["schemas"]["KnowledgeDocument"][];
         };
         KnowledgeDocument: {
-            /** @example kdoc_019a... */
+            /** @example kdoc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             assistantId: string;
             /** @example attendance-policy.pdf */
@@ -48629,13 +48594,13 @@ export interface components {
             updatedAt: string;
         };
         KnowledgeUpload: {
-            /** @example ast_019a... */
+            /** @example ast_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             assistantId: string;
             /** @description PDF, Markdown or plain-text files */
             files: string[];
         };
         KnowledgeJsonUpload: {
-            /** @example ast_019a... */
+            /** @example ast_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             assistantId: string;
             /**
              * @description The file name
@@ -48651,7 +48616,7 @@ export interface components {
             text?: string;
             /** @description The document’s bytes in base64 (RFC 4648), e.g. a PDF. Exactly one of text and content. */
             content?: string;
-        };
+        } & (unknown | unknown);
         KnowledgeDocumentPage: {
             data: components["schemas"]["KnowledgeDocument"][];
             nextCursor: string | null;
@@ -48675,7 +48640,7 @@ export interface components {
             text?: string;
             /** @description The document’s bytes in base64 (RFC 4648), e.g. a PDF. Exactly one of text and content. */
             content?: string;
-        };
+        } & (unknown | unknown);
         KnowledgeAnswer: {
             assistantId: string;
             /** @description False when the knowledge does not contain the answer; nothing is cited then. */
@@ -48706,7 +48671,7 @@ export interface components {
             score: number;
         };
         KnowledgeQuery: {
-            /** @example ast_019a... */
+            /** @example ast_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             assistantId: string;
             /** @example How much notice do we need to give to cancel a session? */
             question: string;
@@ -48809,7 +48774,10 @@ export interface components {
             inPreferredTimes: boolean;
         };
         TherapistMatchRequest: {
-            /** @description A child record: its age, languages, diagnoses and location fill whatever the request leaves out, and providers who have seen the child score for continuity. */
+            /**
+             * @description A child record: its age, languages, diagnoses and location fill whatever the request leaves out, and providers who have seen the child score for continuity.
+             * @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             childId?: string;
             discipline: components["schemas"]["Discipline"];
             /** @description The child's age in whole months */
@@ -48842,6 +48810,7 @@ export interface components {
                  * @enum {string}
                  */
                 mode?: "IN_PERSON" | "TELEHEALTH" | "ANY";
+                /** @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
                 locationId?: string;
             };
             /**
@@ -48897,7 +48866,7 @@ export interface components {
             acceptingNewClients?: boolean | null;
         };
         Settlement: {
-            /** @example stl_019a... */
+            /** @example stl_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             /** @enum {string} */
             status: "PENDING" | "RUNNING" | "COMPLETED" | "FAILED";
@@ -48983,8 +48952,7 @@ export interface components {
             journalEntryId: string | null;
         };
         SettlementCreate: {
-            /** @example USD */
-            currency: string;
+            currency: components["schemas"]["CurrencyCode"];
             /**
              * Format: date-time
              * @example 2026-11-01T00:00:00-06:00
@@ -49004,7 +48972,7 @@ export interface components {
             nextCursor: string | null;
         };
         FeeRule: {
-            /** @example fee_019a... */
+            /** @example fee_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             /** @description null: the tenant's default */
             providerId: string | null;
@@ -49033,12 +49001,11 @@ export interface components {
              * @example 200
              */
             fixedAmount?: number;
+            fixedCurrency?: components["schemas"]["CurrencyCode"] & unknown;
             /**
-             * @description ISO 4217 currency of fixedAmount
-             * @example USD
+             * @description Absent: the tenant's default rule
+             * @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
              */
-            fixedCurrency?: string;
-            /** @description Absent: the tenant's default rule */
             providerId?: string;
         };
         FeeRulePage: {
@@ -49052,10 +49019,10 @@ export interface components {
              */
             percentBps?: number;
             fixedAmount?: number | null;
-            fixedCurrency?: string | null;
+            fixedCurrency?: components["schemas"]["CurrencyCode"] | null;
         };
         PayoutAdjustment: {
-            /** @example adj_019a... */
+            /** @example adj_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             providerId: string;
             /** @description Minor units; negative: the provider owes it back */
@@ -49073,11 +49040,11 @@ export interface components {
             createdAt: string;
         };
         PayoutAdjustmentCreate: {
+            /** @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             providerId: string;
             /** @example 2500 */
             amount: number;
-            /** @example USD */
-            currency: string;
+            currency: components["schemas"]["CurrencyCode"];
             /** @enum {string} */
             reason: "BONUS" | "CORRECTION" | "CHARGEBACK" | "EXPENSE_REIMBURSEMENT" | "OTHER";
             description?: string;
@@ -49109,7 +49076,7 @@ export interface components {
             nextCursor: string | null;
         };
         LedgerEntry: {
-            /** @example jre_019a... */
+            /** @example jre_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             currency: string;
             description: string;
@@ -49217,6 +49184,7 @@ export interface components {
             }[];
         };
         Lead: {
+            /** @example lea_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             status: components["schemas"]["LeadStatus"];
             clientId: string | null;
@@ -49332,12 +49300,21 @@ export interface components {
             timeZone: string;
         };
         CreateLead: {
-            /** @description The family as an existing client of the centre */
+            /**
+             * @description The family as an existing client of the centre
+             * @example cln_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             clientId?: string;
-            /** @description The child's record, once registered; needed to book */
+            /**
+             * @description The child's record, once registered; needed to book
+             * @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             childId?: string;
             contact?: components["schemas"]["LeadContact"];
-            /** @description The location the family asks about */
+            /**
+             * @description The location the family asks about
+             * @example loc_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             locationId?: string;
             /**
              * @description Where the family lives: a postal code or its leading part, matched against the locations' postal codes
@@ -49392,7 +49369,9 @@ export interface components {
         };
         /** @description JSON merge patch (RFC 7396) of the writable fields; null removes a field. */
         PatchLead: {
+            /** @example cln_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             clientId?: string | null;
+            /** @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             childId?: string | null;
             contact?: {
                 name?: string | null;
@@ -49414,7 +49393,10 @@ export interface components {
             providerId: string;
             /** @example 2026-12-01T15:00:00-06:00 */
             startsAt: string;
-            /** @description The child's record (default: the lead's childId) */
+            /**
+             * @description The child's record (default: the lead's childId)
+             * @example chd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             childId?: string;
             /**
              * @default EVALUATION
@@ -49645,7 +49627,7 @@ export interface components {
             dueAt: string | null;
         };
         AgentWorkflow: {
-            /** @example agw_019a... */
+            /** @example agw_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             name: string;
             description: string | null;
@@ -49690,7 +49672,10 @@ export interface components {
             timeZone?: string;
         };
         AgentSpec: {
-            /** @description The assistant the agent acts through (its scope and tools). */
+            /**
+             * @description The assistant the agent acts through (its scope and tools).
+             * @example ast_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             assistantId: string;
             /** @description What the agent should do on each run. */
             instructions: string;
@@ -49752,8 +49737,11 @@ export interface components {
             workflow: "assessment-reminder" | "child-progress" | "early-intervention";
         };
         AgentWorkflowCreate: {
-            /** @description Start from a template (GET /v1/agent-workflow-templates): the other fields are merged over it (JSON merge patch). */
-            templateId?: string;
+            /**
+             * @description Start from a template (GET /v1/agent-workflow-templates): the other fields are merged over it (JSON merge patch).
+             * @enum {string}
+             */
+            templateId?: "appointment-follow-up" | "assessment-reminder" | "early-intervention-check-in" | "child-progress-follow-up" | "marketplace-lead-qualification" | "provider-onboarding";
             name?: string;
             description?: string;
             enabled?: boolean;
@@ -49762,7 +49750,10 @@ export interface components {
             actions?: components["schemas"]["AgentAction"][];
         };
         AgentSpecOverride: {
-            /** @description The assistant the agent acts through (its scope and tools). */
+            /**
+             * @description The assistant the agent acts through (its scope and tools).
+             * @example ast_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
             assistantId?: string;
             /** @description What the agent should do on each run. */
             instructions?: string;
@@ -49787,7 +49778,7 @@ export interface components {
             nextCursor: string | null;
         };
         AgentRun: {
-            /** @example agr_019a... */
+            /** @example agr_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             agentWorkflowId: string;
             /** @description The Temporal workflow id (search `WorkflowKind = "agent-run"`). */
@@ -49819,7 +49810,7 @@ export interface components {
             createdAt: string;
         };
         AgentRunDetail: {
-            /** @example agr_019a... */
+            /** @example agr_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             agentWorkflowId: string;
             /** @description The Temporal workflow id (search `WorkflowKind = "agent-run"`). */
@@ -49891,7 +49882,7 @@ export interface components {
             nextCursor: string | null;
         };
         StaffTask: {
-            /** @example tsk_019a... */
+            /** @example tsk_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             title: string;
             description: string | null;
@@ -49930,7 +49921,7 @@ export interface components {
             nextCursor: string | null;
         };
         FamilyMessage: {
-            /** @example fmsg_019a... */
+            /** @example fmsg_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             childId: string | null;
             /** @description The clients linked to the child when the message was written. */

@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { bookingWorkflowId } from '../../workflows/shared.ts'
 import { futureSlot } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
+import { newId } from '../../domain/ids.ts'
 
 let platform: Platform
 let token: string
@@ -404,7 +405,7 @@ describe('rescheduling', () => {
     expect(past.body.errors).toEqual([expect.objectContaining({ path: 'startsAt', code: 'in_past' })])
     const nobody = await post(`/v1/appointments/${a.id}/reschedule`, {
       startsAt: a.startsAt,
-      providerId: 'prv_missing',
+      providerId: newId('provider'),
     })
     expect(nobody.status).toBe(400)
     expect(nobody.body.errors).toEqual([expect.objectContaining({ path: 'providerId', code: 'not_found' })])

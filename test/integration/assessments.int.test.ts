@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createChildAndProvider } from '../support/fixtures.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
+import { newId } from '../../domain/ids.ts'
 
 let platform: Platform
 let token: string
@@ -73,7 +74,7 @@ describe('creating and reading', () => {
   it('refuses an unknown child or provider and malformed fields', async () => {
     const refused = await platform.http.post('/v1/assessments', {
       token,
-      body: { childId: 'chd_nobody', providerId: 'prv_nobody', instrument: 'CELF-5' },
+      body: { childId: newId('child'), providerId: newId('provider'), instrument: 'CELF-5' },
     })
     expect(refused.status).toBe(400)
     expect(refused.body.errors.map((e: { path: string; code: string }) => `${e.path}:${e.code}`).sort()).toEqual([

@@ -193,8 +193,10 @@ describe('POST /v1/appointments', () => {
     expect(response.body).toMatchObject({ code: 'validation_error', status: 400, instance: '/v1/appointments' })
     expect(response.body.requestId).toBe(response.headers.get('x-request-id'))
     const paths = response.body.errors.map((e: { path: string }) => e.path).sort()
-    expect(paths).toEqual(['providerId', 'startsAt', 'type'])
+    expect(paths).toEqual(['childId', 'providerId', 'startsAt', 'type'])
     expect(response.body.errors.find((e: { path: string }) => e.path === 'providerId').code).toBe('required')
+    // `chd_x` is not the shape of any child id (the description's pattern), so it names no child.
+    expect(response.body.errors.find((e: { path: string }) => e.path === 'childId').code).toBe('not_found')
 
     const unknownRefs = await platform.http.post('/v1/appointments', {
       token,

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { futureSlot } from '../support/fixtures.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
+import { newId } from '../../domain/ids.ts'
 
 const DAY = 24 * 3600 * 1000
 let skewMs = 0
@@ -151,7 +152,7 @@ describe('GET /v1/agents/care-coordinator', () => {
   })
 
   it('404 for an unknown location and for another tenant’s child; 403 without ai.read', async () => {
-    expect((await brief('?locationId=loc_nope')).body.code).toBe('not_found')
+    expect((await brief(`?locationId=${newId('location')}`)).body.code).toBe('not_found')
     const other = await platform.newTenant(['children', 'ai.read'])
     const otherToken = await platform.token(other)
     const res = await brief(`?childId=${ids.eiChild}`, otherToken)

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createChild as createChildRecord } from '../../domain/children/child-service.ts'
+import { newId } from '../../domain/ids.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
 import { walkPages } from '../support/walk-pages.ts'
@@ -213,7 +214,7 @@ describe('POST /v1/children', () => {
     const links = await createChild(t, {
       ...maya,
       clients: [
-        { clientId: 'cln_missing', relationship: 'MOTHER' },
+        { clientId: newId('client'), relationship: 'MOTHER' },
         { clientId: foreign, relationship: 'FATHER' },
         { clientId: archived, relationship: 'GRANDPARENT' },
         { clientId: ok, relationship: 'LEGAL_GUARDIAN' },
@@ -225,6 +226,9 @@ describe('POST /v1/children', () => {
       'clients.1.clientId:not_found',
       'clients.2.clientId:archived',
     ])
+    // An id of a shape no client id has names nothing either: the schema refuses it, with the same code.
+    const malformed = await createChild(t, { ...maya, clients: [{ clientId: 'cln_missing', relationship: 'MOTHER' }] })
+    expect(errorCodes(malformed.body)).toEqual(['clients.0.clientId:not_found'])
     const twoPrimaries = await createChild(t, {
       ...maya,
       clients: [

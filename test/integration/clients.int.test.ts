@@ -116,7 +116,7 @@ describe('POST /v1/clients', () => {
   })
 
   it('refuses a location of another tenant', async () => {
-    const response = await post({ firstName: 'A', lastName: 'B', locationId: 'loc_not_mine' })
+    const response = await post({ firstName: 'A', lastName: 'B', locationId: newId('location') })
     expect(response.status).toBe(400)
     expect(response.body.errors).toEqual([expect.objectContaining({ path: 'locationId', code: 'not_found' })])
   })

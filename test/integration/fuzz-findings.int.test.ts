@@ -10,7 +10,17 @@ let token: string
 
 beforeAll(async () => {
   platform = await startPlatform({ withWorker: false })
-  token = await platform.token(await platform.newTenant(['children', 'children.read', 'settlements']))
+  token = await platform.token(
+    await platform.newTenant([
+      'children',
+      'children.read',
+      'settlements',
+      'bookings',
+      'bookings.read',
+      'orders',
+      'assessments',
+    ])
+  )
 })
 
 afterAll(async () => {
@@ -51,5 +61,52 @@ describe('text PostgreSQL cannot store', () => {
     expect(response.body).toMatchObject({ status: 400, code: 'invalid_text' })
     const listed = await platform.http.get('/v1/children?limit=100', { token })
     expect((listed.body.data as Array<{ lastName: string }>).some((c) => c.lastName === 'Byte')).toBe(false)
+  })
+})
+
+describe('instants PostgreSQL cannot store', () => {
+  // PostgreSQL has no year 0: `?to=0000-01-01T00:00Z`, a valid RFC 3339 date-time that Date.parse takes, reached a
+  // query as a JavaScript Date of year 0 and came back as a 500 (GET /v1/appointments, /v1/sessions,
+  // /v1/providers/{id}/time-off; found once the date-time pattern stopped hiding such values among impossible ones).
+  it.each([
+    '/v1/appointments?to=0000-01-01T00%3A00Z',
+    '/v1/appointments?from=0001-01-01T00%3A00%2B05%3A00',
+    '/v1/orders?createdTo=0000-06-01T00%3A00%3A00Z',
+  ])('is a 400 validation_error on %s, not a 500', async (route) => {
+    const response = await platform.http.get(route, { token })
+    expect(response.status, JSON.stringify(response.body)).toBe(400)
+    expect(response.body).toMatchObject({ code: 'validation_error' })
+  })
+
+  it('is a 400 validation_error for a date of year 0 in a body, and nothing is stored', async () => {
+    const response = await platform.http.post('/v1/children', {
+      token,
+      body: { firstName: 'Year', lastName: 'Zero', dateOfBirth: '0000-01-01' },
+    })
+    expect(response.status, JSON.stringify(response.body)).toBe(400)
+    expect(response.body).toMatchObject({ code: 'validation_error' })
+  })
+})
+
+describe('an instant long ago', () => {
+  // Intl wrote the local date of year 6 as "6-04-01" and Chicago's offset before 1883 as -05:50:36; the completed
+  // assessment's next due date was computed from that string and threw: a 500 (found by Schemathesis).
+  it('completes an assessment and schedules the next one, not a 500', async () => {
+    const child = await platform.http.post('/v1/children', {
+      token,
+      body: { firstName: 'Long', lastName: 'Ago', dateOfBirth: '2022-02-02' },
+    })
+    const assessment = await platform.http.post('/v1/assessments', {
+      token,
+      body: { childId: child.body.id, instrument: 'CELF-5', reassessmentCadenceDays: 365 },
+    })
+    expect(assessment.status, JSON.stringify(assessment.body)).toBe(201)
+    const completed = await platform.http.post(`/v1/assessments/${assessment.body.id as string}/complete`, {
+      token,
+      body: { scores: [{ subtest: 'Core', standardScore: 90 }], completedAt: '0006-03-31t24:00-13:00' },
+    })
+    expect(completed.status, JSON.stringify(completed.body)).toBe(200)
+    const next = await platform.http.get(`/v1/assessments/${completed.body.nextAssessmentId as string}`, { token })
+    expect(next.body.dueDate).toBe('0007-04-01')
   })
 })

@@ -12,6 +12,7 @@ import { recordHistory } from '../replay-histories/record-history.ts'
 import { leadsScenario, type Lead } from '../support/leads-scenario.ts'
 import { eventually } from '../support/platform.ts'
 import { startTimeSkippingPlatform, type TimeSkippingPlatform } from '../support/time-skipping.ts'
+import { newId } from '../../domain/ids.ts'
 
 const DAY_MS = 86_400_000
 const RESPOND_MS = 7 * DAY_MS
@@ -103,7 +104,7 @@ describe('qualification and matching', () => {
       'contact',
       'postalArea',
     ])
-    const unknown = await send(centre, 'POST', '/v1/leads', enquiry(centre, { locationId: 'loc_nope' }))
+    const unknown = await send(centre, 'POST', '/v1/leads', enquiry(centre, { locationId: newId('location') }))
     expect(unknown.status).toBe(400)
     expect(unknown.body.errors).toEqual([expect.objectContaining({ path: 'locationId', code: 'not_found' })])
   })
@@ -115,7 +116,7 @@ describe('offer, follow-ups and close', () => {
     await provider(centre)
     const matched = await leadIn(centre, 'MATCHED')
     const notMatched = await send(centre, 'POST', `/v1/leads/${matched.id}/offer`, {
-      slots: [{ providerId: 'prv_x', startsAt: matched.matches[0]!.nextSlots[0]!.startsAt }],
+      slots: [{ providerId: newId('provider'), startsAt: matched.matches[0]!.nextSlots[0]!.startsAt }],
     })
     expect(notMatched.status).toBe(400)
     expect(notMatched.body.errors[0]).toMatchObject({ path: 'slots.0', code: 'not_matched' })

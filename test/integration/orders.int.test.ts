@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bookAppointment } from '../support/fixtures.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
 import { walkPages } from '../support/walk-pages.ts'
+import { newId } from '../../domain/ids.ts'
 
 let platform: Platform
 
@@ -194,15 +195,15 @@ describe('POST /v1/orders', () => {
     const other = await freshTenant()
     const foreignPrice = await newPrice(other, { service: 'SPEECH_THERAPY', amount: 1 })
     const checks: Array<[Record<string, unknown>, string, string]> = [
-      [{ clientId: 'cln_nope', lines: [product(1)] }, 'clientId', 'not_found'],
+      [{ clientId: newId('client'), lines: [product(1)] }, 'clientId', 'not_found'],
       [{ childId: await newChild(other), lines: [product(1)] }, 'childId', 'not_found'],
       [{ lines: [{ kind: 'SESSION', priceId: foreignPrice }] }, 'lines.0.priceId', 'not_found'],
       [
-        { lines: [{ kind: 'SESSION', appointmentId: 'apt_nope', unitAmount: 1 }] },
+        { lines: [{ kind: 'SESSION', appointmentId: newId('appointment'), unitAmount: 1 }] },
         'lines.0.appointmentId',
         'not_found',
       ],
-      [{ lines: [{ kind: 'SESSION', sessionId: 'ses_nope', unitAmount: 1 }] }, 'lines.0.sessionId', 'not_found'],
+      [{ lines: [{ kind: 'SESSION', sessionId: newId('session'), unitAmount: 1 }] }, 'lines.0.sessionId', 'not_found'],
       [{ lines: [{ kind: 'SESSION' }] }, 'lines.0.unitAmount', 'required'],
       [{ lines: [{ kind: 'SESSION', service: 'FEEDING_THERAPY' }] }, 'lines.0.unitAmount', 'price_not_configured'],
       [{ lines: [{ ...product(100, 2), discountAmount: 201 }] }, 'lines.0.discountAmount', 'discount_exceeds_amount'],

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
 import { walkPages } from '../support/walk-pages.ts'
+import { newId } from '../../domain/ids.ts'
 
 let platform: Platform
 
@@ -152,7 +153,7 @@ describe('paying an order', () => {
       [{ amount: 0 }, 'amount'],
       [{ amount: 10.5 }, 'amount'],
       [{ method: 'BITCOIN' }, 'method'],
-      [{ orderId: 'ord_nope' }, 'orderId'],
+      [{ orderId: newId('order') }, 'orderId'],
       [{ currency: 'ZZZ' }, 'currency'],
       [{ receivedAt: '2999-01-01T00:00:00Z' }, 'receivedAt'],
     ]

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startPlatform, type Platform } from '../support/platform.ts'
 import { walkPages } from '../support/walk-pages.ts'
+import { newId } from '../../domain/ids.ts'
 
 let platform: Platform
 
@@ -82,7 +83,7 @@ describe('POST /v1/pets', () => {
     const archived = await createOwner(t, 'Gone')
     await platform.http.request('DELETE', `/v1/clients/${archived}`, { token: t.token })
     for (const [ownerClientId, code] of [
-      ['cln_missing', 'not_found'],
+      [newId('client'), 'not_found'],
       [foreign, 'not_found'],
       [archived, 'archived'],
     ]) {
@@ -150,7 +151,7 @@ describe('PATCH /v1/pets/{id}', () => {
     expect(retired.status).toBe(200)
     expect(retired.body).toMatchObject({ therapyAnimal: false, certification: null })
     expect(errorCodes((await patchPet(t, id, { name: null })).body)).toEqual(['name:invalid_type'])
-    expect(errorCodes((await patchPet(t, id, { ownerClientId: 'cln_missing' })).body)).toEqual([
+    expect(errorCodes((await patchPet(t, id, { ownerClientId: newId('client') })).body)).toEqual([
       'ownerClientId:not_found',
     ])
     expect((await platform.http.get(`/v1/pets/${id}`, { token: t.token })).body).toEqual(retired.body)

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
+import { newId } from '../../domain/ids.ts'
 
 let platform: Platform
 let token: string
@@ -99,7 +100,7 @@ describe('create and read', () => {
     const cases: Array<[Record<string, unknown>, string, string]> = [
       [{ timeZone: 'Mars/Olympus' }, 'timeZone', 'invalid_time_zone'],
       [{ languages: ['en', 'not a tag'] }, 'languages.1', 'invalid_language'],
-      [{ locationId: 'loc_nope' }, 'locationId', 'not_found'],
+      [{ locationId: newId('location') }, 'locationId', 'not_found'],
       [{ disciplines: ['ASTROLOGY'] }, 'disciplines.0', 'invalid_value'],
       [{ weeklyHours: { MONDAY: [{ start: '10:00', end: '09:00' }] } }, 'weeklyHours.MONDAY.0.end', 'custom'],
       [
@@ -414,7 +415,7 @@ describe('time off', () => {
       reason: 'OTHER',
     })
     expect(empty.status).toBe(400)
-    const missing = await post('/v1/providers/prv_missing/time-off', {
+    const missing = await post(`/v1/providers/${newId('provider')}/time-off`, {
       startsAt: '2027-01-01T10:00:00Z',
       endsAt: '2027-01-02T10:00:00Z',
       reason: 'OTHER',

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ProvisionedClient } from '../../domain/tenants/provision-client.ts'
 import { futureSlot } from '../support/fixtures.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
+import { newId } from '../../domain/ids.ts'
 
 const DAY = 24 * 3600 * 1000
 let skewMs = 0
@@ -276,7 +277,7 @@ describe('GET /v1/ai/children/{id}/recommendations', () => {
     const foreign = await recommend(ids.child, await platform.token(other))
     expect(foreign.status).toBe(404)
     expect(foreign.body.code).toBe('not_found')
-    expect((await recommend('chd_unknown')).status).toBe(404)
+    expect((await recommend(newId('child'))).status).toBe(404)
     const noScope = await platform.newTenant(['children'])
     const denied = await recommend(ids.child, await platform.token(noScope))
     expect(denied.status).toBe(403)

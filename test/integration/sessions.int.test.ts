@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bookAppointment } from '../support/fixtures.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
+import { newId } from '../../domain/ids.ts'
 
 let platform: Platform
 let token: string
@@ -77,7 +78,7 @@ describe('opening a session', () => {
   })
 
   it('refuses an unknown appointment and a cancelled one', async () => {
-    const unknown = await platform.http.post('/v1/sessions', { token, body: { appointmentId: 'apt_missing' } })
+    const unknown = await platform.http.post('/v1/sessions', { token, body: { appointmentId: newId('appointment') } })
     expect(unknown.status).toBe(400)
     expect(unknown.body.errors).toEqual([expect.objectContaining({ path: 'appointmentId', code: 'not_found' })])
 

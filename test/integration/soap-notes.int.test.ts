@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { futureSlot } from '../support/fixtures.ts'
 import { startTestIssuer, type TestIssuer } from '../support/oidc-issuer.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
+import { newId } from '../../domain/ids.ts'
 
 let platform: Platform
 let token: string
@@ -234,7 +235,7 @@ describe('a note from draft to signed', () => {
       body: {
         objective: {
           goals: [
-            { goalId: 'gol_not_this_child', description: 'x' },
+            { goalId: newId('goal'), description: 'x' },
             { description: 'y', trials: 10, correct: 5, accuracyPercent: 90 },
           ],
         },
@@ -306,7 +307,7 @@ describe('addenda', () => {
     expect(second.body).toMatchObject({ reason: 'OTHER', author: { providerId: null } })
     const unknownAuthor = await platform.http.post(`${notesOf(session.id)}/${noteId}/addenda`, {
       token,
-      body: { text: 'x', providerId: 'prv_nobody' },
+      body: { text: 'x', providerId: newId('provider') },
     })
     expect(unknownAuthor.status).toBe(400)
 

@@ -11,6 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
+import { newId } from '../../domain/ids.ts'
 
 const WINDOW_MS = 6000
 const DISABLE_AFTER_MS = 10_000
@@ -168,7 +169,7 @@ describe.concurrent('webhook delivery over time', () => {
 
       const missing = await platform.http.post(`/v1/webhook-endpoints/${endpointId}/redeliveries`, {
         token,
-        body: { eventId: 'evt_doesnotexist' },
+        body: { eventId: newId('event') },
       })
       expect(missing.status).toBe(404)
     })

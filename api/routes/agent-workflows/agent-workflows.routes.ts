@@ -14,15 +14,24 @@ import { listQuerySchema } from '../../../domain/listing.ts'
 import { idFilter, pageResponses, queryFilter } from '../../openapi/list-parts.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
+import { AGENT_WORKFLOW_TEMPLATES, templateById } from '../../../domain/ai/agents/agent-workflow-templates.ts'
 
 const tags = ['Agent workflows']
 
 export const AgentWorkflowCreate = z
   .strictObject({
-    templateId: z.string().max(80).optional().openapi({
-      description:
-        'Start from a template (GET /v1/agent-workflow-templates): the other fields are merged over it (JSON merge patch).',
-    }),
+    templateId: z
+      .string()
+      .max(80)
+      .refine((id) => templateById(id) !== undefined, { message: 'No such template.', params: { code: 'not_found' } })
+      .optional()
+      .openapi({
+        // The catalogue's ids, so that a client or fuzzer names a template that exists (`not_found` otherwise).
+        enum: AGENT_WORKFLOW_TEMPLATES.map((template) => template.id),
+        description:
+          'Start from a template (GET /v1/agent-workflow-templates): the other fields are merged over it (JSON merge patch).',
+      }),
     name: z.string().optional(),
     description: z.string().optional(),
     enabled: z.boolean().optional(),
@@ -48,7 +57,7 @@ export const AgentWorkflowPatch = z
 
 export const AgentWorkflow = z
   .object({
-    id: z.string().openapi({ example: 'agw_019a...' }),
+    id: resourceId('agentWorkflow'),
     name: z.string(),
     description: z.string().nullable(),
     enabled: z.boolean(),
@@ -89,7 +98,7 @@ export const AgentRunStep = z
   .openapi('AgentRunStep')
 
 const runFields = {
-  id: z.string().openapi({ example: 'agr_019a...' }),
+  id: resourceId('agentRun'),
   agentWorkflowId: z.string(),
   workflowId: z.string().openapi({ description: 'The Temporal workflow id (search `WorkflowKind = "agent-run"`).' }),
   trigger: z.object({
@@ -109,7 +118,7 @@ export const AgentRunDetail = z.object({ ...runFields, steps: z.array(AgentRunSt
 
 export const StaffTask = z
   .object({
-    id: z.string().openapi({ example: 'tsk_019a...' }),
+    id: resourceId('staffTask'),
     title: z.string(),
     description: z.string().nullable(),
     childId: z.string().nullable(),
@@ -125,7 +134,7 @@ export const StaffTask = z
 
 export const FamilyMessage = z
   .object({
-    id: z.string().openapi({ example: 'fmsg_019a...' }),
+    id: resourceId('familyMessage'),
     childId: z.string().nullable(),
     recipientClientIds: z
       .array(z.string())
@@ -137,7 +146,7 @@ export const FamilyMessage = z
   })
   .openapi('FamilyMessage')
 
-const WorkflowId = IdParam('agent workflow', 'agw_019a...')
+const WorkflowId = IdParam('agentWorkflow')
 
 export const createAgentWorkflowRoute = protectedRoute('agents', {
   method: 'post',
@@ -234,7 +243,7 @@ export const getAgentRunRoute = protectedRoute('agents.read', {
   path: '/v1/agent-runs/{id}',
   tags,
   summary: 'Retrieve an agent run with its steps (plan, context, agent, actions), outputs and refusals',
-  request: { params: IdParam('agent run', 'agr_019a...') },
+  request: { params: IdParam('agentRun') },
   responses: {
     200: { description: 'The run', content: { 'application/json': { schema: AgentRunDetail } } },
     ...problemResponses(404, ...COMMON_ERRORS),
@@ -279,7 +288,7 @@ export const patchStaffTaskRoute = protectedRoute('agents', {
   tags,
   summary: 'Mark a staff task done (or open again)',
   request: {
-    params: IdParam('staff task', 'tsk_019a...'),
+    params: IdParam('staffTask'),
     body: {
       required: true,
       content: {

@@ -3,13 +3,14 @@ import { z } from '@hono/zod-openapi'
 import { AI_ANALYTICS_DEFINITIONS, EXECUTION_STATUSES } from '../../../domain/ai/analytics/ai-analytics-rules.ts'
 import { MAX_RANGE_DAYS } from '../../../domain/analytics/analytics-range.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
+import { CALENDAR_DATE } from '../../../domain/time.ts'
 
 const q = (name: string, description: string, example?: string) => ({
   param: { name, in: 'query' as const },
   description,
   ...(example ? { example } : {}),
 })
-const CalendarDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'A calendar date, YYYY-MM-DD')
+const CalendarDate = z.string().regex(CALENDAR_DATE, 'A calendar date, YYYY-MM-DD')
 const Ratio = z.number().nullable().openapi({ description: 'A ratio to four decimals; null when the denominator is 0' })
 const Count = z.number().int()
 const Usage = z.object({ queries: Count, answered: Count, abstained: Count })

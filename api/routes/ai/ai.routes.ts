@@ -121,7 +121,7 @@ export const childInsightsRoute = protectedRoute('ai.read', {
   description:
     'Goal attainment over time from signed SOAP notes (accuracy and cueing per goal, with the notes behind every ' +
     'point and the trend rule that applies) and assessment scores over time per instrument and subtest.',
-  request: { params: IdParam('child', 'chd_019a...') },
+  request: { params: IdParam('child') },
   responses: {
     200: { description: 'The insights', content: { 'application/json': { schema: ChildInsights } } },
     ...problemResponses(404, ...COMMON_ERRORS),

@@ -6,13 +6,14 @@ import { z } from '@hono/zod-openapi'
 import { MAX_RANGE_DAYS } from '../../../domain/analytics/analytics-range.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam } from '../../openapi/schemas.ts'
+import { CALENDAR_DATE } from '../../../domain/time.ts'
 
 const q = (name: string, description: string, example?: string) => ({
   param: { name, in: 'query' as const },
   description,
   ...(example ? { example } : {}),
 })
-const CalendarDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'A calendar date, YYYY-MM-DD')
+const CalendarDate = z.string().regex(CALENDAR_DATE, 'A calendar date, YYYY-MM-DD')
 const Rate = z.number().nullable().openapi({ description: 'A ratio to four decimals; null when the denominator is 0' })
 
 export const AnalyticsMetrics = z
@@ -111,7 +112,7 @@ export const locationAnalyticsRoute = protectedRoute('analytics', {
   tags: ['Analytics'],
   summary: "One location's analytics for a date range",
   request: {
-    params: IdParam('location', 'loc_019a...'),
+    params: IdParam('location'),
     query: RangeQuery.extend({
       timeZone: z.string().max(64).optional().openapi(q('timeZone', "IANA zone of the days; default the location's")),
     }),

@@ -3,6 +3,7 @@ import { z } from '@hono/zod-openapi'
 import { API_KEY_METHODS, API_KEY_RESOURCES } from '../../../domain/auth/api-key-permissions.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, OffsetDateTime, PaginationQuery, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
 
 const Permission = z
   .strictObject({
@@ -26,7 +27,7 @@ export const ApiKeyCreate = z
 
 export const ApiKey = z
   .object({
-    id: z.string().openapi({ example: 'ak_019a...' }),
+    id: resourceId('apiKey'),
     name: z.string(),
     prefix: z.string().openapi({ description: 'The first characters of the secret, to recognise the key' }),
     permissions: z.array(Permission),
@@ -74,7 +75,7 @@ export const revokeApiKeyRoute = protectedRoute('api_keys', {
   path: '/v1/api-keys/{id}',
   tags: ['API keys'],
   summary: 'Revoke an API key',
-  request: { params: IdParam('API key', 'ak_019a...') },
+  request: { params: IdParam('apiKey') },
   responses: {
     200: { description: 'The revoked key', content: { 'application/json': { schema: ApiKey } } },
     ...problemResponses(404, 409, 422, ...COMMON_ERRORS),

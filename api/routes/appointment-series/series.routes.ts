@@ -12,10 +12,12 @@ import {
   CancellationReasonSchema,
 } from '../appointments/appointment-schemas.ts'
 import { MAX_DURATION_MINUTES } from '../../../domain/appointments/appointment-rules.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
+import { CALENDAR_DATE } from '../../../domain/time.ts'
 
 const LocalDate = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'Must be a date, YYYY-MM-DD')
+  .regex(CALENDAR_DATE, 'Must be a date, YYYY-MM-DD')
   .refine(
     (v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v),
     {
@@ -27,8 +29,8 @@ const LocalDate = z
 
 export const SeriesCreate = z
   .strictObject({
-    childId: z.string().min(1).openapi({ example: 'chd_019a...' }),
-    providerId: z.string().min(1).openapi({ example: 'prv_019a...' }),
+    childId: resourceId('child'),
+    providerId: resourceId('provider'),
     type: AppointmentTypeSchema.default('THERAPY_SESSION'),
     service: DisciplineSchema.optional().openapi({ description: 'Defaults as for a single appointment' }),
     startsAt: OffsetDateTime.openapi({
@@ -39,20 +41,20 @@ export const SeriesCreate = z
     }),
     durationMinutes: z.number().int().min(5).max(MAX_DURATION_MINUTES).default(60),
     notes: z.string().max(5000).optional().openapi({ description: 'Copied to every occurrence' }),
-    recurrence: z.strictObject({
-      frequency: z.literal('WEEKLY'),
-      interval: z.number().int().min(1).max(12).default(1).openapi({ description: 'Every n weeks' }),
-      byWeekday: z
-        .array(z.enum(WEEKDAYS))
-        .min(1)
-        .max(7)
-        .optional()
-        .openapi({ description: 'Weekdays (RFC 5545 codes); default the weekday of startsAt, which must be included' }),
-      count: z.number().int().min(1).max(MAX_OCCURRENCES).optional().openapi({
-        description: 'Number of occurrences, exceptions included (RFC 5545 COUNT with EXDATE)',
-      }),
-      until: LocalDate.optional().openapi({ description: 'Last local date an occurrence may fall on (inclusive)' }),
-    }),
+    recurrence: z
+      .strictObject({
+        frequency: z.literal('WEEKLY'),
+        interval: z.number().int().min(1).max(12).default(1).openapi({ description: 'Every n weeks' }),
+        byWeekday: z.array(z.enum(WEEKDAYS)).min(1).max(7).optional().openapi({
+          description: 'Weekdays (RFC 5545 codes); default the weekday of startsAt, which must be included',
+        }),
+        count: z.number().int().min(1).max(MAX_OCCURRENCES).optional().openapi({
+          description: 'Number of occurrences, exceptions included (RFC 5545 COUNT with EXDATE)',
+        }),
+        until: LocalDate.optional().openapi({ description: 'Last local date an occurrence may fall on (inclusive)' }),
+      })
+      // Exactly one of them, as the recurrence rule requires (`count_or_until` otherwise).
+      .openapi({ oneOf: [{ required: ['count'] }, { required: ['until'] }] }),
     exceptions: z.array(LocalDate).max(MAX_OCCURRENCES).optional().openapi({
       description: 'Local dates to skip; each must be a date the rule generates',
     }),
@@ -87,7 +89,7 @@ export const SeriesException = z
 
 export const Series = z
   .object({
-    id: z.string().openapi({ example: 'ser_019a...' }),
+    id: resourceId('appointmentSeries'),
     childId: z.string(),
     providerId: z.string(),
     locationId: z.string(),
@@ -122,7 +124,7 @@ export const Series = z
   })
   .openapi('AppointmentSeries')
 
-const SeriesId = IdParam('appointment series', 'ser_019a...')
+const SeriesId = IdParam('appointmentSeries')
 const json = <T>(schema: T) => ({ 'application/json': { schema } })
 const ok = { 200: { description: 'The series', content: json(Series) } }
 

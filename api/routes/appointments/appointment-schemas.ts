@@ -11,6 +11,8 @@ import { DisciplineSchema } from '../../../domain/catalogue/disciplines.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
 import type { AppointmentType, CancellationReason } from '../../../generated/prisma/enums.ts'
 import { OffsetDateTime, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
+import { orNull } from '../../../domain/nullable.ts'
 
 export const APPOINTMENT_TYPES = [
   'THERAPY_SESSION',
@@ -61,8 +63,8 @@ const ServiceField = DisciplineSchema.openapi({
 
 export const AppointmentCreate = z
   .strictObject({
-    childId: z.string().min(1).openapi({ example: 'chd_019a...' }),
-    providerId: z.string().min(1).openapi({ example: 'prv_019a...' }),
+    childId: resourceId('child'),
+    providerId: resourceId('provider'),
     type: AppointmentTypeSchema.default('THERAPY_SESSION'),
     service: ServiceField.optional(),
     startsAt: OffsetDateTime.openapi({ format: 'date-time', example: '2026-12-01T09:00:00-06:00' }),
@@ -87,7 +89,7 @@ export const AppointmentPatch = z
     service: DisciplineSchema.optional(),
     startsAt: OffsetDateTime.optional().openapi({ format: 'date-time', description: 'A change is a reschedule' }),
     durationMinutes: DurationMinutes.optional().openapi({ description: 'A change is a reschedule' }),
-    providerId: z.string().min(1).optional().openapi({ description: 'A change is a reschedule' }),
+    providerId: resourceId('provider').optional().openapi({ description: 'A change is a reschedule' }),
   })
   .openapi('AppointmentPatch', {
     description:
@@ -100,7 +102,7 @@ export const AppointmentReschedule = z
   .strictObject({
     startsAt: OffsetDateTime.openapi({ format: 'date-time', example: '2026-12-03T16:00:00-06:00' }),
     durationMinutes: DurationMinutes.optional().openapi({ description: 'Defaults to the current duration' }),
-    providerId: z.string().min(1).optional().openapi({ description: 'Defaults to the current provider' }),
+    providerId: resourceId('provider').optional().openapi({ description: 'Defaults to the current provider' }),
   })
   .openapi('AppointmentReschedule')
 
@@ -131,7 +133,7 @@ export const BookingWorkflowAnswer = z
 
 export const Appointment = z
   .object({
-    id: z.string().openapi({ example: 'apt_019a...' }),
+    id: resourceId('appointment'),
     status: AppointmentStatusSchema,
     childId: z.string(),
     provider: z.object({ id: z.string(), name: z.string() }),
@@ -181,7 +183,7 @@ export const Appointment = z
     }),
     createdAt: UtcDateTime,
     updatedAt: UtcDateTime,
-    workflow: BookingWorkflowAnswer.nullable()
+    workflow: orNull(BookingWorkflowAnswer)
       .optional()
       .openapi({
         description:
@@ -202,7 +204,7 @@ export const AppointmentWorkflow = z
       description:
         'NOT_STARTED: its start waits in the outbox; LEGACY: a run started before the lifecycle (no reminders)',
     }),
-    lifecycle: BookingWorkflowAnswer.nullable(),
+    lifecycle: orNull(BookingWorkflowAnswer),
     followUp: z
       .object({
         workflowId: z.string(),

@@ -34,7 +34,7 @@ is its accepted result: the state, the next reminder to the family and the no-sh
 unreachable the answer is 503 \`dependency_unavailable\` and nothing changed (retry with the same Idempotency-Key).
 \`GET /v1/appointments/{id}/workflow\` shows the workflow's state at any time.`
 
-const AppointmentId = IdParam('appointment', 'apt_019a...')
+const AppointmentId = IdParam('appointment')
 const json = <T>(schema: T) => ({ 'application/json': { schema } })
 const ok = { 200: { description: 'The appointment', content: json(Appointment) } }
 

@@ -14,6 +14,7 @@ import { mergePatchSchema } from '../../../domain/merge-patch.ts'
 import { idFilter, pageResponses, queryFilter } from '../../openapi/list-parts.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
 
 export const AssessmentCreate = AssessmentFields.openapi('AssessmentCreate')
 
@@ -28,7 +29,7 @@ export const AssessmentPatch = mergePatchSchema(AssessmentPatchFields, { require
 
 export const Assessment = z
   .object({
-    id: z.string().openapi({ example: 'asm_019a...' }),
+    id: resourceId('assessment'),
     childId: z.string(),
     providerId: z.string().nullable(),
     instrument: z.string(),
@@ -50,7 +51,7 @@ export const Assessment = z
 
 export const AssessmentNotification = z
   .object({
-    id: z.string().openapi({ example: 'asn_019a...' }),
+    id: resourceId('assessmentNotification'),
     assessmentId: z.string(),
     kind: z.enum(['REMINDER', 'DUE', 'ESCALATION']),
     dueDate: z.string().openapi({ format: 'date', description: 'The due date it refers to' }),
@@ -73,7 +74,7 @@ const ListAssessmentsQuery = listQuerySchema(ASSESSMENT_SORTS, '-createdAt').ext
   dueTo: CalendarDate.optional().openapi({ param: { name: 'dueTo', in: 'query' }, description: 'Due on or before' }),
 })
 
-const AssessmentId = IdParam('assessment', 'asm_019a...')
+const AssessmentId = IdParam('assessment')
 const assessmentResponse = (description: string) => ({
   description,
   content: { 'application/json': { schema: Assessment } },

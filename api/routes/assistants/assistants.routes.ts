@@ -7,6 +7,7 @@ import { listQuerySchema } from '../../../domain/listing.ts'
 import { mergePatchSchema } from '../../../domain/merge-patch.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
 
 export const AssistantCreate = AssistantFields.openapi('AssistantCreate')
 
@@ -20,7 +21,7 @@ export const AssistantPatch = mergePatchSchema(AssistantFields, { required: ['na
 
 export const Assistant = z
   .object({
-    id: z.string().openapi({ example: 'ast_019a...' }),
+    id: resourceId('assistant'),
     name: z.string(),
     scope: z.string().openapi({ example: 'location:loc_019a...' }),
     locationId: z
@@ -47,7 +48,7 @@ const ListAssistantsQuery = listQuerySchema(ASSISTANT_SORTS, '-createdAt').exten
     .openapi({ param: { name: 'tool', in: 'query' }, description: 'Only assistants that have this tool' }),
 })
 
-const AssistantId = IdParam('assistant', 'ast_019a...')
+const AssistantId = IdParam('assistant')
 const tags = ['Assistants']
 
 export const createAssistantRoute = protectedRoute('ai', {

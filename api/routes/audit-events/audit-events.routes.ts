@@ -2,12 +2,14 @@
 import { z } from '@hono/zod-openapi'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { OffsetDateTime, PaginationQuery, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
+import { orNull } from '../../../domain/nullable.ts'
 
 const Hash = z.string().openapi({ description: 'SHA-256, lowercase hex', example: 'c6a1…' })
 
 export const AuditEvent = z
   .object({
-    id: z.string().openapi({ example: 'aud_019a...' }),
+    id: resourceId('auditEvent'),
     tenantId: z.string(),
     seq: z
       .number()
@@ -110,7 +112,7 @@ export const ChainReport = z
   .object({
     valid: z.boolean(),
     checked: z.number().int().openapi({ description: 'Records examined, the broken one included' }),
-    firstBrokenLink: BrokenLink.nullable(),
+    firstBrokenLink: orNull(BrokenLink),
     head: z
       .object({ seq: z.number().int(), hash: Hash })
       .nullable()

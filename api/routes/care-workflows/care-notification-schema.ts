@@ -4,10 +4,11 @@ import type { CareNotificationRow } from '../../../domain/care-workflows/care-no
 import { listQuerySchema } from '../../../domain/listing.ts'
 import { NOTIFICATION_SORTS } from '../../../domain/care-workflows/care-notifications.ts'
 import { UtcDateTime } from '../../openapi/schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
 
 export const CareNotification = z
   .object({
-    id: z.string().openapi({ example: 'cno_019a...' }),
+    id: resourceId('careNotification'),
     workflowKind: z.enum(['early-intervention', 'child-progress', 'provider-onboarding', 'lead-qualification']),
     kind: z.string().openapi({
       description:

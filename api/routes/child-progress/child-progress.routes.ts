@@ -5,8 +5,10 @@ import { REPORT_SORTS } from '../../../domain/progress/progress-follow-ups.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 import { CareNotification } from '../care-workflows/care-notification-schema.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
+import { orNull } from '../../../domain/nullable.ts'
 
-const ChildId = IdParam('child', 'chd_019a...')
+const ChildId = IdParam('child')
 const TAGS = ['Child progress']
 const CUEING = z.enum(['INDEPENDENT', 'MINIMAL', 'MODERATE', 'MAXIMAL', 'HAND_OVER_HAND'])
 
@@ -31,7 +33,7 @@ export const GoalProgress = z
 
 export const ProgressReport = z
   .object({
-    id: z.string().openapi({ example: 'cpr_019a...' }),
+    id: resourceId('progressReport'),
     childId: z.string(),
     trigger: z.enum(['SCHEDULED', 'REQUESTED']),
     periodStart: UtcDateTime,
@@ -61,7 +63,7 @@ export const ChildProgress = z
       })
       .nullable()
       .openapi({ description: "The workflow's schedule (its query); null when Temporal cannot answer right now" }),
-    latestReport: ProgressReport.nullable(),
+    latestReport: orNull(ProgressReport),
     openFollowUp: CareNotification.nullable(),
   })
   .openapi('ChildProgress')

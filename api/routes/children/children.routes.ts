@@ -10,6 +10,8 @@ import { listQuerySchema } from '../../../domain/listing.ts'
 import { mergePatchSchema } from '../../../domain/merge-patch.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
+import { orNull } from '../../../domain/nullable.ts'
 
 /** The create body: names and date of birth are all a child needs; everything else can follow. */
 export const ChildCreate = ChildFields.openapi('ChildCreate')
@@ -30,7 +32,7 @@ export const ChildPatch = mergePatchSchema(ChildFields, {
 
 export const Goal = z
   .object({
-    id: z.string().openapi({ example: 'gol_019a...' }),
+    id: resourceId('goal'),
     description: z.string(),
     discipline: DisciplineSchema.optional(),
     status: z.enum(GOAL_STATUSES),
@@ -40,7 +42,7 @@ export const Goal = z
 
 export const Child = z
   .object({
-    id: z.string().openapi({ example: 'chd_019a...' }),
+    id: resourceId('child'),
     firstName: z.string(),
     lastName: z.string(),
     dateOfBirth: z.string().openapi({ format: 'date' }),
@@ -49,7 +51,7 @@ export const Child = z
     clients: z.array(ChildClientLinkInput),
     diagnoses: z.array(Diagnosis),
     goals: z.array(Goal),
-    earlyIntervention: EarlyIntervention.nullable(),
+    earlyIntervention: orNull(EarlyIntervention),
     archivedAt: UtcDateTime.nullable(),
     createdAt: UtcDateTime,
     updatedAt: UtcDateTime,
@@ -74,7 +76,7 @@ const ListChildrenQuery = listQuerySchema(CHILD_SORTS, '-createdAt').extend({
   archived: BooleanQuery('archived', 'true lists only archived children; default false (only active ones)'),
 })
 
-const ChildId = IdParam('child', 'chd_019a...')
+const ChildId = IdParam('child')
 
 export const createChildRoute = protectedRoute('children', {
   method: 'post',

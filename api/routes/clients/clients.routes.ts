@@ -13,6 +13,8 @@ import { listQuerySchema } from '../../../domain/listing.ts'
 import { mergePatchSchema } from '../../../domain/merge-patch.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
+import { orNull } from '../../../domain/nullable.ts'
 
 export const ClientCreate = z
   .strictObject({ ...ClientFields.shape, custom_fields: CustomFieldValuesInput.optional() })
@@ -29,14 +31,14 @@ export const ClientPatch = mergePatchSchema(ClientCreate, {
 
 export const Client = z
   .object({
-    id: z.string().openapi({ example: 'cln_019a...' }),
+    id: resourceId('client'),
     locationId: z.string(),
     firstName: z.string(),
     lastName: z.string(),
     email: z.string().nullable(),
     phone: z.string().nullable(),
     preferredLanguage: z.string().nullable(),
-    address: PostalAddress.nullable(),
+    address: orNull(PostalAddress),
     roles: z.array(z.enum(CLIENT_ROLES)),
     custom_fields: z
       .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
@@ -80,7 +82,7 @@ const ListClientsQuery = listQuerySchema(CLIENT_SORTS, '-createdAt').extend({
   archived: BooleanQuery('archived', 'true lists only archived clients; default false (only active ones)'),
 })
 
-const ClientId = IdParam('client', 'cln_019a...')
+const ClientId = IdParam('client')
 
 export const createClientRoute = protectedRoute('clients', {
   method: 'post',

@@ -15,11 +15,12 @@ import { listQuerySchema } from '../../../domain/listing.ts'
 import { mergePatchSchema } from '../../../domain/merge-patch.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
 
 export const CustomFieldDefinitionCreate = z
   .strictObject({
     ...CustomFieldDefinitionShape.shape,
-    locationId: z.string().min(1).max(64).optional().openapi({ description: LOCATION_ID_RULE }),
+    locationId: resourceId('location').optional().openapi({ description: LOCATION_ID_RULE }),
   })
   .superRefine(optionsRule)
   .openapi('CustomFieldDefinitionCreate')
@@ -34,7 +35,7 @@ export const CustomFieldDefinitionPatch = mergePatchSchema(CustomFieldDefinition
 
 export const CustomFieldDefinition = z
   .object({
-    id: z.string().openapi({ example: 'cfd_019a...' }),
+    id: resourceId('customFieldDefinition'),
     locationId: z.string(),
     key: z.string(),
     label: z.string(),
@@ -61,7 +62,7 @@ const ListDefinitionsQuery = listQuerySchema(DEFINITION_SORTS, 'position').exten
   archived: BooleanQuery('archived', 'true lists only archived definitions; default false (only active ones)'),
 })
 
-const DefinitionId = IdParam('custom field definition', 'cfd_019a...')
+const DefinitionId = IdParam('customFieldDefinition')
 const definitionResponse = (description: string) => ({
   description,
   content: { 'application/json': { schema: CustomFieldDefinition } },

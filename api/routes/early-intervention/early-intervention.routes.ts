@@ -4,7 +4,7 @@ import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/r
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 import { CareNotification, CareNotificationListQuery } from '../care-workflows/care-notification-schema.ts'
 
-const ChildId = IdParam('child', 'chd_019a...')
+const ChildId = IdParam('child')
 const TAGS = ['Early intervention']
 const DateOnly = z.string().openapi({ format: 'date' })
 

@@ -7,12 +7,13 @@ import { EVENT_LIST_SCOPES } from '../../../domain/events/event-scopes.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute, protectedRouteAnyOf } from '../../openapi/routes.ts'
 import { IdParam, OffsetDateTime, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 import { WebhookDelivery, WebhookDeliveryListQuery } from '../webhook-endpoints/webhook-schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
 
 const EVENT_TYPES = Object.keys(EVENT_DATA_SCHEMAS) as [string, ...string[]]
 
 export const Event = z
   .object({
-    id: z.string().openapi({ example: 'evt_019a...' }),
+    id: resourceId('event'),
     type: z.enum(EVENT_TYPES),
     createdAt: UtcDateTime,
     data: z.record(z.string(), z.unknown()).openapi({
@@ -38,7 +39,7 @@ export const EventListQuery = listQuerySchema(EVENT_SORTS, '-createdAt').extend(
   }),
 })
 
-const eventId = IdParam('event', 'evt_019a...')
+const eventId = IdParam('event')
 
 /** Who reads which events, for the descriptions of the list and the retrieval. */
 const EVENT_SCOPES_NOTE =

@@ -6,6 +6,7 @@ import { VECTOR_STORE_KINDS } from '../../../domain/ai/vector-store/knowledge-ve
 import { listQuerySchema } from '../../../domain/listing.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
 
 /** A file part of a multipart body (documented as binary; the handler checks type and size itself). */
 const FilePart = z
@@ -23,7 +24,7 @@ const FileList = z
 
 export const KnowledgeUpload = z
   .object({
-    assistantId: z.string().min(1).max(64).openapi({ example: 'ast_019a...' }),
+    assistantId: resourceId('assistant'),
     files: FileList,
   })
   .openapi('KnowledgeUpload')
@@ -31,6 +32,9 @@ export const KnowledgeUpload = z
 export const KnowledgeReplace = z.object({ file: FilePart }).openapi('KnowledgeReplace')
 
 /** One document in a JSON body: what a file part carries (name, type, bytes), with the bytes as text or base64. */
+/** Exactly one of `text` and `content`, as `fromJsonDocument` requires (`text_or_content` otherwise). */
+const TEXT_OR_CONTENT = { oneOf: [{ required: ['text'] }, { required: ['content'] }] }
+
 const JsonDocumentFields = {
   name: z.string().min(1).max(255).openapi({ example: 'attendance-policy.md', description: 'The file name' }),
   mediaType: z
@@ -52,13 +56,13 @@ const JsonDocumentFields = {
 
 export const KnowledgeJsonUpload = z
   .strictObject({ assistantId: KnowledgeUpload.shape.assistantId, ...JsonDocumentFields })
-  .openapi('KnowledgeJsonUpload')
+  .openapi('KnowledgeJsonUpload', TEXT_OR_CONTENT)
 
-export const KnowledgeJsonReplace = z.strictObject(JsonDocumentFields).openapi('KnowledgeJsonReplace')
+export const KnowledgeJsonReplace = z.strictObject(JsonDocumentFields).openapi('KnowledgeJsonReplace', TEXT_OR_CONTENT)
 
 export const KnowledgeDocument = z
   .object({
-    id: z.string().openapi({ example: 'kdoc_019a...' }),
+    id: resourceId('knowledgeDocument'),
     assistantId: z.string(),
     name: z.string().openapi({ example: 'attendance-policy.pdf' }),
     mediaType: z.enum(KNOWLEDGE_MEDIA_TYPES),
@@ -81,7 +85,7 @@ export const KnowledgeDocument = z
 
 export const KnowledgeQuery = z
   .strictObject({
-    assistantId: z.string().min(1).max(64).openapi({ example: 'ast_019a...' }),
+    assistantId: resourceId('assistant'),
     question: z
       .string()
       .trim()
@@ -129,7 +133,7 @@ const ListDocumentsQuery = listQuerySchema(DOCUMENT_SORTS, '-createdAt').extend(
     .openapi({ param: { name: 'status', in: 'query' } }),
 })
 
-const DocumentId = IdParam('knowledge document', 'kdoc_019a...')
+const DocumentId = IdParam('knowledgeDocument')
 const tags = ['Knowledge']
 
 export const uploadKnowledgeRoute = protectedRoute('ai', {

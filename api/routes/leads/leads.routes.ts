@@ -16,9 +16,10 @@ import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/r
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 import { CareNotification, CareNotificationListQuery } from '../care-workflows/care-notification-schema.ts'
 import { ProviderMatch } from '../therapists/therapists.routes.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
 
 const TAGS = ['Leads']
-const LeadId = IdParam('lead', 'lea_019a...')
+const LeadId = IdParam('lead')
 const LeadStatusSchema = z.enum(LEAD_STATUSES).openapi('LeadStatus')
 
 const QualificationCheck = z
@@ -42,7 +43,7 @@ const OfferedSlot = z
 
 export const Lead = z
   .object({
-    id: z.string(),
+    id: resourceId('lead'),
     status: LeadStatusSchema,
     clientId: z.string().nullable(),
     childId: z.string().nullable(),

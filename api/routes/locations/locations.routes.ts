@@ -7,9 +7,10 @@ import { listQuerySchema } from '../../../domain/listing.ts'
 import { LOCATION_SORTS, LocationFieldsSchema } from '../../../domain/locations/location-service.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
 
 const json = <T>(schema: T) => ({ 'application/json': { schema } })
-const locationId = IdParam('location', 'loc_019a...')
+const locationId = IdParam('location')
 const fields = LocationFieldsSchema.shape
 
 const policyDocs = {
@@ -61,7 +62,7 @@ export const LocationPatch = z
 
 export const Location = z
   .object({
-    id: z.string().openapi({ example: 'loc_019a...' }),
+    id: resourceId('location'),
     name: z.string(),
     timeZone: z.string(),
     currency: z.string(),

@@ -10,6 +10,8 @@ import { FEE_RULE_SORTS, FeeRuleFieldsSchema } from '../../../domain/settlements
 import { ENTRY_SORTS } from '../../../domain/settlements/ledger-service.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
+import { CurrencyCode } from '../../../domain/pricing/currency-schema.ts'
 
 const json = (schema: z.ZodTypeAny, description: string) => ({
   description,
@@ -25,7 +27,7 @@ const Currency = z.string().regex(/^[A-Z]{3}$/, 'An ISO 4217 currency code')
 
 export const FeeRule = z
   .object({
-    id: z.string().openapi({ example: 'fee_019a...' }),
+    id: resourceId('feeRule'),
     providerId: z.string().nullable().openapi({ description: "null: the tenant's default" }),
     percentBps: z.number().int(),
     fixedAmount: z.number().int(),
@@ -36,14 +38,18 @@ export const FeeRule = z
   .openapi('FeeRule')
 
 export const FeeRuleCreate = FeeRuleFieldsSchema.extend({
-  providerId: z.string().min(1).max(64).optional().openapi({ description: "Absent: the tenant's default rule" }),
+  providerId: resourceId('provider').optional().openapi({ description: "Absent: the tenant's default rule" }),
 })
   .strict()
-  .openapi('FeeRuleCreate')
+  .openapi('FeeRuleCreate', {
+    // A flat fee names its currency (`required` on fixedCurrency otherwise).
+    if: { required: ['fixedAmount'], properties: { fixedAmount: { exclusiveMinimum: 0 } } },
+    then: { required: ['fixedCurrency'] },
+  } as Record<string, unknown>)
 
 export const FeeRulePatch = mergePatchSchema(FeeRuleFieldsSchema, { required: ['percentBps'] }).openapi('FeeRulePatch')
 
-const FeeRuleId = IdParam('fee rule', 'fee_019a...')
+const FeeRuleId = IdParam('feeRule')
 
 export const createFeeRuleRoute = protectedRoute('settlements', {
   method: 'post',
@@ -105,7 +111,7 @@ export const deleteFeeRuleRoute = protectedRoute('settlements', {
 
 export const Adjustment = z
   .object({
-    id: z.string().openapi({ example: 'adj_019a...' }),
+    id: resourceId('payoutAdjustment'),
     providerId: z.string(),
     amount: z.number().int().openapi({ description: 'Minor units; negative: the provider owes it back' }),
     currency: z.string(),
@@ -121,9 +127,9 @@ export const Adjustment = z
 
 export const AdjustmentCreate = z
   .strictObject({
-    providerId: z.string().min(1).max(64),
+    providerId: resourceId('provider'),
     amount: z.number().int().openapi({ example: 2500 }),
-    currency: Currency.openapi({ example: 'USD' }),
+    currency: CurrencyCode,
     reason: z.enum(ADJUSTMENT_REASONS),
     description: z.string().trim().min(1).max(500).optional(),
   })
@@ -148,7 +154,7 @@ export const getAdjustmentRoute = protectedRoute('settlements.read', {
   path: '/v1/marketplace/adjustments/{id}',
   tags: ['Marketplace'],
   summary: 'Retrieve a payout adjustment',
-  request: { params: IdParam('adjustment', 'adj_019a...') },
+  request: { params: IdParam('payoutAdjustment') },
   responses: { 200: json(Adjustment, 'The adjustment'), ...problemResponses(404, ...COMMON_ERRORS) },
 })
 
@@ -206,7 +212,7 @@ export const getLedgerBalancesRoute = protectedRoute('settlements.read', {
 
 export const LedgerEntry = z
   .object({
-    id: z.string().openapi({ example: 'jre_019a...' }),
+    id: resourceId('ledgerEntry'),
     currency: z.string(),
     description: z.string(),
     postedAt: UtcDateTime,

@@ -4,22 +4,21 @@ import { listQuerySchema } from '../../../domain/listing.ts'
 import { SETTLEMENT_SORTS, SETTLEMENT_STATUSES } from '../../../domain/settlements/settlement-service.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, OffsetDateTime, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
+import { CurrencyCode } from '../../../domain/pricing/currency-schema.ts'
 
 const Amount = z.number().int()
 
 export const SettlementCreate = z
   .strictObject({
-    currency: z
-      .string()
-      .regex(/^[A-Z]{3}$/, 'An ISO 4217 currency code')
-      .openapi({ example: 'USD' }),
+    currency: CurrencyCode,
     periodStart: OffsetDateTime.openapi({ format: 'date-time', example: '2026-11-01T00:00:00-06:00' }),
     periodEnd: OffsetDateTime.openapi({
       format: 'date-time',
       example: '2026-11-16T00:00:00-06:00',
       description: 'Exclusive; must have passed. Everything earned before it and never paid is settled.',
     }),
-    providerIds: z.array(z.string().min(1).max(64)).max(500).optional().openapi({
+    providerIds: z.array(resourceId('provider')).max(500).optional().openapi({
       description:
         'Only these providers (settled even when nothing is owed); absent or empty: every provider with something to settle',
     }),
@@ -52,7 +51,7 @@ export const ProviderSettlementResult = z
 
 export const Settlement = z
   .object({
-    id: z.string().openapi({ example: 'stl_019a...' }),
+    id: resourceId('settlement'),
     status: z.enum(SETTLEMENT_STATUSES),
     currency: z.string(),
     periodStart: UtcDateTime,
@@ -108,7 +107,7 @@ export const createSettlementRoute = protectedRoute('settlements', {
   },
 })
 
-const SettlementId = IdParam('settlement', 'stl_019a...')
+const SettlementId = IdParam('settlement')
 
 export const getSettlementRoute = protectedRoute('settlements.read', {
   method: 'get',

@@ -9,7 +9,10 @@ import { ORDER_STATUSES } from '../../../domain/orders/order-status.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, pageOf, UtcDateTime } from '../../openapi/schemas.ts'
 import { Amount, Currency, QueryInstant } from '../prices/money-schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
+import { CurrencyCode } from '../../../domain/pricing/currency-schema.ts'
 
+/** A filter of the list: an id that names nothing lists nothing. */
 const Id = z.string().min(1).max(64)
 const OrderStatusSchema = z
   .enum(ORDER_STATUSES)
@@ -38,9 +41,9 @@ export const OrderLineInput = z
     currency: Currency.optional().openapi({
       description: "If given, must be the order's currency (one currency per order).",
     }),
-    priceId: Id.optional(),
-    appointmentId: Id.optional(),
-    sessionId: Id.optional(),
+    priceId: resourceId('price').optional(),
+    appointmentId: resourceId('appointment').optional(),
+    sessionId: resourceId('session').optional(),
   })
   .openapi('OrderLineInput')
 
@@ -48,10 +51,10 @@ const Lines = z.array(OrderLineInput).min(1).max(100)
 
 export const OrderCreate = z
   .strictObject({
-    locationId: Id.optional().openapi({ description: LOCATION_ID_RULE }),
-    clientId: Id.optional().openapi({ description: 'The payer.' }),
-    childId: Id.optional(),
-    currency: Currency.optional().openapi({ description: "Defaults to the location's currency." }),
+    locationId: resourceId('location').optional().openapi({ description: LOCATION_ID_RULE }),
+    clientId: resourceId('client').optional().openapi({ description: 'The payer.' }),
+    childId: resourceId('child').optional(),
+    currency: CurrencyCode.optional().openapi({ description: "Defaults to the location's currency." }),
     status: z
       .enum(['DRAFT', 'OPEN'])
       .optional()
@@ -62,9 +65,9 @@ export const OrderCreate = z
 
 export const OrderPatch = z
   .strictObject({
-    clientId: Id.nullable().optional(),
-    childId: Id.nullable().optional(),
-    currency: Currency.optional(),
+    clientId: resourceId('client').nullable().optional(),
+    childId: resourceId('child').nullable().optional(),
+    currency: CurrencyCode.optional(),
     lines: Lines.optional().openapi({ description: 'Replaces every line.' }),
   })
   .openapi('OrderPatch', {
@@ -90,7 +93,7 @@ export const OrderLine = z
 
 export const Order = z
   .object({
-    id: z.string().openapi({ example: 'ord_019a...' }),
+    id: resourceId('order'),
     status: OrderStatusSchema,
     locationId: z.string(),
     clientId: z.string().nullable(),
@@ -113,7 +116,7 @@ export const Order = z
   .openapi('Order')
 
 const json = <T extends z.ZodTypeAny>(schema: T) => ({ 'application/json': { schema } })
-const orderParam = IdParam('order', 'ord_019a...')
+const orderParam = IdParam('order')
 
 export const createOrderRoute = protectedRoute('orders', {
   method: 'post',

@@ -7,7 +7,11 @@ import { PAYMENT_FAILURE_CODES } from '../../../domain/payments/payment-processo
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, pageOf, UtcDateTime } from '../../openapi/schemas.ts'
 import { Amount, Currency, OffsetInstant, PositiveAmount, QueryInstant } from '../prices/money-schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
+import { CurrencyCode } from '../../../domain/pricing/currency-schema.ts'
+import { orNull } from '../../../domain/nullable.ts'
 
+/** A filter of the list: an id that names nothing lists nothing. */
 const Id = z.string().min(1).max(64)
 const Method = z.enum(PaymentMethod).openapi('PaymentMethod')
 const Status = z.enum(PaymentStatus).openapi('PaymentStatus', {
@@ -19,9 +23,9 @@ const Reference = z.string().trim().min(1).max(100)
 
 export const PaymentCreate = z
   .strictObject({
-    orderId: Id,
+    orderId: resourceId('order'),
     amount: PositiveAmount.openapi({ description: "Integer minor units; at most the order's balance." }),
-    currency: Currency.openapi({ description: "Must be the order's currency." }),
+    currency: CurrencyCode.openapi({ description: "Must be the order's currency." }),
     method: Method,
     reference: Reference.optional().openapi({
       description: 'Receipt, terminal slip, cheque or remittance-advice number.',
@@ -46,7 +50,7 @@ export const RefundCreate = z
 
 export const Refund = z
   .object({
-    id: z.string().openapi({ example: 'rfd_019a...' }),
+    id: resourceId('refund'),
     paymentId: z.string(),
     orderId: z.string(),
     amount: PositiveAmount,
@@ -60,7 +64,7 @@ export const Refund = z
 
 export const Payment = z
   .object({
-    id: z.string().openapi({ example: 'pay_019a...' }),
+    id: resourceId('payment'),
     orderId: z.string(),
     locationId: z.string(),
     clientId: z.string().nullable(),
@@ -71,7 +75,7 @@ export const Payment = z
     processor: z.string().openapi({ example: 'recorded' }),
     processorReference: z.string().nullable(),
     reference: z.string().nullable(),
-    failureCode: FailureCode.nullable(),
+    failureCode: orNull(FailureCode),
     failureMessage: z.string().nullable(),
     amountRefunded: Amount,
     refunds: z.array(Refund),
@@ -82,7 +86,7 @@ export const Payment = z
   .openapi('Payment')
 
 const json = <T extends z.ZodTypeAny>(schema: T) => ({ 'application/json': { schema } })
-const paymentParam = IdParam('payment', 'pay_019a...')
+const paymentParam = IdParam('payment')
 
 export const createPaymentRoute = protectedRoute('payments', {
   method: 'post',

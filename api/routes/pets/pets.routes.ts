@@ -7,6 +7,8 @@ import { PET_SPECIES, PetFields, TherapyAnimalCertification } from '../../../dom
 import { PET_SORTS } from '../../../domain/pets/pet-service.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
+import { orNull } from '../../../domain/nullable.ts'
 
 export const PetCreate = PetFields.openapi('PetCreate')
 
@@ -20,7 +22,7 @@ export const PetPatch = mergePatchSchema(PetFields, {
 
 export const Pet = z
   .object({
-    id: z.string().openapi({ example: 'pet_019a...' }),
+    id: resourceId('pet'),
     ownerClientId: z.string(),
     name: z.string(),
     species: z.enum(PET_SPECIES),
@@ -28,7 +30,7 @@ export const Pet = z
     temperament: z.string().nullable(),
     notes: z.string().nullable(),
     therapyAnimal: z.boolean(),
-    certification: TherapyAnimalCertification.nullable(),
+    certification: orNull(TherapyAnimalCertification),
     archivedAt: UtcDateTime.nullable(),
     createdAt: UtcDateTime,
     updatedAt: UtcDateTime,
@@ -49,7 +51,7 @@ const ListPetsQuery = listQuerySchema(PET_SORTS, '-createdAt').extend({
   archived: BooleanQuery('archived', 'true lists only archived pets; default false (only active ones)'),
 })
 
-const PetId = IdParam('pet', 'pet_019a...')
+const PetId = IdParam('pet')
 const petResponse = (description: string) => ({ description, content: { 'application/json': { schema: Pet } } })
 
 export const createPetRoute = protectedRoute('pets', {

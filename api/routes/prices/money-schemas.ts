@@ -4,6 +4,7 @@
  */
 import { z } from '@hono/zod-openapi'
 import { MAX_AMOUNT } from '../../../domain/pricing/money.ts'
+import { OffsetDateTime } from '../../openapi/schemas.ts'
 
 export const Amount = z.number().int().min(0).max(MAX_AMOUNT).openapi({
   description: 'Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).',
@@ -26,7 +27,7 @@ export const Currency = z
 export const QueryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true')
 
 /** An instant in a query string (RFC 3339, with Z or an offset). */
-export const QueryInstant = z.string().datetime({ offset: true }).openapi({ example: '2026-11-01T00:00:00Z' })
+export const QueryInstant = OffsetDateTime.openapi({ format: 'date-time', example: '2026-11-01T00:00:00Z' })
 
 /** An instant in a request body (RFC 3339, with Z or an offset). */
-export const OffsetInstant = z.string().datetime({ offset: true }).openapi({ example: '2026-11-21T16:30:00-06:00' })
+export const OffsetInstant = OffsetDateTime.openapi({ format: 'date-time', example: '2026-11-21T16:30:00-06:00' })

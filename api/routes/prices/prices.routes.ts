@@ -7,6 +7,8 @@ import { PRICE_SORTS } from '../../../domain/pricing/price-service.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, pageOf, UtcDateTime } from '../../openapi/schemas.ts'
 import { Amount, Currency, QueryBoolean } from './money-schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
+import { CurrencyCode } from '../../../domain/pricing/currency-schema.ts'
 
 const AppointmentTypeSchema = z.enum(AppointmentType).openapi({ example: 'THERAPY_SESSION' })
 const PriceUnitSchema = z
@@ -19,15 +21,12 @@ export const PriceCreate = z
     appointmentType: AppointmentTypeSchema.optional().openapi({
       description: 'Only for this appointment type; omit for any.',
     }),
-    locationId: z
-      .string()
-      .min(1)
-      .max(64)
+    locationId: resourceId('location')
       .optional()
       .openapi({ description: 'Only at this location (in its currency); omit for tenant-wide.' }),
     description: z.string().trim().min(1).max(200).optional().openapi({ example: 'Speech therapy, 45 minutes' }),
     amount: Amount,
-    currency: Currency,
+    currency: CurrencyCode,
     unit: PriceUnitSchema,
     active: z
       .boolean()
@@ -49,7 +48,7 @@ export const PricePatch = z
 
 export const Price = z
   .object({
-    id: z.string().openapi({ example: 'prc_019a...' }),
+    id: resourceId('price'),
     service: DisciplineSchema,
     appointmentType: AppointmentTypeSchema.nullable(),
     locationId: z.string().nullable(),
@@ -106,7 +105,7 @@ export const getPriceRoute = protectedRoute('orders.read', {
   path: '/v1/prices/{id}',
   tags: ['Prices'],
   summary: 'Retrieve a price',
-  request: { params: IdParam('price', 'prc_019a...') },
+  request: { params: IdParam('price') },
   responses: {
     200: { description: 'The price', content: json(Price) },
     ...problemResponses(404, ...COMMON_ERRORS),
@@ -119,7 +118,7 @@ export const updatePriceRoute = protectedRoute('orders', {
   tags: ['Prices'],
   summary: "Change a price's amount, unit, description or active flag",
   request: {
-    params: IdParam('price', 'prc_019a...'),
+    params: IdParam('price'),
     body: { required: true, content: { 'application/merge-patch+json': { schema: PricePatch }, ...json(PricePatch) } },
   },
   responses: {
@@ -133,7 +132,7 @@ export const archivePriceRoute = protectedRoute('orders', {
   path: '/v1/prices/{id}/archive',
   tags: ['Prices'],
   summary: 'Archive a price: it stays readable, never prices anything again',
-  request: { params: IdParam('price', 'prc_019a...') },
+  request: { params: IdParam('price') },
   responses: {
     200: { description: 'The archived price', content: json(Price) },
     ...problemResponses(404, 409, 422, ...COMMON_ERRORS),

@@ -9,7 +9,7 @@ import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/r
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 import { CareNotification, CareNotificationListQuery } from '../care-workflows/care-notification-schema.ts'
 
-const ProviderId = IdParam('provider', 'prv_019a...')
+const ProviderId = IdParam('provider')
 const TAGS = ['Provider onboarding']
 
 export const OnboardingDocument = z

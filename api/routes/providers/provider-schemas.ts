@@ -8,6 +8,8 @@ import { ProviderFieldsSchema } from '../../../domain/providers/provider-fields.
 import { INITIAL_ONBOARDING_STATUSES, PROVIDER_SORTS } from '../../../domain/providers/provider-service.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
 import { UtcDateTime } from '../../openapi/schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
+import { orNull } from '../../../domain/nullable.ts'
 
 export const ONBOARDING_STATUSES = ['INVITED', 'IN_REVIEW', 'APPROVED', 'SUSPENDED', 'OFFBOARDED'] as const
 
@@ -24,7 +26,7 @@ const described = {
     description: 'Every location the provider works at; the primary one is always included',
   }),
   languages: ProviderFieldsSchema.shape.languages.openapi({ description: 'BCP 47 tags', example: ['en', 'es-MX'] }),
-  weeklyHours: WeeklyHoursSchema.nullable().optional(),
+  weeklyHours: orNull(WeeklyHoursSchema).optional(),
 }
 
 export const ProviderCreate = z
@@ -62,7 +64,7 @@ export const ProviderPatch = z
 
 export const Provider = z
   .object({
-    id: z.string().openapi({ example: 'prv_019a...' }),
+    id: resourceId('provider'),
     name: z.string(),
     email: z.string().nullable(),
     timeZone: z.string(),
@@ -72,7 +74,7 @@ export const Provider = z
     languages: z.array(z.string()),
     ageGroups: z.array(AgeGroupSchema),
     telehealth: z.boolean(),
-    weeklyHours: WeeklyHoursSchema.nullable().openapi({ description: 'null: open schedule, bookable at any time' }),
+    weeklyHours: orNull(WeeklyHoursSchema).openapi({ description: 'null: open schedule, bookable at any time' }),
     credentials: z.array(CredentialSchema),
     licenceExpiresOn: z
       .string()

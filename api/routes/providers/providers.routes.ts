@@ -7,7 +7,7 @@ import { Provider, ProviderCreate, ProviderListQuery, ProviderPatch } from './pr
 export { Provider } from './provider-schemas.ts'
 
 const json = <T>(schema: T) => ({ 'application/json': { schema } })
-const providerId = IdParam('provider', 'prv_019a...')
+const providerId = IdParam('provider')
 
 export const createProviderRoute = protectedRoute('providers', {
   method: 'post',

@@ -3,27 +3,16 @@ import { z } from '@hono/zod-openapi'
 import { listQuerySchema } from '../../../domain/listing.ts'
 import { TIME_OFF_SORTS } from '../../../domain/providers/time-off-service.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
-import { OffsetDateTime, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+import { IdParam, OffsetDateTime, UtcDateTime, pageOf, pathId } from '../../openapi/schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
 
 export const TIME_OFF_REASONS = ['VACATION', 'SICK_LEAVE', 'TRAINING', 'HOLIDAY', 'PERSONAL', 'OTHER'] as const
 
 const json = <T>(schema: T) => ({ 'application/json': { schema } })
 const instant = (example: string) => OffsetDateTime.openapi({ format: 'date-time', example })
 
-const ProviderParam = z.object({
-  id: z
-    .string()
-    .min(1)
-    .max(64)
-    .openapi({ param: { name: 'id', in: 'path' }, example: 'prv_019a...', description: 'The provider id' }),
-})
-const EntryParams = ProviderParam.extend({
-  timeOffId: z
-    .string()
-    .min(1)
-    .max(64)
-    .openapi({ param: { name: 'timeOffId', in: 'path' }, example: 'tof_019a...', description: 'The time-off id' }),
-})
+const ProviderParam = IdParam('provider')
+const EntryParams = ProviderParam.extend({ timeOffId: pathId('timeOff', 'timeOffId') })
 
 export const TimeOffCreate = z
   .strictObject({
@@ -45,7 +34,7 @@ export const TimeOffPatch = z
 
 export const TimeOff = z
   .object({
-    id: z.string().openapi({ example: 'tof_019a...' }),
+    id: resourceId('timeOff'),
     providerId: z.string(),
     startsAt: z.string().openapi({ format: 'date-time', description: "With the provider's offset at that instant" }),
     endsAt: z.string().openapi({ format: 'date-time' }),

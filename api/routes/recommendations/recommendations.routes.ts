@@ -78,7 +78,7 @@ export const childRecommendationsRoute = protectedRoute('ai.read', {
     'therapists of a needed discipline no appointment has delivered. Each carries its rule, the facts it used (with ' +
     'their records) and the API call that carries it out. Most urgent first; nothing is changed by reading them.',
   request: {
-    params: IdParam('child', 'chd_019a...'),
+    params: IdParam('child'),
     query: z.object({
       defaultCadenceDays: z.coerce
         .number()

@@ -9,16 +9,11 @@ import { NOTE_HASH_ALGORITHM } from '../../../domain/notes/note-hash.ts'
 import { ADDENDUM_REASONS, AddendumFields, NoteContent, NoteObjective } from '../../../domain/notes/note-schema.ts'
 import { NOTE_SORTS } from '../../../domain/notes/note-service.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
-import { UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+import { UtcDateTime, pageOf, pathId } from '../../openapi/schemas.ts'
 import { SessionId } from './sessions.routes.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
 
-const NoteParams = SessionId.extend({
-  noteId: z
-    .string()
-    .min(1)
-    .max(64)
-    .openapi({ param: { name: 'noteId', in: 'path' }, example: 'snt_019a...', description: 'The note id' }),
-})
+const NoteParams = SessionId.extend({ noteId: pathId('sessionNote', 'noteId') })
 
 export const NoteCreate = NoteContent.openapi('NoteCreate')
 
@@ -50,7 +45,7 @@ const Actor = z.object({
 
 export const Addendum = z
   .object({
-    id: z.string().openapi({ example: 'nad_019a...' }),
+    id: resourceId('noteAddendum'),
     noteId: z.string(),
     reason: z.enum(ADDENDUM_REASONS),
     text: z.string(),
@@ -64,7 +59,7 @@ export const Addendum = z
 
 export const Note = z
   .object({
-    id: z.string().openapi({ example: 'snt_019a...' }),
+    id: resourceId('sessionNote'),
     sessionId: z.string(),
     status: z.enum(['DRAFT', 'SIGNED']),
     subjective: z.string().nullable(),

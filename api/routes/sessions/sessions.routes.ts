@@ -8,14 +8,11 @@ import { SESSION_SORTS } from '../../../domain/sessions/session-service.ts'
 import { idFilter, pageResponses, queryFilter } from '../../openapi/list-parts.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, OffsetDateTime, UtcDateTime } from '../../openapi/schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
 
 export const SessionOpen = z
   .strictObject({
-    appointmentId: z
-      .string()
-      .min(1)
-      .max(64)
-      .openapi({ description: 'The appointment the session is of', example: 'apt_019a...' }),
+    appointmentId: resourceId('appointment').openapi({ description: 'The appointment the session is of' }),
   })
   .openapi('SessionOpen')
 
@@ -29,7 +26,7 @@ export const SessionPatch = mergePatchSchema(SessionFields, {
 
 export const Session = z
   .object({
-    id: z.string().openapi({ example: 'ses_019a...' }),
+    id: resourceId('session'),
     appointmentId: z.string(),
     childId: z.string(),
     providerId: z.string(),
@@ -67,7 +64,7 @@ const ListSessionsQuery = listQuerySchema(SESSION_SORTS, '-scheduledStartsAt').e
   }),
 })
 
-export const SessionId = IdParam('session', 'ses_019a...')
+export const SessionId = IdParam('session')
 const sessionResponse = (description: string) => ({ description, content: { 'application/json': { schema: Session } } })
 
 export const openSessionRoute = protectedRoute('sessions', {

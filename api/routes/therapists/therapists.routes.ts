@@ -105,7 +105,7 @@ export const MatchProfilePatch = mergePatchSchema(MatchProfileFieldsSchema).open
   description: 'A JSON merge patch (RFC 7396); arrays are replaced whole, null restores the default.',
 })
 
-const ProviderId = IdParam('provider', 'prv_019a...')
+const ProviderId = IdParam('provider')
 
 export const getMatchProfileRoute = protectedRoute('providers.read', {
   method: 'get',

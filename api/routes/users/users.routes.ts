@@ -3,6 +3,8 @@ import { z } from '@hono/zod-openapi'
 import { PLATFORM_ROLES } from '../../../domain/auth/roles.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, PaginationQuery, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
+import { orNull } from '../../../domain/nullable.ts'
 
 const Role = z.enum(PLATFORM_ROLES).openapi('PlatformRole', {
   description: 'OWNER and ADMIN: everything; CLINICIAN, FRONT_DESK, BILLING, READ_ONLY: see docs/access-control.md',
@@ -28,20 +30,20 @@ export const SsoConnectionCreate = z
 
 export const SsoConnection = z
   .object({
-    id: z.string(),
+    id: resourceId('ssoConnection'),
     issuer: z.string(),
     audience: z.string(),
     jwksUri: z.string().nullable(),
     roleClaim: z.string(),
     roleMapping: z.record(z.string(), Role),
-    defaultRole: Role.nullable(),
+    defaultRole: orNull(Role),
     createdAt: UtcDateTime,
   })
   .openapi('SsoConnection')
 
 export const PlatformUser = z
   .object({
-    id: z.string(),
+    id: resourceId('platformUser'),
     email: z.string(),
     name: z.string().nullable(),
     role: Role,
@@ -102,7 +104,7 @@ export const updateUserRoute = protectedRoute('users', {
   tags: ['Users and SSO'],
   summary: "Change a user's role or disable them",
   request: {
-    params: IdParam('user', 'usr_019a...'),
+    params: IdParam('platformUser'),
     body: { required: true, content: { 'application/json': { schema: PlatformUserPatch } } },
   },
   responses: {

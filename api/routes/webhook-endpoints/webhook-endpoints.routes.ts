@@ -1,7 +1,6 @@
 /** @module Route table of /v1/webhook-endpoints: subscriptions, secrets, test events, delivery log, redelivery. */
-import { z } from '@hono/zod-openapi'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
-import { IdParam, pageOf } from '../../openapi/schemas.ts'
+import { IdParam, pageOf, pathId } from '../../openapi/schemas.ts'
 import { Event } from '../events/events.routes.ts'
 import {
   RecoveryRequest,
@@ -18,7 +17,7 @@ import {
 
 const json = <T>(schema: T) => ({ 'application/json': { schema } })
 const tags = ['Webhooks']
-const endpointId = IdParam('webhook endpoint', 'we_019a...')
+const endpointId = IdParam('webhookEndpoint')
 const WRITE_ERRORS = [400, 404, 409, 413, 415, 422, ...COMMON_ERRORS] as const
 
 export const createEndpointRoute = protectedRoute('webhooks', {
@@ -133,13 +132,7 @@ export const getEndpointDeliveryRoute = protectedRoute('webhooks.read', {
   tags,
   summary: 'One delivery with its attempts',
   request: {
-    params: endpointId.extend({
-      deliveryId: z
-        .string()
-        .min(1)
-        .max(64)
-        .openapi({ param: { name: 'deliveryId', in: 'path' }, example: 'whd_019a...' }),
-    }),
+    params: endpointId.extend({ deliveryId: pathId('webhookDelivery', 'deliveryId') }),
   },
   responses: {
     200: { description: 'The delivery', content: json(WebhookDelivery) },

@@ -5,6 +5,7 @@ import { DELIVERY_SORTS } from '../../../domain/webhooks/delivery-log.ts'
 import { ENDPOINT_SORTS } from '../../../domain/webhooks/endpoint-service.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
 import { OffsetDateTime, UtcDateTime } from '../../openapi/schemas.ts'
+import { resourceId } from '../../../domain/id-schema.ts'
 
 const fields = EndpointFieldsSchema.shape
 
@@ -32,7 +33,7 @@ export const WebhookEndpointPatch = z
 
 export const WebhookEndpoint = z
   .object({
-    id: z.string().openapi({ example: 'we_019a...' }),
+    id: resourceId('webhookEndpoint'),
     url: z.string(),
     description: z.string().nullable(),
     events: z.array(z.string()),
@@ -90,7 +91,7 @@ export const WebhookAttempt = z
 
 export const WebhookDelivery = z
   .object({
-    id: z.string().openapi({ example: 'whd_019a...' }),
+    id: resourceId('webhookDelivery'),
     eventId: z.string(),
     eventType: z.string(),
     endpointId: z.string(),

@@ -7,6 +7,7 @@ import { z } from '@hono/zod-openapi'
 import { ALL_SUBSCRIBABLE_EVENT_TYPES, type EventType } from '../../events/event-catalogue.ts'
 import { TOOL_NAMES } from '../assistants/tool-catalogue.ts'
 import { AgentActionSchema, actionName } from './action-catalogue.ts'
+import { resourceId } from '../../id-schema.ts'
 
 /** Bounds of each field of a five-field cron expression (minute hour day-of-month month day-of-week). */
 const CRON_FIELDS: Array<[string, number, number]> = [
@@ -93,11 +94,9 @@ export const AgentTriggerSchema = z.discriminatedUnion('type', [EventTrigger, Sc
 export type AgentTrigger = z.output<typeof AgentTriggerSchema>
 
 const agentSpecShape = {
-  assistantId: z
-    .string()
-    .min(1)
-    .max(80)
-    .openapi({ description: 'The assistant the agent acts through (its scope and tools).' }),
+  assistantId: resourceId('assistant').openapi({
+    description: 'The assistant the agent acts through (its scope and tools).',
+  }),
   instructions: z.string().trim().min(1).max(4000).openapi({ description: 'What the agent should do on each run.' }),
   tools: z
     .array(z.enum(TOOL_NAMES))

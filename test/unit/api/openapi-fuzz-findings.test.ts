@@ -97,6 +97,21 @@ describe('the served description', () => {
     expect(checked.length).toBeGreaterThan(10)
   })
 
+  it('keeps null out of every component: the references that allow null say so', () => {
+    // `X.nullable()` carried X's component name, so a nullable X could become the component itself: PaymentFailureCode
+    // listed null, and the payment create that references it then allowed `{"code": null}`, which the API refuses.
+    const schemas = (description as { components: { schemas: Record<string, { type?: unknown; enum?: unknown[] }> } })
+      .components.schemas
+    const nullable = Object.entries(schemas)
+      .filter(([, s]) => (Array.isArray(s.type) && s.type.includes('null')) || s.enum?.includes(null))
+      .map(([name]) => name)
+    expect(nullable).toEqual([])
+    const payment = schemas.Payment as unknown as { properties: Record<string, unknown> }
+    expect(payment.properties.failureCode).toEqual({
+      anyOf: [{ $ref: '#/components/schemas/PaymentFailureCode' }, { type: 'null' }],
+    })
+  })
+
   it('describes an SSO connection without a default role as it is sent: defaultRole null', () => {
     const schemas = (
       description as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } }

@@ -4,10 +4,13 @@ import { earlyInterventionColumns, earlyInterventionOf } from '../../../domain/c
 import { assignGoalIds } from '../../../domain/children/goals.ts'
 import { ClientFields } from '../../../domain/clients/client-schema.ts'
 import { CustomFieldDefinitionFields } from '../../../domain/custom-fields/custom-field-schema.ts'
+import { newId } from '../../../domain/ids.ts'
 import { fieldErrorsOf } from '../../../domain/merge-patch.ts'
 import { PetFields } from '../../../domain/pets/pet-schema.ts'
 
 const child = { firstName: 'Maya', lastName: 'Okafor', dateOfBirth: '2023-04-18' }
+/** Client ids of the shape the API issues: another shape names no client and is refused as `not_found`. */
+const [clientA, clientB] = [newId('client'), newId('client')]
 
 /** `path:code` of every error of a parse, or [] when it succeeds. */
 function problems(schema: { safeParse(v: unknown): { success: boolean; error?: unknown } }, value: unknown) {
@@ -43,13 +46,13 @@ describe('child records', () => {
 
   it('allows at most one primary contact and each client once', () => {
     const link = (clientId: string, primaryContact = false) => ({ clientId, relationship: 'MOTHER', primaryContact })
-    expect(problems(ChildFields, { ...child, clients: [link('cln_a', true), link('cln_b', true)] })).toEqual([
+    expect(problems(ChildFields, { ...child, clients: [link(clientA, true), link(clientB, true)] })).toEqual([
       'clients:several_primary_contacts',
     ])
-    expect(problems(ChildFields, { ...child, clients: [link('cln_a'), link('cln_a')] })).toEqual([
+    expect(problems(ChildFields, { ...child, clients: [link(clientA), link(clientA)] })).toEqual([
       'clients.1:duplicate',
     ])
-    expect(problems(ChildFields, { ...child, clients: [{ clientId: 'cln_a', relationship: 'AUNT' }] })).toEqual([
+    expect(problems(ChildFields, { ...child, clients: [{ clientId: clientA, relationship: 'AUNT' }] })).toEqual([
       'clients.0.relationship:invalid_value',
     ])
   })
@@ -143,7 +146,7 @@ describe('client, pet and custom field definition schemas', () => {
   })
 
   it('pets: only a therapy animal carries a certification', () => {
-    const pet = { ownerClientId: 'cln_a', name: 'Biscuit', species: 'DOG' }
+    const pet = { ownerClientId: clientA, name: 'Biscuit', species: 'DOG' }
     expect(problems(PetFields, { ...pet, therapyAnimal: true, certification: { registry: 'Pet Partners' } })).toEqual(
       []
     )

@@ -8,6 +8,10 @@ import {
 import { AgentWorkflowFields, cronProblem } from '../../../../../domain/ai/agents/agent-workflow-schema.ts'
 import { AGENT_WORKFLOW_TEMPLATES } from '../../../../../domain/ai/agents/agent-workflow-templates.ts'
 import { fieldErrorsOf } from '../../../../../domain/merge-patch.ts'
+import { newId } from '../../../../../domain/ids.ts'
+
+/** An assistant id of the shape the API issues (another shape names no assistant). */
+const ASSISTANT = newId('assistant')
 
 const draft: AgentAction = { type: 'draft_appointment', withinDays: 14, durationMinutes: 45 }
 const task: AgentAction = { type: 'create_staff_task', title: 'Fixed' }
@@ -45,7 +49,7 @@ describe('AgentWorkflowFields', () => {
   const valid = {
     name: 'x',
     trigger: { type: 'event', eventTypes: ['booking.created'] },
-    agent: { assistantId: 'ast_1', instructions: 'Do it', tools: [] },
+    agent: { assistantId: ASSISTANT, instructions: 'Do it', tools: [] },
     actions: [{ type: 'create_staff_task' }],
   }
   const errors = (body: unknown) => {
@@ -94,7 +98,7 @@ describe('AgentWorkflowFields', () => {
       const body = {
         name: template.name,
         trigger: template.trigger,
-        agent: { ...template.agent, assistantId: 'ast_1' },
+        agent: { ...template.agent, assistantId: ASSISTANT },
         actions: template.actions,
       }
       expect(errors(body), template.id).toEqual([])
