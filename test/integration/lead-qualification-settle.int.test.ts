@@ -8,9 +8,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { TestWorkflowEnvironment } from '@temporalio/testing'
-import { Worker } from '@temporalio/worker'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { inject } from 'vitest'
 import type { LeadStatus } from '../../domain/leads/lead-state.ts'
 import {
   bookLeadUpdate,
@@ -21,11 +19,10 @@ import {
 } from '../../workflows/lead-qualification-contract.ts'
 import { leadQualificationWorkflow } from '../../workflows/lead-qualification.ts'
 import { eventually } from '../support/platform.ts'
-import { startTestServer } from '../support/test-server.ts'
+import { startStubbedWorker, type StubbedWorker } from '../support/test-server.ts'
 
 let env: TestWorkflowEnvironment
-let worker: Worker
-let running: Promise<void>
+let stubbed: StubbedWorker
 const taskQueue = `lead-settle-${randomUUID()}`
 
 /** What the database says of each lead, as the activities read it; a test moves it as the API's commit would. */
@@ -38,31 +35,21 @@ const commit = (leadId: string, status: LeadStatus, offeredAt: number | null = n
   database.set(leadId, { status, offeredAt, followUpsSent: 0 })
 
 beforeAll(async () => {
-  env = await startTestServer(inject('timeSkippingServer'))
   type Ref = { leadId: string }
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: { codePath: inject('workflowBundlePath') },
-    activities: {
-      qualifyLead: ({ leadId }: Ref) => (commit(leadId, 'QUALIFIED'), snapshot(leadId)),
-      matchLead: ({ leadId }: Ref) => (commit(leadId, 'MATCHED'), snapshot(leadId)),
-      settleLead: ({ leadId }: Ref) => {
-        reads.set(leadId, (reads.get(leadId) ?? 0) + 1)
-        return snapshot(leadId)
-      },
-      recordLeadFollowUp: ({ leadId }: Ref) => snapshot(leadId),
-      closeLeadNoResponse: ({ leadId }: Ref) => (commit(leadId, 'LOST'), snapshot(leadId)),
+  stubbed = await startStubbedWorker(taskQueue, {
+    qualifyLead: ({ leadId }: Ref) => (commit(leadId, 'QUALIFIED'), snapshot(leadId)),
+    matchLead: ({ leadId }: Ref) => (commit(leadId, 'MATCHED'), snapshot(leadId)),
+    settleLead: ({ leadId }: Ref) => {
+      reads.set(leadId, (reads.get(leadId) ?? 0) + 1)
+      return snapshot(leadId)
     },
+    recordLeadFollowUp: ({ leadId }: Ref) => snapshot(leadId),
+    closeLeadNoResponse: ({ leadId }: Ref) => (commit(leadId, 'LOST'), snapshot(leadId)),
   })
-  running = worker.run()
+  env = stubbed.env
 }, 120_000)
 
-afterAll(async () => {
-  worker.shutdown()
-  await running
-  await env.teardown()
-})
+afterAll(() => stubbed.stop())
 
 async function matchedLead() {
   const leadId = `lead_${randomUUID().replaceAll('-', '')}`

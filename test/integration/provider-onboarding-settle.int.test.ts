@@ -8,8 +8,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { TestWorkflowEnvironment } from '@temporalio/testing'
-import { Worker } from '@temporalio/worker'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { OnboardingOperation } from '../../domain/onboarding/onboarding-steps.ts'
 import {
   confirmProfileUpdate,
@@ -21,12 +20,11 @@ import {
 } from '../../workflows/provider-onboarding-contract.ts'
 import { providerOnboardingWorkflow } from '../../workflows/provider-onboarding.ts'
 import { eventually } from '../support/platform.ts'
-import { startTestServer } from '../support/test-server.ts'
+import { startStubbedWorker, type StubbedWorker } from '../support/test-server.ts'
 import { untilNoActivityRuns } from '../support/time-skipping.ts'
 
 let env: TestWorkflowEnvironment
-let worker: Worker
-let running: Promise<void>
+let stubbed: StubbedWorker
 const taskQueue = `onboarding-settle-${randomUUID()}`
 
 /** A promise the test resolves: an activity waits on it, as a slow database call would. */
@@ -50,46 +48,36 @@ const hasCalled = (providerId: string, what: string) => (calls.get(providerId) ?
 const DOCUMENTS = [{ type: 'LICENSE' as const, reference: 'docstore://lic.pdf' }]
 
 beforeAll(async () => {
-  env = await startTestServer(inject('timeSkippingServer'))
   type Ref = { providerId: string }
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: { codePath: inject('workflowBundlePath') },
-    activities: {
-      applyOnboardingStep: async ({ providerId, op }: Ref & { op: OnboardingOperation }) => {
-        called(providerId, op.action)
-        // Steps after the profile wait for the test: the window in which a stale read would have moved the workflow
-        // back stays open while the test looks.
-        if (op.action !== 'confirmProfile') await recordings.get(providerId)?.opened
-        const steps: Record<string, OnboardingState> = {
-          confirmProfile: { status: 'IN_PROGRESS', step: 'DOCUMENTS' },
-          submitDocuments: { status: 'IN_PROGRESS', step: 'LICENCE_VERIFICATION' },
-          verifyLicence: { status: 'IN_PROGRESS', step: 'BACKGROUND_CHECK' },
-          recordBackgroundCheck: { status: 'IN_PROGRESS', step: 'ADMIN_APPROVAL' },
-        }
-        return steps[op.action] ?? { status: 'IN_PROGRESS', step: 'ADMIN_APPROVAL' }
-      },
-      notifyReadyForApproval: () => undefined,
-      reloadOnboarding: ({ providerId }: Ref) => {
-        called(providerId, 'reload')
-        return reloads.get(providerId)!.opened
-      },
-      closeOnboarding: ({ status }: { status: 'TIMED_OUT' | 'CANCELLED' }) => ({ status, step: 'DOCUMENTS' }),
-      recordOnboardingReminder: ({ providerId }: Ref) => {
-        called(providerId, 'reminder')
-        return reminders.get(providerId)!.opened
-      },
+  stubbed = await startStubbedWorker(taskQueue, {
+    applyOnboardingStep: async ({ providerId, op }: Ref & { op: OnboardingOperation }) => {
+      called(providerId, op.action)
+      // Steps after the profile wait for the test: the window in which a stale read would have moved the workflow
+      // back stays open while the test looks.
+      if (op.action !== 'confirmProfile') await recordings.get(providerId)?.opened
+      const steps: Record<string, OnboardingState> = {
+        confirmProfile: { status: 'IN_PROGRESS', step: 'DOCUMENTS' },
+        submitDocuments: { status: 'IN_PROGRESS', step: 'LICENCE_VERIFICATION' },
+        verifyLicence: { status: 'IN_PROGRESS', step: 'BACKGROUND_CHECK' },
+        recordBackgroundCheck: { status: 'IN_PROGRESS', step: 'ADMIN_APPROVAL' },
+      }
+      return steps[op.action] ?? { status: 'IN_PROGRESS', step: 'ADMIN_APPROVAL' }
+    },
+    notifyReadyForApproval: () => undefined,
+    reloadOnboarding: ({ providerId }: Ref) => {
+      called(providerId, 'reload')
+      return reloads.get(providerId)!.opened
+    },
+    closeOnboarding: ({ status }: { status: 'TIMED_OUT' | 'CANCELLED' }) => ({ status, step: 'DOCUMENTS' }),
+    recordOnboardingReminder: ({ providerId }: Ref) => {
+      called(providerId, 'reminder')
+      return reminders.get(providerId)!.opened
     },
   })
-  running = worker.run()
+  env = stubbed.env
 }, 120_000)
 
-afterAll(async () => {
-  worker.shutdown()
-  await running
-  await env.teardown()
-})
+afterAll(() => stubbed.stop())
 
 /** An onboarding at its documents step, the profile's recording done; later recordings wait for the test. */
 async function atDocuments() {

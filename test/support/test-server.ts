@@ -10,6 +10,8 @@ import { once } from 'node:events'
 import { connect } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { TestWorkflowEnvironment } from '@temporalio/testing'
+import { Worker } from '@temporalio/worker'
+import { inject } from 'vitest'
 import { freePort } from './start-process.ts'
 
 /** How long a JVM start may take before the test server counts as broken rather than slow. */
@@ -88,6 +90,42 @@ export async function startTestServer(path: string): Promise<TestWorkflowEnviron
   } catch (error) {
     process.removeListener('exit', killOnExit)
     await stop(child)
+    throw error
+  }
+}
+
+/** A time-skipping server and one worker on it running the real workflow bundle with the test's own activities. */
+export interface StubbedWorker {
+  env: TestWorkflowEnvironment
+  /** Stops the worker, then the server. */
+  stop(): Promise<void>
+}
+
+/**
+ * Starts the test server and a worker on `taskQueue` whose activities are `activities`: for tests of a workflow's
+ * decisions against a database state they choose (the `*-settle` tests).
+ * @param activities - the activity functions by name, standing in for the real ones
+ */
+export async function startStubbedWorker(taskQueue: string, activities: object): Promise<StubbedWorker> {
+  const env = await startTestServer(inject('timeSkippingServer'))
+  try {
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+      activities,
+    })
+    const running = worker.run()
+    return {
+      env,
+      async stop() {
+        worker.shutdown()
+        await running
+        await env.teardown()
+      },
+    }
+  } catch (error) {
+    await env.teardown()
     throw error
   }
 }
