@@ -3,6 +3,7 @@
  * the issue's targets first, then every run (the floor and bookings at the fixed rate, each step of the search for
  * the highest sustainable rate) with its latency, CPU per booking by process and Temporal actions per booking.
  */
+import { databaseInApi, describeDatabase, type EmbeddedPlacement } from './bench-database.ts'
 import type { SettleFigures } from './booking-settle.ts'
 import type { CpuRole } from './process-cpu.ts'
 import type { HistoryActions } from './temporal-actions.ts'
@@ -33,6 +34,8 @@ export interface BookingRun {
 
 export interface BookingResults {
   database: 'postgresql' | 'pglite'
+  /** Where the embedded PGlite ran (bench-database.ts); absent for PostgreSQL and for figures from before it was kept. */
+  placement?: EmbeddedPlacement
   node: string
   /** Commit of the code measured (and whether the tree had changes). */
   commit: string
@@ -74,14 +77,16 @@ const actionsPer = (run: BookingRun) => {
 }
 
 /** CPU ms per request by process, and the total. */
-function cpuPer(run: BookingRun, pglite: boolean): string[] {
+function cpuPer(run: BookingRun, databaseInApiProcess: boolean): string[] {
   const per = (seconds: number) => ((seconds * 1000) / Math.max(1, run.requests)).toFixed(1)
-  const cells = ROLES.map(([role]) => (pglite && role === 'postgres' ? 'in API' : per(run.window.cpu[role])))
+  const cells = ROLES.map(([role]) =>
+    databaseInApiProcess && role === 'postgres' ? 'in API' : per(run.window.cpu[role])
+  )
   const total = ROLES.filter(([role]) => role !== 'peer').reduce((n, [role]) => n + run.window.cpu[role], 0)
   return [...cells, per(total)]
 }
 
-function runRow(run: BookingRun, pglite: boolean, floor?: BookingRun): string {
+function runRow(run: BookingRun, databaseInApiProcess: boolean, floor?: BookingRun): string {
   const answers = Object.entries(run.statuses)
     .map(([code, n]) => `${n} × ${code}`)
     .join(', ')
@@ -93,15 +98,16 @@ function runRow(run: BookingRun, pglite: boolean, floor?: BookingRun): string {
     run.sustained === undefined ? '' : run.sustained ? 'yes' : `no: ${(run.notSustainedBecause ?? []).join('; ')}`
   return (
     `| ${run.kind} | ${run.rate} | ${run.requests} (${answers}) | ${ms(run.p50)} / ${ms(run.p95)} / ${ms(run.p99)} / ${ms(run.max)} | ` +
-    `${ratio} | ${settle} | ${cpuPer(run, pglite).join(' | ')} | ${sustained} | ${when(run.window)} |`
+    `${ratio} | ${settle} | ${cpuPer(run, databaseInApiProcess).join(' | ')} | ${sustained} | ${when(run.window)} |`
   )
 }
 
 export function renderBookingReport(r: BookingResults): string {
   const pglite = r.database === 'pglite'
+  const inApi = databaseInApi(r.database, r.placement)
   const out: string[] = []
   out.push(
-    `Machine: 2 shared CPUs; ${pglite ? 'embedded PGlite (served from the API process: its CPU is in the API column)' : 'PostgreSQL 15 server'}, ` +
+    `Machine: 2 shared CPUs; ${describeDatabase(r.database, r.placement)}, ` +
       `Temporal CLI 1.5.1 dev server, Node ${r.node}, code at ${r.commit}. The API runs in the benchmark's process, the ` +
       'worker in its own (`worker/main.ts`, nice 10 as `npm start` runs it), the open-loop client in a third ' +
       '(bench/webhook-peer.ts): each request is sent at its time whatever the earlier ones are doing, over keep-alive ' +
@@ -141,15 +147,15 @@ export function renderBookingReport(r: BookingResults): string {
       `${ROLES.map(([, name]) => `CPU ${name}`).join(' | ')} | CPU total | sustained | measured |`,
     `|---|---|---|---|---|---|${ROLES.map(() => '---|').join('')}---|---|---|`
   )
-  if (r.fixed) out.push(runRow(r.fixed.floor, pglite), runRow(r.fixed.booking, pglite, r.fixed.floor))
-  for (const run of r.search ?? []) out.push(runRow(run, pglite))
+  if (r.fixed) out.push(runRow(r.fixed.floor, inApi), runRow(r.fixed.booking, inApi, r.fixed.floor))
+  for (const run of r.search ?? []) out.push(runRow(run, inApi))
   if (r.idle) {
     const idle = r.idle
     const perSecond = (role: CpuRole) => ((idle.cpu[role] * 1000) / idle.seconds).toFixed(0)
     out.push(
       '',
       `With nothing to do (${idle.seconds.toFixed(0)} s before the runs, ${when(idle)}), the processes use, in CPU ms per ` +
-        `second: ${ROLES.filter(([role]) => !(pglite && role === 'postgres'))
+        `second: ${ROLES.filter(([role]) => !(inApi && role === 'postgres'))
           .map(([role, name]) => `${name} ${perSecond(role)}`)
           .join(', ')} (the webhook pumps polling, the sweeps). ` +
         'The CPU per request above includes this share: at 10 requests/s, a tenth of each figure per request.'

@@ -10,7 +10,7 @@
  * Each run reports p50/p95/p99, CPU per booking by process (API, worker, Temporal, PostgreSQL) and Temporal actions
  * per booking; the section "Booking (<database>)" of docs/benchmarks.md is rewritten with them.
  *
- *   npm run bench:booking                                   # embedded PGlite
+ *   npm run bench:booking                                   # embedded PGlite, in its own process as `npm start` runs it
  *   BENCH_DATABASE_URL=postgresql://... npm run bench:booking
  *   BENCH_PHASES=fixed BENCH_SECONDS=10 npm run bench:booking   # a smoke run
  */
@@ -23,9 +23,9 @@ import { startApi } from '../api/start-api.ts'
 import { loadConfig } from '../infra/config.ts'
 import { createLogger } from '../infra/logger.ts'
 import { ensureTemporal } from '../scripts/temporal/dev-server.ts'
-import { provisionTestDatabase } from '../test/support/test-database.ts'
 import { startWorkerProcess } from '../test/support/worker-process.ts'
 import { writeWorkflowBundle } from '../worker/create-worker.ts'
+import { provisionBenchDatabase } from './bench-database.ts'
 import { startFloor } from './booking-floor.ts'
 import { renderBookingReport, type BookingResults, type BookingRun } from './booking-report.ts'
 import { settleFigures } from './booking-settle.ts'
@@ -55,7 +55,7 @@ if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.
 const log = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`)
 
 const [database, temporal] = await Promise.all([
-  provisionTestDatabase(),
+  provisionBenchDatabase(),
   ensureTemporal({ port: 0, uiPort: false, log: () => undefined }),
 ])
 const taskQueue = `bench-${randomBytes(4).toString('hex')}`
@@ -196,6 +196,7 @@ const commit = (() => {
 })()
 const results: BookingResults = {
   database: database.kind,
+  placement: database.placement,
   node: process.versions.node,
   commit,
   sustainableP95Ms: SUSTAINABLE_P95_MS,

@@ -69,6 +69,9 @@ export function cpuSnapshot(postgresPids: number[] = []): CpuSnapshot {
   for (const p of descendants(procs, process.pid)) {
     if (p.cmdline.includes('worker/main.ts')) add(p, 'worker')
     else if (p.cmdline.includes('webhook-peer')) add(p, 'peer')
+    else if (p.cmdline.includes('api/server.ts')) add(p, 'api')
+    // The embedded PGlite in its own process, as `npm start` runs it (bench/bench-database.ts).
+    else if (p.cmdline.includes('embedded-postgres')) add(p, 'postgres')
     else if (p.cmdline.includes('temporal')) add(p, 'temporal')
   }
   const wanted = new Set(postgresPids)

@@ -29,6 +29,8 @@ export interface BenchContext {
   worker(): WorkerProcess
   /** Starts a worker process in place of one that has exited. */
   startWorker(): Promise<void>
+  /** The API's and the worker's environment, to start an API process of its own (`kill-api`). */
+  env: Record<string, string>
   log(message: string): void
 }
 

@@ -1,6 +1,7 @@
 /**
  * @module The webhook benchmark's crash scenarios (bench/webhooks.bench.ts): the worker killed with SIGKILL in the
- * middle of a run, and stopped with SIGTERM in front of a backlog; each started again, and every delivery accounted for.
+ * middle of a run, the API process killed with SIGKILL while it answers emitting calls, and the worker stopped with
+ * SIGTERM in front of a backlog; each started again, and every delivery accounted for.
  */
 import {
   deliveryStats,
@@ -12,8 +13,11 @@ import {
   type BenchContext,
   type EmittedEvent,
 } from './webhook-bench-kit.ts'
+import { freePort } from '../test/support/start-process.ts'
+import { startApiProcess } from '../test/support/worker-process.ts'
 import { deliveryKey } from './webhook-peer-client.ts'
-import type { KillResult, SigtermResult } from './webhook-results.ts'
+import type { KillApiResult, KillResult, SigtermResult } from './webhook-results.ts'
+import { emittingCall } from './webhook-scenarios.ts'
 
 /** After a crash, in-flight claims wait for their lease (60 s) and the pump for its heartbeat timeout (10 s). */
 const CRASH_DRAIN_MS = 180_000
@@ -74,6 +78,66 @@ export async function killScenario(ctx: BenchContext, killAtS: number): Promise<
     lastEarlierDeliveryMs: lastBeforeKill - killedAt,
     stats,
     overThirtySeconds: overThirty,
+    window: await window.close(stats.lastAt),
+  }
+}
+
+/**
+ * 20 endpoints subscribed to `payment.succeeded`; `POST /v1/payments` at the run's rate from the peer to an API in a
+ * process of its own, killed with SIGKILL `killAtS` seconds in and started again at once on the same port. Requests
+ * the dead process never answered are counted; every payment it committed, answered or not, must reach every endpoint.
+ */
+export async function killApiScenario(ctx: BenchContext, killAtS: number): Promise<KillApiResult> {
+  const tenant = await newTenant(ctx.api)
+  await subscribe(ctx.api, ctx.peer, tenant, 20, [], 'payment.succeeded')
+  const call = await emittingCall(ctx, tenant, 'payments')
+  const port = await freePort()
+  const startApi = () => startApiProcess({ ...ctx.env, PORT: String(port), LOG_LEVEL: 'info' })
+  let api = await startApi()
+  const since = new Date()
+  const window = await ctx.openWindow()
+  let restartMs = 0
+  const crash = (async () => {
+    await sleep(killAtS * 1000)
+    const killedAt = Date.now()
+    await api.kill('SIGKILL')
+    ctx.log('API killed; starting it again')
+    api = await startApi()
+    restartMs = Date.now() - killedAt
+  })()
+  const load = await ctx.peer.load({
+    url: `http://127.0.0.1:${port}${call.path}`,
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${tenant.token}` },
+    bodies: call.bodies,
+    rate: ctx.rate,
+    seconds: ctx.seconds,
+  })
+  await crash
+  await api.kill('SIGTERM')
+  const db = ctx.api.deps.db
+  const events = (
+    await db.event.findMany({
+      where: { tenantId: tenant.tenantId, type: 'payment.succeeded', createdAt: { gte: since } },
+      select: { id: true, createdAt: true },
+    })
+  ).map((e) => ({ id: e.id, committedAt: e.createdAt.getTime() }))
+  const payments = await db.payment.count({ where: { tenantId: tenant.tenantId, createdAt: { gte: since } } })
+  const paths = tenant.endpoints.map((e) => e.path)
+  await waitDelivered(
+    ctx.peer,
+    events.map((e) => e.id),
+    paths,
+    CRASH_DRAIN_MS
+  )
+  const stats = deliveryStats(ctx.peer, events, paths)
+  return {
+    rate: ctx.rate,
+    killAtS,
+    statuses: load.statuses,
+    restartMs,
+    payments,
+    events: events.length,
+    stats,
     window: await window.close(stats.lastAt),
   }
 }

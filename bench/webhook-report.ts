@@ -2,6 +2,7 @@
  * @module The section of docs/benchmarks.md the webhook benchmark writes, built from every scenario's latest figures
  * (bench/webhook-results.ts): the issue's targets first, then each scenario's table.
  */
+import { databaseInApi, describeDatabase } from './bench-database.ts'
 import type { CpuRole } from './process-cpu.ts'
 import type { HistoryActions } from './temporal-actions.ts'
 import type { WebhookResults, WindowFigures } from './webhook-results.ts'
@@ -42,9 +43,10 @@ const ROLES: Array<[CpuRole, string]> = [
 
 export function renderWebhookReport(r: WebhookResults): string {
   const pglite = r.database === 'pglite'
+  const inApi = databaseInApi(r.database, r.placement)
   const out: string[] = []
   out.push(
-    `Machine: 2 shared CPUs; ${pglite ? 'embedded PGlite (served from the API process: its CPU is in the API column)' : 'PostgreSQL 15 server'}, ` +
+    `Machine: 2 shared CPUs; ${describeDatabase(r.database, r.placement)}, ` +
       `Temporal CLI 1.5.1 dev server, Node ${r.node}. The API (with the bench's event recording) runs in one process, the ` +
       `worker in another (\`worker/main.ts\`, at CPU priority nice 10 as \`npm start\` runs it: \`WORKER_CPU_NICE\`), the receivers and the HTTP client in a third (bench/webhook-peer.ts), ` +
       'all on loopback; pump settings are the defaults (2 partitions, poll 100 ms, 64 attempts in flight per pump, 8 per ' +
@@ -93,7 +95,7 @@ export function renderWebhookReport(r: WebhookResults): string {
   for (const a of Object.values(r.api ?? {})) {
     const ratio = a.subscribed.p95 / a.baseline.p95
     rows.push(
-      `| \`POST /v1/children\` p95 at ${a.rate}/s, 20 endpoints subscribed ÷ none | ≤ 1.5 | ${ratio.toFixed(2)} (${ms(a.subscribed.p95)} / ${ms(a.baseline.p95)} ms) | ${verdict(ratio <= 1.5)} |`
+      `| \`POST /v1/${a.call ?? 'children'}\` p95 at ${a.rate}/s, 20 endpoints subscribed ÷ none | ≤ 1.5 | ${ratio.toFixed(2)} (${ms(a.subscribed.p95)} / ${ms(a.baseline.p95)} ms) | ${verdict(ratio <= 1.5)} |`
     )
   }
   if (r.sigterm) {
@@ -107,6 +109,10 @@ export function renderWebhookReport(r: WebhookResults): string {
   if (r.kill)
     rows.push(
       `| kill -9 mid-run, then restart: nothing lost | 0 lost | ${r.kill.stats.lost} lost, ${r.kill.stats.duplicates} duplicates; first delivery ${s(r.kill.firstDeliveryMs)} s after the kill | ${verdict(r.kill.stats.lost === 0)} |`
+    )
+  if (r.killApi)
+    rows.push(
+      `| kill -9 of the API mid-run, then restart: every committed payment's event delivered | 0 lost | ${r.killApi.stats.lost} lost, ${r.killApi.stats.duplicates} duplicates; ${r.killApi.events} events for ${r.killApi.payments} payments | ${verdict(r.killApi.stats.lost === 0 && r.killApi.events === r.killApi.payments)} |`
     )
   out.push('', '| figure | target | measured | |', '|---|---|---|---|', ...rows)
 
@@ -139,7 +145,7 @@ export function renderWebhookReport(r: WebhookResults): string {
   if (r.idle) {
     const idle = r.idle
     const perSecond = (role: CpuRole) => ((idle.cpu[role] * 1000) / idle.seconds).toFixed(1)
-    const roles = ROLES.filter(([role]) => !(pglite && role === 'postgres'))
+    const roles = ROLES.filter(([role]) => !(inApi && role === 'postgres'))
     out.push(
       '',
       'With nothing to deliver, the two pumps polling every 100 ms cost, per second: ' +
@@ -174,14 +180,14 @@ export function renderWebhookReport(r: WebhookResults): string {
         '64 orders), nothing started in Temporal. `children`: `POST /v1/children` (`child.registered`); each request ' +
         "also enqueues the child's progress-follow-up workflow (started after commit by the outbox), the same in both " +
         'runs, so the call alone already costs a workflow start and its first tasks. CPU per request by process: API / ' +
-        `worker / Temporal dev server / ${pglite ? 'receivers + client (PostgreSQL is in the API)' : 'PostgreSQL / receivers + client'}.`,
+        `worker / Temporal dev server / ${inApi ? 'receivers + client (PostgreSQL is in the API)' : 'PostgreSQL / receivers + client'}.`,
       '',
       '| call | requests/s | endpoints subscribed | requests | answers | p50 / p95 / p99 ms | p95 ÷ unsubscribed | CPU ms per request | its deliveries | measured |',
       '|---|---|---|---|---|---|---|---|---|---|',
       ...apiRuns.flatMap((a) =>
         [a.baseline, a.subscribed].map((x) => {
           const answers = Object.entries(x.statuses).map(([code, n]) => `${n} × ${code}`)
-          const cpu = ROLES.filter(([role]) => !(pglite && role === 'postgres'))
+          const cpu = ROLES.filter(([role]) => !(inApi && role === 'postgres'))
             .map(([role]) => ((x.window.cpu[role] * 1000) / Math.max(1, x.requests)).toFixed(1))
             .join(' / ')
           const deliveries = x.subscribed
@@ -235,7 +241,11 @@ export function renderWebhookReport(r: WebhookResults): string {
     out.push(
       '',
       'CPU per successful delivery (ms) by process, over the same intervals' +
-        (pglite ? '' : " (PostgreSQL: this database's connections)") +
+        (pglite
+          ? inApi
+            ? ''
+            : ' (PostgreSQL: the embedded server process)'
+          : " (PostgreSQL: this database's connections)") +
         '. A process that ended during the interval (the killed worker) is not counted.',
       '',
       `| run | ${ROLES.map(([, name]) => name).join(' | ')} | total |`,
@@ -243,12 +253,12 @@ export function renderWebhookReport(r: WebhookResults): string {
       ...cpuRows.map(([label, w, delivered]) => {
         const per = (seconds: number) => (delivered ? ((seconds * 1000) / delivered).toFixed(2) : '—')
         const total = ROLES.reduce((n, [role]) => n + w.cpu[role], 0)
-        return `| ${label} | ${ROLES.map(([role]) => (pglite && role === 'postgres' ? 'in the API' : per(w.cpu[role]))).join(' | ')} | ${per(total)} |`
+        return `| ${label} | ${ROLES.map(([role]) => (inApi && role === 'postgres' ? 'in the API' : per(w.cpu[role]))).join(' | ')} | ${per(total)} |`
       })
     )
   }
 
-  if (r.sigterm || r.kill) out.push('', '**Stopping and crashing the worker**:', '')
+  if (r.sigterm || r.kill || r.killApi) out.push('', '**Stopping and crashing the worker and the API**:', '')
   if (r.sigterm) {
     const t = r.sigterm
     out.push(
@@ -269,6 +279,16 @@ export function renderWebhookReport(r: WebhookResults): string {
         `event committed before the kill ${s(k.lastEarlierDeliveryMs)} s after it; ${k.overThirtySeconds} deliveries took over 30 s ` +
         `(a killed worker's claims are attempted again only when their 60 s lease ends). ${k.stats.lost} lost, ` +
         `**${k.stats.duplicates} duplicates**; p95 over the whole run ${ms(k.stats.p95)} ms. Measured ${when(k.window)}.`
+    )
+  }
+  if (r.killApi) {
+    const k = r.killApi
+    out.push(
+      `- kill -9 of the API ${k.killAtS} s into \`POST /v1/payments\` at ${k.rate}/s with 20 endpoints subscribed (the API in a ` +
+        `process of its own), started again at once on the same port: listening again after ${s(k.restartMs)} s; answers ` +
+        `${JSON.stringify(k.statuses)} ("error": requests the dead process never answered). ${k.payments} payments committed, ` +
+        `${k.events} \`payment.succeeded\` events; ${k.stats.delivered} of ${k.events * 20} deliveries made, ${k.stats.lost} lost, ` +
+        `${k.stats.duplicates} duplicates; p95 ${ms(k.stats.p95)} ms. Measured ${when(k.window)}.`
     )
   }
   return out.join('\n')

@@ -4,6 +4,7 @@
  * the section in docs/benchmarks.md is rebuilt from every scenario's latest figures, each with its own date and load.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import type { EmbeddedPlacement } from './bench-database.ts'
 import type { CpuRole } from './process-cpu.ts'
 import type { HistoryActions } from './temporal-actions.ts'
 import type { DeliveryStats } from './webhook-bench-kit.ts'
@@ -103,6 +104,21 @@ export interface KillResult {
   window: WindowFigures
 }
 
+/** The API process killed with SIGKILL while it answers emitting calls (payments), and started again at once. */
+export interface KillApiResult {
+  rate: number
+  killAtS: number
+  /** Answers by status; `error` counts requests the dead process never answered. */
+  statuses: Record<string, number>
+  /** From the kill to the restarted API listening. */
+  restartMs: number
+  /** Payments committed, and their `payment.succeeded` events (one each, answered or not). */
+  payments: number
+  events: number
+  stats: DeliveryStats
+  window: WindowFigures
+}
+
 export interface SigtermResult {
   events: number
   endpoints: number
@@ -138,6 +154,8 @@ export interface BeforeResult {
 export interface WebhookResults {
   database: 'postgresql' | 'pglite'
   node: string
+  /** Where the embedded PGlite ran (bench-database.ts); absent for PostgreSQL and for figures from before it was kept. */
+  placement?: EmbeddedPlacement
   /** Settings changed from the defaults (an experiment: kept in a file of its own, never in the doc). */
   settings?: Record<string, string>
   before?: BeforeResult & { at: string }
@@ -148,19 +166,25 @@ export interface WebhookResults {
   api?: Record<string, ApiResult>
   failing?: Record<string, FailingResult>
   kill?: KillResult
+  killApi?: KillApiResult
   sigterm?: SigtermResult
 }
 
-const fileOf = (results: Pick<WebhookResults, 'database' | 'settings'>) =>
-  new URL(`./results/webhooks-${results.database}${results.settings ? '-experiment' : ''}.json`, import.meta.url)
+const fileOf = (results: Pick<WebhookResults, 'database' | 'settings' | 'placement'>) =>
+  new URL(
+    `./results/webhooks-${results.database}${results.placement === 'in-process' ? '-in-process' : ''}` +
+      `${results.settings ? '-experiment' : ''}.json`,
+    import.meta.url
+  )
 
 /** The latest figures of the defaults, or of an experiment (`settings`), on `database`. */
 export async function loadResults(
   database: WebhookResults['database'],
-  settings?: Record<string, string>
+  settings?: Record<string, string>,
+  placement?: EmbeddedPlacement
 ): Promise<WebhookResults> {
-  const text = await readFile(fileOf({ database, settings }), 'utf8').catch(() => undefined)
-  return text ? (JSON.parse(text) as WebhookResults) : { database, node: process.versions.node, settings }
+  const text = await readFile(fileOf({ database, settings, placement }), 'utf8').catch(() => undefined)
+  return text ? (JSON.parse(text) as WebhookResults) : { database, node: process.versions.node, settings, placement }
 }
 
 export async function saveResults(results: WebhookResults): Promise<void> {

@@ -120,7 +120,7 @@ export async function failing(ctx: BenchContext, rate: number): Promise<FailingR
 }
 
 /** An emitting call as the peer sends it: its path, the bodies it sends in turn, and the event it emits. */
-interface EmittingCall {
+export interface EmittingCall {
   path: string
   bodies: string[]
   eventType: string
@@ -137,7 +137,7 @@ const PAYMENT_ORDERS = 64
  *   row lock, the payment, the order's amounts and the event in one transaction, nothing started in Temporal. The call
  *   the issue measured ("50 payments/s").
  */
-async function emittingCall(ctx: BenchContext, tenant: BenchTenant, call: ApiCall): Promise<EmittingCall> {
+export async function emittingCall(ctx: BenchContext, tenant: BenchTenant, call: ApiCall): Promise<EmittingCall> {
   if (call === 'children') {
     const body = JSON.stringify({ firstName: 'Bench', lastName: 'Child', dateOfBirth: '2020-03-03' })
     return { path: '/v1/children', bodies: [body], eventType: 'child.registered' }

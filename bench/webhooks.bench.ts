@@ -10,11 +10,14 @@
  * - `api`: each emitting call of BENCH_API_CALLS (`POST /v1/payments`, `POST /v1/children`) at each of BENCH_API_RATES
  *   requests/s, with no endpoint subscribed, then with 20;
  * - `kill`: the 20-endpoint run with the worker killed (SIGKILL) BENCH_KILL_AT_S seconds in and started again;
+ * - `kill-api`: payments at BENCH_RATE/s to an API process of its own with 20 endpoints subscribed, the API killed
+ *   (SIGKILL) BENCH_KILL_AT_S seconds in and started again;
  * - `sigterm`: a backlog behind slow receivers, the worker stopped with SIGTERM and started again;
  * - `before`: a sample of the earlier design's delivery workflow (still registered for the migration), counted the
  *   same way, for its Temporal actions per delivery.
  *
  *   npm run bench:webhooks                         # embedded PGlite unless BENCH_DATABASE_URL names a server
+ *   BENCH_EMBEDDED=in-process npm run bench:webhooks  # PGlite inside the benchmark's (the API's) process
  *   BENCH_SCENARIOS=steady BENCH_ENDPOINTS=20 BENCH_SECONDS=30 npm run bench:webhooks
  *
  * Each scenario's figures are kept in bench/results/webhooks-<database>.json; the section "Webhooks (<database>)" of
@@ -31,16 +34,16 @@ import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import { loadConfig } from '../infra/config.ts'
 import { createLogger } from '../infra/logger.ts'
 import { ensureTemporal } from '../scripts/temporal/dev-server.ts'
-import { provisionTestDatabase } from '../test/support/test-database.ts'
 import { startWorkerProcess, type WorkerProcess } from '../test/support/worker-process.ts'
 import { writeWorkflowBundle } from '../worker/create-worker.ts'
+import { provisionBenchDatabase } from './bench-database.ts'
 import { windowOpener } from './measured-window.ts'
 import { temporalServerPid } from './process-cpu.ts'
 import { writeBenchmarkSection } from './report.ts'
 import { findMetricsUrl } from './temporal-actions.ts'
 import { measureBefore } from './webhook-before.ts'
 import { emitEvents, newTenant, sleep, subscribe, waitDelivered, type BenchContext } from './webhook-bench-kit.ts'
-import { killScenario, sigtermScenario } from './webhook-crash.ts'
+import { killApiScenario, killScenario, sigtermScenario } from './webhook-crash.ts'
 import { startPeer } from './webhook-peer-client.ts'
 import { renderWebhookReport } from './webhook-report.ts'
 import { loadResults, saveResults, type ApiCall, type BeforeResult } from './webhook-results.ts'
@@ -48,7 +51,7 @@ import { apiScenario, failing, steady } from './webhook-scenarios.ts'
 
 const RATE = Number(process.env.BENCH_RATE ?? 50)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60)
-const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'before,steady,api,failing,kill,sigterm').split(','))
+const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'before,steady,api,failing,kill,kill-api,sigterm').split(','))
 const STEADY_ENDPOINTS = (process.env.BENCH_ENDPOINTS ?? '1,20').split(',').map(Number)
 /** Rates of the emitting API call: the issue's 50/s, and lower ones to see the ratio away from saturation. */
 const API_RATES = (process.env.BENCH_API_RATES ?? String(RATE)).split(',').map(Number)
@@ -89,11 +92,17 @@ const SETTINGS =
  * rebuilt from every stored scenario, and `bench/results/` is not versioned: on a machine that has not run them all,
  * a run of some scenarios would drop the others' rows, so such a run names a section of its own.
  */
-const docSection = (database: string) => process.env.BENCH_DOC_SECTION ?? `Webhooks (${database})`
+const docSection = (database: string) =>
+  process.env.BENCH_DOC_SECTION ??
+  `Webhooks (${database}${process.env.BENCH_EMBEDDED === 'in-process' ? ', in the API process' : ''})`
 
 // `BENCH_SCENARIOS=report` only rebuilds the doc section from the stored figures (after editing or merging them).
 if (process.env.BENCH_SCENARIOS === 'report') {
-  const stored = await loadResults(process.env.BENCH_DATABASE_URL ? 'postgresql' : 'pglite')
+  const stored = await loadResults(
+    process.env.BENCH_DATABASE_URL ? 'postgresql' : 'pglite',
+    undefined,
+    process.env.BENCH_DATABASE_URL ? undefined : process.env.BENCH_EMBEDDED === 'in-process' ? 'in-process' : 'process'
+  )
   await writeBenchmarkSection(docSection(stored.database), renderWebhookReport(stored))
   console.log(renderWebhookReport(stored))
   process.exit(0)
@@ -103,7 +112,7 @@ if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.
 const log = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`)
 
 const [database, temporal] = await Promise.all([
-  provisionTestDatabase(),
+  provisionBenchDatabase(),
   ensureTemporal({ port: 0, uiPort: false, log: () => undefined }),
 ])
 const taskQueue = `bench-${randomBytes(4).toString('hex')}`
@@ -119,6 +128,8 @@ const env = {
   TEMPORAL_NAMESPACE: temporal.namespace,
   TEMPORAL_TASK_QUEUE: taskQueue,
   PORT: '0',
+  // The tokens' issuer: the same for the benchmark's API and the API process of \`kill-api\`, whatever their ports.
+  PUBLIC_URL: 'http://localhost:3000',
   LOG_LEVEL: 'silent',
   // The load is the point; the limiter would refuse it.
   RATE_LIMIT_PER_MINUTE: '100000000',
@@ -159,10 +170,11 @@ const ctx: BenchContext = {
   async startWorker() {
     worker = await startWorker()
   },
+  env,
   log,
 }
 
-const results = await loadResults(database.kind, SETTINGS)
+const results = await loadResults(database.kind, SETTINGS, database.placement)
 results.node = process.versions.node
 const save = async () => {
   await saveResults(results)
@@ -232,6 +244,12 @@ try {
     log(`kill: 20 endpoints, ${RATE} events/s for ${SECONDS} s, worker SIGKILLed at ${KILL_AT_S} s`)
     results.kill = await killScenario(ctx, KILL_AT_S)
     log(JSON.stringify(results.kill))
+    await save()
+  }
+  if (SCENARIOS.has('kill-api')) {
+    log(`kill-api: payments at ${RATE}/s for ${SECONDS} s, 20 endpoints, the API SIGKILLed at ${KILL_AT_S} s`)
+    results.killApi = await killApiScenario(ctx, KILL_AT_S)
+    log(JSON.stringify(results.killApi))
     await save()
   }
   if (SCENARIOS.has('sigterm')) {

@@ -21,6 +21,7 @@ import { unaccent } from '@electric-sql/pglite/contrib/unaccent'
 import { uuid_ossp } from '@electric-sql/pglite/contrib/uuid_ossp'
 import { vector } from '@electric-sql/pglite/vector'
 
+import { startEmbeddedMaintenance } from './embedded-maintenance.ts'
 import { servePGlite } from './pglite-wire-server.ts'
 
 /** Options of {@link startEmbeddedPostgres}. */
@@ -35,6 +36,13 @@ export interface EmbeddedPostgresOptions {
   maxConnections?: number
   /** A data directory dumped by {@link EmbeddedPostgres.dump} to start from (tests clone a migrated database). */
   loadDataDir?: Blob
+  /**
+   * Between two runs of `VACUUM (ANALYZE)`, which PGlite has no autovacuum to do (embedded-maintenance.ts); default
+   * EMBEDDED_DB_VACUUM_INTERVAL_MS or 30 s, `0` never.
+   */
+  vacuumIntervalMs?: number
+  /** Where maintenance reports slow runs and failures. */
+  log?: (message: string) => void
 }
 
 /** A running embedded server. */
@@ -104,10 +112,16 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions = {}):
   const url = new URL(`postgresql://postgres:postgres@${clientHost(host)}:${port}/postgres`)
   url.searchParams.set('sslmode', 'disable')
   const connectionString = url.toString()
+  const vacuumIntervalMs = opts.vacuumIntervalMs ?? Number(process.env.EMBEDDED_DB_VACUUM_INTERVAL_MS ?? 30_000)
+  const stopMaintenance =
+    vacuumIntervalMs > 0
+      ? startEmbeddedMaintenance({ connectionString, intervalMs: vacuumIntervalMs, log: opts.log })
+      : async () => undefined
 
   let stopping: Promise<void> | undefined
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
+      await stopMaintenance()
       await server.close()
       await db.close()
       await unlock()
@@ -163,7 +177,7 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`bad EMBEDDED_DB_PORT: ${port}`)
   const dataDir = path.resolve(process.env.START_DATA_DIR || '.data', 'pglite')
 
-  const pg = await startEmbeddedPostgres({ dataDir, port })
+  const pg = await startEmbeddedPostgres({ dataDir, port, log: (message) => console.log(message) })
   console.log(`embedded PostgreSQL (PGlite) serving ${dataDir}`)
   console.log(`DATABASE_URL=${pg.connectionString}`)
 

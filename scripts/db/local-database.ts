@@ -55,7 +55,7 @@ export async function openLocalDatabase(
     }
   } else {
     const dataDir = embeddedDataDir(env)
-    const embedded = await startEmbeddedPostgres({ dataDir, port: options.serve ? port : 0 })
+    const embedded = await startEmbeddedPostgres({ dataDir, port: options.serve ? port : 0, log })
     log(`embedded PostgreSQL (PGlite) serving ${dataDir} on port ${embedded.port}`)
     database = { url: embedded.connectionString, started: true, stop: () => embedded.stop() }
   }

@@ -1,6 +1,6 @@
 /**
- * @module Runs the real worker entry (`worker/main.ts`) as a child process, so tests can kill it the way a crash
- * would (SIGKILL) and start it again.
+ * @module Runs the real worker entry (`worker/main.ts`), or the API's (`api/server.ts`), as a child process, so tests
+ * and benchmarks can kill it the way a crash would (SIGKILL) and start it again.
  */
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -15,19 +15,32 @@ const READY_TIMEOUT_MS = 90_000
  */
 const typeScriptLoader = (process.features as { typescript?: string | false }).typescript ? [] : ['--import', 'tsx']
 
-export interface WorkerProcess {
+export interface EntryProcess {
   readonly pid: number
-  /** Kills the worker: SIGKILL simulates a crash, SIGTERM a graceful stop. Resolves when it has exited. */
+  /** Kills the process: SIGKILL simulates a crash, SIGTERM a graceful stop. Resolves when it has exited. */
   kill(signal: NodeJS.Signals): Promise<number | null>
   output(): string
 }
+
+export type WorkerProcess = EntryProcess
 
 /**
  * Starts `worker/main.ts` with the given environment and waits until it polls its task queue.
  * @param env - configuration for the worker (DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE...)
  */
-export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [...typeScriptLoader, 'worker/main.ts'], {
+export const startWorkerProcess = (env: Record<string, string>): Promise<WorkerProcess> =>
+  startEntry('worker/main.ts', 'worker running', env)
+
+/**
+ * Starts `api/server.ts` with the given environment (PORT included) and waits until it listens.
+ * @param env - configuration for the API (DATABASE_URL, TEMPORAL_ADDRESS, PORT...)
+ */
+export const startApiProcess = (env: Record<string, string>): Promise<EntryProcess> =>
+  startEntry('api/server.ts', 'API listening', env)
+
+async function startEntry(entry: string, readyLine: string, env: Record<string, string>): Promise<EntryProcess> {
+  const name = entry.split('/')[0]
+  const child = spawn(process.execPath, [...typeScriptLoader, entry], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -38,12 +51,12 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
 
   const deadline = Date.now() + READY_TIMEOUT_MS
-  while (!output.includes('worker running')) {
+  while (!output.includes(readyLine)) {
     if (child.exitCode !== null || child.signalCode !== null)
-      throw new Error(`worker exited before it was ready:\n${output}`)
+      throw new Error(`${name} exited before it was ready:\n${output}`)
     if (Date.now() > deadline) {
       child.kill('SIGKILL')
-      throw new Error(`worker did not start within ${READY_TIMEOUT_MS} ms:\n${output}`)
+      throw new Error(`${name} did not start within ${READY_TIMEOUT_MS} ms:\n${output}`)
     }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }

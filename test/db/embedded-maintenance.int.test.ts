@@ -1,0 +1,93 @@
+/**
+ * The embedded PGlite's stand-in for autovacuum (scripts/db/embedded-maintenance.ts): with an interval set, the served
+ * database is vacuumed and analysed without anyone asking, also while another connection holds a transaction open
+ * (the run waits for its turn rather than failing inside that transaction); with `0` it never is.
+ */
+import pg from 'pg'
+import { afterEach, describe, expect, it } from 'vitest'
+
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../scripts/db/embedded-postgres.ts'
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+let server: EmbeddedPostgres | undefined
+let clients: pg.Client[] = []
+
+afterEach(async () => {
+  await Promise.all(clients.map((c) => c.end()))
+  clients = []
+  await server?.stop()
+  server = undefined
+})
+
+async function connect(url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  clients.push(client)
+  return client
+}
+
+/** A queue-like table whose rows were each updated twice: dead row versions for VACUUM, no statistics yet. */
+async function churn(client: pg.Client): Promise<void> {
+  await client.query('CREATE TABLE queue (id int PRIMARY KEY, state int NOT NULL)')
+  await client.query('INSERT INTO queue SELECT g, 0 FROM generate_series(1, 2000) g')
+  await client.query('UPDATE queue SET state = 1')
+  await client.query('UPDATE queue SET state = 2')
+}
+
+async function maintained(client: pg.Client) {
+  const { rows } = await client.query<{ last_vacuum: Date | null; last_analyze: Date | null; reltuples: number }>(
+    `SELECT s.last_vacuum, s.last_analyze, c.reltuples FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+     WHERE s.relname = 'queue'`
+  )
+  return rows[0]!
+}
+
+async function until<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await check()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error('timed out')
+    await sleep(50)
+  }
+}
+
+describe('embedded database maintenance', () => {
+  it('vacuums and analyses the served database at its interval', async () => {
+    server = await startEmbeddedPostgres({ port: 0, vacuumIntervalMs: 200 })
+    const client = await connect(server.connectionString)
+    await churn(client)
+    const after = await until(async () => {
+      const row = await maintained(client)
+      return row.last_vacuum && row.last_analyze ? row : undefined
+    })
+    expect(after.reltuples).toBe(2000)
+  })
+
+  it('waits for a transaction another connection holds open, which commits untouched', async () => {
+    server = await startEmbeddedPostgres({ port: 0, vacuumIntervalMs: 200 })
+    const client = await connect(server.connectionString)
+    await churn(client)
+    const holder = await connect(server.connectionString)
+    await holder.query('BEGIN')
+    await holder.query('INSERT INTO queue VALUES (2001, 0)')
+    // Several intervals pass while the transaction is open; VACUUM inside it would fail or end it.
+    await sleep(700)
+    await holder.query('INSERT INTO queue VALUES (2002, 0)')
+    await holder.query('COMMIT')
+    const { rows } = await client.query<{ n: string }>('SELECT count(*) AS n FROM queue')
+    expect(Number(rows[0]!.n)).toBe(2002)
+    await until(async () => ((await maintained(client)).last_vacuum ? true : undefined))
+  })
+
+  it('does nothing with an interval of 0', async () => {
+    server = await startEmbeddedPostgres({ port: 0, vacuumIntervalMs: 0 })
+    const client = await connect(server.connectionString)
+    await churn(client)
+    await sleep(1000)
+    const row = await maintained(client)
+    expect(row.last_vacuum).toBeNull()
+    expect(row.last_analyze).toBeNull()
+  })
+})
