@@ -4,6 +4,7 @@
  * API starts and keeps taking bookings while Temporal is down; the workflow outbox catches up when it returns.
  */
 import { Client } from '@temporalio/client'
+import { API_APPLICATION_NAME } from '../infra/application-names.ts'
 import { systemClock, type Clock } from '../infra/clock.ts'
 import type { Config } from '../infra/config.ts'
 import { closeDb, createDb } from '../infra/db.ts'
@@ -24,7 +25,7 @@ export function buildDeps(
   logger: Logger,
   clock: Clock = systemClock
 ): { deps: AppDeps; close: () => Promise<void> } {
-  const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX)
+  const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX, API_APPLICATION_NAME)
   // Refuses a Temporal call made while a request holds its transaction (infra/network-guard.ts); its close() waits for
   // calls still retrying, so no retry fires on a closed channel (infra/temporal-connection.ts).
   const temporalConnection = lazyTemporalConnection(config.TEMPORAL_ADDRESS, [refuseInsideTransaction])

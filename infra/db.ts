@@ -21,9 +21,10 @@ const pools = new WeakMap<Db, pg.Pool>()
  * Creates a Prisma client on a `pg` pool, and the units of work that share the pool.
  * @param connectionString - a postgresql:// URL
  * @param poolMax - the pool's maximum number of connections
+ * @param applicationName - the connections' `application_name` (infra/application-names.ts)
  */
-export function createDb(connectionString: string, poolMax = 10): Db {
-  const pool = new pg.Pool({ connectionString, max: poolMax })
+export function createDb(connectionString: string, poolMax = 10, applicationName?: string): Db {
+  const pool = new pg.Pool({ connectionString, max: poolMax, application_name: applicationName })
   // An idle connection the server drops is reported here (and removed from the pool); unheard, it would crash the
   // process. The adapter adds its own listener only once the root client first queries, and units may come first.
   pool.on('error', () => undefined)

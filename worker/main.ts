@@ -3,6 +3,7 @@
  * SIGINT/SIGTERM stops polling, lets running activities finish within the grace time, then closes connections.
  */
 import { NativeConnection, Runtime } from '@temporalio/worker'
+import { WORKER_APPLICATION_NAME } from '../infra/application-names.ts'
 import { loadConfig } from '../infra/config.ts'
 import { closeDb, createDb } from '../infra/db.ts'
 import { createLogger } from '../infra/logger.ts'
@@ -19,7 +20,7 @@ Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'] })
 const stopping = new AbortController()
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stopping.abort())
 
-const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX)
+const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX, WORKER_APPLICATION_NAME)
 const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS })
 try {
   const worker = await createWorker({ config, connection, db, stopping: stopping.signal })

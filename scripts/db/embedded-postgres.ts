@@ -21,6 +21,7 @@ import { unaccent } from '@electric-sql/pglite/contrib/unaccent'
 import { uuid_ossp } from '@electric-sql/pglite/contrib/uuid_ossp'
 import { vector } from '@electric-sql/pglite/vector'
 
+import { WORKER_APPLICATION_NAME } from '../../infra/application-names.ts'
 import { startEmbeddedMaintenance } from './embedded-maintenance.ts'
 import { servePGlite } from './pglite-wire-server.ts'
 
@@ -41,6 +42,11 @@ export interface EmbeddedPostgresOptions {
    * EMBEDDED_DB_VACUUM_INTERVAL_MS or 30 s, `0` never.
    */
   vacuumIntervalMs?: number
+  /**
+   * Connections served behind the others (pglite-wire-server.ts); by default the worker's
+   * (infra/application-names.ts), so requests do not queue behind webhook deliveries and workflow steps.
+   */
+  backgroundApplications?: readonly string[]
   /** Where maintenance reports slow runs and failures. */
   log?: (message: string) => void
 }
@@ -100,6 +106,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions = {}):
     host,
     port: opts.port ?? 0,
     maxConnections: opts.maxConnections ?? 100,
+    backgroundApplications: opts.backgroundApplications ?? [WORKER_APPLICATION_NAME],
   }).catch(async (error: unknown) => {
     // Listen errors (EADDRINUSE, EACCES).
     await db.close()

@@ -24,7 +24,16 @@ export interface PGliteServerOptions {
   port: number
   /** Further connections are refused with SQLSTATE 53300, as PostgreSQL does. */
   maxConnections: number
+  /**
+   * Connections whose `application_name` (startup parameter) is listed here wait behind the others for the backend,
+   * up to {@link BACKGROUND_MAX_WAIT_MS}: with one backend for everything, a request's statement should not queue
+   * behind a batch of webhook deliveries or workflow steps (the worker is also given a lower CPU priority).
+   */
+  backgroundApplications?: readonly string[]
 }
+
+/** How long a background connection waits behind later foreground ones at most: it is served, never starved. */
+export const BACKGROUND_MAX_WAIT_MS = 100
 
 /** A listening server; see {@link servePGlite}. */
 export interface PGliteServer {
@@ -78,6 +87,7 @@ interface FrontendMessage {
  */
 export async function servePGlite(db: PGlite, opts: PGliteServerOptions): Promise<PGliteServer> {
   const lock = new BackendLock()
+  const background = new Set(opts.backgroundApplications ?? [])
   const connections = new Set<Connection>()
   const refused = new Set<net.Socket>()
   let closing = false
@@ -103,7 +113,7 @@ export async function servePGlite(db: PGlite, opts: PGliteServerOptions): Promis
       refuse(socket)
       return
     }
-    const connection = new Connection(socket, db, lock)
+    const connection = new Connection(socket, db, lock, background)
     connections.add(connection)
     void connection.done.then(() => connections.delete(connection))
   })
@@ -132,21 +142,35 @@ export async function servePGlite(db: PGlite, opts: PGliteServerOptions): Promis
 }
 
 /**
- * Who may use the backend: one connection at a time, the others wait in arrival order. A holder keeps it
- * across messages until its exchange and transaction are over.
+ * Who may use the backend: one connection at a time, the others wait in arrival order, background connections
+ * behind foreground ones unless they have waited {@link BACKGROUND_MAX_WAIT_MS}. A holder keeps it across messages
+ * until its exchange and transaction are over.
  */
 class BackendLock {
   private holder: Connection | undefined
-  private readonly waiting: Array<{ connection: Connection; grant: (granted: boolean) => void }> = []
+  private readonly waiting: Array<{
+    connection: Connection
+    grant: (granted: boolean) => void
+    background: boolean
+    since: number
+  }> = []
 
   /** Resolves `true` once `connection` holds the backend, `false` if it was {@link withdraw}n meanwhile. */
-  acquire(connection: Connection): Promise<boolean> {
+  acquire(connection: Connection, background: boolean): Promise<boolean> {
     if (this.holder === connection) return Promise.resolve(true)
     if (this.holder === undefined) {
       this.holder = connection
       return Promise.resolve(true)
     }
-    return new Promise((grant) => this.waiting.push({ connection, grant }))
+    return new Promise((grant) => this.waiting.push({ connection, grant, background, since: performance.now() }))
+  }
+
+  /** The next to serve: the first in line, unless it is background and a foreground one waits behind it. */
+  private nextIndex(): number {
+    const first = this.waiting[0]
+    if (!first?.background || performance.now() - first.since >= BACKGROUND_MAX_WAIT_MS) return 0
+    const foreground = this.waiting.findIndex((w) => !w.background)
+    return foreground < 0 ? 0 : foreground
   }
 
   holds(connection: Connection): boolean {
@@ -155,7 +179,7 @@ class BackendLock {
 
   release(connection: Connection): void {
     if (this.holder !== connection) return
-    const next = this.waiting.shift()
+    const next = this.waiting.splice(this.nextIndex(), 1)[0]
     this.holder = next?.connection
     next?.grant(true)
   }
@@ -181,11 +205,14 @@ class Connection {
   private awaitingReady = false
   private status: TxStatus = 'I'
   private copyIn = false
+  /** Set from the startup packet's `application_name` (see {@link PGliteServerOptions.backgroundApplications}). */
+  private background = false
 
   constructor(
     private readonly socket: net.Socket,
     private readonly db: PGlite,
-    private readonly lock: BackendLock
+    private readonly lock: BackendLock,
+    private readonly backgroundApplications: ReadonlySet<string>
   ) {
     this.done = new Promise((resolve) => (this.resolveDone = resolve))
     socket.setNoDelay(true)
@@ -226,7 +253,7 @@ class Connection {
           this.terminate()
           continue
         }
-        if (!(await this.lock.acquire(this))) continue
+        if (!(await this.lock.acquire(this, this.background))) continue
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- close() may have run while the lock was awaited
         if (this.closed) continue
         try {
@@ -271,6 +298,8 @@ class Connection {
       }
       const major = request >>> 16
       if (major !== PROTOCOL_MAJOR_3) return this.protocolViolation(`unsupported protocol version ${major}`)
+      const applicationName = startupParameters(buffer.subarray(8, length)).get('application_name')
+      this.background = applicationName !== undefined && this.backgroundApplications.has(applicationName)
       return { type: STARTUP, data: buffer.subarray(0, length) }
     }
     if (buffer.length < 5) return undefined
@@ -418,6 +447,14 @@ class ReplyFilter {
 }
 
 /** A message with a type byte: type, length, body. */
+/** The name/value pairs of a StartupMessage's body (after length and protocol): each a C string, ended by a NUL. */
+function startupParameters(body: Buffer): Map<string, string> {
+  const parts = body.toString('utf8').split('\0')
+  const parameters = new Map<string, string>()
+  for (let i = 0; i + 1 < parts.length && parts[i] !== ''; i += 2) parameters.set(parts[i]!, parts[i + 1]!)
+  return parameters
+}
+
 function typedMessage(type: string, body: Uint8Array = new Uint8Array(0)): FrontendMessage {
   const data = Buffer.alloc(5 + body.length)
   data.write(type, 0, 'latin1')
