@@ -3,7 +3,10 @@
 // TypeScript files are linted with type information (typescript-eslint's project service: each file is checked
 // against the tsconfig.json nearest to it, so sdk/src uses the SDK's own web-only config). Formatting is Prettier's
 // job, so eslint-config-prettier comes last and turns every stylistic rule off.
+import { readdirSync, readFileSync } from 'node:fs'
 import { builtinModules } from 'node:module'
+import { dirname, join, relative, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 import js from '@eslint/js'
 import prettier from 'eslint-config-prettier'
@@ -56,20 +59,44 @@ const workflowRestrictedImports = {
 }
 
 /**
- * Domain modules that workflows import as values (directly or through one another), and so are bundled into the
- * workflow sandbox with them: the same ban applies. Found by following every non-type import from workflows/
- * (`import type` is erased and bundles nothing). A workflow that starts importing another domain module as a value
- * adds it here.
+ * Modules outside workflows/ that workflows import as values (directly or through one another), and so are bundled
+ * into the workflow sandbox with them: the same ban applies. Computed from the imports rather than listed by hand, so a
+ * workflow that starts importing another domain module as a value brings it under the rule at once (a hand-kept list
+ * had already missed domain/webhooks/retry-schedule.ts). `import type`, and braces of `type` names only, are erased
+ * and bundle nothing. Relative imports only: packages are what `workflowRestrictedImports` rules on.
  */
-const workflowBundledDomainFiles = [
-  'domain/appointments/reminder-schedule.ts', // appointment-follow-up.ts, booking-lifecycle.ts
-  'domain/assessments/reminder-plan.ts', // assessment-reminder.ts
-  'domain/early-intervention/ei-clock.ts', // early-intervention.ts
-  'domain/leads/lead-policy.ts', // lead-qualification.ts
-  'domain/leads/lead-state.ts', // lead-qualification.ts
-  'domain/errors.ts', // through domain/leads/lead-state.ts
-  'domain/onboarding/onboarding-rules.ts', // provider-onboarding.ts
-]
+function workflowBundledFiles(root) {
+  // `import x`, `import x, { a }`, `import { a }`, `import * as x`, `export { a }`, `export *` ... `from './...'`.
+  const valueImport =
+    /^(?:import|export)\s+(?!type\s)(\w+(?:\s*,\s*\{[^}]*\})?|\{[^}]*\}|\*(?:\s+as\s+\w+)?)\s*from\s*'(\.[^']+)'/gm
+  const typeOnlyBraces = (clause) =>
+    /^\{[^}]*\}$/.test(clause) &&
+    clause
+      .slice(1, -1)
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean)
+      .every((name) => name.startsWith('type '))
+  const found = new Set()
+  const pending = readdirSync(join(root, 'workflows'))
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => join(root, 'workflows', name))
+  const seen = new Set(pending)
+  while (pending.length > 0) {
+    const file = pending.pop()
+    for (const [, clause, target] of readFileSync(file, 'utf8').matchAll(valueImport)) {
+      if (typeOnlyBraces(clause.trim())) continue
+      const imported = resolve(dirname(file), target)
+      if (seen.has(imported)) continue
+      seen.add(imported)
+      pending.push(imported)
+      const path = relative(root, imported)
+      if (!path.startsWith('workflows/')) found.add(path)
+    }
+  }
+  return [...found].sort()
+}
+const workflowBundledDomainFiles = workflowBundledFiles(dirname(fileURLToPath(import.meta.url)))
 
 export default defineConfig([
   globalIgnores([
