@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
 /**
@@ -14,6 +15,9 @@ const integrationWorkers = Number(process.env.INTEGRATION_WORKERS ?? 3)
  */
 const jsonReport = process.env.TEST_REPORT_JSON
 
+/** The React hooks (sdks/react) import the SDK by its package name, as integrators do (tsconfig.json's paths). */
+const resolve = { alias: { '@therapy-care/sdk': fileURLToPath(new URL('./sdk/src/index.ts', import.meta.url)) } }
+
 export default defineConfig({
   test: {
     ...(jsonReport ? { reporters: ['default', ['json', { outputFile: jsonReport }]] } : {}),
@@ -22,12 +26,14 @@ export default defineConfig({
     maxWorkers: integrationWorkers,
     projects: [
       {
+        resolve,
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
         },
       },
       {
+        resolve,
         test: {
           name: 'integration',
           // Files that run in one worker process share its module cache (INTEGRATION_ISOLATE=1: a fresh process per

@@ -10,6 +10,7 @@ import { accessLog } from './middleware/access-log.ts'
 import { auditTrail } from './middleware/audit.ts'
 import { authenticate } from './middleware/authenticate.ts'
 import { requestBodyLimit } from './middleware/body-limit.ts'
+import { browserOrigins } from './middleware/browser-origins.ts'
 import { assistantRoutes } from './routes/assistants/index.ts'
 import { knowledgeRoutes } from './routes/knowledge/index.ts'
 import { agentRoutes } from './routes/agents/index.ts'
@@ -93,6 +94,9 @@ export function createApp(deps: AppDeps) {
     await next()
     c.res.headers.set('X-Api-Version', API_VERSION)
   })
+  // Browser apps on the allowed origins (none by default): before the audit trail and the rate limit, so a preflight
+  // is answered without being recorded or counted, and every answer (a 429, a 401) carries the CORS headers.
+  if (deps.config.API_CORS_ORIGINS.length > 0) app.use(VERSIONED_API, browserOrigins(deps.config.API_CORS_ORIGINS))
   // Every /v0 and /v1 call leaves an audit record whatever answers it (docs/audit-trail.md), so it wraps the rest.
   const audit = auditTrail(deps)
   app.use(VERSIONED_API, audit.record)

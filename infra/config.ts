@@ -8,6 +8,19 @@ import { AI_CONFIG_SHAPE } from './ai-config.ts'
 
 const durationSeconds = (fallback: number) => z.coerce.number().int().positive().default(fallback)
 
+/** Comma-separated browser origins (`scheme://host[:port]`). */
+const originList = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((value) =>
+      value
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean)
+    )
+    .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'Each entry must be an origin: scheme://host[:port]')))
+
 const ConfigSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -49,16 +62,12 @@ const ConfigSchema = z
     /** The credential of operators who may decode payloads at /codec (32+ characters); unset or empty: nobody may. */
     CODEC_OPERATOR_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(32).optional()),
     /** Browser origins allowed to call /codec (the Temporal Web UI), comma-separated. */
-    CODEC_CORS_ORIGINS: z
-      .string()
-      .default('http://localhost:8233,http://127.0.0.1:8233')
-      .transform((value) =>
-        value
-          .split(',')
-          .map((origin) => origin.trim())
-          .filter(Boolean)
-      )
-      .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'Each entry must be an origin: scheme://host[:port]'))),
+    CODEC_CORS_ORIGINS: originList('http://localhost:8233,http://127.0.0.1:8233'),
+    /**
+     * Browser origins of apps allowed to call /v0 and /v1 directly with access tokens from their own backend
+     * (api/middleware/browser-origins.ts), comma-separated; empty: none (no CORS headers at all).
+     */
+    API_CORS_ORIGINS: originList(''),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Assistants and knowledge: models, vector store, upload limits (infra/ai-config.ts, docs/ai.md). */
     ...AI_CONFIG_SHAPE,

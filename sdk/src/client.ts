@@ -7,7 +7,14 @@
  * const appointment = await api.appointments.create({ childId, providerId, type: 'THERAPY_SESSION', startsAt })
  */
 import { ApiConnectionError, ApiError } from './errors.ts'
-import { apiKeySource, clientCredentialsSource, type CredentialSource, type TokenResponse } from './credentials.ts'
+import {
+  accessTokenProviderSource,
+  apiKeySource,
+  clientCredentialsSource,
+  type AccessTokenProvider,
+  type CredentialSource,
+  type TokenResponse,
+} from './credentials.ts'
 import { PageIterator } from './pagination.ts'
 import { paginate, resource, type ListQuery, type UncheckedOptions } from './resources.ts'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.ts'
@@ -35,6 +42,11 @@ export interface ClientOptions {
   scope?: string | string[]
   /** Or an API key, sent as the bearer credential (it cannot be renewed, so a 401 is final). */
   apiKey?: string
+  /**
+   * Or, where no secret may live (a browser, a mobile app): short-lived access tokens from the app's own backend,
+   * asked for again before they expire and after a 401 (docs/sdk.md, "Credentials in browsers and apps").
+   */
+  accessToken?: AccessTokenProvider
   /** Overrides of the retry bounds and spacing ({@link DEFAULT_RETRY_POLICY}). */
   retry?: Partial<RetryPolicy>
   /** Time limit of one attempt in milliseconds (default 30 000); an attempt that times out is retried. */
@@ -129,9 +141,12 @@ export class TherapyCareClient {
       now: Date.now,
       onRetry: options.onRetry,
     }
+    const ways = [options.apiKey, options.clientId, options.accessToken].filter((way) => way !== undefined)
+    if (ways.length > 1) throw new Error('Pass one of apiKey, clientId and clientSecret, or accessToken.')
     if (options.apiKey !== undefined) {
-      if (options.clientId !== undefined) throw new Error('Pass either apiKey or clientId and clientSecret, not both.')
       this.#credentials = apiKeySource(options.apiKey)
+    } else if (options.accessToken !== undefined) {
+      this.#credentials = accessTokenProviderSource(options.accessToken, () => this.#settings.now())
     } else if (options.clientId && options.clientSecret) {
       this.#credentials = clientCredentialsSource({
         clientId: options.clientId,
@@ -141,7 +156,7 @@ export class TherapyCareClient {
         now: () => this.#settings.now(),
       })
     } else {
-      throw new Error('Pass clientId and clientSecret (OAuth client credentials) or apiKey.')
+      throw new Error('Pass clientId and clientSecret (OAuth client credentials), apiKey, or accessToken.')
     }
   }
 

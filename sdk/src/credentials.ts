@@ -55,22 +55,66 @@ export interface ClientCredentialsOptions {
   now(): number
 }
 
-/** Access tokens obtained and renewed with the OAuth 2.0 client-credentials and refresh-token grants. */
-export function clientCredentialsSource(options: ClientCredentialsOptions): CredentialSource {
+/**
+ * A credential the API issued for a lifetime: used until shortly before it expires, then obtained again, one renewal
+ * at a time for every call waiting on it.
+ * @param obtain - gets new tokens, given the ones held (whose refresh token it may use)
+ */
+function renewingSource(obtain: (held: Tokens | undefined) => Promise<Tokens>, now: () => number): CredentialSource {
   let tokens: Tokens | undefined
   // One renewal at a time, shared by every call waiting for it: two concurrent refreshes would present the same
   // refresh token twice, and the API treats a reused refresh token as theft and revokes the whole family.
   let pending: Promise<Tokens> | undefined
+
+  function renewNow(): Promise<Tokens> {
+    pending ??= obtain(tokens)
+      .then((fresh) => (tokens = fresh))
+      .finally(() => {
+        pending = undefined
+      })
+    return pending
+  }
+
+  return {
+    async bearer() {
+      if (tokens && now() < tokens.renewAtMs && !pending) return tokens.accessToken
+      return (await renewNow()).accessToken
+    },
+    async renew(rejected) {
+      if (pending) await pending
+      else if (tokens?.accessToken === rejected || !tokens) await renewNow()
+      // Otherwise another call renewed after this one sent its request: the current token is already new.
+      return true
+    },
+  }
+}
+
+/** Tokens from a token response, to renew before they expire (counted from when the request was sent). */
+function heldTokens(answer: TokenResponse, sentAtMs: number, keepRefreshToken: boolean): Tokens {
+  if (typeof answer.access_token !== 'string' || typeof answer.expires_in !== 'number') {
+    throw new Error('The token endpoint answered without access_token and expires_in.')
+  }
+  // Counted from when the request was sent, so time spent in flight only makes us renew earlier.
+  const lifetimeMs = answer.expires_in * 1000
+  return {
+    accessToken: answer.access_token,
+    refreshToken: keepRefreshToken ? answer.refresh_token : undefined,
+    renewAtMs: sentAtMs + lifetimeMs - Math.min(MAX_EARLY_RENEWAL_MS, lifetimeMs * EARLY_RENEWAL_RATIO),
+  }
+}
+
+/** Access tokens obtained and renewed with the OAuth 2.0 client-credentials and refresh-token grants. */
+export function clientCredentialsSource(options: ClientCredentialsOptions): CredentialSource {
   const client = { client_id: options.clientId, client_secret: options.clientSecret }
 
-  async function obtain(): Promise<Tokens> {
+  async function obtain(held: Tokens | undefined): Promise<Tokens> {
     const sentAt = options.now()
     let answer: TokenResponse | undefined
-    if (tokens?.refreshToken) {
+    if (held?.refreshToken) {
       try {
         answer = await options.requestToken({
           grant_type: 'refresh_token',
-          refresh_token: tokens.refreshToken,
+          refresh_token: held.refreshToken,
           ...client,
         })
       } catch (error) {
@@ -84,37 +128,25 @@ export function clientCredentialsSource(options: ClientCredentialsOptions): Cred
       ...client,
       ...(options.scope ? { scope: options.scope } : {}),
     })
-    if (typeof answer.access_token !== 'string' || typeof answer.expires_in !== 'number') {
-      throw new Error('The token endpoint answered without access_token and expires_in.')
-    }
-    // Counted from when the request was sent, so time spent in flight only makes us renew earlier.
-    const lifetimeMs = answer.expires_in * 1000
-    return {
-      accessToken: answer.access_token,
-      refreshToken: answer.refresh_token,
-      renewAtMs: sentAt + lifetimeMs - Math.min(MAX_EARLY_RENEWAL_MS, lifetimeMs * EARLY_RENEWAL_RATIO),
-    }
+    return heldTokens(answer, sentAt, true)
   }
 
-  function renewNow(): Promise<Tokens> {
-    pending ??= obtain()
-      .then((fresh) => (tokens = fresh))
-      .finally(() => {
-        pending = undefined
-      })
-    return pending
-  }
+  return renewingSource(obtain, () => options.now())
+}
 
-  return {
-    async bearer() {
-      if (tokens && options.now() < tokens.renewAtMs && !pending) return tokens.accessToken
-      return (await renewNow()).accessToken
-    },
-    async renew(rejected) {
-      if (pending) await pending
-      else if (tokens?.accessToken === rejected || !tokens) await renewNow()
-      // Otherwise another call renewed after this one sent its request: the current token is already new.
-      return true
-    },
-  }
+/**
+ * What an app without a client secret (a browser, a phone) gets from its own backend: an access token and its
+ * lifetime, in the token endpoint's shape. The backend holds the client secret and asks `POST /oauth/token` itself.
+ */
+export type AccessTokenProvider = () => Promise<Pick<TokenResponse, 'access_token' | 'expires_in'>>
+
+/**
+ * Access tokens handed over by the app's backend ({@link AccessTokenProvider}), asked for again shortly before they
+ * expire and after a 401. A refresh token the backend passes on anyway is dropped: it would outlive the page.
+ */
+export function accessTokenProviderSource(provider: AccessTokenProvider, now: () => number): CredentialSource {
+  return renewingSource(async () => {
+    const sentAt = now()
+    return heldTokens({ token_type: 'Bearer', scope: '', ...(await provider()) }, sentAt, false)
+  }, now)
 }

@@ -7,7 +7,7 @@ export { PageIterator } from './pagination.ts'
 export type { ResourceMethods, ListQuery } from './resources.ts'
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.ts'
 export type { RetryEvent } from './transport.ts'
-export type { TokenResponse } from './credentials.ts'
+export type { AccessTokenProvider, TokenResponse } from './credentials.ts'
 export type {
   ApiPath,
   CallOptions,

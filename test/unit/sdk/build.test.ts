@@ -42,6 +42,7 @@ console.log(JSON.stringify({ version: SDK_VERSION, id: event.id }))
 `
     )
     const { stdout } = await run(process.execPath, [script])
-    expect(JSON.parse(stdout)).toEqual({ version: '0.1.0', id: 'evt_1' })
+    const { version } = JSON.parse(await readFile(path.join(root, 'sdk/package.json'), 'utf8')) as { version: string }
+    expect(JSON.parse(stdout)).toEqual({ version, id: 'evt_1' })
   })
 })
