@@ -56,6 +56,7 @@ import { v0Routes } from './routes/v0/index.ts'
 import { priceRoutes } from './routes/prices/index.ts'
 import { orderRoutes } from './routes/orders/index.ts'
 import { paymentRoutes } from './routes/payments/index.ts'
+import { processorWebhookRoutes } from './routes/processor-webhooks/index.ts'
 import { referenceRoutes } from './routes/reference/index.ts'
 import { eventRoutes } from './routes/events/index.ts'
 import { webhookEndpointRoutes } from './routes/webhook-endpoints/index.ts'
@@ -106,6 +107,8 @@ export function createApp(deps: AppDeps) {
   app.use('*', requestBodyLimit(deps.config.REQUEST_BODY_LIMIT_BYTES, knowledgeUploadLimits(deps.config)))
 
   mount(app, [healthRoutes(deps), wellKnownRoutes(deps), oauthRoutes(deps), errorCodeRoutes(deps)])
+  // Signed by the payment processor, not authenticated by us (docs/payments.md).
+  mount(app, [processorWebhookRoutes(deps)])
   // The Temporal codec server for operators (docs/payload-encryption.md); its own credential, not the API's.
   mount(app, [codecRoutes(deps)])
 

@@ -27,6 +27,8 @@ import {
 } from '../domain/early-intervention/ei-workflow-sync.ts'
 import { createLeadService, type LeadService } from '../domain/leads/lead-service.ts'
 import { createOnboardingService, type OnboardingService } from '../domain/onboarding/onboarding-service.ts'
+import { onlineProcessorFrom } from '../domain/payments/online-processors.ts'
+import type { OnlinePaymentProcessor } from '../domain/payments/payment-processor.ts'
 import { createProgressFollowUps, type ProgressFollowUps } from '../domain/progress/progress-follow-ups.ts'
 import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import { createWorkflowOutbox, type WorkflowOutbox } from '../domain/workflow-starts/workflow-outbox.ts'
@@ -65,6 +67,8 @@ export interface AppServices {
   agentWorkflows: AgentWorkflowService
   /** The AI runtime of the knowledge routes (embeddings, vector stores, answerer). */
   ai: AiRuntime
+  /** Online card payments, when a processor is configured (domain/payments/online-processors.ts). */
+  onlinePayments: OnlinePaymentProcessor | undefined
 }
 
 /** A real day: the workflows' own default, so it is left out of their inputs. */
@@ -138,5 +142,6 @@ export function composeServices(infra: ServiceInfrastructure): AppServices {
     agentSchedules,
     agentWorkflows: createAgentWorkflowService({ rules: webhookSettings(config), schedules: agentSchedules }),
     ai: createAiRuntime(aiConfigOf(config)),
+    onlinePayments: onlineProcessorFrom(config),
   }
 }

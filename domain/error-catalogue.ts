@@ -209,9 +209,17 @@ export const ERROR_CATALOGUE = {
   dependency_unavailable: entry(
     503,
     'Dependency unavailable',
-    'A service the API needs (the database, Temporal) is temporarily unreachable.',
+    'A service the API needs (the database, Temporal, the payment processor) is temporarily unreachable.',
     `Wait \`Retry-After\` seconds. ${RETRY_SAME_KEY}`,
     true
+  ),
+  invalid_signature: entry(
+    400,
+    'Invalid signature',
+    "A payment processor's webhook whose signature does not verify against the configured signing secret, or whose " +
+      'signed timestamp is outside the tolerance (5 minutes). Nothing in it was applied.',
+    "Check the webhook signing secret configured for the processor (STRIPE_WEBHOOK_SECRET) and the server's clock; " +
+      'the processor delivers the event again.'
   ),
 } as const satisfies Readonly<Record<string, ErrorCodeEntry>>
 

@@ -171,8 +171,9 @@ export const rateLimited = (retryAfterSeconds: number) =>
     headers: { 'Retry-After': String(retryAfterSeconds) },
   })
 
-export const dependencyUnavailable = (what: string) =>
+export const dependencyUnavailable = (what: string, cause?: unknown) =>
   new AppError(503, 'dependency_unavailable', 'Dependency unavailable', {
     detail: `${what} is temporarily unavailable. Retry later.`,
     headers: { 'Retry-After': '5' },
+    cause,
   })

@@ -157,8 +157,25 @@ const ConfigSchema = z
      * one machine requests come before webhook deliveries and workflow tasks (infra/process-priority.ts).
      */
     WORKER_CPU_NICE: z.coerce.number().int().min(0).max(19).default(0),
+    /**
+     * Online card payments (docs/payments.md, "Online payments"): `none` (only payments the centre records), or
+     * `stripe` with the two keys below.
+     */
+    ONLINE_PAYMENT_PROCESSOR: z.enum(['none', 'stripe']).default('none'),
+    /** Stripe's secret API key (`sk_test_...` while testing). */
+    STRIPE_SECRET_KEY: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional()),
+    /** The signing secret of the Stripe webhook endpoint that calls POST /processor-webhooks/stripe (`whsec_...`). */
+    STRIPE_WEBHOOK_SECRET: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional()),
+    /** Where Stripe's API is: unset for Stripe itself; stripe-mock's address in the tests (http://127.0.0.1:12111). */
+    STRIPE_API_BASE: z.string().url().optional(),
   })
   .superRefine((config, ctx) => {
+    if (config.ONLINE_PAYMENT_PROCESSOR === 'stripe') {
+      for (const key of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const) {
+        if (!config[key])
+          ctx.addIssue({ code: 'custom', path: [key], message: 'required when ONLINE_PAYMENT_PROCESSOR=stripe' })
+      }
+    }
     if (config.WEBHOOK_CLAIM_LEASE_MS <= config.WEBHOOK_TIMEOUT_MS) {
       ctx.addIssue({
         code: 'custom',

@@ -11,7 +11,7 @@ import { newId } from '../ids.ts'
 import { resolveLocation } from '../locations/resolve-location.ts'
 import { isCurrency } from '../pricing/currencies.ts'
 import { priceLines, type OrderLineInput, type PricedLine } from './order-lines.ts'
-import { assertTransition, statusFromMoney, type OrderStatus } from './order-status.ts'
+import { assertTransition, REFUND_UNDO_TRANSITIONS, statusFromMoney, type OrderStatus } from './order-status.ts'
 
 export interface CreateOrderInput {
   locationId?: string
@@ -186,15 +186,20 @@ export async function voidOrder(uow: UnitOfWork, id: string, now: Date): Promise
 /**
  * Writes new paid and refunded amounts of a locked order, with the balance and status they imply.
  * @param order - the order as returned by {@link lockOrder} in this unit of work
+ * @param undoingFailedRefund - the change gives back a refund the processor could not make
+ *   ({@link REFUND_UNDO_TRANSITIONS}); every other change only moves forward
  */
 export async function applyOrderMoney(
   uow: UnitOfWork,
   order: OrderWithLines,
   money: { amountPaid: number; amountRefunded: number },
-  now: Date
+  now: Date,
+  undoingFailedRefund = false
 ): Promise<OrderStatus> {
   const status = statusFromMoney({ total: order.total, ...money })
-  assertTransition(order.status, status, 'change the money of')
+  if (!undoingFailedRefund || !REFUND_UNDO_TRANSITIONS[order.status]?.includes(status)) {
+    assertTransition(order.status, status, 'change the money of')
+  }
   await uow.tx.order.update({
     where: { id: order.id },
     data: {

@@ -6,8 +6,9 @@
  *     └──void──► VOID ◄────┘ (nothing paid)     └───────refund───────────┴──► PARTIALLY_REFUNDED ──refund──► REFUNDED
  *
  * Only a DRAFT is edited. Once finalized, the status follows the money: it is derived from total, amountPaid and
- * amountRefunded by {@link statusFromMoney}, so it cannot drift from the amounts. VOID and REFUNDED are terminal.
- * Anything else is 409 `invalid_state_transition`.
+ * amountRefunded by {@link statusFromMoney}, so it cannot drift from the amounts. VOID and REFUNDED are terminal,
+ * except that a refund an online processor reports failed is undone ({@link REFUND_UNDO_TRANSITIONS}). Anything else
+ * is 409 `invalid_state_transition`.
  */
 import type { OrderStatus } from '../../generated/prisma/enums.ts'
 import { invalidStateTransition } from '../errors.ts'
@@ -52,6 +53,15 @@ export function statusFromMoney({ total, amountPaid, amountRefunded }: OrderMone
 }
 
 /** Whether `from` may become `to`. */
+/**
+ * A refund the online processor reports failed never gave the money back: the order returns to what its amounts then
+ * say. Only undoing such a refund moves an order back along the refund arrows (domain/payments/online-payment-service.ts).
+ */
+export const REFUND_UNDO_TRANSITIONS: Readonly<Partial<Record<OrderStatus, readonly OrderStatus[]>>> = {
+  REFUNDED: ['PARTIALLY_REFUNDED', 'PAID', 'PARTIALLY_PAID'],
+  PARTIALLY_REFUNDED: ['PAID', 'PARTIALLY_PAID'],
+}
+
 export const canTransition = (from: OrderStatus, to: OrderStatus) => from === to || ORDER_TRANSITIONS[from].includes(to)
 
 /**

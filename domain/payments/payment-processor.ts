@@ -5,11 +5,12 @@
  * a bank transfer, an insurer's remittance, a cheque) and records through the API. It moves no money; it
  * accepts what the centre reports, including a failure (a declined card), so the order and the books match the till.
  *
- * Online card payments go through an external processor, behind {@link OnlinePaymentProcessor}: a seam, not an
- * implementation. No adapter ships, and none is faked; `ONLINE_PAYMENT_PROCESSOR` (infra/config.ts) selects one when
- * one exists, and is `none` today. The seam is two-phase because a network call must never run inside the database
- * transaction that holds the order's lock: create an intent (payment PENDING), then apply the processor's signed
- * confirmation (a webhook) in a new unit of work that locks the order and moves the payment to SUCCEEDED or FAILED.
+ * Online card payments go through an external processor, behind {@link OnlinePaymentProcessor}: Stripe
+ * (stripe-processor.ts), selected by `ONLINE_PAYMENT_PROCESSOR=stripe` (infra/config.ts; `none` by default). It is
+ * two-phase because a network call must never run inside the database transaction that holds the order's lock:
+ * create an intent (payment PENDING; online-payment-service.ts), then apply the processor's signed confirmation (a
+ * webhook) in a new unit of work that locks the order and moves the payment to SUCCEEDED or FAILED
+ * (processor-events.ts).
  */
 import type { PaymentMethod } from '../../generated/prisma/enums.ts'
 
@@ -109,45 +110,61 @@ export interface PaymentIntent {
   id: string
   /** Handed to the payer's browser or app to complete the payment with the processor directly. */
   clientSecret: string
-  status: 'REQUIRES_ACTION' | 'PROCESSING' | 'SUCCEEDED' | 'FAILED'
-  failureCode?: PaymentFailureCode
 }
 
-/** A processor's signed notification that an intent or a refund settled. */
+/** Whose payment or refund a processor's event is about: what we put in the processor's metadata. */
+export interface ProcessorEventSubject {
+  tenantId: string
+  paymentId: string
+}
+
+/** A processor's signed notification that an intent or a refund settled, mapped to what the platform acts on. */
 export type OnlineProcessorEvent =
-  | { type: 'payment_intent.succeeded'; intentId: string; amountReceived: number; currency: string }
-  | { type: 'payment_intent.failed'; intentId: string; failureCode: PaymentFailureCode; failureMessage?: string }
-  | { type: 'refund.succeeded' | 'refund.failed'; refundId: string; intentId: string; amount: number }
+  | ({ kind: 'payment.succeeded'; eventId: string; intentId: string } & ProcessorEventSubject)
+  | ({
+      kind: 'payment.failed'
+      eventId: string
+      intentId: string
+      failureCode: PaymentFailureCode
+      failureMessage: string | null
+    } & ProcessorEventSubject)
+  | ({ kind: 'refund.succeeded'; eventId: string; refundId: string } & ProcessorEventSubject)
+  | ({ kind: 'refund.failed'; eventId: string; refundId: string } & ProcessorEventSubject)
+  /** Signed and genuine, but nothing the platform acts on (another event type, or not one of our objects). */
+  | { kind: 'ignored'; eventId: string; type: string }
+
+/** A webhook whose signature did not verify (or is too old): nothing in it may be applied. */
+export class ProcessorSignatureError extends Error {}
 
 /**
- * The seam for an online processor (a Stripe-like API). Not implemented: an adapter implements this against the
- * processor's SDK and registers under a name `ONLINE_PAYMENT_PROCESSOR` can select. Every call takes an idempotency
- * key (our payment or refund id), so a retried request never charges twice.
+ * An online processor (Stripe). Every call that creates something takes an idempotency key, stored with our record
+ * before the call, so a retried request (or a retry after a crash) gets the processor's first answer back instead
+ * of a second charge or refund.
  */
 export interface OnlinePaymentProcessor {
   readonly name: string
   createPaymentIntent(input: {
+    tenantId: string
     paymentId: string
     orderId: string
     amount: number
     currency: string
     idempotencyKey: string
   }): Promise<PaymentIntent>
-  retrievePaymentIntent(intentId: string): Promise<PaymentIntent>
-  cancelPaymentIntent(intentId: string, idempotencyKey: string): Promise<PaymentIntent>
-  createRefund(input: { intentId: string; amount: number; idempotencyKey: string }): Promise<{
-    id: string
-    status: 'PENDING' | 'SUCCEEDED' | 'FAILED'
-  }>
+  createRefund(input: {
+    tenantId: string
+    paymentId: string
+    refundId: string
+    intentId: string
+    amount: number
+    idempotencyKey: string
+  }): Promise<{ id: string; status: 'PENDING' | 'SUCCEEDED' | 'FAILED' }>
   /**
-   * Verifies a webhook's signature over the raw body and parses it.
-   * @throws Error when the signature does not verify (the caller answers 400 and applies nothing)
+   * Verifies a webhook's signature over the raw body and maps it.
+   * @throws ProcessorSignatureError when the signature does not verify or is outside the tolerance
    */
-  parseWebhook(rawBody: string, headers: Headers): Promise<OnlineProcessorEvent>
+  parseWebhook(rawBody: string, signature: string | undefined): OnlineProcessorEvent
 }
-
-/** Online processors by configuration name. Empty: none ships (see the module comment). */
-export const ONLINE_PROCESSORS: Readonly<Record<string, () => OnlinePaymentProcessor>> = {}
 
 /**
  * The processor that takes payments by `method`. Recorded methods go to the recorded processor; there is no online

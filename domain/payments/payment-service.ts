@@ -8,7 +8,7 @@ import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { recordEvent } from '../events/record-event.ts'
 import { notFound, validationError } from '../errors.ts'
 import { newId } from '../ids.ts'
-import { applyOrderMoney, lockOrder } from '../orders/order-service.ts'
+import { applyOrderMoney, lockOrder, type OrderWithLines } from '../orders/order-service.ts'
 import { assertAcceptsPayment } from '../orders/order-status.ts'
 import { isCurrency } from '../pricing/currencies.ts'
 import { amountExceedsBalance } from './payment-errors.ts'
@@ -39,6 +39,48 @@ async function assertOrderExists({ tx, tenantId }: UnitOfWork, orderId: string) 
   if (!order) throw validationError([{ path: 'orderId', code: 'not_found', message: 'No order with this id.' }])
 }
 
+/** What the order's online payments still waiting on the payer hold of its balance (they may yet succeed). */
+async function pendingOnlineAmount({ tx, tenantId }: UnitOfWork, orderId: string, except?: string): Promise<number> {
+  const pending = await tx.payment.aggregate({
+    where: { tenantId, orderId, status: 'PENDING', ...(except ? { id: { not: except } } : {}) },
+    _sum: { amount: true },
+  })
+  return pending._sum.amount ?? 0
+}
+
+/**
+ * Checks a payment of `amount` in `currency` against its order and locks the order until the unit commits, so
+ * concurrent payments and refunds queue and each sees the balance the previous one left. The balance a payment may
+ * take is what is left to pay less what pending online payments hold.
+ * @param except - a pending payment being retried, whose own amount is not counted against it
+ * @throws AppError `validation_error` (unknown order or currency, `currency_mismatch`), `invalid_state_transition`
+ *   (order not payable), `amount_exceeds_balance`
+ */
+export async function lockOrderForPayment(
+  uow: UnitOfWork,
+  input: { orderId: string; amount: number; currency: string },
+  except?: string
+): Promise<OrderWithLines> {
+  if (!isCurrency(input.currency)) {
+    throw validationError([{ path: 'currency', code: 'unknown_currency', message: 'Not an ISO 4217 currency code.' }])
+  }
+  await assertOrderExists(uow, input.orderId)
+  const order = await lockOrder(uow, input.orderId)
+  if (input.currency !== order.currency) {
+    throw validationError([
+      {
+        path: 'currency',
+        code: 'currency_mismatch',
+        message: `The order is in ${order.currency}; pay it in ${order.currency}.`,
+      },
+    ])
+  }
+  assertAcceptsPayment(order.status)
+  const payable = order.balance - (await pendingOnlineAmount(uow, order.id, except))
+  if (input.amount > payable) throw amountExceedsBalance(order.id, payable, order.currency)
+  return order
+}
+
 /**
  * Records a payment: SUCCEEDED (the order's amounts and status move, `payment.succeeded` is emitted) or FAILED (kept
  * for the record with its failure code; nothing else changes).
@@ -53,9 +95,6 @@ export async function recordPayment(
   now: Date
 ): Promise<PaymentWithRefunds> {
   const { tx, tenantId } = uow
-  if (!isCurrency(input.currency)) {
-    throw validationError([{ path: 'currency', code: 'unknown_currency', message: 'Not an ISO 4217 currency code.' }])
-  }
   if (input.receivedAt && input.receivedAt.getTime() > now.getTime()) {
     throw validationError([
       { path: 'receivedAt', code: 'in_future', message: 'A payment cannot be received in the future.' },
@@ -67,20 +106,7 @@ export async function recordPayment(
       { path: 'method', code: 'method_not_available', message: 'No configured processor takes this method.' },
     ])
   }
-  await assertOrderExists(uow, input.orderId)
-  // From here to commit, concurrent payments and refunds of this order wait for this one.
-  const order = await lockOrder(uow, input.orderId)
-  if (input.currency !== order.currency) {
-    throw validationError([
-      {
-        path: 'currency',
-        code: 'currency_mismatch',
-        message: `The order is in ${order.currency}; pay it in ${order.currency}.`,
-      },
-    ])
-  }
-  assertAcceptsPayment(order.status)
-  if (input.amount > order.balance) throw amountExceedsBalance(order.id, order.balance, order.currency)
+  const order = await lockOrderForPayment(uow, input)
 
   const id = newId('payment')
   const outcome = await processor.collect({

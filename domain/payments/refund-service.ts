@@ -9,7 +9,8 @@ import { invalidStateTransition, validationError } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { applyOrderMoney, lockOrder } from '../orders/order-service.ts'
 import { amountExceedsRefundable } from './payment-errors.ts'
-import type { PaymentProcessor } from './payment-processor.ts'
+import { refundOnline, retriedRefundOf } from './online-payment-service.ts'
+import type { OnlinePaymentProcessor, PaymentProcessor } from './payment-processor.ts'
 import { getPayment, type PaymentWithRefunds } from './payment-service.ts'
 
 type RefundRow = PaymentWithRefunds['refunds'][number]
@@ -36,13 +37,22 @@ export async function refundPayment(
   paymentId: string,
   input: RefundInput,
   processors: readonly PaymentProcessor[],
-  now: Date
+  now: Date,
+  online?: { processor: OnlinePaymentProcessor; idempotencyKey?: string }
 ): Promise<{ refund: RefundRow; payment: PaymentWithRefunds }> {
   const { tx, tenantId } = uow
   const { orderId } = await getPayment(uow, paymentId)
   const order = await lockOrder(uow, orderId)
   // Read again under the order's lock: a refund that committed while we waited is counted.
   const payment = await getPayment(uow, paymentId)
+  const onlineProcessor = online?.processor.name === payment.processor ? online.processor : undefined
+  // A retry of a request whose first attempt reached the processor: its refund is already counted, so it is finished
+  // rather than checked again (online-payment-service.ts).
+  const retried = onlineProcessor && retriedRefundOf(payment, tenantId, online?.idempotencyKey)
+  if (onlineProcessor && retried) {
+    const input2 = { ...input, paymentId, amount: retried.amount, idempotencyKey: online?.idempotencyKey }
+    return refundedOnline(uow, await refundOnline(uow, payment, order, input2, onlineProcessor, now), paymentId)
+  }
   if (payment.status !== 'SUCCEEDED') {
     throw invalidStateTransition(`Payment ${paymentId} is ${payment.status}; only a SUCCEEDED payment is refunded.`)
   }
@@ -56,6 +66,10 @@ export async function refundPayment(
   const amount = input.amount ?? refundable
   if (amount > refundable) throw amountExceedsRefundable(paymentId, refundable, payment.currency)
 
+  if (onlineProcessor) {
+    const onlineInput = { ...input, paymentId, amount, idempotencyKey: online?.idempotencyKey }
+    return refundedOnline(uow, await refundOnline(uow, payment, order, onlineInput, onlineProcessor, now), paymentId)
+  }
   const processor = processors.find((p) => p.name === payment.processor)
   // A payment's processor is one this deployment configured when it was taken; losing it is an operator error.
   if (!processor) throw new Error(`payment ${paymentId}: processor ${payment.processor} is not configured`)
@@ -88,4 +102,12 @@ export async function refundPayment(
     now
   )
   return { refund, payment: await getPayment(uow, paymentId) }
+}
+
+/** The refund `refundId` and its payment, read after an online refund. */
+async function refundedOnline(uow: UnitOfWork, refundId: string, paymentId: string) {
+  const payment = await getPayment(uow, paymentId)
+  const refund = payment.refunds.find((r) => r.id === refundId)
+  if (!refund) throw new Error(`refund ${refundId} vanished after it was made`)
+  return { refund, payment }
 }

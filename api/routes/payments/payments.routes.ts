@@ -1,6 +1,6 @@
 /** @module Route table of /v1/payments (spec row 9): payments against orders and their refunds (docs/payments.md). */
 import { z } from '@hono/zod-openapi'
-import { PaymentMethod, PaymentStatus, RefundReason } from '../../../generated/prisma/enums.ts'
+import { PaymentMethod, PaymentStatus, RefundReason, RefundStatus } from '../../../generated/prisma/enums.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
 import { PAYMENT_SORTS } from '../../../domain/payments/payment-list.ts'
 import { PAYMENT_FAILURE_CODES } from '../../../domain/payments/payment-processor.ts'
@@ -15,7 +15,14 @@ import { orNull } from '../../../domain/nullable.ts'
 const Id = z.string().min(1).max(64)
 const Method = z.enum(PaymentMethod).openapi('PaymentMethod')
 const Status = z.enum(PaymentStatus).openapi('PaymentStatus', {
-  description: 'SUCCEEDED or FAILED for recorded payments; PENDING only for an online processor (none ships).',
+  description:
+    'SUCCEEDED or FAILED for recorded payments. An online payment (CARD_ONLINE) is PENDING until the processor ' +
+    'confirms it; a FAILED one can still succeed when the payer tries its intent again.',
+})
+const RefundStatusSchema = z.enum(RefundStatus).openapi('RefundStatus', {
+  description:
+    'SUCCEEDED for recorded refunds. An online refund is PENDING until the processor confirms it; FAILED when it ' +
+    'could not return the money (its amount no longer counts as refunded).',
 })
 const FailureCode = z.enum(PAYMENT_FAILURE_CODES).openapi('PaymentFailureCode')
 const Reason = z.enum(RefundReason).openapi('RefundReason')
@@ -58,6 +65,8 @@ export const Refund = z
     reason: Reason,
     method: Method,
     reference: z.string().nullable(),
+    status: RefundStatusSchema,
+    processorReference: z.string().nullable().openapi({ description: "The processor's id of an online refund." }),
     createdAt: UtcDateTime,
   })
   .openapi('Refund')
@@ -85,6 +94,18 @@ export const Payment = z
   })
   .openapi('Payment')
 
+export const PaymentCreated = Payment.extend({
+  clientSecret: z
+    .string()
+    .nullable()
+    .openapi({
+      description:
+        "Online payments (CARD_ONLINE) only: the processor's client secret, which the payer's browser or app uses to " +
+        "confirm the payment with the processor directly (Stripe.js, Stripe's mobile SDKs); card details never reach " +
+        'this API. null for recorded payments. Returned here only.',
+    }),
+}).openapi('PaymentCreated')
+
 const json = <T extends z.ZodTypeAny>(schema: T) => ({ 'application/json': { schema } })
 const paymentParam = IdParam('payment')
 
@@ -92,11 +113,17 @@ export const createPaymentRoute = protectedRoute('payments', {
   method: 'post',
   path: '/v1/payments',
   tags: ['Payments'],
-  summary: 'Record a payment against an order (succeeded, or a failed attempt)',
+  summary: 'Record a payment against an order, or start an online card payment',
+  description:
+    'A recorded payment (cash, card terminal, transfer, remittance, cheque) is SUCCEEDED, or FAILED with the ' +
+    'failure the centre reports. `CARD_ONLINE` (when the deployment has an online processor, Stripe) creates a ' +
+    'PENDING payment and a payment intent for it, and answers the `clientSecret` the payer confirms it with; the ' +
+    "processor's signed webhook settles it (docs/payments.md). Without a processor, `CARD_ONLINE` is refused " +
+    '(`method_not_available`).',
   request: { body: { required: true, content: json(PaymentCreate) } },
   responses: {
-    201: { description: 'The payment', content: json(Payment) },
-    ...problemResponses(400, 409, 413, 415, 422, ...COMMON_ERRORS),
+    201: { description: 'The payment', content: json(PaymentCreated) },
+    ...problemResponses(400, 409, 413, 415, 422, 503, ...COMMON_ERRORS),
   },
 })
 
@@ -139,9 +166,12 @@ export const createRefundRoute = protectedRoute('payments', {
   path: '/v1/payments/{id}/refunds',
   tags: ['Payments'],
   summary: 'Refund a payment, fully or in part',
+  description:
+    "An online payment's refund goes through its processor: PENDING (its amount already counted as refunded) until " +
+    'the processor confirms it, SUCCEEDED at once when the processor says so.',
   request: { params: paymentParam, body: { required: true, content: json(RefundCreate) } },
   responses: {
     201: { description: 'The refund', content: json(Refund) },
-    ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS),
+    ...problemResponses(400, 404, 409, 413, 415, 422, 503, ...COMMON_ERRORS),
   },
 })

@@ -4,6 +4,7 @@ import {
   assertTransition,
   canTransition,
   ORDER_STATUSES,
+  REFUND_UNDO_TRANSITIONS,
   statusFromMoney,
 } from '../../../domain/orders/order-status.ts'
 import { computeTotals } from '../../../domain/orders/order-totals.ts'
@@ -72,6 +73,8 @@ describe('order status', () => {
       if (to !== 'VOID') expect(canTransition('VOID', to)).toBe(false)
       if (to !== 'REFUNDED') expect(canTransition('REFUNDED', to)).toBe(false)
     }
+    expect(REFUND_UNDO_TRANSITIONS.REFUNDED).toEqual(['PARTIALLY_REFUNDED', 'PAID', 'PARTIALLY_PAID'])
+    expect(REFUND_UNDO_TRANSITIONS.VOID).toBeUndefined()
     expect(() => assertTransition('PAID', 'VOID', 'void')).toThrow(
       expect.objectContaining({ status: 409, code: 'invalid_state_transition' })
     )

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import {
-  ONLINE_PROCESSORS,
   processorFor,
   RECORDED_METHODS,
   recordedPaymentProcessor,
@@ -42,7 +41,7 @@ describe('processorFor', () => {
     expect(processorFor('CHEQUE', [cashOnly])).toBeUndefined()
   })
 
-  it('ships no online processor: the seam is an interface only', () => {
-    expect(Object.keys(ONLINE_PROCESSORS)).toEqual([])
+  it('takes CARD_ONLINE only through the online processor: never the recorded one', () => {
+    expect(processorFor('CARD_ONLINE', [recordedPaymentProcessor])).toBeUndefined()
   })
 })
