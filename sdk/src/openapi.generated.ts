@@ -529,7 +529,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorCodePage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -647,6 +647,190 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/processor-webhooks/stripe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe's webhook: payment and refund confirmations
+         * @description Configure this URL as a Stripe webhook endpoint (events `payment_intent.succeeded`, `payment_intent.payment_failed`, `refund.created`, `refund.updated`, `refund.failed`) and its signing secret as `STRIPE_WEBHOOK_SECRET`. The body is the event exactly as Stripe sent it; `Stripe-Signature` must verify over it within 5 minutes, or nothing is applied (400 `invalid_signature`). 200 only once the change is committed, so Stripe delivers again an event that a crash interrupted; redeliveries and events out of order change nothing. 404 when the deployment has no Stripe processor.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    "stripe-signature"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Received */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ProcessorWebhookReceipt"];
+                    };
+                };
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
+                431: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
+                };
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable (`dependency_unavailable`) */
+                503: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/providers": {
         parameters: {
             query?: never;
@@ -704,7 +888,7 @@ export interface paths {
                         "application/json": components["schemas"]["ProviderPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -875,7 +1059,7 @@ export interface paths {
                         "application/json": components["schemas"]["Provider"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -1145,7 +1329,7 @@ export interface paths {
                         "application/json": components["schemas"]["Provider"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -1343,7 +1527,7 @@ export interface paths {
                         "application/json": components["schemas"]["Provider"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -1640,7 +1824,7 @@ export interface paths {
                         "application/json": components["schemas"]["Provider"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -1941,7 +2125,7 @@ export interface paths {
                         "application/json": components["schemas"]["Provider"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -2242,7 +2426,7 @@ export interface paths {
                         "application/json": components["schemas"]["Provider"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -2543,7 +2727,7 @@ export interface paths {
                         "application/json": components["schemas"]["Provider"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -2845,7 +3029,7 @@ export interface paths {
                         "application/json": components["schemas"]["TimeOffPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -3035,7 +3219,7 @@ export interface paths {
                         "application/json": components["schemas"]["TimeOff"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -3328,7 +3512,7 @@ export interface paths {
                         "application/json": components["schemas"]["TimeOff"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -3515,7 +3699,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -3807,7 +3991,7 @@ export interface paths {
                         "application/json": components["schemas"]["TimeOff"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -4094,7 +4278,7 @@ export interface paths {
                         "application/json": components["schemas"]["ProviderOnboarding"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -4283,7 +4467,7 @@ export interface paths {
                         "application/json": components["schemas"]["ProviderOnboarding"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -4569,7 +4753,7 @@ export interface paths {
                         "application/json": components["schemas"]["ProviderOnboarding"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -4869,7 +5053,7 @@ export interface paths {
                         "application/json": components["schemas"]["ProviderOnboarding"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -5174,7 +5358,7 @@ export interface paths {
                         "application/json": components["schemas"]["ProviderOnboarding"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -5475,7 +5659,7 @@ export interface paths {
                         "application/json": components["schemas"]["ProviderOnboarding"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -5780,7 +5964,7 @@ export interface paths {
                         "application/json": components["schemas"]["ProviderOnboarding"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -6081,7 +6265,7 @@ export interface paths {
                         "application/json": components["schemas"]["ProviderOnboarding"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -6386,7 +6570,7 @@ export interface paths {
                         "application/json": components["schemas"]["ProviderOnboarding"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -6686,7 +6870,7 @@ export interface paths {
                         "application/json": components["schemas"]["OnboardingNotificationPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -6887,7 +7071,7 @@ export interface paths {
                         "application/json": components["schemas"]["LocationPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -7055,7 +7239,7 @@ export interface paths {
                         "application/json": components["schemas"]["Location"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -7325,7 +7509,7 @@ export interface paths {
                         "application/json": components["schemas"]["Location"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -7513,7 +7697,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -7806,7 +7990,7 @@ export interface paths {
                         "application/json": components["schemas"]["Location"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -8114,7 +8298,7 @@ export interface paths {
                         "application/json": components["schemas"]["AvailabilityPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -8320,7 +8504,7 @@ export interface paths {
                         "application/json": components["schemas"]["ChildPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -8491,7 +8675,7 @@ export interface paths {
                         "application/json": components["schemas"]["Child"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -8761,7 +8945,7 @@ export interface paths {
                         "application/json": components["schemas"]["Child"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -8951,7 +9135,7 @@ export interface paths {
                         "application/json": components["schemas"]["Child"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -9241,7 +9425,7 @@ export interface paths {
                         "application/json": components["schemas"]["Child"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -9531,7 +9715,7 @@ export interface paths {
                         "application/json": components["schemas"]["EarlyInterventionPlan"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -9735,7 +9919,7 @@ export interface paths {
                         "application/json": components["schemas"]["CareNotificationPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -9944,7 +10128,7 @@ export interface paths {
                         "application/json": components["schemas"]["EarlyInterventionPlan"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10227,7 +10411,7 @@ export interface paths {
                         "application/json": components["schemas"]["EarlyInterventionPlan"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10517,7 +10701,7 @@ export interface paths {
                         "application/json": components["schemas"]["ChildProgress"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10707,7 +10891,7 @@ export interface paths {
                         "application/json": components["schemas"]["ChildProgress"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11004,7 +11188,7 @@ export interface paths {
                         "application/json": components["schemas"]["ProgressReportPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11193,7 +11377,7 @@ export interface paths {
                         "application/json": components["schemas"]["ProgressReport"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11498,7 +11682,7 @@ export interface paths {
                         "application/json": components["schemas"]["ClientPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11669,7 +11853,7 @@ export interface paths {
                         "application/json": components["schemas"]["Client"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11939,7 +12123,7 @@ export interface paths {
                         "application/json": components["schemas"]["Client"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12129,7 +12313,7 @@ export interface paths {
                         "application/json": components["schemas"]["Client"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12419,7 +12603,7 @@ export interface paths {
                         "application/json": components["schemas"]["Client"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12713,7 +12897,7 @@ export interface paths {
                         "application/json": components["schemas"]["CustomFieldDefinitionPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12884,7 +13068,7 @@ export interface paths {
                         "application/json": components["schemas"]["CustomFieldDefinition"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13154,7 +13338,7 @@ export interface paths {
                         "application/json": components["schemas"]["CustomFieldDefinition"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13344,7 +13528,7 @@ export interface paths {
                         "application/json": components["schemas"]["CustomFieldDefinition"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13637,7 +13821,7 @@ export interface paths {
                         "application/json": components["schemas"]["CustomFieldDefinition"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13934,7 +14118,7 @@ export interface paths {
                         "application/json": components["schemas"]["PetPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14102,7 +14286,7 @@ export interface paths {
                         "application/json": components["schemas"]["Pet"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14372,7 +14556,7 @@ export interface paths {
                         "application/json": components["schemas"]["Pet"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14562,7 +14746,7 @@ export interface paths {
                         "application/json": components["schemas"]["Pet"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14852,7 +15036,7 @@ export interface paths {
                         "application/json": components["schemas"]["Pet"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15151,7 +15335,7 @@ export interface paths {
                         "application/json": components["schemas"]["SessionPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15343,7 +15527,7 @@ export interface paths {
                         "application/json": components["schemas"]["Session"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15613,7 +15797,7 @@ export interface paths {
                         "application/json": components["schemas"]["Session"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15808,7 +15992,7 @@ export interface paths {
                         "application/json": components["schemas"]["Session"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16103,7 +16287,7 @@ export interface paths {
                         "application/json": components["schemas"]["SessionNotePage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16293,7 +16477,7 @@ export interface paths {
                         "application/json": components["schemas"]["SessionNote"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16586,7 +16770,7 @@ export interface paths {
                         "application/json": components["schemas"]["SessionNote"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16783,7 +16967,7 @@ export interface paths {
                         "application/json": components["schemas"]["SessionNote"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17086,7 +17270,7 @@ export interface paths {
                         "application/json": components["schemas"]["SessionNote"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17390,7 +17574,7 @@ export interface paths {
                         "application/json": components["schemas"]["NoteAddendum"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17693,7 +17877,7 @@ export interface paths {
                         "application/json": components["schemas"]["AssessmentPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17864,7 +18048,7 @@ export interface paths {
                         "application/json": components["schemas"]["Assessment"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18134,7 +18318,7 @@ export interface paths {
                         "application/json": components["schemas"]["Assessment"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18324,7 +18508,7 @@ export interface paths {
                         "application/json": components["schemas"]["Assessment"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18614,7 +18798,7 @@ export interface paths {
                         "application/json": components["schemas"]["Assessment"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18915,7 +19099,7 @@ export interface paths {
                         "application/json": components["schemas"]["Assessment"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19213,7 +19397,7 @@ export interface paths {
                         "application/json": components["schemas"]["AssessmentNotificationPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19433,7 +19617,7 @@ export interface paths {
                         "application/json": components["schemas"]["AppointmentPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19623,7 +19807,7 @@ export interface paths {
                         "application/json": components["schemas"]["Appointment"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19893,7 +20077,7 @@ export interface paths {
                         "application/json": components["schemas"]["Appointment"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20110,7 +20294,7 @@ export interface paths {
                         "application/json": components["schemas"]["Appointment"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20400,7 +20584,7 @@ export interface paths {
                         "application/json": components["schemas"]["AppointmentWorkflow"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20628,7 +20812,7 @@ export interface paths {
                         "application/json": components["schemas"]["Appointment"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20952,7 +21136,7 @@ export interface paths {
                         "application/json": components["schemas"]["Appointment"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21272,7 +21456,7 @@ export interface paths {
                         "application/json": components["schemas"]["Appointment"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21592,7 +21776,7 @@ export interface paths {
                         "application/json": components["schemas"]["Appointment"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21889,7 +22073,7 @@ export interface paths {
                         "application/json": components["schemas"]["AppointmentSeriesPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22060,7 +22244,7 @@ export interface paths {
                         "application/json": components["schemas"]["AppointmentSeries"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22330,7 +22514,7 @@ export interface paths {
                         "application/json": components["schemas"]["AppointmentSeries"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22539,7 +22723,7 @@ export interface paths {
                         "application/json": components["schemas"]["AppointmentSeries"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22844,7 +23028,7 @@ export interface paths {
                         "application/json": components["schemas"]["AppointmentSeries"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23137,7 +23321,7 @@ export interface paths {
                         "application/json": components["schemas"]["ApiKeyPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23305,7 +23489,7 @@ export interface paths {
                         "application/json": components["schemas"]["ApiKeyWithSecret"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23583,7 +23767,7 @@ export interface paths {
                         "application/json": components["schemas"]["ApiKey"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24021,7 +24205,7 @@ export interface paths {
                         "application/json": components["schemas"]["SsoConnection"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24293,7 +24477,7 @@ export interface paths {
                         "application/json": components["schemas"]["PlatformUserPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24484,7 +24668,7 @@ export interface paths {
                         "application/json": components["schemas"]["PlatformUser"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24781,7 +24965,7 @@ export interface paths {
                         "application/json": components["schemas"]["Child"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24996,7 +25180,7 @@ export interface paths {
                     /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `-createdAt`. */
                     sort?: "createdAt" | "-createdAt" | "amount" | "-amount";
                     orderId?: string;
-                    /** @description SUCCEEDED or FAILED for recorded payments; PENDING only for an online processor (none ships). */
+                    /** @description SUCCEEDED or FAILED for recorded payments. An online payment (CARD_ONLINE) is PENDING until the processor confirms it; a FAILED one can still succeed when the payer tries its intent again. */
                     status?: components["schemas"]["PaymentStatus"];
                     method?: components["schemas"]["PaymentMethod"];
                     clientId?: string;
@@ -25037,7 +25221,7 @@ export interface paths {
                         "application/json": components["schemas"]["PaymentPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25423,7 +25607,7 @@ export interface paths {
                         "application/json": components["schemas"]["AuditEventPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25612,7 +25796,7 @@ export interface paths {
                         "application/json": components["schemas"]["PricePage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25780,7 +25964,7 @@ export interface paths {
                         "application/json": components["schemas"]["Price"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26050,7 +26234,7 @@ export interface paths {
                         "application/json": components["schemas"]["Price"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26245,7 +26429,7 @@ export interface paths {
                         "application/json": components["schemas"]["Price"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26539,7 +26723,7 @@ export interface paths {
                         "application/json": components["schemas"]["Price"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26843,7 +27027,7 @@ export interface paths {
                         "application/json": components["schemas"]["OrderPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27014,7 +27198,7 @@ export interface paths {
                         "application/json": components["schemas"]["Order"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27284,7 +27468,7 @@ export interface paths {
                         "application/json": components["schemas"]["Order"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27479,7 +27663,7 @@ export interface paths {
                         "application/json": components["schemas"]["Order"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27773,7 +27957,7 @@ export interface paths {
                         "application/json": components["schemas"]["Order"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28071,7 +28255,7 @@ export interface paths {
                         "application/json": components["schemas"]["Order"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28341,7 +28525,7 @@ export interface paths {
                     /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `-createdAt`. */
                     sort?: "createdAt" | "-createdAt" | "amount" | "-amount";
                     orderId?: string;
-                    /** @description SUCCEEDED or FAILED for recorded payments; PENDING only for an online processor (none ships). */
+                    /** @description SUCCEEDED or FAILED for recorded payments. An online payment (CARD_ONLINE) is PENDING until the processor confirms it; a FAILED one can still succeed when the payer tries its intent again. */
                     status?: components["schemas"]["PaymentStatus"];
                     method?: components["schemas"]["PaymentMethod"];
                     clientId?: string;
@@ -28376,7 +28560,7 @@ export interface paths {
                         "application/json": components["schemas"]["PaymentPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28506,7 +28690,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Record a payment against an order (succeeded, or a failed attempt) */
+        /**
+         * Record a payment against an order, or start an online card payment
+         * @description A recorded payment (cash, card terminal, transfer, remittance, cheque) is SUCCEEDED, or FAILED with the failure the centre reports. `CARD_ONLINE` (when the deployment has an online processor, Stripe) creates a PENDING payment and a payment intent for it, and answers the `clientSecret` the payer confirms it with; the processor's signed webhook settles it (docs/payments.md). Without a processor, `CARD_ONLINE` is refused (`method_not_available`).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -28541,10 +28728,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Payment"];
+                        "application/json": components["schemas"]["PaymentCreated"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28814,7 +29001,7 @@ export interface paths {
                         "application/json": components["schemas"]["Payment"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28979,7 +29166,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Refund a payment, fully or in part */
+        /**
+         * Refund a payment, fully or in part
+         * @description An online payment's refund goes through its processor: PENDING (its amount already counted as refunded) until the processor confirms it, SUCCEEDED at once when the processor says so.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -29020,7 +29210,7 @@ export interface paths {
                         "application/json": components["schemas"]["Refund"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29323,7 +29513,7 @@ export interface paths {
                         "application/json": components["schemas"]["EventPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29502,7 +29692,7 @@ export interface paths {
                         "application/json": components["schemas"]["Event"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29706,7 +29896,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookDeliveryPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29907,7 +30097,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookEndpointPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30078,7 +30268,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30348,7 +30538,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookEndpoint"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30533,7 +30723,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30825,7 +31015,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookEndpoint"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31122,7 +31312,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31423,7 +31613,7 @@ export interface paths {
                         "application/json": components["schemas"]["Event"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31723,7 +31913,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookDeliveryPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31920,7 +32110,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookDelivery"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32129,7 +32319,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookDelivery"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32434,7 +32624,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookRecoveryResult"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32733,7 +32923,7 @@ export interface paths {
                         "application/json": components["schemas"]["AssistantPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32904,7 +33094,7 @@ export interface paths {
                         "application/json": components["schemas"]["Assistant"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33174,7 +33364,7 @@ export interface paths {
                         "application/json": components["schemas"]["Assistant"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33362,7 +33552,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33652,7 +33842,7 @@ export interface paths {
                         "application/json": components["schemas"]["Assistant"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33945,7 +34135,7 @@ export interface paths {
                         "application/json": components["schemas"]["KnowledgeDocumentPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34117,7 +34307,7 @@ export interface paths {
                         "application/json": components["schemas"]["KnowledgeUploadResult"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34387,7 +34577,7 @@ export interface paths {
                         "application/json": components["schemas"]["KnowledgeDocument"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34580,7 +34770,7 @@ export interface paths {
                         "application/json": components["schemas"]["KnowledgeDocument"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34862,7 +35052,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35163,7 +35353,7 @@ export interface paths {
                         "application/json": components["schemas"]["KnowledgeAnswer"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35444,7 +35634,7 @@ export interface paths {
                         "application/json": components["schemas"]["TherapistMatchResult"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35714,7 +35904,7 @@ export interface paths {
                         "application/json": components["schemas"]["MatchProfile"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35909,7 +36099,7 @@ export interface paths {
                         "application/json": components["schemas"]["MatchProfile"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36202,7 +36392,7 @@ export interface paths {
                         "application/json": components["schemas"]["SettlementPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36394,7 +36584,7 @@ export interface paths {
                         "application/json": components["schemas"]["Settlement"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36664,7 +36854,7 @@ export interface paths {
                         "application/json": components["schemas"]["Settlement"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36864,7 +37054,7 @@ export interface paths {
                         "application/json": components["schemas"]["FeeRulePage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37035,7 +37225,7 @@ export interface paths {
                         "application/json": components["schemas"]["FeeRule"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37316,7 +37506,7 @@ export interface paths {
                         "application/json": components["schemas"]["FeeRule"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37609,7 +37799,7 @@ export interface paths {
                         "application/json": components["schemas"]["FeeRule"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37902,7 +38092,7 @@ export interface paths {
                         "application/json": components["schemas"]["PayoutAdjustmentPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38073,7 +38263,7 @@ export interface paths {
                         "application/json": components["schemas"]["PayoutAdjustment"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38343,7 +38533,7 @@ export interface paths {
                         "application/json": components["schemas"]["PayoutAdjustment"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38539,7 +38729,7 @@ export interface paths {
                         "application/json": components["schemas"]["LedgerBalances"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38722,7 +38912,7 @@ export interface paths {
                         "application/json": components["schemas"]["LedgerEntryPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38905,7 +39095,7 @@ export interface paths {
                         "application/json": components["schemas"]["LocationAnalytics"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39109,7 +39299,7 @@ export interface paths {
                         "application/json": components["schemas"]["MultiLocationAnalytics"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39292,7 +39482,7 @@ export interface paths {
                         "application/json": components["schemas"]["LeadPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39463,7 +39653,7 @@ export interface paths {
                         "application/json": components["schemas"]["Lead"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39733,7 +39923,7 @@ export interface paths {
                         "application/json": components["schemas"]["Lead"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39931,7 +40121,7 @@ export interface paths {
                         "application/json": components["schemas"]["Lead"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40232,7 +40422,7 @@ export interface paths {
                         "application/json": components["schemas"]["Lead"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40537,7 +40727,7 @@ export interface paths {
                         "application/json": components["schemas"]["Lead"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40839,7 +41029,7 @@ export interface paths {
                         "application/json": components["schemas"]["Lead"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41142,7 +41332,7 @@ export interface paths {
                         "application/json": components["schemas"]["CareNotificationPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41342,7 +41532,7 @@ export interface paths {
                         "application/json": components["schemas"]["CareCoordinatorBriefing"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41548,7 +41738,7 @@ export interface paths {
                         "application/json": components["schemas"]["AssessmentRecallResult"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41842,7 +42032,7 @@ export interface paths {
                         "application/json": components["schemas"]["ChildInsights"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42043,7 +42233,7 @@ export interface paths {
                         "application/json": components["schemas"]["ChildRecommendations"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42245,7 +42435,7 @@ export interface paths {
                         "application/json": components["schemas"]["AgentWorkflowPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42416,7 +42606,7 @@ export interface paths {
                         "application/json": components["schemas"]["AgentWorkflow"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42686,7 +42876,7 @@ export interface paths {
                         "application/json": components["schemas"]["AgentWorkflow"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42871,7 +43061,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43161,7 +43351,7 @@ export interface paths {
                         "application/json": components["schemas"]["AgentWorkflow"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43456,7 +43646,7 @@ export interface paths {
                         "application/json": components["schemas"]["AgentRunPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43651,7 +43841,7 @@ export interface paths {
                         "application/json": components["schemas"]["AgentRunDetail"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44006,7 +44196,7 @@ export interface paths {
                         "application/json": components["schemas"]["StaffTaskPage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44201,7 +44391,7 @@ export interface paths {
                         "application/json": components["schemas"]["StaffTask"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44494,7 +44684,7 @@ export interface paths {
                         "application/json": components["schemas"]["FamilyMessagePage"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44693,7 +44883,7 @@ export interface paths {
                         "application/json": components["schemas"]["AiAnalytics"];
                     };
                 };
-                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`) */
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
                 400: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -45778,6 +45968,15 @@ export interface components {
                 code: string;
                 message: string;
             }[];
+        };
+        ProcessorWebhookReceipt: {
+            /** @enum {boolean} */
+            received: true;
+            /**
+             * @description `applied`: a payment or refund changed; `unchanged`: a redelivery, or a confirmation overtaken by a later one; `ignored`: an event type or object the platform does not act on; `unknown_record`: it names no record of ours.
+             * @enum {string}
+             */
+            outcome: "applied" | "unchanged" | "ignored" | "unknown_record";
         };
         Provider: {
             /** @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
@@ -47864,12 +48063,12 @@ export interface components {
             updatedAt: string;
         };
         /**
-         * @description SUCCEEDED or FAILED for recorded payments; PENDING only for an online processor (none ships).
+         * @description SUCCEEDED or FAILED for recorded payments. An online payment (CARD_ONLINE) is PENDING until the processor confirms it; a FAILED one can still succeed when the payer tries its intent again.
          * @enum {string}
          */
         PaymentStatus: "PENDING" | "SUCCEEDED" | "FAILED";
         /** @enum {string} */
-        PaymentMethod: "CASH" | "CARD_TERMINAL" | "BANK_TRANSFER" | "INSURER_REMITTANCE" | "CHEQUE";
+        PaymentMethod: "CASH" | "CARD_TERMINAL" | "BANK_TRANSFER" | "INSURER_REMITTANCE" | "CHEQUE" | "CARD_ONLINE";
         /** @enum {string} */
         PaymentFailureCode: "CARD_DECLINED" | "INSUFFICIENT_FUNDS" | "EXPIRED_CARD" | "TERMINAL_ERROR" | "PAYMENT_REJECTED" | "OTHER";
         Refund: {
@@ -47890,6 +48089,9 @@ export interface components {
             reason: components["schemas"]["RefundReason"];
             method: components["schemas"]["PaymentMethod"];
             reference: string | null;
+            status: components["schemas"]["RefundStatus"];
+            /** @description The processor's id of an online refund. */
+            processorReference: string | null;
             /**
              * Format: date-time
              * @example 2026-11-21T18:00:00.000Z
@@ -47898,6 +48100,11 @@ export interface components {
         };
         /** @enum {string} */
         RefundReason: "REQUESTED_BY_CLIENT" | "DUPLICATE" | "SERVICE_NOT_PROVIDED" | "APPOINTMENT_CANCELLED" | "INSURER_ADJUSTMENT" | "OTHER";
+        /**
+         * @description SUCCEEDED for recorded refunds. An online refund is PENDING until the processor confirms it; FAILED when it could not return the money (its amount no longer counts as refunded).
+         * @enum {string}
+         */
+        RefundStatus: "PENDING" | "SUCCEEDED" | "FAILED";
         AuditChainReport: {
             valid: boolean;
             /** @description Records examined, the broken one included */
@@ -48250,6 +48457,10 @@ export interface components {
             currency?: components["schemas"]["CurrencyCode"];
             /** @description Replaces every line. */
             lines?: components["schemas"]["OrderLineInput"][];
+        };
+        PaymentCreated: components["schemas"]["Payment"] & {
+            /** @description Online payments (CARD_ONLINE) only: the processor's client secret, which the payer's browser or app uses to confirm the payment with the processor directly (Stripe.js, Stripe's mobile SDKs); card details never reach this API. null for recorded payments. Returned here only. */
+            clientSecret: string | null;
         };
         PaymentCreate: {
             /** @example ord_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto'
 import Stripe from 'stripe'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { newId } from '../../domain/ids.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
 import { startStripeMock, type StripeMock } from '../support/stripe-mock.ts'
@@ -188,6 +189,48 @@ describe('starting an online payment', () => {
     const retried = await payOnline(t, orderId, 3_000, key)
     expect(retried.status).toBe(201)
     expect(retried.body.status).toBe('PENDING')
+  })
+
+  it('after a crash between Stripe answering and our commit, a retry reuses its payment and the same Stripe key', async () => {
+    const t = await freshTenant()
+    const orderId = await openOrder(t, 2_000)
+    const key = randomUUID()
+    // What such a crash leaves (online-payment-service.ts): phase 1 committed, the PENDING payment with the key it
+    // sent to Stripe and no intent id (phase 2 never committed), and the request's idempotency claim, whose lease
+    // (2 minutes) is over by the time the client retries: here it was simply never written.
+    const paymentId = newId('payment')
+    await runInUnitOfWork(platform.api.deps.db, t.tenantId, async (uow) => {
+      const order = await uow.tx.order.findFirstOrThrow({ where: { id: orderId } })
+      await uow.tx.payment.create({
+        data: {
+          id: paymentId,
+          tenantId: t.tenantId,
+          orderId,
+          locationId: order.locationId,
+          clientId: order.clientId,
+          amount: 2_000,
+          currency: 'USD',
+          status: 'PENDING',
+          method: 'CARD_ONLINE',
+          processor: 'stripe',
+          processorIdempotencyKey: `payment:${t.tenantId}:${key}`,
+        },
+      })
+    })
+    const before = stripeMock.requests.length
+    const retried = await payOnline(t, orderId, 2_000, key)
+    expect(retried.status, JSON.stringify(retried.body)).toBe(201)
+    expect(retried.body).toMatchObject({
+      id: paymentId,
+      status: 'PENDING',
+      processorReference: expect.stringMatching(/^pi_/),
+    })
+    // Stripe answers a repeated key with the intent it made the first time: no second charge is possible.
+    const sent = stripeMock.requests.slice(before)
+    expect(sent.map((r) => r.idempotencyKey)).toEqual([`payment:${t.tenantId}:${key}`])
+    expect(sent[0]!.form['metadata[payment_id]']).toBe(paymentId)
+    const listed = await platform.http.get(`/v1/payments?orderId=${orderId}`, { token: t.token })
+    expect(listed.body.data.map((p: { id: string }) => p.id)).toEqual([paymentId])
   })
 
   it('refuses CARD_ONLINE with a reported failure or a received time: the processor decides those', async () => {

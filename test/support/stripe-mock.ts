@@ -61,7 +61,7 @@ export async function startStripeMock(): Promise<StripeMock> {
   const child = spawn(binary, ['-http-port', String(httpPort), '-https-port', String(httpsPort)], {
     stdio: ['ignore', 'ignore', 'pipe'],
   })
-  child.stderr?.resume()
+  child.stderr.resume()
   await waitForPort(httpPort, child)
 
   const requests: StripeRequest[] = []
