@@ -16,6 +16,7 @@ import { createProviderOnboardingActivities } from './provider-onboarding-activi
 import { createLeadQualificationActivities } from './lead-qualification-activities.ts'
 import { createAgentRunActivities } from './agent-run-activities.ts'
 import type { AgentDecider } from '../domain/ai/agents/agent-decider.ts'
+import type { PayoutProcessor } from '../domain/payments/payment-processor.ts'
 
 export interface ActivityDeps {
   db: Db
@@ -27,6 +28,8 @@ export interface ActivityDeps {
   ai: AiRuntime
   /** The agent of agent workflow runs: the configured chat model, or the offline drafter when absent (docs/agents.md). */
   agentDecider?: AgentDecider
+  /** Marketplace payouts (Stripe Connect), when configured (domain/payments/online-processors.ts). */
+  payouts?: PayoutProcessor
   /** Policy time of the booking lifecycle and the appointment follow-up (tests shorten it); defaults to real time. */
   bookingTiming?: Partial<BookingTiming>
   /**

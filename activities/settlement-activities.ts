@@ -5,6 +5,8 @@
 import { ApplicationFailure } from '@temporalio/activity'
 import { AppError } from '../domain/errors.ts'
 import { beginRun, completeRun, failRun, settleRunProvider } from '../domain/settlements/settlement-runs.ts'
+import type { PayoutProcessor } from '../domain/payments/payment-processor.ts'
+import { preparePayouts, sendPayout } from '../domain/payouts/payout-transfers.ts'
 import type { Clock } from '../infra/clock.ts'
 import type { Db } from '../infra/db.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../infra/unit-of-work.ts'
@@ -13,6 +15,8 @@ import type { SettlementWorkflowInput } from '../workflows/settlement-contract.t
 export interface SettlementActivityDeps {
   db: Db
   clock?: Clock
+  /** Marketplace payouts (Stripe Connect); without one, settlements post the books and move no money. */
+  payouts?: PayoutProcessor
 }
 
 /** A settlement of many lines writes thousands of rows; far below the activity's timeout. */
@@ -28,7 +32,7 @@ function final<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** Creates the settlement activities. */
-export function createSettlementActivities({ db, clock = () => new Date() }: SettlementActivityDeps) {
+export function createSettlementActivities({ db, clock = () => new Date(), payouts }: SettlementActivityDeps) {
   const inTenant = <T>(tenantId: string, work: (uow: UnitOfWork) => Promise<T>) =>
     runInUnitOfWork(db, tenantId, work, { timeoutMs: WRITE_TIMEOUT_MS, maxWaitMs: 30_000 })
   return {
@@ -44,6 +48,22 @@ export function createSettlementActivities({ db, clock = () => new Date() }: Set
       providerId,
     }: SettlementWorkflowInput & { providerId: string }) {
       return final(() => inTenant(tenantId, (uow) => settleRunProvider(uow, settlementId, providerId, clock())))
+    },
+
+    /**
+     * Records a transfer for every payout of the run (BLOCKED for providers without an active payout account) and
+     * lists those to send; none when no payout processor is configured.
+     */
+    async prepareSettlementPayouts({ tenantId, settlementId }: SettlementWorkflowInput): Promise<string[]> {
+      if (!payouts) return []
+      return final(() => inTenant(tenantId, (uow) => preparePayouts(uow, settlementId)))
+    },
+
+    /** Sends one payout transfer (again, with the same idempotency key, after a crash or a retry). */
+    async sendSettlementPayout({ tenantId, transferId }: SettlementWorkflowInput & { transferId: string }) {
+      if (!payouts)
+        throw ApplicationFailure.create({ message: 'No payout processor is configured.', nonRetryable: true })
+      return final(() => sendPayout(db, tenantId, transferId, payouts))
     },
 
     /** Marks the run COMPLETED. */

@@ -57,6 +57,7 @@ import { priceRoutes } from './routes/prices/index.ts'
 import { orderRoutes } from './routes/orders/index.ts'
 import { paymentRoutes } from './routes/payments/index.ts'
 import { processorWebhookRoutes } from './routes/processor-webhooks/index.ts'
+import { payoutRoutes } from './routes/payouts/index.ts'
 import { referenceRoutes } from './routes/reference/index.ts'
 import { eventRoutes } from './routes/events/index.ts'
 import { webhookEndpointRoutes } from './routes/webhook-endpoints/index.ts'
@@ -144,6 +145,7 @@ export function createApp(deps: AppDeps) {
     priceRoutes(deps),
     orderRoutes(deps),
     paymentRoutes(deps),
+    payoutRoutes(deps),
     eventRoutes(),
     webhookEndpointRoutes(deps),
     assistantRoutes(),

@@ -28,7 +28,7 @@ import {
 import { createLeadService, type LeadService } from '../domain/leads/lead-service.ts'
 import { createOnboardingService, type OnboardingService } from '../domain/onboarding/onboarding-service.ts'
 import { onlineProcessorFrom } from '../domain/payments/online-processors.ts'
-import type { OnlinePaymentProcessor } from '../domain/payments/payment-processor.ts'
+import type { OnlinePaymentProcessor, PayoutProcessor } from '../domain/payments/payment-processor.ts'
 import { createProgressFollowUps, type ProgressFollowUps } from '../domain/progress/progress-follow-ups.ts'
 import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import { createWorkflowOutbox, type WorkflowOutbox } from '../domain/workflow-starts/workflow-outbox.ts'
@@ -67,8 +67,8 @@ export interface AppServices {
   agentWorkflows: AgentWorkflowService
   /** The AI runtime of the knowledge routes (embeddings, vector stores, answerer). */
   ai: AiRuntime
-  /** Online card payments, when a processor is configured (domain/payments/online-processors.ts). */
-  onlinePayments: OnlinePaymentProcessor | undefined
+  /** Online card payments and payouts, when a processor is configured (domain/payments/online-processors.ts). */
+  onlinePayments: (OnlinePaymentProcessor & PayoutProcessor) | undefined
 }
 
 /** A real day: the workflows' own default, so it is left out of their inputs. */

@@ -213,6 +213,14 @@ export const ERROR_CATALOGUE = {
     `Wait \`Retry-After\` seconds. ${RETRY_SAME_KEY}`,
     true
   ),
+  processor_not_configured: entry(
+    409,
+    'Processor not configured',
+    'The operation moves money through an online processor (Stripe), and this deployment has none configured ' +
+      '(`ONLINE_PAYMENT_PROCESSOR=none`).',
+    'Ask the operator to configure the processor (README, "Online card payments"); until then payments are recorded ' +
+      'and settlements move no money.'
+  ),
   invalid_signature: entry(
     400,
     'Invalid signature',

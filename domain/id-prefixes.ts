@@ -55,6 +55,8 @@ export const ID_PREFIXES = {
   settlementItem: 'sti',
   ledgerEntry: 'jre',
   ledgerLine: 'jrl',
+  payoutAccount: 'pya',
+  payoutTransfer: 'pyt',
   lead: 'lea',
   agentWorkflow: 'agw',
   agentRun: 'agr',

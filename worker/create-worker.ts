@@ -14,12 +14,14 @@ import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import { createAiRuntime } from '../domain/ai/ai-runtime.ts'
 import { selectAgentDecider } from '../domain/ai/agents/agent-decider.ts'
 import type { AiConfig } from '../infra/ai-config.ts'
+import { onlineProcessorFrom, type OnlineProcessorConfig } from '../domain/payments/online-processors.ts'
 
 export interface WorkerDeps {
   config: Pick<Config, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_CODEC_KEYS' | 'WORKFLOW_BUNDLE_PATH'> &
     Partial<Pick<Config, 'CARE_WORKFLOW_DAY_MS' | 'CARE_WORKFLOW_NO_SHOW_GRACE_MS'>> &
     Parameters<typeof webhookSettings>[0] &
-    AiConfig
+    AiConfig &
+    Partial<OnlineProcessorConfig>
   connection: NativeConnection
   db: Db
   /** The activities' "now" (activities/index.ts); the system clock unless a test follows a time-skipping server. */
@@ -59,6 +61,7 @@ export function createWorker({ config, connection, db, clock, stopping }: Worker
       stopping,
       ai: createAiRuntime(config),
       agentDecider: selectAgentDecider(config),
+      payouts: onlineProcessorFrom({ ONLINE_PAYMENT_PROCESSOR: 'none', ...config }),
       bookingTiming: { dayMs: config.CARE_WORKFLOW_DAY_MS, noShowGraceMs: config.CARE_WORKFLOW_NO_SHOW_GRACE_MS },
       clock,
     }),

@@ -2,11 +2,12 @@
  * @module The marketplace settlement workflow: one run per settlement (`settlement-<settlementId>`), started through
  * the workflow outbox when the API accepts a settlement. It marks the run RUNNING and lists the providers to settle,
  * settles them one at a time (each in its own transaction, each idempotent, so a retry or a worker crash mid-way
- * never pays anyone twice), then marks the run COMPLETED. When an activity keeps failing the run is marked FAILED
+ * never pays anyone twice), transfers each provider's payout to their connected account when a payout processor is
+ * configured (domain/payouts/payout-transfers.ts), then marks the run COMPLETED. When an activity keeps failing the run is marked FAILED
  * with the reason, which the API reports; asking for the same settlement again starts it anew and it resumes where
  * it stopped (providers already settled answer their recorded outcome).
  */
-import { isCancellation, proxyActivities } from '@temporalio/workflow'
+import { isCancellation, patched, proxyActivities } from '@temporalio/workflow'
 import type { SettlementActivities } from '../activities/settlement-activities.ts'
 import {
   settlementFailureReason,
@@ -14,8 +15,18 @@ import {
   type SettlementWorkflowOutcome,
 } from './settlement-contract.ts'
 
-const { beginSettlement, settleSettlementProvider, completeSettlement } = proxyActivities<SettlementActivities>({
-  startToCloseTimeout: '2 minutes',
+const { beginSettlement, settleSettlementProvider, prepareSettlementPayouts, completeSettlement } =
+  proxyActivities<SettlementActivities>({
+    startToCloseTimeout: '2 minutes',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 8 },
+  })
+
+/**
+ * One call to the payout processor: its client gives up after three tries of 10 s. A worker that dies during it is
+ * noticed when this expires, and the transfer is sent again with the same idempotency key.
+ */
+const { sendSettlementPayout } = proxyActivities<SettlementActivities>({
+  startToCloseTimeout: '40 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 8 },
 })
 
@@ -29,6 +40,14 @@ export async function settlementWorkflow(input: SettlementWorkflowInput): Promis
   try {
     const providerIds = await beginSettlement(input)
     for (const providerId of providerIds) await settleSettlementProvider({ ...input, providerId })
+    // Runs started before payouts existed replay without these steps.
+    if (patched('settlement-payouts')) {
+      // One transfer at a time: each is recorded before it is sent and sent with its own idempotency key, so a
+      // crash at any point resends at most the one in flight, which the processor recognises.
+      for (const transferId of await prepareSettlementPayouts(input)) {
+        await sendSettlementPayout({ ...input, transferId })
+      }
+    }
     await completeSettlement(input)
     return { status: 'COMPLETED', providers: providerIds.length }
   } catch (error) {

@@ -1,10 +1,10 @@
 /**
- * @module The online processor a deployment configured (`ONLINE_PAYMENT_PROCESSOR`, infra/config.ts): Stripe, or
- * none, in which case only payments the centre records are taken and CARD_ONLINE is refused as
- * `method_not_available`.
+ * @module The online processor a deployment configured (`ONLINE_PAYMENT_PROCESSOR`, infra/config.ts): Stripe (card
+ * payments, and marketplace payouts through Connect), or none, in which case only payments the centre records are
+ * taken, CARD_ONLINE is refused as `method_not_available`, and settlements move no money.
  */
 import type { Config } from '../../infra/config.ts'
-import type { OnlinePaymentProcessor } from './payment-processor.ts'
+import type { OnlinePaymentProcessor, PayoutProcessor } from './payment-processor.ts'
 import { stripeProcessor } from './stripe-processor.ts'
 
 export type OnlineProcessorConfig = Pick<
@@ -13,7 +13,9 @@ export type OnlineProcessorConfig = Pick<
 >
 
 /** @returns the configured processor, or undefined for `none` */
-export function onlineProcessorFrom(config: OnlineProcessorConfig): OnlinePaymentProcessor | undefined {
+export function onlineProcessorFrom(
+  config: OnlineProcessorConfig
+): (OnlinePaymentProcessor & PayoutProcessor) | undefined {
   switch (config.ONLINE_PAYMENT_PROCESSOR) {
     case 'none':
       return undefined

@@ -130,8 +130,51 @@ export type OnlineProcessorEvent =
     } & ProcessorEventSubject)
   | ({ kind: 'refund.succeeded'; eventId: string; refundId: string } & ProcessorEventSubject)
   | ({ kind: 'refund.failed'; eventId: string; refundId: string } & ProcessorEventSubject)
+  /** A provider's connected account changed: whether it can receive payouts now. */
+  | {
+      kind: 'account.updated'
+      eventId: string
+      tenantId: string
+      providerId: string
+      accountId: string
+      payoutsEnabled: boolean
+    }
+  /** A payout transfer the processor took back. */
+  | { kind: 'transfer.reversed'; eventId: string; tenantId: string; transferId: string; processorReference: string }
   /** Signed and genuine, but nothing the platform acts on (another event type, or not one of our objects). */
   | { kind: 'ignored'; eventId: string; type: string }
+
+/**
+ * Marketplace payouts through the processor (Stripe Connect): a connected account per provider, onboarded on the
+ * processor's own pages, and a transfer per provider settlement (docs/marketplace.md, "Payouts").
+ */
+export interface PayoutProcessor {
+  readonly name: string
+  createConnectedAccount(input: { tenantId: string; providerId: string; idempotencyKey: string }): Promise<{
+    accountId: string
+  }>
+  /** A one-time link to the processor's onboarding pages for the account (it expires within minutes). */
+  createOnboardingLink(input: { accountId: string; refreshUrl: string; returnUrl: string }): Promise<{
+    url: string
+    expiresAt: Date
+  }>
+  /**
+   * @throws PayoutRefusedError when the processor refuses the transfer itself (retrying the same request cannot help)
+   */
+  createTransfer(input: {
+    tenantId: string
+    transferId: string
+    settlementId: string
+    providerId: string
+    accountId: string
+    amount: number
+    currency: string
+    idempotencyKey: string
+  }): Promise<{ id: string }>
+}
+
+/** A transfer the processor refused (no funds, account unable to receive): final for this attempt. */
+export class PayoutRefusedError extends Error {}
 
 /** A webhook whose signature did not verify (or is too old): nothing in it may be applied. */
 export class ProcessorSignatureError extends Error {}

@@ -1,7 +1,8 @@
 /**
  * @module Applying an online processor's signed confirmation (its webhook) to our records, each in a unit of work of
  * its own under the order's lock: a payment SUCCEEDED (the order's money moves and `payment.succeeded` is emitted,
- * in the same transaction, exactly once) or FAILED; a refund confirmed or undone. Redelivered and out-of-order
+ * in the same transaction, exactly once) or FAILED; a refund confirmed or undone. Payout accounts and transfers
+ * (Connect) have their own rules in domain/payouts. Redelivered and out-of-order
  * confirmations change nothing (online-payment-transitions.ts). The caller answers the processor 2xx only after this
  * returned, so a confirmation lost to a crash is delivered again.
  */
@@ -9,6 +10,8 @@ import type { Db } from '../../infra/db.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
 import { recordEvent } from '../events/record-event.ts'
 import { applyOrderMoney, lockOrder, type OrderWithLines } from '../orders/order-service.ts'
+import { applyAccountUpdated } from '../payouts/payout-accounts.ts'
+import { applyTransferReversed } from '../payouts/payout-transfers.ts'
 import { failRefund } from './online-payment-service.ts'
 import { nextPaymentStatus, nextRefundStatus } from './online-payment-transitions.ts'
 import type { OnlineProcessorEvent } from './payment-processor.ts'
@@ -30,6 +33,8 @@ export async function applyProcessorEvent(
   now: Date
 ): Promise<ProcessorEventOutcome> {
   if (event.kind === 'ignored') return 'ignored'
+  if (event.kind === 'account.updated') return applyAccountUpdated(db, event)
+  if (event.kind === 'transfer.reversed') return applyTransferReversed(db, event)
   return runInUnitOfWork(db, event.tenantId, async (uow) => {
     const found = await uow.tx.payment.findFirst({
       where: { id: event.paymentId, tenantId: uow.tenantId, processor: processorName },

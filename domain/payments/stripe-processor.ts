@@ -12,9 +12,10 @@ import type {
   OnlineProcessorEvent,
   OnlinePaymentProcessor,
   PaymentFailureCode,
+  PayoutProcessor,
   ProcessorEventSubject,
 } from './payment-processor.ts'
-import { ProcessorSignatureError } from './payment-processor.ts'
+import { PayoutRefusedError, ProcessorSignatureError } from './payment-processor.ts'
 
 export interface StripeSettings {
   secretKey: string
@@ -50,6 +51,9 @@ function subjectOf(metadata: Stripe.Metadata | null | undefined): ProcessorEvent
   return tenantId && paymentId ? { tenantId, paymentId } : undefined
 }
 
+/** An object's metadata; Stripe's types disagree across versions on whether an account always has one. */
+const metadataOf = (object: { metadata?: Stripe.Metadata | null }): Stripe.Metadata => object.metadata ?? {}
+
 /** Maps a verified Stripe event to what the platform acts on. */
 export function toProcessorEvent(event: Stripe.Event): OnlineProcessorEvent {
   const ignored = { kind: 'ignored' as const, eventId: event.id, type: event.type }
@@ -70,6 +74,25 @@ export function toProcessorEvent(event: Stripe.Event): OnlineProcessorEvent {
         failureMessage: intent.last_payment_error?.message?.slice(0, 500) ?? null,
         ...subject,
       }
+    }
+    case 'account.updated': {
+      const account = event.data.object
+      const { tenant_id: tenantId, provider_id: providerId } = metadataOf(account)
+      if (!tenantId || !providerId) return ignored
+      return {
+        kind: 'account.updated',
+        eventId: event.id,
+        tenantId,
+        providerId,
+        accountId: account.id,
+        payoutsEnabled: account.payouts_enabled === true,
+      }
+    }
+    case 'transfer.reversed': {
+      const transfer = event.data.object
+      const { tenant_id: tenantId, transfer_id: transferId } = metadataOf(transfer)
+      if (!tenantId || !transferId) return ignored
+      return { kind: 'transfer.reversed', eventId: event.id, tenantId, transferId, processorReference: transfer.id }
     }
     case 'refund.created':
     case 'refund.updated':
@@ -106,11 +129,57 @@ export function stripeClient(settings: Pick<StripeSettings, 'secretKey' | 'apiBa
   })
 }
 
-/** The Stripe processor. */
-export function stripeProcessor(settings: StripeSettings): OnlinePaymentProcessor {
+/** The Stripe processor: online payments, and marketplace payouts through Connect. */
+export function stripeProcessor(settings: StripeSettings): OnlinePaymentProcessor & PayoutProcessor {
   const stripe = stripeClient(settings)
   return {
     name: 'stripe',
+    async createConnectedAccount({ tenantId, providerId, idempotencyKey }) {
+      // Express: Stripe hosts onboarding and the provider's dashboard; the platform only transfers to it.
+      const account = await stripe.accounts.create(
+        {
+          type: 'express',
+          capabilities: { transfers: { requested: true } },
+          metadata: { tenant_id: tenantId, provider_id: providerId },
+        },
+        { idempotencyKey }
+      )
+      return { accountId: account.id }
+    },
+    async createOnboardingLink({ accountId, refreshUrl, returnUrl }) {
+      const link = await stripe.accountLinks.create({
+        account: accountId,
+        refresh_url: refreshUrl,
+        return_url: returnUrl,
+        type: 'account_onboarding',
+      })
+      return { url: link.url, expiresAt: new Date(link.expires_at * 1000) }
+    },
+    async createTransfer(input) {
+      try {
+        const transfer = await stripe.transfers.create(
+          {
+            amount: input.amount,
+            currency: input.currency.toLowerCase(),
+            destination: input.accountId,
+            transfer_group: input.settlementId,
+            metadata: { tenant_id: input.tenantId, transfer_id: input.transferId, provider_id: input.providerId },
+          },
+          { idempotencyKey: input.idempotencyKey }
+        )
+        return { id: transfer.id }
+      } catch (error) {
+        // Stripe's own refusal of this request (balance too low, account cannot receive): the same request would be
+        // refused again. Connection errors, rate limits and Stripe's 5xx are thrown as they are, to be retried.
+        if (
+          error instanceof Stripe.errors.StripeInvalidRequestError ||
+          error instanceof Stripe.errors.StripePermissionError
+        ) {
+          throw new PayoutRefusedError(error.message)
+        }
+        throw error
+      }
+    },
     async createPaymentIntent(input) {
       const intent = await stripe.paymentIntents.create(
         {

@@ -658,7 +658,7 @@ export interface paths {
         put?: never;
         /**
          * Stripe's webhook: payment and refund confirmations
-         * @description Configure this URL as a Stripe webhook endpoint (events `payment_intent.succeeded`, `payment_intent.payment_failed`, `refund.created`, `refund.updated`, `refund.failed`) and its signing secret as `STRIPE_WEBHOOK_SECRET`. The body is the event exactly as Stripe sent it; `Stripe-Signature` must verify over it within 5 minutes, or nothing is applied (400 `invalid_signature`). 200 only once the change is committed, so Stripe delivers again an event that a crash interrupted; redeliveries and events out of order change nothing. 404 when the deployment has no Stripe processor.
+         * @description Configure this URL as a Stripe webhook endpoint (events `payment_intent.succeeded`, `payment_intent.payment_failed`, `refund.created`, `refund.updated`, `refund.failed`, and for marketplace payouts `account.updated` and `transfer.reversed`; Connect events need the endpoint to listen to connected accounts) and its signing secret as `STRIPE_WEBHOOK_SECRET`. The body is the event exactly as Stripe sent it; `Stripe-Signature` must verify over it within 5 minutes, or nothing is applied (400 `invalid_signature`). 200 only once the change is committed, so Stripe delivers again an event that a crash interrupted; redeliveries and events out of order change nothing. 404 when the deployment has no Stripe processor.
          */
         post: {
             parameters: {
@@ -1122,7 +1122,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -1611,7 +1611,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -1908,7 +1908,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -2209,7 +2209,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -2510,7 +2510,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -2811,7 +2811,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -3303,7 +3303,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -3783,7 +3783,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -4075,7 +4075,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -4551,7 +4551,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -4837,7 +4837,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -5137,7 +5137,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -5442,7 +5442,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -5743,7 +5743,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -6048,7 +6048,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -6349,7 +6349,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -6654,7 +6654,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -7302,7 +7302,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -7781,7 +7781,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -8074,7 +8074,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -8738,7 +8738,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -9219,7 +9219,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -9509,7 +9509,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10212,7 +10212,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10495,7 +10495,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10975,7 +10975,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11461,7 +11461,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11916,7 +11916,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12397,7 +12397,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12687,7 +12687,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13131,7 +13131,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13612,7 +13612,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13905,7 +13905,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14349,7 +14349,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14830,7 +14830,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15120,7 +15120,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15590,7 +15590,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16076,7 +16076,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16561,7 +16561,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17051,7 +17051,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17354,7 +17354,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17658,7 +17658,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18111,7 +18111,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18592,7 +18592,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18882,7 +18882,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19183,7 +19183,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19870,7 +19870,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20378,7 +20378,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20896,7 +20896,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21220,7 +21220,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21540,7 +21540,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21860,7 +21860,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22307,7 +22307,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22807,7 +22807,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23112,7 +23112,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23552,7 +23552,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23851,7 +23851,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24268,7 +24268,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24752,7 +24752,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26027,7 +26027,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26513,7 +26513,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26807,7 +26807,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27261,7 +27261,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27747,7 +27747,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28041,7 +28041,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28339,7 +28339,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28794,7 +28794,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29294,7 +29294,987 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
+                431: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
+                };
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable (`dependency_unavailable`) */
+                503: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/{id}/payout-account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A provider's payout account */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The provider id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The account */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayoutAccount"];
+                    };
+                };
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
+                431: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
+                };
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable (`dependency_unavailable`) */
+                503: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Link a provider to a payout account and get the processor's onboarding link
+         * @description Creates the provider's connected account at the processor the first time (Stripe Connect Express), and answers a fresh one-time onboarding link every time: the provider enters identity and bank details on the processor's pages, never here. 409 `processor_not_configured` without a processor.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The provider id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PayoutAccountLinkRequest"];
+                };
+            };
+            responses: {
+                /** @description The account and its onboarding link */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayoutAccountLink"];
+                    };
+                };
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+                409: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request body too large (`payload_too_large`) */
+                413: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+                422: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
+                431: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
+                };
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable (`dependency_unavailable`) */
+                503: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/marketplace/settlements/{id}/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The payout transfers of a settlement run */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The settlement id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Its transfers, by provider */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayoutTransferList"];
+                    };
+                };
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limit exceeded (`rate_limited`) */
+                429: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds until the window ends and requests are accepted again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
+                431: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                    };
+                };
+                /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
+                500: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable (`dependency_unavailable`) */
+                503: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/marketplace/payouts/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a failed, reversed or blocked payout again
+         * @description A new attempt with its own idempotency key, to the provider's current active payout account, sent now. 409 for a transfer PENDING or PAID, or a provider without an active account.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    /** @description The payout transfer id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The transfer after the attempt */
+                200: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PayoutTransfer"];
+                    };
+                };
+                /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
+                400: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, invalid or expired access token (`invalid_token`) */
+                401: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
+                403: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to this tenant (`not_found`) */
+                404: {
+                    headers: {
+                        /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                        "X-Request-Id"?: string;
+                        /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                        "X-Api-Version"?: string;
+                        /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix epoch seconds at which the current window ends */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                        "Idempotent-Replayed"?: "true";
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30331,7 +31311,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30807,7 +31787,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31099,7 +32079,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31396,7 +32376,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31697,7 +32677,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32403,7 +33383,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32708,7 +33688,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33157,7 +34137,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33636,7 +34616,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33926,7 +34906,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34370,7 +35350,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34854,7 +35834,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35136,7 +36116,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35416,7 +36396,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35697,7 +36677,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36183,7 +37163,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36647,7 +37627,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37288,7 +38268,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37590,7 +38570,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37883,7 +38863,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38326,7 +39306,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39716,7 +40696,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40205,7 +41185,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40506,7 +41486,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40811,7 +41791,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41113,7 +42093,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41822,7 +42802,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42669,7 +43649,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43145,7 +44125,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43435,7 +44415,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44475,7 +45455,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`) */
+                /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
                 409: {
                     headers: {
                         /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -45973,7 +46953,7 @@ export interface components {
             /** @enum {boolean} */
             received: true;
             /**
-             * @description `applied`: a payment or refund changed; `unchanged`: a redelivery, or a confirmation overtaken by a later one; `ignored`: an event type or object the platform does not act on; `unknown_record`: it names no record of ours.
+             * @description `applied`: a payment, refund, payout account or transfer changed; `unchanged`: a redelivery, or a confirmation overtaken by a later one; `ignored`: an event type or object the platform does not act on; `unknown_record`: it names no record of ours.
              * @enum {string}
              */
             outcome: "applied" | "unchanged" | "ignored" | "unknown_record";
@@ -48501,6 +49481,76 @@ export interface components {
             method?: components["schemas"]["PaymentMethod"] & unknown;
             reference?: string;
         };
+        PayoutAccountLink: components["schemas"]["PayoutAccount"] & {
+            /** @description One-time link to the processor's onboarding pages */
+            onboardingUrl: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            onboardingUrlExpiresAt: string;
+        };
+        /**
+         * @description ACTIVE once the processor enables payouts (its `account.updated` event)
+         * @enum {string}
+         */
+        PayoutAccountStatus: "ONBOARDING" | "ACTIVE" | "RESTRICTED";
+        PayoutAccount: {
+            providerId: string;
+            /** @description The processor's connected account (Stripe: acct_...) */
+            accountId: string;
+            status: components["schemas"]["PayoutAccountStatus"];
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        PayoutAccountLinkRequest: {
+            /**
+             * Format: uri
+             * @description Where the processor sends the provider when onboarding is done
+             */
+            returnUrl: string;
+            /**
+             * Format: uri
+             * @description Where it sends them when the link has expired: your page that asks for a new link
+             */
+            refreshUrl: string;
+        };
+        PayoutTransferList: {
+            data: components["schemas"]["PayoutTransfer"][];
+        };
+        PayoutTransfer: {
+            /** @example pyt_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            id: string;
+            settlementId: string;
+            providerSettlementId: string;
+            providerId: string;
+            amount: number;
+            currency: string;
+            status: components["schemas"]["PayoutTransferStatus"];
+            attempt: number;
+            accountId: string | null;
+            /** @description The processor's transfer (Stripe: tr_...) */
+            processorReference: string | null;
+            failureMessage: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        /**
+         * @description PENDING: being sent; PAID: accepted by the processor; FAILED (refused), REVERSED (taken back) and BLOCKED (no active payout account) wait for an operator to retry
+         * @enum {string}
+         */
+        PayoutTransferStatus: "PENDING" | "PAID" | "FAILED" | "REVERSED" | "BLOCKED";
         EventPage: {
             data: components["schemas"]["Event"][];
             nextCursor: string | null;

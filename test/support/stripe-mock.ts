@@ -26,6 +26,10 @@ export interface StripeMock {
   requests: StripeRequest[]
   /** While true, every connection is dropped before any answer: Stripe unreachable. */
   down: boolean
+  /** Requests whose path starts with this wait, unanswered, until {@link StripeMock.release} (a slow Stripe). */
+  holding: string | undefined
+  /** Lets the held requests through and stops holding. */
+  release(): void
   stop(): Promise<void>
 }
 
@@ -65,7 +69,15 @@ export async function startStripeMock(): Promise<StripeMock> {
   await waitForPort(httpPort, child)
 
   const requests: StripeRequest[] = []
-  const mock = { down: false }
+  let held: Array<() => void> = []
+  const mock: { down: boolean; holding: string | undefined; release(): void } = {
+    down: false,
+    holding: undefined,
+    release() {
+      mock.holding = undefined
+      for (const go of held.splice(0)) go()
+    },
+  }
   const proxy: Server = createServer((req, res) => {
     if (mock.down) {
       req.socket.destroy()
@@ -83,16 +95,20 @@ export async function startStripeMock(): Promise<StripeMock> {
         status: 0,
       }
       requests.push(entry)
-      const upstream = httpRequest(
-        { host: '127.0.0.1', port: httpPort, method: req.method, path: req.url, headers: req.headers },
-        (answer) => {
-          entry.status = answer.statusCode ?? 0
-          res.writeHead(answer.statusCode ?? 502, answer.headers)
-          answer.pipe(res)
-        }
-      )
-      upstream.on('error', () => res.destroy())
-      upstream.end(body)
+      const forward = () => {
+        const upstream = httpRequest(
+          { host: '127.0.0.1', port: httpPort, method: req.method, path: req.url, headers: req.headers },
+          (answer) => {
+            entry.status = answer.statusCode ?? 0
+            res.writeHead(answer.statusCode ?? 502, answer.headers)
+            answer.pipe(res)
+          }
+        )
+        upstream.on('error', () => res.destroy())
+        upstream.end(body)
+      }
+      if (mock.holding !== undefined && entry.path.startsWith(mock.holding)) held.push(forward)
+      else forward()
     })
   })
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
@@ -101,6 +117,7 @@ export async function startStripeMock(): Promise<StripeMock> {
     url: `http://127.0.0.1:${port}`,
     requests,
     async stop() {
+      held = []
       proxy.closeAllConnections()
       await new Promise((resolve) => proxy.close(resolve))
       child.kill('SIGTERM')

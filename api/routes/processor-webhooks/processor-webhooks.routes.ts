@@ -11,7 +11,7 @@ export const ProcessorWebhookReceipt = z
     received: z.literal(true),
     outcome: z.enum(['applied', 'unchanged', 'ignored', 'unknown_record']).openapi({
       description:
-        '`applied`: a payment or refund changed; `unchanged`: a redelivery, or a confirmation overtaken by a later ' +
+        '`applied`: a payment, refund, payout account or transfer changed; `unchanged`: a redelivery, or a confirmation overtaken by a later ' +
         'one; `ignored`: an event type or object the platform does not act on; `unknown_record`: it names no ' +
         'record of ours.',
     }),
@@ -25,7 +25,9 @@ export const stripeWebhookRouteDoc = {
   summary: "Stripe's webhook: payment and refund confirmations",
   description:
     'Configure this URL as a Stripe webhook endpoint (events `payment_intent.succeeded`, ' +
-    '`payment_intent.payment_failed`, `refund.created`, `refund.updated`, `refund.failed`) and its signing secret as ' +
+    '`payment_intent.payment_failed`, `refund.created`, `refund.updated`, `refund.failed`, and for marketplace ' +
+    'payouts `account.updated` and `transfer.reversed`; Connect events need the endpoint to listen to connected ' +
+    'accounts) and its signing secret as ' +
     '`STRIPE_WEBHOOK_SECRET`. The body is the event exactly as Stripe sent it; `Stripe-Signature` must verify over ' +
     'it within 5 minutes, or nothing is applied (400 `invalid_signature`). 200 only once the change is committed, ' +
     'so Stripe delivers again an event that a crash interrupted; redeliveries and events out of order change ' +

@@ -90,6 +90,37 @@ describe('Stripe events', () => {
     expect(parse('customer.created', { id: 'cus_1', object: 'customer' })).toBe('ignored')
   })
 
+  it("maps Connect's account and transfer events to the provider and payout they name", () => {
+    const parse = (type: string, object: object) => {
+      const { payload, header } = sign({ id: 'evt_c', type, data: { object } })
+      return processor.parseWebhook(payload, header)
+    }
+    const account = {
+      id: 'acct_1',
+      object: 'account',
+      payouts_enabled: true,
+      metadata: { tenant_id: 'ten_1', provider_id: 'prv_1' },
+    }
+    expect(parse('account.updated', account)).toEqual({
+      kind: 'account.updated',
+      eventId: 'evt_c',
+      tenantId: 'ten_1',
+      providerId: 'prv_1',
+      accountId: 'acct_1',
+      payoutsEnabled: true,
+    })
+    expect(parse('account.updated', { ...account, payouts_enabled: false })).toMatchObject({ payoutsEnabled: false })
+    expect(parse('account.updated', { ...account, metadata: {} }).kind).toBe('ignored')
+    const transfer = { id: 'tr_1', object: 'transfer', metadata: { tenant_id: 'ten_1', transfer_id: 'pyt_1' } }
+    expect(parse('transfer.reversed', transfer)).toEqual({
+      kind: 'transfer.reversed',
+      eventId: 'evt_c',
+      tenantId: 'ten_1',
+      transferId: 'pyt_1',
+      processorReference: 'tr_1',
+    })
+  })
+
   it('refuses a forged, a missing or a stale signature', () => {
     const event = { id: 'evt_3', type: 'payment_intent.succeeded', data: { object: intent() } }
     const { payload, header } = sign(event)

@@ -1,0 +1,64 @@
+/** @module Marketplace payouts (Stripe Connect): thin handlers over domain/payouts. */
+import { OpenAPIHono, type z } from '@hono/zod-openapi'
+import { AppError } from '../../../domain/errors.ts'
+import { getPayoutAccount, linkPayoutAccount } from '../../../domain/payouts/payout-accounts.ts'
+import { listPayouts, retryPayout, type PayoutTransferView } from '../../../domain/payouts/payout-transfers.ts'
+import type { AppDeps, AppEnv } from '../../app-env.ts'
+import { validationHook } from '../../openapi/validation-hook.ts'
+import {
+  getPayoutAccountRoute,
+  linkPayoutAccountRoute,
+  listSettlementPayoutsRoute,
+  retryPayoutRoute,
+  type PayoutTransfer,
+} from './payouts.routes.ts'
+
+const notConfigured = () =>
+  new AppError(409, 'processor_not_configured', 'Processor not configured', {
+    detail: 'This deployment has no payout processor configured (ONLINE_PAYMENT_PROCESSOR).',
+  })
+
+const toTransfer = (t: PayoutTransferView): z.infer<typeof PayoutTransfer> => ({
+  ...t,
+  createdAt: t.createdAt.toISOString(),
+  updatedAt: t.updatedAt.toISOString(),
+})
+
+export function payoutRoutes({ db, onlinePayments }: Pick<AppDeps, 'db' | 'onlinePayments'>) {
+  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+    .openapi(linkPayoutAccountRoute, async (c) => {
+      if (!onlinePayments) throw notConfigured()
+      const linked = await linkPayoutAccount(c.var.uow, c.req.valid('param').id, c.req.valid('json'), onlinePayments)
+      return c.json(
+        {
+          providerId: linked.providerId,
+          accountId: linked.accountId,
+          status: linked.status,
+          updatedAt: linked.updatedAt.toISOString(),
+          onboardingUrl: linked.onboardingUrl,
+          onboardingUrlExpiresAt: linked.onboardingUrlExpiresAt.toISOString(),
+        },
+        200
+      )
+    })
+    .openapi(getPayoutAccountRoute, async (c) => {
+      const account = await getPayoutAccount(c.var.uow, c.req.valid('param').id)
+      return c.json(
+        {
+          providerId: account.providerId,
+          accountId: account.accountId,
+          status: account.status,
+          updatedAt: account.updatedAt.toISOString(),
+        },
+        200
+      )
+    })
+    .openapi(listSettlementPayoutsRoute, async (c) => {
+      const transfers = await listPayouts(c.var.uow, c.req.valid('param').id)
+      return c.json({ data: transfers.map(toTransfer) }, 200)
+    })
+    .openapi(retryPayoutRoute, async (c) => {
+      if (!onlinePayments) throw notConfigured()
+      return c.json(toTransfer(await retryPayout(c.var.uow, c.req.valid('param').id, onlinePayments, db)), 200)
+    })
+}

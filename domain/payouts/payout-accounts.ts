@@ -1,0 +1,104 @@
+/**
+ * @module A marketplace provider's payout account at the processor (Stripe Connect Express; docs/marketplace.md,
+ * "Payouts"). Linking creates the account once per provider (the processor's idempotency key is the provider's, so
+ * a retried or concurrent request cannot create two) and answers a fresh onboarding link each time: the provider
+ * enters their identity and bank details on the processor's pages, never ours. Whether payouts are enabled comes
+ * from the processor's signed `account.updated` events.
+ */
+import type { PayoutAccountStatus } from '../../generated/prisma/enums.ts'
+import type { Db } from '../../infra/db.ts'
+import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
+import { dependencyUnavailable, notFound } from '../errors.ts'
+import { newId } from '../ids.ts'
+import type { PayoutProcessor } from '../payments/payment-processor.ts'
+
+export interface PayoutAccountView {
+  providerId: string
+  accountId: string
+  status: PayoutAccountStatus
+  updatedAt: Date
+}
+
+/** Calls the processor without holding the unit's transaction; a failure is the processor being unavailable. */
+async function callProcessor<T>(uow: UnitOfWork, call: () => Promise<T>): Promise<T> {
+  try {
+    return await uow.release(call)
+  } catch (error) {
+    throw dependencyUnavailable('The payout processor', error)
+  }
+}
+
+async function assertProvider({ tx, tenantId }: UnitOfWork, providerId: string) {
+  const provider = await tx.provider.findFirst({ where: { id: providerId, tenantId }, select: { id: true } })
+  if (!provider) throw notFound('provider', providerId)
+}
+
+/** The provider's payout account. @throws AppError `not_found` (provider, or no account linked yet) */
+export async function getPayoutAccount(uow: UnitOfWork, providerId: string): Promise<PayoutAccountView> {
+  await assertProvider(uow, providerId)
+  const account = await uow.tx.providerPayoutAccount.findFirst({ where: { tenantId: uow.tenantId, providerId } })
+  if (!account) throw notFound('payout account of provider', providerId)
+  return account
+}
+
+/**
+ * Links the provider to a connected account (created on first use) and answers a one-time onboarding link.
+ * @throws AppError `not_found` (provider), `dependency_unavailable` (the processor)
+ */
+export async function linkPayoutAccount(
+  uow: UnitOfWork,
+  providerId: string,
+  urls: { refreshUrl: string; returnUrl: string },
+  processor: PayoutProcessor
+): Promise<PayoutAccountView & { onboardingUrl: string; onboardingUrlExpiresAt: Date }> {
+  const { tx, tenantId } = uow
+  await assertProvider(uow, providerId)
+  let account = await tx.providerPayoutAccount.findFirst({ where: { tenantId, providerId } })
+  if (!account) {
+    const { accountId } = await callProcessor(uow, () =>
+      processor.createConnectedAccount({ tenantId, providerId, idempotencyKey: `account:${tenantId}:${providerId}` })
+    )
+    // A concurrent link of the same provider got the same account from the processor (same key): keep one row.
+    await tx.providerPayoutAccount.createMany({
+      data: [
+        {
+          id: newId('payoutAccount'),
+          tenantId,
+          providerId,
+          processor: processor.name,
+          accountId,
+          status: 'ONBOARDING',
+        },
+      ],
+      skipDuplicates: true,
+    })
+    account = await tx.providerPayoutAccount.findFirstOrThrow({ where: { tenantId, providerId } })
+  }
+  const { accountId } = account
+  const link = await callProcessor(uow, () => processor.createOnboardingLink({ accountId, ...urls }))
+  return { ...account, onboardingUrl: link.url, onboardingUrlExpiresAt: link.expiresAt }
+}
+
+/**
+ * Applies the processor's word on an account: ACTIVE when payouts are enabled, else RESTRICTED (or still ONBOARDING).
+ * @returns whether a row changed
+ */
+export async function applyAccountUpdated(
+  db: Db,
+  event: { tenantId: string; providerId: string; accountId: string; payoutsEnabled: boolean }
+): Promise<'applied' | 'unchanged' | 'unknown_record'> {
+  return runInUnitOfWork(db, event.tenantId, async ({ tx, tenantId }) => {
+    const account = await tx.providerPayoutAccount.findFirst({
+      where: { tenantId, providerId: event.providerId, accountId: event.accountId },
+    })
+    if (!account) return 'unknown_record'
+    const status: PayoutAccountStatus = event.payoutsEnabled
+      ? 'ACTIVE'
+      : account.status === 'ONBOARDING'
+        ? 'ONBOARDING'
+        : 'RESTRICTED'
+    if (status === account.status) return 'unchanged'
+    await tx.providerPayoutAccount.update({ where: { id: account.id }, data: { status } })
+    return 'applied'
+  })
+}
