@@ -25,6 +25,7 @@ const NOT_CREATED_THROUGH_THE_API: Record<string, string> = {
   '^usr_[0-9a-f]{32}$': 'platform users appear at their first SSO sign-in (domain/auth/sso.ts)',
   '^agr_[0-9a-f]{32}$': 'agent runs are started by their workflow’s trigger, an event or a schedule',
   '^tsk_[0-9a-f]{32}$': 'staff tasks are created by an agent run’s action',
+  '^pyt_[0-9a-f]{32}$': 'payout transfers are created by the settlement workflow (an operator only retries one)',
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch']
@@ -54,11 +55,15 @@ describe('the links of the served description', () => {
   }
   const idParams = (operation: Operation) =>
     (operation.parameters ?? []).filter((p) => p.in === 'path' && p.schema?.pattern?.endsWith('_[0-9a-f]{32}$'))
-  /** The POSTs whose success answers a resource (or a page of them) with ids of this pattern. */
+  /**
+   * The POSTs whose success answers a resource (or a page of them) with ids of this pattern; an action on one such
+   * resource (its id already in the path, like a retry) answers it without creating it.
+   */
   const creatorsOf = (pattern: string) =>
     operations().filter(
       ({ method, operation }) =>
         method === 'post' &&
+        !idParams(operation).some((p) => p.schema?.pattern === pattern) &&
         Object.entries(operation.responses).some(([status, response]) => {
           if (!status.startsWith('2')) return false
           const body = resolve(response.content?.['application/json']?.schema)
