@@ -17,6 +17,7 @@ import { createLeadQualificationActivities } from './lead-qualification-activiti
 import { createAgentRunActivities } from './agent-run-activities.ts'
 import type { AgentDecider } from '../domain/ai/agents/agent-decider.ts'
 import type { PayoutProcessor } from '../domain/payments/payment-processor.ts'
+import type { Metrics } from '../infra/metrics/metrics-registry.ts'
 
 export interface ActivityDeps {
   db: Db
@@ -28,6 +29,8 @@ export interface ActivityDeps {
   ai: AiRuntime
   /** The agent of agent workflow runs: the configured chat model, or the offline drafter when absent (docs/agents.md). */
   agentDecider?: AgentDecider
+  /** The worker's metrics (infra/metrics/metrics-registry.ts); none in tests that do not scrape. */
+  metrics?: Metrics
   /** Marketplace payouts (Stripe Connect), when configured (domain/payments/online-processors.ts). */
   payouts?: PayoutProcessor
   /** Policy time of the booking lifecycle and the appointment follow-up (tests shorten it); defaults to real time. */

@@ -12,6 +12,8 @@ import { endpointRetryStep, type EndpointRetryStepInput } from '../domain/webhoo
 import { createWebhookPoster, type WebhookPoster } from '../domain/webhooks/post-webhook.ts'
 import { createRetryWorkflowStarter } from '../domain/webhooks/retry-workflow-starter.ts'
 import type { WebhookSettings } from '../domain/webhooks/webhook-settings.ts'
+import type { AttemptObserver } from '../domain/webhooks/record-batch.ts'
+import type { Metrics } from '../infra/metrics/metrics-registry.ts'
 import { systemClock, type Clock } from '../infra/clock.ts'
 import { createLogger, type Logger } from '../infra/logger.ts'
 import type { DeliveryPumpRunInput, DeliveryPumpRunResult } from '../workflows/webhook-queue-shared.ts'
@@ -26,11 +28,41 @@ export interface WebhookActivityDeps {
   logger?: Logger
   /** Aborted when the worker process is asked to stop: the pump ends its run at once. */
   stopping?: AbortSignal
+  /** The worker's metrics: attempts by outcome and receiver latency (docs/operations.md). */
+  metrics?: Metrics
+}
+
+/** Counts recorded attempts by what they mean for their delivery. */
+function attemptObserver(metrics: Metrics): AttemptObserver {
+  return (records) => {
+    for (const record of records) {
+      const outcome = record.succeeded
+        ? 'succeeded'
+        : record.gone
+          ? 'gone'
+          : !record.attempted
+            ? 'not_attempted'
+            : record.status === 'FAILED'
+              ? 'failed'
+              : 'retry'
+      metrics.webhookAttempts.inc({ outcome })
+      if (record.attempted) metrics.webhookAttemptDuration.observe(record.latencyMs / 1000)
+    }
+  }
 }
 
 /** Creates the webhook activities. */
-export function createWebhookActivities({ db, webhooks, poster, clock, logger, stopping }: WebhookActivityDeps) {
+export function createWebhookActivities({
+  db,
+  webhooks,
+  poster,
+  clock,
+  logger,
+  stopping,
+  metrics,
+}: WebhookActivityDeps) {
   const http = poster ?? createWebhookPoster({ timeoutMs: webhooks.timeoutMs, network: webhooks.network })
+  const observe = metrics && attemptObserver(metrics)
   const now = clock ?? systemClock
   const log = logger ?? createLogger('info', 'webhooks')
   return {
@@ -49,6 +81,7 @@ export function createWebhookActivities({ db, webhooks, poster, clock, logger, s
           now,
           retries: createRetryWorkflowStarter(context.client, context.info.taskQueue, webhooks.retry),
           logger: log,
+          observe,
         },
         {
           partition: input.partition,
@@ -63,7 +96,7 @@ export function createWebhookActivities({ db, webhooks, poster, clock, logger, s
 
     /** One step of a failing endpoint's retry workflow. */
     async webhookEndpointRetryStep(input: EndpointRetryStepInput) {
-      return endpointRetryStep({ db, poster: http, settings: webhooks, now }, input)
+      return endpointRetryStep({ db, poster: http, settings: webhooks, now, observe }, input)
     },
 
     /** One attempt of a delivery workflow of the earlier design. Receiver failures are results, not errors. */

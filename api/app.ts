@@ -51,6 +51,7 @@ import { availabilityRoutes } from './routes/availability/index.ts'
 import { wellKnownRoutes } from './routes/well-known/index.ts'
 import { API_VERSION } from './version.ts'
 import { serverTiming } from './middleware/server-timing.ts'
+import { httpMetrics } from './middleware/http-metrics.ts'
 import { buildOpenApiDocument } from './openapi/document.ts'
 import { v0Routes } from './routes/v0/index.ts'
 import { priceRoutes } from './routes/prices/index.ts'
@@ -84,6 +85,7 @@ export function createApp(deps: AppDeps) {
   app.onError(errorHandler(deps.logger, baseUrl))
   app.notFound(notFoundHandler(baseUrl))
   app.use('*', serverTiming())
+  app.use('*', httpMetrics(deps.metrics))
   app.use('*', requestId())
   app.use('*', accessLog(deps.logger))
   if (deps.config.RESPONSE_VALIDATION === 'enforce') {
@@ -120,7 +122,11 @@ export function createApp(deps: AppDeps) {
     rejectRevokedTokens(deps.revocations),
     unitOfWork(deps.db),
     audit.inTransaction,
-    idempotency({ clock: deps.clock, waitMs: deps.config.IDEMPOTENCY_WAIT_MS }),
+    idempotency({
+      clock: deps.clock,
+      waitMs: deps.config.IDEMPOTENCY_WAIT_MS,
+      onReplay: () => deps.metrics.idempotentReplays.inc(),
+    }),
     handlerSavepoint()
   )
   mount(app, [

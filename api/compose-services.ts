@@ -37,6 +37,7 @@ import type { Clock } from '../infra/clock.ts'
 import type { Config } from '../infra/config.ts'
 import type { Db } from '../infra/db.ts'
 import type { Logger } from '../infra/logger.ts'
+import type { Metrics } from '../infra/metrics/metrics-registry.ts'
 
 /** What the services are built from: the process's infrastructure, built by `buildDeps`. */
 export interface ServiceInfrastructure {
@@ -45,6 +46,8 @@ export interface ServiceInfrastructure {
   temporal: Client
   clock: Clock
   logger: Logger
+  /** The process's Prometheus metrics (infra/metrics/metrics-registry.ts). */
+  metrics: Metrics
 }
 
 /** Every domain service of the API, built once. */
@@ -80,7 +83,7 @@ const REAL_DAY_MS = 86_400_000
  * @returns the services, each built once
  */
 export function composeServices(infra: ServiceInfrastructure): AppServices {
-  const { config, db, temporal, clock, logger } = infra
+  const { config, db, temporal, clock, logger, metrics } = infra
   const taskQueue = config.TEMPORAL_TASK_QUEUE
   // Shortened in tests; the real day is every workflow's default and stays out of their inputs.
   const dayMs = config.CARE_WORKFLOW_DAY_MS === REAL_DAY_MS ? undefined : config.CARE_WORKFLOW_DAY_MS
@@ -98,7 +101,13 @@ export function composeServices(infra: ServiceInfrastructure): AppServices {
   const tokenLifecycle = createTokenLifecycle({ revocations, db, keys, clock, accessTokens })
   const sso = createSsoVerifier({ db, clock, keys: createIssuerKeys({ settings: ssoSettings(config), clock, logger }) })
 
-  const outbox = createWorkflowOutbox({ db, temporal, taskQueue, logger })
+  const outbox = createWorkflowOutbox({
+    db,
+    temporal,
+    taskQueue,
+    logger,
+    onStart: (workflow, outcome) => metrics.workflowStarts.inc({ workflow, outcome }),
+  })
   const appointments = createAppointmentService({
     outbox,
     clock,

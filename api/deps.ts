@@ -15,6 +15,8 @@ import { createRateLimiter } from '../infra/rate-limiter.ts'
 import { lazyTemporalConnection } from '../infra/temporal-connection.ts'
 import type { AppDeps } from './app-env.ts'
 import { composeServices } from './compose-services.ts'
+import { createMetrics } from '../infra/metrics/metrics-registry.ts'
+import { registerPlatformGauges } from '../infra/metrics/platform-gauges.ts'
 
 /**
  * Creates every dependency of the app.
@@ -40,7 +42,9 @@ export function buildDeps(
     connectionString: config.DATABASE_URL,
     logger,
   })
-  const infra = { config, db, temporal, clock, logger }
+  const metrics = createMetrics('api')
+  registerPlatformGauges(metrics, db)
+  const infra = { config, db, temporal, clock, logger, metrics }
   const deps: AppDeps = { ...infra, ...composeServices(infra), rateLimiter }
   return {
     deps,

@@ -17,10 +17,13 @@ import { createApp } from './app.ts'
 import { answerClientErrors } from './client-errors.ts'
 import type { AppDeps } from './app-env.ts'
 import { buildDeps } from './deps.ts'
+import { startMetricsServer } from '../infra/metrics/metrics-server.ts'
 
 export interface RunningApi {
   url: string
   port: number
+  /** The API's /metrics, on its own port (METRICS_PORT); undefined when `off`. */
+  metricsUrl: string | undefined
   deps: AppDeps
   stop(): Promise<void>
 }
@@ -57,12 +60,20 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
   // serve() makes a plain node:http server unless given another createServer (its type covers HTTP/2 too).
   answerClientErrors(server as Server, config.PUBLIC_URL, logger)
   const port = (server.address() as AddressInfo).port
+  const metricsServer =
+    config.METRICS_PORT === 'off'
+      ? undefined
+      : await startMetricsServer(deps.metrics.registry, config.METRICS_HOST, config.METRICS_PORT, (error) =>
+          logger.error({ err: error }, 'metrics collection failed')
+        )
   return {
     url: `http://127.0.0.1:${port}`,
     port,
+    metricsUrl: metricsServer?.url,
     deps,
     async stop() {
       await new Promise<void>((resolve) => server.close(() => resolve()))
+      await metricsServer?.close()
       await stopSweeper()
       await stopSealer()
       await stopPumpCheck()

@@ -8,6 +8,10 @@ import { AI_CONFIG_SHAPE } from './ai-config.ts'
 
 const durationSeconds = (fallback: number) => z.coerce.number().int().positive().default(fallback)
 
+/** A metrics port: a number (0: any free port), or `off`. */
+const metricsPort = (fallback: number) =>
+  z.union([z.literal('off'), z.coerce.number().int().min(0).max(65535)]).default(fallback)
+
 /** Comma-separated browser origins (`scheme://host[:port]`). */
 const originList = (fallback: string) =>
   z
@@ -157,6 +161,14 @@ const ConfigSchema = z
      * one machine requests come before webhook deliveries and workflow tasks (infra/process-priority.ts).
      */
     WORKER_CPU_NICE: z.coerce.number().int().min(0).max(19).default(0),
+    /** Where the metrics servers listen (docs/operations.md, "Metrics"): loopback unless a scraper elsewhere needs them. */
+    METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+    /** The API's /metrics port (Prometheus text format); `off` serves none; 0 picks a free port. */
+    METRICS_PORT: metricsPort(9464),
+    /** The worker's /metrics port (its own metrics: webhook attempts, its pool, process). */
+    WORKER_METRICS_PORT: metricsPort(9465),
+    /** The port of the Temporal SDK's own worker metrics (pollers, task latencies, workflow failures); `off`: none. */
+    TEMPORAL_METRICS_PORT: metricsPort(9466),
     /**
      * Online card payments (docs/payments.md, "Online payments"): `none` (only payments the centre records), or
      * `stripe` with the two keys below.

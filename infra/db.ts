@@ -109,3 +109,9 @@ export function isUnstorableText(error: unknown): boolean {
   }
   return false
 }
+
+/** The connections of a client's pool: open, idle, and requests waiting for one (metrics). */
+export function poolStats(db: Db): { total: number; idle: number; waiting: number } {
+  const pool = pools.get(db)
+  return { total: pool?.totalCount ?? 0, idle: pool?.idleCount ?? 0, waiting: pool?.waitingCount ?? 0 }
+}

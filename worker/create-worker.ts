@@ -15,6 +15,7 @@ import { createAiRuntime } from '../domain/ai/ai-runtime.ts'
 import { selectAgentDecider } from '../domain/ai/agents/agent-decider.ts'
 import type { AiConfig } from '../infra/ai-config.ts'
 import { onlineProcessorFrom, type OnlineProcessorConfig } from '../domain/payments/online-processors.ts'
+import type { Metrics } from '../infra/metrics/metrics-registry.ts'
 
 export interface WorkerDeps {
   config: Pick<Config, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_CODEC_KEYS' | 'WORKFLOW_BUNDLE_PATH'> &
@@ -31,6 +32,8 @@ export interface WorkerDeps {
    * than when the SDK cancels them, after the grace time.
    */
   stopping?: AbortSignal
+  /** The worker's metrics, served by worker/main.ts. */
+  metrics?: Metrics
 }
 
 /** The workflow entry module; the worker bundles it with webpack at start, unless given a bundle made from it. */
@@ -47,7 +50,7 @@ export async function writeWorkflowBundle(path: string): Promise<void> {
 }
 
 /** Creates a worker on the configured task queue. */
-export function createWorker({ config, connection, db, clock, stopping }: WorkerDeps): Promise<Worker> {
+export function createWorker({ config, connection, db, clock, stopping, metrics }: WorkerDeps): Promise<Worker> {
   return Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -59,6 +62,7 @@ export function createWorker({ config, connection, db, clock, stopping }: Worker
       db,
       webhooks: webhookSettings(config),
       stopping,
+      metrics,
       ai: createAiRuntime(config),
       agentDecider: selectAgentDecider(config),
       payouts: onlineProcessorFrom({ ONLINE_PAYMENT_PROCESSOR: 'none', ...config }),

@@ -8,22 +8,50 @@ import { loadConfig } from '../infra/config.ts'
 import { closeDb, createDb } from '../infra/db.ts'
 import { createLogger } from '../infra/logger.ts'
 import { lowerProcessPriority } from '../infra/process-priority.ts'
+import { createMetrics } from '../infra/metrics/metrics-registry.ts'
+import { startMetricsServer } from '../infra/metrics/metrics-server.ts'
+import { registerPoolGauge } from '../infra/metrics/platform-gauges.ts'
 import { createWorker } from './create-worker.ts'
 
 const config = loadConfig()
 const logger = createLogger(config.LOG_LEVEL, 'worker')
 // Before the runtime and the connections start their threads, which then inherit it.
 lowerProcessPriority(config.WORKER_CPU_NICE)
-// The worker's runtime handles SIGINT/SIGTERM by shutting workers down gracefully.
-Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'] })
+// The worker's runtime handles SIGINT/SIGTERM by shutting workers down gracefully. It also serves the SDK's own
+// metrics (pollers, task slots and latencies, workflow completions and failures by type) for Prometheus, on its own
+// port (TEMPORAL_METRICS_PORT; docs/operations.md, "Metrics"). Installed before any connection exists, as it must be.
+Runtime.install({
+  shutdownSignals: ['SIGINT', 'SIGTERM'],
+  ...(config.TEMPORAL_METRICS_PORT === 'off'
+    ? {}
+    : {
+        telemetryOptions: {
+          metrics: {
+            prometheus: {
+              bindAddress: `${config.METRICS_HOST}:${config.TEMPORAL_METRICS_PORT}`,
+              countersTotalSuffix: true,
+              useSecondsForDurations: true,
+            },
+          },
+        },
+      }),
+})
 // Heard beside the runtime's own handlers: the delivery pump stops claiming at once (createWorker's `stopping`).
 const stopping = new AbortController()
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stopping.abort())
 
 const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX, WORKER_APPLICATION_NAME)
+const metrics = createMetrics('worker')
+registerPoolGauge(metrics, db)
+const metricsServer =
+  config.WORKER_METRICS_PORT === 'off'
+    ? undefined
+    : await startMetricsServer(metrics.registry, config.METRICS_HOST, config.WORKER_METRICS_PORT, (error) =>
+        logger.error({ err: error }, 'metrics collection failed')
+      )
 const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS })
 try {
-  const worker = await createWorker({ config, connection, db, stopping: stopping.signal })
+  const worker = await createWorker({ config, connection, db, stopping: stopping.signal, metrics })
   // The key id, never the key: operators see which key new payloads are encrypted with.
   const payloadEncryptionKeyId = config.TEMPORAL_CODEC_KEYS?.currentKeyId ?? 'off'
   logger.info(
@@ -32,12 +60,14 @@ try {
       namespace: config.TEMPORAL_NAMESPACE,
       payloadEncryptionKeyId,
       workflowBundle: config.WORKFLOW_BUNDLE_PATH ?? 'bundled at start',
+      metrics: metricsServer?.url ?? 'off',
     },
     'worker running'
   )
   await worker.run()
   logger.info('worker stopped')
 } finally {
+  await metricsServer?.close()
   await connection.close()
   await closeDb(db)
 }

@@ -53,11 +53,13 @@ const isLockTimeout = (error: unknown) =>
 
 export interface IdempotencyOptions {
   clock: Clock
+  /** Told of each replayed answer (metrics). */
+  onReplay?: () => void
   /** How long a duplicate waits for the first request before 409. */
   waitMs: number
 }
 
-export const idempotency = ({ clock, waitMs }: IdempotencyOptions): MiddlewareHandler<AppEnv> =>
+export const idempotency = ({ clock, waitMs, onReplay }: IdempotencyOptions): MiddlewareHandler<AppEnv> =>
   async function idempotency(c, next) {
     const key = c.req.header('Idempotency-Key')
     if (!WRITE_METHODS.has(c.req.method) || key === undefined) return next()
@@ -115,6 +117,7 @@ export const idempotency = ({ clock, waitMs }: IdempotencyOptions): MiddlewareHa
       if (stored.requestHash !== requestHash) throw idempotencyKeyReused()
       if (stored.state === 'COMPLETED' && stored.responseStatus !== null) {
         const headers = { ...(stored.responseHeaders as Record<string, string>), 'Idempotent-Replayed': 'true' }
+        onReplay?.()
         return c.body(stored.responseBody ?? '', stored.responseStatus as 200, headers)
       }
       if (Date.now() >= giveUpAt) throw idempotencyInProgress()

@@ -35,7 +35,8 @@ export function rateLimitHeaders(decision: RateLimitDecision): Record<string, st
 export const rateLimit = ({
   rateLimiter,
   config,
-}: Pick<AppDeps, 'rateLimiter' | 'config'>): MiddlewareHandler<AppEnv> =>
+  metrics,
+}: Pick<AppDeps, 'rateLimiter' | 'config' | 'metrics'>): MiddlewareHandler<AppEnv> =>
   async function rateLimit(c, next) {
     const key = rateLimitKey(c.get('bearer'), clientAddress(c, config.TRUST_PROXY))
     const decision = await rateLimiter.consume(key)
@@ -43,7 +44,11 @@ export const rateLimit = ({
     // Set before the rest runs, so a response built from the context (the 429 below, other errors) starts with
     // them; set again on the final response, which a handler may have built from scratch.
     for (const [name, value] of headers) c.header(name, value)
-    if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds)
+    if (!decision.allowed) {
+      const bearer = c.get('bearer')
+      metrics.rateLimitRefusals.inc({ tenant: bearer?.ok ? bearer.principal.tenantId : 'anonymous' })
+      throw rateLimited(decision.retryAfterSeconds)
+    }
     await next()
     for (const [name, value] of headers) c.res.headers.set(name, value)
   }

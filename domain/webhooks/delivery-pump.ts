@@ -17,7 +17,7 @@ import { attemptDelivery } from './attempt-delivery.ts'
 import { claimDue, fanOutEvents, releaseClaims, type AttemptRecord, type QueuedDelivery } from './delivery-queue.ts'
 import { endpointsHoldingDeliveries, holdStrays } from './held-deliveries.ts'
 import type { WebhookPoster } from './post-webhook.ts'
-import { recordBatch } from './record-batch.ts'
+import { recordBatch, type AttemptObserver } from './record-batch.ts'
 import type { WebhookSettings } from './webhook-settings.ts'
 
 /** Starts (or wakes) failing endpoints' retry workflows: the pump's only use of Temporal. */
@@ -35,6 +35,7 @@ export interface PumpDeps {
   now: () => Date
   retries: EndpointRetryStarter
   logger: Logger
+  observe?: AttemptObserver
 }
 
 export interface PumpRun {
@@ -119,7 +120,7 @@ function createPump(deps: PumpDeps, partition: number) {
     stats.attempted += batch.filter((r) => r.attempted).length
     stats.succeeded += batch.filter((r) => r.succeeded).length
     const changes = await recordBatch(
-      { db, circuitFailures: settings.circuitFailures, disableAfterMs: settings.disableAfterMs },
+      { db, circuitFailures: settings.circuitFailures, disableAfterMs: settings.disableAfterMs, observe: deps.observe },
       batch,
       deps.now()
     )

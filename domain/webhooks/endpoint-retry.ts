@@ -10,7 +10,7 @@ import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { attemptDelivery } from './attempt-delivery.ts'
 import { claimOldestHeld } from './delivery-queue.ts'
 import type { WebhookPoster } from './post-webhook.ts'
-import { recordBatch } from './record-batch.ts'
+import { recordBatch, type AttemptObserver } from './record-batch.ts'
 import type { WebhookSettings } from './webhook-settings.ts'
 
 export interface EndpointRetryDeps {
@@ -19,6 +19,7 @@ export interface EndpointRetryDeps {
   settings: WebhookSettings
   now: () => Date
   random?: () => number
+  observe?: AttemptObserver
 }
 
 export interface EndpointRetryStepInput {
@@ -74,7 +75,7 @@ export async function endpointRetryStep(
       delivery
     )
     await recordBatch(
-      { db, circuitFailures: settings.circuitFailures, disableAfterMs: settings.disableAfterMs },
+      { db, circuitFailures: settings.circuitFailures, disableAfterMs: settings.disableAfterMs, observe: deps.observe },
       [record],
       deps.now()
     )

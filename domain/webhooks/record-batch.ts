@@ -14,7 +14,12 @@ export interface RecordBatchDeps {
   db: Db
   circuitFailures: number
   disableAfterMs: number
+  /** Told of every batch once it is recorded (the worker's metrics). */
+  observe?: AttemptObserver
 }
+
+/** Hears of recorded attempts: outcomes and receiver latencies, for metrics. */
+export type AttemptObserver = (records: readonly AttemptRecord[]) => void
 
 const DISABLED_REASONS: Record<AutomaticDisableReason, string> = {
   GONE: 'receiver answered 410 Gone: endpoint disabled',
@@ -57,6 +62,7 @@ export async function recordBatch(deps: RecordBatchDeps, records: AttemptRecord[
     deps.db,
     changes.filter((c) => c.opened && !failing.includes(c)).map((c) => c.endpointId)
   )
+  deps.observe?.(records)
   await releaseHeld(
     deps.db,
     changes.filter((c) => c.closed).map((c) => c.endpointId),

@@ -38,6 +38,8 @@ export interface WorkflowOutboxDeps {
   temporal: Client
   taskQueue: string
   logger: Logger
+  /** Told each start's outcome, by workflow type (metrics; docs/operations.md). */
+  onStart?: (workflowType: string, outcome: 'started' | 'failed') => void
   /** Longest an in-request dispatch may delay the response; the sweep retries anything slower. */
   dispatchTimeoutMs?: number
 }
@@ -148,7 +150,9 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
       try {
         await startOne(row)
         started++
+        deps.onStart?.(row.workflowType, 'started')
       } catch (error) {
+        deps.onStart?.(row.workflowType, 'failed')
         // Only while still pending: a slow attempt that fails after another one succeeded must not mark it failed.
         await db.workflowOutbox.updateMany({
           where: { id: row.id, state: 'PENDING' },

@@ -37,6 +37,8 @@ export interface PlatformBase extends TenantAccess {
 export interface Platform extends PlatformBase {
   workerEnv: Record<string, string>
   startWorker(): Promise<WorkerProcess>
+  /** The worker processes running now, first started first. */
+  workers(): readonly WorkerProcess[]
   /** Kills every worker process of this platform with `signal` (SIGKILL: a crash). */
   killWorkers(signal: NodeJS.Signals): Promise<void>
   stop(): Promise<void>
@@ -59,6 +61,11 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     LOG_LEVEL: 'silent',
     // Every response of every integration test must match its OpenAPI description (api/openapi/response-conformance.ts).
     RESPONSE_VALIDATION: 'enforce',
+    // Metrics on free ports, so files running side by side never collide; the Temporal SDK's own endpoint (which
+    // cannot pick a free port) only where a test asks for it.
+    METRICS_PORT: '0',
+    WORKER_METRICS_PORT: '0',
+    TEMPORAL_METRICS_PORT: 'off',
     ...overrides,
   }
 }
@@ -104,6 +111,7 @@ export async function startPlatform(
     config,
     workerEnv,
     startWorker,
+    workers: () => workers,
     async killWorkers(signal) {
       await Promise.all(workers.splice(0).map((w) => w.kill(signal)))
     },

@@ -24,6 +24,11 @@ export interface EntryProcess {
 
 export type WorkerProcess = EntryProcess
 
+/** The worker's /metrics address, from its start-up line (`"metrics":"http://..."`); undefined when off. */
+export function metricsUrlOf(worker: EntryProcess): string | undefined {
+  return /"metrics":"(http[^"]+)"/.exec(worker.output())?.[1]
+}
+
 /**
  * Starts `worker/main.ts` with the given environment and waits until it polls its task queue.
  * @param env - configuration for the worker (DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE...)

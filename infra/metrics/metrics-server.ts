@@ -1,0 +1,48 @@
+/**
+ * @module Serves a registry's metrics at `/metrics` on a port of its own, bound to loopback unless configured
+ * otherwise (METRICS_HOST): the API's public port never answers them, and a scraper on the same host or network
+ * namespace (Prometheus, an agent) reaches them without the world doing so.
+ */
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Registry } from 'prom-client'
+
+export interface MetricsServer {
+  url: string
+  close(): Promise<void>
+}
+
+/**
+ * @param port - 0 for any free port (tests)
+ * @param onError - told when collecting failed (the scrape then answers 500)
+ */
+export async function startMetricsServer(
+  registry: Registry,
+  host: string,
+  port: number,
+  onError: (error: unknown) => void
+): Promise<MetricsServer> {
+  const server: Server = createServer((req, res) => {
+    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n')
+      return
+    }
+    registry
+      .metrics()
+      .then((text) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(text))
+      .catch((error: unknown) => {
+        onError(error)
+        res.writeHead(500, { 'Content-Type': 'text/plain' }).end('metrics unavailable\n')
+      })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, resolve)
+  })
+  const address = server.address() as AddressInfo
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  return {
+    url: `http://${shownHost}:${address.port}/metrics`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  }
+}
