@@ -52,6 +52,7 @@ import { wellKnownRoutes } from './routes/well-known/index.ts'
 import { API_VERSION } from './version.ts'
 import { serverTiming } from './middleware/server-timing.ts'
 import { httpMetrics } from './middleware/http-metrics.ts'
+import { tracing } from './middleware/tracing.ts'
 import { buildOpenApiDocument } from './openapi/document.ts'
 import { v0Routes } from './routes/v0/index.ts'
 import { priceRoutes } from './routes/prices/index.ts'
@@ -87,6 +88,7 @@ export function createApp(deps: AppDeps) {
   app.use('*', serverTiming())
   app.use('*', httpMetrics(deps.metrics))
   app.use('*', requestId())
+  app.use('*', tracing())
   app.use('*', accessLog(deps.logger))
   if (deps.config.RESPONSE_VALIDATION === 'enforce') {
     app.use(

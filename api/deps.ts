@@ -17,6 +17,7 @@ import type { AppDeps } from './app-env.ts'
 import { composeServices } from './compose-services.ts'
 import { createMetrics } from '../infra/metrics/metrics-registry.ts'
 import { registerPlatformGauges } from '../infra/metrics/platform-gauges.ts'
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry'
 
 /**
  * Creates every dependency of the app.
@@ -34,7 +35,13 @@ export function buildDeps(
   const { connection } = temporalConnection
   // Encrypts what the API hands Temporal (workflow inputs, signals) when keys are configured; the worker agrees.
   const dataConverter = temporalDataConverter(config.TEMPORAL_CODEC_KEYS)
-  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter })
+  // Workflow starts and signals carry the request's trace to the worker (a no-op while tracing is off).
+  const temporal = new Client({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    dataConverter,
+    interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] },
+  })
   const rateLimiter = createRateLimiter({
     store: config.RATE_LIMIT_STORE,
     limit: config.RATE_LIMIT_PER_MINUTE,

@@ -4,12 +4,15 @@
  */
 import { loadConfig } from '../infra/config.ts'
 import { createLogger } from '../infra/logger.ts'
+import { installTracing } from '../infra/tracing/tracing.ts'
 import { startApi } from './start-api.ts'
 
 const config = loadConfig()
 const logger = createLogger(config.LOG_LEVEL, 'api')
+// Before anything makes a span: OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operations.md, "Traces").
+const tracing = installTracing('therapy-care-api')
 const api = await startApi(config, logger)
-logger.info({ url: config.PUBLIC_URL, port: api.port }, 'API listening')
+logger.info({ url: config.PUBLIC_URL, port: api.port, metrics: api.metricsUrl ?? 'off' }, 'API listening')
 
 let stopping = false
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -17,12 +20,15 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     if (stopping) return
     stopping = true
     logger.info({ signal }, 'API shutting down')
-    api.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'API shutdown failed')
-        process.exit(1)
-      }
-    )
+    api
+      .stop()
+      .then(() => tracing.shutdown())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'API shutdown failed')
+          process.exit(1)
+        }
+      )
   })
 }

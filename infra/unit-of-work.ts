@@ -9,6 +9,7 @@
  * its first query after the call. So: read what the call needs, call out through `release`, then write (re-checking
  * what the call's answer depends on, since others may have written meanwhile).
  */
+import { context, SpanStatusCode, trace } from '@opentelemetry/api'
 import { unitTransactionsOf, type Db, type Tx } from './db.ts'
 import type { ExecuteStatement, UnitTransaction } from './unit-transactions.ts'
 
@@ -60,8 +61,12 @@ export interface UnitOfWorkOptions {
 const RELEASED =
   'A unit of work queried the database while released for a network call (UnitOfWork.release): query before or after.'
 
+const tracer = trace.getTracer('therapy-care-db')
+
 /**
  * Runs `work` in a transaction scoped to `tenantId` (in several, if it releases), then the after-commit tasks in order.
+ * Traced as one span (`db.unit_of_work`) that ends at commit: the after-commit tasks (workflow starts) belong to the
+ * caller's span, not to the transaction's.
  * @param db - a client made by `createDb`, whose pool lends the unit its connection (infra/unit-transactions.ts)
  * @returns what `work` returned
  */
@@ -71,6 +76,33 @@ export async function runInUnitOfWork<T>(
   work: (uow: UnitOfWork) => Promise<T>,
   options: UnitOfWorkOptions = {}
 ): Promise<T> {
+  const tasks: Array<() => Promise<void>> = []
+  const span = tracer.startSpan('db.unit_of_work', {
+    attributes: { 'db.system': 'postgresql', 'therapy.tenant_id': tenantId },
+  })
+  let result: T
+  try {
+    result = await context.with(trace.setSpan(context.active(), span), () =>
+      transact(db, tenantId, work, options, tasks)
+    )
+  } catch (error) {
+    span.setStatus({ code: SpanStatusCode.ERROR })
+    throw error
+  } finally {
+    span.end()
+  }
+  for (const task of tasks) await task()
+  return result
+}
+
+/** The unit's transactions; the after-commit tasks are pushed onto `tasks` for the caller to run. */
+async function transact<T>(
+  db: Db,
+  tenantId: string,
+  work: (uow: UnitOfWork) => Promise<T>,
+  options: UnitOfWorkOptions,
+  tasks: Array<() => Promise<void>>
+): Promise<T> {
   const transactions = unitTransactionsOf(db)
   const limits = {
     // Longer than a workflow call may take (10 s, domain/care-workflows/workflow-calls.ts) plus what a gRPC call on a
@@ -79,7 +111,6 @@ export async function runInUnitOfWork<T>(
     timeoutMs: options.timeoutMs ?? 30_000,
     maxWaitMs: options.maxWaitMs ?? 10_000,
   }
-  const tasks: Array<() => Promise<void>> = []
   const releaseTasks: Array<() => Promise<void>> = []
   const resumeStatements: string[] = []
   const compensations: Array<(uow: UnitOfWork) => Promise<void>> = []
@@ -146,6 +177,5 @@ export async function runInUnitOfWork<T>(
     // Between two transactions, the slot would begin another for a stray query; an ended unit's refuses it itself.
     if (!current) slot.detach('the unit of work has ended')
   }
-  for (const task of tasks) await task()
   return result
 }

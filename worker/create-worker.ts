@@ -16,6 +16,13 @@ import { selectAgentDecider } from '../domain/ai/agents/agent-decider.ts'
 import type { AiConfig } from '../infra/ai-config.ts'
 import { onlineProcessorFrom, type OnlineProcessorConfig } from '../domain/payments/online-processors.ts'
 import type { Metrics } from '../infra/metrics/metrics-registry.ts'
+import { createRequire } from 'node:module'
+import {
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+} from '@temporalio/interceptors-opentelemetry'
+import { NO_TRACING, type Tracing } from '../infra/tracing/tracing.ts'
 
 export interface WorkerDeps {
   config: Pick<Config, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_CODEC_KEYS' | 'WORKFLOW_BUNDLE_PATH'> &
@@ -34,14 +41,28 @@ export interface WorkerDeps {
   stopping?: AbortSignal
   /** The worker's metrics, served by worker/main.ts. */
   metrics?: Metrics
+  /** Where the spans of workflows and activities go (infra/tracing/tracing.ts); none by default. */
+  tracing?: Tracing
 }
 
 /** The workflow entry module; the worker bundles it with webpack at start, unless given a bundle made from it. */
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url))
 
+/**
+ * OpenTelemetry's workflow interceptors, in every bundle: they continue the trace a workflow was started in and hand
+ * their spans to the worker's `exporter` sink, which drops them unless tracing is on. They issue no commands, so
+ * histories replay the same with or without them.
+ */
+const WORKFLOW_INTERCEPTOR_MODULES = [
+  createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
+]
+
 /** Writes the workflow bundle a worker can load instead of bundling at start (WORKFLOW_BUNDLE_PATH). */
 export async function writeWorkflowBundle(path: string): Promise<void> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH })
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+  })
   await mkdir(dirname(path), { recursive: true })
   // Written aside and renamed, so a worker starting meanwhile never loads half a bundle.
   const partial = `${path}.${process.pid}.partial`
@@ -50,7 +71,15 @@ export async function writeWorkflowBundle(path: string): Promise<void> {
 }
 
 /** Creates a worker on the configured task queue. */
-export function createWorker({ config, connection, db, clock, stopping, metrics }: WorkerDeps): Promise<Worker> {
+export function createWorker({
+  config,
+  connection,
+  db,
+  clock,
+  stopping,
+  metrics,
+  tracing = NO_TRACING,
+}: WorkerDeps): Promise<Worker> {
   return Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -69,6 +98,17 @@ export function createWorker({ config, connection, db, clock, stopping, metrics 
       bookingTiming: { dayMs: config.CARE_WORKFLOW_DAY_MS, noShowGraceMs: config.CARE_WORKFLOW_NO_SHOW_GRACE_MS },
       clock,
     }),
+    // Activities continue the trace of the workflow that scheduled them; workflows send their spans to this sink.
+    interceptors: {
+      workflowModules: WORKFLOW_INTERCEPTOR_MODULES,
+      activity: [
+        (ctx) => ({
+          inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
+          outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+        }),
+      ],
+    },
+    sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) },
     // The same codec as the API's client: the worker decrypts inputs and signals and encrypts what it records.
     dataConverter: temporalDataConverter(config.TEMPORAL_CODEC_KEYS),
     // A crashed worker's sticky queue is abandoned quickly, so another worker resumes its workflows promptly.

@@ -11,6 +11,7 @@ import { lowerProcessPriority } from '../infra/process-priority.ts'
 import { createMetrics } from '../infra/metrics/metrics-registry.ts'
 import { startMetricsServer } from '../infra/metrics/metrics-server.ts'
 import { registerPoolGauge } from '../infra/metrics/platform-gauges.ts'
+import { installTracing } from '../infra/tracing/tracing.ts'
 import { createWorker } from './create-worker.ts'
 
 const config = loadConfig()
@@ -40,6 +41,8 @@ Runtime.install({
 const stopping = new AbortController()
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stopping.abort())
 
+// Spans of workflows and activities over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operations.md, "Traces").
+const tracing = installTracing('therapy-care-worker')
 const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX, WORKER_APPLICATION_NAME)
 const metrics = createMetrics('worker')
 registerPoolGauge(metrics, db)
@@ -51,7 +54,7 @@ const metricsServer =
       )
 const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS })
 try {
-  const worker = await createWorker({ config, connection, db, stopping: stopping.signal, metrics })
+  const worker = await createWorker({ config, connection, db, stopping: stopping.signal, metrics, tracing })
   // The key id, never the key: operators see which key new payloads are encrypted with.
   const payloadEncryptionKeyId = config.TEMPORAL_CODEC_KEYS?.currentKeyId ?? 'off'
   logger.info(
@@ -67,6 +70,7 @@ try {
   await worker.run()
   logger.info('worker stopped')
 } finally {
+  await tracing.shutdown()
   await metricsServer?.close()
   await connection.close()
   await closeDb(db)

@@ -6,6 +6,7 @@
 import type { MiddlewareHandler } from 'hono'
 import type { Logger } from '../../infra/logger.ts'
 import type { AppEnv } from '../app-env.ts'
+import { isSpanContextValid, trace } from '@opentelemetry/api'
 
 export const accessLog = (logger: Logger): MiddlewareHandler<AppEnv> =>
   async function accessLog(c, next) {
@@ -14,11 +15,14 @@ export const accessLog = (logger: Logger): MiddlewareHandler<AppEnv> =>
       await next()
     } finally {
       const status = c.res.status
+      // The request's trace, when tracing is on: its id links this line (and its request id) to the trace.
+      const span = trace.getActiveSpan()?.spanContext()
       const line = {
         method: c.req.method,
         route: c.req.routePath,
         status,
         latencyMs: Math.round((performance.now() - started) * 10) / 10,
+        ...(span && isSpanContextValid(span) ? { traceId: span.traceId } : {}),
       }
       if (status >= 500) logger.error(line, 'request failed')
       else logger.info(line, 'request')
