@@ -53,6 +53,7 @@ import { API_VERSION } from './version.ts'
 import { serverTiming } from './middleware/server-timing.ts'
 import { httpMetrics } from './middleware/http-metrics.ts'
 import { tracing } from './middleware/tracing.ts'
+import { tracingInstalled } from '../infra/tracing/tracing.ts'
 import { buildOpenApiDocument } from './openapi/document.ts'
 import { v0Routes } from './routes/v0/index.ts'
 import { priceRoutes } from './routes/prices/index.ts'
@@ -86,9 +87,11 @@ export function createApp(deps: AppDeps) {
   app.onError(errorHandler(deps.logger, baseUrl))
   app.notFound(notFoundHandler(baseUrl))
   app.use('*', serverTiming())
-  app.use('*', httpMetrics(deps.metrics))
+  // Counted only where they are served (METRICS_PORT): the benchmark prices them with and without.
+  if (deps.config.METRICS_PORT !== 'off') app.use('*', httpMetrics(deps.metrics))
   app.use('*', requestId())
-  app.use('*', tracing())
+  // The request's span only where tracing is installed (api/server.ts, or a test's in-memory exporter).
+  if (tracingInstalled()) app.use('*', tracing())
   app.use('*', accessLog(deps.logger))
   if (deps.config.RESPONSE_VALIDATION === 'enforce') {
     app.use(

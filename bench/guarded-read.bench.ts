@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net'
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
+import { installTracing } from '../infra/tracing/tracing.ts'
 import { startApi } from '../api/start-api.ts'
 import { toChild } from '../api/routes/children/index.ts'
 import { getChild } from '../domain/children/child-service.ts'
@@ -41,8 +42,12 @@ const config = loadConfig({
   LOG_LEVEL: 'silent',
   // The limiter runs, with a limit the benchmark cannot reach: its cost is measured, not its 429s.
   RATE_LIMIT_PER_MINUTE: '100000000',
+  // Served on free ports: the benchmark runs more than one API.
+  METRICS_PORT: '0',
 })
 const api = await startApi(config, createLogger('silent', 'bench'))
+// The same API with metrics off (METRICS_PORT=off: no /metrics, and requests are not counted), to price them.
+const apiWithoutMetrics = await startApi({ ...config, METRICS_PORT: 'off' }, createLogger('silent', 'bench'))
 
 const client = await provisionClient(api.deps.db, {
   tenantName: `Bench ${randomBytes(4).toString('hex')}`,
@@ -85,6 +90,7 @@ const baseline = await new Promise<ReturnType<typeof serve>>((resolve) => {
 })
 const baselineUrl = `http://127.0.0.1:${(baseline.address() as AddressInfo).port}/v1/children/${childId}`
 const guardedUrl = `${api.url}/v1/children/${childId}`
+const withoutMetricsUrl = `${apiWithoutMetrics.url}/v1/children/${childId}`
 const auth = { Authorization: `Bearer ${token}` }
 
 /**
@@ -109,23 +115,69 @@ const loadBefore = loadavg()[0]!
 
 await measure(baselineUrl, undefined, 1500)
 await measure(guardedUrl, auth, 1500)
-const results: { baseline: Measured[]; guarded: Measured[] } = { baseline: [], guarded: [] }
+await measure(withoutMetricsUrl, auth, 1500)
+const results: { baseline: Measured[]; guarded: Measured[]; withoutMetrics: Measured[]; traced: Measured[] } = {
+  baseline: [],
+  guarded: [],
+  withoutMetrics: [],
+  traced: [],
+}
 for (let round = 0; round < ROUNDS; round++) {
   results.baseline.push(await measure(baselineUrl))
-  results.guarded.push(await measure(guardedUrl, auth))
+  // In turns, first one then the other: the database grows with every guarded request (audit records), so whichever
+  // ran second would always meet a slightly slower database.
+  if (round % 2 === 0) {
+    results.withoutMetrics.push(await measure(withoutMetricsUrl, auth))
+    results.guarded.push(await measure(guardedUrl, auth))
+  } else {
+    results.guarded.push(await measure(guardedUrl, auth))
+    results.withoutMetrics.push(await measure(withoutMetricsUrl, auth))
+  }
 }
+// Tracing is process-wide (OpenTelemetry's API): rounds of their own, every span recorded and handed to an exporter
+// that drops it (the OTLP exporter's network write is off the request path, in its batch processor).
+const tracing = installTracing(
+  'therapy-care-api',
+  {},
+  {
+    export: (_spans, done) => done({ code: 0 }),
+    shutdown: async () => undefined,
+  }
+)
+// An API started with tracing installed, as api/server.ts starts one when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+const apiTraced = await startApi(config, createLogger('silent', 'bench'))
+const tracedUrl = `${apiTraced.url}/v1/children/${childId}`
+await measure(tracedUrl, auth, 1500)
+const tracedPairs: number[] = []
+for (let round = 0; round < ROUNDS; round++) {
+  const traced = await measure(tracedUrl, auth)
+  results.traced.push(traced)
+  tracedPairs.push(traced.requestsPerSecond / results.guarded[round]!.requestsPerSecond)
+}
+await apiTraced.stop()
+await tracing.shutdown()
 const loadAfter = loadavg()[0]!
 const median = (xs: Measured[]) =>
   [...xs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(xs.length / 2)]!
 const b = median(results.baseline)
 const g = median(results.guarded)
-const errors = [...results.baseline, ...results.guarded].reduce((n, r) => n + r.errors, 0)
+const errors = Object.values(results)
+  .flat()
+  .reduce((n, r) => n + r.errors, 0)
 // Each guarded round against the baseline round just before it: on a shared machine the speed drifts between rounds,
 // and a pair sees the same drift. The ratio judged is the median of the pairs'.
 const pairRatios = results.guarded
   .map((r, i) => r.requestsPerSecond / results.baseline[i]!.requestsPerSecond)
   .sort((x, y) => x - y)
 const ratio = pairRatios[Math.floor(pairRatios.length / 2)]!
+const medianOf = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
+// Metrics' price: each round with them against the round without them just before it (same drift).
+const metricsCost =
+  1 - medianOf(results.guarded.map((r, i) => r.requestsPerSecond / results.withoutMetrics[i]!.requestsPerSecond))
+const metricsCpu =
+  medianOf(results.guarded.map((r) => r.cpuMsPerRequest)) -
+  medianOf(results.withoutMetrics.map((r) => r.cpuMsPerRequest))
+const tracingCost = 1 - medianOf(tracedPairs)
 
 const row = (name: string, r: Measured) =>
   `| ${name} | ${r.requestsPerSecond.toFixed(0)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.cpuMsPerRequest.toFixed(2)} | ${r.requests} |`
@@ -141,15 +193,23 @@ const report = [
   '|---|---|---|---|---|---|',
   row('baseline: handler only', b),
   row('guarded: all guarantees', g),
+  row('guarded, metrics off', median(results.withoutMetrics)),
+  row('guarded, tracing on (after)', median(results.traced)),
   '',
   `**Ratio: ${(ratio * 100).toFixed(1)}%** of the baseline's throughput (target ≥ 50%): ${ratio >= 0.5 ? 'met' : 'NOT met'}. ` +
     `The median of the ${ROUNDS} rounds' ratios (each guarded round against the baseline round before it): ` +
     `${pairRatios.map((r) => `${(r * 100).toFixed(0)}%`).join(', ')}. Errors: ${errors}.`,
+  '',
+  `**Metrics cost ${(metricsCost * 100).toFixed(1)}%** of guarded throughput (target ≤ 5%): ` +
+    `${metricsCost <= 0.05 ? 'met' : 'NOT met'}; ${metricsCpu.toFixed(3)} CPU ms per request (median round with ` +
+    `metrics against the median round without). **Tracing on costs ${(tracingCost * 100).toFixed(1)}%** more ` +
+    `(rounds with every span recorded, against the metrics-on rounds; no target).`,
 ].join('\n')
 console.log(report)
 await writeBenchmarkSection(`Guarded read (${database.kind})`, report)
 
 baseline.close()
+await apiWithoutMetrics.stop()
 await api.stop()
 await database.stop()
 if (errors > 0) process.exitCode = 1

@@ -79,6 +79,11 @@ export interface Tracing {
   shutdown(): Promise<void>
 }
 
+let installed = false
+
+/** Whether this process installed tracing: the API adds its request spans only then (they are not free). */
+export const tracingInstalled = () => installed
+
 /** What a process without tracing hands the workflow sink: spans made in workflows go nowhere. */
 export const NO_TRACING: Tracing = {
   spanProcessor: new NoopSpanProcessor(),
@@ -104,11 +109,13 @@ export function installTracing(
   const resource = new Resource({ 'service.name': env.OTEL_SERVICE_NAME ?? serviceName })
   const provider = new NodeTracerProvider({ resource, spanProcessors: [spanProcessor] })
   provider.register({ propagator: new W3CTraceContextPropagator() })
+  installed = true
   return {
     spanProcessor,
     resource,
     async shutdown() {
       await provider.shutdown()
+      installed = false
       trace.disable()
       context.disable()
       propagation.disable()
