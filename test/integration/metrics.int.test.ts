@@ -122,7 +122,12 @@ describe('/metrics of the API and the worker', () => {
     expect(moved('therapy_rate_limit_refusals_total', { tenant: noisy.tenantId })).toBe(1)
     expect(moved('therapy_rate_limit_refusals_total', { tenant: client.tenantId })).toBe(0)
     expect(moved('therapy_idempotent_replays_total')).toBe(1)
-    expect(moved('therapy_workflow_starts_total', { outcome: 'started' })).toBeGreaterThanOrEqual(1)
+    // The booking's workflow start is dispatched after commit, and under load may still be on its way: wait for it.
+    await eventually(async () => {
+      const now = await scrape(apiMetrics)
+      const started = valueOf(now, 'therapy_workflow_starts_total', { outcome: 'started' })
+      return started - valueOf(before, 'therapy_workflow_starts_total', { outcome: 'started' }) >= 1 ? true : undefined
+    })
     expect(valueOf(after, 'therapy_webhook_endpoints', { state: 'healthy' })).toBeGreaterThanOrEqual(1)
     for (const queue of ['workflow_starts', 'webhook_deliveries']) {
       expect(after.some((s) => s.name === 'therapy_outbox_oldest_age_seconds' && s.labels.queue === queue)).toBe(true)
