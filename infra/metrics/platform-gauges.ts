@@ -21,14 +21,18 @@ interface Backlog {
   audit_oldest_unsealed_seconds: number | null
 }
 
+/** How long one read serves the gauges of a scrape. */
+const SCRAPE_SHARING_MS = 100
+
 /** Registers the database-backed gauges on `metrics`' registry. */
 export function registerPlatformGauges(metrics: Metrics, db: Db): void {
   const registers = [metrics.registry]
-  // Every gauge's collect() of one scrape shares this read.
+  // Every gauge's collect() of one scrape shares this read: the gauges of a scrape are collected together, within a
+  // few milliseconds; the next scrape (seconds later) reads again.
   let reading: { at: number; backlog: Promise<Backlog> } | undefined
   const backlog = () => {
     const now = Date.now()
-    if (!reading || now - reading.at > 1000) {
+    if (!reading || now - reading.at > SCRAPE_SHARING_MS) {
       reading = {
         at: now,
         backlog: db.$queryRaw<Backlog[]>`
