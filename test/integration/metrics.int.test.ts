@@ -17,7 +17,7 @@ import { APPOINTMENT_SCOPES, bookAppointment } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { freePort } from '../support/start-process.ts'
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
-import { metricsUrlOf } from '../support/worker-process.ts'
+import { metricsUrlOf, startWorkerProcess } from '../support/worker-process.ts'
 
 const run = promisify(execFile)
 const ROOT = path.resolve(import.meta.dirname, '../..')
@@ -152,6 +152,30 @@ describe('/metrics of the API and the worker', () => {
       }
     }
     expect(after.find((s) => Object.values(s.labels).includes(booked.id))).toBeUndefined()
+  })
+})
+
+describe("the Temporal SDK's worker metrics", () => {
+  it("serves the SDK's own series (pollers, task latencies) on TEMPORAL_METRICS_PORT", async () => {
+    const port = await freePort()
+    const worker = await startWorkerProcess({ ...platform.workerEnv, TEMPORAL_METRICS_PORT: String(port) })
+    try {
+      const samples = await eventually(async () => {
+        const scraped = await scrape(`http://127.0.0.1:${port}/metrics`)
+        return scraped.some((s) => s.name === 'temporal_num_pollers') ? scraped : undefined
+      })
+      expect(
+        samples.some(
+          (s) => s.name.startsWith('temporal_') && s.labels.task_queue === platform.config.TEMPORAL_TASK_QUEUE
+        )
+      ).toBe(true)
+      // What the WorkerNotPolling alert reads (ops/prometheus/alerts.yml).
+      expect(samples.some((s) => s.name === 'temporal_num_pollers' && s.labels.poller_type === 'workflow_task')).toBe(
+        true
+      )
+    } finally {
+      await worker.kill('SIGTERM')
+    }
   })
 })
 
