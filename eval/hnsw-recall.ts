@@ -134,8 +134,8 @@ try {
         .slice(0, 5)
         .filter((d) => d <= exactTop.get(question)! + 1e-6).length
     }
-    const retrieve = async (question: string, k: number): Promise<RetrievedPassage[]> =>
-      (await search(question, k))
+    const retrieve = async (question: string, k: number): Promise<{ passages: RetrievedPassage[] }> => ({
+      passages: (await search(question, k))
         .sort((a, b) => Number(a.d) - Number(b.d))
         .map((r) => ({
           chunkId: r.id,
@@ -146,7 +146,8 @@ try {
           endOffset: Number(r.metadata.endOffset),
           content: r.text,
           score: 1 - Number(r.d),
-        }))
+        })),
+    })
     const report = await evaluate({
       questions,
       docs,

@@ -12,12 +12,14 @@
 import { readFile, readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Answerer, KnowledgeAnswer, RetrievedPassage } from '../domain/ai/answering/answer-types.ts'
+import type { AnswerContext, Answerer, KnowledgeAnswer, RetrievedPassage } from '../domain/ai/answering/answer-types.ts'
 import { chunkDocument, type DocumentChunk } from '../domain/ai/knowledge/chunk-document.ts'
 import { embeddingText } from '../domain/ai/knowledge/index-document.ts'
 import { detectMediaType, type KnowledgeMediaType } from '../domain/ai/knowledge/media-types.ts'
 import { parseDocument } from '../domain/ai/knowledge/parse-document.ts'
-import { ExactVectorIndex } from '../domain/ai/vector-store/exact-vector-index.ts'
+import { expandQuery, type ExpansionOptions } from '../domain/ai/retrieval/query-expansion.ts'
+import { hybridSearchChunks, vectorWeightFor, weightedQuery } from '../domain/ai/retrieval/hybrid-search.ts'
+import { loadChunks, searchChunks } from '../domain/ai/vector-store/loaded-chunks.ts'
 import type { KnowledgeEmbeddings } from '../domain/ai/vector-store/knowledge-vector-store.ts'
 
 const HERE = path.dirname(fileURLToPath(import.meta.url))
@@ -40,8 +42,6 @@ export interface AnswerableQuestion {
 export interface EvalQuestions {
   answerable: AnswerableQuestion[]
   unanswerable: Array<{ id: string; question: string }>
-  /** Written after tuning and never tuned on (scored separately). */
-  heldOut?: AnswerableQuestion[]
 }
 
 /** The committed corpus files, in name order. */
@@ -104,36 +104,65 @@ export async function prepareCorpus(files: CorpusFile[]): Promise<IndexedDocumen
   )
 }
 
-/** An in-memory retriever over prepared documents: the same embeddings and exact cosine ranking as the stores. */
-export async function memoryRetriever(docs: IndexedDocument[], embeddings: KnowledgeEmbeddings) {
+/** How the in-memory retriever ranks: today's vector search alone, or hybrid (vector + BM25 of the expanded query). */
+export type RetrievalMode = { kind: 'vector' } | { kind: 'hybrid'; expansion?: ExpansionOptions }
+
+/**
+ * An in-memory retriever over prepared documents: the production loaded-chunks index (exact cosine, BM25 with the
+ * corpus's statistics) and the production hybrid search, without a database.
+ */
+export async function memoryRetriever(
+  docs: IndexedDocument[],
+  embeddings: KnowledgeEmbeddings,
+  mode: RetrievalMode = { kind: 'hybrid' }
+) {
   const entries = docs.flatMap((doc) => doc.chunks.map((chunk) => ({ doc, chunk })))
   const vectors = await embeddings.embedDocuments(entries.map(({ doc, chunk }) => embeddingText(doc.name, chunk)))
-  const dimensions = vectors[0]?.length ?? 0
-  const index = ExactVectorIndex.from(
-    dimensions,
-    entries.map(({ doc, chunk }, i) => ({ id: `${doc.id}#${chunk.ordinal}`, documentId: doc.id, vector: vectors[i]! }))
+  const loaded = loadChunks(
+    entries.map(({ doc, chunk }, i) => ({
+      id: `${doc.id}#${chunk.ordinal}`,
+      documentId: doc.id,
+      content: chunk.content,
+      metadata: { documentName: doc.name, headingPath: chunk.headingPath },
+      dimensions: vectors[i]!.length,
+      fill: (target: Float32Array, offset: number) => target.set(vectors[i]!, offset),
+    }))
   )
   const byId = new Map(entries.map((e) => [`${e.doc.id}#${e.chunk.ordinal}`, e]))
-  return async (question: string, k: number): Promise<RetrievedPassage[]> => {
-    const hits = index.search(await embeddings.embedQuery(question), k)
-    return hits.map(({ id, score }) => {
-      const { doc, chunk } = byId.get(id)!
-      return {
-        chunkId: id,
-        documentId: doc.id,
-        documentName: doc.name,
-        ...(chunk.page !== undefined ? { page: chunk.page } : {}),
-        headingPath: chunk.headingPath,
-        startOffset: chunk.startOffset,
-        endOffset: chunk.endOffset,
-        content: chunk.content,
-        score,
-      }
-    })
+  const passageOf = (id: string, score: number, lexicalCoverage?: number): RetrievedPassage => {
+    const { doc, chunk } = byId.get(id)!
+    return {
+      chunkId: id,
+      documentId: doc.id,
+      documentName: doc.name,
+      ...(chunk.page !== undefined ? { page: chunk.page } : {}),
+      headingPath: chunk.headingPath,
+      startOffset: chunk.startOffset,
+      endOffset: chunk.endOffset,
+      content: chunk.content,
+      score,
+      ...(lexicalCoverage !== undefined ? { lexicalCoverage } : {}),
+    }
   }
+  const retrieve: Retriever = async (question, k) => {
+    const vector = await embeddings.embedQuery(question)
+    if (mode.kind === 'vector') {
+      return { passages: searchChunks(loaded, vector, k).map(([doc, score]) => passageOf(doc.id!, score)) }
+    }
+    const query = await expandQuery(question, mode.expansion)
+    const passages = hybridSearchChunks(loaded, vector, query, k, {
+      vectorWeight: vectorWeightFor(embeddings.modelId),
+    }).map((hit) => passageOf(hit.document.id!, hit.score, hit.lexicalCoverage))
+    return { passages, context: { query: weightedQuery(loaded.lexical, query) } }
+  }
+  return retrieve
 }
 
-export type Retriever = (question: string, k: number) => Promise<RetrievedPassage[]>
+/** Retrieves a question's passages, and what retrieval learned about the question for the answerer. */
+export type Retriever = (
+  question: string,
+  k: number
+) => Promise<{ passages: RetrievedPassage[]; context?: AnswerContext }>
 
 export interface QuestionOutcome {
   id: string
@@ -190,7 +219,7 @@ export async function evaluate(options: {
     const doc = docs.find((d) => d.name === q.document)
     if (!doc) throw new Error(`${q.id}: no corpus document ${q.document}`)
     const gold = locatePassage(doc.text, q.passage)
-    const passages = await retrieve(q.question, Math.max(5, options.answerK ?? 8))
+    const { passages, context } = await retrieve(q.question, Math.max(5, options.answerK ?? 8))
     const retrieved = passages
       .slice(0, 5)
       .some(
@@ -198,22 +227,28 @@ export async function evaluate(options: {
           p.documentId === idOf(doc.name) &&
           overlap(gold, { start: p.startOffset, end: p.endOffset }) >= (gold.end - gold.start) / 2
       )
-    const answer = await answerer.answer(q.question, passages)
+    const answer = await answerer.answer(q.question, passages, context)
     const quotes = answer.citations.map((c) => squash(c.quote))
     outcomes.push({
       id: q.id,
       question: q.question,
       retrieved,
       answered: answer.answered,
+      // The expected fact must be both in what the answer says and in a passage it cites.
       containsAnswer:
-        answer.answered && q.answer.some((phrase) => quotes.some((quote) => quote.includes(squash(phrase)))),
+        answer.answered &&
+        q.answer.some(
+          (phrase) =>
+            squash(answer.answer).includes(squash(phrase)) && quotes.some((quote) => quote.includes(squash(phrase)))
+        ),
       grounded: isGrounded(answer, (id) => textById.get(id)),
       answer: answer.answer,
     })
   }
   const falseAnswers: EvalReport['falseAnswers'] = []
   for (const q of questions.unanswerable) {
-    const answer = await answerer.answer(q.question, await retrieve(q.question, Math.max(5, options.answerK ?? 8)))
+    const { passages, context } = await retrieve(q.question, Math.max(5, options.answerK ?? 8))
+    const answer = await answerer.answer(q.question, passages, context)
     if (answer.answered) falseAnswers.push({ id: q.id, question: q.question, answer: answer.answer })
   }
   const count = (f: (o: QuestionOutcome) => boolean) => outcomes.filter(f).length

@@ -142,7 +142,7 @@ describe('upload and indexing', () => {
     expect(answer.citations[0]!.score).toBeGreaterThan(0)
     expect(answer.models).toEqual({
       embeddings: 'local-lexical-v1-768',
-      answerer: 'extractive-v1',
+      answerer: 'extractive-v2',
       vectorStore: 'postgres',
     })
 

@@ -4,6 +4,8 @@
  * one. Both answerers — the offline extractive one and a configured chat model — keep to it.
  */
 
+import type { QueryTerm } from '../retrieval/query-expansion.ts'
+
 /** Where a piece of text sits in the knowledge: its document, page and headings, and its offsets. */
 export interface SourcePosition {
   documentId: string
@@ -21,6 +23,11 @@ export interface RetrievedPassage extends SourcePosition {
   content: string
   /** Cosine similarity to the question, 0..1 for the offline embeddings. */
   score: number
+  /**
+   * Share of the question's words (idf-weighted, WordNet and care-domain expansions counted) the chunk holds, 0..1;
+   * set by hybrid retrieval.
+   */
+  lexicalCoverage?: number
 }
 
 /** One cited passage: where it is, what it says, how well it matched. */
@@ -39,13 +46,19 @@ export interface KnowledgeAnswer {
   citations: Citation[]
 }
 
+/** What retrieval learned about the question, for an answerer that can use it. */
+export interface AnswerContext {
+  /** The question's words with their expansions, weighted by how rare each is in the assistant's knowledge. */
+  query?: QueryTerm[]
+}
+
 /** Turns a question and retrieved passages into a cited answer. */
 export interface Answerer {
   /** Names the answering model, e.g. `extractive-v1` or `openai:gpt-4o-mini`. */
   readonly id: string
   /** Answers in process: no provider is called, so a unit of work need not release its transaction around it. */
   readonly inProcess?: boolean
-  answer(question: string, passages: RetrievedPassage[]): Promise<KnowledgeAnswer>
+  answer(question: string, passages: RetrievedPassage[], context?: AnswerContext): Promise<KnowledgeAnswer>
 }
 
 export const NOT_IN_KNOWLEDGE =

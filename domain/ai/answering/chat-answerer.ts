@@ -8,7 +8,7 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { HumanMessage, SystemMessage } from '@langchain/core/messages'
 import { notAnswered, type Answerer, type KnowledgeAnswer, type RetrievedPassage } from './answer-types.ts'
-import { bestQuoteCitation, EXTRACTIVE_THRESHOLDS } from './extractive-answerer.ts'
+import { bestQuoteCitation } from './extractive-answerer.ts'
 
 export const NOT_IN_KNOWLEDGE_MARKER = 'NOT_IN_KNOWLEDGE'
 
@@ -23,6 +23,9 @@ const SYSTEM_PROMPT = [
 const describe = (p: RetrievedPassage, n: number) =>
   `[${n}] ${p.documentName}${p.page ? `, page ${p.page}` : ''}${p.headingPath.length ? `, ${p.headingPath.join(' > ')}` : ''}\n<passage>\n${p.content}\n</passage>`
 
+/** A passage neither this similar to the question nor sharing a word (in some form) with it is not shown. */
+const MIN_PASSAGE_SCORE = 0.08
+
 /**
  * Creates an answerer over a chat model.
  * @param id - names the model, e.g. `openai:gpt-4o-mini`
@@ -31,7 +34,9 @@ export function createChatAnswerer(model: BaseChatModel, id: string, maxPassages
   return {
     id,
     async answer(question, passages): Promise<KnowledgeAnswer> {
-      const usable = passages.filter((p) => p.score >= EXTRACTIVE_THRESHOLDS.minPassageScore).slice(0, maxPassages)
+      const usable = passages
+        .filter((p) => p.score >= MIN_PASSAGE_SCORE || (p.lexicalCoverage ?? 0) > 0)
+        .slice(0, maxPassages)
       if (usable.length === 0) return notAnswered()
       const reply = await model.invoke([
         new SystemMessage(SYSTEM_PROMPT),

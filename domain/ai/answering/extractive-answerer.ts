@@ -1,15 +1,18 @@
 /**
  * @module The default, offline answerer: it composes answers only from sentences of the retrieved passages, quoted
  * verbatim, so it cannot state anything the knowledge does not say. Each sentence of the retrieved chunks is scored
- * by how much of the question it covers — the question's terms found in the sentence itself (exact stem, same
- * care-domain concept, or shared word prefix), or, at a discount, in the headings above it — weighted towards the
- * chunks retrieval ranked higher. The best sentence is the answer, with the list it introduces when it ends in a
- * colon, plus a second sentence when another passage covers the question as well. When no sentence covers enough
- * of the question, or retrieval found nothing close, the answer says the knowledge does not contain it.
+ * by how much of the question it covers: each question word found in the sentence in some form (its own stem, a
+ * WordNet or care-domain expansion at the expansion's strength, a shared word prefix), or at a discount in the
+ * headings above it, each word weighted by how rare it is in the assistant's knowledge (so a question about
+ * something the knowledge never mentions covers little); then the chunk's own coverage and its retrieval rank break
+ * near-ties. The best sentence is the answer, with the list it introduces when it ends in a colon, plus a second
+ * sentence when another covers the question as well. It declines when no sentence covers enough of the question.
  */
-import { termsOf, type Term } from '../embeddings/text-terms.ts'
+import { conceptStems, isLowSignal, termsOf } from '../embeddings/text-terms.ts'
+import { expandQuery, type QueryTerm } from '../retrieval/query-expansion.ts'
 import {
   notAnswered,
+  type AnswerContext,
   type Answerer,
   type Citation,
   type KnowledgeAnswer,
@@ -17,34 +20,62 @@ import {
 } from './answer-types.ts'
 import { splitSentences, type Sentence } from './sentences.ts'
 
-/** Thresholds, calibrated on the evaluation set's answerable and unanswerable questions (docs/benchmarks.md). */
+/** Thresholds, calibrated on the evaluation's tuning set only (eval/question-split.ts, docs/benchmarks.md). */
 export const EXTRACTIVE_THRESHOLDS = {
-  /** Passages less similar than this to the question are not considered at all. */
-  minPassageScore: 0.08,
-  /** Share of the question (by term weight) the best sentence must cover to be an answer. */
-  minCoverage: 0.6,
+  /** Share of the question (by idf-weighted word, expansions at their strength) the best sentence must cover. */
+  minCoverage: 0.55,
   /** A second quote must cover at least this share of what the first one covers. */
   secondQuoteRatio: 0.8,
 } as const
 
-/** How much a question term is worth when found in each place. */
-const MATCH = { stem: 1, concept: 0.85, prefix: 0.75, headingStem: 0.75, headingConcept: 0.6 } as const
-
-interface TermSet {
-  stems: Set<string>
-  concepts: Set<string>
-}
-
-const termSet = (terms: Term[]): TermSet => ({
-  stems: new Set(terms.map((t) => t.stem)),
-  concepts: new Set(terms.flatMap((t) => (t.concept ? [t.concept] : []))),
-})
+/** How much a form found in a sentence's headings counts against one found in the sentence. */
+const HEADING_DISCOUNT = 0.7
+/** A shared five-letter prefix ("cancelation" and "cancellation"). */
+const PREFIX_MATCH = 0.75
 
 /** Shares a prefix of 5+ letters with some stem of the set: "cancelation" and "cancellation". */
-const prefixMatch = (stem: string, set: TermSet) =>
+const prefixMatch = (stem: string, set: Set<string>) =>
   stem.length >= 5 &&
   !/^[0-9]+$/.test(stem) &&
-  [...set.stems].some((s) => s.length >= 5 && s.slice(0, 5) === stem.slice(0, 5))
+  [...set].some((s) => s.length >= 5 && s.slice(0, 5) === stem.slice(0, 5))
+
+/**
+ * A question's words without a dictionary: each with its own stem and its care-domain concept's stems. For a caller
+ * that cannot wait for WordNet (a chat model's citation) and for the tests.
+ */
+export function literalQuery(question: string): QueryTerm[] {
+  const byStem = new Map<string, QueryTerm>()
+  for (const term of termsOf(question)) {
+    if (byStem.has(term.stem)) continue
+    const forms = new Map<string, number>(term.concept ? conceptStems(term.concept).map((s) => [s, 0.85]) : [])
+    forms.set(term.stem, 1)
+    byStem.set(term.stem, { stem: term.stem, weight: isLowSignal(term.stem) ? 0.2 : 1, forms })
+  }
+  return [...byStem.values()]
+}
+
+/**
+ * The share of the question's weight a sentence covers.
+ * @param sentence - the sentence's stems
+ * @param context - the stems of its headings and document name
+ */
+export function coverage(query: QueryTerm[], sentence: Set<string>, context: Set<string>): number {
+  let covered = 0
+  let total = 0
+  for (const term of query) {
+    total += term.weight
+    let match = 0
+    for (const [stem, strength] of term.forms) {
+      if (sentence.has(stem)) match = Math.max(match, strength)
+      else if (context.has(stem)) match = Math.max(match, strength * HEADING_DISCOUNT)
+    }
+    if (match < PREFIX_MATCH && prefixMatch(term.stem, sentence)) match = PREFIX_MATCH
+    covered += term.weight * match
+  }
+  return total > 0 ? covered / total : 0
+}
+
+const stemsOf = (text: string) => new Set(termsOf(text).map((t) => t.stem))
 
 /**
  * The focus of a "what should we bring"-type question: the verb after "what/which + auxiliary + subject". The thing
@@ -53,21 +84,15 @@ const prefixMatch = (stem: string, set: TermSet) =>
 const FOCUS_VERB =
   /^\s*(?:what|which)\s+(?:do|does|did|should|shall|can|could|must|will|would|may|might)\s+(?:i|we|you|they|he|she|my \w+|our \w+|the \w+)\s+([a-z]+)/i
 
-/** The question's distinct terms, each at its highest weight; the focus verb counts double. */
-function questionTerms(question: string): Term[] {
+/** The focus verb of a question counts double: the thing asked about is what that verb acts on. */
+function withFocus(question: string, query: QueryTerm[]): QueryTerm[] {
   const focus = FOCUS_VERB.exec(question)?.[1]
   const focusStem = focus ? termsOf(focus)[0]?.stem : undefined
-  const byStem = new Map<string, Term>()
-  for (const term of termsOf(question)) {
-    const weighted = term.stem === focusStem ? { ...term, weight: term.weight * 2 } : term
-    const seen = byStem.get(term.stem)
-    if (!seen || seen.weight < weighted.weight) byStem.set(term.stem, weighted)
-  }
-  return [...byStem.values()]
+  return focusStem ? query.map((t) => (t.stem === focusStem ? { ...t, weight: t.weight * 2 } : t)) : query
 }
 
 /** What kind of answer a question asks for, from its wording (classic answer typing of extractive QA). */
-type AnswerType = 'time' | 'money' | 'person' | 'method' | undefined
+export type AnswerType = 'time' | 'money' | 'person' | 'method' | undefined
 
 export function answerTypeOf(question: string): AnswerType {
   const q = question.toLowerCase()
@@ -98,33 +123,13 @@ const METHOD = /\b(by|through|via|using|online|phone|call|email|portal|form|text
  * 1 when a sentence has the kind of answer the question wants, else 0. A bonus, never a penalty: a sentence can
  * answer a "when" question without a date ("at the time of service").
  */
-function typeFit(type: AnswerType, sentence: string): number {
+export function typeFit(type: AnswerType, sentence: string): number {
   if (!type) return 0
   const pattern = { time: TIME_WORDS, money: MONEY, person: PERSON, method: METHOD }[type]
   return pattern.test(sentence) ? 1 : 0
 }
 
-/**
- * The share of the question's weight a sentence covers.
- * @param context - the terms of the sentence's headings and document name
- */
-export function coverage(question: Term[], sentence: TermSet, context: TermSet): number {
-  let covered = 0
-  let total = 0
-  for (const q of question) {
-    total += q.weight
-    let match = 0
-    if (sentence.stems.has(q.stem)) match = MATCH.stem
-    else if (q.concept && sentence.concepts.has(q.concept)) match = MATCH.concept
-    else if (prefixMatch(q.stem, sentence)) match = MATCH.prefix
-    else if (context.stems.has(q.stem)) match = MATCH.headingStem
-    else if (q.concept && context.concepts.has(q.concept)) match = MATCH.headingConcept
-    covered += q.weight * match
-  }
-  return total > 0 ? covered / total : 0
-}
-
-interface Candidate {
+export interface Candidate {
   passage: RetrievedPassage
   rank: number
   sentences: Sentence[]
@@ -136,7 +141,7 @@ interface Candidate {
 const LIST_LEAD_IN = /:\s*$/
 
 /** The quote for a chosen sentence: the sentence, and the list items after it when it introduces a list. */
-function quoteOf(candidate: Candidate): Sentence {
+export function quoteOf(candidate: Candidate): Sentence {
   const first = candidate.sentences[candidate.index]!
   let last = first
   if (LIST_LEAD_IN.test(first.text)) {
@@ -150,7 +155,7 @@ function quoteOf(candidate: Candidate): Sentence {
   return { start: first.start, end: last.end, text: candidate.passage.content.slice(first.start, last.end) }
 }
 
-const citationOf = (passage: RetrievedPassage, quote: Sentence): Citation => ({
+export const citationOf = (passage: RetrievedPassage, quote: Sentence): Citation => ({
   documentId: passage.documentId,
   documentName: passage.documentName,
   ...(passage.page !== undefined ? { page: passage.page } : {}),
@@ -161,30 +166,30 @@ const citationOf = (passage: RetrievedPassage, quote: Sentence): Citation => ({
   score: passage.score,
 })
 
-const overlaps = (a: Citation, b: Citation) =>
+export const overlaps = (a: Citation, b: Citation) =>
   a.documentId === b.documentId && a.startOffset < b.endOffset && b.startOffset < a.endOffset
 
 /** Creates the extractive answerer. */
 export function createExtractiveAnswerer(thresholds = EXTRACTIVE_THRESHOLDS): Answerer {
   return {
-    id: 'extractive-v1',
+    id: 'extractive-v2',
     inProcess: true,
-    async answer(question, passages): Promise<KnowledgeAnswer> {
-      const asked = questionTerms(question)
+    async answer(question, passages, context?: AnswerContext): Promise<KnowledgeAnswer> {
+      const asked = withFocus(question, context?.query ?? (await expandQuery(question)))
       const type = answerTypeOf(question)
-      const usable = passages.filter((p) => p.score >= thresholds.minPassageScore)
-      if (asked.length === 0 || usable.length === 0) return notAnswered()
-      const topScore = usable[0]!.score
+      if (asked.length === 0 || passages.length === 0) return notAnswered()
 
-      const candidates: Candidate[] = usable.flatMap((passage, rank) => {
-        const context = termSet(
-          termsOf(`${passage.headingPath.join(' ')} ${passage.documentName.replace(/\.[a-z]+$/i, '')}`)
-        )
+      const candidates: Candidate[] = passages.flatMap((passage, rank) => {
+        const headings = stemsOf(`${passage.headingPath.join(' ')} ${passage.documentName.replace(/\.[a-z]+$/i, '')}`)
         const sentences = splitSentences(passage.content)
         return sentences.map((sentence, index) => {
-          const covered = coverage(asked, termSet(termsOf(sentence.text)), context)
-          // Coverage decides; the expected answer type and retrieval rank break near-ties.
-          const score = covered * 0.8 + 0.2 * (passage.score / topScore) + 0.15 * typeFit(type, sentence.text)
+          const covered = coverage(asked, stemsOf(sentence.text), headings)
+          // Coverage decides; the expected answer type, the chunk's coverage and its rank break near-ties.
+          const score =
+            covered * 0.8 +
+            0.1 * (passage.lexicalCoverage ?? 0) +
+            0.1 / (1 + rank) +
+            0.15 * typeFit(type, sentence.text)
           return { passage, rank, sentences, index, coverage: covered, score }
         })
       })
@@ -218,12 +223,12 @@ export function createExtractiveAnswerer(thresholds = EXTRACTIVE_THRESHOLDS): An
  * so the quote is as specific as the extractive answerer's.
  */
 export function bestQuoteCitation(question: string, passage: RetrievedPassage): Citation {
-  const asked = questionTerms(question)
-  const context = termSet(termsOf(passage.headingPath.join(' ')))
+  const asked = withFocus(question, literalQuery(question))
+  const headings = stemsOf(passage.headingPath.join(' '))
   const sentences = splitSentences(passage.content)
   let best: Candidate | undefined
   for (const [index, sentence] of sentences.entries()) {
-    const covered = coverage(asked, termSet(termsOf(sentence.text)), context)
+    const covered = coverage(asked, stemsOf(sentence.text), headings)
     if (!best || covered > best.coverage)
       best = { passage, rank: 0, sentences, index, coverage: covered, score: covered }
   }

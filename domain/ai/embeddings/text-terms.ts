@@ -122,16 +122,21 @@ const CONCEPT_GROUPS: string[][] = [
 ]
 
 const CONCEPT_OF = new Map<string, string>()
+const CONCEPT_STEMS = new Map<string, string[]>()
 for (const group of CONCEPT_GROUPS) {
   const name = `~${porterStem(group[0]!)}`
   for (const word of group) {
     const stem = porterStem(word)
-    if (!CONCEPT_OF.has(stem)) CONCEPT_OF.set(stem, name)
+    if (CONCEPT_OF.has(stem)) continue
+    CONCEPT_OF.set(stem, name)
+    CONCEPT_STEMS.set(name, [...(CONCEPT_STEMS.get(name) ?? []), stem])
   }
 }
 
 /** One word of a text, as the models see it. */
 export interface Term {
+  /** The word as written (folded to lower-case ASCII): what a dictionary is asked about. */
+  word: string
   /** The Porter stem, or the digits of a number. */
   stem: string
   /** The concept the stem belongs to (`~fee`), if any. */
@@ -164,10 +169,16 @@ export function termsOf(text: string): Term[] {
     if (stem.length < 2 && !/^[0-9]$/.test(stem)) continue
     // Numbers matter to answers more than to finding them: "20 minutes late" is about lateness, not about 20.
     const weight = /^[0-9]+$/.test(stem) ? 0.5 : LOW_SIGNAL_WORDS.has(stem) ? 0.2 : COMMON_WORDS.has(stem) ? 0.35 : 1
-    terms.push({ stem, concept: CONCEPT_OF.get(stem), weight })
+    terms.push({ word, stem, concept: CONCEPT_OF.get(stem), weight })
   }
   return terms
 }
+
+/** The stems of a care-domain concept (`~fee`): the small hand-kept layer query expansion adds to WordNet's. */
+export const conceptStems = (concept: string): string[] => CONCEPT_STEMS.get(concept) ?? []
+
+/** Whether a question word only frames the question ("what happens if", "how long"): weighs little in a query. */
+export const isLowSignal = (stem: string) => LOW_SIGNAL_WORDS.has(stem)
 
 /** Whether a word is a stop word (exported for the answerer's tests). */
 export const isStopWord = (word: string) => STOP_WORDS.has(word)

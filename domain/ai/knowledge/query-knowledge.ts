@@ -1,14 +1,16 @@
 /**
- * @module Asking an assistant's knowledge: embed the question, retrieve the nearest chunks of that assistant only
- * (in the tenant's transaction), and let the answerer compose a cited answer — or say the knowledge does not contain
- * one. Each query's outcome (never its text) is recorded for usage and coverage analytics.
+ * @module Asking an assistant's knowledge: embed the question and expand its words (WordNet and the care-domain
+ * layer), retrieve that assistant's chunks only (in the tenant's transaction) by the vector and BM25 rankings fused,
+ * and let the answerer compose a cited answer, or say the knowledge does not contain one. Each query's outcome
+ * (never its text) is recorded for usage and coverage analytics.
  */
-import type { DocumentInterface } from '@langchain/core/documents'
 import type { UnitOfWork } from '../../../infra/unit-of-work.ts'
 import type { Principal } from '../../auth/principal.ts'
 import { newId } from '../../ids.ts'
 import type { AiRuntime } from '../ai-runtime.ts'
-import type { KnowledgeAnswer, RetrievedPassage } from '../answering/answer-types.ts'
+import type { AnswerContext, KnowledgeAnswer, RetrievedPassage } from '../answering/answer-types.ts'
+import type { HybridHit } from '../retrieval/hybrid-search.ts'
+import { expandQuery } from '../retrieval/query-expansion.ts'
 import { getAssistantOfBody } from '../assistants/assistant-service.ts'
 import { authorizeToolUse } from '../assistants/tool-access.ts'
 import type { ChunkMetadata, VectorStoreKind } from '../vector-store/knowledge-vector-store.ts'
@@ -28,8 +30,8 @@ export interface KnowledgeQueryResult extends KnowledgeAnswer {
   models: { embeddings: string; answerer: string; vectorStore: VectorStoreKind }
 }
 
-/** A retrieved LangChain document as a passage the answerer can quote. */
-export function toPassage([doc, score]: [DocumentInterface, number]): RetrievedPassage {
+/** A retrieved chunk as a passage the answerer can quote. */
+export function toPassage({ document: doc, score, lexicalCoverage }: HybridHit): RetrievedPassage {
   // Read back from the store's JSON, unchecked: a page may come back as null and a heading path may be missing.
   const meta = doc.metadata as Omit<ChunkMetadata, 'page' | 'headingPath'> & {
     page?: number | null
@@ -45,6 +47,7 @@ export function toPassage([doc, score]: [DocumentInterface, number]): RetrievedP
     endOffset: meta.endOffset,
     content: doc.pageContent,
     score,
+    lexicalCoverage,
   }
 }
 
@@ -69,8 +72,9 @@ export async function retrievePassages(
 ) {
   const store = await runtime.stores.open(uow, assistantId)
   const vector = await callModel(uow, runtime.embeddings, () => runtime.embeddings.embedQuery(question))
-  const hits = await store.similaritySearchVectorWithScore(vector, k)
-  return { passages: hits.map(toPassage), kind: store.kind }
+  const { hits, query } = await store.hybridSearch(vector, await expandQuery(question), k)
+  const context: AnswerContext = { query }
+  return { passages: hits.map(toPassage), context, kind: store.kind }
 }
 
 /**
@@ -87,14 +91,16 @@ export async function queryKnowledge(
   const started = performance.now()
   const assistant = await getAssistantOfBody(uow, input.assistantId)
   authorizeToolUse(assistant, 'knowledge', principal)
-  const { passages, kind } = await retrievePassages(
+  const { passages, context, kind } = await retrievePassages(
     uow,
     runtime,
     assistant.id,
     input.question,
     input.topK ?? DEFAULT_TOP_K
   )
-  const answer = await callModel(uow, runtime.answerer, () => runtime.answerer.answer(input.question, passages))
+  const answer = await callModel(uow, runtime.answerer, () =>
+    runtime.answerer.answer(input.question, passages, context)
+  )
   await uow.tx.knowledgeQuery.create({
     data: {
       id: newId('knowledgeQuery'),

@@ -66,6 +66,24 @@ export class ExactVectorIndex {
     )
   }
 
+  /** The id of the vector at a row (rows are in the order the index was built). */
+  idAt(row: number): string {
+    return this.ids[row]!
+  }
+
+  /** The document of the vector at a row. */
+  documentIdAt(row: number): string {
+    return this.documentIds[row]!
+  }
+
+  /** The dot product of one row with a query (its cosine when both are unit length). */
+  dot(row: number, query: ArrayLike<number>): number {
+    const base = row * this.dimensions
+    let dot = 0
+    for (let i = 0; i < this.dimensions; i++) dot += query[i]! * this.matrix[base + i]!
+    return dot
+  }
+
   /** Memory held by the matrix, for the cache's budget. */
   get bytes(): number {
     return this.matrix.byteLength

@@ -7,6 +7,8 @@
 import type { EmbeddingsInterface } from '@langchain/core/embeddings'
 import type { VectorStore } from '@langchain/core/vectorstores'
 import type { Tx } from '../../../infra/db.ts'
+import type { HybridHit } from '../retrieval/hybrid-search.ts'
+import type { QueryTerm } from '../retrieval/query-expansion.ts'
 
 export const VECTOR_STORE_KINDS = ['pgvector', 'postgres'] as const
 export type VectorStoreKind = (typeof VECTOR_STORE_KINDS)[number]
@@ -48,8 +50,19 @@ export interface KnowledgeEmbeddings extends EmbeddingsInterface {
   readonly inProcess?: boolean
 }
 
+/** What a hybrid search found, and the question's words weighted by this knowledge's term statistics. */
+export interface HybridResult {
+  hits: HybridHit[]
+  /** The query weighted by idf; without statistics (a store searched in the database), as given. */
+  query: QueryTerm[]
+}
+
 /** A store bound to a scope. `delete` takes `{ filter: { documentId } }` or `{}` for the whole assistant. */
-export type KnowledgeVectorStore = VectorStore & { readonly kind: VectorStoreKind }
+export type KnowledgeVectorStore = VectorStore & {
+  readonly kind: VectorStoreKind
+  /** Vector and BM25 rankings fused (retrieval/hybrid-search.ts), of the scope's assistant only. */
+  hybridSearch(vector: number[], query: QueryTerm[], k: number, filter?: KnowledgeFilter): Promise<HybridResult>
+}
 
 /** The document ids a filter names, or undefined for all. */
 export const filterDocumentIds = (filter?: KnowledgeFilter): string[] | undefined =>

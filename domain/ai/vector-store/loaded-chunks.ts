@@ -6,12 +6,15 @@
  * top 5 (ef_search 40 to 1,000), see docs/ai.md.
  */
 import { Document, type DocumentInterface } from '@langchain/core/documents'
+import { Bm25Index } from '../retrieval/bm25-index.ts'
 import { ExactVectorIndex } from './exact-vector-index.ts'
 import type { VectorIndexCache } from './vector-index-cache.ts'
 
 /** An assistant's chunks as loaded: the index, and each chunk's text and metadata by id. */
 export interface LoadedChunks {
   index: ExactVectorIndex
+  /** BM25 over the same chunks, in the same row order (term statistics of this assistant's knowledge). */
+  lexical: Bm25Index
   chunks: Map<string, { content: string; metadata: Record<string, unknown> }>
   /** Vectors plus (roughly) text, for the cache's budget. */
   bytes: number
@@ -52,8 +55,18 @@ export function loadChunks(rows: ChunkRow[]): LoadedChunks {
     matrix
   )
   const chunks = new Map(rows.map((r) => [r.id, { content: r.content, metadata: r.metadata }]))
-  const textBytes = rows.reduce((sum, r) => sum + 2 * r.content.length + 512, 0)
-  return { index, chunks, bytes: index.bytes + textBytes }
+  const lexical = new Bm25Index(rows.map((r) => lexicalText(r.content, r.metadata)))
+  // Text twice (UTF-16), metadata, and the postings (about as many entries as words).
+  const textBytes = rows.reduce((sum, r) => sum + 3 * r.content.length + 512, 0)
+  return { index, lexical, chunks, bytes: index.bytes + textBytes }
+}
+
+/** What BM25 indexes of a chunk: its document's title and headings (as the embeddings see them) and its text. */
+export function lexicalText(content: string, metadata: Record<string, unknown>): string {
+  const name = typeof metadata.documentName === 'string' ? metadata.documentName : ''
+  const headings = Array.isArray(metadata.headingPath) ? (metadata.headingPath as string[]) : []
+  const title = name.replace(/\.[a-z0-9]+$/i, '').replace(/[-_]+/g, ' ')
+  return [title, ...headings, content].join('\n')
 }
 
 /**

@@ -15,10 +15,13 @@ import { PGVectorStore } from '@langchain/community/vectorstores/pgvector'
 import {
   filterDocumentIds,
   type KnowledgeEmbeddings,
+  type HybridResult,
   type KnowledgeFilter,
   type KnowledgeStoreScope,
   type VectorStoreKind,
 } from './knowledge-vector-store.ts'
+import { hybridSearchChunks, vectorWeightFor, weightedQuery } from '../retrieval/hybrid-search.ts'
+import type { QueryTerm } from '../retrieval/query-expansion.ts'
 import { readIndexVersion } from './index-version.ts'
 import { cachedChunks, loadChunks, searchChunks, type LoadedChunks } from './loaded-chunks.ts'
 import { transactionPool } from './tx-pool.ts'
@@ -89,20 +92,45 @@ export class TenantPGVectorStore extends PGVectorStore {
     await super.addVectors(vectors, stamped, options)
   }
 
+  /** The assistant's chunks loaded in process, unless they exceed the cache's budget. */
+  private async loaded(dimensions: number): Promise<LoadedChunks | undefined> {
+    const { tx, tenantId, assistantId, embeddingModel } = this.scope
+    const version = await readIndexVersion(tx, tenantId, assistantId, embeddingModel)
+    const key = `pgvector:${tenantId}/${assistantId}/${embeddingModel}`
+    return (
+      this.cache.get(key, version) ??
+      ((await this.fitsCache(dimensions))
+        ? await cachedChunks(this.cache, key, version, () => this.loadAll())
+        : undefined)
+    )
+  }
+
+  /**
+   * The vector and BM25 rankings fused. An assistant too large for the cache is searched by pgvector alone (its
+   * chunks' term statistics would have to be loaded too; such an assistant is beyond what docs/ai.md sizes for).
+   */
+  async hybridSearch(vector: number[], query: QueryTerm[], k: number, filter?: KnowledgeFilter): Promise<HybridResult> {
+    const loaded = await this.loaded(vector.length)
+    if (!loaded) {
+      const hits = await this.similaritySearchVectorWithScore(vector, k, filter)
+      return { hits: hits.map(([document, score]) => ({ document, score, lexicalCoverage: 0 })), query }
+    }
+    return {
+      hits: hybridSearchChunks(loaded, vector, query, k, {
+        documentIds: filterDocumentIds(filter),
+        vectorWeight: vectorWeightFor(this.scope.embeddingModel),
+      }),
+      query: weightedQuery(loaded.lexical, query),
+    }
+  }
+
   /** The `k` chunks nearest to `query`, scored by cosine similarity (1 − cosine distance), like the fallback store. */
   override async similaritySearchVectorWithScore(
     query: number[],
     k: number,
     filter?: KnowledgeFilter
   ): Promise<[DocumentInterface, number][]> {
-    const { tx, tenantId, assistantId, embeddingModel } = this.scope
-    const version = await readIndexVersion(tx, tenantId, assistantId, embeddingModel)
-    const key = `pgvector:${tenantId}/${assistantId}/${embeddingModel}`
-    const loaded =
-      this.cache.get(key, version) ??
-      ((await this.fitsCache(query.length))
-        ? await cachedChunks(this.cache, key, version, () => this.loadAll())
-        : undefined)
+    const loaded = await this.loaded(query.length)
     if (loaded) return searchChunks(loaded, query, k, filterDocumentIds(filter))
     const results = await super.similaritySearchVectorWithScore(query, k, this.scopeFilter(filter))
     return results.map(([doc, distance]) => [doc, 1 - distance])

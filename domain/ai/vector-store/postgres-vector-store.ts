@@ -13,11 +13,14 @@ import { VectorStore } from '@langchain/core/vectorstores'
 import type { Prisma } from '../../../generated/prisma/client.ts'
 import { newId } from '../../ids.ts'
 import { decodeVectorInto, encodeVector } from './exact-vector-index.ts'
+import { hybridSearchChunks, vectorWeightFor, weightedQuery } from '../retrieval/hybrid-search.ts'
+import type { QueryTerm } from '../retrieval/query-expansion.ts'
 import { readIndexVersion } from './index-version.ts'
 import {
   filterDocumentIds,
   type ChunkMetadata,
   type KnowledgeEmbeddings,
+  type HybridResult,
   type KnowledgeFilter,
   type KnowledgeStoreScope,
   type VectorStoreKind,
@@ -113,6 +116,18 @@ export class PostgresVectorStore extends VectorStore {
     filter?: KnowledgeFilter
   ): Promise<[DocumentInterface, number][]> {
     return searchChunks(await this.load(), query, k, filterDocumentIds(filter))
+  }
+
+  /** The vector and BM25 rankings of the assistant's chunks, fused. */
+  async hybridSearch(vector: number[], query: QueryTerm[], k: number, filter?: KnowledgeFilter): Promise<HybridResult> {
+    const loaded = await this.load()
+    return {
+      hits: hybridSearchChunks(loaded, vector, query, k, {
+        documentIds: filterDocumentIds(filter),
+        vectorWeight: vectorWeightFor(this.scope.embeddingModel),
+      }),
+      query: weightedQuery(loaded.lexical, query),
+    }
   }
 
   /** Deletes the chunks of one document (`{ filter: { documentId } }`), or all the assistant's (`{}`). */

@@ -44,7 +44,7 @@ describe('selection', () => {
   it('defaults to the offline models', () => {
     const config = aiConfigOf({})
     expect(selectEmbeddings(config).modelId).toBe('local-lexical-v1-768')
-    expect(selectAnswerer(config).id).toBe('extractive-v1')
+    expect(selectAnswerer(config).id).toBe('extractive-v2')
     expect(config.AI_VECTOR_STORE).toBe('auto')
   })
 
