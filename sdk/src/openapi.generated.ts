@@ -49963,21 +49963,21 @@ export interface components {
                 durationMinutes: number;
             };
             weights: {
-                /** @enum {number} */
+                /** @enum {integer} */
                 language: 20;
-                /** @enum {number} */
+                /** @enum {integer} */
                 specialty: 20;
-                /** @enum {number} */
+                /** @enum {integer} */
                 availability: 20;
-                /** @enum {number} */
+                /** @enum {integer} */
                 payer: 15;
-                /** @enum {number} */
+                /** @enum {integer} */
                 ageGroup: 10;
-                /** @enum {number} */
+                /** @enum {integer} */
                 soonestSlot: 5;
-                /** @enum {number} */
+                /** @enum {integer} */
                 continuity: 5;
-                /** @enum {number} */
+                /** @enum {integer} */
                 preferred: 5;
             };
             /** @description Providers of the tenant looked at */

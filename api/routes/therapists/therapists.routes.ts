@@ -62,10 +62,13 @@ export const MatchResult = z
       durationMinutes: z.number().int(),
     }),
     weights: z.object(
-      Object.fromEntries(MATCH_FACTORS.map((f) => [f, z.literal(MATCH_WEIGHTS[f])])) as Record<
-        string,
-        z.ZodLiteral<number>
-      >
+      // Integers: a `number` enum makes openapi-generator's Java client emit code that does not compile.
+      Object.fromEntries(
+        MATCH_FACTORS.map((f) => [
+          f,
+          z.literal(MATCH_WEIGHTS[f]).openapi({ type: 'integer', enum: [MATCH_WEIGHTS[f]] }),
+        ])
+      ) as Record<string, z.ZodLiteral<number>>
     ),
     considered: z.number().int().openapi({ description: 'Providers of the tenant looked at' }),
     excluded: z

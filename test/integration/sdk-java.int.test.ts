@@ -1,0 +1,118 @@
+/**
+ * The Java SDK (sdks/java) against the live platform: Maven builds the client and the Spring Boot starter with the
+ * models generated from this platform's served OpenAPI description (so they cannot drift), runs their unit tests (the
+ * shared webhook vectors, the retry and token rules, a Spring Boot application receiving deliveries), then the
+ * client's live tests (the README's quick start, a list followed page by page, a write whose answer is lost repeated
+ * with its key into one appointment, a revoked token renewed after the 401, problems as ApiException, and real
+ * deliveries verified under v1, v2 and Ed25519). Dependencies come from Maven Central into ~/.m2 (outside the clone,
+ * so CI reuses them).
+ */
+import { execFile } from 'node:child_process'
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { APPOINTMENT_SCOPES, bookAppointment } from '../support/fixtures.ts'
+import { startPlatform, type Platform } from '../support/platform.ts'
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
+
+const run = promisify(execFile)
+const ROOT = path.resolve(import.meta.dirname, '../..')
+const SDK = path.join(ROOT, 'sdks/java')
+
+let platform: Platform
+let receiver: WebhookReceiver
+let scratch: string
+let description: string
+
+beforeAll(async () => {
+  scratch = await mkdtemp(path.join(tmpdir(), 'sdk-java-'))
+  await run('npx', ['tsx', 'scripts/api/export-description.ts', '--out', scratch], { cwd: ROOT, timeout: 120_000 })
+  description = path.join(scratch, 'openapi.json')
+  receiver = await startWebhookReceiver()
+  platform = await startPlatform({
+    overrides: { WEBHOOK_REQUIRE_HTTPS: 'false', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
+  })
+})
+
+afterAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning them
+  await Promise.allSettled([platform?.stop(), receiver?.close(), rm(scratch, { recursive: true, force: true })])
+})
+
+/** Runs Maven in the SDK's folder; resolves with its output, rejects with it. */
+async function mvn(args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout } = await run('mvn', ['-B', '-ntp', `-Dtherapycare.openapi=${description}`, ...args], {
+      cwd: SDK,
+      env: { ...process.env, ...env },
+      timeout: 600_000,
+      maxBuffer: 64 * 1024 * 1024,
+    })
+    return stdout
+  } catch (error) {
+    const failed = error as { stdout?: string; stderr?: string }
+    throw new Error(`mvn ${args.join(' ')} failed:\n${(failed.stdout ?? '').slice(-8000)}\n${failed.stderr ?? ''}`, {
+      cause: error,
+    })
+  }
+}
+
+/** Surefire's summary lines ("Tests run: 28, Failures: 0, Errors: 0, Skipped: 0"), one per module. */
+const summaries = (output: string) =>
+  [...output.matchAll(/^\[INFO\] Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)$/gm)].map((m) =>
+    m.slice(1).map(Number)
+  )
+
+describe('the Java SDK', () => {
+  it('builds the client and the starter from the served description and passes their unit tests', async () => {
+    const output = await mvn(['install'])
+    const [client, starter] = summaries(output)
+    expect(client![0]).toBeGreaterThanOrEqual(28)
+    expect(starter![0]).toBeGreaterThanOrEqual(3)
+    for (const summary of [client!, starter!]) expect(summary.slice(1)).toEqual([0, 0, 0])
+    expect((await stat(path.join(SDK, 'client/target/therapy-care-client-0.1.0.jar'))).size).toBeGreaterThan(100_000)
+    expect(output).toContain('BUILD SUCCESS')
+  }, 600_000)
+
+  it('passes its live tests against this platform, none skipped', async () => {
+    const client = await platform.newTenant([...APPOINTMENT_SCOPES, 'webhooks'])
+    const token = await platform.token(client)
+    const endpoint = async (name: string, fields: Record<string, unknown>) => {
+      const response = await platform.http.post('/v1/webhook-endpoints', {
+        token,
+        body: { url: receiver.url(`/java-${name}`), events: ['booking.created'], ...fields },
+      })
+      expect(response.status).toBe(201)
+      return response.body as { secret: string; publicKey: string | null }
+    }
+    const keys = {
+      v1: await endpoint('v1', { signingScheme: 'v1' }),
+      v2: await endpoint('v2', { signingScheme: 'v2' }),
+      v2a: await endpoint('v2a', { signingScheme: 'v2', asymmetricSigning: true }),
+    }
+    expect(keys.v2a.publicKey).toMatch(/^whpk_/)
+    await bookAppointment(platform.http, token)
+    const deliveries: Record<string, unknown> = {}
+    for (const name of ['v1', 'v2', 'v2a'] as const) {
+      const [delivery] = await receiver.waitFor(`/java-${name}`, 1, 60_000)
+      deliveries[name] = {
+        body: delivery!.body,
+        headers: delivery!.headers,
+        secret: keys[name].secret,
+        publicKey: keys[name].publicKey,
+      }
+    }
+    const deliveriesFile = path.join(scratch, 'deliveries.json')
+    await writeFile(deliveriesFile, JSON.stringify(deliveries))
+
+    const output = await mvn(['-pl', 'client', 'verify', '-Plive'], {
+      THERAPY_API_URL: platform.api.url,
+      THERAPY_CLIENT_ID: client.client_id,
+      THERAPY_CLIENT_SECRET: client.client_secret,
+      THERAPY_DELIVERIES_FILE: deliveriesFile,
+    })
+    expect(summaries(output)).toEqual([[6, 0, 0, 0]])
+  }, 600_000)
+})
