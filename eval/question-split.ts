@@ -8,20 +8,12 @@
  *   numbers. Content words are the production term extraction's stems (stop words dropped); names are the words a
  *   question capitalises after its first word ("Chatterbox Club", "Medicaid"). Computed, never labelled by hand.
  */
+import { fnv1a } from '../domain/ai/embeddings/lexical-embeddings.ts'
 import { termsOf } from '../domain/ai/embeddings/text-terms.ts'
 import type { AnswerableQuestion, EvalQuestions } from './knowledge-eval.ts'
 
 /** The seed of the split, chosen once (issue 21) and never changed: changing it would leak tuning into held-out. */
 export const SPLIT_SEED = 21
-
-function fnv1a(text: string): number {
-  let hash = 0x811c9dc5
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i)
-    hash = Math.imul(hash, 0x01000193)
-  }
-  return hash >>> 0
-}
 
 /** Whether a question (by id) belongs to the held-out set. */
 export const isHeldOut = (id: string, seed = SPLIT_SEED) => (fnv1a(`${seed}:${id}`) & 1) === 1

@@ -6,14 +6,7 @@
  */
 import type { Answerer, KnowledgeAnswer } from '../../domain/ai/answering/answer-types.ts'
 import { notAnswered } from '../../domain/ai/answering/answer-types.ts'
-import {
-  answerTypeOf,
-  citationOf,
-  overlaps,
-  quoteOf,
-  typeFit,
-  type Candidate,
-} from '../../domain/ai/answering/extractive-answerer.ts'
+import { answerTypeOf, composeAnswer, typeFit, type Candidate } from '../../domain/ai/answering/extractive-answerer.ts'
 import { splitSentences } from '../../domain/ai/answering/sentences.ts'
 import { termsOf, type Term } from '../../domain/ai/embeddings/text-terms.ts'
 
@@ -88,23 +81,7 @@ export function createExtractiveV1Answerer(): Answerer {
           return { passage, rank, sentences, index, coverage: covered, score }
         })
       })
-      candidates.sort((a, b) => b.score - a.score || a.rank - b.rank)
-      const best = candidates[0]
-      if (!best || best.coverage < THRESHOLDS.minCoverage) return notAnswered()
-      const citations = [citationOf(best.passage, quoteOf(best))]
-      const wantsTyped = type !== undefined && typeFit(type, best.sentences[best.index]!.text) === 0
-      const second = candidates.find((c) => {
-        const needed =
-          wantsTyped && typeFit(type, c.sentences[c.index]!.text) === 1
-            ? THRESHOLDS.minCoverage
-            : best.coverage * THRESHOLDS.secondQuoteRatio
-        if (c.coverage < Math.max(THRESHOLDS.minCoverage, needed)) return false
-        const citation = citationOf(c.passage, quoteOf(c))
-        return !citations.some((existing) => overlaps(existing, citation) || existing.quote === citation.quote)
-      })
-      if (second) citations.push(citationOf(second.passage, quoteOf(second)))
-      const answer = citations.map((c, i) => `${c.quote.replace(/\s+/g, ' ').trim()} [${i + 1}]`).join(' ')
-      return { answered: true, answer, citations }
+      return composeAnswer(candidates, type, THRESHOLDS)
     },
   }
 }

@@ -4,4 +4,4 @@
 # downloading. Needs java 17+ and mvn. Quick when they are already there.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-mvn -B -q -ntp -f "$root/sdks/java/pom.xml" dependency:go-offline >&2
+mvn -B -q -ntp -Dstyle.color=never -f "$root/sdks/java/pom.xml" dependency:go-offline >&2

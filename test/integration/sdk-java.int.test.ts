@@ -7,57 +7,35 @@
  * deliveries verified under v1, v2 and Ed25519). Dependencies come from Maven Central into ~/.m2 (outside the clone,
  * so CI reuses them).
  */
-import { execFile } from 'node:child_process'
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { APPOINTMENT_SCOPES, bookAppointment } from '../support/fixtures.ts'
-import { startPlatform, type Platform } from '../support/platform.ts'
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
-
-const run = promisify(execFile)
+import { runTool, startSdkHarness, type SdkHarness } from '../support/sdk-harness.ts'
 const ROOT = path.resolve(import.meta.dirname, '../..')
 const SDK = path.join(ROOT, 'sdks/java')
 
-let platform: Platform
-let receiver: WebhookReceiver
-let scratch: string
+let harness: SdkHarness
 let description: string
 
 beforeAll(async () => {
-  scratch = await mkdtemp(path.join(tmpdir(), 'sdk-java-'))
-  await run('npx', ['tsx', 'scripts/api/export-description.ts', '--out', scratch], { cwd: ROOT, timeout: 120_000 })
-  description = path.join(scratch, 'openapi.json')
-  receiver = await startWebhookReceiver()
-  platform = await startPlatform({
-    overrides: { WEBHOOK_REQUIRE_HTTPS: 'false', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
-  })
+  harness = await startSdkHarness('sdk-java')
+  await runTool('npx', ['tsx', 'scripts/api/export-description.ts', '--out', harness.scratch], { cwd: ROOT })
+  description = path.join(harness.scratch, 'openapi.json')
 })
 
 afterAll(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning them
-  await Promise.allSettled([platform?.stop(), receiver?.close(), rm(scratch, { recursive: true, force: true })])
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
+  await harness?.stop()
 })
 
-/** Runs Maven in the SDK's folder; resolves with its output, rejects with it. */
-async function mvn(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout } = await run('mvn', ['-B', '-ntp', `-Dtherapycare.openapi=${description}`, ...args], {
-      cwd: SDK,
-      env: { ...process.env, ...env },
-      timeout: 600_000,
-      maxBuffer: 64 * 1024 * 1024,
-    })
-    return stdout
-  } catch (error) {
-    const failed = error as { stdout?: string; stderr?: string }
-    throw new Error(`mvn ${args.join(' ')} failed:\n${(failed.stdout ?? '').slice(-8000)}\n${failed.stderr ?? ''}`, {
-      cause: error,
-    })
-  }
-}
+/** Runs Maven in the SDK's folder, with the models generated from this platform's description. */
+const mvn = (args: string[], env: Record<string, string> = {}) =>
+  runTool('mvn', ['-B', '-ntp', '-Dstyle.color=never', `-Dtherapycare.openapi=${description}`, ...args], {
+    cwd: SDK,
+    env,
+    timeout: 600_000,
+  })
 
 /** Surefire's summary lines ("Tests run: 28, Failures: 0, Errors: 0, Skipped: 0"), one per module. */
 const summaries = (output: string) =>
@@ -77,6 +55,7 @@ describe('the Java SDK', () => {
   }, 600_000)
 
   it('passes its live tests against this platform, none skipped', async () => {
+    const { platform, receiver, scratch } = harness
     const client = await platform.newTenant([...APPOINTMENT_SCOPES, 'webhooks'])
     const token = await platform.token(client)
     const endpoint = async (name: string, fields: Record<string, unknown>) => {

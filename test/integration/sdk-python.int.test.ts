@@ -7,58 +7,38 @@
  * from the served OpenAPI description.
  */
 import { execFile } from 'node:child_process'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { APPOINTMENT_SCOPES, bookAppointment } from '../support/fixtures.ts'
-import { startPlatform, type Platform } from '../support/platform.ts'
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
+import { runTool, startSdkHarness, type SdkHarness } from '../support/sdk-harness.ts'
 
 const run = promisify(execFile)
 const ROOT = path.resolve(import.meta.dirname, '../..')
 const SDK = path.join(ROOT, 'sdks/python')
 
-let platform: Platform
-let receiver: WebhookReceiver
+let harness: SdkHarness
 let python: string
-let scratch: string
 
 beforeAll(async () => {
   const venv = (await run('bash', [path.join(ROOT, 'scripts/sdk/obtain-python-env.sh')], { timeout: 600_000 })).stdout
   python = path.join(venv.trim(), 'bin/python')
-  scratch = await mkdtemp(path.join(tmpdir(), 'sdk-python-'))
-  receiver = await startWebhookReceiver()
-  platform = await startPlatform({
-    overrides: { WEBHOOK_REQUIRE_HTTPS: 'false', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
-  })
+  harness = await startSdkHarness('sdk-python')
 })
 
 afterAll(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning them
-  await Promise.allSettled([platform?.stop(), receiver?.close(), rm(scratch, { recursive: true, force: true })])
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
+  await harness?.stop()
 })
 
 /** Runs `python -m <args>` in the SDK's folder; resolves with its output, rejects with it. */
-async function py(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout } = await run(python, ['-m', ...args], {
-      cwd: SDK,
-      env: { ...process.env, PYTHONPATH: path.join(SDK, 'src'), ...env },
-      timeout: 300_000,
-    })
-    return stdout
-  } catch (error) {
-    const failed = error as { stdout?: string; stderr?: string }
-    throw new Error(`python -m ${args.join(' ')} failed:\n${failed.stdout ?? ''}\n${failed.stderr ?? ''}`, {
-      cause: error,
-    })
-  }
-}
+const py = (args: string[], env: Record<string, string> = {}) =>
+  runTool(python, ['-m', ...args], { cwd: SDK, env: { PYTHONPATH: path.join(SDK, 'src'), ...env } })
 
 describe('the Python SDK', () => {
   it('passes its live tests against this platform, none skipped', async () => {
+    const { platform, receiver, scratch } = harness
     const client = await platform.newTenant([...APPOINTMENT_SCOPES, 'webhooks'])
     const token = await platform.token(client)
     const endpoint = async (scheme: 'v1' | 'v2') => {
@@ -90,6 +70,7 @@ describe('the Python SDK', () => {
   })
 
   it('passes its unit tests and mypy --strict, and builds a wheel with its typed models', async () => {
+    const { scratch } = harness
     expect(await py(['pytest', '-q', 'tests', '--ignore=tests/live'])).toMatch(/\b\d+ passed\b/)
     expect(await py(['mypy', 'src', 'tests'])).toMatch(/^Success: no issues found/m)
     const wheels = path.join(scratch, 'wheels')
@@ -100,6 +81,7 @@ describe('the Python SDK', () => {
   })
 
   it('has models equal to a fresh generation from the served OpenAPI description', async () => {
+    const { scratch } = harness
     const fresh = path.join(scratch, 'models.py')
     await run('bash', [path.join(ROOT, 'scripts/sdk/generate-python-models.sh'), fresh], {
       cwd: ROOT,

@@ -169,6 +169,35 @@ export const citationOf = (passage: RetrievedPassage, quote: Sentence): Citation
 export const overlaps = (a: Citation, b: Citation) =>
   a.documentId === b.documentId && a.startOffset < b.endOffset && b.startOffset < a.endOffset
 
+/**
+ * The answer from scored sentences: the best one when it covers enough of the question, plus a second quote when
+ * another covers it nearly as well, or when the best lacks the kind of answer asked for ("how quickly" but no time
+ * in it) and another has it and covers the question well enough on its own.
+ */
+export function composeAnswer(
+  candidates: Candidate[],
+  type: AnswerType,
+  thresholds: { minCoverage: number; secondQuoteRatio: number }
+): KnowledgeAnswer {
+  candidates.sort((a, b) => b.score - a.score || a.rank - b.rank)
+  const best = candidates[0]
+  if (!best || best.coverage < thresholds.minCoverage) return notAnswered()
+  const citations = [citationOf(best.passage, quoteOf(best))]
+  const wantsTyped = type !== undefined && typeFit(type, best.sentences[best.index]!.text) === 0
+  const second = candidates.find((c) => {
+    const needed =
+      wantsTyped && typeFit(type, c.sentences[c.index]!.text) === 1
+        ? thresholds.minCoverage
+        : best.coverage * thresholds.secondQuoteRatio
+    if (c.coverage < Math.max(thresholds.minCoverage, needed)) return false
+    const citation = citationOf(c.passage, quoteOf(c))
+    return !citations.some((existing) => overlaps(existing, citation) || existing.quote === citation.quote)
+  })
+  if (second) citations.push(citationOf(second.passage, quoteOf(second)))
+  const answer = citations.map((c, i) => `${c.quote.replace(/\s+/g, ' ').trim()} [${i + 1}]`).join(' ')
+  return { answered: true, answer, citations }
+}
+
 /** Creates the extractive answerer. */
 export function createExtractiveAnswerer(thresholds = EXTRACTIVE_THRESHOLDS): Answerer {
   return {
@@ -193,27 +222,7 @@ export function createExtractiveAnswerer(thresholds = EXTRACTIVE_THRESHOLDS): An
           return { passage, rank, sentences, index, coverage: covered, score }
         })
       })
-      candidates.sort((a, b) => b.score - a.score || a.rank - b.rank)
-      const best = candidates[0]
-      if (!best || best.coverage < thresholds.minCoverage) return notAnswered()
-
-      const citations = [citationOf(best.passage, quoteOf(best))]
-      // When the best sentence lacks the kind of answer asked for ("how quickly" but no time in it), the best one that
-      // has it is quoted too, if it covers the question well enough on its own.
-      const wantsTyped = type !== undefined && typeFit(type, best.sentences[best.index]!.text) === 0
-      const second = candidates.find((c) => {
-        const needed =
-          wantsTyped && typeFit(type, c.sentences[c.index]!.text) === 1
-            ? thresholds.minCoverage
-            : best.coverage * thresholds.secondQuoteRatio
-        if (c.coverage < Math.max(thresholds.minCoverage, needed)) return false
-        const citation = citationOf(c.passage, quoteOf(c))
-        return !citations.some((existing) => overlaps(existing, citation) || existing.quote === citation.quote)
-      })
-      if (second) citations.push(citationOf(second.passage, quoteOf(second)))
-
-      const answer = citations.map((c, i) => `${c.quote.replace(/\s+/g, ' ').trim()} [${i + 1}]`).join(' ')
-      return { answered: true, answer, citations }
+      return composeAnswer(candidates, type, thresholds)
     },
   }
 }

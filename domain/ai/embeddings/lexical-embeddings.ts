@@ -22,7 +22,7 @@ export const LEXICAL_DIMENSIONS = 768
 const WEIGHTS = { stem: 1, concept: 0.8, ngrams: 0.45, bigram: 0.6 }
 
 /** FNV-1a, 32 bits: fast, well spread for short strings, and the same everywhere. */
-function fnv1a(text: string): number {
+export function fnv1a(text: string): number {
   let hash = 0x811c9dc5
   for (let i = 0; i < text.length; i++) {
     hash ^= text.charCodeAt(i)
