@@ -2,18 +2,22 @@
  * `npm run sdk:vectors`: writes sdks/test-vectors/webhooks.json, the webhook signatures every SDK's tests verify, made
  * by the server's own signing code (domain/webhooks/sign-delivery.ts) from fixed secrets, bodies and times, so that
  * the TypeScript, Python and later SDKs stay byte-compatible with what the platform sends. Valid cases and the ways a
- * delivery must be refused: a changed body, another secret, a stale or future timestamp, a changed event id.
+ * delivery must be refused: a changed body, another secret, a stale or future timestamp, a changed event id; and for
+ * asymmetric endpoints, Ed25519 (`v1a`) signatures verified with the public key alone.
  * test/unit/sdk/webhook-test-vectors.test.ts fails when the committed file differs from a fresh generation.
  */
 import { writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { signatureHeaders, type SigningScheme } from '../../domain/webhooks/sign-delivery.ts'
+import { publicKeyOf } from '../../domain/webhooks/webhook-secrets.ts'
 
 export interface WebhookTestVector {
   name: string
   scheme: SigningScheme
   /** What the receiver holds: the secret(s) it verifies with. */
   secrets: string[]
+  /** v2 with asymmetric signing: the `whpk_` public key(s) it verifies `v1a` (Ed25519) signatures with. */
+  publicKeys?: string[]
   headers: Record<string, string>
   /** The raw body as received. */
   body: string
@@ -29,6 +33,10 @@ export interface WebhookTestVector {
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
 const PREVIOUS_SECRET = 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD'
 const OTHER_SECRET = 'whsec_9Yq0d7cTKq3Wx1nM2oP5rS8tU0vX3zA6'
+/** Ed25519 signing keys of test endpoints (PKCS#8 DER, base64, as the platform stores them): test material only. */
+const SIGNING_KEY = 'MC4CAQAwBQYDK2VwBCIEIIAy+/gUgNs5s5DwZeLYeHFue/PSQ7wqYdiUyCwYHIj+'
+const PREVIOUS_SIGNING_KEY = 'MC4CAQAwBQYDK2VwBCIEIB+JJPro885NiGV15yBbOjMKSXQGyn3+F8NU2bpvqpNZ'
+const OTHER_SIGNING_KEY = 'MC4CAQAwBQYDK2VwBCIEIE3yAZKfS6/khmCbHeltNInXIUz32H3azM6m3Nzbwk55'
 const T = 1_795_000_000
 const EVENT_ID = 'evt_01a20000000000000000000000000001'
 const BODY = JSON.stringify({
@@ -39,8 +47,55 @@ const BODY = JSON.stringify({
   data: { appointmentId: 'apt_01a20000000000000000000000000002', status: 'CONFIRMED' },
 })
 
-function sign(scheme: SigningScheme, secrets: string[], body = BODY, eventId = EVENT_ID, timestamp = T) {
-  return signatureHeaders({ scheme, secrets, signingKeys: [] }, { eventId, timestamp, body })
+function sign(
+  scheme: SigningScheme,
+  secrets: string[],
+  body = BODY,
+  eventId = EVENT_ID,
+  timestamp = T,
+  signingKeys: string[] = []
+) {
+  return signatureHeaders({ scheme, secrets, signingKeys }, { eventId, timestamp, body })
+}
+
+/** Ed25519 (`v1a`) cases: deliveries of an asymmetric endpoint, verified with its public key alone. */
+function asymmetricVectors(): WebhookTestVector[] {
+  const base = { scheme: 'v2' as const, secrets: [], body: BODY, now: T + 10, toleranceSeconds: 300 }
+  const signed = sign('v2', [SECRET], BODY, EVENT_ID, T, [SIGNING_KEY])
+  const publicKey = publicKeyOf(SIGNING_KEY)
+  return [
+    {
+      name: 'v2 Ed25519: valid, verified with the public key alone',
+      ...base,
+      publicKeys: [publicKey],
+      headers: signed,
+      valid: true,
+    },
+    {
+      name: 'v2 Ed25519: signed during a key rotation, verified with the previous public key',
+      ...base,
+      publicKeys: [publicKeyOf(PREVIOUS_SIGNING_KEY)],
+      headers: sign('v2', [SECRET], BODY, EVENT_ID, T, [SIGNING_KEY, PREVIOUS_SIGNING_KEY]),
+      valid: true,
+    },
+    {
+      name: 'v2 Ed25519: body changed after signing',
+      ...base,
+      publicKeys: [publicKey],
+      headers: signed,
+      body: BODY.replace('CONFIRMED', 'CANCELLED'),
+      valid: false,
+      reason: 'signature mismatch',
+    },
+    {
+      name: "v2 Ed25519: verified with another endpoint's public key",
+      ...base,
+      publicKeys: [publicKeyOf(OTHER_SIGNING_KEY)],
+      headers: signed,
+      valid: false,
+      reason: 'signature mismatch',
+    },
+  ]
 }
 
 export function buildWebhookTestVectors(): WebhookTestVector[] {
@@ -127,6 +182,7 @@ export function buildWebhookTestVectors(): WebhookTestVector[] {
     valid: false,
     reason: 'signature mismatch',
   })
+  vectors.push(...asymmetricVectors())
   return vectors
 }
 

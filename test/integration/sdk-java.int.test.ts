@@ -7,11 +7,11 @@
  * deliveries verified under v1, v2 and Ed25519). Dependencies come from Maven Central into ~/.m2 (outside the clone,
  * so CI reuses them).
  */
-import { stat, writeFile } from 'node:fs/promises'
+import { stat } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { APPOINTMENT_SCOPES, bookAppointment } from '../support/fixtures.ts'
-import { runTool, startSdkHarness, type SdkHarness } from '../support/sdk-harness.ts'
+import { liveTestEnvironment, runTool, startSdkHarness, type SdkHarness } from '../support/sdk-harness.ts'
+
 const ROOT = path.resolve(import.meta.dirname, '../..')
 const SDK = path.join(ROOT, 'sdks/java')
 
@@ -55,43 +55,7 @@ describe('the Java SDK', () => {
   }, 600_000)
 
   it('passes its live tests against this platform, none skipped', async () => {
-    const { platform, receiver, scratch } = harness
-    const client = await platform.newTenant([...APPOINTMENT_SCOPES, 'webhooks'])
-    const token = await platform.token(client)
-    const endpoint = async (name: string, fields: Record<string, unknown>) => {
-      const response = await platform.http.post('/v1/webhook-endpoints', {
-        token,
-        body: { url: receiver.url(`/java-${name}`), events: ['booking.created'], ...fields },
-      })
-      expect(response.status).toBe(201)
-      return response.body as { secret: string; publicKey: string | null }
-    }
-    const keys = {
-      v1: await endpoint('v1', { signingScheme: 'v1' }),
-      v2: await endpoint('v2', { signingScheme: 'v2' }),
-      v2a: await endpoint('v2a', { signingScheme: 'v2', asymmetricSigning: true }),
-    }
-    expect(keys.v2a.publicKey).toMatch(/^whpk_/)
-    await bookAppointment(platform.http, token)
-    const deliveries: Record<string, unknown> = {}
-    for (const name of ['v1', 'v2', 'v2a'] as const) {
-      const [delivery] = await receiver.waitFor(`/java-${name}`, 1, 60_000)
-      deliveries[name] = {
-        body: delivery!.body,
-        headers: delivery!.headers,
-        secret: keys[name].secret,
-        publicKey: keys[name].publicKey,
-      }
-    }
-    const deliveriesFile = path.join(scratch, 'deliveries.json')
-    await writeFile(deliveriesFile, JSON.stringify(deliveries))
-
-    const output = await mvn(['-pl', 'client', 'verify', '-Plive'], {
-      THERAPY_API_URL: platform.api.url,
-      THERAPY_CLIENT_ID: client.client_id,
-      THERAPY_CLIENT_SECRET: client.client_secret,
-      THERAPY_DELIVERIES_FILE: deliveriesFile,
-    })
+    const output = await mvn(['-pl', 'client', 'verify', '-Plive'], await liveTestEnvironment(harness, 'java'))
     expect(summaries(output)).toEqual([[6, 0, 0, 0]])
   }, 600_000)
 })

@@ -7,12 +7,11 @@
  * from the served OpenAPI description.
  */
 import { execFile } from 'node:child_process'
-import { readFile, writeFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { APPOINTMENT_SCOPES, bookAppointment } from '../support/fixtures.ts'
-import { runTool, startSdkHarness, type SdkHarness } from '../support/sdk-harness.ts'
+import { liveTestEnvironment, runTool, startSdkHarness, type SdkHarness } from '../support/sdk-harness.ts'
 
 const run = promisify(execFile)
 const ROOT = path.resolve(import.meta.dirname, '../..')
@@ -38,33 +37,8 @@ const py = (args: string[], env: Record<string, string> = {}) =>
 
 describe('the Python SDK', () => {
   it('passes its live tests against this platform, none skipped', async () => {
-    const { platform, receiver, scratch } = harness
-    const client = await platform.newTenant([...APPOINTMENT_SCOPES, 'webhooks'])
-    const token = await platform.token(client)
-    const endpoint = async (scheme: 'v1' | 'v2') => {
-      const response = await platform.http.post('/v1/webhook-endpoints', {
-        token,
-        body: { url: receiver.url(`/python-${scheme}`), events: ['booking.created'], signingScheme: scheme },
-      })
-      expect(response.status).toBe(201)
-      return response.body.secret as string
-    }
-    const secrets = { v1: await endpoint('v1'), v2: await endpoint('v2') }
-    await bookAppointment(platform.http, token)
-    const deliveries: Record<string, unknown> = {}
-    for (const scheme of ['v1', 'v2'] as const) {
-      const [delivery] = await receiver.waitFor(`/python-${scheme}`, 1, 60_000)
-      deliveries[scheme] = { body: delivery!.body, headers: delivery!.headers, secret: secrets[scheme] }
-    }
-    const deliveriesFile = path.join(scratch, 'deliveries.json')
-    await writeFile(deliveriesFile, JSON.stringify(deliveries))
-
-    const output = await py(['pytest', '-q', '-rs', 'tests/live'], {
-      THERAPY_API_URL: platform.api.url,
-      THERAPY_CLIENT_ID: client.client_id,
-      THERAPY_CLIENT_SECRET: client.client_secret,
-      THERAPY_DELIVERIES_FILE: deliveriesFile,
-    })
+    const env = await liveTestEnvironment(harness, 'python')
+    const output = await py(['pytest', '-q', '-rs', 'tests/live'], env)
     expect(output).toMatch(/\b7 passed\b/)
     expect(output).not.toMatch(/skipped|failed|error/i)
   })
@@ -75,7 +49,7 @@ describe('the Python SDK', () => {
     expect(await py(['mypy', 'src', 'tests'])).toMatch(/^Success: no issues found/m)
     const wheels = path.join(scratch, 'wheels')
     await py(['build', '--wheel', '--no-isolation', '--outdir', wheels])
-    const listing = await py(['zipfile', '-l', path.join(wheels, 'therapy_care-0.1.0-py3-none-any.whl')])
+    const listing = await py(['zipfile', '-l', path.join(wheels, 'therapy_care-0.2.0-py3-none-any.whl')])
     for (const file of ['therapy_care/models.py', 'therapy_care/py.typed', 'therapy_care/client.py'])
       expect(listing).toContain(file)
   })

@@ -25,7 +25,12 @@ describe('shared webhook test vectors', () => {
       const verified =
         vector.scheme === 'v1'
           ? verifyWebhookV1(vector.body, vector.headers, vector.secrets, options)
-          : verifyWebhookV2(vector.body, vector.headers, vector.secrets, options)
+          : verifyWebhookV2(
+              vector.body,
+              vector.headers,
+              vector.publicKeys ? { secret: vector.secrets, publicKey: vector.publicKeys } : vector.secrets,
+              options
+            )
       if (vector.valid) await expect(verified).resolves.toMatchObject({ type: 'booking.created' })
       else await expect(verified).rejects.toBeInstanceOf(WebhookVerificationError)
     })

@@ -1,3 +1,3 @@
 """The SDK's own version, sent in ``User-Agent`` (pyproject.toml says the same; a test holds them together)."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -15,6 +15,8 @@ from typing import Any
 
 import httpx
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from therapy_care import (
     ApiError,
@@ -139,9 +141,14 @@ def test_the_async_client_does_the_same() -> None:
     assert asyncio.run(run()).startswith("chd_")
 
 
-def test_real_deliveries_verify_under_v1_and_v2_and_not_with_another_secret() -> None:
+def test_real_deliveries_verify_under_v1_v2_and_ed25519_and_not_with_another_key() -> None:
     deliveries: dict[str, Any] = json.loads(Path(os.environ["THERAPY_DELIVERIES_FILE"]).read_text())
-    v1, v2 = deliveries["v1"], deliveries["v2"]
+    v1, v2, v2a = deliveries["v1"], deliveries["v2"], deliveries["v2a"]
+    # The asymmetric endpoint's delivery, verified with its public key alone.
+    assert verify_webhook_v2(v2a["body"], v2a["headers"], [], public_keys=[v2a["publicKey"]])["type"] == "booking.created"
+    other = Ed25519PrivateKey.generate().public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    with pytest.raises(WebhookVerificationError):
+        verify_webhook_v2(v2a["body"], v2a["headers"], [], public_keys=["whpk_" + base64.b64encode(other).decode()])
     assert verify_webhook_v1(v1["body"], v1["headers"], v1["secret"])["type"] == "booking.created"
     assert verify_webhook_v2(v2["body"], v2["headers"], v2["secret"])["type"] == "booking.created"
     with pytest.raises(WebhookVerificationError):

@@ -49,6 +49,8 @@ class WebhooksTest {
     vector.get("headers").fields().forEachRemaining(h -> headers.put(h.getKey(), List.of(h.getValue().asText())));
     List<String> secrets = new ArrayList<>();
     vector.get("secrets").forEach(s -> secrets.add(s.asText()));
+    // Asymmetric endpoints' cases: the whpk_ public keys verify the v1a (Ed25519) signatures.
+    vector.path("publicKeys").forEach(k -> secrets.add(k.asText()));
     Duration tolerance = Duration.ofSeconds(vector.get("toleranceSeconds").asLong());
     Instant now = Instant.ofEpochSecond(vector.get("now").asLong());
     boolean v1 = vector.get("scheme").asText().equals("v1");
