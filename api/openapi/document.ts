@@ -8,6 +8,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { AppEnv } from '../app-env.ts'
 import { API_VERSION } from '../version.ts'
 import { eventWebhooksSection } from '../routes/events/event-webhooks.openapi.ts'
+import { addOperationIds } from './operation-ids.ts'
 import { addResourceLinks } from './links.ts'
 import { fixNullableRefs } from './nullable-refs.ts'
 import { middlewareStatuses } from './response-conformance.ts'
@@ -161,6 +162,7 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>, serverUrl: string
       responses['431'] ??= HEAD_TOO_LARGE
     }
   }
-  // Links from each create and list to the operations on the ids it returns (links.ts), read from the patterns.
-  return addResourceLinks(fixNullableRefs(document))
+  // Links from each create and list to the operations on the ids it returns (links.ts), read from the patterns; an
+  // operationId on every operation, from its method and path (operation-ids.ts).
+  return addOperationIds(addResourceLinks(fixNullableRefs(document)))
 }

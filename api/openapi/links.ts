@@ -25,7 +25,7 @@ type Response = { content?: Record<string, { schema?: Schema }>; links?: Record<
 type Operation = { parameters?: Parameter[]; responses?: Record<string, Response> }
 type Document = { paths?: Record<string, Record<string, unknown>>; components?: { schemas?: Record<string, unknown> } }
 
-/** A link object: the target by reference (no operation has an operationId) and where each path parameter comes from. */
+/** A link object: the target by reference (a JSON pointer, valid whatever the operationIds) and where each path parameter comes from. */
 export interface Link {
   operationRef: string
   parameters: Record<string, string>
