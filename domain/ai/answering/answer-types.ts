@@ -54,7 +54,7 @@ export interface AnswerContext {
 
 /** Turns a question and retrieved passages into a cited answer. */
 export interface Answerer {
-  /** Names the answering model, e.g. `extractive-v1` or `openai:gpt-4o-mini`. */
+  /** Names the answering model, e.g. `extractive-v2` or `openai:gpt-4o-mini`. */
   readonly id: string
   /** Answers in process: no provider is called, so a unit of work need not release its transaction around it. */
   readonly inProcess?: boolean
