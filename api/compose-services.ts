@@ -114,6 +114,7 @@ export function composeServices(infra: ServiceInfrastructure): AppServices {
     temporal,
     logger,
     dayMs: config.CARE_WORKFLOW_DAY_MS,
+    workflowStart: config.BOOKING_WORKFLOW_START,
   })
   // One set of reminders for every route that creates or recalls an assessment, so all are reminded alike.
   const reminders = createAssessmentReminders({

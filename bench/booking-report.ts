@@ -47,6 +47,8 @@ export interface BookingResults {
   idle?: WindowFigures
   /** p95 bound of a sustainable step (ms). */
   sustainableP95Ms: number
+  /** BOOKING_WORKFLOW_START of the run (absent in figures from before deferred starts: immediate). */
+  workflowStart?: 'deferred' | 'immediate'
 }
 
 const ROLES: Array<[CpuRole, string]> = [
@@ -92,7 +94,8 @@ function runRow(run: BookingRun, databaseInApiProcess: boolean, floor?: BookingR
     .join(', ')
   const ratio = floor ? `${(run.p50 / floor.p50).toFixed(2)}× / ${(run.p95 / floor.p95).toFixed(2)}×` : '—'
   const settle = run.settle
-    ? `${ms(run.settle.p50)} / ${ms(run.settle.p95)} (${run.settle.settled} of ${run.settle.started})`
+    ? `${ms(run.settle.p50)} / ${ms(run.settle.p95)} (${run.settle.settled} of ${run.settle.started}` +
+      `${run.settle.deferred ? `; ${run.settle.deferred} deferred` : ''})`
     : '—'
   const sustained =
     run.sustained === undefined ? '' : run.sustained ? 'yes' : `no: ${(run.notSustainedBecause ?? []).join('; ')}`
@@ -115,7 +118,16 @@ export function renderBookingReport(r: BookingResults): string {
       'with its own child, slots an hour apart from 3 days ahead. The **floor** is one INSERT of an appointment-like row ' +
       'plus one start of a trivial workflow (on a task queue no worker polls) on the same database, pool and Temporal ' +
       'server, served over HTTP by the same process and driven by the same client (bench/booking-floor.ts). ' +
-      `Command: \`npm run bench:booking\`${pglite ? '' : ' with `BENCH_DATABASE_URL`'}.`
+      `Command: \`npm run bench:booking\`${pglite ? '' : ' with `BENCH_DATABASE_URL`'}` +
+      `${r.workflowStart === 'immediate' ? ' and `BENCH_BOOKING_WORKFLOW_START=immediate`' : ''}.`,
+    '',
+    r.workflowStart === 'immediate'
+      ? "Booking workflows start **immediately** (`BOOKING_WORKFLOW_START=immediate`): each booking's first workflow " +
+          'task (a local activity reading the appointment, then the reminder timer) runs during the run.'
+      : "Booking workflows start **deferred** (`BOOKING_WORKFLOW_START=deferred`, the default): each booking's start is " +
+          'recorded in Temporal at booking with a start delay ending 10 minutes before its first reminder (2 days before ' +
+          'the appointment here), so its first task (the local activity and the timer) runs then, outside the run; ' +
+          'settle is the start itself.'
   )
   const rows: string[] = []
   if (r.fixed) {

@@ -2,7 +2,9 @@
  * @module How long the worker took to settle each booking workflow started in an interval: from its start (the API's
  * `WorkflowExecutionStarted`) to the first moment it waits on its own timer (`TimerStarted`, recorded when the
  * workflow task that armed it completed), or to its end. That is the first tasks and activities of a booking; a worker
- * that falls behind shows here even though the API's answers do not wait for it.
+ * that falls behind shows here even though the API's answers do not wait for it. A workflow started with a start delay
+ * (BOOKING_WORKFLOW_START=deferred, a booking days ahead) is settled at its start: it is durable and waits on that
+ * delay, and its first task runs shortly before its first reminder, outside the run.
  */
 import type { Client } from '@temporalio/client'
 import proto from '@temporalio/proto'
@@ -20,6 +22,8 @@ export interface SettleFigures {
   started: number
   /** Of those, settled (waiting on a timer, or ended) by `by`. */
   settled: number
+  /** Of those, started with a start delay (settled at their start). */
+  deferred: number
   /** ms from start to settled, over the settled ones. */
   p50: number
   p95: number
@@ -43,6 +47,7 @@ export async function settleFigures(
     `StartTime >= "${iso(options.from)}" AND StartTime <= "${iso(options.to)}"`
   const lags: number[] = []
   let started = 0
+  let deferred = 0
   for await (const info of client.workflow.list({ query })) {
     started++
     const history = await client.workflow.getHandle(info.workflowId, info.runId).fetchHistory()
@@ -50,7 +55,10 @@ export async function settleFigures(
     for (const event of history.events ?? []) {
       const type = event.eventType ?? 0
       if (type === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED) start = msOf(event.eventTime)
+      const backoff = event.workflowExecutionStartedEventAttributes?.firstWorkflowTaskBackoff
+      if (backoff && msOf(backoff) > 0) deferred++
       const settledAt =
+        Boolean(backoff && msOf(backoff) > 0) ||
         type === EventType.EVENT_TYPE_TIMER_STARTED ||
         type === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED ||
         type === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED
@@ -64,6 +72,7 @@ export async function settleFigures(
   return {
     started,
     settled: lags.length,
+    deferred,
     p50: percentile(lags, 50),
     p95: percentile(lags, 95),
     max: lags.at(-1) ?? NaN,

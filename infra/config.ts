@@ -99,6 +99,12 @@ const ConfigSchema = z
       .int()
       .nonnegative()
       .default(30 * 60_000),
+    /**
+     * `deferred`: a booking's workflow is started at booking with a start delay that ends 10 minutes before its first
+     * reminder, so the booking's hot path pays for the start only (docs/workflows.md); `immediate`: its first task runs
+     * at booking, as before.
+     */
+    BOOKING_WORKFLOW_START: z.enum(['deferred', 'immediate']).default('deferred'),
     /** Days between two periodic progress summaries of a child (the child progress follow-up workflow). */
     CHILD_PROGRESS_INTERVAL_DAYS: z.coerce.number().int().min(1).max(366).default(30),
     /**

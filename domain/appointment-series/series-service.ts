@@ -56,7 +56,7 @@ const OCCURRENCES = {
 
 /** Creates the series service over the appointment service's booking primitives. */
 export function createSeriesService({ appointments }: { appointments: AppointmentService }) {
-  const { outbox, clock, cancelLocked } = appointments.internals
+  const { outbox, workflowStartAt, clock, cancelLocked } = appointments.internals
 
   async function load({ tx, tenantId }: UnitOfWork, id: string) {
     const series = await tx.appointmentSeries.findFirst({
@@ -131,7 +131,7 @@ export function createSeriesService({ appointments }: { appointments: Appointmen
         try {
           await insertAppointment(
             uow,
-            { outbox },
+            { outbox, workflowStartAt },
             parties,
             {
               type: input.type,

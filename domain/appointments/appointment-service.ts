@@ -18,7 +18,7 @@ import { insertAppointment, lockBookingParties, slotProblem } from './book-appoi
 import { createBookingNotifier } from './booking-workflow-notifier.ts'
 import { createBookingWorkflowCalls } from './booking-workflow-calls.ts'
 import { listAppointments } from './list-appointments.ts'
-import { minuteMsOf } from './reminder-schedule.ts'
+import { bookingWorkflowStartAt, minuteMsOf } from './reminder-schedule.ts'
 
 export interface CreateAppointmentInput {
   childId: string
@@ -41,6 +41,11 @@ export interface AppointmentServiceDeps {
   logger: Logger
   /** Length of a policy day (CARE_WORKFLOW_DAY_MS), as the booking workflow counts reminder offsets. */
   dayMs?: number
+  /**
+   * BOOKING_WORKFLOW_START: `deferred` (the default) starts a booking's workflow with a start delay that ends shortly
+   * before its first reminder; `immediate` runs its first task at booking.
+   */
+  workflowStart?: 'deferred' | 'immediate'
 }
 
 /** Creates the appointment service. */
@@ -50,10 +55,16 @@ export function createAppointmentService({
   temporal,
   logger,
   dayMs = 86_400_000,
+  workflowStart = 'deferred',
 }: AppointmentServiceDeps) {
   const notifier = createBookingNotifier({ temporal, logger })
   const workflow = createBookingWorkflowCalls({ temporal, logger })
   const transitions = createAppointmentTransitions({ clock, notifier, workflow, outbox })
+  const minuteMs = minuteMsOf(dayMs)
+  const workflowStartAt = (startsAt: Date, offsetsMinutes: number[]) =>
+    workflowStart === 'immediate'
+      ? null
+      : bookingWorkflowStartAt({ startsAt: startsAt.toISOString(), offsetsMinutes, minuteMs, now: clock().getTime() })
 
   /**
    * Books an appointment: `CONFIRMED` at once when the slot is bookable, its booking workflow queued and its
@@ -77,7 +88,7 @@ export function createAppointmentService({
     const parties = await lockBookingParties(uow, input)
     const problem = await slotProblem(uow, { providerId: parties.provider.id, interval, now })
     if (problem) throw problem
-    return insertAppointment(uow, { outbox }, parties, {
+    return insertAppointment(uow, { outbox, workflowStartAt }, parties, {
       type: input.type,
       service: input.service,
       interval,
@@ -85,7 +96,6 @@ export function createAppointmentService({
     })
   }
 
-  const minuteMs = minuteMsOf(dayMs)
   /** Every answer carries its next reminder at once, by the workflow's rule, rather than once the workflow has run. */
   const reminded = <T extends AppointmentRow>(a: T) => ({ ...a, nextReminderAt: nextReminderOf(a, clock(), minuteMs) })
   type Args<F> = F extends (...args: infer A) => unknown ? A : never
@@ -126,7 +136,7 @@ export function createAppointmentService({
       if (session) workflow.noteSigned(uow, session.appointmentId)
     },
     /** For the series service: the same booking primitives, the same outbox and notifier. */
-    internals: { outbox, clock, notifier, cancelLocked: transitions.cancelLocked },
+    internals: { outbox, workflowStartAt, clock, notifier, cancelLocked: transitions.cancelLocked },
   }
 }
 

@@ -118,6 +118,11 @@ export async function slotProblem(
 
 export interface InsertDeps {
   outbox: WorkflowOutbox
+  /**
+   * When the booking workflow's first task should run, for an appointment starting at `startsAt` under these reminder
+   * offsets (epoch ms; null: at once). The appointment service's rule: reminder-schedule.ts `bookingWorkflowStartAt`.
+   */
+  workflowStartAt: (startsAt: Date, reminderOffsetsMinutes: number[]) => number | null
 }
 
 export interface InsertOptions {
@@ -134,7 +139,7 @@ export interface InsertOptions {
  */
 export async function insertAppointment(
   uow: UnitOfWork,
-  { outbox }: InsertDeps,
+  { outbox, workflowStartAt }: InsertDeps,
   parties: BookingParties,
   input: NewAppointment,
   { savepoint = false, prices = new Map() }: InsertOptions = {}
@@ -194,6 +199,7 @@ export async function insertAppointment(
       ProviderId: appointment.providerId,
       LocationId: appointment.locationId,
     },
+    startAt: workflowStartAt(appointment.startsAt, parties.location.reminderOffsetsMinutes),
   })
   const priceKey = `${appointment.locationId}/${service}/${appointment.type}`
   const price =

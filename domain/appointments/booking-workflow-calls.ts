@@ -10,7 +10,15 @@
  * outbox, e.g. Temporal was down when the appointment was booked) is not an error: the change is written alone and
  * the answer says `workflow: null`; the workflow reads the appointment when it starts.
  */
-import { QueryNotRegisteredError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client'
+import {
+  isGrpcServiceError,
+  QueryNotRegisteredError,
+  ServiceError,
+  WorkflowNotFoundError,
+  type Client,
+  type WorkflowHandle,
+} from '@temporalio/client'
+import { status } from '@grpc/grpc-js'
 import type { Logger } from '../../infra/logger.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import {
@@ -39,8 +47,13 @@ export interface BookingWorkflowCallsDeps {
 /** What GET /v1/appointments/{id}/workflow shows. */
 export interface AppointmentWorkflowView {
   workflowId: string
-  /** NOT_STARTED: its start still waits in the outbox; LEGACY: a run of the code before the lifecycle (no view). */
-  execution: 'NOT_STARTED' | 'RUNNING' | 'CLOSED' | 'LEGACY'
+  /**
+   * NOT_STARTED: its start still waits in the outbox; SCHEDULED: started with a start delay, its first task not run
+   * yet (until `runsFrom`); LEGACY: a run of the code before the lifecycle (no view).
+   */
+  execution: 'NOT_STARTED' | 'SCHEDULED' | 'RUNNING' | 'CLOSED' | 'LEGACY'
+  /** When a SCHEDULED workflow's first task runs (ISO 8601), unless an update runs it earlier; null otherwise. */
+  runsFrom: string | null
   lifecycle: BookingWorkflowView | null
   followUp: (FollowUpView & { workflowId: string }) | null
 }
@@ -54,6 +67,13 @@ async function orNull<T>(call: () => Promise<T>): Promise<T | null> {
     throw error
   }
 }
+
+/**
+ * A query's failure because the workflow is still in its start delay: it has never run, so it cannot answer, and
+ * Temporal says FAILED_PRECONDITION ("Workflow task is not scheduled yet").
+ */
+const stillDelayed = (error: unknown) =>
+  error instanceof ServiceError && isGrpcServiceError(error.cause) && error.cause.code === status.FAILED_PRECONDITION
 
 /** Creates the calls over a Temporal client. */
 export function createBookingWorkflowCalls({ temporal, logger }: BookingWorkflowCallsDeps) {
@@ -86,10 +106,25 @@ export function createBookingWorkflowCalls({ temporal, logger }: BookingWorkflow
     async view(appointmentId: string, completed: boolean): Promise<AppointmentWorkflowView> {
       const handle = booking(appointmentId)
       const description = await callWorkflow(temporal, 'booking workflow', () => orNull(() => handle.describe()))
-      const base = { workflowId: handle.workflowId, followUp: completed ? await followUpView(appointmentId) : null }
+      const base = {
+        workflowId: handle.workflowId,
+        runsFrom: null,
+        followUp: completed ? await followUpView(appointmentId) : null,
+      }
       if (!description) return { ...base, execution: 'NOT_STARTED', lifecycle: null }
+      const delayedTo = description.executionTime
+      const mayBeDelayed = description.status.name === 'RUNNING' && delayedTo && delayedTo.getTime() > Date.now()
       try {
-        const lifecycle = await callWorkflow(temporal, 'booking workflow', () => handle.query(bookingViewQuery))
+        const lifecycle = await callWorkflow(temporal, 'booking workflow', async () => {
+          try {
+            return await handle.query(bookingViewQuery)
+          } catch (error) {
+            if (mayBeDelayed && stillDelayed(error)) return null
+            throw error
+          }
+        })
+        if (!lifecycle)
+          return { ...base, execution: 'SCHEDULED', runsFrom: delayedTo?.toISOString() ?? null, lifecycle: null }
         return { ...base, execution: description.status.name === 'RUNNING' ? 'RUNNING' : 'CLOSED', lifecycle }
       } catch (error) {
         if (error instanceof QueryNotRegisteredError) return { ...base, execution: 'LEGACY', lifecycle: null }

@@ -71,6 +71,23 @@ export function pendingReminders({
  */
 export const nextReminderAt = (input: ReminderScheduleInput): number | null => pendingReminders(input)[0]?.at ?? null
 
+/** How long before its first reminder a deferred booking workflow starts (real time: the worker's slack). */
+export const BOOKING_START_LEAD_MS = 10 * 60_000
+
+/**
+ * When a booking's workflow should start running, or null for at once. Until its first reminder is due the workflow
+ * has nothing to do but wait, so its start is recorded at booking (durable, visible in the Temporal UI) with a start
+ * delay that ends {@link BOOKING_START_LEAD_MS} before that reminder (or before the start when no reminder is left).
+ * A booking whose first step is nearer than twice the lead starts at once: the delay would save nothing worth its
+ * risk. Updates (reschedule, cancel, complete, no-show) start a delayed workflow at once (Temporal runs its first
+ * task for them), so nothing the API asks of the workflow waits for the delay (docs/workflows.md).
+ */
+export function bookingWorkflowStartAt(input: Omit<ReminderScheduleInput, 'sent'>): number | null {
+  const firstStep = nextReminderAt({ ...input, sent: [] }) ?? Date.parse(input.startsAt)
+  const at = firstStep - BOOKING_START_LEAD_MS
+  return at - input.now >= BOOKING_START_LEAD_MS ? at : null
+}
+
 /** Policy days after the last nudge the follow-up still waits for a signature before it ends. */
 export const WAIT_AFTER_LAST_NUDGE_DAYS = 7
 

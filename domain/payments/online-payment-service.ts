@@ -18,7 +18,7 @@ import { dependencyUnavailable } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { applyOrderMoney, lockOrder } from '../orders/order-service.ts'
 import type { OnlinePaymentProcessor } from './payment-processor.ts'
-import { getPayment, lockOrderForPayment, type PaymentWithRefunds } from './payment-service.ts'
+import { getPayment, lockOrderForPayment, paymentOfOrder, type PaymentWithRefunds } from './payment-service.ts'
 
 export interface OnlinePaymentInput {
   orderId: string
@@ -65,11 +65,7 @@ export async function startOnlinePayment(
       data: {
         id,
         tenantId,
-        orderId: order.id,
-        locationId: order.locationId,
-        clientId: order.clientId,
-        amount: input.amount,
-        currency: input.currency,
+        ...paymentOfOrder(order, input),
         status: 'PENDING',
         method: 'CARD_ONLINE',
         processor: processor.name,

@@ -48,6 +48,18 @@ async function pendingOnlineAmount({ tx, tenantId }: UnitOfWork, orderId: string
   return pending._sum.amount ?? 0
 }
 
+/** A new payment row's ids and money, from the order it pays (locked by {@link lockOrderForPayment}) and the request. */
+export const paymentOfOrder = (
+  order: Pick<OrderWithLines, 'id' | 'locationId' | 'clientId'>,
+  input: { amount: number; currency: string }
+) => ({
+  orderId: order.id,
+  locationId: order.locationId,
+  clientId: order.clientId,
+  amount: input.amount,
+  currency: input.currency,
+})
+
 /**
  * Checks a payment of `amount` in `currency` against its order and locks the order until the unit commits, so
  * concurrent payments and refunds queue and each sees the balance the previous one left. The balance a payment may
@@ -123,11 +135,7 @@ export async function recordPayment(
     data: {
       id,
       tenantId,
-      orderId: order.id,
-      locationId: order.locationId,
-      clientId: order.clientId,
-      amount: input.amount,
-      currency: input.currency,
+      ...paymentOfOrder(order, input),
       status: outcome.status,
       method: input.method,
       processor: processor.name,

@@ -31,6 +31,11 @@ export interface WorkflowStartRequest {
    * workflow is reused, a closed one gets a new run. Without it a second start for the same id is an error.
    */
   restart?: boolean
+  /**
+   * When the workflow's first task should run (epoch ms): the start is still made at once, durable and visible, with
+   * Temporal's start delay up to then. An update or a signal-with-start runs it earlier. Unset: at once.
+   */
+  startAt?: number | null
 }
 
 export interface WorkflowOutboxDeps {
@@ -56,7 +61,15 @@ export interface WorkflowOutbox {
 /** What starting a recorded row needs of it. */
 type PendingStart = Pick<
   Awaited<ReturnType<Db['workflowOutbox']['findMany']>>[number],
-  'id' | 'workflowType' | 'workflowId' | 'taskQueue' | 'args' | 'searchAttributes' | 'staticSummary' | 'staticDetails'
+  | 'id'
+  | 'workflowType'
+  | 'workflowId'
+  | 'taskQueue'
+  | 'args'
+  | 'searchAttributes'
+  | 'staticSummary'
+  | 'staticDetails'
+  | 'startAt'
 >
 
 function toSearchAttributes(values: SearchAttributeValues): TypedSearchAttributes {
@@ -90,6 +103,7 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
       searchAttributes: request.searchAttributes,
       staticSummary: request.summary ?? null,
       staticDetails: request.details ?? null,
+      startAt: request.startAt ? new Date(request.startAt) : null,
     }
     const { id } = request.restart
       ? await uow.tx.workflowOutbox.upsert({
@@ -111,6 +125,8 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
   }
 
   async function startOne(row: PendingStart): Promise<void> {
+    // Measured from the dispatch, so a start the sweep makes late still runs at the recorded time.
+    const delayMs = row.startAt ? row.startAt.getTime() - Date.now() : 0
     try {
       // A deadline per call: an unreachable server must fail the attempt, not stall the sweep behind it.
       await temporal.withDeadline(Date.now() + startDeadlineMs, () =>
@@ -121,6 +137,7 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
           typedSearchAttributes: toSearchAttributes(row.searchAttributes as SearchAttributeValues),
           ...(row.staticSummary ? { staticSummary: row.staticSummary } : {}),
           ...(row.staticDetails ? { staticDetails: row.staticDetails } : {}),
+          ...(delayMs > 1000 ? { startDelay: delayMs } : {}),
           workflowIdConflictPolicy: 'USE_EXISTING',
         })
       )

@@ -5289,10 +5289,16 @@ export interface components {
             /** @description The booking workflow (Temporal UI: search by this id) */
             workflowId: string;
             /**
-             * @description NOT_STARTED: its start waits in the outbox; LEGACY: a run started before the lifecycle (no reminders)
+             * @description NOT_STARTED: its start waits in the outbox; SCHEDULED: started, its first step waits until `runsFrom` (10 minutes before the first reminder: until then the workflow has nothing to do; a reschedule, cancel, complete or no-show runs it at once), so `lifecycle` is null and the appointment’s `nextReminderAt` says when the first reminder is due; LEGACY: a run started before the lifecycle (no reminders)
              * @enum {string}
              */
-            execution: "NOT_STARTED" | "RUNNING" | "CLOSED" | "LEGACY";
+            execution: "NOT_STARTED" | "SCHEDULED" | "RUNNING" | "CLOSED" | "LEGACY";
+            /**
+             * Format: date-time
+             * @description When a SCHEDULED workflow runs its first step; null in every other execution state
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            runsFrom: string | null;
             lifecycle: components["schemas"]["BookingWorkflowAnswer"] | null;
             /** @description The appointment follow-up (after completion): note deadline, nudges, family follow-up */
             followUp: {

@@ -28,7 +28,13 @@ let centre: Centre
 
 beforeAll(async () => {
   platform = await startPlatform({
-    overrides: { CARE_WORKFLOW_DAY_MS: String(DAY_MS), CARE_WORKFLOW_NO_SHOW_GRACE_MS: String(GRACE_MS) },
+    overrides: {
+      CARE_WORKFLOW_DAY_MS: String(DAY_MS),
+      CARE_WORKFLOW_NO_SHOW_GRACE_MS: String(GRACE_MS),
+      // The shortened day puts the reminders seconds before starts that are still an hour ahead in real time, which a
+      // deferred start would wait for; this file tests the lifecycle's steps (deferral: booking-deferred-start).
+      BOOKING_WORKFLOW_START: 'immediate',
+    },
   })
   centre = await newCentre(platform, APPOINTMENT_SCOPES)
   await patchLocations(centre, { reminderOffsetsMinutes: OFFSETS })

@@ -15,7 +15,10 @@ let token: string
 beforeAll(async () => {
   // The API reaches Temporal only through the proxy; the worker and the test's own client connect directly.
   proxy = await startTcpProxy(inject('temporalAddress'))
-  platform = await startPlatform({ overrides: { TEMPORAL_ADDRESS: proxy.address } })
+  platform = await startPlatform({
+    // A booking's workflow runs at once (not deferred to its first reminder), so there is a workflow to crash under.
+    overrides: { TEMPORAL_ADDRESS: proxy.address, BOOKING_WORKFLOW_START: 'immediate' },
+  })
   const client = await platform.newTenant(['children', 'providers', 'bookings'])
   token = await platform.token(client)
 })

@@ -76,6 +76,8 @@ beforeAll(async () => {
     overrides: {
       TEMPORAL_CODEC_KEYS: `k2:${randomBytes(32).toString('base64')},k1:${randomBytes(32).toString('base64')}`,
       CODEC_OPERATOR_TOKEN: OPERATOR_TOKEN,
+      // A booking's workflow runs at once, so its history holds activity payloads to check.
+      BOOKING_WORKFLOW_START: 'immediate',
     },
   })
   plainConnection = await Connection.connect({ address: inject('temporalAddress') })

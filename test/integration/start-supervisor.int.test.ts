@@ -61,6 +61,8 @@ beforeAll(async () => {
     WORKFLOW_BUNDLE_PATH: inject('workflowBundlePath'),
     WEBHOOK_PUMP_PARTITIONS: '1',
     RESPONSE_VALIDATION: 'enforce',
+    // A booking's first workflow task at once, so a booking needs the worker now: what this file proves comes back.
+    BOOKING_WORKFLOW_START: 'immediate',
   })
   const ready = await start.waitFor(/server ready at (\S+?),/, { timeoutMs: 150_000 })
   await start.waitFor(/"msg":"API listening"/, { timeoutMs: 120_000 })

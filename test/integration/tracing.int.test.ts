@@ -23,7 +23,8 @@ let running: Promise<void>
 
 beforeAll(async () => {
   tracing = installTracing('therapy-care-api', {}, exporter)
-  platform = await startPlatform({ withWorker: false })
+  // A booking's workflow runs at once, so its first task and activity are in the booking's trace.
+  platform = await startPlatform({ withWorker: false, overrides: { BOOKING_WORKFLOW_START: 'immediate' } })
   connection = await NativeConnection.connect({ address: inject('temporalAddress') })
   workerDb = createDb(platform.config.DATABASE_URL, 4)
   worker = await createWorker({

@@ -200,9 +200,15 @@ export const AppointmentWorkflow = z
       description: "The appointment's status in the database (the source of truth)",
     }),
     workflowId: z.string().openapi({ description: 'The booking workflow (Temporal UI: search by this id)' }),
-    execution: z.enum(['NOT_STARTED', 'RUNNING', 'CLOSED', 'LEGACY']).openapi({
+    execution: z.enum(['NOT_STARTED', 'SCHEDULED', 'RUNNING', 'CLOSED', 'LEGACY']).openapi({
       description:
-        'NOT_STARTED: its start waits in the outbox; LEGACY: a run started before the lifecycle (no reminders)',
+        'NOT_STARTED: its start waits in the outbox; SCHEDULED: started, its first step waits until `runsFrom` ' +
+        '(10 minutes before the first reminder: until then the workflow has nothing to do; a reschedule, cancel, ' +
+        'complete or no-show runs it at once), so `lifecycle` is null and the appointment’s `nextReminderAt` says ' +
+        'when the first reminder is due; LEGACY: a run started before the lifecycle (no reminders)',
+    }),
+    runsFrom: UtcDateTime.nullable().openapi({
+      description: 'When a SCHEDULED workflow runs its first step; null in every other execution state',
     }),
     lifecycle: orNull(BookingWorkflowAnswer),
     followUp: z

@@ -1975,9 +1975,16 @@ class AppointmentWorkflow(BaseModel):
         str, Field(description='The booking workflow (Temporal UI: search by this id)')
     ]
     execution: Annotated[
-        Literal['NOT_STARTED', 'RUNNING', 'CLOSED', 'LEGACY'],
+        Literal['NOT_STARTED', 'SCHEDULED', 'RUNNING', 'CLOSED', 'LEGACY'],
         Field(
-            description='NOT_STARTED: its start waits in the outbox; LEGACY: a run started before the lifecycle (no reminders)'
+            description='NOT_STARTED: its start waits in the outbox; SCHEDULED: started, its first step waits until `runsFrom` (10 minutes before the first reminder: until then the workflow has nothing to do; a reschedule, cancel, complete or no-show runs it at once), so `lifecycle` is null and the appointment’s `nextReminderAt` says when the first reminder is due; LEGACY: a run started before the lifecycle (no reminders)'
+        ),
+    ]
+    runsFrom: Annotated[
+        AwareDatetime | None,
+        Field(
+            description='When a SCHEDULED workflow runs its first step; null in every other execution state',
+            examples=['2026-11-21T18:00:00.000Z'],
         ),
     ]
     lifecycle: BookingWorkflowAnswer | None

@@ -1,0 +1,102 @@
+/**
+ * Deferred booking workflow starts (BOOKING_WORKFLOW_START=deferred, the default; issue 22) on the real Temporal dev
+ * server, the real worker and database, through the appointments API: a booking's workflow is started at booking with
+ * a start delay that ends 10 minutes before its first reminder, so nothing of it runs on the booking's hot path; the
+ * view says SCHEDULED until then; a reschedule or a cancel runs it at once (Temporal runs the first task for the
+ * update), after which it agrees with the API's `nextReminderAt`, and a cancelled one closes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import proto from '@temporalio/proto'
+import { bookingScenario } from '../support/booking-scenario.ts'
+import { newCentre, patchLocations, type Centre } from '../support/centre.ts'
+import { APPOINTMENT_SCOPES } from '../support/fixtures.ts'
+import { eventually, startPlatform, type Platform } from '../support/platform.ts'
+
+const MINUTE_MS = 60_000
+const HOUR_MS = 60 * MINUTE_MS
+const OFFSETS = [2880, 120]
+const EventType = proto.temporal.api.enums.v1.EventType
+
+let platform: Platform
+let centre: Centre
+
+beforeAll(async () => {
+  platform = await startPlatform()
+  centre = await newCentre(platform, APPOINTMENT_SCOPES)
+  await patchLocations(centre, { reminderOffsetsMinutes: OFFSETS })
+}, 180_000)
+
+afterAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
+  await platform?.stop()
+})
+
+const { bookBetween, view, handleOf, running } = bookingScenario(() => centre)
+
+/** A one-hour appointment starting `aheadMs` from now, on a whole minute. */
+const bookIn = (aheadMs: number) => {
+  const startsAt = Math.ceil((Date.now() + aheadMs) / MINUTE_MS) * MINUTE_MS
+  return bookBetween(startsAt, startsAt + HOUR_MS)
+}
+
+const appointment = async (id: string) =>
+  (await platform.http.get(`/v1/appointments/${id}`, { token: centre.token })).body
+
+describe('deferred booking workflow starts', () => {
+  it('records the start at booking and runs nothing until 10 minutes before the first reminder', async () => {
+    const { id } = await bookIn(72 * HOUR_MS)
+    const firstReminder = Date.parse((await appointment(id)).nextReminderAt)
+    const current = await view(id)
+    expect(current).toMatchObject({ execution: 'SCHEDULED', lifecycle: null })
+    // The delay is counted from the start request, so the server's start time adds a few ms.
+    expect(Math.abs(Date.parse(current.runsFrom) - (firstReminder - 10 * MINUTE_MS))).toBeLessThan(1000)
+
+    // Durable and visible in Temporal at once, with its search attributes; no workflow task has run.
+    const description = await handleOf(id).describe()
+    expect(description.status.name).toBe('RUNNING')
+    expect(description.executionTime?.toISOString()).toBe(current.runsFrom)
+    expect(description.searchAttributes.AppointmentId).toEqual([id])
+    const events = (await handleOf(id).fetchHistory()).events ?? []
+    expect(events.map((e) => e.eventType)).toEqual([EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED])
+    expect(events[0]?.workflowExecutionStartedEventAttributes?.firstWorkflowTaskBackoff?.seconds).toBeTruthy()
+  })
+
+  it('starts at once a booking whose first step is less than 20 minutes away', async () => {
+    const { id } = await bookIn(15 * MINUTE_MS)
+    // No reminder is left that close to the start; the workflow runs now and knows the no-show deadline.
+    expect((await running(id)).lifecycle).toMatchObject({ state: 'CONFIRMED', nextReminderAt: null })
+  })
+
+  it('runs a deferred workflow at once for a reschedule, which then agrees with the API', async () => {
+    const { id } = await bookIn(72 * HOUR_MS)
+    expect((await view(id)).execution).toBe('SCHEDULED')
+    const newStart = Math.ceil((Date.now() + 3 * HOUR_MS) / MINUTE_MS) * MINUTE_MS
+    const moved = await platform.http.post(`/v1/appointments/${id}/reschedule`, {
+      token: centre.token,
+      body: { startsAt: new Date(newStart).toISOString() },
+    })
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200)
+    // Accepted by the workflow's first task, before its first read of the appointment.
+    expect(moved.body.workflow).toMatchObject({ state: 'CONFIRMED' })
+    expect(Date.parse(moved.body.nextReminderAt)).toBe(newStart - 120 * MINUTE_MS)
+    // Its first read may see the row before the reschedule commits; the after-commit signal makes it read again.
+    const lifecycle = await eventually(async () => {
+      const current = (await running(id)).lifecycle
+      return current.nextReminderAt === moved.body.nextReminderAt ? current : undefined
+    })
+    expect(Date.parse(lifecycle.noShowAt)).toBeGreaterThan(newStart + HOUR_MS)
+  })
+
+  it('runs a deferred workflow at once for a cancel, and the workflow closes', async () => {
+    const { id } = await bookIn(72 * HOUR_MS)
+    expect((await view(id)).execution).toBe('SCHEDULED')
+    const cancelled = await platform.http.post(`/v1/appointments/${id}/cancel`, {
+      token: centre.token,
+      body: { reason: 'FAMILY_REQUEST' },
+    })
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200)
+    expect(cancelled.body.workflow).toMatchObject({ state: 'CANCELLED' })
+    expect(await handleOf(id).result()).toEqual({ appointmentId: id, state: 'CANCELLED' })
+    await eventually(async () => ((await view(id)).execution === 'CLOSED' ? true : undefined))
+  })
+})
