@@ -8,7 +8,7 @@ import { ApplicationFailure } from '@temporalio/common'
 import type { Db } from '../infra/db.ts'
 import { createLogger, type Logger } from '../infra/logger.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
-import type { BookingState, BookingWorkflowInput } from '../workflows/shared.ts'
+import type { BookingState, BookingWorkflowInput } from '../workflows/booking-contract.ts'
 import { createAppointmentTransitions } from '../domain/appointments/appointment-transitions.ts'
 import {
   loadBookingPlan,

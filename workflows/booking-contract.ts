@@ -1,14 +1,38 @@
 /**
- * @module Message contracts of the booking lifecycle (the booking workflow from `booking-lifecycle-v2` on), shared by
- * the API and the workflow. Reschedule, cancel, complete and no-show are Temporal updates: the workflow accepts or
- * refuses the step against its own state in one synchronous turn (its validator; a refusal is
- * `invalid_state_transition`) and answers with what it set — the next reminder, the no-show deadline — so the API
- * returns the workflow's decision rather than a guess. The handlers run no activity before answering: the API waits
- * for the answer inside its request transaction, and the embedded database serializes transactions.
- * Payloads carry ids and times only.
+ * @module The booking workflow's contract with the API: its id and input, the signals and queries of every run, and
+ * the lifecycle's updates (runs from `booking-lifecycle-v2` on). Reschedule, cancel, complete and no-show are Temporal
+ * updates: the workflow accepts or refuses the step against its own state in one synchronous turn (its validator; a
+ * refusal is `invalid_state_transition`) and answers with what it set — the next reminder, the no-show deadline — so
+ * the API returns the workflow's decision rather than a guess. The handlers run no activity before answering, so an
+ * answer never waits on the database. Payloads carry ids and times only.
  */
-import { defineQuery, defineUpdate } from '@temporalio/workflow'
-import type { BookingState } from './shared.ts'
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow'
+import type { AppointmentStatus } from '../domain/appointments/appointment-status.ts'
+
+/** The workflow id of an appointment's booking workflow: derived from the appointment id, so starts are idempotent. */
+export const bookingWorkflowId = (appointmentId: string) => `booking-${appointmentId}`
+
+export interface BookingWorkflowInput {
+  tenantId: string
+  appointmentId: string
+}
+
+/** The appointment's status as the booking workflow holds it: the appointment's own list, not a copy of it. */
+export type BookingState = AppointmentStatus
+
+export interface BookingStatus {
+  appointmentId: string
+  state: BookingState
+}
+
+export const cancelBookingSignal = defineSignal<[{ reason?: string }]>('cancelBooking')
+export const completeBookingSignal = defineSignal<[]>('completeBooking')
+/**
+ * The appointment changed through the API (rescheduled, cancelled, completed, no-show): the workflow reloads it from
+ * the database, which is the source of truth, so the signal carries no data and a duplicate is harmless.
+ */
+export const bookingChangedSignal = defineSignal<[]>('bookingChanged')
+export const bookingStatusQuery = defineQuery<BookingStatus>('bookingStatus')
 
 /** The `patched()` id of the lifecycle (reminders, updates, no-show); runs started before it replay the old loop. */
 export const BOOKING_LIFECYCLE_PATCH = 'booking-lifecycle-v2'

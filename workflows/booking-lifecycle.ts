@@ -40,27 +40,25 @@ import {
 } from '../domain/appointments/reminder-schedule.ts'
 import type { BookingOutcome } from './booking.ts'
 import {
+  bookingChangedSignal,
+  type BookingState,
+  bookingStatusQuery,
   bookingViewQuery,
+  type BookingWorkflowInput,
+  type BookingWorkflowView,
+  cancelBookingSignal,
   cancelBookingUpdate,
+  completeBookingSignal,
   completeBookingUpdate,
   FIRST_READ_LOCAL_PATCH,
   followsDatabase,
   noShowBookingUpdate,
   OPERATOR_STEP_REFUSED_PATCH,
   rescheduleBookingUpdate,
-  SEARCH_ATTRIBUTES_BEFORE_READ_PATCH,
-  type BookingWorkflowView,
   type RescheduleRequest,
+  SEARCH_ATTRIBUTES_BEFORE_READ_PATCH,
 } from './booking-contract.ts'
 import { searchAttributeKeys } from './search-attributes.ts'
-import {
-  bookingChangedSignal,
-  bookingStatusQuery,
-  cancelBookingSignal,
-  completeBookingSignal,
-  type BookingState,
-  type BookingWorkflowInput,
-} from './shared.ts'
 
 const activities = proxyActivities<ReturnType<typeof createBookingActivities>>(standardActivityOptions('30 seconds'))
 

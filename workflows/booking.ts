@@ -19,21 +19,19 @@ import { nextReconcileAt } from '../domain/appointments/reminder-schedule.ts'
 import { bookingLifecycle } from './booking-lifecycle.ts'
 import {
   BOOKING_LIFECYCLE_PATCH,
+  bookingChangedSignal,
+  type BookingState,
+  bookingStatusQuery,
+  type BookingWorkflowInput,
+  cancelBookingSignal,
   cancelBookingUpdate,
+  completeBookingSignal,
   completeBookingUpdate,
   noShowBookingUpdate,
   OPERATOR_STEP_REFUSED_PATCH,
   rescheduleBookingUpdate,
 } from './booking-contract.ts'
 import { searchAttributeKeys } from './search-attributes.ts'
-import {
-  bookingChangedSignal,
-  bookingStatusQuery,
-  cancelBookingSignal,
-  completeBookingSignal,
-  type BookingState,
-  type BookingWorkflowInput,
-} from './shared.ts'
 
 const activities = proxyActivities<ReturnType<typeof createBookingActivities>>(standardActivityOptions('30 seconds'))
 

@@ -29,14 +29,14 @@ import {
 } from '../../workflows/appointment-follow-up-contract.ts'
 import {
   bookingViewQuery,
+  bookingWorkflowId,
+  type BookingWorkflowView,
   cancelBookingUpdate,
   completeBookingUpdate,
   noShowBookingUpdate,
   rescheduleBookingUpdate,
-  type BookingWorkflowView,
   type RescheduleRequest,
 } from '../../workflows/booking-contract.ts'
-import { bookingWorkflowId } from '../../workflows/shared.ts'
 import { callWorkflow } from '../care-workflows/workflow-calls.ts'
 
 export interface BookingWorkflowCallsDeps {

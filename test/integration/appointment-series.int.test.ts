@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { bookingChangedSignal, bookingWorkflowId } from '../../workflows/shared.ts'
+import { bookingChangedSignal, bookingWorkflowId } from '../../workflows/booking-contract.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 
 let platform: Platform

@@ -10,9 +10,12 @@
  * time-skipping server (booking-lifecycle-timers.int.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { rescheduleBookingUpdate, SEARCH_ATTRIBUTES_BEFORE_READ_PATCH } from '../../workflows/booking-contract.ts'
+import {
+  cancelBookingSignal,
+  rescheduleBookingUpdate,
+  SEARCH_ATTRIBUTES_BEFORE_READ_PATCH,
+} from '../../workflows/booking-contract.ts'
 import { searchAttributeKeys } from '../../workflows/search-attributes.ts'
-import { cancelBookingSignal } from '../../workflows/shared.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
 import { bookingScenario } from '../support/booking-scenario.ts'
 import { newCentre, patchLocations, type Centre } from '../support/centre.ts'
