@@ -18,7 +18,7 @@ import { embeddingText } from '../domain/ai/knowledge/index-document.ts'
 import { detectMediaType, type KnowledgeMediaType } from '../domain/ai/knowledge/media-types.ts'
 import { parseDocument } from '../domain/ai/knowledge/parse-document.ts'
 import { expandQuery, type ExpansionOptions } from '../domain/ai/retrieval/query-expansion.ts'
-import { hybridSearchChunks, vectorWeightFor, weightedQuery } from '../domain/ai/retrieval/hybrid-search.ts'
+import { hybridSearchLoaded } from '../domain/ai/retrieval/hybrid-search.ts'
 import { loadChunks, searchChunks } from '../domain/ai/vector-store/loaded-chunks.ts'
 import type { KnowledgeEmbeddings } from '../domain/ai/vector-store/knowledge-vector-store.ts'
 
@@ -150,10 +150,9 @@ export async function memoryRetriever(
       return { passages: searchChunks(loaded, vector, k).map(([doc, score]) => passageOf(doc.id!, score)) }
     }
     const query = await expandQuery(question, mode.expansion)
-    const passages = hybridSearchChunks(loaded, vector, query, k, {
-      vectorWeight: vectorWeightFor(embeddings.modelId),
-    }).map((hit) => passageOf(hit.document.id!, hit.score, hit.lexicalCoverage))
-    return { passages, context: { query: weightedQuery(loaded.lexical, query) } }
+    const found = hybridSearchLoaded(loaded, vector, query, k, { embeddingModel: embeddings.modelId })
+    const passages = found.hits.map((hit) => passageOf(hit.document.id!, hit.score, hit.lexicalCoverage))
+    return { passages, context: { query: found.query } }
   }
   return retrieve
 }

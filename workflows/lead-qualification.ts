@@ -16,16 +16,7 @@
  * when the API signals that its write committed (`leadChanged`), or a minute later: if the request failed to commit,
  * the workflow takes the database's status back.
  */
-import {
-  ApplicationFailure,
-  allHandlersFinished,
-  condition,
-  log,
-  patched,
-  proxyActivities,
-  setCurrentDetails,
-  setHandler,
-} from '@temporalio/workflow'
+import * as wf from '@temporalio/workflow'
 import type { createLeadQualificationActivities } from '../activities/lead-qualification-activities.ts'
 import { standardActivityOptions } from './activity-options.ts'
 import {
@@ -50,12 +41,12 @@ import {
   type LeadSnapshot,
 } from './lead-qualification-contract.ts'
 
-const activities = proxyActivities<ReturnType<typeof createLeadQualificationActivities>>(
+const activities = wf.proxyActivities<ReturnType<typeof createLeadQualificationActivities>>(
   standardActivityOptions('1 minute')
 )
 
 const refuse = (message: string): never => {
-  throw ApplicationFailure.create({ type: 'invalid_state_transition', message, nonRetryable: true })
+  throw wf.ApplicationFailure.create({ type: 'invalid_state_transition', message, nonRetryable: true })
 }
 const refuseIf = (message: string | undefined) => (message === undefined ? undefined : refuse(message))
 
@@ -84,7 +75,7 @@ export async function leadQualificationWorkflow(input: LeadQualificationInput): 
     followUpsSent = snapshot.followUpsSent
   }
 
-  setHandler(
+  wf.setHandler(
     offerLeadUpdate,
     () => {
       status = 'OFFERED'
@@ -97,7 +88,7 @@ export async function leadQualificationWorkflow(input: LeadQualificationInput): 
     },
     { validator: () => refuseIf(leadUpdateRefusal('offer', status)) }
   )
-  setHandler(
+  wf.setHandler(
     bookLeadUpdate,
     () => {
       status = 'BOOKED'
@@ -107,11 +98,11 @@ export async function leadQualificationWorkflow(input: LeadQualificationInput): 
     },
     { validator: () => refuseIf(leadUpdateRefusal('book', status)) }
   )
-  setHandler(
+  wf.setHandler(
     closeLeadUpdate,
     ({ reason }) => {
       // A reason code only: the note a person may add stays in the database.
-      log.info('lead closed on request', { leadId: input.leadId, reason })
+      wf.log.info('lead closed on request', { leadId: input.leadId, reason })
       status = 'LOST'
       unsettled = true
       accepted = status
@@ -119,17 +110,17 @@ export async function leadQualificationWorkflow(input: LeadQualificationInput): 
     },
     { validator: ({ reason }: { reason: LeadCloseReason }) => refuseIf(leadUpdateRefusal('close', status, reason)) }
   )
-  setHandler(leadChangedSignal, () => {
+  wf.setHandler(leadChangedSignal, () => {
     unsettled = true
   })
-  setHandler(leadStateQuery, () => {
+  wf.setHandler(leadStateQuery, () => {
     const t = status === 'OFFERED' ? timers() : null
     return { status, followUpsSent, nextFollowUpAt: iso(t?.followUp?.at), respondBy: iso(t?.respondBy) }
   })
 
   while (!isFinal(status) || unsettled) {
     // Statuses and counts only: operators see this in the Temporal UI, never the family's details.
-    setCurrentDetails(`Status: ${status} · follow-ups sent: ${followUpsSent} · match attempts: ${matchAttempts}`)
+    wf.setCurrentDetails(`Status: ${status} · follow-ups sent: ${followUpsSent} · match attempts: ${matchAttempts}`)
     if (unsettled) {
       unsettled = false
       const expected = accepted
@@ -143,10 +134,10 @@ export async function leadQualificationWorkflow(input: LeadQualificationInput): 
       // Read before the API's write committed: the status the workflow accepted stands until the API says the write
       // committed or a minute passes. Taking the stale read would refuse, meanwhile, a booking of the offer the API
       // has just confirmed to its caller.
-      if (!(beforeCommit && !movedOn && patched(LEAD_KEEP_ACCEPTED_PATCH))) adopt(snapshot)
+      if (!(beforeCommit && !movedOn && wf.patched(LEAD_KEEP_ACCEPTED_PATCH))) adopt(snapshot)
       // Again once the API says so, or a minute later (the request failed: the database's status is then taken).
-      if (beforeCommit && patched(LEAD_SETTLE_AFTER_COMMIT_PATCH)) {
-        await condition(() => unsettled, '1 minute')
+      if (beforeCommit && wf.patched(LEAD_SETTLE_AFTER_COMMIT_PATCH)) {
+        await wf.condition(() => unsettled, '1 minute')
         // Read again at the top: once, unless a move accepted meanwhile brings its own expectation.
         unsettled = true
       }
@@ -161,16 +152,16 @@ export async function leadQualificationWorkflow(input: LeadQualificationInput): 
         adopt(await activities.matchLead({ ...ref, policy, lastAttempt: matchAttempts >= policy.matchAttempts }))
         // Nobody to offer yet: try again after an interval (new providers, freed slots), unless a person acts first.
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `adopt` has just reassigned `status`; TypeScript keeps the case's narrowing across the call
-        if (status === 'QUALIFIED') await condition(() => unsettled, policy.followUpEveryDays * dayMs)
+        if (status === 'QUALIFIED') await wf.condition(() => unsettled, policy.followUpEveryDays * dayMs)
         break
       }
       case 'MATCHED':
-        await condition(() => unsettled)
+        await wf.condition(() => unsettled)
         break
       case 'OFFERED': {
         const step = timers()!
         const { respondBy } = step
-        if (await condition(() => unsettled, Math.max(1, offerWakeAt(step) - Date.now()))) break
+        if (await wf.condition(() => unsettled, Math.max(1, offerWakeAt(step) - Date.now()))) break
         const action = offerAction(step, Date.now())
         if (action.kind === 'CLOSE') {
           // Decided in this turn, before anything is awaited: from here on a booking is refused.
@@ -197,7 +188,7 @@ export async function leadQualificationWorkflow(input: LeadQualificationInput): 
     }
   }
   // Updates answered moments ago complete before the workflow does.
-  await condition(allHandlersFinished)
-  log.info('lead closed', { leadId: input.leadId, status })
+  await wf.condition(wf.allHandlersFinished)
+  wf.log.info('lead closed', { leadId: input.leadId, status })
   return { status, followUpsSent }
 }

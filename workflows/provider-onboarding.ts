@@ -12,18 +12,7 @@
  * once the documents are accepted; approval ends in the providers domain's own approve operation
  * (`provider.approved`, the provider bookable).
  */
-import {
-  ApplicationFailure,
-  CancellationScope,
-  allHandlersFinished,
-  condition,
-  isCancellation,
-  log,
-  patched,
-  proxyActivities,
-  setCurrentDetails,
-  setHandler,
-} from '@temporalio/workflow'
+import * as wf from '@temporalio/workflow'
 import type { UpdateDefinition } from '@temporalio/common'
 import type { createProviderOnboardingActivities } from '../activities/provider-onboarding-activities.ts'
 import { standardActivityOptions } from './activity-options.ts'
@@ -51,7 +40,7 @@ import {
   type ProviderOnboardingResult,
 } from './provider-onboarding-contract.ts'
 
-const activities = proxyActivities<ReturnType<typeof createProviderOnboardingActivities>>(
+const activities = wf.proxyActivities<ReturnType<typeof createProviderOnboardingActivities>>(
   standardActivityOptions('30 seconds')
 )
 
@@ -72,7 +61,7 @@ const READY_FOR_APPROVAL_NOTICE = 'ready-for-approval-notice'
 const KEEP_ACCEPTED_STEP = 'onboarding-keep-accepted-step'
 
 const refuse = (message: string): never => {
-  throw ApplicationFailure.create({ type: 'invalid_state_transition', message, nonRetryable: true })
+  throw wf.ApplicationFailure.create({ type: 'invalid_state_transition', message, nonRetryable: true })
 }
 
 export async function providerOnboardingWorkflow(input: ProviderOnboardingInput): Promise<ProviderOnboardingResult> {
@@ -112,7 +101,7 @@ export async function providerOnboardingWorkflow(input: ProviderOnboardingInput)
    * is the count when it was scheduled) and the read only says the onboarding is still in progress (KEEP_ACCEPTED_STEP).
    */
   function followRead(read: OnboardingState, acceptedBefore: number, timers: StepTimers): void {
-    if (accepted !== acceptedBefore && read.status === 'IN_PROGRESS' && patched(KEEP_ACCEPTED_STEP)) return
+    if (accepted !== acceptedBefore && read.status === 'IN_PROGRESS' && wf.patched(KEEP_ACCEPTED_STEP)) return
     follow(read, timers)
   }
 
@@ -132,7 +121,7 @@ export async function providerOnboardingWorkflow(input: ProviderOnboardingInput)
     handler: (...args: Args) => AcceptedStep,
     extraCheck?: () => void
   ) {
-    setHandler<AcceptedStep, Args, UpdateDefinition<AcceptedStep, Args>>(update, handler, {
+    wf.setHandler<AcceptedStep, Args, UpdateDefinition<AcceptedStep, Args>>(update, handler, {
       validator: () => {
         const refusal = onboardingStepRefusal(status, step, expected)
         if (refusal !== undefined) refuse(refusal)
@@ -166,10 +155,10 @@ export async function providerOnboardingWorkflow(input: ProviderOnboardingInput)
   stepUpdate(rejectOnboardingUpdate, undefined, ({ reason }) =>
     accept({ status: 'REJECTED', step }, { action: 'reject', reason })
   )
-  setHandler(providerChangedSignal, () => {
+  wf.setHandler(providerChangedSignal, () => {
     changed = true
   })
-  setHandler(onboardingStateQuery, () => {
+  wf.setHandler(onboardingStateQuery, () => {
     const { deadlineAt, reminderAt } = stepTimers(stepStartedAt, remindersSent, timing)
     return {
       status,
@@ -181,21 +170,21 @@ export async function providerOnboardingWorkflow(input: ProviderOnboardingInput)
 
   try {
     while (status === 'IN_PROGRESS' || toRecord.length > 0) {
-      setCurrentDetails(`Status: ${status} · step: ${step} · reminders sent for it: ${remindersSent}`)
+      wf.setCurrentDetails(`Status: ${status} · step: ${step} · reminders sent for it: ${remindersSent}`)
       const next = toRecord.shift()
       if (next) {
         const recorded = await activities.applyOnboardingStep({ ...ref, op: next.op, timers: next.timers })
         // Only a verification the API's request did not record (it failed to commit) can tell the workflow news.
         if (next.op.action === 'verifyLicence' && toRecord.length === 0 && status === 'IN_PROGRESS')
           follow(recorded, next.timers)
-        if (next.op.action === 'recordBackgroundCheck' && patched(READY_FOR_APPROVAL_NOTICE)) {
+        if (next.op.action === 'recordBackgroundCheck' && wf.patched(READY_FOR_APPROVAL_NOTICE)) {
           await activities.notifyReadyForApproval(ref)
         }
         continue
       }
       const { deadlineAt, reminderAt } = stepTimers(stepStartedAt, remindersSent, timing)
       const current = step
-      const woken = await condition(
+      const woken = await wf.condition(
         () => toRecord.length > 0 || step !== current || status !== 'IN_PROGRESS' || changed,
         Math.max(1, Math.min(deadlineAt, reminderAt ?? Number.POSITIVE_INFINITY) - Date.now())
       )
@@ -225,13 +214,13 @@ export async function providerOnboardingWorkflow(input: ProviderOnboardingInput)
       )
     }
     // Updates answered moments ago complete before the workflow does.
-    await condition(allHandlersFinished)
-    log.info('provider onboarding closed', { providerId: input.providerId, status, step })
+    await wf.condition(wf.allHandlersFinished)
+    wf.log.info('provider onboarding closed', { providerId: input.providerId, status, step })
     return { status, step, remindersSent: totalReminders }
   } catch (error) {
-    if (!isCancellation(error)) throw error
+    if (!wf.isCancellation(error)) throw error
     // Cancelled through the API (DELETE), which records CANCELLED itself; this covers a cancellation from elsewhere.
-    await CancellationScope.nonCancellable(() => activities.closeOnboarding({ ...ref, status: 'CANCELLED' }))
+    await wf.CancellationScope.nonCancellable(() => activities.closeOnboarding({ ...ref, status: 'CANCELLED' }))
     throw error
   }
 }

@@ -81,3 +81,23 @@ export function hybridSearchChunks(
  */
 export const weightedQuery = (lexical: Bm25Index, query: QueryTerm[]): QueryTerm[] =>
   query.map((term) => ({ ...term, weight: term.weight * lexical.idfOfTerm(term) }))
+
+/**
+ * A store's answer to a hybrid search over its loaded chunks: the fused hits, the vector ranking weighed for the
+ * embedding model ({@link vectorWeightFor}), and the question weighted by the knowledge's term statistics.
+ */
+export function hybridSearchLoaded(
+  loaded: LoadedChunks,
+  vector: number[],
+  query: QueryTerm[],
+  k: number,
+  options: { embeddingModel: string; documentIds?: string[] }
+): { hits: HybridHit[]; query: QueryTerm[] } {
+  return {
+    hits: hybridSearchChunks(loaded, vector, query, k, {
+      documentIds: options.documentIds,
+      vectorWeight: vectorWeightFor(options.embeddingModel),
+    }),
+    query: weightedQuery(loaded.lexical, query),
+  }
+}

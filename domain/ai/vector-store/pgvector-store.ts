@@ -18,9 +18,8 @@ import {
   type HybridResult,
   type KnowledgeFilter,
   type KnowledgeStoreScope,
-  type VectorStoreKind,
 } from './knowledge-vector-store.ts'
-import { hybridSearchChunks, vectorWeightFor, weightedQuery } from '../retrieval/hybrid-search.ts'
+import { hybridSearchLoaded } from '../retrieval/hybrid-search.ts'
 import type { QueryTerm } from '../retrieval/query-expansion.ts'
 import { readIndexVersion } from './index-version.ts'
 import { cachedChunks, loadChunks, searchChunks, type LoadedChunks } from './loaded-chunks.ts'
@@ -34,7 +33,7 @@ export const PGVECTOR_TABLE = 'knowledge_vectors'
 type MetadataFilter = Record<string, string | { in: string[] }>
 
 export class TenantPGVectorStore extends PGVectorStore {
-  readonly kind: VectorStoreKind = 'pgvector'
+  readonly kind = 'pgvector' as const
   private readonly scope: KnowledgeStoreScope
   private readonly cache: VectorIndexCache<LoadedChunks>
   private readonly extensionSchema: string
@@ -115,13 +114,10 @@ export class TenantPGVectorStore extends PGVectorStore {
       const hits = await this.similaritySearchVectorWithScore(vector, k, filter)
       return { hits: hits.map(([document, score]) => ({ document, score, lexicalCoverage: 0 })), query }
     }
-    return {
-      hits: hybridSearchChunks(loaded, vector, query, k, {
-        documentIds: filterDocumentIds(filter),
-        vectorWeight: vectorWeightFor(this.scope.embeddingModel),
-      }),
-      query: weightedQuery(loaded.lexical, query),
-    }
+    return hybridSearchLoaded(loaded, vector, query, k, {
+      embeddingModel: this.scope.embeddingModel,
+      documentIds: filterDocumentIds(filter),
+    })
   }
 
   /** The `k` chunks nearest to `query`, scored by cosine similarity (1 − cosine distance), like the fallback store. */

@@ -13,7 +13,7 @@ import { VectorStore } from '@langchain/core/vectorstores'
 import type { Prisma } from '../../../generated/prisma/client.ts'
 import { newId } from '../../ids.ts'
 import { decodeVectorInto, encodeVector } from './exact-vector-index.ts'
-import { hybridSearchChunks, vectorWeightFor, weightedQuery } from '../retrieval/hybrid-search.ts'
+import { hybridSearchLoaded } from '../retrieval/hybrid-search.ts'
 import type { QueryTerm } from '../retrieval/query-expansion.ts'
 import { readIndexVersion } from './index-version.ts'
 import {
@@ -121,13 +121,10 @@ export class PostgresVectorStore extends VectorStore {
   /** The vector and BM25 rankings of the assistant's chunks, fused. */
   async hybridSearch(vector: number[], query: QueryTerm[], k: number, filter?: KnowledgeFilter): Promise<HybridResult> {
     const loaded = await this.load()
-    return {
-      hits: hybridSearchChunks(loaded, vector, query, k, {
-        documentIds: filterDocumentIds(filter),
-        vectorWeight: vectorWeightFor(this.scope.embeddingModel),
-      }),
-      query: weightedQuery(loaded.lexical, query),
-    }
+    return hybridSearchLoaded(loaded, vector, query, k, {
+      embeddingModel: this.scope.embeddingModel,
+      documentIds: filterDocumentIds(filter),
+    })
   }
 
   /** Deletes the chunks of one document (`{ filter: { documentId } }`), or all the assistant's (`{}`). */

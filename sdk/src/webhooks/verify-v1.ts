@@ -5,13 +5,8 @@
  * secret; any one matching is enough. Comparisons are Web Crypto's `verify`, which is constant-time.
  */
 import { fromHex, utf8, type RawBody } from './bytes.ts'
-import {
-  headerValues,
-  verifySignatureSets,
-  type VerifyOptions,
-  type WebhookEvent,
-  type WebhookHeaders,
-} from './delivery-parts.ts'
+import { headerValues, verifySignatureSets } from './delivery-parts.ts'
+import type { VerifyOptions, WebhookEvent, WebhookHeaders } from './delivery-parts.ts'
 import { WebhookVerificationError } from './verification-error.ts'
 
 export const V1_SIGNATURE_HEADER = 'X-Service-Signature'

@@ -6,13 +6,8 @@
  * is enough, so rotations need nothing on the receiver's side. Comparisons are Web Crypto's `verify`.
  */
 import { fromBase64, type RawBody } from './bytes.ts'
-import {
-  headerValues,
-  verifySignatureSets,
-  type VerifyOptions,
-  type WebhookEvent,
-  type WebhookHeaders,
-} from './delivery-parts.ts'
+import { headerValues, verifySignatureSets } from './delivery-parts.ts'
+import type { VerifyOptions, WebhookEvent, WebhookHeaders } from './delivery-parts.ts'
 import { WebhookVerificationError } from './verification-error.ts'
 
 const SECRET_PREFIX = 'whsec_'
