@@ -81,6 +81,9 @@ function toSearchAttributes(values: SearchAttributeValues): TypedSearchAttribute
   return new TypedSearchAttributes(pairs)
 }
 
+/** How long the requests' starts gather before they are recorded DISPATCHED in one statement. */
+const MARK_WINDOW_MS = 20
+
 const withTimeout = <T>(promise: Promise<T>, ms: number) =>
   new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)
@@ -92,6 +95,34 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
   const { db, temporal, taskQueue, logger } = deps
   const dispatchTimeoutMs = deps.dispatchTimeoutMs ?? 3000
   const startDeadlineMs = 5000
+
+  const markDispatched = (ids: string[]) =>
+    db.workflowOutbox.updateMany({
+      where: { id: { in: ids } },
+      data: { state: 'DISPATCHED', dispatchedAt: new Date(), attempts: { increment: 1 }, lastError: null },
+    })
+
+  /**
+   * Rows the requests started, recorded DISPATCHED together a moment later: one statement for the starts of that
+   * moment, and none on a request's way to its answer (issue 22). A mark lost to a crash leaves its row PENDING; the
+   * sweep then starts it again, which reuses the running workflow, and records it.
+   */
+  const startedByRequests = new Set<string>()
+  let marking: NodeJS.Timeout | undefined
+  async function flushMarks(): Promise<void> {
+    clearTimeout(marking)
+    marking = undefined
+    const ids = [...startedByRequests]
+    startedByRequests.clear()
+    if (!ids.length) return
+    await markDispatched(ids).catch((error: unknown) =>
+      logger.warn({ outboxIds: ids.length, err: error }, 'outbox rows not marked as started; the sweep will')
+    )
+  }
+  function markSoon(id: string): void {
+    startedByRequests.add(id)
+    marking ??= setTimeout(() => void flushMarks(), MARK_WINDOW_MS)
+  }
 
   async function enqueue(uow: UnitOfWork, request: WorkflowStartRequest): Promise<void> {
     const row = {
@@ -118,13 +149,13 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
       // Started from the row as this request wrote it, not read back: the request knows it, and reading it again
       // cost every booking a round trip to the database before its answer (issue 22). Should the sweep have started
       // it meanwhile, starting again is harmless (the running workflow is reused).
-      await withTimeout(dispatchRows([{ id, ...row }]), dispatchTimeoutMs).catch((error: unknown) =>
+      await withTimeout(dispatchRows([{ id, ...row }], markSoon), dispatchTimeoutMs).catch((error: unknown) =>
         logger.warn({ outboxId: id, workflowId: request.workflowId, err: error }, 'workflow start deferred')
       )
     })
   }
 
-  async function startOne(row: PendingStart): Promise<void> {
+  async function startOne(row: PendingStart, mark: (id: string) => unknown): Promise<void> {
     // Measured from the dispatch, so a start the sweep makes late still runs at the recorded time.
     const delayMs = row.startAt ? row.startAt.getTime() - Date.now() : 0
     try {
@@ -145,10 +176,7 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
       // Already ran to completion under the reuse policy: the start happened, which is all the outbox promises.
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error
     }
-    await db.workflowOutbox.update({
-      where: { id: row.id },
-      data: { state: 'DISPATCHED', dispatchedAt: new Date(), attempts: { increment: 1 }, lastError: null },
-    })
+    await mark(row.id)
   }
 
   async function dispatchPending(ids?: string[]): Promise<number> {
@@ -157,15 +185,15 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
       orderBy: { createdAt: 'asc' },
       take: 100,
     })
-    return dispatchRows(rows)
+    return dispatchRows(rows, (id) => markDispatched([id]))
   }
 
   /** Starts the rows in turn, recording each outcome; stops at the first failure. Returns how many were started. */
-  async function dispatchRows(rows: PendingStart[]): Promise<number> {
+  async function dispatchRows(rows: PendingStart[], mark: (id: string) => unknown): Promise<number> {
     let started = 0
     for (const row of rows) {
       try {
-        await startOne(row)
+        await startOne(row, mark)
         started++
         deps.onStart?.(row.workflowType, 'started')
       } catch (error) {
@@ -185,7 +213,7 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
 
   function startSweeper(intervalMs: number): () => Promise<void> {
     // Ticks during a slow sweep (Temporal away, each start timing out) coalesce into one more sweep, not a queue.
-    return startBackgroundLoop({
+    const stop = startBackgroundLoop({
       run: async () => {
         await dispatchPending()
       },
@@ -193,6 +221,10 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
       runAtStart: false,
       onError: (error) => logger.error({ err: error }, 'outbox sweep failed'),
     })
+    return async () => {
+      await stop()
+      await flushMarks()
+    }
   }
 
   return { enqueue, dispatchPending, startSweeper }
