@@ -56,9 +56,10 @@ export async function settleFigures(
       const type = event.eventType ?? 0
       if (type === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED) start = msOf(event.eventTime)
       const backoff = event.workflowExecutionStartedEventAttributes?.firstWorkflowTaskBackoff
-      if (backoff && msOf(backoff) > 0) deferred++
+      const delayed = Boolean(backoff) && msOf(backoff) > 0
+      if (delayed) deferred++
       const settledAt =
-        Boolean(backoff && msOf(backoff) > 0) ||
+        delayed ||
         type === EventType.EVENT_TYPE_TIMER_STARTED ||
         type === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED ||
         type === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED
