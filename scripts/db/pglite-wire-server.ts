@@ -17,6 +17,8 @@ import net, { type AddressInfo } from 'node:net'
 
 import type { PGlite } from '@electric-sql/pglite'
 
+import { StatementCache, type ClientStatements } from './pglite-statement-cache.ts'
+
 /** Options of {@link servePGlite}. */
 export interface PGliteServerOptions {
   host: string
@@ -57,7 +59,11 @@ const EXTENDED = new Set(['P', 'B', 'D', 'E', 'C', 'H'].map(code))
 // COPY FROM STDIN sub-protocol: data, done, fail. The backend ignores them outside COPY.
 const COPY_IN = new Set(['d', 'c', 'f'].map(code))
 const TERMINATE = code('X')
+const SYNC = code('S')
+const PARSE = code('P')
+const QUERY = code('Q')
 const READY_FOR_QUERY = code('Z')
+const PARSE_COMPLETE = code('1')
 const COPY_IN_RESPONSE = code('G')
 /** Marks a startup packet, which has no type byte; PGlite recognises one by its leading zero byte. */
 const STARTUP = 0
@@ -78,6 +84,17 @@ interface FrontendMessage {
 }
 
 /**
+ * What one call of PGlite runs: a message, or the messages of an extended-protocol exchange (`extended`) that are
+ * buffered, with at most one Parse, first; `type` is the first message's, or {@link SYNC} if the exchange's Sync is
+ * among them.
+ */
+interface Batch {
+  type: number
+  messages: Uint8Array[]
+  extended: boolean
+}
+
+/**
  * Serves `db` on `opts.host:opts.port` until {@link PGliteServer.close}.
  *
  * Every client shares the one session: settings changed outside a transaction, named prepared statements and
@@ -87,6 +104,7 @@ interface FrontendMessage {
  */
 export async function servePGlite(db: PGlite, opts: PGliteServerOptions): Promise<PGliteServer> {
   const lock = new BackendLock()
+  const statements = new StatementCache()
   const background = new Set(opts.backgroundApplications ?? [])
   const connections = new Set<Connection>()
   const refused = new Set<net.Socket>()
@@ -113,7 +131,7 @@ export async function servePGlite(db: PGlite, opts: PGliteServerOptions): Promis
       refuse(socket)
       return
     }
-    const connection = new Connection(socket, db, lock, background)
+    const connection = new Connection(socket, db, lock, statements, background)
     connections.add(connection)
     void connection.done.then(() => connections.delete(connection))
   })
@@ -205,6 +223,10 @@ class Connection {
   private awaitingReady = false
   private status: TxStatus = 'I'
   private copyIn = false
+  /** Replies are being gathered in the socket's buffer (see {@link pump}). */
+  private corked = false
+  /** What the client's unnamed statement is on the backend (pglite-statement-cache.ts). */
+  private readonly clientStatements: ClientStatements = {}
   /** Set from the startup packet's `application_name` (see {@link PGliteServerOptions.backgroundApplications}). */
   private background = false
 
@@ -212,6 +234,7 @@ class Connection {
     private readonly socket: net.Socket,
     private readonly db: PGlite,
     private readonly lock: BackendLock,
+    private readonly statements: StatementCache,
     private readonly backgroundApplications: ReadonlySet<string>
   ) {
     this.done = new Promise((resolve) => (this.resolveDone = resolve))
@@ -236,6 +259,9 @@ class Connection {
   /**
    * Runs the buffered messages one after another. Only one pump runs per connection: data arriving meanwhile
    * is picked up by the running loop, which is what keeps the messages of a connection in order.
+   *
+   * Replies are written when the connection lets go of the backend or has no complete message left, not one write
+   * per message: an extended-protocol statement is five messages, and on loopback each write wakes the client.
    */
   private async pump(): Promise<void> {
     if (this.pumping) return
@@ -246,17 +272,19 @@ class Connection {
           await this.cleanUp()
           return
         }
-        const message = this.nextMessage()
+        const message = this.nextBatch()
         if (message === undefined) return
         if (message === 'handled') continue
         if (message.type === TERMINATE) {
           this.terminate()
           continue
         }
+        if (!this.lock.holds(this)) this.flush()
         if (!(await this.lock.acquire(this, this.background))) continue
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- close() may have run while the lock was awaited
         if (this.closed) continue
         try {
+          if (this.status === 'I' && !this.awaitingReady) await this.deallocate(this.statements.takeEvicted())
           await this.run(message, true)
         } catch (error) {
           // PGlite itself failed (closed, out of memory): tell the client rather than leave it waiting.
@@ -264,11 +292,52 @@ class Connection {
           this.terminate()
           continue
         }
-        if (this.started && !this.awaitingReady && this.status === 'I') this.lock.release(this)
+        if (this.started && !this.awaitingReady && this.status === 'I') {
+          this.lock.release(this)
+          this.flush()
+        }
       }
     } finally {
+      this.flush()
       this.pumping = false
     }
+  }
+
+  /**
+   * The next message, or the messages of an extended-protocol exchange that are buffered, up to and including its
+   * Sync, as one: PGlite runs them in one call (its loop reads message after message, skipping up to the Sync after
+   * an error as PostgreSQL does), which costs a fifth of five calls. A second Parse starts a batch of its own, so
+   * that a Parse answered from the statement cache is always a batch's first message.
+   */
+  private nextBatch(): Batch | 'handled' | undefined {
+    const first = this.nextMessage()
+    if (first === undefined || first === 'handled') return first
+    const batch: Batch = { type: first.type, messages: [first.data], extended: EXTENDED.has(first.type) }
+    if (!batch.extended) return batch
+    for (;;) {
+      const type = this.peekType()
+      if (type === undefined || type === PARSE || !(EXTENDED.has(type) || type === SYNC)) return batch
+      batch.messages.push((this.nextMessage() as FrontendMessage).data)
+      if (type === SYNC) {
+        batch.type = SYNC
+        return batch
+      }
+    }
+  }
+
+  /** The type byte of the next message if it is complete in the buffer (after startup). */
+  private peekType(): number | undefined {
+    const buffer = this.inbound
+    if (!this.started || buffer.length < 5) return undefined
+    const length = buffer.readInt32BE(1)
+    if (length < 4 || buffer.length < 1 + length) return undefined
+    return buffer[0]
+  }
+
+  private flush(): void {
+    if (!this.corked) return
+    this.corked = false
+    this.socket.uncork()
   }
 
   /**
@@ -316,29 +385,45 @@ class Connection {
     return 'handled'
   }
 
-  /** Runs one message on the backend (which this connection holds), passing the reply on if `forward`. */
-  private async run(message: FrontendMessage, forward: boolean): Promise<void> {
-    const reply = new ReplyFilter(EXTENDED.has(message.type), (bytes) => {
+  /** Runs a {@link Batch} on the backend (which this connection holds), passing the reply on if `forward`. */
+  private async run(batch: Batch, forward: boolean): Promise<void> {
+    // An exchange ending with its Sync gets that Sync's ReadyForQuery only; any other extended message none.
+    const readyKept = batch.extended ? (batch.type === SYNC ? 'last' : 'none') : 'all'
+    const reply = new ReplyFilter(readyKept, (bytes) => {
       if (forward) this.send(bytes)
     })
-    this.socket.cork()
-    try {
-      await this.db.runExclusive(() =>
-        this.db.execProtocolRawStream(message.data, { onRawData: (chunk) => reply.push(chunk) })
-      )
-    } finally {
-      this.socket.uncork()
+    if (forward && !this.corked) {
+      this.corked = true
+      this.socket.cork()
     }
-    if (message.type === STARTUP) this.started = true
+    if (batch.type === QUERY) this.statements.simpleQuery(queryText(batch.messages[0]!))
+    const prepared = batch.extended
+      ? this.statements.prepare(batch.messages, this.clientStatements)
+      : { messages: batch.messages, parseCompleteFirst: false }
+    if (prepared.parseCompleteFirst) reply.push(typedMessage('1').data)
+    if (prepared.messages.length > 0) {
+      const data = prepared.messages.length === 1 ? prepared.messages[0]! : Buffer.concat(prepared.messages)
+      await this.db.runExclusive(() => this.db.execProtocolRawStream(data, { onRawData: (chunk) => reply.push(chunk) }))
+    }
+    reply.end()
+    if (batch.extended) this.statements.settle(prepared, reply.firstType === PARSE_COMPLETE, this.clientStatements)
+    if (batch.type === STARTUP) this.started = true
     if (reply.copyIn) this.copyIn = true
     if (reply.ready !== undefined) {
       this.status = reply.ready
       this.awaitingReady = false
       this.copyIn = false
-    } else if (!COPY_IN.has(message.type)) {
+    } else if (!COPY_IN.has(batch.type)) {
       // COPY messages ignored by the backend (a failed COPY already sent ReadyForQuery) change nothing.
       this.awaitingReady = true
     }
+  }
+
+  /** Deallocates statements the cache let go of, between two transactions; the reply goes nowhere. */
+  private async deallocate(names: string[]): Promise<void> {
+    if (names.length === 0) return
+    const closes = names.map((name) => typedMessage('C', Buffer.concat([Buffer.from('S'), cString(name)])).data)
+    await this.run({ type: SYNC, messages: [...closes, typedMessage('S').data], extended: true }, false)
   }
 
   /**
@@ -352,10 +437,10 @@ class Connection {
     this.lock.withdraw(this)
     try {
       if (this.lock.holds(this)) {
-        if (this.copyIn) await this.run(typedMessage('f', cString('client disconnected')), false)
+        if (this.copyIn) await this.run(single(typedMessage('f', cString('client disconnected'))), false)
         // After an error the backend skips everything up to Sync, a ROLLBACK included: Sync first.
-        if (this.awaitingReady) await this.run(typedMessage('S'), false)
-        if (this.status !== 'I') await this.run(typedMessage('Q', cString('ROLLBACK')), false)
+        if (this.awaitingReady) await this.run(single(typedMessage('S')), false)
+        if (this.status !== 'I') await this.run(single(typedMessage('Q', cString('ROLLBACK'))), false)
       }
     } catch {
       // PGlite failed or was closed under us; there is nothing left to roll back.
@@ -371,14 +456,15 @@ class Connection {
 }
 
 /**
- * Passes PGlite's reply to one frontend message on, dropping any ReadyForQuery where PostgreSQL sends none.
+ * Passes PGlite's reply to one frontend message (or batch) on, keeping only the ReadyForQuery PostgreSQL would send.
  *
  * Why: when a Parse, Bind, Describe or Execute fails, PGlite 0.4 sends ErrorResponse *and* ReadyForQuery at
  * once, and then, like PostgreSQL, another ReadyForQuery for the Sync that ends the exchange. A client counts
  * one ReadyForQuery per query, so the extra one completes its *next* query early (typically the ROLLBACK that
  * follows the error), and from then on every statement on that connection receives the reply of the one
  * before: a count receiving `{"set_config": ...}`. It showed only now and then, whenever the client read the
- * two replies separately.
+ * two replies separately. So a lone extended message keeps none (`'none'`), an exchange run with its Sync keeps only
+ * the last one, sent at {@link end} (`'last'`), and any other message keeps what PGlite sends (`'all'`).
  *
  * Streaming: PGlite hands the reply over in 8 KiB chunks that cut through messages, so a message header split
  * across chunks is held back until it is complete.
@@ -388,6 +474,8 @@ class ReplyFilter {
   ready: TxStatus | undefined
   /** The reply started COPY FROM STDIN. */
   copyIn = false
+  /** The type of the reply's first message. */
+  firstType: number | undefined
   private readonly header = Buffer.alloc(5)
   private headerLength = 0
   /** Bytes of the current message's body still to come. */
@@ -396,9 +484,16 @@ class ReplyFilter {
   private statusPending = false
 
   constructor(
-    private readonly dropReady: boolean,
+    private readonly readyKept: 'all' | 'none' | 'last',
     private readonly out: (bytes: Uint8Array) => void
   ) {}
+
+  /** The reply is complete: sends the held ReadyForQuery in `'last'` mode. */
+  end(): void {
+    if (this.readyKept === 'last' && this.ready !== undefined) {
+      this.out(typedMessage('Z', Buffer.from(this.ready, 'latin1')).data)
+    }
+  }
 
   push(chunk: Uint8Array): void {
     let at = 0
@@ -429,9 +524,10 @@ class ReplyFilter {
       }
       this.headerLength = 0
       const type = this.header[0]!
+      this.firstType ??= type
       this.bodyLeft = this.header.readInt32BE(1) - 4
-      this.dropping = this.dropReady && type === READY_FOR_QUERY
-      this.statusPending = type === READY_FOR_QUERY && !this.dropping
+      this.dropping = this.readyKept !== 'all' && type === READY_FOR_QUERY
+      this.statusPending = type === READY_FOR_QUERY && this.readyKept !== 'none'
       if (type === COPY_IN_RESPONSE) this.copyIn = true
       if (continued) {
         // The start of this header was held back with the previous chunk; `runStart` is 0 and `at` is `n`.
@@ -446,7 +542,16 @@ class ReplyFilter {
   }
 }
 
-/** A message with a type byte: type, length, body. */
+/** A message run on its own. */
+function single(message: FrontendMessage): Batch {
+  return { type: message.type, messages: [message.data], extended: false }
+}
+
+/** The SQL of a simple Query message. */
+function queryText(message: Uint8Array): string {
+  return Buffer.from(message.buffer, message.byteOffset + 5, Math.max(0, message.length - 6)).toString('utf8')
+}
+
 /** The name/value pairs of a StartupMessage's body (after length and protocol): each a C string, ended by a NUL. */
 function startupParameters(body: Buffer): Map<string, string> {
   const parts = body.toString('utf8').split('\0')

@@ -20,7 +20,6 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { PrismaClient } from '../../generated/prisma/client.ts'
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../scripts/db/embedded-postgres.ts'
 import { applyMigrations } from '../../scripts/db/migrations.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -283,10 +282,13 @@ describe('embedded PGlite server under concurrent pooled clients', () => {
  * one ReadyForQuery per Sync, also after an error, whichever message of the exchange failed.
  */
 describe('embedded PGlite wire protocol', () => {
-  let db: EmbeddedPostgres
+  // In a child process, so that each write of the server is a read of its own here (see the module comment).
+  let db: ChildServer
+  let port: number
 
   beforeAll(async () => {
-    db = await startEmbeddedPostgres({ port: 0 })
+    db = await startChildServer()
+    port = Number(new URL(db.connectionString).port)
   }, 60_000)
 
   afterAll(async () => {
@@ -322,7 +324,7 @@ describe('embedded PGlite wire protocol', () => {
 
   /** A connected raw client: `send` writes, `until` collects backend message types up to a ReadyForQuery. */
   async function connect() {
-    const socket = net.connect({ port: db.port, host: '127.0.0.1' })
+    const socket = net.connect({ port, host: '127.0.0.1' })
     let buffer = Buffer.alloc(0)
     const received: string[] = []
     let wake: (() => void) | undefined
@@ -387,6 +389,19 @@ describe('embedded PGlite wire protocol', () => {
     }
   })
 
+  it('answers a transaction sent in one piece, a failing exchange in it, message by message', async () => {
+    const client = await connect()
+    try {
+      // The server runs each exchange as one batch; the failure must skip to its own Sync, not past the ROLLBACK.
+      client.send(Buffer.concat([query('BEGIN'), exchange('SELECT 1'), exchange('SELECT 1/0'), query('ROLLBACK')]))
+      expect(await client.until(4)).toEqual(['C', 'ZT', '1', '2', 'T', 'D', 'C', 'ZT', '1', 'E', 'ZE', 'C', 'ZI'])
+      client.send(Buffer.concat([exchange('SELECT 1/0'), exchange("SELECT 'after' AS marker")]))
+      expect(await client.until(2)).toEqual(['1', 'E', 'ZI', '1', '2', 'T', 'D', 'C', 'ZI'])
+    } finally {
+      client.close()
+    }
+  })
+
   it('keeps an exchange whose Sync comes later together, while another connection queries', async () => {
     const [a, b] = await Promise.all([connect(), connect()])
     try {
@@ -419,5 +434,56 @@ describe('embedded PGlite wire protocol', () => {
     } finally {
       b.close()
     }
+  })
+})
+
+/** The server's statement cache (scripts/db/pglite-statement-cache.ts), seen through `pg` as an application uses it. */
+describe('embedded PGlite statement cache', () => {
+  let server: ChildServer
+  let pool: pg.Pool
+
+  beforeAll(async () => {
+    server = await startChildServer()
+    pool = new pg.Pool({ connectionString: server.connectionString, max: 3 })
+    await pool.query('CREATE TABLE cached (id int PRIMARY KEY, label text)')
+    await pool.query(`INSERT INTO cached SELECT i, 'row ' || i FROM generate_series(1, 20) i`)
+  }, 60_000)
+
+  afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
+    await pool?.end()
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
+    await server?.stop()
+  })
+
+  const preparedAs = async (text: string) =>
+    (await pool.query<{ name: string }>('SELECT name FROM pg_prepared_statements WHERE statement = $1', [text])).rows
+
+  it('prepares a statement once for every connection, each execution with its own parameters', async () => {
+    const text = 'SELECT id, label FROM cached WHERE id = $1'
+    const clients = await Promise.all([pool.connect(), pool.connect(), pool.connect()])
+    try {
+      for (let round = 0; round < 10; round++) {
+        const answers = await Promise.all(clients.map((client, i) => client.query(text, [round + i + 1])))
+        expect(answers.map((a) => a.rows)).toEqual(
+          [0, 1, 2].map((i) => [{ id: round + i + 1, label: `row ${round + i + 1}` }])
+        )
+      }
+    } finally {
+      for (const client of clients) client.release()
+    }
+    expect(await preparedAs(text)).toEqual([{ name: expect.stringMatching(/^pglite_s\d+$/) as unknown }])
+  })
+
+  it('answers with the new columns after a migration, and a text that fails to parse fails every time', async () => {
+    const text = 'SELECT * FROM cached WHERE id = $1'
+    expect((await pool.query(text, [1])).rows).toEqual([{ id: 1, label: 'row 1' }])
+    await pool.query('ALTER TABLE cached ADD COLUMN note text')
+    // A prepared statement cannot change the columns it returns; PostgreSQL would refuse to run the old one.
+    expect((await pool.query(text, [1])).rows).toEqual([{ id: 1, label: 'row 1', note: null }])
+    for (let i = 0; i < 2; i++) {
+      await expect(pool.query('SELEC id FROM cached WHERE id = $1', [1])).rejects.toThrow(/syntax error/)
+    }
+    expect((await pool.query('SELECT count(*)::int AS n FROM cached WHERE id > $1', [10])).rows).toEqual([{ n: 10 }])
   })
 })
