@@ -336,3 +336,57 @@ describe('claims', () => {
     expect(new Set(claimed.flat()).size).toBe(ids.length)
   })
 })
+
+describe('fan-out', () => {
+  it('marks the events of tenants without an enabled endpoint at once, and still fans out the rest of the batch', async () => {
+    const listening = newId('tenant')
+    const quiet = newId('tenant')
+    const disabled = newId('tenant')
+    await db.tenant.createMany({
+      data: [listening, quiet, disabled].map((id) => ({ id, name: `fan-out-${id}` })),
+    })
+    const endpointOf = async (tenant: string, enabled: boolean) => {
+      const id = newId('webhookEndpoint')
+      await db.webhookEndpoint.create({
+        data: {
+          id,
+          tenantId: tenant,
+          url: receiver.url('/fan-out'),
+          eventTypes: ['*'],
+          enabled,
+          signingScheme: 'V2',
+          secret: 'whsec_dGVzdA==',
+        },
+      })
+      return id
+    }
+    const listener = await endpointOf(listening, true)
+    await endpointOf(disabled, false)
+    // More than one batch of the listening tenant's events first: the quick pass finds a whole batch it cannot mark.
+    const at = (i: number) => new Date(clock.getTime() - 10_000 + i)
+    const made = (tenant: string, from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => ({
+        id: newId('event'),
+        tenantId: tenant,
+        type: 'payment.succeeded',
+        data: {},
+        createdAt: at(from + i),
+      }))
+    const rows = [
+      ...made(listening, 0, 205),
+      ...made(quiet, 205, 3),
+      ...made(disabled, 208, 2),
+      ...made(listening, 210, 1),
+    ]
+    await db.event.createMany({ data: rows })
+
+    expect(await fanOutEvents(db, clock)).toBeGreaterThanOrEqual(rows.length)
+    const left = await db.event.count({ where: { id: { in: rows.map((r) => r.id) }, fannedOutAt: null } })
+    expect(left).toBe(0)
+    const deliveries = await db.webhookDelivery.findMany({ where: { tenantId: { in: [listening, quiet, disabled] } } })
+    expect(deliveries).toHaveLength(206)
+    expect(new Set(deliveries.map((d) => d.endpointId))).toEqual(new Set([listener]))
+    // Not for the other tests' pump rounds.
+    await db.webhookDelivery.deleteMany({ where: { endpointId: listener } })
+  })
+})

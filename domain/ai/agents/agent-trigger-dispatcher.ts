@@ -55,15 +55,37 @@ interface StartRow {
 export function createAgentTriggerDispatcher(deps: AgentTriggerDispatcherDeps) {
   const { db, temporal, taskQueue, logger } = deps
 
-  /** Claims a batch of events and creates their runs. @returns how many events were claimed */
-  async function fanOutBatch(): Promise<number> {
+  /**
+   * Marks the claimable events that no workflow of their tenant listens to, in one statement without a transaction:
+   * on a platform where few centres configure agents, nearly every event (a transaction of five statements per
+   * batch was a large part of a booking's work on the embedded database, issue 22). The condition is
+   * {@link fanOutBatch}'s, negated. @returns how many events were claimed, and how many of them marked
+   */
+  async function markUnheard(): Promise<{ claimed: number; marked: number }> {
+    const [batch] = await db.$queryRaw<Array<{ claimed: number; marked: number }>>`
+      WITH claimed AS (
+        SELECT id, tenant_id, type, created_at FROM events
+        WHERE agent_dispatched_at IS NULL ORDER BY created_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED),
+      marked AS (
+        UPDATE events e SET agent_dispatched_at = ${new Date()} FROM claimed c
+        WHERE e.id = c.id AND NOT EXISTS (
+          SELECT 1 FROM agent_workflows w
+          WHERE w.tenant_id = c.tenant_id AND w.enabled AND w.deleted_at IS NULL
+            AND c.type = ANY(w.event_types) AND w.created_at <= c.created_at)
+        RETURNING 1)
+      SELECT (SELECT count(*) FROM claimed)::int AS claimed, (SELECT count(*) FROM marked)::int AS marked`
+    return batch ?? { claimed: 0, marked: 0 }
+  }
+
+  /** Claims a batch of events and creates their runs. @returns how many events were claimed, and runs created */
+  async function fanOutBatch(): Promise<{ claimed: number; runs: number }> {
     return db.$transaction(async (tx) => {
       const events = await tx.$queryRaw<
         Array<{ id: string; tenant_id: string; type: string; created_at: Date; data: unknown }>
       >`
         SELECT id, tenant_id, type, created_at, data FROM events
         WHERE agent_dispatched_at IS NULL ORDER BY created_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`
-      if (events.length === 0) return 0
+      if (events.length === 0) return { claimed: 0, runs: 0 }
       const workflows = await tx.agentWorkflow.findMany({
         where: {
           tenantId: { in: [...new Set(events.map((e) => e.tenant_id))] },
@@ -90,12 +112,12 @@ export function createAgentTriggerDispatcher(deps: AgentTriggerDispatcherDeps) {
             eventType: event.type,
           }))
       )
-      if (rows.length > 0) await tx.agentRun.createMany({ data: rows, skipDuplicates: true })
+      const runs = rows.length > 0 ? (await tx.agentRun.createMany({ data: rows, skipDuplicates: true })).count : 0
       await tx.event.updateMany({
         where: { id: { in: events.map((e) => e.id) } },
         data: { agentDispatchedAt: new Date() },
       })
-      return events.length
+      return { claimed: events.length, runs }
     })
   }
 
@@ -149,16 +171,30 @@ export function createAgentTriggerDispatcher(deps: AgentTriggerDispatcherDeps) {
     await db.agentRun.update({ where: { id: row.id }, data: { workflowStartedAt: new Date() } })
   }
 
-  /** Fans out every pending event and starts every unstarted run. @returns events fanned out and runs started */
-  async function dispatchPending(): Promise<{ fannedOut: number; started: number }> {
+  /**
+   * Fans out every pending event and starts the unstarted runs: every one when `sweep`, else only if this fan-out made
+   * some (runs are made only by fan-outs, so the others are another process's, being started, or a failed start's,
+   * which the sweep retries). @returns events fanned out and runs started
+   */
+  async function dispatchPending(sweep = true): Promise<{ fannedOut: number; started: number }> {
     let fannedOut = 0
+    let heard = false
     for (;;) {
-      const claimed = await fanOutBatch()
+      const { claimed, marked } = await markUnheard()
+      fannedOut += marked
+      heard ||= claimed > marked
+      // A full batch with nothing marked is all events some workflow listens to: the fan-out below takes them.
+      if (claimed < BATCH || marked === 0) break
+    }
+    let created = 0
+    while (heard) {
+      const { claimed, runs } = await fanOutBatch()
       fannedOut += claimed
+      created += runs
       if (claimed < BATCH) break
     }
     let started = 0
-    for (;;) {
+    while (sweep || created > 0) {
       const rows = await claimUnstarted()
       const results = await Promise.allSettled(rows.map(startOne))
       for (const [index, result] of results.entries()) {
@@ -174,7 +210,7 @@ export function createAgentTriggerDispatcher(deps: AgentTriggerDispatcherDeps) {
   function start(): () => Promise<void> {
     return startBackgroundLoop({
       run: async (sweep) => {
-        await dispatchPending()
+        await dispatchPending(sweep)
         if (sweep) await deps.schedules.syncPendingSchedules()
       },
       intervalMs: deps.intervalMs,
