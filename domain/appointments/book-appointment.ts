@@ -54,24 +54,35 @@ export async function lockBookingParties(
   paths: { childId: string; providerId: string } = { childId: 'childId', providerId: 'providerId' }
 ): Promise<BookingParties> {
   const { tx, tenantId } = uow
-  // The provider's location comes with it (only the provider's row is locked): one round trip fewer per booking.
-  const [provider] = await tx.$queryRaw<
+  // One round trip for both rows and the provider's location (only the provider's row is locked of those two), issue
+  // 22. The child's scan compares with the provider's row count: that makes the provider's lock an init plan taken
+  // before the child's, the order every booking takes them in.
+  const [row] = await tx.$queryRaw<
     Array<{
-      id: string
+      id: string | null
       name: string
       location_id: string
       disciplines: string[] | null
       time_zone: string | null
       currency: string | null
       reminder_offsets_minutes: number[] | null
+      child_id: string | null
+      child_archived: boolean | null
     }>
   >`
-    SELECT p.id, p.name, p.location_id, p.disciplines, l.time_zone, l.currency, l.reminder_offsets_minutes
-    FROM providers p LEFT JOIN locations l ON l.id = p.location_id AND l.tenant_id = ${tenantId}
-    WHERE p.id = ${input.providerId} AND p.tenant_id = ${tenantId} FOR NO KEY UPDATE OF p`
-  const [child] = await tx.$queryRaw<Array<{ id: string; archived: boolean }>>`
-    SELECT id, archived_at IS NOT NULL AS archived FROM children
-    WHERE id = ${input.childId} AND tenant_id = ${tenantId} FOR NO KEY UPDATE`
+    WITH provider AS (
+      SELECT p.id, p.name, p.location_id, p.disciplines, l.time_zone, l.currency, l.reminder_offsets_minutes
+      FROM providers p LEFT JOIN locations l ON l.id = p.location_id AND l.tenant_id = ${tenantId}
+      WHERE p.id = ${input.providerId} AND p.tenant_id = ${tenantId} FOR NO KEY UPDATE OF p
+    ), child AS (
+      SELECT id, archived_at IS NOT NULL AS archived FROM children
+      WHERE id = ${input.childId} AND tenant_id = ${tenantId} AND (SELECT count(*) FROM provider) >= 0
+      FOR NO KEY UPDATE
+    )
+    SELECT provider.*, child.id AS child_id, child.archived AS child_archived
+    FROM (SELECT 1) AS one LEFT JOIN provider ON true LEFT JOIN child ON true`
+  const provider = row?.id ? { ...row, id: row.id } : undefined
+  const child = row?.child_id ? { id: row.child_id, archived: row.child_archived === true } : undefined
   const missing: FieldError[] = []
   if (!child) missing.push({ path: paths.childId, code: 'not_found', message: 'No child with this id.' })
   // An archived child's record stays readable, but nothing new is scheduled for them until they are restored.
