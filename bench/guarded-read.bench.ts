@@ -80,7 +80,7 @@ const baselineApp = new Hono().get('/v1/children/:id', async (c) => {
     execute: async () => 0,
     release: <T>(call: () => Promise<T>) => call(),
     beforeRelease: () => undefined,
-    onResume: () => undefined,
+    savepoint: async () => undefined,
     compensate: () => undefined,
   }
   return c.json(toChild(await getChild(uow, c.req.param('id'))), 200)

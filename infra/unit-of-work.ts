@@ -7,7 +7,9 @@
  * long as the peer takes, so a slow peer stalls every other request. `release` is how a unit calls out: it commits
  * what the unit has done so far, runs the call holding nothing, and the unit goes on in a new transaction, begun by
  * its first query after the call. So: read what the call needs, call out through `release`, then write (re-checking
- * what the call's answer depends on, since others may have written meanwhile).
+ * what the call's answer depends on, since others may have written meanwhile). The first transaction, too, is begun
+ * by the unit's first query, with the unit's savepoints in the same round trip: a unit that never queries holds
+ * nothing, and a write request pays one round trip for BEGIN, its tenant's settings and its handler's savepoint.
  */
 import { context, SpanStatusCode, trace } from '@opentelemetry/api'
 import { unitTransactionsOf, type Db, type Tx } from './db.ts'
@@ -41,8 +43,12 @@ export interface UnitOfWork {
    * change about rows that were meant to commit only with the whole request (the idempotency claim).
    */
   beforeRelease(task: () => Promise<void>): void
-  /** A statement run first in every transaction the unit begins after a release (a savepoint the chain expects). */
-  onResume(sql: string): void
+  /**
+   * Sets a savepoint in the unit's transaction, and again at the start of every transaction the unit begins later:
+   * the handler's, which the request's chain rolls back to on an error, also after a release. Sent with the BEGIN when
+   * the unit has not begun its transaction yet. `name` is a constant SQL identifier.
+   */
+  savepoint(name: string): Promise<void>
   /**
    * Registers work that undoes what a release committed, for a unit that then ends by rolling back: it runs in a
    * unit of its own, of the same tenant. Best effort: what it undoes must also expire on its own.
@@ -112,27 +118,24 @@ async function transact<T>(
     maxWaitMs: options.maxWaitMs ?? 10_000,
   }
   const releaseTasks: Array<() => Promise<void>> = []
-  const resumeStatements: string[] = []
+  const openingStatements: string[] = []
   const compensations: Array<(uow: UnitOfWork) => Promise<void>> = []
   // Widened on purpose (`as`): `release` sets them from a closure, which TypeScript's narrowing cannot see.
   let released = false as boolean
 
   const slot = transactions.slot()
-  const first = await transactions.begin(tenantId, limits)
-  slot.attach(first)
-  let current = first as UnitTransaction | undefined
+  let current: UnitTransaction | undefined
 
-  async function resume(): Promise<void> {
-    const next = await transactions.begin(tenantId, limits)
-    try {
-      for (const sql of resumeStatements) await next.execute(sql, [])
-    } catch (error) {
-      await next.rollback()
-      throw error
-    }
+  /** Begins the unit's next transaction (its first too): what its first query waits for. */
+  async function begin(): Promise<void> {
+    const opening = [...openingStatements]
+    const next = await transactions.begin(tenantId, limits, opening)
     current = next
     slot.attach(next)
+    // A savepoint asked for while BEGIN was on its way.
+    for (const sql of openingStatements.slice(opening.length)) await next.execute(sql, [])
   }
+  slot.detach('the unit of work begins its transaction with its first query', begin)
 
   const uow: UnitOfWork = {
     tx: transactions.client,
@@ -151,11 +154,15 @@ async function transact<T>(
       try {
         return await call()
       } finally {
-        slot.detach(RELEASED, resume)
+        slot.detach(RELEASED, begin)
       }
     },
     beforeRelease: (task) => releaseTasks.push(task),
-    onResume: (sql) => resumeStatements.push(sql),
+    async savepoint(name) {
+      const sql = `SAVEPOINT ${name}`
+      openingStatements.push(sql)
+      if (current) await slot.execute(sql, [])
+    },
     compensate: (task) => compensations.push(task),
   }
 

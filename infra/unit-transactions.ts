@@ -68,8 +68,11 @@ export interface UnitSlot {
 export interface UnitTransactions {
   /** The client whose queries run on the calling unit's connection. */
   readonly client: PrismaClient
-  /** Borrows a connection and begins a transaction on it scoped to `tenantId` (row-level security). */
-  begin(tenantId: string, limits: UnitLimits): Promise<UnitTransaction>
+  /**
+   * Borrows a connection and begins a transaction on it scoped to `tenantId` (row-level security), running `opening`
+   * (constant statements without parameters, such as a savepoint) in the same round trip.
+   */
+  begin(tenantId: string, limits: UnitLimits, opening?: readonly string[]): Promise<UnitTransaction>
   /** A new unit's slot, empty until a transaction is attached. */
   slot(): UnitSlot
 }
@@ -214,9 +217,10 @@ function withoutBatching(client: PrismaClient): PrismaClient {
 // Both transaction-local, so a pooled connection never carries one tenant's context into another's request. As
 // therapy_app, row-level security applies whatever role the connection logged in as. Sent with BEGIN in one message:
 // a simple-protocol query takes no parameters, so the tenant id goes in as an escaped literal.
-const beginScopedTo = (connection: pg.PoolClient, tenantId: string) =>
+const beginScopedTo = (connection: pg.PoolClient, tenantId: string, opening: readonly string[]) =>
   `BEGIN; SELECT set_config('app.tenant_id', ${connection.escapeLiteral(tenantId)}, true), ` +
-  "set_config('role', 'therapy_app', true)"
+  "set_config('role', 'therapy_app', true)" +
+  opening.map((sql) => `; ${sql}`).join('')
 
 /** The error of a unit that found no free connection in time: the database counts as unavailable (a 503). */
 const noConnectionWithin = (ms: number) =>
@@ -259,7 +263,11 @@ async function borrow(pool: pg.Pool, maxWaitMs: number): Promise<pg.PoolClient> 
 export function createUnitTransactions(pool: pg.Pool): UnitTransactions {
   const client = withoutBatching(new PrismaClient({ adapter: currentUnitAdapter() }))
 
-  async function begin(tenantId: string, { timeoutMs, maxWaitMs }: UnitLimits): Promise<UnitTransaction> {
+  async function begin(
+    tenantId: string,
+    { timeoutMs, maxWaitMs }: UnitLimits,
+    opening: readonly string[] = []
+  ): Promise<UnitTransaction> {
     const connection = await borrow(pool, maxWaitMs)
     // A connection that fails while lent out reports it here; unheard, the error would crash the process. The failed
     // query rejects on its own, and the connection is destroyed on release instead of going back to the pool.
@@ -310,7 +318,7 @@ export function createUnitTransactions(pool: pg.Pool): UnitTransactions {
       })())
 
     try {
-      await connection.query(beginScopedTo(connection, tenantId))
+      await connection.query(beginScopedTo(connection, tenantId, opening))
     } catch (error) {
       // Nothing began, or the settings failed inside the transaction: either way the connection leaves it.
       await finish('ROLLBACK')

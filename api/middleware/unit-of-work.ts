@@ -33,10 +33,10 @@ export const handlerSavepoint = (): MiddlewareHandler<AppEnv> =>
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next()
     const uow = c.get('uow')
     const { tx } = uow
-    await tx.$executeRaw`SAVEPOINT handler`
-    // A handler that calls out (UnitOfWork.release) goes on in a new transaction: the savepoint is set there again,
-    // so a failure after the call still undoes only what the handler wrote after it.
-    uow.onResume('SAVEPOINT handler')
+    // With the unit's BEGIN when nothing before the handler queried (no Idempotency-Key): no round trip of its own. A
+    // handler that calls out (UnitOfWork.release) goes on in a new transaction where the savepoint is set again, so a
+    // failure after the call still undoes only what the handler wrote after it.
+    await uow.savepoint('handler')
     await next()
     // On success the savepoint is left open rather than released: COMMIT keeps what was written inside it, so a
     // RELEASE would only cost every write request one more round trip to the database (issue 22).

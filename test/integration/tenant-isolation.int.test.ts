@@ -241,6 +241,8 @@ describe('in the database', () => {
         platform.api.deps.db,
         tenantB,
         async ({ tx }) => {
+          // The transaction, and its time, begin with the unit's first query.
+          await tx.child.count()
           await new Promise((resolve) => setTimeout(resolve, 300))
           return tx.child.count()
         },

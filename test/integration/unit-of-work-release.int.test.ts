@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { closeDb, createDb, type Db } from '../../infra/db.ts'
 import { TransactionHeldError, refuseInsideTransaction, rethrowIfTransactionHeld } from '../../infra/network-guard.ts'
 import { lazyTemporalConnection, type TemporalConnection } from '../../infra/temporal-connection.ts'
-import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
+import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
 import { testDatabaseUrl } from '../support/file-database.ts'
 
 let db: Db
@@ -55,16 +55,30 @@ describe('UnitOfWork.release', () => {
     expect(await transactionId(db, tenantId)).toBeTruthy()
   })
 
-  it('begins no transaction after the call when the unit needs none, and one when a statement must run first', async () => {
-    const xids = await runInUnitOfWork(db, tenantId, async (uow) => {
-      uow.onResume("SELECT set_config('app.marker', 'resumed', true)")
+  it('begins a transaction only for a query, with the unit savepoint in it, before and after a call', async () => {
+    const marker = randomUUID()
+    await db.$executeRawUnsafe(`CREATE TABLE IF NOT EXISTS savepoint_probe (marker text, step text)`)
+    await db.$executeRawUnsafe(`GRANT ALL ON savepoint_probe TO therapy_app`)
+    const write = (uow: UnitOfWork, step: string) =>
+      uow.execute('INSERT INTO savepoint_probe (marker, step) VALUES ($1, $2)', [marker, step])
+    await runInUnitOfWork(db, tenantId, async (uow) => {
+      // Set before the unit's first query: sent with its BEGIN.
+      await uow.savepoint('handler')
+      await write(uow, 'first, undone')
+      await uow.tx.$executeRaw`ROLLBACK TO SAVEPOINT handler`
+      await write(uow, 'first, kept')
       await uow.release(async () => undefined)
-      const [row] = await uow.tx.$queryRaw<Array<{ marker: string }>>`
-        SELECT current_setting('app.marker', true) AS marker`
-      return row!.marker
+      // Set again in the transaction begun after the call.
+      await write(uow, 'second, undone')
+      await uow.tx.$executeRaw`ROLLBACK TO SAVEPOINT handler`
     })
-    expect(xids).toBe('resumed')
-    // A unit whose last act is a release ends without another transaction (nothing left to commit).
+    const rows = await db.$queryRawUnsafe<Array<{ step: string }>>(
+      'SELECT step FROM savepoint_probe WHERE marker = $1',
+      marker
+    )
+    expect(rows.map((row) => row.step)).toEqual(['first, kept'])
+    // A unit that never queries begins nothing; one whose last act is a release ends without another transaction.
+    await expect(runInUnitOfWork(db, tenantId, async () => 'idle')).resolves.toBe('idle')
     await expect(runInUnitOfWork(db, tenantId, (uow) => uow.release(async () => 'done'))).resolves.toBe('done')
   })
 
@@ -90,6 +104,8 @@ describe('the guard on Temporal calls', () => {
   it('refuses a call made while a transaction is held, before it is sent, and lets the released call through', async () => {
     const handle = temporal.workflow.getHandle(`no-such-workflow-${randomUUID()}`)
     await runInUnitOfWork(db, tenantId, async (uow) => {
+      // The unit holds its transaction from its first query on.
+      await uow.tx.$queryRaw`SELECT 1`
       // Temporal's client wraps what an interceptor throws; the guard's error is its cause.
       const refused: unknown = await handle.describe().catch((error: unknown) => error)
       expect(() => rethrowIfTransactionHeld(refused)).toThrow(TransactionHeldError)

@@ -37,7 +37,7 @@ export async function runInUnitOfWork<T>(db: Db, tenantId: string, work: (uow: U
     // No transaction to release: the call runs as is.
     release: (call) => call(),
     beforeRelease: () => undefined,
-    onResume: () => undefined,
+    savepoint: async () => undefined,
     compensate: () => undefined,
   })
   for (const task of tasks) await task()

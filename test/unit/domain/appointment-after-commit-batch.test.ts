@@ -12,7 +12,7 @@ function fakeUnit() {
     execute: async () => 0,
     release: <T>(call: () => Promise<T>) => call(),
     beforeRelease: () => undefined,
-    onResume: () => undefined,
+    savepoint: async () => undefined,
     compensate: () => undefined,
   }
   return { uow: uow as UnitOfWork, registered }
