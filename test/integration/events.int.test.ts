@@ -174,6 +174,33 @@ describe('the transactional outbox', () => {
     expect(receiver.received('/rollback')).toEqual([])
   })
 
+  it('records an event nobody listens to as fanned out, and one for an enabled endpoint as waiting for its fan-out', async () => {
+    const quiet = await tenant()
+    const listening = await tenant()
+    await subscribe(listening.token, '/listening')
+    const disabled = await tenant()
+    const disabledId = await subscribe(disabled.token, '/disabled')
+    await db().webhookEndpoint.update({ where: { id: disabledId }, data: { enabled: false } })
+    const record = (tenantId: string) =>
+      runInUnitOfWork(db(), tenantId, (uow) =>
+        recordEvent(uow, 'child.registered', { childId: newId('child'), locationId: null })
+      )
+    const [a, b, c] = await Promise.all([record(quiet.tenantId), record(listening.tenantId), record(disabled.tenantId)])
+    const marks = await db().event.findMany({
+      where: { id: { in: [a.id, b.id, c.id] } },
+      select: { id: true, fannedOutAt: true, agentDispatchedAt: true },
+    })
+    const byId = new Map(marks.map((m) => [m.id, m]))
+    // No agent workflow in any of them: nothing for the agent dispatcher either.
+    expect(byId.get(a.id)).toEqual({ id: a.id, fannedOutAt: a.createdAt, agentDispatchedAt: a.createdAt })
+    expect(byId.get(c.id)).toEqual({ id: c.id, fannedOutAt: c.createdAt, agentDispatchedAt: c.createdAt })
+    expect(byId.get(b.id)?.agentDispatchedAt).toEqual(b.createdAt)
+    // The listening tenant's event is fanned out by a pump, and delivered.
+    const [delivery] = await receiver.waitFor('/listening', 1, 30_000)
+    expect(JSON.parse(delivery!.body).id).toBe(b.id)
+    expect(receiver.received('/disabled')).toEqual([])
+  })
+
   it('delivers an event committed by a process that died before dispatching it (the sweep)', async () => {
     const { tenantId, token } = await tenant()
     await subscribe(token, '/orphan')
