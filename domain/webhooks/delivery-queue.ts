@@ -100,8 +100,8 @@ export function endpointHealth(records: AttemptRecord[]): EndpointHealth[] {
 /**
  * Creates the deliveries of events not yet fanned out, one per enabled endpoint subscribed, due now (held when the
  * endpoint's breaker is open); marks the events. Events of tenants with no enabled endpoint need no delivery and are
- * marked first, in one statement without a transaction (on most platforms most events; and it is an idle pump's
- * probe); the others in one short transaction per batch. `SKIP LOCKED` lets pumps fan out side by side, and the unique
+ * marked first, in one statement without a transaction (recordEvent marks most of them itself; this takes those whose
+ * endpoint was disabled meanwhile, and it is an idle pump's probe); the others in one short transaction per batch. `SKIP LOCKED` lets pumps fan out side by side, and the unique
  * (event, endpoint) index makes a second fan-out of an event a no-op.
  * @returns how many events were fanned out
  */

@@ -397,7 +397,10 @@ class Connection {
       this.socket.cork()
     }
     if (batch.type === QUERY) this.statements.simpleQuery(queryText(batch.messages[0]!))
-    const prepared = batch.extended
+    // In a failed transaction a statement fails at its Parse, as on PostgreSQL: nothing is answered from the cache.
+    const cached = batch.extended && this.status !== 'E'
+    if (batch.extended && !cached && batch.messages[0]![0] === PARSE) this.clientStatements.unnamed = undefined
+    const prepared = cached
       ? this.statements.prepare(batch.messages, this.clientStatements)
       : { messages: batch.messages, parseCompleteFirst: false }
     if (prepared.parseCompleteFirst) reply.push(typedMessage('1').data)
@@ -406,7 +409,7 @@ class Connection {
       await this.db.runExclusive(() => this.db.execProtocolRawStream(data, { onRawData: (chunk) => reply.push(chunk) }))
     }
     reply.end()
-    if (batch.extended) this.statements.settle(prepared, reply.firstType === PARSE_COMPLETE, this.clientStatements)
+    if (cached) this.statements.settle(prepared, reply.firstType === PARSE_COMPLETE, this.clientStatements)
     if (batch.type === STARTUP) this.started = true
     if (reply.copyIn) this.copyIn = true
     if (reply.ready !== undefined) {

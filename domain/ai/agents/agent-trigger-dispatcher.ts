@@ -56,9 +56,9 @@ export function createAgentTriggerDispatcher(deps: AgentTriggerDispatcherDeps) {
   const { db, temporal, taskQueue, logger } = deps
 
   /**
-   * Marks the claimable events that no workflow of their tenant listens to, in one statement without a transaction:
-   * on a platform where few centres configure agents, nearly every event (a transaction of five statements per
-   * batch was a large part of a booking's work on the embedded database, issue 22). The condition is
+   * Marks the claimable events that no workflow of their tenant listens to, in one statement without a transaction
+   * (recordEvent marks most such events itself; these are the ones whose workflow was disabled meanwhile, or rows
+   * recorded before it did), rather than a transaction of five statements per batch. The condition is
    * {@link fanOutBatch}'s, negated. @returns how many events were claimed, and how many of them marked
    */
   async function markUnheard(): Promise<{ claimed: number; marked: number }> {

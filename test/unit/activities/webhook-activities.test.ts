@@ -131,7 +131,12 @@ function createStore(options: StoreOptions = {}) {
   }
 
   const tx = {
-    $queryRaw(_strings: TemplateStringsArray, ...values: unknown[]) {
+    $queryRaw(strings: TemplateStringsArray, ...values: unknown[]) {
+      // recordEvent's INSERT (domain/events/record-event.ts): id, tenant, type, data as JSON, ...
+      if (strings.join('?').includes('INSERT INTO events')) {
+        events.push({ type: values[2] as string, data: JSON.parse(values[3] as string) as Record<string, unknown> })
+        return Promise.resolve([{ heard: false }])
+      }
       queried.push(values)
       if (options.missing) return Promise.resolve([])
       return Promise.resolve([
@@ -184,12 +189,6 @@ function createStore(options: StoreOptions = {}) {
         if (!matches(endpoint, where)) return { count: 0 }
         Object.assign(endpoint, data)
         return { count: 1 }
-      },
-    },
-    event: {
-      async create({ data }: { data: { type: string; data: Record<string, unknown> } }) {
-        events.push({ type: data.type, data: data.data })
-        return data
       },
     },
   }
