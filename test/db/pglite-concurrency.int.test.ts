@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { PrismaClient } from '../../generated/prisma/client.ts'
 import { applyMigrations } from '../../scripts/db/migrations.ts'
+import { bind, cstr, exchange, execute, int32, parse, describePortal, query, sync } from '../support/wire-messages.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 /** How long the mixed workload runs; the stray-response bug showed up within about a second of it. */
@@ -295,32 +296,6 @@ describe('embedded PGlite wire protocol', () => {
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
     await db?.stop()
   })
-
-  const message = (type: string, ...parts: Buffer[]): Buffer => {
-    const body = Buffer.concat(parts)
-    const header = Buffer.alloc(5)
-    header.write(type, 0, 'latin1')
-    header.writeInt32BE(body.length + 4, 1)
-    return Buffer.concat([header, body])
-  }
-  const cstr = (s: string) => Buffer.from(`${s}\0`)
-  const int16 = (n: number) => {
-    const b = Buffer.alloc(2)
-    b.writeInt16BE(n)
-    return b
-  }
-  const int32 = (n: number) => {
-    const b = Buffer.alloc(4)
-    b.writeInt32BE(n)
-    return b
-  }
-  const parse = (sql: string) => message('P', cstr(''), cstr(sql), int16(0))
-  const bind = () => message('B', cstr(''), cstr(''), int16(0), int16(0), int16(0))
-  const describePortal = () => message('D', Buffer.from('P'), cstr(''))
-  const execute = () => message('E', cstr(''), int32(0))
-  const sync = () => message('S')
-  const query = (sql: string) => message('Q', cstr(sql))
-  const exchange = (sql: string) => Buffer.concat([parse(sql), bind(), describePortal(), execute(), sync()])
 
   /** A connected raw client: `send` writes, `until` collects backend message types up to a ReadyForQuery. */
   async function connect() {

@@ -1,24 +1,7 @@
 import { describe, expect, it } from 'vitest'
 
 import { StatementCache, type ClientStatements } from '../../../scripts/db/pglite-statement-cache.ts'
-
-/** A frontend message: type, length, body. */
-const message = (type: string, ...parts: Buffer[]): Buffer => {
-  const body = Buffer.concat(parts)
-  const header = Buffer.alloc(5)
-  header.write(type, 0, 'latin1')
-  header.writeInt32BE(body.length + 4, 1)
-  return Buffer.concat([header, body])
-}
-const cstr = (s: string) => Buffer.from(`${s}\0`)
-const int16 = (n: number) => Buffer.from([n >> 8, n & 0xff])
-const parse = (sql: string, name = '', types: number[] = []) =>
-  message('P', cstr(name), cstr(sql), int16(types.length), ...types.map((t) => Buffer.from([0, 0, t >> 8, t & 0xff])))
-const bind = (statement = '') => message('B', cstr(''), cstr(statement), int16(0), int16(0), int16(0))
-const describeStatement = (name = '') => message('D', Buffer.from('S'), cstr(name))
-const closeStatement = (name = '') => message('C', Buffer.from('S'), cstr(name))
-const execute = () => message('E', cstr(''), Buffer.alloc(4))
-const sync = () => message('S')
+import { bind, closeStatement, describeStatement, execute, parse, sync } from '../../support/wire-messages.ts'
 
 /** What a message says, for comparing: its type and its C strings. */
 const read = (m: Uint8Array) => {
