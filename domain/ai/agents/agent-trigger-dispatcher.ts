@@ -55,28 +55,6 @@ interface StartRow {
 export function createAgentTriggerDispatcher(deps: AgentTriggerDispatcherDeps) {
   const { db, temporal, taskQueue, logger } = deps
 
-  /**
-   * Marks the claimable events that no workflow of their tenant listens to, in one statement without a transaction
-   * (recordEvent marks most such events itself; these are the ones whose workflow was disabled meanwhile, or rows
-   * recorded before it did), rather than a transaction of five statements per batch. The condition is
-   * {@link fanOutBatch}'s, negated. @returns how many events were claimed, and how many of them marked
-   */
-  async function markUnheard(): Promise<{ claimed: number; marked: number }> {
-    const [batch] = await db.$queryRaw<Array<{ claimed: number; marked: number }>>`
-      WITH claimed AS (
-        SELECT id, tenant_id, type, created_at FROM events
-        WHERE agent_dispatched_at IS NULL ORDER BY created_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED),
-      marked AS (
-        UPDATE events e SET agent_dispatched_at = ${new Date()} FROM claimed c
-        WHERE e.id = c.id AND NOT EXISTS (
-          SELECT 1 FROM agent_workflows w
-          WHERE w.tenant_id = c.tenant_id AND w.enabled AND w.deleted_at IS NULL
-            AND c.type = ANY(w.event_types) AND w.created_at <= c.created_at)
-        RETURNING 1)
-      SELECT (SELECT count(*) FROM claimed)::int AS claimed, (SELECT count(*) FROM marked)::int AS marked`
-    return batch ?? { claimed: 0, marked: 0 }
-  }
-
   /** Claims a batch of events and creates their runs. @returns how many events were claimed, and runs created */
   async function fanOutBatch(): Promise<{ claimed: number; runs: number }> {
     return db.$transaction(async (tx) => {
@@ -178,16 +156,9 @@ export function createAgentTriggerDispatcher(deps: AgentTriggerDispatcherDeps) {
    */
   async function dispatchPending(sweep = true): Promise<{ fannedOut: number; started: number }> {
     let fannedOut = 0
-    let heard = false
-    for (;;) {
-      const { claimed, marked } = await markUnheard()
-      fannedOut += marked
-      heard ||= claimed > marked
-      // A full batch with nothing marked is all events some workflow listens to: the fan-out below takes them.
-      if (claimed < BATCH || marked === 0) break
-    }
     let created = 0
-    while (heard) {
+    // recordEvent marks the events no workflow listens to: what is left here is (nearly) all events with runs to make.
+    for (;;) {
       const { claimed, runs } = await fanOutBatch()
       fannedOut += claimed
       created += runs
