@@ -3,6 +3,7 @@
  * staying opaque to clients (docs/conventions.md).
  */
 import { randomUUID } from 'node:crypto'
+import { Prisma } from '../generated/prisma/client.ts'
 import { ID_PREFIXES, type IdKind } from './id-prefixes.ts'
 
 export { ID_PREFIXES, type IdKind }
@@ -27,4 +28,14 @@ export function uuidv7(now: number = Date.now()): string {
  */
 export function newId(kind: IdKind): string {
   return `${ID_PREFIXES[kind]}_${uuidv7().replace(/-/g, '')}`
+}
+
+/**
+ * The SQL expression of {@link newId}, for rows a statement creates itself (one per row: both functions are volatile):
+ * the same prefix, the time as `clock_timestamp()` milliseconds, the random part from `gen_random_uuid()` (a v4 UUID,
+ * whose version digit is the 13th hex digit: the 19 after it are kept, as `uuidv7` keeps them).
+ */
+export function sqlNewId(kind: IdKind): Prisma.Sql {
+  return Prisma.sql`(${ID_PREFIXES[kind] + '_'} || lpad(to_hex(floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint), 12, '0')
+    || '7' || substr(replace(gen_random_uuid()::text, '-', ''), 14))`
 }

@@ -7,10 +7,10 @@
  * tenant's own unit of work.
  */
 import { Prisma } from '../../generated/prisma/client.ts'
-import type { Db, Queryable, Tx } from '../../infra/db.ts'
-import { newId } from '../ids.ts'
+import type { Db, Queryable } from '../../infra/db.ts'
+import { newId, sqlNewId } from '../ids.ts'
 import { endpointOfRow, eventOfRow, type LoadedDelivery } from './deliver-once.ts'
-import { subscribes } from './subscriptions.ts'
+import { subscribesSql } from './subscriptions.ts'
 
 /** Events fanned out per transaction. */
 const FAN_OUT_BATCH = 200
@@ -98,86 +98,55 @@ export function endpointHealth(records: AttemptRecord[]): EndpointHealth[] {
 }
 
 /**
- * Creates the deliveries of events not yet fanned out, one per enabled endpoint subscribed, due now (held when the
- * endpoint's breaker is open); marks the events. Events of tenants with no enabled endpoint need no delivery and are
- * marked first, in one statement without a transaction (recordEvent marks most of them itself; this takes those whose
- * endpoint was disabled meanwhile, and it is an idle pump's probe); the others in one short transaction per batch. `SKIP LOCKED` lets pumps fan out side by side, and the unique
- * (event, endpoint) index makes a second fan-out of an event a no-op.
+ * Creates the deliveries of events not yet fanned out, one per enabled endpoint subscribed (subscriptions.ts, the same
+ * rule in SQL), due now (held when the endpoint's breaker is open), and marks the events: one statement per batch of
+ * events, with no transaction held open between statements. On the embedded database, where every connection takes
+ * turns on one backend, a fan-out of five round trips held it through each of the (niced) worker's turns: a fifth of
+ * its time at 1,000 deliveries a second, which the API's requests waited behind. `SKIP LOCKED` lets pumps fan out side
+ * by side, and the unique (event, endpoint) index makes a second fan-out of an event a no-op.
+ *
+ * The endpoints whose breaker was open when read are read again under a share lock (`relocked`), held to the end of
+ * the statement's transaction: a close waits for the fan-out to commit, so its release sees the rows made held here
+ * (see held-deliveries.ts), and a close that came first is seen (a locking read returns the row's newest version).
+ * Healthy endpoints are not locked (that would be every fan-out locking every busy endpoint): a breaker that opens
+ * after this read leaves a few due rows of an open endpoint, which the claim skips and the pumps' periodic check holds.
  * @returns how many events were fanned out
  */
 export async function fanOutEvents(db: Db, now: Date): Promise<number> {
   let total = 0
-  let withEndpoints = false
   for (;;) {
-    const [batch] = await db.$queryRaw<Array<{ claimed: number; marked: number }>>`
+    const [batch] = await db.$queryRaw<Array<{ events: number }>>`
       WITH claimed AS (
-        SELECT id, tenant_id FROM events
-        WHERE fanned_out_at IS NULL ORDER BY created_at LIMIT ${FAN_OUT_BATCH} FOR UPDATE SKIP LOCKED),
-      marked AS (
-        UPDATE events e SET fanned_out_at = ${now} FROM claimed c
-        WHERE e.id = c.id AND NOT EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.tenant_id = c.tenant_id AND w.enabled)
-        RETURNING 1)
-      SELECT (SELECT count(*) FROM claimed)::int AS claimed, (SELECT count(*) FROM marked)::int AS marked`
-    const { claimed, marked } = batch ?? { claimed: 0, marked: 0 }
-    total += marked
-    withEndpoints ||= claimed > marked
-    // A full batch with nothing marked is all events with endpoints: the transaction below takes them.
-    if (claimed < FAN_OUT_BATCH || marked === 0) break
-  }
-  if (!withEndpoints) return total
-  for (;;) {
-    const events = await db.$transaction(async (tx) => {
-      const claimed = await tx.$queryRaw<Array<{ id: string; tenant_id: string; type: string; data: unknown }>>`
         SELECT id, tenant_id, type, data FROM events
-        WHERE fanned_out_at IS NULL ORDER BY created_at LIMIT ${FAN_OUT_BATCH} FOR UPDATE SKIP LOCKED`
-      if (claimed.length === 0) return 0
-      const endpoints = await subscribedEndpoints(tx, [...new Set(claimed.map((e) => e.tenant_id))])
-      const rows = claimed.flatMap((event) =>
-        endpoints
-          .filter((endpoint) => endpoint.tenantId === event.tenant_id && subscribes(endpoint, event))
-          .map((endpoint) => ({
-            id: newId('webhookDelivery'),
-            tenantId: event.tenant_id,
-            eventId: event.id,
-            endpointId: endpoint.id,
-            eventType: event.type,
-            kind: 'EVENT' as const,
-            // An open breaker's deliveries are held (held-deliveries.ts): out of the claims' way until it closes.
-            nextAttemptAt: endpoint.open ? null : now,
-            // On the pump's clock, like everything the queue compares with it (a held delivery's window starts here).
-            createdAt: now,
-          }))
-      )
-      if (rows.length > 0) await tx.webhookDelivery.createMany({ data: rows, skipDuplicates: true })
-      await tx.event.updateMany({ where: { id: { in: claimed.map((e) => e.id) } }, data: { fannedOutAt: now } })
-      return claimed.length
-    })
+        WHERE fanned_out_at IS NULL ORDER BY created_at LIMIT ${FAN_OUT_BATCH} FOR UPDATE SKIP LOCKED),
+      endpoints AS (
+        SELECT id, tenant_id, event_types, circuit_opened_at IS NOT NULL AS open FROM webhook_endpoints
+        WHERE enabled AND tenant_id IN (SELECT tenant_id FROM claimed)),
+      relocked AS (
+        SELECT id, circuit_opened_at IS NOT NULL AS open, enabled FROM webhook_endpoints
+        WHERE id IN (SELECT id FROM endpoints WHERE open) FOR SHARE),
+      targets AS (
+        SELECT e.id, e.tenant_id, e.event_types, coalesce(r.open, false) AS open
+        FROM endpoints e LEFT JOIN relocked r ON r.id = e.id
+        WHERE NOT e.open OR r.enabled),
+      inserted AS (
+        INSERT INTO webhook_deliveries (id, tenant_id, event_id, endpoint_id, event_type, kind, next_attempt_at, created_at)
+        SELECT ${sqlNewId('webhookDelivery')}, c.tenant_id, c.id, t.id, c.type, 'EVENT'::"WebhookDeliveryKind",
+          -- An open breaker's deliveries are held (held-deliveries.ts): out of the claims' way until it closes.
+          CASE WHEN t.open THEN NULL ELSE ${now}::timestamptz END,
+          -- On the pump's clock, like everything the queue compares with it (a held delivery's window starts here).
+          ${now}::timestamptz
+        FROM claimed c JOIN targets t ON t.tenant_id = c.tenant_id
+        WHERE ${subscribesSql('c', 't')}
+        ON CONFLICT DO NOTHING
+        RETURNING 1),
+      marked AS (
+        UPDATE events e SET fanned_out_at = ${now} FROM claimed c WHERE e.id = c.id RETURNING 1)
+      SELECT (SELECT count(*) FROM marked)::int AS events, (SELECT count(*) FROM inserted)::int AS deliveries`
+    const events = batch?.events ?? 0
     total += events
     if (events < FAN_OUT_BATCH) return total
   }
-}
-
-/**
- * The enabled endpoints of `tenantIds`, and whether each one's breaker is open. The open ones are read again under a
- * share lock, held to the end of the fan-out's transaction: a close waits for the fan-out to commit, so its release
- * sees the rows made held here (see held-deliveries.ts), and a close that came first is seen. Healthy endpoints are
- * not locked (that would be every fan-out locking every busy endpoint): a breaker that opens after this read leaves
- * a few due rows of an open endpoint, which the claim skips and the pumps' periodic check holds.
- */
-async function subscribedEndpoints(tx: Tx, tenantIds: string[]) {
-  const endpoints = await tx.webhookEndpoint.findMany({
-    where: { tenantId: { in: tenantIds }, enabled: true },
-    select: { id: true, tenantId: true, eventTypes: true, circuitOpenedAt: true },
-  })
-  const openIds = endpoints.filter((e) => e.circuitOpenedAt !== null).map((e) => e.id)
-  if (openIds.length === 0) return endpoints.map((endpoint) => ({ ...endpoint, open: false }))
-  const locked = await tx.$queryRaw<Array<{ id: string; open: boolean; enabled: boolean }>>`
-    SELECT id, circuit_opened_at IS NOT NULL AS open, enabled FROM webhook_endpoints
-    WHERE id = ANY(${openIds}::text[]) FOR SHARE`
-  const current = new Map(locked.map((row) => [row.id, row]))
-  return endpoints
-    .filter((endpoint) => endpoint.circuitOpenedAt === null || current.get(endpoint.id)?.enabled === true)
-    .map((endpoint) => ({ ...endpoint, open: current.get(endpoint.id)?.open ?? false }))
 }
 
 /** What a pump may claim. */

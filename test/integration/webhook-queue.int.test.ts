@@ -14,6 +14,7 @@ import { updateEndpoint } from '../../domain/webhooks/endpoint-service.ts'
 import { createWebhookPoster } from '../../domain/webhooks/post-webhook.ts'
 import type { WebhookSettings } from '../../domain/webhooks/webhook-settings.ts'
 import { newId } from '../../domain/ids.ts'
+import { idPattern } from '../../domain/id-schema.ts'
 import { closeDb, createDb, type Db } from '../../infra/db.ts'
 import { createLogger } from '../../infra/logger.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
@@ -338,6 +339,71 @@ describe('claims', () => {
 })
 
 describe('fan-out', () => {
+  it('sends each event to the enabled endpoints subscribed to its type or to *, a test event to its endpoint only', async () => {
+    const tenant = newId('tenant')
+    await db.tenant.create({ data: { id: tenant, name: `subscriptions-${tenant}` } })
+    const endpointOf = async (eventTypes: string[], enabled = true) => {
+      const id = newId('webhookEndpoint')
+      await db.webhookEndpoint.create({
+        data: {
+          id,
+          tenantId: tenant,
+          url: receiver.url('/subscriptions'),
+          eventTypes,
+          enabled,
+          signingScheme: 'V2',
+          secret: 'whsec_dGVzdA==',
+        },
+      })
+      return id
+    }
+    const all = await endpointOf(['*'])
+    const payments = await endpointOf(['payment.succeeded'])
+    const children = await endpointOf(['child.registered', 'payment.failed'])
+    await endpointOf(['*'], false)
+    const event = (type: string, data: object = {}) => ({
+      id: newId('event'),
+      tenantId: tenant,
+      type,
+      data,
+      createdAt: clock,
+    })
+    const sent = {
+      payment: event('payment.succeeded'),
+      child: event('child.registered'),
+      test: event('webhook.test', { endpointId: children }),
+      // Not a type anyone may subscribe to, `*` included.
+      internal: event('internal.unlisted'),
+    }
+    await db.event.createMany({ data: Object.values(sent) })
+
+    await fanOutEvents(db, clock)
+    const deliveries = await db.webhookDelivery.findMany({ where: { tenantId: tenant } })
+    const to = (eventId: string) =>
+      deliveries
+        .filter((d) => d.eventId === eventId)
+        .map((d) => d.endpointId)
+        .sort()
+    expect(to(sent.payment.id)).toEqual([all, payments].sort())
+    expect(to(sent.child.id)).toEqual([all, children].sort())
+    expect(to(sent.test.id)).toEqual([children])
+    expect(to(sent.internal.id)).toEqual([])
+    // The statement makes the platform's ids itself: the same form as newId's, time-ordered from the moment it ran.
+    for (const delivery of deliveries) {
+      expect(delivery.id).toMatch(idPattern('webhookDelivery'))
+      const ms = parseInt(delivery.id.slice(4, 16), 16)
+      expect(Math.abs(ms - Date.now())).toBeLessThan(60_000)
+    }
+    expect(deliveries.every((d) => d.kind === 'EVENT' && d.nextAttemptAt?.getTime() === clock.getTime())).toBe(true)
+    expect(await db.event.count({ where: { tenantId: tenant, fannedOutAt: null } })).toBe(0)
+
+    // A second fan-out of the same events (a pump that re-ran them) makes no second delivery.
+    await db.event.updateMany({ where: { tenantId: tenant }, data: { fannedOutAt: null } })
+    expect(await fanOutEvents(db, clock)).toBeGreaterThanOrEqual(4)
+    expect(await db.webhookDelivery.count({ where: { tenantId: tenant } })).toBe(deliveries.length)
+    await db.webhookDelivery.deleteMany({ where: { tenantId: tenant } })
+  })
+
   it('marks the events of tenants without an enabled endpoint at once, and still fans out the rest of the batch', async () => {
     const listening = newId('tenant')
     const quiet = newId('tenant')
