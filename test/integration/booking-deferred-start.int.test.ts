@@ -97,6 +97,26 @@ describe('deferred booking workflow starts', () => {
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200)
     expect(cancelled.body.workflow).toMatchObject({ state: 'CANCELLED' })
     expect(await handleOf(id).result()).toEqual({ appointmentId: id, state: 'CANCELLED' })
-    await eventually(async () => ((await view(id)).execution === 'CLOSED' ? true : undefined))
+    // A closed workflow's view is its last state (asked again of a worker, which replays it).
+    const closed = await eventually(async () => {
+      const current = await view(id)
+      return current.execution === 'CLOSED' ? current : undefined
+    })
+    expect(closed).toMatchObject({ runsFrom: null, lifecycle: { state: 'CANCELLED', nextReminderAt: null } })
+  })
+
+  it('says NOT_STARTED when Temporal has no workflow for the appointment', async () => {
+    const { id } = await bookIn(72 * HOUR_MS)
+    expect((await view(id)).execution).toBe('SCHEDULED')
+    // As when its start still waits in the outbox: here the workflow is deleted (Temporal terminates it first).
+    await platform.temporal.workflowService.deleteWorkflowExecution({
+      namespace: platform.temporal.options.namespace,
+      workflowExecution: { workflowId: handleOf(id).workflowId },
+    })
+    const gone = await eventually(async () => {
+      const current = await view(id)
+      return current.execution === 'NOT_STARTED' ? current : undefined
+    })
+    expect(gone).toMatchObject({ runsFrom: null, lifecycle: null, followUp: null })
   })
 })
