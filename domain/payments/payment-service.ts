@@ -6,7 +6,7 @@
 import type { PaymentMethod, Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { recordEvent } from '../events/record-event.ts'
-import { notFound, validationError } from '../errors.ts'
+import { AppError, notFound, validationError } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { applyOrderMoney, lockOrder, type OrderWithLines } from '../orders/order-service.ts'
 import { assertAcceptsPayment } from '../orders/order-status.ts'
@@ -33,10 +33,19 @@ export const withRefunds = {
 
 export type PaymentWithRefunds = Prisma.PaymentGetPayload<{ include: typeof withRefunds }>
 
-/** Checks a payment's order reference; a hidden or unknown order is a field error like any bad reference. */
-async function assertOrderExists({ tx, tenantId }: UnitOfWork, orderId: string) {
-  const order = await tx.order.findFirst({ where: { id: orderId, tenantId }, select: { id: true } })
-  if (!order) throw validationError([{ path: 'orderId', code: 'not_found', message: 'No order with this id.' }])
+/**
+ * Locks and reads a payment's order; a hidden or unknown order is a field error like any bad reference (the lock's
+ * own miss says so, without a statement of its own before it).
+ */
+async function lockReferencedOrder(uow: UnitOfWork, orderId: string): Promise<OrderWithLines> {
+  try {
+    return await lockOrder(uow, orderId)
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'not_found') {
+      throw validationError([{ path: 'orderId', code: 'not_found', message: 'No order with this id.' }])
+    }
+    throw error
+  }
 }
 
 /** What the order's online payments still waiting on the payer hold of its balance (they may yet succeed). */
@@ -76,8 +85,7 @@ export async function lockOrderForPayment(
   if (!isCurrency(input.currency)) {
     throw validationError([{ path: 'currency', code: 'unknown_currency', message: 'Not an ISO 4217 currency code.' }])
   }
-  await assertOrderExists(uow, input.orderId)
-  const order = await lockOrder(uow, input.orderId)
+  const order = await lockReferencedOrder(uow, input.orderId)
   if (input.currency !== order.currency) {
     throw validationError([
       {
@@ -131,7 +139,7 @@ export async function recordPayment(
     reportedFailure: input.failure,
   })
   const succeeded = outcome.status === 'SUCCEEDED'
-  await tx.payment.create({
+  const payment = await tx.payment.create({
     data: {
       id,
       tenantId,
@@ -160,7 +168,8 @@ export async function recordPayment(
       currency: input.currency,
     })
   }
-  return getPayment(uow, id)
+  // As getPayment would read it back: a payment created in this transaction has no refund yet.
+  return { ...payment, refunds: [] }
 }
 
 /** One payment of the unit's tenant, with its refunds. @throws AppError `not_found` */
