@@ -1,6 +1,6 @@
 /**
- * The embedded PGlite's stand-in for autovacuum (scripts/db/embedded-maintenance.ts): with an interval set, the served
- * database is vacuumed and analysed without anyone asking, also while another connection holds a transaction open
+ * The embedded PGlite's stand-in for autovacuum (scripts/db/embedded-maintenance.ts): with an interval set, the tables
+ * of the served database that need it are vacuumed and analysed without anyone asking, also while another connection holds a transaction open
  * (the run waits for its turn rather than failing inside that transaction); with `0` it never is.
  */
 import pg from 'pg'
@@ -63,6 +63,25 @@ describe('embedded database maintenance', () => {
       return row.last_vacuum && row.last_analyze ? row : undefined
     })
     expect(after.reltuples).toBe(2000)
+  })
+
+  it('leaves a table nothing changed alone, and analyses one that only grew', async () => {
+    server = await startEmbeddedPostgres({ port: 0, vacuumIntervalMs: 200 })
+    const client = await connect(server.connectionString)
+    await client.query('CREATE TABLE still (id int PRIMARY KEY)')
+    await client.query('CREATE TABLE grown (id int PRIMARY KEY)')
+    await client.query('INSERT INTO grown SELECT g FROM generate_series(1, 500) g')
+    const grown = await until(async () => {
+      const { rows } = await client.query<{ last_analyze: Date | null }>(
+        `SELECT last_analyze FROM pg_stat_user_tables WHERE relname = 'grown'`
+      )
+      return rows[0]?.last_analyze ? rows[0] : undefined
+    })
+    expect(grown.last_analyze).not.toBeNull()
+    const { rows } = await client.query<{ last_vacuum: Date | null; last_analyze: Date | null }>(
+      `SELECT last_vacuum, last_analyze FROM pg_stat_user_tables WHERE relname = 'still'`
+    )
+    expect(rows[0]).toEqual({ last_vacuum: null, last_analyze: null })
   })
 
   it('waits for a transaction another connection holds open, which commits untouched', async () => {
