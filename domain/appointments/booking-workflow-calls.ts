@@ -103,9 +103,9 @@ export function createBookingWorkflowCalls({ temporal, logger }: BookingWorkflow
   /**
    * The lifecycle's view and the state of its run, in one query for the usual case (a running workflow): asked with
    * `NOT_OPEN`, Temporal answers a running workflow's query and refuses a closed one's, which says which it is without
-   * the describe this took before (the view is polled: under 16 view loops that call was a third of the Temporal work
-   * the bookings beside them waited behind). The rare cases pay a second call: a closed workflow's view is asked again
-   * (a worker replays it), a delayed one's start time is described.
+   * the describe this took before (the view is polled: bookings beside 16 view loops were 3.0× slower at the median
+   * with the describe, 2.2–3.0× without it, docs/benchmarks.md). The rare cases pay a second call: a closed
+   * workflow's view is asked again (a worker replays it), a delayed one's start time is described.
    */
   async function lifecycleView(workflowId: string): Promise<Omit<AppointmentWorkflowView, 'workflowId' | 'followUp'>> {
     const idle = { runsFrom: null, lifecycle: null }
