@@ -13,13 +13,13 @@
 import {
   isGrpcServiceError,
   QueryNotRegisteredError,
-  QueryRejectedError,
   ServiceError,
-  WorkflowClient,
   WorkflowNotFoundError,
   type Client,
+  type WorkflowExecutionDescription,
   type WorkflowHandle,
 } from '@temporalio/client'
+import type { QueryDefinition } from '@temporalio/common'
 import { status } from '@grpc/grpc-js'
 import type { Logger } from '../../infra/logger.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
@@ -39,6 +39,7 @@ import {
   rescheduleBookingUpdate,
   type RescheduleRequest,
 } from '../../workflows/booking-contract.ts'
+import { createQueryAnswersByHistory } from '../care-workflows/query-answers-by-history.ts'
 import { callWorkflow } from '../care-workflows/workflow-calls.ts'
 
 export interface BookingWorkflowCallsDeps {
@@ -82,57 +83,68 @@ export function createBookingWorkflowCalls({ temporal, logger }: BookingWorkflow
   const booking = (appointmentId: string) => temporal.workflow.getHandle(bookingWorkflowId(appointmentId))
   const ask = (appointmentId: string, call: (handle: WorkflowHandle) => Promise<BookingWorkflowView>) =>
     callWorkflow(temporal, 'booking workflow', () => orNull(() => call(booking(appointmentId))))
+  const answers = createQueryAnswersByHistory()
 
-  // The same client asking only open workflows (see lifecycleView).
-  const openOnly = new WorkflowClient({
-    connection: temporal.connection,
-    namespace: temporal.options.namespace,
-    dataConverter: temporal.options.dataConverter,
-    interceptors: temporal.workflow.options.interceptors,
-    queryRejectCondition: 'NOT_OPEN',
-  })
+  /**
+   * A query's answer from the described run: the answer kept for the run's history length, or the query to a worker
+   * when the history has grown since it was last asked (query-answers-by-history.ts). A view is polled: beside 16 view
+   * loops, the worker answering a query for each took most of a core from the bookings around them
+   * (docs/benchmarks.md, "Bookings beside 16 workflow-view loops").
+   * @returns null for a query the run does not have (a run of older code)
+   */
+  async function answerOf<T>(description: WorkflowExecutionDescription, query: QueryDefinition<T>) {
+    const { workflowId, runId, historyLength } = description
+    const version = { runId, historyLength }
+    const known = answers.get<T | null>(workflowId, query.name, version)
+    if (known) return known.answer
+    let answer: T | null
+    try {
+      answer = await temporal.workflow.getHandle(workflowId, runId).query(query)
+    } catch (error) {
+      if (!(error instanceof QueryNotRegisteredError)) throw error
+      answer = null
+    }
+    answers.set(workflowId, query.name, version, answer)
+    return answer
+  }
+  const describe = (workflowId: string) => temporal.workflow.getHandle(workflowId).describe()
 
   async function followUpView(appointmentId: string) {
     const workflowId = appointmentFollowUpWorkflowId(appointmentId)
     const view = await callWorkflow(temporal, 'appointment follow-up', () =>
-      orNull(() => temporal.workflow.getHandle(workflowId).query(followUpViewQuery))
+      orNull(async () => answerOf(await describe(workflowId), followUpViewQuery))
     )
     return view ? { ...view, workflowId } : null
   }
 
   /**
-   * The lifecycle's view and the state of its run, in one query for the usual case (a running workflow): asked with
-   * `NOT_OPEN`, Temporal answers a running workflow's query and refuses a closed one's, which says which it is without
-   * the describe this took before (the view is polled: bookings beside 16 view loops were 3.0× slower at the median
-   * with the describe, 2.2–3.0× without it, docs/benchmarks.md). The rare cases pay a second call: a closed
-   * workflow's view is asked again (a worker replays it), a delayed one's start time is described.
+   * The lifecycle's view and the state of its run: a describe, and the view kept for the run's history length or asked
+   * of the workflow. A run still in its start delay cannot answer a query, and says so with FAILED_PRECONDITION.
    */
   async function lifecycleView(workflowId: string): Promise<Omit<AppointmentWorkflowView, 'workflowId' | 'followUp'>> {
     const idle = { runsFrom: null, lifecycle: null }
-    // null: a run of the code before the lifecycle, which has no view.
-    const viewOf = async (client: WorkflowClient) => {
-      try {
-        return await client.getHandle(workflowId).query(bookingViewQuery)
-      } catch (error) {
-        if (error instanceof QueryNotRegisteredError) return null
-        throw error
-      }
-    }
     try {
-      const lifecycle = await viewOf(openOnly)
-      return lifecycle ? { execution: 'RUNNING', runsFrom: null, lifecycle } : { execution: 'LEGACY', ...idle }
+      const description = await describe(workflowId)
+      const { status: run, executionTime, historyLength } = description
+      const delayedUntil =
+        run.name === 'RUNNING' && executionTime && executionTime.getTime() > Date.now() ? executionTime : null
+      // A delayed start's history is its start event alone until its first task is scheduled (by the delay's end, an
+      // update, or a signal's arrival): no query could be answered yet.
+      if (delayedUntil && historyLength === 1)
+        return { execution: 'SCHEDULED', runsFrom: delayedUntil.toISOString(), lifecycle: null }
+      try {
+        const lifecycle = await answerOf(description, bookingViewQuery)
+        if (!lifecycle) return { execution: 'LEGACY', ...idle }
+        return { execution: description.status.name === 'RUNNING' ? 'RUNNING' : 'CLOSED', runsFrom: null, lifecycle }
+      } catch (error) {
+        // Only a run whose start time is still ahead has never run; any other FAILED_PRECONDITION (a workflow task
+        // that keeps failing) is the failure it says.
+        if (!stillDelayed(error) || !delayedUntil) throw error
+        return { execution: 'SCHEDULED', runsFrom: delayedUntil.toISOString(), lifecycle: null }
+      }
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) return { execution: 'NOT_STARTED', ...idle }
-      if (error instanceof QueryRejectedError) {
-        const lifecycle = await viewOf(temporal.workflow)
-        return lifecycle ? { execution: 'CLOSED', runsFrom: null, lifecycle } : { execution: 'LEGACY', ...idle }
-      }
-      if (!stillDelayed(error)) throw error
-      // Only a run whose start time is still ahead has never run; any other FAILED_PRECONDITION (a workflow task that
-      // keeps failing) is the failure it says.
-      const { status: run, executionTime } = await temporal.workflow.getHandle(workflowId).describe()
-      if (run.name !== 'RUNNING' || !executionTime || executionTime.getTime() <= Date.now()) throw error
-      return { execution: 'SCHEDULED', runsFrom: executionTime.toISOString(), lifecycle: null }
+      throw error
     }
   }
 
