@@ -5,6 +5,10 @@
  * p95 at most 2× the floor (bench/booking-floor.ts: one INSERT plus one workflow start, measured in the same run at
  * the same rate); a sustainable rate of at least 60 bookings/s on 2 cores. Phases (BENCH_PHASES, default both):
  * - `fixed`: the floor, then bookings, each at BENCH_RATE (20) requests/s for BENCH_SECONDS (60);
+ * - `views`: bookings at BENCH_RATE beside BENCH_VIEW_LOOPS (16) closed loops of `GET /v1/appointments/{id}/workflow`,
+ *   in BENCH_VIEW_SEGMENTS (12) segments of 10 s alternating the loops on and off (booking-views.ts); issue 22's target
+ *   is booking latency within 2× of its value without the views. Its section is "Bookings beside workflow-view loops
+ *   (<database>, <start> starts)";
  * - `search`: bookings at each of BENCH_SEARCH_RATES for BENCH_STEP_SECONDS each, up to the first rate not sustained
  *   (booking-report.ts says what sustained means).
  * Each run reports p50/p95/p99, CPU per booking by process (API, worker, Temporal, PostgreSQL) and Temporal actions
@@ -27,6 +31,7 @@ import { startWorkerProcess } from '../test/support/worker-process.ts'
 import { writeWorkflowBundle } from '../worker/create-worker.ts'
 import { provisionBenchDatabase } from './bench-database.ts'
 import { startFloor } from './booking-floor.ts'
+import { measureBookingsBesideViews, renderViewsReport } from './booking-views.ts'
 import { renderBookingReport, type BookingResults, type BookingRun } from './booking-report.ts'
 import { settleFigures } from './booking-settle.ts'
 import { windowOpener } from './measured-window.ts'
@@ -38,9 +43,12 @@ import { startPeer } from './webhook-peer-client.ts'
 
 const RATE = Number(process.env.BENCH_RATE ?? 20)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60)
-const PHASES = new Set((process.env.BENCH_PHASES ?? 'fixed,search').split(','))
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'fixed,views,search').split(','))
 const SEARCH_RATES = (process.env.BENCH_SEARCH_RATES ?? '20,30,40,50,60,70,80,100,120').split(',').map(Number)
 const STEP_SECONDS = Number(process.env.BENCH_STEP_SECONDS ?? 20)
+const VIEW_LOOPS = Number(process.env.BENCH_VIEW_LOOPS ?? 16)
+const VIEW_SEGMENTS = Number(process.env.BENCH_VIEW_SEGMENTS ?? 12)
+const VIEW_SEGMENT_SECONDS = 10
 /** BOOKING_WORKFLOW_START of the API: `deferred` (the default) or `immediate` (the first task at booking). */
 const WORKFLOW_START = process.env.BENCH_BOOKING_WORKFLOW_START === 'immediate' ? 'immediate' : 'deferred'
 /** A step whose p95 (answers, or the worker's settling) exceeds this is not sustained. */
@@ -233,6 +241,35 @@ try {
     results.fixed = { floor: floorRun, booking: bookingRun }
     await save()
   }
+  if (PHASES.has('views')) {
+    log(`views: bookings at ${RATE}/s beside ${VIEW_LOOPS} workflow-view loops, on and off`)
+    // Appointments booked an hour apart from the rest of the run, whose workflows the loops view.
+    const viewed = await Promise.all(bodies(3).map((body) => create('/v1/appointments', JSON.parse(body) as object)))
+    const views = await measureBookingsBesideViews({
+      apiUrl: api.url,
+      token: tenant.token,
+      viewed,
+      loops: VIEW_LOOPS,
+      rate: RATE,
+      segments: VIEW_SEGMENTS,
+      segmentSeconds: VIEW_SEGMENT_SECONDS,
+      book: (rate, seconds) =>
+        peer.load({ url: `${api.url}/v1/appointments`, headers, bodies: bodies(rate * seconds), rate, seconds }),
+      log,
+    })
+    const report = renderViewsReport(views, {
+      database: database.kind,
+      workflowStart: WORKFLOW_START === 'immediate' ? 'at once (every view asks a running workflow)' : 'deferred',
+      commit,
+      node: process.versions.node,
+    })
+    console.log(report)
+    if (process.env.BENCH_NO_DOC !== '1')
+      await writeBenchmarkSection(
+        `Bookings beside workflow-view loops (${database.kind}, ${WORKFLOW_START} starts)`,
+        report
+      )
+  }
   if (PHASES.has('search')) {
     results.search = []
     for (const rate of SEARCH_RATES) {
@@ -250,4 +287,4 @@ try {
   await api.stop()
   await Promise.allSettled([temporal.stop(), database.stop(), rm(workflowBundle, { force: true })])
 }
-console.log(renderBookingReport(results))
+if (results.fixed || results.search) console.log(renderBookingReport(results))

@@ -10,11 +10,11 @@
  * Every deferred piece of work must then complete: each booking's workflow started, each `booking.created` delivered
  * to a webhook receiver, each agent run triggered by it finished. The deferrals the API logged are counted and shown.
  */
-import { spawn } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import { bookingWorkflowId } from '../../workflows/booking-contract.ts'
 import { createChildAndProvider, futureSlot } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
+import { startViewLoops } from '../support/view-loops.ts'
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
 
 /** Bookings measured with the views running, and as many without: enough for a stable median and a rough p95. */
@@ -51,6 +51,10 @@ beforeAll(async () => {
       // The views ask running workflows (a describe and a query the worker answers): the costly case. Deferred, the
       // bookings' workflows would answer from Temporal alone (SCHEDULED) and the views would cost far less.
       BOOKING_WORKFLOW_START: 'immediate',
+      // As `npm start` runs the worker beside the API on one machine (scripts/start.ts): workflow tasks and query
+      // answers yield the CPU to requests. At nice 0 the worker answering 16 loops' queries takes its full share of
+      // the two cores from the bookings' API and Temporal work.
+      WORKER_CPU_NICE: '10',
     },
   })
   // The API's own logger: what it defers is counted (its level is silent, but every call is still made).
@@ -117,71 +121,12 @@ async function book(round: number): Promise<{ id: string; ms: number; server: nu
   return { id: response.body.id as string, ms, server, status: response.status }
 }
 
-/**
- * The 16 view loops, in a process of their own: they are other clients, and in this process their own HTTP work would
- * compete with the API for its one event loop, which production clients do not. Controlled over IPC: `on`/`off`
- * (answered once the loops are answering, or drained), `stop` (answered with the tally).
- */
-function startViewLoops(baseUrl: string, token: string, appointmentIds: string[]) {
-  const script = `
-    const [baseUrl, token, ids, count] = JSON.parse(process.argv[1])
-    let on = false, running = true, inFlight = 0, views = 0
-    const statuses = {}
-    const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
-    const loop = async (i) => {
-      for (let n = 0; running; n++) {
-        if (!on) { await sleep(5); continue }
-        inFlight++
-        const response = await fetch(baseUrl + '/v1/appointments/' + ids[(i + n) % ids.length] + '/workflow', {
-          headers: { Authorization: 'Bearer ' + token },
-        })
-        await response.arrayBuffer()
-        inFlight--
-        views++
-        statuses[response.status] = (statuses[response.status] ?? 0) + 1
-      }
-    }
-    const loops = Array.from({ length: count }, (_, i) => loop(i))
-    process.on('message', async (message) => {
-      if (message === 'stop') {
-        running = false
-        await Promise.all(loops)
-        process.send({ views, statuses }, () => process.exit(0))
-        return
-      }
-      on = message === 'on'
-      const seen = views
-      while (on ? views < seen + count : inFlight > 0) await sleep(5)
-      process.send('ready')
-    })
-  `
-  const child = spawn(process.execPath, ['-e', script, JSON.stringify([baseUrl, token, appointmentIds, VIEW_LOOPS])], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  })
-  let tally: { views: number; statuses: Record<string, number> } = { views: 0, statuses: {} }
-  const ask = <T>(message: string) =>
-    new Promise<T>((resolve, reject) => {
-      child.once('message', (answer) => resolve(answer as T))
-      child.once('exit', (code) => reject(new Error(`the view loops exited (${code})`)))
-      child.send(message)
-    })
-  return {
-    set: async (on: boolean) => void (await ask<string>(on ? 'on' : 'off')),
-    async stop() {
-      tally = await ask<typeof tally>('stop')
-    },
-    tally: () => tally,
-  }
-}
-
 describe('workflow views under load', () => {
   it('keeps bookings near their latency without the views, answers no 5xx, and completes what it defers', async () => {
     // Appointments whose workflow the loops look at.
     const viewed = [await book(0), await book(1), await book(2)].map((b) => b.id)
 
-    const loops = startViewLoops(platform.api.url, token, viewed)
-    /** Turns the loops on or off, and waits until they really are (answering, or drained). */
-    const setViews = (on: boolean) => loops.set(on)
+    const loops = startViewLoops({ baseUrl: platform.api.url, token, appointmentIds: viewed, count: VIEW_LOOPS })
     const without: number[] = []
     const withViews: number[] = []
     const serverWithout: number[] = []
@@ -191,7 +136,7 @@ describe('workflow views under load', () => {
       for (let round = 0; round < ROUNDS; round++) {
         // Alternating which side goes first in a round, so neither always follows the other.
         for (const on of round % 2 === 0 ? [false, true] : [true, false]) {
-          await setViews(on)
+          await loops.set(on)
           const { id, ms, server } = await book(3 + 2 * round + (on ? 1 : 0))
           booked.push(id)
           ;(on ? withViews : without).push(ms)
@@ -201,7 +146,7 @@ describe('workflow views under load', () => {
     } finally {
       await loops.stop()
     }
-    const { views, statuses } = loops.tally()
+    const { views, statuses, p50: viewP50, p95: viewP95 } = loops.tally()
 
     const database = inject('databaseKind') === 'postgresql' ? 'postgresql' : 'embedded'
     const figures = {
@@ -212,19 +157,20 @@ describe('workflow views under load', () => {
       serverP50: { without: quantile(serverWithout, 0.5), withViews: quantile(serverWithViews, 0.5) },
       views,
       viewStatuses: statuses,
+      viewLatency: { p50: viewP50, p95: viewP95 },
     }
     // No 5xx, from the views or the bookings (book() checked each 201).
     expect(Object.keys(statuses), JSON.stringify(figures)).toEqual(['200'])
     expect(views).toBeGreaterThan(ROUNDS * VIEW_LOOPS)
-    // The issue asks for 2×. What is left of the difference is CPU, not the database: 16 loops with no pause keep both
-    // cores busy with the API, Temporal and the worker answering views (the booking's own workflow start, in its
-    // answer, alone goes from ~20 to ~60 ms), so the ratio grows with whatever else loads the machine. Measured on the
-    // loaded 2-core machine (2026-11-23), median with views over median without: 2.2–3.3× embedded, 1.9–3.1× on
-    // PostgreSQL (4.5× once, with a type check running beside it); with the view holding its transaction across the
-    // Temporal calls (before issue 22), 11× embedded and 4.0× on PostgreSQL. The bound (6×) sits between, with room for
-    // a CI run's parallel files: the embedded bound catches that stall,
-    // and PostgreSQL's (whose pool of 10 hides most of it) only a gross one: what catches any call to Temporal inside a
-    // transaction, on every test, is the guard (infra/network-guard.ts).
+    // This bound catches a stall, not the issue's 2× (a figure measured in bench/booking.bench.ts's `views` phase, on a
+    // machine with nothing else running, docs/benchmarks.md): here the loops have no pause, so they take whatever CPU
+    // the two cores have left, and a CI run's parallel files move the ratio. Run alone (2026-11-25), median with views
+    // over median without: 1.6–1.7× embedded and 1.4–1.9× on PostgreSQL with views answered from their history's
+    // version (2.0–2.4× embedded before, each view a query the worker answered); in a CI run 3.3× on PostgreSQL
+    // before. With the view holding its transaction across the Temporal calls (before issue 22), 11× embedded and
+    // 4.0× on PostgreSQL. The embedded bound catches that stall, and PostgreSQL's (whose pool of 10 hides most of it)
+    // only a gross one: what catches any call to Temporal inside a transaction, on every test, is the guard
+    // (infra/network-guard.ts).
     const bound = MAX_MEDIAN_RATIO[database]
     expect(figures.p50.withViews, JSON.stringify(figures)).toBeLessThanOrEqual(bound * figures.p50.without)
 
