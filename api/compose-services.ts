@@ -115,6 +115,11 @@ export function composeServices(infra: ServiceInfrastructure): AppServices {
     logger,
     dayMs: config.CARE_WORKFLOW_DAY_MS,
     workflowStart: config.BOOKING_WORKFLOW_START,
+    viewPacing: {
+      perSecond: config.WORKFLOW_VIEWS_PER_SECOND,
+      burst: config.WORKFLOW_VIEW_BURST,
+      maxWaitMs: config.WORKFLOW_VIEW_MAX_WAIT_MS,
+    },
   })
   // One set of reminders for every route that creates or recalls an assessment, so all are reminded alike.
   const reminders = createAssessmentReminders({

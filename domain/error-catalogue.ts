@@ -189,8 +189,10 @@ export const ERROR_CATALOGUE = {
   rate_limited: entry(
     429,
     'Too many requests',
-    'The client used up its requests for the current window (600 a minute by default).',
-    'Wait `Retry-After` seconds, then continue; the `X-RateLimit-*` headers show the budget on every response.',
+    'The client used up its requests for the current window (600 a minute by default), or a tenant polls workflow ' +
+      'views faster than they are paced (20 a second by default) and its queue of waiting views is full.',
+    'Wait `Retry-After` seconds, then continue; the `X-RateLimit-*` headers show the budget on every response. ' +
+      'Poll workflow views less often: a view changes only when its workflow does something.',
     true
   ),
   request_header_fields_too_large: entry(

@@ -165,9 +165,9 @@ export const unsupportedMediaType = (detail = 'Send the request body as applicat
  * 429 when the caller has used up its requests for the current window.
  * @param retryAfterSeconds - whole seconds until the window resets (at least 1)
  */
-export const rateLimited = (retryAfterSeconds: number) =>
+export const rateLimited = (retryAfterSeconds: number, detail?: string) =>
   new AppError(429, 'rate_limited', 'Too many requests', {
-    detail: `The request limit of the current window is used up. Retry after ${retryAfterSeconds} seconds.`,
+    detail: detail ?? `The request limit of the current window is used up. Retry after ${retryAfterSeconds} seconds.`,
     headers: { 'Retry-After': String(retryAfterSeconds) },
   })
 

@@ -48,6 +48,14 @@ const ConfigSchema = z
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
     /** Length of that window in seconds: 60 (tests shorten it rather than wait out a minute). */
     RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
+    /**
+     * Workflow views (`GET /v1/appointments/{id}/workflow`) each tenant gets a second from each API process: they are
+     * answered by Temporal, and a view beyond the pace waits its turn (up to WORKFLOW_VIEW_MAX_WAIT_MS, then 429).
+     * 0 paces nothing. docs/workflows.md ("What the API shows").
+     */
+    WORKFLOW_VIEWS_PER_SECOND: z.coerce.number().min(0).default(20),
+    WORKFLOW_VIEW_BURST: z.coerce.number().int().positive().default(20),
+    WORKFLOW_VIEW_MAX_WAIT_MS: z.coerce.number().int().min(0).default(2000),
     /** `memory`: counters in this process (one instance); `postgres`: in `rate_limits`, shared by every instance. */
     RATE_LIMIT_STORE: z.enum(['memory', 'postgres']).default('memory'),
     /** Take the client address from X-Forwarded-For (its last entry); only behind a proxy that sets it. */

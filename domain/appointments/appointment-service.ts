@@ -17,6 +17,7 @@ import { createAppointmentTransitions } from './appointment-transitions.ts'
 import { insertAppointment, lockBookingParties, slotProblem } from './book-appointment.ts'
 import { createBookingNotifier } from './booking-workflow-notifier.ts'
 import { createBookingWorkflowCalls } from './booking-workflow-calls.ts'
+import { createPacer, type PacerOptions } from '../pacer.ts'
 import { listAppointments } from './list-appointments.ts'
 import { bookingWorkflowStartAt, minuteMsOf } from './reminder-schedule.ts'
 
@@ -46,6 +47,8 @@ export interface AppointmentServiceDeps {
    * before its first reminder; `immediate` runs its first task at booking.
    */
   workflowStart?: 'deferred' | 'immediate'
+  /** How each tenant's workflow views are paced (domain/pacer.ts); none by default. */
+  viewPacing?: Pick<PacerOptions, 'perSecond' | 'burst' | 'maxWaitMs'>
 }
 
 /** Creates the appointment service. */
@@ -56,7 +59,9 @@ export function createAppointmentService({
   logger,
   dayMs = 86_400_000,
   workflowStart = 'deferred',
+  viewPacing = { perSecond: 0, burst: 1, maxWaitMs: 0 },
 }: AppointmentServiceDeps) {
+  const viewPacer = createPacer({ ...viewPacing, what: 'Workflow views' })
   const notifier = createBookingNotifier({ temporal, logger })
   const workflow = createBookingWorkflowCalls({ temporal, logger })
   const transitions = createAppointmentTransitions({ clock, notifier, workflow, outbox })
@@ -118,10 +123,13 @@ export function createAppointmentService({
     reschedule: withReminder(transitions.reschedule),
     update: withReminder(transitions.update),
     /**
-     * The appointment's booking lifecycle and follow-up as their workflows hold them (404 for another tenant's).
-     * @throws AppError `not_found`, `dependency_unavailable`
+     * The appointment's booking lifecycle and follow-up as their workflows hold them (404 for another tenant's),
+     * paced per tenant.
+     * @throws AppError `not_found`, `dependency_unavailable`, `rate_limited`
      */
     async workflowView(uow: UnitOfWork, id: string) {
+      // Its turn is waited for holding nothing: a queued view must not hold a database connection.
+      await uow.release(() => viewPacer.take(uow.tenantId))
       const appointment = await getAppointment(uow, id)
       // Read, commit, then ask Temporal holding no transaction: a slow Temporal must not hold the database.
       const view = await uow.release(() => workflow.view(appointment.id, appointment.status === 'COMPLETED'))

@@ -88,7 +88,8 @@ export const getAppointmentWorkflowRoute = protectedRoute('bookings.read', {
   description:
     'The booking lifecycle as its workflow holds it (next reminder to the family, reminders sent, the no-show ' +
     'deadline) and, after completion, the follow-up (note due, nudges to the provider). Asked of Temporal live: ' +
-    '503 `dependency_unavailable` when it is unreachable.',
+    '503 `dependency_unavailable` when it is unreachable. Paced per tenant (20 views a second by default): a view ' +
+    'beyond the pace waits its turn, and one that would wait more than 2 s is refused with 429 `rate_limited`.',
   request: { params: AppointmentId },
   responses: {
     200: { description: "The appointment's workflows", content: json(AppointmentWorkflow) },
