@@ -117,7 +117,10 @@ export function renderViewsReport(
       `\`POST /v1/appointments\` open loop at ${result.rate}/s from the peer process, in ${result.segments} segments of ` +
       `${result.segmentSeconds} s alternating between ${result.loops} closed loops of ` +
       '`GET /v1/appointments/{id}/workflow` (three appointments viewed in turn, from a process at nice 19) on and off; ' +
-      'the worker at nice 10 as `npm start` runs it. Command: `BENCH_PHASES=views npm run bench:booking`.',
+      'the worker at nice 10 as `npm start` runs it. Command: ' +
+      `\`${context.database === 'postgresql' ? 'BENCH_DATABASE_URL=postgresql://... ' : ''}` +
+      `${context.workflowStart.startsWith('at once') ? 'BENCH_BOOKING_WORKFLOW_START=immediate ' : ''}` +
+      'BENCH_PHASES=views npm run bench:booking`.',
     '',
     '| bookings | requests | answers | p50 / p95 / p99 ms |',
     '|---|---|---|---|',
