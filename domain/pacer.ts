@@ -4,9 +4,10 @@
  * until a turn is free. Turns are kept as the Generic Cell Rate Algorithm keeps them (one "theoretical arrival time"
  * per key), so a key costs one number, and callers are served in the order they came.
  *
- * Used for reads answered by Temporal (workflow views): the rate limiter (infra/rate-limiter.ts) counts requests of every
- * kind per API client, while these cost Temporal and the API's event loop far more than a database read, and a
- * tenant's dashboard polling them flat out would take that capacity from bookings and from other tenants.
+ * Used for reads answered by Temporal (workflow views, keyed by tenant): the rate limiter (infra/rate-limiter.ts)
+ * counts requests of every kind per API client, while these cost Temporal and the API's event loop far more than a
+ * database read, and a tenant's dashboard polling them flat out would take that capacity from bookings and from
+ * other tenants.
  */
 import { rateLimited } from './errors.ts'
 
@@ -17,7 +18,7 @@ export interface PacerOptions {
   burst: number
   /** Longest a call waits for its turn before it is refused. */
   maxWaitMs: number
-  /** Says what is paced, in the refusal's detail. */
+  /** What is paced, per key, as the refusal's detail says it: "A tenant's workflow views". */
   what: string
   now?: () => number
   sleep?: (ms: number) => Promise<void>
@@ -50,12 +51,14 @@ export function createPacer(options: PacerOptions): Pacer {
       const at = now()
       const theoretical = Math.max(arrivals.get(key) ?? at, at)
       const wait = Math.max(0, theoretical - tolerance - at)
-      if (wait > maxWaitMs)
+      if (wait > maxWaitMs) {
+        const retryAfter = Math.ceil((wait - maxWaitMs) / 1000)
         throw rateLimited(
-          Math.ceil((wait - maxWaitMs) / 1000),
-          `${what} are paced to ${perSecond} a second for each tenant, and the queue is full. Retry after ` +
-            `${Math.ceil((wait - maxWaitMs) / 1000)} seconds, or poll less often.`
+          retryAfter,
+          `${what} are paced to ${perSecond} a second, and as many as can wait are waiting. Retry after ` +
+            `${retryAfter} seconds, or poll less often.`
         )
+      }
       arrivals.set(key, theoretical + interval)
       if (arrivals.size > SWEEP_ABOVE) for (const [k, t] of arrivals) if (t <= at) arrivals.delete(k)
       if (wait > 0) await sleep(wait)

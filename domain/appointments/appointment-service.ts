@@ -10,6 +10,7 @@ import type { Clock } from '../../infra/clock.ts'
 import type { Logger } from '../../infra/logger.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { validationError } from '../errors.ts'
+import { createPacer, type PacerOptions } from '../pacer.ts'
 import type { WorkflowOutbox } from '../workflow-starts/workflow-outbox.ts'
 import { getAppointment, nextReminderOf, type AppointmentRow } from './appointment-row.ts'
 import { resolveInterval } from './appointment-rules.ts'
@@ -17,7 +18,6 @@ import { createAppointmentTransitions } from './appointment-transitions.ts'
 import { insertAppointment, lockBookingParties, slotProblem } from './book-appointment.ts'
 import { createBookingNotifier } from './booking-workflow-notifier.ts'
 import { createBookingWorkflowCalls } from './booking-workflow-calls.ts'
-import { createPacer, type PacerOptions } from '../pacer.ts'
 import { listAppointments } from './list-appointments.ts'
 import { bookingWorkflowStartAt, minuteMsOf } from './reminder-schedule.ts'
 
@@ -61,7 +61,7 @@ export function createAppointmentService({
   workflowStart = 'deferred',
   viewPacing = { perSecond: 0, burst: 1, maxWaitMs: 0 },
 }: AppointmentServiceDeps) {
-  const viewPacer = createPacer({ ...viewPacing, what: 'Workflow views' })
+  const viewPacer = createPacer({ ...viewPacing, what: "A tenant's workflow views" })
   const notifier = createBookingNotifier({ temporal, logger })
   const workflow = createBookingWorkflowCalls({ temporal, logger })
   const transitions = createAppointmentTransitions({ clock, notifier, workflow, outbox })

@@ -87,9 +87,9 @@ export function createBookingWorkflowCalls({ temporal, logger }: BookingWorkflow
 
   /**
    * A query's answer from the described run: the answer kept for the run's history length, or the query to a worker
-   * when the history has grown since it was last asked (query-answers-by-history.ts). A view is polled: beside 16 view
-   * loops, the worker answering a query for each took most of a core from the bookings around them
-   * (docs/benchmarks.md, "Bookings beside 16 workflow-view loops").
+   * when the history has grown since it was last asked (query-answers-by-history.ts). A view is polled, and a query
+   * wakes the workflow on a worker: beside 16 view loops, views waited 1.4 s at the median on the niced worker
+   * (docs/benchmarks.md, "Reading the figures of bookings beside workflow-view loops").
    * @returns null for a query the run does not have (a run of older code)
    */
   async function answerOf<T>(description: WorkflowExecutionDescription, query: QueryDefinition<T>) {

@@ -8,7 +8,7 @@ function pacedOn(options: { perSecond: number; burst: number; maxWaitMs: number 
   const waits: number[] = []
   const pacer = createPacer({
     ...options,
-    what: 'Workflow views',
+    what: "A tenant's workflow views",
     now: () => clock,
     sleep: async (ms) => void waits.push(ms),
   })
@@ -54,6 +54,7 @@ describe('pacer', () => {
     expect(refused).toBeInstanceOf(AppError)
     expect(refused).toMatchObject({ status: 429, code: 'rate_limited' })
     expect((refused as AppError).headers).toEqual({ 'Retry-After': '1' })
+    expect((refused as AppError).message).toMatch(/^A tenant's workflow views are paced to 10 a second/)
     // The refused call took no turn: the next one waits as long as it would have.
     expect(waits).toEqual([100, 200])
   })
