@@ -67,10 +67,23 @@ beforeEach(() => {
   woken.length = 0
 })
 
-async function endpoint(path: string): Promise<string> {
+/** An endpoint at `path` of the receiver: by default the file's tenant's, enabled, subscribed to every event. */
+async function endpoint(
+  path: string,
+  options: { tenant?: string; eventTypes?: string[]; enabled?: boolean } = {}
+): Promise<string> {
+  const { tenant = tenantId, eventTypes = ['*'], enabled = true } = options
   const id = newId('webhookEndpoint')
   await db.webhookEndpoint.create({
-    data: { id, tenantId, url: receiver.url(path), eventTypes: ['*'], signingScheme: 'V2', secret: 'whsec_dGVzdA==' },
+    data: {
+      id,
+      tenantId: tenant,
+      url: receiver.url(path),
+      eventTypes,
+      enabled,
+      signingScheme: 'V2',
+      secret: 'whsec_dGVzdA==',
+    },
   })
   return id
 }
@@ -342,21 +355,8 @@ describe('fan-out', () => {
   it('sends each event to the enabled endpoints subscribed to its type or to *, a test event to its endpoint only', async () => {
     const tenant = newId('tenant')
     await db.tenant.create({ data: { id: tenant, name: `subscriptions-${tenant}` } })
-    const endpointOf = async (eventTypes: string[], enabled = true) => {
-      const id = newId('webhookEndpoint')
-      await db.webhookEndpoint.create({
-        data: {
-          id,
-          tenantId: tenant,
-          url: receiver.url('/subscriptions'),
-          eventTypes,
-          enabled,
-          signingScheme: 'V2',
-          secret: 'whsec_dGVzdA==',
-        },
-      })
-      return id
-    }
+    const endpointOf = (eventTypes: string[], enabled = true) =>
+      endpoint('/subscriptions', { tenant, eventTypes, enabled })
     const all = await endpointOf(['*'])
     const payments = await endpointOf(['payment.succeeded'])
     const children = await endpointOf(['child.registered', 'payment.failed'])
@@ -411,21 +411,7 @@ describe('fan-out', () => {
     await db.tenant.createMany({
       data: [listening, quiet, disabled].map((id) => ({ id, name: `fan-out-${id}` })),
     })
-    const endpointOf = async (tenant: string, enabled: boolean) => {
-      const id = newId('webhookEndpoint')
-      await db.webhookEndpoint.create({
-        data: {
-          id,
-          tenantId: tenant,
-          url: receiver.url('/fan-out'),
-          eventTypes: ['*'],
-          enabled,
-          signingScheme: 'V2',
-          secret: 'whsec_dGVzdA==',
-        },
-      })
-      return id
-    }
+    const endpointOf = (tenant: string, enabled: boolean) => endpoint('/fan-out', { tenant, enabled })
     const listener = await endpointOf(listening, true)
     await endpointOf(disabled, false)
     // More than one batch of the listening tenant's events first: the quick pass finds a whole batch it cannot mark.
