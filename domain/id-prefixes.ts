@@ -63,6 +63,9 @@ export const ID_PREFIXES = {
   agentRunStep: 'ags',
   staffTask: 'tsk',
   familyMessage: 'fmsg',
+  payoutAttempt: 'pyx',
+  processorEvent: 'pev',
+  reconciliationFinding: 'rcf',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES

@@ -115,6 +115,42 @@ export const EVENT_DATA_SCHEMAS = {
     startsAt: instant('The start the reminder is about, with the location offset.'),
     offsetMinutes: z.number().int().describe('How many minutes before the start this reminder is due (the policy).'),
   }),
+  /**
+   * Not in the spec (a platform extra, docs/payments.md): a payer disputed (charged back) a succeeded online payment,
+   * or the processor decided such a dispute. Emitted once per dispute status the platform records.
+   */
+  'payment.disputed': z.object({
+    paymentId: id('The disputed payment.'),
+    orderId: id('The order it paid.').nullable(),
+    status: z
+      .enum(['OPEN', 'WON', 'LOST'])
+      .describe('OPEN: the card issuer opened the dispute; WON: decided for the centre; LOST: for the payer.'),
+    amount: z.number().int().describe('The disputed amount, in minor units of `currency`.'),
+    amountLost: z.number().int().describe('What the dispute took back (LOST only; else 0), in minor units.'),
+    currency: z.string().length(3).describe('ISO 4217 currency code.'),
+  }),
+  /**
+   * Not in the spec (a platform extra, docs/payments.md, "Reconciliation"): the platform's books and the payment
+   * processor's disagree about one payment, refund, dispute or transfer. Emitted once per finding (a difference found
+   * again by a later run is the same finding); it changes no money by itself.
+   */
+  'reconciliation.mismatch': z.object({
+    findingId: id('The finding (GET /v1/reconciliation/findings).'),
+    kind: z
+      .enum([
+        'MISSING_AT_PROCESSOR',
+        'MISSING_IN_PLATFORM',
+        'AMOUNT_MISMATCH',
+        'CURRENCY_MISMATCH',
+        'STATUS_MISMATCH',
+        'UNAPPLIED_PAYMENT',
+        'EVENT_MISMATCH',
+      ])
+      .describe('What differs.'),
+    objectType: z.enum(['PAYMENT', 'REFUND', 'DISPUTE', 'TRANSFER']).describe('What kind of record it is about.'),
+    objectId: id('Our record, when we have one.').nullable(),
+    processorReference: id("The processor's id, when it has one.").nullable(),
+  }),
   /** Sent only by the "send test event" operation of a webhook endpoint. */
   'webhook.test': z.object({
     endpointId: id('The endpoint the test was sent to.'),
@@ -156,6 +192,8 @@ export const PLATFORM_EVENT_TYPES = [
   'webhook_endpoint.disabled',
   'appointment.no_show',
   'appointment.reminder_due',
+  'payment.disputed',
+  'reconciliation.mismatch',
 ] as const satisfies readonly EventType[]
 
 /** Every type an endpoint may subscribe to, and what `["*"]` stands for. */

@@ -12,6 +12,12 @@ export const EVENT_ORIGINS: Record<EventType, string> = {
     'Rescheduling an appointment, or a `PATCH` of an appointment that changes its time (or provider).',
   'appointment.completed': 'Completing an appointment (the session took place).',
   'payment.succeeded': 'A payment against an order succeeding.',
+  'payment.disputed':
+    "The payment processor's dispute events (Stripe `charge.dispute.created` and `charge.dispute.closed`) about a " +
+    'succeeded online payment. A platform extra, not in the spec.',
+  'reconciliation.mismatch':
+    "The daily reconciliation with the payment processor, or a processor event that disagrees with the platform's " +
+    'record, finding a difference (once per finding). A platform extra, not in the spec.',
   'assessment.due': 'The assessment reminder workflow, on the due date of an assessment that is not completed by then.',
   'assessment.completed': 'Completing an assessment (its results recorded).',
   'provider.approved': 'Approving a provider at the end of onboarding (from then on bookable).',

@@ -20,6 +20,8 @@ export const EVENT_READ_SCOPES = {
   'appointment.no_show': 'bookings.read',
   'appointment.reminder_due': 'bookings.read',
   'payment.succeeded': 'payments.read',
+  'payment.disputed': 'payments.read',
+  'reconciliation.mismatch': 'payments.read',
   'assessment.due': 'assessments.read',
   'assessment.completed': 'assessments.read',
   'provider.approved': 'providers.read',
