@@ -77,6 +77,7 @@ CREATE TABLE "processor_events" (
     "livemode" BOOLEAN NOT NULL,
     "account" TEXT,
     "outcome" TEXT NOT NULL,
+    "occurred_at" TIMESTAMPTZ(3) NOT NULL,
     "received_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "processor_events_pkey" PRIMARY KEY ("id")
@@ -116,6 +117,9 @@ CREATE UNIQUE INDEX "payout_transfer_attempts_idempotency_key_key" ON "payout_tr
 
 -- CreateIndex
 CREATE INDEX "processor_events_tenant_id_received_at_idx" ON "processor_events"("tenant_id", "received_at");
+
+-- CreateIndex
+CREATE INDEX "processor_events_object_id_occurred_at_idx" ON "processor_events"("object_id", "occurred_at");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "processor_events_processor_event_id_key" ON "processor_events"("processor", "event_id");
