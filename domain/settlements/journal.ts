@@ -13,6 +13,7 @@
  * |---|---|---|
  * | SESSION gross G, fee F | clearing G | provider_payable G − F, platform_fee_revenue F |
  * | REFUND share r, fee returned f | provider_payable r − f, platform_fee_revenue f | clearing r |
+ * | REFUND_REVERSAL r, fee f (a refund taken that failed) | clearing r | provider_payable r − f, platform_fee_revenue f |
  * | ADJUSTMENT a | platform_adjustments a | provider_payable a |
  * | PAYOUT p | provider_payable p | clearing p |
  */
@@ -22,7 +23,7 @@ export const FEE_REVENUE = 'platform_fee_revenue'
 export const ADJUSTMENTS = 'platform_adjustments'
 export const payableAccount = (providerId: string) => `provider_payable:${providerId}`
 
-export type SettlementItemKind = 'SESSION' | 'REFUND' | 'ADJUSTMENT' | 'PAYOUT'
+export type SettlementItemKind = 'SESSION' | 'REFUND' | 'REFUND_REVERSAL' | 'ADJUSTMENT' | 'PAYOUT'
 
 /** What an item posts: amounts in minor units (an adjustment's amount is signed). */
 export interface PostingSource {
@@ -57,6 +58,13 @@ export function journalLines(item: PostingSource): JournalLine[] {
           [payable, item.amount - item.fee],
           [FEE_REVENUE, item.fee],
           [CLEARING, -item.amount],
+        ]
+      case 'REFUND_REVERSAL':
+        // The exact opposite of the refund it gives back: the money stays with the platform, owed to the provider.
+        return [
+          [CLEARING, item.amount],
+          [payable, -(item.amount - item.fee)],
+          [FEE_REVENUE, -item.fee],
         ]
       case 'ADJUSTMENT':
         return [

@@ -2,10 +2,12 @@
  * @module The arithmetic of a provider settlement, pure so every cent can be unit-tested (docs/marketplace.md):
  *
  *   session     gross G = the order line's total, fee F = feeOf(G)
- *   refund      an order's refunds are shared among its lines in proportion to their totals; a line's share r of a
- *               refund takes back r from the provider and returns the fee on it, f = feeOf(G − before) − feeOf(G − after)
+ *   refund      an order's refunds that succeeded are shared among its lines in proportion to their totals; a line's
+ *               share r of a refund takes back r from the provider and returns the fee on it,
+ *               f = feeOf(G − before) − feeOf(G − after)
+ *   reversal    a refund taken back that failed afterwards gives back what it took, and takes back the fee it returned
  *   adjustment  a signed amount the provider is owed (or owes)
- *   net         = ΣG − ΣF − (Σr − Σf) + Σadjustments
+ *   net         = ΣG − ΣF − (Σr − Σf) + Σadjustments   (r and f net of reversals)
  *   payout      = max(0, carried forward + net); what stays (≤ 0) is carried into the next settlement
  *
  * All amounts are integers in minor units; the only division is the fee's percentage and the refund shares, both in
@@ -71,11 +73,12 @@ export function shareAmong(amount: number, lines: readonly WeightedLine[]): Map<
   return shares
 }
 
-/** One refund of an order. */
+/** One refund of an order that counts: it succeeded (and had not failed) before the settlement's end. */
 export interface OrderRefund {
   refundId: string
   amount: number
-  createdAt: number
+  /** When it succeeded (epoch ms): the instant it is taken from the provider. */
+  succeededAt: number
 }
 
 /** One refund's share of one line. */
@@ -87,14 +90,14 @@ export interface RefundShare {
   /** Everything refunded from the line before and after this refund. */
   before: number
   after: number
-  createdAt: number
+  succeededAt: number
 }
 
 /**
  * Each refund's share of each line. Shares are cumulative: after the k-th refund a line has given back its share of
  * all refunds so far, so everything refunded from a line adds up to its share of the order's total refunds and never
  * exceeds the line, however many partial refunds there were.
- * @param refunds - the order's refunds in the order they happened (createdAt, then id)
+ * @param refunds - the order's refunds in the order they succeeded (succeededAt, then id)
  */
 export function refundShares(lines: readonly WeightedLine[], refunds: readonly OrderRefund[]): RefundShare[] {
   const out: RefundShare[] = []
@@ -113,13 +116,110 @@ export function refundShares(lines: readonly WeightedLine[], refunds: readonly O
           amount: a - b,
           before: b,
           after: a,
-          createdAt: refund.createdAt,
+          succeededAt: refund.succeededAt,
         })
     }
     before = after
   }
   return out
 }
+
+/** A refund item a settlement already made on a line: what it took (REFUND) or gave back (REFUND_REVERSAL). */
+export interface SettledRefundItem {
+  kind: 'REFUND' | 'REFUND_REVERSAL'
+  refundId: string
+  orderLineId: string
+  amount: number
+}
+
+/** A refund that failed before the settlement's end (it may have been taken before it failed). */
+export interface FailedRefund {
+  refundId: string
+  /** When it failed (epoch ms). */
+  failedAt: number
+}
+
+/** What a settlement moves on one line for one refund. */
+export interface RefundMovement {
+  kind: 'REFUND' | 'REFUND_REVERSAL'
+  refundId: string
+  orderLineId: string
+  /** Taken from the line (REFUND; rarely −1) or given back to it (REFUND_REVERSAL). */
+  amount: number
+  /** Everything refunded from the line, net, before and after this movement. */
+  before: number
+  after: number
+  /** When it happened: the refund succeeded (REFUND) or failed (REFUND_REVERSAL). */
+  at: number
+}
+
+/**
+ * What a settlement takes from, and gives back to, each of `lines` for an order's refunds, given what earlier
+ * settlements took. Each line ends exactly where it would be had only the refunds that count ever happened: its share
+ * of their total (cumulative shares, as {@link refundShares}), so it never gives back more than it was charged.
+ *
+ * - A refund taken before that failed is given back: a REFUND_REVERSAL of what its REFUND took.
+ * - A refund that counts and was never taken from a line is taken: its share of the line.
+ * - The last movement of a line absorbs the unit or two that rounding moved between lines in a history with a failed
+ *   refund in it, so the line's net refunded is its share of the total that counts.
+ *
+ * @param lines - the lines to settle (those of one provider that are charged), with every line of the order in
+ *   `allLines` for the shares
+ * @param refunds - the refunds that count at the end, in the order they succeeded
+ * @param failed - refunds that failed before the end
+ * @param settled - the REFUND and REFUND_REVERSAL items settled before on the order's lines
+ * @returns the movements, line by line: reversals first (as they failed), then refunds (as they succeeded)
+ */
+export function refundMovements(
+  allLines: readonly WeightedLine[],
+  lines: readonly string[],
+  refunds: readonly OrderRefund[],
+  failed: readonly FailedRefund[],
+  settled: readonly SettledRefundItem[]
+): RefundMovement[] {
+  const key = (kind: string, refundId: string, lineId: string) => `${kind}:${refundId}:${lineId}`
+  const items = new Map(settled.map((i) => [key(i.kind, i.refundId, i.orderLineId), i.amount]))
+  const shares = refundShares(allLines, refunds)
+  const total = refunds.reduce((sum, r) => sum + r.amount, 0)
+  const target = shareAmong(total, allLines)
+  const out: RefundMovement[] = []
+  for (const lineId of lines) {
+    const taken = settled
+      .filter((i) => i.orderLineId === lineId)
+      .reduce((sum, i) => sum + (i.kind === 'REFUND' ? i.amount : -i.amount), 0)
+    const reversals = failed.flatMap((f) => {
+      const took = items.get(key('REFUND', f.refundId, lineId))
+      if (took === undefined || items.has(key('REFUND_REVERSAL', f.refundId, lineId))) return []
+      return [{ kind: 'REFUND_REVERSAL' as const, refundId: f.refundId, amount: took, at: f.failedAt }]
+    })
+    const newShares = refunds
+      .filter((r) => !items.has(key('REFUND', r.refundId, lineId)))
+      .map((r) => ({
+        kind: 'REFUND' as const,
+        refundId: r.refundId,
+        amount: shares
+          .filter((s) => s.refundId === r.refundId && s.orderLineId === lineId)
+          .reduce((sum, s) => sum + s.amount, 0),
+        at: r.succeededAt,
+      }))
+    const moves = [...reversals, ...newShares]
+    if (moves.length === 0) continue
+    const after = taken - sum(reversals) + sum(newShares)
+    const correction = (target.get(lineId) ?? 0) - after
+    const last = newShares.length > 0 ? newShares[newShares.length - 1]! : reversals[reversals.length - 1]!
+    last.amount += last.kind === 'REFUND' ? correction : -correction
+    let before = taken
+    for (const move of moves) {
+      if (move.kind === 'REFUND' && move.amount === 0) continue // nothing to take: not taken (yet)
+      const next = move.kind === 'REFUND' ? before + move.amount : before - move.amount
+      out.push({ ...move, orderLineId: lineId, before, after: next })
+      before = next
+    }
+  }
+  return out
+}
+
+const sum = (moves: ReadonlyArray<{ amount: number }>) => moves.reduce((s, m) => s + m.amount, 0)
 
 /** A settled or settling session line: its gross and the fee rule it was charged under. */
 export interface SessionCharge {

@@ -10,9 +10,13 @@ import {
   NO_FEE,
   feeOf,
   feeReturned,
+  refundMovements,
   refundShares,
   settlementTotals,
   shareAmong,
+  type FailedRefund,
+  type OrderRefund,
+  type SettledRefundItem,
   type WeightedLine,
 } from '../../../domain/settlements/settlement-math.ts'
 
@@ -89,7 +93,7 @@ describe('refundShares', () => {
   ]
 
   it('shares each refund so that, line by line, the refunds add up to its share of the total refunded', () => {
-    const refunds = [1, 2, 3, 4, 5, 6, 7].map((k) => ({ refundId: `r${k}`, amount: 1_000 + k * 11, createdAt: k }))
+    const refunds = [1, 2, 3, 4, 5, 6, 7].map((k) => ({ refundId: `r${k}`, amount: 1_000 + k * 11, succeededAt: k }))
     const shares = refundShares(order, refunds)
     const refunded = refunds.reduce((s, r) => s + r.amount, 0)
     const final = shareAmong(refunded, order)
@@ -109,7 +113,7 @@ describe('refundShares', () => {
     const single: WeightedLine[] = [{ orderLineId: 'x', position: 1, lineTotal: 10_000 }]
     const shares = refundShares(
       single,
-      [3_001, 2_999, 4_000].map((amount, k) => ({ refundId: `r${k}`, amount, createdAt: k }))
+      [3_001, 2_999, 4_000].map((amount, k) => ({ refundId: `r${k}`, amount, succeededAt: k }))
     )
     const returned = shares.reduce((sum, s) => sum + feeReturned(charge, s.before, s.after, 'USD'), 0)
     expect(returned).toBe(feeOf(10_000, charge.rule, 'USD'))
@@ -122,6 +126,7 @@ describe('journalLines', () => {
     { kind: 'SESSION', providerId: 'prv_1', amount: 12_000, fee: 1_200 },
     { kind: 'REFUND', providerId: 'prv_1', amount: 2_000, fee: 200 },
     { kind: 'REFUND', providerId: 'prv_1', amount: -1, fee: 0 },
+    { kind: 'REFUND_REVERSAL', providerId: 'prv_1', amount: 2_000, fee: 200 },
     { kind: 'ADJUSTMENT', providerId: 'prv_1', amount: -2_500, fee: 0 },
     { kind: 'PAYOUT', providerId: 'prv_1', amount: 8_300, fee: 0 },
     { kind: 'SESSION', providerId: 'prv_1', amount: 500, fee: 0 },
@@ -141,8 +146,118 @@ describe('journalLines', () => {
       { account: payableAccount('prv_1'), debit: 0, credit: 10_800 },
       { account: FEE_REVENUE, debit: 0, credit: 1_200 },
     ])
-    expect(journalLines(kinds[5]!)).toHaveLength(2) // no zero fee line
+    expect(journalLines(kinds[6]!)).toHaveLength(2) // no zero fee line
   })
+
+  it('posts a refund given back as the exact opposite of the refund', () => {
+    const byAccount = (a: { account: string }, b: { account: string }) => a.account.localeCompare(b.account)
+    const opposite = journalLines(kinds[1]!).map((l) => ({ account: l.account, debit: l.credit, credit: l.debit }))
+    expect(journalLines(kinds[3]!).sort(byAccount)).toEqual(opposite.sort(byAccount))
+  })
+})
+
+describe('refundMovements', () => {
+  const single: WeightedLine[] = [{ orderLineId: 'x', position: 1, lineTotal: 10_000 }]
+  const refund = (refundId: string, amount: number, succeededAt = 1): OrderRefund => ({ refundId, amount, succeededAt })
+  const item = (kind: SettledRefundItem['kind'], refundId: string, amount: number, orderLineId = 'x') => ({
+    kind,
+    refundId,
+    orderLineId,
+    amount,
+  })
+
+  it('takes a refund that counts once, and nothing for one already taken', () => {
+    expect(refundMovements(single, ['x'], [refund('r1', 2_000)], [], [])).toEqual([
+      { kind: 'REFUND', refundId: 'r1', orderLineId: 'x', amount: 2_000, before: 0, after: 2_000, at: 1 },
+    ])
+    expect(refundMovements(single, ['x'], [refund('r1', 2_000)], [], [item('REFUND', 'r1', 2_000)])).toEqual([])
+  })
+
+  it('gives back what a failed refund took, once, and leaves alone one that failed before it was taken', () => {
+    const failed: FailedRefund[] = [
+      { refundId: 'r1', failedAt: 5 },
+      { refundId: 'r9', failedAt: 6 },
+    ]
+    const settled = [item('REFUND', 'r1', 2_000), item('REFUND', 'r2', 1_000)]
+    expect(refundMovements(single, ['x'], [refund('r2', 1_000, 2)], failed, settled)).toEqual([
+      { kind: 'REFUND_REVERSAL', refundId: 'r1', orderLineId: 'x', amount: 2_000, before: 3_000, after: 1_000, at: 5 },
+    ])
+    const reversed = [...settled, item('REFUND_REVERSAL', 'r1', 2_000)]
+    expect(refundMovements(single, ['x'], [refund('r2', 1_000, 2)], failed, reversed)).toEqual([])
+  })
+
+  it('moves only the lines asked for', () => {
+    const order: WeightedLine[] = [
+      { orderLineId: 'a', position: 1, lineTotal: 6_000 },
+      { orderLineId: 'b', position: 2, lineTotal: 4_000 },
+    ]
+    expect(refundMovements(order, ['b'], [refund('r1', 1_000)], [], []).map((m) => [m.orderLineId, m.amount])).toEqual([
+      ['b', 400],
+    ])
+  })
+
+  it('keeps every line at its share of the refunds that count, through random successes and failures', () => {
+    const next = random(20261125)
+    const rule = { percentBps: 1500, fixedAmount: 100, fixedCurrency: 'USD' }
+    for (let run = 0; run < 2_000; run++) {
+      const lines = Array.from({ length: 1 + next(4) }, (_, i) => ({
+        orderLineId: `l${i}`,
+        position: i,
+        lineTotal: 1 + next(20_000),
+      }))
+      const orderTotal = lines.reduce((sum, l) => sum + l.lineTotal, 0)
+      const refunds: Array<{ id: string; amount: number; succeededAt?: number; failedAt?: number }> = []
+      const settled: SettledRefundItem[] = []
+      const feeBack = new Map<string, number>()
+      for (let clock = 1; clock < 12; clock++) {
+        // Something happens: a refund asked for (within what the order has left), succeeding, or failing.
+        const counting = refunds.filter((r) => r.succeededAt !== undefined && r.failedAt === undefined)
+        const left = orderTotal - refunds.filter((r) => r.failedAt === undefined).reduce((s, r) => s + r.amount, 0)
+        const roll = next(3)
+        if (roll === 0 && left > 0) refunds.push({ id: `r${refunds.length}`, amount: 1 + next(left) })
+        const pending = refunds.filter((r) => r.succeededAt === undefined && r.failedAt === undefined)
+        if (roll === 1 && pending.length > 0) pending[next(pending.length)]!.succeededAt = clock
+        if (roll === 2 && counting.length > 0) counting[next(counting.length)]!.failedAt = clock
+        if (next(2) === 0) continue // no settlement this time
+        const counts = refunds
+          .filter((r) => r.succeededAt !== undefined && r.failedAt === undefined)
+          .map((r) => refund(r.id, r.amount, r.succeededAt))
+        const failed = refunds
+          .filter((r) => r.failedAt !== undefined)
+          .map((r) => ({ refundId: r.id, failedAt: r.failedAt! }))
+        const ids = lines.map((l) => l.orderLineId)
+        const moves = refundMovements(lines, ids, counts, failed, settled)
+        for (const m of moves) {
+          const line = lines.find((l) => l.orderLineId === m.orderLineId)!
+          const charge = { gross: line.lineTotal, rule }
+          const fee =
+            m.kind === 'REFUND'
+              ? feeReturned(charge, m.before, m.after, 'USD')
+              : -feeReturned(charge, m.after, m.before, 'USD')
+          feeBack.set(m.orderLineId, (feeBack.get(m.orderLineId) ?? 0) + fee)
+          settled.push({ kind: m.kind, refundId: m.refundId, orderLineId: m.orderLineId, amount: m.amount })
+        }
+        // Never twice: one item per kind, refund and line.
+        expect(new Set(settled.map((i) => `${i.kind}:${i.refundId}:${i.orderLineId}`)).size).toBe(settled.length)
+        const target = shareAmong(
+          counts.reduce((s, r) => s + r.amount, 0),
+          lines
+        )
+        for (const line of lines) {
+          const taken = settled
+            .filter((i) => i.orderLineId === line.orderLineId)
+            .reduce((s, i) => s + (i.kind === 'REFUND' ? i.amount : -i.amount), 0)
+          expect(taken).toBeGreaterThanOrEqual(0)
+          expect(taken).toBeLessThanOrEqual(line.lineTotal)
+          // Exactly its share once it moved; the fee returned is always the fee on what was taken.
+          if (moves.some((m) => m.orderLineId === line.orderLineId)) expect(taken).toBe(target.get(line.orderLineId))
+          expect(feeBack.get(line.orderLineId) ?? 0).toBe(
+            feeOf(line.lineTotal, rule, 'USD') - feeOf(line.lineTotal - taken, rule, 'USD')
+          )
+        }
+      }
+    }
+  }, 60_000)
 })
 
 describe('settlementTotals', () => {
