@@ -1,6 +1,6 @@
 /**
  * @module Settles one provider for one run, in one transaction: what they earned before the period's end and were
- * never paid (sessions, refunds of their sessions, adjustments), the platform's fee, the payout, one balanced journal
+ * never paid (sessions, refunds of their sessions and refunds given back when they failed, adjustments), the platform's fee, the payout, one balanced journal
  * entry. Run by the settlement workflow's activity; safe to repeat: a provider already handled by this run answers
  * the recorded outcome, one already settled for this period by another run is recorded as ALREADY_SETTLED, and the
  * unique keys of the tables (period per provider, dedupe key per item) refuse a second payment even if two runs race.
@@ -12,7 +12,7 @@ import { journalLines, type SettlementItemKind } from './journal.ts'
 import {
   feeOf,
   feeReturned,
-  refundShares,
+  refundMovements,
   settlementTotals,
   type FeeRule,
   type SessionCharge,
@@ -22,7 +22,6 @@ import {
   ordersWithRefunds,
   payableBalance,
   payableLines,
-  settledKeys,
   settledLinesWithRefunds,
   unsettledAdjustments,
   type SettlementScope,
@@ -105,38 +104,35 @@ export async function settleProvider(
     feeFixedAmount: rule.fixedAmount,
   }))
 
-  // Refunds of this provider's sessions, settled now or before, that were never taken back.
+  // Refunds of this provider's sessions, settled now or before: those that count and were never taken back, and
+  // those taken back that failed since, given back.
   const charges = new Map<string, SessionCharge & { earnedAt: number }>()
   for (const line of lines) charges.set(line.orderLineId, { gross: line.lineTotal, rule, earnedAt: line.earnedAt })
   const settled = await settledLinesWithRefunds(uow, scope)
   for (const line of settled)
     charges.set(line.orderLineId, { gross: line.gross, rule: line.rule, earnedAt: line.earnedAt })
   const orderIds = [...new Set([...lines.map((l) => l.orderId), ...settled.map((l) => l.orderId)])]
-  const orders = await ordersWithRefunds(uow, orderIds, run.periodEnd)
-  const shares = [...orders.entries()].flatMap(([orderId, order]) =>
-    refundShares(order.lines, order.refunds)
-      .filter((share) => charges.has(share.orderLineId))
-      .map((share) => ({ ...share, orderId, dedupeKey: `REFUND:${share.refundId}:${share.orderLineId}` }))
-  )
-  const already = await settledKeys(
-    uow,
-    shares.map((s) => s.dedupeKey)
-  )
-  for (const share of shares) {
-    if (already.has(share.dedupeKey)) continue
-    const charge = charges.get(share.orderLineId)!
-    items.push({
-      id: newId('settlementItem'),
-      kind: 'REFUND',
-      dedupeKey: share.dedupeKey,
-      amount: share.amount,
-      feeAmount: feeReturned(charge, share.before, share.after, run.currency),
-      // A refund before the session was earned is taken back with it, not earlier.
-      earnedAt: new Date(Math.max(share.createdAt, charge.earnedAt)),
-      orderId: share.orderId,
-      orderLineId: share.orderLineId,
-      refundId: share.refundId,
-    })
+  for (const [orderId, order] of await ordersWithRefunds(uow, orderIds, run.periodEnd)) {
+    const charged = order.lines.map((l) => l.orderLineId).filter((id) => charges.has(id))
+    for (const move of refundMovements(order.lines, charged, order.refunds, order.failed, order.settled)) {
+      const charge = charges.get(move.orderLineId)!
+      const reversal = move.kind === 'REFUND_REVERSAL'
+      items.push({
+        id: newId('settlementItem'),
+        kind: move.kind,
+        dedupeKey: `${move.kind}:${move.refundId}:${move.orderLineId}`,
+        amount: move.amount,
+        // A reversal takes back the fee its refund returned: the fee on what the line keeps again.
+        feeAmount: reversal
+          ? feeReturned(charge, move.after, move.before, run.currency)
+          : feeReturned(charge, move.before, move.after, run.currency),
+        // A refund before the session was earned is taken back with it, not earlier.
+        earnedAt: new Date(Math.max(move.at, charge.earnedAt)),
+        orderId,
+        orderLineId: move.orderLineId,
+        refundId: move.refundId,
+      })
+    }
   }
 
   for (const adjustment of await unsettledAdjustments(uow, scope)) {
@@ -153,8 +149,10 @@ export async function settleProvider(
 
   const of = (kind: SettlementItemKind) =>
     items.filter((i) => i.kind === kind).map((i) => ({ amount: i.amount, fee: i.feeAmount }))
+  // Refunds net of those given back: a reversal is a refund taken back with its fee, the other way.
+  const refunds = [...of('REFUND'), ...of('REFUND_REVERSAL').map((r) => ({ amount: -r.amount, fee: -r.fee }))]
   const totals = settlementTotals(
-    { sessions: of('SESSION'), refunds: of('REFUND'), adjustments: of('ADJUSTMENT') },
+    { sessions: of('SESSION'), refunds, adjustments: of('ADJUSTMENT') },
     await payableBalance(uow, providerId, run.currency)
   )
   const providerSettlementId = newId('providerSettlement')

@@ -7,11 +7,23 @@
  * amount paid ≥ total). It is *earned* at the later of the completion and the last succeeded payment; a settlement
  * pays what was earned before its period's end and not paid before. Those instants are written when they happen
  * (never back-dated), so once a period has ended what it contains can no longer change.
+ *
+ * A refund counts from the instant it succeeded (`succeeded_at`) until the instant it failed, if it ever does
+ * (`failed_at`): a PENDING refund only holds its amount, and one that never succeeded never counts. A settlement takes
+ * what counts at its end; one that failed after a settlement took it is given back by the first settlement whose end
+ * is after the failure.
  */
 import { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { payableAccount } from './journal.ts'
-import { NO_FEE, type FeeRule, type OrderRefund, type WeightedLine } from './settlement-math.ts'
+import {
+  NO_FEE,
+  type FailedRefund,
+  type FeeRule,
+  type OrderRefund,
+  type SettledRefundItem,
+  type WeightedLine,
+} from './settlement-math.ts'
 
 const ms = (column: Prisma.Sql) => Prisma.sql`(extract(epoch FROM ${column}) * 1000)::float8`
 
@@ -82,7 +94,27 @@ export interface SettledLine {
   earnedAt: number
 }
 
-/** The provider's settled session lines whose orders have refunds before the end that may not be settled yet. */
+/** Whether refund `r` counts at `end`: it succeeded before the end and had not failed by then. */
+const countsAt = (end: Date) =>
+  Prisma.sql`r.succeeded_at < ${end} AND (r.status = 'SUCCEEDED' OR (r.status = 'FAILED' AND r.failed_at >= ${end}))`
+
+/** Whether settlement item `<kind>:<refund r>:<line of si>` exists. */
+const refundItem = (kind: 'REFUND' | 'REFUND_REVERSAL') =>
+  Prisma.sql`EXISTS (SELECT 1 FROM settlement_items x WHERE x.tenant_id = si.tenant_id
+                     AND x.dedupe_key = ${Prisma.raw(`'${kind}:'`)} || r.id || ':' || si.order_line_id)`
+
+/**
+ * Whether the settled session item `si` has refund work before `end`: a refund that counts and was never taken from
+ * its line, or one taken from it that failed and was never given back.
+ */
+const refundWork = (end: Date) => Prisma.sql`(
+  EXISTS (SELECT 1 FROM refunds r WHERE r.tenant_id = si.tenant_id AND r.order_id = si.order_id AND ${countsAt(end)}
+          AND NOT ${refundItem('REFUND')})
+  OR EXISTS (SELECT 1 FROM refunds r WHERE r.tenant_id = si.tenant_id AND r.order_id = si.order_id
+             AND r.status = 'FAILED' AND r.failed_at < ${end}
+             AND ${refundItem('REFUND')} AND NOT ${refundItem('REFUND_REVERSAL')}))`
+
+/** The provider's settled session lines with refunds to take or give back before the end. */
 export async function settledLinesWithRefunds(
   { tx, tenantId }: UnitOfWork,
   s: SettlementScope
@@ -95,11 +127,7 @@ export async function settledLinesWithRefunds(
     FROM settlement_items si
     JOIN provider_settlements ps ON ps.id = si.provider_settlement_id AND ps.tenant_id = si.tenant_id
     WHERE si.tenant_id = ${tenantId} AND si.kind = 'SESSION' AND ps.provider_id = ${s.providerId}
-      AND ps.currency = ${s.currency}
-      AND EXISTS (
-        SELECT 1 FROM refunds r WHERE r.tenant_id = si.tenant_id AND r.order_id = si.order_id AND r.created_at < ${s.end}
-          AND NOT EXISTS (SELECT 1 FROM settlement_items x
-                          WHERE x.tenant_id = si.tenant_id AND x.dedupe_key = 'REFUND:' || r.id || ':' || si.order_line_id))`
+      AND ps.currency = ${s.currency} AND ${refundWork(s.end)}`
   return rows.map((r) => ({
     orderLineId: r.line_id,
     orderId: r.order_id,
@@ -109,39 +137,66 @@ export async function settledLinesWithRefunds(
   }))
 }
 
-/** Every line and the refunds before `end` of some orders, refunds in the order they happened. */
+/** An order's lines, its refunds as they stand at a settlement's end, and the refund items settled on its lines. */
+export interface OrderRefunds {
+  lines: WeightedLine[]
+  /** Those that count at the end, in the order they succeeded. */
+  refunds: OrderRefund[]
+  /** Those that failed before the end. */
+  failed: FailedRefund[]
+  settled: SettledRefundItem[]
+}
+
+/** The lines, refunds and settled refund items of some orders, as they stand at `end`. */
 export async function ordersWithRefunds(
   { tx, tenantId }: UnitOfWork,
   orderIds: string[],
   end: Date
-): Promise<Map<string, { lines: WeightedLine[]; refunds: OrderRefund[] }>> {
-  const orders = new Map<string, { lines: WeightedLine[]; refunds: OrderRefund[] }>()
+): Promise<Map<string, OrderRefunds>> {
+  const orders = new Map<string, OrderRefunds>()
   if (orderIds.length === 0) return orders
-  const [lines, refunds] = await Promise.all([
+  const [lines, refunds, failed, settled] = await Promise.all([
     tx.$queryRaw<Array<{ id: string; order_id: string; position: number; line_total: number }>>`
       SELECT id, order_id, position, line_total FROM order_lines
       WHERE tenant_id = ${tenantId} AND order_id = ANY(${orderIds}::text[]) ORDER BY order_id, position`,
-    tx.$queryRaw<Array<{ id: string; order_id: string; amount: number; created_ms: number }>>`
-      SELECT id, order_id, amount, ${ms(Prisma.sql`created_at`)} AS created_ms FROM refunds
-      WHERE tenant_id = ${tenantId} AND order_id = ANY(${orderIds}::text[]) AND created_at < ${end}
-      ORDER BY created_at, id`,
+    tx.$queryRaw<Array<{ id: string; order_id: string; amount: number; succeeded_ms: number }>>`
+      SELECT r.id, r.order_id, r.amount, ${ms(Prisma.sql`r.succeeded_at`)} AS succeeded_ms FROM refunds r
+      WHERE r.tenant_id = ${tenantId} AND r.order_id = ANY(${orderIds}::text[]) AND ${countsAt(end)}
+      ORDER BY r.succeeded_at, r.id`,
+    tx.$queryRaw<Array<{ id: string; order_id: string; failed_ms: number }>>`
+      SELECT r.id, r.order_id, ${ms(Prisma.sql`r.failed_at`)} AS failed_ms FROM refunds r
+      WHERE r.tenant_id = ${tenantId} AND r.order_id = ANY(${orderIds}::text[])
+        AND r.status = 'FAILED' AND r.failed_at < ${end}
+      ORDER BY r.failed_at, r.id`,
+    tx.$queryRaw<
+      Array<{
+        order_id: string
+        kind: 'REFUND' | 'REFUND_REVERSAL'
+        refund_id: string
+        line_id: string
+        amount: number
+      }>
+    >`
+      SELECT ol.order_id, si.kind::text AS kind, si.refund_id, si.order_line_id AS line_id, si.amount
+      FROM settlement_items si
+      JOIN order_lines ol ON ol.id = si.order_line_id AND ol.tenant_id = si.tenant_id
+      WHERE si.tenant_id = ${tenantId} AND ol.order_id = ANY(${orderIds}::text[])
+        AND si.kind IN ('REFUND', 'REFUND_REVERSAL')`,
   ])
-  for (const id of orderIds) orders.set(id, { lines: [], refunds: [] })
+  for (const id of orderIds) orders.set(id, { lines: [], refunds: [], failed: [], settled: [] })
   for (const l of lines)
     orders.get(l.order_id)!.lines.push({ orderLineId: l.id, position: l.position, lineTotal: l.line_total })
   for (const r of refunds)
-    orders.get(r.order_id)!.refunds.push({ refundId: r.id, amount: r.amount, createdAt: r.created_ms })
+    orders.get(r.order_id)!.refunds.push({ refundId: r.id, amount: r.amount, succeededAt: r.succeeded_ms })
+  for (const r of failed) orders.get(r.order_id)!.failed.push({ refundId: r.id, failedAt: r.failed_ms })
+  for (const i of settled)
+    orders.get(i.order_id)!.settled.push({
+      kind: i.kind,
+      refundId: i.refund_id,
+      orderLineId: i.line_id,
+      amount: i.amount,
+    })
   return orders
-}
-
-/** Which of these dedupe keys were settled already. */
-export async function settledKeys({ tx, tenantId }: UnitOfWork, keys: string[]): Promise<Set<string>> {
-  if (keys.length === 0) return new Set()
-  const rows = await tx.settlementItem.findMany({
-    where: { tenantId, dedupeKey: { in: keys } },
-    select: { dedupeKey: true },
-  })
-  return new Set(rows.map((r) => r.dedupeKey))
 }
 
 /** The provider's adjustments in the currency recorded before the end and not yet settled. */
@@ -177,8 +232,8 @@ export async function feeRuleFor({ tx, tenantId }: UnitOfWork, providerId: strin
 }
 
 /**
- * Every provider with something to settle in the currency before the end (payable lines, new refunds of settled
- * lines, adjustments), plus those already settled for exactly this period by another run, in id order.
+ * Every provider with something to settle in the currency before the end (payable lines, refunds of settled lines
+ * to take or give back, adjustments), plus those already settled for exactly this period by another run, in id order.
  */
 export async function providersToSettle(
   { tx, tenantId }: UnitOfWork,
@@ -193,10 +248,7 @@ export async function providersToSettle(
     SELECT ps.provider_id FROM settlement_items si
     JOIN provider_settlements ps ON ps.id = si.provider_settlement_id AND ps.tenant_id = si.tenant_id
     WHERE si.tenant_id = ${tenantId} AND si.kind = 'SESSION' AND ps.currency = ${currency}
-      AND EXISTS (
-        SELECT 1 FROM refunds r WHERE r.tenant_id = si.tenant_id AND r.order_id = si.order_id AND r.created_at < ${period.end}
-          AND NOT EXISTS (SELECT 1 FROM settlement_items x
-                          WHERE x.tenant_id = si.tenant_id AND x.dedupe_key = 'REFUND:' || r.id || ':' || si.order_line_id))
+      AND ${refundWork(period.end)}
     UNION
     SELECT pa.provider_id FROM payout_adjustments pa
     WHERE pa.tenant_id = ${tenantId} AND pa.currency = ${currency} AND pa.created_at < ${period.end}

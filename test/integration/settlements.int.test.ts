@@ -4,12 +4,15 @@
  * cancelled appointment left out, an adjustment); a ledger whose every entry and whose books as a whole sum to zero;
  * the same period asked again (the same run, no second payment), another run for the same period (ALREADY_SETTLED),
  * a failed run started again (it resumes without paying twice); a refund after settlement clawed back in the next
- * period and carried forward; overlapping periods refused; the workflow's search attributes; tenant isolation.
+ * period and carried forward; only refunds that succeeded taken, at the instant they succeeded, and one that failed
+ * after a settlement took it given back by the next; overlapping periods refused; the workflow's search attributes;
+ * tenant isolation.
  */
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { newId } from '../../domain/ids.ts'
 import { requestKeyOf } from '../../domain/settlements/settlement-service.ts'
-import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
+import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
 import { SETTLEMENT_WORKFLOW, settlementWorkflowId } from '../../workflows/settlement-contract.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 
@@ -317,6 +320,135 @@ describe('marketplace settlements', () => {
     expect(balanceOf(finalBooks, `provider_payable:${a}`)).toBe(0)
     expect(balanceOf(finalBooks, `provider_payable:${b}`)).toBe(2_400) // owed back by Ben: a debit balance
     expect(balanceOf(finalBooks, 'clearing')).toBe(35_000 - 2_000 - 30_600 - 5_400 - 2_840)
+    await entries(t)
+  })
+
+  it('takes only refunds that succeeded, when they succeeded, and gives back one that failed after it was taken', async () => {
+    const t = await newCentre()
+    const a = await id(t, '/v1/providers', { name: 'Ana SLP', timeZone: 'UTC' })
+    const x = await id(t, '/v1/children', { firstName: 'Xavi', lastName: 'Test', dateOfBirth: '2022-05-01' })
+    await ok(t, 'POST', '/v1/marketplace/fee-rules', { percentBps: 1000 })
+    offset = -2 * 24 * HOUR
+    const startsAt = new Date(Date.now() + offset + HOUR).toISOString()
+    const apt = await id(t, '/v1/appointments', { providerId: a, childId: x, startsAt, durationMinutes: 60 })
+    offset = 0
+    await ok(t, 'POST', `/v1/appointments/${apt}/complete`, undefined, 200)
+    const orderId = await order(t, [{ kind: 'SESSION', appointmentId: apt, unitAmount: 10_000 }], [10_000])
+    const paymentId = await paymentOf(t, orderId)
+    const [lineId] = (await ok(t, 'GET', `/v1/orders/${orderId}`, undefined, 200)).lines.map(
+      (l: { id: string }) => l.id
+    )
+
+    // Refunds as the processor leaves them (docs/payments.md): only a SUCCEEDED one counts in the order's amounts.
+    const inDb = <T>(work: (tx: UnitOfWork['tx']) => Promise<T>) =>
+      runInUnitOfWork(platform.db, t.tenantId, ({ tx }) => work(tx))
+    const counted = (tx: UnitOfWork['tx'], amount: number) =>
+      Promise.all([
+        tx.payment.update({ where: { id: paymentId }, data: { amountRefunded: { increment: amount } } }),
+        tx.order.update({ where: { id: orderId }, data: { amountRefunded: { increment: amount } } }),
+      ])
+    const refund = (amount: number, status: 'PENDING' | 'SUCCEEDED' | 'FAILED', at = new Date()) =>
+      inDb(async (tx) => {
+        const row = await tx.refund.create({
+          data: {
+            id: newId('refund'),
+            tenantId: t.tenantId,
+            paymentId,
+            orderId,
+            amount,
+            currency: 'USD',
+            reason: 'REQUESTED_BY_CLIENT',
+            method: 'CARD_ONLINE',
+            status,
+            succeededAt: status === 'SUCCEEDED' ? at : null,
+            failedAt: status === 'FAILED' ? at : null,
+          },
+        })
+        if (status === 'SUCCEEDED') await counted(tx, amount)
+        return row.id
+      })
+    const becomes = (refundId: string, status: 'SUCCEEDED' | 'FAILED') =>
+      inDb(async (tx) => {
+        const row = await tx.refund.update({
+          where: { id: refundId },
+          data: status === 'SUCCEEDED' ? { status, succeededAt: new Date() } : { status, failedAt: new Date() },
+        })
+        await counted(tx, status === 'SUCCEEDED' ? row.amount : -row.amount)
+      })
+    await refund(300, 'PENDING') // never settles: held, never taken
+    await refund(700, 'FAILED') // the processor never returned it
+    const flipped = await refund(2_000, 'SUCCEEDED') // succeeded, then fails after the first settlement took it
+    const late = await refund(1_000, 'PENDING') // asked for before the first period's end, succeeds after it
+
+    const settleUntilNow = async (periodStart: string) => {
+      const periodEnd = new Date(Date.now() + 1000).toISOString()
+      await new Promise((r) => setTimeout(r, 1100))
+      const run = await completed(t, (await settle(t, { periodStart, periodEnd })).body.id)
+      expect(run.status).toBe('COMPLETED')
+      return { run, periodEnd, ana: run.providers.find((p: { providerId: string }) => p.providerId === a) }
+    }
+    const itemsOf = (run: { id: string }) =>
+      inDb((tx) =>
+        tx.settlementItem.findMany({
+          where: { providerSettlement: { settlementId: run.id }, kind: { in: ['REFUND', 'REFUND_REVERSAL'] } },
+          select: { kind: true, dedupeKey: true, amount: true, feeAmount: true, refundId: true },
+          orderBy: { kind: 'asc' },
+        })
+      )
+
+    // 1. Only the refund that succeeded: 10,000 gross, fee 1,000; 2,000 taken back with its fee of 200.
+    const first = await settleUntilNow(new Date(Date.now() - 3 * 24 * HOUR).toISOString())
+    expect(first.ana).toMatchObject({
+      grossAmount: 10_000,
+      feeAmount: 1_000,
+      refundAmount: 2_000,
+      feeRefundAmount: 200,
+      netAmount: 7_200,
+      payoutAmount: 7_200,
+    })
+    expect(await itemsOf(first.run)).toEqual([
+      { kind: 'REFUND', dedupeKey: `REFUND:${flipped}:${lineId}`, amount: 2_000, feeAmount: 200, refundId: flipped },
+    ])
+
+    // 2. The late refund succeeded after the first period: it belongs to this one (share 1,000, fee 800 − 700).
+    await becomes(late, 'SUCCEEDED')
+    const second = await settleUntilNow(first.periodEnd)
+    expect(second.ana).toMatchObject({ refundAmount: 1_000, feeRefundAmount: 100, netAmount: -900, payoutAmount: 0 })
+    expect(await itemsOf(second.run)).toEqual([
+      { kind: 'REFUND', dedupeKey: `REFUND:${late}:${lineId}`, amount: 1_000, feeAmount: 100, refundId: late },
+    ])
+
+    // 3. The refund the first settlement took failed: given back to Ana with the fee it had returned, by a new item.
+    await becomes(flipped, 'FAILED')
+    const third = await settleUntilNow(second.periodEnd)
+    expect(third.ana).toMatchObject({
+      refundAmount: -2_000,
+      feeRefundAmount: -200,
+      netAmount: 1_800,
+      carriedForward: -900,
+      payoutAmount: 900,
+      balanceAfter: 0,
+    })
+    expect(await itemsOf(third.run)).toEqual([
+      {
+        kind: 'REFUND_REVERSAL',
+        dedupeKey: `REFUND_REVERSAL:${flipped}:${lineId}`,
+        amount: 2_000,
+        feeAmount: 200,
+        refundId: flipped,
+      },
+    ])
+    // Ana got 9,000 less the fee on it: exactly what the one refund that happened leaves her.
+    expect([first, second, third].reduce((sum, s) => sum + s.ana.payoutAmount, 0)).toBe(9_000 - 900)
+
+    // 4. Nothing is left to settle: the pending and the failed refunds never make Ana a provider to settle.
+    const fourth = await settleUntilNow(third.periodEnd)
+    expect(fourth.run.providers).toEqual([])
+
+    const books = await balances(t)
+    expect(balanceOf(books, `provider_payable:${a}`)).toBe(0)
+    expect(balanceOf(books, 'platform_fee_revenue')).toBe(-900)
+    expect(books.data.reduce((s: number, acc: { balance: number }) => s + acc.balance, 0)).toBe(0)
     await entries(t)
   })
 
