@@ -4,10 +4,7 @@
  * daily run, or by a redelivered event) is the same finding, counted, never a second one; a new finding emits
  * `reconciliation.mismatch` in the same transaction, so subscribers hear of each exactly once.
  */
-import type {
-  ReconciliationFindingKind,
-  ReconciliationObjectType,
-} from '../../generated/prisma/enums.ts'
+import type { ReconciliationFindingKind, ReconciliationObjectType } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { recordEvent } from '../events/record-event.ts'
 import { newId } from '../ids.ts'

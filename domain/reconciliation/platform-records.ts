@@ -1,0 +1,198 @@
+/**
+ * @module Our side of the reconciliation (docs/payments.md, "Reconciliation"): the tenant's payments through the
+ * processor (CARD_ONLINE, with their disputes), the refunds of those payments, and the sends of payout transfers, as the comparison reads them.
+ * What is loaded: every record created in the window, every record the processor's objects name (by their id or by
+ * the id in their metadata, wherever it was created), and every payment with an open dispute.
+ */
+import type { PaymentStatus, RefundStatus } from '../../generated/prisma/enums.ts'
+import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import type { CreatedWindow, ProcessorSnapshot } from './processor-snapshot.ts'
+
+export interface OurPayment {
+  id: string
+  orderId: string
+  amount: number
+  currency: string
+  status: PaymentStatus
+  processorReference: string | null
+  unapplied: boolean
+  disputeStatus: 'OPEN' | 'WON' | 'LOST' | null
+  disputeReference: string | null
+  amountDisputed: number
+  createdAt: Date
+}
+
+export interface OurRefund {
+  id: string
+  paymentId: string
+  amount: number
+  currency: string
+  status: RefundStatus
+  processorReference: string | null
+  createdAt: Date
+}
+
+/** One send of a payout transfer: an attempt row, or a transfer paid before attempts were recorded. */
+export interface OurTransfer {
+  /** The attempt's id, or the transfer's for a transfer without attempt rows. */
+  id: string
+  transferId: string
+  amount: number
+  amountReversed: number
+  currency: string
+  /** PAID once the processor made it (whatever was reversed since); PENDING before; FAILED when refused. */
+  status: 'PENDING' | 'PAID' | 'FAILED'
+  processorReference: string | null
+  createdAt: Date
+}
+
+export interface PlatformRecords {
+  payments: OurPayment[]
+  refunds: OurRefund[]
+  transfers: OurTransfer[]
+}
+
+const unique = (values: Array<string | null>) => [...new Set(values.filter((v): v is string => v !== null))]
+
+/**
+ * Loads our records for a comparison with `theirs`.
+ * @param processor - the processor's name: its payments (CARD_ONLINE) and their refunds are compared
+ * @param window - records created in it are compared whether or not the processor shows them
+ */
+export async function loadPlatformRecords(
+  uow: UnitOfWork,
+  processor: string,
+  window: CreatedWindow,
+  theirs: ProcessorSnapshot
+): Promise<PlatformRecords> {
+  const { tx, tenantId } = uow
+  const createdAt = { gte: window.from, lt: window.to }
+  const intentIds = unique([
+    ...theirs.intents.map((i) => i.id),
+    ...theirs.refunds.map((r) => r.paymentIntentId),
+    ...theirs.disputes.map((d) => d.paymentIntentId),
+  ])
+  const paymentIds = unique([
+    ...theirs.intents.map((i) => i.paymentId),
+    ...theirs.refunds.map((r) => r.paymentId),
+    ...theirs.disputes.map((d) => d.paymentId),
+  ])
+  const payments = await tx.payment.findMany({
+    where: {
+      tenantId,
+      processor,
+      OR: [
+        { createdAt },
+        { id: { in: paymentIds } },
+        { processorReference: { in: intentIds } },
+        { disputeStatus: 'OPEN' },
+        { disputeReference: { in: theirs.disputes.map((d) => d.id) } },
+      ],
+    },
+    select: {
+      id: true,
+      orderId: true,
+      amount: true,
+      currency: true,
+      status: true,
+      processorReference: true,
+      unapplied: true,
+      disputeStatus: true,
+      disputeReference: true,
+      amountDisputed: true,
+      createdAt: true,
+    },
+    orderBy: { id: 'asc' },
+  })
+  const refunds = await tx.refund.findMany({
+    where: {
+      tenantId,
+      // Every refund of a payment the processor took goes back through it, whatever its `method` says.
+      payment: { processor },
+      OR: [
+        { createdAt },
+        { id: { in: unique(theirs.refunds.map((r) => r.refundId)) } },
+        { processorReference: { in: theirs.refunds.map((r) => r.id) } },
+      ],
+    },
+    select: {
+      id: true,
+      paymentId: true,
+      amount: true,
+      currency: true,
+      status: true,
+      processorReference: true,
+      createdAt: true,
+    },
+    orderBy: { id: 'asc' },
+  })
+  return { payments, refunds, transfers: await loadTransferSends(uow, { window, theirs }) }
+}
+
+/**
+ * The sends of payout transfers: attempts, and transfers made before attempts were recorded (one send each).
+ * @param scope - those created in the window or named by the processor's transfers; all of the tenant's without it
+ */
+export async function loadTransferSends(
+  { tx, tenantId }: UnitOfWork,
+  scope?: { window: CreatedWindow; theirs: ProcessorSnapshot }
+): Promise<OurTransfer[]> {
+  const references = scope?.theirs.transfers.map((t) => t.id) ?? []
+  const transferIds = unique(scope?.theirs.transfers.map((t) => t.transferId) ?? [])
+  const createdAt = scope && { gte: scope.window.from, lt: scope.window.to }
+  const attempts = await tx.payoutTransferAttempt.findMany({
+    where: {
+      tenantId,
+      ...(createdAt && {
+        OR: [{ createdAt }, { processorReference: { in: references } }, { transferId: { in: transferIds } }],
+      }),
+    },
+    orderBy: { id: 'asc' },
+  })
+  const transfers = await tx.payoutTransfer.findMany({
+    where: {
+      tenantId,
+      processorReference: { not: null },
+      ...(createdAt && {
+        OR: [{ createdAt }, { processorReference: { in: references } }, { id: { in: transferIds } }],
+      }),
+    },
+    orderBy: { id: 'asc' },
+  })
+  // A transfer whose sends are recorded as attempts is compared through them.
+  const withAttempts = new Set(
+    (
+      await tx.payoutTransferAttempt.findMany({
+        where: { tenantId, transferId: { in: transfers.map((t) => t.id) } },
+        select: { transferId: true },
+        distinct: ['transferId'],
+      })
+    ).map((a) => a.transferId)
+  )
+  return [
+    ...attempts.map((a): OurTransfer => ({
+      id: a.id,
+      transferId: a.transferId,
+      amount: a.amount,
+      amountReversed: a.amountReversed,
+      currency: a.currency,
+      status: a.status,
+      processorReference: a.processorReference,
+      createdAt: a.createdAt,
+    })),
+    ...transfers
+      .filter((t) => !withAttempts.has(t.id))
+      .map((t): OurTransfer => ({
+        id: t.id,
+        transferId: t.id,
+        amount: t.amount,
+        // Before amounts reversed were recorded, REVERSED meant all of it.
+        amountReversed: t.status === 'REVERSED' && t.amountReversed === 0 ? t.amount : t.amountReversed,
+        currency: t.currency,
+        status:
+          t.status === 'FAILED' ? 'FAILED' : t.status === 'PENDING' || t.status === 'BLOCKED' ? 'PENDING' : 'PAID',
+        processorReference: t.processorReference,
+        createdAt: t.createdAt,
+      })),
+  ]
+}

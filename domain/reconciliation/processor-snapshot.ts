@@ -1,0 +1,117 @@
+/**
+ * @module What the payment processor holds for one tenant, as the reconciliation and the ledger check read it
+ * (docs/payments.md, "Reconciliation"): its payment intents, refunds, disputes and transfers, each reduced to the
+ * amounts, currency, status and ids we compare, and only those whose metadata names the tenant. The source that
+ * lists them (stripe-reconciliation-source.ts) sits behind {@link ReconciliationSource}, so the comparison is a pure
+ * function over plain data and tests can give any snapshot.
+ */
+
+/** A `created` window: from (inclusive) to (exclusive). */
+export interface CreatedWindow {
+  from: Date
+  to: Date
+}
+
+/** A payment intent (Stripe `pi_...`). */
+export interface ProcessorIntent {
+  id: string
+  /** Minor units. */
+  amount: number
+  /** ISO 4217, upper case. */
+  currency: string
+  /** The processor's own status (Stripe: `succeeded`, `canceled`, `requires_payment_method`, `processing`...). */
+  status: string
+  /** Whether the last attempt to pay it failed (Stripe's `last_payment_error`). */
+  lastPaymentError: boolean
+  /** Our payment's id, from the metadata we set. */
+  paymentId: string | null
+  created: Date
+}
+
+/** A refund (Stripe `re_...`), ours or made at the processor directly (the Dashboard). */
+export interface ProcessorRefund {
+  id: string
+  amount: number
+  currency: string
+  /** Stripe: `pending`, `requires_action`, `succeeded`, `failed`, `canceled`. */
+  status: string
+  paymentIntentId: string | null
+  /** Our payment's id, from the refund's metadata or its intent's. */
+  paymentId: string | null
+  /** Our refund's id, from the metadata we set (none for a refund made at the processor). */
+  refundId: string | null
+  created: Date
+}
+
+/** A dispute (chargeback, Stripe `dp_...`) of a payment. */
+export interface ProcessorDispute {
+  id: string
+  amount: number
+  currency: string
+  /** Stripe: `won`, `lost`, or one of the open statuses (`needs_response`, `under_review`, `warning_...`). */
+  status: string
+  paymentIntentId: string | null
+  /** Our payment's id, from its intent's metadata. */
+  paymentId: string | null
+  created: Date
+}
+
+/** A transfer to a connected account (Stripe `tr_...`): a marketplace payout. */
+export interface ProcessorTransfer {
+  id: string
+  amount: number
+  /** What the processor took back of it (reversals). */
+  amountReversed: number
+  currency: string
+  /** Our payout transfer's id, from the metadata we set. */
+  transferId: string | null
+  created: Date
+}
+
+/** One tenant's objects at the processor. */
+export interface ProcessorSnapshot {
+  intents: ProcessorIntent[]
+  refunds: ProcessorRefund[]
+  disputes: ProcessorDispute[]
+  transfers: ProcessorTransfer[]
+}
+
+/** Ids of objects to read one by one (ours, which a listing did not show). */
+export interface ProcessorReferences {
+  intents: string[]
+  refunds: string[]
+  disputes: string[]
+  transfers: string[]
+}
+
+/**
+ * Where the processor's objects come from. Implementations answer only the tenant's objects (those whose metadata,
+ * or whose payment intent's metadata, names `tenantId`): another tenant's never leave the source.
+ */
+export interface ReconciliationSource {
+  /** The processor's name, as payments record it (`stripe`). */
+  readonly name: string
+  /**
+   * Every object of the tenant created in the window, all pages.
+   * @param onPage - told after each page (an activity heartbeats)
+   */
+  list(tenantId: string, window: CreatedWindow, onPage?: () => void): Promise<ProcessorSnapshot>
+  /** The given objects, read one by one; those the processor does not have, or not for this tenant, are left out. */
+  retrieve(tenantId: string, references: ProcessorReferences): Promise<ProcessorSnapshot>
+}
+
+export const EMPTY_SNAPSHOT: ProcessorSnapshot = { intents: [], refunds: [], disputes: [], transfers: [] }
+
+/** Both snapshots, each object once (the first seen wins). */
+export function mergeSnapshots(a: ProcessorSnapshot, b: ProcessorSnapshot): ProcessorSnapshot {
+  const merge = <T extends { id: string }>(x: T[], y: T[]) => {
+    const seen = new Set(x.map((o) => o.id))
+    return [...x, ...y.filter((o) => !seen.has(o.id))]
+  }
+  return {
+    intents: merge(a.intents, b.intents),
+    refunds: merge(a.refunds, b.refunds),
+    disputes: merge(a.disputes, b.disputes),
+    transfers: merge(a.transfers, b.transfers),
+  }
+}

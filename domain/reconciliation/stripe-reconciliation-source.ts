@@ -1,0 +1,180 @@
+/**
+ * @module The processor's side of the reconciliation, read from Stripe (docs/payments.md, "Reconciliation"): the
+ * list endpoints of payment intents, refunds, disputes and transfers, filtered by `created[gte]`/`created[lt]` and
+ * paged with `starting_after` until `has_more` is false. Stripe lists every object of the account, so each is kept
+ * only when its metadata names the tenant (refunds made in the Dashboard and disputes carry none of ours: their
+ * payment intent's metadata decides, read through `expand`); another tenant's objects are dropped here and never
+ * reach the comparison. It only reads: nothing at Stripe changes.
+ */
+import Stripe from 'stripe'
+import type { OnlineProcessorConfig } from '../payments/online-processors.ts'
+import { stripeClient } from '../payments/stripe-processor.ts'
+import type {
+  CreatedWindow,
+  ProcessorDispute,
+  ProcessorIntent,
+  ProcessorRefund,
+  ProcessorSnapshot,
+  ProcessorTransfer,
+  ReconciliationSource,
+} from './processor-snapshot.ts'
+
+/** Stripe's largest page. */
+const PAGE = 100
+
+type Metadata = Stripe.Metadata | null | undefined
+type Expandable<T> = string | T | null | undefined
+
+const metadataOf = (value: Expandable<{ metadata?: Metadata }>): Stripe.Metadata =>
+  (typeof value === 'object' && value !== null ? value.metadata : undefined) ?? {}
+const idOf = (value: Expandable<{ id: string }>) => (typeof value === 'string' ? value : (value?.id ?? null))
+const instant = (seconds: number) => new Date(seconds * 1000)
+const currencyOf = (currency: string | null | undefined) => (currency ?? '').toUpperCase()
+
+const toIntent = (intent: Stripe.PaymentIntent): ProcessorIntent => ({
+  id: intent.id,
+  amount: intent.amount,
+  currency: currencyOf(intent.currency),
+  status: intent.status,
+  lastPaymentError: Boolean(intent.last_payment_error),
+  paymentId: intent.metadata.payment_id ?? null,
+  created: instant(intent.created),
+})
+
+const toRefund = (refund: Stripe.Refund): ProcessorRefund => ({
+  id: refund.id,
+  amount: refund.amount,
+  currency: currencyOf(refund.currency),
+  status: refund.status ?? 'pending',
+  paymentIntentId: idOf(refund.payment_intent),
+  paymentId: refund.metadata?.payment_id ?? metadataOf(refund.payment_intent).payment_id ?? null,
+  refundId: refund.metadata?.refund_id ?? null,
+  created: instant(refund.created),
+})
+
+const toDispute = (dispute: Stripe.Dispute): ProcessorDispute => ({
+  id: dispute.id,
+  amount: dispute.amount,
+  currency: currencyOf(dispute.currency),
+  status: dispute.status,
+  paymentIntentId: idOf(dispute.payment_intent),
+  paymentId: metadataOf(dispute.payment_intent).payment_id ?? null,
+  created: instant(dispute.created),
+})
+
+const toTransfer = (transfer: Stripe.Transfer): ProcessorTransfer => ({
+  id: transfer.id,
+  amount: transfer.amount,
+  amountReversed: transfer.amount_reversed,
+  currency: currencyOf(transfer.currency),
+  transferId: transfer.metadata.transfer_id ?? null,
+  created: instant(transfer.created),
+})
+
+/** Whose each object is: its own metadata's tenant, else (refunds, disputes) its payment intent's. */
+const tenantOf = {
+  intent: (o: Stripe.PaymentIntent) => o.metadata.tenant_id,
+  refund: (o: Stripe.Refund) => o.metadata?.tenant_id ?? metadataOf(o.payment_intent).tenant_id,
+  dispute: (o: Stripe.Dispute) => metadataOf(o.payment_intent).tenant_id,
+  transfer: (o: Stripe.Transfer) => o.metadata.tenant_id,
+}
+
+/** Every page of one list endpoint, oldest request first; `starting_after` is the last object of the page before. */
+async function listAll<T extends { id: string }>(
+  page: (startingAfter: string | undefined) => Promise<Stripe.ApiList<T>>,
+  onPage: (() => void) | undefined
+): Promise<T[]> {
+  const all: T[] = []
+  let startingAfter: string | undefined
+  for (;;) {
+    const answer = await page(startingAfter)
+    all.push(...answer.data)
+    onPage?.()
+    const last = answer.data.at(-1)
+    if (!answer.has_more || !last) return all
+    startingAfter = last.id
+  }
+}
+
+/** Reads one object; undefined when Stripe has no such object. */
+async function retrieveOrNone<T>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read()
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripeInvalidRequestError && error.statusCode === 404) return undefined
+    throw error
+  }
+}
+
+/** The reconciliation source over Stripe's API. */
+export function stripeReconciliationSource(settings: { secretKey: string; apiBase?: string }): ReconciliationSource {
+  const stripe = stripeClient(settings)
+  return {
+    name: 'stripe',
+
+    async list(tenantId: string, window: CreatedWindow, onPage?: () => void): Promise<ProcessorSnapshot> {
+      // Stripe's `created` is in whole seconds: the window's seconds that hold any of its instants.
+      const created = { gte: Math.floor(window.from.getTime() / 1000), lt: Math.ceil(window.to.getTime() / 1000) }
+      const base = { created, limit: PAGE }
+      const expand = ['data.payment_intent']
+      const [intents, refunds, disputes, transfers] = [
+        await listAll((after) => stripe.paymentIntents.list({ ...base, starting_after: after }), onPage),
+        await listAll((after) => stripe.refunds.list({ ...base, starting_after: after, expand }), onPage),
+        await listAll((after) => stripe.disputes.list({ ...base, starting_after: after, expand }), onPage),
+        await listAll((after) => stripe.transfers.list({ ...base, starting_after: after }), onPage),
+      ]
+      return {
+        intents: intents.filter((o) => tenantOf.intent(o) === tenantId).map(toIntent),
+        refunds: refunds.filter((o) => tenantOf.refund(o) === tenantId).map(toRefund),
+        disputes: disputes.filter((o) => tenantOf.dispute(o) === tenantId).map(toDispute),
+        transfers: transfers.filter((o) => tenantOf.transfer(o) === tenantId).map(toTransfer),
+      }
+    },
+
+    async retrieve(tenantId, references): Promise<ProcessorSnapshot> {
+      const expand = ['payment_intent']
+      const read = async <T, U>(
+        ids: string[],
+        get: (id: string) => Promise<T>,
+        whose: (o: T) => string | undefined,
+        to: (o: T) => U
+      ): Promise<U[]> => {
+        const found: U[] = []
+        for (const id of ids) {
+          const object = await retrieveOrNone(() => get(id))
+          if (object !== undefined && whose(object) === tenantId) found.push(to(object))
+        }
+        return found
+      }
+      return {
+        intents: await read(references.intents, (id) => stripe.paymentIntents.retrieve(id), tenantOf.intent, toIntent),
+        refunds: await read(
+          references.refunds,
+          (id) => stripe.refunds.retrieve(id, { expand }),
+          tenantOf.refund,
+          toRefund
+        ),
+        disputes: await read(
+          references.disputes,
+          (id) => stripe.disputes.retrieve(id, { expand }),
+          tenantOf.dispute,
+          toDispute
+        ),
+        transfers: await read(
+          references.transfers,
+          (id) => stripe.transfers.retrieve(id),
+          tenantOf.transfer,
+          toTransfer
+        ),
+      }
+    },
+  }
+}
+
+/** The configured processor's source; undefined without an online processor. */
+export function reconciliationSourceFrom(
+  config: Partial<Pick<OnlineProcessorConfig, 'ONLINE_PAYMENT_PROCESSOR' | 'STRIPE_SECRET_KEY' | 'STRIPE_API_BASE'>>
+): ReconciliationSource | undefined {
+  if (config.ONLINE_PAYMENT_PROCESSOR !== 'stripe' || !config.STRIPE_SECRET_KEY) return undefined
+  return stripeReconciliationSource({ secretKey: config.STRIPE_SECRET_KEY, apiBase: config.STRIPE_API_BASE })
+}

@@ -1,0 +1,333 @@
+/**
+ * The reconciliation's comparison (domain/reconciliation/compare.ts): every difference between our records and the
+ * processor's, and none where they agree, whatever the order of either side.
+ */
+import { describe, expect, it } from 'vitest'
+import {
+  compareWithProcessor,
+  disputeStatusAsOurs,
+  intentStatusAsOurs,
+  refundStatusAsOurs,
+  unmatchedReferences,
+} from '../../../domain/reconciliation/compare.ts'
+import type {
+  OurPayment,
+  OurRefund,
+  OurTransfer,
+  PlatformRecords,
+} from '../../../domain/reconciliation/platform-records.ts'
+import {
+  EMPTY_SNAPSHOT,
+  type ProcessorIntent,
+  type ProcessorSnapshot,
+} from '../../../domain/reconciliation/processor-snapshot.ts'
+
+const window = { from: new Date('2026-11-20T00:00:00Z'), to: new Date('2026-11-22T00:00:00Z') }
+const inside = new Date('2026-11-21T10:00:00Z')
+const before = new Date('2026-11-19T23:30:00Z')
+
+const payment = (over: Partial<OurPayment> = {}): OurPayment => ({
+  id: 'pay_1',
+  orderId: 'ord_1',
+  amount: 5000,
+  currency: 'USD',
+  status: 'SUCCEEDED',
+  processorReference: 'pi_1',
+  unapplied: false,
+  disputeStatus: null,
+  disputeReference: null,
+  amountDisputed: 0,
+  createdAt: inside,
+  ...over,
+})
+const intent = (over: Partial<ProcessorIntent> = {}): ProcessorIntent => ({
+  id: 'pi_1',
+  amount: 5000,
+  currency: 'USD',
+  status: 'succeeded',
+  lastPaymentError: false,
+  paymentId: 'pay_1',
+  created: inside,
+  ...over,
+})
+const refund = (over: Partial<OurRefund> = {}): OurRefund => ({
+  id: 'ref_1',
+  paymentId: 'pay_1',
+  amount: 1000,
+  currency: 'USD',
+  status: 'SUCCEEDED',
+  processorReference: 're_1',
+  createdAt: inside,
+  ...over,
+})
+const send = (over: Partial<OurTransfer> = {}): OurTransfer => ({
+  id: 'pyx_1',
+  transferId: 'pyt_1',
+  amount: 3000,
+  amountReversed: 0,
+  currency: 'USD',
+  status: 'PAID',
+  processorReference: 'tr_1',
+  createdAt: inside,
+  ...over,
+})
+const ours = (over: Partial<PlatformRecords> = {}): PlatformRecords => ({
+  payments: [],
+  refunds: [],
+  transfers: [],
+  ...over,
+})
+const theirs = (over: Partial<ProcessorSnapshot> = {}): ProcessorSnapshot => ({ ...EMPTY_SNAPSHOT, ...over })
+const kinds = (o: PlatformRecords, t: ProcessorSnapshot) =>
+  compareWithProcessor(o, t, window).differences.map(
+    (d) => `${d.kind} ${d.objectType} ${d.objectId ?? d.processorReference}`
+  )
+
+describe("the processor's statuses read as ours", () => {
+  it('maps payment intents, a failed attempt being requires_payment_method with an error', () => {
+    expect(intentStatusAsOurs({ status: 'succeeded', lastPaymentError: false })).toBe('SUCCEEDED')
+    expect(intentStatusAsOurs({ status: 'canceled', lastPaymentError: true })).toBe('CANCELED')
+    expect(intentStatusAsOurs({ status: 'requires_payment_method', lastPaymentError: true })).toBe('FAILED')
+    for (const status of ['requires_payment_method', 'requires_confirmation', 'requires_action', 'processing']) {
+      expect(intentStatusAsOurs({ status, lastPaymentError: false }), status).toBe('PENDING')
+    }
+  })
+
+  it('maps refunds and disputes', () => {
+    expect(['pending', 'requires_action', 'succeeded', 'failed', 'canceled'].map(refundStatusAsOurs)).toEqual([
+      'PENDING',
+      'PENDING',
+      'SUCCEEDED',
+      'FAILED',
+      'FAILED',
+    ])
+    expect(
+      ['needs_response', 'under_review', 'warning_needs_response', 'won', 'lost'].map(disputeStatusAsOurs)
+    ).toEqual(['OPEN', 'OPEN', 'OPEN', 'WON', 'LOST'])
+  })
+})
+
+describe('compareWithProcessor', () => {
+  it('finds nothing when both sides agree, and counts what it compared', () => {
+    const o = ours({
+      payments: [payment({ disputeReference: 'dp_1', disputeStatus: 'LOST', amountDisputed: 5000 })],
+      refunds: [refund()],
+      transfers: [send({ amountReversed: 500 })],
+    })
+    const t = theirs({
+      intents: [intent()],
+      refunds: [
+        { ...refund(), id: 're_1', status: 'succeeded', paymentIntentId: 'pi_1', refundId: 'ref_1', created: inside },
+      ],
+      disputes: [
+        {
+          id: 'dp_1',
+          amount: 5000,
+          currency: 'USD',
+          status: 'lost',
+          paymentIntentId: 'pi_1',
+          paymentId: 'pay_1',
+          created: inside,
+        },
+      ],
+      transfers: [
+        { id: 'tr_1', amount: 3000, amountReversed: 500, currency: 'USD', transferId: 'pyt_1', created: inside },
+      ],
+    })
+    const comparison = compareWithProcessor(o, t, window)
+    expect(comparison.differences).toEqual([])
+    expect(comparison.checked).toEqual({ payments: 1, refunds: 1, disputes: 1, transfers: 1 })
+  })
+
+  it('reports ours missing at the processor only when the processor should hold it', () => {
+    const o = ours({
+      payments: [
+        payment(),
+        // Never reached the processor (its call failed before an intent existed): nothing to miss.
+        payment({ id: 'pay_2', status: 'PENDING', processorReference: null }),
+        payment({ id: 'pay_3', status: 'CANCELED', processorReference: 'pi_3' }),
+      ],
+    })
+    expect(kinds(o, theirs())).toEqual(['MISSING_AT_PROCESSOR PAYMENT pay_1', 'MISSING_AT_PROCESSOR PAYMENT pay_3'])
+  })
+
+  it("reports the tenant's objects no record of ours names, inside the window only", () => {
+    const t = theirs({
+      intents: [intent({ id: 'pi_9', paymentId: null }), intent({ id: 'pi_8', paymentId: 'pay_8', created: before })],
+      refunds: [
+        {
+          id: 're_9',
+          amount: 100,
+          currency: 'USD',
+          status: 'succeeded',
+          paymentIntentId: 'pi_1',
+          paymentId: 'pay_1',
+          refundId: null,
+          created: inside,
+        },
+      ],
+      transfers: [{ id: 'tr_9', amount: 10, amountReversed: 0, currency: 'USD', transferId: null, created: inside }],
+      disputes: [
+        {
+          id: 'dp_9',
+          amount: 5000,
+          currency: 'USD',
+          status: 'needs_response',
+          paymentIntentId: 'pi_1',
+          paymentId: 'pay_1',
+          created: inside,
+        },
+      ],
+    })
+    expect(kinds(ours({ payments: [payment()] }), { ...t, intents: [...t.intents, intent()] })).toEqual([
+      'MISSING_IN_PLATFORM PAYMENT pi_9',
+      'MISSING_IN_PLATFORM REFUND re_9',
+      // A dispute of our payment is about that payment.
+      'MISSING_IN_PLATFORM DISPUTE pay_1',
+      'MISSING_IN_PLATFORM TRANSFER tr_9',
+    ])
+  })
+
+  it('matches an intent by the payment id in its metadata when ours has no intent id yet', () => {
+    const o = ours({ payments: [payment({ status: 'PENDING', processorReference: null })] })
+    expect(kinds(o, theirs({ intents: [intent({ status: 'requires_payment_method' })] }))).toEqual([])
+    expect(kinds(o, theirs({ intents: [intent()] }))).toEqual(['STATUS_MISMATCH PAYMENT pay_1'])
+  })
+
+  it('reports amount, currency and status mismatches, and not amounts in two currencies', () => {
+    expect(kinds(ours({ payments: [payment()] }), theirs({ intents: [intent({ amount: 4500 })] }))).toEqual([
+      'AMOUNT_MISMATCH PAYMENT pay_1',
+    ])
+    expect(
+      kinds(ours({ payments: [payment()] }), theirs({ intents: [intent({ amount: 4500, currency: 'EUR' })] }))
+    ).toEqual(['CURRENCY_MISMATCH PAYMENT pay_1'])
+    const comparison = compareWithProcessor(
+      ours({ payments: [payment({ status: 'PENDING' })] }),
+      theirs({ intents: [intent({ amount: 4000 })] }),
+      window
+    )
+    expect(comparison.differences.map((d) => d.kind)).toEqual(['AMOUNT_MISMATCH', 'STATUS_MISMATCH'])
+    expect(comparison.differences[1]).toMatchObject({
+      objectId: 'pay_1',
+      processorReference: 'pi_1',
+      ours: { amount: 5000, currency: 'USD', status: 'PENDING' },
+      theirs: { amount: 4000, currency: 'USD', status: 'succeeded' },
+      detail: 'Payment pay_1 (intent pi_1) is PENDING here and succeeded at the processor.',
+    })
+  })
+
+  it('treats PENDING and FAILED payments as the same money', () => {
+    const failedThere = intent({ status: 'requires_payment_method', lastPaymentError: true })
+    expect(kinds(ours({ payments: [payment({ status: 'PENDING' })] }), theirs({ intents: [failedThere] }))).toEqual([])
+    expect(
+      kinds(
+        ours({ payments: [payment({ status: 'FAILED' })] }),
+        theirs({ intents: [intent({ status: 'processing' })] })
+      )
+    ).toEqual([])
+    expect(kinds(ours({ payments: [payment({ status: 'CANCELED' })] }), theirs({ intents: [failedThere] }))).toEqual([
+      'STATUS_MISMATCH PAYMENT pay_1',
+    ])
+  })
+
+  it('compares refunds by status and a refund made at the processor is matched by our id in its metadata', () => {
+    const theirsRefund = {
+      id: 're_1',
+      amount: 1000,
+      currency: 'USD',
+      status: 'pending',
+      paymentIntentId: 'pi_1',
+      paymentId: 'pay_1',
+      refundId: 'ref_1',
+      created: inside,
+    }
+    expect(kinds(ours({ refunds: [refund()] }), theirs({ refunds: [theirsRefund] }))).toEqual([
+      'STATUS_MISMATCH REFUND ref_1',
+    ])
+    expect(
+      kinds(
+        ours({ refunds: [refund({ status: 'PENDING', processorReference: null })] }),
+        theirs({ refunds: [theirsRefund] })
+      )
+    ).toEqual([])
+  })
+
+  it('compares transfers net of reversals, and a send we think failed that the processor made', () => {
+    const transfer = {
+      id: 'tr_1',
+      amount: 3000,
+      amountReversed: 1000,
+      currency: 'USD',
+      transferId: 'pyt_1',
+      created: inside,
+    }
+    const differences = compareWithProcessor(
+      ours({ transfers: [send()] }),
+      theirs({ transfers: [transfer] }),
+      window
+    ).differences
+    expect(differences).toEqual([
+      expect.objectContaining({
+        kind: 'AMOUNT_MISMATCH',
+        objectType: 'TRANSFER',
+        objectId: 'pyt_1',
+        ours: { amount: 3000, currency: 'USD', status: 'PAID' },
+        theirs: { amount: 2000, currency: 'USD', status: 'PAID' },
+      }),
+    ])
+    expect(
+      kinds(ours({ transfers: [send({ status: 'FAILED', amountReversed: 1000 })] }), theirs({ transfers: [transfer] }))
+    ).toEqual(['STATUS_MISMATCH TRANSFER pyt_1'])
+  })
+
+  it('compares disputes: status, amount, and one we recorded the processor does not have', () => {
+    const dispute = {
+      id: 'dp_1',
+      amount: 5000,
+      currency: 'USD',
+      status: 'won',
+      paymentIntentId: 'pi_1',
+      paymentId: 'pay_1',
+      created: inside,
+    }
+    const disputed = payment({ disputeReference: 'dp_1', disputeStatus: 'OPEN', amountDisputed: 4000 })
+    expect(kinds(ours({ payments: [disputed] }), theirs({ intents: [intent()], disputes: [dispute] }))).toEqual([
+      'AMOUNT_MISMATCH DISPUTE pay_1',
+      'STATUS_MISMATCH DISPUTE pay_1',
+    ])
+    expect(kinds(ours({ payments: [disputed] }), theirs({ intents: [intent()] }))).toEqual([
+      'MISSING_AT_PROCESSOR DISPUTE pay_1',
+    ])
+  })
+
+  it('gives the same differences whatever the order of either side', () => {
+    const o = ours({ payments: [payment(), payment({ id: 'pay_2', processorReference: 'pi_2' })] })
+    const t = theirs({
+      intents: [
+        intent({ id: 'pi_2', paymentId: 'pay_2', amount: 1 }),
+        intent({ amount: 2 }),
+        intent({ id: 'pi_3', paymentId: null }),
+      ],
+    })
+    const forward = kinds(o, t)
+    const backward = kinds({ ...o, payments: [...o.payments].reverse() }, { ...t, intents: [...t.intents].reverse() })
+    expect(new Set(backward)).toEqual(new Set(forward))
+    expect(forward).toHaveLength(3)
+  })
+})
+
+describe('unmatchedReferences', () => {
+  it('names what ours point at and the listing did not show', () => {
+    const o = ours({
+      payments: [payment(), payment({ id: 'pay_2', processorReference: 'pi_2', disputeReference: 'dp_2' })],
+      refunds: [refund({ processorReference: 're_5' }), refund({ id: 'ref_2', processorReference: null })],
+      transfers: [send({ processorReference: 'tr_7' })],
+    })
+    expect(unmatchedReferences(o, theirs({ intents: [intent()] }))).toEqual({
+      intents: ['pi_2'],
+      refunds: ['re_5'],
+      disputes: ['dp_2'],
+      transfers: ['tr_7'],
+    })
+  })
+})

@@ -1,0 +1,152 @@
+/**
+ * The ledger check's rules (domain/reconciliation/ledger-check.ts), over plain facts: books that hold give no
+ * violation, and each way of losing or counting a cent twice is named.
+ */
+import { describe, expect, it } from 'vitest'
+import { ledgerViolations, type LedgerFacts } from '../../../domain/reconciliation/ledger-check.ts'
+import { EMPTY_SNAPSHOT, type ProcessorSnapshot } from '../../../domain/reconciliation/processor-snapshot.ts'
+
+const created = new Date('2026-11-21T10:00:00Z')
+
+/** An order paid 5000 online, 1000 refunded; an unapplied 2000 refunded automatically; a paid, partly reversed payout. */
+const facts = (): LedgerFacts => ({
+  orders: [{ id: 'ord_1', amountPaid: 5000, amountRefunded: 1000 }],
+  payments: [
+    {
+      id: 'pay_1',
+      orderId: 'ord_1',
+      amount: 5000,
+      currency: 'USD',
+      status: 'SUCCEEDED',
+      method: 'CARD_ONLINE',
+      unapplied: false,
+      amountRefunded: 1000,
+      processorReference: 'pi_1',
+    },
+    {
+      id: 'pay_2',
+      orderId: 'ord_1',
+      amount: 2000,
+      currency: 'USD',
+      status: 'SUCCEEDED',
+      method: 'CARD_ONLINE',
+      unapplied: true,
+      amountRefunded: 0,
+      processorReference: 'pi_2',
+    },
+    {
+      id: 'pay_3',
+      orderId: 'ord_1',
+      amount: 700,
+      currency: 'USD',
+      status: 'FAILED',
+      method: 'CASH',
+      unapplied: false,
+      amountRefunded: 0,
+      processorReference: null,
+    },
+  ],
+  refunds: [
+    { id: 'ref_1', paymentId: 'pay_1', amount: 1000, status: 'SUCCEEDED' },
+    { id: 'ref_2', paymentId: 'pay_1', amount: 500, status: 'FAILED' },
+    { id: 'ref_3', paymentId: 'pay_2', amount: 2000, status: 'PENDING' },
+  ],
+  entries: [{ id: 'jen_1', currency: 'USD', debit: 3000, credit: 3000 }],
+  transfers: [
+    {
+      id: 'pyx_1',
+      transferId: 'pyt_1',
+      amount: 3000,
+      amountReversed: 1000,
+      currency: 'USD',
+      status: 'PAID',
+      processorReference: 'tr_1',
+      createdAt: created,
+    },
+  ],
+})
+
+const processor = (): ProcessorSnapshot => ({
+  ...EMPTY_SNAPSHOT,
+  intents: [
+    {
+      id: 'pi_1',
+      amount: 5000,
+      currency: 'USD',
+      status: 'succeeded',
+      lastPaymentError: false,
+      paymentId: 'pay_1',
+      created,
+    },
+    {
+      id: 'pi_2',
+      amount: 2000,
+      currency: 'USD',
+      status: 'succeeded',
+      lastPaymentError: false,
+      paymentId: 'pay_2',
+      created,
+    },
+    // Another intent of the tenant that never succeeded: nothing to record.
+    { id: 'pi_3', amount: 100, currency: 'USD', status: 'canceled', lastPaymentError: false, paymentId: null, created },
+  ],
+  transfers: [{ id: 'tr_1', amount: 3000, amountReversed: 1000, currency: 'USD', transferId: 'pyt_1', created }],
+})
+
+const rules = (f: LedgerFacts, p?: ProcessorSnapshot) => ledgerViolations(f, p).map((v) => `${v.rule} ${v.subject}`)
+
+describe('ledgerViolations', () => {
+  it('finds none in books that hold, with and without the processor', () => {
+    expect(ledgerViolations(facts())).toEqual([])
+    expect(ledgerViolations(facts(), processor())).toEqual([])
+  })
+
+  it('names an order whose amounts disagree with its payments and refunds (an unapplied payment counts in neither)', () => {
+    const f = facts()
+    f.orders[0]!.amountRefunded = 0
+    const [violation] = ledgerViolations(f)
+    expect(violation).toEqual({
+      rule: 'order_amounts',
+      subject: 'ord_1',
+      detail:
+        'Σ succeeded applied payments − Σ their succeeded refunds = 4000, but amountPaid − amountRefunded = 5000 − 0 = 5000.',
+    })
+  })
+
+  it("names a payment whose refunded amount is not its succeeded refunds', and an unapplied one left unrefunded", () => {
+    const f = facts()
+    f.payments[0]!.amountRefunded = 1500
+    f.refunds[2]!.status = 'FAILED'
+    expect(rules(f)).toEqual(['payment_refunded pay_1', 'unapplied_not_refunded pay_2'])
+  })
+
+  it('names an unbalanced entry and the unbalanced currency', () => {
+    const f = facts()
+    f.entries.push({ id: 'jen_2', currency: 'USD', debit: 100, credit: 90 })
+    expect(rules(f)).toEqual(['ledger_entry_unbalanced jen_2', 'ledger_unbalanced USD'])
+  })
+
+  it('names payments and intents that disagree with the processor, both ways', () => {
+    const p = processor()
+    p.intents[0]!.status = 'processing'
+    p.intents[2]!.status = 'succeeded'
+    expect(rules(facts(), p)).toEqual(['payment_not_at_processor pay_1', 'intent_not_recorded pi_3'])
+    expect(rules(facts(), { ...p, intents: p.intents.slice(1, 2) })).toEqual(['payment_not_at_processor pay_1'])
+    const amounts = processor()
+    amounts.intents[1]!.amount = 1999
+    expect(rules(facts(), amounts)).toEqual(['payment_not_at_processor pay_2'])
+  })
+
+  it('names a paid transfer the processor does not hold, or holds for another net amount', () => {
+    expect(rules(facts(), { ...processor(), transfers: [] })).toEqual(['transfer_not_at_processor pyt_1'])
+    const reversed = processor()
+    reversed.transfers[0]!.amountReversed = 3000
+    expect(ledgerViolations(facts(), reversed)).toEqual([
+      {
+        rule: 'transfer_not_at_processor',
+        subject: 'pyt_1',
+        detail: 'PAID here (send pyx_1), it nets 2000 USD; transfer tr_1 nets 0 USD.',
+      },
+    ])
+  })
+})
