@@ -2,11 +2,20 @@
  * @module Stripe's official API mock (stripe-mock, built once from the Go module proxy and cached outside the clone by
  * scripts/stripe/obtain-stripe-mock.sh), started for one test file, behind a small recording proxy: the API under
  * test talks to the proxy, which passes every request on to stripe-mock and keeps what was sent (method, path,
- * Idempotency-Key, form body), and which can play an unreachable Stripe (`down`). stripe-mock validates each request
- * against Stripe's own OpenAPI description and answers Stripe's response shapes; it keeps no state.
+ * Idempotency-Key, form body), and which can play an unreachable Stripe (`down`) or a slow one (`holding`).
+ *
+ * stripe-mock validates each request against Stripe's own OpenAPI description and answers Stripe's response shapes,
+ * but keeps no state. The proxy models what Stripe would hold: the payment intents, refunds and transfers created
+ * through it (amount, currency and metadata from the request; the id stripe-mock answered, a fresh one should it
+ * repeat one; a request repeating an Idempotency-Key gets the first answer again, as from Stripe), what tests make at
+ * "Stripe" directly (`seed`, `addRefund`, `addDispute`: the Dashboard, a card issuer) and what happens there later
+ * (`setIntentStatus`, `reverseTransfer`...). It answers the list endpoints of payment intents, refunds, disputes and
+ * transfers from that model (`created[gte]`/`[lt]`, `limit`, `starting_after`, `expand[]=data.payment_intent`), and
+ * retrieves the objects it holds; anything else is stripe-mock's answer, as before.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { createServer, request as httpRequest, type Server } from 'node:http'
+import { randomBytes } from 'node:crypto'
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http'
 import net, { type AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
@@ -20,6 +29,19 @@ export interface StripeRequest {
   status: number
 }
 
+/** The kinds of object the model holds, by the `object` Stripe gives them. */
+export type StripeObjectType = 'payment_intent' | 'refund' | 'dispute' | 'transfer'
+
+/** An object as Stripe answers it: its id, type, `created` (Unix seconds) and whatever else it carries. */
+export type StripeObject = Record<string, unknown> & {
+  id: string
+  object: StripeObjectType
+  created: number
+  amount: number
+  currency: string
+  metadata: Record<string, string>
+}
+
 export interface StripeMock {
   /** What the API's STRIPE_API_BASE should be. */
   url: string
@@ -31,6 +53,41 @@ export interface StripeMock {
   /** Lets the held requests through and stops holding. */
   release(): void
   stop(): Promise<void>
+  /** The objects Stripe holds (of one type), oldest first. */
+  objects(type?: StripeObjectType): StripeObject[]
+  /** One object Stripe holds. @throws when it holds none with that id */
+  get(id: string): StripeObject
+  /**
+   * Makes an object at Stripe directly, not through the API under test (an intent made by another system, a
+   * transfer from the Dashboard). Defaults: a fresh id, created now, `usd`, no metadata, the type's first status.
+   */
+  seed(object: Partial<StripeObject> & { object: StripeObjectType }): StripeObject
+  /** Changes an object's fields at Stripe (an amount, to make a mismatch). */
+  update(id: string, fields: Record<string, unknown>): StripeObject
+  /** Stripe forgets the object: listed nowhere, retrieving it answers 404 `resource_missing`. */
+  remove(id: string): void
+  /**
+   * What the payer or Stripe did to an intent: `succeeded` (amount received), `canceled`, `processing`..., or
+   * `requires_payment_method` with the failed attempt's error.
+   */
+  setIntentStatus(id: string, status: string, lastPaymentError?: Record<string, string>): StripeObject
+  setRefundStatus(id: string, status: string): StripeObject
+  /** A refund made in the Stripe Dashboard: the intent's currency, all of its amount unless given, no metadata. */
+  addRefund(refund: {
+    paymentIntent: string
+    amount?: number
+    status?: string
+    metadata?: Record<string, string>
+  }): StripeObject
+  /** A payer's dispute of an intent (`needs_response` unless given). */
+  addDispute(dispute: { paymentIntent: string; amount?: number; status?: string }): StripeObject
+  /** Stripe takes back `amount` of a transfer (all that is left unless given). */
+  reverseTransfer(id: string, amount?: number): StripeObject
+  /** A Stripe event about an object as Stripe now holds it, to deliver to the API (signed by the test). */
+  event(
+    type: string,
+    id: string
+  ): { id: string; object: 'event'; type: string; created: number; livemode: false; data: { object: StripeObject } }
 }
 
 const obtainScript = fileURLToPath(new URL('../../scripts/stripe/obtain-stripe-mock.sh', import.meta.url))
@@ -69,6 +126,7 @@ export async function startStripeMock(): Promise<StripeMock> {
   await waitForPort(httpPort, child)
 
   const requests: StripeRequest[] = []
+  const model = stripeModel()
   let held: Array<() => void> = []
   const mock: { down: boolean; holding: string | undefined; release(): void } = {
     down: false,
@@ -99,9 +157,16 @@ export async function startStripeMock(): Promise<StripeMock> {
         const upstream = httpRequest(
           { host: '127.0.0.1', port: httpPort, method: req.method, path: req.url, headers: req.headers },
           (answer) => {
-            entry.status = answer.statusCode ?? 0
-            res.writeHead(answer.statusCode ?? 502, answer.headers)
-            answer.pipe(res)
+            const parts: Buffer[] = []
+            answer.on('data', (part: Buffer) => parts.push(part))
+            answer.on('end', () => {
+              // stripe-mock validated the request and answered its shape; the model answers what Stripe would hold.
+              const modelled = model.answer(entry, { status: answer.statusCode ?? 502, body: Buffer.concat(parts) })
+              entry.status = modelled.status
+              res.writeHead(modelled.status, withLength(answer.headers, modelled.body.length))
+              res.end(modelled.body)
+            })
+            answer.on('error', () => res.destroy())
           }
         )
         upstream.on('error', () => res.destroy())
@@ -113,7 +178,7 @@ export async function startStripeMock(): Promise<StripeMock> {
   })
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
   const { port } = proxy.address() as AddressInfo
-  return Object.assign(mock, {
+  return Object.assign(mock, model.controls, {
     url: `http://127.0.0.1:${port}`,
     requests,
     async stop() {
@@ -123,4 +188,229 @@ export async function startStripeMock(): Promise<StripeMock> {
       child.kill('SIGTERM')
     },
   })
+}
+
+function withLength(headers: IncomingHttpHeaders, length: number): IncomingHttpHeaders {
+  const { 'content-length': _length, 'transfer-encoding': _encoding, ...rest } = headers
+  return { ...rest, 'content-length': String(length) }
+}
+
+/** The list endpoints answered from the model, and the object type each holds. */
+const COLLECTIONS: Record<string, StripeObjectType> = {
+  payment_intents: 'payment_intent',
+  refunds: 'refund',
+  disputes: 'dispute',
+  transfers: 'transfer',
+}
+const PREFIXES: Record<StripeObjectType, string> = { payment_intent: 'pi', refund: 're', dispute: 'dp', transfer: 'tr' }
+const FIRST_STATUS: Record<StripeObjectType, string | undefined> = {
+  payment_intent: 'requires_payment_method',
+  refund: 'succeeded',
+  dispute: 'needs_response',
+  transfer: undefined,
+}
+
+const now = () => Math.floor(Date.now() / 1000)
+const freshId = (type: StripeObjectType) => `${PREFIXES[type]}_${randomBytes(12).toString('hex')}`
+const json = (status: number, value: unknown) => ({ status, body: Buffer.from(JSON.stringify(value)) })
+const missing = (type: string, id: string) =>
+  json(404, {
+    error: { code: 'resource_missing', message: `No such ${type}: '${id}'`, type: 'invalid_request_error' },
+  })
+/** `metadata[key]` entries of a form or query. */
+const metadataOf = (form: Record<string, string>) =>
+  Object.fromEntries(
+    Object.entries(form)
+      .map(([key, value]) => [/^metadata\[(.+)\]$/.exec(key)?.[1], value] as const)
+      .filter((pair): pair is readonly [string, string] => pair[0] !== undefined)
+  )
+
+/** Stripe's state as the proxy models it. */
+function stripeModel() {
+  const objects = new Map<string, StripeObject>()
+  const removed = new Set<string>()
+  const replies = new Map<string, { status: number; body: Buffer }>()
+
+  const put = (object: StripeObject) => {
+    objects.set(object.id, object)
+    return object
+  }
+  const get = (id: string) => {
+    const object = objects.get(id)
+    if (!object) throw new Error(`stripe-mock holds no object ${id}`)
+    return object
+  }
+  /** An object with `payment_intent` replaced by the intent itself, when asked to expand it and the intent is held. */
+  const expanded = (object: StripeObject, expand: boolean) => {
+    const intent = typeof object.payment_intent === 'string' ? objects.get(object.payment_intent) : undefined
+    return expand && intent ? { ...object, payment_intent: intent } : object
+  }
+
+  /** A create answered by stripe-mock, as Stripe would hold it: the request's amounts and metadata, a unique id. */
+  function created(type: StripeObjectType, form: Record<string, string>, answered: Record<string, unknown>) {
+    const id = typeof answered.id === 'string' && !objects.has(answered.id) ? answered.id : freshId(type)
+    const intent = type === 'refund' && form.payment_intent ? objects.get(form.payment_intent) : undefined
+    const object: StripeObject = {
+      ...answered,
+      id,
+      object: type,
+      created: now(),
+      amount: form.amount ? Number(form.amount) : (intent?.amount ?? Number(answered.amount)),
+      currency: (form.currency ?? intent?.currency ?? String(answered.currency)).toLowerCase(),
+      metadata: metadataOf(form),
+    }
+    if (type === 'payment_intent') {
+      Object.assign(object, {
+        client_secret: `${id}_secret_${randomBytes(8).toString('hex')}`,
+        last_payment_error: null,
+      })
+    }
+    if (type === 'refund') object.payment_intent = form.payment_intent ?? null
+    if (type === 'transfer')
+      Object.assign(object, { amount_reversed: 0, reversed: false, destination: form.destination })
+    return put(object)
+  }
+
+  /** A list page, newest first, as Stripe pages: `created` filters, `starting_after`, `limit` (10, at most 100). */
+  function list(collection: string, type: StripeObjectType, query: URLSearchParams) {
+    const bound = (op: string) => (query.has(`created[${op}]`) ? Number(query.get(`created[${op}]`)) : undefined)
+    const [gte, gt, lt, lte] = ['gte', 'gt', 'lt', 'lte'].map(bound)
+    const all = [...objects.values()]
+      .filter((o) => o.object === type)
+      .filter((o) => (gte === undefined || o.created >= gte) && (gt === undefined || o.created > gt))
+      .filter((o) => (lt === undefined || o.created < lt) && (lte === undefined || o.created <= lte))
+      .reverse()
+      .sort((a, b) => b.created - a.created)
+    const after = query.get('starting_after')
+    const start = after === null ? 0 : all.findIndex((o) => o.id === after) + 1
+    const limit = Math.min(Number(query.get('limit') ?? 10), 100)
+    const expand = [...query.entries()].some(
+      ([key, value]) => key.startsWith('expand') && value === 'data.payment_intent'
+    )
+    const page = all.slice(start, start + limit)
+    return json(200, {
+      object: 'list',
+      data: page.map((o) => expanded(o, expand)),
+      has_more: start + limit < all.length,
+      url: `/v1/${collection}`,
+    })
+  }
+
+  /** What the proxy answers for one request, given stripe-mock's answer. */
+  function answer(request: StripeRequest, upstream: { status: number; body: Buffer }) {
+    const url = new URL(request.path, 'http://stripe.invalid')
+    const key =
+      request.idempotencyKey === undefined ? undefined : `${request.method} ${url.pathname} ${request.idempotencyKey}`
+    // Stripe answers a repeated key with the first answer (the first to complete, here).
+    const replay = key === undefined ? undefined : replies.get(key)
+    if (replay) return replay
+    if (upstream.status >= 300) return upstream
+    const reply = modelled(request, url, upstream) ?? upstream
+    if (key !== undefined && request.method === 'POST') replies.set(key, reply)
+    return reply
+  }
+
+  function modelled(request: StripeRequest, url: URL, upstream: { body: Buffer }) {
+    const [, version, collection, id, action] = url.pathname.split('/')
+    const type = collection === undefined ? undefined : COLLECTIONS[collection]
+    if (version !== 'v1' || !type || collection === undefined) return undefined
+    const expand = [...url.searchParams.entries()].some(([k, v]) => k.startsWith('expand') && v === 'payment_intent')
+    if (request.method === 'GET' && id === undefined) return list(collection, type, url.searchParams)
+    if (request.method === 'GET' && action === undefined && id !== undefined) {
+      if (removed.has(id)) return missing(type, id)
+      const held = objects.get(id)
+      return held && json(200, expanded(held, expand))
+    }
+    if (request.method !== 'POST') return undefined
+    if (id === undefined && type !== 'dispute') {
+      return json(
+        200,
+        created(type, request.form, JSON.parse(upstream.body.toString('utf8')) as Record<string, unknown>)
+      )
+    }
+    const held = id === undefined ? undefined : objects.get(id)
+    if (!held) return undefined
+    if (action === 'cancel') return json(200, Object.assign(held, { status: 'canceled', canceled_at: now() }))
+    if (action === 'reversals' && type === 'transfer') {
+      const amount = request.form.amount === undefined ? undefined : Number(request.form.amount)
+      controls.reverseTransfer(held.id, amount)
+      const reversal = JSON.parse(upstream.body.toString('utf8')) as Record<string, unknown>
+      return json(200, { ...reversal, amount: amount ?? held.amount, currency: held.currency, transfer: held.id })
+    }
+    return undefined
+  }
+
+  const controls = {
+    objects: (type?: StripeObjectType) => [...objects.values()].filter((o) => type === undefined || o.object === type),
+    get,
+    seed(object: Partial<StripeObject> & { object: StripeObjectType }): StripeObject {
+      const status = FIRST_STATUS[object.object]
+      return put({
+        amount: 0,
+        currency: 'usd',
+        metadata: {},
+        livemode: false,
+        ...(status ? { status } : {}),
+        ...(object.object === 'transfer' ? { amount_reversed: 0, reversed: false } : {}),
+        ...(object.object === 'payment_intent' ? { last_payment_error: null } : {}),
+        ...object,
+        id: object.id ?? freshId(object.object),
+        created: object.created ?? now(),
+      })
+    },
+    update: (id: string, fields: Record<string, unknown>) => Object.assign(get(id), fields),
+    remove(id: string) {
+      objects.delete(id)
+      removed.add(id)
+    },
+    setIntentStatus(id: string, status: string, lastPaymentError?: Record<string, string>) {
+      const intent = get(id)
+      return Object.assign(intent, {
+        status,
+        last_payment_error: lastPaymentError ?? null,
+        amount_received: status === 'succeeded' ? intent.amount : 0,
+        ...(status === 'canceled' ? { canceled_at: now() } : {}),
+      })
+    },
+    setRefundStatus: (id: string, status: string) => Object.assign(get(id), { status }),
+    addRefund(refund: { paymentIntent: string; amount?: number; status?: string; metadata?: Record<string, string> }) {
+      const intent = get(refund.paymentIntent)
+      return controls.seed({
+        object: 'refund',
+        payment_intent: intent.id,
+        amount: refund.amount ?? intent.amount,
+        currency: intent.currency,
+        status: refund.status ?? 'succeeded',
+        metadata: refund.metadata ?? {},
+      })
+    },
+    addDispute(dispute: { paymentIntent: string; amount?: number; status?: string }) {
+      const intent = get(dispute.paymentIntent)
+      return controls.seed({
+        object: 'dispute',
+        payment_intent: intent.id,
+        amount: dispute.amount ?? intent.amount,
+        currency: intent.currency,
+        status: dispute.status ?? 'needs_response',
+        reason: 'fraudulent',
+      })
+    },
+    reverseTransfer(id: string, amount?: number) {
+      const transfer = get(id)
+      const reversed =
+        Number(transfer.amount_reversed ?? 0) + (amount ?? transfer.amount - Number(transfer.amount_reversed ?? 0))
+      return Object.assign(transfer, { amount_reversed: reversed, reversed: reversed >= transfer.amount })
+    },
+    event(type: string, id: string) {
+      return {
+        id: `evt_${randomBytes(12).toString('hex')}`,
+        object: 'event' as const,
+        type,
+        created: now(),
+        livemode: false as const,
+        data: { object: structuredClone(get(id)) },
+      }
+    },
+  }
+  return { answer, controls }
 }
