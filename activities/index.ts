@@ -10,14 +10,19 @@ import { createWebhookActivities } from './webhook-activities.ts'
 import type { AiRuntime } from '../domain/ai/ai-runtime.ts'
 import { createKnowledgeActivities } from './knowledge-activities.ts'
 import { createSettlementActivities } from './settlement-activities.ts'
+import { createOnlinePaymentActivities } from './online-payment-activities.ts'
 import { createEarlyInterventionActivities } from './early-intervention-activities.ts'
 import { createChildProgressActivities } from './child-progress-activities.ts'
 import { createProviderOnboardingActivities } from './provider-onboarding-activities.ts'
 import { createLeadQualificationActivities } from './lead-qualification-activities.ts'
 import { createAgentRunActivities } from './agent-run-activities.ts'
 import type { AgentDecider } from '../domain/ai/agents/agent-decider.ts'
-import type { PayoutProcessor } from '../domain/payments/payment-processor.ts'
+import type { OnlinePaymentProcessor, PayoutProcessor } from '../domain/payments/payment-processor.ts'
 import type { Metrics } from '../infra/metrics/metrics-registry.ts'
+import {
+  createReconciliationActivities,
+  type ReconciliationActivityDeps,
+} from './reconciliation-activities.ts'
 
 export interface ActivityDeps {
   db: Db
@@ -33,6 +38,8 @@ export interface ActivityDeps {
   metrics?: Metrics
   /** Marketplace payouts (Stripe Connect), when configured (domain/payments/online-processors.ts). */
   payouts?: PayoutProcessor
+  /** Online card payments (refunds, expiries), when configured; the same processor as `payouts`. */
+  online?: OnlinePaymentProcessor
   /** Policy time of the booking lifecycle and the appointment follow-up (tests shorten it); defaults to real time. */
   bookingTiming?: Partial<BookingTiming>
   /**
@@ -40,6 +47,8 @@ export interface ActivityDeps {
    * to the system clock. Tests on the time-skipping server give the server's clock, which the workflows follow.
    */
   clock?: Clock
+  /** The processor's side of the daily reconciliation, when a processor is configured (docs/payments.md). */
+  reconciliation?: ReconciliationActivityDeps['reconciliation']
 }
 
 /** Builds every activity the worker registers. */
@@ -54,11 +63,13 @@ export function createActivities(deps: ActivityDeps) {
     ...createAssessmentActivities(timed),
     ...createKnowledgeActivities(deps),
     ...createSettlementActivities(deps),
+    ...createOnlinePaymentActivities({ db: deps.db, clock, online: deps.online }),
     ...createEarlyInterventionActivities(timed),
     ...createChildProgressActivities(timed),
     ...createAgentRunActivities(deps),
     ...createProviderOnboardingActivities(timed),
     ...createAppointmentFollowUpActivities(timed),
     ...createLeadQualificationActivities(timed),
+    ...createReconciliationActivities(deps),
   }
 }

@@ -20,6 +20,8 @@ export interface AppVariables {
   bearer?: BearerOutcome
   principal: Principal
   uow: UnitOfWork
+  /** The answer carries a secret: its stored copy for Idempotency-Key replays is sealed (infra/response-sealer.ts). */
+  sealStoredResponse?: boolean
 }
 
 export type AppEnv = { Variables: AppVariables }

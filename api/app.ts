@@ -60,7 +60,9 @@ import { priceRoutes } from './routes/prices/index.ts'
 import { orderRoutes } from './routes/orders/index.ts'
 import { paymentRoutes } from './routes/payments/index.ts'
 import { processorWebhookRoutes } from './routes/processor-webhooks/index.ts'
+import { createResponseSealer } from '../infra/response-sealer.ts'
 import { payoutRoutes } from './routes/payouts/index.ts'
+import { reconciliationRoutes } from './routes/reconciliation/index.ts'
 import { referenceRoutes } from './routes/reference/index.ts'
 import { eventRoutes } from './routes/events/index.ts'
 import { webhookEndpointRoutes } from './routes/webhook-endpoints/index.ts'
@@ -131,6 +133,10 @@ export function createApp(deps: AppDeps) {
       clock: deps.clock,
       waitMs: deps.config.IDEMPOTENCY_WAIT_MS,
       onReplay: () => deps.metrics.idempotentReplays.inc(),
+      sealer: createResponseSealer({
+        codecKeys: deps.config.TEMPORAL_CODEC_KEYS,
+        processorSecretKey: deps.config.STRIPE_SECRET_KEY,
+      }),
     }),
     handlerSavepoint()
   )
@@ -157,6 +163,7 @@ export function createApp(deps: AppDeps) {
     orderRoutes(deps),
     paymentRoutes(deps),
     payoutRoutes(deps),
+    reconciliationRoutes(deps),
     eventRoutes(),
     webhookEndpointRoutes(deps),
     assistantRoutes(),

@@ -32,6 +32,7 @@ import type { OnlinePaymentProcessor, PayoutProcessor } from '../domain/payments
 import { createProgressFollowUps, type ProgressFollowUps } from '../domain/progress/progress-follow-ups.ts'
 import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import { createWorkflowOutbox, type WorkflowOutbox } from '../domain/workflow-starts/workflow-outbox.ts'
+import { createPaymentFlows, type PaymentFlows } from '../domain/payments/payment-flows.ts'
 import { aiConfigOf } from '../infra/ai-config.ts'
 import type { Clock } from '../infra/clock.ts'
 import type { Config } from '../infra/config.ts'
@@ -72,6 +73,8 @@ export interface AppServices {
   ai: AiRuntime
   /** Online card payments and payouts, when a processor is configured (domain/payments/online-processors.ts). */
   onlinePayments: (OnlinePaymentProcessor & PayoutProcessor) | undefined
+  /** The workflows that finish online payments and refunds durably (domain/payments/payment-flows.ts). */
+  paymentFlows: PaymentFlows
 }
 
 /** A real day: the workflows' own default, so it is left out of their inputs. */
@@ -158,5 +161,9 @@ export function composeServices(infra: ServiceInfrastructure): AppServices {
     agentWorkflows: createAgentWorkflowService({ rules: webhookSettings(config), schedules: agentSchedules }),
     ai: createAiRuntime(aiConfigOf(config)),
     onlinePayments: onlineProcessorFrom(config),
+    paymentFlows: createPaymentFlows(outbox, {
+      expirySeconds: config.ONLINE_PAYMENT_EXPIRY_SECONDS,
+      refundTakeoverSeconds: config.REFUND_TAKEOVER_SECONDS,
+    }),
   }
 }

@@ -16,6 +16,7 @@ import { selectAgentDecider } from '../domain/ai/agents/agent-decider.ts'
 import type { AiConfig } from '../infra/ai-config.ts'
 import { onlineProcessorFrom, type OnlineProcessorConfig } from '../domain/payments/online-processors.ts'
 import type { Metrics } from '../infra/metrics/metrics-registry.ts'
+import { reconciliationSourceFrom } from '../domain/reconciliation/stripe-reconciliation-source.ts'
 import { createRequire } from 'node:module'
 import {
   makeWorkflowExporter,
@@ -26,7 +27,7 @@ import { NO_TRACING, type Tracing } from '../infra/tracing/tracing.ts'
 
 export interface WorkerDeps {
   config: Pick<Config, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_CODEC_KEYS' | 'WORKFLOW_BUNDLE_PATH'> &
-    Partial<Pick<Config, 'CARE_WORKFLOW_DAY_MS' | 'CARE_WORKFLOW_NO_SHOW_GRACE_MS'>> &
+    Partial<Pick<Config, 'CARE_WORKFLOW_DAY_MS' | 'CARE_WORKFLOW_NO_SHOW_GRACE_MS' | 'RECONCILIATION_WINDOW_HOURS'>> &
     Parameters<typeof webhookSettings>[0] &
     AiConfig &
     Partial<OnlineProcessorConfig>
@@ -70,6 +71,23 @@ export async function writeWorkflowBundle(path: string): Promise<void> {
   await rename(partial, path)
 }
 
+/** The reconciliation's processor side, when a processor is configured. */
+function reconciliationOf(config: WorkerDeps['config']) {
+  const source = reconciliationSourceFrom(config)
+  return source && { source, windowHours: config.RECONCILIATION_WINDOW_HOURS ?? 48 }
+}
+
+/** The configured online processor, for payouts and for online payments' refunds and expiries. */
+function onlineOf(config: WorkerDeps['config']) {
+  const processor = onlineProcessorFrom({
+    ONLINE_PAYMENT_PROCESSOR: 'none',
+    STRIPE_WEBHOOK_SECRET: [],
+    STRIPE_CONNECT_WEBHOOK_SECRET: [],
+    ...config,
+  })
+  return { payouts: processor, online: processor }
+}
+
 /** Creates a worker on the configured task queue. */
 export function createWorker({
   config,
@@ -94,8 +112,9 @@ export function createWorker({
       metrics,
       ai: createAiRuntime(config),
       agentDecider: selectAgentDecider(config),
-      payouts: onlineProcessorFrom({ ONLINE_PAYMENT_PROCESSOR: 'none', ...config }),
+      ...onlineOf(config),
       bookingTiming: { dayMs: config.CARE_WORKFLOW_DAY_MS, noShowGraceMs: config.CARE_WORKFLOW_NO_SHOW_GRACE_MS },
+      reconciliation: reconciliationOf(config),
       clock,
     }),
     // Activities continue the trace of the workflow that scheduled them; workflows send their spans to this sink.

@@ -15,6 +15,7 @@ import type { ErrorCode } from '../../domain/error-catalogue.ts'
 import { AppError, idempotencyInProgress, idempotencyKeyReused, validationError } from '../../domain/errors.ts'
 import { newId } from '../../domain/ids.ts'
 import type { Clock } from '../../infra/clock.ts'
+import { isSealed, type ResponseSealer } from '../../infra/response-sealer.ts'
 import type { AppEnv } from '../app-env.ts'
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
@@ -46,6 +47,12 @@ const CLAIM_LEASE_MS = 2 * 60 * 1000
 /** How often a duplicate looks at a claim committed IN_PROGRESS while it waits for it. */
 const IN_PROGRESS_POLL_MS = 50
 
+/** The answer's body as stored: sealed when the request asked for it (it then must have a sealer to ask). */
+async function storedBody(response: Response, sealer: ResponseSealer | undefined): Promise<string> {
+  const text = await response.clone().text()
+  return sealer ? sealer.seal(text) : text
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 const isLockTimeout = (error: unknown) =>
@@ -53,13 +60,15 @@ const isLockTimeout = (error: unknown) =>
 
 export interface IdempotencyOptions {
   clock: Clock
+  /** Seals the stored answers of requests that ask for it (`sealStoredResponse`): they carry a secret. */
+  sealer?: ResponseSealer
   /** Told of each replayed answer (metrics). */
   onReplay?: () => void
   /** How long a duplicate waits for the first request before 409. */
   waitMs: number
 }
 
-export const idempotency = ({ clock, waitMs, onReplay }: IdempotencyOptions): MiddlewareHandler<AppEnv> =>
+export const idempotency = ({ clock, waitMs, onReplay, sealer }: IdempotencyOptions): MiddlewareHandler<AppEnv> =>
   async function idempotency(c, next) {
     const key = c.req.header('Idempotency-Key')
     if (!WRITE_METHODS.has(c.req.method) || key === undefined) return next()
@@ -118,7 +127,9 @@ export const idempotency = ({ clock, waitMs, onReplay }: IdempotencyOptions): Mi
       if (stored.state === 'COMPLETED' && stored.responseStatus !== null) {
         const headers = { ...(stored.responseHeaders as Record<string, string>), 'Idempotent-Replayed': 'true' }
         onReplay?.()
-        return c.body(stored.responseBody ?? '', stored.responseStatus as 200, headers)
+        const body = stored.responseBody ?? ''
+        if (isSealed(body) && !sealer) throw new Error('A stored answer is sealed and no sealing key is configured')
+        return c.body(sealer ? sealer.open(body) : body, stored.responseStatus as 200, headers)
       }
       if (Date.now() >= giveUpAt) throw idempotencyInProgress()
       await uow.release(() => sleep(IN_PROGRESS_POLL_MS))
@@ -161,7 +172,7 @@ export const idempotency = ({ clock, waitMs, onReplay }: IdempotencyOptions): Mi
         expiresAt: new Date(now.getTime() + KEY_TTL_MS),
         responseStatus: status,
         responseHeaders: headers,
-        responseBody: await c.res.clone().text(),
+        responseBody: await storedBody(c.res, c.get('sealStoredResponse') === true ? sealer : undefined),
       },
     })
   }

@@ -179,6 +179,18 @@ export async function voidOrder(uow: UnitOfWork, id: string, now: Date): Promise
   const order = await lockOrder(uow, id)
   assertTransition(order.status, 'VOID', 'void')
   if (order.status === 'VOID') throw invalidStateTransition(`Order ${id} is already VOID.`)
+  // An online payment whose payer holds its intent may still succeed: the order must not be voided under it
+  // (docs/payments.md, "Voiding an order"). Should the processor confirm one anyway, it is refunded automatically.
+  const pending = await uow.tx.payment.findFirst({
+    where: { tenantId: uow.tenantId, orderId: id, status: 'PENDING', processorReference: { not: null } },
+    select: { id: true },
+  })
+  if (pending) {
+    throw invalidStateTransition(
+      `Order ${id} has an online payment awaiting its payer (${pending.id}): cancel it first ` +
+        `(POST /v1/payments/${pending.id}/cancel), or let it settle or expire.`
+    )
+  }
   await uow.tx.order.update({ where: { id }, data: { status: 'VOID', voidedAt: now } })
   return getOrder(uow, id)
 }

@@ -1,24 +1,30 @@
 /**
  * @module Online payments and their refunds through the configured processor (docs/payments.md, "Online payments").
- * Two phases, because a network call never runs inside a transaction that holds the order's lock:
+ * A network call never runs inside a transaction that holds the order's lock, so each operation is in phases:
  *
- * 1. Under the order's lock: the checks of any payment, then a PENDING payment (or a PENDING refund, its amount
- *    counted as refunded at once so that concurrent refunds cannot together exceed the payment). It commits, with the
- *    request's idempotency claim, before the processor is called (`UnitOfWork.release`).
- * 2. The processor call, with an idempotency key stored on our record in phase 1: a request retried after a crash
- *    (same Idempotency-Key) finds that record and sends the same key again, and the processor answers with what it
- *    did the first time instead of charging or refunding twice. Its answer is written in a new transaction. If the
- *    call fails, the request answers 503 and the record made in phase 1 is undone (`UnitOfWork.compensate`).
+ * 1. Under the order's lock: the checks, then the record (a PENDING payment, or a PENDING refund holding its amount)
+ *    with the idempotency key we send the processor and, in the same transaction, the workflow that finishes the work
+ *    durably (the payment's expiry; the refund's call, started with a delay). It commits with the request's
+ *    idempotency claim before the processor is called (`UnitOfWork.release`).
+ * 2. The processor call with that key: a request retried after a crash or a lost answer (same Idempotency-Key) finds
+ *    the record and sends the same key with the same parameters, and the processor answers with what it did the
+ *    first time, never a second charge or refund.
+ * 3. Its answer, applied under the order's lock again (refund-state.ts for refunds).
  *
- * The outcome of a payment comes later, from the processor's signed webhook (processor-events.ts).
+ * Nothing is undone when the call fails: a payment whose intent was never handed out holds nothing and expires; a
+ * refund stays PENDING (answered 202) and its workflow asks the processor again (online-refunds.ts).
  */
-import type { RefundReason } from '../../generated/prisma/enums.ts'
-import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { dependencyUnavailable } from '../errors.ts'
+import type { Db } from '../../infra/db.ts'
+import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
+import { dependencyUnavailable, invalidStateTransition, notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
-import { applyOrderMoney, lockOrder } from '../orders/order-service.ts'
+import { lockOrder } from '../orders/order-service.ts'
+import { nextPaymentStatus } from './online-payment-transitions.ts'
+import type { PaymentFlows } from './payment-flows.ts'
 import type { OnlinePaymentProcessor } from './payment-processor.ts'
 import { getPayment, lockOrderForPayment, paymentOfOrder, type PaymentWithRefunds } from './payment-service.ts'
+import { processorKey } from './processor-keys.ts'
+import { applyIntentSucceeded } from './intent-outcomes.ts'
 
 export interface OnlinePaymentInput {
   orderId: string
@@ -27,10 +33,6 @@ export interface OnlinePaymentInput {
   /** The request's Idempotency-Key: a retry of the same request reuses the payment its first attempt made. */
   idempotencyKey?: string
 }
-
-/** The processor's idempotency key of a record: the caller's key (scoped to the tenant), else the record's id. */
-const processorKey = (kind: 'payment' | 'refund', tenantId: string, requestKey: string | undefined, id: string) =>
-  requestKey ? `${kind}:${tenantId}:${requestKey}` : `${kind}:${tenantId}:${id}`
 
 /** Calls the processor; any failure is the processor being unavailable to the caller (503, retry with the key). */
 async function callProcessor<T>(uow: UnitOfWork, call: () => Promise<T>): Promise<T> {
@@ -42,14 +44,19 @@ async function callProcessor<T>(uow: UnitOfWork, call: () => Promise<T>): Promis
 }
 
 /**
- * Starts an online payment: a PENDING payment and the processor's intent for it.
+ * Starts an online payment: a PENDING payment and the processor's intent for it, and the workflow that cancels the
+ * intent at `expiresAt` unless the payer completed it.
  * @returns the payment and the client secret the payer's browser or app confirms the intent with
- * @throws AppError as `recordPayment` does, and `dependency_unavailable` when the processor cannot be reached
+ * @throws AppError as `recordPayment` does, `invalid_state_transition` when the request's earlier attempt made a
+ *   payment that has since settled or been cancelled, and `dependency_unavailable` when the processor cannot be
+ *   reached (the payment is kept, holding nothing: a retry with the same key reuses it)
  */
 export async function startOnlinePayment(
   uow: UnitOfWork,
   input: OnlinePaymentInput,
-  processor: OnlinePaymentProcessor
+  processor: OnlinePaymentProcessor,
+  flows: PaymentFlows,
+  now: Date
 ): Promise<{ payment: PaymentWithRefunds; clientSecret: string }> {
   const { tx, tenantId } = uow
   const retried = input.idempotencyKey
@@ -57,10 +64,17 @@ export async function startOnlinePayment(
         where: { tenantId, processorIdempotencyKey: processorKey('payment', tenantId, input.idempotencyKey, '') },
       })
     : null
+  if (retried && retried.status !== 'PENDING' && retried.status !== 'FAILED') {
+    throw invalidStateTransition(
+      `Payment ${retried.id}, made by an earlier attempt of this request, is ${retried.status}; ` +
+        'start another payment with a new Idempotency-Key.'
+    )
+  }
   const order = await lockOrderForPayment(uow, input, retried?.id)
   const id = retried?.id ?? newId('payment')
   const key = processorKey('payment', tenantId, input.idempotencyKey, id)
   if (!retried) {
+    const expiresAt = new Date(now.getTime() + flows.settings.expirySeconds * 1000)
     await tx.payment.create({
       data: {
         id,
@@ -70,124 +84,68 @@ export async function startOnlinePayment(
         method: 'CARD_ONLINE',
         processor: processor.name,
         processorIdempotencyKey: key,
+        expiresAt,
       },
     })
-    // The payer never got an intent to confirm: nothing is owed to this payment.
-    uow.compensate(async (undo) => {
-      await undo.tx.payment.deleteMany({ where: { id, tenantId: undo.tenantId, processorReference: null } })
-    })
+    await flows.enqueueExpiry(uow, id, expiresAt)
   }
+  const amount = retried?.amount ?? input.amount
   const intent = await callProcessor(uow, () =>
     processor.createPaymentIntent({
       tenantId,
       paymentId: id,
       orderId: order.id,
-      amount: input.amount,
+      amount,
       currency: input.currency,
       idempotencyKey: key,
     })
   )
-  await tx.payment.update({ where: { id }, data: { processorReference: intent.id } })
+  // Only now, with the intent handed out, does the payment hold its amount against the order's balance.
+  await tx.payment.updateMany({ where: { id, tenantId, status: 'PENDING' }, data: { processorReference: intent.id } })
   return { payment: await getPayment(uow, id), clientSecret: intent.clientSecret }
 }
 
-/** The refund an earlier attempt of this request made (it crashed before answering), if any. */
-export function retriedRefundOf(payment: PaymentWithRefunds, tenantId: string, idempotencyKey: string | undefined) {
-  if (!idempotencyKey) return undefined
-  const key = processorKey('refund', tenantId, idempotencyKey, '')
-  return payment.refunds.find((r) => r.processorIdempotencyKey === key)
-}
-
-export interface OnlineRefundInput {
-  paymentId: string
-  amount: number
-  reason: RefundReason
-  reference?: string
-  idempotencyKey?: string
-}
-
 /**
- * Undoes a refund the processor could not make: FAILED, and its amount no longer counts as refunded on the payment
- * and the order. Locks the order. Does nothing to a refund already FAILED.
+ * Cancels an online payment the payer has not completed: its intent is cancelled at the processor, then the payment is
+ * CANCELED (what it held of the order's balance released). Holds no transaction during the call. When the processor
+ * had already taken the money, the success is applied instead (as its webhook would).
+ * @returns the payment's status afterwards
+ * @throws AppError `not_found`; what the processor threw when it may succeed on a retry
  */
-export async function failRefund(uow: UnitOfWork, refundId: string, now: Date): Promise<void> {
-  const { tx, tenantId } = uow
-  const found = await tx.refund.findFirst({ where: { id: refundId, tenantId }, select: { orderId: true } })
-  if (!found) return
-  const order = await lockOrder(uow, found.orderId)
-  const refund = await tx.refund.findFirst({ where: { id: refundId, tenantId } })
-  if (!refund || refund.status === 'FAILED') return
-  await tx.refund.update({ where: { id: refundId }, data: { status: 'FAILED' } })
-  await tx.payment.update({ where: { id: refund.paymentId }, data: { amountRefunded: { decrement: refund.amount } } })
-  await applyOrderMoney(
-    uow,
-    order,
-    { amountPaid: order.amountPaid, amountRefunded: order.amountRefunded - refund.amount },
-    now,
-    true
-  )
-}
-
-/**
- * Refunds part or all of an online payment through its processor. The caller (refund-service.ts) has locked the
- * order, re-read the payment and checked the amount; this records the refund PENDING with its amount counted as
- * refunded, then asks the processor.
- * @returns the refund's id
- */
-export async function refundOnline(
-  uow: UnitOfWork,
-  payment: PaymentWithRefunds,
-  order: Awaited<ReturnType<typeof lockOrder>>,
-  input: OnlineRefundInput,
+export async function cancelOnlinePayment(
+  db: Db,
+  tenantId: string,
+  paymentId: string,
   processor: OnlinePaymentProcessor,
-  now: Date
-): Promise<string> {
-  const { tx, tenantId } = uow
-  if (!payment.processorReference) {
-    throw new Error(`payment ${payment.id}: a SUCCEEDED online payment without the processor's reference`)
-  }
-  const retried = retriedRefundOf(payment, tenantId, input.idempotencyKey)
-  const id = retried?.id ?? newId('refund')
-  const key = processorKey('refund', tenantId, input.idempotencyKey, id)
-  if (!retried) {
-    await tx.refund.create({
-      data: {
-        id,
-        tenantId,
-        paymentId: payment.id,
-        orderId: order.id,
-        amount: input.amount,
-        currency: payment.currency,
-        reason: input.reason,
-        method: payment.method,
-        reference: input.reference ?? null,
-        status: 'PENDING',
-        processorIdempotencyKey: key,
-      },
-    })
-    await tx.payment.update({ where: { id: payment.id }, data: { amountRefunded: { increment: input.amount } } })
-    await applyOrderMoney(
-      uow,
-      order,
-      { amountPaid: order.amountPaid, amountRefunded: order.amountRefunded + input.amount },
-      now
-    )
-    uow.compensate((undo) => failRefund(undo, id, now))
-  }
-  const made = await callProcessor(uow, () =>
-    processor.createRefund({
-      tenantId,
-      paymentId: payment.id,
-      refundId: id,
-      intentId: payment.processorReference!,
-      amount: input.amount,
-      idempotencyKey: key,
-    })
+  flows: PaymentFlows,
+  now: () => Date
+): Promise<'SUCCEEDED' | 'CANCELED'> {
+  const payment = await runInUnitOfWork(db, tenantId, ({ tx }) =>
+    tx.payment.findFirst({ where: { id: paymentId, tenantId } })
   )
-  await tx.refund.update({
-    where: { id },
-    data: { processorReference: made.id, status: made.status === 'SUCCEEDED' ? 'SUCCEEDED' : 'PENDING' },
+  if (!payment) throw notFound('payment', paymentId)
+  if (payment.status === 'SUCCEEDED' || payment.status === 'CANCELED') return payment.status
+  if (payment.method !== 'CARD_ONLINE' || payment.processor !== processor.name) {
+    throw invalidStateTransition(`Payment ${paymentId} is not an online payment of ${processor.name}.`)
+  }
+  const outcome = payment.processorReference
+    ? await processor.cancelPaymentIntent({
+        intentId: payment.processorReference,
+        idempotencyKey: `cancel:${tenantId}:${paymentId}`,
+      })
+    : // The intent was never handed out: nobody can pay it, and there is nothing of ours to cancel at the processor.
+      'canceled'
+  return runInUnitOfWork(db, tenantId, async (uow) => {
+    const order = await lockOrder(uow, payment.orderId)
+    const current = await uow.tx.payment.findFirstOrThrow({ where: { id: paymentId, tenantId } })
+    if (outcome === 'succeeded') {
+      await applyIntentSucceeded(uow, order, current, current.processorReference ?? '', flows, now())
+      return 'SUCCEEDED'
+    }
+    if (nextPaymentStatus(current.status, 'CANCELED')) {
+      await uow.tx.payment.update({ where: { id: paymentId }, data: { status: 'CANCELED', expiresAt: null } })
+      return 'CANCELED'
+    }
+    return current.status === 'SUCCEEDED' ? 'SUCCEEDED' : 'CANCELED'
   })
-  if (made.status === 'FAILED') await failRefund(uow, id, now)
-  return id
 }

@@ -9,7 +9,11 @@ import { stripeProcessor } from './stripe-processor.ts'
 
 export type OnlineProcessorConfig = Pick<
   Config,
-  'ONLINE_PAYMENT_PROCESSOR' | 'STRIPE_SECRET_KEY' | 'STRIPE_WEBHOOK_SECRET' | 'STRIPE_API_BASE'
+  | 'ONLINE_PAYMENT_PROCESSOR'
+  | 'STRIPE_SECRET_KEY'
+  | 'STRIPE_WEBHOOK_SECRET'
+  | 'STRIPE_CONNECT_WEBHOOK_SECRET'
+  | 'STRIPE_API_BASE'
 >
 
 /** @returns the configured processor, or undefined for `none` */
@@ -23,7 +27,8 @@ export function onlineProcessorFrom(
       // The configuration's own check guarantees both keys with `stripe` (infra/config.ts).
       return stripeProcessor({
         secretKey: config.STRIPE_SECRET_KEY ?? '',
-        webhookSecret: config.STRIPE_WEBHOOK_SECRET ?? '',
+        webhookSecret: config.STRIPE_WEBHOOK_SECRET,
+        connectWebhookSecret: config.STRIPE_CONNECT_WEBHOOK_SECRET,
         apiBase: config.STRIPE_API_BASE,
       })
   }

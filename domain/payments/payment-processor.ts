@@ -120,16 +120,51 @@ export interface ProcessorEventSubject {
 
 /** A processor's signed notification that an intent or a refund settled, mapped to what the platform acts on. */
 export type OnlineProcessorEvent =
-  | ({ kind: 'payment.succeeded'; eventId: string; intentId: string } & ProcessorEventSubject)
+  | ({
+      kind: 'payment.succeeded'
+      eventId: string
+      intentId: string
+      /** What the processor received, in minor units of `currency` (checked against our payment). */
+      amount: number
+      currency: string
+    } & ProcessorEventSubject)
   | ({
       kind: 'payment.failed'
       eventId: string
       intentId: string
+      amount: number
+      currency: string
       failureCode: PaymentFailureCode
       failureMessage: string | null
     } & ProcessorEventSubject)
-  | ({ kind: 'refund.succeeded'; eventId: string; refundId: string } & ProcessorEventSubject)
-  | ({ kind: 'refund.failed'; eventId: string; refundId: string } & ProcessorEventSubject)
+  /** The intent was cancelled at the processor (by us, by the processor, or in its dashboard): it can no longer pay. */
+  | ({ kind: 'payment.canceled'; eventId: string; intentId: string } & ProcessorEventSubject)
+  /**
+   * A refund's state at the processor: one of ours (its id in the metadata), or one made in the processor's dashboard
+   * (no id of ours: recorded as a refund of the payment its intent paid).
+   */
+  | {
+      kind: 'refund.updated'
+      eventId: string
+      /** Ours, from the metadata; absent for a refund made at the processor directly. */
+      subject?: ProcessorEventSubject & { refundId: string }
+      processorRefundId: string
+      intentId: string | null
+      amount: number
+      currency: string
+      status: 'PENDING' | 'SUCCEEDED' | 'FAILED'
+      failureMessage: string | null
+    }
+  /** A dispute (chargeback) of a payment opened, changed or closed. */
+  | {
+      kind: 'dispute.updated'
+      eventId: string
+      disputeId: string
+      intentId: string | null
+      amount: number
+      currency: string
+      status: 'OPEN' | 'WON' | 'LOST'
+    }
   /** A provider's connected account changed: whether it can receive payouts now. */
   | {
       kind: 'account.updated'
@@ -139,8 +174,16 @@ export type OnlineProcessorEvent =
       accountId: string
       payoutsEnabled: boolean
     }
-  /** A payout transfer the processor took back. */
-  | { kind: 'transfer.reversed'; eventId: string; tenantId: string; transferId: string; processorReference: string }
+  /** A payout transfer the processor took back, in part or whole. */
+  | {
+      kind: 'transfer.reversed'
+      eventId: string
+      tenantId: string
+      transferId: string
+      processorReference: string
+      /** Everything taken back of this processor transfer so far (cumulative: Stripe's `amount_reversed`). */
+      amountReversed: number
+    }
   /** Signed and genuine, but nothing the platform acts on (another event type, or not one of our objects). */
   | { kind: 'ignored'; eventId: string; type: string }
 
@@ -164,6 +207,8 @@ export interface PayoutProcessor {
   createTransfer(input: {
     tenantId: string
     transferId: string
+    /** Which attempt of the transfer this is (in the processor's metadata, for {@link PayoutProcessor.findTransfer}). */
+    attempt: number
     settlementId: string
     providerId: string
     accountId: string
@@ -171,10 +216,22 @@ export interface PayoutProcessor {
     currency: string
     idempotencyKey: string
   }): Promise<{ id: string }>
+  /**
+   * The processor's transfer made for one attempt of ours, if any: asked before an attempt is sent again after the
+   * processor may have forgotten its idempotency key (24 hours), so that a transfer it made is never made twice.
+   */
+  findTransfer(input: {
+    transferId: string
+    attempt: number
+    settlementId: string
+  }): Promise<{ id: string; amount: number } | undefined>
 }
 
 /** A transfer the processor refused (no funds, account unable to receive): final for this attempt. */
 export class PayoutRefusedError extends Error {}
+
+/** The processor refused a request itself (a refund of a charge already refunded): the same request would be refused again. */
+export class ProcessorRefusedError extends Error {}
 
 /** A webhook whose signature did not verify (or is too old): nothing in it may be applied. */
 export class ProcessorSignatureError extends Error {}
@@ -194,6 +251,7 @@ export interface OnlinePaymentProcessor {
     currency: string
     idempotencyKey: string
   }): Promise<PaymentIntent>
+  /** @throws ProcessorRefusedError when the processor refuses the refund itself (retrying cannot help) */
   createRefund(input: {
     tenantId: string
     paymentId: string
@@ -201,12 +259,44 @@ export interface OnlinePaymentProcessor {
     intentId: string
     amount: number
     idempotencyKey: string
-  }): Promise<{ id: string; status: 'PENDING' | 'SUCCEEDED' | 'FAILED' }>
+  }): Promise<{ id: string; status: 'PENDING' | 'SUCCEEDED' | 'FAILED'; failureMessage: string | null }>
+  /**
+   * Cancels an intent the payer has not completed (it expired, or the centre gave it up), so it can no longer pay.
+   * @returns `canceled`, or `succeeded` when the processor had already taken the money (the success then counts)
+   */
+  cancelPaymentIntent(input: { intentId: string; idempotencyKey: string }): Promise<'canceled' | 'succeeded'>
   /**
    * Verifies a webhook's signature over the raw body and maps it.
+   * @param endpoint - which of our endpoints received it: the platform account's events, or connected accounts'
+   *   (Stripe signs each endpoint's deliveries with that endpoint's own secret)
    * @throws ProcessorSignatureError when the signature does not verify or is outside the tolerance
    */
-  parseWebhook(rawBody: string, signature: string | undefined): OnlineProcessorEvent
+  parseWebhook(rawBody: string, signature: string | undefined, endpoint?: WebhookEndpointKind): ParsedProcessorEvent
+  /** Whether this processor runs in live mode (Stripe: a live secret key); an event of the other mode is refused. */
+  readonly livemode: boolean
+}
+
+/** Our two processor webhook endpoints: the platform account's events, and connected accounts' (Connect). */
+export type WebhookEndpointKind = 'platform' | 'connect'
+
+/** What every processor event carries besides what it is about: checked before anything is applied. */
+export interface ProcessorEventEnvelope {
+  eventId: string
+  /** The processor's event type (Stripe: `payment_intent.succeeded`). */
+  type: string
+  livemode: boolean
+  /** The connected account it came from (Connect); null for the platform account's own events. */
+  account: string | null
+  /** When the processor created the event. */
+  occurredAt: Date
+  /** The processor's id of the object it is about. */
+  objectId: string | null
+}
+
+/** A verified webhook: its envelope and what it means to the platform. */
+export interface ParsedProcessorEvent {
+  envelope: ProcessorEventEnvelope
+  event: OnlineProcessorEvent
 }
 
 /**

@@ -48,10 +48,21 @@ async function lockReferencedOrder(uow: UnitOfWork, orderId: string): Promise<Or
   }
 }
 
-/** What the order's online payments still waiting on the payer hold of its balance (they may yet succeed). */
+/**
+ * What the order's online payments still waiting on the payer hold of its balance (they may yet succeed): only those
+ * whose intent was handed out. A payment whose intent never reached the payer (the processor did not answer, or we
+ * crashed before recording its answer) cannot be paid, so it holds nothing, and a retry of its request checks the
+ * balance again (online-payment-service.ts).
+ */
 async function pendingOnlineAmount({ tx, tenantId }: UnitOfWork, orderId: string, except?: string): Promise<number> {
   const pending = await tx.payment.aggregate({
-    where: { tenantId, orderId, status: 'PENDING', ...(except ? { id: { not: except } } : {}) },
+    where: {
+      tenantId,
+      orderId,
+      status: 'PENDING',
+      processorReference: { not: null },
+      ...(except ? { id: { not: except } } : {}),
+    },
     _sum: { amount: true },
   })
   return pending._sum.amount ?? 0

@@ -1,17 +1,22 @@
 /**
  * @module Refunds (docs/payments.md): money handed back from a succeeded payment, as its own record linked to the
- * payment and its order. Partial or full, several per payment, never more in total than the payment. Like payments,
- * a refund locks the order first, so concurrent refunds of one payment cannot together exceed it.
+ * payment and its order. Partial or full, several per payment, never more in total than the payment (pending ones
+ * included). Like payments, a refund locks the order first, so concurrent refunds of one payment cannot together
+ * exceed it; its status and money move only through the refund machine (refund-state.ts).
  */
 import type { PaymentMethod, RefundReason } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { invalidStateTransition, validationError } from '../errors.ts'
 import { newId } from '../ids.ts'
-import { applyOrderMoney, lockOrder } from '../orders/order-service.ts'
+import type { Db } from '../../infra/db.ts'
+import { lockOrder } from '../orders/order-service.ts'
 import { amountExceedsRefundable } from './payment-errors.ts'
-import { refundOnline, retriedRefundOf } from './online-payment-service.ts'
+import { recordOnlineRefund, retriedRefundOf, sendRefundNow } from './online-refunds.ts'
+import type { PaymentFlows } from './payment-flows.ts'
 import type { OnlinePaymentProcessor, PaymentProcessor } from './payment-processor.ts'
 import { getPayment, type PaymentWithRefunds } from './payment-service.ts'
+import { applyRefundMoney } from './refund-state.ts'
+import { refundableOf, refundedDelta } from './refund-transitions.ts'
 
 type RefundRow = PaymentWithRefunds['refunds'][number]
 
@@ -27,8 +32,9 @@ export interface RefundInput {
 }
 
 /**
- * Refunds (part of) a payment and updates its order's refunded amount and status.
- * @returns the new refund and the payment after it
+ * Refunds (part of) a payment. A recorded payment's refund is SUCCEEDED at once (the centre handed the money back); an
+ * online payment's is recorded PENDING, holding its amount, and sent to the processor (online-refunds.ts).
+ * @returns the refund, the payment after it, and whether the processor has yet to answer (the API answers 202)
  * @throws AppError `not_found` (payment), `validation_error` (`currency_mismatch`), `invalid_state_transition`
  *   (payment not SUCCEEDED, or nothing left to refund), `amount_exceeds_refundable`
  */
@@ -38,38 +44,35 @@ export async function refundPayment(
   input: RefundInput,
   processors: readonly PaymentProcessor[],
   now: Date,
-  online?: { processor: OnlinePaymentProcessor; idempotencyKey?: string }
-): Promise<{ refund: RefundRow; payment: PaymentWithRefunds }> {
+  online?: OnlineRefunds
+): Promise<{ refund: RefundRow; payment: PaymentWithRefunds; awaitingProcessor: boolean }> {
   const { tx, tenantId } = uow
   const { orderId } = await getPayment(uow, paymentId)
   const order = await lockOrder(uow, orderId)
   // Read again under the order's lock: a refund that committed while we waited is counted.
   const payment = await getPayment(uow, paymentId)
   const onlineProcessor = online?.processor.name === payment.processor ? online.processor : undefined
-  // A retry of a request whose first attempt reached the processor: its refund is already counted, so it is finished
-  // rather than checked again (online-payment-service.ts).
-  const retried = onlineProcessor && retriedRefundOf(payment, tenantId, online?.idempotencyKey)
-  if (onlineProcessor && retried) {
-    const input2 = { ...input, paymentId, amount: retried.amount, idempotencyKey: online?.idempotencyKey }
-    return refundedOnline(uow, await refundOnline(uow, payment, order, input2, onlineProcessor, now), paymentId)
+  if (online && onlineProcessor) {
+    // A retry of a request whose first attempt recorded its refund (it crashed, or the processor did not answer):
+    // that refund is finished rather than a second one checked and made.
+    const retried = retriedRefundOf(payment, tenantId, online.idempotencyKey)
+    const refundId =
+      retried?.id ??
+      (await recordOnlineRefund(
+        uow,
+        payment,
+        order,
+        { ...input, paymentId, amount: checkedAmount(payment, input), idempotencyKey: online.idempotencyKey },
+        online.flows,
+        now
+      ))
+    const answered = await sendRefundNow(uow, online.db, refundId, onlineProcessor, online.now)
+    const after = await getPayment(uow, paymentId)
+    const refund = after.refunds.find((r) => r.id === refundId)
+    if (!refund) throw new Error(`refund ${refundId} vanished after it was made`)
+    return { refund, payment: after, awaitingProcessor: !answered || refund.status === 'PENDING' }
   }
-  if (payment.status !== 'SUCCEEDED') {
-    throw invalidStateTransition(`Payment ${paymentId} is ${payment.status}; only a SUCCEEDED payment is refunded.`)
-  }
-  if (input.currency !== undefined && input.currency !== payment.currency) {
-    throw validationError([
-      { path: 'currency', code: 'currency_mismatch', message: `The payment is in ${payment.currency}.` },
-    ])
-  }
-  const refundable = payment.amount - payment.amountRefunded
-  if (refundable === 0) throw invalidStateTransition(`Payment ${paymentId} is already fully refunded.`)
-  const amount = input.amount ?? refundable
-  if (amount > refundable) throw amountExceedsRefundable(paymentId, refundable, payment.currency)
-
-  if (onlineProcessor) {
-    const onlineInput = { ...input, paymentId, amount, idempotencyKey: online?.idempotencyKey }
-    return refundedOnline(uow, await refundOnline(uow, payment, order, onlineInput, onlineProcessor, now), paymentId)
-  }
+  const amount = checkedAmount(payment, input)
   const processor = processors.find((p) => p.name === payment.processor)
   // A payment's processor is one this deployment configured when it was taken; losing it is an operator error.
   if (!processor) throw new Error(`payment ${paymentId}: processor ${payment.processor} is not configured`)
@@ -92,22 +95,41 @@ export async function refundPayment(
       reason: input.reason,
       method: input.method ?? payment.method,
       reference: input.reference ?? outcome.processorReference,
+      status: 'SUCCEEDED',
+      succeededAt: now,
     },
   })
-  await tx.payment.update({ where: { id: paymentId }, data: { amountRefunded: payment.amountRefunded + amount } })
-  await applyOrderMoney(
-    uow,
-    order,
-    { amountPaid: order.amountPaid, amountRefunded: order.amountRefunded + amount },
-    now
-  )
-  return { refund, payment: await getPayment(uow, paymentId) }
+  await applyRefundMoney(uow, order, paymentId, refundedDelta(null, 'SUCCEEDED', amount), now)
+  return { refund, payment: await getPayment(uow, paymentId), awaitingProcessor: false }
 }
 
-/** The refund `refundId` and its payment, read after an online refund. */
-async function refundedOnline(uow: UnitOfWork, refundId: string, paymentId: string) {
-  const payment = await getPayment(uow, paymentId)
-  const refund = payment.refunds.find((r) => r.id === refundId)
-  if (!refund) throw new Error(`refund ${refundId} vanished after it was made`)
-  return { refund, payment }
+/** What an online refund needs besides the request: the processor, the durable flows, and the request's key. */
+export interface OnlineRefunds {
+  processor: OnlinePaymentProcessor
+  flows: PaymentFlows
+  db: Db
+  now: () => Date
+  idempotencyKey?: string
+}
+
+/**
+ * The amount a new refund may take of the payment (locked and read under the order's lock).
+ * @throws AppError `invalid_state_transition`, `validation_error` (`currency_mismatch`), `amount_exceeds_refundable`
+ */
+function checkedAmount(payment: PaymentWithRefunds, input: RefundInput): number {
+  if (payment.status !== 'SUCCEEDED') {
+    throw invalidStateTransition(`Payment ${payment.id} is ${payment.status}; only a SUCCEEDED payment is refunded.`)
+  }
+  if (input.currency !== undefined && input.currency !== payment.currency) {
+    throw validationError([
+      { path: 'currency', code: 'currency_mismatch', message: `The payment is in ${payment.currency}.` },
+    ])
+  }
+  const refundable = refundableOf(payment)
+  if (refundable === 0) {
+    throw invalidStateTransition(`Payment ${payment.id} is already fully refunded (or its refunds are pending).`)
+  }
+  const amount = input.amount ?? refundable
+  if (amount > refundable) throw amountExceedsRefundable(payment.id, refundable, payment.currency)
+  return amount
 }

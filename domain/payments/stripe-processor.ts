@@ -11,15 +11,23 @@ import Stripe from 'stripe'
 import type {
   OnlineProcessorEvent,
   OnlinePaymentProcessor,
+  ParsedProcessorEvent,
   PaymentFailureCode,
   PayoutProcessor,
   ProcessorEventSubject,
+  WebhookEndpointKind,
 } from './payment-processor.ts'
-import { PayoutRefusedError, ProcessorSignatureError } from './payment-processor.ts'
+import { PayoutRefusedError, ProcessorRefusedError, ProcessorSignatureError } from './payment-processor.ts'
 
 export interface StripeSettings {
   secretKey: string
-  webhookSecret: string
+  /**
+   * The signing secrets of the platform account's webhook endpoint: several during a rotation (Stripe signs with
+   * each of an endpoint's secrets while both are valid), comma-separated in the configuration.
+   */
+  webhookSecret: string | readonly string[]
+  /** The signing secrets of the Connect endpoint (connected accounts' events); unset: that endpoint refuses all. */
+  connectWebhookSecret?: string | readonly string[]
   /** Stripe's API origin; unset for Stripe itself (stripe-mock's in the tests). */
   apiBase?: string
   /** A signature older than this is refused (Stripe's own default: 5 minutes). */
@@ -54,25 +62,85 @@ function subjectOf(metadata: Stripe.Metadata | null | undefined): ProcessorEvent
 /** An object's metadata; Stripe's types disagree across versions on whether an account always has one. */
 const metadataOf = (object: { metadata?: Stripe.Metadata | null }): Stripe.Metadata => object.metadata ?? {}
 
+/** Stripe's amounts are integer minor units already; its currencies are lower case. */
+const currencyOf = (currency: string | null | undefined) => (currency ?? '').toUpperCase()
+
+/** An id from a field Stripe may send as an id or as the expanded object. */
+const idOf = (value: string | { id: string } | null | undefined) =>
+  typeof value === 'string' ? value : (value?.id ?? null)
+
+/** A Stripe refund's state, as the platform's refund statuses. */
+function refundStatusOf(status: string | null | undefined): 'PENDING' | 'SUCCEEDED' | 'FAILED' {
+  if (status === 'succeeded') return 'SUCCEEDED'
+  if (status === 'failed' || status === 'canceled') return 'FAILED'
+  return 'PENDING'
+}
+
+/** A Stripe refund object, as the platform's `refund.updated`. */
+function refundEventOf(eventId: string, refund: Stripe.Refund): OnlineProcessorEvent {
+  const subject = subjectOf(refund.metadata)
+  const refundId = refund.metadata?.refund_id
+  return {
+    kind: 'refund.updated',
+    eventId,
+    ...(subject && refundId ? { subject: { ...subject, refundId } } : {}),
+    processorRefundId: refund.id,
+    intentId: idOf(refund.payment_intent),
+    amount: refund.amount,
+    currency: currencyOf(refund.currency),
+    status: refundStatusOf(refund.status),
+    failureMessage: refund.failure_reason ?? null,
+  }
+}
+
+/** A dispute's status, as the platform's: decided (won, lost) or still open (every other Stripe status). */
+function disputeStatusOf(status: string): 'OPEN' | 'WON' | 'LOST' {
+  if (status === 'won') return 'WON'
+  if (status === 'lost') return 'LOST'
+  return 'OPEN'
+}
+
 /** Maps a verified Stripe event to what the platform acts on. */
 export function toProcessorEvent(event: Stripe.Event): OnlineProcessorEvent {
   const ignored = { kind: 'ignored' as const, eventId: event.id, type: event.type }
   switch (event.type) {
     case 'payment_intent.succeeded':
-    case 'payment_intent.payment_failed': {
+    case 'payment_intent.payment_failed':
+    case 'payment_intent.canceled': {
       const intent = event.data.object
       const subject = subjectOf(intent.metadata)
       if (!subject) return ignored
+      if (event.type === 'payment_intent.canceled') {
+        return { kind: 'payment.canceled', eventId: event.id, intentId: intent.id, ...subject }
+      }
+      const money = { amount: intent.amount, currency: currencyOf(intent.currency) }
       if (event.type === 'payment_intent.succeeded') {
-        return { kind: 'payment.succeeded', eventId: event.id, intentId: intent.id, ...subject }
+        return { kind: 'payment.succeeded', eventId: event.id, intentId: intent.id, ...money, ...subject }
       }
       return {
         kind: 'payment.failed',
         eventId: event.id,
         intentId: intent.id,
+        ...money,
         failureCode: failureCodeOf(intent.last_payment_error),
         failureMessage: intent.last_payment_error?.message?.slice(0, 500) ?? null,
         ...subject,
+      }
+    }
+    case 'charge.dispute.created':
+    case 'charge.dispute.updated':
+    case 'charge.dispute.closed':
+    case 'charge.dispute.funds_withdrawn':
+    case 'charge.dispute.funds_reinstated': {
+      const dispute = event.data.object
+      return {
+        kind: 'dispute.updated',
+        eventId: event.id,
+        disputeId: dispute.id,
+        intentId: idOf(dispute.payment_intent),
+        amount: dispute.amount,
+        currency: currencyOf(dispute.currency),
+        status: disputeStatusOf(dispute.status),
       }
     }
     case 'account.updated': {
@@ -92,20 +160,26 @@ export function toProcessorEvent(event: Stripe.Event): OnlineProcessorEvent {
       const transfer = event.data.object
       const { tenant_id: tenantId, transfer_id: transferId } = metadataOf(transfer)
       if (!tenantId || !transferId) return ignored
-      return { kind: 'transfer.reversed', eventId: event.id, tenantId, transferId, processorReference: transfer.id }
+      return {
+        kind: 'transfer.reversed',
+        eventId: event.id,
+        tenantId,
+        transferId,
+        processorReference: transfer.id,
+        // Cumulative for this Stripe transfer; a partial reversal leaves the rest paid.
+        amountReversed: typeof transfer.amount_reversed === 'number' ? transfer.amount_reversed : 0,
+      }
     }
     case 'refund.created':
     case 'refund.updated':
-    case 'refund.failed': {
-      const refund = event.data.object
-      const subject = subjectOf(refund.metadata)
-      const refundId = refund.metadata?.refund_id
-      if (!subject || !refundId) return ignored
-      if (refund.status === 'succeeded') return { kind: 'refund.succeeded', eventId: event.id, refundId, ...subject }
-      if (refund.status === 'failed' || refund.status === 'canceled') {
-        return { kind: 'refund.failed', eventId: event.id, refundId, ...subject }
-      }
-      return ignored
+    case 'refund.failed':
+      return refundEventOf(event.id, event.data.object)
+    case 'charge.refunded': {
+      // Stripe sends `refund.created` for each refund too; a charge's event adds nothing when its refunds are not
+      // listed in it, and each refund listed is applied like its own event (by the refund's id, once).
+      const refunds = event.data.object.refunds?.data ?? []
+      const [latest] = [...refunds].sort((a, b) => b.created - a.created)
+      return latest ? refundEventOf(event.id, latest) : ignored
     }
     default:
       return ignored
@@ -129,11 +203,53 @@ export function stripeClient(settings: Pick<StripeSettings, 'secretKey' | 'apiBa
   })
 }
 
+/** The envelope of a verified Stripe event: what is checked before anything in it is applied. */
+function envelopeOf(event: Stripe.Event) {
+  const object = event.data.object as { id?: unknown }
+  return {
+    eventId: event.id,
+    type: event.type,
+    livemode: event.livemode,
+    account: event.account ?? null,
+    occurredAt: new Date(event.created * 1000),
+    objectId: typeof object.id === 'string' ? object.id : null,
+  }
+}
+
+const secretsOf = (value: string | readonly string[] | undefined): readonly string[] =>
+  value === undefined ? [] : typeof value === 'string' ? [value] : value
+
+/** Stripe's answer to cancelling an intent that is already past cancelling. */
+const isUnexpectedState = (error: unknown) =>
+  error instanceof Stripe.errors.StripeInvalidRequestError && error.code === 'payment_intent_unexpected_state'
+
 /** The Stripe processor: online payments, and marketplace payouts through Connect. */
 export function stripeProcessor(settings: StripeSettings): OnlinePaymentProcessor & PayoutProcessor {
   const stripe = stripeClient(settings)
+  const secrets: Record<WebhookEndpointKind, readonly string[]> = {
+    platform: secretsOf(settings.webhookSecret),
+    connect: secretsOf(settings.connectWebhookSecret),
+  }
   return {
     name: 'stripe',
+    livemode: settings.secretKey.startsWith('sk_live_') || settings.secretKey.startsWith('rk_live_'),
+    async cancelPaymentIntent({ intentId, idempotencyKey }) {
+      try {
+        const intent = await stripe.paymentIntents.cancel(
+          intentId,
+          { cancellation_reason: 'abandoned' },
+          { idempotencyKey }
+        )
+        return intent.status === 'succeeded' ? 'succeeded' : 'canceled'
+      } catch (error) {
+        if (!isUnexpectedState(error)) throw error
+        // Already succeeded (the payer finished just before), or already cancelled: Stripe's own word on which.
+        const intent = await stripe.paymentIntents.retrieve(intentId)
+        if (intent.status === 'succeeded') return 'succeeded'
+        if (intent.status === 'canceled') return 'canceled'
+        throw error
+      }
+    },
     async createConnectedAccount({ tenantId, providerId, idempotencyKey }) {
       // Express: Stripe hosts onboarding and the provider's dashboard; the platform only transfers to it.
       const account = await stripe.accounts.create(
@@ -163,7 +279,12 @@ export function stripeProcessor(settings: StripeSettings): OnlinePaymentProcesso
             currency: input.currency.toLowerCase(),
             destination: input.accountId,
             transfer_group: input.settlementId,
-            metadata: { tenant_id: input.tenantId, transfer_id: input.transferId, provider_id: input.providerId },
+            metadata: {
+              tenant_id: input.tenantId,
+              transfer_id: input.transferId,
+              attempt: String(input.attempt),
+              provider_id: input.providerId,
+            },
           },
           { idempotencyKey: input.idempotencyKey }
         )
@@ -180,6 +301,16 @@ export function stripeProcessor(settings: StripeSettings): OnlinePaymentProcesso
         throw error
       }
     },
+    async findTransfer({ transferId, attempt, settlementId }) {
+      // Every transfer of a settlement carries it as its transfer group; ours are told apart by their metadata.
+      for await (const transfer of stripe.transfers.list({ transfer_group: settlementId, limit: 100 })) {
+        const metadata = metadataOf(transfer)
+        if (metadata.transfer_id === transferId && metadata.attempt === String(attempt)) {
+          return { id: transfer.id, amount: transfer.amount }
+        }
+      }
+      return undefined
+    },
     async createPaymentIntent(input) {
       const intent = await stripe.paymentIntents.create(
         {
@@ -194,35 +325,35 @@ export function stripeProcessor(settings: StripeSettings): OnlinePaymentProcesso
       return { id: intent.id, clientSecret: intent.client_secret }
     },
     async createRefund(input) {
-      const refund = await stripe.refunds.create(
-        {
-          payment_intent: input.intentId,
-          amount: input.amount,
-          metadata: { tenant_id: input.tenantId, payment_id: input.paymentId, refund_id: input.refundId },
-        },
-        { idempotencyKey: input.idempotencyKey }
-      )
-      const status =
-        refund.status === 'succeeded'
-          ? 'SUCCEEDED'
-          : refund.status === 'failed' || refund.status === 'canceled'
-            ? 'FAILED'
-            : 'PENDING'
-      return { id: refund.id, status }
-    },
-    parseWebhook(rawBody, signature) {
-      let event: Stripe.Event
+      let refund: Stripe.Refund
       try {
-        event = stripe.webhooks.constructEvent(
-          rawBody,
-          signature ?? '',
-          settings.webhookSecret,
-          settings.toleranceSeconds
+        refund = await stripe.refunds.create(
+          {
+            payment_intent: input.intentId,
+            amount: input.amount,
+            metadata: { tenant_id: input.tenantId, payment_id: input.paymentId, refund_id: input.refundId },
+          },
+          { idempotencyKey: input.idempotencyKey }
         )
       } catch (error) {
-        throw new ProcessorSignatureError(error instanceof Error ? error.message : String(error))
+        // Stripe's own refusal (already refunded, amount above what is left): final. Anything else is retried.
+        if (error instanceof Stripe.errors.StripeInvalidRequestError) throw new ProcessorRefusedError(error.message)
+        throw error
       }
-      return toProcessorEvent(event)
+      return { id: refund.id, status: refundStatusOf(refund.status), failureMessage: refund.failure_reason ?? null }
+    },
+    parseWebhook(rawBody, signature, endpoint = 'platform'): ParsedProcessorEvent {
+      // Every secret of the endpoint is tried (a rotation); none configured verifies nothing.
+      let lastError: unknown = new Error(`No signing secret is configured for the ${endpoint} endpoint.`)
+      for (const secret of secrets[endpoint]) {
+        try {
+          const event = stripe.webhooks.constructEvent(rawBody, signature ?? '', secret, settings.toleranceSeconds)
+          return { envelope: envelopeOf(event), event: toProcessorEvent(event) }
+        } catch (error) {
+          lastError = error
+        }
+      }
+      throw new ProcessorSignatureError(lastError instanceof Error ? lastError.message : String(lastError))
     },
   }
 }

@@ -81,24 +81,23 @@ export async function linkPayoutAccount(
 
 /**
  * Applies the processor's word on an account: ACTIVE when payouts are enabled, else RESTRICTED (or still ONBOARDING).
+ * Runs in the unit of work that stores the processor's event (domain/payments/processor-events.ts).
  * @returns whether a row changed
  */
 export async function applyAccountUpdated(
-  db: Db,
-  event: { tenantId: string; providerId: string; accountId: string; payoutsEnabled: boolean }
+  { tx, tenantId }: UnitOfWork,
+  event: { providerId: string; accountId: string; payoutsEnabled: boolean }
 ): Promise<'applied' | 'unchanged' | 'unknown_record'> {
-  return runInUnitOfWork(db, event.tenantId, async ({ tx, tenantId }) => {
-    const account = await tx.providerPayoutAccount.findFirst({
-      where: { tenantId, providerId: event.providerId, accountId: event.accountId },
-    })
-    if (!account) return 'unknown_record'
-    const status: PayoutAccountStatus = event.payoutsEnabled
-      ? 'ACTIVE'
-      : account.status === 'ONBOARDING'
-        ? 'ONBOARDING'
-        : 'RESTRICTED'
-    if (status === account.status) return 'unchanged'
-    await tx.providerPayoutAccount.update({ where: { id: account.id }, data: { status } })
-    return 'applied'
+  const account = await tx.providerPayoutAccount.findFirst({
+    where: { tenantId, providerId: event.providerId, accountId: event.accountId },
   })
+  if (!account) return 'unknown_record'
+  const status: PayoutAccountStatus = event.payoutsEnabled
+    ? 'ACTIVE'
+    : account.status === 'ONBOARDING'
+      ? 'ONBOARDING'
+      : 'RESTRICTED'
+  if (status === account.status) return 'unchanged'
+  await tx.providerPayoutAccount.update({ where: { id: account.id }, data: { status } })
+  return 'applied'
 }

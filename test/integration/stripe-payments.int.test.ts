@@ -11,34 +11,49 @@ import Stripe from 'stripe'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../domain/ids.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
-import { startPlatform, type Platform } from '../support/platform.ts'
+import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startStripeMock, type StripeMock } from '../support/stripe-mock.ts'
 
 const WEBHOOK_SECRET = 'whsec_platform_test'
+const CONNECT_SECRET = 'whsec_connect_test'
+/** The expiring platform's pending payments wait this long for their payer (a day by default). */
+const EXPIRY_SECONDS = 3
 let stripeMock: StripeMock
 let platform: Platform
 let recordedOnly: Platform
+/** The same database and Stripe, with pending payments that expire within seconds. */
+let expiring: Platform
 const signer = new Stripe('sk_test_123')
 
 beforeAll(async () => {
   stripeMock = await startStripeMock()
   ;[platform, recordedOnly] = await Promise.all([
     startPlatform({
-      withWorker: false,
       overrides: {
         ONLINE_PAYMENT_PROCESSOR: 'stripe',
         STRIPE_SECRET_KEY: 'sk_test_123',
         STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+        STRIPE_CONNECT_WEBHOOK_SECRET: CONNECT_SECRET,
         STRIPE_API_BASE: stripeMock.url,
+        // The refund's workflow takes a call over a second after the request (a minute by default).
+        REFUND_TAKEOVER_SECONDS: '1',
       },
     }),
     startPlatform({ withWorker: false }),
   ])
+  expiring = await startPlatform({
+    overrides: {
+      ...platform.workerEnv,
+      TEMPORAL_TASK_QUEUE: `${platform.config.TEMPORAL_TASK_QUEUE}-expiring`,
+      ONLINE_PAYMENT_EXPIRY_SECONDS: String(EXPIRY_SECONDS),
+      LOG_LEVEL: 'silent',
+    },
+  })
 })
 
 afterAll(async () => {
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning them
-  await Promise.allSettled([platform?.stop(), recordedOnly?.stop(), stripeMock?.stop()])
+  await Promise.allSettled([platform?.stop(), recordedOnly?.stop(), expiring?.stop(), stripeMock?.stop()])
 })
 
 async function freshTenant(on: Platform = platform) {
@@ -75,57 +90,72 @@ const succeededEvents = (t: Tenant) =>
   )
 
 /** Delivers a Stripe event to the API as Stripe would: the JSON body signed with the endpoint's secret. */
-async function deliver(event: object, options: { secret?: string; timestamp?: number } = {}) {
+async function deliver(event: object, options: { secret?: string; timestamp?: number; path?: string } = {}) {
   const payload = JSON.stringify(event)
   const header = signer.webhooks.generateTestHeaderString({
     payload,
     secret: options.secret ?? WEBHOOK_SECRET,
     timestamp: options.timestamp,
   })
-  return platform.http.request('POST', '/processor-webhooks/stripe', {
+  return platform.http.request('POST', options.path ?? '/processor-webhooks/stripe', {
     raw: payload,
     headers: { 'Content-Type': 'application/json', 'Stripe-Signature': header },
   })
 }
 
-/** A Stripe event about PaymentIntent `intentId` of our `paymentId`, as Stripe builds it from the metadata we set. */
-const intentEvent = (type: string, t: Tenant, paymentId: string, intentId: string, extra: object = {}) => ({
+/** Our payment as an event names it: its id, its intent and what it charges. */
+interface PaymentRef {
+  id: string
+  processorReference: string
+  amount: number
+}
+
+let eventClock = Math.floor(Date.now() / 1000)
+/** A Stripe event envelope; each one created a second after the one before, as Stripe's own would be. */
+const stripeEvent = (type: string, object: object, extra: object = {}) => ({
   id: `evt_${randomUUID().replaceAll('-', '')}`,
   object: 'event',
   type,
-  created: Math.floor(Date.now() / 1000),
-  data: {
-    object: {
-      id: intentId,
-      object: 'payment_intent',
-      metadata: { tenant_id: t.tenantId, payment_id: paymentId },
-      ...extra,
-    },
-  },
+  created: ++eventClock,
+  livemode: false,
+  data: { object },
+  ...extra,
 })
-const refundEvent = (type: string, status: string, t: Tenant, paymentId: string, refundId: string) => ({
-  id: `evt_${randomUUID().replaceAll('-', '')}`,
-  object: 'event',
-  type,
-  data: {
-    object: {
-      id: `re_${refundId}`,
-      object: 'refund',
-      status,
-      metadata: { tenant_id: t.tenantId, payment_id: paymentId, refund_id: refundId },
-    },
-  },
-})
+
+/** A Stripe event about `payment`'s PaymentIntent, as Stripe builds it from the metadata we set. */
+const intentEvent = (type: string, t: Tenant, payment: PaymentRef, extra: object = {}) =>
+  stripeEvent(type, {
+    id: payment.processorReference,
+    object: 'payment_intent',
+    amount: payment.amount,
+    currency: 'usd',
+    metadata: { tenant_id: t.tenantId, payment_id: payment.id },
+    ...extra,
+  })
+const refundEvent = (
+  type: string,
+  status: string,
+  t: Tenant,
+  payment: PaymentRef,
+  refund: { id: string; amount: number }
+) =>
+  stripeEvent(type, {
+    id: `re_${refund.id}`,
+    object: 'refund',
+    status,
+    amount: refund.amount,
+    currency: 'usd',
+    payment_intent: payment.processorReference,
+    metadata: { tenant_id: t.tenantId, payment_id: payment.id, refund_id: refund.id },
+  })
 
 /** A CARD_ONLINE payment Stripe has confirmed. */
 async function succeededPayment(t: Tenant, orderId: string, amount: number) {
   const created = await payOnline(t, orderId, amount)
   expect(created.status, JSON.stringify(created.body)).toBe(201)
-  const answer = await deliver(
-    intentEvent('payment_intent.succeeded', t, created.body.id, created.body.processorReference)
-  )
+  const answer = await deliver(intentEvent('payment_intent.succeeded', t, created.body))
   expect(answer.body).toEqual({ received: true, outcome: 'applied' })
-  return created.body.id as string
+  return created.body as PaymentRef
 }
 
 describe('starting an online payment', () => {
@@ -172,10 +202,11 @@ describe('starting an online payment', () => {
     expect(stripeMock.requests.length).toBe(before + 1)
   })
 
-  it('leaves no payment behind and answers 503 when Stripe cannot be reached, and works once it is back', async () => {
+  it('answers 503 when Stripe cannot be reached, keeps the payment (holding nothing), and a retry reuses it', async () => {
     const t = await freshTenant()
     const orderId = await openOrder(t, 3_000)
     const key = randomUUID()
+    const before = stripeMock.requests.length
     stripeMock.down = true
     let refused
     try {
@@ -185,10 +216,18 @@ describe('starting an online payment', () => {
     }
     expect(refused.status).toBe(503)
     expect(refused.body.code).toBe('dependency_unavailable')
-    expect((await platform.http.get(`/v1/payments?orderId=${orderId}`, { token: t.token })).body.data).toEqual([])
+    // Stripe may have made the intent and lost its answer: the payment stays, with the key it sent, and holds nothing
+    // of the balance (nobody was given its intent to pay).
+    const kept = (await platform.http.get(`/v1/payments?orderId=${orderId}`, { token: t.token })).body.data
+    expect(kept).toEqual([expect.objectContaining({ status: 'PENDING', processorReference: null })])
+    expect(await getOrder(t, orderId)).toMatchObject({ balance: 3_000 })
     const retried = await payOnline(t, orderId, 3_000, key)
     expect(retried.status).toBe(201)
-    expect(retried.body.status).toBe('PENDING')
+    expect(retried.body).toMatchObject({ id: kept[0].id, status: 'PENDING', processorReference: expect.any(String) })
+    // Every try sent the same key with the same payment id: Stripe answers the intent of the first.
+    const sent = stripeMock.requests.slice(before)
+    expect(new Set(sent.map((r) => r.idempotencyKey))).toEqual(new Set([`payment:${t.tenantId}:${key}`]))
+    expect(new Set(sent.map((r) => r.form['metadata[payment_id]']))).toEqual(new Set([kept[0].id]))
   })
 
   it('after a crash between Stripe answering and our commit, a retry reuses its payment and the same Stripe key', async () => {
@@ -250,12 +289,13 @@ describe("Stripe's webhooks", () => {
     const t = await freshTenant()
     const orderId = await openOrder(t, 5_000)
     const created = await payOnline(t, orderId, 5_000)
-    const intentId = created.body.processorReference as string
-    const success = intentEvent('payment_intent.succeeded', t, created.body.id, intentId)
+    const success = intentEvent('payment_intent.succeeded', t, created.body)
     const outcomes = []
     for (let i = 0; i < 3; i++) outcomes.push((await deliver(success)).body.outcome)
-    expect(outcomes).toEqual(['applied', 'unchanged', 'unchanged'])
-    const late = intentEvent('payment_intent.payment_failed', t, created.body.id, intentId, {
+    // The same event again is recognised by its id; another event saying the same changes nothing either.
+    outcomes.push((await deliver(intentEvent('payment_intent.succeeded', t, created.body))).body.outcome)
+    expect(outcomes).toEqual(['applied', 'duplicate', 'duplicate', 'unchanged'])
+    const late = intentEvent('payment_intent.payment_failed', t, created.body, {
       last_payment_error: { code: 'card_declined', message: 'Your card was declined.' },
     })
     expect((await deliver(late)).body.outcome).toBe('unchanged')
@@ -271,8 +311,7 @@ describe("Stripe's webhooks", () => {
     const t = await freshTenant()
     const orderId = await openOrder(t, 2_000)
     const created = await payOnline(t, orderId, 2_000)
-    const intentId = created.body.processorReference as string
-    const failed = intentEvent('payment_intent.payment_failed', t, created.body.id, intentId, {
+    const failed = intentEvent('payment_intent.payment_failed', t, created.body, {
       last_payment_error: { code: 'card_declined', decline_code: 'insufficient_funds', message: 'Insufficient funds.' },
     })
     expect((await deliver(failed)).body.outcome).toBe('applied')
@@ -284,9 +323,7 @@ describe("Stripe's webhooks", () => {
     expect(await getOrder(t, orderId)).toMatchObject({ amountPaid: 0, balance: 2_000 })
     expect(await succeededEvents(t)).toEqual([])
 
-    expect((await deliver(intentEvent('payment_intent.succeeded', t, created.body.id, intentId))).body.outcome).toBe(
-      'applied'
-    )
+    expect((await deliver(intentEvent('payment_intent.succeeded', t, created.body))).body.outcome).toBe('applied')
     expect(await getPayment(t, created.body.id)).toMatchObject({ status: 'SUCCEEDED', failureCode: null })
     expect(await succeededEvents(t)).toHaveLength(1)
   })
@@ -295,7 +332,7 @@ describe("Stripe's webhooks", () => {
     const t = await freshTenant()
     const orderId = await openOrder(t, 1_500)
     const created = await payOnline(t, orderId, 1_500)
-    const success = intentEvent('payment_intent.succeeded', t, created.body.id, created.body.processorReference)
+    const success = intentEvent('payment_intent.succeeded', t, created.body)
     const forged = await deliver(success, { secret: 'whsec_attacker' })
     const stale = await deliver(success, { timestamp: Math.floor(Date.now() / 1000) - 600 })
     const unsigned = await platform.http.request('POST', '/processor-webhooks/stripe', {
@@ -316,7 +353,7 @@ describe("Stripe's webhooks", () => {
     const orderId = await openOrder(a, 1_000)
     const created = await payOnline(a, orderId, 1_000)
     // Genuinely signed, but it pairs tenant b with a's payment: b has no such payment.
-    const crossed = intentEvent('payment_intent.succeeded', b, created.body.id, created.body.processorReference)
+    const crossed = intentEvent('payment_intent.succeeded', b, created.body)
     expect((await deliver(crossed)).body.outcome).toBe('unknown_record')
     expect((await getPayment(a, created.body.id)).status).toBe('PENDING')
   })
@@ -326,7 +363,7 @@ describe('refunds through Stripe', () => {
   it('refunds through Stripe Refunds with our ids, never above what was paid', async () => {
     const t = await freshTenant()
     const orderId = await openOrder(t, 4_000)
-    const paymentId = await succeededPayment(t, orderId, 4_000)
+    const { id: paymentId } = await succeededPayment(t, orderId, 4_000)
     const before = stripeMock.requests.length
     const key = randomUUID()
     const refund = await platform.http.post(`/v1/payments/${paymentId}/refunds`, {
@@ -363,20 +400,21 @@ describe('refunds through Stripe', () => {
   it('undoes a refund Stripe reports failed: its amount counts as refundable again', async () => {
     const t = await freshTenant()
     const orderId = await openOrder(t, 2_000)
-    const paymentId = await succeededPayment(t, orderId, 2_000)
+    const payment = await succeededPayment(t, orderId, 2_000)
+    const paymentId = payment.id
     const refund = await platform.http.post(`/v1/payments/${paymentId}/refunds`, {
       token: t.token,
       body: { reason: 'SERVICE_NOT_PROVIDED' },
     })
     expect(refund.status).toBe(201)
     expect((await getPayment(t, paymentId)).amountRefunded).toBe(2_000)
-    const failed = refundEvent('refund.failed', 'failed', t, paymentId, refund.body.id)
+    const failed = refundEvent('refund.failed', 'failed', t, payment, refund.body)
     const first = await deliver(failed)
     expect(first.body.outcome, JSON.stringify(first.body)).toBe('applied')
-    expect((await deliver(failed)).body.outcome).toBe('unchanged')
-    const payment = await getPayment(t, paymentId)
-    expect(payment.amountRefunded).toBe(0)
-    expect(payment.refunds).toEqual([expect.objectContaining({ id: refund.body.id, status: 'FAILED' })])
+    expect((await deliver(failed)).body.outcome).toBe('duplicate')
+    const after = await getPayment(t, paymentId)
+    expect(after.amountRefunded).toBe(0)
+    expect(after.refunds).toEqual([expect.objectContaining({ id: refund.body.id, status: 'FAILED' })])
     expect(await getOrder(t, orderId)).toMatchObject({ status: 'PAID', amountRefunded: 0 })
   })
 })
@@ -393,5 +431,315 @@ describe('without Stripe configured', () => {
       headers: { 'Content-Type': 'application/json' },
     })
     expect(webhook.status).toBe(404)
+  })
+})
+
+const inTenant = <T>(t: Tenant, work: Parameters<typeof runInUnitOfWork<T>>[2]) =>
+  runInUnitOfWork(platform.api.deps.db, t.tenantId, work)
+const findings = (t: Tenant) =>
+  inTenant(t, ({ tx }) => tx.reconciliationFinding.findMany({ orderBy: { createdAt: 'asc' } }))
+const eventsOf = (t: Tenant, type: string) =>
+  inTenant(t, ({ tx }) => tx.event.findMany({ where: { type }, orderBy: { createdAt: 'asc' } }))
+const payCash = (t: Tenant, orderId: string, amount: number) =>
+  platform.http.post('/v1/payments', { token: t.token, body: { orderId, amount, currency: 'USD', method: 'CASH' } })
+
+describe('a payment the order can no longer take (issue 37, defect 1)', () => {
+  it('refuses to void an order while an online payment awaits its payer; cancelling the payment lets it void', async () => {
+    const t = await freshTenant()
+    const orderId = await openOrder(t, 2_500)
+    const created = await payOnline(t, orderId, 2_500)
+    const refused = await platform.http.post(`/v1/orders/${orderId}/void`, { token: t.token })
+    expect(refused.status).toBe(409)
+    expect(refused.body.code).toBe('invalid_state_transition')
+    expect(refused.body.detail).toContain(created.body.id)
+
+    const before = stripeMock.requests.length
+    const cancelled = await platform.http.post(`/v1/payments/${created.body.id}/cancel`, { token: t.token })
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200)
+    expect(cancelled.body).toMatchObject({ status: 'CANCELED', expiresAt: null })
+    expect(stripeMock.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual([
+      `POST /v1/payment_intents/${created.body.processorReference}/cancel`,
+    ])
+    const voided = await platform.http.post(`/v1/orders/${orderId}/void`, { token: t.token })
+    expect(voided.status).toBe(200)
+    expect(voided.body.status).toBe('VOID')
+    // A success Stripe reports for a cancelled intent afterwards changes nothing.
+    expect((await deliver(intentEvent('payment_intent.succeeded', t, created.body))).body.outcome).toBe('unchanged')
+  })
+
+  it('records a success for a voided order as an unapplied payment, refunds it durably and tells an operator', async () => {
+    const t = await freshTenant()
+    const orderId = await openOrder(t, 3_000)
+    const created = await payOnline(t, orderId, 3_000)
+    // The payer's first card is declined (the payment no longer holds the balance), the centre voids the order, then
+    // the payer retries the same intent with another card and Stripe confirms it.
+    const declined = intentEvent('payment_intent.payment_failed', t, created.body, {
+      last_payment_error: { code: 'card_declined' },
+    })
+    expect((await deliver(declined)).body.outcome).toBe('applied')
+    expect((await platform.http.post(`/v1/orders/${orderId}/void`, { token: t.token })).status).toBe(200)
+    const confirmed = await deliver(intentEvent('payment_intent.succeeded', t, created.body))
+    expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200)
+    expect(confirmed.body.outcome).toBe('applied')
+
+    expect(await getOrder(t, orderId)).toMatchObject({ status: 'VOID', amountPaid: 0, amountRefunded: 0 })
+    const refunded = await eventually(async () => {
+      const payment = await getPayment(t, created.body.id)
+      return payment.refunds[0]?.status === 'SUCCEEDED' ? payment : undefined
+    })
+    expect(refunded).toMatchObject({ status: 'SUCCEEDED', unapplied: true, amountRefunded: 3_000 })
+    expect(refunded.refunds).toEqual([
+      expect.objectContaining({
+        amount: 3_000,
+        origin: 'AUTOMATIC',
+        processorReference: expect.stringMatching(/^re_/),
+      }),
+    ])
+    const sent = stripeMock.requests.filter(
+      (r) => r.path === '/v1/refunds' && r.form.payment_intent === created.body.processorReference
+    )
+    expect(sent.map((r) => r.idempotencyKey)).toEqual([`refund:${t.tenantId}:auto:${created.body.id}`])
+    expect(await findings(t)).toEqual([
+      expect.objectContaining({ kind: 'UNAPPLIED_PAYMENT', objectType: 'PAYMENT', objectId: created.body.id }),
+    ])
+    expect(await eventsOf(t, 'reconciliation.mismatch')).toHaveLength(1)
+    expect(await eventsOf(t, 'payment.succeeded')).toEqual([])
+  })
+
+  it('refunds a success for an order paid another way meanwhile, never taking it beyond its total', async () => {
+    const t = await freshTenant()
+    const orderId = await openOrder(t, 2_000)
+    const created = await payOnline(t, orderId, 2_000)
+    const declined = intentEvent('payment_intent.payment_failed', t, created.body, { last_payment_error: {} })
+    expect((await deliver(declined)).body.outcome).toBe('applied')
+    expect((await payCash(t, orderId, 2_000)).status).toBe(201)
+    const confirmed = await deliver(intentEvent('payment_intent.succeeded', t, created.body))
+    expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200)
+    expect(await getOrder(t, orderId)).toMatchObject({ status: 'PAID', amountPaid: 2_000, balance: 0 })
+    const payment = await eventually(async () => {
+      const p = await getPayment(t, created.body.id)
+      return p.amountRefunded === 2_000 ? p : undefined
+    })
+    expect(payment).toMatchObject({ unapplied: true, status: 'SUCCEEDED' })
+  })
+})
+
+describe('refunds move the money once (issue 37, defects 2 and 8)', () => {
+  it('answers 202 while Stripe is down, replays it, and counts the refund once when its workflow gets through', async () => {
+    const t = await freshTenant()
+    const orderId = await openOrder(t, 10_000)
+    const { id: paymentId } = await succeededPayment(t, orderId, 10_000)
+    const key = randomUUID()
+    const ask = () =>
+      platform.http.post(`/v1/payments/${paymentId}/refunds`, {
+        token: t.token,
+        headers: { 'Idempotency-Key': key },
+        body: { amount: 4_000, reason: 'REQUESTED_BY_CLIENT' },
+      })
+    stripeMock.down = true
+    let first
+    let replayed
+    try {
+      first = await ask()
+      replayed = await ask()
+      // Nothing counts until Stripe says so, and the pending refund holds its amount.
+      expect(await getOrder(t, orderId)).toMatchObject({ amountRefunded: 0, status: 'PAID' })
+      const tooMuch = await platform.http.post(`/v1/payments/${paymentId}/refunds`, {
+        token: t.token,
+        body: { amount: 7_000, reason: 'REQUESTED_BY_CLIENT' },
+      })
+      expect(tooMuch.body.code).toBe('amount_exceeds_refundable')
+    } finally {
+      stripeMock.down = false
+    }
+    expect(first.status, JSON.stringify(first.body)).toBe(202)
+    expect(first.body).toMatchObject({ status: 'PENDING', amount: 4_000, processorReference: null })
+    expect(replayed.status).toBe(202)
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true')
+    expect(replayed.body.id).toBe(first.body.id)
+
+    const settled = await eventually(async () => {
+      const payment = await getPayment(t, paymentId)
+      return payment.refunds[0]?.status === 'SUCCEEDED' ? payment : undefined
+    })
+    expect(settled.amountRefunded).toBe(4_000)
+    expect(settled.refunds).toHaveLength(1)
+    expect(await getOrder(t, orderId)).toMatchObject({ amountRefunded: 4_000, status: 'PARTIALLY_REFUNDED' })
+    // The same request once more: still the one refund, still counted once.
+    expect((await ask()).body.id).toBe(first.body.id)
+    expect(await getOrder(t, orderId)).toMatchObject({ amountRefunded: 4_000 })
+    const keys = stripeMock.requests.filter(
+      (r) => r.path === '/v1/refunds' && r.form['metadata[payment_id]'] === paymentId
+    )
+    expect(new Set(keys.map((r) => r.idempotencyKey))).toEqual(new Set([`refund:${t.tenantId}:${key}`]))
+  })
+
+  it('finishes a refund whose request crashed after recording it: its workflow asks Stripe with the stored key', async () => {
+    const t = await freshTenant()
+    const orderId = await openOrder(t, 5_000)
+    const { id: paymentId } = await succeededPayment(t, orderId, 5_000)
+    // What such a crash leaves: the PENDING refund with its key and the outbox row of its workflow, committed
+    // together before Stripe was called; nothing after.
+    const refundId = newId('refund')
+    await inTenant(t, async (uow) => {
+      await uow.tx.refund.create({
+        data: {
+          id: refundId,
+          tenantId: t.tenantId,
+          paymentId,
+          orderId,
+          amount: 1_200,
+          currency: 'USD',
+          reason: 'DUPLICATE',
+          method: 'CARD_ONLINE',
+          status: 'PENDING',
+          processorIdempotencyKey: `refund:${t.tenantId}:${refundId}`,
+        },
+      })
+      await platform.api.deps.paymentFlows.enqueueRefund(uow, refundId, new Date())
+    })
+    const settled = await eventually(async () => {
+      const payment = await getPayment(t, paymentId)
+      return payment.refunds[0]?.status === 'SUCCEEDED' ? payment : undefined
+    })
+    expect(settled.amountRefunded).toBe(1_200)
+    expect(await getOrder(t, orderId)).toMatchObject({ amountRefunded: 1_200 })
+    const sent = stripeMock.requests.filter((r) => r.form['metadata[refund_id]'] === refundId)
+    expect(sent.map((r) => r.idempotencyKey)).toEqual([`refund:${t.tenantId}:${refundId}`])
+  })
+})
+
+describe("Stripe's events, checked and stored once (issue 37, defects 5 and 6)", () => {
+  it('refuses an event whose amount, currency or mode disagrees with our payment, and reports it', async () => {
+    const t = await freshTenant()
+    const orderId = await openOrder(t, 1_000)
+    const created = await payOnline(t, orderId, 1_000)
+    const wrongAmount = intentEvent('payment_intent.succeeded', t, { ...created.body, amount: 100 })
+    expect((await deliver(wrongAmount)).body.outcome).toBe('mismatch')
+    const wrongCurrency = intentEvent('payment_intent.succeeded', t, created.body, { currency: 'eur' })
+    expect((await deliver(wrongCurrency)).body.outcome).toBe('mismatch')
+    const live = stripeEvent('payment_intent.succeeded', intentEvent('x', t, created.body).data.object, {
+      livemode: true,
+    })
+    expect((await deliver(live)).body.outcome).toBe('mismatch')
+    const fromAccount = stripeEvent('payment_intent.succeeded', intentEvent('x', t, created.body).data.object, {
+      account: 'acct_someone',
+    })
+    expect((await deliver(fromAccount)).body.outcome).toBe('mismatch')
+    expect((await getPayment(t, created.body.id)).status).toBe('PENDING')
+    expect(await findings(t)).toEqual([expect.objectContaining({ kind: 'EVENT_MISMATCH', objectId: created.body.id })])
+    // Every event is stored once, with what was done with it.
+    const stored = await platform.db.processorEvent.findMany({
+      where: { eventId: { in: [wrongAmount.id, wrongCurrency.id, live.id, fromAccount.id] } },
+    })
+    expect(stored.map((e) => e.outcome).sort()).toEqual(['mismatch', 'mismatch', 'mismatch', 'mismatch'])
+  })
+
+  it("releases a cancelled intent's hold, so the balance can be paid another way", async () => {
+    const t = await freshTenant()
+    const orderId = await openOrder(t, 1_800)
+    const created = await payOnline(t, orderId, 1_800)
+    expect((await payCash(t, orderId, 1_800)).body.code).toBe('amount_exceeds_balance')
+    expect((await deliver(intentEvent('payment_intent.canceled', t, created.body))).body.outcome).toBe('applied')
+    expect((await getPayment(t, created.body.id)).status).toBe('CANCELED')
+    expect((await payCash(t, orderId, 1_800)).status).toBe(201)
+  })
+
+  it('records a refund made in the Stripe Dashboard as a refund of the order', async () => {
+    const t = await freshTenant()
+    const orderId = await openOrder(t, 6_000)
+    const payment = await succeededPayment(t, orderId, 6_000)
+    const dashboard = stripeEvent('refund.created', {
+      id: `re_${randomUUID().slice(0, 8)}`,
+      object: 'refund',
+      amount: 2_500,
+      currency: 'usd',
+      status: 'succeeded',
+      payment_intent: payment.processorReference,
+      metadata: {},
+    })
+    expect((await deliver(dashboard)).body.outcome).toBe('applied')
+    expect((await deliver(dashboard)).body.outcome).toBe('duplicate')
+    const after = await getPayment(t, payment.id)
+    expect(after.amountRefunded).toBe(2_500)
+    expect(after.refunds).toEqual([
+      expect.objectContaining({ origin: 'PROCESSOR', status: 'SUCCEEDED', amount: 2_500 }),
+    ])
+    expect(await getOrder(t, orderId)).toMatchObject({ amountRefunded: 2_500, status: 'PARTIALLY_REFUNDED' })
+  })
+
+  it('marks a disputed payment, records what a lost dispute took, and emits payment.disputed', async () => {
+    const t = await freshTenant()
+    const orderId = await openOrder(t, 4_200)
+    const payment = await succeededPayment(t, orderId, 4_200)
+    const dispute = {
+      id: 'dp_1',
+      object: 'dispute',
+      amount: 4_200,
+      currency: 'usd',
+      payment_intent: payment.processorReference,
+    }
+    const opened = stripeEvent('charge.dispute.created', { ...dispute, status: 'needs_response' })
+    const lost = stripeEvent('charge.dispute.closed', { ...dispute, status: 'lost' })
+    // Out of order: the closing event first; the opening one, older, changes nothing after it.
+    expect((await deliver(lost)).body.outcome).toBe('applied')
+    expect((await deliver(opened)).body.outcome).toBe('unchanged')
+    expect(await getPayment(t, payment.id)).toMatchObject({
+      status: 'SUCCEEDED',
+      dispute: { status: 'LOST', processorReference: 'dp_1', amount: 4_200, amountLost: 4_200 },
+    })
+    const emitted = await eventsOf(t, 'payment.disputed')
+    expect(emitted.map((e) => e.data)).toEqual([expect.objectContaining({ paymentId: payment.id, status: 'LOST' })])
+  })
+
+  it("verifies Connect events with the Connect endpoint's own secret", async () => {
+    const account = stripeEvent(
+      'account.updated',
+      { id: 'acct_unknown', object: 'account', payouts_enabled: true, metadata: {} },
+      { account: 'acct_unknown' }
+    )
+    const connect = { path: '/processor-webhooks/stripe/connect', secret: CONNECT_SECRET }
+    expect((await deliver(account, connect)).status).toBe(200)
+    const withPlatformSecret = await deliver(account, { path: connect.path })
+    expect(withPlatformSecret.status).toBe(400)
+    expect(withPlatformSecret.body.code).toBe('invalid_signature')
+    expect((await deliver(account, { secret: CONNECT_SECRET })).status).toBe(400)
+  })
+})
+
+describe('pending payments expire (issue 37, defect 7)', () => {
+  it("cancels an intent its payer never completed at its expiry, releasing the order's balance", async () => {
+    const t = await freshTenant(expiring)
+    const orderId = await openOrder(t, 900, expiring)
+    const created = await payOnline(t, orderId, 900, randomUUID(), expiring)
+    expect(created.body.expiresAt).not.toBeNull()
+    const expired = await eventually(async () => {
+      const payment = (await expiring.http.get(`/v1/payments/${created.body.id}`, { token: t.token })).body
+      return payment.status === 'CANCELED' ? payment : undefined
+    })
+    expect(expired.expiresAt).toBeNull()
+    expect(stripeMock.requests.map((r) => r.path)).toContain(
+      `/v1/payment_intents/${created.body.processorReference}/cancel`
+    )
+    const cash = await expiring.http.post('/v1/payments', {
+      token: t.token,
+      body: { orderId, amount: 900, currency: 'USD', method: 'CASH' },
+    })
+    expect(cash.status).toBe(201)
+  })
+})
+
+describe('client secrets (issue 37, defect 9)', () => {
+  it('keeps the stored answer of an online payment sealed, and a replay answers the same client secret', async () => {
+    const t = await freshTenant()
+    const orderId = await openOrder(t, 700)
+    const key = randomUUID()
+    const created = await payOnline(t, orderId, 700, key)
+    const [record] = await inTenant(t, ({ tx }) => tx.idempotencyRecord.findMany({ where: { key } }))
+    expect(record!.responseBody).toMatch(/^sealed:v1:/)
+    expect(record!.responseBody).not.toContain(created.body.clientSecret)
+    const replay = await payOnline(t, orderId, 700, key)
+    expect(replay.headers.get('idempotent-replayed')).toBe('true')
+    expect(replay.body.clientSecret).toBe(created.body.clientSecret)
   })
 })

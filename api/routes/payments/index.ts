@@ -4,11 +4,12 @@ import { listPayments } from '../../../domain/payments/payment-list.ts'
 import { recordedPaymentProcessor, type PaymentProcessor } from '../../../domain/payments/payment-processor.ts'
 import { getPayment, recordPayment, type PaymentWithRefunds } from '../../../domain/payments/payment-service.ts'
 import { refundPayment } from '../../../domain/payments/refund-service.ts'
-import { startOnlinePayment } from '../../../domain/payments/online-payment-service.ts'
-import { validationError } from '../../../domain/errors.ts'
+import { cancelOnlinePayment, startOnlinePayment } from '../../../domain/payments/online-payment-service.ts'
+import { AppError, dependencyUnavailable, invalidStateTransition, validationError } from '../../../domain/errors.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
 import {
+  cancelPaymentRoute,
   createPaymentRoute,
   createRefundRoute,
   getPaymentRoute,
@@ -30,7 +31,10 @@ const toRefund = (r: RefundRow): z.infer<typeof Refund> => ({
   method: r.method,
   reference: r.reference,
   status: r.status,
+  origin: r.origin,
   processorReference: r.processorReference,
+  failureMessage: r.failureMessage,
+  succeededAt: r.succeededAt?.toISOString() ?? null,
   createdAt: r.createdAt.toISOString(),
 })
 
@@ -51,6 +55,16 @@ export const toPayment = (p: PaymentWithRefunds): PaymentBody => ({
   amountRefunded: p.amountRefunded,
   refunds: p.refunds.map(toRefund),
   receivedAt: p.receivedAt?.toISOString() ?? null,
+  expiresAt: p.expiresAt?.toISOString() ?? null,
+  unapplied: p.unapplied,
+  dispute: p.disputeStatus
+    ? {
+        status: p.disputeStatus,
+        processorReference: p.disputeReference,
+        amount: p.amountDisputed,
+        amountLost: p.amountLost,
+      }
+    : null,
   createdAt: p.createdAt.toISOString(),
   updatedAt: p.updatedAt.toISOString(),
 })
@@ -87,14 +101,27 @@ export const readPayments: RouteHandler<typeof listPaymentsRoute, AppEnv> = asyn
  */
 const PROCESSORS: readonly PaymentProcessor[] = [recordedPaymentProcessor]
 
-export function paymentRoutes({ clock, onlinePayments }: Pick<AppDeps, 'clock' | 'onlinePayments'>) {
+export function paymentRoutes({
+  db,
+  clock,
+  onlinePayments,
+  paymentFlows,
+}: Pick<AppDeps, 'db' | 'clock' | 'onlinePayments' | 'paymentFlows'>) {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(createPaymentRoute, async (c) => {
       const { receivedAt, ...input } = c.req.valid('json')
       if (input.method === 'CARD_ONLINE' && onlinePayments) {
         assertOnlineFields(input.failure, receivedAt)
         const idempotencyKey = c.req.header('Idempotency-Key')
-        const started = await startOnlinePayment(c.var.uow, { ...input, idempotencyKey }, onlinePayments)
+        const started = await startOnlinePayment(
+          c.var.uow,
+          { ...input, idempotencyKey },
+          onlinePayments,
+          paymentFlows,
+          clock()
+        )
+        // The client secret lets whoever holds it pay: the stored answer of this request is kept sealed.
+        c.set('sealStoredResponse', true)
         c.header('Location', `/v1/payments/${started.payment.id}`)
         return c.json({ ...toPayment(started.payment), clientSecret: started.clientSecret }, 201)
       }
@@ -105,8 +132,14 @@ export function paymentRoutes({ clock, onlinePayments }: Pick<AppDeps, 'clock' |
     .openapi(listPaymentsRoute, readPayments)
     .openapi(getPaymentRoute, async (c) => c.json(toPayment(await getPayment(c.var.uow, c.req.valid('param').id)), 200))
     .openapi(createRefundRoute, async (c) => {
-      const online = onlinePayments && { processor: onlinePayments, idempotencyKey: c.req.header('Idempotency-Key') }
-      const { refund } = await refundPayment(
+      const online = onlinePayments && {
+        processor: onlinePayments,
+        flows: paymentFlows,
+        db,
+        now: clock,
+        idempotencyKey: c.req.header('Idempotency-Key'),
+      }
+      const { refund, awaitingProcessor } = await refundPayment(
         c.var.uow,
         c.req.valid('param').id,
         c.req.valid('json'),
@@ -115,6 +148,25 @@ export function paymentRoutes({ clock, onlinePayments }: Pick<AppDeps, 'clock' |
         online
       )
       c.header('Location', `/v1/payments/${refund.paymentId}`)
-      return c.json(toRefund(refund), 201)
+      return awaitingProcessor ? c.json(toRefund(refund), 202) : c.json(toRefund(refund), 201)
+    })
+    .openapi(cancelPaymentRoute, async (c) => {
+      const { id } = c.req.valid('param')
+      const uow = c.var.uow
+      const payment = await getPayment(uow, id)
+      if (!onlinePayments || payment.method !== 'CARD_ONLINE') {
+        throw invalidStateTransition(`Payment ${id} is not an online payment; only those are cancelled.`)
+      }
+      if (payment.status === 'PENDING' || payment.status === 'FAILED') {
+        try {
+          await uow.release(() => cancelOnlinePayment(db, uow.tenantId, id, onlinePayments, paymentFlows, clock))
+        } catch (error) {
+          if (error instanceof AppError) throw error
+          throw dependencyUnavailable('The payment processor', error)
+        }
+      } else if (payment.status === 'SUCCEEDED') {
+        throw invalidStateTransition(`Payment ${id} has SUCCEEDED; refund it instead.`)
+      }
+      return c.json(toPayment(await getPayment(uow, id)), 200)
     })
 }

@@ -1,6 +1,13 @@
 /** @module Route table of /v1/payments (spec row 9): payments against orders and their refunds (docs/payments.md). */
 import { z } from '@hono/zod-openapi'
-import { PaymentMethod, PaymentStatus, RefundReason, RefundStatus } from '../../../generated/prisma/enums.ts'
+import {
+  PaymentDisputeStatus,
+  PaymentMethod,
+  PaymentStatus,
+  RefundOrigin,
+  RefundReason,
+  RefundStatus,
+} from '../../../generated/prisma/enums.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
 import { PAYMENT_SORTS } from '../../../domain/payments/payment-list.ts'
 import { PAYMENT_FAILURE_CODES } from '../../../domain/payments/payment-processor.ts'
@@ -17,12 +24,23 @@ const Method = z.enum(PaymentMethod).openapi('PaymentMethod')
 const Status = z.enum(PaymentStatus).openapi('PaymentStatus', {
   description:
     'SUCCEEDED or FAILED for recorded payments. An online payment (CARD_ONLINE) is PENDING until the processor ' +
-    'confirms it; a FAILED one can still succeed when the payer tries its intent again.',
+    'confirms it; a FAILED one can still succeed when the payer tries its intent again; CANCELED when it expired ' +
+    '(`expiresAt`) or was cancelled before the payer completed it (final: it holds and takes nothing).',
 })
 const RefundStatusSchema = z.enum(RefundStatus).openapi('RefundStatus', {
   description:
-    'SUCCEEDED for recorded refunds. An online refund is PENDING until the processor confirms it; FAILED when it ' +
-    'could not return the money (its amount no longer counts as refunded).',
+    'SUCCEEDED for recorded refunds. An online refund is PENDING until the processor confirms it (its amount held, ' +
+    'not yet counted in `amountRefunded`), SUCCEEDED when it does, FAILED when it could not return the money (it ' +
+    'counts for nothing; a SUCCEEDED refund that fails later is taken out of `amountRefunded` again).',
+})
+const Origin = z.enum(RefundOrigin).openapi('RefundOrigin', {
+  description:
+    'API: asked for through this API. AUTOMATIC: made by the platform for money the processor confirmed for an ' +
+    "order that could no longer take it (an `unapplied` payment). PROCESSOR: made in the processor's dashboard and " +
+    'recorded from its event.',
+})
+const DisputeStatus = z.enum(PaymentDisputeStatus).openapi('PaymentDisputeStatus', {
+  description: 'OPEN: the payer disputed the payment with their card issuer; WON or LOST: decided.',
 })
 const FailureCode = z.enum(PAYMENT_FAILURE_CODES).openapi('PaymentFailureCode')
 const Reason = z.enum(RefundReason).openapi('RefundReason')
@@ -66,7 +84,10 @@ export const Refund = z
     method: Method,
     reference: z.string().nullable(),
     status: RefundStatusSchema,
+    origin: Origin,
     processorReference: z.string().nullable().openapi({ description: "The processor's id of an online refund." }),
+    failureMessage: z.string().nullable().openapi({ description: 'Why a FAILED refund failed.' }),
+    succeededAt: UtcDateTime.nullable(),
     createdAt: UtcDateTime,
   })
   .openapi('Refund')
@@ -86,9 +107,28 @@ export const Payment = z
     reference: z.string().nullable(),
     failureCode: orNull(FailureCode),
     failureMessage: z.string().nullable(),
-    amountRefunded: Amount,
+    amountRefunded: Amount.openapi({ description: 'What SUCCEEDED refunds gave back.' }),
     refunds: z.array(Refund),
     receivedAt: UtcDateTime.nullable(),
+    expiresAt: UtcDateTime.nullable().openapi({
+      description:
+        'A PENDING online payment is cancelled at this instant unless the payer completed it (its hold on the ' +
+        "order's balance released); null otherwise.",
+    }),
+    unapplied: z.boolean().openapi({
+      description:
+        'true: money the processor confirmed for an order that could no longer take it (voided, or paid another ' +
+        'way meanwhile). It is not counted on the order and is refunded automatically in full (an AUTOMATIC refund).',
+    }),
+    dispute: z
+      .object({
+        status: DisputeStatus,
+        processorReference: z.string().nullable(),
+        amount: Amount,
+        amountLost: Amount.openapi({ description: 'What a LOST dispute took back.' }),
+      })
+      .nullable()
+      .openapi({ description: 'A dispute (chargeback) of an online payment, when the payer opened one.' }),
     createdAt: UtcDateTime,
     updatedAt: UtcDateTime,
   })
@@ -167,11 +207,33 @@ export const createRefundRoute = protectedRoute('payments', {
   tags: ['Payments'],
   summary: 'Refund a payment, fully or in part',
   description:
-    "An online payment's refund goes through its processor: PENDING (its amount already counted as refunded) until " +
-    'the processor confirms it, SUCCEEDED at once when the processor says so.',
+    "An online payment's refund goes through its processor. It is recorded PENDING (its amount held, so refunds in " +
+    'flight never exceed the payment) and the processor is asked at once: 201 with the refund SUCCEEDED (or FAILED) ' +
+    'when the processor has answered, 202 with it PENDING when the processor has not answered yet or reported it ' +
+    "pending. A PENDING refund is finished durably by its workflow and the processor's webhook; read it again at " +
+    'GET /v1/payments/{id}. Retrying with the same Idempotency-Key never refunds twice.',
   request: { params: paymentParam, body: { required: true, content: json(RefundCreate) } },
   responses: {
-    201: { description: 'The refund', content: json(Refund) },
-    ...problemResponses(400, 404, 409, 413, 415, 422, 503, ...COMMON_ERRORS),
+    201: { description: 'The refund, settled', content: json(Refund) },
+    202: { description: 'The refund, PENDING at the processor', content: json(Refund) },
+    ...problemResponses(400, 404, 409, 413, 415, 422, ...COMMON_ERRORS),
+  },
+})
+
+export const cancelPaymentRoute = protectedRoute('payments', {
+  method: 'post',
+  path: '/v1/payments/{id}/cancel',
+  tags: ['Payments'],
+  summary: 'Cancel an online payment the payer has not completed',
+  description:
+    "Cancels a PENDING (or FAILED) online payment's intent at the processor, so it can no longer be paid, and " +
+    "releases what it held of the order's balance: CANCELED. An order with a pending online payment cannot be " +
+    'voided until the payment is cancelled or settles. When the processor had already taken the money, the answer ' +
+    'is the payment SUCCEEDED (counted on the order, or `unapplied` and refunded). Already CANCELED: answered as it ' +
+    'is. Payments expire by themselves at `expiresAt`.',
+  request: { params: paymentParam },
+  responses: {
+    200: { description: 'The payment', content: json(Payment) },
+    ...problemResponses(404, 409, 503, ...COMMON_ERRORS),
   },
 })

@@ -5,7 +5,8 @@
  */
 import Stripe from 'stripe'
 import { describe, expect, it } from 'vitest'
-import { nextPaymentStatus, nextRefundStatus } from '../../../domain/payments/online-payment-transitions.ts'
+import { nextPaymentStatus } from '../../../domain/payments/online-payment-transitions.ts'
+import { nextRefundStatus, refundableOf, refundedDelta } from '../../../domain/payments/refund-transitions.ts'
 import { onlineProcessorFrom } from '../../../domain/payments/online-processors.ts'
 import { ProcessorSignatureError } from '../../../domain/payments/payment-processor.ts'
 import { failureCodeOf, stripeProcessor } from '../../../domain/payments/stripe-processor.ts'
@@ -24,12 +25,50 @@ describe('payment transitions', () => {
     expect(nextPaymentStatus('FAILED', 'FAILED')).toBeUndefined()
   })
 
-  it('confirms or undoes a pending refund; a confirmed one can still fail; a failed one is final', () => {
+  it('cancels a pending or failed payment for good, and never a succeeded one', () => {
+    expect(nextPaymentStatus('PENDING', 'CANCELED')).toBe('CANCELED')
+    expect(nextPaymentStatus('FAILED', 'CANCELED')).toBe('CANCELED')
+    expect(nextPaymentStatus('SUCCEEDED', 'CANCELED')).toBeUndefined()
+    expect(nextPaymentStatus('CANCELED', 'SUCCEEDED')).toBeUndefined()
+    expect(nextPaymentStatus('CANCELED', 'FAILED')).toBeUndefined()
+  })
+})
+
+describe('the refund machine', () => {
+  it('settles a pending refund either way; the later word wins between succeeded and failed; pending moves nothing', () => {
     expect(nextRefundStatus('PENDING', 'SUCCEEDED')).toBe('SUCCEEDED')
     expect(nextRefundStatus('PENDING', 'FAILED')).toBe('FAILED')
     expect(nextRefundStatus('SUCCEEDED', 'FAILED')).toBe('FAILED')
+    expect(nextRefundStatus('FAILED', 'SUCCEEDED')).toBe('SUCCEEDED')
     expect(nextRefundStatus('SUCCEEDED', 'SUCCEEDED')).toBeUndefined()
-    expect(nextRefundStatus('FAILED', 'SUCCEEDED')).toBeUndefined()
+    expect(nextRefundStatus('SUCCEEDED', 'PENDING')).toBeUndefined() // a stale answer never undoes a settled refund
+    expect(nextRefundStatus('FAILED', 'PENDING')).toBeUndefined()
+  })
+
+  it('moves the refunded amount exactly once into SUCCEEDED and once out of it', () => {
+    expect(refundedDelta(null, 'SUCCEEDED', 40)).toBe(40) // a recorded refund
+    expect(refundedDelta(null, 'PENDING', 40)).toBe(0)
+    expect(refundedDelta('PENDING', 'SUCCEEDED', 40)).toBe(40)
+    expect(refundedDelta('PENDING', 'FAILED', 40)).toBe(0)
+    expect(refundedDelta('SUCCEEDED', 'FAILED', 40)).toBe(-40)
+    expect(refundedDelta('FAILED', 'SUCCEEDED', 40)).toBe(40)
+    // Any path through the machine nets the refunded amount to what its last status counts.
+    const statuses = ['PENDING', 'SUCCEEDED', 'FAILED'] as const
+    for (const a of statuses)
+      for (const b of statuses)
+        for (const c of statuses) {
+          const net = refundedDelta(null, a, 7) + refundedDelta(a, b, 7) + refundedDelta(b, c, 7)
+          expect(net).toBe(c === 'SUCCEEDED' ? 7 : 0)
+        }
+  })
+
+  it('holds pending refunds against what is refundable', () => {
+    const refunds = [
+      { status: 'SUCCEEDED' as const, amount: 1_000 },
+      { status: 'PENDING' as const, amount: 500 },
+      { status: 'FAILED' as const, amount: 2_000 },
+    ]
+    expect(refundableOf({ amount: 4_000, amountRefunded: 1_000, refunds })).toBe(2_500)
   })
 })
 
@@ -48,15 +87,83 @@ describe('Stripe events', () => {
     ...extra,
   })
 
-  it('maps a succeeded intent to its tenant and payment', () => {
-    const { payload, header } = sign({ id: 'evt_1', type: 'payment_intent.succeeded', data: { object: intent() } })
+  it('maps a succeeded intent to its tenant and payment, with what it received and the envelope to check', () => {
+    const { payload, header } = sign({
+      id: 'evt_1',
+      type: 'payment_intent.succeeded',
+      created: 1_700_000_000,
+      livemode: false,
+      data: { object: intent({ amount: 4_000, currency: 'usd' }) },
+    })
     expect(processor.parseWebhook(payload, header)).toEqual({
-      kind: 'payment.succeeded',
-      eventId: 'evt_1',
+      envelope: {
+        eventId: 'evt_1',
+        type: 'payment_intent.succeeded',
+        livemode: false,
+        account: null,
+        occurredAt: new Date(1_700_000_000_000),
+        objectId: 'pi_1',
+      },
+      event: {
+        kind: 'payment.succeeded',
+        eventId: 'evt_1',
+        intentId: 'pi_1',
+        amount: 4_000,
+        currency: 'USD',
+        tenantId: 'ten_1',
+        paymentId: 'pay_1',
+      },
+    })
+    expect(processor.livemode).toBe(false)
+    expect(stripeProcessor({ secretKey: 'sk_live_x', webhookSecret: secret }).livemode).toBe(true)
+  })
+
+  it('maps cancelled intents, disputes and refunds made in the dashboard', () => {
+    const parse = (type: string, object: object) => {
+      const { payload, header } = sign({ id: 'evt_d', type, created: 1, data: { object } })
+      return processor.parseWebhook(payload, header).event
+    }
+    expect(parse('payment_intent.canceled', intent())).toEqual({
+      kind: 'payment.canceled',
+      eventId: 'evt_d',
       intentId: 'pi_1',
       tenantId: 'ten_1',
       paymentId: 'pay_1',
     })
+    const dispute = { id: 'dp_1', object: 'dispute', amount: 900, currency: 'usd', payment_intent: 'pi_1' }
+    expect(parse('charge.dispute.created', { ...dispute, status: 'needs_response' })).toEqual({
+      kind: 'dispute.updated',
+      eventId: 'evt_d',
+      disputeId: 'dp_1',
+      intentId: 'pi_1',
+      amount: 900,
+      currency: 'USD',
+      status: 'OPEN',
+    })
+    expect(parse('charge.dispute.closed', { ...dispute, status: 'lost' })).toMatchObject({ status: 'LOST' })
+    expect(parse('charge.dispute.closed', { ...dispute, status: 'won' })).toMatchObject({ status: 'WON' })
+    const dashboardRefund = {
+      id: 're_9',
+      object: 'refund',
+      amount: 300,
+      currency: 'usd',
+      status: 'succeeded',
+      payment_intent: 'pi_1',
+      metadata: {},
+    }
+    expect(parse('refund.created', dashboardRefund)).toEqual({
+      kind: 'refund.updated',
+      eventId: 'evt_d',
+      processorRefundId: 're_9',
+      intentId: 'pi_1',
+      amount: 300,
+      currency: 'USD',
+      status: 'SUCCEEDED',
+      failureMessage: null,
+    })
+    const charge = { id: 'ch_1', object: 'charge', refunds: { data: [{ ...dashboardRefund, created: 5 }] } }
+    expect(parse('charge.refunded', charge)).toMatchObject({ kind: 'refund.updated', processorRefundId: 're_9' })
+    expect(parse('charge.refunded', { id: 'ch_1', object: 'charge' }).kind).toBe('ignored')
   })
 
   it('maps a failed intent with its failure code', () => {
@@ -64,7 +171,7 @@ describe('Stripe events', () => {
       last_payment_error: { code: 'card_declined', decline_code: 'insufficient_funds', message: 'No' },
     })
     const { payload, header } = sign({ id: 'evt_2', type: 'payment_intent.payment_failed', data: { object: failed } })
-    expect(processor.parseWebhook(payload, header)).toMatchObject({
+    expect(processor.parseWebhook(payload, header).event).toMatchObject({
       kind: 'payment.failed',
       failureCode: 'INSUFFICIENT_FUNDS',
       failureMessage: 'No',
@@ -80,12 +187,13 @@ describe('Stripe events', () => {
     })
     const parse = (type: string, object: object) => {
       const { payload, header } = sign({ id: 'evt_r', type, data: { object } })
-      return processor.parseWebhook(payload, header).kind
+      const { event } = processor.parseWebhook(payload, header)
+      return event.kind === 'refund.updated' ? event.status : event.kind
     }
-    expect(parse('refund.updated', refund('succeeded'))).toBe('refund.succeeded')
-    expect(parse('refund.failed', refund('failed'))).toBe('refund.failed')
-    expect(parse('refund.updated', refund('canceled'))).toBe('refund.failed')
-    expect(parse('refund.created', refund('pending'))).toBe('ignored')
+    expect(parse('refund.updated', refund('succeeded'))).toBe('SUCCEEDED')
+    expect(parse('refund.failed', refund('failed'))).toBe('FAILED')
+    expect(parse('refund.updated', refund('canceled'))).toBe('FAILED')
+    expect(parse('refund.created', refund('pending'))).toBe('PENDING')
     expect(parse('payment_intent.succeeded', intent({ metadata: {} }))).toBe('ignored')
     expect(parse('customer.created', { id: 'cus_1', object: 'customer' })).toBe('ignored')
   })
@@ -93,7 +201,7 @@ describe('Stripe events', () => {
   it("maps Connect's account and transfer events to the provider and payout they name", () => {
     const parse = (type: string, object: object) => {
       const { payload, header } = sign({ id: 'evt_c', type, data: { object } })
-      return processor.parseWebhook(payload, header)
+      return processor.parseWebhook(payload, header).event
     }
     const account = {
       id: 'acct_1',
@@ -130,6 +238,25 @@ describe('Stripe events', () => {
     expect(() => processor.parseWebhook(stale.payload, stale.header)).toThrow(ProcessorSignatureError)
     const forged = new Stripe('sk_test_unit').webhooks.generateTestHeaderString({ payload, secret: 'whsec_other' })
     expect(() => processor.parseWebhook(payload, forged)).toThrow(ProcessorSignatureError)
+  })
+
+  it("verifies each endpoint with its own secrets: the platform's (several while rotating) and Connect's", () => {
+    const rotating = stripeProcessor({
+      secretKey: 'sk_test_unit',
+      webhookSecret: ['whsec_new', secret],
+      connectWebhookSecret: 'whsec_connect',
+    })
+    const event = { id: 'evt_4', type: 'account.updated', data: { object: { id: 'acct_1', object: 'account' } } }
+    const payload = JSON.stringify(event)
+    const signedWith = (s: string) => signer.webhooks.generateTestHeaderString({ payload, secret: s })
+    expect(rotating.parseWebhook(payload, signedWith(secret)).envelope.eventId).toBe('evt_4')
+    expect(rotating.parseWebhook(payload, signedWith('whsec_new')).envelope.eventId).toBe('evt_4')
+    expect(rotating.parseWebhook(payload, signedWith('whsec_connect'), 'connect').envelope.eventId).toBe('evt_4')
+    // Each endpoint's secret verifies only that endpoint's deliveries.
+    expect(() => rotating.parseWebhook(payload, signedWith('whsec_connect'))).toThrow(ProcessorSignatureError)
+    expect(() => rotating.parseWebhook(payload, signedWith(secret), 'connect')).toThrow(ProcessorSignatureError)
+    // No Connect secret configured: that endpoint verifies nothing.
+    expect(() => processor.parseWebhook(payload, signedWith(secret), 'connect')).toThrow(ProcessorSignatureError)
   })
 
   it('reads failure reasons from the decline code first', () => {

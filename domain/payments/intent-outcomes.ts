@@ -1,0 +1,112 @@
+/**
+ * @module What an online payment's intent settling does to our books, applied under the order's lock, from the
+ * processor's webhook or from its answer to a cancellation that came too late.
+ *
+ * A success the order can take moves its money and emits `payment.succeeded`, once. A success the order can no longer
+ * take (it was voided, or paid another way meanwhile) is still money received: the payment is recorded SUCCEEDED and
+ * `unapplied` (it never counts on the order), a refund of all of it is recorded and sent durably by its workflow, and
+ * an operator sees an UNAPPLIED_PAYMENT finding (with its `reconciliation.mismatch` event). The processor is answered
+ * 2xx either way: what happened is recorded.
+ */
+import type { Payment } from '../../generated/prisma/client.ts'
+import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import { recordEvent } from '../events/record-event.ts'
+import { applyOrderMoney, type OrderWithLines } from '../orders/order-service.ts'
+import { ACCEPTS_PAYMENT } from '../orders/order-status.ts'
+import { recordFinding } from '../reconciliation/findings.ts'
+import { nextPaymentStatus } from './online-payment-transitions.ts'
+import type { PaymentFlows } from './payment-flows.ts'
+import { recordOnlineRefund } from './online-refunds.ts'
+
+/** Whether a locked order can still take `amount` (a payment's own hold was on its balance, never a part of it). */
+export const orderCanTake = (order: Pick<OrderWithLines, 'status' | 'balance'>, amount: number) =>
+  ACCEPTS_PAYMENT.includes(order.status) && amount <= order.balance
+
+/**
+ * Applies an intent's success to its payment (read under the order's lock).
+ * @returns whether it changed anything (false: already SUCCEEDED, or CANCELED, which is final)
+ */
+export async function applyIntentSucceeded(
+  uow: UnitOfWork,
+  order: OrderWithLines,
+  payment: Payment,
+  intentId: string,
+  flows: PaymentFlows,
+  now: Date
+): Promise<boolean> {
+  if (!nextPaymentStatus(payment.status, 'SUCCEEDED')) return false
+  const unapplied = !orderCanTake(order, payment.amount)
+  await uow.tx.payment.update({
+    where: { id: payment.id },
+    data: {
+      status: 'SUCCEEDED',
+      processorReference: intentId || payment.processorReference,
+      failureCode: null,
+      failureMessage: null,
+      receivedAt: now,
+      expiresAt: null,
+      unapplied,
+    },
+  })
+  if (unapplied) {
+    await refundUnapplied(uow, order, payment, flows, now)
+    return true
+  }
+  await applyOrderMoney(
+    uow,
+    order,
+    { amountPaid: order.amountPaid + payment.amount, amountRefunded: order.amountRefunded },
+    now
+  )
+  await recordEvent(uow, 'payment.succeeded', {
+    paymentId: payment.id,
+    orderId: order.id,
+    amount: payment.amount,
+    currency: payment.currency,
+  })
+  return true
+}
+
+async function refundUnapplied(
+  uow: UnitOfWork,
+  order: OrderWithLines,
+  payment: Payment,
+  flows: PaymentFlows,
+  now: Date
+): Promise<void> {
+  const refunds = await uow.tx.payment.findFirstOrThrow({
+    where: { id: payment.id, tenantId: uow.tenantId },
+    include: { refunds: true },
+  })
+  const refundId = await recordOnlineRefund(
+    uow,
+    refunds,
+    order,
+    {
+      paymentId: payment.id,
+      amount: payment.amount,
+      reason: 'OTHER',
+      // One automatic refund per payment, whatever retries: the processor sees the same key.
+      idempotencyKey: `auto:${payment.id}`,
+      origin: 'AUTOMATIC',
+    },
+    flows,
+    now
+  )
+  const why = order.status === 'VOID' ? 'was voided' : `is ${order.status} with ${order.balance} left to pay`
+  await recordFinding(
+    uow,
+    {
+      kind: 'UNAPPLIED_PAYMENT',
+      objectType: 'PAYMENT',
+      objectId: payment.id,
+      processorReference: payment.processorReference,
+      ours: { amount: order.balance, currency: order.currency, status: order.status },
+      theirs: { amount: payment.amount, currency: payment.currency, status: 'succeeded' },
+      detail:
+        `The processor confirmed payment ${payment.id} of ${payment.amount} ${payment.currency} for order ` +
+        `${order.id}, which ${why}; it is refunded in full by refund ${refundId}.`,
+    },
+    now
+  )
+}

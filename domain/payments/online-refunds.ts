@@ -1,0 +1,149 @@
+/**
+ * @module Refunds of online payments through the processor (docs/payments.md, "Refunds"): recorded PENDING under the
+ * order's lock with their workflow, then the processor asked with the stored key, by the request that recorded the
+ * refund or, should that request not get an answer, by the refund's workflow (workflows/refund.ts). Every status
+ * change goes through the refund machine (refund-state.ts), so its money moves exactly once.
+ */
+import type { RefundReason } from '../../generated/prisma/enums.ts'
+import type { Db } from '../../infra/db.ts'
+import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
+import { AppError, notFound } from '../errors.ts'
+import { newId } from '../ids.ts'
+import { lockOrder, type OrderWithLines } from '../orders/order-service.ts'
+import type { PaymentFlows } from './payment-flows.ts'
+import { ProcessorRefusedError, type OnlinePaymentProcessor } from './payment-processor.ts'
+import type { PaymentWithRefunds } from './payment-service.ts'
+import { processorKey } from './processor-keys.ts'
+import { moveRefund } from './refund-state.ts'
+
+/** The refund an earlier attempt of this request made (it crashed or lost its answer), if any. */
+export function retriedRefundOf(payment: PaymentWithRefunds, tenantId: string, idempotencyKey: string | undefined) {
+  if (!idempotencyKey) return undefined
+  const key = processorKey('refund', tenantId, idempotencyKey, '')
+  return payment.refunds.find((r) => r.processorIdempotencyKey === key)
+}
+
+export interface OnlineRefundInput {
+  paymentId: string
+  amount: number
+  reason: RefundReason
+  reference?: string
+  idempotencyKey?: string
+}
+
+/**
+ * Records a PENDING refund of an online payment, holding its amount, with the workflow that will ask the processor
+ * should this request not get its answer. The caller (refund-service.ts) has locked the order and checked the amount.
+ * @returns the refund's id
+ */
+export async function recordOnlineRefund(
+  uow: UnitOfWork,
+  payment: PaymentWithRefunds,
+  order: OrderWithLines,
+  input: OnlineRefundInput & { origin?: 'API' | 'AUTOMATIC' },
+  flows: PaymentFlows,
+  now: Date
+): Promise<string> {
+  const id = newId('refund')
+  await uow.tx.refund.create({
+    data: {
+      id,
+      tenantId: uow.tenantId,
+      paymentId: payment.id,
+      orderId: order.id,
+      amount: input.amount,
+      currency: payment.currency,
+      reason: input.reason,
+      method: payment.method,
+      reference: input.reference ?? null,
+      status: 'PENDING',
+      origin: input.origin ?? 'API',
+      processorIdempotencyKey: processorKey('refund', uow.tenantId, input.idempotencyKey, id),
+    },
+  })
+  const delay = input.origin === 'AUTOMATIC' ? 0 : flows.settings.refundTakeoverSeconds
+  await flows.enqueueRefund(uow, id, now, delay)
+  return id
+}
+
+/**
+ * Asks the processor for a PENDING refund with its stored key and applies the answer, unless it was answered
+ * already. Holds no transaction during the call. Used by the API request that recorded the refund (through its
+ * unit's release) and by the refund's workflow.
+ * @returns whether the processor has answered (false: the refund is PENDING with no answer yet)
+ * @throws what the processor threw when it may succeed on a retry
+ */
+export async function sendRefund(
+  db: Db,
+  tenantId: string,
+  refundId: string,
+  processor: OnlinePaymentProcessor,
+  now: () => Date
+): Promise<boolean> {
+  const found = await runInUnitOfWork(db, tenantId, async ({ tx }) => {
+    const refund = await tx.refund.findFirst({ where: { id: refundId, tenantId } })
+    const payment = refund && (await tx.payment.findFirst({ where: { id: refund.paymentId, tenantId } }))
+    return refund && payment ? { refund, payment } : undefined
+  })
+  if (!found) throw notFound('refund', refundId)
+  const { refund, payment } = found
+  if (refund.status !== 'PENDING' || refund.processorReference) return true
+  if (!payment.processorReference || !refund.processorIdempotencyKey) {
+    throw new Error(`refund ${refundId}: an online refund without its payment's intent or its key`)
+  }
+  let answer: { id?: string; status: 'PENDING' | 'SUCCEEDED' | 'FAILED'; failureMessage: string | null }
+  try {
+    answer = await processor.createRefund({
+      tenantId,
+      paymentId: payment.id,
+      refundId,
+      intentId: payment.processorReference,
+      amount: refund.amount,
+      idempotencyKey: refund.processorIdempotencyKey,
+    })
+  } catch (error) {
+    if (!(error instanceof ProcessorRefusedError)) throw error
+    answer = { status: 'FAILED', failureMessage: error.message.slice(0, 500) }
+  }
+  await runInUnitOfWork(db, tenantId, async (uow) => {
+    const order = await lockOrder(uow, refund.orderId)
+    const current = await uow.tx.refund.findFirstOrThrow({ where: { id: refundId, tenantId } })
+    await moveRefund(uow, order, current, answer.status, now(), {
+      processorReference: answer.id,
+      failureMessage: answer.failureMessage,
+    })
+  })
+  return true
+}
+
+/**
+ * The refund's workflow gave up asking (the processor unreachable until its idempotency window nearly closed): the
+ * refund is FAILED with the reason, its hold released. A later word from the processor that it did refund still
+ * counts (refund-transitions.ts).
+ */
+export async function giveUpRefund(db: Db, tenantId: string, refundId: string, reason: string, now: Date) {
+  await runInUnitOfWork(db, tenantId, async (uow) => {
+    const refund = await uow.tx.refund.findFirst({ where: { id: refundId, tenantId } })
+    if (refund?.status !== 'PENDING' || refund.processorReference) return
+    const order = await lockOrder(uow, refund.orderId)
+    const current = await uow.tx.refund.findFirstOrThrow({ where: { id: refundId, tenantId } })
+    await moveRefund(uow, order, current, 'FAILED', now, { failureMessage: reason })
+  })
+}
+
+/** A unit-of-work-bound {@link sendRefund} for the API: the call runs released, its answer is read back. */
+export async function sendRefundNow(
+  uow: UnitOfWork,
+  db: Db,
+  refundId: string,
+  processor: OnlinePaymentProcessor,
+  now: () => Date
+): Promise<boolean> {
+  try {
+    return await uow.release(() => sendRefund(db, uow.tenantId, refundId, processor, now))
+  } catch (error) {
+    if (error instanceof AppError) throw error
+    // The processor did not answer: the refund stays PENDING and its workflow asks again (the client gets 202).
+    return false
+  }
+}
