@@ -19,10 +19,7 @@ import { createAgentRunActivities } from './agent-run-activities.ts'
 import type { AgentDecider } from '../domain/ai/agents/agent-decider.ts'
 import type { OnlinePaymentProcessor, PayoutProcessor } from '../domain/payments/payment-processor.ts'
 import type { Metrics } from '../infra/metrics/metrics-registry.ts'
-import {
-  createReconciliationActivities,
-  type ReconciliationActivityDeps,
-} from './reconciliation-activities.ts'
+import { createReconciliationActivities, type ReconciliationActivityDeps } from './reconciliation-activities.ts'
 
 export interface ActivityDeps {
   db: Db

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { startAuditSealer } from '../domain/audit/seal-audit-events.ts'
 import { createAgentTriggerDispatcher } from '../domain/ai/agents/agent-trigger-dispatcher.ts'
 import { keepDeliveryPumpsRunning } from '../domain/webhooks/delivery-pumps.ts'
+import { keepReconciliationSchedules } from '../domain/reconciliation/reconciliation-schedules.ts'
 import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import type { Clock } from '../infra/clock.ts'
 import type { Config } from '../infra/config.ts'
@@ -54,6 +55,16 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
     schedules: deps.agentSchedules,
     intervalMs: config.OUTBOX_SWEEP_INTERVAL_MS,
   }).start()
+  // Each tenant with online payments gets its daily reconciliation schedule (docs/payments.md, "Reconciliation").
+  const stopReconciliationSchedules = keepReconciliationSchedules({
+    db: deps.db,
+    temporal: deps.temporal,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    cron: config.RECONCILIATION_SCHEDULE,
+    logger,
+    enabled: config.ONLINE_PAYMENT_PROCESSOR !== 'none',
+    intervalMs: config.OUTBOX_SWEEP_INTERVAL_MS,
+  })
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.PORT, hostname: '0.0.0.0' }, () => resolve(s))
   })
@@ -78,6 +89,7 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
       await stopSealer()
       await stopPumpCheck()
       await stopAgentDispatcher()
+      await stopReconciliationSchedules()
       await deps.revocations.stop()
       await close()
     },

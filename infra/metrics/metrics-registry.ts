@@ -53,6 +53,12 @@ export function createMetrics(process: 'api' | 'worker') {
       labelNames: ['outcome'] as const,
       ...metric,
     }),
+    reconciliationFindings: new Counter({
+      name: 'therapy_reconciliation_findings_total',
+      help: 'Differences with the payment processor the reconciliation recorded as new findings, by kind',
+      labelNames: ['kind'] as const,
+      ...metric,
+    }),
     webhookAttemptDuration: new Histogram({
       name: 'therapy_webhook_attempt_duration_seconds',
       help: 'Time a receiver took to answer a webhook attempt',

@@ -1,9 +1,9 @@
 /**
  * @module Gauges read from the database when Prometheus scrapes (registered by the API only, so two processes never
  * report the same backlog twice): what waits in the outboxes and how long the oldest has waited, the webhook
- * endpoints by state, the audit chain's sealing lag, and the process's connection pool. One query serves every gauge
- * of a scrape. Platform-wide counts (no tenant label): the root client reads past row-level security, as the outbox
- * sweeper does, and reports totals only.
+ * endpoints by state, the audit chain's sealing lag, the reconciliation's open findings, and the process's connection
+ * pool. One query serves every gauge of a scrape. Platform-wide counts (no tenant label): the root client reads past
+ * row-level security, as the outbox sweeper does, and reports totals only.
  */
 import { Gauge } from 'prom-client'
 import { poolStats, type Db } from '../db.ts'
@@ -19,6 +19,7 @@ interface Backlog {
   endpoints_disabled: bigint
   audit_unsealed: bigint
   audit_oldest_unsealed_seconds: number | null
+  reconciliation_findings_open: bigint
 }
 
 /** How long one read serves the gauges of a scrape. */
@@ -49,7 +50,10 @@ export function registerPlatformGauges(metrics: Metrics, db: Db): void {
             (SELECT count(*) FROM webhook_endpoints WHERE NOT enabled) AS endpoints_disabled,
             (SELECT count(*) FROM audit_unsealed) AS audit_unsealed,
             (SELECT extract(epoch FROM now() - min(occurred_at))::float8 FROM audit_unsealed)
-              AS audit_oldest_unsealed_seconds`.then((rows) => rows[0]!),
+              AS audit_oldest_unsealed_seconds,
+            (SELECT count(*) FROM reconciliation_findings WHERE status = 'OPEN') AS reconciliation_findings_open`.then(
+          (rows) => rows[0]!
+        ),
       }
     }
     return reading.backlog
@@ -103,6 +107,14 @@ export function registerPlatformGauges(metrics: Metrics, db: Db): void {
     registers,
     async collect() {
       this.set((await backlog()).audit_oldest_unsealed_seconds ?? 0)
+    },
+  })
+  new Gauge({
+    name: 'therapy_reconciliation_findings_open',
+    help: "Differences with the payment processor no operator has resolved yet (docs/payments.md, 'Reconciliation')",
+    registers,
+    async collect() {
+      this.set(Number((await backlog()).reconciliation_findings_open))
     },
   })
   registerPoolGauge(metrics, db)

@@ -235,6 +235,7 @@ describe("Debian's prometheus with the repository's configuration", () => {
       'AuditSealingLag',
       'HighServerErrorRatio',
       'OutboxBacklogOld',
+      'ReconciliationFindingsOpen',
       'WebhookEndpointFailing',
       'WorkerNotPolling',
     ])

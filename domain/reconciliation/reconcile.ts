@@ -1,0 +1,94 @@
+/**
+ * @module One reconciliation of a tenant with its payment processor (docs/payments.md, "Reconciliation"), as the
+ * reconciliation workflow's activity runs it: list the processor's objects of the window (no transaction held), read
+ * ours, read one by one what ours name and the listing did not show (no transaction held), then compare and record
+ * every difference as a finding, in one transaction that reads our records again so the findings describe what is
+ * committed. It changes no money: findings and their `reconciliation.mismatch` events are all it writes.
+ */
+import type { ReconciliationFindingKind } from '../../generated/prisma/enums.ts'
+import type { Db } from '../../infra/db.ts'
+import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
+import { compareWithProcessor, unmatchedReferences, type Comparison } from './compare.ts'
+import { recordFinding } from './findings.ts'
+import { loadPlatformRecords } from './platform-records.ts'
+import { mergeSnapshots, type CreatedWindow, type ReconciliationSource } from './processor-snapshot.ts'
+
+/**
+ * How much wider than the window the processor is listed: our record is written just before the processor is asked
+ * (a payment's row, then its intent), and a refund made in the Dashboard is recorded when its event arrives, so the
+ * two sides of one object can fall either side of a window's edge. Objects in the margin are matched, never reported
+ * missing (the neighbouring run reports them).
+ */
+export const LISTING_MARGIN_MS = 60 * 60 * 1000
+
+/**
+ * Objects created in the last half hour are left to the next run: their webhooks may still be on their way, and a
+ * difference that settles by itself is not one to show an operator.
+ */
+export const SETTLING_MS = 30 * 60 * 1000
+
+export interface ReconcileDeps {
+  db: Db
+  source: ReconciliationSource
+  now: () => Date
+  /** Told of each finding a run created, once committed (the metric). */
+  onFindingCreated?: (kind: ReconciliationFindingKind) => void
+  /** Told after each page the processor answered (the activity's heartbeat). */
+  onPage?: () => void
+}
+
+export interface ReconcileRequest {
+  tenantId: string
+  window: CreatedWindow
+  /** The run (its workflow id), recorded on its findings. */
+  runId: string
+}
+
+export interface ReconcileOutcome {
+  checked: Comparison['checked']
+  /** Differences found by this run, new or found before. */
+  findings: number
+  /** Of which new: each emitted `reconciliation.mismatch`. */
+  newFindings: number
+}
+
+/** The window of a scheduled run ending now: `hours` long, ending {@link SETTLING_MS} ago. */
+export function defaultWindow(now: Date, hours: number): CreatedWindow {
+  const to = new Date(now.getTime() - SETTLING_MS)
+  return { from: new Date(to.getTime() - hours * 3_600_000), to }
+}
+
+/** Reconciles one tenant over one window. Safe to repeat: a difference found again is the same finding. */
+export async function reconcileTenant(deps: ReconcileDeps, request: ReconcileRequest): Promise<ReconcileOutcome> {
+  const { db, source } = deps
+  const { tenantId, window, runId } = request
+  const listingWindow = {
+    from: new Date(window.from.getTime() - LISTING_MARGIN_MS),
+    to: new Date(window.to.getTime() + LISTING_MARGIN_MS),
+  }
+  const listed = await source.list(tenantId, listingWindow, deps.onPage)
+  const before = await runInUnitOfWork(db, tenantId, (uow) => loadPlatformRecords(uow, source.name, window, listed))
+  const references = unmatchedReferences(before, listed)
+  const { intents, refunds, disputes, transfers } = references
+  const pending = [intents, refunds, disputes, transfers].some((ids) => ids.length > 0)
+  const theirs = pending ? mergeSnapshots(listed, await source.retrieve(tenantId, references)) : listed
+  return runInUnitOfWork(
+    db,
+    tenantId,
+    async (uow) => {
+      const ours = await loadPlatformRecords(uow, source.name, window, theirs)
+      const { differences, checked } = compareWithProcessor(ours, theirs, window)
+      const now = deps.now()
+      const created: ReconciliationFindingKind[] = []
+      for (const difference of differences) {
+        const recorded = await recordFinding(uow, { ...difference, runId }, now)
+        if (recorded.created) created.push(difference.kind)
+      }
+      uow.afterCommit(async () => {
+        for (const kind of created) deps.onFindingCreated?.(kind)
+      })
+      return { checked, findings: differences.length, newFindings: created.length }
+    },
+    { timeoutMs: 60_000 }
+  )
+}

@@ -1,0 +1,379 @@
+/**
+ * The daily reconciliation with Stripe (docs/payments.md, "Reconciliation") against Stripe's API mock behind the
+ * proxy that models what Stripe holds, with the real API, worker, Temporal and database: a tenant's first online
+ * payment gives it a daily Temporal Schedule; a run reports each seeded difference (ours missing at Stripe, Stripe's
+ * unknown to us, amount, status, a Dashboard refund, a dispute, a transfer) once however often it runs, lists it at
+ * GET /v1/reconciliation/findings and emits `reconciliation.mismatch` once; another tenant's objects at Stripe are
+ * never reported to this one; a tenant whose books agree gets no finding and passes the ledger check.
+ */
+import { ScheduleNotFoundError } from '@temporalio/client'
+import { randomUUID } from 'node:crypto'
+import Stripe from 'stripe'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
+import type { ReconciliationWorkflowOutcome } from '../../workflows/reconciliation-contract.ts'
+import { searchAttributeKeys } from '../../workflows/search-attributes.ts'
+import { ledgerViolationsOf, expectLedgerHolds } from '../support/ledger-check.ts'
+import { eventually, startPlatform, type Platform } from '../support/platform.ts'
+import { startStripeMock, type StripeMock } from '../support/stripe-mock.ts'
+
+const WEBHOOK_SECRET = 'whsec_reconciliation_test'
+const signer = new Stripe('sk_test_123')
+let stripe: StripeMock
+let platform: Platform
+const tenants: string[] = []
+const startedAt = new Date()
+
+beforeAll(async () => {
+  stripe = await startStripeMock()
+  platform = await startPlatform({
+    overrides: {
+      ONLINE_PAYMENT_PROCESSOR: 'stripe',
+      STRIPE_SECRET_KEY: 'sk_test_123',
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      STRIPE_API_BASE: stripe.url,
+    },
+  })
+}, 120_000)
+
+afterAll(async () => {
+  // The dev server outlives the file: its tenants' daily schedules go with it.
+  await Promise.allSettled(tenants.map((id) => platform.temporal.schedule.getHandle(`reconciliation-${id}`).delete()))
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning them
+  await Promise.allSettled([platform?.stop(), stripe?.stop()])
+})
+
+async function freshTenant() {
+  const client = await platform.newTenant(['orders', 'payments'])
+  tenants.push(client.tenantId)
+  return { ...client, token: await platform.token(client) }
+}
+type Tenant = Awaited<ReturnType<typeof freshTenant>>
+
+async function openOrder(t: Tenant, total: number): Promise<string> {
+  const response = await platform.http.post('/v1/orders', {
+    token: t.token,
+    body: {
+      status: 'OPEN',
+      currency: 'USD',
+      lines: [{ kind: 'SESSION_PACKAGE', description: 'Sessions', unitAmount: total }],
+    },
+  })
+  expect(response.status, JSON.stringify(response.body)).toBe(201)
+  return response.body.id
+}
+
+/** A CARD_ONLINE payment of a new order: PENDING, with its intent at Stripe. */
+async function payOnline(t: Tenant, amount: number): Promise<{ paymentId: string; intentId: string }> {
+  const orderId = await openOrder(t, amount)
+  const created = await platform.http.post('/v1/payments', {
+    token: t.token,
+    headers: { 'Idempotency-Key': randomUUID() },
+    body: { orderId, amount, currency: 'USD', method: 'CARD_ONLINE' },
+  })
+  expect(created.status, JSON.stringify(created.body)).toBe(201)
+  return { paymentId: created.body.id, intentId: created.body.processorReference }
+}
+
+/** Delivers a Stripe event to the API as Stripe would: the JSON body signed with the endpoint's secret. */
+async function deliver(event: object) {
+  const payload = JSON.stringify(event)
+  const header = signer.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET })
+  return platform.http.request('POST', '/processor-webhooks/stripe', {
+    raw: payload,
+    headers: { 'Content-Type': 'application/json', 'Stripe-Signature': header },
+  })
+}
+
+/** The payer pays the intent at Stripe, and Stripe tells us. */
+async function payerPays(intentId: string) {
+  stripe.setIntentStatus(intentId, 'succeeded')
+  const answer = await deliver(stripe.event('payment_intent.succeeded', intentId))
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+}
+
+/** A run over everything this file made, through the API; answers the run's outcome once it ended. */
+async function reconcile(t: Tenant): Promise<ReconciliationWorkflowOutcome & { workflowId: string }> {
+  const started = await platform.http.post('/v1/reconciliation/runs', {
+    token: t.token,
+    body: {
+      createdFrom: new Date(startedAt.getTime() - 60_000).toISOString(),
+      createdTo: new Date(Date.now() + 60_000).toISOString(),
+    },
+  })
+  expect(started.status, JSON.stringify(started.body)).toBe(202)
+  const workflowId = started.body.workflowId as string
+  expect(workflowId).toMatch(new RegExp(`^reconciliation-${t.tenantId}-requested-`))
+  const outcome = await eventually(
+    () => platform.temporal.workflow.getHandle(workflowId).result() as Promise<ReconciliationWorkflowOutcome>,
+    60_000
+  )
+  return { ...outcome, workflowId }
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- findings as the API answers them
+async function findings(t: Tenant, query = ''): Promise<any[]> {
+  const response = await platform.http.get(`/v1/reconciliation/findings?limit=100${query}`, { token: t.token })
+  expect(response.status, JSON.stringify(response.body)).toBe(200)
+  return response.body.data
+}
+
+const mismatchEvents = (tenantId: string) =>
+  runInUnitOfWork(platform.db, tenantId, (uow) =>
+    uow.tx.event.findMany({ where: { type: 'reconciliation.mismatch' }, orderBy: { createdAt: 'asc' } })
+  )
+
+describe('the daily schedule', () => {
+  it('exists once a tenant takes its first online payment, and not for a tenant that only records payments', async () => {
+    const online = await freshTenant()
+    const recordedOnly = await freshTenant()
+    const orderId = await openOrder(recordedOnly, 1_000)
+    const cash = await platform.http.post('/v1/payments', {
+      token: recordedOnly.token,
+      body: { orderId, amount: 1_000, currency: 'USD', method: 'CASH' },
+    })
+    expect(cash.status).toBe(201)
+    await payOnline(online, 2_500)
+
+    const handle = platform.temporal.schedule.getHandle(`reconciliation-${online.tenantId}`)
+    const schedule = await eventually(() => handle.describe(), 20_000)
+    // Spread over half an hour after the configured time, so tenants do not all ask Stripe at once.
+    expect(schedule.spec.jitter).toBe(30 * 60_000)
+    expect(schedule.action).toMatchObject({
+      type: 'startWorkflow',
+      workflowType: 'reconciliationWorkflow',
+      workflowId: `reconciliation-${online.tenantId}`,
+      taskQueue: platform.config.TEMPORAL_TASK_QUEUE,
+      args: [{ tenantId: online.tenantId }],
+    })
+    expect(schedule.policies.overlap).toBe('SKIP')
+    await expect(
+      platform.temporal.schedule.getHandle(`reconciliation-${recordedOnly.tenantId}`).describe()
+    ).rejects.toBeInstanceOf(ScheduleNotFoundError)
+
+    // Operators see each run in the Temporal UI: triggered now, it runs the scheduled window (ending half an hour
+    // ago, which holds nothing of this new tenant) and says what it checked.
+    await handle.trigger()
+    const runId = await eventually(
+      async () => (await handle.describe()).info.recentActions[0]?.action.workflow.workflowId,
+      20_000
+    )
+    expect(runId).toMatch(new RegExp(`^reconciliation-${online.tenantId}-`))
+    const run = platform.temporal.workflow.getHandle(runId)
+    const outcome = (await run.result()) as ReconciliationWorkflowOutcome
+    expect(outcome).toMatchObject({ findings: 0, newFindings: 0 })
+    expect(new Date(outcome.window.to).getTime()).toBeLessThan(Date.now() - 29 * 60_000)
+    const described = await run.describe()
+    expect(await described.staticSummary()).toBe(
+      `Reconciliation with the payment processor of tenant ${online.tenantId} (daily)`
+    )
+    expect(described.typedSearchAttributes.get(searchAttributeKeys.WorkflowKind)).toBe('reconciliation')
+    expect(described.typedSearchAttributes.get(searchAttributeKeys.TenantId)).toBe(online.tenantId)
+  }, 90_000)
+})
+
+describe('a run', () => {
+  it("reports each seeded difference once, however often it runs, and never another tenant's objects", async () => {
+    const [t, other] = [await freshTenant(), await freshTenant()]
+    // Ours SUCCEEDED, and Stripe has no such intent (say it was made in another account).
+    const gone = await payOnline(t, 1_000)
+    await payerPays(gone.intentId)
+    stripe.remove(gone.intentId)
+    // An intent with this tenant's metadata that no payment of ours is.
+    const stray = stripe.seed({
+      object: 'payment_intent',
+      amount: 700,
+      status: 'succeeded',
+      metadata: { tenant_id: t.tenantId, payment_id: 'pay_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2' },
+    })
+    // Paid 3,000 here; Stripe holds 2,500 for it. It also has a refund made in the Dashboard and a dispute.
+    const changed = await payOnline(t, 3_000)
+    await payerPays(changed.intentId)
+    stripe.update(changed.intentId, { amount: 2_500 })
+    const dashboardRefund = stripe.addRefund({ paymentIntent: changed.intentId, amount: 400 })
+    const dispute = stripe.addDispute({ paymentIntent: changed.intentId })
+    // Paid at Stripe; its webhook never came: PENDING here.
+    const unheard = await payOnline(t, 2_000)
+    stripe.setIntentStatus(unheard.intentId, 'succeeded')
+    // A transfer with this tenant's metadata that no payout of ours sent.
+    const transfer = stripe.seed({ object: 'transfer', amount: 900, metadata: { tenant_id: t.tenantId } })
+    // The other tenant's own objects at Stripe, one of them paired with this tenant's payment id.
+    const othersIntent = stripe.seed({
+      object: 'payment_intent',
+      amount: 5_000,
+      status: 'succeeded',
+      metadata: { tenant_id: other.tenantId, payment_id: changed.paymentId },
+    })
+    const othersTransfer = stripe.seed({ object: 'transfer', amount: 100, metadata: { tenant_id: other.tenantId } })
+
+    const first = await reconcile(t)
+    expect(first).toMatchObject({ findings: 7, newFindings: 7 })
+    const expected = [
+      {
+        kind: 'MISSING_AT_PROCESSOR',
+        objectType: 'PAYMENT',
+        objectId: gone.paymentId,
+        processorReference: gone.intentId,
+      },
+      { kind: 'MISSING_IN_PLATFORM', objectType: 'PAYMENT', objectId: null, processorReference: stray.id },
+      {
+        kind: 'AMOUNT_MISMATCH',
+        objectType: 'PAYMENT',
+        objectId: changed.paymentId,
+        processorReference: changed.intentId,
+      },
+      {
+        kind: 'STATUS_MISMATCH',
+        objectType: 'PAYMENT',
+        objectId: unheard.paymentId,
+        processorReference: unheard.intentId,
+      },
+      { kind: 'MISSING_IN_PLATFORM', objectType: 'REFUND', objectId: null, processorReference: dashboardRefund.id },
+      {
+        kind: 'MISSING_IN_PLATFORM',
+        objectType: 'DISPUTE',
+        objectId: changed.paymentId,
+        processorReference: dispute.id,
+      },
+      { kind: 'MISSING_IN_PLATFORM', objectType: 'TRANSFER', objectId: null, processorReference: transfer.id },
+    ]
+    const listed = await findings(t)
+    expect(listed).toHaveLength(7)
+    expect(listed).toEqual(
+      expect.arrayContaining(
+        expected.map((e) => expect.objectContaining({ ...e, status: 'OPEN', occurrences: 1, runId: first.workflowId }))
+      )
+    )
+    expect(listed.find((f) => f.kind === 'AMOUNT_MISMATCH')).toMatchObject({
+      ours: { amount: 3_000, currency: 'USD', status: 'SUCCEEDED' },
+      theirs: { amount: 2_500, currency: 'USD', status: 'succeeded' },
+    })
+    expect(listed.find((f) => f.kind === 'STATUS_MISMATCH')).toMatchObject({
+      ours: { status: 'PENDING' },
+      theirs: { status: 'succeeded' },
+    })
+    const others = [othersIntent.id, othersTransfer.id]
+    expect(listed.filter((f) => others.includes(f.processorReference))).toEqual([])
+
+    // Again: the same findings, counted, and one event each.
+    const second = await reconcile(t)
+    expect(second).toMatchObject({ findings: 7, newFindings: 0 })
+    const again = await findings(t)
+    expect(again.map((f) => f.id).sort()).toEqual(listed.map((f) => f.id).sort())
+    expect(again.every((f) => f.occurrences === 2 && f.runId === second.workflowId)).toBe(true)
+    const events = await mismatchEvents(t.tenantId)
+    expect(events.map((e) => (e.data as { findingId: string }).findingId).sort()).toEqual(
+      listed.map((f) => f.id).sort()
+    )
+
+    // The other tenant's run sees its own objects, and nothing of this one.
+    const theirs = await reconcile(other)
+    expect(theirs).toMatchObject({ findings: 2 })
+    const otherFindings = await findings(other)
+    expect(otherFindings.map((f) => f.processorReference).sort()).toEqual([...others].sort())
+
+    // The ledger check sees the same books: what Stripe holds disagrees with them.
+    const violations = await ledgerViolationsOf(platform, t.tenantId, stripe)
+    expect(violations.map((v) => `${v.rule} ${v.subject}`).sort()).toEqual(
+      [
+        `payment_not_at_processor ${gone.paymentId}`,
+        `payment_not_at_processor ${changed.paymentId}`,
+        `intent_not_recorded ${stray.id}`,
+        `intent_not_recorded ${unheard.intentId}`,
+      ].sort()
+    )
+  }, 120_000)
+
+  it('finds nothing for a tenant whose books agree with Stripe, whose ledger check holds', async () => {
+    const t = await freshTenant()
+    const paid = await payOnline(t, 4_000)
+    await payerPays(paid.intentId)
+    await payOnline(t, 1_500)
+    const refund = await platform.http.post(`/v1/payments/${paid.paymentId}/refunds`, {
+      token: t.token,
+      headers: { 'Idempotency-Key': randomUUID() },
+      body: { amount: 1_000, reason: 'REQUESTED_BY_CLIENT' },
+    })
+    expect([201, 202], JSON.stringify(refund.body)).toContain(refund.status)
+    // Stripe's answer says succeeded; once we have it, both sides agree.
+    await eventually(async () => {
+      const payment = await platform.http.get(`/v1/payments/${paid.paymentId}`, { token: t.token })
+      return payment.body.refunds[0]?.status === 'SUCCEEDED' ? true : undefined
+    })
+    const outcome = await reconcile(t)
+    expect(outcome).toMatchObject({
+      checked: { payments: 2, refunds: 1, disputes: 0, transfers: 0 },
+      findings: 0,
+      newFindings: 0,
+    })
+    expect(await findings(t)).toEqual([])
+    expect(await mismatchEvents(t.tenantId)).toEqual([])
+    await expectLedgerHolds(platform, t.tenantId, stripe)
+  }, 90_000)
+})
+
+describe('GET /v1/reconciliation/findings and resolving one', () => {
+  it('filters and pages, resolves once, and a run that finds the difference again opens it again', async () => {
+    const t = await freshTenant()
+    const ids = [1, 2, 3].map((n) =>
+      stripe.seed({ object: 'payment_intent', amount: 100 * n, metadata: { tenant_id: t.tenantId } })
+    )
+    stripe.seed({ object: 'transfer', amount: 50, metadata: { tenant_id: t.tenantId } })
+    const run = await reconcile(t)
+    expect(run.findings).toBe(4)
+
+    const page1 = await platform.http.get('/v1/reconciliation/findings?objectType=PAYMENT&limit=2&sort=createdAt', {
+      token: t.token,
+    })
+    expect(page1.body.data).toHaveLength(2)
+    const page2 = await platform.http.get(
+      `/v1/reconciliation/findings?objectType=PAYMENT&limit=2&sort=createdAt&cursor=${page1.body.nextCursor}`,
+      { token: t.token }
+    )
+    expect(page2.body.nextCursor).toBeNull()
+    const payments = [...page1.body.data, ...page2.body.data]
+    expect(payments.map((f) => f.processorReference).sort()).toEqual(ids.map((i) => i.id).sort())
+    expect(await findings(t, '&kind=MISSING_IN_PLATFORM&objectType=TRANSFER')).toHaveLength(1)
+    expect(await findings(t, '&kind=AMOUNT_MISMATCH')).toEqual([])
+
+    const target = payments[0]
+    const resolved = await platform.http.post(`/v1/reconciliation/findings/${target.id}/resolve`, { token: t.token })
+    expect(resolved.status, JSON.stringify(resolved.body)).toBe(200)
+    expect(resolved.body).toMatchObject({ id: target.id, status: 'RESOLVED', resolvedAt: expect.any(String) })
+    const twice = await platform.http.post(`/v1/reconciliation/findings/${target.id}/resolve`, { token: t.token })
+    expect(twice.status).toBe(409)
+    expect(twice.body.code).toBe('invalid_state_transition')
+    expect(await findings(t, '&status=RESOLVED')).toEqual([expect.objectContaining({ id: target.id })])
+    const unknown = await platform.http.post(
+      '/v1/reconciliation/findings/rcf_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2/resolve',
+      { token: t.token }
+    )
+    expect(unknown.status).toBe(404)
+
+    // The API's gauge counts the open findings of every tenant.
+    const metrics = await (await fetch(platform.api.metricsUrl!)).text()
+    const open = Number(/^therapy_reconciliation_findings_open\{[^}]*\} (\d+)$/m.exec(metrics)?.[1])
+    expect(open).toBeGreaterThanOrEqual(3)
+
+    await reconcile(t)
+    expect(await findings(t, '&status=RESOLVED')).toEqual([])
+    expect((await findings(t)).find((f) => f.id === target.id)).toMatchObject({ status: 'OPEN', occurrences: 2 })
+    // Still one event per finding.
+    expect(await mismatchEvents(t.tenantId)).toHaveLength(4)
+  }, 90_000)
+
+  it('refuses a window that ends before it starts, and needs the payments scope to resolve or run', async () => {
+    const t = await freshTenant()
+    const backwards = await platform.http.post('/v1/reconciliation/runs', {
+      token: t.token,
+      body: { createdFrom: '2026-11-20T00:00:00Z', createdTo: '2026-11-19T00:00:00Z' },
+    })
+    expect(backwards.status).toBe(400)
+    expect(backwards.body.errors).toEqual([expect.objectContaining({ path: 'createdTo', code: 'before_start' })])
+    const reader = await platform.newTenant(['payments.read'])
+    const token = await platform.token(reader)
+    expect((await platform.http.get('/v1/reconciliation/findings', { token })).status).toBe(200)
+    const refused = await platform.http.post('/v1/reconciliation/runs', { token, body: {} })
+    expect(refused.status).toBe(403)
+  })
+})

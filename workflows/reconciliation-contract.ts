@@ -1,0 +1,44 @@
+/**
+ * @module The contract of the reconciliation workflow (docs/payments.md, "Reconciliation"), shared by the API (its
+ * daily Temporal Schedule per tenant, and runs an operator asks for) and the workflow: ids and instants only.
+ */
+
+export const RECONCILIATION_WORKFLOW = 'reconciliationWorkflow'
+export const RECONCILIATION_KIND = 'reconciliation'
+
+/** The tenant's daily schedule. Its runs' ids are this id and the scheduled instant (Temporal appends it). */
+export const reconciliationScheduleId = (tenantId: string) => `reconciliation-${tenantId}`
+
+/** A run an operator asked for (`POST /v1/reconciliation/runs`); `requestId` makes each its own. */
+export const requestedRunWorkflowId = (tenantId: string, requestId: string) =>
+  `reconciliation-${tenantId}-requested-${requestId}`
+
+/** What a run's summary says in the Temporal UI: ids only. */
+export const reconciliationSummary = (tenantId: string, requested: boolean) =>
+  `Reconciliation with the payment processor of tenant ${tenantId}${requested ? ' (asked for)' : ' (daily)'}`
+
+export interface ReconciliationWorkflowInput {
+  tenantId: string
+  /**
+   * The `created` window to compare (ISO instants, `to` exclusive); absent for scheduled runs, which take the
+   * worker's configured window ending half an hour before the run (RECONCILIATION_WINDOW_HOURS).
+   */
+  window?: { from: string; to: string }
+}
+
+export interface ReconciliationWorkflowOutcome {
+  window: { from: string; to: string }
+  checked: { payments: number; refunds: number; disputes: number; transfers: number }
+  findings: number
+  newFindings: number
+}
+
+/** One line for the run's current details in the Temporal UI. */
+export function describeOutcome(outcome: ReconciliationWorkflowOutcome): string {
+  const { payments, refunds, disputes, transfers } = outcome.checked
+  return (
+    `Window ${outcome.window.from} to ${outcome.window.to} · checked ${payments} payments, ${refunds} refunds, ` +
+    `${disputes} disputes, ${transfers} transfers · ${outcome.findings} differences (${outcome.newFindings} new); ` +
+    'GET /v1/reconciliation/findings'
+  )
+}
