@@ -93,10 +93,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Stripe's webhook: payment and refund confirmations
-         * @description Configure this URL as a Stripe webhook endpoint (events `payment_intent.succeeded`, `payment_intent.payment_failed`, `refund.created`, `refund.updated`, `refund.failed`, and for marketplace payouts `account.updated` and `transfer.reversed`; Connect events need the endpoint to listen to connected accounts) and its signing secret as `STRIPE_WEBHOOK_SECRET`. The body is the event exactly as Stripe sent it; `Stripe-Signature` must verify over it within 5 minutes, or nothing is applied (400 `invalid_signature`). 200 only once the change is committed, so Stripe delivers again an event that a crash interrupted; redeliveries and events out of order change nothing. 404 when the deployment has no Stripe processor.
+         * Stripe's webhook: payments, refunds, disputes and payout transfers
+         * @description Configure this URL as a Stripe webhook endpoint of the platform account (events `payment_intent.succeeded`, `payment_intent.payment_failed`, `payment_intent.canceled`, `refund.created`, `refund.updated`, `refund.failed`, `charge.refunded`, `charge.dispute.created`, `charge.dispute.updated`, `charge.dispute.closed`, and for marketplace payouts `transfer.reversed`) and its signing secret as `STRIPE_WEBHOOK_SECRET` (comma-separated while a secret is rotated). The body is the event exactly as Stripe sent it; `Stripe-Signature` must verify over it within 5 minutes with one of the secrets, or nothing is applied (400 `invalid_signature`). Each event id is processed once and stored with its outcome; 200 only once that is committed, so Stripe delivers again an event that a crash interrupted. Redeliveries and events out of order change nothing. 404 when the deployment has no Stripe processor.
          */
         post: operations["postProcessorWebhooksStripe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/processor-webhooks/stripe/connect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe's Connect webhook: connected accounts' events
+         * @description Configure this URL as a second Stripe webhook endpoint, one that listens to events on connected accounts (`account.updated`: whether a provider can receive payouts), and its signing secret, which Stripe makes for that endpoint alone, as `STRIPE_CONNECT_WEBHOOK_SECRET`. An event must come from the account it is about. The body is the event exactly as Stripe sent it; `Stripe-Signature` must verify over it within 5 minutes with one of the secrets, or nothing is applied (400 `invalid_signature`). Each event id is processed once and stored with its outcome; 200 only once that is committed, so Stripe delivers again an event that a crash interrupted. Redeliveries and events out of order change nothing. 404 when the deployment has no Stripe processor.
+         */
+        post: operations["postProcessorWebhooksStripeConnect"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1635,9 +1655,29 @@ export interface paths {
         put?: never;
         /**
          * Refund a payment, fully or in part
-         * @description An online payment's refund goes through its processor: PENDING (its amount already counted as refunded) until the processor confirms it, SUCCEEDED at once when the processor says so.
+         * @description An online payment's refund goes through its processor. It is recorded PENDING (its amount held, so refunds in flight never exceed the payment) and the processor is asked at once: 201 with the refund SUCCEEDED (or FAILED) when the processor has answered, 202 with it PENDING when the processor has not answered yet or reported it pending. A PENDING refund is finished durably by its workflow and the processor's webhook; read it again at GET /v1/payments/{id}. Retrying with the same Idempotency-Key never refunds twice.
          */
         post: operations["postPaymentsByIdRefunds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an online payment the payer has not completed
+         * @description Cancels a PENDING (or FAILED) online payment's intent at the processor, so it can no longer be paid, and releases what it held of the order's balance: CANCELED. An order with a pending online payment cannot be voided until the payment is cancelled or settles. When the processor had already taken the money, the answer is the payment SUCCEEDED (counted on the order, or `unapplied` and refunded). Already CANCELED: answered as it is. Payments expire by themselves at `expiresAt`.
+         */
+        post: operations["postPaymentsByIdCancel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1696,6 +1736,66 @@ export interface paths {
          * @description A new attempt with its own idempotency key, to the provider's current active payout account, sent now. 409 for a transfer PENDING or PAID, or a provider without an active account.
          */
         post: operations["postMarketplacePayoutsByIdRetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/findings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the differences with the payment processor
+         * @description What the daily reconciliation (and processor events that disagreed with our records) found: each difference once, however often it was found. A finding changes no money.
+         */
+        get: operations["getReconciliationFindings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/findings/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a finding resolved
+         * @description The operator has dealt with the difference (at the processor, or in our records). It moves no money; a run that finds the same difference again opens the finding again. A RESOLVED finding is `409 invalid_state_transition`.
+         */
+        post: operations["postReconciliationFindingsByIdResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reconcile with the payment processor now
+         * @description Starts the reconciliation workflow for the tenant over a `created` window (at most 32 days), besides the daily run. Its findings appear at GET /v1/reconciliation/findings once it has run. `409 processor_not_configured` when the deployment has no online payment processor.
+         */
+        post: operations["postReconciliationRuns"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3337,6 +3437,124 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "payment.disputed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.disputed (platform extra, not in the spec)
+         * @description **Emitted by:** The payment processor's dispute events (Stripe `charge.dispute.created` and `charge.dispute.closed`) about a succeeded online payment. A platform extra, not in the spec.
+         *
+         *     POSTed to every enabled endpoint subscribed to the type (or to `*`), signed per the endpoint's scheme (docs/webhooks.md). Any 2xx within 10 seconds acknowledges it; anything else is retried with exponential backoff and jitter for up to 24 hours; 410 Gone disables the endpoint. At least once, unordered.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description v1 endpoints: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the secret as issued>`; two `v1=` entries during a secret rotation. Reject timestamps older than 300 seconds. */
+                    "x-service-signature"?: string;
+                    /** @description v2 endpoints (Standard Webhooks): the event id, the same on every retry */
+                    "webhook-id"?: string;
+                    /** @description v2 endpoints: unix seconds of this attempt */
+                    "webhook-timestamp"?: string;
+                    /** @description v2 endpoints: space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` entries (key: the base64-decoded `whsec_` secret), one per active secret, plus `v1a,<base64 Ed25519>` for asymmetric endpoints */
+                    "webhook-signature"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PaymentDisputedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: the platform disables the endpoint and stops delivering */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "reconciliation.mismatch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * reconciliation.mismatch (platform extra, not in the spec)
+         * @description **Emitted by:** The daily reconciliation with the payment processor, or a processor event that disagrees with the platform's record, finding a difference (once per finding). A platform extra, not in the spec.
+         *
+         *     POSTed to every enabled endpoint subscribed to the type (or to `*`), signed per the endpoint's scheme (docs/webhooks.md). Any 2xx within 10 seconds acknowledges it; anything else is retried with exponential backoff and jitter for up to 24 hours; 410 Gone disables the endpoint. At least once, unordered.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description v1 endpoints: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the secret as issued>`; two `v1=` entries during a secret rotation. Reject timestamps older than 300 seconds. */
+                    "x-service-signature"?: string;
+                    /** @description v2 endpoints (Standard Webhooks): the event id, the same on every retry */
+                    "webhook-id"?: string;
+                    /** @description v2 endpoints: unix seconds of this attempt */
+                    "webhook-timestamp"?: string;
+                    /** @description v2 endpoints: space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` entries (key: the base64-decoded `whsec_` secret), one per active secret, plus `v1a,<base64 Ed25519>` for asymmetric endpoints */
+                    "webhook-signature"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ReconciliationMismatchEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: the platform disables the endpoint and stops delivering */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -3561,10 +3779,10 @@ export interface components {
             /** @enum {boolean} */
             received: true;
             /**
-             * @description `applied`: a payment, refund, payout account or transfer changed; `unchanged`: a redelivery, or a confirmation overtaken by a later one; `ignored`: an event type or object the platform does not act on; `unknown_record`: it names no record of ours.
+             * @description `applied`: a payment, refund, dispute, payout account or transfer changed; `unchanged`: a state we already hold, or an event older than the one that set it; `duplicate`: this event id was processed before; `ignored`: an event type or object the platform does not act on; `unknown_record`: it names no record of ours; `mismatch`: its amount, currency, mode (live or test) or account disagrees with our record, so nothing was applied and a reconciliation finding says why.
              * @enum {string}
              */
-            outcome: "applied" | "unchanged" | "ignored" | "unknown_record";
+            outcome: "applied" | "unchanged" | "duplicate" | "ignored" | "unknown_record" | "mismatch";
         };
         Provider: {
             /** @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
@@ -5635,7 +5853,7 @@ export interface components {
             failureCode: components["schemas"]["PaymentFailureCode"] | null;
             failureMessage: string | null;
             /**
-             * @description Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).
+             * @description What SUCCEEDED refunds gave back.
              * @example 12000
              */
             amountRefunded: number;
@@ -5645,6 +5863,29 @@ export interface components {
              * @example 2026-11-21T18:00:00.000Z
              */
             receivedAt: string | null;
+            /**
+             * Format: date-time
+             * @description A PENDING online payment is cancelled at this instant unless the payer completed it (its hold on the order's balance released); null otherwise.
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            expiresAt: string | null;
+            /** @description true: money the processor confirmed for an order that could no longer take it (voided, or paid another way meanwhile). It is not counted on the order and is refunded automatically in full (an AUTOMATIC refund). */
+            unapplied: boolean;
+            /** @description A dispute (chargeback) of an online payment, when the payer opened one. */
+            dispute: {
+                status: components["schemas"]["PaymentDisputeStatus"];
+                processorReference: string | null;
+                /**
+                 * @description Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).
+                 * @example 12000
+                 */
+                amount: number;
+                /**
+                 * @description What a LOST dispute took back.
+                 * @example 12000
+                 */
+                amountLost: number;
+            } | null;
             /**
              * Format: date-time
              * @example 2026-11-21T18:00:00.000Z
@@ -5657,10 +5898,10 @@ export interface components {
             updatedAt: string;
         };
         /**
-         * @description SUCCEEDED or FAILED for recorded payments. An online payment (CARD_ONLINE) is PENDING until the processor confirms it; a FAILED one can still succeed when the payer tries its intent again.
+         * @description SUCCEEDED or FAILED for recorded payments. An online payment (CARD_ONLINE) is PENDING until the processor confirms it; a FAILED one can still succeed when the payer tries its intent again; CANCELED when it expired (`expiresAt`) or was cancelled before the payer completed it (final: it holds and takes nothing).
          * @enum {string}
          */
-        PaymentStatus: "PENDING" | "SUCCEEDED" | "FAILED";
+        PaymentStatus: "PENDING" | "SUCCEEDED" | "FAILED" | "CANCELED";
         /** @enum {string} */
         PaymentMethod: "CASH" | "CARD_TERMINAL" | "BANK_TRANSFER" | "INSURER_REMITTANCE" | "CHEQUE" | "CARD_ONLINE";
         /** @enum {string} */
@@ -5684,8 +5925,16 @@ export interface components {
             method: components["schemas"]["PaymentMethod"];
             reference: string | null;
             status: components["schemas"]["RefundStatus"];
+            origin: components["schemas"]["RefundOrigin"];
             /** @description The processor's id of an online refund. */
             processorReference: string | null;
+            /** @description Why a FAILED refund failed. */
+            failureMessage: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            succeededAt: string | null;
             /**
              * Format: date-time
              * @example 2026-11-21T18:00:00.000Z
@@ -5695,10 +5944,20 @@ export interface components {
         /** @enum {string} */
         RefundReason: "REQUESTED_BY_CLIENT" | "DUPLICATE" | "SERVICE_NOT_PROVIDED" | "APPOINTMENT_CANCELLED" | "INSURER_ADJUSTMENT" | "OTHER";
         /**
-         * @description SUCCEEDED for recorded refunds. An online refund is PENDING until the processor confirms it; FAILED when it could not return the money (its amount no longer counts as refunded).
+         * @description SUCCEEDED for recorded refunds. An online refund is PENDING until the processor confirms it (its amount held, not yet counted in `amountRefunded`), SUCCEEDED when it does, FAILED when it could not return the money (it counts for nothing; a SUCCEEDED refund that fails later is taken out of `amountRefunded` again).
          * @enum {string}
          */
         RefundStatus: "PENDING" | "SUCCEEDED" | "FAILED";
+        /**
+         * @description API: asked for through this API. AUTOMATIC: made by the platform for money the processor confirmed for an order that could no longer take it (an `unapplied` payment). PROCESSOR: made in the processor's dashboard and recorded from its event.
+         * @enum {string}
+         */
+        RefundOrigin: "API" | "AUTOMATIC" | "PROCESSOR";
+        /**
+         * @description OPEN: the payer disputed the payment with their card issuer; WON or LOST: decided.
+         * @enum {string}
+         */
+        PaymentDisputeStatus: "OPEN" | "WON" | "LOST";
         AuditChainReport: {
             valid: boolean;
             /** @description Records examined, the broken one included */
@@ -6164,7 +6423,99 @@ export interface components {
          * @description PENDING: being sent; PAID: accepted by the processor; FAILED (refused), REVERSED (taken back) and BLOCKED (no active payout account) wait for an operator to retry
          * @enum {string}
          */
-        PayoutTransferStatus: "PENDING" | "PAID" | "FAILED" | "REVERSED" | "BLOCKED";
+        PayoutTransferStatus: "PENDING" | "PAID" | "FAILED" | "REVERSED" | "PARTIALLY_REVERSED" | "BLOCKED";
+        ReconciliationFindingPage: {
+            data: components["schemas"]["ReconciliationFinding"][];
+            nextCursor: string | null;
+        };
+        ReconciliationFinding: {
+            /** @example rcf_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            id: string;
+            kind: components["schemas"]["ReconciliationFindingKind"];
+            objectType: components["schemas"]["ReconciliationObjectType"];
+            /** @description Our record (a payment, refund or payout transfer), when we have one. */
+            objectId: string | null;
+            /** @description The processor’s id (Stripe pi_, re_, dp_, tr_), when it has one. */
+            processorReference: string | null;
+            /** @description What our books say; null when we have no record. */
+            ours: components["schemas"]["ReconciliationFindingSide"] | null;
+            /** @description What the processor says; null when it has no object. */
+            theirs: components["schemas"]["ReconciliationFindingSide"] | null;
+            /** @description What differs, in one sentence (ids and amounts only). */
+            detail: string;
+            status: components["schemas"]["ReconciliationFindingStatus"];
+            /** @description The run (its Temporal workflow id) that last found it; null when found by an event. */
+            runId: string | null;
+            /** @description How many times it was found. */
+            occurrences: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            lastSeenAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            resolvedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        /**
+         * @description MISSING_AT_PROCESSOR: ours, not at the processor; MISSING_IN_PLATFORM: at the processor with this tenant’s metadata, not ours; AMOUNT_MISMATCH, CURRENCY_MISMATCH, STATUS_MISMATCH: both sides, different; UNAPPLIED_PAYMENT: money confirmed for an order that could no longer take it (refunded automatically); EVENT_MISMATCH: a processor event that disagreed with our record (not applied).
+         * @enum {string}
+         */
+        ReconciliationFindingKind: "MISSING_AT_PROCESSOR" | "MISSING_IN_PLATFORM" | "AMOUNT_MISMATCH" | "CURRENCY_MISMATCH" | "STATUS_MISMATCH" | "UNAPPLIED_PAYMENT" | "EVENT_MISMATCH";
+        /** @enum {string} */
+        ReconciliationObjectType: "PAYMENT" | "REFUND" | "DISPUTE" | "TRANSFER";
+        ReconciliationFindingSide: {
+            /** @description Minor units (a transfer’s net of reversals). */
+            amount?: number;
+            currency?: string;
+            /** @description Our status, or the processor’s own. */
+            status?: string;
+        };
+        /**
+         * @description OPEN until an operator resolves it; a run that finds the same difference again opens it again.
+         * @enum {string}
+         */
+        ReconciliationFindingStatus: "OPEN" | "RESOLVED";
+        ReconciliationRunStarted: {
+            /** @description The run’s Temporal workflow id (Temporal UI: `TenantId = "…" AND WorkflowKind = "reconciliation"`). */
+            workflowId: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            createdFrom: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            createdTo: string;
+        };
+        ReconciliationRunCreate: {
+            /**
+             * Format: date-time
+             * @description Compare what was created at or after this instant; default `createdTo` minus the configured window.
+             * @example 2026-11-21T16:30:00-06:00
+             */
+            createdFrom?: string;
+            /**
+             * Format: date-time
+             * @description Compare what was created before this instant; default now.
+             * @example 2026-11-21T16:30:00-06:00
+             */
+            createdTo?: string;
+        };
         EventPage: {
             data: components["schemas"]["Event"][];
             nextCursor: string | null;
@@ -6174,7 +6525,7 @@ export interface components {
             /** @example evt_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
             /** @enum {string} */
-            type: "booking.created" | "booking.cancelled" | "appointment.rescheduled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "assessment.completed" | "provider.approved" | "child.registered" | "session.note_added" | "appointment.no_show" | "appointment.reminder_due" | "webhook.test" | "webhook_endpoint.disabled";
+            type: "booking.created" | "booking.cancelled" | "appointment.rescheduled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "assessment.completed" | "provider.approved" | "child.registered" | "session.note_added" | "appointment.no_show" | "appointment.reminder_due" | "payment.disputed" | "reconciliation.mismatch" | "webhook.test" | "webhook_endpoint.disabled";
             /**
              * Format: date-time
              * @example 2026-11-21T18:00:00.000Z
@@ -6301,7 +6652,7 @@ export interface components {
              *       "booking.created"
              *     ]
              */
-            events: ("*" | "booking.created" | "booking.cancelled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "provider.approved" | "child.registered" | "appointment.rescheduled" | "session.note_added" | "assessment.completed" | "webhook_endpoint.disabled" | "appointment.no_show" | "appointment.reminder_due")[];
+            events: ("*" | "booking.created" | "booking.cancelled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "provider.approved" | "child.registered" | "appointment.rescheduled" | "session.note_added" | "assessment.completed" | "webhook_endpoint.disabled" | "appointment.no_show" | "appointment.reminder_due" | "payment.disputed" | "reconciliation.mismatch")[];
             /** @example Front-desk system */
             description?: string;
             /**
@@ -6338,7 +6689,7 @@ export interface components {
              *       "booking.created"
              *     ]
              */
-            events?: ("*" | "booking.created" | "booking.cancelled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "provider.approved" | "child.registered" | "appointment.rescheduled" | "session.note_added" | "assessment.completed" | "webhook_endpoint.disabled" | "appointment.no_show" | "appointment.reminder_due")[];
+            events?: ("*" | "booking.created" | "booking.cancelled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "provider.approved" | "child.registered" | "appointment.rescheduled" | "session.note_added" | "assessment.completed" | "webhook_endpoint.disabled" | "appointment.no_show" | "appointment.reminder_due" | "payment.disputed" | "reconciliation.mismatch")[];
             description?: string | null;
             /** @enum {string} */
             signingScheme?: "v1" | "v2";
@@ -7529,7 +7880,7 @@ export interface components {
             /** @enum {string} */
             type: "event";
             /** @description Event types (GET /v1/events catalogue) that start a run, one run per event. */
-            eventTypes: ("booking.created" | "booking.cancelled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "provider.approved" | "child.registered" | "appointment.rescheduled" | "session.note_added" | "assessment.completed" | "webhook_endpoint.disabled" | "appointment.no_show" | "appointment.reminder_due")[];
+            eventTypes: ("booking.created" | "booking.cancelled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "provider.approved" | "child.registered" | "appointment.rescheduled" | "session.note_added" | "assessment.completed" | "webhook_endpoint.disabled" | "appointment.no_show" | "appointment.reminder_due" | "payment.disputed" | "reconciliation.mismatch")[];
         } | {
             /** @enum {string} */
             type: "schedule";
@@ -8258,6 +8609,71 @@ export interface components {
             /** @description How many minutes before the start this reminder is due (the policy). */
             offsetMinutes: number;
         };
+        PaymentDisputedEvent: {
+            /**
+             * @description Stable across retries: deduplicate on it
+             * @example evt_019a...
+             */
+            id: string;
+            /** @enum {string} */
+            type: "payment.disputed";
+            /**
+             * Format: date-time
+             * @description UTC, with Z
+             */
+            createdAt: string;
+            data: components["schemas"]["PaymentDisputedData"];
+        };
+        PaymentDisputedData: {
+            /** @description The disputed payment. */
+            paymentId: string;
+            /** @description The order it paid. */
+            orderId: string | null;
+            /**
+             * @description OPEN: the card issuer opened the dispute; WON: decided for the centre; LOST: for the payer.
+             * @enum {string}
+             */
+            status: "OPEN" | "WON" | "LOST";
+            /** @description The disputed amount, in minor units of `currency`. */
+            amount: number;
+            /** @description What the dispute took back (LOST only; else 0), in minor units. */
+            amountLost: number;
+            /** @description ISO 4217 currency code. */
+            currency: string;
+        };
+        ReconciliationMismatchEvent: {
+            /**
+             * @description Stable across retries: deduplicate on it
+             * @example evt_019a...
+             */
+            id: string;
+            /** @enum {string} */
+            type: "reconciliation.mismatch";
+            /**
+             * Format: date-time
+             * @description UTC, with Z
+             */
+            createdAt: string;
+            data: components["schemas"]["ReconciliationMismatchData"];
+        };
+        ReconciliationMismatchData: {
+            /** @description The finding (GET /v1/reconciliation/findings). */
+            findingId: string;
+            /**
+             * @description What differs.
+             * @enum {string}
+             */
+            kind: "MISSING_AT_PROCESSOR" | "MISSING_IN_PLATFORM" | "AMOUNT_MISMATCH" | "CURRENCY_MISMATCH" | "STATUS_MISMATCH" | "UNAPPLIED_PAYMENT" | "EVENT_MISMATCH";
+            /**
+             * @description What kind of record it is about.
+             * @enum {string}
+             */
+            objectType: "PAYMENT" | "REFUND" | "DISPUTE" | "TRANSFER";
+            /** @description Our record, when we have one. */
+            objectId: string | null;
+            /** @description The processor's id, when it has one. */
+            processorReference: string | null;
+        };
         WebhookTestEvent: {
             /**
              * @description Stable across retries: deduplicate on it
@@ -8899,6 +9315,171 @@ export interface operations {
         };
     };
     postProcessorWebhooksStripe: {
+        parameters: {
+            query?: never;
+            header?: {
+                "stripe-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            200: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessorWebhookReceipt"];
+                };
+            };
+            /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
+            400: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or not visible to this tenant (`not_found`) */
+            404: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`) */
+            429: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds until the window ends and requests are accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
+            431: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                };
+            };
+            /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (`dependency_unavailable`) */
+            503: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postProcessorWebhooksStripeConnect: {
         parameters: {
             query?: never;
             header?: {
@@ -32200,7 +32781,7 @@ export interface operations {
                 /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `-createdAt`. */
                 sort?: "createdAt" | "-createdAt" | "amount" | "-amount";
                 orderId?: string;
-                /** @description SUCCEEDED or FAILED for recorded payments. An online payment (CARD_ONLINE) is PENDING until the processor confirms it; a FAILED one can still succeed when the payer tries its intent again. */
+                /** @description SUCCEEDED or FAILED for recorded payments. An online payment (CARD_ONLINE) is PENDING until the processor confirms it; a FAILED one can still succeed when the payer tries its intent again; CANCELED when it expired (`expiresAt`) or was cancelled before the payer completed it (final: it holds and takes nothing). */
                 status?: components["schemas"]["PaymentStatus"];
                 method?: components["schemas"]["PaymentMethod"];
                 clientId?: string;
@@ -35376,7 +35957,7 @@ export interface operations {
                 /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `-createdAt`. */
                 sort?: "createdAt" | "-createdAt" | "amount" | "-amount";
                 orderId?: string;
-                /** @description SUCCEEDED or FAILED for recorded payments. An online payment (CARD_ONLINE) is PENDING until the processor confirms it; a FAILED one can still succeed when the payer tries its intent again. */
+                /** @description SUCCEEDED or FAILED for recorded payments. An online payment (CARD_ONLINE) is PENDING until the processor confirms it; a FAILED one can still succeed when the payer tries its intent again; CANCELED when it expired (`expiresAt`) or was cancelled before the payer completed it (final: it holds and takes nothing). */
                 status?: components["schemas"]["PaymentStatus"];
                 method?: components["schemas"]["PaymentMethod"];
                 clientId?: string;
@@ -36000,7 +36581,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The refund */
+            /** @description The refund, settled */
             201: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36019,6 +36600,309 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Refund"];
+                };
+            };
+            /** @description The refund, PENDING at the processor */
+            202: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
+            400: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            401: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
+            403: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or not visible to this tenant (`not_found`) */
+            404: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            409: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`) */
+            429: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Seconds until the window ends and requests are accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
+            431: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                };
+            };
+            /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (`dependency_unavailable`) */
+            503: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postPaymentsByIdCancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The payment id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payment */
+            200: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
                 };
             };
             /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
@@ -37193,6 +38077,719 @@ export interface operations {
             };
         };
     };
+    getReconciliationFindings: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page, with the same `sort`. */
+                cursor?: string;
+                /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `-createdAt`. */
+                sort?: "createdAt" | "-createdAt";
+                /** @description OPEN until an operator resolves it; a run that finds the same difference again opens it again. */
+                status?: components["schemas"]["ReconciliationFindingStatus"];
+                /** @description MISSING_AT_PROCESSOR: ours, not at the processor; MISSING_IN_PLATFORM: at the processor with this tenant’s metadata, not ours; AMOUNT_MISMATCH, CURRENCY_MISMATCH, STATUS_MISMATCH: both sides, different; UNAPPLIED_PAYMENT: money confirmed for an order that could no longer take it (refunded automatically); EVENT_MISMATCH: a processor event that disagreed with our record (not applied). */
+                kind?: components["schemas"]["ReconciliationFindingKind"];
+                objectType?: components["schemas"]["ReconciliationObjectType"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of findings */
+            200: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationFindingPage"];
+                };
+            };
+            /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
+            400: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            401: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
+            403: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`) */
+            429: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds until the window ends and requests are accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
+            431: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                };
+            };
+            /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (`dependency_unavailable`) */
+            503: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postReconciliationFindingsByIdResolve: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The reconciliation finding id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The finding, RESOLVED */
+            200: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationFinding"];
+                };
+            };
+            /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
+            400: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            401: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
+            403: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or not visible to this tenant (`not_found`) */
+            404: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            409: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`) */
+            429: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Seconds until the window ends and requests are accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
+            431: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                };
+            };
+            /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (`dependency_unavailable`) */
+            503: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postReconciliationRuns: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReconciliationRunCreate"];
+            };
+        };
+        responses: {
+            /** @description The run is started */
+            202: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationRunStarted"];
+                };
+            };
+            /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
+            400: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            401: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
+            403: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            409: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`) */
+            429: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Seconds until the window ends and requests are accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
+            431: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                };
+            };
+            /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (`dependency_unavailable`) */
+            503: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getEvents: {
         parameters: {
             query?: {
@@ -37202,7 +38799,7 @@ export interface operations {
                 cursor?: string;
                 /** @description Sort field; a leading `-` sorts descending. Ties are broken by id. Default `-createdAt`. */
                 sort?: "createdAt" | "-createdAt";
-                type?: "booking.created" | "booking.cancelled" | "appointment.rescheduled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "assessment.completed" | "provider.approved" | "child.registered" | "session.note_added" | "appointment.no_show" | "appointment.reminder_due" | "webhook.test" | "webhook_endpoint.disabled";
+                type?: "booking.created" | "booking.cancelled" | "appointment.rescheduled" | "appointment.completed" | "payment.succeeded" | "assessment.due" | "assessment.completed" | "provider.approved" | "child.registered" | "session.note_added" | "appointment.no_show" | "appointment.reminder_due" | "payment.disputed" | "reconciliation.mismatch" | "webhook.test" | "webhook_endpoint.disabled";
                 /** @description Events created at or after this instant */
                 from?: string;
                 /** @description Events created before this instant */

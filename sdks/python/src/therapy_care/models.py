@@ -145,9 +145,11 @@ class Problem(BaseModel):
 class ProcessorWebhookReceipt(BaseModel):
     received: Literal[True]
     outcome: Annotated[
-        Literal['applied', 'unchanged', 'ignored', 'unknown_record'],
+        Literal[
+            'applied', 'unchanged', 'duplicate', 'ignored', 'unknown_record', 'mismatch'
+        ],
         Field(
-            description='`applied`: a payment, refund, payout account or transfer changed; `unchanged`: a redelivery, or a confirmation overtaken by a later one; `ignored`: an event type or object the platform does not act on; `unknown_record`: it names no record of ours.'
+            description='`applied`: a payment, refund, dispute, payout account or transfer changed; `unchanged`: a state we already hold, or an event older than the one that set it; `duplicate`: this event id was processed before; `ignored`: an event type or object the platform does not act on; `unknown_record`: it names no record of ours; `mismatch`: its amount, currency, mode (live or test) or account disagrees with our record, so nothing was applied and a reconciliation finding says why.'
         ),
     ]
 
@@ -3547,6 +3549,47 @@ class PayoutAccountLinkRequest(BaseModel):
     ]
 
 
+class ReconciliationFindingSide(BaseModel):
+    amount: Annotated[
+        int | None, Field(description='Minor units (a transfer’s net of reversals).')
+    ] = None
+    currency: str | None = None
+    status: Annotated[
+        str | None, Field(description='Our status, or the processor’s own.')
+    ] = None
+
+
+class ReconciliationRunStarted(BaseModel):
+    workflowId: Annotated[
+        str,
+        Field(
+            description='The run’s Temporal workflow id (Temporal UI: `TenantId = "…" AND WorkflowKind = "reconciliation"`).'
+        ),
+    ]
+    createdFrom: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
+    createdTo: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
+
+
+class ReconciliationRunCreate(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    createdFrom: Annotated[
+        AwareDatetime | None,
+        Field(
+            description='Compare what was created at or after this instant; default `createdTo` minus the configured window.',
+            examples=['2026-11-21T16:30:00-06:00'],
+        ),
+    ] = None
+    createdTo: Annotated[
+        AwareDatetime | None,
+        Field(
+            description='Compare what was created before this instant; default now.',
+            examples=['2026-11-21T16:30:00-06:00'],
+        ),
+    ] = None
+
+
 class Event(BaseModel):
     """
     The event envelope (spec Part 2), exactly as webhooks deliver it
@@ -3572,6 +3615,8 @@ class Event(BaseModel):
         'session.note_added',
         'appointment.no_show',
         'appointment.reminder_due',
+        'payment.disputed',
+        'reconciliation.mismatch',
         'webhook.test',
         'webhook_endpoint.disabled',
     ]
@@ -3674,12 +3719,14 @@ class WebhookEndpointCreate(BaseModel):
                 'webhook_endpoint.disabled',
                 'appointment.no_show',
                 'appointment.reminder_due',
+                'payment.disputed',
+                'reconciliation.mismatch',
             ]
         ],
         Field(
             description='Event types to receive, or ["*"] for all (including future ones).',
             examples=[['booking.created']],
-            max_length=14,
+            max_length=16,
             min_length=1,
         ),
     ]
@@ -3742,13 +3789,15 @@ class WebhookEndpointPatch(BaseModel):
                 'webhook_endpoint.disabled',
                 'appointment.no_show',
                 'appointment.reminder_due',
+                'payment.disputed',
+                'reconciliation.mismatch',
             ]
         ]
         | None,
         Field(
             description='Event types to receive, or ["*"] for all (including future ones).',
             examples=[['booking.created']],
-            max_length=14,
+            max_length=16,
             min_length=1,
         ),
     ] = None
@@ -5729,11 +5778,13 @@ class AgentTrigger1(BaseModel):
                 'webhook_endpoint.disabled',
                 'appointment.no_show',
                 'appointment.reminder_due',
+                'payment.disputed',
+                'reconciliation.mismatch',
             ]
         ],
         Field(
             description='Event types (GET /v1/events catalogue) that start a run, one run per event.',
-            max_length=13,
+            max_length=15,
             min_length=1,
         ),
     ]
@@ -6391,6 +6442,55 @@ class AppointmentReminderDueData(BaseModel):
         Field(
             description='How many minutes before the start this reminder is due (the policy).'
         ),
+    ]
+
+
+class PaymentDisputedData(BaseModel):
+    paymentId: Annotated[str, Field(description='The disputed payment.')]
+    orderId: Annotated[str | None, Field(description='The order it paid.')]
+    status: Annotated[
+        Literal['OPEN', 'WON', 'LOST'],
+        Field(
+            description='OPEN: the card issuer opened the dispute; WON: decided for the centre; LOST: for the payer.'
+        ),
+    ]
+    amount: Annotated[
+        int, Field(description='The disputed amount, in minor units of `currency`.')
+    ]
+    amountLost: Annotated[
+        int,
+        Field(
+            description='What the dispute took back (LOST only; else 0), in minor units.'
+        ),
+    ]
+    currency: Annotated[
+        str, Field(description='ISO 4217 currency code.', max_length=3, min_length=3)
+    ]
+
+
+class ReconciliationMismatchData(BaseModel):
+    findingId: Annotated[
+        str, Field(description='The finding (GET /v1/reconciliation/findings).')
+    ]
+    kind: Annotated[
+        Literal[
+            'MISSING_AT_PROCESSOR',
+            'MISSING_IN_PLATFORM',
+            'AMOUNT_MISMATCH',
+            'CURRENCY_MISMATCH',
+            'STATUS_MISMATCH',
+            'UNAPPLIED_PAYMENT',
+            'EVENT_MISMATCH',
+        ],
+        Field(description='What differs.'),
+    ]
+    objectType: Annotated[
+        Literal['PAYMENT', 'REFUND', 'DISPUTE', 'TRANSFER'],
+        Field(description='What kind of record it is about.'),
+    ]
+    objectId: Annotated[str | None, Field(description='Our record, when we have one.')]
+    processorReference: Annotated[
+        str | None, Field(description="The processor's id, when it has one.")
     ]
 
 
@@ -7146,6 +7246,38 @@ class PlatformUserPage(BaseModel):
     nextCursor: str | None
 
 
+class Dispute(BaseModel):
+    """
+    A dispute (chargeback) of an online payment, when the payer opened one.
+    """
+
+    status: Annotated[
+        Literal['OPEN', 'WON', 'LOST'],
+        Field(
+            description='OPEN: the payer disputed the payment with their card issuer; WON or LOST: decided.'
+        ),
+    ]
+    processorReference: str | None
+    amount: Annotated[
+        int,
+        Field(
+            description='Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).',
+            examples=[12000],
+            ge=0,
+            le=2147483647,
+        ),
+    ]
+    amountLost: Annotated[
+        int,
+        Field(
+            description='What a LOST dispute took back.',
+            examples=[12000],
+            ge=0,
+            le=2147483647,
+        ),
+    ]
+
+
 class Refund(BaseModel):
     id: Annotated[
         str,
@@ -7193,11 +7325,23 @@ class Refund(BaseModel):
     status: Annotated[
         Literal['PENDING', 'SUCCEEDED', 'FAILED'],
         Field(
-            description='SUCCEEDED for recorded refunds. An online refund is PENDING until the processor confirms it; FAILED when it could not return the money (its amount no longer counts as refunded).'
+            description='SUCCEEDED for recorded refunds. An online refund is PENDING until the processor confirms it (its amount held, not yet counted in `amountRefunded`), SUCCEEDED when it does, FAILED when it could not return the money (it counts for nothing; a SUCCEEDED refund that fails later is taken out of `amountRefunded` again).'
+        ),
+    ]
+    origin: Annotated[
+        Literal['API', 'AUTOMATIC', 'PROCESSOR'],
+        Field(
+            description="API: asked for through this API. AUTOMATIC: made by the platform for money the processor confirmed for an order that could no longer take it (an `unapplied` payment). PROCESSOR: made in the processor's dashboard and recorded from its event."
         ),
     ]
     processorReference: Annotated[
         str | None, Field(description="The processor's id of an online refund.")
+    ]
+    failureMessage: Annotated[
+        str | None, Field(description='Why a FAILED refund failed.')
+    ]
+    succeededAt: Annotated[
+        AwareDatetime | None, Field(examples=['2026-11-21T18:00:00.000Z'])
     ]
     createdAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
 
@@ -7842,7 +7986,9 @@ class PayoutTransfer(BaseModel):
     amount: int
     currency: str
     status: Annotated[
-        Literal['PENDING', 'PAID', 'FAILED', 'REVERSED', 'BLOCKED'],
+        Literal[
+            'PENDING', 'PAID', 'FAILED', 'REVERSED', 'PARTIALLY_REVERSED', 'BLOCKED'
+        ],
         Field(
             description='PENDING: being sent; PAID: accepted by the processor; FAILED (refused), REVERSED (taken back) and BLOCKED (no active payout account) wait for an operator to retry'
         ),
@@ -7853,6 +7999,73 @@ class PayoutTransfer(BaseModel):
         str | None, Field(description="The processor's transfer (Stripe: tr_...)")
     ]
     failureMessage: str | None
+    createdAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
+    updatedAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
+
+
+class ReconciliationFinding(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            examples=['rcf_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2'],
+            pattern='^rcf_[0-9a-f]{32}$',
+        ),
+    ]
+    kind: Annotated[
+        Literal[
+            'MISSING_AT_PROCESSOR',
+            'MISSING_IN_PLATFORM',
+            'AMOUNT_MISMATCH',
+            'CURRENCY_MISMATCH',
+            'STATUS_MISMATCH',
+            'UNAPPLIED_PAYMENT',
+            'EVENT_MISMATCH',
+        ],
+        Field(
+            description='MISSING_AT_PROCESSOR: ours, not at the processor; MISSING_IN_PLATFORM: at the processor with this tenant’s metadata, not ours; AMOUNT_MISMATCH, CURRENCY_MISMATCH, STATUS_MISMATCH: both sides, different; UNAPPLIED_PAYMENT: money confirmed for an order that could no longer take it (refunded automatically); EVENT_MISMATCH: a processor event that disagreed with our record (not applied).'
+        ),
+    ]
+    objectType: Literal['PAYMENT', 'REFUND', 'DISPUTE', 'TRANSFER']
+    objectId: Annotated[
+        str | None,
+        Field(
+            description='Our record (a payment, refund or payout transfer), when we have one.'
+        ),
+    ]
+    processorReference: Annotated[
+        str | None,
+        Field(
+            description='The processor’s id (Stripe pi_, re_, dp_, tr_), when it has one.'
+        ),
+    ]
+    ours: Annotated[
+        ReconciliationFindingSide | None,
+        Field(description='What our books say; null when we have no record.'),
+    ]
+    theirs: Annotated[
+        ReconciliationFindingSide | None,
+        Field(description='What the processor says; null when it has no object.'),
+    ]
+    detail: Annotated[
+        str, Field(description='What differs, in one sentence (ids and amounts only).')
+    ]
+    status: Annotated[
+        Literal['OPEN', 'RESOLVED'],
+        Field(
+            description='OPEN until an operator resolves it; a run that finds the same difference again opens it again.'
+        ),
+    ]
+    runId: Annotated[
+        str | None,
+        Field(
+            description='The run (its Temporal workflow id) that last found it; null when found by an event.'
+        ),
+    ]
+    occurrences: Annotated[int, Field(description='How many times it was found.')]
+    lastSeenAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
+    resolvedAt: Annotated[
+        AwareDatetime | None, Field(examples=['2026-11-21T18:00:00.000Z'])
+    ]
     createdAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
     updatedAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
 
@@ -8560,6 +8773,32 @@ class AppointmentReminderDueEvent(BaseModel):
     data: AppointmentReminderDueData
 
 
+class PaymentDisputedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description='Stable across retries: deduplicate on it',
+            examples=['evt_019a...'],
+        ),
+    ]
+    type: Literal['payment.disputed']
+    createdAt: Annotated[AwareDatetime, Field(description='UTC, with Z')]
+    data: PaymentDisputedData
+
+
+class ReconciliationMismatchEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description='Stable across retries: deduplicate on it',
+            examples=['evt_019a...'],
+        ),
+    ]
+    type: Literal['reconciliation.mismatch']
+    createdAt: Annotated[AwareDatetime, Field(description='UTC, with Z')]
+    data: ReconciliationMismatchData
+
+
 class WebhookTestEvent(BaseModel):
     id: Annotated[
         str,
@@ -8756,9 +8995,9 @@ class Payment(BaseModel):
         ),
     ]
     status: Annotated[
-        Literal['PENDING', 'SUCCEEDED', 'FAILED'],
+        Literal['PENDING', 'SUCCEEDED', 'FAILED', 'CANCELED'],
         Field(
-            description='SUCCEEDED or FAILED for recorded payments. An online payment (CARD_ONLINE) is PENDING until the processor confirms it; a FAILED one can still succeed when the payer tries its intent again.'
+            description='SUCCEEDED or FAILED for recorded payments. An online payment (CARD_ONLINE) is PENDING until the processor confirms it; a FAILED one can still succeed when the payer tries its intent again; CANCELED when it expired (`expiresAt`) or was cancelled before the payer completed it (final: it holds and takes nothing).'
         ),
     ]
     method: Literal[
@@ -8787,7 +9026,7 @@ class Payment(BaseModel):
     amountRefunded: Annotated[
         int,
         Field(
-            description='Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).',
+            description='What SUCCEEDED refunds gave back.',
             examples=[12000],
             ge=0,
             le=2147483647,
@@ -8796,6 +9035,25 @@ class Payment(BaseModel):
     refunds: list[Refund]
     receivedAt: Annotated[
         AwareDatetime | None, Field(examples=['2026-11-21T18:00:00.000Z'])
+    ]
+    expiresAt: Annotated[
+        AwareDatetime | None,
+        Field(
+            description="A PENDING online payment is cancelled at this instant unless the payer completed it (its hold on the order's balance released); null otherwise.",
+            examples=['2026-11-21T18:00:00.000Z'],
+        ),
+    ]
+    unapplied: Annotated[
+        bool,
+        Field(
+            description='true: money the processor confirmed for an order that could no longer take it (voided, or paid another way meanwhile). It is not counted on the order and is refunded automatically in full (an AUTOMATIC refund).'
+        ),
+    ]
+    dispute: Annotated[
+        Dispute | None,
+        Field(
+            description='A dispute (chargeback) of an online payment, when the payer opened one.'
+        ),
     ]
     createdAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
     updatedAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
@@ -8916,6 +9174,11 @@ class PaymentCreated(Payment):
 
 class PayoutTransferList(BaseModel):
     data: list[PayoutTransfer]
+
+
+class ReconciliationFindingPage(BaseModel):
+    data: list[ReconciliationFinding]
+    nextCursor: str | None
 
 
 class WebhookDeliveryPage(BaseModel):
