@@ -15,7 +15,7 @@ import {
 
 /**
  * Listing a day's objects is a few pages; a large tenant's many. The activity heartbeats after each page, so a dead
- * worker is noticed within two minutes, and a processor that is down is retried for about an hour.
+ * worker is noticed within two minutes, and a processor that is down is retried for about 40 minutes.
  */
 const { reconcileWithProcessor } = proxyActivities<ReconciliationActivities>({
   startToCloseTimeout: '30 minutes',
