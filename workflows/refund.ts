@@ -14,7 +14,8 @@ const { sendRefundToProcessor } = proxyActivities<OnlinePaymentActivities>({
   startToCloseTimeout: '1 minute',
   // Within the processor's 24-hour idempotency window, counted from the request's own call.
   scheduleToCloseTimeout: '22 hours',
-  retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '30 minutes' },
+  // A short outage is bridged within seconds; a long one is asked about every half hour.
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 minutes' },
 })
 
 const { giveUpRefund } = proxyActivities<OnlinePaymentActivities>({
