@@ -16,6 +16,7 @@ import { searchAttributeKeys } from '../../workflows/search-attributes.ts'
 import { ledgerViolationsOf, expectLedgerHolds } from '../support/ledger-check.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startStripeMock, type StripeMock } from '../support/stripe-mock.ts'
+import { metricsUrlOf } from '../support/worker-process.ts'
 
 const WEBHOOK_SECRET = 'whsec_reconciliation_test'
 const signer = new Stripe('sk_test_123')
@@ -350,10 +351,16 @@ describe('GET /v1/reconciliation/findings and resolving one', () => {
     )
     expect(unknown.status).toBe(404)
 
-    // The API's gauge counts the open findings of every tenant.
+    // The API's gauge counts the open findings of every tenant; the worker's counter the new ones, by kind.
     const metrics = await (await fetch(platform.api.metricsUrl!)).text()
     const open = Number(/^therapy_reconciliation_findings_open\{[^}]*\} (\d+)$/m.exec(metrics)?.[1])
     expect(open).toBeGreaterThanOrEqual(3)
+    const workerMetrics = await (await fetch(metricsUrlOf(platform.workers()[0]!)!)).text()
+    const found = /^therapy_reconciliation_findings_total\{[^}]*kind="MISSING_IN_PLATFORM"[^}]*\} (\d+)$/m.exec(
+      workerMetrics
+    )
+    expect(Number(found?.[1])).toBeGreaterThanOrEqual(4)
+    expect(workerMetrics).toMatch(/^therapy_reconciliation_findings_total\{[^}]*kind="CURRENCY_MISMATCH"[^}]*\} \d+$/m)
 
     await reconcile(t)
     expect(await findings(t, '&status=RESOLVED')).toEqual([])
