@@ -6,7 +6,8 @@ import { ApplicationFailure } from '@temporalio/activity'
 import { AppError } from '../domain/errors.ts'
 import { beginRun, completeRun, failRun, settleRunProvider } from '../domain/settlements/settlement-runs.ts'
 import type { PayoutProcessor } from '../domain/payments/payment-processor.ts'
-import { preparePayouts, sendPayout } from '../domain/payouts/payout-transfers.ts'
+import { sendPayout } from '../domain/payouts/payout-sending.ts'
+import { preparePayouts } from '../domain/payouts/payout-transfers.ts'
 import type { Clock } from '../infra/clock.ts'
 import type { Db } from '../infra/db.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../infra/unit-of-work.ts'
@@ -47,7 +48,11 @@ export function createSettlementActivities({ db, clock = () => new Date(), payou
       settlementId,
       providerId,
     }: SettlementWorkflowInput & { providerId: string }) {
-      return final(() => inTenant(tenantId, (uow) => settleRunProvider(uow, settlementId, providerId, clock())))
+      // With a payout processor, the payout waits in transit until its transfer is paid (domain/payouts).
+      const options = { payoutsInTransit: payouts !== undefined }
+      return final(() =>
+        inTenant(tenantId, (uow) => settleRunProvider(uow, settlementId, providerId, clock(), options))
+      )
     },
 
     /**
@@ -63,7 +68,7 @@ export function createSettlementActivities({ db, clock = () => new Date(), payou
     async sendSettlementPayout({ tenantId, transferId }: SettlementWorkflowInput & { transferId: string }) {
       if (!payouts)
         throw ApplicationFailure.create({ message: 'No payout processor is configured.', nonRetryable: true })
-      return final(() => sendPayout(db, tenantId, transferId, payouts))
+      return final(() => sendPayout(db, tenantId, transferId, payouts, clock()))
     },
 
     /** Marks the run COMPLETED. */

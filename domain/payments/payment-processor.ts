@@ -224,7 +224,7 @@ export interface PayoutProcessor {
     transferId: string
     attempt: number
     settlementId: string
-  }): Promise<{ id: string; amount: number } | undefined>
+  }): Promise<{ id: string; amount: number; amountReversed: number } | undefined>
 }
 
 /** A transfer the processor refused (no funds, account unable to receive): final for this attempt. */

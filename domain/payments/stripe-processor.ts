@@ -306,7 +306,7 @@ export function stripeProcessor(settings: StripeSettings): OnlinePaymentProcesso
       for await (const transfer of stripe.transfers.list({ transfer_group: settlementId, limit: 100 })) {
         const metadata = metadataOf(transfer)
         if (metadata.transfer_id === transferId && metadata.attempt === String(attempt)) {
-          return { id: transfer.id, amount: transfer.amount }
+          return { id: transfer.id, amount: transfer.amount, amountReversed: transfer.amount_reversed }
         }
       }
       return undefined

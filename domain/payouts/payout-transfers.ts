@@ -1,19 +1,33 @@
 /**
  * @module Moving what a settlement owes each provider to their connected account (docs/marketplace.md, "Payouts"):
  * one transfer per provider settlement with a payout, made by the settlement workflow after the run's books are
- * posted. A transfer is recorded PENDING before the processor is asked, with an idempotency key of its own and of its
- * attempt (`transfer:<tenant>:<transfer>:<attempt>`): a workflow retry, or a worker that crashed after the processor
- * answered and before we wrote it down, sends the same key again and the processor answers the transfer it already
- * made, so nothing is ever transferred twice. A refused transfer is FAILED and stays visible; an operator retries it
- * (a new attempt, a new key). The run's journal entry already moved the payout out of the provider's payable
- * account; the transfer is the money following it.
+ * posted. Each send of a transfer is an attempt recorded before it is sent, with its own idempotency key
+ * (domain/payouts/payout-sending.ts), so nothing is ever transferred twice. A refused transfer is FAILED and stays
+ * visible; one the processor takes back, in part or whole, is PARTIALLY_REVERSED or REVERSED; an operator retries
+ * any of them, and the retry sends only what is still owed. With a payout processor the run's journal entry moved the
+ * payout to `payouts_in_transit:<provider>`; each attempt paid moves it out of the books, each reversal back in
+ * (domain/payouts/payout-ledger.ts).
  */
-import type { PayoutTransferStatus } from '../../generated/prisma/enums.ts'
+import type { PayoutAttemptStatus, PayoutTransferStatus } from '../../generated/prisma/enums.ts'
 import type { Db } from '../../infra/db.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
 import { dependencyUnavailable, invalidStateTransition, notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
-import { PayoutRefusedError, type PayoutProcessor } from '../payments/payment-processor.ts'
+import type { PayoutProcessor } from '../payments/payment-processor.ts'
+import { owedOf, settledStatusOf } from './payout-attempts.ts'
+import { bookTransferMoney } from './payout-ledger.ts'
+import { lockTransfer, sendPayout } from './payout-sending.ts'
+
+export interface PayoutAttemptView {
+  attempt: number
+  amount: number
+  status: PayoutAttemptStatus
+  accountId: string
+  processorReference: string | null
+  amountReversed: number
+  failureMessage: string | null
+  firstSentAt: Date | null
+}
 
 export interface PayoutTransferView {
   id: string
@@ -26,16 +40,17 @@ export interface PayoutTransferView {
   attempt: number
   accountId: string | null
   processorReference: string | null
+  /** Taken back by the processor, over all attempts. */
+  amountReversed: number
   failureMessage: string | null
+  /** Every send, oldest first. */
+  attempts: PayoutAttemptView[]
   createdAt: Date
   updatedAt: Date
 }
 
 /** Statuses an operator may send again. */
-const RETRYABLE: readonly PayoutTransferStatus[] = ['FAILED', 'REVERSED', 'BLOCKED']
-
-const idempotencyKeyOf = (t: { tenantId: string; id: string; attempt: number }) =>
-  `transfer:${t.tenantId}:${t.id}:${t.attempt}`
+const RETRYABLE: readonly PayoutTransferStatus[] = ['FAILED', 'REVERSED', 'PARTIALLY_REVERSED', 'BLOCKED']
 
 /**
  * Records a PENDING transfer for every provider the run settled with a payout (once: a repeated call finds them),
@@ -80,63 +95,17 @@ export async function preparePayouts(uow: UnitOfWork, settlementId: string): Pro
 }
 
 /**
- * Sends one PENDING transfer and records the processor's answer. Holds no transaction while the processor is called.
- * Safe to repeat: a PAID transfer is left alone; a PENDING one is sent again with the same key.
- * @throws what the processor threw when it may succeed on a retry (unreachable, rate limited, its 5xx)
- */
-export async function sendPayout(
-  db: Db,
-  tenantId: string,
-  transferId: string,
-  processor: PayoutProcessor
-): Promise<PayoutTransferStatus> {
-  const transfer = await runInUnitOfWork(db, tenantId, ({ tx }) =>
-    tx.payoutTransfer.findFirst({ where: { tenantId, id: transferId } })
-  )
-  if (!transfer) throw notFound('payout transfer', transferId)
-  if (transfer.status !== 'PENDING' || !transfer.accountId) return transfer.status
-  const accountId = transfer.accountId
-  let outcome: { status: 'PAID'; reference: string } | { status: 'FAILED'; message: string }
-  try {
-    const made = await processor.createTransfer({
-      tenantId,
-      transferId,
-      settlementId: transfer.settlementId,
-      providerId: transfer.providerId,
-      accountId,
-      amount: transfer.amount,
-      currency: transfer.currency,
-      idempotencyKey: idempotencyKeyOf(transfer),
-    })
-    outcome = { status: 'PAID', reference: made.id }
-  } catch (error) {
-    if (!(error instanceof PayoutRefusedError)) throw error
-    outcome = { status: 'FAILED', message: error.message.slice(0, 500) }
-  }
-  return runInUnitOfWork(db, tenantId, async ({ tx }) => {
-    // Only the attempt that was sent is settled by its answer (an operator's retry meanwhile is a new attempt).
-    const updated = await tx.payoutTransfer.updateMany({
-      where: { tenantId, id: transferId, status: 'PENDING', attempt: transfer.attempt },
-      data:
-        outcome.status === 'PAID'
-          ? { status: 'PAID', processorReference: outcome.reference, failureMessage: null }
-          : { status: 'FAILED', failureMessage: outcome.message },
-    })
-    return updated.count === 1 ? outcome.status : transfer.status
-  })
-}
-
-/**
- * An operator sends a FAILED, REVERSED or BLOCKED transfer again: a new attempt (a new idempotency key) to the
- * provider's current active account, sent now.
- * @throws AppError `not_found`, `invalid_state_transition` (PENDING or PAID, or no active account),
- *   `dependency_unavailable`
+ * An operator sends a FAILED, REVERSED, PARTIALLY_REVERSED or BLOCKED transfer again: a new attempt (a new
+ * idempotency key) for what is still owed, to the provider's current active account, sent now.
+ * @throws AppError `not_found`, `invalid_state_transition` (PENDING or PAID, nothing owed, no active account, or
+ *   changed meanwhile), `dependency_unavailable`
  */
 export async function retryPayout(
   uow: UnitOfWork,
   transferId: string,
   processor: PayoutProcessor,
-  db: Db
+  db: Db,
+  now: Date
 ): Promise<PayoutTransferView> {
   const { tx, tenantId } = uow
   const transfer = await tx.payoutTransfer.findFirst({ where: { tenantId, id: transferId } })
@@ -146,43 +115,115 @@ export async function retryPayout(
       `Payout transfer ${transferId} is ${transfer.status}; only ${RETRYABLE.join(', ')} are sent again.`
     )
   }
+  const attempts = await tx.payoutTransferAttempt.findMany({ where: { tenantId, transferId } })
+  if (owedOf(transfer.amount, attempts) <= 0) {
+    throw invalidStateTransition(`Nothing is owed on payout transfer ${transferId}.`)
+  }
   const account = await tx.providerPayoutAccount.findFirst({ where: { tenantId, providerId: transfer.providerId } })
   if (account?.status !== 'ACTIVE') {
     throw invalidStateTransition(`Provider ${transfer.providerId} has no active payout account yet.`)
   }
-  await tx.payoutTransfer.update({
-    where: { id: transferId },
+  // One retry at a time: a concurrent one (or a reversal) changed the row first.
+  const claimed = await tx.payoutTransfer.updateMany({
+    where: { tenantId, id: transferId, status: transfer.status, attempt: transfer.attempt },
     data: { status: 'PENDING', attempt: transfer.attempt + 1, accountId: account.accountId, failureMessage: null },
   })
+  if (claimed.count === 0) throw invalidStateTransition(`Payout transfer ${transferId} changed meanwhile; try again.`)
   try {
-    await uow.release(() => sendPayout(db, tenantId, transferId, processor))
+    await uow.release(() => sendPayout(db, tenantId, transferId, processor, now))
   } catch (error) {
-    // Left PENDING with its key: the next retry of this request, or the settlement's workflow, sends the same key.
+    // Left PENDING with its attempt recorded: the next send of this transfer sends the same key.
     throw dependencyUnavailable('The payout processor', error)
   }
-  return tx.payoutTransfer.findFirstOrThrow({ where: { tenantId, id: transferId } })
+  return (await viewsOf(uow, { id: transferId }))[0]!
 }
 
-/** The processor took a paid transfer back: REVERSED, for an operator to retry. */
+/**
+ * The processor took back (part of) a paid attempt: the amount reversed is recorded on the attempt (matched by the
+ * processor's transfer) and the transfer, which is PARTIALLY_REVERSED while the provider still holds some of it and
+ * REVERSED once nothing is left; the money comes back into the books, owed to the provider again. Idempotent by the
+ * cumulative amount reversed, so a redelivery or an older event changes nothing.
+ */
 export async function applyTransferReversed(
   db: Db,
-  event: { tenantId: string; transferId: string; processorReference: string }
+  event: { tenantId: string; transferId: string; processorReference: string; amountReversed: number },
+  now = new Date()
 ): Promise<'applied' | 'unchanged' | 'unknown_record'> {
-  return runInUnitOfWork(db, event.tenantId, async ({ tx, tenantId }) => {
-    const updated = await tx.payoutTransfer.updateMany({
-      where: { tenantId, id: event.transferId, processorReference: event.processorReference, status: 'PAID' },
-      data: { status: 'REVERSED', failureMessage: 'Reversed by the payout processor.' },
+  return runInUnitOfWork(db, event.tenantId, async (uow) => {
+    const { tx, tenantId } = uow
+    const transfer = await lockTransfer(uow, event.transferId)
+    if (!transfer) return 'unknown_record'
+    const attempt = await tx.payoutTransferAttempt.findFirst({
+      where: { tenantId, transferId: transfer.id, processorReference: event.processorReference, status: 'PAID' },
     })
-    if (updated.count === 1) return 'applied'
-    const known = await tx.payoutTransfer.count({ where: { tenantId, id: event.transferId } })
-    return known ? 'unchanged' : 'unknown_record'
+    if (!attempt) return 'unknown_record'
+    const reversedNow = Math.min(event.amountReversed, attempt.amount)
+    if (reversedNow <= attempt.amountReversed) return 'unchanged'
+    const taken = reversedNow - attempt.amountReversed
+    await tx.payoutTransferAttempt.update({ where: { id: attempt.id }, data: { amountReversed: reversedNow } })
+    const attempts = await tx.payoutTransferAttempt.findMany({ where: { tenantId, transferId: transfer.id } })
+    // A retry in flight stays PENDING; its answer decides the status (payout-sending.ts).
+    const status = transfer.status === 'PENDING' ? 'PENDING' : settledStatusOf(transfer.amount, attempts)
+    const amountReversed = transfer.amountReversed + taken
+    await tx.payoutTransfer.update({
+      where: { id: transfer.id },
+      data: {
+        status,
+        amountReversed,
+        failureMessage: `Reversed by the payout processor: ${amountReversed} of ${transfer.amount} taken back.`,
+      },
+    })
+    await bookTransferMoney(uow, transfer, 'REVERSED', taken, event.processorReference, now)
+    return 'applied'
   })
+}
+
+/** Transfers with their attempts, as the API shows them. */
+async function viewsOf(
+  { tx, tenantId }: UnitOfWork,
+  where: { id: string } | { settlementId: string }
+): Promise<PayoutTransferView[]> {
+  const transfers = await tx.payoutTransfer.findMany({ where: { tenantId, ...where }, orderBy: { providerId: 'asc' } })
+  const attempts = await tx.payoutTransferAttempt.findMany({
+    where: { tenantId, transferId: { in: transfers.map((t) => t.id) } },
+    orderBy: [{ transferId: 'asc' }, { attempt: 'asc' }],
+  })
+  return transfers.map((t) => ({
+    id: t.id,
+    settlementId: t.settlementId,
+    providerSettlementId: t.providerSettlementId,
+    providerId: t.providerId,
+    amount: t.amount,
+    currency: t.currency,
+    status: t.status,
+    attempt: t.attempt,
+    accountId: t.accountId,
+    processorReference: t.processorReference,
+    amountReversed: t.amountReversed,
+    failureMessage: t.failureMessage,
+    attempts: attempts
+      .filter((a) => a.transferId === t.id)
+      .map((a) => ({
+        attempt: a.attempt,
+        amount: a.amount,
+        status: a.status,
+        accountId: a.accountId,
+        processorReference: a.processorReference,
+        amountReversed: a.amountReversed,
+        failureMessage: a.failureMessage,
+        firstSentAt: a.firstSentAt,
+      })),
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
+  }))
 }
 
 /** The transfers of a settlement run, by provider. @throws AppError `not_found` (settlement) */
 export async function listPayouts(uow: UnitOfWork, settlementId: string): Promise<PayoutTransferView[]> {
-  const { tx, tenantId } = uow
-  const run = await tx.settlement.findFirst({ where: { tenantId, id: settlementId }, select: { id: true } })
+  const run = await uow.tx.settlement.findFirst({
+    where: { tenantId: uow.tenantId, id: settlementId },
+    select: { id: true },
+  })
   if (!run) throw notFound('settlement', settlementId)
-  return tx.payoutTransfer.findMany({ where: { tenantId, settlementId }, orderBy: { providerId: 'asc' } })
+  return viewsOf(uow, { settlementId })
 }

@@ -8,6 +8,7 @@
  * | `provider_payable:<providerId>` | liability | what the platform owes the provider (negative: owed back) |
  * | `platform_fee_revenue` | revenue | the platform's fees, net of fees returned with refunds |
  * | `platform_adjustments` | expense | adjustments granted to providers (negative: recovered from them) |
+ * | `payouts_in_transit:<providerId>` | liability | payouts settled and not yet paid by a transfer (with a payout processor) |
  *
  * | item | debit | credit |
  * |---|---|---|
@@ -15,13 +16,22 @@
  * | REFUND share r, fee returned f | provider_payable r − f, platform_fee_revenue f | clearing r |
  * | REFUND_REVERSAL r, fee f (a refund taken that failed) | clearing r | provider_payable r − f, platform_fee_revenue f |
  * | ADJUSTMENT a | platform_adjustments a | provider_payable a |
- * | PAYOUT p | provider_payable p | clearing p |
+ * | PAYOUT p | provider_payable p | clearing p, or payouts_in_transit p with a payout processor |
+ *
+ * With a payout processor the money leaves the books only when a transfer is paid, in entries of their own linked to
+ * the transfer (`payoutTransferId`; domain/payouts/payout-ledger.ts):
+ *
+ * | transfer | debit | credit |
+ * |---|---|---|
+ * | paid a | payouts_in_transit a | clearing a |
+ * | reversed r (the processor took it back) | clearing r | payouts_in_transit r |
  */
 
 export const CLEARING = 'clearing'
 export const FEE_REVENUE = 'platform_fee_revenue'
 export const ADJUSTMENTS = 'platform_adjustments'
 export const payableAccount = (providerId: string) => `provider_payable:${providerId}`
+export const inTransitAccount = (providerId: string) => `payouts_in_transit:${providerId}`
 
 export type SettlementItemKind = 'SESSION' | 'REFUND' | 'REFUND_REVERSAL' | 'ADJUSTMENT' | 'PAYOUT'
 
@@ -31,6 +41,8 @@ export interface PostingSource {
   providerId: string
   amount: number
   fee: number
+  /** A PAYOUT that a transfer will pay: it waits in transit rather than leaving clearing at once. */
+  inTransit?: boolean
 }
 
 export interface JournalLine {
@@ -74,11 +86,27 @@ export function journalLines(item: PostingSource): JournalLine[] {
       case 'PAYOUT':
         return [
           [payable, item.amount],
-          [CLEARING, -item.amount],
+          [item.inTransit ? inTransitAccount(item.providerId) : CLEARING, -item.amount],
         ]
     }
   })()
-  return postings
+  return toLines(postings)
+}
+
+/**
+ * The journal lines of money moving for a payout transfer: `PAID` leaves clearing for the provider's account,
+ * `REVERSED` comes back from it and is owed to the provider again, in transit.
+ */
+export function transferLines(movement: 'PAID' | 'REVERSED', providerId: string, amount: number): JournalLine[] {
+  const sign = movement === 'PAID' ? 1 : -1
+  return toLines([
+    [inTransitAccount(providerId), sign * amount],
+    [CLEARING, -sign * amount],
+  ])
+}
+
+/** Signed postings as lines: a debit when positive, a credit when negative, none for zero. */
+const toLines = (postings: Array<[string, number]>): JournalLine[] =>
+  postings
     .filter(([, amount]) => amount !== 0)
     .map(([account, amount]) => ({ account, debit: Math.max(amount, 0), credit: Math.max(-amount, 0) }))
-}

@@ -36,6 +36,14 @@ export interface SettlementRun {
 
 export type ProviderOutcome = { outcome: 'SETTLED' | 'ALREADY_SETTLED'; providerSettlementId: string }
 
+export interface SettleOptions {
+  /**
+   * A payout processor will transfer the payout: it waits in `payouts_in_transit:<provider>` until a transfer is paid
+   * (domain/payouts/payout-ledger.ts). Without one the payout leaves clearing at once, paid by the centre itself.
+   */
+  payoutsInTransit?: boolean
+}
+
 interface ItemRow {
   id: string
   kind: SettlementItemKind
@@ -68,7 +76,8 @@ export async function settleProvider(
   uow: UnitOfWork,
   run: SettlementRun,
   providerId: string,
-  now: Date
+  now: Date,
+  options: SettleOptions = {}
 ): Promise<ProviderOutcome> {
   const { tx, tenantId } = uow
   const done = await tx.settlementProvider.findUnique({
@@ -171,7 +180,7 @@ export async function settleProvider(
     data: { id: providerSettlementId, tenantId, settlementId: run.settlementId, providerId, ...period, ...totals },
   })
   await tx.settlementItem.createMany({ data: items.map((item) => ({ ...item, tenantId, providerSettlementId })) })
-  await postJournalEntry(uow, run, providerId, providerSettlementId, items, now)
+  await postJournalEntry(uow, run, providerId, providerSettlementId, items, now, options.payoutsInTransit === true)
   return record(uow, run, providerId, providerSettlementId, 'SETTLED')
 }
 
@@ -182,10 +191,11 @@ async function postJournalEntry(
   providerId: string,
   providerSettlementId: string,
   items: ItemRow[],
-  now: Date
+  now: Date,
+  inTransit: boolean
 ) {
   const lines = items.flatMap((item) =>
-    journalLines({ kind: item.kind, providerId, amount: item.amount, fee: item.feeAmount }).map((line) => ({
+    journalLines({ kind: item.kind, providerId, amount: item.amount, fee: item.feeAmount, inTransit }).map((line) => ({
       ...line,
       settlementItemId: item.id,
     }))

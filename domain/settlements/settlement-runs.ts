@@ -9,7 +9,7 @@
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { notFound } from '../errors.ts'
-import { settleProvider, type ProviderOutcome, type SettlementRun } from './settle-provider.ts'
+import { settleProvider, type ProviderOutcome, type SettleOptions, type SettlementRun } from './settle-provider.ts'
 import { providersToSettle } from './settlement-sources.ts'
 
 async function loadRun({ tx, tenantId }: UnitOfWork, id: string) {
@@ -41,7 +41,8 @@ export async function settleRunProvider(
   uow: UnitOfWork,
   id: string,
   providerId: string,
-  now: Date
+  now: Date,
+  options: SettleOptions = {}
 ): Promise<ProviderOutcome> {
   const settlement = await loadRun(uow, id)
   const run: SettlementRun = {
@@ -50,7 +51,7 @@ export async function settleRunProvider(
     periodStart: settlement.periodStart,
     periodEnd: settlement.periodEnd,
   }
-  return settleProvider(uow, run, providerId, now)
+  return settleProvider(uow, run, providerId, now, options)
 }
 
 /** Marks a run COMPLETED. */

@@ -38,7 +38,10 @@ export interface SettlementRequest {
 
 const withResults = {
   results: {
-    include: { providerSettlement: { include: { entries: { select: { id: true } } } } },
+    // The settlement's own entry; those of its payout's transfers (payoutTransferId) are the money following it.
+    include: {
+      providerSettlement: { include: { entries: { where: { payoutTransferId: null }, select: { id: true } } } },
+    },
     orderBy: { providerId: 'asc' },
   },
 } as const satisfies Prisma.SettlementInclude

@@ -3,12 +3,19 @@
  * database, Temporal server and worker: a provider linked to a connected account (Account Links onboarding) and
  * activated by a signed `account.updated`; a settlement run whose workflow transfers each payout once, with one
  * idempotency key per transfer attempt; a provider without an active account BLOCKED until an operator retries; a
- * transfer reversed by Stripe retried as a new attempt; and the worker killed while Stripe holds a transfer's answer:
- * after a restart the same key is sent again and the payout is recorded once.
+ * transfer reversed by Stripe retried as a new attempt; a partial reversal, after which a retry sends only what was
+ * taken back; the ledger moving a payout out of the books only when a transfer is paid, and back when reversed; the
+ * worker killed while Stripe holds a transfer's answer: after a restart the same key is sent again and the payout is
+ * recorded once; and an attempt left unanswered past Stripe's 24-hour idempotency window, looked up at Stripe before
+ * anything is sent again (found: recorded paid; not found: a new attempt with a new key). The proxy in front of
+ * stripe-mock holds the transfers made through it, answers their list, and reverses them as Stripe would.
  */
 import { randomUUID } from 'node:crypto'
 import Stripe from 'stripe'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { newId } from '../../domain/ids.ts'
+import { stripeProcessor } from '../../domain/payments/stripe-processor.ts'
+import { sendPayout } from '../../domain/payouts/payout-sending.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startStripeMock, type StripeMock } from '../support/stripe-mock.ts'
@@ -71,6 +78,8 @@ const event = (type: string, object: object) => ({
   id: `evt_${randomUUID().replaceAll('-', '')}`,
   object: 'event',
   type,
+  created: Math.floor(Date.now() / 1000),
+  livemode: false,
   data: { object },
 })
 
@@ -125,6 +134,38 @@ const payouts = async (t: Centre, settlementId: string) =>
 
 const transferRequests = (tenantId: string) =>
   stripeMock.requests.filter((r) => r.path === '/v1/transfers' && r.form['metadata[tenant_id]'] === tenantId)
+
+/** The tenant's books, account by account (debit − credit), each checked to sum to zero. */
+async function books(t: Centre) {
+  const body = await ok(t, 'GET', '/v1/marketplace/ledger/balances?currency=USD')
+  const data = body.data as Array<{ account: string; balance: number }>
+  expect(data.reduce((sum, a) => sum + a.balance, 0)).toBe(0)
+  return (account: string) => data.find((a) => a.account === account)?.balance ?? 0
+}
+
+/** The journal entries that record money moving for a payout transfer, each balanced, oldest first. */
+const transferEntries = (t: Centre, transferId: string) =>
+  runInUnitOfWork(platform.db, t.tenantId, async ({ tx }) => {
+    const entries = await tx.ledgerEntry.findMany({
+      where: { payoutTransferId: transferId },
+      include: { lines: { orderBy: { account: 'asc' } } },
+      orderBy: [{ postedAt: 'asc' }, { id: 'asc' }],
+    })
+    for (const e of entries)
+      expect(e.lines.reduce((sum, l) => sum + l.debit, 0)).toBe(e.lines.reduce((sum, l) => sum + l.credit, 0))
+    return entries.map((e) => e.lines.map((l) => ({ account: l.account, debit: l.debit, credit: l.credit })))
+  })
+
+const attemptsOf = (t: Centre, transferId: string) =>
+  runInUnitOfWork(platform.db, t.tenantId, ({ tx }) =>
+    tx.payoutTransferAttempt.findMany({ where: { transferId }, orderBy: { attempt: 'asc' } })
+  )
+
+/** Stripe takes back `amount` of one of its transfers (all that is left unless given) and says so: `transfer.reversed`. */
+const reverse = (reference: string, amount?: number) => {
+  stripeMock.reverseTransfer(reference, amount)
+  return stripeMock.event('transfer.reversed', reference)
+}
 
 describe('payout accounts', () => {
   it("creates one connected account per provider, answers Stripe's onboarding link, and activates on account.updated", async () => {
@@ -219,23 +260,99 @@ describe('settlement payouts', () => {
       code: 'invalid_state_transition',
     })
 
-    // Stripe takes Ana's transfer back; the operator sends it again, as a new transfer with a new key.
-    const reversal = {
-      id: anaPayout.processorReference,
-      object: 'transfer',
-      metadata: { tenant_id: t.tenantId, transfer_id: anaPayout.id },
-    }
-    expect(await deliver(event('transfer.reversed', reversal))).toBe('applied')
-    expect((await payouts(t, settlementId)).find((p) => p.id === anaPayout.id)).toMatchObject({ status: 'REVERSED' })
+    // Stripe takes all of Ana's transfer back; the operator sends it again, as a new transfer with a new key.
+    const reversal = reverse(anaPayout.processorReference!)
+    expect(reversal.data.object).toMatchObject({ amount: 2_500, amount_reversed: 2_500 })
+    expect(await deliver(reversal)).toBe('applied')
+    expect(await deliver(reversal)).toBe('duplicate')
+    expect(await deliver(stripeMock.event('transfer.reversed', anaPayout.processorReference!))).toBe('unchanged')
+    expect((await payouts(t, settlementId)).find((p) => p.id === anaPayout.id)).toMatchObject({
+      status: 'REVERSED',
+      amountReversed: 2_500,
+    })
     expect(await ok(t, 'POST', `/v1/marketplace/payouts/${anaPayout.id}/retry`)).toMatchObject({
       status: 'PAID',
       attempt: 2,
     })
-    expect(transferRequests(t.tenantId).map((r) => r.idempotencyKey)).toEqual([
+    const sentNow = transferRequests(t.tenantId)
+    expect(sentNow.map((r) => r.idempotencyKey)).toEqual([
       `transfer:${t.tenantId}:${anaPayout.id}:1`,
       `transfer:${t.tenantId}:${benPayout.id}:2`,
       `transfer:${t.tenantId}:${anaPayout.id}:2`,
     ])
+    expect(sentNow.map((r) => [r.form.amount, r.form['metadata[attempt]']])).toEqual([
+      ['2500', '1'],
+      ['1000', '2'],
+      ['2500', '2'],
+    ])
+  })
+
+  it('keeps what a partial reversal left paid, retries only what was taken back, and books money out only when paid', async () => {
+    const t = await newCentre()
+    const dora = await activeProvider(t, 'Dora SLP')
+    const payable = `provider_payable:${dora}`
+    const inTransit = `payouts_in_transit:${dora}`
+    await ok(
+      t,
+      'POST',
+      '/v1/marketplace/adjustments',
+      { providerId: dora, amount: 5_000, currency: 'USD', reason: 'BONUS' },
+      201
+    )
+    const settlementId = await settle(t)
+    expect((await completed(t, settlementId)).status).toBe('COMPLETED')
+    const [payout] = await payouts(t, settlementId)
+    expect(payout).toMatchObject({ amount: 5_000, status: 'PAID', attempt: 1, amountReversed: 0 })
+    // Settled: the payout left Dora's payable for money in transit; paid: it left the platform's clearing account.
+    let balance = await books(t)
+    expect([balance(payable), balance(inTransit), balance('clearing')]).toEqual([0, 0, -5_000])
+    expect(await transferEntries(t, payout!.id)).toEqual([
+      [
+        { account: 'clearing', debit: 0, credit: 5_000 },
+        { account: inTransit, debit: 5_000, credit: 0 },
+      ],
+    ])
+
+    // Stripe takes 2,000 of it back: still paid in part, and the 2,000 are owed to Dora again, in transit.
+    const reference = payout!.processorReference!
+    expect(await deliver(reverse(reference, 2_000))).toBe('applied')
+    expect(await deliver(stripeMock.event('transfer.reversed', reference))).toBe('unchanged')
+    expect((await payouts(t, settlementId))[0]).toMatchObject({
+      status: 'PARTIALLY_REVERSED',
+      amountReversed: 2_000,
+      processorReference: reference,
+    })
+    balance = await books(t)
+    expect([balance(payable), balance(inTransit), balance('clearing')]).toEqual([0, -2_000, -3_000])
+
+    // The operator's retry sends the 2,000 still owed, never the 5,000 again.
+    const before = transferRequests(t.tenantId).length
+    expect(await ok(t, 'POST', `/v1/marketplace/payouts/${payout!.id}/retry`)).toMatchObject({
+      status: 'PAID',
+      attempt: 2,
+      amountReversed: 2_000,
+    })
+    const retried = transferRequests(t.tenantId).slice(before)
+    expect(retried).toHaveLength(1)
+    expect(retried[0]!.form).toMatchObject({ amount: '2000', 'metadata[attempt]': '2' })
+    expect(retried[0]!.idempotencyKey).toBe(`transfer:${t.tenantId}:${payout!.id}:2`)
+    expect((await attemptsOf(t, payout!.id)).map((a) => [a.attempt, a.amount, a.status, a.amountReversed])).toEqual([
+      [1, 5_000, 'PAID', 2_000],
+      [2, 2_000, 'PAID', 0],
+    ])
+    balance = await books(t)
+    expect([balance(payable), balance(inTransit), balance('clearing')]).toEqual([0, 0, -5_000])
+    expect(await ok(t, 'POST', `/v1/marketplace/payouts/${payout!.id}/retry`, undefined, 409)).toMatchObject({
+      code: 'invalid_state_transition',
+    })
+
+    // Then Stripe takes back the whole second transfer: 2,000 owed again, the first transfer's 3,000 still paid.
+    const second = (await attemptsOf(t, payout!.id))[1]!.processorReference!
+    expect(await deliver(reverse(second))).toBe('applied')
+    expect((await payouts(t, settlementId))[0]).toMatchObject({ status: 'PARTIALLY_REVERSED', amountReversed: 4_000 })
+    balance = await books(t)
+    expect([balance(payable), balance(inTransit), balance('clearing')]).toEqual([0, -2_000, -3_000])
+    expect(await transferEntries(t, payout!.id)).toHaveLength(4) // paid, reversed, paid, reversed
   })
 
   it('sends the same transfer again with the same key after the worker dies waiting for Stripe, and records it once', async () => {
@@ -265,8 +382,123 @@ describe('settlement payouts', () => {
       expect(new Set(keys)).toEqual(new Set([`transfer:${t.tenantId}:${list[0]!.id}:1`]))
       const rows = await runInUnitOfWork(platform.db, t.tenantId, (uow) => uow.tx.payoutTransfer.count())
       expect(rows).toBe(1)
+      expect((await attemptsOf(t, list[0]!.id)).map((a) => [a.attempt, a.amount, a.status])).toEqual([
+        [1, 4_200, 'PAID'],
+      ])
+      expect(await transferEntries(t, list[0]!.id)).toHaveLength(1)
     } finally {
       stripeMock.release()
     }
   }, 180_000)
+
+  it('looks at Stripe before sending again an attempt left unanswered past the idempotency window, and records what it made', async () => {
+    const t = await newCentre()
+    const eve = await activeProvider(t, 'Eve OT')
+    await ok(
+      t,
+      'POST',
+      '/v1/marketplace/adjustments',
+      { providerId: eve, amount: 3_300, currency: 'USD', reason: 'BONUS' },
+      201
+    )
+    stripeMock.holding = '/v1/transfers'
+    try {
+      const settlementId = await settle(t)
+      await eventually(async () => (transferRequests(t.tenantId).length > 0 ? true : undefined), 30_000)
+      await platform.killWorkers('SIGKILL')
+      // The worker died waiting for Stripe, which made the transfer; nobody came back to it for more than a day, so
+      // Stripe may have forgotten the attempt's idempotency key by now.
+      const [transfer] = await runInUnitOfWork(platform.db, t.tenantId, ({ tx }) => tx.payoutTransfer.findMany())
+      const [attempt] = await attemptsOf(t, transfer!.id)
+      expect(attempt).toMatchObject({ attempt: 1, amount: 3_300, status: 'PENDING', firstSentAt: expect.any(Date) })
+      await runInUnitOfWork(platform.db, t.tenantId, ({ tx }) =>
+        tx.payoutTransferAttempt.update({
+          where: { id: attempt!.id },
+          data: { firstSentAt: new Date(Date.now() - 25 * 3_600_000) },
+        })
+      )
+      const before = stripeMock.requests.length
+      stripeMock.release()
+      await eventually(
+        async () =>
+          stripeMock.objects('transfer').some((o) => o.metadata.transfer_id === transfer!.id) ? true : undefined,
+        10_000
+      )
+      await platform.startWorker()
+      expect((await completed(t, settlementId, 120_000)).status).toBe('COMPLETED')
+
+      // Stripe was asked for the settlement's transfers, found attempt 1 there, and was sent nothing again.
+      const made = stripeMock.objects('transfer').filter((o) => o.metadata.transfer_id === transfer!.id)
+      expect(made).toEqual([
+        expect.objectContaining({ amount: 3_300, metadata: expect.objectContaining({ attempt: '1' }) }),
+      ])
+      const after = stripeMock.requests.slice(before).filter((r) => r.path.startsWith('/v1/transfers'))
+      expect(after.map((r) => `${r.method} ${r.path.split('?')[0]}`)).toEqual(['GET /v1/transfers'])
+      expect(after[0]!.path).toContain(`transfer_group=${settlementId}`)
+      expect((await attemptsOf(t, transfer!.id)).map((a) => [a.attempt, a.status, a.processorReference])).toEqual([
+        [1, 'PAID', made[0]!.id],
+      ])
+      expect((await payouts(t, settlementId))[0]).toMatchObject({ status: 'PAID', attempt: 1 })
+      expect(await transferEntries(t, transfer!.id)).toHaveLength(1) // paid once in the books
+    } finally {
+      stripeMock.release()
+    }
+  }, 180_000)
+
+  it('sends an attempt Stripe does not have past the idempotency window again as a new attempt with a new key', async () => {
+    const t = await newCentre()
+    const finn = (await ok(t, 'POST', '/v1/providers', { name: 'Finn PT', timeZone: 'UTC' }, 201)).id as string
+    await ok(
+      t,
+      'POST',
+      '/v1/marketplace/adjustments',
+      { providerId: finn, amount: 1_700, currency: 'USD', reason: 'BONUS' },
+      201
+    )
+    const settlementId = await settle(t)
+    expect((await completed(t, settlementId)).status).toBe('COMPLETED')
+    const [blocked] = await payouts(t, settlementId)
+    expect(blocked).toMatchObject({ status: 'BLOCKED', attempt: 1 })
+    const { accountId } = await activate(t, finn)
+    // An operator's retry recorded its attempt and the API died before the request left; a day passed.
+    await runInUnitOfWork(platform.db, t.tenantId, async ({ tx }) => {
+      await tx.payoutTransfer.update({
+        where: { id: blocked!.id },
+        data: { status: 'PENDING', attempt: 2, accountId, failureMessage: null },
+      })
+      await tx.payoutTransferAttempt.create({
+        data: {
+          id: newId('payoutAttempt'),
+          tenantId: t.tenantId,
+          transferId: blocked!.id,
+          attempt: 2,
+          amount: 1_700,
+          currency: 'USD',
+          accountId,
+          idempotencyKey: `transfer:${t.tenantId}:${blocked!.id}:2`,
+          status: 'PENDING',
+          firstSentAt: new Date(Date.now() - 25 * 3_600_000),
+        },
+      })
+    })
+    // The transfer is sent as the settlement's activity sends it, by the same code, with Stripe's own client.
+    const stripe = stripeProcessor({ secretKey: 'sk_test_123', webhookSecret: WEBHOOK_SECRET, apiBase: stripeMock.url })
+    const before = stripeMock.requests.length
+    expect(await sendPayout(platform.db, t.tenantId, blocked!.id, stripe, new Date())).toBe('PAID')
+    const sent = stripeMock.requests.slice(before)
+    expect(sent.map((r) => `${r.method} ${r.path.split('?')[0]}`)).toEqual(['GET /v1/transfers', 'POST /v1/transfers'])
+    expect(sent[1]!.idempotencyKey).toBe(`transfer:${t.tenantId}:${blocked!.id}:3`)
+    expect(sent[1]!.form).toMatchObject({ amount: '1700', 'metadata[attempt]': '3' })
+    expect((await attemptsOf(t, blocked!.id)).map((a) => [a.attempt, a.amount, a.status])).toEqual([
+      [2, 1_700, 'FAILED'],
+      [3, 1_700, 'PAID'],
+    ])
+    expect((await payouts(t, settlementId))[0]).toMatchObject({ status: 'PAID', attempt: 3 })
+    // Sending it again changes nothing: the transfer is paid.
+    expect(await sendPayout(platform.db, t.tenantId, blocked!.id, stripe, new Date())).toBe('PAID')
+    expect(stripeMock.requests.length).toBe(before + 2)
+    const balance = await books(t)
+    expect(balance(`payouts_in_transit:${finn}`)).toBe(0)
+    expect(await transferEntries(t, blocked!.id)).toHaveLength(1)
+  })
 })

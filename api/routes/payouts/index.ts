@@ -20,11 +20,12 @@ const notConfigured = () =>
 
 const toTransfer = (t: PayoutTransferView): z.infer<typeof PayoutTransfer> => ({
   ...t,
+  attempts: t.attempts.map((a) => ({ ...a, firstSentAt: a.firstSentAt?.toISOString() ?? null })),
   createdAt: t.createdAt.toISOString(),
   updatedAt: t.updatedAt.toISOString(),
 })
 
-export function payoutRoutes({ db, onlinePayments }: Pick<AppDeps, 'db' | 'onlinePayments'>) {
+export function payoutRoutes({ db, clock, onlinePayments }: Pick<AppDeps, 'db' | 'clock' | 'onlinePayments'>) {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(linkPayoutAccountRoute, async (c) => {
       if (!onlinePayments) throw notConfigured()
@@ -59,6 +60,7 @@ export function payoutRoutes({ db, onlinePayments }: Pick<AppDeps, 'db' | 'onlin
     })
     .openapi(retryPayoutRoute, async (c) => {
       if (!onlinePayments) throw notConfigured()
-      return c.json(toTransfer(await retryPayout(c.var.uow, c.req.valid('param').id, onlinePayments, db)), 200)
+      const retried = await retryPayout(c.var.uow, c.req.valid('param').id, onlinePayments, db, clock())
+      return c.json(toTransfer(retried), 200)
     })
 }

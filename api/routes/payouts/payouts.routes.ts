@@ -3,7 +3,7 @@
  * account and its onboarding link, the transfers of a settlement run, and an operator's retry of one.
  */
 import { z } from '@hono/zod-openapi'
-import { PayoutAccountStatus, PayoutTransferStatus } from '../../../generated/prisma/enums.ts'
+import { PayoutAccountStatus, PayoutAttemptStatus, PayoutTransferStatus } from '../../../generated/prisma/enums.ts'
 import { resourceId } from '../../../domain/id-schema.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime } from '../../openapi/schemas.ts'
@@ -40,6 +40,25 @@ export const PayoutAccountLink = PayoutAccount.extend({
   onboardingUrlExpiresAt: UtcDateTime,
 }).openapi('PayoutAccountLink')
 
+export const PayoutTransferAttempt = z
+  .object({
+    attempt: z
+      .number()
+      .int()
+      .openapi({ description: 'Its number; its idempotency key is `transfer:<tenant>:<transfer>:<attempt>`' }),
+    amount: z.number().int().openapi({ description: 'What it sent: what was still owed when it was recorded' }),
+    status: z.enum(PayoutAttemptStatus).openapi('PayoutAttemptStatus', {
+      description:
+        'PENDING: recorded and being sent; PAID: the processor made it; FAILED: refused, or not found at the processor after its idempotency window',
+    }),
+    accountId: z.string(),
+    processorReference: z.string().nullable().openapi({ description: "The processor's transfer (Stripe: tr_...)" }),
+    amountReversed: z.number().int().openapi({ description: 'Taken back of it by the processor' }),
+    failureMessage: z.string().nullable(),
+    firstSentAt: UtcDateTime.nullable(),
+  })
+  .openapi('PayoutTransferAttempt')
+
 export const PayoutTransfer = z
   .object({
     id: resourceId('payoutTransfer'),
@@ -50,13 +69,19 @@ export const PayoutTransfer = z
     currency: z.string(),
     status: z.enum(PayoutTransferStatus).openapi('PayoutTransferStatus', {
       description:
-        'PENDING: being sent; PAID: accepted by the processor; FAILED (refused), REVERSED (taken back) and BLOCKED ' +
-        '(no active payout account) wait for an operator to retry',
+        'PENDING: being sent; PAID: accepted by the processor; FAILED (refused), REVERSED (taken back), ' +
+        'PARTIALLY_REVERSED (part taken back, the rest still paid) and BLOCKED (no active payout account) wait for an ' +
+        'operator to retry',
     }),
-    attempt: z.number().int(),
+    attempt: z.number().int().openapi({ description: 'The number of the last attempt' }),
     accountId: z.string().nullable(),
-    processorReference: z.string().nullable().openapi({ description: "The processor's transfer (Stripe: tr_...)" }),
+    processorReference: z
+      .string()
+      .nullable()
+      .openapi({ description: "The processor's transfer (Stripe: tr_...) of the last attempt paid" }),
+    amountReversed: z.number().int().openapi({ description: 'Taken back by the processor, over all attempts' }),
     failureMessage: z.string().nullable(),
+    attempts: z.array(PayoutTransferAttempt).openapi({ description: 'Every send of the transfer, oldest first' }),
     createdAt: UtcDateTime,
     updatedAt: UtcDateTime,
   })
@@ -110,8 +135,9 @@ export const retryPayoutRoute = protectedRoute('settlements', {
   tags: ['Marketplace'],
   summary: 'Send a failed, reversed or blocked payout again',
   description:
-    "A new attempt with its own idempotency key, to the provider's current active payout account, sent now. 409 for " +
-    'a transfer PENDING or PAID, or a provider without an active account.',
+    'A new attempt with its own idempotency key for what is still owed (the amount less what earlier attempts paid and ' +
+    "kept), to the provider's current active payout account, sent now. 409 for a transfer PENDING or PAID, nothing " +
+    'owed, or a provider without an active account.',
   request: { params: IdParam('payoutTransfer') },
   responses: {
     200: json(PayoutTransfer, 'The transfer after the attempt'),

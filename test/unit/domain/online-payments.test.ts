@@ -219,13 +219,20 @@ describe('Stripe events', () => {
     })
     expect(parse('account.updated', { ...account, payouts_enabled: false })).toMatchObject({ payoutsEnabled: false })
     expect(parse('account.updated', { ...account, metadata: {} }).kind).toBe('ignored')
-    const transfer = { id: 'tr_1', object: 'transfer', metadata: { tenant_id: 'ten_1', transfer_id: 'pyt_1' } }
+    const transfer = {
+      id: 'tr_1',
+      object: 'transfer',
+      amount: 5_000,
+      amount_reversed: 2_000,
+      metadata: { tenant_id: 'ten_1', transfer_id: 'pyt_1', attempt: '1' },
+    }
     expect(parse('transfer.reversed', transfer)).toEqual({
       kind: 'transfer.reversed',
       eventId: 'evt_c',
       tenantId: 'ten_1',
       transferId: 'pyt_1',
       processorReference: 'tr_1',
+      amountReversed: 2_000, // cumulative, as Stripe reports it: a partial reversal leaves the rest paid
     })
   })
 

@@ -1,0 +1,68 @@
+/**
+ * @module The books of a payout transfer (docs/marketplace.md, "The ledger"): with a payout processor, a settlement
+ * moves a provider's payout from `provider_payable:<provider>` to `payouts_in_transit:<provider>`, and the money leaves
+ * the platform's `clearing` account only when an attempt of the transfer is paid, in an entry of its own linked to the
+ * transfer; a reversal brings it back, owed to the provider again, in transit. Append-only, like every entry.
+ */
+import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import { newId } from '../ids.ts'
+import { inTransitAccount, transferLines } from '../settlements/journal.ts'
+
+export interface TransferForBooks {
+  id: string
+  providerId: string
+  providerSettlementId: string
+  currency: string
+}
+
+/**
+ * Whether the settlement posted this transfer's payout in transit (so its money moving is booked here). A settlement
+ * posted without a payout processor, or before transfers were booked, moved the payout out of clearing at once.
+ */
+async function postedInTransit({ tx, tenantId }: UnitOfWork, transfer: TransferForBooks): Promise<boolean> {
+  const rows = await tx.$queryRaw<Array<{ one: number }>>`
+    SELECT 1 AS one FROM settlement_items si
+    JOIN ledger_lines ll ON ll.settlement_item_id = si.id AND ll.tenant_id = si.tenant_id
+    WHERE si.tenant_id = ${tenantId} AND si.dedupe_key = ${`PAYOUT:${transfer.providerSettlementId}`}
+      AND ll.account = ${inTransitAccount(transfer.providerId)}
+    LIMIT 1`
+  return rows.length > 0
+}
+
+/**
+ * Books money moving for a transfer: `PAID` (an attempt arrived) or `REVERSED` (the processor took some back).
+ * @param amount - positive minor units
+ * @param reference - the processor's transfer, for the entry's description
+ */
+export async function bookTransferMoney(
+  uow: UnitOfWork,
+  transfer: TransferForBooks,
+  movement: 'PAID' | 'REVERSED',
+  amount: number,
+  reference: string,
+  now: Date
+): Promise<void> {
+  if (amount <= 0 || !(await postedInTransit(uow, transfer))) return
+  const { tx, tenantId } = uow
+  const entryId = newId('ledgerEntry')
+  await tx.ledgerEntry.create({
+    data: {
+      id: entryId,
+      tenantId,
+      currency: transfer.currency,
+      providerSettlementId: transfer.providerSettlementId,
+      payoutTransferId: transfer.id,
+      description: `Payout transfer ${transfer.id}: ${movement === 'PAID' ? 'paid' : 'reversed'} (${reference})`,
+      postedAt: now,
+    },
+  })
+  await tx.ledgerLine.createMany({
+    data: transferLines(movement, transfer.providerId, amount).map((line) => ({
+      id: newId('ledgerLine'),
+      tenantId,
+      entryId,
+      currency: transfer.currency,
+      ...line,
+    })),
+  })
+}
