@@ -4,8 +4,9 @@
  * transaction, concurrent payments and refunds on one order that cannot together exceed it, GET /v1/payments pages
  * and filters, and tenant isolation.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
+import { expectLedgerHolds } from '../support/ledger-check.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
 import { walkPages } from '../support/walk-pages.ts'
 import { newId } from '../../domain/ids.ts'
@@ -21,11 +22,20 @@ afterAll(async () => {
   await platform?.stop()
 })
 
+/** The tenants a test made: the ledger check runs over each after it. */
+const tenantsOfTest: string[] = []
+
 /** A tenant of its own (one USD location), so lists and events hold exactly what the test made. */
 async function freshTenant(scopes = ['orders', 'payments']) {
   const client = await platform.newTenant(scopes)
+  tenantsOfTest.push(client.tenantId)
   return { ...client, token: await platform.token(client) }
 }
+
+// After every test, each of its tenants' books hold by the ledger check (domain/reconciliation/ledger-check.ts).
+afterEach(async () => {
+  for (const tenantId of tenantsOfTest.splice(0)) await expectLedgerHolds(platform, tenantId)
+})
 
 type Tenant = Awaited<ReturnType<typeof freshTenant>>
 

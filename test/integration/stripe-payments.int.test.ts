@@ -58,7 +58,7 @@ afterAll(async () => {
 })
 
 /** The tenants a test made: the ledger check runs over each after it. */
-let tenantsOfTest: string[] = []
+const tenantsOfTest: string[] = []
 async function freshTenant(on: Platform = platform) {
   const client = await on.newTenant(['orders', 'payments'])
   tenantsOfTest.push(client.tenantId)
