@@ -1733,7 +1733,7 @@ export interface paths {
         put?: never;
         /**
          * Send a failed, reversed or blocked payout again
-         * @description A new attempt with its own idempotency key, to the provider's current active payout account, sent now. 409 for a transfer PENDING or PAID, or a provider without an active account.
+         * @description A new attempt with its own idempotency key for what is still owed (the amount less what earlier attempts paid and kept), to the provider's current active payout account, sent now. 409 for a transfer PENDING or PAID, nothing owed, or a provider without an active account.
          */
         post: operations["postMarketplacePayoutsByIdRetry"];
         delete?: never;
@@ -6403,11 +6403,16 @@ export interface components {
             amount: number;
             currency: string;
             status: components["schemas"]["PayoutTransferStatus"];
+            /** @description The number of the last attempt */
             attempt: number;
             accountId: string | null;
-            /** @description The processor's transfer (Stripe: tr_...) */
+            /** @description The processor's transfer (Stripe: tr_...) of the last attempt paid */
             processorReference: string | null;
+            /** @description Taken back by the processor, over all attempts */
+            amountReversed: number;
             failureMessage: string | null;
+            /** @description Every send of the transfer, oldest first */
+            attempts: components["schemas"]["PayoutTransferAttempt"][];
             /**
              * Format: date-time
              * @example 2026-11-21T18:00:00.000Z
@@ -6420,10 +6425,33 @@ export interface components {
             updatedAt: string;
         };
         /**
-         * @description PENDING: being sent; PAID: accepted by the processor; FAILED (refused), REVERSED (taken back) and BLOCKED (no active payout account) wait for an operator to retry
+         * @description PENDING: being sent; PAID: accepted by the processor; FAILED (refused), REVERSED (taken back), PARTIALLY_REVERSED (part taken back, the rest still paid) and BLOCKED (no active payout account) wait for an operator to retry
          * @enum {string}
          */
         PayoutTransferStatus: "PENDING" | "PAID" | "FAILED" | "REVERSED" | "PARTIALLY_REVERSED" | "BLOCKED";
+        PayoutTransferAttempt: {
+            /** @description Its number; its idempotency key is `transfer:<tenant>:<transfer>:<attempt>` */
+            attempt: number;
+            /** @description What it sent: what was still owed when it was recorded */
+            amount: number;
+            status: components["schemas"]["PayoutAttemptStatus"];
+            accountId: string;
+            /** @description The processor's transfer (Stripe: tr_...) */
+            processorReference: string | null;
+            /** @description Taken back of it by the processor */
+            amountReversed: number;
+            failureMessage: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            firstSentAt: string | null;
+        };
+        /**
+         * @description PENDING: recorded and being sent; PAID: the processor made it; FAILED: refused, or not found at the processor after its idempotency window
+         * @enum {string}
+         */
+        PayoutAttemptStatus: "PENDING" | "PAID" | "FAILED";
         ReconciliationFindingPage: {
             data: components["schemas"]["ReconciliationFinding"][];
             nextCursor: string | null;

@@ -7972,35 +7972,33 @@ class PayoutAccountLink(PayoutAccount):
     ]
 
 
-class PayoutTransfer(BaseModel):
-    id: Annotated[
-        str,
+class PayoutTransferAttempt(BaseModel):
+    attempt: Annotated[
+        int,
         Field(
-            examples=['pyt_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2'],
-            pattern='^pyt_[0-9a-f]{32}$',
+            description='Its number; its idempotency key is `transfer:<tenant>:<transfer>:<attempt>`'
         ),
     ]
-    settlementId: str
-    providerSettlementId: str
-    providerId: str
-    amount: int
-    currency: str
+    amount: Annotated[
+        int, Field(description='What it sent: what was still owed when it was recorded')
+    ]
     status: Annotated[
-        Literal[
-            'PENDING', 'PAID', 'FAILED', 'REVERSED', 'PARTIALLY_REVERSED', 'BLOCKED'
-        ],
+        Literal['PENDING', 'PAID', 'FAILED'],
         Field(
-            description='PENDING: being sent; PAID: accepted by the processor; FAILED (refused), REVERSED (taken back) and BLOCKED (no active payout account) wait for an operator to retry'
+            description='PENDING: recorded and being sent; PAID: the processor made it; FAILED: refused, or not found at the processor after its idempotency window'
         ),
     ]
-    attempt: int
-    accountId: str | None
+    accountId: str
     processorReference: Annotated[
         str | None, Field(description="The processor's transfer (Stripe: tr_...)")
     ]
+    amountReversed: Annotated[
+        int, Field(description='Taken back of it by the processor')
+    ]
     failureMessage: str | None
-    createdAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
-    updatedAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
+    firstSentAt: Annotated[
+        AwareDatetime | None, Field(examples=['2026-11-21T18:00:00.000Z'])
+    ]
 
 
 class ReconciliationFinding(BaseModel):
@@ -9172,8 +9170,45 @@ class PaymentCreated(Payment):
     ]
 
 
-class PayoutTransferList(BaseModel):
-    data: list[PayoutTransfer]
+class PayoutTransfer(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            examples=['pyt_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2'],
+            pattern='^pyt_[0-9a-f]{32}$',
+        ),
+    ]
+    settlementId: str
+    providerSettlementId: str
+    providerId: str
+    amount: int
+    currency: str
+    status: Annotated[
+        Literal[
+            'PENDING', 'PAID', 'FAILED', 'REVERSED', 'PARTIALLY_REVERSED', 'BLOCKED'
+        ],
+        Field(
+            description='PENDING: being sent; PAID: accepted by the processor; FAILED (refused), REVERSED (taken back), PARTIALLY_REVERSED (part taken back, the rest still paid) and BLOCKED (no active payout account) wait for an operator to retry'
+        ),
+    ]
+    attempt: Annotated[int, Field(description='The number of the last attempt')]
+    accountId: str | None
+    processorReference: Annotated[
+        str | None,
+        Field(
+            description="The processor's transfer (Stripe: tr_...) of the last attempt paid"
+        ),
+    ]
+    amountReversed: Annotated[
+        int, Field(description='Taken back by the processor, over all attempts')
+    ]
+    failureMessage: str | None
+    attempts: Annotated[
+        list[PayoutTransferAttempt],
+        Field(description='Every send of the transfer, oldest first'),
+    ]
+    createdAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
+    updatedAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
 
 
 class ReconciliationFindingPage(BaseModel):
@@ -9223,6 +9258,10 @@ class SessionNote(BaseModel):
 class PaymentPage(BaseModel):
     data: list[Payment]
     nextCursor: str | None
+
+
+class PayoutTransferList(BaseModel):
+    data: list[PayoutTransfer]
 
 
 class SessionNotePage(BaseModel):
