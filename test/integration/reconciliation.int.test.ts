@@ -17,6 +17,7 @@ import { ledgerViolationsOf, expectLedgerHolds } from '../support/ledger-check.t
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startStripeMock, type StripeMock } from '../support/stripe-mock.ts'
 import { metricsUrlOf } from '../support/worker-process.ts'
+import { recordHistory } from '../replay-histories/record-history.ts'
 
 const WEBHOOK_SECRET = 'whsec_reconciliation_test'
 const signer = new Stripe('sk_test_123')
@@ -238,6 +239,7 @@ describe('a run', () => {
       },
       { kind: 'MISSING_IN_PLATFORM', objectType: 'TRANSFER', objectId: null, processorReference: transfer.id },
     ]
+    await recordHistory(platform.temporal.workflow.getHandle(first.workflowId), 'reconciliationWorkflow-found-seven')
     const listed = await findings(t)
     expect(listed).toHaveLength(7)
     expect(listed).toEqual(

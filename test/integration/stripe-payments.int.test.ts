@@ -14,6 +14,7 @@ import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { expectLedgerHolds } from '../support/ledger-check.ts'
 import { startStripeMock, type StripeMock } from '../support/stripe-mock.ts'
+import { recordHistory } from '../replay-histories/record-history.ts'
 
 const WEBHOOK_SECRET = 'whsec_platform_test'
 const CONNECT_SECRET = 'whsec_connect_test'
@@ -574,6 +575,9 @@ describe('refunds move the money once (issue 37, defects 2 and 8)', () => {
     })
     expect(settled.amountRefunded).toBe(4_000)
     expect(settled.refunds).toHaveLength(1)
+    const refundRun = platform.temporal.workflow.getHandle(`refund-${first.body.id}`)
+    await refundRun.result()
+    await recordHistory(refundRun, 'refundWorkflow-answered-after-an-outage')
     expect(await getOrder(t, orderId)).toMatchObject({ amountRefunded: 4_000, status: 'PARTIALLY_REFUNDED' })
     // The same request once more: still the one refund, still counted once.
     expect((await ask()).body.id).toBe(first.body.id)
@@ -728,6 +732,9 @@ describe('pending payments expire (issue 37, defect 7)', () => {
       return payment.status === 'CANCELED' ? payment : undefined
     })
     expect(expired.expiresAt).toBeNull()
+    const expiry = expiring.temporal.workflow.getHandle(`payment-expiry-${created.body.id}`)
+    expect(await expiry.result()).toBe('CANCELED')
+    await recordHistory(expiry, 'paymentExpiryWorkflow-canceled')
     expect(stripeMock.requests.map((r) => r.path)).toContain(
       `/v1/payment_intents/${created.body.processorReference}/cancel`
     )
