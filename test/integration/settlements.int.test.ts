@@ -9,11 +9,12 @@
  * tenant isolation.
  */
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../domain/ids.ts'
 import { requestKeyOf } from '../../domain/settlements/settlement-service.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
 import { SETTLEMENT_WORKFLOW, settlementWorkflowId } from '../../workflows/settlement-contract.ts'
+import { expectLedgerHolds } from '../support/ledger-check.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 
 const SCOPES = ['providers', 'children', 'bookings', 'orders', 'payments', 'sessions.read', 'settlements']
@@ -42,10 +43,20 @@ interface Centre {
   token: string
 }
 
+/** The tenants a test made: the ledger check runs over each after it. */
+const tenantsOfTest: string[] = []
+
 async function newCentre(): Promise<Centre> {
   const client = await platform.newTenant(SCOPES, 'UTC')
+  tenantsOfTest.push(client.tenantId)
   return { tenantId: client.tenantId, token: await platform.token(client) }
 }
+
+// After every test, each of its tenants' books hold (domain/reconciliation/ledger-check.ts): orders' amounts are their
+// payments' and refunds', and every journal entry balances.
+afterEach(async () => {
+  for (const tenantId of tenantsOfTest.splice(0)) await expectLedgerHolds(platform, tenantId)
+})
 
 const send = (t: Centre, method: string, path: string, body?: unknown) =>
   platform.http.request(method, path, { token: t.token, body, headers: { 'Idempotency-Key': randomUUID() } })

@@ -12,11 +12,12 @@
  */
 import { randomUUID } from 'node:crypto'
 import Stripe from 'stripe'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../domain/ids.ts'
 import { stripeProcessor } from '../../domain/payments/stripe-processor.ts'
 import { sendPayout } from '../../domain/payouts/payout-sending.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
+import { expectLedgerHolds } from '../support/ledger-check.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startStripeMock, type StripeMock } from '../support/stripe-mock.ts'
 
@@ -48,10 +49,20 @@ interface Centre {
   token: string
 }
 
+/** The tenants a test made: the ledger check runs over each after it, against what the proxy's Stripe holds. */
+const tenantsOfTest: string[] = []
+
 async function newCentre(): Promise<Centre> {
   const client = await platform.newTenant(SCOPES, 'UTC')
+  tenantsOfTest.push(client.tenantId)
   return { tenantId: client.tenantId, token: await platform.token(client) }
 }
+
+// After every test, each of its tenants' books hold (domain/reconciliation/ledger-check.ts): every journal entry
+// balances, and every transfer paid here is at Stripe with the same amount net of reversals.
+afterEach(async () => {
+  for (const tenantId of tenantsOfTest.splice(0)) await expectLedgerHolds(platform, tenantId, stripeMock)
+})
 
 async function ok(t: Centre, method: string, path: string, body?: unknown, status = 200) {
   const response = await platform.http.request(method, path, {
