@@ -10,13 +10,13 @@
  */
 import type { Payment } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { recordEvent } from '../events/record-event.ts'
-import { applyOrderMoney, type OrderWithLines } from '../orders/order-service.ts'
+import type { OrderWithLines } from '../orders/order-service.ts'
 import { ACCEPTS_PAYMENT } from '../orders/order-status.ts'
 import { recordFinding } from '../reconciliation/findings.ts'
 import { nextPaymentStatus } from './online-payment-transitions.ts'
 import type { PaymentFlows } from './payment-flows.ts'
 import { recordOnlineRefund } from './online-refunds.ts'
+import { countOnOrder } from './payment-service.ts'
 
 /** Whether a locked order can still take `amount` (a payment's own hold was on its balance, never a part of it). */
 export const orderCanTake = (order: Pick<OrderWithLines, 'status' | 'balance'>, amount: number) =>
@@ -52,18 +52,7 @@ export async function applyIntentSucceeded(
     await refundUnapplied(uow, order, payment, flows, now)
     return true
   }
-  await applyOrderMoney(
-    uow,
-    order,
-    { amountPaid: order.amountPaid + payment.amount, amountRefunded: order.amountRefunded },
-    now
-  )
-  await recordEvent(uow, 'payment.succeeded', {
-    paymentId: payment.id,
-    orderId: order.id,
-    amount: payment.amount,
-    currency: payment.currency,
-  })
+  await countOnOrder(uow, order, payment, now)
   return true
 }
 

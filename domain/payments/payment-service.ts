@@ -3,7 +3,7 @@
  * payments queue and each sees the balance the previous one left: two payments can never together exceed the total.
  * The payment row, the order's new amounts and status, and the `payment.succeeded` event are one transaction.
  */
-import type { PaymentMethod, Prisma } from '../../generated/prisma/client.ts'
+import type { Payment, PaymentMethod, Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { recordEvent } from '../events/record-event.ts'
 import { AppError, notFound, validationError } from '../errors.ts'
@@ -165,22 +165,33 @@ export async function recordPayment(
       receivedAt: succeeded ? (input.receivedAt ?? now) : null,
     },
   })
-  if (succeeded) {
-    await applyOrderMoney(
-      uow,
-      order,
-      { amountPaid: order.amountPaid + input.amount, amountRefunded: order.amountRefunded },
-      now
-    )
-    await recordEvent(uow, 'payment.succeeded', {
-      paymentId: id,
-      orderId: order.id,
-      amount: input.amount,
-      currency: input.currency,
-    })
-  }
+  if (succeeded) await countOnOrder(uow, order, payment, now)
   // As getPayment would read it back: a payment created in this transaction has no refund yet.
   return { ...payment, refunds: [] }
+}
+
+/**
+ * Counts a payment that succeeded on its locked order: the order's paid amount, balance and status move, and
+ * `payment.succeeded` is emitted, in the unit's transaction (once: the callers move the payment to SUCCEEDED with it).
+ */
+export async function countOnOrder(
+  uow: UnitOfWork,
+  order: OrderWithLines,
+  payment: Pick<Payment, 'id' | 'amount' | 'currency'>,
+  now: Date
+): Promise<void> {
+  await applyOrderMoney(
+    uow,
+    order,
+    { amountPaid: order.amountPaid + payment.amount, amountRefunded: order.amountRefunded },
+    now
+  )
+  await recordEvent(uow, 'payment.succeeded', {
+    paymentId: payment.id,
+    orderId: order.id,
+    amount: payment.amount,
+    currency: payment.currency,
+  })
 }
 
 /** One payment of the unit's tenant, with its refunds. @throws AppError `not_found` */

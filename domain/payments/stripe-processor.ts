@@ -211,7 +211,8 @@ function envelopeOf(event: Stripe.Event) {
     type: event.type,
     livemode: event.livemode,
     account: event.account ?? null,
-    occurredAt: new Date(event.created * 1000),
+    // Stripe always sends `created`; an event without one is ordered as if it happened on arrival.
+    occurredAt: Number.isFinite(event.created) ? new Date(event.created * 1000) : new Date(),
     objectId: typeof object.id === 'string' ? object.id : null,
   }
 }

@@ -10,7 +10,6 @@ import { randomUUID } from 'node:crypto'
 import { createServer, request as httpRequest, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import Stripe from 'stripe'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { httpClient, type HttpClient } from '../support/http.ts'
@@ -18,6 +17,7 @@ import { expectLedgerHolds } from '../support/ledger-check.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { freePort } from '../support/start-process.ts'
 import { startStripeMock, type StripeMock } from '../support/stripe-mock.ts'
+import { deliverStripeEvent } from '../support/stripe-webhooks.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const WEBHOOK_SECRET = 'whsec_faults'
@@ -25,7 +25,6 @@ let stripeMock: StripeMock
 let platform: Platform
 /** Stripe's mock behind a gate that can answer 500 to the next calls of a path, as Stripe does in an incident. */
 let gate: { url: string; failNext: (path: string, times: number) => void; close: () => Promise<void> }
-const signer = new Stripe('sk_test_123')
 
 function startGate(upstream: string): Promise<typeof gate> {
   const failing = new Map<string, number>()
@@ -122,12 +121,7 @@ const payOnline = (http: HttpClient, t: Tenant, orderId: string, amount: number,
   })
 
 async function deliver(event: object) {
-  const payload = JSON.stringify(event)
-  const header = signer.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET })
-  const answer = await platform.http.request('POST', '/processor-webhooks/stripe', {
-    raw: payload,
-    headers: { 'Content-Type': 'application/json', 'Stripe-Signature': header },
-  })
+  const answer = await deliverStripeEvent(platform.http, event, { secret: WEBHOOK_SECRET })
   expect(answer.status).toBe(200)
   return answer.body.outcome as string
 }

@@ -12,17 +12,16 @@
  */
 import { randomUUID } from 'node:crypto'
 import fc from 'fast-check'
-import Stripe from 'stripe'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startStripeMock, type StripeMock } from '../support/stripe-mock.ts'
+import { deliverStripeEvent } from '../support/stripe-webhooks.ts'
 
 const WEBHOOK_SECRET = 'whsec_interleavings'
 const TOTAL = 10_000
 let stripeMock: StripeMock
 let platform: Platform
-const signer = new Stripe('sk_test_123')
 
 beforeAll(async () => {
   stripeMock = await startStripeMock()
@@ -123,12 +122,7 @@ const stripeEvent = (type: string, object: object) => ({
 
 async function deliver(run: Run, event: object) {
   run.lastEvent = event
-  const payload = JSON.stringify(event)
-  const header = signer.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET })
-  const answer = await platform.http.request('POST', '/processor-webhooks/stripe', {
-    raw: payload,
-    headers: { 'Content-Type': 'application/json', 'Stripe-Signature': header },
-  })
+  const answer = await deliverStripeEvent(platform.http, event, { secret: WEBHOOK_SECRET })
   // Stripe is always answered 2xx once what happened is recorded.
   expect(answer.status, JSON.stringify(answer.body)).toBe(200)
 }

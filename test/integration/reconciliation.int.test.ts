@@ -8,7 +8,6 @@
  */
 import { ScheduleNotFoundError } from '@temporalio/client'
 import { randomUUID } from 'node:crypto'
-import Stripe from 'stripe'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import type { ReconciliationWorkflowOutcome } from '../../workflows/reconciliation-contract.ts'
@@ -16,11 +15,11 @@ import { searchAttributeKeys } from '../../workflows/search-attributes.ts'
 import { ledgerViolationsOf, expectLedgerHolds } from '../support/ledger-check.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startStripeMock, type StripeMock } from '../support/stripe-mock.ts'
+import { deliverStripeEvent } from '../support/stripe-webhooks.ts'
 import { metricsUrlOf } from '../support/worker-process.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
 
 const WEBHOOK_SECRET = 'whsec_reconciliation_test'
-const signer = new Stripe('sk_test_123')
 let stripe: StripeMock
 let platform: Platform
 const tenants: string[] = []
@@ -78,14 +77,7 @@ async function payOnline(t: Tenant, amount: number): Promise<{ paymentId: string
 }
 
 /** Delivers a Stripe event to the API as Stripe would: the JSON body signed with the endpoint's secret. */
-async function deliver(event: object) {
-  const payload = JSON.stringify(event)
-  const header = signer.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET })
-  return platform.http.request('POST', '/processor-webhooks/stripe', {
-    raw: payload,
-    headers: { 'Content-Type': 'application/json', 'Stripe-Signature': header },
-  })
-}
+const deliver = (event: object) => deliverStripeEvent(platform.http, event, { secret: WEBHOOK_SECRET })
 
 /** The payer pays the intent at Stripe, and Stripe tells us. */
 async function payerPays(intentId: string) {

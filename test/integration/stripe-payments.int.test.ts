@@ -7,13 +7,13 @@
  * configured, online payments are refused as before.
  */
 import { randomUUID } from 'node:crypto'
-import Stripe from 'stripe'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../domain/ids.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { expectLedgerHolds } from '../support/ledger-check.ts'
 import { startStripeMock, type StripeMock } from '../support/stripe-mock.ts'
+import { deliverStripeEvent, type StripeDelivery } from '../support/stripe-webhooks.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
 
 const WEBHOOK_SECRET = 'whsec_platform_test'
@@ -25,7 +25,6 @@ let platform: Platform
 let recordedOnly: Platform
 /** The same database and Stripe, with pending payments that expire within seconds. */
 let expiring: Platform
-const signer = new Stripe('sk_test_123')
 
 beforeAll(async () => {
   stripeMock = await startStripeMock()
@@ -101,18 +100,8 @@ const succeededEvents = (t: Tenant) =>
   )
 
 /** Delivers a Stripe event to the API as Stripe would: the JSON body signed with the endpoint's secret. */
-async function deliver(event: object, options: { secret?: string; timestamp?: number; path?: string } = {}) {
-  const payload = JSON.stringify(event)
-  const header = signer.webhooks.generateTestHeaderString({
-    payload,
-    secret: options.secret ?? WEBHOOK_SECRET,
-    timestamp: options.timestamp,
-  })
-  return platform.http.request('POST', options.path ?? '/processor-webhooks/stripe', {
-    raw: payload,
-    headers: { 'Content-Type': 'application/json', 'Stripe-Signature': header },
-  })
-}
+const deliver = (event: object, options: Partial<StripeDelivery> = {}) =>
+  deliverStripeEvent(platform.http, event, { secret: WEBHOOK_SECRET, ...options })
 
 /** Our payment as an event names it: its id, its intent and what it charges. */
 interface PaymentRef {
