@@ -10,12 +10,14 @@ import { Hono } from 'hono'
 import { toPostmanCollection, type OpenApiDocumentLike } from '../../openapi/postman.ts'
 import type { AppEnv } from '../../app-env.ts'
 
-const ASSETS: Record<string, string> = {
-  'swagger-ui.css': 'text/css; charset=utf-8',
-  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
-  'favicon-32x32.png': 'image/png',
-}
+// A Map, not an object literal: a file named `constructor` or `__proto__` must not find Object.prototype's members
+// (that answered 500 and logged an error on every such request).
+const ASSETS = new Map<string, string>([
+  ['swagger-ui.css', 'text/css; charset=utf-8'],
+  ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
+  ['swagger-ui-standalone-preset.js', 'text/javascript; charset=utf-8'],
+  ['favicon-32x32.png', 'image/png'],
+])
 
 const assetDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
 
@@ -77,7 +79,7 @@ export function referenceRoutes(describe: () => OpenApiDocumentLike) {
     .get('/docs/assets/init.js', (c) => c.body(INITIALIZER, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }))
     .get('/docs/assets/:file', async (c) => {
       const file = c.req.param('file')
-      const type = ASSETS[file]
+      const type = ASSETS.get(file)
       // Only the listed files: the parameter never reaches the file system otherwise.
       if (!type) return c.notFound()
       let body = cache.get(file)
