@@ -19,6 +19,7 @@ import { aiRoutes } from './routes/ai/index.ts'
 import { aiAnalyticsRoutes } from './routes/ai/ai-analytics-router.ts'
 import { recommendationRoutes } from './routes/recommendations/index.ts'
 import { knowledgeUploadLimits } from './routes/knowledge/upload-limits.ts'
+import { allowedMethods } from './middleware/allowed-methods.ts'
 import { errorHandler, notFoundHandler } from './middleware/error-handler.ts'
 import { idempotency } from './middleware/idempotency.ts'
 import { identifyCaller } from './middleware/identify-caller.ts'
@@ -87,7 +88,9 @@ export function createApp(deps: AppDeps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 
   app.onError(errorHandler(deps.logger, baseUrl))
-  app.notFound(notFoundHandler(baseUrl))
+  // A path served with other methods is a 405 with Allow, from the route table as it is once every router is mounted.
+  const routeTable = () => app.routes
+  app.notFound(notFoundHandler(baseUrl, allowedMethods(routeTable)))
   app.use('*', serverTiming())
   // Counted only where they are served (METRICS_PORT): the benchmark prices them with and without.
   if (deps.config.METRICS_PORT !== 'off') app.use('*', httpMetrics(deps.metrics))

@@ -141,8 +141,15 @@ export const operatorCredentialRequired = (challenge: string) =>
     headers: { 'WWW-Authenticate': challenge },
   })
 
-export const methodNotAllowed = (method: string, path: string) =>
-  new AppError(405, 'method_not_allowed', 'Method not allowed', { detail: `${method} is not allowed on ${path}.` })
+/**
+ * 405 for a path served with other methods.
+ * @param allow - the methods the path is served with, sent as `Allow` (RFC 9110 §10.2.1)
+ */
+export const methodNotAllowed = (method: string, path: string, allow: readonly string[]) =>
+  new AppError(405, 'method_not_allowed', 'Method not allowed', {
+    detail: `${method} is not allowed on ${path}; it is served with ${allow.join(', ')}.`,
+    headers: { Allow: allow.join(', ') },
+  })
 
 /** Text the database cannot store, a NUL character for one, in any parameter or field. */
 export const invalidText = () =>

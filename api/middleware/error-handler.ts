@@ -10,6 +10,7 @@ import {
   dependencyUnavailable,
   invalidJson,
   invalidText,
+  methodNotAllowed,
   routeNotFound,
   unsupportedMediaType,
 } from '../../domain/errors.ts'
@@ -65,8 +66,17 @@ export function errorHandler(logger: Logger, baseUrl: string): ErrorHandler<AppE
   }
 }
 
-/** Unknown routes answer a problem document too. */
+/**
+ * Unknown routes answer a problem document too: `405 method_not_allowed` with `Allow` when the path is served with
+ * other methods (RFC 9110 §15.5.6), `404 not_found` otherwise (also when a handler found no such thing itself).
+ * @param allowedFor - the methods a path is served with (api/middleware/allowed-methods.ts); none: always 404
+ */
 export const notFoundHandler =
-  (baseUrl: string): NotFoundHandler<AppEnv> =>
-  (c) =>
-    problemResponse(c, routeNotFound(c.req.path), baseUrl)
+  (baseUrl: string, allowedFor: (path: string) => string[] = () => []): NotFoundHandler<AppEnv> =>
+  (c) => {
+    const allowed = allowedFor(c.req.path)
+    if (allowed.length > 0 && !allowed.includes(c.req.method)) {
+      return problemResponse(c, methodNotAllowed(c.req.method, c.req.path, allowed), baseUrl)
+    }
+    return problemResponse(c, routeNotFound(c.req.path), baseUrl)
+  }

@@ -34,3 +34,39 @@ describe('/docs/assets', () => {
     }
   )
 })
+
+describe('a path served with other methods', () => {
+  it('answers 405 method_not_allowed with Allow on public routes', async () => {
+    const put = await platform.http.request('PUT', '/openapi.json')
+    expect(put.status).toBe(405)
+    expect(put.headers.get('allow')).toBe('GET, HEAD')
+    expect(put.headers.get('content-type')).toContain('application/problem+json')
+    expect(put.body).toMatchObject({ status: 405, code: 'method_not_allowed', instance: '/openapi.json' })
+
+    const deleteToken = await platform.http.request('DELETE', '/oauth/token')
+    expect(deleteToken.status).toBe(405)
+    expect(deleteToken.headers.get('allow')).toBe('POST')
+  })
+
+  it('answers 405 on versioned routes for an authenticated caller, listing every method the path has', async () => {
+    const client = await platform.newTenant(['children'])
+    const token = await platform.token(client)
+    const put = await platform.http.request('PUT', '/v1/children', { token, body: {} })
+    expect(put.status).toBe(405)
+    expect(put.headers.get('allow')).toBe('GET, POST, HEAD')
+    expect(put.body).toMatchObject({ code: 'method_not_allowed' })
+    const post = await platform.http.request('POST', '/v1/children/chd_missing', { token, body: {} })
+    expect(post.status).toBe(405)
+    expect(post.headers.get('allow')!.split(', ').sort()).toEqual(['DELETE', 'GET', 'HEAD', 'PATCH'])
+  })
+
+  it('keeps 404 for unknown paths and for what a handler did not find', async () => {
+    const unknown = await platform.http.request('PUT', '/no-such-thing')
+    expect(unknown.status).toBe(404)
+    expect(unknown.headers.get('allow')).toBeNull()
+    expect(unknown.body).toMatchObject({ code: 'not_found' })
+    const missingAsset = await platform.http.get('/docs/assets/nothing.js')
+    expect(missingAsset.status).toBe(404)
+    expect(missingAsset.headers.get('allow')).toBeNull()
+  })
+})
