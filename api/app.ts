@@ -119,7 +119,7 @@ export function createApp(deps: AppDeps) {
   app.use('*', rateLimit(deps))
   app.use('*', requestBodyLimit(deps.config.REQUEST_BODY_LIMIT_BYTES, knowledgeUploadLimits(deps.config)))
 
-  mount(app, [healthRoutes(deps), wellKnownRoutes(deps), oauthRoutes(deps), errorCodeRoutes(deps)])
+  mount(app, [healthRoutes(), wellKnownRoutes(deps), oauthRoutes(deps), errorCodeRoutes(deps)])
   // Signed by the payment processor, not authenticated by us (docs/payments.md).
   mount(app, [processorWebhookRoutes(deps)])
   // The Temporal codec server for operators (docs/payload-encryption.md); its own credential, not the API's.

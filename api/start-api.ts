@@ -19,12 +19,15 @@ import { answerClientErrors } from './client-errors.ts'
 import type { AppDeps } from './app-env.ts'
 import { buildDeps } from './deps.ts'
 import { startMetricsServer } from '../infra/metrics/metrics-server.ts'
+import { readiness } from './routes/health/index.ts'
 
 export interface RunningApi {
   url: string
   port: number
   /** The API's /metrics, on its own port (METRICS_PORT); undefined when `off`. */
   metricsUrl: string | undefined
+  /** The API's readiness with details (database, Temporal, versions), beside /metrics; undefined when `off`. */
+  readinessUrl: string | undefined
   deps: AppDeps
   stop(): Promise<void>
 }
@@ -74,13 +77,19 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
   const metricsServer =
     config.METRICS_PORT === 'off'
       ? undefined
-      : await startMetricsServer(deps.metrics.registry, config.METRICS_HOST, config.METRICS_PORT, (error) =>
-          logger.error({ err: error }, 'metrics collection failed')
+      : await startMetricsServer(
+          deps.metrics.registry,
+          config.METRICS_HOST,
+          config.METRICS_PORT,
+          (error) => logger.error({ err: error }, 'metrics collection failed'),
+          // Readiness with its details for operators only; the public port's /health says only that it is alive.
+          { '/health': () => readiness(deps) }
         )
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     metricsUrl: metricsServer?.url,
+    readinessUrl: metricsServer ? new URL('/health', metricsServer.url).href : undefined,
     deps,
     async stop() {
       await new Promise<void>((resolve) => server.close(() => resolve()))

@@ -1,7 +1,8 @@
 /**
  * @module Serves a registry's metrics at `/metrics` on a port of its own, bound to loopback unless configured
  * otherwise (METRICS_HOST): the API's public port never answers them, and a scraper on the same host or network
- * namespace (Prometheus, an agent) reaches them without the world doing so.
+ * namespace (Prometheus, an agent) reaches them without the world doing so. The same port serves what else is for
+ * operators only: the API's readiness with its details at `/health` (api/routes/health).
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -12,18 +13,38 @@ export interface MetricsServer {
   close(): Promise<void>
 }
 
+/** A JSON document served beside `/metrics` (GET only), with the status it decides. */
+export type OperatorDocument = () => Promise<{ statusCode: number; body: unknown }>
+
 /**
  * @param port - 0 for any free port (tests)
  * @param onError - told when collecting failed (the scrape then answers 500)
+ * @param documents - other paths served, such as the API's `/health` readiness
  */
 export async function startMetricsServer(
   registry: Registry,
   host: string,
   port: number,
-  onError: (error: unknown) => void
+  onError: (error: unknown) => void,
+  documents: Record<string, OperatorDocument> = {}
 ): Promise<MetricsServer> {
   const server: Server = createServer((req, res) => {
-    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
+    const path = req.url?.split('?')[0] ?? ''
+    const document = req.method === 'GET' && Object.hasOwn(documents, path) ? documents[path] : undefined
+    if (document) {
+      document()
+        .then(({ statusCode, body }) =>
+          res
+            .writeHead(statusCode, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' })
+            .end(JSON.stringify(body))
+        )
+        .catch((error: unknown) => {
+          onError(error)
+          res.writeHead(500, { 'Content-Type': 'text/plain' }).end('unavailable\n')
+        })
+      return
+    }
+    if (req.method !== 'GET' || path !== '/metrics') {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n')
       return
     }

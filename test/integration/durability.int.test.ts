@@ -45,9 +45,11 @@ describe('Temporal briefly unavailable', () => {
     expect(pending.state).toBe('PENDING')
     await expect(handle.describe()).rejects.toThrow()
 
-    const health = await platform.http.get('/health')
+    // Readiness, with its details, is on the metrics port; the public /health says only that the API is alive.
+    const health = await fetch(platform.api.readinessUrl!)
     expect(health.status).toBe(503)
-    expect(health.body.checks.temporal.status).toBe('down')
+    expect(((await health.json()) as { checks: { temporal: { status: string } } }).checks.temporal.status).toBe('down')
+    expect((await platform.http.get('/health')).status).toBe(200)
 
     // The sweep keeps trying and records why it could not start the workflow.
     const failed = await eventually(async () => {

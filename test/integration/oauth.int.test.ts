@@ -218,13 +218,17 @@ describe('discovery', () => {
     expect(create.parameters.map((p: { name: string }) => p.name)).toContain('Idempotency-Key')
   })
 
-  it('reports database and Temporal health', async () => {
+  it('reports database and Temporal health on the metrics port, and only liveness on the public one', async () => {
     const health = await platform.http.get('/health')
     expect(health.status).toBe(200)
-    expect(health.body).toMatchObject({
+    expect(health.body).toEqual({ status: 'ok' })
+    expect(health.headers.get('x-api-version')).toBe('2.3.0')
+    const ready = await fetch(platform.api.readinessUrl!)
+    expect(ready.status).toBe(200)
+    expect(await ready.json()).toMatchObject({
       status: 'ok',
+      versions: { api: '2.3.0', node: process.version },
       checks: { database: { status: 'up' }, temporal: { status: 'up' } },
     })
-    expect(health.headers.get('x-api-version')).toBe('2.3.0')
   })
 })

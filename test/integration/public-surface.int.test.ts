@@ -17,6 +17,30 @@ afterAll(async () => {
   await platform?.stop()
 })
 
+describe('/health', () => {
+  it('says only that the API is alive on the public port', async () => {
+    const health = await platform.http.get('/health')
+    expect(health.status).toBe(200)
+    expect(health.body).toEqual({ status: 'ok' })
+    expect(health.headers.get('cache-control')).toBe('no-store')
+  })
+
+  it('answers readiness with its checks and versions on the metrics port only', async () => {
+    const ready = await fetch(platform.api.readinessUrl!)
+    expect(ready.status).toBe(200)
+    expect(ready.headers.get('content-type')).toContain('application/json')
+    expect(await ready.json()).toMatchObject({
+      status: 'ok',
+      versions: { api: '2.3.0', node: process.version, temporalServer: expect.any(String) },
+      checks: {
+        database: { status: 'up', latencyMs: expect.any(Number) },
+        temporal: { status: 'up', namespace: platform.config.TEMPORAL_NAMESPACE },
+      },
+    })
+    expect((await fetch(new URL('/health', platform.api.readinessUrl), { method: 'POST' })).status).toBe(404)
+  })
+})
+
 describe('/docs/assets', () => {
   it.each(['constructor', '__proto__', 'hasOwnProperty', 'toString', 'valueOf'])(
     'answers %s with a 404 problem and logs no error',

@@ -1,6 +1,10 @@
 /**
- * @module GET /health: whether the API can reach its database and Temporal. 200 when both answer, 503 otherwise,
- * with each check's state, so a load balancer and an operator read the same document.
+ * @module Health, in two parts. `GET /health` on the public port is liveness only: 200 `{"status":"ok"}` while the
+ * process serves requests, and nothing about what is behind it (which database or Temporal answers, latencies, error
+ * text, versions: reconnaissance for anyone on the Internet). Readiness, whether the API can reach its database and
+ * Temporal, with each check's state and the versions running, is `GET /health` on the metrics port (METRICS_HOST,
+ * METRICS_PORT; infra/metrics/metrics-server.ts): 200 when both answer, 503 otherwise, so an orchestrator and an
+ * operator on the private network read the same document.
  */
 import { OpenAPIHono } from '@hono/zod-openapi'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
@@ -32,21 +36,44 @@ async function check(probe: () => Promise<unknown>, timeoutMs: number): Promise<
   }
 }
 
-export function healthRoutes({ db, temporal, config }: Pick<AppDeps, 'db' | 'temporal' | 'config'>) {
-  return new OpenAPIHono<AppEnv>().get('/health', async (c) => {
-    const [database, temporalCheck] = await Promise.all([
-      check(() => db.$queryRaw`SELECT 1`, 2000),
-      check(() => temporal.workflowService.getSystemInfo({}), 2000),
-    ])
-    const healthy = database.status === 'up' && temporalCheck.status === 'up'
-    return c.json(
-      {
-        status: healthy ? 'ok' : 'degraded',
-        version: API_VERSION,
-        checks: { database, temporal: { ...temporalCheck, namespace: config.TEMPORAL_NAMESPACE } },
-      },
-      healthy ? 200 : 503,
-      { 'Cache-Control': 'no-store' }
-    )
-  })
+/** The readiness document and its status: the database's and Temporal's checks and the versions running. */
+export interface Readiness {
+  statusCode: 200 | 503
+  body: {
+    status: 'ok' | 'degraded'
+    version: string
+    versions: { api: string; node: string; temporalServer?: string }
+    checks: { database: CheckResult; temporal: CheckResult & { namespace: string } }
+  }
+}
+
+/** Probes the database and Temporal, each within 2 s. */
+export async function readiness({
+  db,
+  temporal,
+  config,
+}: Pick<AppDeps, 'db' | 'temporal' | 'config'>): Promise<Readiness> {
+  let temporalServer: string | undefined
+  const [database, temporalCheck] = await Promise.all([
+    check(() => db.$queryRaw`SELECT 1`, 2000),
+    check(async () => {
+      const info = await temporal.workflowService.getSystemInfo({})
+      temporalServer = info.serverVersion || undefined
+    }, 2000),
+  ])
+  const healthy = database.status === 'up' && temporalCheck.status === 'up'
+  return {
+    statusCode: healthy ? 200 : 503,
+    body: {
+      status: healthy ? 'ok' : 'degraded',
+      version: API_VERSION,
+      versions: { api: API_VERSION, node: process.version, ...(temporalServer ? { temporalServer } : {}) },
+      checks: { database, temporal: { ...temporalCheck, namespace: config.TEMPORAL_NAMESPACE } },
+    },
+  }
+}
+
+/** The public port's `GET /health`: liveness, with no detail about what is behind the API. */
+export function healthRoutes() {
+  return new OpenAPIHono<AppEnv>().get('/health', (c) => c.json({ status: 'ok' }, 200, { 'Cache-Control': 'no-store' }))
 }
