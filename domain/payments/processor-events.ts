@@ -299,6 +299,16 @@ async function applyRefundEvent(
   if (event.currency !== payment.currency || (refund && refund.amount !== event.amount)) {
     return mismatch(uow, ctx, subject, refund ?? payment, event, 'refund event')
   }
+  if (refund?.status === 'FAILED' && event.status === 'SUCCEEDED') {
+    // Stripe's later word that a refund we had given up on did go through: it counts again only if the payment still
+    // has room for it (another refund may have taken that room meanwhile); else the books and Stripe disagree.
+    const withRefunds = await uow.tx.payment.findFirstOrThrow({
+      where: { id: payment.id, tenantId: uow.tenantId },
+      include: { refunds: true },
+    })
+    const room = refundableOf(withRefunds)
+    if (refund.amount > room) return mismatch(uow, ctx, subject, { ...payment, amount: room }, event, 'refund event')
+  }
   if (refund) {
     const moved = await moveRefund(uow, order, refund, event.status, ctx.now, {
       processorReference: event.processorRefundId,

@@ -419,6 +419,36 @@ describe('refunds through Stripe', () => {
   })
 })
 
+describe('a refund Stripe reports succeeded after it failed', () => {
+  it('counts again when the payment has room for it, and is reported when another refund took that room', async () => {
+    const t = await freshTenant()
+    const orderId = await openOrder(t, 3_000)
+    const payment = await succeededPayment(t, orderId, 3_000)
+    const refundOf = async (amount: number) =>
+      (
+        await platform.http.post(`/v1/payments/${payment.id}/refunds`, {
+          token: t.token,
+          body: { amount, reason: 'REQUESTED_BY_CLIENT' },
+        })
+      ).body
+    const first = await refundOf(1_000)
+    expect((await deliver(refundEvent('refund.failed', 'failed', t, payment, first))).body.outcome).toBe('applied')
+    expect((await deliver(refundEvent('refund.updated', 'succeeded', t, payment, first))).body.outcome).toBe('applied')
+    expect(await getOrder(t, orderId)).toMatchObject({ amountRefunded: 1_000 })
+
+    const second = await refundOf(1_500)
+    expect((await deliver(refundEvent('refund.failed', 'failed', t, payment, second))).body.outcome).toBe('applied')
+    // The room the failed refund gave back is taken by another one before Stripe's later word comes.
+    expect((await refundOf(2_000)).status).toBe('SUCCEEDED')
+    const late = await deliver(refundEvent('refund.updated', 'succeeded', t, payment, second))
+    expect(late.body.outcome).toBe('mismatch')
+    expect(await getOrder(t, orderId)).toMatchObject({ amountRefunded: 3_000 })
+    expect(await findings(t)).toEqual([
+      expect.objectContaining({ kind: 'EVENT_MISMATCH', objectType: 'REFUND', objectId: second.id }),
+    ])
+  })
+})
+
 describe('without Stripe configured', () => {
   it('refuses CARD_ONLINE as before, and has no Stripe webhook', async () => {
     const t = await freshTenant(recordedOnly)
