@@ -133,13 +133,26 @@ const ConfigSchema = z
      */
     WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
     /**
+     * The outbound network policy for every URL a tenant chooses (webhook receivers, agent `call_webhook` actions, SSO
+     * issuers and key sets; infra/outbound/network-policy.ts) is strict unless relaxed here, whatever NODE_ENV says:
+     * a deployment that forgets NODE_ENV=production must not be open to server-side request forgery. `npm start`
+     * relaxes both for receivers on the developer's machine, and says so as it starts. Cloud metadata addresses are
+     * refused even when relaxed. The per-caller settings below override these for their caller.
+     */
+    OUTBOUND_ALLOW_PRIVATE_NETWORKS: z.stringbool().default(false),
+    /** Allow plain `http://` URLs (default: https:// only). */
+    OUTBOUND_ALLOW_HTTP: z.stringbool().default(false),
+    /**
      * SSO issuers and their key sets (docs/access-control.md): the webhooks' network rules, with their own switches.
-     * Unset: https:// required and private addresses refused, except in development.
+     * Unset: OUTBOUND_ALLOW_HTTP and OUTBOUND_ALLOW_PRIVATE_NETWORKS decide.
      */
     SSO_REQUIRE_HTTPS: z.stringbool().optional(),
     /** Allow issuers on loopback, private, CGNAT, link-local and ULA addresses (never cloud metadata addresses). */
     SSO_ALLOW_PRIVATE_NETWORKS: z.stringbool().optional(),
-    /** Webhooks (docs/webhooks.md). Unset: https:// required and private addresses refused, except in development. */
+    /**
+     * Webhook receivers and agent `call_webhook` actions (docs/webhooks.md). Unset: OUTBOUND_ALLOW_HTTP and
+     * OUTBOUND_ALLOW_PRIVATE_NETWORKS decide.
+     */
     WEBHOOK_REQUIRE_HTTPS: z.stringbool().optional(),
     /** Allow receivers on loopback, private, CGNAT, link-local and ULA addresses (never cloud metadata addresses). */
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.stringbool().optional(),

@@ -54,6 +54,10 @@ const env = {
   TEMPORAL_ADDRESS: temporal.address,
   TEMPORAL_NAMESPACE: temporal.namespace,
   PORT: String(port),
+  // Receivers and identity providers on this machine (http://localhost:4000/hooks): the outbound policy is strict
+  // unless relaxed (infra/config.ts), so the local platform relaxes it, explicitly and saying so below.
+  OUTBOUND_ALLOW_PRIVATE_NETWORKS: process.env.OUTBOUND_ALLOW_PRIVATE_NETWORKS ?? 'true',
+  OUTBOUND_ALLOW_HTTP: process.env.OUTBOUND_ALLOW_HTTP ?? 'true',
   // One embedded PGlite serves every connection in turn; a small pool per process is plenty.
   DATABASE_POOL_MAX: process.env.DATABASE_POOL_MAX ?? (database.started || !process.env.DATABASE_URL ? '4' : '10'),
 }
@@ -109,6 +113,9 @@ log(`API:          ${base}  (health: ${base}/health, OpenAPI: ${base}/openapi.js
 log(`Temporal UI:  ${temporal.uiUrl ?? '(external Temporal at ' + temporal.address + ')'}`)
 log(
   `Database:     ${database.started ? `embedded PGlite (${DATA_DIR}/pglite)` : 'DATABASE_URL / running embedded server'}`
+)
+log(
+  `Outbound:     private networks ${env.OUTBOUND_ALLOW_PRIVATE_NETWORKS === 'true' ? 'allowed' : 'refused'}, plain http ${env.OUTBOUND_ALLOW_HTTP === 'true' ? 'allowed' : 'refused'} for webhooks, agent calls and SSO (local receivers; never in production: OUTBOUND_ALLOW_* unset)`
 )
 log(`Logs:         ${LOG_DIR}/api.log, ${LOG_DIR}/worker.log (crashed processes are restarted; see the README)`)
 if (demo) {

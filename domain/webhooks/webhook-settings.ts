@@ -1,8 +1,9 @@
 /**
- * @module Webhook configuration, resolved from the process configuration (infra/config.ts). Unset, the network rules
- * follow the environment: development (what `npm start` runs) accepts plain HTTP and private addresses, so an
- * integrator can point an endpoint at a receiver on their own machine; every other environment requires HTTPS and
- * public addresses unless the operator says otherwise.
+ * @module Webhook configuration, resolved from the process configuration (infra/config.ts). The network rules (also
+ * those of agent `call_webhook` actions) are strict unless relaxed, whatever NODE_ENV: HTTPS and public addresses
+ * only. The platform's policy relaxes them (OUTBOUND_ALLOW_HTTP, OUTBOUND_ALLOW_PRIVATE_NETWORKS: `npm start` does, so
+ * an integrator can point an endpoint at a receiver on their own machine), and the webhooks' own switches
+ * (WEBHOOK_REQUIRE_HTTPS, WEBHOOK_ALLOW_PRIVATE_NETWORKS) override it for webhooks.
  */
 import type { Config } from '../../infra/config.ts'
 import type { NetworkPolicy } from '../../infra/outbound/network-policy.ts'
@@ -38,7 +39,8 @@ export interface PumpSettings {
 
 type WebhookConfig = Pick<
   Config,
-  | 'NODE_ENV'
+  | 'OUTBOUND_ALLOW_HTTP'
+  | 'OUTBOUND_ALLOW_PRIVATE_NETWORKS'
   | 'WEBHOOK_REQUIRE_HTTPS'
   | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'
   | 'WEBHOOK_TIMEOUT_MS'
@@ -56,10 +58,9 @@ type WebhookConfig = Pick<
 
 /** The webhook settings of a process configuration. */
 export function webhookSettings(config: WebhookConfig): WebhookSettings {
-  const development = config.NODE_ENV === 'development'
   return {
-    requireHttps: config.WEBHOOK_REQUIRE_HTTPS ?? !development,
-    network: { allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? development },
+    requireHttps: config.WEBHOOK_REQUIRE_HTTPS ?? !config.OUTBOUND_ALLOW_HTTP,
+    network: { allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? config.OUTBOUND_ALLOW_PRIVATE_NETWORKS },
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     retry: {
       windowMs: config.WEBHOOK_RETRY_WINDOW_MS,

@@ -2,9 +2,11 @@
  * @module Which IP addresses the platform may connect to on a tenant's behalf (server-side request forgery): webhook
  * receivers and SSO issuers are URLs a tenant chooses, so without this check the platform could be made to reach into
  * its own network: the database, the Temporal frontend, a cloud metadata service. Only public unicast addresses are
- * allowed unless the operator allows private networks (development does by default, so `npm start` delivers to
- * loopback receivers). Cloud metadata addresses are refused even then: nothing we call lives there and they hand out
- * credentials. One rule for every outbound call to a tenant's URL; each caller has its own switch in the configuration.
+ * allowed unless the operator explicitly allows private networks (OUTBOUND_ALLOW_PRIVATE_NETWORKS, whatever NODE_ENV
+ * says; `npm start` sets it, so it delivers to loopback receivers). Cloud metadata addresses are refused even then:
+ * nothing we call lives there and they hand out credentials. An IPv6 address that carries an IPv4 one (mapped,
+ * compatible, translated, NAT64, 6to4, Teredo) is judged by what it carries. One rule for every outbound call to a
+ * tenant's URL; each caller has its own switch in the configuration.
  */
 import { BlockList, isIP } from 'node:net'
 
@@ -74,15 +76,51 @@ function blockListOf(ranges: Range[]): Array<[BlockList, AddressCategory]> {
 
 const CHECKS = blockListOf([...METADATA, ...IPV4, ...IPV6])
 
-/** The IPv4 address embedded in a NAT64 (64:ff9b::/96) or 6to4 (2002::/16) IPv6 address, if any. */
-function embeddedIpv4(ipv6: string): string | undefined {
-  const groups = expandIpv6(ipv6)
-  if (!groups) return undefined
-  const isNat64 = groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0)
-  if (isNat64) return `${groups[6]! >> 8}.${groups[6]! & 0xff}.${groups[7]! >> 8}.${groups[7]! & 0xff}`
-  if (groups[0] === 0x2002) return `${groups[1]! >> 8}.${groups[1]! & 0xff}.${groups[2]! >> 8}.${groups[2]! & 0xff}`
+/** An IPv4 address as its four octets, from two 16-bit groups. */
+const ipv4Of = (high: number, low: number) => `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`
+
+/**
+ * The IPv4 addresses an IPv6 address carries, and the category of its prefix as a whole when the prefix itself is
+ * not public. Each of these reaches the IPv4 address it names (a translator, a tunnel or the host's own stack does
+ * it), so each is judged by what it carries: IPv4-compatible `::a.b.c.d` (deprecated, RFC 4291) and IPv4-translated
+ * `::ffff:0:a.b.c.d` (RFC 2765); NAT64 `64:ff9b::/96` (RFC 6052) and the local-use `64:ff9b:1::/48` (RFC 8215,
+ * translators inside an operator's own network: private whatever it carries, and the IPv4 address read both where a
+ * /96 and where a /48 prefix puts it); 6to4 `2002::/16` (RFC 3056); Teredo `2001::/32` (RFC 4380, the server's
+ * address and the client's, stored inverted: a deprecated tunnel nothing we call uses, so reserved as a whole).
+ * IPv4-mapped `::ffff:a.b.c.d` is matched against the IPv4 ranges directly by `BlockList`.
+ */
+function embeddedIpv4(ipv6: string): { inner: string[]; prefix?: Exclude<AddressCategory, 'public'> } | undefined {
+  const g = expandIpv6(ipv6)
+  if (!g) return undefined
+  const zero = (from: number, to: number) => g.slice(from, to).every((x) => x === 0)
+  if (zero(0, 6)) return { inner: [ipv4Of(g[6]!, g[7]!)] }
+  if (zero(0, 4) && g[4] === 0xffff && g[5] === 0) return { inner: [ipv4Of(g[6]!, g[7]!)] }
+  if (g[0] === 0x64 && g[1] === 0xff9b && zero(2, 6)) return { inner: [ipv4Of(g[6]!, g[7]!)] }
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) {
+    // The layout a prefix length does not use is zeros there: 0.0.0.0 is no address it carries.
+    const candidates = [ipv4Of(g[6]!, g[7]!), ipv4Of(g[3]!, ((g[4]! & 0xff) << 8) | (g[5]! >> 8))]
+    return { inner: candidates.filter((v4) => v4 !== '0.0.0.0'), prefix: 'private' }
+  }
+  if (g[0] === 0x2002) return { inner: [ipv4Of(g[1]!, g[2]!)] }
+  if (g[0] === 0x2001 && g[1] === 0) {
+    return { inner: [ipv4Of(g[2]!, g[3]!), ipv4Of(g[6]! ^ 0xffff, g[7]! ^ 0xffff)], prefix: 'reserved' }
+  }
   return undefined
 }
+
+/** Which category wins when an address carries several: the ones never allowed first. */
+const SEVERITY: AddressCategory[] = [
+  'metadata',
+  'unspecified',
+  'multicast',
+  'loopback',
+  'link_local',
+  'private',
+  'shared',
+  'unique_local',
+  'reserved',
+  'public',
+]
 
 /** The eight 16-bit groups of an IPv6 address (a dotted IPv4 tail included), or undefined if it is not one. */
 function expandIpv6(address: string): number[] | undefined {
@@ -106,20 +144,21 @@ function expandIpv6(address: string): number[] | undefined {
 }
 
 /**
- * Classifies an IP address (IPv4-mapped IPv6 addresses count as the IPv4 address they carry).
+ * Classifies an IP address. An IPv6 address that carries an IPv4 address (mapped, compatible, translated, NAT64, 6to4,
+ * Teredo) counts as the IPv4 address it carries, or as its prefix when that is not public either.
  * @param address - a literal IPv4 or IPv6 address
  * @throws Error when `address` is not an IP address
  */
 export function classifyAddress(address: string): AddressCategory {
-  const family = isIP(address.split('%')[0]!)
+  const bare = address.split('%')[0]!
+  const family = isIP(bare)
   if (family === 0) throw new Error(`not an IP address: ${address}`)
   const type = family === 6 ? 'ipv6' : 'ipv4'
-  for (const [list, category] of CHECKS) if (list.check(address.split('%')[0]!, type)) return category
-  if (family === 6) {
-    const inner = embeddedIpv4(address)
-    if (inner) return classifyAddress(inner)
-  }
-  return 'public'
+  for (const [list, category] of CHECKS) if (list.check(bare, type)) return category
+  const tunnel = family === 6 ? embeddedIpv4(bare) : undefined
+  if (!tunnel) return 'public'
+  const categories = [...tunnel.inner.map(classifyAddress), tunnel.prefix ?? 'public']
+  return SEVERITY.find((category) => categories.includes(category)) ?? 'public'
 }
 
 /**

@@ -67,6 +67,8 @@ beforeAll(async () => {
   const ready = await start.waitFor(/server ready at (\S+?),/, { timeoutMs: 150_000 })
   await start.waitFor(/"msg":"API listening"/, { timeoutMs: 120_000 })
   await start.waitFor(/"msg":"worker running"/, { timeoutMs: 120_000 })
+  // The outbound policy is strict unless relaxed; npm start relaxes it for local receivers, and says so.
+  await start.waitFor(/Outbound: +private networks allowed, plain http allowed/, { timeoutMs: 30_000 })
   http = httpClient(`http://127.0.0.1:${apiPort}`)
   await eventually(async () => ((await http.get('/health')).status === 200 ? true : undefined), 60_000)
 

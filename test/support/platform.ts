@@ -59,6 +59,10 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     // One delivery pump per file is plenty, and each polls the file's database: a second would only cost CPU.
     WEBHOOK_PUMP_PARTITIONS: '1',
     LOG_LEVEL: 'silent',
+    // The outbound policy as in production, stated rather than left to defaults: a file whose receivers are on loopback
+    // relaxes it for its caller (WEBHOOK_ALLOW_PRIVATE_NETWORKS, SSO_ALLOW_PRIVATE_NETWORKS...) in its overrides.
+    OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'false',
+    OUTBOUND_ALLOW_HTTP: 'false',
     // Every response of every integration test must match its OpenAPI description (api/openapi/response-conformance.ts).
     RESPONSE_VALIDATION: 'enforce',
     // Metrics on free ports, so files running side by side never collide; the Temporal SDK's own endpoint (which

@@ -77,14 +77,18 @@ describe('vetSsoUrls', () => {
 })
 
 describe('ssoSettings', () => {
-  it("follows the webhooks' defaults: lenient in development only, each switch overriding", () => {
-    expect(ssoSettings({ NODE_ENV: 'development' })).toEqual(lenient)
-    expect(ssoSettings({ NODE_ENV: 'production' })).toEqual(strict)
-    expect(ssoSettings({ NODE_ENV: 'test' })).toEqual(strict)
-    expect(ssoSettings({ NODE_ENV: 'production', SSO_ALLOW_PRIVATE_NETWORKS: true })).toEqual({
+  const policy = { OUTBOUND_ALLOW_HTTP: false, OUTBOUND_ALLOW_PRIVATE_NETWORKS: false }
+
+  it("follows the platform's outbound policy, strict unless relaxed, each of SSO's switches overriding it", () => {
+    expect(ssoSettings(policy)).toEqual(strict)
+    expect(ssoSettings({ OUTBOUND_ALLOW_HTTP: true, OUTBOUND_ALLOW_PRIVATE_NETWORKS: true })).toEqual(lenient)
+    expect(ssoSettings({ ...policy, SSO_ALLOW_PRIVATE_NETWORKS: true })).toEqual({
       requireHttps: true,
       network: { allowPrivateNetworks: true },
     })
-    expect(ssoSettings({ NODE_ENV: 'development', SSO_REQUIRE_HTTPS: true }).requireHttps).toBe(true)
+    expect(
+      ssoSettings({ OUTBOUND_ALLOW_HTTP: true, OUTBOUND_ALLOW_PRIVATE_NETWORKS: true, SSO_REQUIRE_HTTPS: true })
+        .requireHttps
+    ).toBe(true)
   })
 })

@@ -36,6 +36,40 @@ describe('classifyAddress', () => {
     expect(classifyAddress('2002:7f00:1::')).toBe('loopback')
   })
 
+  // Each form reaches the IPv4 address it carries (a translator, a tunnel or the host's own stack does it), so each is
+  // judged by that address: a loopback, private or metadata address is not made public by wrapping it in IPv6.
+  it.each([
+    ['IPv4-mapped', '::ffff:127.0.0.1', 'loopback'],
+    ['IPv4-mapped, hex', '::ffff:a00:1', 'private'],
+    ['IPv4-compatible (deprecated)', '::127.0.0.1', 'loopback'],
+    ['IPv4-compatible, hex', '::a9fe:a9fe', 'metadata'],
+    ['IPv4-compatible, private', '::192.168.1.1', 'private'],
+    ['IPv4-translated', '::ffff:0:127.0.0.1', 'loopback'],
+    ['IPv4-translated, metadata', '::ffff:0:169.254.169.254', 'metadata'],
+    ['NAT64 well-known, loopback', '64:ff9b::127.0.0.1', 'loopback'],
+    ['NAT64 well-known, metadata', '64:ff9b::a9fe:a9fe', 'metadata'],
+    ['NAT64 local-use /96 layout', '64:ff9b:1::10.0.0.1', 'private'],
+    ['NAT64 local-use /96 layout, loopback', '64:ff9b:1::127.0.0.1', 'loopback'],
+    ['NAT64 local-use /48 layout, metadata', '64:ff9b:1:a9fe:a9:fe00::', 'metadata'],
+    ['NAT64 local-use, public inside: still a local translator', '64:ff9b:1::8.8.8.8', 'private'],
+    ['6to4 of a private address', '2002:a00:1::1', 'private'],
+    ['6to4 of loopback', '2002:7f00:1::', 'loopback'],
+    ['6to4 of a metadata address', '2002:a9fe:a9fe::1', 'metadata'],
+    ['Teredo with a loopback server', '2001:0:7f00:1::', 'loopback'],
+    ['Teredo with a loopback client (stored inverted)', '2001:0:4136:e378:8000:63bf:80ff:fffe', 'loopback'],
+    ['Teredo with a metadata client', '2001:0:4136:e378:8000:63bf:5601:5601', 'metadata'],
+    ['Teredo between public addresses: the tunnel itself', '2001:0:4136:e378:8000:63bf:3fff:fdd2', 'reserved'],
+  ])('refuses %s: %s is %s', (_form, address, category) => {
+    expect(classifyAddress(address)).toBe(category)
+  })
+
+  it('leaves public addresses in those forms public, and other 2001:: networks alone', () => {
+    expect(classifyAddress('64:ff9b::8.8.8.8')).toBe('public')
+    expect(classifyAddress('2002:808:808::1')).toBe('public')
+    expect(classifyAddress('::ffff:8.8.8.8')).toBe('public')
+    expect(classifyAddress('2001:4860:4860::8888')).toBe('public')
+  })
+
   it('refuses what is not an address', () => {
     expect(() => classifyAddress('localhost')).toThrow(/not an IP address/)
   })
@@ -59,5 +93,11 @@ describe('forbiddenCategory', () => {
   it('refuses cloud metadata and the unspecified address even when private networks are allowed', () => {
     expect(forbiddenCategory('169.254.169.254', lenient)).toBe('metadata')
     expect(forbiddenCategory('0.0.0.0', lenient)).toBe('unspecified')
+  })
+
+  it('refuses cloud metadata wrapped in any IPv6 form even when private networks are allowed', () => {
+    for (const address of ['::a9fe:a9fe', '::ffff:0:a9fe:a9fe', '64:ff9b:1::a9fe:a9fe', '2002:a9fe:a9fe::']) {
+      expect(forbiddenCategory(address, lenient), address).toBe('metadata')
+    }
   })
 })
