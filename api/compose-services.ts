@@ -6,7 +6,7 @@
  * the trigger dispatcher) share one instance configured one way.
  */
 import type { Client } from '@temporalio/client'
-import { createAiRuntime, type AiRuntime } from '../domain/ai/ai-runtime.ts'
+import { createAiRuntime, logAiModels, type AiRuntime } from '../domain/ai/ai-runtime.ts'
 import { createAgentSchedules, type AgentSchedules } from '../domain/ai/agents/agent-schedules.ts'
 import { createAgentWorkflowService, type AgentWorkflowService } from '../domain/ai/agents/agent-workflow-service.ts'
 import { createSeriesService, type SeriesService } from '../domain/appointment-series/series-service.ts'
@@ -142,6 +142,8 @@ export function composeServices(infra: ServiceInfrastructure): AppServices {
   })
   const agentSchedules = createAgentSchedules({ db, temporal, taskQueue, logger })
 
+  const ai = createAiRuntime(aiConfigOf(config))
+  logAiModels(logger, ai)
   return {
     keys,
     tokens,
@@ -159,7 +161,7 @@ export function composeServices(infra: ServiceInfrastructure): AppServices {
     leads: createLeadService({ outbox, temporal, appointments, dayMs: config.CARE_WORKFLOW_DAY_MS }),
     agentSchedules,
     agentWorkflows: createAgentWorkflowService({ rules: webhookSettings(config), schedules: agentSchedules }),
-    ai: createAiRuntime(aiConfigOf(config)),
+    ai,
     onlinePayments: onlineProcessorFrom(config),
     paymentFlows: createPaymentFlows(outbox, {
       expirySeconds: config.ONLINE_PAYMENT_EXPIRY_SECONDS,

@@ -9,8 +9,14 @@ const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string(
 const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional())
 
 export const AI_CONFIG_SHAPE = {
-  /** `local`: the built-in lexical embeddings (offline, deterministic); `openai`: any OpenAI-compatible /embeddings API; `ollama`: Ollama's /api/embed. */
-  AI_EMBEDDINGS_PROVIDER: z.enum(['local', 'openai', 'ollama']).default('local'),
+  /**
+   * `local`: the built-in lexical embeddings (offline, deterministic); `sentence`: the sentence model
+   * (all-MiniLM-L6-v2 int8, in process; scripts/ai/obtain-sentence-model.sh), or the lexical embeddings, said in the
+   * log, when its files are absent; `openai`: any OpenAI-compatible /embeddings API; `ollama`: Ollama's /api/embed.
+   */
+  AI_EMBEDDINGS_PROVIDER: z.enum(['local', 'sentence', 'openai', 'ollama']).default('local'),
+  /** The sentence model's files; default ${XDG_CACHE_HOME:-$HOME/.cache}/therapy-care/sentence-model-…, where the script puts them. */
+  AI_SENTENCE_MODEL_DIR: optionalString,
   AI_EMBEDDINGS_MODEL: optionalString,
   /** Base URL of the embeddings API, e.g. https://api.openai.com/v1 or http://localhost:11434. */
   AI_EMBEDDINGS_URL: optionalUrl,

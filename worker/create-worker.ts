@@ -11,7 +11,7 @@ import type { Clock } from '../infra/clock.ts'
 import type { Db } from '../infra/db.ts'
 import { temporalDataConverter } from '../infra/payload-codec.ts'
 import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
-import { createAiRuntime } from '../domain/ai/ai-runtime.ts'
+import { createAiRuntime, logAiModels } from '../domain/ai/ai-runtime.ts'
 import { selectAgentDecider } from '../domain/ai/agents/agent-decider.ts'
 import type { AiConfig } from '../infra/ai-config.ts'
 import { onlineProcessorFrom, type OnlineProcessorConfig } from '../domain/payments/online-processors.ts'
@@ -33,6 +33,8 @@ export interface WorkerDeps {
     Partial<OnlineProcessorConfig>
   connection: NativeConnection
   db: Db
+  /** Told which embedding model and answerer the activities use (docs/ai.md). */
+  logger?: Parameters<typeof logAiModels>[0]
   /** The activities' "now" (activities/index.ts); the system clock unless a test follows a time-skipping server. */
   clock?: Clock
   /**
@@ -97,7 +99,10 @@ export function createWorker({
   stopping,
   metrics,
   tracing = NO_TRACING,
+  logger,
 }: WorkerDeps): Promise<Worker> {
+  const ai = createAiRuntime(config)
+  if (logger) logAiModels(logger, ai)
   return Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -110,7 +115,7 @@ export function createWorker({
       webhooks: webhookSettings(config),
       stopping,
       metrics,
-      ai: createAiRuntime(config),
+      ai,
       agentDecider: selectAgentDecider(config),
       ...onlineOf(config),
       bookingTiming: { dayMs: config.CARE_WORKFLOW_DAY_MS, noShowGraceMs: config.CARE_WORKFLOW_NO_SHOW_GRACE_MS },

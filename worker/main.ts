@@ -54,7 +54,7 @@ const metricsServer =
       )
 const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS })
 try {
-  const worker = await createWorker({ config, connection, db, stopping: stopping.signal, metrics, tracing })
+  const worker = await createWorker({ config, connection, db, stopping: stopping.signal, metrics, tracing, logger })
   // The key id, never the key: operators see which key new payloads are encrypted with.
   const payloadEncryptionKeyId = config.TEMPORAL_CODEC_KEYS?.currentKeyId ?? 'off'
   logger.info(

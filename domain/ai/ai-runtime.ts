@@ -12,6 +12,7 @@ import { createExtractiveAnswerer } from './answering/extractive-answerer.ts'
 import { OpenAiCompatibleChatModel } from './answering/openai-compatible-chat.ts'
 import { LexicalEmbeddings } from './embeddings/lexical-embeddings.ts'
 import { OpenAiCompatibleEmbeddings } from './embeddings/openai-compatible-embeddings.ts'
+import { defaultSentenceModelDir, SentenceEmbeddings, sentenceModelProblem } from './embeddings/sentence-embeddings.ts'
 import { DEFAULT_CHUNKING, type ChunkingOptions } from './knowledge/chunk-document.ts'
 import { createKnowledgeStores, type KnowledgeStores } from './vector-store/knowledge-stores.ts'
 import type { KnowledgeEmbeddings } from './vector-store/knowledge-vector-store.ts'
@@ -23,6 +24,8 @@ export interface AiRuntime {
   answerer: Answerer
   stores: KnowledgeStores
   chunking: ChunkingOptions
+  /** Why the configured embeddings were replaced by the lexical ones (the sentence model's files are absent). */
+  embeddingsFallback?: string
 }
 
 export interface AiRuntimeOptions {
@@ -45,10 +48,27 @@ function requireKey(provider: string, variable: string, url: string | undefined,
   }
 }
 
-/** The embedding model the configuration names. */
+/**
+ * The embedding model the configuration names, and why it is not the one named when the sentence model's files are
+ * absent (then the lexical embeddings answer, as before the model existed).
+ */
+export function selectEmbeddingsWithFallback(
+  config: AiConfig,
+  options: AiRuntimeOptions = {}
+): { embeddings: KnowledgeEmbeddings; fallback?: string } {
+  if (config.AI_EMBEDDINGS_PROVIDER !== 'sentence') return { embeddings: selectEmbeddings(config, options) }
+  const dir = config.AI_SENTENCE_MODEL_DIR ?? defaultSentenceModelDir()
+  const problem = sentenceModelProblem(dir)
+  return problem
+    ? { embeddings: new LexicalEmbeddings(), fallback: problem }
+    : { embeddings: new SentenceEmbeddings({ dir }) }
+}
+
+/** The embedding model the configuration names (the sentence model without a fallback check: see above). */
 export function selectEmbeddings(config: AiConfig, options: AiRuntimeOptions = {}): KnowledgeEmbeddings {
   const provider = config.AI_EMBEDDINGS_PROVIDER
   if (provider === 'local') return new LexicalEmbeddings()
+  if (provider === 'sentence') return selectEmbeddingsWithFallback(config, options).embeddings
   requireKey(provider, 'AI_EMBEDDINGS_API_KEY', config.AI_EMBEDDINGS_URL, config.AI_EMBEDDINGS_API_KEY)
   const defaults = PROVIDER_DEFAULTS[provider]
   return new OpenAiCompatibleEmbeddings(provider, {
@@ -88,9 +108,10 @@ export function selectAnswerer(config: AiConfig, options: AiRuntimeOptions = {})
  * @throws Error for a provider configured without what it needs (checked at start-up, not on the first request)
  */
 export function createAiRuntime(config: AiConfig, options: AiRuntimeOptions = {}): AiRuntime {
-  const embeddings = selectEmbeddings(config, options)
+  const { embeddings, fallback } = selectEmbeddingsWithFallback(config, options)
   return {
     embeddings,
+    ...(fallback ? { embeddingsFallback: fallback } : {}),
     answerer: selectAnswerer(config, options),
     stores: createKnowledgeStores(
       config.AI_VECTOR_STORE,
@@ -99,4 +120,22 @@ export function createAiRuntime(config: AiConfig, options: AiRuntimeOptions = {}
     ),
     chunking: DEFAULT_CHUNKING,
   }
+}
+
+/**
+ * Says in one log line which embedding model and answerer a process uses (`npm start` shows it for the API and the
+ * worker), as a warning when the sentence model was configured but its files are absent.
+ * @param logger - the process's logger
+ */
+export function logAiModels(
+  logger: { info: (fields: object, message: string) => void; warn: (fields: object, message: string) => void },
+  ai: AiRuntime
+): void {
+  const fields = { embeddings: ai.embeddings.modelId, answerer: ai.answerer.id }
+  if (ai.embeddingsFallback) {
+    logger.warn(
+      { ...fields, reason: ai.embeddingsFallback },
+      `knowledge: the sentence model is absent, using the lexical embeddings ${ai.embeddings.modelId}`
+    )
+  } else logger.info(fields, `knowledge: embeddings ${ai.embeddings.modelId}, answerer ${ai.answerer.id}`)
 }

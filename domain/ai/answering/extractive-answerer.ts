@@ -199,7 +199,9 @@ export function composeAnswer(
 }
 
 /** Creates the extractive answerer. */
-export function createExtractiveAnswerer(thresholds = EXTRACTIVE_THRESHOLDS): Answerer {
+export function createExtractiveAnswerer(
+  thresholds: { minCoverage: number; secondQuoteRatio: number } = EXTRACTIVE_THRESHOLDS
+): Answerer {
   return {
     id: 'extractive-v2',
     inProcess: true,

@@ -5,6 +5,7 @@
  * answerer calibrates its decision on.
  */
 import { Document, type DocumentInterface } from '@langchain/core/documents'
+import { SENTENCE_MODEL_ID } from '../embeddings/sentence-embeddings.ts'
 import type { LoadedChunks } from '../vector-store/loaded-chunks.ts'
 import type { Bm25Index } from './bm25-index.ts'
 import type { QueryTerm } from './query-expansion.ts'
@@ -14,12 +15,15 @@ import { reciprocalRankFusion } from './rank-fusion.ts'
 export const FUSION_DEPTH = 50
 
 /**
- * The vector ranking's weight in the fusion (the word ranking's is 1). The offline lexical embeddings see the same
- * words BM25 does, without the expansions, so they mostly add noise: on the tuning set recall@5 was 0.636 at weight
- * 0, 0.602 at 0.3 and 0.534 at 1. 0.3 keeps what only they have (character n-grams meet a misspelt word). A
- * provider's embeddings carry meaning BM25 lacks, and weigh as much as the words.
+ * The vector ranking's weight in the fusion (the word ranking's is 1), swept on the tuning set only
+ * (eval/tune-fusion.ts, docs/benchmarks.md). The offline lexical embeddings see the same words BM25 does, without
+ * the expansions, so they mostly add noise: recall@5 was 0.636 at weight 0, 0.602 at 0.3 and 0.534 at 1; 0.3 keeps
+ * what only they have (character n-grams meet a misspelt word). The sentence model has learnt meaning BM25 lacks and
+ * leads: recall@5 0.636 at 0, 0.739 at 0.3, 0.784 at 1, 0.807 at 1.5, 0.795 at 2 and 3. A provider's embeddings
+ * weigh as much as the words.
  */
-export const vectorWeightFor = (embeddingModel: string) => (embeddingModel.startsWith('local-lexical') ? 0.3 : 1)
+export const vectorWeightFor = (embeddingModel: string) =>
+  embeddingModel.startsWith('local-lexical') ? 0.3 : embeddingModel === SENTENCE_MODEL_ID ? 1.5 : 1
 
 export interface HybridHit {
   document: DocumentInterface
@@ -91,12 +95,13 @@ export function hybridSearchLoaded(
   vector: number[],
   query: QueryTerm[],
   k: number,
-  options: { embeddingModel: string; documentIds?: string[] }
+  options: { embeddingModel: string; documentIds?: string[]; vectorWeight?: number }
 ): { hits: HybridHit[]; query: QueryTerm[] } {
   return {
     hits: hybridSearchChunks(loaded, vector, query, k, {
       documentIds: options.documentIds,
-      vectorWeight: vectorWeightFor(options.embeddingModel),
+      // An explicit weight only from the evaluation's sweep on the tuning set (eval/tune-fusion.ts).
+      vectorWeight: options.vectorWeight ?? vectorWeightFor(options.embeddingModel),
     }),
     query: weightedQuery(loaded.lexical, query),
   }
