@@ -6,8 +6,7 @@
  * from the processor's signed `account.updated` events.
  */
 import type { PayoutAccountStatus } from '../../generated/prisma/enums.ts'
-import type { Db } from '../../infra/db.ts'
-import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
+import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { dependencyUnavailable, notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
 import type { PayoutProcessor } from '../payments/payment-processor.ts'
