@@ -2572,6 +2572,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agent-workflows/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the secret that signs the workflow’s webhook calls
+         * @description Issues a new `webhookSecret`; every `call_webhook` request made from now on is signed with it alone (agent calls are made when a run acts, so there is no backlog signed with the old one to wait for).
+         */
+        post: operations["postAgentWorkflowsByIdRotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agent-workflows/{id}": {
         parameters: {
             query?: never;
@@ -7880,29 +7900,9 @@ export interface components {
             /** @description A UTC instant or a calendar date; null when there is no deadline */
             dueAt: string | null;
         };
-        AgentWorkflow: {
-            /** @example agw_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
-            id: string;
-            name: string;
-            description: string | null;
-            enabled: boolean;
-            templateId: string | null;
-            trigger: components["schemas"]["AgentTrigger"];
-            agent: components["schemas"]["AgentSpec"];
-            actions: components["schemas"]["AgentAction"][];
-            /** @description The API client, key or user whose scopes bound the runs. */
-            configuredBy: string;
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-21T18:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-21T18:00:00.000Z
-             */
-            updatedAt: string;
+        AgentWorkflowWithSecret: components["schemas"]["AgentWorkflow"] & {
+            /** @description The secret (`whsec_...`) that signs the workflow’s `call_webhook` requests, v1 and v2 like webhook deliveries (docs/agents.md, "Signed webhook calls"). Shown only in this response: store it now. */
+            webhookSecret: string;
         };
         AgentTrigger: {
             /** @enum {string} */
@@ -7989,6 +7989,30 @@ export interface components {
              * @enum {string}
              */
             workflow: "assessment-reminder" | "child-progress" | "early-intervention";
+        };
+        AgentWorkflow: {
+            /** @example agw_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            id: string;
+            name: string;
+            description: string | null;
+            enabled: boolean;
+            templateId: string | null;
+            trigger: components["schemas"]["AgentTrigger"];
+            agent: components["schemas"]["AgentSpec"];
+            actions: components["schemas"]["AgentAction"][];
+            /** @description The API client, key or user whose scopes bound the runs. */
+            configuredBy: string;
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            updatedAt: string;
         };
         AgentWorkflowCreate: {
             /**
@@ -51233,7 +51257,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The agent workflow */
+            /** @description The agent workflow, with the secret that signs its webhook calls (shown only here) */
             201: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -51251,7 +51275,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentWorkflow"];
+                    "application/json": components["schemas"]["AgentWorkflowWithSecret"];
                 };
             };
             /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
@@ -51298,6 +51322,288 @@ export interface operations {
             };
             /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
             403: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            409: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`) */
+            429: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Seconds until the window ends and requests are accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
+            431: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                };
+            };
+            /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (`dependency_unavailable`) */
+            503: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postAgentWorkflowsByIdRotateSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The agent workflow id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent workflow with its new secret, shown only here */
+            200: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentWorkflowWithSecret"];
+                };
+            };
+            /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
+            400: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            401: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
+            403: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or not visible to this tenant (`not_found`) */
+            404: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
                     "X-Request-Id"?: string;

@@ -115,7 +115,7 @@ describe('an event-triggered run', () => {
     ])
     expect((await settled(platform, token, doc!.id)).status).toBe('READY')
 
-    const workflowId = await created('/v1/agent-workflows', {
+    const configured = await post('/v1/agent-workflows', {
       name: 'Welcome follow-up',
       trigger: { type: 'event', eventTypes: ['child.registered'] },
       agent: {
@@ -129,6 +129,13 @@ describe('an event-triggered run', () => {
         { type: 'message_family', name: 'welcome-message' },
       ],
     })
+    expect(configured.status).toBe(201)
+    const workflowId = configured.body.id as string
+    // The webhook call is signed with the workflow's secret, shown at creation: the receiver verifies it as it
+    // verifies deliveries (the SDK's verifier), and answers 400 to anything that does not verify.
+    const webhookSecret = configured.body.webhookSecret as string
+    expect(webhookSecret).toMatch(/^whsec_/)
+    receiver.verifyWith('/crm', { secret: webhookSecret })
     const { childId, clientId } = await registerChild()
     const [run] = await finishedRuns(workflowId)
     expect(run).toMatchObject({ status: 'SUCCEEDED', trigger: { type: 'EVENT', eventType: 'child.registered' } })
@@ -150,6 +157,9 @@ describe('an event-triggered run', () => {
 
     const [delivery] = await receiver.waitFor('/crm', 1)
     expect(delivery!.headers['webhook-id']).toBe(`${run.id}:3`)
+    expect(delivery!.verificationError).toBeUndefined()
+    expect(delivery!.verified).toMatchObject({ id: `${run.id}:3`, type: 'agent_run.action' })
+    expect(delivery!.headers['x-service-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/)
     expect(JSON.parse(delivery!.body).data).toMatchObject({ runId: run.id, action: 'crm', subject: { childId } })
     const tasks = (await get(`/v1/staff-tasks?agentRunId=${run.id}`)).body.data
     expect(tasks).toHaveLength(1)
@@ -410,6 +420,16 @@ describe('templates, CRUD and isolation', () => {
     const invalid = await patch(`/v1/agent-workflows/${id}`, { actions: [] })
     expect(invalid.status).toBe(400)
     expect(invalid.body.errors[0].path).toBe('actions')
+
+    // The webhook secret is shown at creation and rotation only; a rotation replaces it.
+    expect(disabled.body).not.toHaveProperty('webhookSecret')
+    expect((await get(`/v1/agent-workflows/${id}`)).body).not.toHaveProperty('webhookSecret')
+    const stored = await platform.api.deps.db.agentWorkflow.findUniqueOrThrow({ where: { id } })
+    const rotated = await post(`/v1/agent-workflows/${id}/rotate-secret`, undefined)
+    expect(rotated.status).toBe(200)
+    expect(rotated.body).toMatchObject({ id, webhookSecret: expect.stringMatching(/^whsec_/) })
+    expect(rotated.body.webhookSecret).not.toBe(stored.webhookSecret)
+    expect((await post(`/v1/agent-workflows/${id}/rotate-secret`, undefined, otherToken)).status).toBe(404)
 
     expect((await get(`/v1/agent-workflows/${id}`, otherToken)).status).toBe(404)
     expect((await patch(`/v1/agent-workflows/${id}`, { enabled: true }, otherToken)).status).toBe(404)

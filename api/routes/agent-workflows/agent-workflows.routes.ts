@@ -72,6 +72,14 @@ export const AgentWorkflow = z
   })
   .openapi('AgentWorkflow')
 
+export const AgentWorkflowWithSecret = AgentWorkflow.extend({
+  webhookSecret: z.string().openapi({
+    description:
+      'The secret (`whsec_...`) that signs the workflow’s `call_webhook` requests, v1 and v2 like webhook deliveries ' +
+      '(docs/agents.md, "Signed webhook calls"). Shown only in this response: store it now.',
+  }),
+}).openapi('AgentWorkflowWithSecret')
+
 export const AgentWorkflowTemplate = z
   .object({
     id: z.string().openapi({ example: 'appointment-follow-up' }),
@@ -157,7 +165,10 @@ export const createAgentWorkflowRoute = protectedRoute('agents', {
     'A trigger (event types or a schedule), an agent (an assistant with instructions and a subset of its tools) and actions. Each action needs its tool on the agent and its scope on the caller; the caller’s scopes are captured as the ceiling of every run.',
   request: { body: { required: true, content: { 'application/json': { schema: AgentWorkflowCreate } } } },
   responses: {
-    201: { description: 'The agent workflow', content: { 'application/json': { schema: AgentWorkflow } } },
+    201: {
+      description: 'The agent workflow, with the secret that signs its webhook calls (shown only here)',
+      content: { 'application/json': { schema: AgentWorkflowWithSecret } },
+    },
     ...problemResponses(400, 409, 413, 415, 422, ...COMMON_ERRORS),
   },
 })
@@ -216,6 +227,24 @@ export const deleteAgentWorkflowRoute = protectedRoute('agents', {
   summary: 'Delete an agent workflow (no new runs; its schedule is removed; past runs stay readable)',
   request: { params: WorkflowId },
   responses: { 204: { description: 'Deleted' }, ...problemResponses(404, 409, 422, ...COMMON_ERRORS) },
+})
+
+export const rotateAgentWorkflowSecretRoute = protectedRoute('agents', {
+  method: 'post',
+  path: '/v1/agent-workflows/{id}/rotate-secret',
+  tags,
+  summary: 'Rotate the secret that signs the workflow’s webhook calls',
+  description:
+    'Issues a new `webhookSecret`; every `call_webhook` request made from now on is signed with it alone (agent calls ' +
+    'are made when a run acts, so there is no backlog signed with the old one to wait for).',
+  request: { params: WorkflowId },
+  responses: {
+    200: {
+      description: 'The agent workflow with its new secret, shown only here',
+      content: { 'application/json': { schema: AgentWorkflowWithSecret } },
+    },
+    ...problemResponses(404, 409, 422, ...COMMON_ERRORS),
+  },
 })
 
 export const listAgentWorkflowRunsRoute = protectedRoute('agents.read', {

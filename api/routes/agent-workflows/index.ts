@@ -25,6 +25,7 @@ import {
   listStaffTasksRoute,
   patchAgentWorkflowRoute,
   patchStaffTaskRoute,
+  rotateAgentWorkflowSecretRoute,
   type AgentRun,
   type AgentRunStep,
   type AgentWorkflow,
@@ -111,7 +112,14 @@ export function agentWorkflowRoutes({ agentWorkflows: service }: Pick<AppDeps, '
     .openapi(createAgentWorkflowRoute, async (c) => {
       const row = await service.create(c.var.uow, c.var.principal, c.req.valid('json'))
       c.header('Location', `/v1/agent-workflows/${row.id}`)
-      return c.json(toWorkflow(row), 201)
+      // The answer carries the signing secret: its idempotency record is sealed where keys are configured.
+      c.set('sealStoredResponse', true)
+      return c.json({ ...toWorkflow(row), webhookSecret: row.webhookSecret }, 201)
+    })
+    .openapi(rotateAgentWorkflowSecretRoute, async (c) => {
+      const row = await service.rotateSecret(c.var.uow, c.req.valid('param').id)
+      c.set('sealStoredResponse', true)
+      return c.json({ ...toWorkflow(row), webhookSecret: row.webhookSecret }, 200)
     })
     .openapi(listAgentWorkflowsRoute, async (c) => {
       const page = await service.list(c.var.uow, c.req.valid('query'))

@@ -2,13 +2,17 @@
  * @module What each action does, once its guard rail passed. Every effect is keyed by `<run id>:<position>`: the
  * staff task and the family message have it as a unique dedupe key (a retried activity finds the first row), the
  * webhook call sends it as `Idempotency-Key` and `webhook-id` (a receiver sees the same key if a crash makes the
- * call repeat: delivery is at least once, as for every webhook). A draft appointment is only a proposal recorded in
+ * call repeat: delivery is at least once, as for every webhook). The webhook call is signed as webhook deliveries are
+ * (domain/webhooks/sign-delivery.ts), with the agent workflow's own secret, both ways at once: v1
+ * `X-Service-Signature` and v2 Standard Webhooks headers, so a receiver verifies it with the verifier it already uses
+ * (the SDK's `verifyWebhook`) and can tell it from a forgery. A draft appointment is only a proposal recorded in
  * the step: nothing is booked (booking stays a person's act through `POST /v1/appointments`).
  */
 import type { AgentRunStepStatus } from '../../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../../infra/unit-of-work.ts'
 import { newId } from '../../ids.ts'
 import type { WebhookPoster } from '../../webhooks/post-webhook.ts'
+import { signatureHeaders } from '../../webhooks/sign-delivery.ts'
 import type { AgentAction } from './action-catalogue.ts'
 import { startCareWorkflow, type CareStartDeps } from './agent-care-starts.ts'
 import type { AgentContext } from './agent-context.ts'
@@ -24,6 +28,8 @@ export interface EffectInput {
   /** `<run id>:<position>`. */
   key: string
   now: Date
+  /** The agent workflow's secret (`whsec_...`), which signs a `call_webhook` request. */
+  webhookSecret?: string
 }
 
 export interface EffectOutcome {
@@ -64,7 +70,17 @@ export async function postWebhookEffect(poster: WebhookPoster, input: EffectInpu
       subject,
     },
   })
-  const result = await poster.post(action.url, { 'Idempotency-Key': key, 'webhook-id': key }, body)
+  // Signed at each attempt with a fresh timestamp, as deliveries are, so a retry is not refused as stale.
+  const content = { eventId: key, timestamp: Math.floor(input.now.getTime() / 1000), body }
+  const secrets = input.webhookSecret ? [input.webhookSecret] : []
+  const signatures =
+    secrets.length > 0
+      ? {
+          ...signatureHeaders({ scheme: 'v1', secrets, signingKeys: [] }, content),
+          ...signatureHeaders({ scheme: 'v2', secrets, signingKeys: [] }, content),
+        }
+      : {}
+  const result = await poster.post(action.url, { 'Idempotency-Key': key, 'webhook-id': key, ...signatures }, body)
   const output = { url: action.url, statusCode: result.statusCode ?? null, latencyMs: result.latencyMs }
   if (result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300)
     return { status: 'SUCCEEDED', output }

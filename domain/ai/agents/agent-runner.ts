@@ -237,7 +237,13 @@ export function createAgentRunner(deps: AgentRunnerDeps) {
         where: { id: plan.assistantId, tenantId },
         select: { tools: true },
       })
+      // The secret as it is now (a rotation applies to calls not yet made), also for a workflow deleted since.
+      const workflow = await uow.tx.agentWorkflow.findFirst({
+        where: { id: plan.agentWorkflowId, tenantId },
+        select: { webhookSecret: true },
+      })
       return {
+        webhookSecret: workflow?.webhookSecret,
         done: await stepAt(uow, runId, position),
         plan,
         assistantTools: assistant?.tools ?? [],
@@ -268,6 +274,7 @@ export function createAgentRunner(deps: AgentRunnerDeps) {
       runId,
       key: `${runId}:${position}`,
       now: now(),
+      webhookSecret: loaded.webhookSecret,
     }
     if (action.type === 'call_webhook') {
       const outcome = await postWebhookEffect(deps.poster, input)

@@ -1,7 +1,8 @@
 /**
  * @module Agent workflows: created (from scratch or from a template), listed, read, changed by JSON merge patch and
  * deleted within the caller's tenant. Every change records the configuring principal's scopes (the ceiling of what
- * the runs may do) and bumps `version`, which the schedule sync follows (agent-schedules.ts).
+ * the runs may do) and bumps `version`, which the schedule sync follows (agent-schedules.ts). Each workflow holds
+ * the secret that signs its `call_webhook` requests (agent-action-effects.ts), shown at creation and rotation only.
  */
 import type { AgentWorkflow, Prisma } from '../../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../../infra/unit-of-work.ts'
@@ -11,6 +12,7 @@ import { newId } from '../../ids.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../../listing.ts'
 import { applyMergePatch, withoutNulls, type JsonObject } from '../../merge-patch.ts'
 import type { AgentSchedules } from './agent-schedules.ts'
+import { newWebhookSecret } from '../../webhooks/webhook-secrets.ts'
 import { templateById } from './agent-workflow-templates.ts'
 import type { AgentWorkflowConfig } from './agent-workflow-schema.ts'
 import { checkConfig, parseConfig, type UrlRules } from './configure-agent-workflow.ts'
@@ -98,10 +100,21 @@ export function createAgentWorkflowService(deps: AgentWorkflowServiceDeps) {
         ...columnsOf(config),
         creatorScopes: scopes,
         createdBy: principal.actorId,
+        webhookSecret: newWebhookSecret(),
       },
     })
     syncAfterCommit(uow, row.id)
     return row
+  }
+
+  /**
+   * Replaces the secret that signs the workflow's `call_webhook` requests; calls made from now on carry the new one
+   * only (an action retried after this signs with the new one too).
+   * @throws AppError `not_found`
+   */
+  async function rotateSecret(uow: UnitOfWork, id: string): Promise<AgentWorkflow> {
+    const row = await get(uow, id)
+    return uow.tx.agentWorkflow.update({ where: { id: row.id }, data: { webhookSecret: newWebhookSecret() } })
   }
 
   /** One workflow of the unit's tenant (deleted ones are gone). @throws AppError `not_found` */
@@ -157,7 +170,7 @@ export function createAgentWorkflowService(deps: AgentWorkflowServiceDeps) {
     syncAfterCommit(uow, row.id)
   }
 
-  return { create, get, list, patch, remove }
+  return { create, get, list, patch, remove, rotateSecret }
 }
 
 export type AgentWorkflowService = ReturnType<typeof createAgentWorkflowService>

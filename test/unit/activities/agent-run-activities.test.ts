@@ -96,6 +96,10 @@ function runWith(action: AgentAction, options: { assistantTools?: string[]; done
     assistant: {
       findFirst: async () => ({ tools: options.assistantTools ?? ['bookings'] }),
     },
+    // The secret that signs the workflow's webhook calls (test/unit/domain/ai/agents/agent-webhook-signatures.test.ts).
+    agentWorkflow: {
+      findFirst: async () => ({ webhookSecret: `whsec_${Buffer.alloc(32, 1).toString('base64')}` }),
+    },
   }
   const activities = createAgentRunActivities({
     db: fakeDb(tx),

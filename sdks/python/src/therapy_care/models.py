@@ -5992,6 +5992,32 @@ class AgentAction5(BaseModel):
     ]
 
 
+class AgentWorkflow(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            examples=['agw_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2'],
+            pattern='^agw_[0-9a-f]{32}$',
+        ),
+    ]
+    name: str
+    description: str | None
+    enabled: bool
+    templateId: str | None
+    trigger: AgentTrigger1 | AgentTrigger2
+    agent: AgentSpec
+    actions: list[
+        AgentAction1 | AgentAction2 | AgentAction3 | AgentAction4 | AgentAction5
+    ]
+    configuredBy: Annotated[
+        str,
+        Field(description='The API client, key or user whose scopes bound the runs.'),
+    ]
+    version: int
+    createdAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
+    updatedAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
+
+
 class AgentSpecOverride(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -6029,6 +6055,11 @@ class AgentSpecOverride(BaseModel):
             max_length=6,
         ),
     ] = None
+
+
+class AgentWorkflowPage(BaseModel):
+    data: list[AgentWorkflow]
+    nextCursor: str | None
 
 
 class AgentWorkflowPatch(BaseModel):
@@ -8506,30 +8537,13 @@ class ChildRecommendations(BaseModel):
     data: list[Recommendation]
 
 
-class AgentWorkflow(BaseModel):
-    id: Annotated[
+class AgentWorkflowWithSecret(AgentWorkflow):
+    webhookSecret: Annotated[
         str,
         Field(
-            examples=['agw_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2'],
-            pattern='^agw_[0-9a-f]{32}$',
+            description='The secret (`whsec_...`) that signs the workflow’s `call_webhook` requests, v1 and v2 like webhook deliveries (docs/agents.md, "Signed webhook calls"). Shown only in this response: store it now.'
         ),
     ]
-    name: str
-    description: str | None
-    enabled: bool
-    templateId: str | None
-    trigger: AgentTrigger1 | AgentTrigger2
-    agent: AgentSpec
-    actions: list[
-        AgentAction1 | AgentAction2 | AgentAction3 | AgentAction4 | AgentAction5
-    ]
-    configuredBy: Annotated[
-        str,
-        Field(description='The API client, key or user whose scopes bound the runs.'),
-    ]
-    version: int
-    createdAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
-    updatedAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
 
 
 class AgentWorkflowCreate(BaseModel):
@@ -8560,11 +8574,6 @@ class AgentWorkflowCreate(BaseModel):
         list[AgentAction1 | AgentAction2 | AgentAction3 | AgentAction4 | AgentAction5]
         | None
     ) = None
-
-
-class AgentWorkflowPage(BaseModel):
-    data: list[AgentWorkflow]
-    nextCursor: str | None
 
 
 class AgentRunPage(BaseModel):
