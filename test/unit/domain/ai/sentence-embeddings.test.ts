@@ -64,7 +64,7 @@ describe('without the model', () => {
 
   it('Should weigh the vector ranking by the model (tuned on the tuning set)', () => {
     expect(vectorWeightFor('local-lexical-v1-768')).toBe(0.3)
-    expect(vectorWeightFor(SENTENCE_MODEL_ID)).toBe(1.5)
+    expect(vectorWeightFor(SENTENCE_MODEL_ID)).toBe(20)
     expect(vectorWeightFor('openai:text-embedding-3-small')).toBe(1)
   })
 })
@@ -108,9 +108,12 @@ describe.skipIf(!present)('with the model (scripts/ai/obtain-sentence-model.sh)'
     await model.embedQuery('warm up')
     const delay = monitorEventLoopDelay({ resolution: 5 })
     delay.enable()
+    const started = performance.now()
     await model.embedDocuments(texts)
+    const took = performance.now() - started
     delay.disable()
-    // The batches take seconds of CPU; on the event loop they would hold it for the whole batch.
-    expect(delay.max / 1e6).toBeLessThan(250)
+    // Two batches of 32: on the event loop, the loop would stall for about half the time, each batch in one piece.
+    // Relative, not absolute: a loaded CI machine stretches both.
+    expect(delay.max / 1e6).toBeLessThan(took / 4)
   }, 60_000)
 })
