@@ -105,7 +105,7 @@ export async function prepareCorpus(files: CorpusFile[]): Promise<IndexedDocumen
 }
 
 /** How the in-memory retriever ranks: today's vector search alone, or hybrid (vector + BM25 of the expanded query). */
-export type RetrievalMode = { kind: 'vector' } | { kind: 'hybrid'; expansion?: ExpansionOptions }
+export type RetrievalMode = { kind: 'vector' } | { kind: 'hybrid'; expansion?: ExpansionOptions; vectorWeight?: number }
 
 /**
  * An in-memory retriever over prepared documents: the production loaded-chunks index (exact cosine, BM25 with the
@@ -150,7 +150,10 @@ export async function memoryRetriever(
       return { passages: searchChunks(loaded, vector, k).map(([doc, score]) => passageOf(doc.id!, score)) }
     }
     const query = await expandQuery(question, mode.expansion)
-    const found = hybridSearchLoaded(loaded, vector, query, k, { embeddingModel: embeddings.modelId })
+    const found = hybridSearchLoaded(loaded, vector, query, k, {
+      embeddingModel: embeddings.modelId,
+      vectorWeight: mode.vectorWeight,
+    })
     const passages = found.hits.map((hit) => passageOf(hit.document.id!, hit.score, hit.lexicalCoverage))
     return { passages, context: { query: found.query } }
   }

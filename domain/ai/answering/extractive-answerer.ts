@@ -198,23 +198,44 @@ export function composeAnswer(
   return { answered: true, answer, citations }
 }
 
+/**
+ * A sentence model's judgement for the answerer: the similarity of the question to each sentence (cosine), blended
+ * with the lexical coverage at `weight` (0: lexical only). Measured by eval/semantic-answer-sweep.ts; not the default.
+ */
+export interface SemanticScoring {
+  similarity: (question: string, sentences: string[]) => Promise<number[]>
+  weight: number
+}
+
 /** Creates the extractive answerer. */
 export function createExtractiveAnswerer(
-  thresholds: { minCoverage: number; secondQuoteRatio: number } = EXTRACTIVE_THRESHOLDS
+  thresholds: { minCoverage: number; secondQuoteRatio: number } = EXTRACTIVE_THRESHOLDS,
+  semantic?: SemanticScoring
 ): Answerer {
   return {
-    id: 'extractive-v2',
+    id: semantic ? 'extractive-v2-semantic' : 'extractive-v2',
     inProcess: true,
     async answer(question, passages, context?: AnswerContext): Promise<KnowledgeAnswer> {
       const asked = withFocus(question, context?.query ?? (await expandQuery(question)))
       const type = answerTypeOf(question)
       if (asked.length === 0 || passages.length === 0) return notAnswered()
 
+      const split = passages.map((passage) => splitSentences(passage.content))
+      const similarities = semantic
+        ? await semantic.similarity(
+            question,
+            split.flatMap((sentences) => sentences.map((sentence) => sentence.text))
+          )
+        : []
+      let at = 0
       const candidates: Candidate[] = passages.flatMap((passage, rank) => {
         const headings = stemsOf(`${passage.headingPath.join(' ')} ${passage.documentName.replace(/\.[a-z]+$/i, '')}`)
-        const sentences = splitSentences(passage.content)
+        const sentences = split[rank]!
         return sentences.map((sentence, index) => {
-          const covered = coverage(asked, stemsOf(sentence.text), headings)
+          const lexical = coverage(asked, stemsOf(sentence.text), headings)
+          const covered = semantic
+            ? (1 - semantic.weight) * lexical + semantic.weight * (similarities[at++] ?? 0)
+            : lexical
           // Coverage decides; the expected answer type, the chunk's coverage and its rank break near-ties.
           const score =
             covered * 0.8 +
