@@ -44,15 +44,21 @@ export interface Readiness {
     version: string
     versions: { api: string; node: string; temporalServer?: string }
     checks: { database: CheckResult; temporal: CheckResult & { namespace: string } }
+    /**
+     * The knowledge models this process answers with; `fallback` when the sentence model was configured but its files
+     * are absent, so the lexical embeddings answer (docs/ai.md). Informational: it does not make the API unready.
+     */
+    knowledge: { embeddings: string; answerer: string; fallback?: string }
   }
 }
 
-/** Probes the database and Temporal, each within 2 s. */
+/** Probes the database and Temporal, each within 2 s, and names the knowledge models in use. */
 export async function readiness({
   db,
   temporal,
   config,
-}: Pick<AppDeps, 'db' | 'temporal' | 'config'>): Promise<Readiness> {
+  ai,
+}: Pick<AppDeps, 'db' | 'temporal' | 'config' | 'ai'>): Promise<Readiness> {
   let temporalServer: string | undefined
   const [database, temporalCheck] = await Promise.all([
     check(() => db.$queryRaw`SELECT 1`, 2000),
@@ -69,6 +75,14 @@ export async function readiness({
       version: API_VERSION,
       versions: { api: API_VERSION, node: process.version, ...(temporalServer ? { temporalServer } : {}) },
       checks: { database, temporal: { ...temporalCheck, namespace: config.TEMPORAL_NAMESPACE } },
+      knowledge: {
+        embeddings: ai.embeddings.modelId,
+        answerer: ai.answerer.id,
+        // The reason names a file path: the log has it; this document only says that the fallback is in use.
+        ...(ai.embeddingsFallback
+          ? { fallback: 'the sentence model is absent; lexical embeddings in use (see the log)' }
+          : {}),
+      },
     },
   }
 }
