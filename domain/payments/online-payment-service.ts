@@ -43,6 +43,10 @@ async function callProcessor<T>(uow: UnitOfWork, call: () => Promise<T>): Promis
   }
 }
 
+/** How long after a payment started its request may be retried with the same processor key (the processor keeps
+ * keys 24 hours; an hour's margin for clocks and the expiry's own delay). */
+const KEY_REUSE_MS = 23 * 3600 * 1000
+
 /**
  * Starts an online payment: a PENDING payment and the processor's intent for it, and the workflow that cancels the
  * intent at `expiresAt` unless the payer completed it.
@@ -67,6 +71,13 @@ export async function startOnlinePayment(
   if (retried && retried.status !== 'PENDING' && retried.status !== 'FAILED') {
     throw invalidStateTransition(
       `Payment ${retried.id}, made by an earlier attempt of this request, is ${retried.status}; ` +
+        'start another payment with a new Idempotency-Key.'
+    )
+  }
+  if (retried && now.getTime() - retried.createdAt.getTime() > KEY_REUSE_MS) {
+    // The processor forgets a key after 24 hours: sent again later, it would make a second intent for this payment.
+    throw invalidStateTransition(
+      `Payment ${retried.id}, made by an earlier attempt of this request, was started more than 23 hours ago; ` +
         'start another payment with a new Idempotency-Key.'
     )
   }
@@ -100,8 +111,12 @@ export async function startOnlinePayment(
       idempotencyKey: key,
     })
   )
-  // Only now, with the intent handed out, does the payment hold its amount against the order's balance.
-  await tx.payment.updateMany({ where: { id, tenantId, status: 'PENDING' }, data: { processorReference: intent.id } })
+  // Only now, with the intent handed out, does the payment hold its amount against the order's balance. An intent id
+  // recorded before is never replaced: within the key's window the processor answers that same intent.
+  await tx.payment.updateMany({
+    where: { id, tenantId, status: 'PENDING', processorReference: null },
+    data: { processorReference: intent.id },
+  })
   return { payment: await getPayment(uow, id), clientSecret: intent.clientSecret }
 }
 

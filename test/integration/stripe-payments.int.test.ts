@@ -272,6 +272,28 @@ describe('starting an online payment', () => {
     expect(listed.body.data.map((p: { id: string }) => p.id)).toEqual([paymentId])
   })
 
+  it("refuses a retry once Stripe may have forgotten the request's key, rather than make a second intent", async () => {
+    const t = await freshTenant()
+    const orderId = await openOrder(t, 1_200)
+    const key = randomUUID()
+    const first = await payOnline(t, orderId, 1_200, key)
+    expect(first.status).toBe(201)
+    // A day later (its stored answer gone, the payment still PENDING: its expiry was configured longer).
+    await inTenant(t, async ({ tx }) => {
+      await tx.payment.update({
+        where: { id: first.body.id },
+        data: { createdAt: new Date(Date.now() - 24 * 3600 * 1000) },
+      })
+      await tx.idempotencyRecord.deleteMany({ where: { key } })
+    })
+    const before = stripeMock.requests.length
+    const retried = await payOnline(t, orderId, 1_200, key)
+    expect(retried.status).toBe(409)
+    expect(retried.body.code).toBe('invalid_state_transition')
+    expect(stripeMock.requests.length).toBe(before)
+    expect((await getPayment(t, first.body.id)).processorReference).toBe(first.body.processorReference)
+  })
+
   it('refuses CARD_ONLINE with a reported failure or a received time: the processor decides those', async () => {
     const t = await freshTenant()
     const orderId = await openOrder(t, 1_000)
