@@ -10,6 +10,7 @@ import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { dependencyUnavailable, notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
 import type { PayoutProcessor } from '../payments/payment-processor.ts'
+import { assertRedirectUrls, type RedirectUrls } from './redirect-urls.ts'
 
 export interface PayoutAccountView {
   providerId: string
@@ -42,16 +43,21 @@ export async function getPayoutAccount(uow: UnitOfWork, providerId: string): Pro
 
 /**
  * Links the provider to a connected account (created on first use) and answers a one-time onboarding link.
- * @throws AppError `not_found` (provider), `dependency_unavailable` (the processor)
+ * @param publicUrl - the platform's `PUBLIC_URL`, whose host the redirect URLs may name besides the tenant's
+ * @throws AppError `validation_error` (a redirect URL not https or not on the tenant's domains: redirect-urls.ts),
+ * `not_found` (provider), `dependency_unavailable` (the processor)
  */
 export async function linkPayoutAccount(
   uow: UnitOfWork,
   providerId: string,
-  urls: { refreshUrl: string; returnUrl: string },
-  processor: PayoutProcessor
+  urls: RedirectUrls,
+  processor: PayoutProcessor,
+  publicUrl: string
 ): Promise<PayoutAccountView & { onboardingUrl: string; onboardingUrlExpiresAt: Date }> {
   const { tx, tenantId } = uow
   await assertProvider(uow, providerId)
+  // Before any account is created: a refused request leaves nothing at the processor.
+  await assertRedirectUrls(uow, urls, publicUrl)
   let account = await tx.providerPayoutAccount.findFirst({ where: { tenantId, providerId } })
   if (!account) {
     const { accountId } = await callProcessor(uow, () =>

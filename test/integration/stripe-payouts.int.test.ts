@@ -52,10 +52,27 @@ interface Centre {
 /** The tenants a test made: the ledger check runs over each after it, against what the proxy's Stripe holds. */
 const tenantsOfTest: string[] = []
 
+/** A tenant whose registered domain (the host of a webhook endpoint of its own) is centre.example. */
 async function newCentre(): Promise<Centre> {
   const client = await platform.newTenant(SCOPES, 'UTC')
   tenantsOfTest.push(client.tenantId)
+  await registerDomain(client.tenantId, 'centre.example')
   return { tenantId: client.tenantId, token: await platform.token(client) }
+}
+
+// Written directly: registering through the API resolves the host, and centre.example resolves nowhere.
+async function registerDomain(tenantId: string, host: string) {
+  await platform.db.webhookEndpoint.create({
+    data: {
+      id: newId('webhookEndpoint'),
+      tenantId,
+      url: `https://${host}/hooks`,
+      eventTypes: ['*'],
+      enabled: false,
+      signingScheme: 'V2',
+      secret: 'whsec_dGVzdA==',
+    },
+  })
 }
 
 // After every test, each of its tenants' books hold (domain/reconciliation/ledger-check.ts): every journal entry
@@ -219,6 +236,46 @@ describe('payout accounts', () => {
     const restricted = { ...enabled, payouts_enabled: false }
     expect(await deliver(event('account.updated', restricted))).toBe('applied')
     expect(await ok(t, 'GET', `/v1/providers/${providerId}/payout-account`)).toMatchObject({ status: 'RESTRICTED' })
+  })
+  it("refuses onboarding redirects that are not https or not on the tenant's domains, before calling Stripe", async () => {
+    const t = await newCentre()
+    const other = await newCentre()
+    await registerDomain(other.tenantId, 'other-centre.example')
+    const providerId = (await ok(t, 'POST', '/v1/providers', { name: 'Bo OT', timeZone: 'UTC' }, 201)).id as string
+    const before = stripeMock.requests.length
+    const link = (returnUrl: string, refreshUrl: string) =>
+      platform.http.request('POST', `/v1/providers/${providerId}/payout-account`, {
+        token: t.token,
+        body: { returnUrl, refreshUrl },
+      })
+
+    const foreign = await link('https://other-centre.example/done', 'https://centre.example/again')
+    expect(foreign.status).toBe(400)
+    expect(foreign.body).toMatchObject({
+      code: 'validation_error',
+      errors: [{ path: 'returnUrl', code: 'host_not_allowed' }],
+    })
+    const plain = await link('https://centre.example/done', 'http://centre.example/again')
+    expect(plain.status).toBe(400)
+    expect(plain.body).toMatchObject({
+      code: 'validation_error',
+      errors: [{ path: 'refreshUrl', code: 'https_required' }],
+    })
+    // A look-alike host and a port of its own are other hosts.
+    const lookalike = await link('https://centre.example.evil.example/done', 'https://centre.example:8443/again')
+    expect(lookalike.status).toBe(400)
+    expect((lookalike.body as { errors: { path: string }[] }).errors.map((e) => e.path)).toEqual([
+      'returnUrl',
+      'refreshUrl',
+    ])
+    expect(stripeMock.requests.length).toBe(before)
+
+    // The platform's own host (PUBLIC_URL) is allowed too, over https.
+    const own = new URL(platform.config.PUBLIC_URL).host
+    await ok(t, 'POST', `/v1/providers/${providerId}/payout-account`, {
+      returnUrl: `https://${own}/done`,
+      refreshUrl: 'https://centre.example/again',
+    })
   })
 })
 

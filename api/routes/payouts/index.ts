@@ -25,11 +25,17 @@ const toTransfer = (t: PayoutTransferView): z.infer<typeof PayoutTransfer> => ({
   updatedAt: t.updatedAt.toISOString(),
 })
 
-export function payoutRoutes({ db, clock, onlinePayments }: Pick<AppDeps, 'db' | 'clock' | 'onlinePayments'>) {
+export function payoutRoutes({
+  db,
+  clock,
+  config,
+  onlinePayments,
+}: Pick<AppDeps, 'db' | 'clock' | 'config' | 'onlinePayments'>) {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(linkPayoutAccountRoute, async (c) => {
       if (!onlinePayments) throw notConfigured()
-      const linked = await linkPayoutAccount(c.var.uow, c.req.valid('param').id, c.req.valid('json'), onlinePayments)
+      const { id } = c.req.valid('param')
+      const linked = await linkPayoutAccount(c.var.uow, id, c.req.valid('json'), onlinePayments, config.PUBLIC_URL)
       return c.json(
         {
           providerId: linked.providerId,

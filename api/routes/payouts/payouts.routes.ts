@@ -97,7 +97,9 @@ export const linkPayoutAccountRoute = protectedRoute('providers', {
   description:
     "Creates the provider's connected account at the processor the first time (Stripe Connect Express), and answers a " +
     "fresh one-time onboarding link every time: the provider enters identity and bank details on the processor's " +
-    'pages, never here. 409 `processor_not_configured` without a processor.',
+    "pages, never here. Both redirect URLs must be `https://` on one of the tenant's domains (the host of one of its " +
+    "webhook endpoints, or the platform's own host), else 400 `validation_error` naming the field " +
+    '(`https_required`, `host_not_allowed`). 409 `processor_not_configured` without a processor.',
   request: {
     params: providerParam,
     body: { required: true, content: { 'application/json': { schema: PayoutAccountLinkRequest } } },
