@@ -79,7 +79,7 @@ describe('POST /v1/appointments', () => {
     expect(new Date(appointment.startsAt).getTime()).toBe(startsAt.getTime())
     expect(appointment.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
     expect(response.headers.get('location')).toBe(`/v1/appointments/${appointment.id}`)
-    expect(response.headers.get('x-request-id')).toBeTruthy()
+    expect(response.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{32}$/)
 
     const read = await platform.http.get(`/v1/appointments/${appointment.id}`, { token })
     expect(read.status).toBe(200)

@@ -117,8 +117,8 @@ describe('the 45-day clock', () => {
       return deadline(plan, 'INITIAL_IFSP')?.status === 'MET_LATE' ? plan : undefined
     }, 10_000)
     expect(deadline(replanned, 'INITIAL_IFSP')).toMatchObject({ metOn: held })
-    expect(deadline(replanned, 'PERIODIC_REVIEW')?.dueDate).toBeDefined()
-    expect(deadline(replanned, 'ANNUAL_MEETING')?.dueDate).toBeDefined()
+    expect(deadline(replanned, 'PERIODIC_REVIEW')?.dueDate).toMatch(/^\d{4}-\d{2}-\d{2}$/)
+    expect(deadline(replanned, 'ANNUAL_MEETING')?.dueDate).toMatch(/^\d{4}-\d{2}-\d{2}$/)
     await eventually(
       async () => ((await ofKind(childId, 'INITIAL_IFSP_BREACHED'))[0]?.status === 'RESOLVED' ? true : undefined),
       10_000

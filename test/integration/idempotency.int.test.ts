@@ -58,7 +58,7 @@ describe('a duplicate while the first request is in flight', () => {
         const duplicate = await second
         expect(duplicate.status).toBe(409)
         expect(duplicate.body.code).toBe('idempotency_request_in_progress')
-        expect(duplicate.headers.get('retry-after')).toBeTruthy()
+        expect(duplicate.headers.get('retry-after')).toBe('1')
         await blocker.query('COMMIT')
         expect((await first).status).toBe(201)
       } else {

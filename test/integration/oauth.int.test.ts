@@ -40,7 +40,7 @@ describe('client credentials', () => {
     // A JWT in the RFC 9068 profile, verifiable with the published JWKS.
     const header = decodeProtectedHeader(response.body.access_token)
     expect(header).toMatchObject({ alg: 'ES256', typ: 'at+jwt' })
-    expect(header.kid).toBeTruthy()
+    expect(header.kid).toMatch(/^key_[0-9a-f]{32}$/)
     const jwks = createRemoteJWKSet(new URL(`${platform.api.url}/.well-known/jwks.json`))
     const { payload } = await jwtVerify(response.body.access_token, jwks, {
       issuer: 'http://localhost:3000',

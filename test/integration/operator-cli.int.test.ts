@@ -96,9 +96,9 @@ describe('npm run cli', () => {
     expect(listed.out).toEqual([expect.objectContaining({ id: key.out.id, name: 'Front desk kiosk' })])
     expect(JSON.stringify(listed.out)).not.toContain('secretHash')
 
-    expect(
-      (await cli('api-keys', 'revoke', '--tenant', client.tenantId, '--key', key.out.id)).out.revokedAt
-    ).toBeTruthy()
+    expect((await cli('api-keys', 'revoke', '--tenant', client.tenantId, '--key', key.out.id)).out.revokedAt).toMatch(
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+    )
     expect((await platform.http.get('/v1/children/chd_missing', { headers })).status).toBe(401)
   })
 

@@ -137,7 +137,7 @@ describe('POST /v1/orders', () => {
     const appointment = await bookAppointment(platform.http, t.token)
     const read = await platform.http.get(`/v1/appointments/${appointment.id}`, { token: t.token })
     const service = read.body.service as string
-    expect(service).toBeTruthy()
+    expect(service).toMatch(/\S/)
     await newPrice(t, { service, amount: 9_000 })
     const typed = await newPrice(t, {
       service,

@@ -260,7 +260,7 @@ describe('GET /v1/ai/children/{id}/recommendations', () => {
     const reassessment = (recalled.body.recalls as Array<{ assessmentId: string; previousAssessmentId: string }>).find(
       (r) => r.previousAssessmentId === ids.pls
     )!
-    expect(reassessment).toBeDefined()
+    expect(reassessment).toMatchObject({ assessmentId: expect.any(String), previousAssessmentId: ids.pls })
 
     const after = ((await recommend(ids.child)).body.data as Rec[]).map((r) => r.id)
     expect(after).not.toContain(`SIGN_NOTE:${ids.draftSession}`)

@@ -150,7 +150,7 @@ describe('typed calls', () => {
     })
     expect(notFound.detail).toContain('chd_doesnotexist')
     expect(notFound.requestId).toBe(notFound.headers.get('x-request-id'))
-    expect(notFound.requestId).toBeTruthy()
+    expect(notFound.requestId).toMatch(/^req_[0-9a-f]{32}$/)
 
     // The types forbid this body; the API's answer is what an untyped caller would get.
     const invalid = await api

@@ -260,7 +260,7 @@ describe('a hanging receiver', () => {
     for (let i = 0; i < 5; i++) during.push((await registerChild(token)).ms)
     expect(Math.max(...during)).toBeLessThan(ATTEMPT_TIMEOUT_MS)
     const [open] = await deliveries(token, endpointId).then((list) => list.filter((d) => d.attemptCount === 0))
-    expect(open).toBeDefined()
+    expect(open).toMatchObject({ attemptCount: 0 })
 
     const timedOut = await eventually(async () => {
       const list = await deliveries(token, endpointId)

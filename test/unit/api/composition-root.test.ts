@@ -7,10 +7,36 @@
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
+import type { AppDeps } from '../../../api/app-env.ts'
+import { createApp } from '../../../api/app.ts'
 import { buildDeps } from '../../../api/deps.ts'
 import { loadConfig } from '../../../infra/config.ts'
 import { createLogger } from '../../../infra/logger.ts'
+
+/** The dependencies each router factory was called with, by factory name, recorded by the mocks below. */
+const received = vi.hoisted(() => new Map<string, Array<Partial<AppDeps>>>())
+
+/** Wraps a router module's factory so that each call records the dependencies it was given, then builds the router. */
+async function recordingRouter(load: () => Promise<Record<string, unknown>>, name: string) {
+  const original = await load()
+  const factory = original[name] as (deps: Partial<AppDeps>) => unknown
+  return {
+    ...original,
+    [name]: (deps: Partial<AppDeps>) => {
+      received.set(name, [...(received.get(name) ?? []), deps])
+      return factory(deps)
+    },
+  }
+}
+
+// The routers that share a service with another router (docs in api/compose-services.ts).
+vi.mock('../../../api/routes/assessments/index.ts', (load) => recordingRouter(load, 'assessmentRoutes'))
+vi.mock('../../../api/routes/ai/index.ts', (load) => recordingRouter(load, 'aiRoutes'))
+vi.mock('../../../api/routes/agent-workflows/index.ts', (load) => recordingRouter(load, 'agentWorkflowRoutes'))
+vi.mock('../../../api/routes/children/index.ts', (load) => recordingRouter(load, 'childRoutes'))
+vi.mock('../../../api/routes/early-intervention/index.ts', (load) => recordingRouter(load, 'earlyInterventionRoutes'))
+vi.mock('../../../api/routes/child-progress/index.ts', (load) => recordingRouter(load, 'childProgressRoutes'))
 
 const routesDir = fileURLToPath(new URL('../../../api/routes/', import.meta.url))
 
@@ -45,16 +71,30 @@ describe('the composition root', () => {
     expect(querying).toEqual([])
   })
 
-  it('hands routers and background loops one instance of each shared service', async () => {
+  it('hands every router of one app the same instance of each shared service', async () => {
     const config = loadConfig({ NODE_ENV: 'development', DATABASE_URL: 'postgresql://unused@127.0.0.1:1/unused' })
     const first = buildDeps(config, createLogger('silent', 'test'))
     const second = buildDeps(config, createLogger('silent', 'test'))
     try {
+      received.clear()
+      createApp(first.deps)
+      // Which router reads which shared service: a router built with a service of its own fails the `toBe` below.
+      const uses: Array<[router: string, service: keyof AppDeps]> = [
+        ['assessmentRoutes', 'assessments'],
+        ['aiRoutes', 'assessments'],
+        ['agentWorkflowRoutes', 'agentWorkflows'],
+        ['earlyInterventionRoutes', 'earlyIntervention'],
+        ['childRoutes', 'childCareWorkflows'],
+        ['childProgressRoutes', 'progress'],
+      ]
+      for (const [router, service] of uses) {
+        const calls = received.get(router) ?? []
+        expect(calls.length, `${router} is mounted`).toBeGreaterThan(0)
+        for (const deps of calls) expect(deps[service], `${router} → ${service}`).toBe(first.deps[service])
+      }
       // Built per app, not per module: two apps (two tests' own dependencies) never share a service.
-      expect(first.deps.assessments).not.toBe(second.deps.assessments)
-      expect(first.deps.agentSchedules).not.toBe(second.deps.agentSchedules)
       for (const service of ['assessments', 'agentSchedules', 'agentWorkflows', 'earlyIntervention'] as const) {
-        expect(first.deps[service], service).toBeDefined()
+        expect(first.deps[service], service).not.toBe(second.deps[service])
       }
     } finally {
       await first.close()

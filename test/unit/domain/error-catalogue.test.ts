@@ -32,14 +32,19 @@ describe('the error catalogue', () => {
     }
     expect(thrown.size).toBeGreaterThan(20)
     for (const [code, status] of thrown) {
-      expect(errorCodeEntry(code), code).toBeDefined()
-      expect(errorCodeEntry(code)!.status, code).toBe(status)
+      // Read from the catalogue itself, so a code thrown without a page fails here rather than on a TypeError.
+      expect(Object.keys(ERROR_CATALOGUE), code).toContain(code)
+      expect(errorCodeEntry(code)?.status, code).toBe(status)
     }
   })
 
   it('says for each code what it means and what to do', () => {
     for (const [code, entry] of Object.entries(ERROR_CATALOGUE)) {
       expect(code).toMatch(/^[a-z]+(_[a-z]+)*$/)
+      // An error status (4xx or 5xx), and a title for the problem document.
+      expect(entry.status, code).toBeGreaterThanOrEqual(400)
+      expect(entry.status, code).toBeLessThan(600)
+      expect(entry.title, code).toMatch(/^[A-Z]\S.{2,}$/)
       expect(entry.meaning.length, code).toBeGreaterThan(20)
       expect(entry.action.length, code).toBeGreaterThan(20)
     }

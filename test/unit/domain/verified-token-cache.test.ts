@@ -53,7 +53,7 @@ describe('verifiedTokenCache', () => {
     const exp = now.getTime() / 1000 + 60
     cache.set('a', principal(1), exp)
     cache.set('b', principal(2), exp)
-    expect(cache.get('a')).toBeDefined()
+    expect(cache.get('a')).toEqual(principal(1))
     cache.set('c', principal(3), exp)
     expect(cache.get('b')).toBeUndefined()
     expect(cache.get('a')?.clientId).toBe('cli_1')

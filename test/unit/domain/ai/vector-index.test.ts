@@ -93,12 +93,13 @@ describe('vector index cache', () => {
 
   it('drops the least recently used beyond its budget and never holds an index larger than it', () => {
     const cache = createVectorIndexCache(100) // 16 bytes per vector of 4 dimensions
-    cache.set('a', 'f', small(3)) // 48 bytes
+    const a = small(3)
+    cache.set('a', 'f', a) // 48 bytes
     cache.set('b', 'f', small(3))
-    expect(cache.get('a', 'f')).toBeDefined() // a is now the most recently used
+    expect(cache.get('a', 'f')).toBe(a) // a is now the most recently used
     cache.set('c', 'f', small(3))
     expect(cache.get('b', 'f')).toBeUndefined()
-    expect(cache.get('a', 'f')).toBeDefined()
+    expect(cache.get('a', 'f')).toBe(a)
     expect(cache.bytes).toBeLessThanOrEqual(100)
     cache.set('huge', 'f', small(10))
     expect(cache.get('huge', 'f')).toBeUndefined()

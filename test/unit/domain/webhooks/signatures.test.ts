@@ -88,8 +88,8 @@ describe('v2 (Standard Webhooks)', () => {
       { ...content, timestamp: Math.floor(Date.now() / 1000) }
     )
     expect(headers['webhook-signature']!.split(' ')).toHaveLength(2)
-    expect(new Webhook(secret).verify(body, headers)).toBeTruthy()
-    expect(new Webhook(next).verify(body, headers)).toBeTruthy()
+    expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body))
+    expect(new Webhook(next).verify(body, headers)).toEqual(JSON.parse(body))
   })
 
   it('adds v1a Ed25519 signatures verifiable with the published whpk_ public key alone', async () => {

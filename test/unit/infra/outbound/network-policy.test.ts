@@ -84,8 +84,15 @@ describe('forbiddenCategory', () => {
   })
 
   it('refuses private ranges unless the operator allows them', () => {
-    for (const address of ['127.0.0.1', '10.0.0.1', '100.64.1.1', 'fe80::1', 'fc00::1']) {
-      expect(forbiddenCategory(address, strict)).toBeDefined()
+    const ranges = {
+      '127.0.0.1': 'loopback',
+      '10.0.0.1': 'private',
+      '100.64.1.1': 'shared',
+      'fe80::1': 'link_local',
+      'fc00::1': 'unique_local',
+    } as const
+    for (const [address, category] of Object.entries(ranges)) {
+      expect(forbiddenCategory(address, strict), address).toBe(category)
       expect(forbiddenCategory(address, lenient)).toBeUndefined()
     }
   })
