@@ -49,6 +49,3 @@ export function isStorableInstant(value: string): boolean {
   const instant = Date.parse(value)
   return !Number.isNaN(instant) && instant >= EARLIEST_INSTANT && instant < LATEST_INSTANT
 }
-
-/** A server timestamp in UTC with `Z` and millisecond precision. */
-export const toUtcString = (instant: Date): string => instant.toISOString()

@@ -18,6 +18,3 @@ export const KNOWN_INSTRUMENTS = {
 } as const
 
 export type KnownInstrument = keyof typeof KNOWN_INSTRUMENTS
-
-/** Whether an instrument is one of the documented spellings. */
-export const isKnownInstrument = (value: string): value is KnownInstrument => Object.hasOwn(KNOWN_INSTRUMENTS, value)

@@ -1,23 +1,24 @@
 /**
  * @module Booking's acceptance check: the same rules as the availability engine (schedule-rules.ts), applied to
- * one requested time. Called by appointment create and reschedule.
+ * one requested time. Called by appointment create and reschedule (domain/appointments/book-appointment.ts), which
+ * turn the reason into the error with `slotUnavailableError`.
  *
- * Signature (stable; other modules depend on it):
+ * Signature:
  *
  * ```ts
- * assertSlotBookable(uow: UnitOfWork, input: {
+ * slotUnavailableReason(uow: UnitOfWork, input: {
  *   providerId: string
  *   startsAt: Date
  *   endsAt: Date
  *   excludeAppointmentId?: string   // the appointment being rescheduled: it does not block its own new time
  *   locationId?: string             // whose policies apply; default the provider's primary location
  *   now?: Date                      // the caller's clock (minimum notice); default the system clock
- * }): Promise<void>
+ * }): Promise<UnavailableReason | null>
  * ```
  *
- * Throws AppError 409 `slot_unavailable` whose detail says why (provider not bookable, minimum notice, outside
- * working hours, time off, overlapping appointment, buffer), or 400 `validation_error` when the provider (or the
- * location, for this provider) does not exist in the tenant.
+ * Answers why the time cannot be booked (provider not bookable, minimum notice, outside working hours, time off,
+ * overlapping appointment, buffer), which `slotUnavailableError` turns into AppError 409 `slot_unavailable`; throws
+ * 400 `validation_error` when the provider (or the location, for this provider) does not exist in the tenant.
  *
  * Concurrency: call it after locking the provider's row (`SELECT … FOR UPDATE`), as booking does, so that two
  * bookings of one provider are decided one after the other. The database's exclusion constraint on appointments
@@ -38,16 +39,7 @@ export interface SlotRequest {
 }
 
 /**
- * Asserts that `providerId` can be booked for [startsAt, endsAt).
- * @throws AppError `slot_unavailable` (409) or `validation_error` (400)
- */
-export async function assertSlotBookable(uow: UnitOfWork, input: SlotRequest): Promise<void> {
-  const reason = await slotUnavailableReason(uow, input)
-  if (reason) throw slotUnavailableError(reason)
-}
-
-/**
- * The reason [startsAt, endsAt) cannot be booked, or null when it can (assertSlotBookable without the throw).
+ * The reason [startsAt, endsAt) cannot be booked for `providerId`, or null when it can.
  * @throws AppError `validation_error` for an unknown provider, or a location the provider does not work at
  */
 export async function slotUnavailableReason(uow: UnitOfWork, input: SlotRequest): Promise<UnavailableReason | null> {

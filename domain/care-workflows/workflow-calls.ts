@@ -31,19 +31,6 @@ export const REFUSAL_TYPES = [
   'conflict',
 ] as const satisfies readonly ErrorCode[]
 
-/**
- * A business refusal as an ApplicationFailure the workflow passes on unchanged (non-retryable: retrying will not
- * change the answer). Validation errors carry their field errors as the failure's details.
- */
-export function refusal(error: AppError): ApplicationFailure {
-  return ApplicationFailure.create({
-    type: error.code,
-    message: error.message,
-    nonRetryable: true,
-    ...(error.errors ? { details: [error.errors] } : {}),
-  })
-}
-
 /** The innermost ApplicationFailure with a refusal type in an error's cause chain. */
 function refusalIn(error: unknown): ApplicationFailure | undefined {
   for (let e: unknown = error; e instanceof Error; e = e.cause) {

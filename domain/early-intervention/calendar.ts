@@ -28,6 +28,3 @@ export function addMonths(date: string, months: number): string {
 
 /** Whole days from `from` to `to` (negative when `to` is earlier). */
 export const daysBetween = (from: string, to: string): number => Math.round((toUtc(to) - toUtc(from)) / DAY_MS)
-
-/** The earlier of two dates. */
-export const minDate = (a: string, b: string): string => (a <= b ? a : b)

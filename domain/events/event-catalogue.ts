@@ -198,5 +198,3 @@ export const PLATFORM_EVENT_TYPES = [
 
 /** Every type an endpoint may subscribe to, and what `["*"]` stands for. */
 export const ALL_SUBSCRIBABLE_EVENT_TYPES: readonly EventType[] = [...SUBSCRIBABLE_EVENT_TYPES, ...PLATFORM_EVENT_TYPES]
-
-export const isEventType = (value: string): value is EventType => Object.hasOwn(EVENT_DATA_SCHEMAS, value)

@@ -2,7 +2,7 @@
  * GET /v1/availability over HTTP against the real API and PostgreSQL: working hours in the provider's zone across
  * daylight-saving days, time off, appointments (a slot booked through POST /v1/appointments is gone on the next
  * call), buffers, minimum notice, open schedules, multi-provider filters, tenant isolation and validation. Booking's
- * own acceptance check (assertSlotBookable) is exercised against the same database with the same facts.
+ * own acceptance check (slotUnavailableReason) is exercised against the same database with the same facts.
  */
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -182,7 +182,7 @@ describe('what removes slots', () => {
     expect(afterStarts).toEqual(['09:00', '10:30', '10:45', '11:00', '11:15', '11:30', '11:45', '12:00', '12:15'])
   })
 
-  it("the location's buffer around appointments, and booking refuses the same times (assertSlotBookable)", async () => {
+  it("the location's buffer around appointments, and booking refuses the same times (slotUnavailableReason)", async () => {
     const centre = await newCentre()
     const patched = await platform.http.request('PATCH', `/v1/locations/${centre.locationId}`, {
       token: centre.token,

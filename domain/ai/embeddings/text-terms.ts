@@ -152,9 +152,6 @@ export const foldText = (text: string) =>
     .replace(/\p{M}+/gu, '')
     .toLowerCase()
 
-/** The raw words of a text, stop words included: letters-only or digits-only runs ("24-hour" gives "24", "hour"). */
-export const words = (text: string): string[] => foldText(text).match(/[a-z]+|[0-9]+/g) ?? []
-
 /**
  * The terms of a text, in order, stop words dropped.
  * @param text - any text: a question, a passage, a heading
@@ -179,6 +176,3 @@ export const conceptStems = (concept: string): string[] => CONCEPT_STEMS.get(con
 
 /** Whether a question word only frames the question ("what happens if", "how long"): weighs little in a query. */
 export const isLowSignal = (stem: string) => LOW_SIGNAL_WORDS.has(stem)
-
-/** Whether a word is a stop word (exported for the answerer's tests). */
-export const isStopWord = (word: string) => STOP_WORDS.has(word)
