@@ -11,7 +11,7 @@ import { closeDb, createDb } from '../infra/db.ts'
 import type { Logger } from '../infra/logger.ts'
 import { temporalDataConverter } from '../infra/payload-codec.ts'
 import { refuseInsideTransaction } from '../infra/network-guard.ts'
-import { createRateLimiter } from '../infra/rate-limiter.ts'
+import { chooseRateLimitStore, createRateLimiter } from '../infra/rate-limiter.ts'
 import { lazyTemporalConnection } from '../infra/temporal-connection.ts'
 import type { AppDeps } from './app-env.ts'
 import { composeServices } from './compose-services.ts'
@@ -42,14 +42,15 @@ export function buildDeps(
     dataConverter,
     interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] },
   })
+  const metrics = createMetrics('api')
   const rateLimiter = createRateLimiter({
-    store: config.RATE_LIMIT_STORE,
+    store: chooseRateLimitStore(config).store,
     limit: config.RATE_LIMIT_PER_MINUTE,
     windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
     connectionString: config.DATABASE_URL,
     logger,
+    onStoreError: () => metrics.rateLimitStoreErrors.inc(),
   })
-  const metrics = createMetrics('api')
   registerPlatformGauges(metrics, db)
   const infra = { config, db, temporal, clock, logger, metrics }
   const deps: AppDeps = { ...infra, ...composeServices(infra), rateLimiter }

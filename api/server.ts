@@ -4,6 +4,7 @@
  */
 import { loadConfig } from '../infra/config.ts'
 import { createLogger } from '../infra/logger.ts'
+import { chooseRateLimitStore } from '../infra/rate-limiter.ts'
 import { installTracing } from '../infra/tracing/tracing.ts'
 import { startApi } from './start-api.ts'
 
@@ -12,7 +13,17 @@ const logger = createLogger(config.LOG_LEVEL, 'api')
 // Before anything makes a span: OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operations.md, "Traces").
 const tracing = installTracing('therapy-care-api')
 const api = await startApi(config, logger)
-logger.info({ url: config.PUBLIC_URL, port: api.port, metrics: api.metricsUrl ?? 'off' }, 'API listening')
+const rateLimits = chooseRateLimitStore(config)
+logger.info(
+  {
+    url: config.PUBLIC_URL,
+    port: api.port,
+    metrics: api.metricsUrl ?? 'off',
+    // Which counters the rate limit uses, and why: memory is per process (docs/rate-limits.md, "Stores").
+    rateLimitStore: `${rateLimits.store} (${rateLimits.reason})`,
+  },
+  'API listening'
+)
 
 let stopping = false
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

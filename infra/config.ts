@@ -68,8 +68,16 @@ const ConfigSchema = z
     WORKFLOW_VIEWS_PER_SECOND: z.coerce.number().min(0).default(20),
     WORKFLOW_VIEW_BURST: z.coerce.number().int().positive().default(20),
     WORKFLOW_VIEW_MAX_WAIT_MS: z.coerce.number().int().min(0).default(2000),
-    /** `memory`: counters in this process (one instance); `postgres`: in `rate_limits`, shared by every instance. */
-    RATE_LIMIT_STORE: z.enum(['memory', 'postgres']).default('memory'),
+    /**
+     * `memory`: counters in this process (one instance); `postgres`: in `rate_limits`, shared by every instance.
+     * Unset: `postgres`, unless DATABASE_EMBEDDED (infra/rate-limiter.ts `chooseRateLimitStore`).
+     */
+    RATE_LIMIT_STORE: z.enum(['memory', 'postgres']).optional(),
+    /**
+     * The database is the embedded PGlite that `npm start` runs for one API process (set by scripts/start.ts). It
+     * serves a single process, so per-process state (the rate limit's counters) is as good as shared there.
+     */
+    DATABASE_EMBEDDED: z.stringbool().default(false),
     /** Take the client address from X-Forwarded-For (its last entry); only behind a proxy that sets it. */
     TRUST_PROXY: z.stringbool().default(false),
     /** Largest request body accepted; beyond it a 413. */

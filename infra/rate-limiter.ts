@@ -1,12 +1,14 @@
 /**
  * @module Request counters for the API's rate limit (docs/conventions.md, "Rate limits"), on rate-limiter-flexible: fixed
- * 60-second windows per key, starting at the key's first request. The counters live in this process (`memory`, the
- * default, right for the single-instance embedded mode) or in PostgreSQL's `rate_limits` table (`postgres`), shared
- * by every API instance.
+ * 60-second windows per key, starting at the key's first request. The counters live in PostgreSQL's `rate_limits`
+ * table (`postgres`, the default), shared by every API instance, or in this process (`memory`, the default only for
+ * the embedded single-process database of `npm start`).
  *
- * A failing store never fails a request: the count falls back to this process's memory and the failure is logged, so
- * a database hiccup degrades the limit to per-instance instead of turning every response into a 500. This is the
- * library's `insuranceLimiter` pattern, done here because the library's version swallows the store's error.
+ * A failing store never fails a request, and never silently hands out an unshared allowance: each failure is counted
+ * (a metric) and logged, and the request is counted in this process against a much shorter limit
+ * ({@link outageLimit}), so N instances during an outage allow together about what one allowed before, not N times
+ * as much. This is the library's `insuranceLimiter` pattern, done here because the library's version swallows the
+ * store's error.
  */
 import pg from 'pg'
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
@@ -20,11 +22,36 @@ const KEY_PREFIX = 'api'
 const STORE_TIMEOUT_MS = 1000
 /** One short statement per request: a handful of connections per instance is plenty. */
 const STORE_POOL_MAX = 5
-/** At most one log line per this many milliseconds while the store keeps failing. */
+/** At most one log line per this many milliseconds while the store keeps failing (each line counts the failures). */
 const FAILURE_LOG_INTERVAL_MS = 30_000
+/** While the shared store fails, each instance allows this fraction of the limit (see {@link outageLimit}). */
+const OUTAGE_LIMIT_DIVISOR = 10
 
 /** Where the counters live. */
 export type RateLimitStore = 'memory' | 'postgres'
+
+/**
+ * Where the counters live when RATE_LIMIT_STORE does not say: in PostgreSQL, shared by every instance, whenever the
+ * platform runs on a PostgreSQL server (several API instances may share it, and per-process counters would give a
+ * client N × the limit); in memory only for the embedded database, which serves one API process.
+ * @param config - RATE_LIMIT_STORE (unset for the default) and DATABASE_EMBEDDED
+ * @returns the store and why, for the start log line
+ */
+export function chooseRateLimitStore(config: { RATE_LIMIT_STORE?: RateLimitStore; DATABASE_EMBEDDED: boolean }): {
+  store: RateLimitStore
+  reason: string
+} {
+  if (config.RATE_LIMIT_STORE) return { store: config.RATE_LIMIT_STORE, reason: 'RATE_LIMIT_STORE' }
+  return config.DATABASE_EMBEDDED
+    ? { store: 'memory', reason: 'embedded single-process database' }
+    : { store: 'postgres', reason: 'PostgreSQL server, shared by every instance' }
+}
+
+/**
+ * The per-instance limit while the shared store fails: a tenth of the limit (at least 1). A client spread over up to
+ * ten instances keeps at most its allowance; with fewer, it is slowed rather than given N × the limit.
+ */
+export const outageLimit = (limit: number) => Math.max(1, Math.ceil(limit / OUTAGE_LIMIT_DIVISOR))
 
 /** The outcome of counting one request, with what the response headers need. */
 export interface RateLimitDecision {
@@ -62,6 +89,8 @@ export interface RateLimiterOptions {
    */
   connectionString?: string
   logger: Logger
+  /** Called on every failed or slow consume of the shared store (the API counts them in a metric). */
+  onStoreError?: () => void
 }
 
 /**
@@ -103,6 +132,7 @@ export function createRateLimiter({
   windowSeconds = WINDOW_SECONDS,
   connectionString,
   logger,
+  onStoreError = () => undefined,
 }: RateLimiterOptions): RateLimiter {
   if (store === 'memory') {
     const counters = memoryCounters(limit, windowSeconds)
@@ -139,8 +169,10 @@ export function createRateLimiter({
     // writing to the table for every rejected request of a client that keeps hammering.
     inMemoryBlockOnConsumed: limit + 1,
   })
-  const fallback = memoryCounters(limit, windowSeconds)
+  const localLimit = outageLimit(limit)
+  const fallback = memoryCounters(localLimit, windowSeconds)
   let lastFailureLog = 0
+  let failuresSinceLog = 0
 
   return {
     limit,
@@ -149,11 +181,17 @@ export function createRateLimiter({
       try {
         return await count(shared, limit, key)
       } catch (error) {
+        onStoreError()
+        failuresSinceLog += 1
         if (Date.now() - lastFailureLog >= FAILURE_LOG_INTERVAL_MS) {
           lastFailureLog = Date.now()
-          logger.warn({ err: error }, 'rate-limit store unavailable; counting in this process until it returns')
+          logger.warn(
+            { err: error, failures: failuresSinceLog, localLimit },
+            'rate-limit store unavailable; limiting in this process at the outage limit until it returns'
+          )
+          failuresSinceLog = 0
         }
-        return count(fallback, limit, key)
+        return count(fallback, localLimit, key)
       }
     },
     async close() {

@@ -58,6 +58,8 @@ const env = {
   // unless relaxed (infra/config.ts), so the local platform relaxes it, explicitly and saying so below.
   OUTBOUND_ALLOW_PRIVATE_NETWORKS: process.env.OUTBOUND_ALLOW_PRIVATE_NETWORKS ?? 'true',
   OUTBOUND_ALLOW_HTTP: process.env.OUTBOUND_ALLOW_HTTP ?? 'true',
+  // The embedded database serves this one API process: its rate-limit counters can stay in memory (infra/config.ts).
+  DATABASE_EMBEDDED: process.env.DATABASE_URL ? 'false' : 'true',
   // One embedded PGlite serves every connection in turn; a small pool per process is plenty.
   DATABASE_POOL_MAX: process.env.DATABASE_POOL_MAX ?? (database.started || !process.env.DATABASE_URL ? '4' : '10'),
 }

@@ -36,6 +36,11 @@ export function createMetrics(process: 'api' | 'worker') {
       labelNames: ['tenant'] as const,
       ...metric,
     }),
+    rateLimitStoreErrors: new Counter({
+      name: 'therapy_rate_limit_store_errors_total',
+      help: 'Requests the shared rate-limit store failed to count (counted in the process at the outage limit instead)',
+      ...metric,
+    }),
     idempotentReplays: new Counter({
       name: 'therapy_idempotent_replays_total',
       help: 'Writes answered with the stored response of an earlier request with the same Idempotency-Key',

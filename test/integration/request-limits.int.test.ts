@@ -314,7 +314,7 @@ describe('two API instances on one database', () => {
 })
 
 describe('postgres store outage', () => {
-  it('counts in the process while the database is unreachable, and shares the count again when it returns', async () => {
+  it('counts in the process at the outage limit while the database is unreachable, and shares the count again when it returns', async () => {
     const url = new URL(testDatabaseUrl())
     const proxy = await startTcpProxy(`${url.hostname}:${url.port || 5432}`)
     const [host, port] = proxy.address.split(':') as [string, string]
@@ -322,26 +322,36 @@ describe('postgres store outage', () => {
     url.port = port
     const warnings: string[] = []
     const logger = { warn: (_: unknown, message: string) => warnings.push(message) } as unknown as Logger
-    const limiter = createRateLimiter({ store: 'postgres', limit: 3, connectionString: url.toString(), logger })
+    let storeErrors = 0
+    const limiter = createRateLimiter({
+      store: 'postgres',
+      limit: 20,
+      connectionString: url.toString(),
+      logger,
+      onStoreError: () => (storeErrors += 1),
+    })
     const key = `outage:${randomInt(1e9)}`
     const db = (await import('../../infra/db.ts')).createDb(testDatabaseUrl(), 1)
     try {
-      expect(await limiter.consume(key)).toMatchObject({ allowed: true, remaining: 2 })
+      expect(await limiter.consume(key)).toMatchObject({ allowed: true, remaining: 19 })
       expect((await db.rateLimit.findUnique({ where: { key: `api:${key}` } }))?.points).toBe(1)
 
       proxy.cut()
       const started = performance.now()
-      const during = [await limiter.consume(key), await limiter.consume(key)]
-      expect(performance.now() - started).toBeLessThan(2500)
-      // The in-process count starts afresh: requests keep being answered, with the limit per instance.
-      expect(during.map((d) => [d.allowed, d.remaining])).toEqual([
-        [true, 2],
-        [true, 1],
+      const during = [await limiter.consume(key), await limiter.consume(key), await limiter.consume(key)]
+      expect(performance.now() - started).toBeLessThan(3500)
+      // The in-process count starts afresh, at a tenth of the limit: requests keep being answered and limited, and
+      // N instances together do not hand out N × the limit.
+      expect(during.map((d) => [d.allowed, d.limit, d.remaining])).toEqual([
+        [true, 2, 1],
+        [true, 2, 0],
+        [false, 2, 0],
       ])
+      expect(storeErrors).toBe(3)
       expect(warnings.filter((w) => /rate-limit store unavailable/.test(w))).toHaveLength(1)
 
       proxy.restore()
-      expect(await limiter.consume(key)).toMatchObject({ allowed: true, remaining: 1 })
+      expect(await limiter.consume(key)).toMatchObject({ allowed: true, limit: 20, remaining: 18 })
       expect((await db.rateLimit.findUnique({ where: { key: `api:${key}` } }))?.points).toBe(2)
     } finally {
       await limiter.close()

@@ -1,17 +1,22 @@
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../../../infra/config.ts'
+import { chooseRateLimitStore } from '../../../infra/rate-limiter.ts'
 
 const base = { DATABASE_URL: 'postgresql://u:p@localhost:5432/db' }
 
 describe('request-limit configuration', () => {
-  it('defaults to 600 per minute in process memory, the socket address and 1 MiB bodies', () => {
-    expect(loadConfig(base)).toMatchObject({
+  it('defaults to 600 per minute, the store left to the database (a server), the socket address and 1 MiB bodies', () => {
+    const config = loadConfig(base)
+    expect(config).toMatchObject({
       RATE_LIMIT_PER_MINUTE: 600,
       RATE_LIMIT_WINDOW_SECONDS: 60,
-      RATE_LIMIT_STORE: 'memory',
+      DATABASE_EMBEDDED: false,
       TRUST_PROXY: false,
       REQUEST_BODY_LIMIT_BYTES: 1_048_576,
     })
+    expect(config.RATE_LIMIT_STORE).toBeUndefined()
+    expect(chooseRateLimitStore(config).store).toBe('postgres')
+    expect(chooseRateLimitStore(loadConfig({ ...base, DATABASE_EMBEDDED: 'true' })).store).toBe('memory')
   })
 
   it('reads the variables, and "false" as false', () => {

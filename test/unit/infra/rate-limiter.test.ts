@@ -1,7 +1,7 @@
 import { RateLimiterRes } from 'rate-limiter-flexible'
 import { describe, expect, it, vi } from 'vitest'
 import type { Logger } from '../../../infra/logger.ts'
-import { createRateLimiter, toDecision } from '../../../infra/rate-limiter.ts'
+import { chooseRateLimitStore, createRateLimiter, outageLimit, toDecision } from '../../../infra/rate-limiter.ts'
 
 const silentLogger = () => ({ warn: vi.fn() }) as unknown as Logger & { warn: ReturnType<typeof vi.fn> }
 
@@ -58,27 +58,54 @@ describe('postgres store', () => {
     )
   })
 
-  it('counts in this process, and says so once, while the database cannot be reached', async () => {
+  it('counts every store failure, logs it, and keeps limiting in this process at a tenth of the limit', async () => {
     const logger = silentLogger()
+    const onStoreError = vi.fn()
     // Port 1 on loopback refuses connections at once.
     const limiter = createRateLimiter({
       store: 'postgres',
-      limit: 2,
+      limit: 20,
       connectionString: 'postgresql://nobody:nothing@127.0.0.1:1/none',
       logger,
+      onStoreError,
     })
     const decisions = [
       await limiter.consume('client:a'),
       await limiter.consume('client:a'),
       await limiter.consume('client:a'),
     ]
-    expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual([
-      [true, 1],
-      [true, 0],
-      [false, 0],
+    // Not the 20 of the shared limit: this instance alone must not hand out an unshared allowance.
+    expect(decisions.map((d) => [d.allowed, d.limit, d.remaining])).toEqual([
+      [true, 2, 1],
+      [true, 2, 0],
+      [false, 2, 0],
     ])
+    expect(onStoreError).toHaveBeenCalledTimes(3)
     expect(logger.warn).toHaveBeenCalledTimes(1)
+    expect(logger.warn.mock.calls[0]?.[0]).toMatchObject({ failures: 1, localLimit: 2 })
     expect(logger.warn.mock.calls[0]?.[1]).toMatch(/rate-limit store unavailable/)
     await limiter.close()
+  })
+
+  it('allows at least one request per window during an outage', () => {
+    expect([1, 5, 10, 11, 600].map(outageLimit)).toEqual([1, 1, 1, 2, 60])
+  })
+})
+
+describe('chooseRateLimitStore', () => {
+  it('shares the counters in PostgreSQL by default, and keeps them in memory for the embedded database', () => {
+    expect(chooseRateLimitStore({ DATABASE_EMBEDDED: false })).toEqual({
+      store: 'postgres',
+      reason: 'PostgreSQL server, shared by every instance',
+    })
+    expect(chooseRateLimitStore({ DATABASE_EMBEDDED: true })).toEqual({
+      store: 'memory',
+      reason: 'embedded single-process database',
+    })
+  })
+
+  it('follows RATE_LIMIT_STORE when it is set, either way', () => {
+    expect(chooseRateLimitStore({ RATE_LIMIT_STORE: 'memory', DATABASE_EMBEDDED: false }).store).toBe('memory')
+    expect(chooseRateLimitStore({ RATE_LIMIT_STORE: 'postgres', DATABASE_EMBEDDED: true }).store).toBe('postgres')
   })
 })
