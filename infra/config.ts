@@ -58,6 +58,11 @@ const ConfigSchema = z
     IDEMPOTENCY_WAIT_MS: z.coerce.number().int().positive().default(5000),
     /** Requests per API client (per address when unauthenticated) in each fixed 60-second window. */
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+    /**
+     * Failed authentications (credentials sent and refused) per address in each window; beyond it, requests with
+     * credentials from that address are answered 429 before any lookup (docs/rate-limits.md, "Failed authentications").
+     */
+    AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(60),
     /** Length of that window in seconds: 60 (tests shorten it rather than wait out a minute). */
     RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
     /**

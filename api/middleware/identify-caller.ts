@@ -9,10 +9,13 @@ import { verifyAccessTokenUntil } from '../../domain/auth/access-tokens.ts'
 import { API_KEY_PREFIX, authenticateApiKey } from '../../domain/auth/api-key-service.ts'
 import type { Principal } from '../../domain/auth/principal.ts'
 import { foreignIssuer } from '../../domain/auth/sso.ts'
+import { rejectedTokenCache } from '../../domain/auth/rejected-token-cache.ts'
 import { verifiedTokenCache } from '../../domain/auth/verified-token-cache.ts'
-import { invalidToken, missingToken } from '../../domain/errors.ts'
+import { AppError, invalidToken, missingToken, rateLimited } from '../../domain/errors.ts'
 import { currentLogContext } from '../../infra/log-context.ts'
 import type { AppDeps, AppEnv } from '../app-env.ts'
+import { clientAddress } from '../client-address.ts'
+import { failedAuthentications } from './failed-authentications.ts'
 
 /** A verified token's principal, or the error a protected route answers with (401, or a failure to verify). */
 export type BearerOutcome = { ok: true; principal: Principal } | { ok: false; error: unknown }
@@ -37,6 +40,9 @@ export function bearerVerifier({
   // Our own access tokens only: API keys are looked up (their revocation is in the database) and SSO tokens belong to
   // another issuer. A token found here verified as ours, so it is neither.
   const verified = verifiedTokenCache(clock)
+  // API keys and SSO tokens refused in the last 30 s: repeating one costs no database round trip.
+  const rejected = rejectedTokenCache(clock)
+  const refusedKey = () => ({ ok: false as const, error: invalidToken('The API key is unknown, revoked or expired.') })
   return async function verifyBearer(header) {
     if (!header) return { ok: false, error: missingToken() }
     const token = BEARER.exec(header)?.[1]
@@ -46,16 +52,21 @@ export function bearerVerifier({
     try {
       // API keys are opaque secrets with their own prefix; everything else must be one of our JWTs.
       if (token.startsWith(`${API_KEY_PREFIX}_`)) {
+        if (rejected.has(token)) return refusedKey()
         const principal = await authenticateApiKey(db, token, clock())
-        return principal
-          ? { ok: true, principal }
-          : { ok: false, error: invalidToken('The API key is unknown, revoked or expired.') }
+        if (principal) return { ok: true, principal }
+        rejected.add(token)
+        return refusedKey()
       }
       // A JWT from another issuer may be a platform user's SSO token, if some tenant trusts that issuer.
       const issuer = foreignIssuer(token, settings.issuer)
       if (issuer) {
+        if (rejected.has(token)) return { ok: false, error: invalidToken() }
         const user = await sso.verify(token, issuer)
         if (user) return { ok: true, principal: user }
+        // No tenant trusts it (a failure to reach the issuer throws instead, and is not remembered). Ours it is not
+        // either: it names another issuer, so the verification below refuses it.
+        rejected.add(token)
       }
       const { principal, exp } = await verifyAccessTokenUntil(keys, settings, clock, token)
       verified.set(token, principal, exp)
@@ -67,14 +78,35 @@ export function bearerVerifier({
   }
 }
 
-/** Verifies the bearer token of every request (except the OAuth endpoints) and stores the outcome as `bearer`. */
+/** Whether a refusal is the credential's fault (a failed authentication), not a dependency's (the issuer down). */
+const isRefusal = (error: unknown) => !(error instanceof AppError && error.status >= 500)
+
+/**
+ * Verifies the bearer token of every request (except the OAuth endpoints) and stores the outcome as `bearer`. An
+ * address that failed to authenticate too often in the window is refused (429) before any verification or lookup.
+ */
 export const identifyCaller = (
   deps: Pick<AppDeps, 'keys' | 'config' | 'clock' | 'db' | 'sso'>
 ): MiddlewareHandler<AppEnv> => {
   const verify = bearerVerifier(deps)
+  const failures = failedAuthentications({
+    limit: deps.config.AUTH_FAILURES_PER_MINUTE,
+    windowSeconds: deps.config.RATE_LIMIT_WINDOW_SECONDS,
+    clock: deps.clock,
+  })
   return async function identifyCaller(c, next) {
     if (!CLIENT_SECRET_PATHS.test(c.req.path)) {
-      const bearer = await verify(c.req.header('Authorization'))
+      const authorization = c.req.header('Authorization')
+      const address = authorization === undefined ? '' : clientAddress(c, deps.config.TRUST_PROXY)
+      if (authorization !== undefined) {
+        const wait = failures.blockedFor(address)
+        if (wait > 0) throw tooManyFailures(wait)
+      }
+      const bearer = await verify(authorization)
+      if (!bearer.ok && authorization !== undefined && isRefusal(bearer.error)) {
+        const wait = failures.record(address)
+        if (wait > 0) throw tooManyFailures(wait)
+      }
       c.set('bearer', bearer)
       const context = currentLogContext()
       if (bearer.ok && context) context.tenantId = bearer.principal.tenantId
@@ -82,3 +114,9 @@ export const identifyCaller = (
     await next()
   }
 }
+
+const tooManyFailures = (retryAfterSeconds: number) =>
+  rateLimited(
+    retryAfterSeconds,
+    `Too many failed authentications from this address. Retry after ${retryAfterSeconds} seconds with valid credentials.`
+  )

@@ -229,6 +229,45 @@ describe.each(['memory', 'postgres'] as const)('rate limit on the %s store', (st
   })
 })
 
+describe('failed authentications', () => {
+  let platform: Platform
+
+  beforeAll(async () => {
+    platform = await startPlatform({
+      overrides: { AUTH_FAILURES_PER_MINUTE: '3', RATE_LIMIT_PER_MINUTE: '100', TRUST_PROXY: 'true' },
+      withWorker: false,
+    })
+  })
+
+  afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
+    await platform?.stop()
+  })
+
+  it('answers 429 with Retry-After to an address past its failed authentications, before any lookup', async () => {
+    const guesser = from(freshAddress())
+    const guess = (i: number) =>
+      platform.http.get('/v1/providers', { headers: { ...guesser, Authorization: `Bearer sk_guess${i}` } })
+    const refused = [await guess(1), await guess(2), await guess(3)]
+    expect(refused.map((r) => r.status)).toEqual([401, 401, 401])
+    const blocked = await guess(4)
+    expect(blocked.status).toBe(429)
+    expect(blocked.body).toMatchObject({ code: 'rate_limited' })
+    expect(blocked.body.detail).toMatch(/failed authentications/)
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+    // The same bad key again, and even a valid token from that address, until the window ends.
+    expect((await guess(1)).status).toBe(429)
+    const client = await platform.newTenant(['providers'])
+    const token = await tokenFor(platform, client)
+    const valid = { Authorization: `Bearer ${token}` }
+    expect((await platform.http.get('/v1/providers', { headers: { ...guesser, ...valid } })).status).toBe(429)
+    // Requests without credentials from it, and valid ones from elsewhere, go on.
+    expect((await platform.http.get('/.well-known/jwks.json', { headers: guesser })).status).toBe(200)
+    const elsewhere = from(freshAddress())
+    expect((await platform.http.get('/v1/providers', { headers: { ...elsewhere, ...valid } })).status).toBe(200)
+  })
+})
+
 describe('rate limit without a trusted proxy', () => {
   let platform: Platform
 
@@ -306,7 +345,7 @@ describe('two API instances on one database', () => {
     expect(burst.map((r) => limits(r).remaining).sort((a, b) => a - b)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4])
   })
 
-  it('count on their own with the memory store (the single-instance default)', async () => {
+  it('count on their own with the memory store (the default of the embedded database)', async () => {
     const { responses, clientId, db } = await alternate('memory')
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200, 200, 200])
     expect(await db.rateLimit.findUnique({ where: { key: `api:client:${clientId}` } })).toBeNull()
