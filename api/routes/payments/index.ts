@@ -52,7 +52,9 @@ export const toPayment = (p: PaymentWithRefunds): PaymentBody => ({
   reference: p.reference,
   failureCode: p.failureCode as PaymentBody['failureCode'],
   failureMessage: p.failureMessage,
-  amountRefunded: p.amountRefunded,
+  // Summed from the refunds read with the payment rather than its column (equal by the ledger check): the payment and
+  // its refunds are two statements, and a read racing a refund's settlement must not show it SUCCEEDED and uncounted.
+  amountRefunded: p.refunds.reduce((sum, r) => (r.status === 'SUCCEEDED' ? sum + r.amount : sum), 0),
   refunds: p.refunds.map(toRefund),
   receivedAt: p.receivedAt?.toISOString() ?? null,
   expiresAt: p.expiresAt?.toISOString() ?? null,
