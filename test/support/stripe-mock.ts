@@ -92,23 +92,25 @@ export interface StripeMock {
 
 const obtainScript = fileURLToPath(new URL('../../scripts/stripe/obtain-stripe-mock.sh', import.meta.url))
 
-async function freePort(): Promise<number> {
-  const server = net.createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
+/** Two distinct free ports: both listeners are held until both are known, so the OS cannot hand out one twice. */
+async function twoFreePorts(): Promise<[number, number]> {
+  const servers = [net.createServer(), net.createServer()]
+  await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))))
+  const ports = servers.map((server) => (server.address() as AddressInfo).port)
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))))
+  return [ports[0]!, ports[1]!]
 }
 
-async function waitForPort(port: number, child: ChildProcess): Promise<void> {
+/** Resolves true once the port accepts connections, false if stripe-mock exited first (its port was taken). */
+async function waitForPort(port: number, child: ChildProcess): Promise<boolean> {
   for (let i = 0; i < 100; i++) {
-    if (child.exitCode !== null) throw new Error(`stripe-mock exited with ${child.exitCode}`)
+    if (child.exitCode !== null) return false
     const open = await new Promise<boolean>((resolve) => {
       const socket = net.connect(port, '127.0.0.1')
       socket.once('connect', () => (socket.destroy(), resolve(true)))
       socket.once('error', () => resolve(false))
     })
-    if (open) return
+    if (open) return true
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   throw new Error('stripe-mock did not listen within 10 s')
@@ -118,12 +120,20 @@ async function waitForPort(port: number, child: ChildProcess): Promise<void> {
 export async function startStripeMock(): Promise<StripeMock> {
   const { stdout } = await promisify(execFile)('bash', [obtainScript], { timeout: 600_000 })
   const binary = stdout.trim()
-  const [httpPort, httpsPort] = [await freePort(), await freePort()]
-  const child = spawn(binary, ['-http-port', String(httpPort), '-https-port', String(httpsPort)], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
-  child.stderr.resume()
-  await waitForPort(httpPort, child)
+  // Another test file may bind a port between our choosing it and stripe-mock binding it: choose again.
+  let child: ChildProcess | undefined
+  let httpPort = 0
+  let stderr = ''
+  for (let attempt = 0; attempt < 5 && !child; attempt++) {
+    const [http, https] = await twoFreePorts()
+    const started = spawn(binary, ['-http-port', String(http), '-https-port', String(https)], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    stderr = ''
+    started.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)))
+    if (await waitForPort(http, started)) [child, httpPort] = [started, http]
+  }
+  if (!child) throw new Error(`stripe-mock exited on five pairs of ports; it last said: ${stderr}`)
 
   const requests: StripeRequest[] = []
   const model = stripeModel()
