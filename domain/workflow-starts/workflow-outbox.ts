@@ -70,6 +70,7 @@ type PendingStart = Pick<
   | 'staticSummary'
   | 'staticDetails'
   | 'startAt'
+  | 'restart'
 >
 
 function toSearchAttributes(values: SearchAttributeValues): TypedSearchAttributes {
@@ -135,6 +136,7 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
       staticSummary: request.summary ?? null,
       staticDetails: request.details ?? null,
       startAt: request.startAt ? new Date(request.startAt) : null,
+      restart: request.restart ?? false,
     }
     const { id } = request.restart
       ? await uow.tx.workflowOutbox.upsert({
@@ -170,10 +172,14 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
           ...(row.staticDetails ? { staticDetails: row.staticDetails } : {}),
           ...(delayMs > 1000 ? { startDelay: delayMs } : {}),
           workflowIdConflictPolicy: 'USE_EXISTING',
+          // A one-shot start made again (its mark was lost, or a sweep read the row while the request started it, on
+          // this instance or another) must not run a workflow that already ran: Temporal's default reuse policy
+          // would start a second run of a closed one.
+          workflowIdReusePolicy: row.restart ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
         })
       )
     } catch (error) {
-      // Already ran to completion under the reuse policy: the start happened, which is all the outbox promises.
+      // Already ran (and closed) under this id: the start happened, which is all the outbox promises.
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error
     }
     await mark(row.id)

@@ -96,3 +96,27 @@ describe('worker crash', () => {
     expect((await platform.api.deps.db.appointment.findUniqueOrThrow({ where: { id } })).status).toBe('CANCELLED')
   })
 })
+
+describe('a start made again', () => {
+  it('never runs a one-shot workflow a second time once it has closed', async () => {
+    const { id } = await bookAppointment(platform.http, token, { timeZone: 'America/New_York' })
+    const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(id))
+    await eventually(() => handle.query(bookingStatusQuery).catch(() => undefined), 60_000)
+    await handle.signal(cancelBookingSignal, {})
+    expect(await handle.result()).toEqual({ appointmentId: id, state: 'CANCELLED' })
+    const { runId } = await handle.describe()
+
+    // As when the request's mark was lost, or another instance's sweep read the row while the request started it.
+    const row = await platform.api.deps.db.workflowOutbox.update({
+      where: { workflowId: handle.workflowId },
+      data: { state: 'PENDING', dispatchedAt: null },
+    })
+    expect(await platform.api.deps.outbox.dispatchPending([row.id])).toBe(1)
+
+    const after = await handle.describe()
+    expect(after.runId).toBe(runId)
+    expect(after.status.name).toBe('COMPLETED')
+    const marked = await platform.api.deps.db.workflowOutbox.findUniqueOrThrow({ where: { id: row.id } })
+    expect(marked.state).toBe('DISPATCHED')
+  })
+})
