@@ -39,6 +39,7 @@ import type { Config } from '../infra/config.ts'
 import type { Db } from '../infra/db.ts'
 import type { Logger } from '../infra/logger.ts'
 import type { Metrics } from '../infra/metrics/metrics-registry.ts'
+import type { PacerTurns } from '../domain/pacer.ts'
 
 /** What the services are built from: the process's infrastructure, built by `buildDeps`. */
 export interface ServiceInfrastructure {
@@ -49,6 +50,8 @@ export interface ServiceInfrastructure {
   logger: Logger
   /** The process's Prometheus metrics (infra/metrics/metrics-registry.ts). */
   metrics: Metrics
+  /** Where the workflow-view pacer keeps its turns: shared by every instance, or this process's memory if unset. */
+  viewTurns?: PacerTurns
 }
 
 /** Every domain service of the API, built once. */
@@ -122,6 +125,7 @@ export function composeServices(infra: ServiceInfrastructure): AppServices {
       perSecond: config.WORKFLOW_VIEWS_PER_SECOND,
       burst: config.WORKFLOW_VIEW_BURST,
       maxWaitMs: config.WORKFLOW_VIEW_MAX_WAIT_MS,
+      ...(infra.viewTurns ? { turns: infra.viewTurns } : {}),
     },
   })
   // One set of reminders for every route that creates or recalls an assessment, so all are reminded alike.

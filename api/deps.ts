@@ -12,6 +12,8 @@ import type { Logger } from '../infra/logger.ts'
 import { temporalDataConverter } from '../infra/payload-codec.ts'
 import { refuseInsideTransaction } from '../infra/network-guard.ts'
 import { chooseRateLimitStore, createRateLimiter } from '../infra/rate-limiter.ts'
+import { sharedPacerTurns } from '../infra/shared-pacer-turns.ts'
+import { createSharedStatePool } from '../infra/shared-state-pool.ts'
 import { lazyTemporalConnection } from '../infra/temporal-connection.ts'
 import type { AppDeps } from './app-env.ts'
 import { composeServices } from './compose-services.ts'
@@ -51,14 +53,23 @@ export function buildDeps(
     logger,
     onStoreError: () => metrics.rateLimitStoreErrors.inc(),
   })
+  // The workflow-view pacer keeps its turns where the rate limits are counted: shared on a PostgreSQL server.
+  const pacerPool =
+    rateLimiter.store === 'postgres'
+      ? createSharedStatePool(config.DATABASE_URL, logger, 'therapy-care-pacer')
+      : undefined
+  const viewTurns = pacerPool
+    ? sharedPacerTurns({ pool: pacerPool, logger, onStoreError: () => metrics.rateLimitStoreErrors.inc() })
+    : undefined
   registerPlatformGauges(metrics, db)
-  const infra = { config, db, temporal, clock, logger, metrics }
+  const infra = { config, db, temporal, clock, logger, metrics, ...(viewTurns ? { viewTurns } : {}) }
   const deps: AppDeps = { ...infra, ...composeServices(infra), rateLimiter }
   return {
     deps,
     close: async () => {
       await temporalConnection.close().catch(() => undefined)
       await rateLimiter.close()
+      await pacerPool?.end()
       await closeDb(db)
     },
   }

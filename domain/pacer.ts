@@ -8,8 +8,65 @@
  * counts requests of every kind per API client, while these cost Temporal and the API's event loop far more than a
  * database read, and a tenant's dashboard polling them flat out would take that capacity from bookings and from
  * other tenants.
+ *
+ * Where the turns are kept is the caller's choice ({@link PacerTurns}): in this process ({@link memoryTurns}), or in
+ * PostgreSQL shared by every API instance (infra/shared-pacer-turns.ts), so N instances pace a key together rather
+ * than each at the full rate.
  */
 import { rateLimited } from './errors.ts'
+
+/**
+ * Keeps each key's theoretical arrival time and takes turns against it, atomically. Times are milliseconds on the
+ * store's own clock (one clock for every instance sharing it).
+ */
+export interface PacerTurns {
+  /**
+   * Takes `key`'s next turn unless it is more than `maxWaitMs` away.
+   * @returns how long to wait for the turn taken, or, when none was taken, how far away it is
+   */
+  take(key: string, rule: TurnRule): Promise<{ taken: true; waitMs: number } | { taken: false; waitMs: number }>
+}
+
+/** The Generic Cell Rate Algorithm's parameters, in milliseconds. */
+export interface TurnRule {
+  /** Between two turns at the steady rate. */
+  intervalMs: number
+  /** How far ahead of its theoretical arrival time a call may come: the burst. */
+  toleranceMs: number
+  maxWaitMs: number
+}
+
+/**
+ * One key's step of the algorithm, the same in memory and in SQL (infra/shared-pacer-turns.ts).
+ * @param stored - the key's theoretical arrival time, if it has one
+ * @returns the wait, and the new arrival time when the turn is taken
+ */
+function nextTurn(stored: number | undefined, at: number, rule: TurnRule) {
+  const theoretical = Math.max(stored ?? at, at)
+  const waitMs = Math.max(0, theoretical - rule.toleranceMs - at)
+  return waitMs > rule.maxWaitMs
+    ? { taken: false as const, waitMs }
+    : { taken: true as const, waitMs, next: theoretical + rule.intervalMs }
+}
+
+/** Keys kept before idle ones (whose turn is already past) are dropped. */
+const SWEEP_ABOVE = 10_000
+
+/** Turns kept in this process: one instance's pace. */
+export function memoryTurns(now: () => number = Date.now): PacerTurns {
+  /** Per key, when the next call would be due at the steady rate. */
+  const arrivals = new Map<string, number>()
+  return {
+    async take(key, rule) {
+      const at = now()
+      const turn = nextTurn(arrivals.get(key), at, rule)
+      if (!turn.taken) return turn
+      arrivals.set(key, turn.next)
+      if (arrivals.size > SWEEP_ABOVE) for (const [k, t] of arrivals) if (t <= at) arrivals.delete(k)
+      return { taken: true, waitMs: turn.waitMs }
+    },
+  }
+}
 
 export interface PacerOptions {
   /** Calls a second per key; 0 paces nothing. */
@@ -20,7 +77,8 @@ export interface PacerOptions {
   maxWaitMs: number
   /** What is paced, per key, as the refusal's detail says it: "A tenant's workflow views". */
   what: string
-  now?: () => number
+  /** Where turns are kept: this process's memory unless given. */
+  turns?: PacerTurns
   sleep?: (ms: number) => Promise<void>
 }
 
@@ -32,36 +90,26 @@ export interface Pacer {
   take(key: string): Promise<void>
 }
 
-/** Keys kept before idle ones (whose turn is already past) are dropped. */
-const SWEEP_ABOVE = 10_000
-
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 export function createPacer(options: PacerOptions): Pacer {
-  const { perSecond, burst, maxWaitMs, what, now = Date.now, sleep = defaultSleep } = options
+  const { perSecond, burst, maxWaitMs, what, turns = memoryTurns(), sleep = defaultSleep } = options
   if (perSecond <= 0) return { take: async () => undefined }
-  const interval = 1000 / perSecond
-  // How far ahead of its theoretical arrival time a call may come: the burst.
-  const tolerance = (Math.max(1, burst) - 1) * interval
-  /** Per key, when the next call would be due at the steady rate. */
-  const arrivals = new Map<string, number>()
+  const intervalMs = 1000 / perSecond
+  const rule: TurnRule = { intervalMs, toleranceMs: (Math.max(1, burst) - 1) * intervalMs, maxWaitMs }
 
   return {
     async take(key) {
-      const at = now()
-      const theoretical = Math.max(arrivals.get(key) ?? at, at)
-      const wait = Math.max(0, theoretical - tolerance - at)
-      if (wait > maxWaitMs) {
-        const retryAfter = Math.ceil((wait - maxWaitMs) / 1000)
+      const turn = await turns.take(key, rule)
+      if (!turn.taken) {
+        const retryAfter = Math.ceil((turn.waitMs - maxWaitMs) / 1000)
         throw rateLimited(
           retryAfter,
           `${what} are paced to ${perSecond} a second, and as many as can wait are waiting. Retry after ` +
             `${retryAfter} seconds, or poll less often.`
         )
       }
-      arrivals.set(key, theoretical + interval)
-      if (arrivals.size > SWEEP_ABOVE) for (const [k, t] of arrivals) if (t <= at) arrivals.delete(k)
-      if (wait > 0) await sleep(wait)
+      if (turn.waitMs > 0) await sleep(turn.waitMs)
     },
   }
 }

@@ -13,15 +13,12 @@
 import pg from 'pg'
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { Logger } from './logger.ts'
+import { createSharedStatePool } from './shared-state-pool.ts'
 
 /** Length of a window by default: the limit is per minute. */
 export const WINDOW_SECONDS = 60
 /** Namespaces the keys in the shared table (`api:client:<id>`, `api:ip:<address>`). */
 const KEY_PREFIX = 'api'
-/** Longest a request waits on the shared store (a connection or the query) before the in-process count answers. */
-const STORE_TIMEOUT_MS = 1000
-/** One short statement per request: a handful of connections per instance is plenty. */
-const STORE_POOL_MAX = 5
 /** At most one log line per this many milliseconds while the store keeps failing (each line counts the failures). */
 const FAILURE_LOG_INTERVAL_MS = 30_000
 /** While the shared store fails, each instance allows this fraction of the limit (see {@link outageLimit}). */
@@ -140,18 +137,7 @@ export function createRateLimiter({
   }
   if (!connectionString) throw new Error('The postgres rate-limit store needs a connection string.')
 
-  const pool = new pg.Pool({
-    connectionString,
-    max: STORE_POOL_MAX,
-    connectionTimeoutMillis: STORE_TIMEOUT_MS,
-    query_timeout: STORE_TIMEOUT_MS,
-    application_name: 'therapy-care-rate-limit',
-    // A counter lost in a server crash costs a caller a few extra requests, nothing more: no need to wait for the
-    // WAL flush on every request (about 2 ms of each consume on a local PostgreSQL 15, 0.35 ms without it).
-    options: '-c synchronous_commit=off',
-  })
-  // An idle connection dropped by the server is reported here; unheard, it would crash the process.
-  pool.on('error', (err) => logger.warn({ err }, 'rate-limit store connection lost'))
+  const pool = createSharedStatePool(connectionString, logger, 'therapy-care-rate-limit')
 
   const shared = new RateLimiterPostgres({
     // The library names its statements, and a named statement lives in the server session: where connections share

@@ -48,7 +48,7 @@ export interface AppointmentServiceDeps {
    */
   workflowStart?: 'deferred' | 'immediate'
   /** How each tenant's workflow views are paced (domain/pacer.ts); none by default. */
-  viewPacing?: Pick<PacerOptions, 'perSecond' | 'burst' | 'maxWaitMs'>
+  viewPacing?: Pick<PacerOptions, 'perSecond' | 'burst' | 'maxWaitMs' | 'turns'>
 }
 
 /** Creates the appointment service. */
