@@ -14,7 +14,7 @@ export const AI_CONFIG_SHAPE = {
    * (all-MiniLM-L6-v2 int8, in process; scripts/ai/obtain-sentence-model.sh), or the lexical embeddings, said in the
    * log, when its files are absent; `openai`: any OpenAI-compatible /embeddings API; `ollama`: Ollama's /api/embed.
    */
-  AI_EMBEDDINGS_PROVIDER: z.enum(['local', 'sentence', 'openai', 'ollama']).default('local'),
+  AI_EMBEDDINGS_PROVIDER: z.enum(['local', 'sentence', 'openai', 'ollama']).default('sentence'),
   /** The sentence model's files; default ${XDG_CACHE_HOME:-$HOME/.cache}/therapy-care/sentence-model-…, where the script puts them. */
   AI_SENTENCE_MODEL_DIR: optionalString,
   AI_EMBEDDINGS_MODEL: optionalString,

@@ -16,6 +16,7 @@ import { openLocalDatabase, startDataDir } from './db/local-database.ts'
 import { seedDemo, type DemoCredentials } from './seed-demo.ts'
 import { supervise } from './start/supervise.ts'
 import { ensureTemporal } from './temporal/dev-server.ts'
+import { obtainSentenceModel } from './start/sentence-model.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const DATA_DIR = startDataDir()
@@ -24,6 +25,9 @@ const LOG_DIR = join(DATA_DIR, 'logs')
 const log = (message: string) => process.stderr.write(`[start] ${message}\n`)
 
 const port = Number(process.env.PORT ?? 3000)
+// The sentence model (docs/ai.md) is obtained beside the rest, once per machine; without it the platform answers on the
+// lexical embeddings and says so.
+const sentenceModel = obtainSentenceModel()
 const database = await openLocalDatabase({ serve: true, log })
 const temporal = await ensureTemporal({
   port: Number(process.env.TEMPORAL_PORT ?? 7233),
@@ -47,8 +51,10 @@ try {
   await closeDb(db)
 }
 
+const knowledge = await sentenceModel
 const env = {
   ...process.env,
+  ...(knowledge.dir ? { AI_SENTENCE_MODEL_DIR: knowledge.dir } : {}),
   NODE_ENV: process.env.NODE_ENV ?? 'development',
   DATABASE_URL: database.url,
   TEMPORAL_ADDRESS: temporal.address,
@@ -119,6 +125,7 @@ log(
 log(
   `Outbound:     private networks ${env.OUTBOUND_ALLOW_PRIVATE_NETWORKS === 'true' ? 'allowed' : 'refused'}, plain http ${env.OUTBOUND_ALLOW_HTTP === 'true' ? 'allowed' : 'refused'} for webhooks, agent calls and SSO (local receivers; never in production: OUTBOUND_ALLOW_* unset)`
 )
+log(`Knowledge:    ${knowledge.summary}`)
 log(`Logs:         ${LOG_DIR}/api.log, ${LOG_DIR}/worker.log (crashed processes are restarted; see the README)`)
 if (demo) {
   log(`Demo tenant credentials (also in ${DEMO_FILE}):`)

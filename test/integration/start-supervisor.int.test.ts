@@ -69,6 +69,10 @@ beforeAll(async () => {
   await start.waitFor(/"msg":"worker running"/, { timeoutMs: 120_000 })
   // The outbound policy is strict unless relaxed; npm start relaxes it for local receivers, and says so.
   await start.waitFor(/Outbound: +private networks allowed, plain http allowed/, { timeoutMs: 30_000 })
+  // The knowledge default is the sentence model, which npm start obtains (from the cache once it has been fetched).
+  await start.waitFor(/Knowledge: +sentence model all-MiniLM-L6-v2 int8 \(\S+\), extractive answerer/, {
+    timeoutMs: 30_000,
+  })
   http = httpClient(`http://127.0.0.1:${apiPort}`)
   await eventually(async () => ((await http.get('/health')).status === 200 ? true : undefined), 60_000)
 

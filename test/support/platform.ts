@@ -70,6 +70,9 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     METRICS_PORT: '0',
     WORKER_METRICS_PORT: '0',
     TEMPORAL_METRICS_PORT: 'off',
+    // The lexical embeddings: a test of anything but the sentence model itself (which sets it) need not load 23 MB
+    // of model into every API and worker it starts; their answers are the same for the features under test.
+    AI_EMBEDDINGS_PROVIDER: 'local',
     ...overrides,
   }
 }

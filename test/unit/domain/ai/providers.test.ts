@@ -7,7 +7,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { describe, expect, it } from 'vitest'
-import { selectAnswerer, selectEmbeddings } from '../../../../domain/ai/ai-runtime.ts'
+import { selectAnswerer, selectEmbeddings, selectEmbeddingsWithFallback } from '../../../../domain/ai/ai-runtime.ts'
 import type { RetrievedPassage } from '../../../../domain/ai/answering/answer-types.ts'
 import { aiConfigOf } from '../../../../infra/ai-config.ts'
 
@@ -41,9 +41,12 @@ const passage: RetrievedPassage = {
 }
 
 describe('selection', () => {
-  it('defaults to the offline models', () => {
+  it('defaults to the offline models: the sentence model, or the lexical embeddings where its files are absent', () => {
     const config = aiConfigOf({})
-    expect(selectEmbeddings(config).modelId).toBe('local-lexical-v1-768')
+    expect(config.AI_EMBEDDINGS_PROVIDER).toBe('sentence')
+    const absent = selectEmbeddingsWithFallback(aiConfigOf({ AI_SENTENCE_MODEL_DIR: '/nonexistent/model' }))
+    expect(absent.embeddings.modelId).toBe('local-lexical-v1-768')
+    expect(absent.fallback).toMatch(/model\.onnx is missing/)
     expect(selectAnswerer(config).id).toBe('extractive-v2')
     expect(config.AI_VECTOR_STORE).toBe('auto')
   })

@@ -54,8 +54,10 @@ describe('without the model', () => {
     expect(sentenceModelProblem(dir)).toMatch(/model\.onnx does not match its checksum/)
   })
 
-  it('Should keep the lexical embeddings as the default and find the cache where the script puts it', () => {
-    expect(createAiRuntime(aiConfigOf({})).embeddings.modelId).toBe('local-lexical-v1-768')
+  it('Should fall back to the lexical embeddings, saying why, and find the cache where the script puts it', () => {
+    const runtime = createAiRuntime(aiConfigOf({ AI_SENTENCE_MODEL_DIR: '/nonexistent/model' }))
+    expect(runtime.embeddings.modelId).toBe('local-lexical-v1-768')
+    expect(runtime.embeddingsFallback).toMatch(/model\.onnx is missing/)
     expect(defaultSentenceModelDir({ XDG_CACHE_HOME: '/c', HOME: '/h' })).toBe(
       '/c/therapy-care/sentence-model-minilm-l6-v2-int8-1'
     )
