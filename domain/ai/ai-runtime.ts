@@ -12,7 +12,12 @@ import { createExtractiveAnswerer } from './answering/extractive-answerer.ts'
 import { OpenAiCompatibleChatModel } from './answering/openai-compatible-chat.ts'
 import { LexicalEmbeddings } from './embeddings/lexical-embeddings.ts'
 import { OpenAiCompatibleEmbeddings } from './embeddings/openai-compatible-embeddings.ts'
-import { defaultSentenceModelDir, SentenceEmbeddings, sentenceModelProblem } from './embeddings/sentence-embeddings.ts'
+import {
+  defaultSentenceModelDir,
+  SENTENCE_MODEL_ID,
+  SentenceEmbeddings,
+  sentenceModelProblem,
+} from './embeddings/sentence-embeddings.ts'
 import { DEFAULT_CHUNKING, type ChunkingOptions } from './knowledge/chunk-document.ts'
 import { createKnowledgeStores, type KnowledgeStores } from './vector-store/knowledge-stores.ts'
 import type { KnowledgeEmbeddings } from './vector-store/knowledge-vector-store.ts'
@@ -26,6 +31,13 @@ export interface AiRuntime {
   chunking: ChunkingOptions
   /** Why the configured embeddings were replaced by the lexical ones (the sentence model's files are absent). */
   embeddingsFallback?: string
+  /**
+   * The embeddings of a model id, when this process can run that model: the configured one, the lexical model
+   * (always), the sentence model (when its files are present). An assistant's questions are embedded with the model
+   * its vectors were made with, which after a change of configuration is the previous one until the re-embedding
+   * workflow flips it (docs/ai.md, "Changing the embedding model").
+   */
+  embeddingsFor: (modelId: string) => KnowledgeEmbeddings | undefined
 }
 
 export interface AiRuntimeOptions {
@@ -79,6 +91,27 @@ export function selectEmbeddings(config: AiConfig, options: AiRuntimeOptions = {
   })
 }
 
+/**
+ * Finds the embeddings of a model id among those this process can run, building each at most once.
+ * @param configured - the process's configured (effective) embeddings
+ * @param sentenceDir - where the sentence model's files are
+ */
+export function createEmbeddingsRegistry(
+  configured: KnowledgeEmbeddings,
+  sentenceDir: string
+): (modelId: string) => KnowledgeEmbeddings | undefined {
+  const lexical = configured instanceof LexicalEmbeddings ? configured : new LexicalEmbeddings()
+  let sentence: KnowledgeEmbeddings | null | undefined
+  return (modelId) => {
+    if (modelId === configured.modelId) return configured
+    if (modelId === lexical.modelId) return lexical
+    if (modelId !== SENTENCE_MODEL_ID) return undefined
+    // Checked once, on the first question that needs it: hashing the files costs tens of milliseconds.
+    sentence ??= sentenceModelProblem(sentenceDir) ? null : new SentenceEmbeddings({ dir: sentenceDir })
+    return sentence ?? undefined
+  }
+}
+
 /** The answerer the configuration names. */
 export function selectAnswerer(config: AiConfig, options: AiRuntimeOptions = {}): Answerer {
   const provider = config.AI_CHAT_PROVIDER
@@ -112,6 +145,7 @@ export function createAiRuntime(config: AiConfig, options: AiRuntimeOptions = {}
   return {
     embeddings,
     ...(fallback ? { embeddingsFallback: fallback } : {}),
+    embeddingsFor: createEmbeddingsRegistry(embeddings, config.AI_SENTENCE_MODEL_DIR ?? defaultSentenceModelDir()),
     answerer: selectAnswerer(config, options),
     stores: createKnowledgeStores(
       config.AI_VECTOR_STORE,

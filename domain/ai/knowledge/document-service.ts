@@ -150,6 +150,7 @@ export async function replaceDocument(
       pageCount: null,
       chunkCount: 0,
       embeddingModel: null,
+      reembeddedModel: null,
       vectorStore: null,
       indexedAt: null,
     },

@@ -11,8 +11,9 @@ import { runInUnitOfWork, type UnitOfWork } from '../../../infra/unit-of-work.ts
 import type { KnowledgeIndexingInput, KnowledgeIndexingOutcome } from '../../../workflows/knowledge-indexing-shared.ts'
 import { newId } from '../../ids.ts'
 import type { AiRuntime } from '../ai-runtime.ts'
-import type { ChunkMetadata } from '../vector-store/knowledge-vector-store.ts'
-import { chunkDocument, type DocumentChunk } from './chunk-document.ts'
+import type { ChunkMetadata, KnowledgeEmbeddings } from '../vector-store/knowledge-vector-store.ts'
+import { chunkDocument, type ChunkingOptions, type DocumentChunk } from './chunk-document.ts'
+import { adoptModelIfUnserved } from './knowledge-models.ts'
 import { KnowledgeParseError } from './knowledge-errors.ts'
 import type { KnowledgeMediaType } from './media-types.ts'
 import { parseDocument } from './parse-document.ts'
@@ -30,6 +31,45 @@ export function embeddingText(
 }
 
 type LockedVersion = { current: true; assistantId: string } | { current: false; outcome: KnowledgeIndexingOutcome }
+
+/** A version parsed, chunked and embedded, ready to store. */
+export interface EmbeddedVersion {
+  chunks: DocumentChunk[]
+  pageCount: number | null
+  vectors: number[][]
+  docs: Document[]
+}
+
+/**
+ * Parses, chunks and embeds one version with `embeddings` (no transaction held: a provider may take a while).
+ * @throws KnowledgeParseError when the file cannot be parsed or has no text
+ */
+export async function embedVersion(
+  document: { name: string; mediaType: string; content: Uint8Array },
+  input: Pick<KnowledgeIndexingInput, 'documentId' | 'version'>,
+  embeddings: KnowledgeEmbeddings,
+  chunking: ChunkingOptions
+): Promise<EmbeddedVersion> {
+  const parsed = await parseDocument(document.mediaType as KnowledgeMediaType, document.content)
+  const chunks = await chunkDocument(parsed, chunking)
+  const pageCount = parsed.pages.length > 0 ? parsed.pages.length : null
+  if (chunks.length === 0) throw new KnowledgeParseError('The file has no text to index.')
+  const vectors = await embeddings.embedDocuments(chunks.map((chunk) => embeddingText(document.name, chunk)))
+  const docs = chunks.map((chunk) => {
+    const metadata: ChunkMetadata = {
+      documentId: input.documentId,
+      documentName: document.name,
+      version: input.version,
+      ordinal: chunk.ordinal,
+      ...(chunk.page !== undefined ? { page: chunk.page } : {}),
+      headingPath: chunk.headingPath,
+      startOffset: chunk.startOffset,
+      endOffset: chunk.endOffset,
+    }
+    return new Document({ pageContent: chunk.content, metadata: { ...metadata } })
+  })
+  return { chunks, pageCount, vectors, docs }
+}
 
 /** Locks the document's row and says whether `version` is still its current version. */
 async function lockVersion({ tx, tenantId }: UnitOfWork, documentId: string, version: number): Promise<LockedVersion> {
@@ -77,32 +117,14 @@ export async function indexDocument(
   if (!document) return { status: 'GONE' }
   if (document.version !== input.version) return { status: 'SUPERSEDED' }
 
-  let chunks: DocumentChunk[]
-  let pageCount: number | null
+  let embedded: EmbeddedVersion
   try {
-    const parsed = await parseDocument(document.mediaType as KnowledgeMediaType, document.content)
-    chunks = await chunkDocument(parsed, runtime.chunking)
-    pageCount = parsed.pages.length > 0 ? parsed.pages.length : null
-    if (chunks.length === 0) throw new KnowledgeParseError('The file has no text to index.')
+    embedded = await embedVersion(document, input, runtime.embeddings, runtime.chunking)
   } catch (error) {
     if (error instanceof KnowledgeParseError) return markDocumentFailed(db, input, error.message)
     throw error
   }
-
-  const vectors = await runtime.embeddings.embedDocuments(chunks.map((chunk) => embeddingText(document.name, chunk)))
-  const docs = chunks.map((chunk) => {
-    const metadata: ChunkMetadata = {
-      documentId: input.documentId,
-      documentName: document.name,
-      version: input.version,
-      ordinal: chunk.ordinal,
-      ...(chunk.page !== undefined ? { page: chunk.page } : {}),
-      headingPath: chunk.headingPath,
-      startOffset: chunk.startOffset,
-      endOffset: chunk.endOffset,
-    }
-    return new Document({ pageContent: chunk.content, metadata: { ...metadata } })
-  })
+  const { chunks, pageCount, vectors, docs } = embedded
 
   return runInUnitOfWork(
     db,
@@ -122,10 +144,12 @@ export async function indexDocument(
           chunkCount: chunks.length,
           pageCount,
           embeddingModel: runtime.embeddings.modelId,
+          reembeddedModel: null,
           vectorStore: store.kind,
           indexedAt: new Date(),
         },
       })
+      await adoptModelIfUnserved(uow, locked.assistantId, input.documentId, runtime.embeddings.modelId)
       return { status: 'READY', chunkCount: chunks.length }
     },
     { timeoutMs: WRITE_TIMEOUT_MS, maxWaitMs: 30_000 }

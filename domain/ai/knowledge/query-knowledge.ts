@@ -13,6 +13,7 @@ import type { HybridHit } from '../retrieval/hybrid-search.ts'
 import { expandQuery } from '../retrieval/query-expansion.ts'
 import { getAssistantOfBody } from '../assistants/assistant-service.ts'
 import { authorizeToolUse } from '../assistants/tool-access.ts'
+import { chooseQueryModel, readAssistantModels } from './knowledge-models.ts'
 import type { ChunkMetadata, VectorStoreKind } from '../vector-store/knowledge-vector-store.ts'
 
 /** Chunks retrieved per question: enough for the answerer to choose from, few enough to stay fast. */
@@ -60,7 +61,8 @@ function callModel<T>(uow: UnitOfWork, model: { inProcess?: boolean }, call: () 
 }
 
 /**
- * Retrieves an assistant's passages for a question, best first.
+ * Retrieves an assistant's passages for a question, best first, searched with the model the assistant's vectors were
+ * made with (knowledge-models.ts): during a re-embedding, the previous model's vectors answer until the flip.
  * @param assistantId - an assistant of the unit's tenant (the store is bound to it)
  */
 export async function retrievePassages(
@@ -70,11 +72,13 @@ export async function retrievePassages(
   question: string,
   k = DEFAULT_TOP_K
 ) {
-  const store = await runtime.stores.open(uow, assistantId)
-  const vector = await callModel(uow, runtime.embeddings, () => runtime.embeddings.embedQuery(question))
+  const models = await readAssistantModels(uow, assistantId)
+  const { embeddings, fallback } = chooseQueryModel(models?.active ?? null, runtime.embeddings, runtime.embeddingsFor)
+  const store = await runtime.stores.open(uow, assistantId, embeddings)
+  const vector = await callModel(uow, embeddings, () => embeddings.embedQuery(question))
   const { hits, query } = await store.hybridSearch(vector, await expandQuery(question), k)
   const context: AnswerContext = { query }
-  return { passages: hits.map(toPassage), context, kind: store.kind }
+  return { passages: hits.map(toPassage), context, kind: store.kind, embeddingModel: embeddings.modelId, fallback }
 }
 
 /**
@@ -91,7 +95,7 @@ export async function queryKnowledge(
   const started = performance.now()
   const assistant = await getAssistantOfBody(uow, input.assistantId)
   authorizeToolUse(assistant, 'knowledge', principal)
-  const { passages, context, kind } = await retrievePassages(
+  const { passages, context, kind, embeddingModel } = await retrievePassages(
     uow,
     runtime,
     assistant.id,
@@ -112,9 +116,11 @@ export async function queryKnowledge(
       latencyMs: Math.round(performance.now() - started),
     },
   })
+  // `models.embeddings` names the model the question was searched with: the configured one, not the knowledge's,
+  // when the knowledge's cannot run in this process (retrievePassages' `fallback`).
   return {
     assistantId: assistant.id,
     ...answer,
-    models: { embeddings: runtime.embeddings.modelId, answerer: runtime.answerer.id, vectorStore: kind },
+    models: { embeddings: embeddingModel, answerer: runtime.answerer.id, vectorStore: kind },
   }
 }

@@ -22,8 +22,21 @@ interface Resolved {
 export interface KnowledgeStores {
   /** The store in use (resolved on first call). */
   kind(uow: UnitOfWork): Promise<VectorStoreKind>
-  /** A store bound to the unit's transaction and tenant, one assistant, and the configured embedding model. */
-  open(uow: UnitOfWork, assistantId: string): Promise<KnowledgeVectorStore>
+  /**
+   * A store bound to the unit's transaction and tenant, one assistant, and one embedding model: the configured one
+   * unless `model` names another (an assistant still searched with its previous model, a re-embedding's new one).
+   */
+  open(uow: UnitOfWork, assistantId: string, model?: KnowledgeEmbeddings): Promise<KnowledgeVectorStore>
+  /**
+   * Deletes an assistant's vectors of one model (of one document when `documentId` is given), or of every model but
+   * `except`: a store's own `delete` removes every model's, as a replaced or deleted document needs.
+   * @returns how many were deleted
+   */
+  removeModelVectors(
+    uow: UnitOfWork,
+    assistantId: string,
+    which: { model: string; documentId?: string } | { except: string }
+  ): Promise<number>
 }
 
 /** Whether the database has the pgvector store, and the schema of the extension. */
@@ -75,12 +88,33 @@ export function createKnowledgeStores(
     async kind(uow) {
       return (await current(uow)).kind
     },
-    async open(uow, assistantId) {
+    async open(uow, assistantId, model = embeddings) {
       const store = await current(uow)
-      const scope = { tx: uow.tx, tenantId: uow.tenantId, assistantId, embeddingModel: embeddings.modelId }
+      const scope = { tx: uow.tx, tenantId: uow.tenantId, assistantId, embeddingModel: model.modelId }
       return store.kind === 'pgvector'
-        ? new TenantPGVectorStore(embeddings, scope, store.extensionSchema!, cache)
-        : new PostgresVectorStore(embeddings, scope, cache)
+        ? new TenantPGVectorStore(model, scope, store.extensionSchema!, cache)
+        : new PostgresVectorStore(model, scope, cache)
+    },
+    async removeModelVectors(uow, assistantId, which) {
+      const { tx, tenantId } = uow
+      const store = await current(uow)
+      // Either store's table: the plain one may keep rows from before pgvector was installed.
+      const plain =
+        'except' in which
+          ? await tx.$executeRaw`DELETE FROM knowledge_chunks WHERE tenant_id = ${tenantId}
+              AND assistant_id = ${assistantId} AND embedding_model <> ${which.except}`
+          : await tx.$executeRaw`DELETE FROM knowledge_chunks WHERE tenant_id = ${tenantId}
+              AND assistant_id = ${assistantId} AND embedding_model = ${which.model}
+              AND (${which.documentId ?? null}::text IS NULL OR document_id = ${which.documentId ?? null})`
+      if (store.kind !== 'pgvector') return plain
+      const vectors =
+        'except' in which
+          ? await tx.$executeRaw`DELETE FROM ai_vectors.knowledge_vectors WHERE tenant_id = ${tenantId}
+              AND metadata->>'assistantId' = ${assistantId} AND metadata->>'embeddingModel' <> ${which.except}`
+          : await tx.$executeRaw`DELETE FROM ai_vectors.knowledge_vectors WHERE tenant_id = ${tenantId}
+              AND metadata->>'assistantId' = ${assistantId} AND metadata->>'embeddingModel' = ${which.model}
+              AND (${which.documentId ?? null}::text IS NULL OR document_id = ${which.documentId ?? null})`
+      return plain + vectors
     },
   }
 }
