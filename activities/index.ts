@@ -9,6 +9,7 @@ import type { WebhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import { createWebhookActivities } from './webhook-activities.ts'
 import type { AiRuntime } from '../domain/ai/ai-runtime.ts'
 import { createKnowledgeActivities } from './knowledge-activities.ts'
+import { createKnowledgeReembedActivities } from './knowledge-reembed-activities.ts'
 import { createSettlementActivities } from './settlement-activities.ts'
 import { createOnlinePaymentActivities } from './online-payment-activities.ts'
 import { createEarlyInterventionActivities } from './early-intervention-activities.ts'
@@ -59,6 +60,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities(deps),
     ...createAssessmentActivities(timed),
     ...createKnowledgeActivities(deps),
+    ...createKnowledgeReembedActivities(deps),
     ...createSettlementActivities(deps),
     ...createOnlinePaymentActivities({ db: deps.db, clock, online: deps.online }),
     ...createEarlyInterventionActivities(timed),

@@ -10,12 +10,14 @@ import { startAuditSealer } from '../domain/audit/seal-audit-events.ts'
 import { createAgentTriggerDispatcher } from '../domain/ai/agents/agent-trigger-dispatcher.ts'
 import { keepDeliveryPumpsRunning } from '../domain/webhooks/delivery-pumps.ts'
 import { keepReconciliationSchedules } from '../domain/reconciliation/reconciliation-schedules.ts'
+import { keepKnowledgeOnModel } from '../domain/ai/knowledge/reembed-starts.ts'
 import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import type { Clock } from '../infra/clock.ts'
 import type { Config } from '../infra/config.ts'
 import type { Logger } from '../infra/logger.ts'
 import { createApp } from './app.ts'
 import { answerClientErrors } from './client-errors.ts'
+import { drainConnections } from './drain-connections.ts'
 import type { AppDeps } from './app-env.ts'
 import { buildDeps } from './deps.ts'
 import { startMetricsServer } from '../infra/metrics/metrics-server.ts'
@@ -68,11 +70,21 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
     enabled: config.ONLINE_PAYMENT_PROCESSOR !== 'none',
     intervalMs: config.OUTBOX_SWEEP_INTERVAL_MS,
   })
+  // An assistant whose knowledge lags the configured embedding model is re-embedded in the background (docs/ai.md).
+  const stopKnowledgeModels = keepKnowledgeOnModel({
+    db: deps.db,
+    outbox: deps.outbox,
+    model: deps.ai.embeddings.modelId,
+    logger,
+    intervalMs: config.OUTBOX_SWEEP_INTERVAL_MS,
+  })
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.PORT, hostname: '0.0.0.0' }, () => resolve(s))
   })
   // serve() makes a plain node:http server unless given another createServer (its type covers HTTP/2 too).
   answerClientErrors(server as Server, config.PUBLIC_URL, logger)
+  // Closing must also end the keep-alive connections that clients keep busy, or a stop under load never completes.
+  const connections = drainConnections(server as Server)
   const port = (server.address() as AddressInfo).port
   const metricsServer =
     config.METRICS_PORT === 'off'
@@ -99,6 +111,7 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
       await stopPumpCheck()
       await stopAgentDispatcher()
       await stopReconciliationSchedules()
+      await stopKnowledgeModels()
       await deps.revocations.stop()
       await close()
     },

@@ -1,0 +1,58 @@
+/**
+ * @module Activities of the knowledge re-embedding workflow (docs/ai.md, "Changing the embedding model"): list what
+ * is left, embed one document with the target model, flip the assistant. Built by a factory over the worker's
+ * database and AI runtime (which knows the models this process can run); every query runs in a unit of work scoped
+ * to the workflow's tenant.
+ */
+import { Context } from '@temporalio/activity'
+import type { AiRuntime } from '../domain/ai/ai-runtime.ts'
+import { completeReembed, listDocumentsToReembed, reembedDocument } from '../domain/ai/knowledge/reembed-knowledge.ts'
+import type { Db } from '../infra/db.ts'
+import type {
+  DocumentReembedOutcome,
+  KnowledgeReembedInput,
+  ReembedCompletion,
+  ReembedListing,
+} from '../workflows/knowledge-reembed-contract.ts'
+
+export interface KnowledgeReembedActivityDeps {
+  db: Db
+  ai: AiRuntime
+}
+
+/** How often a document's activity tells Temporal it is alive while the model runs (its heartbeat timeout is 30 s). */
+const HEARTBEAT_MS = 5000
+
+/** Creates the re-embedding activities. */
+export function createKnowledgeReembedActivities({ db, ai }: KnowledgeReembedActivityDeps) {
+  return {
+    /** The documents without vectors of the target model, or why there is nothing to do. */
+    async listKnowledgeToReembed(input: KnowledgeReembedInput): Promise<ReembedListing> {
+      return listDocumentsToReembed(db, input)
+    },
+
+    /**
+     * Embeds one document with the target model beside its old vectors. Idempotent (a document already embedded is
+     * `ALREADY`); throws, to be retried, when this worker cannot run the model.
+     */
+    async reembedKnowledgeDocument(
+      input: KnowledgeReembedInput & { documentId: string }
+    ): Promise<DocumentReembedOutcome> {
+      const context = Context.current()
+      // One model call may take longer than the heartbeat timeout: the beat is kept by a timer, not by progress.
+      const beat = setInterval(() => context.heartbeat(), HEARTBEAT_MS)
+      try {
+        return await reembedDocument(db, ai, input)
+      } finally {
+        clearInterval(beat)
+      }
+    },
+
+    /** Flips the assistant to the target model and removes the old vectors, once every document has new ones. */
+    async completeKnowledgeReembed(input: KnowledgeReembedInput): Promise<ReembedCompletion> {
+      return completeReembed(db, ai, input)
+    },
+  }
+}
+
+export type KnowledgeReembedActivities = ReturnType<typeof createKnowledgeReembedActivities>

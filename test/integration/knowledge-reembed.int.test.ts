@@ -1,0 +1,184 @@
+/**
+ * A change of embedding model re-embeds an assistant's knowledge in the background (docs/ai.md, "Changing the
+ * embedding model"): documents indexed by the lexical model (AI_EMBEDDINGS_PROVIDER=local), then the platform
+ * restarted on the sentence model (obtained by scripts/ai/obtain-sentence-model.sh). The API starts the
+ * re-embedding workflow on its own; while it runs, questions are answered from the lexical vectors and still find
+ * the passage; its worker is killed (SIGKILL) mid-way and a new one finishes it; after the flip questions use the
+ * sentence model, the lexical vectors are gone and every document has exactly its chunks once.
+ */
+import { execFileSync } from 'node:child_process'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SENTENCE_MODEL_ID } from '../../domain/ai/embeddings/sentence-embeddings.ts'
+import {
+  knowledgeReembedProgressQuery,
+  knowledgeReembedWorkflowId,
+  type KnowledgeReembedResult,
+} from '../../workflows/knowledge-reembed-contract.ts'
+import type { ProvisionedClient } from '../../domain/tenants/provision-client.ts'
+import { ask, corpusFile, settled, textFile, upload, type FilePart } from '../support/knowledge-http.ts'
+import { eventually, startPlatform, type Platform } from '../support/platform.ts'
+import { recordHistory } from '../replay-histories/record-history.ts'
+
+const LEXICAL = 'local-lexical-v1-768'
+const QUESTION = 'How much notice do I need to give to cancel a session?'
+const PASSAGE_DOCUMENT = 'attendance-and-cancellation-policy.pdf'
+
+const TOPICS = ['speech', 'sensory', 'motor', 'feeding', 'play', 'literacy', 'social', 'transition']
+const WORDS = [
+  'goals',
+  'families',
+  'sessions',
+  'progress',
+  'routines',
+  'support',
+  'practice',
+  'review',
+  'home',
+  'group',
+]
+
+/** A long, varied Markdown document (about fifty chunks): the part of the re-embedding that takes a while. */
+function fillerDocument(n: number): FilePart {
+  const paragraphs: string[] = []
+  for (let p = 0; p < 60; p++) {
+    const topic = TOPICS[(n + p) % TOPICS.length]!
+    const words = Array.from({ length: 40 }, (_, w) => WORDS[(n * 7 + p * 3 + w * 5) % WORDS.length]!)
+    paragraphs.push(`## ${topic} note ${n}.${p}\n\nThe ${topic} programme ${words.join(' ')}.`)
+  }
+  return textFile(`programme-notes-${n}.md`, `# Programme notes ${n}\n\n${paragraphs.join('\n\n')}\n`)
+}
+
+/** The assistant's stored vectors by model and document, from both stores' tables (the login role sees all). */
+async function vectorsOf(platform: Platform, assistantId: string) {
+  const plain = await platform.db.$queryRaw<Array<{ model: string; documentId: string; n: number }>>`
+    SELECT embedding_model AS model, document_id AS "documentId", count(*)::int AS n FROM knowledge_chunks
+    WHERE assistant_id = ${assistantId} GROUP BY 1, 2`
+  const [pgvector] = await platform.db.$queryRaw<Array<{ present: boolean }>>`
+    SELECT to_regclass('ai_vectors.knowledge_vectors') IS NOT NULL AS present`
+  const vectors = pgvector?.present
+    ? await platform.db.$queryRaw<Array<{ model: string; documentId: string; n: number }>>`
+        SELECT metadata->>'embeddingModel' AS model, document_id AS "documentId", count(*)::int AS n
+        FROM ai_vectors.knowledge_vectors WHERE metadata->>'assistantId' = ${assistantId} GROUP BY 1, 2`
+    : []
+  return [...plain, ...vectors]
+}
+
+let modelDir: string
+let client: ProvisionedClient
+let assistantId: string
+let documents: Array<{ id: string; name: string }>
+
+beforeAll(async () => {
+  // The project's own script: cached after the first run (0.4 s), it prints the model's directory.
+  modelDir = execFileSync('bash', ['scripts/ai/obtain-sentence-model.sh'], { encoding: 'utf8' }).trim()
+  const lexical = await startPlatform({ overrides: { AI_EMBEDDINGS_PROVIDER: 'local' } })
+  try {
+    client = await lexical.newTenant(['ai', 'ai.read'])
+    const token = await lexical.token(client)
+    const created = await lexical.http.post('/v1/assistants', {
+      token,
+      body: { name: 'Re-embedded helper', scope: 'tenant' },
+    })
+    expect(created.status).toBe(201)
+    assistantId = created.body.id as string
+    documents = [
+      ...(await upload(lexical, token, assistantId, [
+        await corpusFile(PASSAGE_DOCUMENT),
+        await corpusFile('weekly-schedule.md'),
+        await corpusFile('contacts-and-hours.txt'),
+        await corpusFile('billing-faq.md'),
+      ])),
+      ...(await upload(lexical, token, assistantId, [1, 2, 3, 4, 5, 6, 7, 8].map(fillerDocument))),
+    ]
+    for (const doc of documents) expect((await settled(lexical, token, doc.id)).status).toBe('READY')
+    const answer = await ask(lexical, token, assistantId, QUESTION)
+    expect(answer.models.embeddings).toBe(LEXICAL)
+    expect(answer.citations[0]?.documentName).toBe(PASSAGE_DOCUMENT)
+  } finally {
+    await lexical.stop()
+  }
+}, 240_000)
+
+describe('a change of embedding model', () => {
+  let platform: Platform
+
+  beforeAll(async () => {
+    platform = await startPlatform({
+      overrides: { AI_EMBEDDINGS_PROVIDER: 'sentence', AI_SENTENCE_MODEL_DIR: modelDir },
+    })
+  }, 120_000)
+
+  afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
+    await platform?.stop()
+  })
+
+  it('re-embeds in the background, answers from the old vectors until the flip, and survives a killed worker', async () => {
+    const token = await platform.token(client)
+    const handle = platform.temporal.workflow.getHandle(
+      knowledgeReembedWorkflowId(client.tenantId, assistantId, SENTENCE_MODEL_ID)
+    )
+    const progress = () => handle.query(knowledgeReembedProgressQuery)
+
+    // Started by the API on its own; some documents done, not all.
+    const midway = await eventually(
+      async () => {
+        const now = await progress()
+        return now.done >= 1 && now.done < now.total - 2 ? now : undefined
+      },
+      120_000,
+      100
+    )
+    expect(midway).toMatchObject({ toModel: SENTENCE_MODEL_ID, total: documents.length, state: 'EMBEDDING' })
+
+    // Meanwhile questions are embedded with the lexical model and searched in its vectors: the passage is found.
+    const during = await ask(platform, token, assistantId, QUESTION)
+    expect(during.models.embeddings).toBe(LEXICAL)
+    expect(during.citations[0]?.documentName).toBe(PASSAGE_DOCUMENT)
+
+    // A crash mid-way: the worker goes with a document's activity in flight.
+    await platform.killWorkers('SIGKILL')
+    // (A query needs a worker: the database says how far it got.)
+    const embedded = await platform.db.knowledgeDocument.count({
+      where: { assistantId, reembeddedModel: SENTENCE_MODEL_ID },
+    })
+    expect(embedded).toBeGreaterThanOrEqual(1)
+    expect(embedded).toBeLessThan(documents.length)
+    expect((await ask(platform, token, assistantId, QUESTION)).models.embeddings).toBe(LEXICAL)
+
+    await platform.startWorker()
+    const result = (await handle.result()) as KnowledgeReembedResult
+    expect(result).toEqual({ status: 'FLIPPED', documents: documents.length })
+    expect(await progress()).toMatchObject({ state: 'FLIPPED', done: documents.length, total: documents.length })
+
+    // After the flip: the sentence model answers, and still finds the passage.
+    const after = await ask(platform, token, assistantId, QUESTION)
+    expect(after.models.embeddings).toBe(SENTENCE_MODEL_ID)
+    expect(after.citations[0]?.documentName).toBe(PASSAGE_DOCUMENT)
+
+    // The lexical vectors are gone, and each document has its chunks exactly once (no duplicate from the crash).
+    const vectors = await vectorsOf(platform, assistantId)
+    expect(vectors.filter((v) => v.model !== SENTENCE_MODEL_ID)).toEqual([])
+    const rows = await platform.db.knowledgeDocument.findMany({
+      where: { assistantId },
+      select: { id: true, chunkCount: true, embeddingModel: true, reembeddedModel: true },
+    })
+    expect(rows).toHaveLength(documents.length)
+    for (const row of rows) {
+      expect(row).toMatchObject({ embeddingModel: SENTENCE_MODEL_ID, reembeddedModel: null })
+      expect(vectors.find((v) => v.documentId === row.id)?.n).toBe(row.chunkCount)
+    }
+    const [assistant] = await platform.db.$queryRaw<Array<{ active: string; reembedTo: string | null }>>`
+      SELECT knowledge_embedding_model AS active, knowledge_reembed_model AS "reembedTo" FROM assistants
+      WHERE id = ${assistantId}`
+    expect(assistant).toEqual({ active: SENTENCE_MODEL_ID, reembedTo: null })
+    await recordHistory(handle, 'knowledgeReembedWorkflow-flipped-after-a-crash')
+
+    // Nothing more to do: later sweeps (every 500 ms here) start no second run.
+    const { runId } = await handle.describe()
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    expect((await handle.describe()).runId).toBe(runId)
+    const outbox = await platform.db.workflowOutbox.count({ where: { workflowId: handle.workflowId } })
+    expect(outbox).toBe(1)
+  }, 300_000)
+})

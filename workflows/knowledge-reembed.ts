@@ -1,0 +1,82 @@
+/**
+ * @module The knowledge re-embedding workflow (docs/ai.md, "Changing the embedding model"): one run per assistant
+ * and target model (`knowledge-reembed:<tenantId>:<assistantId>:<model>`), started through the outbox when an
+ * assistant's knowledge lags the configured model. It lists the documents without vectors of the target model,
+ * embeds them again one activity each (beside the old vectors, which keep answering), then flips the assistant to
+ * the target in one transaction that also removes the old vectors. Every activity is idempotent: a document already
+ * embedded is skipped, so a run resumed after a crash, or continued as new, never duplicates a chunk. Orchestration
+ * only; progress is the `knowledgeReembedProgress` query and the run's current details.
+ */
+import { continueAsNew, proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow'
+import type { KnowledgeReembedActivities } from '../activities/knowledge-reembed-activities.ts'
+import {
+  describeReembedProgress,
+  knowledgeReembedProgressQuery,
+  type KnowledgeReembedInput,
+  type KnowledgeReembedProgress,
+  type KnowledgeReembedResult,
+} from './knowledge-reembed-contract.ts'
+
+const { listKnowledgeToReembed, completeKnowledgeReembed } = proxyActivities<KnowledgeReembedActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+})
+
+/**
+ * One document: thousands of chunks take minutes with a remote provider. The activity heartbeats, so a dead worker
+ * is noticed in 30 s. No attempt limit: a worker that cannot run the target model (its files absent) keeps failing
+ * visibly, with the reason, until one that can takes over; the old vectors answer meanwhile.
+ */
+const { reembedKnowledgeDocument } = proxyActivities<KnowledgeReembedActivities>({
+  startToCloseTimeout: '15 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+})
+
+/** Lists again after a flip found documents indexed meanwhile with another model; beyond this, a new run. */
+const MAX_ROUNDS = 3
+
+/** Re-embeds an assistant's knowledge with `toModel` and flips its queries to it. */
+export async function knowledgeReembedWorkflow(input: KnowledgeReembedInput): Promise<KnowledgeReembedResult> {
+  const progress: KnowledgeReembedProgress = { toModel: input.toModel, done: 0, total: 0, state: 'EMBEDDING' }
+  setHandler(knowledgeReembedProgressQuery, () => progress)
+  const report = () => setCurrentDetails(describeReembedProgress(progress))
+
+  const listing = await listKnowledgeToReembed(input)
+  if (listing.status !== 'LISTED') {
+    progress.state = 'ENDED'
+    report()
+    return { status: listing.status }
+  }
+  progress.done = listing.alreadyDone
+  progress.total = listing.alreadyDone + listing.documentIds.length
+  report()
+
+  let pending = listing.documentIds
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    for (const documentId of pending) {
+      // A long history (tens of thousands of documents) goes on in a new run, which lists what is left.
+      if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof knowledgeReembedWorkflow>(input)
+      await reembedKnowledgeDocument({ ...input, documentId })
+      progress.done++
+      report()
+    }
+    const completion = await completeKnowledgeReembed(input)
+    if (completion.status === 'FLIPPED') {
+      progress.state = 'FLIPPED'
+      progress.total = completion.documents
+      progress.done = completion.documents
+      report()
+      return { status: 'FLIPPED', documents: completion.documents }
+    }
+    if (completion.status !== 'PENDING') {
+      progress.state = 'ENDED'
+      report()
+      return { status: completion.status }
+    }
+    pending = completion.documentIds
+    progress.total += pending.length
+    report()
+  }
+  return await continueAsNew<typeof knowledgeReembedWorkflow>(input)
+}
