@@ -4,7 +4,8 @@
  * restarted on the sentence model (obtained by scripts/ai/obtain-sentence-model.sh). The API starts the
  * re-embedding workflow on its own; while it runs, questions are answered from the lexical vectors and still find
  * the passage; its worker is killed (SIGKILL) mid-way and a new one finishes it; after the flip questions use the
- * sentence model, the lexical vectors are gone and every document has exactly its chunks once.
+ * sentence model, the lexical vectors are gone and every document has exactly its chunks once. The same flip on the
+ * pgvector store, on an embedded PGlite of the file's own.
  */
 import { execFileSync } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -18,6 +19,8 @@ import type { ProvisionedClient } from '../../domain/tenants/provision-client.ts
 import { ask, corpusFile, settled, textFile, upload, type FilePart } from '../support/knowledge-http.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../scripts/db/embedded-postgres.ts'
+import { applyMigrations } from '../../scripts/db/migrations.ts'
 
 const LEXICAL = 'local-lexical-v1-768'
 const QUESTION = 'How much notice do I need to give to cancel a session?'
@@ -63,50 +66,80 @@ async function vectorsOf(platform: Platform, assistantId: string) {
   return [...plain, ...vectors]
 }
 
-let modelDir: string
-let client: ProvisionedClient
-let assistantId: string
-let documents: Array<{ id: string; name: string }>
+interface Indexed {
+  client: ProvisionedClient
+  assistantId: string
+  documents: Array<{ id: string; name: string }>
+}
 
-beforeAll(async () => {
-  // The project's own script: cached after the first run (0.4 s), it prints the model's directory.
-  modelDir = execFileSync('bash', ['scripts/ai/obtain-sentence-model.sh'], { encoding: 'utf8' }).trim()
-  const lexical = await startPlatform({ overrides: { AI_EMBEDDINGS_PROVIDER: 'local' } })
+/** A tenant's assistant with `files` indexed by the lexical model, on a platform stopped once they are. */
+async function indexedWithLexical(overrides: Record<string, string>, batches: FilePart[][]): Promise<Indexed> {
+  const lexical = await startPlatform({ overrides: { ...overrides, AI_EMBEDDINGS_PROVIDER: 'local' } })
   try {
-    client = await lexical.newTenant(['ai', 'ai.read'])
+    const client = await lexical.newTenant(['ai', 'ai.read'])
     const token = await lexical.token(client)
     const created = await lexical.http.post('/v1/assistants', {
       token,
       body: { name: 'Re-embedded helper', scope: 'tenant' },
     })
     expect(created.status).toBe(201)
-    assistantId = created.body.id as string
-    documents = [
-      ...(await upload(lexical, token, assistantId, [
-        await corpusFile(PASSAGE_DOCUMENT),
-        await corpusFile('weekly-schedule.md'),
-        await corpusFile('contacts-and-hours.txt'),
-        await corpusFile('billing-faq.md'),
-      ])),
-      ...(await upload(lexical, token, assistantId, [1, 2, 3, 4, 5, 6, 7, 8].map(fillerDocument))),
-    ]
+    const assistantId = created.body.id as string
+    const documents = []
+    for (const files of batches) documents.push(...(await upload(lexical, token, assistantId, files)))
     for (const doc of documents) expect((await settled(lexical, token, doc.id)).status).toBe('READY')
     const answer = await ask(lexical, token, assistantId, QUESTION)
     expect(answer.models.embeddings).toBe(LEXICAL)
     expect(answer.citations[0]?.documentName).toBe(PASSAGE_DOCUMENT)
+    return { client, assistantId, documents }
   } finally {
     await lexical.stop()
   }
-}, 240_000)
+}
+
+/** After the flip: only the sentence model's vectors, each document's chunks once, the assistant on the model. */
+async function expectFlipped(platform: Platform, { assistantId, documents }: Indexed) {
+  const vectors = await vectorsOf(platform, assistantId)
+  expect(vectors.filter((v) => v.model !== SENTENCE_MODEL_ID)).toEqual([])
+  const rows = await platform.db.knowledgeDocument.findMany({
+    where: { assistantId },
+    select: { id: true, chunkCount: true, embeddingModel: true, reembeddedModel: true },
+  })
+  expect(rows).toHaveLength(documents.length)
+  for (const row of rows) {
+    expect(row).toMatchObject({ embeddingModel: SENTENCE_MODEL_ID, reembeddedModel: null })
+    expect(vectors.find((v) => v.documentId === row.id)?.n).toBe(row.chunkCount)
+  }
+  const [assistant] = await platform.db.$queryRaw<Array<{ active: string; reembedTo: string | null }>>`
+    SELECT knowledge_embedding_model AS active, knowledge_reembed_model AS "reembedTo" FROM assistants
+    WHERE id = ${assistantId}`
+  expect(assistant).toEqual({ active: SENTENCE_MODEL_ID, reembedTo: null })
+}
+
+let modelDir: string
+
+beforeAll(() => {
+  // The project's own script: cached after the first run (0.4 s), it prints the model's directory.
+  modelDir = execFileSync('bash', ['scripts/ai/obtain-sentence-model.sh'], { encoding: 'utf8' }).trim()
+}, 120_000)
 
 describe('a change of embedding model', () => {
   let platform: Platform
+  let indexed: Indexed
 
   beforeAll(async () => {
+    indexed = await indexedWithLexical({}, [
+      [
+        await corpusFile(PASSAGE_DOCUMENT),
+        await corpusFile('weekly-schedule.md'),
+        await corpusFile('contacts-and-hours.txt'),
+        await corpusFile('billing-faq.md'),
+      ],
+      [1, 2, 3, 4, 5, 6, 7, 8].map(fillerDocument),
+    ])
     platform = await startPlatform({
       overrides: { AI_EMBEDDINGS_PROVIDER: 'sentence', AI_SENTENCE_MODEL_DIR: modelDir },
     })
-  }, 120_000)
+  }, 360_000)
 
   afterAll(async () => {
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
@@ -114,6 +147,7 @@ describe('a change of embedding model', () => {
   })
 
   it('re-embeds in the background, answers from the old vectors until the flip, and survives a killed worker', async () => {
+    const { client, assistantId, documents } = indexed
     const token = await platform.token(client)
     const handle = platform.temporal.workflow.getHandle(
       knowledgeReembedWorkflowId(client.tenantId, assistantId, SENTENCE_MODEL_ID)
@@ -157,21 +191,7 @@ describe('a change of embedding model', () => {
     expect(after.citations[0]?.documentName).toBe(PASSAGE_DOCUMENT)
 
     // The lexical vectors are gone, and each document has its chunks exactly once (no duplicate from the crash).
-    const vectors = await vectorsOf(platform, assistantId)
-    expect(vectors.filter((v) => v.model !== SENTENCE_MODEL_ID)).toEqual([])
-    const rows = await platform.db.knowledgeDocument.findMany({
-      where: { assistantId },
-      select: { id: true, chunkCount: true, embeddingModel: true, reembeddedModel: true },
-    })
-    expect(rows).toHaveLength(documents.length)
-    for (const row of rows) {
-      expect(row).toMatchObject({ embeddingModel: SENTENCE_MODEL_ID, reembeddedModel: null })
-      expect(vectors.find((v) => v.documentId === row.id)?.n).toBe(row.chunkCount)
-    }
-    const [assistant] = await platform.db.$queryRaw<Array<{ active: string; reembedTo: string | null }>>`
-      SELECT knowledge_embedding_model AS active, knowledge_reembed_model AS "reembedTo" FROM assistants
-      WHERE id = ${assistantId}`
-    expect(assistant).toEqual({ active: SENTENCE_MODEL_ID, reembedTo: null })
+    await expectFlipped(platform, indexed)
     await recordHistory(handle, 'knowledgeReembedWorkflow-flipped-after-a-crash')
 
     // Nothing more to do: later sweeps (every 500 ms here) start no second run.
@@ -181,4 +201,44 @@ describe('a change of embedding model', () => {
     const outbox = await platform.db.workflowOutbox.count({ where: { workflowId: handle.workflowId } })
     expect(outbox).toBe(1)
   }, 300_000)
+})
+
+describe('a change of embedding model on the pgvector store', () => {
+  let database: EmbeddedPostgres
+  let platform: Platform
+  let indexed: Indexed
+
+  beforeAll(async () => {
+    // pgvector whatever the suite's database is (CI's PostgreSQL 15 has none), as knowledge-pgvector.int.test.ts does.
+    database = await startEmbeddedPostgres({ port: 0 })
+    await applyMigrations(database.connectionString)
+    const overrides = { DATABASE_URL: database.connectionString, AI_VECTOR_STORE: 'pgvector' }
+    indexed = await indexedWithLexical(overrides, [
+      [await corpusFile(PASSAGE_DOCUMENT), await corpusFile('weekly-schedule.md'), fillerDocument(9)],
+    ])
+    platform = await startPlatform({
+      overrides: { ...overrides, AI_EMBEDDINGS_PROVIDER: 'sentence', AI_SENTENCE_MODEL_DIR: modelDir },
+    })
+  }, 360_000)
+
+  afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
+    await platform?.stop()
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
+    await database?.stop()
+  })
+
+  it('moves the vectors in ai_vectors.knowledge_vectors to the new model', async () => {
+    const { client, assistantId } = indexed
+    const handle = platform.temporal.workflow.getHandle(
+      knowledgeReembedWorkflowId(client.tenantId, assistantId, SENTENCE_MODEL_ID)
+    )
+    const result = await eventually(() => handle.result() as Promise<KnowledgeReembedResult>, 120_000)
+    expect(result).toEqual({ status: 'FLIPPED', documents: 3 })
+    const answer = await ask(platform, await platform.token(client), assistantId, QUESTION)
+    expect(answer.models).toMatchObject({ embeddings: SENTENCE_MODEL_ID, vectorStore: 'pgvector' })
+    expect(answer.citations[0]?.documentName).toBe(PASSAGE_DOCUMENT)
+    await expectFlipped(platform, indexed)
+    expect((await vectorsOf(platform, assistantId)).length).toBe(3)
+  }, 180_000)
 })
