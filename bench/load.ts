@@ -11,6 +11,7 @@ export interface LoadResult {
   durationMs: number
   requestsPerSecond: number
   p50Ms: number
+  p95Ms: number
   p99Ms: number
 }
 
@@ -65,6 +66,7 @@ export async function runLoad(options: {
     durationMs,
     requestsPerSecond: (latencies.length / durationMs) * 1000,
     p50Ms: at(0.5),
+    p95Ms: at(0.95),
     p99Ms: at(0.99),
   }
 }
