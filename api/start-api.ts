@@ -104,7 +104,7 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
     readinessUrl: metricsServer ? new URL('/health', metricsServer.url).href : undefined,
     deps,
     async stop() {
-      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await connections.close()
       await metricsServer?.close()
       await stopSweeper()
       await stopSealer()
