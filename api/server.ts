@@ -6,13 +6,14 @@ import { loadConfig } from '../infra/config.ts'
 import { createLogger } from '../infra/logger.ts'
 import { chooseRateLimitStore } from '../infra/rate-limiter.ts'
 import { installTracing } from '../infra/tracing/tracing.ts'
+import { exitOnPortInUse } from '../infra/metrics/metrics-server.ts'
 import { startApi } from './start-api.ts'
 
 const config = loadConfig()
 const logger = createLogger(config.LOG_LEVEL, 'api')
 // Before anything makes a span: OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operations.md, "Traces").
 const tracing = installTracing('therapy-care-api')
-const api = await startApi(config, logger)
+const api = await startApi(config, logger).catch(exitOnPortInUse)
 const rateLimits = chooseRateLimitStore(config)
 logger.info(
   {

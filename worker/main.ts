@@ -9,7 +9,7 @@ import { closeDb, createDb } from '../infra/db.ts'
 import { createLogger } from '../infra/logger.ts'
 import { lowerProcessPriority } from '../infra/process-priority.ts'
 import { createMetrics } from '../infra/metrics/metrics-registry.ts'
-import { startMetricsServer } from '../infra/metrics/metrics-server.ts'
+import { exitOnPortInUse, startMetricsServer } from '../infra/metrics/metrics-server.ts'
 import { registerPoolGauge } from '../infra/metrics/platform-gauges.ts'
 import { installTracing } from '../infra/tracing/tracing.ts'
 import { createWorker } from './create-worker.ts'
@@ -49,9 +49,14 @@ registerPoolGauge(metrics, db)
 const metricsServer =
   config.WORKER_METRICS_PORT === 'off'
     ? undefined
-    : await startMetricsServer(metrics.registry, config.METRICS_HOST, config.WORKER_METRICS_PORT, (error) =>
-        logger.error({ err: error }, 'metrics collection failed')
-      )
+    : await startMetricsServer(
+        metrics.registry,
+        config.METRICS_HOST,
+        config.WORKER_METRICS_PORT,
+        (error) => logger.error({ err: error }, 'metrics collection failed'),
+        {},
+        'WORKER_METRICS_PORT'
+      ).catch(exitOnPortInUse)
 const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS })
 try {
   const worker = await createWorker({ config, connection, db, stopping: stopping.signal, metrics, tracing, logger })

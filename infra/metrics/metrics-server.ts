@@ -13,6 +13,24 @@ export interface MetricsServer {
   close(): Promise<void>
 }
 
+/** The metrics port is taken (another platform on this machine): said in one line naming the variable to change. */
+export class PortInUseError extends Error {
+  constructor(variable: string, host: string, port: number) {
+    super(`${host}:${port} is in use (${variable}): set ${variable} to a free port, 0 for any, or off`)
+    this.name = 'PortInUseError'
+  }
+}
+
+/**
+ * Ends a process that could not start because a port was taken: one line on stderr, exit code 1, no stack trace.
+ * Anything else is rethrown, to fail as it would have.
+ */
+export function exitOnPortInUse(error: unknown): never {
+  if (!(error instanceof PortInUseError)) throw error
+  process.stderr.write(`${error.message}\n`)
+  process.exit(1)
+}
+
 /** A JSON document served beside `/metrics` (GET only), with the status it decides. */
 export type OperatorDocument = () => Promise<{ statusCode: number; body: unknown }>
 
@@ -20,13 +38,16 @@ export type OperatorDocument = () => Promise<{ statusCode: number; body: unknown
  * @param port - 0 for any free port (tests)
  * @param onError - told when collecting failed (the scrape then answers 500)
  * @param documents - other paths served, such as the API's `/health` readiness
+ * @param variable - the setting that chose the port, named when it is taken
+ * @throws PortInUseError when the port is taken
  */
 export async function startMetricsServer(
   registry: Registry,
   host: string,
   port: number,
   onError: (error: unknown) => void,
-  documents: Record<string, OperatorDocument> = {}
+  documents: Record<string, OperatorDocument> = {},
+  variable = 'METRICS_PORT'
 ): Promise<MetricsServer> {
   const server: Server = createServer((req, res) => {
     const path = req.url?.split('?')[0] ?? ''
@@ -57,7 +78,9 @@ export async function startMetricsServer(
       })
   })
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new PortInUseError(variable, host, port) : error)
+    )
     server.listen(port, host, resolve)
   })
   const address = server.address() as AddressInfo

@@ -45,6 +45,8 @@ const environment = {
   // Fuzzing is many requests from one client; the limiter itself is tested elsewhere.
   RATE_LIMIT_PER_MINUTE: '10000000',
   ACCESS_TOKEN_TTL_SECONDS: '7200',
+  // A free port unless told otherwise: a platform already running here (npm start) holds the default 9464.
+  METRICS_PORT: process.env.METRICS_PORT ?? '0',
 }
 const config = loadConfig(environment)
 const api = await startApi(config, createLogger(config.LOG_LEVEL, 'api'))
