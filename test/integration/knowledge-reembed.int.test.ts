@@ -3,9 +3,10 @@
  * embedding model"): documents indexed by the lexical model (AI_EMBEDDINGS_PROVIDER=local), then the platform
  * restarted on the sentence model (obtained by scripts/ai/obtain-sentence-model.sh). The API starts the
  * re-embedding workflow on its own; while it runs, questions are answered from the lexical vectors and still find
- * the passage; its worker is killed (SIGKILL) mid-way and a new one finishes it; after the flip questions use the
- * sentence model, the lexical vectors are gone and every document has exactly its chunks once. The same flip on the
- * pgvector store, on an embedded PGlite of the file's own.
+ * the passage, and a document uploaded meanwhile is found at once (indexed with the lexical model, then embedded
+ * again in a second round); its worker is killed (SIGKILL) mid-way and a new one finishes it; after the flip
+ * questions use the sentence model, the lexical vectors are gone and every document has exactly its chunks once. The
+ * same flip on the pgvector store, on an embedded PGlite of the file's own.
  */
 import { execFileSync } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -25,6 +26,11 @@ import { applyMigrations } from '../../scripts/db/migrations.ts'
 const LEXICAL = 'local-lexical-v1-768'
 const QUESTION = 'How much notice do I need to give to cancel a session?'
 const PASSAGE_DOCUMENT = 'attendance-and-cancellation-policy.pdf'
+
+const LATE_DOCUMENT = 'hydrotherapy.md'
+const LATE_TEXT =
+  '# Hydrotherapy\n\nThe hydrotherapy pool is open on Saturday mornings for children enrolled in the aquatic programme.\n'
+const LATE_QUESTION = 'When is the hydrotherapy pool open?'
 
 const TOPICS = ['speech', 'sensory', 'motor', 'feeding', 'play', 'literacy', 'social', 'transition']
 const WORDS = [
@@ -158,7 +164,7 @@ describe('a change of embedding model', () => {
     const midway = await eventually(
       async () => {
         const now = await progress()
-        return now.done >= 1 && now.done < now.total - 2 ? now : undefined
+        return now.done >= 1 && now.done < now.total - 4 ? now : undefined
       },
       120_000,
       100
@@ -169,6 +175,14 @@ describe('a change of embedding model', () => {
     const during = await ask(platform, token, assistantId, QUESTION)
     expect(during.models.embeddings).toBe(LEXICAL)
     expect(during.citations[0]?.documentName).toBe(PASSAGE_DOCUMENT)
+
+    // A document uploaded meanwhile is indexed with the assistant's model, the lexical one, so it is found at once.
+    const [late] = await upload(platform, token, assistantId, [textFile(LATE_DOCUMENT, LATE_TEXT)])
+    expect((await settled(platform, token, late!.id)).status).toBe('READY')
+    const lateAnswer = await ask(platform, token, assistantId, LATE_QUESTION)
+    expect(lateAnswer.models.embeddings).toBe(LEXICAL)
+    expect(lateAnswer.citations[0]?.documentName).toBe(LATE_DOCUMENT)
+    const all = { ...indexed, documents: [...documents, late!] }
 
     // A crash mid-way: the worker goes with a document's activity in flight.
     await platform.killWorkers('SIGKILL')
@@ -181,17 +195,20 @@ describe('a change of embedding model', () => {
     expect((await ask(platform, token, assistantId, QUESTION)).models.embeddings).toBe(LEXICAL)
 
     await platform.startWorker()
+    // The late document, indexed with the lexical model, was embedded again in a second round before the flip.
     const result = (await handle.result()) as KnowledgeReembedResult
-    expect(result).toEqual({ status: 'FLIPPED', documents: documents.length })
-    expect(await progress()).toMatchObject({ state: 'FLIPPED', done: documents.length, total: documents.length })
+    expect(result).toEqual({ status: 'FLIPPED', documents: all.documents.length })
+    const total = all.documents.length
+    expect(await progress()).toMatchObject({ state: 'FLIPPED', done: total, total })
 
-    // After the flip: the sentence model answers, and still finds the passage.
+    // After the flip: the sentence model answers, and still finds both passages.
     const after = await ask(platform, token, assistantId, QUESTION)
     expect(after.models.embeddings).toBe(SENTENCE_MODEL_ID)
     expect(after.citations[0]?.documentName).toBe(PASSAGE_DOCUMENT)
+    expect((await ask(platform, token, assistantId, LATE_QUESTION)).citations[0]?.documentName).toBe(LATE_DOCUMENT)
 
     // The lexical vectors are gone, and each document has its chunks exactly once (no duplicate from the crash).
-    await expectFlipped(platform, indexed)
+    await expectFlipped(platform, all)
     await recordHistory(handle, 'knowledgeReembedWorkflow-flipped-after-a-crash')
 
     // Nothing more to do: later sweeps (every 500 ms here) start no second run.

@@ -13,7 +13,7 @@ import { newId } from '../../ids.ts'
 import type { AiRuntime } from '../ai-runtime.ts'
 import type { ChunkMetadata, KnowledgeEmbeddings } from '../vector-store/knowledge-vector-store.ts'
 import { chunkDocument, type ChunkingOptions, type DocumentChunk } from './chunk-document.ts'
-import { adoptModelIfUnserved } from './knowledge-models.ts'
+import { adoptModelIfUnserved, chooseQueryModel, lockAssistantModel, readAssistantModels } from './knowledge-models.ts'
 import { KnowledgeParseError } from './knowledge-errors.ts'
 import type { KnowledgeMediaType } from './media-types.ts'
 import { parseDocument } from './parse-document.ts'
@@ -108,18 +108,24 @@ export async function indexDocument(
   runtime: AiRuntime,
   input: KnowledgeIndexingInput
 ): Promise<KnowledgeIndexingOutcome> {
-  const document = await runInUnitOfWork(db, input.tenantId, ({ tx, tenantId }) =>
-    tx.knowledgeDocument.findFirst({
-      where: { id: input.documentId, tenantId },
-      select: { name: true, mediaType: true, content: true, version: true },
+  const read = await runInUnitOfWork(db, input.tenantId, async (uow) => {
+    const document = await uow.tx.knowledgeDocument.findFirst({
+      where: { id: input.documentId, tenantId: uow.tenantId },
+      select: { name: true, mediaType: true, content: true, version: true, assistantId: true },
     })
-  )
-  if (!document) return { status: 'GONE' }
+    return document && { document, models: await readAssistantModels(uow, document.assistantId) }
+  })
+  if (!read) return { status: 'GONE' }
+  const { document, models } = read
   if (document.version !== input.version) return { status: 'SUPERSEDED' }
+  // The assistant's model, which its questions are searched with, so the document is found at once, also while a
+  // re-embedding is under way (whose flip then embeds it with the new model too); the configured model when the
+  // assistant has none yet, or when its model cannot run here.
+  const { embeddings } = chooseQueryModel(models?.active ?? null, runtime.embeddings, runtime.embeddingsFor)
 
   let embedded: EmbeddedVersion
   try {
-    embedded = await embedVersion(document, input, runtime.embeddings, runtime.chunking)
+    embedded = await embedVersion(document, input, embeddings, runtime.chunking)
   } catch (error) {
     if (error instanceof KnowledgeParseError) return markDocumentFailed(db, input, error.message)
     throw error
@@ -132,7 +138,12 @@ export async function indexDocument(
     async (uow): Promise<KnowledgeIndexingOutcome> => {
       const locked = await lockVersion(uow, input.documentId, input.version)
       if (!locked.current) return locked.outcome
-      const store = await runtime.stores.open(uow, locked.assistantId)
+      // The assistant moved to another model while this one ran (a re-embedding's flip): thrown, so the activity's
+      // retry embeds the document with the new one. The key-share lock waits for a flip under way.
+      const active = await lockAssistantModel(uow, locked.assistantId)
+      if (active !== null && active !== (models?.active ?? null) && active !== embeddings.modelId)
+        throw new Error(`the assistant's knowledge moved to ${active} while this document was embedded; retrying`)
+      const store = await runtime.stores.open(uow, locked.assistantId, embeddings)
       // A retry after a crash mid-way, or a re-index: the document's old vectors go first.
       await store.delete({ filter: { documentId: input.documentId } })
       await store.addVectors(vectors, docs, { ids: docs.map(() => newId('knowledgeChunk')) })
@@ -143,13 +154,13 @@ export async function indexDocument(
           failureReason: null,
           chunkCount: chunks.length,
           pageCount,
-          embeddingModel: runtime.embeddings.modelId,
+          embeddingModel: embeddings.modelId,
           reembeddedModel: null,
           vectorStore: store.kind,
           indexedAt: new Date(),
         },
       })
-      await adoptModelIfUnserved(uow, locked.assistantId, input.documentId, runtime.embeddings.modelId)
+      await adoptModelIfUnserved(uow, locked.assistantId, input.documentId, embeddings.modelId)
       return { status: 'READY', chunkCount: chunks.length }
     },
     { timeoutMs: WRITE_TIMEOUT_MS, maxWaitMs: 30_000 }

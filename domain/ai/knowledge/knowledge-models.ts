@@ -30,6 +30,17 @@ export async function readAssistantModels(
 }
 
 /**
+ * The assistant's model, read under a key-share lock: a flip (which holds the row for update) under way is waited
+ * for, while edits of the assistant (which do not touch its key) are not.
+ */
+export async function lockAssistantModel({ tx, tenantId }: UnitOfWork, assistantId: string): Promise<string | null> {
+  const [row] = await tx.$queryRaw<Array<{ active: string | null }>>`
+    SELECT knowledge_embedding_model AS active FROM assistants
+    WHERE id = ${assistantId} AND tenant_id = ${tenantId} FOR KEY SHARE`
+  return row?.active ?? null
+}
+
+/**
  * Makes `model` the assistant's model when it has none, or when no other document of it is indexed (nothing would be
  * found under the old model anyway): called by the indexing transaction that just stored a document's vectors.
  */
