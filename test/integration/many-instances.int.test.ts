@@ -7,7 +7,7 @@
  * What is shared must hold across the instances: one rate-limit allowance for a client that talks to both (counters
  * in `rate_limits`), one effect per Idempotency-Key whichever instance the duplicate reaches, and, with an API and a
  * worker killed -9 or the APIs restarted one after the other under load, every request done once and every
- * webhook event delivered (at least once; duplicates counted). The embedded database serves several processes over
+ * webhook event delivered (at least once; duplicates counted); and one workflow-view pace per tenant. The embedded database serves several processes over
  * its wire server (scripts/db/pglite-wire-server.ts), one statement at a time, so the file runs there too; CI runs it
  * on PostgreSQL. docs/operations.md ("Scaling: many API and worker processes") names this file as the proof.
  */
@@ -23,6 +23,9 @@ const LIMIT = 40
 /** The limit under load, which must not refuse any of the load's requests. */
 const NO_LIMIT = '1000000'
 const BOOKING_SCOPES = ['children', 'providers', 'bookings', 'webhooks']
+/** The workflow-view pace of the load's APIs, and the views sent at once to measure it. */
+const VIEWS_PER_SECOND = 5
+const VIEWS = 11
 
 let instances: Instances
 let receiver: WebhookReceiver
@@ -236,7 +239,36 @@ async function everyEventDelivered(tenantId: string, path: string, bookings: num
 describe('under load', () => {
   beforeAll(async () => {
     // The same two instances without the small limit: the load's requests must all be allowed.
-    await Promise.all([0, 1].map((i) => instances.restartApi(i, 'SIGTERM', { RATE_LIMIT_PER_MINUTE: NO_LIMIT })))
+    await Promise.all(
+      [0, 1].map((i) =>
+        instances.restartApi(i, 'SIGTERM', {
+          RATE_LIMIT_PER_MINUTE: NO_LIMIT,
+          // A tenant's workflow views paced to VIEWS_PER_SECOND across both APIs (turns in pacer_turns).
+          WORKFLOW_VIEWS_PER_SECOND: String(VIEWS_PER_SECOND),
+          WORKFLOW_VIEW_BURST: '1',
+          WORKFLOW_VIEW_MAX_WAIT_MS: '30000',
+        })
+      )
+    )
+  })
+
+  it(`paces one tenant's workflow views at ${VIEWS_PER_SECOND} a second across both APIs, not at that pace on each`, async () => {
+    const tenant = await bookingTenant('/views', 1)
+    const booked = await tenant.book(0, randomUUID())
+    expect(booked.final.status).toBe(201)
+    const path = `/v1/appointments/${booked.final.body.id as string}/workflow`
+    const urls = instances.urls()
+    const began = Date.now()
+    const views = await Promise.all(
+      Array.from({ length: VIEWS }, (_, i) => httpClient(urls[i % urls.length]!).get(path, { token: tenant.token }))
+    )
+    const elapsedMs = Date.now() - began
+    expect(views.map((v) => v.status)).toEqual(views.map(() => 200))
+    // One pace: the last of VIEWS calls waits (VIEWS - 1) turns. Each API pacing on its own would let half the calls
+    // through each at the full pace, done in about half the time.
+    const oneTurnMs = 1000 / VIEWS_PER_SECOND
+    console.info(`${VIEWS} workflow views over 2 APIs at ${VIEWS_PER_SECOND}/s: ${elapsedMs} ms`)
+    expect(elapsedMs).toBeGreaterThanOrEqual((VIEWS - 1) * oneTurnMs - oneTurnMs / 2)
   })
 
   it('an API and a worker killed -9 mid-load: every booking done once, every event delivered', async () => {
