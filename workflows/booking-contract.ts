@@ -9,6 +9,9 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow'
 import type { AppointmentStatus } from '../domain/appointments/appointment-status.ts'
 
+/** `WorkflowKind` of every booking workflow, and the `workflowKind` of the reminders it records. */
+export const BOOKING_KIND = 'booking'
+
 /** The workflow id of an appointment's booking workflow: derived from the appointment id, so starts are idempotent. */
 export const bookingWorkflowId = (appointmentId: string) => `booking-${appointmentId}`
 

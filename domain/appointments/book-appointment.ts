@@ -6,7 +6,7 @@
  */
 import type { AppointmentType } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { bookingWorkflowId, type BookingWorkflowInput } from '../../workflows/booking-contract.ts'
+import { BOOKING_KIND, bookingWorkflowId, type BookingWorkflowInput } from '../../workflows/booking-contract.ts'
 import { slotUnavailableReason, slotUnavailableError } from '../availability/assert-slot-bookable.ts'
 import { validationError, type AppError, type FieldError } from '../errors.ts'
 import { recordEvent } from '../events/record-event.ts'
@@ -204,7 +204,7 @@ export async function insertAppointment(
     args: [workflowInput],
     searchAttributes: {
       TenantId: tenantId,
-      WorkflowKind: 'booking',
+      WorkflowKind: BOOKING_KIND,
       AppointmentId: appointment.id,
       ChildId: appointment.childId,
       ProviderId: appointment.providerId,

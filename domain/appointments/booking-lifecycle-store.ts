@@ -7,6 +7,8 @@
  * Notifications carry ids and times only.
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import { APPOINTMENT_FOLLOW_UP_KIND } from '../../workflows/appointment-follow-up-contract.ts'
+import { BOOKING_KIND } from '../../workflows/booking-contract.ts'
 import { AppError } from '../errors.ts'
 import { recordCareNotification, settleNotifications } from '../care-workflows/care-notifications.ts'
 import { recordEvent } from '../events/record-event.ts'
@@ -15,9 +17,6 @@ import { lockAppointment } from './appointment-row.ts'
 import { transition } from './appointment-state.ts'
 import type { AppointmentStatus } from './appointment-status.ts'
 import type { AppointmentTransitions, CancelInput } from './appointment-transitions.ts'
-
-export const BOOKING_KIND = 'booking'
-export const FOLLOW_UP_KIND = 'appointment-follow-up'
 
 /** What the booking workflow plans with: status, times, parties (ids), the location's reminder policy, check-in. */
 export interface BookingPlan {
@@ -257,7 +256,7 @@ export async function recordNoteNudge(
   }
 ) {
   return recordCareNotification(uow, {
-    workflowKind: FOLLOW_UP_KIND,
+    workflowKind: APPOINTMENT_FOLLOW_UP_KIND,
     kind: 'note_overdue',
     providerId: input.providerId,
     childId: input.childId,
@@ -284,7 +283,7 @@ export async function recordFamilyFollowUp(
   const nudges = await uow.tx.careNotification.findMany({
     where: {
       tenantId: uow.tenantId,
-      workflowKind: FOLLOW_UP_KIND,
+      workflowKind: APPOINTMENT_FOLLOW_UP_KIND,
       status: 'OPEN',
       dedupeKey: { startsWith: `follow-up-nudge:${input.appointmentId}:` },
     },
@@ -292,13 +291,13 @@ export async function recordFamilyFollowUp(
   })
   await settleNotifications(
     uow,
-    { workflowKind: FOLLOW_UP_KIND },
+    { workflowKind: APPOINTMENT_FOLLOW_UP_KIND },
     'RESOLVED',
     now,
     nudges.map((n) => n.id)
   )
   return recordCareNotification(uow, {
-    workflowKind: FOLLOW_UP_KIND,
+    workflowKind: APPOINTMENT_FOLLOW_UP_KIND,
     kind: 'family_follow_up',
     childId: input.childId,
     details: { appointmentId: input.appointmentId, sessionId: input.sessionId },

@@ -7,16 +7,29 @@
 import type { Prisma } from '../../generated/prisma/client.ts'
 import type { CareNotificationStatus } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import { APPOINTMENT_FOLLOW_UP_KIND } from '../../workflows/appointment-follow-up-contract.ts'
+import { BOOKING_KIND } from '../../workflows/booking-contract.ts'
+import { CHILD_PROGRESS_KIND } from '../../workflows/child-progress-contract.ts'
+import { EARLY_INTERVENTION_KIND } from '../../workflows/early-intervention-contract.ts'
+import { LEAD_QUALIFICATION_KIND } from '../../workflows/lead-qualification-contract.ts'
+import { PROVIDER_ONBOARDING_KIND } from '../../workflows/provider-onboarding-contract.ts'
 import { newId } from '../ids.ts'
 import { findPage, parseList, type SortParam } from '../listing.ts'
 
+/** The workflows whose notifications the care routes list (`GET .../notifications`): the kinds the API shows. */
+export const LISTED_CARE_WORKFLOW_KINDS = [
+  EARLY_INTERVENTION_KIND,
+  CHILD_PROGRESS_KIND,
+  PROVIDER_ONBOARDING_KIND,
+  LEAD_QUALIFICATION_KIND,
+] as const
+
+/**
+ * The workflows that record care notifications, each kind taken from its workflow's contract so it is spelled once.
+ * The booking and appointment follow-up workflows record notifications too, but no route lists them.
+ */
 export type CareWorkflowKind =
-  | 'early-intervention'
-  | 'child-progress'
-  | 'provider-onboarding'
-  | 'booking'
-  | 'appointment-follow-up'
-  | 'lead-qualification'
+  (typeof LISTED_CARE_WORKFLOW_KINDS)[number] | typeof BOOKING_KIND | typeof APPOINTMENT_FOLLOW_UP_KIND
 
 /** Ids, kinds and numbers only: the details are shown to API clients and never carry clinical text. */
 export type NotificationDetails = Record<string, string | number | boolean | string[] | null>

@@ -6,6 +6,7 @@
  */
 import type { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import { EARLY_INTERVENTION_KIND } from '../../workflows/early-intervention-contract.ts'
 import { localDateOf, startOfLocalDay } from '../assessments/due-day.ts'
 import {
   openNotifications,
@@ -25,12 +26,10 @@ import {
   type Notice,
 } from './ei-plan.ts'
 
-export const EI_WORKFLOW_KIND = 'early-intervention'
-
 const dateOf = (value: Date | null) => (value ? value.toISOString().slice(0, 10) : null)
 const toDate = (value: string | null) => (value ? new Date(`${value}T00:00:00.000Z`) : null)
-const subjectOf = (childId: string): NotificationSubject => ({ workflowKind: EI_WORKFLOW_KIND, childId })
-const dedupeKey = (childId: string, notice: Notice) => `${EI_WORKFLOW_KIND}:${childId}:${notice.key}`
+const subjectOf = (childId: string): NotificationSubject => ({ workflowKind: EARLY_INTERVENTION_KIND, childId })
+const dedupeKey = (childId: string, notice: Notice) => `${EARLY_INTERVENTION_KIND}:${childId}:${notice.key}`
 
 /** Closed for a reason the plan cannot see: an operator cancelled the workflow. */
 export type PlanCloseReason = ClosedReason | 'CANCELLED'
@@ -179,7 +178,7 @@ export async function recordNotice(
   const notice = noticesWorthSending(plan.notices, today, policy).find((n) => n.key === key)
   if (!notice || notice.on > today) return 'STALE'
   const outcome = await recordCareNotification(uow, {
-    workflowKind: EI_WORKFLOW_KIND,
+    workflowKind: EARLY_INTERVENTION_KIND,
     kind: notice.kind,
     childId,
     dueDate: notice.dueDate,

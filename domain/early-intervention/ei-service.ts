@@ -7,11 +7,10 @@
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { listCareNotifications, type NotificationListQuery } from '../care-workflows/care-notifications.ts'
 import { invalidStateTransition, notFound } from '../errors.ts'
-import { earlyInterventionWorkflowId } from '../../workflows/early-intervention-contract.ts'
+import { EARLY_INTERVENTION_KIND, earlyInterventionWorkflowId } from '../../workflows/early-intervention-contract.ts'
 import type { Deadline, TimelineException } from './ei-plan.ts'
 import { DEFAULT_EI_POLICY } from './ei-policy.ts'
 import { addDays } from './calendar.ts'
-import { EI_WORKFLOW_KIND } from './ei-plan-store.ts'
 import type { EarlyInterventionSync } from './ei-workflow-sync.ts'
 
 export interface TimelineExceptionInput {
@@ -88,7 +87,7 @@ export async function listEarlyInterventionNotifications(
 ) {
   const child = await uow.tx.child.findFirst({ where: { id: childId, tenantId: uow.tenantId }, select: { id: true } })
   if (!child) throw notFound('child', childId)
-  return listCareNotifications(uow, { workflowKind: EI_WORKFLOW_KIND, childId }, query)
+  return listCareNotifications(uow, { workflowKind: EARLY_INTERVENTION_KIND, childId }, query)
 }
 
 /** The exception changes the plan: the workflow re-reads it (and is started if it is not running). */

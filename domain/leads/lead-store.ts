@@ -6,7 +6,11 @@
  */
 import type { Lead, Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { leadQualificationWorkflowId, type LeadSnapshot } from '../../workflows/lead-qualification-contract.ts'
+import {
+  LEAD_QUALIFICATION_KIND,
+  leadQualificationWorkflowId,
+  type LeadSnapshot,
+} from '../../workflows/lead-qualification-contract.ts'
 import { notFound } from '../errors.ts'
 import { listNotificationsWhere, type NotificationListQuery } from '../care-workflows/care-notifications.ts'
 import { findPage, parseList, type SortParam } from '../listing.ts'
@@ -43,7 +47,7 @@ export async function settleLeadNotifications(
   await uow.tx.careNotification.updateMany({
     where: {
       tenantId: uow.tenantId,
-      workflowKind: 'lead-qualification',
+      workflowKind: LEAD_QUALIFICATION_KIND,
       status: 'OPEN',
       details: { path: ['leadId'], equals: leadId },
     },
@@ -130,7 +134,7 @@ export async function listLeadNotifications(uow: UnitOfWork, leadId: string, que
   await getLead(uow, leadId)
   return listNotificationsWhere(
     uow,
-    { tenantId: uow.tenantId, workflowKind: 'lead-qualification', details: { path: ['leadId'], equals: leadId } },
+    { tenantId: uow.tenantId, workflowKind: LEAD_QUALIFICATION_KIND, details: { path: ['leadId'], equals: leadId } },
     query
   )
 }

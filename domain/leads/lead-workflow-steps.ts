@@ -6,7 +6,7 @@
  */
 import type { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import type { LeadSnapshot } from '../../workflows/lead-qualification-contract.ts'
+import { LEAD_QUALIFICATION_KIND, type LeadSnapshot } from '../../workflows/lead-qualification-contract.ts'
 import { recordCareNotification } from '../care-workflows/care-notifications.ts'
 import { AppError } from '../errors.ts'
 import { loadCandidates } from '../matching/match-candidates.ts'
@@ -16,8 +16,6 @@ import { matchTherapists, type ProviderMatch } from '../matching/match-service.t
 import type { LeadPolicy } from './lead-policy.ts'
 import { qualifyLead, type SettingMode } from './lead-qualification.ts'
 import { lockLead, settleLeadNotifications, snapshotOf, type LeadRow } from './lead-store.ts'
-
-export const LEAD_WORKFLOW_KIND = 'lead-qualification'
 
 /** The child's age in months now: as given, from the date of birth given, or from the child's record. */
 async function ageOf(uow: UnitOfWork, lead: LeadRow, now: Date): Promise<number | null> {
@@ -158,7 +156,7 @@ export async function followUpStep(uow: UnitOfWork, input: FollowUpInput): Promi
   }
   const slots = lead.offeredSlots as Array<{ providerId: string }>
   await recordCareNotification(uow, {
-    workflowKind: LEAD_WORKFLOW_KIND,
+    workflowKind: LEAD_QUALIFICATION_KIND,
     kind: 'LEAD_FOLLOW_UP',
     // A notification is about a child or a provider: the child when known, else the first offered provider.
     ...(lead.childId ? { childId: lead.childId } : { providerId: slots[0]!.providerId }),

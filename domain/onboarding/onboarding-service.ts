@@ -31,13 +31,7 @@ import {
   type OnboardingStep,
   type OnboardingTiming,
 } from './onboarding-rules.ts'
-import {
-  applyStep,
-  checkStepRequest,
-  closeAs,
-  ONBOARDING_WORKFLOW_KIND,
-  type OnboardingOperation,
-} from './onboarding-steps.ts'
+import { applyStep, checkStepRequest, closeAs, type OnboardingOperation } from './onboarding-steps.ts'
 
 export interface OnboardingServiceDeps {
   outbox: WorkflowOutbox
@@ -106,7 +100,7 @@ export async function listOnboardingNotifications(uow: UnitOfWork, providerId: s
     select: { id: true },
   })
   if (!provider) throw notFound('provider', providerId)
-  return listCareNotifications(uow, { workflowKind: ONBOARDING_WORKFLOW_KIND, providerId }, query)
+  return listCareNotifications(uow, { workflowKind: PROVIDER_ONBOARDING_KIND, providerId }, query)
 }
 
 /** Creates the API side of provider onboarding. */

@@ -9,6 +9,7 @@
  */
 import type { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import { PROVIDER_ONBOARDING_KIND } from '../../workflows/provider-onboarding-contract.ts'
 import { localDateOf } from '../assessments/due-day.ts'
 import { openNotifications, recordCareNotification, settleNotifications } from '../care-workflows/care-notifications.ts'
 import { invalidStateTransition, notFound, validationError } from '../errors.ts'
@@ -22,8 +23,6 @@ import {
   type OnboardingStatus,
   type OnboardingStep,
 } from './onboarding-rules.ts'
-
-export const ONBOARDING_WORKFLOW_KIND = 'provider-onboarding'
 
 export interface OnboardingRef {
   providerId: string
@@ -51,7 +50,7 @@ export type OnboardingOperation =
   | { action: 'approve' }
   | { action: 'reject'; reason: string }
 
-const subject = (providerId: string) => ({ workflowKind: ONBOARDING_WORKFLOW_KIND, providerId }) as const
+const subject = (providerId: string) => ({ workflowKind: PROVIDER_ONBOARDING_KIND, providerId }) as const
 const stateOf = (row: { status: OnboardingStatus; step: OnboardingStep }): OnboardingStateValue => ({
   status: row.status,
   step: row.step,
@@ -166,7 +165,7 @@ export async function checkStepRequest(
  * notification under this key also marks that acceptance's failed check as recorded.
  */
 const licenceCheckKey = (ref: OnboardingRef, timers: StepTimers) =>
-  `${ONBOARDING_WORKFLOW_KIND}:${ref.providerId}:${ref.attempt}:licence:${timers.stepStartedAt}`
+  `${PROVIDER_ONBOARDING_KIND}:${ref.providerId}:${ref.attempt}:licence:${timers.stepStartedAt}`
 
 /**
  * Whether the request that the workflow accepted this verification for already recorded its (failed) outcome. The
@@ -214,7 +213,7 @@ async function checkLicence(
     data: { licenceVerification: verification },
   })
   await recordCareNotification(uow, {
-    workflowKind: ONBOARDING_WORKFLOW_KIND,
+    workflowKind: PROVIDER_ONBOARDING_KIND,
     kind: 'ONBOARDING_LICENCE_NOT_VERIFIED',
     providerId: ref.providerId,
     details: { step: 'LICENCE_VERIFICATION', audience: 'PROVIDER', attempt: ref.attempt, reasons: result.reasons },
@@ -326,11 +325,11 @@ export async function closeAs(uow: UnitOfWork, ref: OnboardingRef, status: 'TIME
   const closed = await close(uow, ref.providerId, status, now)
   if (status === 'TIMED_OUT') {
     await recordCareNotification(uow, {
-      workflowKind: ONBOARDING_WORKFLOW_KIND,
+      workflowKind: PROVIDER_ONBOARDING_KIND,
       kind: 'ONBOARDING_TIMED_OUT',
       providerId: ref.providerId,
       details: { step: row!.step, audience: 'ADMIN', attempt: ref.attempt },
-      dedupeKey: `${ONBOARDING_WORKFLOW_KIND}:${ref.providerId}:${ref.attempt}:timed-out`,
+      dedupeKey: `${PROVIDER_ONBOARDING_KIND}:${ref.providerId}:${ref.attempt}:timed-out`,
     })
   }
   return closed
@@ -348,7 +347,7 @@ export async function remind(
   const reconciled = await reconcile(uow, ref, now)
   if (reconciled.status !== 'IN_PROGRESS' || reconciled.step !== step) return reconciled
   await recordCareNotification(uow, {
-    workflowKind: ONBOARDING_WORKFLOW_KIND,
+    workflowKind: PROVIDER_ONBOARDING_KIND,
     kind: 'ONBOARDING_REMINDER',
     providerId: ref.providerId,
     details: {
@@ -357,7 +356,7 @@ export async function remind(
       audience: step === 'PROFILE' || step === 'DOCUMENTS' ? 'PROVIDER' : 'ADMIN',
       attempt: ref.attempt,
     },
-    dedupeKey: `${ONBOARDING_WORKFLOW_KIND}:${ref.providerId}:${ref.attempt}:${step}:${reminder}`,
+    dedupeKey: `${PROVIDER_ONBOARDING_KIND}:${ref.providerId}:${ref.attempt}:${step}:${reminder}`,
   })
   await uow.tx.providerOnboarding.update({
     where: { providerId: ref.providerId },
@@ -372,7 +371,7 @@ export async function notifyReadyForApproval(uow: UnitOfWork, ref: OnboardingRef
   if (!waitsFor(row, 'ADMIN_APPROVAL')) return
   const check = row.backgroundCheck as { outcome?: string } | null
   await recordCareNotification(uow, {
-    workflowKind: ONBOARDING_WORKFLOW_KIND,
+    workflowKind: PROVIDER_ONBOARDING_KIND,
     kind: 'ONBOARDING_READY_FOR_APPROVAL',
     providerId: ref.providerId,
     details: {
@@ -381,6 +380,6 @@ export async function notifyReadyForApproval(uow: UnitOfWork, ref: OnboardingRef
       attempt: ref.attempt,
       backgroundCheck: check?.outcome ?? null,
     },
-    dedupeKey: `${ONBOARDING_WORKFLOW_KIND}:${ref.providerId}:${ref.attempt}:ready-for-approval`,
+    dedupeKey: `${PROVIDER_ONBOARDING_KIND}:${ref.providerId}:${ref.attempt}:ready-for-approval`,
   })
 }

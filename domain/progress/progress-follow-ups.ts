@@ -32,8 +32,7 @@ import type { WorkflowOutbox } from '../workflow-starts/workflow-outbox.ts'
 import { DEFAULT_PROGRESS_POLICY } from './progress-rules.ts'
 import {
   DEFAULT_LOOKBACK_DAYS,
-  FOLLOW_UP_KIND,
-  PROGRESS_WORKFLOW_KIND,
+  PROGRESS_FOLLOW_UP_NOTIFICATION,
   closeProgressFollowUps,
   recordProgressSummary,
 } from './progress-store.ts'
@@ -201,8 +200,8 @@ export function createProgressFollowUps(deps: ProgressFollowUpsDeps) {
       where: {
         tenantId: uow.tenantId,
         childId,
-        workflowKind: PROGRESS_WORKFLOW_KIND,
-        kind: FOLLOW_UP_KIND,
+        workflowKind: CHILD_PROGRESS_KIND,
+        kind: PROGRESS_FOLLOW_UP_NOTIFICATION,
         status: 'OPEN',
       },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],

@@ -6,14 +6,15 @@
  */
 import type { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import { CHILD_PROGRESS_KIND } from '../../workflows/child-progress-contract.ts'
 import { goalsOf } from '../children/child-service.ts'
 import { openNotifications, recordCareNotification, settleNotifications } from '../care-workflows/care-notifications.ts'
 import { newId } from '../ids.ts'
 import type { ProgressPolicy } from './progress-rules.ts'
 import { summariseProgress, type SignedNoteData } from './progress-summary.ts'
 
-export const PROGRESS_WORKFLOW_KIND = 'child-progress'
-export const FOLLOW_UP_KIND = 'PROGRESS_FOLLOW_UP'
+/** The `kind` of the follow-up notification (a notification's kind, not a workflow's). */
+export const PROGRESS_FOLLOW_UP_NOTIFICATION = 'PROGRESS_FOLLOW_UP'
 
 /** Default look-back of a goal's trend: half a year of sessions. */
 export const DEFAULT_LOOKBACK_DAYS = 180
@@ -89,7 +90,7 @@ export async function recordProgressSummary(
   })
   if (existing) {
     const followUp = await tx.careNotification.findFirst({
-      where: { tenantId, dedupeKey: `${PROGRESS_WORKFLOW_KIND}:${existing.id}` },
+      where: { tenantId, dedupeKey: `${CHILD_PROGRESS_KIND}:${existing.id}` },
       select: { id: true },
     })
     return { reportId: existing.id, stalledGoals: existing.stalledGoalIds.length, followUpId: followUp?.id ?? null }
@@ -144,9 +145,11 @@ export async function recordProgressSummary(
     },
     select: { id: true },
   })
-  const subject = { workflowKind: PROGRESS_WORKFLOW_KIND, childId: input.childId } as const
+  const subject = { workflowKind: CHILD_PROGRESS_KIND, childId: input.childId } as const
   // The newest report decides: earlier follow-ups are resolved (answered by this report, or superseded by its own).
-  const earlier = (await openNotifications(uow, subject)).filter((n) => n.kind === FOLLOW_UP_KIND).map((n) => n.id)
+  const earlier = (await openNotifications(uow, subject))
+    .filter((n) => n.kind === PROGRESS_FOLLOW_UP_NOTIFICATION)
+    .map((n) => n.id)
   await settleNotifications(uow, subject, 'RESOLVED', now, earlier)
   if (summary.stalledGoalIds.length === 0) return { reportId: report.id, stalledGoals: 0, followUpId: null }
 
@@ -158,10 +161,10 @@ export async function recordProgressSummary(
   const session = latest
     ? await tx.session.findFirst({ where: { id: latest.sessionId, tenantId }, select: { providerId: true } })
     : null
-  const followUpKey = `${PROGRESS_WORKFLOW_KIND}:${report.id}`
+  const followUpKey = `${CHILD_PROGRESS_KIND}:${report.id}`
   await recordCareNotification(uow, {
-    workflowKind: PROGRESS_WORKFLOW_KIND,
-    kind: FOLLOW_UP_KIND,
+    workflowKind: CHILD_PROGRESS_KIND,
+    kind: PROGRESS_FOLLOW_UP_NOTIFICATION,
     childId: input.childId,
     ...(session ? { providerId: session.providerId } : {}),
     details: { reportId: report.id, goalIds: summary.stalledGoalIds },
@@ -176,5 +179,5 @@ export async function recordProgressSummary(
 
 /** Stops follow-ups (the workflow was cancelled): open follow-ups are cancelled. */
 export async function closeProgressFollowUps(uow: UnitOfWork, childId: string, now: Date): Promise<void> {
-  await settleNotifications(uow, { workflowKind: PROGRESS_WORKFLOW_KIND, childId }, 'CANCELLED', now)
+  await settleNotifications(uow, { workflowKind: CHILD_PROGRESS_KIND, childId }, 'CANCELLED', now)
 }

@@ -2,14 +2,14 @@
 import { z } from '@hono/zod-openapi'
 import type { CareNotificationRow } from '../../../domain/care-workflows/care-notifications.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
-import { NOTIFICATION_SORTS } from '../../../domain/care-workflows/care-notifications.ts'
+import { LISTED_CARE_WORKFLOW_KINDS, NOTIFICATION_SORTS } from '../../../domain/care-workflows/care-notifications.ts'
 import { UtcDateTime } from '../../openapi/schemas.ts'
 import { resourceId } from '../../../domain/id-schema.ts'
 
 export const CareNotification = z
   .object({
     id: resourceId('careNotification'),
-    workflowKind: z.enum(['early-intervention', 'child-progress', 'provider-onboarding', 'lead-qualification']),
+    workflowKind: z.enum(LISTED_CARE_WORKFLOW_KINDS),
     kind: z.string().openapi({
       description:
         'What it asks for, e.g. INITIAL_IFSP_REMINDER, INITIAL_IFSP_BREACHED, REVIEW_REMINDER, FAMILY_CHECK_IN, ' +

@@ -9,6 +9,9 @@
  */
 import { z } from '@hono/zod-openapi'
 import { satisfiesScope, type Scope } from '../../auth/scopes.ts'
+import { ASSESSMENT_REMINDER_KIND } from '../../../workflows/assessment-reminder-contract.ts'
+import { CHILD_PROGRESS_KIND } from '../../../workflows/child-progress-contract.ts'
+import { EARLY_INTERVENTION_KIND } from '../../../workflows/early-intervention-contract.ts'
 import type { ToolName } from '../assistants/tool-catalogue.ts'
 
 export const ACTION_TYPES = [
@@ -21,7 +24,7 @@ export const ACTION_TYPES = [
 export type ActionType = (typeof ACTION_TYPES)[number]
 
 /** The care workflows an agent may start (domain/care-workflows, domain/assessments/assessment-reminders.ts). */
-export const CARE_WORKFLOW_KINDS = ['assessment-reminder', 'child-progress', 'early-intervention'] as const
+export const CARE_WORKFLOW_KINDS = [ASSESSMENT_REMINDER_KIND, CHILD_PROGRESS_KIND, EARLY_INTERVENTION_KIND] as const
 export type CareWorkflowToStart = (typeof CARE_WORKFLOW_KINDS)[number]
 
 const name = z

@@ -6,7 +6,9 @@
 import type { Client } from '@temporalio/client'
 import type { Logger } from '../../../infra/logger.ts'
 import type { UnitOfWork } from '../../../infra/unit-of-work.ts'
+import { ASSESSMENT_REMINDER_KIND } from '../../../workflows/assessment-reminder-contract.ts'
 import { childProgressWorkflowId } from '../../../workflows/child-progress-contract.ts'
+import { EARLY_INTERVENTION_KIND } from '../../../workflows/early-intervention-contract.ts'
 import { createAssessmentReminders } from '../../assessments/assessment-reminders.ts'
 import { createEarlyInterventionSync } from '../../early-intervention/ei-workflow-sync.ts'
 import { createProgressFollowUps } from '../../progress/progress-follow-ups.ts'
@@ -35,7 +37,7 @@ export async function startCareWorkflow(
   kind: CareWorkflowToStart,
   subject: AgentSubject
 ): Promise<CareStartOutcome> {
-  if (kind === 'assessment-reminder') {
+  if (kind === ASSESSMENT_REMINDER_KIND) {
     if (!subject.assessmentId) return { outcome: 'SKIPPED', reason: 'The event names no assessment.' }
     const assessment = await uow.tx.assessment.findFirst({
       where: { id: subject.assessmentId, tenantId: uow.tenantId },
@@ -52,7 +54,7 @@ export async function startCareWorkflow(
   if (!child) return { outcome: 'SKIPPED', reason: `Child ${subject.childId} not found.` }
   if (child.archivedAt) return { outcome: 'SKIPPED', reason: 'The child is archived.' }
   const dayMs = deps.dayMs ?? 86_400_000
-  if (kind === 'early-intervention') {
+  if (kind === EARLY_INTERVENTION_KIND) {
     if (child.eiReferralDate === null || child.eiExitDate !== null) {
       return { outcome: 'SKIPPED', reason: 'The child is not enrolled in early intervention.' }
     }

@@ -7,8 +7,10 @@
  */
 import type { Client } from '@temporalio/client'
 import { rethrowIfTransactionHeld } from '../../../infra/network-guard.ts'
+import { AGENT_RUN_KIND } from '../../../workflows/agent-run-contract.ts'
 import { ASSESSMENT_REMINDER_KIND } from '../../../workflows/assessment-reminder-contract.ts'
 import { CHILD_PROGRESS_KIND } from '../../../workflows/child-progress-contract.ts'
+import { BOOKING_KIND } from '../../../workflows/booking-contract.ts'
 import { EARLY_INTERVENTION_KIND } from '../../../workflows/early-intervention-contract.ts'
 import { PROVIDER_ONBOARDING_KIND } from '../../../workflows/provider-onboarding-contract.ts'
 import { SETTLEMENT_KIND } from '../../../workflows/settlement-contract.ts'
@@ -18,15 +20,15 @@ import { otherKinds, toStatusCounts, type StatusCounts, type WorkflowCategory } 
 
 /**
  * The WorkflowKind values the platform starts, with the category each is reported under. `agent-run` is the agent
- * workflows' kind (Trigger → Agent → Action); 'booking' and 'knowledge_indexing' are written inline by their services.
+ * workflows' kind (Trigger → Agent → Action); 'knowledge_indexing' is written inline by its service.
  */
 export const WORKFLOW_KINDS: ReadonlyArray<{ kind: string; category: WorkflowCategory }> = [
-  { kind: 'agent-run', category: 'AGENT' },
+  { kind: AGENT_RUN_KIND, category: 'AGENT' },
   { kind: ASSESSMENT_REMINDER_KIND, category: 'CARE' },
   { kind: EARLY_INTERVENTION_KIND, category: 'CARE' },
   { kind: CHILD_PROGRESS_KIND, category: 'CARE' },
   { kind: PROVIDER_ONBOARDING_KIND, category: 'CARE' },
-  { kind: 'booking', category: 'BOOKING' },
+  { kind: BOOKING_KIND, category: 'BOOKING' },
   { kind: 'knowledge_indexing', category: 'PLATFORM' },
   { kind: WEBHOOK_DELIVERY_KIND, category: 'PLATFORM' },
   { kind: SETTLEMENT_KIND, category: 'PLATFORM' },
