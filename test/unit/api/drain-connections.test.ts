@@ -14,10 +14,17 @@ afterEach(() => {
   server = undefined
 })
 
-/** A server answering each request after 20 ms, and three clients sending one request after another until stopped. */
+/**
+ * A server answering each request after 20 ms, or holding it while `hold` is on, and three clients sending one request
+ * after another until stopped.
+ */
 async function busyServer() {
+  const held: Array<() => void> = []
+  const gate = { hold: false }
   server = createServer((_request, response) => {
-    setTimeout(() => response.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok'), 20)
+    const answer = () => response.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok')
+    if (gate.hold) held.push(answer)
+    else setTimeout(answer, 20)
   })
   const drainable = drainConnections(server)
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve))
@@ -41,6 +48,15 @@ async function busyServer() {
   return {
     drainable,
     answers,
+    /** Holds the requests that arrive from now on; resolves once each client has one held (in flight). */
+    async holdThree() {
+      gate.hold = true
+      while (held.length < 3) await new Promise((resolve) => setTimeout(resolve, 5))
+    },
+    release: () => {
+      gate.hold = false
+      for (const answer of held.splice(0)) answer()
+    },
     stop: () => {
       sending = false
       return Promise.all(clients)
@@ -50,13 +66,17 @@ async function busyServer() {
 
 describe('drainConnections', () => {
   it('Should close a server whose keep-alive connections stay busy, once their requests are answered', async () => {
-    const { drainable, answers, stop } = await busyServer()
+    const { drainable, answers, holdThree, release, stop } = await busyServer()
+    // Three requests in flight when the close begins, one on each busy connection.
+    await holdThree()
     const answeredBefore = answers.length
     const closing = performance.now()
     // Without the drain, the close waits for as long as the clients send: they stop after 2 s in any case.
     const cutOff = setTimeout(() => void stop(), 2000)
     try {
-      await drainable.close()
+      const closed = drainable.close()
+      release()
+      await closed
     } finally {
       clearTimeout(cutOff)
       await stop()
@@ -64,9 +84,9 @@ describe('drainConnections', () => {
     expect(performance.now() - closing).toBeLessThan(1000)
     // The requests in flight were answered, each telling its client that the connection closes; later ones found
     // the server closed.
-    const inFlight = answers.slice(answeredBefore).filter((a) => a !== 'connection error')
-    expect(inFlight.length).toBeGreaterThan(0)
-    expect(inFlight.every((a) => a === '200 close')).toBe(true)
+    const inFlight = answers.slice(answeredBefore, answeredBefore + 3)
+    expect(inFlight).toEqual(['200 close', '200 close', '200 close'])
+    expect(answers.slice(answeredBefore + 3).every((a) => a === 'connection error')).toBe(true)
   })
 
   it('Should leave the connections alive until it is closed', async () => {
