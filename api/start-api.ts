@@ -71,13 +71,17 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
     intervalMs: config.OUTBOX_SWEEP_INTERVAL_MS,
   })
   // An assistant whose knowledge lags the configured embedding model is re-embedded in the background (docs/ai.md).
-  const stopKnowledgeModels = keepKnowledgeOnModel({
-    db: deps.db,
-    outbox: deps.outbox,
-    model: deps.ai.embeddings.modelId,
-    logger,
-    intervalMs: config.OUTBOX_SWEEP_INTERVAL_MS,
-  })
+  // Not by an instance running on the lexical fallback because its sentence model is missing: it would move every
+  // assistant back to the lexical model, and the instances that have the model would move them forth again.
+  const stopKnowledgeModels = deps.ai.embeddingsFallback
+    ? async () => undefined
+    : keepKnowledgeOnModel({
+        db: deps.db,
+        outbox: deps.outbox,
+        model: deps.ai.embeddings.modelId,
+        logger,
+        intervalMs: config.OUTBOX_SWEEP_INTERVAL_MS,
+      })
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.PORT, hostname: '0.0.0.0' }, () => resolve(s))
   })

@@ -218,6 +218,29 @@ describe('a change of embedding model', () => {
     const outbox = await platform.db.workflowOutbox.count({ where: { workflowId: handle.workflowId } })
     expect(outbox).toBe(1)
   }, 300_000)
+
+  it('is never started back to the lexical model by an instance whose sentence model is missing', async () => {
+    const { client, assistantId } = indexed
+    // An instance configured alike whose model files are absent runs on the lexical fallback. Were its loop to run,
+    // it would move every assistant back, and the instances with the model forth again.
+    const fallback = await startPlatform({
+      overrides: { AI_EMBEDDINGS_PROVIDER: 'sentence', AI_SENTENCE_MODEL_DIR: '/nonexistent/sentence-model' },
+      withWorker: false,
+    })
+    try {
+      expect(fallback.api.deps.ai.embeddingsFallback).toMatch(/model\.onnx is missing/)
+      // Three of its sweeps (every 500 ms here).
+      await new Promise((resolve) => setTimeout(resolve, 1500))
+      const [assistant] = await fallback.db.$queryRaw<Array<{ active: string; reembedTo: string | null }>>`
+        SELECT knowledge_embedding_model AS active, knowledge_reembed_model AS "reembedTo" FROM assistants
+        WHERE id = ${assistantId}`
+      expect(assistant).toEqual({ active: SENTENCE_MODEL_ID, reembedTo: null })
+      const back = knowledgeReembedWorkflowId(client.tenantId, assistantId, LEXICAL)
+      expect(await fallback.db.workflowOutbox.count({ where: { workflowId: back } })).toBe(0)
+    } finally {
+      await fallback.stop()
+    }
+  })
 })
 
 describe('a change of embedding model on the pgvector store', () => {
