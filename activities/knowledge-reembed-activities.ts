@@ -20,7 +20,7 @@ export interface KnowledgeReembedActivityDeps {
   ai: AiRuntime
 }
 
-/** How often a document's activity tells Temporal it is alive while the model runs (its heartbeat timeout is 30 s). */
+/** How often a document's activity tells Temporal it is alive while the model runs (its heartbeat timeout is 15 s). */
 const HEARTBEAT_MS = 5000
 
 /** Creates the re-embedding activities. */

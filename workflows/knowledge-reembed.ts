@@ -24,12 +24,12 @@ const { listKnowledgeToReembed, completeKnowledgeReembed } = proxyActivities<Kno
 
 /**
  * One document: thousands of chunks take minutes with a remote provider. The activity heartbeats, so a dead worker
- * is noticed in 30 s. No attempt limit: a worker that cannot run the target model (its files absent) keeps failing
- * visibly, with the reason, until one that can takes over; the old vectors answer meanwhile.
+ * is noticed in 15 s (three missed beats). No attempt limit: a worker that cannot run the target model (its files
+ * absent) keeps failing visibly, with the reason, until one that can takes over; the old vectors answer meanwhile.
  */
 const { reembedKnowledgeDocument } = proxyActivities<KnowledgeReembedActivities>({
   startToCloseTimeout: '15 minutes',
-  heartbeatTimeout: '30 seconds',
+  heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 })
 
