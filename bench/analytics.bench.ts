@@ -33,6 +33,7 @@ import { provisionTestDatabase } from '../test/support/test-database.ts'
 import { seedAnalyticsYear } from './analytics-seed.ts'
 import { time, type Timing } from './availability/timing.ts'
 import { writeBenchmarkSection } from './report.ts'
+import { clientCredentialsToken } from '../scripts/lib/client-token.ts'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 40)
 const TARGET_MS = 200
@@ -66,16 +67,7 @@ const seedSeconds = (Date.now() - seedStarted) / 1000
 console.log(`seeded ${seeded.appointments} appointments in ${seedSeconds.toFixed(1)} s`)
 await db.$executeRawUnsafe('ANALYZE')
 
-const tokenResponse = await fetch(`${api.url}/oauth/token`, {
-  method: 'POST',
-  headers: { 'Content-Type': 'application/json' },
-  body: JSON.stringify({
-    grant_type: 'client_credentials',
-    client_id: client.client_id,
-    client_secret: client.client_secret,
-  }),
-})
-const { access_token: token } = (await tokenResponse.json()) as { access_token: string }
+const token = await clientCredentialsToken(api.url, client)
 
 const from = seeded.from.toISOString().slice(0, 10)
 const to = seeded.to.toISOString().slice(0, 10)

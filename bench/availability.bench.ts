@@ -37,6 +37,7 @@ import { provisionTestDatabase } from '../test/support/test-database.ts'
 import { seedAvailabilityMonth } from './availability/seed.ts'
 import { median, time, type Timing } from './availability/timing.ts'
 import { writeBenchmarkSection } from './report.ts'
+import { clientCredentialsToken } from '../scripts/lib/client-token.ts'
 
 const MINUTE = 60_000
 const DAY = 24 * 60 * MINUTE
@@ -79,16 +80,7 @@ console.log(
 )
 await db.$executeRawUnsafe('ANALYZE')
 
-const tokenResponse = await fetch(`${api.url}/oauth/token`, {
-  method: 'POST',
-  headers: { 'Content-Type': 'application/json' },
-  body: JSON.stringify({
-    grant_type: 'client_credentials',
-    client_id: client.client_id,
-    client_secret: client.client_secret,
-  }),
-})
-const { access_token: token } = (await tokenResponse.json()) as { access_token: string }
+const token = await clientCredentialsToken(api.url, client)
 
 interface Scenario {
   name: string

@@ -25,6 +25,7 @@ import { createLogger } from '../infra/logger.ts'
 import { provisionTestDatabase } from '../test/support/test-database.ts'
 import { runLoadInWorker, type LoadResult } from './load.ts'
 import { writeBenchmarkSection } from './report.ts'
+import { clientCredentialsToken } from '../scripts/lib/client-token.ts'
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
 const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 4000)
@@ -55,16 +56,7 @@ const client = await provisionClient(api.deps.db, {
   tenantName: `Bench ${randomBytes(4).toString('hex')}`,
   scopes: ['children'],
 })
-const tokenResponse = await fetch(`${api.url}/oauth/token`, {
-  method: 'POST',
-  headers: { 'Content-Type': 'application/json' },
-  body: JSON.stringify({
-    grant_type: 'client_credentials',
-    client_id: client.client_id,
-    client_secret: client.client_secret,
-  }),
-})
-const { access_token: token } = (await tokenResponse.json()) as { access_token: string }
+const token = await clientCredentialsToken(api.url, client)
 const created = await fetch(`${api.url}/v1/children`, {
   method: 'POST',
   headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },

@@ -26,6 +26,7 @@ import { writeWorkflowBundle } from '../worker/create-worker.ts'
 import { provisionBenchDatabase } from './bench-database.ts'
 import { runLoadInWorker, type LoadResult } from './load.ts'
 import { writeBenchmarkSection } from './report.ts'
+import { clientCredentialsToken } from '../scripts/lib/client-token.ts'
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 200)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4)
@@ -94,17 +95,7 @@ async function call(method: string, path: string, token: string, body?: unknown)
   if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`)
   return json
 }
-const { access_token: token } = (await (
-  await fetch(`${base}/oauth/token`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({
-      grant_type: 'client_credentials',
-      client_id: client.client_id,
-      client_secret: client.client_secret,
-    }),
-  })
-).json()) as { access_token: string }
+const token = await clientCredentialsToken(base, client)
 const child = await call('POST', '/v1/children', token, {
   firstName: 'Bench',
   lastName: 'Child',

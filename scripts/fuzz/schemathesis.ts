@@ -23,6 +23,7 @@ import { provisionTestDatabase } from '../../test/support/test-database.ts'
 import { startWorkerProcess, type WorkerProcess } from '../../test/support/worker-process.ts'
 import { ensureTemporal } from '../temporal/dev-server.ts'
 import { seedRecords } from './seed-records.ts'
+import { clientCredentialsToken } from '../lib/client-token.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const schemathesis =
@@ -63,17 +64,7 @@ try {
     scopes: ALL_SCOPES,
     timeZone: 'America/Chicago',
   })
-  const token = await fetch(`${api.url}/oauth/token`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({
-      grant_type: 'client_credentials',
-      client_id: client.client_id,
-      client_secret: client.client_secret,
-    }),
-  })
-    .then((r) => r.json() as Promise<{ access_token: string }>)
-    .then((t) => t.access_token)
+  const token = await clientCredentialsToken(api.url, client)
   // A few real records. The stateful phase reaches them through the description's links from each list to the
   // operations on its first item (api/openapi/links.ts): that is how it gets to what it cannot create from generated
   // data alone, an appointment needing a real child, provider and free slot.
