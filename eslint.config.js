@@ -15,7 +15,7 @@ import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
 /**
- * What workflow code must not import (Temporal's samples-typescript `.eslintrc.js`, habit 9 of docs STYLE): workflows
+ * What workflow code must not import (Temporal's samples-typescript `hello-world/.eslintrc.js`): workflows
  * run in a deterministic sandbox and are replayed, so every Node built-in and anything doing I/O or holding a client
  * belongs in an activity. `import type` stays allowed (`allowTypeImports`): workflows proxy activities by their types.
  */

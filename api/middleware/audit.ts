@@ -1,5 +1,5 @@
 /**
- * @module The audit trail of the versioned API (spec Part 1): every /v1 and /v0 call leaves exactly one record, reads
+ * @module The audit trail of the versioned API (docs/audit-trail.md): every /v1 and /v0 call leaves exactly one record, reads
  * of health records included, whatever its outcome. Two middlewares share the work:
  *
  * - `record` wraps the whole chain (rate limit and authentication included) and notes when the request arrived.

@@ -1,7 +1,8 @@
 /**
  * @module One transaction per authenticated request, scoped to the caller's tenant. Everything the request writes
  * (the change, its outbox rows, its idempotency record) commits together or not at all; a 5xx rolls back the lot,
- * which is what makes "retry a failed write with the same Idempotency-Key" safe (spec Part 7).
+ * which is what makes "retry a failed write with the same Idempotency-Key" safe (docs/conventions.md,
+ * "Idempotency").
  */
 import type { MiddlewareHandler } from 'hono'
 import type { Db } from '../../infra/db.ts'

@@ -1,5 +1,5 @@
 /**
- * @module Analytics (spec Part 1 and release 2.3.0): one location's figures, and the multi-location request that
+ * @module Analytics (release 2.3.0, docs/analytics.md): one location's figures, and the multi-location request that
  * aggregates every location of a tenant (or those named) with a per-location breakdown that sums exactly to the
  * totals. Counts and sums are computed in the database (analytics-queries.ts); available hours from the providers'
  * weekly hours through the availability engine's layout (capacity.ts). Definitions: docs/analytics.md.

@@ -1,5 +1,5 @@
 /**
- * @module The standardised instruments the platform knows (DOMAIN.md §3). `instrument` stays a free string — centres
+ * @module The standardised instruments the platform knows (docs/domain.md, 'Standardised instruments'). `instrument` stays a free string — centres
  * license other tools, and editions change — but these spellings are the documented ones, so reports group them.
  * No item content is ever stored (the instruments are copyrighted): only scores.
  */

@@ -1,5 +1,5 @@
 /**
- * @module The shape of an audit record (spec Part 1: every call is recorded). An {@link AuditEntry} is what the API
+ * @module The shape of an audit record (every call is recorded: docs/audit-trail.md). An {@link AuditEntry} is what the API
  * knows about one call; appending it adds the id ({@link AuditRecord}); sealing it onto its tenant's chain adds `seq`,
  * `prevHash` and `hash` ({@link SealedAuditEvent}). Values are normalised before they are stored, so what PostgreSQL
  * returns to the sealer and to verification is exactly what was recorded.

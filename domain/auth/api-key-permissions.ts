@@ -1,6 +1,6 @@
 /**
- * @module What an API key may do: a list of resource types, each with the HTTP methods allowed on it (spec Part
- * 5.5), e.g. `[{ "resource": "children", "methods": ["GET"] }]`. Resources are the scope catalogue's resource names;
+ * @module What an API key may do: a list of resource types, each with the HTTP methods allowed on it
+ * (docs/access-control.md), e.g. `[{ "resource": "children", "methods": ["GET"] }]`. Resources are the scope catalogue's resource names;
  * a route's declared scope names the resource it touches, so keys and OAuth scopes are checked against one vocabulary.
  */
 import { SCOPE_CATALOGUE } from './scopes.ts'

@@ -1,5 +1,6 @@
 /**
- * @module The OAuth 2.0 token endpoint's logic: the client-credentials grant (spec Part 5) and the refresh-token
+ * @module The OAuth 2.0 token endpoint's logic: the client-credentials grant (docs/architecture.md,
+ * "Authentication") and the refresh-token
  * grant with rotation. A refresh token that was already rotated is a sign of theft: presenting it revokes its whole
  * family (RFC 9700 §4.14.2).
  */
@@ -12,7 +13,7 @@ import { isWithinGrant, parseScopeString } from './scopes.ts'
 import { generateSecret, hashSecret, verifySecret } from './secrets.ts'
 import type { SigningKeys } from './signing-keys.ts'
 
-/** The token response of spec Part 2. */
+/** The token response (RFC 6749 §5.1, plus the refresh token described in docs/architecture.md, "Authentication"). */
 export interface TokenResponse {
   access_token: string
   token_type: 'Bearer'

@@ -1,5 +1,5 @@
 /**
- * @module A child's early-intervention enrolment (IDEA Part C, DOMAIN.md §1): the dates the Part C clocks run from.
+ * @module A child's early-intervention enrolment (IDEA Part C; docs/domain.md, 'Early intervention clocks'): the dates the Part C clocks run from.
  * Stored in the `children.ei_*` columns so the early-intervention check-in workflow can query them directly:
  *
  * | API field                       | column                      | what it means                                       |

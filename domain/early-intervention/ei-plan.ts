@@ -2,7 +2,7 @@
  * @module A child's early-intervention plan as a pure function of the enrolment dates and today: the deadlines of the
  * IDEA Part C clocks (initial IFSP within 45 days of the referral, periodic review every 6 months, annual meeting,
  * transition planning at least 90 days before the third birthday, exit at three) with their status, the family
- * check-ins between them, and the notices the check-in workflow raises around them (DOMAIN.md §1.3).
+ * check-ins between them, and the notices the check-in workflow raises around them (docs/domain.md, 'Early-intervention reminders').
  *
  * The enrolment record keeps only the latest IFSP meeting date, so the annual meeting is counted on the anniversaries
  * of the initial IFSP: a meeting held up to `annualHeldEarlyMonths` before an anniversary (or after it) is that

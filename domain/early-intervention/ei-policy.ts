@@ -1,5 +1,5 @@
 /**
- * @module The numbers of the IDEA Part C clocks (34 CFR Part 303, DOMAIN.md §1.1 and §1.3) and of the reminders the
+ * @module The numbers of the IDEA Part C clocks (34 CFR Part 303; docs/domain.md, 'Early intervention clocks') and of the reminders the
  * early-intervention check-in workflow raises around them. Federal floors by default; a state with stricter rules
  * (or a tenant's own practice) overrides them through the workflow input.
  *
@@ -9,7 +9,7 @@
 export interface EiPolicy {
   /** Referral to initial IFSP meeting, in days (§303.310(a)). A meeting on the last day is within the limit. */
   initialIfspDays: number
-  /** Days after the referral on which a reminder of the initial IFSP goes out (DOMAIN.md §1.3: 30, 40, 44). */
+  /** Days after the referral on which a reminder of the initial IFSP goes out (docs/domain.md, 'Early-intervention reminders'). */
   initialIfspReminderDays: number[]
   /** A referral this many days or fewer before the third birthday needs no Part C evaluation (§303.209(b)(1)(iii)). */
   lateReferralDays: number
@@ -22,7 +22,7 @@ export interface EiPolicy {
    * annual meeting ("holding the annual early satisfies both clocks"; the record keeps only the latest meeting date).
    */
   annualHeldEarlyMonths: number
-  /** Days before a periodic review or annual meeting on which a reminder goes out (DOMAIN.md §1.3: −30/−14/−7). */
+  /** Days before a periodic review or annual meeting on which a reminder goes out (docs/domain.md, 'Early-intervention reminders'). */
   meetingReminderDays: number[]
   /** The transition window opens this many months before the third birthday (§303.209(d): at most 9 months). */
   transitionWindowMonths: number

@@ -1,6 +1,6 @@
 /**
- * @module The event catalogue (spec Part 6): every event type the platform emits and the `data` payload each one
- * carries. Payloads carry ids and the fields the spec names, never health details (minimum necessary, docs/conventions.md);
+ * @module The event catalogue (docs/webhooks.md, "Events"): every event type the platform emits and the `data` payload each one
+ * carries. Payloads carry ids and the fields listed there, never health details (minimum necessary, docs/conventions.md);
  * receivers fetch more through the API. These schemas are the single source of the OpenAPI `webhooks` section and
  * are checked when an event is recorded, so an emitter cannot drift from the documentation.
  */
@@ -16,7 +16,7 @@ const calendarDate = (description: string) =>
 
 /** `data` of each event type, keyed by type. Adding a field is backwards compatible; removing one is not. */
 export const EVENT_DATA_SCHEMAS = {
-  /** Spec Part 2, exactly: emitted when an appointment is booked (POST /v1/appointments, each occurrence of a series). */
+  /** A published contract, kept exactly (docs/webhooks.md): emitted when an appointment is booked (POST /v1/appointments, each occurrence of a series). */
   'booking.created': z.object({
     bookingId: id('The appointment id.'),
     childId: id('The child the booking is for.'),

@@ -1,5 +1,5 @@
 /**
- * @module The event envelope of spec Part 2, as delivered to webhooks and listed by `GET /v1/events`:
+ * @module The event envelope (docs/webhooks.md, "Events"), as delivered to webhooks and listed by `GET /v1/events`:
  * `{ id, type, createdAt (UTC, Z), data }`.
  */
 import type { EventType } from './event-catalogue.ts'

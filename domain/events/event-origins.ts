@@ -1,5 +1,5 @@
 /**
- * @module Which operation emits each event type (spec Part 6 leaves it open): the table of docs/webhooks.md and the
+ * @module Which operation emits each event type: the table of docs/webhooks.md and the
  * descriptions of the OpenAPI `webhooks` section come from here.
  */
 import type { EventType } from './event-catalogue.ts'

@@ -15,7 +15,7 @@ import { newId } from '../ids.ts'
 import { EVENT_DATA_SCHEMAS, type EventData, type EventType } from './event-catalogue.ts'
 import { signalEventsRecorded } from './events-recorded-signal.ts'
 
-/** An event as stored and as delivered (the envelope of spec Part 2). */
+/** An event as stored and as delivered (the envelope of docs/webhooks.md, "Events"). */
 export interface DomainEvent<T extends EventType = EventType> {
   id: string
   type: T

@@ -1,5 +1,5 @@
 /**
- * @module What a SOAP note is (DOMAIN.md §2): Subjective (caregiver and child report), Objective (measurable data per
+ * @module What a SOAP note is (docs/domain.md, 'SOAP notes'): Subjective (caregiver and child report), Objective (measurable data per
  * goal addressed: trials, correct responses, accuracy, cueing), Assessment (clinical interpretation) and Plan. Domain
  * schemas, so a create and the result of a PATCH obey the same rules.
  */

@@ -157,7 +157,7 @@ export async function patchDraft(uow: UnitOfWork, sessionId: string, noteId: str
   })
 }
 
-/** What a note needs before it can be signed: objective data, an assessment and a plan (DOMAIN.md §2.1). */
+/** What a note needs before it can be signed: objective data, an assessment and a plan (docs/domain.md, 'SOAP notes'). */
 function signingErrors(note: SessionNote): FieldError[] {
   const objective = note.objective as { goals?: unknown[]; observations?: string }
   const errors: FieldError[] = []

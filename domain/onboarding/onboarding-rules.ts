@@ -1,6 +1,6 @@
 /**
- * @module The rules of provider onboarding (DOMAIN.md §7: licence and background check, specialty verification,
- * marketplace vetting such as Zencare's): the steps in order, what a complete profile is, which credential documents
+ * @module The rules of provider onboarding (docs/domain.md, 'Provider onboarding checks': licence and background check,
+ * specialty verification, marketplace vetting such as Zencare's): the steps in order, what a complete profile is, which credential documents
  * are required, when a licence counts as verified, and the reminder and timeout schedule of a step.
  *
  * Free of Node imports: the workflow bundle imports it (steps, timing); the activities use the rest.

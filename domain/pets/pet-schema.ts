@@ -1,5 +1,6 @@
 /**
- * @module What a pet record is (spec Part 1: pet records, for animal-assisted therapy and households): the animal,
+ * @module What a pet record is (for animal-assisted therapy and households; docs/care-records.md,
+ * "Pets"): the animal,
  * its owner (a client), what a therapist must know before a session (temperament, allergies, fears) and, for a
  * therapy animal, its certification.
  */

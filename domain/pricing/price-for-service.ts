@@ -1,6 +1,6 @@
 /**
  * @module The price of a service at a location: what a booking costs. Used by the booking flow to fill the
- * `booking.created` event's `amount` and `currency` (spec Part 2) and by orders to price a line from the list.
+ * `booking.created` event's `amount` and `currency` (docs/webhooks.md) and by orders to price a line from the list.
  *
  * Precedence, most specific first (docs/payments.md):
  *   1. this location, this service, this appointment type

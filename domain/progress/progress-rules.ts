@@ -1,6 +1,6 @@
 /**
- * @module How a child's progress on a goal is judged from the structured data of signed SOAP notes (DOMAIN.md §2.2,
- * §7): accuracy per session (trials correct / trials) and the cueing level needed, over the goal's most recent
+ * @module How a child's progress on a goal is judged from the structured data of signed SOAP notes (docs/domain.md,
+ * 'Judging progress on a goal'): accuracy per session (trials correct / trials) and the cueing level needed, over the goal's most recent
  * sessions. A goal is
  *
  * - MASTERED when it met the mastery criterion (e.g. 80 % accuracy in 4 of the last 5 sessions);

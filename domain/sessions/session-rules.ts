@@ -58,7 +58,7 @@ export const TELEHEALTH_PLACES_OF_SERVICE = ['02', '10'] as const
 /**
  * Every way the record contradicts itself: attendance that does not fit the state, an end before the start, times
  * on a session that never started, billing on a session that did not take place (late cancellations and no-shows
- * are never billed to insurance, DOMAIN.md §2.3), a telehealth session at a physical place of service.
+ * are never billed to insurance: docs/domain.md, 'Session billing rules'), a telehealth session at a physical place of service.
  * @returns field errors (empty when consistent)
  */
 export function sessionRecordErrors(record: SessionRecord): FieldError[] {

@@ -1,6 +1,6 @@
 /**
- * @module The client: typed requests keyed on the generated `paths`, the credentials and retry behaviour the spec
- * asks of clients (Part 7), pagination, and namespaces for the main resources.
+ * @module The client: typed requests keyed on the generated `paths`, the credentials and retry behaviour the API
+ * asks of its clients, pagination, and namespaces for the main resources.
  *
  * @example
  * const api = new TherapyCareClient({ baseUrl, clientId, clientSecret, scope: 'children providers bookings' })
@@ -222,7 +222,7 @@ export class TherapyCareClient {
     const url = buildUrl(this.#baseUrl, template, options.params, options.query)
     const isWrite = method !== 'GET'
     // One key per logical call, generated before the first attempt: every retry carries the same key, so the API
-    // replays the first attempt's answer instead of acting twice (spec Part 7, "writes are safe to retry").
+    // replays the first attempt's answer instead of acting twice.
     const idempotencyKey = options.idempotencyKey ?? (isWrite ? globalThis.crypto.randomUUID() : undefined)
     const body = options.body === undefined ? undefined : JSON.stringify(options.body)
     let sentBearer = ''

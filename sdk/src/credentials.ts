@@ -1,12 +1,12 @@
 /**
- * @module Where the bearer credential of each request comes from (spec Part 5 and Part 7). With client credentials
+ * @module Where the bearer credential of each request comes from. With client credentials
  * the SDK obtains access tokens itself (`POST /oauth/token`), renews them shortly before they expire with the
  * refresh token (rotated on every use), falls back to client credentials when the refresh token is refused, and
  * renews on demand after a 401. An API key is sent as it is and cannot be renewed.
  */
 import { ApiError } from './errors.ts'
 
-/** The token endpoint's answer (spec Part 2, "Token response"). */
+/** The token endpoint's answer (`POST /oauth/token`). */
 export interface TokenResponse {
   access_token: string
   token_type: 'Bearer'

@@ -6568,7 +6568,7 @@ export interface components {
             data: components["schemas"]["Event"][];
             nextCursor: string | null;
         };
-        /** @description The event envelope (spec Part 2), exactly as webhooks deliver it */
+        /** @description The event envelope, exactly as webhooks deliver it */
         Event: {
             /** @example evt_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;

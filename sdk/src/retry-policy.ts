@@ -1,5 +1,5 @@
 /**
- * @module Which failures are worth another attempt, and after how long (spec Part 7): 429 after the server's hint,
+ * @module Which failures are worth another attempt, and after how long: 429 after the server's hint,
  * 5xx and network failures with exponential backoff — for writes too, because every write carries one
  * `Idempotency-Key` for all its attempts, so a repeat cannot act twice. Everything else is the caller's to fix.
  */

@@ -1,5 +1,5 @@
 /**
- * API keys scoped to resource types and HTTP methods (spec Part 5.5): created by a client, secret shown once and
+ * API keys scoped to resource types and HTTP methods (docs/access-control.md): created by a client, secret shown once and
  * stored hashed, listed without secrets, revoked; a key for `GET children` cannot POST anything.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -80,7 +80,7 @@ describe('GET /v1/events', () => {
     expect(Object.keys(event).sort()).toEqual(['createdAt', 'data', 'id', 'type'])
     expect(event.id).toMatch(/^evt_/)
     expect(event.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
-    // Spec Part 2, exactly.
+    // The published payload of booking.created, exactly (docs/webhooks.md).
     expect(event.data).toEqual({
       bookingId: booked.body.id,
       childId,

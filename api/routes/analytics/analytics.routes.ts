@@ -1,5 +1,5 @@
 /**
- * @module Route table of /v1/analytics (spec Part 1 and release 2.3.0): one location's analytics and the
+ * @module Route table of /v1/analytics (release 2.3.0): one location's analytics and the
  * multi-location request. Definitions of every figure: docs/analytics.md.
  */
 import { z } from '@hono/zod-openapi'

@@ -1,4 +1,5 @@
-/** @module Route table of /v1/api-keys: keys restricted to resource types and HTTP methods (spec Part 5.5). */
+/** @module Route table of /v1/api-keys: keys restricted to resource types and HTTP methods
+ * (docs/access-control.md). */
 import { z } from '@hono/zod-openapi'
 import { API_KEY_METHODS, API_KEY_RESOURCES } from '../../../domain/auth/api-key-permissions.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'

@@ -1,7 +1,7 @@
 /**
- * @module Request and response schemas of /v1/appointments. The creation contract and response fields of spec
- * Part 2 (id, status, childId, provider{id,name}, type, startsAt with offset, createdAt in UTC) are kept exactly;
- * everything else sits beside them.
+ * @module Request and response schemas of /v1/appointments. The original creation contract and response fields
+ * (id, status, childId, provider{id,name}, type, startsAt with offset, createdAt in UTC) are a promise to existing
+ * clients and are kept exactly (docs/appointments.md, "Resource"); everything else sits beside them.
  */
 import { z } from '@hono/zod-openapi'
 import { MAX_DURATION_MINUTES } from '../../../domain/appointments/appointment-rules.ts'

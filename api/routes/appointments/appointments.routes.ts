@@ -1,4 +1,4 @@
-/** @module Route table of /v1/appointments: OpenAPI definitions (spec Part 2, row 2 and "other endpoints"). */
+/** @module Route table of /v1/appointments: OpenAPI definitions (docs/appointments.md). */
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam } from '../../openapi/schemas.ts'
 import {

@@ -1,4 +1,5 @@
-/** @module Route table of /v1/availability: real-time slot checking (spec Part 1 and release 2.2.0). */
+/** @module Route table of /v1/availability: real-time slot checking since release 2.2.0
+ * (docs/availability.md). */
 import { z } from '@hono/zod-openapi'
 import { DisciplineSchema } from '../../../domain/catalogue/disciplines.ts'
 import { DEFAULT_PROVIDERS, MAX_PROVIDERS, MAX_RANGE_DAYS } from '../../../domain/availability/availability-service.ts'

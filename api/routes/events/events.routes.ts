@@ -20,7 +20,7 @@ export const Event = z
       description: "The type's payload; each type's schema is in this description's `webhooks` section",
     }),
   })
-  .openapi('Event', { description: 'The event envelope (spec Part 2), exactly as webhooks deliver it' })
+  .openapi('Event', { description: 'The event envelope, exactly as webhooks deliver it' })
 
 export const EventListQuery = listQuerySchema(EVENT_SORTS, '-createdAt').extend({
   type: z

@@ -1,4 +1,5 @@
-/** @module Route table of /v1/users and /v1/sso-connections (RBAC and SSO at platform level, spec Part 5.6). */
+/** @module Route table of /v1/users and /v1/sso-connections (RBAC and SSO at platform level:
+ * docs/access-control.md, "Roles (RBAC)" and "SSO (OpenID Connect)"). */
 import { z } from '@hono/zod-openapi'
 import { PLATFORM_ROLES } from '../../../domain/auth/roles.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'

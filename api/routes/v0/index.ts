@@ -1,5 +1,5 @@
 /**
- * @module /v0: the deprecated version (spec Part 9, docs/versioning.md). Each route is an alias of its /v1 successor
+ * @module /v0: the deprecated version (docs/versioning.md). Each route is an alias of its /v1 successor
  * served by the same handler behind the same middleware (authentication, unit of work, scope), with `Deprecation`,
  * `Sunset` and `Link` headers until the sunset and 410 `version_sunset` from it.
  */
@@ -18,7 +18,7 @@ import { listPaymentsRoute } from '../payments/payments.routes.ts'
  */
 export const V0_DEPRECATED_AT = new Date('2025-01-01T00:00:00Z')
 
-/** The sunset of /v0 (spec Part 9): from this instant its routes answer 410. */
+/** The sunset of /v0 (docs/versioning.md): from this instant its routes answer 410. */
 export const V0_SUNSET_AT = new Date('2026-12-01T00:00:00Z')
 
 export function v0Routes({ clock, config }: Pick<AppDeps, 'clock' | 'config'>) {

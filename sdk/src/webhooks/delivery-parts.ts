@@ -23,7 +23,7 @@ export interface VerifyOptions {
 
 export const DEFAULT_TOLERANCE_SECONDS = 300
 
-/** The envelope of every event (spec Part 2, "Webhook event envelope"). */
+/** The envelope of every event, as the API delivers and lists it. */
 export interface WebhookEnvelope {
   id: string
   type: string

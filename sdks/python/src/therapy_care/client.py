@@ -1,5 +1,5 @@
 """The clients: :class:`Client` (synchronous) and :class:`AsyncClient` on httpx, with what the API asks of its
-clients (spec Part 7) built in: tokens obtained and renewed, one retry after renewing on a 401, waits on 429, retries
+clients built in: tokens obtained and renewed, one retry after renewing on a 401, waits on 429, retries
 of 408/5xx and connection errors with backoff and full jitter, and one Idempotency-Key per logical write, sent on every
 attempt of it, so a retried write is never applied twice."""
 

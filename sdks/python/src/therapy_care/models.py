@@ -3592,7 +3592,7 @@ class ReconciliationRunCreate(BaseModel):
 
 class Event(BaseModel):
     """
-    The event envelope (spec Part 2), exactly as webhooks deliver it
+    The event envelope, exactly as webhooks deliver it
     """
 
     id: Annotated[

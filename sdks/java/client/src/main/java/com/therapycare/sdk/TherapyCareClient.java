@@ -30,7 +30,7 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
- * A client of the Therapy Care Platform API, with what the API asks of its clients (spec Part 7) built in: tokens
+ * A client of the Therapy Care Platform API, with what the API asks of its clients built in: tokens
  * obtained and renewed (OAuth 2.0 client credentials), one retry after renewing on a 401, waits on 429, retries of
  * 408/5xx and connection errors with backoff and full jitter, and one {@code Idempotency-Key} per logical write, sent
  * on every attempt of it, so a retried write is never applied twice. Thread-safe.
