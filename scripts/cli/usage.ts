@@ -31,7 +31,10 @@ export const WEBHOOKS_USAGE = `  webhooks endpoints --tenant <tenant id> [--enab
 
 export const WORKFLOWS_USAGE = `  workflows find --tenant <tenant id> [--appointment <id>] [--child <id>] [--provider <id>] [--location <id>]
                  [--kind <workflow kind>] [--status Running|Completed|Failed|Canceled|Terminated|TimedOut] [--limit <n>]
-      uses TEMPORAL_ADDRESS (default 127.0.0.1:7233) and TEMPORAL_NAMESPACE (default "default")`
+  workflows legacy [--deployed-at <ISO 8601>]
+      open runs that may still need legacy workflow code (workflows/legacy-paths.ts): those started before its
+      cut-over, or before --deployed-at (when this deployment took the release), and when the code can go
+      both use TEMPORAL_ADDRESS (default 127.0.0.1:7233) and TEMPORAL_NAMESPACE (default "default")`
 
 const HEADER = 'Usage: npm run cli -- <group> <command> [options]   (--help or -h after any command: its usage)'
 const FOOTER = 'Uses DATABASE_URL, or the embedded database of `npm start` when DATABASE_URL is not set.'

@@ -120,6 +120,30 @@ describe('npm run cli', () => {
     expect(elsewhere.out.workflows).toEqual([])
   })
 
+  it('counts the open runs that may still need legacy workflow code, and says when it can go', async () => {
+    const client = await platform.newTenant(['children', 'providers', 'bookings'])
+    await bookAppointment(platform.http, await platform.token(client))
+    type Legacy = { workflowType: string; openRuns: number; removableHere: boolean; removableEverywhereFrom: string }
+    // As if this deployment had taken the release an hour from now: the booking above started before it.
+    const later = new Date(Date.now() + 3_600_000).toISOString()
+    const open = await eventually(async () => {
+      const paths = (await cli('workflows', 'legacy', '--deployed-at', later)).out.paths as Legacy[]
+      const booking = paths.find((p) => p.workflowType === 'bookingWorkflow')
+      return booking && booking.openRuns > 0 ? paths : undefined
+    })
+    expect(open.find((p) => p.workflowType === 'bookingWorkflow')).toMatchObject({ removableHere: false })
+    // Nothing on this server started before 2000: every path can go here.
+    const none = (await cli('workflows', 'legacy', '--deployed-at', '2000-01-01T00:00:00Z')).out.paths as Legacy[]
+    expect(none.map((p) => [p.workflowType, p.openRuns, p.removableHere])).toEqual([
+      ['bookingWorkflow', 0, true],
+      ['webhookDeliveryWorkflow', 0, true],
+    ])
+    expect(none.find((p) => p.workflowType === 'webhookDeliveryWorkflow')?.removableEverywhereFrom).toBe('2026-12-24')
+    const wrong = await cli('workflows', 'legacy', '--deployed-at', 'yesterday')
+    expect(wrong.code).toBe(1)
+    expect(wrong.stderr).toContain('--deployed-at: not an ISO 8601 instant')
+  })
+
   it('answers a mistake with the usage on standard error and exit code 1', async () => {
     // The process as shipped: the usage on standard error, exit code 1.
     const result = await shipped('tenants', 'explode')
@@ -195,6 +219,7 @@ describe('npm run cli', () => {
       ['audit', 'verify', '--help'],
       ['webhooks', 'redeliver-failed', '--help'],
       ['workflows', 'find', '-h'],
+      ['workflows', 'legacy', '--help'],
       ['help', 'workflows', 'find'],
     ]) {
       const help = await cli(...args)

@@ -1,0 +1,53 @@
+/**
+ * @module Code kept only so that runs started before a change can finish (docs/workflows.md, "Legacy code and when
+ * it goes"). Each path says from when no new run takes it and how long an older run can stay open, so the day it can
+ * be deleted is known: `npm run cli -- workflows legacy` counts the runs still open, and a unit test
+ * (test/unit/workflows/legacy-paths.test.ts) fails on the day a path with a fixed lifetime is past due, saying what to
+ * delete. Read by that test and the CLI, never by workflow code.
+ */
+
+export interface LegacyPath {
+  /** The workflow type whose old runs need the code. */
+  workflowType: string
+  /** What is kept. */
+  what: string
+  /** The release from which no new run takes the path (a deployment upgraded later: pass its own date to the CLI). */
+  cutOver: string
+  /** How long a run started before the cut-over can stay open: days, or until its appointment is final. */
+  lastsUpTo: number | 'its appointment'
+  /** What to delete when no such run is left. */
+  remove: string
+}
+
+/** Days given to deployments to upgrade after a release before a fixed-lifetime path is called past due. */
+export const UPGRADE_GRACE_DAYS = 30
+
+export const LEGACY_PATHS: LegacyPath[] = [
+  {
+    workflowType: 'bookingWorkflow',
+    what: '`legacyBookingLoop` in workflows/booking.ts, behind `patched(BOOKING_LIFECYCLE_PATCH)`',
+    cutOver: '2026-11-22',
+    // A booking's run stays open until its appointment is final, and appointments may be booked any time ahead.
+    lastsUpTo: 'its appointment',
+    remove:
+      'legacyBookingLoop and the patched() branch (keep deprecatePatch(BOOKING_LIFECYCLE_PATCH) for one release), ' +
+      'and the replay history test/replay-histories/bookingWorkflow-cancelled.json',
+  },
+  {
+    workflowType: 'webhookDeliveryWorkflow',
+    what: 'workflows/webhook-delivery.ts, the one-workflow-per-delivery design before the delivery pumps',
+    cutOver: '2026-11-23',
+    // Its last attempt comes at the end of the retry window (WEBHOOK_RETRY_WINDOW_MS, 24 h by default).
+    lastsUpTo: 1,
+    remove:
+      'workflows/webhook-delivery.ts and its export in workflows/index.ts, the local activity it alone uses, and the ' +
+      "webhook benchmark's 'before' baseline (bench/webhook-before.ts), which then moves to the docs' recorded figures",
+  },
+]
+
+/** The first day a fixed-lifetime path can go on every deployment, or undefined when it depends on open runs. */
+export function removableFrom(path: LegacyPath): Date | undefined {
+  if (path.lastsUpTo === 'its appointment') return undefined
+  const day = 86_400_000
+  return new Date(Date.parse(`${path.cutOver}T00:00:00Z`) + (path.lastsUpTo + UPGRADE_GRACE_DAYS) * day)
+}
