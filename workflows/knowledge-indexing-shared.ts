@@ -4,6 +4,8 @@
  */
 
 export const KNOWLEDGE_INDEXING_WORKFLOW = 'knowledgeIndexingWorkflow'
+/** Its `WorkflowKind` search attribute (snake_case since its first runs: visibility queries of old runs match it). */
+export const KNOWLEDGE_INDEXING_KIND = 'knowledge_indexing'
 
 /** One workflow per document version: starting it twice is a no-op, a replacement starts a new one. */
 export const knowledgeIndexingWorkflowId = (documentId: string, version: number) =>

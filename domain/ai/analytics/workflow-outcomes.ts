@@ -12,6 +12,8 @@ import { ASSESSMENT_REMINDER_KIND } from '../../../workflows/assessment-reminder
 import { CHILD_PROGRESS_KIND } from '../../../workflows/child-progress-contract.ts'
 import { BOOKING_KIND } from '../../../workflows/booking-contract.ts'
 import { EARLY_INTERVENTION_KIND } from '../../../workflows/early-intervention-contract.ts'
+import { KNOWLEDGE_INDEXING_KIND } from '../../../workflows/knowledge-indexing-shared.ts'
+import { KNOWLEDGE_REEMBED_KIND } from '../../../workflows/knowledge-reembed-contract.ts'
 import { PROVIDER_ONBOARDING_KIND } from '../../../workflows/provider-onboarding-contract.ts'
 import { SETTLEMENT_KIND } from '../../../workflows/settlement-contract.ts'
 import { WEBHOOK_DELIVERY_KIND } from '../../../workflows/webhook-delivery-shared.ts'
@@ -20,7 +22,7 @@ import { otherKinds, toStatusCounts, type StatusCounts, type WorkflowCategory } 
 
 /**
  * The WorkflowKind values the platform starts, with the category each is reported under. `agent-run` is the agent
- * workflows' kind (Trigger → Agent → Action); 'knowledge_indexing' is written inline by its service.
+ * workflows' kind (Trigger → Agent → Action).
  */
 export const WORKFLOW_KINDS: ReadonlyArray<{ kind: string; category: WorkflowCategory }> = [
   { kind: AGENT_RUN_KIND, category: 'AGENT' },
@@ -29,7 +31,8 @@ export const WORKFLOW_KINDS: ReadonlyArray<{ kind: string; category: WorkflowCat
   { kind: CHILD_PROGRESS_KIND, category: 'CARE' },
   { kind: PROVIDER_ONBOARDING_KIND, category: 'CARE' },
   { kind: BOOKING_KIND, category: 'BOOKING' },
-  { kind: 'knowledge_indexing', category: 'PLATFORM' },
+  { kind: KNOWLEDGE_INDEXING_KIND, category: 'PLATFORM' },
+  { kind: KNOWLEDGE_REEMBED_KIND, category: 'PLATFORM' },
   { kind: WEBHOOK_DELIVERY_KIND, category: 'PLATFORM' },
   { kind: SETTLEMENT_KIND, category: 'PLATFORM' },
 ]

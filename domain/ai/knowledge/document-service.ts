@@ -7,6 +7,7 @@
 import type { KnowledgeDocument, Prisma } from '../../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../../infra/unit-of-work.ts'
 import {
+  KNOWLEDGE_INDEXING_KIND,
   KNOWLEDGE_INDEXING_WORKFLOW,
   knowledgeIndexingWorkflowId,
   type KnowledgeIndexingInput,
@@ -49,7 +50,7 @@ async function startIndexing(uow: UnitOfWork, outbox: WorkflowOutbox, documentId
     workflowType: KNOWLEDGE_INDEXING_WORKFLOW,
     workflowId: knowledgeIndexingWorkflowId(documentId, version),
     args: [input],
-    searchAttributes: { TenantId: uow.tenantId, WorkflowKind: 'knowledge_indexing' },
+    searchAttributes: { TenantId: uow.tenantId, WorkflowKind: KNOWLEDGE_INDEXING_KIND },
   })
 }
 
