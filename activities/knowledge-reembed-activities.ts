@@ -4,7 +4,7 @@
  * database and AI runtime (which knows the models this process can run); every query runs in a unit of work scoped
  * to the workflow's tenant.
  */
-import { Context } from '@temporalio/activity'
+import { whileBeating } from './heartbeat.ts'
 import type { AiRuntime } from '../domain/ai/ai-runtime.ts'
 import { completeReembed, listDocumentsToReembed, reembedDocument } from '../domain/ai/knowledge/reembed-knowledge.ts'
 import type { Db } from '../infra/db.ts'
@@ -38,14 +38,8 @@ export function createKnowledgeReembedActivities({ db, ai }: KnowledgeReembedAct
     async reembedKnowledgeDocument(
       input: KnowledgeReembedInput & { documentId: string }
     ): Promise<DocumentReembedOutcome> {
-      const context = Context.current()
       // One model call may take longer than the heartbeat timeout: the beat is kept by a timer, not by progress.
-      const beat = setInterval(() => context.heartbeat(), HEARTBEAT_MS)
-      try {
-        return await reembedDocument(db, ai, input)
-      } finally {
-        clearInterval(beat)
-      }
+      return whileBeating(HEARTBEAT_MS, () => reembedDocument(db, ai, input))
     },
 
     /** Flips the assistant to the target model and removes the old vectors, once every document has new ones. */

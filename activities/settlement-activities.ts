@@ -3,6 +3,7 @@
  * the settlement's tenant and is idempotent (see domain/settlements/settle-provider.ts and settlement-runs.ts).
  */
 import { ApplicationFailure } from '@temporalio/activity'
+import { whileBeating } from './heartbeat.ts'
 import { AppError } from '../domain/errors.ts'
 import { beginRun, completeRun, failRun, settleRunProvider } from '../domain/settlements/settlement-runs.ts'
 import type { PayoutProcessor } from '../domain/payments/payment-processor.ts'
@@ -12,6 +13,9 @@ import type { Clock } from '../infra/clock.ts'
 import type { Db } from '../infra/db.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../infra/unit-of-work.ts'
 import type { SettlementWorkflowInput } from '../workflows/settlement-contract.ts'
+
+/** How often a payout's send says it is alive (its heartbeat timeout, in workflows/settlement.ts, is 10 s). */
+const PAYOUT_HEARTBEAT_MS = 3000
 
 export interface SettlementActivityDeps {
   db: Db
@@ -68,7 +72,9 @@ export function createSettlementActivities({ db, clock = () => new Date(), payou
     async sendSettlementPayout({ tenantId, transferId }: SettlementWorkflowInput & { transferId: string }) {
       if (!payouts)
         throw ApplicationFailure.create({ message: 'No payout processor is configured.', nonRetryable: true })
-      return final(() => sendPayout(db, tenantId, transferId, payouts, clock()))
+      return whileBeating(PAYOUT_HEARTBEAT_MS, () =>
+        final(() => sendPayout(db, tenantId, transferId, payouts, clock()))
+      )
     },
 
     /** Marks the run COMPLETED. */

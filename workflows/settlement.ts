@@ -22,11 +22,13 @@ const { beginSettlement, settleSettlementProvider, prepareSettlementPayouts, com
   })
 
 /**
- * One call to the payout processor: its client gives up after three tries of 10 s. A worker that dies during it is
- * noticed when this expires, and the transfer is sent again with the same idempotency key.
+ * One call to the payout processor: its client gives up after three tries of 10 s. The activity heartbeats every 3 s,
+ * so a worker that dies during it is noticed in 10 s (not at the end of the 40 s), and the transfer is sent again with
+ * the same idempotency key.
  */
 const { sendSettlementPayout } = proxyActivities<SettlementActivities>({
   startToCloseTimeout: '40 seconds',
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 8 },
 })
 
