@@ -18,9 +18,17 @@ afterAll(async () => {
   await Promise.all(pools.map((pool) => pool.end()))
 })
 
-function instanceTurns(): PacerTurns {
-  const pool = new pg.Pool({ connectionString: testDatabaseUrl(), max: 2 })
+/** A pool of this file's, whose idle connections may be ended by the server when the file's database is dropped. */
+function testPool(config: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool(config)
+  // Unheard, an idle connection's "terminating connection due to administrator command" is an uncaught error.
+  pool.on('error', () => undefined)
   pools.push(pool)
+  return pool
+}
+
+function instanceTurns(): PacerTurns {
+  const pool = testPool({ connectionString: testDatabaseUrl(), max: 2 })
   return sharedPacerTurns({ pool, logger: createLogger('silent', 'test') })
 }
 
@@ -98,8 +106,7 @@ describe('the shared pacer', () => {
     const proxy = await startTcpProxy(`${url.hostname}:${url.port || 5432}`)
     const [host, port] = proxy.address.split(':') as [string, string]
     Object.assign(url, { hostname: host, port })
-    const pool = new pg.Pool({ connectionString: url.toString(), max: 1, connectionTimeoutMillis: 1000 })
-    pools.push(pool)
+    const pool = testPool({ connectionString: url.toString(), max: 1, connectionTimeoutMillis: 1000 })
     let storeErrors = 0
     const turns = sharedPacerTurns({ pool, logger: createLogger('silent', 'test'), onStoreError: () => storeErrors++ })
     const { pacers, waits } = twoInstances([turns, turns])
