@@ -18,6 +18,20 @@ const config = loadConfig()
 const logger = createLogger(config.LOG_LEVEL, 'worker')
 // Before the runtime and the connections start their threads, which then inherit it.
 lowerProcessPriority(config.WORKER_CPU_NICE)
+// The metrics port first: a port in use ends the process in one line before Temporal's runtime has threads that an
+// exit would wait on (CI once saw the exit hang with the runtime installed).
+const metrics = createMetrics('worker')
+const metricsServer =
+  config.WORKER_METRICS_PORT === 'off'
+    ? undefined
+    : await startMetricsServer(
+        metrics.registry,
+        config.METRICS_HOST,
+        config.WORKER_METRICS_PORT,
+        (error) => logger.error({ err: error }, 'metrics collection failed'),
+        {},
+        'WORKER_METRICS_PORT'
+      ).catch(exitOnPortInUse)
 // The worker's runtime handles SIGINT/SIGTERM by shutting workers down gracefully. It also serves the SDK's own
 // metrics (pollers, task slots and latencies, workflow completions and failures by type) for Prometheus, on its own
 // port (TEMPORAL_METRICS_PORT; docs/operations.md, "Metrics"). Installed before any connection exists, as it must be.
@@ -44,19 +58,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 // Spans of workflows and activities over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operations.md, "Traces").
 const tracing = installTracing('therapy-care-worker')
 const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX, WORKER_APPLICATION_NAME)
-const metrics = createMetrics('worker')
 registerPoolGauge(metrics, db)
-const metricsServer =
-  config.WORKER_METRICS_PORT === 'off'
-    ? undefined
-    : await startMetricsServer(
-        metrics.registry,
-        config.METRICS_HOST,
-        config.WORKER_METRICS_PORT,
-        (error) => logger.error({ err: error }, 'metrics collection failed'),
-        {},
-        'WORKER_METRICS_PORT'
-      ).catch(exitOnPortInUse)
 const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS })
 try {
   const worker = await createWorker({ config, connection, db, stopping: stopping.signal, metrics, tracing, logger })
