@@ -3,12 +3,9 @@
  * target of a link from the operation that creates that resource, with every path parameter filled, so generated
  * clients and Schemathesis's stateful phase can chain a create into the operations on what it created.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createApp } from '../../../api/app.ts'
-import { buildDeps } from '../../../api/deps.ts'
+import { describe, expect, it } from 'vitest'
+import { servedDescription } from '../../support/served-description.ts'
 import { linkName, operationRef } from '../../../api/openapi/links.ts'
-import { loadConfig } from '../../../infra/config.ts'
-import { createLogger } from '../../../infra/logger.ts'
 
 type Schema = { $ref?: string; pattern?: string; properties?: Record<string, Schema>; allOf?: Schema[] }
 type Link = { operationRef: string; parameters: Record<string, string> }
@@ -32,25 +29,14 @@ const NOT_CREATED_THROUGH_THE_API: Record<string, string> = {
 const METHODS = ['get', 'put', 'post', 'delete', 'patch']
 
 describe('the links of the served description', () => {
-  let description: Description
-  let close: () => Promise<void>
-  beforeAll(async () => {
-    const config = loadConfig({ NODE_ENV: 'development', DATABASE_URL: 'postgresql://unused@127.0.0.1:1/unused' })
-    const built = buildDeps(config, createLogger('silent', 'test'))
-    close = built.close
-    description = (await (await createApp(built.deps).request('/openapi.json')).json()) as Description
-  })
-  afterAll(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
-    await close?.()
-  })
+  const described = servedDescription<Description>()
 
   const operations = () =>
-    Object.entries(description.paths).flatMap(([path, item]) =>
+    Object.entries(described().paths).flatMap(([path, item]) =>
       METHODS.filter((method) => item[method]).map((method) => ({ path, method, operation: item[method]! }))
     )
   const resolve = (schema: Schema | undefined): Schema | undefined => {
-    if (schema?.$ref) return resolve(description.components.schemas[schema.$ref.split('/').pop()!])
+    if (schema?.$ref) return resolve(described().components.schemas[schema.$ref.split('/').pop()!])
     if (schema?.allOf) return { properties: Object.assign({}, ...schema.allOf.map((s) => resolve(s)?.properties)) }
     return schema
   }
@@ -137,7 +123,7 @@ describe('the links of the served description', () => {
   })
 
   it('chains a create into its resource, a nested create under its parent, and reaches aliases by the id kind', () => {
-    const from = (path: string, status: string) => description.paths[path]!.post!.responses[status]!.links!
+    const from = (path: string, status: string) => described().paths[path]!.post!.responses[status]!.links!
     expect(from('/v1/children', '201')['get.v1.children.id']).toEqual({
       operationRef: '#/paths/~1v1~1children~1{id}/get',
       parameters: { id: '$response.body#/id' },

@@ -3,12 +3,9 @@
  * whose 400 lists the locations) is in the served description of every create it applies to, so an integrator reads
  * it before meeting the error. Built like `npm run api:export`: the real app, whose clients never connect.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createApp } from '../../../api/app.ts'
-import { buildDeps } from '../../../api/deps.ts'
+import { describe, expect, it } from 'vitest'
+import { servedDescription } from '../../support/served-description.ts'
 import { LOCATION_ID_RULE } from '../../../domain/locations/resolve-location.ts'
-import { loadConfig } from '../../../infra/config.ts'
-import { createLogger } from '../../../infra/logger.ts'
 
 interface SchemaObject {
   $ref?: string
@@ -39,27 +36,14 @@ const OTHER_LOCATION_IDS: Record<string, string> = {
   'POST /v1/ai/assessment-recall': 'a filter of the recall, every location without it',
 }
 
-let description: Description
-let close: () => Promise<void>
-
-beforeAll(async () => {
-  const config = loadConfig({ NODE_ENV: 'development', DATABASE_URL: 'postgresql://unused@127.0.0.1:1/unused' })
-  const built = buildDeps(config, createLogger('silent', 'test'))
-  close = built.close
-  description = (await (await createApp(built.deps).request('/openapi.json')).json()) as Description
-})
-
-afterAll(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
-  await close?.()
-})
+const described = servedDescription<Description>()
 
 const resolve = (schema: SchemaObject | undefined): SchemaObject | undefined =>
-  schema?.$ref ? description.components.schemas[schema.$ref.replace('#/components/schemas/', '')] : schema
+  schema?.$ref ? described().components.schemas[schema.$ref.replace('#/components/schemas/', '')] : schema
 
 /** Every POST whose JSON body has a top-level `locationId`, as `POST <path>`. */
 function postsTakingALocation(): string[] {
-  return Object.entries(description.paths)
+  return Object.entries(described().paths)
     .filter(([, operations]) => {
       const body = resolve(operations.post?.requestBody?.content['application/json']?.schema)
       return body?.properties?.locationId !== undefined
@@ -71,7 +55,7 @@ function postsTakingALocation(): string[] {
 describe('the several-locations rule in the OpenAPI description', () => {
   it.each(CREATES_WITH_THE_RULE)('%s states it in the operation description', (operation) => {
     const path = operation.replace('POST ', '')
-    expect(description.paths[path]?.post?.description, operation).toContain(LOCATION_ID_RULE)
+    expect(described().paths[path]?.post?.description, operation).toContain(LOCATION_ID_RULE)
   })
 
   it('is on every create that takes a locationId, unless the exception says why not', () => {

@@ -3,13 +3,10 @@
  * documented with its envelope, its `data` schema, the signature headers of both schemes and the operation that
  * emits it, and nothing else is. Built like `npm run api:export`: the real app, whose clients never connect.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createApp } from '../../../api/app.ts'
-import { buildDeps } from '../../../api/deps.ts'
+import { describe, expect, it } from 'vitest'
+import { servedDescription } from '../../support/served-description.ts'
 import { EVENT_DATA_SCHEMAS, type EventType } from '../../../domain/events/event-catalogue.ts'
 import { EVENT_ORIGINS } from '../../../domain/events/event-origins.ts'
-import { loadConfig } from '../../../infra/config.ts'
-import { createLogger } from '../../../infra/logger.ts'
 
 interface SchemaObject {
   $ref?: string
@@ -30,26 +27,13 @@ interface Description {
   components: { schemas: Record<string, SchemaObject> }
 }
 
-let description: Description
-let close: () => Promise<void>
-
-beforeAll(async () => {
-  const config = loadConfig({ NODE_ENV: 'development', DATABASE_URL: 'postgresql://unused@127.0.0.1:1/unused' })
-  const built = buildDeps(config, createLogger('silent', 'test'))
-  close = built.close
-  description = (await (await createApp(built.deps).request('/openapi.json')).json()) as Description
-})
-
-afterAll(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
-  await close?.()
-})
+const described = servedDescription<Description>()
 
 const resolve = (schema: SchemaObject): SchemaObject => {
   if (!schema.$ref) return schema
   const name = schema.$ref.replace('#/components/schemas/', '')
-  expect(Object.keys(description.components.schemas), schema.$ref).toContain(name)
-  const found = description.components.schemas[name]
+  expect(Object.keys(described().components.schemas), schema.$ref).toContain(name)
+  const found = described().components.schemas[name]
   return found!
 }
 
@@ -57,13 +41,13 @@ const CATALOGUE = Object.keys(EVENT_DATA_SCHEMAS) as EventType[]
 
 describe('the OpenAPI webhooks section', () => {
   it('documents exactly the event types of the catalogue', () => {
-    expect(Object.keys(description.webhooks ?? {}).sort()).toEqual([...CATALOGUE].sort())
+    expect(Object.keys(described().webhooks ?? {}).sort()).toEqual([...CATALOGUE].sort())
   })
 
   it.each(CATALOGUE)(
     '%s: the envelope around its data schema, signature headers and the operation that emits it',
     (type) => {
-      const operation = description.webhooks?.[type]?.post
+      const operation = described().webhooks?.[type]?.post
       expect(operation?.description, `webhooks["${type}"].post`).toContain(EVENT_ORIGINS[type])
 
       const headers = operation!.parameters.filter((p) => p.in === 'header').map((p) => p.name.toLowerCase())
