@@ -95,17 +95,5 @@ export const noShowBookingUpdate = defineUpdate<BookingWorkflowView, []>('noShow
 /** The lifecycle as the workflow holds it now (GET /v1/appointments/{id}/workflow). */
 export const bookingViewQuery = defineQuery<BookingWorkflowView>('bookingView')
 
-/**
- * Whether the booking workflow takes the appointment's status from a fresh read. It does for a final status, when no
- * accepted step waits for its commit, when it holds CONFIRMED (a committed reschedule), and at the verification
- * re-read (`force`: a request that never committed is undone); otherwise a read prompted by some other change must
- * not undo a step the workflow accepted whose commit it has not seen yet.
- */
-export function followsDatabase(read: {
-  force: boolean
-  freshStatus: BookingState
-  awaitingCommit: boolean
-  state: BookingState
-}): boolean {
-  return read.force || read.freshStatus !== 'CONFIRMED' || !read.awaitingCommit || read.state === 'CONFIRMED'
-}
+/** When a fresh read overrides the workflow's state: the rule lives with the lifecycle's other moves. */
+export { followsDatabase } from './booking-lifecycle-state.ts'

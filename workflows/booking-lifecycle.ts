@@ -16,6 +16,11 @@
  * - No-show: at the end plus a grace, an appointment nobody checked in for is marked NO_SHOW by an activity through
  *   the same state machine (`appointment.no_show`); a check-in (the session exists) prevents it.
  * - The older safety nets stay: the `bookingChanged` re-read and the re-read an hour after the end, then daily.
+ *
+ * The run's state is one value, moved by the pure functions of booking-lifecycle-state.ts (unit-tested without
+ * Temporal); this file is the orchestration: the handlers, the first read, the loop's wait, and around them the
+ * activities, timers, search attributes and `patched()` branches, whose order the recorded histories replay
+ * (test/replay-histories).
  */
 import {
   ApplicationFailure,
@@ -31,13 +36,7 @@ import {
 } from '@temporalio/workflow'
 import type { BookingPlanWithTiming, createBookingActivities } from '../activities/booking-activities.ts'
 import { standardActivityOptions } from './activity-options.ts'
-import {
-  bookingWakeAt,
-  dueBookingStep,
-  nextReminderAt,
-  noShowDeadline,
-  pendingReminders,
-} from '../domain/appointments/reminder-schedule.ts'
+import { bookingWakeAt, dueBookingStep } from '../domain/appointments/reminder-schedule.ts'
 import type { BookingOutcome } from './booking.ts'
 import {
   bookingChangedSignal,
@@ -51,14 +50,40 @@ import {
   completeBookingSignal,
   completeBookingUpdate,
   FIRST_READ_LOCAL_PATCH,
-  followsDatabase,
   noShowBookingUpdate,
   OPERATOR_STEP_REFUSED_PATCH,
   rescheduleBookingUpdate,
   type RescheduleRequest,
   SEARCH_ATTRIBUTES_BEFORE_READ_PATCH,
 } from './booking-contract.ts'
-import { searchAttributeKeys } from './search-attributes.ts'
+import {
+  accept,
+  changeSignalled,
+  changeTaken,
+  details,
+  type FinalState,
+  firstRead,
+  interrupted,
+  isOpen,
+  type Lifecycle,
+  type NextSteps,
+  nextSteps,
+  NOT_LOADED,
+  noShowDecided,
+  noShowMarked,
+  operatorAsks,
+  operatorStepDone,
+  operatorStepRefused,
+  partiesMoved,
+  refusal,
+  reminderSent,
+  reminderStale,
+  reread as rereadMove,
+  reschedule,
+  verifying,
+  view,
+} from './booking-lifecycle-state.ts'
+import { searchAttributeKeys } from './search-attributes-contract.ts'
 
 const activities = proxyActivities<ReturnType<typeof createBookingActivities>>(standardActivityOptions('30 seconds'))
 
@@ -68,236 +93,157 @@ const local = proxyLocalActivities<ReturnType<typeof createBookingActivities>>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 })
 
-/** How long after an accepted step the workflow re-reads the appointment if the after-commit signal never came. */
-const VERIFY_AFTER_UPDATE_MS = 60_000
-
-const refuse = (message: string): never => {
-  throw ApplicationFailure.create({ type: 'invalid_state_transition', message, nonRetryable: true })
-}
-
-const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString())
-
-/** Until the first read: no times (no reminder, no deadline), and the state the API saw when it booked. */
-const NOT_LOADED: BookingPlanWithTiming = {
-  status: 'CONFIRMED',
-  startsAt: '',
-  endsAt: '',
-  childId: '',
-  providerId: '',
-  locationId: '',
-  reminderOffsetsMinutes: [],
-  checkedIn: false,
-  minuteMs: 60_000,
-  noShowGraceMs: 0,
+/**
+ * A run's one mutable cell: its lifecycle, replaced whole by the pure moves of booking-lifecycle-state.ts, from the
+ * handlers (between the loop's awaits) and from the loop.
+ */
+interface Run {
+  readonly input: BookingWorkflowInput
+  lifecycle: Lifecycle
 }
 
 export async function bookingLifecycle(input: BookingWorkflowInput): Promise<BookingOutcome> {
+  const run: Run = { input, lifecycle: NOT_LOADED }
   // The handlers are registered before the first read: an update that arrives with the start (a cancel right after
-  // booking) would otherwise be rejected at the end of the first activation for want of a handler.
-  let plan = NOT_LOADED
-  let loaded = false
-  // Widened on purpose (`as`) here and below: the handlers change these between awaits, which TypeScript's narrowing
-  // cannot see.
-  let state = 'CONFIRMED' as BookingState
-  /** Keys of the reminders recorded (or found recorded) by this run. */
-  const sent: string[] = []
-  /** A step accepted by an update and not yet seen in the database. */
-  let awaitingCommit = false as boolean
-  /** A re-read asked for (the API's after-commit signal). */
-  let changed = false as boolean
-  /** When to re-read if an accepted step's signal never comes. */
-  let verifyAt = null as number | null
-  /** Bumped by every accepted update: a re-read that started before it is stale. */
-  let epoch = 0
-  /** A final state asked for by an operator's old-style signal; the workflow writes it itself. */
-  let operatorFinal = null as Exclude<BookingState, 'CONFIRMED'> | null
-
-  const schedule = () => ({
-    startsAt: plan.startsAt,
-    offsetsMinutes: plan.reminderOffsetsMinutes,
-    minuteMs: plan.minuteMs,
-    now: Date.now(),
-    sent,
+  // booking) would otherwise be rejected at the end of the first activation for want of a handler. Whether the
+  // appointment has started is the API's state machine's check, on the API's clock (asked first); the workflow decides
+  // on its own state: a step it has already taken, or a no-show it is deciding, refuses the update.
+  setHandler(cancelBookingUpdate, accepting(run, 'CANCELLED'), { validator: whileConfirmed(run, 'cancelled') })
+  setHandler(completeBookingUpdate, accepting(run, 'COMPLETED'), { validator: whileConfirmed(run, 'completed') })
+  setHandler(noShowBookingUpdate, accepting(run, 'NO_SHOW'), { validator: whileConfirmed(run, 'marked as a no-show') })
+  setHandler(rescheduleBookingUpdate, (request) => rescheduled(run, request), {
+    validator: (_request: RescheduleRequest) => whileConfirmed(run, 'rescheduled')(),
   })
-  const pending = () => (state === 'CONFIRMED' ? pendingReminders(schedule()) : [])
-  const noShowAt = () =>
-    state === 'CONFIRMED' && !plan.checkedIn ? noShowDeadline(plan.endsAt, plan.noShowGraceMs) : null
-  const view = (): BookingWorkflowView =>
-    !loaded
-      ? { state, nextReminderAt: null, remindersSent: 0, noShowAt: null, checkedIn: false }
-      : {
-          state,
-          // The API computes the same value for its answers (appointment-row.ts `nextReminderOf`).
-          nextReminderAt: iso(state === 'CONFIRMED' ? nextReminderAt(schedule()) : null),
-          remindersSent: sent.length,
-          noShowAt: iso(noShowAt()),
-          checkedIn: plan.checkedIn,
-        }
+  setHandler(bookingChangedSignal, moving(run, changeSignalled))
+  setHandler(cancelBookingSignal, moving(run, operatorAsks('CANCELLED')))
+  setHandler(completeBookingSignal, moving(run, operatorAsks('COMPLETED')))
+  setHandler(bookingStatusQuery, () => ({ appointmentId: input.appointmentId, state: run.lifecycle.state }))
+  setHandler(bookingViewQuery, () => view(run.lifecycle, Date.now()))
 
-  /** Accepts a step: moves at once, so timers and later updates see it, and plans the re-read of the commit. */
-  function accept(next: BookingState): BookingWorkflowView {
-    state = next
-    awaitingCommit = true
-    epoch++
-    verifyAt = Date.now() + VERIFY_AFTER_UPDATE_MS
-    return view()
-  }
-  const whileConfirmed = (action: string) => () => {
-    if (state !== 'CONFIRMED') refuse(`The appointment is ${state}; it cannot be ${action} (${state} is final).`)
-  }
-
-  setHandler(cancelBookingUpdate, () => accept('CANCELLED'), { validator: whileConfirmed('cancelled') })
-  // Whether the appointment has started is the API's state machine's check, on the API's clock (asked first); the
-  // workflow decides on its own state: a step it has already taken, or a no-show it is deciding, refuses the update.
-  setHandler(completeBookingUpdate, () => accept('COMPLETED'), { validator: whileConfirmed('completed') })
-  setHandler(noShowBookingUpdate, () => accept('NO_SHOW'), { validator: whileConfirmed('marked as a no-show') })
-  setHandler(
-    rescheduleBookingUpdate,
-    (request) => {
-      const previous = plan
-      plan = { ...plan, ...request, reminderOffsetsMinutes: request.reminderOffsetsMinutes }
-      const providerMoved = previous.providerId !== plan.providerId
-      const locationMoved = previous.locationId !== plan.locationId
-      // Before the first read `previous` holds placeholders (or an earlier request's parties), so whether the parties
-      // moved since the start is unknown: the attributes follow the request. Runs from before the patch compared the
-      // location only there (always "moved" from the placeholder for the first request).
-      const follow = loaded
-        ? providerMoved || locationMoved
-        : patched(SEARCH_ATTRIBUTES_BEFORE_READ_PATCH) || locationMoved
-      if (follow) searchAttributesFollow()
-      return accept('CONFIRMED')
-    },
-    { validator: (_request: RescheduleRequest) => whileConfirmed('rescheduled')() }
-  )
-  setHandler(bookingChangedSignal, () => {
-    changed = true
-  })
-  setHandler(cancelBookingSignal, () => {
-    if (state === 'CONFIRMED') operatorFinal = 'CANCELLED'
-  })
-  setHandler(completeBookingSignal, () => {
-    if (state === 'CONFIRMED') operatorFinal = 'COMPLETED'
-  })
-  setHandler(bookingStatusQuery, () => ({ appointmentId: input.appointmentId, state }))
-  setHandler(bookingViewQuery, view)
-
-  function searchAttributesFollow() {
-    // Moved to another provider: operators find the workflow by the appointment's current parties.
-    upsertSearchAttributes([
-      { key: searchAttributeKeys.ProviderId, value: plan.providerId },
-      { key: searchAttributeKeys.LocationId, value: plan.locationId },
-    ])
-  }
-
-  /**
-   * Re-reads the appointment and follows the database, unless an update was accepted while it read. A step accepted
-   * but not yet seen committed stays until the verification re-read (`force`): a signal about another change must
-   * not undo it, but a request that never committed is undone then.
-   */
-  async function reread(force = false): Promise<void> {
-    const started = epoch
-    const fresh = await activities.loadBookingPlan(input)
-    if (epoch !== started) return
-    const moved = fresh.providerId !== plan.providerId || fresh.locationId !== plan.locationId
-    plan = fresh
-    if (moved) searchAttributesFollow()
-    if (followsDatabase({ force, freshStatus: fresh.status, awaitingCommit, state })) {
-      // The database's word: a final status, a committed reschedule, or a step whose request never committed.
-      state = fresh.status
-      awaitingCommit = false
-      verifyAt = null
-    }
-  }
-
-  {
-    const fresh = patched(FIRST_READ_LOCAL_PATCH)
-      ? await local.loadBookingPlan(input)
-      : await activities.loadBookingPlan(input)
-    plan = fresh
-    loaded = true
-    // An update accepted before this read keeps its state until its commit is seen (as in `reread`).
-    if (epoch === 0 || fresh.status !== 'CONFIRMED' || state === 'CONFIRMED') {
-      state = fresh.status
-      awaitingCommit = false
-      verifyAt = epoch === 0 ? null : verifyAt
-    }
-  }
-
-  while (state === 'CONFIRMED' || awaitingCommit) {
-    const next = pending()[0]
-    const deadline = noShowAt()
-    const wakeAt = bookingWakeAt(
-      { reminderAt: next?.at ?? null, noShowAt: deadline, verifyAt },
-      plan.endsAt,
-      Date.now()
-    )
-    setCurrentDetails(
-      `State: ${state}${awaitingCommit ? ' (accepted, awaiting commit)' : ''} · reminders sent: ${sent.length} · ` +
-        `next reminder: ${iso(next?.at) ?? 'none'} · no-show at: ${iso(deadline) ?? 'n/a'}`
-    )
-    const seen = epoch
-    const woken = await condition(
-      () => changed || epoch !== seen || operatorFinal !== null,
-      Math.max(1, wakeAt - Date.now())
-    )
-    if (operatorFinal !== null && state === 'CONFIRMED') {
-      // An operator's signal: made through the appointment's transitions, unless the API already moved the appointment
-      // to another final state.
-      const found = await activities.recordAppointmentStatus({ ...input, status: operatorFinal })
-      if (found === 'CONFIRMED' && patched(OPERATOR_STEP_REFUSED_PATCH)) {
-        // The state machine refused it (completing before the start): nothing changed, the lifecycle goes on.
-        log.warn('operator step refused', { appointmentId: input.appointmentId, step: operatorFinal })
-        operatorFinal = null
-        continue
-      }
-      state = found
-      awaitingCommit = false
-      break
-    }
-    if (changed) {
-      changed = false
-      await reread()
-      continue
-    }
-    if (woken) continue
-    const due = dueBookingStep(
-      { reminderAt: next?.at ?? null, noShowAt: deadline, verifyAt },
-      state === 'CONFIRMED',
-      Date.now()
-    )
-    if (due === 'VERIFY') {
-      verifyAt = null
-      await reread(true)
-    } else if (due === 'REMIND' && next) {
-      sent.push(next.key)
-      const outcome = await activities.recordBookingReminder({
-        ...input,
-        startsAt: plan.startsAt,
-        offsetMinutes: next.offsetMinutes,
-        key: next.key,
-      })
-      // The appointment moved or closed and no signal said so yet: follow the database.
-      if (outcome === 'STALE') {
-        sent.pop()
-        await reread()
-      }
-    } else if (due === 'NO_SHOW') {
-      // Decided in this turn: a complete or no-show update arriving while the activity runs is refused.
-      state = 'NO_SHOW'
-      const found = await activities.markNoShow(input)
-      // Every update was refused meanwhile (the state was not CONFIRMED), except a reschedule accepted just before:
-      // the database under the row lock decided, and the workflow follows it.
-      state = found.status
-      awaitingCommit = false
-      plan = { ...plan, checkedIn: found.checkedIn }
-    } else {
-      await reread()
+  const fresh = patched(FIRST_READ_LOCAL_PATCH)
+    ? await local.loadBookingPlan(input)
+    : await activities.loadBookingPlan(input)
+  run.lifecycle = firstRead(run.lifecycle, fresh)
+  while (isOpen(run.lifecycle)) {
+    const steps = nextSteps(run.lifecycle, Date.now())
+    setCurrentDetails(details(run.lifecycle, steps))
+    const seen = run.lifecycle.epoch
+    const wakeAt = bookingWakeAt(steps.timers, run.lifecycle.plan.endsAt, Date.now())
+    const woken = await condition(() => interrupted(run.lifecycle, seen), Math.max(1, wakeAt - Date.now()))
+    const asked = run.lifecycle.operatorFinal
+    if (asked !== null && run.lifecycle.state === 'CONFIRMED') {
+      if ((await operatorStep(run, asked)) === 'DONE') break
+    } else if (run.lifecycle.changed) {
+      run.lifecycle = changeTaken(run.lifecycle)
+      await reread(run)
+    } else if (!woken) {
+      await timerStep(run, steps)
     }
   }
   await activities.settleBookingReminders(input)
   // Updates answered moments ago complete before the workflow does.
   await condition(allHandlersFinished)
+  const { state, sent } = run.lifecycle
   log.info('booking closed', { appointmentId: input.appointmentId, state, remindersSent: sent.length })
   // The outcome keeps the spine's shape; the reminders sent stay readable through the bookingView query.
   return { appointmentId: input.appointmentId, state }
+}
+
+/** A signal's handler: moves the run's lifecycle with `to`. */
+const moving = (run: Run, to: (s: Lifecycle) => Lifecycle) => () => {
+  run.lifecycle = to(run.lifecycle)
+}
+
+/** Takes `next` as the run's lifecycle and answers an update with what it holds now. */
+function answer(run: Run, next: Lifecycle): BookingWorkflowView {
+  run.lifecycle = next
+  return view(next, Date.now())
+}
+
+/** An update's handler that accepts the step to `next` (cancel, complete, no-show). */
+const accepting = (run: Run, next: BookingState) => () => answer(run, accept(run.lifecycle, next, Date.now()))
+
+/** An update's validator: refuses the step (`invalid_state_transition`) unless the appointment is confirmed. */
+const whileConfirmed = (run: Run, action: string) => () => {
+  const reason = refusal(run.lifecycle, action)
+  if (reason !== null)
+    throw ApplicationFailure.create({ type: 'invalid_state_transition', message: reason, nonRetryable: true })
+}
+
+/** Operators find the workflow by the appointment's current parties. */
+const followParties = (plan: BookingPlanWithTiming) =>
+  upsertSearchAttributes([
+    { key: searchAttributeKeys.ProviderId, value: plan.providerId },
+    { key: searchAttributeKeys.LocationId, value: plan.locationId },
+  ])
+
+/** The reschedule update's handler: accepts the new time and parties at once and answers with what they give. */
+function rescheduled(run: Run, request: RescheduleRequest): BookingWorkflowView {
+  const before = run.lifecycle
+  run.lifecycle = reschedule(before, request, Date.now())
+  const moved = partiesMoved(before.plan, run.lifecycle.plan)
+  // Before the first read `before.plan` holds placeholders (or an earlier request's parties), so whether the parties
+  // moved since the start is unknown: the attributes follow the request. Runs from before the patch compared the
+  // location only there (always "moved" from the placeholder for the first request).
+  const follow = before.loaded
+    ? moved.provider || moved.location
+    : patched(SEARCH_ATTRIBUTES_BEFORE_READ_PATCH) || moved.location
+  if (follow) followParties(run.lifecycle.plan)
+  return view(run.lifecycle, Date.now())
+}
+
+/** Re-reads the appointment and follows the database as {@link rereadMove} decides; the search attributes follow. */
+async function reread(run: Run, force = false): Promise<void> {
+  const started = run.lifecycle.epoch
+  const fresh = await activities.loadBookingPlan(run.input)
+  const before = run.lifecycle
+  run.lifecycle = rereadMove(before, started, fresh, force)
+  const moved = partiesMoved(before.plan, run.lifecycle.plan)
+  if (moved.provider || moved.location) followParties(run.lifecycle.plan)
+}
+
+/**
+ * An operator's signal: made through the appointment's transitions, unless the API already moved the appointment to
+ * another final state.
+ * @returns DONE when the lifecycle ends there, REFUSED when the state machine refused the step and it goes on
+ */
+async function operatorStep(run: Run, asked: FinalState): Promise<'DONE' | 'REFUSED'> {
+  const found = await activities.recordAppointmentStatus({ ...run.input, status: asked })
+  if (found === 'CONFIRMED' && patched(OPERATOR_STEP_REFUSED_PATCH)) {
+    // Refused (completing before the start): nothing changed, the lifecycle goes on.
+    log.warn('operator step refused', { appointmentId: run.input.appointmentId, step: run.lifecycle.operatorFinal })
+    run.lifecycle = operatorStepRefused(run.lifecycle)
+    return 'REFUSED'
+  }
+  run.lifecycle = operatorStepDone(run.lifecycle, found)
+  return 'DONE'
+}
+
+/** What the lifecycle's timer fired for: the verification of an accepted step, a reminder, the no-show, a re-read. */
+async function timerStep(run: Run, { reminder, timers }: NextSteps): Promise<void> {
+  const confirmed = run.lifecycle.state === 'CONFIRMED'
+  const due = dueBookingStep({ ...timers, verifyAt: run.lifecycle.verifyAt }, confirmed, Date.now())
+  if (due === 'VERIFY') {
+    run.lifecycle = verifying(run.lifecycle)
+    await reread(run, true)
+  } else if (due === 'REMIND' && reminder) {
+    const { key, offsetMinutes } = reminder
+    run.lifecycle = reminderSent(run.lifecycle, key)
+    const { startsAt } = run.lifecycle.plan
+    const outcome = await activities.recordBookingReminder({ ...run.input, startsAt, offsetMinutes, key })
+    // The appointment moved or closed and no signal said so yet: follow the database.
+    if (outcome === 'STALE') {
+      run.lifecycle = reminderStale(run.lifecycle, key)
+      await reread(run)
+    }
+  } else if (due === 'NO_SHOW') {
+    // Decided in this turn: a complete or no-show update arriving while the activity runs is refused.
+    run.lifecycle = noShowDecided(run.lifecycle)
+    const found = await activities.markNoShow(run.input)
+    // Every update was refused meanwhile, except a reschedule accepted just before: the database decided under the
+    // row lock, and the workflow follows it.
+    run.lifecycle = noShowMarked(run.lifecycle, found)
+  } else {
+    await reread(run)
+  }
 }
