@@ -16,7 +16,9 @@ const integrationWorkers = Number(process.env.INTEGRATION_WORKERS ?? 3)
 const jsonReport = process.env.TEST_REPORT_JSON
 
 /** The React hooks (sdks/react) import the SDK by its package name, as integrators do (tsconfig.json's paths). */
-const resolve = { alias: { '@therapy-care/sdk': fileURLToPath(new URL('./sdk/src/index.ts', import.meta.url)) } }
+const resolve = {
+  alias: { '@therapy-care/sdk': fileURLToPath(new URL('./sdks/typescript/src/index.ts', import.meta.url)) },
+}
 
 export default defineConfig({
   test: {

@@ -11,7 +11,7 @@ import { offlineDecider, type AgentDecider } from '../domain/ai/agents/agent-dec
 import { createAgentRunner, type RunRef } from '../domain/ai/agents/agent-runner.ts'
 import { createWebhookPoster, type WebhookPoster } from '../domain/webhooks/post-webhook.ts'
 import type { WebhookSettings } from '../domain/webhooks/webhook-settings.ts'
-import { createWorkflowOutbox } from '../domain/workflow-starts/workflow-outbox.ts'
+import { createWorkflowOutbox } from '../domain/workflow-runs/workflow-outbox.ts'
 import type { Db } from '../infra/db.ts'
 import { createLogger, type Logger } from '../infra/logger.ts'
 import type { AgentRunInput, AgentRunResult } from '../workflows/agent-run-contract.ts'

@@ -22,7 +22,7 @@ import {
 } from '../domain/appointments/booking-lifecycle-store.ts'
 import { minuteMsOf } from '../domain/appointments/reminder-schedule.ts'
 import { AppError } from '../domain/errors.ts'
-import { createWorkflowOutbox } from '../domain/workflow-starts/workflow-outbox.ts'
+import { createWorkflowOutbox } from '../domain/workflow-runs/workflow-outbox.ts'
 import { systemClock, type Clock } from '../infra/clock.ts'
 
 /** The worker's policy clock: how long a policy day lasts (tests shorten it) and the no-show grace (real ms). */

@@ -1,16 +1,16 @@
 /**
- * @module Activities of the child progress follow-up workflow: thin wrappers over domain/progress/progress-store.ts
+ * @module Activities of the child progress follow-up workflow: thin wrappers over domain/child-progress/progress-store.ts
  * in a unit of work of the workflow's tenant. Recording is idempotent per period and trigger.
  */
 import type { Db } from '../infra/db.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
-import { DEFAULT_PROGRESS_POLICY, type ProgressPolicy } from '../domain/progress/progress-rules.ts'
+import { DEFAULT_PROGRESS_POLICY, type ProgressPolicy } from '../domain/child-progress/progress-rules.ts'
 import {
   DEFAULT_LOOKBACK_DAYS,
   childProgressStatus,
   closeProgressFollowUps,
   recordProgressSummary,
-} from '../domain/progress/progress-store.ts'
+} from '../domain/child-progress/progress-store.ts'
 import type { ProgressReportOutcome, ProgressTrigger } from '../workflows/child-progress-contract.ts'
 
 export interface ChildProgressActivityDeps {

@@ -6,7 +6,7 @@
 import { indexDocument, markDocumentFailed } from '../domain/ai/knowledge/index-document.ts'
 import type { AiRuntime } from '../domain/ai/ai-runtime.ts'
 import type { Db } from '../infra/db.ts'
-import type { KnowledgeIndexingInput, KnowledgeIndexingOutcome } from '../workflows/knowledge-indexing-shared.ts'
+import type { KnowledgeIndexingInput, KnowledgeIndexingOutcome } from '../workflows/knowledge-indexing-contract.ts'
 
 export interface KnowledgeActivityDeps {
   db: Db

@@ -9,7 +9,7 @@ import { cancelOnlinePayment } from '../domain/payments/online-payment-service.t
 import { giveUpRefund, sendRefund } from '../domain/payments/online-refunds.ts'
 import { createPaymentFlows } from '../domain/payments/payment-flows.ts'
 import type { OnlinePaymentProcessor } from '../domain/payments/payment-processor.ts'
-import { createWorkflowOutbox } from '../domain/workflow-starts/workflow-outbox.ts'
+import { createWorkflowOutbox } from '../domain/workflow-runs/workflow-outbox.ts'
 import type { Clock } from '../infra/clock.ts'
 import type { Db } from '../infra/db.ts'
 import { createLogger } from '../infra/logger.ts'

@@ -1,21 +1,19 @@
 /**
- * @module Activities of the provider onboarding workflow: each runs domain/onboarding/onboarding-steps.ts in a unit of
+ * @module Activities of the provider onboarding workflow: each runs domain/provider-onboarding/onboarding-steps.ts in a unit of
  * work of the workflow's tenant. All are idempotent: a step already recorded (by the API request that asked for it)
  * answers the row's state, reminders and notices are recorded once per dedupe key, and a closed row stays closed.
  */
 import type { Db } from '../infra/db.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
-import type { OnboardingStep } from '../domain/onboarding/onboarding-rules.ts'
+import type { OnboardingOperation, OnboardingStep, StepTimers } from '../domain/provider-onboarding/onboarding-rules.ts'
 import {
   applyStep,
   closeAs,
   notifyReadyForApproval,
   reconcile,
   remind,
-  type OnboardingOperation,
   type OnboardingStateValue,
-  type StepTimers,
-} from '../domain/onboarding/onboarding-steps.ts'
+} from '../domain/provider-onboarding/onboarding-steps.ts'
 
 export interface ProviderOnboardingActivityDeps {
   db: Db

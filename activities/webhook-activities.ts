@@ -16,7 +16,7 @@ import type { AttemptObserver } from '../domain/webhooks/record-batch.ts'
 import type { Metrics } from '../infra/metrics/metrics-registry.ts'
 import { systemClock, type Clock } from '../infra/clock.ts'
 import { createLogger, type Logger } from '../infra/logger.ts'
-import type { DeliveryPumpRunInput, DeliveryPumpRunResult } from '../workflows/webhook-queue-shared.ts'
+import type { DeliveryPumpRunInput, DeliveryPumpRunResult } from '../workflows/webhook-queue-contract.ts'
 
 export interface WebhookActivityDeps {
   db: Db

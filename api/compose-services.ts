@@ -20,18 +20,18 @@ import { createIssuerKeys } from '../domain/auth/sso-issuer-keys.ts'
 import { ssoSettings } from '../domain/auth/sso-settings.ts'
 import { createTokenLifecycle, type TokenLifecycle } from '../domain/auth/token-lifecycle.ts'
 import { createTokenService, type TokenService } from '../domain/auth/token-service.ts'
-import { childCareWorkflows, type ChildCareWorkflows } from '../domain/care-workflows/child-care-workflows.ts'
+import { childCareWorkflows, type ChildCareWorkflows } from '../domain/children/child-care-workflows.ts'
 import {
   createEarlyInterventionSync,
   type EarlyInterventionSync,
 } from '../domain/early-intervention/ei-workflow-sync.ts'
 import { createLeadService, type LeadService } from '../domain/leads/lead-service.ts'
-import { createOnboardingService, type OnboardingService } from '../domain/onboarding/onboarding-service.ts'
+import { createOnboardingService, type OnboardingService } from '../domain/provider-onboarding/onboarding-service.ts'
 import { onlineProcessorFrom } from '../domain/payments/online-processors.ts'
 import type { OnlinePaymentProcessor, PayoutProcessor } from '../domain/payments/payment-processor.ts'
-import { createProgressFollowUps, type ProgressFollowUps } from '../domain/progress/progress-follow-ups.ts'
+import { createProgressFollowUps, type ProgressFollowUps } from '../domain/child-progress/progress-follow-ups.ts'
 import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
-import { createWorkflowOutbox, type WorkflowOutbox } from '../domain/workflow-starts/workflow-outbox.ts'
+import { createWorkflowOutbox, type WorkflowOutbox } from '../domain/workflow-runs/workflow-outbox.ts'
 import { createPaymentFlows, type PaymentFlows } from '../domain/payments/payment-flows.ts'
 import { aiConfigOf } from '../infra/ai-config.ts'
 import type { Clock } from '../infra/clock.ts'
@@ -39,7 +39,7 @@ import type { Config } from '../infra/config.ts'
 import type { Db } from '../infra/db.ts'
 import type { Logger } from '../infra/logger.ts'
 import type { Metrics } from '../infra/metrics/metrics-registry.ts'
-import type { PacerTurns } from '../domain/pacer.ts'
+import type { PacerTurns } from '../infra/pacer.ts'
 
 /** What the services are built from: the process's infrastructure, built by `buildDeps`. */
 export interface ServiceInfrastructure {

@@ -13,7 +13,7 @@ import {
   WEBHOOK_DELIVERY_WORKFLOW,
   eventDeliveryWorkflowId,
   type WebhookDeliveryInput,
-} from '../workflows/webhook-delivery-shared.ts'
+} from '../workflows/webhook-delivery-contract.ts'
 import { actionsBetween, emptyActions, historyActions, serverActions } from './temporal-actions.ts'
 import { newTenant, subscribe, waitDelivered } from './webhook-bench-kit.ts'
 import { deliveryKey, type Peer } from './webhook-peer-client.ts'

@@ -1,5 +1,5 @@
 /**
- * @module The pacer's turns (domain/pacer.ts) in PostgreSQL's `pacer_turns`, shared by every API instance: one
+ * @module The pacer's turns (infra/pacer.ts) in PostgreSQL's `pacer_turns`, shared by every API instance: one
  * statement takes a key's turn atomically, on the database's clock, so N instances pace a tenant together at the
  * configured rate instead of N times it (issue 39; the two-instance proof is test/integration/many-instances).
  *
@@ -7,7 +7,7 @@
  * is counted and logged, and the turn is taken in this process at a tenth of the rate until the store answers again.
  */
 import type pg from 'pg'
-import { memoryTurns, type PacerTurns, type TurnRule } from '../domain/pacer.ts'
+import { memoryTurns, type PacerTurns, type TurnRule } from './pacer.ts'
 import type { Logger } from './logger.ts'
 
 /** While the shared store fails, each instance paces at this fraction of the rate (as the rate limiter's outage limit). */

@@ -111,7 +111,7 @@ async function transact<T>(
 ): Promise<T> {
   const transactions = unitTransactionsOf(db)
   const limits = {
-    // Longer than a workflow call may take (10 s, domain/care-workflows/workflow-calls.ts) plus what a gRPC call on a
+    // Longer than a workflow call may take (10 s, domain/workflow-runs/workflow-calls.ts) plus what a gRPC call on a
     // dead connection overshoots its deadline by, should a unit ever wait on one: such a request must end as a 503
     // that rolls back, not a 500 for a transaction that expired under it.
     timeoutMs: options.timeoutMs ?? 30_000,

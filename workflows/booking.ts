@@ -31,7 +31,7 @@ import {
   OPERATOR_STEP_REFUSED_PATCH,
   rescheduleBookingUpdate,
 } from './booking-contract.ts'
-import { searchAttributeKeys } from './search-attributes.ts'
+import { searchAttributeKeys } from './search-attributes-contract.ts'
 
 const activities = proxyActivities<ReturnType<typeof createBookingActivities>>(standardActivityOptions('30 seconds'))
 

@@ -3,7 +3,7 @@
  * updates and results carry ids, counts and timing only; the figures stay in the database.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow'
-import type { ProgressPolicy } from '../domain/progress/progress-rules.ts'
+import type { ProgressPolicy } from '../domain/child-progress/progress-rules.ts'
 
 export const CHILD_PROGRESS_WORKFLOW_TYPE = 'childProgressWorkflow'
 export const CHILD_PROGRESS_KIND = 'child-progress'

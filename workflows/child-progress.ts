@@ -1,7 +1,7 @@
 /**
  * @module The child progress follow-up workflow: one per child, from registration until the child is archived (or the
  * follow-ups are stopped through the API, which cancels it). Every `intervalDays` it has a progress summary recorded
- * from the period's signed SOAP notes and completed assessments (domain/progress), and the summary raises a follow-up
+ * from the period's signed SOAP notes and completed assessments (domain/child-progress), and the summary raises a follow-up
  * when an active goal stalled or declined. An update from the API asks for a summary now: the workflow accepts it
  * (unless the child is archived) and answers with the period, which the API records at once in its own transaction;
  * the workflow records it too, a no-op unless that request failed to commit. Orchestration only: the figures never

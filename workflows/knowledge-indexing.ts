@@ -7,7 +7,7 @@
  */
 import { isCancellation, proxyActivities } from '@temporalio/workflow'
 import type { KnowledgeActivities } from '../activities/knowledge-activities.ts'
-import type { KnowledgeIndexingInput, KnowledgeIndexingOutcome } from './knowledge-indexing-shared.ts'
+import type { KnowledgeIndexingInput, KnowledgeIndexingOutcome } from './knowledge-indexing-contract.ts'
 
 const { indexKnowledgeDocument } = proxyActivities<KnowledgeActivities>({
   // Thousands of chunks through a remote embedding provider take minutes; the local model takes seconds.

@@ -10,8 +10,8 @@ import type {
   OnboardingStatus,
   OnboardingStep,
   OnboardingTiming,
-} from '../domain/onboarding/onboarding-rules.ts'
-import type { StepTimers } from '../domain/onboarding/onboarding-steps.ts'
+  StepTimers,
+} from '../domain/provider-onboarding/onboarding-rules.ts'
 
 export const PROVIDER_ONBOARDING_WORKFLOW_TYPE = 'providerOnboardingWorkflow'
 export const PROVIDER_ONBOARDING_KIND = 'provider-onboarding'

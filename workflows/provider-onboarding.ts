@@ -1,13 +1,13 @@
 /**
  * @module The provider onboarding workflow: one run per onboarding attempt of a provider, through profile, credential
- * documents, licence verification, background check and an admin's approval (domain/onboarding/onboarding-rules.ts).
+ * documents, licence verification, background check and an admin's approval (domain/provider-onboarding/onboarding-rules.ts).
  * While a step waits, reminders go out every few days, and a step that waits too long times the onboarding out.
  *
  * The workflow is the authority on the steps: the API asks for each with a Temporal update, which the workflow accepts
  * or refuses against its current step and its timers in one synchronous turn, and answers with the accepted state.
  * So an approval and the timeout can never both win: once the timeout fires the status has left IN_PROGRESS before
  * anything is awaited, and a later update is refused; an update accepted first resets the step's timers. The API
- * records an accepted step in its own transaction (domain/onboarding/onboarding-steps.ts); the workflow then records
+ * records an accepted step in its own transaction (domain/provider-onboarding/onboarding-steps.ts); the workflow then records
  * it again through an activity, a no-op unless that request failed to commit. Licence verification runs by itself
  * once the documents are accepted; approval ends in the providers domain's own approve operation
  * (`provider.approved`, the provider bookable).
@@ -21,10 +21,11 @@ import {
   onboardingStepRefusal,
   stepAfterVerification,
   stepTimers,
+  type OnboardingOperation,
   type OnboardingStatus,
   type OnboardingStep,
-} from '../domain/onboarding/onboarding-rules.ts'
-import type { OnboardingOperation, StepTimers } from '../domain/onboarding/onboarding-steps.ts'
+  type StepTimers,
+} from '../domain/provider-onboarding/onboarding-rules.ts'
 import {
   approveOnboardingUpdate,
   confirmProfileUpdate,

@@ -12,7 +12,7 @@
  */
 import { proxyLocalActivities, sleep } from '@temporalio/workflow'
 import type { createWebhookActivities } from '../activities/webhook-activities.ts'
-import type { WebhookDeliveryInput, WebhookDeliveryOutcome } from './webhook-delivery-shared.ts'
+import type { WebhookDeliveryInput, WebhookDeliveryOutcome } from './webhook-delivery-contract.ts'
 
 const { attemptWebhookDelivery } = proxyLocalActivities<ReturnType<typeof createWebhookActivities>>({
   // The HTTP attempt is bounded at 10 s (WEBHOOK_TIMEOUT_MS); the rest is two short transactions.

@@ -15,7 +15,7 @@ import {
   WAKE_ENDPOINT_RETRY_SIGNAL,
   type EndpointRetryInput,
   type EndpointRetryOutcome,
-} from './webhook-queue-shared.ts'
+} from './webhook-queue-contract.ts'
 
 export const wakeEndpointRetry = defineSignal(WAKE_ENDPOINT_RETRY_SIGNAL)
 

@@ -9,9 +9,9 @@ import type { AppointmentType } from '../../generated/prisma/enums.ts'
 import type { Clock } from '../../infra/clock.ts'
 import type { Logger } from '../../infra/logger.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { validationError } from '../errors.ts'
-import { createPacer, type PacerOptions } from '../pacer.ts'
-import type { WorkflowOutbox } from '../workflow-starts/workflow-outbox.ts'
+import { rateLimited, validationError } from '../errors.ts'
+import { createPacer, type PacerOptions } from '../../infra/pacer.ts'
+import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 import { getAppointment, nextReminderOf, type AppointmentRow } from './appointment-row.ts'
 import { resolveInterval } from './appointment-rules.ts'
 import { createAppointmentTransitions } from './appointment-transitions.ts'
@@ -47,7 +47,7 @@ export interface AppointmentServiceDeps {
    * before its first reminder; `immediate` runs its first task at booking.
    */
   workflowStart?: 'deferred' | 'immediate'
-  /** How each tenant's workflow views are paced (domain/pacer.ts); none by default. */
+  /** How each tenant's workflow views are paced (infra/pacer.ts); none by default. */
   viewPacing?: Pick<PacerOptions, 'perSecond' | 'burst' | 'maxWaitMs' | 'turns'>
 }
 
@@ -61,7 +61,7 @@ export function createAppointmentService({
   workflowStart = 'deferred',
   viewPacing = { perSecond: 0, burst: 1, maxWaitMs: 0 },
 }: AppointmentServiceDeps) {
-  const viewPacer = createPacer({ ...viewPacing, what: "A tenant's workflow views" })
+  const viewPacer = createPacer({ ...viewPacing, what: "A tenant's workflow views", refuse: rateLimited })
   const notifier = createBookingNotifier({ temporal, logger })
   const workflow = createBookingWorkflowCalls({ temporal, logger })
   const transitions = createAppointmentTransitions({ clock, notifier, workflow, outbox })

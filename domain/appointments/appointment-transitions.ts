@@ -25,7 +25,7 @@ import { assertTransition, isLateCancellation } from './appointment-state.ts'
 import { lockBookingParties, slotProblem } from './book-appointment.ts'
 import type { BookingNotifier } from './booking-workflow-notifier.ts'
 import type { BookingWorkflowCalls } from './booking-workflow-calls.ts'
-import type { WorkflowOutbox } from '../workflow-starts/workflow-outbox.ts'
+import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 import type { BookingWorkflowView } from '../../workflows/booking-contract.ts'
 import {
   APPOINTMENT_FOLLOW_UP_KIND,

@@ -4,7 +4,7 @@
  * the lifecycle's view, the follow-up's view, and the `noteSigned` signal after a note's signature commits. Callers
  * inside a unit of work make these calls through `UnitOfWork.release`.
  *
- * Failures (domain/care-workflows/workflow-calls.ts): the workflow's refusal is a 409 `invalid_state_transition`;
+ * Failures (domain/workflow-runs/workflow-calls.ts): the workflow's refusal is a 409 `invalid_state_transition`;
  * Temporal unreachable or too slow is a 503 `dependency_unavailable` and the request's last transaction rolls back, so
  * nothing changed and the client may retry. A booking workflow that does not exist (its start still waits in the
  * outbox, e.g. Temporal was down when the appointment was booked) is not an error: the change is written alone and
@@ -39,8 +39,8 @@ import {
   rescheduleBookingUpdate,
   type RescheduleRequest,
 } from '../../workflows/booking-contract.ts'
-import { createQueryAnswersByHistory } from '../care-workflows/query-answers-by-history.ts'
-import { callWorkflow } from '../care-workflows/workflow-calls.ts'
+import { createQueryAnswersByHistory } from '../workflow-runs/query-answers-by-history.ts'
+import { callWorkflow } from '../workflow-runs/workflow-calls.ts'
 
 export interface BookingWorkflowCallsDeps {
   temporal: Client

@@ -16,7 +16,7 @@ import {
   assessmentReminderWorkflowId,
   type AssessmentReminderInput,
 } from '../../workflows/assessment-reminder-contract.ts'
-import type { WorkflowOutbox } from '../workflow-starts/workflow-outbox.ts'
+import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 import { isOpen } from './assessment-rules.ts'
 import type { ReminderTiming } from './reminder-plan.ts'
 

@@ -6,7 +6,7 @@ import { z } from '@hono/zod-openapi'
 import { LOCATION_ID_RULE } from '../locations/resolve-location.ts'
 import { DisciplineSchema } from '../catalogue/disciplines.ts'
 import { CalendarDate, LanguageTag, PersonName } from '../clients/record-fields.ts'
-import { EarlyIntervention } from './early-intervention.ts'
+import { EarlyIntervention } from '../early-intervention/ei-enrolment.ts'
 import { resourceId } from '../id-schema.ts'
 
 /** What a linked client is to the child. */

@@ -12,7 +12,7 @@ import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } f
 import { resolveLocation } from '../locations/resolve-location.ts'
 import { fieldErrorsOf, patchFields, withoutNulls, type JsonObject } from '../merge-patch.ts'
 import { ChildFields, type ChildFieldsInput } from './child-schema.ts'
-import { earlyInterventionColumns, earlyInterventionOf } from './early-intervention.ts'
+import { earlyInterventionColumns, earlyInterventionOf } from '../early-intervention/ei-enrolment.ts'
 import { assignGoalIds, type Goal } from './goals.ts'
 
 export const CHILD_SORTS = ['createdAt', 'lastName', 'dateOfBirth'] as const

@@ -13,7 +13,7 @@ import {
   recordCareNotification,
   settleNotifications,
   type NotificationSubject,
-} from '../care-workflows/care-notifications.ts'
+} from '../care-notifications/care-notifications.ts'
 import { EI_FACT_COLUMNS, eiFactsOf } from './ei-facts.ts'
 import type { EiPolicy } from './ei-policy.ts'
 import {

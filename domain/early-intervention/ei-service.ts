@@ -5,7 +5,7 @@
  * commit (ei-workflow-sync.ts).
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { listCareNotifications, type NotificationListQuery } from '../care-workflows/care-notifications.ts'
+import { listCareNotifications, type NotificationListQuery } from '../care-notifications/care-notifications.ts'
 import { invalidStateTransition, notFound } from '../errors.ts'
 import { EARLY_INTERVENTION_KIND, earlyInterventionWorkflowId } from '../../workflows/early-intervention-contract.ts'
 import type { Deadline, TimelineException } from './ei-plan.ts'

@@ -23,7 +23,7 @@ import {
   earlyInterventionWorkflowId,
   type EarlyInterventionInput,
 } from '../../workflows/early-intervention-contract.ts'
-import type { WorkflowOutbox } from '../workflow-starts/workflow-outbox.ts'
+import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 import type { EiPolicy } from './ei-policy.ts'
 
 export interface EarlyInterventionSyncDeps {

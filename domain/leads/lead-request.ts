@@ -6,7 +6,7 @@
 import { z } from '@hono/zod-openapi'
 import { DisciplineSchema } from '../catalogue/disciplines.ts'
 import { CalendarDate, LanguageTag, PersonName, PhoneNumber } from '../clients/record-fields.ts'
-import { Condition, PreferredWindowSchema } from '../matching/match-request.ts'
+import { Condition, PreferredWindowSchema } from '../therapists/match-request.ts'
 import { isStorableInstant, OFFSET_DATE_TIME } from '../time.ts'
 import { PERSON_CLOSE_REASONS } from './lead-state.ts'
 import { resourceId } from '../id-schema.ts'

@@ -12,7 +12,7 @@ import {
   type LeadSnapshot,
 } from '../../workflows/lead-qualification-contract.ts'
 import { notFound } from '../errors.ts'
-import { listNotificationsWhere, type NotificationListQuery } from '../care-workflows/care-notifications.ts'
+import { listNotificationsWhere, type NotificationListQuery } from '../care-notifications/care-notifications.ts'
 import { findPage, parseList, type SortParam } from '../listing.ts'
 import { leadPolicyOf, type LeadPolicy } from './lead-policy.ts'
 import type { LeadStatus } from './lead-state.ts'

@@ -15,7 +15,7 @@ import {
   type PaymentExpiryWorkflowInput,
   type RefundWorkflowInput,
 } from '../../workflows/online-payment-contract.ts'
-import type { WorkflowOutbox } from '../workflow-starts/workflow-outbox.ts'
+import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 
 export interface PaymentFlowSettings {
   /** How long a PENDING online payment waits for its payer before its intent is cancelled (default 24 hours). */

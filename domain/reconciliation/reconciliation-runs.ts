@@ -14,7 +14,7 @@ import {
   type ReconciliationWorkflowInput,
 } from '../../workflows/reconciliation-contract.ts'
 import { validationError } from '../errors.ts'
-import type { WorkflowOutbox } from '../workflow-starts/workflow-outbox.ts'
+import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 
 /** The longest window one run compares: a month and a day. */
 export const MAX_WINDOW_DAYS = 32

@@ -18,7 +18,7 @@ import {
   reconciliationSummary,
   type ReconciliationWorkflowInput,
 } from '../../workflows/reconciliation-contract.ts'
-import { searchAttributeKeys } from '../../workflows/search-attributes.ts'
+import { searchAttributeKeys } from '../../workflows/search-attributes-contract.ts'
 
 export interface ReconciliationSchedulesDeps {
   db: Db

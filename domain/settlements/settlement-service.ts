@@ -19,7 +19,7 @@ import { conflict, notFound, validationError, type FieldError } from '../errors.
 import { newId } from '../ids.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../listing.ts'
 import { isCurrency } from '../pricing/currencies.ts'
-import type { WorkflowOutbox } from '../workflow-starts/workflow-outbox.ts'
+import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 
 const DAY = 86_400_000
 /** Longest period one settlement covers. */

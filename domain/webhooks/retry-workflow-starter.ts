@@ -5,14 +5,14 @@
  */
 import type { Client } from '@temporalio/client'
 import { TypedSearchAttributes } from '@temporalio/common'
-import { searchAttributeKeys } from '../../workflows/search-attributes.ts'
+import { searchAttributeKeys } from '../../workflows/search-attributes-contract.ts'
 import {
   WAKE_ENDPOINT_RETRY_SIGNAL,
   WEBHOOK_ENDPOINT_RETRY_KIND,
   WEBHOOK_ENDPOINT_RETRY_WORKFLOW,
   endpointRetryWorkflowId,
   type EndpointRetryInput,
-} from '../../workflows/webhook-queue-shared.ts'
+} from '../../workflows/webhook-queue-contract.ts'
 import type { EndpointRetryStarter } from './delivery-pump.ts'
 import type { RetryPolicy } from './retry-schedule.ts'
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { agentScheduleId, eventRunWorkflowId } from '../../workflows/agent-run-contract.ts'
-import { searchAttributeKeys } from '../../workflows/search-attributes.ts'
+import { searchAttributeKeys } from '../../workflows/search-attributes-contract.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
 import { settled, textFile, upload } from '../support/knowledge-http.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'

@@ -15,7 +15,10 @@ import type { Principal } from '../../domain/auth/principal.ts'
 import type { ProvisionedClient } from '../../domain/tenants/provision-client.ts'
 import { aiConfigOf } from '../../infra/ai-config.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
-import { KNOWLEDGE_INDEXING_WORKFLOW, knowledgeIndexingWorkflowId } from '../../workflows/knowledge-indexing-shared.ts'
+import {
+  KNOWLEDGE_INDEXING_WORKFLOW,
+  knowledgeIndexingWorkflowId,
+} from '../../workflows/knowledge-indexing-contract.ts'
 import {
   ask,
   corpusFile,

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto'
 import type { TestWorkflowEnvironment } from '@temporalio/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { OnboardingOperation } from '../../domain/onboarding/onboarding-steps.ts'
+import type { OnboardingOperation } from '../../domain/provider-onboarding/onboarding-rules.ts'
 import {
   confirmProfileUpdate,
   onboardingStateQuery,

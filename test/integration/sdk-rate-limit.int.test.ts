@@ -5,7 +5,7 @@
  * (RATE_LIMIT_WINDOW_SECONDS), which the SDK learns from the API's headers like any other: waiting one out is the point.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ApiError, TherapyCareClient, type RetryEvent } from '../../sdk/src/index.ts'
+import { ApiError, TherapyCareClient, type RetryEvent } from '../../sdks/typescript/src/index.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
 
 const LIMIT = 5

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { createElement, type ReactNode } from 'react'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { TherapyCareClient, type ClientOptions } from '../../sdk/src/index.ts'
+import { TherapyCareClient, type ClientOptions } from '../../sdks/typescript/src/index.ts'
 import {
   TherapyCareProvider,
   useAppointmentPages,

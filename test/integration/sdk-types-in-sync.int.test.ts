@@ -1,7 +1,7 @@
 /**
- * The SDK's committed types (sdk/src/openapi.generated.ts) are what `npm run sdk:generate` makes from the
+ * The SDK's committed types (sdks/typescript/src/openapi.generated.ts) are what `npm run sdk:generate` makes from the
  * description the API serves today: a route, parameter or schema changed without regenerating fails here. The fix
- * is `npm run sdk:generate`, then commit the file (and note the change in sdk/CHANGELOG.md).
+ * is `npm run sdk:generate`, then commit the file (and note the change in sdks/typescript/CHANGELOG.md).
  */
 import { readFile } from 'node:fs/promises'
 import { describe, expect, it } from 'vitest'

@@ -5,7 +5,12 @@
  * rotation with either secret, and refuses it with another secret or a changed body.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { TherapyCareClient, verifyWebhook, verifyWebhookV2, WebhookVerificationError } from '../../sdk/src/index.ts'
+import {
+  TherapyCareClient,
+  verifyWebhook,
+  verifyWebhookV2,
+  WebhookVerificationError,
+} from '../../sdks/typescript/src/index.ts'
 import { createChildAndProvider, futureSlot } from '../support/fixtures.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
 import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from '../support/webhook-receiver.ts'

@@ -1,12 +1,12 @@
 /**
- * The TypeScript SDK (sdk/) against the real running API, database and token endpoint: typed calls, tokens obtained
+ * The TypeScript SDK (sdks/typescript/) against the real running API, database and token endpoint: typed calls, tokens obtained
  * and renewed by the SDK (refresh before expiry, client credentials when the refresh token is refused, one retry
  * after a 401), writes repeated with their Idempotency-Key after a lost answer and after a real 503, pagination,
  * and problem documents surfaced as ApiError. The SDK's fetch is wrapped only to observe what goes over the wire.
  */
 import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ApiError, TherapyCareClient, type ClientOptions } from '../../sdk/src/index.ts'
+import { ApiError, TherapyCareClient, type ClientOptions } from '../../sdks/typescript/src/index.ts'
 import type { ProvisionedClient } from '../../domain/tenants/provision-client.ts'
 import { createChildAndProvider, futureSlot } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'

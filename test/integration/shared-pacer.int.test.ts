@@ -6,8 +6,8 @@
 import { randomInt } from 'node:crypto'
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
-import { AppError } from '../../domain/errors.ts'
-import { createPacer, memoryTurns, type PacerTurns } from '../../domain/pacer.ts'
+import { AppError, rateLimited } from '../../domain/errors.ts'
+import { createPacer, memoryTurns, type PacerTurns } from '../../infra/pacer.ts'
 import { createLogger } from '../../infra/logger.ts'
 import { sharedPacerTurns } from '../../infra/shared-pacer-turns.ts'
 import { testDatabaseUrl } from '../support/file-database.ts'
@@ -40,6 +40,7 @@ function twoInstances(turns: [PacerTurns, PacerTurns], { perSecond = 10, maxWait
     burst: 1,
     maxWaitMs,
     what: 'Views',
+    refuse: rateLimited,
     sleep: async (ms: number) => void waits.push(ms),
   }
   return { pacers: turns.map((t) => createPacer({ ...options, turns: t })), waits }

@@ -6,7 +6,7 @@
 import { createHmac } from 'node:crypto'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { verifyWebhookV1, verifyWebhookV2 } from '../../sdk/src/index.ts'
+import { verifyWebhookV1, verifyWebhookV2 } from '../../sdks/typescript/src/index.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
 

@@ -22,7 +22,7 @@ const ROUNDS = 32
 const VIEW_LOOPS = 16
 /** Bookings' median latency with the views, at most this many times their median without (see the assertion). */
 const MAX_MEDIAN_RATIO = { embedded: 3, postgresql: 3 }
-/** The messages of deferred after-commit work (domain/workflow-starts/workflow-outbox.ts, agent-trigger-dispatcher.ts...). */
+/** The messages of deferred after-commit work (domain/workflow-runs/workflow-outbox.ts, agent-trigger-dispatcher.ts...). */
 const DEFERRALS = [
   'workflow start deferred',
   'workflow start failed',

@@ -1,11 +1,11 @@
 /**
  * @module A real webhook receiver for the tests: an HTTP server on loopback that records every delivery (headers and
- * raw body), verifies its signature with the SDK's verifier (sdk/src/webhooks, what receivers are given) when given
+ * raw body), verifies its signature with the SDK's verifier (sdks/typescript/src/webhooks, what receivers are given) when given
  * the endpoint's keys, and answers as each test scripts it: a status, Retry-After, a redirect, or no answer at all.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
-import { verifyWebhook, type V2Keys, type WebhookEvent } from '../../sdk/src/index.ts'
+import { verifyWebhook, type V2Keys, type WebhookEvent } from '../../sdks/typescript/src/index.ts'
 
 /** One delivery as it arrived. */
 export interface ReceivedDelivery {

@@ -1,10 +1,10 @@
 /** @module Route table of a child's progress follow-up: periodic progress reports, the open follow-up, summaries on request. */
 import { z } from '@hono/zod-openapi'
 import { listQuerySchema } from '../../../domain/listing.ts'
-import { REPORT_SORTS } from '../../../domain/progress/progress-follow-ups.ts'
+import { REPORT_SORTS } from '../../../domain/child-progress/progress-follow-ups.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
-import { CareNotification } from '../care-workflows/care-notification-schema.ts'
+import { CareNotification } from '../../openapi/care-notification-schema.ts'
 import { resourceId } from '../../../domain/id-schema.ts'
 import { orNull } from '../../../domain/nullable.ts'
 

@@ -1,10 +1,10 @@
-/** @module A child's progress follow-up: thin handlers over domain/progress/progress-follow-ups.ts. */
+/** @module A child's progress follow-up: thin handlers over domain/child-progress/progress-follow-ups.ts. */
 import { OpenAPIHono, type z } from '@hono/zod-openapi'
 import type { ChildProgressReport } from '../../../generated/prisma/client.ts'
-import type { ProgressFollowUps } from '../../../domain/progress/progress-follow-ups.ts'
+import type { ProgressFollowUps } from '../../../domain/child-progress/progress-follow-ups.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
-import { toCareNotification } from '../care-workflows/care-notification-schema.ts'
+import { toCareNotification } from '../../openapi/care-notification-schema.ts'
 import {
   getProgressRoute,
   listReportsRoute,

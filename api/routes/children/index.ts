@@ -9,7 +9,7 @@ import {
   patchChild,
   type ChildRecord,
 } from '../../../domain/children/child-service.ts'
-import { earlyInterventionOf } from '../../../domain/children/early-intervention.ts'
+import { earlyInterventionOf } from '../../../domain/early-intervention/ei-enrolment.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
 import {

@@ -2,7 +2,7 @@
 import { z } from '@hono/zod-openapi'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
-import { CareNotification, CareNotificationListQuery } from '../care-workflows/care-notification-schema.ts'
+import { CareNotification, CareNotificationListQuery } from '../../openapi/care-notification-schema.ts'
 
 const ChildId = IdParam('child')
 const TAGS = ['Early intervention']

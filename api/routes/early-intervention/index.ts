@@ -8,7 +8,7 @@ import {
 } from '../../../domain/early-intervention/ei-service.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
-import { toCareNotification } from '../care-workflows/care-notification-schema.ts'
+import { toCareNotification } from '../../openapi/care-notification-schema.ts'
 import {
   getPlanRoute,
   listNotificationsRoute,

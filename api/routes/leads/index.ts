@@ -3,7 +3,7 @@ import { OpenAPIHono, type z } from '@hono/zod-openapi'
 import { listLeadNotifications, type LeadView } from '../../../domain/leads/lead-store.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
-import { toCareNotification } from '../care-workflows/care-notification-schema.ts'
+import { toCareNotification } from '../../openapi/care-notification-schema.ts'
 import {
   bookLeadRoute,
   closeLeadRoute,

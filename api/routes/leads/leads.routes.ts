@@ -14,7 +14,7 @@ import { LEAD_SORTS } from '../../../domain/leads/lead-store.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
-import { CareNotification, CareNotificationListQuery } from '../care-workflows/care-notification-schema.ts'
+import { CareNotification, CareNotificationListQuery } from '../../openapi/care-notification-schema.ts'
 import { ProviderMatch } from '../therapists/therapists.routes.ts'
 import { resourceId } from '../../../domain/id-schema.ts'
 

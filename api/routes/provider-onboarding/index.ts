@@ -1,13 +1,13 @@
-/** @module A provider's onboarding: thin handlers over domain/onboarding/onboarding-service.ts. */
+/** @module A provider's onboarding: thin handlers over domain/provider-onboarding/onboarding-service.ts. */
 import { OpenAPIHono, type z } from '@hono/zod-openapi'
 import {
   listOnboardingNotifications,
   type OnboardingAction,
   type OnboardingService,
-} from '../../../domain/onboarding/onboarding-service.ts'
+} from '../../../domain/provider-onboarding/onboarding-service.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
-import { toCareNotification } from '../care-workflows/care-notification-schema.ts'
+import { toCareNotification } from '../../openapi/care-notification-schema.ts'
 import {
   approveOnboardingRoute,
   backgroundCheckRoute,

@@ -4,10 +4,10 @@ import {
   BACKGROUND_CHECK_OUTCOMES,
   DOCUMENT_TYPES,
   ONBOARDING_STEPS,
-} from '../../../domain/onboarding/onboarding-rules.ts'
+} from '../../../domain/provider-onboarding/onboarding-rules.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
-import { CareNotification, CareNotificationListQuery } from '../care-workflows/care-notification-schema.ts'
+import { CareNotification, CareNotificationListQuery } from '../../openapi/care-notification-schema.ts'
 
 const ProviderId = IdParam('provider')
 const TAGS = ['Provider onboarding']

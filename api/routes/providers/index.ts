@@ -1,6 +1,6 @@
 /** @module /v1/providers: thin handlers over the provider service, its onboarding operations and its time off. */
 import { OpenAPIHono, type RouteHandler, type z } from '@hono/zod-openapi'
-import { transitionProvider, type OnboardingAction } from '../../../domain/providers/onboarding.ts'
+import { transitionProvider, type OnboardingAction } from '../../../domain/provider-onboarding/onboarding-status.ts'
 import {
   createProvider,
   getProvider,

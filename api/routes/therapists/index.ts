@@ -4,8 +4,8 @@ import {
   getMatchProfile,
   patchMatchProfile,
   type MatchProfileView,
-} from '../../../domain/matching/match-profile-service.ts'
-import { matchTherapists } from '../../../domain/matching/match-service.ts'
+} from '../../../domain/therapists/match-profile-service.ts'
+import { matchTherapists } from '../../../domain/therapists/match-service.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
 import { getMatchProfileRoute, matchTherapistsRoute, patchMatchProfileRoute } from './therapists.routes.ts'

@@ -1,9 +1,9 @@
 /** @module Route table of /v1/therapists: matching (spec row 6) and the matching profile it scores on. */
 import { z } from '@hono/zod-openapi'
-import { EXCLUSION_REASONS } from '../../../domain/matching/match-filters.ts'
-import { MatchProfileFieldsSchema } from '../../../domain/matching/match-profile-service.ts'
-import { MatchRequestSchema } from '../../../domain/matching/match-request.ts'
-import { MATCH_FACTORS, MATCH_WEIGHTS } from '../../../domain/matching/match-scoring.ts'
+import { EXCLUSION_REASONS } from '../../../domain/therapists/match-filters.ts'
+import { MatchProfileFieldsSchema } from '../../../domain/therapists/match-profile-service.ts'
+import { MatchRequestSchema } from '../../../domain/therapists/match-request.ts'
+import { MATCH_FACTORS, MATCH_WEIGHTS } from '../../../domain/therapists/match-scoring.ts'
 import { mergePatchSchema } from '../../../domain/merge-patch.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime } from '../../openapi/schemas.ts'

@@ -11,8 +11,8 @@ import { childProgressWorkflowId } from '../../../workflows/child-progress-contr
 import { EARLY_INTERVENTION_KIND } from '../../../workflows/early-intervention-contract.ts'
 import { createAssessmentReminders } from '../../assessments/assessment-reminders.ts'
 import { createEarlyInterventionSync } from '../../early-intervention/ei-workflow-sync.ts'
-import { createProgressFollowUps } from '../../progress/progress-follow-ups.ts'
-import type { WorkflowOutbox } from '../../workflow-starts/workflow-outbox.ts'
+import { createProgressFollowUps } from '../../child-progress/progress-follow-ups.ts'
+import type { WorkflowOutbox } from '../../workflow-runs/workflow-outbox.ts'
 import type { CareWorkflowToStart } from './action-catalogue.ts'
 import type { AgentSubject } from './agent-context.ts'
 

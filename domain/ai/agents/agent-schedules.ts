@@ -16,7 +16,7 @@ import {
   scheduledRunWorkflowIdPrefix,
   type AgentRunInput,
 } from '../../../workflows/agent-run-contract.ts'
-import { searchAttributeKeys } from '../../../workflows/search-attributes.ts'
+import { searchAttributeKeys } from '../../../workflows/search-attributes-contract.ts'
 import type { AgentTrigger } from './agent-workflow-schema.ts'
 
 export interface AgentSchedulesDeps {

@@ -21,7 +21,7 @@ import {
   eventRunWorkflowId,
   type AgentRunInput,
 } from '../../../workflows/agent-run-contract.ts'
-import { searchAttributeKeys } from '../../../workflows/search-attributes.ts'
+import { searchAttributeKeys } from '../../../workflows/search-attributes-contract.ts'
 import { onEventsRecorded } from '../../events/events-recorded-signal.ts'
 import { newId } from '../../ids.ts'
 import type { AgentSchedules } from './agent-schedules.ts'

@@ -1,7 +1,7 @@
 /**
  * @module Workflow outcomes from Temporal visibility: the tenant's executions started in a range, counted per
  * WorkflowKind and execution status. Every query is filtered by the TenantId search attribute (set on every start,
- * domain/workflow-starts/workflow-outbox.ts), so another tenant's runs are never counted. One `count … GROUP BY
+ * domain/workflow-runs/workflow-outbox.ts), so another tenant's runs are never counted. One `count … GROUP BY
  * ExecutionStatus` per catalogued kind plus one for the tenant's total (visibility groups by status only), so the
  * cost does not grow with the number of runs.
  */
@@ -12,11 +12,11 @@ import { ASSESSMENT_REMINDER_KIND } from '../../../workflows/assessment-reminder
 import { CHILD_PROGRESS_KIND } from '../../../workflows/child-progress-contract.ts'
 import { BOOKING_KIND } from '../../../workflows/booking-contract.ts'
 import { EARLY_INTERVENTION_KIND } from '../../../workflows/early-intervention-contract.ts'
-import { KNOWLEDGE_INDEXING_KIND } from '../../../workflows/knowledge-indexing-shared.ts'
+import { KNOWLEDGE_INDEXING_KIND } from '../../../workflows/knowledge-indexing-contract.ts'
 import { KNOWLEDGE_REEMBED_KIND } from '../../../workflows/knowledge-reembed-contract.ts'
 import { PROVIDER_ONBOARDING_KIND } from '../../../workflows/provider-onboarding-contract.ts'
 import { SETTLEMENT_KIND } from '../../../workflows/settlement-contract.ts'
-import { WEBHOOK_DELIVERY_KIND } from '../../../workflows/webhook-delivery-shared.ts'
+import { WEBHOOK_DELIVERY_KIND } from '../../../workflows/webhook-delivery-contract.ts'
 import { dependencyUnavailable } from '../../errors.ts'
 import { otherKinds, toStatusCounts, type StatusCounts, type WorkflowCategory } from './ai-analytics-rules.ts'
 

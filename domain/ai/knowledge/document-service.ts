@@ -11,11 +11,11 @@ import {
   KNOWLEDGE_INDEXING_WORKFLOW,
   knowledgeIndexingWorkflowId,
   type KnowledgeIndexingInput,
-} from '../../../workflows/knowledge-indexing-shared.ts'
+} from '../../../workflows/knowledge-indexing-contract.ts'
 import { notFound } from '../../errors.ts'
 import { newId } from '../../ids.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../../listing.ts'
-import type { WorkflowOutbox } from '../../workflow-starts/workflow-outbox.ts'
+import type { WorkflowOutbox } from '../../workflow-runs/workflow-outbox.ts'
 import { getAssistantOfBody } from '../assistants/assistant-service.ts'
 import { authorizeToolUse } from '../assistants/tool-access.ts'
 import type { Principal } from '../../auth/principal.ts'

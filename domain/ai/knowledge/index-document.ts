@@ -8,7 +8,10 @@
 import { Document } from '@langchain/core/documents'
 import type { Db } from '../../../infra/db.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../../../infra/unit-of-work.ts'
-import type { KnowledgeIndexingInput, KnowledgeIndexingOutcome } from '../../../workflows/knowledge-indexing-shared.ts'
+import type {
+  KnowledgeIndexingInput,
+  KnowledgeIndexingOutcome,
+} from '../../../workflows/knowledge-indexing-contract.ts'
 import { newId } from '../../ids.ts'
 import type { AiRuntime } from '../ai-runtime.ts'
 import type { ChunkMetadata, KnowledgeEmbeddings } from '../vector-store/knowledge-vector-store.ts'

@@ -15,7 +15,7 @@ import {
   knowledgeReembedWorkflowId,
   type KnowledgeReembedInput,
 } from '../../../workflows/knowledge-reembed-contract.ts'
-import type { WorkflowOutbox } from '../../workflow-starts/workflow-outbox.ts'
+import type { WorkflowOutbox } from '../../workflow-runs/workflow-outbox.ts'
 
 export interface ReembedStartsDeps {
   db: Db

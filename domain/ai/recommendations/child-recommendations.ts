@@ -11,7 +11,7 @@ import { EI_FACT_COLUMNS, eiFactsOf } from '../../early-intervention/ei-facts.ts
 import { DEFAULT_EI_POLICY } from '../../early-intervention/ei-policy.ts'
 import { notFound } from '../../errors.ts'
 import { childInsights, type InsightNote } from '../insights/insight-rules.ts'
-import { DEFAULT_PROGRESS_POLICY } from '../../progress/progress-rules.ts'
+import { DEFAULT_PROGRESS_POLICY } from '../../child-progress/progress-rules.ts'
 import {
   recommendForChild,
   RECOMMENDATION_RULES,

@@ -18,7 +18,7 @@ const FOLDERS = [
   'scripts',
   'prisma',
   'docs',
-  'sdk/src',
+  'sdks/typescript/src',
   'test',
 ]
 /** This file names what it forbids. */

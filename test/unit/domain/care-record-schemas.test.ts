@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ChildFields } from '../../../domain/children/child-schema.ts'
-import { earlyInterventionColumns, earlyInterventionOf } from '../../../domain/children/early-intervention.ts'
+import { earlyInterventionColumns, earlyInterventionOf } from '../../../domain/early-intervention/ei-enrolment.ts'
 import { assignGoalIds } from '../../../domain/children/goals.ts'
 import { ClientFields } from '../../../domain/clients/client-schema.ts'
 import { CustomFieldDefinitionFields } from '../../../domain/custom-fields/custom-field-schema.ts'

@@ -5,7 +5,7 @@ import {
   profileGaps,
   stepTimers,
   verifyLicence,
-} from '../../../domain/onboarding/onboarding-rules.ts'
+} from '../../../domain/provider-onboarding/onboarding-rules.ts'
 
 const DAY = 86_400_000
 const licence = (expiresOn?: string) => ({

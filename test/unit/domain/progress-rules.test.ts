@@ -4,8 +4,8 @@ import {
   fittedChange,
   goalProgress,
   type GoalObservation,
-} from '../../../domain/progress/progress-rules.ts'
-import { summariseProgress, type SignedNoteData } from '../../../domain/progress/progress-summary.ts'
+} from '../../../domain/child-progress/progress-rules.ts'
+import { summariseProgress, type SignedNoteData } from '../../../domain/child-progress/progress-summary.ts'
 
 const policy = DEFAULT_PROGRESS_POLICY
 const series = (accuracies: number[], cueing?: GoalObservation['cueingLevel'][]): GoalObservation[] =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createQueryAnswersByHistory } from '../../../domain/care-workflows/query-answers-by-history.ts'
+import { createQueryAnswersByHistory } from '../../../domain/workflow-runs/query-answers-by-history.ts'
 
 const run = (historyLength: number, runId = 'run-1') => ({ runId, historyLength })
 

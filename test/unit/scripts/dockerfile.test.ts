@@ -120,7 +120,7 @@ describe('isIgnored (.dockerignore)', () => {
   it("matches from the context's root only, as Docker does (unlike .gitignore)", () => {
     expect(isIgnored('npm-debug.log', rules)).toBe(true)
     expect(isIgnored('logs/npm-debug.log', rules)).toBe(false)
-    expect(isIgnored('sdk/node_modules/x.js', rules)).toBe(false)
+    expect(isIgnored('sdks/typescript/node_modules/x.js', rules)).toBe(false)
   })
 
   it('lets the last matching rule decide, so ! takes a file back', () => {

@@ -24,8 +24,8 @@ describe('@therapy-care/react build', () => {
     workspace = await mkdtemp(path.join(tmpdir(), 'react-sdk-build-'))
     const modules = path.join(workspace, 'node_modules')
     const sdk = path.join(modules, '@therapy-care/sdk')
-    await run(tsc, ['-p', 'sdk/tsconfig.json', '--outDir', path.join(sdk, 'dist')], { cwd: root })
-    await cp(path.join(root, 'sdk/package.json'), path.join(sdk, 'package.json'))
+    await run(tsc, ['-p', 'sdks/typescript/tsconfig.json', '--outDir', path.join(sdk, 'dist')], { cwd: root })
+    await cp(path.join(root, 'sdks/typescript/package.json'), path.join(sdk, 'package.json'))
     for (const peer of ['react', '@tanstack/react-query', '@tanstack/query-core', '@types/react']) {
       await mkdir(path.dirname(path.join(modules, peer)), { recursive: true })
       await symlink(path.join(root, 'node_modules', peer), path.join(modules, peer), 'dir')

@@ -28,7 +28,7 @@ describe('@therapy-care/react package', () => {
     expect(REACT_SDK_VERSION).toBe(manifest.version)
     expect(manifest.dependencies ?? {}).toEqual({})
     expect(Object.keys(manifest.peerDependencies).sort()).toEqual(PEERS)
-    const sdkManifest = JSON.parse(await readFile(path.join(packageDir, '../../sdk/package.json'), 'utf8'))
+    const sdkManifest = JSON.parse(await readFile(path.join(packageDir, '../typescript/package.json'), 'utf8'))
     expect(sdkManifest.version).toMatch(/^0\.2\./) // what the peer range ^0.2.0 takes
   })
 

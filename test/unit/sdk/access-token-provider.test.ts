@@ -1,10 +1,10 @@
 /**
- * Credentials for apps that must not hold a client secret (sdk/src/credentials.ts, `accessToken`): the app's
+ * Credentials for apps that must not hold a client secret (sdks/typescript/src/credentials.ts, `accessToken`): the app's
  * backend hands over `{ access_token, expires_in }`; the SDK uses it until shortly before it expires, asks once for
  * every call waiting, and asks again after a 401.
  */
 import { describe, expect, it } from 'vitest'
-import { accessTokenProviderSource } from '../../../sdk/src/credentials.ts'
+import { accessTokenProviderSource } from '../../../sdks/typescript/src/credentials.ts'
 
 function backend(lifetimeSeconds = 900) {
   let now = 1_000_000

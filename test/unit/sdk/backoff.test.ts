@@ -1,5 +1,5 @@
 /**
- * The SDK's retry timing (sdk/src/backoff.ts, sdk/src/retry-policy.ts): exact waits for fixed random draws, the
+ * The SDK's retry timing (sdks/typescript/src/backoff.ts, sdks/typescript/src/retry-policy.ts): exact waits for fixed random draws, the
  * server's hints as floors, and which failures are retried at all.
  */
 import { describe, expect, it } from 'vitest'
@@ -9,9 +9,9 @@ import {
   parseRateLimitReset,
   parseRetryAfter,
   rateLimitHintMs,
-} from '../../../sdk/src/backoff.ts'
-import { ApiError } from '../../../sdk/src/errors.ts'
-import { DEFAULT_RETRY_POLICY, retryDelay, type AttemptOutcome } from '../../../sdk/src/retry-policy.ts'
+} from '../../../sdks/typescript/src/backoff.ts'
+import { ApiError } from '../../../sdks/typescript/src/errors.ts'
+import { DEFAULT_RETRY_POLICY, retryDelay, type AttemptOutcome } from '../../../sdks/typescript/src/retry-policy.ts'
 
 const settings = { baseDelayMs: 500, maxDelayMs: 20_000 }
 const NOW = Date.UTC(2026, 5, 1, 12, 0, 0)

@@ -1,5 +1,5 @@
 /**
- * The package as integrators get it: `tsc -p sdk/tsconfig.json` (what `npm run sdk:build` runs) emits ESM with
+ * The package as integrators get it: `tsc -p sdks/typescript/tsconfig.json` (what `npm run sdk:build` runs) emits ESM with
  * declarations, and plain Node, without any TypeScript loader, imports the result and uses it.
  */
 import { execFile } from 'node:child_process'
@@ -21,7 +21,9 @@ describe('sdk build', () => {
   it('compiles to ESM that plain Node imports and runs', { timeout: 120_000 }, async () => {
     outDir = await mkdtemp(path.join(tmpdir(), 'sdk-build-'))
     const dist = path.join(outDir, 'dist')
-    await run(path.join(root, 'node_modules/.bin/tsc'), ['-p', 'sdk/tsconfig.json', '--outDir', dist], { cwd: root })
+    await run(path.join(root, 'node_modules/.bin/tsc'), ['-p', 'sdks/typescript/tsconfig.json', '--outDir', dist], {
+      cwd: root,
+    })
     expect(await readFile(path.join(dist, 'index.d.ts'), 'utf8')).toContain('TherapyCareClient')
     // Relative imports must have been rewritten from .ts to .js for Node to resolve them.
     expect(await readFile(path.join(dist, 'client.js'), 'utf8')).toMatch(/from ["']\.\/errors\.js["']/)
@@ -42,7 +44,9 @@ console.log(JSON.stringify({ version: SDK_VERSION, id: event.id }))
 `
     )
     const { stdout } = await run(process.execPath, [script])
-    const { version } = JSON.parse(await readFile(path.join(root, 'sdk/package.json'), 'utf8')) as { version: string }
+    const { version } = JSON.parse(await readFile(path.join(root, 'sdks/typescript/package.json'), 'utf8')) as {
+      version: string
+    }
     expect(JSON.parse(stdout)).toEqual({ version, id: 'evt_1' })
   })
 })

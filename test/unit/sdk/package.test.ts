@@ -1,14 +1,14 @@
 /**
- * The SDK is a package of its own (sdk/package.json): its version is the one it reports, it has no runtime
+ * The SDK is a package of its own (sdks/typescript/package.json): its version is the one it reports, it has no runtime
  * dependencies, and its source imports nothing but itself (no Node built-ins, no server code), so it runs on any
  * runtime with fetch and Web Crypto.
  */
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { SDK_VERSION } from '../../../sdk/src/index.ts'
+import { SDK_VERSION } from '../../../sdks/typescript/src/index.ts'
 
-const sdkDir = path.resolve(import.meta.dirname, '../../../sdk')
+const sdkDir = path.resolve(import.meta.dirname, '../../../sdks/typescript')
 
 async function sourceFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true })
@@ -32,7 +32,7 @@ describe('@therapy-care/sdk package', () => {
       for (const [, specifier] of text.matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)) {
         expect(specifier, `${path.relative(sdkDir, file)} imports ${specifier}`).toMatch(/^\.\.?\//)
         const target = path.resolve(path.dirname(file), specifier!)
-        expect(target.startsWith(path.join(sdkDir, 'src')), `${file} reaches outside sdk/src`).toBe(true)
+        expect(target.startsWith(path.join(sdkDir, 'src')), `${file} reaches outside sdks/typescript/src`).toBe(true)
       }
     }
   })

@@ -1,5 +1,5 @@
 /**
- * The SDK's call loop (sdk/src/transport.ts, credentials.ts) against a scripted HTTP peer on loopback, for the
+ * The SDK's call loop (sdks/typescript/src/transport.ts, credentials.ts) against a scripted HTTP peer on loopback, for the
  * failures the real API cannot be made to produce on demand (a 500, a hung attempt, a 401 that persists): the same
  * Idempotency-Key on every attempt, bounded attempts and time, the single 401 retry, one token request shared by
  * concurrent calls, cancellation. The behaviour against the real API is in test/integration/sdk.int.test.ts.
@@ -7,7 +7,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { ApiConnectionError, ApiError, TherapyCareClient, type ClientOptions } from '../../../sdk/src/index.ts'
+import {
+  ApiConnectionError,
+  ApiError,
+  TherapyCareClient,
+  type ClientOptions,
+} from '../../../sdks/typescript/src/index.ts'
 
 interface Seen {
   method: string

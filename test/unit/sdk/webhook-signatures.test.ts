@@ -1,5 +1,5 @@
 /**
- * The SDK's webhook verification (sdk/src/webhooks/) against signatures made independently of it: v1 with
+ * The SDK's webhook verification (sdks/typescript/src/webhooks/) against signatures made independently of it: v1 with
  * node:crypto's HMAC as docs/conventions.md describes it, v2 with the `standardwebhooks` reference library and
  * node:crypto's Ed25519. Header parsing, rotations, tolerance both ways, and every way a delivery is refused.
  */
@@ -15,8 +15,8 @@ import {
   WebhookVerificationError,
   type WebhookEvent,
   type WebhookVerificationCode,
-} from '../../../sdk/src/index.ts'
-import type { DescribedEvents } from '../../../sdk/src/webhooks/delivery-parts.ts'
+} from '../../../sdks/typescript/src/index.ts'
+import type { DescribedEvents } from '../../../sdks/typescript/src/webhooks/delivery-parts.ts'
 
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`
 const secret = newSecret()

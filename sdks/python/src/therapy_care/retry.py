@@ -1,5 +1,5 @@
 """When a failed attempt is repeated and how long to wait first: exponential backoff with full jitter, the API's
-``Retry-After`` / ``X-RateLimit-Reset`` when it gives them. The same rules as the TypeScript SDK (sdk/src/backoff.ts,
+``Retry-After`` / ``X-RateLimit-Reset`` when it gives them. The same rules as the TypeScript SDK (sdks/typescript/src/backoff.ts,
 retry-policy.ts)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 /**
- * Signing (server) against verifying (receivers): the SDK's verifier (sdk/src/webhooks, the one receivers are given),
+ * Signing (server) against verifying (receivers): the SDK's verifier (sdks/typescript/src/webhooks, the one receivers are given),
  * an independent re-computation of Stripe's v1 construction, and the official Standard Webhooks library for v2.
  */
 import { createHmac } from 'node:crypto'
@@ -7,7 +7,12 @@ import { Webhook } from 'standardwebhooks'
 import { describe, expect, it } from 'vitest'
 import { signatureHeaders, V1_SIGNATURE_HEADER } from '../../../../domain/webhooks/sign-delivery.ts'
 import { newSigningKey, newWebhookSecret, publicKeyOf } from '../../../../domain/webhooks/webhook-secrets.ts'
-import { verifyWebhook, verifyWebhookV1, verifyWebhookV2, WebhookVerificationError } from '../../../../sdk/src/index.ts'
+import {
+  verifyWebhook,
+  verifyWebhookV1,
+  verifyWebhookV2,
+  WebhookVerificationError,
+} from '../../../../sdks/typescript/src/index.ts'
 
 const body = JSON.stringify({
   id: 'evt_1',

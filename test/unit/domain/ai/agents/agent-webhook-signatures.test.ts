@@ -4,7 +4,7 @@
  * already uses and refuses a forgery. The poster is a fake that keeps what it was asked to send.
  */
 import { describe, expect, it } from 'vitest'
-import { verifyWebhook, verifyWebhookV1, verifyWebhookV2 } from '../../../../../sdk/src/index.ts'
+import { verifyWebhook, verifyWebhookV1, verifyWebhookV2 } from '../../../../../sdks/typescript/src/index.ts'
 import { postWebhookEffect, type EffectInput } from '../../../../../domain/ai/agents/agent-action-effects.ts'
 import type { AgentContext } from '../../../../../domain/ai/agents/agent-context.ts'
 import type { WebhookPoster } from '../../../../../domain/webhooks/post-webhook.ts'

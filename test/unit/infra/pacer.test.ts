@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { AppError } from '../../../domain/errors.ts'
-import { createPacer, memoryTurns } from '../../../domain/pacer.ts'
+import { AppError, rateLimited } from '../../../domain/errors.ts'
+import { createPacer, memoryTurns } from '../../../infra/pacer.ts'
 
 /** A pacer on a fake clock: `sleep` moves the clock, and records how long each call waited. */
 function pacedOn(options: { perSecond: number; burst: number; maxWaitMs: number }) {
@@ -9,6 +9,7 @@ function pacedOn(options: { perSecond: number; burst: number; maxWaitMs: number 
   const pacer = createPacer({
     ...options,
     what: "A tenant's workflow views",
+    refuse: rateLimited,
     turns: memoryTurns(() => clock),
     sleep: async (ms) => void waits.push(ms),
   })

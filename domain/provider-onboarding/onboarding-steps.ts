@@ -4,24 +4,29 @@
  * the API request that asked for it, in its own transaction, and again by the workflow's activity, in case that
  * request did not commit. Recording is therefore idempotent: a step already recorded (the row is at a later step or
  * closed) answers the row's state and changes nothing. The provider's own status moves only through the providers
- * domain (domain/providers/onboarding.ts): submit-for-review when the background check is in, approve at the end —
+ * domain (domain/provider-onboarding/onboarding-status.ts): submit-for-review when the background check is in, approve at the end —
  * the same operations as `POST /v1/providers/{id}/approve`, so `provider.approved` is recorded in one place.
  */
 import type { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { PROVIDER_ONBOARDING_KIND } from '../../workflows/provider-onboarding-contract.ts'
 import { localDateOf } from '../assessments/due-day.ts'
-import { openNotifications, recordCareNotification, settleNotifications } from '../care-workflows/care-notifications.ts'
+import {
+  openNotifications,
+  recordCareNotification,
+  settleNotifications,
+} from '../care-notifications/care-notifications.ts'
 import { invalidStateTransition, notFound, validationError } from '../errors.ts'
-import { transitionProvider } from '../providers/onboarding.ts'
+import { transitionProvider } from './onboarding-status.ts'
 import { readCredentials } from '../providers/credentials.ts'
 import {
   documentGaps,
   profileGaps,
   verifyLicence,
-  type DocumentType,
+  type OnboardingOperation,
   type OnboardingStatus,
   type OnboardingStep,
+  type StepTimers,
 } from './onboarding-rules.ts'
 
 export interface OnboardingRef {
@@ -29,26 +34,10 @@ export interface OnboardingRef {
   attempt: number
 }
 
-/** When the step that begins now times out and is next reminded (computed by the workflow, which owns the timers). */
-export interface StepTimers {
-  stepStartedAt: number
-  stepDeadlineAt: number
-  nextReminderAt: number | null
-}
-
 export interface OnboardingStateValue {
   status: OnboardingStatus
   step: OnboardingStep
 }
-
-/** A step as the workflow accepted it, with what it records. */
-export type OnboardingOperation =
-  | { action: 'confirmProfile' }
-  | { action: 'submitDocuments'; documents: Array<{ type: DocumentType; reference: string }> }
-  | { action: 'verifyLicence' }
-  | { action: 'recordBackgroundCheck'; result: { outcome: 'CLEAR' | 'NOT_CLEAR'; reference: string } }
-  | { action: 'approve' }
-  | { action: 'reject'; reason: string }
 
 const subject = (providerId: string) => ({ workflowKind: PROVIDER_ONBOARDING_KIND, providerId }) as const
 const stateOf = (row: { status: OnboardingStatus; step: OnboardingStep }): OnboardingStateValue => ({

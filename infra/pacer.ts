@@ -13,8 +13,6 @@
  * PostgreSQL shared by every API instance (infra/shared-pacer-turns.ts), so N instances pace a key together rather
  * than each at the full rate.
  */
-import { rateLimited } from './errors.ts'
-
 /**
  * Keeps each key's theoretical arrival time and takes turns against it, atomically. Times are milliseconds on the
  * store's own clock (one clock for every instance sharing it).
@@ -77,6 +75,11 @@ export interface PacerOptions {
   maxWaitMs: number
   /** What is paced, per key, as the refusal's detail says it: "A tenant's workflow views". */
   what: string
+  /**
+   * The error a refused call throws, given the seconds to wait and a sentence saying why: the caller's (the domain's
+   * `rateLimited`), so this module stays free of the API's error catalogue.
+   */
+  refuse: (retryAfterSeconds: number, detail: string) => Error
   /** Where turns are kept: this process's memory unless given. */
   turns?: PacerTurns
   sleep?: (ms: number) => Promise<void>
@@ -85,7 +88,7 @@ export interface PacerOptions {
 export interface Pacer {
   /**
    * Waits for `key`'s next turn.
-   * @throws AppError `rate_limited` when that turn is more than `maxWaitMs` away
+   * @throws what `refuse` makes when that turn is more than `maxWaitMs` away
    */
   take(key: string): Promise<void>
 }
@@ -93,7 +96,7 @@ export interface Pacer {
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 export function createPacer(options: PacerOptions): Pacer {
-  const { perSecond, burst, maxWaitMs, what, turns = memoryTurns(), sleep = defaultSleep } = options
+  const { perSecond, burst, maxWaitMs, what, refuse, turns = memoryTurns(), sleep = defaultSleep } = options
   if (perSecond <= 0) return { take: async () => undefined }
   const intervalMs = 1000 / perSecond
   const rule: TurnRule = { intervalMs, toleranceMs: (Math.max(1, burst) - 1) * intervalMs, maxWaitMs }
@@ -103,7 +106,7 @@ export function createPacer(options: PacerOptions): Pacer {
       const turn = await turns.take(key, rule)
       if (!turn.taken) {
         const retryAfter = Math.ceil((turn.waitMs - maxWaitMs) / 1000)
-        throw rateLimited(
+        throw refuse(
           retryAfter,
           `${what} are paced to ${perSecond} a second, and as many as can wait are waiting. Retry after ` +
             `${retryAfter} seconds, or poll less often.`

@@ -21,17 +21,18 @@ import {
   type ProviderOnboardingInput,
   type SubmittedDocument,
 } from '../../workflows/provider-onboarding-contract.ts'
-import { listCareNotifications, type NotificationListQuery } from '../care-workflows/care-notifications.ts'
-import { callWorkflow } from '../care-workflows/workflow-calls.ts'
+import { listCareNotifications, type NotificationListQuery } from '../care-notifications/care-notifications.ts'
+import { callWorkflow } from '../workflow-runs/workflow-calls.ts'
 import { invalidStateTransition, notFound } from '../errors.ts'
-import type { WorkflowOutbox } from '../workflow-starts/workflow-outbox.ts'
+import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 import {
   DEFAULT_ONBOARDING_TIMING,
   stepTimers,
+  type OnboardingOperation,
   type OnboardingStep,
   type OnboardingTiming,
 } from './onboarding-rules.ts'
-import { applyStep, checkStepRequest, closeAs, type OnboardingOperation } from './onboarding-steps.ts'
+import { applyStep, checkStepRequest, closeAs } from './onboarding-steps.ts'
 
 export interface OnboardingServiceDeps {
   outbox: WorkflowOutbox

@@ -1,10 +1,10 @@
-/** @module The notification the care workflows record, as the API shows it (domain/care-workflows/care-notifications.ts). */
+/** @module The notification the care workflows record, as the API shows it (domain/care-notifications/care-notifications.ts). */
 import { z } from '@hono/zod-openapi'
-import type { CareNotificationRow } from '../../../domain/care-workflows/care-notifications.ts'
-import { listQuerySchema } from '../../../domain/listing.ts'
-import { LISTED_CARE_WORKFLOW_KINDS, NOTIFICATION_SORTS } from '../../../domain/care-workflows/care-notifications.ts'
-import { UtcDateTime } from '../../openapi/schemas.ts'
-import { resourceId } from '../../../domain/id-schema.ts'
+import type { CareNotificationRow } from '../../domain/care-notifications/care-notifications.ts'
+import { listQuerySchema } from '../../domain/listing.ts'
+import { LISTED_CARE_WORKFLOW_KINDS, NOTIFICATION_SORTS } from '../../domain/care-notifications/care-notifications.ts'
+import { UtcDateTime } from './schemas.ts'
+import { resourceId } from '../../domain/id-schema.ts'
 
 export const CareNotification = z
   .object({

@@ -8,7 +8,11 @@ import type { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { CHILD_PROGRESS_KIND } from '../../workflows/child-progress-contract.ts'
 import { goalsOf } from '../children/child-service.ts'
-import { openNotifications, recordCareNotification, settleNotifications } from '../care-workflows/care-notifications.ts'
+import {
+  openNotifications,
+  recordCareNotification,
+  settleNotifications,
+} from '../care-notifications/care-notifications.ts'
 import { newId } from '../ids.ts'
 import type { ProgressPolicy } from './progress-rules.ts'
 import { summariseProgress, type SignedNoteData } from './progress-summary.ts'

@@ -24,11 +24,11 @@ import {
   type ChildProgressInput,
   type ChildProgressState,
 } from '../../workflows/child-progress-contract.ts'
-import { searchAttributeKeys } from '../../workflows/search-attributes.ts'
-import { callWorkflow } from '../care-workflows/workflow-calls.ts'
+import { searchAttributeKeys } from '../../workflows/search-attributes-contract.ts'
+import { callWorkflow } from '../workflow-runs/workflow-calls.ts'
 import { AppError, invalidStateTransition, notFound } from '../errors.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../listing.ts'
-import type { WorkflowOutbox } from '../workflow-starts/workflow-outbox.ts'
+import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 import { DEFAULT_PROGRESS_POLICY } from './progress-rules.ts'
 import {
   DEFAULT_LOOKBACK_DAYS,

@@ -31,6 +31,22 @@ export type DocumentType = (typeof DOCUMENT_TYPES)[number]
 /** Documents without which the documents step is refused. */
 export const REQUIRED_DOCUMENTS: readonly DocumentType[] = ['LICENSE', 'IDENTITY']
 
+/** When the step that begins now times out and is next reminded (computed by the workflow, which owns the timers). */
+export interface StepTimers {
+  stepStartedAt: number
+  stepDeadlineAt: number
+  nextReminderAt: number | null
+}
+
+/** A step as the workflow accepted it, with what it records. */
+export type OnboardingOperation =
+  | { action: 'confirmProfile' }
+  | { action: 'submitDocuments'; documents: Array<{ type: DocumentType; reference: string }> }
+  | { action: 'verifyLicence' }
+  | { action: 'recordBackgroundCheck'; result: { outcome: 'CLEAR' | 'NOT_CLEAR'; reference: string } }
+  | { action: 'approve' }
+  | { action: 'reject'; reason: string }
+
 export const BACKGROUND_CHECK_OUTCOMES = ['CLEAR', 'NOT_CLEAR'] as const
 
 export interface OnboardingTiming {

@@ -16,7 +16,7 @@ import type { ProviderOnboardingStatus } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { conflict, invalidStateTransition } from '../errors.ts'
 import { recordEvent } from '../events/record-event.ts'
-import { getProvider, type ProviderView } from './provider-service.ts'
+import { getProvider, type ProviderView } from '../providers/provider-service.ts'
 
 export type OnboardingAction = 'submitForReview' | 'approve' | 'suspend' | 'offboard'
 

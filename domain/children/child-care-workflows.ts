@@ -6,7 +6,7 @@
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import type { EarlyInterventionSync, EnrolmentOfChild } from '../early-intervention/ei-workflow-sync.ts'
-import type { ProgressFollowUps } from '../progress/progress-follow-ups.ts'
+import type { ProgressFollowUps } from '../child-progress/progress-follow-ups.ts'
 
 /** The two services a child's record drives, built once by the app's composition root (api/compose-services.ts). */
 export interface ChildCareWorkflowsDeps {
