@@ -9,7 +9,9 @@ import type { Db } from '../infra/db.ts'
 import { createLogger, type Logger } from '../infra/logger.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
 import type { BookingState, BookingWorkflowInput } from '../workflows/booking-contract.ts'
-import { createAppointmentTransitions } from '../domain/appointments/appointment-transitions.ts'
+import type { TransitionDeps } from '../domain/appointments/appointment-transitions.ts'
+import { cancelAppointment } from '../domain/appointments/cancel-appointment.ts'
+import { completeAppointment } from '../domain/appointments/complete-appointment.ts'
 import {
   loadBookingPlan,
   markNoShowIfAbsent,
@@ -66,13 +68,17 @@ export interface RecordStatusInput extends BookingWorkflowInput {
 /** The API's transitions, as an activity of the booking workflow runs them. */
 function transitionsInActivity(db: Db, now: Clock, logger: Logger): OperatorTransitions {
   const { client, info } = Context.current()
-  return createAppointmentTransitions({
+  const deps: TransitionDeps = {
     clock: now,
     // The workflow the notifier would signal is the one waiting for this answer; it follows the answer itself.
     notifier: { changed: () => undefined },
     // No booking workflow update either, for the same reason: the step is already the workflow's.
     outbox: createWorkflowOutbox({ db, temporal: client, taskQueue: info.taskQueue, logger }),
-  })
+  }
+  return {
+    cancel: (uow, appointmentId, input) => cancelAppointment(deps, uow, appointmentId, input),
+    complete: (uow, appointmentId) => completeAppointment(deps, uow, appointmentId),
+  }
 }
 
 /** Creates the booking activities. */

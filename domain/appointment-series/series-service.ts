@@ -18,7 +18,7 @@ import { batchAfterCommit } from '../appointments/after-commit-batch.ts'
 import { lockAppointment } from '../appointments/appointment-row.ts'
 import { DEFAULT_DURATION_MINUTES, defaultService, resolveInterval } from '../appointments/appointment-rules.ts'
 import type { AppointmentService } from '../appointments/appointment-service.ts'
-import type { CancelInput } from '../appointments/appointment-transitions.ts'
+import { cancelLockedAppointment, type CancelInput } from '../appointments/cancel-appointment.ts'
 import { insertAppointment, lockBookingParties, slotProblem } from '../appointments/book-appointment.ts'
 import { AppError, notFound, slotUnavailable, validationError, type FieldError } from '../errors.ts'
 import { newId } from '../ids.ts'
@@ -56,7 +56,10 @@ const OCCURRENCES = {
 
 /** Creates the series service over the appointment service's booking primitives. */
 export function createSeriesService({ appointments }: { appointments: AppointmentService }) {
-  const { outbox, workflowStartAt, clock, cancelLocked } = appointments.internals
+  const { outbox, workflowStartAt, clock, notifier } = appointments.internals
+  /** An occurrence's cancellation, signalled only: no workflow update per occurrence of a long series. */
+  const cancelOccurrence = async (uow: UnitOfWork, appointmentId: string, input: CancelInput) =>
+    cancelLockedAppointment({ clock, notifier }, uow, await lockAppointment(uow, appointmentId), input)
 
   async function load({ tx, tenantId }: UnitOfWork, id: string) {
     const series = await tx.appointmentSeries.findFirst({
@@ -201,7 +204,7 @@ export function createSeriesService({ appointments }: { appointments: Appointmen
     for (const occurrence of series.appointments) {
       if (occurrence.status !== 'CONFIRMED' || !occurrence.occurrenceDate) continue
       if (dateToLocal(occurrence.occurrenceDate) < from) continue
-      await cancelLocked(uow, await lockAppointment(uow, occurrence.id), input)
+      await cancelOccurrence(uow, occurrence.id, input)
     }
     const current = series.cancelledFrom ? dateToLocal(series.cancelledFrom) : undefined
     const cancelledFrom = current && current < from ? current : from
@@ -238,7 +241,7 @@ export function createSeriesService({ appointments }: { appointments: Appointmen
     }
     const occurrence = series.appointments.find((a) => a.occurrenceDate && dateToLocal(a.occurrenceDate) === input.date)
     if (occurrence && occurrence.status !== 'CANCELLED') {
-      await cancelLocked(uow, await lockAppointment(uow, occurrence.id), input)
+      await cancelOccurrence(uow, occurrence.id, input)
     }
     await uow.tx.appointmentSeries.update({
       where: { id },

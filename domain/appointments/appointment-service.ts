@@ -14,12 +14,17 @@ import { createPacer, type PacerOptions } from '../../infra/pacer.ts'
 import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 import { getAppointment, nextReminderOf, type AppointmentRow } from './appointment-row.ts'
 import { resolveInterval } from './appointment-rules.ts'
-import { createAppointmentTransitions } from './appointment-transitions.ts'
+import type { TransitionDeps } from './appointment-transitions.ts'
 import { insertAppointment, lockBookingParties, slotProblem } from './book-appointment.ts'
 import { createBookingNotifier } from './booking-workflow-notifier.ts'
 import { createBookingWorkflowCalls } from './booking-workflow-calls.ts'
+import { cancelAppointment, type CancelInput } from './cancel-appointment.ts'
+import { completeAppointment } from './complete-appointment.ts'
 import { listAppointments } from './list-appointments.ts'
+import { markNoShow } from './mark-no-show.ts'
 import { bookingWorkflowStartAt, minuteMsOf } from './reminder-schedule.ts'
+import { rescheduleAppointment, type RescheduleInput } from './reschedule-appointment.ts'
+import { updateAppointment, type AppointmentPatch } from './update-appointment.ts'
 
 export interface CreateAppointmentInput {
   childId: string
@@ -64,7 +69,7 @@ export function createAppointmentService({
   const viewPacer = createPacer({ ...viewPacing, what: "A tenant's workflow views", refuse: rateLimited })
   const notifier = createBookingNotifier({ temporal, logger })
   const workflow = createBookingWorkflowCalls({ temporal, logger })
-  const transitions = createAppointmentTransitions({ clock, notifier, workflow, outbox })
+  const deps: TransitionDeps = { clock, notifier, workflow, outbox }
   const minuteMs = minuteMsOf(dayMs)
   const workflowStartAt = (startsAt: Date, offsetsMinutes: number[]) =>
     workflowStart === 'immediate'
@@ -103,25 +108,38 @@ export function createAppointmentService({
 
   /** Every answer carries its next reminder at once, by the workflow's rule, rather than once the workflow has run. */
   const reminded = <T extends AppointmentRow>(a: T) => ({ ...a, nextReminderAt: nextReminderOf(a, clock(), minuteMs) })
-  type Args<F> = F extends (...args: infer A) => unknown ? A : never
-  const withReminder =
-    <F extends (...args: never[]) => Promise<AppointmentRow>>(operation: F) =>
-    async (...args: Args<F>) =>
-      reminded((await operation(...args)) as Awaited<ReturnType<F>>)
 
   return {
-    create: withReminder(create),
-    get: withReminder(getAppointment),
+    async create(uow: UnitOfWork, input: CreateAppointmentInput) {
+      return reminded(await create(uow, input))
+    },
+    async get(uow: UnitOfWork, id: string) {
+      return reminded(await getAppointment(uow, id))
+    },
     async list(...args: Parameters<typeof listAppointments>) {
       const page = await listAppointments(...args)
       return { ...page, data: page.data.map(reminded) }
     },
-    ...transitions,
-    cancel: withReminder(transitions.cancel),
-    complete: withReminder(transitions.complete),
-    noShow: withReminder(transitions.noShow),
-    reschedule: withReminder(transitions.reschedule),
-    update: withReminder(transitions.update),
+    /** @see cancelAppointment */
+    async cancel(uow: UnitOfWork, id: string, input: CancelInput) {
+      return reminded(await cancelAppointment(deps, uow, id, input))
+    },
+    /** @see completeAppointment */
+    async complete(uow: UnitOfWork, id: string) {
+      return reminded(await completeAppointment(deps, uow, id))
+    },
+    /** @see markNoShow */
+    async noShow(uow: UnitOfWork, id: string) {
+      return reminded(await markNoShow(deps, uow, id))
+    },
+    /** @see rescheduleAppointment */
+    async reschedule(uow: UnitOfWork, id: string, input: RescheduleInput) {
+      return reminded(await rescheduleAppointment(deps, uow, id, input))
+    },
+    /** @see updateAppointment */
+    async update(uow: UnitOfWork, id: string, patch: AppointmentPatch) {
+      return reminded(await updateAppointment(deps, uow, id, patch))
+    },
     /**
      * The appointment's booking lifecycle and follow-up as their workflows hold them (404 for another tenant's),
      * paced per tenant.
@@ -143,8 +161,11 @@ export function createAppointmentService({
       })
       if (session) workflow.noteSigned(uow, session.appointmentId)
     },
-    /** For the series service: the same booking primitives, the same outbox and notifier. */
-    internals: { outbox, workflowStartAt, clock, notifier, cancelLocked: transitions.cancelLocked },
+    /**
+     * For the series service: the same booking primitives, the same outbox, clock and notifier (its cancellations
+     * take them to `cancelLockedAppointment`, without the workflow's update).
+     */
+    internals: { outbox, workflowStartAt, clock, notifier },
   }
 }
 

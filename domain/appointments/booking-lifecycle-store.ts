@@ -13,10 +13,11 @@ import { AppError } from '../errors.ts'
 import { recordCareNotification, settleNotifications } from '../care-notifications/care-notifications.ts'
 import { recordEvent } from '../events/record-event.ts'
 import { formatInTimeZone } from '../time.ts'
-import { lockAppointment } from './appointment-row.ts'
+import { lockAppointment, type AppointmentRow } from './appointment-row.ts'
 import { transition } from './appointment-state.ts'
 import type { AppointmentStatus } from './appointment-status.ts'
-import type { AppointmentTransitions, CancelInput } from './appointment-transitions.ts'
+import type { CancelInput } from './cancel-appointment.ts'
+import { recordNoShow } from './mark-no-show.ts'
 
 /** What the booking workflow plans with: status, times, parties (ids), the location's reminder policy, check-in. */
 export interface BookingPlan {
@@ -135,8 +136,9 @@ export async function settleBookingReminders(uow: UnitOfWork, appointmentId: str
 
 /**
  * The no-show decision at the deadline: under the row lock, an appointment still CONFIRMED and without a session
- * (nobody checked in) becomes NO_SHOW through the state machine, with `appointment.no_show`. A checked-in or already
- * final appointment is left as it is, and the answer says so.
+ * (nobody checked in) becomes NO_SHOW through the state machine, written as the API writes it (mark-no-show.ts
+ * `recordNoShow`, marked by WORKFLOW). A checked-in or already final appointment is left as it is, and the answer
+ * says so.
  */
 export async function markNoShowIfAbsent(
   uow: UnitOfWork,
@@ -152,19 +154,18 @@ export async function markNoShowIfAbsent(
   if (status !== 'CONFIRMED' || session) return { status, checkedIn: session !== null }
   const allowed = transition({ status, action: 'no_show', startsAt: appointment.startsAt, now })
   if (!allowed.ok) return { status, checkedIn: false }
-  await uow.tx.appointment.update({ where: { id: appointmentId }, data: { status: 'NO_SHOW', noShowAt: now } })
-  await recordEvent(uow, 'appointment.no_show', {
-    appointmentId,
-    childId: appointment.childId,
-    providerId: appointment.providerId,
-    noShowAt: now.toISOString(),
-    markedBy: 'WORKFLOW',
-  })
+  await recordNoShow(uow, appointment, now, 'WORKFLOW')
   return { status: 'NO_SHOW', checkedIn: false }
 }
 
-/** The transitions an operator's step takes: the API's own (appointment-transitions.ts). */
-export type OperatorTransitions = Pick<AppointmentTransitions, 'cancel' | 'complete'>
+/**
+ * The transitions an operator's step takes: the API's own (cancel-appointment.ts, complete-appointment.ts), bound to
+ * the activity's dependencies (activities/booking-activities.ts); tests give their own.
+ */
+export interface OperatorTransitions {
+  cancel(uow: UnitOfWork, appointmentId: string, input: CancelInput): Promise<AppointmentRow>
+  complete(uow: UnitOfWork, appointmentId: string): Promise<AppointmentRow>
+}
 
 /** What an operator's `cancelBooking` signal records: the signal carries no reason code. */
 export const OPERATOR_CANCELLATION: CancelInput = {
