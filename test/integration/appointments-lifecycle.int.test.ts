@@ -283,6 +283,15 @@ describe('completing and no-shows', () => {
     expect(marked.status).toBe(200)
     expect(marked.body).toMatchObject({ status: 'NO_SHOW', completedAt: null })
     expect(marked.body.noShowAt).toMatch(/Z$/)
+    // The write the workflow's deadline makes too (mark-no-show.ts `recordNoShow`), marked by the API here.
+    const [event] = await eventsOf('appointment.no_show', 'appointmentId', a.id)
+    expect(event?.data).toEqual({
+      appointmentId: a.id,
+      childId: a.childId,
+      providerId: a.provider.id,
+      noShowAt: marked.body.noShowAt,
+      markedBy: 'API',
+    })
     expect(await handle.result()).toEqual({ appointmentId: a.id, state: 'NO_SHOW' })
   })
 
