@@ -10,10 +10,33 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js'
 import type { temporal } from '@temporalio/proto'
 import { Worker } from '@temporalio/worker'
 import { readdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
 import { WORKFLOWS_PATH } from '../../worker/create-worker.ts'
 
 type History = temporal.api.history.v1.IHistory
+
+/**
+ * The worker's workflow interceptors (worker/create-worker.ts `WORKFLOW_INTERCEPTOR_MODULES`): OpenTelemetry's. They
+ * issue no commands, but their yield points can order commands: since SDK 1.13.3 (flag 6 below) they wrap update
+ * handlers and timers, so an update's answer comes after the commands of the loop it wakes (the re-armed timer of
+ * bookingWorkflow-lifecycle-rescheduled-in-start-delay-cancelled, the first history recorded with that flag on).
+ */
+const WORKFLOW_INTERCEPTOR_MODULES = [
+  createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
+]
+
+/** The SDK flags only those interceptors record (@temporalio/workflow flags: 3 to 6, "OpenTelemetryInterceptors…"). */
+const INTERCEPTOR_FLAGS = new Set([3, 4, 5, 6])
+
+/**
+ * Whether the worker that recorded `history` ran the interceptors, as its flags say; older histories (the lead
+ * qualification's, from a worker without them) replay only without, and are replayed as recorded.
+ */
+const recordedWithInterceptors = (history: History) =>
+  (history.events ?? []).some((e) =>
+    e.workflowTaskCompletedEventAttributes?.sdkMetadata?.langUsedFlags?.some((flag) => INTERCEPTOR_FLAGS.has(flag))
+  )
 
 const DIRECTORIES = [
   new URL('../replay-histories/', import.meta.url),
@@ -57,10 +80,15 @@ describe('committed workflow histories', () => {
   it('all replay against the current workflow code without nondeterminism', async () => {
     const failures: string[] = []
     let replayed = 0
-    const source = histories.map((h) => ({ workflowId: h.name, history: h.history }))
-    for await (const result of Worker.runReplayHistories({ workflowsPath: WORKFLOWS_PATH }, source)) {
-      replayed++
-      if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`)
+    for (const intercepted of [true, false]) {
+      const source = histories
+        .filter((h) => recordedWithInterceptors(h.history) === intercepted)
+        .map((h) => ({ workflowId: h.name, history: h.history }))
+      const interceptors = intercepted ? { workflowModules: WORKFLOW_INTERCEPTOR_MODULES } : {}
+      for await (const result of Worker.runReplayHistories({ workflowsPath: WORKFLOWS_PATH, interceptors }, source)) {
+        replayed++
+        if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`)
+      }
     }
     expect(failures).toEqual([])
     expect(replayed).toBe(histories.length)
