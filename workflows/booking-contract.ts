@@ -64,6 +64,14 @@ export const SEARCH_ATTRIBUTES_BEFORE_READ_PATCH = 'booking-search-attributes-be
  */
 export const FIRST_READ_LOCAL_PATCH = 'booking-first-read-local'
 
+/**
+ * The `patched()` id of the answer to a reschedule accepted before the workflow's first read (a workflow still in its
+ * start delay, run at once by the update): the answer waits for that read, which the request is laid over, and so
+ * carries the reminder and the no-show deadline the workflow will keep. Runs before it answered at once, with no
+ * times (`nextReminderAt: null`) although the appointment's own `nextReminderAt` had them.
+ */
+export const RESCHEDULE_ANSWER_AFTER_FIRST_READ_PATCH = 'booking-reschedule-answer-after-first-read'
+
 /** What the workflow tells the API and its users about one appointment. Instants are UTC ISO 8601. */
 export interface BookingWorkflowView {
   /** The workflow's state: the appointment's status as the workflow holds it. */

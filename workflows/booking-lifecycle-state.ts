@@ -43,6 +43,11 @@ export interface Lifecycle {
   readonly epoch: number
   /** A final state asked for by an operator's old-style signal; the workflow writes it itself. */
   readonly operatorFinal: FinalState | null
+  /**
+   * A reschedule accepted before the first read, laid over that read: the API writes it only after the workflow's
+   * answer, so the first read cannot see it yet (runs with RESCHEDULE_ANSWER_AFTER_FIRST_READ_PATCH only).
+   */
+  readonly heldRequest: RescheduleRequest | null
 }
 
 /** Until the first read: no times (no reminder, no deadline), and the state the API saw when it booked. */
@@ -67,6 +72,7 @@ export const NOT_LOADED: Lifecycle = {
   verifyAt: null,
   epoch: 0,
   operatorFinal: null,
+  heldRequest: null,
 }
 
 /** Whether the lifecycle goes on: the appointment is confirmed, or a step accepted for it is not yet committed. */
@@ -100,6 +106,9 @@ const laidOver = (plan: BookingPlanWithTiming, request: RescheduleRequest): Book
 export const reschedule = (s: Lifecycle, request: RescheduleRequest, now: number): Lifecycle =>
   accept({ ...s, plan: laidOver(s.plan, request) }, 'CONFIRMED', now)
 
+/** Keeps a reschedule accepted before the first read, to lay it over that read ({@link firstRead}). */
+export const holdRequest = (s: Lifecycle, request: RescheduleRequest): Lifecycle => ({ ...s, heldRequest: request })
+
 /** Which of the appointment's parties differ between two plans (the search attributes follow them). */
 export const partiesMoved = (before: BookingPlanWithTiming, after: BookingPlanWithTiming) => ({
   provider: before.providerId !== after.providerId,
@@ -117,10 +126,11 @@ export const operatorAsks =
 
 /**
  * The first read of the appointment. An update accepted before it keeps its state until its commit is seen (as in
- * {@link reread}).
+ * {@link reread}), and a held reschedule's times and parties stand over the row, which cannot have them yet.
  */
 export function firstRead(s: Lifecycle, fresh: BookingPlanWithTiming): Lifecycle {
-  const read = { ...s, plan: fresh, loaded: true }
+  const plan = s.heldRequest ? laidOver(fresh, s.heldRequest) : fresh
+  const read = { ...s, plan, loaded: true, heldRequest: null }
   if (s.epoch !== 0 && fresh.status === 'CONFIRMED' && s.state !== 'CONFIRMED') return read
   return { ...read, state: fresh.status, awaitingCommit: false, verifyAt: s.epoch === 0 ? null : s.verifyAt }
 }

@@ -52,6 +52,7 @@ import {
   FIRST_READ_LOCAL_PATCH,
   noShowBookingUpdate,
   OPERATOR_STEP_REFUSED_PATCH,
+  RESCHEDULE_ANSWER_AFTER_FIRST_READ_PATCH,
   rescheduleBookingUpdate,
   type RescheduleRequest,
   SEARCH_ATTRIBUTES_BEFORE_READ_PATCH,
@@ -63,6 +64,7 @@ import {
   details,
   type FinalState,
   firstRead,
+  holdRequest,
   interrupted,
   isOpen,
   type Lifecycle,
@@ -177,8 +179,13 @@ const followParties = (plan: BookingPlanWithTiming) =>
     { key: searchAttributeKeys.LocationId, value: plan.locationId },
   ])
 
-/** The reschedule update's handler: accepts the new time and parties at once and answers with what they give. */
-function rescheduled(run: Run, request: RescheduleRequest): BookingWorkflowView {
+/**
+ * The reschedule update's handler: accepts the new time and parties at once and answers with the reminder and the
+ * no-show deadline they give. Before the first read the workflow knows no timing (the policy minute, the grace), so
+ * the answer waits for that read, which the request is laid over (RESCHEDULE_ANSWER_AFTER_FIRST_READ_PATCH; runs
+ * before it answered at once, without times).
+ */
+function rescheduled(run: Run, request: RescheduleRequest): BookingWorkflowView | Promise<BookingWorkflowView> {
   const before = run.lifecycle
   run.lifecycle = reschedule(before, request, Date.now())
   const moved = partiesMoved(before.plan, run.lifecycle.plan)
@@ -189,7 +196,9 @@ function rescheduled(run: Run, request: RescheduleRequest): BookingWorkflowView 
     ? moved.provider || moved.location
     : patched(SEARCH_ATTRIBUTES_BEFORE_READ_PATCH) || moved.location
   if (follow) followParties(run.lifecycle.plan)
-  return view(run.lifecycle, Date.now())
+  if (before.loaded || !patched(RESCHEDULE_ANSWER_AFTER_FIRST_READ_PATCH)) return view(run.lifecycle, Date.now())
+  run.lifecycle = holdRequest(run.lifecycle, request)
+  return condition(() => run.lifecycle.loaded).then(() => view(run.lifecycle, Date.now()))
 }
 
 /** Re-reads the appointment and follows the database as {@link rereadMove} decides; the search attributes follow. */

@@ -3,10 +3,13 @@
  * server, the real worker and database, through the appointments API: a booking's workflow is started at booking with
  * a start delay that ends 10 minutes before its first reminder, so nothing of it runs on the booking's hot path; the
  * view says SCHEDULED until then; a reschedule or a cancel runs it at once (Temporal runs the first task for the
- * update), after which it agrees with the API's `nextReminderAt`, and a cancelled one closes.
+ * update), after which it agrees with the API's `nextReminderAt`, and a cancelled one closes. A reschedule's answer
+ * already carries the reminder the workflow will send (issue 40; recorded as a replay history).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import proto from '@temporalio/proto'
+import { RESCHEDULE_ANSWER_AFTER_FIRST_READ_PATCH } from '../../workflows/booking-contract.ts'
+import { recordHistory } from '../replay-histories/record-history.ts'
 import { bookingScenario } from '../support/booking-scenario.ts'
 import { newCentre, patchLocations, type Centre } from '../support/centre.ts'
 import { APPOINTMENT_SCOPES } from '../support/fixtures.ts'
@@ -15,6 +18,8 @@ import { eventually, startPlatform, type Platform } from '../support/platform.ts
 const MINUTE_MS = 60_000
 const HOUR_MS = 60 * MINUTE_MS
 const OFFSETS = [2880, 120]
+/** The default no-show grace (CARE_WORKFLOW_NO_SHOW_GRACE_MS). */
+const GRACE_MS = 30 * MINUTE_MS
 const EventType = proto.temporal.api.enums.v1.EventType
 
 let platform: Platform
@@ -87,6 +92,42 @@ describe('deferred booking workflow starts', () => {
       return current.nextReminderAt === moved.body.nextReminderAt ? current : undefined
     })
     expect(Date.parse(lifecycle.noShowAt)).toBeGreaterThan(newStart + HOUR_MS)
+  })
+
+  it('answers a PATCH of the start of a workflow still in its start delay with the reminder it will send', async () => {
+    const { id } = await bookIn(72 * HOUR_MS)
+    expect((await view(id)).execution).toBe('SCHEDULED')
+    const newStart = Math.ceil((Date.now() + 3 * HOUR_MS) / MINUTE_MS) * MINUTE_MS
+    const moved = await platform.http.request('PATCH', `/v1/appointments/${id}`, {
+      token: centre.token,
+      body: { startsAt: new Date(newStart).toISOString() },
+      headers: { 'Content-Type': 'application/merge-patch+json' },
+    })
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200)
+    // The two-hour reminder of the new time (the two-day one has passed), in the appointment and in the workflow's
+    // answer alike: the answer waited for the workflow's first read, which the request is laid over. Before
+    // RESCHEDULE_ANSWER_AFTER_FIRST_READ_PATCH the workflow answered at once, with no times.
+    expect(Date.parse(moved.body.nextReminderAt)).toBe(newStart - 120 * MINUTE_MS)
+    expect(moved.body.workflow).toMatchObject({ state: 'CONFIRMED', remindersSent: 0, checkedIn: false })
+    expect(Date.parse(moved.body.workflow.nextReminderAt)).toBe(newStart - 120 * MINUTE_MS)
+    expect(Date.parse(moved.body.workflow.noShowAt)).toBe(newStart + HOUR_MS + GRACE_MS)
+    // What it answered is what it holds.
+    const { lifecycle } = await running(id)
+    expect(lifecycle).toMatchObject({ nextReminderAt: moved.body.workflow.nextReminderAt })
+
+    const cancelled = await platform.http.post(`/v1/appointments/${id}/cancel`, {
+      token: centre.token,
+      body: { reason: 'FAMILY_REQUEST' },
+    })
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200)
+    expect(await handleOf(id).result()).toEqual({ appointmentId: id, state: 'CANCELLED' })
+    const markers = ((await handleOf(id).fetchHistory()).events ?? []).filter((e) =>
+      Buffer.from(e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data ?? [])
+        .toString()
+        .includes(RESCHEDULE_ANSWER_AFTER_FIRST_READ_PATCH)
+    )
+    expect(markers).toHaveLength(1)
+    await recordHistory(handleOf(id), 'bookingWorkflow-lifecycle-rescheduled-in-start-delay-cancelled')
   })
 
   it('runs a deferred workflow at once for a cancel, and the workflow closes', async () => {

@@ -13,6 +13,7 @@ import {
   changeTaken,
   details,
   firstRead,
+  holdRequest,
   interrupted,
   isOpen,
   type Lifecycle,
@@ -84,6 +85,15 @@ describe('the first read', () => {
       verifyAt: now + VERIFY_AFTER_UPDATE_MS,
     })
   })
+
+  it('lays a held reschedule over the row, which cannot have it yet', () => {
+    const held = holdRequest(reschedule(NOT_LOADED, later, now), later)
+    const read = firstRead(held, plan)
+    expect(read.plan).toMatchObject({ ...later, minuteMs: MINUTE, noShowGraceMs: 30 * MINUTE, childId: 'chd_1' })
+    expect(read).toMatchObject({ heldRequest: null, state: 'CONFIRMED', verifyAt: now + VERIFY_AFTER_UPDATE_MS })
+    // Without the hold (runs from before the patch), the row's times stand until the after-commit re-read.
+    expect(firstRead(reschedule(NOT_LOADED, later, now), plan).plan).toEqual(plan)
+  })
 })
 
 describe('the view', () => {
@@ -93,6 +103,17 @@ describe('the view', () => {
       nextReminderAt: null,
       remindersSent: 0,
       noShowAt: null,
+      checkedIn: false,
+    })
+  })
+
+  it('answers a reschedule held over the first read with the new time’s reminder and deadline', () => {
+    const read = firstRead(holdRequest(reschedule(NOT_LOADED, later, now), later), plan)
+    expect(view(read, now)).toEqual({
+      state: 'CONFIRMED',
+      nextReminderAt: '2026-12-02T15:00:00.000Z',
+      remindersSent: 0,
+      noShowAt: '2026-12-04T16:30:00.000Z',
       checkedIn: false,
     })
   })
