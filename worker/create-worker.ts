@@ -53,10 +53,11 @@ export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', imp
 
 /**
  * OpenTelemetry's workflow interceptors, in every bundle: they continue the trace a workflow was started in and hand
- * their spans to the worker's `exporter` sink, which drops them unless tracing is on. They issue no commands, so
- * histories replay the same with or without them.
+ * their spans to the worker's `exporter` sink, which drops them unless tracing is on. They issue no commands, but
+ * their yield points can order commands (SDK flags 3 to 6): a history recorded with them replays with them
+ * (test/integration/workflow-replay.int.test.ts).
  */
-const WORKFLOW_INTERCEPTOR_MODULES = [
+export const WORKFLOW_INTERCEPTOR_MODULES = [
   createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
 ]
 

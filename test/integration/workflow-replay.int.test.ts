@@ -10,23 +10,18 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js'
 import type { temporal } from '@temporalio/proto'
 import { Worker } from '@temporalio/worker'
 import { readdirSync, readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
-import { WORKFLOWS_PATH } from '../../worker/create-worker.ts'
+import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from '../../worker/create-worker.ts'
 
 type History = temporal.api.history.v1.IHistory
 
 /**
- * The worker's workflow interceptors (worker/create-worker.ts `WORKFLOW_INTERCEPTOR_MODULES`): OpenTelemetry's. They
- * issue no commands, but their yield points can order commands: since SDK 1.13.3 (flag 6 below) they wrap update
- * handlers and timers, so an update's answer comes after the commands of the loop it wakes (the re-armed timer of
- * bookingWorkflow-lifecycle-rescheduled-in-start-delay-cancelled, the first history recorded with that flag on).
+ * The SDK flags of the worker's workflow interceptors (worker/create-worker.ts `WORKFLOW_INTERCEPTOR_MODULES`):
+ * OpenTelemetry's. They issue no commands, but their yield points can order commands: since SDK 1.13.3 (flag 6) they
+ * wrap update handlers and timers, so an update's answer comes after the commands of the loop it wakes (the re-armed
+ * timer of bookingWorkflow-lifecycle-rescheduled-in-start-delay-cancelled, the first history recorded with that flag
+ * on). Only those interceptors record these flags (@temporalio/workflow flags 3 to 6, "OpenTelemetryInterceptors…").
  */
-const WORKFLOW_INTERCEPTOR_MODULES = [
-  createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
-]
-
-/** The SDK flags only those interceptors record (@temporalio/workflow flags: 3 to 6, "OpenTelemetryInterceptors…"). */
 const INTERCEPTOR_FLAGS = new Set([3, 4, 5, 6])
 
 /**
