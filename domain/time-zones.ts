@@ -1,6 +1,7 @@
 /**
- * @module Time zones: the one place that asks Intl about IANA zones, with one cache of formatters, one offset
- * function and one rule for reading a local wall-clock time as an instant. Appointment times, weekly series
+ * @module Time zones: the one module that knows about IANA zones. Offsets come from `@date-fns/tz`'s `tzOffset`
+ * (Intl underneath, with its formatter cache); this module adds one rule for reading a local wall-clock time as an
+ * instant, the zone validation, and the RFC 3339 formatter. Appointment times, weekly series
  * (appointment-series/zoned-time.ts) and the availability timeline (availability/zone-timeline.ts) all use these.
  *
  * Local wall-clock times are "local milliseconds": the reading written as if it were UTC (`Date.UTC(y, m, d, h, mi)`),
@@ -11,96 +12,60 @@
  * - a time skipped by a spring-forward gap is read with the offset in force before the gap, so it moves forward by
  *   the gap's length (02:30 on a one-hour gap becomes 03:30; Lord Howe's half-hour gap turns 02:15 into 02:45);
  * - a time repeated by a fall-back overlap means its first occurrence, the one with the earlier (larger) offset.
+ * The library's `TZDate` wall-clock constructor is not used for this: with the process in UTC it reads a repeated
+ * time as its second occurrence (London 01:30 on 2026-10-25 came out 01:30Z, not 00:30Z), its answer changes with
+ * the process's own zone (under TZ=Australia/Lord_Howe the same call gave 00:30Z), and it moved a time in
+ * Kathmandu's 15-minute gap of 1986 backwards. Only its offsets are used.
  *
  * Offsets are whole minutes. Before about 1900 zones ran on local mean time with offsets in seconds (New York was
  * UTC-4:56:02); RFC 3339 offsets have no seconds, so such an offset is rounded and the wall clock derived from the
  * rounded offset: the text still names exactly the instant, only the clock reading is off by the dropped seconds.
  * Years 0001–9999 (RFC 3339's range) are supported.
  */
+import { tzOffset } from '@date-fns/tz'
 
 export const MINUTE = 60_000
 const HOUR = 60 * MINUTE
 export const DAY = 24 * HOUR
 
-const formatters = new Map<string, Intl.DateTimeFormat>()
-
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-  let formatter = formatters.get(timeZone)
-  if (!formatter) {
-    // Numeric fields and no zone name: the cheapest format Intl offers; the offset is the difference to UTC.
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    })
-    formatters.set(timeZone, formatter)
-  }
-  return formatter
-}
+/** Zones already found valid, so the check in front of every offset is a set lookup. Bounded: case variants count. */
+const knownZones = new Set<string>()
 
 /**
- * Whether a string names an IANA time zone this runtime knows.
+ * Whether a string names an IANA time zone this runtime knows. Asked of Intl, not of the library: `tzOffset` falls
+ * back to reading `±HH:MM` anywhere in the string, so it answers 300 for `Mars/Olympus+05` instead of refusing it.
  * @param timeZone - e.g. `America/Chicago`
  */
 export function isValidTimeZone(timeZone: string): boolean {
+  if (knownZones.has(timeZone)) return true
   try {
-    formatterFor(timeZone)
-    return true
+    new Intl.DateTimeFormat('en-US', { timeZone })
   } catch {
     return false
   }
-}
-
-/** `Date.UTC` for any year: it reads years 0–99 as 1900–1999, which would put an offset 1900 years out. */
-function utcMs(year: number, month: number, day: number, hour: number, minute: number, second: number): number {
-  if (year >= 100) return Date.UTC(year, month - 1, day, hour, minute, second)
-  const date = new Date(0)
-  date.setUTCFullYear(year, month - 1, day)
-  return date.setUTCHours(hour, minute, second, 0)
+  if (knownZones.size >= 10_000) knownZones.clear()
+  knownZones.add(timeZone)
+  return true
 }
 
 /**
- * The zone's UTC offset at an instant, in whole minutes east of UTC, straight from Intl (exact; a few microseconds).
- * @param timeZone - a valid IANA zone
+ * The zone's UTC offset at an instant, in whole minutes east of UTC (exact; about a microsecond).
+ * @param timeZone - a valid IANA zone; anything else throws a RangeError, as Intl does
  * @param instant - milliseconds since the epoch
  */
 export function offsetMinutesAt(timeZone: string, instant: number): number {
-  let year = 0
-  let month = 0
-  let day = 0
-  let hour = 0
-  let minute = 0
-  let second = 0
-  for (const part of formatterFor(timeZone).formatToParts(instant)) {
-    switch (part.type) {
-      case 'year':
-        year = Number(part.value)
-        break
-      case 'month':
-        month = Number(part.value)
-        break
-      case 'day':
-        day = Number(part.value)
-        break
-      case 'hour':
-        hour = Number(part.value)
-        break
-      case 'minute':
-        minute = Number(part.value)
-        break
-      case 'second':
-        second = Number(part.value)
-        break
-    }
-  }
-  // Intl shows whole seconds, so compare with the instant's whole second.
-  const wholeSecond = instant - (((instant % 1000) + 1000) % 1000)
-  return Math.round((utcMs(year, month, day, hour, minute, second) - wholeSecond) / MINUTE)
+  if (!isValidTimeZone(timeZone)) throw new RangeError(`Invalid time zone specified: ${timeZone}`)
+  const date = new Date(instant)
+  const offset = tzOffset(timeZone, date)
+  // tzOffset 1.5.0 loses the sign of offsets between -00:59 and -00:01 (it reads "-00" as the number -0): Monrovia's
+  // -00:44:30 until 1972 comes back as +44.5 (date-fns/date-fns PRs 4279 and 4314, open). Only local mean time and
+  // Liberia ever had such offsets, so the second look at the offset text is paid for old dates alone.
+  if (offset > 0 && offset < 60 && westOfGreenwich(timeZone, date)) return Math.round(-offset)
+  return Math.round(offset)
+}
+
+function westOfGreenwich(timeZone: string, date: Date): boolean {
+  return new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' }).format(date).includes('GMT-')
 }
 
 /**

@@ -1,9 +1,14 @@
 /**
- * @module Time-zone arithmetic for schedules, fast enough to run per slot. Intl is exact but costs microseconds per
- * call, and availability formats and converts tens of thousands of instants per request; so for a range we find the
- * zone's offset transitions once (a few dozen calls to time-zones.ts's Intl offset) and answer every later question
- * from that timeline. Conversions and formatting use time-zones.ts's rule and formatter with the timeline's offsets,
- * so a timeline answers exactly as the Intl path does (local milliseconds, `compatible` disambiguation: see there).
+ * @module Time-zone arithmetic for schedules, fast enough to run per slot. An offset from Intl is exact but costs
+ * about a microsecond per call, and availability formats and converts tens of thousands of instants per request; so
+ * for a range we find the zone's offset transitions once (a few dozen calls to time-zones.ts's offset) and answer
+ * every later question from that timeline. Conversions and formatting use time-zones.ts's rule and formatter with the
+ * timeline's offsets, so a timeline answers exactly as the direct path does (local milliseconds, `compatible`
+ * disambiguation: see there).
+ *
+ * `@date-fns/tz`'s `tzScan` finds transitions too, but not as exactly as needed here: it steps a month, then a day,
+ * then an hour from the start of the range, so a transition off that hour grid (Kathmandu's at 18:30 UTC in 1985) is
+ * reported up to an hour late, and two changes within one month step (Morocco's Ramadan pause) can cancel out.
  */
 import { DAY, formatWithOffset, instantOfLocal, MINUTE, offsetMinutesAt } from '../time-zones.ts'
 

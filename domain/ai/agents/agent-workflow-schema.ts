@@ -8,6 +8,7 @@ import { ALL_SUBSCRIBABLE_EVENT_TYPES, type EventType } from '../../events/event
 import { TOOL_NAMES } from '../assistants/tool-catalogue.ts'
 import { AgentActionSchema, actionName } from './action-catalogue.ts'
 import { resourceId } from '../../id-schema.ts'
+import { isValidTimeZone } from '../../time.ts'
 
 /** Bounds of each field of a five-field cron expression (minute hour day-of-month month day-of-week). */
 const CRON_FIELDS: Array<[string, number, number]> = [
@@ -37,15 +38,6 @@ export function cronProblem(expression: string): string | undefined {
     }
   }
   return undefined
-}
-
-const isTimeZone = (zone: string) => {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone })
-    return true
-  } catch {
-    return false
-  }
 }
 
 const EventTrigger = z.strictObject({
@@ -80,7 +72,7 @@ const ScheduleTrigger = z
     timeZone: z
       .string()
       .max(64)
-      .refine(isTimeZone, { message: 'Not an IANA time zone' })
+      .refine(isValidTimeZone, { message: 'Not an IANA time zone' })
       .default('UTC')
       .openapi({ example: 'America/Chicago' }),
   })

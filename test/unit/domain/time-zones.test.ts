@@ -89,6 +89,20 @@ describe('offsets and formatting outside the usual years', () => {
     )
     expect(offsetMinutesAt('UTC', Date.parse('0001-01-01T00:00:00Z'))).toBe(0)
   })
+
+  it('keeps the sign of offsets less than an hour west of UTC (a tzOffset 1.5.0 bug gives +44.5 for Monrovia)', () => {
+    // Liberia ran at -00:44:30 until 1972, Dublin Mean Time was -00:25:21; both round half up, as before.
+    expect(offsetMinutesAt('Africa/Monrovia', Date.parse('1960-01-01T00:00:00Z'))).toBe(-44)
+    expect(formatInTimeZone(new Date('1960-01-01T00:00:00Z'), 'Africa/Monrovia')).toBe('1959-12-31T23:16:00-00:44')
+    expect(offsetMinutesAt('Europe/Dublin', Date.parse('1900-01-01T00:00:00Z'))).toBe(-25)
+    expect(offsetMinutesAt('Africa/Monrovia', Date.parse('1973-01-01T00:00:00Z'))).toBe(0)
+    expect(offsetMinutesAt('Europe/Paris', Date.parse('1900-01-01T00:00:00Z'))).toBe(9) // east: +00:09:21
+  })
+
+  it('refuses an unknown zone, even one ending in an offset the library would read', () => {
+    expect(() => offsetMinutesAt('Mars/Olympus', 0)).toThrow(RangeError)
+    expect(() => offsetMinutesAt('Mars/Olympus+05', 0)).toThrow(RangeError)
+  })
 })
 
 /** Intl's own "GMT+05:45" offset name and 2-digit fields: the way time.ts used to format, built apart from the module. */

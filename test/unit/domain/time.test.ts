@@ -30,6 +30,7 @@ describe('time-zone and date-time validation', () => {
   it('knows IANA zones', () => {
     expect(isValidTimeZone('Europe/Berlin')).toBe(true)
     expect(isValidTimeZone('Mars/Olympus')).toBe(false)
+    expect(isValidTimeZone('Mars/Olympus+05')).toBe(false) // tzOffset would read the +05 as an offset
   })
 
   it('accepts only date-times with an offset', () => {
