@@ -9,7 +9,7 @@ import { createAnthropicChat } from './answering/anthropic-chat.ts'
 import type { Answerer } from './answering/answer-types.ts'
 import { createChatAnswerer } from './answering/chat-answerer.ts'
 import { createExtractiveAnswerer } from './answering/extractive-answerer.ts'
-import { OpenAiCompatibleChatModel } from './answering/openai-compatible-chat.ts'
+import { createOpenAiCompatibleChat } from './answering/openai-compatible-chat.ts'
 import { LexicalEmbeddings } from './embeddings/lexical-embeddings.ts'
 import { OpenAiCompatibleEmbeddings } from './embeddings/openai-compatible-embeddings.ts'
 import {
@@ -127,7 +127,7 @@ export function selectAnswerer(config: AiConfig, options: AiRuntimeOptions = {})
           apiKey: config.AI_CHAT_API_KEY,
           fetch: options.fetch,
         })
-      : new OpenAiCompatibleChatModel({
+      : createOpenAiCompatibleChat({
           baseUrl: config.AI_CHAT_URL ?? defaults.url,
           model,
           apiKey: config.AI_CHAT_API_KEY,

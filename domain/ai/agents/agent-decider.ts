@@ -7,7 +7,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { HumanMessage, SystemMessage } from '@langchain/core/messages'
 import type { AiConfig } from '../../../infra/ai-config.ts'
 import { createAnthropicChat } from '../answering/anthropic-chat.ts'
-import { OpenAiCompatibleChatModel } from '../answering/openai-compatible-chat.ts'
+import { createOpenAiCompatibleChat } from '../answering/openai-compatible-chat.ts'
 import { offlineDraft, type DecisionInput } from './agent-proposal.ts'
 
 export interface AgentDecider {
@@ -96,6 +96,6 @@ export function selectAgentDecider(config: AiConfig, options: { fetch?: typeof f
     apiKey: config.AI_CHAT_API_KEY,
     fetch: options.fetch,
   }
-  const model = provider === 'anthropic' ? createAnthropicChat(settings) : new OpenAiCompatibleChatModel(settings)
+  const model = provider === 'anthropic' ? createAnthropicChat(settings) : createOpenAiCompatibleChat(settings)
   return createChatDecider(model, `${provider}:${settings.model}`)
 }

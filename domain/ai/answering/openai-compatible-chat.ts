@@ -1,54 +1,74 @@
 /**
  * @module A chat model over any OpenAI-compatible `/chat/completions` endpoint (OpenAI, Ollama's `/v1`, vLLM,
- * LM Studio): a LangChain SimpleChatModel over `fetch`, so the project carries no provider SDK. Temperature 0: the
- * same passages and question should give the same answer.
+ * LM Studio): LangChain's own integration (`ChatOpenAICompletions` from `@langchain/openai`, over OpenAI's SDK), set
+ * up the way every provider is set up here (as anthropic-chat.ts does). Temperature 0: the same passages and question
+ * should give the same answer.
+ *
+ * Pinned to `@langchain/openai` 1.5.8 (`openai` 6): the last release for Node 20, which the project still supports;
+ * 1.5.9 and later require Node 22. The Completions class rather than `ChatOpenAI`, which sends some model names
+ * (`gpt-5-codex`, `o1-pro`...) to OpenAI's `/responses`, an endpoint Ollama and vLLM do not serve.
  */
-import { SimpleChatModel, type BaseChatModelParams } from '@langchain/core/language_models/chat_models'
-import type { BaseMessage } from '@langchain/core/messages'
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
+import { ChatOpenAICompletions, type OpenAIClient } from '@langchain/openai'
+import {
+  openAiClientConfiguration,
+  providerFailure,
+  type OpenAiCompatibleSettings,
+} from '../openai-compatible-client.ts'
 
-export interface OpenAiCompatibleChatOptions extends BaseChatModelParams {
-  /** Base URL ending before `/chat/completions`, e.g. https://api.openai.com/v1. */
-  baseUrl: string
+/** The endpoint (`baseUrl` ends before `/chat/completions`), model and credentials. */
+export interface OpenAiCompatibleChatOptions extends OpenAiCompatibleSettings {
   model: string
-  apiKey?: string
-  fetch?: typeof fetch
-  timeoutMs?: number
 }
 
-/** The OpenAI role of a LangChain message. */
-export function openAiRole(message: BaseMessage): 'system' | 'user' | 'assistant' {
-  const type = message._getType()
-  return type === 'system' ? 'system' : type === 'ai' ? 'assistant' : 'user'
-}
-
-export class OpenAiCompatibleChatModel extends SimpleChatModel {
-  private readonly options: OpenAiCompatibleChatOptions
-
-  constructor(options: OpenAiCompatibleChatOptions) {
-    super({ maxRetries: 2, ...options })
-    this.options = options
-  }
-
-  _llmType(): string {
-    return 'openai-compatible'
-  }
-
-  async _call(messages: BaseMessage[]): Promise<string> {
-    const { baseUrl, model, apiKey, timeoutMs = 60_000 } = this.options
-    const response = await (this.options.fetch ?? fetch)(`${baseUrl.replace(/\/+$/, '')}/chat/completions`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}) },
-      body: JSON.stringify({
-        model,
-        temperature: 0,
-        messages: messages.map((m) => ({ role: openAiRole(m), content: m.text })),
-      }),
-      signal: AbortSignal.timeout(timeoutMs),
+/**
+ * Reads the answer as the hand-written adapter did: a reply without text content is an error, not an abstention, and
+ * an HTTP failure is reported by its status (openai-compatible-client.ts).
+ */
+class CompletionsChat extends ChatOpenAICompletions {
+  override completionWithRetry(
+    request: OpenAIClient.Chat.ChatCompletionCreateParamsStreaming,
+    requestOptions?: OpenAIClient.RequestOptions
+  ): Promise<AsyncIterable<OpenAIClient.Chat.Completions.ChatCompletionChunk>>
+  override completionWithRetry(
+    request: OpenAIClient.Chat.ChatCompletionCreateParamsNonStreaming,
+    requestOptions?: OpenAIClient.RequestOptions
+  ): Promise<OpenAIClient.Chat.Completions.ChatCompletion>
+  override async completionWithRetry(
+    request: OpenAIClient.Chat.ChatCompletionCreateParams,
+    requestOptions?: OpenAIClient.RequestOptions
+  ): Promise<
+    AsyncIterable<OpenAIClient.Chat.Completions.ChatCompletionChunk> | OpenAIClient.Chat.Completions.ChatCompletion
+  > {
+    if (request.stream) return super.completionWithRetry(request, requestOptions)
+    const completion = await super.completionWithRetry(request, requestOptions).catch((error: unknown) => {
+      throw providerFailure('chat', error)
     })
-    if (!response.ok) throw new Error(`chat request failed: HTTP ${response.status}`)
-    const body = (await response.json()) as { choices?: Array<{ message?: { content?: string } }> }
-    const content = body.choices?.[0]?.message?.content
-    if (typeof content !== 'string') throw new Error('chat response has no message content')
-    return content
+    // Without this, no choice or a null content (a refusal, a tool call) would read as an empty answer. Typed loosely:
+    // the body is whatever the server sent.
+    const { choices } = completion as { choices?: Array<{ message?: { content?: unknown } }> }
+    if (typeof choices?.[0]?.message?.content !== 'string') throw new Error('chat response has no message content')
+    return completion
   }
+}
+
+/**
+ * The chat model for an OpenAI-compatible `POST {baseUrl}/chat/completions`.
+ * @param options - endpoint, model and credentials from the configuration
+ * @returns a LangChain chat model (`BaseChatModel`), as the answerer and the agent decider take
+ */
+export function createOpenAiCompatibleChat(options: OpenAiCompatibleChatOptions): BaseChatModel {
+  const { model, timeoutMs = 60_000 } = options
+  return new CompletionsChat({
+    model,
+    temperature: 0,
+    timeout: timeoutMs,
+    // One attempt, as before: the hand-written adapter declared two retries, but a SimpleChatModel never goes through
+    // its retrying caller. A knowledge question waits on this inside its HTTP request (60 s at most, not three
+    // times that), and the agent's decide step is an activity Temporal retries.
+    maxRetries: 0,
+    // One request, one answer: the streaming path would estimate tokens with tiktoken, whose tables it downloads.
+    disableStreaming: true,
+    ...openAiClientConfiguration(options),
+  })
 }

@@ -1,65 +1,67 @@
 /**
  * @module Embeddings from any OpenAI-compatible `/embeddings` endpoint: OpenAI itself, Ollama (`/v1`), vLLM,
- * LM Studio, Azure-style gateways. A small LangChain `Embeddings` subclass over `fetch` rather than a provider SDK,
- * so the project carries no provider dependency and the request is plain to see; LangChain's AsyncCaller gives
- * it retries with backoff and a concurrency limit.
+ * LM Studio, Azure-style gateways. The request is LangChain's integration (`OpenAIEmbeddings` from
+ * `@langchain/openai`, over OpenAI's SDK, with LangChain's retries and backoff); batching and reading the answer
+ * stay ours (the overrides below), because `OpenAIEmbeddings.embedDocuments` takes the vectors in the order they
+ * arrive (we order them by `index`, and refuse a reply with the wrong count) and would replace newlines in the texts
+ * with spaces. Vectors are asked for as
+ * floats: unasked, the SDK requests base64 and decodes whatever comes back as base64, which a server that ignores
+ * `encoding_format` and answers with numbers turns into garbage.
  */
-import { Embeddings, type EmbeddingsParams } from '@langchain/core/embeddings'
+import type { EmbeddingsParams } from '@langchain/core/embeddings'
+import { OpenAIEmbeddings } from '@langchain/openai'
+import {
+  openAiClientConfiguration,
+  providerFailure,
+  type OpenAiCompatibleSettings,
+} from '../openai-compatible-client.ts'
 
-export interface OpenAiCompatibleEmbeddingsOptions extends EmbeddingsParams {
-  /** Base URL ending before `/embeddings`, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1. */
-  baseUrl: string
+/** The endpoint (`baseUrl` ends before `/embeddings`, e.g. http://127.0.0.1:11434/v1), model and credentials. */
+export interface OpenAiCompatibleEmbeddingsOptions extends EmbeddingsParams, OpenAiCompatibleSettings {
   model: string
-  apiKey?: string
   /** Texts per request. */
   batchSize?: number
-  /** Injectable for tests. */
-  fetch?: typeof fetch
-  timeoutMs?: number
 }
 
-interface EmbeddingsResponse {
-  data?: Array<{ index: number; embedding: number[] }>
-}
-
-export class OpenAiCompatibleEmbeddings extends Embeddings {
+export class OpenAiCompatibleEmbeddings extends OpenAIEmbeddings {
   readonly modelId: string
-  private readonly options: OpenAiCompatibleEmbeddingsOptions
 
   /** @param provider - the configured provider name, part of the model id (`openai:text-embedding-3-small`) */
   constructor(provider: string, options: OpenAiCompatibleEmbeddingsOptions) {
-    super({ maxRetries: 3, ...options })
-    this.options = options
+    super({
+      model: options.model,
+      batchSize: options.batchSize ?? 64,
+      timeout: options.timeoutMs ?? 30_000,
+      maxRetries: options.maxRetries ?? 3,
+      // Every batch at once, as before (the integration's default is two at a time).
+      maxConcurrency: options.maxConcurrency ?? Infinity,
+      ...openAiClientConfiguration(options),
+    })
     this.modelId = `${provider}:${options.model}`
   }
 
   private async embedBatch(texts: string[]): Promise<number[][]> {
-    const { baseUrl, model, apiKey, timeoutMs = 30_000 } = this.options
-    const doFetch = this.options.fetch ?? fetch
-    const response = await doFetch(`${baseUrl.replace(/\/+$/, '')}/embeddings`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}) },
-      body: JSON.stringify({ model, input: texts }),
-      signal: AbortSignal.timeout(timeoutMs),
-    })
-    if (!response.ok) throw new Error(`embeddings request failed: HTTP ${response.status}`)
-    const body = (await response.json()) as EmbeddingsResponse
-    const data = body.data ?? []
+    const body = await this.embeddingWithRetry({ model: this.model, input: texts, encoding_format: 'float' }).catch(
+      (error: unknown) => {
+        throw providerFailure('embeddings', error)
+      }
+    )
+    // Typed loosely: the body is whatever the server sent.
+    const data = (body as { data?: typeof body.data }).data ?? []
     if (data.length !== texts.length)
       throw new Error(`embeddings response has ${data.length} vectors for ${texts.length} texts`)
     return [...data].sort((a, b) => a.index - b.index).map((d) => normalise(d.embedding))
   }
 
-  async embedDocuments(texts: string[]): Promise<number[][]> {
-    const size = this.options.batchSize ?? 64
+  override async embedDocuments(texts: string[]): Promise<number[][]> {
     const batches: string[][] = []
-    for (let i = 0; i < texts.length; i += size) batches.push(texts.slice(i, i + size))
-    const results = await Promise.all(batches.map((batch) => this.caller.call(() => this.embedBatch(batch))))
+    for (let i = 0; i < texts.length; i += this.batchSize) batches.push(texts.slice(i, i + this.batchSize))
+    const results = await Promise.all(batches.map((batch) => this.embedBatch(batch)))
     return results.flat()
   }
 
-  async embedQuery(text: string): Promise<number[]> {
-    const [vector] = await this.caller.call(() => this.embedBatch([text]))
+  override async embedQuery(text: string): Promise<number[]> {
+    const [vector] = await this.embedBatch([text])
     return vector!
   }
 }

@@ -6,7 +6,7 @@
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { selectAnswerer, selectEmbeddings, selectEmbeddingsWithFallback } from '../../../../domain/ai/ai-runtime.ts'
 import type { RetrievedPassage } from '../../../../domain/ai/answering/answer-types.ts'
 import { aiConfigOf } from '../../../../infra/ai-config.ts'
@@ -215,5 +215,73 @@ describe('Anthropic chat over HTTP (LangChain integration, a local server speaki
     } finally {
       await server.close()
     }
+  })
+})
+
+describe('OpenAI-compatible models on LangChain’s integration (@langchain/openai over OpenAI’s SDK)', () => {
+  const hosted = { AI_CHAT_PROVIDER: 'openai', AI_CHAT_API_KEY: 'sk-test' } as const
+
+  it('takes nothing from the OPENAI_* environment: no key, organisation or project for a keyless endpoint', async () => {
+    vi.stubEnv('OPENAI_API_KEY', 'sk-from-env')
+    vi.stubEnv('OPENAI_ORGANIZATION', 'org-from-env')
+    vi.stubEnv('OPENAI_ORG_ID', 'org-from-env')
+    vi.stubEnv('OPENAI_PROJECT_ID', 'proj-from-env')
+    vi.stubEnv('OPENAI_BASE_URL', 'http://elsewhere.example/v1')
+    try {
+      const chat = stubFetch(() => ({ choices: [{ message: { content: 'NOT_IN_KNOWLEDGE' } }] }))
+      await selectAnswerer(aiConfigOf({ AI_CHAT_PROVIDER: 'ollama' }), { fetch: chat.fetch }).answer('Fee?', [passage])
+      const embed = stubFetch(() => ({ data: [{ index: 0, embedding: [1, 0] }] }))
+      await selectEmbeddings(aiConfigOf({ AI_EMBEDDINGS_PROVIDER: 'ollama' }), { fetch: embed.fetch }).embedQuery('x')
+      for (const call of [chat.calls[0]!, embed.calls[0]!]) {
+        expect(call.url).toMatch(/^http:\/\/127\.0\.0\.1:11434\/v1\//)
+        expect(call.headers.authorization).toBeUndefined()
+        expect(call.headers['openai-organization']).toBeUndefined()
+        expect(call.headers['openai-project']).toBeUndefined()
+      }
+    } finally {
+      vi.unstubAllEnvs()
+    }
+  })
+
+  it('asks for float vectors and sends the texts as they are, newlines included', async () => {
+    const stub = stubFetch(() => ({ data: [{ index: 0, embedding: [0, 2] }] }))
+    const embeddings = selectEmbeddings(aiConfigOf({ AI_EMBEDDINGS_PROVIDER: 'ollama' }), { fetch: stub.fetch })
+    expect(await embeddings.embedQuery('line one\nline two')).toEqual([0, 1])
+    expect(stub.calls[0]!.body).toEqual({
+      model: 'nomic-embed-text',
+      input: ['line one\nline two'],
+      encoding_format: 'float',
+    })
+  })
+
+  it('refuses a reply with fewer vectors than texts, and a chat reply without text content', async () => {
+    const embed = stubFetch(() => ({ data: [{ index: 0, embedding: [1, 0] }] }))
+    const embeddings = selectEmbeddings(aiConfigOf({ AI_EMBEDDINGS_PROVIDER: 'ollama' }), { fetch: embed.fetch })
+    await expect(embeddings.embedDocuments(['a', 'b'])).rejects.toThrow('embeddings response has 1 vectors for 2 texts')
+    const chat = stubFetch(() => ({ choices: [{ message: { role: 'assistant', content: null } }] }))
+    const answerer = selectAnswerer(aiConfigOf(hosted), { fetch: chat.fetch })
+    await expect(answerer.answer('Fee?', [passage])).rejects.toThrow('chat response has no message content')
+  })
+
+  it('reports an HTTP failure by its status, not the provider’s body, and does not retry a refused key', async () => {
+    const body = { error: { message: 'Incorrect API key provided: sk-te***st' } }
+    const chat = stubFetch(() => body, 401)
+    const answerer = selectAnswerer(aiConfigOf(hosted), { fetch: chat.fetch })
+    await expect(answerer.answer('Fee?', [passage])).rejects.toThrow(/^chat request failed: HTTP 401$/)
+    expect(chat.calls).toHaveLength(1)
+    const embed = stubFetch(() => body, 401)
+    const embeddings = selectEmbeddings(
+      aiConfigOf({ AI_EMBEDDINGS_PROVIDER: 'openai', AI_EMBEDDINGS_API_KEY: 'sk-test' }),
+      { fetch: embed.fetch }
+    )
+    await expect(embeddings.embedQuery('x')).rejects.toThrow(/^embeddings request failed: HTTP 401$/)
+    expect(embed.calls).toHaveLength(1)
+  })
+
+  it('makes one chat attempt on a server error, as the hand-written adapter did', async () => {
+    const chat = stubFetch(() => ({ error: { message: 'overloaded' } }), 503)
+    const answerer = selectAnswerer(aiConfigOf(hosted), { fetch: chat.fetch })
+    await expect(answerer.answer('Fee?', [passage])).rejects.toThrow('chat request failed: HTTP 503')
+    expect(chat.calls).toHaveLength(1)
   })
 })
