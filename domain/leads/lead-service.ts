@@ -24,7 +24,7 @@ import {
 } from '../../workflows/lead-qualification-contract.ts'
 import type { AppointmentService } from '../appointments/appointment-service.ts'
 import { slotProblem } from '../appointments/book-appointment.ts'
-import { callWorkflow } from '../workflow-runs/workflow-calls.ts'
+import { askWhileRefused, callWorkflow } from '../workflow-runs/workflow-calls.ts'
 import { invalidStateTransition, validationError, type FieldError } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { applyMergePatch } from '../merge-patch.ts'
@@ -108,8 +108,10 @@ export function createLeadService(deps: LeadServiceDeps) {
     to: Parameters<typeof assertMove>[1],
     call: (workflow: ReturnType<typeof handle>) => Promise<A>
   ) {
+    // The move was just checked against the row: a refusal may only mean the workflow has not yet taken the result
+    // of its own activity that made the row so (askWhileRefused).
     const answer = await uow.release(() =>
-      callWorkflow(deps.temporal, 'lead qualification', () => call(handle(uow, leadId)))
+      callWorkflow(deps.temporal, 'lead qualification', () => askWhileRefused(() => call(handle(uow, leadId))))
     )
     uow.afterCommit(async () => {
       await deps.temporal

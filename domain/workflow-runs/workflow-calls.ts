@@ -47,6 +47,30 @@ function toAppError(failure: ApplicationFailure): AppError {
 }
 
 /**
+ * Asks a workflow again, a few times a second for up to `attempts` tries, while it refuses with
+ * `invalid_state_transition`, for a caller that has just checked the same move against the database. A workflow
+ * decides against the status it holds, which trails the row by one workflow task whenever its own activity has
+ * committed a step (a lead matched) whose result the workflow has not taken yet; a client that read the new status
+ * and acted at once was refused (the lead "is QUALIFIED" after GET answered MATCHED). Any other failure, and the last
+ * refusal, go to the caller as they are.
+ */
+export async function askWhileRefused<T>(
+  ask: () => Promise<T>,
+  { attempts = 12, waitMs = 250, sleep = defaultSleep }: { attempts?: number; waitMs?: number; sleep?: Sleep } = {}
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ask()
+    } catch (error) {
+      if (attempt >= attempts || refusalIn(error)?.type !== 'invalid_state_transition') throw error
+      await sleep(waitMs)
+    }
+  }
+}
+type Sleep = (ms: number) => Promise<void>
+const defaultSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
  * Longest the API waits for a workflow by default. Shorter than the request's transaction (15 s, infra/unit-of-work.ts),
  * which was opened before the call: with both at 15 s, a workflow that did not answer (no worker polling) let the
  * transaction expire first, a 500 instead of this 503 (found by Schemathesis).
