@@ -13,6 +13,7 @@
  * PostgreSQL shared by every API instance (infra/shared-pacer-turns.ts), so N instances pace a key together rather
  * than each at the full rate.
  */
+import { setTimeout as delay } from 'node:timers/promises'
 /**
  * Keeps each key's theoretical arrival time and takes turns against it, atomically. Times are milliseconds on the
  * store's own clock (one clock for every instance sharing it).
@@ -93,10 +94,16 @@ export interface Pacer {
   take(key: string): Promise<void>
 }
 
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
-
 export function createPacer(options: PacerOptions): Pacer {
-  const { perSecond, burst, maxWaitMs, what, refuse, turns = memoryTurns(), sleep = defaultSleep } = options
+  const {
+    perSecond,
+    burst,
+    maxWaitMs,
+    what,
+    refuse,
+    turns = memoryTurns(),
+    sleep = (ms: number) => delay(ms),
+  } = options
   if (perSecond <= 0) return { take: async () => undefined }
   const intervalMs = 1000 / perSecond
   const rule: TurnRule = { intervalMs, toleranceMs: (Math.max(1, burst) - 1) * intervalMs, maxWaitMs }

@@ -5,6 +5,7 @@
  * Temporal being unreachable or too slow is `dependency_unavailable`, which the client may retry with the same
  * Idempotency-Key.
  */
+import { setTimeout as delay } from 'node:timers/promises'
 import {
   ServiceError,
   WorkflowNotFoundError,
@@ -56,7 +57,11 @@ function toAppError(failure: ApplicationFailure): AppError {
  */
 export async function askWhileRefused<T>(
   ask: () => Promise<T>,
-  { attempts = 12, waitMs = 250, sleep = defaultSleep }: { attempts?: number; waitMs?: number; sleep?: Sleep } = {}
+  {
+    attempts = 12,
+    waitMs = 250,
+    sleep = (ms) => delay(ms),
+  }: { attempts?: number; waitMs?: number; sleep?: (ms: number) => Promise<void> } = {}
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -67,8 +72,6 @@ export async function askWhileRefused<T>(
     }
   }
 }
-type Sleep = (ms: number) => Promise<void>
-const defaultSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
  * Longest the API waits for a workflow by default. Shorter than the request's transaction (15 s, infra/unit-of-work.ts),
