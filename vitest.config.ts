@@ -20,14 +20,7 @@ const resolve = {
   alias: { '@therapy-care/sdk': fileURLToPath(new URL('./sdks/typescript/src/index.ts', import.meta.url)) },
 }
 
-/**
- * Where vitest keeps each file's last duration, by its path in the repository, to start the longest files first.
- * `.ci/run` points it outside the clone so a fresh clone's run is ordered too (a clone's own is empty).
- */
-const cacheDir = process.env.VITEST_CACHE_DIR
-
 export default defineConfig({
-  ...(cacheDir ? { cacheDir } : {}),
   test: {
     ...(jsonReport ? { reporters: ['default', ['json', { outputFile: jsonReport }]] } : {}),
     // One pool for both projects (vitest refuses different maxWorkers per project in one run): unit files take the
