@@ -3,11 +3,11 @@ import { defineConfig } from 'vitest/config'
 
 /**
  * Integration files run side by side, each on its own database, task queue and worker (test/support/file-database.ts,
- * platform.ts). How many at once: INTEGRATION_WORKERS, default 4 on this project's 2-CPU machines, where most of a
+ * platform.ts). How many at once: INTEGRATION_WORKERS, default 3 on this project's 2-CPU machines, where most of a
  * file's time is waiting on the worker, Temporal and the database rather than computing (docs/testing.md has the
  * measurements behind the number).
  */
-const integrationWorkers = Number(process.env.INTEGRATION_WORKERS ?? 4)
+const integrationWorkers = Number(process.env.INTEGRATION_WORKERS ?? 3)
 
 /**
  * TEST_REPORT_JSON=<file> also writes vitest's JSON report there (the console report stays as it is): `.ci/run` and
