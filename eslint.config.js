@@ -17,7 +17,8 @@ import tseslint from 'typescript-eslint'
 /**
  * What workflow code must not import (Temporal's samples-typescript `hello-world/.eslintrc.js`): workflows
  * run in a deterministic sandbox and are replayed, so every Node built-in and anything doing I/O or holding a client
- * belongs in an activity. `import type` stays allowed (`allowTypeImports`): workflows proxy activities by their types.
+ * belongs in an activity. `import type` of packages, infra and the API stays allowed (`allowTypeImports`), erased at
+ * build; activities are refused outright by `noActivityImports` below.
  */
 const workflowRestrictedImports = {
   paths: [
@@ -49,13 +50,26 @@ const workflowRestrictedImports = {
       allowTypeImports: true,
     },
     {
-      // Value imports of activities, infrastructure, the API, the worker or the generated Prisma client would pull
-      // I/O into the bundle. Types from them are fine (that is how workflows proxy activities).
-      group: ['**/activities/**', '**/infra/**', '**/api/**', '**/worker/**', '**/generated/**', '**/scripts/**'],
-      message: 'Only `import type` from activities, infra, api, worker or the generated client in workflow code.',
+      // Value imports of infrastructure, the API, the worker or the generated Prisma client would pull I/O into the
+      // bundle. Types from them are erased. Not activities: `noActivityImports` refuses even their types (a pattern
+      // allowing type imports here would let `import type` from activities through whatever other pattern refuses it).
+      group: ['**/infra/**', '**/api/**', '**/worker/**', '**/generated/**', '**/scripts/**'],
+      message: 'Only `import type` from infra, api, worker or the generated client in workflow code.',
       allowTypeImports: true,
     },
   ],
+}
+
+/**
+ * Workflow code (and the domain rules bundled with it) imports nothing from activities/, not even `import type`: a
+ * workflow proxies its activities through the interface its contract declares (`workflows/<name>-contract.ts`,
+ * e.g. `BookingActivities`), which the activity factory declares it returns, so the compiler checks the two agree
+ * and the only arrow between the two folders is activities → workflows' contracts (docs/architecture.md, "Layers").
+ */
+const noActivityImports = {
+  group: ['**/activities/**'],
+  message:
+    "Workflow code imports nothing from activities/, not even types: proxy the activities through the interface the workflow's contract declares (`workflows/<name>-contract.ts`), which the activity factory implements.",
 }
 
 /**
@@ -101,9 +115,9 @@ const workflowBundledDomainFiles = workflowBundledFiles(dirname(fileURLToPath(im
 /**
  * The layering rule (docs/architecture.md, "Layers"): a workflow and the code around it meet at the workflow's
  * contract. Outside workflows/, production code imports a workflow only through its `workflows/*-contract.ts`; a
- * workflow imports from domain/ only the pure rules listed here, which are bundled into it (and, as `import type`,
- * its activities' types, erased at build). So the one two-way arrow between top-level folders, domain ⇄ workflows,
- * runs through these files and nothing else. A rule added here must be pure: the sandbox ban below applies to it.
+ * workflow imports from domain/ only the pure rules listed here, which are bundled into it, and nothing from
+ * activities/ (`noActivityImports`). So the one two-way arrow between top-level folders, domain ⇄ workflows, runs
+ * through these files and nothing else. A rule added here must be pure: the sandbox ban below applies to it.
  */
 const DOMAIN_RULES_BUNDLED_INTO_WORKFLOWS = [
   'domain/appointments/appointment-status.ts',
@@ -251,7 +265,7 @@ export default defineConfig([
       'no-restricted-imports': 'off',
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        withPatterns(workflowRestrictedImports, onlyWorkflowContracts),
+        withPatterns(workflowRestrictedImports, onlyWorkflowContracts, noActivityImports),
       ],
     },
   },
@@ -262,7 +276,7 @@ export default defineConfig([
       'no-restricted-imports': 'off',
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        withPatterns(workflowRestrictedImports, onlyListedDomainRules),
+        withPatterns(workflowRestrictedImports, onlyListedDomainRules, noActivityImports),
       ],
     },
   },

@@ -14,7 +14,7 @@ import type { WebhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import { createWorkflowOutbox } from '../domain/workflow-runs/workflow-outbox.ts'
 import type { Db } from '../infra/db.ts'
 import { createLogger, type Logger } from '../infra/logger.ts'
-import type { AgentRunInput, AgentRunResult } from '../workflows/agent-run-contract.ts'
+import type { AgentRunActivities, AgentRunInput, AgentRunResult } from '../workflows/agent-run-contract.ts'
 
 export interface AgentRunActivityDeps {
   db: Db
@@ -28,8 +28,8 @@ export interface AgentRunActivityDeps {
   care?: { dayMs?: number; progressIntervalDays?: number }
 }
 
-/** Creates the agent run activities. */
-export function createAgentRunActivities(deps: AgentRunActivityDeps) {
+/** Creates the agent run activities: the interface the agent run workflow proxies (its contract). */
+export function createAgentRunActivities(deps: AgentRunActivityDeps): AgentRunActivities {
   const poster =
     deps.poster ??
     createWebhookPoster({
@@ -89,5 +89,3 @@ export function createAgentRunActivities(deps: AgentRunActivityDeps) {
     },
   }
 }
-
-export type AgentRunActivities = ReturnType<typeof createAgentRunActivities>

@@ -12,7 +12,10 @@ import {
   recordNoteNudge,
 } from '../domain/appointments/booking-lifecycle-store.ts'
 import { minuteMsOf } from '../domain/appointments/reminder-schedule.ts'
-import type { AppointmentFollowUpInput } from '../workflows/appointment-follow-up-contract.ts'
+import type {
+  AppointmentFollowUpActivities,
+  AppointmentFollowUpInput,
+} from '../workflows/appointment-follow-up-contract.ts'
 import type { BookingTiming } from './booking-activities.ts'
 import { systemClock, type Clock } from '../infra/clock.ts'
 
@@ -23,12 +26,12 @@ export interface AppointmentFollowUpActivityDeps {
   now?: Clock
 }
 
-/** Creates the follow-up activities. */
+/** Creates the follow-up activities: the interface the follow-up workflow proxies (its contract). */
 export function createAppointmentFollowUpActivities({
   db,
   bookingTiming,
   now = systemClock,
-}: AppointmentFollowUpActivityDeps) {
+}: AppointmentFollowUpActivityDeps): AppointmentFollowUpActivities {
   const minuteMs = minuteMsOf(bookingTiming?.dayMs ?? 86_400_000)
 
   async function plan(uow: Parameters<typeof loadFollowUpPlan>[0], appointmentId: string) {

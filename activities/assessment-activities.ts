@@ -10,7 +10,12 @@ import {
   recordReminderStep,
   type ReminderStepInput,
 } from '../domain/assessments/reminder-steps.ts'
-import type { AssessmentReminderSnapshot, NotificationOutcome } from '../workflows/assessment-reminder-contract.ts'
+import type {
+  AssessmentActivities,
+  AssessmentRef,
+  AssessmentReminderSnapshot,
+  NotificationOutcome,
+} from '../workflows/assessment-reminder-contract.ts'
 
 export interface AssessmentActivityDeps {
   db: Db
@@ -18,13 +23,11 @@ export interface AssessmentActivityDeps {
   now?: () => Date
 }
 
-export interface AssessmentRef {
-  tenantId: string
-  assessmentId: string
-}
-
-/** Creates the assessment reminder activities. */
-export function createAssessmentActivities({ db, now = () => new Date() }: AssessmentActivityDeps) {
+/** Creates the assessment reminder activities: the interface the reminder workflow proxies (its contract). */
+export function createAssessmentActivities({
+  db,
+  now = () => new Date(),
+}: AssessmentActivityDeps): AssessmentActivities {
   return {
     /** The assessment's status, due date and the real time until its due day begins. */
     async loadAssessmentReminderState({ tenantId, assessmentId }: AssessmentRef): Promise<AssessmentReminderSnapshot> {

@@ -8,7 +8,13 @@ import { ApplicationFailure } from '@temporalio/common'
 import type { Db } from '../infra/db.ts'
 import { createLogger, type Logger } from '../infra/logger.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
-import type { BookingState, BookingWorkflowInput } from '../workflows/booking-contract.ts'
+import type {
+  BookingActivities,
+  BookingPlanWithTiming,
+  BookingState,
+  BookingWorkflowInput,
+  RecordStatusInput,
+} from '../workflows/booking-contract.ts'
 import type { TransitionDeps } from '../domain/appointments/appointment-transitions.ts'
 import { cancelAppointment } from '../domain/appointments/cancel-appointment.ts'
 import { completeAppointment } from '../domain/appointments/complete-appointment.ts'
@@ -18,7 +24,6 @@ import {
   recordBookingReminder,
   recordOperatorStatus,
   settleBookingReminders,
-  type BookingPlan,
   type OperatorTransitions,
   type ReminderRequest,
 } from '../domain/appointments/booking-lifecycle-store.ts'
@@ -48,22 +53,12 @@ export interface BookingActivityDeps {
   logger?: Logger
 }
 
-/** The plan the lifecycle works from, with the worker's timing (recorded in history, so replays see the same). */
-export interface BookingPlanWithTiming extends BookingPlan {
-  minuteMs: number
-  noShowGraceMs: number
-}
-
 const notFound = (appointmentId: string) =>
   ApplicationFailure.create({
     type: 'AppointmentNotFound',
     message: `Appointment ${appointmentId} not found`,
     nonRetryable: true,
   })
-
-export interface RecordStatusInput extends BookingWorkflowInput {
-  status: Exclude<BookingState, 'CONFIRMED'>
-}
 
 /** The API's transitions, as an activity of the booking workflow runs them. */
 function transitionsInActivity(db: Db, now: Clock, logger: Logger): OperatorTransitions {
@@ -81,14 +76,14 @@ function transitionsInActivity(db: Db, now: Clock, logger: Logger): OperatorTran
   }
 }
 
-/** Creates the booking activities. */
+/** Creates the booking activities: the interface the booking workflow proxies (workflows/booking-contract.ts). */
 export function createBookingActivities({
   db,
   bookingTiming,
   now = systemClock,
   operatorTransitions,
   logger = createLogger('info', 'booking'),
-}: BookingActivityDeps) {
+}: BookingActivityDeps): BookingActivities {
   const timing = { ...REAL_TIMING, ...bookingTiming }
   const transitionsFor = operatorTransitions ?? (() => transitionsInActivity(db, now, logger))
   return {
@@ -152,5 +147,3 @@ export function createBookingActivities({
     },
   }
 }
-
-export type BookingActivities = ReturnType<typeof createBookingActivities>

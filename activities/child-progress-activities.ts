@@ -4,29 +4,30 @@
  */
 import type { Db } from '../infra/db.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
-import { DEFAULT_PROGRESS_POLICY, type ProgressPolicy } from '../domain/child-progress/progress-rules.ts'
+import { DEFAULT_PROGRESS_POLICY } from '../domain/child-progress/progress-rules.ts'
 import {
   DEFAULT_LOOKBACK_DAYS,
   childProgressStatus,
   closeProgressFollowUps,
   recordProgressSummary,
 } from '../domain/child-progress/progress-store.ts'
-import type { ProgressReportOutcome, ProgressTrigger } from '../workflows/child-progress-contract.ts'
+import type {
+  ChildProgressActivities,
+  ProgressRef,
+  ProgressReportOutcome,
+  ProgressTrigger,
+} from '../workflows/child-progress-contract.ts'
 
 export interface ChildProgressActivityDeps {
   db: Db
   now?: () => Date
 }
 
-export interface ProgressRef {
-  tenantId: string
-  childId: string
-  lookbackDays?: number
-  policy?: Partial<ProgressPolicy>
-}
-
-/** Creates the child progress activities. */
-export function createChildProgressActivities({ db, now = () => new Date() }: ChildProgressActivityDeps) {
+/** Creates the child progress activities: the interface the progress workflow proxies (its contract). */
+export function createChildProgressActivities({
+  db,
+  now = () => new Date(),
+}: ChildProgressActivityDeps): ChildProgressActivities {
   return {
     /** ACTIVE, ARCHIVED or MISSING. */
     async loadChildProgressStatus({ tenantId, childId }: ProgressRef) {

@@ -5,14 +5,15 @@
  */
 import type { Db } from '../infra/db.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
-import { eiPolicyOf, type EiPolicy } from '../domain/early-intervention/ei-policy.ts'
-import {
-  closePlan,
-  recordNotice,
-  refreshPlan,
-  type PlanCloseReason,
-} from '../domain/early-intervention/ei-plan-store.ts'
-import type { EiNoticeOutcome, EiRefresh } from '../workflows/early-intervention-contract.ts'
+import { eiPolicyOf } from '../domain/early-intervention/ei-policy.ts'
+import { closePlan, recordNotice, refreshPlan } from '../domain/early-intervention/ei-plan-store.ts'
+import type {
+  EarlyInterventionActivities,
+  EiCloseReason,
+  EiNoticeOutcome,
+  EiRef,
+  EiRefresh,
+} from '../workflows/early-intervention-contract.ts'
 
 export interface EarlyInterventionActivityDeps {
   db: Db
@@ -20,14 +21,11 @@ export interface EarlyInterventionActivityDeps {
   now?: () => Date
 }
 
-export interface EiRef {
-  tenantId: string
-  childId: string
-  policy?: Partial<EiPolicy>
-}
-
-/** Creates the early-intervention activities. */
-export function createEarlyInterventionActivities({ db, now = () => new Date() }: EarlyInterventionActivityDeps) {
+/** Creates the early-intervention activities: the interface the early-intervention workflow proxies (its contract). */
+export function createEarlyInterventionActivities({
+  db,
+  now = () => new Date(),
+}: EarlyInterventionActivityDeps): EarlyInterventionActivities {
   return {
     /**
      * Recomputes the child's plan as of the workflow's plan time (`asOf`, epoch ms), stores what the API shows, and
@@ -54,11 +52,7 @@ export function createEarlyInterventionActivities({ db, now = () => new Date() }
     },
 
     /** Closes the plan for a reason the record does not show (an operator cancelled the workflow). */
-    async closeEarlyInterventionPlan({
-      tenantId,
-      childId,
-      reason,
-    }: EiRef & { reason: PlanCloseReason }): Promise<void> {
+    async closeEarlyInterventionPlan({ tenantId, childId, reason }: EiRef & { reason: EiCloseReason }): Promise<void> {
       await runInUnitOfWork(db, tenantId, (uow) => closePlan(uow, childId, reason, now()))
     },
   }

@@ -6,7 +6,11 @@
 import { indexDocument, markDocumentFailed } from '../domain/ai/knowledge/index-document.ts'
 import type { AiRuntime } from '../domain/ai/ai-runtime.ts'
 import type { Db } from '../infra/db.ts'
-import type { KnowledgeIndexingInput, KnowledgeIndexingOutcome } from '../workflows/knowledge-indexing-contract.ts'
+import type {
+  KnowledgeActivities,
+  KnowledgeIndexingInput,
+  KnowledgeIndexingOutcome,
+} from '../workflows/knowledge-indexing-contract.ts'
 
 export interface KnowledgeActivityDeps {
   db: Db
@@ -14,8 +18,8 @@ export interface KnowledgeActivityDeps {
   ai: AiRuntime
 }
 
-/** Creates the knowledge activities. */
-export function createKnowledgeActivities({ db, ai }: KnowledgeActivityDeps) {
+/** Creates the knowledge activities: the interface the indexing workflow proxies (its contract). */
+export function createKnowledgeActivities({ db, ai }: KnowledgeActivityDeps): KnowledgeActivities {
   return {
     /**
      * Indexes one document version. A file that cannot be parsed is an outcome (FAILED with its reason), not an
@@ -33,5 +37,3 @@ export function createKnowledgeActivities({ db, ai }: KnowledgeActivityDeps) {
     },
   }
 }
-
-export type KnowledgeActivities = ReturnType<typeof createKnowledgeActivities>

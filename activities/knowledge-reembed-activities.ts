@@ -10,6 +10,7 @@ import { completeReembed, listDocumentsToReembed, reembedDocument } from '../dom
 import type { Db } from '../infra/db.ts'
 import type {
   DocumentReembedOutcome,
+  KnowledgeReembedActivities,
   KnowledgeReembedInput,
   ReembedCompletion,
   ReembedListing,
@@ -23,8 +24,8 @@ export interface KnowledgeReembedActivityDeps {
 /** How often a document's activity tells Temporal it is alive while the model runs (its heartbeat timeout is 15 s). */
 const HEARTBEAT_MS = 5000
 
-/** Creates the re-embedding activities. */
-export function createKnowledgeReembedActivities({ db, ai }: KnowledgeReembedActivityDeps) {
+/** Creates the re-embedding activities: the interface the re-embedding workflow proxies (its contract). */
+export function createKnowledgeReembedActivities({ db, ai }: KnowledgeReembedActivityDeps): KnowledgeReembedActivities {
   return {
     /** The documents without vectors of the target model, or why there is nothing to do. */
     async listKnowledgeToReembed(input: KnowledgeReembedInput): Promise<ReembedListing> {
@@ -48,5 +49,3 @@ export function createKnowledgeReembedActivities({ db, ai }: KnowledgeReembedAct
     },
   }
 }
-
-export type KnowledgeReembedActivities = ReturnType<typeof createKnowledgeReembedActivities>

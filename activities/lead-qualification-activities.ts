@@ -14,7 +14,7 @@ import {
   settleStep,
   type FollowUpInput,
 } from '../domain/leads/lead-workflow-steps.ts'
-import type { LeadSnapshot } from '../workflows/lead-qualification-contract.ts'
+import type { LeadQualificationActivities, LeadRef, LeadSnapshot } from '../workflows/lead-qualification-contract.ts'
 
 export interface LeadQualificationActivityDeps {
   db: Db
@@ -22,13 +22,11 @@ export interface LeadQualificationActivityDeps {
   now?: () => Date
 }
 
-interface LeadRef {
-  tenantId: string
-  leadId: string
-}
-
-/** Creates the lead qualification activities. */
-export function createLeadQualificationActivities({ db, now = () => new Date() }: LeadQualificationActivityDeps) {
+/** Creates the lead qualification activities: the interface the lead workflow proxies (its contract). */
+export function createLeadQualificationActivities({
+  db,
+  now = () => new Date(),
+}: LeadQualificationActivityDeps): LeadQualificationActivities {
   return {
     /** Qualifies a NEW lead by the rules and records the explanation. */
     async qualifyLead({ tenantId, leadId }: LeadRef): Promise<LeadSnapshot> {

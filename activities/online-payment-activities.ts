@@ -14,6 +14,7 @@ import type { Clock } from '../infra/clock.ts'
 import type { Db } from '../infra/db.ts'
 import { createLogger } from '../infra/logger.ts'
 import type {
+  OnlinePaymentActivities,
   PaymentExpiryOutcome,
   PaymentExpiryWorkflowInput,
   RefundWorkflowInput,
@@ -39,8 +40,12 @@ const final = <T>(work: () => Promise<T>): Promise<T> =>
     throw error
   })
 
-/** Creates the online-payment activities. */
-export function createOnlinePaymentActivities({ db, clock, online }: OnlinePaymentActivityDeps) {
+/** Creates the online-payment activities: the interface the refund and expiry workflows proxy (their contract). */
+export function createOnlinePaymentActivities({
+  db,
+  clock,
+  online,
+}: OnlinePaymentActivityDeps): OnlinePaymentActivities {
   const logger = createLogger('info', 'online-payments')
   return {
     /** Asks the processor for a PENDING refund with its stored key (unless answered), and records the answer. */
@@ -65,5 +70,3 @@ export function createOnlinePaymentActivities({ db, clock, online }: OnlinePayme
     },
   }
 }
-
-export type OnlinePaymentActivities = ReturnType<typeof createOnlinePaymentActivities>

@@ -14,20 +14,18 @@ import {
   remind,
   type OnboardingStateValue,
 } from '../domain/provider-onboarding/onboarding-steps.ts'
+import type { OnboardingActivityRef, ProviderOnboardingActivities } from '../workflows/provider-onboarding-contract.ts'
 
 export interface ProviderOnboardingActivityDeps {
   db: Db
   now?: () => Date
 }
 
-export interface OnboardingActivityRef {
-  tenantId: string
-  providerId: string
-  attempt: number
-}
-
-/** Creates the provider onboarding activities. */
-export function createProviderOnboardingActivities({ db, now = () => new Date() }: ProviderOnboardingActivityDeps) {
+/** Creates the provider onboarding activities: the interface the onboarding workflow proxies (its contract). */
+export function createProviderOnboardingActivities({
+  db,
+  now = () => new Date(),
+}: ProviderOnboardingActivityDeps): ProviderOnboardingActivities {
   const inTenant = <T>({ tenantId }: OnboardingActivityRef, work: Parameters<typeof runInUnitOfWork<T>>[2]) =>
     runInUnitOfWork(db, tenantId, work)
   return {

@@ -10,6 +10,7 @@ import type { Clock } from '../infra/clock.ts'
 import type { Db } from '../infra/db.ts'
 import type { Metrics } from '../infra/metrics/metrics-registry.ts'
 import type {
+  ReconciliationActivities,
   ReconciliationWorkflowInput,
   ReconciliationWorkflowOutcome,
 } from '../workflows/reconciliation-contract.ts'
@@ -26,13 +27,13 @@ export interface ReconciliationActivityDeps {
   metrics?: Metrics
 }
 
-/** Creates the reconciliation activity. */
+/** Creates the reconciliation activity: the interface the reconciliation workflow proxies (its contract). */
 export function createReconciliationActivities({
   db,
   clock = () => new Date(),
   reconciliation,
   metrics,
-}: ReconciliationActivityDeps) {
+}: ReconciliationActivityDeps): ReconciliationActivities {
   // Every kind at 0 from the start, so an alert on the counter's increase sees a kind's first finding too.
   for (const kind of Object.values(ReconciliationFindingKind)) metrics?.reconciliationFindings.inc({ kind }, 0)
   return {
@@ -64,5 +65,3 @@ export function createReconciliationActivities({
     },
   }
 }
-
-export type ReconciliationActivities = ReturnType<typeof createReconciliationActivities>

@@ -12,7 +12,7 @@ import { preparePayouts } from '../domain/payouts/payout-transfers.ts'
 import type { Clock } from '../infra/clock.ts'
 import type { Db } from '../infra/db.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../infra/unit-of-work.ts'
-import type { SettlementWorkflowInput } from '../workflows/settlement-contract.ts'
+import type { SettlementActivities, SettlementWorkflowInput } from '../workflows/settlement-contract.ts'
 
 /** How often a payout's send says it is alive (its heartbeat timeout, in workflows/settlement.ts, is 10 s). */
 const PAYOUT_HEARTBEAT_MS = 3000
@@ -36,8 +36,12 @@ function final<T>(work: () => Promise<T>): Promise<T> {
   })
 }
 
-/** Creates the settlement activities. */
-export function createSettlementActivities({ db, clock = () => new Date(), payouts }: SettlementActivityDeps) {
+/** Creates the settlement activities: the interface the settlement workflow proxies (its contract). */
+export function createSettlementActivities({
+  db,
+  clock = () => new Date(),
+  payouts,
+}: SettlementActivityDeps): SettlementActivities {
   const inTenant = <T>(tenantId: string, work: (uow: UnitOfWork) => Promise<T>) =>
     runInUnitOfWork(db, tenantId, work, { timeoutMs: WRITE_TIMEOUT_MS, maxWaitMs: 30_000 })
   return {
@@ -92,5 +96,3 @@ export function createSettlementActivities({ db, clock = () => new Date(), payou
     },
   }
 }
-
-export type SettlementActivities = ReturnType<typeof createSettlementActivities>

@@ -16,7 +16,11 @@ import type { AttemptObserver } from '../domain/webhooks/record-batch.ts'
 import type { Metrics } from '../infra/metrics/metrics-registry.ts'
 import { systemClock, type Clock } from '../infra/clock.ts'
 import { createLogger, type Logger } from '../infra/logger.ts'
-import type { DeliveryPumpRunInput, DeliveryPumpRunResult } from '../workflows/webhook-queue-contract.ts'
+import type {
+  DeliveryPumpRunInput,
+  DeliveryPumpRunResult,
+  WebhookActivities,
+} from '../workflows/webhook-queue-contract.ts'
 
 export interface WebhookActivityDeps {
   db: Db
@@ -51,7 +55,7 @@ function attemptObserver(metrics: Metrics): AttemptObserver {
   }
 }
 
-/** Creates the webhook activities. */
+/** Creates the webhook activities: the interface the webhook workflows proxy (workflows/webhook-queue-contract.ts). */
 export function createWebhookActivities({
   db,
   webhooks,
@@ -60,7 +64,7 @@ export function createWebhookActivities({
   logger,
   stopping,
   metrics,
-}: WebhookActivityDeps) {
+}: WebhookActivityDeps): WebhookActivities {
   const http = poster ?? createWebhookPoster({ timeoutMs: webhooks.timeoutMs, network: webhooks.network })
   const observe = metrics && attemptObserver(metrics)
   const now = clock ?? systemClock
@@ -105,5 +109,3 @@ export function createWebhookActivities({
     },
   }
 }
-
-export type WebhookActivities = ReturnType<typeof createWebhookActivities>

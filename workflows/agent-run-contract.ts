@@ -35,3 +35,38 @@ export const agentScheduleId = (agentWorkflowId: string) => `agent-schedule-${ag
  * scheduled time gets one run.
  */
 export const scheduledRunWorkflowIdPrefix = (agentWorkflowId: string) => `agent-run-${agentWorkflowId}-scheduled`
+
+/** The run an activity works on. */
+export interface AgentRunRef {
+  tenantId: string
+  runId: string
+}
+
+/** The run as its first step found or created it. */
+export interface BegunAgentRun {
+  runId: string
+  /** Action positions in order; empty when the run was skipped. */
+  positions: number[]
+  /** Why the run was skipped, when it was. */
+  skipped?: string
+}
+
+/**
+ * The agent run activities (activities/agent-run-activities.ts) as the workflow proxies them. The factory declares that it returns this
+ * interface, so the compiler checks the two agree. Names, arguments and results are in recorded histories: changing
+ * one breaks the replay of runs in flight.
+ */
+export interface AgentRunActivities {
+  /** Finds or creates the run, freezes its plan. */
+  beginAgentRun: (input: AgentRunInput) => Promise<BegunAgentRun>
+  /** Loads and records the run's context. */
+  loadAgentRunContext: (ref: AgentRunRef) => Promise<{ inScope: boolean }>
+  /** The agent step; answers how many proposed actions it ignored. */
+  decideAgentRun: (ref: AgentRunRef) => Promise<{ ignored: number }>
+  /** One action; a receiver that may recover is retried by Temporal, anything else is recorded as the step. */
+  executeAgentAction: (ref: AgentRunRef & { position: number }) => Promise<{ status: string }>
+  /** An action whose retries ran out. */
+  recordAgentActionFailure: (input: AgentRunRef & { position: number; message: string }) => Promise<void>
+  /** The run's outcome. */
+  completeAgentRun: (ref: AgentRunRef) => Promise<AgentRunResult>
+}

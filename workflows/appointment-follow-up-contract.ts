@@ -3,6 +3,7 @@
  * carry ids only.
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow'
+import type { AppointmentStatus } from '../domain/appointments/appointment-status.ts'
 
 export const APPOINTMENT_FOLLOW_UP_WORKFLOW_TYPE = 'appointmentFollowUpWorkflow'
 export const APPOINTMENT_FOLLOW_UP_KIND = 'appointment-follow-up'
@@ -32,3 +33,32 @@ export interface FollowUpView {
 /** The session's SOAP note was signed (sent by the notes API after commit); the workflow re-reads, so no data. */
 export const noteSignedSignal = defineSignal<[]>('noteSigned')
 export const followUpViewQuery = defineQuery<FollowUpView>('followUpView')
+
+/** What the follow-up plans with: the appointment, its session, its note deadline policy, and the policy minute. */
+export interface AppointmentFollowUpPlan {
+  status: AppointmentStatus
+  completedAt: string | null
+  childId: string
+  providerId: string
+  sessionId: string | null
+  noteDueHours: number
+  /** Whether the session has a signed SOAP note. */
+  noteSigned: boolean
+  /** How long a policy minute lasts (real ms; tests shorten the policy day). */
+  minuteMs: number
+}
+
+/**
+ * The follow-up activities (activities/appointment-follow-up-activities.ts) as the workflow proxies them. The factory declares that it returns this interface, so the compiler checks the two agree. Names,
+ * arguments and results are in recorded histories: changing one breaks the replay of runs in flight.
+ */
+export interface AppointmentFollowUpActivities {
+  /** The completed appointment, its note deadline policy and whether its note is signed; missing: a permanent failure. */
+  loadFollowUp: (input: AppointmentFollowUpInput) => Promise<AppointmentFollowUpPlan>
+  /** SIGNED when the note is signed by now; otherwise records nudge number `nudge` (once) and answers NUDGED. */
+  nudgeProviderIfUnsigned: (
+    input: AppointmentFollowUpInput & { nudge: number; dueAt: string }
+  ) => Promise<'SIGNED' | 'NUDGED'>
+  /** Resolves the provider's nudges and records the family's follow-up (once). */
+  sendFamilyFollowUp: (input: AppointmentFollowUpInput) => Promise<'RECORDED' | 'DUPLICATE'>
+}

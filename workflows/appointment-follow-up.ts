@@ -7,20 +7,18 @@
  * signed ends the run some days after the last nudge, with the nudges left open for the provider.
  */
 import { condition, log, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow'
-import type { createAppointmentFollowUpActivities } from '../activities/appointment-follow-up-activities.ts'
 import { standardActivityOptions } from './activity-options.ts'
 import { followUpGiveUpAt, nextNudgeAt } from '../domain/appointments/reminder-schedule.ts'
 import {
   followUpViewQuery,
   noteSignedSignal,
+  type AppointmentFollowUpActivities,
   type AppointmentFollowUpInput,
   type FollowUpStatus,
   type FollowUpView,
 } from './appointment-follow-up-contract.ts'
 
-const activities = proxyActivities<ReturnType<typeof createAppointmentFollowUpActivities>>(
-  standardActivityOptions('30 seconds')
-)
+const activities = proxyActivities<AppointmentFollowUpActivities>(standardActivityOptions('30 seconds'))
 
 export interface AppointmentFollowUpResult {
   status: FollowUpStatus

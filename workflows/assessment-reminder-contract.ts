@@ -53,3 +53,29 @@ export interface AssessmentReminderSnapshot {
 }
 
 export type NotificationOutcome = 'RECORDED' | 'DUPLICATE' | 'STALE' | 'CLOSED'
+
+/** The assessment an activity works on. */
+export interface AssessmentRef {
+  tenantId: string
+  assessmentId: string
+}
+
+/** One step of the reminder plan to record. */
+export interface AssessmentReminderStep {
+  assessmentId: string
+  /** The due date the workflow planned the step for; a step for a date that has since moved is STALE. */
+  dueDate: string
+  kind: ReminderStepKind
+  daysFromDue: number
+}
+
+/**
+ * The assessment reminder activities (activities/assessment-activities.ts) as the workflow proxies them. The factory declares that it returns this interface, so the compiler checks the two agree. Names,
+ * arguments and results are in recorded histories: changing one breaks the replay of runs in flight.
+ */
+export interface AssessmentActivities {
+  /** The assessment's status, due date and the real time until its due day begins. */
+  loadAssessmentReminderState: (ref: AssessmentRef) => Promise<AssessmentReminderSnapshot>
+  /** Records one reminder, due notice or escalation, unless the assessment is closed. */
+  recordAssessmentNotification: (input: AssessmentRef & AssessmentReminderStep) => Promise<NotificationOutcome>
+}

@@ -7,7 +7,6 @@
  * A due-date change re-plans the schedule; completion or cancellation ends the workflow.
  */
 import { condition, continueAsNew, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow'
-import type { createAssessmentActivities } from '../activities/assessment-activities.ts'
 import { standardActivityOptions } from './activity-options.ts'
 import {
   DEFAULT_REMINDER_TIMING,
@@ -21,12 +20,13 @@ import {
 import {
   assessmentChangedSignal,
   assessmentReminderStateQuery,
+  type AssessmentActivities,
   type AssessmentReminderInput,
   type AssessmentReminderResult,
   type AssessmentReminderSnapshot,
 } from './assessment-reminder-contract.ts'
 
-const activities = proxyActivities<ReturnType<typeof createAssessmentActivities>>(standardActivityOptions('30 seconds'))
+const activities = proxyActivities<AssessmentActivities>(standardActivityOptions('30 seconds'))
 
 const CLOSED = new Set<AssessmentReminderSnapshot['status']>(['COMPLETED', 'CANCELLED', 'MISSING'])
 

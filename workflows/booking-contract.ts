@@ -103,5 +103,66 @@ export const noShowBookingUpdate = defineUpdate<BookingWorkflowView, []>('noShow
 /** The lifecycle as the workflow holds it now (GET /v1/appointments/{id}/workflow). */
 export const bookingViewQuery = defineQuery<BookingWorkflowView>('bookingView')
 
+/**
+ * The plan the lifecycle works from: the appointment as its activity reads it (status, times, parties as ids, the
+ * location's reminder policy, check-in), with the worker's timing (recorded in history, so replays see the same).
+ */
+export interface BookingPlanWithTiming {
+  status: BookingState
+  startsAt: string
+  endsAt: string
+  childId: string
+  providerId: string
+  locationId: string
+  reminderOffsetsMinutes: number[]
+  /** Whether the appointment's session exists (opened at check-in, or at completion). */
+  checkedIn: boolean
+  /** How long a policy minute lasts (real ms; tests shorten the policy day). */
+  minuteMs: number
+  /** How long after the end a no-show is decided (real ms). */
+  noShowGraceMs: number
+}
+
+/** One reminder to the family, recorded once per `key`; stale when the appointment no longer starts at `startsAt`. */
+export interface BookingReminderRequest {
+  /** The start the reminder is about (ISO). */
+  startsAt: string
+  offsetMinutes: number
+  key: string
+}
+
+/** The final step an operator's old-style signal asks for. */
+export interface RecordStatusInput extends BookingWorkflowInput {
+  status: Exclude<BookingState, 'CONFIRMED'>
+}
+
+/**
+ * The booking activities (activities/booking-activities.ts) as the booking workflow and its lifecycle proxy them. The
+ * factory declares that it returns this interface, so the compiler checks the two agree. Names, arguments and results
+ * are in recorded histories: changing one breaks the replay of runs in flight.
+ */
+export interface BookingActivities {
+  /** The lifecycle's view of the appointment and the timing; a missing appointment is a permanent failure. */
+  loadBookingPlan: (input: BookingWorkflowInput) => Promise<BookingPlanWithTiming>
+  /** Records one reminder to the family, once per key; STALE when the appointment changed meanwhile. */
+  recordBookingReminder: (
+    input: BookingWorkflowInput & BookingReminderRequest
+  ) => Promise<'RECORDED' | 'DUPLICATE' | 'STALE'>
+  /** Marks the appointment NO_SHOW unless someone checked in or it is already final; answers what it found. */
+  markNoShow: (input: BookingWorkflowInput) => Promise<{ status: BookingState; checkedIn: boolean }>
+  /** Resolves a closed appointment's open reminders; answers how many. */
+  settleBookingReminders: (input: BookingWorkflowInput) => Promise<number>
+  /** The appointment's status, schedule and parties (ids only), as runs from before the lifecycle read it. */
+  loadBooking: (input: BookingWorkflowInput) => Promise<{
+    status: BookingState
+    startsAt: string
+    endsAt: string
+    providerId: string
+    locationId: string
+  }>
+  /** Makes an operator's final step through the appointment's transitions; answers the status it has afterwards. */
+  recordAppointmentStatus: (input: RecordStatusInput) => Promise<BookingState>
+}
+
 /** When a fresh read overrides the workflow's state: the rule lives with the lifecycle's other moves. */
 export { followsDatabase } from './booking-lifecycle-state.ts'

@@ -6,7 +6,6 @@
  * follow a move (an activity, a timer, a search attribute upsert, a `patched()` marker) stays the workflow's business,
  * so the commands of a run, and thus the replay of recorded histories, do not depend on how the state is written.
  */
-import type { BookingPlanWithTiming } from '../activities/booking-activities.ts'
 import {
   type BookingTimers,
   nextReminderAt,
@@ -15,7 +14,7 @@ import {
   type ReminderScheduleInput,
   type ReminderSlot,
 } from '../domain/appointments/reminder-schedule.ts'
-import type { BookingState, BookingWorkflowView, RescheduleRequest } from './booking-contract.ts'
+import type { BookingPlanWithTiming, BookingState, BookingWorkflowView, RescheduleRequest } from './booking-contract.ts'
 
 /** How long after an accepted step the workflow re-reads the appointment if the after-commit signal never came. */
 export const VERIFY_AFTER_UPDATE_MS = 60_000

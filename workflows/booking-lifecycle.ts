@@ -34,12 +34,13 @@ import {
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow'
-import type { BookingPlanWithTiming, createBookingActivities } from '../activities/booking-activities.ts'
 import { standardActivityOptions } from './activity-options.ts'
 import { bookingWakeAt, dueBookingStep } from '../domain/appointments/reminder-schedule.ts'
 import type { BookingOutcome } from './booking.ts'
 import {
+  type BookingActivities,
   bookingChangedSignal,
+  type BookingPlanWithTiming,
   type BookingState,
   bookingStatusQuery,
   bookingViewQuery,
@@ -87,10 +88,10 @@ import {
 } from './booking-lifecycle-state.ts'
 import { searchAttributeKeys } from './search-attributes-contract.ts'
 
-const activities = proxyActivities<ReturnType<typeof createBookingActivities>>(standardActivityOptions('30 seconds'))
+const activities = proxyActivities<BookingActivities>(standardActivityOptions('30 seconds'))
 
 /** The first read, run in the workflow's first task by the worker (FIRST_READ_LOCAL_PATCH); same limits and retries. */
-const local = proxyLocalActivities<ReturnType<typeof createBookingActivities>>({
+const local = proxyLocalActivities<BookingActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 })

@@ -13,12 +13,12 @@
  * reschedule/cancel/complete/no-show, the no-show deadline); runs started earlier keep the loop below.
  */
 import { condition, log, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow'
-import type { createBookingActivities } from '../activities/booking-activities.ts'
 import { standardActivityOptions } from './activity-options.ts'
 import { nextReconcileAt } from '../domain/appointments/reminder-schedule.ts'
 import { bookingLifecycle } from './booking-lifecycle.ts'
 import {
   BOOKING_LIFECYCLE_PATCH,
+  type BookingActivities,
   bookingChangedSignal,
   type BookingState,
   bookingStatusQuery,
@@ -33,7 +33,7 @@ import {
 } from './booking-contract.ts'
 import { searchAttributeKeys } from './search-attributes-contract.ts'
 
-const activities = proxyActivities<ReturnType<typeof createBookingActivities>>(standardActivityOptions('30 seconds'))
+const activities = proxyActivities<BookingActivities>(standardActivityOptions('30 seconds'))
 
 /** Outcome of a finished booking workflow. */
 export interface BookingOutcome {

@@ -80,3 +80,26 @@ export const scheduledSummary = (periodStartMs: number, intervalMs: number): Acc
 /** Make a summary now (of the last interval), out of cycle; answers with the period the workflow accepted. */
 export const requestProgressSummaryUpdate = defineUpdate<AcceptedSummary, []>('requestProgressSummary')
 export const childProgressStateQuery = defineQuery<ChildProgressState>('childProgressState')
+
+/** The child an activity works on, with the run's overrides of the default lookback and policy. */
+export interface ProgressRef {
+  tenantId: string
+  childId: string
+  lookbackDays?: number
+  policy?: Partial<ProgressPolicy>
+}
+
+/**
+ * The child progress activities (activities/child-progress-activities.ts) as the workflow proxies them. The factory declares that it returns this interface, so the compiler checks the two agree. Names,
+ * arguments and results are in recorded histories: changing one breaks the replay of runs in flight.
+ */
+export interface ChildProgressActivities {
+  /** ACTIVE, ARCHIVED or MISSING. */
+  loadChildProgressStatus: (ref: ProgressRef) => Promise<'ACTIVE' | 'ARCHIVED' | 'MISSING'>
+  /** Makes and stores one period's summary and its follow-up; answers ids and counts. */
+  recordProgressSummary: (
+    input: ProgressRef & { trigger: ProgressTrigger; periodStart: number; periodEnd: number; dayMs: number }
+  ) => Promise<ProgressReportOutcome>
+  /** Cancels the child's open follow-ups (the workflow was cancelled). */
+  closeChildProgress: (ref: ProgressRef) => Promise<void>
+}

@@ -25,7 +25,6 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow'
-import type { createChildProgressActivities } from '../activities/child-progress-activities.ts'
 import { standardActivityOptions } from './activity-options.ts'
 import {
   childProgressChangedSignal,
@@ -34,14 +33,13 @@ import {
   requestedSummary,
   scheduledSummary,
   type AcceptedSummary,
+  type ChildProgressActivities,
   type ChildProgressCarry,
   type ChildProgressInput,
   type ChildProgressResult,
 } from './child-progress-contract.ts'
 
-const activities = proxyActivities<ReturnType<typeof createChildProgressActivities>>(
-  standardActivityOptions('1 minute')
-)
+const activities = proxyActivities<ChildProgressActivities>(standardActivityOptions('1 minute'))
 
 const REAL_DAY_MS = 86_400_000
 const PERIOD_FROM_START = 'child-progress-period-from-start'

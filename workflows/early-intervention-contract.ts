@@ -60,3 +60,27 @@ export interface EarlyInterventionState {
  */
 export const earlyInterventionChangedSignal = defineSignal<[]>('earlyInterventionChanged')
 export const earlyInterventionStateQuery = defineQuery<EarlyInterventionState>('earlyInterventionState')
+
+/** The child an activity works on, with the run's overrides of the default policy. */
+export interface EiRef {
+  tenantId: string
+  childId: string
+  policy?: Partial<EiPolicy>
+}
+
+/** Why a plan closes: what the record shows, or an operator's cancellation of the workflow. */
+export type EiCloseReason = ClosedReason | 'CANCELLED'
+
+/**
+ * The early-intervention activities (activities/early-intervention-activities.ts) as the workflow proxies them. The
+ * factory declares that it returns this interface, so the compiler checks the two agree. Names, arguments and results
+ * are in recorded histories: changing one breaks the replay of runs in flight.
+ */
+export interface EarlyInterventionActivities {
+  /** Recomputes the plan as of the workflow's plan time (`asOf`, epoch ms); reports the next notice, or the close. */
+  refreshEarlyInterventionPlan: (input: EiRef & { asOf: number }) => Promise<EiRefresh>
+  /** Records one notice if the child's locked record still has it due as of `asOf`. */
+  recordEarlyInterventionNotice: (input: EiRef & { asOf: number; key: string }) => Promise<EiNoticeOutcome>
+  /** Closes the plan for a reason the record does not show (an operator cancelled the workflow). */
+  closeEarlyInterventionPlan: (input: EiRef & { reason: EiCloseReason }) => Promise<void>
+}

@@ -20,7 +20,6 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow'
-import type { createEarlyInterventionActivities } from '../activities/early-intervention-activities.ts'
 import { standardActivityOptions } from './activity-options.ts'
 import {
   noticeWaitMs,
@@ -32,15 +31,14 @@ import {
 import {
   earlyInterventionChangedSignal,
   earlyInterventionStateQuery,
+  type EarlyInterventionActivities,
   type EarlyInterventionCarry,
   type EarlyInterventionInput,
   type EarlyInterventionResult,
   type EiRefresh,
 } from './early-intervention-contract.ts'
 
-const activities = proxyActivities<ReturnType<typeof createEarlyInterventionActivities>>(
-  standardActivityOptions('30 seconds')
-)
+const activities = proxyActivities<EarlyInterventionActivities>(standardActivityOptions('30 seconds'))
 
 /** Past this many history events the workflow continues as new (a three-year plan reloads over a thousand times). */
 const HISTORY_LIMIT = 5_000

@@ -25,3 +25,15 @@ export type KnowledgeIndexingOutcome =
   | { status: 'SUPERSEDED' }
   /** The document (or its assistant) was deleted. */
   | { status: 'GONE' }
+
+/**
+ * The knowledge indexing activities (activities/knowledge-activities.ts) as the workflow proxies them. The factory declares that it returns this
+ * interface, so the compiler checks the two agree. Names, arguments and results are in recorded histories: changing
+ * one breaks the replay of runs in flight.
+ */
+export interface KnowledgeActivities {
+  /** Indexes one document version; a file that cannot be parsed is an outcome (FAILED with its reason), not an error. */
+  indexKnowledgeDocument: (input: KnowledgeIndexingInput) => Promise<KnowledgeIndexingOutcome>
+  /** Marks a version FAILED with a reason (unless it was replaced or deleted meanwhile). Idempotent. */
+  markKnowledgeDocumentFailed: (input: KnowledgeIndexingInput & { reason: string }) => Promise<KnowledgeIndexingOutcome>
+}

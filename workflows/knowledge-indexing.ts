@@ -6,8 +6,11 @@
  * FAILED so it never stays PROCESSING for ever. Ids only in and out: never a file's content.
  */
 import { isCancellation, proxyActivities } from '@temporalio/workflow'
-import type { KnowledgeActivities } from '../activities/knowledge-activities.ts'
-import type { KnowledgeIndexingInput, KnowledgeIndexingOutcome } from './knowledge-indexing-contract.ts'
+import type {
+  KnowledgeActivities,
+  KnowledgeIndexingInput,
+  KnowledgeIndexingOutcome,
+} from './knowledge-indexing-contract.ts'
 
 const { indexKnowledgeDocument } = proxyActivities<KnowledgeActivities>({
   // Thousands of chunks through a remote embedding provider take minutes; the local model takes seconds.

@@ -60,3 +60,17 @@ export const describeReembedProgress = (progress: KnowledgeReembedProgress): str
     : progress.state === 'FLIPPED'
       ? `Done: ${progress.total} documents searched with ${progress.toModel}; the previous model's vectors removed`
       : 'Ended without a flip (the assistant was deleted, or another model was configured since)'
+
+/**
+ * The knowledge re-embedding activities (activities/knowledge-reembed-activities.ts) as the workflow proxies them. The factory declares that it returns this
+ * interface, so the compiler checks the two agree. Names, arguments and results are in recorded histories: changing
+ * one breaks the replay of runs in flight.
+ */
+export interface KnowledgeReembedActivities {
+  /** The documents without vectors of the target model, or why there is nothing to do. */
+  listKnowledgeToReembed: (input: KnowledgeReembedInput) => Promise<ReembedListing>
+  /** Embeds one document with the target model beside its old vectors (idempotent: ALREADY when done). */
+  reembedKnowledgeDocument: (input: KnowledgeReembedInput & { documentId: string }) => Promise<DocumentReembedOutcome>
+  /** Flips the assistant to the target model and removes the old vectors, once every document has new ones. */
+  completeKnowledgeReembed: (input: KnowledgeReembedInput) => Promise<ReembedCompletion>
+}

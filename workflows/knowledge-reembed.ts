@@ -8,10 +8,10 @@
  * only; progress is the `knowledgeReembedProgress` query and the run's current details.
  */
 import { continueAsNew, proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow'
-import type { KnowledgeReembedActivities } from '../activities/knowledge-reembed-activities.ts'
 import {
   describeReembedProgress,
   knowledgeReembedProgressQuery,
+  type KnowledgeReembedActivities,
   type KnowledgeReembedInput,
   type KnowledgeReembedProgress,
   type KnowledgeReembedResult,

@@ -75,3 +75,36 @@ export interface LeadWorkflowState {
 }
 
 export const leadStateQuery = defineQuery<LeadWorkflowState>('leadState')
+
+/** The lead an activity works on. */
+export interface LeadRef {
+  tenantId: string
+  leadId: string
+}
+
+/** One follow-up of an unanswered offer. */
+export interface LeadFollowUp {
+  /** The offer this follow-up belongs to (epoch ms): a follow-up of a replaced offer is not recorded. */
+  offeredAt: number
+  followUp: number
+  nextFollowUpAt: number | null
+  respondBy: number
+}
+
+/**
+ * The lead qualification activities (activities/lead-qualification-activities.ts) as the workflow proxies them. The factory declares that it returns this
+ * interface, so the compiler checks the two agree. Names, arguments and results are in recorded histories: changing
+ * one breaks the replay of runs in flight.
+ */
+export interface LeadQualificationActivities {
+  /** Qualifies a NEW lead by the rules and records the explanation. */
+  qualifyLead: (ref: LeadRef) => Promise<LeadSnapshot>
+  /** Matches a QUALIFIED lead and records the top providers with their next slots. */
+  matchLead: (input: LeadRef & { policy: LeadPolicy; lastAttempt: boolean }) => Promise<LeadSnapshot>
+  /** Records one follow-up of an unanswered offer (a care notification, once). */
+  recordLeadFollowUp: (input: LeadRef & LeadFollowUp) => Promise<LeadSnapshot>
+  /** Closes an unanswered offer LOST (NO_RESPONSE). */
+  closeLeadNoResponse: (ref: LeadRef) => Promise<LeadSnapshot>
+  /** Re-reads the lead after an accepted update, once the API's request has committed or rolled back. */
+  settleLead: (ref: LeadRef) => Promise<LeadSnapshot>
+}

@@ -17,7 +17,6 @@
  * the workflow takes the database's status back.
  */
 import * as wf from '@temporalio/workflow'
-import type { createLeadQualificationActivities } from '../activities/lead-qualification-activities.ts'
 import { standardActivityOptions } from './activity-options.ts'
 import {
   REAL_DAY_MS,
@@ -36,14 +35,13 @@ import {
   LEAD_SETTLE_AFTER_COMMIT_PATCH,
   leadChangedSignal,
   offerLeadUpdate,
+  type LeadQualificationActivities,
   type LeadQualificationInput,
   type LeadQualificationResult,
   type LeadSnapshot,
 } from './lead-qualification-contract.ts'
 
-const activities = wf.proxyActivities<ReturnType<typeof createLeadQualificationActivities>>(
-  standardActivityOptions('1 minute')
-)
+const activities = wf.proxyActivities<LeadQualificationActivities>(standardActivityOptions('1 minute'))
 
 const refuse = (message: string): never => {
   throw wf.ApplicationFailure.create({ type: 'invalid_state_transition', message, nonRetryable: true })

@@ -31,3 +31,17 @@ export interface PaymentExpiryWorkflowInput {
 
 /** What the expiry found: the payment had settled (nothing to do), or it was cancelled now. */
 export type PaymentExpiryOutcome = 'SETTLED' | 'CANCELED'
+
+/**
+ * The online-payment activities (activities/online-payment-activities.ts) as the refund and payment expiry workflows proxy them. The factory declares that it returns this
+ * interface, so the compiler checks the two agree. Names, arguments and results are in recorded histories: changing
+ * one breaks the replay of runs in flight.
+ */
+export interface OnlinePaymentActivities {
+  /** Asks the processor for a PENDING refund with its stored key (unless answered), and records the answer. */
+  sendRefundToProcessor: (input: RefundWorkflowInput) => Promise<void>
+  /** Marks a refund the processor never answered FAILED, releasing its hold. */
+  giveUpRefund: (input: RefundWorkflowInput & { reason: string }) => Promise<void>
+  /** Cancels a payment its payer never completed, or finds that it settled. */
+  expireOnlinePayment: (input: PaymentExpiryWorkflowInput) => Promise<PaymentExpiryOutcome>
+}

@@ -6,8 +6,11 @@
  * before, the success is applied instead. It keeps trying until the processor answers: a hold is never left forever.
  */
 import { proxyActivities } from '@temporalio/workflow'
-import type { OnlinePaymentActivities } from '../activities/online-payment-activities.ts'
-import type { PaymentExpiryOutcome, PaymentExpiryWorkflowInput } from './online-payment-contract.ts'
+import type {
+  OnlinePaymentActivities,
+  PaymentExpiryOutcome,
+  PaymentExpiryWorkflowInput,
+} from './online-payment-contract.ts'
 
 const { expireOnlinePayment } = proxyActivities<OnlinePaymentActivities>({
   startToCloseTimeout: '1 minute',

@@ -7,6 +7,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow'
 import type {
   DocumentType,
+  OnboardingOperation,
   OnboardingStatus,
   OnboardingStep,
   OnboardingTiming,
@@ -77,3 +78,32 @@ export const providerChangedSignal = defineSignal<[]>('providerChanged')
 export const onboardingStateQuery = defineQuery<
   OnboardingState & { stepDeadlineAt: string; nextReminderAt: string | null }
 >('onboardingState')
+
+/** The onboarding attempt an activity works on; activities refuse to touch another attempt's row. */
+export interface OnboardingActivityRef {
+  tenantId: string
+  providerId: string
+  attempt: number
+}
+
+/**
+ * The provider onboarding activities (activities/provider-onboarding-activities.ts) as the workflow proxies them. The factory declares that it returns this
+ * interface, so the compiler checks the two agree. Names, arguments and results are in recorded histories: changing
+ * one breaks the replay of runs in flight.
+ */
+export interface ProviderOnboardingActivities {
+  /** Records a step the workflow accepted (a no-op when the API request already did). */
+  applyOnboardingStep: (
+    input: OnboardingActivityRef & { op: OnboardingOperation; timers: StepTimers }
+  ) => Promise<OnboardingState>
+  /** Tells admins the onboarding waits for their decision (while it still does). */
+  notifyReadyForApproval: (input: OnboardingActivityRef) => Promise<void>
+  /** Re-reads the provider after it was moved outside the workflow (approved or offboarded there). */
+  reloadOnboarding: (input: OnboardingActivityRef) => Promise<OnboardingState>
+  /** TIMED_OUT or CANCELLED, unless the provider was approved outside meanwhile. */
+  closeOnboarding: (input: OnboardingActivityRef & { status: 'TIMED_OUT' | 'CANCELLED' }) => Promise<OnboardingState>
+  /** A reminder that the step still waits. */
+  recordOnboardingReminder: (
+    input: OnboardingActivityRef & { step: OnboardingStep; reminder: number; nextReminderAt: number | null }
+  ) => Promise<OnboardingState>
+}

@@ -14,7 +14,6 @@
  */
 import * as wf from '@temporalio/workflow'
 import type { UpdateDefinition } from '@temporalio/common'
-import type { createProviderOnboardingActivities } from '../activities/provider-onboarding-activities.ts'
 import { standardActivityOptions } from './activity-options.ts'
 import {
   DEFAULT_ONBOARDING_TIMING,
@@ -37,13 +36,12 @@ import {
   submitDocumentsUpdate,
   type AcceptedStep,
   type OnboardingState,
+  type ProviderOnboardingActivities,
   type ProviderOnboardingInput,
   type ProviderOnboardingResult,
 } from './provider-onboarding-contract.ts'
 
-const activities = wf.proxyActivities<ReturnType<typeof createProviderOnboardingActivities>>(
-  standardActivityOptions('30 seconds')
-)
+const activities = wf.proxyActivities<ProviderOnboardingActivities>(standardActivityOptions('30 seconds'))
 
 /**
  * Patch: admins are told at once when an onboarding reaches their approval (before, the first word they got was the

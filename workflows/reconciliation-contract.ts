@@ -42,3 +42,15 @@ export function describeOutcome(outcome: ReconciliationWorkflowOutcome): string 
     'GET /v1/reconciliation/findings'
   )
 }
+
+/**
+ * The reconciliation activity (activities/reconciliation-activities.ts) as the workflow proxies it. The factory
+ * declares that it returns this interface, so the compiler checks the two agree. Names, arguments and results are in
+ * recorded histories: changing one breaks the replay of runs in flight.
+ */
+export interface ReconciliationActivities {
+  /** Compares the tenant's window with the processor and records the differences. */
+  reconcileWithProcessor: (
+    input: ReconciliationWorkflowInput & { runId: string }
+  ) => Promise<ReconciliationWorkflowOutcome>
+}

@@ -6,9 +6,9 @@
  * a retry or a crash repeats it harmlessly (a difference found again is the same finding).
  */
 import { proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow'
-import type { ReconciliationActivities } from '../activities/reconciliation-activities.ts'
 import {
   describeOutcome,
+  type ReconciliationActivities,
   type ReconciliationWorkflowInput,
   type ReconciliationWorkflowOutcome,
 } from './reconciliation-contract.ts'

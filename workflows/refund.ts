@@ -6,8 +6,7 @@
  * is FAILED and its hold released (a later word from the processor that it did refund still counts).
  */
 import { isCancellation, proxyActivities } from '@temporalio/workflow'
-import type { OnlinePaymentActivities } from '../activities/online-payment-activities.ts'
-import type { RefundWorkflowInput, RefundWorkflowOutcome } from './online-payment-contract.ts'
+import type { OnlinePaymentActivities, RefundWorkflowInput, RefundWorkflowOutcome } from './online-payment-contract.ts'
 
 const { sendRefundToProcessor } = proxyActivities<OnlinePaymentActivities>({
   // One call: Stripe's client tries three times, 10 s each.

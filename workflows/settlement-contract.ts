@@ -36,3 +36,32 @@ export function settlementFailureReason(error: unknown): string {
   if (cause instanceof ApplicationFailure && cause.nonRetryable) return cause.message
   return SETTLEMENT_GAVE_UP
 }
+
+/** What settling one provider of the run answers: settled now, or found settled by an earlier attempt. */
+export interface SettledProvider {
+  outcome: 'SETTLED' | 'ALREADY_SETTLED'
+  providerSettlementId: string
+}
+
+/** A payout transfer's status after a send (the `PayoutTransferStatus` enum of prisma/schema.prisma). */
+export type PayoutTransferState = 'PENDING' | 'PAID' | 'FAILED' | 'REVERSED' | 'PARTIALLY_REVERSED' | 'BLOCKED'
+
+/**
+ * The settlement activities (activities/settlement-activities.ts) as the workflow proxies them. The factory declares that it returns this
+ * interface, so the compiler checks the two agree. Names, arguments and results are in recorded histories: changing
+ * one breaks the replay of runs in flight.
+ */
+export interface SettlementActivities {
+  /** Marks the run RUNNING and lists the providers to settle, in id order. */
+  beginSettlement: (input: SettlementWorkflowInput) => Promise<string[]>
+  /** Settles one provider of the run (or answers what was recorded for it). */
+  settleSettlementProvider: (input: SettlementWorkflowInput & { providerId: string }) => Promise<SettledProvider>
+  /** Records a transfer for every payout of the run and lists those to send; none without a payout processor. */
+  prepareSettlementPayouts: (input: SettlementWorkflowInput) => Promise<string[]>
+  /** Sends one payout transfer (again, with the same idempotency key, after a crash or a retry). */
+  sendSettlementPayout: (input: SettlementWorkflowInput & { transferId: string }) => Promise<PayoutTransferState>
+  /** Marks the run COMPLETED. */
+  completeSettlement: (input: SettlementWorkflowInput) => Promise<void>
+  /** Marks the run FAILED with the reason (unless it completed meanwhile). */
+  failSettlement: (input: SettlementWorkflowInput & { reason: string }) => Promise<void>
+}

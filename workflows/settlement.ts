@@ -8,9 +8,9 @@
  * it stopped (providers already settled answer their recorded outcome).
  */
 import { isCancellation, patched, proxyActivities } from '@temporalio/workflow'
-import type { SettlementActivities } from '../activities/settlement-activities.ts'
 import {
   settlementFailureReason,
+  type SettlementActivities,
   type SettlementWorkflowInput,
   type SettlementWorkflowOutcome,
 } from './settlement-contract.ts'

@@ -25,3 +25,17 @@ export interface WebhookDeliveryInput {
 
 /** How a delivery ended. */
 export type WebhookDeliveryOutcome = 'SUCCEEDED' | 'FAILED' | 'ABANDONED'
+
+/** One attempt of a delivery: the workflow's input with the attempt's number. */
+export interface WebhookAttemptInput extends WebhookDeliveryInput {
+  /** 1 for the first attempt. */
+  attempt: number
+  /** ms since the epoch of attempt 1, as the activity reported it; absent for attempt 1 itself. */
+  firstAttemptAt?: number
+}
+
+/** What the workflow does after an attempt: end with the outcome, or wait `retryInMs` and attempt again. */
+export type WebhookAttemptResult =
+  | { outcome: WebhookDeliveryOutcome }
+  /** `firstAttemptAt`: when attempt 1 was made; the retry window runs from there. */
+  | { outcome: 'RETRY'; retryInMs: number; firstAttemptAt: number }

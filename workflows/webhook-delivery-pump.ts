@@ -6,8 +6,7 @@
  * delivery: none.
  */
 import { continueAsNew, proxyActivities } from '@temporalio/workflow'
-import type { WebhookActivities } from '../activities/webhook-activities.ts'
-import type { DeliveryPumpInput } from './webhook-queue-contract.ts'
+import type { DeliveryPumpInput, WebhookActivities } from './webhook-queue-contract.ts'
 
 /** How long one pump activity runs before the workflow starts the next. */
 export const PUMP_RUN_MS = 5 * 60_000

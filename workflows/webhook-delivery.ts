@@ -11,10 +11,10 @@
  * that dies during an attempt has its workflow task retried elsewhere, which makes the attempt again (at least once).
  */
 import { proxyLocalActivities, sleep } from '@temporalio/workflow'
-import type { createWebhookActivities } from '../activities/webhook-activities.ts'
 import type { WebhookDeliveryInput, WebhookDeliveryOutcome } from './webhook-delivery-contract.ts'
+import type { WebhookActivities } from './webhook-queue-contract.ts'
 
-const { attemptWebhookDelivery } = proxyLocalActivities<ReturnType<typeof createWebhookActivities>>({
+const { attemptWebhookDelivery } = proxyLocalActivities<WebhookActivities>({
   // The HTTP attempt is bounded at 10 s (WEBHOOK_TIMEOUT_MS); the rest is two short transactions.
   startToCloseTimeout: '1 minute',
   // Only infrastructure failures (the database unreachable) throw; receiver failures are results, not errors.

@@ -9,12 +9,12 @@
  * it can complete, so no delivery is left without a workflow.
  */
 import { continueAsNew, defineSignal, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow'
-import type { WebhookActivities } from '../activities/webhook-activities.ts'
 import { probeDelayMs } from '../domain/webhooks/retry-schedule.ts'
 import {
   WAKE_ENDPOINT_RETRY_SIGNAL,
   type EndpointRetryInput,
   type EndpointRetryOutcome,
+  type WebhookActivities,
 } from './webhook-queue-contract.ts'
 
 export const wakeEndpointRetry = defineSignal(WAKE_ENDPOINT_RETRY_SIGNAL)

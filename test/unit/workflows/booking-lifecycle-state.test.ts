@@ -5,8 +5,7 @@
  * booking-lifecycle.test.ts.
  */
 import { describe, expect, it } from 'vitest'
-import type { BookingPlanWithTiming } from '../../../activities/booking-activities.ts'
-import type { RescheduleRequest } from '../../../workflows/booking-contract.ts'
+import type { BookingPlanWithTiming, RescheduleRequest } from '../../../workflows/booking-contract.ts'
 import {
   accept,
   changeSignalled,
