@@ -61,6 +61,12 @@ export interface UnitOfWorkOptions {
   timeoutMs?: number
   /** Longest to wait for a pooled connection. */
   maxWaitMs?: number
+  /**
+   * Reads only, all from one snapshot of the database (REPEATABLE READ READ ONLY): for a check that reads several
+   * tables and compares them, such as the ledger check. At READ COMMITTED each statement sees the commits made before
+   * it, so a refund committed between reading an order and reading its payments looks like money out of place.
+   */
+  snapshot?: boolean
 }
 
 /** Why a released unit's queries are refused while its call runs. */
@@ -110,12 +116,13 @@ async function transact<T>(
   tasks: Array<() => Promise<void>>
 ): Promise<T> {
   const transactions = unitTransactionsOf(db)
-  const limits = {
+  const settings = {
     // Longer than a workflow call may take (10 s, domain/workflow-runs/workflow-calls.ts) plus what a gRPC call on a
     // dead connection overshoots its deadline by, should a unit ever wait on one: such a request must end as a 503
     // that rolls back, not a 500 for a transaction that expired under it.
     timeoutMs: options.timeoutMs ?? 30_000,
     maxWaitMs: options.maxWaitMs ?? 10_000,
+    snapshot: options.snapshot ?? false,
   }
   const releaseTasks: Array<() => Promise<void>> = []
   const openingStatements: string[] = []
@@ -129,7 +136,7 @@ async function transact<T>(
   /** Begins the unit's next transaction (its first too): what its first query waits for. */
   async function begin(): Promise<void> {
     const opening = [...openingStatements]
-    const next = await transactions.begin(tenantId, limits, opening)
+    const next = await transactions.begin(tenantId, settings, opening)
     current = next
     slot.attach(next)
     // A savepoint asked for while BEGIN was on its way.

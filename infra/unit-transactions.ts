@@ -29,11 +29,13 @@ import { PrismaClient } from '../generated/prisma/client.ts'
 export type ExecuteStatement = (sql: string, args: readonly string[]) => Promise<number>
 
 /** How long a unit may wait for a connection and stay open. */
-export interface UnitLimits {
+export interface UnitSettings {
   /** Longest the transaction may stay open; past it, it is rolled back and the unit's queries are refused. */
   timeoutMs: number
   /** Longest to wait for a pooled connection; past it, the unit fails as the database being unavailable. */
   maxWaitMs: number
+  /** Read-only, every statement reading one snapshot (REPEATABLE READ) rather than each its own (READ COMMITTED). */
+  snapshot?: boolean
 }
 
 /** A unit's open transaction, from `begin` until `commit` or `rollback`. */
@@ -72,7 +74,7 @@ export interface UnitTransactions {
    * Borrows a connection and begins a transaction on it scoped to `tenantId` (row-level security), running `opening`
    * (constant statements without parameters, such as a savepoint) in the same round trip.
    */
-  begin(tenantId: string, limits: UnitLimits, opening?: readonly string[]): Promise<UnitTransaction>
+  begin(tenantId: string, settings: UnitSettings, opening?: readonly string[]): Promise<UnitTransaction>
   /** A new unit's slot, empty until a transaction is attached. */
   slot(): UnitSlot
 }
@@ -217,8 +219,9 @@ function withoutBatching(client: PrismaClient): PrismaClient {
 // Both transaction-local, so a pooled connection never carries one tenant's context into another's request. As
 // therapy_app, row-level security applies whatever role the connection logged in as. Sent with BEGIN in one message:
 // a simple-protocol query takes no parameters, so the tenant id goes in as an escaped literal.
-const beginScopedTo = (connection: pg.PoolClient, tenantId: string, opening: readonly string[]) =>
-  `BEGIN; SELECT set_config('app.tenant_id', ${connection.escapeLiteral(tenantId)}, true), ` +
+const beginScopedTo = (connection: pg.PoolClient, tenantId: string, opening: readonly string[], snapshot: boolean) =>
+  `BEGIN${snapshot ? ' ISOLATION LEVEL REPEATABLE READ READ ONLY' : ''}; ` +
+  `SELECT set_config('app.tenant_id', ${connection.escapeLiteral(tenantId)}, true), ` +
   "set_config('role', 'therapy_app', true)" +
   opening.map((sql) => `; ${sql}`).join('')
 
@@ -265,7 +268,7 @@ export function createUnitTransactions(pool: pg.Pool): UnitTransactions {
 
   async function begin(
     tenantId: string,
-    { timeoutMs, maxWaitMs }: UnitLimits,
+    { timeoutMs, maxWaitMs, snapshot = false }: UnitSettings,
     opening: readonly string[] = []
   ): Promise<UnitTransaction> {
     const connection = await borrow(pool, maxWaitMs)
@@ -318,7 +321,7 @@ export function createUnitTransactions(pool: pg.Pool): UnitTransactions {
       })())
 
     try {
-      await connection.query(beginScopedTo(connection, tenantId, opening))
+      await connection.query(beginScopedTo(connection, tenantId, opening, snapshot))
     } catch (error) {
       // Nothing began, or the settings failed inside the transaction: either way the connection leaves it.
       await finish('ROLLBACK')

@@ -13,7 +13,8 @@
  *    currency, and every succeeded intent of the tenant is a SUCCEEDED payment here; every PAID transfer send exists
  *    there with the same amount net of reversals.
  */
-import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import type { Db } from '../../infra/db.ts'
+import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
 import { loadTransferSends, type OurTransfer } from './platform-records.ts'
 import type { ProcessorSnapshot } from './processor-snapshot.ts'
 
@@ -54,8 +55,8 @@ export interface LedgerFacts {
   transfers: OurTransfer[]
 }
 
-/** Reads the tenant's facts. */
-export async function loadLedgerFacts(uow: UnitOfWork): Promise<LedgerFacts> {
+/** Reads the tenant's facts (in a snapshot unit: {@link checkLedger}). */
+async function loadLedgerFacts(uow: UnitOfWork): Promise<LedgerFacts> {
   const { tx, tenantId } = uow
   const [orders, payments, refunds, lines] = [
     await tx.order.findMany({
@@ -239,7 +240,12 @@ function againstProcessor(facts: LedgerFacts, processor: ProcessorSnapshot): Led
   return violations
 }
 
-/** Checks one tenant (the unit's). @returns the violations, none when the books hold */
-export async function checkLedger(uow: UnitOfWork, processor?: ProcessorSnapshot): Promise<LedgerViolation[]> {
-  return ledgerViolations(await loadLedgerFacts(uow), processor)
+/**
+ * Checks one tenant's books, read from one snapshot of the database: at READ COMMITTED, a refund committed between
+ * the read of its order and the read of its payment would look like money out of place while the books hold.
+ * @returns the violations, none when the books hold
+ */
+export async function checkLedger(db: Db, tenantId: string, processor?: ProcessorSnapshot): Promise<LedgerViolation[]> {
+  const facts = await runInUnitOfWork(db, tenantId, loadLedgerFacts, { snapshot: true })
+  return ledgerViolations(facts, processor)
 }

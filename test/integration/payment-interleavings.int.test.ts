@@ -246,12 +246,21 @@ async function perform(run: Run, s: Step): Promise<void> {
   }
 }
 
-/** The order and its payments with their refunds, as stored. */
+/**
+ * The order and its payments with their refunds, as stored at one moment: read from one snapshot, since a workflow
+ * that records a refund between the two reads would otherwise show the refund without its order's amounts (a full
+ * run once failed so while the books held).
+ */
 const booksOf = (run: Run) =>
-  runInUnitOfWork(platform.db, run.tenantId, async ({ tx }) => ({
-    order: await tx.order.findFirstOrThrow({ where: { id: run.orderId } }),
-    payments: await tx.payment.findMany({ where: { orderId: run.orderId }, include: { refunds: true } }),
-  }))
+  runInUnitOfWork(
+    platform.db,
+    run.tenantId,
+    async ({ tx }) => ({
+      order: await tx.order.findFirstOrThrow({ where: { id: run.orderId } }),
+      payments: await tx.payment.findMany({ where: { orderId: run.orderId }, include: { refunds: true } }),
+    }),
+    { snapshot: true }
+  )
 
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0)
 

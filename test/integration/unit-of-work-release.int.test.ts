@@ -2,7 +2,8 @@
  * `UnitOfWork.release` (infra/unit-of-work.ts) and the guard that enforces it (infra/network-guard.ts), on the file's
  * real database and the run's Temporal server: what a unit did before a release is committed, queries during the call
  * are refused, the next query begins a new transaction as the same tenant, a unit that then rolls back runs its
- * compensations, and a Temporal call made while a transaction is held fails before anything is sent.
+ * compensations, and a Temporal call made while a transaction is held fails before anything is sent. Also a snapshot
+ * unit (`{ snapshot: true }`): one snapshot for all its reads, and no writes.
  */
 import { Client } from '@temporalio/client'
 import { randomUUID } from 'node:crypto'
@@ -97,6 +98,44 @@ describe('UnitOfWork.release', () => {
       })
     ).rejects.toThrow('the rest of the request failed')
     expect(await db.$queryRawUnsafe('SELECT marker FROM release_probe WHERE marker = $1', marker)).toEqual([])
+  })
+})
+
+describe('a snapshot unit', () => {
+  it('reads every statement from one snapshot, where a plain unit sees each commit, and refuses writes', async () => {
+    const marker = randomUUID()
+    await db.$executeRawUnsafe(`CREATE TABLE IF NOT EXISTS snapshot_probe (marker text)`)
+    await db.$executeRawUnsafe(`GRANT ALL ON snapshot_probe TO therapy_app`)
+    const count = async (uow: UnitOfWork) => {
+      const [row] = await uow.tx.$queryRaw<Array<{ n: number }>>`
+        SELECT count(*)::int AS n FROM snapshot_probe WHERE marker = ${marker}`
+      return row!.n
+    }
+    const commitOne = () =>
+      runInUnitOfWork(db, tenantId, (uow) => uow.execute('INSERT INTO snapshot_probe (marker) VALUES ($1)', [marker]))
+    const readAroundACommit = (snapshot: boolean) =>
+      runInUnitOfWork(
+        db,
+        tenantId,
+        async (uow) => {
+          const before = await count(uow)
+          await commitOne()
+          return { before, after: await count(uow) }
+        },
+        { snapshot }
+      )
+
+    // The embedded database has one backend for every unit, so no commit can come between two reads of one: there,
+    // only the refusal of writes below applies.
+    if (inject('databaseKind') === 'postgresql') {
+      expect(await readAroundACommit(false)).toEqual({ before: 0, after: 1 })
+      expect(await readAroundACommit(true)).toEqual({ before: 1, after: 1 })
+    }
+    await expect(
+      runInUnitOfWork(db, tenantId, (uow) => uow.execute('INSERT INTO snapshot_probe (marker) VALUES ($1)', [marker]), {
+        snapshot: true,
+      })
+    ).rejects.toThrow(/read-only transaction/)
   })
 })
 

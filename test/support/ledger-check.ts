@@ -7,7 +7,6 @@
 import { expect } from 'vitest'
 import { checkLedger, type LedgerViolation } from '../../domain/reconciliation/ledger-check.ts'
 import { stripeReconciliationSource } from '../../domain/reconciliation/stripe-reconciliation-source.ts'
-import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import type { PlatformBase } from './platform.ts'
 import type { StripeMock } from './stripe-mock.ts'
 
@@ -29,7 +28,7 @@ export async function ledgerViolationsOf(
         apiBase: stripe.url,
       }).list(tenantId, ALL_TIME)
     : undefined
-  return runInUnitOfWork(platform.db, tenantId, (uow) => checkLedger(uow, snapshot))
+  return checkLedger(platform.db, tenantId, snapshot)
 }
 
 /** Fails the test, listing every violation, unless the tenant's books hold. */
