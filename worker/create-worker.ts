@@ -125,7 +125,8 @@ export function createWorker({
     }),
     // Activities continue the trace of the workflow that scheduled them; workflows send their spans to this sink.
     interceptors: {
-      workflowModules: WORKFLOW_INTERCEPTOR_MODULES,
+      // A bundle carries them already (writeWorkflowBundle); given again beside one, the SDK warns that it ignores them.
+      ...(config.WORKFLOW_BUNDLE_PATH ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }),
       activity: [
         (ctx) => ({
           inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
