@@ -42,6 +42,8 @@ describe('creating assistants', () => {
       locationId: null,
       tools: ['knowledge'],
       instructions: null,
+      // Nothing indexed yet: no model searches its knowledge.
+      knowledge: { embeddingModel: null, reembeddingTo: null },
     })
     expect(response.body.id).toMatch(/^ast_/)
     expect(response.body.createdAt).toMatch(/Z$/)

@@ -72,6 +72,13 @@ async function vectorsOf(platform: Platform, assistantId: string) {
   return [...plain, ...vectors]
 }
 
+/** How the API says the assistant's knowledge is searched (`knowledge` of GET /v1/assistants/{id}). */
+async function knowledgeOf(platform: Platform, token: string, assistantId: string) {
+  const read = await platform.http.get(`/v1/assistants/${assistantId}`, { token })
+  expect(read.status, JSON.stringify(read.body)).toBe(200)
+  return read.body.knowledge as { embeddingModel: string | null; reembeddingTo: string | null }
+}
+
 interface Indexed {
   client: ProvisionedClient
   assistantId: string
@@ -96,6 +103,7 @@ async function indexedWithLexical(overrides: Record<string, string>, batches: Fi
     const answer = await ask(lexical, token, assistantId, QUESTION)
     expect(answer.models.embeddings).toBe(LEXICAL)
     expect(answer.citations[0]?.documentName).toBe(PASSAGE_DOCUMENT)
+    expect(await knowledgeOf(lexical, token, assistantId)).toEqual({ embeddingModel: LEXICAL, reembeddingTo: null })
     return { client, assistantId, documents }
   } finally {
     await lexical.stop()
@@ -170,6 +178,11 @@ describe('a change of embedding model', () => {
       100
     )
     expect(midway).toMatchObject({ toModel: SENTENCE_MODEL_ID, total: documents.length, state: 'EMBEDDING' })
+    // The API says so too: answered with the lexical model, moving to the sentence model.
+    expect(await knowledgeOf(platform, token, assistantId)).toEqual({
+      embeddingModel: LEXICAL,
+      reembeddingTo: SENTENCE_MODEL_ID,
+    })
 
     // Meanwhile questions are embedded with the lexical model and searched in its vectors: the passage is found.
     const during = await ask(platform, token, assistantId, QUESTION)
@@ -202,6 +215,10 @@ describe('a change of embedding model', () => {
     expect(await progress()).toMatchObject({ state: 'FLIPPED', done: total, total })
 
     // After the flip: the sentence model answers, and still finds both passages.
+    expect(await knowledgeOf(platform, token, assistantId)).toEqual({
+      embeddingModel: SENTENCE_MODEL_ID,
+      reembeddingTo: null,
+    })
     const after = await ask(platform, token, assistantId, QUESTION)
     expect(after.models.embeddings).toBe(SENTENCE_MODEL_ID)
     expect(after.citations[0]?.documentName).toBe(PASSAGE_DOCUMENT)

@@ -31,6 +31,22 @@ export const Assistant = z
     tools: z.array(z.enum(TOOL_NAMES)),
     instructions: z.string().nullable(),
     description: z.string().nullable(),
+    knowledge: z
+      .object({
+        embeddingModel: z.string().nullable().openapi({
+          description:
+            'The embedding model its knowledge is searched with: the model of its indexed documents’ vectors (`models.embeddings` in its answers). Null before any document is indexed.',
+          example: 'local-lexical-v1-768',
+        }),
+        reembeddingTo: z.string().nullable().openapi({
+          description:
+            'While its documents are embedded again after the platform’s model changed: the model they move to. Questions are answered with `embeddingModel` until every document has vectors of the new one, then it becomes `embeddingModel` and this is null again. Null when no re-embedding runs.',
+          example: null,
+        }),
+      })
+      .openapi('AssistantKnowledge', {
+        description: 'How an assistant’s knowledge is searched (docs/ai.md, "Changing the embedding model").',
+      }),
     createdAt: UtcDateTime,
     updatedAt: UtcDateTime,
   })

@@ -29,6 +29,7 @@ export const toAssistant = (assistant: AssistantRow): AssistantBody => ({
   tools: assistant.tools as AssistantBody['tools'],
   instructions: assistant.instructions,
   description: assistant.description,
+  knowledge: { embeddingModel: assistant.knowledgeEmbeddingModel, reembeddingTo: assistant.knowledgeReembedModel },
   createdAt: assistant.createdAt.toISOString(),
   updatedAt: assistant.updatedAt.toISOString(),
 })

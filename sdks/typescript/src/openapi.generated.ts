@@ -6777,6 +6777,7 @@ export interface components {
             tools: ("knowledge" | "bookings" | "child_records" | "assessments" | "sessions" | "providers")[];
             instructions: string | null;
             description: string | null;
+            knowledge: components["schemas"]["AssistantKnowledge"];
             /**
              * Format: date-time
              * @example 2026-11-21T18:00:00.000Z
@@ -6787,6 +6788,19 @@ export interface components {
              * @example 2026-11-21T18:00:00.000Z
              */
             updatedAt: string;
+        };
+        /** @description How an assistant’s knowledge is searched (docs/ai.md, "Changing the embedding model"). */
+        AssistantKnowledge: {
+            /**
+             * @description The embedding model its knowledge is searched with: the model of its indexed documents’ vectors (`models.embeddings` in its answers). Null before any document is indexed.
+             * @example local-lexical-v1-768
+             */
+            embeddingModel: string | null;
+            /**
+             * @description While its documents are embedded again after the platform’s model changed: the model they move to. Questions are answered with `embeddingModel` until every document has vectors of the new one, then it becomes `embeddingModel` and this is null again. Null when no re-embedding runs.
+             * @example null
+             */
+            reembeddingTo: string | null;
         };
         AssistantCreate: {
             /** @example Front desk helper */

@@ -3849,34 +3849,25 @@ class WebhookRecoveryRequest(BaseModel):
     ]
 
 
-class Assistant(BaseModel):
-    id: Annotated[
-        str,
+class AssistantKnowledge(BaseModel):
+    """
+    How an assistant’s knowledge is searched (docs/ai.md, "Changing the embedding model").
+    """
+
+    embeddingModel: Annotated[
+        str | None,
         Field(
-            examples=['ast_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2'],
-            pattern='^ast_[0-9a-f]{32}$',
+            description='The embedding model its knowledge is searched with: the model of its indexed documents’ vectors (`models.embeddings` in its answers). Null before any document is indexed.',
+            examples=['local-lexical-v1-768'],
         ),
     ]
-    name: str
-    scope: Annotated[str, Field(examples=['location:loc_019a...'])]
-    locationId: Annotated[
+    reembeddingTo: Annotated[
         str | None,
-        Field(description='The location of a `location:` scope; null for `tenant`.'),
+        Field(
+            description='While its documents are embedded again after the platform’s model changed: the model they move to. Questions are answered with `embeddingModel` until every document has vectors of the new one, then it becomes `embeddingModel` and this is null again. Null when no re-embedding runs.',
+            examples=[None],
+        ),
     ]
-    tools: list[
-        Literal[
-            'knowledge',
-            'bookings',
-            'child_records',
-            'assessments',
-            'sessions',
-            'providers',
-        ]
-    ]
-    instructions: str | None
-    description: str | None
-    createdAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
-    updatedAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
 
 
 class AssistantCreate(BaseModel):
@@ -3920,11 +3911,6 @@ class AssistantCreate(BaseModel):
         ),
     ] = None
     description: Annotated[str | None, Field(max_length=500, min_length=1)] = None
-
-
-class AssistantPage(BaseModel):
-    data: list[Assistant]
-    nextCursor: str | None
 
 
 class Instructions(RootModel[str]):
@@ -8142,6 +8128,42 @@ class WebhookEndpointWithSecret(WebhookEndpoint):
             examples=['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
         ),
     ]
+
+
+class Assistant(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            examples=['ast_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2'],
+            pattern='^ast_[0-9a-f]{32}$',
+        ),
+    ]
+    name: str
+    scope: Annotated[str, Field(examples=['location:loc_019a...'])]
+    locationId: Annotated[
+        str | None,
+        Field(description='The location of a `location:` scope; null for `tenant`.'),
+    ]
+    tools: list[
+        Literal[
+            'knowledge',
+            'bookings',
+            'child_records',
+            'assessments',
+            'sessions',
+            'providers',
+        ]
+    ]
+    instructions: str | None
+    description: str | None
+    knowledge: AssistantKnowledge
+    createdAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
+    updatedAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
+
+
+class AssistantPage(BaseModel):
+    data: list[Assistant]
+    nextCursor: str | None
 
 
 class KnowledgeUploadResult(BaseModel):
