@@ -8,7 +8,7 @@ import { Context } from '@temporalio/activity'
 import type { Db } from '../infra/db.ts'
 import { deliverOnce, type DeliverOnceInput, type DeliverOnceResult } from '../domain/webhooks/deliver-once.ts'
 import { runDeliveryPump } from '../domain/webhooks/delivery-pump.ts'
-import { endpointRetryStep, type EndpointRetryStepInput } from '../domain/webhooks/endpoint-retry.ts'
+import { endpointRetryStep } from '../domain/webhooks/endpoint-retry.ts'
 import { createWebhookPoster, type WebhookPoster } from '../domain/webhooks/post-webhook.ts'
 import { createRetryWorkflowStarter } from '../domain/webhooks/retry-workflow-starter.ts'
 import type { WebhookSettings } from '../domain/webhooks/webhook-settings.ts'
@@ -19,6 +19,7 @@ import { createLogger, type Logger } from '../infra/logger.ts'
 import type {
   DeliveryPumpRunInput,
   DeliveryPumpRunResult,
+  EndpointRetryStepInput,
   WebhookActivities,
 } from '../workflows/webhook-queue-contract.ts'
 

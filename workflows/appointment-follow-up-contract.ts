@@ -34,8 +34,8 @@ export interface FollowUpView {
 export const noteSignedSignal = defineSignal<[]>('noteSigned')
 export const followUpViewQuery = defineQuery<FollowUpView>('followUpView')
 
-/** What the follow-up plans with: the appointment, its session, its note deadline policy, and the policy minute. */
-export interface AppointmentFollowUpPlan {
+/** The completed appointment as the follow-up plans with it: its session and its note deadline policy. */
+export interface FollowUpPlan {
   status: AppointmentStatus
   completedAt: string | null
   childId: string
@@ -44,6 +44,10 @@ export interface AppointmentFollowUpPlan {
   noteDueHours: number
   /** Whether the session has a signed SOAP note. */
   noteSigned: boolean
+}
+
+/** What the follow-up plans with: the appointment's {@link FollowUpPlan} and the policy minute. */
+export interface AppointmentFollowUpPlan extends FollowUpPlan {
   /** How long a policy minute lasts (real ms; tests shorten the policy day). */
   minuteMs: number
 }

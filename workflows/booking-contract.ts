@@ -103,11 +103,8 @@ export const noShowBookingUpdate = defineUpdate<BookingWorkflowView, []>('noShow
 /** The lifecycle as the workflow holds it now (GET /v1/appointments/{id}/workflow). */
 export const bookingViewQuery = defineQuery<BookingWorkflowView>('bookingView')
 
-/**
- * The plan the lifecycle works from: the appointment as its activity reads it (status, times, parties as ids, the
- * location's reminder policy, check-in), with the worker's timing (recorded in history, so replays see the same).
- */
-export interface BookingPlanWithTiming {
+/** The appointment as the lifecycle plans with it: status, times, parties (ids), the location's reminder policy, check-in. */
+export interface BookingPlan {
   status: BookingState
   startsAt: string
   endsAt: string
@@ -117,6 +114,13 @@ export interface BookingPlanWithTiming {
   reminderOffsetsMinutes: number[]
   /** Whether the appointment's session exists (opened at check-in, or at completion). */
   checkedIn: boolean
+}
+
+/**
+ * The plan the lifecycle works from: the appointment as its activity reads it, with the worker's timing (recorded in
+ * history, so replays see the same).
+ */
+export interface BookingPlanWithTiming extends BookingPlan {
   /** How long a policy minute lasts (real ms; tests shorten the policy day). */
   minuteMs: number
   /** How long after the end a no-show is decided (real ms). */

@@ -7,8 +7,8 @@
  * Notifications carry ids and times only.
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { APPOINTMENT_FOLLOW_UP_KIND } from '../../workflows/appointment-follow-up-contract.ts'
-import { BOOKING_KIND } from '../../workflows/booking-contract.ts'
+import { APPOINTMENT_FOLLOW_UP_KIND, type FollowUpPlan } from '../../workflows/appointment-follow-up-contract.ts'
+import { BOOKING_KIND, type BookingPlan } from '../../workflows/booking-contract.ts'
 import { AppError } from '../errors.ts'
 import { recordCareNotification, settleNotifications } from '../care-notifications/care-notifications.ts'
 import { recordEvent } from '../events/record-event.ts'
@@ -18,19 +18,6 @@ import { transition } from './appointment-state.ts'
 import type { AppointmentStatus } from './appointment-status.ts'
 import type { CancelInput } from './cancel-appointment.ts'
 import { recordNoShow } from './mark-no-show.ts'
-
-/** What the booking workflow plans with: status, times, parties (ids), the location's reminder policy, check-in. */
-export interface BookingPlan {
-  status: AppointmentStatus
-  startsAt: string
-  endsAt: string
-  childId: string
-  providerId: string
-  locationId: string
-  reminderOffsetsMinutes: number[]
-  /** Whether the appointment's session exists (opened at check-in, or at completion). */
-  checkedIn: boolean
-}
 
 /** Reads an appointment's plan; null when it does not exist (for this tenant). */
 export async function loadBookingPlan(
@@ -202,18 +189,6 @@ export async function recordOperatorStatus(
     })
     return current.status
   }
-}
-
-/** What the follow-up workflow plans with. */
-export interface FollowUpPlan {
-  status: AppointmentStatus
-  completedAt: string | null
-  childId: string
-  providerId: string
-  sessionId: string | null
-  noteDueHours: number
-  /** Whether the session has a signed SOAP note. */
-  noteSigned: boolean
 }
 
 /** Reads the completed appointment, its session, its location's note deadline and whether a note is signed. */

@@ -6,6 +6,7 @@
  * created: it was held because its endpoint was failing.
  */
 import type { Db } from '../../infra/db.ts'
+import type { EndpointRetryStepInput, EndpointRetryStepResult } from '../../workflows/webhook-queue-contract.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { attemptDelivery } from './attempt-delivery.ts'
 import { claimOldestHeld } from './delivery-queue.ts'
@@ -21,26 +22,6 @@ export interface EndpointRetryDeps {
   random?: () => number
   observe?: AttemptObserver
 }
-
-export interface EndpointRetryStepInput {
-  tenantId: string
-  endpointId: string
-  /** Probe now (the schedule's time has come); otherwise only end expired deliveries. */
-  probe: boolean
-}
-
-export type EndpointRetryStepResult =
-  /** The breaker is closed (this probe succeeded, or something else closed it): the workflow ends. */
-  | { state: 'closed' }
-  /** The endpoint is disabled (410, five days of failures, or by hand): the workflow ends. */
-  | { state: 'disabled' }
-  /** Nothing is held any more: the workflow ends unless woken meanwhile. */
-  | { state: 'idle' }
-  /**
-   * Still failing. `retryAfterMs`: what the receiver asked for; `nextExpiryAt`: when the oldest held delivery's window
-   * ends (ms since the epoch), so the workflow wakes to end it on time.
-   */
-  | { state: 'failing'; retryAfterMs?: number; nextExpiryAt?: number }
 
 /** Runs one step. */
 export async function endpointRetryStep(
