@@ -28,14 +28,14 @@ import { PrismaClient } from '../generated/prisma/client.ts'
 /** Runs one statement on the unit's connection, in its transaction; text parameters only. Returns the row count. */
 export type ExecuteStatement = (sql: string, args: readonly string[]) => Promise<number>
 
-/** How long a unit may wait for a connection and stay open. */
+/** How long a unit may wait for a connection and stay open, and whether its transactions are read-only snapshots. */
 export interface UnitSettings {
   /** Longest the transaction may stay open; past it, it is rolled back and the unit's queries are refused. */
   timeoutMs: number
   /** Longest to wait for a pooled connection; past it, the unit fails as the database being unavailable. */
   maxWaitMs: number
   /** Read-only, every statement reading one snapshot (REPEATABLE READ) rather than each its own (READ COMMITTED). */
-  snapshot?: boolean
+  snapshot: boolean
 }
 
 /** A unit's open transaction, from `begin` until `commit` or `rollback`. */
@@ -268,7 +268,7 @@ export function createUnitTransactions(pool: pg.Pool): UnitTransactions {
 
   async function begin(
     tenantId: string,
-    { timeoutMs, maxWaitMs, snapshot = false }: UnitSettings,
+    { timeoutMs, maxWaitMs, snapshot }: UnitSettings,
     opening: readonly string[] = []
   ): Promise<UnitTransaction> {
     const connection = await borrow(pool, maxWaitMs)
