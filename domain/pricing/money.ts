@@ -7,10 +7,12 @@
 import { minorUnitExponent } from './currencies.ts'
 
 /**
- * The largest amount stored anywhere (a PostgreSQL `integer` column): 2,147,483,647 minor units, i.e. about
- * 21 million USD or 2.1 million BHD on one order. Far above any therapy centre's order; an input beyond it is a 400.
+ * The largest amount taken anywhere: 2^53 - 1 minor units, the largest integer a JSON number carries exactly (an API
+ * client in JavaScript reads every amount as a double). Money columns are BIGINT (migration `money_bigint`), which
+ * holds with room to spare. INTEGER's 2,147,483,647 minor units were only 21.4 million IDR (about 1,400 USD), which a
+ * provider's settlement of a few large orders exceeded. An input beyond it is a 400 (`amount_too_large`).
  */
-export const MAX_AMOUNT = 2_147_483_647
+export const MAX_AMOUNT = Number.MAX_SAFE_INTEGER
 
 /** Whether `value` is a storable amount: an integer from 0 to {@link MAX_AMOUNT}. */
 export const isAmount = (value: number): boolean => Number.isInteger(value) && value >= 0 && value <= MAX_AMOUNT

@@ -30,7 +30,8 @@ export const NO_FEE: FeeRule = { percentBps: 0, fixedAmount: 0, fixedCurrency: n
  */
 export function feeOf(amount: number, rule: FeeRule, currency: string): number {
   if (amount <= 0) return 0
-  const share = Math.floor((amount * rule.percentBps + 5_000) / 10_000)
+  // In BigInt: amounts go up to 2^53 - 1, and amount × basis points passes 2^53 from about 9 × 10^11 on.
+  const share = Number((BigInt(amount) * BigInt(rule.percentBps) + 5_000n) / 10_000n)
   const fixed = rule.fixedCurrency === currency ? rule.fixedAmount : 0
   return Math.min(amount, share + fixed)
 }

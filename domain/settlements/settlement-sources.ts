@@ -26,6 +26,11 @@ import {
 } from './settlement-math.ts'
 
 const ms = (column: Prisma.Sql) => Prisma.sql`(extract(epoch FROM ${column}) * 1000)::float8`
+/**
+ * A money column (BIGINT) as a number: a raw query reads BIGINT as a JavaScript bigint, and amounts are at most
+ * 2^53 - 1 (domain/pricing/money.ts), which float8 holds exactly.
+ */
+const money = (column: Prisma.Sql) => Prisma.sql`${column}::float8`
 
 export interface SettlementScope {
   providerId: string
@@ -69,7 +74,7 @@ export async function payableLines({ tx, tenantId }: UnitOfWork, s: SettlementSc
   const rows = await tx.$queryRaw<
     Array<{ line_id: string; order_id: string; appointment_id: string; line_total: number; earned_ms: number }>
   >`
-    SELECT ol.id AS line_id, ol.order_id, a.id AS appointment_id, ol.line_total,
+    SELECT ol.id AS line_id, ol.order_id, a.id AS appointment_id, ${money(Prisma.sql`ol.line_total`)} AS line_total,
            ${ms(Prisma.sql`GREATEST(a.completed_at, pay.collected_at)`)} AS earned_ms
     ${lineSources}
     WHERE ${payable(tenantId, s.currency)} AND a.provider_id = ${s.providerId}
@@ -122,8 +127,8 @@ export async function settledLinesWithRefunds(
   const rows = await tx.$queryRaw<
     Array<{ line_id: string; order_id: string; gross: number; bps: number; fixed: number; earned_ms: number }>
   >`
-    SELECT si.order_line_id AS line_id, si.order_id, si.amount AS gross, si.fee_percent_bps AS bps,
-           si.fee_fixed_amount AS fixed, ${ms(Prisma.sql`si.earned_at`)} AS earned_ms
+    SELECT si.order_line_id AS line_id, si.order_id, ${money(Prisma.sql`si.amount`)} AS gross, si.fee_percent_bps AS bps,
+           ${money(Prisma.sql`si.fee_fixed_amount`)} AS fixed, ${ms(Prisma.sql`si.earned_at`)} AS earned_ms
     FROM settlement_items si
     JOIN provider_settlements ps ON ps.id = si.provider_settlement_id AND ps.tenant_id = si.tenant_id
     WHERE si.tenant_id = ${tenantId} AND si.kind = 'SESSION' AND ps.provider_id = ${s.providerId}
@@ -157,10 +162,10 @@ export async function ordersWithRefunds(
   if (orderIds.length === 0) return orders
   const [lines, refunds, failed, settled] = await Promise.all([
     tx.$queryRaw<Array<{ id: string; order_id: string; position: number; line_total: number }>>`
-      SELECT id, order_id, position, line_total FROM order_lines
+      SELECT id, order_id, position, ${money(Prisma.sql`line_total`)} AS line_total FROM order_lines
       WHERE tenant_id = ${tenantId} AND order_id = ANY(${orderIds}::text[]) ORDER BY order_id, position`,
     tx.$queryRaw<Array<{ id: string; order_id: string; amount: number; succeeded_ms: number }>>`
-      SELECT r.id, r.order_id, r.amount, ${ms(Prisma.sql`r.succeeded_at`)} AS succeeded_ms FROM refunds r
+      SELECT r.id, r.order_id, ${money(Prisma.sql`r.amount`)} AS amount, ${ms(Prisma.sql`r.succeeded_at`)} AS succeeded_ms FROM refunds r
       WHERE r.tenant_id = ${tenantId} AND r.order_id = ANY(${orderIds}::text[]) AND ${countsAt(end)}
       ORDER BY r.succeeded_at, r.id`,
     tx.$queryRaw<Array<{ id: string; order_id: string; failed_ms: number }>>`
@@ -177,7 +182,8 @@ export async function ordersWithRefunds(
         amount: number
       }>
     >`
-      SELECT ol.order_id, si.kind::text AS kind, si.refund_id, si.order_line_id AS line_id, si.amount
+      SELECT ol.order_id, si.kind::text AS kind, si.refund_id, si.order_line_id AS line_id,
+             ${money(Prisma.sql`si.amount`)} AS amount
       FROM settlement_items si
       JOIN order_lines ol ON ol.id = si.order_line_id AND ol.tenant_id = si.tenant_id
       WHERE si.tenant_id = ${tenantId} AND ol.order_id = ANY(${orderIds}::text[])
@@ -202,7 +208,7 @@ export async function ordersWithRefunds(
 /** The provider's adjustments in the currency recorded before the end and not yet settled. */
 export async function unsettledAdjustments({ tx, tenantId }: UnitOfWork, s: SettlementScope) {
   const rows = await tx.$queryRaw<Array<{ id: string; amount: number; created_ms: number }>>`
-    SELECT pa.id, pa.amount, ${ms(Prisma.sql`pa.created_at`)} AS created_ms FROM payout_adjustments pa
+    SELECT pa.id, ${money(Prisma.sql`pa.amount`)} AS amount, ${ms(Prisma.sql`pa.created_at`)} AS created_ms FROM payout_adjustments pa
     WHERE pa.tenant_id = ${tenantId} AND pa.provider_id = ${s.providerId} AND pa.currency = ${s.currency}
       AND pa.created_at < ${s.end}
       AND NOT EXISTS (SELECT 1 FROM settlement_items si WHERE si.tenant_id = pa.tenant_id AND si.dedupe_key = 'ADJUSTMENT:' || pa.id)

@@ -64,6 +64,16 @@ function slugify(name: string): string {
     .slice(0, 200)
 }
 
+/**
+ * The schema as the database holds it: a field marked `// money: BIGINT column` is an `Int` to the Prisma client (it
+ * reads the column as a number, refusing one past 2^53 - 1, so amounts stay numbers in TypeScript) but a BIGINT
+ * column in the database (migration `money_bigint`, issue 46). Prisma has no `Int @db.BigInt`, so the engine is
+ * shown `BigInt` for those fields; otherwise every new migration would turn them back into INTEGER.
+ */
+function schemaAsStored(schema: string): string {
+  return schema.replace(/^(\s+\w+\s+)Int(\??[ \t][^\n]*\/\/ money: BIGINT column)/gm, '$1BigInt$2')
+}
+
 function lockfileContent(provider: string): string {
   // Byte for byte what the Prisma CLI writes, so a later `prisma migrate dev` leaves it untouched.
   return [
@@ -88,7 +98,9 @@ async function main(): Promise<void> {
   }
 
   const migrationsDir = defaultMigrationsDir
-  const schema = { files: [{ path: defaultSchemaPath, content: await readFile(defaultSchemaPath, 'utf8') }] }
+  const schema = {
+    files: [{ path: defaultSchemaPath, content: schemaAsStored(await readFile(defaultSchemaPath, 'utf8')) }],
+  }
   const migrationsList = await readMigrationsList(migrationsDir)
 
   const scratch = await startEmbeddedPostgres({})

@@ -463,6 +463,153 @@ describe('marketplace settlements', () => {
     await entries(t)
   })
 
+  /** A provider with one session completed two days ago (as far as the API knows), for the money tests below. */
+  async function completedSession(t: Centre, name: string) {
+    const providerId = await id(t, '/v1/providers', { name, timeZone: 'UTC' })
+    const childId = await id(t, '/v1/children', { firstName: 'Xavi', lastName: 'Test', dateOfBirth: '2022-05-01' })
+    offset = -2 * 24 * HOUR
+    const startsAt = (hours: number) => new Date(Date.now() + offset + hours * HOUR).toISOString()
+    const book = (hours: number) =>
+      id(t, '/v1/appointments', { providerId, childId, startsAt: startsAt(hours), durationMinutes: 60 })
+    const appointments = [await book(1), await book(3)]
+    offset = 0
+    for (const apt of appointments) await ok(t, 'POST', `/v1/appointments/${apt}/complete`, undefined, 200)
+    return { providerId, appointments }
+  }
+
+  async function settleNow(t: Centre, currency: string) {
+    const periodStart = new Date(Date.now() - 3 * 24 * HOUR).toISOString()
+    const periodEnd = new Date(Date.now() + 1000).toISOString()
+    await new Promise((r) => setTimeout(r, 1100))
+    const accepted = await settle(t, { currency, periodStart, periodEnd })
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(202)
+    const run = await completed(t, accepted.body.id)
+    expect(run.status, JSON.stringify(run)).toBe('COMPLETED')
+    return run
+  }
+
+  // Issue 46, item 3: money columns were INTEGER, so a provider with two large orders in a currency with big minor
+  // amounts (IDR: 3,000,000,000 minor units is 30 million rupiah) could never be settled. Every table that stores
+  // money is written and read back here with amounts past 2^31.
+  it('prices, orders, payments, refunds, fee rules, adjustments, settlements and the ledger take amounts past 2^31', async () => {
+    const t = await newCentre()
+    const { providerId, appointments } = await completedSession(t, 'Rani SLP')
+    const [first, second] = appointments as [string, string]
+    const big = 3_000_000_000
+    expect(big).toBeGreaterThan(2 ** 31)
+
+    const price = await ok(t, 'POST', '/v1/prices', {
+      service: 'SPEECH_THERAPY',
+      amount: 9_007_199_254_740_991,
+      currency: 'IDR',
+      unit: 'PER_SESSION',
+    })
+    expect(price.amount).toBe(9_007_199_254_740_991)
+    const tooLarge = await send(t, 'POST', '/v1/prices', {
+      service: 'OCCUPATIONAL_THERAPY',
+      amount: 9_007_199_254_740_992,
+      currency: 'IDR',
+      unit: 'PER_SESSION',
+    })
+    expect(tooLarge.status).toBe(400)
+
+    await ok(t, 'POST', '/v1/marketplace/fee-rules', {
+      providerId,
+      percentBps: 1000,
+      fixedAmount: 2_200_000_000,
+      fixedCurrency: 'IDR',
+    })
+    const created = await ok(t, 'POST', '/v1/orders', {
+      status: 'OPEN',
+      currency: 'IDR',
+      lines: [
+        { kind: 'SESSION', appointmentId: first, unitAmount: big },
+        { kind: 'SESSION', appointmentId: second, unitAmount: 4_000_000_000, taxAmount: 2_500_000_000 },
+      ],
+    })
+    expect(created).toMatchObject({ subtotal: 7_000_000_000, taxTotal: 2_500_000_000, total: 9_500_000_000 })
+    expect(created.lines.map((l: { lineTotal: number }) => l.lineTotal)).toEqual([big, 6_500_000_000])
+    const payment = await ok(t, 'POST', '/v1/payments', {
+      orderId: created.id,
+      amount: 9_500_000_000,
+      currency: 'IDR',
+      method: 'BANK_TRANSFER',
+    })
+    expect(payment).toMatchObject({ amount: 9_500_000_000, status: 'SUCCEEDED' })
+    await ok(t, 'POST', `/v1/payments/${payment.id}/refunds`, { amount: 2_375_000_000, reason: 'OTHER' })
+    const afterRefund = await ok(t, 'GET', `/v1/orders/${created.id}`, undefined, 200)
+    expect(afterRefund).toMatchObject({
+      amountPaid: 9_500_000_000,
+      amountRefunded: 2_375_000_000,
+      balance: 0,
+      status: 'PARTIALLY_REFUNDED',
+    })
+    const adjustment = await ok(t, 'POST', '/v1/marketplace/adjustments', {
+      providerId,
+      amount: -2_200_000_000,
+      currency: 'IDR',
+      reason: 'CORRECTION',
+    })
+    expect(adjustment.amount).toBe(-2_200_000_000)
+
+    // Fees 10% + 2,200,000,000: 2,500,000,000 and 2,850,000,000. The refund is a quarter of the order: a quarter of
+    // each line (750,000,000 and 1,625,000,000). Fee returned: 2,500,000,000 − 2,250,000,000 (the fee on what is left
+    // of the first line is capped at that amount) and 2,850,000,000 − 2,687,500,000.
+    const run = await settleNow(t, 'IDR')
+    expect(run.providers).toEqual([
+      expect.objectContaining({
+        providerId,
+        outcome: 'SETTLED',
+        sessionCount: 2,
+        grossAmount: 9_500_000_000,
+        feeAmount: 5_350_000_000,
+        refundAmount: 2_375_000_000,
+        feeRefundAmount: 412_500_000,
+        adjustmentAmount: -2_200_000_000,
+        netAmount: -12_500_000,
+        payoutAmount: 0,
+        balanceAfter: -12_500_000,
+      }),
+    ])
+    const stored = await runInUnitOfWork(platform.db, t.tenantId, async ({ tx }) => ({
+      items: (await tx.settlementItem.findMany({ select: { kind: true, amount: true, feeAmount: true } })).sort(
+        (a, b) => a.kind.localeCompare(b.kind) || a.amount - b.amount
+      ),
+      lines: await tx.ledgerLine.findMany({ where: { account: 'clearing' }, select: { debit: true, credit: true } }),
+      feeRule: await tx.platformFeeRule.findFirst({ select: { fixedAmount: true } }),
+    }))
+    expect(stored.feeRule).toEqual({ fixedAmount: 2_200_000_000 })
+    expect(stored.items).toEqual([
+      { kind: 'ADJUSTMENT', amount: -2_200_000_000, feeAmount: 0 },
+      { kind: 'REFUND', amount: 750_000_000, feeAmount: 250_000_000 },
+      { kind: 'REFUND', amount: 1_625_000_000, feeAmount: 162_500_000 },
+      { kind: 'SESSION', amount: 3_000_000_000, feeAmount: 2_500_000_000 },
+      { kind: 'SESSION', amount: 6_500_000_000, feeAmount: 2_850_000_000 },
+    ])
+    expect(stored.lines.reduce((sum, l) => sum + l.debit - l.credit, 0)).toBe(9_500_000_000 - 2_375_000_000)
+    const books = await ok(t, 'GET', '/v1/marketplace/ledger/balances?currency=IDR', undefined, 200)
+    expect(balanceOf(books, `provider_payable:${providerId}`)).toBe(12_500_000) // owed back: a debit balance
+    expect(balanceOf(books, 'platform_fee_revenue')).toBe(-(5_350_000_000 - 412_500_000))
+    expect(books.totals).toEqual([{ currency: 'IDR', debit: expect.any(Number), credit: expect.any(Number) }])
+    expect(books.totals[0].debit).toBe(books.totals[0].credit)
+    expect(books.totals[0].debit).toBeGreaterThan(2 ** 31)
+
+    // The next period's settlement carries the balance and pays once the provider is owed again.
+    await ok(t, 'POST', '/v1/marketplace/adjustments', {
+      providerId,
+      amount: 4_012_500_000,
+      currency: 'IDR',
+      reason: 'BONUS',
+    })
+    const periodStart = run.periodEnd as string
+    const periodEnd = new Date(Date.now() + 1000).toISOString()
+    await new Promise((r) => setTimeout(r, 1100))
+    const next = await completed(t, (await settle(t, { currency: 'IDR', periodStart, periodEnd })).body.id)
+    expect(next.providers).toEqual([
+      expect.objectContaining({ carriedForward: -12_500_000, payoutAmount: 4_000_000_000, balanceAfter: 0 }),
+    ])
+  })
+
   it('refuses open or malformed periods, reports a failed workflow, and keeps tenants apart', async () => {
     const t = await newCentre()
     const other = await newCentre()

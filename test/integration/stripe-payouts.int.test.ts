@@ -355,6 +355,39 @@ describe('settlement payouts', () => {
     ])
   })
 
+  // Issue 46, item 3: payout_transfers and payout_transfer_attempts stored INTEGER amounts, so a payout past 2^31
+  // minor units could not be recorded. Sent, reversed in part and retried at that size here.
+  it('transfers, reverses and retries a payout past 2^31 minor units', async () => {
+    const t = await newCentre()
+    const ines = await activeProvider(t, 'Ines SLP')
+    await ok(
+      t,
+      'POST',
+      '/v1/marketplace/adjustments',
+      { providerId: ines, amount: 5_000_000_000, currency: 'USD', reason: 'BONUS' },
+      201
+    )
+    const settlementId = await settle(t)
+    expect((await completed(t, settlementId)).status).toBe('COMPLETED')
+    const [payout] = await payouts(t, settlementId)
+    expect(payout).toMatchObject({ amount: 5_000_000_000, status: 'PAID', attempt: 1 })
+    const reference = payout!.processorReference!
+    expect(transferRequests(t.tenantId).map((r) => r.form.amount)).toEqual(['5000000000'])
+
+    expect(await deliver(reverse(reference, 3_000_000_000))).toBe('applied')
+    expect((await payouts(t, settlementId))[0]).toMatchObject({
+      status: 'PARTIALLY_REVERSED',
+      amountReversed: 3_000_000_000,
+    })
+    expect(await ok(t, 'POST', `/v1/marketplace/payouts/${payout!.id}/retry`)).toMatchObject({ status: 'PAID' })
+    expect((await attemptsOf(t, payout!.id)).map((a) => [a.attempt, a.amount, a.status, a.amountReversed])).toEqual([
+      [1, 5_000_000_000, 'PAID', 3_000_000_000],
+      [2, 3_000_000_000, 'PAID', 0],
+    ])
+    const balance = await books(t)
+    expect([balance(`payouts_in_transit:${ines}`), balance('clearing')]).toEqual([0, -5_000_000_000])
+  })
+
   it('keeps what a partial reversal left paid, retries only what was taken back, and books money out only when paid', async () => {
     const t = await newCentre()
     const dora = await activeProvider(t, 'Dora SLP')

@@ -53,6 +53,13 @@ describe('feeOf', () => {
   it('is exact at the largest stored amount', () => {
     expect(feeOf(2_147_483_647, { percentBps: 10_000, fixedAmount: 0, fixedCurrency: null }, 'USD')).toBe(2_147_483_647)
     expect(feeOf(2_147_483_647, { percentBps: 1, fixedAmount: 0, fixedCurrency: null }, 'USD')).toBe(214_748)
+    // 2^53 - 1, the largest amount taken (issue 46): amount × basis points passes 2^53, so it is computed exactly.
+    const max = Number.MAX_SAFE_INTEGER
+    expect(feeOf(max, { percentBps: 10_000, fixedAmount: 0, fixedCurrency: null }, 'USD')).toBe(max)
+    expect(feeOf(max, { percentBps: 1_500, fixedAmount: 0, fixedCurrency: null }, 'USD')).toBe(1_351_079_888_211_149)
+    expect(feeOf(3_000_000_000_001, { percentBps: 2_500, fixedAmount: 0, fixedCurrency: null }, 'USD')).toBe(
+      750_000_000_000
+    )
   })
 })
 

@@ -2938,7 +2938,7 @@ class PricePatch(BaseModel):
             description='Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).',
             examples=[12000],
             ge=0,
-            le=2147483647,
+            le=9007199254740991,
         ),
     ] = None
     unit: Annotated[
@@ -2995,7 +2995,7 @@ class OrderLineInput(BaseModel):
             description="Defaults to the price's amount (`priceId`), else the service's price at the order's location.",
             examples=[12000],
             ge=0,
-            le=2147483647,
+            le=9007199254740991,
         ),
     ] = None
     discountAmount: Annotated[
@@ -3004,7 +3004,7 @@ class OrderLineInput(BaseModel):
             description='Off this line, at most quantity × unitAmount. Default 0.',
             examples=[12000],
             ge=0,
-            le=2147483647,
+            le=9007199254740991,
         ),
     ] = None
     taxAmount: Annotated[
@@ -3013,7 +3013,7 @@ class OrderLineInput(BaseModel):
             description='Tax on this line, computed by the centre. Default 0.',
             examples=[12000],
             ge=0,
-            le=2147483647,
+            le=9007199254740991,
         ),
     ] = None
     currency: Annotated[
@@ -3276,7 +3276,7 @@ class PaymentCreate(BaseModel):
             description="Integer minor units; at most the order's balance.",
             examples=[6000],
             ge=1,
-            le=2147483647,
+            le=9007199254740991,
         ),
     ]
     currency: Annotated[
@@ -3484,7 +3484,7 @@ class RefundCreate(BaseModel):
             description='Default: everything not yet refunded.',
             examples=[6000],
             ge=1,
-            le=2147483647,
+            le=9007199254740991,
         ),
     ] = None
     currency: Annotated[
@@ -4707,7 +4707,7 @@ class FeeRuleCreate(BaseModel):
             description='Flat fee per session, minor units',
             examples=[200],
             ge=0,
-            le=2147483647,
+            le=9007199254740991,
         ),
     ] = None
     fixedCurrency: Annotated[
@@ -4891,7 +4891,7 @@ class FeeRulePage(BaseModel):
 
 
 class FixedAmount(RootModel[int]):
-    root: Annotated[int, Field(ge=0, le=2147483647)]
+    root: Annotated[int, Field(ge=0, le=9007199254740991)]
 
 
 class FeeRulePatch(BaseModel):
@@ -7281,7 +7281,7 @@ class Dispute(BaseModel):
             description='Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).',
             examples=[12000],
             ge=0,
-            le=2147483647,
+            le=9007199254740991,
         ),
     ]
     amountLost: Annotated[
@@ -7290,7 +7290,7 @@ class Dispute(BaseModel):
             description='What a LOST dispute took back.',
             examples=[12000],
             ge=0,
-            le=2147483647,
+            le=9007199254740991,
         ),
     ]
 
@@ -7311,7 +7311,7 @@ class Refund(BaseModel):
             description='Integer minor units of `currency`, at least 1.',
             examples=[6000],
             ge=1,
-            le=2147483647,
+            le=9007199254740991,
         ),
     ]
     currency: Annotated[
@@ -7440,7 +7440,7 @@ class Price(BaseModel):
             description='Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).',
             examples=[12000],
             ge=0,
-            le=2147483647,
+            le=9007199254740991,
         ),
     ]
     currency: Annotated[
@@ -7528,7 +7528,7 @@ class PriceCreate(BaseModel):
             description='Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).',
             examples=[12000],
             ge=0,
-            le=2147483647,
+            le=9007199254740991,
         ),
     ]
     currency: Annotated[
@@ -7746,7 +7746,7 @@ class OrderLine(BaseModel):
             description='Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).',
             examples=[12000],
             ge=0,
-            le=2147483647,
+            le=9007199254740991,
         ),
     ]
     discountAmount: Annotated[
@@ -7755,7 +7755,7 @@ class OrderLine(BaseModel):
             description='Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).',
             examples=[12000],
             ge=0,
-            le=2147483647,
+            le=9007199254740991,
         ),
     ]
     taxAmount: Annotated[
@@ -7764,7 +7764,7 @@ class OrderLine(BaseModel):
             description='Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).',
             examples=[12000],
             ge=0,
-            le=2147483647,
+            le=9007199254740991,
         ),
     ]
     lineTotal: Annotated[
@@ -7773,7 +7773,7 @@ class OrderLine(BaseModel):
             description='quantity × unitAmount − discountAmount + taxAmount',
             examples=[12000],
             ge=0,
-            le=2147483647,
+            le=9007199254740991,
         ),
     ]
     priceId: str | None
@@ -9012,7 +9012,7 @@ class Payment(BaseModel):
             description='Integer minor units of `currency`, at least 1.',
             examples=[6000],
             ge=1,
-            le=2147483647,
+            le=9007199254740991,
         ),
     ]
     currency: Annotated[
@@ -9058,7 +9058,7 @@ class Payment(BaseModel):
             description='What SUCCEEDED refunds gave back.',
             examples=[12000],
             ge=0,
-            le=2147483647,
+            le=9007199254740991,
         ),
     ]
     refunds: list[Refund]
@@ -9123,7 +9123,10 @@ class Order(BaseModel):
     subtotal: Annotated[
         int,
         Field(
-            description='Σ quantity × unitAmount', examples=[12000], ge=0, le=2147483647
+            description='Σ quantity × unitAmount',
+            examples=[12000],
+            ge=0,
+            le=9007199254740991,
         ),
     ]
     discountTotal: Annotated[
@@ -9132,7 +9135,7 @@ class Order(BaseModel):
             description='Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).',
             examples=[12000],
             ge=0,
-            le=2147483647,
+            le=9007199254740991,
         ),
     ]
     taxTotal: Annotated[
@@ -9141,7 +9144,7 @@ class Order(BaseModel):
             description='Integer minor units of `currency` (cents for USD, yen for JPY, fils for BHD).',
             examples=[12000],
             ge=0,
-            le=2147483647,
+            le=9007199254740991,
         ),
     ]
     total: Annotated[
@@ -9150,7 +9153,7 @@ class Order(BaseModel):
             description='subtotal − discountTotal + taxTotal',
             examples=[12000],
             ge=0,
-            le=2147483647,
+            le=9007199254740991,
         ),
     ]
     amountPaid: Annotated[
@@ -9159,11 +9162,14 @@ class Order(BaseModel):
             description='Sum of succeeded payments',
             examples=[12000],
             ge=0,
-            le=2147483647,
+            le=9007199254740991,
         ),
     ]
     amountRefunded: Annotated[
-        int, Field(description='Sum of refunds', examples=[12000], ge=0, le=2147483647)
+        int,
+        Field(
+            description='Sum of refunds', examples=[12000], ge=0, le=9007199254740991
+        ),
     ]
     balance: Annotated[
         int,
@@ -9171,7 +9177,7 @@ class Order(BaseModel):
             description='total − amountPaid: still to be collected',
             examples=[12000],
             ge=0,
-            le=2147483647,
+            le=9007199254740991,
         ),
     ]
     openedAt: Annotated[
