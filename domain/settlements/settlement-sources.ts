@@ -8,10 +8,10 @@
  * pays what was earned before its period's end and not paid before. Those instants are written when they happen
  * (never back-dated), so once a period has ended what it contains can no longer change.
  *
- * A refund counts from the instant it succeeded (`succeeded_at`) until the instant it failed, if it ever does
- * (`failed_at`): a PENDING refund only holds its amount, and one that never succeeded never counts. A settlement takes
- * what counts at its end; one that failed after a settlement took it is given back by the first settlement whose end
- * is after the failure.
+ * A refund of an applied payment counts from the instant it succeeded (`succeeded_at`) until the instant it failed,
+ * if it ever does (`failed_at`): a PENDING refund only holds its amount, and one that never succeeded never counts.
+ * A settlement takes what counts at its end; one that failed after a settlement took it is given back by the first
+ * settlement whose end is after the failure.
  */
 import { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
@@ -99,9 +99,14 @@ export interface SettledLine {
   earnedAt: number
 }
 
-/** Whether refund `r` counts at `end`: it succeeded before the end and had not failed by then. */
+/**
+ * Whether refund `r` counts at `end`: it succeeded before the end and had not failed by then, and it gave back a
+ * payment the order applied. A refund of an unapplied payment (money the order could not take, refunded
+ * automatically) returns what the provider's session was never paid with: it is nobody's to give back.
+ */
 const countsAt = (end: Date) =>
-  Prisma.sql`r.succeeded_at < ${end} AND (r.status = 'SUCCEEDED' OR (r.status = 'FAILED' AND r.failed_at >= ${end}))`
+  Prisma.sql`r.succeeded_at < ${end} AND (r.status = 'SUCCEEDED' OR (r.status = 'FAILED' AND r.failed_at >= ${end}))
+    AND EXISTS (SELECT 1 FROM payments p WHERE p.id = r.payment_id AND p.tenant_id = r.tenant_id AND NOT p.unapplied)`
 
 /** Whether settlement item `<kind>:<refund r>:<line of si>` exists. */
 const refundItem = (kind: 'REFUND' | 'REFUND_REVERSAL') =>

@@ -610,6 +610,68 @@ describe('marketplace settlements', () => {
     ])
   })
 
+  // Issue 46, item 4: a card success that arrives after the order was paid otherwise is refunded automatically (the
+  // payment is unapplied: it never counted on the order). The provider's session was paid once, so that refund is
+  // nobody's to give back: settlements count only refunds of applied payments.
+  it('does not take the automatic refund of an unapplied payment from the provider', async () => {
+    const t = await newCentre()
+    const { providerId, appointments } = await completedSession(t, 'Una SLP')
+    await ok(t, 'POST', '/v1/marketplace/fee-rules', { percentBps: 1000 })
+    const orderId = await order(
+      t,
+      appointments.map((appointmentId) => ({ kind: 'SESSION', appointmentId, unitAmount: 10_000 })),
+      [20_000]
+    )
+    const { locationId } = await ok(t, 'GET', `/v1/orders/${orderId}`, undefined, 200)
+    // What intent-outcomes records for a success the order could not take: SUCCEEDED, unapplied, refunded in full.
+    await runInUnitOfWork(platform.db, t.tenantId, async ({ tx }) => {
+      const payment = await tx.payment.create({
+        data: {
+          id: newId('payment'),
+          tenantId: t.tenantId,
+          orderId,
+          locationId,
+          amount: 20_000,
+          currency: 'USD',
+          status: 'SUCCEEDED',
+          method: 'CARD_ONLINE',
+          processor: 'stripe',
+          receivedAt: new Date(),
+          unapplied: true,
+          amountRefunded: 20_000,
+        },
+      })
+      await tx.refund.create({
+        data: {
+          id: newId('refund'),
+          tenantId: t.tenantId,
+          paymentId: payment.id,
+          orderId,
+          amount: 20_000,
+          currency: 'USD',
+          reason: 'DUPLICATE',
+          method: 'CARD_ONLINE',
+          status: 'SUCCEEDED',
+          origin: 'AUTOMATIC',
+          succeededAt: new Date(),
+        },
+      })
+    })
+
+    const run = await settleNow(t, 'USD')
+    expect(run.providers).toEqual([
+      expect.objectContaining({
+        providerId,
+        grossAmount: 20_000,
+        feeAmount: 2_000,
+        refundAmount: 0,
+        feeRefundAmount: 0,
+        payoutAmount: 18_000,
+        balanceAfter: 0,
+      }),
+    ])
+  })
+
   it('refuses open or malformed periods, reports a failed workflow, and keeps tenants apart', async () => {
     const t = await newCentre()
     const other = await newCentre()
