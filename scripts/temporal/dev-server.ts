@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -62,6 +62,11 @@ export interface TemporalHandle {
   uiUrl?: string
   /** `true` when this call started the server (and `stop()` ends it). */
   started: boolean
+  /**
+   * The dev server's version as its CLI reports it (`CLI 1.9.1 (Server 1.32.0, UI 2.54.1)`), for reports that name
+   * what they ran on; absent for an external server.
+   */
+  version?: string
   /** Ends a started server (SIGTERM, SIGKILL after 5 s); no-op for `TEMPORAL_ADDRESS`. Idempotent. */
   stop(): Promise<void>
 }
@@ -153,6 +158,20 @@ export async function obtainCli(log: (message: string) => void = () => {}): Prom
   return path
 }
 
+/**
+ * What `temporal --version` says, as `CLI 1.9.1 (Server 1.32.0, UI 2.54.1)`; undefined if it says nothing readable.
+ * @param cli - path of the Temporal CLI
+ */
+function cliVersion(cli: string): string | undefined {
+  try {
+    const said = execFileSync(cli, ['--version'], { encoding: 'utf8', timeout: 10_000 }).trim()
+    const match = /version\s+(\S+)(.*)$/.exec(said)
+    return match ? `CLI ${match[1]}${match[2] ?? ''}` : undefined
+  } catch {
+    return undefined
+  }
+}
+
 class PortInUseError extends Error {}
 
 async function startDevServer(
@@ -190,13 +209,14 @@ async function startDevServer(
     stdio: ['pipe', 'pipe', 'pipe'],
   })
   const tail: string[] = []
-  // The CLI prints "Server: <host>:<port>" once its server has started. Waiting for it, and not
-  // only for the port to answer, keeps us from mistaking another server on that port for ours.
+  // The CLI prints "Server: <host>:<port>" (1.5.1) or "Temporal Server: <host>:<port>" (1.9.1) once its server has
+  // started. Waiting for it, and not only for the port to answer, keeps us from mistaking another server on that port
+  // for ours.
   let announced = false
   onLines(child, (line) => {
     tail.push(line)
     if (tail.length > STDERR_TAIL_LINES) tail.shift()
-    if (line.startsWith('Server:')) announced = true
+    if (/^(Temporal )?Server:/.test(line)) announced = true
   })
   let exited: string | undefined
   const exit = new Promise<void>((done) => {
@@ -265,7 +285,8 @@ async function startDevServer(
   }
   const uiUrl = uiPort === false ? undefined : `http://127.0.0.1:${uiPort}`
   log(`server ready at ${address}${uiUrl ? `, UI ${uiUrl}` : ''} in ${Date.now() - t0} ms`)
-  return uiUrl ? { address, namespace, uiUrl, started: true, stop } : { address, namespace, started: true, stop }
+  const version = cliVersion(cli)
+  return { address, namespace, ...(uiUrl ? { uiUrl } : {}), started: true, ...(version ? { version } : {}), stop }
 }
 
 /** Sends `signal` to the child's whole process group (wrapper, server and watchdog). */
