@@ -119,9 +119,7 @@ void supervisor.gaveUp.then((failure) => {
 const base = `http://localhost:${port}`
 log(`API:          ${base}  (health: ${base}/health, OpenAPI: ${base}/openapi.json)`)
 log(`Temporal UI:  ${temporal.uiUrl ?? '(external Temporal at ' + temporal.address + ')'}`)
-log(
-  `Database:     ${database.started ? `embedded PGlite (${DATA_DIR}/pglite)` : 'DATABASE_URL / running embedded server'}`
-)
+log(`Database:     ${database.description}`)
 log(
   `Outbound:     private networks ${env.OUTBOUND_ALLOW_PRIVATE_NETWORKS === 'true' ? 'allowed' : 'refused'}, plain http ${env.OUTBOUND_ALLOW_HTTP === 'true' ? 'allowed' : 'refused'} for webhooks, agent calls and SSO (local receivers; never in production: OUTBOUND_ALLOW_* unset)`
 )

@@ -20,7 +20,23 @@ export interface LocalDatabase {
   url: string
   /** Whether this process started the embedded server (and `stop()` ends it). */
   started: boolean
+  /** What the database is, in words for a summary line: which server, where; never the password. */
+  description: string
   stop(): Promise<void>
+}
+
+/**
+ * A PostgreSQL URL named plainly: `PostgreSQL server therapy@127.0.0.1:5432/therapy (DATABASE_URL)`, without its
+ * password or parameters. A URL that does not parse is named only as DATABASE_URL.
+ */
+export function describeDatabaseUrl(url: string): string {
+  try {
+    const { username, hostname, port, pathname } = new URL(url)
+    const user = username ? `${decodeURIComponent(username)}@` : ''
+    return `PostgreSQL server ${user}${hostname}:${port || '5432'}${pathname || '/'} (DATABASE_URL)`
+  } catch {
+    return 'PostgreSQL server (DATABASE_URL, not a URL this summary can read)'
+  }
 }
 
 const isListening = (port: number) =>
@@ -46,18 +62,29 @@ export async function openLocalDatabase(
   const port = embeddedPort(env)
   let database: LocalDatabase
   if (env.DATABASE_URL) {
-    database = { url: env.DATABASE_URL, started: false, stop: async () => undefined }
+    database = {
+      url: env.DATABASE_URL,
+      started: false,
+      description: describeDatabaseUrl(env.DATABASE_URL),
+      stop: async () => undefined,
+    }
   } else if (await isListening(port)) {
     database = {
       url: `postgresql://postgres:postgres@127.0.0.1:${port}/postgres?sslmode=disable`,
       started: false,
+      description: `embedded PGlite served by another process on port ${port} (EMBEDDED_DB_PORT; another npm start)`,
       stop: async () => undefined,
     }
   } else {
     const dataDir = embeddedDataDir(env)
     const embedded = await startEmbeddedPostgres({ dataDir, port: options.serve ? port : 0, log })
     log(`embedded PostgreSQL (PGlite) serving ${dataDir} on port ${embedded.port}`)
-    database = { url: embedded.connectionString, started: true, stop: () => embedded.stop() }
+    database = {
+      url: embedded.connectionString,
+      started: true,
+      description: `embedded PGlite (${dataDir}) on port ${embedded.port}`,
+      stop: () => embedded.stop(),
+    }
   }
   const { applied } = await applyMigrations(database.url)
   if (applied.length) log(`applied migrations: ${applied.join(', ')}`)
