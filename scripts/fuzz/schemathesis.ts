@@ -20,6 +20,7 @@ import { provisionClient } from '../../domain/tenants/provision-client.ts'
 import { loadConfig } from '../../infra/config.ts'
 import { createLogger } from '../../infra/logger.ts'
 import { provisionTestDatabase } from '../../test/support/test-database.ts'
+import { freePort } from '../../test/support/start-process.ts'
 import { startWorkerProcess, type WorkerProcess } from '../../test/support/worker-process.ts'
 import { ensureTemporal } from '../temporal/dev-server.ts'
 import { seedRecords } from './seed-records.ts'
@@ -46,8 +47,12 @@ const environment = {
   // Fuzzing is many requests from one client; the limiter itself is tested elsewhere.
   RATE_LIMIT_PER_MINUTE: '10000000',
   ACCESS_TOKEN_TTL_SECONDS: '7200',
-  // A free port unless told otherwise: a platform already running here (npm start) holds the default 9464.
+  // Free ports unless told otherwise, for every process this starts: a platform already running here (npm start)
+  // holds the defaults 9464, 9465 and 9466. The Temporal SDK's endpoint cannot bind port 0, so it is given one that
+  // is free now.
   METRICS_PORT: process.env.METRICS_PORT ?? '0',
+  WORKER_METRICS_PORT: process.env.WORKER_METRICS_PORT ?? '0',
+  TEMPORAL_METRICS_PORT: process.env.TEMPORAL_METRICS_PORT ?? String(await freePort()),
 }
 const config = loadConfig(environment)
 const api = await startApi(config, createLogger(config.LOG_LEVEL, 'api'))
