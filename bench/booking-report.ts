@@ -37,6 +37,8 @@ export interface BookingResults {
   /** Where the embedded PGlite ran (bench-database.ts); absent for PostgreSQL and for figures from before it was kept. */
   placement?: EmbeddedPlacement
   node: string
+  /** The Temporal dev server measured with (`CLI 1.9.1 (Server 1.32.0, UI 2.54.1)`); absent in figures from CLI 1.5.1. */
+  temporal?: string
   /** Commit of the code measured (and whether the tree had changes). */
   commit: string
   /** The fixed-rate pair: floor and bookings at the same rate, one after the other. */
@@ -111,7 +113,7 @@ export function renderBookingReport(r: BookingResults): string {
   const out: string[] = []
   out.push(
     `Machine: 2 shared CPUs; ${describeDatabase(r.database, r.placement)}, ` +
-      `Temporal CLI 1.5.1 dev server, Node ${r.node}, code at ${r.commit}. The API runs in the benchmark's process, the ` +
+      `Temporal ${r.temporal ?? 'CLI 1.5.1'} dev server, Node ${r.node}, code at ${r.commit}. The API runs in the benchmark's process, the ` +
       'worker in its own (`worker/main.ts`, nice 10 as `npm start` runs it), the open-loop client in a third ' +
       '(bench/webhook-peer.ts): each request is sent at its time whatever the earlier ones are doing, over keep-alive ' +
       'connections, and timed from sending to the end of the answer. Every booking has its own slot: 64 providers, each ' +

@@ -209,6 +209,7 @@ const results: BookingResults = {
   database: database.kind,
   placement: database.placement,
   node: process.versions.node,
+  ...(temporal.version ? { temporal: temporal.version } : {}),
   commit,
   sustainableP95Ms: SUSTAINABLE_P95_MS,
   workflowStart: WORKFLOW_START,

@@ -47,7 +47,7 @@ export function renderWebhookReport(r: WebhookResults): string {
   const out: string[] = []
   out.push(
     `Machine: 2 shared CPUs; ${describeDatabase(r.database, r.placement)}, ` +
-      `Temporal CLI 1.5.1 dev server, Node ${r.node}. The API (with the bench's event recording) runs in one process, the ` +
+      `Temporal ${r.temporal ?? 'CLI 1.5.1'} dev server, Node ${r.node}. The API (with the bench's event recording) runs in one process, the ` +
       `worker in another (\`worker/main.ts\`, at CPU priority nice 10 as \`npm start\` runs it: \`WORKER_CPU_NICE\`), the receivers and the HTTP client in a third (bench/webhook-peer.ts), ` +
       'all on loopback; pump settings are the defaults (2 partitions, poll 100 ms, 64 attempts in flight per pump, 8 per ' +
       "endpoint, breaker after 5 failures). Latency runs from the commit of the event's transaction to the moment the " +

@@ -154,6 +154,8 @@ export interface BeforeResult {
 export interface WebhookResults {
   database: 'postgresql' | 'pglite'
   node: string
+  /** The Temporal dev server measured with (`CLI 1.9.1 (Server 1.32.0, UI 2.54.1)`); absent in figures from CLI 1.5.1. */
+  temporal?: string
   /** Where the embedded PGlite ran (bench-database.ts); absent for PostgreSQL and for figures from before it was kept. */
   placement?: EmbeddedPlacement
   /** Settings changed from the defaults (an experiment: kept in a file of its own, never in the doc). */

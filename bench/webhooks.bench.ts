@@ -175,6 +175,7 @@ const ctx: BenchContext = {
 }
 
 const results = await loadResults(database.kind, SETTINGS, database.placement)
+if (temporal.version) results.temporal = temporal.version
 results.node = process.versions.node
 const save = async () => {
   await saveResults(results)
