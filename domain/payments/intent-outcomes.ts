@@ -76,7 +76,7 @@ async function refundUnapplied(
       amount: payment.amount,
       reason: 'OTHER',
       // One automatic refund per payment, whatever retries: the processor sees the same key.
-      idempotencyKey: `auto:${payment.id}`,
+      requestKey: { caller: 'auto', key: payment.id },
       origin: 'AUTOMATIC',
     },
     flows,

@@ -16,22 +16,25 @@
  */
 import type { Db } from '../../infra/db.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
-import { dependencyUnavailable, invalidStateTransition, notFound } from '../errors.ts'
+import { dependencyUnavailable, idempotencyKeyReused, invalidStateTransition, notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { lockOrder } from '../orders/order-service.ts'
 import { nextPaymentStatus } from './online-payment-transitions.ts'
 import type { PaymentFlows } from './payment-flows.ts'
 import type { OnlinePaymentProcessor } from './payment-processor.ts'
 import { getPayment, lockOrderForPayment, paymentOfOrder, type PaymentWithRefunds } from './payment-service.ts'
-import { processorKey } from './processor-keys.ts'
+import { keyBeforeCallers, processorKey, type RequestKey } from './processor-keys.ts'
 import { applyIntentSucceeded } from './intent-outcomes.ts'
 
 export interface OnlinePaymentInput {
   orderId: string
   amount: number
   currency: string
-  /** The request's Idempotency-Key: a retry of the same request reuses the payment its first attempt made. */
-  idempotencyKey?: string
+  /**
+   * The request's Idempotency-Key and its caller: a retry of the same request by the same caller reuses the payment
+   * its first attempt made.
+   */
+  requestKey?: RequestKey
 }
 
 /** Calls the processor; any failure is the processor being unavailable to the caller (503, retry with the key). */
@@ -63,11 +66,28 @@ export async function startOnlinePayment(
   now: Date
 ): Promise<{ payment: PaymentWithRefunds; clientSecret: string }> {
   const { tx, tenantId } = uow
-  const retried = input.idempotencyKey
-    ? await tx.payment.findFirst({
-        where: { tenantId, processorIdempotencyKey: processorKey('payment', tenantId, input.idempotencyKey, '') },
-      })
+  const retried = input.requestKey
+    ? ((await tx.payment.findFirst({
+        where: { tenantId, processorIdempotencyKey: processorKey('payment', tenantId, input.requestKey, '') },
+      })) ??
+      (await tx.payment.findFirst({
+        where: {
+          tenantId,
+          processorIdempotencyKey: keyBeforeCallers('payment', tenantId, input.requestKey),
+          orderId: input.orderId,
+          amount: input.amount,
+          currency: input.currency,
+        },
+      })))
     : null
+  // The caller's key on another request (its stored answer has lapsed, so the idempotency layer no longer tells them
+  // apart): never answered with the payment of another order or amount.
+  if (
+    retried &&
+    (retried.orderId !== input.orderId || retried.amount !== input.amount || retried.currency !== input.currency)
+  ) {
+    throw idempotencyKeyReused()
+  }
   if (retried && retried.status !== 'PENDING' && retried.status !== 'FAILED') {
     throw invalidStateTransition(
       `Payment ${retried.id}, made by an earlier attempt of this request, is ${retried.status}; ` +
@@ -83,7 +103,8 @@ export async function startOnlinePayment(
   }
   const order = await lockOrderForPayment(uow, input, retried?.id)
   const id = retried?.id ?? newId('payment')
-  const key = processorKey('payment', tenantId, input.idempotencyKey, id)
+  // A retry sends the key its first attempt stored (one made before keys named their caller has the older form).
+  const key = retried?.processorIdempotencyKey ?? processorKey('payment', tenantId, input.requestKey, id)
   if (!retried) {
     const expiresAt = new Date(now.getTime() + flows.settings.expirySeconds * 1000)
     await tx.payment.create({

@@ -7,20 +7,32 @@
 import type { RefundReason } from '../../generated/prisma/enums.ts'
 import type { Db } from '../../infra/db.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
-import { AppError, notFound } from '../errors.ts'
+import { AppError, idempotencyKeyReused, notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { lockOrder, type OrderWithLines } from '../orders/order-service.ts'
 import type { PaymentFlows } from './payment-flows.ts'
 import { ProcessorRefusedError, type OnlinePaymentProcessor } from './payment-processor.ts'
 import type { PaymentWithRefunds } from './payment-service.ts'
-import { processorKey } from './processor-keys.ts'
+import { keyBeforeCallers, processorKey, type RequestKey } from './processor-keys.ts'
 import { moveRefund } from './refund-state.ts'
 
-/** The refund an earlier attempt of this request made (it crashed or lost its answer), if any. */
-export function retriedRefundOf(payment: PaymentWithRefunds, tenantId: string, idempotencyKey: string | undefined) {
-  if (!idempotencyKey) return undefined
-  const key = processorKey('refund', tenantId, idempotencyKey, '')
-  return payment.refunds.find((r) => r.processorIdempotencyKey === key)
+/**
+ * The refund an earlier attempt of this request made (it crashed or lost its answer), if any.
+ * @throws AppError `idempotency_key_reused` when the caller's key made a refund of another payment: the same key on
+ *   another request (its stored answer has lapsed, so the API's idempotency layer no longer tells them apart)
+ */
+export async function retriedRefundOf(
+  { tx, tenantId }: UnitOfWork,
+  payment: PaymentWithRefunds,
+  request: RequestKey | undefined
+) {
+  if (!request) return undefined
+  const key = processorKey('refund', tenantId, request, '')
+  const found = await tx.refund.findFirst({ where: { tenantId, processorIdempotencyKey: key } })
+  if (found && found.paymentId !== payment.id) throw idempotencyKeyReused()
+  if (found) return found
+  const legacy = keyBeforeCallers('refund', tenantId, request)
+  return payment.refunds.find((r) => r.processorIdempotencyKey === legacy)
 }
 
 export interface OnlineRefundInput {
@@ -28,7 +40,8 @@ export interface OnlineRefundInput {
   amount: number
   reason: RefundReason
   reference?: string
-  idempotencyKey?: string
+  /** The request's Idempotency-Key and its caller (`auto` with the payment's id for an automatic refund). */
+  requestKey?: RequestKey
 }
 
 /**
@@ -58,7 +71,7 @@ export async function recordOnlineRefund(
       reference: input.reference ?? null,
       status: 'PENDING',
       origin: input.origin ?? 'API',
-      processorIdempotencyKey: processorKey('refund', uow.tenantId, input.idempotencyKey, id),
+      processorIdempotencyKey: processorKey('refund', uow.tenantId, input.requestKey, id),
     },
   })
   const delay = input.origin === 'AUTOMATIC' ? 0 : flows.settings.refundTakeoverSeconds

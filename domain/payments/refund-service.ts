@@ -16,6 +16,7 @@ import type { PaymentFlows } from './payment-flows.ts'
 import type { OnlinePaymentProcessor, PaymentProcessor } from './payment-processor.ts'
 import { getPayment, type PaymentWithRefunds } from './payment-service.ts'
 import { applyRefundMoney } from './refund-state.ts'
+import type { RequestKey } from './processor-keys.ts'
 import { refundableOf, refundedDelta } from './refund-transitions.ts'
 
 type RefundRow = PaymentWithRefunds['refunds'][number]
@@ -55,14 +56,14 @@ export async function refundPayment(
   if (online && onlineProcessor) {
     // A retry of a request whose first attempt recorded its refund (it crashed, or the processor did not answer):
     // that refund is finished rather than a second one checked and made.
-    const retried = retriedRefundOf(payment, tenantId, online.idempotencyKey)
+    const retried = await retriedRefundOf(uow, payment, online.requestKey)
     const refundId =
       retried?.id ??
       (await recordOnlineRefund(
         uow,
         payment,
         order,
-        { ...input, paymentId, amount: checkedAmount(payment, input), idempotencyKey: online.idempotencyKey },
+        { ...input, paymentId, amount: checkedAmount(payment, input), requestKey: online.requestKey },
         online.flows,
         now
       ))
@@ -109,7 +110,8 @@ export interface OnlineRefunds {
   flows: PaymentFlows
   db: Db
   now: () => Date
-  idempotencyKey?: string
+  /** The request's Idempotency-Key and its caller, when it has one. */
+  requestKey?: RequestKey
 }
 
 /**

@@ -213,7 +213,9 @@ describe('the API killed while Stripe has its request', () => {
     const intents = stripeMock.requests.filter(
       (r) => r.path === '/v1/payment_intents' && r.form['metadata[payment_id]'] === kept.id
     )
-    expect(new Set(intents.map((r) => r.idempotencyKey))).toEqual(new Set([`payment:${t.tenantId}:${key}`]))
+    expect(new Set(intents.map((r) => r.idempotencyKey))).toEqual(
+      new Set([`payment:${t.tenantId}:${t.client_id}:${key}`])
+    )
     expect(
       stripeMock.objects('payment_intent').filter((i) => (i.metadata as { payment_id?: string }).payment_id === kept.id)
     ).toHaveLength(1)

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../domain/ids.ts'
+import { provisionClient } from '../../domain/tenants/provision-client.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { expectLedgerHolds } from '../support/ledger-check.ts'
@@ -188,7 +189,7 @@ describe('starting an online payment', () => {
       'metadata[payment_id]': created.body.id,
       'metadata[order_id]': orderId,
     })
-    expect(sent[0]!.idempotencyKey).toBe(`payment:${t.tenantId}:${key}`)
+    expect(sent[0]!.idempotencyKey).toBe(`payment:${t.tenantId}:${t.client_id}:${key}`)
     // Nothing is paid until Stripe says so; the pending amount is held against the balance.
     expect(await getOrder(t, orderId)).toMatchObject({ amountPaid: 0, balance: 12_000 })
     const overPending = await platform.http.post('/v1/payments', {
@@ -230,7 +231,7 @@ describe('starting an online payment', () => {
     expect(retried.body).toMatchObject({ id: kept[0].id, status: 'PENDING', processorReference: expect.any(String) })
     // Every try sent the same key with the same payment id: Stripe answers the intent of the first.
     const sent = stripeMock.requests.slice(before)
-    expect(new Set(sent.map((r) => r.idempotencyKey))).toEqual(new Set([`payment:${t.tenantId}:${key}`]))
+    expect(new Set(sent.map((r) => r.idempotencyKey))).toEqual(new Set([`payment:${t.tenantId}:${t.client_id}:${key}`]))
     expect(new Set(sent.map((r) => r.form['metadata[payment_id]']))).toEqual(new Set([kept[0].id]))
   })
 
@@ -256,7 +257,7 @@ describe('starting an online payment', () => {
           status: 'PENDING',
           method: 'CARD_ONLINE',
           processor: 'stripe',
-          processorIdempotencyKey: `payment:${t.tenantId}:${key}`,
+          processorIdempotencyKey: `payment:${t.tenantId}:${t.client_id}:${key}`,
         },
       })
     })
@@ -270,7 +271,7 @@ describe('starting an online payment', () => {
     })
     // Stripe answers a repeated key with the intent it made the first time: no second charge is possible.
     const sent = stripeMock.requests.slice(before)
-    expect(sent.map((r) => r.idempotencyKey)).toEqual([`payment:${t.tenantId}:${key}`])
+    expect(sent.map((r) => r.idempotencyKey)).toEqual([`payment:${t.tenantId}:${t.client_id}:${key}`])
     expect(sent[0]!.form['metadata[payment_id]']).toBe(paymentId)
     const listed = await platform.http.get(`/v1/payments?orderId=${orderId}`, { token: t.token })
     expect(listed.body.data.map((p: { id: string }) => p.id)).toEqual([paymentId])
@@ -411,7 +412,7 @@ describe('refunds through Stripe', () => {
       'metadata[refund_id]': refund.body.id,
       'metadata[tenant_id]': t.tenantId,
     })
-    expect(sent[0]!.idempotencyKey).toBe(`refund:${t.tenantId}:${key}`)
+    expect(sent[0]!.idempotencyKey).toBe(`refund:${t.tenantId}:${t.client_id}:${key}`)
     expect(await getOrder(t, orderId)).toMatchObject({ amountRefunded: 1_500 })
 
     const tooMuch = await platform.http.post(`/v1/payments/${paymentId}/refunds`, {
@@ -630,7 +631,7 @@ describe('refunds move the money once (issue 37, defects 2 and 8)', () => {
     const keys = stripeMock.requests.filter(
       (r) => r.path === '/v1/refunds' && r.form['metadata[payment_id]'] === paymentId
     )
-    expect(new Set(keys.map((r) => r.idempotencyKey))).toEqual(new Set([`refund:${t.tenantId}:${key}`]))
+    expect(new Set(keys.map((r) => r.idempotencyKey))).toEqual(new Set([`refund:${t.tenantId}:${t.client_id}:${key}`]))
   })
 
   it('finishes a refund whose request crashed after recording it: its workflow asks Stripe with the stored key', async () => {
@@ -665,6 +666,107 @@ describe('refunds move the money once (issue 37, defects 2 and 8)', () => {
     expect(await getOrder(t, orderId)).toMatchObject({ amountRefunded: 1_200 })
     const sent = stripeMock.requests.filter((r) => r.form['metadata[refund_id]'] === refundId)
     expect(sent.map((r) => r.idempotencyKey)).toEqual([`refund:${t.tenantId}:${refundId}`])
+  })
+})
+
+describe("Idempotency-Keys are each caller's own (issue 46, items 9 and 10)", () => {
+  /** Another API client of the same tenant, with its own token. */
+  async function secondClient(t: Tenant): Promise<Tenant> {
+    const tenant = await platform.db.tenant.findUniqueOrThrow({ where: { id: t.tenantId } })
+    const client = await provisionClient(platform.db, { tenantName: tenant.name, scopes: ['orders', 'payments'] })
+    expect(client.tenantId).toBe(t.tenantId)
+    return { ...client, token: await platform.token(client) }
+  }
+  const refundWith = (t: Tenant, paymentId: string, key: string, amount: number) =>
+    platform.http.post(`/v1/payments/${paymentId}/refunds`, {
+      token: t.token,
+      headers: { 'Idempotency-Key': key },
+      body: { amount, reason: 'REQUESTED_BY_CLIENT' },
+    })
+
+  it("never answers one client's request with another's payment or refund, though both sent the same key", async () => {
+    const a = await freshTenant()
+    const b = await secondClient(a)
+    const [orderA, orderB] = [await openOrder(a, 10_000), await openOrder(b, 10_000)]
+    const key = randomUUID()
+    const before = stripeMock.requests.length
+    const paidA = await payOnline(a, orderA, 4_000, key)
+    const paidB = await payOnline(b, orderB, 6_000, key)
+    expect(paidA.status, JSON.stringify(paidA.body)).toBe(201)
+    expect(paidB.status, JSON.stringify(paidB.body)).toBe(201)
+    expect(paidB.body).toMatchObject({ orderId: orderB, amount: 6_000, status: 'PENDING' })
+    expect(paidB.body.id).not.toBe(paidA.body.id)
+    expect(paidB.body.clientSecret).not.toBe(paidA.body.clientSecret)
+    const keys = stripeMock.requests.slice(before).map((r) => r.idempotencyKey)
+    expect(keys).toEqual([`payment:${a.tenantId}:${a.client_id}:${key}`, `payment:${a.tenantId}:${b.client_id}:${key}`])
+
+    // Both paid; each client refunds its own payment with the same key.
+    for (const paid of [paidA, paidB]) {
+      expect((await deliver(intentEvent('payment_intent.succeeded', a, paid.body))).body.outcome).toBe('applied')
+    }
+    const refundKey = randomUUID()
+    const refundA = await refundWith(a, paidA.body.id, refundKey, 1_000)
+    const refundB = await refundWith(b, paidB.body.id, refundKey, 2_000)
+    expect(refundA.status, JSON.stringify(refundA.body)).toBe(201)
+    expect(refundB.status, JSON.stringify(refundB.body)).toBe(201)
+    expect(refundB.body).toMatchObject({ paymentId: paidB.body.id, amount: 2_000, status: 'SUCCEEDED' })
+    expect(refundB.body.id).not.toBe(refundA.body.id)
+    expect(await getOrder(b, orderB)).toMatchObject({ amountPaid: 6_000, amountRefunded: 2_000 })
+    expect(await getOrder(a, orderA)).toMatchObject({ amountPaid: 4_000, amountRefunded: 1_000 })
+  })
+
+  it('refuses a key reused on another payment or order once its stored answer lapsed: 422, never 500', async () => {
+    const t = await freshTenant()
+    const [first, second] = [await openOrder(t, 5_000), await openOrder(t, 5_000)]
+    const payments: PaymentRef[] = []
+    for (const orderId of [first, second]) payments.push(await succeededPayment(t, orderId, 5_000))
+    const key = randomUUID()
+    expect((await refundWith(t, payments[0]!.id, key, 1_000)).status).toBe(201)
+    const paymentKey = randomUUID()
+    const third = await openOrder(t, 3_000)
+    expect((await payOnline(t, third, 3_000, paymentKey)).status).toBe(201)
+
+    // A day later the API's idempotency records have lapsed: only the keys stored on our records remain.
+    await runInUnitOfWork(platform.db, t.tenantId, ({ tx }) => tx.idempotencyRecord.deleteMany({}))
+    const reusedRefund = await refundWith(t, payments[1]!.id, key, 1_000)
+    expect(reusedRefund.status, JSON.stringify(reusedRefund.body)).toBe(422)
+    expect(reusedRefund.body.code).toBe('idempotency_key_reused')
+    const fourth = await openOrder(t, 2_000)
+    const reusedPayment = await payOnline(t, fourth, 2_000, paymentKey)
+    expect(reusedPayment.status, JSON.stringify(reusedPayment.body)).toBe(422)
+    expect(reusedPayment.body.code).toBe('idempotency_key_reused')
+    expect((await getPayment(t, payments[1]!.id)).refunds).toEqual([])
+    expect(await getOrder(t, fourth)).toMatchObject({ amountPaid: 0, balance: 2_000 })
+  })
+
+  it('a retry across the upgrade finds its payment by the key stored before keys named their caller', async () => {
+    const t = await freshTenant()
+    const orderId = await openOrder(t, 2_000)
+    const key = randomUUID()
+    const paymentId = newId('payment')
+    const legacyKey = `payment:${t.tenantId}:${key}`
+    await runInUnitOfWork(platform.db, t.tenantId, async ({ tx }) => {
+      const order = await tx.order.findFirstOrThrow({ where: { id: orderId } })
+      await tx.payment.create({
+        data: {
+          id: paymentId,
+          tenantId: t.tenantId,
+          orderId,
+          locationId: order.locationId,
+          amount: 2_000,
+          currency: 'USD',
+          status: 'PENDING',
+          method: 'CARD_ONLINE',
+          processor: 'stripe',
+          processorIdempotencyKey: legacyKey,
+        },
+      })
+    })
+    const before = stripeMock.requests.length
+    const retried = await payOnline(t, orderId, 2_000, key)
+    expect(retried.status, JSON.stringify(retried.body)).toBe(201)
+    expect(retried.body.id).toBe(paymentId)
+    expect(stripeMock.requests.slice(before).map((r) => r.idempotencyKey)).toEqual([legacyKey])
   })
 })
 

@@ -6,6 +6,8 @@ import { getPayment, recordPayment, type PaymentWithRefunds } from '../../../dom
 import { refundPayment } from '../../../domain/payments/refund-service.ts'
 import { cancelOnlinePayment, startOnlinePayment } from '../../../domain/payments/online-payment-service.ts'
 import { AppError, dependencyUnavailable, invalidStateTransition, validationError } from '../../../domain/errors.ts'
+import type { RequestKey } from '../../../domain/payments/processor-keys.ts'
+import type { Context } from 'hono'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
 import {
@@ -71,6 +73,12 @@ export const toPayment = (p: PaymentWithRefunds): PaymentBody => ({
   updatedAt: p.updatedAt.toISOString(),
 })
 
+/** The request's Idempotency-Key with who sent it: keys are each caller's own (domain/payments/processor-keys.ts). */
+function requestKeyOf(c: Context<AppEnv>): RequestKey | undefined {
+  const key = c.req.header('Idempotency-Key')
+  return key === undefined ? undefined : { caller: c.var.principal.actorId, key }
+}
+
 const instant = (value: string | undefined) => (value === undefined ? undefined : new Date(value))
 
 /** An online payment's outcome and time come from the processor, never from the request. */
@@ -114,10 +122,9 @@ export function paymentRoutes({
       const { receivedAt, ...input } = c.req.valid('json')
       if (input.method === 'CARD_ONLINE' && onlinePayments) {
         assertOnlineFields(input.failure, receivedAt)
-        const idempotencyKey = c.req.header('Idempotency-Key')
         const started = await startOnlinePayment(
           c.var.uow,
-          { ...input, idempotencyKey },
+          { ...input, requestKey: requestKeyOf(c) },
           onlinePayments,
           paymentFlows,
           clock()
@@ -139,7 +146,7 @@ export function paymentRoutes({
         flows: paymentFlows,
         db,
         now: clock,
-        idempotencyKey: c.req.header('Idempotency-Key'),
+        requestKey: requestKeyOf(c),
       }
       const { refund, awaitingProcessor } = await refundPayment(
         c.var.uow,
