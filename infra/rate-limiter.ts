@@ -4,6 +4,12 @@
  * table (`postgres`, the default), shared by every API instance, or in this process (`memory`, the default only for
  * the embedded single-process database of `npm start`).
  *
+ * The shared store is counted in leases: an instance takes a block of points from a key's row in one statement (a
+ * twentieth of the limit, at least 1: {@link leaseBlock}) and spends them in its memory, so most requests cost no
+ * statement at all. Only points within the limit are ever granted, so all instances together never allow more than the
+ * limit in a window; a client spread over N instances may be refused up to (N − 1) × block requests early, while
+ * other instances still hold points it did not use (docs/rate-limits.md, "Leased counts").
+ *
  * A failing store never fails a request, and never silently hands out an unshared allowance: each failure is counted
  * (a metric) and logged, and the request is counted in this process against a much shorter limit
  * ({@link outageLimit}), so N instances during an outage allow together about what one allowed before, not N times
@@ -23,6 +29,8 @@ const KEY_PREFIX = 'api'
 const FAILURE_LOG_INTERVAL_MS = 30_000
 /** While the shared store fails, each instance allows this fraction of the limit (see {@link outageLimit}). */
 const OUTAGE_LIMIT_DIVISOR = 10
+/** An instance leases this fraction of the limit from the shared row at a time (see {@link leaseBlock}). */
+const LEASE_DIVISOR = 20
 
 /** Where the counters live. */
 export type RateLimitStore = 'memory' | 'postgres'
@@ -49,6 +57,12 @@ export function chooseRateLimitStore(config: { RATE_LIMIT_STORE?: RateLimitStore
  * ten instances keeps at most its allowance; with fewer, it is slowed rather than given N × the limit.
  */
 export const outageLimit = (limit: number) => Math.max(1, Math.ceil(limit / OUTAGE_LIMIT_DIVISOR))
+
+/**
+ * Points an instance takes from a key's shared row in one statement: a twentieth of the limit, at least 1 (30 of the
+ * default 600). Limits up to 20 lease one point at a time, i.e. count every request in the row as before.
+ */
+export const leaseBlock = (limit: number) => Math.max(1, Math.ceil(limit / LEASE_DIVISOR))
 
 /** The outcome of counting one request, with what the response headers need. */
 export interface RateLimitDecision {
@@ -116,6 +130,104 @@ async function count(limiter: RateLimiterAbstract, limit: number, key: string): 
   }
 }
 
+/** What this instance holds of a key's shared count in the current window. */
+interface Lease {
+  /** Points granted to this instance and not yet spent. */
+  unspent: number
+  /** The shared count (points granted to every instance) when this instance last took a block. */
+  shared: number
+  /** When the window ends, epoch milliseconds (the shared row's expiry). */
+  endsAt: number
+}
+
+/** Statements one request may wait for before it is refused (see leasedCounts); each grants every waiting request. */
+const MAX_TAKES = 5
+/** At most this many keys' leases are kept; past it, expired ones are dropped, then the oldest. */
+const MAX_LEASES = 100_000
+
+/**
+ * Counts a key's requests against points leased from the shared row, `block` at a time: one statement per block (the
+ * library's `consume(key, block)`, an `INSERT … ON CONFLICT DO UPDATE … RETURNING`), none for the requests between.
+ * A block that crosses the limit grants only what was left under it; once nothing is left, the instance answers the
+ * key's 429s from its memory until the window ends. Concurrent requests of a key wait for one statement, not one each,
+ * and a burst larger than a block takes one point per waiting request in that statement.
+ * `remaining` is the shared count less this instance's unspent points: what the client may still send.
+ */
+function leasedCounts(shared: RateLimiterAbstract, limit: number, block: number) {
+  const leases = new Map<string, Lease>()
+  const taking = new Map<string, Promise<void>>()
+  /** Requests of a key waiting for its next block. */
+  const waiting = new Map<string, number>()
+
+  function keep(key: string, lease: Lease) {
+    if (leases.size >= MAX_LEASES && !leases.has(key)) {
+      const now = Date.now()
+      for (const [k, l] of leases) if (l.endsAt <= now) leases.delete(k)
+      if (leases.size >= MAX_LEASES) leases.delete(leases.keys().next().value!)
+    }
+    leases.set(key, lease)
+  }
+
+  async function take(key: string): Promise<void> {
+    // The requests of this tick are all counted before the statement goes out.
+    await Promise.resolve()
+    const points = Math.max(block, waiting.get(key) ?? 1)
+    let res: RateLimiterRes
+    try {
+      res = await shared.consume(key, points)
+    } catch (outcome) {
+      if (!(outcome instanceof RateLimiterRes)) throw outcome
+      res = outcome
+    }
+    const before = res.consumedPoints - points
+    const granted = Math.max(0, Math.min(points, limit - before))
+    keep(key, { unspent: granted, shared: Math.min(res.consumedPoints, limit), endsAt: Date.now() + res.msBeforeNext })
+  }
+
+  return async function consume(key: string): Promise<RateLimitDecision> {
+    for (let attempt = 0; ; attempt++) {
+      const now = Date.now()
+      const lease = leases.get(key)
+      const current = lease && lease.endsAt > now ? lease : undefined
+      if (current && current.unspent > 0) {
+        current.unspent -= 1
+        return leaseDecision(limit, current, true, now)
+      }
+      // Nothing left under the limit in this window: refused from memory, no statement, until the window ends.
+      if (current && current.shared >= limit) return leaseDecision(limit, current, false, now)
+      // Blocks taken and spent by concurrent requests in between, again and again: a store this contended is answered
+      // as refused for a second rather than kept waiting.
+      if (attempt >= MAX_TAKES)
+        return leaseDecision(limit, { unspent: 0, shared: limit, endsAt: now + 1000 }, false, now)
+      let pending = taking.get(key)
+      if (!pending) {
+        pending = take(key).finally(() => taking.delete(key))
+        taking.set(key, pending)
+      }
+      waiting.set(key, (waiting.get(key) ?? 0) + 1)
+      try {
+        await pending
+      } finally {
+        const left = (waiting.get(key) ?? 1) - 1
+        if (left > 0) waiting.set(key, left)
+        else waiting.delete(key)
+      }
+    }
+  }
+}
+
+/** The decision of a request counted against a lease. */
+function leaseDecision(limit: number, lease: Lease, allowed: boolean, nowMs: number): RateLimitDecision {
+  const msLeft = Math.max(lease.endsAt - nowMs, 0)
+  return {
+    allowed,
+    limit,
+    remaining: allowed ? Math.max(0, limit - lease.shared + lease.unspent) : 0,
+    resetAt: Math.ceil(lease.endsAt / 1000),
+    retryAfterSeconds: Math.max(1, Math.ceil(msLeft / 1000)),
+  }
+}
+
 const memoryCounters = (limit: number, windowSeconds: number) =>
   new RateLimiterMemory({ keyPrefix: KEY_PREFIX, points: limit, duration: windowSeconds })
 
@@ -151,12 +263,12 @@ export function createRateLimiter({
     keyPrefix: KEY_PREFIX,
     points: limit,
     duration: windowSeconds,
-    // Once a key is over its limit, this instance answers its 429s from memory until the window ends instead of
-    // writing to the table for every rejected request of a client that keeps hammering.
-    inMemoryBlockOnConsumed: limit + 1,
+    // No `inMemoryBlockOnConsumed`: the leases answer a key's 429s from memory once its window's points are all
+    // granted (leasedCounts), and a block taken past the limit must read the row's true count, not a memory block's.
   })
   const localLimit = outageLimit(limit)
   const fallback = memoryCounters(localLimit, windowSeconds)
+  const leased = leasedCounts(shared, limit, leaseBlock(limit))
   let lastFailureLog = 0
   let failuresSinceLog = 0
 
@@ -165,7 +277,7 @@ export function createRateLimiter({
     store,
     async consume(key) {
       try {
-        return await count(shared, limit, key)
+        return await leased(key)
       } catch (error) {
         onStoreError()
         failuresSinceLog += 1

@@ -352,6 +352,52 @@ describe('two API instances on one database', () => {
   })
 })
 
+describe('postgres store leases', () => {
+  const silent = { warn: () => undefined } as unknown as Logger
+
+  it('takes a block of points per statement and spends it in memory, counting down what the client may still send', async () => {
+    const limiter = createRateLimiter({
+      store: 'postgres',
+      limit: 100,
+      connectionString: testDatabaseUrl(),
+      logger: silent,
+    })
+    const key = `lease:${randomInt(1e9)}`
+    const db = (await import('../../infra/db.ts')).createDb(testDatabaseUrl(), 1)
+    try {
+      const decisions = []
+      for (let i = 0; i < 12; i++) decisions.push(await limiter.consume(key))
+      expect(decisions.map((d) => d.remaining)).toEqual(Array.from({ length: 12 }, (_, i) => 99 - i))
+      // A twentieth of the limit per block: 12 requests took three blocks of 5, three statements instead of 12.
+      expect((await db.rateLimit.findUnique({ where: { key: `api:${key}` } }))?.points).toBe(15)
+    } finally {
+      await limiter.close()
+      await db.$disconnect()
+    }
+  })
+
+  it('never allows more than the limit across instances, and refuses at most (instances - 1) × block early', async () => {
+    const instances = [0, 1, 2].map(() =>
+      createRateLimiter({ store: 'postgres', limit: 40, connectionString: testDatabaseUrl(), logger: silent })
+    )
+    const key = `lease:${randomInt(1e9)}`
+    try {
+      // Concurrent requests on every instance, more than the limit in all.
+      const decisions = (
+        await Promise.all(
+          instances.map((limiter) => Promise.all(Array.from({ length: 30 }, () => limiter.consume(key))))
+        )
+      ).flat()
+      const allowed = decisions.filter((d) => d.allowed).length
+      expect(allowed).toBeLessThanOrEqual(40)
+      expect(allowed).toBeGreaterThanOrEqual(40 - 2 * 2)
+      expect(decisions.filter((d) => !d.allowed).every((d) => d.remaining === 0 && d.retryAfterSeconds >= 1)).toBe(true)
+    } finally {
+      await Promise.all(instances.map((limiter) => limiter.close()))
+    }
+  })
+})
+
 describe('postgres store outage', () => {
   it('counts in the process at the outage limit while the database is unreachable, and shares the count again when it returns', async () => {
     const url = new URL(testDatabaseUrl())
