@@ -3,7 +3,7 @@
  * description generated from the same route definitions that validate requests.
  */
 import { OpenAPIHono } from '@hono/zod-openapi'
-import type { Hono } from 'hono'
+import type { Hono, MiddlewareHandler } from 'hono'
 import { SCOPE_CATALOGUE } from '../domain/auth/scopes.ts'
 import type { AppDeps, AppEnv } from './app-env.ts'
 import { accessLog } from './middleware/access-log.ts'
@@ -52,6 +52,7 @@ import { availabilityRoutes } from './routes/availability/index.ts'
 import { wellKnownRoutes } from './routes/well-known/index.ts'
 import { API_VERSION } from './version.ts'
 import { serverTiming } from './middleware/server-timing.ts'
+import { stageTimingStart, timedStage } from './middleware/stage-timing.ts'
 import { httpMetrics } from './middleware/http-metrics.ts'
 import { tracing } from './middleware/tracing.ts'
 import { tracingInstalled } from '../infra/tracing/tracing.ts'
@@ -92,6 +93,11 @@ export function createApp(deps: AppDeps) {
   const routeTable = () => app.routes
   app.notFound(notFoundHandler(baseUrl, allowedMethods(routeTable)))
   app.use('*', serverTiming())
+  // Where the server time goes, by stage, only when asked (SERVER_TIMING_STAGES=on): benchmarks, profiling.
+  const staged = deps.config.SERVER_TIMING_STAGES === 'on'
+  const stage = (name: string, middleware: MiddlewareHandler<AppEnv>) =>
+    staged ? timedStage(name, middleware) : middleware
+  if (staged) app.use('*', stageTimingStart())
   // Counted only where they are served (METRICS_PORT): the benchmark prices them with and without.
   if (deps.config.METRICS_PORT !== 'off') app.use('*', httpMetrics(deps.metrics))
   app.use('*', requestId())
@@ -113,10 +119,10 @@ export function createApp(deps: AppDeps) {
   if (deps.config.API_CORS_ORIGINS.length > 0) app.use(VERSIONED_API, browserOrigins(deps.config.API_CORS_ORIGINS))
   // Every /v0 and /v1 call leaves an audit record whatever answers it (docs/audit-trail.md), so it wraps the rest.
   const audit = auditTrail(deps)
-  app.use(VERSIONED_API, audit.record)
+  app.use(VERSIONED_API, stage('audit', audit.record))
   // Every request: counted against its client (or address) first, then bounded in size, before any real work.
-  app.use('*', identifyCaller(deps))
-  app.use('*', rateLimit(deps))
+  app.use('*', stage('token', identifyCaller(deps)))
+  app.use('*', stage('rate-limit', rateLimit(deps)))
   app.use('*', requestBodyLimit(deps.config.REQUEST_BODY_LIMIT_BYTES, knowledgeUploadLimits(deps.config)))
 
   mount(app, [healthRoutes(), wellKnownRoutes(deps), oauthRoutes(deps), errorCodeRoutes(deps)])
@@ -128,10 +134,10 @@ export function createApp(deps: AppDeps) {
   // Every /v0 and /v1 request: authenticated, one tenant-scoped transaction, idempotent writes, no partial writes.
   app.use(
     VERSIONED_API,
-    authenticate(deps),
-    rejectRevokedTokens(deps.revocations),
-    unitOfWork(deps.db),
-    audit.inTransaction,
+    stage('token', authenticate(deps)),
+    stage('token', rejectRevokedTokens(deps.revocations)),
+    stage('transaction', unitOfWork(deps.db)),
+    stage('audit', audit.inTransaction),
     idempotency({
       clock: deps.clock,
       waitMs: deps.config.IDEMPOTENCY_WAIT_MS,

@@ -114,6 +114,12 @@ const ConfigSchema = z
      */
     RESPONSE_VALIDATION: z.enum(['off', 'enforce']).default('off'),
     /**
+     * `on`: every response's `Server-Timing` also says where its server time went, stage by stage (token, rate limit,
+     * transaction, audit record, handler; api/middleware/stage-timing.ts). For benchmarks and profiling; `off` adds
+     * nothing to a request.
+     */
+    SERVER_TIMING_STAGES: z.enum(['off', 'on']).default('off'),
+    /**
      * Length of a day in the assessment reminder workflow's schedule, in ms (docs/workflows.md). Only tests shorten
      * it, to run weeks of reminders in seconds; production keeps a real day.
      */

@@ -21,6 +21,7 @@ import { appendAuditEvent, type AppendOptions } from '../../domain/audit/append-
 import { createAuditWriter } from '../../domain/audit/audit-writer.ts'
 import { PLATFORM_AUDIT_CHAIN, type AuditEntry } from '../../domain/audit/audit-event.ts'
 import type { AppDeps, AppEnv } from '../app-env.ts'
+import { inStage } from './stage-timing.ts'
 import { callerOf, describeCall, rememberJsonAnswers, type CallStart } from '../audit-call.ts'
 
 interface CallState extends CallStart {
@@ -89,7 +90,7 @@ export function auditTrail({ db, clock, logger, config }: Pick<AppDeps, 'db' | '
       // After the commit, so the read's connection is back in the pool before its record waits for one; still before
       // the answer leaves. A failure here fails the request (the unit has committed, but a read wrote nothing).
       uow.afterCommit(async () => {
-        await writer.write(entry, durabilityOf(c.req.method))
+        await inStage(c, 'audit', () => writer.write(entry, durabilityOf(c.req.method)))
         state.committed = true
       })
       return
