@@ -7,6 +7,11 @@
  * `unapplied` (it never counts on the order), a refund of all of it is recorded and sent durably by its workflow, and
  * an operator sees an UNAPPLIED_PAYMENT finding (with its `reconciliation.mismatch` event). The processor is answered
  * 2xx either way: what happened is recorded.
+ *
+ * So is a success for a payment cancelled here before any intent of it was recorded (cancelled while its intent was
+ * being created, so the processor was never asked to cancel it): the money was taken, the payment was cancelled, and
+ * it is recorded unapplied and refunded in full (issue 46). A payment whose intent the processor itself cancelled
+ * (it has the intent's id) stays CANCELED: an intent cancelled there cannot have succeeded.
  */
 import type { Payment } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
@@ -24,7 +29,7 @@ export const orderCanTake = (order: Pick<OrderWithLines, 'status' | 'balance'>, 
 
 /**
  * Applies an intent's success to its payment (read under the order's lock).
- * @returns whether it changed anything (false: already SUCCEEDED, or CANCELED, which is final)
+ * @returns whether it changed anything (false: already SUCCEEDED, or CANCELED at the processor, which is final)
  */
 export async function applyIntentSucceeded(
   uow: UnitOfWork,
@@ -34,8 +39,9 @@ export async function applyIntentSucceeded(
   flows: PaymentFlows,
   now: Date
 ): Promise<boolean> {
-  if (!nextPaymentStatus(payment.status, 'SUCCEEDED')) return false
-  const unapplied = !orderCanTake(order, payment.amount)
+  const cancelledHere = payment.status === 'CANCELED' && payment.processorReference === null
+  if (!cancelledHere && !nextPaymentStatus(payment.status, 'SUCCEEDED')) return false
+  const unapplied = cancelledHere || !orderCanTake(order, payment.amount)
   await uow.tx.payment.update({
     where: { id: payment.id },
     data: {
@@ -49,7 +55,7 @@ export async function applyIntentSucceeded(
     },
   })
   if (unapplied) {
-    await refundUnapplied(uow, order, payment, flows, now)
+    await refundUnapplied(uow, order, payment, cancelledHere, flows, now)
     return true
   }
   await countOnOrder(uow, order, payment, now)
@@ -60,6 +66,7 @@ async function refundUnapplied(
   uow: UnitOfWork,
   order: OrderWithLines,
   payment: Payment,
+  cancelled: boolean,
   flows: PaymentFlows,
   now: Date
 ): Promise<void> {
@@ -82,7 +89,11 @@ async function refundUnapplied(
     flows,
     now
   )
-  const why = order.status === 'VOID' ? 'was voided' : `is ${order.status} with ${order.balance} left to pay`
+  const why = cancelled
+    ? `did not take it: the payment was cancelled before its intent was recorded`
+    : order.status === 'VOID'
+      ? 'was voided'
+      : `is ${order.status} with ${order.balance} left to pay`
   await recordFinding(
     uow,
     {

@@ -134,10 +134,24 @@ export async function startOnlinePayment(
   )
   // Only now, with the intent handed out, does the payment hold its amount against the order's balance. An intent id
   // recorded before is never replaced: within the key's window the processor answers that same intent.
-  await tx.payment.updateMany({
+  const { count } = await tx.payment.updateMany({
     where: { id, tenantId, status: 'PENDING', processorReference: null },
     data: { processorReference: intent.id },
   })
+  if (count === 0) {
+    const current = await tx.payment.findFirstOrThrow({ where: { id, tenantId } })
+    if (current.status === 'CANCELED' && current.processorReference === null) {
+      // Cancelled while its intent was being created: the cancellation saw no intent to cancel at the processor, so
+      // it is cancelled there now and its client secret is never handed out (issue 46). Should the payer have paid it
+      // anyway, its success is recorded unapplied and refunded (intent-outcomes.ts).
+      await callProcessor(uow, () =>
+        processor.cancelPaymentIntent({ intentId: intent.id, idempotencyKey: `cancel:${tenantId}:${id}` })
+      )
+      throw invalidStateTransition(
+        `Payment ${id} was cancelled while its intent was being created; the intent is cancelled at the processor.`
+      )
+    }
+  }
   return { payment: await getPayment(uow, id), clientSecret: intent.clientSecret }
 }
 
@@ -156,32 +170,43 @@ export async function cancelOnlinePayment(
   flows: PaymentFlows,
   now: () => Date
 ): Promise<'SUCCEEDED' | 'CANCELED'> {
-  const payment = await runInUnitOfWork(db, tenantId, ({ tx }) =>
-    tx.payment.findFirst({ where: { id: paymentId, tenantId } })
-  )
-  if (!payment) throw notFound('payment', paymentId)
-  if (payment.status === 'SUCCEEDED' || payment.status === 'CANCELED') return payment.status
-  if (payment.method !== 'CARD_ONLINE' || payment.processor !== processor.name) {
-    throw invalidStateTransition(`Payment ${paymentId} is not an online payment of ${processor.name}.`)
-  }
-  const outcome = payment.processorReference
-    ? await processor.cancelPaymentIntent({
-        intentId: payment.processorReference,
-        idempotencyKey: `cancel:${tenantId}:${paymentId}`,
+  // Twice at most: an intent recorded between our read and our write (its request was creating it) is cancelled at
+  // the processor on the second pass, never left payable behind a CANCELED payment (issue 46).
+  for (let pass = 1; ; pass++) {
+    const payment = await runInUnitOfWork(db, tenantId, ({ tx }) =>
+      tx.payment.findFirst({ where: { id: paymentId, tenantId } })
+    )
+    if (!payment) throw notFound('payment', paymentId)
+    if (payment.status === 'SUCCEEDED' || payment.status === 'CANCELED') return payment.status
+    if (payment.method !== 'CARD_ONLINE' || payment.processor !== processor.name) {
+      throw invalidStateTransition(`Payment ${paymentId} is not an online payment of ${processor.name}.`)
+    }
+    const outcome = payment.processorReference
+      ? await processor.cancelPaymentIntent({
+          intentId: payment.processorReference,
+          idempotencyKey: `cancel:${tenantId}:${paymentId}`,
+        })
+      : // No intent recorded: none was handed out, and the request creating one cancels it should we win the race
+        // (startOnlinePayment).
+        'canceled'
+    const done = await runInUnitOfWork(db, tenantId, async (uow) => {
+      const order = await lockOrder(uow, payment.orderId)
+      const current = await uow.tx.payment.findFirstOrThrow({ where: { id: paymentId, tenantId } })
+      if (outcome === 'succeeded') {
+        await applyIntentSucceeded(uow, order, current, current.processorReference ?? '', flows, now())
+        return 'SUCCEEDED'
+      }
+      if (!nextPaymentStatus(current.status, 'CANCELED'))
+        return current.status === 'SUCCEEDED' ? 'SUCCEEDED' : 'CANCELED'
+      // Only if the intent is still the one we cancelled (or still none): a row lock decides against the request
+      // recording its intent, whichever commits first.
+      const { count } = await uow.tx.payment.updateMany({
+        where: { id: paymentId, tenantId, status: current.status, processorReference: payment.processorReference },
+        data: { status: 'CANCELED', expiresAt: null },
       })
-    : // The intent was never handed out: nobody can pay it, and there is nothing of ours to cancel at the processor.
-      'canceled'
-  return runInUnitOfWork(db, tenantId, async (uow) => {
-    const order = await lockOrder(uow, payment.orderId)
-    const current = await uow.tx.payment.findFirstOrThrow({ where: { id: paymentId, tenantId } })
-    if (outcome === 'succeeded') {
-      await applyIntentSucceeded(uow, order, current, current.processorReference ?? '', flows, now())
-      return 'SUCCEEDED'
-    }
-    if (nextPaymentStatus(current.status, 'CANCELED')) {
-      await uow.tx.payment.update({ where: { id: paymentId }, data: { status: 'CANCELED', expiresAt: null } })
-      return 'CANCELED'
-    }
-    return current.status === 'SUCCEEDED' ? 'SUCCEEDED' : 'CANCELED'
-  })
+      return count === 1 ? 'CANCELED' : undefined
+    })
+    if (done) return done
+    if (pass >= 3) throw new Error(`payment ${paymentId}: its intent kept changing while it was being cancelled`)
+  }
 }

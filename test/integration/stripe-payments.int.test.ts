@@ -770,6 +770,50 @@ describe("Idempotency-Keys are each caller's own (issue 46, items 9 and 10)", ()
   })
 })
 
+describe('a payment cancelled while its intent is being created (issue 46, item 5)', () => {
+  it('cancels the intent at Stripe, never hands out its client secret, and refunds a success that came anyway', async () => {
+    const t = await freshTenant()
+    const orderId = await openOrder(t, 4_000)
+    const listed = async () =>
+      (await platform.http.get(`/v1/payments?orderId=${orderId}`, { token: t.token })).body.data as PaymentRef[]
+    // Stripe is slow to answer the intent: meanwhile the centre cancels the payment, which has no intent yet.
+    stripeMock.holding = '/v1/payment_intents'
+    let starting: ReturnType<typeof payOnline> | undefined
+    let paymentId: string
+    try {
+      starting = payOnline(t, orderId, 4_000)
+      paymentId = (await eventually(async () => (await listed())[0], 10_000)).id
+      const cancelled = await platform.http.post(`/v1/payments/${paymentId}/cancel`, { token: t.token })
+      expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200)
+      expect(cancelled.body.status).toBe('CANCELED')
+    } finally {
+      stripeMock.release()
+    }
+    const started = await starting
+    expect(started.status, JSON.stringify(started.body)).toBe(409)
+    expect(started.body.code).toBe('invalid_state_transition')
+    expect(JSON.stringify(started.body)).not.toContain('_secret_')
+    const [intent] = stripeMock
+      .objects('payment_intent')
+      .filter((i) => (i.metadata as { payment_id?: string }).payment_id === paymentId)
+    expect(intent).toMatchObject({ status: 'canceled' })
+
+    // Had the payer paid it before the cancellation reached Stripe, the money is recorded and given back in full.
+    stripeMock.setIntentStatus(intent!.id, 'succeeded')
+    const paid = await deliver(
+      intentEvent('payment_intent.succeeded', t, { id: paymentId, processorReference: intent!.id, amount: 4_000 })
+    )
+    expect(paid.body.outcome).toBe('applied')
+    const payment = await eventually(async () => {
+      const p = await getPayment(t, paymentId)
+      return settledRefund(p) ? p : undefined
+    }, 30_000)
+    expect(payment).toMatchObject({ status: 'SUCCEEDED', unapplied: true, amountRefunded: 4_000 })
+    expect(payment.refunds).toEqual([expect.objectContaining({ origin: 'AUTOMATIC', amount: 4_000 })])
+    expect(await getOrder(t, orderId)).toMatchObject({ amountPaid: 0, balance: 4_000, status: 'OPEN' })
+  })
+})
+
 describe("Stripe's events, checked and stored once (issue 37, defects 5 and 6)", () => {
   it('refuses an event whose amount, currency or mode disagrees with our payment, and reports it', async () => {
     const t = await freshTenant()
