@@ -80,6 +80,27 @@ export async function recordOnlineRefund(
 }
 
 /**
+ * How long after a refund is recorded its key is sent without looking at the processor first: Stripe keeps keys for
+ * at least 24 hours; an hour's margin for clocks.
+ */
+const KEY_WINDOW_MS = 23 * 3600 * 1000
+
+type RefundAnswer = { id?: string; status: 'PENDING' | 'SUCCEEDED' | 'FAILED'; failureMessage: string | null }
+
+/** Sends the refund; the processor's refusal of the refund itself is its FAILED answer. */
+async function createRefund(
+  processor: OnlinePaymentProcessor,
+  input: Parameters<OnlinePaymentProcessor['createRefund']>[0]
+): Promise<RefundAnswer> {
+  try {
+    return await processor.createRefund(input)
+  } catch (error) {
+    if (!(error instanceof ProcessorRefusedError)) throw error
+    return { status: 'FAILED', failureMessage: error.message.slice(0, 500) }
+  }
+}
+
+/**
  * Asks the processor for a PENDING refund with its stored key and applies the answer, unless it was answered
  * already. Holds no transaction during the call. Used by the API request that recorded the refund (through its
  * unit's release) and by the refund's workflow.
@@ -104,20 +125,25 @@ export async function sendRefund(
   if (!payment.processorReference || !refund.processorIdempotencyKey) {
     throw new Error(`refund ${refundId}: an online refund without its payment's intent or its key`)
   }
-  let answer: { id?: string; status: 'PENDING' | 'SUCCEEDED' | 'FAILED'; failureMessage: string | null }
-  try {
-    answer = await processor.createRefund({
+  const intentId = payment.processorReference
+  const idempotencyKey = refund.processorIdempotencyKey
+  // Past the processor's idempotency window (a first answer lost, the workflow delayed for a day), the stored key may
+  // be forgotten and a resend would refund a second time: the processor's refunds of the intent are asked first, as
+  // payout transfers are (issue 46). A refund is first sent right after it is recorded, so its age is its key's.
+  const made =
+    now().getTime() - refund.createdAt.getTime() > KEY_WINDOW_MS
+      ? await processor.findRefund({ intentId, refundId })
+      : undefined
+  const answer =
+    made ??
+    (await createRefund(processor, {
       tenantId,
       paymentId: payment.id,
       refundId,
-      intentId: payment.processorReference,
+      intentId,
       amount: refund.amount,
-      idempotencyKey: refund.processorIdempotencyKey,
-    })
-  } catch (error) {
-    if (!(error instanceof ProcessorRefusedError)) throw error
-    answer = { status: 'FAILED', failureMessage: error.message.slice(0, 500) }
-  }
+      idempotencyKey,
+    }))
   await runInUnitOfWork(db, tenantId, async (uow) => {
     const order = await lockOrder(uow, refund.orderId)
     const current = await uow.tx.refund.findFirstOrThrow({ where: { id: refundId, tenantId } })

@@ -261,6 +261,14 @@ export interface OnlinePaymentProcessor {
     idempotencyKey: string
   }): Promise<{ id: string; status: 'PENDING' | 'SUCCEEDED' | 'FAILED'; failureMessage: string | null }>
   /**
+   * The refund the processor made for our refund `refundId` of the intent, if any: asked before a refund is sent
+   * again past the processor's idempotency window (Stripe may have forgotten its key, and would refund again).
+   */
+  findRefund(input: {
+    intentId: string
+    refundId: string
+  }): Promise<{ id: string; status: 'PENDING' | 'SUCCEEDED' | 'FAILED'; failureMessage: string | null } | undefined>
+  /**
    * Cancels an intent the payer has not completed (it expired, or the centre gave it up), so it can no longer pay.
    * @returns `canceled`, or `succeeded` when the processor had already taken the money (the success then counts)
    */

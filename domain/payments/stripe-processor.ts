@@ -343,6 +343,15 @@ export function stripeProcessor(settings: StripeSettings): OnlinePaymentProcesso
       }
       return { id: refund.id, status: refundStatusOf(refund.status), failureMessage: refund.failure_reason ?? null }
     },
+    async findRefund({ intentId, refundId }) {
+      // Every refund of the intent, ours told apart by the id we put in its metadata.
+      for await (const refund of stripe.refunds.list({ payment_intent: intentId, limit: 100 })) {
+        if (metadataOf(refund).refund_id === refundId) {
+          return { id: refund.id, status: refundStatusOf(refund.status), failureMessage: refund.failure_reason ?? null }
+        }
+      }
+      return undefined
+    },
     parseWebhook(rawBody, signature, endpoint = 'platform'): ParsedProcessorEvent {
       // Every secret of the endpoint is tried (a rotation); none configured verifies nothing.
       let lastError: unknown = new Error(`No signing secret is configured for the ${endpoint} endpoint.`)

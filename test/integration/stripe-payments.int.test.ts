@@ -667,6 +667,55 @@ describe('refunds move the money once (issue 37, defects 2 and 8)', () => {
     const sent = stripeMock.requests.filter((r) => r.form['metadata[refund_id]'] === refundId)
     expect(sent.map((r) => r.idempotencyKey)).toEqual([`refund:${t.tenantId}:${refundId}`])
   })
+
+  // Issue 46, item 6: a refund sent again more than 24 hours after it was recorded (its first answer lost, its
+  // workflow delayed) reused a key Stripe may have forgotten, and could refund twice.
+  it("asks Stripe for the intent's refunds before sending one again past the idempotency window", async () => {
+    const t = await freshTenant()
+    const orderId = await openOrder(t, 5_000)
+    const payment = await succeededPayment(t, orderId, 5_000)
+    // Recorded 25 hours ago; Stripe made it then (with our ids in its metadata), and its answer never reached us.
+    const refundId = newId('refund')
+    const made = stripeMock.addRefund({
+      paymentIntent: payment.processorReference,
+      amount: 1_300,
+      metadata: { tenant_id: t.tenantId, payment_id: payment.id, refund_id: refundId },
+    })
+    const before = stripeMock.requests.length
+    await inTenant(t, async (uow) => {
+      await uow.tx.refund.create({
+        data: {
+          id: refundId,
+          tenantId: t.tenantId,
+          paymentId: payment.id,
+          orderId,
+          amount: 1_300,
+          currency: 'USD',
+          reason: 'DUPLICATE',
+          method: 'CARD_ONLINE',
+          status: 'PENDING',
+          processorIdempotencyKey: `refund:${t.tenantId}:${refundId}`,
+          createdAt: new Date(Date.now() - 25 * 3_600_000),
+        },
+      })
+      await platform.api.deps.paymentFlows.enqueueRefund(uow, refundId, new Date())
+    })
+    const settled = await eventually(async () => {
+      const p = await getPayment(t, payment.id)
+      return settledRefund(p) ? p : undefined
+    })
+    expect(settled.refunds).toEqual([
+      expect.objectContaining({ id: refundId, status: 'SUCCEEDED', processorReference: made.id }),
+    ])
+    // Stripe was asked for the intent's refunds and sent nothing: one refund there, counted once here.
+    const asked = stripeMock.requests.slice(before).filter((r) => r.path.startsWith('/v1/refunds'))
+    expect(asked.map((r) => `${r.method} ${r.path.split('?')[0]}`)).toEqual(['GET /v1/refunds'])
+    expect(asked[0]!.path).toContain(`payment_intent=${payment.processorReference}`)
+    expect(
+      stripeMock.objects('refund').filter((r) => (r.metadata as { refund_id?: string }).refund_id === refundId)
+    ).toHaveLength(1)
+    expect(await getOrder(t, orderId)).toMatchObject({ amountRefunded: 1_300 })
+  })
 })
 
 describe("Idempotency-Keys are each caller's own (issue 46, items 9 and 10)", () => {
