@@ -24,7 +24,10 @@ const pools = new WeakMap<Db, pg.Pool>()
  * @param applicationName - the connections' `application_name` (infra/application-names.ts)
  */
 export function createDb(connectionString: string, poolMax = 10, applicationName?: string): Db {
-  const pool = new pg.Pool({ connectionString, max: poolMax, application_name: applicationName })
+  // Pipelined connections (pg 8's `pipeline`): statements sent while others are in flight go out at once instead of
+  // queueing behind them, which pg 8 deprecates. A unit of work sends its BEGIN and first statement together this way
+  // (unit-transactions.ts), and statements a request makes at once (Promise.all) share a round trip.
+  const pool = new pg.Pool({ connectionString, max: poolMax, application_name: applicationName, pipeline: true })
   // An idle connection the server drops is reported here (and removed from the pool); unheard, it would crash the
   // process. The adapter adds its own listener only once the root client first queries, and units may come first.
   pool.on('error', () => undefined)

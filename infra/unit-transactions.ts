@@ -41,8 +41,13 @@ export interface UnitSettings {
 /** A unit's open transaction, from `begin` until `commit` or `rollback`. */
 export interface UnitTransaction {
   execute: ExecuteStatement
-  /** Commits and returns the connection; throws if the commit failed or the unit had already ended (timed out). */
-  commit(): Promise<void>
+  /**
+   * Commits and returns the connection; throws if the commit failed or the unit had already ended (timed out).
+   * `trailing` statements (no parameters: values as literals) go in the COMMIT's own message, so they cost no round
+   * trip; they are left out when the transaction had already failed (its COMMIT then rolls back).
+   * @returns whether the trailing statements were sent (and so committed)
+   */
+  commit(trailing?: readonly string[]): Promise<boolean>
   /** Rolls back, if still open, and returns the connection; never throws. */
   rollback(): Promise<void>
 }
@@ -80,11 +85,20 @@ export interface UnitTransactions {
 }
 
 const ENDED = "the unit of work's transaction has ended"
+/** SQLSTATE of a statement sent in a transaction that has already failed. */
+const IN_FAILED_TRANSACTION = '25P02'
 
 type UnitState = 'open' | 'ending' | 'ended'
 
 interface OpenUnit {
   readonly connection: pg.PoolClient
+  /**
+   * Settles when BEGIN and the tenant's settings have been answered. They are sent without waiting, and the unit's
+   * first statement goes right behind them on the pipelined connection (one round trip for both); every statement's
+   * answer waits for this, and fails with BEGIN's error if it failed.
+   */
+  begun: Promise<void>
+  beginError?: Error
   state: UnitState
   /** Why queries are refused once the unit has ended early. */
   endedBecause?: string
@@ -133,10 +147,24 @@ async function openUnitHere(): Promise<OpenUnit> {
   return unit
 }
 
+/**
+ * Sends a statement on a unit's connection at once, behind whatever is in flight there (the connection pipelines), and
+ * answers it once the unit's BEGIN is known to have succeeded: a statement sent behind a BEGIN that failed is never
+ * answered as if it had run in the transaction.
+ */
+async function runOnUnit(unit: OpenUnit, config: string | pg.QueryConfig): Promise<pg.QueryResult> {
+  const result = unit.connection.query(config as pg.QueryConfig)
+  // Its rejection is awaited below, or superseded by BEGIN's: never left unhandled.
+  result.catch(() => undefined)
+  await unit.begun
+  if (unit.beginError) throw unit.beginError
+  return result
+}
+
 /** Runs a statement on a unit's connection while the unit is open. */
 async function onOpen(unit: OpenUnit, sql: string): Promise<void> {
   if (unit.state !== 'open') throw new Error(unit.endedBecause ?? ENDED)
-  await unit.connection.query(sql)
+  await runOnUnit(unit, sql)
 }
 
 /**
@@ -146,8 +174,7 @@ async function onOpen(unit: OpenUnit, sql: string): Promise<void> {
 function currentUnitPool(): pg.Pool {
   const pool = new pg.Pool({ max: 1 })
   // The adapter only ever calls query(config); the cast covers pg's callback and streaming overloads it never uses.
-  pool.query = ((config: pg.QueryConfig) =>
-    openUnitHere().then((unit) => unit.connection.query(config))) as pg.Pool['query']
+  pool.query = ((config: pg.QueryConfig) => openUnitHere().then((unit) => runOnUnit(unit, config))) as pg.Pool['query']
   // The adapter asks for a connection only to start a transaction, and the routed client's transactions are savepoints.
   pool.connect = (() =>
     Promise.reject(
@@ -163,7 +190,7 @@ function currentUnitPool(): pg.Pool {
 async function savepointTransaction(adapter: SqlDriverAdapter): Promise<Transaction> {
   const unit = await openUnitHere()
   const name = `prisma_nested_${++unit.savepoints}`
-  await unit.connection.query(`SAVEPOINT ${name}`)
+  await runOnUnit(unit, `SAVEPOINT ${name}`)
   return {
     provider: adapter.provider,
     adapterName: adapter.adapterName,
@@ -279,7 +306,7 @@ export function createUnitTransactions(pool: pg.Pool): UnitTransactions {
       broken = error
     }
     connection.on('error', onError)
-    const unit: OpenUnit = { connection, state: 'open', savepoints: 0 }
+    const unit: OpenUnit = { connection, begun: Promise.resolve(), state: 'open', savepoints: 0 }
     // Set once BEGIN succeeded, but declared here: release() and finish() clear it and also run when BEGIN fails.
     // eslint-disable-next-line prefer-const -- a `const` at the assignment would be in its temporal dead zone then
     let timer: NodeJS.Timeout | undefined
@@ -299,12 +326,23 @@ export function createUnitTransactions(pool: pg.Pool): UnitTransactions {
      * if it could not even roll back. Rejects only when COMMIT failed, after rolling back.
      */
     let ending: Promise<void> | undefined
-    const finish = (sql: 'COMMIT' | 'ROLLBACK') =>
+    const finish = (sql: 'COMMIT' | 'ROLLBACK', trailing: readonly string[] = []) =>
       (ending ??= (async () => {
         unit.state = 'ending'
         clearTimeout(timer)
+        await unit.begun
+        if (unit.beginError !== undefined) {
+          // Nothing began, or the settings failed inside the transaction: either way the connection leaves it.
+          const alive = await connection.query('ROLLBACK').then(
+            () => true,
+            () => false
+          )
+          release(alive ? undefined : unit.beginError)
+          if (sql === 'COMMIT') throw unit.beginError
+          return
+        }
         try {
-          await connection.query(sql)
+          await connection.query(trailing.length > 0 ? `${trailing.join('; ')}; ${sql}` : sql)
         } catch (error) {
           // PostgreSQL ends a transaction whose COMMIT failed; ROLLBACK makes sure, and tells whether the line is alive.
           const alive =
@@ -320,13 +358,15 @@ export function createUnitTransactions(pool: pg.Pool): UnitTransactions {
         release()
       })())
 
-    try {
-      await connection.query(beginScopedTo(connection, tenantId, opening, snapshot))
-    } catch (error) {
-      // Nothing began, or the settings failed inside the transaction: either way the connection leaves it.
-      await finish('ROLLBACK')
-      throw error
-    }
+    // Not awaited: the unit's first statement follows on the pipelined connection (runOnUnit), one round trip for both.
+    unit.begun = connection.query(beginScopedTo(connection, tenantId, opening, snapshot)).then(
+      () => undefined,
+      (error: unknown) => {
+        unit.beginError = error instanceof Error ? error : new Error('BEGIN failed', { cause: error })
+        unit.endedBecause = `${ENDED}: it could not begin (${String(error)})`
+        void finish('ROLLBACK')
+      }
+    )
     // Past its time the unit is rolled back: it holds locks and a connection, and a request that slow has failed.
     timer = setTimeout(() => {
       if (unit.state !== 'open') return
@@ -337,14 +377,32 @@ export function createUnitTransactions(pool: pg.Pool): UnitTransactions {
     const transaction: UnitTransaction = {
       execute: async (sql, args) => {
         if (unit.state !== 'open') throw new Error(unit.endedBecause ?? ENDED)
-        return (await connection.query({ text: sql, values: [...args] })).rowCount ?? 0
+        return (await runOnUnit(unit, { text: sql, values: [...args] })).rowCount ?? 0
       },
-      async commit() {
+      async commit(trailing = []) {
         if (unit.state !== 'open') {
           await ending?.catch(() => undefined)
           throw new Error(unit.endedBecause ?? ENDED)
         }
-        await finish('COMMIT')
+        await unit.begun
+        // Re-read after the wait: BEGIN's failure or the unit's timeout may have ended it meanwhile.
+        if (unit.beginError !== undefined || (unit.state as UnitState) !== 'open') {
+          await ending?.catch(() => undefined)
+          throw unit.beginError ?? new Error(unit.endedBecause ?? ENDED)
+        }
+        // A transaction that already failed ('E': a statement of it was refused) only rolls back at COMMIT: what would
+        // ride with it is left out, and its caller told so.
+        // The status may lag: a refused statement's promise rejects on the error, before the connection has read the
+        // ReadyForQuery that says the transaction failed. Then the trailing statements are refused as "in failed
+        // transaction" (25P02), which is the same outcome, told the same way.
+        const send = trailing.length > 0 && connection.getTransactionStatus() !== 'E'
+        try {
+          await finish('COMMIT', send ? trailing : [])
+        } catch (error) {
+          if (send && (error as { code?: unknown } | null)?.code === IN_FAILED_TRANSACTION) return false
+          throw error
+        }
+        return send
       },
       async rollback() {
         await (ending ?? finish('ROLLBACK')).catch(() => undefined)
@@ -362,7 +420,7 @@ export function createUnitTransactions(pool: pg.Pool): UnitTransactions {
       run: (work) => currentSlot.run(state, async () => await work()),
       execute: async (sql, args) => {
         const unit = await currentSlot.run(state, openUnitHere)
-        return (await unit.connection.query({ text: sql, values: [...args] })).rowCount ?? 0
+        return (await runOnUnit(unit, { text: sql, values: [...args] })).rowCount ?? 0
       },
       attach(transaction) {
         state.unit = unitsOf.get(transaction)
