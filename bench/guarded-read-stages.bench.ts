@@ -61,6 +61,7 @@ const bareUow = {
   beforeRelease: () => undefined,
   savepoint: async () => undefined,
   compensate: () => undefined,
+  commitWith: () => undefined,
 }
 const threadCpu = (process as { threadCpuUsage?: () => NodeJS.CpuUsage }).threadCpuUsage
 const cpuMs = () => {

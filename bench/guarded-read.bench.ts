@@ -76,6 +76,7 @@ const baselineApp = new Hono().get('/v1/children/:id', async (c) => {
     beforeRelease: () => undefined,
     savepoint: async () => undefined,
     compensate: () => undefined,
+    commitWith: () => undefined,
   }
   return c.json(toChild(await getChild(uow, c.req.param('id'))), 200)
 })

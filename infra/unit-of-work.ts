@@ -54,6 +54,14 @@ export interface UnitOfWork {
    * unit of its own, of the same tenant. Best effort: what it undoes must also expire on its own.
    */
   compensate(task: (uow: UnitOfWork) => Promise<void>): void
+  /**
+   * Sends `statement` (no parameters: values as escaped literals) in the same message as the unit's last COMMIT, so it
+   * commits with the unit at no round trip of its own (the audit record). A unit with no transaction left to commit
+   * sends it with the BEGIN of a last one. `onSent(true)` before the after-commit tasks run, once it committed;
+   * `onSent(false)` when the transaction had already failed and only rolls back (the statement is not sent). If the
+   * statement itself fails, the commit fails and the unit with it.
+   */
+  commitWith(statement: string, onSent: (sent: boolean) => void): void
 }
 
 export interface UnitOfWorkOptions {
@@ -127,6 +135,7 @@ async function transact<T>(
   const releaseTasks: Array<() => Promise<void>> = []
   const openingStatements: string[] = []
   const compensations: Array<(uow: UnitOfWork) => Promise<void>> = []
+  const trailing: Array<{ sql: string; onSent: (sent: boolean) => void }> = []
   // Widened on purpose (`as`): `release` sets them from a closure, which TypeScript's narrowing cannot see.
   let released = false as boolean
 
@@ -171,13 +180,23 @@ async function transact<T>(
       if (current) await slot.execute(sql, [])
     },
     compensate: (task) => compensations.push(task),
+    commitWith: (sql, onSent) => trailing.push({ sql, onSent }),
   }
 
   let result: T
   try {
     result = await slot.run(() => work(uow))
-    // A unit whose last act was a release has nothing left to commit.
-    if (current) await current.commit()
+    const statements = trailing.map((t) => t.sql)
+    if (current) {
+      const sent = await current.commit(statements)
+      for (const t of trailing) t.onSent(sent)
+    } else if (statements.length > 0) {
+      // A unit whose last act was a release has nothing left to commit but what rides with the commit: one more.
+      const last = await transactions.begin(tenantId, settings, statements)
+      current = last
+      await last.commit()
+      for (const t of trailing) t.onSent(true)
+    }
   } catch (error) {
     await current?.rollback()
     if (released) {

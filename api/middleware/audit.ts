@@ -17,11 +17,10 @@
  * that failed would go unrecorded.
  */
 import type { Context, MiddlewareHandler } from 'hono'
-import { appendAuditEvent, type AppendOptions } from '../../domain/audit/append-audit-event.ts'
+import { auditInsertStatement, type AppendOptions } from '../../domain/audit/append-audit-event.ts'
 import { createAuditWriter } from '../../domain/audit/audit-writer.ts'
 import { PLATFORM_AUDIT_CHAIN, type AuditEntry } from '../../domain/audit/audit-event.ts'
 import type { AppDeps, AppEnv } from '../app-env.ts'
-import { inStage } from './stage-timing.ts'
 import { callerOf, describeCall, rememberJsonAnswers, type CallStart } from '../audit-call.ts'
 
 interface CallState extends CallStart {
@@ -40,10 +39,6 @@ const isRead = (method: string) => method === 'GET' || method === 'HEAD'
 const durabilityOf = (method: string): AppendOptions => ({
   durability: isRead(method) ? 'asynchronous' : 'synchronous',
 })
-
-/** PostgreSQL's "current transaction is aborted": something before us failed, and nothing of the unit will commit. */
-const isAbortedTransaction = (error: unknown) =>
-  /25P02|current transaction is aborted/i.test(`${String(error)} ${JSON.stringify(error)}`)
 
 /**
  * Creates the two audit middlewares of the versioned API's chain.
@@ -85,25 +80,14 @@ export function auditTrail({ db, clock, logger, config }: Pick<AppDeps, 'db' | '
     await next()
     // A 5xx rolls the unit back, record included: `record` writes it afterwards in a unit of its own.
     if (c.res.status >= 500) return
-    if (isRead(c.req.method)) {
-      const entry = await describeCall(c, state, uow.tenantId, options)
-      // After the commit, so the read's connection is back in the pool before its record waits for one; still before
-      // the answer leaves. A failure here fails the request (the unit has committed, but a read wrote nothing).
-      uow.afterCommit(async () => {
-        await inStage(c, 'audit', () => writer.write(entry, durabilityOf(c.req.method)))
-        state.committed = true
-      })
-      return
-    }
-    try {
-      await appendAuditEvent(uow, await describeCall(c, state, uow.tenantId, options), durabilityOf(c.req.method))
-      state.appended = true
-    } catch (error) {
-      // The transaction had already failed (a lock timeout answered as a 409, say): it will not commit, so `record`
-      // writes the record afresh and the answer stands. Any other failure fails the request: its write must not
-      // commit without its record.
-      if (!isAbortedTransaction(error)) throw error
-    }
+    // The record goes in the COMMIT's own message (UnitOfWork.commitWith): a write and its record commit together or
+    // not at all, and neither a read nor a write pays a round trip for it. A transaction that had already failed (a lock
+    // timeout answered as a 409, say) only rolls back: `record` then writes the record afresh and the answer stands.
+    // If the record itself cannot be inserted, the commit fails and so does the request: nothing commits without it.
+    const entry = await describeCall(c, state, uow.tenantId, options)
+    uow.commitWith(auditInsertStatement(entry, durabilityOf(c.req.method)), (sent) => {
+      state.appended = sent
+    })
   }
 
   return { record, inTransaction }

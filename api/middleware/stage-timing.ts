@@ -4,8 +4,7 @@
  * after it excluded, is added to `Server-Timing` as `stage-<name>`. The rest of the request, the handler with the
  * middleware that is not timed, is `stage-handler`.
  *
- * Time goes to one stage at a time per request: the stage that runs now. A stage entered inside another (the audit
- * record written in the unit of work's after-commit tasks) takes its time from the outer one. Where Node measures a
+ * Time goes to one stage at a time per request: the stage that runs now. Where Node measures a
  * thread's CPU (`process.threadCpuUsage`, Node 23.9+), the API thread's CPU in each stage is added as `cpu-<name>`:
  * exact one request at a time, mixed with other requests' when several run at once. Off, nothing is wrapped and
  * nothing is measured.
@@ -98,20 +97,5 @@ export function timedStage(name: string, middleware: MiddlewareHandler<AppEnv>):
     } finally {
       switchTo(clock, outer)
     }
-  }
-}
-
-/**
- * Charges `work` to the stage `name` when the request's stages are timed (the audit record, written from inside the
- * unit of work's stage); runs it as is otherwise.
- */
-export async function inStage<T>(c: Context, name: string, work: () => Promise<T>): Promise<T> {
-  const clock = clocks.get(c)
-  if (!clock) return work()
-  const outer = switchTo(clock, name)
-  try {
-    return await work()
-  } finally {
-    switchTo(clock, outer)
   }
 }

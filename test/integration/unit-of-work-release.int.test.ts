@@ -155,3 +155,68 @@ describe('the guard on Temporal calls', () => {
     await expect(handle.describe()).rejects.toThrow(/not found/i)
   })
 })
+
+describe('UnitOfWork.commitWith and pipelined statements', () => {
+  /** A statement the unit's tenant may run and leave a trace of: a row of its own table, created once. */
+  const traceTable = async () => {
+    await db.$executeRawUnsafe('CREATE TABLE IF NOT EXISTS uow_commit_with (tag text PRIMARY KEY)')
+    await db.$executeRawUnsafe('GRANT ALL ON uow_commit_with TO therapy_app')
+  }
+  const traced = async (tag: string) =>
+    (await db.$queryRawUnsafe<unknown[]>('SELECT 1 FROM uow_commit_with WHERE tag = $1', tag)).length === 1
+
+  it('commits the trailing statement with the unit, also when the unit never queried or ended released', async () => {
+    await traceTable()
+    const tags = [randomUUID(), randomUUID(), randomUUID()]
+    const sent: boolean[] = []
+    await runInUnitOfWork(db, tenantId, async (uow) => {
+      await uow.tx.$queryRaw`SELECT 1`
+      uow.commitWith(`INSERT INTO uow_commit_with VALUES ('${tags[0]}')`, (s) => sent.push(s))
+    })
+    await runInUnitOfWork(db, tenantId, async (uow) => {
+      uow.commitWith(`INSERT INTO uow_commit_with VALUES ('${tags[1]}')`, (s) => sent.push(s))
+    })
+    await runInUnitOfWork(db, tenantId, async (uow) => {
+      await uow.tx.$queryRaw`SELECT 1`
+      await uow.release(async () => undefined)
+      uow.commitWith(`INSERT INTO uow_commit_with VALUES ('${tags[2]}')`, (s) => sent.push(s))
+    })
+    expect(sent).toEqual([true, true, true])
+    for (const tag of tags) expect(await traced(tag)).toBe(true)
+  })
+
+  it('leaves the statement out of a transaction that already failed, and fails the unit when the statement fails', async () => {
+    await traceTable()
+    const tag = randomUUID()
+    const sent: boolean[] = []
+    // A refused statement whose error the unit's code swallowed: the COMMIT only rolls back.
+    await runInUnitOfWork(db, tenantId, async (uow) => {
+      await uow.tx.$queryRaw`SELECT 1/0`.catch(() => undefined)
+      uow.commitWith(`INSERT INTO uow_commit_with VALUES ('${tag}')`, (s) => sent.push(s))
+    })
+    expect(sent).toEqual([false])
+    expect(await traced(tag)).toBe(false)
+    // The statement refused itself: nothing of the unit commits.
+    const written = randomUUID()
+    await expect(
+      runInUnitOfWork(db, tenantId, async (uow) => {
+        await uow.execute(`INSERT INTO uow_commit_with VALUES ($1)`, [written])
+        uow.commitWith('INSERT INTO uow_commit_with VALUES (NULL)', (s) => sent.push(s))
+      })
+    ).rejects.toThrow(/null value/)
+    expect(await traced(written)).toBe(false)
+  })
+
+  it('answers statements made at once on one unit each with its own result, pipelined', async () => {
+    const answers = await runInUnitOfWork(db, tenantId, (uow) =>
+      Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          uow.tx.$queryRawUnsafe<Array<{ n: number; tenant: string }>>(
+            `SELECT ${i}::int AS n, current_setting('app.tenant_id') AS tenant`
+          )
+        )
+      )
+    )
+    expect(answers.map(([row]) => row)).toEqual(Array.from({ length: 8 }, (_, n) => ({ n, tenant: tenantId })))
+  })
+})

@@ -39,6 +39,7 @@ export async function runInUnitOfWork<T>(db: Db, tenantId: string, work: (uow: U
     beforeRelease: () => undefined,
     savepoint: async () => undefined,
     compensate: () => undefined,
+    commitWith: () => undefined,
   })
   for (const task of tasks) await task()
   return result

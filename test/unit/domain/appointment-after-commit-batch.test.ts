@@ -14,6 +14,7 @@ function fakeUnit() {
     beforeRelease: () => undefined,
     savepoint: async () => undefined,
     compensate: () => undefined,
+    commitWith: () => undefined,
   }
   return { uow: uow as UnitOfWork, registered }
 }
