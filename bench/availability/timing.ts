@@ -39,3 +39,37 @@ export async function time(runs: number, warmup: number, step: (i: number) => Pr
   const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))]!
   return { medianMs: at(0.5), p95Ms: at(0.95), bestMs: samples[0]!, cpuMs: (cpu.user + cpu.system) / 1000 / runs, runs }
 }
+
+/**
+ * Runs two steps in alternation, `a` then `b` for each iteration, after `warmup` unmeasured pairs: on a shared machine
+ * both series then meet the same drift, which is what a ratio of the two needs. CPU time is charged to each step's
+ * own runs.
+ */
+export async function timeAlternating(
+  runs: number,
+  warmup: number,
+  a: (i: number) => Promise<unknown>,
+  b: (i: number) => Promise<unknown>
+): Promise<[Timing, Timing]> {
+  for (let i = 0; i < warmup; i++) {
+    await a(i)
+    await b(i)
+  }
+  const series = [a, b].map((step) => ({ step, samples: [] as number[], cpuMicros: 0 }))
+  for (let i = 0; i < runs; i++) {
+    for (const s of series) {
+      const cpuBefore = process.cpuUsage()
+      const started = performance.now()
+      await s.step(i)
+      s.samples.push(performance.now() - started)
+      const cpu = process.cpuUsage(cpuBefore)
+      s.cpuMicros += cpu.user + cpu.system
+    }
+  }
+  const timings = series.map(({ samples, cpuMicros }) => {
+    samples.sort((x, y) => x - y)
+    const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))]!
+    return { medianMs: at(0.5), p95Ms: at(0.95), bestMs: samples[0]!, cpuMs: cpuMicros / 1000 / runs, runs }
+  })
+  return [timings[0]!, timings[1]!]
+}
