@@ -268,6 +268,10 @@ export interface OnlinePaymentProcessor {
     intentId: string
     refundId: string
   }): Promise<{ id: string; status: 'PENDING' | 'SUCCEEDED' | 'FAILED'; failureMessage: string | null } | undefined>
+  /** A refund as the processor holds it now (asked when an event's word about it is in doubt). */
+  retrieveRefund(
+    processorRefundId: string
+  ): Promise<{ id: string; status: 'PENDING' | 'SUCCEEDED' | 'FAILED'; failureMessage: string | null }>
   /**
    * Cancels an intent the payer has not completed (it expired, or the centre gave it up), so it can no longer pay.
    * @returns `canceled`, or `succeeded` when the processor had already taken the money (the success then counts)

@@ -24,7 +24,12 @@ import { recordFinding } from '../reconciliation/findings.ts'
 import { applyIntentSucceeded } from './intent-outcomes.ts'
 import { nextPaymentStatus } from './online-payment-transitions.ts'
 import type { PaymentFlows } from './payment-flows.ts'
-import type { OnlineProcessorEvent, ParsedProcessorEvent, ProcessorEventEnvelope } from './payment-processor.ts'
+import type {
+  OnlinePaymentProcessor,
+  OnlineProcessorEvent,
+  ParsedProcessorEvent,
+  ProcessorEventEnvelope,
+} from './payment-processor.ts'
 import { moveRefund } from './refund-state.ts'
 import { refundableOf } from './refund-transitions.ts'
 
@@ -40,7 +45,8 @@ type PaymentEvent = Kind<'payment.succeeded' | 'payment.failed' | 'payment.cance
 
 export interface ProcessorEventContext {
   db: Db
-  processor: { name: string; livemode: boolean }
+  /** The processor; `retrieveRefund` asks it for a refund whose event is in doubt (without it, the event is taken). */
+  processor: { name: string; livemode: boolean } & Partial<Pick<OnlinePaymentProcessor, 'retrieveRefund'>>
   flows: PaymentFlows
   now: Date
 }
@@ -73,13 +79,15 @@ export async function applyProcessorEvent(
     )
     return { outcome: stored.count === 1 ? applied : 'duplicate', tenantId }
   }
+  // Asked before the unit: the processor is never called while the order's lock is held.
+  const checked = event.kind === 'refund.updated' ? await refundAsHeld(ctx, tenantId, event) : event
   const outcome = await runInUnitOfWork(ctx.db, tenantId, async (uow) => {
     const fresh = await uow.tx.processorEvent.createMany({
       data: [rowOf(ctx, envelope, uow.tenantId, 'pending')],
       skipDuplicates: true,
     })
     if (fresh.count === 0) return 'duplicate' as const
-    const result = await applyInTenant(uow, ctx, envelope, event)
+    const result = await applyInTenant(uow, ctx, envelope, checked)
     await uow.tx.processorEvent.update({
       where: { processor_eventId: { processor: ctx.processor.name, eventId: envelope.eventId } },
       data: { outcome: result },
@@ -87,6 +95,37 @@ export async function applyProcessorEvent(
     return result
   })
   return { outcome, tenantId }
+}
+
+/**
+ * A refund event that would move one of our FAILED refunds again. At the processor a failed refund is final, so such
+ * an event is older than the failure (whole-second timestamps cannot always tell: a `refund.created` that said
+ * succeeded, delivered after the `refund.failed` of the same second, revived the refund), or our FAILED was our own
+ * (we gave up asking). In doubt, the processor is asked for the refund as it holds it now, and that state is applied
+ * instead of the event's word (issue 46).
+ */
+async function refundAsHeld(
+  ctx: ProcessorEventContext,
+  tenantId: string,
+  event: Kind<'refund.updated'>
+): Promise<Kind<'refund.updated'>> {
+  const retrieve = ctx.processor.retrieveRefund
+  if (event.status === 'FAILED' || !retrieve) return event
+  const ours = await runInUnitOfWork(ctx.db, tenantId, ({ tx }) =>
+    tx.refund.findFirst({
+      where: {
+        tenantId,
+        OR: [
+          { processorReference: event.processorRefundId },
+          ...(event.subject ? [{ id: event.subject.refundId }] : []),
+        ],
+      },
+      select: { status: true },
+    })
+  )
+  if (ours?.status !== 'FAILED') return event
+  const held = await retrieve(event.processorRefundId)
+  return { ...event, status: held.status, failureMessage: held.failureMessage }
 }
 
 const rowOf = (ctx: ProcessorEventContext, e: ProcessorEventEnvelope, tenantId: string | null, outcome: string) => ({

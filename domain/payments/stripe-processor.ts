@@ -343,6 +343,10 @@ export function stripeProcessor(settings: StripeSettings): OnlinePaymentProcesso
       }
       return { id: refund.id, status: refundStatusOf(refund.status), failureMessage: refund.failure_reason ?? null }
     },
+    async retrieveRefund(processorRefundId) {
+      const refund = await stripe.refunds.retrieve(processorRefundId)
+      return { id: refund.id, status: refundStatusOf(refund.status), failureMessage: refund.failure_reason ?? null }
+    },
     async findRefund({ intentId, refundId }) {
       // Every refund of the intent, ours told apart by the id we put in its metadata.
       for await (const refund of stripe.refunds.list({ payment_intent: intentId, limit: 100 })) {

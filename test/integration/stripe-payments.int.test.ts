@@ -476,6 +476,40 @@ describe('a refund Stripe reports succeeded after it failed', () => {
   })
 })
 
+describe("a refund's events in Stripe's order (issue 46, item 7)", () => {
+  it('never revives a refund Stripe failed with an older success delivered late in the same second', async () => {
+    const t = await freshTenant()
+    const orderId = await openOrder(t, 4_000)
+    const payment = await succeededPayment(t, orderId, 4_000)
+    const refund = (
+      await platform.http.post(`/v1/payments/${payment.id}/refunds`, {
+        token: t.token,
+        body: { amount: 1_500, reason: 'REQUESTED_BY_CLIENT' },
+      })
+    ).body
+    expect(refund).toMatchObject({ status: 'SUCCEEDED', processorReference: expect.stringMatching(/^re_/) })
+    const object = {
+      id: refund.processorReference,
+      object: 'refund',
+      amount: 1_500,
+      currency: 'usd',
+      payment_intent: payment.processorReference,
+      metadata: { tenant_id: t.tenantId, payment_id: payment.id, refund_id: refund.id },
+    }
+    // At Stripe the refund succeeded, then failed, within one second; the failure is delivered first, then the
+    // older refund.created that said succeeded. Whole seconds cannot order them: the refund's own states do.
+    stripeMock.setRefundStatus(refund.processorReference, 'failed')
+    const second = ++eventClock
+    const failed = stripeEvent('refund.failed', { ...object, status: 'failed' }, { created: second })
+    const older = stripeEvent('refund.created', { ...object, status: 'succeeded' }, { created: second })
+    expect((await deliver(failed)).body.outcome).toBe('applied')
+    expect(await getOrder(t, orderId)).toMatchObject({ amountRefunded: 0 })
+    expect((await deliver(older)).body.outcome).toBe('unchanged')
+    expect((await getPayment(t, payment.id)).refunds).toEqual([expect.objectContaining({ status: 'FAILED' })])
+    expect(await getOrder(t, orderId)).toMatchObject({ amountRefunded: 0, status: 'PAID' })
+  })
+})
+
 describe('without Stripe configured', () => {
   it('refuses CARD_ONLINE as before, and has no Stripe webhook', async () => {
     const t = await freshTenant(recordedOnly)
