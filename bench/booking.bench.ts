@@ -4,7 +4,8 @@
  * process and the open-loop client in another (bench/webhook-peer.ts). Issue 22's targets: at 20 bookings/s for 60 s,
  * p95 at most 2× the floor (bench/booking-floor.ts: one INSERT plus one workflow start, measured in the same run at
  * the same rate); a sustainable rate of at least 60 bookings/s on 2 cores. Phases (BENCH_PHASES, default both):
- * - `fixed`: the floor, then bookings, each at BENCH_RATE (20) requests/s for BENCH_SECONDS (60);
+ * - `fixed`: the floor and bookings in turns (BENCH_FIXED_SEGMENTS, 3, segments each, so both meet the same load),
+ *   each at BENCH_RATE (20) requests/s for BENCH_SECONDS (60) in all;
  * - `views`: bookings at BENCH_RATE beside BENCH_VIEW_LOOPS (16) closed loops of `GET /v1/appointments/{id}/workflow`,
  *   in BENCH_VIEW_SEGMENTS (12) segments of 10 s alternating the loops on and off (booking-views.ts); issue 22's target
  *   is booking latency within 2× of its value without the views. Its section is "Bookings beside workflow-view loops
@@ -43,8 +44,9 @@ import { startPeer } from './webhook-peer-client.ts'
 
 const RATE = Number(process.env.BENCH_RATE ?? 20)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60)
+const FIXED_SEGMENTS = Number(process.env.BENCH_FIXED_SEGMENTS ?? 3)
 const PHASES = new Set((process.env.BENCH_PHASES ?? 'fixed,views,search').split(','))
-const SEARCH_RATES = (process.env.BENCH_SEARCH_RATES ?? '20,30,40,50,60,70,80,100,120').split(',').map(Number)
+const SEARCH_RATES = (process.env.BENCH_SEARCH_RATES ?? '20,30,40,50,60,70,80,100,120,150,180').split(',').map(Number)
 const STEP_SECONDS = Number(process.env.BENCH_STEP_SECONDS ?? 20)
 const VIEW_LOOPS = Number(process.env.BENCH_VIEW_LOOPS ?? 16)
 const VIEW_SEGMENTS = Number(process.env.BENCH_VIEW_SEGMENTS ?? 12)
@@ -157,12 +159,70 @@ async function run(kind: BookingRun['kind'], rate: number, seconds: number): Pro
     window: figures,
   }
   if (kind === 'booking') Object.assign(outcome, sustained(outcome))
+  latenciesOf.set(outcome, latencies)
   log(
     `${kind} ${rate}/s: p50 ${outcome.p50.toFixed(0)} p95 ${outcome.p95.toFixed(0)} p99 ${outcome.p99.toFixed(0)} ms, ` +
       `${JSON.stringify(outcome.statuses)}, settle ${JSON.stringify(settle)}` +
       (outcome.sustained === false ? `; not sustained: ${outcome.notSustainedBecause!.join('; ')}` : '')
   )
   return outcome
+}
+
+/** Each run's sorted latencies, for merging the segments of the fixed phase. */
+const latenciesOf = new WeakMap<BookingRun, number[]>()
+
+/** Numbers added field by field, nested objects too (CPU by process, actions by workflow type). */
+function addUp<T>(a: T, b: T): T {
+  if (typeof a === 'number' && typeof b === 'number') return (a + b) as T
+  if (a && b && typeof a === 'object' && typeof b === 'object') {
+    const out: Record<string, unknown> = { ...(a as Record<string, unknown>) }
+    for (const [k, v] of Object.entries(b as Record<string, unknown>)) out[k] = k in out ? addUp(out[k], v) : v
+    return out as T
+  }
+  return a
+}
+
+/** One run of segments of the same kind and rate, run in turns with the other kind: their latencies and CPU together. */
+function mergeRuns(runs: BookingRun[]): BookingRun {
+  const latencies = runs.flatMap((r) => latenciesOf.get(r) ?? []).sort((a, b) => a - b)
+  const [first] = runs
+  const last = runs.at(-1)!
+  const settles = runs.map((r) => r.settle).filter((s) => s !== undefined)
+  const merged: BookingRun = {
+    kind: first!.kind,
+    rate: first!.rate,
+    seconds: runs.reduce((n, r) => n + r.seconds, 0),
+    requests: latencies.length,
+    statuses: runs.reduce<Record<string, number>>((acc, r) => addUp(acc, r.statuses), {}),
+    errors: runs.flatMap((r) => r.errors),
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
+    max: latencies.at(-1) ?? NaN,
+    sendSeconds: runs.reduce((n, r) => n + r.sendSeconds, 0),
+    ...(settles.length > 0
+      ? {
+          settle: {
+            started: settles.reduce((n, s) => n + s.started, 0),
+            settled: settles.reduce((n, s) => n + s.settled, 0),
+            deferred: settles.reduce((n, s) => n + s.deferred, 0),
+            // The worst segment's: the segments' own samples are not kept.
+            p50: Math.max(...settles.map((s) => s.p50)),
+            p95: Math.max(...settles.map((s) => s.p95)),
+            max: Math.max(...settles.map((s) => s.max)),
+          },
+        }
+      : {}),
+    window: {
+      ...first!.window,
+      seconds: runs.reduce((n, r) => n + r.window.seconds, 0),
+      load: [first!.window.load[0], last.window.load[1], last.window.load[2]],
+      cpu: runs.slice(1).reduce((acc, r) => addUp(acc, r.window.cpu), first!.window.cpu),
+      actions: runs.slice(1).reduce((acc, r) => addUp(acc, r.window.actions), first!.window.actions),
+    },
+  }
+  if (merged.kind === 'booking') Object.assign(merged, sustained(merged))
+  return merged
 }
 
 /** Waits until the booking workflows started since `from` have settled (or the grace after `until` is over). */
@@ -236,10 +296,14 @@ try {
   await sleep(IDLE_SECONDS * 1000)
   results.idle = await idle.close()
   if (PHASES.has('fixed')) {
-    log(`fixed: the floor, then bookings, at ${RATE}/s for ${SECONDS} s`)
-    const floorRun = await run('floor', RATE, SECONDS)
-    const bookingRun = await run('booking', RATE, SECONDS)
-    results.fixed = { floor: floorRun, booking: bookingRun }
+    log(`fixed: the floor and bookings in turns, ${FIXED_SEGMENTS} segments each, at ${RATE}/s for ${SECONDS} s each`)
+    const floors: BookingRun[] = []
+    const bookings: BookingRun[] = []
+    for (let segment = 0; segment < FIXED_SEGMENTS; segment++) {
+      floors.push(await run('floor', RATE, SECONDS / FIXED_SEGMENTS))
+      bookings.push(await run('booking', RATE, SECONDS / FIXED_SEGMENTS))
+    }
+    results.fixed = { floor: mergeRuns(floors), booking: mergeRuns(bookings) }
     await save()
   }
   if (PHASES.has('views')) {
