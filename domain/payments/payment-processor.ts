@@ -174,6 +174,20 @@ export type OnlineProcessorEvent =
       accountId: string
       payoutsEnabled: boolean
     }
+  /**
+   * A payout from a provider's connected account to their bank failed (Stripe's `payout.failed`): the money went back
+   * to the account's balance, and the provider has not received it.
+   */
+  | {
+      kind: 'payout.failed'
+      eventId: string
+      accountId: string
+      payoutId: string
+      amount: number
+      currency: string
+      failureCode: string | null
+      failureMessage: string | null
+    }
   /** A payout transfer the processor took back, in part or whole. */
   | {
       kind: 'transfer.reversed'

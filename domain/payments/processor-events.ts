@@ -18,7 +18,7 @@ import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
 import { recordEvent } from '../events/record-event.ts'
 import { newId } from '../ids.ts'
 import { lockOrder, type OrderWithLines } from '../orders/order-service.ts'
-import { applyAccountUpdated } from '../payouts/payout-accounts.ts'
+import { applyAccountUpdated, applyPayoutFailed } from '../payouts/payout-accounts.ts'
 import { applyTransferReversed } from '../payouts/payout-transfers.ts'
 import { recordFinding } from '../reconciliation/findings.ts'
 import { applyIntentSucceeded } from './intent-outcomes.ts'
@@ -161,6 +161,7 @@ async function storeOutsideTenant(
  */
 function accountMatches(envelope: ProcessorEventEnvelope, event: OnlineProcessorEvent): boolean {
   if (event.kind === 'account.updated') return envelope.account === null || envelope.account === event.accountId
+  if (event.kind === 'payout.failed') return envelope.account === event.accountId
   if (event.kind === 'ignored') return true
   return envelope.account === null
 }
@@ -179,6 +180,14 @@ async function tenantOf(ctx: ProcessorEventContext, event: OnlineProcessorEvent)
       return event.intentId ? tenantOfIntent(ctx, event.intentId) : null
     case 'dispute.updated':
       return event.intentId ? tenantOfIntent(ctx, event.intentId) : null
+    case 'payout.failed': {
+      // A payout carries none of our metadata: the connected account it comes from is a provider's of one tenant.
+      const account = await ctx.db.providerPayoutAccount.findFirst({
+        where: { processor: ctx.processor.name, accountId: event.accountId },
+        select: { tenantId: true },
+      })
+      return account?.tenantId ?? null
+    }
     default:
       return event.tenantId
   }
@@ -203,6 +212,8 @@ async function applyInTenant(
       return 'ignored'
     case 'account.updated':
       return applyAccountUpdated(uow, event)
+    case 'payout.failed':
+      return applyPayoutFailed(uow, event, envelope.occurredAt)
     case 'transfer.reversed':
       throw new Error('transfer reversals are applied in their own unit (applyProcessorEvent)')
     case 'refund.updated':

@@ -156,6 +156,21 @@ export function toProcessorEvent(event: Stripe.Event): OnlineProcessorEvent {
         payoutsEnabled: account.payouts_enabled === true,
       }
     }
+    case 'payout.failed': {
+      // A connected account's payout to the provider's bank: the event comes from that account (Connect endpoint).
+      const payout = event.data.object
+      if (!event.account) return ignored
+      return {
+        kind: 'payout.failed',
+        eventId: event.id,
+        accountId: event.account,
+        payoutId: payout.id,
+        amount: payout.amount,
+        currency: currencyOf(payout.currency),
+        failureCode: payout.failure_code ?? null,
+        failureMessage: payout.failure_message ?? null,
+      }
+    }
     case 'transfer.reversed': {
       const transfer = event.data.object
       const { tenant_id: tenantId, transfer_id: transferId } = metadataOf(transfer)

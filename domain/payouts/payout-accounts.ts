@@ -17,6 +17,12 @@ export interface PayoutAccountView {
   accountId: string
   status: PayoutAccountStatus
   updatedAt: Date
+  payoutFailedReference: string | null
+  payoutFailedAmount: number | null
+  payoutFailedCurrency: string | null
+  payoutFailureCode: string | null
+  payoutFailureMessage: string | null
+  payoutFailedAt: Date | null
 }
 
 /** Calls the processor without holding the unit's transaction; a failure is the processor being unavailable. */
@@ -82,6 +88,42 @@ export async function linkPayoutAccount(
   const { accountId } = account
   const link = await callProcessor(uow, () => processor.createOnboardingLink({ accountId, ...urls }))
   return { ...account, onboardingUrl: link.url, onboardingUrlExpiresAt: link.expiresAt }
+}
+
+/**
+ * Records a payout from a provider's connected account to their bank that failed, shown on the payout account until a
+ * later one fails (an older report never replaces a newer one). The books do not move: the money is back on the
+ * connected account's balance, which Stripe pays out again once the provider fixes their bank details.
+ * @param reportedAt - when the processor created its event
+ */
+export async function applyPayoutFailed(
+  { tx, tenantId }: UnitOfWork,
+  event: {
+    accountId: string
+    payoutId: string
+    amount: number
+    currency: string
+    failureCode: string | null
+    failureMessage: string | null
+  },
+  reportedAt: Date
+): Promise<'applied' | 'unchanged' | 'unknown_record'> {
+  const account = await tx.providerPayoutAccount.findFirst({ where: { tenantId, accountId: event.accountId } })
+  if (!account) return 'unknown_record'
+  if (account.payoutFailedAt && account.payoutFailedAt > reportedAt) return 'unchanged'
+  if (account.payoutFailedReference === event.payoutId) return 'unchanged'
+  await tx.providerPayoutAccount.update({
+    where: { id: account.id },
+    data: {
+      payoutFailedReference: event.payoutId,
+      payoutFailedAmount: event.amount,
+      payoutFailedCurrency: event.currency,
+      payoutFailureCode: event.failureCode,
+      payoutFailureMessage: event.failureMessage?.slice(0, 500) ?? null,
+      payoutFailedAt: reportedAt,
+    },
+  })
+  return 'applied'
 }
 
 /**

@@ -22,6 +22,7 @@ import { eventually, startPlatform, type Platform } from '../support/platform.ts
 import { startStripeMock, type StripeMock } from '../support/stripe-mock.ts'
 
 const WEBHOOK_SECRET = 'whsec_payouts_test'
+const CONNECT_SECRET = 'whsec_payouts_connect_test'
 const SCOPES = ['providers', 'settlements']
 let stripeMock: StripeMock
 let platform: Platform
@@ -34,6 +35,7 @@ beforeAll(async () => {
       ONLINE_PAYMENT_PROCESSOR: 'stripe',
       STRIPE_SECRET_KEY: 'sk_test_123',
       STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      STRIPE_CONNECT_WEBHOOK_SECRET: CONNECT_SECRET,
       STRIPE_API_BASE: stripeMock.url,
     },
   })
@@ -91,10 +93,12 @@ async function ok(t: Centre, method: string, path: string, body?: unknown, statu
   return response.body
 }
 
-async function deliver(event: object) {
+async function deliver(event: object, endpoint: 'platform' | 'connect' = 'platform') {
   const payload = JSON.stringify(event)
-  const header = signer.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET })
-  const answer = await platform.http.request('POST', '/processor-webhooks/stripe', {
+  const secret = endpoint === 'connect' ? CONNECT_SECRET : WEBHOOK_SECRET
+  const header = signer.webhooks.generateTestHeaderString({ payload, secret })
+  const path = endpoint === 'connect' ? '/processor-webhooks/stripe/connect' : '/processor-webhooks/stripe'
+  const answer = await platform.http.request('POST', path, {
     raw: payload,
     headers: { 'Content-Type': 'application/json', 'Stripe-Signature': header },
   })
@@ -196,6 +200,41 @@ const reverse = (reference: string, amount?: number) => {
 }
 
 describe('payout accounts', () => {
+  // Issue 46, item 10: a payout from a provider's connected account to their bank that failed was not recorded.
+  it("records a connected account's failed payout to the provider's bank and shows it on the payout account", async () => {
+    const t = await newCentre()
+    const providerId = await activeProvider(t, 'Pia SLP')
+    const { accountId } = await ok(t, 'GET', `/v1/providers/${providerId}/payout-account`)
+    expect(accountId).toMatch(/^acct_/)
+    const payout = (id: string, created: number, code: string) => ({
+      ...event('payout.failed', {
+        id,
+        object: 'payout',
+        amount: 5_000,
+        currency: 'usd',
+        status: 'failed',
+        failure_code: code,
+        failure_message: 'The bank account has been closed.',
+      }),
+      created,
+      account: accountId,
+    })
+    const now = Math.floor(Date.now() / 1000)
+    expect(await deliver(payout('po_new', now, 'account_closed'), 'connect')).toBe('applied')
+    expect(await deliver(payout('po_old', now - 3_600, 'no_account'), 'connect')).toBe('unchanged')
+    expect(
+      await deliver({ ...payout('po_other', now, 'account_closed'), account: 'acct_someone_else' }, 'connect')
+    ).toBe('unknown_record')
+    expect((await ok(t, 'GET', `/v1/providers/${providerId}/payout-account`)).failedPayout).toEqual({
+      id: 'po_new',
+      amount: 5_000,
+      currency: 'USD',
+      failureCode: 'account_closed',
+      failureMessage: 'The bank account has been closed.',
+      failedAt: new Date(now * 1000).toISOString(),
+    })
+  })
+
   it("creates one connected account per provider, answers Stripe's onboarding link, and activates on account.updated", async () => {
     const t = await newCentre()
     const providerId = (await ok(t, 'POST', '/v1/providers', { name: 'Ana SLP', timeZone: 'UTC' }, 201)).id

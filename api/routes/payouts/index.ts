@@ -1,7 +1,7 @@
 /** @module Marketplace payouts (Stripe Connect): thin handlers over domain/payouts. */
 import { OpenAPIHono, type z } from '@hono/zod-openapi'
 import { AppError } from '../../../domain/errors.ts'
-import { getPayoutAccount, linkPayoutAccount } from '../../../domain/payouts/payout-accounts.ts'
+import { getPayoutAccount, linkPayoutAccount, type PayoutAccountView } from '../../../domain/payouts/payout-accounts.ts'
 import { listPayouts, retryPayout, type PayoutTransferView } from '../../../domain/payouts/payout-transfers.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
@@ -12,6 +12,19 @@ import {
   retryPayoutRoute,
   type PayoutTransfer,
 } from './payouts.routes.ts'
+
+/** The latest payout to the provider's bank that failed, as the API shows it. */
+const failedPayoutOf = (a: PayoutAccountView) =>
+  a.payoutFailedReference && a.payoutFailedAt
+    ? {
+        id: a.payoutFailedReference,
+        amount: a.payoutFailedAmount ?? 0,
+        currency: a.payoutFailedCurrency ?? '',
+        failureCode: a.payoutFailureCode,
+        failureMessage: a.payoutFailureMessage,
+        failedAt: a.payoutFailedAt.toISOString(),
+      }
+    : null
 
 const notConfigured = () =>
   new AppError(409, 'processor_not_configured', 'Processor not configured', {
@@ -42,6 +55,7 @@ export function payoutRoutes({
           accountId: linked.accountId,
           status: linked.status,
           updatedAt: linked.updatedAt.toISOString(),
+          failedPayout: failedPayoutOf(linked),
           onboardingUrl: linked.onboardingUrl,
           onboardingUrlExpiresAt: linked.onboardingUrlExpiresAt.toISOString(),
         },
@@ -56,6 +70,7 @@ export function payoutRoutes({
           accountId: account.accountId,
           status: account.status,
           updatedAt: account.updatedAt.toISOString(),
+          failedPayout: failedPayoutOf(account),
         },
         200
       )

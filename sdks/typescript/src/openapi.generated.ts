@@ -6388,6 +6388,22 @@ export interface components {
          * @enum {string}
          */
         PayoutAccountStatus: "ONBOARDING" | "ACTIVE" | "RESTRICTED";
+        /** @description The latest payout from the connected account to the provider's bank that failed (Stripe's `payout.failed`): the provider has not received it; the money is back on the account, paid out again once their bank details are fixed. Null when none failed. */
+        FailedPayout: {
+            /** @description The processor's payout (Stripe: po_...) */
+            id: string;
+            /** @description Minor units of `currency` */
+            amount: number;
+            currency: string;
+            /** @description The processor's code (Stripe: `account_closed`...) */
+            failureCode: string | null;
+            failureMessage: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            failedAt: string;
+        } | null;
         PayoutAccount: {
             providerId: string;
             /** @description The processor's connected account (Stripe: acct_...) */
@@ -6398,6 +6414,7 @@ export interface components {
              * @example 2026-11-21T18:00:00.000Z
              */
             updatedAt: string;
+            failedPayout: components["schemas"]["FailedPayout"];
         };
         PayoutAccountLinkRequest: {
             /**

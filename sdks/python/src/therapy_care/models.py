@@ -3517,6 +3517,22 @@ class RefundCreate(BaseModel):
     reference: Annotated[str | None, Field(max_length=100, min_length=1)] = None
 
 
+class FailedPayout(BaseModel):
+    """
+    The latest payout from the connected account to the provider's bank that failed (Stripe's `payout.failed`): the provider has not received it; the money is back on the account, paid out again once their bank details are fixed. Null when none failed.
+    """
+
+    id: Annotated[str, Field(description="The processor's payout (Stripe: po_...)")]
+    amount: Annotated[int, Field(description='Minor units of `currency`')]
+    currency: str
+    failureCode: Annotated[
+        str | None,
+        Field(description="The processor's code (Stripe: `account_closed`...)"),
+    ]
+    failureMessage: str | None
+    failedAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
+
+
 class PayoutAccount(BaseModel):
     providerId: str
     accountId: Annotated[
@@ -3529,6 +3545,7 @@ class PayoutAccount(BaseModel):
         ),
     ]
     updatedAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
+    failedPayout: FailedPayout | None
 
 
 class PayoutAccountLinkRequest(BaseModel):
