@@ -16,7 +16,13 @@
  */
 import type { Db } from '../../infra/db.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
-import { dependencyUnavailable, idempotencyKeyReused, invalidStateTransition, notFound } from '../errors.ts'
+import {
+  dependencyUnavailable,
+  idempotencyKeyReused,
+  invalidStateTransition,
+  notFound,
+  validationError,
+} from '../errors.ts'
 import { newId } from '../ids.ts'
 import { lockOrder } from '../orders/order-service.ts'
 import { nextPaymentStatus } from './online-payment-transitions.ts'
@@ -101,6 +107,10 @@ export async function startOnlinePayment(
         'start another payment with a new Idempotency-Key.'
     )
   }
+  // The processor's own currency rules (Stripe takes MGA in whole ariary, BHD in amounts ending in 0): refused here,
+  // before any payment or intent exists (issue 46).
+  const unchargeable = processor.unchargeable(input.amount, input.currency)
+  if (unchargeable) throw validationError([{ path: 'amount', code: 'amount_not_chargeable', message: unchargeable }])
   const order = await lockOrderForPayment(uow, input, retried?.id)
   const id = retried?.id ?? newId('payment')
   // A retry sends the key its first attempt stored (one made before keys named their caller has the older form).

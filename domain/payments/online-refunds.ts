@@ -142,6 +142,7 @@ export async function sendRefund(
       refundId,
       intentId,
       amount: refund.amount,
+      currency: refund.currency,
       idempotencyKey,
     }))
   await runInUnitOfWork(db, tenantId, async (uow) => {

@@ -272,8 +272,14 @@ export interface OnlinePaymentProcessor {
     refundId: string
     intentId: string
     amount: number
+    currency: string
     idempotencyKey: string
   }): Promise<{ id: string; status: 'PENDING' | 'SUCCEEDED' | 'FAILED'; failureMessage: string | null }>
+  /**
+   * Why the processor cannot charge or refund `amount` (ISO minor units of `currency`) under its own currency rules,
+   * or undefined when it can: asked before anything is recorded, so the caller is answered 400.
+   */
+  unchargeable(amount: number, currency: string): string | undefined
   /**
    * The refund the processor made for our refund `refundId` of the intent, if any: asked before a refund is sent
    * again past the processor's idempotency window (Stripe may have forgotten its key, and would refund again).

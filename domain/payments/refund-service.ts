@@ -57,16 +57,22 @@ export async function refundPayment(
     // A retry of a request whose first attempt recorded its refund (it crashed, or the processor did not answer):
     // that refund is finished rather than a second one checked and made.
     const retried = await retriedRefundOf(uow, payment, online.requestKey)
-    const refundId =
-      retried?.id ??
-      (await recordOnlineRefund(
+    let refundId = retried?.id
+    if (refundId === undefined) {
+      const amount = checkedAmount(payment, input)
+      // The processor's own currency rules, before anything is recorded (issue 46).
+      const unchargeable = onlineProcessor.unchargeable(amount, payment.currency)
+      if (unchargeable)
+        throw validationError([{ path: 'amount', code: 'amount_not_chargeable', message: unchargeable }])
+      refundId = await recordOnlineRefund(
         uow,
         payment,
         order,
-        { ...input, paymentId, amount: checkedAmount(payment, input), requestKey: online.requestKey },
+        { ...input, paymentId, amount, requestKey: online.requestKey },
         online.flows,
         now
-      ))
+      )
+    }
     const answered = await sendRefundNow(uow, online.db, refundId, onlineProcessor, online.now)
     const after = await getPayment(uow, paymentId)
     const refund = after.refunds.find((r) => r.id === refundId)

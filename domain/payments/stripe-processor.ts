@@ -18,6 +18,7 @@ import type {
   WebhookEndpointKind,
 } from './payment-processor.ts'
 import { PayoutRefusedError, ProcessorRefusedError, ProcessorSignatureError } from './payment-processor.ts'
+import { fromStripeAmount, stripeAmountOf, toStripeAmount } from './stripe-currencies.ts'
 
 export interface StripeSettings {
   secretKey: string
@@ -62,8 +63,10 @@ function subjectOf(metadata: Stripe.Metadata | null | undefined): ProcessorEvent
 /** An object's metadata; Stripe's types disagree across versions on whether an account always has one. */
 const metadataOf = (object: { metadata?: Stripe.Metadata | null }): Stripe.Metadata => object.metadata ?? {}
 
-/** Stripe's amounts are integer minor units already; its currencies are lower case. */
+/** Stripe's currencies are lower case; its amounts are in its own units (stripe-currencies.ts). */
 const currencyOf = (currency: string | null | undefined) => (currency ?? '').toUpperCase()
+/** A Stripe amount in our minor units of its currency. */
+const ours = (amount: number, currency: string | null | undefined) => fromStripeAmount(amount, currencyOf(currency))
 
 /** An id from a field Stripe may send as an id or as the expanded object. */
 const idOf = (value: string | { id: string } | null | undefined) =>
@@ -86,7 +89,7 @@ function refundEventOf(eventId: string, refund: Stripe.Refund): OnlineProcessorE
     ...(subject && refundId ? { subject: { ...subject, refundId } } : {}),
     processorRefundId: refund.id,
     intentId: idOf(refund.payment_intent),
-    amount: refund.amount,
+    amount: ours(refund.amount, refund.currency),
     currency: currencyOf(refund.currency),
     status: refundStatusOf(refund.status),
     failureMessage: refund.failure_reason ?? null,
@@ -113,7 +116,7 @@ export function toProcessorEvent(event: Stripe.Event): OnlineProcessorEvent {
       if (event.type === 'payment_intent.canceled') {
         return { kind: 'payment.canceled', eventId: event.id, intentId: intent.id, ...subject }
       }
-      const money = { amount: intent.amount, currency: currencyOf(intent.currency) }
+      const money = { amount: ours(intent.amount, intent.currency), currency: currencyOf(intent.currency) }
       if (event.type === 'payment_intent.succeeded') {
         return { kind: 'payment.succeeded', eventId: event.id, intentId: intent.id, ...money, ...subject }
       }
@@ -138,7 +141,7 @@ export function toProcessorEvent(event: Stripe.Event): OnlineProcessorEvent {
         eventId: event.id,
         disputeId: dispute.id,
         intentId: idOf(dispute.payment_intent),
-        amount: dispute.amount,
+        amount: ours(dispute.amount, dispute.currency),
         currency: currencyOf(dispute.currency),
         status: disputeStatusOf(dispute.status),
       }
@@ -165,7 +168,7 @@ export function toProcessorEvent(event: Stripe.Event): OnlineProcessorEvent {
         eventId: event.id,
         accountId: event.account,
         payoutId: payout.id,
-        amount: payout.amount,
+        amount: ours(payout.amount, payout.currency),
         currency: currencyOf(payout.currency),
         failureCode: payout.failure_code ?? null,
         failureMessage: payout.failure_message ?? null,
@@ -182,7 +185,8 @@ export function toProcessorEvent(event: Stripe.Event): OnlineProcessorEvent {
         transferId,
         processorReference: transfer.id,
         // Cumulative for this Stripe transfer; a partial reversal leaves the rest paid.
-        amountReversed: typeof transfer.amount_reversed === 'number' ? transfer.amount_reversed : 0,
+        amountReversed:
+          typeof transfer.amount_reversed === 'number' ? ours(transfer.amount_reversed, transfer.currency) : 0,
       }
     }
     case 'refund.created':
@@ -288,10 +292,12 @@ export function stripeProcessor(settings: StripeSettings): OnlinePaymentProcesso
       return { url: link.url, expiresAt: new Date(link.expires_at * 1000) }
     },
     async createTransfer(input) {
+      const sent = toStripeAmount(input.amount, input.currency, 'transfer')
+      if ('refused' in sent) throw new PayoutRefusedError(sent.refused)
       try {
         const transfer = await stripe.transfers.create(
           {
-            amount: input.amount,
+            amount: sent.amount,
             currency: input.currency.toLowerCase(),
             destination: input.accountId,
             transfer_group: input.settlementId,
@@ -322,7 +328,11 @@ export function stripeProcessor(settings: StripeSettings): OnlinePaymentProcesso
       for await (const transfer of stripe.transfers.list({ transfer_group: settlementId, limit: 100 })) {
         const metadata = metadataOf(transfer)
         if (metadata.transfer_id === transferId && metadata.attempt === String(attempt)) {
-          return { id: transfer.id, amount: transfer.amount, amountReversed: transfer.amount_reversed }
+          return {
+            id: transfer.id,
+            amount: ours(transfer.amount, transfer.currency),
+            amountReversed: ours(transfer.amount_reversed, transfer.currency),
+          }
         }
       }
       return undefined
@@ -330,7 +340,7 @@ export function stripeProcessor(settings: StripeSettings): OnlinePaymentProcesso
     async createPaymentIntent(input) {
       const intent = await stripe.paymentIntents.create(
         {
-          amount: input.amount,
+          amount: stripeAmountOf(input.amount, input.currency),
           currency: input.currency.toLowerCase(),
           automatic_payment_methods: { enabled: true },
           metadata: { tenant_id: input.tenantId, payment_id: input.paymentId, order_id: input.orderId },
@@ -340,13 +350,19 @@ export function stripeProcessor(settings: StripeSettings): OnlinePaymentProcesso
       if (!intent.client_secret) throw new Error(`Stripe returned PaymentIntent ${intent.id} without a client secret`)
       return { id: intent.id, clientSecret: intent.client_secret }
     },
+    unchargeable(amount, currency) {
+      const sent = toStripeAmount(amount, currency)
+      return 'refused' in sent ? sent.refused : undefined
+    },
     async createRefund(input) {
+      const sent = toStripeAmount(input.amount, input.currency)
+      if ('refused' in sent) throw new ProcessorRefusedError(sent.refused)
       let refund: Stripe.Refund
       try {
         refund = await stripe.refunds.create(
           {
             payment_intent: input.intentId,
-            amount: input.amount,
+            amount: sent.amount,
             metadata: { tenant_id: input.tenantId, payment_id: input.paymentId, refund_id: input.refundId },
           },
           { idempotencyKey: input.idempotencyKey }

@@ -8,6 +8,7 @@
  */
 import Stripe from 'stripe'
 import type { OnlineProcessorConfig } from '../payments/online-processors.ts'
+import { fromStripeAmount } from '../payments/stripe-currencies.ts'
 import { stripeClient } from '../payments/stripe-processor.ts'
 import type {
   CreatedWindow,
@@ -30,10 +31,12 @@ const metadataOf = (value: Expandable<{ metadata?: Metadata }>): Stripe.Metadata
 const idOf = (value: Expandable<{ id: string }>) => (typeof value === 'string' ? value : (value?.id ?? null))
 const instant = (seconds: number) => new Date(seconds * 1000)
 const currencyOf = (currency: string | null | undefined) => (currency ?? '').toUpperCase()
+/** Stripe's amount in our ISO minor units (Stripe's own currency rules: stripe-currencies.ts). */
+const ours = (amount: number, currency: string | null | undefined) => fromStripeAmount(amount, currencyOf(currency))
 
 const toIntent = (intent: Stripe.PaymentIntent): ProcessorIntent => ({
   id: intent.id,
-  amount: intent.amount,
+  amount: ours(intent.amount, intent.currency),
   currency: currencyOf(intent.currency),
   status: intent.status,
   lastPaymentError: Boolean(intent.last_payment_error),
@@ -43,7 +46,7 @@ const toIntent = (intent: Stripe.PaymentIntent): ProcessorIntent => ({
 
 const toRefund = (refund: Stripe.Refund): ProcessorRefund => ({
   id: refund.id,
-  amount: refund.amount,
+  amount: ours(refund.amount, refund.currency),
   currency: currencyOf(refund.currency),
   status: refund.status ?? 'pending',
   paymentIntentId: idOf(refund.payment_intent),
@@ -54,7 +57,7 @@ const toRefund = (refund: Stripe.Refund): ProcessorRefund => ({
 
 const toDispute = (dispute: Stripe.Dispute): ProcessorDispute => ({
   id: dispute.id,
-  amount: dispute.amount,
+  amount: ours(dispute.amount, dispute.currency),
   currency: currencyOf(dispute.currency),
   status: dispute.status,
   paymentIntentId: idOf(dispute.payment_intent),
@@ -64,8 +67,8 @@ const toDispute = (dispute: Stripe.Dispute): ProcessorDispute => ({
 
 const toTransfer = (transfer: Stripe.Transfer): ProcessorTransfer => ({
   id: transfer.id,
-  amount: transfer.amount,
-  amountReversed: transfer.amount_reversed,
+  amount: ours(transfer.amount, transfer.currency),
+  amountReversed: ours(transfer.amount_reversed, transfer.currency),
   currency: currencyOf(transfer.currency),
   transferId: transfer.metadata.transfer_id ?? null,
   created: instant(transfer.created),

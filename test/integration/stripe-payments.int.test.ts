@@ -510,6 +510,90 @@ describe("a refund's events in Stripe's order (issue 46, item 7)", () => {
   })
 })
 
+describe("Stripe's currency rules, at the boundary only (issue 46, item 2)", () => {
+  async function orderIn(t: Tenant, total: number, currency: string) {
+    const response = await platform.http.post('/v1/orders', {
+      token: t.token,
+      body: {
+        status: 'OPEN',
+        currency,
+        lines: [{ kind: 'SESSION_PACKAGE', description: 'Sessions', unitAmount: total }],
+      },
+    })
+    expect(response.status, JSON.stringify(response.body)).toBe(201)
+    return response.body.id as string
+  }
+  const payIn = (t: Tenant, orderId: string, amount: number, currency: string) =>
+    platform.http.post('/v1/payments', {
+      token: t.token,
+      headers: { 'Idempotency-Key': randomUUID() },
+      body: { orderId, amount, currency, method: 'CARD_ONLINE' },
+    })
+  const sentFor = (paymentId: string) =>
+    stripeMock.requests.filter((r) => r.path === '/v1/payment_intents' && r.form['metadata[payment_id]'] === paymentId)
+
+  it('charges ISK in hundredths, MGA in whole ariary, and refuses what Stripe cannot take before any intent exists', async () => {
+    const t = await freshTenant()
+
+    // 5,000 ISK (ISO: no minor unit) is 500000 at Stripe; its success and its refund come back as 5,000 and 1,000.
+    const isk = await orderIn(t, 5_000, 'ISK')
+    const paid = await payIn(t, isk, 5_000, 'ISK')
+    expect(paid.status, JSON.stringify(paid.body)).toBe(201)
+    expect(sentFor(paid.body.id).map((r) => [r.form.amount, r.form.currency])).toEqual([['500000', 'isk']])
+    const succeeded = stripeEvent('payment_intent.succeeded', {
+      id: paid.body.processorReference,
+      object: 'payment_intent',
+      amount: 500_000,
+      currency: 'isk',
+      metadata: { tenant_id: t.tenantId, payment_id: paid.body.id },
+    })
+    stripeMock.setIntentStatus(paid.body.processorReference, 'succeeded')
+    expect((await deliver(succeeded)).body.outcome).toBe('applied')
+    expect(await getOrder(t, isk)).toMatchObject({ amountPaid: 5_000, status: 'PAID' })
+    const before = stripeMock.requests.length
+    const refund = await platform.http.post(`/v1/payments/${paid.body.id}/refunds`, {
+      token: t.token,
+      body: { amount: 1_000, reason: 'REQUESTED_BY_CLIENT' },
+    })
+    expect(refund.status, JSON.stringify(refund.body)).toBe(201)
+    expect(refund.body).toMatchObject({ amount: 1_000, currency: 'ISK', status: 'SUCCEEDED' })
+    const refundSent = stripeMock.requests.slice(before).filter((r) => r.path === '/v1/refunds')
+    expect(refundSent.map((r) => r.form.amount)).toEqual(['100000'])
+    expect(await getOrder(t, isk)).toMatchObject({ amountRefunded: 1_000 })
+
+    // MGA is two-decimal in ISO and zero-decimal at Stripe: 1,500.00 MGA is 1500 there, 1,500.50 cannot be charged.
+    const mga = await orderIn(t, 300_050, 'MGA')
+    const requests = stripeMock.requests.length
+    const refused = await payIn(t, mga, 150_050, 'MGA')
+    expect(refused.status, JSON.stringify(refused.body)).toBe(400)
+    expect(refused.body.code).toBe('validation_error')
+    expect(refused.body.errors).toEqual([
+      expect.objectContaining({
+        path: 'amount',
+        code: 'amount_not_chargeable',
+        message: expect.stringContaining('1500.50 MGA'),
+      }),
+    ])
+    expect(stripeMock.requests.length).toBe(requests) // nothing asked of Stripe
+    expect((await platform.http.get(`/v1/payments?orderId=${mga}`, { token: t.token })).body.data).toEqual([])
+    const whole = await payIn(t, mga, 150_000, 'MGA')
+    expect(whole.status, JSON.stringify(whole.body)).toBe(201)
+    expect(sentFor(whole.body.id).map((r) => r.form.amount)).toEqual(['1500'])
+
+    // Three-decimal BHD: Stripe takes amounts ending in 0.
+    const bhd = await orderIn(t, 5_000, 'BHD')
+    const odd = await payIn(t, bhd, 1_005, 'BHD')
+    expect(odd.status).toBe(400)
+    expect(odd.body.errors).toEqual([expect.objectContaining({ code: 'amount_not_chargeable' })])
+    const even = await payIn(t, bhd, 1_010, 'BHD')
+    expect(even.status).toBe(201)
+    expect(sentFor(even.body.id).map((r) => r.form.amount)).toEqual(['1010'])
+
+    // Reconciliation reads Stripe's amounts back in ISO minor units: the books and Stripe agree.
+    await expectLedgerHolds(platform, t.tenantId, stripeMock)
+  })
+})
+
 describe('without Stripe configured', () => {
   it('refuses CARD_ONLINE as before, and has no Stripe webhook', async () => {
     const t = await freshTenant(recordedOnly)

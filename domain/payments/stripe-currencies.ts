@@ -1,0 +1,77 @@
+/**
+ * @module Stripe's own currency rules, applied at the boundary with Stripe only: our books keep every amount in ISO
+ * 4217 minor units (domain/pricing/currencies.ts), and Stripe's API takes and answers amounts in its units. Source:
+ * Stripe's "Supported currencies" (https://docs.stripe.com/currencies), sections "Zero-decimal currencies",
+ * "Three-decimal currencies" and "Special cases" (issue 46):
+ *
+ * - zero-decimal (whole units): BIF, CLP, DJF, GNF, JPY, KMF, KRW, MGA, PYG, RWF, UGX, VND, VUV, XAF, XOF, XPF. MGA is
+ *   two-decimal in ISO: 150000 of our minor units (1,500.00 MGA) is 1500 at Stripe, and 150050 cannot be charged;
+ * - three-decimal: BHD, JOD, KWD, OMR, TND, whose amounts must end in 0 (1.005 BHD cannot be charged);
+ * - every other currency two-decimal, so one ISO defines without a minor unit (ISK) is sent in hundredths ending in 00
+ *   (5 ISK is 500): sent as is, an ISK order was charged a hundredth of its price;
+ * - HUF and TWD are paid out (transfers) in whole units only: amounts that are multiples of 100.
+ */
+import { minorUnitExponent } from '../pricing/currencies.ts'
+import { describeAmount } from '../pricing/money.ts'
+
+const ZERO_DECIMAL = new Set([
+  'BIF', 'CLP', 'DJF', 'GNF', 'JPY', 'KMF', 'KRW', 'MGA', 'PYG', 'RWF', 'UGX', 'VND', 'VUV', 'XAF', 'XOF', 'XPF',
+]) // prettier-ignore
+const THREE_DECIMAL = new Set(['BHD', 'JOD', 'KWD', 'OMR', 'TND'])
+const WHOLE_UNIT_PAYOUTS = new Set(['HUF', 'TWD'])
+
+/** How many decimals Stripe's amounts in `currency` carry. */
+export function stripeExponent(currency: string): number {
+  const code = currency.toUpperCase()
+  if (ZERO_DECIMAL.has(code)) return 0
+  if (THREE_DECIMAL.has(code)) return 3
+  return 2
+}
+
+/** What Stripe is sent for: a charge or refund, or a transfer (a payout to a connected account). */
+export type StripeUse = 'charge' | 'transfer'
+
+/**
+ * Our amount (ISO minor units) in Stripe's units.
+ * @returns the amount to send, or why Stripe cannot take it (a sentence naming the amount)
+ */
+export function toStripeAmount(
+  amount: number,
+  currency: string,
+  use: StripeUse = 'charge'
+): { amount: number } | { refused: string } {
+  const code = currency.toUpperCase()
+  const shift = stripeExponent(code) - minorUnitExponent(code)
+  const factor = 10 ** Math.abs(shift)
+  if (shift < 0 && amount % factor !== 0) {
+    return {
+      refused: `Stripe charges ${code} in whole units of ${10 ** -shift} minor units: ${describeAmount(amount, code)} cannot be charged.`,
+    }
+  }
+  const sent = shift >= 0 ? amount * factor : amount / factor
+  if (THREE_DECIMAL.has(code) && sent % 10 !== 0) {
+    return { refused: `Stripe takes ${code} amounts ending in 0: ${describeAmount(amount, code)} cannot be charged.` }
+  }
+  if (use === 'transfer' && WHOLE_UNIT_PAYOUTS.has(code) && sent % 100 !== 0) {
+    return { refused: `Stripe pays ${code} out in whole units only: ${describeAmount(amount, code)} cannot be sent.` }
+  }
+  return { amount: sent }
+}
+
+/** `toStripeAmount`, throwing what Stripe cannot take (the callers checked it before anything was recorded). */
+export function stripeAmountOf(amount: number, currency: string, use: StripeUse = 'charge'): number {
+  const converted = toStripeAmount(amount, currency, use)
+  if ('refused' in converted) throw new RangeError(converted.refused)
+  return converted.amount
+}
+
+/** Stripe's amount (its units) in our ISO minor units. */
+export function fromStripeAmount(amount: number, currency: string): number {
+  const code = currency.toUpperCase()
+  const shift = minorUnitExponent(code) - stripeExponent(code)
+  const factor = 10 ** Math.abs(shift)
+  if (shift >= 0) return amount * factor
+  // Stripe's ISK amounts end in 00 (its own rule): anything else is not an amount of ours.
+  if (amount % factor !== 0) throw new RangeError(`Stripe's ${amount} ${code} is not a whole ${code} amount`)
+  return amount / factor
+}
