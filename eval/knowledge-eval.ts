@@ -13,6 +13,7 @@ import { readFile, readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { AnswerContext, Answerer, KnowledgeAnswer, RetrievedPassage } from '../domain/ai/answering/answer-types.ts'
+import { embedSpans } from '../domain/ai/answering/quotable-spans.ts'
 import { chunkDocument, type DocumentChunk } from '../domain/ai/knowledge/chunk-document.ts'
 import { embeddingText } from '../domain/ai/knowledge/index-document.ts'
 import { detectMediaType, type KnowledgeMediaType } from '../domain/ai/knowledge/media-types.ts'
@@ -39,9 +40,12 @@ export interface AnswerableQuestion {
   answer: string[]
 }
 
+/** `off-topic`: a subject the corpus never treats; `near-miss`: on-topic and worded like its answers, not answered. */
+export type UnanswerableKind = 'off-topic' | 'near-miss'
+
 export interface EvalQuestions {
   answerable: AnswerableQuestion[]
-  unanswerable: Array<{ id: string; question: string }>
+  unanswerable: Array<{ id: string; question: string; kind: UnanswerableKind }>
 }
 
 /** The committed corpus files, in name order. */
@@ -114,10 +118,18 @@ export type RetrievalMode = { kind: 'vector' } | { kind: 'hybrid'; expansion?: E
 export async function memoryRetriever(
   docs: IndexedDocument[],
   embeddings: KnowledgeEmbeddings,
-  mode: RetrievalMode = { kind: 'hybrid' }
+  mode: RetrievalMode = { kind: 'hybrid' },
+  options: { spans?: boolean } = {}
 ) {
   const entries = docs.flatMap((doc) => doc.chunks.map((chunk) => ({ doc, chunk })))
   const vectors = await embeddings.embedDocuments(entries.map(({ doc, chunk }) => embeddingText(doc.name, chunk)))
+  // The span vectors indexing stores beside each chunk's (quotable-spans.ts), for the semantic answerer.
+  const spanVectors = options.spans
+    ? await embedSpans(
+        embeddings,
+        entries.map(({ chunk }) => chunk)
+      )
+    : undefined
   const loaded = loadChunks(
     entries.map(({ doc, chunk }, i) => ({
       id: `${doc.id}#${chunk.ordinal}`,
@@ -142,6 +154,7 @@ export async function memoryRetriever(
       content: chunk.content,
       score,
       ...(lexicalCoverage !== undefined ? { lexicalCoverage } : {}),
+      ...(spanVectors ? { spans: spanVectors[entries.indexOf(byId.get(id)!)]! } : {}),
     }
   }
   const retrieve: Retriever = async (question, k) => {
@@ -155,7 +168,7 @@ export async function memoryRetriever(
       vectorWeight: mode.vectorWeight,
     })
     const passages = found.hits.map((hit) => passageOf(hit.document.id!, hit.score, hit.lexicalCoverage))
-    return { passages, context: { query: found.query } }
+    return { passages, context: { query: found.query, questionVector: vector } }
   }
   return retrieve
 }
@@ -188,7 +201,9 @@ export interface EvalReport {
   abstained: number
   misses: QuestionOutcome[]
   /** Unanswerable questions that got an answer. */
-  falseAnswers: Array<{ id: string; question: string; answer: string }>
+  falseAnswers: Array<{ id: string; question: string; kind: UnanswerableKind; answer: string }>
+  /** Unanswerable questions declined, of each kind. */
+  declinedByKind: Record<UnanswerableKind, { declined: number; total: number }>
 }
 
 const overlap = (a: { start: number; end: number }, b: { start: number; end: number }) =>
@@ -251,7 +266,7 @@ export async function evaluate(options: {
   for (const q of questions.unanswerable) {
     const { passages, context } = await retrieve(q.question, Math.max(5, options.answerK ?? 8))
     const answer = await answerer.answer(q.question, passages, context)
-    if (answer.answered) falseAnswers.push({ id: q.id, question: q.question, answer: answer.answer })
+    if (answer.answered) falseAnswers.push({ id: q.id, question: q.question, kind: q.kind, answer: answer.answer })
   }
   const count = (f: (o: QuestionOutcome) => boolean) => outcomes.filter(f).length
   return {
@@ -264,5 +279,11 @@ export async function evaluate(options: {
     abstained: questions.unanswerable.length - falseAnswers.length,
     misses: outcomes.filter((o) => !o.retrieved || !o.containsAnswer || !o.grounded),
     falseAnswers,
+    declinedByKind: Object.fromEntries(
+      (['off-topic', 'near-miss'] as const).map((kind) => {
+        const total = questions.unanswerable.filter((q) => q.kind === kind).length
+        return [kind, { total, declined: total - falseAnswers.filter((f) => f.kind === kind).length }]
+      })
+    ) as EvalReport['declinedByKind'],
   }
 }

@@ -1,51 +1,59 @@
 /**
- * `npx tsx eval/semantic-answer-sweep.ts`: would the extractive answerer answer more questions if it also weighed
- * the sentence model's similarity of the question to each sentence? Sweeps the blend weight and the decline
- * threshold on the evaluation's **tuning** split only, with hybrid retrieval on the sentence model (its tuned fusion
- * weight), in memory (eval/knowledge-eval.ts). Needs the sentence model (scripts/ai/obtain-sentence-model.sh).
+ * `npx tsx eval/semantic-answer-sweep.ts`: calibrates the semantic answerer (domain/ai/answering/semantic-answerer.ts)
+ * on the evaluation's **tuning** split only, in memory (eval/knowledge-eval.ts) with the sentence model: each setting
+ * of SWEEP (a JSON list of partial settings, default a grid over the passage weight and the threshold) is scored by
+ * answered-with-citation and by the off-topic and near-miss questions declined. Needs the sentence model
+ * (scripts/ai/obtain-sentence-model.sh). Retrieval runs once per question for the whole sweep.
  *
- * Options (environment): SWEEP_WEIGHTS (default 0,0.3,0.5,0.7,1), SWEEP_THRESHOLDS (default 0.3,0.4,0.5,0.55,0.6).
+ * Options (environment): SWEEP, SWEEP_TOP_K (passages the answerer sees, default the API's 12).
  */
 import { selectEmbeddingsWithFallback } from '../domain/ai/ai-runtime.ts'
-import { createExtractiveAnswerer, EXTRACTIVE_THRESHOLDS } from '../domain/ai/answering/extractive-answerer.ts'
+import { createExtractiveAnswerer } from '../domain/ai/answering/extractive-answerer.ts'
+import {
+  createSemanticAnswerer,
+  SEMANTIC_SETTINGS,
+  type SemanticSettings,
+} from '../domain/ai/answering/semantic-answerer.ts'
+import { DEFAULT_TOP_K } from '../domain/ai/knowledge/query-knowledge.ts'
 import { aiConfigOf } from '../infra/ai-config.ts'
-import { evaluate, loadCorpus, loadQuestions, memoryRetriever, prepareCorpus } from './knowledge-eval.ts'
+import {
+  evaluate,
+  loadCorpus,
+  loadQuestions,
+  memoryRetriever,
+  prepareCorpus,
+  type Retriever,
+} from './knowledge-eval.ts'
 import { splitQuestions } from './question-split.ts'
 
-const list = (value: string | undefined, fallback: number[]) => (value ? value.split(',').map(Number) : fallback)
-const weights = list(process.env.SWEEP_WEIGHTS, [0, 0.3, 0.5, 0.7, 1])
-const thresholds = list(process.env.SWEEP_THRESHOLDS, [0.3, 0.4, 0.5, 0.55, 0.6])
+const grid: Array<Partial<SemanticSettings>> = process.env.SWEEP
+  ? (JSON.parse(process.env.SWEEP) as Array<Partial<SemanticSettings>>)
+  : [0.1, 0.3, 0.5].flatMap((passageWeight) => [0.35, 0.4, 0.45, 0.5].map((minScore) => ({ passageWeight, minScore })))
+const topK = Number(process.env.SWEEP_TOP_K ?? DEFAULT_TOP_K)
 
 const { embeddings, fallback } = selectEmbeddingsWithFallback(aiConfigOf({ AI_EMBEDDINGS_PROVIDER: 'sentence' }))
 if (fallback) throw new Error(fallback)
 const docs = await prepareCorpus(await loadCorpus())
 const { tuning } = splitQuestions(await loadQuestions())
-const retrieve = await memoryRetriever(docs, embeddings)
-
-// Every sentence and question is embedded once for the whole sweep.
-const vectors = new Map<string, number[]>()
-async function vectorsOf(texts: string[]) {
-  const missing = [...new Set(texts.filter((t) => !vectors.has(t)))]
-  const embedded = await embeddings.embedDocuments(missing)
-  missing.forEach((t, i) => vectors.set(t, embedded[i]!))
-  return texts.map((t) => vectors.get(t)!)
-}
-const similarity = async (question: string, sentences: string[]) => {
-  const [q, ...rest] = await vectorsOf([question, ...sentences])
-  return rest.map((v) => v.reduce((sum, x, i) => sum + x * q![i]!, 0))
+const search = await memoryRetriever(docs, embeddings, { kind: 'hybrid' }, { spans: true })
+const retrieved = new Map<string, ReturnType<Retriever>>()
+const retrieve: Retriever = (question, k) => {
+  const key = `${k}:${question}`
+  if (!retrieved.has(key)) retrieved.set(key, search(question, k))
+  return retrieved.get(key)!
 }
 
 console.log(
-  `${embeddings.modelId}, tuning split: ${tuning.answerable.length} answerable, ${tuning.unanswerable.length} not`
+  `${embeddings.modelId}, tuning split: ${tuning.answerable.length} answerable, ${tuning.unanswerable.length} not; top ${topK}`
 )
-console.log('semantic weight | min score | answered with citation | declined')
-for (const weight of weights) {
-  for (const minCoverage of thresholds) {
-    const answerer = createExtractiveAnswerer({ ...EXTRACTIVE_THRESHOLDS, minCoverage }, { similarity, weight })
-    const r = await evaluate({ questions: tuning, docs, retrieve, answerer })
-    console.log(
-      `${weight} | ${minCoverage} | ${(r.answerContained / r.answerable).toFixed(3)} (${r.answerContained}/${r.answerable}) | ` +
-        `${r.abstained}/${r.unanswerable}`
-    )
-  }
+console.log('settings | answered with citation | off-topic declined | near-miss declined')
+for (const partial of grid) {
+  const answerer = createSemanticAnswerer(createExtractiveAnswerer(), { ...SEMANTIC_SETTINGS, ...partial })
+  const r = await evaluate({ questions: tuning, docs, retrieve, answerer, answerK: topK })
+  const { 'off-topic': offTopic, 'near-miss': nearMiss } = r.declinedByKind
+  console.log(
+    `${JSON.stringify(partial)} | ${(r.answerContained / r.answerable).toFixed(3)} (${r.answerContained}/${r.answerable}) | ` +
+      `${offTopic.declined}/${offTopic.total} | ${nearMiss.declined}/${nearMiss.total}`
+  )
 }
+process.exit(0)

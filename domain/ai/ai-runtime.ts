@@ -9,6 +9,7 @@ import { createAnthropicChat } from './answering/anthropic-chat.ts'
 import type { Answerer } from './answering/answer-types.ts'
 import { createChatAnswerer } from './answering/chat-answerer.ts'
 import { createExtractiveAnswerer } from './answering/extractive-answerer.ts'
+import { createSemanticAnswerer } from './answering/semantic-answerer.ts'
 import { createOpenAiCompatibleChat } from './answering/openai-compatible-chat.ts'
 import { LexicalEmbeddings } from './embeddings/lexical-embeddings.ts'
 import { OpenAiCompatibleEmbeddings } from './embeddings/openai-compatible-embeddings.ts'
@@ -115,7 +116,8 @@ export function createEmbeddingsRegistry(
 /** The answerer the configuration names. */
 export function selectAnswerer(config: AiConfig, options: AiRuntimeOptions = {}): Answerer {
   const provider = config.AI_CHAT_PROVIDER
-  if (provider === 'extractive') return createExtractiveAnswerer()
+  // Chooses its quotes by meaning where the knowledge has sentence vectors, by the question's words where not.
+  if (provider === 'extractive') return createSemanticAnswerer(createExtractiveAnswerer())
   requireKey(provider, 'AI_CHAT_API_KEY', config.AI_CHAT_URL, config.AI_CHAT_API_KEY)
   const defaults = PROVIDER_DEFAULTS[provider]
   const model = config.AI_CHAT_MODEL ?? defaults.chatModel

@@ -68,7 +68,14 @@ export function createExtractiveV1Answerer(): Answerer {
       const asked = questionTerms(question)
       const type = answerTypeOf(question)
       const usable = passages.filter((p) => p.score >= THRESHOLDS.minPassageScore)
-      if (asked.length === 0 || usable.length === 0) return notAnswered()
+      if (asked.length === 0 || usable.length === 0) {
+        return notAnswered({
+          method: 'lexical',
+          score: 0,
+          threshold: THRESHOLDS.minCoverage,
+          declinedBy: 'no_passages',
+        })
+      }
       const topScore = usable[0]!.score
       const candidates: Candidate[] = usable.flatMap((passage, rank) => {
         const context = termSet(

@@ -188,6 +188,7 @@ describe('a change of embedding model', () => {
     const during = await ask(platform, token, assistantId, QUESTION)
     expect(during.models.embeddings).toBe(LEXICAL)
     expect(during.citations[0]?.documentName).toBe(PASSAGE_DOCUMENT)
+    expect(during.decision.method).toBe('lexical')
 
     // A document uploaded meanwhile is indexed with the assistant's model, the lexical one, so it is found at once.
     const [late] = await upload(platform, token, assistantId, [textFile(LATE_DOCUMENT, LATE_TEXT)])
@@ -222,6 +223,9 @@ describe('a change of embedding model', () => {
     const after = await ask(platform, token, assistantId, QUESTION)
     expect(after.models.embeddings).toBe(SENTENCE_MODEL_ID)
     expect(after.citations[0]?.documentName).toBe(PASSAGE_DOCUMENT)
+    // The re-embedding stored each chunk's sentence vectors too: the quote is chosen by meaning now.
+    expect(after.decision).toMatchObject({ method: 'semantic', answerKind: 'duration' })
+    expect(after.answer).toContain('48 hours')
     expect((await ask(platform, token, assistantId, LATE_QUESTION)).citations[0]?.documentName).toBe(LATE_DOCUMENT)
 
     // The lexical vectors are gone, and each document has its chunks exactly once (no duplicate from the crash).
@@ -295,6 +299,7 @@ describe('a change of embedding model on the pgvector store', () => {
     const answer = await ask(platform, await platform.token(client), assistantId, QUESTION)
     expect(answer.models).toMatchObject({ embeddings: SENTENCE_MODEL_ID, vectorStore: 'pgvector' })
     expect(answer.citations[0]?.documentName).toBe(PASSAGE_DOCUMENT)
+    expect(answer.decision.method).toBe('semantic')
     await expectFlipped(platform, indexed)
     expect((await vectorsOf(platform, assistantId)).length).toBe(3)
   }, 180_000)

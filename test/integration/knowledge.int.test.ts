@@ -145,9 +145,13 @@ describe('upload and indexing', () => {
     expect(answer.citations[0]!.score).toBeGreaterThan(0)
     expect(answer.models).toEqual({
       embeddings: 'local-lexical-v1-768',
-      answerer: 'extractive-v2',
+      answerer: 'extractive-v3',
       vectorStore: 'postgres',
     })
+    // The lexical model stores no sentence vectors: the answer says it chose its quote by the question's words.
+    expect(answer.decision.method).toBe('lexical')
+    expect(answer.decision.score).toBeGreaterThanOrEqual(answer.decision.threshold)
+    expect(answer.decision).not.toHaveProperty('declinedBy')
 
     const schedule = await ask(platform, token, assistantId, 'What are the opening hours on Friday?')
     expect(schedule.citations[0]).toMatchObject({
@@ -163,6 +167,8 @@ describe('upload and indexing', () => {
     expect(answer.answered).toBe(false)
     expect(answer.citations).toEqual([])
     expect(answer.answer).toMatch(/does not contain the answer/)
+    expect(answer.decision).toMatchObject({ method: 'lexical', declinedBy: 'below_threshold' })
+    expect(answer.decision.score).toBeLessThan(answer.decision.threshold)
   })
 
   it('records each query’s outcome, never its text', async () => {

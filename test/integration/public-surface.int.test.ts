@@ -37,7 +37,7 @@ describe('/health', () => {
         temporal: { status: 'up', namespace: platform.config.TEMPORAL_NAMESPACE },
       },
       // The knowledge models in use (docs/ai.md): the lexical default here, with no fallback to report.
-      knowledge: { embeddings: 'local-lexical-v1-768', answerer: 'extractive-v2' },
+      knowledge: { embeddings: 'local-lexical-v1-768', answerer: 'extractive-v3' },
     })
     expect((await fetch(new URL('/health', platform.api.readinessUrl), { method: 'POST' })).status).toBe(404)
   })

@@ -2,6 +2,7 @@
  * @module Multipart requests for the knowledge tests (the shared HTTP client sends JSON only), and helpers to wait for
  * a document's indexing workflow and ask a question.
  */
+import type { AnswerDecision } from '../../domain/ai/answering/answer-types.ts'
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -124,6 +125,7 @@ export async function ask(platform: Platform, token: string, assistantId: string
       startOffset: number
       endOffset: number
     }>
+    decision: AnswerDecision
     models: { vectorStore: string; embeddings: string; answerer: string }
   }
 }

@@ -2,6 +2,7 @@
 import { z } from '@hono/zod-openapi'
 import { DOCUMENT_SORTS, DOCUMENT_STATUSES } from '../../../domain/ai/knowledge/document-service.ts'
 import { KNOWLEDGE_MEDIA_TYPES } from '../../../domain/ai/knowledge/media-types.ts'
+import { DECLINE_RULES } from '../../../domain/ai/answering/answer-types.ts'
 import { VECTOR_STORE_KINDS } from '../../../domain/ai/vector-store/knowledge-vector-store.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
@@ -92,7 +93,7 @@ export const KnowledgeQuery = z
       .min(1)
       .max(2000)
       .openapi({ example: 'How much notice do we need to give to cancel a session?' }),
-    topK: z.number().int().min(1).max(20).optional().openapi({ description: 'Chunks to retrieve; default 8.' }),
+    topK: z.number().int().min(1).max(20).optional().openapi({ description: 'Chunks to retrieve; default 12.' }),
   })
   .openapi('KnowledgeQuery')
 
@@ -109,6 +110,45 @@ export const Citation = z
   })
   .openapi('Citation')
 
+export const AnswerDecision = z
+  .object({
+    method: z.enum(['semantic', 'lexical', 'chat']).openapi({
+      description:
+        "`semantic`: the quotes were chosen by the sentence model's similarity of each sentence to the question; " +
+        "`lexical`: by the question's words, because the knowledge has no sentence vectors (it was embedded with the " +
+        'lexical model, or before sentence vectors were stored: re-embed it to answer by meaning); `chat`: the ' +
+        'configured chat model answered from the chosen quotes.',
+    }),
+    score: z.number().openapi({
+      description:
+        "The best sentence's score: the mixed cosine similarity of the question to the sentence and its passage " +
+        "(semantic, chat), or the share of the question's words it covers (lexical).",
+    }),
+    threshold: z.number().openapi({ description: 'The score an answer needs.' }),
+    answerKind: z
+      .string()
+      .optional()
+      .openapi({
+        description:
+          'The kind of answer the question asks for: amount, time, duration, quantity, age, place, person, phone, ' +
+          'email, yes-no or open. A quote must carry it (an amount for "how much", a time or date for "when").',
+      }),
+    declinedBy: z
+      .enum(DECLINE_RULES)
+      .optional()
+      .openapi({
+        description:
+          'Absent on an answer. `no_passages`: nothing retrieved; `below_threshold`: no sentence is close enough to ' +
+          'the question; `word_not_in_knowledge`: the question turns on a word no document uses in any form ("tram") ' +
+          'and no sentence is very close; `answer_kind_missing`: the closest sentences do not carry what is asked ' +
+          '(no amount for "how much"); `named_day_missing`: the question names a day ("Easter Monday", "Christmas ' +
+          'Eve") that the quote neither names nor dates; `chat_model_declined`: the chat model found no answer in ' +
+          'the quotes; `no_citation`: the chat model answered without citing a quote. A centre improves its documents ' +
+          'by what this names.',
+      }),
+  })
+  .openapi('AnswerDecision')
+
 export const KnowledgeAnswer = z
   .object({
     assistantId: z.string(),
@@ -117,6 +157,7 @@ export const KnowledgeAnswer = z
       .openapi({ description: 'False when the knowledge does not contain the answer; nothing is cited then.' }),
     answer: z.string().openapi({ description: 'The answer; each claim ends with [n], the number of its citation.' }),
     citations: z.array(Citation),
+    decision: AnswerDecision.openapi({ description: 'How the answer was chosen, or which rule declined it.' }),
     models: z.object({ embeddings: z.string(), answerer: z.string(), vectorStore: z.enum(VECTOR_STORE_KINDS) }),
   })
   .openapi('KnowledgeAnswer')

@@ -28,6 +28,18 @@ export interface RetrievedPassage extends SourcePosition {
    * set by hybrid retrieval.
    */
   lexicalCoverage?: number
+  /**
+   * The chunk's quotable spans (offsets into `content`) with the vectors they were embedded as at indexing
+   * (quotable-spans.ts), when the chunk has them.
+   */
+  spans?: SpanVector[]
+}
+
+/** A quotable span of a passage and its embedding. */
+export interface SpanVector {
+  start: number
+  end: number
+  vector: ArrayLike<number>
 }
 
 /** One cited passage: where it is, what it says, how well it matched. */
@@ -44,12 +56,46 @@ export interface KnowledgeAnswer {
   /** The answer; each claim is followed by the number of its citation, e.g. "… $40 [1]". */
   answer: string
   citations: Citation[]
+  /** Why the answer was given or declined: for a centre to see which of its documents to improve. */
+  decision: AnswerDecision
+}
+
+/** Which rule declined a question; absent on an answer. */
+export const DECLINE_RULES = [
+  'no_passages',
+  'below_threshold',
+  'word_not_in_knowledge',
+  'answer_kind_missing',
+  'named_day_missing',
+  'name_missing',
+  'chat_model_declined',
+  'no_citation',
+] as const
+export type DeclineRule = (typeof DECLINE_RULES)[number]
+
+/** How an answer was chosen: its score against the threshold, the kind of answer asked for, the rule that declined. */
+export interface AnswerDecision {
+  /**
+   * `semantic`: spans chosen by the sentence model's similarity; `lexical`: by the question's words (the knowledge has
+   * no span vectors: another embedding model, or indexed before spans were stored); `chat`: a chat model answered from
+   * the chosen spans.
+   */
+  method: 'semantic' | 'lexical' | 'chat'
+  /** The best span's score (semantic: mixed cosine similarity; lexical: share of the question covered). */
+  score: number
+  /** The score an answer needs. */
+  threshold: number
+  /** The kind of answer the question asks for (answerability.ts). */
+  answerKind?: string
+  declinedBy?: DeclineRule
 }
 
 /** What retrieval learned about the question, for an answerer that can use it. */
 export interface AnswerContext {
   /** The question's words with their expansions, weighted by how rare each is in the assistant's knowledge. */
   query?: QueryTerm[]
+  /** The question's embedding, by the model the passages' span vectors were made with. */
+  questionVector?: ArrayLike<number>
 }
 
 /** Turns a question and retrieved passages into a cited answer. */
@@ -64,5 +110,10 @@ export interface Answerer {
 export const NOT_IN_KNOWLEDGE =
   "This assistant's knowledge does not contain the answer to this question, so it gives none rather than guess."
 
-/** The answer for a question the knowledge does not cover. */
-export const notAnswered = (): KnowledgeAnswer => ({ answered: false, answer: NOT_IN_KNOWLEDGE, citations: [] })
+/** The answer for a question the knowledge does not cover, and the rule that said so. */
+export const notAnswered = (decision: AnswerDecision): KnowledgeAnswer => ({
+  answered: false,
+  answer: NOT_IN_KNOWLEDGE,
+  citations: [],
+  decision,
+})

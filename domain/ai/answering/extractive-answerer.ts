@@ -13,6 +13,7 @@ import { expandQuery, type QueryTerm } from '../retrieval/query-expansion.ts'
 import {
   notAnswered,
   type AnswerContext,
+  type AnswerDecision,
   type Answerer,
   type Citation,
   type KnowledgeAnswer,
@@ -140,9 +141,19 @@ export interface Candidate {
 
 const LIST_LEAD_IN = /:\s*$/
 
-/** The quote for a chosen sentence: the sentence, and the list items after it when it introduces a list. */
+/** A sentence too short to stand alone as an answer ("Yes.", "No."): quoted with the sentence after it. */
+const BARE_REPLY = /^\W*(yes|no|sometimes|usually|of course|not always|it depends)\W*$/i
+
+/**
+ * The quote for a chosen sentence: the sentence, and the list items after it when it introduces a list, or the
+ * sentence after it when it is a bare "Yes." (an FAQ's answer, whose meaning is its question heading and what follows).
+ */
 export function quoteOf(candidate: Candidate): Sentence {
   const first = candidate.sentences[candidate.index]!
+  const following = candidate.sentences[candidate.index + 1]
+  if (BARE_REPLY.test(first.text) && following) {
+    return { start: first.start, end: following.end, text: candidate.passage.content.slice(first.start, following.end) }
+  }
   let last = first
   if (LIST_LEAD_IN.test(first.text)) {
     const content = candidate.passage.content
@@ -181,7 +192,13 @@ export function composeAnswer(
 ): KnowledgeAnswer {
   candidates.sort((a, b) => b.score - a.score || a.rank - b.rank)
   const best = candidates[0]
-  if (!best || best.coverage < thresholds.minCoverage) return notAnswered()
+  const decision = (declinedBy?: 'below_threshold'): AnswerDecision => ({
+    method: 'lexical',
+    score: Math.round((best?.coverage ?? 0) * 1000) / 1000,
+    threshold: thresholds.minCoverage,
+    ...(declinedBy ? { declinedBy } : {}),
+  })
+  if (!best || best.coverage < thresholds.minCoverage) return notAnswered(decision('below_threshold'))
   const citations = [citationOf(best.passage, quoteOf(best))]
   const wantsTyped = type !== undefined && typeFit(type, best.sentences[best.index]!.text) === 0
   const second = candidates.find((c) => {
@@ -195,47 +212,34 @@ export function composeAnswer(
   })
   if (second) citations.push(citationOf(second.passage, quoteOf(second)))
   const answer = citations.map((c, i) => `${c.quote.replace(/\s+/g, ' ').trim()} [${i + 1}]`).join(' ')
-  return { answered: true, answer, citations }
-}
-
-/**
- * A sentence model's judgement for the answerer: the similarity of the question to each sentence (cosine), blended
- * with the lexical coverage at `weight` (0: lexical only). Measured by eval/semantic-answer-sweep.ts; not the default.
- */
-export interface SemanticScoring {
-  similarity: (question: string, sentences: string[]) => Promise<number[]>
-  weight: number
+  return { answered: true, answer, citations, decision: decision() }
 }
 
 /** Creates the extractive answerer. */
 export function createExtractiveAnswerer(
-  thresholds: { minCoverage: number; secondQuoteRatio: number } = EXTRACTIVE_THRESHOLDS,
-  semantic?: SemanticScoring
+  thresholds: { minCoverage: number; secondQuoteRatio: number } = EXTRACTIVE_THRESHOLDS
 ): Answerer {
   return {
-    id: semantic ? 'extractive-v2-semantic' : 'extractive-v2',
+    id: 'extractive-v2',
     inProcess: true,
     async answer(question, passages, context?: AnswerContext): Promise<KnowledgeAnswer> {
       const asked = withFocus(question, context?.query ?? (await expandQuery(question)))
       const type = answerTypeOf(question)
-      if (asked.length === 0 || passages.length === 0) return notAnswered()
+      if (asked.length === 0 || passages.length === 0) {
+        return notAnswered({
+          method: 'lexical',
+          score: 0,
+          threshold: thresholds.minCoverage,
+          declinedBy: 'no_passages',
+        })
+      }
 
       const split = passages.map((passage) => splitSentences(passage.content))
-      const similarities = semantic
-        ? await semantic.similarity(
-            question,
-            split.flatMap((sentences) => sentences.map((sentence) => sentence.text))
-          )
-        : []
-      let at = 0
       const candidates: Candidate[] = passages.flatMap((passage, rank) => {
         const headings = stemsOf(`${passage.headingPath.join(' ')} ${passage.documentName.replace(/\.[a-z]+$/i, '')}`)
         const sentences = split[rank]!
         return sentences.map((sentence, index) => {
-          const lexical = coverage(asked, stemsOf(sentence.text), headings)
-          const covered = semantic
-            ? (1 - semantic.weight) * lexical + semantic.weight * (similarities[at++] ?? 0)
-            : lexical
+          const covered = coverage(asked, stemsOf(sentence.text), headings)
           // Coverage decides; the expected answer type, the chunk's coverage and its rank break near-ties.
           const score =
             covered * 0.8 +

@@ -73,6 +73,7 @@ export class SentenceEmbeddings extends Embeddings {
   readonly modelId = SENTENCE_MODEL_ID
   readonly dimensions = SENTENCE_DIMENSIONS
   readonly inProcess = true
+  readonly embedsSpans = true
   private readonly options: SentenceEmbeddingsOptions
   private thread: Worker | undefined
   private nextId = 0

@@ -13,6 +13,8 @@ import type {
   KnowledgeIndexingOutcome,
 } from '../../../workflows/knowledge-indexing-contract.ts'
 import { newId } from '../../ids.ts'
+import { embedSpans } from '../answering/quotable-spans.ts'
+import { encodeSpanVectors } from '../answering/span-vectors.ts'
 import type { AiRuntime } from '../ai-runtime.ts'
 import type { ChunkMetadata, KnowledgeEmbeddings } from '../vector-store/knowledge-vector-store.ts'
 import { chunkDocument, type ChunkingOptions, type DocumentChunk } from './chunk-document.ts'
@@ -58,7 +60,8 @@ export async function embedVersion(
   const pageCount = parsed.pages.length > 0 ? parsed.pages.length : null
   if (chunks.length === 0) throw new KnowledgeParseError('The file has no text to index.')
   const vectors = await embeddings.embedDocuments(chunks.map((chunk) => embeddingText(document.name, chunk)))
-  const docs = chunks.map((chunk) => {
+  const spans = embeddings.embedsSpans ? await embedSpans(embeddings, chunks) : undefined
+  const docs = chunks.map((chunk, i) => {
     const metadata: ChunkMetadata = {
       documentId: input.documentId,
       documentName: document.name,
@@ -68,6 +71,7 @@ export async function embedVersion(
       headingPath: chunk.headingPath,
       startOffset: chunk.startOffset,
       endOffset: chunk.endOffset,
+      ...(spans && spans[i]!.length > 0 ? { spanVectors: encodeSpanVectors(spans[i]!) } : {}),
     }
     return new Document({ pageContent: chunk.content, metadata: { ...metadata } })
   })

@@ -9,6 +9,7 @@ import type { Principal } from '../../auth/principal.ts'
 import { newId } from '../../ids.ts'
 import type { AiRuntime } from '../ai-runtime.ts'
 import type { AnswerContext, KnowledgeAnswer, RetrievedPassage } from '../answering/answer-types.ts'
+import { decodeSpanVectors } from '../answering/span-vectors.ts'
 import type { HybridHit } from '../retrieval/hybrid-search.ts'
 import { expandQuery } from '../retrieval/query-expansion.ts'
 import { getAssistantOfBody } from '../assistants/assistant-service.ts'
@@ -16,8 +17,11 @@ import { authorizeToolUse } from '../assistants/tool-access.ts'
 import { chooseQueryModel, readAssistantModels } from './knowledge-models.ts'
 import type { ChunkMetadata, VectorStoreKind } from '../vector-store/knowledge-vector-store.ts'
 
-/** Chunks retrieved per question: enough for the answerer to choose from, few enough to stay fast. */
-export const DEFAULT_TOP_K = 8
+/**
+ * Chunks retrieved per question: enough for the answerer to choose from, few enough to stay fast. 12 rather than 8: the
+ * answering passage is among the first 12 for 0.93 of the evaluation's tuning questions, the first 8 for 0.89.
+ */
+export const DEFAULT_TOP_K = 12
 
 export interface KnowledgeQueryInput {
   assistantId: string
@@ -38,6 +42,7 @@ export function toPassage({ document: doc, score, lexicalCoverage }: HybridHit):
     page?: number | null
     headingPath?: string[]
   }
+  const spans = decodeSpanVectors(meta.spanVectors)
   return {
     chunkId: doc.id ?? '',
     documentId: meta.documentId,
@@ -49,6 +54,7 @@ export function toPassage({ document: doc, score, lexicalCoverage }: HybridHit):
     content: doc.pageContent,
     score,
     lexicalCoverage,
+    ...(spans ? { spans } : {}),
   }
 }
 
@@ -77,7 +83,7 @@ export async function retrievePassages(
   const store = await runtime.stores.open(uow, assistantId, embeddings)
   const vector = await callModel(uow, embeddings, () => embeddings.embedQuery(question))
   const { hits, query } = await store.hybridSearch(vector, await expandQuery(question), k)
-  const context: AnswerContext = { query }
+  const context: AnswerContext = { query, questionVector: vector }
   return { passages: hits.map(toPassage), context, kind: store.kind, embeddingModel: embeddings.modelId, fallback }
 }
 

@@ -85,7 +85,12 @@ export function hybridSearchChunks(
  * never uses in any form weighs the most), for the answerer.
  */
 export const weightedQuery = (lexical: Bm25Index, query: QueryTerm[]): QueryTerm[] =>
-  query.map((term) => ({ ...term, weight: term.weight * lexical.idfOfTerm(term) }))
+  query.map((term) => ({
+    ...term,
+    weight: term.weight * lexical.idfOfTerm(term),
+    // Said of content words only: a question-framing word ("much", "happen") or a number proves nothing by its absence.
+    ...(term.weight >= 1 && !/^[0-9]+$/.test(term.stem) ? { inKnowledge: lexical.knowsTerm(term) } : {}),
+  }))
 
 /**
  * A store's answer to a hybrid search over its loaded chunks: the fused hits, the vector ranking weighed for the

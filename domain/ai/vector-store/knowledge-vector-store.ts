@@ -38,6 +38,11 @@ export interface ChunkMetadata {
   headingPath: string[]
   startOffset: number
   endOffset: number
+  /**
+   * The chunk's quotable spans and their vectors (span-vectors.ts), for answering by meaning; absent for the lexical
+   * model and for chunks indexed before spans were stored.
+   */
+  spanVectors?: string
   /** Stamped by the store. */
   assistantId?: string
   embeddingModel?: string
@@ -48,6 +53,11 @@ export interface KnowledgeEmbeddings extends EmbeddingsInterface {
   readonly modelId: string
   /** Computed in process: no provider is called, so a unit of work need not release its transaction around it. */
   readonly inProcess?: boolean
+  /**
+   * Whether a chunk's sentences are embedded too, for the answerer to choose its quote by meaning (quotable-spans.ts):
+   * models that have learnt meaning. The lexical model's sentence vectors would only repeat its words.
+   */
+  readonly embedsSpans?: boolean
 }
 
 /** What a hybrid search found, and the question's words weighted by this knowledge's term statistics. */

@@ -44,11 +44,12 @@ beforeAll(async () => {
 const rate = (r: EvalReport) => r.answerContained / r.answerable
 
 describe('the evaluation set', () => {
-  it('has at least 20 documents in PDF, Markdown and text, 150 answerable and 30 unanswerable questions', () => {
+  it('has at least 20 documents in PDF, Markdown and text, 150 answerable, 30 off-topic and 40 near-miss questions', () => {
     expect(docs.length).toBeGreaterThanOrEqual(20)
     expect(new Set(docs.map((d) => d.name.split('.').pop()))).toEqual(new Set(['pdf', 'md', 'txt']))
     expect(questions.answerable.length).toBeGreaterThanOrEqual(150)
-    expect(questions.unanswerable.length).toBeGreaterThanOrEqual(30)
+    expect(questions.unanswerable.filter((q) => q.kind === 'off-topic').length).toBeGreaterThanOrEqual(30)
+    expect(questions.unanswerable.filter((q) => q.kind === 'near-miss').length).toBeGreaterThanOrEqual(40)
     expect(new Set([...questions.answerable, ...questions.unanswerable].map((q) => q.id)).size).toBe(
       questions.answerable.length + questions.unanswerable.length
     )
@@ -71,8 +72,10 @@ describe('the evaluation set', () => {
     const share = heldOut.answerable.length / questions.answerable.length
     expect(share).toBeGreaterThan(0.35)
     expect(share).toBeLessThan(0.65)
-    expect(heldOut.unanswerable.length).toBeGreaterThan(0)
-    expect(tuning.unanswerable.length).toBeGreaterThan(0)
+    for (const kind of ['off-topic', 'near-miss']) {
+      expect(heldOut.unanswerable.filter((q) => q.kind === kind).length).toBeGreaterThan(10)
+      expect(tuning.unanswerable.filter((q) => q.kind === kind).length).toBeGreaterThan(10)
+    }
   })
 })
 
@@ -92,8 +95,14 @@ describe('offline models', () => {
     expect(rate(reports.heldOut)).toBeGreaterThanOrEqual(0.36)
   })
 
-  it('say the knowledge does not contain an answer for most questions it cannot answer', () => {
-    const declined = reports.tuning.abstained + reports.heldOut.abstained
-    expect(declined / (reports.tuning.unanswerable + reports.heldOut.unanswerable)).toBeGreaterThanOrEqual(0.75)
+  it('say the knowledge does not contain an answer for most off-topic questions, and for near-misses often', () => {
+    // The lexical default chooses by words: a near-miss worded like the documents ("How much does the Feeding Clinic
+    // cost?") is declined about half the time (the sentence model's answerer declines more: sentence-model-quality).
+    const share = (kind: 'off-topic' | 'near-miss') => {
+      const [a, b] = [reports.tuning.declinedByKind[kind], reports.heldOut.declinedByKind[kind]]
+      return (a.declined + b.declined) / (a.total + b.total)
+    }
+    expect(share('off-topic')).toBeGreaterThanOrEqual(0.75)
+    expect(share('near-miss')).toBeGreaterThanOrEqual(0.45)
   })
 })

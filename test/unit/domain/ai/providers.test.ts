@@ -47,7 +47,7 @@ describe('selection', () => {
     const absent = selectEmbeddingsWithFallback(aiConfigOf({ AI_SENTENCE_MODEL_DIR: '/nonexistent/model' }))
     expect(absent.embeddings.modelId).toBe('local-lexical-v1-768')
     expect(absent.fallback).toMatch(/model\.onnx is missing/)
-    expect(selectAnswerer(config).id).toBe('extractive-v2')
+    expect(selectAnswerer(config).id).toBe('extractive-v3')
     expect(config.AI_VECTOR_STORE).toBe('auto')
   })
 

@@ -41,7 +41,7 @@ describe('without the model', () => {
     expect(lines).toEqual([
       {
         level: 'warn',
-        fields: { embeddings: 'local-lexical-v1-768', answerer: 'extractive-v2', reason: fallback },
+        fields: { embeddings: 'local-lexical-v1-768', answerer: 'extractive-v3', reason: fallback },
         message: 'knowledge: the sentence model is absent, using the lexical embeddings local-lexical-v1-768',
       },
     ])

@@ -1,18 +1,21 @@
 /**
  * The knowledge evaluation with the sentence model, in memory (as knowledge-quality.test.ts does for the lexical
- * default), where scripts/ai/obtain-sentence-model.sh has cached it (CI does). The floors sit just under what
- * `npm run eval` measured on 2026-11-25 (docs/benchmarks.md): tuning 0.432 and held-out 0.405 answered with citation,
- * 27 of 30 unanswerable questions declined, recall@5 0.841 and 0.845. A little under, because onnxruntime's int8
- * kernels differ by processor and one question may flip; far enough above the lexical model (recall@5 ~0.6) that
- * losing the model's meaning fails.
+ * default), where scripts/ai/obtain-sentence-model.sh has cached it (CI does): hybrid retrieval, then the answerer that
+ * chooses its quotes by meaning from the sentence vectors indexing stores (extractive-v3). The floors sit just under
+ * what was measured on 2026-11-26 (docs/benchmarks.md, "Knowledge retrieval and answers"): answered with citation
+ * tuning 0.489 and held-out 0.429, 56 of 74 unanswerable questions declined (28 of 44 near-misses), recall@5 0.841
+ * and 0.845. A little under, because onnxruntime's int8 kernels differ by processor and one question may flip; above
+ * the answerer that chose by words alone on the same retrieval, so losing the sentence vectors fails.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createExtractiveAnswerer } from '../../../../domain/ai/answering/extractive-answerer.ts'
+import { createSemanticAnswerer } from '../../../../domain/ai/answering/semantic-answerer.ts'
 import {
   defaultSentenceModelDir,
   SentenceEmbeddings,
   sentenceModelProblem,
 } from '../../../../domain/ai/embeddings/sentence-embeddings.ts'
+import { DEFAULT_TOP_K } from '../../../../domain/ai/knowledge/query-knowledge.ts'
 import {
   evaluate,
   loadCorpus,
@@ -29,16 +32,21 @@ const rate = (r: EvalReport) => r.answerContained / r.answerable
 
 describe.skipIf(!present)('the sentence model on the evaluation set', () => {
   const model = new SentenceEmbeddings({ dir })
-  const reports = {} as Record<'tuning' | 'heldOut', EvalReport>
+  const reports = {} as Record<'tuning' | 'heldOut' | 'wordsTuning' | 'wordsHeldOut', EvalReport>
 
   beforeAll(async () => {
     const docs = await prepareCorpus(await loadCorpus())
     const { tuning, heldOut } = splitQuestions(await loadQuestions())
-    const retrieve = await memoryRetriever(docs, model, { kind: 'hybrid' })
-    const answerer = createExtractiveAnswerer()
-    reports.tuning = await evaluate({ questions: tuning, docs, retrieve, answerer })
-    reports.heldOut = await evaluate({ questions: heldOut, docs, retrieve, answerer })
-  }, 180_000)
+    const retrieve = await memoryRetriever(docs, model, { kind: 'hybrid' }, { spans: true })
+    const words = createExtractiveAnswerer()
+    const answerer = createSemanticAnswerer(words)
+    const run = (questions: typeof tuning, using: typeof answerer) =>
+      evaluate({ questions, docs, retrieve, answerer: using, answerK: DEFAULT_TOP_K })
+    reports.tuning = await run(tuning, answerer)
+    reports.heldOut = await run(heldOut, answerer)
+    reports.wordsTuning = await run(tuning, words)
+    reports.wordsHeldOut = await run(heldOut, words)
+  }, 240_000)
   afterAll(() => model.close())
 
   it('Should retrieve the answering passage in the top 5 for at least 0.82 of the questions', () => {
@@ -46,15 +54,27 @@ describe.skipIf(!present)('the sentence model on the evaluation set', () => {
     expect(reports.heldOut.recallAt5).toBeGreaterThanOrEqual(0.82)
   })
 
-  it('Should answer with a citation at least as often as measured (tuning 0.432, held-out 0.405)', () => {
-    expect(rate(reports.tuning)).toBeGreaterThanOrEqual(0.42)
-    expect(rate(reports.heldOut)).toBeGreaterThanOrEqual(0.39)
+  it('Should answer with a citation at least as often as measured (tuning 0.489, held-out 0.429)', () => {
+    expect(rate(reports.tuning)).toBeGreaterThanOrEqual(0.47)
+    expect(rate(reports.heldOut)).toBeGreaterThanOrEqual(0.41)
     expect(reports.tuning.grounded).toBe(reports.tuning.answerable)
     expect(reports.heldOut.grounded).toBe(reports.heldOut.answerable)
   })
 
-  it('Should decline at least 0.85 of the questions the knowledge cannot answer', () => {
+  it('Should decline at least 0.72 of the questions the knowledge cannot answer, and most near-misses', () => {
     const declined = reports.tuning.abstained + reports.heldOut.abstained
-    expect(declined / (reports.tuning.unanswerable + reports.heldOut.unanswerable)).toBeGreaterThanOrEqual(0.85)
+    expect(declined / (reports.tuning.unanswerable + reports.heldOut.unanswerable)).toBeGreaterThanOrEqual(0.72)
+    const nearMiss = (r: EvalReport) => r.declinedByKind['near-miss']
+    const near = [nearMiss(reports.tuning), nearMiss(reports.heldOut)]
+    expect((near[0]!.declined + near[1]!.declined) / (near[0]!.total + near[1]!.total)).toBeGreaterThanOrEqual(0.6)
+  })
+
+  it('Should decline more unanswerable questions than choosing by words alone, answering no fewer', () => {
+    const both = (a: EvalReport, b: EvalReport) => a.abstained + b.abstained
+    expect(both(reports.tuning, reports.heldOut)).toBeGreaterThan(both(reports.wordsTuning, reports.wordsHeldOut))
+    const answered = (a: EvalReport, b: EvalReport) => a.answerContained + b.answerContained
+    expect(answered(reports.tuning, reports.heldOut)).toBeGreaterThanOrEqual(
+      answered(reports.wordsTuning, reports.wordsHeldOut)
+    )
   })
 })

@@ -1,0 +1,182 @@
+/**
+ * @module The answerer that chooses by meaning: every quotable span of every retrieved passage (a sentence, a list item,
+ * a table row) was embedded when its chunk was indexed (quotable-spans.ts), so a question costs its own embedding and
+ * a dot product per span. A span's score mixes the question's similarity to the span (heading and sentence) with its
+ * similarity to the whole passage; the best span is the answer, quoted verbatim with its citation, plus a second one
+ * when it scores nearly as well. It declines when the best score is under a threshold calibrated on the evaluation's
+ * tuning split, and when the quote does not carry what the question asks for (answerability.ts): an amount for "how
+ * much", a date that is the named day asked about, a word the knowledge never uses that the question turns on.
+ * Passages indexed without span vectors (another model, or before spans were stored) fall back to the lexical answerer,
+ * and the answer says so.
+ */
+import { answerKindOf, carriesKind, coversNamedDays, coversNames, coversSeasons, namesIn } from './answerability.ts'
+import {
+  notAnswered,
+  type AnswerContext,
+  type AnswerDecision,
+  type Answerer,
+  type DeclineRule,
+  type Citation,
+  type KnowledgeAnswer,
+  type RetrievedPassage,
+} from './answer-types.ts'
+import { citationOf, overlaps, quoteOf, type Candidate } from './extractive-answerer.ts'
+
+/**
+ * Settings, calibrated on the evaluation's tuning split only (eval/semantic-answer-sweep.ts, docs/benchmarks.md). The
+ * sweep's balance of answers and declines was best at an even mix of sentence and passage and a threshold of 0.45.
+ */
+export const SEMANTIC_SETTINGS = {
+  /** Weight of the passage's similarity in a span's score (the span's own similarity has the rest). */
+  passageWeight: 0.5,
+  /** The best span must score at least this. */
+  minScore: 0.45,
+  /** A second quote must score within this of the first. */
+  secondQuoteGap: 0.05,
+  /** A span that carries the asked-for kind may stand in for a best span that does not, within this of its score. */
+  kindGap: 0.12,
+  /**
+   * A question word the knowledge never uses in any form (its synonyms and care-domain words counted) declines the
+   * question unless the best span scores at least this: "Is there a tram stop near the centre?".
+   */
+  unknownWordMinScore: 0.7,
+} as const
+
+export type SemanticSettings = { [K in keyof typeof SEMANTIC_SETTINGS]: number }
+
+const dot = (a: ArrayLike<number>, b: ArrayLike<number>) => {
+  let sum = 0
+  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!
+  return sum
+}
+
+export interface Scored extends Candidate {
+  quote: string
+}
+
+const declined = notAnswered
+
+/** Whether every passage carries span vectors of the question vector's size. */
+export const hasSpanVectors = (passages: RetrievedPassage[], vector: ArrayLike<number> | undefined) =>
+  vector !== undefined &&
+  passages.length > 0 &&
+  passages.every((p) => p.spans !== undefined && p.spans.every((s) => s.vector.length === vector.length))
+
+/**
+ * The checks before any quote is chosen: a best span that scores enough, and no question word the knowledge never
+ * uses unless the best span scores high. Sorts `scored`, best first.
+ */
+export function gateQuestion(
+  question: string,
+  scored: Scored[],
+  context: Pick<AnswerContext, 'query'>,
+  settings: SemanticSettings = SEMANTIC_SETTINGS
+): { decision: AnswerDecision; declined?: KnowledgeAnswer } {
+  scored.sort((a, b) => b.score - a.score || a.rank - b.rank)
+  const best = scored[0]
+  const decision: AnswerDecision = {
+    method: 'semantic',
+    answerKind: answerKindOf(question),
+    threshold: settings.minScore,
+    score: Math.round((best?.score ?? 0) * 1000) / 1000,
+  }
+  const refuse = (declinedBy: DeclineRule) => ({ decision, declined: declined({ ...decision, declinedBy }) })
+  if (!best) return refuse('no_passages')
+  if (best.score < settings.minScore) return refuse('below_threshold')
+  const unknown = (context.query ?? []).some((t) => t.inKnowledge === false && t.weight > 0)
+  if (unknown && best.score < settings.unknownWordMinScore) return refuse('word_not_in_knowledge')
+  return { decision }
+}
+
+/**
+ * Chooses and checks the answer among scored spans.
+ * @param scored - every span, with `score` the mixed similarity
+ */
+export function decideAnswer(
+  question: string,
+  scored: Scored[],
+  context: Pick<AnswerContext, 'query'>,
+  settings: SemanticSettings = SEMANTIC_SETTINGS
+): KnowledgeAnswer {
+  const gate = gateQuestion(question, scored, context, settings)
+  if (gate.declined) return gate.declined
+  const kind = answerKindOf(question)
+  const best = scored[0]!
+  // The best span that carries the kind of answer asked for, if one scores near enough to the best.
+  // A span of another passage stands in only when it speaks of the question's names ("When does Social Detectives
+  // meet?": the timetable's row, not the programme's description); otherwise the answer would be another subject's
+  // amount or time ("How much does community transport cost?" answered with the evaluation's fee).
+  const first = scored.find(
+    (c) =>
+      c.score >= best.score - settings.kindGap &&
+      carriesKind(kind, c.quote, question) &&
+      (c.passage === best.passage || (namesIn(question).length > 0 && coversNames(question, c.quote)))
+  )
+  if (!first) return declined({ ...gate.decision, declinedBy: 'answer_kind_missing' })
+  if (!coversNamedDays(question, first.quote, first.passage.content) || !coversSeasons(question, first.quote))
+    return declined({ ...gate.decision, declinedBy: 'named_day_missing' })
+  if (!coversNames(question, `${first.passage.documentName} ${first.passage.headingPath.join(' ')} ${first.quote}`))
+    return declined({ ...gate.decision, declinedBy: 'name_missing' })
+
+  const citations: Citation[] = [citationOf(first.passage, quoteOf(first))]
+  const second = scored.find((c) => {
+    if (c === first || c.score < first.score - settings.secondQuoteGap || c.score < settings.minScore) return false
+    if (!carriesKind(kind, c.quote, question)) return false
+    const citation = citationOf(c.passage, quoteOf(c))
+    return !citations.some((existing) => overlaps(existing, citation) || existing.quote === citation.quote)
+  })
+  if (second) citations.push(citationOf(second.passage, quoteOf(second)))
+  const answer = citations.map((c, i) => `${c.quote.replace(/\s+/g, ' ').trim()} [${i + 1}]`).join(' ')
+  return { answered: true, answer, citations, decision: gate.decision }
+}
+
+/** Every span of the passages, scored against the question's vector. */
+export function scoreSpans(
+  passages: RetrievedPassage[],
+  questionVector: ArrayLike<number>,
+  passageWeight: number
+): Scored[] {
+  return passages.flatMap((passage, rank) => {
+    const spans = passage.spans ?? []
+    const sentences = spans.map((s) => ({ start: s.start, end: s.end, text: passage.content.slice(s.start, s.end) }))
+    return spans.map((span, index) => {
+      const candidate: Candidate = {
+        passage,
+        rank,
+        sentences,
+        index,
+        coverage: 0,
+        score: passageWeight * passage.score + (1 - passageWeight) * dot(questionVector, span.vector),
+      }
+      return { ...candidate, quote: quoteOf(candidate).text }
+    })
+  })
+}
+
+/**
+ * Creates the semantic answerer.
+ * @param fallback - answers passages without span vectors (the lexical extractive answerer)
+ */
+export function createSemanticAnswerer(fallback: Answerer, settings: SemanticSettings = SEMANTIC_SETTINGS): Answerer {
+  return {
+    id: 'extractive-v3',
+    inProcess: true,
+    async answer(question, passages, context?: AnswerContext): Promise<KnowledgeAnswer> {
+      const vector = context?.questionVector
+      if (passages.length === 0) {
+        return declined({
+          method: 'semantic',
+          answerKind: answerKindOf(question),
+          score: 0,
+          threshold: settings.minScore,
+          declinedBy: 'no_passages',
+        })
+      }
+      if (!hasSpanVectors(passages, vector)) {
+        // The fallback says it answered by the question's words (its decision's method).
+        return fallback.answer(question, passages, context)
+      }
+      return decideAnswer(question, scoreSpans(passages, vector!, settings.passageWeight), context ?? {}, settings)
+    },
+  }
+}
