@@ -211,6 +211,9 @@ async function applyInTenant(
     case 'ignored':
       return 'ignored'
     case 'account.updated':
+      // An account has no final state: Stripe's later word says it, and an older one arriving late (it said payouts
+      // were enabled, before Stripe restricted the account) changes nothing (issue 46).
+      if (await isStale(uow, ctx, envelope)) return 'unchanged'
       return applyAccountUpdated(uow, event)
     case 'payout.failed':
       return applyPayoutFailed(uow, event, envelope.occurredAt)

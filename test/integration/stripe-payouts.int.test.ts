@@ -276,6 +276,23 @@ describe('payout accounts', () => {
     expect(await deliver(event('account.updated', restricted))).toBe('applied')
     expect(await ok(t, 'GET', `/v1/providers/${providerId}/payout-account`)).toMatchObject({ status: 'RESTRICTED' })
   })
+  // Issue 46, item 7: an older account.updated delivered late re-enabled an account Stripe had restricted since.
+  it('never re-enables a restricted account with an older account.updated delivered late', async () => {
+    const t = await newCentre()
+    const providerId = await activeProvider(t, 'Rui OT')
+    const { accountId } = await ok(t, 'GET', `/v1/providers/${providerId}/payout-account`)
+    const account = (payoutsEnabled: boolean) => ({
+      id: accountId,
+      object: 'account',
+      payouts_enabled: payoutsEnabled,
+      metadata: { tenant_id: t.tenantId, provider_id: providerId },
+    })
+    const now = Math.floor(Date.now() / 1000)
+    expect(await deliver({ ...event('account.updated', account(false)), created: now + 5 })).toBe('applied')
+    expect(await ok(t, 'GET', `/v1/providers/${providerId}/payout-account`)).toMatchObject({ status: 'RESTRICTED' })
+    expect(await deliver({ ...event('account.updated', account(true)), created: now - 60 })).toBe('unchanged')
+    expect(await ok(t, 'GET', `/v1/providers/${providerId}/payout-account`)).toMatchObject({ status: 'RESTRICTED' })
+  })
   it("refuses onboarding redirects that are not https or not on the tenant's domains, before calling Stripe", async () => {
     const t = await newCentre()
     const other = await newCentre()
