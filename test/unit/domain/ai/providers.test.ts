@@ -134,6 +134,42 @@ describe('chat answerers', () => {
     expect(stub.calls).toHaveLength(0)
   })
 
+  it('answers from the quotes the semantic answerer chose where the passages carry sentence vectors', async () => {
+    // Two sentences: the first close to the question's vector, the second far from it.
+    const withSpans: RetrievedPassage = {
+      ...passage,
+      spans: [
+        { start: 0, end: 44, vector: [1, 0] },
+        { start: 45, end: 60, vector: [0, 1] },
+      ],
+    }
+    const { answerer, stub } = openai('It costs $40 [1].')
+    const answer = await answerer.answer('What does a late cancellation cost?', [withSpans], { questionVector: [1, 0] })
+    expect(answer).toMatchObject({ answered: true, answer: 'It costs $40 [1].' })
+    expect(answer.citations[0]).toMatchObject({
+      quote: 'Late cancellations are charged a fee of $40.',
+      startOffset: 100,
+    })
+    expect(answer.decision).toMatchObject({ method: 'chat', answerKind: 'amount' })
+    const shown = (stub.calls[0]!.body.messages as Array<{ content: string }>)[1]!.content
+    expect(shown).toContain('<quote>\nLate cancellations are charged a fee of $40.\n</quote>')
+    expect(shown).not.toContain('We accept cards.')
+
+    // Nothing close enough: the model is not asked, and the answer says which rule declined.
+    const far = openai('unused')
+    const declined = await far.answerer.answer('Parking?', [withSpans], { questionVector: [-1, 0] })
+    expect(declined).toMatchObject({ answered: false, decision: { method: 'semantic', declinedBy: 'below_threshold' } })
+    expect(far.stub.calls).toHaveLength(0)
+    const refused = await openai('NOT_IN_KNOWLEDGE').answerer.answer(
+      'What does a late cancellation cost?',
+      [withSpans],
+      {
+        questionVector: [1, 0],
+      }
+    )
+    expect(refused.decision).toMatchObject({ method: 'chat', declinedBy: 'chat_model_declined' })
+  })
+
   it('speaks the Anthropic Messages API', async () => {
     const stub = stubFetch(() => ({ content: [{ type: 'text', text: 'It is $40 [1].' }] }))
     const answerer = selectAnswerer(aiConfigOf({ AI_CHAT_PROVIDER: 'anthropic', AI_CHAT_API_KEY: 'key-1' }), {
