@@ -16,6 +16,7 @@ import {
   type Citation,
   type KnowledgeAnswer,
   type RetrievedPassage,
+  type SourcePosition,
 } from './answer-types.ts'
 import { bestQuoteCitation, citationOf, overlaps, quoteOf } from './extractive-answerer.ts'
 import { gateQuestion, hasSpanVectors, scoreSpans, SEMANTIC_SETTINGS } from './semantic-answerer.ts'
@@ -30,14 +31,16 @@ const SYSTEM_PROMPT = [
   'Answer briefly, in the language of the question.',
 ].join('\n')
 
-const describe = (p: RetrievedPassage, n: number) =>
-  `[${n}] ${p.documentName}${p.page ? `, page ${p.page}` : ''}${p.headingPath.length ? `, ${p.headingPath.join(' > ')}` : ''}\n<passage>\n${p.content}\n</passage>`
+/** "[2] fees.pdf, page 1, Fees > Late cancellations": where a numbered passage or quote is in the knowledge. */
+const label = (s: SourcePosition, n: number) =>
+  `[${n}] ${s.documentName}${s.page ? `, page ${s.page}` : ''}${s.headingPath.length ? `, ${s.headingPath.join(' > ')}` : ''}`
+
+const describe = (p: RetrievedPassage, n: number) => `${label(p, n)}\n<passage>\n${p.content}\n</passage>`
 
 /** A passage neither this similar to the question nor sharing a word (in some form) with it is not shown. */
 const MIN_PASSAGE_SCORE = 0.08
 
-const describeQuote = (c: Citation, n: number) =>
-  `[${n}] ${c.documentName}${c.page ? `, page ${c.page}` : ''}${c.headingPath.length ? `, ${c.headingPath.join(' > ')}` : ''}\n<quote>\n${c.quote}\n</quote>`
+const describeQuote = (c: Citation, n: number) => `${label(c, n)}\n<quote>\n${c.quote}\n</quote>`
 
 /**
  * Turns the model's reply into an answer citing `sources` (numbered from 1): citations in order of first mention,
