@@ -8,10 +8,10 @@
  *   tenant's), refused before the unit of work began (429, 413), or rolled back (5xx).
  * - `inTransaction` runs first inside the request's unit of work and appends the record last, after the handler and
  *   after the savepoint rollback of a failed one, so a write and its record commit together or not at all. The
- *   append is a plain INSERT without a lock; the sealer chains the record once it has committed. A read has no write
- *   to commit with: its record goes to the audit writer once the read's unit has committed, grouped with concurrent
- *   records of its tenant (domain/audit/audit-writer.ts), and the answer waits for it; if it cannot be written, the
- *   read fails instead of answering without its record.
+ *   append is a plain INSERT without a lock, sent in the unit's COMMIT message (UnitOfWork.commitWith: no round trip
+ *   of its own); the sealer chains the record once it has committed. A read's record commits the same way with the
+ *   read, before the answer leaves; if it cannot be inserted, the commit and so the read fail instead of answering
+ *   without its record. The audit writer (domain/audit/audit-writer.ts) serves `record`.
  *
  * An after-commit callback tells `record` that the in-transaction record really committed; without it, a commit
  * that failed would go unrecorded.
