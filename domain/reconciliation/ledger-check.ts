@@ -12,6 +12,11 @@
  * 5. Against the processor: every SUCCEEDED online payment's intent succeeded there with the same amount and
  *    currency, and every succeeded intent of the tenant is a SUCCEEDED payment here; every PAID transfer send exists
  *    there with the same amount net of reversals.
+ * 6. Disputes: a payment's disputed amount is at most its amount, what a dispute took (`amountLost`) at most what was
+ *    disputed, and something exactly when it was LOST (issue 46).
+ * 7. Against the processor, refunds and disputes (issue 46): every SUCCEEDED refund of an online payment that has
+ *    the processor's id succeeded there with the same amount and currency, and every refund that succeeded there of
+ *    one of the tenant's intents is a SUCCEEDED refund here; every payment's dispute is there in the same state.
  */
 import type { Db } from '../../infra/db.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
@@ -27,6 +32,10 @@ export type LedgerRule =
   | 'payment_not_at_processor'
   | 'intent_not_recorded'
   | 'transfer_not_at_processor'
+  | 'dispute_amounts'
+  | 'refund_not_at_processor'
+  | 'processor_refund_not_recorded'
+  | 'dispute_not_at_processor'
 
 export interface LedgerViolation {
   rule: LedgerRule
@@ -48,8 +57,19 @@ export interface LedgerFacts {
     unapplied: boolean
     amountRefunded: number
     processorReference: string | null
+    disputeStatus: string | null
+    disputeReference: string | null
+    amountDisputed: number
+    amountLost: number
   }>
-  refunds: Array<{ id: string; paymentId: string; amount: number; status: string }>
+  refunds: Array<{
+    id: string
+    paymentId: string
+    amount: number
+    currency: string
+    status: string
+    processorReference: string | null
+  }>
   /** Per ledger entry: its currency and the sums of its lines. */
   entries: Array<{ id: string; currency: string; debit: number; credit: number }>
   transfers: OurTransfer[]
@@ -76,12 +96,16 @@ async function loadLedgerFacts(uow: UnitOfWork): Promise<LedgerFacts> {
         unapplied: true,
         amountRefunded: true,
         processorReference: true,
+        disputeStatus: true,
+        disputeReference: true,
+        amountDisputed: true,
+        amountLost: true,
       },
       orderBy: { id: 'asc' },
     }),
     await tx.refund.findMany({
       where: { tenantId },
-      select: { id: true, paymentId: true, amount: true, status: true },
+      select: { id: true, paymentId: true, amount: true, currency: true, status: true, processorReference: true },
       orderBy: { id: 'asc' },
     }),
     await tx.ledgerLine.groupBy({
@@ -143,6 +167,19 @@ export function ledgerViolations(facts: LedgerFacts, processor?: ProcessorSnapsh
         rule: 'payment_refunded',
         subject: payment.id,
         detail: `amountRefunded is ${payment.amountRefunded}, its succeeded refunds sum to ${refunded}.`,
+      })
+    }
+    if (
+      payment.amountDisputed > payment.amount ||
+      payment.amountLost > payment.amountDisputed ||
+      (payment.disputeStatus === 'LOST') !== payment.amountLost > 0
+    ) {
+      violations.push({
+        rule: 'dispute_amounts',
+        subject: payment.id,
+        detail:
+          `Payment of ${payment.amount}: disputed ${payment.amountDisputed}, lost ${payment.amountLost}, ` +
+          `dispute ${payment.disputeStatus ?? 'none'}.`,
       })
     }
     if (payment.unapplied && payment.status === 'SUCCEEDED') {
@@ -220,6 +257,7 @@ function againstProcessor(facts: LedgerFacts, processor: ProcessorSnapshot): Led
       })
     }
   }
+  violations.push(...refundsAndDisputesAgainst(facts, processor))
   const transfers = new Map(processor.transfers.map((t) => [t.id, t]))
   for (const send of facts.transfers.filter((t) => t.status === 'PAID')) {
     const theirs = send.processorReference === null ? undefined : transfers.get(send.processorReference)
@@ -234,6 +272,61 @@ function againstProcessor(facts: LedgerFacts, processor: ProcessorSnapshot): Led
         rule: 'transfer_not_at_processor',
         subject: send.transferId,
         detail: `PAID here (send ${send.id}), it ${wrong}.`,
+      })
+    }
+  }
+  return violations
+}
+
+/** Stripe's dispute statuses as ours (as the reconciliation reads them). */
+const disputeStateOf = (status: string) => (status === 'won' ? 'WON' : status === 'lost' ? 'LOST' : 'OPEN')
+
+function refundsAndDisputesAgainst(facts: LedgerFacts, processor: ProcessorSnapshot): LedgerViolation[] {
+  const violations: LedgerViolation[] = []
+  const online = new Map(facts.payments.filter((p) => p.method === 'CARD_ONLINE').map((p) => [p.id, p]))
+  const theirRefunds = new Map(processor.refunds.map((r) => [r.id, r]))
+  const ourRefunds = facts.refunds.filter((r) => online.has(r.paymentId))
+  for (const refund of ourRefunds.filter((r) => r.status === 'SUCCEEDED' && r.processorReference !== null)) {
+    const theirs = theirRefunds.get(refund.processorReference!)
+    const wrong = !theirs
+      ? `has no refund at the processor (${refund.processorReference})`
+      : theirs.status !== 'succeeded'
+        ? `is ${theirs.status} there (${theirs.id})`
+        : theirs.amount !== refund.amount || theirs.currency !== refund.currency
+          ? `is ${refund.amount} ${refund.currency}; ${theirs.id} is ${theirs.amount} ${theirs.currency} there`
+          : undefined
+    if (wrong)
+      violations.push({ rule: 'refund_not_at_processor', subject: refund.id, detail: `SUCCEEDED here, it ${wrong}.` })
+  }
+  const ourIntents = new Set([...online.values()].map((p) => p.processorReference).filter((id) => id !== null))
+  const recorded = new Map(ourRefunds.filter((r) => r.processorReference).map((r) => [r.processorReference, r]))
+  for (const theirs of processor.refunds.filter((r) => r.status === 'succeeded')) {
+    if (!theirs.paymentIntentId || !ourIntents.has(theirs.paymentIntentId)) continue
+    const ours = recorded.get(theirs.id) ?? ourRefunds.find((r) => r.id === theirs.refundId)
+    if (ours?.status !== 'SUCCEEDED') {
+      violations.push({
+        rule: 'processor_refund_not_recorded',
+        subject: theirs.id,
+        detail: ours
+          ? `Succeeded at the processor; refund ${ours.id} is ${ours.status} here.`
+          : `Succeeded at the processor (${theirs.amount} ${theirs.currency}); no refund here is it.`,
+      })
+    }
+  }
+  const disputes = new Map(processor.disputes.map((d) => [d.id, d]))
+  for (const payment of online.values()) {
+    if (payment.disputeReference === null) continue
+    const theirs = disputes.get(payment.disputeReference)
+    const wrong = !theirs
+      ? `is not at the processor`
+      : disputeStateOf(theirs.status) !== payment.disputeStatus
+        ? `is ${payment.disputeStatus ?? 'none'} here and ${theirs.status} there`
+        : undefined
+    if (wrong) {
+      violations.push({
+        rule: 'dispute_not_at_processor',
+        subject: payment.id,
+        detail: `Its dispute ${payment.disputeReference} ${wrong}.`,
       })
     }
   }

@@ -7,6 +7,7 @@ import { ledgerViolations, type LedgerFacts } from '../../../domain/reconciliati
 import { EMPTY_SNAPSHOT, type ProcessorSnapshot } from '../../../domain/reconciliation/processor-snapshot.ts'
 
 const created = new Date('2026-11-21T10:00:00Z')
+const noDispute = { disputeStatus: null, disputeReference: null, amountDisputed: 0, amountLost: 0 }
 
 /** An order paid 5000 online, 1000 refunded; an unapplied 2000 refunded automatically; a paid, partly reversed payout. */
 const facts = (): LedgerFacts => ({
@@ -22,6 +23,7 @@ const facts = (): LedgerFacts => ({
       unapplied: false,
       amountRefunded: 1000,
       processorReference: 'pi_1',
+      ...noDispute,
     },
     {
       id: 'pay_2',
@@ -33,6 +35,7 @@ const facts = (): LedgerFacts => ({
       unapplied: true,
       amountRefunded: 0,
       processorReference: 'pi_2',
+      ...noDispute,
     },
     {
       id: 'pay_3',
@@ -44,12 +47,13 @@ const facts = (): LedgerFacts => ({
       unapplied: false,
       amountRefunded: 0,
       processorReference: null,
+      ...noDispute,
     },
   ],
   refunds: [
-    { id: 'ref_1', paymentId: 'pay_1', amount: 1000, status: 'SUCCEEDED' },
-    { id: 'ref_2', paymentId: 'pay_1', amount: 500, status: 'FAILED' },
-    { id: 'ref_3', paymentId: 'pay_2', amount: 2000, status: 'PENDING' },
+    { id: 'ref_1', paymentId: 'pay_1', amount: 1000, currency: 'USD', status: 'SUCCEEDED', processorReference: 're_1' },
+    { id: 'ref_2', paymentId: 'pay_1', amount: 500, currency: 'USD', status: 'FAILED', processorReference: null },
+    { id: 'ref_3', paymentId: 'pay_2', amount: 2000, currency: 'USD', status: 'PENDING', processorReference: null },
   ],
   entries: [{ id: 'jen_1', currency: 'USD', debit: 3000, credit: 3000 }],
   transfers: [
@@ -89,6 +93,18 @@ const processor = (): ProcessorSnapshot => ({
     },
     // Another intent of the tenant that never succeeded: nothing to record.
     { id: 'pi_3', amount: 100, currency: 'USD', status: 'canceled', lastPaymentError: false, paymentId: null, created },
+  ],
+  refunds: [
+    {
+      id: 're_1',
+      amount: 1000,
+      currency: 'USD',
+      status: 'succeeded',
+      paymentIntentId: 'pi_1',
+      paymentId: 'pay_1',
+      refundId: 'ref_1',
+      created,
+    },
   ],
   transfers: [{ id: 'tr_1', amount: 3000, amountReversed: 1000, currency: 'USD', transferId: 'pyt_1', created }],
 })
@@ -135,6 +151,37 @@ describe('ledgerViolations', () => {
     const amounts = processor()
     amounts.intents[1]!.amount = 1999
     expect(rules(facts(), amounts)).toEqual(['payment_not_at_processor pay_2'])
+  })
+
+  it('names refunds and disputes that disagree with the processor, both ways, and dispute amounts that do not add up (issue 46)', () => {
+    const failedThere = processor()
+    failedThere.refunds[0]!.status = 'failed'
+    expect(rules(facts(), failedThere)).toEqual(['refund_not_at_processor ref_1'])
+    const dashboard = processor()
+    dashboard.refunds.push({ ...dashboard.refunds[0]!, id: 're_9', refundId: null, amount: 300 })
+    expect(rules(facts(), dashboard)).toEqual(['processor_refund_not_recorded re_9'])
+    const disputed = facts()
+    Object.assign(disputed.payments[0]!, {
+      disputeStatus: 'LOST',
+      disputeReference: 'dp_1',
+      amountDisputed: 5000,
+      amountLost: 5000,
+    })
+    expect(rules(disputed)).toEqual([])
+    const won = processor()
+    won.disputes.push({
+      id: 'dp_1',
+      amount: 5000,
+      currency: 'USD',
+      status: 'won',
+      paymentIntentId: 'pi_1',
+      paymentId: 'pay_1',
+      created,
+    })
+    expect(rules(disputed, won)).toEqual(['dispute_not_at_processor pay_1'])
+    expect(rules(disputed, processor())).toEqual(['dispute_not_at_processor pay_1'])
+    disputed.payments[0]!.amountLost = 0
+    expect(rules(disputed)).toEqual(['dispute_amounts pay_1'])
   })
 
   it('names a paid transfer the processor does not hold, or holds for another net amount', () => {
