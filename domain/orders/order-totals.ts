@@ -45,6 +45,11 @@ export function computeTotals(lines: readonly LineAmounts[]): TotalsResult {
   const grosses: number[] = []
   const lineTotals: number[] = []
   lines.forEach((line, index) => {
+    // Past MAX_AMOUNT (2^53 - 1) a product or sum is no longer exact: refused before it is computed (issue 46).
+    if (line.unitAmount * line.quantity > MAX_AMOUNT || line.unitAmount * line.quantity + line.taxAmount > MAX_AMOUNT) {
+      errors.push(tooLarge(`lines.${index}`))
+      return
+    }
     const gross = multiplyAmount(line.unitAmount, line.quantity)
     const total = gross - line.discountAmount + line.taxAmount
     grosses.push(gross)
@@ -59,6 +64,9 @@ export function computeTotals(lines: readonly LineAmounts[]): TotalsResult {
     if (gross > MAX_AMOUNT || total > MAX_AMOUNT) errors.push(tooLarge(`lines.${index}`))
   })
   if (errors.length) return { errors }
+  // Each line fits; their sums may not (every line at most 2^53 - 1: a float sum past it is still above it).
+  const sums = [grosses, lineTotals, lines.map((l) => l.taxAmount)].map((xs) => xs.reduce((a, b) => a + b, 0))
+  if (sums.some((sum) => sum > MAX_AMOUNT)) return { errors: [tooLarge('lines')] }
   const totals = {
     subtotal: sumAmounts(grosses),
     discountTotal: sumAmounts(lines.map((l) => l.discountAmount)),

@@ -11,7 +11,7 @@
  *   (5 ISK is 500): sent as is, an ISK order was charged a hundredth of its price;
  * - HUF and TWD are paid out (transfers) in whole units only: amounts that are multiples of 100.
  */
-import { minorUnitExponent } from '../pricing/currencies.ts'
+import { isCurrency, minorUnitExponent } from '../pricing/currencies.ts'
 import { describeAmount } from '../pricing/money.ts'
 
 const ZERO_DECIMAL = new Set([
@@ -65,9 +65,13 @@ export function stripeAmountOf(amount: number, currency: string, use: StripeUse 
   return converted.amount
 }
 
-/** Stripe's amount (its units) in our ISO minor units. */
+/**
+ * Stripe's amount (its units) in our ISO minor units. One in a currency no record of ours can have is left as it is:
+ * its currency already tells it apart (an event about it is a mismatch).
+ */
 export function fromStripeAmount(amount: number, currency: string): number {
   const code = currency.toUpperCase()
+  if (!isCurrency(code)) return amount
   const shift = minorUnitExponent(code) - stripeExponent(code)
   const factor = 10 ** Math.abs(shift)
   if (shift >= 0) return amount * factor

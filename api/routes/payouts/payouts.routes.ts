@@ -3,6 +3,7 @@
  * account and its onboarding link, the transfers of a settlement run, and an operator's retry of one.
  */
 import { z } from '@hono/zod-openapi'
+import { orNull } from '../../../domain/nullable.ts'
 import { PayoutAccountStatus, PayoutAttemptStatus, PayoutTransferStatus } from '../../../generated/prisma/enums.ts'
 import { resourceId } from '../../../domain/id-schema.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
@@ -32,25 +33,26 @@ export const PayoutAccount = z
       description: 'ACTIVE once the processor enables payouts (its `account.updated` event)',
     }),
     updatedAt: UtcDateTime,
-    failedPayout: z
-      .object({
-        id: z.string().openapi({ description: "The processor's payout (Stripe: po_...)" }),
-        amount: z.number().int().openapi({ description: 'Minor units of `currency`' }),
-        currency: z.string(),
-        failureCode: z
-          .string()
-          .nullable()
-          .openapi({ description: "The processor's code (Stripe: `account_closed`...)" }),
-        failureMessage: z.string().nullable(),
-        failedAt: UtcDateTime,
-      })
-      .nullable()
-      .openapi('FailedPayout', {
-        description:
-          "The latest payout from the connected account to the provider's bank that failed (Stripe's `payout.failed`): " +
-          'the provider has not received it; the money is back on the account, paid out again once their bank ' +
-          'details are fixed. Null when none failed.',
-      }),
+    failedPayout: orNull(
+      z
+        .object({
+          id: z.string().openapi({ description: "The processor's payout (Stripe: po_...)" }),
+          amount: z.number().int().openapi({ description: 'Minor units of `currency`' }),
+          currency: z.string(),
+          failureCode: z
+            .string()
+            .nullable()
+            .openapi({ description: "The processor's code (Stripe: `account_closed`...)" }),
+          failureMessage: z.string().nullable(),
+          failedAt: UtcDateTime,
+        })
+        .openapi('FailedPayout', {
+          description:
+            "The latest payout from the connected account to the provider's bank that failed (Stripe's `payout.failed`): " +
+            'the provider has not received it; the money is back on the account, paid out again once their bank ' +
+            'details are fixed. Null when none failed.',
+        })
+    ),
   })
   .openapi('PayoutAccount')
 

@@ -6403,7 +6403,7 @@ export interface components {
              * @example 2026-11-21T18:00:00.000Z
              */
             failedAt: string;
-        } | null;
+        };
         PayoutAccount: {
             providerId: string;
             /** @description The processor's connected account (Stripe: acct_...) */
@@ -6414,7 +6414,7 @@ export interface components {
              * @example 2026-11-21T18:00:00.000Z
              */
             updatedAt: string;
-            failedPayout: components["schemas"]["FailedPayout"];
+            failedPayout: components["schemas"]["FailedPayout"] | null;
         };
         PayoutAccountLinkRequest: {
             /**

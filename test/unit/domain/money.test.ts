@@ -57,7 +57,7 @@ describe('formatAmount', () => {
     expect(formatAmount(1_005, 'BHD')).toBe('1.005')
     expect(formatAmount(7, 'KWD')).toBe('0.007')
     expect(formatAmount(-250, 'USD')).toBe('-2.50')
-    expect(formatAmount(MAX_AMOUNT, 'USD')).toBe('21474836.47')
+    expect(formatAmount(MAX_AMOUNT, 'USD')).toBe('90071992547409.91') // 2^53 - 1 cents (issue 46)
     expect(describeAmount(6_000, 'USD')).toBe('60.00 USD')
   })
 })
