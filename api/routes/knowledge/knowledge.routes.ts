@@ -142,7 +142,8 @@ export const AnswerDecision = z
           'the question; `word_not_in_knowledge`: the question turns on a word no document uses in any form ("tram") ' +
           'and no sentence is very close; `answer_kind_missing`: the closest sentences do not carry what is asked ' +
           '(no amount for "how much"); `named_day_missing`: the question names a day ("Easter Monday", "Christmas ' +
-          'Eve") that the quote neither names nor dates; `chat_model_declined`: the chat model found no answer in ' +
+          'Eve") or a season that the quote neither names nor dates; `name_missing`: the quote does not name the ' +
+          'programme or person the question names; `chat_model_declined`: the chat model found no answer in ' +
           'the quotes; `no_citation`: the chat model answered without citing a quote. A centre improves its documents ' +
           'by what this names.',
       }),

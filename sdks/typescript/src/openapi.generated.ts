@@ -6953,6 +6953,7 @@ export interface components {
             /** @description The answer; each claim ends with [n], the number of its citation. */
             answer: string;
             citations: components["schemas"]["Citation"][];
+            decision: components["schemas"]["AnswerDecision"];
             models: {
                 embeddings: string;
                 answerer: string;
@@ -6975,12 +6976,31 @@ export interface components {
             /** @description Retrieval score (cosine similarity) of the passage */
             score: number;
         };
+        /** @description How the answer was chosen, or which rule declined it. */
+        AnswerDecision: {
+            /**
+             * @description `semantic`: the quotes were chosen by the sentence model's similarity of each sentence to the question; `lexical`: by the question's words, because the knowledge has no sentence vectors (it was embedded with the lexical model, or before sentence vectors were stored: re-embed it to answer by meaning); `chat`: the configured chat model answered from the chosen quotes.
+             * @enum {string}
+             */
+            method: "semantic" | "lexical" | "chat";
+            /** @description The best sentence's score: the mixed cosine similarity of the question to the sentence and its passage (semantic, chat), or the share of the question's words it covers (lexical). */
+            score: number;
+            /** @description The score an answer needs. */
+            threshold: number;
+            /** @description The kind of answer the question asks for: amount, time, duration, quantity, age, place, person, phone, email, yes-no or open. A quote must carry it (an amount for "how much", a time or date for "when"). */
+            answerKind?: string;
+            /**
+             * @description Absent on an answer. `no_passages`: nothing retrieved; `below_threshold`: no sentence is close enough to the question; `word_not_in_knowledge`: the question turns on a word no document uses in any form ("tram") and no sentence is very close; `answer_kind_missing`: the closest sentences do not carry what is asked (no amount for "how much"); `named_day_missing`: the question names a day ("Easter Monday", "Christmas Eve") or a season that the quote neither names nor dates; `name_missing`: the quote does not name the programme or person the question names; `chat_model_declined`: the chat model found no answer in the quotes; `no_citation`: the chat model answered without citing a quote. A centre improves its documents by what this names.
+             * @enum {string}
+             */
+            declinedBy?: "no_passages" | "below_threshold" | "word_not_in_knowledge" | "answer_kind_missing" | "named_day_missing" | "name_missing" | "chat_model_declined" | "no_citation";
+        };
         KnowledgeQuery: {
             /** @example ast_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             assistantId: string;
             /** @example How much notice do we need to give to cancel a session? */
             question: string;
-            /** @description Chunks to retrieve; default 8. */
+            /** @description Chunks to retrieve; default 12. */
             topK?: number;
         };
         TherapistMatchResult: {

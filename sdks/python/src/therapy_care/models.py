@@ -4210,6 +4210,48 @@ class Citation(BaseModel):
     ]
 
 
+class AnswerDecision(BaseModel):
+    """
+    How the answer was chosen, or which rule declined it.
+    """
+
+    method: Annotated[
+        Literal['semantic', 'lexical', 'chat'],
+        Field(
+            description="`semantic`: the quotes were chosen by the sentence model's similarity of each sentence to the question; `lexical`: by the question's words, because the knowledge has no sentence vectors (it was embedded with the lexical model, or before sentence vectors were stored: re-embed it to answer by meaning); `chat`: the configured chat model answered from the chosen quotes."
+        ),
+    ]
+    score: Annotated[
+        float,
+        Field(
+            description="The best sentence's score: the mixed cosine similarity of the question to the sentence and its passage (semantic, chat), or the share of the question's words it covers (lexical)."
+        ),
+    ]
+    threshold: Annotated[float, Field(description='The score an answer needs.')]
+    answerKind: Annotated[
+        str | None,
+        Field(
+            description='The kind of answer the question asks for: amount, time, duration, quantity, age, place, person, phone, email, yes-no or open. A quote must carry it (an amount for "how much", a time or date for "when").'
+        ),
+    ] = None
+    declinedBy: Annotated[
+        Literal[
+            'no_passages',
+            'below_threshold',
+            'word_not_in_knowledge',
+            'answer_kind_missing',
+            'named_day_missing',
+            'name_missing',
+            'chat_model_declined',
+            'no_citation',
+        ]
+        | None,
+        Field(
+            description='Absent on an answer. `no_passages`: nothing retrieved; `below_threshold`: no sentence is close enough to the question; `word_not_in_knowledge`: the question turns on a word no document uses in any form ("tram") and no sentence is very close; `answer_kind_missing`: the closest sentences do not carry what is asked (no amount for "how much"); `named_day_missing`: the question names a day ("Easter Monday", "Christmas Eve") or a season that the quote neither names nor dates; `name_missing`: the quote does not name the programme or person the question names; `chat_model_declined`: the chat model found no answer in the quotes; `no_citation`: the chat model answered without citing a quote. A centre improves its documents by what this names.'
+        ),
+    ] = None
+
+
 class KnowledgeQuery(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -4230,7 +4272,7 @@ class KnowledgeQuery(BaseModel):
         ),
     ]
     topK: Annotated[
-        int | None, Field(description='Chunks to retrieve; default 8.', ge=1, le=20)
+        int | None, Field(description='Chunks to retrieve; default 12.', ge=1, le=20)
     ] = None
 
 
@@ -8202,6 +8244,7 @@ class KnowledgeAnswer(BaseModel):
         ),
     ]
     citations: list[Citation]
+    decision: AnswerDecision
     models: Models
 
 
