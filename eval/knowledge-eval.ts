@@ -179,6 +179,16 @@ export type Retriever = (
   k: number
 ) => Promise<{ passages: RetrievedPassage[]; context?: AnswerContext }>
 
+/** A retriever that asks `retrieve` once per question and depth: for evaluations that differ only in the answerer. */
+export function cachedRetriever(retrieve: Retriever): Retriever {
+  const retrieved = new Map<string, ReturnType<Retriever>>()
+  return (question, k) => {
+    const key = `${k}:${question}`
+    if (!retrieved.has(key)) retrieved.set(key, retrieve(question, k))
+    return retrieved.get(key)!
+  }
+}
+
 export interface QuestionOutcome {
   id: string
   question: string

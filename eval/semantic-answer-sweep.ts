@@ -22,7 +22,7 @@ import {
   loadQuestions,
   memoryRetriever,
   prepareCorpus,
-  type Retriever,
+  cachedRetriever,
 } from './knowledge-eval.ts'
 import { splitQuestions } from './question-split.ts'
 
@@ -35,13 +35,7 @@ const { embeddings, fallback } = selectEmbeddingsWithFallback(aiConfigOf({ AI_EM
 if (fallback) throw new Error(fallback)
 const docs = await prepareCorpus(await loadCorpus())
 const { tuning } = splitQuestions(await loadQuestions())
-const search = await memoryRetriever(docs, embeddings, { kind: 'hybrid' }, { spans: true })
-const retrieved = new Map<string, ReturnType<Retriever>>()
-const retrieve: Retriever = (question, k) => {
-  const key = `${k}:${question}`
-  if (!retrieved.has(key)) retrieved.set(key, search(question, k))
-  return retrieved.get(key)!
-}
+const retrieve = cachedRetriever(await memoryRetriever(docs, embeddings, { kind: 'hybrid' }, { spans: true }))
 
 console.log(
   `${embeddings.modelId}, tuning split: ${tuning.answerable.length} answerable, ${tuning.unanswerable.length} not; top ${topK}`

@@ -9,7 +9,7 @@ import type { PayoutAccountStatus } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { dependencyUnavailable, notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
-import type { PayoutProcessor } from '../payments/payment-processor.ts'
+import type { OnlineProcessorEvent, PayoutProcessor } from '../payments/payment-processor.ts'
 import { assertRedirectUrls, type RedirectUrls } from './redirect-urls.ts'
 
 export interface PayoutAccountView {
@@ -98,14 +98,7 @@ export async function linkPayoutAccount(
  */
 export async function applyPayoutFailed(
   { tx, tenantId }: UnitOfWork,
-  event: {
-    accountId: string
-    payoutId: string
-    amount: number
-    currency: string
-    failureCode: string | null
-    failureMessage: string | null
-  },
+  event: Omit<Extract<OnlineProcessorEvent, { kind: 'payout.failed' }>, 'kind' | 'eventId'>,
   reportedAt: Date
 ): Promise<'applied' | 'unchanged' | 'unknown_record'> {
   const account = await tx.providerPayoutAccount.findFirst({ where: { tenantId, accountId: event.accountId } })

@@ -52,8 +52,7 @@ export function answerKindOf(question: string): AnswerKind {
   if (/\bhow many\b/.test(q)) return 'quantity'
   if (/\bwhat time\b|\bwhat hours?\b|\bat what hour\b/.test(q)) return 'clock'
   if (/\bdeadline\b|\bwhat date\b|\bwhich date\b/.test(q)) return 'date'
-  if (/^\s*(when|what day|which day|what date|which days|what days)\b|\bdeadline\b|\buntil when\b/.test(q))
-    return 'time'
+  if (/^\s*(when|what day|which day|which days|what days)\b|\buntil when\b/.test(q)) return 'time'
   if (/^\s*where\b|^\s*(what|which) (room|building|address|street|entrance|door|station)\b/.test(q)) return 'place'
   if (/^\s*who (is|are)\b/.test(q)) return 'name'
   if (/^\s*(who|whom|whose)\b|^\s*which (therapist|person|staff|member)\b/.test(q)) return 'person'

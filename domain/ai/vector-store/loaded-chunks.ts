@@ -56,8 +56,13 @@ export function loadChunks(rows: ChunkRow[]): LoadedChunks {
   )
   const chunks = new Map(rows.map((r) => [r.id, { content: r.content, metadata: r.metadata }]))
   const lexical = new Bm25Index(rows.map((r) => lexicalText(r.content, r.metadata)))
-  // Text twice (UTF-16), metadata, and the postings (about as many entries as words).
-  const textBytes = rows.reduce((sum, r) => sum + 3 * r.content.length + 512, 0)
+  // Text twice (UTF-16), metadata, and the postings (about as many entries as words); a chunk's span vectors are a
+  // string in its metadata of several times its text's length (span-vectors.ts), counted as such.
+  const spanBytes = (r: ChunkRow) => {
+    const spans = r.metadata.spanVectors
+    return typeof spans === 'string' ? 2 * spans.length : 0
+  }
+  const textBytes = rows.reduce((sum, r) => sum + 3 * r.content.length + 512 + spanBytes(r), 0)
   return { index, lexical, chunks, bytes: index.bytes + textBytes }
 }
 

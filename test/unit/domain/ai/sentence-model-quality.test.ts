@@ -24,7 +24,7 @@ import {
   memoryRetriever,
   prepareCorpus,
   type EvalReport,
-  type Retriever,
+  cachedRetriever,
 } from '../../../../eval/knowledge-eval.ts'
 import { splitQuestions } from '../../../../eval/question-split.ts'
 import { ScriptedChatModel } from '../../../../eval/scripted-chat-model.ts'
@@ -40,14 +40,8 @@ describe.skipIf(!present)('the sentence model on the evaluation set', () => {
   beforeAll(async () => {
     const docs = await prepareCorpus(await loadCorpus())
     const { tuning, heldOut } = splitQuestions(await loadQuestions())
-    const search = await memoryRetriever(docs, model, { kind: 'hybrid' }, { spans: true })
     // Each question is retrieved once for the five evaluations below: they differ only in the answerer.
-    const retrieved = new Map<string, ReturnType<Retriever>>()
-    const retrieve: Retriever = (question, k) => {
-      const key = `${k}:${question}`
-      if (!retrieved.has(key)) retrieved.set(key, search(question, k))
-      return retrieved.get(key)!
-    }
+    const retrieve = cachedRetriever(await memoryRetriever(docs, model, { kind: 'hybrid' }, { spans: true }))
     const words = createExtractiveAnswerer()
     const answerer = createSemanticAnswerer(words)
     const run = (questions: typeof tuning, using: typeof answerer) =>
