@@ -3,9 +3,9 @@
 // TypeScript files are linted with type information (typescript-eslint's project service: each file is checked
 // against the tsconfig.json nearest to it, so sdks/typescript/src uses the SDK's own web-only config). Formatting is Prettier's
 // job, so eslint-config-prettier comes last and turns every stylistic rule off.
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { builtinModules } from 'node:module'
-import { dirname, join, relative, resolve } from 'node:path'
+import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import js from '@eslint/js'
@@ -15,10 +15,26 @@ import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
 /**
+ * The top-level folders of the repository, read from disk so a new one is covered at once.
+ */
+const root = dirname(fileURLToPath(import.meta.url))
+const TOP_LEVEL_FOLDERS = readdirSync(root, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && entry.name !== 'node_modules')
+  .map((entry) => entry.name)
+const otherTopLevelFolders = (folder) => TOP_LEVEL_FOLDERS.filter((name) => name !== folder).join('|')
+
+/**
+ * The packages the ground floor (common/) may import: Temporal's message definitions and failure types, which hold no
+ * I/O and are what both the workflows and the code that starts them need (samples-typescript's `shared.ts` imports the
+ * same). Anything else, types included, is refused: the floor is bundled into the workflow sandbox.
+ */
+const PURE_PACKAGES = ['@temporalio/workflow', '@temporalio/common']
+
+/**
  * What workflow code must not import (Temporal's samples-typescript `hello-world/.eslintrc.js`): workflows
  * run in a deterministic sandbox and are replayed, so every Node built-in and anything doing I/O or holding a client
- * belongs in an activity. `import type` of packages, infra and the API stays allowed (`allowTypeImports`), erased at
- * build; activities are refused outright by `noActivityImports` below.
+ * belongs in an activity. `import type` of packages stays allowed (`allowTypeImports`), erased at build; the repository's
+ * other folders are refused outright by `onlyTheGroundFloor` below.
  */
 const workflowRestrictedImports = {
   paths: [
@@ -49,99 +65,43 @@ const workflowRestrictedImports = {
       message: 'I/O and SDK clients belong in activities, not in a workflow.',
       allowTypeImports: true,
     },
-    {
-      // Value imports of infrastructure, the API, the worker or the generated Prisma client would pull I/O into the
-      // bundle. Types from them are erased. Not activities: `noActivityImports` refuses even their types (a pattern
-      // allowing type imports here would let `import type` from activities through whatever other pattern refuses it).
-      group: ['**/infra/**', '**/api/**', '**/worker/**', '**/generated/**', '**/scripts/**'],
-      message: 'Only `import type` from infra, api, worker or the generated client in workflow code.',
-      allowTypeImports: true,
-    },
   ],
 }
 
 /**
- * Workflow code (and the domain rules bundled with it) imports nothing from activities/, not even `import type`: a
- * workflow proxies its activities through the interface its contract declares (`workflows/<name>-contract.ts`,
- * e.g. `BookingActivities`), which the activity factory declares it returns, so the compiler checks the two agree
- * and the only arrow between the two folders is activities → workflows' contracts (docs/architecture.md, "Layers").
+ * The layering rule (docs/architecture.md, "Layers"): workflows/ is orchestration only and stands on the ground floor,
+ * common/ (the workflows' contracts, the deterministic rules they run, calendar arithmetic), which domain/ and
+ * activities/ stand on too. So a workflow imports from the repository only common/, not even a type from elsewhere:
+ * it proxies its activities through the interface its contract declares (`common/<concept>/<name>-contract.ts`, e.g.
+ * `BookingActivities`), which the activity factory declares it returns, so the compiler checks the two agree.
+ * Regular expressions over the specifier: workflows/ is flat, so `../` leaves it.
  */
-const noActivityImports = {
-  group: ['**/activities/**'],
+const onlyTheGroundFloor = {
+  regex: `^(\\./)?(\\.\\./)+(?!common/)`,
   message:
-    "Workflow code imports nothing from activities/, not even types: proxy the activities through the interface the workflow's contract declares (`workflows/<name>-contract.ts`), which the activity factory implements.",
+    'A workflow imports from this repository only the ground floor (common/), not even types: proxy activities through the interface its contract declares.',
 }
 
 /**
- * Modules outside workflows/ that workflows import as values (directly or through one another), and so are bundled
- * into the workflow sandbox with them: the same ban applies. Computed from the imports rather than listed by hand, so a
- * workflow that starts importing another domain module as a value brings it under the rule at once (a hand-kept list
- * had already missed domain/webhooks/retry-schedule.ts). `import type`, and braces of `type` names only, are erased
- * and bundle nothing. Relative imports only: packages are what `workflowRestrictedImports` rules on.
+ * The ground floor imports only itself and pure packages (PURE_PACKAGES), types included: it runs in the workflow
+ * sandbox, and what it imported would stand under every floor above it.
  */
-function workflowBundledFiles(root) {
-  // `import x`, `import x, { a }`, `import { a }`, `import * as x`, `export { a }`, `export *` ... `from './...'`.
-  const valueImport =
-    /^(?:import|export)\s+(?!type\s)(\w+(?:\s*,\s*\{[^}]*\})?|\{[^}]*\}|\*(?:\s+as\s+\w+)?)\s*from\s*'(\.[^']+)'/gm
-  const typeOnlyBraces = (clause) =>
-    /^\{[^}]*\}$/.test(clause) &&
-    clause
-      .slice(1, -1)
-      .split(',')
-      .map((name) => name.trim())
-      .filter(Boolean)
-      .every((name) => name.startsWith('type '))
-  const found = new Set()
-  const pending = readdirSync(join(root, 'workflows'))
-    .filter((name) => name.endsWith('.ts'))
-    .map((name) => join(root, 'workflows', name))
-  const seen = new Set(pending)
-  while (pending.length > 0) {
-    const file = pending.pop()
-    for (const [, clause, target] of readFileSync(file, 'utf8').matchAll(valueImport)) {
-      if (typeOnlyBraces(clause.trim())) continue
-      const imported = resolve(dirname(file), target)
-      if (seen.has(imported)) continue
-      seen.add(imported)
-      pending.push(imported)
-      const path = relative(root, imported)
-      if (!path.startsWith('workflows/')) found.add(path)
-    }
-  }
-  return [...found].sort()
-}
-const workflowBundledDomainFiles = workflowBundledFiles(dirname(fileURLToPath(import.meta.url)))
-
-/**
- * The layering rule (docs/architecture.md, "Layers"): a workflow and the code around it meet at the workflow's
- * contract. Outside workflows/, production code imports a workflow only through its `workflows/*-contract.ts`; a
- * workflow imports from domain/ only the pure rules listed here, which are bundled into it, and nothing from
- * activities/ (`noActivityImports`). So the one two-way arrow between top-level folders, domain ⇄ workflows, runs
- * through these files and nothing else. A rule added here must be pure: the sandbox ban below applies to it.
- */
-const DOMAIN_RULES_BUNDLED_INTO_WORKFLOWS = [
-  'domain/appointments/appointment-status.ts',
-  'domain/appointments/reminder-schedule.ts',
-  'domain/assessments/reminder-plan.ts',
-  'domain/child-progress/progress-rules.ts',
-  'domain/early-intervention/ei-clock.ts',
-  'domain/early-intervention/ei-plan.ts',
-  'domain/early-intervention/ei-policy.ts',
-  'domain/leads/lead-policy.ts',
-  'domain/leads/lead-state.ts',
-  'domain/provider-onboarding/onboarding-rules.ts',
-  'domain/webhooks/retry-schedule.ts',
+const onlyItselfAndPurePackages = [
+  {
+    regex: `^(\\./)?(\\.\\./)+(${otherTopLevelFolders('common')})/`,
+    message: 'The ground floor (common/) imports only itself: the folders above stand on it, not it on them.',
+  },
+  {
+    regex: `^(?!\\.{1,2}/|(${PURE_PACKAGES.map((name) => name.replace('/', '\\/')).join('|')})$)`,
+    message: `The ground floor (common/) imports only pure packages (${PURE_PACKAGES.join(', ')}): it runs in the workflow sandbox.`,
+  },
 ]
-const escapeRegex = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-// Regular expressions, not gitignore groups: a group cannot re-include a file once its folder is excluded.
-const onlyListedDomainRules = {
-  regex: `^(\\.\\./)+domain/(?!(${DOMAIN_RULES_BUNDLED_INTO_WORKFLOWS.map((file) => escapeRegex(file.slice('domain/'.length))).join('|')})$)`,
+
+/** Workflow code is Temporal's to load: outside workflows/, production code imports nothing from it. */
+const noWorkflowImports = {
+  regex: '^(\\.\\./)+workflows/',
   message:
-    'A workflow imports from domain/ only the pure rules listed in eslint.config.js (DOMAIN_RULES_BUNDLED_INTO_WORKFLOWS).',
-}
-const onlyWorkflowContracts = {
-  regex: '^(\\.\\./)+workflows/(?![\\w-]+-contract\\.ts$)',
-  message: 'Outside workflows/, import a workflow only through its contract (`workflows/*-contract.ts`).',
+    'Import what a workflow shares (its kind, input, signals, queries, activity interface) from its contract in common/, not from workflows/.',
 }
 const withPatterns = (options, ...patterns) => ({ ...options, patterns: [...options.patterns, ...patterns] })
 
@@ -255,17 +215,30 @@ export default defineConfig([
 
   {
     files: ['api/**/*.ts', 'domain/**/*.ts', 'activities/**/*.ts', 'infra/**/*.ts', 'worker/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [onlyWorkflowContracts] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [noWorkflowImports] }] },
   },
 
   {
-    files: workflowBundledDomainFiles,
+    files: ['common/**/*.ts'],
     rules: {
       // The base rule cannot tell `import type` from a value import; the typescript-eslint one can.
       'no-restricted-imports': 'off',
-      '@typescript-eslint/no-restricted-imports': [
+      // Not the workflows' list of refused packages: an allow-list, which refuses Node built-ins too. (Merged with
+      // that list, its entries that allow `import type` would let a type import of a package through.)
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: onlyItselfAndPurePackages }],
+      // No clock and no chance of its own: the caller passes the time (workflow time in a workflow, the clock in the
+      // domain), so the same rule answers the same in a replay.
+      'no-restricted-syntax': [
         'error',
-        withPatterns(workflowRestrictedImports, onlyWorkflowContracts, noActivityImports),
+        ...[
+          "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+          "NewExpression[callee.name='Date'][arguments.length=0]",
+          "CallExpression[callee.object.name='Math'][callee.property.name='random']",
+        ].map((selector) => ({
+          selector,
+          message:
+            'The ground floor has no clock nor randomness of its own: take the time (or the value) as an argument.',
+        })),
       ],
     },
   },
@@ -276,7 +249,7 @@ export default defineConfig([
       'no-restricted-imports': 'off',
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        withPatterns(workflowRestrictedImports, onlyListedDomainRules, noActivityImports),
+        withPatterns(workflowRestrictedImports, onlyTheGroundFloor),
       ],
     },
   },

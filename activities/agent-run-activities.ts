@@ -14,7 +14,7 @@ import type { WebhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import { createWorkflowOutbox } from '../domain/workflow-runs/workflow-outbox.ts'
 import type { Db } from '../infra/db.ts'
 import { createLogger, type Logger } from '../infra/logger.ts'
-import type { AgentRunActivities, AgentRunInput, AgentRunResult } from '../workflows/agent-run-contract.ts'
+import type { AgentRunActivities, AgentRunInput, AgentRunResult } from '../common/agents/agent-run-contract.ts'
 
 export interface AgentRunActivityDeps {
   db: Db

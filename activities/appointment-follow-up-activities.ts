@@ -11,11 +11,11 @@ import {
   recordFamilyFollowUp,
   recordNoteNudge,
 } from '../domain/appointments/booking-lifecycle-store.ts'
-import { minuteMsOf } from '../domain/appointments/reminder-schedule.ts'
+import { minuteMsOf } from '../common/appointments/reminder-schedule.ts'
 import type {
   AppointmentFollowUpActivities,
   AppointmentFollowUpInput,
-} from '../workflows/appointment-follow-up-contract.ts'
+} from '../common/appointments/appointment-follow-up-contract.ts'
 import type { BookingTiming } from './booking-activities.ts'
 import { systemClock, type Clock } from '../infra/clock.ts'
 

@@ -15,7 +15,7 @@ import type {
   AssessmentRef,
   AssessmentReminderSnapshot,
   NotificationOutcome,
-} from '../workflows/assessment-reminder-contract.ts'
+} from '../common/assessments/assessment-reminder-contract.ts'
 
 export interface AssessmentActivityDeps {
   db: Db

@@ -14,7 +14,7 @@ import type {
   BookingState,
   BookingWorkflowInput,
   RecordStatusInput,
-} from '../workflows/booking-contract.ts'
+} from '../common/appointments/booking-contract.ts'
 import type { TransitionDeps } from '../domain/appointments/appointment-transitions.ts'
 import { cancelAppointment } from '../domain/appointments/cancel-appointment.ts'
 import { completeAppointment } from '../domain/appointments/complete-appointment.ts'
@@ -27,7 +27,7 @@ import {
   type OperatorTransitions,
   type ReminderRequest,
 } from '../domain/appointments/booking-lifecycle-store.ts'
-import { minuteMsOf } from '../domain/appointments/reminder-schedule.ts'
+import { minuteMsOf } from '../common/appointments/reminder-schedule.ts'
 import { AppError } from '../domain/errors.ts'
 import { createWorkflowOutbox } from '../domain/workflow-runs/workflow-outbox.ts'
 import { systemClock, type Clock } from '../infra/clock.ts'
@@ -76,7 +76,7 @@ function transitionsInActivity(db: Db, now: Clock, logger: Logger): OperatorTran
   }
 }
 
-/** Creates the booking activities: the interface the booking workflow proxies (workflows/booking-contract.ts). */
+/** Creates the booking activities: the interface the booking workflow proxies (common/appointments/booking-contract.ts). */
 export function createBookingActivities({
   db,
   bookingTiming,

@@ -4,7 +4,7 @@
  */
 import type { Db } from '../infra/db.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
-import { DEFAULT_PROGRESS_POLICY } from '../domain/child-progress/progress-rules.ts'
+import { DEFAULT_PROGRESS_POLICY } from '../common/child-progress/progress-rules.ts'
 import {
   DEFAULT_LOOKBACK_DAYS,
   childProgressStatus,
@@ -16,7 +16,7 @@ import type {
   ProgressRef,
   ProgressReportOutcome,
   ProgressTrigger,
-} from '../workflows/child-progress-contract.ts'
+} from '../common/child-progress/child-progress-contract.ts'
 
 export interface ChildProgressActivityDeps {
   db: Db

@@ -5,7 +5,7 @@
  */
 import type { Db } from '../infra/db.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
-import { eiPolicyOf } from '../domain/early-intervention/ei-policy.ts'
+import { eiPolicyOf } from '../common/early-intervention/ei-policy.ts'
 import { closePlan, recordNotice, refreshPlan } from '../domain/early-intervention/ei-plan-store.ts'
 import type {
   EarlyInterventionActivities,
@@ -13,7 +13,7 @@ import type {
   EiNoticeOutcome,
   EiRef,
   EiRefresh,
-} from '../workflows/early-intervention-contract.ts'
+} from '../common/early-intervention/early-intervention-contract.ts'
 
 export interface EarlyInterventionActivityDeps {
   db: Db

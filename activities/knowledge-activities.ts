@@ -10,7 +10,7 @@ import type {
   KnowledgeActivities,
   KnowledgeIndexingInput,
   KnowledgeIndexingOutcome,
-} from '../workflows/knowledge-indexing-contract.ts'
+} from '../common/knowledge/knowledge-indexing-contract.ts'
 
 export interface KnowledgeActivityDeps {
   db: Db

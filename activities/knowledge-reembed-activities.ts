@@ -14,7 +14,7 @@ import type {
   KnowledgeReembedInput,
   ReembedCompletion,
   ReembedListing,
-} from '../workflows/knowledge-reembed-contract.ts'
+} from '../common/knowledge/knowledge-reembed-contract.ts'
 
 export interface KnowledgeReembedActivityDeps {
   db: Db

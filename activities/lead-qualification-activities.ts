@@ -5,7 +5,7 @@
  */
 import type { Db } from '../infra/db.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
-import type { LeadPolicy } from '../domain/leads/lead-policy.ts'
+import type { LeadPolicy } from '../common/leads/lead-policy.ts'
 import {
   closeNoResponseStep,
   followUpStep,
@@ -14,7 +14,7 @@ import {
   settleStep,
   type FollowUpInput,
 } from '../domain/leads/lead-workflow-steps.ts'
-import type { LeadQualificationActivities, LeadRef, LeadSnapshot } from '../workflows/lead-qualification-contract.ts'
+import type { LeadQualificationActivities, LeadRef, LeadSnapshot } from '../common/leads/lead-qualification-contract.ts'
 
 export interface LeadQualificationActivityDeps {
   db: Db

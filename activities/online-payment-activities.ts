@@ -18,7 +18,7 @@ import type {
   PaymentExpiryOutcome,
   PaymentExpiryWorkflowInput,
   RefundWorkflowInput,
-} from '../workflows/online-payment-contract.ts'
+} from '../common/payments/online-payment-contract.ts'
 
 export interface OnlinePaymentActivityDeps {
   db: Db

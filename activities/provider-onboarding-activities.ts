@@ -5,7 +5,7 @@
  */
 import type { Db } from '../infra/db.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
-import type { OnboardingOperation, OnboardingStep, StepTimers } from '../domain/provider-onboarding/onboarding-rules.ts'
+import type { OnboardingOperation, OnboardingStep, StepTimers } from '../common/provider-onboarding/onboarding-rules.ts'
 import {
   applyStep,
   closeAs,
@@ -14,7 +14,10 @@ import {
   remind,
   type OnboardingStateValue,
 } from '../domain/provider-onboarding/onboarding-steps.ts'
-import type { OnboardingActivityRef, ProviderOnboardingActivities } from '../workflows/provider-onboarding-contract.ts'
+import type {
+  OnboardingActivityRef,
+  ProviderOnboardingActivities,
+} from '../common/provider-onboarding/provider-onboarding-contract.ts'
 
 export interface ProviderOnboardingActivityDeps {
   db: Db

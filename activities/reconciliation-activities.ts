@@ -13,7 +13,7 @@ import type {
   ReconciliationActivities,
   ReconciliationWorkflowInput,
   ReconciliationWorkflowOutcome,
-} from '../workflows/reconciliation-contract.ts'
+} from '../common/reconciliation/reconciliation-contract.ts'
 
 export interface ReconciliationActivityDeps {
   db: Db

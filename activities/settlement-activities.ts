@@ -12,7 +12,7 @@ import { preparePayouts } from '../domain/payouts/payout-transfers.ts'
 import type { Clock } from '../infra/clock.ts'
 import type { Db } from '../infra/db.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../infra/unit-of-work.ts'
-import type { SettlementActivities, SettlementWorkflowInput } from '../workflows/settlement-contract.ts'
+import type { SettlementActivities, SettlementWorkflowInput } from '../common/settlements/settlement-contract.ts'
 
 /** How often a payout's send says it is alive (its heartbeat timeout, in workflows/settlement.ts, is 10 s). */
 const PAYOUT_HEARTBEAT_MS = 3000

@@ -21,7 +21,7 @@ import type {
   DeliveryPumpRunResult,
   EndpointRetryStepInput,
   WebhookActivities,
-} from '../workflows/webhook-queue-contract.ts'
+} from '../common/webhooks/webhook-queue-contract.ts'
 
 export interface WebhookActivityDeps {
   db: Db
@@ -56,7 +56,7 @@ function attemptObserver(metrics: Metrics): AttemptObserver {
   }
 }
 
-/** Creates the webhook activities: the interface the webhook workflows proxy (workflows/webhook-queue-contract.ts). */
+/** Creates the webhook activities: the interface the webhook workflows proxy (common/webhooks/webhook-queue-contract.ts). */
 export function createWebhookActivities({
   db,
   webhooks,

@@ -7,13 +7,13 @@
  */
 import type { RunningApi } from '../api/start-api.ts'
 import { newId } from '../domain/ids.ts'
-import type { RetryPolicy } from '../domain/webhooks/retry-schedule.ts'
+import type { RetryPolicy } from '../common/webhooks/retry-schedule.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
 import {
   WEBHOOK_DELIVERY_WORKFLOW,
   eventDeliveryWorkflowId,
   type WebhookDeliveryInput,
-} from '../workflows/webhook-delivery-contract.ts'
+} from '../common/webhooks/webhook-delivery-contract.ts'
 import { actionsBetween, emptyActions, historyActions, serverActions } from './temporal-actions.ts'
 import { newTenant, subscribe, waitDelivered } from './webhook-bench-kit.ts'
 import { deliveryKey, type Peer } from './webhook-peer-client.ts'

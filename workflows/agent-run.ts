@@ -4,7 +4,7 @@
  * event) under a deterministic id, or by the workflow's Temporal Schedule once per scheduled time.
  */
 import { ActivityFailure, isCancellation, proxyActivities } from '@temporalio/workflow'
-import type { AgentRunActivities, AgentRunInput, AgentRunResult } from './agent-run-contract.ts'
+import type { AgentRunActivities, AgentRunInput, AgentRunResult } from '../common/agents/agent-run-contract.ts'
 
 const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 }
 

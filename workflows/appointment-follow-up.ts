@@ -8,7 +8,7 @@
  */
 import { condition, log, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow'
 import { standardActivityOptions } from './activity-options.ts'
-import { followUpGiveUpAt, nextNudgeAt } from '../domain/appointments/reminder-schedule.ts'
+import { followUpGiveUpAt, nextNudgeAt } from '../common/appointments/reminder-schedule.ts'
 import {
   followUpViewQuery,
   noteSignedSignal,
@@ -16,7 +16,7 @@ import {
   type AppointmentFollowUpInput,
   type FollowUpStatus,
   type FollowUpView,
-} from './appointment-follow-up-contract.ts'
+} from '../common/appointments/appointment-follow-up-contract.ts'
 
 const activities = proxyActivities<AppointmentFollowUpActivities>(standardActivityOptions('30 seconds'))
 

@@ -1,7 +1,7 @@
 /**
  * @module The assessment reminder workflow: the durable schedule of one assessment, from its first due date until it
  * is completed or cancelled. Reminders go out some days before the due day, the due notice (`assessment.due`) when
- * it begins, and escalations while it is overdue (domain/assessments/reminder-plan.ts). The workflow holds ids only;
+ * it begins, and escalations while it is overdue (common/assessments/reminder-plan.ts). The workflow holds ids only;
  * it reads the assessment through an activity whenever it is told the record changed, before every step, and at
  * least once a (workflow) day, so the database stays the one source of truth and a lost signal cannot mislead it.
  * A due-date change re-plans the schedule; completion or cancellation ends the workflow.
@@ -16,7 +16,7 @@ import {
   toWorkflowMs,
   type ReminderStep,
   type ReminderTiming,
-} from '../domain/assessments/reminder-plan.ts'
+} from '../common/assessments/reminder-plan.ts'
 import {
   assessmentChangedSignal,
   assessmentReminderStateQuery,
@@ -24,7 +24,7 @@ import {
   type AssessmentReminderInput,
   type AssessmentReminderResult,
   type AssessmentReminderSnapshot,
-} from './assessment-reminder-contract.ts'
+} from '../common/assessments/assessment-reminder-contract.ts'
 
 const activities = proxyActivities<AssessmentActivities>(standardActivityOptions('30 seconds'))
 

@@ -5,7 +5,7 @@
  * - Reminders to the family at the location's `reminderOffsetsMinutes` before the start: durable timers, re-armed
  *   when the appointment moves, skipped when their time has already passed, each recorded once (dedupe key) as a
  *   care notification with `appointment.reminder_due`.
- * - Reschedule, cancel, complete and no-show arrive as Temporal updates from the API (workflows/booking-contract.ts).
+ * - Reschedule, cancel, complete and no-show arrive as Temporal updates from the API (common/appointments/booking-contract.ts).
  *   A validator accepts or refuses the step against the workflow's state in one synchronous turn, and the handler
  *   answers with what the workflow set (the next reminder, the no-show deadline) without running an activity. The
  *   API waits for that answer holding no transaction, then writes the change in a new one after checking the
@@ -35,7 +35,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow'
 import { standardActivityOptions } from './activity-options.ts'
-import { bookingWakeAt, dueBookingStep } from '../domain/appointments/reminder-schedule.ts'
+import { bookingWakeAt, dueBookingStep } from '../common/appointments/reminder-schedule.ts'
 import type { BookingOutcome } from './booking.ts'
 import {
   type BookingActivities,
@@ -57,7 +57,7 @@ import {
   rescheduleBookingUpdate,
   type RescheduleRequest,
   SEARCH_ATTRIBUTES_BEFORE_READ_PATCH,
-} from './booking-contract.ts'
+} from '../common/appointments/booking-contract.ts'
 import {
   accept,
   changeSignalled,
@@ -85,8 +85,8 @@ import {
   reschedule,
   verifying,
   view,
-} from './booking-lifecycle-state.ts'
-import { searchAttributeKeys } from './search-attributes-contract.ts'
+} from '../common/appointments/booking-lifecycle-state.ts'
+import { searchAttributeKeys } from '../common/search-attributes-contract.ts'
 
 const activities = proxyActivities<BookingActivities>(standardActivityOptions('30 seconds'))
 

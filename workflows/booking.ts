@@ -14,7 +14,7 @@
  */
 import { condition, log, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow'
 import { standardActivityOptions } from './activity-options.ts'
-import { nextReconcileAt } from '../domain/appointments/reminder-schedule.ts'
+import { nextReconcileAt } from '../common/appointments/reminder-schedule.ts'
 import { bookingLifecycle } from './booking-lifecycle.ts'
 import {
   BOOKING_LIFECYCLE_PATCH,
@@ -30,8 +30,8 @@ import {
   noShowBookingUpdate,
   OPERATOR_STEP_REFUSED_PATCH,
   rescheduleBookingUpdate,
-} from './booking-contract.ts'
-import { searchAttributeKeys } from './search-attributes-contract.ts'
+} from '../common/appointments/booking-contract.ts'
+import { searchAttributeKeys } from '../common/search-attributes-contract.ts'
 
 const activities = proxyActivities<BookingActivities>(standardActivityOptions('30 seconds'))
 

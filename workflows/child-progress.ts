@@ -37,7 +37,7 @@ import {
   type ChildProgressCarry,
   type ChildProgressInput,
   type ChildProgressResult,
-} from './child-progress-contract.ts'
+} from '../common/child-progress/child-progress-contract.ts'
 
 const activities = proxyActivities<ChildProgressActivities>(standardActivityOptions('1 minute'))
 

@@ -1,6 +1,6 @@
 /**
  * @module The early-intervention check-in workflow: the durable IDEA Part C clock of one enrolled child. It raises the
- * reminders and notices of domain/early-intervention/ei-plan.ts on their days (initial IFSP within 45 days, periodic
+ * reminders and notices of common/early-intervention/ei-plan.ts on their days (initial IFSP within 45 days, periodic
  * review, annual meeting, transition, exit) and the monthly family check-ins between them, and ends when the child
  * exits early intervention, is archived or unenrolled.
  *
@@ -27,7 +27,7 @@ import {
   REAL_DAY_MS,
   workflowDelayUntil,
   type PlanClock,
-} from '../domain/early-intervention/ei-clock.ts'
+} from '../common/early-intervention/ei-clock.ts'
 import {
   earlyInterventionChangedSignal,
   earlyInterventionStateQuery,
@@ -36,7 +36,7 @@ import {
   type EarlyInterventionInput,
   type EarlyInterventionResult,
   type EiRefresh,
-} from './early-intervention-contract.ts'
+} from '../common/early-intervention/early-intervention-contract.ts'
 
 const activities = proxyActivities<EarlyInterventionActivities>(standardActivityOptions('30 seconds'))
 

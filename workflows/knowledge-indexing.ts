@@ -10,7 +10,7 @@ import type {
   KnowledgeActivities,
   KnowledgeIndexingInput,
   KnowledgeIndexingOutcome,
-} from './knowledge-indexing-contract.ts'
+} from '../common/knowledge/knowledge-indexing-contract.ts'
 
 const { indexKnowledgeDocument } = proxyActivities<KnowledgeActivities>({
   // Thousands of chunks through a remote embedding provider take minutes; the local model takes seconds.

@@ -15,7 +15,7 @@ import {
   type KnowledgeReembedInput,
   type KnowledgeReembedProgress,
   type KnowledgeReembedResult,
-} from './knowledge-reembed-contract.ts'
+} from '../common/knowledge/knowledge-reembed-contract.ts'
 
 const { listKnowledgeToReembed, completeKnowledgeReembed } = proxyActivities<KnowledgeReembedActivities>({
   startToCloseTimeout: '2 minutes',

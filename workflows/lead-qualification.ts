@@ -25,8 +25,8 @@ import {
   offerAction,
   offerTimers,
   offerWakeAt,
-} from '../domain/leads/lead-policy.ts'
-import { isFinal, leadUpdateRefusal, type LeadCloseReason, type LeadStatus } from '../domain/leads/lead-state.ts'
+} from '../common/leads/lead-policy.ts'
+import { isFinal, leadUpdateRefusal, type LeadCloseReason, type LeadStatus } from '../common/leads/lead-state.ts'
 import {
   bookLeadUpdate,
   closeLeadUpdate,
@@ -39,7 +39,7 @@ import {
   type LeadQualificationInput,
   type LeadQualificationResult,
   type LeadSnapshot,
-} from './lead-qualification-contract.ts'
+} from '../common/leads/lead-qualification-contract.ts'
 
 const activities = wf.proxyActivities<LeadQualificationActivities>(standardActivityOptions('1 minute'))
 

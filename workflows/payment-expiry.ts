@@ -1,5 +1,5 @@
 /**
- * @module The expiry of an online payment (`payment-expiry-<paymentId>`, workflows/online-payment-contract.ts):
+ * @module The expiry of an online payment (`payment-expiry-<paymentId>`, common/payments/online-payment-contract.ts):
  * started through the outbox when the payment is, with Temporal's start delay up to its `expiresAt`, so the timer is
  * durable state of the server rather than a sweep's query. At that instant it cancels the intent unless the payer
  * completed it, releasing what the payment held of its order's balance; if the processor had taken the money just
@@ -10,7 +10,7 @@ import type {
   OnlinePaymentActivities,
   PaymentExpiryOutcome,
   PaymentExpiryWorkflowInput,
-} from './online-payment-contract.ts'
+} from '../common/payments/online-payment-contract.ts'
 
 const { expireOnlinePayment } = proxyActivities<OnlinePaymentActivities>({
   startToCloseTimeout: '1 minute',

@@ -1,6 +1,6 @@
 /**
  * @module The provider onboarding workflow: one run per onboarding attempt of a provider, through profile, credential
- * documents, licence verification, background check and an admin's approval (domain/provider-onboarding/onboarding-rules.ts).
+ * documents, licence verification, background check and an admin's approval (common/provider-onboarding/onboarding-rules.ts).
  * While a step waits, reminders go out every few days, and a step that waits too long times the onboarding out.
  *
  * The workflow is the authority on the steps: the API asks for each with a Temporal update, which the workflow accepts
@@ -24,7 +24,7 @@ import {
   type OnboardingStatus,
   type OnboardingStep,
   type StepTimers,
-} from '../domain/provider-onboarding/onboarding-rules.ts'
+} from '../common/provider-onboarding/onboarding-rules.ts'
 import {
   approveOnboardingUpdate,
   confirmProfileUpdate,
@@ -39,7 +39,7 @@ import {
   type ProviderOnboardingActivities,
   type ProviderOnboardingInput,
   type ProviderOnboardingResult,
-} from './provider-onboarding-contract.ts'
+} from '../common/provider-onboarding/provider-onboarding-contract.ts'
 
 const activities = wf.proxyActivities<ProviderOnboardingActivities>(standardActivityOptions('30 seconds'))
 

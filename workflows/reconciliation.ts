@@ -11,7 +11,7 @@ import {
   type ReconciliationActivities,
   type ReconciliationWorkflowInput,
   type ReconciliationWorkflowOutcome,
-} from './reconciliation-contract.ts'
+} from '../common/reconciliation/reconciliation-contract.ts'
 
 /**
  * Listing a day's objects is a few pages; a large tenant's many. The activity heartbeats after each page, so a dead

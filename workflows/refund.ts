@@ -1,12 +1,16 @@
 /**
- * @module The refund workflow (`refund-<refundId>`, workflows/online-payment-contract.ts): started through the outbox
+ * @module The refund workflow (`refund-<refundId>`, common/payments/online-payment-contract.ts): started through the outbox
  * with the refund's record, it makes sure the processor is asked for the refund with the key stored on it, whatever
  * became of the request that recorded it. The request asks first; this starts after a delay and usually finds the
  * answer recorded. It asks until shortly before the processor forgets the key (24 hours), then gives up: the refund
  * is FAILED and its hold released (a later word from the processor that it did refund still counts).
  */
 import { isCancellation, proxyActivities } from '@temporalio/workflow'
-import type { OnlinePaymentActivities, RefundWorkflowInput, RefundWorkflowOutcome } from './online-payment-contract.ts'
+import type {
+  OnlinePaymentActivities,
+  RefundWorkflowInput,
+  RefundWorkflowOutcome,
+} from '../common/payments/online-payment-contract.ts'
 
 const { sendRefundToProcessor } = proxyActivities<OnlinePaymentActivities>({
   // One call: Stripe's client tries three times, 10 s each.

@@ -13,7 +13,7 @@ import {
   type SettlementActivities,
   type SettlementWorkflowInput,
   type SettlementWorkflowOutcome,
-} from './settlement-contract.ts'
+} from '../common/settlements/settlement-contract.ts'
 
 const { beginSettlement, settleSettlementProvider, prepareSettlementPayouts, completeSettlement } =
   proxyActivities<SettlementActivities>({

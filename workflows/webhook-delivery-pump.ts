@@ -6,7 +6,7 @@
  * delivery: none.
  */
 import { continueAsNew, proxyActivities } from '@temporalio/workflow'
-import type { DeliveryPumpInput, WebhookActivities } from './webhook-queue-contract.ts'
+import type { DeliveryPumpInput, WebhookActivities } from '../common/webhooks/webhook-queue-contract.ts'
 
 /** How long one pump activity runs before the workflow starts the next. */
 export const PUMP_RUN_MS = 5 * 60_000

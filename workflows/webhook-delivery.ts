@@ -11,8 +11,8 @@
  * that dies during an attempt has its workflow task retried elsewhere, which makes the attempt again (at least once).
  */
 import { proxyLocalActivities, sleep } from '@temporalio/workflow'
-import type { WebhookDeliveryInput, WebhookDeliveryOutcome } from './webhook-delivery-contract.ts'
-import type { WebhookActivities } from './webhook-queue-contract.ts'
+import type { WebhookDeliveryInput, WebhookDeliveryOutcome } from '../common/webhooks/webhook-delivery-contract.ts'
+import type { WebhookActivities } from '../common/webhooks/webhook-queue-contract.ts'
 
 const { attemptWebhookDelivery } = proxyLocalActivities<WebhookActivities>({
   // The HTTP attempt is bounded at 10 s (WEBHOOK_TIMEOUT_MS); the rest is two short transactions.

@@ -9,13 +9,13 @@
  * it can complete, so no delivery is left without a workflow.
  */
 import { continueAsNew, defineSignal, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow'
-import { probeDelayMs } from '../domain/webhooks/retry-schedule.ts'
+import { probeDelayMs } from '../common/webhooks/retry-schedule.ts'
 import {
   WAKE_ENDPOINT_RETRY_SIGNAL,
   type EndpointRetryInput,
   type EndpointRetryOutcome,
   type WebhookActivities,
-} from './webhook-queue-contract.ts'
+} from '../common/webhooks/webhook-queue-contract.ts'
 
 export const wakeEndpointRetry = defineSignal(WAKE_ENDPOINT_RETRY_SIGNAL)
 

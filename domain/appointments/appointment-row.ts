@@ -5,7 +5,7 @@
 import type { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { notFound } from '../errors.ts'
-import { nextReminderAt } from './reminder-schedule.ts'
+import { nextReminderAt } from '../../common/appointments/reminder-schedule.ts'
 
 /** What every appointment read includes: enough for the API's response without a second round trip. */
 export const APPOINTMENT_INCLUDE = {

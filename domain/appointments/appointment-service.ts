@@ -22,7 +22,7 @@ import { cancelAppointment, type CancelInput } from './cancel-appointment.ts'
 import { completeAppointment } from './complete-appointment.ts'
 import { listAppointments } from './list-appointments.ts'
 import { markNoShow } from './mark-no-show.ts'
-import { bookingWorkflowStartAt, minuteMsOf } from './reminder-schedule.ts'
+import { bookingWorkflowStartAt, minuteMsOf } from '../../common/appointments/reminder-schedule.ts'
 import { rescheduleAppointment, type RescheduleInput } from './reschedule-appointment.ts'
 import { updateAppointment, type AppointmentPatch } from './update-appointment.ts'
 

@@ -13,7 +13,7 @@
  * `service` only while CONFIRMED.
  */
 import { invalidStateTransition } from '../errors.ts'
-import type { AppointmentStatus } from './appointment-status.ts'
+import type { AppointmentStatus } from '../../common/appointments/appointment-status.ts'
 
 /** What a caller can do to an appointment. `edit` is a change of `type` or `service` (not of its time). */
 export const APPOINTMENT_ACTIONS = ['reschedule', 'cancel', 'complete', 'no_show', 'edit'] as const

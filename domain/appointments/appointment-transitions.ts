@@ -14,7 +14,7 @@
  */
 import type { Clock } from '../../infra/clock.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import type { BookingWorkflowView } from '../../workflows/booking-contract.ts'
+import type { BookingWorkflowView } from '../../common/appointments/booking-contract.ts'
 import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 import { lockAppointment, type AppointmentRow } from './appointment-row.ts'
 import { assertTransition, type AppointmentAction } from './appointment-state.ts'

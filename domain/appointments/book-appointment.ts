@@ -6,7 +6,11 @@
  */
 import type { AppointmentType } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { BOOKING_KIND, bookingWorkflowId, type BookingWorkflowInput } from '../../workflows/booking-contract.ts'
+import {
+  BOOKING_KIND,
+  bookingWorkflowId,
+  type BookingWorkflowInput,
+} from '../../common/appointments/booking-contract.ts'
 import { slotUnavailableReason, slotUnavailableError } from '../availability/assert-slot-bookable.ts'
 import { validationError, type AppError, type FieldError } from '../errors.ts'
 import { recordEvent } from '../events/record-event.ts'

@@ -7,15 +7,18 @@
  * Notifications carry ids and times only.
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { APPOINTMENT_FOLLOW_UP_KIND, type FollowUpPlan } from '../../workflows/appointment-follow-up-contract.ts'
-import { BOOKING_KIND, type BookingPlan } from '../../workflows/booking-contract.ts'
+import {
+  APPOINTMENT_FOLLOW_UP_KIND,
+  type FollowUpPlan,
+} from '../../common/appointments/appointment-follow-up-contract.ts'
+import { BOOKING_KIND, type BookingPlan } from '../../common/appointments/booking-contract.ts'
 import { AppError } from '../errors.ts'
 import { recordCareNotification, settleNotifications } from '../care-notifications/care-notifications.ts'
 import { recordEvent } from '../events/record-event.ts'
 import { formatInTimeZone } from '../time.ts'
 import { lockAppointment, type AppointmentRow } from './appointment-row.ts'
 import { transition } from './appointment-state.ts'
-import type { AppointmentStatus } from './appointment-status.ts'
+import type { AppointmentStatus } from '../../common/appointments/appointment-status.ts'
 import type { CancelInput } from './cancel-appointment.ts'
 import { recordNoShow } from './mark-no-show.ts'
 

@@ -28,7 +28,7 @@ import {
   followUpViewQuery,
   noteSignedSignal,
   type FollowUpView,
-} from '../../workflows/appointment-follow-up-contract.ts'
+} from '../../common/appointments/appointment-follow-up-contract.ts'
 import {
   bookingViewQuery,
   bookingWorkflowId,
@@ -38,7 +38,7 @@ import {
   noShowBookingUpdate,
   rescheduleBookingUpdate,
   type RescheduleRequest,
-} from '../../workflows/booking-contract.ts'
+} from '../../common/appointments/booking-contract.ts'
 import { createQueryAnswersByHistory } from '../workflow-runs/query-answers-by-history.ts'
 import { callWorkflow } from '../workflow-runs/workflow-calls.ts'
 

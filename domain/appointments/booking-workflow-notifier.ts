@@ -8,7 +8,7 @@
 import type { Client } from '@temporalio/client'
 import type { Logger } from '../../infra/logger.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { bookingChangedSignal, bookingWorkflowId } from '../../workflows/booking-contract.ts'
+import { bookingChangedSignal, bookingWorkflowId } from '../../common/appointments/booking-contract.ts'
 
 export interface BookingNotifierDeps {
   temporal: Client

@@ -8,7 +8,7 @@ import {
   APPOINTMENT_FOLLOW_UP_WORKFLOW_TYPE,
   appointmentFollowUpWorkflowId,
   type AppointmentFollowUpInput,
-} from '../../workflows/appointment-follow-up-contract.ts'
+} from '../../common/appointments/appointment-follow-up-contract.ts'
 import { recordEvent } from '../events/record-event.ts'
 import { ensureSessionForAppointment } from '../sessions/ensure-session.ts'
 import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'

@@ -7,7 +7,7 @@ import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { validationError } from '../errors.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type Page, type SortParam } from '../listing.ts'
 import { APPOINTMENT_INCLUDE, type AppointmentRow } from './appointment-row.ts'
-import type { AppointmentStatus } from './appointment-status.ts'
+import type { AppointmentStatus } from '../../common/appointments/appointment-status.ts'
 
 export const APPOINTMENT_SORT_FIELDS = ['startsAt', 'createdAt'] as const
 export type AppointmentSortField = (typeof APPOINTMENT_SORT_FIELDS)[number]

@@ -15,10 +15,10 @@ import {
   assessmentChangedSignal,
   assessmentReminderWorkflowId,
   type AssessmentReminderInput,
-} from '../../workflows/assessment-reminder-contract.ts'
+} from '../../common/assessments/assessment-reminder-contract.ts'
 import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 import { isOpen } from './assessment-rules.ts'
-import type { ReminderTiming } from './reminder-plan.ts'
+import type { ReminderTiming } from '../../common/assessments/reminder-plan.ts'
 
 export interface AssessmentRemindersDeps {
   outbox: WorkflowOutbox

@@ -6,12 +6,15 @@
  * recorded after the assessment was completed or cancelled is refused (CLOSED) rather than announced.
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import type { AssessmentReminderSnapshot, NotificationOutcome } from '../../workflows/assessment-reminder-contract.ts'
+import type {
+  AssessmentReminderSnapshot,
+  NotificationOutcome,
+} from '../../common/assessments/assessment-reminder-contract.ts'
 import { recordEvent } from '../events/record-event.ts'
 import { newId } from '../ids.ts'
 import { isOpen, statusAfterStep } from './assessment-rules.ts'
 import { localDateOf, startOfLocalDay } from './due-day.ts'
-import { stepKey, type ReminderStepKind } from './reminder-plan.ts'
+import { stepKey, type ReminderStepKind } from '../../common/assessments/reminder-plan.ts'
 
 /**
  * The zone an assessment's calendar days are counted in: the child's centre, else the provider's zone, else UTC.

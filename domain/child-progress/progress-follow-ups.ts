@@ -23,13 +23,13 @@ import {
   requestProgressSummaryUpdate,
   type ChildProgressInput,
   type ChildProgressState,
-} from '../../workflows/child-progress-contract.ts'
-import { searchAttributeKeys } from '../../workflows/search-attributes-contract.ts'
+} from '../../common/child-progress/child-progress-contract.ts'
+import { searchAttributeKeys } from '../../common/search-attributes-contract.ts'
 import { callWorkflow } from '../workflow-runs/workflow-calls.ts'
 import { AppError, invalidStateTransition, notFound } from '../errors.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../listing.ts'
 import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
-import { DEFAULT_PROGRESS_POLICY } from './progress-rules.ts'
+import { DEFAULT_PROGRESS_POLICY } from '../../common/child-progress/progress-rules.ts'
 import {
   DEFAULT_LOOKBACK_DAYS,
   PROGRESS_FOLLOW_UP_NOTIFICATION,

@@ -6,7 +6,7 @@
  */
 import type { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { CHILD_PROGRESS_KIND } from '../../workflows/child-progress-contract.ts'
+import { CHILD_PROGRESS_KIND } from '../../common/child-progress/child-progress-contract.ts'
 import { goalsOf } from '../children/child-service.ts'
 import {
   openNotifications,
@@ -14,7 +14,7 @@ import {
   settleNotifications,
 } from '../care-notifications/care-notifications.ts'
 import { newId } from '../ids.ts'
-import type { ProgressPolicy } from './progress-rules.ts'
+import type { ProgressPolicy } from '../../common/child-progress/progress-rules.ts'
 import { summariseProgress, type SignedNoteData } from './progress-summary.ts'
 
 /** The `kind` of the follow-up notification (a notification's kind, not a workflow's). */

@@ -13,7 +13,7 @@ import {
   type GoalObservation,
   type GoalProgress,
   type ProgressPolicy,
-} from './progress-rules.ts'
+} from '../../common/child-progress/progress-rules.ts'
 
 /** A signed note as the summary needs it: ids, times and the per-goal figures, no text. */
 export interface SignedNoteData {

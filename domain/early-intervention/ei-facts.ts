@@ -3,7 +3,7 @@
  * place, so the plan the workflow keeps, the care-coordinator's briefing and a child's recommendations always judge
  * the same dates.
  */
-import type { TimelineException, EiFacts } from './ei-plan.ts'
+import type { TimelineException, EiFacts } from '../../common/early-intervention/ei-plan.ts'
 
 /** Prisma `select` of the child columns {@link eiFactsOf} reads. */
 export const EI_FACT_COLUMNS = {

@@ -6,7 +6,7 @@
  */
 import type { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { EARLY_INTERVENTION_KIND } from '../../workflows/early-intervention-contract.ts'
+import { EARLY_INTERVENTION_KIND } from '../../common/early-intervention/early-intervention-contract.ts'
 import { localDateOf, startOfLocalDay } from '../assessments/due-day.ts'
 import {
   openNotifications,
@@ -15,7 +15,7 @@ import {
   type NotificationSubject,
 } from '../care-notifications/care-notifications.ts'
 import { EI_FACT_COLUMNS, eiFactsOf } from './ei-facts.ts'
-import type { EiPolicy } from './ei-policy.ts'
+import type { EiPolicy } from '../../common/early-intervention/ei-policy.ts'
 import {
   noticeSettled,
   noticesWorthSending,
@@ -24,7 +24,7 @@ import {
   type EiFacts,
   type EiPlan,
   type Notice,
-} from './ei-plan.ts'
+} from '../../common/early-intervention/ei-plan.ts'
 
 const dateOf = (value: Date | null) => (value ? value.toISOString().slice(0, 10) : null)
 const toDate = (value: string | null) => (value ? new Date(`${value}T00:00:00.000Z`) : null)

@@ -7,10 +7,13 @@
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { listCareNotifications, type NotificationListQuery } from '../care-notifications/care-notifications.ts'
 import { invalidStateTransition, notFound } from '../errors.ts'
-import { EARLY_INTERVENTION_KIND, earlyInterventionWorkflowId } from '../../workflows/early-intervention-contract.ts'
-import type { Deadline, TimelineException } from './ei-plan.ts'
-import { DEFAULT_EI_POLICY } from './ei-policy.ts'
-import { addDays } from './calendar.ts'
+import {
+  EARLY_INTERVENTION_KIND,
+  earlyInterventionWorkflowId,
+} from '../../common/early-intervention/early-intervention-contract.ts'
+import type { Deadline, TimelineException } from '../../common/early-intervention/ei-plan.ts'
+import { DEFAULT_EI_POLICY } from '../../common/early-intervention/ei-policy.ts'
+import { addDays } from '../../common/calendar.ts'
 import type { EarlyInterventionSync } from './ei-workflow-sync.ts'
 
 export interface TimelineExceptionInput {

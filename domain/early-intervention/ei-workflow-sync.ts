@@ -22,9 +22,9 @@ import {
   earlyInterventionChangedSignal,
   earlyInterventionWorkflowId,
   type EarlyInterventionInput,
-} from '../../workflows/early-intervention-contract.ts'
+} from '../../common/early-intervention/early-intervention-contract.ts'
 import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
-import type { EiPolicy } from './ei-policy.ts'
+import type { EiPolicy } from '../../common/early-intervention/ei-policy.ts'
 
 export interface EarlyInterventionSyncDeps {
   outbox: WorkflowOutbox

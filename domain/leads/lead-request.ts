@@ -8,7 +8,7 @@ import { DisciplineSchema } from '../catalogue/disciplines.ts'
 import { CalendarDate, LanguageTag, PersonName, PhoneNumber } from '../clients/record-fields.ts'
 import { Condition, PreferredWindowSchema } from '../therapists/match-request.ts'
 import { isStorableInstant, OFFSET_DATE_TIME } from '../time.ts'
-import { PERSON_CLOSE_REASONS } from './lead-state.ts'
+import { PERSON_CLOSE_REASONS } from '../../common/leads/lead-state.ts'
 import { resourceId } from '../id-schema.ts'
 
 /** A provider of a slot: one not among the lead's matches is `not_matched` (offer) or `not_offered` (book). */

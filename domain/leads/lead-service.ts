@@ -3,7 +3,7 @@
  * workflow outbox, in one transaction), shows and lists leads, merges a patch of the contact fields, and drives the
  * lead through its workflow: offer, book, close.
  *
- * Each operation locks the lead's row, checks the move against the lifecycle (lead-state.ts), commits that read and
+ * Each operation locks the lead's row, checks the move against the lifecycle (common/leads/lead-state.ts, through lead-moves.ts), commits that read and
  * asks the workflow with a Temporal update holding no transaction (`UnitOfWork.release`: it decides against its own
  * status and timers), then locks the lead again, checks the move against it as it is now, and records what the
  * workflow accepted. A refusal writes nothing: a booking's appointment is created only after the workflow accepted
@@ -21,7 +21,7 @@ import {
   leadQualificationWorkflowId,
   offerLeadUpdate,
   type LeadQualificationInput,
-} from '../../workflows/lead-qualification-contract.ts'
+} from '../../common/leads/lead-qualification-contract.ts'
 import type { AppointmentService } from '../appointments/appointment-service.ts'
 import { slotProblem } from '../appointments/book-appointment.ts'
 import { askWhileRefused, callWorkflow } from '../workflow-runs/workflow-calls.ts'
@@ -31,9 +31,10 @@ import { applyMergePatch } from '../merge-patch.ts'
 import { isValidTimeZone } from '../time.ts'
 import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 import type { LeadMatch } from './lead-workflow-steps.ts'
-import { leadPolicyOf, type LeadPolicy } from './lead-policy.ts'
+import { leadPolicyOf, type LeadPolicy } from '../../common/leads/lead-policy.ts'
 import type { CreateLead, PatchLead } from './lead-request.ts'
-import { assertMove, isFinal, type LeadCloseReason } from './lead-state.ts'
+import { isFinal, type LeadCloseReason } from '../../common/leads/lead-state.ts'
+import { assertMove } from './lead-moves.ts'
 import {
   getLead,
   leadView,

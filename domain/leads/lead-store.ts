@@ -10,12 +10,12 @@ import {
   LEAD_QUALIFICATION_KIND,
   leadQualificationWorkflowId,
   type LeadSnapshot,
-} from '../../workflows/lead-qualification-contract.ts'
+} from '../../common/leads/lead-qualification-contract.ts'
 import { notFound } from '../errors.ts'
 import { listNotificationsWhere, type NotificationListQuery } from '../care-notifications/care-notifications.ts'
 import { findPage, parseList, type SortParam } from '../listing.ts'
-import { leadPolicyOf, type LeadPolicy } from './lead-policy.ts'
-import type { LeadStatus } from './lead-state.ts'
+import { leadPolicyOf, type LeadPolicy } from '../../common/leads/lead-policy.ts'
+import type { LeadStatus } from '../../common/leads/lead-state.ts'
 
 export type LeadRow = Lead
 

@@ -6,14 +6,14 @@
  */
 import type { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { LEAD_QUALIFICATION_KIND, type LeadSnapshot } from '../../workflows/lead-qualification-contract.ts'
+import { LEAD_QUALIFICATION_KIND, type LeadSnapshot } from '../../common/leads/lead-qualification-contract.ts'
 import { recordCareNotification } from '../care-notifications/care-notifications.ts'
 import { AppError } from '../errors.ts'
 import { loadCandidates } from '../therapists/match-candidates.ts'
 import { ageInMonths } from '../therapists/match-needs.ts'
 import type { MatchRequest } from '../therapists/match-request.ts'
 import { matchTherapists, type ProviderMatch } from '../therapists/match-service.ts'
-import type { LeadPolicy } from './lead-policy.ts'
+import type { LeadPolicy } from '../../common/leads/lead-policy.ts'
 import { qualifyLead, type SettingMode } from './lead-qualification.ts'
 import { lockLead, settleLeadNotifications, snapshotOf, type LeadRow } from './lead-store.ts'
 

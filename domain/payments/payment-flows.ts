@@ -14,7 +14,7 @@ import {
   refundWorkflowId,
   type PaymentExpiryWorkflowInput,
   type RefundWorkflowInput,
-} from '../../workflows/online-payment-contract.ts'
+} from '../../common/payments/online-payment-contract.ts'
 import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 
 export interface PaymentFlowSettings {

@@ -20,7 +20,7 @@ import {
   type BackgroundCheckResult,
   type ProviderOnboardingInput,
   type SubmittedDocument,
-} from '../../workflows/provider-onboarding-contract.ts'
+} from '../../common/provider-onboarding/provider-onboarding-contract.ts'
 import { listCareNotifications, type NotificationListQuery } from '../care-notifications/care-notifications.ts'
 import { callWorkflow } from '../workflow-runs/workflow-calls.ts'
 import { invalidStateTransition, notFound } from '../errors.ts'
@@ -31,7 +31,7 @@ import {
   type OnboardingOperation,
   type OnboardingStep,
   type OnboardingTiming,
-} from './onboarding-rules.ts'
+} from '../../common/provider-onboarding/onboarding-rules.ts'
 import { applyStep, checkStepRequest, closeAs } from './onboarding-steps.ts'
 
 export interface OnboardingServiceDeps {

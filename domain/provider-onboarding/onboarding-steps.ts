@@ -9,7 +9,7 @@
  */
 import type { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { PROVIDER_ONBOARDING_KIND } from '../../workflows/provider-onboarding-contract.ts'
+import { PROVIDER_ONBOARDING_KIND } from '../../common/provider-onboarding/provider-onboarding-contract.ts'
 import { localDateOf } from '../assessments/due-day.ts'
 import {
   openNotifications,
@@ -19,15 +19,13 @@ import {
 import { invalidStateTransition, notFound, validationError } from '../errors.ts'
 import { transitionProvider } from './onboarding-status.ts'
 import { readCredentials } from '../providers/credentials.ts'
+import { documentGaps, profileGaps, verifyLicence } from './onboarding-checks.ts'
 import {
-  documentGaps,
-  profileGaps,
-  verifyLicence,
   type OnboardingOperation,
   type OnboardingStatus,
   type OnboardingStep,
   type StepTimers,
-} from './onboarding-rules.ts'
+} from '../../common/provider-onboarding/onboarding-rules.ts'
 
 export interface OnboardingRef {
   providerId: string

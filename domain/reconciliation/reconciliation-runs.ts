@@ -12,7 +12,7 @@ import {
   reconciliationSummary,
   requestedRunWorkflowId,
   type ReconciliationWorkflowInput,
-} from '../../workflows/reconciliation-contract.ts'
+} from '../../common/reconciliation/reconciliation-contract.ts'
 import { validationError } from '../errors.ts'
 import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 

@@ -17,8 +17,8 @@ import {
   reconciliationScheduleId,
   reconciliationSummary,
   type ReconciliationWorkflowInput,
-} from '../../workflows/reconciliation-contract.ts'
-import { searchAttributeKeys } from '../../workflows/search-attributes-contract.ts'
+} from '../../common/reconciliation/reconciliation-contract.ts'
+import { searchAttributeKeys } from '../../common/search-attributes-contract.ts'
 
 export interface ReconciliationSchedulesDeps {
   db: Db

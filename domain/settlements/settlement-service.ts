@@ -14,7 +14,7 @@ import {
   SETTLEMENT_WORKFLOW,
   settlementWorkflowId,
   type SettlementWorkflowInput,
-} from '../../workflows/settlement-contract.ts'
+} from '../../common/settlements/settlement-contract.ts'
 import { conflict, notFound, validationError, type FieldError } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../listing.ts'

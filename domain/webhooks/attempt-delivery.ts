@@ -9,7 +9,7 @@ import { attemptOutcome } from './attempt-outcome.ts'
 import { signingMaterial } from './deliver-once.ts'
 import type { AttemptRecord, QueuedDelivery } from './delivery-queue.ts'
 import type { WebhookPoster } from './post-webhook.ts'
-import type { RetryPolicy } from './retry-schedule.ts'
+import type { RetryPolicy } from '../../common/webhooks/retry-schedule.ts'
 import { signatureHeaders } from './sign-delivery.ts'
 
 export interface AttemptDeps {

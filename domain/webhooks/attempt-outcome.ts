@@ -4,7 +4,7 @@
  * 5xx, timeouts, refused connections, forbidden addresses) is retried within the window, honouring Retry-After.
  */
 import type { PostResult } from './post-webhook.ts'
-import { nextRetryDelayMs, type RetryPolicy } from './retry-schedule.ts'
+import { nextRetryDelayMs, type RetryPolicy } from '../../common/webhooks/retry-schedule.ts'
 
 export type AttemptOutcome =
   { kind: 'SUCCEEDED' } | { kind: 'GONE' } | { kind: 'RETRY'; retryInMs: number } | { kind: 'EXHAUSTED' }

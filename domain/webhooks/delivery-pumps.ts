@@ -7,13 +7,13 @@ import type { Client } from '@temporalio/client'
 import { TypedSearchAttributes } from '@temporalio/common'
 import { startBackgroundLoop } from '../../infra/background-loop.ts'
 import type { Logger } from '../../infra/logger.ts'
-import { searchAttributeKeys } from '../../workflows/search-attributes-contract.ts'
+import { searchAttributeKeys } from '../../common/search-attributes-contract.ts'
 import {
   WEBHOOK_PUMP_KIND,
   WEBHOOK_PUMP_WORKFLOW,
   deliveryPumpWorkflowId,
   type DeliveryPumpInput,
-} from '../../workflows/webhook-queue-contract.ts'
+} from '../../common/webhooks/webhook-queue-contract.ts'
 
 const CHECK_INTERVAL_MS = 60_000
 const CALL_DEADLINE_MS = 5000

@@ -6,7 +6,7 @@
  * created: it was held because its endpoint was failing.
  */
 import type { Db } from '../../infra/db.ts'
-import type { EndpointRetryStepInput, EndpointRetryStepResult } from '../../workflows/webhook-queue-contract.ts'
+import type { EndpointRetryStepInput, EndpointRetryStepResult } from '../../common/webhooks/webhook-queue-contract.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { attemptDelivery } from './attempt-delivery.ts'
 import { claimOldestHeld } from './delivery-queue.ts'

@@ -6,7 +6,7 @@
 import http from 'node:http'
 import https from 'node:https'
 import { isIP } from 'node:net'
-import { parseRetryAfter } from './retry-schedule.ts'
+import { parseRetryAfter } from '../../common/webhooks/retry-schedule.ts'
 import type { NetworkPolicy } from '../../infra/outbound/network-policy.ts'
 import { bareHost, vettedLookup, resolveVetted } from '../../infra/outbound/vetted-lookup.ts'
 

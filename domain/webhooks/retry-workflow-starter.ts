@@ -5,16 +5,16 @@
  */
 import type { Client } from '@temporalio/client'
 import { TypedSearchAttributes } from '@temporalio/common'
-import { searchAttributeKeys } from '../../workflows/search-attributes-contract.ts'
+import { searchAttributeKeys } from '../../common/search-attributes-contract.ts'
 import {
   WAKE_ENDPOINT_RETRY_SIGNAL,
   WEBHOOK_ENDPOINT_RETRY_KIND,
   WEBHOOK_ENDPOINT_RETRY_WORKFLOW,
   endpointRetryWorkflowId,
   type EndpointRetryInput,
-} from '../../workflows/webhook-queue-contract.ts'
+} from '../../common/webhooks/webhook-queue-contract.ts'
 import type { EndpointRetryStarter } from './delivery-pump.ts'
-import type { RetryPolicy } from './retry-schedule.ts'
+import type { RetryPolicy } from '../../common/webhooks/retry-schedule.ts'
 
 const CALL_DEADLINE_MS = 5000
 

@@ -7,7 +7,7 @@
  */
 import type { Config } from '../../infra/config.ts'
 import type { NetworkPolicy } from '../../infra/outbound/network-policy.ts'
-import type { RetryPolicy } from './retry-schedule.ts'
+import type { RetryPolicy } from '../../common/webhooks/retry-schedule.ts'
 
 export interface WebhookSettings {
   /** Refuse `http:` URLs. */

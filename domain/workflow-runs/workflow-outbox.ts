@@ -14,7 +14,7 @@ import {
   SEARCH_ATTRIBUTE_NAMES,
   searchAttributeKeys,
   type SearchAttributeValues,
-} from '../../workflows/search-attributes-contract.ts'
+} from '../../common/search-attributes-contract.ts'
 import { newId } from '../ids.ts'
 
 /** A workflow to start once the surrounding transaction commits. */

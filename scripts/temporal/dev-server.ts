@@ -22,15 +22,15 @@ import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Connection } from '@temporalio/client'
 import { ensureSearchAttributes, waitForFrontend } from './frontend.ts'
-import { searchAttributeCliArgs } from '../../workflows/search-attributes-contract.ts'
+import { searchAttributeCliArgs } from '../../common/search-attributes-contract.ts'
 
 export { ensureSearchAttributes, waitForFrontend } from './frontend.ts'
 export {
   SEARCH_ATTRIBUTE_NAMES,
   SEARCH_ATTRIBUTES,
   searchAttributeKeys,
-} from '../../workflows/search-attributes-contract.ts'
-export type { SearchAttributeName } from '../../workflows/search-attributes-contract.ts'
+} from '../../common/search-attributes-contract.ts'
+export type { SearchAttributeName } from '../../common/search-attributes-contract.ts'
 
 /** Options of {@link ensureTemporal}. */
 export interface EnsureTemporalOptions {

@@ -7,8 +7,8 @@
 import { Connection, isGrpcServiceError } from '@temporalio/client'
 // Exported by the SDK "for use in tests to register search attributes"; not re-exported from the index.
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes.js'
-import { SEARCH_ATTRIBUTE_NAMES, SEARCH_ATTRIBUTES } from '../../workflows/search-attributes-contract.ts'
-import type { SearchAttributeName } from '../../workflows/search-attributes-contract.ts'
+import { SEARCH_ATTRIBUTE_NAMES, SEARCH_ATTRIBUTES } from '../../common/search-attributes-contract.ts'
+import type { SearchAttributeName } from '../../common/search-attributes-contract.ts'
 
 // gRPC status codes (values fixed by the gRPC spec).
 const ALREADY_EXISTS = 6

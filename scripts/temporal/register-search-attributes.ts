@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { SEARCH_ATTRIBUTE_NAMES, searchAttributeCliArgs } from '../../workflows/search-attributes-contract.ts'
+import { SEARCH_ATTRIBUTE_NAMES, searchAttributeCliArgs } from '../../common/search-attributes-contract.ts'
 
 const log = (message: string): void => {
   process.stderr.write(`[search-attributes] ${message}\n`)

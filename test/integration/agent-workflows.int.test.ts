@@ -5,8 +5,8 @@
  * step, a schedule firing on its own, tenant isolation, and a worker killed mid-run finishing exactly once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { agentScheduleId, eventRunWorkflowId } from '../../workflows/agent-run-contract.ts'
-import { searchAttributeKeys } from '../../workflows/search-attributes-contract.ts'
+import { agentScheduleId, eventRunWorkflowId } from '../../common/agents/agent-run-contract.ts'
+import { searchAttributeKeys } from '../../common/search-attributes-contract.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
 import { settled, textFile, upload } from '../support/knowledge-http.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'

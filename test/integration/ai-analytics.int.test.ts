@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto'
 import { TypedSearchAttributes } from '@temporalio/common'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ProvisionedClient } from '../../domain/tenants/provision-client.ts'
-import { searchAttributeKeys } from '../../workflows/search-attributes-contract.ts'
+import { searchAttributeKeys } from '../../common/search-attributes-contract.ts'
 import { ask, settled, textFile, upload } from '../support/knowledge-http.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { bookingChangedSignal, bookingWorkflowId } from '../../workflows/booking-contract.ts'
+import { bookingChangedSignal, bookingWorkflowId } from '../../common/appointments/booking-contract.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 
 let platform: Platform

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { bookingWorkflowId } from '../../workflows/booking-contract.ts'
+import { bookingWorkflowId } from '../../common/appointments/booking-contract.ts'
 import { futureSlot } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { newId } from '../../domain/ids.ts'

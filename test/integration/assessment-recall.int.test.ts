@@ -5,7 +5,7 @@
  * same request again creates nothing and answers the same recalls; scope and tenant isolation.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { assessmentReminderWorkflowId } from '../../workflows/assessment-reminder-contract.ts'
+import { assessmentReminderWorkflowId } from '../../common/assessments/assessment-reminder-contract.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 
 const DAY = 24 * 3600 * 1000

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   assessmentReminderWorkflowId,
   type AssessmentReminderState,
-} from '../../workflows/assessment-reminder-contract.ts'
+} from '../../common/assessments/assessment-reminder-contract.ts'
 import { createChildAndProvider } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 

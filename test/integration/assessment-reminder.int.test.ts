@@ -14,7 +14,7 @@ import { WORKFLOWS_PATH } from '../../worker/create-worker.ts'
 import {
   assessmentReminderWorkflowId,
   type AssessmentReminderState,
-} from '../../workflows/assessment-reminder-contract.ts'
+} from '../../common/assessments/assessment-reminder-contract.ts'
 import { createChildAndProvider } from '../support/fixtures.ts'
 import { eventually } from '../support/platform.ts'
 import { startTimeSkippingPlatform, type TimeSkippingPlatform } from '../support/time-skipping.ts'

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import proto from '@temporalio/proto'
-import { RESCHEDULE_ANSWER_AFTER_FIRST_READ_PATCH } from '../../workflows/booking-contract.ts'
+import { RESCHEDULE_ANSWER_AFTER_FIRST_READ_PATCH } from '../../common/appointments/booking-contract.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
 import { bookingScenario } from '../support/booking-scenario.ts'
 import { newCentre, patchLocations, type Centre } from '../support/centre.ts'

@@ -5,7 +5,7 @@
  * releases the key, and a duplicate waits for the first and replays its answer.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { bookingWorkflowId } from '../../workflows/booking-contract.ts'
+import { bookingWorkflowId } from '../../common/appointments/booking-contract.ts'
 import { bookAppointment } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'

@@ -14,8 +14,8 @@ import {
   cancelBookingSignal,
   rescheduleBookingUpdate,
   SEARCH_ATTRIBUTES_BEFORE_READ_PATCH,
-} from '../../workflows/booking-contract.ts'
-import { searchAttributeKeys } from '../../workflows/search-attributes-contract.ts'
+} from '../../common/appointments/booking-contract.ts'
+import { searchAttributeKeys } from '../../common/search-attributes-contract.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
 import { bookingScenario } from '../support/booking-scenario.ts'
 import { newCentre, patchLocations, type Centre } from '../support/centre.ts'

@@ -12,7 +12,7 @@
  * child-progress.int.test.ts, on the dev server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bookingWorkflowId } from '../../workflows/booking-contract.ts'
+import { bookingWorkflowId } from '../../common/appointments/booking-contract.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
 import {
   childProgressScenario,

@@ -3,7 +3,11 @@
  * is back (transactional outbox), and a booking workflow survives its worker being killed.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { bookingStatusQuery, bookingWorkflowId, cancelBookingSignal } from '../../workflows/booking-contract.ts'
+import {
+  bookingStatusQuery,
+  bookingWorkflowId,
+  cancelBookingSignal,
+} from '../../common/appointments/booking-contract.ts'
 import { bookAppointment } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'

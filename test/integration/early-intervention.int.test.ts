@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   earlyInterventionWorkflowId,
   type EarlyInterventionState,
-} from '../../workflows/early-intervention-contract.ts'
+} from '../../common/early-intervention/early-intervention-contract.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
 import { newCentre, type Centre } from '../support/centre.ts'
 import { dayFrom, deadline, earlyInterventionScenario } from '../support/early-intervention-scenario.ts'

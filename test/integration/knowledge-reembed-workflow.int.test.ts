@@ -12,7 +12,7 @@ import {
   type KnowledgeReembedProgress,
   type ReembedCompletion,
   type ReembedListing,
-} from '../../workflows/knowledge-reembed-contract.ts'
+} from '../../common/knowledge/knowledge-reembed-contract.ts'
 import { knowledgeReembedWorkflow } from '../../workflows/knowledge-reembed.ts'
 import { eventually } from '../support/platform.ts'
 import { startStubbedWorker, type StubbedWorker } from '../support/test-server.ts'

@@ -15,7 +15,7 @@ import {
   knowledgeReembedProgressQuery,
   knowledgeReembedWorkflowId,
   type KnowledgeReembedResult,
-} from '../../workflows/knowledge-reembed-contract.ts'
+} from '../../common/knowledge/knowledge-reembed-contract.ts'
 import type { ProvisionedClient } from '../../domain/tenants/provision-client.ts'
 import { ask, corpusFile, settled, textFile, upload, type FilePart } from '../support/knowledge-http.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'

@@ -18,7 +18,7 @@ import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import {
   KNOWLEDGE_INDEXING_WORKFLOW,
   knowledgeIndexingWorkflowId,
-} from '../../workflows/knowledge-indexing-contract.ts'
+} from '../../common/knowledge/knowledge-indexing-contract.ts'
 import {
   ask,
   corpusFile,

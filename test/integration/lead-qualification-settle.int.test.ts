@@ -9,14 +9,14 @@
 import { randomUUID } from 'node:crypto'
 import type { TestWorkflowEnvironment } from '@temporalio/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { LeadStatus } from '../../domain/leads/lead-state.ts'
+import type { LeadStatus } from '../../common/leads/lead-state.ts'
 import {
   bookLeadUpdate,
   leadChangedSignal,
   leadStateQuery,
   offerLeadUpdate,
   type LeadSnapshot,
-} from '../../workflows/lead-qualification-contract.ts'
+} from '../../common/leads/lead-qualification-contract.ts'
 import { leadQualificationWorkflow } from '../../workflows/lead-qualification.ts'
 import { eventually } from '../support/platform.ts'
 import { startStubbedWorker, type StubbedWorker } from '../support/test-server.ts'

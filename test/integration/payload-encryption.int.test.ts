@@ -10,7 +10,11 @@ import { defaultPayloadConverter, type Payload } from '@temporalio/common'
 import type { temporal } from '@temporalio/proto'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createPayloadCodec } from '../../infra/payload-codec.ts'
-import { bookingStatusQuery, bookingWorkflowId, cancelBookingSignal } from '../../workflows/booking-contract.ts'
+import {
+  bookingStatusQuery,
+  bookingWorkflowId,
+  cancelBookingSignal,
+} from '../../common/appointments/booking-contract.ts'
 import { bookAppointment } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 

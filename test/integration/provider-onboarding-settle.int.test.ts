@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto'
 import type { TestWorkflowEnvironment } from '@temporalio/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { OnboardingOperation } from '../../domain/provider-onboarding/onboarding-rules.ts'
+import type { OnboardingOperation } from '../../common/provider-onboarding/onboarding-rules.ts'
 import {
   confirmProfileUpdate,
   onboardingStateQuery,
@@ -17,7 +17,7 @@ import {
   recordBackgroundCheckUpdate,
   submitDocumentsUpdate,
   type OnboardingState,
-} from '../../workflows/provider-onboarding-contract.ts'
+} from '../../common/provider-onboarding/provider-onboarding-contract.ts'
 import { providerOnboardingWorkflow } from '../../workflows/provider-onboarding.ts'
 import { eventually } from '../support/platform.ts'
 import { startStubbedWorker, type StubbedWorker } from '../support/test-server.ts'

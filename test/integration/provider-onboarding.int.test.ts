@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createProviderOnboardingActivities } from '../../activities/provider-onboarding-activities.ts'
-import { providerOnboardingWorkflowId } from '../../workflows/provider-onboarding-contract.ts'
+import { providerOnboardingWorkflowId } from '../../common/provider-onboarding/provider-onboarding-contract.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
 import { newCentre, type Centre } from '../support/centre.ts'
 import { eventually } from '../support/platform.ts'

@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../domain/ids.ts'
 import { requestKeyOf } from '../../domain/settlements/settlement-service.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
-import { SETTLEMENT_WORKFLOW, settlementWorkflowId } from '../../workflows/settlement-contract.ts'
+import { SETTLEMENT_WORKFLOW, settlementWorkflowId } from '../../common/settlements/settlement-contract.ts'
 import { expectLedgerHolds } from '../support/ledger-check.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 

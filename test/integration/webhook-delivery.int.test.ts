@@ -6,8 +6,8 @@
  */
 import { WorkflowNotFoundError } from '@temporalio/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { searchAttributeKeys } from '../../workflows/search-attributes-contract.ts'
-import { deliveryPumpWorkflowId, endpointRetryWorkflowId } from '../../workflows/webhook-queue-contract.ts'
+import { searchAttributeKeys } from '../../common/search-attributes-contract.ts'
+import { deliveryPumpWorkflowId, endpointRetryWorkflowId } from '../../common/webhooks/webhook-queue-contract.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { replies, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'

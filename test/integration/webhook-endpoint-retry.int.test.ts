@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { attemptsOf } from '../../domain/webhooks/delivery-log.ts'
-import { searchAttributeKeys } from '../../workflows/search-attributes-contract.ts'
-import { endpointRetryWorkflowId } from '../../workflows/webhook-queue-contract.ts'
+import { searchAttributeKeys } from '../../common/search-attributes-contract.ts'
+import { endpointRetryWorkflowId } from '../../common/webhooks/webhook-queue-contract.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
 import { startTimeSkippingPlatform, type TimeSkippingPlatform } from '../support/time-skipping.ts'
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'

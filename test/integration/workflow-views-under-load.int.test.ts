@@ -11,7 +11,7 @@
  * to a webhook receiver, each agent run triggered by it finished. The deferrals the API logged are counted and shown.
  */
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
-import { bookingWorkflowId } from '../../workflows/booking-contract.ts'
+import { bookingWorkflowId } from '../../common/appointments/booking-contract.ts'
 import { createChildAndProvider, futureSlot } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startViewLoops } from '../support/view-loops.ts'

@@ -5,7 +5,7 @@
  * When the appointment starts and how it is completed depend on the platform's clock, so each file does that itself.
  */
 import { expect } from 'vitest'
-import { appointmentFollowUpWorkflowId } from '../../workflows/appointment-follow-up-contract.ts'
+import { appointmentFollowUpWorkflowId } from '../../common/appointments/appointment-follow-up-contract.ts'
 import type { Centre } from './centre.ts'
 import { bookAppointment } from './fixtures.ts'
 

@@ -6,7 +6,7 @@
  * each file picks the times itself.
  */
 import { expect } from 'vitest'
-import { bookingWorkflowId } from '../../workflows/booking-contract.ts'
+import { bookingWorkflowId } from '../../common/appointments/booking-contract.ts'
 import type { Centre } from './centre.ts'
 import { bookAppointment } from './fixtures.ts'
 import { eventually } from './platform.ts'

@@ -5,7 +5,7 @@
  * reports, follow-ups and workflow.
  */
 import { expect } from 'vitest'
-import { childProgressWorkflowId } from '../../workflows/child-progress-contract.ts'
+import { childProgressWorkflowId } from '../../common/child-progress/child-progress-contract.ts'
 import { newCentre, type Centre } from './centre.ts'
 import { APPOINTMENT_SCOPES, futureSlot } from './fixtures.ts'
 import type { PlatformBase } from './platform.ts'

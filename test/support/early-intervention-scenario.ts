@@ -5,7 +5,7 @@
  * that changes its dates.
  */
 import { expect } from 'vitest'
-import { earlyInterventionWorkflowId } from '../../workflows/early-intervention-contract.ts'
+import { earlyInterventionWorkflowId } from '../../common/early-intervention/early-intervention-contract.ts'
 import type { Centre } from './centre.ts'
 
 const DAY_MS = 86_400_000

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { expect } from 'vitest'
-import { leadQualificationWorkflowId } from '../../workflows/lead-qualification-contract.ts'
+import { leadQualificationWorkflowId } from '../../common/leads/lead-qualification-contract.ts'
 import { newCentre as newTenantCentre, type Centre } from './centre.ts'
 import { eventually, type PlatformBase } from './platform.ts'
 

@@ -5,7 +5,7 @@
  * approval, and what an approval (or the timeout) left behind.
  */
 import { expect } from 'vitest'
-import { providerOnboardingWorkflowId } from '../../workflows/provider-onboarding-contract.ts'
+import { providerOnboardingWorkflowId } from '../../common/provider-onboarding/provider-onboarding-contract.ts'
 import type { Centre } from './centre.ts'
 
 /** The centre's client scopes the onboarding flow needs (webhooks: `provider.approved` subscribers). */

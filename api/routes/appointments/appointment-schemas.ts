@@ -5,7 +5,7 @@
  */
 import { z } from '@hono/zod-openapi'
 import { MAX_DURATION_MINUTES } from '../../../domain/appointments/appointment-rules.ts'
-import { APPOINTMENT_STATUSES } from '../../../domain/appointments/appointment-status.ts'
+import { APPOINTMENT_STATUSES } from '../../../common/appointments/appointment-status.ts'
 import { APPOINTMENT_SORT_FIELDS, DEFAULT_APPOINTMENT_SORT } from '../../../domain/appointments/list-appointments.ts'
 import { DisciplineSchema } from '../../../domain/catalogue/disciplines.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
@@ -116,7 +116,7 @@ export const AppointmentCancel = z
 const LocalDateTime = (description: string) =>
   z.string().openapi({ format: 'date-time', description, example: '2026-12-01T09:00:00-06:00' })
 
-/** The booking lifecycle's answer (workflows/booking-contract.ts `BookingWorkflowView`). */
+/** The booking lifecycle's answer (common/appointments/booking-contract.ts `BookingWorkflowView`). */
 export const BookingWorkflowAnswer = z
   .object({
     state: AppointmentStatusSchema.openapi({ description: 'The state the booking workflow accepted' }),

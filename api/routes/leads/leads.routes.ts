@@ -9,7 +9,7 @@ import {
   OfferLeadSchema,
   PatchLeadSchema,
 } from '../../../domain/leads/lead-request.ts'
-import { LEAD_CLOSE_REASONS, LEAD_STATUSES } from '../../../domain/leads/lead-state.ts'
+import { LEAD_CLOSE_REASONS, LEAD_STATUSES } from '../../../common/leads/lead-state.ts'
 import { LEAD_SORTS } from '../../../domain/leads/lead-store.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'

@@ -4,7 +4,7 @@ import {
   BACKGROUND_CHECK_OUTCOMES,
   DOCUMENT_TYPES,
   ONBOARDING_STEPS,
-} from '../../../domain/provider-onboarding/onboarding-rules.ts'
+} from '../../../common/provider-onboarding/onboarding-rules.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 import { CareNotification, CareNotificationListQuery } from '../../openapi/care-notification-schema.ts'

@@ -9,9 +9,9 @@
  */
 import { z } from '@hono/zod-openapi'
 import { satisfiesScope, type Scope } from '../../auth/scopes.ts'
-import { ASSESSMENT_REMINDER_KIND } from '../../../workflows/assessment-reminder-contract.ts'
-import { CHILD_PROGRESS_KIND } from '../../../workflows/child-progress-contract.ts'
-import { EARLY_INTERVENTION_KIND } from '../../../workflows/early-intervention-contract.ts'
+import { ASSESSMENT_REMINDER_KIND } from '../../../common/assessments/assessment-reminder-contract.ts'
+import { CHILD_PROGRESS_KIND } from '../../../common/child-progress/child-progress-contract.ts'
+import { EARLY_INTERVENTION_KIND } from '../../../common/early-intervention/early-intervention-contract.ts'
 import type { ToolName } from '../assistants/tool-catalogue.ts'
 
 export const ACTION_TYPES = [

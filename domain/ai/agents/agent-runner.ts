@@ -9,7 +9,7 @@
  */
 import type { Db } from '../../../infra/db.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../../../infra/unit-of-work.ts'
-import type { AgentRunInput, AgentRunResult } from '../../../workflows/agent-run-contract.ts'
+import type { AgentRunInput, AgentRunResult } from '../../../common/agents/agent-run-contract.ts'
 import type { AiRuntime } from '../ai-runtime.ts'
 import { newId } from '../../ids.ts'
 import type { WebhookPoster } from '../../webhooks/post-webhook.ts'

@@ -15,8 +15,8 @@ import {
   agentScheduleId,
   scheduledRunWorkflowIdPrefix,
   type AgentRunInput,
-} from '../../../workflows/agent-run-contract.ts'
-import { searchAttributeKeys } from '../../../workflows/search-attributes-contract.ts'
+} from '../../../common/agents/agent-run-contract.ts'
+import { searchAttributeKeys } from '../../../common/search-attributes-contract.ts'
 import type { AgentTrigger } from './agent-workflow-schema.ts'
 
 export interface AgentSchedulesDeps {

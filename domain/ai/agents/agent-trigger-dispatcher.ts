@@ -20,8 +20,8 @@ import {
   AGENT_RUN_WORKFLOW_TYPE,
   eventRunWorkflowId,
   type AgentRunInput,
-} from '../../../workflows/agent-run-contract.ts'
-import { searchAttributeKeys } from '../../../workflows/search-attributes-contract.ts'
+} from '../../../common/agents/agent-run-contract.ts'
+import { searchAttributeKeys } from '../../../common/search-attributes-contract.ts'
 import { onEventsRecorded } from '../../events/events-recorded-signal.ts'
 import { newId } from '../../ids.ts'
 import type { AgentSchedules } from './agent-schedules.ts'

@@ -4,7 +4,7 @@
  * coordinator can check against the record (`reason`) and the `/v1` paths of the records behind it, so the briefing is
  * explainable and the same facts always give the same briefing. Unit-tested in test/unit/domain/ai/briefings/briefing-rules.test.ts.
  */
-import type { Deadline } from '../../early-intervention/ei-plan.ts'
+import type { Deadline } from '../../../common/early-intervention/ei-plan.ts'
 
 export type BriefingKind =
   'UNSIGNED_NOTE' | 'OVERDUE_ASSESSMENT' | 'ASSESSMENT_DUE_SOON' | 'EI_DEADLINE' | 'NO_UPCOMING_SESSION'

@@ -6,9 +6,9 @@
  */
 import type { UnitOfWork } from '../../../infra/unit-of-work.ts'
 import { localDateOf } from '../../assessments/due-day.ts'
-import { planEarlyIntervention } from '../../early-intervention/ei-plan.ts'
+import { planEarlyIntervention } from '../../../common/early-intervention/ei-plan.ts'
 import { EI_FACT_COLUMNS, eiFactsOf } from '../../early-intervention/ei-facts.ts'
-import { DEFAULT_EI_POLICY } from '../../early-intervention/ei-policy.ts'
+import { DEFAULT_EI_POLICY } from '../../../common/early-intervention/ei-policy.ts'
 import { notFound } from '../../errors.ts'
 import {
   assessmentItem,

@@ -4,7 +4,7 @@
  */
 import type { UnitOfWork } from '../../../infra/unit-of-work.ts'
 import { notFound } from '../../errors.ts'
-import { DEFAULT_PROGRESS_POLICY } from '../../child-progress/progress-rules.ts'
+import { DEFAULT_PROGRESS_POLICY } from '../../../common/child-progress/progress-rules.ts'
 import { childInsights, type InsightAssessment, type InsightGoal, type InsightNote } from './insight-rules.ts'
 
 /** @throws AppError `not_found` for a child not the tenant's */

@@ -1,7 +1,7 @@
 /**
  * @module Child-progress insights as a pure function of the child's goals, signed SOAP notes and completed
  * assessments: per goal, the data points behind it (one per signed note that measured it) and its trend by the
- * progress rules the follow-up workflow uses (domain/child-progress/progress-rules.ts, reused, not re-derived); per
+ * progress rules the follow-up workflow uses (common/child-progress/progress-rules.ts, reused, not re-derived); per
  * assessment instrument and subtest, the scores over time and their change. Every figure comes with the records it
  * was computed from, so an insight can be checked. Unit-tested in test/unit/domain/ai/insights/insight-rules.test.ts.
  */
@@ -11,7 +11,7 @@ import {
   type CueingLevel,
   type GoalProgress,
   type ProgressPolicy,
-} from '../../child-progress/progress-rules.ts'
+} from '../../../common/child-progress/progress-rules.ts'
 
 export interface InsightGoal {
   id: string

@@ -11,7 +11,7 @@ import {
   KNOWLEDGE_INDEXING_WORKFLOW,
   knowledgeIndexingWorkflowId,
   type KnowledgeIndexingInput,
-} from '../../../workflows/knowledge-indexing-contract.ts'
+} from '../../../common/knowledge/knowledge-indexing-contract.ts'
 import { notFound } from '../../errors.ts'
 import { newId } from '../../ids.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../../listing.ts'

@@ -11,7 +11,7 @@ import { runInUnitOfWork, type UnitOfWork } from '../../../infra/unit-of-work.ts
 import type {
   KnowledgeIndexingInput,
   KnowledgeIndexingOutcome,
-} from '../../../workflows/knowledge-indexing-contract.ts'
+} from '../../../common/knowledge/knowledge-indexing-contract.ts'
 import { newId } from '../../ids.ts'
 import { embedSpans } from '../answering/quotable-spans.ts'
 import { encodeSpanVectors } from '../answering/span-vectors.ts'

@@ -13,7 +13,7 @@ import type {
   KnowledgeReembedInput,
   ReembedCompletion,
   ReembedListing,
-} from '../../../workflows/knowledge-reembed-contract.ts'
+} from '../../../common/knowledge/knowledge-reembed-contract.ts'
 import { newId } from '../../ids.ts'
 import type { AiRuntime } from '../ai-runtime.ts'
 import { embedVersion, markDocumentFailed, type EmbeddedVersion } from './index-document.ts'

@@ -14,7 +14,7 @@ import {
   KNOWLEDGE_REEMBED_WORKFLOW,
   knowledgeReembedWorkflowId,
   type KnowledgeReembedInput,
-} from '../../../workflows/knowledge-reembed-contract.ts'
+} from '../../../common/knowledge/knowledge-reembed-contract.ts'
 import type { WorkflowOutbox } from '../../workflow-runs/workflow-outbox.ts'
 
 export interface ReembedStartsDeps {

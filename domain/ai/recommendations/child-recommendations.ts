@@ -6,12 +6,12 @@
  */
 import type { UnitOfWork } from '../../../infra/unit-of-work.ts'
 import { localDateOf } from '../../assessments/due-day.ts'
-import { planEarlyIntervention, type Deadline } from '../../early-intervention/ei-plan.ts'
+import { planEarlyIntervention, type Deadline } from '../../../common/early-intervention/ei-plan.ts'
 import { EI_FACT_COLUMNS, eiFactsOf } from '../../early-intervention/ei-facts.ts'
-import { DEFAULT_EI_POLICY } from '../../early-intervention/ei-policy.ts'
+import { DEFAULT_EI_POLICY } from '../../../common/early-intervention/ei-policy.ts'
 import { notFound } from '../../errors.ts'
 import { childInsights, type InsightNote } from '../insights/insight-rules.ts'
-import { DEFAULT_PROGRESS_POLICY } from '../../child-progress/progress-rules.ts'
+import { DEFAULT_PROGRESS_POLICY } from '../../../common/child-progress/progress-rules.ts'
 import {
   recommendForChild,
   RECOMMENDATION_RULES,

@@ -12,7 +12,7 @@ import {
   type AssessmentFact,
   type SessionFact,
 } from '../briefings/briefing-rules.ts'
-import type { Deadline } from '../../early-intervention/ei-plan.ts'
+import type { Deadline } from '../../../common/early-intervention/ei-plan.ts'
 import type { GoalInsight } from '../insights/insight-rules.ts'
 import { recallsDue, type CompletedFact } from '../assessment-recall/recall-rules.ts'
 import type { Recommendation, RecommendationKind, RecommendationPriority } from './recommendation-types.ts'

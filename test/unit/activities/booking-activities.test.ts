@@ -11,7 +11,7 @@ import { createAppointmentFollowUpActivities } from '../../../activities/appoint
 import { createBookingActivities } from '../../../activities/booking-activities.ts'
 import type { AppointmentRow } from '../../../domain/appointments/appointment-row.ts'
 import { assertTransition } from '../../../domain/appointments/appointment-state.ts'
-import type { AppointmentStatus } from '../../../domain/appointments/appointment-status.ts'
+import type { AppointmentStatus } from '../../../common/appointments/appointment-status.ts'
 import {
   OPERATOR_CANCELLATION,
   type OperatorTransitions,

@@ -6,7 +6,7 @@
 import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common'
 import { describe, expect, it, vi } from 'vitest'
 import { createSettlementActivities } from '../../../activities/settlement-activities.ts'
-import { SETTLEMENT_GAVE_UP, settlementFailureReason } from '../../../workflows/settlement-contract.ts'
+import { SETTLEMENT_GAVE_UP, settlementFailureReason } from '../../../common/settlements/settlement-contract.ts'
 import { fakeDb } from './fake-unit-of-work.ts'
 
 vi.mock('../../../infra/unit-of-work.ts', () => import('./fake-unit-of-work.ts'))

@@ -11,6 +11,7 @@ const root = path.resolve(import.meta.dirname, '../../..')
 const FOLDERS = [
   'api',
   'activities',
+  'common',
   'domain',
   'infra',
   'workflows',

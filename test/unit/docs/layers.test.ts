@@ -1,38 +1,22 @@
 /**
  * docs/architecture.md's layer table against the code: the folder graph drawn from every production file's relative
- * imports must be exactly the table's "may import" column (no arrow the table does not allow, no allowed arrow the code
- * no longer has), and the only arrow that points both ways is the one the layering rule allows, through workflows'
- * contracts and the domain rules bundled into them: domain ⇄ workflows. Activities point one way, to the contracts:
- * a workflow proxies its activities through the interface its contract declares and imports nothing from activities/.
- * eslint.config.js rules on single imports; this test on the drawing.
+ * imports (`import type` included) must be exactly the table's "may import" column (no arrow the table does not
+ * allow, no allowed arrow the code no longer has), no two top-level folders may import each other, and the ground
+ * floor holds: common/ imports no other folder, workflows/ imports only common/, and nothing in production but the
+ * worker (by path, not by import) reaches workflows/. eslint.config.js rules on single imports; this test on the
+ * drawing.
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { importLines, PRODUCTION_FOLDERS } from '../../../scripts/ci/house-figures.ts'
 
 const root = path.resolve(import.meta.dirname, '../../..')
-const PRODUCTION = ['api', 'domain', 'infra', 'workflows', 'activities', 'worker'] as const
-
-function tsFiles(folder: string): string[] {
-  return readdirSync(path.join(root, folder), { recursive: true, encoding: 'utf8' })
-    .filter((file) => file.endsWith('.ts'))
-    .map((file) => path.join(folder, file))
-}
 
 /** `from` → the top-level folders its files import from (relative imports only: packages are not folders). */
 function drawnArrows(): Map<string, Set<string>> {
-  const arrows = new Map<string, Set<string>>()
-  for (const from of PRODUCTION) {
-    const targets = new Set<string>()
-    for (const file of tsFiles(from)) {
-      const text = readFileSync(path.join(root, file), 'utf8')
-      for (const [, specifier] of text.matchAll(/^(?:import|export)\b[^']*?\bfrom\s*'(\.{1,2}\/[^']+)'/gm)) {
-        const top = path.relative(root, path.resolve(root, path.dirname(file), specifier!)).split(path.sep)[0]!
-        if (top !== from) targets.add(top)
-      }
-    }
-    arrows.set(from, targets)
-  }
+  const arrows = new Map<string, Set<string>>(PRODUCTION_FOLDERS.map((folder) => [folder, new Set<string>()]))
+  for (const { file, to } of importLines(root, PRODUCTION_FOLDERS)) arrows.get(file.split(path.sep)[0]!)!.add(to)
   return arrows
 }
 
@@ -58,15 +42,22 @@ describe('the layers of docs/architecture.md', () => {
   const drawn = drawnArrows()
   const documented = documentedArrows()
 
-  it.each(PRODUCTION)('%s/ imports exactly the folders its row allows', (folder) => {
+  it.each(PRODUCTION_FOLDERS)('%s/ imports exactly the folders its row allows', (folder) => {
     expect(documented.has(folder), `docs/architecture.md has a row for ${folder}/`).toBe(true)
     expect(sorted(drawn.get(folder))).toEqual(sorted(documented.get(folder)))
   })
 
-  it('has no two-way arrow but domain ⇄ workflows, through workflow contracts', () => {
-    const twoWay = PRODUCTION.flatMap((a) =>
-      PRODUCTION.filter((b) => a < b && drawn.get(a)?.has(b) && drawn.get(b)?.has(a)).map((b) => `${a} ⇄ ${b}`)
+  it('has no two-way arrow', () => {
+    const twoWay = PRODUCTION_FOLDERS.flatMap((a) =>
+      PRODUCTION_FOLDERS.filter((b) => a < b && drawn.get(a)?.has(b) && drawn.get(b)?.has(a)).map((b) => `${a} ⇄ ${b}`)
     )
-    expect(twoWay.sort()).toEqual(['domain ⇄ workflows'])
+    expect(twoWay).toEqual([])
+  })
+
+  it('stands the workflows on the ground floor: common/ imports no folder, workflows/ only common/, none imports them', () => {
+    expect(sorted(drawn.get('common'))).toEqual([])
+    expect(sorted(drawn.get('workflows'))).toEqual(['common'])
+    const intoWorkflows = PRODUCTION_FOLDERS.filter((folder) => drawn.get(folder)?.has('workflows'))
+    expect(intoWorkflows).toEqual([])
   })
 })

@@ -7,7 +7,7 @@ import {
   transition,
   type AppointmentAction,
 } from '../../../domain/appointments/appointment-state.ts'
-import { APPOINTMENT_STATUSES, type AppointmentStatus } from '../../../domain/appointments/appointment-status.ts'
+import { APPOINTMENT_STATUSES, type AppointmentStatus } from '../../../common/appointments/appointment-status.ts'
 
 const startsAt = new Date('2026-12-01T15:00:00Z')
 const before = new Date('2026-12-01T14:00:00Z')

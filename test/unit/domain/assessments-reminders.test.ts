@@ -7,7 +7,7 @@ import {
   planReminderSteps,
   selectDueSteps,
   toWorkflowMs,
-} from '../../../domain/assessments/reminder-plan.ts'
+} from '../../../common/assessments/reminder-plan.ts'
 
 const DAY = 86_400_000
 const timing = { ...DEFAULT_REMINDER_TIMING, maxEscalations: 3 }

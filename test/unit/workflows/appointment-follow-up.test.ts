@@ -6,7 +6,7 @@ import {
   followUpGiveUpAt,
   minuteMsOf,
   nextNudgeAt,
-} from '../../../domain/appointments/reminder-schedule.ts'
+} from '../../../common/appointments/reminder-schedule.ts'
 
 const MINUTE = 60_000
 const DAY = 86_400_000

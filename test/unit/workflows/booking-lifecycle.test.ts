@@ -1,7 +1,7 @@
 /**
  * The booking workflow's own decisions, as pure functions: when it wakes up by itself, which step a fired timer
  * means, and when a fresh read of the appointment overrides the state the workflow holds. (The reminder slots, the
- * no-show deadline and the note nudges are in test/unit/domain/reminder-schedule.test.ts.)
+ * no-show deadline and the note nudges are in test/unit/common/appointments/reminder-schedule.test.ts.)
  */
 import { describe, expect, it } from 'vitest'
 import {
@@ -10,8 +10,8 @@ import {
   dueBookingStep,
   nextReconcileAt,
   type BookingTimers,
-} from '../../../domain/appointments/reminder-schedule.ts'
-import { followsDatabase } from '../../../workflows/booking-contract.ts'
+} from '../../../common/appointments/reminder-schedule.ts'
+import { followsDatabase } from '../../../common/appointments/booking-lifecycle-state.ts'
 
 const HOUR = 3_600_000
 const endsAt = '2026-12-03T16:00:00.000Z'

@@ -1,6 +1,6 @@
 /** The periods the child progress workflow has summarised: periodic ones tile time, a requested one is the last interval. */
 import { describe, expect, it } from 'vitest'
-import { requestedSummary, scheduledSummary } from '../../../workflows/child-progress-contract.ts'
+import { requestedSummary, scheduledSummary } from '../../../common/child-progress/child-progress-contract.ts'
 
 const DAY = 86_400_000
 const start = Date.parse('2026-10-01T00:00:00Z')

@@ -1,9 +1,9 @@
 /**
  * The early-intervention workflow's choice between recording the next notice now and sleeping (and for how long).
- * The plan and the plan clock are in test/unit/domain/early-intervention-plan.test.ts.
+ * The plan and the plan clock are in test/unit/common/early-intervention/ei-plan.test.ts.
  */
 import { describe, expect, it } from 'vitest'
-import { noticeWaitMs, workflowDelayUntil, type PlanClock } from '../../../domain/early-intervention/ei-clock.ts'
+import { noticeWaitMs, workflowDelayUntil, type PlanClock } from '../../../common/early-intervention/ei-clock.ts'
 
 const DAY = 86_400_000
 

@@ -1,6 +1,6 @@
 /**
  * The lead workflow's decisions: which updates it accepts in which status, and what an unanswered offer's timer
- * means (follow up, close LOST, or nothing). The offer timers themselves are in test/unit/domain/leads/lead-policy.test.ts.
+ * means (follow up, close LOST, or nothing). The offer timers themselves are in test/unit/common/leads/lead-policy.test.ts.
  */
 import { describe, expect, it } from 'vitest'
 import {
@@ -9,8 +9,8 @@ import {
   offerAction,
   offerTimers,
   offerWakeAt,
-} from '../../../domain/leads/lead-policy.ts'
-import { LEAD_STATUSES, leadUpdateRefusal, type LeadStatus } from '../../../domain/leads/lead-state.ts'
+} from '../../../common/leads/lead-policy.ts'
+import { LEAD_STATUSES, leadUpdateRefusal, type LeadStatus } from '../../../common/leads/lead-state.ts'
 
 const DAY = 86_400_000
 const offeredAt = Date.parse('2026-11-02T09:00:00Z')

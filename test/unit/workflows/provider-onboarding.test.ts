@@ -5,7 +5,7 @@ import {
   onboardingStepRefusal,
   stepAfterVerification,
   type OnboardingStatus,
-} from '../../../domain/provider-onboarding/onboarding-rules.ts'
+} from '../../../common/provider-onboarding/onboarding-rules.ts'
 
 describe('onboardingStepRefusal', () => {
   it('accepts a step only at its own step while in progress', () => {

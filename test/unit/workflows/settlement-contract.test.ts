@@ -1,7 +1,7 @@
-/** How the settlement workflow words the reason of a run that failed (workflows/settlement-contract.ts). */
+/** How the settlement workflow words the reason of a run that failed (common/settlements/settlement-contract.ts). */
 import { ApplicationFailure } from '@temporalio/common'
 import { describe, expect, it } from 'vitest'
-import { SETTLEMENT_GAVE_UP, settlementFailureReason } from '../../../workflows/settlement-contract.ts'
+import { SETTLEMENT_GAVE_UP, settlementFailureReason } from '../../../common/settlements/settlement-contract.ts'
 
 describe('settlementFailureReason', () => {
   it('takes the message of a non-retryable failure thrown directly, and the generic reason for anything else', () => {

@@ -1,7 +1,7 @@
 /**
  * Which model an assistant's question is embedded with (domain/ai/knowledge/knowledge-models.ts), the models a
  * process can run (createEmbeddingsRegistry in domain/ai/ai-runtime.ts), and what operators read of a re-embedding
- * (workflows/knowledge-reembed-contract.ts).
+ * (common/knowledge/knowledge-reembed-contract.ts).
  */
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -15,7 +15,7 @@ import { chooseQueryModel } from '../../../../domain/ai/knowledge/knowledge-mode
 import {
   describeReembedProgress,
   knowledgeReembedWorkflowId,
-} from '../../../../workflows/knowledge-reembed-contract.ts'
+} from '../../../../common/knowledge/knowledge-reembed-contract.ts'
 
 const LEXICAL = 'local-lexical-v1-768'
 const absentModelDir = () => mkdtempSync(path.join(tmpdir(), 'no-sentence-model-'))

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { childInsights, type InsightNote } from '../../../../../domain/ai/insights/insight-rules.ts'
-import { DEFAULT_PROGRESS_POLICY } from '../../../../../domain/child-progress/progress-rules.ts'
+import { DEFAULT_PROGRESS_POLICY } from '../../../../../common/child-progress/progress-rules.ts'
 import {
   orderRecommendations,
   recommendForChild,
