@@ -10,9 +10,12 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { servedDescription } from '../support/served-description.ts'
 
 const run = promisify(execFile)
 const ROOT = path.resolve(import.meta.dirname, '../..')
+// Registered before the file's own beforeAll, so the description is there when it runs.
+const served = servedDescription<unknown>()
 let jar: string
 let scratch: string
 let description: string
@@ -22,11 +25,10 @@ beforeAll(async () => {
     await run('bash', [path.join(ROOT, 'scripts/sdk/obtain-openapi-generator.sh')], { timeout: 600_000 })
   ).stdout.trim()
   scratch = await mkdtemp(path.join(tmpdir(), 'openapi-generators-'))
-  await run(process.execPath, ['--import', 'tsx', 'scripts/api/export-description.ts', '--out', scratch], {
-    cwd: ROOT,
-    timeout: 120_000,
-  })
+  // Served by the app in this process (the file's worker has most of its modules loaded already), not by
+  // `npm run api:export` in a process of its own, which builds the whole app again.
   description = path.join(scratch, 'openapi.json')
+  await writeFile(description, `${JSON.stringify(served(), null, 2)}\n`)
 })
 
 afterAll(async () => {
