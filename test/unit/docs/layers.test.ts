@@ -4,14 +4,30 @@
  * allow, no allowed arrow the code no longer has), no two top-level folders may import each other, and the ground
  * floor holds: common/ imports no other folder, workflows/ imports only common/, and nothing in production but the
  * worker (by path, not by import) reaches workflows/. eslint.config.js rules on single imports; this test on the
- * drawing.
+ * drawing. And the map is whole: every top-level folder has a row, every folder under domain/ and common/ is named in
+ * its section.
  */
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { importLines, PRODUCTION_FOLDERS } from '../../../scripts/ci/house-figures.ts'
 
 const root = path.resolve(import.meta.dirname, '../../..')
+const doc = readFileSync(path.join(root, 'docs/architecture.md'), 'utf8')
+
+/** The text of docs/architecture.md from one heading to the next of the same or a higher level. */
+function section(heading: string): string {
+  const start = doc.indexOf(`\n${heading}\n`)
+  const level = /^#+/.exec(heading)![0]
+  const next = doc.slice(start + heading.length + 2).search(new RegExp(`^#{1,${level.length}} `, 'm'))
+  return next < 0 ? doc.slice(start) : doc.slice(start, start + heading.length + 2 + next)
+}
+
+/** The folders under `folder` (every depth), relative to it. */
+const foldersUnder = (folder: string) =>
+  readdirSync(path.join(root, folder), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => path.relative(path.join(root, folder), path.join(entry.parentPath, entry.name)))
 
 /** `from` → the top-level folders its files import from (relative imports only: packages are not folders). */
 function drawnArrows(): Map<string, Set<string>> {
@@ -22,7 +38,6 @@ function drawnArrows(): Map<string, Set<string>> {
 
 /** The layer table's rows: folder → the top-level folders its "may import" cell names in backticks. */
 function documentedArrows(): Map<string, Set<string>> {
-  const doc = readFileSync(path.join(root, 'docs/architecture.md'), 'utf8')
   const table = doc.slice(doc.indexOf('## Layers'), doc.indexOf('**The layering rule.**'))
   const arrows = new Map<string, Set<string>>()
   for (const line of table.split('\n')) {
@@ -59,5 +74,24 @@ describe('the layers of docs/architecture.md', () => {
     expect(sorted(drawn.get('workflows'))).toEqual(['common'])
     const intoWorkflows = PRODUCTION_FOLDERS.filter((folder) => drawn.get(folder)?.has('workflows'))
     expect(intoWorkflows).toEqual([])
+  })
+})
+
+describe('the map of docs/architecture.md', () => {
+  it('has a row in the layer table for every top-level folder', () => {
+    const rows = section('## Layers')
+    const folders = readdirSync(root, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && entry.name !== 'node_modules')
+      .map((entry) => entry.name)
+    expect(folders.filter((folder) => !rows.includes(`| \`${folder}/\` |`))).toEqual([])
+  })
+
+  it.each(['domain', 'common'])('names every folder under %s/ in its section', (folder) => {
+    const text = section(`### \`${folder}/\``)
+    // A folder is named by its own name (`agents/` in the ai/ row) or by its path from the section's folder.
+    const unnamed = foldersUnder(folder).filter(
+      (sub) => !text.includes(`\`${path.basename(sub)}/\``) && !text.includes(`\`${sub}/\``)
+    )
+    expect(unnamed).toEqual([])
   })
 })
