@@ -123,10 +123,17 @@ export const EVENT_DATA_SCHEMAS = {
     paymentId: id('The disputed payment.'),
     orderId: id('The order it paid.').nullable(),
     status: z
-      .enum(['OPEN', 'WON', 'LOST'])
-      .describe('OPEN: the card issuer opened the dispute; WON: decided for the centre; LOST: for the payer.'),
+      .enum(['OPEN', 'WON', 'LOST', 'CLOSED'])
+      .describe(
+        'OPEN: the card issuer opened the dispute; WON: decided for the centre (or its funds reinstated); LOST: for ' +
+          'the payer (charged back); CLOSED: an inquiry closed, or the charge refunded, with nothing charged back.'
+      ),
     amount: z.number().int().describe('The disputed amount, in minor units of `currency`.'),
     amountLost: z.number().int().describe('What the dispute took back (LOST only; else 0), in minor units.'),
+    fee: z
+      .number()
+      .int()
+      .describe("The processor's dispute fee, in minor units: the centre's cost, never a provider's."),
     currency: z.string().length(3).describe('ISO 4217 currency code.'),
   }),
   /**

@@ -118,6 +118,20 @@ export interface ProcessorEventSubject {
   paymentId: string
 }
 
+/**
+ * A dispute (chargeback) as the processor holds it. `WON` also when it was lost and the processor gave the funds back
+ * (reinstated); `CLOSED` for an inquiry closed without a chargeback, or a dispute closed by a refund of the charge.
+ */
+export interface ProcessorDispute {
+  disputeId: string
+  intentId: string | null
+  amount: number
+  currency: string
+  status: 'OPEN' | 'WON' | 'LOST' | 'CLOSED'
+  /** The processor's dispute fee, net of any fee it gave back, in minor units of `currency`: the centre's cost. */
+  fee: number
+}
+
 /** A processor's signed notification that an intent or a refund settled, mapped to what the platform acts on. */
 export type OnlineProcessorEvent =
   | ({
@@ -156,15 +170,7 @@ export type OnlineProcessorEvent =
       failureMessage: string | null
     }
   /** A dispute (chargeback) of a payment opened, changed or closed. */
-  | {
-      kind: 'dispute.updated'
-      eventId: string
-      disputeId: string
-      intentId: string | null
-      amount: number
-      currency: string
-      status: 'OPEN' | 'WON' | 'LOST'
-    }
+  | ({ kind: 'dispute.updated'; eventId: string } & ProcessorDispute)
   /** A provider's connected account changed: whether it can receive payouts now. */
   | {
       kind: 'account.updated'
@@ -288,6 +294,8 @@ export interface OnlinePaymentProcessor {
     intentId: string
     refundId: string
   }): Promise<{ id: string; status: 'PENDING' | 'SUCCEEDED' | 'FAILED'; failureMessage: string | null } | undefined>
+  /** A dispute as the processor holds it now (asked when an event's word about it is in doubt). */
+  retrieveDispute(disputeId: string): Promise<ProcessorDispute>
   /** A refund as the processor holds it now (asked when an event's word about it is in doubt). */
   retrieveRefund(
     processorRefundId: string

@@ -21,6 +21,7 @@ import { lockOrder, type OrderWithLines } from '../orders/order-service.ts'
 import { applyAccountUpdated, applyPayoutFailed } from '../payouts/payout-accounts.ts'
 import { applyTransferReversed } from '../payouts/payout-transfers.ts'
 import { recordFinding } from '../reconciliation/findings.ts'
+import { chargedBackDelta, disputeStep } from './dispute-transitions.ts'
 import { applyIntentSucceeded } from './intent-outcomes.ts'
 import { nextPaymentStatus } from './online-payment-transitions.ts'
 import type { PaymentFlows } from './payment-flows.ts'
@@ -45,8 +46,13 @@ type PaymentEvent = Kind<'payment.succeeded' | 'payment.failed' | 'payment.cance
 
 export interface ProcessorEventContext {
   db: Db
-  /** The processor; `retrieveRefund` asks it for a refund whose event is in doubt (without it, the event is taken). */
-  processor: { name: string; livemode: boolean } & Partial<Pick<OnlinePaymentProcessor, 'retrieveRefund'>>
+  /**
+   * The processor; `retrieveRefund` and `retrieveDispute` ask it for a refund or dispute whose event is in doubt
+   * (without them, the event is taken).
+   */
+  processor: { name: string; livemode: boolean } & Partial<
+    Pick<OnlinePaymentProcessor, 'retrieveRefund' | 'retrieveDispute'>
+  >
   flows: PaymentFlows
   now: Date
 }
@@ -80,7 +86,12 @@ export async function applyProcessorEvent(
     return { outcome: stored.count === 1 ? applied : 'duplicate', tenantId }
   }
   // Asked before the unit: the processor is never called while the order's lock is held.
-  const checked = event.kind === 'refund.updated' ? await refundAsHeld(ctx, tenantId, event) : event
+  const checked =
+    event.kind === 'refund.updated'
+      ? await refundAsHeld(ctx, tenantId, event)
+      : event.kind === 'dispute.updated'
+        ? await disputeAsHeld(ctx, tenantId, event)
+        : event
   const outcome = await runInUnitOfWork(ctx.db, tenantId, async (uow) => {
     const fresh = await uow.tx.processorEvent.createMany({
       data: [rowOf(ctx, envelope, uow.tenantId, 'pending')],
@@ -126,6 +137,29 @@ async function refundAsHeld(
   if (ours?.status !== 'FAILED') return event
   const held = await retrieve(event.processorRefundId)
   return { ...event, status: held.status, failureMessage: held.failureMessage }
+}
+
+/**
+ * A dispute event that would undo a loss (a lost dispute reported won or closed). At the processor a lost dispute
+ * stays lost unless its funds are reinstated, and money moves back to the provider with it: in that doubt the
+ * processor is asked for the dispute as it holds it now, and that is applied instead of the event's word (issue 46).
+ */
+async function disputeAsHeld(
+  ctx: ProcessorEventContext,
+  tenantId: string,
+  event: Kind<'dispute.updated'>
+): Promise<Kind<'dispute.updated'>> {
+  const retrieve = ctx.processor.retrieveDispute
+  if (!retrieve || !event.intentId) return event
+  const intentId = event.intentId
+  const ours = await runInUnitOfWork(ctx.db, tenantId, ({ tx }) =>
+    tx.payment.findFirst({
+      where: { tenantId, processor: ctx.processor.name, processorReference: intentId },
+      select: { disputeStatus: true },
+    })
+  )
+  if (!ours || disputeStep(ours.disputeStatus, event.status) !== 'ask') return event
+  return { ...event, ...(await retrieve(event.disputeId)) }
 }
 
 const rowOf = (ctx: ProcessorEventContext, e: ProcessorEventEnvelope, tenantId: string | null, outcome: string) => ({
@@ -428,14 +462,22 @@ async function applyDisputeEvent(
     const subject = { objectType: 'DISPUTE' as const, objectId: payment.id, processorReference: event.disputeId }
     return mismatch(uow, ctx, subject, payment, event, 'dispute event')
   }
+  // The dispute's own states order its events (whole-second timestamps cannot): a decided dispute never reopens, a
+  // final one never moves. An event that would undo a loss was checked against the processor before the unit
+  // (disputeAsHeld), so it carries the processor's current word and is applied.
+  if (disputeStep(payment.disputeStatus, event.status) === 'stale') return 'unchanged'
   const amountLost = event.status === 'LOST' ? event.amount : 0
   if (
     payment.disputeStatus === event.status &&
     payment.disputeReference === event.disputeId &&
-    payment.amountLost === amountLost
+    payment.amountDisputed === event.amount &&
+    payment.amountLost === amountLost &&
+    payment.disputeFee === event.fee
   ) {
     return 'unchanged'
   }
+  const wasLost = payment.disputeStatus === 'LOST'
+  const lost = event.status === 'LOST'
   await uow.tx.payment.update({
     where: { id: payment.id },
     data: {
@@ -443,8 +485,21 @@ async function applyDisputeEvent(
       disputeReference: event.disputeId,
       amountDisputed: event.amount,
       amountLost,
+      disputeFee: event.fee,
+      // The instants settlements count a chargeback between (written when they happen, never back-dated).
+      ...(lost && !wasLost ? { disputeLostAt: ctx.now } : {}),
+      ...(wasLost && !lost ? { disputeReinstatedAt: ctx.now } : {}),
     },
   })
+  // What the payer's bank took back shows on the order, for a payment the order applied (an unapplied one never
+  // counted there). The order's status keeps what was paid: the session was delivered, and the dispute is its own.
+  const chargedBack = chargedBackDelta(payment.disputeStatus, event.status, payment.amountLost, amountLost)
+  if (chargedBack !== 0 && !payment.unapplied) {
+    await uow.tx.order.update({
+      where: { id: order.id },
+      data: { amountChargedBack: { increment: chargedBack } },
+    })
+  }
   await recordEvent(
     uow,
     'payment.disputed',
@@ -454,6 +509,7 @@ async function applyDisputeEvent(
       status: event.status,
       amount: event.amount,
       amountLost,
+      fee: event.fee,
       currency: payment.currency,
     },
     { createdAt: ctx.now }

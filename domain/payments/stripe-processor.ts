@@ -14,6 +14,7 @@ import type {
   ParsedProcessorEvent,
   PaymentFailureCode,
   PayoutProcessor,
+  ProcessorDispute,
   ProcessorEventSubject,
   WebhookEndpointKind,
 } from './payment-processor.ts'
@@ -96,11 +97,40 @@ function refundEventOf(eventId: string, refund: Stripe.Refund): OnlineProcessorE
   }
 }
 
-/** A dispute's status, as the platform's: decided (won, lost) or still open (every other Stripe status). */
-function disputeStatusOf(status: string): 'OPEN' | 'WON' | 'LOST' {
+/**
+ * A dispute's status, as the platform's: decided (won, lost), closed without a decision against the centre (an
+ * inquiry's `warning_closed`, `charge_refunded`), or still open (every other Stripe status).
+ */
+export function disputeStatusOf(status: string): 'OPEN' | 'WON' | 'LOST' | 'CLOSED' {
   if (status === 'won') return 'WON'
   if (status === 'lost') return 'LOST'
+  if (status === 'warning_closed' || status === 'charge_refunded') return 'CLOSED'
   return 'OPEN'
+}
+
+/**
+ * A Stripe dispute as the platform holds one. Its balance transactions say what moved: the withdrawal (negative, with
+ * the dispute fee) and, when Stripe gave the funds back, the reinstatement (positive). A lost dispute whose funds were
+ * reinstated, or one Stripe says reinstated (`charge.dispute.funds_reinstated`), is the centre's again: `WON`.
+ */
+export function disputeOf(dispute: Stripe.Dispute, reinstated = false): ProcessorDispute {
+  // Only what moved in the dispute's own currency is ours to record (a balance in another currency is converted).
+  const moves = (
+    (dispute.balance_transactions as Array<{ amount: number; fee: number; currency: string }> | undefined) ?? []
+  ).filter((t) => t.currency === dispute.currency)
+  const status = disputeStatusOf(dispute.status)
+  const givenBack = reinstated || moves.some((t) => t.amount > 0)
+  return {
+    disputeId: dispute.id,
+    intentId: idOf(dispute.payment_intent),
+    amount: ours(dispute.amount, dispute.currency),
+    currency: currencyOf(dispute.currency),
+    status: status === 'LOST' && givenBack ? 'WON' : status,
+    fee: ours(
+      moves.reduce((sum, t) => sum + t.fee, 0),
+      dispute.currency
+    ),
+  }
 }
 
 /** Maps a verified Stripe event to what the platform acts on. */
@@ -135,16 +165,8 @@ export function toProcessorEvent(event: Stripe.Event): OnlineProcessorEvent {
     case 'charge.dispute.closed':
     case 'charge.dispute.funds_withdrawn':
     case 'charge.dispute.funds_reinstated': {
-      const dispute = event.data.object
-      return {
-        kind: 'dispute.updated',
-        eventId: event.id,
-        disputeId: dispute.id,
-        intentId: idOf(dispute.payment_intent),
-        amount: ours(dispute.amount, dispute.currency),
-        currency: currencyOf(dispute.currency),
-        status: disputeStatusOf(dispute.status),
-      }
+      const reinstated = event.type === 'charge.dispute.funds_reinstated'
+      return { kind: 'dispute.updated', eventId: event.id, ...disputeOf(event.data.object, reinstated) }
     }
     case 'account.updated': {
       const account = event.data.object
@@ -373,6 +395,9 @@ export function stripeProcessor(settings: StripeSettings): OnlinePaymentProcesso
         throw error
       }
       return { id: refund.id, status: refundStatusOf(refund.status), failureMessage: refund.failure_reason ?? null }
+    },
+    async retrieveDispute(disputeId) {
+      return disputeOf(await stripe.disputes.retrieve(disputeId))
     },
     async retrieveRefund(processorRefundId) {
       const refund = await stripe.refunds.retrieve(processorRefundId)

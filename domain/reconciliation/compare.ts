@@ -50,10 +50,14 @@ export function refundStatusAsOurs(status: string): RefundStatus {
   return 'PENDING'
 }
 
-/** A dispute's status, as ours: decided (won, lost) or still open (every other status). */
-export function disputeStatusAsOurs(status: string): 'OPEN' | 'WON' | 'LOST' {
+/**
+ * A dispute's status, as ours: decided (won, lost), closed without a decision against the centre (an inquiry's
+ * `warning_closed`, `charge_refunded`), or still open (every other status).
+ */
+export function disputeStatusAsOurs(status: string): 'OPEN' | 'WON' | 'LOST' | 'CLOSED' {
   if (status === 'won') return 'WON'
   if (status === 'lost') return 'LOST'
+  if (status === 'warning_closed' || status === 'charge_refunded') return 'CLOSED'
   return 'OPEN'
 }
 

@@ -13,7 +13,8 @@
  *    currency, and every succeeded intent of the tenant is a SUCCEEDED payment here; every PAID transfer send exists
  *    there with the same amount net of reversals.
  * 6. Disputes: a payment's disputed amount is at most its amount, what a dispute took (`amountLost`) at most what was
- *    disputed, and something exactly when it was LOST (issue 46).
+ *    disputed, and something exactly when it was LOST (issue 46); each order's `amountChargedBack` is what the lost
+ *    disputes of its applied payments took (an unapplied payment's never counts on the order).
  * 7. Against the processor, refunds and disputes (issue 46): every SUCCEEDED refund of an online payment that has
  *    the processor's id succeeded there with the same amount and currency, and every refund that succeeded there of
  *    one of the tenant's intents is a SUCCEEDED refund here; every payment's dispute is there in the same state.
@@ -21,6 +22,7 @@
 import type { Db } from '../../infra/db.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
 import { loadTransferSends, type OurTransfer } from './platform-records.ts'
+import { disputeStatusAsOurs } from './compare.ts'
 import type { ProcessorSnapshot } from './processor-snapshot.ts'
 
 export type LedgerRule =
@@ -36,6 +38,7 @@ export type LedgerRule =
   | 'refund_not_at_processor'
   | 'processor_refund_not_recorded'
   | 'dispute_not_at_processor'
+  | 'order_charged_back'
 
 export interface LedgerViolation {
   rule: LedgerRule
@@ -46,7 +49,7 @@ export interface LedgerViolation {
 
 /** The tenant's records the rules read. */
 export interface LedgerFacts {
-  orders: Array<{ id: string; amountPaid: number; amountRefunded: number }>
+  orders: Array<{ id: string; amountPaid: number; amountRefunded: number; amountChargedBack: number }>
   payments: Array<{
     id: string
     orderId: string
@@ -81,7 +84,7 @@ async function loadLedgerFacts(uow: UnitOfWork): Promise<LedgerFacts> {
   const [orders, payments, refunds, lines] = [
     await tx.order.findMany({
       where: { tenantId },
-      select: { id: true, amountPaid: true, amountRefunded: true },
+      select: { id: true, amountPaid: true, amountRefunded: true, amountChargedBack: true },
       orderBy: { id: 'asc' },
     }),
     await tx.payment.findMany({
@@ -157,6 +160,14 @@ export function ledgerViolations(facts: LedgerFacts, processor?: ProcessorSnapsh
         detail:
           `Σ succeeded applied payments − Σ their succeeded refunds = ${net}, but amountPaid − amountRefunded = ` +
           `${order.amountPaid} − ${order.amountRefunded} = ${order.amountPaid - order.amountRefunded}.`,
+      })
+    }
+    const lost = sum(paid.filter((p) => p.disputeStatus === 'LOST').map((p) => p.amountLost))
+    if (lost !== order.amountChargedBack) {
+      violations.push({
+        rule: 'order_charged_back',
+        subject: order.id,
+        detail: `Its applied payments' lost disputes took ${lost}, but amountChargedBack is ${order.amountChargedBack}.`,
       })
     }
   }
@@ -278,9 +289,6 @@ function againstProcessor(facts: LedgerFacts, processor: ProcessorSnapshot): Led
   return violations
 }
 
-/** Stripe's dispute statuses as ours (as the reconciliation reads them). */
-const disputeStateOf = (status: string) => (status === 'won' ? 'WON' : status === 'lost' ? 'LOST' : 'OPEN')
-
 function refundsAndDisputesAgainst(facts: LedgerFacts, processor: ProcessorSnapshot): LedgerViolation[] {
   const violations: LedgerViolation[] = []
   const online = new Map(facts.payments.filter((p) => p.method === 'CARD_ONLINE').map((p) => [p.id, p]))
@@ -319,7 +327,7 @@ function refundsAndDisputesAgainst(facts: LedgerFacts, processor: ProcessorSnaps
     const theirs = disputes.get(payment.disputeReference)
     const wrong = !theirs
       ? `is not at the processor`
-      : disputeStateOf(theirs.status) !== payment.disputeStatus
+      : disputeStatusAsOurs(theirs.status) !== payment.disputeStatus
         ? `is ${payment.disputeStatus ?? 'none'} here and ${theirs.status} there`
         : undefined
     if (wrong) {

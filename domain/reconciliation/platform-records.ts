@@ -16,7 +16,7 @@ export interface OurPayment {
   status: PaymentStatus
   processorReference: string | null
   unapplied: boolean
-  disputeStatus: 'OPEN' | 'WON' | 'LOST' | null
+  disputeStatus: 'OPEN' | 'WON' | 'LOST' | 'CLOSED' | null
   disputeReference: string | null
   amountDisputed: number
   createdAt: Date

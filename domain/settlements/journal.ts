@@ -15,6 +15,8 @@
  * | SESSION gross G, fee F | clearing G | provider_payable G − F, platform_fee_revenue F |
  * | REFUND share r, fee returned f | provider_payable r − f, platform_fee_revenue f | clearing r |
  * | REFUND_REVERSAL r, fee f (a refund taken that failed) | clearing r | provider_payable r − f, platform_fee_revenue f |
+ * | CHARGEBACK r, fee returned f (a lost dispute's share) | as REFUND | as REFUND |
+ * | CHARGEBACK_REVERSAL r, fee f (its funds reinstated) | as REFUND_REVERSAL | as REFUND_REVERSAL |
  * | ADJUSTMENT a | platform_adjustments a | provider_payable a |
  * | PAYOUT p | provider_payable p | clearing p, or payouts_in_transit p with a payout processor |
  *
@@ -33,7 +35,8 @@ export const ADJUSTMENTS = 'platform_adjustments'
 export const payableAccount = (providerId: string) => `provider_payable:${providerId}`
 export const inTransitAccount = (providerId: string) => `payouts_in_transit:${providerId}`
 
-export type SettlementItemKind = 'SESSION' | 'REFUND' | 'REFUND_REVERSAL' | 'ADJUSTMENT' | 'PAYOUT'
+export type SettlementItemKind =
+  'SESSION' | 'REFUND' | 'REFUND_REVERSAL' | 'CHARGEBACK' | 'CHARGEBACK_REVERSAL' | 'ADJUSTMENT' | 'PAYOUT'
 
 /** What an item posts: amounts in minor units (an adjustment's amount is signed). */
 export interface PostingSource {
@@ -66,12 +69,16 @@ export function journalLines(item: PostingSource): JournalLine[] {
           [FEE_REVENUE, -item.fee],
         ]
       case 'REFUND':
+      case 'CHARGEBACK':
+        // A lost dispute gives the payer's money back as a refund does; the processor's dispute fee is not here (the
+        // centre's cost, never the provider's).
         return [
           [payable, item.amount - item.fee],
           [FEE_REVENUE, item.fee],
           [CLEARING, -item.amount],
         ]
       case 'REFUND_REVERSAL':
+      case 'CHARGEBACK_REVERSAL':
         // The exact opposite of the refund it gives back: the money stays with the platform, owed to the provider.
         return [
           [CLEARING, item.amount],

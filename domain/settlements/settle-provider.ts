@@ -1,6 +1,6 @@
 /**
  * @module Settles one provider for one run, in one transaction: what they earned before the period's end and were
- * never paid (sessions, refunds of their sessions and refunds given back when they failed, adjustments), the platform's fee, the payout, one balanced journal
+ * never paid (sessions, refunds and lost disputes of their sessions and those given back, adjustments), the platform's fee, the payout, one balanced journal
  * entry. Run by the settlement workflow's activity; safe to repeat: a provider already handled by this run answers
  * the recorded outcome, one already settled for this period by another run is recorded as ALREADY_SETTLED, and the
  * unique keys of the tables (period per provider, dedupe key per item) refuse a second payment even if two runs race.
@@ -8,6 +8,7 @@
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
+import { chargebackItemsAsRefunds, itemOf, moneyGivenBack, reinstatedAsFailed } from './chargebacks.ts'
 import { journalLines, type SettlementItemKind } from './journal.ts'
 import {
   feeOf,
@@ -55,6 +56,7 @@ interface ItemRow {
   orderLineId?: string
   appointmentId?: string
   refundId?: string
+  paymentId?: string
   adjustmentId?: string
   feePercentBps?: number
   feeFixedAmount?: number
@@ -123,13 +125,26 @@ export async function settleProvider(
   const orderIds = [...new Set([...lines.map((l) => l.orderId), ...settled.map((l) => l.orderId)])]
   for (const [orderId, order] of await ordersWithRefunds(uow, orderIds, run.periodEnd)) {
     const charged = order.lines.map((l) => l.orderLineId).filter((id) => charges.has(id))
-    for (const move of refundMovements(order.lines, charged, order.refunds, order.failed, order.settled)) {
+    // Lost disputes go back like refunds, in one cumulative sequence with them (chargebacks.ts).
+    const chargebacks = new Set([
+      ...order.chargebacks.map((c) => c.paymentId),
+      ...order.settledChargebacks.map((c) => c.paymentId),
+    ])
+    const moves = refundMovements(
+      order.lines,
+      charged,
+      moneyGivenBack(order.lines, order.refunds, order.chargebacks),
+      [...order.failed, ...reinstatedAsFailed(order.reinstated)],
+      [...order.settled, ...chargebackItemsAsRefunds(order.settledChargebacks)]
+    )
+    for (const move of moves) {
       const charge = charges.get(move.orderLineId)!
       const reversal = move.kind === 'REFUND_REVERSAL'
+      const { dedupeKey, ...kind } = itemOf(move, chargebacks)
       items.push({
         id: newId('settlementItem'),
-        kind: move.kind,
-        dedupeKey: `${move.kind}:${move.refundId}:${move.orderLineId}`,
+        ...kind,
+        dedupeKey,
         amount: move.amount,
         // A reversal takes back the fee its refund returned: the fee on what the line keeps again.
         feeAmount: reversal
@@ -139,7 +154,6 @@ export async function settleProvider(
         earnedAt: new Date(Math.max(move.at, charge.earnedAt)),
         orderId,
         orderLineId: move.orderLineId,
-        refundId: move.refundId,
       })
     }
   }
@@ -158,8 +172,15 @@ export async function settleProvider(
 
   const of = (kind: SettlementItemKind) =>
     items.filter((i) => i.kind === kind).map((i) => ({ amount: i.amount, fee: i.feeAmount }))
-  // Refunds net of those given back: a reversal is a refund taken back with its fee, the other way.
-  const refunds = [...of('REFUND'), ...of('REFUND_REVERSAL').map((r) => ({ amount: -r.amount, fee: -r.fee }))]
+  // Refunds net of those given back: a reversal is a refund taken back with its fee, the other way. Chargebacks (lost
+  // disputes) are money given back to payers too, and count with them.
+  const back = (r: { amount: number; fee: number }) => ({ amount: -r.amount, fee: -r.fee })
+  const refunds = [
+    ...of('REFUND'),
+    ...of('CHARGEBACK'),
+    ...of('REFUND_REVERSAL').map(back),
+    ...of('CHARGEBACK_REVERSAL').map(back),
+  ]
   const totals = settlementTotals(
     { sessions: of('SESSION'), refunds, adjustments: of('ADJUSTMENT') },
     await payableBalance(uow, providerId, run.currency)

@@ -11,10 +11,12 @@
  * A refund of an applied payment counts from the instant it succeeded (`succeeded_at`) until the instant it failed,
  * if it ever does (`failed_at`): a PENDING refund only holds its amount, and one that never succeeded never counts.
  * A settlement takes what counts at its end; one that failed after a settlement took it is given back by the first
- * settlement whose end is after the failure.
+ * settlement whose end is after the failure. A lost dispute of an applied payment counts the same way, from the
+ * instant it was lost (`dispute_lost_at`) until its funds were reinstated, if ever (`dispute_reinstated_at`).
  */
 import { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import type { OrderChargeback, ReinstatedChargeback, SettledChargebackItem } from './chargebacks.ts'
 import { payableAccount } from './journal.ts'
 import {
   NO_FEE,
@@ -108,21 +110,39 @@ const countsAt = (end: Date) =>
   Prisma.sql`r.succeeded_at < ${end} AND (r.status = 'SUCCEEDED' OR (r.status = 'FAILED' AND r.failed_at >= ${end}))
     AND EXISTS (SELECT 1 FROM payments p WHERE p.id = r.payment_id AND p.tenant_id = r.tenant_id AND NOT p.unapplied)`
 
+/**
+ * Whether the lost dispute of payment `p` counts at `end` as money charged back: lost before the end and not given
+ * back by then, on a payment the order applied (issue 46).
+ */
+const chargebackCountsAt = (end: Date) =>
+  Prisma.sql`p.dispute_lost_at < ${end} AND (p.dispute_reinstated_at IS NULL OR p.dispute_reinstated_at >= ${end})
+    AND NOT p.unapplied`
+
+/** Whether settlement item `<kind>:<payment p>:<line of si>` exists. */
+const chargebackItem = (kind: 'CHARGEBACK' | 'CHARGEBACK_REVERSAL') =>
+  Prisma.sql`EXISTS (SELECT 1 FROM settlement_items x WHERE x.tenant_id = si.tenant_id
+                     AND x.dedupe_key = ${Prisma.raw(`'${kind}:'`)} || p.id || ':' || si.order_line_id)`
+
 /** Whether settlement item `<kind>:<refund r>:<line of si>` exists. */
 const refundItem = (kind: 'REFUND' | 'REFUND_REVERSAL') =>
   Prisma.sql`EXISTS (SELECT 1 FROM settlement_items x WHERE x.tenant_id = si.tenant_id
                      AND x.dedupe_key = ${Prisma.raw(`'${kind}:'`)} || r.id || ':' || si.order_line_id)`
 
 /**
- * Whether the settled session item `si` has refund work before `end`: a refund that counts and was never taken from
- * its line, or one taken from it that failed and was never given back.
+ * Whether the settled session item `si` has refund work before `end`: a refund (or lost dispute) that counts and was
+ * never taken from its line, or one taken from it that failed (was reinstated) and was never given back.
  */
 const refundWork = (end: Date) => Prisma.sql`(
   EXISTS (SELECT 1 FROM refunds r WHERE r.tenant_id = si.tenant_id AND r.order_id = si.order_id AND ${countsAt(end)}
           AND NOT ${refundItem('REFUND')})
   OR EXISTS (SELECT 1 FROM refunds r WHERE r.tenant_id = si.tenant_id AND r.order_id = si.order_id
              AND r.status = 'FAILED' AND r.failed_at < ${end}
-             AND ${refundItem('REFUND')} AND NOT ${refundItem('REFUND_REVERSAL')}))`
+             AND ${refundItem('REFUND')} AND NOT ${refundItem('REFUND_REVERSAL')})
+  OR EXISTS (SELECT 1 FROM payments p WHERE p.tenant_id = si.tenant_id AND p.order_id = si.order_id
+             AND ${chargebackCountsAt(end)} AND NOT ${chargebackItem('CHARGEBACK')})
+  OR EXISTS (SELECT 1 FROM payments p WHERE p.tenant_id = si.tenant_id AND p.order_id = si.order_id
+             AND p.dispute_reinstated_at < ${end}
+             AND ${chargebackItem('CHARGEBACK')} AND NOT ${chargebackItem('CHARGEBACK_REVERSAL')}))`
 
 /** The provider's settled session lines with refunds to take or give back before the end. */
 export async function settledLinesWithRefunds(
@@ -147,7 +167,10 @@ export async function settledLinesWithRefunds(
   }))
 }
 
-/** An order's lines, its refunds as they stand at a settlement's end, and the refund items settled on its lines. */
+/**
+ * An order's lines, its refunds and lost disputes as they stand at a settlement's end, and the refund and chargeback
+ * items settled on its lines.
+ */
 export interface OrderRefunds {
   lines: WeightedLine[]
   /** Those that count at the end, in the order they succeeded. */
@@ -155,6 +178,11 @@ export interface OrderRefunds {
   /** Those that failed before the end. */
   failed: FailedRefund[]
   settled: SettledRefundItem[]
+  /** Lost disputes of its applied payments that count at the end. */
+  chargebacks: OrderChargeback[]
+  /** Lost disputes whose funds came back before the end. */
+  reinstated: ReinstatedChargeback[]
+  settledChargebacks: SettledChargebackItem[]
 }
 
 /** The lines, refunds and settled refund items of some orders, as they stand at `end`. */
@@ -165,7 +193,7 @@ export async function ordersWithRefunds(
 ): Promise<Map<string, OrderRefunds>> {
   const orders = new Map<string, OrderRefunds>()
   if (orderIds.length === 0) return orders
-  const [lines, refunds, failed, settled] = await Promise.all([
+  const [lines, refunds, failed, settled, chargebacks, reinstated] = await Promise.all([
     tx.$queryRaw<Array<{ id: string; order_id: string; position: number; line_total: number }>>`
       SELECT id, order_id, position, ${money(Prisma.sql`line_total`)} AS line_total FROM order_lines
       WHERE tenant_id = ${tenantId} AND order_id = ANY(${orderIds}::text[]) ORDER BY order_id, position`,
@@ -181,32 +209,52 @@ export async function ordersWithRefunds(
     tx.$queryRaw<
       Array<{
         order_id: string
-        kind: 'REFUND' | 'REFUND_REVERSAL'
+        kind: 'REFUND' | 'REFUND_REVERSAL' | 'CHARGEBACK' | 'CHARGEBACK_REVERSAL'
         refund_id: string
         line_id: string
         amount: number
       }>
     >`
-      SELECT ol.order_id, si.kind::text AS kind, si.refund_id, si.order_line_id AS line_id,
-             ${money(Prisma.sql`si.amount`)} AS amount
+      SELECT ol.order_id, si.kind::text AS kind, COALESCE(si.refund_id, si.payment_id) AS refund_id,
+             si.order_line_id AS line_id, ${money(Prisma.sql`si.amount`)} AS amount
       FROM settlement_items si
       JOIN order_lines ol ON ol.id = si.order_line_id AND ol.tenant_id = si.tenant_id
       WHERE si.tenant_id = ${tenantId} AND ol.order_id = ANY(${orderIds}::text[])
-        AND si.kind IN ('REFUND', 'REFUND_REVERSAL')`,
+        AND si.kind IN ('REFUND', 'REFUND_REVERSAL', 'CHARGEBACK', 'CHARGEBACK_REVERSAL')`,
+    tx.$queryRaw<Array<{ id: string; order_id: string; amount: number; lost_ms: number }>>`
+      SELECT p.id, p.order_id, ${money(Prisma.sql`p.amount_disputed`)} AS amount,
+             ${ms(Prisma.sql`p.dispute_lost_at`)} AS lost_ms FROM payments p
+      WHERE p.tenant_id = ${tenantId} AND p.order_id = ANY(${orderIds}::text[]) AND ${chargebackCountsAt(end)}`,
+    tx.$queryRaw<Array<{ id: string; order_id: string; reinstated_ms: number }>>`
+      SELECT p.id, p.order_id, ${ms(Prisma.sql`p.dispute_reinstated_at`)} AS reinstated_ms FROM payments p
+      WHERE p.tenant_id = ${tenantId} AND p.order_id = ANY(${orderIds}::text[])
+        AND p.dispute_reinstated_at < ${end} AND p.dispute_lost_at IS NOT NULL`,
   ])
-  for (const id of orderIds) orders.set(id, { lines: [], refunds: [], failed: [], settled: [] })
+  for (const id of orderIds)
+    orders.set(id, {
+      lines: [],
+      refunds: [],
+      failed: [],
+      settled: [],
+      chargebacks: [],
+      reinstated: [],
+      settledChargebacks: [],
+    })
   for (const l of lines)
     orders.get(l.order_id)!.lines.push({ orderLineId: l.id, position: l.position, lineTotal: l.line_total })
   for (const r of refunds)
     orders.get(r.order_id)!.refunds.push({ refundId: r.id, amount: r.amount, succeededAt: r.succeeded_ms })
   for (const r of failed) orders.get(r.order_id)!.failed.push({ refundId: r.id, failedAt: r.failed_ms })
-  for (const i of settled)
-    orders.get(i.order_id)!.settled.push({
-      kind: i.kind,
-      refundId: i.refund_id,
-      orderLineId: i.line_id,
-      amount: i.amount,
-    })
+  for (const i of settled) {
+    const order = orders.get(i.order_id)!
+    if (i.kind === 'CHARGEBACK' || i.kind === 'CHARGEBACK_REVERSAL')
+      order.settledChargebacks.push({ kind: i.kind, paymentId: i.refund_id, orderLineId: i.line_id, amount: i.amount })
+    else order.settled.push({ kind: i.kind, refundId: i.refund_id, orderLineId: i.line_id, amount: i.amount })
+  }
+  for (const c of chargebacks)
+    orders.get(c.order_id)!.chargebacks.push({ paymentId: c.id, amount: c.amount, lostAt: c.lost_ms })
+  for (const r of reinstated)
+    orders.get(r.order_id)!.reinstated.push({ paymentId: r.id, reinstatedAt: r.reinstated_ms })
   return orders
 }
 

@@ -510,6 +510,63 @@ describe("a refund's events in Stripe's order (issue 46, item 7)", () => {
   })
 })
 
+describe("a dispute's events in its own order (issue 46, items 1 and 7)", () => {
+  const disputeOf = (payment: PaymentRef, status: string, extra: object = {}) => ({
+    id: `dp_${randomUUID().replaceAll('-', '')}`,
+    object: 'dispute',
+    amount: payment.amount,
+    currency: 'usd',
+    payment_intent: payment.processorReference,
+    status,
+    ...extra,
+  })
+
+  it('never reopens a decided dispute with an older event of the same second, and asks Stripe before undoing a loss', async () => {
+    const t = await freshTenant()
+    const orderId = await openOrder(t, 4_200)
+    const payment = await succeededPayment(t, orderId, 4_200)
+    const held = stripeMock.addDispute({ paymentIntent: payment.processorReference, status: 'lost' })
+    const dispute = { ...disputeOf(payment, 'lost'), id: held.id }
+    const second = ++eventClock
+    const lost = stripeEvent('charge.dispute.closed', dispute, { created: second })
+    const review = stripeEvent('charge.dispute.updated', { ...dispute, status: 'under_review' }, { created: second })
+    expect((await deliver(lost)).body.outcome).toBe('applied')
+    // Stripe's whole seconds cannot order these two; the dispute's own states can: a decided one never reopens.
+    expect((await deliver(review)).body.outcome).toBe('unchanged')
+    expect(await getPayment(t, payment.id)).toMatchObject({ dispute: { status: 'LOST', amountLost: 4_200 } })
+    expect(await getOrder(t, orderId)).toMatchObject({ amountChargedBack: 4_200 })
+
+    // A later word that it was won: Stripe, asked, still holds it lost, so nothing is given back.
+    const won = stripeEvent('charge.dispute.updated', { ...dispute, status: 'won' })
+    expect((await deliver(won)).body.outcome).toBe('unchanged')
+    expect(stripeMock.requests.some((r) => r.method === 'GET' && r.path.startsWith(`/v1/disputes/${held.id}`))).toBe(
+      true
+    )
+    expect(await getPayment(t, payment.id)).toMatchObject({ dispute: { status: 'LOST' } })
+  })
+
+  it('closes an inquiry that Stripe closed (warning_closed) and a dispute whose charge was refunded', async () => {
+    const t = await freshTenant()
+    const [first, second] = [await openOrder(t, 1_000), await openOrder(t, 2_000)]
+    const inquiry = await succeededPayment(t, first, 1_000)
+    const refunded = await succeededPayment(t, second, 2_000)
+    const warning = disputeOf(inquiry, 'warning_needs_response')
+    expect((await deliver(stripeEvent('charge.dispute.created', warning))).body.outcome).toBe('applied')
+    expect(
+      (await deliver(stripeEvent('charge.dispute.closed', { ...warning, status: 'warning_closed' }))).body.outcome
+    ).toBe('applied')
+    const chargeRefunded = disputeOf(refunded, 'charge_refunded')
+    expect((await deliver(stripeEvent('charge.dispute.closed', chargeRefunded))).body.outcome).toBe('applied')
+    for (const [payment, orderId] of [
+      [inquiry, first],
+      [refunded, second],
+    ] as const) {
+      expect(await getPayment(t, payment.id)).toMatchObject({ dispute: { status: 'CLOSED', amountLost: 0 } })
+      expect(await getOrder(t, orderId)).toMatchObject({ amountChargedBack: 0, status: 'PAID' })
+    }
+  })
+})
+
 describe("Stripe's currency rules, at the boundary only (issue 46, item 2)", () => {
   async function orderIn(t: Tenant, total: number, currency: string) {
     const response = await platform.http.post('/v1/orders', {

@@ -23,7 +23,7 @@ import { startStripeMock, type StripeMock } from '../support/stripe-mock.ts'
 
 const WEBHOOK_SECRET = 'whsec_payouts_test'
 const CONNECT_SECRET = 'whsec_payouts_connect_test'
-const SCOPES = ['providers', 'settlements']
+const SCOPES = ['providers', 'settlements', 'children', 'orders', 'payments']
 let stripeMock: StripeMock
 let platform: Platform
 const signer = new Stripe('sk_test_123')
@@ -657,5 +657,133 @@ describe('settlement payouts', () => {
     const balance = await books(t)
     expect(balance(`payouts_in_transit:${finn}`)).toBe(0)
     expect(await transferEntries(t, blocked!.id)).toHaveLength(1)
+  })
+})
+
+// Issue 46, item 1: a lost dispute changed only the payment's dispute status, so the order stayed fully paid and the
+// provider kept the whole session while Stripe had taken the money (and its dispute fee) back.
+describe('a lost dispute (chargeback)', () => {
+  /** A completed session of `providerId` on an order of `amount`, paid by card through Stripe. */
+  async function paidSession(t: Centre, providerId: string, amount: number) {
+    const { locationId } = await runInUnitOfWork(platform.db, t.tenantId, ({ tx }) =>
+      tx.location.findFirstOrThrow({ select: { id: true } }).then((l) => ({ locationId: l.id }))
+    )
+    const childId = (
+      await ok(t, 'POST', '/v1/children', { firstName: 'Kai', lastName: 'Test', dateOfBirth: '2022-05-01' }, 201)
+    ).id as string
+    const startsAt = new Date(Date.now() - 3 * 3_600_000)
+    const appointmentId = newId('appointment')
+    await runInUnitOfWork(platform.db, t.tenantId, ({ tx }) =>
+      tx.appointment.create({
+        data: {
+          id: appointmentId,
+          tenantId: t.tenantId,
+          locationId,
+          childId,
+          providerId,
+          type: 'THERAPY_SESSION',
+          status: 'COMPLETED',
+          startsAt,
+          endsAt: new Date(startsAt.getTime() + 3_600_000),
+          completedAt: new Date(startsAt.getTime() + 3_600_000),
+          timeZone: 'UTC',
+          service: 'SPEECH_THERAPY',
+        },
+      })
+    )
+    const order = await ok(
+      t,
+      'POST',
+      '/v1/orders',
+      { status: 'OPEN', currency: 'USD', lines: [{ kind: 'SESSION', appointmentId, unitAmount: amount }] },
+      201
+    )
+    const payment = await ok(
+      t,
+      'POST',
+      '/v1/payments',
+      { orderId: order.id, amount, currency: 'USD', method: 'CARD_ONLINE' },
+      201
+    )
+    const intentId = payment.processorReference as string
+    stripeMock.setIntentStatus(intentId, 'succeeded')
+    expect(await deliver(stripeMock.event('payment_intent.succeeded', intentId))).toBe('applied')
+    return { orderId: order.id as string, paymentId: payment.id as string, intentId }
+  }
+
+  /** Settles [start, now): consecutive runs of one tenant must not overlap. */
+  async function settleFrom(t: Centre, start: Date) {
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const end = new Date()
+    const run = await ok(
+      t,
+      'POST',
+      '/v1/marketplace/settlements',
+      { currency: 'USD', periodStart: start.toISOString(), periodEnd: end.toISOString() },
+      202
+    )
+    expect((await completed(t, run.id as string)).status).toBe('COMPLETED')
+    const [mine] = (await ok(t, 'GET', `/v1/marketplace/settlements/${run.id}`)).providers as Array<
+      Record<string, unknown>
+    >
+    return { end, provider: mine! }
+  }
+
+  const itemsOf = (t: Centre, kinds: string[]) =>
+    runInUnitOfWork(
+      platform.db,
+      t.tenantId,
+      ({ tx }) =>
+        tx.$queryRaw<Array<{ kind: string; amount: number; fee: number }>>`
+        SELECT kind::text, amount::float8, fee_amount::float8 AS fee FROM settlement_items
+        WHERE kind::text = ANY(${kinds}::text[]) ORDER BY created_at, kind`
+    )
+
+  it('is taken back from the provider after the payout, the fee is the centre’s, and given back when Stripe reinstates it', async () => {
+    const t = await newCentre()
+    const gia = await activeProvider(t, 'Gia SLP')
+    await ok(t, 'POST', '/v1/marketplace/fee-rules', { percentBps: 1000 }, 201)
+    const session = await paidSession(t, gia, 10_000)
+    const first = await settleFrom(t, new Date('2026-01-01T00:00:00Z'))
+    expect(first.provider).toMatchObject({ grossAmount: 10_000, feeAmount: 1_000, payoutAmount: 9_000 })
+
+    // The payer's bank wins the chargeback: Stripe keeps the 10,000 and a 1,500 dispute fee.
+    const dispute = stripeMock.addDispute({ paymentIntent: session.intentId, status: 'lost' })
+    stripeMock.update(dispute.id, {
+      balance_transactions: [{ id: 'txn_dispute', amount: -11_500, fee: 1_500, currency: 'usd' }],
+    })
+    expect(await deliver(stripeMock.event('charge.dispute.closed', dispute.id))).toBe('applied')
+    expect(await ok(t, 'GET', `/v1/orders/${session.orderId}`)).toMatchObject({
+      amountPaid: 10_000,
+      amountChargedBack: 10_000,
+    })
+    expect(await ok(t, 'GET', `/v1/payments/${session.paymentId}`)).toMatchObject({
+      dispute: { status: 'LOST', amount: 10_000, amountLost: 10_000, fee: 1_500 },
+    })
+
+    // The next settlement takes the session back from Gia, with the platform fee on it returned; never the 1,500.
+    const second = await settleFrom(t, first.end)
+    expect(second.provider).toMatchObject({
+      refundAmount: 10_000,
+      feeRefundAmount: 1_000,
+      netAmount: -9_000,
+      payoutAmount: 0,
+      balanceAfter: -9_000,
+    })
+    expect(await itemsOf(t, ['CHARGEBACK'])).toEqual([{ kind: 'CHARGEBACK', amount: 10_000, fee: 1_000 }])
+    let balance = await books(t)
+    expect(balance(`provider_payable:${gia}`)).toBe(9_000)
+
+    // Stripe reinstates the funds (the dispute won after all): the next settlement gives it back, once.
+    stripeMock.update(dispute.id, { status: 'won' })
+    expect(await deliver(stripeMock.event('charge.dispute.funds_reinstated', dispute.id))).toBe('applied')
+    expect(await ok(t, 'GET', `/v1/orders/${session.orderId}`)).toMatchObject({ amountChargedBack: 0 })
+    const third = await settleFrom(t, second.end)
+    expect(third.provider).toMatchObject({ refundAmount: -10_000, feeRefundAmount: -1_000, balanceAfter: 0 })
+    expect(await itemsOf(t, ['CHARGEBACK_REVERSAL'])).toEqual([
+      { kind: 'CHARGEBACK_REVERSAL', amount: 10_000, fee: 1_000 },
+    ])
+    balance = await books(t)
+    expect(balance(`provider_payable:${gia}`)).toBe(0)
   })
 })

@@ -51,6 +51,7 @@ export const toOrder = (o: OrderWithLines): OrderBody => ({
   total: o.total,
   amountPaid: o.amountPaid,
   amountRefunded: o.amountRefunded,
+  amountChargedBack: o.amountChargedBack,
   balance: o.balance,
   openedAt: iso(o.openedAt),
   paidAt: iso(o.paidAt),

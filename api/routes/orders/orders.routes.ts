@@ -106,6 +106,9 @@ export const Order = z
     total: Amount.openapi({ description: 'subtotal − discountTotal + taxTotal' }),
     amountPaid: Amount.openapi({ description: 'Sum of succeeded payments' }),
     amountRefunded: Amount.openapi({ description: 'Sum of refunds' }),
+    amountChargedBack: Amount.openapi({
+      description: "What lost disputes of its payments took back (chargebacks); the order's status is unchanged",
+    }),
     balance: Amount.openapi({ description: 'total − amountPaid: still to be collected' }),
     openedAt: UtcDateTime.nullable(),
     paidAt: UtcDateTime.nullable(),

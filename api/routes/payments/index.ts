@@ -67,6 +67,7 @@ export const toPayment = (p: PaymentWithRefunds): PaymentBody => ({
         processorReference: p.disputeReference,
         amount: p.amountDisputed,
         amountLost: p.amountLost,
+        fee: p.disputeFee,
       }
     : null,
   createdAt: p.createdAt.toISOString(),

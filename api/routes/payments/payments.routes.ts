@@ -40,7 +40,9 @@ const Origin = z.enum(RefundOrigin).openapi('RefundOrigin', {
     'recorded from its event.',
 })
 const DisputeStatus = z.enum(PaymentDisputeStatus).openapi('PaymentDisputeStatus', {
-  description: 'OPEN: the payer disputed the payment with their card issuer; WON or LOST: decided.',
+  description:
+    'OPEN: the payer disputed the payment with their card issuer; WON or LOST: decided (WON also when a lost ' +
+    "dispute's funds were reinstated); CLOSED: an inquiry closed, or the charge refunded, with nothing charged back.",
 })
 const FailureCode = z.enum(PAYMENT_FAILURE_CODES).openapi('PaymentFailureCode')
 const Reason = z.enum(RefundReason).openapi('RefundReason')
@@ -125,7 +127,8 @@ export const Payment = z
         status: DisputeStatus,
         processorReference: z.string().nullable(),
         amount: Amount,
-        amountLost: Amount.openapi({ description: 'What a LOST dispute took back.' }),
+        amountLost: Amount.openapi({ description: 'What a LOST dispute took back (charged back on the order).' }),
+        fee: Amount.openapi({ description: "The processor's dispute fee: the centre's cost, never a provider's." }),
       })
       .nullable()
       .openapi({ description: 'A dispute (chargeback) of an online payment, when the payer opened one.' }),

@@ -5901,10 +5901,15 @@ export interface components {
                  */
                 amount: number;
                 /**
-                 * @description What a LOST dispute took back.
+                 * @description What a LOST dispute took back (charged back on the order).
                  * @example 12000
                  */
                 amountLost: number;
+                /**
+                 * @description The processor's dispute fee: the centre's cost, never a provider's.
+                 * @example 12000
+                 */
+                fee: number;
             } | null;
             /**
              * Format: date-time
@@ -5974,10 +5979,10 @@ export interface components {
          */
         RefundOrigin: "API" | "AUTOMATIC" | "PROCESSOR";
         /**
-         * @description OPEN: the payer disputed the payment with their card issuer; WON or LOST: decided.
+         * @description OPEN: the payer disputed the payment with their card issuer; WON or LOST: decided (WON also when a lost dispute's funds were reinstated); CLOSED: an inquiry closed, or the charge refunded, with nothing charged back.
          * @enum {string}
          */
-        PaymentDisputeStatus: "OPEN" | "WON" | "LOST";
+        PaymentDisputeStatus: "OPEN" | "WON" | "LOST" | "CLOSED";
         AuditChainReport: {
             valid: boolean;
             /** @description Records examined, the broken one included */
@@ -6194,6 +6199,11 @@ export interface components {
              * @example 12000
              */
             amountRefunded: number;
+            /**
+             * @description What lost disputes of its payments took back (chargebacks); the order's status is unchanged
+             * @example 12000
+             */
+            amountChargedBack: number;
             /**
              * @description total − amountPaid: still to be collected
              * @example 12000
@@ -8733,14 +8743,16 @@ export interface components {
             /** @description The order it paid. */
             orderId: string | null;
             /**
-             * @description OPEN: the card issuer opened the dispute; WON: decided for the centre; LOST: for the payer.
+             * @description OPEN: the card issuer opened the dispute; WON: decided for the centre (or its funds reinstated); LOST: for the payer (charged back); CLOSED: an inquiry closed, or the charge refunded, with nothing charged back.
              * @enum {string}
              */
-            status: "OPEN" | "WON" | "LOST";
+            status: "OPEN" | "WON" | "LOST" | "CLOSED";
             /** @description The disputed amount, in minor units of `currency`. */
             amount: number;
             /** @description What the dispute took back (LOST only; else 0), in minor units. */
             amountLost: number;
+            /** @description The processor's dispute fee, in minor units: the centre's cost, never a provider's. */
+            fee: number;
             /** @description ISO 4217 currency code. */
             currency: string;
         };

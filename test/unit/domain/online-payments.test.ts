@@ -139,9 +139,25 @@ describe('Stripe events', () => {
       amount: 900,
       currency: 'USD',
       status: 'OPEN',
+      fee: 0,
     })
     expect(parse('charge.dispute.closed', { ...dispute, status: 'lost' })).toMatchObject({ status: 'LOST' })
     expect(parse('charge.dispute.closed', { ...dispute, status: 'won' })).toMatchObject({ status: 'WON' })
+    // Issue 46: an inquiry closed and a dispute closed by a refund are closed; a loss whose funds came back is won,
+    // and the dispute fee is Stripe's fees on its balance transactions in the dispute's currency.
+    expect(parse('charge.dispute.closed', { ...dispute, status: 'warning_closed' })).toMatchObject({ status: 'CLOSED' })
+    expect(parse('charge.dispute.closed', { ...dispute, status: 'charge_refunded' })).toMatchObject({
+      status: 'CLOSED',
+    })
+    const withdrawn = { id: 'txn_1', amount: -2_400, fee: 1_500, currency: 'usd' }
+    const lost = { ...dispute, status: 'lost', balance_transactions: [withdrawn] }
+    expect(parse('charge.dispute.closed', lost)).toMatchObject({ status: 'LOST', fee: 1_500 })
+    expect(parse('charge.dispute.funds_reinstated', lost)).toMatchObject({ status: 'WON' })
+    const reinstated = { id: 'txn_2', amount: 900, fee: -1_500, currency: 'usd' }
+    expect(parse('charge.dispute.updated', { ...lost, balance_transactions: [withdrawn, reinstated] })).toMatchObject({
+      status: 'WON',
+      fee: 0,
+    })
     const dashboardRefund = {
       id: 're_9',
       object: 'refund',

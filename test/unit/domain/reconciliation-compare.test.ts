@@ -102,8 +102,16 @@ describe("the processor's statuses read as ours", () => {
       'FAILED',
     ])
     expect(
-      ['needs_response', 'under_review', 'warning_needs_response', 'won', 'lost'].map(disputeStatusAsOurs)
-    ).toEqual(['OPEN', 'OPEN', 'OPEN', 'WON', 'LOST'])
+      [
+        'needs_response',
+        'under_review',
+        'warning_needs_response',
+        'won',
+        'lost',
+        'warning_closed',
+        'charge_refunded',
+      ].map(disputeStatusAsOurs)
+    ).toEqual(['OPEN', 'OPEN', 'OPEN', 'WON', 'LOST', 'CLOSED', 'CLOSED'])
   })
 })
 

@@ -11,7 +11,7 @@ const noDispute = { disputeStatus: null, disputeReference: null, amountDisputed:
 
 /** An order paid 5000 online, 1000 refunded; an unapplied 2000 refunded automatically; a paid, partly reversed payout. */
 const facts = (): LedgerFacts => ({
-  orders: [{ id: 'ord_1', amountPaid: 5000, amountRefunded: 1000 }],
+  orders: [{ id: 'ord_1', amountPaid: 5000, amountRefunded: 1000, amountChargedBack: 0 }],
   payments: [
     {
       id: 'pay_1',
@@ -167,6 +167,9 @@ describe('ledgerViolations', () => {
       amountDisputed: 5000,
       amountLost: 5000,
     })
+    // The order shows what the lost dispute charged back (issue 46, item 1).
+    expect(rules(disputed)).toEqual(['order_charged_back ord_1'])
+    disputed.orders[0]!.amountChargedBack = 5000
     expect(rules(disputed)).toEqual([])
     const won = processor()
     won.disputes.push({
@@ -181,7 +184,12 @@ describe('ledgerViolations', () => {
     expect(rules(disputed, won)).toEqual(['dispute_not_at_processor pay_1'])
     expect(rules(disputed, processor())).toEqual(['dispute_not_at_processor pay_1'])
     disputed.payments[0]!.amountLost = 0
-    expect(rules(disputed)).toEqual(['dispute_amounts pay_1'])
+    expect(rules(disputed)).toEqual(['order_charged_back ord_1', 'dispute_amounts pay_1'])
+    const closed = processor()
+    closed.disputes.push({ ...won.disputes[0]!, status: 'warning_closed' })
+    Object.assign(disputed.payments[0]!, { disputeStatus: 'CLOSED' })
+    disputed.orders[0]!.amountChargedBack = 0
+    expect(rules(disputed, closed)).toEqual([])
   })
 
   it('names a paid transfer the processor does not hold, or holds for another net amount', () => {

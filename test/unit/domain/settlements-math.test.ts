@@ -161,6 +161,12 @@ describe('journalLines', () => {
     const opposite = journalLines(kinds[1]!).map((l) => ({ account: l.account, debit: l.credit, credit: l.debit }))
     expect(journalLines(kinds[3]!).sort(byAccount)).toEqual(opposite.sort(byAccount))
   })
+
+  it('posts a chargeback as a refund and its reinstatement as a refund given back (issue 46, item 1)', () => {
+    const as = (kind: PostingSource['kind'], item: PostingSource) => journalLines({ ...item, kind })
+    expect(as('CHARGEBACK', kinds[1]!)).toEqual(journalLines(kinds[1]!))
+    expect(as('CHARGEBACK_REVERSAL', kinds[3]!)).toEqual(journalLines(kinds[3]!))
+  })
 })
 
 describe('refundMovements', () => {

@@ -6525,9 +6525,9 @@ class PaymentDisputedData(BaseModel):
     paymentId: Annotated[str, Field(description='The disputed payment.')]
     orderId: Annotated[str | None, Field(description='The order it paid.')]
     status: Annotated[
-        Literal['OPEN', 'WON', 'LOST'],
+        Literal['OPEN', 'WON', 'LOST', 'CLOSED'],
         Field(
-            description='OPEN: the card issuer opened the dispute; WON: decided for the centre; LOST: for the payer.'
+            description='OPEN: the card issuer opened the dispute; WON: decided for the centre (or its funds reinstated); LOST: for the payer (charged back); CLOSED: an inquiry closed, or the charge refunded, with nothing charged back.'
         ),
     ]
     amount: Annotated[
@@ -6537,6 +6537,12 @@ class PaymentDisputedData(BaseModel):
         int,
         Field(
             description='What the dispute took back (LOST only; else 0), in minor units.'
+        ),
+    ]
+    fee: Annotated[
+        int,
+        Field(
+            description="The processor's dispute fee, in minor units: the centre's cost, never a provider's."
         ),
     ]
     currency: Annotated[
@@ -7328,9 +7334,9 @@ class Dispute(BaseModel):
     """
 
     status: Annotated[
-        Literal['OPEN', 'WON', 'LOST'],
+        Literal['OPEN', 'WON', 'LOST', 'CLOSED'],
         Field(
-            description='OPEN: the payer disputed the payment with their card issuer; WON or LOST: decided.'
+            description="OPEN: the payer disputed the payment with their card issuer; WON or LOST: decided (WON also when a lost dispute's funds were reinstated); CLOSED: an inquiry closed, or the charge refunded, with nothing charged back."
         ),
     ]
     processorReference: str | None
@@ -7346,7 +7352,16 @@ class Dispute(BaseModel):
     amountLost: Annotated[
         int,
         Field(
-            description='What a LOST dispute took back.',
+            description='What a LOST dispute took back (charged back on the order).',
+            examples=[12000],
+            ge=0,
+            le=9007199254740991,
+        ),
+    ]
+    fee: Annotated[
+        int,
+        Field(
+            description="The processor's dispute fee: the centre's cost, never a provider's.",
             examples=[12000],
             ge=0,
             le=9007199254740991,
@@ -9229,6 +9244,15 @@ class Order(BaseModel):
         int,
         Field(
             description='Sum of refunds', examples=[12000], ge=0, le=9007199254740991
+        ),
+    ]
+    amountChargedBack: Annotated[
+        int,
+        Field(
+            description="What lost disputes of its payments took back (chargebacks); the order's status is unchanged",
+            examples=[12000],
+            ge=0,
+            le=9007199254740991,
         ),
     ]
     balance: Annotated[
