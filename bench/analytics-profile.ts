@@ -11,7 +11,7 @@ import { multiLocationAnalytics } from '../domain/analytics/analytics-service.ts
 import { provisionClient } from '../domain/tenants/provision-client.ts'
 import { createDb } from '../infra/db.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../infra/unit-of-work.ts'
-import { provisionTestDatabase } from '../test/support/test-database.ts'
+import { provisionTestDatabase } from '../scripts/db/test-database.ts'
 import { seedAnalyticsYear } from './analytics-seed.ts'
 
 if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL

@@ -29,10 +29,10 @@ import { provisionClient } from '../domain/tenants/provision-client.ts'
 import { loadConfig } from '../infra/config.ts'
 import { createLogger } from '../infra/logger.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
-import { provisionTestDatabase } from '../test/support/test-database.ts'
+import { provisionTestDatabase } from '../scripts/db/test-database.ts'
 import { seedAnalyticsYear } from './analytics-seed.ts'
 import { time, type Timing } from './availability/timing.ts'
-import { writeBenchmarkSection } from './report.ts'
+import { writeBenchmarkSection } from '../scripts/lib/benchmark-report.ts'
 import { clientCredentialsToken } from '../scripts/lib/client-token.ts'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 40)

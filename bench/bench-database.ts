@@ -11,8 +11,8 @@ import os from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { applyMigrations } from '../scripts/db/migrations.ts'
-import { freePort } from '../test/support/start-process.ts'
-import { provisionTestDatabase, type TestDatabase } from '../test/support/test-database.ts'
+import { freePort } from '../scripts/start/start-process.ts'
+import { provisionTestDatabase, type TestDatabase } from '../scripts/db/test-database.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 

@@ -11,7 +11,7 @@ import { startApi } from '../api/start-api.ts'
 import { loadConfig } from '../infra/config.ts'
 import { createLogger } from '../infra/logger.ts'
 import { ensureTemporal } from '../scripts/temporal/dev-server.ts'
-import { provisionTestDatabase } from '../test/support/test-database.ts'
+import { provisionTestDatabase } from '../scripts/db/test-database.ts'
 import { newTenant } from './webhook-bench-kit.ts'
 
 const texts: string[] = []

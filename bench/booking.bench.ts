@@ -25,10 +25,11 @@ import { mkdir, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import { join } from 'node:path'
 import { startApi } from '../api/start-api.ts'
+import { BOOKING_WORKFLOW } from '../common/appointments/booking-contract.ts'
 import { loadConfig } from '../infra/config.ts'
 import { createLogger } from '../infra/logger.ts'
 import { ensureTemporal } from '../scripts/temporal/dev-server.ts'
-import { startWorkerProcess } from '../test/support/worker-process.ts'
+import { startWorkerProcess } from '../scripts/start/worker-process.ts'
 import { writeWorkflowBundle } from '../worker/create-worker.ts'
 import { provisionBenchDatabase } from './bench-database.ts'
 import { startFloor } from './booking-floor.ts'
@@ -37,7 +38,7 @@ import { renderBookingReport, type BookingResults, type BookingRun } from './boo
 import { settleFigures } from './booking-settle.ts'
 import { windowOpener } from './measured-window.ts'
 import { temporalServerPid } from './process-cpu.ts'
-import { writeBenchmarkSection } from './report.ts'
+import { writeBenchmarkSection } from '../scripts/lib/benchmark-report.ts'
 import { findMetricsUrl } from './temporal-actions.ts'
 import { newTenant, percentile, sleep } from './webhook-bench-kit.ts'
 import { startPeer } from './webhook-peer-client.ts'
@@ -231,7 +232,7 @@ async function waitSettled(from: number, until: number, expected: number) {
   for (;;) {
     const figures = await settleFigures(api.deps.temporal, {
       taskQueue,
-      workflowType: 'bookingWorkflow',
+      workflowType: BOOKING_WORKFLOW,
       from,
       to: until,
       by,

@@ -18,8 +18,8 @@ import { getChild } from '../domain/children/child-service.ts'
 import { provisionClient } from '../domain/tenants/provision-client.ts'
 import { loadConfig } from '../infra/config.ts'
 import { createLogger } from '../infra/logger.ts'
-import { provisionTestDatabase } from '../test/support/test-database.ts'
-import { writeBenchmarkSection } from './report.ts'
+import { provisionTestDatabase } from '../scripts/db/test-database.ts'
+import { writeBenchmarkSection } from '../scripts/lib/benchmark-report.ts'
 import { clientCredentialsToken } from '../scripts/lib/client-token.ts'
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000)

@@ -22,9 +22,9 @@ import { getChild } from '../domain/children/child-service.ts'
 import { provisionClient } from '../domain/tenants/provision-client.ts'
 import { loadConfig } from '../infra/config.ts'
 import { createLogger } from '../infra/logger.ts'
-import { provisionTestDatabase } from '../test/support/test-database.ts'
+import { provisionTestDatabase } from '../scripts/db/test-database.ts'
 import { runLoadInWorker, type LoadResult } from './load.ts'
-import { writeBenchmarkSection } from './report.ts'
+import { writeBenchmarkSection } from '../scripts/lib/benchmark-report.ts'
 import { clientCredentialsToken } from '../scripts/lib/client-token.ts'
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)

@@ -9,7 +9,7 @@ import { recordEvent } from '../domain/events/record-event.ts'
 import { newId } from '../domain/ids.ts'
 import { provisionClient } from '../domain/tenants/provision-client.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
-import type { WorkerProcess } from '../test/support/worker-process.ts'
+import type { WorkerProcess } from '../scripts/start/worker-process.ts'
 import { deliveryKey, type Peer } from './webhook-peer-client.ts'
 import type { MeasuredWindow } from './measured-window.ts'
 

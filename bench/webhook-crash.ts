@@ -13,8 +13,8 @@ import {
   type BenchContext,
   type EmittedEvent,
 } from './webhook-bench-kit.ts'
-import { freePort } from '../test/support/start-process.ts'
-import { startApiProcess } from '../test/support/worker-process.ts'
+import { freePort } from '../scripts/start/start-process.ts'
+import { startApiProcess } from '../scripts/start/worker-process.ts'
 import { deliveryKey } from './webhook-peer-client.ts'
 import type { KillApiResult, KillResult, SigtermResult } from './webhook-results.ts'
 import { emittingCall } from './webhook-scenarios.ts'

@@ -15,8 +15,8 @@ import os from 'node:os'
 import { claimDue, releaseClaims } from '../domain/webhooks/delivery-queue.ts'
 import { provisionClient } from '../domain/tenants/provision-client.ts'
 import { closeDb, createDb } from '../infra/db.ts'
-import { provisionTestDatabase } from '../test/support/test-database.ts'
-import { writeBenchmarkSection } from './report.ts'
+import { provisionTestDatabase } from '../scripts/db/test-database.ts'
+import { writeBenchmarkSection } from '../scripts/lib/benchmark-report.ts'
 import { percentile } from './webhook-bench-kit.ts'
 
 const HELD_MAX = Number(process.env.BENCH_HELD_MAX ?? 1_000_000)

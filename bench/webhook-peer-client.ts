@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import type { LoadResult, PeerCommand, PeerMessage } from './webhook-peer.ts'
 
 const PEER = fileURLToPath(new URL('./webhook-peer.ts', import.meta.url))
-// The peer is TypeScript: Node 22.18+ strips types itself, older ones need tsx (as test/support/worker-process.ts).
+// The peer is TypeScript: Node 22.18+ strips types itself, older ones need tsx (as scripts/start/worker-process.ts).
 const typeScriptLoader = (process.features as { typescript?: string | false }).typescript ? [] : ['--import', 'tsx']
 
 export interface Peer {

@@ -30,7 +30,7 @@ import { createDb, type Db } from '../infra/db.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
 import { startEmbeddedPostgres } from '../scripts/db/embedded-postgres.ts'
 import { applyMigrations } from '../scripts/db/migrations.ts'
-import { writeBenchmarkSection } from '../bench/report.ts'
+import { writeBenchmarkSection } from '../scripts/lib/benchmark-report.ts'
 import { distractorDocument } from './distractors.ts'
 import { splitQuestions } from './question-split.ts'
 import {

@@ -5,6 +5,8 @@
  * (test/unit/workflows/legacy-paths.test.ts) fails on the day a path with a fixed lifetime is past due, saying what to
  * delete. Read by that test and the CLI, never by workflow code.
  */
+import { BOOKING_WORKFLOW } from '../common/appointments/booking-contract.ts'
+import { WEBHOOK_DELIVERY_WORKFLOW } from '../common/webhooks/webhook-delivery-contract.ts'
 
 export interface LegacyPath {
   /** The workflow type whose old runs need the code. */
@@ -24,7 +26,7 @@ export const UPGRADE_GRACE_DAYS = 30
 
 export const LEGACY_PATHS: LegacyPath[] = [
   {
-    workflowType: 'bookingWorkflow',
+    workflowType: BOOKING_WORKFLOW,
     what: '`legacyBookingLoop` in workflows/booking.ts, behind `patched(BOOKING_LIFECYCLE_PATCH)`',
     cutOver: '2026-11-22',
     // A booking's run stays open until its appointment is final, and appointments may be booked any time ahead.
@@ -34,7 +36,7 @@ export const LEGACY_PATHS: LegacyPath[] = [
       'and the replay history test/replay-histories/bookingWorkflow-cancelled.json',
   },
   {
-    workflowType: 'webhookDeliveryWorkflow',
+    workflowType: WEBHOOK_DELIVERY_WORKFLOW,
     what: 'workflows/webhook-delivery.ts, the one-workflow-per-delivery design before the delivery pumps',
     cutOver: '2026-11-23',
     // Its last attempt comes at the end of the retry window (WEBHOOK_RETRY_WINDOW_MS, 24 h by default).

@@ -3,7 +3,7 @@
  * the workflow ids and the search-attribute kind. Free of Node imports so the workflow bundle can use it.
  */
 
-export const AGENT_RUN_WORKFLOW_TYPE = 'agentRunWorkflow'
+export const AGENT_RUN_WORKFLOW = 'agentRunWorkflow'
 /** `WorkflowKind` of every agent run (the AI analytics count runs with `WorkflowKind = "agent-run"`). */
 export const AGENT_RUN_KIND = 'agent-run'
 

@@ -5,7 +5,7 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow'
 import type { AppointmentStatus } from './appointment-status.ts'
 
-export const APPOINTMENT_FOLLOW_UP_WORKFLOW_TYPE = 'appointmentFollowUpWorkflow'
+export const APPOINTMENT_FOLLOW_UP_WORKFLOW = 'appointmentFollowUpWorkflow'
 export const APPOINTMENT_FOLLOW_UP_KIND = 'appointment-follow-up'
 
 /** One follow-up per completed appointment: derived from its id, so the start (through the outbox) is idempotent. */

@@ -9,6 +9,8 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow'
 import type { AppointmentStatus } from './appointment-status.ts'
 
+/** The booking workflow's registered type (the worker's export name): never renamed, running workflows carry it. */
+export const BOOKING_WORKFLOW = 'bookingWorkflow'
 /** `WorkflowKind` of every booking workflow, and the `workflowKind` of the reminders it records. */
 export const BOOKING_KIND = 'booking'
 

@@ -5,7 +5,7 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow'
 import type { ReminderStepKind, ReminderTiming } from './reminder-plan.ts'
 
-export const ASSESSMENT_REMINDER_WORKFLOW_TYPE = 'assessmentReminderWorkflow'
+export const ASSESSMENT_REMINDER_WORKFLOW = 'assessmentReminderWorkflow'
 export const ASSESSMENT_REMINDER_KIND = 'assessment-reminder'
 
 /**

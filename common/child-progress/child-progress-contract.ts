@@ -5,7 +5,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow'
 import type { ProgressPolicy } from './progress-rules.ts'
 
-export const CHILD_PROGRESS_WORKFLOW_TYPE = 'childProgressWorkflow'
+export const CHILD_PROGRESS_WORKFLOW = 'childProgressWorkflow'
 export const CHILD_PROGRESS_KIND = 'child-progress'
 
 /** One workflow per child and tenant. */

@@ -7,7 +7,7 @@ import { defineQuery, defineSignal } from '@temporalio/workflow'
 import type { ClosedReason, NoticeKind } from './ei-plan.ts'
 import type { EiPolicy } from './ei-policy.ts'
 
-export const EARLY_INTERVENTION_WORKFLOW_TYPE = 'earlyInterventionWorkflow'
+export const EARLY_INTERVENTION_WORKFLOW = 'earlyInterventionWorkflow'
 export const EARLY_INTERVENTION_KIND = 'early-intervention'
 
 /** One workflow per child and tenant: starts are idempotent and an operator can derive the id from the child's. */

@@ -8,7 +8,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow'
 import type { LeadPolicy } from './lead-policy.ts'
 import type { LeadCloseReason, LeadStatus } from './lead-state.ts'
 
-export const LEAD_QUALIFICATION_WORKFLOW_TYPE = 'leadQualificationWorkflow'
+export const LEAD_QUALIFICATION_WORKFLOW = 'leadQualificationWorkflow'
 export const LEAD_QUALIFICATION_KIND = 'lead-qualification'
 
 /** One workflow per lead: the start is idempotent and an operator derives the id from the lead's. */

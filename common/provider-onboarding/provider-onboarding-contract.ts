@@ -14,7 +14,7 @@ import type {
   StepTimers,
 } from './onboarding-rules.ts'
 
-export const PROVIDER_ONBOARDING_WORKFLOW_TYPE = 'providerOnboardingWorkflow'
+export const PROVIDER_ONBOARDING_WORKFLOW = 'providerOnboardingWorkflow'
 export const PROVIDER_ONBOARDING_KIND = 'provider-onboarding'
 
 /**

@@ -8,6 +8,7 @@ import type { AppointmentType } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import {
   BOOKING_KIND,
+  BOOKING_WORKFLOW,
   bookingWorkflowId,
   type BookingWorkflowInput,
 } from '../../common/appointments/booking-contract.ts'
@@ -203,7 +204,7 @@ export async function insertAppointment(
 
   const workflowInput: BookingWorkflowInput = { tenantId, appointmentId: appointment.id }
   await outbox.enqueue(uow, {
-    workflowType: 'bookingWorkflow',
+    workflowType: BOOKING_WORKFLOW,
     workflowId: bookingWorkflowId(appointment.id),
     args: [workflowInput],
     searchAttributes: {

@@ -5,7 +5,7 @@
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import {
   APPOINTMENT_FOLLOW_UP_KIND,
-  APPOINTMENT_FOLLOW_UP_WORKFLOW_TYPE,
+  APPOINTMENT_FOLLOW_UP_WORKFLOW,
   appointmentFollowUpWorkflowId,
   type AppointmentFollowUpInput,
 } from '../../common/appointments/appointment-follow-up-contract.ts'
@@ -66,7 +66,7 @@ async function enqueueFollowUp(
 ) {
   const input: AppointmentFollowUpInput = { tenantId: uow.tenantId, appointmentId: appointment.id }
   await outbox.enqueue(uow, {
-    workflowType: APPOINTMENT_FOLLOW_UP_WORKFLOW_TYPE,
+    workflowType: APPOINTMENT_FOLLOW_UP_WORKFLOW,
     workflowId: appointmentFollowUpWorkflowId(appointment.id),
     args: [input],
     searchAttributes: {

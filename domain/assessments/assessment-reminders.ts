@@ -11,7 +11,7 @@ import type { Logger } from '../../infra/logger.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import {
   ASSESSMENT_REMINDER_KIND,
-  ASSESSMENT_REMINDER_WORKFLOW_TYPE,
+  ASSESSMENT_REMINDER_WORKFLOW,
   assessmentChangedSignal,
   assessmentReminderWorkflowId,
   type AssessmentReminderInput,
@@ -69,7 +69,7 @@ export function createAssessmentReminders(deps: AssessmentRemindersDeps): Assess
           ...(deps.timing ? { timing: deps.timing } : {}),
         }
         await deps.outbox.enqueue(uow, {
-          workflowType: ASSESSMENT_REMINDER_WORKFLOW_TYPE,
+          workflowType: ASSESSMENT_REMINDER_WORKFLOW,
           workflowId,
           args: [input],
           searchAttributes: {

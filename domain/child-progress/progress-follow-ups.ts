@@ -16,7 +16,7 @@ import { rethrowIfTransactionHeld } from '../../infra/network-guard.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import {
   CHILD_PROGRESS_KIND,
-  CHILD_PROGRESS_WORKFLOW_TYPE,
+  CHILD_PROGRESS_WORKFLOW,
   childProgressChangedSignal,
   childProgressStateQuery,
   childProgressWorkflowId,
@@ -81,7 +81,7 @@ export function createProgressFollowUps(deps: ProgressFollowUpsDeps) {
   /** In the registration's unit of work: the child's follow-ups start after commit. */
   async function childRegistered(uow: UnitOfWork, childId: string): Promise<void> {
     await deps.outbox.enqueue(uow, {
-      workflowType: CHILD_PROGRESS_WORKFLOW_TYPE,
+      workflowType: CHILD_PROGRESS_WORKFLOW,
       workflowId: childProgressWorkflowId(uow.tenantId, childId),
       args: [inputOf(uow.tenantId, childId)],
       searchAttributes: { TenantId: uow.tenantId, WorkflowKind: CHILD_PROGRESS_KIND, ChildId: childId },
@@ -112,7 +112,7 @@ export function createProgressFollowUps(deps: ProgressFollowUpsDeps) {
     const child = await activeChild(uow, childId)
     if (child.archivedAt) throw invalidStateTransition('The child is archived.')
     const workflowId = childProgressWorkflowId(uow.tenantId, childId)
-    const start = new WithStartWorkflowOperation(CHILD_PROGRESS_WORKFLOW_TYPE, {
+    const start = new WithStartWorkflowOperation(CHILD_PROGRESS_WORKFLOW, {
       workflowId,
       taskQueue: deps.taskQueue,
       args: [inputOf(uow.tenantId, childId)],

@@ -18,7 +18,7 @@ import type { Logger } from '../../infra/logger.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import {
   EARLY_INTERVENTION_KIND,
-  EARLY_INTERVENTION_WORKFLOW_TYPE,
+  EARLY_INTERVENTION_WORKFLOW,
   earlyInterventionChangedSignal,
   earlyInterventionWorkflowId,
   type EarlyInterventionInput,
@@ -80,7 +80,7 @@ export function createEarlyInterventionSync(deps: EarlyInterventionSyncDeps): Ea
         ...(deps.policy ? { policy: deps.policy } : {}),
       }
       await deps.outbox.enqueue(uow, {
-        workflowType: EARLY_INTERVENTION_WORKFLOW_TYPE,
+        workflowType: EARLY_INTERVENTION_WORKFLOW,
         workflowId,
         args: [input],
         searchAttributes: { TenantId: uow.tenantId, WorkflowKind: EARLY_INTERVENTION_KIND, ChildId: child.id },

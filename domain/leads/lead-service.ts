@@ -14,7 +14,7 @@ import type { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import {
   LEAD_QUALIFICATION_KIND,
-  LEAD_QUALIFICATION_WORKFLOW_TYPE,
+  LEAD_QUALIFICATION_WORKFLOW,
   bookLeadUpdate,
   closeLeadUpdate,
   leadChangedSignal,
@@ -164,7 +164,7 @@ export function createLeadService(deps: LeadServiceDeps) {
       ...(deps.policy ? { policy: deps.policy } : {}),
     }
     await deps.outbox.enqueue(uow, {
-      workflowType: LEAD_QUALIFICATION_WORKFLOW_TYPE,
+      workflowType: LEAD_QUALIFICATION_WORKFLOW,
       workflowId: leadQualificationWorkflowId(uow.tenantId, lead.id),
       args: [workflowInput],
       searchAttributes: {

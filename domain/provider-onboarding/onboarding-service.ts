@@ -9,7 +9,7 @@ import { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import {
   PROVIDER_ONBOARDING_KIND,
-  PROVIDER_ONBOARDING_WORKFLOW_TYPE,
+  PROVIDER_ONBOARDING_WORKFLOW,
   approveOnboardingUpdate,
   confirmProfileUpdate,
   providerOnboardingWorkflowId,
@@ -156,7 +156,7 @@ export function createOnboardingService(deps: OnboardingServiceDeps) {
       ...(deps.timing ? { timing: deps.timing } : {}),
     }
     await deps.outbox.enqueue(uow, {
-      workflowType: PROVIDER_ONBOARDING_WORKFLOW_TYPE,
+      workflowType: PROVIDER_ONBOARDING_WORKFLOW,
       workflowId: providerOnboardingWorkflowId(uow.tenantId, providerId, attempt),
       args: [input],
       searchAttributes: { TenantId: uow.tenantId, WorkflowKind: PROVIDER_ONBOARDING_KIND, ProviderId: providerId },

@@ -6,11 +6,7 @@
  * the workflows' clock (`platform.now()`), which runs ahead of the wall clock by everything skipped. Races of a
  * completion with the timers and a worker crash are in assessment-reminder-outage.int.test.ts, on the dev server.
  */
-import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils.js'
-import { Worker } from '@temporalio/worker'
-import { readFileSync, writeFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { WORKFLOWS_PATH } from '../../worker/create-worker.ts'
 import {
   assessmentReminderWorkflowId,
   type AssessmentReminderState,
@@ -18,13 +14,9 @@ import {
 import { createChildAndProvider } from '../support/fixtures.ts'
 import { eventually } from '../support/platform.ts'
 import { startTimeSkippingPlatform, type TimeSkippingPlatform } from '../support/time-skipping.ts'
+import { recordHistory } from '../replay-histories/record-history.ts'
 
 const DAY_MS = 86_400_000
-/**
- * A complete run (reminder, due, escalation, completion signal) recorded from this file with
- * RECORD_ASSESSMENT_REMINDER_HISTORY=1; replaying it proves that changed workflow code still replays old runs.
- */
-const HISTORY_FILE = new URL('../fixtures/workflow-histories/assessment-reminder-v1.json', import.meta.url)
 const ZONE = 'America/Chicago'
 
 let platform: TimeSkippingPlatform
@@ -132,9 +124,8 @@ describe('assessment reminder workflow', () => {
     // The completion signal ends the workflow; nothing is sent after it, not even past the next escalations.
     const result = await handle.result()
     expect(result).toEqual({ outcome: 'COMPLETED', notificationsRecorded: 3 })
-    if (process.env.RECORD_ASSESSMENT_REMINDER_HISTORY === '1') {
-      writeFileSync(HISTORY_FILE, `${historyToJSON(await handle.fetchHistory())}\n`)
-    }
+    // A complete run (reminder, due, escalation, completion signal): the replay test replays it against later code.
+    await recordHistory(handle, 'assessmentReminderWorkflow-reminded-due-escalated-completed')
     await platform.skip('15 days')
     expect(await kinds(id)).toEqual(['REMINDER-1', 'DUE0', 'ESCALATION1'])
 
@@ -205,12 +196,4 @@ describe('assessment reminder workflow', () => {
     expect(await kinds(id)).toEqual([])
     expect(await dueEvents(id)).toEqual([])
   })
-})
-
-describe('assessment reminder workflow code', () => {
-  it('replays the committed history of a complete run without nondeterminism', async () => {
-    const history = historyFromJSON(JSON.parse(readFileSync(HISTORY_FILE, 'utf8')))
-    expect(history.events?.length).toBeGreaterThan(20)
-    await Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH }, history, 'assessment-reminder-v1')
-  }, 120_000)
 })

@@ -15,9 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parse, stringify } from 'yaml'
 import { APPOINTMENT_SCOPES, bookAppointment } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
-import { freePort } from '../support/start-process.ts'
+import { freePort } from '../../scripts/start/start-process.ts'
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
-import { metricsUrlOf, startWorkerProcess } from '../support/worker-process.ts'
+import { metricsUrlOf, startWorkerProcess } from '../../scripts/start/worker-process.ts'
 
 const run = promisify(execFile)
 const ROOT = path.resolve(import.meta.dirname, '../..')

@@ -15,7 +15,7 @@ import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { httpClient, type HttpClient } from '../support/http.ts'
 import { expectLedgerHolds } from '../support/ledger-check.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
-import { freePort } from '../support/start-process.ts'
+import { freePort } from '../../scripts/start/start-process.ts'
 import { startStripeMock, type StripeMock } from '../support/stripe-mock.ts'
 import { deliverStripeEvent } from '../support/stripe-webhooks.ts'
 

@@ -5,7 +5,7 @@
 import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { testEnv } from '../support/platform.ts'
-import { startApiProcess, startWorkerProcess } from '../support/worker-process.ts'
+import { startApiProcess, startWorkerProcess } from '../../scripts/start/worker-process.ts'
 
 let taken: net.Server
 let port: number

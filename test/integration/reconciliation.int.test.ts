@@ -16,7 +16,7 @@ import { ledgerViolationsOf, expectLedgerHolds } from '../support/ledger-check.t
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startStripeMock, type StripeMock } from '../support/stripe-mock.ts'
 import { deliverStripeEvent } from '../support/stripe-webhooks.ts'
-import { metricsUrlOf } from '../support/worker-process.ts'
+import { metricsUrlOf } from '../../scripts/start/worker-process.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
 
 const WEBHOOK_SECRET = 'whsec_reconciliation_test'

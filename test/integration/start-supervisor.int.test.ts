@@ -21,7 +21,7 @@ import {
   launchStart,
   processTree,
   type StartProcess,
-} from '../support/start-process.ts'
+} from '../../scripts/start/start-process.ts'
 
 let dataDir: string
 let start: StartProcess

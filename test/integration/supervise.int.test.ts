@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RestartPolicy } from '../../scripts/start/restart-policy.ts'
 import { supervise, type ChildSpec } from '../../scripts/start/supervise.ts'
 import { eventually } from '../support/platform.ts'
-import { isAlive } from '../support/start-process.ts'
+import { isAlive } from '../../scripts/start/start-process.ts'
 
 const fast: RestartPolicy = {
   initialDelayMs: 20,

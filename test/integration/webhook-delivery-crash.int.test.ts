@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { httpClient } from '../support/http.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
-import { startApiProcess, type EntryProcess } from '../support/worker-process.ts'
+import { startApiProcess, type EntryProcess } from '../../scripts/start/worker-process.ts'
 
 const ENDPOINTS = 3
 const EVENTS = 15

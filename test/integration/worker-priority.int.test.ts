@@ -6,7 +6,7 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { testEnv } from '../support/platform.ts'
-import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts'
+import { startWorkerProcess, type WorkerProcess } from '../../scripts/start/worker-process.ts'
 
 let worker: WorkerProcess | undefined
 

@@ -1,6 +1,5 @@
 /**
- * Replay tests: every committed workflow history (test/replay-histories/*.json, and the assessment reminder's in
- * test/fixtures/workflow-histories/) is replayed against the current workflow code with Worker.runReplayHistories,
+ * Replay tests: every committed workflow history (test/replay-histories/*.json) is replayed against the current workflow code with Worker.runReplayHistories,
  * the way a worker replays a running workflow after a deploy. A change to a workflow that would break runs already in
  * flight — a new activity, timer or branch without `patched()` — fails here with a nondeterminism error. Every
  * workflow the worker registers must have at least one committed history; the histories of the provider onboarding
@@ -33,10 +32,7 @@ const recordedWithInterceptors = (history: History) =>
     e.workflowTaskCompletedEventAttributes?.sdkMetadata?.langUsedFlags?.some((flag) => INTERCEPTOR_FLAGS.has(flag))
   )
 
-const DIRECTORIES = [
-  new URL('../replay-histories/', import.meta.url),
-  new URL('../fixtures/workflow-histories/', import.meta.url),
-]
+const DIRECTORY = new URL('../replay-histories/', import.meta.url)
 
 interface CommittedHistory {
   name: string
@@ -45,15 +41,13 @@ interface CommittedHistory {
 }
 
 function committedHistories(): CommittedHistory[] {
-  return DIRECTORIES.flatMap((dir) =>
-    readdirSync(dir)
-      .filter((file) => file.endsWith('.json'))
-      .map((file) => {
-        const history = historyFromJSON(JSON.parse(readFileSync(new URL(file, dir), 'utf8')))
-        const started = history.events?.[0]?.workflowExecutionStartedEventAttributes
-        return { name: file.replace(/\.json$/, ''), workflowType: started?.workflowType?.name ?? '', history }
-      })
-  )
+  return readdirSync(DIRECTORY)
+    .filter((file) => file.endsWith('.json'))
+    .map((file) => {
+      const history = historyFromJSON(JSON.parse(readFileSync(new URL(file, DIRECTORY), 'utf8')))
+      const started = history.events?.[0]?.workflowExecutionStartedEventAttributes
+      return { name: file.replace(/\.json$/, ''), workflowType: started?.workflowType?.name ?? '', history }
+    })
 }
 
 /** The workflow types the worker registers: the exports of workflows/index.ts. */

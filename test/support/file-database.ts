@@ -8,7 +8,7 @@
  * the support modules that read the URL keep the instance they first imported.
  */
 import { afterAll, beforeAll, inject } from 'vitest'
-import { openTestDatabase, type TestDatabase } from './test-database.ts'
+import { openTestDatabase, type TestDatabase } from '../../scripts/db/test-database.ts'
 
 const slot = Symbol.for('therapy-care.test-file-database')
 const holder = globalThis as typeof globalThis & { [slot]?: TestDatabase }

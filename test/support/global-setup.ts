@@ -13,7 +13,7 @@ import { promisify } from 'node:util'
 import type { TestProject } from 'vitest/node'
 import { ensureTemporal } from '../../scripts/temporal/dev-server.ts'
 import { writeWorkflowBundle } from '../../worker/create-worker.ts'
-import { provisionDatabaseTemplate, type DatabaseTemplate } from './test-database.ts'
+import { provisionDatabaseTemplate, type DatabaseTemplate } from '../../scripts/db/test-database.ts'
 
 declare module 'vitest' {
   export interface ProvidedContext {

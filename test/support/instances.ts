@@ -16,8 +16,8 @@ import { lazyTemporalConnection } from '../../infra/temporal-connection.ts'
 import { provisionClient, type ProvisionedClient } from '../../domain/tenants/provision-client.ts'
 import { httpClient, type HttpResponse } from './http.ts'
 import { testEnv } from './platform.ts'
-import { freePort } from './start-process.ts'
-import { startApiProcess, startWorkerProcess, type EntryProcess } from './worker-process.ts'
+import { freePort } from '../../scripts/start/start-process.ts'
+import { startApiProcess, startWorkerProcess, type EntryProcess } from '../../scripts/start/worker-process.ts'
 
 /** One API process and the address it keeps across restarts. */
 export interface ApiInstance {

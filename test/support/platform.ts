@@ -15,7 +15,7 @@ import { createLogger } from '../../infra/logger.ts'
 import { temporalDataConverter } from '../../infra/payload-codec.ts'
 import { lazyTemporalConnection } from '../../infra/temporal-connection.ts'
 import { httpClient, type HttpClient } from './http.ts'
-import { startWorkerProcess, type WorkerProcess } from './worker-process.ts'
+import { startWorkerProcess, type WorkerProcess } from '../../scripts/start/worker-process.ts'
 import { testDatabaseUrl } from './file-database.ts'
 import { tenantAccess, type TenantAccess } from './tenant-access.ts'
 

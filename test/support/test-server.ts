@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { TestWorkflowEnvironment } from '@temporalio/testing'
 import { Worker } from '@temporalio/worker'
 import { inject } from 'vitest'
-import { freePort } from './start-process.ts'
+import { freePort } from '../../scripts/start/start-process.ts'
 
 /** How long a JVM start may take before the test server counts as broken rather than slow. */
 const START_LIMIT_MS = 90_000

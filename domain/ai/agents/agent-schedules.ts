@@ -11,7 +11,7 @@ import type { Db } from '../../../infra/db.ts'
 import type { Logger } from '../../../infra/logger.ts'
 import {
   AGENT_RUN_KIND,
-  AGENT_RUN_WORKFLOW_TYPE,
+  AGENT_RUN_WORKFLOW,
   agentScheduleId,
   scheduledRunWorkflowIdPrefix,
   type AgentRunInput,
@@ -53,7 +53,7 @@ function optionsOf(row: ScheduleRow, trigger: ScheduleTrigger, taskQueue: string
     },
     action: {
       type: 'startWorkflow',
-      workflowType: AGENT_RUN_WORKFLOW_TYPE,
+      workflowType: AGENT_RUN_WORKFLOW,
       workflowId: scheduledRunWorkflowIdPrefix(row.id),
       taskQueue,
       args: [input],

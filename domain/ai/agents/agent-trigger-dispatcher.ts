@@ -17,7 +17,7 @@ import { startBackgroundLoop } from '../../../infra/background-loop.ts'
 import type { Logger } from '../../../infra/logger.ts'
 import {
   AGENT_RUN_KIND,
-  AGENT_RUN_WORKFLOW_TYPE,
+  AGENT_RUN_WORKFLOW,
   eventRunWorkflowId,
   type AgentRunInput,
 } from '../../../common/agents/agent-run-contract.ts'
@@ -132,7 +132,7 @@ export function createAgentTriggerDispatcher(deps: AgentTriggerDispatcherDeps) {
     ]
     try {
       await temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-        temporal.workflow.start(AGENT_RUN_WORKFLOW_TYPE, {
+        temporal.workflow.start(AGENT_RUN_WORKFLOW, {
           workflowId: row.workflowId,
           taskQueue,
           args: [input],

@@ -10,7 +10,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { importLines, PRODUCTION_FOLDERS } from '../../../scripts/ci/house-figures.ts'
+import { importLines, PRODUCTION_FOLDERS, TOOL_FOLDERS } from '../../../scripts/ci/house-figures.ts'
 
 const root = path.resolve(import.meta.dirname, '../../..')
 const doc = readFileSync(path.join(root, 'docs/architecture.md'), 'utf8')
@@ -30,9 +30,9 @@ const foldersUnder = (folder: string) =>
     .map((entry) => path.relative(path.join(root, folder), path.join(entry.parentPath, entry.name)))
 
 /** `from` → the top-level folders its files import from (relative imports only: packages are not folders). */
-function drawnArrows(): Map<string, Set<string>> {
-  const arrows = new Map<string, Set<string>>(PRODUCTION_FOLDERS.map((folder) => [folder, new Set<string>()]))
-  for (const { file, to } of importLines(root, PRODUCTION_FOLDERS)) arrows.get(file.split(path.sep)[0]!)!.add(to)
+function drawnArrows(folders: readonly string[]): Map<string, Set<string>> {
+  const arrows = new Map<string, Set<string>>(folders.map((folder) => [folder, new Set<string>()]))
+  for (const { file, to } of importLines(root, folders)) arrows.get(file.split(path.sep)[0]!)!.add(to)
   return arrows
 }
 
@@ -54,7 +54,7 @@ function documentedArrows(): Map<string, Set<string>> {
 const sorted = (set: Set<string> | undefined) => [...(set ?? [])].sort()
 
 describe('the layers of docs/architecture.md', () => {
-  const drawn = drawnArrows()
+  const drawn = drawnArrows(PRODUCTION_FOLDERS)
   const documented = documentedArrows()
 
   it.each(PRODUCTION_FOLDERS)('%s/ imports exactly the folders its row allows', (folder) => {
@@ -62,9 +62,11 @@ describe('the layers of docs/architecture.md', () => {
     expect(sorted(drawn.get(folder))).toEqual(sorted(documented.get(folder)))
   })
 
-  it('has no two-way arrow', () => {
-    const twoWay = PRODUCTION_FOLDERS.flatMap((a) =>
-      PRODUCTION_FOLDERS.filter((b) => a < b && drawn.get(a)?.has(b) && drawn.get(b)?.has(a)).map((b) => `${a} ⇄ ${b}`)
+  it('has no two-way arrow, between the tools around the product (scripts/, test/, bench/, eval/) neither', () => {
+    const folders = [...PRODUCTION_FOLDERS, ...TOOL_FOLDERS]
+    const all = drawnArrows(folders)
+    const twoWay = folders.flatMap((a) =>
+      folders.filter((b) => a < b && all.get(a)?.has(b) && all.get(b)?.has(a)).map((b) => `${a} ⇄ ${b}`)
     )
     expect(twoWay).toEqual([])
   })

@@ -3,9 +3,9 @@ import {
   checkRequirements,
   type CandidateFacts,
   type MatchRequirements,
-} from '../../../domain/therapists/match-filters.ts'
-import { ageInMonths } from '../../../domain/therapists/match-needs.ts'
-import { distinct } from '../../../domain/therapists/match-service.ts'
+} from '../../../../domain/therapists/match-filters.ts'
+import { ageInMonths } from '../../../../domain/therapists/match-needs.ts'
+import { distinct } from '../../../../domain/therapists/match-service.ts'
 import {
   MATCH_WEIGHTS,
   compareRanked,
@@ -16,9 +16,9 @@ import {
   type AvailabilityFacts,
   type MatchNeeds,
   type ProviderFacts,
-} from '../../../domain/therapists/match-scoring.ts'
-import { inPreferredTimes } from '../../../domain/therapists/preferred-times.ts'
-import { zoneTimeline } from '../../../domain/availability/zone-timeline.ts'
+} from '../../../../domain/therapists/match-scoring.ts'
+import { inPreferredTimes } from '../../../../domain/therapists/preferred-times.ts'
+import { zoneTimeline } from '../../../../domain/availability/zone-timeline.ts'
 
 const needs = (over: Partial<MatchNeeds> = {}): MatchNeeds => ({
   ageGroup: 'PRESCHOOL',

@@ -11,7 +11,7 @@ import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
 
 const run = promisify(execFile)
-const root = path.resolve(import.meta.dirname, '../../..')
+const root = path.resolve(import.meta.dirname, '../../../..')
 const tsc = path.join(root, 'node_modules/.bin/tsc')
 let workspace: string | undefined
 

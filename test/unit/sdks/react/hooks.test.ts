@@ -10,13 +10,13 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { act, renderHook, waitFor } from '@testing-library/react'
 import { createElement, type ReactNode } from 'react'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { ApiError, TherapyCareClient } from '../../../sdks/typescript/src/index.ts'
+import { ApiError, TherapyCareClient } from '../../../../sdks/typescript/src/index.ts'
 import {
   TherapyCareProvider,
   useAppointmentPages,
   useBookAppointment,
   usePendingBookings,
-} from '../../../sdks/react/src/index.ts'
+} from '../../../../sdks/react/src/index.ts'
 
 interface Seen {
   method: string

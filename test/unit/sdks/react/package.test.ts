@@ -6,9 +6,9 @@
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { REACT_SDK_VERSION } from '../../../sdks/react/src/index.ts'
+import { REACT_SDK_VERSION } from '../../../../sdks/react/src/index.ts'
 
-const packageDir = path.resolve(import.meta.dirname, '../../../sdks/react')
+const packageDir = path.resolve(import.meta.dirname, '../../../../sdks/react')
 const PEERS = ['@tanstack/react-query', '@therapy-care/sdk', 'react']
 /** Globals a browser has and React Native does not. */
 const DOM_GLOBALS = /\b(window|document|localStorage|sessionStorage|navigator|location|HTMLElement|XMLHttpRequest)\b/

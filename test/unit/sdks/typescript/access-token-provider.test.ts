@@ -4,7 +4,7 @@
  * every call waiting, and asks again after a 401.
  */
 import { describe, expect, it } from 'vitest'
-import { accessTokenProviderSource } from '../../../sdks/typescript/src/credentials.ts'
+import { accessTokenProviderSource } from '../../../../sdks/typescript/src/credentials.ts'
 
 function backend(lifetimeSeconds = 900) {
   let now = 1_000_000

@@ -9,9 +9,9 @@ import {
   parseRateLimitReset,
   parseRetryAfter,
   rateLimitHintMs,
-} from '../../../sdks/typescript/src/backoff.ts'
-import { ApiError } from '../../../sdks/typescript/src/errors.ts'
-import { DEFAULT_RETRY_POLICY, retryDelay, type AttemptOutcome } from '../../../sdks/typescript/src/retry-policy.ts'
+} from '../../../../sdks/typescript/src/backoff.ts'
+import { ApiError } from '../../../../sdks/typescript/src/errors.ts'
+import { DEFAULT_RETRY_POLICY, retryDelay, type AttemptOutcome } from '../../../../sdks/typescript/src/retry-policy.ts'
 
 const settings = { baseDelayMs: 500, maxDelayMs: 20_000 }
 const NOW = Date.UTC(2026, 5, 1, 12, 0, 0)

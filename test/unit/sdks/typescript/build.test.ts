@@ -10,7 +10,7 @@ import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
 
 const run = promisify(execFile)
-const root = path.resolve(import.meta.dirname, '../../..')
+const root = path.resolve(import.meta.dirname, '../../../..')
 let outDir: string | undefined
 
 afterAll(async () => {

@@ -6,9 +6,9 @@
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { SDK_VERSION } from '../../../sdks/typescript/src/index.ts'
+import { SDK_VERSION } from '../../../../sdks/typescript/src/index.ts'
 
-const sdkDir = path.resolve(import.meta.dirname, '../../../sdks/typescript')
+const sdkDir = path.resolve(import.meta.dirname, '../../../../sdks/typescript')
 
 async function sourceFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true })

@@ -12,7 +12,7 @@ import {
   ApiError,
   TherapyCareClient,
   type ClientOptions,
-} from '../../../sdks/typescript/src/index.ts'
+} from '../../../../sdks/typescript/src/index.ts'
 
 interface Seen {
   method: string

@@ -15,8 +15,8 @@ import {
   WebhookVerificationError,
   type WebhookEvent,
   type WebhookVerificationCode,
-} from '../../../sdks/typescript/src/index.ts'
-import type { DescribedEvents } from '../../../sdks/typescript/src/webhooks/delivery-parts.ts'
+} from '../../../../sdks/typescript/src/index.ts'
+import type { DescribedEvents } from '../../../../sdks/typescript/src/webhooks/delivery-parts.ts'
 
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`
 const secret = newSecret()

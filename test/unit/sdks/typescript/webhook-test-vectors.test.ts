@@ -5,8 +5,8 @@
  */
 import { readFile } from 'node:fs/promises'
 import { describe, expect, it } from 'vitest'
-import { VECTORS_PATH, buildWebhookTestVectors, vectorsFileText } from '../../../scripts/sdk/webhook-test-vectors.ts'
-import { WebhookVerificationError, verifyWebhookV1, verifyWebhookV2 } from '../../../sdks/typescript/src/index.ts'
+import { VECTORS_PATH, buildWebhookTestVectors, vectorsFileText } from '../../../../scripts/sdk/webhook-test-vectors.ts'
+import { WebhookVerificationError, verifyWebhookV1, verifyWebhookV2 } from '../../../../sdks/typescript/src/index.ts'
 
 describe('shared webhook test vectors', () => {
   it('are what the server signs today (run `npm run sdk:vectors` after changing the signing)', async () => {

@@ -11,8 +11,8 @@
 import { randomBytes } from 'node:crypto'
 import { readFile, writeFile } from 'node:fs/promises'
 import pg from 'pg'
-import { startEmbeddedPostgres } from '../../scripts/db/embedded-postgres.ts'
-import { applyMigrations } from '../../scripts/db/migrations.ts'
+import { startEmbeddedPostgres } from './embedded-postgres.ts'
+import { applyMigrations } from './migrations.ts'
 
 /** What a file needs to make its own database: a migrated template on a server, or a dump to load into PGlite. */
 export type DatabaseTemplate =

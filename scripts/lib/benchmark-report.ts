@@ -4,7 +4,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises'
 
-const FILE = new URL('../docs/benchmarks.md', import.meta.url)
+const FILE = new URL('../../docs/benchmarks.md', import.meta.url)
 const HEADER =
   '# Benchmarks\n\nFigures written by the scripts in `bench/`; each section is replaced when its benchmark runs again.\n'
 
