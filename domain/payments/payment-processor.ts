@@ -203,6 +203,11 @@ export type OnlineProcessorEvent =
       processorReference: string
       /** Everything taken back of this processor transfer so far (cumulative: Stripe's `amount_reversed`). */
       amountReversed: number
+      /**
+       * The part of it the platform took back to recover what the provider owed (cumulative: its reversals whose
+       * metadata says `purpose: recovery`): a recovery, not money owed to the provider again.
+       */
+      amountRecovered: number
     }
   /** Signed and genuine, but nothing the platform acts on (another event type, or not one of our objects). */
   | { kind: 'ignored'; eventId: string; type: string }

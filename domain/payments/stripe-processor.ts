@@ -133,6 +133,12 @@ export function disputeOf(dispute: Stripe.Dispute, reinstated = false): Processo
   }
 }
 
+/**
+ * The `purpose` in the metadata of a transfer reversal the platform makes to recover money a provider owes (a
+ * clawback carried forward): booked as recovered from the provider, never as owed to them again (issue 46).
+ */
+export const RECOVERY_PURPOSE = 'recovery'
+
 /** Maps a verified Stripe event to what the platform acts on. */
 export function toProcessorEvent(event: Stripe.Event): OnlineProcessorEvent {
   const ignored = { kind: 'ignored' as const, eventId: event.id, type: event.type }
@@ -209,6 +215,14 @@ export function toProcessorEvent(event: Stripe.Event): OnlineProcessorEvent {
         // Cumulative for this Stripe transfer; a partial reversal leaves the rest paid.
         amountReversed:
           typeof transfer.amount_reversed === 'number' ? ours(transfer.amount_reversed, transfer.currency) : 0,
+        // The reversals the platform made to recover money say so in their metadata (issue 46).
+        amountRecovered: ours(
+          // Absent from a transfer Stripe sends without its reversals expanded.
+          ((transfer.reversals as Stripe.ApiList<Stripe.TransferReversal> | undefined)?.data ?? [])
+            .filter((r) => metadataOf(r).purpose === RECOVERY_PURPOSE)
+            .reduce((sum, r) => sum + r.amount, 0),
+          transfer.currency
+        ),
       }
     }
     case 'refund.created':

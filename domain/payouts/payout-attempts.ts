@@ -17,15 +17,23 @@ export interface AttemptMoney {
   status: PayoutAttemptStatus
   amount: number
   amountReversed: number
+  /** The part of `amountReversed` the platform took back to recover what the provider owed: not owed again. */
+  amountRecovered?: number
 }
 
 /** The idempotency key of one attempt of a transfer: the same for every resend of that attempt, never reused. */
 export const attemptKeyOf = (tenantId: string, transferId: string, attempt: number) =>
   `transfer:${tenantId}:${transferId}:${attempt}`
 
-/** What the provider holds of a transfer: Σ paid attempts − Σ taken back. */
+/**
+ * What the transfer has settled: Σ paid attempts − Σ taken back to be owed again. A recovery (money the provider owed,
+ * taken back by the platform) leaves the transfer settled: the provider paid it back, nothing is sent again.
+ */
 export const paidOf = (attempts: readonly AttemptMoney[]): number =>
-  attempts.reduce((sum, a) => sum + (a.status === 'PAID' ? a.amount : 0) - a.amountReversed, 0)
+  attempts.reduce(
+    (sum, a) => sum + (a.status === 'PAID' ? a.amount : 0) - (a.amountReversed - (a.amountRecovered ?? 0)),
+    0
+  )
 
 /** What is still owed on a transfer of `amount`: what a retry sends. */
 export const owedOf = (amount: number, attempts: readonly AttemptMoney[]): number => amount - paidOf(attempts)

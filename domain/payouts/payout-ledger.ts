@@ -2,7 +2,8 @@
  * @module The books of a payout transfer (docs/marketplace.md, "The ledger"): with a payout processor, a settlement
  * moves a provider's payout from `provider_payable:<provider>` to `payouts_in_transit:<provider>`, and the money leaves
  * the platform's `clearing` account only when an attempt of the transfer is paid, in an entry of its own linked to the
- * transfer; a reversal brings it back, owed to the provider again, in transit. Append-only, like every entry.
+ * transfer; a reversal brings it back, owed to the provider again, in transit, unless the platform made it to recover
+ * what the provider owed (a recovery: it settles their payable balance). Append-only, like every entry.
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { newId } from '../ids.ts'
@@ -30,14 +31,15 @@ async function postedInTransit({ tx, tenantId }: UnitOfWork, transfer: TransferF
 }
 
 /**
- * Books money moving for a transfer: `PAID` (an attempt arrived) or `REVERSED` (the processor took some back).
+ * Books money moving for a transfer: `PAID` (an attempt arrived), `REVERSED` (the processor took some back, owed
+ * again) or `RECOVERED` (taken back to recover what the provider owed).
  * @param amount - positive minor units
  * @param reference - the processor's transfer, for the entry's description
  */
 export async function bookTransferMoney(
   uow: UnitOfWork,
   transfer: TransferForBooks,
-  movement: 'PAID' | 'REVERSED',
+  movement: 'PAID' | 'REVERSED' | 'RECOVERED',
   amount: number,
   reference: string,
   now: Date
@@ -52,7 +54,7 @@ export async function bookTransferMoney(
       currency: transfer.currency,
       providerSettlementId: transfer.providerSettlementId,
       payoutTransferId: transfer.id,
-      description: `Payout transfer ${transfer.id}: ${movement === 'PAID' ? 'paid' : 'reversed'} (${reference})`,
+      description: `Payout transfer ${transfer.id}: ${movement.toLowerCase()} (${reference})`,
       postedAt: now,
     },
   })

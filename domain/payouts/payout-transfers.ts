@@ -141,12 +141,20 @@ export async function retryPayout(
 /**
  * The processor took back (part of) a paid attempt: the amount reversed is recorded on the attempt (matched by the
  * processor's transfer) and the transfer, which is PARTIALLY_REVERSED while the provider still holds some of it and
- * REVERSED once nothing is left; the money comes back into the books, owed to the provider again. Idempotent by the
- * cumulative amount reversed, so a redelivery or an older event changes nothing.
+ * REVERSED once nothing is left; the money comes back into the books, owed to the provider again. A reversal the
+ * platform made to recover what the provider owed (its metadata says `purpose: recovery`) is a recovery instead: it
+ * settles their payable balance and is never owed or sent again, so the transfer stays PAID (issue 46). Idempotent
+ * by the cumulative amount reversed, so a redelivery or an older event changes nothing.
  */
 export async function applyTransferReversed(
   db: Db,
-  event: { tenantId: string; transferId: string; processorReference: string; amountReversed: number },
+  event: {
+    tenantId: string
+    transferId: string
+    processorReference: string
+    amountReversed: number
+    amountRecovered: number
+  },
   now = new Date()
 ): Promise<'applied' | 'unchanged' | 'unknown_record'> {
   return runInUnitOfWork(db, event.tenantId, async (uow) => {
@@ -160,7 +168,13 @@ export async function applyTransferReversed(
     const reversedNow = Math.min(event.amountReversed, attempt.amount)
     if (reversedNow <= attempt.amountReversed) return 'unchanged'
     const taken = reversedNow - attempt.amountReversed
-    await tx.payoutTransferAttempt.update({ where: { id: attempt.id }, data: { amountReversed: reversedNow } })
+    // Of what was taken now, the platform's recoveries (issue 46) settle what the provider owed; the rest is owed again.
+    const recoveredNow = Math.max(Math.min(event.amountRecovered, reversedNow), attempt.amountRecovered)
+    const recovered = recoveredNow - attempt.amountRecovered
+    await tx.payoutTransferAttempt.update({
+      where: { id: attempt.id },
+      data: { amountReversed: reversedNow, amountRecovered: recoveredNow },
+    })
     const attempts = await tx.payoutTransferAttempt.findMany({ where: { tenantId, transferId: transfer.id } })
     // A retry in flight stays PENDING; its answer decides the status (payout-sending.ts).
     const status = transfer.status === 'PENDING' ? 'PENDING' : settledStatusOf(transfer.amount, attempts)
@@ -170,10 +184,14 @@ export async function applyTransferReversed(
       data: {
         status,
         amountReversed,
-        failureMessage: `Reversed by the payout processor: ${amountReversed} of ${transfer.amount} taken back.`,
+        failureMessage:
+          status === 'PAID'
+            ? `Recovered by the platform: ${amountReversed} of ${transfer.amount} taken back for what the provider owed.`
+            : `Reversed by the payout processor: ${amountReversed} of ${transfer.amount} taken back.`,
       },
     })
-    await bookTransferMoney(uow, transfer, 'REVERSED', taken, event.processorReference, now)
+    await bookTransferMoney(uow, transfer, 'REVERSED', taken - recovered, event.processorReference, now)
+    await bookTransferMoney(uow, transfer, 'RECOVERED', recovered, event.processorReference, now)
     return 'applied'
   })
 }

@@ -27,6 +27,7 @@
  * |---|---|---|
  * | paid a | payouts_in_transit a | clearing a |
  * | reversed r (the processor took it back) | clearing r | payouts_in_transit r |
+ * | recovered r (the platform took it back for what the provider owed) | clearing r | provider_payable r |
  */
 
 export const CLEARING = 'clearing'
@@ -102,9 +103,20 @@ export function journalLines(item: PostingSource): JournalLine[] {
 
 /**
  * The journal lines of money moving for a payout transfer: `PAID` leaves clearing for the provider's account,
- * `REVERSED` comes back from it and is owed to the provider again, in transit.
+ * `REVERSED` comes back from it and is owed to the provider again, in transit, and `RECOVERED` comes back from it to
+ * settle what the provider owed (their payable balance, negative after a clawback): nothing is owed again.
  */
-export function transferLines(movement: 'PAID' | 'REVERSED', providerId: string, amount: number): JournalLine[] {
+export function transferLines(
+  movement: 'PAID' | 'REVERSED' | 'RECOVERED',
+  providerId: string,
+  amount: number
+): JournalLine[] {
+  if (movement === 'RECOVERED') {
+    return toLines([
+      [CLEARING, amount],
+      [payableAccount(providerId), -amount],
+    ])
+  }
   const sign = movement === 'PAID' ? 1 : -1
   return toLines([
     [inTransitAccount(providerId), sign * amount],

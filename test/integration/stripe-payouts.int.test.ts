@@ -199,6 +199,24 @@ const reverse = (reference: string, amount?: number) => {
   return stripeMock.event('transfer.reversed', reference)
 }
 
+/** Settles [start, now) and answers its end and its (one) provider's result: runs of one tenant must not overlap. */
+async function settleFrom(t: Centre, start: Date) {
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  const end = new Date()
+  const run = await ok(
+    t,
+    'POST',
+    '/v1/marketplace/settlements',
+    { currency: 'USD', periodStart: start.toISOString(), periodEnd: end.toISOString() },
+    202
+  )
+  expect((await completed(t, run.id as string)).status).toBe('COMPLETED')
+  const [mine] = (await ok(t, 'GET', `/v1/marketplace/settlements/${run.id}`)).providers as Array<
+    Record<string, unknown>
+  >
+  return { id: run.id as string, end, provider: mine! }
+}
+
 describe('payout accounts', () => {
   // Issue 46, item 10: a payout from a provider's connected account to their bank that failed was not recorded.
   it("records a connected account's failed payout to the provider's bank and shows it on the payout account", async () => {
@@ -512,6 +530,40 @@ describe('settlement payouts', () => {
     expect(await transferEntries(t, payout!.id)).toHaveLength(4) // paid, reversed, paid, reversed
   })
 
+  // Issue 46, item 10: a reversal the platform made to recover what a provider owed (a clawback carried forward) was
+  // booked as money owed to the provider again, in transit, and an operator's retry sent it back to them.
+  it('books a reversal the platform made to recover a clawback as a recovery, never as money owed again', async () => {
+    const t = await newCentre()
+    const hal = await activeProvider(t, 'Hal OT')
+    const adjust = (amount: number, reason: string) =>
+      ok(t, 'POST', '/v1/marketplace/adjustments', { providerId: hal, amount, currency: 'USD', reason }, 201)
+    await adjust(6_000, 'BONUS')
+    const first = await settleFrom(t, new Date('2026-01-01T00:00:00Z'))
+    const [payout] = await payouts(t, first.id)
+    expect(payout).toMatchObject({ amount: 6_000, status: 'PAID' })
+    await adjust(-2_500, 'CORRECTION')
+    const second = await settleFrom(t, first.end)
+    expect(second.provider).toMatchObject({ payoutAmount: 0, balanceAfter: -2_500 })
+
+    // The platform takes the 2,500 Hal owes back from the paid transfer, saying why in the reversal's metadata.
+    const reference = payout!.processorReference!
+    stripeMock.reverseTransfer(reference, 2_500, { purpose: 'recovery' })
+    const recovered = stripeMock.event('transfer.reversed', reference)
+    expect(await deliver(recovered)).toBe('applied')
+    expect(await deliver(stripeMock.event('transfer.reversed', reference))).toBe('unchanged')
+    expect((await payouts(t, first.id))[0]).toMatchObject({ status: 'PAID', amountReversed: 2_500 })
+    const balance = await books(t)
+    expect([balance(`provider_payable:${hal}`), balance(`payouts_in_transit:${hal}`), balance('clearing')]).toEqual([
+      0, 0, -3_500,
+    ])
+    expect(await ok(t, 'POST', `/v1/marketplace/payouts/${payout!.id}/retry`, undefined, 409)).toMatchObject({
+      code: 'invalid_state_transition',
+    })
+    expect((await attemptsOf(t, payout!.id)).map((a) => [a.amountReversed, a.amountRecovered])).toEqual([
+      [2_500, 2_500],
+    ])
+  })
+
   it('sends the same transfer again with the same key after the worker dies waiting for Stripe, and records it once', async () => {
     const t = await newCentre()
     const cara = await activeProvider(t, 'Cara PT')
@@ -709,24 +761,6 @@ describe('a lost dispute (chargeback)', () => {
     stripeMock.setIntentStatus(intentId, 'succeeded')
     expect(await deliver(stripeMock.event('payment_intent.succeeded', intentId))).toBe('applied')
     return { orderId: order.id as string, paymentId: payment.id as string, intentId }
-  }
-
-  /** Settles [start, now): consecutive runs of one tenant must not overlap. */
-  async function settleFrom(t: Centre, start: Date) {
-    await new Promise((resolve) => setTimeout(resolve, 20))
-    const end = new Date()
-    const run = await ok(
-      t,
-      'POST',
-      '/v1/marketplace/settlements',
-      { currency: 'USD', periodStart: start.toISOString(), periodEnd: end.toISOString() },
-      202
-    )
-    expect((await completed(t, run.id as string)).status).toBe('COMPLETED')
-    const [mine] = (await ok(t, 'GET', `/v1/marketplace/settlements/${run.id}`)).providers as Array<
-      Record<string, unknown>
-    >
-    return { end, provider: mine! }
   }
 
   const itemsOf = (t: Centre, kinds: string[]) =>

@@ -81,8 +81,11 @@ export interface StripeMock {
   }): StripeObject
   /** A payer's dispute of an intent (`needs_response` unless given). */
   addDispute(dispute: { paymentIntent: string; amount?: number; status?: string }): StripeObject
-  /** Stripe takes back `amount` of a transfer (all that is left unless given). */
-  reverseTransfer(id: string, amount?: number): StripeObject
+  /**
+   * Stripe takes back `amount` of a transfer (all that is left unless given), as a reversal carrying `metadata` (the
+   * platform's own reason, such as `purpose: recovery`), listed in the transfer's `reversals`.
+   */
+  reverseTransfer(id: string, amount?: number, metadata?: Record<string, string>): StripeObject
   /** A Stripe event about an object as Stripe now holds it, to deliver to the API (signed by the test). */
   event(
     type: string,
@@ -343,7 +346,7 @@ function stripeModel() {
     if (action === 'cancel') return json(200, Object.assign(held, { status: 'canceled', canceled_at: now() }))
     if (action === 'reversals' && type === 'transfer') {
       const amount = request.form.amount === undefined ? undefined : Number(request.form.amount)
-      controls.reverseTransfer(held.id, amount)
+      controls.reverseTransfer(held.id, amount, metadataOf(request.form))
       const reversal = JSON.parse(upstream.body.toString('utf8')) as Record<string, unknown>
       return json(200, { ...reversal, amount: amount ?? held.amount, currency: held.currency, transfer: held.id })
     }
@@ -405,11 +408,21 @@ function stripeModel() {
         reason: 'fraudulent',
       })
     },
-    reverseTransfer(id: string, amount?: number) {
+    reverseTransfer(id: string, amount?: number, metadata: Record<string, string> = {}) {
       const transfer = get(id)
-      const reversed =
-        Number(transfer.amount_reversed ?? 0) + (amount ?? transfer.amount - Number(transfer.amount_reversed ?? 0))
-      return Object.assign(transfer, { amount_reversed: reversed, reversed: reversed >= transfer.amount })
+      const taken = amount ?? transfer.amount - Number(transfer.amount_reversed ?? 0)
+      const reversed = Number(transfer.amount_reversed ?? 0) + taken
+      const earlier = (transfer.reversals as { data: unknown[] } | undefined)?.data ?? []
+      const reversal = { id: freshId('transfer').replace('tr_', 'trr_'), object: 'transfer_reversal', amount: taken }
+      return Object.assign(transfer, {
+        amount_reversed: reversed,
+        reversed: reversed >= transfer.amount,
+        reversals: {
+          object: 'list',
+          data: [{ ...reversal, currency: transfer.currency, transfer: id, metadata }, ...earlier],
+          has_more: false,
+        },
+      })
     },
     event(type: string, id: string) {
       return {

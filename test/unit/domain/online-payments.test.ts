@@ -249,6 +249,20 @@ describe('Stripe events', () => {
       transferId: 'pyt_1',
       processorReference: 'tr_1',
       amountReversed: 2_000, // cumulative, as Stripe reports it: a partial reversal leaves the rest paid
+      amountRecovered: 0,
+    })
+    // Issue 46: the reversals the platform made to recover what the provider owed say so in their metadata.
+    const reversals = {
+      object: 'list',
+      has_more: false,
+      data: [
+        { id: 'trr_2', amount: 1_500, metadata: { purpose: 'recovery' } },
+        { id: 'trr_1', amount: 500, metadata: {} },
+      ],
+    }
+    expect(parse('transfer.reversed', { ...transfer, reversals })).toMatchObject({
+      amountReversed: 2_000,
+      amountRecovered: 1_500,
     })
   })
 

@@ -37,6 +37,15 @@ describe('payout attempts', () => {
     expect(settledStatusOf(5_000, [paid(5_000, 5_000), paid(5_000, 5_000)])).toBe('REVERSED')
   })
 
+  it('owes nothing again for what the platform took back to recover what the provider owed (issue 46)', () => {
+    const recovered = { ...paid(5_000, 2_500), amountRecovered: 2_500 }
+    expect(owedOf(5_000, [recovered])).toBe(0)
+    expect(settledStatusOf(5_000, [recovered])).toBe('PAID')
+    const both = { ...paid(5_000, 3_000), amountRecovered: 1_000 }
+    expect(owedOf(5_000, [both])).toBe(2_000)
+    expect(settledStatusOf(5_000, [both])).toBe('PARTIALLY_REVERSED')
+  })
+
   it('gives each attempt its own key, and treats a key first sent over 24 hours ago as possibly forgotten', () => {
     expect(attemptKeyOf('ten_1', 'pyt_1', 3)).toBe('transfer:ten_1:pyt_1:3')
     const now = new Date('2026-11-30T12:00:00Z')
@@ -59,6 +68,11 @@ describe('payout journal lines', () => {
     expect(transferLines('REVERSED', 'prv_1', 2_000)).toEqual([
       { account: 'payouts_in_transit:prv_1', debit: 0, credit: 2_000 },
       { account: CLEARING, debit: 2_000, credit: 0 },
+    ])
+    // A recovery settles what the provider owed: back into clearing from their payable account, nothing in transit.
+    expect(transferLines('RECOVERED', 'prv_1', 2_500)).toEqual([
+      { account: CLEARING, debit: 2_500, credit: 0 },
+      { account: 'provider_payable:prv_1', debit: 0, credit: 2_500 },
     ])
   })
 })
