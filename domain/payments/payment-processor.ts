@@ -221,6 +221,8 @@ export interface PayoutProcessor {
   createConnectedAccount(input: { tenantId: string; providerId: string; idempotencyKey: string }): Promise<{
     accountId: string
   }>
+  /** A connected account as the processor holds it now (asked when two of its events cannot be ordered). */
+  retrieveAccount(accountId: string): Promise<{ payoutsEnabled: boolean }>
   /** A one-time link to the processor's onboarding pages for the account (it expires within minutes). */
   createOnboardingLink(input: { accountId: string; refreshUrl: string; returnUrl: string }): Promise<{
     url: string

@@ -29,6 +29,7 @@ import type {
   OnlinePaymentProcessor,
   OnlineProcessorEvent,
   ParsedProcessorEvent,
+  PayoutProcessor,
   ProcessorEventEnvelope,
 } from './payment-processor.ts'
 import { moveRefund } from './refund-state.ts'
@@ -47,11 +48,11 @@ type PaymentEvent = Kind<'payment.succeeded' | 'payment.failed' | 'payment.cance
 export interface ProcessorEventContext {
   db: Db
   /**
-   * The processor; `retrieveRefund` and `retrieveDispute` ask it for a refund or dispute whose event is in doubt
-   * (without them, the event is taken).
+   * The processor; `retrieveRefund`, `retrieveDispute` and `retrieveAccount` ask it for a refund, dispute or account
+   * whose event is in doubt (without them, the event is taken).
    */
   processor: { name: string; livemode: boolean } & Partial<
-    Pick<OnlinePaymentProcessor, 'retrieveRefund' | 'retrieveDispute'>
+    Pick<OnlinePaymentProcessor, 'retrieveRefund' | 'retrieveDispute'> & Pick<PayoutProcessor, 'retrieveAccount'>
   >
   flows: PaymentFlows
   now: Date
@@ -86,12 +87,7 @@ export async function applyProcessorEvent(
     return { outcome: stored.count === 1 ? applied : 'duplicate', tenantId }
   }
   // Asked before the unit: the processor is never called while the order's lock is held.
-  const checked =
-    event.kind === 'refund.updated'
-      ? await refundAsHeld(ctx, tenantId, event)
-      : event.kind === 'dispute.updated'
-        ? await disputeAsHeld(ctx, tenantId, event)
-        : event
+  const checked = await asHeld(ctx, tenantId, envelope, event)
   const outcome = await runInUnitOfWork(ctx.db, tenantId, async (uow) => {
     const fresh = await uow.tx.processorEvent.createMany({
       data: [rowOf(ctx, envelope, uow.tenantId, 'pending')],
@@ -106,6 +102,25 @@ export async function applyProcessorEvent(
     return result
   })
   return { outcome, tenantId }
+}
+
+/** The event, or, when its word is in doubt, the object as the processor holds it now (asked before any unit). */
+function asHeld(
+  ctx: ProcessorEventContext,
+  tenantId: string,
+  envelope: ProcessorEventEnvelope,
+  event: OnlineProcessorEvent
+): Promise<OnlineProcessorEvent> {
+  switch (event.kind) {
+    case 'refund.updated':
+      return refundAsHeld(ctx, tenantId, event)
+    case 'dispute.updated':
+      return disputeAsHeld(ctx, tenantId, event)
+    case 'account.updated':
+      return accountAsHeld(ctx, tenantId, envelope, event)
+    default:
+      return Promise.resolve(event)
+  }
 }
 
 /**
@@ -160,6 +175,37 @@ async function disputeAsHeld(
   )
   if (!ours || disputeStep(ours.disputeStatus, event.status) !== 'ask') return event
   return { ...event, ...(await retrieve(event.disputeId)) }
+}
+
+/**
+ * An `account.updated` of the same whole second as one already processed for the account: Stripe's `created` cannot
+ * say which came later, and an account has no final state to order them by (an older "payouts enabled" arriving
+ * second re-enabled an account Stripe had restricted). In that doubt the account as Stripe holds it now is applied
+ * instead of the event's word (issue 46).
+ */
+async function accountAsHeld(
+  ctx: ProcessorEventContext,
+  tenantId: string,
+  envelope: ProcessorEventEnvelope,
+  event: Kind<'account.updated'>
+): Promise<Kind<'account.updated'>> {
+  const retrieve = ctx.processor.retrieveAccount
+  if (!retrieve || !envelope.objectId) return event
+  const objectId = envelope.objectId
+  const sameSecond = await runInUnitOfWork(ctx.db, tenantId, ({ tx }) =>
+    tx.processorEvent.count({
+      where: {
+        tenantId,
+        processor: ctx.processor.name,
+        objectId,
+        occurredAt: envelope.occurredAt,
+        outcome: { in: ['applied', 'unchanged'] },
+        eventId: { not: envelope.eventId },
+      },
+    })
+  )
+  if (sameSecond === 0) return event
+  return { ...event, ...(await retrieve(event.accountId)) }
 }
 
 const rowOf = (ctx: ProcessorEventContext, e: ProcessorEventEnvelope, tenantId: string | null, outcome: string) => ({

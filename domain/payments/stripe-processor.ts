@@ -410,6 +410,10 @@ export function stripeProcessor(settings: StripeSettings): OnlinePaymentProcesso
       }
       return { id: refund.id, status: refundStatusOf(refund.status), failureMessage: refund.failure_reason ?? null }
     },
+    async retrieveAccount(accountId) {
+      const account = await stripe.accounts.retrieve(accountId)
+      return { payoutsEnabled: account.payouts_enabled === true }
+    },
     async retrieveDispute(disputeId) {
       return disputeOf(await stripe.disputes.retrieve(disputeId))
     },

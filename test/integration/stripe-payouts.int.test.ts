@@ -287,11 +287,15 @@ describe('payout accounts', () => {
       payouts_enabled: true,
       metadata: { tenant_id: t.tenantId, provider_id: providerId },
     }
+    stripeMock.seed({ ...enabled, object: 'account' }) // as Stripe holds it, asked about two events of one second
     expect(await deliver(event('account.updated', enabled))).toBe('applied')
     expect(await deliver(event('account.updated', enabled))).toBe('unchanged')
     expect(await ok(t, 'GET', `/v1/providers/${providerId}/payout-account`)).toMatchObject({ status: 'ACTIVE' })
+    // A second later (events of one second are ordered by asking Stripe for the account: the next test).
     const restricted = { ...enabled, payouts_enabled: false }
-    expect(await deliver(event('account.updated', restricted))).toBe('applied')
+    const later = Math.floor(Date.now() / 1000) + 1
+    stripeMock.update(first.accountId, { payouts_enabled: false })
+    expect(await deliver({ ...event('account.updated', restricted), created: later })).toBe('applied')
     expect(await ok(t, 'GET', `/v1/providers/${providerId}/payout-account`)).toMatchObject({ status: 'RESTRICTED' })
   })
   // Issue 46, item 7: an older account.updated delivered late re-enabled an account Stripe had restricted since.
@@ -309,6 +313,28 @@ describe('payout accounts', () => {
     expect(await deliver({ ...event('account.updated', account(false)), created: now + 5 })).toBe('applied')
     expect(await ok(t, 'GET', `/v1/providers/${providerId}/payout-account`)).toMatchObject({ status: 'RESTRICTED' })
     expect(await deliver({ ...event('account.updated', account(true)), created: now - 60 })).toBe('unchanged')
+    expect(await ok(t, 'GET', `/v1/providers/${providerId}/payout-account`)).toMatchObject({ status: 'RESTRICTED' })
+  })
+
+  // Issue 46, item 7: two account.updated of one whole second were applied in the order they arrived, so an older one
+  // (payouts enabled) arriving second re-enabled an account Stripe had restricted in the same second.
+  it('asks Stripe for the account when two of its events share a second, and applies what Stripe holds', async () => {
+    const t = await newCentre()
+    const providerId = await activeProvider(t, 'Uma OT')
+    const { accountId } = await ok(t, 'GET', `/v1/providers/${providerId}/payout-account`)
+    const account = (payoutsEnabled: boolean) => ({
+      id: accountId,
+      object: 'account',
+      payouts_enabled: payoutsEnabled,
+      metadata: { tenant_id: t.tenantId, provider_id: providerId },
+    })
+    stripeMock.seed({ ...account(false), object: 'account' })
+    const second = Math.floor(Date.now() / 1000) + 5
+    expect(await deliver({ ...event('account.updated', account(false)), created: second })).toBe('applied')
+    expect(await deliver({ ...event('account.updated', account(true)), created: second })).toBe('unchanged')
+    expect(stripeMock.requests.some((r) => r.method === 'GET' && r.path.startsWith(`/v1/accounts/${accountId}`))).toBe(
+      true
+    )
     expect(await ok(t, 'GET', `/v1/providers/${providerId}/payout-account`)).toMatchObject({ status: 'RESTRICTED' })
   })
   it("refuses onboarding redirects that are not https or not on the tenant's domains, before calling Stripe", async () => {

@@ -30,7 +30,7 @@ export interface StripeRequest {
 }
 
 /** The kinds of object the model holds, by the `object` Stripe gives them. */
-export type StripeObjectType = 'payment_intent' | 'refund' | 'dispute' | 'transfer'
+export type StripeObjectType = 'payment_intent' | 'refund' | 'dispute' | 'transfer' | 'account'
 
 /** An object as Stripe answers it: its id, type, `created` (Unix seconds) and whatever else it carries. */
 export type StripeObject = Record<string, unknown> & {
@@ -214,13 +214,21 @@ const COLLECTIONS: Record<string, StripeObjectType> = {
   refunds: 'refund',
   disputes: 'dispute',
   transfers: 'transfer',
+  accounts: 'account',
 }
-const PREFIXES: Record<StripeObjectType, string> = { payment_intent: 'pi', refund: 're', dispute: 'dp', transfer: 'tr' }
+const PREFIXES: Record<StripeObjectType, string> = {
+  payment_intent: 'pi',
+  refund: 're',
+  dispute: 'dp',
+  transfer: 'tr',
+  account: 'acct',
+}
 const FIRST_STATUS: Record<StripeObjectType, string | undefined> = {
   payment_intent: 'requires_payment_method',
   refund: 'succeeded',
   dispute: 'needs_response',
   transfer: undefined,
+  account: undefined,
 }
 
 const now = () => Math.floor(Date.now() / 1000)
@@ -335,7 +343,8 @@ function stripeModel() {
       return held && json(200, expanded(held, expand))
     }
     if (request.method !== 'POST') return undefined
-    if (id === undefined && type !== 'dispute') {
+    // Disputes are opened by payers' banks, and connected accounts are answered by stripe-mock until a test seeds one.
+    if (id === undefined && type !== 'dispute' && type !== 'account') {
       return json(
         200,
         created(type, request.form, JSON.parse(upstream.body.toString('utf8')) as Record<string, unknown>)
