@@ -17,14 +17,30 @@ import type { UpdateDefinition } from '@temporalio/common'
 import { standardActivityOptions } from './activity-options.ts'
 import {
   DEFAULT_ONBOARDING_TIMING,
-  onboardingStepRefusal,
   stepAfterVerification,
-  stepTimers,
   type OnboardingOperation,
-  type OnboardingStatus,
   type OnboardingStep,
-  type StepTimers,
 } from '../common/provider-onboarding/onboarding-rules.ts'
+import {
+  accept,
+  changeSignalled,
+  changeTaken,
+  currentTimers,
+  details,
+  follow,
+  interrupted,
+  isOpen,
+  nextToRecord,
+  readMayPredateAcceptedStep,
+  reminderDue,
+  startOnboarding,
+  takesVerification,
+  timedOut,
+  timersFrom,
+  updateRefusal,
+  view,
+  type Onboarding,
+} from '../common/provider-onboarding/onboarding-state.ts'
 import {
   approveOnboardingUpdate,
   confirmProfileUpdate,
@@ -63,157 +79,140 @@ const refuse = (message: string): never => {
   throw wf.ApplicationFailure.create({ type: 'invalid_state_transition', message, nonRetryable: true })
 }
 
-export async function providerOnboardingWorkflow(input: ProviderOnboardingInput): Promise<ProviderOnboardingResult> {
-  const timing = { ...DEFAULT_ONBOARDING_TIMING, ...input.timing }
-  const ref = { tenantId: input.tenantId, providerId: input.providerId, attempt: input.attempt }
-  // Widened on purpose (`as`): the update handlers change these between awaits, which TypeScript's narrowing cannot see.
-  let status = 'IN_PROGRESS' as OnboardingStatus
-  let step = 'PROFILE' as OnboardingStep
-  let stepStartedAt = Date.now()
-  let remindersSent = 0
-  let totalReminders = 0
-  let changed = false as boolean
-  /** How many updates the workflow has accepted: a read that began before the latest one may predate its commit. */
-  let accepted = 0
-  /** Accepted steps still to be recorded by the workflow itself, in order. */
-  const toRecord: Array<{ op: OnboardingOperation; timers: StepTimers }> = []
-  const verificationQueued = () => toRecord.some((r) => r.op.action === 'verifyLicence')
+/**
+ * A run's one mutable cell: its onboarding, replaced whole by the pure moves of onboarding-state.ts, from the
+ * handlers (between the loop's awaits) and from the loop.
+ */
+interface Run {
+  onboarding: Onboarding
+}
 
-  /** The timers of a step that begins at `startedAt`. */
-  const timersFrom = (startedAt: number): StepTimers => {
-    const { deadlineAt, reminderAt } = stepTimers(startedAt, 0, timing)
-    return { stepStartedAt: startedAt, stepDeadlineAt: deadlineAt, nextReminderAt: reminderAt }
-  }
+/**
+ * Takes a state an activity read from the database, unless an update was accepted while it ran and the read only says
+ * the onboarding is still in progress (KEEP_ACCEPTED_STEP, asked only then). The timers are taken after the read, as
+ * the step may have moved while it ran.
+ */
+function followRead(run: Run, read: OnboardingState, acceptedBefore: number): void {
+  if (readMayPredateAcceptedStep(run.onboarding, read, acceptedBefore) && wf.patched(KEEP_ACCEPTED_STEP)) return
+  run.onboarding = follow(run.onboarding, read, timersFrom(run.onboarding, run.onboarding.stepStartedAt))
+}
 
-  /** Takes a state the database reports (a verification's outcome, a reconciliation). */
-  function follow(next: OnboardingState, timers: StepTimers): void {
-    if (next.step !== step) {
-      step = next.step
-      stepStartedAt = timers.stepStartedAt
-      remindersSent = 0
-    }
-    status = next.status
-  }
-
-  /**
-   * Takes a state an activity read from the database, unless an update was accepted while it ran (`acceptedBefore`
-   * is the count when it was scheduled) and the read only says the onboarding is still in progress (KEEP_ACCEPTED_STEP).
-   */
-  function followRead(read: OnboardingState, acceptedBefore: number, timers: StepTimers): void {
-    if (accepted !== acceptedBefore && read.status === 'IN_PROGRESS' && wf.patched(KEEP_ACCEPTED_STEP)) return
-    follow(read, timers)
-  }
-
-  /** Accepts a step: moves at once, so timers and later updates see it, and queues what the workflow records. */
-  function accept(next: OnboardingState, ...ops: OnboardingOperation[]): AcceptedStep {
-    accepted++
-    const timers = timersFrom(Date.now())
-    follow(next, timers)
-    for (const op of ops) toRecord.push({ op, timers })
-    return { status, step, timers }
-  }
-
-  /** An update the API drives, valid only while in progress and (when given) at `expected`. */
-  function stepUpdate<Args extends unknown[]>(
-    update: UpdateDefinition<AcceptedStep, Args>,
-    expected: OnboardingStep | undefined,
-    handler: (...args: Args) => AcceptedStep,
-    extraCheck?: () => void
-  ) {
-    wf.setHandler<AcceptedStep, Args, UpdateDefinition<AcceptedStep, Args>>(update, handler, {
+/**
+ * An update the API drives, valid only while in progress and (when given) at `expected` (and, for a retried
+ * verification, not while one is queued); accepted as `next` says: what changes, then what the workflow records.
+ */
+function stepUpdate<Args extends unknown[]>(
+  run: Run,
+  update: UpdateDefinition<AcceptedStep, Args>,
+  expected: OnboardingStep | undefined,
+  next: (...args: Args) => [Partial<OnboardingState>, ...OnboardingOperation[]],
+  retry = false
+) {
+  wf.setHandler<AcceptedStep, Args, UpdateDefinition<AcceptedStep, Args>>(
+    update,
+    (...args) => {
+      const [to, ...ops] = next(...args)
+      const { onboarding, answer } = accept(run.onboarding, to, ops, Date.now())
+      run.onboarding = onboarding
+      return answer
+    },
+    {
       validator: () => {
-        const refusal = onboardingStepRefusal(status, step, expected)
+        const refusal = updateRefusal(run.onboarding, expected, retry)
         if (refusal !== undefined) refuse(refusal)
-        extraCheck?.()
       },
-    })
-  }
-
-  stepUpdate(confirmProfileUpdate, 'PROFILE', () => accept({ status, step: 'DOCUMENTS' }, { action: 'confirmProfile' }))
-  // The licence is verified with the documents: a pass goes straight on to the background check.
-  const afterVerification = stepAfterVerification
-  stepUpdate(submitDocumentsUpdate, 'DOCUMENTS', (documents, verified) =>
-    accept(
-      { status, step: afterVerification(verified) },
-      { action: 'submitDocuments', documents },
-      { action: 'verifyLicence' }
-    )
+    }
   )
+}
+
+/** The handlers: the API's step updates, the provider-changed signal and the state query. */
+function setHandlers(run: Run): void {
+  stepUpdate(run, confirmProfileUpdate, 'PROFILE', () => [{ step: 'DOCUMENTS' }, { action: 'confirmProfile' }])
+  // The licence is verified with the documents: a pass goes straight on to the background check.
+  stepUpdate(run, submitDocumentsUpdate, 'DOCUMENTS', (documents, verified) => [
+    { step: stepAfterVerification(verified) },
+    { action: 'submitDocuments', documents },
+    { action: 'verifyLicence' },
+  ])
   stepUpdate(
+    run,
     retryLicenceVerificationUpdate,
     'LICENCE_VERIFICATION',
-    (verified) => accept({ status, step: afterVerification(verified) }, { action: 'verifyLicence' }),
-    () => verificationQueued() && refuse('The licence is being verified right now.')
+    (verified) => [{ step: stepAfterVerification(verified) }, { action: 'verifyLicence' }],
+    true
   )
-  stepUpdate(recordBackgroundCheckUpdate, 'BACKGROUND_CHECK', (result) =>
-    accept({ status, step: 'ADMIN_APPROVAL' }, { action: 'recordBackgroundCheck', result })
-  )
-  stepUpdate(approveOnboardingUpdate, 'ADMIN_APPROVAL', () =>
-    accept({ status: 'APPROVED', step }, { action: 'approve' })
-  )
-  stepUpdate(rejectOnboardingUpdate, undefined, ({ reason }) =>
-    accept({ status: 'REJECTED', step }, { action: 'reject', reason })
-  )
+  stepUpdate(run, recordBackgroundCheckUpdate, 'BACKGROUND_CHECK', (result) => [
+    { step: 'ADMIN_APPROVAL' },
+    { action: 'recordBackgroundCheck', result },
+  ])
+  stepUpdate(run, approveOnboardingUpdate, 'ADMIN_APPROVAL', () => [{ status: 'APPROVED' }, { action: 'approve' }])
+  stepUpdate(run, rejectOnboardingUpdate, undefined, ({ reason }) => [
+    { status: 'REJECTED' },
+    { action: 'reject', reason },
+  ])
   wf.setHandler(providerChangedSignal, () => {
-    changed = true
+    run.onboarding = changeSignalled(run.onboarding)
   })
-  wf.setHandler(onboardingStateQuery, () => {
-    const { deadlineAt, reminderAt } = stepTimers(stepStartedAt, remindersSent, timing)
-    return {
-      status,
-      step,
-      stepDeadlineAt: new Date(deadlineAt).toISOString(),
-      nextReminderAt: reminderAt ? new Date(reminderAt).toISOString() : null,
-    }
-  })
+  wf.setHandler(onboardingStateQuery, () => view(run.onboarding))
+}
+
+export async function providerOnboardingWorkflow(input: ProviderOnboardingInput): Promise<ProviderOnboardingResult> {
+  const ref = { tenantId: input.tenantId, providerId: input.providerId, attempt: input.attempt }
+  const run: Run = { onboarding: startOnboarding({ ...DEFAULT_ONBOARDING_TIMING, ...input.timing }, Date.now()) }
+  setHandlers(run)
 
   try {
-    while (status === 'IN_PROGRESS' || toRecord.length > 0) {
-      wf.setCurrentDetails(`Status: ${status} · step: ${step} · reminders sent for it: ${remindersSent}`)
-      const next = toRecord.shift()
-      if (next) {
+    while (isOpen(run.onboarding)) {
+      wf.setCurrentDetails(details(run.onboarding))
+      const taken = nextToRecord(run.onboarding)
+      if (taken.next) {
+        const { next } = taken
+        run.onboarding = taken.onboarding
         const recorded = await activities.applyOnboardingStep({ ...ref, op: next.op, timers: next.timers })
         // Only a verification the API's request did not record (it failed to commit) can tell the workflow news.
-        if (next.op.action === 'verifyLicence' && toRecord.length === 0 && status === 'IN_PROGRESS')
-          follow(recorded, next.timers)
+        if (takesVerification(run.onboarding, next)) run.onboarding = follow(run.onboarding, recorded, next.timers)
         if (next.op.action === 'recordBackgroundCheck' && wf.patched(READY_FOR_APPROVAL_NOTICE)) {
           await activities.notifyReadyForApproval(ref)
         }
         continue
       }
-      const { deadlineAt, reminderAt } = stepTimers(stepStartedAt, remindersSent, timing)
-      const current = step
+      const { deadlineAt, reminderAt } = currentTimers(run.onboarding)
+      const current = run.onboarding.step
       const woken = await wf.condition(
-        () => toRecord.length > 0 || step !== current || status !== 'IN_PROGRESS' || changed,
+        () => interrupted(run.onboarding, current),
         Math.max(1, Math.min(deadlineAt, reminderAt ?? Number.POSITIVE_INFINITY) - Date.now())
       )
-      if (changed) {
-        changed = false
+      if (run.onboarding.changed) {
+        run.onboarding = changeTaken(run.onboarding)
         // Approved or offboarded outside the workflow: take the provider's word for it.
-        const acceptedBefore = accepted
-        followRead(await activities.reloadOnboarding(ref), acceptedBefore, timersFrom(stepStartedAt))
+        const acceptedBefore = run.onboarding.accepted
+        followRead(run, await activities.reloadOnboarding(ref), acceptedBefore)
         continue
       }
       if (woken) continue
       if (Date.now() >= deadlineAt) {
         // Decided in this turn: from here on every update is refused.
-        status = 'TIMED_OUT'
+        run.onboarding = timedOut(run.onboarding)
         // An approval made outside the workflow meanwhile wins over the timeout (the activity reports it).
-        follow(await activities.closeOnboarding({ ...ref, status: 'TIMED_OUT' }), timersFrom(stepStartedAt))
+        const closed = await activities.closeOnboarding({ ...ref, status: 'TIMED_OUT' })
+        run.onboarding = follow(run.onboarding, closed, timersFrom(run.onboarding, run.onboarding.stepStartedAt))
         break
       }
-      remindersSent++
-      totalReminders++
-      const nextReminderAt = stepTimers(stepStartedAt, remindersSent, timing).reminderAt
-      const acceptedBefore = accepted
-      followRead(
-        await activities.recordOnboardingReminder({ ...ref, step, reminder: remindersSent, nextReminderAt }),
-        acceptedBefore,
-        timersFrom(stepStartedAt)
-      )
+      const due = reminderDue(run.onboarding)
+      run.onboarding = due.onboarding
+      const { step, remindersSent } = run.onboarding
+      const acceptedBefore = run.onboarding.accepted
+      const read = await activities.recordOnboardingReminder({
+        ...ref,
+        step,
+        reminder: remindersSent,
+        nextReminderAt: due.nextReminderAt,
+      })
+      followRead(run, read, acceptedBefore)
     }
     // Updates answered moments ago complete before the workflow does.
     await wf.condition(wf.allHandlersFinished)
+    const { status, step, totalReminders } = run.onboarding
     wf.log.info('provider onboarding closed', { providerId: input.providerId, status, step })
     return { status, step, remindersSent: totalReminders }
   } catch (error) {
