@@ -7,7 +7,7 @@ import {
   AssessmentPatchFields,
   AssessmentScore,
 } from '../../../domain/assessments/assessment-schema.ts'
-import { ASSESSMENT_SORTS, NOTIFICATION_SORTS } from '../../../domain/assessments/assessment-service.ts'
+import { ASSESSMENT_SORTS, NOTIFICATION_SORTS } from '../../../domain/assessments/assessment-store.ts'
 import { CalendarDate } from '../../../domain/clients/record-fields.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
 import { mergePatchSchema } from '../../../domain/merge-patch.ts'

@@ -1,7 +1,7 @@
 /** @module /v1/assessments: thin handlers over the assessment service. */
 import { OpenAPIHono, type z } from '@hono/zod-openapi'
 import type { AssessmentNotification as NotificationRow } from '../../../generated/prisma/client.ts'
-import type { AssessmentWithNext } from '../../../domain/assessments/assessment-service.ts'
+import type { AssessmentWithNext } from '../../../domain/assessments/assessment-store.ts'
 import { calendarDateOf } from '../../../domain/assessments/reminder-steps.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
