@@ -1,7 +1,7 @@
 /**
  * @module Cancelling an appointment: `CANCELLED` with a reason code, a note and whether it is late by its location's
  * policy, and `booking.cancelled`. The API cancels one appointment by id (asking its booking workflow first); a
- * series cancels its occurrences already locked, without asking (domain/appointment-series/series-service.ts).
+ * series cancels its occurrences already locked, without asking (domain/appointment-series/series-store.ts `cancelOccurrence`).
  */
 import type { CancellationReason } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'

@@ -1,6 +1,7 @@
 /** @module /v1/appointment-series: thin handlers over the series service. */
 import { OpenAPIHono, type z } from '@hono/zod-openapi'
-import type { SeriesRow, SeriesService } from '../../../domain/appointment-series/series-service.ts'
+import type { SeriesService } from '../../../domain/appointment-series/series-service.ts'
+import type { SeriesRow } from '../../../domain/appointment-series/series-store.ts'
 import { dateToLocal } from '../../../domain/appointment-series/zoned-time.ts'
 import type { Weekday } from '../../../domain/appointment-series/recurrence.ts'
 import { formatInTimeZone } from '../../../domain/time.ts'
