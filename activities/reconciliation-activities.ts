@@ -1,11 +1,18 @@
 /**
- * @module The activity of the reconciliation workflow: one tenant, one window, compared with the processor and every
- * difference recorded (domain/reconciliation/reconcile.ts). It reads the processor and writes only findings.
+ * @module The activity of the reconciliation workflow: one tenant, one window, compared with the processor, what is
+ * safe to repair repaired through the rules of the processor's own events, and every other difference recorded
+ * (domain/reconciliation/reconcile.ts). It only reads the processor.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity'
 import { ReconciliationFindingKind } from '../generated/prisma/enums.ts'
+import type { OnlinePaymentProcessor } from '../domain/payments/payment-processor.ts'
+import { createPaymentFlows } from '../domain/payments/payment-flows.ts'
+import { applyProcessorEvent } from '../domain/payments/processor-events.ts'
 import type { ReconciliationSource } from '../domain/reconciliation/processor-snapshot.ts'
 import { defaultWindow, reconcileTenant } from '../domain/reconciliation/reconcile.ts'
+import type { Repair } from '../domain/reconciliation/repairs.ts'
+import { createWorkflowOutbox } from '../domain/workflow-runs/workflow-outbox.ts'
+import { createLogger } from '../infra/logger.ts'
 import type { Clock } from '../infra/clock.ts'
 import type { Db } from '../infra/db.ts'
 import type { Metrics } from '../infra/metrics/metrics-registry.ts'
@@ -25,6 +32,8 @@ export interface ReconciliationActivityDeps {
     windowHours: number
   }
   metrics?: Metrics
+  /** The online processor, whose events' rules apply a repair; without it, a run repairs nothing. */
+  online?: OnlinePaymentProcessor
 }
 
 /** Creates the reconciliation activity: the interface the reconciliation workflow proxies (its contract). */
@@ -33,7 +42,9 @@ export function createReconciliationActivities({
   clock = () => new Date(),
   reconciliation,
   metrics,
+  online,
 }: ReconciliationActivityDeps): ReconciliationActivities {
+  const logger = createLogger('info', 'reconciliation')
   // Every kind at 0 from the start, so an alert on the counter's increase sees a kind's first finding too.
   for (const kind of Object.values(ReconciliationFindingKind)) metrics?.reconciliationFindings.inc({ kind }, 0)
   return {
@@ -51,6 +62,26 @@ export function createReconciliationActivities({
         ? { from: new Date(input.window.from), to: new Date(input.window.to) }
         : defaultWindow(clock(), reconciliation.windowHours)
       const context = Context.current()
+      // A repair is the processor's event, rebuilt from the object as the processor holds it now and applied by the
+      // same rules (once per run and object: its id names both); a success it applies may start a refund's workflow.
+      const flows = createPaymentFlows(
+        createWorkflowOutbox({ db, temporal: context.client, taskQueue: context.info.taskQueue, logger })
+      )
+      const repair =
+        online &&
+        (async ({ objectId, event }: Repair, runId: string) => {
+          const now = clock()
+          const envelope = {
+            eventId: `reconciliation:${runId}:${objectId}`,
+            type: 'reconciliation.repair',
+            livemode: online.livemode,
+            account: null,
+            occurredAt: now,
+            objectId,
+          }
+          const applied = await applyProcessorEvent({ db, processor: online, flows, now }, { envelope, event })
+          return applied.outcome
+        })
       const outcome = await reconcileTenant(
         {
           db,
@@ -58,6 +89,7 @@ export function createReconciliationActivities({
           now: clock,
           onFindingCreated: (kind) => metrics?.reconciliationFindings.inc({ kind }),
           onPage: () => context.heartbeat(),
+          ...(repair ? { repair } : {}),
         },
         { tenantId: input.tenantId, window, runId: input.runId }
       )

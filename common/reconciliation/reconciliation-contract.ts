@@ -31,6 +31,8 @@ export interface ReconciliationWorkflowOutcome {
   checked: { payments: number; refunds: number; disputes: number; transfers: number }
   findings: number
   newFindings: number
+  /** Differences repaired before the findings were recorded (issue 46); absent from runs before repairs existed. */
+  repaired?: number
 }
 
 /** One line for the run's current details in the Temporal UI. */

@@ -1,12 +1,14 @@
 /**
  * @module Our side of the reconciliation (docs/payments.md, "Reconciliation"): the tenant's payments through the
  * processor (CARD_ONLINE, with their disputes), the refunds of those payments, and the sends of payout transfers, as the comparison reads them.
- * What is loaded: every record created in the window, every record the processor's objects name (by their id or by
- * the id in their metadata, wherever it was created), and every payment with an open dispute.
+ * What is loaded: every record created or changed in the window, every record the processor's objects name (by
+ * their id or by the id in their metadata, wherever it was created) or says changed in the window, and every record
+ * still open, kept under watch until it is final (issue 46): a pending refund, a payment with an open dispute, a
+ * transfer send still pending.
  */
 import type { PaymentStatus, RefundStatus } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import type { CreatedWindow, ProcessorSnapshot } from './processor-snapshot.ts'
+import type { CreatedWindow, ProcessorReferences, ProcessorSnapshot } from './processor-snapshot.ts'
 
 export interface OurPayment {
   id: string
@@ -54,16 +56,20 @@ export interface PlatformRecords {
 
 const unique = (values: Array<string | null>) => [...new Set(values.filter((v): v is string => v !== null))]
 
+const NOTHING_CHANGED: ProcessorReferences = { intents: [], refunds: [], disputes: [], transfers: [] }
+
 /**
  * Loads our records for a comparison with `theirs`.
  * @param processor - the processor's name: its payments (CARD_ONLINE) and their refunds are compared
- * @param window - records created in it are compared whether or not the processor shows them
+ * @param window - records created or changed in it are compared whether or not the processor shows them
+ * @param changed - the processor's objects that changed in the window (its events): our records of them are compared
  */
 export async function loadPlatformRecords(
   uow: UnitOfWork,
   processor: string,
   window: CreatedWindow,
-  theirs: ProcessorSnapshot
+  theirs: ProcessorSnapshot,
+  changed: ProcessorReferences = NOTHING_CHANGED
 ): Promise<PlatformRecords> {
   const { tx, tenantId } = uow
   const createdAt = { gte: window.from, lt: window.to }
@@ -71,6 +77,7 @@ export async function loadPlatformRecords(
     ...theirs.intents.map((i) => i.id),
     ...theirs.refunds.map((r) => r.paymentIntentId),
     ...theirs.disputes.map((d) => d.paymentIntentId),
+    ...changed.intents,
   ])
   const paymentIds = unique([
     ...theirs.intents.map((i) => i.paymentId),
@@ -83,10 +90,11 @@ export async function loadPlatformRecords(
       processor,
       OR: [
         { createdAt },
+        { updatedAt: createdAt },
         { id: { in: paymentIds } },
         { processorReference: { in: intentIds } },
         { disputeStatus: 'OPEN' },
-        { disputeReference: { in: theirs.disputes.map((d) => d.id) } },
+        { disputeReference: { in: [...theirs.disputes.map((d) => d.id), ...changed.disputes] } },
       ],
     },
     select: {
@@ -111,8 +119,12 @@ export async function loadPlatformRecords(
       payment: { processor },
       OR: [
         { createdAt },
+        { succeededAt: createdAt },
+        { failedAt: createdAt },
+        // Open until final: a pending refund is compared every day until it succeeds or fails.
+        { status: 'PENDING' },
         { id: { in: unique(theirs.refunds.map((r) => r.refundId)) } },
-        { processorReference: { in: theirs.refunds.map((r) => r.id) } },
+        { processorReference: { in: [...theirs.refunds.map((r) => r.id), ...changed.refunds] } },
       ],
     },
     select: {
@@ -126,7 +138,7 @@ export async function loadPlatformRecords(
     },
     orderBy: { id: 'asc' },
   })
-  return { payments, refunds, transfers: await loadTransferSends(uow, { window, theirs }) }
+  return { payments, refunds, transfers: await loadTransferSends(uow, { window, theirs, changed }) }
 }
 
 /**
@@ -135,16 +147,23 @@ export async function loadPlatformRecords(
  */
 export async function loadTransferSends(
   { tx, tenantId }: UnitOfWork,
-  scope?: { window: CreatedWindow; theirs: ProcessorSnapshot }
+  scope?: { window: CreatedWindow; theirs: ProcessorSnapshot; changed?: ProcessorReferences }
 ): Promise<OurTransfer[]> {
-  const references = scope?.theirs.transfers.map((t) => t.id) ?? []
+  const references = [...(scope?.theirs.transfers.map((t) => t.id) ?? []), ...(scope?.changed?.transfers ?? [])]
   const transferIds = unique(scope?.theirs.transfers.map((t) => t.transferId) ?? [])
   const createdAt = scope && { gte: scope.window.from, lt: scope.window.to }
   const attempts = await tx.payoutTransferAttempt.findMany({
     where: {
       tenantId,
       ...(createdAt && {
-        OR: [{ createdAt }, { processorReference: { in: references } }, { transferId: { in: transferIds } }],
+        OR: [
+          { createdAt },
+          { updatedAt: createdAt },
+          // Open until final: a send still pending is compared every day.
+          { status: 'PENDING' },
+          { processorReference: { in: references } },
+          { transferId: { in: transferIds } },
+        ],
       }),
     },
     orderBy: { id: 'asc' },

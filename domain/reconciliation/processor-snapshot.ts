@@ -98,6 +98,12 @@ export interface ReconciliationSource {
   list(tenantId: string, window: CreatedWindow, onPage?: () => void): Promise<ProcessorSnapshot>
   /** The given objects, read one by one; those the processor does not have, or not for this tenant, are left out. */
   retrieve(tenantId: string, references: ProcessorReferences): Promise<ProcessorSnapshot>
+  /**
+   * The objects that changed in the window, whenever they were created (a refund that failed days later, a transfer
+   * reversed, a dispute decided), from the processor's own events: those whose metadata names the tenant, and
+   * refunds and disputes that carry none of ours (the comparison keeps those our records name). Ids only.
+   */
+  changed?(tenantId: string, window: CreatedWindow, onPage?: () => void): Promise<ProcessorReferences>
 }
 
 export const EMPTY_SNAPSHOT: ProcessorSnapshot = { intents: [], refunds: [], disputes: [], transfers: [] }

@@ -1,9 +1,11 @@
 /**
  * @module One reconciliation of a tenant with its payment processor (docs/payments.md, "Reconciliation"), as the
- * reconciliation workflow's activity runs it: list the processor's objects of the window (no transaction held), read
- * ours, read one by one what ours name and the listing did not show (no transaction held), then compare and record
- * every difference as a finding, in one transaction that reads our records again so the findings describe what is
- * committed. It changes no money: findings and their `reconciliation.mismatch` events are all it writes.
+ * reconciliation workflow's activity runs it: list the processor's objects created in the window and those its
+ * events say changed in it (no transaction held), read ours (created or changed in the window, named by theirs, or
+ * still open), read one by one what ours name and the listing did not show (no transaction held), repair what is
+ * safe to repair through the rules of the processor's own events (repairs.ts: a missed success, a refund's final
+ * state, a Dashboard refund never recorded), then compare again and record every difference left as a finding, in
+ * one transaction that reads our records again so the findings describe what is committed.
  */
 import type { ReconciliationFindingKind } from '../../generated/prisma/enums.ts'
 import type { Db } from '../../infra/db.ts'
@@ -12,6 +14,7 @@ import { compareWithProcessor, unmatchedReferences, type Comparison } from './co
 import { recordFinding } from './findings.ts'
 import { loadPlatformRecords } from './platform-records.ts'
 import { mergeSnapshots, type CreatedWindow, type ReconciliationSource } from './processor-snapshot.ts'
+import { repairsOf, type Repair } from './repairs.ts'
 
 /**
  * How much wider than the window the processor is listed: our record is written just before the processor is asked
@@ -35,6 +38,12 @@ export interface ReconcileDeps {
   onFindingCreated?: (kind: ReconciliationFindingKind) => void
   /** Told after each page the processor answered (the activity's heartbeat). */
   onPage?: () => void
+  /**
+   * Applies a repair as the processor's event would be applied (processor-events.ts), in units of its own; without
+   * it, a run repairs nothing and reports every difference.
+   * @returns the event's outcome (`applied` when it changed something)
+   */
+  repair?: (repair: Repair, runId: string) => Promise<string>
 }
 
 export interface ReconcileRequest {
@@ -50,6 +59,8 @@ export interface ReconcileOutcome {
   findings: number
   /** Of which new: each emitted `reconciliation.mismatch`. */
   newFindings: number
+  /** Differences repaired before the findings were recorded (issue 46). */
+  repaired: number
 }
 
 /** The window of a scheduled run ending now: `hours` long, ending {@link SETTLING_MS} ago. */
@@ -67,16 +78,30 @@ export async function reconcileTenant(deps: ReconcileDeps, request: ReconcileReq
     to: new Date(window.to.getTime() + LISTING_MARGIN_MS),
   }
   const listed = await source.list(tenantId, listingWindow, deps.onPage)
-  const before = await runInUnitOfWork(db, tenantId, (uow) => loadPlatformRecords(uow, source.name, window, listed))
+  // Objects created before the window that changed in it (a refund failed days later, a transfer reversed).
+  const changed = (await source.changed?.(tenantId, window, deps.onPage)) ?? undefined
+  const load = () =>
+    runInUnitOfWork(db, tenantId, (uow) => loadPlatformRecords(uow, source.name, window, listed, changed))
+  const before = await load()
   const references = unmatchedReferences(before, listed)
   const { intents, refunds, disputes, transfers } = references
   const pending = [intents, refunds, disputes, transfers].some((ids) => ids.length > 0)
   const theirs = pending ? mergeSnapshots(listed, await source.retrieve(tenantId, references)) : listed
+  let repaired = 0
+  if (deps.repair) {
+    const ours = await runInUnitOfWork(db, tenantId, (uow) =>
+      loadPlatformRecords(uow, source.name, window, theirs, changed)
+    )
+    // One at a time, each in units of its own (never inside the findings' transaction).
+    for (const repair of repairsOf(tenantId, ours, theirs)) {
+      if ((await deps.repair(repair, runId)) === 'applied') repaired++
+    }
+  }
   return runInUnitOfWork(
     db,
     tenantId,
     async (uow) => {
-      const ours = await loadPlatformRecords(uow, source.name, window, theirs)
+      const ours = await loadPlatformRecords(uow, source.name, window, theirs, changed)
       const { differences, checked } = compareWithProcessor(ours, theirs, window)
       const now = deps.now()
       const created: ReconciliationFindingKind[] = []
@@ -87,7 +112,7 @@ export async function reconcileTenant(deps: ReconcileDeps, request: ReconcileReq
       uow.afterCommit(async () => {
         for (const kind of created) deps.onFindingCreated?.(kind)
       })
-      return { checked, findings: differences.length, newFindings: created.length }
+      return { checked, findings: differences.length, newFindings: created.length, repaired }
     },
     { timeoutMs: 60_000 }
   )

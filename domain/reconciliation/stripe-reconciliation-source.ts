@@ -4,7 +4,8 @@
  * paged with `starting_after` until `has_more` is false. Stripe lists every object of the account, so each is kept
  * only when its metadata names the tenant (refunds made in the Dashboard and disputes carry none of ours: their
  * payment intent's metadata decides, read through `expand`); another tenant's objects are dropped here and never
- * reach the comparison. It only reads: nothing at Stripe changes.
+ * reach the comparison. What changed in a window whenever it was created is found in Stripe's events of the window
+ * (`GET /v1/events`). It only reads: nothing at Stripe changes.
  */
 import Stripe from 'stripe'
 import type { OnlineProcessorConfig } from '../payments/online-processors.ts'
@@ -14,6 +15,7 @@ import type {
   CreatedWindow,
   ProcessorDispute,
   ProcessorIntent,
+  ProcessorReferences,
   ProcessorRefund,
   ProcessorSnapshot,
   ProcessorTransfer,
@@ -22,6 +24,23 @@ import type {
 
 /** Stripe's largest page. */
 const PAGE = 100
+
+/** The events that say an object changed, by the kind of object they carry (Stripe keeps events 30 days). */
+const CHANGE_EVENTS = [
+  'payment_intent.succeeded',
+  'payment_intent.payment_failed',
+  'payment_intent.canceled',
+  'refund.created',
+  'refund.updated',
+  'refund.failed',
+  'charge.dispute.created',
+  'charge.dispute.updated',
+  'charge.dispute.closed',
+  'charge.dispute.funds_reinstated',
+  'charge.dispute.funds_withdrawn',
+  'transfer.reversed',
+  'transfer.updated',
+]
 
 type Metadata = Stripe.Metadata | null | undefined
 type Expandable<T> = string | T | null | undefined
@@ -131,6 +150,32 @@ export function stripeReconciliationSource(settings: { secretKey: string; apiBas
         refunds: refunds.filter((o) => tenantOf.refund(o) === tenantId).map(toRefund),
         disputes: disputes.filter((o) => tenantOf.dispute(o) === tenantId).map(toDispute),
         transfers: transfers.filter((o) => tenantOf.transfer(o) === tenantId).map(toTransfer),
+      }
+    },
+
+    async changed(tenantId: string, window: CreatedWindow, onPage?: () => void): Promise<ProcessorReferences> {
+      const created = { gte: Math.floor(window.from.getTime() / 1000), lt: Math.ceil(window.to.getTime() / 1000) }
+      const events = await listAll(
+        (after) => stripe.events.list({ created, types: CHANGE_EVENTS, limit: PAGE, starting_after: after }),
+        onPage
+      )
+      const ids: ProcessorReferences = { intents: [], refunds: [], disputes: [], transfers: [] }
+      for (const event of events) {
+        const object = event.data.object as { id?: string; object?: string; metadata?: Metadata }
+        const tenant = object.metadata?.tenant_id
+        // Another tenant's object never leaves the source; one with none of our metadata is decided by our records.
+        if (typeof object.id !== 'string' || (tenant !== undefined && tenant !== tenantId)) continue
+        if (object.object === 'payment_intent' && tenant === tenantId) ids.intents.push(object.id)
+        else if (object.object === 'refund') ids.refunds.push(object.id)
+        else if (object.object === 'dispute') ids.disputes.push(object.id)
+        else if (object.object === 'transfer' && tenant === tenantId) ids.transfers.push(object.id)
+      }
+      const unique = (values: string[]) => [...new Set(values)]
+      return {
+        intents: unique(ids.intents),
+        refunds: unique(ids.refunds),
+        disputes: unique(ids.disputes),
+        transfers: unique(ids.transfers),
       }
     },
 

@@ -9,8 +9,8 @@
  * through it (amount, currency and metadata from the request; the id stripe-mock answered, a fresh one should it
  * repeat one; a request repeating an Idempotency-Key gets the first answer again, as from Stripe), what tests make at
  * "Stripe" directly (`seed`, `addRefund`, `addDispute`: the Dashboard, a card issuer) and what happens there later
- * (`setIntentStatus`, `reverseTransfer`...). It answers the list endpoints of payment intents, refunds, disputes and
- * transfers from that model (`created[gte]`/`[lt]`, `limit`, `starting_after`, `expand[]=data.payment_intent`), and
+ * (`setIntentStatus`, `reverseTransfer`...). It answers the list endpoints of payment intents, refunds, disputes,
+ * transfers and events (each {@link StripeMock.event} made, whether a test delivered it or not) from that model (`created[gte]`/`[lt]`, `limit`, `starting_after`, `expand[]=data.payment_intent`), and
  * retrieves the objects it holds; anything else is stripe-mock's answer, as before.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
@@ -30,7 +30,7 @@ export interface StripeRequest {
 }
 
 /** The kinds of object the model holds, by the `object` Stripe gives them. */
-export type StripeObjectType = 'payment_intent' | 'refund' | 'dispute' | 'transfer' | 'account'
+export type StripeObjectType = 'payment_intent' | 'refund' | 'dispute' | 'transfer' | 'account' | 'event'
 
 /** An object as Stripe answers it: its id, type, `created` (Unix seconds) and whatever else it carries. */
 export type StripeObject = Record<string, unknown> & {
@@ -215,6 +215,7 @@ const COLLECTIONS: Record<string, StripeObjectType> = {
   disputes: 'dispute',
   transfers: 'transfer',
   accounts: 'account',
+  events: 'event',
 }
 const PREFIXES: Record<StripeObjectType, string> = {
   payment_intent: 'pi',
@@ -222,6 +223,7 @@ const PREFIXES: Record<StripeObjectType, string> = {
   dispute: 'dp',
   transfer: 'tr',
   account: 'acct',
+  event: 'evt',
 }
 const FIRST_STATUS: Record<StripeObjectType, string | undefined> = {
   payment_intent: 'requires_payment_method',
@@ -229,6 +231,7 @@ const FIRST_STATUS: Record<StripeObjectType, string | undefined> = {
   dispute: 'needs_response',
   transfer: undefined,
   account: undefined,
+  event: undefined,
 }
 
 const now = () => Math.floor(Date.now() / 1000)
@@ -344,7 +347,7 @@ function stripeModel() {
     }
     if (request.method !== 'POST') return undefined
     // Disputes are opened by payers' banks, and connected accounts are answered by stripe-mock until a test seeds one.
-    if (id === undefined && type !== 'dispute' && type !== 'account') {
+    if (id === undefined && type !== 'dispute' && type !== 'account' && type !== 'event') {
       return json(
         200,
         created(type, request.form, JSON.parse(upstream.body.toString('utf8')) as Record<string, unknown>)
@@ -434,7 +437,7 @@ function stripeModel() {
       })
     },
     event(type: string, id: string) {
-      return {
+      const event = {
         id: `evt_${randomBytes(12).toString('hex')}`,
         object: 'event' as const,
         type,
@@ -442,6 +445,9 @@ function stripeModel() {
         livemode: false as const,
         data: { object: structuredClone(get(id)) },
       }
+      // Stripe lists the events it sent (`GET /v1/events`), delivered or not.
+      put({ ...event, amount: 0, currency: 'usd', metadata: {} })
+      return event
     },
   }
   return { answer, controls }

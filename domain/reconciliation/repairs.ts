@@ -1,0 +1,78 @@
+/**
+ * @module What a reconciliation repairs by itself (docs/payments.md, "Reconciliation"), pure: the differences the
+ * processor's events would have settled had they come, or had the order been able to take them when they came. Each
+ * is an event built from the object as the processor holds it now, applied through the same rules as its webhook
+ * (domain/payments/processor-events.ts), so a repair can do nothing a webhook could not:
+ *
+ * - a payment the processor took that is still PENDING or FAILED here (its webhook never came): the success;
+ * - a refund of ours in another final state at the processor (failed days later, or succeeded after we gave up, or
+ *   a success stored as `mismatch` because the payment had no room then): the processor's state, through the refund
+ *   machine, which checks again whether the payment has room;
+ * - a refund the processor made of one of our payments (in its Dashboard) that no record of ours is: recorded.
+ *
+ * Everything else (amounts or currencies that differ, objects missing on one side, disputes, transfers) is left to an
+ * operator as a finding.
+ */
+import type { OnlineProcessorEvent } from '../payments/payment-processor.ts'
+import { intentStatusAsOurs, refundStatusAsOurs } from './compare.ts'
+import type { PlatformRecords } from './platform-records.ts'
+import type { ProcessorSnapshot } from './processor-snapshot.ts'
+
+/** A repair: the event to apply, and the processor's object it is about. */
+export interface Repair {
+  objectId: string
+  event: OnlineProcessorEvent
+}
+
+/** The repairs a comparison of `ours` with `theirs` allows, for one tenant. */
+export function repairsOf(tenantId: string, ours: PlatformRecords, theirs: ProcessorSnapshot): Repair[] {
+  const repairs: Repair[] = []
+  const intents = new Map(theirs.intents.map((i) => [i.id, i]))
+  for (const payment of ours.payments) {
+    const intent = payment.processorReference === null ? undefined : intents.get(payment.processorReference)
+    if (!intent || (payment.status !== 'PENDING' && payment.status !== 'FAILED')) continue
+    if (intentStatusAsOurs(intent) !== 'SUCCEEDED') continue
+    if (intent.amount !== payment.amount || intent.currency !== payment.currency) continue
+    repairs.push({
+      objectId: intent.id,
+      event: {
+        kind: 'payment.succeeded',
+        eventId: intent.id,
+        intentId: intent.id,
+        amount: intent.amount,
+        currency: intent.currency,
+        tenantId,
+        paymentId: payment.id,
+      },
+    })
+  }
+  const ourIntents = new Map(
+    ours.payments.filter((p) => p.processorReference !== null).map((p) => [p.processorReference!, p])
+  )
+  for (const refund of theirs.refunds) {
+    const status = refundStatusAsOurs(refund.status)
+    const mine = ours.refunds.find(
+      (r) => r.processorReference === refund.id || (refund.refundId !== null && r.id === refund.refundId)
+    )
+    const payment = refund.paymentIntentId === null ? undefined : ourIntents.get(refund.paymentIntentId)
+    if (!payment || status === 'PENDING' || refund.currency !== payment.currency) continue
+    if (mine && (mine.status === status || mine.amount !== refund.amount)) continue
+    // A refund we have no record of is recorded only once it succeeded, and never one that names a refund of ours.
+    if (!mine && (status !== 'SUCCEEDED' || refund.refundId !== null)) continue
+    repairs.push({
+      objectId: refund.id,
+      event: {
+        kind: 'refund.updated',
+        eventId: refund.id,
+        ...(mine ? { subject: { tenantId, paymentId: mine.paymentId, refundId: mine.id } } : {}),
+        processorRefundId: refund.id,
+        intentId: refund.paymentIntentId,
+        amount: refund.amount,
+        currency: refund.currency,
+        status,
+        failureMessage: null,
+      },
+    })
+  }
+  return repairs
+}

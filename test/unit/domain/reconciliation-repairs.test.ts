@@ -1,0 +1,95 @@
+/**
+ * What a reconciliation repairs by itself (domain/reconciliation/repairs.ts): the events the processor's state now
+ * calls for, and nothing an operator should decide.
+ */
+import { describe, expect, it } from 'vitest'
+import type { PlatformRecords } from '../../../domain/reconciliation/platform-records.ts'
+import { EMPTY_SNAPSHOT, type ProcessorSnapshot } from '../../../domain/reconciliation/processor-snapshot.ts'
+import { repairsOf } from '../../../domain/reconciliation/repairs.ts'
+
+const created = new Date('2026-11-21T10:00:00Z')
+const payment = (id: string, status: 'PENDING' | 'SUCCEEDED' | 'FAILED', intent: string, amount = 5_000) => ({
+  id,
+  orderId: 'ord_1',
+  amount,
+  currency: 'USD',
+  status,
+  processorReference: intent,
+  unapplied: false,
+  disputeStatus: null,
+  disputeReference: null,
+  amountDisputed: 0,
+  createdAt: created,
+})
+const ours = (): PlatformRecords => ({
+  payments: [payment('pay_1', 'PENDING', 'pi_1'), payment('pay_2', 'SUCCEEDED', 'pi_2')],
+  refunds: [
+    {
+      id: 'ref_1',
+      paymentId: 'pay_2',
+      amount: 1_000,
+      currency: 'USD',
+      status: 'SUCCEEDED',
+      processorReference: 're_1',
+      createdAt: created,
+    },
+  ],
+  transfers: [],
+})
+const intent = (id: string, status: string, amount = 5_000) => ({
+  id,
+  amount,
+  currency: 'USD',
+  status,
+  lastPaymentError: false,
+  paymentId: null,
+  created,
+})
+const refund = (id: string, status: string, refundId: string | null, amount = 1_000) => ({
+  id,
+  amount,
+  currency: 'USD',
+  status,
+  paymentIntentId: 'pi_2',
+  paymentId: null,
+  refundId,
+  created,
+})
+
+describe('reconciliation repairs (issue 46, item 8)', () => {
+  it('applies a success never heard of, a refund Stripe failed later, and records a Dashboard refund', () => {
+    const theirs: ProcessorSnapshot = {
+      ...EMPTY_SNAPSHOT,
+      intents: [intent('pi_1', 'succeeded'), intent('pi_2', 'succeeded')],
+      refunds: [refund('re_1', 'failed', 'ref_1'), refund('re_9', 'succeeded', null, 300)],
+    }
+    expect(
+      repairsOf('ten_1', ours(), theirs).map((r) => [
+        r.objectId,
+        r.event.kind,
+        'status' in r.event ? r.event.status : '',
+      ])
+    ).toEqual([
+      ['pi_1', 'payment.succeeded', ''],
+      ['re_1', 'refund.updated', 'FAILED'],
+      ['re_9', 'refund.updated', 'SUCCEEDED'],
+    ])
+    const dashboard = repairsOf('ten_1', ours(), theirs)[2]!.event
+    expect(dashboard).not.toHaveProperty('subject')
+  })
+
+  it('leaves amounts that differ, pending objects and states that agree to an operator or to time', () => {
+    const theirs: ProcessorSnapshot = {
+      ...EMPTY_SNAPSHOT,
+      intents: [intent('pi_1', 'succeeded', 4_000), intent('pi_2', 'succeeded')],
+      refunds: [
+        refund('re_1', 'succeeded', 'ref_1'),
+        refund('re_8', 'pending', null),
+        refund('re_9', 'failed', null),
+        refund('re_7', 'succeeded', 'ref_gone'),
+        { ...refund('re_6', 'failed', 'ref_1', 999) },
+      ],
+    }
+    expect(repairsOf('ten_1', ours(), theirs)).toEqual([])
+  })
+})
