@@ -1,7 +1,7 @@
 /** @module Route table of a child's progress follow-up: periodic progress reports, the open follow-up, summaries on request. */
 import { z } from '@hono/zod-openapi'
 import { listQuerySchema } from '../../../domain/listing.ts'
-import { REPORT_SORTS } from '../../../domain/child-progress/progress-follow-ups.ts'
+import { REPORT_SORTS } from '../../../domain/child-progress/progress-view.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 import { CareNotification } from '../../openapi/care-notification-schema.ts'
