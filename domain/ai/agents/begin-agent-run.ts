@@ -1,0 +1,90 @@
+/**
+ * @module A run's first step: finds (event) or creates (schedule) its row, freezes the plan, marks the run RUNNING
+ * (agent-run-plan.ts says what the steps of a run share).
+ */
+import type { AgentRunInput } from '../../../common/agents/agent-run-contract.ts'
+import { runInUnitOfWork } from '../../../infra/unit-of-work.ts'
+import { newId } from '../../ids.ts'
+import type { AgentAction } from './action-catalogue.ts'
+import { clockOf, findPlan, type AgentRunnerDeps, type BegunRun } from './agent-run-plan.ts'
+import { FIRST_ACTION_POSITION, PLAN_POSITION, recordStep } from './agent-run-store.ts'
+
+/** Finds (event) or creates (schedule) the run row, freezes the plan, marks the run RUNNING. */
+export async function beginAgentRun(
+  deps: Pick<AgentRunnerDeps, 'db' | 'now'>,
+  input: AgentRunInput,
+  workflowId: string
+): Promise<BegunRun> {
+  const now = clockOf(deps)
+  return runInUnitOfWork(deps.db, input.tenantId, async (uow) => {
+    if (!input.runId) {
+      await uow.tx.agentRun.createMany({
+        data: [
+          {
+            id: newId('agentRun'),
+            tenantId: uow.tenantId,
+            agentWorkflowId: input.agentWorkflowId,
+            workflowId,
+            triggerType: 'SCHEDULE',
+            workflowStartedAt: now(),
+          },
+        ],
+        skipDuplicates: true,
+      })
+    }
+    const run = await uow.tx.agentRun.findFirstOrThrow({
+      where: input.runId ? { id: input.runId, tenantId: uow.tenantId } : { workflowId, tenantId: uow.tenantId },
+    })
+    let plan = await findPlan(uow, run.id)
+    if (!plan) {
+      const row = await uow.tx.agentWorkflow.findFirst({
+        where: { id: input.agentWorkflowId, tenantId: uow.tenantId },
+      })
+      if (!row || row.deletedAt || !row.enabled) {
+        const reason =
+          !row || row.deletedAt
+            ? 'The agent workflow was deleted before the run began.'
+            : 'The agent workflow is disabled.'
+        await recordStep(uow, run.id, PLAN_POSITION, {
+          kind: 'PLAN',
+          name: 'configuration',
+          status: 'SKIPPED',
+          output: {},
+          reason,
+        })
+        await uow.tx.agentRun.update({
+          where: { id: run.id },
+          data: { status: 'FAILED', error: reason, summary: reason, completedAt: now() },
+        })
+        return { runId: run.id, positions: [], skipped: reason }
+      }
+      plan = {
+        agentWorkflowId: row.id,
+        version: row.version,
+        name: row.name,
+        instructions: row.instructions,
+        assistantId: row.assistantId,
+        tools: row.tools,
+        actions: row.actions as AgentAction[],
+        creatorScopes: row.creatorScopes,
+      }
+      await recordStep(uow, run.id, PLAN_POSITION, {
+        kind: 'PLAN',
+        name: 'configuration',
+        status: 'SUCCEEDED',
+        output: { ...plan },
+      })
+    }
+    const skipped = run.status === 'FAILED' && run.completedAt ? (run.error ?? 'skipped') : undefined
+    if (!skipped)
+      await uow.tx.agentRun.update({
+        where: { id: run.id },
+        data: { status: 'RUNNING', startedAt: run.startedAt ?? now() },
+      })
+    return {
+      runId: run.id,
+      positions: skipped ? [] : plan.actions.map((_, index) => FIRST_ACTION_POSITION + index),
+      ...(skipped ? { skipped } : {}),
+    }
+  })
+}
