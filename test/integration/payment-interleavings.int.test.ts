@@ -15,7 +15,9 @@
  * the same Idempotency-Key at the same time, each for a payment (or a refund) of its own: each must be answered with
  * its own record, never the other's. Each run is in one currency drawn from USD, JPY, ISK, MGA and BHD, whose Stripe units
  * differ from their ISO minor units in every way (ISK hundredths at Stripe, MGA whole units at Stripe, BHD three
- * decimals): Stripe's events carry Stripe's amounts, our books ISO's.
+ * decimals): Stripe's events carry Stripe's amounts, our books ISO's. And payers dispute payments (issue 46, item 1):
+ * Stripe's dispute events (opened, lost, won, an inquiry closed, funds reinstated), now and then two of one second in
+ * any order, must leave the order's `amountChargedBack` exactly what its lost disputes took.
  */
 import { randomUUID } from 'node:crypto'
 import fc from 'fast-check'
@@ -62,6 +64,9 @@ type Step =
   | { kind: 'redeliver' }
   | { kind: 'dashboardRefund'; pick: number; amount: number }
   | { kind: 'refundEvent'; pick: number; status: 'succeeded' | 'failed' }
+  | { kind: 'dispute'; pick: number; status: DisputeStatus; reinstated: boolean; sameSecond: boolean }
+
+type DisputeStatus = 'needs_response' | 'under_review' | 'lost' | 'won' | 'warning_closed'
 
 /** Amounts in units of the run's scale (1, or a million: amounts past 2^31). */
 const amount = fc.integer({ min: 1, max: 6 }).map((n) => n * 1_000)
@@ -124,6 +129,16 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       pick,
       status: fc.constantFrom('succeeded' as const, 'failed' as const),
     }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('dispute' as const),
+      pick,
+      status: fc.constantFrom<DisputeStatus>('needs_response', 'under_review', 'lost', 'lost', 'won', 'warning_closed'),
+      reinstated: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
+      sameSecond: fc.boolean(),
+    }),
   }
 )
 
@@ -143,6 +158,8 @@ interface Run {
   online: Array<{ id: string; processorReference: string | null; amount: number; succeeded?: boolean }>
   /** Our refunds of online payments, with the intent they refund. */
   refunds: Array<{ id: string; paymentId: string; intentId: string; amount: number }>
+  /** The dispute Stripe holds of each disputed payment, by payment id. */
+  disputes: Map<string, string>
   lastEvent?: object
 }
 
@@ -344,6 +361,31 @@ async function perform(run: Run, s: Step): Promise<void> {
       }
       return deliver(run, stripeEvent('refund.created', refund))
     }
+    case 'dispute': {
+      // The payer's bank disputes a payment Stripe took; Stripe holds the dispute as the step leaves it, and says so.
+      const payment = nth(
+        run.online.filter((p) => p.succeeded),
+        s.pick
+      )
+      if (!payment?.processorReference) return
+      const id = run.disputes.get(payment.id) ?? stripeMock.addDispute({ paymentIntent: payment.processorReference }).id
+      run.disputes.set(payment.id, id)
+      const amount = stripeAmountOf(payment.amount, run.currency)
+      const currency = run.currency.toLowerCase()
+      const withdrawn = { id: 'txn_withdrawn', amount: -amount, fee: 0, currency }
+      const back = { id: 'txn_reinstated', amount, fee: 0, currency }
+      stripeMock.update(id, {
+        status: s.reinstated ? 'lost' : s.status,
+        balance_transactions: s.reinstated ? [withdrawn, back] : [withdrawn],
+      })
+      const type = s.reinstated
+        ? 'charge.dispute.funds_reinstated'
+        : ['lost', 'won', 'warning_closed'].includes(s.status)
+          ? 'charge.dispute.closed'
+          : 'charge.dispute.updated'
+      // Now and then in the same second as the event before: only the dispute's own states can order the two.
+      return deliver(run, { ...stripeMock.event(type, id), created: s.sameSecond ? clock : ++clock })
+    }
     case 'refundEvent': {
       const refund = nth(run.refunds, s.pick)
       if (!refund) return
@@ -393,11 +435,16 @@ function expectBooksAddUp({ order, payments }: Awaited<ReturnType<typeof booksOf
   expect(order.amountRefunded).toBe(sum(applied.map(succeededRefunds)))
   expect(order.amountPaid).toBeLessThanOrEqual(order.total)
   expect(order.balance).toBe(order.total - order.amountPaid)
+  // What lost disputes took back shows on the order, once each, and only for a payment the order applied.
+  expect(order.amountChargedBack).toBe(sum(applied.filter((p) => p.disputeStatus === 'LOST').map((p) => p.amountLost)))
   for (const p of payments) {
     expect(p.amountRefunded, `payment ${p.id}`).toBe(succeededRefunds(p))
     const held = sum(p.refunds.filter((r) => r.status !== 'FAILED').map((r) => r.amount))
     expect(held, `payment ${p.id}: refunds beyond it`).toBeLessThanOrEqual(p.amount)
     if (p.status !== 'SUCCEEDED') expect(p.refunds.filter((r) => r.status !== 'FAILED')).toEqual([])
+    expect(p.amountLost, `payment ${p.id}: lost beyond the dispute`).toBeLessThanOrEqual(p.amountDisputed)
+    expect(p.amountDisputed, `payment ${p.id}: disputed beyond it`).toBeLessThanOrEqual(p.amount)
+    expect(p.amountLost > 0, `payment ${p.id}: lost exactly when LOST`).toBe(p.disputeStatus === 'LOST')
   }
 }
 
@@ -411,6 +458,8 @@ const reached = {
   past2to31: 0,
   sharedKey: 0,
   otherCurrency: 0,
+  chargedBack: 0,
+  reinstated: 0,
 }
 
 it('keeps every cent of an order accounted for, in any interleaving of payments, refunds, events and crashes', async () => {
@@ -446,6 +495,7 @@ it('keeps every cent of an order accounted for, in any interleaving of payments,
           orderId: created.body.id,
           online: [],
           refunds: [],
+          disputes: new Map(),
         }
         for (const s of steps) {
           await perform(run, s)
@@ -474,6 +524,9 @@ it('keeps every cent of an order accounted for, in any interleaving of payments,
         if (settled.order.amountPaid > 2 ** 31) reached.past2to31++
         if (run.sharedKeys > 0) reached.sharedKey++
         if (currency !== 'USD' && settled.order.amountPaid > 0) reached.otherCurrency++
+        if (settled.order.amountChargedBack > 0) reached.chargedBack++
+        if (settled.payments.some((p) => p.disputeStatus === 'WON' && p.disputeReinstatedAt !== null))
+          reached.reinstated++
         const taken = sum(settled.payments.filter((p) => p.status === 'SUCCEEDED').map((p) => p.amount))
         const givenBack = sum(settled.payments.map((p) => p.amountRefunded))
         expect(taken - givenBack).toBe(settled.order.amountPaid - settled.order.amountRefunded)
@@ -492,4 +545,5 @@ it('keeps every cent of an order accounted for, in any interleaving of payments,
   expect(reached.past2to31, JSON.stringify(reached)).toBeGreaterThan(0)
   expect(reached.sharedKey, JSON.stringify(reached)).toBeGreaterThan(0)
   expect(reached.otherCurrency, JSON.stringify(reached)).toBeGreaterThan(0)
+  expect(reached.chargedBack, JSON.stringify(reached)).toBeGreaterThan(0)
 }, 600_000)
