@@ -61,6 +61,10 @@ export function disputeStatusAsOurs(status: string): 'OPEN' | 'WON' | 'LOST' | '
   return 'OPEN'
 }
 
+/** A processor's dispute's state, as ours: a lost one whose funds the processor gave back is the centre's again. */
+export const processorDisputeAsOurs = (dispute: Pick<ProcessorDispute, 'status' | 'fundsReinstated'>) =>
+  dispute.fundsReinstated === true ? 'WON' : disputeStatusAsOurs(dispute.status)
+
 /** Whether two payment statuses are the same money: PENDING and FAILED both hold nothing paid. */
 const sameMoney = (a: PaymentStatus, b: PaymentStatus) =>
   a === b || ((a === 'PENDING' || a === 'FAILED') && (b === 'PENDING' || b === 'FAILED'))
@@ -306,7 +310,7 @@ function compareDisputes(payments: OurPayment[], disputes: ProcessorDispute[], w
         },
         oursSide,
         { amount: dispute.amount, currency: dispute.currency, status: dispute.status },
-        oursSide.status !== disputeStatusAsOurs(dispute.status)
+        oursSide.status !== processorDisputeAsOurs(dispute)
       )
     )
   }

@@ -22,7 +22,7 @@
 import type { Db } from '../../infra/db.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
 import { loadTransferSends, type OurTransfer } from './platform-records.ts'
-import { disputeStatusAsOurs } from './compare.ts'
+import { processorDisputeAsOurs } from './compare.ts'
 import type { ProcessorSnapshot } from './processor-snapshot.ts'
 
 export type LedgerRule =
@@ -327,7 +327,7 @@ function refundsAndDisputesAgainst(facts: LedgerFacts, processor: ProcessorSnaps
     const theirs = disputes.get(payment.disputeReference)
     const wrong = !theirs
       ? `is not at the processor`
-      : disputeStatusAsOurs(theirs.status) !== payment.disputeStatus
+      : processorDisputeAsOurs(theirs) !== payment.disputeStatus
         ? `is ${payment.disputeStatus ?? 'none'} here and ${theirs.status} there`
         : undefined
     if (wrong) {

@@ -54,6 +54,10 @@ export interface ProcessorDispute {
   /** Our payment's id, from its intent's metadata. */
   paymentId: string | null
   created: Date
+  /** The dispute fee Stripe charged, net of any it gave back (in the dispute's currency), in our minor units. */
+  fee?: number
+  /** Stripe gave the funds of a lost dispute back (a reinstating balance transaction): ours is WON. */
+  fundsReinstated?: boolean
 }
 
 /** A transfer to a connected account (Stripe `tr_...`): a marketplace payout. */

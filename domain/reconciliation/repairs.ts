@@ -8,13 +8,15 @@
  * - a refund of ours in another final state at the processor (failed days later, or succeeded after we gave up, or
  *   a success stored as `mismatch` because the payment had no room then): the processor's state, through the refund
  *   machine, which checks again whether the payment has room;
- * - a refund the processor made of one of our payments (in its Dashboard) that no record of ours is: recorded.
+ * - a refund the processor made of one of our payments (in its Dashboard) that no record of ours is: recorded;
+ * - a dispute of one of our payments in another state here, or not recorded at all (opened, lost, won, reinstated):
+ *   the processor's state, through the dispute machine (a lost one is charged back, a reinstated one given back).
  *
- * Everything else (amounts or currencies that differ, objects missing on one side, disputes, transfers) is left to an
- * operator as a finding.
+ * Everything else (amounts or currencies that differ, objects missing on one side, transfers) is left to an operator
+ * as a finding.
  */
 import type { OnlineProcessorEvent } from '../payments/payment-processor.ts'
-import { intentStatusAsOurs, refundStatusAsOurs } from './compare.ts'
+import { intentStatusAsOurs, processorDisputeAsOurs, refundStatusAsOurs } from './compare.ts'
 import type { PlatformRecords } from './platform-records.ts'
 import type { ProcessorSnapshot } from './processor-snapshot.ts'
 
@@ -71,6 +73,26 @@ export function repairsOf(tenantId: string, ours: PlatformRecords, theirs: Proce
         currency: refund.currency,
         status,
         failureMessage: null,
+      },
+    })
+  }
+  for (const dispute of theirs.disputes) {
+    const payment = dispute.paymentIntentId === null ? undefined : ourIntents.get(dispute.paymentIntentId)
+    if (!payment || dispute.currency !== payment.currency || dispute.amount > payment.amount) continue
+    if (payment.disputeReference !== null && payment.disputeReference !== dispute.id) continue
+    const status = processorDisputeAsOurs(dispute)
+    if (payment.disputeReference === dispute.id && payment.disputeStatus === status) continue
+    repairs.push({
+      objectId: dispute.id,
+      event: {
+        kind: 'dispute.updated',
+        eventId: dispute.id,
+        disputeId: dispute.id,
+        intentId: dispute.paymentIntentId,
+        amount: dispute.amount,
+        currency: dispute.currency,
+        status,
+        fee: dispute.fee ?? 0,
       },
     })
   }

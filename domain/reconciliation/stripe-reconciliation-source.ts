@@ -10,7 +10,7 @@
 import Stripe from 'stripe'
 import type { OnlineProcessorConfig } from '../payments/online-processors.ts'
 import { fromStripeAmount } from '../payments/stripe-currencies.ts'
-import { stripeClient } from '../payments/stripe-processor.ts'
+import { disputeOf, stripeClient } from '../payments/stripe-processor.ts'
 import type {
   CreatedWindow,
   ProcessorDispute,
@@ -74,15 +74,21 @@ const toRefund = (refund: Stripe.Refund): ProcessorRefund => ({
   created: instant(refund.created),
 })
 
-const toDispute = (dispute: Stripe.Dispute): ProcessorDispute => ({
-  id: dispute.id,
-  amount: ours(dispute.amount, dispute.currency),
-  currency: currencyOf(dispute.currency),
-  status: dispute.status,
-  paymentIntentId: idOf(dispute.payment_intent),
-  paymentId: metadataOf(dispute.payment_intent).payment_id ?? null,
-  created: instant(dispute.created),
-})
+const toDispute = (dispute: Stripe.Dispute): ProcessorDispute => {
+  // Read as the webhook reads it (its fee, a loss whose funds came back): the same rules, one place.
+  const held = disputeOf(dispute)
+  return {
+    id: dispute.id,
+    amount: ours(dispute.amount, dispute.currency),
+    currency: currencyOf(dispute.currency),
+    status: dispute.status,
+    paymentIntentId: idOf(dispute.payment_intent),
+    paymentId: metadataOf(dispute.payment_intent).payment_id ?? null,
+    created: instant(dispute.created),
+    fee: held.fee,
+    fundsReinstated: dispute.status === 'lost' && held.status === 'WON',
+  }
+}
 
 const toTransfer = (transfer: Stripe.Transfer): ProcessorTransfer => ({
   id: transfer.id,

@@ -78,6 +78,30 @@ describe('reconciliation repairs (issue 46, item 8)', () => {
     expect(dashboard).not.toHaveProperty('subject')
   })
 
+  it('records a dispute Stripe holds in another state, a lost one whose funds came back as won', () => {
+    const dispute = {
+      id: 'dp_1',
+      amount: 5_000,
+      currency: 'USD',
+      status: 'lost',
+      paymentIntentId: 'pi_2',
+      paymentId: null,
+      created,
+      fee: 1_500,
+    }
+    const theirs = { ...EMPTY_SNAPSHOT, intents: [intent('pi_2', 'succeeded')], disputes: [dispute] }
+    expect(repairsOf('ten_1', ours(), theirs).map((r) => r.event)).toEqual([
+      expect.objectContaining({ kind: 'dispute.updated', disputeId: 'dp_1', status: 'LOST', fee: 1_500 }),
+    ])
+    const held = ours()
+    Object.assign(held.payments[1]!, { disputeStatus: 'LOST', disputeReference: 'dp_1', amountDisputed: 5_000 })
+    expect(repairsOf('ten_1', held, theirs)).toEqual([])
+    const reinstated = { ...theirs, disputes: [{ ...dispute, fundsReinstated: true }] }
+    expect(repairsOf('ten_1', held, reinstated).map((r) => r.event)).toEqual([
+      expect.objectContaining({ kind: 'dispute.updated', status: 'WON' }),
+    ])
+  })
+
   it('leaves amounts that differ, pending objects and states that agree to an operator or to time', () => {
     const theirs: ProcessorSnapshot = {
       ...EMPTY_SNAPSHOT,
