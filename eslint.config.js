@@ -103,6 +103,12 @@ const noWorkflowImports = {
   message:
     'Import what a workflow shares (its kind, input, signals, queries, activity interface) from its contract in common/, not from workflows/.',
 }
+/** The domain speaks to the outside through the interfaces it declares, which adapters/ fill. */
+const noAdapterImports = {
+  regex: '^(\\.\\./)+adapters/',
+  message:
+    'The domain declares the interface (a poster, a chat model, embeddings) and is handed the adapter that fills it: it imports nothing from adapters/.',
+}
 const withPatterns = (options, ...patterns) => ({ ...options, patterns: [...options.patterns, ...patterns] })
 
 export default defineConfig([
@@ -201,7 +207,7 @@ export default defineConfig([
 
   {
     // A logged error keeps its stack and cause only when the error itself is logged (infra/safe-error.ts).
-    files: ['api/**/*.ts', 'activities/**/*.ts', 'domain/**/*.ts', 'infra/**/*.ts', 'worker/**/*.ts'],
+    files: ['adapters/**/*.ts', 'api/**/*.ts', 'activities/**/*.ts', 'domain/**/*.ts', 'infra/**/*.ts', 'worker/**/*.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',
@@ -214,8 +220,16 @@ export default defineConfig([
   },
 
   {
-    files: ['api/**/*.ts', 'domain/**/*.ts', 'activities/**/*.ts', 'infra/**/*.ts', 'worker/**/*.ts'],
+    files: ['adapters/**/*.ts', 'api/**/*.ts', 'activities/**/*.ts', 'infra/**/*.ts', 'worker/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [noWorkflowImports] }] },
+  },
+
+  {
+    // The domain declares the interfaces the adapters fill; the process's composition (api/, worker/, activities/)
+    // builds the adapters and hands them in. An import of adapters/ from the domain would make the two folders
+    // import each other.
+    files: ['domain/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [noWorkflowImports, noAdapterImports] }] },
   },
 
   {

@@ -6,7 +6,8 @@
  * the trigger dispatcher) share one instance configured one way.
  */
 import type { Client } from '@temporalio/client'
-import { createAiRuntime, logAiModels, type AiRuntime } from '../domain/ai/ai-runtime.ts'
+import { createAiRuntime, logAiModels } from '../adapters/ai-models.ts'
+import type { AiRuntime } from '../domain/ai/ai-runtime.ts'
 import { createAgentSchedules, type AgentSchedules } from '../domain/ai/agents/agent-schedules.ts'
 import { createAgentWorkflowService, type AgentWorkflowService } from '../domain/ai/agents/agent-workflow-service.ts'
 import { createSeriesService, type SeriesService } from '../domain/appointment-series/series-service.ts'

@@ -16,7 +16,8 @@
  * when AI_EMBEDDINGS_PROVIDER names another).
  */
 import { cpus, loadavg } from 'node:os'
-import { createAiRuntime, type AiRuntime } from '../domain/ai/ai-runtime.ts'
+import { createAiRuntime } from '../adapters/ai-models.ts'
+import type { AiRuntime } from '../domain/ai/ai-runtime.ts'
 import { defaultSentenceModelDir, sentenceModelProblem } from '../domain/ai/embeddings/sentence-embeddings.ts'
 import { indexDocument } from '../domain/ai/knowledge/index-document.ts'
 import type { KnowledgeMediaType } from '../domain/ai/knowledge/media-types.ts'

@@ -7,7 +7,7 @@
  *
  * Options (environment): SWEEP, SWEEP_TOP_K (passages the answerer sees, default the API's 12).
  */
-import { selectEmbeddingsWithFallback } from '../domain/ai/ai-runtime.ts'
+import { selectEmbeddingsWithFallback } from '../adapters/ai-models.ts'
 import { createExtractiveAnswerer } from '../domain/ai/answering/extractive-answerer.ts'
 import {
   createSemanticAnswerer,

@@ -7,7 +7,7 @@
  *
  * Options (environment): TUNE_WEIGHTS (comma list, default 0,0.3,0.5,1,1.5,2,3), TUNE_COVERAGE (default 0.45,0.5,0.55,0.6).
  */
-import { selectEmbeddingsWithFallback } from '../domain/ai/ai-runtime.ts'
+import { selectEmbeddingsWithFallback } from '../adapters/ai-models.ts'
 import { createExtractiveAnswerer, EXTRACTIVE_THRESHOLDS } from '../domain/ai/answering/extractive-answerer.ts'
 import { aiConfigOf } from '../infra/ai-config.ts'
 import { evaluate, loadCorpus, loadQuestions, memoryRetriever, prepareCorpus } from './knowledge-eval.ts'

@@ -4,7 +4,7 @@
  */
 import type { Client } from '@temporalio/client'
 import type { PumpDeps } from '../../domain/webhooks/delivery-pump.ts'
-import { createWebhookPoster } from '../../domain/webhooks/post-webhook.ts'
+import { createWebhookPoster } from '../../adapters/webhook-http/webhook-poster.ts'
 import { createRetryWorkflowStarter } from '../../domain/webhooks/retry-workflow-starter.ts'
 import { webhookSettings } from '../../domain/webhooks/webhook-settings.ts'
 import type { Config } from '../../infra/config.ts'

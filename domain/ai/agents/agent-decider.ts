@@ -1,13 +1,10 @@
 /**
  * @module The agent step's model: the offline drafter by default, or any LangChain chat model an operator configures
- * (the same `BaseChatModel` interface the knowledge answerer uses). Either only *proposes* values for the open
+ * (the same `BaseChatModel` interface the knowledge answerer uses; adapters/ai-models.ts `selectAgentDecider` picks it). Either only *proposes* values for the open
  * parameters; agent-proposal.ts decides what is accepted.
  */
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { HumanMessage, SystemMessage } from '@langchain/core/messages'
-import type { AiConfig } from '../../../infra/ai-config.ts'
-import { createAnthropicChat } from '../answering/anthropic-chat.ts'
-import { createOpenAiCompatibleChat } from '../answering/openai-compatible-chat.ts'
 import { offlineDraft, type DecisionInput } from './agent-proposal.ts'
 
 export interface AgentDecider {
@@ -75,27 +72,3 @@ export function createChatDecider(model: BaseChatModel, id: string): AgentDecide
 }
 
 /** Default endpoints and models of the chat providers (as for the knowledge answerer, domain/ai/ai-runtime.ts). */
-const CHAT_DEFAULTS = {
-  openai: { url: 'https://api.openai.com/v1', model: 'gpt-4o-mini' },
-  ollama: { url: 'http://127.0.0.1:11434/v1', model: 'llama3.1' },
-  anthropic: { url: 'https://api.anthropic.com', model: 'claude-3-5-haiku-latest' },
-} as const
-
-/**
- * The agent the configuration names: the offline drafter for `AI_CHAT_PROVIDER=extractive` (the default), else the
- * configured chat model through the same LangChain interface the knowledge answerer uses.
- * @param options.fetch - for tests: the HTTP client the provider is called with
- */
-export function selectAgentDecider(config: AiConfig, options: { fetch?: typeof fetch } = {}): AgentDecider {
-  const provider = config.AI_CHAT_PROVIDER
-  if (provider === 'extractive') return offlineDecider
-  const defaults = CHAT_DEFAULTS[provider]
-  const settings = {
-    baseUrl: config.AI_CHAT_URL ?? defaults.url,
-    model: config.AI_CHAT_MODEL ?? defaults.model,
-    apiKey: config.AI_CHAT_API_KEY,
-    fetch: options.fetch,
-  }
-  const model = provider === 'anthropic' ? createAnthropicChat(settings) : createOpenAiCompatibleChat(settings)
-  return createChatDecider(model, `${provider}:${settings.model}`)
-}

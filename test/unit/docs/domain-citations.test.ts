@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest'
 
 const root = path.resolve(import.meta.dirname, '../../..')
 const FOLDERS = [
+  'adapters',
   'api',
   'activities',
   'common',

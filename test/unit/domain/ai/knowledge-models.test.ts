@@ -9,7 +9,7 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createEmbeddingsRegistry } from '../../../../domain/ai/ai-runtime.ts'
 import { LexicalEmbeddings } from '../../../../domain/ai/embeddings/lexical-embeddings.ts'
-import { OpenAiCompatibleEmbeddings } from '../../../../domain/ai/embeddings/openai-compatible-embeddings.ts'
+import { OpenAiCompatibleEmbeddings } from '../../../../adapters/openai-compatible/openai-compatible-embeddings.ts'
 import { SENTENCE_MODEL_ID } from '../../../../domain/ai/embeddings/sentence-embeddings.ts'
 import { chooseQueryModel } from '../../../../domain/ai/knowledge/knowledge-models.ts'
 import {

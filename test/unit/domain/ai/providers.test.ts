@@ -7,7 +7,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { describe, expect, it, vi } from 'vitest'
-import { selectAnswerer, selectEmbeddings, selectEmbeddingsWithFallback } from '../../../../domain/ai/ai-runtime.ts'
+import { selectAnswerer, selectEmbeddings, selectEmbeddingsWithFallback } from '../../../../adapters/ai-models.ts'
 import type { RetrievedPassage } from '../../../../domain/ai/answering/answer-types.ts'
 import { aiConfigOf } from '../../../../infra/ai-config.ts'
 

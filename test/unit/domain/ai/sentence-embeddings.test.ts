@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createAiRuntime, logAiModels, selectEmbeddingsWithFallback } from '../../../../domain/ai/ai-runtime.ts'
+import { createAiRuntime, logAiModels, selectEmbeddingsWithFallback } from '../../../../adapters/ai-models.ts'
 import {
   defaultSentenceModelDir,
   SENTENCE_DIMENSIONS,

@@ -1,11 +1,7 @@
 import { FakeListChatModel } from '@langchain/core/utils/testing'
 import { describe, expect, it } from 'vitest'
-import {
-  createChatDecider,
-  offlineDecider,
-  parseJsonObject,
-  selectAgentDecider,
-} from '../../../../../domain/ai/agents/agent-decider.ts'
+import { selectAgentDecider } from '../../../../../adapters/ai-models.ts'
+import { createChatDecider, offlineDecider, parseJsonObject } from '../../../../../domain/ai/agents/agent-decider.ts'
 import type { AgentContext } from '../../../../../domain/ai/agents/agent-context.ts'
 import { aiConfigOf } from '../../../../../infra/ai-config.ts'
 import {

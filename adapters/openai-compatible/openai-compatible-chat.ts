@@ -14,7 +14,7 @@ import {
   openAiClientConfiguration,
   providerFailure,
   type OpenAiCompatibleSettings,
-} from '../openai-compatible-client.ts'
+} from './openai-compatible-client.ts'
 
 /** The endpoint (`baseUrl` ends before `/chat/completions`), model and credentials. */
 export interface OpenAiCompatibleChatOptions extends OpenAiCompatibleSettings {

@@ -14,7 +14,7 @@ import {
   openAiClientConfiguration,
   providerFailure,
   type OpenAiCompatibleSettings,
-} from '../openai-compatible-client.ts'
+} from './openai-compatible-client.ts'
 
 /** The endpoint (`baseUrl` ends before `/embeddings`, e.g. http://127.0.0.1:11434/v1), model and credentials. */
 export interface OpenAiCompatibleEmbeddingsOptions extends EmbeddingsParams, OpenAiCompatibleSettings {

@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createWebhookPoster } from '../../../../domain/webhooks/post-webhook.ts'
+import { createWebhookPoster } from '../../../../adapters/webhook-http/webhook-poster.ts'
 
 let server: Server
 let base: string
