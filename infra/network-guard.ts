@@ -8,7 +8,7 @@
  * checks the rule.
  */
 import type { ConnectionOptions } from '@temporalio/client'
-import { holdsUnitTransaction } from './unit-transactions.ts'
+import { holdsUnitTransaction } from './unit-routing.ts'
 
 type GrpcInterceptor = NonNullable<ConnectionOptions['interceptors']>[number]
 

@@ -13,7 +13,7 @@
  */
 import { context, SpanStatusCode, trace } from '@opentelemetry/api'
 import { unitTransactionsOf, type Db, type Tx } from './db.ts'
-import type { ExecuteStatement, UnitTransaction } from './unit-transactions.ts'
+import type { ExecuteStatement, UnitTransaction } from './unit-routing.ts'
 
 export interface UnitOfWork {
   /**
