@@ -1,6 +1,6 @@
 /** @module Route table of the recommendation API: a child's next actions, each explained, with the call that does it. */
 import { z } from '@hono/zod-openapi'
-import { RECOMMENDATION_RULES } from '../../../domain/ai/recommendations/recommendation-rules.ts'
+import { RECOMMENDATION_RULES } from '../../../domain/ai/recommendations/recommendation-facts.ts'
 import { RECOMMENDATION_KINDS } from '../../../domain/ai/recommendations/recommendation-types.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime } from '../../openapi/schemas.ts'

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { childInsights, type InsightNote } from '../../../../../domain/ai/insights/insight-rules.ts'
 import { DEFAULT_PROGRESS_POLICY } from '../../../../../common/child-progress/progress-rules.ts'
+import { RULES, type ChildRecommendationFacts } from '../../../../../domain/ai/recommendations/recommendation-facts.ts'
 import {
   orderRecommendations,
   recommendForChild,
-  RULES,
-  type ChildRecommendationFacts,
 } from '../../../../../domain/ai/recommendations/recommendation-rules.ts'
 import type { Recommendation } from '../../../../../domain/ai/recommendations/recommendation-types.ts'
 
