@@ -15,6 +15,7 @@ import { dependencyUnavailable, invalidStateTransition, notFound } from '../erro
 import { newId } from '../ids.ts'
 import type { PayoutProcessor } from '../payments/payment-processor.ts'
 import { owedOf, settledStatusOf } from './payout-attempts.ts'
+import { payableBalance } from '../settlements/settlement-sources.ts'
 import { bookTransferMoney } from './payout-ledger.ts'
 import { lockTransfer, sendPayout } from './payout-sending.ts'
 
@@ -142,9 +143,10 @@ export async function retryPayout(
  * The processor took back (part of) a paid attempt: the amount reversed is recorded on the attempt (matched by the
  * processor's transfer) and the transfer, which is PARTIALLY_REVERSED while the provider still holds some of it and
  * REVERSED once nothing is left; the money comes back into the books, owed to the provider again. A reversal the
- * platform made to recover what the provider owed (its metadata says `purpose: recovery`) is a recovery instead: it
- * settles their payable balance and is never owed or sent again, so the transfer stays PAID (issue 46). Idempotent
- * by the cumulative amount reversed, so a redelivery or an older event changes nothing.
+ * platform made to recover what the provider owed is a recovery instead (its metadata says `purpose: recovery`, or it
+ * says nothing and the provider owes the platform then: up to what they owe): it settles their payable balance and
+ * is never owed or sent again, so the transfer stays PAID (issue 46). Idempotent by the cumulative amount reversed,
+ * so a redelivery or an older event changes nothing.
  */
 export async function applyTransferReversed(
   db: Db,
@@ -169,8 +171,14 @@ export async function applyTransferReversed(
     if (reversedNow <= attempt.amountReversed) return 'unchanged'
     const taken = reversedNow - attempt.amountReversed
     // Of what was taken now, the platform's recoveries (issue 46) settle what the provider owed; the rest is owed again.
-    const recoveredNow = Math.max(Math.min(event.amountRecovered, reversedNow), attempt.amountRecovered)
-    const recovered = recoveredNow - attempt.amountRecovered
+    // A reversal that says it recovers is one; one that says nothing recovers what the provider owes the platform
+    // then (a clawback carried forward: their payable balance below zero), since sending that back would pay them
+    // money they owe; anything beyond it is owed to them again.
+    const tagged =
+      Math.max(Math.min(event.amountRecovered, reversedNow), attempt.amountRecovered) - attempt.amountRecovered
+    const owes = Math.max(0, -(await payableBalance(uow, transfer.providerId, transfer.currency)))
+    const recovered = tagged + Math.min(taken - tagged, Math.max(0, owes - tagged))
+    const recoveredNow = attempt.amountRecovered + recovered
     await tx.payoutTransferAttempt.update({
       where: { id: attempt.id },
       data: { amountReversed: reversedNow, amountRecovered: recoveredNow },

@@ -571,23 +571,34 @@ describe('settlement payouts', () => {
     const second = await settleFrom(t, first.end)
     expect(second.provider).toMatchObject({ payoutAmount: 0, balanceAfter: -2_500 })
 
-    // The platform takes the 2,500 Hal owes back from the paid transfer, saying why in the reversal's metadata.
+    // The platform takes 1,000 of what Hal owes back from the paid transfer, saying why in the reversal's metadata.
     const reference = payout!.processorReference!
-    stripeMock.reverseTransfer(reference, 2_500, { purpose: 'recovery' })
+    stripeMock.reverseTransfer(reference, 1_000, { purpose: 'recovery' })
     const recovered = stripeMock.event('transfer.reversed', reference)
     expect(await deliver(recovered)).toBe('applied')
     expect(await deliver(stripeMock.event('transfer.reversed', reference))).toBe('unchanged')
-    expect((await payouts(t, first.id))[0]).toMatchObject({ status: 'PAID', amountReversed: 2_500 })
-    const balance = await books(t)
-    expect([balance(`provider_payable:${hal}`), balance(`payouts_in_transit:${hal}`), balance('clearing')]).toEqual([
-      0, 0, -3_500,
-    ])
+    expect((await payouts(t, first.id))[0]).toMatchObject({ status: 'PAID', amountReversed: 1_000 })
+    let balance = await books(t)
+    const accounts = () => [
+      balance(`provider_payable:${hal}`),
+      balance(`payouts_in_transit:${hal}`),
+      balance('clearing'),
+    ]
+    expect(accounts()).toEqual([1_500, 0, -5_000])
     expect(await ok(t, 'POST', `/v1/marketplace/payouts/${payout!.id}/retry`, undefined, 409)).toMatchObject({
       code: 'invalid_state_transition',
     })
+
+    // Then 2,000 more with no word why: the 1,500 Hal still owes is recovered, the other 500 is owed to Hal again.
+    expect(await deliver(reverse(reference, 2_000))).toBe('applied')
+    expect((await payouts(t, first.id))[0]).toMatchObject({ status: 'PARTIALLY_REVERSED', amountReversed: 3_000 })
+    balance = await books(t)
+    expect(accounts()).toEqual([0, -500, -3_000])
     expect((await attemptsOf(t, payout!.id)).map((a) => [a.amountReversed, a.amountRecovered])).toEqual([
-      [2_500, 2_500],
+      [3_000, 2_500],
     ])
+    expect(await ok(t, 'POST', `/v1/marketplace/payouts/${payout!.id}/retry`)).toMatchObject({ status: 'PAID' })
+    expect(transferRequests(t.tenantId).at(-1)!.form).toMatchObject({ amount: '500' })
   })
 
   it('sends the same transfer again with the same key after the worker dies waiting for Stripe, and records it once', async () => {
