@@ -4,7 +4,9 @@
  * payment gives it a daily Temporal Schedule; a run reports each seeded difference (ours missing at Stripe, Stripe's
  * unknown to us, amount, status, a Dashboard refund, a dispute, a transfer) once however often it runs, lists it at
  * GET /v1/reconciliation/findings and emits `reconciliation.mismatch` once; another tenant's objects at Stripe are
- * never reported to this one; a tenant whose books agree gets no finding and passes the ledger check.
+ * never reported to this one; a tenant whose books agree gets no finding and passes the ledger check. Issue 46: what is
+ * safe to repair (a lost success, a Dashboard refund, a dispute) is repaired, not reported; and a refund Stripe failed
+ * days after it was made, found through Stripe's events of the window, is compared and repaired.
  */
 import { ScheduleNotFoundError } from '@temporalio/client'
 import { randomUUID } from 'node:crypto'

@@ -8,7 +8,10 @@
  * worker killed while Stripe holds a transfer's answer: after a restart the same key is sent again and the payout is
  * recorded once; and an attempt left unanswered past Stripe's 24-hour idempotency window, looked up at Stripe before
  * anything is sent again (found: recorded paid; not found: a new attempt with a new key). The proxy in front of
- * stripe-mock holds the transfers made through it, answers their list, and reverses them as Stripe would.
+ * stripe-mock holds the transfers made through it, answers their list, and reverses them as Stripe would. Issue 46: a
+ * reversal the platform made to recover a clawback booked as a recovery; two `account.updated` of one second resolved
+ * by asking Stripe; sessions paid by card lost to chargebacks before and after their payout, taken back from the
+ * provider (the dispute fee never), and given back when Stripe reinstates the funds.
  */
 import { randomUUID } from 'node:crypto'
 import Stripe from 'stripe'
@@ -815,8 +818,18 @@ describe('a lost dispute (chargeback)', () => {
     const gia = await activeProvider(t, 'Gia SLP')
     await ok(t, 'POST', '/v1/marketplace/fee-rules', { percentBps: 1000 }, 201)
     const session = await paidSession(t, gia, 10_000)
+    // Another session's payment is lost to a dispute before any settlement: taken back in the same run, never paid.
+    const early = await paidSession(t, gia, 4_000)
+    const lostEarly = stripeMock.addDispute({ paymentIntent: early.intentId, status: 'lost' })
+    expect(await deliver(stripeMock.event('charge.dispute.closed', lostEarly.id))).toBe('applied')
     const first = await settleFrom(t, new Date('2026-01-01T00:00:00Z'))
-    expect(first.provider).toMatchObject({ grossAmount: 10_000, feeAmount: 1_000, payoutAmount: 9_000 })
+    expect(first.provider).toMatchObject({
+      grossAmount: 14_000,
+      feeAmount: 1_400,
+      refundAmount: 4_000,
+      feeRefundAmount: 400,
+      payoutAmount: 9_000,
+    })
 
     // The payer's bank wins the chargeback: Stripe keeps the 10,000 and a 1,500 dispute fee.
     const dispute = stripeMock.addDispute({ paymentIntent: session.intentId, status: 'lost' })
@@ -841,7 +854,10 @@ describe('a lost dispute (chargeback)', () => {
       payoutAmount: 0,
       balanceAfter: -9_000,
     })
-    expect(await itemsOf(t, ['CHARGEBACK'])).toEqual([{ kind: 'CHARGEBACK', amount: 10_000, fee: 1_000 }])
+    expect(await itemsOf(t, ['CHARGEBACK'])).toEqual([
+      { kind: 'CHARGEBACK', amount: 4_000, fee: 400 },
+      { kind: 'CHARGEBACK', amount: 10_000, fee: 1_000 },
+    ])
     let balance = await books(t)
     expect(balance(`provider_payable:${gia}`)).toBe(9_000)
 
