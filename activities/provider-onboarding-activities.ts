@@ -6,14 +6,9 @@
 import type { Db } from '../infra/db.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
 import type { OnboardingOperation, OnboardingStep, StepTimers } from '../common/provider-onboarding/onboarding-rules.ts'
-import {
-  applyStep,
-  closeAs,
-  notifyReadyForApproval,
-  reconcile,
-  remind,
-  type OnboardingStateValue,
-} from '../domain/provider-onboarding/onboarding-steps.ts'
+import type { OnboardingStateValue } from '../domain/provider-onboarding/onboarding-row.ts'
+import { applyStep } from '../domain/provider-onboarding/onboarding-steps.ts'
+import { closeAs, notifyReadyForApproval, reconcile, remind } from '../domain/provider-onboarding/onboarding-waits.ts'
 import type {
   OnboardingActivityRef,
   ProviderOnboardingActivities,

@@ -11,103 +11,28 @@ import type { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { PROVIDER_ONBOARDING_KIND } from '../../common/provider-onboarding/provider-onboarding-contract.ts'
 import { localDateOf } from '../assessments/due-day.ts'
-import {
-  openNotifications,
-  recordCareNotification,
-  settleNotifications,
-} from '../care-notifications/care-notifications.ts'
-import { invalidStateTransition, notFound, validationError } from '../errors.ts'
+import { recordCareNotification } from '../care-notifications/care-notifications.ts'
+import { invalidStateTransition, validationError } from '../errors.ts'
 import { transitionProvider } from './onboarding-status.ts'
 import { readCredentials } from '../providers/credentials.ts'
 import { documentGaps, profileGaps, verifyLicence } from './onboarding-checks.ts'
 import {
   type OnboardingOperation,
-  type OnboardingStatus,
   type OnboardingStep,
   type StepTimers,
 } from '../../common/provider-onboarding/onboarding-rules.ts'
 
-export interface OnboardingRef {
-  providerId: string
-  attempt: number
-}
-
-export interface OnboardingStateValue {
-  status: OnboardingStatus
-  step: OnboardingStep
-}
-
-const subject = (providerId: string) => ({ workflowKind: PROVIDER_ONBOARDING_KIND, providerId }) as const
-const stateOf = (row: { status: OnboardingStatus; step: OnboardingStep }): OnboardingStateValue => ({
-  status: row.status,
-  step: row.step,
-})
-
-const timerColumns = (timers: StepTimers) => ({
-  stepStartedAt: new Date(timers.stepStartedAt),
-  stepDeadlineAt: new Date(timers.stepDeadlineAt),
-  nextReminderAt: timers.nextReminderAt === null ? null : new Date(timers.nextReminderAt),
-})
-
-function findRow({ tx, tenantId }: UnitOfWork, providerId: string) {
-  return tx.providerOnboarding.findFirst({ where: { providerId, tenantId } })
-}
-
-/** Locks the onboarding row of this attempt. @throws AppError `not_found`, `invalid_state_transition` (another attempt) */
-async function lockRow(uow: UnitOfWork, ref: OnboardingRef) {
-  await uow.tx
-    .$queryRaw`SELECT provider_id FROM provider_onboardings WHERE provider_id = ${ref.providerId} AND tenant_id = ${uow.tenantId} FOR UPDATE`
-  const row = await findRow(uow, ref.providerId)
-  if (!row) throw notFound('onboarding', ref.providerId)
-  if (row.attempt !== ref.attempt)
-    throw invalidStateTransition('This onboarding attempt was superseded by a newer one.')
-  return row
-}
-
-/** Whether the row still waits for `step` (false: already recorded, or closed). */
-const waitsFor = (row: { status: OnboardingStatus; step: OnboardingStep }, step: OnboardingStep) =>
-  row.status === 'IN_PROGRESS' && row.step === step
-
-/** Moves to `next`: the step's timers, and the reminders of the step left behind are answered. */
-async function advance(
-  uow: UnitOfWork,
-  providerId: string,
-  next: OnboardingStep,
-  data: Prisma.ProviderOnboardingUpdateInput,
-  timers: StepTimers,
-  now: Date
-) {
-  await uow.tx.providerOnboarding.update({
-    where: { providerId },
-    data: { ...data, step: next, ...timerColumns(timers) },
-  })
-  await resolveReminders(uow, providerId, now)
-  return { status: 'IN_PROGRESS' as const, step: next }
-}
-
-async function resolveReminders(uow: UnitOfWork, providerId: string, now: Date) {
-  const reminders = (await openNotifications(uow, subject(providerId)))
-    .filter((n) => n.kind !== 'ONBOARDING_TIMED_OUT')
-    .map((n) => n.id)
-  await settleNotifications(uow, subject(providerId), 'RESOLVED', now, reminders)
-}
-
-async function providerOf({ tx, tenantId }: UnitOfWork, providerId: string) {
-  const provider = await tx.provider.findFirst({
-    where: { id: providerId, tenantId },
-    select: {
-      email: true,
-      disciplines: true,
-      ageGroups: true,
-      languages: true,
-      credentials: true,
-      timeZone: true,
-      onboardingStatus: true,
-    },
-  })
-  if (!provider) throw notFound('provider', providerId)
-  return provider
-}
+import {
+  advance,
+  closeRow,
+  findRow,
+  lockRow,
+  providerOf,
+  stateOf,
+  waitsFor,
+  type OnboardingRef,
+  type OnboardingStateValue,
+} from './onboarding-row.ts'
 
 /**
  * What the API checks before it asks the workflow for a step, so a request the step's rules refuse never moves the
@@ -257,116 +182,8 @@ export async function applyStep(
     case 'approve':
       if (!waitsFor(row, 'ADMIN_APPROVAL')) return state
       await transitionProvider(uow, ref.providerId, 'approve', now)
-      return close(uow, ref.providerId, 'APPROVED', now)
+      return closeRow(uow, ref.providerId, 'APPROVED', now)
     case 'reject':
-      return row.status === 'IN_PROGRESS' ? close(uow, ref.providerId, 'REJECTED', now, op.reason) : state
+      return row.status === 'IN_PROGRESS' ? closeRow(uow, ref.providerId, 'REJECTED', now, op.reason) : state
   }
-}
-
-/** Closes the row with a final status; reminders are answered (APPROVED) or cancelled. */
-async function close(
-  uow: UnitOfWork,
-  providerId: string,
-  status: Exclude<OnboardingStatus, 'IN_PROGRESS'>,
-  now: Date,
-  decisionNote?: string
-) {
-  const row = await uow.tx.providerOnboarding.update({
-    where: { providerId },
-    data: {
-      status,
-      closedAt: now,
-      stepDeadlineAt: null,
-      nextReminderAt: null,
-      ...(decisionNote ? { decisionNote } : {}),
-    },
-  })
-  if (status === 'APPROVED') await resolveReminders(uow, providerId, now)
-  await settleNotifications(uow, subject(providerId), 'CANCELLED', now)
-  return stateOf(row)
-}
-
-/**
- * Takes the provider's word when it was moved outside the workflow: approved (through `POST /v1/providers/{id}/approve`)
- * closes the onboarding as APPROVED, offboarded as CANCELLED; otherwise nothing changes.
- */
-export async function reconcile(uow: UnitOfWork, ref: OnboardingRef, now: Date): Promise<OnboardingStateValue> {
-  await uow.tx
-    .$queryRaw`SELECT provider_id FROM provider_onboardings WHERE provider_id = ${ref.providerId} AND tenant_id = ${uow.tenantId} FOR UPDATE`
-  const row = await findRow(uow, ref.providerId)
-  if (!row || row.attempt !== ref.attempt || row.status !== 'IN_PROGRESS')
-    return row ? stateOf(row) : { status: 'CANCELLED', step: 'PROFILE' }
-  const provider = await providerOf(uow, ref.providerId)
-  if (provider.onboardingStatus === 'APPROVED')
-    return close(uow, ref.providerId, 'APPROVED', now, 'Approved outside the onboarding workflow.')
-  if (provider.onboardingStatus === 'OFFBOARDED')
-    return close(uow, ref.providerId, 'CANCELLED', now, 'The provider was offboarded.')
-  return stateOf(row)
-}
-
-/** Times the onboarding out, or records its cancellation; an approval that happened meanwhile outside wins. */
-export async function closeAs(uow: UnitOfWork, ref: OnboardingRef, status: 'TIMED_OUT' | 'CANCELLED', now: Date) {
-  const reconciled = await reconcile(uow, ref, now)
-  if (reconciled.status !== 'IN_PROGRESS') return reconciled
-  const row = await findRow(uow, ref.providerId)
-  const closed = await close(uow, ref.providerId, status, now)
-  if (status === 'TIMED_OUT') {
-    await recordCareNotification(uow, {
-      workflowKind: PROVIDER_ONBOARDING_KIND,
-      kind: 'ONBOARDING_TIMED_OUT',
-      providerId: ref.providerId,
-      details: { step: row!.step, audience: 'ADMIN', attempt: ref.attempt },
-      dedupeKey: `${PROVIDER_ONBOARDING_KIND}:${ref.providerId}:${ref.attempt}:timed-out`,
-    })
-  }
-  return closed
-}
-
-/** A reminder that the step still waits (to the provider for profile and documents, to admins after). */
-export async function remind(
-  uow: UnitOfWork,
-  ref: OnboardingRef,
-  step: OnboardingStep,
-  reminder: number,
-  nextReminderAt: number | null,
-  now: Date
-) {
-  const reconciled = await reconcile(uow, ref, now)
-  if (reconciled.status !== 'IN_PROGRESS' || reconciled.step !== step) return reconciled
-  await recordCareNotification(uow, {
-    workflowKind: PROVIDER_ONBOARDING_KIND,
-    kind: 'ONBOARDING_REMINDER',
-    providerId: ref.providerId,
-    details: {
-      step,
-      reminder,
-      audience: step === 'PROFILE' || step === 'DOCUMENTS' ? 'PROVIDER' : 'ADMIN',
-      attempt: ref.attempt,
-    },
-    dedupeKey: `${PROVIDER_ONBOARDING_KIND}:${ref.providerId}:${ref.attempt}:${step}:${reminder}`,
-  })
-  await uow.tx.providerOnboarding.update({
-    where: { providerId: ref.providerId },
-    data: { nextReminderAt: nextReminderAt === null ? null : new Date(nextReminderAt) },
-  })
-  return reconciled
-}
-
-/** Tells admins the onboarding reached their approval, unless it has moved on since (one notice per attempt). */
-export async function notifyReadyForApproval(uow: UnitOfWork, ref: OnboardingRef): Promise<void> {
-  const row = await lockRow(uow, ref)
-  if (!waitsFor(row, 'ADMIN_APPROVAL')) return
-  const check = row.backgroundCheck as { outcome?: string } | null
-  await recordCareNotification(uow, {
-    workflowKind: PROVIDER_ONBOARDING_KIND,
-    kind: 'ONBOARDING_READY_FOR_APPROVAL',
-    providerId: ref.providerId,
-    details: {
-      step: 'ADMIN_APPROVAL',
-      audience: 'ADMIN',
-      attempt: ref.attempt,
-      backgroundCheck: check?.outcome ?? null,
-    },
-    dedupeKey: `${PROVIDER_ONBOARDING_KIND}:${ref.providerId}:${ref.attempt}:ready-for-approval`,
-  })
 }
