@@ -139,6 +139,19 @@ export function disputeOf(dispute: Stripe.Dispute, reinstated = false): Processo
  */
 export const RECOVERY_PURPOSE = 'recovery'
 
+/**
+ * What the platform took back of a transfer to recover money (its reversals whose metadata says so), in our minor
+ * units. Stripe lists a transfer's first reversals with it; absent when it sends the transfer without them.
+ */
+export function recoveredOf(transfer: Stripe.Transfer): number {
+  const reversals = (transfer.reversals as Stripe.ApiList<Stripe.TransferReversal> | undefined)?.data ?? []
+  const recovered = reversals.filter((r) => metadataOf(r).purpose === RECOVERY_PURPOSE)
+  return ours(
+    recovered.reduce((sum, r) => sum + r.amount, 0),
+    transfer.currency
+  )
+}
+
 /** Maps a verified Stripe event to what the platform acts on. */
 export function toProcessorEvent(event: Stripe.Event): OnlineProcessorEvent {
   const ignored = { kind: 'ignored' as const, eventId: event.id, type: event.type }
@@ -215,14 +228,7 @@ export function toProcessorEvent(event: Stripe.Event): OnlineProcessorEvent {
         // Cumulative for this Stripe transfer; a partial reversal leaves the rest paid.
         amountReversed:
           typeof transfer.amount_reversed === 'number' ? ours(transfer.amount_reversed, transfer.currency) : 0,
-        // The reversals the platform made to recover money say so in their metadata (issue 46).
-        amountRecovered: ours(
-          // Absent from a transfer Stripe sends without its reversals expanded.
-          ((transfer.reversals as Stripe.ApiList<Stripe.TransferReversal> | undefined)?.data ?? [])
-            .filter((r) => metadataOf(r).purpose === RECOVERY_PURPOSE)
-            .reduce((sum, r) => sum + r.amount, 0),
-          transfer.currency
-        ),
+        amountRecovered: recoveredOf(transfer),
       }
     }
     case 'refund.created':

@@ -70,6 +70,8 @@ export interface ProcessorTransfer {
   /** Our payout transfer's id, from the metadata we set. */
   transferId: string | null
   created: Date
+  /** Of `amountReversed`, what the platform took back to recover money a provider owed (issue 46). */
+  amountRecovered?: number
 }
 
 /** One tenant's objects at the processor. */

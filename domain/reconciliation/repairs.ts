@@ -10,10 +10,12 @@
  *   machine, which checks again whether the payment has room;
  * - a refund the processor made of one of our payments (in its Dashboard) that no record of ours is: recorded;
  * - a dispute of one of our payments in another state here, or not recorded at all (opened, lost, won, reinstated):
- *   the processor's state, through the dispute machine (a lost one is charged back, a reinstated one given back).
+ *   the processor's state, through the dispute machine (a lost one is charged back, a reinstated one given back);
+ * - a paid payout transfer the processor reversed further than we know (its `transfer.reversed` lost): the reversal,
+ *   a recovery or owed to the provider again by the same rules.
  *
- * Everything else (amounts or currencies that differ, objects missing on one side, transfers) is left to an operator
- * as a finding.
+ * Everything else (amounts or currencies that differ, objects missing on one side) is left to an operator as a
+ * finding.
  */
 import type { OnlineProcessorEvent } from '../payments/payment-processor.ts'
 import { intentStatusAsOurs, processorDisputeAsOurs, refundStatusAsOurs } from './compare.ts'
@@ -73,6 +75,26 @@ export function repairsOf(tenantId: string, ours: PlatformRecords, theirs: Proce
         currency: refund.currency,
         status,
         failureMessage: null,
+      },
+    })
+  }
+  const sends = new Map(
+    ours.transfers.filter((t) => t.processorReference !== null).map((t) => [t.processorReference!, t])
+  )
+  for (const transfer of theirs.transfers) {
+    const send = sends.get(transfer.id)
+    if (send?.status !== 'PAID' || transfer.currency !== send.currency || transfer.amount !== send.amount) continue
+    if (transfer.amountReversed <= send.amountReversed) continue
+    repairs.push({
+      objectId: transfer.id,
+      event: {
+        kind: 'transfer.reversed',
+        eventId: transfer.id,
+        tenantId,
+        transferId: send.transferId,
+        processorReference: transfer.id,
+        amountReversed: transfer.amountReversed,
+        amountRecovered: transfer.amountRecovered ?? 0,
       },
     })
   }

@@ -10,7 +10,7 @@
 import Stripe from 'stripe'
 import type { OnlineProcessorConfig } from '../payments/online-processors.ts'
 import { fromStripeAmount } from '../payments/stripe-currencies.ts'
-import { disputeOf, stripeClient } from '../payments/stripe-processor.ts'
+import { disputeOf, recoveredOf, stripeClient } from '../payments/stripe-processor.ts'
 import type {
   CreatedWindow,
   ProcessorDispute,
@@ -97,6 +97,7 @@ const toTransfer = (transfer: Stripe.Transfer): ProcessorTransfer => ({
   currency: currencyOf(transfer.currency),
   transferId: transfer.metadata.transfer_id ?? null,
   created: instant(transfer.created),
+  amountRecovered: recoveredOf(transfer),
 })
 
 /** Whose each object is: its own metadata's tenant, else (refunds, disputes) its payment intent's. */

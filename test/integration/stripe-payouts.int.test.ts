@@ -604,6 +604,33 @@ describe('settlement payouts', () => {
     expect(transferRequests(t.tenantId).at(-1)!.form).toMatchObject({ amount: '500' })
   })
 
+  // Issue 46, item 8: a reversal whose transfer.reversed never reached us was only ever reported, and the books kept the
+  // money paid; the reconciliation repairs it through the event's own rules.
+  it('has the reconciliation apply a reversal whose event was lost', async () => {
+    const t = await newCentre()
+    const ivy = await activeProvider(t, 'Ivy PT')
+    await ok(
+      t,
+      'POST',
+      '/v1/marketplace/adjustments',
+      { providerId: ivy, amount: 3_000, currency: 'USD', reason: 'BONUS' },
+      201
+    )
+    const first = await settleFrom(t, new Date('2026-01-01T00:00:00Z'))
+    const [payout] = await payouts(t, first.id)
+    reverse(payout!.processorReference!, 1_200) // Stripe's transfer.reversed is made, and never delivered
+    const window = { createdFrom: new Date(Date.now() - 3_600_000), createdTo: new Date(Date.now() + 60_000) }
+    const run = await ok(t, 'POST', '/v1/reconciliation/runs', window, 202)
+    const outcome = await eventually(
+      () => platform.temporal.workflow.getHandle(run.workflowId as string).result() as Promise<object>,
+      60_000
+    )
+    expect(outcome).toMatchObject({ findings: 0, repaired: 1 })
+    expect((await payouts(t, first.id))[0]).toMatchObject({ status: 'PARTIALLY_REVERSED', amountReversed: 1_200 })
+    const balance = await books(t)
+    expect([balance(`payouts_in_transit:${ivy}`), balance('clearing')]).toEqual([-1_200, -1_800])
+  })
+
   it('sends the same transfer again with the same key after the worker dies waiting for Stripe, and records it once', async () => {
     const t = await newCentre()
     const cara = await activeProvider(t, 'Cara PT')

@@ -102,6 +102,31 @@ describe('reconciliation repairs (issue 46, item 8)', () => {
     ])
   })
 
+  it('applies a reversal of a paid transfer that we do not know of, with what the platform recovered', () => {
+    const send = {
+      id: 'pyx_1',
+      transferId: 'pyt_1',
+      amount: 3_000,
+      amountReversed: 0,
+      currency: 'USD',
+      status: 'PAID' as const,
+      processorReference: 'tr_1',
+      createdAt: created,
+    }
+    const transfer = { id: 'tr_1', amount: 3_000, amountReversed: 1_200, currency: 'USD', transferId: 'pyt_1', created }
+    const mine = { ...ours(), transfers: [send] }
+    expect(repairsOf('ten_1', mine, { ...EMPTY_SNAPSHOT, transfers: [{ ...transfer, amountRecovered: 200 }] })).toEqual(
+      [
+        {
+          objectId: 'tr_1',
+          event: expect.objectContaining({ kind: 'transfer.reversed', amountReversed: 1_200, amountRecovered: 200 }),
+        },
+      ]
+    )
+    const known = { ...mine, transfers: [{ ...send, amountReversed: 1_200 }] }
+    expect(repairsOf('ten_1', known, { ...EMPTY_SNAPSHOT, transfers: [transfer] })).toEqual([])
+  })
+
   it('leaves amounts that differ, pending objects and states that agree to an operator or to time', () => {
     const theirs: ProcessorSnapshot = {
       ...EMPTY_SNAPSHOT,
