@@ -14,7 +14,8 @@ import type { Db } from '../../infra/db.ts'
 import type { Logger } from '../../infra/logger.ts'
 import { toEnvelope } from '../events/event-envelope.ts'
 import { attemptDelivery } from './attempt-delivery.ts'
-import { claimDue, fanOutEvents, releaseClaims, type AttemptRecord, type QueuedDelivery } from './delivery-queue.ts'
+import { claimDue, fanOutEvents, releaseClaims, type QueuedDelivery } from './delivery-queue.ts'
+import type { AttemptRecord } from './endpoint-health.ts'
 import { endpointsHoldingDeliveries, holdStrays } from './held-deliveries.ts'
 import type { WebhookPoster } from './post-webhook.ts'
 import { recordBatch, type AttemptObserver } from './record-batch.ts'
@@ -66,6 +67,27 @@ const RETRY_CHECK_MS = 30_000
 /** Partitions to divide endpoints by: with no pump workflows configured, a pump run by hand takes them all. */
 const partitionCount = (settings: WebhookSettings) => Math.max(1, settings.pump.partitions)
 
+/** Records a batch of finished attempts with the breakers' state, and starts the retry workflows of those that opened. */
+async function recordFinished(deps: PumpDeps, batch: AttemptRecord[], stats: PumpStats): Promise<void> {
+  const { db, settings, logger } = deps
+  stats.attempted += batch.filter((r) => r.attempted).length
+  stats.succeeded += batch.filter((r) => r.succeeded).length
+  const changes = await recordBatch(
+    { db, circuitFailures: settings.circuitFailures, disableAfterMs: settings.disableAfterMs, observe: deps.observe },
+    batch,
+    deps.now()
+  )
+  for (const change of changes.filter((c) => c.opened)) {
+    stats.opened++
+    // A failure here is caught up by the periodic check.
+    await deps.retries
+      .wake(change)
+      .catch((error: unknown) =>
+        logger.warn({ endpointId: change.endpointId, err: error }, 'webhook retry workflow start deferred')
+      )
+  }
+}
+
 /** One pump's state between rounds. */
 function createPump(deps: PumpDeps, partition: number) {
   const { db, settings, logger } = deps
@@ -116,23 +138,7 @@ function createPump(deps: PumpDeps, partition: number) {
   /** Records what finished; starts the retry workflows of breakers that opened. */
   async function flush(): Promise<void> {
     if (finished.length === 0) return
-    const batch = finished.splice(0)
-    stats.attempted += batch.filter((r) => r.attempted).length
-    stats.succeeded += batch.filter((r) => r.succeeded).length
-    const changes = await recordBatch(
-      { db, circuitFailures: settings.circuitFailures, disableAfterMs: settings.disableAfterMs, observe: deps.observe },
-      batch,
-      deps.now()
-    )
-    for (const change of changes.filter((c) => c.opened)) {
-      stats.opened++
-      // A failure here is caught up by the periodic check.
-      await deps.retries
-        .wake(change)
-        .catch((error: unknown) =>
-          logger.warn({ endpointId: change.endpointId, err: error }, 'webhook retry workflow start deferred')
-        )
-    }
+    await recordFinished(deps, finished.splice(0), stats)
   }
 
   /** Fans out and claims what is due now. @returns whether there was anything */

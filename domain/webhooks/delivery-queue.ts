@@ -10,6 +10,7 @@ import { Prisma } from '../../generated/prisma/client.ts'
 import type { Db, Queryable } from '../../infra/db.ts'
 import { newId, sqlNewId } from '../ids.ts'
 import { endpointOfRow, eventOfRow, type LoadedDelivery } from './deliver-once.ts'
+import { endpointHealth, type AttemptRecord, type EndpointChange } from './endpoint-health.ts'
 import { subscribesSql } from './subscriptions.ts'
 
 /** Events fanned out per transaction. */
@@ -26,75 +27,6 @@ export interface QueuedDelivery {
   firstAttemptAt: Date | null
   event: LoadedDelivery['event']
   endpoint: LoadedDelivery['endpoint']
-}
-
-/** The recorded outcome of one attempt (or of a delivery ended without one: its endpoint is disabled). */
-export interface AttemptRecord {
-  deliveryId: string
-  tenantId: string
-  endpointId: string
-  /** The attempt's number; for a delivery ended without an attempt, the attempts made before. */
-  number: number
-  /** Whether an HTTP attempt was made (false: the endpoint was disabled, the delivery fails without one). */
-  attempted: boolean
-  attemptedAt: Date
-  firstAttemptAt: Date
-  statusCode: number | null
-  latencyMs: number
-  error: string | null
-  succeeded: boolean
-  /** What the delivery becomes. */
-  status: 'PENDING' | 'SUCCEEDED' | 'FAILED'
-  nextAttemptAt: Date | null
-  lastError: string | null
-  /** The receiver answered 410 Gone: the endpoint is to be disabled. */
-  gone: boolean
-  /** What a 429 or 503 asked for with Retry-After, in ms. */
-  retryAfterMs?: number
-}
-
-/** What a batch did to the endpoints it touched. */
-export interface EndpointChange {
-  endpointId: string
-  tenantId: string
-  /** Start of the endpoint's current run of failures (null: it is healthy). */
-  failingSince: Date | null
-  /** The circuit breaker opened with this batch. */
-  opened: boolean
-  /** The circuit breaker closed with this batch (a success): its held deliveries are due again. */
-  closed: boolean
-}
-
-/** The breaker arithmetic of a batch for one endpoint, in the order its attempts ended. */
-export interface EndpointHealth {
-  endpointId: string
-  /** A success came in the batch: the endpoint's run of failures restarts from `failures`. */
-  reset: boolean
-  /** Failures after the last success (or all of them, without one). */
-  failures: number
-  /** When the first of those failures was made. */
-  failedAt: Date | null
-}
-
-/** Sums a batch's attempts per endpoint, in the order given (the order they ended). */
-export function endpointHealth(records: AttemptRecord[]): EndpointHealth[] {
-  const byEndpoint = new Map<string, EndpointHealth>()
-  for (const record of records) {
-    if (!record.attempted) continue
-    const health = byEndpoint.get(record.endpointId) ?? {
-      endpointId: record.endpointId,
-      reset: false,
-      failures: 0,
-      failedAt: null,
-    }
-    if (record.succeeded) Object.assign(health, { reset: true, failures: 0, failedAt: null })
-    else {
-      health.failures++
-      health.failedAt ??= record.attemptedAt
-    }
-    byEndpoint.set(record.endpointId, health)
-  }
-  return [...byEndpoint.values()]
 }
 
 /**

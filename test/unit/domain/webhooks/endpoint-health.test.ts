@@ -1,6 +1,6 @@
 /** The circuit breaker's arithmetic over a batch of attempts (delivery-queue.ts `endpointHealth`). */
 import { describe, expect, it } from 'vitest'
-import { endpointHealth, type AttemptRecord } from '../../../../domain/webhooks/delivery-queue.ts'
+import { endpointHealth, type AttemptRecord } from '../../../../domain/webhooks/endpoint-health.ts'
 
 const at = (s: number) => new Date(Date.UTC(2026, 10, 23, 9, 0, s))
 const record = (endpointId: string, succeeded: boolean, second: number, attempted = true): AttemptRecord => ({
