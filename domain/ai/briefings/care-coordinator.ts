@@ -36,41 +36,15 @@ export interface Briefing {
 const ABSENT = new Set(['ABSENT_EXCUSED', 'ABSENT_UNEXCUSED', 'CANCELLED_LATE'])
 const dateOf = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : null)
 
-/**
- * The briefing as of `now`.
- * @throws AppError `not_found` when the location or child is not the tenant's
- */
-export async function careCoordinatorBriefing(uow: UnitOfWork, query: BriefingQuery, now: Date): Promise<Briefing> {
-  const { tx, tenantId } = uow
-  if (
-    query.locationId &&
-    !(await tx.location.findFirst({ where: { id: query.locationId, tenantId }, select: { id: true } }))
-  ) {
-    throw notFound('location', query.locationId)
-  }
-  if (query.childId && !(await tx.child.findFirst({ where: { id: query.childId, tenantId }, select: { id: true } }))) {
-    throw notFound('child', query.childId)
-  }
-  const childWhere = {
-    tenantId,
-    archivedAt: null,
-    ...(query.childId ? { id: query.childId } : {}),
-    ...(query.locationId ? { locationId: query.locationId } : {}),
-  }
-  const children = await tx.child.findMany({
-    where: childWhere,
-    select: {
-      id: true,
-      ...EI_FACT_COLUMNS,
-      location: { select: { timeZone: true } },
-    },
-    orderBy: { id: 'asc' },
-  })
-  const childIds = children.map((c) => c.id)
-  const zoneOf = new Map(children.map((c) => [c.id, c.location?.timeZone ?? 'UTC']))
-  const items: BriefingItem[] = []
+type BriefingChild = { id: string; zone: string } & Parameters<typeof eiFactsOf>[0]
 
-  // Unsigned notes: sessions that should have ended (their end + noteDueHours is the earliest moment a note is late).
+/** Unsigned notes: sessions that should have ended (their end + noteDueHours is the earliest moment a note is late). */
+async function unsignedNoteItems(
+  { tx, tenantId }: UnitOfWork,
+  childIds: string[],
+  query: BriefingQuery,
+  now: Date
+): Promise<BriefingItem[]> {
   const sessions = await tx.session.findMany({
     where: {
       tenantId,
@@ -94,7 +68,7 @@ export async function careCoordinatorBriefing(uow: UnitOfWork, query: BriefingQu
     select: { id: true, noteDueHours: true },
   })
   const dueHoursOf = new Map(locations.map((l) => [l.id, l.noteDueHours]))
-  for (const s of sessions) {
+  return sessions.flatMap((s) => {
     const item = unsignedNoteItem(
       {
         sessionId: s.id,
@@ -107,10 +81,17 @@ export async function careCoordinatorBriefing(uow: UnitOfWork, query: BriefingQu
       },
       now
     )
-    if (item) items.push(item)
-  }
+    return item ? [item] : []
+  })
+}
 
-  // Open assessments with a due date, judged against the child's centre calendar day.
+/** Open assessments with a due date, judged against the child's centre calendar day. */
+async function assessmentItems(
+  { tx, tenantId }: UnitOfWork,
+  childIds: string[],
+  zoneOf: Map<string, string>,
+  now: Date
+): Promise<BriefingItem[]> {
   const assessments = await tx.assessment.findMany({
     where: {
       tenantId,
@@ -120,7 +101,7 @@ export async function careCoordinatorBriefing(uow: UnitOfWork, query: BriefingQu
     },
     select: { id: true, childId: true, instrument: true, dueDate: true },
   })
-  for (const a of assessments) {
+  return assessments.flatMap((a) => {
     const item = assessmentItem({
       assessmentId: a.id,
       childId: a.childId,
@@ -128,13 +109,16 @@ export async function careCoordinatorBriefing(uow: UnitOfWork, query: BriefingQu
       dueDate: dateOf(a.dueDate)!,
       today: localDateOf(now, zoneOf.get(a.childId) ?? 'UTC'),
     })
-    if (item) items.push(item)
-  }
+    return item ? [item] : []
+  })
+}
 
-  // Early-intervention deadlines, computed fresh from the enrolment (the stored plan lags until its workflow runs).
+/** Early-intervention deadlines, computed fresh from the enrolment (the stored plan lags until its workflow runs). */
+function eiDeadlineItems(children: BriefingChild[], now: Date): BriefingItem[] {
+  const items: BriefingItem[] = []
   for (const c of children) {
     if (!c.eiReferralDate) continue
-    const today = localDateOf(now, zoneOf.get(c.id) ?? 'UTC')
+    const today = localDateOf(now, c.zone)
     const plan = planEarlyIntervention(eiFactsOf(c), today, DEFAULT_EI_POLICY)
     if (plan.state !== 'ACTIVE') continue
     for (const d of plan.deadlines) {
@@ -142,8 +126,15 @@ export async function careCoordinatorBriefing(uow: UnitOfWork, query: BriefingQu
       if (item) items.push(item)
     }
   }
+  return items
+}
 
-  // Children with no confirmed appointment ahead.
+/** Children with no confirmed appointment ahead. */
+async function noUpcomingSessionItems(
+  { tx, tenantId }: UnitOfWork,
+  childIds: string[],
+  now: Date
+): Promise<BriefingItem[]> {
   const upcoming = await tx.appointment.groupBy({
     by: ['childId'],
     where: { tenantId, childId: { in: childIds }, status: 'CONFIRMED', startsAt: { gte: now } },
@@ -156,14 +147,17 @@ export async function careCoordinatorBriefing(uow: UnitOfWork, query: BriefingQu
   })
   const nextOf = new Map(upcoming.map((u) => [u.childId, u._min.startsAt]))
   const lastOf = new Map(past.map((p) => [p.childId, p._max.startsAt]))
-  for (const id of childIds) {
+  return childIds.flatMap((id) => {
     const item = noUpcomingSessionItem(
       { childId: id, nextAppointmentAt: nextOf.get(id) ?? null, lastAppointmentAt: lastOf.get(id) ?? null },
       now
     )
-    if (item) items.push(item)
-  }
+    return item ? [item] : []
+  })
+}
 
+/** The briefing's items in order, counted by priority and kind. */
+function summarise(items: BriefingItem[]) {
   const ordered = orderBriefing(items)
   const byPriority: Record<Priority, number> = { HIGH: 0, MEDIUM: 0, LOW: 0 }
   const byKind: Record<BriefingKind, number> = {
@@ -177,15 +171,54 @@ export async function careCoordinatorBriefing(uow: UnitOfWork, query: BriefingQu
     byPriority[i.priority] += 1
     byKind[i.kind] += 1
   }
+  return { ordered, summary: { total: ordered.length, byPriority, byKind } }
+}
+
+/**
+ * The briefing as of `now`.
+ * @throws AppError `not_found` when the location or child is not the tenant's
+ */
+export async function careCoordinatorBriefing(uow: UnitOfWork, query: BriefingQuery, now: Date): Promise<Briefing> {
+  const { tx, tenantId } = uow
+  if (
+    query.locationId &&
+    !(await tx.location.findFirst({ where: { id: query.locationId, tenantId }, select: { id: true } }))
+  ) {
+    throw notFound('location', query.locationId)
+  }
+  if (query.childId && !(await tx.child.findFirst({ where: { id: query.childId, tenantId }, select: { id: true } }))) {
+    throw notFound('child', query.childId)
+  }
+  const childWhere = {
+    tenantId,
+    archivedAt: null,
+    ...(query.childId ? { id: query.childId } : {}),
+    ...(query.locationId ? { locationId: query.locationId } : {}),
+  }
+  const rows = await tx.child.findMany({
+    where: childWhere,
+    select: {
+      id: true,
+      ...EI_FACT_COLUMNS,
+      location: { select: { timeZone: true } },
+    },
+    orderBy: { id: 'asc' },
+  })
+  const children = rows.map((c) => ({ ...c, zone: c.location?.timeZone ?? 'UTC' }))
+  const childIds = children.map((c) => c.id)
+  const zoneOf = new Map(children.map((c) => [c.id, c.zone]))
+  // One statement at a time (one transaction), in this order: sessions, assessments, then appointments.
+  const items: BriefingItem[] = [
+    ...(await unsignedNoteItems(uow, childIds, query, now)),
+    ...(await assessmentItems(uow, childIds, zoneOf, now)),
+    ...eiDeadlineItems(children, now),
+    ...(await noUpcomingSessionItems(uow, childIds, now)),
+  ]
+  const { ordered, summary } = summarise(items)
   const scope = query.childId
     ? { kind: 'CHILD' as const, id: query.childId }
     : query.locationId
       ? { kind: 'LOCATION' as const, id: query.locationId }
       : { kind: 'TENANT' as const, id: tenantId }
-  return {
-    generatedAt: now.toISOString(),
-    scope,
-    summary: { total: ordered.length, byPriority, byKind },
-    items: ordered,
-  }
+  return { generatedAt: now.toISOString(), scope, summary, items: ordered }
 }
