@@ -91,11 +91,56 @@ const withTimeout = <T>(promise: Promise<T>, ms: number) =>
     promise.then(resolve, reject).finally(() => clearTimeout(timer))
   })
 
+/** The outbox row of a start, as the request writes it. */
+const outboxRowOf = (uow: UnitOfWork, request: WorkflowStartRequest, taskQueue: string) => ({
+  tenantId: uow.tenantId,
+  workflowType: request.workflowType,
+  workflowId: request.workflowId,
+  taskQueue,
+  args: request.args as object[],
+  searchAttributes: request.searchAttributes,
+  staticSummary: request.summary ?? null,
+  staticDetails: request.details ?? null,
+  startAt: request.startAt ? new Date(request.startAt) : null,
+  restart: request.restart ?? false,
+})
+
+/** The longest a start may take before it counts as failed: an unreachable server fails the attempt. */
+const START_DEADLINE_MS = 5000
+
+/** Starts one row's workflow (reusing a running one, never re-running a closed one) and marks it started. */
+async function startRow(temporal: Client, row: PendingStart, mark: (id: string) => unknown): Promise<void> {
+  // Measured from the dispatch, so a start the sweep makes late still runs at the recorded time.
+  const delayMs = row.startAt ? row.startAt.getTime() - Date.now() : 0
+  try {
+    // A deadline per call: an unreachable server must fail the attempt, not stall the sweep behind it.
+    await temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+      temporal.workflow.start(row.workflowType, {
+        workflowId: row.workflowId,
+        taskQueue: row.taskQueue,
+        args: row.args as unknown[],
+        typedSearchAttributes: toSearchAttributes(row.searchAttributes as SearchAttributeValues),
+        ...(row.staticSummary ? { staticSummary: row.staticSummary } : {}),
+        ...(row.staticDetails ? { staticDetails: row.staticDetails } : {}),
+        ...(delayMs > 1000 ? { startDelay: delayMs } : {}),
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        // A one-shot start made again (its mark was lost, or a sweep read the row while the request started it, on
+        // this instance or another) must not run a workflow that already ran: Temporal's default reuse policy
+        // would start a second run of a closed one.
+        workflowIdReusePolicy: row.restart ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
+      })
+    )
+  } catch (error) {
+    // Already ran (and closed) under this id: the start happened, which is all the outbox promises.
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error
+  }
+  await mark(row.id)
+}
+
 /** Creates the outbox over the database and a Temporal client. */
 export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
   const { db, temporal, taskQueue, logger } = deps
   const dispatchTimeoutMs = deps.dispatchTimeoutMs ?? 3000
-  const startDeadlineMs = 5000
 
   const markDispatched = (ids: string[]) =>
     db.workflowOutbox.updateMany({
@@ -126,18 +171,7 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
   }
 
   async function enqueue(uow: UnitOfWork, request: WorkflowStartRequest): Promise<void> {
-    const row = {
-      tenantId: uow.tenantId,
-      workflowType: request.workflowType,
-      workflowId: request.workflowId,
-      taskQueue,
-      args: request.args as object[],
-      searchAttributes: request.searchAttributes,
-      staticSummary: request.summary ?? null,
-      staticDetails: request.details ?? null,
-      startAt: request.startAt ? new Date(request.startAt) : null,
-      restart: request.restart ?? false,
-    }
+    const row = outboxRowOf(uow, request, taskQueue)
     const { id } = request.restart
       ? await uow.tx.workflowOutbox.upsert({
           where: { workflowId: request.workflowId },
@@ -157,34 +191,6 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
     })
   }
 
-  async function startOne(row: PendingStart, mark: (id: string) => unknown): Promise<void> {
-    // Measured from the dispatch, so a start the sweep makes late still runs at the recorded time.
-    const delayMs = row.startAt ? row.startAt.getTime() - Date.now() : 0
-    try {
-      // A deadline per call: an unreachable server must fail the attempt, not stall the sweep behind it.
-      await temporal.withDeadline(Date.now() + startDeadlineMs, () =>
-        temporal.workflow.start(row.workflowType, {
-          workflowId: row.workflowId,
-          taskQueue: row.taskQueue,
-          args: row.args as unknown[],
-          typedSearchAttributes: toSearchAttributes(row.searchAttributes as SearchAttributeValues),
-          ...(row.staticSummary ? { staticSummary: row.staticSummary } : {}),
-          ...(row.staticDetails ? { staticDetails: row.staticDetails } : {}),
-          ...(delayMs > 1000 ? { startDelay: delayMs } : {}),
-          workflowIdConflictPolicy: 'USE_EXISTING',
-          // A one-shot start made again (its mark was lost, or a sweep read the row while the request started it, on
-          // this instance or another) must not run a workflow that already ran: Temporal's default reuse policy
-          // would start a second run of a closed one.
-          workflowIdReusePolicy: row.restart ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
-        })
-      )
-    } catch (error) {
-      // Already ran (and closed) under this id: the start happened, which is all the outbox promises.
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error
-    }
-    await mark(row.id)
-  }
-
   async function dispatchPending(ids?: string[]): Promise<number> {
     const rows = await db.workflowOutbox.findMany({
       where: { state: 'PENDING', ...(ids ? { id: { in: ids } } : {}) },
@@ -199,7 +205,7 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
     let started = 0
     for (const row of rows) {
       try {
-        await startOne(row, mark)
+        await startRow(temporal, row, mark)
         started++
         deps.onStart?.(row.workflowType, 'started')
       } catch (error) {
