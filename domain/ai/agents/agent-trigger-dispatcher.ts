@@ -51,103 +51,106 @@ interface StartRow {
   childId: string | null
 }
 
+/** Claims a batch of events and creates their runs. @returns how many events were claimed, and runs created */
+async function fanOutBatch(db: Db): Promise<{ claimed: number; runs: number }> {
+  return db.$transaction(async (tx) => {
+    const events = await tx.$queryRaw<
+      Array<{ id: string; tenant_id: string; type: string; created_at: Date; data: unknown }>
+    >`
+      SELECT id, tenant_id, type, created_at, data FROM events
+      WHERE agent_dispatched_at IS NULL ORDER BY created_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`
+    if (events.length === 0) return { claimed: 0, runs: 0 }
+    const workflows = await tx.agentWorkflow.findMany({
+      where: {
+        tenantId: { in: [...new Set(events.map((e) => e.tenant_id))] },
+        enabled: true,
+        deletedAt: null,
+        eventTypes: { hasSome: [...new Set(events.map((e) => e.type))] },
+      },
+      select: { id: true, tenantId: true, eventTypes: true, createdAt: true },
+    })
+    const rows = events.flatMap((event) =>
+      workflows
+        // A workflow reacts to what happens after it was created, never to the tenant's history.
+        .filter(
+          (w) => w.tenantId === event.tenant_id && w.eventTypes.includes(event.type) && w.createdAt <= event.created_at
+        )
+        .map((w) => ({
+          id: newId('agentRun'),
+          tenantId: event.tenant_id,
+          agentWorkflowId: w.id,
+          workflowId: eventRunWorkflowId(w.id, event.id),
+          triggerType: 'EVENT',
+          eventId: event.id,
+          eventType: event.type,
+        }))
+    )
+    const runs = rows.length > 0 ? (await tx.agentRun.createMany({ data: rows, skipDuplicates: true })).count : 0
+    await tx.event.updateMany({
+      where: { id: { in: events.map((e) => e.id) } },
+      data: { agentDispatchedAt: new Date() },
+    })
+    return { claimed: events.length, runs }
+  })
+}
+
+/** Claims runs nobody has started, under a lease. */
+async function claimUnstarted(db: Db): Promise<StartRow[]> {
+  return db.$queryRaw<StartRow[]>`
+    UPDATE agent_runs r SET start_lease_until = now() + make_interval(secs => ${LEASE_MS / 1000})
+    FROM events e
+    WHERE r.id IN (
+      SELECT id FROM agent_runs
+      WHERE workflow_started_at IS NULL AND trigger_type = 'EVENT'
+        AND (start_lease_until IS NULL OR start_lease_until < now())
+      ORDER BY created_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
+      AND e.id = r.event_id
+    RETURNING r.id, r.tenant_id AS "tenantId", r.agent_workflow_id AS "agentWorkflowId", r.event_id AS "eventId",
+      r.event_type AS "eventType", r.workflow_id AS "workflowId", e.data->>'childId' AS "childId"`
+}
+
+/** Starts one run's workflow (once: a started run's id is refused) and records it started. */
+async function startRun(
+  { db, temporal, taskQueue }: Pick<AgentTriggerDispatcherDeps, 'db' | 'temporal' | 'taskQueue'>,
+  row: StartRow
+): Promise<void> {
+  const input: AgentRunInput = {
+    tenantId: row.tenantId,
+    agentWorkflowId: row.agentWorkflowId,
+    runId: row.id,
+    trigger: 'EVENT',
+    eventId: row.eventId,
+  }
+  // Ids only (docs/conventions.md): the event's child id is an id, never a name.
+  const attributes: SearchAttributePair[] = [
+    { key: searchAttributeKeys.TenantId, value: row.tenantId },
+    { key: searchAttributeKeys.WorkflowKind, value: AGENT_RUN_KIND },
+    { key: searchAttributeKeys.EventId, value: row.eventId },
+    { key: searchAttributeKeys.EventType, value: row.eventType },
+    ...(row.childId ? [{ key: searchAttributeKeys.ChildId, value: row.childId }] : []),
+  ]
+  try {
+    await temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+      temporal.workflow.start(AGENT_RUN_WORKFLOW, {
+        workflowId: row.workflowId,
+        taskQueue,
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: new TypedSearchAttributes(attributes),
+        staticSummary: `Agent run ${row.id} of agent workflow ${row.agentWorkflowId} on ${row.eventType} ${row.eventId}`,
+        staticDetails: `Steps, outputs and refusals: \`GET /v1/agent-runs/${row.id}\``,
+      })
+    )
+  } catch (error) {
+    // Started before: the one run of this (workflow, event) exists, which is all this step promises.
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error
+  }
+  await db.agentRun.update({ where: { id: row.id }, data: { workflowStartedAt: new Date() } })
+}
+
 /** Creates the dispatcher. */
 export function createAgentTriggerDispatcher(deps: AgentTriggerDispatcherDeps) {
-  const { db, temporal, taskQueue, logger } = deps
-
-  /** Claims a batch of events and creates their runs. @returns how many events were claimed, and runs created */
-  async function fanOutBatch(): Promise<{ claimed: number; runs: number }> {
-    return db.$transaction(async (tx) => {
-      const events = await tx.$queryRaw<
-        Array<{ id: string; tenant_id: string; type: string; created_at: Date; data: unknown }>
-      >`
-        SELECT id, tenant_id, type, created_at, data FROM events
-        WHERE agent_dispatched_at IS NULL ORDER BY created_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`
-      if (events.length === 0) return { claimed: 0, runs: 0 }
-      const workflows = await tx.agentWorkflow.findMany({
-        where: {
-          tenantId: { in: [...new Set(events.map((e) => e.tenant_id))] },
-          enabled: true,
-          deletedAt: null,
-          eventTypes: { hasSome: [...new Set(events.map((e) => e.type))] },
-        },
-        select: { id: true, tenantId: true, eventTypes: true, createdAt: true },
-      })
-      const rows = events.flatMap((event) =>
-        workflows
-          // A workflow reacts to what happens after it was created, never to the tenant's history.
-          .filter(
-            (w) =>
-              w.tenantId === event.tenant_id && w.eventTypes.includes(event.type) && w.createdAt <= event.created_at
-          )
-          .map((w) => ({
-            id: newId('agentRun'),
-            tenantId: event.tenant_id,
-            agentWorkflowId: w.id,
-            workflowId: eventRunWorkflowId(w.id, event.id),
-            triggerType: 'EVENT',
-            eventId: event.id,
-            eventType: event.type,
-          }))
-      )
-      const runs = rows.length > 0 ? (await tx.agentRun.createMany({ data: rows, skipDuplicates: true })).count : 0
-      await tx.event.updateMany({
-        where: { id: { in: events.map((e) => e.id) } },
-        data: { agentDispatchedAt: new Date() },
-      })
-      return { claimed: events.length, runs }
-    })
-  }
-
-  /** Claims runs nobody has started, under a lease. */
-  async function claimUnstarted(): Promise<StartRow[]> {
-    return db.$queryRaw<StartRow[]>`
-      UPDATE agent_runs r SET start_lease_until = now() + make_interval(secs => ${LEASE_MS / 1000})
-      FROM events e
-      WHERE r.id IN (
-        SELECT id FROM agent_runs
-        WHERE workflow_started_at IS NULL AND trigger_type = 'EVENT'
-          AND (start_lease_until IS NULL OR start_lease_until < now())
-        ORDER BY created_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
-        AND e.id = r.event_id
-      RETURNING r.id, r.tenant_id AS "tenantId", r.agent_workflow_id AS "agentWorkflowId", r.event_id AS "eventId",
-        r.event_type AS "eventType", r.workflow_id AS "workflowId", e.data->>'childId' AS "childId"`
-  }
-
-  async function startOne(row: StartRow): Promise<void> {
-    const input: AgentRunInput = {
-      tenantId: row.tenantId,
-      agentWorkflowId: row.agentWorkflowId,
-      runId: row.id,
-      trigger: 'EVENT',
-      eventId: row.eventId,
-    }
-    // Ids only (docs/conventions.md): the event's child id is an id, never a name.
-    const attributes: SearchAttributePair[] = [
-      { key: searchAttributeKeys.TenantId, value: row.tenantId },
-      { key: searchAttributeKeys.WorkflowKind, value: AGENT_RUN_KIND },
-      { key: searchAttributeKeys.EventId, value: row.eventId },
-      { key: searchAttributeKeys.EventType, value: row.eventType },
-      ...(row.childId ? [{ key: searchAttributeKeys.ChildId, value: row.childId }] : []),
-    ]
-    try {
-      await temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-        temporal.workflow.start(AGENT_RUN_WORKFLOW, {
-          workflowId: row.workflowId,
-          taskQueue,
-          args: [input],
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          typedSearchAttributes: new TypedSearchAttributes(attributes),
-          staticSummary: `Agent run ${row.id} of agent workflow ${row.agentWorkflowId} on ${row.eventType} ${row.eventId}`,
-          staticDetails: `Steps, outputs and refusals: \`GET /v1/agent-runs/${row.id}\``,
-        })
-      )
-    } catch (error) {
-      // Started before: the one run of this (workflow, event) exists, which is all this step promises.
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error
-    }
-    await db.agentRun.update({ where: { id: row.id }, data: { workflowStartedAt: new Date() } })
-  }
+  const { db, logger } = deps
 
   /**
    * Fans out every pending event and starts the unstarted runs: every one when `sweep`, else only if this fan-out made
@@ -159,15 +162,15 @@ export function createAgentTriggerDispatcher(deps: AgentTriggerDispatcherDeps) {
     let created = 0
     // recordEvent marks the events no workflow listens to: what is left here is (nearly) all events with runs to make.
     for (;;) {
-      const { claimed, runs } = await fanOutBatch()
+      const { claimed, runs } = await fanOutBatch(db)
       fannedOut += claimed
       created += runs
       if (claimed < BATCH) break
     }
     let started = 0
     while (sweep || created > 0) {
-      const rows = await claimUnstarted()
-      const results = await Promise.allSettled(rows.map(startOne))
+      const rows = await claimUnstarted(db)
+      const results = await Promise.allSettled(rows.map((row) => startRun(deps, row)))
       for (const [index, result] of results.entries()) {
         if (result.status === 'fulfilled') started++
         else logger.warn({ agentRunId: rows[index]!.id, err: result.reason }, 'agent run start deferred to the sweep')
