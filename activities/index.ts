@@ -34,7 +34,7 @@ export interface ActivityDeps {
   agentDecider?: AgentDecider
   /** The worker's metrics (infra/metrics/metrics-registry.ts); none in tests that do not scrape. */
   metrics?: Metrics
-  /** Marketplace payouts (Stripe Connect), when configured (domain/payments/online-processors.ts). */
+  /** Marketplace payouts (Stripe Connect), when configured (adapters/online-processors.ts). */
   payouts?: PayoutProcessor
   /** Online card payments (refunds, expiries), when configured; the same processor as `payouts`. */
   online?: OnlinePaymentProcessor

@@ -1,11 +1,15 @@
 /**
  * @module The online processor a deployment configured (`ONLINE_PAYMENT_PROCESSOR`, infra/config.ts): Stripe (card
  * payments, and marketplace payouts through Connect), or none, in which case only payments the centre records are
- * taken, CARD_ONLINE is refused as `method_not_available`, and settlements move no money.
+ * taken, CARD_ONLINE is refused as `method_not_available`, and settlements move no money. The API's services and the
+ * worker build it here and hand it to the domain, which knows it only by the seams it declares
+ * (domain/payments/payment-processor.ts, domain/reconciliation/processor-snapshot.ts).
  */
-import type { Config } from '../../infra/config.ts'
-import type { OnlinePaymentProcessor, PayoutProcessor } from './payment-processor.ts'
-import { stripeProcessor } from './stripe-processor.ts'
+import type { OnlinePaymentProcessor, PayoutProcessor } from '../domain/payments/payment-processor.ts'
+import type { ReconciliationSource } from '../domain/reconciliation/processor-snapshot.ts'
+import type { Config } from '../infra/config.ts'
+import { stripeProcessor } from './stripe/stripe-processor.ts'
+import { stripeReconciliationSource } from './stripe/stripe-reconciliation-source.ts'
 
 export type OnlineProcessorConfig = Pick<
   Config,
@@ -32,4 +36,12 @@ export function onlineProcessorFrom(
         apiBase: config.STRIPE_API_BASE,
       })
   }
+}
+
+/** The configured processor's side of the reconciliation; undefined without an online processor. */
+export function reconciliationSourceFrom(
+  config: Partial<Pick<OnlineProcessorConfig, 'ONLINE_PAYMENT_PROCESSOR' | 'STRIPE_SECRET_KEY' | 'STRIPE_API_BASE'>>
+): ReconciliationSource | undefined {
+  if (config.ONLINE_PAYMENT_PROCESSOR !== 'stripe' || !config.STRIPE_SECRET_KEY) return undefined
+  return stripeReconciliationSource({ secretKey: config.STRIPE_SECRET_KEY, apiBase: config.STRIPE_API_BASE })
 }

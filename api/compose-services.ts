@@ -28,7 +28,7 @@ import {
 } from '../domain/early-intervention/ei-workflow-sync.ts'
 import { createLeadService, type LeadService } from '../domain/leads/lead-service.ts'
 import { createOnboardingService, type OnboardingService } from '../domain/provider-onboarding/onboarding-service.ts'
-import { onlineProcessorFrom } from '../domain/payments/online-processors.ts'
+import { onlineProcessorFrom } from '../adapters/online-processors.ts'
 import type { OnlinePaymentProcessor, PayoutProcessor } from '../domain/payments/payment-processor.ts'
 import { createProgressFollowUps, type ProgressFollowUps } from '../domain/child-progress/progress-follow-ups.ts'
 import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
@@ -75,7 +75,7 @@ export interface AppServices {
   agentWorkflows: AgentWorkflowService
   /** The AI runtime of the knowledge routes (embeddings, vector stores, answerer). */
   ai: AiRuntime
-  /** Online card payments and payouts, when a processor is configured (domain/payments/online-processors.ts). */
+  /** Online card payments and payouts, when a processor is configured (adapters/online-processors.ts). */
   onlinePayments: (OnlinePaymentProcessor & PayoutProcessor) | undefined
   /** The workflows that finish online payments and refunds durably (domain/payments/payment-flows.ts). */
   paymentFlows: PaymentFlows

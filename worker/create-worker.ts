@@ -13,9 +13,12 @@ import { temporalDataConverter } from '../infra/payload-codec.ts'
 import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import { createAiRuntime, logAiModels, selectAgentDecider } from '../adapters/ai-models.ts'
 import type { AiConfig } from '../infra/ai-config.ts'
-import { onlineProcessorFrom, type OnlineProcessorConfig } from '../domain/payments/online-processors.ts'
+import {
+  onlineProcessorFrom,
+  reconciliationSourceFrom,
+  type OnlineProcessorConfig,
+} from '../adapters/online-processors.ts'
 import type { Metrics } from '../infra/metrics/metrics-registry.ts'
-import { reconciliationSourceFrom } from '../domain/reconciliation/stripe-reconciliation-source.ts'
 import { createRequire } from 'node:module'
 import {
   makeWorkflowExporter,

@@ -11,8 +11,8 @@
  *   (5 ISK is 500): sent as is, an ISK order was charged a hundredth of its price;
  * - HUF and TWD are paid out (transfers) in whole units only: amounts that are multiples of 100.
  */
-import { isCurrency, minorUnitExponent } from '../pricing/currencies.ts'
-import { describeAmount } from '../pricing/money.ts'
+import { isCurrency, minorUnitExponent } from '../../domain/pricing/currencies.ts'
+import { describeAmount } from '../../domain/pricing/money.ts'
 
 const ZERO_DECIMAL = new Set([
   'BIF', 'CLP', 'DJF', 'GNF', 'JPY', 'KMF', 'KRW', 'MGA', 'PYG', 'RWF', 'UGX', 'VND', 'VUV', 'XAF', 'XOF', 'XPF',

@@ -8,9 +8,6 @@
  * (`GET /v1/events`). It only reads: nothing at Stripe changes.
  */
 import Stripe from 'stripe'
-import type { OnlineProcessorConfig } from '../payments/online-processors.ts'
-import { fromStripeAmount } from '../payments/stripe-currencies.ts'
-import { disputeOf, recoveredOf, stripeClient } from '../payments/stripe-processor.ts'
 import type {
   CreatedWindow,
   ProcessorDispute,
@@ -20,7 +17,9 @@ import type {
   ProcessorSnapshot,
   ProcessorTransfer,
   ReconciliationSource,
-} from './processor-snapshot.ts'
+} from '../../domain/reconciliation/processor-snapshot.ts'
+import { stripeClient, type StripeSettings } from './stripe-client.ts'
+import { currencyOf, disputeOf, idOf, metadataOf, ours, recoveredOf } from './stripe-objects.ts'
 
 /** Stripe's largest page. */
 const PAGE = 100
@@ -42,16 +41,7 @@ const CHANGE_EVENTS = [
   'transfer.updated',
 ]
 
-type Metadata = Stripe.Metadata | null | undefined
-type Expandable<T> = string | T | null | undefined
-
-const metadataOf = (value: Expandable<{ metadata?: Metadata }>): Stripe.Metadata =>
-  (typeof value === 'object' && value !== null ? value.metadata : undefined) ?? {}
-const idOf = (value: Expandable<{ id: string }>) => (typeof value === 'string' ? value : (value?.id ?? null))
 const instant = (seconds: number) => new Date(seconds * 1000)
-const currencyOf = (currency: string | null | undefined) => (currency ?? '').toUpperCase()
-/** Stripe's amount in our ISO minor units (Stripe's own currency rules: stripe-currencies.ts). */
-const ours = (amount: number, currency: string | null | undefined) => fromStripeAmount(amount, currencyOf(currency))
 
 const toIntent = (intent: Stripe.PaymentIntent): ProcessorIntent => ({
   id: intent.id,
@@ -136,7 +126,9 @@ async function retrieveOrNone<T>(read: () => Promise<T>): Promise<T | undefined>
 }
 
 /** The reconciliation source over Stripe's API. */
-export function stripeReconciliationSource(settings: { secretKey: string; apiBase?: string }): ReconciliationSource {
+export function stripeReconciliationSource(
+  settings: Pick<StripeSettings, 'secretKey' | 'apiBase'>
+): ReconciliationSource {
   const stripe = stripeClient(settings)
   return {
     name: 'stripe',
@@ -168,7 +160,7 @@ export function stripeReconciliationSource(settings: { secretKey: string; apiBas
       )
       const ids: ProcessorReferences = { intents: [], refunds: [], disputes: [], transfers: [] }
       for (const event of events) {
-        const object = event.data.object as { id?: string; object?: string; metadata?: Metadata }
+        const object = event.data.object as { id?: string; object?: string; metadata?: Stripe.Metadata | null }
         const tenant = object.metadata?.tenant_id
         // Another tenant's object never leaves the source; one with none of our metadata is decided by our records.
         if (typeof object.id !== 'string' || (tenant !== undefined && tenant !== tenantId)) continue
@@ -224,12 +216,4 @@ export function stripeReconciliationSource(settings: { secretKey: string; apiBas
       }
     },
   }
-}
-
-/** The configured processor's source; undefined without an online processor. */
-export function reconciliationSourceFrom(
-  config: Partial<Pick<OnlineProcessorConfig, 'ONLINE_PAYMENT_PROCESSOR' | 'STRIPE_SECRET_KEY' | 'STRIPE_API_BASE'>>
-): ReconciliationSource | undefined {
-  if (config.ONLINE_PAYMENT_PROCESSOR !== 'stripe' || !config.STRIPE_SECRET_KEY) return undefined
-  return stripeReconciliationSource({ secretKey: config.STRIPE_SECRET_KEY, apiBase: config.STRIPE_API_BASE })
 }

@@ -6,7 +6,7 @@
  * accepts what the centre reports, including a failure (a declined card), so the order and the books match the till.
  *
  * Online card payments go through an external processor, behind {@link OnlinePaymentProcessor}: Stripe
- * (stripe-processor.ts), selected by `ONLINE_PAYMENT_PROCESSOR=stripe` (infra/config.ts; `none` by default). It is
+ * (adapters/stripe/), selected by `ONLINE_PAYMENT_PROCESSOR=stripe` (infra/config.ts; `none` by default). It is
  * two-phase because a network call must never run inside the database transaction that holds the order's lock:
  * create an intent (payment PENDING; online-payment-service.ts), then apply the processor's signed confirmation (a
  * webhook) in a new unit of work that locks the order and moves the payment to SUCCEEDED or FAILED

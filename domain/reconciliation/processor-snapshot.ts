@@ -2,8 +2,8 @@
  * @module What the payment processor holds for one tenant, as the reconciliation and the ledger check read it
  * (docs/payments.md, "Reconciliation"): its payment intents, refunds, disputes and transfers, each reduced to the
  * amounts, currency, status and ids we compare, and only those whose metadata names the tenant. The source that
- * lists them (stripe-reconciliation-source.ts) sits behind {@link ReconciliationSource}, so the comparison is a pure
- * function over plain data and tests can give any snapshot.
+ * lists them (adapters/stripe/stripe-reconciliation-source.ts) sits behind {@link ReconciliationSource}, so the
+ * comparison is a pure function over plain data and tests can give any snapshot.
  */
 
 /** A `created` window: from (inclusive) to (exclusive). */

@@ -22,7 +22,7 @@
 import { randomUUID } from 'node:crypto'
 import fc from 'fast-check'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { stripeAmountOf } from '../../domain/payments/stripe-currencies.ts'
+import { stripeAmountOf } from '../../adapters/stripe/stripe-currencies.ts'
 import { provisionClient } from '../../domain/tenants/provision-client.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
@@ -149,7 +149,7 @@ interface Run {
   tokens: [string, string]
   /** Amounts of this run are drawn amounts times this. */
   scale: number
-  /** The order's currency; Stripe's events carry its amounts in Stripe's units (stripe-currencies.ts). */
+  /** The order's currency; Stripe's events carry its amounts in Stripe's units (adapters/stripe/stripe-currencies.ts). */
   currency: string
   /** How many times both clients sent one key at once. */
   sharedKeys: number

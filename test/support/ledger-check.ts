@@ -6,7 +6,7 @@
  */
 import { expect } from 'vitest'
 import { checkLedger, type LedgerViolation } from '../../domain/reconciliation/ledger-check.ts'
-import { stripeReconciliationSource } from '../../domain/reconciliation/stripe-reconciliation-source.ts'
+import { stripeReconciliationSource } from '../../adapters/stripe/stripe-reconciliation-source.ts'
 import type { PlatformBase } from './platform.ts'
 import type { StripeMock } from './stripe-mock.ts'
 

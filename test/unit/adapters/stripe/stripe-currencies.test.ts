@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fromStripeAmount, stripeExponent, toStripeAmount } from '../../../domain/payments/stripe-currencies.ts'
+import { fromStripeAmount, stripeExponent, toStripeAmount } from '../../../../adapters/stripe/stripe-currencies.ts'
 
 describe("Stripe's currency rules", () => {
   it('converts ISO minor units to and from Stripe units, both ways', () => {

@@ -1,0 +1,122 @@
+/**
+ * @module Stripe's objects as the platform reads them back: whose they are (the metadata we gave every object we
+ * create: `tenant_id` and our record's id, which is how a webhook, carrying no credential of ours, finds the one tenant
+ * and record it is about), their amounts in our minor units (stripe-currencies.ts), and their states as ours. Used by
+ * the webhook's events (stripe-events.ts), the calls' answers and the reconciliation's reads alike, so the same object
+ * reads the same everywhere.
+ */
+import type Stripe from 'stripe'
+import type {
+  PaymentFailureCode,
+  ProcessorDispute,
+  ProcessorEventSubject,
+} from '../../domain/payments/payment-processor.ts'
+import { fromStripeAmount } from './stripe-currencies.ts'
+
+type Metadata = Stripe.Metadata | null | undefined
+/** A field Stripe sends as an id, or as the object when it was expanded. */
+export type Expandable<T> = string | T | null | undefined
+
+/** An object's metadata (none for an id Stripe did not expand); Stripe's types disagree on whether one always has it. */
+export const metadataOf = (value: Expandable<{ metadata?: Metadata }>): Stripe.Metadata =>
+  (typeof value === 'object' && value !== null ? value.metadata : undefined) ?? {}
+
+/** An id from a field Stripe may send as an id or as the expanded object. */
+export const idOf = (value: Expandable<{ id: string }>) => (typeof value === 'string' ? value : (value?.id ?? null))
+
+/** Stripe's currencies are lower case; its amounts are in its own units (stripe-currencies.ts). */
+export const currencyOf = (currency: string | null | undefined) => (currency ?? '').toUpperCase()
+/** A Stripe amount in our minor units of its currency. */
+export const ours = (amount: number, currency: string | null | undefined) =>
+  fromStripeAmount(amount, currencyOf(currency))
+
+/** Our tenant and payment, from an object's metadata; undefined for an object we did not create. */
+export function subjectOf(metadata: Metadata): ProcessorEventSubject | undefined {
+  const tenantId = metadata?.tenant_id
+  const paymentId = metadata?.payment_id
+  return tenantId && paymentId ? { tenantId, paymentId } : undefined
+}
+
+/** Why a card payment failed, from Stripe's `last_payment_error` (its `decline_code` first, then its `code`). */
+export function failureCodeOf(error: { code?: string | null; decline_code?: string | null } | null | undefined) {
+  const reasons = [error?.decline_code, error?.code]
+  const code: PaymentFailureCode = reasons.includes('insufficient_funds')
+    ? 'INSUFFICIENT_FUNDS'
+    : reasons.includes('expired_card')
+      ? 'EXPIRED_CARD'
+      : reasons.some((r) => r === 'card_declined' || r === 'incorrect_cvc' || r === 'incorrect_number')
+        ? 'CARD_DECLINED'
+        : reasons.includes('payment_intent_authentication_failure')
+          ? 'PAYMENT_REJECTED'
+          : 'OTHER'
+  return code
+}
+
+/** A Stripe refund's state, as the platform's refund statuses. */
+export function refundStatusOf(status: string | null | undefined): 'PENDING' | 'SUCCEEDED' | 'FAILED' {
+  if (status === 'succeeded') return 'SUCCEEDED'
+  if (status === 'failed' || status === 'canceled') return 'FAILED'
+  return 'PENDING'
+}
+
+/** A Stripe refund as the processor seam answers one: its id, its state as ours, why it failed. */
+export const refundHeldOf = (refund: Stripe.Refund) => ({
+  id: refund.id,
+  status: refundStatusOf(refund.status),
+  failureMessage: refund.failure_reason ?? null,
+})
+
+/**
+ * A dispute's status, as the platform's: decided (won, lost), closed without a decision against the centre (an
+ * inquiry's `warning_closed`, `charge_refunded`), or still open (every other Stripe status).
+ */
+export function disputeStatusOf(status: string): 'OPEN' | 'WON' | 'LOST' | 'CLOSED' {
+  if (status === 'won') return 'WON'
+  if (status === 'lost') return 'LOST'
+  if (status === 'warning_closed' || status === 'charge_refunded') return 'CLOSED'
+  return 'OPEN'
+}
+
+/**
+ * A Stripe dispute as the platform holds one. Its balance transactions say what moved: the withdrawal (negative, with
+ * the dispute fee) and, when Stripe gave the funds back, the reinstatement (positive). A lost dispute whose funds were
+ * reinstated, or one Stripe says reinstated (`charge.dispute.funds_reinstated`), is the centre's again: `WON`.
+ */
+export function disputeOf(dispute: Stripe.Dispute, reinstated = false): ProcessorDispute {
+  // Only what moved in the dispute's own currency is ours to record (a balance in another currency is converted).
+  const moves = (
+    (dispute.balance_transactions as Array<{ amount: number; fee: number; currency: string }> | undefined) ?? []
+  ).filter((t) => t.currency === dispute.currency)
+  const status = disputeStatusOf(dispute.status)
+  const givenBack = reinstated || moves.some((t) => t.amount > 0)
+  return {
+    disputeId: dispute.id,
+    intentId: idOf(dispute.payment_intent),
+    amount: ours(dispute.amount, dispute.currency),
+    currency: currencyOf(dispute.currency),
+    status: status === 'LOST' && givenBack ? 'WON' : status,
+    fee: ours(
+      moves.reduce((sum, t) => sum + t.fee, 0),
+      dispute.currency
+    ),
+  }
+}
+
+/**
+ * The `purpose` in the metadata of a transfer reversal the platform makes to recover money a provider owes (a
+ * clawback carried forward): booked as recovered from the provider, never as owed to them again (issue 46).
+ */
+export const RECOVERY_PURPOSE = 'recovery'
+
+/**
+ * What the platform took back of a transfer to recover money (its reversals whose metadata says so), in our minor
+ * units. Stripe lists a transfer's first reversals with it; absent when it sends the transfer without them.
+ */
+export function recoveredOf(transfer: Stripe.Transfer): number {
+  const reversals = (transfer.reversals as Stripe.ApiList<Stripe.TransferReversal> | undefined)?.data ?? []
+  const recovered = reversals.filter((r) => metadataOf(r).purpose === RECOVERY_PURPOSE)
+  return ours(
+    recovered.reduce((sum, r) => sum + r.amount, 0),
+    transfer.currency
+  )
+}
