@@ -25,6 +25,7 @@ import {
   offerAction,
   offerTimers,
   offerWakeAt,
+  type LeadPolicy,
 } from '../common/leads/lead-policy.ts'
 import { isFinal, leadUpdateRefusal, type LeadCloseReason, type LeadStatus } from '../common/leads/lead-state.ts'
 import {
@@ -50,84 +51,109 @@ const refuseIf = (message: string | undefined) => (message === undefined ? undef
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString())
 
-export async function leadQualificationWorkflow(input: LeadQualificationInput): Promise<LeadQualificationResult> {
-  const policy = leadPolicyOf(input.policy)
-  const dayMs = input.dayMs ?? REAL_DAY_MS
-  const ref = { tenantId: input.tenantId, leadId: input.leadId }
-  let status = 'NEW' as LeadStatus
-  let offeredAt: number | null = null
-  let followUpsSent = 0
+/**
+ * A run's mutable state, in one cell the update handlers and the loop share (the handlers change it between the loop's
+ * awaits).
+ */
+interface Run {
+  status: LeadStatus
+  offeredAt: number | null
+  followUpsSent: number
   /** An update was accepted and the API is recording it: re-read the lead before deciding anything else. */
-  // Widened on purpose (`as`): the update handlers set it between awaits, which TypeScript's narrowing cannot see.
-  let unsettled = false as boolean
+  unsettled: boolean
   /** The status of the last accepted update, until a read has settled it. */
-  let accepted: LeadStatus | undefined
-  let matchAttempts = 0
+  accepted?: LeadStatus
+  matchAttempts: number
+}
 
-  const timers = () => (offeredAt === null ? null : nextOfferStep(offerTimers(offeredAt, policy, dayMs), followUpsSent))
-  /** Takes the database's word (an activity's report), unless an update moved on meanwhile: that one is re-read next. */
-  const adopt = (snapshot: LeadSnapshot) => {
-    if (unsettled) return
-    status = snapshot.status
-    offeredAt = snapshot.offeredAt
-    followUpsSent = snapshot.followUpsSent
-  }
+/** Where an offer stands: its next follow-up and its deadline, or null before any offer. */
+const offerStepOf = (run: Run, policy: LeadPolicy, dayMs: number) =>
+  run.offeredAt === null ? null : nextOfferStep(offerTimers(run.offeredAt, policy, dayMs), run.followUpsSent)
 
+/**
+ * The API's updates (offer, book, close: each accepted against the run's status and recorded by the API, which the
+ * run then re-reads), the lead-changed signal and the state query.
+ */
+function setHandlers(run: Run, input: LeadQualificationInput, timers: () => ReturnType<typeof offerStepOf>): void {
   wf.setHandler(
     offerLeadUpdate,
     () => {
-      status = 'OFFERED'
-      offeredAt = Date.now()
-      followUpsSent = 0
-      unsettled = true
-      accepted = status
+      run.status = 'OFFERED'
+      run.offeredAt = Date.now()
+      run.followUpsSent = 0
+      run.unsettled = true
+      run.accepted = run.status
       const { followUp, respondBy } = timers()!
-      return { offeredAt, nextFollowUpAt: followUp?.at ?? null, respondBy }
+      return { offeredAt: run.offeredAt, nextFollowUpAt: followUp?.at ?? null, respondBy }
     },
-    { validator: () => refuseIf(leadUpdateRefusal('offer', status)) }
+    { validator: () => refuseIf(leadUpdateRefusal('offer', run.status)) }
   )
   wf.setHandler(
     bookLeadUpdate,
     () => {
-      status = 'BOOKED'
-      unsettled = true
-      accepted = status
-      return { status }
+      run.status = 'BOOKED'
+      run.unsettled = true
+      run.accepted = run.status
+      return { status: run.status }
     },
-    { validator: () => refuseIf(leadUpdateRefusal('book', status)) }
+    { validator: () => refuseIf(leadUpdateRefusal('book', run.status)) }
   )
   wf.setHandler(
     closeLeadUpdate,
     ({ reason }) => {
       // A reason code only: the note a person may add stays in the database.
       wf.log.info('lead closed on request', { leadId: input.leadId, reason })
-      status = 'LOST'
-      unsettled = true
-      accepted = status
-      return { status }
+      run.status = 'LOST'
+      run.unsettled = true
+      run.accepted = run.status
+      return { status: run.status }
     },
-    { validator: ({ reason }: { reason: LeadCloseReason }) => refuseIf(leadUpdateRefusal('close', status, reason)) }
+    { validator: ({ reason }: { reason: LeadCloseReason }) => refuseIf(leadUpdateRefusal('close', run.status, reason)) }
   )
   wf.setHandler(leadChangedSignal, () => {
-    unsettled = true
+    run.unsettled = true
   })
   wf.setHandler(leadStateQuery, () => {
-    const t = status === 'OFFERED' ? timers() : null
-    return { status, followUpsSent, nextFollowUpAt: iso(t?.followUp?.at), respondBy: iso(t?.respondBy) }
+    const t = run.status === 'OFFERED' ? timers() : null
+    return {
+      status: run.status,
+      followUpsSent: run.followUpsSent,
+      nextFollowUpAt: iso(t?.followUp?.at),
+      respondBy: iso(t?.respondBy),
+    }
   })
+}
 
-  while (!isFinal(status) || unsettled) {
+export async function leadQualificationWorkflow(input: LeadQualificationInput): Promise<LeadQualificationResult> {
+  const policy = leadPolicyOf(input.policy)
+  const dayMs = input.dayMs ?? REAL_DAY_MS
+  const ref = { tenantId: input.tenantId, leadId: input.leadId }
+  const run: Run = { status: 'NEW', offeredAt: null, followUpsSent: 0, unsettled: false, matchAttempts: 0 }
+  const timers = () => offerStepOf(run, policy, dayMs)
+  /** Takes the database's word (an activity's report), unless an update moved on meanwhile: that one is re-read next. */
+  const adopt = (snapshot: LeadSnapshot) => {
+    if (run.unsettled) return
+    run.status = snapshot.status
+    run.offeredAt = snapshot.offeredAt
+    run.followUpsSent = snapshot.followUpsSent
+  }
+
+  setHandlers(run, input, timers)
+
+  while (!isFinal(run.status) || run.unsettled) {
     // Statuses and counts only: operators see this in the Temporal UI, never the family's details.
-    wf.setCurrentDetails(`Status: ${status} · follow-ups sent: ${followUpsSent} · match attempts: ${matchAttempts}`)
-    if (unsettled) {
-      unsettled = false
-      const expected = accepted
-      accepted = undefined
+    wf.setCurrentDetails(
+      `Status: ${run.status} · follow-ups sent: ${run.followUpsSent} · match attempts: ${run.matchAttempts}`
+    )
+    if (run.unsettled) {
+      run.unsettled = false
+      const expected = run.accepted
+      run.accepted = undefined
       const snapshot = await activities.settleLead(ref)
       // An update handler may have set it while the read ran; TypeScript keeps the assignment's narrowing.
-      const movedOn = unsettled as boolean
+      const movedOn = run.unsettled as boolean
       // What the read says, unless an update moved on during it (that one is read next).
-      const read = movedOn ? status : snapshot.status
+      const read = movedOn ? run.status : snapshot.status
       const beforeCommit = expected !== undefined && read !== expected
       // Read before the API's write committed: the status the workflow accepted stands until the API says the write
       // committed or a minute passes. Taking the stale read would refuse, meanwhile, a booking of the offer the API
@@ -135,47 +161,47 @@ export async function leadQualificationWorkflow(input: LeadQualificationInput): 
       if (!(beforeCommit && !movedOn && wf.patched(LEAD_KEEP_ACCEPTED_PATCH))) adopt(snapshot)
       // Again once the API says so, or a minute later (the request failed: the database's status is then taken).
       if (beforeCommit && wf.patched(LEAD_SETTLE_AFTER_COMMIT_PATCH)) {
-        await wf.condition(() => unsettled, '1 minute')
+        await wf.condition(() => run.unsettled, '1 minute')
         // Read again at the top: once, unless a move accepted meanwhile brings its own expectation.
-        unsettled = true
+        run.unsettled = true
       }
       continue
     }
-    switch (status) {
+    switch (run.status) {
       case 'NEW':
         adopt(await activities.qualifyLead(ref))
         break
       case 'QUALIFIED': {
-        matchAttempts++
-        adopt(await activities.matchLead({ ...ref, policy, lastAttempt: matchAttempts >= policy.matchAttempts }))
+        run.matchAttempts++
+        adopt(await activities.matchLead({ ...ref, policy, lastAttempt: run.matchAttempts >= policy.matchAttempts }))
         // Nobody to offer yet: try again after an interval (new providers, freed slots), unless a person acts first.
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `adopt` has just reassigned `status`; TypeScript keeps the case's narrowing across the call
-        if (status === 'QUALIFIED') await wf.condition(() => unsettled, policy.followUpEveryDays * dayMs)
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `adopt` has just reassigned `run.status`; TypeScript keeps the case's narrowing across the call
+        if (run.status === 'QUALIFIED') await wf.condition(() => run.unsettled, policy.followUpEveryDays * dayMs)
         break
       }
       case 'MATCHED':
-        await wf.condition(() => unsettled)
+        await wf.condition(() => run.unsettled)
         break
       case 'OFFERED': {
         const step = timers()!
         const { respondBy } = step
-        if (await wf.condition(() => unsettled, Math.max(1, offerWakeAt(step) - Date.now()))) break
+        if (await wf.condition(() => run.unsettled, Math.max(1, offerWakeAt(step) - Date.now()))) break
         const action = offerAction(step, Date.now())
         if (action.kind === 'CLOSE') {
           // Decided in this turn, before anything is awaited: from here on a booking is refused.
-          status = 'LOST'
+          run.status = 'LOST'
           adopt(await activities.closeLeadNoResponse(ref))
           break
         }
         // A timer can only fire at or after its instant; this guards the arithmetic, not a real case.
         if (action.kind !== 'FOLLOW_UP') break
         const { followUp } = action
-        const next = nextOfferStep(offerTimers(offeredAt!, policy, dayMs), followUp.n)
-        followUpsSent = followUp.n
+        const next = nextOfferStep(offerTimers(run.offeredAt!, policy, dayMs), followUp.n)
+        run.followUpsSent = followUp.n
         adopt(
           await activities.recordLeadFollowUp({
             ...ref,
-            offeredAt: offeredAt!,
+            offeredAt: run.offeredAt!,
             followUp: followUp.n,
             nextFollowUpAt: next.followUp?.at ?? null,
             respondBy,
@@ -187,6 +213,6 @@ export async function leadQualificationWorkflow(input: LeadQualificationInput): 
   }
   // Updates answered moments ago complete before the workflow does.
   await wf.condition(wf.allHandlersFinished)
-  wf.log.info('lead closed', { leadId: input.leadId, status })
-  return { status, followUpsSent }
+  wf.log.info('lead closed', { leadId: input.leadId, status: run.status })
+  return { status: run.status, followUpsSent: run.followUpsSent }
 }
