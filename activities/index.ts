@@ -18,7 +18,8 @@ import { createProviderOnboardingActivities } from './provider-onboarding-activi
 import { createLeadQualificationActivities } from './lead-qualification-activities.ts'
 import { createAgentRunActivities } from './agent-run-activities.ts'
 import type { AgentDecider } from '../domain/ai/agents/agent-decider.ts'
-import type { OnlinePaymentProcessor, PayoutProcessor } from '../domain/payments/payment-processor.ts'
+import type { OnlinePaymentProcessor } from '../domain/payments/online-processor.ts'
+import type { PayoutProcessor } from '../domain/payouts/payout-processor.ts'
 import type { Metrics } from '../infra/metrics/metrics-registry.ts'
 import { createReconciliationActivities, type ReconciliationActivityDeps } from './reconciliation-activities.ts'
 

@@ -5,7 +5,7 @@
  */
 import { ApplicationFailure, Context } from '@temporalio/activity'
 import { ReconciliationFindingKind } from '../generated/prisma/enums.ts'
-import type { OnlinePaymentProcessor } from '../domain/payments/payment-processor.ts'
+import type { OnlinePaymentProcessor } from '../domain/payments/online-processor.ts'
 import { createPaymentFlows } from '../domain/payments/payment-flows.ts'
 import { applyProcessorEvent } from '../domain/payments/processor-events.ts'
 import type { ReconciliationSource } from '../domain/reconciliation/processor-snapshot.ts'

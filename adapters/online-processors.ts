@@ -2,10 +2,11 @@
  * @module The online processor a deployment configured (`ONLINE_PAYMENT_PROCESSOR`, infra/config.ts): Stripe (card
  * payments, and marketplace payouts through Connect), or none, in which case only payments the centre records are
  * taken, CARD_ONLINE is refused as `method_not_available`, and settlements move no money. The API's services and the
- * worker build it here and hand it to the domain, which knows it only by the seams it declares
- * (domain/payments/payment-processor.ts, domain/reconciliation/processor-snapshot.ts).
+ * worker build it here and hand it to the domain, which knows it only by the seams it declares (domain/payments/
+ * online-processor.ts, domain/payouts/payout-processor.ts, domain/reconciliation/processor-snapshot.ts).
  */
-import type { OnlinePaymentProcessor, PayoutProcessor } from '../domain/payments/payment-processor.ts'
+import type { OnlinePaymentProcessor } from '../domain/payments/online-processor.ts'
+import type { PayoutProcessor } from '../domain/payouts/payout-processor.ts'
 import type { ReconciliationSource } from '../domain/reconciliation/processor-snapshot.ts'
 import type { Config } from '../infra/config.ts'
 import { stripeProcessor } from './stripe/stripe-processor.ts'

@@ -4,7 +4,7 @@
  * back, and a transfer per provider settlement, found again by the metadata we gave it.
  */
 import Stripe from 'stripe'
-import { PayoutRefusedError, type PayoutProcessor } from '../../domain/payments/payment-processor.ts'
+import { PayoutRefusedError, type PayoutProcessor } from '../../domain/payouts/payout-processor.ts'
 import { toStripeAmount } from './stripe-currencies.ts'
 import { metadataOf, ours } from './stripe-objects.ts'
 

@@ -1,11 +1,11 @@
 /**
- * @module Stripe's events as the platform's (`OnlineProcessorEvent`, domain/payments/payment-processor.ts): one
+ * @module Stripe's events as the platform's (`OnlineProcessorEvent`, domain/payments/online-processor-events.ts): one
  * mapper per kind of object an event carries (a payment intent, a refund or a charge's refunds, a dispute, a connected
  * account, a payout, a transfer), and {@link toProcessorEvent}, which picks it by the event's type. An event about an
  * object that carries none of our metadata, or of a type the platform does not act on, is `ignored`.
  */
 import type Stripe from 'stripe'
-import type { OnlineProcessorEvent } from '../../domain/payments/payment-processor.ts'
+import type { OnlineProcessorEvent } from '../../domain/payments/online-processor-events.ts'
 import {
   currencyOf,
   disputeOf,

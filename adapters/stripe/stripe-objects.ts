@@ -6,11 +6,8 @@
  * reads the same everywhere.
  */
 import type Stripe from 'stripe'
-import type {
-  PaymentFailureCode,
-  ProcessorDispute,
-  ProcessorEventSubject,
-} from '../../domain/payments/payment-processor.ts'
+import type { ProcessorDispute, ProcessorEventSubject } from '../../domain/payments/online-processor-events.ts'
+import type { PaymentFailureCode } from '../../domain/payments/payment-processor.ts'
 import { fromStripeAmount } from './stripe-currencies.ts'
 
 type Metadata = Stripe.Metadata | null | undefined

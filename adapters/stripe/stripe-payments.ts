@@ -7,7 +7,7 @@
  * Every object we create carries `tenant_id` and our record's id in its metadata (stripe-objects.ts).
  */
 import Stripe from 'stripe'
-import { ProcessorRefusedError, type OnlinePaymentProcessor } from '../../domain/payments/payment-processor.ts'
+import { ProcessorRefusedError, type OnlinePaymentProcessor } from '../../domain/payments/online-processor.ts'
 import { stripeAmountOf, toStripeAmount } from './stripe-currencies.ts'
 import { disputeOf, metadataOf, refundHeldOf } from './stripe-objects.ts'
 

@@ -1,10 +1,11 @@
 /**
- * @module The Stripe adapter behind the online-payment and payout seams (domain/payments/payment-processor.ts;
- * docs/payments.md, "Online payments"), on Stripe's official `stripe` package: card payments and refunds
- * (stripe-payments.ts), marketplace payouts through Connect (stripe-connect.ts) and Stripe's signed webhooks
- * (stripe-webhooks.ts), over one client (stripe-client.ts).
+ * @module The Stripe adapter behind the online-payment and payout seams (domain/payments/online-processor.ts,
+ * domain/payouts/payout-processor.ts; docs/payments.md, "Online payments"), on Stripe's official `stripe` package:
+ * card payments and refunds (stripe-payments.ts), marketplace payouts through Connect (stripe-connect.ts) and
+ * Stripe's signed webhooks (stripe-webhooks.ts), over one client (stripe-client.ts).
  */
-import type { OnlinePaymentProcessor, PayoutProcessor } from '../../domain/payments/payment-processor.ts'
+import type { OnlinePaymentProcessor } from '../../domain/payments/online-processor.ts'
+import type { PayoutProcessor } from '../../domain/payouts/payout-processor.ts'
 import { stripeClient, type StripeSettings } from './stripe-client.ts'
 import { stripeConnect } from './stripe-connect.ts'
 import { stripePayments } from './stripe-payments.ts'

@@ -4,12 +4,8 @@
  * in it is applied) and what it means to the platform (stripe-events.ts).
  */
 import type Stripe from 'stripe'
-import {
-  ProcessorSignatureError,
-  type OnlinePaymentProcessor,
-  type ParsedProcessorEvent,
-  type WebhookEndpointKind,
-} from '../../domain/payments/payment-processor.ts'
+import type { ParsedProcessorEvent, WebhookEndpointKind } from '../../domain/payments/online-processor-events.ts'
+import { ProcessorSignatureError, type OnlinePaymentProcessor } from '../../domain/payments/online-processor.ts'
 import type { StripeSettings } from './stripe-client.ts'
 import { toProcessorEvent } from './stripe-events.ts'
 

@@ -25,13 +25,9 @@ import { chargedBackDelta, disputeStep } from './dispute-transitions.ts'
 import { applyIntentSucceeded } from './intent-outcomes.ts'
 import { nextPaymentStatus } from './online-payment-transitions.ts'
 import type { PaymentFlows } from './payment-flows.ts'
-import type {
-  OnlinePaymentProcessor,
-  OnlineProcessorEvent,
-  ParsedProcessorEvent,
-  PayoutProcessor,
-  ProcessorEventEnvelope,
-} from './payment-processor.ts'
+import type { OnlineProcessorEvent, ParsedProcessorEvent, ProcessorEventEnvelope } from './online-processor-events.ts'
+import type { OnlinePaymentProcessor } from './online-processor.ts'
+import type { PayoutProcessor } from '../payouts/payout-processor.ts'
 import { moveRefund } from './refund-state.ts'
 import { refundableOf } from './refund-transitions.ts'
 

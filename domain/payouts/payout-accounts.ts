@@ -9,7 +9,8 @@ import type { PayoutAccountStatus } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { dependencyUnavailable, notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
-import type { OnlineProcessorEvent, PayoutProcessor } from '../payments/payment-processor.ts'
+import type { OnlineProcessorEvent } from '../payments/online-processor-events.ts'
+import type { PayoutProcessor } from './payout-processor.ts'
 import { assertRedirectUrls, type RedirectUrls } from './redirect-urls.ts'
 
 export interface PayoutAccountView {

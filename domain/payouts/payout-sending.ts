@@ -22,7 +22,7 @@ import type { Db } from '../../infra/db.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
 import { notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
-import { PayoutRefusedError, type PayoutProcessor } from '../payments/payment-processor.ts'
+import { PayoutRefusedError, type PayoutProcessor } from './payout-processor.ts'
 import { attemptKeyOf, outlivedKey, owedOf, settledStatusOf } from './payout-attempts.ts'
 import { bookTransferMoney } from './payout-ledger.ts'
 

@@ -17,7 +17,7 @@
  * Everything else (amounts or currencies that differ, objects missing on one side) is left to an operator as a
  * finding.
  */
-import type { OnlineProcessorEvent } from '../payments/payment-processor.ts'
+import type { OnlineProcessorEvent } from '../payments/online-processor-events.ts'
 import { intentStatusAsOurs, processorDisputeAsOurs, refundStatusAsOurs } from './compare.ts'
 import type { PlatformRecords } from './platform-records.ts'
 import type { ProcessorSnapshot } from './processor-snapshot.ts'

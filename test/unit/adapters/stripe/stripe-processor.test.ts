@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { onlineProcessorFrom } from '../../../../adapters/online-processors.ts'
 import { failureCodeOf } from '../../../../adapters/stripe/stripe-objects.ts'
 import { stripeProcessor } from '../../../../adapters/stripe/stripe-processor.ts'
-import { ProcessorSignatureError } from '../../../../domain/payments/payment-processor.ts'
+import { ProcessorSignatureError } from '../../../../domain/payments/online-processor.ts'
 import { loadConfig } from '../../../../infra/config.ts'
 
 describe('Stripe events', () => {
