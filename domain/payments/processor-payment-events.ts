@@ -1,0 +1,56 @@
+/**
+ * @module A payment intent's events applied to its payment (docs/payments.md, "Processor events"): a success moves the
+ * order's money once (or, when the order can no longer take it, is recorded unapplied and refunded:
+ * intent-outcomes.ts); a failure or a cancellation releases what the payment held. An event about another intent than
+ * the payment's, or with another amount or currency, changes nothing.
+ */
+import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import { applyIntentSucceeded } from './intent-outcomes.ts'
+import { nextPaymentStatus } from './online-payment-transitions.ts'
+import {
+  lockedPayment,
+  mismatch,
+  type Kind,
+  type ProcessorEventContext,
+  type ProcessorEventOutcome,
+} from './processor-event-context.ts'
+
+type PaymentEvent = Kind<'payment.succeeded' | 'payment.failed' | 'payment.canceled'>
+
+/** A payment intent's success, failure or cancellation, applied to our payment (its order locked). */
+export async function applyPaymentEvent(
+  uow: UnitOfWork,
+  ctx: ProcessorEventContext,
+  event: PaymentEvent
+): Promise<ProcessorEventOutcome> {
+  const found = await lockedPayment(uow, ctx.processor.name, { id: event.paymentId })
+  if (!found) return 'unknown_record'
+  const { payment, order } = found
+  // The intent is ours only if it is the one we made for this payment (or, after a crash before we stored its id,
+  // the metadata we gave it says so: the signature proves the processor sent it).
+  if (payment.processorReference && payment.processorReference !== event.intentId) return 'unknown_record'
+  if (event.kind !== 'payment.canceled' && (event.amount !== payment.amount || event.currency !== payment.currency)) {
+    const subject = { objectType: 'PAYMENT' as const, objectId: payment.id, processorReference: event.intentId }
+    return mismatch(uow, ctx, subject, payment, event, event.kind)
+  }
+  if (event.kind === 'payment.succeeded') {
+    return (await applyIntentSucceeded(uow, order, payment, event.intentId, ctx.flows, ctx.now))
+      ? 'applied'
+      : 'unchanged'
+  }
+  const outcome = event.kind === 'payment.failed' ? 'FAILED' : 'CANCELED'
+  if (!nextPaymentStatus(payment.status, outcome)) return 'unchanged'
+  await uow.tx.payment.update({
+    where: { id: payment.id },
+    data:
+      event.kind === 'payment.failed'
+        ? {
+            status: 'FAILED',
+            processorReference: event.intentId,
+            failureCode: event.failureCode,
+            failureMessage: event.failureMessage,
+          }
+        : { status: 'CANCELED', processorReference: event.intentId, expiresAt: null },
+  })
+  return 'applied'
+}
