@@ -22,7 +22,7 @@
 import type { Db } from '../../infra/db.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
 import { loadTransferSends, type OurTransfer } from './platform-records.ts'
-import { processorDisputeAsOurs } from './compare.ts'
+import { processorDisputeAsOurs } from './processor-statuses.ts'
 import type { ProcessorSnapshot } from './processor-snapshot.ts'
 
 export type LedgerRule =

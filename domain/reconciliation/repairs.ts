@@ -18,7 +18,7 @@
  * finding.
  */
 import type { OnlineProcessorEvent } from '../payments/online-processor-events.ts'
-import { intentStatusAsOurs, processorDisputeAsOurs, refundStatusAsOurs } from './compare.ts'
+import { intentStatusAsOurs, processorDisputeAsOurs, refundStatusAsOurs } from './processor-statuses.ts'
 import type { PlatformRecords } from './platform-records.ts'
 import type { ProcessorSnapshot } from './processor-snapshot.ts'
 

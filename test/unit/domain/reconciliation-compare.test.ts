@@ -1,15 +1,10 @@
 /**
- * The reconciliation's comparison (domain/reconciliation/compare.ts): every difference between our records and the
- * processor's, and none where they agree, whatever the order of either side.
+ * The reconciliation's comparison (domain/reconciliation/compare.ts and its compare-*.ts; the processor's states as
+ * ours: processor-statuses.ts): every difference between our records and the processor's, and none where they agree,
+ * whatever the order of either side.
  */
 import { describe, expect, it } from 'vitest'
-import {
-  compareWithProcessor,
-  disputeStatusAsOurs,
-  intentStatusAsOurs,
-  refundStatusAsOurs,
-  unmatchedReferences,
-} from '../../../domain/reconciliation/compare.ts'
+import { compareWithProcessor, unmatchedReferences } from '../../../domain/reconciliation/compare.ts'
 import type {
   OurPayment,
   OurRefund,
@@ -21,6 +16,11 @@ import {
   type ProcessorIntent,
   type ProcessorSnapshot,
 } from '../../../domain/reconciliation/processor-snapshot.ts'
+import {
+  disputeStatusAsOurs,
+  intentStatusAsOurs,
+  refundStatusAsOurs,
+} from '../../../domain/reconciliation/processor-statuses.ts'
 
 const window = { from: new Date('2026-11-20T00:00:00Z'), to: new Date('2026-11-22T00:00:00Z') }
 const inside = new Date('2026-11-21T10:00:00Z')
