@@ -18,11 +18,13 @@
  * 7. Against the processor, refunds and disputes (issue 46): every SUCCEEDED refund of an online payment that has
  *    the processor's id succeeded there with the same amount and currency, and every refund that succeeded there of
  *    one of the tenant's intents is a SUCCEEDED refund here; every payment's dispute is there in the same state.
+ *
+ * What it reads: ledger-facts.ts. Rules 5 and 7, against the processor: ledger-against-processor.ts.
  */
 import type { Db } from '../../infra/db.ts'
-import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
-import { loadTransferSends, type OurTransfer } from './platform-records.ts'
-import { processorDisputeAsOurs } from './processor-statuses.ts'
+import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
+import { againstProcessor } from './ledger-against-processor.ts'
+import { loadLedgerFacts, type LedgerFacts } from './ledger-facts.ts'
 import type { ProcessorSnapshot } from './processor-snapshot.ts'
 
 export type LedgerRule =
@@ -45,97 +47,6 @@ export interface LedgerViolation {
   /** The record it is about (an order, payment, ledger entry, intent or transfer id; a currency for the ledger). */
   subject: string
   detail: string
-}
-
-/** The tenant's records the rules read. */
-export interface LedgerFacts {
-  orders: Array<{ id: string; amountPaid: number; amountRefunded: number; amountChargedBack: number }>
-  payments: Array<{
-    id: string
-    orderId: string
-    amount: number
-    currency: string
-    status: string
-    method: string
-    unapplied: boolean
-    amountRefunded: number
-    processorReference: string | null
-    disputeStatus: string | null
-    disputeReference: string | null
-    amountDisputed: number
-    amountLost: number
-  }>
-  refunds: Array<{
-    id: string
-    paymentId: string
-    amount: number
-    currency: string
-    status: string
-    processorReference: string | null
-  }>
-  /** Per ledger entry: its currency and the sums of its lines. */
-  entries: Array<{ id: string; currency: string; debit: number; credit: number }>
-  transfers: OurTransfer[]
-}
-
-/** Reads the tenant's facts (in a snapshot unit: {@link checkLedger}). */
-async function loadLedgerFacts(uow: UnitOfWork): Promise<LedgerFacts> {
-  const { tx, tenantId } = uow
-  const [orders, payments, refunds, lines] = [
-    await tx.order.findMany({
-      where: { tenantId },
-      select: { id: true, amountPaid: true, amountRefunded: true, amountChargedBack: true },
-      orderBy: { id: 'asc' },
-    }),
-    await tx.payment.findMany({
-      where: { tenantId },
-      select: {
-        id: true,
-        orderId: true,
-        amount: true,
-        currency: true,
-        status: true,
-        method: true,
-        unapplied: true,
-        amountRefunded: true,
-        processorReference: true,
-        disputeStatus: true,
-        disputeReference: true,
-        amountDisputed: true,
-        amountLost: true,
-      },
-      orderBy: { id: 'asc' },
-    }),
-    await tx.refund.findMany({
-      where: { tenantId },
-      select: { id: true, paymentId: true, amount: true, currency: true, status: true, processorReference: true },
-      orderBy: { id: 'asc' },
-    }),
-    await tx.ledgerLine.groupBy({
-      by: ['entryId'],
-      where: { tenantId },
-      _sum: { debit: true, credit: true },
-      orderBy: { entryId: 'asc' },
-    }),
-  ]
-  const currencies = new Map(
-    (await tx.ledgerEntry.findMany({ where: { tenantId }, select: { id: true, currency: true } })).map((e) => [
-      e.id,
-      e.currency,
-    ])
-  )
-  return {
-    orders,
-    payments,
-    refunds,
-    entries: lines.map((l) => ({
-      id: l.entryId,
-      currency: currencies.get(l.entryId) ?? '?',
-      debit: l._sum.debit ?? 0,
-      credit: l._sum.credit ?? 0,
-    })),
-    transfers: await loadTransferSends(uow),
-  }
 }
 
 const sum = (amounts: number[]) => amounts.reduce((total, amount) => total + amount, 0)
@@ -229,112 +140,6 @@ function ledgerBalance(entries: LedgerFacts['entries']): LedgerViolation[] {
         rule: 'ledger_unbalanced',
         subject: currency,
         detail: `The ledger's lines in ${currency} debit ${total.debit} and credit ${total.credit}.`,
-      })
-    }
-  }
-  return violations
-}
-
-function againstProcessor(facts: LedgerFacts, processor: ProcessorSnapshot): LedgerViolation[] {
-  const violations: LedgerViolation[] = []
-  const intents = new Map(processor.intents.map((i) => [i.id, i]))
-  const intentOfPayment = new Map(processor.intents.filter((i) => i.paymentId).map((i) => [i.paymentId, i]))
-  const online = facts.payments.filter((p) => p.method === 'CARD_ONLINE')
-  for (const payment of online.filter((p) => p.status === 'SUCCEEDED')) {
-    const intent =
-      (payment.processorReference === null ? undefined : intents.get(payment.processorReference)) ??
-      intentOfPayment.get(payment.id)
-    const wrong = !intent
-      ? 'has no intent at the processor'
-      : intent.status !== 'succeeded'
-        ? `has intent ${intent.id} ${intent.status} at the processor`
-        : intent.amount !== payment.amount || intent.currency !== payment.currency
-          ? `is ${payment.amount} ${payment.currency}; its intent ${intent.id} is ${intent.amount} ${intent.currency}`
-          : undefined
-    if (wrong)
-      violations.push({ rule: 'payment_not_at_processor', subject: payment.id, detail: `SUCCEEDED here, it ${wrong}.` })
-  }
-  const byReference = new Map(online.filter((p) => p.processorReference).map((p) => [p.processorReference, p]))
-  const byId = new Map(online.map((p) => [p.id, p]))
-  for (const intent of processor.intents.filter((i) => i.status === 'succeeded')) {
-    const payment = byReference.get(intent.id) ?? (intent.paymentId ? byId.get(intent.paymentId) : undefined)
-    if (payment?.status !== 'SUCCEEDED') {
-      violations.push({
-        rule: 'intent_not_recorded',
-        subject: intent.id,
-        detail: payment
-          ? `Succeeded at the processor; payment ${payment.id} is ${payment.status} here.`
-          : `Succeeded at the processor (${intent.amount} ${intent.currency}); no payment here is it.`,
-      })
-    }
-  }
-  violations.push(...refundsAndDisputesAgainst(facts, processor))
-  const transfers = new Map(processor.transfers.map((t) => [t.id, t]))
-  for (const send of facts.transfers.filter((t) => t.status === 'PAID')) {
-    const theirs = send.processorReference === null ? undefined : transfers.get(send.processorReference)
-    const ours = send.amount - send.amountReversed
-    const wrong = !theirs
-      ? `has no transfer at the processor${send.processorReference ? ` (${send.processorReference})` : ''}`
-      : theirs.amount - theirs.amountReversed !== ours || theirs.currency !== send.currency
-        ? `nets ${ours} ${send.currency}; transfer ${theirs.id} nets ${theirs.amount - theirs.amountReversed} ${theirs.currency}`
-        : undefined
-    if (wrong) {
-      violations.push({
-        rule: 'transfer_not_at_processor',
-        subject: send.transferId,
-        detail: `PAID here (send ${send.id}), it ${wrong}.`,
-      })
-    }
-  }
-  return violations
-}
-
-function refundsAndDisputesAgainst(facts: LedgerFacts, processor: ProcessorSnapshot): LedgerViolation[] {
-  const violations: LedgerViolation[] = []
-  const online = new Map(facts.payments.filter((p) => p.method === 'CARD_ONLINE').map((p) => [p.id, p]))
-  const theirRefunds = new Map(processor.refunds.map((r) => [r.id, r]))
-  const ourRefunds = facts.refunds.filter((r) => online.has(r.paymentId))
-  for (const refund of ourRefunds.filter((r) => r.status === 'SUCCEEDED' && r.processorReference !== null)) {
-    const theirs = theirRefunds.get(refund.processorReference!)
-    const wrong = !theirs
-      ? `has no refund at the processor (${refund.processorReference})`
-      : theirs.status !== 'succeeded'
-        ? `is ${theirs.status} there (${theirs.id})`
-        : theirs.amount !== refund.amount || theirs.currency !== refund.currency
-          ? `is ${refund.amount} ${refund.currency}; ${theirs.id} is ${theirs.amount} ${theirs.currency} there`
-          : undefined
-    if (wrong)
-      violations.push({ rule: 'refund_not_at_processor', subject: refund.id, detail: `SUCCEEDED here, it ${wrong}.` })
-  }
-  const ourIntents = new Set([...online.values()].map((p) => p.processorReference).filter((id) => id !== null))
-  const recorded = new Map(ourRefunds.filter((r) => r.processorReference).map((r) => [r.processorReference, r]))
-  for (const theirs of processor.refunds.filter((r) => r.status === 'succeeded')) {
-    if (!theirs.paymentIntentId || !ourIntents.has(theirs.paymentIntentId)) continue
-    const ours = recorded.get(theirs.id) ?? ourRefunds.find((r) => r.id === theirs.refundId)
-    if (ours?.status !== 'SUCCEEDED') {
-      violations.push({
-        rule: 'processor_refund_not_recorded',
-        subject: theirs.id,
-        detail: ours
-          ? `Succeeded at the processor; refund ${ours.id} is ${ours.status} here.`
-          : `Succeeded at the processor (${theirs.amount} ${theirs.currency}); no refund here is it.`,
-      })
-    }
-  }
-  const disputes = new Map(processor.disputes.map((d) => [d.id, d]))
-  for (const payment of online.values()) {
-    if (payment.disputeReference === null) continue
-    const theirs = disputes.get(payment.disputeReference)
-    const wrong = !theirs
-      ? `is not at the processor`
-      : processorDisputeAsOurs(theirs) !== payment.disputeStatus
-        ? `is ${payment.disputeStatus ?? 'none'} here and ${theirs.status} there`
-        : undefined
-    if (wrong) {
-      violations.push({
-        rule: 'dispute_not_at_processor',
-        subject: payment.id,
-        detail: `Its dispute ${payment.disputeReference} ${wrong}.`,
       })
     }
   }

@@ -3,7 +3,8 @@
  * violation, and each way of losing or counting a cent twice is named.
  */
 import { describe, expect, it } from 'vitest'
-import { ledgerViolations, type LedgerFacts } from '../../../domain/reconciliation/ledger-check.ts'
+import { ledgerViolations } from '../../../domain/reconciliation/ledger-check.ts'
+import type { LedgerFacts } from '../../../domain/reconciliation/ledger-facts.ts'
 import { EMPTY_SNAPSHOT, type ProcessorSnapshot } from '../../../domain/reconciliation/processor-snapshot.ts'
 
 const created = new Date('2026-11-21T10:00:00Z')

@@ -1,0 +1,116 @@
+/**
+ * @module The ledger check's rules against the processor (ledger-check.ts, rules 5 and 7): our succeeded online
+ * payments, refunds and paid transfer sends are at the processor as we hold them, what succeeded there of the
+ * tenant's is recorded here, and every payment's dispute is there in the same state.
+ */
+import type { LedgerViolation } from './ledger-check.ts'
+import type { LedgerFacts } from './ledger-facts.ts'
+import type { ProcessorSnapshot } from './processor-snapshot.ts'
+import { processorDisputeAsOurs } from './processor-statuses.ts'
+
+/** The violations of rules 5 and 7 against the processor's snapshot. Pure. */
+export function againstProcessor(facts: LedgerFacts, processor: ProcessorSnapshot): LedgerViolation[] {
+  const violations: LedgerViolation[] = []
+  const intents = new Map(processor.intents.map((i) => [i.id, i]))
+  const intentOfPayment = new Map(processor.intents.filter((i) => i.paymentId).map((i) => [i.paymentId, i]))
+  const online = facts.payments.filter((p) => p.method === 'CARD_ONLINE')
+  for (const payment of online.filter((p) => p.status === 'SUCCEEDED')) {
+    const intent =
+      (payment.processorReference === null ? undefined : intents.get(payment.processorReference)) ??
+      intentOfPayment.get(payment.id)
+    const wrong = !intent
+      ? 'has no intent at the processor'
+      : intent.status !== 'succeeded'
+        ? `has intent ${intent.id} ${intent.status} at the processor`
+        : intent.amount !== payment.amount || intent.currency !== payment.currency
+          ? `is ${payment.amount} ${payment.currency}; its intent ${intent.id} is ${intent.amount} ${intent.currency}`
+          : undefined
+    if (wrong)
+      violations.push({ rule: 'payment_not_at_processor', subject: payment.id, detail: `SUCCEEDED here, it ${wrong}.` })
+  }
+  const byReference = new Map(online.filter((p) => p.processorReference).map((p) => [p.processorReference, p]))
+  const byId = new Map(online.map((p) => [p.id, p]))
+  for (const intent of processor.intents.filter((i) => i.status === 'succeeded')) {
+    const payment = byReference.get(intent.id) ?? (intent.paymentId ? byId.get(intent.paymentId) : undefined)
+    if (payment?.status !== 'SUCCEEDED') {
+      violations.push({
+        rule: 'intent_not_recorded',
+        subject: intent.id,
+        detail: payment
+          ? `Succeeded at the processor; payment ${payment.id} is ${payment.status} here.`
+          : `Succeeded at the processor (${intent.amount} ${intent.currency}); no payment here is it.`,
+      })
+    }
+  }
+  violations.push(...refundsAndDisputesAgainst(facts, processor))
+  const transfers = new Map(processor.transfers.map((t) => [t.id, t]))
+  for (const send of facts.transfers.filter((t) => t.status === 'PAID')) {
+    const theirs = send.processorReference === null ? undefined : transfers.get(send.processorReference)
+    const ours = send.amount - send.amountReversed
+    const wrong = !theirs
+      ? `has no transfer at the processor${send.processorReference ? ` (${send.processorReference})` : ''}`
+      : theirs.amount - theirs.amountReversed !== ours || theirs.currency !== send.currency
+        ? `nets ${ours} ${send.currency}; transfer ${theirs.id} nets ${theirs.amount - theirs.amountReversed} ${theirs.currency}`
+        : undefined
+    if (wrong) {
+      violations.push({
+        rule: 'transfer_not_at_processor',
+        subject: send.transferId,
+        detail: `PAID here (send ${send.id}), it ${wrong}.`,
+      })
+    }
+  }
+  return violations
+}
+
+function refundsAndDisputesAgainst(facts: LedgerFacts, processor: ProcessorSnapshot): LedgerViolation[] {
+  const violations: LedgerViolation[] = []
+  const online = new Map(facts.payments.filter((p) => p.method === 'CARD_ONLINE').map((p) => [p.id, p]))
+  const theirRefunds = new Map(processor.refunds.map((r) => [r.id, r]))
+  const ourRefunds = facts.refunds.filter((r) => online.has(r.paymentId))
+  for (const refund of ourRefunds.filter((r) => r.status === 'SUCCEEDED' && r.processorReference !== null)) {
+    const theirs = theirRefunds.get(refund.processorReference!)
+    const wrong = !theirs
+      ? `has no refund at the processor (${refund.processorReference})`
+      : theirs.status !== 'succeeded'
+        ? `is ${theirs.status} there (${theirs.id})`
+        : theirs.amount !== refund.amount || theirs.currency !== refund.currency
+          ? `is ${refund.amount} ${refund.currency}; ${theirs.id} is ${theirs.amount} ${theirs.currency} there`
+          : undefined
+    if (wrong)
+      violations.push({ rule: 'refund_not_at_processor', subject: refund.id, detail: `SUCCEEDED here, it ${wrong}.` })
+  }
+  const ourIntents = new Set([...online.values()].map((p) => p.processorReference).filter((id) => id !== null))
+  const recorded = new Map(ourRefunds.filter((r) => r.processorReference).map((r) => [r.processorReference, r]))
+  for (const theirs of processor.refunds.filter((r) => r.status === 'succeeded')) {
+    if (!theirs.paymentIntentId || !ourIntents.has(theirs.paymentIntentId)) continue
+    const ours = recorded.get(theirs.id) ?? ourRefunds.find((r) => r.id === theirs.refundId)
+    if (ours?.status !== 'SUCCEEDED') {
+      violations.push({
+        rule: 'processor_refund_not_recorded',
+        subject: theirs.id,
+        detail: ours
+          ? `Succeeded at the processor; refund ${ours.id} is ${ours.status} here.`
+          : `Succeeded at the processor (${theirs.amount} ${theirs.currency}); no refund here is it.`,
+      })
+    }
+  }
+  const disputes = new Map(processor.disputes.map((d) => [d.id, d]))
+  for (const payment of online.values()) {
+    if (payment.disputeReference === null) continue
+    const theirs = disputes.get(payment.disputeReference)
+    const wrong = !theirs
+      ? `is not at the processor`
+      : processorDisputeAsOurs(theirs) !== payment.disputeStatus
+        ? `is ${payment.disputeStatus ?? 'none'} here and ${theirs.status} there`
+        : undefined
+    if (wrong) {
+      violations.push({
+        rule: 'dispute_not_at_processor',
+        subject: payment.id,
+        detail: `Its dispute ${payment.disputeReference} ${wrong}.`,
+      })
+    }
+  }
+  return violations
+}
