@@ -7,6 +7,7 @@
  */
 import type { Client } from '@temporalio/client'
 import { createAiRuntime, logAiModels } from '../adapters/ai-models.ts'
+import { outboundCalls } from '../adapters/outbound/outbound-calls.ts'
 import type { AiRuntime } from '../domain/ai/ai-runtime.ts'
 import { createAgentSchedules, type AgentSchedules } from '../domain/ai/agents/agent-schedules.ts'
 import { createAgentWorkflowService, type AgentWorkflowService } from '../domain/ai/agents/agent-workflow-service.ts'
@@ -34,6 +35,7 @@ import type { PayoutProcessor } from '../domain/payouts/payout-processor.ts'
 import { createProgressFollowUps, type ProgressFollowUps } from '../domain/child-progress/progress-follow-ups.ts'
 import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import { createWorkflowOutbox, type WorkflowOutbox } from '../domain/workflow-runs/workflow-outbox.ts'
+import type { OutboundCalls } from '../domain/outbound-policy.ts'
 import { createPaymentFlows, type PaymentFlows } from '../domain/payments/payment-flows.ts'
 import { aiConfigOf } from '../infra/ai-config.ts'
 import type { Clock } from '../infra/clock.ts'
@@ -80,6 +82,8 @@ export interface AppServices {
   onlinePayments: (OnlinePaymentProcessor & PayoutProcessor) | undefined
   /** The workflows that finish online payments and refunds durably (domain/payments/payment-flows.ts). */
   paymentFlows: PaymentFlows
+  /** The outbound network policy's calls (adapters/outbound/), for the routes that vet URLs tenants register. */
+  outbound: OutboundCalls
 }
 
 /** A real day: the workflows' own default, so it is left out of their inputs. */
@@ -107,7 +111,12 @@ export function composeServices(infra: ServiceInfrastructure): AppServices {
     refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
   })
   const tokenLifecycle = createTokenLifecycle({ revocations, db, keys, clock, accessTokens })
-  const sso = createSsoVerifier({ db, clock, keys: createIssuerKeys({ settings: ssoSettings(config), clock, logger }) })
+  const outbound = outboundCalls
+  const sso = createSsoVerifier({
+    db,
+    clock,
+    keys: createIssuerKeys({ settings: ssoSettings(config), clock, logger, outbound }),
+  })
 
   const outbox = createWorkflowOutbox({
     db,
@@ -166,12 +175,16 @@ export function composeServices(infra: ServiceInfrastructure): AppServices {
     onboarding: createOnboardingService({ outbox, temporal, timing: dayMs ? { dayMs } : undefined }),
     leads: createLeadService({ outbox, temporal, appointments, dayMs: config.CARE_WORKFLOW_DAY_MS }),
     agentSchedules,
-    agentWorkflows: createAgentWorkflowService({ rules: webhookSettings(config), schedules: agentSchedules }),
+    agentWorkflows: createAgentWorkflowService({
+      rules: { ...webhookSettings(config), vetAddress: outbound.vetAddress },
+      schedules: agentSchedules,
+    }),
     ai,
     onlinePayments: onlineProcessorFrom(config),
     paymentFlows: createPaymentFlows(outbox, {
       expirySeconds: config.ONLINE_PAYMENT_EXPIRY_SECONDS,
       refundTakeoverSeconds: config.REFUND_TAKEOVER_SECONDS,
     }),
+    outbound,
   }
 }

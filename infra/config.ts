@@ -153,7 +153,7 @@ const ConfigSchema = z
     WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
     /**
      * The outbound network policy for every URL a tenant chooses (webhook receivers, agent `call_webhook` actions, SSO
-     * issuers and key sets; infra/outbound/network-policy.ts) is strict unless relaxed here, whatever NODE_ENV says:
+     * issuers and key sets; adapters/outbound/network-policy.ts) is strict unless relaxed here, whatever NODE_ENV says:
      * a deployment that forgets NODE_ENV=production must not be open to server-side request forgery. `npm start`
      * relaxes both for receivers on the developer's machine, and says so as it starts. Cloud metadata addresses are
      * refused even when relaxed. The per-caller settings below override these for their caller.

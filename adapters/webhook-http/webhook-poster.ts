@@ -10,8 +10,8 @@ import https from 'node:https'
 import { isIP } from 'node:net'
 import { parseRetryAfter } from '../../common/webhooks/retry-schedule.ts'
 import type { PostResult, WebhookPoster } from '../../domain/webhooks/post-webhook.ts'
-import type { NetworkPolicy } from '../../infra/outbound/network-policy.ts'
-import { bareHost, vettedLookup, resolveVetted } from '../../infra/outbound/vetted-lookup.ts'
+import type { NetworkPolicy } from '../../domain/outbound-policy.ts'
+import { bareHost, vettedLookup, resolveVetted } from '../outbound/vetted-lookup.ts'
 
 export interface WebhookPosterOptions {
   timeoutMs: number

@@ -1,12 +1,12 @@
 /**
  * @module The signing keys of the SSO issuers tenants register: the issuer's discovery document (OpenID Connect
  * Discovery 1.0) names its JSON Web Key Set, or the connection names the set itself. Both are fetched through the
- * outbound network policy (infra/outbound/fetch-json.ts: vetted addresses, deadline, size cap, no redirects) and
- * cached per URL (infra/outbound/document-cache.ts), because a request decides nothing here: a token naming an issuer
- * is enough to get this far, so however many arrive, each URL is fetched at most once per interval, and a key id the
- * cached set lacks (the issuer rotated) asks for the set again at most that often. That holds across URLs too: the
- * cache forgets no URL inside its interval, so tokens cycling through more connections than it holds are refused
- * rather than fetched.
+ * outbound network policy (the fetcher the process hands in, adapters/outbound/fetch-json.ts: vetted addresses,
+ * deadline, size cap, no redirects) and cached per URL (its cache, adapters/outbound/document-cache.ts), because a
+ * request decides nothing here: a token naming an issuer is enough to get this far, so however many arrive, each URL
+ * is fetched at most once per interval, and a key id the cached set lacks (the issuer rotated) asks for the set again
+ * at most that often. That holds across URLs too: the cache forgets no URL inside its interval, so tokens cycling
+ * through more connections than it holds are refused rather than fetched.
  *
  * Keyed by URL, never by issuer name alone: two tenants may register the same issuer, one with a key set URL of its
  * own choosing, and the keys found at one must never verify tokens checked against the other.
@@ -14,9 +14,8 @@
 import { createLocalJWKSet, errors as joseErrors, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose'
 import type { Clock } from '../../infra/clock.ts'
 import type { Logger } from '../../infra/logger.ts'
-import { createDocumentCache, DocumentCacheFullError, type DocumentCache } from '../../infra/outbound/document-cache.ts'
-import { createJsonFetcher, type JsonFetcher } from '../../infra/outbound/fetch-json.ts'
 import { invalidToken } from '../errors.ts'
+import { DocumentCacheFullError, type DocumentCache, type JsonFetcher, type OutboundCalls } from '../outbound-policy.ts'
 import type { SsoSettings } from './sso-settings.ts'
 import { discoveryUrlOf, SSO_SUBJECT, ssoUrlRefusal } from './sso-urls.ts'
 
@@ -38,6 +37,8 @@ export interface IssuerKeysDeps {
   settings: SsoSettings
   clock: Clock
   logger?: Logger
+  /** The outbound policy's fetcher and cache (adapters/outbound/outbound-calls.ts). */
+  outbound: Pick<OutboundCalls, 'jsonFetcher' | 'documentCache'>
   /** Replaces the policy-bound HTTP fetcher (tests of the cache rules). */
   fetchJson?: JsonFetcher
   /** Replaces `SSO_FETCH_LIMITS.maxCachedUrls` (tests of a full cache). */
@@ -64,12 +65,13 @@ export function createIssuerKeys({
   settings,
   clock,
   logger,
+  outbound,
   fetchJson: injected,
   maxCachedUrls = SSO_FETCH_LIMITS.maxCachedUrls,
 }: IssuerKeysDeps): IssuerKeys {
   const fetchJson =
     injected ??
-    createJsonFetcher({
+    outbound.jsonFetcher({
       network: settings.network,
       timeoutMs: SSO_FETCH_LIMITS.timeoutMs,
       maxBytes: SSO_FETCH_LIMITS.maxBytes,
@@ -96,7 +98,7 @@ export function createIssuerKeys({
       }
     }
 
-  const discovery: DocumentCache<{ issuer: unknown; jwksUri: string }> = createDocumentCache({
+  const discovery: DocumentCache<{ issuer: unknown; jwksUri: string }> = outbound.documentCache({
     ...cacheOptions,
     fetch: fetched('discovery document', (body) => {
       if (!isObject(body) || typeof body.jwks_uri !== 'string') throw new Error('the document names no jwks_uri')
@@ -107,7 +109,7 @@ export function createIssuerKeys({
     }),
   })
 
-  const keySets: DocumentCache<LocalKeys> = createDocumentCache({
+  const keySets: DocumentCache<LocalKeys> = outbound.documentCache({
     ...cacheOptions,
     // Built once per fetched set: jose's local set caches the keys it has imported.
     fetch: fetched('key set', (body) => createLocalJWKSet(body as JSONWebKeySet)),

@@ -1,13 +1,16 @@
 /**
  * @module The URLs of an SSO connection: the issuer (an identifier that is also where its discovery document lives)
  * and an optional key set URL. Checked when a tenant registers them, including where their hosts resolve (the network
- * policy of infra/outbound/, as for webhook URLs), so a refused address is answered at once; the syntax rule applies
- * again to a key set URL a discovery document names, and the network policy again at every fetch (the socket's
- * lookup), so a name that later resolves inward is still refused.
+ * policy, by the `AddressVetter` the caller is handed, as for webhook URLs), so a refused address is answered at once;
+ * the syntax rule applies again to a key set URL a discovery document names, and the network policy again at every
+ * fetch (the socket's lookup), so a name that later resolves inward is still refused.
  */
-import { addressRefusal } from '../../infra/outbound/vetted-lookup.ts'
 import { validationError, type FieldError } from '../errors.ts'
+import type { AddressVetter } from '../outbound-policy.ts'
 import type { SsoSettings } from './sso-settings.ts'
+
+/** The rules a connection's URLs are checked against: SSO's settings and the vetting of the fetched host. */
+export type SsoUrlRules = SsoSettings & { vetAddress: AddressVetter }
 
 /** How refused addresses are named in messages. */
 export const SSO_SUBJECT = 'SSO requests'
@@ -48,7 +51,7 @@ export function ssoUrlRefusal(raw: string, kind: 'issuer' | 'jwksUri', requireHt
  * @throws AppError `validation_error` with field codes `invalid_url`, `https_required`, `forbidden_address` or
  * `unresolvable_host` on `issuer` / `jwksUri`
  */
-export async function vetSsoUrls(urls: { issuer: string; jwksUri?: string }, settings: SsoSettings): Promise<void> {
+export async function vetSsoUrls(urls: { issuer: string; jwksUri?: string }, settings: SsoUrlRules): Promise<void> {
   const errors: FieldError[] = []
   const fetched = urls.jwksUri === undefined ? 'issuer' : 'jwksUri'
   for (const [path, raw] of [
@@ -58,7 +61,7 @@ export async function vetSsoUrls(urls: { issuer: string; jwksUri?: string }, set
     if (raw === undefined) continue
     const refusal =
       ssoUrlRefusal(raw, path, settings.requireHttps) ??
-      (path === fetched ? await addressRefusal(new URL(raw).hostname, settings.network, SSO_SUBJECT) : undefined)
+      (path === fetched ? await settings.vetAddress(new URL(raw).hostname, settings.network, SSO_SUBJECT) : undefined)
     if (refusal) errors.push({ path, ...refusal })
   }
   if (errors.length) throw validationError(errors)

@@ -8,8 +8,7 @@ import { conflict, notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { afterCursor, toPage } from '../pagination.ts'
 import { isUniqueViolation } from '../../infra/db.ts'
-import type { SsoSettings } from '../auth/sso-settings.ts'
-import { vetSsoUrls } from '../auth/sso-urls.ts'
+import { vetSsoUrls, type SsoUrlRules } from '../auth/sso-urls.ts'
 
 export interface SsoConnectionInput {
   issuer: string
@@ -26,7 +25,7 @@ export interface SsoConnectionInput {
  * @throws AppError `validation_error` (field codes `invalid_url`, `https_required`, `forbidden_address`,
  * `unresolvable_host`), `conflict` when the issuer and audience are already connected
  */
-export async function createSsoConnection(uow: UnitOfWork, input: SsoConnectionInput, settings: SsoSettings) {
+export async function createSsoConnection(uow: UnitOfWork, input: SsoConnectionInput, settings: SsoUrlRules) {
   // Vetting resolves the host (DNS, a network call): holding no transaction.
   await uow.release(() => vetSsoUrls(input, settings))
   try {

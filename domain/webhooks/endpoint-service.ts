@@ -12,10 +12,9 @@ import { newId } from '../ids.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type Page, type SortParam } from '../listing.ts'
 import { patchResource, withoutNulls, type JsonObject } from '../merge-patch.ts'
 import { EndpointFieldsSchema, type EndpointFieldsInput } from './endpoint-fields.ts'
-import { vetEndpointUrl } from './endpoint-url.ts'
+import { vetEndpointUrl, type EndpointUrlRules } from './endpoint-url.ts'
 import { releaseHeld, releaseHeldOfDisabled } from './held-deliveries.ts'
 import { newSigningKey, newWebhookSecret } from './webhook-secrets.ts'
-import type { WebhookSettings } from './webhook-settings.ts'
 
 /** How long a rotated-out secret keeps signing, so receivers can switch without losing a delivery. */
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000
@@ -23,7 +22,6 @@ export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000
 export const MAX_ENDPOINTS_PER_TENANT = 50
 
 export type EndpointRow = Prisma.WebhookEndpointGetPayload<object>
-type UrlRules = Pick<WebhookSettings, 'requireHttps' | 'network'>
 
 /** The endpoint and, only when it was just issued, its secret. */
 export interface EndpointWithSecret {
@@ -40,7 +38,7 @@ const scheme = (value: 'v1' | 'v2') => (value === 'v2' ? 'V2' : 'V1')
 export async function createEndpoint(
   uow: UnitOfWork,
   input: EndpointFieldsInput,
-  rules: UrlRules
+  rules: EndpointUrlRules
 ): Promise<EndpointWithSecret> {
   const fields = patchResource(EndpointFieldsSchema, {}, input as JsonObject)
   // Vetting resolves the host (DNS, a network call): holding no transaction.
@@ -118,7 +116,7 @@ export async function updateEndpoint(
   uow: UnitOfWork,
   id: string,
   patch: JsonObject,
-  rules: UrlRules
+  rules: EndpointUrlRules
 ): Promise<EndpointRow> {
   const current = await getEndpoint(uow, id)
   const fields = patchResource(EndpointFieldsSchema, writableFields(current), patch)

@@ -6,7 +6,7 @@
  * (WEBHOOK_REQUIRE_HTTPS, WEBHOOK_ALLOW_PRIVATE_NETWORKS) override it for webhooks.
  */
 import type { Config } from '../../infra/config.ts'
-import type { NetworkPolicy } from '../../infra/outbound/network-policy.ts'
+import type { NetworkPolicy } from '../outbound-policy.ts'
 import type { RetryPolicy } from '../../common/webhooks/retry-schedule.ts'
 
 export interface WebhookSettings {

@@ -11,6 +11,7 @@ import { pumpOnce, type PumpDeps } from '../../domain/webhooks/delivery-pump.ts'
 import { attemptsOf, getDelivery } from '../../domain/webhooks/delivery-log.ts'
 import { endpointRetryStep } from '../../domain/webhooks/endpoint-retry.ts'
 import { updateEndpoint } from '../../domain/webhooks/endpoint-service.ts'
+import { addressRefusal } from '../../adapters/outbound/vetted-lookup.ts'
 import { createWebhookPoster } from '../../adapters/webhook-http/webhook-poster.ts'
 import type { WebhookSettings } from '../../domain/webhooks/webhook-settings.ts'
 import { newId } from '../../domain/ids.ts'
@@ -272,7 +273,9 @@ describe('held deliveries', () => {
     await events(3)
     await pumpOnce(deps)
     expect(await nextTimes(id)).toEqual(Array.from({ length: 3 }, () => ['PENDING', null]))
-    await runInUnitOfWork(db, tenantId, (uow) => updateEndpoint(uow, id, { enabled: false }, settings))
+    await runInUnitOfWork(db, tenantId, (uow) =>
+      updateEndpoint(uow, id, { enabled: false }, { ...settings, vetAddress: addressRefusal })
+    )
     // The API's clock made them due: the pump's catches up with it.
     clock = new Date(Date.now() + 1000)
     await pumpOnce(deps)

@@ -43,8 +43,8 @@ const toUser = (u: UserRow): z.infer<typeof PlatformUser> => ({
   createdAt: u.createdAt.toISOString(),
 })
 
-export function userRoutes({ config, clock }: Pick<AppDeps, 'config' | 'clock'>) {
-  const sso = ssoSettings(config)
+export function userRoutes({ config, clock, outbound }: Pick<AppDeps, 'config' | 'clock' | 'outbound'>) {
+  const sso = { ...ssoSettings(config), vetAddress: outbound.vetAddress }
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(createSsoConnectionRoute, async (c) => {
       const connection = await createSsoConnection(c.var.uow, c.req.valid('json'), sso)

@@ -29,8 +29,8 @@ import {
 } from './webhook-endpoints.routes.ts'
 import { toDelivery, toEndpoint } from './webhook-views.ts'
 
-export function webhookEndpointRoutes({ config, clock }: Pick<AppDeps, 'config' | 'clock'>) {
-  const rules = webhookSettings(config)
+export function webhookEndpointRoutes({ config, clock, outbound }: Pick<AppDeps, 'config' | 'clock' | 'outbound'>) {
+  const rules = { ...webhookSettings(config), vetAddress: outbound.vetAddress }
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(createEndpointRoute, async (c) => {
       const { endpoint, secret } = await createEndpoint(c.var.uow, c.req.valid('json'), rules)

@@ -8,12 +8,11 @@ import { principalAllows, type Principal } from '../../auth/principal.ts'
 import { ALL_SCOPES } from '../../auth/scopes.ts'
 import { AppError, insufficientScope, validationError, type FieldError } from '../../errors.ts'
 import { fieldErrorsOf, type JsonObject } from '../../merge-patch.ts'
-import { vetEndpointUrl } from '../../webhooks/endpoint-url.ts'
-import type { WebhookSettings } from '../../webhooks/webhook-settings.ts'
+import { vetEndpointUrl, type EndpointUrlRules } from '../../webhooks/endpoint-url.ts'
 import { refusalOf, requirementOf } from './action-catalogue.ts'
 import { AgentWorkflowFields, type AgentWorkflowConfig } from './agent-workflow-schema.ts'
 
-export type UrlRules = Pick<WebhookSettings, 'requireHttps' | 'network'>
+export type UrlRules = EndpointUrlRules
 
 /**
  * The scopes a principal effectively holds, as a list: a client's or user's scopes, or for an API key the scopes

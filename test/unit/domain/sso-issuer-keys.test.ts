@@ -10,6 +10,7 @@ import { generateKeyPair, jwtVerify } from 'jose'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
+import { outboundCalls } from '../../../adapters/outbound/outbound-calls.ts'
 import { createIssuerKeys, SSO_FETCH_LIMITS } from '../../../domain/auth/sso-issuer-keys.ts'
 import type { SsoSettings } from '../../../domain/auth/sso-settings.ts'
 import { startTestIssuer, type TestIssuer } from '../../support/oidc-issuer.ts'
@@ -33,7 +34,7 @@ async function issuerUnderTest(options: { cacheControl?: string } = {}) {
 /** Keys over a clock the test moves. */
 function keysWith(settings: SsoSettings = lenient, maxCachedUrls?: number) {
   let now = Date.parse('2026-11-23T10:00:00Z')
-  const keys = createIssuerKeys({ settings, clock: () => new Date(now), maxCachedUrls })
+  const keys = createIssuerKeys({ settings, clock: () => new Date(now), maxCachedUrls, outbound: outboundCalls })
   return { keys, advance: (ms: number) => (now += ms), now: () => new Date(now) }
 }
 

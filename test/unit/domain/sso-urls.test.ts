@@ -4,6 +4,7 @@
  * issuer's host is vetted only when its discovery document is what will be fetched.
  */
 import { describe, expect, it } from 'vitest'
+import { addressRefusal } from '../../../adapters/outbound/vetted-lookup.ts'
 import { AppError } from '../../../domain/errors.ts'
 import { ssoUrlRefusal, vetSsoUrls } from '../../../domain/auth/sso-urls.ts'
 import type { SsoSettings } from '../../../domain/auth/sso-settings.ts'
@@ -11,6 +12,8 @@ import { ssoSettings } from '../../../domain/auth/sso-settings.ts'
 
 const strict: SsoSettings = { requireHttps: true, network: { allowPrivateNetworks: false } }
 const lenient: SsoSettings = { requireHttps: false, network: { allowPrivateNetworks: true } }
+/** The settings with the outbound policy's own vetting (real DNS), as the API composes them. */
+const vetting = (settings: SsoSettings) => ({ ...settings, vetAddress: addressRefusal })
 
 const fieldErrors = async (promise: Promise<void>) => {
   try {
@@ -43,32 +46,34 @@ describe('ssoUrlRefusal', () => {
 describe('vetSsoUrls', () => {
   it('refuses an issuer on loopback, private and metadata addresses unless private networks are allowed', async () => {
     for (const issuer of ['https://127.0.0.1', 'https://localhost:8443', 'https://[::1]', 'https://10.1.2.3']) {
-      expect(await fieldErrors(vetSsoUrls({ issuer }, strict))).toEqual([
+      expect(await fieldErrors(vetSsoUrls({ issuer }, vetting(strict)))).toEqual([
         expect.objectContaining({ path: 'issuer', code: 'forbidden_address' }),
       ])
-      expect(await fieldErrors(vetSsoUrls({ issuer }, lenient))).toEqual([])
+      expect(await fieldErrors(vetSsoUrls({ issuer }, vetting(lenient)))).toEqual([])
     }
-    expect(await fieldErrors(vetSsoUrls({ issuer: 'http://169.254.169.254' }, lenient))).toEqual([
+    expect(await fieldErrors(vetSsoUrls({ issuer: 'http://169.254.169.254' }, vetting(lenient)))).toEqual([
       expect.objectContaining({ path: 'issuer', code: 'forbidden_address' }),
     ])
   })
 
   it('vets the key set URL instead of the issuer when one is given (the issuer is then never called)', async () => {
     const errors = await fieldErrors(
-      vetSsoUrls({ issuer: 'https://idp.internal.invalid', jwksUri: 'https://192.168.0.10/keys' }, strict)
+      vetSsoUrls({ issuer: 'https://idp.internal.invalid', jwksUri: 'https://192.168.0.10/keys' }, vetting(strict))
     )
     expect(errors).toEqual([expect.objectContaining({ path: 'jwksUri', code: 'forbidden_address' })])
   })
 
   it('names every refused field, and an unresolvable host', async () => {
-    expect(await fieldErrors(vetSsoUrls({ issuer: 'http://no-such-host.invalid' }, strict))).toEqual([
+    expect(await fieldErrors(vetSsoUrls({ issuer: 'http://no-such-host.invalid' }, vetting(strict)))).toEqual([
       expect.objectContaining({ path: 'issuer', code: 'https_required' }),
     ])
-    expect(await fieldErrors(vetSsoUrls({ issuer: 'https://no-such-host.invalid' }, strict))).toEqual([
+    expect(await fieldErrors(vetSsoUrls({ issuer: 'https://no-such-host.invalid' }, vetting(strict)))).toEqual([
       expect.objectContaining({ path: 'issuer', code: 'unresolvable_host' }),
     ])
     expect(
-      await fieldErrors(vetSsoUrls({ issuer: 'https://a.example?x=1', jwksUri: 'http://b.example/keys' }, strict))
+      await fieldErrors(
+        vetSsoUrls({ issuer: 'https://a.example?x=1', jwksUri: 'http://b.example/keys' }, vetting(strict))
+      )
     ).toEqual([
       expect.objectContaining({ path: 'issuer', code: 'invalid_url' }),
       expect.objectContaining({ path: 'jwksUri', code: 'https_required' }),

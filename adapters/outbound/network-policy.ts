@@ -9,6 +9,7 @@
  * tenant's URL; each caller has its own switch in the configuration.
  */
 import { BlockList, isIP } from 'node:net'
+import type { NetworkPolicy } from '../../domain/outbound-policy.ts'
 
 /** Why an address is not public; `public` is the only category allowed without the operator's consent. */
 export type AddressCategory =
@@ -22,12 +23,6 @@ export type AddressCategory =
   | 'multicast'
   | 'reserved'
   | 'metadata'
-
-/** What the operator allows beyond the public Internet. */
-export interface NetworkPolicy {
-  /** Loopback, RFC 1918, CGNAT, link-local and ULA receivers (never metadata addresses). */
-  allowPrivateNetworks: boolean
-}
 
 type Range = [network: string, prefix: number, category: Exclude<AddressCategory, 'public'>]
 

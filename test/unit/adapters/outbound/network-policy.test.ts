@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { classifyAddress, forbiddenCategory } from '../../../../infra/outbound/network-policy.ts'
+import { classifyAddress, forbiddenCategory } from '../../../../adapters/outbound/network-policy.ts'
 
 describe('classifyAddress', () => {
   it.each([

@@ -4,7 +4,8 @@
  * the server's max-age held within bounds; its size bound forgets no URL still inside its interval. A counting fetcher stands in for the remote server; time is a variable.
  */
 import { describe, expect, it } from 'vitest'
-import { createDocumentCache, DocumentCacheFullError } from '../../../../infra/outbound/document-cache.ts'
+import { createDocumentCache } from '../../../../adapters/outbound/document-cache.ts'
+import { DocumentCacheFullError } from '../../../../domain/outbound-policy.ts'
 
 const INTERVAL = 30_000
 const FRESHNESS = { defaultMs: 600_000, minMs: 60_000, maxMs: 3_600_000 }

@@ -8,29 +8,8 @@
 import http, { type IncomingHttpHeaders } from 'node:http'
 import https from 'node:https'
 import { isIP } from 'node:net'
-import type { NetworkPolicy } from './network-policy.ts'
+import type { JsonDocument, JsonFetcher, JsonFetcherOptions } from '../../domain/outbound-policy.ts'
 import { bareHost, resolveVetted, vettedLookup } from './vetted-lookup.ts'
-
-export interface JsonFetcherOptions {
-  network: NetworkPolicy
-  /** Deadline of one fetch, from the DNS lookup to the last byte. */
-  timeoutMs: number
-  /** Largest body read; a longer one fails the fetch. */
-  maxBytes: number
-  /** What is fetched, for the message of a refused address ("SSO requests"). */
-  subject: string
-  userAgent: string
-}
-
-/** A fetched document and how long its server says it stays fresh. */
-export interface JsonDocument {
-  body: unknown
-  /** From `Cache-Control`: `max-age` in ms, 0 for `no-store` or `no-cache`; absent when the server does not say. */
-  maxAgeMs?: number
-}
-
-/** GETs the JSON document at a URL. @throws OutboundFetchError */
-export type JsonFetcher = (url: string) => Promise<JsonDocument>
 
 /** Why a fetch failed, for logs: never the response body, which the other side chose. */
 export class OutboundFetchError extends Error {

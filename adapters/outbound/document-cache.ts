@@ -9,40 +9,7 @@
  * cannot get any of them fetched again early; when every URL it holds was fetched within the interval, a new URL is
  * refused (DocumentCacheFullError) rather than fetched.
  */
-
-/** Every URL the cache holds was fetched within the interval: a new one cannot be taken in without breaking the rule. */
-export class DocumentCacheFullError extends Error {
-  readonly url: string
-
-  constructor(url: string) {
-    super('not fetched: every URL the cache holds was fetched within the interval')
-    this.name = 'DocumentCacheFullError'
-    this.url = url
-  }
-}
-
-export interface DocumentCacheOptions<T> {
-  /** Fetches and checks the document; what it throws is remembered as the URL's failure. */
-  fetch: (url: string) => Promise<{ value: T; maxAgeMs?: number }>
-  /** Least time between two fetches of one URL. */
-  minIntervalMs: number
-  /** How long a document stays fresh: the server's `max-age` within [minMs, maxMs], `defaultMs` when it says none. */
-  freshness: { defaultMs: number; minMs: number; maxMs: number }
-  /** Epoch ms now (the app's clock, so tests can step past an interval). */
-  now: () => number
-  /** URLs remembered at most; the one fetched longest ago is forgotten first, once its interval has passed. */
-  maxEntries?: number
-}
-
-export interface DocumentCache<T> {
-  /**
-   * The document at `url`: the cached one while fresh, else a new fetch if the URL's interval allows one, else the
-   * last document (or the last failure) again.
-   * @param options.refresh - the cached document did not do (a key id it lacks): fetch again if the interval allows
-   * @throws DocumentCacheFullError for a URL it does not hold when every URL it holds was fetched within the interval
-   */
-  get(url: string, options?: { refresh?: boolean }): Promise<T>
-}
+import { DocumentCacheFullError, type DocumentCache, type DocumentCacheOptions } from '../../domain/outbound-policy.ts'
 
 interface Entry<T> {
   value?: T

@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createJsonFetcher, maxAgeOf, OutboundFetchError } from '../../../../infra/outbound/fetch-json.ts'
+import { createJsonFetcher, maxAgeOf, OutboundFetchError } from '../../../../adapters/outbound/fetch-json.ts'
 
 let server: Server
 let port: number

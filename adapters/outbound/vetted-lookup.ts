@@ -7,7 +7,8 @@
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
 import { isIP, type LookupFunction } from 'node:net'
-import { forbiddenCategory, type AddressCategory, type NetworkPolicy } from './network-policy.ts'
+import type { AddressRefusal, NetworkPolicy } from '../../domain/outbound-policy.ts'
+import { forbiddenCategory, type AddressCategory } from './network-policy.ts'
 
 /** A host the policy refuses, with the category of the offending address. */
 export class ForbiddenAddressError extends Error {
@@ -58,14 +59,9 @@ export async function resolveVetted(host: string, policy: NetworkPolicy, subject
   return addresses
 }
 
-/** Why a registered URL's host is refused, as the field code and message of a validation problem. */
-export interface AddressRefusal {
-  code: 'forbidden_address' | 'unresolvable_host'
-  message: string
-}
-
 /**
- * Vets the host of a URL a tenant registers, so a refused address is answered at once rather than at the first call.
+ * Vets the host of a URL a tenant registers, so a refused address is answered at once rather than at the first call
+ * (the domain's `AddressVetter`).
  * @param hostname - the URL's `hostname` (IPv6 in brackets is fine)
  * @returns why the host is refused, or undefined when every address it resolves to is allowed
  */
