@@ -207,7 +207,14 @@ export default defineConfig([
 
   {
     // A logged error keeps its stack and cause only when the error itself is logged (infra/safe-error.ts).
-    files: ['adapters/**/*.ts', 'api/**/*.ts', 'activities/**/*.ts', 'domain/**/*.ts', 'infra/**/*.ts', 'worker/**/*.ts'],
+    files: [
+      'adapters/**/*.ts',
+      'api/**/*.ts',
+      'activities/**/*.ts',
+      'domain/**/*.ts',
+      'infra/**/*.ts',
+      'worker/**/*.ts',
+    ],
     rules: {
       'no-restricted-syntax': [
         'error',

@@ -9,7 +9,16 @@ import path from 'node:path'
 import type ts from 'typescript'
 
 /** The folders that run in production (docs/architecture.md, "Layers"). */
-export const PRODUCTION_FOLDERS = ['adapters', 'api', 'common', 'domain', 'infra', 'workflows', 'activities', 'worker'] as const
+export const PRODUCTION_FOLDERS = [
+  'adapters',
+  'api',
+  'common',
+  'domain',
+  'infra',
+  'workflows',
+  'activities',
+  'worker',
+] as const
 /** The folders around the product: each imports the product; test/ imports all of them. */
 export const TOOL_FOLDERS = ['scripts', 'test', 'bench', 'eval'] as const
 
