@@ -112,7 +112,11 @@ export interface ReconciliationSource {
   changed?(tenantId: string, window: CreatedWindow, onPage?: () => void): Promise<ProcessorReferences>
 }
 
-export const EMPTY_SNAPSHOT: ProcessorSnapshot = { intents: [], refunds: [], disputes: [], transfers: [] }
+/**
+ * A snapshot with nothing in it, new each time: a shared constant's arrays, spread into a snapshot and pushed to,
+ * carried one test's objects into the next (files share their module cache).
+ */
+export const emptySnapshot = (): ProcessorSnapshot => ({ intents: [], refunds: [], disputes: [], transfers: [] })
 
 /** Both snapshots, each object once (the first seen wins). */
 export function mergeSnapshots(a: ProcessorSnapshot, b: ProcessorSnapshot): ProcessorSnapshot {

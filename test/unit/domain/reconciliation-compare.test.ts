@@ -12,7 +12,7 @@ import type {
   PlatformRecords,
 } from '../../../domain/reconciliation/platform-records.ts'
 import {
-  EMPTY_SNAPSHOT,
+  emptySnapshot,
   type ProcessorIntent,
   type ProcessorSnapshot,
 } from '../../../domain/reconciliation/processor-snapshot.ts'
@@ -77,7 +77,7 @@ const ours = (over: Partial<PlatformRecords> = {}): PlatformRecords => ({
   transfers: [],
   ...over,
 })
-const theirs = (over: Partial<ProcessorSnapshot> = {}): ProcessorSnapshot => ({ ...EMPTY_SNAPSHOT, ...over })
+const theirs = (over: Partial<ProcessorSnapshot> = {}): ProcessorSnapshot => ({ ...emptySnapshot(), ...over })
 const kinds = (o: PlatformRecords, t: ProcessorSnapshot) =>
   compareWithProcessor(o, t, window).differences.map(
     (d) => `${d.kind} ${d.objectType} ${d.objectId ?? d.processorReference}`

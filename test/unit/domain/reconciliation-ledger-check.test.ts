@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { ledgerViolations } from '../../../domain/reconciliation/ledger-check.ts'
 import type { LedgerFacts } from '../../../domain/reconciliation/ledger-facts.ts'
-import { EMPTY_SNAPSHOT, type ProcessorSnapshot } from '../../../domain/reconciliation/processor-snapshot.ts'
+import { emptySnapshot, type ProcessorSnapshot } from '../../../domain/reconciliation/processor-snapshot.ts'
 
 const created = new Date('2026-11-21T10:00:00Z')
 const noDispute = { disputeStatus: null, disputeReference: null, amountDisputed: 0, amountLost: 0 }
@@ -72,7 +72,7 @@ const facts = (): LedgerFacts => ({
 })
 
 const processor = (): ProcessorSnapshot => ({
-  ...EMPTY_SNAPSHOT,
+  ...emptySnapshot(),
   intents: [
     {
       id: 'pi_1',

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { PlatformRecords } from '../../../domain/reconciliation/platform-records.ts'
-import { EMPTY_SNAPSHOT, type ProcessorSnapshot } from '../../../domain/reconciliation/processor-snapshot.ts'
+import { emptySnapshot, type ProcessorSnapshot } from '../../../domain/reconciliation/processor-snapshot.ts'
 import { repairsOf } from '../../../domain/reconciliation/repairs.ts'
 
 const created = new Date('2026-11-21T10:00:00Z')
@@ -59,7 +59,7 @@ const refund = (id: string, status: string, refundId: string | null, amount = 1_
 describe('reconciliation repairs (issue 46, item 8)', () => {
   it('applies a success never heard of, a refund Stripe failed later, and records a Dashboard refund', () => {
     const theirs: ProcessorSnapshot = {
-      ...EMPTY_SNAPSHOT,
+      ...emptySnapshot(),
       intents: [intent('pi_1', 'succeeded'), intent('pi_2', 'succeeded')],
       refunds: [refund('re_1', 'failed', 'ref_1'), refund('re_9', 'succeeded', null, 300)],
     }
@@ -89,7 +89,7 @@ describe('reconciliation repairs (issue 46, item 8)', () => {
       created,
       fee: 1_500,
     }
-    const theirs = { ...EMPTY_SNAPSHOT, intents: [intent('pi_2', 'succeeded')], disputes: [dispute] }
+    const theirs = { ...emptySnapshot(), intents: [intent('pi_2', 'succeeded')], disputes: [dispute] }
     expect(repairsOf('ten_1', ours(), theirs).map((r) => r.event)).toEqual([
       expect.objectContaining({ kind: 'dispute.updated', disputeId: 'dp_1', status: 'LOST', fee: 1_500 }),
     ])
@@ -115,21 +115,21 @@ describe('reconciliation repairs (issue 46, item 8)', () => {
     }
     const transfer = { id: 'tr_1', amount: 3_000, amountReversed: 1_200, currency: 'USD', transferId: 'pyt_1', created }
     const mine = { ...ours(), transfers: [send] }
-    expect(repairsOf('ten_1', mine, { ...EMPTY_SNAPSHOT, transfers: [{ ...transfer, amountRecovered: 200 }] })).toEqual(
-      [
-        {
-          objectId: 'tr_1',
-          event: expect.objectContaining({ kind: 'transfer.reversed', amountReversed: 1_200, amountRecovered: 200 }),
-        },
-      ]
-    )
+    expect(
+      repairsOf('ten_1', mine, { ...emptySnapshot(), transfers: [{ ...transfer, amountRecovered: 200 }] })
+    ).toEqual([
+      {
+        objectId: 'tr_1',
+        event: expect.objectContaining({ kind: 'transfer.reversed', amountReversed: 1_200, amountRecovered: 200 }),
+      },
+    ])
     const known = { ...mine, transfers: [{ ...send, amountReversed: 1_200 }] }
-    expect(repairsOf('ten_1', known, { ...EMPTY_SNAPSHOT, transfers: [transfer] })).toEqual([])
+    expect(repairsOf('ten_1', known, { ...emptySnapshot(), transfers: [transfer] })).toEqual([])
   })
 
   it('leaves amounts that differ, pending objects and states that agree to an operator or to time', () => {
     const theirs: ProcessorSnapshot = {
-      ...EMPTY_SNAPSHOT,
+      ...emptySnapshot(),
       intents: [intent('pi_1', 'succeeded', 4_000), intent('pi_2', 'succeeded')],
       refunds: [
         refund('re_1', 'succeeded', 'ref_1'),
