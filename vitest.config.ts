@@ -32,11 +32,35 @@ const resolve = {
   alias: { '@therapy-care/sdk': fileURLToPath(new URL('./sdks/typescript/src/index.ts', import.meta.url)) },
 }
 
+/**
+ * Files that time requests under load and assert no 5xx (rolling restarts, workflow views beside bookings): beside the
+ * heaviest files on two cores they saw 503s from an overloaded machine (docs/testing.md, "Flakiness"), so they run
+ * after everything else, two at once.
+ */
+const TIMING_SENSITIVE_FILES = [
+  'test/integration/many-instances.int.test.ts',
+  'test/integration/workflow-views-under-load.int.test.ts',
+]
+
+/** The integration projects' settings: real servers, one database, task queue and worker per file. */
+const integration = {
+  // Files that run in one worker process share its module cache (INTEGRATION_ISOLATE=1: a fresh process per file, as
+  // before). Each file imported the whole app again, ~2-3 s of CPU; a file's state is its own anyway (its database,
+  // task queue, worker and platform, made in its hooks; file-database.ts keeps the database on globalThis for that
+  // reason). docs/testing.md has the measurements.
+  isolate: process.env.INTEGRATION_ISOLATE === '1',
+  include: ['test/integration/**/*.test.ts', 'test/db/**/*.test.ts'],
+  globalSetup: ['test/support/global-setup.ts'],
+  setupFiles: ['test/support/file-database.ts'],
+  testTimeout: 90_000,
+  hookTimeout: 180_000,
+}
+
 export default defineConfig({
   test: {
     ...(jsonReport ? { reporters: ['default', ['json', { outputFile: jsonReport }]] } : {}),
-    // One pool for both projects (vitest refuses different maxWorkers per project in one run): unit files take the
-    // free slots between integration files.
+    // One pool for the projects of group 0 (vitest refuses different maxWorkers within a group): unit files take the
+    // free slots between integration files. The timing-sensitive files are group 1, after them.
     maxWorkers: integrationWorkers,
     projects: [
       {
@@ -61,17 +85,20 @@ export default defineConfig({
       {
         resolve,
         test: {
+          ...integration,
           name: 'integration',
-          // Files that run in one worker process share its module cache (INTEGRATION_ISOLATE=1: a fresh process per
-          // file, as before). Each file imported the whole app again, ~2-3 s of CPU; a file's state is its own
-          // anyway (its database, task queue, worker and platform, made in its hooks; file-database.ts keeps the
-          // database on globalThis for that reason). docs/testing.md has the measurements.
-          isolate: process.env.INTEGRATION_ISOLATE === '1',
-          include: ['test/integration/**/*.test.ts', 'test/db/**/*.test.ts'],
-          globalSetup: ['test/support/global-setup.ts'],
-          setupFiles: ['test/support/file-database.ts'],
-          testTimeout: 90_000,
-          hookTimeout: 180_000,
+          exclude: TIMING_SENSITIVE_FILES,
+        },
+      },
+      {
+        resolve,
+        test: {
+          ...integration,
+          // After every other file (group 1), two at once: nothing else loads the machine while they time requests.
+          name: 'integration-timing',
+          include: TIMING_SENSITIVE_FILES,
+          sequence: { groupOrder: 1 },
+          maxWorkers: 2,
         },
       },
     ],

@@ -27,7 +27,7 @@ for i in $(seq 1 "$runs"); do
   started=$(date +%s)
   busy_before=$(busy_seconds)
   report="$out/run-$i.json"
-  NO_COLOR=1 TEST_REPORT_JSON="$report" node node_modules/vitest/vitest.mjs run --project integration "$@" >"$out/run-$i.log" 2>&1
+  NO_COLOR=1 TEST_REPORT_JSON="$report" node node_modules/vitest/vitest.mjs run --project 'integration*' "$@" >"$out/run-$i.log" 2>&1
   rc=$?
   reports+=("$report")
   elapsed=$(($(date +%s) - started))

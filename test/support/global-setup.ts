@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import type { ProvidedContext } from 'vitest'
 import type { TestProject } from 'vitest/node'
 import { ensureTemporal } from '../../scripts/temporal/dev-server.ts'
 import { writeWorkflowBundle } from '../../worker/create-worker.ts'
@@ -27,7 +28,35 @@ declare module 'vitest' {
   }
 }
 
+/** What the setup started, and how many projects are using it. */
+interface Started {
+  provided: ProvidedContext
+  stop(): Promise<void>
+  users: number
+}
+
+/**
+ * Two projects use this setup (the integration files, and the timing-sensitive ones run after them, vitest.config.ts):
+ * the first to run starts everything, the second shares it, and the last teardown stops it. On globalThis, since each
+ * project may load this module afresh.
+ */
+const shared = globalThis as typeof globalThis & { therapyTestSetup?: Promise<Started> }
+
 export default async function setup(project: TestProject) {
+  shared.therapyTestSetup ??= start()
+  const started = await shared.therapyTestSetup
+  started.users++
+  for (const [key, value] of Object.entries(started.provided)) {
+    project.provide(key as keyof typeof started.provided, value as never)
+  }
+  return async () => {
+    if (--started.users > 0) return
+    shared.therapyTestSetup = undefined
+    await started.stop()
+  }
+}
+
+async function start(): Promise<Started> {
   const runDir = await mkdtemp(join(tmpdir(), 'therapy-tests-'))
   const workflowBundlePath = join(runDir, 'workflow-bundle.js')
   const [temporal, database, timeSkippingServer] = await Promise.all([
@@ -36,15 +65,20 @@ export default async function setup(project: TestProject) {
     obtainTimeSkippingServer(),
     writeWorkflowBundle(workflowBundlePath),
   ])
-  project.provide('temporalAddress', temporal.address)
-  project.provide('temporalNamespace', temporal.namespace)
-  project.provide('databaseTemplate', database.template)
-  project.provide('databaseKind', database.template.kind)
-  project.provide('workflowBundlePath', workflowBundlePath)
-  project.provide('timeSkippingServer', timeSkippingServer)
-  return async () => {
-    await Promise.allSettled([temporal.stop(), database.stop()])
-    await rm(runDir, { recursive: true, force: true })
+  return {
+    provided: {
+      temporalAddress: temporal.address,
+      temporalNamespace: temporal.namespace,
+      databaseTemplate: database.template,
+      databaseKind: database.template.kind,
+      workflowBundlePath,
+      timeSkippingServer,
+    },
+    users: 0,
+    async stop() {
+      await Promise.allSettled([temporal.stop(), database.stop()])
+      await rm(runDir, { recursive: true, force: true })
+    },
   }
 }
 
