@@ -15,8 +15,10 @@ readonly version="${STRIPE_MOCK_VERSION:-0.203.0}"
 log() { printf '[obtain-stripe-mock] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-# stripe-mock has no --version; -h prints its flags, which a truncated or foreign file would not.
-usable() { [ -f "$1" ] && [ -x "$1" ] && "$1" -h 2>&1 | grep -q -- '-http-port'; }
+# stripe-mock has no --version; -h prints its flags, which a truncated or foreign file would not. grep reads them all
+# (not -q): -q stops at the first match, and stripe-mock still writing then dies of SIGPIPE, which pipefail made a
+# "not working" cached build now and then on a loaded machine (a fresh-clone CI run rebuilt it, and the build failed).
+usable() { [ -f "$1" ] && [ -x "$1" ] && "$1" -h 2>&1 | grep -- '-http-port' >/dev/null; }
 
 if [ -n "${STRIPE_MOCK:-}" ]; then
   usable "$STRIPE_MOCK" || die "STRIPE_MOCK=$STRIPE_MOCK is not a working stripe-mock"
