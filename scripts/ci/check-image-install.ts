@@ -15,6 +15,10 @@
  * cache. The host's npm settings are set aside (the user's .npmrc, npm_config_* variables) except where to reach the
  * registry, so the install sees what the image's would: the copied .npmrc and the Dockerfile's ENV. `--keep` keeps
  * the folder for a look afterwards.
+ *
+ * The dependency layer is cached as Docker caches it (layer-cache.ts): its `npm ci` runs again only when the
+ * instructions up to it, the files it starts from or the npm and Node that run it changed; else the folder it left is
+ * restored. `--no-cache` runs it whatever the cache holds, as `docker build --no-cache` does.
  */
 import { spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -37,6 +41,7 @@ import {
   parseEnv,
   shellSteps,
 } from './dockerfile.ts'
+import { layerKey, restoreLayer, saveLayer } from './layer-cache.ts'
 import { checkClosure } from './module-graph.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -100,6 +105,7 @@ function obtainNpm(major: string): string {
 const layer = dependencyLayer(dockerfile)
 const scratch = mkdtempSync(path.join(tmpdir(), 'image-install-'))
 const keep = process.argv.includes('--keep')
+const noCache = process.argv.includes('--no-cache')
 /** An image path (`/app/dist/x.js`) in the scratch folder. */
 const host = (imagePath: string) => path.join(scratch, imagePath)
 
@@ -156,6 +162,8 @@ function copy(args: string, line: number) {
       const relative = isDirCopy ? (whole ? file : file.slice(clean.length + 1)) : path.posix.basename(file)
       const to = isDirCopy || intoDir || glob ? path.posix.join(target, relative) : target
       mkdirSync(path.dirname(host(to)), { recursive: true })
+      // A new file, not a write into the old one: that may be a hard link into the layer cache (layer-cache.ts).
+      rmSync(host(to), { force: true })
       cpSync(path.join(ROOT, file), host(to))
     }
   }
@@ -185,6 +193,33 @@ function run(command: Command, line: number): boolean {
   return result.status === 0
 }
 
+/**
+ * The dependency layer's RUN, or the folder it left the last time nothing it starts from had changed: the Dockerfile
+ * up to it, the files copied before it, the npm and the Node that run it (layer-cache.ts).
+ */
+function runDependencyLayer(command: Command, line: number): boolean {
+  const dir = host(workdir)
+  const npmVersion = (
+    JSON.parse(readFileSync(path.join(path.dirname(npmCli), '..', 'package.json'), 'utf8')) as {
+      version: string
+    }
+  ).version
+  const recipe = [
+    ...dockerfile.slice(0, layer.index + 1).map(({ keyword, args }) => `${keyword} ${args}`),
+    `npm ${npmVersion} on node ${process.version} ${process.platform}-${process.arch}`,
+  ]
+  const key = layerKey(recipe, dir)
+  if (!noCache && restoreLayer(key, dir)) {
+    log(
+      `line ${line}: the dependency layer from the cache (${key}): nothing it is built from changed (--no-cache runs it)`
+    )
+    return true
+  }
+  if (!run(command, line)) return false
+  saveLayer(key, dir)
+  return true
+}
+
 /** Whether a `node --import X` names a package (tsx) rather than a local file. */
 const isPackage = (specifier: string) => !specifier.startsWith('.') && !specifier.startsWith('/')
 
@@ -205,7 +240,9 @@ function build(entryCommands: Array<{ words: string[]; from: string }>): boolean
           }
         }
       }
-      if (!run(parseCommand(args), line)) return false
+      const succeeded =
+        index === layer.index ? runDependencyLayer(parseCommand(args), line) : run(parseCommand(args), line)
+      if (!succeeded) return false
     } else if (keyword === 'CMD' || keyword === 'ENTRYPOINT') {
       entryCommands.push({ words: words(parseCommand(args)), from: `Dockerfile ${keyword}` })
     } else if (!['FROM', 'USER', 'EXPOSE', 'LABEL', 'STOPSIGNAL', 'HEALTHCHECK'].includes(keyword)) {
