@@ -1,3 +1,5 @@
+import { homedir } from 'node:os'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
@@ -56,7 +58,15 @@ const integration = {
   hookTimeout: 180_000,
 }
 
+/**
+ * Where vitest keeps each file's last duration, outside the clone like the project's other caches: it starts the
+ * longest files first, and a fresh clone (CI's) without them ordered files by size, so the longest (the Java SDK's
+ * build, 60 s) could start last and run alone at the end (a fresh-clone CI run: vitest 610 s against 520 s with them).
+ */
+const cacheDir = path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'therapy-care', 'vite')
+
 export default defineConfig({
+  cacheDir,
   test: {
     ...(jsonReport ? { reporters: ['default', ['json', { outputFile: jsonReport }]] } : {}),
     // One pool for the projects of group 0 (vitest refuses different maxWorkers within a group): unit files take the
