@@ -2,14 +2,15 @@ import { homedir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
+import DurationSequencer from './test/support/duration-sequencer.ts'
 
 /**
  * Integration files run side by side, each on its own database, task queue and worker (test/support/file-database.ts,
- * platform.ts). How many at once: INTEGRATION_WORKERS, default 3 on this project's 2-CPU machines, where most of a
- * file's time is waiting on the worker, Temporal and the database rather than computing (docs/testing.md has the
- * measurements behind the number).
+ * platform.ts). How many at once: INTEGRATION_WORKERS, default 4 on this project's 2-CPU machines, where much of a
+ * file's time is waiting on the worker, Temporal, the database or a crash test's clock rather than computing; the
+ * files that time requests under load run after the others, two at once (docs/testing.md has the measurements).
  */
-const integrationWorkers = Number(process.env.INTEGRATION_WORKERS ?? 3)
+const integrationWorkers = Number(process.env.INTEGRATION_WORKERS ?? 4)
 
 /**
  * TEST_REPORT_JSON=<file> also writes vitest's JSON report there (the console report stays as it is): `.ci/run` and
@@ -72,6 +73,8 @@ export default defineConfig({
     // One pool for the projects of group 0 (vitest refuses different maxWorkers within a group): unit files take the
     // free slots between integration files. The timing-sensitive files are group 1, after them.
     maxWorkers: integrationWorkers,
+    // The longest files first, from vitest's recorded durations or, without them, the repository's.
+    sequence: { sequencer: DurationSequencer },
     projects: [
       {
         resolve,
