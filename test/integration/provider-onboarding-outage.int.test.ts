@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newCentre, type Centre } from '../support/centre.ts'
 import { startPlatform, until, type Platform } from '../support/platform.ts'
 import { DOCUMENTS, ONBOARDING_SCOPES, providerOnboardingScenario } from '../support/provider-onboarding-scenario.ts'
+import { untilNoActivityRuns } from '../support/time-skipping.ts'
 
 const DAY_MS = 250
 
@@ -71,6 +72,10 @@ describe('a worker killed mid-onboarding', () => {
     const atBackgroundCheck = async () =>
       (await notifications(providerId)).filter((n) => n.details.step === 'BACKGROUND_CHECK')
 
+    // Killed between activities, as this test is about the timers that fall due meanwhile: killed while recording the
+    // accepted step, the worker's attempt would hold the run for its whole 30 s start-to-close timeout (a run took
+    // 33 s where another took 12), and the deadline would pass with the run waiting on the activity, not the timers.
+    await untilNoActivityRuns(handleOf(providerId))
     await platform.killWorkers('SIGKILL')
     const beforeCrash = await atBackgroundCheck()
     // Past the step's deadline (the workflow's own, which the update answered): all four reminders and the timeout

@@ -199,6 +199,8 @@ export async function startTimeSkippingPlatform(
  * Waits until `handle`'s run has no activity scheduled or running (it waits on timers or messages only). The test
  * server cannot end a run with an activity in flight: it refuses the completion with ACTIVITY_UNKNOWN and the run
  * never ends, where a real server cancels the activity. So a test ends a run (an exit, a cancel) only after this.
+ * On the dev server, a crash test about timers kills its worker only after this: an activity in flight would hold the
+ * run for its start-to-close timeout.
  */
 export const untilNoActivityRuns = (handle: WorkflowHandle) =>
   eventually(
