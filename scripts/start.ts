@@ -17,6 +17,7 @@ import { seedDemo, type DemoCredentials } from './seed-demo.ts'
 import { supervise } from './start/supervise.ts'
 import { ensureTemporal } from './temporal/dev-server.ts'
 import { obtainSentenceModel } from './start/sentence-model.ts'
+import { cachedWorkflowBundle } from '../worker/workflow-bundle-cache.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const DATA_DIR = startDataDir()
@@ -82,7 +83,15 @@ const node = (entry: string, extra: Record<string, string> = {}) => ({
 const supervisor = supervise(
   [
     // On one machine, requests come before webhook deliveries and workflow tasks (infra/process-priority.ts).
-    { name: 'worker', ...node('worker/main.ts', { WORKER_CPU_NICE: process.env.WORKER_CPU_NICE ?? '10' }) },
+    // The workflow bundle of this code, made once and kept outside the clone (worker/workflow-bundle-cache.ts): the
+    // worker, and each restart of it, starts without running webpack.
+    {
+      name: 'worker',
+      ...node('worker/main.ts', {
+        WORKER_CPU_NICE: process.env.WORKER_CPU_NICE ?? '10',
+        WORKFLOW_BUNDLE_PATH: process.env.WORKFLOW_BUNDLE_PATH ?? (await cachedWorkflowBundle()),
+      }),
+    },
     { name: 'api', ...node('api/server.ts') },
   ],
   { log, logDir: LOG_DIR }

@@ -25,6 +25,7 @@ import { startWorkerProcess, type WorkerProcess } from '../start/worker-process.
 import { ensureTemporal } from '../temporal/dev-server.ts'
 import { seedRecords } from './seed-records.ts'
 import { clientCredentialsToken } from '../lib/client-token.ts'
+import { cachedWorkflowBundle } from '../../worker/workflow-bundle-cache.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const schemathesis =
@@ -63,7 +64,9 @@ const api = await startApi(config, createLogger(config.LOG_LEVEL, 'api'))
 let worker: WorkerProcess | undefined
 let exitCode: number
 try {
-  worker = await startWorkerProcess({ ...environment, LOG_LEVEL: 'info' })
+  // The workflow bundle of this code, made once (worker/workflow-bundle-cache.ts), not webpack at the worker's start.
+  const workflowBundle = process.env.WORKFLOW_BUNDLE_PATH ?? (await cachedWorkflowBundle())
+  worker = await startWorkerProcess({ ...environment, LOG_LEVEL: 'info', WORKFLOW_BUNDLE_PATH: workflowBundle })
   const client = await provisionClient(api.deps.db, {
     tenantName: `Fuzz ${Date.now()}`,
     scopes: ALL_SCOPES,

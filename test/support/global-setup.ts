@@ -1,8 +1,9 @@
 /**
  * @module Starts what the integration tests need, once per run: a real Temporal dev server (or the one named by
  * TEMPORAL_ADDRESS) and a migrated template of the database that every test file clones (file-database.ts), and hands
- * their addresses to the test files. It also bundles the workflows once, for every worker the tests start (each would
- * otherwise spend seconds of CPU bundling them again).
+ * their addresses to the test files. It also finds the workflow bundle of this code (made once, kept outside the
+ * clone: worker/workflow-bundle-cache.ts) for every worker the tests start (each would otherwise spend seconds of CPU
+ * bundling them again).
  */
 import { execFile } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -13,7 +14,7 @@ import { promisify } from 'node:util'
 import type { ProvidedContext } from 'vitest'
 import type { TestProject } from 'vitest/node'
 import { ensureTemporal } from '../../scripts/temporal/dev-server.ts'
-import { writeWorkflowBundle } from '../../worker/create-worker.ts'
+import { cachedWorkflowBundle } from '../../worker/workflow-bundle-cache.ts'
 import { provisionDatabaseTemplate, type DatabaseTemplate } from '../../scripts/db/test-database.ts'
 
 declare module 'vitest' {
@@ -58,12 +59,11 @@ export default async function setup(project: TestProject) {
 
 async function start(): Promise<Started> {
   const runDir = await mkdtemp(join(tmpdir(), 'therapy-tests-'))
-  const workflowBundlePath = join(runDir, 'workflow-bundle.js')
-  const [temporal, database, timeSkippingServer] = await Promise.all([
+  const [temporal, database, timeSkippingServer, workflowBundlePath] = await Promise.all([
     ensureTemporal({ port: 0, uiPort: false, log: () => undefined }),
     provisionDatabaseTemplate(join(runDir, 'pglite-template.tar')),
     obtainTimeSkippingServer(),
-    writeWorkflowBundle(workflowBundlePath),
+    cachedWorkflowBundle(),
   ])
   return {
     provided: {

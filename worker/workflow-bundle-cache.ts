@@ -1,0 +1,64 @@
+/**
+ * @module The workflow bundle, made once per version of the code that goes into it and kept outside the clone
+ * (`${XDG_CACHE_HOME:-~/.cache}/therapy-care/workflow-bundles`): the test run, the fuzz run and `npm start` each
+ * bundled workflows/ with webpack (5-10 s of CPU each time, more on a loaded machine) although the code had not
+ * changed. What goes into a bundle is fixed by the layering rule (eslint.config.js): workflows/ and common/ import
+ * only each other and `@temporalio/*` packages, so the key is their files' content, the bundler's options
+ * (this folder's create-worker.ts) and the lock file.
+ */
+import { createHash } from 'node:crypto'
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs'
+import { homedir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { writeWorkflowBundle } from './create-worker.ts'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+/** Bundles of other versions kept: switching branches back and forth should not rebuild. */
+const KEEP = 4
+
+const cacheDir = () =>
+  path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'therapy-care', 'workflow-bundles')
+
+/** Every file below `dir` (relative to the root), sorted. */
+function filesBelow(dir: string): string[] {
+  return readdirSync(path.join(ROOT, dir), { withFileTypes: true })
+    .flatMap((entry) => {
+      const relative = `${dir}/${entry.name}`
+      return entry.isDirectory() ? filesBelow(relative) : [relative]
+    })
+    .sort()
+}
+
+/** The bundle's key: the content of everything that goes into it or decides how it is made. */
+export function workflowBundleKey(): string {
+  const hash = createHash('sha256')
+  for (const file of [
+    ...filesBelow('workflows'),
+    ...filesBelow('common'),
+    'worker/create-worker.ts',
+    'package-lock.json',
+  ]) {
+    hash.update(`${file}\n`).update(readFileSync(path.join(ROOT, file)))
+  }
+  return hash.digest('hex').slice(0, 32)
+}
+
+/** The path of a bundle of the workflows as they are now, made (and older ones dropped) when the cache has none. */
+export async function cachedWorkflowBundle(): Promise<string> {
+  const bundle = path.join(cacheDir(), `workflow-bundle-${workflowBundleKey()}.js`)
+  if (existsSync(bundle)) {
+    // Used now: the last to be dropped.
+    const now = new Date()
+    utimesSync(bundle, now, now)
+    return bundle
+  }
+  // Written aside and renamed by writeWorkflowBundle: a run reading it meanwhile never sees half a bundle.
+  await writeWorkflowBundle(bundle)
+  const others = readdirSync(cacheDir())
+    .filter((name) => /^workflow-bundle-[0-9a-f]+\.js$/.test(name))
+    .map((name) => ({ name, at: statSync(path.join(cacheDir(), name)).mtimeMs }))
+    .sort((a, b) => b.at - a.at)
+  for (const old of others.slice(KEEP)) rmSync(path.join(cacheDir(), old.name), { force: true })
+  return bundle
+}
