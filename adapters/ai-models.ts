@@ -6,7 +6,6 @@
  * openai-compatible/), handed to the domain through the interfaces the domain declares (`KnowledgeEmbeddings`, an
  * `Answerer` or `AgentDecider` over a LangChain `BaseChatModel`), so nothing in the domain knows which one it got.
  */
-import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import type { AiConfig } from '../infra/ai-config.ts'
 import { createChatDecider, offlineDecider, type AgentDecider } from '../domain/ai/agents/agent-decider.ts'
 import { createEmbeddingsRegistry, type AiRuntime } from '../domain/ai/ai-runtime.ts'
@@ -25,9 +24,8 @@ import { createKnowledgeStores } from '../domain/ai/vector-store/knowledge-store
 import type { KnowledgeEmbeddings } from '../domain/ai/vector-store/knowledge-vector-store.ts'
 import { createVectorIndexCache, type VectorIndexCache } from '../domain/ai/vector-store/vector-index-cache.ts'
 import type { LoadedChunks } from '../domain/ai/vector-store/postgres-vector-store.ts'
-import { createAnthropicChat } from './anthropic/anthropic-chat.ts'
-import { createOpenAiCompatibleChat } from './openai-compatible/openai-compatible-chat.ts'
-import { OpenAiCompatibleEmbeddings } from './openai-compatible/openai-compatible-embeddings.ts'
+import type { ChatModel } from '../domain/ai/chat-model.ts'
+import type { OpenAiCompatibleEmbeddingsOptions } from './openai-compatible/openai-compatible-embeddings.ts'
 
 export interface AiRuntimeOptions {
   /** For tests: the HTTP client providers are called with. */
@@ -41,6 +39,37 @@ const PROVIDER_DEFAULTS = {
   ollama: { url: 'http://127.0.0.1:11434/v1', embeddingsModel: 'nomic-embed-text', chatModel: 'llama3.1' },
   anthropic: { url: 'https://api.anthropic.com', chatModel: 'claude-3-5-haiku-latest' },
 } as const
+
+/**
+ * A chat model whose provider integration (@langchain/anthropic, @langchain/openai: ~0.35 s of CPU to load, in every
+ * API and worker start) is loaded on its first call, so a process configured without one never loads it.
+ */
+function chatOnFirstCall(load: () => Promise<ChatModel>): ChatModel {
+  let model: Promise<ChatModel> | undefined
+  return {
+    invoke: async (input, options) => {
+      model ??= load()
+      return (await model).invoke(input, options)
+    },
+  }
+}
+
+/** The OpenAI-compatible embeddings, their integration loaded on the first call as {@link chatOnFirstCall}'s. */
+function openAiEmbeddingsOnFirstCall(
+  provider: string,
+  options: OpenAiCompatibleEmbeddingsOptions
+): KnowledgeEmbeddings {
+  let embeddings: Promise<KnowledgeEmbeddings> | undefined
+  const loaded = () =>
+    (embeddings ??= import('./openai-compatible/openai-compatible-embeddings.ts').then(
+      ({ OpenAiCompatibleEmbeddings }) => new OpenAiCompatibleEmbeddings(provider, options)
+    ))
+  return {
+    modelId: `${provider}:${options.model}`,
+    embedDocuments: async (texts) => (await loaded()).embedDocuments(texts),
+    embedQuery: async (text) => (await loaded()).embedQuery(text),
+  }
+}
 
 /** A hosted provider's default endpoint needs a key; a custom or local endpoint may not. */
 function requireKey(provider: string, variable: string, url: string | undefined, key: string | undefined) {
@@ -56,7 +85,7 @@ function requireKey(provider: string, variable: string, url: string | undefined,
 function configuredChat(
   config: AiConfig,
   options: AiRuntimeOptions & { requireKey?: boolean }
-): { model: BaseChatModel; id: string } | undefined {
+): { model: ChatModel; id: string } | undefined {
   const provider = config.AI_CHAT_PROVIDER
   if (provider === 'extractive') return undefined
   if (options.requireKey) requireKey(provider, 'AI_CHAT_API_KEY', config.AI_CHAT_URL, config.AI_CHAT_API_KEY)
@@ -67,7 +96,13 @@ function configuredChat(
     apiKey: config.AI_CHAT_API_KEY,
     fetch: options.fetch,
   }
-  const model = provider === 'anthropic' ? createAnthropicChat(settings) : createOpenAiCompatibleChat(settings)
+  const model = chatOnFirstCall(() =>
+    provider === 'anthropic'
+      ? import('./anthropic/anthropic-chat.ts').then(({ createAnthropicChat }) => createAnthropicChat(settings))
+      : import('./openai-compatible/openai-compatible-chat.ts').then(({ createOpenAiCompatibleChat }) =>
+          createOpenAiCompatibleChat(settings)
+        )
+  )
   return { model, id: `${provider}:${settings.model}` }
 }
 
@@ -94,7 +129,7 @@ export function selectEmbeddings(config: AiConfig, options: AiRuntimeOptions = {
   if (provider === 'sentence') return selectEmbeddingsWithFallback(config, options).embeddings
   requireKey(provider, 'AI_EMBEDDINGS_API_KEY', config.AI_EMBEDDINGS_URL, config.AI_EMBEDDINGS_API_KEY)
   const defaults = PROVIDER_DEFAULTS[provider]
-  return new OpenAiCompatibleEmbeddings(provider, {
+  return openAiEmbeddingsOnFirstCall(provider, {
     baseUrl: config.AI_EMBEDDINGS_URL ?? defaults.url,
     model: config.AI_EMBEDDINGS_MODEL ?? defaults.embeddingsModel,
     apiKey: config.AI_EMBEDDINGS_API_KEY,

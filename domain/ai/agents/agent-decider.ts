@@ -1,9 +1,9 @@
 /**
  * @module The agent step's model: the offline drafter by default, or any LangChain chat model an operator configures
- * (the same `BaseChatModel` interface the knowledge answerer uses; adapters/ai-models.ts `selectAgentDecider` picks it). Either only *proposes* values for the open
+ * (the same `ChatModel` interface the knowledge answerer uses; adapters/ai-models.ts `selectAgentDecider` picks it). Either only *proposes* values for the open
  * parameters; agent-proposal.ts decides what is accepted.
  */
-import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
+import type { ChatModel } from '../chat-model.ts'
 import { HumanMessage, SystemMessage } from '@langchain/core/messages'
 import { offlineDraft, type DecisionInput } from './agent-proposal.ts'
 
@@ -48,7 +48,7 @@ export function parseJsonObject(text: string): unknown {
  * An agent over a chat model.
  * @param id - names the model, e.g. `openai:gpt-4o-mini`
  */
-export function createChatDecider(model: BaseChatModel, id: string): AgentDecider {
+export function createChatDecider(model: ChatModel, id: string): AgentDecider {
   return {
     id,
     async propose(input) {

@@ -7,7 +7,7 @@
  * does not contain the answer. An answer that cites nothing is treated as not grounded and refused. Quotes and
  * passages are marked as data, so instructions planted in an uploaded document are not obeyed as instructions.
  */
-import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
+import type { ChatModel } from '../chat-model.ts'
 import { HumanMessage, SystemMessage } from '@langchain/core/messages'
 import {
   notAnswered,
@@ -75,7 +75,7 @@ function readReply(
  * Creates an answerer over a chat model.
  * @param id - names the model, e.g. `openai:gpt-4o-mini`
  */
-export function createChatAnswerer(model: BaseChatModel, id: string, maxPassages = 6): Answerer {
+export function createChatAnswerer(model: ChatModel, id: string, maxPassages = 6): Answerer {
   const ask = async (shown: string, question: string) =>
     (
       await model.invoke([new SystemMessage(SYSTEM_PROMPT), new HumanMessage(`${shown}\n\nQuestion: ${question}`)])
