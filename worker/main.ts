@@ -2,17 +2,13 @@
  * @module The worker process: connects to Temporal and PostgreSQL, runs every workflow and activity, and on
  * SIGINT/SIGTERM stops polling, lets running activities finish within the grace time, then closes connections.
  */
-import { NativeConnection, Runtime } from '@temporalio/worker'
-import { WORKER_APPLICATION_NAME } from '../infra/application-names.ts'
+import { Runtime } from '@temporalio/worker'
 import { loadConfig } from '../infra/config.ts'
-import { closeDb, createDb } from '../infra/db.ts'
 import { createLogger } from '../infra/logger.ts'
 import { lowerProcessPriority } from '../infra/process-priority.ts'
 import { createMetrics } from '../infra/metrics/metrics-registry.ts'
 import { exitOnPortInUse, startMetricsServer } from '../infra/metrics/metrics-server.ts'
-import { registerPoolGauge } from '../infra/metrics/platform-gauges.ts'
-import { installTracing } from '../infra/tracing/tracing.ts'
-import { createWorker } from './create-worker.ts'
+import { runWorker } from './run-worker.ts'
 
 const config = loadConfig()
 const logger = createLogger(config.LOG_LEVEL, 'worker')
@@ -55,30 +51,4 @@ Runtime.install({
 const stopping = new AbortController()
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stopping.abort())
 
-// Spans of workflows and activities over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operations.md, "Traces").
-const tracing = installTracing('therapy-care-worker')
-const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX, WORKER_APPLICATION_NAME)
-registerPoolGauge(metrics, db)
-const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS })
-try {
-  const worker = await createWorker({ config, connection, db, stopping: stopping.signal, metrics, tracing, logger })
-  // The key id, never the key: operators see which key new payloads are encrypted with.
-  const payloadEncryptionKeyId = config.TEMPORAL_CODEC_KEYS?.currentKeyId ?? 'off'
-  logger.info(
-    {
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
-      namespace: config.TEMPORAL_NAMESPACE,
-      payloadEncryptionKeyId,
-      workflowBundle: config.WORKFLOW_BUNDLE_PATH ?? 'bundled at start',
-      metrics: metricsServer?.url ?? 'off',
-    },
-    'worker running'
-  )
-  await worker.run()
-  logger.info('worker stopped')
-} finally {
-  await tracing.shutdown()
-  await metricsServer?.close()
-  await connection.close()
-  await closeDb(db)
-}
+await runWorker({ config, env: process.env, logger, metrics, metricsServer, stopping: stopping.signal })

@@ -15,7 +15,9 @@ const READY_TIMEOUT_MS = 90_000
  * through tsx. Same code either way; the native loader starts the worker with ~1.2 s less CPU (1.5 s against 2.7 s to
  * load its modules, measured on Node 24), and the suite starts some eighty workers on two cores.
  */
-const typeScriptLoader = (process.features as { typescript?: string | false }).typescript ? [] : ['--import', 'tsx']
+export const typeScriptLoader = (process.features as { typescript?: string | false }).typescript
+  ? []
+  : ['--import', 'tsx']
 
 /**
  * Node's on-disk compile cache (22.1+; Node 20 ignores the variable), shared by every child the suite starts: the
@@ -23,7 +25,7 @@ const typeScriptLoader = (process.features as { typescript?: string | false }).t
  * worker's modules took 1.0 s of CPU without it and 0.6 s with it (Node 24, measured 2026-11-25), on each of the
  * hundred-odd workers and APIs a run starts. Entries are keyed by the module's content, so a stale one is never used.
  */
-const COMPILE_CACHE = process.env.NODE_COMPILE_CACHE ?? path.join(tmpdir(), 'therapy-care-node-compile-cache')
+export const COMPILE_CACHE = process.env.NODE_COMPILE_CACHE ?? path.join(tmpdir(), 'therapy-care-node-compile-cache')
 
 export interface EntryProcess {
   readonly pid: number

@@ -18,6 +18,7 @@ import { httpClient, type HttpClient } from './http.ts'
 import { startWorkerProcess, type WorkerProcess } from '../../scripts/start/worker-process.ts'
 import { testDatabaseUrl } from './file-database.ts'
 import { tenantAccess, type TenantAccess } from './tenant-access.ts'
+import { hostable, startWorkerInHost } from './worker-hosts.ts'
 
 /**
  * What the dev-server platform and the time-skipping one (time-skipping.ts) both offer: the API, a client of the
@@ -103,7 +104,8 @@ export async function startPlatform(
   }
   const workers: WorkerProcess[] = []
   const startWorker = async () => {
-    const worker = await startWorkerProcess(workerEnv)
+    // In the slot's worker host where the environment allows (worker-hosts.ts), else a process of its own.
+    const worker = hostable(workerEnv) ? await startWorkerInHost(workerEnv) : await startWorkerProcess(workerEnv)
     workers.push(worker)
     return worker
   }
