@@ -6,9 +6,8 @@ import { Runtime } from '@temporalio/worker'
 import { loadConfig } from '../infra/config.ts'
 import { createLogger } from '../infra/logger.ts'
 import { lowerProcessPriority } from '../infra/process-priority.ts'
-import { createMetrics } from '../infra/metrics/metrics-registry.ts'
-import { exitOnPortInUse, startMetricsServer } from '../infra/metrics/metrics-server.ts'
-import { runWorker } from './run-worker.ts'
+import { exitOnPortInUse } from '../infra/metrics/metrics-server.ts'
+import { runWorker, serveWorkerMetrics } from './run-worker.ts'
 
 const config = loadConfig()
 const logger = createLogger(config.LOG_LEVEL, 'worker')
@@ -16,18 +15,7 @@ const logger = createLogger(config.LOG_LEVEL, 'worker')
 lowerProcessPriority(config.WORKER_CPU_NICE)
 // The metrics port first: a port in use ends the process in one line before Temporal's runtime has threads that an
 // exit would wait on (CI once saw the exit hang with the runtime installed).
-const metrics = createMetrics('worker')
-const metricsServer =
-  config.WORKER_METRICS_PORT === 'off'
-    ? undefined
-    : await startMetricsServer(
-        metrics.registry,
-        config.METRICS_HOST,
-        config.WORKER_METRICS_PORT,
-        (error) => logger.error({ err: error }, 'metrics collection failed'),
-        {},
-        'WORKER_METRICS_PORT'
-      ).catch(exitOnPortInUse)
+const { metrics, metricsServer } = await serveWorkerMetrics(config, logger).catch(exitOnPortInUse)
 // The worker's runtime handles SIGINT/SIGTERM by shutting workers down gracefully. It also serves the SDK's own
 // metrics (pollers, task slots and latencies, workflow completions and failures by type) for Prometheus, on its own
 // port (TEMPORAL_METRICS_PORT; docs/operations.md, "Metrics"). Installed before any connection exists, as it must be.

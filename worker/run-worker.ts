@@ -9,7 +9,8 @@ import { WORKER_APPLICATION_NAME } from '../infra/application-names.ts'
 import type { Config } from '../infra/config.ts'
 import { closeDb, createDb } from '../infra/db.ts'
 import type { Logger } from '../infra/logger.ts'
-import type { Metrics } from '../infra/metrics/metrics-registry.ts'
+import { createMetrics, type Metrics } from '../infra/metrics/metrics-registry.ts'
+import { startMetricsServer } from '../infra/metrics/metrics-server.ts'
 import { registerPoolGauge } from '../infra/metrics/platform-gauges.ts'
 import { installTracing } from '../infra/tracing/tracing.ts'
 import { createWorker } from './create-worker.ts'
@@ -29,6 +30,23 @@ export interface WorkerRunOptions {
    * leaves that to the runtime's own SIGINT/SIGTERM handlers; a process without them (the test suite's host) asks.
    */
   shutdownOnAbort?: boolean
+}
+
+/** The worker's metrics, and their server on WORKER_METRICS_PORT unless it is off (it rejects when the port is in use). */
+export async function serveWorkerMetrics(config: Config, logger: Logger) {
+  const metrics = createMetrics('worker')
+  const metricsServer =
+    config.WORKER_METRICS_PORT === 'off'
+      ? undefined
+      : await startMetricsServer(
+          metrics.registry,
+          config.METRICS_HOST,
+          config.WORKER_METRICS_PORT,
+          (error) => logger.error({ err: error }, 'metrics collection failed'),
+          {},
+          'WORKER_METRICS_PORT'
+        )
+  return { metrics, metricsServer }
 }
 
 /** Runs the worker until it stops; resolves once everything it opened is closed. */

@@ -13,9 +13,7 @@ import { Runtime } from '@temporalio/worker'
 import { createInterface } from 'node:readline'
 import { loadConfig } from '../../infra/config.ts'
 import { createLogger } from '../../infra/logger.ts'
-import { createMetrics } from '../../infra/metrics/metrics-registry.ts'
-import { startMetricsServer } from '../../infra/metrics/metrics-server.ts'
-import { runWorker } from '../../worker/run-worker.ts'
+import { runWorker, serveWorkerMetrics } from '../../worker/run-worker.ts'
 import { IDLE_LINE } from './worker-hosts.ts'
 
 // No shutdown signals: the parent stops a worker with a line, and ends the host by closing stdin or by SIGKILL.
@@ -29,18 +27,7 @@ async function start(env: Record<string, string>) {
   current = stopping
   const config = loadConfig(env)
   const logger = createLogger(config.LOG_LEVEL, 'worker')
-  const metrics = createMetrics('worker')
-  const metricsServer =
-    config.WORKER_METRICS_PORT === 'off'
-      ? undefined
-      : await startMetricsServer(
-          metrics.registry,
-          config.METRICS_HOST,
-          config.WORKER_METRICS_PORT,
-          (error) => logger.error({ err: error }, 'metrics collection failed'),
-          {},
-          'WORKER_METRICS_PORT'
-        )
+  const { metrics, metricsServer } = await serveWorkerMetrics(config, logger)
   await runWorker({ config, env, logger, metrics, metricsServer, stopping: stopping.signal, shutdownOnAbort: true })
   current = undefined
   console.log(IDLE_LINE)
