@@ -1,8 +1,8 @@
-import { homedir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 import DurationSequencer from './test/support/duration-sequencer.ts'
+import { projectCacheDir } from './infra/project-cache.ts'
 
 /**
  * Integration files run side by side, each on its own database, task queue and worker (test/support/file-database.ts,
@@ -64,7 +64,7 @@ const integration = {
  * longest files first, and a fresh clone (CI's) without them ordered files by size, so the longest (the Java SDK's
  * build, 60 s) could start last and run alone at the end (a fresh-clone CI run: vitest 610 s against 520 s with them).
  */
-const cacheDir = path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'therapy-care', 'vite')
+const cacheDir = projectCacheDir('vite')
 
 export default defineConfig({
   cacheDir,

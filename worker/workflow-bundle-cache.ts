@@ -6,43 +6,26 @@
  * only each other and `@temporalio/*` packages, so the key is their files' content, the bundler's options
  * (this folder's create-worker.ts) and the lock file.
  */
-import { createHash } from 'node:crypto'
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs'
-import { homedir } from 'node:os'
+import { existsSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { contentKey, filesUnder, projectCacheDir } from '../infra/project-cache.ts'
 import { writeWorkflowBundle } from './create-worker.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 /** Bundles of other versions kept: switching branches back and forth should not rebuild. */
 const KEEP = 4
 
-const cacheDir = () =>
-  path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'therapy-care', 'workflow-bundles')
-
-/** Every file below `dir` (relative to the root), sorted. */
-function filesBelow(dir: string): string[] {
-  return readdirSync(path.join(ROOT, dir), { withFileTypes: true })
-    .flatMap((entry) => {
-      const relative = `${dir}/${entry.name}`
-      return entry.isDirectory() ? filesBelow(relative) : [relative]
-    })
-    .sort()
-}
+const cacheDir = () => projectCacheDir('workflow-bundles')
 
 /** The bundle's key: the content of everything that goes into it or decides how it is made. */
-export function workflowBundleKey(): string {
-  const hash = createHash('sha256')
-  for (const file of [
-    ...filesBelow('workflows'),
-    ...filesBelow('common'),
+export const workflowBundleKey = (): string =>
+  contentKey([], ROOT, [
+    ...filesUnder(ROOT, 'workflows'),
+    ...filesUnder(ROOT, 'common'),
     'worker/create-worker.ts',
     'package-lock.json',
-  ]) {
-    hash.update(`${file}\n`).update(readFileSync(path.join(ROOT, file)))
-  }
-  return hash.digest('hex').slice(0, 32)
-}
+  ])
 
 /** The path of a bundle of the workflows as they are now, made (and older ones dropped) when the cache has none. */
 export async function cachedWorkflowBundle(): Promise<string> {

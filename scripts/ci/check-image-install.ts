@@ -22,7 +22,7 @@
  */
 import { spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { homedir, tmpdir } from 'node:os'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parse } from 'yaml'
@@ -41,6 +41,7 @@ import {
   parseEnv,
   shellSteps,
 } from './dockerfile.ts'
+import { projectCacheDir } from '../../infra/project-cache.ts'
 import { layerKey, restoreLayer, saveLayer } from './layer-cache.ts'
 import { checkClosure } from './module-graph.ts'
 
@@ -92,7 +93,7 @@ if (npmMajor === undefined) {
 
 /** The npm of the image's Node major, from the registry, cached outside the clone like CI's Node 24. */
 function obtainNpm(major: string): string {
-  const dir = path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'therapy-care', `npm-${major}`)
+  const dir = projectCacheDir(`npm-${major}`)
   const cli = path.join(dir, 'node_modules', 'npm', 'bin', 'npm-cli.js')
   if (!existsSync(cli)) {
     const args = ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', `npm@${major}`]

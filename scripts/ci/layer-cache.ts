@@ -6,50 +6,20 @@
  * code. Kept outside the clone, beside the project's other caches, so fresh clones on one machine share it.
  */
 import { spawnSync } from 'node:child_process'
-import { createHash } from 'node:crypto'
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs'
-import { homedir } from 'node:os'
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
+import { contentKey, filesUnder, projectCacheDir } from '../../infra/project-cache.ts'
 
 /** How many layers to keep: a lock file changed on a branch and back must not rebuild, a year of them need not stay. */
 const KEEP = 2
 
-const cacheRoot = () =>
-  path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'therapy-care', 'image-layers')
-
-/** Every file below `dir`, as sorted `/`-separated paths relative to it. */
-function filesBelow(dir: string, prefix = ''): string[] {
-  return readdirSync(dir, { withFileTypes: true })
-    .flatMap((entry) => {
-      const relative = prefix === '' ? entry.name : `${prefix}/${entry.name}`
-      return entry.isDirectory() ? filesBelow(path.join(dir, entry.name), relative) : [relative]
-    })
-    .sort()
-}
+const cacheRoot = () => projectCacheDir('image-layers')
 
 /**
  * The layer's key: the text that says how it is built (the instructions up to its RUN, the tools that run it) and
  * every file in `dir` before it runs, name and content.
  */
-export function layerKey(recipe: readonly string[], dir: string): string {
-  const hash = createHash('sha256')
-  for (const line of recipe) hash.update(`${line}\n`)
-  for (const file of filesBelow(dir)) {
-    hash.update(`${file}\n`)
-    hash.update(readFileSync(path.join(dir, file)))
-  }
-  return hash.digest('hex').slice(0, 32)
-}
+export const layerKey = (recipe: readonly string[], dir: string): string => contentKey(recipe, dir, filesUnder(dir))
 
 const entryOf = (key: string) => path.join(cacheRoot(), key)
 

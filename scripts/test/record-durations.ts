@@ -1,16 +1,19 @@
-#!/usr/bin/env node
-// `npm run test:durations`: writes the durations vitest recorded in its cache (vitest.config.ts, `cacheDir`) to
-// test/support/file-durations.json, which orders the files of a run on a machine without that cache
-// (test/support/duration-sequencer.ts). Files under a second are left out: their order does not matter.
+/**
+ * @module `npm run test:durations`: writes the durations vitest recorded in its cache (vitest.config.ts, `cacheDir`)
+ * to test/support/file-durations.json, which orders the files of a run on a machine without that cache
+ * (test/support/duration-sequencer.ts). Files under a second are left out: their order does not matter.
+ */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { homedir } from 'node:os'
 import path from 'node:path'
+import { projectCacheDir } from '../../infra/project-cache.ts'
 
 const repository = new URL('../../', import.meta.url)
-const root = path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'therapy-care', 'vite', 'vitest')
-const durations = {}
+const root = projectCacheDir('vite', 'vitest')
+const durations: Record<string, number> = {}
 for (const dir of readdirSync(root)) {
-  const { results } = JSON.parse(readFileSync(path.join(root, dir, 'results.json'), 'utf8'))
+  const { results } = JSON.parse(readFileSync(path.join(root, dir, 'results.json'), 'utf8')) as {
+    results: Array<[string, { duration: number }]>
+  }
   for (const [key, { duration }] of results) {
     const file = key.slice(key.indexOf(':') + 1)
     // A file removed or renamed since stays out.
