@@ -57,6 +57,7 @@ const bareUow = {
   tenantId: client.tenantId,
   afterCommit: () => undefined,
   execute: async () => 0,
+  query: async () => [],
   release: <T>(call: () => Promise<T>) => call(),
   beforeRelease: () => undefined,
   savepoint: async () => undefined,

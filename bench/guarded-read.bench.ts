@@ -72,6 +72,7 @@ const baselineApp = new Hono().get('/v1/children/:id', async (c) => {
     tenantId: client.tenantId,
     afterCommit: () => undefined,
     execute: async () => 0,
+    query: async () => [],
     release: <T>(call: () => Promise<T>) => call(),
     beforeRelease: () => undefined,
     savepoint: async () => undefined,

@@ -13,6 +13,18 @@ import { PrismaClient } from '../generated/prisma/client.ts'
 /** Runs one statement on the unit's connection, in its transaction; text parameters only. Returns the row count. */
 export type ExecuteStatement = (sql: string, args: readonly string[]) => Promise<number>
 
+/** A statement with its parameters as `$1`, `$2`...: what `Prisma.sql` builds (its `text` and `values`). */
+export interface SqlStatement {
+  readonly text: string
+  readonly values: readonly unknown[]
+}
+
+/**
+ * Runs one statement on the unit's connection, in its transaction, and returns its rows as the driver reads them
+ * (`pg`'s types: `timestamptz` a Date, arrays of text and integers arrays, `bigint` and `numeric` strings).
+ */
+export type QueryRows = <Row>(statement: SqlStatement) => Promise<Row[]>
+
 /** A unit's open transaction, from `begin` until `commit` or `rollback`. */
 export interface UnitTransaction {
   execute: ExecuteStatement
@@ -37,6 +49,8 @@ export interface UnitSlot {
   run<T>(work: () => Promise<T>): Promise<T>
   /** Runs one statement in the slot's transaction (beginning it first if the unit is between two). */
   execute: ExecuteStatement
+  /** The same, answering the statement's rows. */
+  query: QueryRows
   /** Points the slot at an open transaction. */
   attach(transaction: UnitTransaction): void
   /**
@@ -214,6 +228,10 @@ export function createSlot(): UnitSlot {
     execute: async (sql, args) => {
       const unit = await currentSlot.run(state, openUnitHere)
       return (await runOnUnit(unit, { text: sql, values: [...args] })).rowCount ?? 0
+    },
+    query: async <Row>({ text, values }: SqlStatement) => {
+      const unit = await currentSlot.run(state, openUnitHere)
+      return (await runOnUnit(unit, { text, values: [...values] })).rows as Row[]
     },
     attach(transaction) {
       state.unit = unitsOf.get(transaction)

@@ -67,8 +67,8 @@ export function createAppointmentService({
   viewPacing = { perSecond: 0, burst: 1, maxWaitMs: 0 },
 }: AppointmentServiceDeps) {
   const viewPacer = createPacer({ ...viewPacing, what: "A tenant's workflow views", refuse: rateLimited })
-  const notifier = createBookingNotifier({ temporal, logger })
-  const workflow = createBookingWorkflowCalls({ temporal, logger })
+  const notifier = createBookingNotifier({ temporal, logger, started: outbox.started })
+  const workflow = createBookingWorkflowCalls({ temporal, logger, started: outbox.started })
   const deps: TransitionDeps = { clock, notifier, workflow, outbox }
   const minuteMs = minuteMsOf(dayMs)
   const workflowStartAt = (startsAt: Date, offsetsMinutes: number[]) =>
@@ -95,8 +95,13 @@ export function createAppointmentService({
     const resolved = resolveInterval(input.startsAt, input.endsAt ?? input.durationMinutes, now)
     if ('errors' in resolved) throw validationError(resolved.errors)
     const { interval } = resolved
-    const parties = await lockBookingParties(uow, input)
-    const problem = await slotProblem(uow, { providerId: parties.provider.id, interval, now })
+    // Sent together, one round trip: on the unit's one connection the slot check runs after the lock is taken, as it
+    // must. The lock's refusal (no such child or provider) is the answer when there is one.
+    const locking = lockBookingParties(uow, input)
+    const checking = slotProblem(uow, { providerId: input.providerId, interval, now })
+    checking.catch(() => undefined)
+    const parties = await locking
+    const problem = await checking
     if (problem) throw problem
     return insertAppointment(uow, { outbox, workflowStartAt }, parties, {
       type: input.type,

@@ -4,6 +4,8 @@
  * inserted (the database refuses a double booking), its booking workflow is queued in the outbox and its
  * `booking.created` event recorded, all in the caller's unit of work.
  */
+import { Prisma } from '../../generated/prisma/client.ts'
+import type { Appointment } from '../../generated/prisma/client.ts'
 import type { AppointmentType } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import {
@@ -58,23 +60,21 @@ export async function lockBookingParties(
   input: { childId: string; providerId: string },
   paths: { childId: string; providerId: string } = { childId: 'childId', providerId: 'providerId' }
 ): Promise<BookingParties> {
-  const { tx, tenantId } = uow
+  const { tenantId } = uow
   // One round trip for both rows and the provider's location (only the provider's row is locked of those two), issue
   // 22. The child's scan compares with the provider's row count: that makes the provider's lock an init plan taken
   // before the child's, the order every booking takes them in.
-  const [row] = await tx.$queryRaw<
-    Array<{
-      id: string | null
-      name: string
-      location_id: string
-      disciplines: string[] | null
-      time_zone: string | null
-      currency: string | null
-      reminder_offsets_minutes: number[] | null
-      child_id: string | null
-      child_archived: boolean | null
-    }>
-  >`
+  const [row] = await uow.query<{
+    id: string | null
+    name: string
+    location_id: string
+    disciplines: string[] | null
+    time_zone: string | null
+    currency: string | null
+    reminder_offsets_minutes: number[] | null
+    child_id: string | null
+    child_archived: boolean | null
+  }>(Prisma.sql`
     WITH provider AS (
       SELECT p.id, p.name, p.location_id, p.disciplines, l.time_zone, l.currency, l.reminder_offsets_minutes
       FROM providers p LEFT JOIN locations l ON l.id = p.location_id AND l.tenant_id = ${tenantId}
@@ -85,7 +85,7 @@ export async function lockBookingParties(
       FOR NO KEY UPDATE
     )
     SELECT provider.*, child.id AS child_id, child.archived AS child_archived
-    FROM (SELECT 1) AS one LEFT JOIN provider ON true LEFT JOIN child ON true`
+    FROM (SELECT 1) AS one LEFT JOIN provider ON true LEFT JOIN child ON true`)
   const provider = row?.id ? { ...row, id: row.id } : undefined
   const child = row?.child_id ? { id: row.child_id, archived: row.child_archived === true } : undefined
   const missing: FieldError[] = []
@@ -132,6 +132,9 @@ export async function slotProblem(
   return reason ? slotUnavailableError(reason) : undefined
 }
 
+/** A calendar date as `YYYY-MM-DD` in UTC, as Prisma writes a `@db.Date` (the driver would write local time). */
+const dateOnly = (date: Date) => date.toISOString().slice(0, 10)
+
 export interface InsertDeps {
   outbox: WorkflowOutbox
   /**
@@ -162,35 +165,87 @@ export async function insertAppointment(
 ): Promise<AppointmentRow> {
   const { tx, tenantId } = uow
   const service = input.service ?? defaultService(parties.provider.disciplines, input.type)
+  // No `include`: the provider's name and the location's reminder policy are the parties', and a new appointment has
+  // no reschedules. Reading them back cost three more queries per booking (issue 22). Written straight through the
+  // driver (UnitOfWork.query), and not read back either: every column is known here.
+  const now = new Date()
+  const row: Appointment = {
+    id: newId('appointment'),
+    tenantId,
+    locationId: parties.location.id,
+    childId: parties.childId,
+    providerId: parties.provider.id,
+    type: input.type,
+    service,
+    status: 'CONFIRMED',
+    startsAt: input.interval.startsAt,
+    endsAt: input.interval.endsAt,
+    timeZone: parties.location.timeZone,
+    notes: input.notes ?? null,
+    seriesId: input.series?.id ?? null,
+    occurrenceDate: input.series?.occurrenceDate ?? null,
+    cancelledAt: null,
+    cancellationReason: null,
+    cancellationNote: null,
+    lateCancellation: null,
+    completedAt: null,
+    noShowAt: null,
+    createdAt: now,
+    updatedAt: now,
+  }
+  const appointment: AppointmentRow = {
+    ...row,
+    provider: { id: parties.provider.id, name: parties.provider.name },
+    location: { reminderOffsetsMinutes: parties.location.reminderOffsetsMinutes },
+    reschedules: [],
+  }
+  const priceKey = `${row.locationId}/${service}/${row.type}`
+  const known = prices.get(priceKey)
+  /** The outbox row and the price lookup: neither depends on what the INSERT answers. */
+  const followUps = () =>
+    Promise.all([
+      outbox.enqueue(uow, {
+        workflowType: BOOKING_WORKFLOW,
+        workflowId: bookingWorkflowId(row.id),
+        args: [{ tenantId, appointmentId: row.id } satisfies BookingWorkflowInput],
+        searchAttributes: {
+          TenantId: tenantId,
+          WorkflowKind: BOOKING_KIND,
+          AppointmentId: row.id,
+          ChildId: row.childId,
+          ProviderId: row.providerId,
+          LocationId: row.locationId,
+        },
+        startAt: workflowStartAt(row.startsAt, parties.location.reminderOffsetsMinutes),
+        // The booking's calls (views, updates, signals) wait for it: booking-workflow-calls.ts.
+        afterAnswer: true,
+      }),
+      known ??
+        priceForService(uow, {
+          locationId: row.locationId,
+          service,
+          appointmentType: row.type,
+          // Known from the parties: the price lookup need not read the location again.
+          location: { id: parties.location.id, currency: parties.location.currency },
+        }),
+    ])
+
   if (savepoint) await tx.$executeRaw`SAVEPOINT book_occurrence`
-  let appointment: AppointmentRow
+  const inserting = uow.query(Prisma.sql`
+    INSERT INTO appointments (id, tenant_id, location_id, child_id, provider_id, type, service, status, starts_at,
+      ends_at, time_zone, notes, series_id, occurrence_date, created_at, updated_at)
+    VALUES (${row.id}, ${row.tenantId}, ${row.locationId}, ${row.childId}, ${row.providerId},
+      ${row.type}::"AppointmentType", ${row.service}, 'CONFIRMED', ${row.startsAt}::timestamptz,
+      ${row.endsAt}::timestamptz, ${row.timeZone}, ${row.notes}, ${row.seriesId},
+      ${row.occurrenceDate ? dateOnly(row.occurrenceDate) : null}::date, ${now}::timestamptz, ${now}::timestamptz)`)
+  // A single booking sends the follow-ups right behind the INSERT: one round trip for the three, run in that order on
+  // the unit's connection. Should the INSERT fail, they fail unrun and the whole unit rolls back, its after-commit
+  // work (the workflow start) with it. An occurrence of a series waits for its INSERT: a refused overlap is rolled back
+  // to the savepoint and the series goes on, so nothing may have been sent behind it.
+  const following = savepoint ? undefined : followUps()
+  following?.catch(() => undefined)
   try {
-    // No `include`: the provider's name and the location's reminder policy are the parties', and a new appointment
-    // has no reschedules. Reading them back cost three more queries per booking (issue 22).
-    const row = await tx.appointment.create({
-      data: {
-        id: newId('appointment'),
-        tenantId,
-        locationId: parties.location.id,
-        childId: parties.childId,
-        providerId: parties.provider.id,
-        type: input.type,
-        service,
-        status: 'CONFIRMED',
-        startsAt: input.interval.startsAt,
-        endsAt: input.interval.endsAt,
-        timeZone: parties.location.timeZone,
-        notes: input.notes ?? null,
-        seriesId: input.series?.id,
-        occurrenceDate: input.series?.occurrenceDate,
-      },
-    })
-    appointment = {
-      ...row,
-      provider: { id: parties.provider.id, name: parties.provider.name },
-      location: { reminderOffsetsMinutes: parties.location.reminderOffsetsMinutes },
-      reschedules: [],
-    }
+    await inserting
   } catch (error) {
     const party = overlapViolation(error)
     if (savepoint) {
@@ -201,36 +256,11 @@ export async function insertAppointment(
     throw error
   }
   if (savepoint) await tx.$executeRaw`RELEASE SAVEPOINT book_occurrence`
-
-  const workflowInput: BookingWorkflowInput = { tenantId, appointmentId: appointment.id }
-  await outbox.enqueue(uow, {
-    workflowType: BOOKING_WORKFLOW,
-    workflowId: bookingWorkflowId(appointment.id),
-    args: [workflowInput],
-    searchAttributes: {
-      TenantId: tenantId,
-      WorkflowKind: BOOKING_KIND,
-      AppointmentId: appointment.id,
-      ChildId: appointment.childId,
-      ProviderId: appointment.providerId,
-      LocationId: appointment.locationId,
-    },
-    startAt: workflowStartAt(appointment.startsAt, parties.location.reminderOffsetsMinutes),
-  })
-  const priceKey = `${appointment.locationId}/${service}/${appointment.type}`
-  const price =
-    prices.get(priceKey) ??
-    (await priceForService(uow, {
-      locationId: appointment.locationId,
-      service,
-      appointmentType: appointment.type,
-      // Known from the parties: the price lookup need not read the location again.
-      location: { id: parties.location.id, currency: parties.location.currency },
-    }))
+  const [, price] = await (following ?? followUps())
   prices.set(priceKey, price)
   await recordEvent(uow, 'booking.created', {
-    bookingId: appointment.id,
-    childId: appointment.childId,
+    bookingId: row.id,
+    childId: row.childId,
     service,
     amount: price.amount,
     currency: price.currency,

@@ -45,6 +45,8 @@ import { callWorkflow } from '../workflow-runs/workflow-calls.ts'
 export interface BookingWorkflowCallsDeps {
   temporal: Client
   logger: Logger
+  /** Waits for this process's start of a workflow still on its way after its booking's answer (WorkflowOutbox). */
+  started?: (workflowId: string) => Promise<void>
 }
 
 /** What GET /v1/appointments/{id}/workflow shows. */
@@ -79,10 +81,16 @@ const stillDelayed = (error: unknown) =>
   error instanceof ServiceError && isGrpcServiceError(error.cause) && error.cause.code === status.FAILED_PRECONDITION
 
 /** Creates the calls over a Temporal client. */
-export function createBookingWorkflowCalls({ temporal, logger }: BookingWorkflowCallsDeps) {
+export function createBookingWorkflowCalls({
+  temporal,
+  logger,
+  started = async () => undefined,
+}: BookingWorkflowCallsDeps) {
   const booking = (appointmentId: string) => temporal.workflow.getHandle(bookingWorkflowId(appointmentId))
-  const ask = (appointmentId: string, call: (handle: WorkflowHandle) => Promise<BookingWorkflowView>) =>
-    callWorkflow(temporal, 'booking workflow', () => orNull(() => call(booking(appointmentId))))
+  const ask = async (appointmentId: string, call: (handle: WorkflowHandle) => Promise<BookingWorkflowView>) => {
+    await started(bookingWorkflowId(appointmentId))
+    return callWorkflow(temporal, 'booking workflow', () => orNull(() => call(booking(appointmentId))))
+  }
   const answers = createQueryAnswersByHistory()
 
   /**
@@ -164,6 +172,7 @@ export function createBookingWorkflowCalls({ temporal, logger }: BookingWorkflow
      */
     async view(appointmentId: string, completed: boolean): Promise<AppointmentWorkflowView> {
       const workflowId = bookingWorkflowId(appointmentId)
+      await started(workflowId)
       const [lifecycle, followUp] = await Promise.all([
         callWorkflow(temporal, 'booking workflow', () => lifecycleView(workflowId)),
         completed ? followUpView(appointmentId) : null,

@@ -15,6 +15,8 @@ export interface BookingNotifierDeps {
   logger: Logger
   /** Longest the signals of one request may delay its response. */
   timeoutMs?: number
+  /** Waits for this process's start of a workflow still on its way after its booking's answer (WorkflowOutbox). */
+  started?: (workflowId: string) => Promise<void>
 }
 
 export interface BookingNotifier {
@@ -23,9 +25,15 @@ export interface BookingNotifier {
 }
 
 /** Creates the notifier over a Temporal client. */
-export function createBookingNotifier({ temporal, logger, timeoutMs = 2000 }: BookingNotifierDeps): BookingNotifier {
+export function createBookingNotifier({
+  temporal,
+  logger,
+  timeoutMs = 2000,
+  started = async () => undefined,
+}: BookingNotifierDeps): BookingNotifier {
   async function signalOne(appointmentId: string): Promise<void> {
     try {
+      await started(bookingWorkflowId(appointmentId))
       await temporal.withDeadline(Date.now() + timeoutMs, () =>
         temporal.workflow.getHandle(bookingWorkflowId(appointmentId)).signal(bookingChangedSignal)
       )

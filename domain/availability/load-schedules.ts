@@ -30,11 +30,12 @@ export interface LoadOptions {
  * @returns the providers in id order
  */
 export async function loadSchedules(
-  { tx }: UnitOfWork,
+  uow: UnitOfWork,
   selection: ProviderSelection,
   options: LoadOptions
 ): Promise<LoadedSchedule[]> {
-  const [row] = await tx.$queryRaw<Array<{ facts: string }>>(
+  // Straight through the driver (UnitOfWork.query): every booking and availability answer runs it.
+  const [row] = await uow.query<{ facts: string }>(
     scheduleFactsSql(selection, {
       from: new Date(options.range.start),
       to: new Date(options.range.end),

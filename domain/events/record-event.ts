@@ -10,6 +10,7 @@
  * the commit would have seen, but for an endpoint or agent workflow committed in the moments between this statement
  * and the commit, which counts as created after the event (docs/webhooks.md, "Delivery").
  */
+import { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { newId } from '../ids.ts'
 import { EVENT_DATA_SCHEMAS, type EventData, type EventType } from './event-catalogue.ts'
@@ -46,7 +47,8 @@ export async function recordEvent<T extends EventType>(
     createdAt: options.createdAt ?? new Date(),
     data: parsed.data as EventData<T>,
   }
-  const [row] = await uow.tx.$queryRaw<Array<{ heard: boolean }>>`
+  // Straight through the driver (UnitOfWork.query): every booking and change records one.
+  const [row] = await uow.query<{ heard: boolean }>(Prisma.sql`
     INSERT INTO events (id, tenant_id, type, data, created_at, fanned_out_at, agent_dispatched_at)
     SELECT ${event.id}, ${uow.tenantId}, ${type}, ${JSON.stringify(event.data)}::jsonb, ${event.createdAt},
       CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.tenant_id = ${uow.tenantId} AND w.enabled)
@@ -56,7 +58,7 @@ export async function recordEvent<T extends EventType>(
         WHERE a.tenant_id = ${uow.tenantId} AND a.enabled AND a.deleted_at IS NULL
           AND ${type} = ANY(a.event_types) AND a.created_at <= ${event.createdAt}::timestamptz)
         THEN NULL ELSE ${event.createdAt}::timestamptz END
-    RETURNING agent_dispatched_at IS NULL AS heard`
+    RETURNING agent_dispatched_at IS NULL AS heard`)
   // An event some agent workflow listens to: after commit the agent dispatcher is woken to create its runs (webhook
   // pumps find their events on their own); if this process dies first, the dispatcher's sweep still finds it.
   if (row?.heard) uow.afterCommit(async () => signalEventsRecorded())

@@ -12,6 +12,7 @@
  * When nothing matches, the service has no configured price: amount 0 in the location's currency, `priceId` null,
  * so a caller can tell "free" (a configured price of 0, with an id) from "not priced".
  */
+import { Prisma } from '../../generated/prisma/client.ts'
 import { AppointmentType } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { notFound } from '../errors.ts'
@@ -65,21 +66,29 @@ export async function priceForService(uow: UnitOfWork, input: ServicePriceQuery)
   if (!location) throw notFound('location', input.locationId)
   const type =
     input.appointmentType !== undefined && isAppointmentType(input.appointmentType) ? input.appointmentType : null
-  // At most four rows: the active-key unique index allows one active price per (location, service, type).
-  const candidates = await tx.price.findMany({
-    where: {
-      tenantId,
-      service: input.service,
-      currency: location.currency,
-      active: true,
-      archivedAt: null,
-      AND: [
-        { OR: [{ locationId: location.id }, { locationId: null }] },
-        { OR: type === null ? [{ appointmentType: null }] : [{ appointmentType: null }, { appointmentType: type }] },
-      ],
-    },
-    select: { id: true, amount: true, currency: true, locationId: true, appointmentType: true },
-  })
+  // At most four rows: the active-key unique index allows one active price per (location, service, type). Straight
+  // through the driver (UnitOfWork.query): every booking prices its session.
+  const rows = await uow.query<{
+    id: string
+    amount: string
+    currency: string
+    location_id: string | null
+    appointment_type: string | null
+  }>(Prisma.sql`
+    SELECT id, amount::text AS amount, currency, location_id, appointment_type::text AS appointment_type
+    FROM prices
+    WHERE tenant_id = ${tenantId} AND service = ${input.service} AND currency = ${location.currency}
+      AND active AND archived_at IS NULL
+      AND (location_id = ${location.id} OR location_id IS NULL)
+      AND (appointment_type IS NULL OR appointment_type::text = ${type})`)
+  const candidates = rows.map((row) => ({
+    id: row.id,
+    // A BIGINT column, read as text: prices are minor units far below 2^53.
+    amount: Number(row.amount),
+    currency: row.currency,
+    locationId: row.location_id,
+    appointmentType: row.appointment_type,
+  }))
   const best = mostSpecificPrice(candidates)
   if (!best) return { amount: 0, currency: location.currency, priceId: null }
   return { amount: best.amount, currency: best.currency, priceId: best.id }

@@ -6,6 +6,7 @@
  */
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client'
 import { TypedSearchAttributes, type SearchAttributePair } from '@temporalio/common'
+import { Prisma } from '../../generated/prisma/client.ts'
 import { startBackgroundLoop } from '../../infra/background-loop.ts'
 import type { Db } from '../../infra/db.ts'
 import type { Logger } from '../../infra/logger.ts'
@@ -32,10 +33,17 @@ export interface WorkflowStartRequest {
    */
   restart?: boolean
   /**
-   * When the workflow's first task should run (epoch ms): the start is still made at once, durable and visible, with
-   * Temporal's start delay up to then. An update or a signal-with-start runs it earlier. Unset: at once.
+   * When the workflow's first task should run (epoch ms): the start is still made at once (after the answer, with
+   * `afterAnswer`), durable and visible, with Temporal's start delay up to then. An update or a signal-with-start runs
+   * it earlier. Unset: at once.
    */
   startAt?: number | null
+  /**
+   * Make the start after the request's answer when its first task is more than a minute away (`startAt`): such a
+   * workflow only waits until then, and its outbox row, committed with the request, already makes it durable. For
+   * workflows whose callers wait for a start on its way (WorkflowOutbox `started`), as the booking's calls do.
+   */
+  afterAnswer?: boolean
 }
 
 export interface WorkflowOutboxDeps {
@@ -54,8 +62,14 @@ export interface WorkflowOutbox {
   enqueue(uow: UnitOfWork, request: WorkflowStartRequest): Promise<void>
   /** Dispatches pending starts (all, or the given outbox ids); returns how many were started. */
   dispatchPending(ids?: string[]): Promise<number>
-  /** Starts the periodic sweep; returns a function that stops it. */
+  /** Starts the periodic sweep; returns a function that stops it (after the starts still on their way). */
   startSweeper(intervalMs: number): () => Promise<void>
+  /**
+   * Settles once this process's start of `workflowId` that left after the request's answer (a deferred one) has been
+   * made or has failed; at once when there is none. Calls on a workflow (views, updates, signals) wait for it first,
+   * so that a client's own booking is never NOT_STARTED to it only because its start is a few milliseconds behind.
+   */
+  started: (workflowId: string) => Promise<void>
 }
 
 /** What starting a recorded row needs of it. */
@@ -85,6 +99,12 @@ function toSearchAttributes(values: SearchAttributeValues): TypedSearchAttribute
 /** How long the requests' starts gather before they are recorded DISPATCHED in one statement. */
 const MARK_WINDOW_MS = 20
 
+/** How far away a start's first task must be for it to be made after the answer (`afterAnswer`). */
+const ANSWER_BEFORE_START_AFTER_MS = 60_000
+
+/** Starts made after their answers at most at a time per process; past it a request waits for its own, as before. */
+const MAX_STARTS_AFTER_ANSWERS = 64
+
 const withTimeout = <T>(promise: Promise<T>, ms: number) =>
   new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)
@@ -104,6 +124,23 @@ const outboxRowOf = (uow: UnitOfWork, request: WorkflowStartRequest, taskQueue: 
   startAt: request.startAt ? new Date(request.startAt) : null,
   restart: request.restart ?? false,
 })
+
+/**
+ * Records a start straight through the driver (UnitOfWork.query): every booking writes one, and Prisma's own work
+ * for the create cost more CPU than the INSERT. Columns not named keep their defaults (PENDING, no attempts, now).
+ */
+async function insertRow(
+  uow: UnitOfWork,
+  row: ReturnType<typeof outboxRowOf> & { id: string }
+): Promise<{ id: string }> {
+  await uow.query(Prisma.sql`
+    INSERT INTO workflow_outbox (id, tenant_id, workflow_type, workflow_id, task_queue, args, search_attributes,
+      static_summary, static_details, start_at, restart)
+    VALUES (${row.id}, ${row.tenantId}, ${row.workflowType}, ${row.workflowId}, ${row.taskQueue},
+      ${JSON.stringify(row.args)}::jsonb, ${JSON.stringify(row.searchAttributes)}::jsonb, ${row.staticSummary},
+      ${row.staticDetails}, ${row.startAt}::timestamptz, ${row.restart})`)
+  return { id: row.id }
+}
 
 /** The longest a start may take before it counts as failed: an unreachable server fails the attempt. */
 const START_DEADLINE_MS = 5000
@@ -137,6 +174,27 @@ async function startRow(temporal: Client, row: PendingStart, mark: (id: string) 
   await mark(row.id)
 }
 
+/** The starts of one process on their way after their requests' answers, by workflow id. */
+function startsAfterAnswers() {
+  const onTheirWay = new Map<string, Promise<void>>()
+  return {
+    /** Whether another may be added (MAX_STARTS_AFTER_ANSWERS). */
+    hasRoom: () => onTheirWay.size < MAX_STARTS_AFTER_ANSWERS,
+    track(workflowId: string, start: Promise<void>): void {
+      const tracked = start.finally(() => {
+        if (onTheirWay.get(workflowId) === tracked) onTheirWay.delete(workflowId)
+      })
+      onTheirWay.set(workflowId, tracked)
+    },
+    started: async (workflowId: string) => {
+      await onTheirWay.get(workflowId)
+    },
+    all: async () => {
+      await Promise.all(onTheirWay.values())
+    },
+  }
+}
+
 /** Creates the outbox over the database and a Temporal client. */
 export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
   const { db, temporal, taskQueue, logger } = deps
@@ -154,6 +212,7 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
    * sweep then starts it again, which reuses the running workflow, and records it.
    */
   const startedByRequests = new Set<string>()
+  const afterAnswers = startsAfterAnswers()
   let marking: NodeJS.Timeout | undefined
   async function flushMarks(): Promise<void> {
     clearTimeout(marking)
@@ -179,15 +238,25 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
           update: { ...row, state: 'PENDING', attempts: 0, lastError: null, dispatchedAt: null },
           select: { id: true },
         })
-      : await uow.tx.workflowOutbox.create({ data: { id: newId('outbox'), ...row }, select: { id: true } })
+      : await insertRow(uow, { id: newId('outbox'), ...row })
+    // A start with nothing to run for a while (a booking's, until 10 minutes before its first reminder) is made after
+    // the answer: waiting for Temporal's was a third of a booking's server time (docs/benchmarks.md, issue 48).
+    const afterAnswer =
+      request.afterAnswer === true &&
+      request.startAt != null &&
+      request.startAt - Date.now() > ANSWER_BEFORE_START_AFTER_MS
     uow.afterCommit(async () => {
-      // Best effort within the request; a failure here is not an error for the client, the sweep will finish it.
+      // Best effort; a failure here is not an error for the client, the sweep will finish it.
       // Started from the row as this request wrote it, not read back: the request knows it, and reading it again
       // cost every booking a round trip to the database before its answer (issue 22). Should the sweep have started
       // it meanwhile, starting again is harmless (the running workflow is reused).
-      await withTimeout(dispatchRows([{ id, ...row }], markSoon), dispatchTimeoutMs).catch((error: unknown) =>
-        logger.warn({ outboxId: id, workflowId: request.workflowId, err: error }, 'workflow start deferred')
+      const dispatch = withTimeout(dispatchRows([{ id, ...row }], markSoon), dispatchTimeoutMs).then(
+        () => undefined,
+        (error: unknown) =>
+          logger.warn({ outboxId: id, workflowId: request.workflowId, err: error }, 'workflow start deferred')
       )
+      if (afterAnswer && afterAnswers.hasRoom()) afterAnswers.track(request.workflowId, dispatch)
+      else await dispatch
     })
   }
 
@@ -235,9 +304,10 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
     })
     return async () => {
       await stop()
+      await afterAnswers.all()
       await flushMarks()
     }
   }
 
-  return { enqueue, dispatchPending, startSweeper }
+  return { enqueue, dispatchPending, startSweeper, started: afterAnswers.started }
 }

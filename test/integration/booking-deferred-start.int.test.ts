@@ -4,16 +4,19 @@
  * a start delay that ends 10 minutes before its first reminder, so nothing of it runs on the booking's hot path; the
  * view says SCHEDULED until then; a reschedule or a cancel runs it at once (Temporal runs the first task for the
  * update), after which it agrees with the API's `nextReminderAt`, and a cancelled one closes. A reschedule's answer
- * already carries the reminder the workflow will send (issue 40; recorded as a replay history).
+ * already carries the reminder the workflow will send (issue 40; recorded as a replay history). The booking is answered
+ * before Temporal has its start (issue 48): the outbox row is what makes it durable, and the start follows at once.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { WorkflowNotFoundError } from '@temporalio/client'
 import proto from '@temporalio/proto'
 import { RESCHEDULE_ANSWER_AFTER_FIRST_READ_PATCH } from '../../common/appointments/booking-contract.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
 import { bookingScenario } from '../support/booking-scenario.ts'
 import { newCentre, patchLocations, type Centre } from '../support/centre.ts'
-import { APPOINTMENT_SCOPES } from '../support/fixtures.ts'
+import { APPOINTMENT_SCOPES, createChildAndProvider } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
 
 const MINUTE_MS = 60_000
 const HOUR_MS = 60 * MINUTE_MS
@@ -24,9 +27,12 @@ const EventType = proto.temporal.api.enums.v1.EventType
 
 let platform: Platform
 let centre: Centre
+let proxy: TcpProxy
 
 beforeAll(async () => {
-  platform = await startPlatform()
+  // The API reaches Temporal through a proxy that can hold what it sends; the test's own client connects directly.
+  proxy = await startTcpProxy(inject('temporalAddress'))
+  platform = await startPlatform({ overrides: { TEMPORAL_ADDRESS: proxy.address } })
   centre = await newCentre(platform, APPOINTMENT_SCOPES)
   await patchLocations(centre, { reminderOffsetsMinutes: OFFSETS })
 }, 180_000)
@@ -34,6 +40,8 @@ beforeAll(async () => {
 afterAll(async () => {
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
   await platform?.stop()
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
+  await proxy?.close()
 })
 
 const { bookBetween, view, handleOf, running } = bookingScenario(() => centre)
@@ -66,6 +74,38 @@ describe('deferred booking workflow starts', () => {
     // A protobuf Long: an object, so only its number says whether the start is really deferred.
     const backoff = events[0]?.workflowExecutionStartedEventAttributes?.firstWorkflowTaskBackoff?.seconds
     expect(Number(backoff)).toBeGreaterThan(0)
+  })
+
+  it('answers the booking before its start reaches Temporal; the start follows, and calls on it wait for it', async () => {
+    const parties = await createChildAndProvider(platform.http, centre.token)
+    const startsAt = Math.ceil((Date.now() + 72 * HOUR_MS) / MINUTE_MS) * MINUTE_MS
+    // Whatever the API sends Temporal now waits in the proxy: the answer cannot have waited for the start.
+    proxy.hold()
+    const booked = await platform.http
+      .post('/v1/appointments', {
+        token: centre.token,
+        body: { ...parties, type: 'THERAPY_SESSION', startsAt: new Date(startsAt).toISOString() },
+      })
+      .catch((error: unknown) => {
+        proxy.release()
+        throw error
+      })
+    // Released at once on a failure, so that the tests after this one reach Temporal.
+    if (booked.status !== 201) proxy.release()
+    expect(booked.status, JSON.stringify(booked.body)).toBe(201)
+    const id = booked.body.id as string
+    const { workflowId } = handleOf(id)
+    let started = false
+    const starting = platform.api.deps.outbox.started(workflowId).then(() => {
+      started = true
+    })
+    // Durable already (its outbox row committed with the booking), but not in Temporal yet.
+    await expect(handleOf(id).describe()).rejects.toThrow(WorkflowNotFoundError)
+    expect(started).toBe(false)
+    proxy.release()
+    await starting
+    expect((await handleOf(id).describe()).status.name).toBe('RUNNING')
+    expect((await view(id)).execution).toBe('SCHEDULED')
   })
 
   it('starts at once a booking whose first step is less than 20 minutes away', async () => {

@@ -1,6 +1,7 @@
 /**
  * @module A loopback TCP proxy the tests can cut and restore, to make a real server "briefly unavailable" to one
- * client without touching the server itself. While cut, new connections are refused at once and open ones dropped.
+ * client without touching the server itself. While cut, new connections are refused at once and open ones dropped;
+ * while held, what the client sends waits in the proxy (a slow network), and goes on in order once released.
  */
 import net from 'node:net'
 
@@ -10,6 +11,10 @@ export interface TcpProxy {
   cut(): void
   /** Forwards connections again. */
   restore(): void
+  /** Keeps what clients send from reaching the server until `release`, in open and new connections alike. */
+  hold(): void
+  /** Sends what was held, in order, and forwards again. */
+  release(): void
   close(): Promise<void>
 }
 
@@ -17,6 +22,7 @@ export interface TcpProxy {
 export async function startTcpProxy(target: string): Promise<TcpProxy> {
   const [host, port] = [target.slice(0, target.lastIndexOf(':')), Number(target.slice(target.lastIndexOf(':') + 1))]
   let open = true
+  let held: Array<() => void> | undefined
   const sockets = new Set<net.Socket>()
   const server = net.createServer((client) => {
     if (!open) return client.destroy()
@@ -26,7 +32,11 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
       s.on('close', () => sockets.delete(s))
       s.on('error', () => undefined)
     }
-    client.pipe(upstream).pipe(client)
+    client.on('data', (chunk: Buffer) => {
+      if (held) held.push(() => upstream.write(chunk))
+      else upstream.write(chunk)
+    })
+    upstream.pipe(client)
     client.on('close', () => upstream.destroy())
     upstream.on('close', () => client.destroy())
   })
@@ -40,6 +50,14 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
     },
     restore() {
       open = true
+    },
+    hold() {
+      held ??= []
+    },
+    release() {
+      const waiting = held ?? []
+      held = undefined
+      for (const send of waiting) send()
     },
     close: () =>
       new Promise<void>((resolve) => {

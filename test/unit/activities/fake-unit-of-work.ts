@@ -34,6 +34,13 @@ export async function runInUnitOfWork<T>(db: Db, tenantId: string, work: (uow: U
     tenantId,
     afterCommit: (task) => tasks.push(task),
     execute: async () => 0,
+    // A `Prisma.sql` statement made through the fake client's $queryRaw, as the tagged template would call it.
+    query: <Row>(statement: { text: string; values: readonly unknown[] }) => {
+      const { $queryRaw } = fake.tx as {
+        $queryRaw: (strings: readonly string[], ...values: unknown[]) => Promise<Row[]>
+      }
+      return $queryRaw((statement as unknown as { strings: readonly string[] }).strings, ...statement.values)
+    },
     // No transaction to release: the call runs as is.
     release: (call) => call(),
     beforeRelease: () => undefined,

@@ -10,6 +10,7 @@ function fakeUnit() {
     tenantId: 'ten_1',
     afterCommit: (task: () => Promise<void>) => registered.push(task),
     execute: async () => 0,
+    query: async () => [],
     release: <T>(call: () => Promise<T>) => call(),
     beforeRelease: () => undefined,
     savepoint: async () => undefined,
