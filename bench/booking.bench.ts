@@ -11,7 +11,10 @@
  *   is booking latency within 2× of its value without the views. Its section is "Bookings beside workflow-view loops
  *   (<database>, <start> starts)";
  * - `search`: bookings at each of BENCH_SEARCH_RATES for BENCH_STEP_SECONDS each, up to the first rate not sustained
- *   (booking-report.ts says what sustained means).
+ *   (booking-report.ts says what sustained means);
+ * - `floor-search` (not in the default): the floor at the same steps, up to its first rate not sustained: what a
+ *   request that does no more than one INSERT and one workflow start sustains on the same processes and cores, the
+ *   ceiling for any booking that starts a workflow (issue 48).
  * Each run reports p50/p95/p99, CPU per booking by process (API, worker, Temporal, PostgreSQL) and Temporal actions
  * per booking; the section "Booking (<database>)" of docs/benchmarks.md is rewritten with them.
  *
@@ -20,18 +23,13 @@
  *   BENCH_PHASES=fixed BENCH_SECONDS=10 npm run bench:booking   # a smoke run
  */
 import { execFileSync } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
-import { mkdir, rm, writeFile } from 'node:fs/promises'
-import os from 'node:os'
-import { join } from 'node:path'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { startApi } from '../api/start-api.ts'
 import { BOOKING_WORKFLOW } from '../common/appointments/booking-contract.ts'
 import { loadConfig } from '../infra/config.ts'
 import { createLogger } from '../infra/logger.ts'
-import { ensureTemporal } from '../scripts/temporal/dev-server.ts'
 import { startWorkerProcess } from '../scripts/start/worker-process.ts'
-import { writeWorkflowBundle } from '../worker/create-worker.ts'
-import { provisionBenchDatabase } from './bench-database.ts'
+import { startBenchServers } from './bench-servers.ts'
 import { startFloor } from './booking-floor.ts'
 import { measureBookingsBesideViews, renderViewsReport } from './booking-views.ts'
 import { renderBookingReport, type BookingResults, type BookingRun } from './booking-report.ts'
@@ -64,30 +62,11 @@ const HOUR_MS = 3_600_000
 /** The idle interval measured before the runs. */
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 10)
 
-if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL
 const log = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`)
 
-const [database, temporal] = await Promise.all([
-  provisionBenchDatabase(),
-  ensureTemporal({ port: 0, uiPort: false, log: () => undefined }),
-])
-const taskQueue = `bench-${randomBytes(4).toString('hex')}`
-const workflowBundle = join(os.tmpdir(), `booking-bench-${taskQueue}.js`)
-await writeWorkflowBundle(workflowBundle)
-const env = {
-  NODE_ENV: 'test',
-  DATABASE_URL: database.url,
-  DATABASE_POOL_MAX: '10',
-  TEMPORAL_ADDRESS: temporal.address,
-  TEMPORAL_NAMESPACE: temporal.namespace,
-  TEMPORAL_TASK_QUEUE: taskQueue,
-  PORT: '0',
-  LOG_LEVEL: 'silent',
-  // The load is the point; the limiter would refuse it.
-  RATE_LIMIT_PER_MINUTE: '100000000',
-  WORKFLOW_BUNDLE_PATH: workflowBundle,
-  BOOKING_WORKFLOW_START: WORKFLOW_START,
-}
+const servers = await startBenchServers('booking-bench')
+const { database, temporal, taskQueue } = servers
+const env = { ...servers.env, BOOKING_WORKFLOW_START: WORKFLOW_START }
 const api = await startApi(loadConfig(env), createLogger(process.env.BENCH_LOG_LEVEL ?? 'silent', 'bench'))
 const peer = await startPeer(1)
 const worker = await startWorkerProcess({ ...env, LOG_LEVEL: 'info', WORKER_CPU_NICE: '10' })
@@ -159,7 +138,7 @@ async function run(kind: BookingRun['kind'], rate: number, seconds: number): Pro
     settle,
     window: figures,
   }
-  if (kind === 'booking') Object.assign(outcome, sustained(outcome))
+  Object.assign(outcome, sustained(outcome))
   latenciesOf.set(outcome, latencies)
   log(
     `${kind} ${rate}/s: p50 ${outcome.p50.toFixed(0)} p95 ${outcome.p95.toFixed(0)} p99 ${outcome.p99.toFixed(0)} ms, ` +
@@ -234,7 +213,8 @@ async function waitSettled(from: number, until: number, expected: number) {
       taskQueue,
       workflowType: BOOKING_WORKFLOW,
       from,
-      to: until,
+      // A deferred booking's start is made just after its answer (issue 48): the last ones land after the step ends.
+      to: by,
       by,
     })
     if ((figures.settled >= expected && figures.started >= expected) || Date.now() > by) return figures
@@ -346,11 +326,21 @@ try {
       if (!step.sustained) break
     }
   }
+  if (PHASES.has('floor-search')) {
+    results.floorSearch = []
+    for (const rate of SEARCH_RATES) {
+      log(`floor search: the floor at ${rate}/s for ${STEP_SECONDS} s`)
+      const step = await run('floor', rate, STEP_SECONDS)
+      results.floorSearch.push(step)
+      await save()
+      if (!step.sustained) break
+    }
+  }
 } finally {
   await worker.kill('SIGTERM')
   peer.stop()
   await floor.stop()
   await api.stop()
-  await Promise.allSettled([temporal.stop(), database.stop(), rm(workflowBundle, { force: true })])
+  await servers.stop()
 }
 if (results.fixed || results.search) console.log(renderBookingReport(results))
