@@ -17,6 +17,7 @@ import { createLogger } from '../infra/logger.ts'
 import { startWorkerProcess } from '../scripts/start/worker-process.ts'
 import { writeBenchmarkSection } from '../scripts/lib/benchmark-report.ts'
 import { startBenchServers } from './bench-servers.ts'
+import { bookingParties, creatorFor } from './booking-parties.ts'
 import { startFloor } from './booking-floor.ts'
 import { newTenant, percentile, sleep } from './webhook-bench-kit.ts'
 
@@ -37,17 +38,7 @@ const floorLatency: number[] = []
 try {
   const tenant = await newTenant(api, ['children', 'providers', 'bookings'])
   const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${tenant.token}` }
-  const create = async (path: string, body: object) => {
-    const response = await fetch(`${api.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })
-    if (response.status !== 201) throw new Error(`${path}: ${response.status} ${await response.text()}`)
-    return ((await response.json()) as { id: string }).id
-  }
-  const pairs = await Promise.all(
-    Array.from({ length: PAIRS }, async (_, i) => ({
-      providerId: await create('/v1/providers', { name: `Bench provider ${i}`, timeZone: 'UTC' }),
-      childId: await create('/v1/children', { firstName: 'Bench', lastName: `Child ${i}`, dateOfBirth: '2020-03-03' }),
-    }))
-  )
+  const pairs = await bookingParties(creatorFor(api.url, tenant.token), PAIRS)
   const floor = await startFloor(api.deps.db, api.deps.temporal, tenant.tenantId)
   const firstSlot = Math.ceil((Date.now() + 3 * 24 * HOUR_MS) / HOUR_MS) * HOUR_MS
   for (let n = 0; n < WARM_UP + MEASURED; n++) {

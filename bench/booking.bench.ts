@@ -30,6 +30,7 @@ import { loadConfig } from '../infra/config.ts'
 import { createLogger } from '../infra/logger.ts'
 import { startWorkerProcess } from '../scripts/start/worker-process.ts'
 import { startBenchServers } from './bench-servers.ts'
+import { bookingParties, creatorFor } from './booking-parties.ts'
 import { startFloor } from './booking-floor.ts'
 import { measureBookingsBesideViews, renderViewsReport } from './booking-views.ts'
 import { renderBookingReport, type BookingResults, type BookingRun } from './booking-report.ts'
@@ -83,17 +84,8 @@ const openWindow = windowOpener({
 
 const tenant = await newTenant(api, ['children', 'providers', 'bookings'])
 const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${tenant.token}` }
-async function create(path: string, body: object): Promise<string> {
-  const response = await fetch(`${api.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })
-  if (response.status !== 201) throw new Error(`${path}: ${response.status} ${await response.text()}`)
-  return ((await response.json()) as { id: string }).id
-}
-const pairs = await Promise.all(
-  Array.from({ length: PAIRS }, async (_, i) => ({
-    providerId: await create('/v1/providers', { name: `Bench provider ${i}`, timeZone: 'UTC' }),
-    childId: await create('/v1/children', { firstName: 'Bench', lastName: `Child ${i}`, dateOfBirth: '2020-03-03' }),
-  }))
-)
+const create = creatorFor(api.url, tenant.token)
+const pairs = await bookingParties(create, PAIRS)
 const firstSlot = Math.ceil((Date.now() + 3 * 24 * HOUR_MS) / HOUR_MS) * HOUR_MS
 let nextBooking = 0
 /** `count` request bodies, each a slot no other booking of the run has: pair i % 64, an hour after its last one. */

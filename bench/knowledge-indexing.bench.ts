@@ -19,11 +19,9 @@ import { provisionClient } from '../domain/tenants/provision-client.ts'
 import { parsePdfSource } from '../eval/make-pdfs.ts'
 import { renderPdf, type PdfBlock } from '../eval/pdf-writer.ts'
 import { closeDb, createDb } from '../infra/db.ts'
-import { ensureTemporal } from '../scripts/temporal/dev-server.ts'
 import { freePort } from '../scripts/start/start-process.ts'
 import { startApiProcess, startWorkerProcess } from '../scripts/start/worker-process.ts'
-import { writeWorkflowBundle } from '../worker/create-worker.ts'
-import { provisionBenchDatabase } from './bench-database.ts'
+import { startBenchServers } from './bench-servers.ts'
 import { runLoadInWorker, type LoadResult } from './load.ts'
 import { writeBenchmarkSection } from '../scripts/lib/benchmark-report.ts'
 import { clientCredentialsToken } from '../scripts/lib/client-token.ts'
@@ -33,25 +31,12 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4)
 const ROUND_MS = 3000
 const log = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`)
 
-if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL
-const [database, temporal] = await Promise.all([
-  provisionBenchDatabase(),
-  ensureTemporal({ port: 0, uiPort: false, log: () => undefined }),
-])
-const taskQueue = `bench-${randomBytes(4).toString('hex')}`
-const workflowBundle = join(os.tmpdir(), `knowledge-bench-${taskQueue}.js`)
-await writeWorkflowBundle(workflowBundle)
+const servers = await startBenchServers('knowledge-bench')
+const { database } = servers
 const port = await freePort()
 const env = {
-  NODE_ENV: 'test',
-  DATABASE_URL: database.url,
-  DATABASE_POOL_MAX: '10',
-  TEMPORAL_ADDRESS: temporal.address,
-  TEMPORAL_NAMESPACE: temporal.namespace,
-  TEMPORAL_TASK_QUEUE: taskQueue,
+  ...servers.env,
   LOG_LEVEL: 'info',
-  RATE_LIMIT_PER_MINUTE: '100000000',
-  WORKFLOW_BUNDLE_PATH: workflowBundle,
   METRICS_PORT: '0',
   WORKER_METRICS_PORT: '0',
   TEMPORAL_METRICS_PORT: 'off',
@@ -195,6 +180,5 @@ await writeBenchmarkSection('Knowledge indexing beside requests', report)
 
 await api.kill('SIGTERM')
 await worker.kill('SIGTERM')
-await temporal.stop()
-await database.stop()
+await servers.stop()
 if (errors > 0) process.exitCode = 1

@@ -25,18 +25,12 @@
  * other settings (e.g. WEBHOOK_ENDPOINT_CONCURRENCY=16) as an experiment, kept apart; BENCH_SCENARIOS=report only
  * rebuilds the section from the stored figures.
  */
-import { randomBytes } from 'node:crypto'
-import { rm } from 'node:fs/promises'
-import os from 'node:os'
-import { join } from 'node:path'
 import { startApi } from '../api/start-api.ts'
 import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import { loadConfig } from '../infra/config.ts'
 import { createLogger } from '../infra/logger.ts'
-import { ensureTemporal } from '../scripts/temporal/dev-server.ts'
 import { startWorkerProcess, type WorkerProcess } from '../scripts/start/worker-process.ts'
-import { writeWorkflowBundle } from '../worker/create-worker.ts'
-import { provisionBenchDatabase } from './bench-database.ts'
+import { startBenchServers } from './bench-servers.ts'
 import { windowOpener } from './measured-window.ts'
 import { temporalServerPid } from './process-cpu.ts'
 import { writeBenchmarkSection } from '../scripts/lib/benchmark-report.ts'
@@ -108,34 +102,16 @@ if (process.env.BENCH_SCENARIOS === 'report') {
   process.exit(0)
 }
 
-if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL
 const log = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`)
 
-const [database, temporal] = await Promise.all([
-  provisionBenchDatabase(),
-  ensureTemporal({ port: 0, uiPort: false, log: () => undefined }),
-])
-const taskQueue = `bench-${randomBytes(4).toString('hex')}`
-// Workers load a prebuilt workflow bundle, as deployed ones do (docs/operations.md): a restart then takes what a
-// production restart takes, not a webpack build.
-const workflowBundle = join(os.tmpdir(), `webhook-bench-${taskQueue}.js`)
-await writeWorkflowBundle(workflowBundle)
+const servers = await startBenchServers('webhook-bench')
+const { database, temporal, taskQueue } = servers
 const env = {
-  NODE_ENV: 'test',
-  DATABASE_URL: database.url,
-  DATABASE_POOL_MAX: '10',
-  TEMPORAL_ADDRESS: temporal.address,
-  TEMPORAL_NAMESPACE: temporal.namespace,
-  TEMPORAL_TASK_QUEUE: taskQueue,
-  PORT: '0',
+  ...servers.env,
   // The tokens' issuer: the same for the benchmark's API and the API process of \`kill-api\`, whatever their ports.
   PUBLIC_URL: 'http://localhost:3000',
-  LOG_LEVEL: 'silent',
-  // The load is the point; the limiter would refuse it.
-  RATE_LIMIT_PER_MINUTE: '100000000',
   WEBHOOK_REQUIRE_HTTPS: 'false',
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-  WORKFLOW_BUNDLE_PATH: workflowBundle,
   ...SETTINGS,
 }
 const config = loadConfig(env)
@@ -263,6 +239,6 @@ try {
   await worker.kill('SIGTERM')
   peer.stop()
   await api.stop()
-  await Promise.allSettled([temporal.stop(), database.stop(), rm(workflowBundle, { force: true })])
+  await servers.stop()
 }
 console.log(renderWebhookReport(results))
