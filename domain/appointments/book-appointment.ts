@@ -4,8 +4,7 @@
  * inserted (the database refuses a double booking), its booking workflow is queued in the outbox and its
  * `booking.created` event recorded, all in the caller's unit of work.
  */
-import { Prisma } from '../../generated/prisma/client.ts'
-import type { Appointment } from '../../generated/prisma/client.ts'
+import { Prisma, type Appointment } from '../../generated/prisma/client.ts'
 import type { AppointmentType } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import {
