@@ -45,9 +45,13 @@ const relaxedOf = (options: AppendOptions) => options.durability === 'asynchrono
  * @param options - how durable the unit's commit must be
  */
 export function auditInsertStatement(entry: AuditEntry, options: AppendOptions): string {
-  // Replaced through functions: a replacement string would read `$&` or `$'` in the record (a path, a user agent).
-  const records = escapeLiteral(JSON.stringify(recordsOf([entry])))
-  return INSERT_RECORDS.replace('$1', () => records).replace('$2', () => String(relaxedOf(options)))
+  const values: Record<string, string> = {
+    $1: escapeLiteral(JSON.stringify(recordsOf([entry]))),
+    $2: String(relaxedOf(options)),
+  }
+  // One pass over the statement's own text, through a function: what a value holds (a path or a user agent with `$2`,
+  // `$&`, `$'`) is never scanned for placeholders or read as a replacement pattern.
+  return INSERT_RECORDS.replace(/\$[12]\b/g, (placeholder) => values[placeholder]!)
 }
 
 /**
