@@ -20,6 +20,8 @@ import {
   sentenceModelProblem,
 } from '../domain/ai/embeddings/sentence-embeddings.ts'
 import { DEFAULT_CHUNKING } from '../domain/ai/knowledge/chunk-document.ts'
+import type { DocumentParser } from '../domain/ai/knowledge/parsed-document.ts'
+import { SandboxedDocumentParser } from './document-parsing/sandboxed-parser.ts'
 import { createKnowledgeStores } from '../domain/ai/vector-store/knowledge-stores.ts'
 import type { KnowledgeEmbeddings } from '../domain/ai/vector-store/knowledge-vector-store.ts'
 import { createVectorIndexCache, type VectorIndexCache } from '../domain/ai/vector-store/vector-index-cache.ts'
@@ -31,6 +33,8 @@ export interface AiRuntimeOptions {
   /** For tests: the HTTP client providers are called with. */
   fetch?: typeof fetch
   cache?: VectorIndexCache<LoadedChunks>
+  /** The file reader, shared by runtimes of one process (the evaluation builds several). */
+  documents?: DocumentParser
 }
 
 /** Default endpoints and models per provider; each can be overridden by the *_URL and *_MODEL variables. */
@@ -172,7 +176,20 @@ export function createAiRuntime(config: AiConfig, options: AiRuntimeOptions = {}
       options.cache ?? createVectorIndexCache<LoadedChunks>()
     ),
     chunking: DEFAULT_CHUNKING,
+    documents: options.documents ?? sandboxedParserOf(config),
   }
+}
+
+/** The file reader of a process: worker threads with the configured limits, started on the first upload. */
+function sandboxedParserOf(config: AiConfig): SandboxedDocumentParser {
+  return new SandboxedDocumentParser({
+    timeoutMs: config.KNOWLEDGE_PARSE_TIMEOUT_MS,
+    maxHeapMb: config.KNOWLEDGE_PARSE_MAX_HEAP_MB,
+    threads: config.KNOWLEDGE_PARSE_THREADS,
+    maxPages: config.KNOWLEDGE_MAX_PDF_PAGES,
+    maxTextChars: config.KNOWLEDGE_MAX_TEXT_CHARS,
+    maxInflatedBytes: config.KNOWLEDGE_MAX_INFLATED_BYTES,
+  })
 }
 
 /**

@@ -17,7 +17,7 @@ import { embedSpans } from '../domain/ai/answering/quotable-spans.ts'
 import { chunkDocument, type DocumentChunk } from '../domain/ai/knowledge/chunk-document.ts'
 import { embeddingText } from '../domain/ai/knowledge/index-document.ts'
 import { detectMediaType, type KnowledgeMediaType } from '../domain/ai/knowledge/media-types.ts'
-import { parseDocument } from '../domain/ai/knowledge/parse-document.ts'
+import { readDocument } from '../adapters/document-parsing/read-document.ts'
 import { expandQuery, type ExpansionOptions } from '../domain/ai/retrieval/query-expansion.ts'
 import { hybridSearchLoaded } from '../domain/ai/retrieval/hybrid-search.ts'
 import { loadChunks, searchChunks } from '../domain/ai/vector-store/loaded-chunks.ts'
@@ -102,7 +102,7 @@ export interface IndexedDocument {
 export async function prepareCorpus(files: CorpusFile[]): Promise<IndexedDocument[]> {
   return Promise.all(
     files.map(async (file) => {
-      const parsed = await parseDocument(file.mediaType, file.bytes)
+      const parsed = await readDocument(file.mediaType, file.bytes)
       return { id: file.name, name: file.name, text: parsed.text, chunks: await chunkDocument(parsed) }
     })
   )

@@ -42,6 +42,22 @@ export const AI_CONFIG_SHAPE = {
     .default(10 * 1024 * 1024),
   /** Most files in one upload. */
   KNOWLEDGE_MAX_FILES: z.coerce.number().int().positive().max(100).default(10),
+  /**
+   * Reading an uploaded file (docs/ai.md, "Reading untrusted files"): it runs in a worker thread that is stopped after
+   * this long, with this much JavaScript heap, and a file that exceeds a limit ends FAILED with the reason.
+   */
+  KNOWLEDGE_PARSE_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
+  KNOWLEDGE_PARSE_MAX_HEAP_MB: z.coerce.number().int().min(32).default(256),
+  /** Files read at once by one process (each in its own thread); waiting files are taken tenant by tenant. */
+  KNOWLEDGE_PARSE_THREADS: z.coerce.number().int().positive().max(16).default(1),
+  /** Most characters of text a file may hold (a PDF's extraction stops there), PDF pages, and inflated PDF streams. */
+  KNOWLEDGE_MAX_TEXT_CHARS: z.coerce.number().int().positive().default(5_000_000),
+  KNOWLEDGE_MAX_PDF_PAGES: z.coerce.number().int().positive().default(2000),
+  KNOWLEDGE_MAX_INFLATED_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(200 * 1024 * 1024),
 }
 
 const AiConfigSchema = z.object(AI_CONFIG_SHAPE)

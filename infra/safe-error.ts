@@ -27,11 +27,19 @@ const VALUE_PATTERNS: Array<[RegExp, string]> = [
   [/(invocation[^:\n]*:)[\s\S]*$/, `$1 ${REDACTED}`],
 ]
 const MAX_MESSAGE = 300
+/**
+ * What the patterns read of a message: an unterminated quote makes a quote pattern scan to the end from every quote
+ * character, quadratic in a message a caller can fill; bounded, that is a few milliseconds at worst.
+ */
+const MAX_REDACTED_INPUT = 4096
 
 /** The message with every value that could be health information replaced. */
 export function redactValues(message: string): string {
-  let safe = message
+  const cut = message.length > MAX_REDACTED_INPUT
+  let safe = cut ? message.slice(0, MAX_REDACTED_INPUT) : message
   for (const [pattern, replacement] of VALUE_PATTERNS) safe = safe.replace(pattern, replacement)
+  // A quoted value the cut left open is a value too: everything from its quote on goes.
+  if (cut) safe = safe.replace(/['"`][^'"`]*$/, REDACTED)
   return safe.length > MAX_MESSAGE ? `${safe.slice(0, MAX_MESSAGE)}…` : safe
 }
 

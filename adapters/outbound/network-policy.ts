@@ -120,6 +120,9 @@ const SEVERITY: AddressCategory[] = [
 /** The eight 16-bit groups of an IPv6 address (a dotted IPv4 tail included), or undefined if it is not one. */
 function expandIpv6(address: string): number[] | undefined {
   let text = address.split('%')[0]!
+  // The longest IPv6 text is 45 characters; a longer one is not an address, and the pattern below then runs on at most
+  // that many (it is quadratic in a run of digits).
+  if (text.length > 45) return undefined
   const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)
   if (tail) {
     const octets = tail[1]!.split('.').map(Number)

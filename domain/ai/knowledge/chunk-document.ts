@@ -8,7 +8,7 @@
  * and none well.
  */
 import { RecursiveCharacterTextSplitter } from '@langchain/textsplitters'
-import type { ParsedDocument, TextSpan } from './parse-document.ts'
+import type { ParsedDocument, TextSpan } from './parsed-document.ts'
 
 export interface ChunkPosition {
   /** 1-based page, for PDFs. */
@@ -54,7 +54,8 @@ function units(doc: ParsedDocument): Array<TextSpan & { page?: number; headingPa
 }
 
 const TABLE_ROW = /^[ \t]*\|.*\|[ \t]*$/
-const TABLE_RULE = /^[ \t]*\|?[ \t]*:?-{2,}/
+// The blanks after the optional pipe belong to it: two adjacent runs of blanks would backtrack on a long blank line.
+const TABLE_RULE = /^[ \t]*(?:\|[ \t]*)?:?-{2,}/
 
 interface Segment {
   start: number

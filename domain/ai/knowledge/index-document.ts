@@ -17,11 +17,10 @@ import { embedSpans } from '../answering/quotable-spans.ts'
 import { encodeSpanVectors } from '../answering/span-vectors.ts'
 import type { AiRuntime } from '../ai-runtime.ts'
 import type { ChunkMetadata, KnowledgeEmbeddings } from '../vector-store/knowledge-vector-store.ts'
-import { chunkDocument, type ChunkingOptions, type DocumentChunk } from './chunk-document.ts'
+import { chunkDocument, type DocumentChunk } from './chunk-document.ts'
 import { adoptModelIfUnserved, chooseQueryModel, lockAssistantModel, readAssistantModels } from './knowledge-models.ts'
 import { KnowledgeParseError } from './knowledge-errors.ts'
 import type { KnowledgeMediaType } from './media-types.ts'
-import { parseDocument } from './parse-document.ts'
 
 /** Long enough to write thousands of chunks on the embedded database; far below the activity's timeout. */
 const WRITE_TIMEOUT_MS = 120_000
@@ -51,11 +50,16 @@ export interface EmbeddedVersion {
  */
 export async function embedVersion(
   document: { name: string; mediaType: string; content: Uint8Array },
-  input: Pick<KnowledgeIndexingInput, 'documentId' | 'version'>,
+  input: Pick<KnowledgeIndexingInput, 'tenantId' | 'documentId' | 'version'>,
   embeddings: KnowledgeEmbeddings,
-  chunking: ChunkingOptions
+  runtime: Pick<AiRuntime, 'documents' | 'chunking'>
 ): Promise<EmbeddedVersion> {
-  const parsed = await parseDocument(document.mediaType as KnowledgeMediaType, document.content)
+  const parsed = await runtime.documents.parse({
+    tenantId: input.tenantId,
+    mediaType: document.mediaType as KnowledgeMediaType,
+    bytes: document.content,
+  })
+  const { chunking } = runtime
   const chunks = await chunkDocument(parsed, chunking)
   const pageCount = parsed.pages.length > 0 ? parsed.pages.length : null
   if (chunks.length === 0) throw new KnowledgeParseError('The file has no text to index.')
@@ -132,7 +136,7 @@ export async function indexDocument(
 
   let embedded: EmbeddedVersion
   try {
-    embedded = await embedVersion(document, input, embeddings, runtime.chunking)
+    embedded = await embedVersion(document, input, embeddings, runtime)
   } catch (error) {
     if (error instanceof KnowledgeParseError) return markDocumentFailed(db, input, error.message)
     throw error

@@ -102,7 +102,7 @@ export async function reembedDocument(
   const target = { documentId: input.documentId, version: document.version }
   let embedded: EmbeddedVersion
   try {
-    embedded = await embedVersion(document, target, embeddings, runtime.chunking)
+    embedded = await embedVersion(document, { tenantId: input.tenantId, ...target }, embeddings, runtime)
   } catch (error) {
     // Indexed once, unparseable now (a parser changed): as indexing would, the document is marked FAILED.
     if (!(error instanceof KnowledgeParseError)) throw error

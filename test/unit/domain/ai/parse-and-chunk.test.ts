@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { chunkDocument } from '../../../../domain/ai/knowledge/chunk-document.ts'
 import { KnowledgeParseError } from '../../../../domain/ai/knowledge/knowledge-errors.ts'
-import { parseDocument } from '../../../../domain/ai/knowledge/parse-document.ts'
+import { readDocument as parseDocument } from '../../../../adapters/document-parsing/read-document.ts'
 import { renderPdf } from '../../../../eval/pdf-writer.ts'
 
 const utf8 = (text: string) => new TextEncoder().encode(text)
