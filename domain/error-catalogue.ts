@@ -161,6 +161,12 @@ export const ERROR_CATALOGUE = {
     'Wait for `Retry-After` seconds and send the same request with the same key: you will get its answer.',
     true
   ),
+  idempotency_replay_withheld: entry(
+    409,
+    'Replay withheld',
+    'The first request with this Idempotency-Key succeeded, but its answer carried a secret that is shown once and was not kept for replay (no sealing key is configured).',
+    'Find what the first request created (its `Location`, or list the resource) and, if its secret was lost, revoke it or rotate it.'
+  ),
   version_sunset: entry(
     410,
     'Version sunset',

@@ -114,6 +114,12 @@ export const idempotencyInProgress = () =>
     headers: { 'Retry-After': '1' },
   })
 
+export const idempotencyReplayWithheld = () =>
+  new AppError(409, 'idempotency_replay_withheld', 'Replay withheld', {
+    detail:
+      'The first request with this Idempotency-Key succeeded; its answer held a secret that is shown only once and was not kept. Fetch what it created instead.',
+  })
+
 export const idempotencyKeyReused = () =>
   new AppError(422, 'idempotency_key_reused', 'Idempotency key reused', {
     detail: 'This Idempotency-Key was already used with a different request (method, path or body).',

@@ -12,7 +12,13 @@
 import { createHash } from 'node:crypto'
 import type { MiddlewareHandler } from 'hono'
 import type { ErrorCode } from '../../domain/error-catalogue.ts'
-import { AppError, idempotencyInProgress, idempotencyKeyReused, validationError } from '../../domain/errors.ts'
+import {
+  AppError,
+  idempotencyInProgress,
+  idempotencyKeyReused,
+  idempotencyReplayWithheld,
+  validationError,
+} from '../../domain/errors.ts'
 import { newId } from '../../domain/ids.ts'
 import type { Clock } from '../../infra/clock.ts'
 import { isSealed, type ResponseSealer } from '../../infra/response-sealer.ts'
@@ -47,10 +53,17 @@ const CLAIM_LEASE_MS = 2 * 60 * 1000
 /** How often a duplicate looks at a claim committed IN_PROGRESS while it waits for it. */
 const IN_PROGRESS_POLL_MS = 50
 
-/** The answer's body as stored: sealed when the request asked for it (it then must have a sealer to ask). */
-async function storedBody(response: Response, sealer: ResponseSealer | undefined): Promise<string> {
+/** What is stored instead of an answer that carries a secret when no key can seal it: a replay answers 409. */
+const WITHHELD = 'withheld:v1'
+
+/**
+ * The answer's body as stored. An answer that carries a secret (`sealStoredResponse`) is sealed, or, with no sealing
+ * key configured, not kept at all: a secret shown once is never in the database in clear for a day.
+ */
+async function storedBody(response: Response, carriesSecret: boolean, sealer: ResponseSealer | undefined) {
+  if (carriesSecret && !sealer) return WITHHELD
   const text = await response.clone().text()
-  return sealer ? sealer.seal(text) : text
+  return carriesSecret && sealer ? sealer.seal(text) : text
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
@@ -128,6 +141,7 @@ export const idempotency = ({ clock, waitMs, onReplay, sealer }: IdempotencyOpti
         const headers = { ...(stored.responseHeaders as Record<string, string>), 'Idempotent-Replayed': 'true' }
         onReplay?.()
         const body = stored.responseBody ?? ''
+        if (body === WITHHELD) throw idempotencyReplayWithheld()
         if (isSealed(body) && !sealer) throw new Error('A stored answer is sealed and no sealing key is configured')
         return c.body(sealer ? sealer.open(body) : body, stored.responseStatus as 200, headers)
       }
@@ -172,7 +186,7 @@ export const idempotency = ({ clock, waitMs, onReplay, sealer }: IdempotencyOpti
         expiresAt: new Date(now.getTime() + KEY_TTL_MS),
         responseStatus: status,
         responseHeaders: headers,
-        responseBody: await storedBody(c.res, c.get('sealStoredResponse') === true ? sealer : undefined),
+        responseBody: await storedBody(c.res, c.get('sealStoredResponse') === true, sealer),
       },
     })
   }

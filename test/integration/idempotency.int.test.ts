@@ -171,3 +171,25 @@ describe('every write method', () => {
     expect(other.body.code).toBe('idempotency_key_reused')
   })
 })
+
+describe('answers that carry a secret', () => {
+  it('never keeps the secret in the idempotency record: with no sealing key, a replay answers 409', async () => {
+    const key = randomUUID()
+    const body = { name: 'shown once', permissions: [{ resource: 'children', methods: ['GET'] }] }
+    const first = await platform.http.post('/v1/api-keys', { token, body, headers: { 'Idempotency-Key': key } })
+    expect(first.status).toBe(201)
+    const secret = first.body.secret as string
+    expect(secret).toMatch(/^sk_/)
+    const records = await platform.api.deps.db.idempotencyRecord.findMany({ where: { key } })
+    expect(records).toHaveLength(1)
+    expect(records[0]!.responseBody).not.toContain(secret)
+
+    const again = await platform.http.post('/v1/api-keys', { token, body, headers: { 'Idempotency-Key': key } })
+    expect(again.status).toBe(409)
+    expect(again.body.code).toBe('idempotency_replay_withheld')
+    expect(JSON.stringify(again.body)).not.toContain(secret)
+    // Nothing made twice: the first request's key is the only one of that name.
+    const keys = await platform.http.get('/v1/api-keys?limit=100', { token })
+    expect(keys.body.data.filter((k: { name: string }) => k.name === 'shown once')).toHaveLength(1)
+  })
+})

@@ -112,7 +112,7 @@ export function agentWorkflowRoutes({ agentWorkflows: service }: Pick<AppDeps, '
     .openapi(createAgentWorkflowRoute, async (c) => {
       const row = await service.create(c.var.uow, c.var.principal, c.req.valid('json'))
       c.header('Location', `/v1/agent-workflows/${row.id}`)
-      // The answer carries the signing secret: its idempotency record is sealed where keys are configured.
+      // The answer carries the signing secret: its idempotency record is sealed, or not kept (replay answers 409).
       c.set('sealStoredResponse', true)
       return c.json({ ...toWorkflow(row), webhookSecret: row.webhookSecret }, 201)
     })

@@ -35,6 +35,8 @@ export function apiKeyRoutes({ clock }: Pick<AppDeps, 'clock'>) {
         clock
       )
       c.header('Location', `/v1/api-keys/${key.id}`)
+      // The key itself, shown once: its idempotency record is sealed, or not kept (a replay answers 409).
+      c.set('sealStoredResponse', true)
       return c.json({ ...toApiKey(key), secret }, 201)
     })
     .openapi(listApiKeysRoute, async (c) => {

@@ -35,6 +35,8 @@ export function webhookEndpointRoutes({ config, clock, outbound }: Pick<AppDeps,
     .openapi(createEndpointRoute, async (c) => {
       const { endpoint, secret } = await createEndpoint(c.var.uow, c.req.valid('json'), rules)
       c.header('Location', `/v1/webhook-endpoints/${endpoint.id}`)
+      // The answer carries the signing secret: its idempotency record is sealed, or not kept (replay answers 409).
+      c.set('sealStoredResponse', true)
       return c.json({ ...toEndpoint(endpoint), secret }, 201)
     })
     .openapi(listEndpointsRoute, async (c) => {
@@ -53,6 +55,7 @@ export function webhookEndpointRoutes({ config, clock, outbound }: Pick<AppDeps,
     })
     .openapi(rotateSecretRoute, async (c) => {
       const { endpoint, secret } = await rotateEndpointSecret(c.var.uow, c.req.valid('param').id, clock())
+      c.set('sealStoredResponse', true)
       return c.json({ ...toEndpoint(endpoint), secret }, 200)
     })
     .openapi(sendTestEventRoute, async (c) =>
