@@ -7,7 +7,7 @@
 import { Context } from '@temporalio/activity'
 import type { Db } from '../infra/db.ts'
 import { deliverOnce, type DeliverOnceInput, type DeliverOnceResult } from '../domain/webhooks/deliver-once.ts'
-import { runDeliveryPump } from '../domain/webhooks/delivery-pump.ts'
+import { runDeliveryPump, type TenantSlotsObserver } from '../domain/webhooks/delivery-pump.ts'
 import { endpointRetryStep } from '../domain/webhooks/endpoint-retry.ts'
 import { createWebhookPoster } from '../adapters/webhook-http/webhook-poster.ts'
 import type { WebhookPoster } from '../domain/webhooks/post-webhook.ts'
@@ -34,7 +34,7 @@ export interface WebhookActivityDeps {
   logger?: Logger
   /** Aborted when the worker process is asked to stop: the pump ends its run at once. */
   stopping?: AbortSignal
-  /** The worker's metrics: attempts by outcome and receiver latency (docs/operations.md). */
+  /** The worker's metrics: attempts by outcome, receiver latency, slots by tenant (docs/operations.md). */
   metrics?: Metrics
 }
 
@@ -52,10 +52,18 @@ function attemptObserver(metrics: Metrics): AttemptObserver {
               ? 'failed'
               : 'retry'
       metrics.webhookAttempts.inc({ outcome })
-      if (record.attempted) metrics.webhookAttemptDuration.observe(record.latencyMs / 1000)
+      if (!record.attempted) continue
+      metrics.webhookAttemptDuration.observe(record.latencyMs / 1000)
+      metrics.webhookAttemptSeconds.inc({ tenant: record.tenantId }, record.latencyMs / 1000)
     }
   }
 }
+
+/** Keeps the gauge of the slots each tenant takes in the pumps (a worker's pumps add to the same series). */
+const tenantSlotsObserver =
+  (metrics: Metrics): TenantSlotsObserver =>
+  (tenant, change) =>
+    metrics.webhookDeliveriesInFlight.inc({ tenant }, change)
 
 /** Creates the webhook activities: the interface the webhook workflows proxy (common/webhooks/webhook-queue-contract.ts). */
 export function createWebhookActivities({
@@ -69,6 +77,7 @@ export function createWebhookActivities({
 }: WebhookActivityDeps): WebhookActivities {
   const http = poster ?? createWebhookPoster({ timeoutMs: webhooks.timeoutMs, network: webhooks.network })
   const observe = metrics && attemptObserver(metrics)
+  const tenantSlots = metrics && tenantSlotsObserver(metrics)
   const now = clock ?? systemClock
   const log = logger ?? createLogger('info', 'webhooks')
   return {
@@ -88,6 +97,7 @@ export function createWebhookActivities({
           retries: createRetryWorkflowStarter(context.client, context.info.taskQueue, webhooks.retry),
           logger: log,
           observe,
+          tenantSlots,
         },
         {
           partition: input.partition,

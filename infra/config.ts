@@ -4,6 +4,7 @@
  */
 import { z } from 'zod'
 import { CodecKeysSchema } from './codec-keys.ts'
+import { CodecOperatorsSchema, SHARED_OPERATOR_NAME } from './codec-operators.ts'
 import { AI_CONFIG_SHAPE } from './ai-config.ts'
 
 const durationSeconds = (fallback: number) => z.coerce.number().int().positive().default(fallback)
@@ -37,6 +38,12 @@ const secretList = () =>
         .filter(Boolean)
     )
 
+/** An http:// URL whose host is not this machine's loopback (localhost, 127.0.0.0/8, ::1). */
+function cleartextBeyondLoopback(url: string): boolean {
+  const { protocol, hostname } = new URL(url)
+  return protocol === 'http:' && !/^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i.test(hostname)
+}
+
 const ConfigSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -51,6 +58,8 @@ const ConfigSchema = z
     ACCESS_TOKEN_AUDIENCE: z.string().default('therapy-care-api'),
     ACCESS_TOKEN_TTL_SECONDS: durationSeconds(900),
     REFRESH_TOKEN_TTL_SECONDS: durationSeconds(30 * 24 * 3600),
+    /** The longest an API key may live; a key created without `expiresAt` gets exactly this (docs/access-control.md). */
+    API_KEY_MAX_LIFETIME_DAYS: z.coerce.number().int().positive().max(3650).default(365),
     OUTBOX_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(5000),
     /** How often each instance seals committed audit records onto their chains (docs/audit-trail.md). */
     AUDIT_SEAL_INTERVAL_MS: z.coerce.number().int().positive().default(500),
@@ -79,6 +88,14 @@ const ConfigSchema = z
      */
     RATE_LIMIT_STORE: z.enum(['memory', 'postgres']).optional(),
     /**
+     * Quotas per tenant (docs/rate-limits.md, "Quotas"; the knowledge ones are in infra/ai-config.ts): active API keys
+     * and enabled agent workflows, refused at creation (409 `quota_exceeded`); agent runs started in the last hour, a
+     * run beyond it recorded as skipped, not started.
+     */
+    API_KEYS_PER_TENANT: z.coerce.number().int().positive().default(100),
+    AGENT_WORKFLOWS_PER_TENANT: z.coerce.number().int().positive().default(50),
+    AGENT_RUNS_PER_TENANT_PER_HOUR: z.coerce.number().int().positive().default(600),
+    /**
      * The database is the embedded PGlite that `npm start` runs for one API process (set by scripts/start.ts). It
      * serves a single process, so per-process state (the rate limit's counters) is as good as shared there.
      */
@@ -96,7 +113,16 @@ const ConfigSchema = z
      * (docs/payload-encryption.md). Required in production; elsewhere the codec is off unless they are set.
      */
     TEMPORAL_CODEC_KEYS: CodecKeysSchema.optional(),
-    /** The credential of operators who may decode payloads at /codec (32+ characters); unset or empty: nobody may. */
+    /**
+     * The operators who may decode payloads at /codec, each with a token of their own, `<name>:<token>,...` (tokens of
+     * 32+ characters); every decode is audited under the operator's name (infra/codec-operators.ts). Unset or empty:
+     * none but the holder of CODEC_OPERATOR_TOKEN.
+     */
+    CODEC_OPERATORS: CodecOperatorsSchema.optional(),
+    /**
+     * The older shared operator credential (32+ characters), recorded as the operator `operator`; unset or empty:
+     * nobody. Prefer CODEC_OPERATORS, which tells operators apart.
+     */
     CODEC_OPERATOR_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(32).optional()),
     /** Browser origins allowed to call /codec (the Temporal Web UI), comma-separated. */
     CODEC_CORS_ORIGINS: originList('http://localhost:8233,http://127.0.0.1:8233'),
@@ -208,6 +234,11 @@ const ConfigSchema = z
     WEBHOOK_PUMP_CONCURRENCY: z.coerce.number().int().positive().default(64),
     WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().positive().default(8),
     /**
+     * Deliveries one tenant may hold per pump, in flight or waiting for a slot (docs/webhooks.md, "Fair shares between
+     * tenants"), so one tenant's slow receivers never take every slot. Unset: a quarter of WEBHOOK_PUMP_CONCURRENCY.
+     */
+    WEBHOOK_TENANT_CONCURRENCY: z.coerce.number().int().positive().optional(),
+    /**
      * How long a pump holds the deliveries it claimed: a dead worker's claims are attempted again after this. Longer
      * than an attempt (WEBHOOK_TIMEOUT_MS) plus a wait for one of the endpoint's slots.
      */
@@ -278,6 +309,26 @@ const ConfigSchema = z
         code: 'custom',
         path: ['WEBHOOK_CLAIM_LEASE_MS'],
         message: 'must be longer than WEBHOOK_TIMEOUT_MS, or a claim could end while its attempt is still running',
+      })
+    }
+    if (config.CODEC_OPERATOR_TOKEN !== undefined) {
+      const named = config.CODEC_OPERATORS ?? []
+      if (named.some((o) => o.name === SHARED_OPERATOR_NAME || o.token === config.CODEC_OPERATOR_TOKEN)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['CODEC_OPERATORS'],
+          message: `names "${SHARED_OPERATOR_NAME}" or holds CODEC_OPERATOR_TOKEN, which is the operator "${SHARED_OPERATOR_NAME}"`,
+        })
+      }
+    }
+    // The token issuer and the address clients send bearer tokens to: never plain http beyond this host in production.
+    if (config.NODE_ENV === 'production' && config.PUBLIC_URL && cleartextBeyondLoopback(config.PUBLIC_URL)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['PUBLIC_URL'],
+        message:
+          'must be an https:// URL when NODE_ENV=production (tokens would cross the network in cleartext); serve the ' +
+          'API behind a TLS terminator (docs/operations.md)',
       })
     }
     // Encryption is on by default outside development: production refuses to hand Temporal plaintext payloads.

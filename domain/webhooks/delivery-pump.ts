@@ -5,10 +5,11 @@
  * times out on its heartbeat and runs again on another worker, and the leases of what it had claimed expire.
  *
  * Each round fans new events out, claims due deliveries of its partition under a lease (at most the free concurrency,
- * at most `endpointConcurrency` per endpoint, so a slow receiver never holds every slot), sends them concurrently
- * over keep-alive connections, and records the finished attempts in one statement. Delivery is at least once: a pump
- * that dies after a receiver answered and before the record is written has that delivery attempted again when its
- * lease expires; receivers drop duplicates by `webhook-id` (v2) or the event id (v1).
+ * at most `endpointConcurrency` per endpoint, so a slow receiver never holds every slot, and at most
+ * `tenantConcurrency` per tenant, taken in turns between tenants, so one tenant's slow receivers never hold them all
+ * either), sends them concurrently over keep-alive connections, and records the finished attempts in one statement.
+ * Delivery is at least once: a pump that dies after a receiver answered and before the record is written has that
+ * delivery attempted again when its lease expires; receivers drop duplicates by `webhook-id` (v2) or the event id (v1).
  */
 import type { Db } from '../../infra/db.ts'
 import type { Logger } from '../../infra/logger.ts'
@@ -37,7 +38,15 @@ export interface PumpDeps {
   retries: EndpointRetryStarter
   logger: Logger
   observe?: AttemptObserver
+  /** Told each time the slots a tenant takes in this pump change (the worker's per-tenant gauge). */
+  tenantSlots?: TenantSlotsObserver
 }
+
+/**
+ * Hears that a pump took (`change` > 0) or gave back (< 0) slots of a tenant: deliveries claimed, in flight or waiting
+ * for their endpoint's slot, what counts against WEBHOOK_TENANT_CONCURRENCY.
+ */
+export type TenantSlotsObserver = (tenantId: string, change: number) => void
 
 export interface PumpRun {
   partition: number
@@ -92,8 +101,11 @@ async function recordFinished(deps: PumpDeps, batch: AttemptRecord[], stats: Pum
 function createPump(deps: PumpDeps, partition: number) {
   const { db, settings, logger } = deps
   const { concurrency, endpointConcurrency } = settings.pump
+  const tenantConcurrency = settings.pump.tenantConcurrency ?? concurrency
   const partitions = partitionCount(settings)
   const inflight = new Map<string, number>()
+  /** Deliveries each tenant has here, in flight or waiting for a slot: what its cap counts. */
+  const taken = new Map<string, number>()
   /** Claimed deliveries waiting for one of their endpoint's slots. */
   const waiting = new Map<string, Array<{ delivery: QueuedDelivery; body: string }>>()
   const finished: AttemptRecord[] = []
@@ -102,8 +114,17 @@ function createPump(deps: PumpDeps, partition: number) {
   let onProgress: (() => void) | undefined
   const attemptDeps = { poster: deps.poster, retry: settings.retry, now: deps.now }
 
+  /** Counts `change` deliveries for their tenant (claimed: +, attempted or given back: -). */
+  function countForTenant(tenantId: string, change: number) {
+    const total = (taken.get(tenantId) ?? 0) + change
+    if (total <= 0) taken.delete(tenantId)
+    else taken.set(tenantId, total)
+    deps.tenantSlots?.(tenantId, change)
+  }
+
+  /** Attempts a claimed delivery now; its tenant's count was taken when it was claimed and is given back here. */
   function send(delivery: QueuedDelivery, body: string) {
-    const { endpointId } = delivery
+    const { endpointId, tenantId } = delivery
     active++
     inflight.set(endpointId, (inflight.get(endpointId) ?? 0) + 1)
     attemptDelivery(attemptDeps, delivery, body)
@@ -117,6 +138,7 @@ function createPump(deps: PumpDeps, partition: number) {
         const left = (inflight.get(endpointId) ?? 1) - 1
         if (left === 0) inflight.delete(endpointId)
         else inflight.set(endpointId, left)
+        countForTenant(tenantId, -1)
         const next = waiting.get(endpointId)?.shift()
         if (next) send(next.delivery, next.body)
         if (waiting.get(endpointId)?.length === 0) waiting.delete(endpointId)
@@ -127,6 +149,8 @@ function createPump(deps: PumpDeps, partition: number) {
   function enqueue(deliveries: QueuedDelivery[]) {
     const bodies = new Map<string, string>()
     for (const delivery of deliveries) {
+      // Counted from the claim on: a delivery waiting for its endpoint's slot takes one of its tenant's.
+      countForTenant(delivery.tenantId, 1)
       // One event goes to many endpoints: its body is serialised once.
       let body = bodies.get(delivery.event.id)
       if (body === undefined) bodies.set(delivery.event.id, (body = JSON.stringify(toEnvelope(delivery.event))))
@@ -155,6 +179,8 @@ function createPump(deps: PumpDeps, partition: number) {
       limit: free,
       perEndpoint: endpointConcurrency,
       excludeEndpoints: saturated,
+      perTenant: tenantConcurrency,
+      takenByTenant: taken,
       now,
       leaseMs: settings.pump.leaseMs,
     })
@@ -180,9 +206,13 @@ function createPump(deps: PumpDeps, partition: number) {
    * in flight after that keeps its lease and is made again once the lease ends (at least once).
    */
   async function drain(maxWaitMs = settings.timeoutMs + 1000): Promise<void> {
-    const unsent = [...waiting.values()].flat().map((w) => w.delivery.id)
+    const unsent = [...waiting.values()].flat().map((w) => w.delivery)
     waiting.clear()
-    await releaseClaims(db, unsent)
+    for (const delivery of unsent) countForTenant(delivery.tenantId, -1)
+    await releaseClaims(
+      db,
+      unsent.map((delivery) => delivery.id)
+    )
     const deadline = Date.now() + maxWaitMs
     while (active > 0 && Date.now() < deadline) await pause(50, true)
     await flush()

@@ -92,37 +92,85 @@ export interface ClaimOptions {
   perEndpoint: number
   /** Endpoints not to claim for (their concurrency is used up). */
   excludeEndpoints: string[]
+  /**
+   * Most rows one tenant may hold in this pump (in flight, or claimed and waiting for a slot): its fair share.
+   * Unset: no cap but `limit` (one-off claims, such as the benches').
+   */
+  perTenant?: number
+  /** What each tenant has in this pump now, counted against `perTenant`; a tenant at its cap is not claimed for. */
+  takenByTenant?: ReadonlyMap<string, number>
   now: Date
   leaseMs: number
 }
 
 /**
- * Claims due deliveries of this partition under a lease, oldest first, at most `perEndpoint` per endpoint. Held
- * deliveries of an endpoint whose breaker is open are left to its retry workflow, except redeliveries asked for by
- * hand; deliveries of a disabled endpoint are claimed so they can be ended. Held rows have no `next_attempt_at`
- * (held-deliveries.ts), so the scan never meets them; the join's breaker test still skips the few due rows an open
- * endpoint may have (a fan-out that read the endpoint just before its breaker opened): correctness never rests on
- * the nulls.
+ * Claims due deliveries of this partition under a lease, fairly between tenants (docs/webhooks.md, "Fair shares
+ * between tenants"): a tenant at its cap (`perTenant`) gets nothing, any other at most what it has left of it, and the
+ * rows are taken in turns (every tenant's oldest, then every tenant's second oldest...), at most `perEndpoint` per
+ * endpoint.
+ *
+ * The scan is per tenant, so one tenant's backlog cannot hide another's due rows (a scan of the oldest due rows of all
+ * tenants saw only the backlog). First the tenants with a row this pump could take: a skip scan of the due index,
+ * which leads with the tenant, one probe per tenant, each reading that tenant's due rows oldest first up to the first
+ * one of this partition, not leased and of an endpoint with a free slot (the rows the single scan used to step over);
+ * the `limit` of them whose oldest due row is oldest, a tenant at its cap left out first. Then, per tenant, its oldest
+ * such rows, `FOR UPDATE SKIP LOCKED`, four times its share at most (as the single scan read four times the limit: rows
+ * of an endpoint past `perEndpoint` are dropped afterwards).
+ *
+ * Held deliveries of an endpoint whose breaker is open are left to its retry workflow, except redeliveries asked for
+ * by hand; deliveries of a disabled endpoint are claimed so they can be ended. Held rows have no `next_attempt_at`
+ * (held-deliveries.ts), so the scan never meets them (they are not in the due index); the join's breaker test still
+ * skips the few due rows an open endpoint may have (a fan-out that read the endpoint just before its breaker opened):
+ * correctness never rests on the nulls.
  */
 export async function claimDue(db: Db, options: ClaimOptions): Promise<QueuedDelivery[]> {
   const { partition, partitions, limit, perEndpoint, excludeEndpoints, now, leaseMs } = options
+  const perTenant = options.perTenant ?? limit
+  const taken = [...(options.takenByTenant ?? new Map<string, number>())].filter(([, n]) => n > 0)
   const leaseUntil = new Date(now.getTime() + leaseMs)
+  /** A row `d` this pump may take, but for its endpoint's breaker (that needs the endpoint's row). */
+  const takeable = Prisma.sql`
+    d.status = 'PENDING' AND d.workflow_started_at IS NULL AND d.next_attempt_at <= ${now}
+    AND (d.dispatch_lease_until IS NULL OR d.dispatch_lease_until < ${now})
+    AND mod(abs(hashtext(d.endpoint_id)::bigint), ${partitions}::bigint) = ${partition}::bigint
+    AND d.endpoint_id <> ALL(${excludeEndpoints}::text[])`
   const rows = await db.$queryRaw<Array<Record<string, unknown>>>`
-    WITH candidates AS (
-      SELECT d.id, d.endpoint_id, d.next_attempt_at FROM webhook_deliveries d
-      JOIN webhook_endpoints w ON w.id = d.endpoint_id
-      WHERE d.status = 'PENDING' AND d.workflow_started_at IS NULL AND d.next_attempt_at <= ${now}
-        AND (d.dispatch_lease_until IS NULL OR d.dispatch_lease_until < ${now})
-        AND (w.circuit_opened_at IS NULL OR d.kind = 'REDELIVERY' OR NOT w.enabled)
-        AND mod(abs(hashtext(d.endpoint_id)::bigint), ${partitions}::bigint) = ${partition}::bigint
-        AND d.endpoint_id <> ALL(${excludeEndpoints}::text[])
-      ORDER BY d.next_attempt_at LIMIT ${limit * 4}::int
-      FOR UPDATE OF d SKIP LOCKED
+    WITH RECURSIVE due_tenants AS (
+      -- The skip scan of webhook_deliveries_due_idx (tenant, next_attempt_at): each probe finds the next tenant, and
+      -- its oldest row this pump may take.
+      (SELECT d.tenant_id, d.next_attempt_at AS oldest FROM webhook_deliveries d
+        WHERE ${takeable}
+        ORDER BY d.tenant_id, d.next_attempt_at LIMIT 1)
+      UNION ALL
+      SELECT n.tenant_id, n.oldest FROM due_tenants t CROSS JOIN LATERAL (
+        SELECT d.tenant_id, d.next_attempt_at AS oldest FROM webhook_deliveries d
+        WHERE d.tenant_id > t.tenant_id AND ${takeable}
+        ORDER BY d.tenant_id, d.next_attempt_at LIMIT 1) n
+    ), shares AS (
+      SELECT t.tenant_id, least(${perTenant}::int - coalesce(h.taken, 0), ${limit}::int) AS share
+      FROM due_tenants t
+      LEFT JOIN unnest(${taken.map(([id]) => id)}::text[], ${taken.map(([, n]) => n)}::int[]) AS h(tenant_id, taken)
+        ON h.tenant_id = t.tenant_id
+      WHERE coalesce(h.taken, 0) < ${perTenant}::int
+      ORDER BY t.oldest LIMIT ${limit}::int
+    ), candidates AS (
+      SELECT c.id, c.tenant_id, c.endpoint_id, c.next_attempt_at, s.share FROM shares s CROSS JOIN LATERAL (
+        SELECT d.id, d.tenant_id, d.endpoint_id, d.next_attempt_at FROM webhook_deliveries d
+        JOIN webhook_endpoints w ON w.id = d.endpoint_id
+        WHERE d.tenant_id = s.tenant_id AND ${takeable}
+          AND (w.circuit_opened_at IS NULL OR d.kind = 'REDELIVERY' OR NOT w.enabled)
+        ORDER BY d.next_attempt_at LIMIT s.share * 4
+        FOR UPDATE OF d SKIP LOCKED) c
     ), picked AS (
       SELECT id FROM (
-        SELECT id, next_attempt_at, row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS rank
-        FROM candidates) ranked
-      WHERE rank <= ${perEndpoint}::int ORDER BY next_attempt_at LIMIT ${limit}::int
+        SELECT id, next_attempt_at, share,
+          row_number() OVER (PARTITION BY tenant_id ORDER BY next_attempt_at, id) AS turn
+        FROM (
+          SELECT *, row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS rank
+          FROM candidates) per_endpoint
+        WHERE rank <= ${perEndpoint}::int) per_tenant
+      -- In turns: every tenant's first row before any tenant's second.
+      WHERE turn <= share ORDER BY turn, next_attempt_at LIMIT ${limit}::int
     )
     ${leaseAndLoad(leaseUntil)}`
   return rows.map(toQueuedDelivery)

@@ -33,6 +33,11 @@ export interface PumpSettings {
   concurrency: number
   /** Attempts in flight at once to one endpoint. */
   endpointConcurrency: number
+  /**
+   * Deliveries one tenant may hold at once in one pump, in flight or claimed and waiting for a slot (its fair share,
+   * docs/webhooks.md "Fair shares between tenants"). Unset: `concurrency`, no cap of its own.
+   */
+  tenantConcurrency?: number
   /** How long claimed deliveries are held before another pump may take them. */
   leaseMs: number
 }
@@ -52,9 +57,16 @@ type WebhookConfig = Pick<
   | 'WEBHOOK_PUMP_PARTITIONS'
   | 'WEBHOOK_PUMP_CONCURRENCY'
   | 'WEBHOOK_ENDPOINT_CONCURRENCY'
+  | 'WEBHOOK_TENANT_CONCURRENCY'
   | 'WEBHOOK_CIRCUIT_FAILURES'
   | 'WEBHOOK_CLAIM_LEASE_MS'
 >
+
+/**
+ * A tenant's share of a pump when WEBHOOK_TENANT_CONCURRENCY is unset: a quarter of its concurrency (16 of 64), so at
+ * least four tenants' slow receivers are needed to fill a pump, and one tenant alone still has two endpoints' worth.
+ */
+const defaultTenantConcurrency = (pumpConcurrency: number) => Math.max(1, Math.floor(pumpConcurrency / 4))
 
 /** The webhook settings of a process configuration. */
 export function webhookSettings(config: WebhookConfig): WebhookSettings {
@@ -74,6 +86,7 @@ export function webhookSettings(config: WebhookConfig): WebhookSettings {
       pollMs: config.WEBHOOK_PUMP_POLL_MS,
       concurrency: config.WEBHOOK_PUMP_CONCURRENCY,
       endpointConcurrency: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+      tenantConcurrency: config.WEBHOOK_TENANT_CONCURRENCY ?? defaultTenantConcurrency(config.WEBHOOK_PUMP_CONCURRENCY),
       leaseMs: config.WEBHOOK_CLAIM_LEASE_MS,
     },
   }

@@ -4,7 +4,7 @@
  * platform's own. Labels carry ids at most at tenant level, never a child, an appointment or a person: metrics
  * leave the platform for monitoring systems, and every extra label value is another series.
  */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 
 /** Seconds: a fast read is a few milliseconds, a slow write with a workflow call a few seconds. */
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -68,6 +68,22 @@ export function createMetrics(process: 'api' | 'worker') {
       name: 'therapy_webhook_attempt_duration_seconds',
       help: 'Time a receiver took to answer a webhook attempt',
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      ...metric,
+    }),
+    // Who uses the delivery slots (docs/webhooks.md, "Fair shares between tenants"): what each tenant has now, and
+    // the slot time it used, whose rate is the slots it kept busy on average.
+    webhookDeliveriesInFlight: new Gauge({
+      name: 'therapy_webhook_deliveries_in_flight',
+      help:
+        "Webhook deliveries this worker's pumps hold for a tenant: attempts in flight, and claimed ones waiting for " +
+        "their endpoint's slot (what WEBHOOK_TENANT_CONCURRENCY caps in each pump)",
+      labelNames: ['tenant'] as const,
+      ...metric,
+    }),
+    webhookAttemptSeconds: new Counter({
+      name: 'therapy_webhook_attempt_seconds_total',
+      help: 'Time receivers took to answer webhook attempts, by tenant: its rate is the delivery slots a tenant kept busy',
+      labelNames: ['tenant'] as const,
       ...metric,
     }),
   }
