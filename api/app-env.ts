@@ -3,6 +3,7 @@
  * built from. Dependencies are built once per process (api/deps.ts, api/compose-services.ts) and passed to
  * the route factories.
  */
+import type { AuditEntry } from '../domain/audit/audit-event.ts'
 import type { Principal } from '../domain/auth/principal.ts'
 import type { RateLimiter } from '../infra/rate-limiter.ts'
 import type { UnitOfWork } from '../infra/unit-of-work.ts'
@@ -16,12 +17,20 @@ export interface AppDeps extends ServiceInfrastructure, AppServices {
 
 export interface AppVariables {
   requestId: string
-  /** The bearer token's outcome, set by identifyCaller on every route but the OAuth endpoints. */
+  /** The bearer token's outcome, set by identifyCaller on every route but the OAuth and codec endpoints. */
   bearer?: BearerOutcome
+  /**
+   * What a call outside the versioned API (/oauth, /codec) says about itself for its audit record: the client or
+   * operator it authenticated, the chain it belongs to, what it concerned (api/middleware/audit.ts).
+   */
+  auditedAs?: AuditedAs
   principal: Principal
   uow: UnitOfWork
   /** The answer carries a secret: its stored copy for Idempotency-Key replays is sealed (infra/response-sealer.ts). */
   sealStoredResponse?: boolean
 }
+
+/** The fields of a record a call outside the versioned API sets itself; the rest is read from the call. */
+export type AuditedAs = Partial<Pick<AuditEntry, 'tenantId' | 'actorType' | 'actorId' | 'resourceType' | 'resourceId'>>
 
 export type AppEnv = { Variables: AppVariables }

@@ -26,6 +26,7 @@ import { identifyCaller } from './middleware/identify-caller.ts'
 import { rateLimit } from './middleware/rate-limit.ts'
 import { rejectRevokedTokens } from './middleware/reject-revoked-tokens.ts'
 import { requestId } from './middleware/request-id.ts'
+import { noStore, secureHeaders } from './middleware/secure-headers.ts'
 import { handlerSavepoint, unitOfWork } from './middleware/unit-of-work.ts'
 import { validationHook } from './openapi/validation-hook.ts'
 import { apiKeyRoutes } from './routes/api-keys/index.ts'
@@ -114,12 +115,18 @@ export function createApp(deps: AppDeps) {
     await next()
     c.res.headers.set('X-Api-Version', API_VERSION)
   })
+  // nosniff on every answer, HSTS when served over https; health data never cached (docs/security.md).
+  app.use('*', secureHeaders(baseUrl))
+  app.use(VERSIONED_API, noStore())
   // Browser apps on the allowed origins (none by default): before the audit trail and the rate limit, so a preflight
   // is answered without being recorded or counted, and every answer (a 429, a 401) carries the CORS headers.
   if (deps.config.API_CORS_ORIGINS.length > 0) app.use(VERSIONED_API, browserOrigins(deps.config.API_CORS_ORIGINS))
   // Every /v0 and /v1 call leaves an audit record whatever answers it (docs/audit-trail.md), so it wraps the rest.
   const audit = auditTrail(deps)
   app.use(VERSIONED_API, stage('audit', audit.record))
+  // So is every call of the OAuth endpoints and the codec server, whose decodes hand operators health data.
+  app.use('/oauth/*', audit.recordOutsideApi)
+  app.use('/codec/*', audit.recordOutsideApi)
   // Every request: counted against its client (or address) first, then bounded in size, before any real work.
   app.use('*', stage('token', identifyCaller(deps)))
   app.use('*', stage('rate-limit', rateLimit(deps)))

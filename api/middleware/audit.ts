@@ -1,6 +1,7 @@
 /**
  * @module The audit trail of the versioned API (docs/audit-trail.md): every /v1 and /v0 call leaves exactly one record, reads
- * of health records included, whatever its outcome. Two middlewares share the work:
+ * of health records included, whatever its outcome; so does every call of the OAuth endpoints and the codec server
+ * (`recordOutsideApi`, which writes as `record` does). Two middlewares share the work:
  *
  * - `record` wraps the whole chain (rate limit and authentication included) and notes when the request arrived.
  *   After the response is decided it writes the record itself, in a fresh unit of work, for every call whose record
@@ -42,7 +43,8 @@ const durabilityOf = (method: string): AppendOptions => ({
 
 /**
  * Creates the two audit middlewares of the versioned API's chain.
- * @returns `record` (outermost, before authentication) and `inTransaction` (first inside the unit of work)
+ * @returns `record` (outermost, before authentication), `inTransaction` (first inside the unit of work) and
+ *   `recordOutsideApi` (outermost on /oauth and /codec)
  */
 export function auditTrail({ db, clock, logger, config }: Pick<AppDeps, 'db' | 'clock' | 'logger' | 'config'>) {
   // Per-request state shared by the pair; kept here rather than on the context because nothing else may touch it.
@@ -56,10 +58,13 @@ export function auditTrail({ db, clock, logger, config }: Pick<AppDeps, 'db' | '
     rememberJsonAnswers(c, state)
     await next()
     if (state.committed) return
-    const tenantId = callerOf(c)?.tenantId ?? PLATFORM_AUDIT_CHAIN
+    // A call outside the versioned API names its own client or operator, chain and subject (/oauth, /codec).
+    const auditedAs = c.get('auditedAs')
+    const tenantId = auditedAs?.tenantId ?? callerOf(c)?.tenantId ?? PLATFORM_AUDIT_CHAIN
     let entry: AuditEntry | undefined
     try {
       entry = await describeCall(c, state, tenantId, options)
+      if (auditedAs) entry = { ...entry, ...auditedAs }
       const described = entry
       await writer.write(described, durabilityOf(c.req.method))
     } catch (err) {
@@ -90,5 +95,13 @@ export function auditTrail({ db, clock, logger, config }: Pick<AppDeps, 'db' | '
     })
   }
 
-  return { record, inTransaction }
+  /**
+   * `record` for the endpoints outside the versioned API that are on the trail too: the OAuth endpoints and the codec
+   * server. A CORS preflight carries no credential and reads nothing, and is not recorded.
+   */
+  const recordOutsideApi: MiddlewareHandler<AppEnv> = function auditRecordOutsideApi(c, next) {
+    return c.req.method === 'OPTIONS' ? next() : record(c, next)
+  }
+
+  return { record, inTransaction, recordOutsideApi }
 }

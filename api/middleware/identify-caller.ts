@@ -25,8 +25,12 @@ export type BearerVerifier = (authorization: string | undefined) => Promise<Bear
 
 const BEARER = /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)$/i
 
-/** The OAuth endpoints authenticate clients by their secret, never by a bearer token: they count per address. */
-const CLIENT_SECRET_PATHS = /^\/oauth\//
+/**
+ * Endpoints with credentials of their own, never an API bearer token: the OAuth endpoints (a client's secret) and the
+ * codec server (an operator's token). Their requests count per address, and an operator's token is not an API token
+ * refused: counted as one, an operator decoding a workflow's history would be locked out after 60 payloads a minute.
+ */
+const OWN_CREDENTIAL_PATHS = /^\/(?:oauth|codec)(?:\/|$)/
 
 /** Creates the verifier for this API's access tokens (issuer and audience pinned). */
 export function bearerVerifier({
@@ -82,7 +86,7 @@ export function bearerVerifier({
 const isRefusal = (error: unknown) => !(error instanceof AppError && error.status >= 500)
 
 /**
- * Verifies the bearer token of every request (except the OAuth endpoints) and stores the outcome as `bearer`. An
+ * Verifies the bearer token of every request (except the OAuth and codec endpoints) and stores the outcome as `bearer`. An
  * address that failed to authenticate too often in the window is refused (429) before any verification or lookup.
  */
 export const identifyCaller = (
@@ -95,7 +99,7 @@ export const identifyCaller = (
     clock: deps.clock,
   })
   return async function identifyCaller(c, next) {
-    if (!CLIENT_SECRET_PATHS.test(c.req.path)) {
+    if (!OWN_CREDENTIAL_PATHS.test(c.req.path)) {
       const authorization = c.req.header('Authorization')
       const address = authorization === undefined ? '' : clientAddress(c, deps.config.TRUST_PROXY)
       if (authorization !== undefined) {

@@ -1,13 +1,16 @@
 /**
- * @module Operator authentication for the Temporal codec endpoint (docs/payload-encryption.md). The credential is
- * `CODEC_OPERATOR_TOKEN`, presented either as `Authorization: Bearer <token>` (the Temporal CLI's `--codec-auth`,
- * scripts) or as the password of HTTP Basic (a browser: the operator signs in once at `/codec` and the Temporal UI,
- * with "include cross-origin credentials" on, sends the cached credential with each decode). Without a configured
- * token nobody is an operator and every request is refused.
+ * @module Operator authentication for the Temporal codec endpoint (docs/payload-encryption.md). Each operator has a name
+ * and a token of their own (`CODEC_OPERATORS`; the older shared `CODEC_OPERATOR_TOKEN` is the operator `operator`),
+ * presented either as `Authorization: Bearer <token>` (the Temporal CLI's `--codec-auth`, scripts) or as the password
+ * of HTTP Basic (a browser: the operator signs in once at `/codec` and the Temporal UI, with "include cross-origin
+ * credentials" on, sends the cached credential with each decode). The token alone says who the operator is: a Basic
+ * user name is not read. The operator's name goes on the call's audit record. Without any operator configured nobody
+ * is an operator and every request is refused.
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { MiddlewareHandler } from 'hono'
 import { operatorCredentialRequired } from '../../domain/errors.ts'
+import type { CodecOperator } from '../../infra/codec-operators.ts'
 import type { AppEnv } from '../app-env.ts'
 
 /** The protection space the browser caches the Basic credential for; the same on every /codec response. */
@@ -29,16 +32,23 @@ function presentedSecret(header: string | undefined): string | undefined {
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest()
 
 /**
- * Lets only callers holding the operator token through.
- * @param operatorToken - `CODEC_OPERATOR_TOKEN`; undefined refuses everyone
+ * Lets only operators through, and names the operator on the call's audit record (actor type `operator`).
+ * @param operators - every configured operator (infra/codec-operators.ts `codecOperators`); none refuses everyone
  */
-export function requireOperator(operatorToken: string | undefined): MiddlewareHandler<AppEnv> {
-  const expected = operatorToken === undefined ? undefined : digest(operatorToken)
+export function requireOperator(operators: readonly CodecOperator[]): MiddlewareHandler<AppEnv> {
+  const known = operators.map(({ name, token }) => ({ name, digest: digest(token) }))
   return async function requireOperator(c, next) {
     const secret = presentedSecret(c.req.header('Authorization'))
-    if (!expected || secret === undefined || !timingSafeEqual(digest(secret), expected)) {
-      throw operatorCredentialRequired(CHALLENGE)
+    let operator: string | undefined
+    if (secret !== undefined) {
+      const presented = digest(secret)
+      // Every token compared, whichever matches: the time taken does not say which operator's token was close.
+      for (const { name, digest: expected } of known) {
+        if (timingSafeEqual(presented, expected)) operator = name
+      }
     }
+    if (operator === undefined) throw operatorCredentialRequired(CHALLENGE)
+    c.set('auditedAs', { actorType: 'operator', actorId: operator })
     await next()
   }
 }

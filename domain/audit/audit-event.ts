@@ -5,10 +5,16 @@
  * returns to the sealer and to verification is exactly what was recorded.
  */
 /**
- * Who made a call. `client` is an OAuth client (the only principal today); `api_key` and `user` (a platform user
- * signed in through SSO) arrive with those credentials; `anonymous` is a call that did not authenticate.
+ * Who made a call to a tenant's API. `client` is an OAuth client; `api_key` an API key; `user` a platform user signed
+ * in through SSO; `anonymous` is a call that did not authenticate. What a tenant's chain holds and the API lists.
  */
-export type ActorType = 'client' | 'api_key' | 'user' | 'anonymous'
+export type TenantActorType = 'client' | 'api_key' | 'user' | 'anonymous'
+
+/**
+ * Who made a call: a tenant's actor, or an `operator` of the platform (the Temporal codec server's named operators,
+ * api/middleware/require-operator.ts), whose calls are on the {@link PLATFORM_AUDIT_CHAIN} only.
+ */
+export type ActorType = TenantActorType | 'operator'
 
 /**
  * The chain that records calls no tenant can be named for (no or an invalid credential). Tenant ids are `ten_…`, so
@@ -60,6 +66,9 @@ export interface SealedAuditEvent extends AuditRecord, ChainPlace {}
 /** A record as listed: sealed, or not yet (its chain fields null until the sealer reaches it). */
 export type AuditEvent = AuditRecord & { [K in keyof ChainPlace]: ChainPlace[K] | null }
 
+/** A record of a tenant's chain, as the API lists it: never an operator's (those are on the platform chain). */
+export type TenantAuditEvent = AuditEvent & { actorType: TenantActorType }
+
 /** The `prevHash` of a chain's first record. */
 export const GENESIS_HASH = '0'.repeat(64)
 
@@ -68,7 +77,7 @@ export const GENESIS_HASH = '0'.repeat(64)
  * A principal of a kind that is not an actor type does not fit here, so a new kind is a compile error until mapped.
  */
 export interface AuditedPrincipal {
-  kind: Exclude<ActorType, 'anonymous'>
+  kind: Exclude<TenantActorType, 'anonymous'>
   actorId: string
 }
 

@@ -7,7 +7,7 @@ import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import type { Prisma } from '../../generated/prisma/client.ts'
 import { validationError } from '../errors.ts'
 import type { Page } from '../pagination.ts'
-import type { ActorType, AuditEvent } from './audit-event.ts'
+import type { TenantActorType, TenantAuditEvent } from './audit-event.ts'
 
 export interface AuditEventQuery {
   limit: number
@@ -57,7 +57,10 @@ export function decodeAuditCursor(cursor: string, direction: Direction): AuditCu
 }
 
 /** A page of the unit's tenant's audit trail. @throws AppError `validation_error` for a foreign cursor or range */
-export async function listAuditEvents({ tx, tenantId }: UnitOfWork, query: AuditEventQuery): Promise<Page<AuditEvent>> {
+export async function listAuditEvents(
+  { tx, tenantId }: UnitOfWork,
+  query: AuditEventQuery
+): Promise<Page<TenantAuditEvent>> {
   const direction: Direction = query.sort === 'occurredAt' ? 'asc' : 'desc'
   const after = query.cursor === undefined ? undefined : decodeAuditCursor(query.cursor, direction)
   if (query.cursor !== undefined && after === undefined) {
@@ -93,7 +96,7 @@ export async function listAuditEvents({ tx, tenantId }: UnitOfWork, query: Audit
   })
   const data = rows.slice(0, query.limit).map(({ chainLink, ...row }) => ({
     ...row,
-    actorType: row.actorType as ActorType,
+    actorType: row.actorType as TenantActorType,
     seq: chainLink?.seq ?? null,
     prevHash: chainLink?.prevHash ?? null,
     hash: chainLink?.hash ?? null,

@@ -90,10 +90,14 @@ const entryFor = (tenantId: string, occurredAt: Date, path: string): AuditEntry 
   latencyMs: 1,
 })
 
-/** A fresh tenant, so its chain holds only this test's calls. */
+/**
+ * A fresh tenant, so its chain holds only this test's calls. Its token comes from the token service itself: a request
+ * to /oauth/token is on the tenant's trail too (test/integration/audit-oauth-codec.int.test.ts).
+ */
 async function freshTenant(scopes: string[] = ['children', 'providers', 'bookings', 'audit']) {
   const client = await platform.newTenant(scopes)
-  return { client, token: await platform.token(client) }
+  const credentials = { clientId: client.client_id, clientSecret: client.client_secret }
+  return { client, token: (await platform.api.deps.tokens.clientCredentials(credentials)).access_token }
 }
 
 const listAudit = (token: string, query = '') => platform.http.get(`/v1/audit-events${query}`, { token })

@@ -1,6 +1,6 @@
 /** @module /v1/audit-events: thin handlers over the audit trail. */
 import { OpenAPIHono, type z } from '@hono/zod-openapi'
-import type { AuditEvent as AuditRecord } from '../../../domain/audit/audit-event.ts'
+import type { TenantAuditEvent as AuditRecord } from '../../../domain/audit/audit-event.ts'
 import { listAuditEvents } from '../../../domain/audit/list-audit-events.ts'
 import { verifyTenantChain } from '../../../domain/audit/verify-chain.ts'
 import type { AppEnv } from '../../app-env.ts'

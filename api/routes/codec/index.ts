@@ -9,6 +9,7 @@ import type { Payload, PayloadCodec } from '@temporalio/common'
 import type { Context } from 'hono'
 import { cors } from 'hono/cors'
 import { validationError, type FieldError } from '../../../domain/errors.ts'
+import { codecOperators } from '../../../infra/codec-operators.ts'
 import { createPayloadCodec } from '../../../infra/payload-codec.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { requireOperator } from '../../middleware/require-operator.ts'
@@ -58,13 +59,32 @@ async function applyEach(payloads: Payload[], step: (p: Payload[]) => Promise<Pa
   return results
 }
 
+/**
+ * What a codec call concerned, for its audit record, never a payload: the count, the namespace (`X-Namespace`, which
+ * the Temporal UI and CLI send) and the workflow when the caller names it (`X-Workflow-Id`, e.g. the CLI's
+ * `--codec-header`), as a query string in `resourceId` (docs/audit-trail.md, "Calls outside the versioned API").
+ */
+function auditedPayloads(count: number, namespace: string | undefined, workflowId: string | undefined) {
+  const described = new URLSearchParams({ count: String(count) })
+  if (namespace) described.set('namespace', namespace)
+  if (workflowId) described.set('workflowId', workflowId)
+  return { resourceType: 'payloads', resourceId: described.toString() }
+}
+
 export function codecRoutes({ config, logger }: Pick<AppDeps, 'config' | 'logger'>) {
   const keyring = config.TEMPORAL_CODEC_KEYS
   const codec = keyring ? createPayloadCodec(keyring) : identityCodec
-  // Counts and ids only, never a payload: who asked (request id), what for, how many, for which namespace.
-  const log = (c: Context<AppEnv>, operation: 'encode' | 'decode', count: number) => {
+  // Counts and ids only, never a payload: who asked (the operator, the request id), what for, how many, for which
+  // namespace and, when the caller names it, which workflow; the same on the call's audit record.
+  const note = (c: Context<AppEnv>, operation: 'encode' | 'decode', count: number) => {
     const namespace = c.req.header('X-Namespace')?.slice(0, 100)
-    logger.info({ requestId: c.get('requestId'), operation, payloads: count, namespace }, 'codec request')
+    const workflowId = c.req.header('X-Workflow-Id')?.slice(0, 255)
+    const operator = c.get('auditedAs')?.actorId
+    logger.info(
+      { requestId: c.get('requestId'), operator, operation, payloads: count, namespace, workflowId },
+      'codec request'
+    )
+    c.set('auditedAs', { ...c.get('auditedAs'), ...auditedPayloads(count, namespace, workflowId) })
   }
 
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
@@ -73,12 +93,13 @@ export function codecRoutes({ config, logger }: Pick<AppDeps, 'config' | 'logger
     cors({
       origin: config.CODEC_CORS_ORIGINS,
       allowMethods: ['GET', 'POST', 'OPTIONS'],
-      // What the Temporal UI sends: the namespace, its access token when it has one, and JSON.
-      allowHeaders: ['Authorization', 'Content-Type', 'X-Namespace'],
+      // What the Temporal UI sends: the namespace, its access token when it has one, and JSON; and the workflow a
+      // script may name for the audit record.
+      allowHeaders: ['Authorization', 'Content-Type', 'X-Namespace', 'X-Workflow-Id'],
       credentials: true,
       maxAge: 600,
     }),
-    requireOperator(config.CODEC_OPERATOR_TOKEN)
+    requireOperator(codecOperators(config))
   )
   return app
     .openapi(operatorCheckRoute, (c) => {
@@ -87,13 +108,13 @@ export function codecRoutes({ config, logger }: Pick<AppDeps, 'config' | 'logger
     })
     .openapi(encodeRoute, async (c) => {
       const { payloads } = c.req.valid('json')
-      log(c, 'encode', payloads.length)
+      note(c, 'encode', payloads.length)
       const encoded = await applyEach(payloads.map(fromJson), (p) => codec.encode(p))
       return c.json({ payloads: encoded.map(toJson) }, 200, NO_STORE)
     })
     .openapi(decodeRoute, async (c) => {
       const { payloads } = c.req.valid('json')
-      log(c, 'decode', payloads.length)
+      note(c, 'decode', payloads.length)
       const decoded = await applyEach(payloads.map(fromJson), (p) => codec.decode(p))
       return c.json({ payloads: decoded.map(toJson) }, 200, NO_STORE)
     })

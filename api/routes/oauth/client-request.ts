@@ -5,9 +5,13 @@
 import type { Context } from 'hono'
 import { OAuthError } from '../../../domain/auth/oauth-error.ts'
 import type { ClientCredentials } from '../../../domain/auth/token-service.ts'
+import { idPattern } from '../../../domain/id-schema.ts'
 import type { AppEnv } from '../../app-env.ts'
 
 export const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' }
+
+/** The shape of an API client's id: what a failed authentication may name on the trail. */
+const CLIENT_ID = idPattern('apiClient')
 
 /** The request body as a plain object of strings (JSON values are kept as sent). */
 export async function readOAuthBody(c: Context<AppEnv>): Promise<Record<string, unknown>> {
@@ -70,23 +74,49 @@ export function oauthErrorResponse(c: Context<AppEnv>, error: OAuthError, usedBa
   return c.json({ error: error.error, error_description: error.message }, error.status as 400, headers)
 }
 
+/** What the trail calls the subject of an OAuth call: the API client. */
+const API_CLIENTS = 'api-clients'
+
+/**
+ * Puts an authenticated client on its call's audit record: its tenant's chain, the client as actor and subject.
+ * Called as soon as the client has authenticated, so a grant refused after that (a bad scope, a used refresh token)
+ * is on the client's trail too.
+ */
+export function auditAsClient(c: Context<AppEnv>, client: { id: string; tenantId: string }): void {
+  c.set('auditedAs', {
+    tenantId: client.tenantId,
+    actorType: 'client',
+    actorId: client.id,
+    resourceType: API_CLIENTS,
+    resourceId: client.id,
+  })
+}
+
 /**
  * Runs an OAuth endpoint body: OAuthErrors become RFC 6749 answers, anything else goes to the app's error handler.
+ * A failed client authentication is recorded on the platform chain as anonymous, naming the client id it claimed only
+ * when that has the shape of one: never the secret, nor whatever else was typed into the id field (a pasted secret).
  */
 export async function handleOAuth(
   c: Context<AppEnv>,
   work: (body: Record<string, unknown>, credentials: () => ClientCredentials) => Promise<Response>
 ): Promise<Response> {
   let usedBasic = /^Basic\s/i.test(c.req.header('Authorization') ?? '')
+  let claimed: string | undefined
   try {
     const body = await readOAuthBody(c)
     return await work(body, () => {
       const found = clientCredentialsOf(c, body)
       usedBasic = found.usedBasic
+      claimed = found.credentials.clientId
       return found.credentials
     })
   } catch (error) {
-    if (error instanceof OAuthError) return oauthErrorResponse(c, error, usedBasic)
-    throw error
+    if (!(error instanceof OAuthError)) throw error
+    if (error.error === 'invalid_client' && !c.get('auditedAs')) {
+      const clientId = claimed !== undefined && CLIENT_ID.test(claimed) ? claimed : null
+      c.set('auditedAs', { resourceType: API_CLIENTS, resourceId: clientId })
+    }
+    return oauthErrorResponse(c, error, usedBasic)
   }
 }

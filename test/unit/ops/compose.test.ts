@@ -20,8 +20,20 @@ interface Service {
 
 let services: Record<string, Service>
 
-/** `${NAME:-default}` as compose resolves it with NAME unset. */
-const withDefaults = (value: string | number) => String(value).replace(/\$\{\w+:-([^}]*)\}/g, '$1')
+/** What an operator puts in .env for the variables compose requires (`${NAME:?message}`). */
+const REQUIRED: Record<string, string> = {
+  PLATFORM_DB_PASSWORD: 'platform0db0password',
+  TEMPORAL_DB_PASSWORD: 'temporal0db0password',
+  GRAFANA_ADMIN_PASSWORD: 'grafana0admin0password',
+  PUBLIC_URL: 'https://api.example.com',
+  TEMPORAL_CODEC_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
+}
+
+/** `${NAME:-default}` as compose resolves it with NAME unset, and `${NAME:?message}` with NAME set in .env. */
+const withDefaults = (value: string | number) =>
+  String(value)
+    .replace(/\$\{\w+:-([^}]*)\}/g, '$1')
+    .replace(/\$\{(\w+):\?[^}]*\}/g, (_, name: string) => REQUIRED[name] ?? `<${name} is required>`)
 
 beforeAll(async () => {
   const text = await readFile(new URL('../../../temporal-compose.yml', import.meta.url), 'utf8')
@@ -63,7 +75,7 @@ describe('temporal-compose.yml', () => {
       const unknown = Object.keys(environment).filter((key) => !CONFIG_KEYS.includes(key))
       expect(unknown, `${name} sets variables the code never reads`).toEqual([])
       // Production refuses to start without payload-encryption keys; the operator supplies them in .env.
-      const config = loadConfig({ ...environment, TEMPORAL_CODEC_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}` })
+      const config = loadConfig(environment)
       expect(config.NODE_ENV).toBe('production')
       expect(config.DATABASE_URL).toMatch(/@postgres:5432\//)
       expect(config.TEMPORAL_ADDRESS).toBe('temporal:7233')
