@@ -28,6 +28,8 @@ export interface AgentRunActivityDeps {
   logger?: Logger
   /** CARE_WORKFLOW_DAY_MS and CHILD_PROGRESS_INTERVAL_DAYS, for care workflows an agent starts. */
   care?: { dayMs?: number; progressIntervalDays?: number }
+  /** AGENT_RUNS_PER_TENANT_PER_HOUR, which a scheduled run beyond is skipped by (domain/ai/agents/agent-quotas.ts). */
+  agentRunsPerHour?: number
 }
 
 /** Creates the agent run activities: the interface the agent run workflow proxies (its contract). */
@@ -45,6 +47,7 @@ export function createAgentRunActivities(deps: AgentRunActivityDeps): AgentRunAc
     ai: deps.ai,
     decider: deps.agentDecider ?? offlineDecider,
     poster,
+    runsPerTenantPerHour: deps.agentRunsPerHour,
     care: () => {
       const { client, info } = Context.current()
       return {

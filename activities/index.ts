@@ -33,6 +33,8 @@ export interface ActivityDeps {
   ai: AiRuntime
   /** The agent of agent workflow runs: the configured chat model, or the offline drafter when absent (docs/agents.md). */
   agentDecider?: AgentDecider
+  /** Each tenant's quota of agent runs per hour (AGENT_RUNS_PER_TENANT_PER_HOUR); unset: none. */
+  agentRunsPerHour?: number
   /** The worker's metrics (infra/metrics/metrics-registry.ts); none in tests that do not scrape. */
   metrics?: Metrics
   /** Marketplace payouts (Stripe Connect), when configured (adapters/online-processors.ts). */

@@ -20,6 +20,7 @@ import {
   sentenceModelProblem,
 } from '../domain/ai/embeddings/sentence-embeddings.ts'
 import { DEFAULT_CHUNKING } from '../domain/ai/knowledge/chunk-document.ts'
+import { knowledgeQuotasOf } from '../domain/ai/knowledge/knowledge-quotas.ts'
 import type { DocumentParser } from '../domain/ai/knowledge/parsed-document.ts'
 import { SandboxedDocumentParser } from './document-parsing/sandboxed-parser.ts'
 import { createKnowledgeStores } from '../domain/ai/vector-store/knowledge-stores.ts'
@@ -177,6 +178,7 @@ export function createAiRuntime(config: AiConfig, options: AiRuntimeOptions = {}
     ),
     chunking: DEFAULT_CHUNKING,
     documents: options.documents ?? sandboxedParserOf(config),
+    knowledgeQuotas: knowledgeQuotasOf(config),
   }
 }
 

@@ -178,6 +178,7 @@ export function composeServices(infra: ServiceInfrastructure): AppServices {
     agentWorkflows: createAgentWorkflowService({
       rules: { ...webhookSettings(config), vetAddress: outbound.vetAddress },
       schedules: agentSchedules,
+      maxEnabledWorkflows: config.AGENT_WORKFLOWS_PER_TENANT,
     }),
     ai,
     onlinePayments: onlineProcessorFrom(config),

@@ -19,6 +19,8 @@ import type { AppDeps } from './app-env.ts'
 import { composeServices } from './compose-services.ts'
 import { createMetrics } from '../infra/metrics/metrics-registry.ts'
 import { registerPlatformGauges } from '../infra/metrics/platform-gauges.ts'
+import { registerTenantUsageGauges } from '../infra/metrics/tenant-usage-gauges.ts'
+import { readTenantUsage } from '../domain/tenants/tenant-usage.ts'
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry'
 
 /**
@@ -62,6 +64,8 @@ export function buildDeps(
     ? sharedPacerTurns({ pool: pacerPool, logger, onStoreError: () => metrics.rateLimitStoreErrors.inc() })
     : undefined
   registerPlatformGauges(metrics, db)
+  // Who uses what the quotas bound, by tenant (docs/rate-limits.md, "Quotas").
+  registerTenantUsageGauges(metrics, () => readTenantUsage(db), config)
   const infra = { config, db, temporal, clock, logger, metrics, ...(viewTurns ? { viewTurns } : {}) }
   const deps: AppDeps = { ...infra, ...composeServices(infra), rateLimiter }
   return {

@@ -59,6 +59,7 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
     logger,
     schedules: deps.agentSchedules,
     intervalMs: config.OUTBOX_SWEEP_INTERVAL_MS,
+    runsPerTenantPerHour: config.AGENT_RUNS_PER_TENANT_PER_HOUR,
   }).start()
   // Each tenant with online payments gets its daily reconciliation schedule (docs/payments.md, "Reconciliation").
   const stopReconciliationSchedules = keepReconciliationSchedules({

@@ -154,6 +154,16 @@ export const ERROR_CATALOGUE = {
     'The refund is larger than what is left to refund on the payment.',
     'Fetch the payment and refund at most its refundable amount.'
   ),
+  quota_exceeded: entry(
+    409,
+    'Quota exceeded',
+    'The tenant already holds as much of something as its quota allows: active API keys, enabled agent workflows, ' +
+      'stored knowledge bytes, or documents of one assistant. `detail` names the quota, its limit and the variable ' +
+      'that sets it (docs/rate-limits.md, "Quotas"). Quotas count what a tenant holds, not a rate: waiting does not ' +
+      'help.',
+    'Free some of it (revoke an unused key, disable or delete a workflow, delete documents) and send the request ' +
+      'again, or ask the operator of the deployment to raise the quota.'
+  ),
   idempotency_request_in_progress: entry(
     409,
     'Request in progress',

@@ -108,6 +108,14 @@ export const noteLocked = (detail: string) => new AppError(409, 'note_locked', '
 export const notSessionProvider = (detail: string) =>
   new AppError(403, 'not_session_provider', 'Not the session provider', { detail })
 
+/**
+ * 409 for a request that would take the tenant beyond one of its quotas (docs/rate-limits.md, "Quotas"). A count of
+ * things the tenant holds, not a rate: the request succeeds once the tenant holds less, not after a wait, so it is a
+ * conflict with the tenant's current state (409) rather than a 429 with `Retry-After`.
+ * @param detail - names the quota, its limit and the variable that sets it
+ */
+export const quotaExceeded = (detail: string) => new AppError(409, 'quota_exceeded', 'Quota exceeded', { detail })
+
 export const idempotencyInProgress = () =>
   new AppError(409, 'idempotency_request_in_progress', 'Request in progress', {
     detail: 'A request with this Idempotency-Key is still being processed. Retry later with the same key.',

@@ -58,6 +58,18 @@ export const AI_CONFIG_SHAPE = {
     .int()
     .positive()
     .default(200 * 1024 * 1024),
+  /**
+   * Quotas per tenant (docs/rate-limits.md, "Quotas"): the bytes of every knowledge file it stores, and the documents
+   * of one assistant, refused at upload (409 `quota_exceeded`); the chunks of all its documents, checked when a
+   * document has been chunked (the document ends FAILED naming the quota).
+   */
+  KNOWLEDGE_BYTES_PER_TENANT: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(500 * 1024 * 1024),
+  KNOWLEDGE_CHUNKS_PER_TENANT: z.coerce.number().int().positive().default(200_000),
+  KNOWLEDGE_DOCUMENTS_PER_ASSISTANT: z.coerce.number().int().positive().default(500),
 }
 
 const AiConfigSchema = z.object(AI_CONFIG_SHAPE)

@@ -29,7 +29,15 @@ import { NO_TRACING, type Tracing } from '../infra/tracing/tracing.ts'
 
 export interface WorkerDeps {
   config: Pick<Config, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_CODEC_KEYS' | 'WORKFLOW_BUNDLE_PATH'> &
-    Partial<Pick<Config, 'CARE_WORKFLOW_DAY_MS' | 'CARE_WORKFLOW_NO_SHOW_GRACE_MS' | 'RECONCILIATION_WINDOW_HOURS'>> &
+    Partial<
+      Pick<
+        Config,
+        | 'CARE_WORKFLOW_DAY_MS'
+        | 'CARE_WORKFLOW_NO_SHOW_GRACE_MS'
+        | 'RECONCILIATION_WINDOW_HOURS'
+        | 'AGENT_RUNS_PER_TENANT_PER_HOUR'
+      >
+    > &
     Parameters<typeof webhookSettings>[0] &
     AiConfig &
     Partial<OnlineProcessorConfig>
@@ -120,6 +128,7 @@ export function createWorker({
       metrics,
       ai,
       agentDecider: selectAgentDecider(config),
+      agentRunsPerHour: config.AGENT_RUNS_PER_TENANT_PER_HOUR,
       ...onlineOf(config),
       bookingTiming: { dayMs: config.CARE_WORKFLOW_DAY_MS, noShowGraceMs: config.CARE_WORKFLOW_NO_SHOW_GRACE_MS },
       reconciliation: reconciliationOf(config),

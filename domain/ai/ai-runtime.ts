@@ -9,6 +9,7 @@ import { LexicalEmbeddings } from './embeddings/lexical-embeddings.ts'
 import { SENTENCE_MODEL_ID, SentenceEmbeddings, sentenceModelProblem } from './embeddings/sentence-embeddings.ts'
 import type { Answerer } from './answering/answer-types.ts'
 import type { ChunkingOptions } from './knowledge/chunk-document.ts'
+import type { KnowledgeQuotas } from './knowledge/knowledge-quotas.ts'
 import type { DocumentParser } from './knowledge/parsed-document.ts'
 import type { KnowledgeStores } from './vector-store/knowledge-stores.ts'
 import type { KnowledgeEmbeddings } from './vector-store/knowledge-vector-store.ts'
@@ -20,6 +21,11 @@ export interface AiRuntime {
   chunking: ChunkingOptions
   /** Reads uploaded files (untrusted) into text with structure, where a deadline and a memory limit can stop it. */
   documents: DocumentParser
+  /**
+   * Each tenant's knowledge quotas (KNOWLEDGE_*_PER_*), checked at upload and when a version's chunks are stored;
+   * absent in a runtime a test builds by hand, which has none.
+   */
+  knowledgeQuotas?: KnowledgeQuotas
   /** Why the configured embeddings were replaced by the lexical ones (the sentence model's files are absent). */
   embeddingsFallback?: string
   /**

@@ -72,7 +72,7 @@ export function knowledgeRoutes(deps: Pick<AppDeps, 'config' | 'outbox' | 'ai'>)
   const runtime = deps.ai
   const ai = aiConfigOf(deps.config)
   const limits = { maxFiles: ai.KNOWLEDGE_MAX_FILES, maxFileBytes: ai.KNOWLEDGE_MAX_FILE_BYTES }
-  const services = { outbox: deps.outbox, stores: runtime.stores }
+  const services = { outbox: deps.outbox, stores: runtime.stores, quotas: runtime.knowledgeQuotas }
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(uploadKnowledgeRoute, async (c) => {
       const input = bodyKind(c.req.header('content-type')) === 'json' ? c.req.valid('json') : c.req.valid('form')

@@ -189,7 +189,10 @@ export const uploadKnowledgeRoute = protectedRoute('ai', {
     'per request; `mediaType` optional). Each file becomes a ' +
     'document in status PROCESSING, indexed by a workflow (READY, or FAILED with a reason). Limits: ' +
     'KNOWLEDGE_MAX_FILES files, KNOWLEDGE_MAX_FILE_BYTES per file (413), KNOWLEDGE_UPLOAD_LIMIT_BYTES per request (413); ' +
-    'other types are 415. The assistant must have the `knowledge` tool.',
+    'other types are 415. The assistant must have the `knowledge` tool. Quotas (docs/rate-limits.md, "Quotas"): ' +
+    'the files may not take the tenant beyond KNOWLEDGE_BYTES_PER_TENANT stored bytes, nor the assistant beyond ' +
+    'KNOWLEDGE_DOCUMENTS_PER_ASSISTANT documents (409 `quota_exceeded`, nothing stored); a document whose chunks ' +
+    'would take the tenant beyond KNOWLEDGE_CHUNKS_PER_TENANT ends FAILED with a reason naming that quota.',
   // Not `required` in the zod-openapi sense: that would run both validators on every body. The handler refuses an
   // empty body itself (400), and the media-type gate refuses any other Content-Type (415).
   request: {
@@ -246,7 +249,8 @@ export const replaceKnowledgeRoute = protectedRoute('ai', {
   description:
     'Either multipart/form-data with one `file`, or application/json with a file `name` and the document as `text` ' +
     'or base64 `content` (`mediaType` optional). The old version’s vectors are removed at once and the new version ' +
-    'is indexed (version + 1, status PROCESSING).',
+    'is indexed (version + 1, status PROCESSING). A file that would take the tenant beyond KNOWLEDGE_BYTES_PER_TENANT ' +
+    'stored bytes (the old version’s bytes given back) is 409 `quota_exceeded`, and the document is left as it was.',
   request: {
     params: DocumentId,
     body: {

@@ -27,6 +27,8 @@ export interface AgentRunnerDeps {
   /** The care-workflow starter's dependencies (needs the activity's Temporal client, so built per call). */
   care: () => CareStartDeps
   now?: () => Date
+  /** AGENT_RUNS_PER_TENANT_PER_HOUR, for scheduled runs (the dispatcher keeps event runs to it); undefined: none. */
+  runsPerTenantPerHour?: number
 }
 
 /** The configuration a run uses, frozen in its plan step. */

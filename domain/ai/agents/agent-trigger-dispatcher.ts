@@ -4,7 +4,9 @@
  * 1. **Fan-out.** Events with `agent_dispatched_at` null (every event starts so: `recordEvent` writes it in the causing
  *    transaction) are claimed `FOR UPDATE SKIP LOCKED`; one `agent_runs` row per enabled workflow of the tenant whose
  *    trigger lists the type (and that existed when the event happened) is inserted, `UNIQUE (agent_workflow_id,
- *    event_id)` skipping duplicates, and the events marked — one short transaction.
+ *    event_id)` skipping duplicates, and the events marked — one short transaction. A run beyond its tenant's
+ *    hourly quota (agent-quotas.ts) is created already FAILED with the reason and its start settled
+ *    (`workflow_started_at` set, `started_at` null): it is never started.
  * 2. **Start.** Runs with `workflow_started_at` null are claimed under a lease and started on Temporal under the
  *    deterministic id `agent-run-<workflow>-<event>` with `REJECT_DUPLICATE`, then marked.
  * Woken by the in-process "events recorded" signal and swept every interval (events the worker recorded, a crash
@@ -24,6 +26,7 @@ import {
 import { searchAttributeKeys } from '../../../common/search-attributes-contract.ts'
 import { onEventsRecorded } from '../../events/events-recorded-signal.ts'
 import { newId } from '../../ids.ts'
+import { admitWithinRunQuota, recordQuotaSkips, runQuotaReason } from './agent-quotas.ts'
 import type { AgentSchedules } from './agent-schedules.ts'
 
 export interface AgentTriggerDispatcherDeps {
@@ -33,6 +36,8 @@ export interface AgentTriggerDispatcherDeps {
   logger: Logger
   schedules: AgentSchedules
   intervalMs: number
+  /** AGENT_RUNS_PER_TENANT_PER_HOUR: runs beyond it are recorded skipped, not started. */
+  runsPerTenantPerHour: number
 }
 
 const BATCH = 200
@@ -51,8 +56,12 @@ interface StartRow {
   childId: string | null
 }
 
-/** Claims a batch of events and creates their runs. @returns how many events were claimed, and runs created */
-async function fanOutBatch(db: Db): Promise<{ claimed: number; runs: number }> {
+/**
+ * Claims a batch of events and creates their runs.
+ * @param runsPerHour - each tenant's hourly run quota
+ * @returns how many events were claimed, and runs created to be started
+ */
+async function fanOutBatch(db: Db, runsPerHour: number): Promise<{ claimed: number; runs: number }> {
   return db.$transaction(async (tx) => {
     const events = await tx.$queryRaw<
       Array<{ id: string; tenant_id: string; type: string; created_at: Date; data: unknown }>
@@ -85,7 +94,27 @@ async function fanOutBatch(db: Db): Promise<{ claimed: number; runs: number }> {
           eventType: event.type,
         }))
     )
-    const runs = rows.length > 0 ? (await tx.agentRun.createMany({ data: rows, skipDuplicates: true })).count : 0
+    const { admitted, skipped } = await admitWithinRunQuota(tx, rows, runsPerHour)
+    const runs =
+      admitted.length > 0 ? (await tx.agentRun.createMany({ data: admitted, skipDuplicates: true })).count : 0
+    if (skipped.length > 0) {
+      const reason = runQuotaReason(runsPerHour)
+      const now = new Date()
+      // Settled, never started: out of the start outbox (`workflow_started_at`), with `started_at` left null.
+      const done = {
+        status: 'FAILED' as const,
+        error: reason,
+        summary: reason,
+        completedAt: now,
+        workflowStartedAt: now,
+      }
+      await tx.agentRun.createMany({ data: skipped.map((run) => ({ ...run, ...done })), skipDuplicates: true })
+      await recordQuotaSkips(
+        tx,
+        skipped.map((run) => run.id),
+        reason
+      )
+    }
     await tx.event.updateMany({
       where: { id: { in: events.map((e) => e.id) } },
       data: { agentDispatchedAt: new Date() },
@@ -162,7 +191,7 @@ export function createAgentTriggerDispatcher(deps: AgentTriggerDispatcherDeps) {
     let created = 0
     // recordEvent marks the events no workflow listens to: what is left here is (nearly) all events with runs to make.
     for (;;) {
-      const { claimed, runs } = await fanOutBatch(db)
+      const { claimed, runs } = await fanOutBatch(db, deps.runsPerTenantPerHour)
       fannedOut += claimed
       created += runs
       if (claimed < BATCH) break

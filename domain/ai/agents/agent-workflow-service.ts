@@ -11,6 +11,7 @@ import { notFound, validationError } from '../../errors.ts'
 import { newId } from '../../ids.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../../listing.ts'
 import { applyMergePatch, withoutNulls, type JsonObject } from '../../merge-patch.ts'
+import { checkEnabledWorkflowQuota } from './agent-quotas.ts'
 import type { AgentSchedules } from './agent-schedules.ts'
 import { newWebhookSecret } from '../../webhooks/webhook-secrets.ts'
 import { templateById } from './agent-workflow-templates.ts'
@@ -32,6 +33,8 @@ export interface AgentWorkflowListQuery {
 export interface AgentWorkflowServiceDeps {
   rules: UrlRules
   schedules: Pick<AgentSchedules, 'syncPendingSchedules'>
+  /** AGENT_WORKFLOWS_PER_TENANT: enabled workflows a tenant may have (agent-quotas.ts). */
+  maxEnabledWorkflows: number
 }
 
 /** The writable fields of a row, as the merge-patch target and the API's view. */
@@ -70,7 +73,8 @@ export function createAgentWorkflowService(deps: AgentWorkflowServiceDeps) {
 
   /**
    * Creates a workflow; with `templateId`, the body's fields are merged over the template's.
-   * @throws AppError `validation_error`, 403 `insufficient_scope`
+   * @throws AppError `validation_error`, 403 `insufficient_scope`, 409 `quota_exceeded` (an enabled one beyond the
+   *   tenant's quota)
    */
   async function create(uow: UnitOfWork, principal: Principal, body: JsonObject): Promise<AgentWorkflow> {
     const { templateId, ...fields } = body
@@ -92,6 +96,7 @@ export function createAgentWorkflowService(deps: AgentWorkflowServiceDeps) {
     }
     const config = parseConfig(candidate)
     const { scopes } = await checkConfig(uow, config, principal, deps.rules)
+    if (config.enabled) await checkEnabledWorkflowQuota(uow, deps.maxEnabledWorkflows)
     const row = await uow.tx.agentWorkflow.create({
       data: {
         id: newId('agentWorkflow'),
@@ -145,13 +150,15 @@ export function createAgentWorkflowService(deps: AgentWorkflowServiceDeps) {
   /**
    * Changes a workflow by JSON merge patch (`actions` and `agent.tools` replace whole). The patching principal's
    * scopes become the ceiling: whoever last configured the workflow vouches for what it does.
-   * @throws AppError `not_found`, `validation_error`, 403 `insufficient_scope`
+   * @throws AppError `not_found`, `validation_error`, 403 `insufficient_scope`, 409 `quota_exceeded` (enabling one
+   *   beyond the tenant's quota)
    */
   async function patch(uow: UnitOfWork, principal: Principal, id: string, body: JsonObject): Promise<AgentWorkflow> {
     const row = await get(uow, id)
     const current = withoutNulls(configOf(row))
     const config = parseConfig(applyMergePatch(current, body) as JsonObject)
     const { scopes } = await checkConfig(uow, config, principal, deps.rules)
+    if (config.enabled && !row.enabled) await checkEnabledWorkflowQuota(uow, deps.maxEnabledWorkflows)
     const updated = await uow.tx.agentWorkflow.update({
       where: { id: row.id },
       data: { ...columnsOf(config), creatorScopes: scopes, createdBy: principal.actorId, version: { increment: 1 } },

@@ -1,6 +1,8 @@
 /**
  * @module A run's first step: finds (event) or creates (schedule) its row, freezes the plan, marks the run RUNNING
- * (agent-run-plan.ts says what the steps of a run share).
+ * (agent-run-plan.ts says what the steps of a run share). A run whose workflow was disabled or deleted meanwhile, or
+ * a scheduled run beyond its tenant's hourly quota (agent-quotas.ts), is skipped instead: a SKIPPED plan step with
+ * the reason, the run FAILED.
  */
 import type { AgentRunInput } from '../../../common/agents/agent-run-contract.ts'
 import { runInUnitOfWork } from '../../../infra/unit-of-work.ts'
@@ -8,10 +10,11 @@ import { newId } from '../../ids.ts'
 import type { AgentAction } from './action-catalogue.ts'
 import { clockOf, findPlan, type AgentRunnerDeps, type BegunRun } from './agent-run-plan.ts'
 import { FIRST_ACTION_POSITION, PLAN_POSITION, recordStep } from './agent-run-store.ts'
+import { RUN_QUOTA_STEP, scheduledRunBeyondQuota } from './agent-quotas.ts'
 
 /** Finds (event) or creates (schedule) the run row, freezes the plan, marks the run RUNNING. */
 export async function beginAgentRun(
-  deps: Pick<AgentRunnerDeps, 'db' | 'now'>,
+  deps: Pick<AgentRunnerDeps, 'db' | 'now' | 'runsPerTenantPerHour'>,
   input: AgentRunInput,
   workflowId: string
 ): Promise<BegunRun> {
@@ -40,14 +43,19 @@ export async function beginAgentRun(
       const row = await uow.tx.agentWorkflow.findFirst({
         where: { id: input.agentWorkflowId, tenantId: uow.tenantId },
       })
-      if (!row || row.deletedAt || !row.enabled) {
+      // A scheduled run is started by its Temporal schedule, not by the dispatcher that keeps event runs to the quota.
+      const beyondQuota =
+        row && !input.runId ? await scheduledRunBeyondQuota(uow, run.id, deps.runsPerTenantPerHour) : undefined
+      if (!row || row.deletedAt || !row.enabled || beyondQuota) {
         const reason =
           !row || row.deletedAt
             ? 'The agent workflow was deleted before the run began.'
-            : 'The agent workflow is disabled.'
+            : !row.enabled
+              ? 'The agent workflow is disabled.'
+              : beyondQuota!
         await recordStep(uow, run.id, PLAN_POSITION, {
           kind: 'PLAN',
-          name: 'configuration',
+          name: reason === beyondQuota ? RUN_QUOTA_STEP : 'configuration',
           status: 'SKIPPED',
           output: {},
           reason,

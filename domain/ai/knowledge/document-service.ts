@@ -21,6 +21,7 @@ import { authorizeToolUse } from '../assistants/tool-access.ts'
 import type { Principal } from '../../auth/principal.ts'
 import type { KnowledgeStores } from '../vector-store/knowledge-stores.ts'
 import type { AcceptedFile } from './accept-uploads.ts'
+import { checkKnowledgeQuotas, type KnowledgeQuotas } from './knowledge-quotas.ts'
 
 /** A document without its bytes: what every read returns. */
 export type KnowledgeDocumentInfo = Omit<KnowledgeDocument, 'content'>
@@ -39,6 +40,8 @@ export interface DocumentListQuery {
 export interface KnowledgeServiceDeps {
   outbox: WorkflowOutbox
   stores: KnowledgeStores
+  /** The tenant's knowledge quotas (knowledge-quotas.ts); undefined: none. */
+  quotas?: KnowledgeQuotas
 }
 
 const withoutContent = { content: true } as const satisfies Prisma.KnowledgeDocumentOmit
@@ -54,20 +57,29 @@ async function startIndexing(uow: UnitOfWork, outbox: WorkflowOutbox, documentId
   })
 }
 
+/** The bytes of some files together. */
+const bytesOf = (files: AcceptedFile[]) => files.reduce((sum, file) => sum + file.bytes.byteLength, 0)
+
 /**
  * Stores uploaded files as documents of an assistant and starts indexing each.
  * @param principal - the caller: the assistant must have the knowledge tool, which the caller must be allowed
- * @throws AppError `validation_error` (`assistantId` not found), 403 when the assistant lacks the knowledge tool
+ * @throws AppError `validation_error` (`assistantId` not found), 403 when the assistant lacks the knowledge tool,
+ *   409 `quota_exceeded` when the files would take the tenant beyond its bytes or the assistant beyond its documents
  */
 export async function uploadDocuments(
   uow: UnitOfWork,
-  deps: Pick<KnowledgeServiceDeps, 'outbox'>,
+  deps: Pick<KnowledgeServiceDeps, 'outbox' | 'quotas'>,
   principal: Principal,
   assistantId: string,
   files: AcceptedFile[]
 ): Promise<KnowledgeDocumentInfo[]> {
   const assistant = await getAssistantOfBody(uow, assistantId)
   authorizeToolUse(assistant, 'knowledge', principal)
+  await checkKnowledgeQuotas(uow, deps.quotas, {
+    assistantId: assistant.id,
+    documents: files.length,
+    bytes: bytesOf(files),
+  })
   const documents: KnowledgeDocumentInfo[] = []
   for (const file of files) {
     const document = await uow.tx.knowledgeDocument.create({
@@ -124,7 +136,8 @@ async function removeVectors(uow: UnitOfWork, stores: KnowledgeStores, assistant
 /**
  * Replaces a document's file: its vectors are removed now, the version goes up, and the new version is indexed.
  * A workflow still indexing the old version finds it superseded and writes nothing.
- * @throws AppError `not_found`, 403 when the assistant no longer has the knowledge tool
+ * @throws AppError `not_found`, 403 when the assistant no longer has the knowledge tool, 409 `quota_exceeded` when
+ *   the new file would take the tenant beyond its bytes
  */
 export async function replaceDocument(
   uow: UnitOfWork,
@@ -136,6 +149,12 @@ export async function replaceDocument(
   const current = await getDocument(uow, id)
   const assistant = await getAssistantOfBody(uow, current.assistantId)
   authorizeToolUse(assistant, 'knowledge', principal)
+  await checkKnowledgeQuotas(uow, deps.quotas, {
+    assistantId: assistant.id,
+    documents: 0,
+    bytes: bytesOf([file]),
+    replacing: { id: current.id },
+  })
   // Incrementing the version first locks the row: concurrent replacements and the indexer queue behind it.
   const document = await uow.tx.knowledgeDocument.update({
     where: { id: current.id },

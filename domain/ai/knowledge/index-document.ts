@@ -20,6 +20,7 @@ import type { ChunkMetadata, KnowledgeEmbeddings } from '../vector-store/knowled
 import { chunkDocument, type DocumentChunk } from './chunk-document.ts'
 import { adoptModelIfUnserved, chooseQueryModel, lockAssistantModel, readAssistantModels } from './knowledge-models.ts'
 import { KnowledgeParseError } from './knowledge-errors.ts'
+import { refuseBeyondChunkQuota } from './knowledge-quotas.ts'
 import type { KnowledgeMediaType } from './media-types.ts'
 
 /** Long enough to write thousands of chunks on the embedded database; far below the activity's timeout. */
@@ -149,6 +150,8 @@ export async function indexDocument(
     async (uow): Promise<KnowledgeIndexingOutcome> => {
       const locked = await lockVersion(uow, input.documentId, input.version)
       if (!locked.current) return locked.outcome
+      const beyondQuota = await refuseBeyondChunkQuota(uow, runtime.knowledgeQuotas, input.documentId, chunks.length)
+      if (beyondQuota) return beyondQuota
       // The assistant moved to another model while this one ran (a re-embedding's flip): thrown, so the activity's
       // retry embeds the document with the new one. The key-share lock waits for a flip under way.
       const active = await lockAssistantModel(uow, locked.assistantId)
