@@ -10,19 +10,57 @@ import { forbidden, notFound, validationError } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { afterCursor, toPage } from '../pagination.ts'
 import { keyPermits, normalisePermissions, scopesForPermission, type KeyPermission } from './api-key-permissions.ts'
+import { ID_PREFIXES } from '../id-prefixes.ts'
+import type { PlatformRole } from '../../generated/prisma/enums.ts'
+import { ROLE_SCOPES } from './roles.ts'
 import { satisfiesScope } from './scopes.ts'
 import { generateSecret, hashSecret } from './secrets.ts'
 
 export const API_KEY_PREFIX = 'sk'
 
-/** The caller's own powers, to bound what a new key may do. */
+/**
+ * The caller's own powers, to bound what a new key may do and how long it may live: a key never outlives the key that
+ * made it. A client's or a user's key lives while its grantor does (checked at every use, {@link authenticateApiKey}).
+ */
 export type Grantor =
-  { kind: 'scopes'; scopes: readonly string[] } | { kind: 'key'; permissions: readonly KeyPermission[] }
+  | { kind: 'scopes'; scopes: readonly string[] }
+  | { kind: 'key'; permissions: readonly KeyPermission[]; expiresAt: Date | null }
 
 export interface CreateApiKeyInput {
   name: string
   permissions: KeyPermission[]
   expiresAt?: Date
+}
+
+/** The longest a key may live, and the expiry a key asked for without one gets (API_KEY_MAX_LIFETIME_DAYS). */
+export const DEFAULT_MAX_KEY_LIFETIME_DAYS = 365
+
+/** Links of keys made by keys that a presented key's check follows; a longer chain is refused. */
+const MAX_GRANT_CHAIN = 8
+
+/** The expiry of a new key: asked for, or the longest allowed; never past its grantor key's or the maximum. */
+function expiryOf(input: CreateApiKeyInput, grantor: Grantor, now: Date, maxLifetimeDays: number): Date {
+  const longest = new Date(now.getTime() + maxLifetimeDays * 86_400_000)
+  const grantorExpiry = grantor.kind === 'key' ? grantor.expiresAt : null
+  const limit = grantorExpiry && grantorExpiry < longest ? grantorExpiry : longest
+  if (!input.expiresAt) return limit
+  if (input.expiresAt <= now) {
+    throw validationError([{ path: 'expiresAt', code: 'in_past', message: 'The expiry must be in the future.' }])
+  }
+  if (input.expiresAt > limit) {
+    const why =
+      limit === grantorExpiry
+        ? `the key that creates it expires at ${limit.toISOString()}`
+        : `keys live at most ${maxLifetimeDays} days`
+    throw validationError([
+      {
+        path: 'expiresAt',
+        code: 'beyond_limit',
+        message: `The expiry must be at most ${limit.toISOString()}: ${why}.`,
+      },
+    ])
+  }
+  return input.expiresAt
 }
 
 /** The principal of a request authenticated with an API key. */
@@ -32,7 +70,12 @@ export interface ApiKeyPrincipal {
   keyId: string
   actorId: string
   permissions: KeyPermission[]
+  /** When the key expires: a key it makes expires no later. */
+  expiresAt: Date | null
 }
+
+/** Who `createdBy` names for a key made by the platform's operator (`npm run cli -- keys create`). */
+export const OPERATOR_GRANTOR = 'operator'
 
 const grantorAllows = (grantor: Grantor, p: KeyPermission) =>
   grantor.kind === 'scopes'
@@ -45,7 +88,8 @@ export async function createApiKey(
   grantor: Grantor,
   createdBy: string,
   input: CreateApiKeyInput,
-  clock: Clock
+  clock: Clock,
+  maxLifetimeDays = DEFAULT_MAX_KEY_LIFETIME_DAYS
 ) {
   const permissions = normalisePermissions(input.permissions)
   const beyond = permissions.filter((p) => !grantorAllows(grantor, p))
@@ -54,9 +98,7 @@ export async function createApiKey(
       `A key cannot do more than its creator: ${beyond.map((p) => `${p.methods.join(',')} ${p.resource}`).join('; ')}.`
     )
   }
-  if (input.expiresAt && input.expiresAt <= clock()) {
-    throw validationError([{ path: 'expiresAt', code: 'in_past', message: 'The expiry must be in the future.' }])
-  }
+  const expiresAt = expiryOf(input, grantor, clock(), maxLifetimeDays)
   const secret = generateSecret(API_KEY_PREFIX)
   const key = await uow.tx.apiKey.create({
     data: {
@@ -68,7 +110,7 @@ export async function createApiKey(
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- false positive: tsc rejects KeyPermission[] as a Prisma InputJsonValue (no index signature), so the cast is needed
       permissions: permissions as unknown as object[],
       createdBy,
-      expiresAt: input.expiresAt,
+      expiresAt,
     },
   })
   return { key, secret }
@@ -93,18 +135,68 @@ export async function revokeApiKey({ tx, tenantId }: UnitOfWork, id: string, clo
   return tx.apiKey.update({ where: { id }, data: { revokedAt: clock() } })
 }
 
+/** A presented key and the keys that made it, each with its root grantor's state (at most one row has it). */
+interface GrantLink {
+  id: string
+  tenant_id: string
+  permissions: KeyPermission[]
+  created_by: string | null
+  revoked_at: Date | null
+  expires_at: Date | null
+  client_revoked_at: Date | null
+  client_scopes: string[] | null
+  user_disabled_at: Date | null
+  user_role: PlatformRole | null
+}
+
+/** Whether the credential at the root of a key's chain still grants the key: not revoked, disabled or demoted. */
+function rootGrants(root: GrantLink, permissions: readonly KeyPermission[]): boolean {
+  const grantor = root.created_by ?? ''
+  // Made by the platform's operator (the CLI): no credential of the tenant's to outlive.
+  if (grantor === OPERATOR_GRANTOR) return true
+  const covered = (scopes: readonly string[]) =>
+    permissions.every((p) => scopesForPermission(p).every((scope) => satisfiesScope(scopes, scope)))
+  if (grantor.startsWith(`${ID_PREFIXES.apiClient}_`))
+    return root.client_scopes !== null && root.client_revoked_at === null && covered(root.client_scopes)
+  if (grantor.startsWith(`${ID_PREFIXES.platformUser}_`))
+    return root.user_role !== null && root.user_disabled_at === null && covered(ROLE_SCOPES[root.user_role])
+  // A key whose grantor key is gone, or a grantor of no kind we know: nothing vouches for it.
+  return false
+}
+
 /**
- * Resolves a presented key secret to its principal, or undefined when it is unknown, revoked or expired.
+ * Resolves a presented key secret to its principal, or undefined when it is unknown, revoked or expired, or when
+ * anything it was granted by no longer grants it: a key that made it revoked or expired, the client that made the
+ * first of them revoked (or its scopes cut), the user disabled or demoted below the key's permissions. One statement
+ * walks the chain, at every use, so a revocation holds at once on every instance.
  * Runs as the login role: the key is what tells us the tenant.
  */
 export async function authenticateApiKey(db: Db, secret: string, now: Date): Promise<ApiKeyPrincipal | undefined> {
-  const key = await db.apiKey.findUnique({ where: { secretHash: hashSecret(secret) } })
-  if (!key || key.revokedAt || (key.expiresAt && key.expiresAt <= now)) return undefined
+  const chain = await db.$queryRaw<GrantLink[]>`
+    WITH RECURSIVE chain AS (
+      SELECT id, tenant_id, permissions, created_by, revoked_at, expires_at, 0 AS depth
+      FROM api_keys WHERE secret_hash = ${hashSecret(secret)}
+      UNION ALL
+      SELECT k.id, k.tenant_id, k.permissions, k.created_by, k.revoked_at, k.expires_at, c.depth + 1
+      FROM chain c JOIN api_keys k ON k.id = c.created_by AND k.tenant_id = c.tenant_id
+      WHERE c.depth < ${MAX_GRANT_CHAIN}::int)
+    SELECT c.id, c.tenant_id, c.permissions, c.created_by, c.revoked_at, c.expires_at,
+      cl.revoked_at AS client_revoked_at, cl.scopes AS client_scopes,
+      u.disabled_at AS user_disabled_at, u.role::text AS user_role
+    FROM chain c
+    LEFT JOIN api_clients cl ON cl.id = c.created_by AND cl.tenant_id = c.tenant_id
+    LEFT JOIN platform_users u ON u.id = c.created_by AND u.tenant_id = c.tenant_id
+    ORDER BY c.depth`
+  const key = chain[0]
+  if (!key) return undefined
+  if (chain.some((link) => link.revoked_at || (link.expires_at && link.expires_at <= now))) return undefined
+  if (!rootGrants(chain[chain.length - 1]!, key.permissions)) return undefined
   return {
     kind: 'api_key',
-    tenantId: key.tenantId,
+    tenantId: key.tenant_id,
     keyId: key.id,
     actorId: key.id,
-    permissions: key.permissions as unknown as KeyPermission[],
+    permissions: key.permissions,
+    expiresAt: key.expires_at,
   }
 }

@@ -1,6 +1,6 @@
 /** @module `clients`, `api-keys` and `keys` commands: credentials of a tenant's integrations, and the signing key. */
 import { parseArgs } from 'node:util'
-import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/auth/api-key-service.ts'
+import { createApiKey, listApiKeys, OPERATOR_GRANTOR, revokeApiKey } from '../../domain/auth/api-key-service.ts'
 import type { KeyPermission } from '../../domain/auth/api-key-permissions.ts'
 import { ALL_SCOPES } from '../../domain/auth/scopes.ts'
 import { createSigningKeys } from '../../domain/auth/signing-keys.ts'
@@ -106,7 +106,7 @@ export async function apiKeys(command: string | undefined, args: string[], cli: 
         const { key, secret } = await createApiKey(
           uow,
           { kind: 'scopes', scopes: ALL_SCOPES },
-          'operator',
+          OPERATOR_GRANTOR,
           {
             name: required(values.name, 'name', CLIENTS_USAGE),
             permissions: parsePermissions(required(values.permissions, 'permissions', CLIENTS_USAGE)),

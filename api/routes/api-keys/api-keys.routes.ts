@@ -20,10 +20,15 @@ export const ApiKeyCreate = z
   .strictObject({
     name: z.string().trim().min(1).max(200).openapi({ example: 'Front-desk kiosk' }),
     permissions: z.array(Permission).min(1).max(50),
-    expiresAt: OffsetDateTime.optional().openapi({ format: 'date-time' }),
+    expiresAt: OffsetDateTime.optional().openapi({
+      format: 'date-time',
+      description:
+        "When the key stops working: at most the platform's maximum lifetime (365 days by default) and never after the key that creates it expires; without it, the latest allowed.",
+    }),
   })
   .openapi('ApiKeyCreate', {
-    description: 'A key may be granted only what its creator holds: an OAuth client its scopes, a key its permissions.',
+    description:
+      'A key may be granted only what its creator holds (an OAuth client its scopes, a user its role, a key its permissions), and lives only while its creator does: a key stops working when the client that made it is revoked, the user is disabled or demoted below its permissions, or the key that made it is revoked or expires.',
   })
 
 export const ApiKey = z
@@ -49,6 +54,9 @@ export const createApiKeyRoute = protectedRoute('api_keys', {
   path: '/v1/api-keys',
   tags: ['API keys'],
   summary: 'Create an API key',
+  description:
+    'A tenant holds at most API_KEYS_PER_TENANT active keys (neither revoked nor expired; 100 by default): one more is ' +
+    '409 `quota_exceeded`, whose detail names the limit (docs/rate-limits.md, "Quotas"). Revoke a key to make room.',
   request: { body: { required: true, content: { 'application/json': { schema: ApiKeyCreate } } } },
   responses: {
     201: {

@@ -1,6 +1,7 @@
 /** @module /v1/api-keys: thin handlers over the API-key service. */
 import { OpenAPIHono, type z } from '@hono/zod-openapi'
 import type { KeyPermission } from '../../../domain/auth/api-key-permissions.ts'
+import { checkApiKeyQuota } from '../../../domain/auth/api-key-quota.ts'
 import { createApiKey, listApiKeys, revokeApiKey, type Grantor } from '../../../domain/auth/api-key-service.ts'
 import type { Principal } from '../../../domain/auth/principal.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
@@ -20,9 +21,11 @@ const toApiKey = (k: ApiKeyRow): z.infer<typeof ApiKey> => ({
 })
 
 const grantorOf = (p: Principal): Grantor =>
-  p.kind === 'api_key' ? { kind: 'key', permissions: p.permissions } : { kind: 'scopes', scopes: p.scopes }
+  p.kind === 'api_key'
+    ? { kind: 'key', permissions: p.permissions, expiresAt: p.expiresAt }
+    : { kind: 'scopes', scopes: p.scopes }
 
-export function apiKeyRoutes({ clock }: Pick<AppDeps, 'clock'>) {
+export function apiKeyRoutes({ clock, config }: Pick<AppDeps, 'clock' | 'config'>) {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(createApiKeyRoute, async (c) => {
       const body = c.req.valid('json')
@@ -32,8 +35,10 @@ export function apiKeyRoutes({ clock }: Pick<AppDeps, 'clock'>) {
         grantorOf(principal),
         principal.actorId,
         { ...body, expiresAt: body.expiresAt ? new Date(body.expiresAt) : undefined },
-        clock
+        clock,
+        config.API_KEY_MAX_LIFETIME_DAYS
       )
+      await checkApiKeyQuota(c.var.uow, config.API_KEYS_PER_TENANT, clock())
       c.header('Location', `/v1/api-keys/${key.id}`)
       // The key itself, shown once: its idempotency record is sealed, or not kept (a replay answers 409).
       c.set('sealStoredResponse', true)

@@ -2,16 +2,17 @@ import { describe, expect, it, vi } from 'vitest'
 import { bearerVerifier } from '../../../api/middleware/identify-caller.ts'
 import type { AppDeps } from '../../../api/app-env.ts'
 
-// Only the API-key path runs here, and it touches nothing but this one query: a counting stand-in shows how many
-// lookups reach the database (the lookup itself is covered against PostgreSQL in api-keys.int.test.ts).
+// Only the API-key path runs here, and it touches nothing but this one query (the key and its grantors, one
+// statement): a counting stand-in shows how many lookups reach the database (the lookup itself is covered against
+// PostgreSQL in api-keys.int.test.ts and api-key-grantors.int.test.ts).
 function verifierWithUnknownKeys() {
-  const findUnique = vi.fn(async () => null)
+  const findUnique = vi.fn(async () => [])
   let now = 1_767_225_600_000
   const verify = bearerVerifier({
     keys: {} as AppDeps['keys'],
     config: { PUBLIC_URL: 'https://api.example', ACCESS_TOKEN_AUDIENCE: 'therapy-care-api' } as AppDeps['config'],
     clock: () => new Date(now),
-    db: { apiKey: { findUnique } } as unknown as AppDeps['db'],
+    db: { $queryRaw: findUnique } as unknown as AppDeps['db'],
     sso: {} as AppDeps['sso'],
   })
   return { verify, findUnique, advance: (ms: number) => (now += ms) }

@@ -55,6 +55,7 @@ describe('authorizeToolUse', () => {
       keyId: 'ak_1',
       actorId: 'ak_1',
       permissions: [{ resource: 'bookings', methods: ['GET'] }],
+      expiresAt: null,
     }
     expect(authorizeToolUse(assistant, 'bookings', key)).toMatchObject({ locationId: 'loc_1' })
     expect(() => authorizeToolUse(assistant, 'bookings', key, 'write')).toThrow(
