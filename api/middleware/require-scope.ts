@@ -28,3 +28,14 @@ export const requireAnyScope = (scopes: readonly Scope[]): MiddlewareHandler<App
     }
     await next()
   }
+
+/** For a route that needs every one of several scopes (`protectedRouteAllOf`); a refusal names the first missing. */
+export const requireAllScopes = (scopes: readonly Scope[]): MiddlewareHandler<AppEnv> =>
+  async function requireAllScopes(c, next) {
+    const principal = c.get('principal')
+    const missing = scopes.find((scope) => !principalAllows(principal, scope, c.req.method))
+    if (missing !== undefined) {
+      throw principal.kind === 'api_key' ? keyNotPermitted(missing, c.req.method) : insufficientScope(missing)
+    }
+    await next()
+  }

@@ -6,7 +6,7 @@ import { createRoute, type RouteConfig } from '@hono/zod-openapi'
 import type { Scope } from '../../domain/auth/scopes.ts'
 import { errorCodesOf } from '../../domain/error-catalogue.ts'
 import { PROBLEM_CONTENT_TYPE } from '../middleware/error-handler.ts'
-import { requireAnyScope, requireScope } from '../middleware/require-scope.ts'
+import { requireAllScopes, requireAnyScope, requireScope } from '../middleware/require-scope.ts'
 import { ProblemSchema } from './schemas.ts'
 
 /**
@@ -75,4 +75,16 @@ export function protectedRouteAnyOf<R extends RouteConfig>(scopes: readonly Scop
     security: scopes.map((scope) => ({ oauth2: [scope] })),
     middleware: [requireAnyScope(scopes)],
   })
+}
+
+/**
+ * Declares an authenticated route that needs every one of `scopes` (OpenAPI: one security requirement naming them
+ * all): a route whose answer carries another resource's data, such as a child's goal scores in an AI insight, needs
+ * that resource's read scope as its sibling routes do, beside its own (docs/access-control.md, "Health data and the
+ * scopes that read it").
+ * @param scopes - the route's own scope first, then the scopes of the data it returns
+ * @param config - the route, as for `createRoute`
+ */
+export function protectedRouteAllOf<R extends RouteConfig>(scopes: readonly Scope[], config: R) {
+  return createRoute({ ...config, security: [{ oauth2: [...scopes] }], middleware: [requireAllScopes(scopes)] })
 }

@@ -153,7 +153,7 @@ describe('GET /v1/agents/care-coordinator', () => {
 
   it('404 for an unknown location and for another tenant’s child; 403 without ai.read', async () => {
     expect((await brief(`?locationId=${newId('location')}`)).body.code).toBe('not_found')
-    const other = await platform.newTenant(['children', 'ai.read'])
+    const other = await platform.newTenant(['children', 'sessions.read', 'assessments.read', 'ai.read'])
     const otherToken = await platform.token(other)
     const res = await brief(`?childId=${ids.eiChild}`, otherToken)
     expect(res.status).toBe(404)

@@ -134,7 +134,7 @@ describe('GET /v1/ai/children/{id}/insights', () => {
   })
 
   it('404 for another tenant’s child; 403 without ai.read', async () => {
-    const other = await platform.newTenant(['ai.read'])
+    const other = await platform.newTenant(['ai.read', 'children.read', 'sessions.read', 'assessments.read'])
     expect(
       (await platform.http.get(`/v1/ai/children/${childId}/insights`, { token: await platform.token(other) })).status
     ).toBe(404)

@@ -273,7 +273,7 @@ describe('GET /v1/ai/children/{id}/recommendations', () => {
     const bad = await platform.http.get(`/v1/ai/children/${ids.child}/recommendations?defaultCadenceDays=0`, { token })
     expect(bad.status).toBe(400)
     expect(bad.body.code).toBe('validation_error')
-    const other = await platform.newTenant(['children', 'ai.read'])
+    const other = await platform.newTenant(['children', 'sessions.read', 'assessments.read', 'ai.read'])
     const foreign = await recommend(ids.child, await platform.token(other))
     expect(foreign.status).toBe(404)
     expect(foreign.body.code).toBe('not_found')

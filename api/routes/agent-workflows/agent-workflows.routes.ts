@@ -12,7 +12,7 @@ import {
 } from '../../../domain/ai/agents/agent-workflow-schema.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
 import { idFilter, pageResponses, queryFilter } from '../../openapi/list-parts.ts'
-import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
+import { COMMON_ERRORS, problemResponses, protectedRoute, protectedRouteAllOf } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 import { resourceId } from '../../../domain/id-schema.ts'
 import { AGENT_WORKFLOW_TEMPLATES, templateById } from '../../../domain/ai/agents/agent-workflow-templates.ts'
@@ -162,7 +162,9 @@ export const createAgentWorkflowRoute = protectedRoute('agents', {
   tags,
   summary: 'Create an agent workflow (Trigger → Agent → Action)',
   description:
-    'A trigger (event types or a schedule), an agent (an assistant with instructions and a subset of its tools) and actions. Each action needs its tool on the agent and its scope on the caller; the caller’s scopes are captured as the ceiling of every run.',
+    'A trigger (event types or a schedule), an agent (an assistant with instructions and a subset of its tools) and actions. Each action needs its tool on the agent and its scope on the caller; the caller’s scopes are captured as the ceiling of every run. ' +
+    'A tenant has at most AGENT_WORKFLOWS_PER_TENANT enabled workflows (50 by default): one more enabled is 409 `quota_exceeded` (create it with `"enabled": false`, or disable another). ' +
+    'Runs beyond AGENT_RUNS_PER_TENANT_PER_HOUR in the last hour (600 by default) are not started: they are recorded FAILED with a SKIPPED `quota` plan step saying why (docs/rate-limits.md, "Quotas").',
   request: { body: { required: true, content: { 'application/json': { schema: AgentWorkflowCreate } } } },
   responses: {
     201: {
@@ -204,6 +206,9 @@ export const patchAgentWorkflowRoute = protectedRoute('agents', {
   path: '/v1/agent-workflows/{id}',
   tags,
   summary: 'Update an agent workflow (JSON merge patch), e.g. `{"enabled": false}`',
+  description:
+    'Enabling a disabled workflow beyond the tenant’s AGENT_WORKFLOWS_PER_TENANT enabled workflows is 409 ' +
+    '`quota_exceeded` (docs/rate-limits.md, "Quotas"); changing an enabled one never is.',
   request: {
     params: WorkflowId,
     body: {
@@ -334,7 +339,8 @@ export const patchStaffTaskRoute = protectedRoute('agents', {
   },
 })
 
-export const listFamilyMessagesRoute = protectedRoute('agents.read', {
+// Message bodies and their recipients, a family's own records: `clients.read` as the clients' routes need.
+export const listFamilyMessagesRoute = protectedRouteAllOf(['agents.read', 'clients.read'], {
   method: 'get',
   path: '/v1/family-messages',
   tags,

@@ -1,6 +1,6 @@
 /** @module Route table of /v1/agents: the care-coordinator briefing's schemas and OpenAPI definition. */
 import { z } from '@hono/zod-openapi'
-import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
+import { COMMON_ERRORS, problemResponses, protectedRouteAllOf } from '../../openapi/routes.ts'
 import { UtcDateTime } from '../../openapi/schemas.ts'
 
 const KINDS = [
@@ -53,19 +53,23 @@ const BriefingQuery = z.object({
     .openapi({ param: { name: 'childId', in: 'query' }, description: 'Only this child' }),
 })
 
-export const careCoordinatorRoute = protectedRoute('ai.read', {
-  method: 'get',
-  path: '/v1/agents/care-coordinator',
-  tags: ['Agents'],
-  summary: "The care-coordinator agent's briefing",
-  description:
-    'What needs attention now for the tenant, a location or a child: unsigned SOAP notes past their location’s ' +
-    '`noteDueHours`, overdue and soon-due assessments, early-intervention deadlines, and children with no appointment ' +
-    'ahead. Rule-based and deterministic; each item carries its rule, reason, due date, priority and links. Most ' +
-    'urgent first.',
-  request: { query: BriefingQuery },
-  responses: {
-    200: { description: 'The briefing', content: { 'application/json': { schema: Briefing } } },
-    ...problemResponses(400, 404, ...COMMON_ERRORS),
-  },
-})
+// Which children need attention and why (unsigned notes, overdue assessments, EI deadlines): their routes' scopes too.
+export const careCoordinatorRoute = protectedRouteAllOf(
+  ['ai.read', 'children.read', 'sessions.read', 'assessments.read'],
+  {
+    method: 'get',
+    path: '/v1/agents/care-coordinator',
+    tags: ['Agents'],
+    summary: "The care-coordinator agent's briefing",
+    description:
+      'What needs attention now for the tenant, a location or a child: unsigned SOAP notes past their location’s ' +
+      '`noteDueHours`, overdue and soon-due assessments, early-intervention deadlines, and children with no appointment ' +
+      'ahead. Rule-based and deterministic; each item carries its rule, reason, due date, priority and links. Most ' +
+      'urgent first.',
+    request: { query: BriefingQuery },
+    responses: {
+      200: { description: 'The briefing', content: { 'application/json': { schema: Briefing } } },
+      ...problemResponses(400, 404, ...COMMON_ERRORS),
+    },
+  }
+)

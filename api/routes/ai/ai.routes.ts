@@ -1,6 +1,6 @@
 /** @module Route table of /v1/ai: assessment recall (spec row 12). */
 import { z } from '@hono/zod-openapi'
-import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
+import { COMMON_ERRORS, problemResponses, protectedRoute, protectedRouteAllOf } from '../../openapi/routes.ts'
 import { IdParam } from '../../openapi/schemas.ts'
 
 export const RecallRequestBody = z
@@ -113,17 +113,21 @@ export const ChildInsights = z
   })
   .openapi('ChildInsights')
 
-export const childInsightsRoute = protectedRoute('ai.read', {
-  method: 'get',
-  path: '/v1/ai/children/{id}/insights',
-  tags: ['AI'],
-  summary: "A child's progress insights",
-  description:
-    'Goal attainment over time from signed SOAP notes (accuracy and cueing per goal, with the notes behind every ' +
-    'point and the trend rule that applies) and assessment scores over time per instrument and subtest.',
-  request: { params: IdParam('child') },
-  responses: {
-    200: { description: 'The insights', content: { 'application/json': { schema: ChildInsights } } },
-    ...problemResponses(404, ...COMMON_ERRORS),
-  },
-})
+// Goal scores from SOAP notes and assessment scores: the scopes their own routes need, beside the AI's.
+export const childInsightsRoute = protectedRouteAllOf(
+  ['ai.read', 'children.read', 'sessions.read', 'assessments.read'],
+  {
+    method: 'get',
+    path: '/v1/ai/children/{id}/insights',
+    tags: ['AI'],
+    summary: "A child's progress insights",
+    description:
+      'Goal attainment over time from signed SOAP notes (accuracy and cueing per goal, with the notes behind every ' +
+      'point and the trend rule that applies) and assessment scores over time per instrument and subtest.',
+    request: { params: IdParam('child') },
+    responses: {
+      200: { description: 'The insights', content: { 'application/json': { schema: ChildInsights } } },
+      ...problemResponses(404, ...COMMON_ERRORS),
+    },
+  }
+)

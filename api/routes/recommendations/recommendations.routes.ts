@@ -2,7 +2,7 @@
 import { z } from '@hono/zod-openapi'
 import { RECOMMENDATION_RULES } from '../../../domain/ai/recommendations/recommendation-facts.ts'
 import { RECOMMENDATION_KINDS } from '../../../domain/ai/recommendations/recommendation-types.ts'
-import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
+import { COMMON_ERRORS, problemResponses, protectedRouteAllOf } from '../../openapi/routes.ts'
 import { IdParam, UtcDateTime } from '../../openapi/schemas.ts'
 
 const KINDS = RECOMMENDATION_KINDS as unknown as readonly [string, ...string[]]
@@ -66,34 +66,38 @@ export const ChildRecommendations = z
   })
   .openapi('ChildRecommendations')
 
-export const childRecommendationsRoute = protectedRoute('ai.read', {
-  method: 'get',
-  path: '/v1/ai/children/{id}/recommendations',
-  tags: ['AI'],
-  summary: "A child's recommended next actions",
-  description:
-    'Rule-based and deterministic next actions for a child from its record: sign late SOAP notes, complete overdue ' +
-    'assessments, schedule re-assessments due by cadence, meet early-intervention deadlines, review goals whose ' +
-    'progress is stalled or declining, book the next session when goals are active and nothing is booked, and offer ' +
-    'therapists of a needed discipline no appointment has delivered. Each carries its rule, the facts it used (with ' +
-    'their records) and the API call that carries it out. Most urgent first; nothing is changed by reading them.',
-  request: {
-    params: IdParam('child'),
-    query: z.object({
-      defaultCadenceDays: z.coerce
-        .number()
-        .int()
-        .min(1)
-        .max(3650)
-        .optional()
-        .openapi({
-          param: { name: 'defaultCadenceDays', in: 'query' },
-          description: `Re-assessment cadence for completed assessments recorded without one (default ${RECOMMENDATION_RULES.defaultCadenceDays})`,
-        }),
-    }),
-  },
-  responses: {
-    200: { description: 'The recommendations', content: { 'application/json': { schema: ChildRecommendations } } },
-    ...problemResponses(400, 404, ...COMMON_ERRORS),
-  },
-})
+// Facts from notes, assessments and the early-intervention record, with their values: their own routes' scopes too.
+export const childRecommendationsRoute = protectedRouteAllOf(
+  ['ai.read', 'children.read', 'sessions.read', 'assessments.read'],
+  {
+    method: 'get',
+    path: '/v1/ai/children/{id}/recommendations',
+    tags: ['AI'],
+    summary: "A child's recommended next actions",
+    description:
+      'Rule-based and deterministic next actions for a child from its record: sign late SOAP notes, complete overdue ' +
+      'assessments, schedule re-assessments due by cadence, meet early-intervention deadlines, review goals whose ' +
+      'progress is stalled or declining, book the next session when goals are active and nothing is booked, and offer ' +
+      'therapists of a needed discipline no appointment has delivered. Each carries its rule, the facts it used (with ' +
+      'their records) and the API call that carries it out. Most urgent first; nothing is changed by reading them.',
+    request: {
+      params: IdParam('child'),
+      query: z.object({
+        defaultCadenceDays: z.coerce
+          .number()
+          .int()
+          .min(1)
+          .max(3650)
+          .optional()
+          .openapi({
+            param: { name: 'defaultCadenceDays', in: 'query' },
+            description: `Re-assessment cadence for completed assessments recorded without one (default ${RECOMMENDATION_RULES.defaultCadenceDays})`,
+          }),
+      }),
+    },
+    responses: {
+      200: { description: 'The recommendations', content: { 'application/json': { schema: ChildRecommendations } } },
+      ...problemResponses(400, 404, ...COMMON_ERRORS),
+    },
+  }
+)
