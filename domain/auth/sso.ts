@@ -97,22 +97,21 @@ export function createSsoVerifier({ db, clock, keys }: { db: Db; clock: Clock; k
     if (!existing && !role) {
       throw forbidden('No platform role is mapped for this user.')
     }
-    // The IdP's groups are the source of truth at each sign-in; an admin's change holds until the claims change.
-    const user = existing
-      ? role && role !== existing.role
-        ? await db.platformUser.update({ where: { id: existing.id }, data: { role } })
-        : existing
-      : await db.platformUser.create({
-          data: {
-            id: newId('platformUser'),
-            tenantId: connection.tenantId,
-            email,
-            name: typeof payload.name === 'string' ? payload.name : null,
-            role: role!,
-            ssoIssuer: issuer,
-            ssoSubject: subject,
-          },
-        })
+    // The claims map the role at the first sign-in only; afterwards the role is the platform's, changed through
+    // PATCH /v1/users/{id}, so a demotion sticks (recomputing it from the claims on every request undid it).
+    const user =
+      existing ??
+      (await db.platformUser.create({
+        data: {
+          id: newId('platformUser'),
+          tenantId: connection.tenantId,
+          email,
+          name: typeof payload.name === 'string' ? payload.name : null,
+          role: role!,
+          ssoIssuer: issuer,
+          ssoSubject: subject,
+        },
+      }))
     return {
       kind: 'user',
       tenantId: user.tenantId,

@@ -4,10 +4,12 @@
  */
 import type { PlatformRole } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { conflict, notFound } from '../errors.ts'
+import { conflict, forbidden, notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { afterCursor, toPage } from '../pagination.ts'
 import { isUniqueViolation } from '../../infra/db.ts'
+import { principalAllows, type Principal } from '../auth/principal.ts'
+import { ROLE_SCOPES } from '../auth/roles.ts'
 import { vetSsoUrls, type SsoUrlRules } from '../auth/sso-urls.ts'
 
 export interface SsoConnectionInput {
@@ -61,15 +63,42 @@ export async function listPlatformUsers({ tx, tenantId }: UnitOfWork, query: { l
   return toPage(rows, query.limit)
 }
 
-/** Changes a user's role or disables them. @throws AppError `not_found` */
+const WRITE_METHODS = ['GET', 'POST', 'PATCH', 'DELETE']
+
+/**
+ * Whether a caller may give a role: it must itself hold every scope the role has (a `users` integration cannot make
+ * anyone an administrator), and only an owner makes an owner.
+ */
+function mayGrant(granter: Principal, role: PlatformRole): boolean {
+  if (role === 'OWNER') return granter.kind === 'user' && granter.role === 'OWNER'
+  return ROLE_SCOPES[role].every((scope) =>
+    scope.endsWith('.read')
+      ? principalAllows(granter, scope, 'GET')
+      : WRITE_METHODS.every((method) => principalAllows(granter, scope, method))
+  )
+}
+
+/**
+ * Changes a user's role or disables them. The role sticks: sign-ins do not map it again from the claims.
+ * @param granter - who asks; a role is given only by a caller that holds it all ({@link mayGrant})
+ * @throws AppError `not_found`, `forbidden` for a role beyond the caller's
+ */
 export async function updatePlatformUser(
   { tx, tenantId }: UnitOfWork,
+  granter: Principal,
   id: string,
   patch: { role?: PlatformRole; disabled?: boolean },
   now: Date
 ) {
   const user = await tx.platformUser.findFirst({ where: { id, tenantId } })
   if (!user) throw notFound('user', id)
+  if (patch.role && patch.role !== user.role && !mayGrant(granter, patch.role)) {
+    throw forbidden(
+      patch.role === 'OWNER'
+        ? 'Only an owner may make another user an owner.'
+        : `The role ${patch.role} grants more than the caller holds; a role is given only by a caller holding all of it.`
+    )
+  }
   return tx.platformUser.update({
     where: { id },
     data: {

@@ -10,6 +10,8 @@
 import { generateKeyPair } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SSO_FETCH_LIMITS } from '../../domain/auth/sso-issuer-keys.ts'
+import { ALL_SCOPES } from '../../domain/auth/scopes.ts'
+import { provisionClient } from '../../domain/tenants/provision-client.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
 import { startTestIssuer, type TestIssuer } from '../support/oidc-issuer.ts'
 
@@ -29,7 +31,8 @@ beforeAll(async () => {
     clock: () => new Date(Date.now() + skewMs),
   })
   issuer = await startTestIssuer()
-  const client = await platform.newTenant(['users', 'children', 'bookings'])
+  // Every scope: a role is given only by a caller that holds all of it (ADMIN is every scope).
+  const client = await platform.newTenant(ALL_SCOPES)
   tenantId = client.tenantId
   admin = await platform.token(client)
   const connection = await platform.http.post('/v1/sso-connections', {
@@ -128,6 +131,49 @@ describe('SSO sign-in', () => {
     ).toBe(404)
     const stored = await platform.api.deps.db.platformUser.findUniqueOrThrow({ where: { id: desk.id } })
     expect(stored.tenantId).toBe(tenantId)
+  })
+})
+
+describe('roles', () => {
+  const userNamed = async (email: string) =>
+    (await platform.http.get('/v1/users?limit=100', { token: admin })).body.data.find(
+      (u: { email: string }) => u.email === email
+    ) as { id: string; role: string }
+
+  it('keeps a role changed through the API: the next sign-in does not map it again from the claims', async () => {
+    const first = await userToken('lee', ['it-admins'])
+    expect((await platform.http.get('/v1/users', { token: first })).status).toBe(200)
+    const lee = await userNamed('lee@centre.example')
+    expect(lee.role).toBe('ADMIN')
+    const demoted = await platform.http.request('PATCH', `/v1/users/${lee.id}`, {
+      token: admin,
+      body: { role: 'READ_ONLY' },
+    })
+    expect(demoted.status).toBe(200)
+    // A fresh sign-in whose claims still say it-admins: the demotion holds.
+    const again = await userToken('lee', ['it-admins'], { jti: 'second-sign-in' })
+    expect((await platform.http.get('/v1/users', { token: again })).status).toBe(403)
+    expect((await userNamed('lee@centre.example')).role).toBe('READ_ONLY')
+  })
+
+  it('gives a role only to a caller that holds all of it, and OWNER only from an owner', async () => {
+    await userToken('sam', ['front-desk']).then((token) => platform.http.get('/v1/providers', { token }))
+    const sam = await userNamed('sam@centre.example')
+    const { name } = await platform.api.deps.db.tenant.findUniqueOrThrow({ where: { id: tenantId } })
+    const usersOnly = await platform.token(
+      await provisionClient(platform.api.deps.db, { tenantName: name, scopes: ['users'] })
+    )
+    for (const role of ['OWNER', 'ADMIN']) {
+      const raised = await platform.http.request('PATCH', `/v1/users/${sam.id}`, { token: usersOnly, body: { role } })
+      expect(raised.status, role).toBe(403)
+      expect(raised.body.code).toBe('forbidden')
+    }
+    // The tenant's all-scope client may make an administrator, but not an owner.
+    const raise = (role: string) =>
+      platform.http.request('PATCH', `/v1/users/${sam.id}`, { token: admin, body: { role } })
+    expect((await raise('ADMIN')).status).toBe(200)
+    expect((await raise('OWNER')).status).toBe(403)
+    expect((await userNamed('sam@centre.example')).role).toBe('ADMIN')
   })
 })
 

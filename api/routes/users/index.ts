@@ -58,6 +58,11 @@ export function userRoutes({ config, clock, outbound }: Pick<AppDeps, 'config' |
       return c.json({ data: page.data.map(toUser), nextCursor: page.nextCursor }, 200)
     })
     .openapi(updateUserRoute, async (c) =>
-      c.json(toUser(await updatePlatformUser(c.var.uow, c.req.valid('param').id, c.req.valid('json'), clock())), 200)
+      c.json(
+        toUser(
+          await updatePlatformUser(c.var.uow, c.var.principal, c.req.valid('param').id, c.req.valid('json'), clock())
+        ),
+        200
+      )
     )
 }
