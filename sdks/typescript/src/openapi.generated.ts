@@ -1321,7 +1321,10 @@ export interface paths {
         /** List API keys (never their secrets) */
         get: operations["getApiKeys"];
         put?: never;
-        /** Create an API key */
+        /**
+         * Create an API key
+         * @description A tenant holds at most API_KEYS_PER_TENANT active keys (neither revoked nor expired; 100 by default): one more is 409 `quota_exceeded`, whose detail names the limit (docs/rate-limits.md, "Quotas"). Revoke a key to make room.
+         */
         post: operations["postApiKeys"];
         delete?: never;
         options?: never;
@@ -2071,7 +2074,7 @@ export interface paths {
         put?: never;
         /**
          * Upload knowledge
-         * @description Either multipart/form-data with `assistantId` and one or more `files` (PDF, Markdown, plain text), or application/json with `assistantId`, a file `name` and the document as `text` or base64 `content` (one document per request; `mediaType` optional). Each file becomes a document in status PROCESSING, indexed by a workflow (READY, or FAILED with a reason). Limits: KNOWLEDGE_MAX_FILES files, KNOWLEDGE_MAX_FILE_BYTES per file (413), KNOWLEDGE_UPLOAD_LIMIT_BYTES per request (413); other types are 415. The assistant must have the `knowledge` tool.
+         * @description Either multipart/form-data with `assistantId` and one or more `files` (PDF, Markdown, plain text), or application/json with `assistantId`, a file `name` and the document as `text` or base64 `content` (one document per request; `mediaType` optional). Each file becomes a document in status PROCESSING, indexed by a workflow (READY, or FAILED with a reason). Limits: KNOWLEDGE_MAX_FILES files, KNOWLEDGE_MAX_FILE_BYTES per file (413), KNOWLEDGE_UPLOAD_LIMIT_BYTES per request (413); other types are 415. The assistant must have the `knowledge` tool. Quotas (docs/rate-limits.md, "Quotas"): the files may not take the tenant beyond KNOWLEDGE_BYTES_PER_TENANT stored bytes, nor the assistant beyond KNOWLEDGE_DOCUMENTS_PER_ASSISTANT documents (409 `quota_exceeded`, nothing stored); a document whose chunks would take the tenant beyond KNOWLEDGE_CHUNKS_PER_TENANT ends FAILED with a reason naming that quota.
          */
         post: operations["postKnowledgeDocuments"];
         delete?: never;
@@ -2091,7 +2094,7 @@ export interface paths {
         get: operations["getKnowledgeDocumentsById"];
         /**
          * Replace a knowledge document
-         * @description Either multipart/form-data with one `file`, or application/json with a file `name` and the document as `text` or base64 `content` (`mediaType` optional). The old version’s vectors are removed at once and the new version is indexed (version + 1, status PROCESSING).
+         * @description Either multipart/form-data with one `file`, or application/json with a file `name` and the document as `text` or base64 `content` (`mediaType` optional). The old version’s vectors are removed at once and the new version is indexed (version + 1, status PROCESSING). A file that would take the tenant beyond KNOWLEDGE_BYTES_PER_TENANT stored bytes (the old version’s bytes given back) is 409 `quota_exceeded`, and the document is left as it was.
          */
         put: operations["putKnowledgeDocumentsById"];
         post?: never;
@@ -2563,7 +2566,7 @@ export interface paths {
         put?: never;
         /**
          * Create an agent workflow (Trigger → Agent → Action)
-         * @description A trigger (event types or a schedule), an agent (an assistant with instructions and a subset of its tools) and actions. Each action needs its tool on the agent and its scope on the caller; the caller’s scopes are captured as the ceiling of every run.
+         * @description A trigger (event types or a schedule), an agent (an assistant with instructions and a subset of its tools) and actions. Each action needs its tool on the agent and its scope on the caller; the caller’s scopes are captured as the ceiling of every run. A tenant has at most AGENT_WORKFLOWS_PER_TENANT enabled workflows (50 by default): one more enabled is 409 `quota_exceeded` (create it with `"enabled": false`, or disable another). Runs beyond AGENT_RUNS_PER_TENANT_PER_HOUR in the last hour (600 by default) are not started: they are recorded FAILED with a SKIPPED `quota` plan step saying why (docs/rate-limits.md, "Quotas").
          */
         post: operations["postAgentWorkflows"];
         delete?: never;
@@ -2607,7 +2610,10 @@ export interface paths {
         delete: operations["deleteAgentWorkflowsById"];
         options?: never;
         head?: never;
-        /** Update an agent workflow (JSON merge patch), e.g. `{"enabled": false}` */
+        /**
+         * Update an agent workflow (JSON merge patch), e.g. `{"enabled": false}`
+         * @description Enabling a disabled workflow beyond the tenant’s AGENT_WORKFLOWS_PER_TENANT enabled workflows is 409 `quota_exceeded` (docs/rate-limits.md, "Quotas"); changing an enabled one never is.
+         */
         patch: operations["patchAgentWorkflowsById"];
         trace?: never;
     };
@@ -5761,12 +5767,15 @@ export interface components {
              */
             revokedAt: string | null;
         };
-        /** @description A key may be granted only what its creator holds: an OAuth client its scopes, a key its permissions. */
+        /** @description A key may be granted only what its creator holds (an OAuth client its scopes, a user its role, a key its permissions), and lives only while its creator does: a key stops working when the client that made it is revoked, the user is disabled or demoted below its permissions, or the key that made it is revoked or expires. */
         ApiKeyCreate: {
             /** @example Front-desk kiosk */
             name: string;
             permissions: components["schemas"]["ApiKeyPermission"][];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key stops working: at most the platform's maximum lifetime (365 days by default) and never after the key that creates it expires; without it, the latest allowed.
+             */
             expiresAt?: string;
         };
         ApiKeyPage: {
@@ -10034,7 +10043,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10500,7 +10509,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10782,7 +10791,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11064,7 +11073,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11346,7 +11355,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11628,7 +11637,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12104,7 +12113,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12567,7 +12576,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12856,7 +12865,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13317,7 +13326,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13599,7 +13608,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13881,7 +13890,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14167,7 +14176,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14449,7 +14458,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14735,7 +14744,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15017,7 +15026,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15303,7 +15312,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15919,7 +15928,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16378,7 +16387,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16665,7 +16674,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17295,7 +17304,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17756,7 +17765,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18043,7 +18052,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18696,7 +18705,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18978,7 +18987,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19439,7 +19448,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19907,7 +19916,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20343,7 +20352,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20804,7 +20813,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21091,7 +21100,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21520,7 +21529,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21981,7 +21990,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22268,7 +22277,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22700,7 +22709,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23161,7 +23170,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23448,7 +23457,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23903,7 +23912,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24369,7 +24378,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24842,7 +24851,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25312,7 +25321,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25600,7 +25609,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25888,7 +25897,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26322,7 +26331,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26783,7 +26792,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27070,7 +27079,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27356,7 +27365,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27986,7 +27995,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28452,7 +28461,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28917,7 +28926,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29203,7 +29212,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29485,7 +29494,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29767,7 +29776,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30195,7 +30204,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30660,7 +30669,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30946,7 +30955,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31370,7 +31379,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31652,7 +31661,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32054,7 +32063,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32502,7 +32511,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33687,7 +33696,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34153,7 +34162,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34435,7 +34444,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34870,7 +34879,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35336,7 +35345,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35618,7 +35627,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35900,7 +35909,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36336,7 +36345,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36822,7 +36831,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37104,7 +37113,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37569,7 +37578,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38030,7 +38039,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38481,7 +38490,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38743,7 +38752,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39707,7 +39716,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40166,7 +40175,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40452,7 +40461,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40734,7 +40743,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41016,7 +41025,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41671,7 +41680,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41957,7 +41966,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42387,7 +42396,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42846,7 +42855,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43133,7 +43142,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43562,7 +43571,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44028,7 +44037,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44308,7 +44317,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44570,7 +44579,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44832,7 +44841,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -45298,7 +45307,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -45747,7 +45756,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -46353,7 +46362,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -46635,7 +46644,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -46922,7 +46931,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -47350,7 +47359,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -48638,7 +48647,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -49104,7 +49113,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -49390,7 +49399,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -49676,7 +49685,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -49962,7 +49971,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -50614,7 +50623,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -51404,7 +51413,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -51686,7 +51695,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -52145,7 +52154,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -52432,7 +52441,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -53392,7 +53401,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `idempotency_request_in_progress`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
