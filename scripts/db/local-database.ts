@@ -1,12 +1,12 @@
 /**
  * @module "The database": DATABASE_URL when set; otherwise the embedded PostgreSQL (PGlite) that `npm start` serves
  * on EMBEDDED_DB_PORT, or, when nothing is serving it, the same data directory (`<START_DATA_DIR>/pglite`) opened by
- * this process.
+ * this process. A data directory that does not exist yet starts as a copy of the migrated cluster kept in the project
+ * cache (cluster-cache.ts), made there once per version of the migrations.
  */
+import { existsSync, readdirSync } from 'node:fs'
 import net from 'node:net'
 import { join } from 'node:path'
-import { startEmbeddedPostgres } from './embedded-postgres.ts'
-import { applyMigrations } from './migrations.ts'
 
 type Env = Readonly<Record<string, string | undefined>>
 
@@ -61,6 +61,8 @@ export async function openLocalDatabase(
   const env = options.env ?? process.env
   const port = embeddedPort(env)
   let database: LocalDatabase
+  // A copy of the cached cluster of these migrations is up to date by construction: nothing to apply.
+  let migrated = false
   if (env.DATABASE_URL) {
     database = {
       url: env.DATABASE_URL,
@@ -76,9 +78,21 @@ export async function openLocalDatabase(
       stop: async () => undefined,
     }
   } else {
+    // PGlite and Prisma's schema engine are loaded when used: `npm start` reads startDataDir() before it starts the API.
+    const { startEmbeddedPostgres } = await import('./embedded-postgres.ts')
+    const { migratedCluster } = await import('./cluster-cache.ts')
     const dataDir = embeddedDataDir(env)
-    const embedded = await startEmbeddedPostgres({ dataDir, port: options.serve ? port : 0, log })
-    log(`embedded PostgreSQL (PGlite) serving ${dataDir} on port ${embedded.port}`)
+    const cluster = isNewDataDir(dataDir) ? await migratedCluster({ log }) : undefined
+    if (cluster?.applied.length) log(`applied migrations: ${cluster.applied.join(', ')}`)
+    const embedded = await startEmbeddedPostgres({
+      dataDir,
+      port: options.serve ? port : 0,
+      log,
+      templateDir: cluster?.dir,
+    })
+    migrated = embedded.fromTemplate
+    const copied = embedded.fromTemplate ? ` (new: a copy of the migrated cluster ${cluster?.dir})` : ''
+    log(`embedded PostgreSQL (PGlite) serving ${dataDir} on port ${embedded.port}${copied}`)
     database = {
       url: embedded.connectionString,
       started: true,
@@ -86,7 +100,16 @@ export async function openLocalDatabase(
       stop: () => embedded.stop(),
     }
   }
-  const { applied } = await applyMigrations(database.url)
-  if (applied.length) log(`applied migrations: ${applied.join(', ')}`)
+  if (!migrated) {
+    // Prisma's schema engine is loaded only when migrations may have to be applied.
+    const { applyMigrations } = await import('./migrations.ts')
+    const { applied } = await applyMigrations(database.url)
+    if (applied.length) log(`applied migrations: ${applied.join(', ')}`)
+  }
   return database
+}
+
+/** Whether `dataDir` holds no cluster yet: absent or empty (as a start stopped before creating one leaves it). */
+function isNewDataDir(dataDir: string): boolean {
+  return !existsSync(dataDir) || readdirSync(dataDir).length === 0
 }

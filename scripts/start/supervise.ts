@@ -4,6 +4,9 @@
  * SIGKILL. Each child's output goes to the terminal as before and to `<logDir>/<name>.log`, so the lines that explain
  * a crash can still be read after the terminal has scrolled on.
  *
+ * With `hold`, the children start at once and load their modules while the caller brings up what they need (the
+ * database, Temporal); they run once `hold` resolves with the rest of their environment (scripts/start/hold.ts).
+ *
  * @example
  * ```ts
  * const supervisor = supervise([{ name: 'worker', command: process.execPath, args: ['worker/main.ts'] }], { log })
@@ -38,6 +41,15 @@ export interface SuperviseOptions {
   stopGraceMs?: number
   /** Milliseconds on a monotonic clock. Default `performance.now`. */
   now?: () => number
+  /** Hears each whole line a child writes (stdout and stderr), e.g. to tell when it is ready. */
+  onLine?: (name: string, line: string) => void
+  /**
+   * The environment the children are to run with besides their own `env`, when it is not known yet. Until it resolves,
+   * children are started with START_HOLD=1 and wait for it on their stdin (their entry calls `awaitRelease()` of
+   * scripts/start/hold.ts after loading its modules); then it is written there, and restarts are given it directly.
+   * Rejected: every child is stopped.
+   */
+  hold?: Promise<Record<string, string>>
 }
 
 /** Why the supervisor gave up on a child (it has stopped every other child by then). */
@@ -84,7 +96,16 @@ export function supervise(children: readonly ChildSpec[], options: SuperviseOpti
   let stopping: Promise<void> | undefined
   let reportFailure: (failure: SupervisorFailure) => void = () => {}
   const gaveUp = new Promise<SupervisorFailure>((resolve) => (reportFailure = resolve))
-  const runs = children.map((spec) => new SupervisedChild(spec, options, policy, now, onGiveUp))
+  // Undefined while the children wait for `options.hold`.
+  let released: Record<string, string> | undefined = options.hold ? undefined : {}
+  const runs = children.map((spec) => new SupervisedChild(spec, options, policy, now, onGiveUp, () => released))
+  options.hold?.then(
+    (env) => {
+      released = env
+      for (const run of runs) run.release(env)
+    },
+    () => void stop()
+  )
 
   function onGiveUp(failure: SupervisorFailure): void {
     if (stopping) return
@@ -131,7 +152,8 @@ class SupervisedChild {
     private readonly options: SuperviseOptions,
     private readonly policy: RestartPolicy,
     private readonly now: () => number,
-    private readonly onGiveUp: (failure: SupervisorFailure) => void
+    private readonly onGiveUp: (failure: SupervisorFailure) => void,
+    private readonly released: () => Record<string, string> | undefined
   ) {
     this.name = spec.name
     if (options.logDir) {
@@ -149,11 +171,16 @@ class SupervisedChild {
   start(): void {
     this.restartTimer = undefined
     if (this.stopping) return
+    const released = this.released()
+    const env = this.spec.env ?? process.env
     const child = spawn(this.spec.command, [...this.spec.args], {
       cwd: this.spec.cwd,
-      env: this.spec.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      env: released ? { ...env, ...released } : { ...env, START_HOLD: '1' },
+      // A held child reads its environment from its stdin.
+      stdio: [released ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     })
+    // A held child that died before its release: nothing to write to.
+    child.stdin?.on('error', () => undefined)
     this.child = child
     this.startedAt = this.now()
     this.drained = Promise.all([this.forward(child.stdout, process.stdout), this.forward(child.stderr, process.stderr)])
@@ -184,6 +211,12 @@ class SupervisedChild {
     }
     await this.drainedOrTimeout()
     await new Promise<void>((resolve) => (this.logFile ? this.logFile.end(resolve) : resolve()))
+  }
+
+  /** Hands a held child the rest of its environment (see {@link SuperviseOptions.hold}). */
+  release(env: Record<string, string>): void {
+    const stdin = this.child?.stdin
+    if (stdin && !stdin.destroyed) stdin.end(JSON.stringify(env))
   }
 
   kill(signal: NodeJS.Signals): void {
@@ -252,6 +285,7 @@ class SupervisedChild {
       const lines = (partial + chunk.toString('utf8')).split('\n')
       partial = lines.pop() ?? ''
       keep(lines)
+      for (const line of lines) this.options.onLine?.(this.name, line)
     })
     return new Promise((resolve) =>
       from.once('close', () => {

@@ -2,7 +2,8 @@
  * `npm start` keeps the platform up when a process crashes: the real start script with the embedded database it serves,
  * its own Temporal dev server and the real API and worker child processes, on ports and a data directory of this file
  * (scripts/start.ts, scripts/start/supervise.ts). A child killed with SIGKILL is restarted and says so; bookings made
- * while the worker is down reach their workflows once it is back; SIGTERM stops everything it started.
+ * while the worker is down reach their workflows once it is back; SIGTERM stops everything it started. Its summary is
+ * printed once the API answers, and its new data directory is a copy of the cached migrated cluster.
  */
 import { Client, Connection } from '@temporalio/client'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
@@ -29,6 +30,8 @@ let http: HttpClient
 let token: string
 let temporal: Client
 let connection: Connection | undefined
+/** The status of GET /health asked the moment the summary's "API:" line was printed. */
+let healthAtSummary: number
 
 /** Pid of the child's current run, from the supervisor's last "<name> started (pid N)" line. */
 function pidOf(name: 'api' | 'worker'): number {
@@ -68,6 +71,10 @@ beforeAll(async () => {
     BOOKING_WORKFLOW_START: 'immediate',
   })
   const ready = await start.waitFor(/server ready at (\S+?),/, { timeoutMs: 150_000 })
+  http = httpClient(`http://127.0.0.1:${apiPort}`)
+  // Asked at once, not until it answers: the summary says the API is there, so it must be.
+  await start.waitFor(/\[start\] API: +http:\/\/localhost:\d+ +\(health:/, { timeoutMs: 120_000 })
+  healthAtSummary = (await http.get('/health')).status
   await start.waitFor(/"msg":"API listening"/, { timeoutMs: 120_000 })
   await start.waitFor(/"msg":"worker running"/, { timeoutMs: 120_000 })
   // The outbound policy is strict unless relaxed; npm start relaxes it for local receivers, and says so.
@@ -76,8 +83,9 @@ beforeAll(async () => {
   await start.waitFor(/Knowledge: +sentence model all-MiniLM-L6-v2 int8 \(\S+\), extractive answerer/, {
     timeoutMs: 30_000,
   })
-  http = httpClient(`http://127.0.0.1:${apiPort}`)
   await eventually(async () => ((await http.get('/health')).status === 200 ? true : undefined), 60_000)
+  // The demo tenant is seeded while the API starts; its credentials end the summary once they are kept.
+  await start.waitFor(/\[start\] Demo tenant credentials/, { timeoutMs: 60_000 })
 
   const demo = JSON.parse(await readFile(join(dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials
   const issued = await http.post('/oauth/token', {
@@ -106,6 +114,19 @@ afterAll(async () => {
 })
 
 describe('npm start as a supervisor', () => {
+  it('prints its summary once the API answers /health, and starts a new data directory from the cached cluster', () => {
+    expect(healthAtSummary).toBe(200)
+    const output = start.output()
+    const answered = output.search(/\[start\] platform ready: the API answered \/health \d+\.\d s after the start/)
+    expect(answered, output.slice(-4000)).toBeGreaterThan(-1)
+    expect(answered).toBeLessThan(output.search(/\[start\] API: /))
+    // The API and the worker were started before the database and Temporal ran, and held until they did.
+    expect(output.search(/\[start\] api started \(pid \d+\)/)).toBeLessThan(output.search(/server ready at/))
+    expect(output).toMatch(
+      /serving \S+ on port \d+ \(new: a copy of the migrated cluster \S+\/embedded-cluster\/[0-9a-f]{32}\)/
+    )
+  })
+
   it('restarts a worker killed with SIGKILL; bookings made while it was down reach their workflows', async () => {
     // Children and providers first, so that only the bookings fall in the worker's absence.
     const people = await Promise.all([0, 1, 2].map(() => createChildAndProvider(http, token)))
