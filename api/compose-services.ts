@@ -48,7 +48,13 @@ import type { PacerTurns } from '../infra/pacer.ts'
 /** What the services are built from: the process's infrastructure, built by `buildDeps`. */
 export interface ServiceInfrastructure {
   config: Config
+  /** The request path's pool: every request's unit of work, and what a request starts after it (the outbox). */
   db: Db
+  /**
+   * The pool of the API's background loops (audit sealer, agent dispatcher, schedules, metrics): its own connections
+   * (DATABASE_BACKGROUND_POOL_MAX), so a busy loop never takes one a request waits for (docs/operations.md).
+   */
+  backgroundDb: Db
   temporal: Client
   clock: Clock
   logger: Logger

@@ -33,6 +33,13 @@ export function buildDeps(
   clock: Clock = systemClock
 ): { deps: AppDeps; close: () => Promise<void> } {
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX, API_APPLICATION_NAME)
+  // Background loops get connections of their own: a sealer's long round or a scrape's grouped read never holds one
+  // that a request is waiting for (issue 56: requests timed out waiting for connections under webhook fan-out).
+  const backgroundDb = createDb(
+    config.DATABASE_URL,
+    config.DATABASE_BACKGROUND_POOL_MAX,
+    `${API_APPLICATION_NAME}-background`
+  )
   // Refuses a Temporal call made while a request holds its transaction (infra/network-guard.ts); its close() waits for
   // calls still retrying, so no retry fires on a closed channel (infra/temporal-connection.ts).
   const temporalConnection = lazyTemporalConnection(config.TEMPORAL_ADDRESS, [refuseInsideTransaction])
@@ -63,10 +70,10 @@ export function buildDeps(
   const viewTurns = pacerPool
     ? sharedPacerTurns({ pool: pacerPool, logger, onStoreError: () => metrics.rateLimitStoreErrors.inc() })
     : undefined
-  registerPlatformGauges(metrics, db)
+  registerPlatformGauges(metrics, backgroundDb)
   // Who uses what the quotas bound, by tenant (docs/rate-limits.md, "Quotas").
-  registerTenantUsageGauges(metrics, () => readTenantUsage(db), config)
-  const infra = { config, db, temporal, clock, logger, metrics, ...(viewTurns ? { viewTurns } : {}) }
+  registerTenantUsageGauges(metrics, () => readTenantUsage(backgroundDb), config)
+  const infra = { config, db, backgroundDb, temporal, clock, logger, metrics, ...(viewTurns ? { viewTurns } : {}) }
   const deps: AppDeps = { ...infra, ...composeServices(infra), rateLimiter }
   return {
     deps,
@@ -75,6 +82,7 @@ export function buildDeps(
       await rateLimiter.close()
       await pacerPool?.end()
       await closeDb(db)
+      await closeDb(backgroundDb)
     },
   }
 }

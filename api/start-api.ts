@@ -43,7 +43,7 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
   const app = createApp(deps)
   await deps.revocations.start()
   const stopSweeper = deps.outbox.startSweeper(config.OUTBOX_SWEEP_INTERVAL_MS)
-  const stopSealer = startAuditSealer(deps.db, logger, config.AUDIT_SEAL_INTERVAL_MS)
+  const stopSealer = startAuditSealer(deps.backgroundDb, logger, config.AUDIT_SEAL_INTERVAL_MS)
   // Webhooks are delivered by the pump workflows on the workers; the API only keeps them running (docs/webhooks.md).
   const stopPumpCheck = keepDeliveryPumpsRunning(
     deps.temporal,
@@ -53,7 +53,7 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
   )
   // Starts agent runs from committed events and keeps agent schedules in Temporal in step (docs/agents.md).
   const stopAgentDispatcher = createAgentTriggerDispatcher({
-    db: deps.db,
+    db: deps.backgroundDb,
     temporal: deps.temporal,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     logger,
@@ -63,7 +63,7 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
   }).start()
   // Each tenant with online payments gets its daily reconciliation schedule (docs/payments.md, "Reconciliation").
   const stopReconciliationSchedules = keepReconciliationSchedules({
-    db: deps.db,
+    db: deps.backgroundDb,
     temporal: deps.temporal,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     cron: config.RECONCILIATION_SCHEDULE,
@@ -77,7 +77,7 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
   const stopKnowledgeModels = deps.ai.embeddingsFallback
     ? async () => undefined
     : keepKnowledgeOnModel({
-        db: deps.db,
+        db: deps.backgroundDb,
         outbox: deps.outbox,
         model: deps.ai.embeddings.modelId,
         logger,

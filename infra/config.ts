@@ -50,6 +50,11 @@ const ConfigSchema = z
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     DATABASE_URL: z.string().url(),
     DATABASE_POOL_MAX: z.coerce.number().int().positive().default(10),
+    /**
+     * The API's connections for its background loops (audit sealer, agent dispatcher, schedules, metrics), apart from
+     * the requests' DATABASE_POOL_MAX, so background work never takes a connection a request is waiting for.
+     */
+    DATABASE_BACKGROUND_POOL_MAX: z.coerce.number().int().positive().default(3),
     TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
     TEMPORAL_NAMESPACE: z.string().default('default'),
     TEMPORAL_TASK_QUEUE: z.string().default('care-platform'),
