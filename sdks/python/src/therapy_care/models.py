@@ -2413,7 +2413,7 @@ class ApiKey(BaseModel):
 
 class ApiKeyCreate(BaseModel):
     """
-    A key may be granted only what its creator holds: an OAuth client its scopes, a key its permissions.
+    A key may be granted only what its creator holds (an OAuth client its scopes, a user its role, a key its permissions), and lives only while its creator does: a key stops working when the client that made it is revoked, the user is disabled or demoted below its permissions, or the key that made it is revoked or expires.
     """
 
     model_config = ConfigDict(
@@ -2423,7 +2423,12 @@ class ApiKeyCreate(BaseModel):
         str, Field(examples=['Front-desk kiosk'], max_length=200, min_length=1)
     ]
     permissions: Annotated[list[ApiKeyPermission], Field(max_length=50, min_length=1)]
-    expiresAt: AwareDatetime | None = None
+    expiresAt: Annotated[
+        AwareDatetime | None,
+        Field(
+            description="When the key stops working: at most the platform's maximum lifetime (365 days by default) and never after the key that creates it expires; without it, the latest allowed."
+        ),
+    ] = None
 
 
 class ApiKeyPage(BaseModel):
