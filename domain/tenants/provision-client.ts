@@ -29,6 +29,12 @@ export interface ProvisionedClient {
 }
 
 /**
+ * How long provisioning waits for a connection and may run: an operator's (or a test's) one-off, which may wait longer
+ * than Prisma's 2 s default for a connection a loaded machine's requests hold (a CI run's P2028).
+ */
+const PROVISION_TRANSACTION = { maxWait: 15_000, timeout: 30_000 }
+
+/**
  * Creates the tenant if needed and a new API client for it.
  * @throws Error on an unknown scope or time zone (a CLI mistake, reported as is)
  */
@@ -77,5 +83,5 @@ export async function provisionClient(db: Db, input: ProvisionClientInput): Prom
       scopes: input.scopes as Scope[],
       tenantCreated,
     }
-  })
+  }, PROVISION_TRANSACTION)
 }
