@@ -342,7 +342,14 @@ describe('two API instances on one database', () => {
     )
     expect(burst.filter((r) => r.status === 200)).toHaveLength(LIMIT)
     expect(burst.filter((r) => r.status === 429)).toHaveLength(12 - LIMIT)
-    expect(burst.map((r) => limits(r).remaining).sort((a, b) => a - b)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4])
+    // Every refusal says nothing remains. What an allowed answer says remains is each instance's view at that moment,
+    // which depends on how the two instances' statements interleaved: exact on a quiet machine ([0, 1, 2, 3, 4]), but a
+    // loaded CI run saw [0, 0, 1, 3, 4] with the limit itself held exactly. Each is below the limit and never negative.
+    expect(burst.filter((r) => r.status === 429).map((r) => limits(r).remaining)).toEqual(Array(12 - LIMIT).fill(0))
+    for (const allowed of burst.filter((r) => r.status === 200)) {
+      expect(limits(allowed).remaining).toBeGreaterThanOrEqual(0)
+      expect(limits(allowed).remaining).toBeLessThan(LIMIT)
+    }
   })
 
   it('count on their own with the memory store (the default of the embedded database)', async () => {
