@@ -14,8 +14,11 @@ import type { Server, ServerResponse } from 'node:http'
 
 /** A server that can be closed with its keep-alive connections. */
 export interface DrainableServer {
-  /** Stops accepting connections and resolves once every open one has answered its request and closed. */
-  close(): Promise<void>
+  /**
+   * Stops accepting connections and resolves once every open one has answered its request and closed, or once
+   * `deadlineMs` has passed: then the connections still open are ended, and the answers they had not sent are counted.
+   */
+  close(deadlineMs: number): Promise<{ cut: number }>
 }
 
 /**
@@ -32,12 +35,26 @@ export function drainConnections(server: Server): DrainableServer {
     response.once('close', () => unanswered.delete(response))
   })
   return {
-    close() {
+    close(deadlineMs) {
       draining = true
       // Answers still being worked on: their connection closes once they are sent. (An answer already streaming keeps
       // its connection until it ends and the connection's keep-alive timeout passes, or its next request is answered.)
       for (const response of unanswered) if (!response.headersSent) response.setHeader('Connection', 'close')
-      return new Promise<void>((resolve) => server.close(() => resolve()))
+      return new Promise((resolve) => {
+        // An API that took all of a fleet's traffic while another restarted can hold hundreds of requests queued for
+        // the database; waiting on all of them outlasted the 15 s an orchestrator gives (a rolling restart in CI). The
+        // ones cut are the clients' to retry with their Idempotency-Key: a request's transaction that had not
+        // committed rolls back with its connection, and one that had is replayed.
+        const deadline = setTimeout(() => {
+          const cut = [...unanswered].filter((response) => !response.writableEnded).length
+          server.closeAllConnections()
+          resolve({ cut })
+        }, deadlineMs)
+        server.close(() => {
+          clearTimeout(deadline)
+          resolve({ cut: 0 })
+        })
+      })
     },
   }
 }

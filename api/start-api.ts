@@ -8,6 +8,7 @@ import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { startAuditSealer } from '../domain/audit/seal-audit-events.ts'
 import { createAgentTriggerDispatcher } from '../domain/ai/agents/agent-trigger-dispatcher.ts'
+import { stopInOrder } from '../infra/stop-in-order.ts'
 import { keepDeliveryPumpsRunning } from '../domain/webhooks/delivery-pumps.ts'
 import { keepReconciliationSchedules } from '../domain/reconciliation/reconciliation-schedules.ts'
 import { keepKnowledgeOnModel } from '../domain/ai/knowledge/reembed-starts.ts'
@@ -108,17 +109,27 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
     metricsUrl: metricsServer?.url,
     readinessUrl: metricsServer ? new URL('/health', metricsServer.url).href : undefined,
     deps,
-    async stop() {
-      await connections.close()
-      await metricsServer?.close()
-      await stopSweeper()
-      await stopSealer()
-      await stopPumpCheck()
-      await stopAgentDispatcher()
-      await stopReconciliationSchedules()
-      await stopKnowledgeModels()
-      await deps.revocations.stop()
-      await close()
-    },
+    stop: () =>
+      stopInOrder(
+        [
+          {
+            name: 'http connections',
+            stop: async () => {
+              const { cut } = await connections.close(config.API_DRAIN_TIMEOUT_MS)
+              if (cut > 0) logger.warn({ cut }, 'answers cut at the drain deadline; their clients retry them')
+            },
+          },
+          { name: 'metrics server', stop: () => metricsServer?.close() },
+          { name: 'outbox sweeper', stop: stopSweeper },
+          { name: 'audit sealer', stop: stopSealer },
+          { name: 'webhook delivery pumps', stop: stopPumpCheck },
+          { name: 'agent trigger dispatcher', stop: stopAgentDispatcher },
+          { name: 'reconciliation schedules', stop: stopReconciliationSchedules },
+          { name: 'knowledge models', stop: stopKnowledgeModels },
+          { name: 'revocation sync', stop: () => deps.revocations.stop() },
+          { name: 'connections and clients', stop: close },
+        ],
+        logger
+      ),
   }
 }

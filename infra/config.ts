@@ -48,6 +48,11 @@ const ConfigSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    /**
+     * On SIGTERM the API answers the requests it holds for at most this long, then ends their connections (a rolling
+     * restart must finish within an orchestrator's grace period, 30 s by default in Kubernetes; the worker's is 10 s).
+     */
+    API_DRAIN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
     DATABASE_URL: z.string().url(),
     DATABASE_POOL_MAX: z.coerce.number().int().positive().default(10),
     /**

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { ProvisionedClient } from '../../domain/tenants/provision-client.ts'
 import { unitTransactionsOf } from '../../infra/db.ts'
 import type { Logger } from '../../infra/logger.ts'
-import { createRateLimiter } from '../../infra/rate-limiter.ts'
+import { createRateLimiter, outageLimit } from '../../infra/rate-limiter.ts'
 import type { HttpResponse } from '../support/http.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
 import { startTcpProxy } from '../support/tcp-proxy.ts'
@@ -297,22 +297,31 @@ describe('two API instances on one database', () => {
     await Promise.all(platforms.map((p) => p.stop()))
   })
 
+  /**
+   * Opens each instance's store connection before the count starts: on a loaded machine a first connection can take
+   * longer than the store's one-second budget, and that count then (rightly) falls back to the process's outage limit,
+   * which lets one more request through than the shared count would (seen in CI: 6 of 12 allowed at a limit of 5).
+   * A count that reached the table left its row there.
+   */
+  async function warmStores(pair: readonly Platform[]) {
+    for (const { api } of pair) {
+      for (let attempt = 0; attempt < 10; attempt++) {
+        const key = `ip:${freshAddress()}`
+        await api.deps.rateLimiter.consume(key)
+        if (await api.deps.db.rateLimit.findUnique({ where: { key: `api:${key}` } })) break
+      }
+    }
+  }
+
+  /** Each instance's count of shared-store statements that failed or outran their budget. */
+  const storeErrorCounts = (pair: readonly Platform[]) =>
+    Promise.all(pair.map(async ({ api }) => (await api.deps.metrics.rateLimitStoreErrors.get()).values[0]?.value ?? 0))
+
   /** Sends 8 requests of one client, alternating between two instances; returns them in order. */
   async function alternate(store: 'memory' | 'postgres') {
     const pair = [await limitedPlatform(store), await limitedPlatform(store)] as const
     platforms.push(...pair)
-    // Each instance's store has a connection open before the count starts: on a loaded machine a first connection
-    // can take longer than the store's one-second budget, and that count then (rightly) falls back to the process.
-    // A count that reached the table left its row there.
-    if (store === 'postgres') {
-      for (const { api } of pair) {
-        for (let attempt = 0; attempt < 10; attempt++) {
-          const key = `ip:${freshAddress()}`
-          await api.deps.rateLimiter.consume(key)
-          if (await api.deps.db.rateLimit.findUnique({ where: { key: `api:${key}` } })) break
-        }
-      }
-    }
+    if (store === 'postgres') await warmStores(pair)
     const client = await pair[0].newTenant(['providers'])
     const token = await tokenFor(pair[0], client)
     const responses: HttpResponse[] = []
@@ -334,14 +343,21 @@ describe('two API instances on one database', () => {
   it('let exactly the limit through when one client races both postgres instances', async () => {
     const pair = [await limitedPlatform('postgres'), await limitedPlatform('postgres')] as const
     platforms.push(...pair)
+    await warmStores(pair)
     const token = await tokenFor(pair[0], await pair[0].newTenant(['providers']))
+    const errorsBefore = await storeErrorCounts(pair)
     const burst = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
         pair[i % 2]!.http.get('/v1/providers', { token, headers: from(freshAddress()) })
       )
     )
-    expect(burst.filter((r) => r.status === 200)).toHaveLength(LIMIT)
-    expect(burst.filter((r) => r.status === 429)).toHaveLength(12 - LIMIT)
+    // The shared count holds the limit exactly. A statement that outran the store's one-second budget on a loaded
+    // machine (counted in the metric) was counted in its process at the outage limit instead, as designed.
+    const storeErrors = (await storeErrorCounts(pair)).map((n, i) => n - errorsBefore[i]!)
+    const allowedCount = burst.filter((r) => r.status === 200).length
+    if (storeErrors.every((n) => n === 0)) expect(allowedCount).toBe(LIMIT)
+    else expect(allowedCount).toBeLessThanOrEqual(LIMIT + pair.length * outageLimit(LIMIT))
+    expect(burst.filter((r) => r.status === 429)).toHaveLength(12 - allowedCount)
     // Every refusal says nothing remains. What an allowed answer says remains is each instance's view at that moment,
     // which depends on how the two instances' statements interleaved: exact on a quiet machine ([0, 1, 2, 3, 4]), but a
     // loaded CI run saw [0, 0, 1, 3, 4] with the limit itself held exactly. Each is below the limit and never negative.

@@ -135,7 +135,9 @@ async function stopWithin(entry: EntryProcess, signal: NodeJS.Signals, name: str
   clearTimeout(timer)
   if (outcome !== 'late') return
   await entry.kill('SIGKILL')
-  throw new Error(`${name} did not stop within ${STOP_TIMEOUT_MS} ms of ${signal}`)
+  // Its last lines say which part it was waiting on (stopInOrder logs a step that takes long by name).
+  const tail = entry.output().split('\n').slice(-15).join('\n')
+  throw new Error(`${name} did not stop within ${STOP_TIMEOUT_MS} ms of ${signal}; its last lines:\n${tail}`)
 }
 
 /** What one logical request went through before its final answer. */

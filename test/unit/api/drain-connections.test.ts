@@ -74,9 +74,9 @@ describe('drainConnections', () => {
     // Without the drain, the close waits for as long as the clients send: they stop after 2 s in any case.
     const cutOff = setTimeout(() => void stop(), 2000)
     try {
-      const closed = drainable.close()
+      const closed = drainable.close(5000)
       release()
-      await closed
+      expect(await closed).toEqual({ cut: 0 })
     } finally {
       clearTimeout(cutOff)
       await stop()
@@ -94,6 +94,22 @@ describe('drainConnections', () => {
     await stop()
     expect(answers.length).toBeGreaterThan(3)
     expect(answers.every((a) => a === '200 keep-alive')).toBe(true)
-    await drainable.close()
+    await drainable.close(5000)
+  })
+
+  it('Should end the connections whose requests are still unanswered at the deadline, and count them', async () => {
+    const { drainable, answers, holdThree, release, stop } = await busyServer()
+    await holdThree()
+    const answeredBefore = answers.length
+    const closing = performance.now()
+    try {
+      // The three held requests are never answered before the deadline: the close must not wait for them.
+      expect(await drainable.close(300)).toEqual({ cut: 3 })
+    } finally {
+      release()
+      await stop()
+    }
+    expect(performance.now() - closing).toBeLessThan(1500)
+    expect(answers.slice(answeredBefore, answeredBefore + 3)).toEqual(Array(3).fill('connection error'))
   })
 })
