@@ -260,6 +260,11 @@ const ConfigSchema = z
      * one machine requests come before webhook deliveries and workflow tasks (infra/process-priority.ts).
      */
     WORKER_CPU_NICE: z.coerce.number().int().min(0).max(19).default(0),
+    /**
+     * Activities one worker runs at once (the Temporal SDK's default, 100). Past it, tasks wait in the task queue's
+     * backlog, where the server shares them out fairly between tenants (common/tenant-priority.ts).
+     */
+    WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().positive().default(100),
     /** Where the metrics servers listen (docs/operations.md, "Metrics"): loopback unless a scraper elsewhere needs them. */
     METRICS_HOST: z.string().min(1).default('127.0.0.1'),
     /** The API's /metrics port (Prometheus text format); `off` serves none; 0 picks a free port. */

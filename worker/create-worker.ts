@@ -36,6 +36,7 @@ export interface WorkerDeps {
         | 'CARE_WORKFLOW_NO_SHOW_GRACE_MS'
         | 'RECONCILIATION_WINDOW_HOURS'
         | 'AGENT_RUNS_PER_TENANT_PER_HOUR'
+        | 'WORKER_MAX_CONCURRENT_ACTIVITIES'
       >
     > &
     Parameters<typeof webhookSettings>[0] &
@@ -151,5 +152,6 @@ export function createWorker({
     // A crashed worker's sticky queue is abandoned quickly, so another worker resumes its workflows promptly.
     stickyQueueScheduleToStartTimeout: '5 seconds',
     shutdownGraceTime: '10 seconds',
+    maxConcurrentActivityTaskExecutions: config.WORKER_MAX_CONCURRENT_ACTIVITIES,
   })
 }

@@ -5,19 +5,22 @@
  */
 import { ActivityFailure, isCancellation, proxyActivities } from '@temporalio/workflow'
 import type { AgentRunActivities, AgentRunInput, AgentRunResult } from '../common/agents/agent-run-contract.ts'
+import { tenantPriority } from '../common/tenant-priority.ts'
 
 const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 }
 
-const steps = proxyActivities<AgentRunActivities>({ startToCloseTimeout: '30 seconds', retry })
-
-// Actions may wait on a receiver (10 s at most per call): a crashed worker's attempt is retried after 15 s.
-const actions = proxyActivities<AgentRunActivities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { ...retry, maximumAttempts: 6 },
-})
-
 /** One run of an agent workflow. */
 export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunResult> {
+  // A run started by the dispatcher carries its tenant's fairness key already; a scheduled run is started by a Temporal
+  // Schedule, whose action cannot carry one, so the run gives it to its activities itself (common/tenant-priority.ts).
+  const priority = tenantPriority(input.tenantId)
+  const steps = proxyActivities<AgentRunActivities>({ startToCloseTimeout: '30 seconds', retry, priority })
+  // Actions may wait on a receiver (10 s at most per call): a crashed worker's attempt is retried after 15 s.
+  const actions = proxyActivities<AgentRunActivities>({
+    startToCloseTimeout: '15 seconds',
+    retry: { ...retry, maximumAttempts: 6 },
+    priority,
+  })
   const begun = await steps.beginAgentRun(input)
   if (begun.skipped) return { runId: begun.runId, status: 'FAILED', summary: begun.skipped }
   const ref = { tenantId: input.tenantId, runId: begun.runId }

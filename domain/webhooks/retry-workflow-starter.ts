@@ -6,6 +6,7 @@
 import type { Client } from '@temporalio/client'
 import { TypedSearchAttributes } from '@temporalio/common'
 import { searchAttributeKeys } from '../../common/search-attributes-contract.ts'
+import { tenantPriority } from '../../common/tenant-priority.ts'
 import {
   WAKE_ENDPOINT_RETRY_SIGNAL,
   WEBHOOK_ENDPOINT_RETRY_KIND,
@@ -37,6 +38,7 @@ export function createRetryWorkflowStarter(temporal: Client, taskQueue: string, 
             { key: searchAttributeKeys.WebhookEndpointId, value: endpointId },
           ]),
           staticSummary: `Retry schedule of failing webhook endpoint ${endpointId}`,
+          priority: tenantPriority(tenantId),
         })
       )
     },

@@ -11,6 +11,7 @@ import { startBackgroundLoop } from '../../infra/background-loop.ts'
 import type { Db } from '../../infra/db.ts'
 import type { Logger } from '../../infra/logger.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import { tenantPriority } from '../../common/tenant-priority.ts'
 import {
   SEARCH_ATTRIBUTE_NAMES,
   searchAttributeKeys,
@@ -76,6 +77,7 @@ export interface WorkflowOutbox {
 type PendingStart = Pick<
   Awaited<ReturnType<Db['workflowOutbox']['findMany']>>[number],
   | 'id'
+  | 'tenantId'
   | 'workflowType'
   | 'workflowId'
   | 'taskQueue'
@@ -160,6 +162,8 @@ async function startRow(temporal: Client, row: PendingStart, mark: (id: string) 
         ...(row.staticSummary ? { staticSummary: row.staticSummary } : {}),
         ...(row.staticDetails ? { staticDetails: row.staticDetails } : {}),
         ...(delayMs > 1000 ? { startDelay: delayMs } : {}),
+        // The tenant's fair share of the workers when their slots are all taken (common/tenant-priority.ts).
+        priority: tenantPriority(row.tenantId),
         workflowIdConflictPolicy: 'USE_EXISTING',
         // A one-shot start made again (its mark was lost, or a sweep read the row while the request started it, on
         // this instance or another) must not run a workflow that already ran: Temporal's default reuse policy

@@ -172,6 +172,21 @@ function cliVersion(cli: string): string | undefined {
   }
 }
 
+/**
+ * Task queues dispatch a backlog fairly across tenants' fairness keys (common/tenant-priority.ts) rather than oldest
+ * first, in one partition: fairness holds within a partition, and with the default four a task waits for a poll of its
+ * own partition (measured in tenant-fair-share.int.test.ts: B's run after 5 of A's 16 with four partitions, after none
+ * with one). `temporal-compose.yml` sets the same in its dynamic config; `start-dev.sh` passes these too.
+ */
+export const FAIRNESS_CLI_ARGS = [
+  '--dynamic-config-value',
+  'matching.enableFairness=true',
+  '--dynamic-config-value',
+  'matching.numTaskqueueReadPartitions=1',
+  '--dynamic-config-value',
+  'matching.numTaskqueueWritePartitions=1',
+]
+
 class PortInUseError extends Error {}
 
 async function startDevServer(
@@ -198,7 +213,7 @@ async function startDevServer(
     args.push('--db-filename', dbFile)
   }
   if (namespace !== 'default') args.push('--namespace', namespace)
-  args.push(...searchAttributeCliArgs())
+  args.push(...searchAttributeCliArgs(), ...FAIRNESS_CLI_ARGS)
 
   const address = `127.0.0.1:${port}`
   const t0 = Date.now()

@@ -25,6 +25,9 @@ cli=$(bash scripts/temporal/obtain-cli.sh)
 # The attribute names live in scripts/temporal/search-attributes.ts; ask it rather than repeat them.
 sa_out=$(node_modules/.bin/tsx scripts/temporal/register-search-attributes.ts --print-cli-args)
 args=(--db-filename "$db_file" --ip 127.0.0.1 --port "$port" --ui-port "$ui_port")
+# Backlogs dispatched fairly across tenants (common/tenant-priority.ts; dev-server.ts FAIRNESS_CLI_ARGS says the same).
+args+=(--dynamic-config-value matching.enableFairness=true)
+args+=(--dynamic-config-value matching.numTaskqueueReadPartitions=1 --dynamic-config-value matching.numTaskqueueWritePartitions=1)
 # (A read loop rather than mapfile: macOS still ships bash 3.2.)
 while IFS= read -r arg; do args+=("$arg"); done <<<"$sa_out"
 # "default" always exists; --namespace creates the others on first start.

@@ -24,6 +24,7 @@ import {
   type AgentRunInput,
 } from '../../../common/agents/agent-run-contract.ts'
 import { searchAttributeKeys } from '../../../common/search-attributes-contract.ts'
+import { tenantPriority } from '../../../common/tenant-priority.ts'
 import { onEventsRecorded } from '../../events/events-recorded-signal.ts'
 import { newId } from '../../ids.ts'
 import { admitWithinRunQuota, recordQuotaSkips, runQuotaReason } from './agent-quotas.ts'
@@ -168,6 +169,7 @@ async function startRun(
         typedSearchAttributes: new TypedSearchAttributes(attributes),
         staticSummary: `Agent run ${row.id} of agent workflow ${row.agentWorkflowId} on ${row.eventType} ${row.eventId}`,
         staticDetails: `Steps, outputs and refusals: \`GET /v1/agent-runs/${row.id}\``,
+        priority: tenantPriority(row.tenantId),
       })
     )
   } catch (error) {
