@@ -74,6 +74,14 @@ export const ERROR_CATALOGUE = {
       '`Authorization: Bearer <token>`. Tokens live 15 minutes by default.',
     true
   ),
+  sso_connection_ambiguous: entry(
+    401,
+    'SSO connection ambiguous',
+    'The SSO token is valid for connections of more than one tenant: each registered the same issuer and audience. ' +
+      'The platform does not guess which tenant the user signs in to.',
+    'Send the request again with the `X-Tenant-Id` header naming your tenant (ask your administrator for its id); ' +
+      'or have the other registration removed.'
+  ),
   insufficient_scope: entry(
     403,
     'Insufficient scope',

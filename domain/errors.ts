@@ -52,6 +52,19 @@ export const invalidToken = (detail = 'The access token is missing, expired or i
     headers: { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${detail.replace(/"/g, "'")}"` },
   })
 
+/**
+ * 401 for an SSO token that connections of more than one tenant verify (the same issuer and audience registered by
+ * each): which tenant the user signs in to is never guessed; the request names it (`X-Tenant-Id`).
+ */
+export const ssoConnectionAmbiguous = () => {
+  const detail =
+    'SSO connections of more than one tenant accept this token. Name the tenant to sign in to in the X-Tenant-Id header.'
+  return new AppError(401, 'sso_connection_ambiguous', 'SSO connection ambiguous', {
+    detail,
+    headers: { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${detail}"` },
+  })
+}
+
 /** 401 without `error=` when no credentials were sent at all (RFC 6750 §3.1). */
 export const missingToken = () =>
   new AppError(401, 'invalid_token', 'Authentication required', {

@@ -6,7 +6,7 @@
 import type { MiddlewareHandler } from 'hono'
 import { currentLogContext } from '../../infra/log-context.ts'
 import type { AppDeps, AppEnv } from '../app-env.ts'
-import { bearerVerifier } from './identify-caller.ts'
+import { bearerVerifier, TENANT_HEADER } from './identify-caller.ts'
 
 export const authenticate = (
   deps: Pick<AppDeps, 'keys' | 'config' | 'clock' | 'db' | 'sso'>
@@ -14,7 +14,7 @@ export const authenticate = (
   const verify = bearerVerifier(deps)
   return async function authenticate(c, next) {
     // Verifies here only when identifyCaller did not run for this request.
-    const bearer = c.get('bearer') ?? (await verify(c.req.header('Authorization')))
+    const bearer = c.get('bearer') ?? (await verify(c.req.header('Authorization'), c.req.header(TENANT_HEADER)))
     if (!bearer.ok) throw bearer.error
     c.set('principal', bearer.principal)
     const context = currentLogContext()

@@ -7,8 +7,8 @@
  */
 import { cors } from 'hono/cors'
 
-/** What a browser app sends besides the simple headers. */
-const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id']
+/** What a browser app sends besides the simple headers (`X-Tenant-Id`: the tenant an SSO token signs in to). */
+const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'X-Tenant-Id']
 
 /** What a browser app may read: request ids for support, rate-limit state for back-off, replays, created records. */
 const EXPOSED_HEADERS = [

@@ -20,8 +20,15 @@ import { failedAuthentications } from './failed-authentications.ts'
 /** A verified token's principal, or the error a protected route answers with (401, or a failure to verify). */
 export type BearerOutcome = { ok: true; principal: Principal } | { ok: false; error: unknown }
 
-/** Reads and verifies an Authorization header; never throws. */
-export type BearerVerifier = (authorization: string | undefined) => Promise<BearerOutcome>
+/**
+ * Reads and verifies an Authorization header; never throws.
+ * @param tenantId - the `X-Tenant-Id` header: the tenant an SSO token signs in to when several tenants' connections
+ * accept it (other credentials carry their tenant and ignore it)
+ */
+export type BearerVerifier = (authorization: string | undefined, tenantId?: string) => Promise<BearerOutcome>
+
+/** The request header naming the tenant an SSO token signs in to (docs/access-control.md, "SSO (OpenID Connect)"). */
+export const TENANT_HEADER = 'X-Tenant-Id'
 
 const BEARER = /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)$/i
 
@@ -47,7 +54,7 @@ export function bearerVerifier({
   // API keys and SSO tokens refused in the last 30 s: repeating one costs no database round trip.
   const rejected = rejectedTokenCache(clock)
   const refusedKey = () => ({ ok: false as const, error: invalidToken('The API key is unknown, revoked or expired.') })
-  return async function verifyBearer(header) {
+  return async function verifyBearer(header, tenantId) {
     if (!header) return { ok: false, error: missingToken() }
     const token = BEARER.exec(header)?.[1]
     if (!token) return { ok: false, error: invalidToken('The Authorization header must be "Bearer <access token>".') }
@@ -66,7 +73,7 @@ export function bearerVerifier({
       const issuer = foreignIssuer(token, settings.issuer)
       if (issuer) {
         if (rejected.has(token)) return { ok: false, error: invalidToken() }
-        const user = await sso.verify(token, issuer)
+        const user = await sso.verify(token, issuer, tenantId)
         if (user) return { ok: true, principal: user }
         // No tenant trusts it (a failure to reach the issuer throws instead, and is not remembered). Ours it is not
         // either: it names another issuer, so the verification below refuses it.
@@ -106,7 +113,7 @@ export const identifyCaller = (
         const wait = failures.blockedFor(address)
         if (wait > 0) throw tooManyFailures(wait)
       }
-      const bearer = await verify(authorization)
+      const bearer = await verify(authorization, c.req.header(TENANT_HEADER))
       if (!bearer.ok && authorization !== undefined && isRefusal(bearer.error)) {
         const wait = failures.record(address)
         if (wait > 0) throw tooManyFailures(wait)

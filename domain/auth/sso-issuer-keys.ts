@@ -8,8 +8,9 @@
  * at most that often. That holds across URLs too: the cache forgets no URL inside its interval, so tokens cycling
  * through more connections than it holds are refused rather than fetched.
  *
- * Keyed by URL, never by issuer name alone: two tenants may register the same issuer, one with a key set URL of its
- * own choosing, and the keys found at one must never verify tokens checked against the other.
+ * Keyed by URL, never by issuer name alone: two tenants may register the same issuer, and the keys found at one
+ * connection's URL must never verify tokens checked against the other's. A registered key set URL is used only on the
+ * issuer's own host (sso-urls.ts `onIssuerHost`); a connection stored with one elsewhere gets the discovered set.
  */
 import { createLocalJWKSet, errors as joseErrors, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose'
 import type { Clock } from '../../infra/clock.ts'
@@ -17,7 +18,7 @@ import type { Logger } from '../../infra/logger.ts'
 import { invalidToken } from '../errors.ts'
 import { DocumentCacheFullError, type DocumentCache, type JsonFetcher, type OutboundCalls } from '../outbound-policy.ts'
 import type { SsoSettings } from './sso-settings.ts'
-import { discoveryUrlOf, SSO_SUBJECT, ssoUrlRefusal } from './sso-urls.ts'
+import { discoveryUrlOf, onIssuerHost, SSO_SUBJECT, ssoUrlRefusal } from './sso-urls.ts'
 
 /** The limits of SSO fetches (docs/access-control.md, "SSO"). */
 export const SSO_FETCH_LIMITS = {
@@ -129,7 +130,10 @@ export function createIssuerKeys({
     }
   }
 
-  async function keySetUrl(issuer: string, jwksUri: string | null): Promise<string> {
+  async function keySetUrl(issuer: string, registered: string | null): Promise<string> {
+    // A key set URL off the issuer's host (accepted before issue 55) would let whoever registered it choose the keys:
+    // it is ignored, and the issuer's discovery document names the set, as for a connection that names none.
+    const jwksUri = registered && onIssuerHost(issuer, registered) ? registered : null
     // Checked at registration, and again here: a connection stored under other rules (development's defaults, an
     // older release) meets today's before anything is fetched.
     if (ssoUrlRefusal(jwksUri ?? issuer, jwksUri ? 'jwksUri' : 'issuer', settings.requireHttps)) throw unreachable()

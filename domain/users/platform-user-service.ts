@@ -24,8 +24,10 @@ export interface SsoConnectionInput {
 /**
  * Registers an OpenID Connect issuer for the tenant. Its URLs are checked against the rules SSO fetches obey (HTTPS
  * and the outbound network policy, sso-settings.ts) before anything is stored.
+ * Connections are the tenant's own: another tenant's connection of the same issuer and audience neither refuses this
+ * one nor is disclosed by it (a token both verify names its tenant, sso.ts).
  * @throws AppError `validation_error` (field codes `invalid_url`, `https_required`, `forbidden_address`,
- * `unresolvable_host`), `conflict` when the issuer and audience are already connected
+ * `unresolvable_host`, `not_issuer_host`), `conflict` when this tenant already connected the issuer and audience
  */
 export async function createSsoConnection(uow: UnitOfWork, input: SsoConnectionInput, settings: SsoUrlRules) {
   // Vetting resolves the host (DNS, a network call): holding no transaction.
@@ -44,7 +46,7 @@ export async function createSsoConnection(uow: UnitOfWork, input: SsoConnectionI
       },
     })
   } catch (error) {
-    if (isUniqueViolation(error)) throw conflict('This issuer and audience are already connected.')
+    if (isUniqueViolation(error)) throw conflict('This tenant already connected this issuer and audience.')
     throw error
   }
 }

@@ -47,8 +47,15 @@ describe('registering an SSO connection', () => {
     [{ issuer: 'https://169.254.169.254' }, 'issuer', 'forbidden_address'],
     [{ issuer: 'https://no-such-host.invalid' }, 'issuer', 'unresolvable_host'],
     [{ issuer: 'https://login.example.com?tenant=1' }, 'issuer', 'invalid_url'],
-    [{ issuer: 'https://idp.example.invalid', jwksUri: 'https://192.168.1.20/keys' }, 'jwksUri', 'forbidden_address'],
-    [{ issuer: 'https://idp.example.invalid', jwksUri: 'http://[fd00::1]/jwks' }, 'jwksUri', 'forbidden_address'],
+    // A key set URL is on the issuer's host; given one, the issuer is an identifier we never call, and the set is vetted.
+    [{ issuer: 'https://192.168.1.20', jwksUri: 'https://192.168.1.20/keys' }, 'jwksUri', 'forbidden_address'],
+    [{ issuer: 'http://[fd00::1]', jwksUri: 'http://[fd00::1]/jwks' }, 'jwksUri', 'forbidden_address'],
+    // Off the issuer's host: refused before its name is resolved.
+    [
+      { issuer: 'https://idp.example.invalid', jwksUri: 'https://keys.example.invalid/jwks' },
+      'jwksUri',
+      'not_issuer_host',
+    ],
   ])('refuses %j: %s %s', async (urls, path, code) => {
     const response = await register(urls)
     expect(response.status).toBe(400)
@@ -72,7 +79,7 @@ describe('a stored connection on a refused address', () => {
     const local = issuer.issuer.replace('127.0.0.1', 'localhost')
     for (const [stored, jwksUri] of [
       [local, null],
-      [`https://sso-${randomBytes(4).toString('hex')}.example.com`, `${local}/jwks`],
+      [`${local}/realm`, `${local}/jwks`],
     ] as const) {
       await platform.db.ssoConnection.create({
         data: {

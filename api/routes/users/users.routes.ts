@@ -15,7 +15,15 @@ export const SsoConnectionCreate = z
   .strictObject({
     issuer: z.string().url().openapi({ example: 'https://login.example-centre.org' }),
     audience: z.string().min(1).openapi({ description: 'The client id our API is registered under at the issuer' }),
-    jwksUri: z.string().url().optional().openapi({ description: 'Defaults to the issuer’s OpenID discovery document' }),
+    jwksUri: z
+      .string()
+      .url()
+      .optional()
+      .openapi({
+        description:
+          'Only on the issuer’s own host (same scheme, host and port; else 400 `not_issuer_host`). Defaults to the key ' +
+          'set the issuer’s OpenID discovery document names',
+      }),
     roleClaim: z
       .string()
       .min(1)
@@ -63,6 +71,11 @@ export const createSsoConnectionRoute = protectedRoute('users', {
   path: '/v1/sso-connections',
   tags: ['Users and SSO'],
   summary: 'Connect an OpenID Connect issuer for platform users',
+  description:
+    'Tokens the issuer signs for `audience` then sign platform users in to this tenant, as users of this tenant ' +
+    '(identities are per tenant). Another tenant may register the same issuer and audience; a token that both ' +
+    'tenants’ connections accept is refused (401 `sso_connection_ambiguous`) unless the request names its tenant ' +
+    'in the `X-Tenant-Id` header. 409 `conflict`: this tenant already connected this issuer and audience.',
   request: { body: { required: true, content: { 'application/json': { schema: SsoConnectionCreate } } } },
   responses: {
     201: { description: 'The connection', content: { 'application/json': { schema: SsoConnection } } },

@@ -1359,7 +1359,10 @@ export interface paths {
         /** List SSO connections */
         get: operations["getSsoConnections"];
         put?: never;
-        /** Connect an OpenID Connect issuer for platform users */
+        /**
+         * Connect an OpenID Connect issuer for platform users
+         * @description Tokens the issuer signs for `audience` then sign platform users in to this tenant, as users of this tenant (identities are per tenant). Another tenant may register the same issuer and audience; a token that both tenants’ connections accept is refused (401 `sso_connection_ambiguous`) unless the request names its tenant in the `X-Tenant-Id` header. 409 `conflict`: this tenant already connected this issuer and audience.
+         */
         post: operations["postSsoConnections"];
         delete?: never;
         options?: never;
@@ -5814,7 +5817,7 @@ export interface components {
             audience: string;
             /**
              * Format: uri
-             * @description Defaults to the issuer’s OpenID discovery document
+             * @description Only on the issuer’s own host (same scheme, host and port; else 400 `not_issuer_host`). Defaults to the key set the issuer’s OpenID discovery document names
              */
             jwksUri?: string;
             /** @description Claim with groups or roles; default "roles" */
@@ -9833,7 +9836,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10001,7 +10004,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10255,7 +10258,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10446,7 +10449,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10728,7 +10731,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11010,7 +11013,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11292,7 +11295,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11574,7 +11577,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11860,7 +11863,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12050,7 +12053,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12327,7 +12330,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12513,7 +12516,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12802,7 +12805,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13077,7 +13080,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13263,7 +13266,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13545,7 +13548,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13827,7 +13830,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14113,7 +14116,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14395,7 +14398,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14681,7 +14684,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14963,7 +14966,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15249,7 +15252,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15533,7 +15536,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15718,7 +15721,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15886,7 +15889,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16140,7 +16143,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16324,7 +16327,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16611,7 +16614,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16904,7 +16907,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17094,7 +17097,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17262,7 +17265,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17516,7 +17519,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17702,7 +17705,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17989,7 +17992,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18264,7 +18267,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18452,7 +18455,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18642,7 +18645,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18924,7 +18927,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19199,7 +19202,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19385,7 +19388,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19667,7 +19670,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19853,7 +19856,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20142,7 +20145,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20310,7 +20313,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20564,7 +20567,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20750,7 +20753,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21037,7 +21040,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21319,7 +21322,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21487,7 +21490,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21741,7 +21744,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21927,7 +21930,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22214,7 +22217,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22499,7 +22502,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22667,7 +22670,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22921,7 +22924,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23107,7 +23110,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23394,7 +23397,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23681,7 +23684,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23870,7 +23873,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24124,7 +24127,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24315,7 +24318,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24598,7 +24601,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24788,7 +24791,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25065,7 +25068,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25258,7 +25261,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25546,7 +25549,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25834,7 +25837,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26121,7 +26124,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26289,7 +26292,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26543,7 +26546,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26729,7 +26732,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27016,7 +27019,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27302,7 +27305,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27584,7 +27587,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27785,7 +27788,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27953,7 +27956,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28207,7 +28210,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28398,7 +28401,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28673,7 +28676,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28863,7 +28866,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29149,7 +29152,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29431,7 +29434,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29713,7 +29716,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29994,7 +29997,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30162,7 +30165,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30416,7 +30419,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30606,7 +30609,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30892,7 +30895,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31169,7 +31172,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31337,7 +31340,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31598,7 +31601,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31853,7 +31856,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32021,7 +32024,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32277,7 +32280,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32448,7 +32451,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32729,7 +32732,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32971,7 +32974,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33140,7 +33143,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuditChainReport"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33313,7 +33316,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33486,7 +33489,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33654,7 +33657,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33908,7 +33911,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34099,7 +34102,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34381,7 +34384,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34669,7 +34672,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34837,7 +34840,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35091,7 +35094,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35282,7 +35285,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35564,7 +35567,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35846,7 +35849,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36135,7 +36138,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36303,7 +36306,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36557,7 +36560,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36768,7 +36771,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37050,7 +37053,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37325,7 +37328,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37515,7 +37518,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37790,7 +37793,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37976,7 +37979,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38260,7 +38263,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38427,7 +38430,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38710,7 +38713,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38973,7 +38976,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39133,7 +39136,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39321,7 +39324,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39506,7 +39509,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39674,7 +39677,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39928,7 +39931,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40112,7 +40115,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40398,7 +40401,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40680,7 +40683,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40962,7 +40965,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41246,7 +41249,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41427,7 +41430,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41617,7 +41620,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41903,7 +41906,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42186,7 +42189,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42354,7 +42357,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42608,7 +42611,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42792,7 +42795,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43079,7 +43082,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43360,7 +43363,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43529,7 +43532,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43783,7 +43786,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43974,7 +43977,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44254,7 +44257,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44537,7 +44540,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44799,7 +44802,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -45053,7 +45056,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -45244,7 +45247,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -45525,7 +45528,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -45714,7 +45717,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -45968,7 +45971,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -46152,7 +46155,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -46320,7 +46323,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -46581,7 +46584,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -46868,7 +46871,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -47149,7 +47152,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -47317,7 +47320,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -47571,7 +47574,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -47751,7 +47754,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -47918,7 +47921,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -48085,7 +48088,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -48270,7 +48273,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -48437,7 +48440,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -48605,7 +48608,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -48859,7 +48862,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -49050,7 +49053,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -49336,7 +49339,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -49622,7 +49625,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -49908,7 +49911,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -50192,7 +50195,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -50373,7 +50376,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -50560,7 +50563,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -50835,7 +50838,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -51017,7 +51020,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -51203,7 +51206,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -51371,7 +51374,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -51632,7 +51635,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -51907,7 +51910,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -52091,7 +52094,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -52378,7 +52381,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -52661,7 +52664,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -52840,7 +52843,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -52997,7 +53000,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentWorkflowTemplateList"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -53163,7 +53166,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -53338,7 +53341,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -53619,7 +53622,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -53785,7 +53788,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`invalid_token`) */
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
             401: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */

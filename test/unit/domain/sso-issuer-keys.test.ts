@@ -113,15 +113,21 @@ describe('createIssuerKeys', { timeout: 30_000 }, () => {
     expect(issuer.hits).toEqual({ [DISCOVERY]: 2, '/jwks': 2 })
   })
 
-  it('keeps keys per key set URL: a connection naming its own set never lends it to another of the same issuer', async () => {
+  it("never uses a key set URL off the issuer's host: a connection stored with one gets the issuer's discovered set", async () => {
     const real = await issuerUnderTest()
     const attacker = await issuerUnderTest()
     const { keys } = keysWith()
-    // The attacker's tenant registered the real issuer with its own key set: its tokens verify only there.
+    // A tenant registered the real issuer with its own key set (accepted before issue 55): its keys sign nobody in.
     const forged = await attacker.sign({ sub: 'dana' }, 'app', { iss: real.issuer })
-    expect(await verifies(forged, keys, real.issuer, attacker.jwksUri)).toBe(true)
+    expect(await verifies(forged, keys, real.issuer, attacker.jwksUri)).toBe(false)
     expect(await verifies(forged, keys, real.issuer, null)).toBe(false)
-    expect(await verifies(await real.sign({ sub: 'dana' }, 'app'), keys, real.issuer, null)).toBe(true)
+    expect(await verifies(await real.sign({ sub: 'dana' }, 'app'), keys, real.issuer, attacker.jwksUri)).toBe(true)
+    expect(attacker.hits).toEqual({})
+    // On the issuer's own host, the registered set is used as registered.
+    expect(await verifies(await attacker.sign({ sub: 'dana' }, 'app'), keys, attacker.issuer, attacker.jwksUri)).toBe(
+      true
+    )
+    expect(attacker.hits).toEqual({ '/jwks': 1 })
   })
 
   it('refuses a discovery document of another issuer, or one naming a key set the rules refuse', async () => {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { addressRefusal } from '../../../adapters/outbound/vetted-lookup.ts'
 import { AppError } from '../../../domain/errors.ts'
-import { ssoUrlRefusal, vetSsoUrls } from '../../../domain/auth/sso-urls.ts'
+import { onIssuerHost, ssoUrlRefusal, vetSsoUrls } from '../../../domain/auth/sso-urls.ts'
 import type { SsoSettings } from '../../../domain/auth/sso-settings.ts'
 import { ssoSettings } from '../../../domain/auth/sso-settings.ts'
 
@@ -58,9 +58,21 @@ describe('vetSsoUrls', () => {
 
   it('vets the key set URL instead of the issuer when one is given (the issuer is then never called)', async () => {
     const errors = await fieldErrors(
-      vetSsoUrls({ issuer: 'https://idp.internal.invalid', jwksUri: 'https://192.168.0.10/keys' }, vetting(strict))
+      vetSsoUrls({ issuer: 'https://192.168.0.10/realm', jwksUri: 'https://192.168.0.10/keys' }, vetting(strict))
     )
     expect(errors).toEqual([expect.objectContaining({ path: 'jwksUri', code: 'forbidden_address' })])
+  })
+
+  it("refuses a key set URL off the issuer's host (scheme, host and port) before resolving it", async () => {
+    for (const jwksUri of [
+      'https://keys.idp.example/jwks',
+      'https://idp.example:8443/jwks',
+      'https://idp.example.evil.example/jwks',
+    ]) {
+      const errors = await fieldErrors(vetSsoUrls({ issuer: 'https://idp.example/tenant', jwksUri }, vetting(strict)))
+      expect(errors, jwksUri).toEqual([expect.objectContaining({ path: 'jwksUri', code: 'not_issuer_host' })])
+    }
+    expect(onIssuerHost('https://IDP.example', 'https://idp.example:443/keys')).toBe(true)
   })
 
   it('names every refused field, and an unresolvable host', async () => {

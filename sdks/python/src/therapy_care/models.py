@@ -2450,7 +2450,9 @@ class SsoConnectionCreate(BaseModel):
     ]
     jwksUri: Annotated[
         AnyUrl | None,
-        Field(description='Defaults to the issuer’s OpenID discovery document'),
+        Field(
+            description='Only on the issuer’s own host (same scheme, host and port; else 400 `not_issuer_host`). Defaults to the key set the issuer’s OpenID discovery document names'
+        ),
     ] = None
     roleClaim: Annotated[
         str | None,
