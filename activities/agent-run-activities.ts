@@ -16,11 +16,14 @@ import type { WebhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import { createWorkflowOutbox } from '../domain/workflow-runs/workflow-outbox.ts'
 import type { Db } from '../infra/db.ts'
 import { createLogger, type Logger } from '../infra/logger.ts'
+import type { SecretBox } from '../infra/secret-box.ts'
 import type { AgentRunActivities, AgentRunInput, AgentRunResult } from '../common/agents/agent-run-contract.ts'
 
 export interface AgentRunActivityDeps {
   db: Db
   webhooks: WebhookSettings
+  /** Opens the agent workflows' sealed webhook secrets (infra/secret-box.ts). */
+  secrets: SecretBox
   ai: AiRuntime
   /** A configured chat model's agent; the offline drafter otherwise. */
   agentDecider?: AgentDecider
@@ -47,6 +50,7 @@ export function createAgentRunActivities(deps: AgentRunActivityDeps): AgentRunAc
     ai: deps.ai,
     decider: deps.agentDecider ?? offlineDecider,
     poster,
+    secrets: deps.secrets,
     runsPerTenantPerHour: deps.agentRunsPerHour,
     care: () => {
       const { client, info } = Context.current()

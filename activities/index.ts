@@ -1,6 +1,7 @@
 /** @module All activities, composed from the per-area factories with the worker's dependencies. */
 import { systemClock, type Clock } from '../infra/clock.ts'
 import type { Db } from '../infra/db.ts'
+import type { SecretBox } from '../infra/secret-box.ts'
 import { createAssessmentActivities } from './assessment-activities.ts'
 import { createBookingActivities } from './booking-activities.ts'
 import { createAppointmentFollowUpActivities } from './appointment-follow-up-activities.ts'
@@ -27,6 +28,8 @@ export interface ActivityDeps {
   db: Db
   /** Webhook delivery settings (network policy, timeout, disable threshold) from the worker's configuration. */
   webhooks: WebhookSettings
+  /** Opens the secrets stored sealed: webhook endpoints' and agent workflows' (infra/secret-box.ts). */
+  secrets: SecretBox
   /** Aborted when the worker process is asked to stop (worker/create-worker.ts). */
   stopping?: AbortSignal
   /** Embedding model and vector stores of the knowledge indexing activities (docs/ai.md). */

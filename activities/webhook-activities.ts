@@ -17,6 +17,7 @@ import type { AttemptObserver } from '../domain/webhooks/record-batch.ts'
 import type { Metrics } from '../infra/metrics/metrics-registry.ts'
 import { systemClock, type Clock } from '../infra/clock.ts'
 import { createLogger, type Logger } from '../infra/logger.ts'
+import type { SecretBox } from '../infra/secret-box.ts'
 import type {
   DeliveryPumpRunInput,
   DeliveryPumpRunResult,
@@ -27,6 +28,8 @@ import type {
 export interface WebhookActivityDeps {
   db: Db
   webhooks: WebhookSettings
+  /** Opens the endpoints' secrets and keys, stored sealed (infra/secret-box.ts). */
+  secrets: SecretBox
   /** Injectable for tests; by default one poster per worker under `webhooks.network` and `webhooks.timeoutMs`. */
   poster?: WebhookPoster
   /** The activities' clock (activities/index.ts). */
@@ -69,6 +72,7 @@ const tenantSlotsObserver =
 export function createWebhookActivities({
   db,
   webhooks,
+  secrets,
   poster,
   clock,
   logger,
@@ -94,6 +98,7 @@ export function createWebhookActivities({
           poster: http,
           settings: webhooks,
           now,
+          secrets,
           retries: createRetryWorkflowStarter(context.client, context.info.taskQueue, webhooks.retry),
           logger: log,
           observe,
@@ -112,12 +117,12 @@ export function createWebhookActivities({
 
     /** One step of a failing endpoint's retry workflow. */
     async webhookEndpointRetryStep(input: EndpointRetryStepInput) {
-      return endpointRetryStep({ db, poster: http, settings: webhooks, now, observe }, input)
+      return endpointRetryStep({ db, poster: http, settings: webhooks, now, secrets, observe }, input)
     },
 
     /** One attempt of a delivery workflow of the earlier design. Receiver failures are results, not errors. */
     async attemptWebhookDelivery(input: DeliverOnceInput): Promise<DeliverOnceResult> {
-      return deliverOnce({ db, poster: http, settings: webhooks, now }, input)
+      return deliverOnce({ db, poster: http, settings: webhooks, now, secrets }, input)
     },
   }
 }

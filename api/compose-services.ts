@@ -38,6 +38,7 @@ import { createWorkflowOutbox, type WorkflowOutbox } from '../domain/workflow-ru
 import type { OutboundCalls } from '../domain/outbound-policy.ts'
 import { createPaymentFlows, type PaymentFlows } from '../domain/payments/payment-flows.ts'
 import { aiConfigOf } from '../infra/ai-config.ts'
+import { createSecretBox, type SecretBox } from '../infra/secret-box.ts'
 import type { Clock } from '../infra/clock.ts'
 import type { Config } from '../infra/config.ts'
 import type { Db } from '../infra/db.ts'
@@ -66,6 +67,8 @@ export interface ServiceInfrastructure {
 
 /** Every domain service of the API, built once. */
 export interface AppServices {
+  /** Seals the secrets kept at rest and opens them (SECRETS_ENCRYPTION_KEYS; infra/secret-box.ts). */
+  secrets: SecretBox
   keys: SigningKeys
   tokens: TokenService
   tokenLifecycle: TokenLifecycle
@@ -106,7 +109,8 @@ export function composeServices(infra: ServiceInfrastructure): AppServices {
   // Shortened in tests; the real day is every workflow's default and stays out of their inputs.
   const dayMs = config.CARE_WORKFLOW_DAY_MS === REAL_DAY_MS ? undefined : config.CARE_WORKFLOW_DAY_MS
 
-  const keys = createSigningKeys(db, { publishForSeconds: config.ACCESS_TOKEN_TTL_SECONDS + 300, clock })
+  const secrets = createSecretBox(config.SECRETS_ENCRYPTION_KEYS)
+  const keys = createSigningKeys(db, { publishForSeconds: config.ACCESS_TOKEN_TTL_SECONDS + 300, clock, secrets })
   const revocations = createRevocationList({ db, clock, logger })
   const accessTokens = { issuer: config.PUBLIC_URL, audience: config.ACCESS_TOKEN_AUDIENCE }
   const tokens = createTokenService({
@@ -166,6 +170,7 @@ export function composeServices(infra: ServiceInfrastructure): AppServices {
   const ai = createAiRuntime(aiConfigOf(config))
   logAiModels(logger, ai)
   return {
+    secrets,
     keys,
     tokens,
     tokenLifecycle,
@@ -185,6 +190,7 @@ export function composeServices(infra: ServiceInfrastructure): AppServices {
       rules: { ...webhookSettings(config), vetAddress: outbound.vetAddress },
       schedules: agentSchedules,
       maxEnabledWorkflows: config.AGENT_WORKFLOWS_PER_TENANT,
+      secrets,
     }),
     ai,
     onlinePayments: onlineProcessorFrom(config),

@@ -3,9 +3,10 @@
  * message instead of failing on the first request.
  */
 import { z } from 'zod'
-import { CodecKeysSchema } from './codec-keys.ts'
+import { CodecKeysSchema, type CodecKeyring } from './codec-keys.ts'
 import { CodecOperatorsSchema, SHARED_OPERATOR_NAME } from './codec-operators.ts'
 import { AI_CONFIG_SHAPE } from './ai-config.ts'
+import { DEVELOPMENT_KEYRING } from './secret-box.ts'
 
 const durationSeconds = (fallback: number) => z.coerce.number().int().positive().default(fallback)
 
@@ -123,6 +124,12 @@ const ConfigSchema = z
      * (docs/payload-encryption.md). Required in production; elsewhere the codec is off unless they are set.
      */
     TEMPORAL_CODEC_KEYS: CodecKeysSchema.optional(),
+    /**
+     * The keys that seal secrets at rest (the token-signing key, webhook and agent secrets; infra/secret-box.ts),
+     * `<id>:<base64 32 bytes>,...`: the first seals, all open (docs/security.md, "Secrets at rest"). Required in
+     * production; elsewhere unset means the fixed development key (`npm start` and the tests need no step).
+     */
+    SECRETS_ENCRYPTION_KEYS: CodecKeysSchema.optional(),
     /**
      * The operators who may decode payloads at /codec, each with a token of their own, `<name>:<token>,...` (tokens of
      * 32+ characters); every decode is audited under the operator's name (infra/codec-operators.ts). Unset or empty:
@@ -354,12 +361,39 @@ const ConfigSchema = z
         message: 'required when NODE_ENV=production (Temporal payloads are encrypted); see docs/payload-encryption.md',
       })
     }
+    // The development key is derivable by anyone: production seals its secrets with keys of its own.
+    if (config.NODE_ENV === 'production' && !config.SECRETS_ENCRYPTION_KEYS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SECRETS_ENCRYPTION_KEYS'],
+        message:
+          'required when NODE_ENV=production (secrets are sealed at rest with it); generate a key with ' +
+          '`openssl rand -base64 32` and see docs/security.md, "Secrets at rest"',
+      })
+    }
   })
 
-export type Config = z.infer<typeof ConfigSchema> & { PUBLIC_URL: string }
+export type Config = z.infer<typeof ConfigSchema> & { PUBLIC_URL: string; SECRETS_ENCRYPTION_KEYS: CodecKeyring }
 
 /** Every variable the processes read, for checks that deployment files name only real settings. */
 export const CONFIG_KEYS: readonly string[] = Object.keys(ConfigSchema.shape)
+
+/**
+ * The secrets key ring alone, as {@link loadConfig} resolves it, for processes that read no other setting (the
+ * operator CLI): SECRETS_ENCRYPTION_KEYS, required in production, the development key elsewhere when unset.
+ * @throws Error naming the variable when it is malformed, or missing in production
+ */
+export function secretsKeyringFrom(env: Record<string, string | undefined>): CodecKeyring {
+  const parsed = ConfigSchema.shape.SECRETS_ENCRYPTION_KEYS.safeParse(env.SECRETS_ENCRYPTION_KEYS)
+  if (!parsed.success) {
+    throw new Error(`Invalid configuration:\n  SECRETS_ENCRYPTION_KEYS: ${parsed.error.issues[0]?.message}`)
+  }
+  if (parsed.data) return parsed.data
+  if (env.NODE_ENV === 'production') {
+    throw new Error('Invalid configuration:\n  SECRETS_ENCRYPTION_KEYS: required when NODE_ENV=production')
+  }
+  return DEVELOPMENT_KEYRING
+}
 
 /**
  * Parses configuration from an environment map.
@@ -373,5 +407,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`Invalid configuration:\n${problems}`)
   }
   const config = parsed.data
-  return { ...config, PUBLIC_URL: config.PUBLIC_URL ?? `http://localhost:${config.PORT}` }
+  return {
+    ...config,
+    PUBLIC_URL: config.PUBLIC_URL ?? `http://localhost:${config.PORT}`,
+    // Outside production only (production refused above): the fixed development key.
+    SECRETS_ENCRYPTION_KEYS: config.SECRETS_ENCRYPTION_KEYS ?? DEVELOPMENT_KEYRING,
+  }
 }

@@ -26,9 +26,17 @@ import {
   OpenTelemetryActivityOutboundInterceptor,
 } from '@temporalio/interceptors-opentelemetry'
 import { NO_TRACING, type Tracing } from '../infra/tracing/tracing.ts'
+import { createSecretBox } from '../infra/secret-box.ts'
 
 export interface WorkerDeps {
-  config: Pick<Config, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_CODEC_KEYS' | 'WORKFLOW_BUNDLE_PATH'> &
+  config: Pick<
+    Config,
+    | 'TEMPORAL_NAMESPACE'
+    | 'TEMPORAL_TASK_QUEUE'
+    | 'TEMPORAL_CODEC_KEYS'
+    | 'WORKFLOW_BUNDLE_PATH'
+    | 'SECRETS_ENCRYPTION_KEYS'
+  > &
     Partial<
       Pick<
         Config,
@@ -125,6 +133,7 @@ export function createWorker({
     activities: createActivities({
       db,
       webhooks: webhookSettings(config),
+      secrets: createSecretBox(config.SECRETS_ENCRYPTION_KEYS),
       stopping,
       metrics,
       ai,

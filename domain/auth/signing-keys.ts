@@ -1,10 +1,13 @@
 /**
  * @module Access-token signing keys. Kept in PostgreSQL so every API instance signs and verifies with the same
  * keys and tokens survive restarts; each key is published in the JWKS until tokens it signed can no longer be valid.
+ * The private JWK is stored sealed (infra/secret-box.ts: a JSON string `enc:v1:...` in `private_jwk`); a JWK object
+ * there is a key written before sealing, used as it is until `npm run cli -- secrets reseal` seals it.
  */
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose'
 import type { Clock } from '../../infra/clock.ts'
 import type { Db, Queryable } from '../../infra/db.ts'
+import type { SecretBox } from '../../infra/secret-box.ts'
 import { newId } from '../ids.ts'
 
 export const SIGNING_ALGORITHM = 'ES256'
@@ -30,25 +33,37 @@ export interface SigningKeys {
 interface LoadedKey {
   kid: string
   publicJwk: JWK
-  privateJwk: JWK
+  /** As stored: opened only when the key signs (a retired key's is never opened). */
+  privateJwk: unknown
   createdAt: Date
   retiredAt: Date | null
 }
+
+/** The stored form of a private JWK: sealed, as a JSON string. */
+const sealPrivateJwk = (secrets: SecretBox, jwk: JWK): string => secrets.seal(JSON.stringify(jwk))
+
+/** A stored private JWK opened: a sealed string, or a legacy clear JWK object. */
+const openPrivateJwk = (secrets: SecretBox, stored: unknown): JWK =>
+  typeof stored === 'string' ? (JSON.parse(secrets.open(stored)) as JWK) : (stored as JWK)
 
 /**
  * Creates the signing-key store.
  * @param db - database client
  * @param options.publishForSeconds - how long a retired key stays in the JWKS (at least the access-token lifetime)
+ * @param options.secrets - seals and opens the private keys at rest
  */
-export function createSigningKeys(db: Db, options: { publishForSeconds: number; clock: Clock }): SigningKeys {
+export function createSigningKeys(
+  db: Db,
+  options: { publishForSeconds: number; clock: Clock; secrets: SecretBox }
+): SigningKeys {
   let cache: LoadedKey[] | undefined
   const imported = new Map<string, Promise<CryptoKey>>()
   let lastReload = 0
 
-  const importKey = (kid: string, jwk: JWK) => {
+  const importKey = (kid: string, jwk: () => JWK) => {
     let key = imported.get(kid)
     if (!key) {
-      key = importJWK(jwk, SIGNING_ALGORITHM) as Promise<CryptoKey>
+      key = importJWK(jwk(), SIGNING_ALGORITHM) as Promise<CryptoKey>
       imported.set(kid, key)
     }
     return key
@@ -63,7 +78,7 @@ export function createSigningKeys(db: Db, options: { publishForSeconds: number; 
     cache = rows.map((r) => ({
       kid: r.kid,
       publicJwk: r.publicJwk as JWK,
-      privateJwk: r.privateJwk as JWK,
+      privateJwk: r.privateJwk,
       createdAt: r.createdAt,
       retiredAt: r.retiredAt,
     }))
@@ -76,7 +91,9 @@ export function createSigningKeys(db: Db, options: { publishForSeconds: number; 
     const kid = newId('signingKey')
     const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALGORITHM, use: 'sig' }
     const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALGORITHM }
-    await client.signingKey.create({ data: { kid, algorithm: SIGNING_ALGORITHM, publicJwk, privateJwk } })
+    await client.signingKey.create({
+      data: { kid, algorithm: SIGNING_ALGORITHM, publicJwk, privateJwk: sealPrivateJwk(options.secrets, privateJwk) },
+    })
   }
 
   /** The cached keys, reloaded after a minute so a rotation made by another instance reaches this one. */
@@ -94,14 +111,21 @@ export function createSigningKeys(db: Db, options: { publishForSeconds: number; 
       current = (await load()).find((k) => !k.retiredAt)
       if (!current) throw new Error('No active signing key after creating one')
     }
-    return { kid: current.kid, privateKey: await importKey(`private:${current.kid}`, current.privateJwk) }
+    // Opened once per process and key: the imported key is cached by kid, so signing a token pays nothing for it.
+    const stored = current.privateJwk
+    return {
+      kid: current.kid,
+      privateKey: await importKey(`private:${current.kid}`, () => openPrivateJwk(options.secrets, stored)),
+    }
   }
 
   async function publicKey(kid: string): Promise<CryptoKey | undefined> {
     let found = (await currentKeys()).find((k) => k.kid === kid)
     // An unknown kid may be a key another instance just created; reload, but at most once a second.
     if (!found && Date.now() - lastReload > 1000) found = (await load()).find((k) => k.kid === kid)
-    return found ? importKey(`public:${kid}`, found.publicJwk) : undefined
+    if (!found) return undefined
+    const { publicJwk } = found
+    return importKey(`public:${kid}`, () => publicJwk)
   }
 
   async function jwks() {

@@ -12,11 +12,14 @@ import type { AttemptRecord } from './endpoint-health.ts'
 import type { WebhookPoster } from './post-webhook.ts'
 import type { RetryPolicy } from '../../common/webhooks/retry-schedule.ts'
 import { signatureHeaders } from './sign-delivery.ts'
+import type { SecretBox } from '../../infra/secret-box.ts'
 
 export interface AttemptDeps {
   poster: WebhookPoster
   retry: RetryPolicy
   now: () => Date
+  /** Opens the endpoint's sealed secrets and keys to sign. */
+  secrets: SecretBox
   /** Jitter source; injectable for tests. */
   random?: () => number
 }
@@ -55,7 +58,7 @@ export async function attemptDelivery(
   const attemptedAt = deps.now()
   // The window runs from the first attempt actually made, not from when the event was recorded.
   const firstAttemptAt = delivery.firstAttemptAt ?? attemptedAt
-  const headers = signatureHeaders(signingMaterial(delivery.endpoint, attemptedAt), {
+  const headers = signatureHeaders(signingMaterial(delivery.endpoint, attemptedAt, deps.secrets), {
     eventId: delivery.event.id,
     timestamp: Math.floor(attemptedAt.getTime() / 1000),
     body,

@@ -17,11 +17,14 @@ import type { RetryPolicy } from '../../common/webhooks/retry-schedule.ts'
 import { signatureHeaders, type SigningMaterial } from './sign-delivery.ts'
 import type { WebhookSettings } from './webhook-settings.ts'
 import { systemClock, type Clock } from '../../infra/clock.ts'
+import type { SecretBox } from '../../infra/secret-box.ts'
 
 export interface DeliverOnceDeps {
   db: Db
   poster: WebhookPoster
   settings: Pick<WebhookSettings, 'disableAfterMs'>
+  /** Opens the endpoint's secrets and keys, stored sealed (infra/secret-box.ts). */
+  secrets: SecretBox
   /** Jitter source; injectable for tests. */
   random?: () => number
   /** "Now" for the attempt, its signature and the retry window (the activities' clock; the system clock by default). */
@@ -53,6 +56,7 @@ export interface LoadedDelivery {
   /** When attempt 1 was made, once it was. */
   firstAttemptAt: Date | null
   event: { id: string; type: string; createdAt: Date; data: unknown }
+  /** The endpoint as stored: its secrets and keys sealed (opened only to sign, {@link signingMaterial}). */
   endpoint: {
     url: string
     signingScheme: 'V1' | 'V2'
@@ -118,11 +122,14 @@ export const endpointOfRow = (row: Record<string, unknown>): LoadedDelivery['end
   failingSince: row.failing_since as Date | null,
 })
 
-/** The keys that sign now: the current ones, and the previous ones until their rotation overlap ends. */
-export function signingMaterial(endpoint: LoadedDelivery['endpoint'], now: Date): SigningMaterial {
+/**
+ * The keys that sign now, opened: the current ones, and the previous ones until their rotation overlap ends. Opening
+ * is an AES-GCM decryption of a few dozen bytes per key (microseconds), on the row the attempt loaded anyway.
+ */
+export function signingMaterial(endpoint: LoadedDelivery['endpoint'], now: Date, secrets: SecretBox): SigningMaterial {
   const previousValid = endpoint.previousSecretExpiresAt !== null && endpoint.previousSecretExpiresAt > now
   const keep = (current: string | null, previous: string | null) =>
-    [current, previousValid ? previous : null].filter((k): k is string => k !== null)
+    [current, previousValid ? previous : null].filter((k): k is string => k !== null).map((k) => secrets.open(k))
   return {
     scheme: endpoint.signingScheme === 'V2' ? 'v2' : 'v1',
     secrets: keep(endpoint.secret, endpoint.previousSecret),
@@ -166,7 +173,7 @@ export async function deliverOnce(deps: DeliverOnceDeps, input: DeliverOnceInput
   // The window runs from the first attempt actually made, not from when the workflow was scheduled.
   const firstAttemptAt = input.firstAttemptAt ?? attemptedAt.getTime()
   const body = JSON.stringify(toEnvelope(loaded.event))
-  const headers = signatureHeaders(signingMaterial(loaded.endpoint, attemptedAt), {
+  const headers = signatureHeaders(signingMaterial(loaded.endpoint, attemptedAt, deps.secrets), {
     eventId: loaded.event.id,
     timestamp: Math.floor(attemptedAt.getTime() / 1000),
     body,

@@ -21,6 +21,7 @@ import { endpointsHoldingDeliveries, holdStrays } from './held-deliveries.ts'
 import type { WebhookPoster } from './post-webhook.ts'
 import { recordBatch, type AttemptObserver } from './record-batch.ts'
 import type { WebhookSettings } from './webhook-settings.ts'
+import type { SecretBox } from '../../infra/secret-box.ts'
 
 /** Starts (or wakes) failing endpoints' retry workflows: the pump's only use of Temporal. */
 export interface EndpointRetryStarter {
@@ -35,6 +36,8 @@ export interface PumpDeps {
   poster: WebhookPoster
   settings: WebhookSettings
   now: () => Date
+  /** Opens the endpoints' sealed secrets and keys to sign (infra/secret-box.ts). */
+  secrets: SecretBox
   retries: EndpointRetryStarter
   logger: Logger
   observe?: AttemptObserver
@@ -112,7 +115,7 @@ function createPump(deps: PumpDeps, partition: number) {
   const stats: PumpStats = { fannedOut: 0, attempted: 0, succeeded: 0, opened: 0 }
   let active = 0
   let onProgress: (() => void) | undefined
-  const attemptDeps = { poster: deps.poster, retry: settings.retry, now: deps.now }
+  const attemptDeps = { poster: deps.poster, retry: settings.retry, now: deps.now, secrets: deps.secrets }
 
   /** Counts `change` deliveries for their tenant (claimed: +, attempted or given back: -). */
   function countForTenant(tenantId: string, change: number) {

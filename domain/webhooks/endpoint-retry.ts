@@ -13,12 +13,15 @@ import { claimOldestHeld } from './delivery-queue.ts'
 import type { WebhookPoster } from './post-webhook.ts'
 import { recordBatch, type AttemptObserver } from './record-batch.ts'
 import type { WebhookSettings } from './webhook-settings.ts'
+import type { SecretBox } from '../../infra/secret-box.ts'
 
 export interface EndpointRetryDeps {
   db: Db
   poster: WebhookPoster
   settings: WebhookSettings
   now: () => Date
+  /** Opens the endpoint's sealed secrets and keys to sign. */
+  secrets: SecretBox
   random?: () => number
   observe?: AttemptObserver
 }
@@ -52,7 +55,7 @@ export async function endpointRetryStep(
     const delivery = await claimOldestHeld(db, input.endpointId, now, settings.pump.leaseMs)
     if (!delivery) return { state: 'idle' }
     const record = await attemptDelivery(
-      { poster: deps.poster, retry: settings.retry, now: deps.now, random: deps.random },
+      { poster: deps.poster, retry: settings.retry, now: deps.now, secrets: deps.secrets, random: deps.random },
       delivery
     )
     await recordBatch(

@@ -1,8 +1,10 @@
 /**
  * @module Webhook endpoints: a tenant's subscriptions (docs/webhooks.md). Create, list, read, merge-patch, delete,
- * rotate the secret (the old one keeps signing for 24 hours), and send a test event.
+ * rotate the secret (the old one keeps signing for 24 hours), and send a test event. The secrets and Ed25519 keys are
+ * stored sealed (infra/secret-box.ts); a row keeps them so, and only the issued secret leaves in clear, once.
  */
 import type { Prisma } from '../../generated/prisma/client.ts'
+import type { SecretBox } from '../../infra/secret-box.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { conflict, notFound } from '../errors.ts'
 import type { EventEnvelope } from '../events/event-envelope.ts'
@@ -23,11 +25,15 @@ export const MAX_ENDPOINTS_PER_TENANT = 50
 
 export type EndpointRow = Prisma.WebhookEndpointGetPayload<object>
 
-/** The endpoint and, only when it was just issued, its secret. */
+/** The endpoint (as stored: secrets sealed) and, only when it was just issued, its secret in clear. */
 export interface EndpointWithSecret {
   endpoint: EndpointRow
   secret: string
 }
+
+/** Keeps a stored value sealed under the current key: a legacy clear one is sealed as it is carried over. */
+const resealed = (secrets: SecretBox, stored: string | null) =>
+  stored === null ? null : secrets.seal(secrets.open(stored))
 
 const scheme = (value: 'v1' | 'v2') => (value === 'v2' ? 'V2' : 'V1')
 
@@ -38,7 +44,8 @@ const scheme = (value: 'v1' | 'v2') => (value === 'v2' ? 'V2' : 'V1')
 export async function createEndpoint(
   uow: UnitOfWork,
   input: EndpointFieldsInput,
-  rules: EndpointUrlRules
+  rules: EndpointUrlRules,
+  secrets: SecretBox
 ): Promise<EndpointWithSecret> {
   const fields = patchResource(EndpointFieldsSchema, {}, input as JsonObject)
   // Vetting resolves the host (DNS, a network call): holding no transaction.
@@ -56,8 +63,8 @@ export async function createEndpoint(
       description: fields.description ?? null,
       eventTypes: fields.events,
       signingScheme: scheme(fields.signingScheme),
-      secret,
-      signingKey: fields.asymmetricSigning ? newSigningKey() : null,
+      secret: secrets.seal(secret),
+      signingKey: fields.asymmetricSigning ? secrets.seal(newSigningKey()) : null,
       enabled: fields.enabled,
       disabledReason: fields.enabled ? null : 'MANUAL',
       disabledAt: fields.enabled ? null : new Date(),
@@ -116,7 +123,8 @@ export async function updateEndpoint(
   uow: UnitOfWork,
   id: string,
   patch: JsonObject,
-  rules: EndpointUrlRules
+  rules: EndpointUrlRules,
+  secrets: SecretBox
 ): Promise<EndpointRow> {
   const current = await getEndpoint(uow, id)
   const fields = patchResource(EndpointFieldsSchema, writableFields(current), patch)
@@ -134,7 +142,7 @@ export async function updateEndpoint(
       description: fields.description ?? null,
       eventTypes: fields.events,
       signingScheme: scheme(fields.signingScheme),
-      signingKey: keepKey ? current.signingKey : fields.asymmetricSigning ? newSigningKey() : null,
+      signingKey: keepKey ? current.signingKey : fields.asymmetricSigning ? secrets.seal(newSigningKey()) : null,
       previousSigningKey: keepKey ? current.previousSigningKey : null,
       enabled: fields.enabled,
       ...(enabling ? { disabledReason: null, disabledAt: null, failingSince: null } : {}),
@@ -161,17 +169,22 @@ export async function deleteEndpoint(uow: UnitOfWork, id: string): Promise<void>
  * ones, for 24 hours; a second rotation within that time retires the oldest at once.
  * @param now - the rotation time
  */
-export async function rotateEndpointSecret(uow: UnitOfWork, id: string, now: Date): Promise<EndpointWithSecret> {
+export async function rotateEndpointSecret(
+  uow: UnitOfWork,
+  id: string,
+  now: Date,
+  secrets: SecretBox
+): Promise<EndpointWithSecret> {
   const current = await getEndpoint(uow, id)
   const secret = newWebhookSecret()
   const endpoint = await uow.tx.webhookEndpoint.update({
     where: { id: current.id },
     data: {
-      secret,
-      previousSecret: current.secret,
+      secret: secrets.seal(secret),
+      previousSecret: resealed(secrets, current.secret),
       previousSecretExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS),
-      signingKey: current.signingKey === null ? null : newSigningKey(),
-      previousSigningKey: current.signingKey,
+      signingKey: current.signingKey === null ? null : secrets.seal(newSigningKey()),
+      previousSigningKey: resealed(secrets, current.signingKey),
     },
   })
   return { endpoint, secret }

@@ -8,7 +8,7 @@ import { provisionClient } from '../../domain/tenants/provision-client.ts'
 import { isValidTimeZone } from '../../domain/time.ts'
 import { systemClock } from '../../infra/clock.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
-import { printJson, withDatabase, type CliContext } from './database.ts'
+import { printJson, secretBoxOf, withDatabase, type CliContext } from './database.ts'
 import { CLIENTS_USAGE, required, timeZoneOption, UsageError } from './usage.ts'
 
 export async function clients(command: string | undefined, args: string[], cli: CliContext) {
@@ -144,8 +144,10 @@ export async function apiKeys(command: string | undefined, args: string[], cli: 
  */
 export async function keys(command: string | undefined, cli: CliContext) {
   if (command !== 'rotate') throw new UsageError(CLIENTS_USAGE)
+  const secrets = secretBoxOf(cli)
   await withDatabase(cli, async (db) => {
-    const config = { publishForSeconds: Number(cli.env.ACCESS_TOKEN_TTL_SECONDS ?? 900) + 300, clock: systemClock }
+    const publishForSeconds = Number(cli.env.ACCESS_TOKEN_TTL_SECONDS ?? 900) + 300
+    const config = { publishForSeconds, clock: systemClock, secrets }
     printJson(cli, { activeKid: await createSigningKeys(db, config).rotate() })
   })
 }

@@ -1,5 +1,7 @@
 /** @module The operator commands' context and database: DATABASE_URL, or the embedded database of `npm start`. */
+import { secretsKeyringFrom } from '../../infra/config.ts'
 import { closeDb, createDb, type Db } from '../../infra/db.ts'
+import { createSecretBox, type SecretBox } from '../../infra/secret-box.ts'
 import { openLocalDatabase } from '../db/local-database.ts'
 
 /**
@@ -23,6 +25,9 @@ export async function withDatabase<T>(cli: CliContext, work: (db: Db) => Promise
     await database.stop()
   }
 }
+
+/** The box of the secrets kept sealed, from SECRETS_ENCRYPTION_KEYS as the API and the worker read it. */
+export const secretBoxOf = (cli: CliContext): SecretBox => createSecretBox(secretsKeyringFrom(cli.env))
 
 /** Prints one JSON document, the commands' only output on success (so scripts can parse it). */
 export const printJson = (cli: CliContext, value: unknown) => cli.write(`${JSON.stringify(value, null, 2)}\n`)

@@ -22,6 +22,7 @@ const GROUPS: Record<string, () => Promise<Group>> = {
   audit: async () => (await import('./audit.ts')).audit,
   webhooks: async () => (await import('./webhooks.ts')).webhooks,
   workflows: async () => (await import('./workflows.ts')).workflows,
+  secrets: async () => (await import('./secrets.ts')).secrets,
 }
 
 /** Where {@link runCli} reads and writes: the process's own for the shipped CLI. */

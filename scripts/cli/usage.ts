@@ -36,6 +36,12 @@ export const WORKFLOWS_USAGE = `  workflows find --tenant <tenant id> [--appoint
       cut-over, or before --deployed-at (when this deployment took the release), and when the code can go
       both use TEMPORAL_ADDRESS (default 127.0.0.1:7233) and TEMPORAL_NAMESPACE (default "default")`
 
+export const SECRETS_USAGE = `  secrets status
+      the stored secrets (token-signing keys, webhook and agent secrets) counted by the key that sealed them
+      ("clear": written before sealing); a key of SECRETS_ENCRYPTION_KEYS that no value uses can be removed
+  secrets reseal
+      seals under the current key (SECRETS_ENCRYPTION_KEYS' first) every stored secret that is not; safe to repeat`
+
 const HEADER = 'Usage: npm run cli -- <group> <command> [options]   (--help or -h after any command: its usage)'
 const FOOTER = 'Uses DATABASE_URL, or the embedded database of `npm start` when DATABASE_URL is not set.'
 
@@ -46,6 +52,7 @@ ${CLIENTS_USAGE}
 ${AUDIT_USAGE}
 ${WEBHOOKS_USAGE}
 ${WORKFLOWS_USAGE}
+${SECRETS_USAGE}
 
 ${FOOTER}`
 
@@ -59,6 +66,7 @@ const GROUP_USAGE: Record<string, string> = {
   audit: AUDIT_USAGE,
   webhooks: WEBHOOKS_USAGE,
   workflows: WORKFLOWS_USAGE,
+  secrets: SECRETS_USAGE,
 }
 
 /**

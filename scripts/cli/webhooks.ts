@@ -5,13 +5,13 @@
  * that the workers' delivery pumps send (docs/webhooks.md): this process sends nothing and starts no workflow.
  */
 import { parseArgs } from 'node:util'
-import { toDelivery, toEndpoint } from '../../api/routes/webhook-endpoints/webhook-views.ts'
+import { endpointView, toDelivery } from '../../api/routes/webhook-endpoints/webhook-views.ts'
 import type { Db } from '../../infra/db.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { listDeliveries, type DeliveryRow } from '../../domain/webhooks/delivery-log.ts'
 import { listEndpoints, type EndpointRow } from '../../domain/webhooks/endpoint-service.ts'
 import { recoverFailed, redeliverEvent } from '../../domain/webhooks/redelivery.ts'
-import { printJson, withDatabase, type CliContext } from './database.ts'
+import { printJson, secretBoxOf, withDatabase, type CliContext } from './database.ts'
 import { required, UsageError, WEBHOOKS_USAGE } from './usage.ts'
 
 /** The longest page the domain's list functions accept. */
@@ -75,6 +75,7 @@ export async function webhooks(command: string | undefined, args: string[], cli:
       throw new UsageError(`--enabled must be true or false.\n\n${WEBHOOKS_USAGE}`)
     }
     const enabled = values.enabled === undefined ? undefined : values.enabled === 'true'
+    const toEndpoint = endpointView(secretBoxOf(cli))
     await withDatabase(cli, async (db) => printJson(cli, (await endpointsOf(db, tenant, enabled)).map(toEndpoint)))
     return
   }

@@ -428,7 +428,9 @@ describe('templates, CRUD and isolation', () => {
     const rotated = await post(`/v1/agent-workflows/${id}/rotate-secret`, undefined)
     expect(rotated.status).toBe(200)
     expect(rotated.body).toMatchObject({ id, webhookSecret: expect.stringMatching(/^whsec_/) })
-    expect(rotated.body.webhookSecret).not.toBe(stored.webhookSecret)
+    // Stored sealed (infra/secret-box.ts): the rotation replaced what the stored value opens to.
+    expect(stored.webhookSecret).toMatch(/^enc:v1:/)
+    expect(rotated.body.webhookSecret).not.toBe(platform.api.deps.secrets.open(stored.webhookSecret))
     expect((await post(`/v1/agent-workflows/${id}/rotate-secret`, undefined, otherToken)).status).toBe(404)
 
     expect((await get(`/v1/agent-workflows/${id}`, otherToken)).status).toBe(404)

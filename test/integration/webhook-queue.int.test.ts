@@ -18,6 +18,7 @@ import { newId } from '../../domain/ids.ts'
 import { idPattern } from '../../domain/id-schema.ts'
 import { closeDb, createDb, type Db } from '../../infra/db.ts'
 import { createLogger } from '../../infra/logger.ts'
+import { createSecretBox, DEVELOPMENT_KEYRING } from '../../infra/secret-box.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { testDatabaseUrl } from '../support/file-database.ts'
 import { replies, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
@@ -38,6 +39,8 @@ let tenantId: string
 let clock: Date
 const woken: string[] = []
 let deps: PumpDeps
+// The endpoints below are stored with a clear secret, as before sealing: such a row still signs (legacy clear).
+const secrets = createSecretBox(DEVELOPMENT_KEYRING)
 
 beforeAll(async () => {
   db = createDb(testDatabaseUrl(), 4)
@@ -49,6 +52,7 @@ beforeAll(async () => {
     poster: createWebhookPoster({ timeoutMs: settings.timeoutMs, network: settings.network }),
     settings,
     now: () => clock,
+    secrets,
     retries: {
       wake: async ({ endpointId }) => void woken.push(endpointId),
       ensureRunning: async () => undefined,
@@ -247,7 +251,7 @@ describe('held deliveries', () => {
     })
 
     // A failed probe keeps them held, the probed one too (its retry belongs to the endpoint's schedule).
-    const retryDeps = { db, poster: deps.poster, settings, now: () => clock }
+    const retryDeps = { db, poster: deps.poster, settings, now: () => clock, secrets }
     expect(await endpointRetryStep(retryDeps, { tenantId, endpointId: id, probe: true })).toMatchObject({
       state: 'failing',
     })
@@ -274,7 +278,7 @@ describe('held deliveries', () => {
     await pumpOnce(deps)
     expect(await nextTimes(id)).toEqual(Array.from({ length: 3 }, () => ['PENDING', null]))
     await runInUnitOfWork(db, tenantId, (uow) =>
-      updateEndpoint(uow, id, { enabled: false }, { ...settings, vetAddress: addressRefusal })
+      updateEndpoint(uow, id, { enabled: false }, { ...settings, vetAddress: addressRefusal }, secrets)
     )
     // The API's clock made them due: the pump's catches up with it.
     clock = new Date(Date.now() + 1000)

@@ -10,6 +10,7 @@ import { webhookSettings } from '../../domain/webhooks/webhook-settings.ts'
 import type { Config } from '../../infra/config.ts'
 import type { Db } from '../../infra/db.ts'
 import { createLogger } from '../../infra/logger.ts'
+import { createSecretBox } from '../../infra/secret-box.ts'
 
 /**
  * Builds the deps; `close()` the poster when done.
@@ -22,6 +23,7 @@ export function realPumpDeps(db: Db, config: Config, temporal: Client, now: () =
     poster: createWebhookPoster({ timeoutMs: settings.timeoutMs, network: settings.network }),
     settings,
     now,
+    secrets: createSecretBox(config.SECRETS_ENCRYPTION_KEYS),
     retries: createRetryWorkflowStarter(temporal, config.TEMPORAL_TASK_QUEUE, settings.retry),
     logger: createLogger('silent', 'webhook-pump'),
   }

@@ -110,16 +110,16 @@ const TEMPLATES = AGENT_WORKFLOW_TEMPLATES as unknown as Array<z.infer<typeof Ag
 export function agentWorkflowRoutes({ agentWorkflows: service }: Pick<AppDeps, 'agentWorkflows'>): OpenAPIHono<AppEnv> {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(createAgentWorkflowRoute, async (c) => {
-      const row = await service.create(c.var.uow, c.var.principal, c.req.valid('json'))
-      c.header('Location', `/v1/agent-workflows/${row.id}`)
+      const { workflow, webhookSecret } = await service.create(c.var.uow, c.var.principal, c.req.valid('json'))
+      c.header('Location', `/v1/agent-workflows/${workflow.id}`)
       // The answer carries the signing secret: its idempotency record is sealed, or not kept (replay answers 409).
       c.set('sealStoredResponse', true)
-      return c.json({ ...toWorkflow(row), webhookSecret: row.webhookSecret }, 201)
+      return c.json({ ...toWorkflow(workflow), webhookSecret }, 201)
     })
     .openapi(rotateAgentWorkflowSecretRoute, async (c) => {
-      const row = await service.rotateSecret(c.var.uow, c.req.valid('param').id)
+      const { workflow, webhookSecret } = await service.rotateSecret(c.var.uow, c.req.valid('param').id)
       c.set('sealStoredResponse', true)
-      return c.json({ ...toWorkflow(row), webhookSecret: row.webhookSecret }, 200)
+      return c.json({ ...toWorkflow(workflow), webhookSecret }, 200)
     })
     .openapi(listAgentWorkflowsRoute, async (c) => {
       const page = await service.list(c.var.uow, c.req.valid('query'))

@@ -27,13 +27,19 @@ import {
   sendTestEventRoute,
   updateEndpointRoute,
 } from './webhook-endpoints.routes.ts'
-import { toDelivery, toEndpoint } from './webhook-views.ts'
+import { endpointView, toDelivery } from './webhook-views.ts'
 
-export function webhookEndpointRoutes({ config, clock, outbound }: Pick<AppDeps, 'config' | 'clock' | 'outbound'>) {
+export function webhookEndpointRoutes({
+  config,
+  clock,
+  outbound,
+  secrets,
+}: Pick<AppDeps, 'config' | 'clock' | 'outbound' | 'secrets'>) {
   const rules = { ...webhookSettings(config), vetAddress: outbound.vetAddress }
+  const toEndpoint = endpointView(secrets)
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(createEndpointRoute, async (c) => {
-      const { endpoint, secret } = await createEndpoint(c.var.uow, c.req.valid('json'), rules)
+      const { endpoint, secret } = await createEndpoint(c.var.uow, c.req.valid('json'), rules, secrets)
       c.header('Location', `/v1/webhook-endpoints/${endpoint.id}`)
       // The answer carries the signing secret: its idempotency record is sealed, or not kept (replay answers 409).
       c.set('sealStoredResponse', true)
@@ -47,14 +53,17 @@ export function webhookEndpointRoutes({ config, clock, outbound }: Pick<AppDeps,
       c.json(toEndpoint(await getEndpoint(c.var.uow, c.req.valid('param').id)), 200)
     )
     .openapi(updateEndpointRoute, async (c) =>
-      c.json(toEndpoint(await updateEndpoint(c.var.uow, c.req.valid('param').id, c.req.valid('json'), rules)), 200)
+      c.json(
+        toEndpoint(await updateEndpoint(c.var.uow, c.req.valid('param').id, c.req.valid('json'), rules, secrets)),
+        200
+      )
     )
     .openapi(deleteEndpointRoute, async (c) => {
       await deleteEndpoint(c.var.uow, c.req.valid('param').id)
       return c.body(null, 204)
     })
     .openapi(rotateSecretRoute, async (c) => {
-      const { endpoint, secret } = await rotateEndpointSecret(c.var.uow, c.req.valid('param').id, clock())
+      const { endpoint, secret } = await rotateEndpointSecret(c.var.uow, c.req.valid('param').id, clock(), secrets)
       c.set('sealStoredResponse', true)
       return c.json({ ...toEndpoint(endpoint), secret }, 200)
     })

@@ -1,35 +1,46 @@
-/** @module Stored webhook rows as the API shows them: secrets never, private keys never, public keys derived. */
+/**
+ * @module Stored webhook rows as the API shows them: secrets never, private keys never, public keys derived (from the
+ * private key, opened for that: it is stored sealed).
+ */
 import type { z } from '@hono/zod-openapi'
 import { attemptsOf, type DeliveryRow } from '../../../domain/webhooks/delivery-log.ts'
 import type { EndpointRow } from '../../../domain/webhooks/endpoint-service.ts'
 import { publicKeyOf } from '../../../domain/webhooks/webhook-secrets.ts'
+import type { SecretBox } from '../../../infra/secret-box.ts'
 import type { WebhookDelivery, WebhookEndpoint } from './webhook-schemas.ts'
 
 const iso = (value: Date | null) => value?.toISOString() ?? null
 
-export const toEndpoint = (e: EndpointRow): z.infer<typeof WebhookEndpoint> => ({
-  id: e.id,
-  url: e.url,
-  description: e.description,
-  events: e.eventTypes,
-  signingScheme: e.signingScheme === 'V2' ? 'v2' : 'v1',
-  asymmetricSigning: e.signingKey !== null,
-  publicKey: e.signingKey === null ? null : publicKeyOf(e.signingKey),
-  previousPublicKey:
-    e.previousSigningKey !== null && e.previousSecretExpiresAt !== null && e.previousSecretExpiresAt > new Date()
-      ? publicKeyOf(e.previousSigningKey)
-      : null,
-  enabled: e.enabled,
-  disabledReason: e.disabledReason,
-  disabledAt: iso(e.disabledAt),
-  failingSince: iso(e.failingSince),
-  previousSecretExpiresAt:
-    e.previousSecretExpiresAt !== null && e.previousSecretExpiresAt > new Date()
-      ? e.previousSecretExpiresAt.toISOString()
-      : null,
-  createdAt: e.createdAt.toISOString(),
-  updatedAt: e.updatedAt.toISOString(),
-})
+/**
+ * How the API shows endpoints.
+ * @param secrets - opens their sealed Ed25519 keys, to derive the public keys
+ */
+export function endpointView(secrets: SecretBox) {
+  const publicKey = (signingKey: string) => publicKeyOf(secrets.open(signingKey))
+  return (e: EndpointRow): z.infer<typeof WebhookEndpoint> => ({
+    id: e.id,
+    url: e.url,
+    description: e.description,
+    events: e.eventTypes,
+    signingScheme: e.signingScheme === 'V2' ? 'v2' : 'v1',
+    asymmetricSigning: e.signingKey !== null,
+    publicKey: e.signingKey === null ? null : publicKey(e.signingKey),
+    previousPublicKey:
+      e.previousSigningKey !== null && e.previousSecretExpiresAt !== null && e.previousSecretExpiresAt > new Date()
+        ? publicKey(e.previousSigningKey)
+        : null,
+    enabled: e.enabled,
+    disabledReason: e.disabledReason,
+    disabledAt: iso(e.disabledAt),
+    failingSince: iso(e.failingSince),
+    previousSecretExpiresAt:
+      e.previousSecretExpiresAt !== null && e.previousSecretExpiresAt > new Date()
+        ? e.previousSecretExpiresAt.toISOString()
+        : null,
+    createdAt: e.createdAt.toISOString(),
+    updatedAt: e.updatedAt.toISOString(),
+  })
+}
 
 export const toDelivery = (d: DeliveryRow): z.infer<typeof WebhookDelivery> => ({
   id: d.id,

@@ -11,6 +11,7 @@
  * away from an assistant stops the next action that needs it.
  */
 import type { Db } from '../../../infra/db.ts'
+import type { SecretBox } from '../../../infra/secret-box.ts'
 import type { UnitOfWork } from '../../../infra/unit-of-work.ts'
 import type { AiRuntime } from '../ai-runtime.ts'
 import type { WebhookPoster } from '../../webhooks/post-webhook.ts'
@@ -24,6 +25,8 @@ export interface AgentRunnerDeps {
   ai: AiRuntime
   decider: AgentDecider
   poster: WebhookPoster
+  /** Opens the workflow's webhook secret, stored sealed, to sign a `call_webhook` request. */
+  secrets: SecretBox
   /** The care-workflow starter's dependencies (needs the activity's Temporal client, so built per call). */
   care: () => CareStartDeps
   now?: () => Date

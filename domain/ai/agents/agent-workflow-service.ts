@@ -5,6 +5,7 @@
  * the secret that signs its `call_webhook` requests (agent-action-effects.ts), shown at creation and rotation only.
  */
 import type { AgentWorkflow, Prisma } from '../../../generated/prisma/client.ts'
+import type { SecretBox } from '../../../infra/secret-box.ts'
 import type { UnitOfWork } from '../../../infra/unit-of-work.ts'
 import type { Principal } from '../../auth/principal.ts'
 import { notFound, validationError } from '../../errors.ts'
@@ -35,6 +36,14 @@ export interface AgentWorkflowServiceDeps {
   schedules: Pick<AgentSchedules, 'syncPendingSchedules'>
   /** AGENT_WORKFLOWS_PER_TENANT: enabled workflows a tenant may have (agent-quotas.ts). */
   maxEnabledWorkflows: number
+  /** Seals the workflows' webhook secrets at rest (infra/secret-box.ts). */
+  secrets: SecretBox
+}
+
+/** A workflow as stored (its secret sealed) with the secret just issued, in clear: shown this once. */
+export interface WorkflowWithSecret {
+  workflow: AgentWorkflow
+  webhookSecret: string
 }
 
 /** The writable fields of a row, as the merge-patch target and the API's view. */
@@ -76,7 +85,7 @@ export function createAgentWorkflowService(deps: AgentWorkflowServiceDeps) {
    * @throws AppError `validation_error`, 403 `insufficient_scope`, 409 `quota_exceeded` (an enabled one beyond the
    *   tenant's quota)
    */
-  async function create(uow: UnitOfWork, principal: Principal, body: JsonObject): Promise<AgentWorkflow> {
+  async function create(uow: UnitOfWork, principal: Principal, body: JsonObject): Promise<WorkflowWithSecret> {
     const { templateId, ...fields } = body
     let candidate: JsonObject = fields
     if (templateId !== undefined) {
@@ -97,6 +106,7 @@ export function createAgentWorkflowService(deps: AgentWorkflowServiceDeps) {
     const config = parseConfig(candidate)
     const { scopes } = await checkConfig(uow, config, principal, deps.rules)
     if (config.enabled) await checkEnabledWorkflowQuota(uow, deps.maxEnabledWorkflows)
+    const webhookSecret = newWebhookSecret()
     const row = await uow.tx.agentWorkflow.create({
       data: {
         id: newId('agentWorkflow'),
@@ -105,11 +115,11 @@ export function createAgentWorkflowService(deps: AgentWorkflowServiceDeps) {
         ...columnsOf(config),
         creatorScopes: scopes,
         createdBy: principal.actorId,
-        webhookSecret: newWebhookSecret(),
+        webhookSecret: deps.secrets.seal(webhookSecret),
       },
     })
     syncAfterCommit(uow, row.id)
-    return row
+    return { workflow: row, webhookSecret }
   }
 
   /**
@@ -117,9 +127,14 @@ export function createAgentWorkflowService(deps: AgentWorkflowServiceDeps) {
    * only (an action retried after this signs with the new one too).
    * @throws AppError `not_found`
    */
-  async function rotateSecret(uow: UnitOfWork, id: string): Promise<AgentWorkflow> {
+  async function rotateSecret(uow: UnitOfWork, id: string): Promise<WorkflowWithSecret> {
     const row = await get(uow, id)
-    return uow.tx.agentWorkflow.update({ where: { id: row.id }, data: { webhookSecret: newWebhookSecret() } })
+    const webhookSecret = newWebhookSecret()
+    const workflow = await uow.tx.agentWorkflow.update({
+      where: { id: row.id },
+      data: { webhookSecret: deps.secrets.seal(webhookSecret) },
+    })
+    return { workflow, webhookSecret }
   }
 
   /** One workflow of the unit's tenant (deleted ones are gone). @throws AppError `not_found` */

@@ -59,7 +59,7 @@ export async function executeAgentAction(
     runId,
     key: `${runId}:${position}`,
     now: now(),
-    webhookSecret: loaded.webhookSecret,
+    webhookSecret: loaded.webhookSecret === undefined ? undefined : deps.secrets.open(loaded.webhookSecret),
   }
   if (action.type === 'call_webhook') {
     const outcome = await postWebhookEffect(deps.poster, input)

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { createAgentRunActivities } from '../../../activities/agent-run-activities.ts'
 import type { AgentAction } from '../../../domain/ai/agents/action-catalogue.ts'
 import type { AiRuntime } from '../../../domain/ai/ai-runtime.ts'
+import { createSecretBox, DEVELOPMENT_KEYRING } from '../../../infra/secret-box.ts'
 import { fakeDb } from './fake-unit-of-work.ts'
 
 vi.mock('../../../infra/unit-of-work.ts', () => import('./fake-unit-of-work.ts'))
@@ -42,6 +43,8 @@ beforeEach(() => {
   hits.length = 0
 })
 
+// The workflow's secret is stored sealed; the action opens it to sign.
+const secrets = createSecretBox(DEVELOPMENT_KEYRING)
 const RUN = 'arn_1'
 const ref = { tenantId: 'ten_1', runId: RUN }
 
@@ -98,7 +101,7 @@ function runWith(action: AgentAction, options: { assistantTools?: string[]; done
     },
     // The secret that signs the workflow's webhook calls (test/unit/domain/ai/agents/agent-webhook-signatures.test.ts).
     agentWorkflow: {
-      findFirst: async () => ({ webhookSecret: `whsec_${Buffer.alloc(32, 1).toString('base64')}` }),
+      findFirst: async () => ({ webhookSecret: secrets.seal(`whsec_${Buffer.alloc(32, 1).toString('base64')}`) }),
     },
   }
   const activities = createAgentRunActivities({
@@ -113,6 +116,7 @@ function runWith(action: AgentAction, options: { assistantTools?: string[]; done
       pump: { partitions: 0, pollMs: 1, concurrency: 1, endpointConcurrency: 1, leaseMs: 2 },
     },
     ai: {} as AiRuntime,
+    secrets,
   })
   return { activities, steps }
 }

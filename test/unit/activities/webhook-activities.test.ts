@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createWebhookActivities } from '../../../activities/webhook-activities.ts'
 import type { WebhookSettings } from '../../../domain/webhooks/webhook-settings.ts'
+import { createSecretBox, DEVELOPMENT_KEYRING } from '../../../infra/secret-box.ts'
 import { fakeDb } from './fake-unit-of-work.ts'
 
 vi.mock('../../../infra/unit-of-work.ts', () => import('./fake-unit-of-work.ts'))
@@ -101,6 +102,8 @@ type Store = ReturnType<typeof createStore>
 
 const SECRET = 'whsec_current'
 const PREVIOUS = 'whsec_previous'
+// The current secret is stored sealed, the previous one in clear (a row written before sealing): both sign.
+const secrets = createSecretBox(DEVELOPMENT_KEYRING)
 
 function createStore(options: StoreOptions = {}) {
   const delivery: Record<string, unknown> = {
@@ -153,7 +156,7 @@ function createStore(options: StoreOptions = {}) {
           event_data: event.data,
           url: endpoint.url,
           signing_scheme: 'V1',
-          secret: SECRET,
+          secret: secrets.seal(SECRET),
           previous_secret: options.previousSecret ?? null,
           previous_secret_expires_at: options.previousSecretExpiresAt ?? null,
           signing_key: null,
@@ -198,7 +201,7 @@ function createStore(options: StoreOptions = {}) {
 
 /** One attempt through the activity as the worker builds it (its own poster under `settings.network`). */
 function attempt(store: Store, input: { attempt?: number; firstAttemptAt?: number } = {}, strict = false) {
-  const { attemptWebhookDelivery } = createWebhookActivities({ db: store.db, webhooks: settings(!strict) })
+  const { attemptWebhookDelivery } = createWebhookActivities({ db: store.db, webhooks: settings(!strict), secrets })
   return attemptWebhookDelivery({
     tenantId: 'ten_1',
     deliveryId: 'whd_1',

@@ -44,7 +44,10 @@ describe('TEMPORAL_CODEC_KEYS', () => {
     const production = { ...base, NODE_ENV: 'production' }
     expect(configError(production)).toMatch(/TEMPORAL_CODEC_KEYS: required when NODE_ENV=production/)
     expect(configError({ ...production, TEMPORAL_CODEC_KEYS: '' })).toMatch(/TEMPORAL_CODEC_KEYS: required/)
-    expect(loadConfig({ ...production, TEMPORAL_CODEC_KEYS: `k:${key()}` }).TEMPORAL_CODEC_KEYS?.currentKeyId).toBe('k')
+    const withSecretsKeys = { ...production, SECRETS_ENCRYPTION_KEYS: `s:${key()}` }
+    expect(
+      loadConfig({ ...withSecretsKeys, TEMPORAL_CODEC_KEYS: `k:${key()}` }).TEMPORAL_CODEC_KEYS?.currentKeyId
+    ).toBe('k')
     expect(loadConfig({ ...base, NODE_ENV: 'development' }).TEMPORAL_CODEC_KEYS).toBeUndefined()
     expect(loadConfig({ ...base, NODE_ENV: 'test', TEMPORAL_CODEC_KEYS: '' }).TEMPORAL_CODEC_KEYS).toBeUndefined()
   })

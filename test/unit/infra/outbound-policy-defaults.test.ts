@@ -9,12 +9,13 @@ import { webhookSettings } from '../../../domain/webhooks/webhook-settings.ts'
 import { loadConfig } from '../../../infra/config.ts'
 
 const DATABASE_URL = 'postgresql://unused@127.0.0.1:1/unused'
-// Production refuses to start without payload-encryption keys.
+// Production refuses to start without payload-encryption keys and the secrets' key ring.
 const TEMPORAL_CODEC_KEYS = `k1:${Buffer.alloc(32, 7).toString('base64')}`
+const SECRETS_ENCRYPTION_KEYS = `s1:${Buffer.alloc(32, 9).toString('base64')}`
 const strict = { requireHttps: true, network: { allowPrivateNetworks: false } }
 const relaxed = { requireHttps: false, network: { allowPrivateNetworks: true } }
 const rules = (env: Record<string, string>) => {
-  const config = loadConfig({ DATABASE_URL, TEMPORAL_CODEC_KEYS, ...env })
+  const config = loadConfig({ DATABASE_URL, TEMPORAL_CODEC_KEYS, SECRETS_ENCRYPTION_KEYS, ...env })
   const { requireHttps, network } = webhookSettings(config)
   return { webhooks: { requireHttps, network }, sso: ssoSettings(config) }
 }

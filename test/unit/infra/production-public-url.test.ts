@@ -11,6 +11,7 @@ const production = {
   NODE_ENV: 'production',
   DATABASE_URL: 'postgresql://u:p@localhost:5432/db',
   TEMPORAL_CODEC_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
+  SECRETS_ENCRYPTION_KEYS: `s1:${Buffer.alloc(32, 9).toString('base64')}`,
 }
 
 describe('PUBLIC_URL in production', () => {

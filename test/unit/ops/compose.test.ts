@@ -27,6 +27,7 @@ const REQUIRED: Record<string, string> = {
   GRAFANA_ADMIN_PASSWORD: 'grafana0admin0password',
   PUBLIC_URL: 'https://api.example.com',
   TEMPORAL_CODEC_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
+  SECRETS_ENCRYPTION_KEYS: `s1:${Buffer.alloc(32, 9).toString('base64')}`,
 }
 
 /** `${NAME:-default}` as compose resolves it with NAME unset, and `${NAME:?message}` with NAME set in .env. */
