@@ -133,6 +133,14 @@ export const AnswerDecision = z
           'The kind of answer the question asks for: amount, time, duration, quantity, age, place, person, phone, ' +
           'email, yes-no or open. A quote must carry it (an amount for "how much", a time or date for "when").',
       }),
+    verbatim: z
+      .boolean()
+      .optional()
+      .openapi({
+        description:
+          'Present (true) when the question repeats a sentence, list item or table row of the knowledge word for word ' +
+          '(case, spacing and punctuation aside): that sentence is the answer, and no decline rule applies to it.',
+      }),
     declinedBy: z
       .enum(DECLINE_RULES)
       .optional()

@@ -88,6 +88,8 @@ export interface AnswerDecision {
   /** The kind of answer the question asks for (answerability.ts). */
   answerKind?: string
   declinedBy?: DeclineRule
+  /** The question repeats a sentence of the knowledge word for word: that sentence is the answer (semantic-answerer.ts). */
+  verbatim?: boolean
 }
 
 /** What retrieval learned about the question, for an answerer that can use it. */

@@ -273,23 +273,28 @@ export function coversSeasons(question: string, quote: string): boolean {
   return named.length === 0 || named.some((s) => asked.has(s))
 }
 
-/** Capitalised words a question uses after its first word that are not sentence words: "Teen Connect", "Access Fund". */
+/**
+ * Capitalised words a question uses after the first word of each of its sentences: "Teen Connect", "Access Fund".
+ */
 export function namesIn(question: string): string[] {
   const names: string[] = []
-  let current: string[] = []
-  const words = question
-    .replace(/[?!.,;:]/g, ' ')
-    .split(/\s+/)
-    .filter(Boolean)
-  words.forEach((word, i) => {
-    const bare = word.replace(/['’]s$/, '')
-    if (i > 0 && /^[A-Z][a-zA-Z-]+$/.test(bare) && !/^(I|I'm|I've|OK)$/.test(bare)) current.push(bare)
-    else {
+  // Each sentence's first word is capitalised by grammar, not because it is a name: "… two days. Parents pay …" named
+  // "Parents", and a sentence copied from a document and asked as a question was declined for it (issue 57).
+  for (const sentence of question.split(/[?!.]\s/)) {
+    let current: string[] = []
+    const flush = () => {
       if (current.length > 0) names.push(current.join(' '))
       current = []
     }
-  })
-  if (current.length > 0) names.push(current.join(' '))
+    // A comma, semicolon or colon ends a name: "Visa, Mastercard and American Express" names three, not "Visa Mastercard".
+    const words = sentence.replace(/[,;:]/g, ' , ').replace(/[?!.]/g, ' ').split(/\s+/).filter(Boolean)
+    words.forEach((word, i) => {
+      const bare = word.replace(/['’]s$/, '')
+      if (i > 0 && /^[A-Z][a-zA-Z-]+$/.test(bare) && !/^(I|I'm|I've|OK)$/.test(bare)) current.push(bare)
+      else flush()
+    })
+    flush()
+  }
   return names
 }
 
@@ -298,6 +303,10 @@ export function namesIn(question: string): string[] {
  * "What time does Teen Connect meet?" is not answered by another group's time in the same passage.
  */
 export function coversNames(question: string, where: string): boolean {
-  const text = where.toLowerCase().replace(/\s+/g, ' ')
+  // Names are read without their possessive ("Brightpath Children's Therapy Centre" names "Children Therapy Centre").
+  const text = where
+    .toLowerCase()
+    .replace(/['’]s\b/g, '')
+    .replace(/\s+/g, ' ')
   return namesIn(question).every((name) => text.includes(name.toLowerCase()))
 }

@@ -88,6 +88,28 @@ export function gateQuestion(
   return { decision }
 }
 
+/** A question of fewer words than this is never taken for a copied sentence ("Fees.", "Opening hours"). */
+const VERBATIM_MIN_WORDS = 4
+
+/** Letters and digits only, lower case, single spaces: how a copied sentence is recognised. */
+const wordsOnly = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim()
+
+/**
+ * The span the question repeats word for word, if any: a sentence, list item or table row copied from a document and
+ * asked as it is. The document answers itself: no similarity threshold or decline rule stands between a centre's own
+ * sentence and its citation (issue 57: such a copy was declined when its second sentence began with a capital, or
+ * when a short generic sentence scored under the threshold).
+ */
+export function verbatimSpan(question: string, scored: Scored[]): Scored | undefined {
+  const asked = wordsOnly(question)
+  if (asked.split(' ').length < VERBATIM_MIN_WORDS) return undefined
+  return scored.find((c) => wordsOnly(c.sentences[c.index]!.text) === asked)
+}
+
 /**
  * Chooses and checks the answer among scored spans.
  * @param scored - every span, with `score` the mixed similarity
@@ -99,6 +121,17 @@ export function decideAnswer(
   settings: SemanticSettings = SEMANTIC_SETTINGS
 ): KnowledgeAnswer {
   const gate = gateQuestion(question, scored, context, settings)
+  const copied = verbatimSpan(question, scored)
+  if (copied) {
+    const citation = citationOf(copied.passage, quoteOf(copied))
+    const decision = { ...gate.decision, score: Math.round(copied.score * 1000) / 1000, verbatim: true }
+    return {
+      answered: true,
+      answer: `${citation.quote.replace(/\s+/g, ' ').trim()} [1]`,
+      citations: [citation],
+      decision,
+    }
+  }
   if (gate.declined) return gate.declined
   const kind = answerKindOf(question)
   const best = scored[0]!

@@ -7011,6 +7011,8 @@ export interface components {
             threshold: number;
             /** @description The kind of answer the question asks for: amount, time, duration, quantity, age, place, person, phone, email, yes-no or open. A quote must carry it (an amount for "how much", a time or date for "when"). */
             answerKind?: string;
+            /** @description Present (true) when the question repeats a sentence, list item or table row of the knowledge word for word (case, spacing and punctuation aside): that sentence is the answer, and no decline rule applies to it. */
+            verbatim?: boolean;
             /**
              * @description Absent on an answer. `no_passages`: nothing retrieved; `below_threshold`: no sentence is close enough to the question; `word_not_in_knowledge`: the question turns on a word no document uses in any form ("tram") and no sentence is very close; `answer_kind_missing`: the closest sentences do not carry what is asked (no amount for "how much"); `named_day_missing`: the question names a day ("Easter Monday", "Christmas Eve") or a season that the quote neither names nor dates; `name_missing`: the quote does not name the programme or person the question names; `chat_model_declined`: the chat model found no answer in the quotes; `no_citation`: the chat model answered without citing a quote. A centre improves its documents by what this names.
              * @enum {string}

@@ -4241,6 +4241,12 @@ class AnswerDecision(BaseModel):
             description='The kind of answer the question asks for: amount, time, duration, quantity, age, place, person, phone, email, yes-no or open. A quote must carry it (an amount for "how much", a time or date for "when").'
         ),
     ] = None
+    verbatim: Annotated[
+        bool | None,
+        Field(
+            description='Present (true) when the question repeats a sentence, list item or table row of the knowledge word for word (case, spacing and punctuation aside): that sentence is the answer, and no decline rule applies to it.'
+        ),
+    ] = None
     declinedBy: Annotated[
         Literal[
             'no_passages',

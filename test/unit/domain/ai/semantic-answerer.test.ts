@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { RetrievedPassage } from '../../../../domain/ai/answering/answer-types.ts'
-import { answerKindOf, carriesKind, coversNamedDays } from '../../../../domain/ai/answering/answerability.ts'
+import { answerKindOf, carriesKind, coversNamedDays, namesIn } from '../../../../domain/ai/answering/answerability.ts'
 import { createExtractiveAnswerer } from '../../../../domain/ai/answering/extractive-answerer.ts'
 import { quotableSpans, tableRowText } from '../../../../domain/ai/answering/quotable-spans.ts'
 import { createSemanticAnswerer, SEMANTIC_SETTINGS } from '../../../../domain/ai/answering/semantic-answerer.ts'
@@ -68,6 +68,17 @@ describe('answerability', () => {
     ['Tell me about telehealth', 'open'],
   ])('reads "%s" as asking for %s', (question, kind) => {
     expect(answerKindOf(question)).toBe(kind)
+  })
+
+  it.each([
+    ['What time does Teen Connect meet?', ['Teen Connect']],
+    ['Is the Access Fund open?', ['Access Fund']],
+    // A second sentence's first word is capitalised by grammar: a copied paragraph asked verbatim names nothing.
+    ['Cancellations need two days of notice. Parents who cancel later pay the full fee.', []],
+    ['We moved. Does Social Detectives still meet on Tuesdays? Thanks!', ['Social Detectives', 'Tuesdays']],
+    ['We accept Visa, Mastercard and American Express.', ['Visa', 'Mastercard', 'American Express']],
+  ])('reads the names in "%s" sentence by sentence', (question, names) => {
+    expect(namesIn(question)).toEqual(names)
   })
 
   it('wants the kind asked for in the quote', () => {
