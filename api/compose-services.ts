@@ -119,6 +119,7 @@ export function composeServices(infra: ServiceInfrastructure): AppServices {
     clock,
     accessTokens: { ...accessTokens, ttlSeconds: config.ACCESS_TOKEN_TTL_SECONDS },
     refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
+    revocations,
   })
   const tokenLifecycle = createTokenLifecycle({ revocations, db, keys, clock, accessTokens })
   const outbound = outboundCalls

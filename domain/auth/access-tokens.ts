@@ -27,16 +27,18 @@ export interface AccessTokenSettings {
 
 /**
  * Signs an access token for a client.
- * @returns the compact JWT and its lifetime in seconds
+ * @returns the compact JWT, its lifetime in seconds, and its id (`jti`) and expiry, which its grant's refresh token
+ *   records so that revoking the family revokes it too
  */
 export async function issueAccessToken(
   keys: SigningKeys,
   settings: AccessTokenSettings,
   clock: Clock,
   subject: { tenantId: string; clientId: string; scopes: readonly string[] }
-): Promise<{ token: string; expiresIn: number }> {
+): Promise<{ token: string; expiresIn: number; tokenId: string; expiresAt: Date }> {
   const { kid, privateKey } = await keys.active()
   const issuedAt = Math.floor(clock().getTime() / 1000)
+  const tokenId = newId('accessToken')
   const token = await new SignJWT({
     client_id: subject.clientId,
     tenant_id: subject.tenantId,
@@ -48,9 +50,14 @@ export async function issueAccessToken(
     .setSubject(subject.clientId)
     .setIssuedAt(issuedAt)
     .setExpirationTime(issuedAt + settings.ttlSeconds)
-    .setJti(newId('accessToken'))
+    .setJti(tokenId)
     .sign(privateKey)
-  return { token, expiresIn: settings.ttlSeconds }
+  return {
+    token,
+    expiresIn: settings.ttlSeconds,
+    tokenId,
+    expiresAt: new Date((issuedAt + settings.ttlSeconds) * 1000),
+  }
 }
 
 /**

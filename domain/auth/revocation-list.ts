@@ -2,6 +2,18 @@
  * @module The revoked access tokens, held in memory and synced from the database, so checking a token costs no
  * query. A revocation takes effect at once on the instance that received it and within the sync interval (one
  * second by default) on every other instance; entries leave the list when the token would have expired anyway.
+ *
+ * The sync follows the rows' `seq`, an identity column, not their `revoked_at`: a timestamp is the revoking
+ * transaction's start on the clock of whoever wrote it, so a row committed after a newer one (a long transaction,
+ * another instance's clock behind) fell below a timestamp high-water mark and was never read. Sequence values are
+ * taken at INSERT and become visible at COMMIT, so they can appear out of order too (11 committed while 10 is still in
+ * an open transaction). Every value below the high-water mark that was not read (a gap) is therefore asked for again,
+ * by value, on every sync until it appears or `gapGraceMs` (a minute by default) has passed since it was first
+ * missed. Asking for the missing values, rather than re-reading a window of rows behind the mark, keeps a sync to
+ * the rows not seen yet and waits for a late commit by time, not by how many revocations came after it. Most gaps
+ * never fill (a rolled-back insert, an `ON CONFLICT DO NOTHING` that took a value) and cost one indexed lookup a sync
+ * until dropped. A revoking transaction that commits later than the grace after its insert would still be missed:
+ * revocations are single statements or one short transaction (token-families.ts).
  */
 import { startBackgroundLoop } from '../../infra/background-loop.ts'
 import type { Clock } from '../../infra/clock.ts'
@@ -17,30 +29,74 @@ export interface RevocationList {
   stop(): Promise<void>
 }
 
+/**
+ * How many of the newest values the first load checks for gaps: a revocation still uncommitted when an instance starts
+ * is found like any late commit.
+ */
+const STARTUP_LOOKBACK = 1000n
+/** The most gaps waited for at once (a rolled-back bulk insert leaves many); the oldest are dropped beyond it. */
+const MAX_GAPS = 10_000
+
 /** Creates the list over the `revoked_access_tokens` table. */
 export function createRevocationList(deps: {
   db: Db
   clock: Clock
   logger: Logger
   intervalMs?: number
+  /** How long a missing sequence value is waited for (default 60 s). */
+  gapGraceMs?: number
 }): RevocationList {
   const { db, clock, logger } = deps
+  const gapGraceMs = deps.gapGraceMs ?? 60_000
   const revoked = new Map<string, number>()
-  let since = new Date(0)
+  /** The highest sequence value read. */
+  let highWater = 0n
+  /** Values below `highWater` not read yet, each with when it was first missed (epoch ms), in ascending order. */
+  const gaps = new Map<bigint, number>()
   let stopSync: (() => Promise<void>) | undefined
 
-  async function sync() {
+  // Rows are read as the login role: revocation is platform-wide state, like signing keys.
+  async function load() {
     const now = clock()
-    // Rows are read as the login role: revocation is platform-wide state, like signing keys.
+    const newest = (await db.revokedAccessToken.aggregate({ _max: { seq: true } }))._max.seq ?? 0n
+    highWater = newest > STARTUP_LOOKBACK ? newest - STARTUP_LOOKBACK : 0n
     const rows = await db.revokedAccessToken.findMany({
-      where: { revokedAt: { gte: since }, expiresAt: { gt: now } },
-      select: { jti: true, expiresAt: true, revokedAt: true },
+      where: { seq: { lte: highWater }, expiresAt: { gt: now } },
+      select: { jti: true, expiresAt: true },
+    })
+    for (const row of rows) revoked.set(row.jti, row.expiresAt.getTime())
+    await sync()
+  }
+
+  async function sync() {
+    const now = clock().getTime()
+    for (const [seq, missedAt] of gaps) if (now - missedAt > gapGraceMs) gaps.delete(seq)
+    const missing = [...gaps.keys()]
+    const unseen = { seq: { gt: highWater } }
+    const rows = await db.revokedAccessToken.findMany({
+      where: missing.length > 0 ? { OR: [unseen, { seq: { in: missing } }] } : unseen,
+      select: { jti: true, expiresAt: true, seq: true },
+      orderBy: { seq: 'asc' },
     })
     for (const row of rows) {
-      revoked.set(row.jti, row.expiresAt.getTime())
-      if (row.revokedAt > since) since = row.revokedAt
+      if (row.expiresAt.getTime() > now) revoked.set(row.jti, row.expiresAt.getTime())
+      gaps.delete(row.seq)
+      if (row.seq <= highWater) continue
+      const bound = row.seq - BigInt(MAX_GAPS)
+      for (let seq = highWater + 1n > bound ? highWater + 1n : bound; seq < row.seq; seq++) gaps.set(seq, now)
+      highWater = row.seq
     }
-    for (const [jti, expiresAt] of revoked) if (expiresAt <= now.getTime()) revoked.delete(jti)
+    if (gaps.size > MAX_GAPS) {
+      logger.warn(
+        { gaps: gaps.size, kept: MAX_GAPS },
+        'revocation sync: too many missing sequence values, oldest dropped'
+      )
+      for (const seq of gaps.keys()) {
+        if (gaps.size <= MAX_GAPS) break
+        gaps.delete(seq)
+      }
+    }
+    for (const [jti, expiresAt] of revoked) if (expiresAt <= now) revoked.delete(jti)
   }
 
   return {
@@ -48,7 +104,7 @@ export function createRevocationList(deps: {
     add: (jti, expiresAt) => void revoked.set(jti, expiresAt.getTime()),
     async start() {
       // The first load is awaited (and fails the start): an instance must not accept tokens it cannot check.
-      await sync()
+      await load()
       stopSync = startBackgroundLoop({
         run: sync,
         intervalMs: deps.intervalMs ?? 1000,

@@ -11,6 +11,7 @@ import { verifyAccessToken, type AccessTokenSettings, type ClientPrincipal } fro
 import { hashSecret } from './secrets.ts'
 import type { RevocationList } from './revocation-list.ts'
 import type { SigningKeys } from './signing-keys.ts'
+import { revokeTokenFamily } from './token-families.ts'
 
 export type TokenTypeHint = 'access_token' | 'refresh_token'
 
@@ -59,7 +60,8 @@ export function createTokenLifecycle({ db, keys, clock, accessTokens, revocation
 
   /**
    * Revokes a token of `clientId`. Access tokens go on a deny-list until they expire; a refresh token revokes its
-   * whole family. Unknown, foreign or already invalid tokens are ignored (RFC 7009 §2.2).
+   * whole family, and the family's unexpired access tokens. Unknown, foreign or already invalid tokens are ignored
+   * (RFC 7009 §2.2).
    * @param hint - where to look first; both kinds are tried regardless
    */
   async function revoke(clientId: string, token: string, hint?: TokenTypeHint): Promise<void> {
@@ -80,10 +82,8 @@ export function createTokenLifecycle({ db, keys, clock, accessTokens, revocation
     const tryRefresh = async () => {
       const stored = await ownRefreshToken(clientId, token)
       if (!stored) return false
-      await db.refreshToken.updateMany({
-        where: { familyId: stored.familyId, revokedAt: null },
-        data: { revokedAt: now },
-      })
+      // The access tokens issued from the same grant go with it (RFC 7009 §2.1).
+      await revokeTokenFamily(db, revocations, stored.familyId, now)
       return true
     }
     const order = hint === 'refresh_token' ? [tryRefresh, tryAccess] : [tryAccess, tryRefresh]

@@ -166,6 +166,45 @@ describe('refresh tokens', () => {
     expect(descendant.body.error).toBe('invalid_grant')
   })
 
+  it('ends the access tokens of the family too when a rotated refresh token is reused (issue 55)', async () => {
+    const first = await platform.http.post('/oauth/token', {
+      body: { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret },
+    })
+    const second = await refresh(first.body.refresh_token)
+    expect(second.status).toBe(200)
+    const probe = (token: string) => platform.http.get('/v1/children/chd_nothing', { token })
+    for (const token of [first.body.access_token, second.body.access_token])
+      expect((await probe(token)).status).toBe(404)
+
+    // The old refresh token again: someone else holds a copy, and every token of the grant is suspect.
+    const reuse = await refresh(first.body.refresh_token)
+    expect(reuse.status).toBe(400)
+    expect(reuse.body.error).toBe('invalid_grant')
+
+    for (const token of [first.body.access_token, second.body.access_token]) {
+      const refused = await probe(token)
+      expect(refused.status).toBe(401)
+      expect(refused.body.code).toBe('invalid_token')
+    }
+    // Another family of the same client is untouched.
+    const unrelated = await platform.http.post('/oauth/token', {
+      body: { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret },
+    })
+    expect((await probe(unrelated.body.access_token)).status).toBe(404)
+  })
+
+  it('leaves nothing usable when two uses of one refresh token race: the winner dies with the family', async () => {
+    const first = await platform.http.post('/oauth/token', {
+      body: { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret },
+    })
+    const answers = await Promise.all([refresh(first.body.refresh_token), refresh(first.body.refresh_token)])
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 400])
+    const winner = answers.find((a) => a.status === 200)!
+    expect((await refresh(winner.body.refresh_token)).status).toBe(400)
+    const probe = await platform.http.get('/v1/children/chd_nothing', { token: winner.body.access_token })
+    expect(probe.status).toBe(401)
+  })
+
   it('can narrow scopes but not widen them', async () => {
     const issued = await platform.http.post('/oauth/token', {
       body: {

@@ -120,6 +120,12 @@ describe('revocation', () => {
     })
     expect(refresh.status).toBe(400)
     expect(refresh.body.error).toBe('invalid_grant')
+    // The access tokens issued from the same grant end with it (RFC 7009 §2.1).
+    for (const token of [first.access_token, rotated.body.access_token]) {
+      const refused = await platform.http.get('/v1/children/chd_nothing', { token })
+      expect(refused.status).toBe(401)
+      expect((await call('/oauth/introspect', client, { token })).body).toEqual({ active: false })
+    }
   })
 })
 
