@@ -3,14 +3,17 @@
  * domain/auth/revocation-list.ts), before the request's transaction opens.
  */
 import type { MiddlewareHandler } from 'hono'
-import type { RevocationList } from '../../domain/auth/revocation-list.ts'
+import { clientRevocationKey, type RevocationList } from '../../domain/auth/revocation-list.ts'
 import { invalidToken } from '../../domain/errors.ts'
 import type { AppEnv } from '../app-env.ts'
 
 export const rejectRevokedTokens = (revocations: RevocationList): MiddlewareHandler<AppEnv> =>
   async function rejectRevokedTokens(c, next) {
     const principal = c.get('principal')
-    if (principal.kind === 'client' && revocations.isRevoked(principal.tokenId)) {
+    if (
+      principal.kind === 'client' &&
+      (revocations.isRevoked(principal.tokenId) || revocations.isRevoked(clientRevocationKey(principal.clientId)))
+    ) {
       throw invalidToken('The access token was revoked.')
     }
     await next()

@@ -9,7 +9,7 @@ import type { Db } from '../../infra/db.ts'
 import { AppError } from '../errors.ts'
 import { verifyAccessToken, type AccessTokenSettings, type ClientPrincipal } from './access-tokens.ts'
 import { hashSecret } from './secrets.ts'
-import type { RevocationList } from './revocation-list.ts'
+import { clientRevocationKey, type RevocationList } from './revocation-list.ts'
 import type { SigningKeys } from './signing-keys.ts'
 import { revokeTokenFamily } from './token-families.ts'
 
@@ -96,7 +96,10 @@ export function createTokenLifecycle({ db, keys, clock, accessTokens, revocation
       const principal = await ownAccessToken(clientId, token)
       if (!principal) return { active: false }
       // The database, not the in-memory list: introspection must be exact across instances.
-      const revoked = await db.revokedAccessToken.findUnique({ where: { jti: principal.tokenId } })
+      const revoked = await db.revokedAccessToken.findFirst({
+        where: { jti: { in: [principal.tokenId, clientRevocationKey(principal.clientId)] } },
+        select: { jti: true },
+      })
       if (revoked) return { active: false }
       const claims = decodeJwt(token)
       return {

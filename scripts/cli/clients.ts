@@ -4,6 +4,7 @@ import { createApiKey, listApiKeys, OPERATOR_GRANTOR, revokeApiKey } from '../..
 import type { KeyPermission } from '../../domain/auth/api-key-permissions.ts'
 import { ALL_SCOPES } from '../../domain/auth/scopes.ts'
 import { createSigningKeys } from '../../domain/auth/signing-keys.ts'
+import { CLIENT_REVOCATION_TTL_MS, clientRevocationKey } from '../../domain/auth/revocation-list.ts'
 import { provisionClient } from '../../domain/tenants/provision-client.ts'
 import { isValidTimeZone } from '../../domain/time.ts'
 import { systemClock } from '../../infra/clock.ts'
@@ -57,13 +58,24 @@ export async function clients(command: string | undefined, args: string[], cli: 
     await withDatabase(cli, (db) =>
       runInUnitOfWork(db, tenant, async ({ tx }) => {
         const now = systemClock()
-        // Its refresh tokens die with it; access tokens already issued expire within their short lifetime.
+        // Its refresh tokens die with it, and the access tokens already issued: the client goes on every instance's
+        // revocation list (within its one-second sync), until the longest an access token lives has passed.
         const revoked = await tx.apiClient.updateMany({
           where: { id: clientId, revokedAt: null },
           data: { revokedAt: now },
         })
-        await tx.refreshToken.updateMany({ where: { clientId, revokedAt: null }, data: { revokedAt: now } })
         if (revoked.count === 0) throw new UsageError(`No active client ${clientId} in tenant ${tenant}`)
+        await tx.refreshToken.updateMany({ where: { clientId, revokedAt: null }, data: { revokedAt: now } })
+        await tx.revokedAccessToken.createMany({
+          data: [
+            {
+              jti: clientRevocationKey(clientId),
+              tenantId: tenant,
+              expiresAt: new Date(now.getTime() + CLIENT_REVOCATION_TTL_MS),
+            },
+          ],
+          skipDuplicates: true,
+        })
         printJson(cli, { clientId, revokedAt: now.toISOString() })
       })
     )
