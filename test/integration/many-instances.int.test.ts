@@ -204,7 +204,14 @@ async function bookingTenant(path: string, pairs: number) {
 /** Requests all answered 201 and nothing else, ever: no 5xx, no refusal, even on an attempt that was retried. */
 function expectAllCreated(results: Sent[]) {
   const statuses = results.flatMap((r) => r.statuses)
-  expect(statuses.filter((s) => s >= 500)).toEqual([])
+  // The problems of the final answers that were 5xx, so a failure says which dependency the API gave up on.
+  const problems = results
+    .filter((r) => r.final.status >= 500)
+    .map((r) => `${r.final.status} ${r.final.body?.code}: ${r.final.body?.detail}`)
+  expect(
+    statuses.filter((s) => s >= 500),
+    [...new Set(problems)].join('\n')
+  ).toEqual([])
   expect(results.map((r) => r.final.status).filter((s) => s !== 201)).toEqual([])
   return {
     retried: results.filter((r) => r.connectionErrors > 0 || r.inProgress > 0).length,
