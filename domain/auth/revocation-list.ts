@@ -23,12 +23,13 @@ import type { Logger } from '../../infra/logger.ts'
 /**
  * The entry that revokes every access token of a client at once (`clients revoke`): the tokens of a client credentials
  * grant are stateless, with no refresh token to find them by, so the client itself goes on the list. Kept longer than
- * any access token lives ({@link CLIENT_REVOCATION_TTL_MS}; ACCESS_TOKEN_TTL_SECONDS is at most a day).
+ * any access token lives ({@link CLIENT_REVOCATION_TTL_MS}; ACCESS_TOKEN_TTL_SECONDS is at most a year): one small
+ * entry per revoked client.
  */
 export const clientRevocationKey = (clientId: string) => `client:${clientId}`
 
-/** How long a revoked client's entry stays on the list: past the longest access token's expiry. */
-export const CLIENT_REVOCATION_TTL_MS = 86_400_000
+/** How long a revoked client's entry stays on the list: past the longest access token's expiry (a year and a day). */
+export const CLIENT_REVOCATION_TTL_MS = 366 * 86_400_000
 
 export interface RevocationList {
   isRevoked(jti: string): boolean
