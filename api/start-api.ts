@@ -112,20 +112,26 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
     stop: () =>
       stopInOrder(
         [
-          {
-            name: 'http connections',
-            stop: async () => {
-              const { cut } = await connections.close(config.API_DRAIN_TIMEOUT_MS)
-              if (cut > 0) logger.warn({ cut }, 'answers cut at the drain deadline; their clients retry them')
+          // The background loops answer no request: they stop beside the drain, not after it, so a sweep in progress
+          // does not add its time to the drain's (a rolling restart's API waited on the outbox sweep after a drain).
+          // The revocation list keeps syncing until the last request is answered.
+          [
+            {
+              name: 'http connections',
+              stop: async () => {
+                const { cut } = await connections.close(config.API_DRAIN_TIMEOUT_MS)
+                if (cut > 0) logger.warn({ cut }, 'answers cut at the drain deadline; their clients retry them')
+              },
             },
-          },
+            { name: 'outbox sweeper', stop: stopSweeper },
+            { name: 'audit sealer', stop: stopSealer },
+            { name: 'webhook delivery pumps', stop: stopPumpCheck },
+            { name: 'agent trigger dispatcher', stop: stopAgentDispatcher },
+            { name: 'reconciliation schedules', stop: stopReconciliationSchedules },
+            { name: 'knowledge models', stop: stopKnowledgeModels },
+          ],
           { name: 'metrics server', stop: () => metricsServer?.close() },
-          { name: 'outbox sweeper', stop: stopSweeper },
-          { name: 'audit sealer', stop: stopSealer },
-          { name: 'webhook delivery pumps', stop: stopPumpCheck },
-          { name: 'agent trigger dispatcher', stop: stopAgentDispatcher },
-          { name: 'reconciliation schedules', stop: stopReconciliationSchedules },
-          { name: 'knowledge models', stop: stopKnowledgeModels },
+          { name: 'outbox starts after answers', stop: () => deps.outbox.settle() },
           { name: 'revocation sync', stop: () => deps.revocations.stop() },
           { name: 'connections and clients', stop: close },
         ],

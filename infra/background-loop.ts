@@ -4,13 +4,17 @@
  * the webhook pumps' check, the agent trigger dispatcher). A tick or wake-up that arrives during a run is coalesced
  * into one more run right after it, so a slow run is followed by at most one run, never by a queue of them, and
  * nothing signalled is left for the timer. Timer runs are sweeps (the job may do more then, e.g. look for work
- * another process left behind); a sweep asked for during a run is kept for the next run. Stopping waits for the run
- * in progress.
+ * another process left behind); a sweep asked for during a run is kept for the next run. Stopping tells the run in
+ * progress (its abort signal) and waits for it.
  */
 
 export interface BackgroundLoop {
-  /** One run of the job; `sweep` on the timer's runs (and the first). */
-  run(sweep: boolean): Promise<void>
+  /**
+   * One run of the job; `sweep` on the timer's runs (and the first). `stopping` is aborted when the loop is stopped:
+   * a run that works through many items in turn (an outbox sweep of 100 starts) ends after the item in hand, so a
+   * process's stop is not held by work another process or the next start will take up.
+   */
+  run(sweep: boolean, stopping: AbortSignal): Promise<void>
   /** Milliseconds between two sweeps. */
   intervalMs: number
   /** Subscribes `wake` to the in-process signal; returns the unsubscribe. Without it, only the timer runs the job. */
@@ -35,6 +39,7 @@ export function startBackgroundLoop(loop: BackgroundLoop): () => Promise<void> {
   let again = false
   let sweepDue = false
   let stopped = false
+  const stopping = new AbortController()
   const trigger = (sweep: boolean) => {
     if (stopped) return
     sweepDue ||= sweep
@@ -48,7 +53,7 @@ export function startBackgroundLoop(loop: BackgroundLoop): () => Promise<void> {
         const sweeping = sweepDue
         sweepDue = false
         try {
-          await loop.run(sweeping)
+          await loop.run(sweeping, stopping.signal)
         } catch (error) {
           loop.onError(error)
         }
@@ -72,6 +77,7 @@ export function startBackgroundLoop(loop: BackgroundLoop): () => Promise<void> {
   if (loop.runAtStart ?? true) trigger(true)
   return async () => {
     stopped = true
+    stopping.abort()
     unsubscribe?.()
     clearTimeout(coalescing)
     clearInterval(timer)

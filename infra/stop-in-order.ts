@@ -11,16 +11,23 @@ export interface StopStep {
   stop(): Promise<void> | void
 }
 
+/**
+ * One stage of a stop: a step, or steps stopped at the same time (parts that do not depend on each other, such as
+ * the background loops beside the HTTP drain), each still timed and named on its own.
+ */
+export type StopStage = StopStep | readonly StopStep[]
+
 /** A step running longer than this is logged by name while it runs. */
 export const SLOW_STOP_STEP_MS = 3_000
 
 /**
- * Runs each step's stop in order; logs a warning naming a step that takes longer than `slowMs`, and once all are
- * done, the milliseconds each took. A step that throws stops the sequence (the caller exits non-zero).
+ * Runs each stage's stop in order, the steps of a stage at once; logs a warning naming a step that takes longer than
+ * `slowMs`, and once all are done, the milliseconds each took. A step that throws stops the sequence after its stage
+ * (the caller exits non-zero).
  */
-export async function stopInOrder(steps: StopStep[], logger: Logger, slowMs = SLOW_STOP_STEP_MS): Promise<void> {
+export async function stopInOrder(stages: StopStage[], logger: Logger, slowMs = SLOW_STOP_STEP_MS): Promise<void> {
   const took: Record<string, number> = {}
-  for (const step of steps) {
+  const timed = async (step: StopStep) => {
     const began = Date.now()
     const slow = setTimeout(
       () => logger.warn({ step: step.name, waitedMs: Date.now() - began }, 'stop still waiting on a step'),
@@ -33,6 +40,12 @@ export async function stopInOrder(steps: StopStep[], logger: Logger, slowMs = SL
       clearTimeout(slow)
       took[step.name] = Date.now() - began
     }
+  }
+  for (const stage of stages) {
+    const steps = Array.isArray(stage) ? stage : [stage as StopStep]
+    const outcomes = await Promise.allSettled(steps.map(timed))
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected')
+    if (failed) throw failed.reason
   }
   logger.info({ stepsMs: took }, 'stopped')
 }

@@ -61,10 +61,21 @@ export interface WorkflowOutboxDeps {
 export interface WorkflowOutbox {
   /** Records a start in the unit's transaction and dispatches it after commit. */
   enqueue(uow: UnitOfWork, request: WorkflowStartRequest): Promise<void>
-  /** Dispatches pending starts (all, or the given outbox ids); returns how many were started. */
-  dispatchPending(ids?: string[]): Promise<number>
-  /** Starts the periodic sweep; returns a function that stops it (after the starts still on their way). */
+  /**
+   * Dispatches pending starts (all, or the given outbox ids), one after the other until `stopping` is aborted;
+   * returns how many were started.
+   */
+  dispatchPending(ids?: string[], stopping?: AbortSignal): Promise<number>
+  /**
+   * Starts the periodic sweep; returns a function that stops it: a sweep in progress ends after the start in hand (the
+   * rows it leaves PENDING are the next sweep's, on any instance). It may run beside the HTTP drain.
+   */
   startSweeper(intervalMs: number): () => Promise<void>
+  /**
+   * Waits for this process's starts made after their requests' answers and records the starts made (DISPATCHED).
+   * For a stop, once no request is left to answer.
+   */
+  settle(): Promise<void>
   /**
    * Settles once this process's start of `workflowId` that left after the request's answer (a deferred one) has been
    * made or has failed; at once when there is none. Calls on a workflow (views, updates, signals) wait for it first,
@@ -264,19 +275,28 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
     })
   }
 
-  async function dispatchPending(ids?: string[]): Promise<number> {
+  async function dispatchPending(ids?: string[], stopping?: AbortSignal): Promise<number> {
     const rows = await db.workflowOutbox.findMany({
       where: { state: 'PENDING', ...(ids ? { id: { in: ids } } : {}) },
       orderBy: { createdAt: 'asc' },
       take: 100,
     })
-    return dispatchRows(rows, (id) => markDispatched([id]))
+    return dispatchRows(rows, (id) => markDispatched([id]), stopping)
   }
 
-  /** Starts the rows in turn, recording each outcome; stops at the first failure. Returns how many were started. */
-  async function dispatchRows(rows: PendingStart[], mark: (id: string) => unknown): Promise<number> {
+  /**
+   * Starts the rows in turn, recording each outcome; stops at the first failure, or once `stopping` is aborted (a
+   * sweep of 100 starts of up to 5 s each held a rolling restart's stop past its deadline). Returns how many were
+   * started.
+   */
+  async function dispatchRows(
+    rows: PendingStart[],
+    mark: (id: string) => unknown,
+    stopping?: AbortSignal
+  ): Promise<number> {
     let started = 0
     for (const row of rows) {
+      if (stopping?.aborted) break
       try {
         await startRow(temporal, row, mark)
         started++
@@ -298,20 +318,20 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
 
   function startSweeper(intervalMs: number): () => Promise<void> {
     // Ticks during a slow sweep (Temporal away, each start timing out) coalesce into one more sweep, not a queue.
-    const stop = startBackgroundLoop({
-      run: async () => {
-        await dispatchPending()
+    return startBackgroundLoop({
+      run: async (_sweep, stopping) => {
+        await dispatchPending(undefined, stopping)
       },
       intervalMs,
       runAtStart: false,
       onError: (error) => logger.error({ err: error }, 'outbox sweep failed'),
     })
-    return async () => {
-      await stop()
-      await afterAnswers.all()
-      await flushMarks()
-    }
   }
 
-  return { enqueue, dispatchPending, startSweeper, started: afterAnswers.started }
+  async function settle(): Promise<void> {
+    await afterAnswers.all()
+    await flushMarks()
+  }
+
+  return { enqueue, dispatchPending, startSweeper, settle, started: afterAnswers.started }
 }

@@ -131,4 +131,24 @@ describe('a background loop', () => {
     await after(30)
     expect(runs).toBe(finished)
   })
+
+  it('tells the run in progress that the loop is stopping, so a run of many items ends after the one in hand', async () => {
+    const done: number[] = []
+    let begun: () => void = () => {}
+    const inHand = new Promise<void>((resolve) => (begun = resolve))
+    const stop = startBackgroundLoop({
+      run: async (_sweep, stopping) => {
+        for (let item = 1; item <= 100 && !stopping.aborted; item++) {
+          if (item === 2) begun()
+          await new Promise((resolve) => setTimeout(resolve, 5))
+          done.push(item)
+        }
+      },
+      intervalMs: 3_600_000,
+      onError: () => {},
+    })
+    await inHand
+    await stop()
+    expect(done).toEqual([1, 2])
+  })
 })

@@ -33,6 +33,29 @@ describe('stopInOrder', () => {
     expect(took.slow).toBeGreaterThanOrEqual(100)
   })
 
+  it('Should stop the steps of a stage at once, each timed on its own, before the next stage', async () => {
+    const { lines, logger } = recordingLogger()
+    const order: string[] = []
+    const after = (ms: number, name: string) => () =>
+      new Promise<void>((resolve) => setTimeout(() => resolve(void order.push(name)), ms))
+    await stopInOrder(
+      [
+        [
+          { name: 'drain', stop: after(120, 'drain') },
+          { name: 'loop', stop: after(100, 'loop') },
+        ],
+        { name: 'last', stop: () => void order.push('last') },
+      ],
+      logger,
+      1000
+    )
+    // The shorter second step ends first: both ran at once, not in turn.
+    expect(order).toEqual(['loop', 'drain', 'last'])
+    const took = lines.find((l) => l.msg === 'stopped')?.fields.stepsMs as Record<string, number>
+    expect(took.loop).toBeGreaterThanOrEqual(90)
+    expect(took.drain).toBeGreaterThanOrEqual(110)
+  })
+
   it('Should stop at a step that fails, and reject with its error', async () => {
     const { logger } = recordingLogger()
     const order: string[] = []
