@@ -69,6 +69,11 @@ export interface UnitOfWork {
    * statement itself fails, the commit fails and the unit with it.
    */
   commitWith(statement: string, onSent: (sent: boolean) => void): void
+  /**
+   * The same for a request and its retries with the same Idempotency-Key and body (set by api/middleware/idempotency.ts);
+   * absent without a key. A call that a retry must not make twice is named with it: a Temporal update's id.
+   */
+  operationKey?: string
 }
 
 export interface UnitOfWorkOptions {

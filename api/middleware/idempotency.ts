@@ -98,6 +98,8 @@ export const idempotency = ({ clock, waitMs, onReplay, sealer }: IdempotencyOpti
     const body = new Uint8Array(await c.req.arrayBuffer())
     const requestHash = createHash('sha256').update(`${c.req.method} ${c.req.path}\n`).update(body).digest('hex')
     const now = clock()
+    // Names what this request asks of a peer (a workflow update), so that its retries ask the same thing once.
+    uow.operationKey = createHash('sha256').update(`${principal}\n${key}\n${requestHash}`).digest('hex').slice(0, 32)
 
     const claim = async (): Promise<string | undefined> => {
       try {

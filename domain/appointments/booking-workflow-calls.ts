@@ -40,7 +40,7 @@ import {
   type RescheduleRequest,
 } from '../../common/appointments/booking-contract.ts'
 import { createQueryAnswersByHistory } from '../workflow-runs/query-answers-by-history.ts'
-import { callWorkflow } from '../workflow-runs/workflow-calls.ts'
+import { callWorkflow, updateIdFor } from '../workflow-runs/workflow-calls.ts'
 
 export interface BookingWorkflowCallsDeps {
   temporal: Client
@@ -157,12 +157,29 @@ export function createBookingWorkflowCalls({
   }
 
   return {
-    /** Asks the lifecycle to accept a reschedule the API has checked; null when the workflow does not exist. */
-    reschedule: (appointmentId: string, request: RescheduleRequest) =>
-      ask(appointmentId, (h) => h.executeUpdate(rescheduleBookingUpdate, { args: [request] })),
-    cancel: (appointmentId: string) => ask(appointmentId, (h) => h.executeUpdate(cancelBookingUpdate)),
-    complete: (appointmentId: string) => ask(appointmentId, (h) => h.executeUpdate(completeBookingUpdate)),
-    noShow: (appointmentId: string) => ask(appointmentId, (h) => h.executeUpdate(noShowBookingUpdate)),
+    /**
+     * Asks the lifecycle to accept a reschedule the API has checked; null when the workflow does not exist.
+     * @param uow - the request's unit: its operation names the update, so that a retry is answered, not run again
+     */
+    reschedule: (uow: UnitOfWork, appointmentId: string, request: RescheduleRequest) =>
+      ask(appointmentId, (h) =>
+        h.executeUpdate(rescheduleBookingUpdate, {
+          args: [request],
+          updateId: updateIdFor(uow, rescheduleBookingUpdate),
+        })
+      ),
+    cancel: (uow: UnitOfWork, appointmentId: string) =>
+      ask(appointmentId, (h) =>
+        h.executeUpdate(cancelBookingUpdate, { updateId: updateIdFor(uow, cancelBookingUpdate) })
+      ),
+    complete: (uow: UnitOfWork, appointmentId: string) =>
+      ask(appointmentId, (h) =>
+        h.executeUpdate(completeBookingUpdate, { updateId: updateIdFor(uow, completeBookingUpdate) })
+      ),
+    noShow: (uow: UnitOfWork, appointmentId: string) =>
+      ask(appointmentId, (h) =>
+        h.executeUpdate(noShowBookingUpdate, { updateId: updateIdFor(uow, noShowBookingUpdate) })
+      ),
 
     /**
      * The lifecycle and follow-up as their workflows hold them now.

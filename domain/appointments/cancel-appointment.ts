@@ -35,7 +35,7 @@ export async function cancelLockedAppointment(
   let accepted = {}
   if (workflow) {
     const { id } = appointment
-    const asked = await askWorkflowThenRelock({ clock, notifier }, uow, id, 'cancel', () => workflow.cancel(id))
+    const asked = await askWorkflowThenRelock({ clock, notifier }, uow, id, 'cancel', () => workflow.cancel(uow, id))
     // As it is now: late or not by its current time and location.
     ;({ appointment } = asked)
     accepted = { workflow: asked.answer }

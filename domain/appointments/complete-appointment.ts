@@ -34,7 +34,9 @@ export async function completeAppointment(
   assertTransition({ status: appointment.status, action: 'complete', startsAt: appointment.startsAt, now })
   let accepted = {}
   if (workflow) {
-    const asked = await askWorkflowThenRelock({ clock, notifier }, uow, id, 'complete', () => workflow.complete(id))
+    const asked = await askWorkflowThenRelock({ clock, notifier }, uow, id, 'complete', () =>
+      workflow.complete(uow, id)
+    )
     ;({ appointment } = asked)
     accepted = { workflow: asked.answer }
   }

@@ -55,7 +55,7 @@ export async function markNoShow(
   assertTransition({ status: appointment.status, action: 'no_show', startsAt: appointment.startsAt, now })
   let accepted = {}
   if (workflow) {
-    const asked = await askWorkflowThenRelock({ clock, notifier }, uow, id, 'no_show', () => workflow.noShow(id))
+    const asked = await askWorkflowThenRelock({ clock, notifier }, uow, id, 'no_show', () => workflow.noShow(uow, id))
     ;({ appointment } = asked)
     accepted = { workflow: asked.answer }
   }

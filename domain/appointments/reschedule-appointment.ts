@@ -81,7 +81,7 @@ export async function rescheduleLockedAppointment(
       reminderOffsetsMinutes,
     }
     const asked = await askWorkflowThenRelock({ clock, notifier }, uow, appointment.id, 'reschedule', () =>
-      workflow.reschedule(appointment.id, request)
+      workflow.reschedule(uow, appointment.id, request)
     )
     accepted = { workflow: asked.answer }
     // As they are now: the slot may have been taken, or the appointment moved, during the call.

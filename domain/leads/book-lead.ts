@@ -4,6 +4,7 @@
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { bookLeadUpdate } from '../../common/leads/lead-qualification-contract.ts'
+import { updateIdFor } from '../workflow-runs/workflow-calls.ts'
 import { slotProblem } from '../appointments/book-appointment.ts'
 import { validationError, type FieldError } from '../errors.ts'
 import { askLeadWorkflowThenRelock, assertMove, type LeadDeps } from './lead-moves.ts'
@@ -48,7 +49,9 @@ export async function bookLead(
     now,
   })
   if (taken) throw taken
-  await askLeadWorkflowThenRelock(deps, uow, leadId, 'BOOKED', (workflow) => workflow.executeUpdate(bookLeadUpdate))
+  await askLeadWorkflowThenRelock(deps, uow, leadId, 'BOOKED', (workflow) =>
+    workflow.executeUpdate(bookLeadUpdate, { updateId: updateIdFor(uow, bookLeadUpdate) })
+  )
   const appointment = await deps.appointments.create(uow, {
     childId,
     providerId: slot.providerId,

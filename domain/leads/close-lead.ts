@@ -4,6 +4,7 @@
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { closeLeadUpdate } from '../../common/leads/lead-qualification-contract.ts'
+import { updateIdFor } from '../workflow-runs/workflow-calls.ts'
 import type { LeadCloseReason } from '../../common/leads/lead-state.ts'
 import { askLeadWorkflowThenRelock, assertMove, type LeadDeps } from './lead-moves.ts'
 import { lockLead, settleLeadNotifications } from './lead-store.ts'
@@ -22,7 +23,10 @@ export async function closeLead(
   const lead = await lockLead(uow, leadId)
   assertMove(lead.status, 'LOST')
   await askLeadWorkflowThenRelock(deps, uow, leadId, 'LOST', (workflow) =>
-    workflow.executeUpdate(closeLeadUpdate, { args: [{ reason: body.reason }] })
+    workflow.executeUpdate(closeLeadUpdate, {
+      args: [{ reason: body.reason }],
+      updateId: updateIdFor(uow, closeLeadUpdate),
+    })
   )
   const updated = await uow.tx.lead.update({
     where: { id: lead.id },

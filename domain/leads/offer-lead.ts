@@ -5,6 +5,7 @@
 import type { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { offerLeadUpdate } from '../../common/leads/lead-qualification-contract.ts'
+import { updateIdFor } from '../workflow-runs/workflow-calls.ts'
 import { validationError, type FieldError } from '../errors.ts'
 import { askLeadWorkflowThenRelock, assertMove, type LeadDeps } from './lead-moves.ts'
 import { lockLead, settleLeadNotifications } from './lead-store.ts'
@@ -61,7 +62,7 @@ export async function offerLead(
   })
   if (errors.length) throw validationError(errors)
   const { answer: accepted } = await askLeadWorkflowThenRelock(deps, uow, leadId, 'OFFERED', (workflow) =>
-    workflow.executeUpdate(offerLeadUpdate)
+    workflow.executeUpdate(offerLeadUpdate, { updateId: updateIdFor(uow, offerLeadUpdate) })
   )
   const updated = await uow.tx.lead.update({
     where: { id: lead.id },

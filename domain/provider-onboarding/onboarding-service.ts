@@ -19,7 +19,7 @@ import {
   type SubmittedDocument,
 } from '../../common/provider-onboarding/provider-onboarding-contract.ts'
 import { listCareNotifications, type NotificationListQuery } from '../care-notifications/care-notifications.ts'
-import { callWorkflow } from '../workflow-runs/workflow-calls.ts'
+import { callWorkflow, updateIdFor } from '../workflow-runs/workflow-calls.ts'
 import { notFound } from '../errors.ts'
 import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 import {
@@ -104,21 +104,35 @@ export async function askOnboardingStep(
   // Locks the row: concurrent requests for one provider's onboarding go one after the other.
   const { row, licenceVerified } = await checkStepRequest(uow, providerId, ops[0]!, expected, now)
   const handle = deps.temporal.workflow.getHandle(providerOnboardingWorkflowId(uow.tenantId, providerId, row.attempt))
+  // A retry with the request's Idempotency-Key is answered with the update the workflow already ran (updateIdFor).
+  const named = (update: { name: string }) => ({ updateId: updateIdFor(uow, update) })
   const accepted = await uow.release(() =>
     callWorkflow(deps.temporal, 'onboarding', () => {
       switch (request.action) {
         case 'confirmProfile':
-          return handle.executeUpdate(confirmProfileUpdate)
+          return handle.executeUpdate(confirmProfileUpdate, named(confirmProfileUpdate))
         case 'submitDocuments':
-          return handle.executeUpdate(submitDocumentsUpdate, { args: [request.documents, licenceVerified] })
+          return handle.executeUpdate(submitDocumentsUpdate, {
+            args: [request.documents, licenceVerified],
+            ...named(submitDocumentsUpdate),
+          })
         case 'retryLicenceVerification':
-          return handle.executeUpdate(retryLicenceVerificationUpdate, { args: [licenceVerified] })
+          return handle.executeUpdate(retryLicenceVerificationUpdate, {
+            args: [licenceVerified],
+            ...named(retryLicenceVerificationUpdate),
+          })
         case 'recordBackgroundCheck':
-          return handle.executeUpdate(recordBackgroundCheckUpdate, { args: [request.result] })
+          return handle.executeUpdate(recordBackgroundCheckUpdate, {
+            args: [request.result],
+            ...named(recordBackgroundCheckUpdate),
+          })
         case 'approve':
-          return handle.executeUpdate(approveOnboardingUpdate)
+          return handle.executeUpdate(approveOnboardingUpdate, named(approveOnboardingUpdate))
         case 'reject':
-          return handle.executeUpdate(rejectOnboardingUpdate, { args: [{ reason: request.reason }] })
+          return handle.executeUpdate(rejectOnboardingUpdate, {
+            args: [{ reason: request.reason }],
+            ...named(rejectOnboardingUpdate),
+          })
       }
     })
   )

@@ -15,6 +15,7 @@ import {
 } from '@temporalio/client'
 import { ApplicationFailure } from '@temporalio/common'
 import { rethrowIfTransactionHeld } from '../../infra/network-guard.ts'
+import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import {
   AppError,
   conflict,
@@ -72,6 +73,16 @@ export async function askWhileRefused<T>(
     }
   }
 }
+
+/**
+ * The id of an update asked for a request: named after the request's operation (UnitOfWork.operationKey) when it has
+ * an Idempotency-Key, so that Temporal answers a retry with the outcome of the update it already ran instead of running
+ * it again. A 503 can hide an update the workflow accepted (its answer lost or late on the way back): the retry with
+ * the key was refused by the state that update left ("CANCELLED is final") until the workflow's check a minute later
+ * undid it. Without a key, a random id as before.
+ */
+export const updateIdFor = (uow: Pick<UnitOfWork, 'operationKey'>, update: { name: string }): string | undefined =>
+  uow.operationKey === undefined ? undefined : `${update.name}-${uow.operationKey}`
 
 /**
  * Longest the API waits for a workflow by default. Shorter than the request's transaction (15 s, infra/unit-of-work.ts),

@@ -2,10 +2,11 @@
  * The booking lifecycle when Temporal is unreachable from the API: a lifecycle step the workflow must accept answers
  * 503 `dependency_unavailable` and changes nothing (no status, no event); once Temporal is back the same request
  * succeeds with the workflow's answer. Such a request commits its idempotency claim before it calls Temporal: the 503
- * releases the key, and a duplicate waits for the first and replays its answer.
+ * releases the key, and a duplicate waits for the first and replays its answer. A 503 whose update the workflow had in
+ * fact accepted (the answer lost on its way back) is answered on the retry with the same key by that update's outcome.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { bookingWorkflowId } from '../../common/appointments/booking-contract.ts'
+import { bookingViewQuery, bookingWorkflowId } from '../../common/appointments/booking-contract.ts'
 import { bookAppointment } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
@@ -75,6 +76,43 @@ describe('Temporal unreachable from the API', () => {
     expect(replay.status).toBe(200)
     expect(replay.headers.get('idempotent-replayed')).toBe('true')
   }, 180_000)
+})
+
+describe('an update the workflow accepted whose answer the API never got', () => {
+  it('answers the retry with the same Idempotency-Key with the accepted update, not "CANCELLED is final"', async () => {
+    const { id } = await bookAppointment(platform.http, token)
+    const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(id))
+    await eventually(async () => ((await handle.describe()).status.name === 'RUNNING' ? true : undefined), 60_000)
+    const cancel = () =>
+      platform.http.post(`/v1/appointments/${id}/cancel`, {
+        token,
+        headers: { 'Idempotency-Key': `lost-${id}` },
+        body: { reason: 'FAMILY_REQUEST' },
+      })
+
+    // The update reaches the workflow, which accepts it; its answer is dropped, then the connection breaks.
+    proxy.muteReplies()
+    const lost = cancel()
+    await eventually(
+      async () => ((await handle.query(bookingViewQuery)).state === 'CANCELLED' ? true : undefined),
+      30_000
+    )
+    proxy.cut()
+    const refused = await lost
+    expect(refused.status, JSON.stringify(refused.body)).toBe(503)
+    expect((await platform.api.deps.db.appointment.findUniqueOrThrow({ where: { id } })).status).toBe('CONFIRMED')
+
+    proxy.restore()
+    const accepted = await eventually(async () => {
+      const response = await cancel()
+      return response.status === 503 ? undefined : response
+    }, 30_000)
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200)
+    expect(accepted.body).toMatchObject({ status: 'CANCELLED', workflow: { state: 'CANCELLED' } })
+    const events = await platform.api.deps.db.event.findMany({ where: { type: 'booking.cancelled' } })
+    expect(events.filter((e) => (e.data as { bookingId: string }).bookingId === id)).toHaveLength(1)
+    expect(await handle.result()).toEqual({ appointmentId: id, state: 'CANCELLED' })
+  }, 120_000)
 })
 
 describe('a duplicate of a request that calls Temporal', () => {

@@ -1,7 +1,8 @@
 /**
  * @module A loopback TCP proxy the tests can cut and restore, to make a real server "briefly unavailable" to one
  * client without touching the server itself. While cut, new connections are refused at once and open ones dropped;
- * while held, what the client sends waits in the proxy (a slow network), and goes on in order once released.
+ * while held, what the client sends waits in the proxy (a slow network), and goes on in order once released; while
+ * muted, what the server answers is dropped (a reply lost on its way back, after the server acted on the request).
  */
 import net from 'node:net'
 
@@ -9,8 +10,10 @@ export interface TcpProxy {
   address: string
   /** Drops open connections and refuses new ones. */
   cut(): void
-  /** Forwards connections again. */
+  /** Forwards connections again (and answers: ends `muteReplies`). */
   restore(): void
+  /** Drops what the server sends back, in open and new connections alike, until `restore`. */
+  muteReplies(): void
   /** Keeps what clients send from reaching the server until `release`, in open and new connections alike. */
   hold(): void
   /** Sends what was held, in order, and forwards again. */
@@ -23,6 +26,7 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
   const [host, port] = [target.slice(0, target.lastIndexOf(':')), Number(target.slice(target.lastIndexOf(':') + 1))]
   let open = true
   let held: Array<() => void> | undefined
+  let muted = false
   const sockets = new Set<net.Socket>()
   const server = net.createServer((client) => {
     if (!open) return client.destroy()
@@ -36,7 +40,10 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
       if (held) held.push(() => upstream.write(chunk))
       else upstream.write(chunk)
     })
-    upstream.pipe(client)
+    upstream.on('data', (chunk: Buffer) => {
+      if (!muted) client.write(chunk)
+    })
+    upstream.on('end', () => client.end())
     client.on('close', () => upstream.destroy())
     upstream.on('close', () => client.destroy())
   })
@@ -50,6 +57,10 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
     },
     restore() {
       open = true
+      muted = false
+    },
+    muteReplies() {
+      muted = true
     },
     hold() {
       held ??= []
