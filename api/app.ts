@@ -30,6 +30,7 @@ import { noStore, secureHeaders } from './middleware/secure-headers.ts'
 import { handlerSavepoint, unitOfWork } from './middleware/unit-of-work.ts'
 import { validationHook } from './openapi/validation-hook.ts'
 import { apiKeyRoutes } from './routes/api-keys/index.ts'
+import { credentialRoutes } from './routes/credentials/index.ts'
 import { userRoutes } from './routes/users/index.ts'
 import { appointmentRoutes } from './routes/appointments/index.ts'
 import { appointmentSeriesRoutes } from './routes/appointment-series/index.ts'
@@ -172,6 +173,7 @@ export function createApp(deps: AppDeps) {
     appointmentRoutes(deps),
     appointmentSeriesRoutes(deps),
     apiKeyRoutes(deps),
+    credentialRoutes(deps),
     userRoutes(deps),
     v0Routes(deps),
     auditEventRoutes(),

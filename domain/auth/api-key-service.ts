@@ -4,6 +4,7 @@
  * cannot mint a key that could do more than the caller itself.
  */
 import type { Clock } from '../../infra/clock.ts'
+import { Prisma } from '../../generated/prisma/client.ts'
 import type { Db } from '../../infra/db.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { forbidden, notFound, validationError } from '../errors.ts'
@@ -172,10 +173,41 @@ function rootGrants(root: GrantLink, permissions: readonly KeyPermission[]): boo
  * Runs as the login role: the key is what tells us the tenant.
  */
 export async function authenticateApiKey(db: Db, secret: string, now: Date): Promise<ApiKeyPrincipal | undefined> {
-  const chain = await db.$queryRaw<GrantLink[]>`
+  const chain = await grantChain(db, Prisma.sql`secret_hash = ${hashSecret(secret)}`)
+  const key = chain[0]
+  if (!key || !chainGrants(chain, now)) return undefined
+  return {
+    kind: 'api_key',
+    tenantId: key.tenant_id,
+    keyId: key.id,
+    actorId: key.id,
+    permissions: key.permissions,
+    expiresAt: key.expires_at,
+  }
+}
+
+/** Whether a key works now: none of its chain revoked or expired, and its root grantor still grants it. */
+function chainGrants(chain: GrantLink[], now: Date): boolean {
+  const key = chain[0]
+  if (!key) return false
+  if (chain.some((link) => link.revoked_at || (link.expires_at && link.expires_at <= now))) return false
+  return rootGrants(chain[chain.length - 1]!, key.permissions)
+}
+
+/**
+ * Whether the tenant's key `id` works now, by the check its every use makes (GET /v1/credentials).
+ * @param db - the unit's transaction or the login role's client
+ */
+export async function apiKeyWorks(db: Pick<Db, '$queryRaw'>, tenantId: string, id: string, now: Date) {
+  return chainGrants(await grantChain(db, Prisma.sql`id = ${id} AND tenant_id = ${tenantId}`), now)
+}
+
+/** The key that `where` finds and the keys that made it, each with its root grantor's state (see GrantLink). */
+function grantChain(db: Pick<Db, '$queryRaw'>, where: Prisma.Sql): Promise<GrantLink[]> {
+  return db.$queryRaw<GrantLink[]>`
     WITH RECURSIVE chain AS (
       SELECT id, tenant_id, permissions, created_by, revoked_at, expires_at, 0 AS depth
-      FROM api_keys WHERE secret_hash = ${hashSecret(secret)}
+      FROM api_keys WHERE ${where}
       UNION ALL
       SELECT k.id, k.tenant_id, k.permissions, k.created_by, k.revoked_at, k.expires_at, c.depth + 1
       FROM chain c JOIN api_keys k ON k.id = c.created_by AND k.tenant_id = c.tenant_id
@@ -187,16 +219,4 @@ export async function authenticateApiKey(db: Db, secret: string, now: Date): Pro
     LEFT JOIN api_clients cl ON cl.id = c.created_by AND cl.tenant_id = c.tenant_id
     LEFT JOIN platform_users u ON u.id = c.created_by AND u.tenant_id = c.tenant_id
     ORDER BY c.depth`
-  const key = chain[0]
-  if (!key) return undefined
-  if (chain.some((link) => link.revoked_at || (link.expires_at && link.expires_at <= now))) return undefined
-  if (!rootGrants(chain[chain.length - 1]!, key.permissions)) return undefined
-  return {
-    kind: 'api_key',
-    tenantId: key.tenant_id,
-    keyId: key.id,
-    actorId: key.id,
-    permissions: key.permissions,
-    expiresAt: key.expires_at,
-  }
 }

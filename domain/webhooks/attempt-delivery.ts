@@ -6,7 +6,7 @@
  */
 import { toEnvelope } from '../events/event-envelope.ts'
 import { attemptOutcome } from './attempt-outcome.ts'
-import { signingMaterial } from './deliver-once.ts'
+import { endedReason, signingMaterial } from './deliver-once.ts'
 import type { QueuedDelivery } from './delivery-queue.ts'
 import type { AttemptRecord } from './endpoint-health.ts'
 import type { WebhookPoster } from './post-webhook.ts'
@@ -54,7 +54,7 @@ export async function attemptDelivery(
   delivery: QueuedDelivery,
   body = JSON.stringify(toEnvelope(delivery.event))
 ): Promise<AttemptRecord> {
-  if (!delivery.endpoint.enabled) return endedWithoutAttempt(delivery, deps.now(), 'endpoint disabled')
+  if (!delivery.endpoint.enabled) return endedWithoutAttempt(delivery, deps.now(), endedReason(delivery.endpoint))
   const attemptedAt = deps.now()
   // The window runs from the first attempt actually made, not from when the event was recorded.
   const firstAttemptAt = delivery.firstAttemptAt ?? attemptedAt

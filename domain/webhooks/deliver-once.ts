@@ -7,6 +7,8 @@
  */
 import type { Db } from '../../infra/db.ts'
 import { isUniqueViolation } from '../../infra/db.ts'
+import { Prisma } from '../../generated/prisma/client.ts'
+import { grantHoldsSql } from '../auth/credential-grants.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
 import { toEnvelope } from '../events/event-envelope.ts'
 import { newId } from '../ids.ts'
@@ -65,13 +67,21 @@ export interface LoadedDelivery {
     previousSecretExpiresAt: Date | null
     signingKey: string | null
     previousSigningKey: string | null
+    /** Enabled, and its grantor still grants it (credential-grants.ts). */
     enabled: boolean
+    /** Not enabled because its grantor no longer grants it (revoked, disabled, demoted or expired). */
+    grantLapsed: boolean
     failingSince: Date | null
   }
 }
 
 /** One round trip for everything an attempt reads (in the tenant's unit of work: row-level security applies). */
-async function loadDelivery(db: Db, tenantId: string, deliveryId: string): Promise<LoadedDelivery | undefined> {
+async function loadDelivery(
+  db: Db,
+  tenantId: string,
+  deliveryId: string,
+  now: Date
+): Promise<LoadedDelivery | undefined> {
   const rows = await runInUnitOfWork(
     db,
     tenantId,
@@ -81,7 +91,8 @@ async function loadDelivery(db: Db, tenantId: string, deliveryId: string): Promi
         (SELECT a.attempted_at FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id AND a.number = 1) AS first_attempt_at,
         e.id AS event_id, e.type AS event_type, e.created_at AS event_created_at, e.data AS event_data,
         w.url, w.signing_scheme::text AS signing_scheme, w.secret, w.previous_secret, w.previous_secret_expires_at,
-        w.signing_key, w.previous_signing_key, w.enabled, w.failing_since
+        w.signing_key, w.previous_signing_key, w.enabled, w.failing_since,
+        ${grantHoldsSql(Prisma.sql`w.tenant_id`, Prisma.sql`w.created_by`, now, 'webhooks')} AS granted
       FROM webhook_deliveries d
       JOIN events e ON e.id = d.event_id
       JOIN webhook_endpoints w ON w.id = d.endpoint_id
@@ -101,6 +112,12 @@ async function loadDelivery(db: Db, tenantId: string, deliveryId: string): Promi
   }
 }
 
+/** Why a delivery ends without an attempt: its endpoint is disabled, or its grantor no longer grants it. */
+export const endedReason = (endpoint: Pick<LoadedDelivery['endpoint'], 'grantLapsed'>) =>
+  endpoint.grantLapsed
+    ? 'endpoint grant lapsed: its grantor was revoked, disabled or lost the webhooks scope'
+    : 'endpoint disabled'
+
 /** The event an attempt sends, from a row with `event_id`, `event_type`, `event_created_at` and `event_data`. */
 export const eventOfRow = (row: Record<string, unknown>): LoadedDelivery['event'] => ({
   id: row.event_id as string,
@@ -118,7 +135,9 @@ export const endpointOfRow = (row: Record<string, unknown>): LoadedDelivery['end
   previousSecretExpiresAt: row.previous_secret_expires_at as Date | null,
   signingKey: row.signing_key as string | null,
   previousSigningKey: row.previous_signing_key as string | null,
-  enabled: row.enabled as boolean,
+  // A row read without the grant (`granted` absent) is as enabled as its flag says.
+  enabled: (row.enabled as boolean) && row.granted !== false,
+  grantLapsed: (row.enabled as boolean) && row.granted === false,
   failingSince: row.failing_since as Date | null,
 })
 
@@ -154,7 +173,7 @@ function fromRecord(delivery: LoadedDelivery, now: number): DeliverOnceResult {
 export async function deliverOnce(deps: DeliverOnceDeps, input: DeliverOnceInput): Promise<DeliverOnceResult> {
   const { db, poster } = deps
   const clock = deps.now ?? systemClock
-  const loaded = await loadDelivery(db, input.tenantId, input.deliveryId)
+  const loaded = await loadDelivery(db, input.tenantId, input.deliveryId, clock())
   // Deleted with its endpoint (or event): there is nobody left to deliver to.
   if (!loaded) return { outcome: 'ABANDONED' }
   if (loaded.status !== 'PENDING' || loaded.attemptCount >= input.attempt) return fromRecord(loaded, clock().getTime())
@@ -163,7 +182,7 @@ export async function deliverOnce(deps: DeliverOnceDeps, input: DeliverOnceInput
     await runInUnitOfWork(db, input.tenantId, ({ tx }) =>
       tx.webhookDelivery.updateMany({
         where: { id: loaded.id, status: 'PENDING' },
-        data: { status: 'FAILED', completedAt: clock(), nextAttemptAt: null, lastError: 'endpoint disabled' },
+        data: { status: 'FAILED', completedAt: clock(), nextAttemptAt: null, lastError: endedReason(loaded.endpoint) },
       })
     )
     return { outcome: 'FAILED' }
@@ -203,7 +222,7 @@ export async function deliverOnce(deps: DeliverOnceDeps, input: DeliverOnceInput
   } catch (error) {
     if (!isUniqueViolation(error)) throw error
     // Another execution of this very attempt recorded it first; its record decides.
-    const current = await loadDelivery(db, input.tenantId, input.deliveryId)
+    const current = await loadDelivery(db, input.tenantId, input.deliveryId, clock())
     return current ? fromRecord(current, clock().getTime()) : { outcome: 'ABANDONED' }
   }
 }

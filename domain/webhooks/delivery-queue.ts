@@ -11,6 +11,7 @@ import type { Db, Queryable } from '../../infra/db.ts'
 import { newId, sqlNewId } from '../ids.ts'
 import { endpointOfRow, eventOfRow, type LoadedDelivery } from './deliver-once.ts'
 import { endpointHealth, type AttemptRecord, type EndpointChange } from './endpoint-health.ts'
+import { grantHoldsSql } from '../auth/credential-grants.ts'
 import { subscribesSql } from './subscriptions.ts'
 
 /** Events fanned out per transaction. */
@@ -53,7 +54,9 @@ export async function fanOutEvents(db: Db, now: Date): Promise<number> {
         WHERE fanned_out_at IS NULL ORDER BY created_at LIMIT ${FAN_OUT_BATCH} FOR UPDATE SKIP LOCKED),
       endpoints AS (
         SELECT id, tenant_id, event_types, circuit_opened_at IS NOT NULL AS open FROM webhook_endpoints
-        WHERE enabled AND tenant_id IN (SELECT tenant_id FROM claimed)),
+        WHERE enabled AND tenant_id IN (SELECT tenant_id FROM claimed)
+          -- An endpoint whose grantor no longer grants it gets no delivery (credential-grants.ts).
+          AND ${grantHoldsSql(Prisma.sql`tenant_id`, Prisma.sql`created_by`, now, 'webhooks')}),
       relocked AS (
         SELECT id, circuit_opened_at IS NOT NULL AS open, enabled FROM webhook_endpoints
         WHERE id IN (SELECT id FROM endpoints WHERE open) FOR SHARE),
@@ -172,7 +175,7 @@ export async function claimDue(db: Db, options: ClaimOptions): Promise<QueuedDel
       -- In turns: every tenant's first row before any tenant's second.
       WHERE turn <= share ORDER BY turn, next_attempt_at LIMIT ${limit}::int
     )
-    ${leaseAndLoad(leaseUntil)}`
+    ${leaseAndLoad(leaseUntil, now)}`
   return rows.map(toQueuedDelivery)
 }
 
@@ -193,19 +196,21 @@ export async function claimOldestHeld(
       WHERE endpoint_id = ${endpointId} AND status = 'PENDING' AND workflow_started_at IS NULL
         AND (dispatch_lease_until IS NULL OR dispatch_lease_until < ${now})
       ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
-    ${leaseAndLoad(leaseUntil)}`
+    ${leaseAndLoad(leaseUntil, now)}`
   return rows[0] ? toQueuedDelivery(rows[0]) : undefined
 }
 
 /** The end of a claim: lease the `picked` rows and return what an attempt needs of them (see toQueuedDelivery). */
-const leaseAndLoad = (leaseUntil: Date) => Prisma.sql`
+const leaseAndLoad = (leaseUntil: Date, now: Date) => Prisma.sql`
     UPDATE webhook_deliveries d SET dispatch_lease_until = ${leaseUntil}
     FROM picked, events e, webhook_endpoints w
     WHERE d.id = picked.id AND e.id = d.event_id AND w.id = d.endpoint_id
     RETURNING d.id, d.tenant_id, d.endpoint_id, d.kind::text AS kind, d.attempt_count, d.first_attempt_at,
       e.id AS event_id, e.type AS event_type, e.created_at AS event_created_at, e.data AS event_data,
       w.url, w.signing_scheme::text AS signing_scheme, w.secret, w.previous_secret, w.previous_secret_expires_at,
-      w.signing_key, w.previous_signing_key, w.enabled, w.failing_since`
+      w.signing_key, w.previous_signing_key, w.enabled, w.failing_since,
+      -- Claimed before its grantor was revoked: ended like a disabled endpoint's (credential-grants.ts).
+      ${grantHoldsSql(Prisma.sql`w.tenant_id`, Prisma.sql`w.created_by`, now, 'webhooks')} AS granted`
 
 function toQueuedDelivery(row: Record<string, unknown>): QueuedDelivery {
   return {

@@ -39,13 +39,16 @@ const scheme = (value: 'v1' | 'v2') => (value === 'v2' ? 'V2' : 'V1')
 
 /**
  * Creates an endpoint with a new secret (and an Ed25519 key when asymmetric signing is asked for).
+ * @param grantor - the caller (its `actorId`): the endpoint receives events while the caller grants it `webhooks`
+ *   (domain/auth/credential-grants.ts)
  * @throws AppError `validation_error` (the URL's rules among them), `conflict` beyond the per-tenant limit
  */
 export async function createEndpoint(
   uow: UnitOfWork,
   input: EndpointFieldsInput,
   rules: EndpointUrlRules,
-  secrets: SecretBox
+  secrets: SecretBox,
+  grantor: string
 ): Promise<EndpointWithSecret> {
   const fields = patchResource(EndpointFieldsSchema, {}, input as JsonObject)
   // Vetting resolves the host (DNS, a network call): holding no transaction.
@@ -66,6 +69,7 @@ export async function createEndpoint(
       secret: secrets.seal(secret),
       signingKey: fields.asymmetricSigning ? secrets.seal(newSigningKey()) : null,
       enabled: fields.enabled,
+      createdBy: grantor,
       disabledReason: fields.enabled ? null : 'MANUAL',
       disabledAt: fields.enabled ? null : new Date(),
     },
@@ -116,7 +120,8 @@ const writableFields = (endpoint: EndpointRow): JsonObject =>
 
 /**
  * Applies a JSON merge patch. Re-enabling clears the disabled reason and the failure clock; a changed URL is vetted
- * again; turning asymmetric signing on makes a key, off drops it.
+ * again; turning asymmetric signing on makes a key, off drops it. A patch that says `enabled: true` makes the caller
+ * the endpoint's grantor: how an administrator takes over the endpoint of an integration or a person who has left.
  * @throws AppError `not_found`, `validation_error`
  */
 export async function updateEndpoint(
@@ -124,7 +129,8 @@ export async function updateEndpoint(
   id: string,
   patch: JsonObject,
   rules: EndpointUrlRules,
-  secrets: SecretBox
+  secrets: SecretBox,
+  grantor: string
 ): Promise<EndpointRow> {
   const current = await getEndpoint(uow, id)
   const fields = patchResource(EndpointFieldsSchema, writableFields(current), patch)
@@ -145,6 +151,7 @@ export async function updateEndpoint(
       signingKey: keepKey ? current.signingKey : fields.asymmetricSigning ? secrets.seal(newSigningKey()) : null,
       previousSigningKey: keepKey ? current.previousSigningKey : null,
       enabled: fields.enabled,
+      ...(patch.enabled === true ? { createdBy: grantor } : {}),
       ...(enabling ? { disabledReason: null, disabledAt: null, failingSince: null } : {}),
       ...(disabling ? { disabledReason: 'MANUAL', disabledAt: new Date() } : {}),
       ...(resetBreaker ? { consecutiveFailures: 0, circuitOpenedAt: null } : {}),

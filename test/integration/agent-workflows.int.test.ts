@@ -7,7 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { agentScheduleId, eventRunWorkflowId } from '../../common/agents/agent-run-contract.ts'
 import { searchAttributeKeys } from '../../common/search-attributes-contract.ts'
+import { provisionClient } from '../../domain/tenants/provision-client.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
+import { cli as runInProcess } from '../support/operator-cli.ts'
 import { settled, textFile, upload } from '../support/knowledge-http.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { replies, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
@@ -370,6 +372,43 @@ describe('guard rails', () => {
     expect(steps[3]).toMatchObject({ name: 'first-session', status: 'REFUSED', output: { code: 'tool_not_allowed' } })
     expect(steps[3].reason).toContain('bookings')
     expect(steps[4]).toMatchObject({ name: 'tell-staff', status: 'SUCCEEDED' })
+  })
+})
+
+describe('a workflow and its grantor', () => {
+  it('skips a run once the client that configured the workflow is revoked, and runs for whoever takes it over', async () => {
+    const db = platform.api.deps.db
+    const { name } = await db.tenant.findUniqueOrThrow({ where: { id: tenantId } })
+    const integration = await provisionClient(db, { tenantName: name, scopes: SCOPES })
+    const integrationToken = await platform.token(integration)
+    const assistantId = await newAssistant(['child_records'])
+    const workflowId = await created(
+      '/v1/agent-workflows',
+      {
+        name: 'Integration task',
+        trigger: { type: 'event', eventTypes: ['child.registered'] },
+        agent: { assistantId, instructions: 'Tell staff.', tools: [] },
+        actions: [{ type: 'create_staff_task', title: 'Welcome the family' }],
+      },
+      integrationToken
+    )
+    const revoked = await runInProcess(
+      { DATABASE_URL: platform.config.DATABASE_URL },
+      ...['clients', 'revoke', '--tenant', tenantId, '--client', integration.client_id]
+    )
+    expect(revoked.code, revoked.stderr).toBe(0)
+    await registerChild()
+    const [run] = await finishedRuns(workflowId)
+    expect(run.status).toBe('FAILED')
+    const steps = (await get(`/v1/agent-runs/${run.id}`)).body.steps
+    expect(steps[0]).toMatchObject({ name: 'grant', status: 'SKIPPED' })
+    expect(steps[0].reason).toContain(integration.client_id)
+
+    // The centre's own client takes it over by updating it: the next run acts.
+    expect((await patch(`/v1/agent-workflows/${workflowId}`, { description: 'Ours now' })).status).toBe(200)
+    await registerChild()
+    const runs = await finishedRuns(workflowId, 2)
+    expect(runs.map((r: { status: string }) => r.status).sort()).toEqual(['FAILED', 'SUCCEEDED'])
   })
 })
 

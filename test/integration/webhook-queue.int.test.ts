@@ -278,7 +278,7 @@ describe('held deliveries', () => {
     await pumpOnce(deps)
     expect(await nextTimes(id)).toEqual(Array.from({ length: 3 }, () => ['PENDING', null]))
     await runInUnitOfWork(db, tenantId, (uow) =>
-      updateEndpoint(uow, id, { enabled: false }, { ...settings, vetAddress: addressRefusal }, secrets)
+      updateEndpoint(uow, id, { enabled: false }, { ...settings, vetAddress: addressRefusal }, secrets, 'operator')
     )
     // The API's clock made them due: the pump's catches up with it.
     clock = new Date(Date.now() + 1000)

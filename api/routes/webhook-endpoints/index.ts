@@ -39,7 +39,13 @@ export function webhookEndpointRoutes({
   const toEndpoint = endpointView(secrets)
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(createEndpointRoute, async (c) => {
-      const { endpoint, secret } = await createEndpoint(c.var.uow, c.req.valid('json'), rules, secrets)
+      const { endpoint, secret } = await createEndpoint(
+        c.var.uow,
+        c.req.valid('json'),
+        rules,
+        secrets,
+        c.var.principal.actorId
+      )
       c.header('Location', `/v1/webhook-endpoints/${endpoint.id}`)
       // The answer carries the signing secret: its idempotency record is sealed, or not kept (replay answers 409).
       c.set('sealStoredResponse', true)
@@ -54,7 +60,16 @@ export function webhookEndpointRoutes({
     )
     .openapi(updateEndpointRoute, async (c) =>
       c.json(
-        toEndpoint(await updateEndpoint(c.var.uow, c.req.valid('param').id, c.req.valid('json'), rules, secrets)),
+        toEndpoint(
+          await updateEndpoint(
+            c.var.uow,
+            c.req.valid('param').id,
+            c.req.valid('json'),
+            rules,
+            secrets,
+            c.var.principal.actorId
+          )
+        ),
         200
       )
     )

@@ -58,6 +58,16 @@ export const WebhookEndpoint = z
     previousSecretExpiresAt: UtcDateTime.nullable().openapi({
       description: 'After a rotation: until when the previous secret still signs (beside the new one)',
     }),
+    grantedBy: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          'Who made the endpoint, or last set `enabled: true` on it: an OAuth client, a user or an API key id, or ' +
+          '`operator`. It receives events only while that grantor still grants it the `webhooks` scope (not revoked, ' +
+          'disabled, demoted or expired); a PATCH with `enabled: true` makes the caller its grantor. Null on ' +
+          'endpoints made before grantors were kept. GET /v1/credentials lists what each grantor granted.',
+      }),
     createdAt: UtcDateTime,
     updatedAt: UtcDateTime,
   })

@@ -37,6 +37,7 @@ export function endpointView(secrets: SecretBox) {
       e.previousSecretExpiresAt !== null && e.previousSecretExpiresAt > new Date()
         ? e.previousSecretExpiresAt.toISOString()
         : null,
+    grantedBy: e.createdBy,
     createdAt: e.createdAt.toISOString(),
     updatedAt: e.updatedAt.toISOString(),
   })

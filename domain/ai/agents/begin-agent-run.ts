@@ -5,12 +5,28 @@
  * the reason, the run FAILED.
  */
 import type { AgentRunInput } from '../../../common/agents/agent-run-contract.ts'
-import { runInUnitOfWork } from '../../../infra/unit-of-work.ts'
+import { Prisma } from '../../../generated/prisma/client.ts'
+import { runInUnitOfWork, type UnitOfWork } from '../../../infra/unit-of-work.ts'
+import { grantHoldsSql } from '../../auth/credential-grants.ts'
 import { newId } from '../../ids.ts'
 import type { AgentAction } from './action-catalogue.ts'
 import { clockOf, findPlan, type AgentRunnerDeps, type BegunRun } from './agent-run-plan.ts'
 import { FIRST_ACTION_POSITION, PLAN_POSITION, recordStep } from './agent-run-store.ts'
 import { RUN_QUOTA_STEP, scheduledRunBeyondQuota } from './agent-quotas.ts'
+
+/**
+ * Why a run may not act on its workflow's grant: the client, user or key that configured the workflow no longer grants
+ * it `agents` (revoked, disabled, demoted or expired: domain/auth/credential-grants.ts); undefined while it does.
+ */
+async function grantLapsed(uow: UnitOfWork, grantor: string, now: Date): Promise<string | undefined> {
+  const [row] = await uow.query<{ holds: boolean }>(
+    Prisma.sql`SELECT ${grantHoldsSql(Prisma.sql`${uow.tenantId}::text`, Prisma.sql`${grantor}::text`, now, 'agents')} AS holds`
+  )
+  return row?.holds
+    ? undefined
+    : `The agent workflow's grantor (${grantor}) no longer grants it: revoked, disabled, or without the agents ` +
+        'scope. Someone who holds it can take the workflow over by updating it.'
+}
 
 /** Finds (event) or creates (schedule) the run row, freezes the plan, marks the run RUNNING. */
 export async function beginAgentRun(
@@ -46,16 +62,17 @@ export async function beginAgentRun(
       // A scheduled run is started by its Temporal schedule, not by the dispatcher that keeps event runs to the quota.
       const beyondQuota =
         row && !input.runId ? await scheduledRunBeyondQuota(uow, run.id, deps.runsPerTenantPerHour) : undefined
-      if (!row || row.deletedAt || !row.enabled || beyondQuota) {
+      const lapsed = row ? await grantLapsed(uow, row.createdBy, now()) : undefined
+      if (!row || row.deletedAt || !row.enabled || beyondQuota || lapsed) {
         const reason =
           !row || row.deletedAt
             ? 'The agent workflow was deleted before the run began.'
             : !row.enabled
               ? 'The agent workflow is disabled.'
-              : beyondQuota!
+              : (lapsed ?? beyondQuota!)
         await recordStep(uow, run.id, PLAN_POSITION, {
           kind: 'PLAN',
-          name: reason === beyondQuota ? RUN_QUOTA_STEP : 'configuration',
+          name: reason === beyondQuota ? RUN_QUOTA_STEP : reason === lapsed ? 'grant' : 'configuration',
           status: 'SKIPPED',
           output: {},
           reason,
