@@ -56,8 +56,12 @@ export function createSettlementActivities({
       settlementId,
       providerId,
     }: SettlementWorkflowInput & { providerId: string }) {
-      // With a payout processor, the payout waits in transit until its transfer is paid (domain/payouts).
-      const options = { payoutsInTransit: payouts !== undefined }
+      // With a payout processor, the payout waits in transit until its transfer is paid (domain/payouts), and is only
+      // what the processor can transfer (the rest is carried to the next settlement).
+      const options = {
+        payoutsInTransit: payouts !== undefined,
+        payoutUnit: payouts ? (currency: string) => payouts.transferUnit(currency) : undefined,
+      }
       return final(() =>
         inTenant(tenantId, (uow) => settleRunProvider(uow, settlementId, providerId, clock(), options))
       )

@@ -239,6 +239,16 @@ export const ERROR_CATALOGUE = {
     `Wait \`Retry-After\` seconds. ${RETRY_SAME_KEY}`,
     true
   ),
+  processor_refused: entry(
+    422,
+    'Refused by the processor',
+    'The online processor (Stripe) refused the request for its amount or currency under its own limits: below its ' +
+      'minimum charge, above its maximum, or a currency not enabled on the account. `errors[]` names the field ' +
+      '(`amount` or `currency`) and the limit (`amount_too_small`, `amount_too_large`, `currency_not_supported`), ' +
+      "with the processor's message.",
+    'Change the amount or currency (split a large payment, take a small one another way) and send a new request ' +
+      'with a new Idempotency-Key: the same request is refused again.'
+  ),
   processor_not_configured: entry(
     409,
     'Processor not configured',

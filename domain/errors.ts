@@ -205,6 +205,17 @@ export const rateLimited = (retryAfterSeconds: number, detail?: string) =>
     headers: { 'Retry-After': String(retryAfterSeconds) },
   })
 
+/**
+ * 422: the processor refused the request's amount or currency under its own limits (issue 58); `errors[]` names the
+ * field and the limit (`amount_too_small`, `amount_too_large`, `currency_not_supported`) with the processor's words.
+ */
+export const processorRefused = (field: 'amount' | 'currency', limit: string, message: string, cause?: unknown) =>
+  new AppError(422, 'processor_refused', 'Refused by the processor', {
+    detail: `The payment processor refuses this ${field}: ${message}`,
+    errors: [{ path: field, code: limit, message }],
+    cause,
+  })
+
 export const dependencyUnavailable = (what: string, cause?: unknown) =>
   new AppError(503, 'dependency_unavailable', 'Dependency unavailable', {
     detail: `${what} is temporarily unavailable. Retry later.`,

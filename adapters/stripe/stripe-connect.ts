@@ -5,7 +5,7 @@
  */
 import Stripe from 'stripe'
 import { PayoutRefusedError, type PayoutProcessor } from '../../domain/payouts/payout-processor.ts'
-import { toStripeAmount } from './stripe-currencies.ts'
+import { stripeAmountUnit, toStripeAmount } from './stripe-currencies.ts'
 import { metadataOf, ours } from './stripe-objects.ts'
 
 /** What of the payout seam these calls fill (the rest is the processor's name). */
@@ -39,6 +39,7 @@ export function stripeConnect(stripe: Stripe): StripeConnect {
       const account = await stripe.accounts.retrieve(accountId)
       return { payoutsEnabled: account.payouts_enabled === true }
     },
+    transferUnit: (currency) => stripeAmountUnit(currency, 'transfer'),
     async createTransfer(input) {
       const sent = toStripeAmount(input.amount, input.currency, 'transfer')
       if ('refused' in sent) throw new PayoutRefusedError(sent.refused)

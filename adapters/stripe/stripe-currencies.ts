@@ -31,6 +31,59 @@ export function stripeExponent(currency: string): number {
 /** What Stripe is sent for: a charge or refund, or a transfer (a payout to a connected account). */
 export type StripeUse = 'charge' | 'transfer'
 
+/** One of Stripe's rules on amounts: every amount sent must be a multiple of `step` of our minor units. */
+interface AmountRule {
+  step: number
+  /** Why an amount that is not a multiple is refused (a sentence naming it). */
+  refusal: (amount: number) => string
+}
+
+/**
+ * Stripe's rules on amounts of `currency` sent for `use`, in our ISO minor units: the one place they are written, so
+ * the refusal of an amount ({@link toStripeAmount}) and the rounding to what Stripe takes ({@link stripeAmountUnit})
+ * never disagree.
+ */
+function amountRules(code: string, use: StripeUse): AmountRule[] {
+  const shift = stripeExponent(code) - minorUnitExponent(code)
+  // Our minor units per Stripe unit: 100 for MGA (ISO hundredths, Stripe whole units), else 1.
+  const perStripeUnit = shift < 0 ? 10 ** -shift : 1
+  const rules: AmountRule[] = []
+  if (perStripeUnit > 1) {
+    rules.push({
+      step: perStripeUnit,
+      refusal: (amount) =>
+        `Stripe charges ${code} in whole units of ${perStripeUnit} minor units: ${describeAmount(amount, code)} cannot be charged.`,
+    })
+  }
+  // Stripe units per our minor unit (100 for ISK): a Stripe step of n is n / that of ours, at least 1 (powers of ten).
+  const ofOurs = (stripeStep: number) => Math.max(1, (stripeStep * perStripeUnit) / 10 ** Math.max(shift, 0))
+  if (THREE_DECIMAL.has(code)) {
+    rules.push({
+      step: ofOurs(10),
+      refusal: (amount) =>
+        `Stripe takes ${code} amounts ending in 0: ${describeAmount(amount, code)} cannot be charged.`,
+    })
+  }
+  if (use === 'transfer' && WHOLE_UNIT_PAYOUTS.has(code)) {
+    rules.push({
+      step: ofOurs(100),
+      refusal: (amount) =>
+        `Stripe pays ${code} out in whole units only: ${describeAmount(amount, code)} cannot be sent.`,
+    })
+  }
+  return rules
+}
+
+/**
+ * The smallest amount of `currency`, in our ISO minor units, that Stripe takes for `use`; every amount it takes is a
+ * multiple of it (100 for a HUF or TWD transfer, 10 for BHD, 100 for MGA, 1 for most). A payout is rounded down to it
+ * at settlement, the rest carried to the next (domain/settlements/settlement-math.ts).
+ */
+export function stripeAmountUnit(currency: string, use: StripeUse = 'charge'): number {
+  // Every step is a power of ten, so the largest is a multiple of the others.
+  return amountRules(currency.toUpperCase(), use).reduce((unit, rule) => Math.max(unit, rule.step), 1)
+}
+
 /**
  * Our amount (ISO minor units) in Stripe's units.
  * @returns the amount to send, or why Stripe cannot take it (a sentence naming the amount)
@@ -41,21 +94,11 @@ export function toStripeAmount(
   use: StripeUse = 'charge'
 ): { amount: number } | { refused: string } {
   const code = currency.toUpperCase()
+  const broken = amountRules(code, use).find((rule) => amount % rule.step !== 0)
+  if (broken) return { refused: broken.refusal(amount) }
   const shift = stripeExponent(code) - minorUnitExponent(code)
   const factor = 10 ** Math.abs(shift)
-  if (shift < 0 && amount % factor !== 0) {
-    return {
-      refused: `Stripe charges ${code} in whole units of ${10 ** -shift} minor units: ${describeAmount(amount, code)} cannot be charged.`,
-    }
-  }
-  const sent = shift >= 0 ? amount * factor : amount / factor
-  if (THREE_DECIMAL.has(code) && sent % 10 !== 0) {
-    return { refused: `Stripe takes ${code} amounts ending in 0: ${describeAmount(amount, code)} cannot be charged.` }
-  }
-  if (use === 'transfer' && WHOLE_UNIT_PAYOUTS.has(code) && sent % 100 !== 0) {
-    return { refused: `Stripe pays ${code} out in whole units only: ${describeAmount(amount, code)} cannot be sent.` }
-  }
-  return { amount: sent }
+  return { amount: shift >= 0 ? amount * factor : amount / factor }
 }
 
 /** `toStripeAmount`, throwing what Stripe cannot take (the callers checked it before anything was recorded). */

@@ -7,7 +7,12 @@
  * Every object we create carries `tenant_id` and our record's id in its metadata (stripe-objects.ts).
  */
 import Stripe from 'stripe'
-import { ProcessorRefusedError, type OnlinePaymentProcessor } from '../../domain/payments/online-processor.ts'
+import {
+  ProcessorLimitError,
+  ProcessorRefusedError,
+  type OnlinePaymentProcessor,
+  type ProcessorLimit,
+} from '../../domain/payments/online-processor.ts'
 import { stripeAmountOf, toStripeAmount } from './stripe-currencies.ts'
 import { disputeOf, metadataOf, refundHeldOf } from './stripe-objects.ts'
 
@@ -18,19 +23,39 @@ export type StripePayments = Omit<OnlinePaymentProcessor, 'name' | 'livemode' | 
 const isUnexpectedState = (error: unknown) =>
   error instanceof Stripe.errors.StripeInvalidRequestError && error.code === 'payment_intent_unexpected_state'
 
+/**
+ * Stripe's refusal of a request for its amount or currency under Stripe's own limits (issue 58): its minimum and
+ * maximum amounts (`amount_too_small`, `amount_too_large`), or a currency it does not take for this account (any
+ * refusal naming the `currency` parameter). Undefined for anything else.
+ */
+function limitOf(error: unknown): ProcessorLimit | undefined {
+  if (!(error instanceof Stripe.errors.StripeInvalidRequestError)) return undefined
+  if (error.code === 'amount_too_small' || error.code === 'amount_too_large') return error.code
+  if (error.param === 'currency') return 'currency_not_supported'
+  return undefined
+}
+
 /** Payment intents and refunds over `stripe`. */
 export function stripePayments(stripe: Stripe): StripePayments {
   return {
     async createPaymentIntent(input) {
-      const intent = await stripe.paymentIntents.create(
-        {
-          amount: stripeAmountOf(input.amount, input.currency),
-          currency: input.currency.toLowerCase(),
-          automatic_payment_methods: { enabled: true },
-          metadata: { tenant_id: input.tenantId, payment_id: input.paymentId, order_id: input.orderId },
-        },
-        { idempotencyKey: input.idempotencyKey }
-      )
+      let intent: Stripe.PaymentIntent
+      try {
+        intent = await stripe.paymentIntents.create(
+          {
+            amount: stripeAmountOf(input.amount, input.currency),
+            currency: input.currency.toLowerCase(),
+            automatic_payment_methods: { enabled: true },
+            metadata: { tenant_id: input.tenantId, payment_id: input.paymentId, order_id: input.orderId },
+          },
+          { idempotencyKey: input.idempotencyKey }
+        )
+      } catch (error) {
+        // Stripe's limits are the caller's to fix; anything else (unreachable, its 5xx) is thrown to be retried.
+        const limit = limitOf(error)
+        if (limit) throw new ProcessorLimitError(limit, (error as Error).message)
+        throw error
+      }
       if (!intent.client_secret) throw new Error(`Stripe returned PaymentIntent ${intent.id} without a client secret`)
       return { id: intent.id, clientSecret: intent.client_secret }
     },
@@ -69,7 +94,10 @@ export function stripePayments(stripe: Stripe): StripePayments {
           { idempotencyKey: input.idempotencyKey }
         )
       } catch (error) {
-        // Stripe's own refusal (already refunded, amount above what is left): final. Anything else is retried.
+        // Stripe's own refusal (already refunded, amount above what is left, its limits): final. Anything else is
+        // retried.
+        const limit = limitOf(error)
+        if (limit) throw new ProcessorLimitError(limit, (error as Error).message)
         if (error instanceof Stripe.errors.StripeInvalidRequestError) throw new ProcessorRefusedError(error.message)
         throw error
       }

@@ -152,8 +152,9 @@ export const EVENT_DATA_SCHEMAS = {
         'STATUS_MISMATCH',
         'UNAPPLIED_PAYMENT',
         'EVENT_MISMATCH',
+        'PAYOUT_FAILED',
       ])
-      .describe('What differs.'),
+      .describe('What differs (PAYOUT_FAILED: a payout transfer the processor refused, waiting for a retry).'),
     objectType: z.enum(['PAYMENT', 'REFUND', 'DISPUTE', 'TRANSFER']).describe('What kind of record it is about.'),
     objectId: id('Our record, when we have one.').nullable(),
     processorReference: id("The processor's id, when it has one.").nullable(),

@@ -18,6 +18,7 @@ import type { Db } from '../../infra/db.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
 import {
   dependencyUnavailable,
+  processorRefused,
   idempotencyKeyReused,
   invalidStateTransition,
   notFound,
@@ -27,7 +28,7 @@ import { newId } from '../ids.ts'
 import { lockOrder } from '../orders/order-service.ts'
 import { nextPaymentStatus } from './online-payment-transitions.ts'
 import type { PaymentFlows } from './payment-flows.ts'
-import type { OnlinePaymentProcessor } from './online-processor.ts'
+import { ProcessorLimitError, type OnlinePaymentProcessor } from './online-processor.ts'
 import { getPayment, lockOrderForPayment, paymentOfOrder, type PaymentWithRefunds } from './payment-service.ts'
 import { keyBeforeCallers, processorKey, type RequestKey } from './processor-keys.ts'
 import { applyIntentSucceeded } from './intent-outcomes.ts'
@@ -43,11 +44,15 @@ export interface OnlinePaymentInput {
   requestKey?: RequestKey
 }
 
-/** Calls the processor; any failure is the processor being unavailable to the caller (503, retry with the key). */
+/**
+ * Calls the processor. Its refusal of the amount or currency under its own limits is the caller's to fix (422
+ * `processor_refused`, issue 58); any other failure is the processor being unavailable (503, retry with the key).
+ */
 async function callProcessor<T>(uow: UnitOfWork, call: () => Promise<T>): Promise<T> {
   try {
     return await uow.release(call)
   } catch (error) {
+    if (error instanceof ProcessorLimitError) throw processorRefused(error.field, error.limit, error.message, error)
     throw dependencyUnavailable('The payment processor', error)
   }
 }

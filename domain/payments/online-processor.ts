@@ -79,5 +79,27 @@ export interface OnlinePaymentProcessor {
 /** The processor refused a request itself (a refund of a charge already refunded): the same request would be refused again. */
 export class ProcessorRefusedError extends Error {}
 
+/** Which of the processor's own limits a request broke (issue 58): its minimum, its maximum, its account's currencies. */
+export type ProcessorLimit = 'amount_too_small' | 'amount_too_large' | 'currency_not_supported'
+
+/**
+ * The processor refused a request for its amount or currency under its own limits (Stripe: below its minimum charge,
+ * above its maximum, a currency not enabled on the account): the caller must change the request, not retry it.
+ */
+export class ProcessorLimitError extends ProcessorRefusedError {
+  // A plain field, not a parameter property: Node runs this code with its types stripped, which cannot emit those.
+  readonly limit: ProcessorLimit
+
+  constructor(limit: ProcessorLimit, message: string) {
+    super(message)
+    this.limit = limit
+  }
+
+  /** The request's field the limit is about. */
+  get field(): 'amount' | 'currency' {
+    return this.limit === 'currency_not_supported' ? 'currency' : 'amount'
+  }
+}
+
 /** A webhook whose signature did not verify (or is too old): nothing in it may be applied. */
 export class ProcessorSignatureError extends Error {}

@@ -35,7 +35,14 @@ export const paidOf = (attempts: readonly AttemptMoney[]): number =>
     0
   )
 
-/** What is still owed on a transfer of `amount`: what a retry sends. */
+/**
+ * What a transfer owes the provider in all: its amount less what an operator's retry carried back to their payable
+ * balance (the part below the processor's transferable unit, paid by their next settlement instead).
+ */
+export const dueOf = (transfer: { amount: number; amountCarried: number }): number =>
+  transfer.amount - transfer.amountCarried
+
+/** What is still owed on a transfer that owes `amount` in all ({@link dueOf}): what a retry sends. */
 export const owedOf = (amount: number, attempts: readonly AttemptMoney[]): number => amount - paidOf(attempts)
 
 /**

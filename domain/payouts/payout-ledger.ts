@@ -7,7 +7,7 @@
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { newId } from '../ids.ts'
-import { inTransitAccount, transferLines } from '../settlements/journal.ts'
+import { inTransitAccount, transferLines, type TransferMovement } from '../settlements/journal.ts'
 
 export interface TransferForBooks {
   id: string
@@ -32,14 +32,15 @@ async function postedInTransit({ tx, tenantId }: UnitOfWork, transfer: TransferF
 
 /**
  * Books money moving for a transfer: `PAID` (an attempt arrived), `REVERSED` (the processor took some back, owed
- * again) or `RECOVERED` (taken back to recover what the provider owed).
+ * again), `RECOVERED` (taken back to recover what the provider owed) or `CARRIED` (below the processor's transferable
+ * unit: back to the provider's payable balance for their next settlement).
  * @param amount - positive minor units
  * @param reference - the processor's transfer, for the entry's description
  */
 export async function bookTransferMoney(
   uow: UnitOfWork,
   transfer: TransferForBooks,
-  movement: 'PAID' | 'REVERSED' | 'RECOVERED',
+  movement: TransferMovement,
   amount: number,
   reference: string,
   now: Date

@@ -20,6 +20,12 @@ export interface PayoutProcessor {
     expiresAt: Date
   }>
   /**
+   * The smallest amount of `currency` (ISO minor units) the processor transfers; every transfer is a multiple of it
+   * (Stripe: 100 for HUF and TWD, whole units; 10 for BHD; 1 for most). Payouts are rounded down to it and the rest is
+   * carried to the provider's next settlement, so a transfer is never refused for its amount's last digits.
+   */
+  transferUnit(currency: string): number
+  /**
    * @throws PayoutRefusedError when the processor refuses the transfer itself (retrying the same request cannot help)
    */
   createTransfer(input: {

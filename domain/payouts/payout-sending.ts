@@ -23,7 +23,9 @@ import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
 import { notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { PayoutRefusedError, type PayoutProcessor } from './payout-processor.ts'
-import { attemptKeyOf, outlivedKey, owedOf, settledStatusOf } from './payout-attempts.ts'
+import { attemptKeyOf, dueOf, outlivedKey, owedOf, settledStatusOf } from './payout-attempts.ts'
+import { money } from '../reconciliation/differences.ts'
+import { recordFinding } from '../reconciliation/findings.ts'
 import { bookTransferMoney } from './payout-ledger.ts'
 
 type Outcome =
@@ -50,7 +52,7 @@ const attemptsOf = ({ tx, tenantId }: UnitOfWork, transferId: string) =>
 
 /** Records a new PENDING attempt of the transfer for what is still owed, first sent now. */
 async function recordAttempt(uow: UnitOfWork, transfer: PayoutTransfer, accountId: string, now: Date) {
-  const owed = owedOf(transfer.amount, await attemptsOf(uow, transfer.id))
+  const owed = owedOf(dueOf(transfer), await attemptsOf(uow, transfer.id))
   return uow.tx.payoutTransferAttempt.create({
     data: {
       id: newId('payoutAttempt'),
@@ -76,7 +78,7 @@ async function begin(uow: UnitOfWork, transferId: string, now: Date): Promise<St
     where: { tenantId: uow.tenantId, transferId, attempt: transfer.attempt },
   })
   if (!attempt) {
-    if (owedOf(transfer.amount, await attemptsOf(uow, transferId)) <= 0) {
+    if (owedOf(dueOf(transfer), await attemptsOf(uow, transferId)) <= 0) {
       // Nothing left to send (paid in full by earlier attempts): the transfer says so.
       await uow.tx.payoutTransfer.update({ where: { id: transferId }, data: { status: 'PAID', failureMessage: null } })
       return { kind: 'done', status: 'PAID' }
@@ -156,7 +158,7 @@ async function record(
       })
     }
     // A reversal that arrived while this attempt was in flight leaves the transfer partly reversed, not paid.
-    const status = current ? settledStatusOf(transfer.amount, await attemptsOf(uow, transfer.id)) : transfer.status
+    const status = current ? settledStatusOf(dueOf(transfer), await attemptsOf(uow, transfer.id)) : transfer.status
     await uow.tx.payoutTransfer.update({
       where: { id: transfer.id },
       data: { status, processorReference: outcome.reference, ...(current ? { failureMessage: null } : {}) },
@@ -168,6 +170,21 @@ async function record(
     where: { id: transfer.id },
     data: { status: 'FAILED', failureMessage: outcome.message },
   })
+  // The money waits in payouts_in_transit for an operator: a finding says so (issue 58), as a run would not.
+  await recordFinding(
+    uow,
+    {
+      kind: 'PAYOUT_FAILED',
+      objectType: 'TRANSFER',
+      objectId: transfer.id,
+      ours: { amount: attempt.amount, currency: attempt.currency, status: 'FAILED' },
+      detail:
+        `Payout transfer ${transfer.id}, attempt ${attempt.attempt} (${money(attempt.amount, attempt.currency)} to ` +
+        `provider ${transfer.providerId}), was refused by the payout processor: ${outcome.message.replace(/\.?$/, '.')} It waits in ` +
+        'transit for an operator to retry it.',
+    },
+    now
+  )
   return 'FAILED'
 }
 

@@ -14,7 +14,9 @@ import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
 import { dependencyUnavailable, invalidStateTransition, notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
 import type { PayoutProcessor } from './payout-processor.ts'
-import { owedOf, settledStatusOf } from './payout-attempts.ts'
+import { dueOf, owedOf, settledStatusOf } from './payout-attempts.ts'
+import { describeAmount } from '../pricing/money.ts'
+import { transferableOf } from '../settlements/settlement-math.ts'
 import { payableBalance } from '../settlements/settlement-sources.ts'
 import { bookTransferMoney } from './payout-ledger.ts'
 import { lockTransfer, sendPayout } from './payout-sending.ts'
@@ -43,6 +45,8 @@ export interface PayoutTransferView {
   processorReference: string | null
   /** Taken back by the processor, over all attempts. */
   amountReversed: number
+  /** Below the processor's transferable unit at a retry: carried to the provider's next settlement instead. */
+  amountCarried: number
   failureMessage: string | null
   /** Every send, oldest first. */
   attempts: PayoutAttemptView[]
@@ -97,7 +101,11 @@ export async function preparePayouts(uow: UnitOfWork, settlementId: string): Pro
 
 /**
  * An operator sends a FAILED, REVERSED, PARTIALLY_REVERSED or BLOCKED transfer again: a new attempt (a new
- * idempotency key) for what is still owed, to the provider's current active account, sent now.
+ * idempotency key) for what is still owed, to the provider's current active account, sent now. What is owed is
+ * recomputed, never resent as it was: only what the processor can transfer (rounded down to its unit) is sent, and the
+ * rest goes back to the provider's payable balance, paid by their next settlement (a HUF transfer of 1,141.45 that
+ * was refused sends 1,141 and carries 0.45). When nothing transferable is owed, nothing is sent and the transfer is
+ * settled (PAID) by the carry alone.
  * @throws AppError `not_found`, `invalid_state_transition` (PENDING or PAID, nothing owed, no active account, or
  *   changed meanwhile), `dependency_unavailable`
  */
@@ -117,9 +125,13 @@ export async function retryPayout(
     )
   }
   const attempts = await tx.payoutTransferAttempt.findMany({ where: { tenantId, transferId } })
-  if (owedOf(transfer.amount, attempts) <= 0) {
+  const owed = owedOf(dueOf(transfer), attempts)
+  if (owed <= 0) {
     throw invalidStateTransition(`Nothing is owed on payout transfer ${transferId}.`)
   }
+  const sendable = transferableOf(owed, processor.transferUnit(transfer.currency))
+  const carried = owed - sendable
+  const amountCarried = transfer.amountCarried + carried
   const account = await tx.providerPayoutAccount.findFirst({ where: { tenantId, providerId: transfer.providerId } })
   if (account?.status !== 'ACTIVE') {
     throw invalidStateTransition(`Provider ${transfer.providerId} has no active payout account yet.`)
@@ -127,9 +139,25 @@ export async function retryPayout(
   // One retry at a time: a concurrent one (or a reversal) changed the row first.
   const claimed = await tx.payoutTransfer.updateMany({
     where: { tenantId, id: transferId, status: transfer.status, attempt: transfer.attempt },
-    data: { status: 'PENDING', attempt: transfer.attempt + 1, accountId: account.accountId, failureMessage: null },
+    data:
+      sendable > 0
+        ? {
+            status: 'PENDING',
+            attempt: transfer.attempt + 1,
+            accountId: account.accountId,
+            failureMessage: null,
+            amountCarried,
+          }
+        : {
+            status: settledStatusOf(dueOf({ amount: transfer.amount, amountCarried }), attempts),
+            amountCarried,
+            failureMessage: `${describeAmount(carried, transfer.currency)} is below what the payout processor transfers: carried to the provider's next settlement.`,
+          },
   })
   if (claimed.count === 0) throw invalidStateTransition(`Payout transfer ${transferId} changed meanwhile; try again.`)
+  // Committed with the claim, before anything is sent: the carried part leaves transit for the payable balance.
+  await bookTransferMoney(uow, transfer, 'CARRIED', carried, "below the processor's transferable unit", now)
+  if (sendable === 0) return (await viewsOf(uow, { id: transferId }))[0]!
   try {
     await uow.release(() => sendPayout(db, tenantId, transferId, processor, now))
   } catch (error) {
@@ -185,7 +213,7 @@ export async function applyTransferReversed(
     })
     const attempts = await tx.payoutTransferAttempt.findMany({ where: { tenantId, transferId: transfer.id } })
     // A retry in flight stays PENDING; its answer decides the status (payout-sending.ts).
-    const status = transfer.status === 'PENDING' ? 'PENDING' : settledStatusOf(transfer.amount, attempts)
+    const status = transfer.status === 'PENDING' ? 'PENDING' : settledStatusOf(dueOf(transfer), attempts)
     const amountReversed = transfer.amountReversed + taken
     await tx.payoutTransfer.update({
       where: { id: transfer.id },
@@ -226,6 +254,7 @@ async function viewsOf(
     accountId: t.accountId,
     processorReference: t.processorReference,
     amountReversed: t.amountReversed,
+    amountCarried: t.amountCarried,
     failureMessage: t.failureMessage,
     attempts: attempts
       .filter((a) => a.transferId === t.id)

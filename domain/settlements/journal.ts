@@ -28,6 +28,7 @@
  * | paid a | payouts_in_transit a | clearing a |
  * | reversed r (the processor took it back) | clearing r | payouts_in_transit r |
  * | recovered r (the platform took it back for what the provider owed) | clearing r | provider_payable r |
+ * | carried c (below the processor's transferable unit, at a retry) | payouts_in_transit c | provider_payable c |
  */
 
 export const CLEARING = 'clearing'
@@ -101,16 +102,23 @@ export function journalLines(item: PostingSource): JournalLine[] {
   return toLines(postings)
 }
 
+/** What moves for a payout transfer (see {@link transferLines}). */
+export type TransferMovement = 'PAID' | 'REVERSED' | 'RECOVERED' | 'CARRIED'
+
 /**
  * The journal lines of money moving for a payout transfer: `PAID` leaves clearing for the provider's account,
  * `REVERSED` comes back from it and is owed to the provider again, in transit, and `RECOVERED` comes back from it to
- * settle what the provider owed (their payable balance, negative after a clawback): nothing is owed again.
+ * settle what the provider owed (their payable balance, negative after a clawback): nothing is owed again. `CARRIED`
+ * moves no money: the part of a retried transfer the processor cannot transfer (below its unit) goes back from in
+ * transit to the provider's payable balance, so their next settlement pays it with what they earn.
  */
-export function transferLines(
-  movement: 'PAID' | 'REVERSED' | 'RECOVERED',
-  providerId: string,
-  amount: number
-): JournalLine[] {
+export function transferLines(movement: TransferMovement, providerId: string, amount: number): JournalLine[] {
+  if (movement === 'CARRIED') {
+    return toLines([
+      [inTransitAccount(providerId), amount],
+      [payableAccount(providerId), -amount],
+    ])
+  }
   if (movement === 'RECOVERED') {
     return toLines([
       [CLEARING, amount],

@@ -27,6 +27,12 @@ export interface SettleOptions {
    * (domain/payouts/payout-ledger.ts). Without one the payout leaves clearing at once, paid by the centre itself.
    */
   payoutsInTransit?: boolean
+  /**
+   * The payout processor's transferable unit in a currency (Stripe: 100 for HUF, whole units): the payout is rounded
+   * down to it, and the remainder stays on the provider's payable balance for the next settlement, so no payout is
+   * ever one the processor refuses for its amount. Without one, any amount (the centre pays).
+   */
+  payoutUnit?: (currency: string) => number
 }
 
 /**
@@ -66,7 +72,7 @@ export async function settleProvider(
     ...(await refundItems(uow, scope, lines, rule)),
     ...(await adjustmentItems(uow, scope)),
   ]
-  const totals = await totalsOf(uow, scope, items)
+  const totals = await totalsOf(uow, scope, items, options.payoutUnit?.(run.currency) ?? 1)
   const providerSettlementId = newId('providerSettlement')
   if (totals.payoutAmount > 0) {
     items.push({

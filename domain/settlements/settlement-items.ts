@@ -138,8 +138,11 @@ export async function adjustmentItems(uow: UnitOfWork, scope: SettlementScope): 
   return items
 }
 
-/** The settlement's totals: its items' sums with the balance carried forward (settlement-math.ts). */
-export async function totalsOf(uow: UnitOfWork, scope: SettlementScope, items: ItemRow[]) {
+/**
+ * The settlement's totals: its items' sums with the balance carried forward (settlement-math.ts).
+ * @param payoutUnit - the payout processor's transferable unit in the currency (1 without one)
+ */
+export async function totalsOf(uow: UnitOfWork, scope: SettlementScope, items: ItemRow[], payoutUnit = 1) {
   const of = (kind: SettlementItemKind) =>
     items.filter((i) => i.kind === kind).map((i) => ({ amount: i.amount, fee: i.feeAmount }))
   // Refunds net of those given back: a reversal is a refund taken back with its fee, the other way. Chargebacks (lost
@@ -153,6 +156,7 @@ export async function totalsOf(uow: UnitOfWork, scope: SettlementScope, items: I
   ]
   return settlementTotals(
     { sessions: of('SESSION'), refunds, adjustments: of('ADJUSTMENT') },
-    await payableBalance(uow, scope.providerId, scope.currency)
+    await payableBalance(uow, scope.providerId, scope.currency),
+    payoutUnit
   )
 }

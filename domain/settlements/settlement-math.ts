@@ -8,7 +8,10 @@
  *   reversal    a refund taken back that failed afterwards gives back what it took, and takes back the fee it returned
  *   adjustment  a signed amount the provider is owed (or owes)
  *   net         = ΣG − ΣF − (Σr − Σf) + Σadjustments   (r and f net of reversals)
- *   payout      = max(0, carried forward + net); what stays (≤ 0) is carried into the next settlement
+ *   payable     = max(0, carried forward + net)
+ *   payout      = payable rounded down to the payout processor's transferable unit (1 without one; 100 for a HUF
+ *                 transfer at Stripe); the remainder and anything owed back (≤ 0) stay on the payable balance and are
+ *                 carried into the next settlement
  *
  * All amounts are integers in minor units; the only division is the fee's percentage and the refund shares, both in
  * exact integer (BigInt where products can exceed 2^53) arithmetic with documented rounding.
@@ -243,12 +246,25 @@ export interface SettlementTotals {
   netAmount: number
   carriedForward: number
   payoutAmount: number
+  /** Payable but below the processor's transferable unit: left on the balance for the next settlement. */
+  payoutRemainder: number
   balanceAfter: number
 }
 
 /**
+ * `amount` (≥ 0) rounded down to a multiple of `unit`: what a payout processor can transfer of it. Down, never to
+ * the nearest: a payout rounded up would pay the provider money they are not owed.
+ */
+export function transferableOf(amount: number, unit: number): number {
+  if (!Number.isSafeInteger(unit) || unit < 1) throw new RangeError(`not a transferable unit: ${unit}`)
+  return amount - (amount % unit)
+}
+
+/**
  * Adds up a provider settlement.
- * @param carriedForward - the provider's payable balance before it (credit positive; ≤ 0 once earlier ones paid out)
+ * @param carriedForward - the provider's payable balance before it (credit positive; ≤ 0 once earlier ones paid out,
+ *   or the remainder an earlier payout could not transfer)
+ * @param payoutUnit - the payout processor's transferable unit in the currency (1: any amount, no processor)
  */
 export function settlementTotals(
   items: {
@@ -256,7 +272,8 @@ export function settlementTotals(
     refunds: Array<{ amount: number; fee: number }>
     adjustments: Array<{ amount: number }>
   },
-  carriedForward: number
+  carriedForward: number,
+  payoutUnit = 1
 ): SettlementTotals {
   const sum = (values: number[]) => values.reduce((a, b) => a + b, 0)
   const grossAmount = sum(items.sessions.map((s) => s.amount))
@@ -265,7 +282,8 @@ export function settlementTotals(
   const feeRefundAmount = sum(items.refunds.map((r) => r.fee))
   const adjustmentAmount = sum(items.adjustments.map((a) => a.amount))
   const netAmount = grossAmount - feeAmount - (refundAmount - feeRefundAmount) + adjustmentAmount
-  const payoutAmount = Math.max(0, carriedForward + netAmount)
+  const payable = Math.max(0, carriedForward + netAmount)
+  const payoutAmount = transferableOf(payable, payoutUnit)
   return {
     sessionCount: items.sessions.length,
     grossAmount,
@@ -276,6 +294,7 @@ export function settlementTotals(
     netAmount,
     carriedForward,
     payoutAmount,
+    payoutRemainder: payable - payoutAmount,
     balanceAfter: carriedForward + netAmount - payoutAmount,
   }
 }

@@ -235,6 +235,47 @@ describe('starting an online payment', () => {
     expect(new Set(sent.map((r) => r.form['metadata[payment_id]']))).toEqual(new Set([kept[0].id]))
   })
 
+  // Issue 58, item 6: Stripe's refusal of an amount under its minimum, over its maximum or in a currency the account
+  // does not take was answered 503 "retry", which can never succeed.
+  it("answers 422 processor_refused naming the amount or currency when Stripe's limits refuse it", async () => {
+    const t = await freshTenant()
+    const cases = [
+      {
+        amount: 30,
+        error: { code: 'amount_too_small', param: 'amount', message: 'Amount must be at least $0.50 usd' },
+        field: 'amount',
+        limit: 'amount_too_small',
+      },
+      {
+        amount: 3_000,
+        error: { code: 'amount_too_large', param: 'amount', message: 'Amount must be no more than $999,999.99' },
+        field: 'amount',
+        limit: 'amount_too_large',
+      },
+      {
+        amount: 3_000,
+        error: { param: 'currency', message: 'Invalid currency: usd. This account cannot take usd.' },
+        field: 'currency',
+        limit: 'currency_not_supported',
+      },
+    ]
+    for (const { amount, error, field, limit } of cases) {
+      const orderId = await openOrder(t, amount)
+      stripeMock.refuseNext('/v1/payment_intents', error)
+      const refused = await payOnline(t, orderId, amount, randomUUID())
+      expect(refused.status, JSON.stringify(refused.body)).toBe(422)
+      expect(refused.body).toMatchObject({
+        code: 'processor_refused',
+        status: 422,
+        errors: [{ path: field, code: limit, message: error.message }],
+      })
+      expect(refused.body.detail).toContain(error.message)
+      expect(refused.headers.get('retry-after')).toBeNull()
+      // Nothing holds the order's balance: the payment has no intent for anyone to pay.
+      expect(await getOrder(t, orderId)).toMatchObject({ balance: amount })
+    }
+  })
+
   it('after a crash between Stripe answering and our commit, a retry reuses its payment and the same Stripe key', async () => {
     const t = await freshTenant()
     const orderId = await openOrder(t, 2_000)

@@ -18,6 +18,7 @@ import Stripe from 'stripe'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../domain/ids.ts'
 import { stripeProcessor } from '../../adapters/stripe/stripe-processor.ts'
+import { PayoutRefusedError } from '../../domain/payouts/payout-processor.ts'
 import { sendPayout } from '../../domain/payouts/payout-sending.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { expectLedgerHolds } from '../support/ledger-check.ts'
@@ -171,8 +172,8 @@ const transferRequests = (tenantId: string) =>
   stripeMock.requests.filter((r) => r.path === '/v1/transfers' && r.form['metadata[tenant_id]'] === tenantId)
 
 /** The tenant's books, account by account (debit − credit), each checked to sum to zero. */
-async function books(t: Centre) {
-  const body = await ok(t, 'GET', '/v1/marketplace/ledger/balances?currency=USD')
+async function books(t: Centre, currency = 'USD') {
+  const body = await ok(t, 'GET', `/v1/marketplace/ledger/balances?currency=${currency}`)
   const data = body.data as Array<{ account: string; balance: number }>
   expect(data.reduce((sum, a) => sum + a.balance, 0)).toBe(0)
   return (account: string) => data.find((a) => a.account === account)?.balance ?? 0
@@ -776,6 +777,131 @@ describe('settlement payouts', () => {
     const balance = await books(t)
     expect(balance(`payouts_in_transit:${finn}`)).toBe(0)
     expect(await transferEntries(t, blocked!.id)).toHaveLength(1)
+  })
+})
+
+// Issue 58, item 1: a payout in ISO minor units Stripe cannot transfer (1,141.45 HUF: Stripe pays HUF out in whole
+// forints) was refused before Stripe was called, FAILED, and an operator's retry sent the same amount again; the money
+// sat in payouts_in_transit with no finding.
+describe('payouts Stripe can make', () => {
+  const bonus = (t: Centre, providerId: string, amount: number) =>
+    ok(t, 'POST', '/v1/marketplace/adjustments', { providerId, amount, currency: 'HUF', reason: 'BONUS' }, 201)
+
+  /** Settles [start, now) in HUF, waits for it, and answers its end and its one provider's result. */
+  async function settleHuf(t: Centre, start: Date) {
+    await new Promise((resolve) => setTimeout(resolve, 20)) // periodEnd must have passed the adjustments
+    const end = new Date()
+    const body = { currency: 'HUF', periodStart: start.toISOString(), periodEnd: end.toISOString() }
+    const run = await ok(t, 'POST', '/v1/marketplace/settlements', body, 202)
+    expect((await completed(t, run.id as string)).status).toBe('COMPLETED')
+    const [mine] = (await ok(t, 'GET', `/v1/marketplace/settlements/${run.id}`)).providers as Array<
+      Record<string, unknown>
+    >
+    return { id: run.id as string, end, provider: mine! }
+  }
+
+  it('pays out whole forints and carries the remainder on the payable balance into the next settlement', async () => {
+    const t = await newCentre()
+    const hedda = await activeProvider(t, 'Hedda SLP')
+    const payable = `provider_payable:${hedda}`
+    const inTransit = `payouts_in_transit:${hedda}`
+    await bonus(t, hedda, 114_145) // what a 1,234.00 HUF session pays at a 7.5% fee
+    const first = await settleHuf(t, new Date('2026-01-01T00:00:00Z'))
+    expect(first.provider).toMatchObject({
+      netAmount: 114_145,
+      carriedForward: 0,
+      payoutAmount: 114_100,
+      payoutRemainder: 45,
+      balanceAfter: 45,
+    })
+    const [transfer] = await payouts(t, first.id)
+    expect(transfer).toMatchObject({ amount: 114_100, currency: 'HUF', status: 'PAID', amountCarried: 0 })
+    expect(transferRequests(t.tenantId).map((r) => [r.form.amount, r.form.currency])).toEqual([['114100', 'huf']])
+    let balance = await books(t, 'HUF')
+    expect([balance(payable), balance(inTransit), balance('clearing')]).toEqual([-45, 0, -114_100])
+
+    // The next settlement starts from the 0.45 HUF left and pays it with what was earned since.
+    await bonus(t, hedda, 1_055)
+    const second = await settleHuf(t, first.end)
+    expect(second.provider).toMatchObject({
+      carriedForward: 45,
+      netAmount: 1_055,
+      payoutAmount: 1_100,
+      payoutRemainder: 0,
+      balanceAfter: 0,
+    })
+    expect(transferRequests(t.tenantId).map((r) => r.form.amount)).toEqual(['114100', '1100'])
+    balance = await books(t, 'HUF')
+    expect([balance(payable), balance(inTransit), balance('clearing')]).toEqual([0, 0, -115_200])
+  })
+
+  it('retries what is transferable of a refused payout, carries the rest, and records a finding for the refusal', async () => {
+    const t = await newCentre()
+    const imre = await activeProvider(t, 'Imre OT')
+    const payable = `provider_payable:${imre}`
+    const inTransit = `payouts_in_transit:${imre}`
+    await bonus(t, imre, 500_000)
+    const first = await settleHuf(t, new Date('2026-01-01T00:00:00Z'))
+    const [payout] = await payouts(t, first.id)
+    expect(payout).toMatchObject({ amount: 500_000, status: 'PAID' })
+
+    // Stripe takes back 141.45 HUF of it (a reversal is not held to whole forints): owed again, in transit.
+    expect(await deliver(reverse(payout!.processorReference!, 14_145))).toBe('applied')
+    expect((await payouts(t, first.id))[0]).toMatchObject({ status: 'PARTIALLY_REVERSED', amountReversed: 14_145 })
+
+    // A send Stripe refuses (its balance is short): FAILED, and a finding says the money waits in transit.
+    const stripe = stripeProcessor({ secretKey: 'sk_test_123', webhookSecret: WEBHOOK_SECRET, apiBase: stripeMock.url })
+    const refusing = {
+      ...stripe,
+      createTransfer: () =>
+        Promise.reject(new PayoutRefusedError('You have insufficient funds in your Stripe account for this transfer.')),
+    }
+    await runInUnitOfWork(platform.db, t.tenantId, ({ tx }) =>
+      tx.payoutTransfer.update({ where: { id: payout!.id }, data: { status: 'PENDING', attempt: 2 } })
+    )
+    expect(await sendPayout(platform.db, t.tenantId, payout!.id, refusing, new Date())).toBe('FAILED')
+    const findings = await runInUnitOfWork(platform.db, t.tenantId, ({ tx }) =>
+      tx.reconciliationFinding.findMany({ where: { objectId: payout!.id } })
+    )
+    expect(findings).toEqual([
+      expect.objectContaining({
+        kind: 'PAYOUT_FAILED',
+        objectType: 'TRANSFER',
+        status: 'OPEN',
+        ours: { amount: 14_145, currency: 'HUF', status: 'FAILED' },
+        detail: expect.stringContaining('insufficient funds'),
+      }),
+    ])
+
+    // The operator's retry recomputes what is owed: 141 HUF sent, 0.45 HUF back on the payable balance.
+    const before = transferRequests(t.tenantId).length
+    expect(await ok(t, 'POST', `/v1/marketplace/payouts/${payout!.id}/retry`)).toMatchObject({
+      status: 'PAID',
+      attempt: 3,
+      amountCarried: 45,
+    })
+    expect(
+      transferRequests(t.tenantId)
+        .slice(before)
+        .map((r) => r.form.amount)
+    ).toEqual(['14100'])
+    expect((await attemptsOf(t, payout!.id)).map((a) => [a.attempt, a.amount, a.status])).toEqual([
+      [1, 500_000, 'PAID'],
+      [2, 14_145, 'FAILED'],
+      [3, 14_100, 'PAID'],
+    ])
+    let balance = await books(t, 'HUF')
+    expect([balance(payable), balance(inTransit), balance('clearing')]).toEqual([-45, 0, -499_955])
+    expect(await ok(t, 'POST', `/v1/marketplace/payouts/${payout!.id}/retry`, undefined, 409)).toMatchObject({
+      code: 'invalid_state_transition',
+    })
+
+    // The next settlement pays the 0.45 HUF carried with what was earned since.
+    await bonus(t, imre, 155)
+    const second = await settleHuf(t, first.end)
+    expect(second.provider).toMatchObject({ carriedForward: 45, payoutAmount: 200, payoutRemainder: 0 })
+    balance = await books(t, 'HUF')
+    expect([balance(payable), balance(inTransit)]).toEqual([0, 0])
   })
 })
 

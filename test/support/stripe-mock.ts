@@ -52,6 +52,12 @@ export interface StripeMock {
   holding: string | undefined
   /** Lets the held requests through and stops holding. */
   release(): void
+  /**
+   * Stripe refuses the next request whose path starts with `path` with a 400 `invalid_request_error` carrying `code`,
+   * `param` and `message`, before stripe-mock sees it (Stripe's own limits, which stripe-mock does not apply: its
+   * minimum and maximum charge, the currencies an account takes).
+   */
+  refuseNext(path: string, error: { code?: string; param?: string; message: string }): void
   stop(): Promise<void>
   /** The objects Stripe holds (of one type), oldest first. */
   objects(type?: StripeObjectType): StripeObject[]
@@ -141,12 +147,16 @@ export async function startStripeMock(): Promise<StripeMock> {
   const requests: StripeRequest[] = []
   const model = stripeModel()
   let held: Array<() => void> = []
-  const mock: { down: boolean; holding: string | undefined; release(): void } = {
+  const refusals: Array<{ path: string; error: { code?: string; param?: string; message: string } }> = []
+  const mock: Pick<StripeMock, 'down' | 'holding' | 'release' | 'refuseNext'> = {
     down: false,
     holding: undefined,
     release() {
       mock.holding = undefined
       for (const go of held.splice(0)) go()
+    },
+    refuseNext(path, error) {
+      refusals.push({ path, error })
     },
   }
   const proxy: Server = createServer((req, res) => {
@@ -166,6 +176,15 @@ export async function startStripeMock(): Promise<StripeMock> {
         status: 0,
       }
       requests.push(entry)
+      const refusal = refusals.findIndex((r) => entry.path.startsWith(r.path))
+      if (refusal >= 0) {
+        const [{ error }] = refusals.splice(refusal, 1) as [(typeof refusals)[number]]
+        const refused = Buffer.from(JSON.stringify({ error: { type: 'invalid_request_error', ...error } }))
+        entry.status = 400
+        res.writeHead(400, { 'Content-Type': 'application/json', 'Content-Length': refused.length })
+        res.end(refused)
+        return
+      }
       const forward = () => {
         const upstream = httpRequest(
           { host: '127.0.0.1', port: httpPort, method: req.method, path: req.url, headers: req.headers },

@@ -40,10 +40,23 @@ export const ProviderSettlementResult = z
     feeRefundAmount: Amount.openapi({ description: 'Platform fee returned with the refunds' }),
     adjustmentAmount: Amount,
     netAmount: Amount.openapi({ description: 'gross − fee − (refunds − fees returned) + adjustments' }),
-    carriedForward: Amount.openapi({ description: 'Balance owed to the provider before (negative: owed back)' }),
-    payoutAmount: Amount.openapi({ description: 'max(0, carriedForward + net)' }),
+    carriedForward: Amount.openapi({
+      description:
+        'Balance owed to the provider before (negative: owed back; positive: an earlier payoutRemainder, or what a ' +
+        'payout retry carried)',
+    }),
+    payoutAmount: Amount.openapi({
+      description:
+        'max(0, carriedForward + net), rounded down to what the payout processor transfers in the currency (Stripe: ' +
+        'whole HUF and TWD, MGA; BHD, JOD, KWD, OMR, TND ending in 0; any amount without a processor)',
+    }),
+    payoutRemainder: Amount.openapi({
+      description:
+        'max(0, carriedForward + net) − payout: owed but below what the processor transfers; stays in balanceAfter ' +
+        "and is paid by the provider's next settlement (its carriedForward)",
+    }),
     balanceAfter: Amount.openapi({
-      description: 'carriedForward + net − payout: what the next settlement starts from',
+      description: 'carriedForward + net − payout: what the next settlement starts from (includes payoutRemainder)',
     }),
     journalEntryId: z.string().nullable(),
   })

@@ -32,6 +32,7 @@ export function toSettlement(s: SettlementRecord) {
       netAmount: ps.netAmount,
       carriedForward: ps.carriedForward,
       payoutAmount: ps.payoutAmount,
+      payoutRemainder: ps.payoutRemainder,
       balanceAfter: ps.balanceAfter,
       journalEntryId: ps.entries[0]?.id ?? null,
     }

@@ -101,6 +101,14 @@ export const PayoutTransfer = z
       .nullable()
       .openapi({ description: "The processor's transfer (Stripe: tr_...) of the last attempt paid" }),
     amountReversed: z.number().int().openapi({ description: 'Taken back by the processor, over all attempts' }),
+    amountCarried: z
+      .number()
+      .int()
+      .openapi({
+        description:
+          'Owed when an operator retried it but below what the processor transfers (Stripe: whole HUF and TWD): not ' +
+          "sent, put back on the provider's payable balance and paid by their next settlement (its `carriedForward`)",
+      }),
     failureMessage: z.string().nullable(),
     attempts: z.array(PayoutTransferAttempt).openapi({ description: 'Every send of the transfer, oldest first' }),
     createdAt: UtcDateTime,
@@ -159,8 +167,10 @@ export const retryPayoutRoute = protectedRoute('settlements', {
   summary: 'Send a failed, reversed or blocked payout again',
   description:
     'A new attempt with its own idempotency key for what is still owed (the amount less what earlier attempts paid and ' +
-    "kept), to the provider's current active payout account, sent now. 409 for a transfer PENDING or PAID, nothing " +
-    'owed, or a provider without an active account.',
+    "kept), to the provider's current active payout account, sent now. What is owed is recomputed, never resent as " +
+    'it was refused: only what the processor transfers is sent (rounded down: whole HUF and TWD at Stripe), and the ' +
+    "rest goes back to the provider's payable balance for their next settlement (`amountCarried`). 409 for a " +
+    'transfer PENDING or PAID, nothing owed, or a provider without an active account.',
   request: { params: IdParam('payoutTransfer') },
   responses: {
     200: json(PayoutTransfer, 'The transfer after the attempt'),

@@ -22,7 +22,9 @@ const Kind = z.enum(ReconciliationFindingKind).openapi('ReconciliationFindingKin
     'MISSING_AT_PROCESSOR: ours, not at the processor; MISSING_IN_PLATFORM: at the processor with this tenant’s ' +
     'metadata, not ours; AMOUNT_MISMATCH, CURRENCY_MISMATCH, STATUS_MISMATCH: both sides, different; ' +
     'UNAPPLIED_PAYMENT: money confirmed for an order that could no longer take it (refunded automatically); ' +
-    'EVENT_MISMATCH: a processor event that disagreed with our record (not applied).',
+    'EVENT_MISMATCH: a processor event that disagreed with our record (not applied); PAYOUT_FAILED: a payout ' +
+    'transfer the processor refused, its money in transit until an operator retries it ' +
+    '(POST /v1/marketplace/payouts/{id}/retry).',
 })
 const ObjectType = z.enum(ReconciliationObjectType).openapi('ReconciliationObjectType')
 const Status = z.enum(ReconciliationFindingStatus).openapi('ReconciliationFindingStatus', {

@@ -1349,6 +1349,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List what a grantor has granted
+         * @description Everything that acts on the grant of one client, user or API key, and stops with it: the API keys it made and the keys those made (8 deep at most), and the webhook endpoints and agent workflows any of them made or last took over. Revoking a client, disabling or demoting a user, or revoking or letting expire a key ends what it granted at once, on every instance; an endpoint or agent workflow is taken over by someone who holds its scope (PATCH an endpoint with `enabled: true`; update an agent workflow). Keys first, then endpoints, then agent workflows, each oldest first; at most 500 of each.
+         */
+        get: operations["getCredentials"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sso-connections": {
         parameters: {
             query?: never;
@@ -1739,7 +1759,7 @@ export interface paths {
         put?: never;
         /**
          * Send a failed, reversed or blocked payout again
-         * @description A new attempt with its own idempotency key for what is still owed (the amount less what earlier attempts paid and kept), to the provider's current active payout account, sent now. 409 for a transfer PENDING or PAID, nothing owed, or a provider without an active account.
+         * @description A new attempt with its own idempotency key for what is still owed (the amount less what earlier attempts paid and kept), to the provider's current active payout account, sent now. What is owed is recomputed, never resent as it was refused: only what the processor transfers is sent (rounded down: whole HUF and TWD at Stripe), and the rest goes back to the provider's payable balance for their next settlement (`amountCarried`). 409 for a transfer PENDING or PAID, nothing owed, or a provider without an active account.
          */
         post: operations["postMarketplacePayoutsByIdRetry"];
         delete?: never;
@@ -5785,6 +5805,27 @@ export interface components {
             data: components["schemas"]["ApiKey"][];
             nextCursor: string | null;
         };
+        GrantedCredentials: {
+            data: components["schemas"]["GrantedCredential"][];
+            /** @description More than 500 of one type: only the oldest are listed */
+            truncated: boolean;
+        };
+        GrantedCredential: {
+            /** @enum {string} */
+            type: "api_key" | "webhook_endpoint" | "agent_workflow";
+            id: string;
+            /** @description A key's or agent workflow's name; an endpoint's URL */
+            name: string;
+            /** @description Its own grantor: the one asked about, or a key made under it */
+            grantedBy: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            createdAt: string;
+            /** @description Whether it acts now: a key works (neither it nor a key above it revoked or expired, its root grantor still granting it); an endpoint or agent workflow is enabled and its grantor still grants it `webhooks` or `agents` */
+            active: boolean;
+        };
         SsoConnection: {
             /** @example sso_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
@@ -6469,6 +6510,8 @@ export interface components {
             processorReference: string | null;
             /** @description Taken back by the processor, over all attempts */
             amountReversed: number;
+            /** @description Owed when an operator retried it but below what the processor transfers (Stripe: whole HUF and TWD): not sent, put back on the provider's payable balance and paid by their next settlement (its `carriedForward`) */
+            amountCarried: number;
             failureMessage: string | null;
             /** @description Every send of the transfer, oldest first */
             attempts: components["schemas"]["PayoutTransferAttempt"][];
@@ -6557,10 +6600,10 @@ export interface components {
             updatedAt: string;
         };
         /**
-         * @description MISSING_AT_PROCESSOR: ours, not at the processor; MISSING_IN_PLATFORM: at the processor with this tenant’s metadata, not ours; AMOUNT_MISMATCH, CURRENCY_MISMATCH, STATUS_MISMATCH: both sides, different; UNAPPLIED_PAYMENT: money confirmed for an order that could no longer take it (refunded automatically); EVENT_MISMATCH: a processor event that disagreed with our record (not applied).
+         * @description MISSING_AT_PROCESSOR: ours, not at the processor; MISSING_IN_PLATFORM: at the processor with this tenant’s metadata, not ours; AMOUNT_MISMATCH, CURRENCY_MISMATCH, STATUS_MISMATCH: both sides, different; UNAPPLIED_PAYMENT: money confirmed for an order that could no longer take it (refunded automatically); EVENT_MISMATCH: a processor event that disagreed with our record (not applied); PAYOUT_FAILED: a payout transfer the processor refused, its money in transit until an operator retries it (POST /v1/marketplace/payouts/{id}/retry).
          * @enum {string}
          */
-        ReconciliationFindingKind: "MISSING_AT_PROCESSOR" | "MISSING_IN_PLATFORM" | "AMOUNT_MISMATCH" | "CURRENCY_MISMATCH" | "STATUS_MISMATCH" | "UNAPPLIED_PAYMENT" | "EVENT_MISMATCH";
+        ReconciliationFindingKind: "MISSING_AT_PROCESSOR" | "MISSING_IN_PLATFORM" | "AMOUNT_MISMATCH" | "CURRENCY_MISMATCH" | "STATUS_MISMATCH" | "UNAPPLIED_PAYMENT" | "EVENT_MISMATCH" | "PAYOUT_FAILED";
         /** @enum {string} */
         ReconciliationObjectType: "PAYMENT" | "REFUND" | "DISPUTE" | "TRANSFER";
         ReconciliationFindingSide: {
@@ -6716,6 +6759,8 @@ export interface components {
              * @example 2026-11-21T18:00:00.000Z
              */
             previousSecretExpiresAt: string | null;
+            /** @description Who made the endpoint, or last set `enabled: true` on it: an OAuth client, a user or an API key id, or `operator`. It receives events only while that grantor still grants it the `webhooks` scope (not revoked, disabled, demoted or expired); a PATCH with `enabled: true` makes the caller its grantor. Null on endpoints made before grantors were kept. GET /v1/credentials lists what each grantor granted. */
+            grantedBy: string | null;
             /**
              * Format: date-time
              * @example 2026-11-21T18:00:00.000Z
@@ -7292,11 +7337,13 @@ export interface components {
             adjustmentAmount: number;
             /** @description gross − fee − (refunds − fees returned) + adjustments */
             netAmount: number;
-            /** @description Balance owed to the provider before (negative: owed back) */
+            /** @description Balance owed to the provider before (negative: owed back; positive: an earlier payoutRemainder, or what a payout retry carried) */
             carriedForward: number;
-            /** @description max(0, carriedForward + net) */
+            /** @description max(0, carriedForward + net), rounded down to what the payout processor transfers in the currency (Stripe: whole HUF and TWD, MGA; BHD, JOD, KWD, OMR, TND ending in 0; any amount without a processor) */
             payoutAmount: number;
-            /** @description carriedForward + net − payout: what the next settlement starts from */
+            /** @description max(0, carriedForward + net) − payout: owed but below what the processor transfers; stays in balanceAfter and is paid by the provider's next settlement (its carriedForward) */
+            payoutRemainder: number;
+            /** @description carriedForward + net − payout: what the next settlement starts from (includes payoutRemainder) */
             balanceAfter: number;
             journalEntryId: string | null;
         };
@@ -8789,10 +8836,10 @@ export interface components {
             /** @description The finding (GET /v1/reconciliation/findings). */
             findingId: string;
             /**
-             * @description What differs.
+             * @description What differs (PAYOUT_FAILED: a payout transfer the processor refused, waiting for a retry).
              * @enum {string}
              */
-            kind: "MISSING_AT_PROCESSOR" | "MISSING_IN_PLATFORM" | "AMOUNT_MISMATCH" | "CURRENCY_MISMATCH" | "STATUS_MISMATCH" | "UNAPPLIED_PAYMENT" | "EVENT_MISMATCH";
+            kind: "MISSING_AT_PROCESSOR" | "MISSING_IN_PLATFORM" | "AMOUNT_MISMATCH" | "CURRENCY_MISMATCH" | "STATUS_MISMATCH" | "UNAPPLIED_PAYMENT" | "EVENT_MISMATCH" | "PAYOUT_FAILED";
             /**
              * @description What kind of record it is about.
              * @enum {string}
@@ -10111,7 +10158,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10577,7 +10624,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10859,7 +10906,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11141,7 +11188,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11423,7 +11470,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11705,7 +11752,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12181,7 +12228,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12644,7 +12691,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12933,7 +12980,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13394,7 +13441,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13676,7 +13723,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13958,7 +14005,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14244,7 +14291,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14526,7 +14573,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14812,7 +14859,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15094,7 +15141,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15380,7 +15427,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15996,7 +16043,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16455,7 +16502,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16742,7 +16789,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17372,7 +17419,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17833,7 +17880,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18120,7 +18167,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18773,7 +18820,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19055,7 +19102,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19516,7 +19563,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19984,7 +20031,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20420,7 +20467,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20881,7 +20928,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21168,7 +21215,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21597,7 +21644,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22058,7 +22105,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22345,7 +22392,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22777,7 +22824,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23238,7 +23285,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23525,7 +23572,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23980,7 +24027,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24446,7 +24493,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24919,7 +24966,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25389,7 +25436,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25677,7 +25724,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25965,7 +26012,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26399,7 +26446,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26860,7 +26907,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27147,7 +27194,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27433,7 +27480,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28063,7 +28110,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28529,7 +28576,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28994,7 +29041,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29280,7 +29327,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29562,7 +29609,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29844,7 +29891,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30272,7 +30319,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30737,7 +30784,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31023,7 +31070,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31447,7 +31494,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31729,7 +31776,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31820,6 +31867,166 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
                     "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCredentials: {
+        parameters: {
+            query: {
+                /** @description An OAuth client (`cli_…`), platform user (`usr_…`) or API key (`ak_…`) id, or `operator` */
+                grantedBy: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credentials granted */
+            200: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantedCredentials"];
+                };
+            };
+            /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
+            400: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
+            401: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
+            403: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`) */
+            429: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds until the window ends and requests are accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
+            431: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                };
+            };
+            /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (`dependency_unavailable`) */
+            503: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -32131,7 +32338,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32579,7 +32786,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -33764,7 +33971,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34230,7 +34437,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34512,7 +34719,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34947,7 +35154,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35413,7 +35620,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35695,7 +35902,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35977,7 +36184,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36413,7 +36620,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36899,7 +37106,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37181,7 +37388,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37646,7 +37853,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38107,7 +38314,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38217,7 +38424,7 @@ export interface operations {
                 sort?: "createdAt" | "-createdAt";
                 /** @description OPEN until an operator resolves it; a run that finds the same difference again opens it again. */
                 status?: components["schemas"]["ReconciliationFindingStatus"];
-                /** @description MISSING_AT_PROCESSOR: ours, not at the processor; MISSING_IN_PLATFORM: at the processor with this tenant’s metadata, not ours; AMOUNT_MISMATCH, CURRENCY_MISMATCH, STATUS_MISMATCH: both sides, different; UNAPPLIED_PAYMENT: money confirmed for an order that could no longer take it (refunded automatically); EVENT_MISMATCH: a processor event that disagreed with our record (not applied). */
+                /** @description MISSING_AT_PROCESSOR: ours, not at the processor; MISSING_IN_PLATFORM: at the processor with this tenant’s metadata, not ours; AMOUNT_MISMATCH, CURRENCY_MISMATCH, STATUS_MISMATCH: both sides, different; UNAPPLIED_PAYMENT: money confirmed for an order that could no longer take it (refunded automatically); EVENT_MISMATCH: a processor event that disagreed with our record (not applied); PAYOUT_FAILED: a payout transfer the processor refused, its money in transit until an operator retries it (POST /v1/marketplace/payouts/{id}/retry). */
                 kind?: components["schemas"]["ReconciliationFindingKind"];
                 objectType?: components["schemas"]["ReconciliationObjectType"];
             };
@@ -38558,7 +38765,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38820,7 +39027,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39784,7 +39991,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40243,7 +40450,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40529,7 +40736,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40811,7 +41018,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41093,7 +41300,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41748,7 +41955,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42034,7 +42241,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42464,7 +42671,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42923,7 +43130,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43210,7 +43417,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43639,7 +43846,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44105,7 +44312,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44385,7 +44592,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44647,7 +44854,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44909,7 +45116,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -45375,7 +45582,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -45824,7 +46031,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -46430,7 +46637,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -46712,7 +46919,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -46999,7 +47206,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -47427,7 +47634,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -48715,7 +48922,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -49181,7 +49388,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -49467,7 +49674,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -49753,7 +49960,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -50039,7 +50246,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -50691,7 +50898,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -51481,7 +51688,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -51763,7 +51970,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -52222,7 +52429,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -52509,7 +52716,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -53469,7 +53676,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`) */
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
             422: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */

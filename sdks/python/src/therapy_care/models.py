@@ -2436,6 +2436,27 @@ class ApiKeyPage(BaseModel):
     nextCursor: str | None
 
 
+class GrantedCredential(BaseModel):
+    type: Literal['api_key', 'webhook_endpoint', 'agent_workflow']
+    id: str
+    name: Annotated[
+        str, Field(description="A key's or agent workflow's name; an endpoint's URL")
+    ]
+    grantedBy: Annotated[
+        str,
+        Field(
+            description='Its own grantor: the one asked about, or a key made under it'
+        ),
+    ]
+    createdAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
+    active: Annotated[
+        bool,
+        Field(
+            description='Whether it acts now: a key works (neither it nor a key above it revoked or expired, its root grantor still granting it); an endpoint or agent workflow is enabled and its grantor still grants it `webhooks` or `agents`'
+        ),
+    ]
+
+
 class SsoConnectionCreate(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -3709,6 +3730,12 @@ class WebhookEndpoint(BaseModel):
             examples=['2026-11-21T18:00:00.000Z'],
         ),
     ]
+    grantedBy: Annotated[
+        str | None,
+        Field(
+            description='Who made the endpoint, or last set `enabled: true` on it: an OAuth client, a user or an API key id, or `operator`. It receives events only while that grantor still grants it the `webhooks` scope (not revoked, disabled, demoted or expired); a PATCH with `enabled: true` makes the caller its grantor. Null on endpoints made before grantors were kept. GET /v1/credentials lists what each grantor granted.'
+        ),
+    ]
     createdAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
     updatedAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
 
@@ -4547,13 +4574,26 @@ class ProviderSettlementResult(BaseModel):
     ]
     carriedForward: Annotated[
         int,
-        Field(description='Balance owed to the provider before (negative: owed back)'),
+        Field(
+            description='Balance owed to the provider before (negative: owed back; positive: an earlier payoutRemainder, or what a payout retry carried)'
+        ),
     ]
-    payoutAmount: Annotated[int, Field(description='max(0, carriedForward + net)')]
+    payoutAmount: Annotated[
+        int,
+        Field(
+            description='max(0, carriedForward + net), rounded down to what the payout processor transfers in the currency (Stripe: whole HUF and TWD, MGA; BHD, JOD, KWD, OMR, TND ending in 0; any amount without a processor)'
+        ),
+    ]
+    payoutRemainder: Annotated[
+        int,
+        Field(
+            description="max(0, carriedForward + net) − payout: owed but below what the processor transfers; stays in balanceAfter and is paid by the provider's next settlement (its carriedForward)"
+        ),
+    ]
     balanceAfter: Annotated[
         int,
         Field(
-            description='carriedForward + net − payout: what the next settlement starts from'
+            description='carriedForward + net − payout: what the next settlement starts from (includes payoutRemainder)'
         ),
     ]
     journalEntryId: str | None
@@ -6576,8 +6616,11 @@ class ReconciliationMismatchData(BaseModel):
             'STATUS_MISMATCH',
             'UNAPPLIED_PAYMENT',
             'EVENT_MISMATCH',
+            'PAYOUT_FAILED',
         ],
-        Field(description='What differs.'),
+        Field(
+            description='What differs (PAYOUT_FAILED: a payout transfer the processor refused, waiting for a retry).'
+        ),
     ]
     objectType: Annotated[
         Literal['PAYMENT', 'REFUND', 'DISPUTE', 'TRANSFER'],
@@ -7310,6 +7353,13 @@ class ApiKeyWithSecret(ApiKey):
         Field(
             description='Shown only in this response. Send it as `Authorization: Bearer <secret>`.'
         ),
+    ]
+
+
+class GrantedCredentials(BaseModel):
+    data: list[GrantedCredential]
+    truncated: Annotated[
+        bool, Field(description='More than 500 of one type: only the oldest are listed')
     ]
 
 
@@ -8122,9 +8172,10 @@ class ReconciliationFinding(BaseModel):
             'STATUS_MISMATCH',
             'UNAPPLIED_PAYMENT',
             'EVENT_MISMATCH',
+            'PAYOUT_FAILED',
         ],
         Field(
-            description='MISSING_AT_PROCESSOR: ours, not at the processor; MISSING_IN_PLATFORM: at the processor with this tenant’s metadata, not ours; AMOUNT_MISMATCH, CURRENCY_MISMATCH, STATUS_MISMATCH: both sides, different; UNAPPLIED_PAYMENT: money confirmed for an order that could no longer take it (refunded automatically); EVENT_MISMATCH: a processor event that disagreed with our record (not applied).'
+            description='MISSING_AT_PROCESSOR: ours, not at the processor; MISSING_IN_PLATFORM: at the processor with this tenant’s metadata, not ours; AMOUNT_MISMATCH, CURRENCY_MISMATCH, STATUS_MISMATCH: both sides, different; UNAPPLIED_PAYMENT: money confirmed for an order that could no longer take it (refunded automatically); EVENT_MISMATCH: a processor event that disagreed with our record (not applied); PAYOUT_FAILED: a payout transfer the processor refused, its money in transit until an operator retries it (POST /v1/marketplace/payouts/{id}/retry).'
         ),
     ]
     objectType: Literal['PAYMENT', 'REFUND', 'DISPUTE', 'TRANSFER']
@@ -9335,6 +9386,12 @@ class PayoutTransfer(BaseModel):
     ]
     amountReversed: Annotated[
         int, Field(description='Taken back by the processor, over all attempts')
+    ]
+    amountCarried: Annotated[
+        int,
+        Field(
+            description="Owed when an operator retried it but below what the processor transfers (Stripe: whole HUF and TWD): not sent, put back on the provider's payable balance and paid by their next settlement (its `carriedForward`)"
+        ),
     ]
     failureMessage: str | None
     attempts: Annotated[

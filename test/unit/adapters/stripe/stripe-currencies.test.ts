@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { fromStripeAmount, stripeExponent, toStripeAmount } from '../../../../adapters/stripe/stripe-currencies.ts'
+import {
+  fromStripeAmount,
+  stripeAmountUnit,
+  stripeExponent,
+  toStripeAmount,
+} from '../../../../adapters/stripe/stripe-currencies.ts'
+import { CURRENCY_CODES } from '../../../../domain/pricing/currencies.ts'
 
 describe("Stripe's currency rules", () => {
   it('converts ISO minor units to and from Stripe units, both ways', () => {
@@ -25,5 +31,31 @@ describe("Stripe's currency rules", () => {
     expect(toStripeAmount(12_345, 'HUF', 'transfer')).toEqual({ refused: expect.stringContaining('123.45 HUF') })
     expect(toStripeAmount(12_300, 'TWD', 'transfer')).toEqual({ amount: 12_300 })
     expect(() => fromStripeAmount(550, 'ISK')).toThrow(RangeError)
+  })
+
+  // Issue 58, item 1: the unit a payout is rounded down to at settlement is the rule that refuses a transfer.
+  it('names the smallest amount Stripe takes, for charges and transfers', () => {
+    expect(stripeAmountUnit('HUF', 'transfer')).toBe(100)
+    expect(stripeAmountUnit('twd', 'transfer')).toBe(100)
+    expect(stripeAmountUnit('HUF')).toBe(1)
+    expect(stripeAmountUnit('MGA', 'transfer')).toBe(100)
+    expect(['BHD', 'JOD', 'KWD', 'OMR', 'TND'].map((c) => stripeAmountUnit(c, 'transfer'))).toEqual([
+      10, 10, 10, 10, 10,
+    ])
+    expect(['USD', 'JPY', 'ISK', 'EUR'].map((c) => stripeAmountUnit(c, 'transfer'))).toEqual([1, 1, 1, 1])
+  })
+
+  it('takes exactly the multiples of that unit, in every currency, for charges and transfers', () => {
+    const disagreements: string[] = []
+    for (const currency of CURRENCY_CODES) {
+      for (const use of ['charge', 'transfer'] as const) {
+        const unit = stripeAmountUnit(currency, use)
+        for (let amount = 1; amount <= 250; amount++) {
+          const taken = !('refused' in toStripeAmount(amount, currency, use))
+          if (taken !== (amount % unit === 0)) disagreements.push(`${amount} ${currency} ${use}`)
+        }
+      }
+    }
+    expect(disagreements).toEqual([])
   })
 })
