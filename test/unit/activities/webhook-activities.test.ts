@@ -245,8 +245,8 @@ describe('attemptWebhookDelivery', () => {
       nextAttemptAt: null,
     })
     expect(store.delivery.completedAt).toBeInstanceOf(Date)
-    // The load is scoped to the workflow's delivery and tenant.
-    expect(store.queried[0]).toEqual(['whd_1', 'ten_1'])
+    // The load is scoped to the workflow's delivery and tenant (after the grantor check's fragment).
+    expect(store.queried[0]?.slice(-2)).toEqual(['whd_1', 'ten_1'])
   })
 
   it('signs with both secrets while the previous one is still in its rotation overlap, and only the current one after', async () => {
