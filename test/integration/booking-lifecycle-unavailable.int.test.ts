@@ -30,6 +30,20 @@ afterAll(async () => {
   await proxy?.close()
 })
 
+/** A booking whose workflow runs, and its cancel with one Idempotency-Key (`<key>-<id>`) however often it is sent. */
+async function runningBooking(key: string) {
+  const { id } = await bookAppointment(platform.http, token)
+  const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(id))
+  await eventually(async () => ((await handle.describe()).status.name === 'RUNNING' ? true : undefined), 60_000)
+  const cancel = () =>
+    platform.http.post(`/v1/appointments/${id}/cancel`, {
+      token,
+      headers: { 'Idempotency-Key': `${key}-${id}` },
+      body: { reason: 'FAMILY_REQUEST' },
+    })
+  return { id, handle, cancel }
+}
+
 describe('Temporal unreachable from the API', () => {
   it('answers a cancel with 503 and changes nothing; the retry after recovery is accepted by the workflow', async () => {
     const { id } = await bookAppointment(platform.http, token)
@@ -80,15 +94,7 @@ describe('Temporal unreachable from the API', () => {
 
 describe('an update the workflow accepted whose answer the API never got', () => {
   it('answers the retry with the same Idempotency-Key with the accepted update, not "CANCELLED is final"', async () => {
-    const { id } = await bookAppointment(platform.http, token)
-    const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(id))
-    await eventually(async () => ((await handle.describe()).status.name === 'RUNNING' ? true : undefined), 60_000)
-    const cancel = () =>
-      platform.http.post(`/v1/appointments/${id}/cancel`, {
-        token,
-        headers: { 'Idempotency-Key': `lost-${id}` },
-        body: { reason: 'FAMILY_REQUEST' },
-      })
+    const { id, handle, cancel } = await runningBooking('lost')
 
     // The update reaches the workflow, which accepts it; its answer is dropped, then the connection breaks.
     proxy.muteReplies()
@@ -117,15 +123,7 @@ describe('an update the workflow accepted whose answer the API never got', () =>
 
 describe('a duplicate of a request that calls Temporal', () => {
   it('waits for the first (which committed its claim before the call) and replays its answer; one cancellation', async () => {
-    const { id } = await bookAppointment(platform.http, token)
-    const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(id))
-    await eventually(async () => ((await handle.describe()).status.name === 'RUNNING' ? true : undefined), 60_000)
-    const cancel = () =>
-      platform.http.post(`/v1/appointments/${id}/cancel`, {
-        token,
-        headers: { 'Idempotency-Key': `duplicate-${id}` },
-        body: { reason: 'FAMILY_REQUEST' },
-      })
+    const { id, cancel } = await runningBooking('duplicate')
     const answers = await Promise.all([cancel(), cancel(), cancel()])
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200])
     // One ran; the others replayed its answer (or, on the embedded database, found it done after waiting).
