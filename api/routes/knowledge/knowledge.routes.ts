@@ -147,8 +147,8 @@ export const AnswerDecision = z
       .openapi({
         description:
           'Absent on an answer. `no_passages`: nothing retrieved; `below_threshold`: no sentence is close enough to ' +
-          'the question; `word_not_in_knowledge`: the question turns on a word no document uses in any form ("tram") ' +
-          'and no sentence is very close; `answer_kind_missing`: the closest sentences do not carry what is asked ' +
+          'the question; `word_not_in_knowledge`: retired in 2.4.0 (it declined more answers than unanswerable ' +
+          'questions), no longer given; `answer_kind_missing`: the closest sentences do not carry what is asked ' +
           '(no amount for "how much"); `named_day_missing`: the question names a day ("Easter Monday", "Christmas ' +
           'Eve") or a season that the quote neither names nor dates; `name_missing`: the quote does not name the ' +
           'programme or person the question names; `chat_model_declined`: the chat model found no answer in ' +

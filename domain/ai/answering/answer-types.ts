@@ -64,6 +64,8 @@ export interface KnowledgeAnswer {
 export const DECLINE_RULES = [
   'no_passages',
   'below_threshold',
+  // Retired in 2.4.0 (it declined more answers than unanswerable questions: docs/benchmarks.md); kept so that a
+  // client's enum of the field does not shrink.
   'word_not_in_knowledge',
   'answer_kind_missing',
   'named_day_missing',

@@ -87,7 +87,7 @@ export function createChatAnswerer(model: ChatModel, id: string, maxPassages = 6
       if (hasSpanVectors(passages, vector)) {
         // The quotes the semantic answerer would choose from: nothing is asked when none scores enough.
         const scored = scoreSpans(passages, vector!, SEMANTIC_SETTINGS.passageWeight)
-        const gate = gateQuestion(question, scored, context ?? {})
+        const gate = gateQuestion(question, scored)
         if (gate.declined) return gate.declined
         const quotes: Citation[] = []
         for (const candidate of scored) {

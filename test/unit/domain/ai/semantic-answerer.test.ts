@@ -188,9 +188,10 @@ describe('the semantic answerer', () => {
     expect(noTime.decision.declinedBy).toBe('answer_kind_missing')
   })
 
-  it('declines a question that turns on a word the knowledge never uses, unless a span is very close', async () => {
+  it('answers a question that turns on a word the knowledge never uses when a span is close enough', async () => {
+    // The veto on such a word was retired: on the tuning split it lost 8 answers to win 3 declines
+    // (eval/decline-rule-ablation.ts). The threshold decides, as for any question.
     const query = [{ stem: 'tram', weight: 3, forms: new Map([['tram', 1]]), inKnowledge: false }]
-    const close = SEMANTIC_SETTINGS.unknownWordMinScore
     const middling = await answerer.answer(
       'Is there a tram?',
       [
@@ -202,30 +203,11 @@ describe('the semantic answerer', () => {
           0.6
         ),
       ],
-      {
-        questionVector: [1, 0],
-        query,
-      }
+      { questionVector: [1, 0], query }
     )
-    expect(middling.decision.declinedBy).toBe('word_not_in_knowledge')
-    const veryClose = await answerer.answer(
-      'Is there a tram?',
-      [
-        passage(
-          [
-            [1, 0],
-            [0, 1],
-          ],
-          1
-        ),
-      ],
-      {
-        questionVector: [1, 0],
-        query,
-      }
-    )
-    expect(veryClose.decision.score).toBeGreaterThanOrEqual(close)
-    expect(veryClose.answered).toBe(true)
+    expect(middling.decision.score).toBeGreaterThanOrEqual(SEMANTIC_SETTINGS.minScore)
+    expect(middling.answered).toBe(true)
+    expect(middling.decision.declinedBy).toBeUndefined()
   })
 
   it('falls back to the lexical answerer for passages without span vectors, and says so', async () => {

@@ -2,8 +2,10 @@
  * The knowledge evaluation with the sentence model, in memory (as knowledge-quality.test.ts does for the lexical
  * default), where scripts/ai/obtain-sentence-model.sh has cached it (CI does): hybrid retrieval, then the answerer that
  * chooses its quotes by meaning from the sentence vectors indexing stores (extractive-v3). The floors sit just under
- * what was measured on 2026-11-26 (docs/benchmarks.md, "Knowledge retrieval and answers"): answered with citation
- * tuning 0.489 and held-out 0.429, 56 of 74 unanswerable questions declined (28 of 44 near-misses), recall@5 0.841
+ * what was measured on 2026-11-27 once the unknown-word veto was retired (docs/benchmarks.md, "Knowledge: what each
+ * decline rule earns"): answered with citation tuning 0.580 and held-out 0.500, 51 of 74 unanswerable questions
+ * declined, 26 of 44 near-misses (it was 0.489, 0.429, 56 of 74 and 28 of 44 with the veto: 14 answers more for 5
+ * declines fewer), recall@5 0.841
  * and 0.845. A little under, because onnxruntime's int8 kernels differ by processor and one question may flip; above
  * the answerer that chose by words alone on the same retrieval, so losing the sentence vectors fails.
  */
@@ -62,19 +64,24 @@ describe.skipIf(!present)('the sentence model on the evaluation set', () => {
     expect(reports.heldOut.recallAt5).toBeGreaterThanOrEqual(0.82)
   })
 
-  it('Should answer with a citation at least as often as measured (tuning 0.489, held-out 0.429)', () => {
-    expect(rate(reports.tuning)).toBeGreaterThanOrEqual(0.47)
-    expect(rate(reports.heldOut)).toBeGreaterThanOrEqual(0.41)
+  it('Should answer with a citation at least as often as measured (tuning 0.580, held-out 0.500)', () => {
+    expect(rate(reports.tuning)).toBeGreaterThanOrEqual(0.56)
+    expect(rate(reports.heldOut)).toBeGreaterThanOrEqual(0.48)
     expect(reports.tuning.grounded).toBe(reports.tuning.answerable)
     expect(reports.heldOut.grounded).toBe(reports.heldOut.answerable)
   })
 
-  it('Should decline at least 0.72 of the questions the knowledge cannot answer, and most near-misses', () => {
+  it('Should decline at least 0.67 of the questions the knowledge cannot answer, and most near-misses', () => {
     const declined = reports.tuning.abstained + reports.heldOut.abstained
-    expect(declined / (reports.tuning.unanswerable + reports.heldOut.unanswerable)).toBeGreaterThanOrEqual(0.72)
+    expect(declined / (reports.tuning.unanswerable + reports.heldOut.unanswerable)).toBeGreaterThanOrEqual(0.67)
+    // Answered and declined together no worse on the held-out split than with the retired veto (0.429 + 0.684).
+    expect(rate(reports.heldOut) + reports.heldOut.abstained / reports.heldOut.unanswerable).toBeGreaterThanOrEqual(
+      1.113
+    )
     const nearMiss = (r: EvalReport) => r.declinedByKind['near-miss']
     const near = [nearMiss(reports.tuning), nearMiss(reports.heldOut)]
-    expect((near[0]!.declined + near[1]!.declined) / (near[0]!.total + near[1]!.total)).toBeGreaterThanOrEqual(0.6)
+    // 26 of 44 near-misses (28 with the retired veto).
+    expect((near[0]!.declined + near[1]!.declined) / (near[0]!.total + near[1]!.total)).toBeGreaterThanOrEqual(0.57)
   })
 
   it('Should decline more unanswerable questions than choosing by words alone, answering no fewer', () => {
@@ -129,10 +136,10 @@ describe.skipIf(!present)('the sentence model on the evaluation set', () => {
 
   it('Should let a chat model answer from the same chosen quotes, declining what they do not support', () => {
     // The scripted model answers with the first quote it is shown: the chat path's quotes and gate, measured. The
-    // gate alone (threshold, a word no document uses) declined 20 of the 36 tuning questions nothing answers (0.556);
-    // the rest is the model's to decline, which a scripted one never does.
+    // gate alone (the threshold) declines 13 of the 36 tuning questions nothing answers (0.361; 20 with the retired
+    // unknown-word veto); the rest is the model's to decline, which a scripted one never does and a real one reads for.
     expect(rate(reports.chat)).toBeGreaterThanOrEqual(0.4)
     expect(reports.chat.grounded).toBe(reports.chat.answerable)
-    expect(reports.chat.abstained / reports.chat.unanswerable).toBeGreaterThanOrEqual(0.5)
+    expect(reports.chat.abstained / reports.chat.unanswerable).toBeGreaterThanOrEqual(0.34)
   })
 })
