@@ -107,19 +107,6 @@ export class Bm25Index {
    * How much a question word weighs: the idf of its rarest form the knowledge has, or of the word itself when the
    * knowledge has no form of it (a word nothing here mentions counts fully: its absence is telling).
    */
-  /**
-   * Whether some chunk holds the word or a form that stands for it: a synonym, a derivation, a care-domain word, a
-   * similar adjective (a strength of at least `minStrength`). A hypernym or a word of its definition does not say the
-   * knowledge speaks of it: "tram" is not known for "transport". 0.6 was the best balance of answers and declines on
-   * the evaluation's tuning split (0.45: more answered, fewer declined; 0.8: the reverse; docs/benchmarks.md).
-   */
-  knowsTerm(term: QueryTerm, minStrength = 0.6): boolean {
-    if (this.documentFrequency(term.stem) > 0) return true
-    for (const [stem, strength] of term.forms)
-      if (strength >= minStrength && this.documentFrequency(stem) > 0) return true
-    return false
-  }
-
   idfOfTerm(term: QueryTerm): number {
     const own = this.documentFrequency(term.stem)
     if (own > 0) return this.idf(term.stem)

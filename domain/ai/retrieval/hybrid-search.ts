@@ -88,8 +88,6 @@ export const weightedQuery = (lexical: Bm25Index, query: QueryTerm[]): QueryTerm
   query.map((term) => ({
     ...term,
     weight: term.weight * lexical.idfOfTerm(term),
-    // Said of content words only: a question-framing word ("much", "happen") or a number proves nothing by its absence.
-    ...(term.weight >= 1 && !/^[0-9]+$/.test(term.stem) ? { inKnowledge: lexical.knowsTerm(term) } : {}),
   }))
 
 /**

@@ -16,8 +16,6 @@ export interface QueryTerm {
   weight: number
   /** Stem → match strength: 1 for the word's own stem, less for an expansion. */
   forms: Map<string, number>
-  /** Whether the knowledge holds the word in some form; set once the question meets a knowledge (weightedQuery). */
-  inKnowledge?: boolean
 }
 
 /** How far expansion goes; tuned on the evaluation's tuning set only (docs/benchmarks.md). */
