@@ -14,6 +14,7 @@ import type { PaymentFlows } from './payment-flows.ts'
 import { ProcessorRefusedError, type OnlinePaymentProcessor } from './online-processor.ts'
 import type { PaymentWithRefunds } from './payment-service.ts'
 import { keyBeforeCallers, processorKey, type RequestKey } from './processor-keys.ts'
+import { refundLineRows, type RefundLineInput } from './refund-lines.ts'
 import { moveRefund } from './refund-state.ts'
 
 /**
@@ -40,6 +41,8 @@ export interface OnlineRefundInput {
   amount: number
   reason: RefundReason
   reference?: string
+  /** The order lines it gives back (checked by the caller), adding up to `amount`; none: shared by weight. */
+  lines?: readonly RefundLineInput[]
   /** The request's Idempotency-Key and its caller (`auto` with the payment's id for an automatic refund). */
   requestKey?: RequestKey
 }
@@ -51,7 +54,7 @@ export interface OnlineRefundInput {
  */
 export async function recordOnlineRefund(
   uow: UnitOfWork,
-  payment: PaymentWithRefunds,
+  payment: Pick<PaymentWithRefunds, 'id' | 'currency' | 'method'>,
   order: OrderWithLines,
   input: OnlineRefundInput & { origin?: 'API' | 'AUTOMATIC' },
   flows: PaymentFlows,
@@ -72,6 +75,7 @@ export async function recordOnlineRefund(
       status: 'PENDING',
       origin: input.origin ?? 'API',
       processorIdempotencyKey: processorKey('refund', uow.tenantId, input.requestKey, id),
+      lines: { create: refundLineRows(uow.tenantId, input.lines ?? []) },
     },
   })
   const delay = input.origin === 'AUTOMATIC' ? 0 : flows.settings.refundTakeoverSeconds

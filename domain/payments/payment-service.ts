@@ -28,7 +28,11 @@ export interface RecordPaymentInput {
 }
 
 export const withRefunds = {
-  refunds: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
+  refunds: {
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    // The lines a refund names (issue 58), as the request listed them.
+    include: { lines: { orderBy: { position: 'asc' } } },
+  },
 } as const satisfies Prisma.PaymentInclude
 
 export type PaymentWithRefunds = Prisma.PaymentGetPayload<{ include: typeof withRefunds }>

@@ -9,7 +9,7 @@ import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { invalidStateTransition, validationError } from '../errors.ts'
 import { newId } from '../ids.ts'
 import type { Db } from '../../infra/db.ts'
-import { lockOrder } from '../orders/order-service.ts'
+import { lockOrder, type OrderWithLines } from '../orders/order-service.ts'
 import { amountExceedsRefundable } from './payment-errors.ts'
 import { recordOnlineRefund, retriedRefundOf, sendRefundNow } from './online-refunds.ts'
 import type { PaymentFlows } from './payment-flows.ts'
@@ -18,6 +18,7 @@ import type { PaymentProcessor } from './payment-processor.ts'
 import { getPayment, type PaymentWithRefunds } from './payment-service.ts'
 import { applyRefundMoney } from './refund-state.ts'
 import type { RequestKey } from './processor-keys.ts'
+import { refundLineErrors, refundLineRows, type RefundLineInput } from './refund-lines.ts'
 import { refundableOf, refundedDelta } from './refund-transitions.ts'
 
 type RefundRow = PaymentWithRefunds['refunds'][number]
@@ -31,13 +32,19 @@ export interface RefundInput {
   /** How the money went back; defaults to the payment's method. */
   method?: PaymentMethod
   reference?: string
+  /**
+   * The order lines it gives back, each with its amount (issue 58); they add up to `amount`, which defaults to their
+   * sum. None: the refund is shared among the order's lines by weight.
+   */
+  lines?: RefundLineInput[]
 }
 
 /**
  * Refunds (part of) a payment. A recorded payment's refund is SUCCEEDED at once (the centre handed the money back); an
  * online payment's is recorded PENDING, holding its amount, and sent to the processor (online-refunds.ts).
  * @returns the refund, the payment after it, and whether the processor has yet to answer (the API answers 202)
- * @throws AppError `not_found` (payment), `validation_error` (`currency_mismatch`), `invalid_state_transition`
+ * @throws AppError `not_found` (payment), `validation_error` (`currency_mismatch`; a line of another order, named
+ *   twice, beyond what it still holds, or lines not adding up to `amount`), `invalid_state_transition`
  *   (payment not SUCCEEDED, or nothing left to refund), `amount_exceeds_refundable`
  */
 export async function refundPayment(
@@ -60,7 +67,8 @@ export async function refundPayment(
     const retried = await retriedRefundOf(uow, payment, online.requestKey)
     let refundId = retried?.id
     if (refundId === undefined) {
-      const amount = checkedAmount(payment, input)
+      const lines = await checkedLines(uow, payment, order, input)
+      const amount = checkedAmount(payment, withLineSum(input, lines))
       // The processor's own currency rules, before anything is recorded (issue 46).
       const unchargeable = onlineProcessor.unchargeable(amount, payment.currency)
       if (unchargeable)
@@ -69,7 +77,7 @@ export async function refundPayment(
         uow,
         payment,
         order,
-        { ...input, paymentId, amount, requestKey: online.requestKey },
+        { ...input, paymentId, amount, lines, requestKey: online.requestKey },
         online.flows,
         now
       )
@@ -80,7 +88,8 @@ export async function refundPayment(
     if (!refund) throw new Error(`refund ${refundId} vanished after it was made`)
     return { refund, payment: after, awaitingProcessor: !answered || refund.status === 'PENDING' }
   }
-  const amount = checkedAmount(payment, input)
+  const lines = await checkedLines(uow, payment, order, input)
+  const amount = checkedAmount(payment, withLineSum(input, lines))
   const processor = processors.find((p) => p.name === payment.processor)
   // A payment's processor is one this deployment configured when it was taken; losing it is an operator error.
   if (!processor) throw new Error(`payment ${paymentId}: processor ${payment.processor} is not configured`)
@@ -92,7 +101,7 @@ export async function refundPayment(
     currency: payment.currency,
     processorReference: payment.processorReference,
   })
-  const refund = await tx.refund.create({
+  await tx.refund.create({
     data: {
       id,
       tenantId,
@@ -105,10 +114,53 @@ export async function refundPayment(
       reference: input.reference ?? outcome.processorReference,
       status: 'SUCCEEDED',
       succeededAt: now,
+      lines: { create: refundLineRows(tenantId, lines) },
     },
   })
   await applyRefundMoney(uow, order, paymentId, refundedDelta(null, 'SUCCEEDED', amount), now)
-  return { refund, payment: await getPayment(uow, paymentId), awaitingProcessor: false }
+  const after = await getPayment(uow, paymentId)
+  const refund = after.refunds.find((r) => r.id === id)
+  if (!refund) throw new Error(`refund ${id} vanished after it was made`)
+  return { refund, payment: after, awaitingProcessor: false }
+}
+
+/** The input with its amount defaulting to its lines' sum, when it names lines. */
+const withLineSum = (input: RefundInput, lines: readonly RefundLineInput[]): RefundInput =>
+  lines.length > 0 && input.amount === undefined
+    ? { ...input, amount: lines.reduce((sum, l) => sum + l.amount, 0) }
+    : input
+
+/**
+ * The refund's lines, checked against its order and the order's earlier refunds (read under the order's lock, so a
+ * concurrent refund is counted): none when the request names none.
+ * @throws AppError `validation_error` naming the line's field (refund-lines.ts)
+ */
+async function checkedLines(
+  { tx, tenantId }: UnitOfWork,
+  payment: PaymentWithRefunds,
+  order: OrderWithLines,
+  input: RefundInput
+): Promise<RefundLineInput[]> {
+  if (!input.lines || input.lines.length === 0) return []
+  // A payment that cannot be refunded at all is refused as such, by checkedAmount.
+  if (payment.status !== 'SUCCEEDED') return input.lines
+  if (payment.unapplied) {
+    // Money the order never took: no line of it was paid with it.
+    throw validationError([
+      { path: 'lines', code: 'payment_unapplied', message: 'An unapplied payment paid for no line of the order.' },
+    ])
+  }
+  // Earlier refunds hold the lines in the order their money went back: succeeded ones as they succeeded, then
+  // pending ones, which will succeed after them (as settlements will see them).
+  const refunds = await tx.refund.findMany({
+    where: { tenantId, orderId: order.id, status: { in: ['PENDING', 'SUCCEEDED'] }, payment: { unapplied: false } },
+    include: { lines: { orderBy: { position: 'asc' } } },
+    orderBy: [{ succeededAt: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }, { id: 'asc' }],
+  })
+  const lines = order.lines.map((l) => ({ orderLineId: l.id, position: l.position, lineTotal: l.lineTotal }))
+  const errors = refundLineErrors(input.lines, input.amount, lines, refunds, payment.currency)
+  if (errors.length > 0) throw validationError(errors)
+  return input.lines
 }
 
 /** What an online refund needs besides the request: the processor, the durable flows, and the request's key. */

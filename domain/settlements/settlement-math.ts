@@ -2,9 +2,9 @@
  * @module The arithmetic of a provider settlement, pure so every cent can be unit-tested (docs/marketplace.md):
  *
  *   session     gross G = the order line's total, fee F = feeOf(G)
- *   refund      an order's refunds that succeeded are shared among its lines in proportion to their totals; a line's
- *               share r of a refund takes back r from the provider and returns the fee on it,
- *               f = feeOf(G − before) − feeOf(G − after)
+ *   refund      an order's refunds that succeeded go back from the lines they name, or (naming none) are shared among
+ *               its lines in proportion to what they hold; a line's share r of a refund takes back r from the
+ *               provider and returns the fee on it, f = feeOf(G − before) − feeOf(G − after)
  *   reversal    a refund taken back that failed afterwards gives back what it took, and takes back the fee it returned
  *   adjustment  a signed amount the provider is owed (or owes)
  *   net         = ΣG − ΣF − (Σr − Σf) + Σadjustments   (r and f net of reversals)
@@ -83,6 +83,11 @@ export interface OrderRefund {
   amount: number
   /** When it succeeded (epoch ms): the instant it is taken from the provider. */
   succeededAt: number
+  /**
+   * The lines it gives back, when its request named them (issue 58): each line gives back exactly its amount. None
+   * (or empty): the refund is shared among the lines by weight.
+   */
+  lines?: ReadonlyArray<{ orderLineId: string; amount: number }>
 }
 
 /** One refund's share of one line. */
@@ -98,34 +103,70 @@ export interface RefundShare {
 }
 
 /**
- * Each refund's share of each line. Shares are cumulative: after the k-th refund a line has given back its share of
- * all refunds so far, so everything refunded from a line adds up to its share of the order's total refunds and never
- * exceeds the line, however many partial refunds there were.
+ * Each refund's share of each line, in the order the refunds went back:
+ *
+ * - A refund that names its lines takes exactly its amount from each line it names and nothing from the others
+ *   (capped at what the line still holds, which the refund's own checks make the whole amount).
+ * - A refund without lines is shared by weight among what the lines still hold. Shares of such refunds are
+ *   cumulative: after the k-th refund since the last refund with lines (or the first refund), the lines have given
+ *   back their share, by what each held then, of all those refunds so far; so a line never gives back more than it
+ *   holds, however many partial refunds. An order without refunds with lines is shared exactly as before lines
+ *   existed (cumulatively by the lines' totals).
+ *
  * @param refunds - the order's refunds in the order they succeeded (succeededAt, then id)
  */
 export function refundShares(lines: readonly WeightedLine[], refunds: readonly OrderRefund[]): RefundShare[] {
   const out: RefundShare[] = []
+  const refunded = new Map(lines.map((l) => [l.orderLineId, 0]))
+  const push = (refund: OrderRefund, orderLineId: string, amount: number) => {
+    const before = refunded.get(orderLineId)!
+    refunded.set(orderLineId, before + amount)
+    out.push({
+      refundId: refund.refundId,
+      orderLineId,
+      amount,
+      before,
+      after: before + amount,
+      succeededAt: refund.succeededAt,
+    })
+  }
+  // The weights of refunds without lines: what each line held when the current run of them began.
+  let held: WeightedLine[] = [...lines]
   let cumulative = 0
-  let before = shareAmong(0, lines)
+  let previous = shareAmong(0, held)
   for (const refund of refunds) {
-    cumulative += refund.amount
-    const after = shareAmong(cumulative, lines)
-    for (const line of lines) {
-      const b = before.get(line.orderLineId)!
-      const a = after.get(line.orderLineId)!
-      if (a !== b)
-        out.push({
-          refundId: refund.refundId,
-          orderLineId: line.orderLineId,
-          amount: a - b,
-          before: b,
-          after: a,
-          succeededAt: refund.succeededAt,
-        })
+    if (refund.lines && refund.lines.length > 0) {
+      for (const named of refund.lines) {
+        const line = lines.find((l) => l.orderLineId === named.orderLineId)
+        if (!line) continue // not a line of the order: the refund's checks refuse it
+        const take = Math.min(named.amount, line.lineTotal - refunded.get(line.orderLineId)!)
+        if (take > 0) push(refund, line.orderLineId, take)
+      }
+      held = lines.map((l) => ({ ...l, lineTotal: l.lineTotal - refunded.get(l.orderLineId)! }))
+      cumulative = 0
+      previous = shareAmong(0, held)
+      continue
     }
-    before = after
+    // Never more than the lines hold (moneyGivenBack caps an order's refunds at its lines' total).
+    cumulative = Math.min(
+      cumulative + refund.amount,
+      held.reduce((sum, l) => sum + l.lineTotal, 0)
+    )
+    const next = shareAmong(cumulative, held)
+    for (const line of lines) {
+      const delta = next.get(line.orderLineId)! - previous.get(line.orderLineId)!
+      if (delta !== 0) push(refund, line.orderLineId, delta)
+    }
+    previous = next
   }
   return out
+}
+
+/** Everything `shares` took from each line, by order line id. */
+export function refundedByLine(shares: readonly RefundShare[]): Map<string, number> {
+  const total = new Map<string, number>()
+  for (const s of shares) total.set(s.orderLineId, (total.get(s.orderLineId) ?? 0) + s.amount)
+  return total
 }
 
 /** A refund item a settlement already made on a line: what it took (REFUND) or gave back (REFUND_REVERSAL). */
@@ -184,8 +225,8 @@ export function refundMovements(
   const key = (kind: string, refundId: string, lineId: string) => `${kind}:${refundId}:${lineId}`
   const items = new Map(settled.map((i) => [key(i.kind, i.refundId, i.orderLineId), i.amount]))
   const shares = refundShares(allLines, refunds)
-  const total = refunds.reduce((sum, r) => sum + r.amount, 0)
-  const target = shareAmong(total, allLines)
+  // Each line's share of all the refunds that count (without lines, by weight, that is shareAmong(Σ refunds)).
+  const target = refundedByLine(shares)
   const out: RefundMovement[] = []
   for (const lineId of lines) {
     const taken = settled

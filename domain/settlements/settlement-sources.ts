@@ -129,12 +129,21 @@ const refundItem = (kind: 'REFUND' | 'REFUND_REVERSAL') =>
                      AND x.dedupe_key = ${Prisma.raw(`'${kind}:'`)} || r.id || ':' || si.order_line_id)`
 
 /**
+ * Whether refund `r` may take something from the line of settlement item `si`: it names no lines (shared by weight),
+ * or names this one. A refund of other lines is never this line's work (issue 58).
+ */
+const concernsLine = Prisma.sql`(
+  NOT EXISTS (SELECT 1 FROM refund_lines rl WHERE rl.tenant_id = r.tenant_id AND rl.refund_id = r.id)
+  OR EXISTS (SELECT 1 FROM refund_lines rl WHERE rl.tenant_id = r.tenant_id AND rl.refund_id = r.id
+             AND rl.order_line_id = si.order_line_id))`
+
+/**
  * Whether the settled session item `si` has refund work before `end`: a refund (or lost dispute) that counts and was
  * never taken from its line, or one taken from it that failed (was reinstated) and was never given back.
  */
 const refundWork = (end: Date) => Prisma.sql`(
   EXISTS (SELECT 1 FROM refunds r WHERE r.tenant_id = si.tenant_id AND r.order_id = si.order_id AND ${countsAt(end)}
-          AND NOT ${refundItem('REFUND')})
+          AND NOT ${refundItem('REFUND')} AND ${concernsLine})
   OR EXISTS (SELECT 1 FROM refunds r WHERE r.tenant_id = si.tenant_id AND r.order_id = si.order_id
              AND r.status = 'FAILED' AND r.failed_at < ${end}
              AND ${refundItem('REFUND')} AND NOT ${refundItem('REFUND_REVERSAL')})
@@ -193,7 +202,7 @@ export async function ordersWithRefunds(
 ): Promise<Map<string, OrderRefunds>> {
   const orders = new Map<string, OrderRefunds>()
   if (orderIds.length === 0) return orders
-  const [lines, refunds, failed, settled, chargebacks, reinstated] = await Promise.all([
+  const [lines, refunds, refundLines, failed, settled, chargebacks, reinstated] = await Promise.all([
     tx.$queryRaw<Array<{ id: string; order_id: string; position: number; line_total: number }>>`
       SELECT id, order_id, position, ${money(Prisma.sql`line_total`)} AS line_total FROM order_lines
       WHERE tenant_id = ${tenantId} AND order_id = ANY(${orderIds}::text[]) ORDER BY order_id, position`,
@@ -201,6 +210,11 @@ export async function ordersWithRefunds(
       SELECT r.id, r.order_id, ${money(Prisma.sql`r.amount`)} AS amount, ${ms(Prisma.sql`r.succeeded_at`)} AS succeeded_ms FROM refunds r
       WHERE r.tenant_id = ${tenantId} AND r.order_id = ANY(${orderIds}::text[]) AND ${countsAt(end)}
       ORDER BY r.succeeded_at, r.id`,
+    tx.$queryRaw<Array<{ refund_id: string; line_id: string; amount: number }>>`
+      SELECT rl.refund_id, rl.order_line_id AS line_id, ${money(Prisma.sql`rl.amount`)} AS amount
+      FROM refund_lines rl JOIN refunds r ON r.id = rl.refund_id AND r.tenant_id = rl.tenant_id
+      WHERE rl.tenant_id = ${tenantId} AND r.order_id = ANY(${orderIds}::text[]) AND ${countsAt(end)}
+      ORDER BY rl.refund_id, rl.position`,
     tx.$queryRaw<Array<{ id: string; order_id: string; failed_ms: number }>>`
       SELECT r.id, r.order_id, ${ms(Prisma.sql`r.failed_at`)} AS failed_ms FROM refunds r
       WHERE r.tenant_id = ${tenantId} AND r.order_id = ANY(${orderIds}::text[])
@@ -242,8 +256,18 @@ export async function ordersWithRefunds(
     })
   for (const l of lines)
     orders.get(l.order_id)!.lines.push({ orderLineId: l.id, position: l.position, lineTotal: l.line_total })
-  for (const r of refunds)
-    orders.get(r.order_id)!.refunds.push({ refundId: r.id, amount: r.amount, succeededAt: r.succeeded_ms })
+  const linesOf = new Map<string, Array<{ orderLineId: string; amount: number }>>()
+  for (const l of refundLines)
+    linesOf.set(l.refund_id, [...(linesOf.get(l.refund_id) ?? []), { orderLineId: l.line_id, amount: l.amount }])
+  for (const r of refunds) {
+    const named = linesOf.get(r.id)
+    orders.get(r.order_id)!.refunds.push({
+      refundId: r.id,
+      amount: r.amount,
+      succeededAt: r.succeeded_ms,
+      ...(named ? { lines: named } : {}),
+    })
+  }
   for (const r of failed) orders.get(r.order_id)!.failed.push({ refundId: r.id, failedAt: r.failed_ms })
   for (const i of settled) {
     const order = orders.get(i.order_id)!

@@ -36,6 +36,7 @@ const toRefund = (r: RefundRow): z.infer<typeof Refund> => ({
   origin: r.origin,
   processorReference: r.processorReference,
   failureMessage: r.failureMessage,
+  lines: r.lines.map((l) => ({ orderLineId: l.orderLineId, amount: l.amount })),
   succeededAt: r.succeededAt?.toISOString() ?? null,
   createdAt: r.createdAt.toISOString(),
 })

@@ -65,13 +65,39 @@ export const PaymentCreate = z
   })
   .openapi('PaymentCreate')
 
+/** One order line a refund gives back (issue 58). */
+const RefundLine = z
+  .strictObject({
+    orderLineId: resourceId('orderLine').openapi({ description: "A line of the payment's order." }),
+    amount: PositiveAmount.openapi({
+      description:
+        'What the refund gives back of this line, in minor units: at most its total less what earlier refunds of ' +
+        'the order took from it (their named amounts; for refunds without lines, their share by weight).',
+    }),
+  })
+  .openapi('RefundLine')
+
 export const RefundCreate = z
   .strictObject({
-    amount: PositiveAmount.optional().openapi({ description: 'Default: everything not yet refunded.' }),
+    amount: PositiveAmount.optional().openapi({
+      description:
+        'Default: the sum of `lines` when given, else everything not yet refunded. With `lines`, it must be their sum.',
+    }),
     currency: Currency.optional().openapi({ description: "If given, must be the payment's currency." }),
     reason: Reason,
     method: Method.optional().openapi({ description: "How the money went back; default the payment's method." }),
     reference: Reference.optional(),
+    lines: z
+      .array(RefundLine)
+      .min(1)
+      .max(100)
+      .optional()
+      .openapi({
+        description:
+          'The order lines the refund gives back, each once. Settlements take it from those lines only (a ' +
+          "session line's provider gives back what its line gave back, with the platform fee on it returned); " +
+          "without lines, the refund is shared among the order's lines in proportion to what they still hold.",
+      }),
   })
   .openapi('RefundCreate')
 
@@ -89,6 +115,9 @@ export const Refund = z
     origin: Origin,
     processorReference: z.string().nullable().openapi({ description: "The processor's id of an online refund." }),
     failureMessage: z.string().nullable().openapi({ description: 'Why a FAILED refund failed.' }),
+    lines: z.array(RefundLine).openapi({
+      description: 'The order lines it gives back, as the request named them; empty: shared among them by weight.',
+    }),
     succeededAt: UtcDateTime.nullable(),
     createdAt: UtcDateTime,
   })

@@ -6008,6 +6008,8 @@ export interface components {
             processorReference: string | null;
             /** @description Why a FAILED refund failed. */
             failureMessage: string | null;
+            /** @description The order lines it gives back, as the request named them; empty: shared among them by weight. */
+            lines: components["schemas"]["RefundLine"][];
             /**
              * Format: date-time
              * @example 2026-11-21T18:00:00.000Z
@@ -6031,6 +6033,18 @@ export interface components {
          * @enum {string}
          */
         RefundOrigin: "API" | "AUTOMATIC" | "PROCESSOR";
+        RefundLine: {
+            /**
+             * @description A line of the payment's order.
+             * @example oli_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
+            orderLineId: string;
+            /**
+             * @description What the refund gives back of this line, in minor units: at most its total less what earlier refunds of the order took from it (their named amounts; for refunds without lines, their share by weight).
+             * @example 6000
+             */
+            amount: number;
+        };
         /**
          * @description OPEN: the payer disputed the payment with their card issuer; WON or LOST: decided (WON also when a lost dispute's funds were reinstated); CLOSED: an inquiry closed, or the charge refunded, with nothing charged back.
          * @enum {string}
@@ -6424,7 +6438,7 @@ export interface components {
         };
         RefundCreate: {
             /**
-             * @description Default: everything not yet refunded.
+             * @description Default: the sum of `lines` when given, else everything not yet refunded. With `lines`, it must be their sum.
              * @example 6000
              */
             amount?: number;
@@ -6436,6 +6450,8 @@ export interface components {
             reason: components["schemas"]["RefundReason"];
             method?: components["schemas"]["PaymentMethod"] & unknown;
             reference?: string;
+            /** @description The order lines the refund gives back, each once. Settlements take it from those lines only (a session line's provider gives back what its line gave back, with the platform fee on it returned); without lines, the refund is shared among the order's lines in proportion to what they still hold. */
+            lines?: components["schemas"]["RefundLine"][];
         };
         PayoutAccountLink: components["schemas"]["PayoutAccount"] & {
             /** @description One-time link to the processor's onboarding pages */
@@ -7059,7 +7075,7 @@ export interface components {
             /** @description Present (true) when the question repeats a sentence, list item or table row of the knowledge word for word (case, spacing and punctuation aside): that sentence is the answer, and no decline rule applies to it. */
             verbatim?: boolean;
             /**
-             * @description Absent on an answer. `no_passages`: nothing retrieved; `below_threshold`: no sentence is close enough to the question; `word_not_in_knowledge`: the question turns on a word no document uses in any form ("tram") and no sentence is very close; `answer_kind_missing`: the closest sentences do not carry what is asked (no amount for "how much"); `named_day_missing`: the question names a day ("Easter Monday", "Christmas Eve") or a season that the quote neither names nor dates; `name_missing`: the quote does not name the programme or person the question names; `chat_model_declined`: the chat model found no answer in the quotes; `no_citation`: the chat model answered without citing a quote. A centre improves its documents by what this names.
+             * @description Absent on an answer. `no_passages`: nothing retrieved; `below_threshold`: no sentence is close enough to the question; `word_not_in_knowledge`: retired in 2.4.0 (it declined more answers than unanswerable questions), no longer given; `answer_kind_missing`: the closest sentences do not carry what is asked (no amount for "how much"); `named_day_missing`: the question names a day ("Easter Monday", "Christmas Eve") or a season that the quote neither names nor dates; `name_missing`: the quote does not name the programme or person the question names; `chat_model_declined`: the chat model found no answer in the quotes; `no_citation`: the chat model answered without citing a quote. A centre improves its documents by what this names.
              * @enum {string}
              */
             declinedBy?: "no_passages" | "below_threshold" | "word_not_in_knowledge" | "answer_kind_missing" | "named_day_missing" | "name_missing" | "chat_model_declined" | "no_citation";

@@ -2540,6 +2540,29 @@ class PlatformUserPatch(BaseModel):
     disabled: bool | None = None
 
 
+class RefundLine(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    orderLineId: Annotated[
+        str,
+        Field(
+            description="A line of the payment's order.",
+            examples=['oli_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2'],
+            pattern='^oli_[0-9a-f]{32}$',
+        ),
+    ]
+    amount: Annotated[
+        int,
+        Field(
+            description='What the refund gives back of this line, in minor units: at most its total less what earlier refunds of the order took from it (their named amounts; for refunds without lines, their share by weight).',
+            examples=[6000],
+            ge=1,
+            le=9007199254740991,
+        ),
+    ]
+
+
 class Head(BaseModel):
     """
     The last record of a valid chain; keep it elsewhere to detect a rewritten tail
@@ -3509,7 +3532,7 @@ class RefundCreate(BaseModel):
     amount: Annotated[
         int | None,
         Field(
-            description='Default: everything not yet refunded.',
+            description='Default: the sum of `lines` when given, else everything not yet refunded. With `lines`, it must be their sum.',
             examples=[6000],
             ge=1,
             le=9007199254740991,
@@ -3543,6 +3566,14 @@ class RefundCreate(BaseModel):
         | None
     ) = None
     reference: Annotated[str | None, Field(max_length=100, min_length=1)] = None
+    lines: Annotated[
+        list[RefundLine] | None,
+        Field(
+            description="The order lines the refund gives back, each once. Settlements take it from those lines only (a session line's provider gives back what its line gave back, with the platform fee on it returned); without lines, the refund is shared among the order's lines in proportion to what they still hold.",
+            max_length=100,
+            min_length=1,
+        ),
+    ] = None
 
 
 class FailedPayout(BaseModel):
@@ -4287,7 +4318,7 @@ class AnswerDecision(BaseModel):
         ]
         | None,
         Field(
-            description='Absent on an answer. `no_passages`: nothing retrieved; `below_threshold`: no sentence is close enough to the question; `word_not_in_knowledge`: the question turns on a word no document uses in any form ("tram") and no sentence is very close; `answer_kind_missing`: the closest sentences do not carry what is asked (no amount for "how much"); `named_day_missing`: the question names a day ("Easter Monday", "Christmas Eve") or a season that the quote neither names nor dates; `name_missing`: the quote does not name the programme or person the question names; `chat_model_declined`: the chat model found no answer in the quotes; `no_citation`: the chat model answered without citing a quote. A centre improves its documents by what this names.'
+            description='Absent on an answer. `no_passages`: nothing retrieved; `below_threshold`: no sentence is close enough to the question; `word_not_in_knowledge`: retired in 2.4.0 (it declined more answers than unanswerable questions), no longer given; `answer_kind_missing`: the closest sentences do not carry what is asked (no amount for "how much"); `named_day_missing`: the question names a day ("Easter Monday", "Christmas Eve") or a season that the quote neither names nor dates; `name_missing`: the quote does not name the programme or person the question names; `chat_model_declined`: the chat model found no answer in the quotes; `no_citation`: the chat model answered without citing a quote. A centre improves its documents by what this names.'
         ),
     ] = None
 
@@ -7493,6 +7524,12 @@ class Refund(BaseModel):
     ]
     failureMessage: Annotated[
         str | None, Field(description='Why a FAILED refund failed.')
+    ]
+    lines: Annotated[
+        list[RefundLine],
+        Field(
+            description='The order lines it gives back, as the request named them; empty: shared among them by weight.'
+        ),
     ]
     succeededAt: Annotated[
         AwareDatetime | None, Field(examples=['2026-11-21T18:00:00.000Z'])
