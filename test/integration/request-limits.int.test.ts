@@ -361,7 +361,11 @@ describe('two API instances on one database', () => {
     // Every refusal says nothing remains. What an allowed answer says remains is each instance's view at that moment,
     // which depends on how the two instances' statements interleaved: exact on a quiet machine ([0, 1, 2, 3, 4]), but a
     // loaded CI run saw [0, 0, 1, 3, 4] with the limit itself held exactly. Each is below the limit and never negative.
-    expect(burst.filter((r) => r.status === 429).map((r) => limits(r).remaining)).toEqual(Array(12 - LIMIT).fill(0))
+    // (A count that fell back to a process's outage limit may also refuse before the shared limit is reached: 4 allowed
+    // and 8 refused in one loaded CI run, with the store's timeouts in the metric.)
+    expect(burst.filter((r) => r.status === 429).map((r) => limits(r).remaining)).toEqual(
+      Array(12 - allowedCount).fill(0)
+    )
     for (const allowed of burst.filter((r) => r.status === 200)) {
       expect(limits(allowed).remaining).toBeGreaterThanOrEqual(0)
       expect(limits(allowed).remaining).toBeLessThan(LIMIT)
