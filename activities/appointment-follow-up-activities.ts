@@ -58,10 +58,15 @@ export function createAppointmentFollowUpActivities({
       input: AppointmentFollowUpInput & { nudge: number; dueAt: string }
     ): Promise<'SIGNED' | 'NUDGED'> {
       return runInUnitOfWork(db, input.tenantId, async (uow) => {
+        // Stamped before the check that makes it legitimate: a signature committed after this moment can have been
+        // missed by the check, one committed before cannot. Stamped at the insert, a nudge whose check preceded a
+        // signature could carry a later time than the signature's answer. Wall time, as every row's createdAt.
+        const checkedAt = new Date()
         const found = await plan(uow, input.appointmentId)
         if (found.noteSigned) return 'SIGNED'
         await recordNoteNudge(uow, {
           ...found,
+          checkedAt,
           appointmentId: input.appointmentId,
           nudge: input.nudge,
           dueAt: input.dueAt,

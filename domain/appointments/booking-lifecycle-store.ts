@@ -232,9 +232,12 @@ export async function recordNoteNudge(
     providerId: string
     nudge: number
     dueAt: string
+    /** When the note was found unsigned (the nudge's createdAt). */
+    checkedAt: Date
   }
 ) {
   return recordCareNotification(uow, {
+    createdAt: input.checkedAt,
     workflowKind: APPOINTMENT_FOLLOW_UP_KIND,
     kind: 'note_overdue',
     providerId: input.providerId,

@@ -44,6 +44,11 @@ export interface CareNotificationInput {
   details?: NotificationDetails
   /** Unique per tenant: the same key is never recorded twice. */
   dedupeKey: string
+  /**
+   * When the condition the notification reports was found (default: when the row is written). A notification that
+   * checked something first is stamped with the moment before that check, the one that makes it legitimate.
+   */
+  createdAt?: Date
 }
 
 /**
@@ -66,6 +71,7 @@ export async function recordCareNotification(
         dueDate: input.dueDate ? new Date(`${input.dueDate}T00:00:00.000Z`) : null,
         details: input.details ?? {},
         dedupeKey: input.dedupeKey,
+        ...(input.createdAt ? { createdAt: input.createdAt } : {}),
       },
     ],
     skipDuplicates: true,

@@ -101,10 +101,10 @@ describe('appointment follow-up', () => {
       // The follow-up goes out only once the workflow has read the committed signature.
       expect(family[0]!.createdAt.getTime(), `offset ${offset}`).toBeGreaterThanOrEqual(signedAt)
       for (const nudge of nudges) {
-        // A nudge row's createdAt is its transaction's start, and that transaction checks the note before it
-        // records: a nudge is legitimate only if it began before the signature committed. The commit lies between
-        // signedAt (stamped inside the signing transaction) and the arrival of the 200, so on PostgreSQL a nudge
-        // overlapping the signing transaction may follow signedAt by that transaction's few milliseconds.
+        // A nudge row's createdAt is the moment before its transaction checked the note: a nudge is legitimate only
+        // if that check began before the signature committed. The commit lies between signedAt (stamped inside the
+        // signing transaction) and the arrival of the 200, so a nudge whose check overlapped the signing transaction
+        // may follow signedAt by that transaction's few milliseconds, never the answer.
         expect(signedAt, `offset ${offset}`).toBeLessThanOrEqual(answeredAt)
         expect(
           nudge.createdAt.getTime(),
