@@ -100,8 +100,10 @@ export const ERROR_CATALOGUE = {
   not_session_provider: entry(
     403,
     'Not the session provider',
-    'Signing or changing this clinical record is the act of the session’s provider, and the caller is not them.',
-    'Act as the provider of the session, or ask them to sign.'
+    'Signing or changing this clinical record is the act of the session’s provider, and the caller is not them: a ' +
+      'note is signed by a credential linked to the provider, or by an administrator on the record.',
+    'Sign with a user or API key linked to the session’s provider (`providerId`), as an OWNER or ADMIN user on the ' +
+      'record, or ask the provider to sign. Read `detail`: it says which.'
   ),
   not_found: entry(
     404,

@@ -15,6 +15,7 @@ import { ID_PREFIXES } from '../id-prefixes.ts'
 import type { PlatformRole } from '../../generated/prisma/enums.ts'
 import { ROLE_SCOPES } from './roles.ts'
 import { satisfiesScope } from './scopes.ts'
+import { assertLinkableProvider, LINKING_SCOPE } from './provider-links.ts'
 import { generateSecret, hashSecret } from './secrets.ts'
 
 export const API_KEY_PREFIX = 'sk'
@@ -31,6 +32,8 @@ export interface CreateApiKeyInput {
   name: string
   permissions: KeyPermission[]
   expiresAt?: Date
+  /** The provider the key acts for: it then signs that provider's session notes (provider-links.ts). */
+  providerId?: string
 }
 
 /** The longest a key may live, and the expiry a key asked for without one gets (API_KEY_MAX_LIFETIME_DAYS). */
@@ -83,7 +86,17 @@ const grantorAllows = (grantor: Grantor, p: KeyPermission) =>
     ? scopesForPermission(p).every((scope) => satisfiesScope(grantor.scopes, scope))
     : p.methods.every((m) => keyPermits(grantor.permissions, p.resource, m))
 
-/** Creates an API key; the returned `secret` is never retrievable again. */
+/** Whether a grantor may link a key to a provider: only one that holds the linking scope (provider-links.ts). */
+const grantorLinks = (grantor: Grantor) =>
+  grantor.kind === 'scopes'
+    ? satisfiesScope(grantor.scopes, LINKING_SCOPE)
+    : keyPermits(grantor.permissions, LINKING_SCOPE, 'PATCH')
+
+/**
+ * Creates an API key; the returned `secret` is never retrievable again.
+ * @throws AppError `forbidden` for permissions beyond the grantor's, or a provider link by a grantor without the
+ *   `users` scope; `validation_error` for an expiry beyond the limit or a provider that is not the tenant's
+ */
 export async function createApiKey(
   uow: UnitOfWork,
   grantor: Grantor,
@@ -99,6 +112,15 @@ export async function createApiKey(
       `A key cannot do more than its creator: ${beyond.map((p) => `${p.methods.join(',')} ${p.resource}`).join('; ')}.`
     )
   }
+  if (input.providerId !== undefined) {
+    if (!grantorLinks(grantor)) {
+      throw forbidden(
+        `Linking a key to a provider lets it sign that provider's notes: it takes the "${LINKING_SCOPE}" scope, ` +
+          "an administrator's, which the caller does not hold."
+      )
+    }
+    await assertLinkableProvider(uow, input.providerId)
+  }
   const expiresAt = expiryOf(input, grantor, clock(), maxLifetimeDays)
   const secret = generateSecret(API_KEY_PREFIX)
   const key = await uow.tx.apiKey.create({
@@ -112,6 +134,7 @@ export async function createApiKey(
       permissions: permissions as unknown as object[],
       createdBy,
       expiresAt,
+      providerId: input.providerId ?? null,
     },
   })
   return { key, secret }

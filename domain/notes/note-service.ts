@@ -1,5 +1,6 @@
 /**
- * @module SOAP notes of a session: drafted, edited, signed by the session's provider, then locked. Signing records a
+ * @module SOAP notes of a session: drafted, edited, signed by the session's provider (a credential linked to them, or an
+ * administrator on the record: signing-authority.ts), then locked. Signing records a
  * SHA-256 content hash (note-hash.ts) and emits `session.note_added`; a signed note never changes again (the service
  * answers 409 `note_locked`, and a database trigger refuses the UPDATE as well); corrections are addenda, each hashed
  * and chained to the note's hash. Every change locks the note's row, so a sign and an edit cannot interleave.
@@ -22,6 +23,7 @@ import { getSession } from '../sessions/session-service.ts'
 import type { JsonValue } from '../canonical-json.ts'
 import { addendumContentHash, noteContentHash } from './note-hash.ts'
 import { accuracyErrors, NoteContent, normaliseObjective, type NoteContentInput } from './note-schema.ts'
+import { signingCapacity } from './signing-authority.ts'
 
 /** Who is acting, as notes record it (ids only). */
 export interface NoteActor {
@@ -43,9 +45,6 @@ export interface NoteListQuery {
 export type NoteWithAddenda = SessionNote & { addenda: NoteAddendum[] }
 
 const byCreation = { orderBy: [{ createdAt: 'asc' as const }, { id: 'asc' as const }] }
-
-/** Role of a platform user who may sign as a provider: a clinician (docs/care-records.md). */
-const SIGNING_ROLE = 'CLINICIAN'
 
 /** One note of a session, with its addenda. @throws AppError `not_found` (also for a note of another session) */
 export async function getNote(uow: UnitOfWork, sessionId: string, noteId: string): Promise<NoteWithAddenda> {
@@ -175,9 +174,10 @@ function signingErrors(note: SessionNote): FieldError[] {
 }
 
 /**
- * Signs a draft as the session's provider: locks it, records the content hash and emits `session.note_added`.
- * The caller attests the provider it signs for (`providerId`), which must be the session's provider; a platform
- * user must moreover be a CLINICIAN.
+ * Signs a draft for the session's provider: locks it, records the content hash, the capacity it was signed in
+ * (`signedAs`) and emits `session.note_added`. The signer is a credential linked to the session's provider (PROVIDER)
+ * or an ADMIN or OWNER user (ADMINISTRATOR, on the record); the `providerId` the caller attests must moreover be the
+ * session's provider. Who signed is on the note and, like every call, on the audit trail.
  * @throws AppError `not_session_provider` (403), `note_locked` (409) for a signed note, `validation_error` for an
  *   incomplete note, `not_found`
  */
@@ -191,12 +191,11 @@ export async function signNote(
 ) {
   const note = await lockNote(uow, sessionId, noteId)
   const session = await getSession(uow, sessionId)
-  if (actor.type === 'user' && actor.role !== SIGNING_ROLE) {
-    throw notSessionProvider('Only a clinician signs notes, as the session provider.')
-  }
   if (input.providerId !== session.providerId) {
     throw notSessionProvider("A note is signed by the session's provider: providerId must be the session's providerId.")
   }
+  // The credential's link decides, not the attestation above (kept for compatibility).
+  const signedAs = await signingCapacity(uow, actor, session.providerId)
   if (note.status === 'SIGNED') throw noteLocked('This note is already signed.')
   const incomplete = signingErrors(note)
   if (incomplete.length > 0) throw validationError(incomplete, 'The note is not complete enough to sign.')
@@ -219,6 +218,7 @@ export async function signNote(
       signedByProviderId: session.providerId,
       signedByType: actor.type,
       signedById: actor.id,
+      signedAs,
       contentHash,
     },
     include: { addenda: byCreation },

@@ -9,6 +9,7 @@ import { newId } from '../ids.ts'
 import { afterCursor, toPage } from '../pagination.ts'
 import { isUniqueViolation } from '../../infra/db.ts'
 import { principalAllows, type Principal } from '../auth/principal.ts'
+import { assertLinkableProvider } from '../auth/provider-links.ts'
 import { ROLE_SCOPES } from '../auth/roles.ts'
 import { vetSsoUrls, type SsoUrlRules } from '../auth/sso-urls.ts'
 
@@ -81,17 +82,20 @@ function mayGrant(granter: Principal, role: PlatformRole): boolean {
 }
 
 /**
- * Changes a user's role or disables them. The role sticks: sign-ins do not map it again from the claims.
+ * Changes a user's role, disables them, or links them to the provider they are (whose notes they then sign:
+ * domain/auth/provider-links.ts; null unlinks). The role sticks: sign-ins do not map it again from the claims.
  * @param granter - who asks; a role is given only by a caller that holds it all ({@link mayGrant})
- * @throws AppError `not_found`, `forbidden` for a role beyond the caller's
+ * @throws AppError `not_found`, `forbidden` for a role beyond the caller's, `validation_error` for a provider that is
+ *   not the tenant's
  */
 export async function updatePlatformUser(
-  { tx, tenantId }: UnitOfWork,
+  uow: UnitOfWork,
   granter: Principal,
   id: string,
-  patch: { role?: PlatformRole; disabled?: boolean },
+  patch: { role?: PlatformRole; disabled?: boolean; providerId?: string | null },
   now: Date
 ) {
+  const { tx, tenantId } = uow
   const user = await tx.platformUser.findFirst({ where: { id, tenantId } })
   if (!user) throw notFound('user', id)
   if (patch.role && patch.role !== user.role && !mayGrant(granter, patch.role)) {
@@ -101,10 +105,12 @@ export async function updatePlatformUser(
         : `The role ${patch.role} grants more than the caller holds; a role is given only by a caller holding all of it.`
     )
   }
+  if (patch.providerId) await assertLinkableProvider(uow, patch.providerId)
   return tx.platformUser.update({
     where: { id },
     data: {
       ...(patch.role ? { role: patch.role } : {}),
+      ...(patch.providerId === undefined ? {} : { providerId: patch.providerId }),
       ...(patch.disabled === undefined ? {} : { disabledAt: patch.disabled ? (user.disabledAt ?? now) : null }),
     },
   })

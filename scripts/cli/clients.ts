@@ -104,6 +104,7 @@ export async function apiKeys(command: string | undefined, args: string[], cli: 
       name: { type: 'string' },
       permissions: { type: 'string' },
       'expires-in-days': { type: 'string' },
+      provider: { type: 'string' },
       key: { type: 'string' },
     },
   })
@@ -123,10 +124,12 @@ export async function apiKeys(command: string | undefined, args: string[], cli: 
             name: required(values.name, 'name', CLIENTS_USAGE),
             permissions: parsePermissions(required(values.permissions, 'permissions', CLIENTS_USAGE)),
             expiresAt: days === undefined ? undefined : new Date(clock().getTime() + days * 86_400_000),
+            providerId: values.provider,
           },
           clock
         )
-        printJson(cli, { id: key.id, name: key.name, permissions: key.permissions, expiresAt: key.expiresAt, secret })
+        const { id, name, permissions, expiresAt, providerId } = key
+        printJson(cli, { id, name, permissions, expiresAt, providerId, secret })
       } else if (command === 'list') {
         const all = []
         let cursor: string | undefined

@@ -15,6 +15,7 @@ export const CLIENTS_USAGE = `  clients create --tenant "<name>" --scopes "<spac
   clients list --tenant <tenant id>
   clients revoke --tenant <tenant id> --client <client id>
   api-keys create --tenant <tenant id> --name "<name>" --permissions "children:GET bookings:GET,POST" [--expires-in-days <n>]
+      [--provider <provider id>]   links the key to a provider: it then signs that provider's session notes
   api-keys list --tenant <tenant id>
   api-keys revoke --tenant <tenant id> --key <key id>
   keys rotate`

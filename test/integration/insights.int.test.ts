@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { futureSlot } from '../support/fixtures.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
+import { providerKey } from '../support/provider-key.ts'
 
 const DAY = 24 * 3600 * 1000
 let platform: Platform
@@ -62,7 +63,7 @@ beforeAll(async () => {
     })
     expect(note.status).toBe(201)
     const signed = await http.post(`/v1/sessions/${session.body.id}/notes/${note.body.id}/sign`, {
-      token,
+      token: await providerKey(platform, tenant.tenantId, providerId),
       body: { providerId },
     })
     expect(signed.status, JSON.stringify(signed.body)).toBe(200)

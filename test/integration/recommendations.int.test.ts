@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ProvisionedClient } from '../../domain/tenants/provision-client.ts'
 import { futureSlot } from '../support/fixtures.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
+import { providerKey } from '../support/provider-key.ts'
 import { newId } from '../../domain/ids.ts'
 
 const DAY = 24 * 3600 * 1000
@@ -108,7 +109,7 @@ beforeAll(async () => {
     expect(
       (
         await http.post(`/v1/sessions/${sessionId}/notes/${note.body.id}/sign`, {
-          token,
+          token: await providerKey(platform, tenant.tenantId, ids.provider),
           body: { providerId: ids.provider },
         })
       ).status
@@ -252,7 +253,10 @@ describe('GET /v1/ai/children/{id}/recommendations', () => {
   it('carrying out the suggested calls changes the recommendations as the rules say', async () => {
     const before = (await recommend(ids.child)).body.data as Rec[]
     const sign = before.find((r) => r.kind === 'SIGN_NOTE')!
-    const signed = await platform.http.post(sign.suggestedCall.path, { token, body: { providerId: ids.provider } })
+    const signed = await platform.http.post(sign.suggestedCall.path, {
+      token: await providerKey(platform, tenant.tenantId, ids.provider),
+      body: { providerId: ids.provider },
+    })
     expect(signed.status, JSON.stringify(signed.body)).toBe(200)
     const recall = before.find((r) => r.kind === 'SCHEDULE_REASSESSMENT')!
     const recalled = await platform.http.post(recall.suggestedCall.path, { token, body: recall.suggestedCall.body })

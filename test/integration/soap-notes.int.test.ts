@@ -1,13 +1,15 @@
 /**
- * SOAP notes over HTTP against the real API and database: draft → edit → sign (by the session's provider only) →
- * locked (edits refused by the API and by the database), a content hash a client can recompute, addenda chained to
- * it, `session.note_added` rows for signing and addenda (none for drafts), scopes and tenant isolation.
+ * SOAP notes over HTTP against the real API and database: draft → edit → sign (by a credential linked to the
+ * session's provider, or an administrator on the record) → locked (edits refused by the API and by the database), a
+ * content hash a client can recompute, addenda chained to it, `session.note_added` rows for signing and addenda (none
+ * for drafts), scopes and tenant isolation.
  */
 import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { futureSlot } from '../support/fixtures.ts'
 import { startTestIssuer, type TestIssuer } from '../support/oidc-issuer.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
+import { providerKey } from '../support/provider-key.ts'
 import { newId } from '../../domain/ids.ts'
 
 let platform: Platform
@@ -146,19 +148,24 @@ describe('a note from draft to signed', () => {
     expect(merged.body.objective.observations).toBe('Engaged for 45 minutes.')
     expect(await noteEvents(session.id)).toEqual([])
 
+    const signer = await providerKey(platform, tenantId, providerId)
     const notMine = await platform.http.post(`${notesOf(session.id)}/${noteId}/sign`, {
-      token,
+      token: signer,
       body: { providerId: 'prv_someone_else' },
     })
     expect(notMine.status).toBe(403)
     expect(notMine.body.code).toBe('not_session_provider')
 
-    const signed = await platform.http.post(`${notesOf(session.id)}/${noteId}/sign`, { token, body: { providerId } })
+    const signed = await platform.http.post(`${notesOf(session.id)}/${noteId}/sign`, {
+      token: signer,
+      body: { providerId },
+    })
     expect(signed.status).toBe(200)
     expect(signed.body.status).toBe('SIGNED')
     expect(signed.body.signature).toMatchObject({
       providerId,
-      signedBy: { type: 'client' },
+      signedBy: { type: 'api_key' },
+      signedAs: 'PROVIDER',
       algorithm: 'sha256-rfc8785-v1',
     })
     expect(signed.body.signature.contentHash).toMatch(/^[0-9a-f]{64}$/)
@@ -191,14 +198,19 @@ describe('a note from draft to signed', () => {
     const { session, goalId, providerId } = await sessionWithGoal()
     const draft = await platform.http.post(notesOf(session.id), { token, body: fullNote(goalId) })
     const noteId = draft.body.id
+    const signer = await providerKey(platform, tenantId, providerId)
     expect(
-      (await platform.http.post(`${notesOf(session.id)}/${noteId}/sign`, { token, body: { providerId } })).status
+      (await platform.http.post(`${notesOf(session.id)}/${noteId}/sign`, { token: signer, body: { providerId } }))
+        .status
     ).toBe(200)
 
     const edit = await patchNote(session.id, noteId, { plan: 'Something else' })
     expect(edit.status).toBe(409)
     expect(edit.body.code).toBe('note_locked')
-    const resign = await platform.http.post(`${notesOf(session.id)}/${noteId}/sign`, { token, body: { providerId } })
+    const resign = await platform.http.post(`${notesOf(session.id)}/${noteId}/sign`, {
+      token: signer,
+      body: { providerId },
+    })
     expect(resign.status).toBe(409)
     expect(resign.body.code).toBe('note_locked')
 
@@ -220,7 +232,7 @@ describe('a note from draft to signed', () => {
       body: { subjective: 'Only a subjective so far.' },
     })
     const incomplete = await platform.http.post(`${notesOf(session.id)}/${draft.body.id}/sign`, {
-      token,
+      token: await providerKey(platform, tenantId, providerId),
       body: { providerId },
     })
     expect(incomplete.status).toBe(400)
@@ -276,7 +288,10 @@ describe('addenda', () => {
     expect(early.status).toBe(409)
     expect(early.body.code).toBe('invalid_state_transition')
 
-    const signed = await platform.http.post(`${notesOf(session.id)}/${noteId}/sign`, { token, body: { providerId } })
+    const signed = await platform.http.post(`${notesOf(session.id)}/${noteId}/sign`, {
+      token: await providerKey(platform, tenantId, providerId),
+      body: { providerId },
+    })
     const addendum = await platform.http.post(`${notesOf(session.id)}/${noteId}/addenda`, {
       token,
       body: { reason: 'LATE_ENTRY', text: 'Caregiver reported an ear infection diagnosed the day before.', providerId },
@@ -331,7 +346,10 @@ describe('GET /v1/sessions/{id}/notes', () => {
     const ids: string[] = []
     for (let i = 0; i < 3; i++)
       ids.push((await platform.http.post(notesOf(session.id), { token, body: fullNote(goalId) })).body.id)
-    await platform.http.post(`${notesOf(session.id)}/${ids[1]}/sign`, { token, body: { providerId } })
+    await platform.http.post(`${notesOf(session.id)}/${ids[1]}/sign`, {
+      token: await providerKey(platform, tenantId, providerId),
+      body: { providerId },
+    })
 
     const first = await platform.http.get(`${notesOf(session.id)}?limit=2`, { token })
     expect(first.status).toBe(200)
@@ -355,14 +373,20 @@ describe('access', () => {
     expect(noScope.status).toBe(403)
     expect(noScope.body.code).toBe('insufficient_scope')
 
-    const other = await platform.token(await platform.newTenant(SCOPES))
+    const otherClient = await platform.newTenant(SCOPES)
+    const other = await platform.token(otherClient)
     for (const path of [notesOf(session.id), `${notesOf(session.id)}/${draft.body.id}`]) {
       const hidden = await platform.http.get(path, { token: other })
       expect(hidden.status).toBe(404)
       expect(JSON.stringify(hidden.body)).not.toContain('home program')
     }
-    const signAcross = await platform.http.post(`${notesOf(session.id)}/${draft.body.id}/sign`, {
+    // Even a credential linked to a provider signs nothing of another tenant's: the note does not exist for it.
+    const theirProvider = await platform.http.post('/v1/providers', {
       token: other,
+      body: { name: 'Dana Whitfield', timeZone: 'America/Chicago' },
+    })
+    const signAcross = await platform.http.post(`${notesOf(session.id)}/${draft.body.id}/sign`, {
+      token: await providerKey(platform, otherClient.tenantId, theirProvider.body.id),
       body: { providerId: session.providerId },
     })
     expect(signAcross.status).toBe(404)
@@ -371,14 +395,16 @@ describe('access', () => {
   })
 })
 
-describe('platform users (SSO roles)', () => {
+describe('who signs: a credential linked to the provider, or an administrator on the record', () => {
   let issuer: TestIssuer
+  let adminClient: Awaited<ReturnType<Platform['newTenant']>>
   let admin: string
   const AUDIENCE = 'therapy-care-platform'
 
   beforeAll(async () => {
     issuer = await startTestIssuer()
-    admin = await platform.token(await platform.newTenant(['users', ...SCOPES]))
+    adminClient = await platform.newTenant(['users', 'api_keys', ...SCOPES])
+    admin = await platform.token(adminClient)
     const connection = await platform.http.post('/v1/sso-connections', {
       token: admin,
       body: {
@@ -398,31 +424,132 @@ describe('platform users (SSO roles)', () => {
 
   const user = (sub: string, groups: string[]) =>
     issuer.sign({ sub, groups, email: `${sub}@centre.example`, name: sub }, AUDIENCE)
+  const sign = (sessionId: string, noteId: string, as: string, providerId: string) =>
+    platform.http.post(`${notesOf(sessionId)}/${noteId}/sign`, { token: as, body: { providerId } })
+  const newKey = (body: Record<string, unknown>, as = admin) =>
+    platform.http.post('/v1/api-keys', {
+      token: as,
+      body: { name: 'EHR bridge', permissions: [{ resource: 'sessions', methods: ['GET', 'POST'] }], ...body },
+    })
+  const newProvider = async (as = admin) =>
+    (await platform.http.post('/v1/providers', { token: as, body: { name: 'Sam Ortiz', timeZone: 'America/Chicago' } }))
+      .body.id as string
+  const linkUser = (email: string, providerId: string | null) =>
+    platform.http
+      .get('/v1/users?limit=100', { token: admin })
+      .then((users) => (users.body.data as Array<{ id: string; email: string }>).find((u) => u.email === email)!.id)
+      .then((id) => platform.http.request('PATCH', `/v1/users/${id}`, { token: admin, body: { providerId } }))
+  const refusal = (res: { status: number; body: { code: string; detail: string } }) => [
+    res.status,
+    res.body.code,
+    res.body.detail,
+  ]
 
-  it('lets a clinician sign as the provider, not an admin, and keeps front desk out of notes', async () => {
+  it('signs with an API key linked to the session’s provider, never with an OAuth client or another key', async () => {
     const { session, goalId, providerId } = await sessionWithGoal(admin)
+    const draft = await platform.http.post(notesOf(session.id), { token: admin, body: fullNote(goalId) })
+    const otherProvider = await newProvider()
+
+    // The body's attestation alone no longer signs: an OAuth client carries no link.
+    expect(refusal(await sign(session.id, draft.body.id, admin, providerId))).toEqual([
+      403,
+      'not_session_provider',
+      expect.stringMatching(/^An OAuth client is linked to no provider/),
+    ])
+    const unlinked = await newKey({})
+    expect(unlinked.status).toBe(201)
+    expect(unlinked.body.providerId).toBeNull()
+    expect(refusal(await sign(session.id, draft.body.id, unlinked.body.secret, providerId))).toEqual([
+      403,
+      'not_session_provider',
+      expect.stringMatching(/^This API key is linked to no provider/),
+    ])
+    const elsewhere = await newKey({ providerId: otherProvider })
+    expect(elsewhere.body.providerId).toBe(otherProvider)
+    expect(refusal(await sign(session.id, draft.body.id, elsewhere.body.secret, providerId))).toEqual([
+      403,
+      'not_session_provider',
+      expect.stringMatching(/^This API key is linked to another provider/),
+    ])
+
+    // Linking a key is an administrator's act (the users scope), and only to a provider of the tenant.
+    const noUsersScope = await newKey({ providerId }, await platform.token(adminClient, 'api_keys sessions'))
+    expect([noUsersScope.status, noUsersScope.body.code]).toEqual([403, 'forbidden'])
+    const notOurs = await newKey({ providerId: await newProvider(token) })
+    expect(notOurs.status).toBe(400)
+    expect(notOurs.body.errors).toEqual([expect.objectContaining({ path: 'providerId', code: 'not_found' })])
+
+    const linked = await newKey({ providerId })
+    expect(linked.status).toBe(201)
+    const listed = await platform.http.get('/v1/api-keys?limit=100', { token: admin })
+    expect(listed.body.data).toContainEqual(expect.objectContaining({ id: linked.body.id, providerId }))
+    const signed = await sign(session.id, draft.body.id, linked.body.secret, providerId)
+    expect(signed.status, JSON.stringify(signed.body)).toBe(200)
+    expect(signed.body.signature).toMatchObject({
+      providerId,
+      signedBy: { type: 'api_key', id: linked.body.id },
+      signedAs: 'PROVIDER',
+    })
+  })
+
+  it('lets a clinician linked to the provider sign, an administrator sign on the record, and keeps front desk out', async () => {
+    const { session, goalId, providerId } = await sessionWithGoal(admin)
+    const otherProvider = await newProvider()
     const clinician = await user('dana', ['therapists'])
     const draft = await platform.http.post(notesOf(session.id), { token: clinician, body: fullNote(goalId) })
     expect(draft.status).toBe(201)
     expect(draft.body.createdBy.type).toBe('user')
 
-    const byAdmin = await platform.http.post(`${notesOf(session.id)}/${draft.body.id}/sign`, {
-      token: await user('root', ['it-admins']),
-      body: { providerId },
+    expect(refusal(await sign(session.id, draft.body.id, clinician, providerId))).toEqual([
+      403,
+      'not_session_provider',
+      expect.stringMatching(/^This user is linked to no provider/),
+    ])
+    const notOurs = await linkUser('dana@centre.example', await newProvider(token))
+    expect([notOurs.status, notOurs.body.errors?.[0]?.code]).toEqual([400, 'not_found'])
+    expect((await linkUser('dana@centre.example', otherProvider)).body.providerId).toBe(otherProvider)
+    expect(refusal(await sign(session.id, draft.body.id, clinician, providerId))).toEqual([
+      403,
+      'not_session_provider',
+      expect.stringMatching(/^This user is linked to another provider/),
+    ])
+    const linked = await linkUser('dana@centre.example', providerId)
+    expect([linked.status, linked.body.providerId]).toEqual([200, providerId])
+    const signed = await sign(session.id, draft.body.id, clinician, providerId)
+    expect(signed.status, JSON.stringify(signed.body)).toBe(200)
+    expect(signed.body.signature).toMatchObject({
+      providerId,
+      signedBy: { type: 'user', id: linked.body.id },
+      signedAs: 'PROVIDER',
     })
-    expect(byAdmin.status).toBe(403)
-    expect(byAdmin.body.code).toBe('not_session_provider')
 
-    const signed = await platform.http.post(`${notesOf(session.id)}/${draft.body.id}/sign`, {
-      token: clinician,
-      body: { providerId },
+    // An administrator, linked to no provider, signs for the provider on the record: the signature says so, and the
+    // call is on the audit trail under the administrator's own id.
+    const second = await platform.http.post(notesOf(session.id), { token: admin, body: fullNote(goalId) })
+    const onRecord = await sign(session.id, second.body.id, await user('root', ['it-admins']), providerId)
+    expect(onRecord.status, JSON.stringify(onRecord.body)).toBe(200)
+    expect(onRecord.body.signature).toMatchObject({
+      providerId,
+      signedBy: { type: 'user' },
+      signedAs: 'ADMINISTRATOR',
     })
-    expect(signed.status).toBe(200)
-    expect(signed.body.signature).toMatchObject({ providerId, signedBy: { type: 'user' } })
+    const rootId = onRecord.body.signature.signedBy.id as string
+    expect(rootId).not.toBe(linked.body.id)
+    const read = await platform.http.get(`${notesOf(session.id)}/${second.body.id}`, { token: admin })
+    expect(read.body.signature.signedAs).toBe('ADMINISTRATOR')
+    const audited = await platform.db.auditEvent.findMany({
+      where: { tenantId: adminClient.tenantId, actorType: 'user', actorId: rootId, method: 'POST', status: 200 },
+    })
+    expect(audited.map((a) => a.path)).toContain(`${notesOf(session.id)}/${second.body.id}/sign`)
+
+    // A link removed holds at once: the next signature is refused.
+    expect((await linkUser('dana@centre.example', null)).body.providerId).toBeNull()
+    const third = await platform.http.post(notesOf(session.id), { token: clinician, body: fullNote(goalId) })
+    expect((await sign(session.id, third.body.id, clinician, providerId)).status).toBe(403)
 
     const frontDesk = await user('fd', ['front-desk'])
-    const read = await platform.http.get(notesOf(session.id), { token: frontDesk })
-    expect(read.status).toBe(403)
-    expect(read.body.code).toBe('insufficient_scope')
+    const readByFrontDesk = await platform.http.get(notesOf(session.id), { token: frontDesk })
+    expect(readByFrontDesk.status).toBe(403)
+    expect(readByFrontDesk.body.code).toBe('insufficient_scope')
   })
 })

@@ -8,6 +8,7 @@ import { expect } from 'vitest'
 import { appointmentFollowUpWorkflowId } from '../../common/appointments/appointment-follow-up-contract.ts'
 import type { Centre } from './centre.ts'
 import { bookAppointment } from './fixtures.ts'
+import { providerKey } from './provider-key.ts'
 
 /**
  * The helpers, acting as the file's centre.
@@ -22,6 +23,8 @@ export function appointmentFollowUpScenario(centre: () => Centre) {
     const booked = await bookAppointment(http(), token(), { startsAt: new Date(startsAt), endsAt: new Date(endsAt) })
     const session = await http().post('/v1/sessions', { token: token(), body: { appointmentId: booked.id } })
     expect(session.status, JSON.stringify(session.body)).toBe(201)
+    // The provider's signing key made now, so that signing later (timed against deadlines) is one request.
+    await providerKey(centre().platform, centre().tenantId, booked.providerId)
     return { ...booked, sessionId: session.body.id as string }
   }
 
@@ -40,10 +43,13 @@ export function appointmentFollowUpScenario(centre: () => Centre) {
     return note.body.id as string
   }
 
-  /** Signs the note through the API; the answer, unchecked (a race test notes when it arrived first). */
-  const signNote = (c: { sessionId: string; noteId: string; providerId: string }) =>
+  /**
+   * Signs the note through the API, with a key linked to the provider; the answer, unchecked (a race test notes when
+   * it arrived first).
+   */
+  const signNote = async (c: { sessionId: string; noteId: string; providerId: string }) =>
     http().post(`/v1/sessions/${c.sessionId}/notes/${c.noteId}/sign`, {
-      token: token(),
+      token: await providerKey(centre().platform, centre().tenantId, c.providerId),
       body: { providerId: c.providerId },
     })
 

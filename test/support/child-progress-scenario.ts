@@ -9,6 +9,7 @@ import { childProgressWorkflowId } from '../../common/child-progress/child-progr
 import { newCentre, type Centre } from './centre.ts'
 import { APPOINTMENT_SCOPES, futureSlot } from './fixtures.ts'
 import type { PlatformBase } from './platform.ts'
+import { providerKey } from './provider-key.ts'
 
 /** A centre and the provider who runs (and signs the notes of) every session. */
 export interface ProgressCentre extends Centre {
@@ -102,7 +103,7 @@ export function childProgressScenario(centre: () => ProgressCentre) {
     })
     expect(note.status, JSON.stringify(note.body)).toBe(201)
     const signed = await http().post(`/v1/sessions/${session.body.id}/notes/${note.body.id}/sign`, {
-      token: token(),
+      token: await providerKey(centre().platform, centre().tenantId, centre().providerId),
       body: { providerId: centre().providerId },
     })
     expect(signed.status, JSON.stringify(signed.body)).toBe(200)

@@ -25,6 +25,10 @@ export const ApiKeyCreate = z
       description:
         "When the key stops working: at most the platform's maximum lifetime (365 days by default) and never after the key that creates it expires; without it, the latest allowed.",
     }),
+    providerId: resourceId('provider').optional().openapi({
+      description:
+        "Links the key to a provider of the tenant: the key then signs that provider's session notes, and only a linked key signs any. Only a creator holding the `users` scope, an administrator's, may set it (403 `forbidden` otherwise); 400 `validation_error` (`providerId` `not_found`) for a provider not the tenant's.",
+    }),
   })
   .openapi('ApiKeyCreate', {
     description:
@@ -40,6 +44,10 @@ export const ApiKey = z
     createdAt: UtcDateTime,
     expiresAt: UtcDateTime.nullable(),
     revokedAt: UtcDateTime.nullable(),
+    providerId: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The provider whose session notes the key signs; null: linked to none' }),
   })
   .openapi('ApiKey')
 

@@ -18,6 +18,7 @@ const toApiKey = (k: ApiKeyRow): z.infer<typeof ApiKey> => ({
   createdAt: k.createdAt.toISOString(),
   expiresAt: k.expiresAt?.toISOString() ?? null,
   revokedAt: k.revokedAt?.toISOString() ?? null,
+  providerId: k.providerId,
 })
 
 const grantorOf = (p: Principal): Grantor =>

@@ -8,6 +8,7 @@ import { mergePatchSchema } from '../../../domain/merge-patch.ts'
 import { NOTE_HASH_ALGORITHM } from '../../../domain/notes/note-hash.ts'
 import { ADDENDUM_REASONS, AddendumFields, NoteContent, NoteObjective } from '../../../domain/notes/note-schema.ts'
 import { NOTE_SORTS } from '../../../domain/notes/note-service.ts'
+import { SIGNED_AS } from '../../../domain/notes/signing-authority.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
 import { UtcDateTime, pageOf, pathId } from '../../openapi/schemas.ts'
 import { SessionId } from './sessions.routes.ts'
@@ -27,10 +28,16 @@ export const NotePatch = mergePatchSchema(NoteContent, {
 
 export const NoteSign = z
   .strictObject({
-    providerId: z.string().min(1).max(64).openapi({
-      description: "Attestation: the provider signing, which must be the session's provider",
-      example: 'prv_019a...',
-    }),
+    providerId: z
+      .string()
+      .min(1)
+      .max(64)
+      .openapi({
+        description:
+          "The provider signed for, which must be the session's provider. Kept for compatibility: what authorises the " +
+          "signature is the calling credential's link to the session's provider (or an administrator's role), not this field",
+        example: 'prv_019a...',
+      }),
   })
   .openapi('NoteSign')
 
@@ -72,6 +79,12 @@ export const Note = z
         providerId: z.string(),
         signedAt: UtcDateTime,
         signedBy: Actor,
+        signedAs: z.enum(SIGNED_AS).openapi({
+          description:
+            "PROVIDER: signed by a credential linked to the session's provider; ADMINISTRATOR: signed on the record " +
+            'for the provider by an ADMIN or OWNER user (`signedBy`). Notes signed before credentials were linked to ' +
+            'providers, whose signer attested the provider, show PROVIDER. Not part of the content hash',
+        }),
         contentHash: z
           .string()
           .openapi({ description: 'SHA-256 hex over the canonical JSON (RFC 8785) of the signed content' }),
@@ -146,10 +159,13 @@ export const signNoteRoute = protectedRoute('sessions', {
   method: 'post',
   path: '/v1/sessions/{id}/notes/{noteId}/sign',
   tags: ['SOAP notes'],
-  summary: "Sign a note as the session's provider: locks it and records its content hash",
+  summary: "Sign a note for the session's provider: locks it and records its content hash",
   description:
-    "The caller attests `providerId`, which must be the session's provider; a platform user must be a CLINICIAN " +
-    '(403 `not_session_provider` otherwise). A signed note is never changed again: 409 `note_locked`.',
+    "Signed only by a credential linked to the session's provider (a platform user's `providerId`, set with " +
+    "PATCH /v1/users/{id}, or an API key's, set when it is created), or by an ADMIN or OWNER user on the record " +
+    '(`signature.signedAs`: ADMINISTRATOR). An OAuth client, an unlinked credential or one linked to another provider ' +
+    "is refused with 403 `not_session_provider`. The body's `providerId` is kept for compatibility and must be the " +
+    "session's provider; the credential's link is what counts. A signed note is never changed again: 409 `note_locked`.",
   request: { params: NoteParams, body: { required: true, content: { 'application/json': { schema: NoteSign } } } },
   responses: {
     200: noteResponse('The signed note'),

@@ -4,6 +4,7 @@ import type { NoteAddendum, Session as SessionRow } from '../../../generated/pri
 import type { Principal } from '../../../domain/auth/principal.ts'
 import { NOTE_HASH_ALGORITHM } from '../../../domain/notes/note-hash.ts'
 import type { NoteActor, NoteWithAddenda } from '../../../domain/notes/note-service.ts'
+import type { SignedAs } from '../../../domain/notes/signing-authority.ts'
 import { totalUnits } from '../../../domain/sessions/session-rules.ts'
 import { billingLinesOf } from '../../../domain/sessions/session-service.ts'
 import { formatInTimeZone } from '../../../domain/time.ts'
@@ -70,6 +71,8 @@ export function toNote(note: NoteWithAddenda): z.infer<typeof Note> {
           providerId: note.signedByProviderId!,
           signedAt: note.signedAt!.toISOString(),
           signedBy: { type: (note.signedByType ?? 'client') as ActorType, id: note.signedById },
+          // Null on notes signed before credentials were linked to providers: their signer attested the provider.
+          signedAs: (note.signedAs ?? 'PROVIDER') as SignedAs,
           contentHash: note.contentHash!,
           algorithm: NOTE_HASH_ALGORITHM,
         }

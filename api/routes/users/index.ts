@@ -40,6 +40,7 @@ const toUser = (u: UserRow): z.infer<typeof PlatformUser> => ({
   role: u.role,
   ssoIssuer: u.ssoIssuer,
   disabled: u.disabledAt !== null,
+  providerId: u.providerId,
   createdAt: u.createdAt.toISOString(),
 })
 

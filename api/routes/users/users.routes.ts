@@ -58,12 +58,25 @@ export const PlatformUser = z
     role: Role,
     ssoIssuer: z.string().nullable(),
     disabled: z.boolean(),
+    providerId: z.string().nullable().openapi({
+      description: "The provider the user is: the user signs that provider's session notes. Null: linked to none",
+    }),
     createdAt: UtcDateTime,
   })
   .openapi('PlatformUser')
 
 export const PlatformUserPatch = z
-  .strictObject({ role: Role.optional(), disabled: z.boolean().optional() })
+  .strictObject({
+    role: Role.optional(),
+    disabled: z.boolean().optional(),
+    providerId: orNull(resourceId('provider'))
+      .optional()
+      .openapi({
+        description:
+          'Links the user to a provider of the tenant (400 `validation_error`, `providerId` `not_found`, for any other ' +
+          'id), whose session notes the user then signs; null removes the link',
+      }),
+  })
   .openapi('PlatformUserPatch', { description: 'A JSON merge patch (RFC 7396) of the writable fields' })
 
 export const createSsoConnectionRoute = protectedRoute('users', {
@@ -116,7 +129,7 @@ export const updateUserRoute = protectedRoute('users', {
   method: 'patch',
   path: '/v1/users/{id}',
   tags: ['Users and SSO'],
-  summary: "Change a user's role or disable them",
+  summary: "Change a user's role, disable them, or link them to their provider",
   request: {
     params: IdParam('platformUser'),
     body: { required: true, content: { 'application/json': { schema: PlatformUserPatch } } },

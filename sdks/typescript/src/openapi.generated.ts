@@ -867,8 +867,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sign a note as the session's provider: locks it and records its content hash
-         * @description The caller attests `providerId`, which must be the session's provider; a platform user must be a CLINICIAN (403 `not_session_provider` otherwise). A signed note is never changed again: 409 `note_locked`.
+         * Sign a note for the session's provider: locks it and records its content hash
+         * @description Signed only by a credential linked to the session's provider (a platform user's `providerId`, set with PATCH /v1/users/{id}, or an API key's, set when it is created), or by an ADMIN or OWNER user on the record (`signature.signedAs`: ADMINISTRATOR). An OAuth client, an unlinked credential or one linked to another provider is refused with 403 `not_session_provider`. The body's `providerId` is kept for compatibility and must be the session's provider; the credential's link is what counts. A signed note is never changed again: 409 `note_locked`.
          */
         post: operations["postSessionsByIdNotesByNoteIdSign"];
         delete?: never;
@@ -1420,7 +1420,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change a user's role or disable them */
+        /** Change a user's role, disable them, or link them to their provider */
         patch: operations["patchUsersById"];
         trace?: never;
     };
@@ -5114,6 +5114,11 @@ export interface components {
                     type: "client" | "api_key" | "user";
                     id: string | null;
                 };
+                /**
+                 * @description PROVIDER: signed by a credential linked to the session's provider; ADMINISTRATOR: signed on the record for the provider by an ADMIN or OWNER user (`signedBy`). Notes signed before credentials were linked to providers, whose signer attested the provider, show PROVIDER. Not part of the content hash
+                 * @enum {string}
+                 */
+                signedAs: "PROVIDER" | "ADMINISTRATOR";
                 /** @description SHA-256 hex over the canonical JSON (RFC 8785) of the signed content */
                 contentHash: string;
                 /** @enum {string} */
@@ -5222,7 +5227,7 @@ export interface components {
         };
         NoteSign: {
             /**
-             * @description Attestation: the provider signing, which must be the session's provider
+             * @description The provider signed for, which must be the session's provider. Kept for compatibility: what authorises the signature is the calling credential's link to the session's provider (or an administrator's role), not this field
              * @example prv_019a...
              */
             providerId: string;
@@ -5789,6 +5794,8 @@ export interface components {
              * @example 2026-11-21T18:00:00.000Z
              */
             revokedAt: string | null;
+            /** @description The provider whose session notes the key signs; null: linked to none */
+            providerId: string | null;
         };
         /** @description A key may be granted only what its creator holds (an OAuth client its scopes, a user its role, a key its permissions), and lives only while its creator does: a key stops working when the client that made it is revoked, the user is disabled or demoted below its permissions, or the key that made it is revoked or expires. */
         ApiKeyCreate: {
@@ -5800,6 +5807,11 @@ export interface components {
              * @description When the key stops working: at most the platform's maximum lifetime (365 days by default) and never after the key that creates it expires; without it, the latest allowed.
              */
             expiresAt?: string;
+            /**
+             * @description Links the key to a provider of the tenant: the key then signs that provider's session notes, and only a linked key signs any. Only a creator holding the `users` scope, an administrator's, may set it (403 `forbidden` otherwise); 400 `validation_error` (`providerId` `not_found`) for a provider not the tenant's.
+             * @example prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
+            providerId?: string;
         };
         ApiKeyPage: {
             data: components["schemas"]["ApiKey"][];
@@ -5886,6 +5898,8 @@ export interface components {
             role: components["schemas"]["PlatformRole"];
             ssoIssuer: string | null;
             disabled: boolean;
+            /** @description The provider the user is: the user signs that provider's session notes. Null: linked to none */
+            providerId: string | null;
             /**
              * Format: date-time
              * @example 2026-11-21T18:00:00.000Z
@@ -5896,6 +5910,8 @@ export interface components {
         PlatformUserPatch: {
             role?: components["schemas"]["PlatformRole"];
             disabled?: boolean;
+            /** @description Links the user to a provider of the tenant (400 `validation_error`, `providerId` `not_found`, for any other id), whose session notes the user then signs; null removes the link */
+            providerId?: string | null;
         };
         PaymentPage: {
             data: components["schemas"]["Payment"][];

@@ -1544,6 +1544,12 @@ class Signature(BaseModel):
     providerId: str
     signedAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
     signedBy: SignedBy
+    signedAs: Annotated[
+        Literal['PROVIDER', 'ADMINISTRATOR'],
+        Field(
+            description="PROVIDER: signed by a credential linked to the session's provider; ADMINISTRATOR: signed on the record for the provider by an ADMIN or OWNER user (`signedBy`). Notes signed before credentials were linked to providers, whose signer attested the provider, show PROVIDER. Not part of the content hash"
+        ),
+    ]
     contentHash: Annotated[
         str,
         Field(
@@ -1619,7 +1625,7 @@ class NoteSign(BaseModel):
     providerId: Annotated[
         str,
         Field(
-            description="Attestation: the provider signing, which must be the session's provider",
+            description="The provider signed for, which must be the session's provider. Kept for compatibility: what authorises the signature is the calling credential's link to the session's provider (or an administrator's role), not this field",
             examples=['prv_019a...'],
             max_length=64,
             min_length=1,
@@ -2409,6 +2415,12 @@ class ApiKey(BaseModel):
     revokedAt: Annotated[
         AwareDatetime | None, Field(examples=['2026-11-21T18:00:00.000Z'])
     ]
+    providerId: Annotated[
+        str | None,
+        Field(
+            description='The provider whose session notes the key signs; null: linked to none'
+        ),
+    ]
 
 
 class ApiKeyCreate(BaseModel):
@@ -2427,6 +2439,14 @@ class ApiKeyCreate(BaseModel):
         AwareDatetime | None,
         Field(
             description="When the key stops working: at most the platform's maximum lifetime (365 days by default) and never after the key that creates it expires; without it, the latest allowed."
+        ),
+    ] = None
+    providerId: Annotated[
+        str | None,
+        Field(
+            description="Links the key to a provider of the tenant: the key then signs that provider's session notes, and only a linked key signs any. Only a creator holding the `users` scope, an administrator's, may set it (403 `forbidden` otherwise); 400 `validation_error` (`providerId` `not_found`) for a provider not the tenant's.",
+            examples=['prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2'],
+            pattern='^prv_[0-9a-f]{32}$',
         ),
     ] = None
 
@@ -2519,7 +2539,24 @@ class PlatformUser(BaseModel):
     ]
     ssoIssuer: str | None
     disabled: bool
+    providerId: Annotated[
+        str | None,
+        Field(
+            description="The provider the user is: the user signs that provider's session notes. Null: linked to none"
+        ),
+    ]
     createdAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
+
+
+class ProviderId1(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            description='Links the user to a provider of the tenant (400 `validation_error`, `providerId` `not_found`, for any other id), whose session notes the user then signs; null removes the link',
+            examples=['prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2'],
+            pattern='^prv_[0-9a-f]{32}$',
+        ),
+    ]
 
 
 class PlatformUserPatch(BaseModel):
@@ -2538,6 +2575,12 @@ class PlatformUserPatch(BaseModel):
         ),
     ] = None
     disabled: bool | None = None
+    providerId: Annotated[
+        ProviderId1 | None,
+        Field(
+            description='Links the user to a provider of the tenant (400 `validation_error`, `providerId` `not_found`, for any other id), whose session notes the user then signs; null removes the link'
+        ),
+    ] = None
 
 
 class RefundLine(BaseModel):
@@ -4630,6 +4673,16 @@ class ProviderSettlementResult(BaseModel):
     journalEntryId: str | None
 
 
+class ProviderId2(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            examples=['prv_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2'],
+            pattern='^prv_[0-9a-f]{32}$',
+        ),
+    ]
+
+
 class SettlementCreate(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -4807,7 +4860,7 @@ class SettlementCreate(BaseModel):
         ),
     ]
     providerIds: Annotated[
-        list[ProviderId] | None,
+        list[ProviderId2] | None,
         Field(
             description='Only these providers (settled even when nothing is owed); absent or empty: every provider with something to settle',
             max_length=500,
