@@ -22,6 +22,7 @@ import {
   readMigrationsList,
 } from './migrations-dir.ts'
 import { noExternalEntities, withSchemaEngine } from './schema-engine.ts'
+import { isEmptyMigration, keepTenantForeignKeys } from './tenant-foreign-keys.ts'
 
 const verbose = process.env.MIGRATE_DEV_VERBOSE === '1'
 const log = verbose ? (msg: string): void => console.error(msg) : undefined
@@ -129,7 +130,9 @@ async function main(): Promise<void> {
       })
     })
 
-    if (created.migrationScript === null) {
+    // The tenant foreign keys are the database's, not the schema's: the engine's undoing of them is taken out.
+    const script = created.migrationScript === null ? null : keepTenantForeignKeys(created.migrationScript)
+    if (script === null || (isEmptyMigration(script) && !values.draft)) {
       console.log('no changes: prisma/schema.prisma matches the committed migrations')
       return
     }
@@ -141,7 +144,7 @@ async function main(): Promise<void> {
     await mkdir(migrationsDir, { recursive: true })
     await mkdir(folderPath) // fails if it exists rather than overwrite a migration
     const file = path.join(folderPath, migrationFileName)
-    await writeFile(file, created.migrationScript)
+    await writeFile(file, isEmptyMigration(script) ? '-- This is an empty migration.\n' : script)
     await writeFile(path.join(migrationsDir, lockfileName), lockfileContent(created.connectorType))
     console.log(`created ${path.relative(process.cwd(), file)}`)
 

@@ -1,7 +1,9 @@
 /**
  * Tenant isolation is enforced by PostgreSQL itself: inside a tenant's unit of work (role therapy_app, row-level
  * security on app.tenant_id) another tenant's rows cannot be read, written or guessed, even by a query that forgets
- * its tenant filter. Over HTTP, every resource type answers 404 across tenants, never data.
+ * its tenant filter; and, even for the database owner, whom row-level security does not bind, no row can name a row of
+ * another tenant (foreign keys on (tenant_id, id)). Over HTTP, every resource type answers 404 across tenants, never
+ * data.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
@@ -41,6 +43,28 @@ beforeAll(async () => {
   ids.provider = provider.body.id
   ids.appointment = appointment.body.id
   expect([child.status, provider.status, appointment.status]).toEqual([201, 201, 201])
+
+  // Tenant B's own records, which the foreign-key cases below try to point tenant A's rows at.
+  const childB = await platform.http.post('/v1/children', {
+    token: tokenB,
+    body: { firstName: 'Ona', lastName: 'Vik', dateOfBirth: '2021-03-03' },
+  })
+  const providerB = await platform.http.post('/v1/providers', {
+    token: tokenB,
+    body: { name: 'Tor Lund', timeZone: 'UTC' },
+  })
+  const appointmentB = await platform.http.post('/v1/appointments', {
+    token: tokenB,
+    body: {
+      childId: childB.body.id,
+      providerId: providerB.body.id,
+      startsAt: new Date(Date.now() + 9 * 86_400_000).toISOString(),
+    },
+  })
+  ids.foreignChild = childB.body.id
+  ids.foreignProvider = providerB.body.id
+  ids.foreignAppointment = appointmentB.body.id
+  expect([childB.status, providerB.status, appointmentB.status]).toEqual([201, 201, 201])
 })
 
 afterAll(async () => {
@@ -266,5 +290,133 @@ describe('in the database', () => {
     ).rejects.toThrow()
     const signingKeys = asTenant(tenantB, ({ tx }) => tx.signingKey.count())
     await expect(signingKeys).rejects.toThrow(/permission denied/i)
+  })
+})
+
+describe("foreign keys, which name a row of the referencing row's own tenant only", () => {
+  // As the database owner, outside any unit of work: row-level security does not bind this role, so nothing but the
+  // foreign keys (tenant_id, col) -> (tenant_id, id) can refuse a reference to another tenant's row (migration
+  // tenant_composite_foreign_keys). A single-column key would accept every statement below.
+  const foreign: Record<string, string> = {}
+  const own: Record<string, string> = {}
+
+  /** The SQLSTATE and the messages of a refused statement, wherever Prisma and the driver adapter put them. */
+  const refusal = async (statement: Promise<unknown>) => {
+    const error = await statement.then(
+      () => undefined,
+      (e: unknown) => e
+    )
+    const found = { sqlState: '', text: '' }
+    const visit = (value: unknown, depth: number): void => {
+      if (typeof value !== 'object' || value === null || depth > 6) return
+      const record = value as Record<string, unknown>
+      for (const key of ['code', 'originalCode']) {
+        if (typeof record[key] === 'string' && /^[0-9A-Z]{5}$/.test(record[key])) found.sqlState = record[key]
+      }
+      for (const key of ['message', 'originalMessage', 'constraint']) {
+        if (typeof record[key] === 'string') found.text += ` ${record[key]}`
+      }
+      for (const key of ['cause', 'meta', 'driverAdapterError']) visit(record[key], depth + 1)
+    }
+    visit(error, 0)
+    return found
+  }
+
+  beforeAll(async () => {
+    const locations = await platform.db.$queryRaw<Array<{ id: string; location: string }>>`
+      SELECT id, location_id AS location FROM appointments WHERE id IN (${ids.appointment}, ${ids.foreignAppointment})`
+    const locationOf = (appointment: string | undefined) => locations.find((l) => l.id === appointment)?.location
+    const suffix = Date.now()
+    Object.assign(own, {
+      child: ids.child,
+      provider: ids.provider,
+      appointment: ids.appointment,
+      location: locationOf(ids.appointment),
+      session: `ses_fk_own_${suffix}`,
+    })
+    Object.assign(foreign, {
+      child: ids.foreignChild,
+      provider: ids.foreignProvider,
+      appointment: ids.foreignAppointment,
+      location: locationOf(ids.foreignAppointment),
+      session: `ses_fk_foreign_${suffix}`,
+    })
+  })
+
+  /** A session of `tenantId` for `appointment`, with the rest of the appointment's own references. */
+  const insertSession = (id: string, tenantId: string, appointment: string, fromAppointment: string) =>
+    platform.db.$executeRaw`
+      INSERT INTO sessions (id, tenant_id, appointment_id, child_id, provider_id, location_id,
+                            scheduled_starts_at, scheduled_ends_at, time_zone, updated_at)
+      SELECT ${id}, tenant_id, ${appointment}, child_id, provider_id, location_id, starts_at, ends_at, 'UTC', now()
+      FROM appointments WHERE id = ${fromAppointment}`
+
+  /** Each reference: its constraint, and the statement that makes tenant A's row name `target`. */
+  const references: Array<[string, string, (target: Record<string, string>) => Promise<number>]> = [
+    [
+      "an appointment's provider",
+      'appointments_provider_id_tenant_fkey',
+      (t) => platform.db.$executeRaw`UPDATE appointments SET provider_id = ${t.provider} WHERE id = ${ids.appointment}`,
+    ],
+    [
+      "an appointment's child",
+      'appointments_child_id_tenant_fkey',
+      (t) => platform.db.$executeRaw`UPDATE appointments SET child_id = ${t.child} WHERE id = ${ids.appointment}`,
+    ],
+    [
+      "a child's location (a key whose ON DELETE sets the reference null)",
+      'children_location_id_tenant_fkey',
+      (t) => platform.db.$executeRaw`UPDATE children SET location_id = ${t.location} WHERE id = ${ids.child}`,
+    ],
+    [
+      "a session's appointment",
+      'sessions_appointment_id_tenant_fkey',
+      (t) => insertSession(own.session!, tenantA, t.appointment!, ids.appointment!),
+    ],
+    [
+      "a session note's session",
+      'session_notes_session_id_tenant_fkey',
+      (t) => platform.db.$executeRaw`
+        INSERT INTO session_notes (id, tenant_id, session_id, created_by_type, updated_at)
+        VALUES (${`snt_fk_${t === own ? 'own' : 'foreign'}`}, ${tenantA}, ${t.session}, 'USER', now())`,
+    ],
+  ]
+
+  it.each(references)(
+    "refuses %s in another tenant with SQLSTATE 23503, and takes the tenant's own",
+    async (_, constraint, attempt) => {
+      // Tenant B's session exists before A's note names it (its appointment is then taken: A's session must come first).
+      if (constraint === 'session_notes_session_id_tenant_fkey') {
+        await insertSession(foreign.session!, tenantB, foreign.appointment!, foreign.appointment!)
+      }
+      const refused = await refusal(attempt(foreign))
+      expect(refused.sqlState).toBe('23503')
+      expect(refused.text).toContain(constraint)
+      await expect(attempt(own)).resolves.toBe(1)
+    }
+  )
+
+  it('refuses moving a row to another tenant while it names rows of its own', async () => {
+    const refused = await refusal(
+      platform.db.$executeRaw`UPDATE appointments SET tenant_id = ${tenantB} WHERE id = ${ids.appointment}`
+    )
+    expect(refused.sqlState).toBe('23503')
+    expect(refused.text).toMatch(/appointments_\w+_tenant_fkey/)
+  })
+
+  it('has no foreign key between two tenant tables that leaves out tenant_id, by construction', async () => {
+    // A key added later as Prisma writes it (single-column) fails here: make it (tenant_id, col) -> (tenant_id, id).
+    const keys = await platform.db.$queryRaw<Array<{ key: string; composite: boolean }>>`
+      SELECT con.conrelid::regclass::text || '.' || con.conname AS key,
+             EXISTS (SELECT 1 FROM generate_subscripts(con.conkey, 1) AS k
+                     WHERE con.conkey[k] = ta.attnum AND con.confkey[k] = ra.attnum) AS composite
+      FROM pg_constraint con
+      JOIN pg_namespace n ON n.oid = con.connamespace AND n.nspname = current_schema()
+      JOIN pg_attribute ta ON ta.attrelid = con.conrelid AND ta.attname = 'tenant_id' AND NOT ta.attisdropped
+      JOIN pg_attribute ra ON ra.attrelid = con.confrelid AND ra.attname = 'tenant_id' AND NOT ra.attisdropped
+      WHERE con.contype = 'f'
+      ORDER BY 1`
+    expect(keys.length).toBeGreaterThan(50)
+    expect(keys.filter((k) => !k.composite).map((k) => k.key)).toEqual([])
   })
 })
