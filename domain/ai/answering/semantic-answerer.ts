@@ -2,8 +2,8 @@
  * @module The answerer that chooses by meaning: every quotable span of every retrieved passage (a sentence, a list item,
  * a table row) was embedded when its chunk was indexed (quotable-spans.ts), so a question costs its own embedding and
  * a dot product per span. A span's score mixes the question's similarity to the span (heading and sentence) with its
- * similarity to the whole passage; the best span is the answer, quoted verbatim with its citation, plus a second one
- * when it scores nearly as well. It declines when the best score is under a threshold calibrated on the evaluation's
+ * similarity to the whole passage; the best span is the answer, quoted verbatim with its neighbours up to about 60
+ * words (quote-window.ts) and its citation, plus a second span when it scores nearly as well. It declines when the best score is under a threshold calibrated on the evaluation's
  * tuning split, and when the quote does not carry what the question asks for (answerability.ts): an amount for "how
  * much", a date that is the named day asked about, the programme or person the question names. Each rule earns its
  * keep on the tuning split (eval/decline-rule-ablation.ts, docs/benchmarks.md); the veto on a question word the
@@ -23,6 +23,7 @@ import {
   type RetrievedPassage,
 } from './answer-types.ts'
 import { citationOf, overlaps, quoteOf, type Candidate } from './extractive-answerer.ts'
+import { QUOTE_WINDOW_WORDS, quoteWindow } from './quote-window.ts'
 
 /**
  * Settings, calibrated on the evaluation's tuning split only (eval/semantic-answer-sweep.ts, docs/benchmarks.md). The
@@ -37,6 +38,8 @@ export const SEMANTIC_SETTINGS = {
   secondQuoteGap: 0.05,
   /** A span that carries the asked-for kind may stand in for a best span that does not, within this of its score. */
   kindGap: 0.12,
+  /** The answer's first quote grows with its neighbours up to about this many words (quote-window.ts). */
+  quoteWindowWords: QUOTE_WINDOW_WORDS,
 } as const
 
 export type SemanticSettings = { [K in keyof typeof SEMANTIC_SETTINGS]: number }
@@ -150,7 +153,8 @@ export function decideAnswer(
   if (!coversNames(question, named) && !off.has('name_missing'))
     return declined({ ...gate.decision, declinedBy: 'name_missing' })
 
-  const citations: Citation[] = [citationOf(first.passage, quoteOf(first))]
+  // Chosen and checked as one span, shown with the words around it (quote-window.ts).
+  const citations: Citation[] = [citationOf(first.passage, quoteWindow(first, settings.quoteWindowWords))]
   const second = scored.find((c) => {
     if (c === first || c.score < first.score - settings.secondQuoteGap || c.score < settings.minScore) return false
     if (!carriesKind(kind, c.quote, question)) return false

@@ -131,7 +131,9 @@ describe('the semantic answerer', () => {
   const answerer = createSemanticAnswerer(createExtractiveAnswerer())
 
   it('quotes the span closest in meaning, cites its offsets in the document, and says why', async () => {
-    const answer = await answerer.answer(
+    // The span alone (no quote window), to see which one was chosen.
+    const spanOnly = createSemanticAnswerer(createExtractiveAnswerer(), { ...SEMANTIC_SETTINGS, quoteWindowWords: 0 })
+    const answer = await spanOnly.answer(
       'What does calling off a session cost?',
       [
         passage([
@@ -154,6 +156,21 @@ describe('the semantic answerer', () => {
       threshold: SEMANTIC_SETTINGS.minScore,
     })
     expect(answer.decision.declinedBy).toBeUndefined()
+    // As answered: the same span with its neighbour, within the window's words, still one exact slice.
+    const windowed = await answerer.answer(
+      'What does calling off a session cost?',
+      [
+        passage([
+          [0.8, 0.6],
+          [0.1, 1],
+        ]),
+      ],
+      {
+        questionVector: [1, 0],
+      }
+    )
+    expect(windowed.answer).toBe(`${content} [1]`)
+    expect(windowed.citations[0]).toMatchObject({ startOffset: 100, endOffset: 100 + content.length, quote: content })
   })
 
   it('declines below the threshold, and when the close spans lack the kind of answer asked for', async () => {

@@ -2,8 +2,9 @@
  * The knowledge evaluation with the sentence model, in memory (as knowledge-quality.test.ts does for the lexical
  * default), where scripts/ai/obtain-sentence-model.sh has cached it (CI does): hybrid retrieval, then the answerer that
  * chooses its quotes by meaning from the sentence vectors indexing stores (extractive-v3). The floors sit just under
- * what was measured on 2026-11-27 once the unknown-word veto was retired (docs/benchmarks.md, "Knowledge: what each
- * decline rule earns"): answered with citation tuning 0.580 and held-out 0.500, 51 of 74 unanswerable questions
+ * what was measured on 2026-11-27 once the unknown-word veto was retired and quotes took their neighbours
+ * (docs/benchmarks.md, "Knowledge: what each decline rule earns", "the quote window"): answered with citation tuning
+ * 0.602 (0.580 with the span alone) and held-out 0.500, 51 of 74 unanswerable questions
  * declined, 26 of 44 near-misses (it was 0.489, 0.429, 56 of 74 and 28 of 44 with the veto: 14 answers more for 5
  * declines fewer), recall@5 0.841
  * and 0.845. A little under, because onnxruntime's int8 kernels differ by processor and one question may flip; above
@@ -64,8 +65,8 @@ describe.skipIf(!present)('the sentence model on the evaluation set', () => {
     expect(reports.heldOut.recallAt5).toBeGreaterThanOrEqual(0.82)
   })
 
-  it('Should answer with a citation at least as often as measured (tuning 0.580, held-out 0.500)', () => {
-    expect(rate(reports.tuning)).toBeGreaterThanOrEqual(0.56)
+  it('Should answer with a citation at least as often as measured (tuning 0.602, held-out 0.500)', () => {
+    expect(rate(reports.tuning)).toBeGreaterThanOrEqual(0.58)
     expect(rate(reports.heldOut)).toBeGreaterThanOrEqual(0.48)
     expect(reports.tuning.grounded).toBe(reports.tuning.answerable)
     expect(reports.heldOut.grounded).toBe(reports.heldOut.answerable)
