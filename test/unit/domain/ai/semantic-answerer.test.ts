@@ -131,19 +131,21 @@ describe('the semantic answerer', () => {
   const answerer = createSemanticAnswerer(createExtractiveAnswerer())
 
   it('quotes the span closest in meaning, cites its offsets in the document, and says why', async () => {
+    // The first span is the closer to the question.
+    const ask = (a: typeof answerer) =>
+      a.answer(
+        'What does calling off a session cost?',
+        [
+          passage([
+            [0.8, 0.6],
+            [0.1, 1],
+          ]),
+        ],
+        { questionVector: [1, 0] }
+      )
     // The span alone (no quote window), to see which one was chosen.
-    const spanOnly = createSemanticAnswerer(createExtractiveAnswerer(), { ...SEMANTIC_SETTINGS, quoteWindowWords: 0 })
-    const answer = await spanOnly.answer(
-      'What does calling off a session cost?',
-      [
-        passage([
-          [0.8, 0.6],
-          [0.1, 1],
-        ]),
-      ],
-      {
-        questionVector: [1, 0],
-      }
+    const answer = await ask(
+      createSemanticAnswerer(createExtractiveAnswerer(), { ...SEMANTIC_SETTINGS, quoteWindowWords: 0 })
     )
     expect(answer).toMatchObject({
       answered: true,
@@ -157,18 +159,7 @@ describe('the semantic answerer', () => {
     })
     expect(answer.decision.declinedBy).toBeUndefined()
     // As answered: the same span with its neighbour, within the window's words, still one exact slice.
-    const windowed = await answerer.answer(
-      'What does calling off a session cost?',
-      [
-        passage([
-          [0.8, 0.6],
-          [0.1, 1],
-        ]),
-      ],
-      {
-        questionVector: [1, 0],
-      }
-    )
+    const windowed = await ask(answerer)
     expect(windowed.answer).toBe(`${content} [1]`)
     expect(windowed.citations[0]).toMatchObject({ startOffset: 100, endOffset: 100 + content.length, quote: content })
   })
