@@ -239,6 +239,26 @@ export async function recordAttempts(
   options: { now: Date; circuitFailures: number }
 ): Promise<EndpointChange[]> {
   if (records.length === 0) return []
+  const rows = await db.$queryRaw<
+    Array<{ id: string; tenant_id: string; failing_since: Date | null; was_open: boolean; is_open: boolean }>
+  >(recordAttemptsStatement(records, options))
+  return rows.map((row) => ({
+    endpointId: row.id,
+    tenantId: row.tenant_id,
+    failingSince: row.failing_since,
+    opened: !row.was_open && row.is_open,
+    closed: row.was_open && !row.is_open,
+  }))
+}
+
+/**
+ * The statement `recordAttempts` runs (also read by the plan guard, test/integration/webhook-statement-plans.int.test.ts).
+ * @param records - at least one
+ */
+export function recordAttemptsStatement(
+  records: AttemptRecord[],
+  options: { now: Date; circuitFailures: number }
+): Prisma.Sql {
   const attempts = JSON.stringify(
     records.map((r) => ({
       delivery_id: r.deliveryId,
@@ -266,9 +286,7 @@ export async function recordAttempts(
       failed_at: h.failedAt?.toISOString() ?? null,
     }))
   )
-  const rows = await db.$queryRaw<
-    Array<{ id: string; tenant_id: string; failing_since: Date | null; was_open: boolean; is_open: boolean }>
-  >`
+  return Prisma.sql`
     WITH r AS (
       SELECT * FROM jsonb_to_recordset(${attempts}::jsonb) AS r(
         delivery_id text, tenant_id text, attempt_id text, number int, attempted boolean, attempted_at timestamptz,
@@ -327,13 +345,6 @@ export async function recordAttempts(
         w.circuit_opened_at IS NOT NULL AS is_open
     )
     SELECT id, tenant_id, failing_since, was_open, is_open FROM e`
-  return rows.map((row) => ({
-    endpointId: row.id,
-    tenantId: row.tenant_id,
-    failingSince: row.failing_since,
-    opened: !row.was_open && row.is_open,
-    closed: row.was_open && !row.is_open,
-  }))
 }
 
 /** Gives claimed deliveries back (a pump stopping before it attempted them): due again at once, for any pump. */
