@@ -23,7 +23,7 @@ import { getSession } from '../sessions/session-service.ts'
 import type { JsonValue } from '../canonical-json.ts'
 import { addendumContentHash, noteContentHash } from './note-hash.ts'
 import { accuracyErrors, NoteContent, normaliseObjective, type NoteContentInput } from './note-schema.ts'
-import { signingCapacity } from './signing-authority.ts'
+import { assertWritesAs, signingCapacity } from './signing-authority.ts'
 
 /** Who is acting, as notes record it (ids only). */
 export interface NoteActor {
@@ -256,14 +256,8 @@ export async function addAddendum(
   if (note.status !== 'SIGNED' || !note.contentHash) {
     throw invalidStateTransition('Addenda amend signed notes; a draft is edited directly (PATCH).')
   }
-  if (input.providerId) {
-    const provider = await uow.tx.provider.findFirst({
-      where: { id: input.providerId, tenantId: uow.tenantId },
-      select: { id: true },
-    })
-    if (!provider)
-      throw validationError([{ path: 'providerId', code: 'not_found', message: 'No provider with this id.' }])
-  }
+  // Naming a provider as the author attributes clinical text to them: only their own linked credential may.
+  if (input.providerId) await assertWritesAs(uow, actor, input.providerId)
   const id = newId('noteAddendum')
   const contentHash = addendumContentHash({
     addendumId: id,

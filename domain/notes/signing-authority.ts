@@ -6,8 +6,8 @@
  */
 import type { PlatformRole } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { linkedProviderOf } from '../auth/provider-links.ts'
-import { notSessionProvider } from '../errors.ts'
+import { assertLinkableProvider, linkedProviderOf } from '../auth/provider-links.ts'
+import { forbidden, notSessionProvider } from '../errors.ts'
 
 /** A credential as signing sees it: its kind, its id, and a platform user's role. */
 export interface SigningCredential {
@@ -55,5 +55,20 @@ export async function signingCapacity(
           `(${HOW_TO_LINK[credential.type]}).`
       : `${who} is linked to another provider than the session's; only a credential linked to the session's ` +
           'provider signs its notes.'
+  )
+}
+
+/**
+ * Checks that `credential` may name `providerId` as the author of an addendum: only a credential linked to that
+ * provider writes as them. An administrator adds an addendum as themself (without `providerId`), never in a provider's
+ * name: unlike a signature, an addendum has no "on the record" form, and its author is part of its hash.
+ * @throws AppError `validation_error` (400) for a provider that is not the tenant's; `forbidden` (403) for anyone else
+ */
+export async function assertWritesAs(uow: UnitOfWork, credential: SigningCredential, providerId: string) {
+  await assertLinkableProvider(uow, providerId)
+  if ((await linkedProviderOf(uow, credential)) === providerId) return
+  throw forbidden(
+    'An addendum names a provider as its author only when the credential is linked to that provider; leave ' +
+      '`providerId` out to add it under your own credential.'
   )
 }

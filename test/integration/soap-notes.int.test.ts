@@ -288,16 +288,25 @@ describe('addenda', () => {
     expect(early.status).toBe(409)
     expect(early.body.code).toBe('invalid_state_transition')
 
+    const asProvider = await providerKey(platform, tenantId, providerId)
     const signed = await platform.http.post(`${notesOf(session.id)}/${noteId}/sign`, {
-      token: await providerKey(platform, tenantId, providerId),
+      token: asProvider,
       body: { providerId },
     })
-    const addendum = await platform.http.post(`${notesOf(session.id)}/${noteId}/addenda`, {
+    const lateEntry = { reason: 'LATE_ENTRY', text: 'Caregiver reported an ear infection diagnosed the day before.' }
+    // Written in the provider's name only by the provider's own linked credential, not by any `sessions` client.
+    const inTheirName = await platform.http.post(`${notesOf(session.id)}/${noteId}/addenda`, {
       token,
-      body: { reason: 'LATE_ENTRY', text: 'Caregiver reported an ear infection diagnosed the day before.', providerId },
+      body: { ...lateEntry, providerId },
+    })
+    expect(inTheirName.status, JSON.stringify(inTheirName.body)).toBe(403)
+    expect(inTheirName.body.code).toBe('forbidden')
+    const addendum = await platform.http.post(`${notesOf(session.id)}/${noteId}/addenda`, {
+      token: asProvider,
+      body: { ...lateEntry, providerId },
     })
     expect(addendum.status).toBe(201)
-    expect(addendum.body).toMatchObject({ noteId, reason: 'LATE_ENTRY', author: { type: 'client', providerId } })
+    expect(addendum.body).toMatchObject({ noteId, reason: 'LATE_ENTRY', author: { type: 'api_key', providerId } })
     const a = addendum.body
     expect(
       sha256(

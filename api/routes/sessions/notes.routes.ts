@@ -178,6 +178,10 @@ export const addAddendumRoute = protectedRoute('sessions', {
   path: '/v1/sessions/{id}/notes/{noteId}/addenda',
   tags: ['SOAP notes'],
   summary: 'Add an addendum to a signed note',
+  description:
+    'The author is the calling credential. `providerId` names a provider as the author too, and only a credential ' +
+    "linked to that provider may (403 `forbidden` otherwise; 400 for a provider that is not the tenant's): an " +
+    'administrator or an integration adds its addendum under its own credential.',
   request: {
     params: NoteParams,
     body: { required: true, content: { 'application/json': { schema: AddendumCreate } } },

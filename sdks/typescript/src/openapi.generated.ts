@@ -886,7 +886,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add an addendum to a signed note */
+        /**
+         * Add an addendum to a signed note
+         * @description The author is the calling credential. `providerId` names a provider as the author too, and only a credential linked to that provider may (403 `forbidden` otherwise; 400 for a provider that is not the tenant's): an administrator or an integration adds its addendum under its own credential.
+         */
         post: operations["postSessionsByIdNotesByNoteIdAddenda"];
         delete?: never;
         options?: never;
