@@ -445,15 +445,22 @@ describe('refunds through Stripe', () => {
       status: 'SUCCEEDED',
       processorReference: expect.stringMatching(/^re_/),
     })
-    const sent = stripeMock.requests.slice(before)
-    expect(sent.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['POST /v1/refunds 200'])
-    expect(sent[0]!.form).toMatchObject({
-      amount: '1500',
-      payment_intent: (await getPayment(t, paymentId)).processorReference,
-      'metadata[refund_id]': refund.body.id,
-      'metadata[tenant_id]': t.tenantId,
-    })
-    expect(sent[0]!.idempotencyKey).toBe(`refund:${t.tenantId}:${t.client_id}:${key}`)
+    // This payment's calls: Stripe's library repeats a call whose answer it did not get (a CI run saw two), always
+    // with the same idempotency key, so Stripe makes one refund of them.
+    const intent = (await getPayment(t, paymentId)).processorReference
+    const ofThisPayment = () => stripeMock.requests.slice(before).filter((r) => r.form['payment_intent'] === intent)
+    const sent = ofThisPayment()
+    expect(sent.length).toBeGreaterThanOrEqual(1)
+    for (const call of sent) {
+      expect(`${call.method} ${call.path} ${call.status}`).toBe('POST /v1/refunds 200')
+      expect(call.form).toMatchObject({
+        amount: '1500',
+        payment_intent: intent,
+        'metadata[refund_id]': refund.body.id,
+        'metadata[tenant_id]': t.tenantId,
+      })
+      expect(call.idempotencyKey).toBe(`refund:${t.tenantId}:${t.client_id}:${key}`)
+    }
     expect(await getOrder(t, orderId)).toMatchObject({ amountRefunded: 1_500 })
 
     const tooMuch = await platform.http.post(`/v1/payments/${paymentId}/refunds`, {
@@ -462,7 +469,7 @@ describe('refunds through Stripe', () => {
     })
     expect(tooMuch.status).toBe(409)
     expect(tooMuch.body.code).toBe('amount_exceeds_refundable')
-    expect(stripeMock.requests.length).toBe(before + 1) // refused before Stripe was asked
+    expect(ofThisPayment()).toHaveLength(sent.length) // refused before Stripe was asked
   })
 
   it('undoes a refund Stripe reports failed: its amount counts as refundable again', async () => {

@@ -55,6 +55,24 @@ async function stop(child: ChildProcess): Promise<void> {
  * @param path - the server's launcher (`inject('timeSkippingServer')`), which takes the port as its first argument
  */
 export async function startTestServer(path: string): Promise<TestWorkflowEnvironment> {
+  // The free port picked can be taken before the server binds it (another file's server, beside this one): the
+  // server then exits, and what answered on the port was not it (a CI run saw an HTTP/2 FRAME_SIZE_ERROR from
+  // connecting to another process). A fresh port is tried, as ensureTemporal does for the dev server.
+  const failures: unknown[] = []
+  for (let attempt = 1; attempt <= PORT_ATTEMPTS; attempt++) {
+    try {
+      return await startOnFreePort(path)
+    } catch (error) {
+      failures.push(error)
+    }
+  }
+  throw new AggregateError(failures, `the time-skipping test server did not start in ${PORT_ATTEMPTS} attempts`)
+}
+
+/** Tries a fresh port each time the server could not be reached on the one it was given. */
+const PORT_ATTEMPTS = 3
+
+async function startOnFreePort(path: string): Promise<TestWorkflowEnvironment> {
   const port = await freePort()
   const child = spawn(path, [String(port)], { stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
