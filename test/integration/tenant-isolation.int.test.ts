@@ -26,46 +26,39 @@ beforeAll(async () => {
   tenantB = b.tenantId
   ;[tokenA, tokenB] = await Promise.all([platform.token(a), platform.token(b)])
 
-  const child = await platform.http.post('/v1/children', {
-    token: tokenA,
-    body: { firstName: 'Noa', lastName: 'Berg', dateOfBirth: '2022-09-09' },
-  })
-  const provider = await platform.http.post('/v1/providers', {
-    token: tokenA,
-    body: { name: 'Ira Cole', timeZone: 'UTC' },
-  })
-  const startsAt = new Date(Date.now() + 3 * 24 * 3600 * 1000).toISOString()
-  const appointment = await platform.http.post('/v1/appointments', {
-    token: tokenA,
-    body: { childId: child.body.id, providerId: provider.body.id, startsAt },
-  })
-  ids.child = child.body.id
-  ids.provider = provider.body.id
-  ids.appointment = appointment.body.id
-  expect([child.status, provider.status, appointment.status]).toEqual([201, 201, 201])
-
+  const own = await recordsOf(tokenA, { child: 'Noa', provider: 'Ira Cole', inDays: 3 })
+  ids.child = own.child
+  ids.provider = own.provider
+  ids.appointment = own.appointment
   // Tenant B's own records, which the foreign-key cases below try to point tenant A's rows at.
-  const childB = await platform.http.post('/v1/children', {
-    token: tokenB,
-    body: { firstName: 'Ona', lastName: 'Vik', dateOfBirth: '2021-03-03' },
+  const foreign = await recordsOf(tokenB, { child: 'Ona', provider: 'Tor Lund', inDays: 9 })
+  ids.foreignChild = foreign.child
+  ids.foreignProvider = foreign.provider
+  ids.foreignAppointment = foreign.appointment
+})
+
+/** A child, a provider and an appointment between them, `inDays` from now, made through the API with `token`. */
+async function recordsOf(token: string, names: { child: string; provider: string; inDays: number }) {
+  const child = await platform.http.post('/v1/children', {
+    token,
+    body: { firstName: names.child, lastName: 'Berg', dateOfBirth: '2022-09-09' },
   })
-  const providerB = await platform.http.post('/v1/providers', {
-    token: tokenB,
-    body: { name: 'Tor Lund', timeZone: 'UTC' },
-  })
-  const appointmentB = await platform.http.post('/v1/appointments', {
-    token: tokenB,
+  const provider = await platform.http.post('/v1/providers', { token, body: { name: names.provider, timeZone: 'UTC' } })
+  const appointment = await platform.http.post('/v1/appointments', {
+    token,
     body: {
-      childId: childB.body.id,
-      providerId: providerB.body.id,
-      startsAt: new Date(Date.now() + 9 * 86_400_000).toISOString(),
+      childId: child.body.id,
+      providerId: provider.body.id,
+      startsAt: new Date(Date.now() + names.inDays * 86_400_000).toISOString(),
     },
   })
-  ids.foreignChild = childB.body.id
-  ids.foreignProvider = providerB.body.id
-  ids.foreignAppointment = appointmentB.body.id
-  expect([childB.status, providerB.status, appointmentB.status]).toEqual([201, 201, 201])
-})
+  expect([child.status, provider.status, appointment.status]).toEqual([201, 201, 201])
+  return {
+    child: child.body.id as string,
+    provider: provider.body.id as string,
+    appointment: appointment.body.id as string,
+  }
+}
 
 afterAll(async () => {
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
