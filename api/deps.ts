@@ -7,7 +7,7 @@ import { Client } from '@temporalio/client'
 import { API_APPLICATION_NAME } from '../infra/application-names.ts'
 import { systemClock, type Clock } from '../infra/clock.ts'
 import type { Config } from '../infra/config.ts'
-import { closeDb, createDb } from '../infra/db.ts'
+import { closeDb, createDb, databaseLogins } from '../infra/db.ts'
 import type { Logger } from '../infra/logger.ts'
 import { temporalDataConverter } from '../infra/payload-codec.ts'
 import { refuseInsideTransaction } from '../infra/network-guard.ts'
@@ -32,11 +32,11 @@ export function buildDeps(
   logger: Logger,
   clock: Clock = systemClock
 ): { deps: AppDeps; close: () => Promise<void> } {
-  const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX, API_APPLICATION_NAME)
+  const db = createDb(databaseLogins(config), config.DATABASE_POOL_MAX, API_APPLICATION_NAME)
   // Background loops get connections of their own: a sealer's long round or a scrape's grouped read never holds one
   // that a request is waiting for (issue 56: requests timed out waiting for connections under webhook fan-out).
   const backgroundDb = createDb(
-    config.DATABASE_URL,
+    databaseLogins(config),
     config.DATABASE_BACKGROUND_POOL_MAX,
     `${API_APPLICATION_NAME}-background`
   )

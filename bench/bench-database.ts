@@ -67,6 +67,7 @@ async function startEmbeddedProcess(): Promise<BenchDatabase> {
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   return {
     url,
+    logins: { system: url, units: url },
     kind: 'pglite',
     placement: 'process',
     async stop() {

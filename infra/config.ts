@@ -54,7 +54,17 @@ const ConfigSchema = z
      * restart must finish within an orchestrator's grace period, 30 s by default in Kubernetes; the worker's is 10 s).
      */
     API_DRAIN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+    /**
+     * The database login of the process's cross-tenant statements (token and key checks, sweeps, delivery pumps): a
+     * member of therapy_system on PostgreSQL, and of everything when DATABASE_APP_URL is unset (the embedded
+     * database's single login). docs/security.md, "Least privilege in the database".
+     */
     DATABASE_URL: z.string().url(),
+    /**
+     * The login of the tenants' units of work: a NOINHERIT member of therapy_app only, so a statement that resets the
+     * role inside a request's transaction reads nothing. Unset: DATABASE_URL serves the units too.
+     */
+    DATABASE_APP_URL: z.string().url().optional(),
     DATABASE_POOL_MAX: z.coerce.number().int().positive().default(10),
     /**
      * The API's connections for its background loops (audit sealer, agent dispatcher, schedules, metrics), apart from

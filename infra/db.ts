@@ -15,25 +15,53 @@ export type Tx = Prisma.TransactionClient
 export type Queryable = Db | Tx
 
 const unitTransactions = new WeakMap<Db, UnitTransactions>()
-const pools = new WeakMap<Db, pg.Pool>()
+/** A client's pools: the root client's, then the units' (the same pool in the single-login mode). */
+const pools = new WeakMap<Db, [pg.Pool, pg.Pool]>()
 
 /**
- * Creates a Prisma client on a `pg` pool, and the units of work that share the pool.
- * @param connectionString - a postgresql:// URL
- * @param poolMax - the pool's maximum number of connections
- * @param applicationName - the connections' `application_name` (infra/application-names.ts)
+ * The logins a process uses (docs/security.md, "Least privilege in the database"): the root client's cross-tenant
+ * statements log in as `system` (a member of therapy_system), the units of work as `units` (a NOINHERIT member of
+ * therapy_app, which holds nothing of its own, so a `RESET ROLE` inside a unit's transaction can read nothing). One URL
+ * for both is the single-login mode of the embedded database, where the control is the unit's role alone.
  */
-export function createDb(connectionString: string, poolMax = 10, applicationName?: string): Db {
+export interface DatabaseLogins {
+  system: string
+  units: string
+}
+
+/** The logins configured for an API or worker process: DATABASE_URL, and DATABASE_APP_URL for the units if set. */
+export function databaseLogins(config: {
+  DATABASE_URL: string
+  DATABASE_APP_URL?: string | undefined
+}): DatabaseLogins {
+  return { system: config.DATABASE_URL, units: config.DATABASE_APP_URL ?? config.DATABASE_URL }
+}
+
+function createPool(connectionString: string, max: number, applicationName: string | undefined): pg.Pool {
   // Pipelined connections (pg 8's `pipeline`): statements sent while others are in flight go out at once instead of
   // queueing behind them, which pg 8 deprecates. A unit of work sends its BEGIN and first statement together this way
   // (unit-transactions.ts), and statements a request makes at once (Promise.all) share a round trip.
-  const pool = new pg.Pool({ connectionString, max: poolMax, application_name: applicationName, pipeline: true })
+  const pool = new pg.Pool({ connectionString, max, application_name: applicationName, pipeline: true })
   // An idle connection the server drops is reported here (and removed from the pool); unheard, it would crash the
   // process. The adapter adds its own listener only once the root client first queries, and units may come first.
   pool.on('error', () => undefined)
+  return pool
+}
+
+/**
+ * Creates a Prisma client on a `pg` pool, and the units of work: on the same pool when one login serves both, on a
+ * pool of their own (of the same size, opened as they are needed) when the units have a login of their own.
+ * @param logins - a postgresql:// URL for both, or one per use
+ * @param poolMax - each pool's maximum number of connections
+ * @param applicationName - the connections' `application_name` (infra/application-names.ts)
+ */
+export function createDb(logins: string | DatabaseLogins, poolMax = 10, applicationName?: string): Db {
+  const { system, units } = typeof logins === 'string' ? { system: logins, units: logins } : logins
+  const pool = createPool(system, poolMax, applicationName)
+  const unitPool = units === system ? pool : createPool(units, poolMax, applicationName)
   const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) })
-  unitTransactions.set(db, createUnitTransactions(pool))
-  pools.set(db, pool)
+  unitTransactions.set(db, createUnitTransactions(unitPool))
+  pools.set(db, [pool, unitPool])
   return db
 }
 
@@ -45,8 +73,7 @@ export function createDb(connectionString: string, poolMax = 10, applicationName
  */
 export async function closeDb(db: Db): Promise<void> {
   await db.$disconnect()
-  const pool = pools.get(db)
-  if (pool && !pool.ending) await pool.end()
+  for (const pool of new Set(pools.get(db))) if (!pool.ending) await pool.end()
 }
 
 /** The units of work of a client made by `createDb`. */
@@ -115,6 +142,11 @@ export function isUnstorableText(error: unknown): boolean {
 
 /** The connections of a client's pool: open, idle, and requests waiting for one (metrics). */
 export function poolStats(db: Db): { total: number; idle: number; waiting: number } {
-  const pool = pools.get(db)
-  return { total: pool?.totalCount ?? 0, idle: pool?.idleCount ?? 0, waiting: pool?.waitingCount ?? 0 }
+  const stats = { total: 0, idle: 0, waiting: 0 }
+  for (const pool of new Set(pools.get(db))) {
+    stats.total += pool.totalCount
+    stats.idle += pool.idleCount
+    stats.waiting += pool.waitingCount
+  }
+  return stats
 }

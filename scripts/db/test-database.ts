@@ -8,9 +8,11 @@
  *   file starts its own PGlite from that dump, in its own process.
  * Migrations are applied with the project's own migration command, once per run.
  */
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { readFile, writeFile } from 'node:fs/promises'
 import pg from 'pg'
+import type { DatabaseLogins } from '../../infra/db.ts'
+import { loginUrls, provisionApplicationLogins } from './application-logins.ts'
 import { startEmbeddedPostgres } from './embedded-postgres.ts'
 import { applyMigrations } from './migrations.ts'
 
@@ -19,7 +21,13 @@ export type DatabaseTemplate =
   { kind: 'postgresql'; serverUrl: string; templateName: string } | { kind: 'pglite'; dumpPath: string }
 
 export interface TestDatabase {
+  /** The owner's URL: the tests' own fixtures and checks. */
   url: string
+  /**
+   * What the platform's processes log in as: on a server, the two ordinary logins (application-logins.ts); on PGlite,
+   * its one login for both.
+   */
+  logins: DatabaseLogins
   kind: DatabaseTemplate['kind']
   stop(): Promise<void>
 }
@@ -60,6 +68,24 @@ const withDatabase = (serverUrl: string, name: string) => {
 }
 
 /**
+ * The test logins of a server, the same for every run against it: roles belong to the whole server, so two runs at
+ * once (a developer's file beside a full run) must agree on their passwords. Derived from the owner's password, which
+ * is just as secret.
+ */
+function testLogins(serverUrl: string, name: string): DatabaseLogins {
+  const derive = (user: string) => ({
+    user,
+    password: createHash('sha256').update(`${serverUrl}\n${user}`).digest('hex').slice(0, 32),
+  })
+  return loginUrls(withDatabase(serverUrl, name), {
+    units: derive('therapy_test_units'),
+    system: derive('therapy_test_system'),
+  })
+}
+
+const singleLogin = (url: string): DatabaseLogins => ({ system: url, units: url })
+
+/**
  * Migrates the run's template once (global setup).
  * @param dumpPath - where the PGlite dump goes when no server is configured
  */
@@ -80,6 +106,7 @@ export async function provisionDatabaseTemplate(
   const templateName = scratchName('_template')
   await adminQuery(serverUrl, `CREATE DATABASE ${templateName}`)
   await applyMigrations(withDatabase(serverUrl, templateName))
+  await provisionApplicationLogins(withDatabase(serverUrl, templateName), testLogins(serverUrl, templateName))
   return {
     template: { kind: 'postgresql', serverUrl, templateName },
     stop: () => dropDatabase(serverUrl, templateName),
@@ -93,13 +120,19 @@ export async function openTestDatabase(template: DatabaseTemplate): Promise<Test
       port: 0,
       loadDataDir: new Blob([await readFile(template.dumpPath)]),
     })
-    return { url: embedded.connectionString, kind: 'pglite', stop: () => embedded.stop() }
+    return {
+      url: embedded.connectionString,
+      logins: singleLogin(embedded.connectionString),
+      kind: 'pglite',
+      stop: () => embedded.stop(),
+    }
   }
   const name = scratchName()
   // The template has no connections after migrating, which CREATE DATABASE ... TEMPLATE requires.
   await adminQuery(template.serverUrl, `CREATE DATABASE ${name} TEMPLATE ${template.templateName}`)
   return {
     url: withDatabase(template.serverUrl, name),
+    logins: testLogins(template.serverUrl, name),
     kind: 'postgresql',
     stop: () => dropDatabase(template.serverUrl, name),
   }
@@ -111,13 +144,20 @@ export async function provisionTestDatabase(): Promise<TestDatabase> {
   if (!serverUrl) {
     const embedded = await startEmbeddedPostgres({ port: 0 })
     await applyMigrations(embedded.connectionString)
-    return { url: embedded.connectionString, kind: 'pglite', stop: () => embedded.stop() }
+    return {
+      url: embedded.connectionString,
+      logins: singleLogin(embedded.connectionString),
+      kind: 'pglite',
+      stop: () => embedded.stop(),
+    }
   }
   const name = scratchName()
   await adminQuery(serverUrl, `CREATE DATABASE ${name}`)
   await applyMigrations(withDatabase(serverUrl, name))
+  await provisionApplicationLogins(withDatabase(serverUrl, name), testLogins(serverUrl, name))
   return {
     url: withDatabase(serverUrl, name),
+    logins: testLogins(serverUrl, name),
     kind: 'postgresql',
     stop: () => dropDatabase(serverUrl, name),
   }

@@ -11,7 +11,7 @@ import type { ProvisionedClient } from '../../domain/tenants/provision-client.ts
 import { createChildAndProvider, futureSlot } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startTcpProxy } from '../support/tcp-proxy.ts'
-import { testDatabaseUrl } from '../support/file-database.ts'
+import { testDatabaseLogins } from '../support/file-database.ts'
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
@@ -263,11 +263,18 @@ describe('writes repeated safely', () => {
 
   it("repeats a booking refused with 503 while the API's database is unreachable, once it is back", async () => {
     // A third API whose only way to its database is a proxy the test cuts: its 503s are real answers of the API.
-    const databaseUrl = new URL(testDatabaseUrl())
+    const logins = testDatabaseLogins()
+    const databaseUrl = new URL(logins.system)
     const dbProxy = await startTcpProxy(`${databaseUrl.hostname}:${databaseUrl.port}`)
-    const proxiedUrl = new URL(databaseUrl)
-    proxiedUrl.host = dbProxy.address
-    const isolated = await startPlatform({ withWorker: false, overrides: { DATABASE_URL: proxiedUrl.toString() } })
+    const proxied = (login: string) => {
+      const url = new URL(login)
+      url.host = dbProxy.address
+      return url.toString()
+    }
+    const isolated = await startPlatform({
+      withWorker: false,
+      overrides: { DATABASE_URL: proxied(logins.system), DATABASE_APP_URL: proxied(logins.units) },
+    })
     try {
       const client = await isolated.newTenant(['children', 'providers', 'bookings'])
       const { childId, providerId } = await createChildAndProvider(isolated.http, await isolated.token(client))

@@ -45,7 +45,13 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'therapy-start-'))
   // Whatever points the test run at its own database or Temporal must not reach the platform under test.
   const inherited = { ...process.env }
-  for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE']) {
+  for (const name of [
+    'DATABASE_URL',
+    'DATABASE_APP_URL',
+    'TEMPORAL_ADDRESS',
+    'TEMPORAL_NAMESPACE',
+    'TEMPORAL_TASK_QUEUE',
+  ]) {
     delete inherited[name]
   }
   const apiPort = await freePort()

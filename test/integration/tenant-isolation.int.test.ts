@@ -5,8 +5,10 @@
  * another tenant (foreign keys on (tenant_id, id)). Over HTTP, every resource type answers 404 across tenants, never
  * data.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { closeDb, createDb, type Db } from '../../infra/db.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
+import { testDatabaseUrl } from '../support/file-database.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
 
 let platform: Platform
@@ -106,6 +108,11 @@ describe('over HTTP', () => {
 })
 
 describe('in the database', () => {
+  let owner: Db
+  beforeAll(() => {
+    owner = createDb(testDatabaseUrl(), 1)
+  })
+  afterAll(() => closeDb(owner))
   const asTenant = <T>(tenantId: string, work: Parameters<typeof runInUnitOfWork<T>>[2]) =>
     runInUnitOfWork(platform.api.deps.db, tenantId, work)
 
@@ -269,7 +276,8 @@ describe('in the database', () => {
   })
 
   it('sees nothing at all without a tenant, and cannot leave the application role', async () => {
-    const result = await platform.api.deps.db.$transaction(async (tx) => {
+    // As the owner, the only login that is also a member of therapy_app (the platform's units log in as another).
+    const result = await owner.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT set_config('role', 'therapy_app', true)`
       return tx.child.count()
     })
@@ -287,8 +295,7 @@ describe('in the database', () => {
 })
 
 describe("foreign keys, which name a row of the referencing row's own tenant only", () => {
-  // As the database owner, outside any unit of work: row-level security does not bind this role, so nothing but the
-  // foreign keys (tenant_id, col) -> (tenant_id, id) can refuse a reference to another tenant's row (migration
+  // As the platform's system login, outside any unit of work: no tenant's policy binds it, so nothing but the foreign keys (tenant_id, col) -> (tenant_id, id) can refuse a reference to another tenant's row (migration
   // tenant_composite_foreign_keys). A single-column key would accept every statement below.
   const foreign: Record<string, string> = {}
   const own: Record<string, string> = {}
@@ -411,5 +418,109 @@ describe("foreign keys, which name a row of the referencing row's own tenant onl
       ORDER BY 1`
     expect(keys.length).toBeGreaterThan(50)
     expect(keys.filter((k) => !k.composite).map((k) => k.key)).toEqual([])
+  })
+})
+
+describe('the platform\'s database logins (docs/security.md, "Least privilege in the database")', () => {
+  type Raw = { code?: unknown; originalCode?: unknown; cause?: unknown; meta?: Raw & { driverAdapterError?: unknown } }
+  /** PostgreSQL's SQLSTATE, wherever Prisma and the driver adapter put it (Prisma's own codes are P and 4 digits). */
+  const sqlStateOf = (error: unknown): string => {
+    const found: string[] = []
+    const visit = (e: Raw | null | undefined, depth: number): void => {
+      if (!e || typeof e !== 'object' || depth > 6) return
+      for (const code of [e.originalCode, e.code]) {
+        if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !/^P\d{4}$/.test(code)) found.push(code)
+      }
+      visit(e.meta, depth + 1)
+      visit(e.meta?.driverAdapterError as Raw | undefined, depth + 1)
+      visit(e.cause as Raw | undefined, depth + 1)
+    }
+    visit(error as Raw, 0)
+    return found[0] ?? 'unknown'
+  }
+  /** Runs `statements` one after another in a unit of `tenantId`: the last one's rows, or the SQLSTATE it ended with. */
+  const inUnit = (tenantId: string, ...statements: string[]) =>
+    runInUnitOfWork(platform.api.deps.db, tenantId, async ({ tx }) => {
+      let rows: Array<Record<string, unknown>> = []
+      for (const sql of statements) rows = await tx.$queryRawUnsafe<Array<Record<string, unknown>>>(sql)
+      return rows
+    }).then(
+      (rows) => ({ state: 'ok', rows }),
+      (error: unknown) => ({ state: sqlStateOf(error), rows: [] })
+    )
+  /** The SQLSTATE of a statement of the system login, outside any unit ('ok' if it ran). */
+  const asSystem = (sql: string) =>
+    platform.db.$executeRawUnsafe(sql).then(
+      () => 'ok',
+      (error: unknown) => sqlStateOf(error)
+    )
+  /** What pg_roles says of a login: superuser, owner of a table, member of a table's owner, of therapy_system. */
+  const standing = async (login: string) => {
+    const [row] = await platform.db.$queryRaw<
+      Array<{ super: boolean; owns: boolean; ofOwner: boolean; system: boolean; app: boolean }>
+    >`
+      SELECT r.rolsuper OR r.rolbypassrls AS super,
+             EXISTS (SELECT FROM pg_tables t WHERE t.schemaname = 'public' AND t.tableowner = r.rolname) AS owns,
+             EXISTS (SELECT FROM pg_tables t
+                      WHERE t.schemaname = 'public' AND pg_has_role(r.oid, t.tableowner, 'MEMBER')) AS "ofOwner",
+             pg_has_role(r.oid, 'therapy_system', 'MEMBER') AS system,
+             pg_has_role(r.oid, 'therapy_app', 'USAGE') AS app
+        FROM pg_roles r WHERE r.rolname = ${login}`
+    return row!
+  }
+  const others = () => `SELECT count(*)::int AS n FROM children WHERE tenant_id = '${tenantA}'`
+
+  it('runs units and cross-tenant statements as two ordinary logins that cannot change tables or the books', async () => {
+    const units = String((await inUnit(tenantA, 'SELECT session_user::text AS n')).rows[0]!.n)
+    const [{ n: system }] = (await platform.db.$queryRaw<Array<{ n: string }>>`SELECT session_user::text AS n`) as [
+      { n: string },
+    ]
+    if (inject('databaseKind') === 'pglite') {
+      // The embedded database has one login, its superuser, for both: there the unit's role is the control.
+      expect(units).toBe(system)
+      expect((await standing(units)).super).toBe(true)
+      return
+    }
+    expect(units).not.toBe(system)
+    // The units' login holds nothing of its own: it neither inherits therapy_app nor can become therapy_system.
+    expect(await standing(units)).toEqual({ super: false, owns: false, ofOwner: false, system: false, app: false })
+    expect(await standing(system)).toEqual({ super: false, owns: false, ofOwner: false, system: true, app: false })
+    expect({
+      disableRls: await asSystem('ALTER TABLE children DISABLE ROW LEVEL SECURITY'),
+      dropPolicy: await asSystem('DROP POLICY tenant_isolation ON children'),
+      truncate: await asSystem('TRUNCATE webhook_deliveries'),
+      ledger: await asSystem("DELETE FROM ledger_lines WHERE tenant_id = 'none'"),
+      audit: await asSystem("UPDATE audit_events SET path = path WHERE tenant_id = 'none'"),
+      migrations: await asSystem('SELECT count(*) FROM _prisma_migrations'),
+    }).toEqual({
+      disableRls: '42501',
+      dropPolicy: '42501',
+      truncate: '42501',
+      ledger: '42501',
+      audit: '42501',
+      migrations: '42501',
+    })
+  })
+
+  it("reads no other tenant's rows after RESET ROLE inside a unit, and cannot become the system role", async () => {
+    // The unit itself sees its own tenant's rows.
+    expect((await inUnit(tenantA, others())).rows).toEqual([{ n: expect.any(Number) as number }])
+    expect((await inUnit(tenantA, others())).rows[0]!.n).toBeGreaterThan(0)
+    if (inject('databaseKind') === 'pglite') {
+      // The embedded superuser is the login: resetting the role there reads everything (docs/security.md).
+      expect(await inUnit(tenantB, 'RESET ROLE', others())).toMatchObject({ state: 'ok' })
+      return
+    }
+    // As itself the units' login may read nothing at all: PostgreSQL refuses (42501) rather than counting.
+    expect(await inUnit(tenantB, 'RESET ROLE', others())).toEqual({ state: '42501', rows: [] })
+    expect(await inUnit(tenantB, "SELECT set_config('role', 'none', true)", others())).toEqual({
+      state: '42501',
+      rows: [],
+    })
+    expect(await inUnit(tenantB, 'SET LOCAL ROLE therapy_system', others())).toEqual({ state: '42501', rows: [] })
+    expect(await inUnit(tenantB, 'SET LOCAL SESSION AUTHORIZATION DEFAULT', others())).toEqual({
+      state: '42501',
+      rows: [],
+    })
   })
 })

@@ -7,7 +7,7 @@
 import { NativeConnection, type Worker } from '@temporalio/worker'
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { closeDb, createDb, type Db } from '../../infra/db.ts'
+import { closeDb, createDb, databaseLogins, type Db } from '../../infra/db.ts'
 import { ALLOWED_ATTRIBUTES, installTracing, type Tracing } from '../../infra/tracing/tracing.ts'
 import { createWorker } from '../../worker/create-worker.ts'
 import { APPOINTMENT_SCOPES, bookAppointment } from '../support/fixtures.ts'
@@ -26,7 +26,7 @@ beforeAll(async () => {
   // A booking's workflow runs at once, so its first task and activity are in the booking's trace.
   platform = await startPlatform({ withWorker: false, overrides: { BOOKING_WORKFLOW_START: 'immediate' } })
   connection = await NativeConnection.connect({ address: inject('temporalAddress') })
-  workerDb = createDb(platform.config.DATABASE_URL, 4)
+  workerDb = createDb(databaseLogins(platform.config), 4)
   worker = await createWorker({
     config: { ...platform.config, WORKFLOW_BUNDLE_PATH: inject('workflowBundlePath') },
     connection,

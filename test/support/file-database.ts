@@ -8,6 +8,7 @@
  * the support modules that read the URL keep the instance they first imported.
  */
 import { afterAll, beforeAll, inject } from 'vitest'
+import type { DatabaseLogins } from '../../infra/db.ts'
 import { openTestDatabase, type TestDatabase } from '../../scripts/db/test-database.ts'
 
 const slot = Symbol.for('therapy-care.test-file-database')
@@ -19,6 +20,17 @@ export function testDatabaseUrl(): string {
   if (!database)
     throw new Error('the test database is not open: file-database.ts runs as a setup file of the integration project')
   return database.url
+}
+
+/**
+ * What the platform's processes of this test file log in as (scripts/db/test-database.ts): on PostgreSQL two ordinary
+ * logins, never the owner that `testDatabaseUrl` gives the tests' fixtures.
+ */
+export function testDatabaseLogins(): DatabaseLogins {
+  const database = holder[slot]
+  if (!database)
+    throw new Error('the test database is not open: file-database.ts runs as a setup file of the integration project')
+  return database.logins
 }
 
 beforeAll(async () => {

@@ -10,7 +10,7 @@ import { Client } from '@temporalio/client'
 import { randomBytes } from 'node:crypto'
 import { inject } from 'vitest'
 import { loadConfig } from '../../infra/config.ts'
-import { closeDb, createDb, type Db } from '../../infra/db.ts'
+import { closeDb, createDb, databaseLogins, type Db } from '../../infra/db.ts'
 import { temporalDataConverter } from '../../infra/payload-codec.ts'
 import { lazyTemporalConnection } from '../../infra/temporal-connection.ts'
 import { provisionClient, type ProvisionedClient } from '../../domain/tenants/provision-client.ts'
@@ -63,7 +63,7 @@ export async function startInstances(options: {
     LOG_LEVEL: 'info',
   }
   const config = loadConfig(env)
-  const db = createDb(config.DATABASE_URL, 4)
+  const db = createDb(databaseLogins(config), 4)
   const temporalConnection = lazyTemporalConnection(config.TEMPORAL_ADDRESS)
   const temporal = new Client({
     connection: temporalConnection.connection,

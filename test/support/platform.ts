@@ -10,13 +10,13 @@ import { inject } from 'vitest'
 import { startApi, type RunningApi } from '../../api/start-api.ts'
 import type { Clock } from '../../infra/clock.ts'
 import { loadConfig, type Config } from '../../infra/config.ts'
-import type { Db } from '../../infra/db.ts'
+import type { DatabaseLogins, Db } from '../../infra/db.ts'
 import { createLogger } from '../../infra/logger.ts'
 import { temporalDataConverter } from '../../infra/payload-codec.ts'
 import { lazyTemporalConnection } from '../../infra/temporal-connection.ts'
 import { httpClient, type HttpClient } from './http.ts'
 import { startWorkerProcess, type WorkerProcess } from '../../scripts/start/worker-process.ts'
-import { testDatabaseUrl } from './file-database.ts'
+import { testDatabaseLogins } from './file-database.ts'
 import { tenantAccess, type TenantAccess } from './tenant-access.ts'
 import { hostable, startWorkerInHost } from './worker-hosts.ts'
 
@@ -45,11 +45,18 @@ export interface Platform extends PlatformBase {
   stop(): Promise<void>
 }
 
+/** A process's database settings for `logins` (infra/db.ts `databaseLogins` reads them back). */
+export function databaseEnv(logins: DatabaseLogins): Record<string, string> {
+  return { DATABASE_URL: logins.system, ...(logins.units === logins.system ? {} : { DATABASE_APP_URL: logins.units }) }
+}
+
 /** Environment for the API and the worker of one test file. */
 export function testEnv(overrides: Record<string, string> = {}): Record<string, string> {
   return {
     NODE_ENV: 'test',
-    DATABASE_URL: testDatabaseUrl(),
+    // The platform's own two logins on PostgreSQL (never the owner), so every test runs under the grants production
+    // has; a file that names another database names its one login.
+    ...(overrides.DATABASE_URL ? {} : databaseEnv(testDatabaseLogins())),
     TEMPORAL_ADDRESS: inject('temporalAddress'),
     TEMPORAL_NAMESPACE: inject('temporalNamespace'),
     TEMPORAL_TASK_QUEUE: `test-${randomBytes(4).toString('hex')}`,

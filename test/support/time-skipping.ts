@@ -24,7 +24,7 @@ import { inject } from 'vitest'
 import { startApi, type RunningApi } from '../../api/start-api.ts'
 import type { Clock } from '../../infra/clock.ts'
 import { loadConfig } from '../../infra/config.ts'
-import { createDb, type Db } from '../../infra/db.ts'
+import { createDb, databaseLogins, type Db } from '../../infra/db.ts'
 import { createLogger } from '../../infra/logger.ts'
 import { temporalDataConverter } from '../../infra/payload-codec.ts'
 import { indexedValueType } from '../../scripts/temporal/frontend.ts'
@@ -106,7 +106,7 @@ export async function startTimeSkippingPlatform(
       ...options.overrides,
     })
   )
-  const db = createDb(config.DATABASE_URL, 5)
+  const db = createDb(databaseLogins(config), 5)
   // The server's clock runs at the wall clock's pace between skips (and from the wall clock's time at start), ahead by
   // what was skipped; the API's server-following clock adds that lead to the wall clock.
   let skippedMs = 0
