@@ -37,6 +37,11 @@ export function databaseLogins(config: {
   return { system: config.DATABASE_URL, units: config.DATABASE_APP_URL ?? config.DATABASE_URL }
 }
 
+/** The settings that give a process `logins` (what {@link databaseLogins} reads back). */
+export function databaseLoginsEnv(logins: DatabaseLogins): { DATABASE_URL: string; DATABASE_APP_URL?: string } {
+  return { DATABASE_URL: logins.system, ...(logins.units === logins.system ? {} : { DATABASE_APP_URL: logins.units }) }
+}
+
 function createPool(connectionString: string, max: number, applicationName: string | undefined): pg.Pool {
   // Pipelined connections (pg 8's `pipeline`): statements sent while others are in flight go out at once instead of
   // queueing behind them, which pg 8 deprecates. A unit of work sends its BEGIN and first statement together this way

@@ -106,7 +106,9 @@ const sentenceModel = obtainSentenceModel()
 // The database and Temporal do not need each other: they start side by side (Temporal's dev server is a process of its
 // own), and the demo tenant is seeded as soon as the database is there. Their modules (PGlite, Temporal's client, Prisma)
 // are loaded here, after the children have been started.
-const databaseReady = openLocalDatabase({ serve: true, log })
+// On a PostgreSQL server the API and the worker log in as two ordinary roles made here, never as the owner
+// (docs/security.md, "Least privilege in the database").
+const databaseReady = openLocalDatabase({ serve: true, log, logins: true })
 const temporalReady = import('./temporal/dev-server.ts').then(({ ensureTemporal }) =>
   ensureTemporal({
     port: Number(process.env.TEMPORAL_PORT ?? 7233),
@@ -201,9 +203,11 @@ function couldNotStart(error: unknown): Promise<never> {
 }
 void demoReady.catch(couldNotStart)
 const [database, temporal, knowledge] = await ready.catch(couldNotStart)
+// Loaded with the database (the demo's seed has loaded Prisma by now), not before the children start.
+const { databaseLoginsEnv } = await import('../infra/db.ts')
 releaseChildren({
   ...(knowledge.dir ? { AI_SENTENCE_MODEL_DIR: knowledge.dir } : {}),
-  DATABASE_URL: database.url,
+  ...databaseLoginsEnv(database.logins),
   TEMPORAL_ADDRESS: temporal.address,
   TEMPORAL_NAMESPACE: temporal.namespace,
   // One embedded PGlite serves every connection in turn; a small pool per process is plenty.

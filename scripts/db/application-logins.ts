@@ -12,6 +12,7 @@
  * next start. A login that belongs to any other role, or that is a superuser, is refused rather than quietly
  * trusted.
  */
+import { createHmac } from 'node:crypto'
 import pg from 'pg'
 import type { DatabaseLogins } from '../../infra/db.ts'
 
@@ -106,4 +107,24 @@ export function loginUrls(
     return url.toString()
   }
   return { system: as(credentials.system), units: as(credentials.units) }
+}
+
+/**
+ * Two logins named after the owner's (`<owner>_units_login`, `<owner>_system_login`) with passwords derived from the owner's URL
+ * (HMAC-SHA-256): what `npm start` on a PostgreSQL server and the test suite use, so that every start and every run
+ * against one server agree on them without keeping a file. They are as secret as the owner's password, which whoever
+ * derives them holds anyway; the compose file names its own (docs/operations.md).
+ */
+export function derivedLogins(ownerUrl: string, database = new URL(ownerUrl).pathname.slice(1)): DatabaseLogins {
+  const { user: owner, password } = loginOf(ownerUrl)
+  // Roles belong to the server, not to one database: the key leaves the database out, so every database of the server
+  // (each test file's, each start's) derives the same passwords and none changes another's.
+  const key = `${owner}:${password}@${new URL(ownerUrl).host}`
+  const derive = (use: keyof DatabaseLogins) => {
+    const user = `${owner}_${use}_login`
+    return { user, password: createHmac('sha256', key).update(user).digest('hex').slice(0, 32) }
+  }
+  const url = new URL(ownerUrl)
+  url.pathname = `/${database}`
+  return loginUrls(url.toString(), { units: derive('units'), system: derive('system') })
 }

@@ -7,6 +7,7 @@
 import { existsSync, readdirSync } from 'node:fs'
 import net from 'node:net'
 import { join } from 'node:path'
+import type { DatabaseLogins } from '../../infra/db.ts'
 
 type Env = Readonly<Record<string, string | undefined>>
 
@@ -17,7 +18,13 @@ export const embeddedDataDir = (env: Env = process.env) => join(startDataDir(env
 export const embeddedPort = (env: Env = process.env) => Number(env.EMBEDDED_DB_PORT ?? 5433)
 
 export interface LocalDatabase {
+  /** The owner's URL: migrations, the operator commands, the demo tenant's seed. */
   url: string
+  /**
+   * What the platform's processes log in as (infra/db.ts): on a PostgreSQL server, when asked for, two ordinary
+   * logins made here (application-logins.ts); the embedded database's one login otherwise.
+   */
+  logins: DatabaseLogins
   /** Whether this process started the embedded server (and `stop()` ends it). */
   started: boolean
   /** What the database is, in words for a summary line: which server, where; never the password. */
@@ -53,14 +60,15 @@ const isListening = (port: number) =>
  * Resolves the database to use and brings its schema up to date.
  * @param options.serve - start the embedded server on its fixed port (for `npm start`) rather than a free one
  * @param options.env - where DATABASE_URL, EMBEDDED_DB_PORT and START_DATA_DIR are read (default `process.env`)
+ * @param options.logins - on a PostgreSQL server, make the platform's two logins (`npm start`)
  */
 export async function openLocalDatabase(
-  options: { serve?: boolean; log?: (m: string) => void; env?: Env } = {}
+  options: { serve?: boolean; log?: (m: string) => void; env?: Env; logins?: boolean } = {}
 ): Promise<LocalDatabase> {
   const log = options.log ?? (() => undefined)
   const env = options.env ?? process.env
   const port = embeddedPort(env)
-  let database: LocalDatabase
+  let database: Omit<LocalDatabase, 'logins'>
   // A copy of the cached cluster of these migrations is up to date by construction: nothing to apply.
   let migrated = false
   if (env.DATABASE_URL) {
@@ -106,7 +114,13 @@ export async function openLocalDatabase(
     const { applied } = await applyMigrations(database.url)
     if (applied.length) log(`applied migrations: ${applied.join(', ')}`)
   }
-  return database
+  if (options.logins && env.DATABASE_URL) {
+    const { derivedLogins, provisionApplicationLogins } = await import('./application-logins.ts')
+    const logins = derivedLogins(database.url)
+    await provisionApplicationLogins(database.url, logins)
+    return { ...database, logins }
+  }
+  return { ...database, logins: { system: database.url, units: database.url } }
 }
 
 /** Whether `dataDir` holds no cluster yet: absent or empty (as a start stopped before creating one leaves it). */

@@ -8,11 +8,11 @@
  *   file starts its own PGlite from that dump, in its own process.
  * Migrations are applied with the project's own migration command, once per run.
  */
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { readFile, writeFile } from 'node:fs/promises'
 import pg from 'pg'
 import type { DatabaseLogins } from '../../infra/db.ts'
-import { loginUrls, provisionApplicationLogins } from './application-logins.ts'
+import { derivedLogins, provisionApplicationLogins } from './application-logins.ts'
 import { startEmbeddedPostgres } from './embedded-postgres.ts'
 import { applyMigrations } from './migrations.ts'
 
@@ -68,20 +68,10 @@ const withDatabase = (serverUrl: string, name: string) => {
 }
 
 /**
- * The test logins of a server, the same for every run against it: roles belong to the whole server, so two runs at
- * once (a developer's file beside a full run) must agree on their passwords. Derived from the owner's password, which
- * is just as secret.
+ * The test logins of a server (application-logins.ts): roles belong to the whole server, so two runs at once (a
+ * developer's file beside a full run) must agree on their passwords, which are derived from the owner's URL.
  */
-function testLogins(serverUrl: string, name: string): DatabaseLogins {
-  const derive = (user: string) => ({
-    user,
-    password: createHash('sha256').update(`${serverUrl}\n${user}`).digest('hex').slice(0, 32),
-  })
-  return loginUrls(withDatabase(serverUrl, name), {
-    units: derive('therapy_test_units'),
-    system: derive('therapy_test_system'),
-  })
-}
+const testLogins = (serverUrl: string, name: string): DatabaseLogins => derivedLogins(serverUrl, name)
 
 const singleLogin = (url: string): DatabaseLogins => ({ system: url, units: url })
 

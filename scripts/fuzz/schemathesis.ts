@@ -18,6 +18,7 @@ import { startApi } from '../../api/start-api.ts'
 import { ALL_SCOPES } from '../../domain/auth/scopes.ts'
 import { provisionClient } from '../../domain/tenants/provision-client.ts'
 import { loadConfig } from '../../infra/config.ts'
+import { databaseLoginsEnv } from '../../infra/db.ts'
 import { createLogger } from '../../infra/logger.ts'
 import { provisionTestDatabase } from '../db/test-database.ts'
 import { freePort } from '../start/start-process.ts'
@@ -38,7 +39,8 @@ const [temporal, database] = await Promise.all([
 ])
 const environment = {
   NODE_ENV: 'test',
-  DATABASE_URL: database.url,
+  // The platform's own logins on a server, as in production (docs/security.md, "Least privilege in the database").
+  ...databaseLoginsEnv(database.logins),
   TEMPORAL_ADDRESS: temporal.address,
   TEMPORAL_NAMESPACE: temporal.namespace,
   TEMPORAL_TASK_QUEUE: 'fuzz',

@@ -10,7 +10,7 @@ import { inject } from 'vitest'
 import { startApi, type RunningApi } from '../../api/start-api.ts'
 import type { Clock } from '../../infra/clock.ts'
 import { loadConfig, type Config } from '../../infra/config.ts'
-import type { DatabaseLogins, Db } from '../../infra/db.ts'
+import { databaseLoginsEnv, type Db } from '../../infra/db.ts'
 import { createLogger } from '../../infra/logger.ts'
 import { temporalDataConverter } from '../../infra/payload-codec.ts'
 import { lazyTemporalConnection } from '../../infra/temporal-connection.ts'
@@ -45,18 +45,13 @@ export interface Platform extends PlatformBase {
   stop(): Promise<void>
 }
 
-/** A process's database settings for `logins` (infra/db.ts `databaseLogins` reads them back). */
-export function databaseEnv(logins: DatabaseLogins): Record<string, string> {
-  return { DATABASE_URL: logins.system, ...(logins.units === logins.system ? {} : { DATABASE_APP_URL: logins.units }) }
-}
-
 /** Environment for the API and the worker of one test file. */
 export function testEnv(overrides: Record<string, string> = {}): Record<string, string> {
   return {
     NODE_ENV: 'test',
     // The platform's own two logins on PostgreSQL (never the owner), so every test runs under the grants production
     // has; a file that names another database names its one login.
-    ...(overrides.DATABASE_URL ? {} : databaseEnv(testDatabaseLogins())),
+    ...(overrides.DATABASE_URL ? {} : databaseLoginsEnv(testDatabaseLogins())),
     TEMPORAL_ADDRESS: inject('temporalAddress'),
     TEMPORAL_NAMESPACE: inject('temporalNamespace'),
     TEMPORAL_TASK_QUEUE: `test-${randomBytes(4).toString('hex')}`,

@@ -23,6 +23,8 @@ let services: Record<string, Service>
 /** What an operator puts in .env for the variables compose requires (`${NAME:?message}`). */
 const REQUIRED: Record<string, string> = {
   PLATFORM_DB_PASSWORD: 'platform0db0password',
+  PLATFORM_DB_SYSTEM_PASSWORD: 'platform0system0password',
+  PLATFORM_DB_UNITS_PASSWORD: 'platform0units0password',
   TEMPORAL_DB_PASSWORD: 'temporal0db0password',
   GRAFANA_ADMIN_PASSWORD: 'grafana0admin0password',
   PUBLIC_URL: 'https://api.example.com',
@@ -80,6 +82,20 @@ describe('temporal-compose.yml', () => {
       expect(config.NODE_ENV).toBe('production')
       expect(config.DATABASE_URL).toMatch(/@postgres:5432\//)
       expect(config.TEMPORAL_ADDRESS).toBe('temporal:7233')
+      // Two logins of their own, and never the owner's password (docs/security.md, "Least privilege in the database").
+      expect(new URL(config.DATABASE_APP_URL ?? '').username).not.toBe(new URL(config.DATABASE_URL).username)
+      expect(JSON.stringify(environment)).not.toContain(REQUIRED.PLATFORM_DB_PASSWORD)
     }
+  })
+
+  it('migrates as the owner and makes the two logins the API and the worker use', () => {
+    const migrate = services.migrate!
+    const environment = Object.fromEntries(
+      Object.entries(migrate.environment ?? {}).map(([key, value]) => [key, withDefaults(value)])
+    )
+    expect(new URL(environment.DATABASE_OWNER_URL ?? '').username).toBe('therapy')
+    expect(environment.DATABASE_URL).toBe(withDefaults(services.api!.environment!.DATABASE_URL!))
+    expect(environment.DATABASE_APP_URL).toBe(withDefaults(services.api!.environment!.DATABASE_APP_URL!))
+    expect(migrate.command).toEqual(['node', '--import', 'tsx', 'scripts/db/migrate.ts'])
   })
 })
