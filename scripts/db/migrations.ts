@@ -3,6 +3,7 @@
  * downloaded here), with the same bookkeeping as `prisma migrate deploy`.
  */
 import { performance } from 'node:perf_hooks'
+import pg from 'pg'
 
 import { createEngineAdapterFactory } from './engine-adapter.ts'
 import { defaultMigrationsDir, readMigrationsList } from './migrations-dir.ts'
@@ -59,7 +60,24 @@ export async function applyMigrations(
     }
   })
 
+  // What a migration made belongs to the NOLOGIN owner (migration 20261127110000_nologin_owner), not to this login.
+  if (applied.length > 0) await assignOwner(connectionString)
+
   const ms = Math.round(performance.now() - started)
   log?.(applied.length === 0 ? `up to date (${ms} ms)` : `applied ${applied.join(', ')} (${ms} ms)`)
   return { applied }
+}
+
+/** Hands what the migrating login made to therapy_owner, once the migration that defines the function has run. */
+async function assignOwner(connectionString: string): Promise<void> {
+  const client = new pg.Client({ connectionString })
+  await client.connect()
+  try {
+    const { rows } = await client.query<{ defined: boolean }>(
+      "SELECT to_regprocedure('app_assign_owner()') IS NOT NULL AS defined"
+    )
+    if (rows[0]?.defined) await client.query('SELECT app_assign_owner()')
+  } finally {
+    await client.end()
+  }
 }

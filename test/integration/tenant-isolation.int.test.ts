@@ -470,11 +470,17 @@ describe('the platform\'s database logins (docs/security.md, "Least privilege in
   }
   const others = () => `SELECT count(*)::int AS n FROM children WHERE tenant_id = '${tenantA}'`
 
-  it('runs units and cross-tenant statements as two ordinary logins that cannot change tables or the books', async () => {
+  it('keeps the tables with a NOLOGIN owner, and runs the platform as two ordinary logins that cannot change them', async () => {
     const units = String((await inUnit(tenantA, 'SELECT session_user::text AS n')).rows[0]!.n)
     const [{ n: system }] = (await platform.db.$queryRaw<Array<{ n: string }>>`SELECT session_user::text AS n`) as [
       { n: string },
     ]
+    // Every table belongs to a role that cannot log in, on either database (migration 20261127110000_nologin_owner).
+    const owners = await platform.db.$queryRaw<Array<{ owner: string; login: boolean }>>`
+      SELECT DISTINCT t.tableowner::text AS owner, r.rolcanlogin AS login
+        FROM pg_tables t JOIN pg_roles r ON r.rolname = t.tableowner
+       WHERE t.schemaname IN ('public', 'ai_vectors')`
+    expect(owners).toEqual([{ owner: 'therapy_owner', login: false }])
     if (inject('databaseKind') === 'pglite') {
       // The embedded database has one login, its superuser, for both: there the unit's role is the control.
       expect(units).toBe(system)
