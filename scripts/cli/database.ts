@@ -1,6 +1,6 @@
 /** @module The operator commands' context and database: DATABASE_URL, or the embedded database of `npm start`. */
 import { secretsKeyringFrom } from '../../infra/config.ts'
-import { closeDb, createDb, type Db } from '../../infra/db.ts'
+import { closeDb, createDb, databaseLogins, type Db } from '../../infra/db.ts'
 import { createSecretBox, type SecretBox } from '../../infra/secret-box.ts'
 import { openLocalDatabase } from '../db/local-database.ts'
 
@@ -16,8 +16,11 @@ export interface CliContext {
 
 /** Runs `work` with a small client, and always releases it (and the embedded server, if one was started). */
 export async function withDatabase<T>(cli: CliContext, work: (db: Db) => Promise<T>): Promise<T> {
-  const database = await openLocalDatabase({ env: cli.env })
-  const db = createDb(database.url, 2)
+  // On a server the commands run under what they are given, as the API does: DATABASE_URL, and DATABASE_APP_URL for
+  // the units if set (a container's own two logins); migrating is `npm run db:migrate`'s, as the owner.
+  const { DATABASE_URL, DATABASE_APP_URL } = cli.env
+  const database = await openLocalDatabase({ env: cli.env, migrateServer: false })
+  const db = createDb(DATABASE_URL ? databaseLogins({ DATABASE_URL, DATABASE_APP_URL }) : database.url, 2)
   try {
     return await work(db)
   } finally {

@@ -61,9 +61,11 @@ const isListening = (port: number) =>
  * @param options.serve - start the embedded server on its fixed port (for `npm start`) rather than a free one
  * @param options.env - where DATABASE_URL, EMBEDDED_DB_PORT and START_DATA_DIR are read (default `process.env`)
  * @param options.logins - on a PostgreSQL server, make the platform's two logins (`npm start`)
+ * @param options.migrateServer - apply pending migrations to a PostgreSQL server too (default true); the operator
+ *   commands say false, as they may run under the platform's own logins, which cannot migrate
  */
 export async function openLocalDatabase(
-  options: { serve?: boolean; log?: (m: string) => void; env?: Env; logins?: boolean } = {}
+  options: { serve?: boolean; log?: (m: string) => void; env?: Env; logins?: boolean; migrateServer?: boolean } = {}
 ): Promise<LocalDatabase> {
   const log = options.log ?? (() => undefined)
   const env = options.env ?? process.env
@@ -108,7 +110,7 @@ export async function openLocalDatabase(
       stop: () => embedded.stop(),
     }
   }
-  if (!migrated) {
+  if (!migrated && (options.migrateServer !== false || !env.DATABASE_URL)) {
     // Prisma's schema engine is loaded only when migrations may have to be applied.
     const { applyMigrations } = await import('./migrations.ts')
     const { applied } = await applyMigrations(database.url)

@@ -11,7 +11,7 @@ import { provisionClient } from '../../domain/tenants/provision-client.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
 import { cli as runInProcess } from '../support/operator-cli.ts'
 import { settled, textFile, upload } from '../support/knowledge-http.ts'
-import { eventually, startPlatform, type Platform } from '../support/platform.ts'
+import { eventually, startPlatform, type Platform, databaseEnvOf } from '../support/platform.ts'
 import { replies, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
 
 let platform: Platform
@@ -393,7 +393,7 @@ describe('a workflow and its grantor', () => {
       integrationToken
     )
     const revoked = await runInProcess(
-      { DATABASE_URL: platform.config.DATABASE_URL },
+      { ...databaseEnvOf(platform.config) },
       ...['clients', 'revoke', '--tenant', tenantId, '--client', integration.client_id]
     )
     expect(revoked.code, revoked.stderr).toBe(0)

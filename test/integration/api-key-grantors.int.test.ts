@@ -11,11 +11,11 @@ import { ALL_SCOPES } from '../../domain/auth/scopes.ts'
 import { newId } from '../../domain/ids.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { cli as runInProcess } from '../support/operator-cli.ts'
-import { eventually, startPlatform, type Platform } from '../support/platform.ts'
+import { eventually, startPlatform, type Platform, databaseEnvOf } from '../support/platform.ts'
 
 let platform: Platform
 
-const cli = (...args: string[]) => runInProcess({ DATABASE_URL: platform.config.DATABASE_URL }, ...args)
+const cli = (...args: string[]) => runInProcess({ ...databaseEnvOf(platform.config) }, ...args)
 const DAY = 86_400_000
 
 const CHILDREN_AND_KEYS = [

@@ -28,7 +28,7 @@ import type { ProvisionedClient } from '../../domain/tenants/provision-client.ts
 import type { Tx } from '../../infra/db.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import type { HttpResponse, RequestOptions } from '../support/http.ts'
-import { startPlatform, type Platform } from '../support/platform.ts'
+import { startPlatform, type Platform, databaseEnvOf } from '../support/platform.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const run = promisify(execFile)
@@ -371,7 +371,7 @@ describe('a write and its record commit together', () => {
 describe('no write commits without its record', () => {
   /** Injects a fault into the database for the duration of `work`: audit inserts of calls made by `agent` fail. */
   async function refusingAuditOf<T>(agent: string, work: () => Promise<T>): Promise<T> {
-    const { db } = platform.api.deps
+    const { db } = platform
     const suffix = randomUUID().replace(/-/g, '').slice(0, 12)
     await db.$executeRawUnsafe(`CREATE FUNCTION refuse_audit_${suffix}() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
@@ -490,7 +490,7 @@ describe('sealing', () => {
 describe('the sealing queue', () => {
   it('queues every record as it commits, releases it when it is sealed, and verification still finds one taken off it', async () => {
     const tenant = await freshTenant()
-    const { db } = platform.api.deps
+    const { db } = platform
     const { tenantId } = tenant.client
     const queued = () => db.auditUnsealed.findMany({ where: { tenantId }, select: { eventId: true } })
     // A record written by any path, here one inserted by hand as the login role, is queued by the trigger.
@@ -540,9 +540,9 @@ describe('the trail is append-only', () => {
     await expect(asApp(update)).rejects.toThrow(/permission denied/i)
     await expect(asApp(remove)).rejects.toThrow(/permission denied/i)
     await expect(asApp((tx) => tx.$executeRaw`TRUNCATE audit_events`)).rejects.toThrow(/permission denied/i)
-    // The login role (the tables' owner, a superuser on PGlite) meets the trigger.
-    await expect(update(db)).rejects.toThrow(/append-only/)
-    await expect(remove(db)).rejects.toThrow(/append-only/)
+    // The tables' owner (a superuser on PGlite) meets the trigger; the platform's own logins are refused before it.
+    await expect(update(platform.db)).rejects.toThrow(/append-only/)
+    await expect(remove(platform.db)).rejects.toThrow(/append-only/)
     // The application role may append to and read its own tenant's records.
     const own = await asApp((tx) => tx.auditEvent.count())
     expect(own).toBe(await db.auditEvent.count({ where: { tenantId } }))
@@ -579,7 +579,7 @@ describe('tamper evidence', () => {
   const cli = (tenantId: string) =>
     run(process.execPath, ['--import', 'tsx', 'scripts/cli.ts', 'audit', 'verify', '--tenant', tenantId], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: platform.config.DATABASE_URL },
+      env: { ...process.env, ...databaseEnvOf(platform.config) },
     }).then(
       ({ stdout }) => ({ code: 0, report: JSON.parse(stdout) }),
       (error: { code: number; stdout: string }) => ({ code: error.code, report: JSON.parse(error.stdout) })
@@ -596,7 +596,7 @@ describe('tamper evidence', () => {
     expect(cliIntact.report).toMatchObject({ valid: true, checked: 5 })
 
     // An operator with DDL rights goes around the trigger: the change commits, but the chain exposes it.
-    const { db } = platform.api.deps
+    const { db } = platform
     const tenantId = tenant.client.tenantId
     const third = await db.auditChainLink.findUniqueOrThrow({ where: { tenantId_seq: { tenantId, seq: 3 } } })
     await db.$transaction([

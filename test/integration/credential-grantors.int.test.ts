@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { provisionClient } from '../../domain/tenants/provision-client.ts'
 import { cli as runInProcess } from '../support/operator-cli.ts'
-import { startPlatform, type Platform } from '../support/platform.ts'
+import { startPlatform, type Platform, databaseEnvOf } from '../support/platform.ts'
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
 
 let platform: Platform
@@ -81,7 +81,7 @@ describe('a webhook endpoint and its grantor', () => {
     ])
 
     const revoked = await runInProcess(
-      { DATABASE_URL: platform.config.DATABASE_URL },
+      { ...databaseEnvOf(platform.config) },
       ...['clients', 'revoke', '--tenant', leaving.tenantId, '--client', leaving.client_id]
     )
     expect(revoked.code, revoked.stderr).toBe(0)

@@ -114,7 +114,7 @@ describe('key lifetime and failures', () => {
 
   it('does not store a 5xx: the failed attempt leaves nothing and the same key can be retried', async () => {
     const marker = `explode-${randomUUID()}`
-    const db = platform.api.deps.db
+    const db = platform.db
     await db.$executeRawUnsafe(`
       CREATE OR REPLACE FUNCTION test_explode() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.notes = '${marker}' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$`)

@@ -57,10 +57,12 @@ afterAll(async () => {
 describe('the migration', () => {
   it('created the pgvector table with row-level security where the extension is available', async () => {
     const { rows } = await admin.query(`
-      SELECT c.relrowsecurity AS rls, (SELECT count(*) FROM pg_policy p WHERE p.polrelid = c.oid) AS policies
+      SELECT c.relrowsecurity AS rls,
+             ARRAY(SELECT p.polname::text FROM pg_policy p WHERE p.polrelid = c.oid ORDER BY 1) AS policies
       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = 'ai_vectors' AND c.relname = 'knowledge_vectors'`)
-    expect(rows).toEqual([{ rls: true, policies: '1' }])
+    // The tenants' policy, and the cross-tenant statements' own (migration 20261127100000_system_role).
+    expect(rows).toEqual([{ rls: true, policies: ['system_access', 'tenant_isolation'] }])
   })
 })
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { cli as runInProcess } from '../support/operator-cli.ts'
-import { eventually, startPlatform, type Platform } from '../support/platform.ts'
+import { eventually, startPlatform, type Platform, databaseEnvOf } from '../support/platform.ts'
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
 
 let platform: Platform
@@ -16,7 +16,7 @@ let receiver: WebhookReceiver
  * Runs `npm run cli -- ...args` on this run's database, in this process through the shipped entry's `runCli` (the
  * entry's own process, its output and exit code, is checked in operator-cli.int.test.ts).
  */
-const cli = (...args: string[]) => runInProcess({ DATABASE_URL: platform.config.DATABASE_URL }, ...args)
+const cli = (...args: string[]) => runInProcess({ ...databaseEnvOf(platform.config) }, ...args)
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver()

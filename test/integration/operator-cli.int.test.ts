@@ -6,13 +6,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bookAppointment } from '../support/fixtures.ts'
 import { cli as runInProcess, cliProcess } from '../support/operator-cli.ts'
-import { eventually, startPlatform, type Platform } from '../support/platform.ts'
+import { eventually, startPlatform, type Platform, databaseEnvOf } from '../support/platform.ts'
 
 let platform: Platform
 
 /** What `npm run cli` is given: this run's database and Temporal. */
 const env = () => ({
-  DATABASE_URL: platform.config.DATABASE_URL,
+  ...databaseEnvOf(platform.config),
   TEMPORAL_ADDRESS: platform.config.TEMPORAL_ADDRESS,
   TEMPORAL_NAMESPACE: platform.config.TEMPORAL_NAMESPACE,
 })

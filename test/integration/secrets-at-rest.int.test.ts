@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../domain/ids.ts'
 import { createSecretBox, type SecretBox } from '../../infra/secret-box.ts'
 import { cli } from '../support/operator-cli.ts'
-import { startPlatform, type Platform } from '../support/platform.ts'
+import { startPlatform, type Platform, databaseEnvOf } from '../support/platform.ts'
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
 
 const FIRST_KEY = randomBytes(32)
@@ -137,7 +137,7 @@ describe('a dump of the database', () => {
 
 describe('a rotation of the key-encryption key', () => {
   it('seals legacy clear rows and the old key values under the new key; the old key can then leave the ring', async () => {
-    const env = (keys: string) => ({ DATABASE_URL: platform.config.DATABASE_URL, SECRETS_ENCRYPTION_KEYS: keys })
+    const env = (keys: string) => ({ ...databaseEnvOf(platform.config), SECRETS_ENCRYPTION_KEYS: keys })
     // Rows written before sealing existed: an endpoint's secret and a (retired) signing key in clear. The endpoint is
     // disabled, so the worker (whose ring stays the first key) never signs with it after the re-seal.
     const legacySecret = `whsec_${randomBytes(32).toString('base64')}`

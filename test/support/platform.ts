@@ -10,13 +10,13 @@ import { inject } from 'vitest'
 import { startApi, type RunningApi } from '../../api/start-api.ts'
 import type { Clock } from '../../infra/clock.ts'
 import { loadConfig, type Config } from '../../infra/config.ts'
-import { databaseLoginsEnv, type Db } from '../../infra/db.ts'
+import { closeDb, createDb, databaseLogins, databaseLoginsEnv, type Db } from '../../infra/db.ts'
 import { createLogger } from '../../infra/logger.ts'
 import { temporalDataConverter } from '../../infra/payload-codec.ts'
 import { lazyTemporalConnection } from '../../infra/temporal-connection.ts'
 import { httpClient, type HttpClient } from './http.ts'
 import { startWorkerProcess, type WorkerProcess } from '../../scripts/start/worker-process.ts'
-import { testDatabaseLogins } from './file-database.ts'
+import { testDatabaseLogins, testDatabaseUrl } from './file-database.ts'
 import { tenantAccess, type TenantAccess } from './tenant-access.ts'
 import { hostable, startWorkerInHost } from './worker-hosts.ts'
 
@@ -30,7 +30,7 @@ export interface PlatformBase extends TenantAccess {
   http: HttpClient
   /** A client of the platform's Temporal server, decoding what the worker and the API encrypt. */
   temporal: Client
-  /** A client of the file's database. */
+  /** A client of the file's database, as its owner (the API's own client is `api.deps.db`). */
   db: Db
   config: Config
 }
@@ -44,6 +44,9 @@ export interface Platform extends PlatformBase {
   killWorkers(signal: NodeJS.Signals): Promise<void>
   stop(): Promise<void>
 }
+
+/** The database settings of a platform's processes, for a command that must run as they do (the operator CLI). */
+export const databaseEnvOf = (config: Config) => databaseLoginsEnv(databaseLogins(config))
 
 /** Environment for the API and the worker of one test file. */
 export function testEnv(overrides: Record<string, string> = {}): Record<string, string> {
@@ -113,12 +116,16 @@ export async function startPlatform(
   }
   if (options.withWorker !== false) await startWorker()
 
+  // The tests' own client logs in as the owner, like their fixtures: what they arrange (a trigger that refuses a write,
+  // a tampered record) is more than the platform's logins may do. Where the platform runs as the owner too (the
+  // embedded database, a file's own database), it is the API's client.
+  const ownerUrl = options.overrides?.DATABASE_URL ? undefined : testDatabaseUrl()
+  const ownDb = ownerUrl && ownerUrl !== config.DATABASE_URL ? createDb(ownerUrl, 4) : undefined
   const platform: Platform = {
     api,
     http,
     temporal,
-    // The API's client: this platform's worker runs in another process.
-    db: api.deps.db,
+    db: ownDb ?? api.deps.db,
     config,
     workerEnv,
     startWorker,
@@ -131,6 +138,7 @@ export async function startPlatform(
       await Promise.allSettled(workers.map((w) => w.kill('SIGTERM')))
       await temporalConnection.close()
       await api.stop()
+      if (ownDb) await closeDb(ownDb)
     },
   }
   return platform
