@@ -36,6 +36,7 @@ export const ID_PREFIXES = {
   orderLine: 'oli',
   payment: 'pay',
   refund: 'rfd',
+  paymentDispute: 'dsp',
   timeOff: 'tof',
   session: 'ses',
   sessionNote: 'snt',

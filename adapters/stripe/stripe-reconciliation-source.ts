@@ -5,7 +5,9 @@
  * only when its metadata names the tenant (refunds made in the Dashboard and disputes carry none of ours: their
  * payment intent's metadata decides, read through `expand`); another tenant's objects are dropped here and never
  * reach the comparison. What changed in a window whenever it was created is found in Stripe's events of the window
- * (`GET /v1/events`). It only reads: nothing at Stripe changes.
+ * (`GET /v1/events`); every dispute of a charge we hold disputes of, in its dispute list
+ * (`GET /v1/disputes?payment_intent=`), so a charge disputed again is compared dispute by dispute (issue 58). It only
+ * reads: nothing at Stripe changes.
  */
 import Stripe from 'stripe'
 import type {
@@ -180,6 +182,25 @@ export function stripeReconciliationSource(
 
     async retrieve(tenantId, references): Promise<ProcessorSnapshot> {
       const expand = ['payment_intent']
+      // Each charge's disputes, all pages, but those already read by their id.
+      const disputesOfCharges = async (intentIds: string[], read: ProcessorDispute[]) => {
+        const found: ProcessorDispute[] = [...read]
+        for (const intentId of intentIds) {
+          const listed = await listAll(
+            (after) =>
+              stripe.disputes.list({
+                payment_intent: intentId,
+                limit: PAGE,
+                starting_after: after,
+                expand: ['data.payment_intent'],
+              }),
+            undefined
+          )
+          const seen = new Set(found.map((d) => d.id))
+          found.push(...listed.filter((o) => tenantOf.dispute(o) === tenantId && !seen.has(o.id)).map(toDispute))
+        }
+        return found
+      }
       const read = async <T, U>(
         ids: string[],
         get: (id: string) => Promise<T>,
@@ -201,11 +222,9 @@ export function stripeReconciliationSource(
           tenantOf.refund,
           toRefund
         ),
-        disputes: await read(
-          references.disputes,
-          (id) => stripe.disputes.retrieve(id, { expand }),
-          tenantOf.dispute,
-          toDispute
+        disputes: await disputesOfCharges(
+          references.disputedIntents ?? [],
+          await read(references.disputes, (id) => stripe.disputes.retrieve(id, { expand }), tenantOf.dispute, toDispute)
         ),
         transfers: await read(
           references.transfers,

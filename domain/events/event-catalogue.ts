@@ -117,10 +117,12 @@ export const EVENT_DATA_SCHEMAS = {
   }),
   /**
    * Not in the spec (a platform extra, docs/payments.md): a payer disputed (charged back) a succeeded online payment,
-   * or the processor decided such a dispute. Emitted once per dispute status the platform records.
+   * or the processor decided such a dispute. Emitted once per change the platform records of each dispute (a payment
+   * can be disputed more than once: each dispute is its own).
    */
   'payment.disputed': z.object({
     paymentId: id('The disputed payment.'),
+    disputeId: id("The dispute (one of the payment's `disputes`)."),
     orderId: id('The order it paid.').nullable(),
     status: z
       .enum(['OPEN', 'WON', 'LOST', 'CLOSED'])

@@ -12,8 +12,10 @@
  * changes nothing; an event that would undo a loss is in doubt (rare at the processor, and money moves with it), so
  * the processor is asked for the dispute as it holds it now and that state is applied, not the event's.
  *
- * Only LOST counts as money charged back: every transition moves a payment's `amountLost` and an order's
- * `amountChargedBack` by exactly {@link chargedBackDelta}.
+ * Each processor dispute runs this machine on its own row (`payment_disputes`, keyed by the processor's dispute id):
+ * a charge disputed again after an inquiry closed starts a second dispute at `null`, never from the first one's
+ * CLOSED (issue 58). Only LOST counts as money charged back: every transition moves its dispute's `amountLost` and
+ * the order's `amountChargedBack` by exactly {@link chargedBackDelta}.
  */
 import type { PaymentDisputeStatus } from '../../generated/prisma/enums.ts'
 
@@ -21,7 +23,7 @@ import type { PaymentDisputeStatus } from '../../generated/prisma/enums.ts'
 export type DisputeStep = 'apply' | 'stale' | 'ask'
 
 /**
- * @param current - the dispute's status as we hold it, or null when the payment has no dispute yet
+ * @param current - the dispute's status as we hold it, or null when we hold no dispute with its id yet
  * @param reported - the status an event reports
  * @returns `apply` (move, or the same state with new details), `stale` (older than what we hold: change nothing),
  *   `ask` (in doubt: apply the processor's current state instead)
@@ -42,4 +44,57 @@ export function chargedBackDelta(
   amountAfter: number
 ): number {
   return (to === 'LOST' ? amountAfter : 0) - (from === 'LOST' ? amountBefore : 0)
+}
+
+/** A dispute as we hold it (its row), in what an event can change. */
+export interface HeldDispute {
+  status: PaymentDisputeStatus
+  amount: number
+  amountLost: number
+  fee: number
+  lostAt: Date | null
+  reinstatedAt: Date | null
+}
+
+/** What an event says of one dispute: its state, amount and fee as the processor holds them. */
+export interface ReportedDispute {
+  status: PaymentDisputeStatus
+  amount: number
+  fee: number
+}
+
+/** What an event writes on a dispute's row: every field, and the instant of a loss or reinstatement it records. */
+export type DisputeWrite = Omit<HeldDispute, 'lostAt' | 'reinstatedAt'> &
+  Partial<Pick<HeldDispute, 'lostAt' | 'reinstatedAt'>>
+
+/**
+ * The fields an event writes on its dispute's row, or null when it changes nothing (older than what we hold, or the
+ * same in every field).
+ * @param held - the dispute with the event's id as we hold it; null when this is the first word of it
+ * @param reported - what the event says (for an event in doubt, what the processor answered: disputeAsHeld)
+ * @param now - the instant a loss or a reinstatement is recorded at: settlements count a chargeback between them,
+ *   so they are written when they happen, never back-dated
+ */
+export function disputeChange(held: HeldDispute | null, reported: ReportedDispute, now: Date): DisputeWrite | null {
+  if (disputeStep(held?.status ?? null, reported.status) === 'stale') return null
+  const lost = reported.status === 'LOST'
+  const amountLost = lost ? reported.amount : 0
+  if (
+    held &&
+    held.status === reported.status &&
+    held.amount === reported.amount &&
+    held.amountLost === amountLost &&
+    held.fee === reported.fee
+  ) {
+    return null
+  }
+  const wasLost = held?.status === 'LOST'
+  return {
+    status: reported.status,
+    amount: reported.amount,
+    amountLost,
+    fee: reported.fee,
+    ...(lost && !wasLost ? { lostAt: now } : {}),
+    ...(wasLost && !lost ? { reinstatedAt: now } : {}),
+  }
 }

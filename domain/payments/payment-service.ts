@@ -33,6 +33,8 @@ export const withRefunds = {
     // The lines a refund names (issue 58), as the request listed them.
     include: { lines: { orderBy: { position: 'asc' } } },
   },
+  // Each processor dispute of it, oldest first (issue 58: a charge can be disputed again).
+  disputes: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
 } as const satisfies Prisma.PaymentInclude
 
 export type PaymentWithRefunds = Prisma.PaymentGetPayload<{ include: typeof withRefunds }>
@@ -170,8 +172,8 @@ export async function recordPayment(
     },
   })
   if (succeeded) await countOnOrder(uow, order, payment, now)
-  // As getPayment would read it back: a payment created in this transaction has no refund yet.
-  return { ...payment, refunds: [] }
+  // As getPayment would read it back: a payment created in this transaction has no refund or dispute yet.
+  return { ...payment, refunds: [], disputes: [] }
 }
 
 /**

@@ -1,12 +1,16 @@
 /**
- * @module A dispute's events applied to the payment it disputes (docs/payments.md, "Processor events"; the dispute
- * machine: dispute-transitions.ts): its state, amounts and fee on the payment, what a lost dispute took on the order,
- * and a `payment.disputed` event. An event that would undo a loss is checked against the processor first
- * (disputeAsHeld).
+ * @module A dispute's events applied to the dispute they are about (docs/payments.md, "Processor events"; the dispute
+ * machine: dispute-transitions.ts): each processor dispute is a row of its own (`payment_disputes`), found by the
+ * processor's dispute id or made by its first event, so a charge disputed again (an inquiry closed, then a chargeback)
+ * runs a second machine from the start rather than the first one's final state. Its state, amounts, instants and fee
+ * go on its row; what a lost dispute took moves the order's `amountChargedBack`; each change emits `payment.disputed`.
+ * An event that would undo a loss is checked against the processor first (disputeAsHeld).
  */
+import type { PaymentDispute } from '../../generated/prisma/client.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
 import { recordEvent } from '../events/record-event.ts'
-import { chargedBackDelta, disputeStep } from './dispute-transitions.ts'
+import { newId } from '../ids.ts'
+import { chargedBackDelta, disputeChange, disputeStep } from './dispute-transitions.ts'
 import type { ProcessorEventEnvelope } from './online-processor-events.ts'
 import {
   isStale,
@@ -28,19 +32,18 @@ export async function disputeAsHeld(
   event: Kind<'dispute.updated'>
 ): Promise<Kind<'dispute.updated'>> {
   const retrieve = ctx.processor.retrieveDispute
-  if (!retrieve || !event.intentId) return event
-  const intentId = event.intentId
+  if (!retrieve) return event
   const ours = await runInUnitOfWork(ctx.db, tenantId, ({ tx }) =>
-    tx.payment.findFirst({
-      where: { tenantId, processor: ctx.processor.name, processorReference: intentId },
-      select: { disputeStatus: true },
+    tx.paymentDispute.findFirst({
+      where: { tenantId, processorReference: event.disputeId },
+      select: { status: true },
     })
   )
-  if (!ours || disputeStep(ours.disputeStatus, event.status) !== 'ask') return event
+  if (!ours || disputeStep(ours.status, event.status) !== 'ask') return event
   return { ...event, ...(await retrieve(event.disputeId)) }
 }
 
-/** A dispute opened, changed or closed, applied to the payment it disputes (its order locked). */
+/** A dispute opened, changed or closed, applied to its own row (the disputed payment's order locked). */
 export async function applyDisputeEvent(
   uow: UnitOfWork,
   ctx: ProcessorEventContext,
@@ -51,61 +54,60 @@ export async function applyDisputeEvent(
   if (!found) return 'unknown_record'
   const { payment, order } = found
   if (await isStale(uow, ctx, envelope)) return 'unchanged'
-  if (event.currency !== payment.currency || event.amount > payment.amount) {
+  // Read under the order's lock: a concurrent event about the same dispute has committed, or waits for us.
+  const dispute = await uow.tx.paymentDispute.findFirst({
+    where: { tenantId: uow.tenantId, processorReference: event.disputeId },
+  })
+  if (
+    event.currency !== payment.currency ||
+    event.amount > payment.amount ||
+    (dispute && dispute.paymentId !== payment.id)
+  ) {
     const subject = { objectType: 'DISPUTE' as const, objectId: payment.id, processorReference: event.disputeId }
     return mismatch(uow, ctx, subject, payment, event, 'dispute event')
   }
   // The dispute's own states order its events (whole-second timestamps cannot): a decided dispute never reopens, a
   // final one never moves. An event that would undo a loss was checked against the processor before the unit
   // (disputeAsHeld), so it carries the processor's current word and is applied.
-  if (disputeStep(payment.disputeStatus, event.status) === 'stale') return 'unchanged'
-  const amountLost = event.status === 'LOST' ? event.amount : 0
-  if (
-    payment.disputeStatus === event.status &&
-    payment.disputeReference === event.disputeId &&
-    payment.amountDisputed === event.amount &&
-    payment.amountLost === amountLost &&
-    payment.disputeFee === event.fee
-  ) {
-    return 'unchanged'
-  }
-  const wasLost = payment.disputeStatus === 'LOST'
-  const lost = event.status === 'LOST'
-  await uow.tx.payment.update({
-    where: { id: payment.id },
-    data: {
-      disputeStatus: event.status,
-      disputeReference: event.disputeId,
-      amountDisputed: event.amount,
-      amountLost,
-      disputeFee: event.fee,
-      // The instants settlements count a chargeback between (written when they happen, never back-dated).
-      ...(lost && !wasLost ? { disputeLostAt: ctx.now } : {}),
-      ...(wasLost && !lost ? { disputeReinstatedAt: ctx.now } : {}),
-    },
-  })
+  const change = disputeChange(dispute, event, ctx.now)
+  if (!change) return 'unchanged'
+  const saved = dispute
+    ? await uow.tx.paymentDispute.update({ where: { id: dispute.id }, data: change })
+    : await uow.tx.paymentDispute.create({
+        data: {
+          id: newId('paymentDispute'),
+          tenantId: uow.tenantId,
+          paymentId: payment.id,
+          processorReference: event.disputeId,
+          ...change,
+        },
+      })
   // What the payer's bank took back shows on the order, for a payment the order applied (an unapplied one never
   // counted there). The order's status keeps what was paid: the session was delivered, and the dispute is its own.
-  const chargedBack = chargedBackDelta(payment.disputeStatus, event.status, payment.amountLost, amountLost)
+  const chargedBack = chargedBackDelta(
+    dispute?.status ?? null,
+    saved.status,
+    dispute?.amountLost ?? 0,
+    saved.amountLost
+  )
   if (chargedBack !== 0 && !payment.unapplied) {
     await uow.tx.order.update({
       where: { id: order.id },
       data: { amountChargedBack: { increment: chargedBack } },
     })
   }
-  await recordEvent(
-    uow,
-    'payment.disputed',
-    {
-      paymentId: payment.id,
-      orderId: order.id,
-      status: event.status,
-      amount: event.amount,
-      amountLost,
-      fee: event.fee,
-      currency: payment.currency,
-    },
-    { createdAt: ctx.now }
-  )
+  await recordEvent(uow, 'payment.disputed', disputedEvent(saved, order.id, payment.currency), { createdAt: ctx.now })
   return 'applied'
 }
+
+/** The `payment.disputed` event of a dispute as it now stands. */
+const disputedEvent = (d: PaymentDispute, orderId: string, currency: string) => ({
+  paymentId: d.paymentId,
+  disputeId: d.id,
+  orderId,
+  status: d.status,
+  amount: d.amount,
+  amountLost: d.amountLost,
+  fee: d.fee,
+  currency,
+})

@@ -9,8 +9,8 @@
  *
  * Payments: a success moves the order's money once (or, when the order can no longer take it, is recorded unapplied
  * and refunded: intent-outcomes.ts); a failure or a cancellation releases what the payment held. Refunds, including
- * those made in the processor's dashboard, move through the refund machine (refund-state.ts). Disputes mark the
- * payment and emit `payment.disputed`. Payout accounts and transfers (Connect) have their own rules in domain/payouts.
+ * those made in the processor's dashboard, move through the refund machine (refund-state.ts). Each dispute moves
+ * through the dispute machine on its own row and emits `payment.disputed`. Payout accounts and transfers (Connect) have their own rules in domain/payouts.
  *
  * This file dispatches: it finds the tenant, stores the event once and hands it to the rules of its kind, one file
  * each (processor-payment-events.ts, processor-refund-events.ts, processor-dispute-events.ts,

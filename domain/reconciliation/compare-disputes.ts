@@ -1,70 +1,75 @@
 /**
- * @module The disputes of our payments against the processor's (compare.ts): each disputed payment's dispute by its
- * id, its state read as ours (a lost dispute whose funds came back is WON).
+ * @module Our disputes against the processor's (compare.ts): each dispute row by its processor id, its state read as
+ * ours (a lost dispute whose funds came back is WON). A charge can be disputed more than once: every dispute the
+ * processor holds of a charge we hold disputes of is compared with its own row (issue 58), whenever it was created;
+ * another dispute of the processor is missing here only when created in the window.
  */
 import { indexBy, inWindow, money, pairDifferences, type Difference } from './differences.ts'
-import type { OurPayment } from './platform-records.ts'
+import type { PlatformRecords } from './platform-records.ts'
 import type { CreatedWindow, ProcessorDispute } from './processor-snapshot.ts'
 import { processorDisputeAsOurs } from './processor-statuses.ts'
 
-/** Disputed payments against the processor's disputes: the differences, and how many records were compared. */
-export function compareDisputes(payments: OurPayment[], disputes: ProcessorDispute[], window: CreatedWindow) {
+/** Our dispute rows against the processor's disputes: the differences, and how many records were compared. */
+export function compareDisputes(
+  ours: Pick<PlatformRecords, 'disputes' | 'payments'>,
+  disputes: ProcessorDispute[],
+  window: CreatedWindow
+) {
   const byId = indexBy(disputes, (d) => d.id)
   const matched = new Set<string>()
   const differences: Difference[] = []
-  const disputed = payments.filter((p) => p.disputeReference !== null)
-  for (const payment of disputed) {
-    const reference = payment.disputeReference ?? ''
-    const dispute = byId.get(reference)
-    const oursSide = {
-      amount: payment.amountDisputed,
-      currency: payment.currency,
-      status: payment.disputeStatus ?? 'OPEN',
-    }
-    if (!dispute) {
+  for (const dispute of ours.disputes) {
+    const theirs = byId.get(dispute.processorReference)
+    const oursSide = { amount: dispute.amount, currency: dispute.currency, status: dispute.status }
+    if (!theirs) {
       differences.push({
         kind: 'MISSING_AT_PROCESSOR',
         objectType: 'DISPUTE',
-        objectId: payment.id,
-        processorReference: reference,
+        objectId: dispute.id,
+        processorReference: dispute.processorReference,
         ours: oursSide,
         theirs: null,
-        detail: `Payment ${payment.id} is disputed here (${reference}, ${oursSide.status}); the processor has no such dispute.`,
+        detail:
+          `Dispute ${dispute.id} of payment ${dispute.paymentId} (${dispute.processorReference}, ${dispute.status}) ` +
+          'is recorded here; the processor has no such dispute.',
       })
       continue
     }
-    matched.add(dispute.id)
+    matched.add(theirs.id)
     differences.push(
       ...pairDifferences(
         'DISPUTE',
         {
-          objectId: payment.id,
-          processorReference: dispute.id,
-          label: `Dispute ${dispute.id} of payment ${payment.id}`,
+          objectId: dispute.id,
+          processorReference: theirs.id,
+          label: `Dispute ${theirs.id} of payment ${dispute.paymentId}`,
         },
         oursSide,
-        { amount: dispute.amount, currency: dispute.currency, status: dispute.status },
-        oursSide.status !== processorDisputeAsOurs(dispute)
+        { amount: theirs.amount, currency: theirs.currency, status: theirs.status },
+        oursSide.status !== processorDisputeAsOurs(theirs)
       )
     )
   }
-  const ourPayments = new Set(payments.map((p) => p.id))
-  for (const dispute of disputes) {
-    if (matched.has(dispute.id) || !inWindow(dispute.created, window)) continue
+  const ourPayments = new Set(ours.payments.map((p) => p.id))
+  const disputedCharges = new Set(ours.disputes.map((d) => d.intentId))
+  const unmatched = disputes.filter((d) => !matched.has(d.id))
+  for (const dispute of unmatched) {
+    const ofOurCharge = dispute.paymentIntentId !== null && disputedCharges.has(dispute.paymentIntentId)
+    if (!ofOurCharge && !inWindow(dispute.created, window)) continue
     const paymentId = dispute.paymentId !== null && ourPayments.has(dispute.paymentId) ? dispute.paymentId : null
     differences.push({
       kind: 'MISSING_IN_PLATFORM',
       objectType: 'DISPUTE',
-      // The dispute is about our payment: the operator finds it there.
-      objectId: paymentId,
+      // Keyed by the processor's id: two disputes of one payment are two findings. The detail names the payment.
+      objectId: null,
       processorReference: dispute.id,
       ours: null,
       theirs: { amount: dispute.amount, currency: dispute.currency, status: dispute.status },
       detail:
         `Dispute ${dispute.id} (${money(dispute.amount, dispute.currency)}, ${dispute.status}) of payment intent ` +
-        `${dispute.paymentIntentId ?? '(none)'}${dispute.paymentId ? ` (payment ${dispute.paymentId})` : ''} is ` +
+        `${dispute.paymentIntentId ?? '(none)'}${paymentId ? ` (payment ${paymentId})` : ''} is ` +
         'not recorded here.',
     })
   }
-  return { differences, checked: disputed.length + disputes.filter((d) => !matched.has(d.id)).length }
+  return { differences, checked: ours.disputes.length + unmatched.length }
 }

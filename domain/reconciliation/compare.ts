@@ -30,9 +30,16 @@ export interface Comparison {
 
 /**
  * The ids of objects ours name that `theirs` does not show: to read one by one before comparing (an object created
- * before the listed window, or a payment with an open dispute from months ago).
+ * before the listed window, or an open dispute from months ago), and the intents whose every dispute is read: those
+ * of the disputes compared, so a charge's other disputes are compared too, whenever they were created (issue 58).
+ * @param changed - the processor's objects that changed in the window: a dispute among them that we hold no row of
+ *   (its events lost) is read as well
  */
-export function unmatchedReferences(ours: PlatformRecords, theirs: ProcessorSnapshot): ProcessorReferences {
+export function unmatchedReferences(
+  ours: PlatformRecords,
+  theirs: ProcessorSnapshot,
+  changed?: ProcessorReferences
+): ProcessorReferences {
   const shown = new Set(
     [...theirs.intents, ...theirs.refunds, ...theirs.disputes, ...theirs.transfers].map((o) => o.id)
   )
@@ -40,8 +47,9 @@ export function unmatchedReferences(ours: PlatformRecords, theirs: ProcessorSnap
   return {
     intents: missing(ours.payments.map((p) => p.processorReference)),
     refunds: missing(ours.refunds.map((r) => r.processorReference)),
-    disputes: missing(ours.payments.map((p) => p.disputeReference)),
+    disputes: missing([...ours.disputes.map((d) => d.processorReference), ...(changed?.disputes ?? [])]),
     transfers: missing(ours.transfers.map((t) => t.processorReference)),
+    disputedIntents: [...new Set(ours.disputes.map((d) => d.intentId))].filter((id): id is string => id !== null),
   }
 }
 
@@ -53,7 +61,7 @@ export function compareWithProcessor(
 ): Comparison {
   const payments = comparePayments(ours.payments, theirs.intents, window)
   const refunds = compareRefunds(ours.refunds, theirs.refunds, window)
-  const disputes = compareDisputes(ours.payments, theirs.disputes, window)
+  const disputes = compareDisputes(ours, theirs.disputes, window)
   const transfers = compareTransfers(ours.transfers, theirs.transfers, window)
   return {
     differences: [...payments.differences, ...refunds.differences, ...disputes.differences, ...transfers.differences],

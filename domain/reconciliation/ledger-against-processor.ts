@@ -1,7 +1,7 @@
 /**
  * @module The ledger check's rules against the processor (ledger-check.ts, rules 5 and 7): our succeeded online
  * payments, refunds and paid transfer sends are at the processor as we hold them, what succeeded there of the
- * tenant's is recorded here, and every payment's dispute is there in the same state.
+ * tenant's is recorded here, and every dispute of an online payment is there in the same state.
  */
 import type { LedgerViolation } from './ledger-check.ts'
 import type { LedgerFacts } from './ledger-facts.ts'
@@ -96,19 +96,18 @@ function refundsAndDisputesAgainst(facts: LedgerFacts, processor: ProcessorSnaps
     }
   }
   const disputes = new Map(processor.disputes.map((d) => [d.id, d]))
-  for (const payment of online.values()) {
-    if (payment.disputeReference === null) continue
-    const theirs = disputes.get(payment.disputeReference)
+  for (const dispute of facts.disputes.filter((d) => online.has(d.paymentId))) {
+    const theirs = disputes.get(dispute.processorReference)
     const wrong = !theirs
       ? `is not at the processor`
-      : processorDisputeAsOurs(theirs) !== payment.disputeStatus
-        ? `is ${payment.disputeStatus ?? 'none'} here and ${theirs.status} there`
+      : processorDisputeAsOurs(theirs) !== dispute.status
+        ? `is ${dispute.status} here and ${theirs.status} there`
         : undefined
     if (wrong) {
       violations.push({
         rule: 'dispute_not_at_processor',
-        subject: payment.id,
-        detail: `Its dispute ${payment.disputeReference} ${wrong}.`,
+        subject: dispute.paymentId,
+        detail: `Its dispute ${dispute.processorReference} ${wrong}.`,
       })
     }
   }

@@ -12,12 +12,13 @@
  * 5. Against the processor: every SUCCEEDED online payment's intent succeeded there with the same amount and
  *    currency, and every succeeded intent of the tenant is a SUCCEEDED payment here; every PAID transfer send exists
  *    there with the same amount net of reversals.
- * 6. Disputes: a payment's disputed amount is at most its amount, what a dispute took (`amountLost`) at most what was
- *    disputed, and something exactly when it was LOST (issue 46); each order's `amountChargedBack` is what the lost
- *    disputes of its applied payments took (an unapplied payment's never counts on the order).
+ * 6. Disputes, each on its own (a payment can have several, issue 58): its amount is at most its payment's, what it
+ *    took (`amountLost`) at most what was disputed, and something exactly when it was LOST (issue 46); each order's
+ *    `amountChargedBack` is what the lost disputes of its applied payments took (an unapplied payment's never counts
+ *    on the order).
  * 7. Against the processor, refunds and disputes (issue 46): every SUCCEEDED refund of an online payment that has
  *    the processor's id succeeded there with the same amount and currency, and every refund that succeeded there of
- *    one of the tenant's intents is a SUCCEEDED refund here; every payment's dispute is there in the same state.
+ *    one of the tenant's intents is a SUCCEEDED refund here; every dispute of a payment is there in the same state.
  *
  * What it reads: ledger-facts.ts. Rules 5 and 7, against the processor: ledger-against-processor.ts.
  */
@@ -60,6 +61,10 @@ export function ledgerViolations(facts: LedgerFacts, processor?: ProcessorSnapsh
   const succeededRefunds = (paymentId: string) =>
     sum((refundsOf.get(paymentId) ?? []).filter((r) => r.status === 'SUCCEEDED').map((r) => r.amount))
 
+  const lostOf = new Map<string, number>()
+  for (const dispute of facts.disputes.filter((d) => d.status === 'LOST'))
+    lostOf.set(dispute.paymentId, (lostOf.get(dispute.paymentId) ?? 0) + dispute.amountLost)
+
   const applied = facts.payments.filter((p) => p.status === 'SUCCEEDED' && !p.unapplied)
   for (const order of facts.orders) {
     const paid = applied.filter((p) => p.orderId === order.id)
@@ -73,7 +78,7 @@ export function ledgerViolations(facts: LedgerFacts, processor?: ProcessorSnapsh
           `${order.amountPaid} − ${order.amountRefunded} = ${order.amountPaid - order.amountRefunded}.`,
       })
     }
-    const lost = sum(paid.filter((p) => p.disputeStatus === 'LOST').map((p) => p.amountLost))
+    const lost = sum(paid.map((p) => lostOf.get(p.id) ?? 0))
     if (lost !== order.amountChargedBack) {
       violations.push({
         rule: 'order_charged_back',
@@ -91,19 +96,6 @@ export function ledgerViolations(facts: LedgerFacts, processor?: ProcessorSnapsh
         detail: `amountRefunded is ${payment.amountRefunded}, its succeeded refunds sum to ${refunded}.`,
       })
     }
-    if (
-      payment.amountDisputed > payment.amount ||
-      payment.amountLost > payment.amountDisputed ||
-      (payment.disputeStatus === 'LOST') !== payment.amountLost > 0
-    ) {
-      violations.push({
-        rule: 'dispute_amounts',
-        subject: payment.id,
-        detail:
-          `Payment of ${payment.amount}: disputed ${payment.amountDisputed}, lost ${payment.amountLost}, ` +
-          `dispute ${payment.disputeStatus ?? 'none'}.`,
-      })
-    }
     if (payment.unapplied && payment.status === 'SUCCEEDED') {
       const covered = sum((refundsOf.get(payment.id) ?? []).filter((r) => r.status !== 'FAILED').map((r) => r.amount))
       if (covered < payment.amount) {
@@ -115,9 +107,26 @@ export function ledgerViolations(facts: LedgerFacts, processor?: ProcessorSnapsh
       }
     }
   }
+  violations.push(...disputeAmounts(facts))
   violations.push(...ledgerBalance(facts.entries))
   if (processor) violations.push(...againstProcessor(facts, processor))
   return violations
+}
+
+function disputeAmounts({ payments, disputes }: LedgerFacts): LedgerViolation[] {
+  const amounts = new Map(payments.map((p) => [p.id, p.amount]))
+  return disputes
+    .filter((d) => {
+      const paid = amounts.get(d.paymentId) ?? 0
+      return d.amount > paid || d.amountLost > d.amount || (d.status === 'LOST') !== d.amountLost > 0
+    })
+    .map((d) => ({
+      rule: 'dispute_amounts' as const,
+      subject: d.paymentId,
+      detail:
+        `Payment of ${amounts.get(d.paymentId) ?? 0}: its dispute ${d.processorReference} disputed ${d.amount}, ` +
+        `lost ${d.amountLost}, ${d.status}.`,
+    }))
 }
 
 function ledgerBalance(entries: LedgerFacts['entries']): LedgerViolation[] {

@@ -1,6 +1,6 @@
 /**
- * @module What the ledger check reads of one tenant (ledger-check.ts): its orders, payments, refunds, the sums of each
- * ledger entry's lines and its payout transfer sends, read in one snapshot unit.
+ * @module What the ledger check reads of one tenant (ledger-check.ts): its orders, payments, their disputes, refunds,
+ * the sums of each ledger entry's lines and its payout transfer sends, read in one snapshot unit.
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { loadTransferSends, type OurTransfer } from './platform-records.ts'
@@ -18,9 +18,13 @@ export interface LedgerFacts {
     unapplied: boolean
     amountRefunded: number
     processorReference: string | null
-    disputeStatus: string | null
-    disputeReference: string | null
-    amountDisputed: number
+  }>
+  disputes: Array<{
+    id: string
+    paymentId: string
+    processorReference: string
+    status: string
+    amount: number
     amountLost: number
   }>
   refunds: Array<{
@@ -39,7 +43,7 @@ export interface LedgerFacts {
 /** Reads the tenant's facts (in a snapshot unit: {@link checkLedger}). */
 export async function loadLedgerFacts(uow: UnitOfWork): Promise<LedgerFacts> {
   const { tx, tenantId } = uow
-  const [orders, payments, refunds, lines] = [
+  const [orders, payments, disputes, refunds, lines] = [
     await tx.order.findMany({
       where: { tenantId },
       select: { id: true, amountPaid: true, amountRefunded: true, amountChargedBack: true },
@@ -57,11 +61,12 @@ export async function loadLedgerFacts(uow: UnitOfWork): Promise<LedgerFacts> {
         unapplied: true,
         amountRefunded: true,
         processorReference: true,
-        disputeStatus: true,
-        disputeReference: true,
-        amountDisputed: true,
-        amountLost: true,
       },
+      orderBy: { id: 'asc' },
+    }),
+    await tx.paymentDispute.findMany({
+      where: { tenantId },
+      select: { id: true, paymentId: true, processorReference: true, status: true, amount: true, amountLost: true },
       orderBy: { id: 'asc' },
     }),
     await tx.refund.findMany({
@@ -85,6 +90,7 @@ export async function loadLedgerFacts(uow: UnitOfWork): Promise<LedgerFacts> {
   return {
     orders,
     payments,
+    disputes,
     refunds,
     entries: lines.map((l) => ({
       id: l.entryId,

@@ -1,12 +1,13 @@
 /**
  * @module Our side of the reconciliation (docs/payments.md, "Reconciliation"): the tenant's payments through the
- * processor (CARD_ONLINE, with their disputes), the refunds of those payments, and the sends of payout transfers, as the comparison reads them.
+ * processor (CARD_ONLINE), their disputes (a row each), the refunds of those payments, and the sends of payout
+ * transfers, as the comparison reads them.
  * What is loaded: every record created or changed in the window, every record the processor's objects name (by
  * their id or by the id in their metadata, wherever it was created) or says changed in the window, and every record
- * still open, kept under watch until it is final (issue 46): a pending refund, a payment with an open dispute, a
- * transfer send still pending.
+ * still open, kept under watch until it is final (issue 46): a pending refund, an open dispute, a transfer send still
+ * pending.
  */
-import type { PaymentStatus, RefundStatus } from '../../generated/prisma/enums.ts'
+import type { PaymentDisputeStatus, PaymentStatus, RefundStatus } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import type { CreatedWindow, ProcessorReferences, ProcessorSnapshot } from './processor-snapshot.ts'
 
@@ -18,9 +19,21 @@ export interface OurPayment {
   status: PaymentStatus
   processorReference: string | null
   unapplied: boolean
-  disputeStatus: 'OPEN' | 'WON' | 'LOST' | 'CLOSED' | null
-  disputeReference: string | null
-  amountDisputed: number
+  createdAt: Date
+}
+
+/** One of our disputes (a row of `payment_disputes`), with what the comparison needs of its payment. */
+export interface OurDispute {
+  id: string
+  paymentId: string
+  /** The disputed payment's intent at the processor: the charge whose disputes are listed. */
+  intentId: string | null
+  /** The processor's dispute id. */
+  processorReference: string
+  amount: number
+  /** The payment's currency (a dispute is in the currency of the charge it disputes). */
+  currency: string
+  status: PaymentDisputeStatus
   createdAt: Date
 }
 
@@ -50,6 +63,7 @@ export interface OurTransfer {
 
 export interface PlatformRecords {
   payments: OurPayment[]
+  disputes: OurDispute[]
   refunds: OurRefund[]
   transfers: OurTransfer[]
 }
@@ -84,6 +98,15 @@ export async function loadPlatformRecords(
     ...theirs.refunds.map((r) => r.paymentId),
     ...theirs.disputes.map((d) => d.paymentId),
   ])
+  // Disputes created or changed in the window, open until decided, or named by the processor's disputes.
+  const disputesCompared = {
+    OR: [
+      { createdAt },
+      { updatedAt: createdAt },
+      { status: 'OPEN' as const },
+      { processorReference: { in: [...theirs.disputes.map((d) => d.id), ...changed.disputes] } },
+    ],
+  }
   const payments = await tx.payment.findMany({
     where: {
       tenantId,
@@ -93,8 +116,8 @@ export async function loadPlatformRecords(
         { updatedAt: createdAt },
         { id: { in: paymentIds } },
         { processorReference: { in: intentIds } },
-        { disputeStatus: 'OPEN' },
-        { disputeReference: { in: [...theirs.disputes.map((d) => d.id), ...changed.disputes] } },
+        // The payment of each dispute compared (below).
+        { disputes: { some: disputesCompared } },
       ],
     },
     select: {
@@ -105,11 +128,13 @@ export async function loadPlatformRecords(
       status: true,
       processorReference: true,
       unapplied: true,
-      disputeStatus: true,
-      disputeReference: true,
-      amountDisputed: true,
       createdAt: true,
     },
+    orderBy: { id: 'asc' },
+  })
+  const disputes = await tx.paymentDispute.findMany({
+    where: { tenantId, payment: { processor }, ...disputesCompared },
+    include: { payment: { select: { processorReference: true, currency: true } } },
     orderBy: { id: 'asc' },
   })
   const refunds = await tx.refund.findMany({
@@ -138,7 +163,21 @@ export async function loadPlatformRecords(
     },
     orderBy: { id: 'asc' },
   })
-  return { payments, refunds, transfers: await loadTransferSends(uow, { window, theirs, changed }) }
+  return {
+    payments,
+    disputes: disputes.map(({ payment, ...d }) => ({
+      id: d.id,
+      paymentId: d.paymentId,
+      intentId: payment.processorReference,
+      processorReference: d.processorReference,
+      amount: d.amount,
+      currency: payment.currency,
+      status: d.status,
+      createdAt: d.createdAt,
+    })),
+    refunds,
+    transfers: await loadTransferSends(uow, { window, theirs, changed }),
+  }
 }
 
 /**

@@ -88,6 +88,11 @@ export interface ProcessorReferences {
   refunds: string[]
   disputes: string[]
   transfers: string[]
+  /**
+   * Payment intents whose every dispute is read (Stripe: `GET /v1/disputes?payment_intent=`): a charge can be
+   * disputed more than once (an inquiry closed, then a chargeback), and each of its disputes is compared with its row.
+   */
+  disputedIntents?: string[]
 }
 
 /**
@@ -102,7 +107,10 @@ export interface ReconciliationSource {
    * @param onPage - told after each page (an activity heartbeats)
    */
   list(tenantId: string, window: CreatedWindow, onPage?: () => void): Promise<ProcessorSnapshot>
-  /** The given objects, read one by one; those the processor does not have, or not for this tenant, are left out. */
+  /**
+   * The given objects, read one by one, and every dispute of each of `disputedIntents`; those the processor does not
+   * have, or not for this tenant, are left out.
+   */
   retrieve(tenantId: string, references: ProcessorReferences): Promise<ProcessorSnapshot>
   /**
    * The objects that changed in the window, whenever they were created (a refund that failed days later, a transfer

@@ -83,9 +83,9 @@ export async function reconcileTenant(deps: ReconcileDeps, request: ReconcileReq
   const load = () =>
     runInUnitOfWork(db, tenantId, (uow) => loadPlatformRecords(uow, source.name, window, listed, changed))
   const before = await load()
-  const references = unmatchedReferences(before, listed)
-  const { intents, refunds, disputes, transfers } = references
-  const pending = [intents, refunds, disputes, transfers].some((ids) => ids.length > 0)
+  const references = unmatchedReferences(before, listed, changed)
+  const { intents, refunds, disputes, transfers, disputedIntents = [] } = references
+  const pending = [intents, refunds, disputes, transfers, disputedIntents].some((ids) => ids.length > 0)
   const theirs = pending ? mergeSnapshots(listed, await source.retrieve(tenantId, references)) : listed
   let repaired = 0
   if (deps.repair) {

@@ -9,8 +9,9 @@
  *   a success stored as `mismatch` because the payment had no room then): the processor's state, through the refund
  *   machine, which checks again whether the payment has room;
  * - a refund the processor made of one of our payments (in its Dashboard) that no record of ours is: recorded;
- * - a dispute of one of our payments in another state here, or not recorded at all (opened, lost, won, reinstated):
- *   the processor's state, through the dispute machine (a lost one is charged back, a reinstated one given back);
+ * - a dispute of one of our payments in another state here, or not recorded at all (opened, lost, won, reinstated;
+ *   a second dispute of a charge too): the processor's state, through the dispute machine, on that dispute's own row
+ *   (a lost one is charged back, a reinstated one given back);
  * - a paid payout transfer the processor reversed further than we know (its `transfer.reversed` lost): the reversal,
  *   a recovery or owed to the provider again by the same rules.
  *
@@ -98,12 +99,15 @@ export function repairsOf(tenantId: string, ours: PlatformRecords, theirs: Proce
       },
     })
   }
+  const held = new Map(ours.disputes.map((d) => [d.processorReference, d]))
   for (const dispute of theirs.disputes) {
     const payment = dispute.paymentIntentId === null ? undefined : ourIntents.get(dispute.paymentIntentId)
     if (!payment || dispute.currency !== payment.currency || dispute.amount > payment.amount) continue
-    if (payment.disputeReference !== null && payment.disputeReference !== dispute.id) continue
+    const mine = held.get(dispute.id)
+    // A dispute id we hold for another payment is an operator's (a finding), never moved by a repair.
+    if (mine && mine.paymentId !== payment.id) continue
     const status = processorDisputeAsOurs(dispute)
-    if (payment.disputeReference === dispute.id && payment.disputeStatus === status) continue
+    if (mine?.status === status) continue
     repairs.push({
       objectId: dispute.id,
       event: {

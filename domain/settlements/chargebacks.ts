@@ -6,13 +6,16 @@
  * dispute fee is the centre's cost and is never part of it. A chargeback the processor gives back (the dispute won
  * later, its funds reinstated) is given back to the provider as a failed refund is.
  *
- * The refund arithmetic ({@link refundMovements}) is reused as it is: a chargeback enters it as a refund whose id is
- * the disputed payment's, and its items come out as CHARGEBACK and CHARGEBACK_REVERSAL.
+ * Each processor dispute is its own chargeback (issue 58): a payment disputed twice and lost twice is taken twice,
+ * and a reinstatement gives back only its own dispute's. The refund arithmetic ({@link refundMovements}) is reused as
+ * it is: a chargeback enters it as a refund whose id is its dispute's, and its items come out as CHARGEBACK and
+ * CHARGEBACK_REVERSAL naming the dispute (and its payment).
  */
 import type { FailedRefund, OrderRefund, RefundMovement, SettledRefundItem, WeightedLine } from './settlement-math.ts'
 
 /** A lost dispute of one of an order's applied payments that counts at a settlement's end. */
 export interface OrderChargeback {
+  disputeId: string
   paymentId: string
   amount: number
   /** When the dispute was lost (epoch ms): the instant it is taken from the provider. */
@@ -21,7 +24,7 @@ export interface OrderChargeback {
 
 /** A chargeback the processor gave back before a settlement's end. */
 export interface ReinstatedChargeback {
-  paymentId: string
+  disputeId: string
   /** When its funds were reinstated (epoch ms). */
   reinstatedAt: number
 }
@@ -29,6 +32,7 @@ export interface ReinstatedChargeback {
 /** A CHARGEBACK or CHARGEBACK_REVERSAL item a settlement already made on a line. */
 export interface SettledChargebackItem {
   kind: 'CHARGEBACK' | 'CHARGEBACK_REVERSAL'
+  disputeId: string
   paymentId: string
   orderLineId: string
   amount: number
@@ -47,7 +51,7 @@ export function moneyGivenBack(
 ): OrderRefund[] {
   const all = [
     ...refunds,
-    ...chargebacks.map((c) => ({ refundId: c.paymentId, amount: c.amount, succeededAt: c.lostAt })),
+    ...chargebacks.map((c) => ({ refundId: c.disputeId, amount: c.amount, succeededAt: c.lostAt })),
   ].sort((a, b) => a.succeededAt - b.succeededAt || (a.refundId < b.refundId ? -1 : a.refundId > b.refundId ? 1 : 0))
   let room = lines.reduce((sum, l) => sum + l.lineTotal, 0)
   return all.flatMap((r) => {
@@ -59,27 +63,36 @@ export function moneyGivenBack(
 
 /** Reinstated chargebacks as failed refunds, for {@link refundMovements}. */
 export const reinstatedAsFailed = (reinstated: readonly ReinstatedChargeback[]): FailedRefund[] =>
-  reinstated.map((r) => ({ refundId: r.paymentId, failedAt: r.reinstatedAt }))
+  reinstated.map((r) => ({ refundId: r.disputeId, failedAt: r.reinstatedAt }))
 
 /** Settled chargeback items as the refund items they stand for, for {@link refundMovements}. */
 export const chargebackItemsAsRefunds = (items: readonly SettledChargebackItem[]): SettledRefundItem[] =>
   items.map((i) => ({
     kind: i.kind === 'CHARGEBACK' ? 'REFUND' : 'REFUND_REVERSAL',
-    refundId: i.paymentId,
+    refundId: i.disputeId,
     orderLineId: i.orderLineId,
     amount: i.amount,
   }))
 
-/** The item a movement makes: a refund's, or (its id one of `chargebacks`, payment ids) a chargeback's. */
+/**
+ * The item a movement makes: a refund's, or (its id one of `chargebacks`' dispute ids) a chargeback's.
+ * @param chargebacks - the order's disputes in play (lost, or settled before), each to its payment
+ */
 export function itemOf(
   move: RefundMovement,
-  chargebacks: ReadonlySet<string>
+  chargebacks: ReadonlyMap<string, string>
 ):
   | { kind: 'REFUND' | 'REFUND_REVERSAL'; refundId: string; dedupeKey: string }
-  | { kind: 'CHARGEBACK' | 'CHARGEBACK_REVERSAL'; paymentId: string; dedupeKey: string } {
-  if (!chargebacks.has(move.refundId)) {
+  | { kind: 'CHARGEBACK' | 'CHARGEBACK_REVERSAL'; disputeId: string; paymentId: string; dedupeKey: string } {
+  const paymentId = chargebacks.get(move.refundId)
+  if (paymentId === undefined) {
     return { kind: move.kind, refundId: move.refundId, dedupeKey: `${move.kind}:${move.refundId}:${move.orderLineId}` }
   }
   const kind = move.kind === 'REFUND' ? 'CHARGEBACK' : 'CHARGEBACK_REVERSAL'
-  return { kind, paymentId: move.refundId, dedupeKey: `${kind}:${move.refundId}:${move.orderLineId}` }
+  return {
+    kind,
+    disputeId: move.refundId,
+    paymentId,
+    dedupeKey: `${kind}:${move.refundId}:${move.orderLineId}`,
+  }
 }

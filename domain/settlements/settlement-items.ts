@@ -38,6 +38,7 @@ export interface ItemRow {
   appointmentId?: string
   refundId?: string
   paymentId?: string
+  disputeId?: string
   adjustmentId?: string
   feePercentBps?: number
   feeFixedAmount?: number
@@ -86,10 +87,10 @@ export async function refundItems(
   const orderIds = [...new Set([...lines.map((l) => l.orderId), ...settled.map((l) => l.orderId)])]
   for (const [orderId, order] of await ordersWithRefunds(uow, orderIds, scope.end)) {
     const charged = order.lines.map((l) => l.orderLineId).filter((id) => charges.has(id))
-    // Lost disputes go back like refunds, in one cumulative sequence with them (chargebacks.ts).
-    const chargebacks = new Set([
-      ...order.chargebacks.map((c) => c.paymentId),
-      ...order.settledChargebacks.map((c) => c.paymentId),
+    // Lost disputes go back like refunds, in one cumulative sequence with them (chargebacks.ts), each its own.
+    const chargebacks = new Map([
+      ...order.chargebacks.map((c) => [c.disputeId, c.paymentId] as const),
+      ...order.settledChargebacks.map((c) => [c.disputeId, c.paymentId] as const),
     ])
     const moves = refundMovements(
       order.lines,

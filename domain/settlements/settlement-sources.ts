@@ -11,8 +11,9 @@
  * A refund of an applied payment counts from the instant it succeeded (`succeeded_at`) until the instant it failed,
  * if it ever does (`failed_at`): a PENDING refund only holds its amount, and one that never succeeded never counts.
  * A settlement takes what counts at its end; one that failed after a settlement took it is given back by the first
- * settlement whose end is after the failure. A lost dispute of an applied payment counts the same way, from the
- * instant it was lost (`dispute_lost_at`) until its funds were reinstated, if ever (`dispute_reinstated_at`).
+ * settlement whose end is after the failure. Each lost dispute of an applied payment counts the same way, from the
+ * instant it was lost (`payment_disputes.lost_at`) until its funds were reinstated, if ever (`reinstated_at`): a
+ * payment disputed twice counts each dispute on its own (issue 58).
  */
 import { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
@@ -111,17 +112,26 @@ const countsAt = (end: Date) =>
     AND EXISTS (SELECT 1 FROM payments p WHERE p.id = r.payment_id AND p.tenant_id = r.tenant_id AND NOT p.unapplied)`
 
 /**
- * Whether the lost dispute of payment `p` counts at `end` as money charged back: lost before the end and not given
+ * Whether lost dispute `d` (of payment `p`) counts at `end` as money charged back: lost before the end and not given
  * back by then, on a payment the order applied (issue 46).
  */
 const chargebackCountsAt = (end: Date) =>
-  Prisma.sql`p.dispute_lost_at < ${end} AND (p.dispute_reinstated_at IS NULL OR p.dispute_reinstated_at >= ${end})
-    AND NOT p.unapplied`
+  Prisma.sql`d.lost_at < ${end} AND (d.reinstated_at IS NULL OR d.reinstated_at >= ${end}) AND NOT p.unapplied`
 
-/** Whether settlement item `<kind>:<payment p>:<line of si>` exists. */
+/** Disputes `d` of the payments `p` of the order of settlement item `si`. */
+const disputesOfItemOrder = Prisma.sql`payment_disputes d
+  JOIN payments p ON p.id = d.payment_id AND p.tenant_id = d.tenant_id
+  WHERE d.tenant_id = si.tenant_id AND p.order_id = si.order_id`
+
+/**
+ * Whether a `kind` item of dispute `d` exists on the line of settlement item `si`. Matched by the dispute, not by the
+ * dedupe key: items settled before disputes had rows carry `CHARGEBACK:<payment>:<line>` keys (migration
+ * payment_disputes gave them their dispute).
+ */
 const chargebackItem = (kind: 'CHARGEBACK' | 'CHARGEBACK_REVERSAL') =>
   Prisma.sql`EXISTS (SELECT 1 FROM settlement_items x WHERE x.tenant_id = si.tenant_id
-                     AND x.dedupe_key = ${Prisma.raw(`'${kind}:'`)} || p.id || ':' || si.order_line_id)`
+                     AND x.order_line_id = si.order_line_id AND x.dispute_id = d.id
+                     AND x.kind = ${Prisma.raw(`'${kind}'`)})`
 
 /** Whether settlement item `<kind>:<refund r>:<line of si>` exists. */
 const refundItem = (kind: 'REFUND' | 'REFUND_REVERSAL') =>
@@ -147,10 +157,10 @@ const refundWork = (end: Date) => Prisma.sql`(
   OR EXISTS (SELECT 1 FROM refunds r WHERE r.tenant_id = si.tenant_id AND r.order_id = si.order_id
              AND r.status = 'FAILED' AND r.failed_at < ${end}
              AND ${refundItem('REFUND')} AND NOT ${refundItem('REFUND_REVERSAL')})
-  OR EXISTS (SELECT 1 FROM payments p WHERE p.tenant_id = si.tenant_id AND p.order_id = si.order_id
+  OR EXISTS (SELECT 1 FROM ${disputesOfItemOrder}
              AND ${chargebackCountsAt(end)} AND NOT ${chargebackItem('CHARGEBACK')})
-  OR EXISTS (SELECT 1 FROM payments p WHERE p.tenant_id = si.tenant_id AND p.order_id = si.order_id
-             AND p.dispute_reinstated_at < ${end}
+  OR EXISTS (SELECT 1 FROM ${disputesOfItemOrder}
+             AND d.reinstated_at < ${end}
              AND ${chargebackItem('CHARGEBACK')} AND NOT ${chargebackItem('CHARGEBACK_REVERSAL')}))`
 
 /** The provider's settled session lines with refunds to take or give back before the end. */
@@ -202,6 +212,7 @@ export async function ordersWithRefunds(
 ): Promise<Map<string, OrderRefunds>> {
   const orders = new Map<string, OrderRefunds>()
   if (orderIds.length === 0) return orders
+  // A dispute's amount, not its amount lost: one lost before the end and reinstated after it still counts at the end.
   const [lines, refunds, refundLines, failed, settled, chargebacks, reinstated] = await Promise.all([
     tx.$queryRaw<Array<{ id: string; order_id: string; position: number; line_total: number }>>`
       SELECT id, order_id, position, ${money(Prisma.sql`line_total`)} AS line_total FROM order_lines
@@ -225,24 +236,27 @@ export async function ordersWithRefunds(
         order_id: string
         kind: 'REFUND' | 'REFUND_REVERSAL' | 'CHARGEBACK' | 'CHARGEBACK_REVERSAL'
         refund_id: string
+        payment_id: string | null
         line_id: string
         amount: number
       }>
     >`
-      SELECT ol.order_id, si.kind::text AS kind, COALESCE(si.refund_id, si.payment_id) AS refund_id,
+      SELECT ol.order_id, si.kind::text AS kind, COALESCE(si.refund_id, si.dispute_id) AS refund_id, si.payment_id,
              si.order_line_id AS line_id, ${money(Prisma.sql`si.amount`)} AS amount
       FROM settlement_items si
       JOIN order_lines ol ON ol.id = si.order_line_id AND ol.tenant_id = si.tenant_id
       WHERE si.tenant_id = ${tenantId} AND ol.order_id = ANY(${orderIds}::text[])
         AND si.kind IN ('REFUND', 'REFUND_REVERSAL', 'CHARGEBACK', 'CHARGEBACK_REVERSAL')`,
-    tx.$queryRaw<Array<{ id: string; order_id: string; amount: number; lost_ms: number }>>`
-      SELECT p.id, p.order_id, ${money(Prisma.sql`p.amount_disputed`)} AS amount,
-             ${ms(Prisma.sql`p.dispute_lost_at`)} AS lost_ms FROM payments p
-      WHERE p.tenant_id = ${tenantId} AND p.order_id = ANY(${orderIds}::text[]) AND ${chargebackCountsAt(end)}`,
+    tx.$queryRaw<Array<{ id: string; payment_id: string; order_id: string; amount: number; lost_ms: number }>>`
+      SELECT d.id, d.payment_id, p.order_id, ${money(Prisma.sql`d.amount`)} AS amount,
+             ${ms(Prisma.sql`d.lost_at`)} AS lost_ms
+      FROM payment_disputes d JOIN payments p ON p.id = d.payment_id AND p.tenant_id = d.tenant_id
+      WHERE d.tenant_id = ${tenantId} AND p.order_id = ANY(${orderIds}::text[]) AND ${chargebackCountsAt(end)}`,
     tx.$queryRaw<Array<{ id: string; order_id: string; reinstated_ms: number }>>`
-      SELECT p.id, p.order_id, ${ms(Prisma.sql`p.dispute_reinstated_at`)} AS reinstated_ms FROM payments p
-      WHERE p.tenant_id = ${tenantId} AND p.order_id = ANY(${orderIds}::text[])
-        AND p.dispute_reinstated_at < ${end} AND p.dispute_lost_at IS NOT NULL`,
+      SELECT d.id, p.order_id, ${ms(Prisma.sql`d.reinstated_at`)} AS reinstated_ms
+      FROM payment_disputes d JOIN payments p ON p.id = d.payment_id AND p.tenant_id = d.tenant_id
+      WHERE d.tenant_id = ${tenantId} AND p.order_id = ANY(${orderIds}::text[])
+        AND d.reinstated_at < ${end} AND d.lost_at IS NOT NULL`,
   ])
   for (const id of orderIds)
     orders.set(id, {
@@ -272,13 +286,21 @@ export async function ordersWithRefunds(
   for (const i of settled) {
     const order = orders.get(i.order_id)!
     if (i.kind === 'CHARGEBACK' || i.kind === 'CHARGEBACK_REVERSAL')
-      order.settledChargebacks.push({ kind: i.kind, paymentId: i.refund_id, orderLineId: i.line_id, amount: i.amount })
+      order.settledChargebacks.push({
+        kind: i.kind,
+        disputeId: i.refund_id,
+        paymentId: i.payment_id ?? '',
+        orderLineId: i.line_id,
+        amount: i.amount,
+      })
     else order.settled.push({ kind: i.kind, refundId: i.refund_id, orderLineId: i.line_id, amount: i.amount })
   }
   for (const c of chargebacks)
-    orders.get(c.order_id)!.chargebacks.push({ paymentId: c.id, amount: c.amount, lostAt: c.lost_ms })
+    orders
+      .get(c.order_id)!
+      .chargebacks.push({ disputeId: c.id, paymentId: c.payment_id, amount: c.amount, lostAt: c.lost_ms })
   for (const r of reinstated)
-    orders.get(r.order_id)!.reinstated.push({ paymentId: r.id, reinstatedAt: r.reinstated_ms })
+    orders.get(r.order_id)!.reinstated.push({ disputeId: r.id, reinstatedAt: r.reinstated_ms })
   return orders
 }
 

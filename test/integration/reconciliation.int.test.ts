@@ -343,6 +343,46 @@ describe('objects changed after the window they were created in', () => {
   }, 90_000)
 })
 
+// Issue 58, item 3: reconciliation compared a payment's one dispute and skipped a dispute with another id, so a
+// chargeback lost after an inquiry of the same charge closed, its webhooks lost, was never found nor charged back.
+describe('every dispute of a charge', () => {
+  it('finds a dispute of a charge whose inquiry closed, created before the window, and applies it to a row of its own', async () => {
+    const t = await freshTenant()
+    const paid = await payOnline(t, 6_000)
+    await payerPays(paid.intentId)
+    const orderId = (await platform.http.get(`/v1/payments/${paid.paymentId}`, { token: t.token })).body.orderId
+    const inquiry = stripe.addDispute({ paymentIntent: paid.intentId, status: 'warning_needs_response' })
+    expect((await deliver(stripe.event('charge.dispute.created', inquiry.id))).body.outcome).toBe('applied')
+    stripe.update(inquiry.id, { status: 'warning_closed' })
+    expect((await deliver(stripe.event('charge.dispute.closed', inquiry.id))).body.outcome).toBe('applied')
+    // A chargeback of the same charge, opened and lost at Stripe three days ago: outside the run's window, and none
+    // of its events ever reached us (nor are they among Stripe's events of the window).
+    const lost = stripe.addDispute({ paymentIntent: paid.intentId, amount: 2_500, status: 'lost' })
+    stripe.update(lost.id, { created: Math.floor(Date.now() / 1000) - 3 * 24 * 3_600 })
+
+    const outcome = await reconcile(t)
+    expect(outcome).toMatchObject({ findings: 0, repaired: 1, checked: expect.objectContaining({ disputes: 2 }) })
+    // Stripe was asked for every dispute of the charge.
+    expect(
+      stripe.requests.some(
+        (r) =>
+          r.method === 'GET' && r.path.startsWith('/v1/disputes?') && r.path.includes(`payment_intent=${paid.intentId}`)
+      )
+    ).toBe(true)
+    const payment = await platform.http.get(`/v1/payments/${paid.paymentId}`, { token: t.token })
+    expect(payment.body.disputes).toEqual([
+      expect.objectContaining({ processorReference: inquiry.id, status: 'CLOSED', amountLost: 0 }),
+      expect.objectContaining({ processorReference: lost.id, status: 'LOST', amount: 2_500, amountLost: 2_500 }),
+    ])
+    const order = await platform.http.get(`/v1/orders/${orderId}`, { token: t.token })
+    expect(order.body).toMatchObject({ amountChargedBack: 2_500 })
+    expect(await findings(t)).toEqual([])
+    await expectLedgerHolds(platform, t.tenantId, stripe)
+    // Again: both disputes agree, nothing to repair.
+    expect(await reconcile(t)).toMatchObject({ findings: 0, repaired: 0 })
+  }, 90_000)
+})
+
 describe('GET /v1/reconciliation/findings and resolving one', () => {
   it('filters and pages, resolves once, and a run that finds the difference again opens it again', async () => {
     const t = await freshTenant()

@@ -11,7 +11,8 @@
  * stripe-mock holds the transfers made through it, answers their list, and reverses them as Stripe would. Issue 46: a
  * reversal the platform made to recover a clawback booked as a recovery; two `account.updated` of one second resolved
  * by asking Stripe; sessions paid by card lost to chargebacks before and after their payout, taken back from the
- * provider (the dispute fee never), and given back when Stripe reinstates the funds.
+ * provider (the dispute fee never), and given back when Stripe reinstates the funds. Issue 58: a charge disputed again
+ * after an inquiry closed, each dispute charged back (and given back) on its own.
  */
 import { randomUUID } from 'node:crypto'
 import Stripe from 'stripe'
@@ -1025,5 +1026,76 @@ describe('a lost dispute (chargeback)', () => {
     ])
     balance = await books(t)
     expect(balance(`provider_payable:${gia}`)).toBe(0)
+  })
+
+  /** The tenant's chargeback items, each with the Stripe dispute it took or gave back. */
+  const chargebackItems = (t: Centre) =>
+    runInUnitOfWork(
+      platform.db,
+      t.tenantId,
+      ({ tx }) =>
+        tx.$queryRaw<Array<{ kind: string; dispute: string; amount: number; fee: number }>>`
+        SELECT si.kind::text, d.processor_reference AS dispute, si.amount::float8, si.fee_amount::float8 AS fee
+        FROM settlement_items si JOIN payment_disputes d ON d.id = si.dispute_id AND d.tenant_id = si.tenant_id
+        ORDER BY si.created_at, si.kind, si.order_line_id`
+    )
+
+  // Issue 58, item 3: a payment held one dispute, and the dispute machine never compared dispute ids: a chargeback
+  // lost after an inquiry closed on the same charge met the inquiry's final CLOSED and was never charged back.
+  it('charges back a dispute lost after an inquiry of the same charge closed, each dispute on its own', async () => {
+    const t = await newCentre()
+    const gia = await activeProvider(t, 'Gia SLP')
+    await ok(t, 'POST', '/v1/marketplace/fee-rules', { percentBps: 1000 }, 201)
+    const session = await paidSession(t, gia, 10_000)
+    // An inquiry (Stripe's early warning), closed by Stripe without a chargeback.
+    const inquiry = stripeMock.addDispute({ paymentIntent: session.intentId, status: 'warning_needs_response' })
+    expect(await deliver(stripeMock.event('charge.dispute.created', inquiry.id))).toBe('applied')
+    stripeMock.update(inquiry.id, { status: 'warning_closed' })
+    expect(await deliver(stripeMock.event('charge.dispute.closed', inquiry.id))).toBe('applied')
+    const first = await settleFrom(t, new Date('2026-01-01T00:00:00Z'))
+    expect(first.provider).toMatchObject({
+      grossAmount: 10_000,
+      feeAmount: 1_000,
+      refundAmount: 0,
+      payoutAmount: 9_000,
+    })
+
+    // Then the payer's bank opens a chargeback of 4,000 of the same charge (another dp_ id) and wins it.
+    const chargeback = stripeMock.addDispute({ paymentIntent: session.intentId, amount: 4_000 })
+    expect(await deliver(stripeMock.event('charge.dispute.created', chargeback.id))).toBe('applied')
+    stripeMock.update(chargeback.id, { status: 'lost' })
+    expect(await deliver(stripeMock.event('charge.dispute.closed', chargeback.id))).toBe('applied')
+    expect(await ok(t, 'GET', `/v1/orders/${session.orderId}`)).toMatchObject({ amountChargedBack: 4_000 })
+    const payment = await ok(t, 'GET', `/v1/payments/${session.paymentId}`)
+    expect(payment.disputes).toEqual([
+      expect.objectContaining({ processorReference: inquiry.id, status: 'CLOSED', amount: 10_000, amountLost: 0 }),
+      expect.objectContaining({ processorReference: chargeback.id, status: 'LOST', amount: 4_000, amountLost: 4_000 }),
+    ])
+    expect(payment.dispute).toMatchObject({ processorReference: chargeback.id, status: 'LOST' })
+
+    // The provider's next settlement takes the chargeback's 4,000 back, with the platform fee on it returned.
+    const second = await settleFrom(t, first.end)
+    expect(second.provider).toMatchObject({ refundAmount: 4_000, feeRefundAmount: 400, netAmount: -3_600 })
+    expect(await chargebackItems(t)).toEqual([{ kind: 'CHARGEBACK', dispute: chargeback.id, amount: 4_000, fee: 400 }])
+
+    // A third dispute of the charge, lost too, is taken once more; the chargeback's funds then come back: the
+    // settlement after gives back its 4,000 only, and the third stays taken.
+    const third = stripeMock.addDispute({ paymentIntent: session.intentId, amount: 1_000, status: 'lost' })
+    expect(await deliver(stripeMock.event('charge.dispute.closed', third.id))).toBe('applied')
+    expect(await ok(t, 'GET', `/v1/orders/${session.orderId}`)).toMatchObject({ amountChargedBack: 5_000 })
+    const fourth = await settleFrom(t, second.end)
+    expect(fourth.provider).toMatchObject({ refundAmount: 1_000, feeRefundAmount: 100 })
+    stripeMock.update(chargeback.id, { status: 'won' })
+    expect(await deliver(stripeMock.event('charge.dispute.funds_reinstated', chargeback.id))).toBe('applied')
+    expect(await ok(t, 'GET', `/v1/orders/${session.orderId}`)).toMatchObject({ amountChargedBack: 1_000 })
+    const fifth = await settleFrom(t, fourth.end)
+    expect(fifth.provider).toMatchObject({ refundAmount: -4_000, feeRefundAmount: -400 })
+    expect(await chargebackItems(t)).toEqual([
+      { kind: 'CHARGEBACK', dispute: chargeback.id, amount: 4_000, fee: 400 },
+      { kind: 'CHARGEBACK', dispute: third.id, amount: 1_000, fee: 100 },
+      { kind: 'CHARGEBACK_REVERSAL', dispute: chargeback.id, amount: 4_000, fee: 400 },
+    ])
+    const balance = await books(t)
+    expect(balance(`provider_payable:${gia}`)).toBe(900)
   })
 })

@@ -10,7 +10,7 @@
  * repeat one; a request repeating an Idempotency-Key gets the first answer again, as from Stripe), what tests make at
  * "Stripe" directly (`seed`, `addRefund`, `addDispute`: the Dashboard, a card issuer) and what happens there later
  * (`setIntentStatus`, `reverseTransfer`...). It answers the list endpoints of payment intents, refunds, disputes,
- * transfers and events (each {@link StripeMock.event} made, whether a test delivered it or not) from that model (`created[gte]`/`[lt]`, `limit`, `starting_after`, `expand[]=data.payment_intent`), and
+ * transfers and events (each {@link StripeMock.event} made, whether a test delivered it or not) from that model (`created[gte]`/`[lt]`, `payment_intent`, `limit`, `starting_after`, `expand[]=data.payment_intent`), and
  * retrieves the objects it holds; anything else is stripe-mock's answer, as before.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
@@ -314,12 +314,17 @@ function stripeModel() {
     return put(object)
   }
 
-  /** A list page, newest first, as Stripe pages: `created` filters, `starting_after`, `limit` (10, at most 100). */
+  /**
+   * A list page, newest first, as Stripe pages: `created` filters, `payment_intent` (a charge's refunds or disputes),
+   * `starting_after`, `limit` (10, at most 100).
+   */
   function list(collection: string, type: StripeObjectType, query: URLSearchParams) {
     const bound = (op: string) => (query.has(`created[${op}]`) ? Number(query.get(`created[${op}]`)) : undefined)
     const [gte, gt, lt, lte] = ['gte', 'gt', 'lt', 'lte'].map(bound)
+    const intent = query.get('payment_intent')
     const all = [...objects.values()]
       .filter((o) => o.object === type)
+      .filter((o) => intent === null || o.payment_intent === intent)
       .filter((o) => (gte === undefined || o.created >= gte) && (gt === undefined || o.created > gt))
       .filter((o) => (lt === undefined || o.created < lt) && (lte === undefined || o.created <= lte))
       .reverse()

@@ -17,11 +17,13 @@ import {
   getPaymentRoute,
   listPaymentsRoute,
   type Payment,
+  type PaymentDispute,
   type Refund,
 } from './payments.routes.ts'
 
 type PaymentBody = z.infer<typeof Payment>
 type RefundRow = PaymentWithRefunds['refunds'][number]
+type DisputeRow = PaymentWithRefunds['disputes'][number]
 
 const toRefund = (r: RefundRow): z.infer<typeof Refund> => ({
   id: r.id,
@@ -39,6 +41,18 @@ const toRefund = (r: RefundRow): z.infer<typeof Refund> => ({
   lines: r.lines.map((l) => ({ orderLineId: l.orderLineId, amount: l.amount })),
   succeededAt: r.succeededAt?.toISOString() ?? null,
   createdAt: r.createdAt.toISOString(),
+})
+
+const toDispute = (d: DisputeRow): z.infer<typeof PaymentDispute> => ({
+  id: d.id,
+  status: d.status,
+  processorReference: d.processorReference,
+  amount: d.amount,
+  amountLost: d.amountLost,
+  fee: d.fee,
+  lostAt: d.lostAt?.toISOString() ?? null,
+  reinstatedAt: d.reinstatedAt?.toISOString() ?? null,
+  createdAt: d.createdAt.toISOString(),
 })
 
 export const toPayment = (p: PaymentWithRefunds): PaymentBody => ({
@@ -62,18 +76,25 @@ export const toPayment = (p: PaymentWithRefunds): PaymentBody => ({
   receivedAt: p.receivedAt?.toISOString() ?? null,
   expiresAt: p.expiresAt?.toISOString() ?? null,
   unapplied: p.unapplied,
-  dispute: p.disputeStatus
-    ? {
-        status: p.disputeStatus,
-        processorReference: p.disputeReference,
-        amount: p.amountDisputed,
-        amountLost: p.amountLost,
-        fee: p.disputeFee,
-      }
-    : null,
+  disputes: p.disputes.map(toDispute),
+  dispute: latestDispute(p.disputes),
   createdAt: p.createdAt.toISOString(),
   updatedAt: p.updatedAt.toISOString(),
 })
+
+/** The payment's latest dispute, as `dispute` showed the only one before a payment could have several. */
+function latestDispute(disputes: DisputeRow[]): PaymentBody['dispute'] {
+  const latest = disputes.at(-1)
+  return latest
+    ? {
+        status: latest.status,
+        processorReference: latest.processorReference,
+        amount: latest.amount,
+        amountLost: latest.amountLost,
+        fee: latest.fee,
+      }
+    : null
+}
 
 /** The request's Idempotency-Key with who sent it: keys are each caller's own (domain/payments/processor-keys.ts). */
 function requestKeyOf(c: Context<AppEnv>): RequestKey | undefined {

@@ -123,6 +123,24 @@ export const Refund = z
   })
   .openapi('Refund')
 
+export const PaymentDispute = z
+  .object({
+    id: resourceId('paymentDispute'),
+    status: DisputeStatus,
+    processorReference: z
+      .string()
+      .openapi({ description: "The processor's dispute id (Stripe: dp_...).", example: 'dp_1' }),
+    amount: Amount.openapi({ description: 'The disputed amount.' }),
+    amountLost: Amount.openapi({ description: 'What it took back once LOST (charged back on the order); else 0.' }),
+    fee: Amount.openapi({ description: "The processor's dispute fee: the centre's cost, never a provider's." }),
+    lostAt: UtcDateTime.nullable().openapi({ description: 'When it was lost (from then on it is charged back).' }),
+    reinstatedAt: UtcDateTime.nullable().openapi({
+      description: "When a lost dispute's funds came back (won later, or reinstated): given back to the provider.",
+    }),
+    createdAt: UtcDateTime,
+  })
+  .openapi('PaymentDispute')
+
 export const Payment = z
   .object({
     id: resourceId('payment'),
@@ -151,6 +169,11 @@ export const Payment = z
         'true: money the processor confirmed for an order that could no longer take it (voided, or paid another ' +
         'way meanwhile). It is not counted on the order and is refunded automatically in full (an AUTOMATIC refund).',
     }),
+    disputes: z.array(PaymentDispute).openapi({
+      description:
+        "The payer's disputes (chargebacks, inquiries) of an online payment, oldest first: one per processor dispute, " +
+        'each with its own state. A charge can be disputed again after an inquiry closed.',
+    }),
     dispute: z
       .object({
         status: DisputeStatus,
@@ -160,7 +183,11 @@ export const Payment = z
         fee: Amount.openapi({ description: "The processor's dispute fee: the centre's cost, never a provider's." }),
       })
       .nullable()
-      .openapi({ description: 'A dispute (chargeback) of an online payment, when the payer opened one.' }),
+      .openapi({
+        description:
+          'The latest of `disputes` (null when there is none), as this field showed the only dispute before a ' +
+          'payment could have several. Read `disputes`.',
+      }),
     createdAt: UtcDateTime,
     updatedAt: UtcDateTime,
   })

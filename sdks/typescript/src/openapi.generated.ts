@@ -5963,7 +5963,9 @@ export interface components {
             expiresAt: string | null;
             /** @description true: money the processor confirmed for an order that could no longer take it (voided, or paid another way meanwhile). It is not counted on the order and is refunded automatically in full (an AUTOMATIC refund). */
             unapplied: boolean;
-            /** @description A dispute (chargeback) of an online payment, when the payer opened one. */
+            /** @description The payer's disputes (chargebacks, inquiries) of an online payment, oldest first: one per processor dispute, each with its own state. A charge can be disputed again after an inquiry closed. */
+            disputes: components["schemas"]["PaymentDispute"][];
+            /** @description The latest of `disputes` (null when there is none), as this field showed the only dispute before a payment could have several. Read `disputes`. */
             dispute: {
                 status: components["schemas"]["PaymentDisputeStatus"];
                 processorReference: string | null;
@@ -6063,6 +6065,48 @@ export interface components {
              * @example 6000
              */
             amount: number;
+        };
+        PaymentDispute: {
+            /** @example dsp_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+            id: string;
+            status: components["schemas"]["PaymentDisputeStatus"];
+            /**
+             * @description The processor's dispute id (Stripe: dp_...).
+             * @example dp_1
+             */
+            processorReference: string;
+            /**
+             * @description The disputed amount.
+             * @example 12000
+             */
+            amount: number;
+            /**
+             * @description What it took back once LOST (charged back on the order); else 0.
+             * @example 12000
+             */
+            amountLost: number;
+            /**
+             * @description The processor's dispute fee: the centre's cost, never a provider's.
+             * @example 12000
+             */
+            fee: number;
+            /**
+             * Format: date-time
+             * @description When it was lost (from then on it is charged back).
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            lostAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a lost dispute's funds came back (won later, or reinstated): given back to the provider.
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            reinstatedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            createdAt: string;
         };
         /**
          * @description OPEN: the payer disputed the payment with their card issuer; WON or LOST: decided (WON also when a lost dispute's funds were reinstated); CLOSED: an inquiry closed, or the charge refunded, with nothing charged back.
@@ -8836,6 +8880,8 @@ export interface components {
         PaymentDisputedData: {
             /** @description The disputed payment. */
             paymentId: string;
+            /** @description The dispute (one of the payment's `disputes`). */
+            disputeId: string;
             /** @description The order it paid. */
             orderId: string | null;
             /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { chargedBackDelta, disputeStep } from '../../../domain/payments/dispute-transitions.ts'
+import { chargedBackDelta, disputeChange, disputeStep } from '../../../domain/payments/dispute-transitions.ts'
 
 const STATES = ['OPEN', 'WON', 'LOST', 'CLOSED'] as const
 
@@ -29,5 +29,60 @@ describe('the dispute state machine (issue 46, items 1 and 7)', () => {
     expect(chargedBackDelta('LOST', 'LOST', 5_000, 4_000)).toBe(-1_000)
     expect(chargedBackDelta('LOST', 'WON', 5_000, 5_000)).toBe(-5_000)
     expect(chargedBackDelta('OPEN', 'CLOSED', 5_000, 5_000)).toBe(0)
+  })
+})
+
+describe("one dispute's row, changed by its events (issue 58, item 3)", () => {
+  const now = new Date('2026-11-27T09:00:00Z')
+  const later = new Date('2026-11-28T09:00:00Z')
+  const held = (over: Partial<Parameters<typeof disputeChange>[0] & object> = {}) => ({
+    status: 'OPEN' as const,
+    amount: 5_000,
+    amountLost: 0,
+    fee: 0,
+    lostAt: null,
+    reinstatedAt: null,
+    ...over,
+  })
+
+  it("starts a dispute the platform has no row of from its first word, whatever another dispute's state", () => {
+    // The charge's inquiry is CLOSED (final); a new dispute of it is another row and starts at nothing.
+    expect(disputeStep(null, 'LOST')).toBe('apply')
+    expect(disputeChange(null, { status: 'LOST', amount: 3_000, fee: 1_500 }, now)).toEqual({
+      status: 'LOST',
+      amount: 3_000,
+      amountLost: 3_000,
+      fee: 1_500,
+      lostAt: now,
+    })
+    expect(chargedBackDelta(null, 'LOST', 0, 3_000)).toBe(3_000)
+    expect(disputeChange(null, { status: 'OPEN', amount: 3_000, fee: 0 }, now)).toEqual({
+      status: 'OPEN',
+      amount: 3_000,
+      amountLost: 0,
+      fee: 0,
+    })
+  })
+
+  it('records the loss and the reinstatement when they happen, and changes nothing older or the same', () => {
+    const lost = held({ status: 'LOST', amountLost: 5_000, lostAt: now })
+    expect(disputeChange(held(), { status: 'LOST', amount: 5_000, fee: 0 }, now)).toMatchObject({ lostAt: now })
+    expect(disputeChange(lost, { status: 'LOST', amount: 5_000, fee: 0 }, later)).toBeNull()
+    expect(disputeChange(lost, { status: 'OPEN', amount: 5_000, fee: 0 }, later)).toBeNull()
+    // A new fee of the same state is a change; the instant it was lost stays.
+    expect(disputeChange(lost, { status: 'LOST', amount: 5_000, fee: 1_500 }, later)).toEqual({
+      status: 'LOST',
+      amount: 5_000,
+      amountLost: 5_000,
+      fee: 1_500,
+    })
+    expect(disputeChange(lost, { status: 'WON', amount: 5_000, fee: 0 }, later)).toEqual({
+      status: 'WON',
+      amount: 5_000,
+      amountLost: 0,
+      fee: 0,
+      reinstatedAt: later,
+    })
+    expect(disputeChange(held({ status: 'CLOSED' }), { status: 'LOST', amount: 5_000, fee: 0 }, later)).toBeNull()
   })
 })

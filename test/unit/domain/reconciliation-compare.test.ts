@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { compareWithProcessor, unmatchedReferences } from '../../../domain/reconciliation/compare.ts'
 import type {
+  OurDispute,
   OurPayment,
   OurRefund,
   OurTransfer,
@@ -13,6 +14,7 @@ import type {
 } from '../../../domain/reconciliation/platform-records.ts'
 import {
   emptySnapshot,
+  type ProcessorDispute,
   type ProcessorIntent,
   type ProcessorSnapshot,
 } from '../../../domain/reconciliation/processor-snapshot.ts'
@@ -34,9 +36,17 @@ const payment = (over: Partial<OurPayment> = {}): OurPayment => ({
   status: 'SUCCEEDED',
   processorReference: 'pi_1',
   unapplied: false,
-  disputeStatus: null,
-  disputeReference: null,
-  amountDisputed: 0,
+  createdAt: inside,
+  ...over,
+})
+const ourDispute = (over: Partial<OurDispute> = {}): OurDispute => ({
+  id: 'dsp_1',
+  paymentId: 'pay_1',
+  intentId: 'pi_1',
+  processorReference: 'dp_1',
+  amount: 5000,
+  currency: 'USD',
+  status: 'OPEN',
   createdAt: inside,
   ...over,
 })
@@ -73,11 +83,22 @@ const send = (over: Partial<OurTransfer> = {}): OurTransfer => ({
 })
 const ours = (over: Partial<PlatformRecords> = {}): PlatformRecords => ({
   payments: [],
+  disputes: [],
   refunds: [],
   transfers: [],
   ...over,
 })
 const theirs = (over: Partial<ProcessorSnapshot> = {}): ProcessorSnapshot => ({ ...emptySnapshot(), ...over })
+const theirDispute = (over: Partial<ProcessorDispute> = {}): ProcessorDispute => ({
+  id: 'dp_1',
+  amount: 5000,
+  currency: 'USD',
+  status: 'needs_response',
+  paymentIntentId: 'pi_1',
+  paymentId: 'pay_1',
+  created: inside,
+  ...over,
+})
 const kinds = (o: PlatformRecords, t: ProcessorSnapshot) =>
   compareWithProcessor(o, t, window).differences.map(
     (d) => `${d.kind} ${d.objectType} ${d.objectId ?? d.processorReference}`
@@ -118,7 +139,8 @@ describe("the processor's statuses read as ours", () => {
 describe('compareWithProcessor', () => {
   it('finds nothing when both sides agree, and counts what it compared', () => {
     const o = ours({
-      payments: [payment({ disputeReference: 'dp_1', disputeStatus: 'LOST', amountDisputed: 5000 })],
+      payments: [payment()],
+      disputes: [ourDispute({ status: 'LOST' })],
       refunds: [refund()],
       transfers: [send({ amountReversed: 500 })],
     })
@@ -190,8 +212,8 @@ describe('compareWithProcessor', () => {
     expect(kinds(ours({ payments: [payment()] }), { ...t, intents: [...t.intents, intent()] })).toEqual([
       'MISSING_IN_PLATFORM PAYMENT pi_9',
       'MISSING_IN_PLATFORM REFUND re_9',
-      // A dispute of our payment is about that payment.
-      'MISSING_IN_PLATFORM DISPUTE pay_1',
+      // Keyed by the processor's id: a payment's second dispute is a finding of its own.
+      'MISSING_IN_PLATFORM DISPUTE dp_9',
       'MISSING_IN_PLATFORM TRANSFER tr_9',
     ])
   })
@@ -289,23 +311,34 @@ describe('compareWithProcessor', () => {
   })
 
   it('compares disputes: status, amount, and one we recorded the processor does not have', () => {
-    const dispute = {
-      id: 'dp_1',
-      amount: 5000,
-      currency: 'USD',
-      status: 'won',
-      paymentIntentId: 'pi_1',
-      paymentId: 'pay_1',
-      created: inside,
-    }
-    const disputed = payment({ disputeReference: 'dp_1', disputeStatus: 'OPEN', amountDisputed: 4000 })
-    expect(kinds(ours({ payments: [disputed] }), theirs({ intents: [intent()], disputes: [dispute] }))).toEqual([
-      'AMOUNT_MISMATCH DISPUTE pay_1',
-      'STATUS_MISMATCH DISPUTE pay_1',
+    const dispute = theirDispute({ status: 'won' })
+    const disputed = ours({ payments: [payment()], disputes: [ourDispute({ amount: 4000 })] })
+    expect(kinds(disputed, theirs({ intents: [intent()], disputes: [dispute] }))).toEqual([
+      'AMOUNT_MISMATCH DISPUTE dsp_1',
+      'STATUS_MISMATCH DISPUTE dsp_1',
     ])
-    expect(kinds(ours({ payments: [disputed] }), theirs({ intents: [intent()] }))).toEqual([
-      'MISSING_AT_PROCESSOR DISPUTE pay_1',
-    ])
+    expect(kinds(disputed, theirs({ intents: [intent()] }))).toEqual(['MISSING_AT_PROCESSOR DISPUTE dsp_1'])
+  })
+
+  // Issue 58, item 3: a payment held one dispute, and a dispute with another id was skipped.
+  it("compares each of a charge's disputes with its own row, and reports one we lack whenever it was created", () => {
+    const closed = theirDispute({ status: 'warning_closed' })
+    const second = theirDispute({ id: 'dp_2', status: 'lost', amount: 3000, created: before })
+    const t = theirs({ intents: [intent()], disputes: [closed, second] })
+    const both = ours({
+      payments: [payment()],
+      disputes: [
+        ourDispute({ status: 'CLOSED' }),
+        ourDispute({ id: 'dsp_2', processorReference: 'dp_2', status: 'LOST', amount: 3000, createdAt: before }),
+      ],
+    })
+    expect(kinds(both, t)).toEqual([])
+    expect(compareWithProcessor(both, t, window).checked.disputes).toBe(2)
+    // The second one's events never came: created before the window, it is still a charge we hold disputes of.
+    const firstOnly = ours({ payments: [payment()], disputes: [ourDispute({ status: 'CLOSED' })] })
+    expect(kinds(firstOnly, t)).toEqual(['MISSING_IN_PLATFORM DISPUTE dp_2'])
+    // Of a charge we hold no dispute of, one created before the window is left to the run whose window holds it.
+    expect(kinds(ours({ payments: [payment()] }), t)).toEqual(['MISSING_IN_PLATFORM DISPUTE dp_1'])
   })
 
   it('gives the same differences whatever the order of either side', () => {
@@ -327,15 +360,19 @@ describe('compareWithProcessor', () => {
 describe('unmatchedReferences', () => {
   it('names what ours point at and the listing did not show', () => {
     const o = ours({
-      payments: [payment(), payment({ id: 'pay_2', processorReference: 'pi_2', disputeReference: 'dp_2' })],
+      payments: [payment(), payment({ id: 'pay_2', processorReference: 'pi_2' })],
+      disputes: [ourDispute({ id: 'dsp_2', paymentId: 'pay_2', intentId: 'pi_2', processorReference: 'dp_2' })],
       refunds: [refund({ processorReference: 're_5' }), refund({ id: 'ref_2', processorReference: null })],
       transfers: [send({ processorReference: 'tr_7' })],
     })
-    expect(unmatchedReferences(o, theirs({ intents: [intent()] }))).toEqual({
+    // Every dispute of a charge we hold disputes of is read; and one that changed that we hold no row of.
+    const changed = { intents: [], refunds: [], disputes: ['dp_8'], transfers: [] }
+    expect(unmatchedReferences(o, theirs({ intents: [intent()] }), changed)).toEqual({
       intents: ['pi_2'],
       refunds: ['re_5'],
-      disputes: ['dp_2'],
+      disputes: ['dp_2', 'dp_8'],
       transfers: ['tr_7'],
+      disputedIntents: ['pi_2'],
     })
   })
 })

@@ -8,11 +8,11 @@ import type { LedgerFacts } from '../../../domain/reconciliation/ledger-facts.ts
 import { emptySnapshot, type ProcessorSnapshot } from '../../../domain/reconciliation/processor-snapshot.ts'
 
 const created = new Date('2026-11-21T10:00:00Z')
-const noDispute = { disputeStatus: null, disputeReference: null, amountDisputed: 0, amountLost: 0 }
 
 /** An order paid 5000 online, 1000 refunded; an unapplied 2000 refunded automatically; a paid, partly reversed payout. */
 const facts = (): LedgerFacts => ({
   orders: [{ id: 'ord_1', amountPaid: 5000, amountRefunded: 1000, amountChargedBack: 0 }],
+  disputes: [],
   payments: [
     {
       id: 'pay_1',
@@ -24,7 +24,6 @@ const facts = (): LedgerFacts => ({
       unapplied: false,
       amountRefunded: 1000,
       processorReference: 'pi_1',
-      ...noDispute,
     },
     {
       id: 'pay_2',
@@ -36,7 +35,6 @@ const facts = (): LedgerFacts => ({
       unapplied: true,
       amountRefunded: 0,
       processorReference: 'pi_2',
-      ...noDispute,
     },
     {
       id: 'pay_3',
@@ -48,7 +46,6 @@ const facts = (): LedgerFacts => ({
       unapplied: false,
       amountRefunded: 0,
       processorReference: null,
-      ...noDispute,
     },
   ],
   refunds: [
@@ -162,12 +159,8 @@ describe('ledgerViolations', () => {
     dashboard.refunds.push({ ...dashboard.refunds[0]!, id: 're_9', refundId: null, amount: 300 })
     expect(rules(facts(), dashboard)).toEqual(['processor_refund_not_recorded re_9'])
     const disputed = facts()
-    Object.assign(disputed.payments[0]!, {
-      disputeStatus: 'LOST',
-      disputeReference: 'dp_1',
-      amountDisputed: 5000,
-      amountLost: 5000,
-    })
+    const lost = { id: 'dsp_1', paymentId: 'pay_1', processorReference: 'dp_1', status: 'LOST', amount: 5000 }
+    disputed.disputes.push({ ...lost, amountLost: 5000 })
     // The order shows what the lost dispute charged back (issue 46, item 1).
     expect(rules(disputed)).toEqual(['order_charged_back ord_1'])
     disputed.orders[0]!.amountChargedBack = 5000
@@ -184,13 +177,39 @@ describe('ledgerViolations', () => {
     })
     expect(rules(disputed, won)).toEqual(['dispute_not_at_processor pay_1'])
     expect(rules(disputed, processor())).toEqual(['dispute_not_at_processor pay_1'])
-    disputed.payments[0]!.amountLost = 0
+    disputed.disputes[0]!.amountLost = 0
     expect(rules(disputed)).toEqual(['order_charged_back ord_1', 'dispute_amounts pay_1'])
     const closed = processor()
     closed.disputes.push({ ...won.disputes[0]!, status: 'warning_closed' })
-    Object.assign(disputed.payments[0]!, { disputeStatus: 'CLOSED' })
+    Object.assign(disputed.disputes[0]!, { status: 'CLOSED' })
     disputed.orders[0]!.amountChargedBack = 0
     expect(rules(disputed, closed)).toEqual([])
+  })
+
+  // Issue 58, item 3: a payment's disputes are each checked, and the order's chargebacks are their sum.
+  it('checks each dispute of a payment on its own, and charges back the lost ones of all of them', () => {
+    const twice = facts()
+    const inquiry = { id: 'dsp_1', paymentId: 'pay_1', processorReference: 'dp_1', status: 'CLOSED', amount: 5000 }
+    twice.disputes.push({ ...inquiry, amountLost: 0 })
+    twice.disputes.push({
+      ...inquiry,
+      id: 'dsp_2',
+      processorReference: 'dp_2',
+      status: 'LOST',
+      amount: 3000,
+      amountLost: 3000,
+    })
+    expect(rules(twice)).toEqual(['order_charged_back ord_1'])
+    twice.orders[0]!.amountChargedBack = 3000
+    expect(rules(twice)).toEqual([])
+    const atProcessor = processor()
+    const theirs = { amount: 5000, currency: 'USD', paymentIntentId: 'pi_1', paymentId: 'pay_1', created }
+    atProcessor.disputes.push({ ...theirs, id: 'dp_1', status: 'warning_closed' })
+    expect(rules(twice, atProcessor)).toEqual(['dispute_not_at_processor pay_1'])
+    atProcessor.disputes.push({ ...theirs, id: 'dp_2', amount: 3000, status: 'lost' })
+    expect(rules(twice, atProcessor)).toEqual([])
+    twice.disputes[1]!.amount = 6000
+    expect(rules(twice)).toEqual(['dispute_amounts pay_1'])
   })
 
   it('names a paid transfer the processor does not hold, or holds for another net amount', () => {

@@ -16,13 +16,21 @@ const payment = (id: string, status: 'PENDING' | 'SUCCEEDED' | 'FAILED', intent:
   status,
   processorReference: intent,
   unapplied: false,
-  disputeStatus: null,
-  disputeReference: null,
-  amountDisputed: 0,
+  createdAt: created,
+})
+const heldDispute = (processorReference: string, status: 'OPEN' | 'WON' | 'LOST' | 'CLOSED', amount = 5_000) => ({
+  id: `dsp_${processorReference}`,
+  paymentId: 'pay_2',
+  intentId: 'pi_2',
+  processorReference,
+  amount,
+  currency: 'USD',
+  status,
   createdAt: created,
 })
 const ours = (): PlatformRecords => ({
   payments: [payment('pay_1', 'PENDING', 'pi_1'), payment('pay_2', 'SUCCEEDED', 'pi_2')],
+  disputes: [],
   refunds: [
     {
       id: 'ref_1',
@@ -93,13 +101,38 @@ describe('reconciliation repairs (issue 46, item 8)', () => {
     expect(repairsOf('ten_1', ours(), theirs).map((r) => r.event)).toEqual([
       expect.objectContaining({ kind: 'dispute.updated', disputeId: 'dp_1', status: 'LOST', fee: 1_500 }),
     ])
-    const held = ours()
-    Object.assign(held.payments[1]!, { disputeStatus: 'LOST', disputeReference: 'dp_1', amountDisputed: 5_000 })
+    const held = { ...ours(), disputes: [heldDispute('dp_1', 'LOST')] }
     expect(repairsOf('ten_1', held, theirs)).toEqual([])
     const reinstated = { ...theirs, disputes: [{ ...dispute, fundsReinstated: true }] }
     expect(repairsOf('ten_1', held, reinstated).map((r) => r.event)).toEqual([
       expect.objectContaining({ kind: 'dispute.updated', status: 'WON' }),
     ])
+  })
+
+  // Issue 58, item 3: a dispute with another id than the payment's one was skipped, so a chargeback lost after an
+  // inquiry closed on the same charge was never applied.
+  it("applies a charge's second dispute to its own row, whatever the first one's state", () => {
+    const inquiry = {
+      id: 'dp_1',
+      amount: 5_000,
+      currency: 'USD',
+      status: 'warning_closed',
+      paymentIntentId: 'pi_2',
+      paymentId: null,
+      created,
+    }
+    const chargeback = { ...inquiry, id: 'dp_2', amount: 4_000, status: 'lost' }
+    const theirs = { ...emptySnapshot(), intents: [intent('pi_2', 'succeeded')], disputes: [inquiry, chargeback] }
+    const held = { ...ours(), disputes: [heldDispute('dp_1', 'CLOSED')] }
+    expect(repairsOf('ten_1', held, theirs)).toEqual([
+      {
+        objectId: 'dp_2',
+        event: expect.objectContaining({ kind: 'dispute.updated', disputeId: 'dp_2', status: 'LOST', amount: 4_000 }),
+      },
+    ])
+    // A dispute id we hold for another payment is an operator's.
+    const elsewhere = { ...held, disputes: [...held.disputes, { ...heldDispute('dp_2', 'OPEN'), paymentId: 'pay_1' }] }
+    expect(repairsOf('ten_1', elsewhere, theirs)).toEqual([])
   })
 
   it('applies a reversal of a paid transfer that we do not know of, with what the platform recovered', () => {

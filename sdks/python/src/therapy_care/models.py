@@ -6660,6 +6660,9 @@ class AppointmentReminderDueData(BaseModel):
 
 class PaymentDisputedData(BaseModel):
     paymentId: Annotated[str, Field(description='The disputed payment.')]
+    disputeId: Annotated[
+        str, Field(description="The dispute (one of the payment's `disputes`).")
+    ]
     orderId: Annotated[str | None, Field(description='The order it paid.')]
     status: Annotated[
         Literal['OPEN', 'WON', 'LOST', 'CLOSED'],
@@ -7477,7 +7480,7 @@ class PlatformUserPage(BaseModel):
 
 class Dispute(BaseModel):
     """
-    A dispute (chargeback) of an online payment, when the payer opened one.
+    The latest of `disputes` (null when there is none), as this field showed the only dispute before a payment could have several. Read `disputes`.
     """
 
     status: Annotated[
@@ -7586,6 +7589,71 @@ class Refund(BaseModel):
     ]
     succeededAt: Annotated[
         AwareDatetime | None, Field(examples=['2026-11-21T18:00:00.000Z'])
+    ]
+    createdAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
+
+
+class PaymentDispute(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            examples=['dsp_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2'],
+            pattern='^dsp_[0-9a-f]{32}$',
+        ),
+    ]
+    status: Annotated[
+        Literal['OPEN', 'WON', 'LOST', 'CLOSED'],
+        Field(
+            description="OPEN: the payer disputed the payment with their card issuer; WON or LOST: decided (WON also when a lost dispute's funds were reinstated); CLOSED: an inquiry closed, or the charge refunded, with nothing charged back."
+        ),
+    ]
+    processorReference: Annotated[
+        str,
+        Field(
+            description="The processor's dispute id (Stripe: dp_...).",
+            examples=['dp_1'],
+        ),
+    ]
+    amount: Annotated[
+        int,
+        Field(
+            description='The disputed amount.',
+            examples=[12000],
+            ge=0,
+            le=9007199254740991,
+        ),
+    ]
+    amountLost: Annotated[
+        int,
+        Field(
+            description='What it took back once LOST (charged back on the order); else 0.',
+            examples=[12000],
+            ge=0,
+            le=9007199254740991,
+        ),
+    ]
+    fee: Annotated[
+        int,
+        Field(
+            description="The processor's dispute fee: the centre's cost, never a provider's.",
+            examples=[12000],
+            ge=0,
+            le=9007199254740991,
+        ),
+    ]
+    lostAt: Annotated[
+        AwareDatetime | None,
+        Field(
+            description='When it was lost (from then on it is charged back).',
+            examples=['2026-11-21T18:00:00.000Z'],
+        ),
+    ]
+    reinstatedAt: Annotated[
+        AwareDatetime | None,
+        Field(
+            description="When a lost dispute's funds came back (won later, or reinstated): given back to the provider.",
+            examples=['2026-11-21T18:00:00.000Z'],
+        ),
     ]
     createdAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
 
@@ -9307,10 +9375,16 @@ class Payment(BaseModel):
             description='true: money the processor confirmed for an order that could no longer take it (voided, or paid another way meanwhile). It is not counted on the order and is refunded automatically in full (an AUTOMATIC refund).'
         ),
     ]
+    disputes: Annotated[
+        list[PaymentDispute],
+        Field(
+            description="The payer's disputes (chargebacks, inquiries) of an online payment, oldest first: one per processor dispute, each with its own state. A charge can be disputed again after an inquiry closed."
+        ),
+    ]
     dispute: Annotated[
         Dispute | None,
         Field(
-            description='A dispute (chargeback) of an online payment, when the payer opened one.'
+            description='The latest of `disputes` (null when there is none), as this field showed the only dispute before a payment could have several. Read `disputes`.'
         ),
     ]
     createdAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
