@@ -295,8 +295,9 @@ describe('in the database', () => {
 })
 
 describe("foreign keys, which name a row of the referencing row's own tenant only", () => {
-  // As the platform's system login, outside any unit of work: no tenant's policy binds it, so nothing but the foreign keys (tenant_id, col) -> (tenant_id, id) can refuse a reference to another tenant's row (migration
-  // tenant_composite_foreign_keys). A single-column key would accept every statement below.
+  // As the migrator (a member of the tables' owner), outside any unit of work: row-level security does not bind it, so
+  // nothing but the foreign keys (tenant_id, col) -> (tenant_id, id) can refuse a reference to another tenant's row
+  // (migration tenant_composite_foreign_keys). A single-column key would accept every statement below.
   const foreign: Record<string, string> = {}
   const own: Record<string, string> = {}
 
@@ -450,7 +451,7 @@ describe('the platform\'s database logins (docs/security.md, "Least privilege in
     )
   /** The SQLSTATE of a statement of the system login, outside any unit ('ok' if it ran). */
   const asSystem = (sql: string) =>
-    platform.db.$executeRawUnsafe(sql).then(
+    platform.api.deps.db.$executeRawUnsafe(sql).then(
       () => 'ok',
       (error: unknown) => sqlStateOf(error)
     )
@@ -472,9 +473,9 @@ describe('the platform\'s database logins (docs/security.md, "Least privilege in
 
   it('keeps the tables with a NOLOGIN owner, and runs the platform as two ordinary logins that cannot change them', async () => {
     const units = String((await inUnit(tenantA, 'SELECT session_user::text AS n')).rows[0]!.n)
-    const [{ n: system }] = (await platform.db.$queryRaw<Array<{ n: string }>>`SELECT session_user::text AS n`) as [
-      { n: string },
-    ]
+    const [{ n: system }] = (await platform.api.deps.db.$queryRaw<
+      Array<{ n: string }>
+    >`SELECT session_user::text AS n`) as [{ n: string }]
     // Every table belongs to a role that cannot log in, on either database (migration 20261127110000_nologin_owner).
     const owners = await platform.db.$queryRaw<Array<{ owner: string; login: boolean }>>`
       SELECT DISTINCT t.tableowner::text AS owner, r.rolcanlogin AS login
