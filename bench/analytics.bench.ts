@@ -34,6 +34,7 @@ import { seedAnalyticsYear } from './analytics-seed.ts'
 import { time, type Timing } from './availability/timing.ts'
 import { writeBenchmarkSection } from '../scripts/lib/benchmark-report.ts'
 import { clientCredentialsToken } from '../scripts/lib/client-token.ts'
+import { databaseLoginsEnv } from '../infra/db.ts'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 40)
 const TARGET_MS = 200
@@ -43,7 +44,8 @@ if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.
 const database = await provisionTestDatabase()
 const config = loadConfig({
   NODE_ENV: 'test',
-  DATABASE_URL: database.url,
+  // The platform's own logins on a server, as deployed (docs/security.md, "Least privilege in the database").
+  ...databaseLoginsEnv(database.logins),
   DATABASE_POOL_MAX: '4',
   PORT: '0',
   // Nothing here talks to Temporal; the client connects lazily and never does.

@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { ensureTemporal } from '../scripts/temporal/dev-server.ts'
 import { writeWorkflowBundle } from '../worker/create-worker.ts'
 import { provisionBenchDatabase } from './bench-database.ts'
+import { databaseLoginsEnv } from '../infra/db.ts'
 
 /**
  * Starts the servers (`BENCH_DATABASE_URL` names a PostgreSQL server; otherwise the embedded database).
@@ -27,7 +28,8 @@ export async function startBenchServers(name: string) {
   await writeWorkflowBundle(workflowBundle)
   const env = {
     NODE_ENV: 'test',
-    DATABASE_URL: database.url,
+    // The platform's own logins on a server, as deployed (docs/security.md, "Least privilege in the database").
+    ...databaseLoginsEnv(database.logins),
     DATABASE_POOL_MAX: '10',
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_NAMESPACE: temporal.namespace,

@@ -13,6 +13,7 @@ import { createLogger } from '../infra/logger.ts'
 import { ensureTemporal } from '../scripts/temporal/dev-server.ts'
 import { provisionTestDatabase } from '../scripts/db/test-database.ts'
 import { newTenant } from './webhook-bench-kit.ts'
+import { databaseLoginsEnv } from '../infra/db.ts'
 
 const texts: string[] = []
 let counting = false
@@ -33,7 +34,8 @@ const [database, temporal] = await Promise.all([
 const api = await startApi(
   loadConfig({
     NODE_ENV: 'test',
-    DATABASE_URL: database.url,
+    // The platform's own logins on a server, as deployed (docs/security.md, "Least privilege in the database").
+    ...databaseLoginsEnv(database.logins),
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_NAMESPACE: temporal.namespace,
     TEMPORAL_TASK_QUEUE: 'count-q',

@@ -21,6 +21,7 @@ import { createLogger } from '../infra/logger.ts'
 import { provisionTestDatabase } from '../scripts/db/test-database.ts'
 import { writeBenchmarkSection } from '../scripts/lib/benchmark-report.ts'
 import { clientCredentialsToken } from '../scripts/lib/client-token.ts'
+import { databaseLoginsEnv } from '../infra/db.ts'
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000)
 const STAGES = ['token', 'rate-limit', 'transaction', 'audit', 'handler', 'other'] as const
@@ -29,7 +30,8 @@ if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.
 const database = await provisionTestDatabase()
 const config = loadConfig({
   NODE_ENV: 'test',
-  DATABASE_URL: database.url,
+  // The platform's own logins on a server, as deployed (docs/security.md, "Least privilege in the database").
+  ...databaseLoginsEnv(database.logins),
   DATABASE_POOL_MAX: '20',
   PORT: '0',
   TEMPORAL_ADDRESS: '127.0.0.1:1',

@@ -26,6 +26,7 @@ import { provisionTestDatabase } from '../scripts/db/test-database.ts'
 import { runLoadInWorker, type LoadResult } from './load.ts'
 import { writeBenchmarkSection } from '../scripts/lib/benchmark-report.ts'
 import { clientCredentialsToken } from '../scripts/lib/client-token.ts'
+import { databaseLoginsEnv } from '../infra/db.ts'
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
 const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 4000)
@@ -35,7 +36,8 @@ if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.
 const database = await provisionTestDatabase()
 const config = loadConfig({
   NODE_ENV: 'test',
-  DATABASE_URL: database.url,
+  // The platform's own logins on a server, as deployed (docs/security.md, "Least privilege in the database").
+  ...databaseLoginsEnv(database.logins),
   DATABASE_POOL_MAX: '20',
   PORT: '0',
   // Nothing here talks to Temporal; the client connects lazily and never does.
