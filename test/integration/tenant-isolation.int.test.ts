@@ -499,6 +499,7 @@ describe('the platform\'s database logins (docs/security.md, "Least privilege in
       ledger: await asSystem("DELETE FROM ledger_lines WHERE tenant_id = 'none'"),
       audit: await asSystem("UPDATE audit_events SET path = path WHERE tenant_id = 'none'"),
       migrations: await asSystem('SELECT count(*) FROM _prisma_migrations'),
+      notes: await asSystem('SELECT count(*) FROM session_notes'),
     }).toEqual({
       disableRls: '42501',
       dropPolicy: '42501',
@@ -506,6 +507,7 @@ describe('the platform\'s database logins (docs/security.md, "Least privilege in
       ledger: '42501',
       audit: '42501',
       migrations: '42501',
+      notes: '42501',
     })
   })
 

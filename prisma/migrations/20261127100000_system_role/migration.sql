@@ -8,7 +8,7 @@
 --
 -- It may read and write rows of every tenant (a policy of its own beside tenant_isolation), as those statements need,
 -- but it cannot alter, truncate or disable row-level security on any table, cannot change the audit trail or the
--- append-only ledger, and reads no table it was not granted.
+-- append-only ledger, and reads no clinical note or plan.
 DO $$
 BEGIN
   IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'therapy_system') THEN
@@ -35,6 +35,9 @@ BEGIN
   REVOKE UPDATE, DELETE ON audit_events, ledger_entries, ledger_lines FROM therapy_system;
   -- Prisma's own bookkeeping is the migrator's.
   REVOKE ALL ON _prisma_migrations FROM therapy_system;
+  -- Clinical notes and plans are read and written in their tenant's units only: no cross-tenant statement needs them
+  -- (none touched them through a whole CI run; docs/security.md), so a statement gone wrong cannot read them.
+  REVOKE ALL ON session_notes, note_addenda, early_intervention_plans, child_progress_reports FROM therapy_system;
   FOR t IN
     SELECT n.nspname, c.relname
       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
