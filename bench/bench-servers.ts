@@ -28,8 +28,11 @@ export async function startBenchServers(name: string) {
   await writeWorkflowBundle(workflowBundle)
   const env = {
     NODE_ENV: 'test',
-    // The platform's own logins on a server, as deployed (docs/security.md, "Least privilege in the database").
-    ...databaseLoginsEnv(database.logins),
+    // The platform's own logins on a server, as deployed (docs/security.md, "Least privilege in the database");
+    // BENCH_LOGIN=owner runs it as the tables' owner instead, to measure what the logins cost.
+    ...databaseLoginsEnv(
+      process.env.BENCH_LOGIN === 'owner' ? { system: database.url, units: database.url } : database.logins
+    ),
     DATABASE_POOL_MAX: '10',
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_NAMESPACE: temporal.namespace,
