@@ -19,13 +19,17 @@
  * 7. Against the processor, refunds and disputes (issue 46): every SUCCEEDED refund of an online payment that has
  *    the processor's id succeeded there with the same amount and currency, and every refund that succeeded there of
  *    one of the tenant's intents is a SUCCEEDED refund here; every dispute of a payment is there in the same state.
+ * 8. Reserves (issue 58): each provider's `provider_reserve` account holds what their reserves not yet released
+ *    hold, never less than nothing, and each release gives back exactly what its one reserve held.
  *
- * What it reads: ledger-facts.ts. Rules 5 and 7, against the processor: ledger-against-processor.ts.
+ * What it reads: ledger-facts.ts. Rules 5 and 7, against the processor: ledger-against-processor.ts. Rule 8:
+ * ledger-reserves.ts.
  */
 import type { Db } from '../../infra/db.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { againstProcessor } from './ledger-against-processor.ts'
 import { loadLedgerFacts, type LedgerFacts } from './ledger-facts.ts'
+import { reserveViolations } from './ledger-reserves.ts'
 import type { ProcessorSnapshot } from './processor-snapshot.ts'
 
 export type LedgerRule =
@@ -42,6 +46,8 @@ export type LedgerRule =
   | 'processor_refund_not_recorded'
   | 'dispute_not_at_processor'
   | 'order_charged_back'
+  | 'reserve_release'
+  | 'reserve_balance'
 
 export interface LedgerViolation {
   rule: LedgerRule
@@ -52,7 +58,7 @@ export interface LedgerViolation {
 
 const sum = (amounts: number[]) => amounts.reduce((total, amount) => total + amount, 0)
 
-/** The violations of rules 1 to 4, and of rule 5 when a processor snapshot is given. Pure. */
+/** The violations of rules 1 to 4, 6 and 8, and of rules 5 and 7 when a processor snapshot is given. Pure. */
 export function ledgerViolations(facts: LedgerFacts, processor?: ProcessorSnapshot): LedgerViolation[] {
   const violations: LedgerViolation[] = []
   const refundsOf = new Map<string, LedgerFacts['refunds']>()
@@ -109,6 +115,7 @@ export function ledgerViolations(facts: LedgerFacts, processor?: ProcessorSnapsh
   }
   violations.push(...disputeAmounts(facts))
   violations.push(...ledgerBalance(facts.entries))
+  violations.push(...reserveViolations(facts.reserves))
   if (processor) violations.push(...againstProcessor(facts, processor))
   return violations
 }

@@ -1,8 +1,10 @@
 /**
  * @module What the ledger check reads of one tenant (ledger-check.ts): its orders, payments, their disputes, refunds,
- * the sums of each ledger entry's lines and its payout transfer sends, read in one snapshot unit.
+ * the sums of each ledger entry's lines, its payout transfer sends and its settlements' reserves, read in one snapshot
+ * unit.
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import type { ReserveFacts } from './ledger-reserves.ts'
 import { loadTransferSends, type OurTransfer } from './platform-records.ts'
 
 /** The tenant's records the rules read. */
@@ -38,6 +40,8 @@ export interface LedgerFacts {
   /** Per ledger entry: its currency and the sums of its lines. */
   entries: Array<{ id: string; currency: string; debit: number; credit: number }>
   transfers: OurTransfer[]
+  /** The RESERVE and RESERVE_RELEASE items and the provider reserve accounts. */
+  reserves: ReserveFacts
 }
 
 /** Reads the tenant's facts (in a snapshot unit: {@link checkLedger}). */
@@ -99,5 +103,34 @@ export async function loadLedgerFacts(uow: UnitOfWork): Promise<LedgerFacts> {
       credit: l._sum.credit ?? 0,
     })),
     transfers: await loadTransferSends(uow),
+    reserves: await loadReserves(uow),
+  }
+}
+
+const RESERVE_ACCOUNT = 'provider_reserve:'
+
+async function loadReserves({ tx, tenantId }: UnitOfWork): Promise<ReserveFacts> {
+  const items = await tx.$queryRaw<ReserveFacts['items']>`
+    SELECT si.kind::text AS kind, COALESCE(si.refund_id, si.dispute_id) AS "sourceId",
+           si.order_line_id AS "orderLineId", ps.provider_id AS "providerId", ps.currency,
+           si.amount::float8 AS amount, si.fee_amount::float8 AS fee
+    FROM settlement_items si
+    JOIN provider_settlements ps ON ps.id = si.provider_settlement_id AND ps.tenant_id = si.tenant_id
+    WHERE si.tenant_id = ${tenantId} AND si.kind IN ('RESERVE', 'RESERVE_RELEASE')
+    ORDER BY si.id`
+  const accounts = await tx.ledgerLine.groupBy({
+    by: ['account', 'currency'],
+    where: { tenantId, account: { startsWith: RESERVE_ACCOUNT } },
+    _sum: { debit: true, credit: true },
+    orderBy: [{ account: 'asc' }, { currency: 'asc' }],
+  })
+  return {
+    items,
+    accounts: accounts.map((a) => ({
+      providerId: a.account.slice(RESERVE_ACCOUNT.length),
+      currency: a.currency,
+      debit: a._sum.debit ?? 0,
+      credit: a._sum.credit ?? 0,
+    })),
   }
 }

@@ -9,6 +9,7 @@
  * | `platform_fee_revenue` | revenue | the platform's fees, net of fees returned with refunds |
  * | `platform_adjustments` | expense | adjustments granted to providers (negative: recovered from them) |
  * | `payouts_in_transit:<providerId>` | liability | payouts settled and not yet paid by a transfer (with a payout processor) |
+ * | `provider_reserve:<providerId>` | liability | owed to the provider but held back while a refund is pending or a dispute open |
  *
  * | item | debit | credit |
  * |---|---|---|
@@ -17,6 +18,8 @@
  * | REFUND_REVERSAL r, fee f (a refund taken that failed) | clearing r | provider_payable r − f, platform_fee_revenue f |
  * | CHARGEBACK r, fee returned f (a lost dispute's share) | as REFUND | as REFUND |
  * | CHARGEBACK_REVERSAL r, fee f (its funds reinstated) | as REFUND_REVERSAL | as REFUND_REVERSAL |
+ * | RESERVE share r, fee it would return f (a refund pending, a dispute open) | provider_payable r − f | provider_reserve r − f |
+ * | RESERVE_RELEASE r, f (the refund or dispute closed) | provider_reserve r − f | provider_payable r − f |
  * | ADJUSTMENT a | platform_adjustments a | provider_payable a |
  * | PAYOUT p | provider_payable p | clearing p, or payouts_in_transit p with a payout processor |
  *
@@ -36,9 +39,18 @@ export const FEE_REVENUE = 'platform_fee_revenue'
 export const ADJUSTMENTS = 'platform_adjustments'
 export const payableAccount = (providerId: string) => `provider_payable:${providerId}`
 export const inTransitAccount = (providerId: string) => `payouts_in_transit:${providerId}`
+export const reserveAccount = (providerId: string) => `provider_reserve:${providerId}`
 
 export type SettlementItemKind =
-  'SESSION' | 'REFUND' | 'REFUND_REVERSAL' | 'CHARGEBACK' | 'CHARGEBACK_REVERSAL' | 'ADJUSTMENT' | 'PAYOUT'
+  | 'SESSION'
+  | 'REFUND'
+  | 'REFUND_REVERSAL'
+  | 'CHARGEBACK'
+  | 'CHARGEBACK_REVERSAL'
+  | 'RESERVE'
+  | 'RESERVE_RELEASE'
+  | 'ADJUSTMENT'
+  | 'PAYOUT'
 
 /** What an item posts: amounts in minor units (an adjustment's amount is signed). */
 export interface PostingSource {
@@ -86,6 +98,19 @@ export function journalLines(item: PostingSource): JournalLine[] {
           [CLEARING, item.amount],
           [payable, -(item.amount - item.fee)],
           [FEE_REVENUE, -item.fee],
+        ]
+      case 'RESERVE':
+        // Still the provider's, so a liability, but not payable: the money the processor took (or is giving back)
+        // is not in clearing to pay them with, and the fee's part is the platform's to lose, not held from anyone.
+        return [
+          [payable, item.amount - item.fee],
+          [reserveAccount(item.providerId), -(item.amount - item.fee)],
+        ]
+      case 'RESERVE_RELEASE':
+        // Exactly what its reserve held, back on the payable balance; the CHARGEBACK or REFUND, if any, takes its own.
+        return [
+          [reserveAccount(item.providerId), item.amount - item.fee],
+          [payable, -(item.amount - item.fee)],
         ]
       case 'ADJUSTMENT':
         return [

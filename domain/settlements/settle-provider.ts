@@ -1,7 +1,8 @@
 /**
  * @module Settles one provider for one run, in one transaction: what they earned before the period's end and were
  * never paid (sessions, refunds and lost disputes of their sessions and those given back, adjustments: the items of
- * settlement-items.ts), the platform's fee, the payout, one balanced journal entry. Run by the settlement workflow's activity; safe to repeat: a provider already handled by this run answers
+ * settlement-items.ts), what is held back for their refunds pending and disputes open and released once those closed
+ * (reserves.ts), the platform's fee, the payout, one balanced journal entry. Run by the settlement workflow's activity; safe to repeat: a provider already handled by this run answers
  * the recorded outcome, one already settled for this period by another run is recorded as ALREADY_SETTLED, and the
  * unique keys of the tables (period per provider, dedupe key per item) refuse a second payment even if two runs race.
  */

@@ -2,12 +2,15 @@
  * @module What a provider's settlement is made of (settle-provider.ts): its items, one per thing that moved, each with
  * the platform's fee on it. Sessions earned before the period's end and never settled; refunds and lost disputes of
  * their sessions, settled now or before, that count and were never taken back, and those taken back that failed since,
- * given back; adjustments not yet settled; and the totals they make with the balance carried forward.
+ * given back; reserves for their refunds pending and disputes open, and those whose refund or dispute closed since,
+ * released (reserves.ts); adjustments not yet settled; and the totals they make with the balance carried forward.
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { newId } from '../ids.ts'
 import { chargebackItemsAsRefunds, itemOf, moneyGivenBack, reinstatedAsFailed } from './chargebacks.ts'
 import type { SettlementItemKind } from './journal.ts'
+import { ordersWithReserves } from './reserve-sources.ts'
+import { heldBy, reserveKey, reserveMovements } from './reserves.ts'
 import {
   feeOf,
   feeReturned,
@@ -70,7 +73,8 @@ export function sessionItems(lines: PayableLine[], rule: FeeRule, currency: stri
 
 /**
  * Refunds of this provider's sessions (the payable ones and those settled before), settled now or before: those that
- * count and were never taken back, and those taken back that failed since, given back.
+ * count and were never taken back, and those taken back that failed since, given back; and the reserves of those
+ * pending (and disputes open), made or released.
  */
 export async function refundItems(
   uow: UnitOfWork,
@@ -85,17 +89,22 @@ export async function refundItems(
   for (const line of settled)
     charges.set(line.orderLineId, { gross: line.gross, rule: line.rule, earnedAt: line.earnedAt })
   const orderIds = [...new Set([...lines.map((l) => l.orderId), ...settled.map((l) => l.orderId)])]
-  for (const [orderId, order] of await ordersWithRefunds(uow, orderIds, scope.end)) {
+  const [orders, reserves] = await Promise.all([
+    ordersWithRefunds(uow, orderIds, scope.end),
+    ordersWithReserves(uow, orderIds, scope.end),
+  ])
+  for (const [orderId, order] of orders) {
     const charged = order.lines.map((l) => l.orderLineId).filter((id) => charges.has(id))
     // Lost disputes go back like refunds, in one cumulative sequence with them (chargebacks.ts), each its own.
     const chargebacks = new Map([
       ...order.chargebacks.map((c) => [c.disputeId, c.paymentId] as const),
       ...order.settledChargebacks.map((c) => [c.disputeId, c.paymentId] as const),
     ])
+    const givenBack = moneyGivenBack(order.lines, order.refunds, order.chargebacks)
     const moves = refundMovements(
       order.lines,
       charged,
-      moneyGivenBack(order.lines, order.refunds, order.chargebacks),
+      givenBack,
       [...order.failed, ...reinstatedAsFailed(order.reinstated)],
       [...order.settled, ...chargebackItemsAsRefunds(order.settledChargebacks)]
     )
@@ -116,6 +125,23 @@ export async function refundItems(
         earnedAt: new Date(Math.max(move.at, charge.earnedAt)),
         orderId,
         orderLineId: move.orderLineId,
+      })
+    }
+    const { pending, held } = reserves.get(orderId)!
+    const ofOrder = new Map(charged.map((id) => [id, charges.get(id)!]))
+    for (const move of reserveMovements(order.lines, ofOrder, givenBack, pending, held, scope.currency)) {
+      items.push({
+        id: newId('settlementItem'),
+        kind: move.kind,
+        dedupeKey: reserveKey(move.kind, move.sourceId, move.orderLineId),
+        amount: move.amount,
+        feeAmount: move.fee,
+        earnedAt: new Date(Math.max(move.at, charges.get(move.orderLineId)!.earnedAt)),
+        orderId,
+        orderLineId: move.orderLineId,
+        ...(move.source === 'REFUND'
+          ? { refundId: move.sourceId }
+          : { disputeId: move.sourceId, ...(move.paymentId !== undefined ? { paymentId: move.paymentId } : {}) }),
       })
     }
   }
@@ -155,8 +181,10 @@ export async function totalsOf(uow: UnitOfWork, scope: SettlementScope, items: I
     ...of('REFUND_REVERSAL').map(back),
     ...of('CHARGEBACK_REVERSAL').map(back),
   ]
+  // What reserves hold back, net of those released: it leaves the payable balance (journal.ts), not the net earned.
+  const reserved = items.reduce((sum, i) => sum + heldBy(i), 0)
   return settlementTotals(
-    { sessions: of('SESSION'), refunds, adjustments: of('ADJUSTMENT') },
+    { sessions: of('SESSION'), refunds, adjustments: of('ADJUSTMENT'), reserved },
     await payableBalance(uow, scope.providerId, scope.currency),
     payoutUnit
   )

@@ -8,7 +8,9 @@
  *   reversal    a refund taken back that failed afterwards gives back what it took, and takes back the fee it returned
  *   adjustment  a signed amount the provider is owed (or owes)
  *   net         = ΣG − ΣF − (Σr − Σf) + Σadjustments   (r and f net of reversals)
- *   payable     = max(0, carried forward + net)
+ *   reserved    = the provider's share held back for refunds pending and disputes open, net of reserves released
+ *                 (reserves.ts): it leaves the payable balance for the provider's reserve, and is not part of net
+ *   payable     = max(0, carried forward + net − reserved)
  *   payout      = payable rounded down to the payout processor's transferable unit (1 without one; 100 for a HUF
  *                 transfer at Stripe); the remainder and anything owed back (≤ 0) stay on the payable balance and are
  *                 carried into the next settlement
@@ -289,6 +291,8 @@ export interface SettlementTotals {
   payoutAmount: number
   /** Payable but below the processor's transferable unit: left on the balance for the next settlement. */
   payoutRemainder: number
+  /** Held back for refunds pending and disputes open, net of reserves released (negative: more released). */
+  reserveAmount: number
   balanceAfter: number
 }
 
@@ -303,6 +307,8 @@ export function transferableOf(amount: number, unit: number): number {
 
 /**
  * Adds up a provider settlement.
+ * @param items - the sessions, refunds (net of reversals) and adjustments, and `reserved`: what reserves hold back net
+ *   of those released (0 when absent)
  * @param carriedForward - the provider's payable balance before it (credit positive; ≤ 0 once earlier ones paid out,
  *   or the remainder an earlier payout could not transfer)
  * @param payoutUnit - the payout processor's transferable unit in the currency (1: any amount, no processor)
@@ -312,6 +318,7 @@ export function settlementTotals(
     sessions: Array<{ amount: number; fee: number }>
     refunds: Array<{ amount: number; fee: number }>
     adjustments: Array<{ amount: number }>
+    reserved?: number
   },
   carriedForward: number,
   payoutUnit = 1
@@ -323,7 +330,8 @@ export function settlementTotals(
   const feeRefundAmount = sum(items.refunds.map((r) => r.fee))
   const adjustmentAmount = sum(items.adjustments.map((a) => a.amount))
   const netAmount = grossAmount - feeAmount - (refundAmount - feeRefundAmount) + adjustmentAmount
-  const payable = Math.max(0, carriedForward + netAmount)
+  const reserveAmount = items.reserved ?? 0
+  const payable = Math.max(0, carriedForward + netAmount - reserveAmount)
   const payoutAmount = transferableOf(payable, payoutUnit)
   return {
     sessionCount: items.sessions.length,
@@ -336,6 +344,7 @@ export function settlementTotals(
     carriedForward,
     payoutAmount,
     payoutRemainder: payable - payoutAmount,
-    balanceAfter: carriedForward + netAmount - payoutAmount,
+    reserveAmount,
+    balanceAfter: carriedForward + netAmount - reserveAmount - payoutAmount,
   }
 }

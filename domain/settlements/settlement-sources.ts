@@ -9,7 +9,8 @@
  * (never back-dated), so once a period has ended what it contains can no longer change.
  *
  * A refund of an applied payment counts from the instant it succeeded (`succeeded_at`) until the instant it failed,
- * if it ever does (`failed_at`): a PENDING refund only holds its amount, and one that never succeeded never counts.
+ * if it ever does (`failed_at`): a PENDING refund only holds its amount (and the provider's share of it is reserved,
+ * reserve-sources.ts), and one that never succeeded never counts.
  * A settlement takes what counts at its end; one that failed after a settlement took it is given back by the first
  * settlement whose end is after the failure. Each lost dispute of an applied payment counts the same way, from the
  * instant it was lost (`payment_disputes.lost_at`) until its funds were reinstated, if ever (`reinstated_at`): a
@@ -19,6 +20,7 @@ import { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import type { OrderChargeback, ReinstatedChargeback, SettledChargebackItem } from './chargebacks.ts'
 import { payableAccount } from './journal.ts'
+import { reserveWork } from './reserve-sources.ts'
 import {
   NO_FEE,
   type FailedRefund,
@@ -149,7 +151,8 @@ const concernsLine = Prisma.sql`(
 
 /**
  * Whether the settled session item `si` has refund work before `end`: a refund (or lost dispute) that counts and was
- * never taken from its line, or one taken from it that failed (was reinstated) and was never given back.
+ * never taken from its line, or one taken from it that failed (was reinstated) and was never given back; or a reserve
+ * to make or release (reserve-sources.ts).
  */
 const refundWork = (end: Date) => Prisma.sql`(
   EXISTS (SELECT 1 FROM refunds r WHERE r.tenant_id = si.tenant_id AND r.order_id = si.order_id AND ${countsAt(end)}
@@ -161,7 +164,8 @@ const refundWork = (end: Date) => Prisma.sql`(
              AND ${chargebackCountsAt(end)} AND NOT ${chargebackItem('CHARGEBACK')})
   OR EXISTS (SELECT 1 FROM ${disputesOfItemOrder}
              AND d.reinstated_at < ${end}
-             AND ${chargebackItem('CHARGEBACK')} AND NOT ${chargebackItem('CHARGEBACK_REVERSAL')}))`
+             AND ${chargebackItem('CHARGEBACK')} AND NOT ${chargebackItem('CHARGEBACK_REVERSAL')})
+  OR ${reserveWork(end, concernsLine)})`
 
 /** The provider's settled session lines with refunds to take or give back before the end. */
 export async function settledLinesWithRefunds(

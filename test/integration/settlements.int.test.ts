@@ -219,6 +219,7 @@ describe('marketplace settlements', () => {
       feeRefundAmount: 200,
       adjustmentAmount: 2_500,
       netAmount: 30_600,
+      reserveAmount: 0,
       payoutAmount: 30_600,
     })
     expect(first.providers.some((p: { providerId: string }) => p.providerId === idle)).toBe(false)
@@ -386,7 +387,7 @@ describe('marketplace settlements', () => {
         })
         await counted(tx, status === 'SUCCEEDED' ? row.amount : -row.amount)
       })
-    await refund(300, 'PENDING') // never settles: held, never taken
+    await refund(300, 'PENDING') // never settles: held (and its share reserved), never taken
     await refund(700, 'FAILED') // the processor never returned it
     const flipped = await refund(2_000, 'SUCCEEDED') // succeeded, then fails after the first settlement took it
     const late = await refund(1_000, 'PENDING') // asked for before the first period's end, succeeds after it
@@ -407,7 +408,8 @@ describe('marketplace settlements', () => {
         })
       )
 
-    // 1. Only the refund that succeeded: 10,000 gross, fee 1,000; 2,000 taken back with its fee of 200.
+    // 1. Only the refund that succeeded: 10,000 gross, fee 1,000; 2,000 taken back with its fee of 200. The two
+    // pending ones are reserved (issue 58): 300 less the 30 fee it would return, 1,000 less 100 (fee 770 − 670).
     const first = await settleUntilNow(new Date(Date.now() - 3 * 24 * HOUR).toISOString())
     expect(first.ana).toMatchObject({
       grossAmount: 10_000,
@@ -415,16 +417,25 @@ describe('marketplace settlements', () => {
       refundAmount: 2_000,
       feeRefundAmount: 200,
       netAmount: 7_200,
-      payoutAmount: 7_200,
+      reserveAmount: 270 + 900,
+      payoutAmount: 7_200 - 1_170,
     })
     expect(await itemsOf(first.run)).toEqual([
       { kind: 'REFUND', dedupeKey: `REFUND:${flipped}:${lineId}`, amount: 2_000, feeAmount: 200, refundId: flipped },
     ])
 
-    // 2. The late refund succeeded after the first period: it belongs to this one (share 1,000, fee 800 − 700).
+    // 2. The late refund succeeded after the first period: it belongs to this one (share 1,000, fee 800 − 700), and
+    // its reserve is released: the 900 it takes was held back, so nothing is owed back.
     await becomes(late, 'SUCCEEDED')
     const second = await settleUntilNow(first.periodEnd)
-    expect(second.ana).toMatchObject({ refundAmount: 1_000, feeRefundAmount: 100, netAmount: -900, payoutAmount: 0 })
+    expect(second.ana).toMatchObject({
+      refundAmount: 1_000,
+      feeRefundAmount: 100,
+      netAmount: -900,
+      reserveAmount: -900,
+      payoutAmount: 0,
+      balanceAfter: 0,
+    })
     expect(await itemsOf(second.run)).toEqual([
       { kind: 'REFUND', dedupeKey: `REFUND:${late}:${lineId}`, amount: 1_000, feeAmount: 100, refundId: late },
     ])
@@ -436,8 +447,9 @@ describe('marketplace settlements', () => {
       refundAmount: -2_000,
       feeRefundAmount: -200,
       netAmount: 1_800,
-      carriedForward: -900,
-      payoutAmount: 900,
+      carriedForward: 0,
+      reserveAmount: 0,
+      payoutAmount: 1_800,
       balanceAfter: 0,
     })
     expect(await itemsOf(third.run)).toEqual([
@@ -449,15 +461,18 @@ describe('marketplace settlements', () => {
         refundId: flipped,
       },
     ])
-    // Ana got 9,000 less the fee on it: exactly what the one refund that happened leaves her.
-    expect([first, second, third].reduce((sum, s) => sum + s.ana.payoutAmount, 0)).toBe(9_000 - 900)
+    // Ana got 9,000 less the fee on it: exactly what the one refund that happened leaves her, less the 270 still
+    // reserved for the refund that stays pending.
+    expect([first, second, third].reduce((sum, s) => sum + s.ana.payoutAmount, 0)).toBe(9_000 - 900 - 270)
 
-    // 4. Nothing is left to settle: the pending and the failed refunds never make Ana a provider to settle.
+    // 4. Nothing is left to settle: the pending (reserved once) and the failed refunds never make Ana a provider to
+    // settle again.
     const fourth = await settleUntilNow(third.periodEnd)
     expect(fourth.run.providers).toEqual([])
 
     const books = await balances(t)
     expect(balanceOf(books, `provider_payable:${a}`)).toBe(0)
+    expect(balanceOf(books, `provider_reserve:${a}`)).toBe(-270)
     expect(balanceOf(books, 'platform_fee_revenue')).toBe(-900)
     expect(books.data.reduce((s: number, acc: { balance: number }) => s + acc.balance, 0)).toBe(0)
     await entries(t)

@@ -45,18 +45,25 @@ export const ProviderSettlementResult = z
         'Balance owed to the provider before (negative: owed back; positive: an earlier payoutRemainder, or what a ' +
         'payout retry carried)',
     }),
+    reserveAmount: Amount.openapi({
+      description:
+        "Held back from the payout for the provider's share of disputes open and refunds pending at the period's " +
+        'end, net of reserves given back because their dispute or refund closed (negative: more given back than held)',
+    }),
     payoutAmount: Amount.openapi({
       description:
-        'max(0, carriedForward + net), rounded down to what the payout processor transfers in the currency (Stripe: ' +
-        'whole HUF and TWD, MGA; BHD, JOD, KWD, OMR, TND ending in 0; any amount without a processor)',
+        'max(0, carriedForward + net − reserveAmount), rounded down to what the payout processor transfers in the ' +
+        'currency (Stripe: whole HUF and TWD, MGA; BHD, JOD, KWD, OMR, TND ending in 0; any amount without a processor)',
     }),
     payoutRemainder: Amount.openapi({
       description:
-        'max(0, carriedForward + net) − payout: owed but below what the processor transfers; stays in balanceAfter ' +
-        "and is paid by the provider's next settlement (its carriedForward)",
+        'max(0, carriedForward + net − reserveAmount) − payout: owed but below what the processor transfers; stays in ' +
+        "balanceAfter and is paid by the provider's next settlement (its carriedForward)",
     }),
     balanceAfter: Amount.openapi({
-      description: 'carriedForward + net − payout: what the next settlement starts from (includes payoutRemainder)',
+      description:
+        'carriedForward + net − reserveAmount − payout: what the next settlement starts from (includes ' +
+        'payoutRemainder; what is reserved is not in it)',
     }),
     journalEntryId: z.string().nullable(),
   })
@@ -84,6 +91,7 @@ export const Settlement = z
         feeRefundAmount: Amount,
         adjustmentAmount: Amount,
         netAmount: Amount,
+        reserveAmount: Amount,
         payoutAmount: Amount,
       })
       .openapi({ description: 'Sums over the providers this run SETTLED' }),

@@ -11,6 +11,7 @@ const AMOUNTS = [
   'feeRefundAmount',
   'adjustmentAmount',
   'netAmount',
+  'reserveAmount',
   'payoutAmount',
 ] as const
 
@@ -31,6 +32,7 @@ export function toSettlement(s: SettlementRecord) {
       adjustmentAmount: ps.adjustmentAmount,
       netAmount: ps.netAmount,
       carriedForward: ps.carriedForward,
+      reserveAmount: ps.reserveAmount,
       payoutAmount: ps.payoutAmount,
       payoutRemainder: ps.payoutRemainder,
       balanceAfter: ps.balanceAfter,

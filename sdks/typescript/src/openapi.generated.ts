@@ -7367,6 +7367,7 @@ export interface components {
                 feeRefundAmount: number;
                 adjustmentAmount: number;
                 netAmount: number;
+                reserveAmount: number;
                 payoutAmount: number;
             };
             /** @description Grows while RUNNING */
@@ -7418,11 +7419,13 @@ export interface components {
             netAmount: number;
             /** @description Balance owed to the provider before (negative: owed back; positive: an earlier payoutRemainder, or what a payout retry carried) */
             carriedForward: number;
-            /** @description max(0, carriedForward + net), rounded down to what the payout processor transfers in the currency (Stripe: whole HUF and TWD, MGA; BHD, JOD, KWD, OMR, TND ending in 0; any amount without a processor) */
+            /** @description Held back from the payout for the provider's share of disputes open and refunds pending at the period's end, net of reserves given back because their dispute or refund closed (negative: more given back than held) */
+            reserveAmount: number;
+            /** @description max(0, carriedForward + net − reserveAmount), rounded down to what the payout processor transfers in the currency (Stripe: whole HUF and TWD, MGA; BHD, JOD, KWD, OMR, TND ending in 0; any amount without a processor) */
             payoutAmount: number;
-            /** @description max(0, carriedForward + net) − payout: owed but below what the processor transfers; stays in balanceAfter and is paid by the provider's next settlement (its carriedForward) */
+            /** @description max(0, carriedForward + net − reserveAmount) − payout: owed but below what the processor transfers; stays in balanceAfter and is paid by the provider's next settlement (its carriedForward) */
             payoutRemainder: number;
-            /** @description carriedForward + net − payout: what the next settlement starts from (includes payoutRemainder) */
+            /** @description carriedForward + net − reserveAmount − payout: what the next settlement starts from (includes payoutRemainder; what is reserved is not in it) */
             balanceAfter: number;
             journalEntryId: string | null;
         };

@@ -54,6 +54,7 @@ const facts = (): LedgerFacts => ({
     { id: 'ref_3', paymentId: 'pay_2', amount: 2000, currency: 'USD', status: 'PENDING', processorReference: null },
   ],
   entries: [{ id: 'jen_1', currency: 'USD', debit: 3000, credit: 3000 }],
+  reserves: { items: [], accounts: [] },
   transfers: [
     {
       id: 'pyx_1',

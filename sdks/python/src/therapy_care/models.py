@@ -4619,6 +4619,7 @@ class Totals(BaseModel):
     feeRefundAmount: int
     adjustmentAmount: int
     netAmount: int
+    reserveAmount: int
     payoutAmount: int
 
 
@@ -4652,22 +4653,28 @@ class ProviderSettlementResult(BaseModel):
             description='Balance owed to the provider before (negative: owed back; positive: an earlier payoutRemainder, or what a payout retry carried)'
         ),
     ]
+    reserveAmount: Annotated[
+        int,
+        Field(
+            description="Held back from the payout for the provider's share of disputes open and refunds pending at the period's end, net of reserves given back because their dispute or refund closed (negative: more given back than held)"
+        ),
+    ]
     payoutAmount: Annotated[
         int,
         Field(
-            description='max(0, carriedForward + net), rounded down to what the payout processor transfers in the currency (Stripe: whole HUF and TWD, MGA; BHD, JOD, KWD, OMR, TND ending in 0; any amount without a processor)'
+            description='max(0, carriedForward + net − reserveAmount), rounded down to what the payout processor transfers in the currency (Stripe: whole HUF and TWD, MGA; BHD, JOD, KWD, OMR, TND ending in 0; any amount without a processor)'
         ),
     ]
     payoutRemainder: Annotated[
         int,
         Field(
-            description="max(0, carriedForward + net) − payout: owed but below what the processor transfers; stays in balanceAfter and is paid by the provider's next settlement (its carriedForward)"
+            description="max(0, carriedForward + net − reserveAmount) − payout: owed but below what the processor transfers; stays in balanceAfter and is paid by the provider's next settlement (its carriedForward)"
         ),
     ]
     balanceAfter: Annotated[
         int,
         Field(
-            description='carriedForward + net − payout: what the next settlement starts from (includes payoutRemainder)'
+            description='carriedForward + net − reserveAmount − payout: what the next settlement starts from (includes payoutRemainder; what is reserved is not in it)'
         ),
     ]
     journalEntryId: str | None
