@@ -8,11 +8,14 @@
  * creator holding `users` as well (an administrator, or an integration allowed to administer users), so a `sessions`
  * and `api_keys` integration cannot mint itself a key that signs any provider's notes.
  */
+import { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { validationError } from '../errors.ts'
+import { grantHoldsSql } from './credential-grants.ts'
+import type { Scope } from './scopes.ts'
 
 /** The scope whose holder may link a credential to a provider: the scope of PATCH /v1/users/{id}. */
-export const LINKING_SCOPE = 'users'
+export const LINKING_SCOPE = 'users' satisfies Scope
 
 /** A credential that can carry a link: a platform user or an API key, by its id. */
 export interface LinkableCredential {
@@ -22,17 +25,29 @@ export interface LinkableCredential {
 
 /**
  * The provider a credential is linked to, read from its row in this transaction (so a link just cleared holds at
- * once).
+ * once). A key's link lives while its creator still grants `users`, as the key itself lives while its creator does
+ * (credential-grants.ts): a creator that lost the scope, or was revoked, leaves the key unlinked from then on. A
+ * user's link is the tenant's record of who that user is, like their role: it stays when whoever set it changes.
+ * @param now - the request's instant, for the keys between the key and its root (their expiry)
  * @returns the provider's id, or null for an unlinked credential and for an OAuth client (which cannot carry one)
  */
-export async function linkedProviderOf(uow: UnitOfWork, credential: LinkableCredential): Promise<string | null> {
-  const where = { id: credential.id, tenantId: uow.tenantId }
-  const select = { providerId: true }
+export async function linkedProviderOf(
+  uow: UnitOfWork,
+  credential: LinkableCredential,
+  now: Date
+): Promise<string | null> {
   switch (credential.type) {
-    case 'user':
-      return (await uow.tx.platformUser.findFirst({ where, select }))?.providerId ?? null
-    case 'api_key':
-      return (await uow.tx.apiKey.findFirst({ where, select }))?.providerId ?? null
+    case 'user': {
+      const where = { id: credential.id, tenantId: uow.tenantId }
+      return (await uow.tx.platformUser.findFirst({ where, select: { providerId: true } }))?.providerId ?? null
+    }
+    case 'api_key': {
+      const [key] = await uow.tx.$queryRaw<Array<{ providerId: string | null }>>`
+        SELECT provider_id AS "providerId" FROM api_keys
+         WHERE id = ${credential.id} AND tenant_id = ${uow.tenantId}
+           AND ${grantHoldsSql(Prisma.sql`tenant_id`, Prisma.sql`created_by`, now, LINKING_SCOPE)}`
+      return key?.providerId ?? null
+    }
     case 'client':
       return null
   }

@@ -195,7 +195,7 @@ export async function signNote(
     throw notSessionProvider("A note is signed by the session's provider: providerId must be the session's providerId.")
   }
   // The credential's link decides, not the attestation above (kept for compatibility).
-  const signedAs = await signingCapacity(uow, actor, session.providerId)
+  const signedAs = await signingCapacity(uow, actor, session.providerId, now)
   if (note.status === 'SIGNED') throw noteLocked('This note is already signed.')
   const incomplete = signingErrors(note)
   if (incomplete.length > 0) throw validationError(incomplete, 'The note is not complete enough to sign.')
@@ -257,7 +257,7 @@ export async function addAddendum(
     throw invalidStateTransition('Addenda amend signed notes; a draft is edited directly (PATCH).')
   }
   // Naming a provider as the author attributes clinical text to them: only their own linked credential may.
-  if (input.providerId) await assertWritesAs(uow, actor, input.providerId)
+  if (input.providerId) await assertWritesAs(uow, actor, input.providerId, now)
   const id = newId('noteAddendum')
   const contentHash = addendumContentHash({
     addendumId: id,

@@ -25,7 +25,9 @@ const ADMINISTRATOR_ROLES: readonly string[] = ['OWNER', 'ADMIN'] satisfies Plat
 
 const HOW_TO_LINK = {
   user: 'an administrator links a user to their provider with PATCH /v1/users/{id} { providerId }',
-  api_key: 'a key is linked to its provider when it is created, POST /v1/api-keys { providerId }',
+  api_key:
+    'a key is linked to its provider when it is created, POST /v1/api-keys { providerId }, and the link lasts while ' +
+    'its creator holds the users scope',
 } as const
 
 /**
@@ -37,7 +39,8 @@ const HOW_TO_LINK = {
 export async function signingCapacity(
   uow: UnitOfWork,
   credential: SigningCredential,
-  providerId: string
+  providerId: string,
+  now: Date
 ): Promise<SignedAs> {
   if (credential.type === 'client') {
     throw notSessionProvider(
@@ -45,7 +48,7 @@ export async function signingCapacity(
         "the session's provider, or as an administrator on the record."
     )
   }
-  const linked = await linkedProviderOf(uow, credential)
+  const linked = await linkedProviderOf(uow, credential, now)
   if (linked === providerId) return 'PROVIDER'
   if (credential.type === 'user' && ADMINISTRATOR_ROLES.includes(credential.role ?? '')) return 'ADMINISTRATOR'
   const who = credential.type === 'user' ? 'This user' : 'This API key'
@@ -64,9 +67,9 @@ export async function signingCapacity(
  * name: unlike a signature, an addendum has no "on the record" form, and its author is part of its hash.
  * @throws AppError `validation_error` (400) for a provider that is not the tenant's; `forbidden` (403) for anyone else
  */
-export async function assertWritesAs(uow: UnitOfWork, credential: SigningCredential, providerId: string) {
+export async function assertWritesAs(uow: UnitOfWork, credential: SigningCredential, providerId: string, now: Date) {
   await assertLinkableProvider(uow, providerId)
-  if ((await linkedProviderOf(uow, credential)) === providerId) return
+  if ((await linkedProviderOf(uow, credential, now)) === providerId) return
   throw forbidden(
     'An addendum names a provider as its author only when the credential is linked to that provider; leave ' +
       '`providerId` out to add it under your own credential.'

@@ -215,7 +215,8 @@ describe('a note from draft to signed', () => {
     expect(resign.body.code).toBe('note_locked')
 
     // Defence in depth: even a direct UPDATE or DELETE of the signed row fails.
-    const db = platform.api.deps.db
+    // As the owner: the platform's own logins may not touch notes outside a unit at all (docs/security.md).
+    const db = platform.db
     await expect(db.sessionNote.update({ where: { id: noteId }, data: { plan: 'tampered' } })).rejects.toThrow(
       /immutable/
     )
@@ -499,6 +500,30 @@ describe('who signs: a credential linked to the provider, or an administrator on
       signedBy: { type: 'api_key', id: linked.body.id },
       signedAs: 'PROVIDER',
     })
+  })
+
+  it("ends a key's link when its creator no longer administers users, though the key still works", async () => {
+    const { session, goalId, providerId } = await sessionWithGoal(admin)
+    const draft = await platform.http.post(notesOf(session.id), { token: admin, body: fullNote(goalId) })
+    // An administrator signed in through SSO links a key to the provider: they hold `users`, so the link is made.
+    const itAdmin = await user('kim', ['it-admins'])
+    const key = await newKey({ providerId }, itAdmin)
+    expect([key.status, key.body.providerId]).toEqual([201, providerId])
+    // Demoted to clinician (no `users`): the key goes on reading sessions, but signs as nobody's provider any more.
+    const users = await platform.http.get('/v1/users?limit=100', { token: admin })
+    const kim = (users.body.data as Array<{ id: string; email: string }>).find((u) => u.email === 'kim@centre.example')!
+    // By another administrator: a role is given only by a caller holding all of it (docs/access-control.md).
+    const demoted = await platform.http.request('PATCH', `/v1/users/${kim.id}`, {
+      token: await user('root', ['it-admins']),
+      body: { role: 'CLINICIAN' },
+    })
+    expect([demoted.status, demoted.body.role]).toEqual([200, 'CLINICIAN'])
+    expect((await platform.http.get(notesOf(session.id), { token: key.body.secret })).status).toBe(200)
+    expect(refusal(await sign(session.id, draft.body.id, key.body.secret, providerId))).toEqual([
+      403,
+      'not_session_provider',
+      expect.stringMatching(/^This API key is linked to no provider/),
+    ])
   })
 
   it('lets a clinician linked to the provider sign, an administrator sign on the record, and keeps front desk out', async () => {
