@@ -6,74 +6,37 @@
  * problem naming the field; the refund's view carrying its lines.
  */
 import { randomUUID } from 'node:crypto'
-import Stripe from 'stripe'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../domain/ids.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
-import { expectLedgerHolds } from '../support/ledger-check.ts'
-import { eventually, startPlatform, type Platform } from '../support/platform.ts'
-import { startStripeMock, type StripeMock } from '../support/stripe-mock.ts'
+import type { Platform } from '../support/platform.ts'
+import type { StripeMock } from '../support/stripe-mock.ts'
+import { startStripeCentres, type Centre, type StripeCentres } from '../support/stripe-centres.ts'
 
-const WEBHOOK_SECRET = 'whsec_refund_lines_test'
 const SCOPES = ['providers', 'settlements', 'children', 'orders', 'payments']
+let centres: StripeCentres
 let stripeMock: StripeMock
 let platform: Platform
-const signer = new Stripe('sk_test_123')
 
 beforeAll(async () => {
-  stripeMock = await startStripeMock()
-  platform = await startPlatform({
-    overrides: {
-      ONLINE_PAYMENT_PROCESSOR: 'stripe',
-      STRIPE_SECRET_KEY: 'sk_test_123',
-      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      STRIPE_API_BASE: stripeMock.url,
-    },
-  })
+  centres = await startStripeCentres('refund_lines')
+  ;({ platform, stripeMock } = centres)
 })
 
 afterAll(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning them
-  await Promise.allSettled([platform?.stop(), stripeMock?.stop()])
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
+  await centres?.stop()
 })
-
-interface Centre {
-  tenantId: string
-  token: string
-}
-
-const tenantsOfTest: string[] = []
-
-async function newCentre(): Promise<Centre> {
-  const client = await platform.newTenant(SCOPES, 'UTC')
-  tenantsOfTest.push(client.tenantId)
-  return { tenantId: client.tenantId, token: await platform.token(client) }
-}
 
 // After every test, each of its tenants' books hold against what the proxy's Stripe holds.
-afterEach(async () => {
-  for (const tenantId of tenantsOfTest.splice(0)) await expectLedgerHolds(platform, tenantId, stripeMock)
-})
+afterEach(() => centres.checkBooks())
 
+const newCentre = () => centres.newCentre(SCOPES)
 const send = (t: Centre, method: string, path: string, body?: unknown) =>
   platform.http.request(method, path, { token: t.token, body, headers: { 'Idempotency-Key': randomUUID() } })
-
-async function ok(t: Centre, method: string, path: string, body?: unknown, status = 200) {
-  const response = await send(t, method, path, body)
-  expect(response.status, `${method} ${path}: ${JSON.stringify(response.body)}`).toBe(status)
-  return response.body
-}
-
-async function deliver(event: object) {
-  const payload = JSON.stringify(event)
-  const header = signer.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET })
-  const answer = await platform.http.request('POST', '/processor-webhooks/stripe', {
-    raw: payload,
-    headers: { 'Content-Type': 'application/json', 'Stripe-Signature': header },
-  })
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200)
-  return answer.body.outcome as string
-}
+const ok = (t: Centre, method: string, path: string, body?: unknown, status = 200) =>
+  centres.ok(t, method, path, body, status)
+const deliver = (event: object) => centres.deliver(event)
 
 /** A COMPLETED appointment of `providerId`, written directly (booking is not what is tested here). */
 async function completedAppointment(t: Centre, providerId: string): Promise<string> {
@@ -123,21 +86,8 @@ async function paidByCard(t: Centre, lines: unknown[]) {
 
 /** A settlement of everything earned since `start`, run to completion; each provider's result by id. */
 async function settleFrom(t: Centre, start: Date) {
-  await new Promise((resolve) => setTimeout(resolve, 20))
-  const end = new Date()
-  const run = await ok(
-    t,
-    'POST',
-    '/v1/marketplace/settlements',
-    { currency: 'USD', periodStart: start.toISOString(), periodEnd: end.toISOString() },
-    202
-  )
-  const done = await eventually(async () => {
-    const body = await ok(t, 'GET', `/v1/marketplace/settlements/${run.id}`)
-    return body.status === 'COMPLETED' || body.status === 'FAILED' ? body : undefined
-  }, 60_000)
-  expect(done.status, JSON.stringify(done)).toBe('COMPLETED')
-  const providers = done.providers as Array<Record<string, unknown> & { providerId: string }>
+  const { end, run } = await centres.settleFrom(t, start)
+  const providers = run.providers as Array<Record<string, unknown> & { providerId: string }>
   return { end, of: (providerId: string) => providers.find((p) => p.providerId === providerId) }
 }
 

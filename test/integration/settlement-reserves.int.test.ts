@@ -8,67 +8,38 @@
  * nothing held ever paid out. After each test, the tenant's books pass the ledger check (reserves included) against
  * what the proxy's Stripe holds.
  */
-import { randomUUID } from 'node:crypto'
-import Stripe from 'stripe'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../domain/ids.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
-import { expectLedgerHolds } from '../support/ledger-check.ts'
-import { eventually, startPlatform, type Platform } from '../support/platform.ts'
-import { startStripeMock, type StripeMock } from '../support/stripe-mock.ts'
+import { eventually, type Platform } from '../support/platform.ts'
+import type { StripeMock } from '../support/stripe-mock.ts'
+import { startStripeCentres, stripeEvent, type Centre, type StripeCentres } from '../support/stripe-centres.ts'
 
-const WEBHOOK_SECRET = 'whsec_reserves_test'
-const CONNECT_SECRET = 'whsec_reserves_connect_test'
+let centres: StripeCentres
 let stripeMock: StripeMock
 let platform: Platform
-const signer = new Stripe('sk_test_123')
 
 beforeAll(async () => {
-  stripeMock = await startStripeMock()
-  platform = await startPlatform({
-    overrides: {
-      ONLINE_PAYMENT_PROCESSOR: 'stripe',
-      STRIPE_SECRET_KEY: 'sk_test_123',
-      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      STRIPE_CONNECT_WEBHOOK_SECRET: CONNECT_SECRET,
-      STRIPE_API_BASE: stripeMock.url,
-    },
-  })
+  centres = await startStripeCentres('reserves')
+  ;({ platform, stripeMock } = centres)
 })
 
 afterAll(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning them
-  await Promise.allSettled([platform?.stop(), stripeMock?.stop()])
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
+  await centres?.stop()
 })
 
-interface Centre {
-  tenantId: string
-  token: string
-}
+afterEach(() => centres.checkBooks())
 
-const tenantsOfTest: string[] = []
-
-afterEach(async () => {
-  for (const tenantId of tenantsOfTest.splice(0)) await expectLedgerHolds(platform, tenantId, stripeMock)
-})
+const ok = (t: Centre, method: string, path: string, body?: unknown, status = 200) =>
+  centres.ok(t, method, path, body, status)
+const deliver = (event: object) => centres.deliver(event)
 
 /** A centre with a 10% platform fee and a provider whose connected account Stripe enabled for payouts. */
 async function newCentre(): Promise<Centre & { providerId: string }> {
-  const client = await platform.newTenant(['providers', 'settlements', 'children', 'orders', 'payments'], 'UTC')
-  tenantsOfTest.push(client.tenantId)
-  // The onboarding redirects must be on one of the tenant's hosts: the host of a webhook endpoint of its own.
-  await platform.db.webhookEndpoint.create({
-    data: {
-      id: newId('webhookEndpoint'),
-      tenantId: client.tenantId,
-      url: 'https://centre.example/hooks',
-      eventTypes: ['*'],
-      enabled: false,
-      signingScheme: 'V2',
-      secret: 'whsec_dGVzdA==',
-    },
-  })
-  const t = { tenantId: client.tenantId, token: await platform.token(client) }
+  const t = await centres.newCentre(['providers', 'settlements', 'children', 'orders', 'payments'])
+  // The onboarding redirects must be on one of the tenant's hosts.
+  await centres.registerDomain(t.tenantId, 'centre.example')
   await ok(t, 'POST', '/v1/marketplace/fee-rules', { percentBps: 1000 }, 201)
   const providerId = (await ok(t, 'POST', '/v1/providers', { name: 'Gia SLP', timeZone: 'UTC' }, 201)).id as string
   const linked = await ok(t, 'POST', `/v1/providers/${providerId}/payout-account`, {
@@ -84,36 +55,6 @@ async function newCentre(): Promise<Centre & { providerId: string }> {
   expect(await deliver(stripeEvent('account.updated', account))).toBe('applied')
   return { ...t, providerId }
 }
-
-async function ok(t: Centre, method: string, path: string, body?: unknown, status = 200) {
-  const response = await platform.http.request(method, path, {
-    token: t.token,
-    body,
-    headers: { 'Idempotency-Key': randomUUID() },
-  })
-  expect(response.status, `${method} ${path}: ${JSON.stringify(response.body)}`).toBe(status)
-  return response.body
-}
-
-async function deliver(event: object) {
-  const payload = JSON.stringify(event)
-  const header = signer.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET })
-  const answer = await platform.http.request('POST', '/processor-webhooks/stripe', {
-    raw: payload,
-    headers: { 'Content-Type': 'application/json', 'Stripe-Signature': header },
-  })
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200)
-  return answer.body.outcome as string
-}
-
-const stripeEvent = (type: string, object: object) => ({
-  id: `evt_${randomUUID().replaceAll('-', '')}`,
-  object: 'event',
-  type,
-  created: Math.floor(Date.now() / 1000),
-  livemode: false,
-  data: { object },
-})
 
 /** What Stripe does, told by its signed event: the event must be applied. */
 const atStripe = async (type: string, id: string) => expect(await deliver(stripeMock.event(type, id))).toBe('applied')
@@ -166,25 +107,11 @@ async function paidSession(t: Centre & { providerId: string }, amount: number) {
   return { orderId: order.id as string, paymentId: payment.id as string, intentId }
 }
 
-/** Settles [start, now) and answers its end and the provider's result (runs of one tenant must not overlap). */
+/** Settles [start, now): its end, its (one) provider's result (none when it found nothing to settle) and totals. */
 async function settleFrom(t: Centre, start: Date) {
-  await new Promise((resolve) => setTimeout(resolve, 20))
-  const end = new Date()
-  const run = await ok(
-    t,
-    'POST',
-    '/v1/marketplace/settlements',
-    { currency: 'USD', periodStart: start.toISOString(), periodEnd: end.toISOString() },
-    202
-  )
-  const done = await eventually(async () => {
-    const body = await ok(t, 'GET', `/v1/marketplace/settlements/${run.id}`)
-    return body.status === 'COMPLETED' || body.status === 'FAILED' ? body : undefined
-  }, 60_000)
-  expect(done.status, JSON.stringify(done)).toBe('COMPLETED')
-  // No provider when the run found nothing to settle.
-  const [mine] = done.providers as Array<Record<string, unknown> | undefined>
-  return { id: run.id as string, end, provider: mine, totals: done.totals as Record<string, unknown> }
+  const { id, end, run } = await centres.settleFrom(t, start)
+  const [mine] = run.providers as Array<Record<string, unknown> | undefined>
+  return { id, end, provider: mine, totals: run.totals as Record<string, unknown> }
 }
 
 /** The provider's payable and reserve balances (credit − debit: what the platform owes), the books summing to zero. */

@@ -14,111 +14,48 @@
  * provider (the dispute fee never), and given back when Stripe reinstates the funds. Issue 58: a charge disputed again
  * after an inquiry closed, each dispute charged back (and given back) on its own.
  */
-import { randomUUID } from 'node:crypto'
-import Stripe from 'stripe'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../domain/ids.ts'
 import { stripeProcessor } from '../../adapters/stripe/stripe-processor.ts'
 import { PayoutRefusedError } from '../../domain/payouts/payout-processor.ts'
 import { sendPayout } from '../../domain/payouts/payout-sending.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
-import { expectLedgerHolds } from '../support/ledger-check.ts'
-import { eventually, startPlatform, type Platform } from '../support/platform.ts'
-import { startStripeMock, type StripeMock } from '../support/stripe-mock.ts'
+import { eventually, type Platform } from '../support/platform.ts'
+import type { StripeMock } from '../support/stripe-mock.ts'
+import { startStripeCentres, stripeEvent, type Centre, type StripeCentres } from '../support/stripe-centres.ts'
 
-const WEBHOOK_SECRET = 'whsec_payouts_test'
-const CONNECT_SECRET = 'whsec_payouts_connect_test'
 const SCOPES = ['providers', 'settlements', 'children', 'orders', 'payments']
+let centres: StripeCentres
 let stripeMock: StripeMock
 let platform: Platform
-const signer = new Stripe('sk_test_123')
 
 beforeAll(async () => {
-  stripeMock = await startStripeMock()
-  platform = await startPlatform({
-    overrides: {
-      ONLINE_PAYMENT_PROCESSOR: 'stripe',
-      STRIPE_SECRET_KEY: 'sk_test_123',
-      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      STRIPE_CONNECT_WEBHOOK_SECRET: CONNECT_SECRET,
-      STRIPE_API_BASE: stripeMock.url,
-    },
-  })
+  centres = await startStripeCentres('payouts')
+  ;({ platform, stripeMock } = centres)
 })
 
 afterAll(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning them
-  await Promise.allSettled([platform?.stop(), stripeMock?.stop()])
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
+  await centres?.stop()
 })
-
-interface Centre {
-  tenantId: string
-  token: string
-}
-
-/** The tenants a test made: the ledger check runs over each after it, against what the proxy's Stripe holds. */
-const tenantsOfTest: string[] = []
 
 /** A tenant whose registered domain (the host of a webhook endpoint of its own) is centre.example. */
 async function newCentre(): Promise<Centre> {
-  const client = await platform.newTenant(SCOPES, 'UTC')
-  tenantsOfTest.push(client.tenantId)
-  await registerDomain(client.tenantId, 'centre.example')
-  return { tenantId: client.tenantId, token: await platform.token(client) }
+  const t = await centres.newCentre(SCOPES)
+  await registerDomain(t.tenantId, 'centre.example')
+  return t
 }
 
-// Written directly: registering through the API resolves the host, and centre.example resolves nowhere.
-async function registerDomain(tenantId: string, host: string) {
-  await platform.db.webhookEndpoint.create({
-    data: {
-      id: newId('webhookEndpoint'),
-      tenantId,
-      url: `https://${host}/hooks`,
-      eventTypes: ['*'],
-      enabled: false,
-      signingScheme: 'V2',
-      secret: 'whsec_dGVzdA==',
-    },
-  })
-}
+const registerDomain = (tenantId: string, host: string) => centres.registerDomain(tenantId, host)
 
 // After every test, each of its tenants' books hold (domain/reconciliation/ledger-check.ts): every journal entry
 // balances, and every transfer paid here is at Stripe with the same amount net of reversals.
-afterEach(async () => {
-  for (const tenantId of tenantsOfTest.splice(0)) await expectLedgerHolds(platform, tenantId, stripeMock)
-})
+afterEach(() => centres.checkBooks())
 
-async function ok(t: Centre, method: string, path: string, body?: unknown, status = 200) {
-  const response = await platform.http.request(method, path, {
-    token: t.token,
-    body,
-    headers: { 'Idempotency-Key': randomUUID() },
-  })
-  expect(response.status, `${method} ${path}: ${JSON.stringify(response.body)}`).toBe(status)
-  return response.body
-}
-
-async function deliver(event: object, endpoint: 'platform' | 'connect' = 'platform') {
-  const payload = JSON.stringify(event)
-  const secret = endpoint === 'connect' ? CONNECT_SECRET : WEBHOOK_SECRET
-  const header = signer.webhooks.generateTestHeaderString({ payload, secret })
-  const path = endpoint === 'connect' ? '/processor-webhooks/stripe/connect' : '/processor-webhooks/stripe'
-  const answer = await platform.http.request('POST', path, {
-    raw: payload,
-    headers: { 'Content-Type': 'application/json', 'Stripe-Signature': header },
-  })
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200)
-  return answer.body.outcome as string
-}
-
-const event = (type: string, object: object) => ({
-  id: `evt_${randomUUID().replaceAll('-', '')}`,
-  object: 'event',
-  type,
-  created: Math.floor(Date.now() / 1000),
-  livemode: false,
-  data: { object },
-})
+const ok = (t: Centre, method: string, path: string, body?: unknown, status = 200) =>
+  centres.ok(t, method, path, body, status)
+const deliver = (event: object, endpoint: 'platform' | 'connect' = 'platform') => centres.deliver(event, endpoint)
+const event = stripeEvent
 
 /** A provider with a connected account that Stripe has enabled for payouts. */
 async function activeProvider(t: Centre, name: string) {
@@ -760,7 +697,11 @@ describe('settlement payouts', () => {
       })
     })
     // The transfer is sent as the settlement's activity sends it, by the same code, with Stripe's own client.
-    const stripe = stripeProcessor({ secretKey: 'sk_test_123', webhookSecret: WEBHOOK_SECRET, apiBase: stripeMock.url })
+    const stripe = stripeProcessor({
+      secretKey: 'sk_test_123',
+      webhookSecret: centres.webhookSecrets.platform,
+      apiBase: stripeMock.url,
+    })
     const before = stripeMock.requests.length
     expect(await sendPayout(platform.db, t.tenantId, blocked!.id, stripe, new Date())).toBe('PAID')
     const sent = stripeMock.requests.slice(before)
@@ -851,7 +792,11 @@ describe('payouts Stripe can make', () => {
     expect((await payouts(t, first.id))[0]).toMatchObject({ status: 'PARTIALLY_REVERSED', amountReversed: 14_145 })
 
     // A send Stripe refuses (its balance is short): FAILED, and a finding says the money waits in transit.
-    const stripe = stripeProcessor({ secretKey: 'sk_test_123', webhookSecret: WEBHOOK_SECRET, apiBase: stripeMock.url })
+    const stripe = stripeProcessor({
+      secretKey: 'sk_test_123',
+      webhookSecret: centres.webhookSecrets.platform,
+      apiBase: stripeMock.url,
+    })
     const refusing = {
       ...stripe,
       createTransfer: () =>
