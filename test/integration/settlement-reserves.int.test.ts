@@ -9,7 +9,6 @@
  * what the proxy's Stripe holds.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { newId } from '../../domain/ids.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { eventually, type Platform } from '../support/platform.ts'
 import type { StripeMock } from '../support/stripe-mock.ts'
@@ -60,52 +59,7 @@ async function newCentre(): Promise<Centre & { providerId: string }> {
 const atStripe = async (type: string, id: string) => expect(await deliver(stripeMock.event(type, id))).toBe('applied')
 
 /** A completed session of the provider on an order of `amount`, paid by card through Stripe. */
-async function paidSession(t: Centre & { providerId: string }, amount: number) {
-  const { locationId } = await runInUnitOfWork(platform.db, t.tenantId, ({ tx }) =>
-    tx.location.findFirstOrThrow({ select: { id: true } }).then((l) => ({ locationId: l.id }))
-  )
-  const childId = (
-    await ok(t, 'POST', '/v1/children', { firstName: 'Kai', lastName: 'Test', dateOfBirth: '2022-05-01' }, 201)
-  ).id as string
-  const startsAt = new Date(Date.now() - 3 * 3_600_000)
-  const appointmentId = newId('appointment')
-  await runInUnitOfWork(platform.db, t.tenantId, ({ tx }) =>
-    tx.appointment.create({
-      data: {
-        id: appointmentId,
-        tenantId: t.tenantId,
-        locationId,
-        childId,
-        providerId: t.providerId,
-        type: 'THERAPY_SESSION',
-        status: 'COMPLETED',
-        startsAt,
-        endsAt: new Date(startsAt.getTime() + 3_600_000),
-        completedAt: new Date(startsAt.getTime() + 3_600_000),
-        timeZone: 'UTC',
-        service: 'SPEECH_THERAPY',
-      },
-    })
-  )
-  const order = await ok(
-    t,
-    'POST',
-    '/v1/orders',
-    { status: 'OPEN', currency: 'USD', lines: [{ kind: 'SESSION', appointmentId, unitAmount: amount }] },
-    201
-  )
-  const payment = await ok(
-    t,
-    'POST',
-    '/v1/payments',
-    { orderId: order.id, amount, currency: 'USD', method: 'CARD_ONLINE' },
-    201
-  )
-  const intentId = payment.processorReference as string
-  stripeMock.setIntentStatus(intentId, 'succeeded')
-  await atStripe('payment_intent.succeeded', intentId)
-  return { orderId: order.id as string, paymentId: payment.id as string, intentId }
-}
+const paidSession = (t: Centre & { providerId: string }, amount: number) => centres.paidSession(t, t.providerId, amount)
 
 /** Settles [start, now): its end, its (one) provider's result (none when it found nothing to settle) and totals. */
 async function settleFrom(t: Centre, start: Date) {

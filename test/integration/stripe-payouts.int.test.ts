@@ -855,52 +855,7 @@ describe('payouts Stripe can make', () => {
 // provider kept the whole session while Stripe had taken the money (and its dispute fee) back.
 describe('a lost dispute (chargeback)', () => {
   /** A completed session of `providerId` on an order of `amount`, paid by card through Stripe. */
-  async function paidSession(t: Centre, providerId: string, amount: number) {
-    const { locationId } = await runInUnitOfWork(platform.db, t.tenantId, ({ tx }) =>
-      tx.location.findFirstOrThrow({ select: { id: true } }).then((l) => ({ locationId: l.id }))
-    )
-    const childId = (
-      await ok(t, 'POST', '/v1/children', { firstName: 'Kai', lastName: 'Test', dateOfBirth: '2022-05-01' }, 201)
-    ).id as string
-    const startsAt = new Date(Date.now() - 3 * 3_600_000)
-    const appointmentId = newId('appointment')
-    await runInUnitOfWork(platform.db, t.tenantId, ({ tx }) =>
-      tx.appointment.create({
-        data: {
-          id: appointmentId,
-          tenantId: t.tenantId,
-          locationId,
-          childId,
-          providerId,
-          type: 'THERAPY_SESSION',
-          status: 'COMPLETED',
-          startsAt,
-          endsAt: new Date(startsAt.getTime() + 3_600_000),
-          completedAt: new Date(startsAt.getTime() + 3_600_000),
-          timeZone: 'UTC',
-          service: 'SPEECH_THERAPY',
-        },
-      })
-    )
-    const order = await ok(
-      t,
-      'POST',
-      '/v1/orders',
-      { status: 'OPEN', currency: 'USD', lines: [{ kind: 'SESSION', appointmentId, unitAmount: amount }] },
-      201
-    )
-    const payment = await ok(
-      t,
-      'POST',
-      '/v1/payments',
-      { orderId: order.id, amount, currency: 'USD', method: 'CARD_ONLINE' },
-      201
-    )
-    const intentId = payment.processorReference as string
-    stripeMock.setIntentStatus(intentId, 'succeeded')
-    expect(await deliver(stripeMock.event('payment_intent.succeeded', intentId))).toBe('applied')
-    return { orderId: order.id as string, paymentId: payment.id as string, intentId }
-  }
+  const paidSession = (t: Centre, providerId: string, amount: number) => centres.paidSession(t, providerId, amount)
 
   const itemsOf = (t: Centre, kinds: string[]) =>
     runInUnitOfWork(

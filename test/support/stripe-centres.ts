@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto'
 import Stripe from 'stripe'
 import { expect } from 'vitest'
 import { newId } from '../../domain/ids.ts'
+import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import type { HttpResponse } from './http.ts'
 import { expectLedgerHolds } from './ledger-check.ts'
 import { eventually, startPlatform, type Platform } from './platform.ts'
@@ -36,6 +37,12 @@ export interface StripeCentres {
   ok(t: Centre, method: string, path: string, body?: unknown, status?: number): Promise<Body>
   /** Posts a signed Stripe event to the platform's webhook (or its Connect one): the outcome it answered. */
   deliver(event: object, endpoint?: 'platform' | 'connect'): Promise<string>
+  /** A COMPLETED session of `providerId` (written directly) on an order of `amount`, paid by card through Stripe. */
+  paidSession(
+    t: Centre,
+    providerId: string,
+    amount: number
+  ): Promise<{ orderId: string; paymentId: string; intentId: string }>
   /** Settles [start, now) in USD and waits for the run to end: its id, end, and the run's view (COMPLETED). */
   settleFrom(t: Centre, start: Date): Promise<{ id: string; end: Date; run: Body }>
   /** The books of every centre made since the last call hold against what the proxy's Stripe holds (afterEach). */
@@ -87,6 +94,18 @@ export async function startStripeCentres(name: string): Promise<StripeCentres> {
     return response.body
   }
 
+  const deliver: StripeCentres['deliver'] = async (event, endpoint = 'platform') => {
+    const payload = JSON.stringify(event)
+    const header = signer.webhooks.generateTestHeaderString({ payload, secret: secrets[endpoint] })
+    const path = endpoint === 'connect' ? '/processor-webhooks/stripe/connect' : '/processor-webhooks/stripe'
+    const answer = await platform.http.request('POST', path, {
+      raw: payload,
+      headers: { 'Content-Type': 'application/json', 'Stripe-Signature': header },
+    })
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+    return answer.body.outcome as string
+  }
+
   return {
     platform,
     stripeMock,
@@ -111,16 +130,43 @@ export async function startStripeCentres(name: string): Promise<StripeCentres> {
       })
     },
     ok,
-    async deliver(event, endpoint = 'platform') {
-      const payload = JSON.stringify(event)
-      const header = signer.webhooks.generateTestHeaderString({ payload, secret: secrets[endpoint] })
-      const path = endpoint === 'connect' ? '/processor-webhooks/stripe/connect' : '/processor-webhooks/stripe'
-      const answer = await platform.http.request('POST', path, {
-        raw: payload,
-        headers: { 'Content-Type': 'application/json', 'Stripe-Signature': header },
-      })
-      expect(answer.status, JSON.stringify(answer.body)).toBe(200)
-      return answer.body.outcome as string
+    deliver,
+    async paidSession(t, providerId, amount) {
+      const { id: locationId } = await runInUnitOfWork(platform.db, t.tenantId, ({ tx }) =>
+        tx.location.findFirstOrThrow({ select: { id: true } })
+      )
+      const child = { firstName: 'Kai', lastName: 'Test', dateOfBirth: '2022-05-01' }
+      const childId = (await ok(t, 'POST', '/v1/children', child, 201)).id as string
+      // Booking is not what these tests are about: the session is written as done, three hours ago.
+      const startsAt = new Date(Date.now() - 3 * 3_600_000)
+      const endsAt = new Date(startsAt.getTime() + 3_600_000)
+      const appointmentId = newId('appointment')
+      await runInUnitOfWork(platform.db, t.tenantId, ({ tx }) =>
+        tx.appointment.create({
+          data: {
+            id: appointmentId,
+            tenantId: t.tenantId,
+            locationId,
+            childId,
+            providerId,
+            type: 'THERAPY_SESSION',
+            status: 'COMPLETED',
+            startsAt,
+            endsAt,
+            completedAt: endsAt,
+            timeZone: 'UTC',
+            service: 'SPEECH_THERAPY',
+          },
+        })
+      )
+      const lines = [{ kind: 'SESSION', appointmentId, unitAmount: amount }]
+      const order = await ok(t, 'POST', '/v1/orders', { status: 'OPEN', currency: 'USD', lines }, 201)
+      const pay = { orderId: order.id, amount, currency: 'USD', method: 'CARD_ONLINE' }
+      const payment = await ok(t, 'POST', '/v1/payments', pay, 201)
+      const intentId = payment.processorReference as string
+      stripeMock.setIntentStatus(intentId, 'succeeded')
+      expect(await deliver(stripeMock.event('payment_intent.succeeded', intentId))).toBe('applied')
+      return { orderId: order.id as string, paymentId: payment.id as string, intentId }
     },
     async settleFrom(t, start) {
       // Runs of one tenant must not overlap: the next period starts where this one ends, a moment from now.
