@@ -84,11 +84,28 @@ export async function provisionApplicationLogins(ownerUrl: string, logins: Datab
   const owner = new pg.Client({ connectionString: ownerUrl })
   await owner.connect()
   try {
-    await ensureLogin(owner, logins.units, MEMBERSHIP.units)
-    await ensureLogin(owner, logins.system, MEMBERSHIP.system)
+    await concurrentlySafe(() => ensureLogin(owner, logins.units, MEMBERSHIP.units))
+    await concurrentlySafe(() => ensureLogin(owner, logins.system, MEMBERSHIP.system))
     await owner.query('SELECT app_grant_system_role()')
   } finally {
     await owner.end()
+  }
+}
+
+/**
+ * Runs `step` again when another session changed the same role at the same moment: roles belong to the server, so two
+ * set-ups of two databases (two test runs, two starts) may alter one login at once, and PostgreSQL then refuses the
+ * later catalogue update ("tuple concurrently updated"). The step is idempotent.
+ */
+async function concurrentlySafe(step: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await step()
+    } catch (error) {
+      const concurrent = /tuple concurrently (updated|deleted)/.test(String((error as Error).message))
+      if (!concurrent || attempt >= 5) throw error
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt))
+    }
   }
 }
 
