@@ -41,23 +41,8 @@ export interface PendingMoney {
   lines?: ReadonlyArray<{ orderLineId: string; amount: number }>
 }
 
-/** A RESERVE a settlement made on a line, and what became of its refund or dispute by this settlement's end. */
-export interface HeldReserve {
-  source: ReserveSource
-  sourceId: string
-  paymentId?: string
-  orderLineId: string
-  amount: number
-  fee: number
-  /** A RESERVE_RELEASE of it exists. */
-  released: boolean
-  /** When its refund or dispute stopped being pending or open, when that was before the end (epoch ms); else null. */
-  closedAt: number | null
-}
-
-/** A reserve made or released on one line. */
-export interface ReserveMovement {
-  kind: 'RESERVE' | 'RESERVE_RELEASE'
+/** What a reserve item names: its refund or dispute, the line, the line's share and the fee that share returns. */
+interface ReserveLine {
   source: ReserveSource
   sourceId: string
   paymentId?: string
@@ -66,6 +51,19 @@ export interface ReserveMovement {
   amount: number
   /** The platform fee that share would return: the provider's part held is amount − fee. */
   fee: number
+}
+
+/** A RESERVE a settlement made on a line, and what became of its refund or dispute by this settlement's end. */
+export interface HeldReserve extends ReserveLine {
+  /** A RESERVE_RELEASE of it exists. */
+  released: boolean
+  /** When its refund or dispute stopped being pending or open, when that was before the end (epoch ms); else null. */
+  closedAt: number | null
+}
+
+/** A reserve made or released on one line. */
+export interface ReserveMovement extends ReserveLine {
+  kind: 'RESERVE' | 'RESERVE_RELEASE'
   /** When it happened: the refund or dispute was recorded (RESERVE), or closed (RESERVE_RELEASE). */
   at: number
 }

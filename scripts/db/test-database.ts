@@ -67,12 +67,6 @@ const withDatabase = (serverUrl: string, name: string) => {
   return url.toString()
 }
 
-/**
- * The test logins of a server (application-logins.ts): roles belong to the whole server, so two runs at once (a
- * developer's file beside a full run) must agree on their passwords, which are derived from the owner's URL.
- */
-const testLogins = (serverUrl: string, name: string): DatabaseLogins => derivedLogins(serverUrl, name)
-
 const singleLogin = (url: string): DatabaseLogins => ({ system: url, units: url })
 
 /**
@@ -96,7 +90,7 @@ export async function provisionDatabaseTemplate(
   const templateName = scratchName('_template')
   await adminQuery(serverUrl, `CREATE DATABASE ${templateName}`)
   await applyMigrations(withDatabase(serverUrl, templateName))
-  await provisionApplicationLogins(withDatabase(serverUrl, templateName), testLogins(serverUrl, templateName))
+  await provisionApplicationLogins(withDatabase(serverUrl, templateName), derivedLogins(serverUrl, templateName))
   return {
     template: { kind: 'postgresql', serverUrl, templateName },
     stop: () => dropDatabase(serverUrl, templateName),
@@ -122,7 +116,7 @@ export async function openTestDatabase(template: DatabaseTemplate): Promise<Test
   await adminQuery(template.serverUrl, `CREATE DATABASE ${name} TEMPLATE ${template.templateName}`)
   return {
     url: withDatabase(template.serverUrl, name),
-    logins: testLogins(template.serverUrl, name),
+    logins: derivedLogins(template.serverUrl, name),
     kind: 'postgresql',
     stop: () => dropDatabase(template.serverUrl, name),
   }
@@ -144,10 +138,10 @@ export async function provisionTestDatabase(): Promise<TestDatabase> {
   const name = scratchName()
   await adminQuery(serverUrl, `CREATE DATABASE ${name}`)
   await applyMigrations(withDatabase(serverUrl, name))
-  await provisionApplicationLogins(withDatabase(serverUrl, name), testLogins(serverUrl, name))
+  await provisionApplicationLogins(withDatabase(serverUrl, name), derivedLogins(serverUrl, name))
   return {
     url: withDatabase(serverUrl, name),
-    logins: testLogins(serverUrl, name),
+    logins: derivedLogins(serverUrl, name),
     kind: 'postgresql',
     stop: () => dropDatabase(serverUrl, name),
   }
