@@ -152,7 +152,12 @@ export async function sendRefund(
   await runInUnitOfWork(db, tenantId, async (uow) => {
     const order = await lockOrder(uow, refund.orderId)
     const current = await uow.tx.refund.findFirstOrThrow({ where: { id: refundId, tenantId } })
-    await moveRefund(uow, order, current, answer.status, now(), {
+    // The answer is Stripe's word when it made the refund. Whatever moved it meanwhile is as new or newer: the other
+    // caller's answer (the request and the workflow ask with one key) or an event, such as a `refund.failed` that
+    // overtook this answer. So only a refund still PENDING takes it; a FAILED one revived here would count money
+    // that never left, without the room check Stripe's later success goes through (processor-refund-events.ts).
+    const reported = current.status === 'PENDING' ? answer.status : current.status
+    await moveRefund(uow, order, current, reported, now(), {
       processorReference: answer.id,
       failureMessage: answer.failureMessage,
     })

@@ -492,6 +492,35 @@ describe('refunds through Stripe', () => {
     expect(after.refunds).toEqual([expect.objectContaining({ id: refund.body.id, status: 'FAILED' })])
     expect(await getOrder(t, orderId)).toMatchObject({ status: 'PAID', amountRefunded: 0 })
   })
+
+  it("keeps a refund failed when Stripe's refund.failed overtakes the answer to our own call", async () => {
+    const t = await freshTenant()
+    const orderId = await openOrder(t, 2_000)
+    const payment = await succeededPayment(t, orderId, 2_000)
+    const processor = platform.api.deps.onlinePayments!
+    const createRefund = processor.createRefund.bind(processor)
+    // Stripe makes the refund and answers "succeeded"; its refund.failed is delivered before that answer is read.
+    processor.createRefund = async (input) => {
+      const answer = await createRefund(input)
+      const failed = refundEvent('refund.failed', 'failed', t, payment, { id: input.refundId, amount: input.amount })
+      expect((await deliver(failed)).body.outcome).toBe('applied')
+      return answer
+    }
+    try {
+      const refund = await platform.http.post(`/v1/payments/${payment.id}/refunds`, {
+        token: t.token,
+        body: { reason: 'SERVICE_NOT_PROVIDED' },
+      })
+      expect(refund.status, JSON.stringify(refund.body)).toBe(201)
+      expect(refund.body.status).toBe('FAILED')
+    } finally {
+      processor.createRefund = createRefund
+    }
+    const after = await getPayment(t, payment.id)
+    expect(after.amountRefunded).toBe(0)
+    expect(after.refunds).toEqual([expect.objectContaining({ status: 'FAILED' })])
+    expect(await getOrder(t, orderId)).toMatchObject({ status: 'PAID', amountRefunded: 0 })
+  })
 })
 
 describe('a refund Stripe reports succeeded after it failed', () => {
