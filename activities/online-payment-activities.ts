@@ -66,7 +66,7 @@ export function createOnlinePaymentActivities({
         createWorkflowOutbox({ db, temporal: client, taskQueue: info.taskQueue, logger })
       )
       const status = await final(() => cancelOnlinePayment(db, tenantId, paymentId, processorOf(online), flows, clock))
-      return status === 'CANCELED' ? 'CANCELED' : 'SETTLED'
+      return status === 'SUCCEEDED' ? 'SETTLED' : status
     },
   }
 }

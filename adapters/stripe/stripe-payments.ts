@@ -10,11 +10,12 @@ import Stripe from 'stripe'
 import {
   ProcessorLimitError,
   ProcessorRefusedError,
+  type IntentCancellation,
   type OnlinePaymentProcessor,
   type ProcessorLimit,
 } from '../../domain/payments/online-processor.ts'
 import { stripeAmountOf, toStripeAmount } from './stripe-currencies.ts'
-import { disputeOf, metadataOf, refundHeldOf } from './stripe-objects.ts'
+import { currencyOf, disputeOf, metadataOf, ours, refundHeldOf } from './stripe-objects.ts'
 
 /** What of the online-payment seam these calls fill (the rest is the processor's name, mode and webhooks). */
 export type StripePayments = Omit<OnlinePaymentProcessor, 'name' | 'livemode' | 'parseWebhook'>
@@ -22,6 +23,16 @@ export type StripePayments = Omit<OnlinePaymentProcessor, 'name' | 'livemode' | 
 /** Stripe's answer to cancelling an intent that is already past cancelling. */
 const isUnexpectedState = (error: unknown) =>
   error instanceof Stripe.errors.StripeInvalidRequestError && error.code === 'payment_intent_unexpected_state'
+
+/**
+ * A succeeded intent's amount and currency, read as its webhook's are (stripe-events.ts), so the domain checks them
+ * against our payment the same way on either path.
+ */
+const succeededOf = (intent: Stripe.PaymentIntent): IntentCancellation => ({
+  status: 'succeeded',
+  amount: ours(intent.amount, intent.currency),
+  currency: currencyOf(intent.currency),
+})
 
 /**
  * Stripe's refusal of a request for its amount or currency under Stripe's own limits (issue 58): its minimum and
@@ -66,13 +77,13 @@ export function stripePayments(stripe: Stripe): StripePayments {
           { cancellation_reason: 'abandoned' },
           { idempotencyKey }
         )
-        return intent.status === 'succeeded' ? 'succeeded' : 'canceled'
+        return intent.status === 'succeeded' ? succeededOf(intent) : { status: 'canceled' }
       } catch (error) {
         if (!isUnexpectedState(error)) throw error
         // Already succeeded (the payer finished just before), or already cancelled: Stripe's own word on which.
         const intent = await stripe.paymentIntents.retrieve(intentId)
-        if (intent.status === 'succeeded') return 'succeeded'
-        if (intent.status === 'canceled') return 'canceled'
+        if (intent.status === 'succeeded') return succeededOf(intent)
+        if (intent.status === 'canceled') return { status: 'canceled' }
         throw error
       }
     },

@@ -29,8 +29,11 @@ export interface PaymentExpiryWorkflowInput {
   paymentId: string
 }
 
-/** What the expiry found: the payment had settled (nothing to do), or it was cancelled now. */
-export type PaymentExpiryOutcome = 'SETTLED' | 'CANCELED'
+/**
+ * What the expiry found: the payment had settled (nothing to do), or it was cancelled now, or the processor said its
+ * intent succeeded for another amount or currency than the payment's (not applied: a finding for an operator).
+ */
+export type PaymentExpiryOutcome = 'SETTLED' | 'CANCELED' | 'MISMATCH'
 
 /**
  * The online-payment activities (activities/online-payment-activities.ts) as the refund and payment expiry workflows proxy them. The factory declares that it returns this

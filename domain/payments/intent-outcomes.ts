@@ -2,6 +2,9 @@
  * @module What an online payment's intent settling does to our books, applied under the order's lock, from the
  * processor's webhook or from its answer to a cancellation that came too late.
  *
+ * Either way the processor's word counts only for what our payment asks: a success reported with another amount or
+ * currency is applied to nothing and reported as an `EVENT_MISMATCH` finding ({@link intentMismatch}, issue 58).
+ *
  * A success the order can take moves its money and emits `payment.succeeded`, once. A success the order can no longer
  * take (it was voided, or paid another way meanwhile) is still money received: the payment is recorded SUCCEEDED and
  * `unapplied` (it never counts on the order), a refund of all of it is recorded and sent durably by its workflow, and
@@ -20,12 +23,39 @@ import { ACCEPTS_PAYMENT } from '../orders/order-status.ts'
 import { recordFinding } from '../reconciliation/findings.ts'
 import { nextPaymentStatus } from './online-payment-transitions.ts'
 import type { PaymentFlows } from './payment-flows.ts'
+import { mismatch } from './processor-event-context.ts'
 import { recordOnlineRefund } from './online-refunds.ts'
 import { countOnOrder } from './payment-service.ts'
 
 /** Whether a locked order can still take `amount` (a payment's own hold was on its balance, never a part of it). */
 export const orderCanTake = (order: Pick<OrderWithLines, 'status' | 'balance'>, amount: number) =>
   ACCEPTS_PAYMENT.includes(order.status) && amount <= order.balance
+
+/** What the processor reports of an intent of ours: its id, and the amount (ISO minor units) and currency it charged. */
+export interface IntentReport {
+  intentId: string
+  amount: number
+  currency: string
+}
+
+/**
+ * Checks the processor's report of an intent (its webhook, or its answer to our cancellation) against our payment: one
+ * of another amount or currency is recorded as an `EVENT_MISMATCH` finding and must not be applied, and the payment
+ * keeps what it holds for an operator to look into.
+ * @param source - what made the report, named in the finding (`payment.succeeded`, `answer to a cancellation`)
+ * @returns `mismatch` when it disagrees (the finding recorded), undefined when it may be applied
+ */
+export async function intentMismatch(
+  uow: UnitOfWork,
+  payment: Payment,
+  report: IntentReport,
+  source: string,
+  now: Date
+): Promise<'mismatch' | undefined> {
+  if (report.amount === payment.amount && report.currency === payment.currency) return undefined
+  const subject = { objectType: 'PAYMENT' as const, objectId: payment.id, processorReference: report.intentId }
+  return mismatch(uow, { now }, subject, payment, report, source)
+}
 
 /**
  * Applies an intent's success to its payment (read under the order's lock).

@@ -31,7 +31,7 @@ import type { PaymentFlows } from './payment-flows.ts'
 import { ProcessorLimitError, type OnlinePaymentProcessor } from './online-processor.ts'
 import { getPayment, lockOrderForPayment, paymentOfOrder, type PaymentWithRefunds } from './payment-service.ts'
 import { keyBeforeCallers, processorKey, type RequestKey } from './processor-keys.ts'
-import { applyIntentSucceeded } from './intent-outcomes.ts'
+import { applyIntentSucceeded, intentMismatch } from './intent-outcomes.ts'
 
 export interface OnlinePaymentInput {
   orderId: string
@@ -173,8 +173,10 @@ export async function startOnlinePayment(
 /**
  * Cancels an online payment the payer has not completed: its intent is cancelled at the processor, then the payment is
  * CANCELED (what it held of the order's balance released). Holds no transaction during the call. When the processor
- * had already taken the money, the success is applied instead (as its webhook would).
- * @returns the payment's status afterwards
+ * had already taken the money, the success is applied instead, checked as its webhook's is: one of another amount or
+ * currency than the payment's is applied to nothing and reported (`MISMATCH`: the payment stays PENDING, holding its
+ * amount, for an operator; issue 58).
+ * @returns the payment's status afterwards, or `MISMATCH`
  * @throws AppError `not_found`; what the processor threw when it may succeed on a retry
  */
 export async function cancelOnlinePayment(
@@ -184,7 +186,7 @@ export async function cancelOnlinePayment(
   processor: OnlinePaymentProcessor,
   flows: PaymentFlows,
   now: () => Date
-): Promise<'SUCCEEDED' | 'CANCELED'> {
+): Promise<'SUCCEEDED' | 'CANCELED' | 'MISMATCH'> {
   // Twice at most: an intent recorded between our read and our write (its request was creating it) is cancelled at
   // the processor on the second pass, never left payable behind a CANCELED payment (issue 46).
   for (let pass = 1; ; pass++) {
@@ -203,12 +205,14 @@ export async function cancelOnlinePayment(
         })
       : // No intent recorded: none was handed out, and the request creating one cancels it should we win the race
         // (startOnlinePayment).
-        'canceled'
+        ({ status: 'canceled' } as const)
     const done = await runInUnitOfWork(db, tenantId, async (uow) => {
       const order = await lockOrder(uow, payment.orderId)
       const current = await uow.tx.payment.findFirstOrThrow({ where: { id: paymentId, tenantId } })
-      if (outcome === 'succeeded') {
-        await applyIntentSucceeded(uow, order, current, current.processorReference ?? '', flows, now())
+      if (outcome.status === 'succeeded') {
+        const report = { ...outcome, intentId: current.processorReference ?? '' }
+        if (await intentMismatch(uow, current, report, 'answer to a cancellation', now())) return 'MISMATCH'
+        await applyIntentSucceeded(uow, order, current, report.intentId, flows, now())
         return 'SUCCEEDED'
       }
       if (!nextPaymentStatus(current.status, 'CANCELED'))

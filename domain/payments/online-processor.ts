@@ -17,6 +17,12 @@ export interface PaymentIntent {
 }
 
 /**
+ * What cancelling an intent found: it is cancelled, or it had already succeeded, with what the processor says it
+ * charged (ISO minor units), which must be our payment's for the success to count (intent-outcomes.ts).
+ */
+export type IntentCancellation = { status: 'canceled' } | { status: 'succeeded'; amount: number; currency: string }
+
+/**
  * An online processor (Stripe). Every call that creates something takes an idempotency key, stored with our record
  * before the call, so a retried request (or a retry after a crash) gets the processor's first answer back instead
  * of a second charge or refund.
@@ -62,9 +68,10 @@ export interface OnlinePaymentProcessor {
   ): Promise<{ id: string; status: 'PENDING' | 'SUCCEEDED' | 'FAILED'; failureMessage: string | null }>
   /**
    * Cancels an intent the payer has not completed (it expired, or the centre gave it up), so it can no longer pay.
-   * @returns `canceled`, or `succeeded` when the processor had already taken the money (the success then counts)
+   * @returns `canceled`, or `succeeded` with the intent's amount and currency when the processor had already taken
+   *   the money (the success then counts, if they are our payment's)
    */
-  cancelPaymentIntent(input: { intentId: string; idempotencyKey: string }): Promise<'canceled' | 'succeeded'>
+  cancelPaymentIntent(input: { intentId: string; idempotencyKey: string }): Promise<IntentCancellation>
   /**
    * Verifies a webhook's signature over the raw body and maps it.
    * @param endpoint - which of our endpoints received it: the platform account's events, or connected accounts'

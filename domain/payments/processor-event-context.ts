@@ -92,7 +92,7 @@ export async function isStale(uow: UnitOfWork, ctx: ProcessorEventContext, envel
 /** Reports an event that disagrees with our record, and answers `mismatch`. */
 export async function mismatch(
   uow: UnitOfWork,
-  ctx: ProcessorEventContext,
+  ctx: Pick<ProcessorEventContext, 'now'>,
   found: { objectType: 'PAYMENT' | 'REFUND' | 'DISPUTE'; objectId: string | null; processorReference: string | null },
   ours: { amount: number; currency: string },
   theirs: { amount: number; currency: string },

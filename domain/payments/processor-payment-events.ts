@@ -5,11 +5,10 @@
  * the payment's, or with another amount or currency, changes nothing.
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { applyIntentSucceeded } from './intent-outcomes.ts'
+import { applyIntentSucceeded, intentMismatch } from './intent-outcomes.ts'
 import { nextPaymentStatus } from './online-payment-transitions.ts'
 import {
   lockedPayment,
-  mismatch,
   type Kind,
   type ProcessorEventContext,
   type ProcessorEventOutcome,
@@ -29,9 +28,9 @@ export async function applyPaymentEvent(
   // The intent is ours only if it is the one we made for this payment (or, after a crash before we stored its id,
   // the metadata we gave it says so: the signature proves the processor sent it).
   if (payment.processorReference && payment.processorReference !== event.intentId) return 'unknown_record'
-  if (event.kind !== 'payment.canceled' && (event.amount !== payment.amount || event.currency !== payment.currency)) {
-    const subject = { objectType: 'PAYMENT' as const, objectId: payment.id, processorReference: event.intentId }
-    return mismatch(uow, ctx, subject, payment, event, event.kind)
+  if (event.kind !== 'payment.canceled') {
+    const disagrees = await intentMismatch(uow, payment, event, event.kind, ctx.now)
+    if (disagrees) return disagrees
   }
   if (event.kind === 'payment.succeeded') {
     return (await applyIntentSucceeded(uow, order, payment, event.intentId, ctx.flows, ctx.now))

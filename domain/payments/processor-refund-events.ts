@@ -106,7 +106,10 @@ export async function applyRefundEvent(
 /**
  * A refund made at the processor directly (its dashboard): recorded as a refund of the payment, origin PROCESSOR, and
  * moved to the state the processor reports. One the payment cannot hold (more than is left to refund) is reported
- * instead of recorded.
+ * instead of recorded. A failed one is recorded too, though it moved no money: its event, applied, is what makes an
+ * older word about the refund stale (a `refund.created` that said succeeded, delivered after the `refund.failed`),
+ * and its row is what has that doubt asked of the processor (refundAsHeld); ignored, the older success counted money
+ * that never left (issue 58).
  */
 async function recordDashboardRefund(
   uow: UnitOfWork,
@@ -115,12 +118,13 @@ async function recordDashboardRefund(
   payment: Payment,
   event: Kind<'refund.updated'>
 ): Promise<ProcessorEventOutcome> {
-  if (event.status === 'FAILED') return 'ignored'
   const withRefunds = await uow.tx.payment.findFirstOrThrow({
     where: { id: payment.id, tenantId: uow.tenantId },
     include: { refunds: true },
   })
-  if (payment.status !== 'SUCCEEDED' || event.amount > refundableOf(withRefunds)) {
+  // A failed refund holds no room and moves no money: there is nothing for the payment to be unable to hold.
+  const heldOrCounted = event.status !== 'FAILED'
+  if (heldOrCounted && (payment.status !== 'SUCCEEDED' || event.amount > refundableOf(withRefunds))) {
     const subject = { objectType: 'REFUND' as const, objectId: null, processorReference: event.processorRefundId }
     const refundable = payment.status === 'SUCCEEDED' ? refundableOf(withRefunds) : 0
     return mismatch(uow, ctx, subject, { amount: refundable, currency: payment.currency }, event, 'refund event')
@@ -140,6 +144,6 @@ async function recordDashboardRefund(
       processorReference: event.processorRefundId,
     },
   })
-  await moveRefund(uow, order, refund, event.status, ctx.now)
+  await moveRefund(uow, order, refund, event.status, ctx.now, { failureMessage: event.failureMessage })
   return 'applied'
 }

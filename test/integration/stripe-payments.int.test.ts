@@ -585,6 +585,34 @@ describe("a refund's events in Stripe's order (issue 46, item 7)", () => {
     expect((await getPayment(t, payment.id)).refunds).toEqual([expect.objectContaining({ status: 'FAILED' })])
     expect(await getOrder(t, orderId)).toMatchObject({ amountRefunded: 0, status: 'PAID' })
   })
+
+  // Issue 58, item 5: a Dashboard refund first seen failed was ignored, so its older success, delivered after, counted.
+  it('records a Dashboard refund first seen failed, so its older success delivered after it moves no money', async () => {
+    const t = await freshTenant()
+    const orderId = await openOrder(t, 5_000)
+    const payment = await succeededPayment(t, orderId, 5_000)
+    // Made in the Dashboard (none of our metadata), it succeeded and then failed at Stripe a second later.
+    const made = stripeMock.addRefund({ paymentIntent: payment.processorReference, amount: 2_000, status: 'failed' })
+    const object = {
+      id: made.id,
+      object: 'refund',
+      amount: 2_000,
+      currency: 'usd',
+      payment_intent: payment.processorReference,
+      metadata: {},
+    }
+    // Stripe creates them in that order, a second apart (stripeEvent); the failure is delivered first.
+    const older = stripeEvent('refund.created', { ...object, status: 'succeeded' })
+    const failed = stripeEvent('refund.failed', { ...object, status: 'failed' })
+    const outcomes = [(await deliver(failed)).body.outcome, (await deliver(older)).body.outcome]
+    const after = await getPayment(t, payment.id)
+    expect(after.amountRefunded).toBe(0)
+    expect(after.refunds).toEqual([
+      expect.objectContaining({ origin: 'PROCESSOR', status: 'FAILED', amount: 2_000, processorReference: made.id }),
+    ])
+    expect(await getOrder(t, orderId)).toMatchObject({ amountRefunded: 0, status: 'PAID' })
+    expect(outcomes).toEqual(['applied', 'unchanged'])
+  })
 })
 
 describe("a dispute's events in its own order (issue 46, items 1 and 7)", () => {
@@ -1273,6 +1301,38 @@ describe('pending payments expire (issue 37, defect 7)', () => {
       body: { orderId, amount: 900, currency: 'USD', method: 'CASH' },
     })
     expect(cash.status).toBe(201)
+  })
+
+  // Issue 58, item 5: the expiry applied Stripe's "succeeded" without the amount check its webhook has.
+  it('applies no success Stripe answers at the expiry for another amount than ours, and reports it', async () => {
+    const t = await freshTenant(expiring)
+    const orderId = await openOrder(t, 900, expiring)
+    const created = await payOnline(t, orderId, 900, randomUUID(), expiring)
+    const intentId: string = created.body.processorReference
+    // At Stripe the intent succeeded for 800 before the expiry came, so Stripe refuses to cancel it, as it does.
+    stripeMock.update(intentId, { amount: 800 })
+    stripeMock.setIntentStatus(intentId, 'succeeded')
+    stripeMock.refuseNext(`/v1/payment_intents/${intentId}/cancel`, {
+      code: 'payment_intent_unexpected_state',
+      message: 'You cannot cancel this PaymentIntent because it has a status of succeeded.',
+    })
+    const expiry = expiring.temporal.workflow.getHandle(`payment-expiry-${created.body.id}`)
+    // Started through the outbox: the handle finds its run once the outbox has started it.
+    const outcome = await eventually(() => expiry.result())
+    expect(stripeMock.requests.map((r) => `${r.method} ${r.path}`)).toContain(`GET /v1/payment_intents/${intentId}`)
+    const payment = (await expiring.http.get(`/v1/payments/${created.body.id}`, { token: t.token })).body
+    expect(payment).toMatchObject({ status: 'PENDING', receivedAt: null })
+    const order = (await expiring.http.get(`/v1/orders/${orderId}`, { token: t.token })).body
+    expect(order).toMatchObject({ amountPaid: 0, status: 'OPEN' })
+    expect(await findings(t)).toEqual([
+      expect.objectContaining({
+        kind: 'EVENT_MISMATCH',
+        objectType: 'PAYMENT',
+        objectId: created.body.id,
+        processorReference: intentId,
+      }),
+    ])
+    expect(outcome).toBe('MISMATCH')
   })
 })
 
