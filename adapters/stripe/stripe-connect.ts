@@ -1,12 +1,14 @@
 /**
  * @module Marketplace payouts through Stripe Connect (docs/marketplace.md, "Payouts"): an Express connected account
  * per provider (Stripe hosts its onboarding and the provider's dashboard), a one-time onboarding link, the account read
- * back, and a transfer per provider settlement, found again by the metadata we gave it.
+ * back, and a transfer per provider settlement, found again by the metadata we gave it and read back with all its
+ * reversals.
  */
 import Stripe from 'stripe'
 import { PayoutRefusedError, type PayoutProcessor } from '../../domain/payouts/payout-processor.ts'
 import { stripeAmountUnit, toStripeAmount } from './stripe-currencies.ts'
 import { metadataOf, ours } from './stripe-objects.ts'
+import { takenBackOf } from './stripe-transfer-reversals.ts'
 
 /** What of the payout seam these calls fill (the rest is the processor's name). */
 export type StripeConnect = Omit<PayoutProcessor, 'name'>
@@ -38,6 +40,9 @@ export function stripeConnect(stripe: Stripe): StripeConnect {
     async retrieveAccount(accountId) {
       const account = await stripe.accounts.retrieve(accountId)
       return { payoutsEnabled: account.payouts_enabled === true }
+    },
+    async retrieveTransfer(processorReference) {
+      return takenBackOf(stripe, await stripe.transfers.retrieve(processorReference))
     },
     transferUnit: (currency) => stripeAmountUnit(currency, 'transfer'),
     async createTransfer(input) {

@@ -9,11 +9,12 @@ import type { OnlineProcessorEvent } from '../../domain/payments/online-processo
 import {
   currencyOf,
   disputeOf,
+  embeddedReversals,
   failureCodeOf,
   idOf,
   metadataOf,
   ours,
-  recoveredOf,
+  recoveredAmong,
   refundStatusOf,
   subjectOf,
 } from './stripe-objects.ts'
@@ -110,10 +111,15 @@ function payoutFailedEvent(
   }
 }
 
-/** A payout transfer Stripe took back, in part or whole (its metadata names the tenant and our transfer). */
+/**
+ * A payout transfer Stripe took back, in part or whole (its metadata names the tenant and our transfer). The event's
+ * transfer embeds only its ten most recent reversals: when there are more, what they recovered is a part only, and the
+ * event says so (`reversalsUnlisted`) for the transfer to be read back from Stripe before it is applied.
+ */
 function transferReversedEvent(eventId: string, transfer: Stripe.Transfer, ignored: Ignored): OnlineProcessorEvent {
   const { tenant_id: tenantId, transfer_id: transferId } = metadataOf(transfer)
   if (!tenantId || !transferId) return ignored
+  const { reversals, complete } = embeddedReversals(transfer)
   return {
     kind: 'transfer.reversed',
     eventId,
@@ -123,7 +129,8 @@ function transferReversedEvent(eventId: string, transfer: Stripe.Transfer, ignor
     // Cumulative for this Stripe transfer; a partial reversal leaves the rest paid.
     amountReversed:
       typeof transfer.amount_reversed === 'number' ? ours(transfer.amount_reversed, transfer.currency) : 0,
-    amountRecovered: recoveredOf(transfer),
+    amountRecovered: recoveredAmong(reversals, transfer.currency),
+    ...(complete ? {} : { reversalsUnlisted: true }),
   }
 }
 

@@ -106,14 +106,28 @@ export function disputeOf(dispute: Stripe.Dispute, reinstated = false): Processo
 export const RECOVERY_PURPOSE = 'recovery'
 
 /**
- * What the platform took back of a transfer to recover money (its reversals whose metadata says so), in our minor
- * units. Stripe lists a transfer's first reversals with it; absent when it sends the transfer without them.
+ * The reversals Stripe sends inside a transfer, and whether they are all of them: it embeds only the ten most recent
+ * (`has_more` says there are more, listed at `GET /v1/transfers/{id}/reversals`: stripe-transfer-reversals.ts), and a
+ * transfer sent without its list holds them all only when nothing of it was reversed.
  */
-export function recoveredOf(transfer: Stripe.Transfer): number {
-  const reversals = (transfer.reversals as Stripe.ApiList<Stripe.TransferReversal> | undefined)?.data ?? []
+export function embeddedReversals(transfer: Stripe.Transfer): {
+  reversals: Stripe.TransferReversal[]
+  complete: boolean
+} {
+  // Stripe's types say the list is always there; an event's object or an older API version may still leave it out.
+  const list = transfer.reversals as Stripe.ApiList<Stripe.TransferReversal> | undefined
+  if (!list) return { reversals: [], complete: !transfer.amount_reversed }
+  return { reversals: list.data, complete: !list.has_more }
+}
+
+/**
+ * What the platform took back of a transfer to recover money (those of its reversals whose metadata says so), in our
+ * minor units of the transfer's currency.
+ */
+export function recoveredAmong(reversals: readonly Stripe.TransferReversal[], currency: string): number {
   const recovered = reversals.filter((r) => metadataOf(r).purpose === RECOVERY_PURPOSE)
   return ours(
     recovered.reduce((sum, r) => sum + r.amount, 0),
-    transfer.currency
+    currency
   )
 }

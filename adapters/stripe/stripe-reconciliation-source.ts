@@ -6,8 +6,9 @@
  * payment intent's metadata decides, read through `expand`); another tenant's objects are dropped here and never
  * reach the comparison. What changed in a window whenever it was created is found in Stripe's events of the window
  * (`GET /v1/events`); every dispute of a charge we hold disputes of, in its dispute list
- * (`GET /v1/disputes?payment_intent=`), so a charge disputed again is compared dispute by dispute (issue 58). It only
- * reads: nothing at Stripe changes.
+ * (`GET /v1/disputes?payment_intent=`), so a charge disputed again is compared dispute by dispute (issue 58); every
+ * reversal of a transfer, past the ten Stripe embeds in it (stripe-transfer-reversals.ts). It only reads: nothing at
+ * Stripe changes.
  */
 import Stripe from 'stripe'
 import type {
@@ -21,7 +22,8 @@ import type {
   ReconciliationSource,
 } from '../../domain/reconciliation/processor-snapshot.ts'
 import { stripeClient, type StripeSettings } from './stripe-client.ts'
-import { currencyOf, disputeOf, idOf, metadataOf, ours, recoveredOf } from './stripe-objects.ts'
+import { currencyOf, disputeOf, idOf, metadataOf, ours } from './stripe-objects.ts'
+import { takenBackOf } from './stripe-transfer-reversals.ts'
 
 /** Stripe's largest page. */
 const PAGE = 100
@@ -82,14 +84,14 @@ const toDispute = (dispute: Stripe.Dispute): ProcessorDispute => {
   }
 }
 
-const toTransfer = (transfer: Stripe.Transfer): ProcessorTransfer => ({
+/** A transfer as the snapshot holds it; what it recovered is read from all its reversals, listed past the embedded ten. */
+const toTransfer = async (stripe: Stripe, transfer: Stripe.Transfer): Promise<ProcessorTransfer> => ({
   id: transfer.id,
   amount: ours(transfer.amount, transfer.currency),
-  amountReversed: ours(transfer.amount_reversed, transfer.currency),
   currency: currencyOf(transfer.currency),
   transferId: transfer.metadata.transfer_id ?? null,
   created: instant(transfer.created),
-  amountRecovered: recoveredOf(transfer),
+  ...(await takenBackOf(stripe, transfer)),
 })
 
 /** Whose each object is: its own metadata's tenant, else (refunds, disputes) its payment intent's. */
@@ -115,6 +117,13 @@ async function listAll<T extends { id: string }>(
     if (!answer.has_more || !last) return all
     startingAfter = last.id
   }
+}
+
+/** Each of `items` mapped by `to`, one after the other (never a burst of calls at Stripe). */
+async function inTurn<T, U>(items: T[], to: (item: T) => Promise<U>): Promise<U[]> {
+  const mapped: U[] = []
+  for (const item of items) mapped.push(await to(item))
+  return mapped
 }
 
 /** Reads one object; undefined when Stripe has no such object. */
@@ -150,7 +159,11 @@ export function stripeReconciliationSource(
         intents: intents.filter((o) => tenantOf.intent(o) === tenantId).map(toIntent),
         refunds: refunds.filter((o) => tenantOf.refund(o) === tenantId).map(toRefund),
         disputes: disputes.filter((o) => tenantOf.dispute(o) === tenantId).map(toDispute),
-        transfers: transfers.filter((o) => tenantOf.transfer(o) === tenantId).map(toTransfer),
+        // Ours only, one at a time: a transfer with more reversals than it embeds is one more list to read.
+        transfers: await inTurn(
+          transfers.filter((o) => tenantOf.transfer(o) === tenantId),
+          (o) => toTransfer(stripe, o)
+        ),
       }
     },
 
@@ -205,12 +218,12 @@ export function stripeReconciliationSource(
         ids: string[],
         get: (id: string) => Promise<T>,
         whose: (o: T) => string | undefined,
-        to: (o: T) => U
+        to: (o: T) => U | Promise<U>
       ): Promise<U[]> => {
         const found: U[] = []
         for (const id of ids) {
           const object = await retrieveOrNone(() => get(id))
-          if (object !== undefined && whose(object) === tenantId) found.push(to(object))
+          if (object !== undefined && whose(object) === tenantId) found.push(await to(object))
         }
         return found
       }
@@ -230,7 +243,7 @@ export function stripeReconciliationSource(
           references.transfers,
           (id) => stripe.transfers.retrieve(id),
           tenantOf.transfer,
-          toTransfer
+          (o) => toTransfer(stripe, o)
         ),
       }
     },

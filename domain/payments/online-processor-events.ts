@@ -102,6 +102,12 @@ export type OnlineProcessorEvent =
        * metadata says `purpose: recovery`): a recovery, not money owed to the provider again.
        */
       amountRecovered: number
+      /**
+       * The event did not list all of the transfer's reversals (Stripe's carries its ten most recent), so
+       * `amountRecovered` counts only those it did: the transfer is read back from the processor, all its reversals,
+       * and applied instead (transferAsHeld, processor-connect-events.ts).
+       */
+      reversalsUnlisted?: boolean
     }
   /** Signed and genuine, but nothing the platform acts on (another event type, or not one of our objects). */
   | { kind: 'ignored'; eventId: string; type: string }

@@ -2,7 +2,8 @@
  * @module The Connect events the books take (docs/payments.md, "Processor events"; their rules: domain/payouts): a
  * provider's connected account changed, and a payout transfer the processor took back. An account has no final state,
  * so of two events about it the later says it, and one of the same whole second as another is checked against the
- * processor first (accountAsHeld). A payout to the provider's bank that failed is applied by
+ * processor first (accountAsHeld); a reversal whose event did not list all the transfer's reversals is read back
+ * from the processor first (transferAsHeld). A payout to the provider's bank that failed is applied by
  * domain/payouts/payout-accounts.ts directly.
  */
 import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
@@ -64,6 +65,22 @@ export async function applyAccountEvent(
 }
 
 /**
+ * A `transfer.reversed` that did not list all of the transfer's reversals (Stripe's event carries its ten most
+ * recent): what it says was recovered is a part only, and a recovery it left out would be owed to the provider again.
+ * The transfer as the processor holds it now, all its reversals read, is applied instead (issue 58: events as hints,
+ * objects as truth). Asked before any unit: the processor is never called while a lock is held.
+ */
+export async function transferAsHeld(
+  ctx: ProcessorEventContext,
+  event: Kind<'transfer.reversed'>
+): Promise<Kind<'transfer.reversed'>> {
+  const retrieve = ctx.processor.retrieveTransfer
+  if (!event.reversalsUnlisted || !retrieve) return event
+  const { reversalsUnlisted: _unlisted, ...listed } = event
+  return { ...listed, ...(await retrieve(event.processorReference)) }
+}
+
+/**
  * A payout transfer's reversal. Payout transfers apply a reversal in a unit of their own, idempotent by the amount
  * reversed (domain/payouts); the event is stored after it, so a crash between the two applies it again, harmlessly, on
  * the redelivery.
@@ -74,7 +91,7 @@ export async function applyTransferReversal(
   envelope: ProcessorEventEnvelope,
   event: Kind<'transfer.reversed'>
 ): Promise<ProcessorEventOutcome> {
-  const applied = await applyTransferReversed(ctx.db, event)
+  const applied = await applyTransferReversed(ctx.db, await transferAsHeld(ctx, event))
   const stored = await runInUnitOfWork(ctx.db, tenantId, (uow) =>
     uow.tx.processorEvent.createMany({ data: [rowOf(ctx, envelope, uow.tenantId, applied)], skipDuplicates: true })
   )

@@ -28,11 +28,12 @@ export type Kind<K extends OnlineProcessorEvent['kind']> = Extract<OnlineProcess
 export interface ProcessorEventContext {
   db: Db
   /**
-   * The processor; `retrieveRefund`, `retrieveDispute` and `retrieveAccount` ask it for a refund, dispute or account
-   * whose event is in doubt (without them, the event is taken).
+   * The processor; `retrieveRefund`, `retrieveDispute`, `retrieveAccount` and `retrieveTransfer` ask it for a refund,
+   * dispute, account or transfer whose event is in doubt or incomplete (without them, the event is taken).
    */
   processor: { name: string; livemode: boolean } & Partial<
-    Pick<OnlinePaymentProcessor, 'retrieveRefund' | 'retrieveDispute'> & Pick<PayoutProcessor, 'retrieveAccount'>
+    Pick<OnlinePaymentProcessor, 'retrieveRefund' | 'retrieveDispute'> &
+      Pick<PayoutProcessor, 'retrieveAccount' | 'retrieveTransfer'>
   >
   flows: PaymentFlows
   now: Date

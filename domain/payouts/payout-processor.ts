@@ -14,6 +14,12 @@ export interface PayoutProcessor {
   }>
   /** A connected account as the processor holds it now (asked when two of its events cannot be ordered). */
   retrieveAccount(accountId: string): Promise<{ payoutsEnabled: boolean }>
+  /**
+   * What the processor has taken back of one of its transfers so far, read from the transfer and all of its reversals
+   * (asked when an event about it listed only some): all of it, cumulative, and the part reversed to recover what the
+   * provider owed, in minor units of the transfer's currency.
+   */
+  retrieveTransfer(processorReference: string): Promise<{ amountReversed: number; amountRecovered: number }>
   /** A one-time link to the processor's onboarding pages for the account (it expires within minutes). */
   createOnboardingLink(input: { accountId: string; refreshUrl: string; returnUrl: string }): Promise<{
     url: string

@@ -12,7 +12,8 @@
  * reversal the platform made to recover a clawback booked as a recovery; two `account.updated` of one second resolved
  * by asking Stripe; sessions paid by card lost to chargebacks before and after their payout, taken back from the
  * provider (the dispute fee never), and given back when Stripe reinstates the funds. Issue 58: a charge disputed again
- * after an inquiry closed, each dispute charged back (and given back) on its own.
+ * after an inquiry closed, each dispute charged back (and given back) on its own; recoveries past the ten reversals
+ * Stripe embeds in a transfer, read from the transfer's reversals list (by its event and by the reconciliation).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../domain/ids.ts'
@@ -568,6 +569,73 @@ describe('settlement payouts', () => {
     expect((await payouts(t, first.id))[0]).toMatchObject({ status: 'PARTIALLY_REVERSED', amountReversed: 1_200 })
     const balance = await books(t)
     expect([balance(`payouts_in_transit:${ivy}`), balance('clearing')]).toEqual([-1_200, -1_800])
+  })
+
+  // Issue 58, item 5: Stripe embeds only a transfer's ten most recent reversals in it, and only those were read: a
+  // recovery made before the last ten was taken for a reversal that says nothing, and owed to the provider again.
+  it('counts recoveries past the ten reversals Stripe embeds in a transfer, from its event and from the reconciliation', async () => {
+    const t = await newCentre()
+    const [jo, kim] = [await activeProvider(t, 'Jo SLP'), await activeProvider(t, 'Kim OT')]
+    const adjust = (providerId: string, amount: number, reason: string) =>
+      ok(t, 'POST', '/v1/marketplace/adjustments', { providerId, amount, currency: 'USD', reason }, 201)
+    for (const p of [jo, kim]) await adjust(p, 6_000, 'BONUS')
+    const first = await settleFrom(t, new Date('2026-01-01T00:00:00Z'))
+    const paid = await payouts(t, first.id)
+    const payoutOf = (providerId: string) => paid.find((p) => p.providerId === providerId)!
+    const [joTransfer, kimTransfer] = [payoutOf(jo).processorReference!, payoutOf(kim).processorReference!]
+    // A correction of 1,100 each, which the centre's tool recovers from the paid transfer at once, in eleven
+    // instalments of 100 tagged `purpose: recovery`, before a settlement nets it.
+    for (const p of [jo, kim]) await adjust(p, -1_100, 'CORRECTION')
+    const recoverInInstalments = async (reference: string, told: boolean) => {
+      for (let i = 0; i < 11; i++) {
+        stripeMock.reverseTransfer(reference, 100, { purpose: 'recovery' })
+        if (told) expect(await deliver(stripeMock.event('transfer.reversed', reference))).toBe('applied')
+      }
+    }
+    const recovered = async (providerId: string) => {
+      const payout = payoutOf(providerId)
+      expect((await payouts(t, first.id)).find((p) => p.id === payout.id)).toMatchObject({
+        status: 'PAID',
+        amountReversed: 1_100,
+      })
+      expect((await attemptsOf(t, payout.id)).map((a) => [a.amountReversed, a.amountRecovered])).toEqual([
+        [1_100, 1_100],
+      ])
+    }
+
+    // Jo's each come with their event; the eleventh's transfer embeds the last ten only, and the rest are read.
+    await recoverInInstalments(joTransfer, true)
+    expect(stripeMock.get(joTransfer).reversals).toMatchObject({ has_more: true })
+    await recovered(jo)
+    const listed = stripeMock.requests.filter((r) => r.path.startsWith(`/v1/transfers/${joTransfer}/reversals?`))
+    expect(listed.map((r) => r.path)).toEqual([expect.stringContaining('starting_after=trr_')])
+
+    // Kim's events are lost: the reconciliation lists the transfer, with all its reversals, and repairs it.
+    await recoverInInstalments(kimTransfer, false)
+    const window = { createdFrom: new Date(Date.now() - 3_600_000), createdTo: new Date(Date.now() + 60_000) }
+    const run = await ok(t, 'POST', '/v1/reconciliation/runs', window, 202)
+    const outcome = await eventually(
+      () => platform.temporal.workflow.getHandle(run.workflowId as string).result() as Promise<object>,
+      60_000
+    )
+    expect(outcome).toMatchObject({ findings: 0, repaired: 1 })
+    await recovered(kim)
+
+    // Nothing is owed again: not in transit, no retry; the next settlement nets each correction with its recovery.
+    let balance = await books(t)
+    for (const p of [jo, kim])
+      expect([balance(`provider_payable:${p}`), balance(`payouts_in_transit:${p}`)]).toEqual([-1_100, 0])
+    expect(await ok(t, 'POST', `/v1/marketplace/payouts/${payoutOf(jo).id}/retry`, undefined, 409)).toMatchObject({
+      code: 'invalid_state_transition',
+    })
+    const second = await settleFrom(t, first.end)
+    const settled = (await ok(t, 'GET', `/v1/marketplace/settlements/${second.id}`)).providers as unknown[]
+    expect(settled).toEqual([
+      expect.objectContaining({ payoutAmount: 0, balanceAfter: 0 }),
+      expect.objectContaining({ payoutAmount: 0, balanceAfter: 0 }),
+    ])
+    balance = await books(t)
+    for (const p of [jo, kim]) expect(balance(`provider_payable:${p}`)).toBe(0)
   })
 
   it('sends the same transfer again with the same key after the worker dies waiting for Stripe, and records it once', async () => {

@@ -11,7 +11,8 @@
  * "Stripe" directly (`seed`, `addRefund`, `addDispute`: the Dashboard, a card issuer) and what happens there later
  * (`setIntentStatus`, `reverseTransfer`...). It answers the list endpoints of payment intents, refunds, disputes,
  * transfers and events (each {@link StripeMock.event} made, whether a test delivered it or not) from that model (`created[gte]`/`[lt]`, `payment_intent`, `limit`, `starting_after`, `expand[]=data.payment_intent`), and
- * retrieves the objects it holds; anything else is stripe-mock's answer, as before.
+ * a transfer's reversals (`/v1/transfers/{id}/reversals`; the transfer embeds the ten most recent, with `has_more`, as
+ * Stripe's does), and retrieves the objects it holds; anything else is stripe-mock's answer, as before.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -89,7 +90,8 @@ export interface StripeMock {
   addDispute(dispute: { paymentIntent: string; amount?: number; status?: string }): StripeObject
   /**
    * Stripe takes back `amount` of a transfer (all that is left unless given), as a reversal carrying `metadata` (the
-   * platform's own reason, such as `purpose: recovery`), listed in the transfer's `reversals`.
+   * platform's own reason, such as `purpose: recovery`), listed in the transfer's `reversals` (the ten most recent)
+   * and at `/v1/transfers/{id}/reversals`.
    */
   reverseTransfer(id: string, amount?: number, metadata?: Record<string, string>): StripeObject
   /** A Stripe event about an object as Stripe now holds it, to deliver to the API (signed by the test). */
@@ -273,6 +275,9 @@ function stripeModel() {
   const objects = new Map<string, StripeObject>()
   const removed = new Set<string>()
   const replies = new Map<string, { status: number; body: Buffer }>()
+  /** Every reversal of each transfer, newest first; the transfer itself embeds the first page, as Stripe's does. */
+  const reversals = new Map<string, Array<{ id: string } & Record<string, unknown>>>()
+  const reversalsOf = (transferId: string) => reversals.get(transferId) ?? []
 
   const put = (object: StripeObject) => {
     objects.set(object.id, object)
@@ -329,19 +334,31 @@ function stripeModel() {
       .filter((o) => (lt === undefined || o.created < lt) && (lte === undefined || o.created <= lte))
       .reverse()
       .sort((a, b) => b.created - a.created)
-    const after = query.get('starting_after')
-    const start = after === null ? 0 : all.findIndex((o) => o.id === after) + 1
-    const limit = Math.min(Number(query.get('limit') ?? 10), 100)
     const expand = [...query.entries()].some(
       ([key, value]) => key.startsWith('expand') && value === 'data.payment_intent'
     )
-    const page = all.slice(start, start + limit)
-    return json(200, {
+    return json(
+      200,
+      pageOf(all, query, `/v1/${collection}`, (o) => expanded(o, expand))
+    )
+  }
+
+  /** One page of `all` (newest first), after `starting_after`, of `limit` items (10, at most 100). */
+  function pageOf<T extends { id: string }>(
+    all: T[],
+    query: URLSearchParams,
+    url: string,
+    show = (o: T): unknown => o
+  ) {
+    const after = query.get('starting_after')
+    const start = after === null ? 0 : all.findIndex((o) => o.id === after) + 1
+    const limit = Math.min(Number(query.get('limit') ?? 10), 100)
+    return {
       object: 'list',
-      data: page.map((o) => expanded(o, expand)),
+      data: all.slice(start, start + limit).map(show),
       has_more: start + limit < all.length,
-      url: `/v1/${collection}`,
-    })
+      url,
+    }
   }
 
   /** What the proxy answers for one request, given stripe-mock's answer. */
@@ -364,6 +381,9 @@ function stripeModel() {
     if (version !== 'v1' || !type || collection === undefined) return undefined
     const expand = [...url.searchParams.entries()].some(([k, v]) => k.startsWith('expand') && v === 'payment_intent')
     if (request.method === 'GET' && id === undefined) return list(collection, type, url.searchParams)
+    if (request.method === 'GET' && type === 'transfer' && id !== undefined && action === 'reversals') {
+      return objects.has(id) ? json(200, pageOf(reversalsOf(id), url.searchParams, url.pathname)) : missing(type, id)
+    }
     if (request.method === 'GET' && action === undefined && id !== undefined) {
       if (removed.has(id)) return missing(type, id)
       const held = objects.get(id)
@@ -448,16 +468,17 @@ function stripeModel() {
       const transfer = get(id)
       const taken = amount ?? transfer.amount - Number(transfer.amount_reversed ?? 0)
       const reversed = Number(transfer.amount_reversed ?? 0) + taken
-      const earlier = (transfer.reversals as { data: unknown[] } | undefined)?.data ?? []
       const reversal = { id: freshId('transfer').replace('tr_', 'trr_'), object: 'transfer_reversal', amount: taken }
+      const all = [
+        { ...reversal, currency: transfer.currency, transfer: id, metadata, created: now() },
+        ...reversalsOf(id),
+      ]
+      reversals.set(id, all)
       return Object.assign(transfer, {
         amount_reversed: reversed,
         reversed: reversed >= transfer.amount,
-        reversals: {
-          object: 'list',
-          data: [{ ...reversal, currency: transfer.currency, transfer: id, metadata }, ...earlier],
-          has_more: false,
-        },
+        // Stripe embeds the ten most recent; `has_more` sends the reader to the transfer's reversals list.
+        reversals: pageOf(all, new URLSearchParams(), `/v1/transfers/${id}/reversals`),
       })
     },
     event(type: string, id: string) {

@@ -188,6 +188,8 @@ describe('Stripe events', () => {
       processorReference: 'tr_1',
       amountReversed: 2_000, // cumulative, as Stripe reports it: a partial reversal leaves the rest paid
       amountRecovered: 0,
+      // Sent without its reversals, what they recovered is unknown: read back from Stripe before it is applied.
+      reversalsUnlisted: true,
     })
     // Issue 46: the reversals the platform made to recover what the provider owed say so in their metadata.
     const reversals = {
@@ -201,6 +203,12 @@ describe('Stripe events', () => {
     expect(parse('transfer.reversed', { ...transfer, reversals })).toMatchObject({
       amountReversed: 2_000,
       amountRecovered: 1_500,
+    })
+    expect(parse('transfer.reversed', { ...transfer, reversals })).not.toHaveProperty('reversalsUnlisted')
+    // Issue 58: Stripe embeds the ten most recent reversals; with more, the event says its recoveries are a part only.
+    expect(parse('transfer.reversed', { ...transfer, reversals: { ...reversals, has_more: true } })).toMatchObject({
+      amountRecovered: 1_500,
+      reversalsUnlisted: true,
     })
   })
 
