@@ -10,12 +10,12 @@
  * per delivery").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Prisma } from '../../generated/prisma/client.ts'
 import { recordAttemptsStatement } from '../../domain/webhooks/delivery-queue.ts'
 import type { AttemptRecord } from '../../domain/webhooks/endpoint-health.ts'
 import { newId } from '../../domain/ids.ts'
 import { closeDb, createDb, type Db } from '../../infra/db.ts'
 import { testDatabaseUrl } from '../support/file-database.ts'
+import { planOf, rowsRead } from '../support/statement-plans.ts'
 
 /** Queued deliveries behind the batch: enough that reading them all shows against reading the batch. */
 const QUEUED = 3000
@@ -63,37 +63,6 @@ async function queue(from: number, to: number, status: 'PENDING' | 'SUCCEEDED') 
     FROM generate_series(${from}::int, ${to}::int) g`
 }
 
-/** The plan of a statement as it ran: `EXPLAIN (ANALYZE, FORMAT JSON)` (which runs it). */
-async function planOf(statement: Prisma.Sql): Promise<PlanNode> {
-  const [row] = await db.$queryRawUnsafe<Array<{ 'QUERY PLAN': unknown }>>(
-    `EXPLAIN (ANALYZE, FORMAT JSON) ${statement.text}`,
-    ...statement.values
-  )
-  const explained = row!['QUERY PLAN']
-  const [root] = (typeof explained === 'string' ? JSON.parse(explained) : explained) as Array<{ Plan: PlanNode }>
-  return root!.Plan
-}
-
-interface PlanNode {
-  'Node Type': string
-  'Relation Name'?: string
-  'Actual Rows': number
-  'Actual Loops': number
-  'Rows Removed by Filter'?: number
-  'Rows Removed by Index Recheck'?: number
-  Plans?: PlanNode[]
-}
-
-/** Rows the plan's scans of `table` read: those they returned and those their filters threw away, every loop. */
-function rowsRead(node: PlanNode, table: string): number {
-  const own =
-    node['Relation Name'] === table && /Scan/.test(node['Node Type'])
-      ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)) *
-        node['Actual Loops']
-      : 0
-  return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child, table), 0)
-}
-
 describe('the webhook pumps’ statements over a queue the statistics have not seen', () => {
   it('record a batch of attempts by key: the batch’s rows read, not the queue behind it', async () => {
     const now = new Date()
@@ -114,7 +83,9 @@ describe('the webhook pumps’ statements over a queue the statistics have not s
       lastError: null,
       gone: false,
     }))
-    const plan = await planOf(recordAttemptsStatement(records, { now, circuitFailures: 5 }))
+    const plan = await planOf(recordAttemptsStatement(records, { now, circuitFailures: 5 }), (statement) =>
+      db.$queryRawUnsafe<unknown[]>(statement.text, ...statement.values)
+    )
     // The batch's rows, looked up by key; reading the queue behind them reads thousands.
     expect(rowsRead(plan, 'webhook_deliveries'), JSON.stringify(plan).slice(0, 4000)).toBeLessThanOrEqual(2 * BATCH)
     const recorded = await db.webhookDelivery.count({ where: { endpointId, status: 'SUCCEEDED' } })
