@@ -9,7 +9,7 @@ import type { OnlinePaymentProcessor } from '../domain/payments/online-processor
 import { createPaymentFlows } from '../domain/payments/payment-flows.ts'
 import { applyProcessorEvent } from '../domain/payments/processor-events.ts'
 import type { ReconciliationSource } from '../domain/reconciliation/processor-snapshot.ts'
-import { defaultWindow, reconcileTenant } from '../domain/reconciliation/reconcile.ts'
+import { defaultWindow, reconcileTenant, type RepairRun } from '../domain/reconciliation/reconcile.ts'
 import type { Repair } from '../domain/reconciliation/repairs.ts'
 import { createWorkflowOutbox } from '../domain/workflow-runs/workflow-outbox.ts'
 import { createLogger } from '../infra/logger.ts'
@@ -64,22 +64,24 @@ export function createReconciliationActivities({
       const context = Context.current()
       // A repair is the processor's event, rebuilt from the object as the processor holds it now and applied by the
       // same rules (once per run and object: its id names both); a success it applies may start a refund's workflow.
+      // It occurred when the object was read, not now: stamped with the run's clock, a real event Stripe created
+      // after the read but delivered after the repair looked older than it and was dropped as stale (issue 58).
       const flows = createPaymentFlows(
         createWorkflowOutbox({ db, temporal: context.client, taskQueue: context.info.taskQueue, logger })
       )
       const repair =
         online &&
-        (async ({ objectId, event }: Repair, runId: string) => {
-          const now = clock()
+        (async ({ objectId, event }: Repair, { runId, readAt }: RepairRun) => {
           const envelope = {
             eventId: `reconciliation:${runId}:${objectId}`,
             type: 'reconciliation.repair',
             livemode: online.livemode,
             account: null,
-            occurredAt: now,
+            occurredAt: readAt,
             objectId,
           }
-          const applied = await applyProcessorEvent({ db, processor: online, flows, now }, { envelope, event })
+          const ctx = { db, processor: online, flows, now: clock() }
+          const applied = await applyProcessorEvent(ctx, { envelope, event })
           return applied.outcome
         })
       const outcome = await reconcileTenant(
@@ -93,7 +95,12 @@ export function createReconciliationActivities({
         },
         { tenantId: input.tenantId, window, runId: input.runId }
       )
-      return { window: { from: window.from.toISOString(), to: window.to.toISOString() }, ...outcome }
+      const { eventsUnavailableBefore, ...counts } = outcome
+      return {
+        window: { from: window.from.toISOString(), to: window.to.toISOString() },
+        ...counts,
+        ...(eventsUnavailableBefore ? { eventsUnavailableBefore: eventsUnavailableBefore.toISOString() } : {}),
+      }
     },
   }
 }

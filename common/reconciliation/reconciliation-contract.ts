@@ -33,6 +33,12 @@ export interface ReconciliationWorkflowOutcome {
   newFindings: number
   /** Differences repaired before the findings were recorded (issue 46); absent from runs before repairs existed. */
   repaired?: number
+  /**
+   * The processor keeps its events 30 days: the window's part before this instant (ISO) was checked by listing the
+   * objects created in it alone, and a change then to an object created before the window was not looked for
+   * (issue 58). Absent when the events covered the whole window.
+   */
+  eventsUnavailableBefore?: string
 }
 
 /** One line for the run's current details in the Temporal UI. */
@@ -41,7 +47,11 @@ export function describeOutcome(outcome: ReconciliationWorkflowOutcome): string 
   return (
     `Window ${outcome.window.from} to ${outcome.window.to} · checked ${payments} payments, ${refunds} refunds, ` +
     `${disputes} disputes, ${transfers} transfers · ${outcome.findings} differences (${outcome.newFindings} new); ` +
-    'GET /v1/reconciliation/findings'
+    'GET /v1/reconciliation/findings' +
+    (outcome.eventsUnavailableBefore === undefined
+      ? ''
+      : ` · no processor events before ${outcome.eventsUnavailableBefore} (kept 30 days): that part checked by ` +
+        'listing the objects created in it only')
   )
 }
 

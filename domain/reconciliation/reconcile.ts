@@ -6,11 +6,17 @@
  * safe to repair through the rules of the processor's own events (repairs.ts: a missed success, a refund's final
  * state, a Dashboard refund never recorded), then compare again and record every difference left as a finding, in
  * one transaction that reads our records again so the findings describe what is committed.
+ *
+ * A repair is stamped with the time the processor's object was read, not the time it is applied: an event the
+ * processor creates after the read still applies after the repair, and one created before it is older than what the
+ * repair applied (issue 58). The processor's events reach back a limited time (event-retention.ts): the older part
+ * of a window is checked by listing alone, and the outcome says where the events began.
  */
 import type { ReconciliationFindingKind } from '../../generated/prisma/enums.ts'
 import type { Db } from '../../infra/db.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { compareWithProcessor, unmatchedReferences, type Comparison } from './compare.ts'
+import { eventsUnavailableBefore } from './event-retention.ts'
 import { recordFinding } from './findings.ts'
 import { loadPlatformRecords } from './platform-records.ts'
 import { mergeSnapshots, type CreatedWindow, type ReconciliationSource } from './processor-snapshot.ts'
@@ -43,7 +49,17 @@ export interface ReconcileDeps {
    * it, a run repairs nothing and reports every difference.
    * @returns the event's outcome (`applied` when it changed something)
    */
-  repair?: (repair: Repair, runId: string) => Promise<string>
+  repair?: (repair: Repair, run: RepairRun) => Promise<string>
+}
+
+/** The run a repair belongs to, and when the object it was built from was read. */
+export interface RepairRun {
+  runId: string
+  /**
+   * When the processor was asked for the object, in whole seconds (its events' `created`): the time the repair is
+   * stamped with, so the processor's events about the object are ordered against it by when they were created.
+   */
+  readAt: Date
 }
 
 export interface ReconcileRequest {
@@ -61,7 +77,18 @@ export interface ReconcileOutcome {
   newFindings: number
   /** Differences repaired before the findings were recorded (issue 46). */
   repaired: number
+  /**
+   * The window's part before this instant was checked by listing alone: the processor's events no longer reached it
+   * (event-retention.ts). Absent when they covered the whole window.
+   */
+  eventsUnavailableBefore?: Date
 }
+
+/**
+ * The time a read starts, floored to the second: the processor stamps its events in whole seconds, so an event it
+ * created in the same second as the read, perhaps after it, is not taken for older than the read.
+ */
+const readStart = (now: Date) => new Date(Math.floor(now.getTime() / 1000) * 1000)
 
 /** The window of a scheduled run ending now: `hours` long, ending {@link SETTLING_MS} ago. */
 export function defaultWindow(now: Date, hours: number): CreatedWindow {
@@ -77,16 +104,26 @@ export async function reconcileTenant(deps: ReconcileDeps, request: ReconcileReq
     from: new Date(window.from.getTime() - LISTING_MARGIN_MS),
     to: new Date(window.to.getTime() + LISTING_MARGIN_MS),
   }
+  const listedAt = readStart(deps.now())
   const listed = await source.list(tenantId, listingWindow, deps.onPage)
-  // Objects created before the window that changed in it (a refund failed days later, a transfer reversed).
-  const changed = (await source.changed?.(tenantId, window, deps.onPage)) ?? undefined
+  // Objects created before the window that changed in it (a refund failed days later, a transfer reversed), from
+  // the events the processor still keeps: the window's older part, if any, is checked by the listing alone.
+  const unavailableBefore = source.changed ? eventsUnavailableBefore(window, deps.now()) : undefined
+  const eventsWindow = { from: unavailableBefore ?? window.from, to: window.to }
+  const changed =
+    eventsWindow.from < eventsWindow.to ? await source.changed?.(tenantId, eventsWindow, deps.onPage) : undefined
   const load = () =>
     runInUnitOfWork(db, tenantId, (uow) => loadPlatformRecords(uow, source.name, window, listed, changed))
   const before = await load()
   const references = unmatchedReferences(before, listed, changed)
   const { intents, refunds, disputes, transfers, disputedIntents = [] } = references
   const pending = [intents, refunds, disputes, transfers, disputedIntents].some((ids) => ids.length > 0)
+  const retrievedAt = readStart(deps.now())
   const theirs = pending ? mergeSnapshots(listed, await source.retrieve(tenantId, references)) : listed
+  // A listed object was read when the listing began; any other (read one by one) when the reading did.
+  const shown = new Set(
+    [...listed.intents, ...listed.refunds, ...listed.disputes, ...listed.transfers].map((o) => o.id)
+  )
   let repaired = 0
   if (deps.repair) {
     const ours = await runInUnitOfWork(db, tenantId, (uow) =>
@@ -94,7 +131,8 @@ export async function reconcileTenant(deps: ReconcileDeps, request: ReconcileReq
     )
     // One at a time, each in units of its own (never inside the findings' transaction).
     for (const repair of repairsOf(tenantId, ours, theirs)) {
-      if ((await deps.repair(repair, runId)) === 'applied') repaired++
+      const readAt = shown.has(repair.objectId) ? listedAt : retrievedAt
+      if ((await deps.repair(repair, { runId, readAt })) === 'applied') repaired++
     }
   }
   return runInUnitOfWork(
@@ -112,7 +150,13 @@ export async function reconcileTenant(deps: ReconcileDeps, request: ReconcileReq
       uow.afterCommit(async () => {
         for (const kind of created) deps.onFindingCreated?.(kind)
       })
-      return { checked, findings: differences.length, newFindings: created.length, repaired }
+      return {
+        checked,
+        findings: differences.length,
+        newFindings: created.length,
+        repaired,
+        ...(unavailableBefore ? { eventsUnavailableBefore: unavailableBefore } : {}),
+      }
     },
     { timeoutMs: 60_000 }
   )

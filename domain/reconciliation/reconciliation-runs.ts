@@ -2,7 +2,8 @@
  * @module A reconciliation run an operator asks for (`POST /v1/reconciliation/runs`; docs/payments.md,
  * "Reconciliation"): the same workflow as the daily schedule's, started through the workflow outbox with the
  * request's window (default: the configured length, ending now), so it runs once the request commits, or from the
- * outbox sweep after a crash.
+ * outbox sweep after a crash. A window older than the processor's events is run all the same, and the answer says
+ * from when its events are missing (event-retention.ts).
  */
 import { randomUUID } from 'node:crypto'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
@@ -15,6 +16,7 @@ import {
 } from '../../common/reconciliation/reconciliation-contract.ts'
 import { validationError } from '../errors.ts'
 import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
+import { eventsUnavailableBefore } from './event-retention.ts'
 
 /** The longest window one run compares: a month and a day. */
 export const MAX_WINDOW_DAYS = 32
@@ -28,6 +30,11 @@ export interface RequestedRun {
   workflowId: string
   createdFrom: Date
   createdTo: Date
+  /**
+   * The window's part before this instant has no processor events left (kept 30 days): the run checks it by listing
+   * the objects created in it alone. Null when the events cover the whole window.
+   */
+  eventsUnavailableBefore: Date | null
 }
 
 /**
@@ -64,5 +71,11 @@ export async function requestReconciliationRun(
     summary: reconciliationSummary(uow.tenantId, true),
     details: `Window ${input.window?.from} to ${input.window?.to}; findings at GET /v1/reconciliation/findings.`,
   })
-  return { workflowId, createdFrom, createdTo }
+  const window = { from: createdFrom, to: createdTo }
+  return {
+    workflowId,
+    createdFrom,
+    createdTo,
+    eventsUnavailableBefore: eventsUnavailableBefore(window, options.now) ?? null,
+  }
 }

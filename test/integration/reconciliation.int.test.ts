@@ -6,7 +6,9 @@
  * GET /v1/reconciliation/findings and emits `reconciliation.mismatch` once; another tenant's objects at Stripe are
  * never reported to this one; a tenant whose books agree gets no finding and passes the ledger check. Issue 46: what is
  * safe to repair (a lost success, a Dashboard refund, a dispute) is repaired, not reported; and a refund Stripe failed
- * days after it was made, found through Stripe's events of the window, is compared and repaired.
+ * days after it was made, found through Stripe's events of the window, is compared and repaired. Issue 58: an event
+ * Stripe created while a run was under way still applies after the run's repair, and a window older than Stripe keeps
+ * events is checked by listing, and says so.
  */
 import { ScheduleNotFoundError } from '@temporalio/client'
 import { randomUUID } from 'node:crypto'
@@ -88,23 +90,57 @@ async function payerPays(intentId: string) {
   expect(answer.status, JSON.stringify(answer.body)).toBe(200)
 }
 
-/** A run over everything this file made, through the API; answers the run's outcome once it ended. */
-async function reconcile(t: Tenant): Promise<ReconciliationWorkflowOutcome & { workflowId: string }> {
+/** What `POST /v1/reconciliation/runs` answers. */
+interface RunStarted {
+  workflowId: string
+  createdFrom: string
+  createdTo: string
+  eventsUnavailableBefore: string | null
+}
+
+/** Starts a run through the API, over everything this file made unless given a window; answers the 202's body. */
+async function startRun(t: Tenant, window?: { from: Date; to: Date }): Promise<RunStarted> {
   const started = await platform.http.post('/v1/reconciliation/runs', {
     token: t.token,
     body: {
-      createdFrom: new Date(startedAt.getTime() - 60_000).toISOString(),
-      createdTo: new Date(Date.now() + 60_000).toISOString(),
+      createdFrom: (window?.from ?? new Date(startedAt.getTime() - 60_000)).toISOString(),
+      createdTo: (window?.to ?? new Date(Date.now() + 60_000)).toISOString(),
     },
   })
   expect(started.status, JSON.stringify(started.body)).toBe(202)
-  const workflowId = started.body.workflowId as string
-  expect(workflowId).toMatch(new RegExp(`^reconciliation-${t.tenantId}-requested-`))
-  const outcome = await eventually(
+  const body = started.body as RunStarted
+  expect(body.workflowId).toMatch(new RegExp(`^reconciliation-${t.tenantId}-requested-`))
+  return body
+}
+
+/** The run's outcome once it ended. */
+const outcomeOf = (workflowId: string) =>
+  eventually(
     () => platform.temporal.workflow.getHandle(workflowId).result() as Promise<ReconciliationWorkflowOutcome>,
     60_000
   )
-  return { ...outcome, workflowId }
+
+/** A run through the API; answers the run's outcome once it ended, and what the request was answered. */
+async function reconcile(
+  t: Tenant,
+  window?: { from: Date; to: Date }
+): Promise<ReconciliationWorkflowOutcome & { workflowId: string; started: RunStarted }> {
+  const started = await startRun(t, window)
+  return { ...(await outcomeOf(started.workflowId)), workflowId: started.workflowId, started }
+}
+
+/** Moves a payment of ours, and its order, back to `then` (as if made then). */
+const backdatePayment = (tenantId: string, paymentId: string, then: Date) =>
+  runInUnitOfWork(platform.db, tenantId, async ({ tx }) => {
+    await tx.$executeRaw`UPDATE payments SET created_at = ${then}, updated_at = ${then} WHERE id = ${paymentId}`
+    await tx.$executeRaw`UPDATE orders SET created_at = ${then}, updated_at = ${then}
+                         WHERE id = (SELECT order_id FROM payments WHERE id = ${paymentId})`
+  })
+
+/** The `created[...]` bounds of a request Stripe was sent (Unix seconds). */
+const createdBoundsOf = (path: string) => {
+  const query = new URL(path, 'http://stripe.invalid').searchParams
+  return { gte: Number(query.get('created[gte]')), lt: Number(query.get('created[lt]')) }
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- findings as the API answers them
@@ -380,6 +416,90 @@ describe('every dispute of a charge', () => {
     await expectLedgerHolds(platform, t.tenantId, stripe)
     // Again: both disputes agree, nothing to repair.
     expect(await reconcile(t)).toMatchObject({ findings: 0, repaired: 0 })
+  }, 90_000)
+})
+
+// Issue 58, item 5: a repair was stamped with the run's clock when it was applied, so an event Stripe created after
+// the run had read the object, delivered after the repair, looked older than the repair and was dropped as stale.
+describe('a repair and the events Stripe creates after reading the object', () => {
+  it('applies a refund.failed Stripe created while the run was under way, delivered after the repair', async () => {
+    const t = await freshTenant()
+    const paid = await payOnline(t, 5_000)
+    await payerPays(paid.intentId)
+    // A refund made in the Dashboard, succeeded; its refund.created never reached us.
+    const dashboard = stripe.addRefund({ paymentIntent: paid.intentId, amount: 1_500 })
+    // The run has listed Stripe's objects (the refund succeeded) and asks for Stripe's events, held there; meanwhile
+    // Stripe fails the refund, and its refund.failed is on its way.
+    const seen = stripe.requests.length
+    stripe.holding = '/v1/events'
+    const started = await startRun(t)
+    await eventually(async () => stripe.requests.slice(seen).some((r) => r.path.startsWith('/v1/events')) || undefined)
+    stripe.setRefundStatus(dashboard.id, 'failed')
+    const failed = stripe.event('refund.failed', dashboard.id)
+    stripe.release()
+
+    // The repair records the refund as the run read it.
+    expect(await outcomeOf(started.workflowId)).toMatchObject({ findings: 0, repaired: 1 })
+    const repaired = await platform.http.get(`/v1/payments/${paid.paymentId}`, { token: t.token })
+    expect(repaired.body).toMatchObject({
+      amountRefunded: 1_500,
+      refunds: [
+        expect.objectContaining({ processorReference: dashboard.id, status: 'SUCCEEDED', origin: 'PROCESSOR' }),
+      ],
+    })
+    // Stripe's event, created after the run read the refund, is newer than the repair: applied, not stale.
+    expect((await deliver(failed)).body.outcome).toBe('applied')
+    const payment = await platform.http.get(`/v1/payments/${paid.paymentId}`, { token: t.token })
+    expect(payment.body).toMatchObject({
+      amountRefunded: 0,
+      refunds: [expect.objectContaining({ processorReference: dashboard.id, status: 'FAILED' })],
+    })
+    await expectLedgerHolds(platform, t.tenantId, stripe)
+  }, 90_000)
+})
+
+// Issue 58, item 5: Stripe keeps its events 30 days, so a run of a window reaching further back silently found no
+// change in its older part.
+describe('a window older than Stripe keeps its events', () => {
+  it('is checked by listing the objects created in it, and the run says from when its events are missing', async () => {
+    const t = await freshTenant()
+    const day = 86_400_000
+    // Paid at Stripe 39 days ago; its webhook never came: PENDING here.
+    const unheard = await payOnline(t, 2_200)
+    stripe.setIntentStatus(unheard.intentId, 'succeeded')
+    const then = new Date(Date.now() - 39 * day)
+    await backdatePayment(t.tenantId, unheard.paymentId, then)
+    stripe.update(unheard.intentId, { created: Math.floor(then.getTime() / 1000) })
+
+    const seen = stripe.requests.length
+    const before = Date.now()
+    const window = { from: new Date(before - 40 * day), to: new Date(before - 20 * day) }
+    const run = await reconcile(t, window)
+    const after = Date.now()
+    // Found by listing the intents created in the window, and repaired.
+    expect(run).toMatchObject({ findings: 0, repaired: 1 })
+    const payment = await platform.http.get(`/v1/payments/${unheard.paymentId}`, { token: t.token })
+    expect(payment.body).toMatchObject({ status: 'SUCCEEDED' })
+    // Both the answer to the request and the run say from when Stripe's events of the window are missing.
+    for (const said of [run.started.eventsUnavailableBefore, run.eventsUnavailableBefore]) {
+      expect(new Date(said ?? NaN).getTime()).toBeGreaterThanOrEqual(before - 30 * day)
+      expect(new Date(said ?? NaN).getTime()).toBeLessThanOrEqual(after - 30 * day)
+    }
+    // Stripe was asked for the objects of the whole window (and its margin), for its events only where it keeps them.
+    const asked = stripe.requests.slice(seen)
+    const intents = asked.find((r) => r.path.startsWith('/v1/payment_intents?'))
+    expect(createdBoundsOf(intents!.path).gte).toBe(Math.floor((window.from.getTime() - 3_600_000) / 1000))
+    const events = asked.find((r) => r.path.startsWith('/v1/events?'))
+    expect(createdBoundsOf(events!.path).gte).toBeGreaterThanOrEqual(Math.floor((before - 30 * day) / 1000))
+
+    // A window Stripe keeps no events of at all: none asked for, the whole window listed, and said so.
+    const older = { from: new Date(before - 45 * day), to: new Date(before - 35 * day) }
+    const since = stripe.requests.length
+    const old = await reconcile(t, older)
+    expect(old).toMatchObject({ findings: 0, repaired: 0, eventsUnavailableBefore: older.to.toISOString() })
+    expect(old.started.eventsUnavailableBefore).toBe(older.to.toISOString())
+    expect(stripe.requests.slice(since).filter((r) => r.path.startsWith('/v1/events'))).toEqual([])
+    await expectLedgerHolds(platform, t.tenantId, stripe)
   }, 90_000)
 })
 

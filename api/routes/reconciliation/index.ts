@@ -76,6 +76,7 @@ export function reconciliationRoutes({
           workflowId: run.workflowId,
           createdFrom: run.createdFrom.toISOString(),
           createdTo: run.createdTo.toISOString(),
+          eventsUnavailableBefore: run.eventsUnavailableBefore?.toISOString() ?? null,
         },
         202
       )

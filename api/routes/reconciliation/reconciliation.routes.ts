@@ -88,6 +88,12 @@ export const RunStarted = z
     }),
     createdFrom: UtcDateTime,
     createdTo: UtcDateTime,
+    eventsUnavailableBefore: UtcDateTime.nullable().openapi({
+      description:
+        'Stripe keeps its events 30 days: the part of the window before this instant is checked by listing the ' +
+        'objects created in it only, and a change made then to an object created before the window is not looked ' +
+        'for (reconcile the window it was created in). Null when the events cover the whole window.',
+    }),
   })
   .openapi('ReconciliationRunStarted')
 
@@ -137,7 +143,9 @@ export const createRunRoute = protectedRoute('payments', {
   description:
     'Starts the reconciliation workflow for the tenant over a `created` window (at most ' +
     `${MAX_WINDOW_DAYS} days), besides the daily run. Its findings appear at GET /v1/reconciliation/findings once it ` +
-    'has run. `409 processor_not_configured` when the deployment has no online payment processor.',
+    'has run. A window reaching further back than Stripe keeps events (30 days) is run all the same, by ' +
+    'listing the objects created in it; `eventsUnavailableBefore` says from when its events are missing. ' +
+    '`409 processor_not_configured` when the deployment has no online payment processor.',
   request: { body: { required: true, content: json(RunCreate) } },
   responses: {
     202: { description: 'The run is started', content: json(RunStarted) },

@@ -1822,7 +1822,7 @@ export interface paths {
         put?: never;
         /**
          * Reconcile with the payment processor now
-         * @description Starts the reconciliation workflow for the tenant over a `created` window (at most 32 days), besides the daily run. Its findings appear at GET /v1/reconciliation/findings once it has run. `409 processor_not_configured` when the deployment has no online payment processor.
+         * @description Starts the reconciliation workflow for the tenant over a `created` window (at most 32 days), besides the daily run. Its findings appear at GET /v1/reconciliation/findings once it has run. A window reaching further back than Stripe keeps events (30 days) is run all the same, by listing the objects created in it; `eventsUnavailableBefore` says from when its events are missing. `409 processor_not_configured` when the deployment has no online payment processor.
          */
         post: operations["postReconciliationRuns"];
         delete?: never;
@@ -6710,6 +6710,12 @@ export interface components {
              * @example 2026-11-21T18:00:00.000Z
              */
             createdTo: string;
+            /**
+             * Format: date-time
+             * @description Stripe keeps its events 30 days: the part of the window before this instant is checked by listing the objects created in it only, and a change made then to an object created before the window is not looked for (reconcile the window it was created in). Null when the events cover the whole window.
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            eventsUnavailableBefore: string | null;
         };
         ReconciliationRunCreate: {
             /**

@@ -3687,6 +3687,13 @@ class ReconciliationRunStarted(BaseModel):
     ]
     createdFrom: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
     createdTo: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
+    eventsUnavailableBefore: Annotated[
+        AwareDatetime | None,
+        Field(
+            description='Stripe keeps its events 30 days: the part of the window before this instant is checked by listing the objects created in it only, and a change made then to an object created before the window is not looked for (reconcile the window it was created in). Null when the events cover the whole window.',
+            examples=['2026-11-21T18:00:00.000Z'],
+        ),
+    ]
 
 
 class ReconciliationRunCreate(BaseModel):
