@@ -7,6 +7,7 @@
  * Every statement filters by tenant explicitly, on top of row-level security.
  */
 import { Prisma } from '../../generated/prisma/client.ts'
+import { MAX_TIME_OFF_DAYS } from '../providers/time-off-length.ts'
 
 /** Which providers to load. */
 export interface ProviderSelection {
@@ -119,7 +120,7 @@ export function scheduleFactsSql(
       c.id, c.name, c.time_zone, c.weekly_hours, c.onboarding_status, c.location_id, c.buffer_minutes,
       c.minimum_notice_minutes,
       (SELECT ${flat(Prisma.sql`t.starts_at`, Prisma.sql`t.ends_at`)} FROM provider_time_off t
-        WHERE t.tenant_id = ${s.tenantId} AND t.provider_id = c.id AND t.starts_at < c.window_to AND t.ends_at > c.window_from),
+        WHERE t.tenant_id = ${s.tenantId} AND t.provider_id = c.id AND ${timeOffOverlaps(Prisma.sql`c.window_from`, Prisma.sql`c.window_to`)}),
       (SELECT ${flat(Prisma.sql`a.starts_at`, Prisma.sql`a.ends_at`)} FROM appointments a
         WHERE a.tenant_id = ${s.tenantId} AND a.provider_id = c.id AND a.status = 'CONFIRMED'
           AND a.starts_at >= c.window_from - make_interval(mins => ${window.longestMinutes}::int)
@@ -133,5 +134,15 @@ export function timeOffSql(tenantId: string, providerIds: string[], from: Date, 
   return Prisma.sql`
     SELECT ${spanColumns} FROM provider_time_off
     WHERE tenant_id = ${tenantId} AND provider_id = ANY(${providerIds}::text[])
-      AND starts_at < ${to} AND ends_at > ${from}`
+      AND ${timeOffOverlaps(Prisma.sql`${from}::timestamptz`, Prisma.sql`${to}::timestamptz`)}`
 }
+
+/**
+ * Time off overlapping [from, to), read through the (provider_id, starts_at) index over a bounded range: time off
+ * lasts at most {@link MAX_TIME_OFF_DAYS}, so none starting earlier reaches the window, and the provider's older
+ * history is not read (it was, for every booking: the guard in test/integration/booking-statement-plans.int.test.ts).
+ * Plain comparisons, not a range overlap an index on the span could answer: under row-level security only leakproof
+ * operators may be index conditions, and `&&` on ranges is not.
+ */
+const timeOffOverlaps = (from: Prisma.Sql, to: Prisma.Sql) =>
+  Prisma.sql`starts_at < ${to} AND starts_at > ${from} - make_interval(days => ${MAX_TIME_OFF_DAYS}::int) AND ends_at > ${from}`

@@ -10,9 +10,7 @@ import { notFound, validationError } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../listing.ts'
 import { getProvider } from './provider-service.ts'
-
-/** Longest single range: a year (a longer absence is offboarding, or several entries). */
-export const MAX_TIME_OFF_DAYS = 366
+import { MAX_TIME_OFF_DAYS } from './time-off-length.ts'
 
 export interface TimeOffInput {
   startsAt: Date

@@ -29,6 +29,7 @@ import { slotProblem } from '../../domain/appointments/book-appointment.ts'
 import { sealTenantChain } from '../../domain/audit/seal-audit-events.ts'
 import { newId } from '../../domain/ids.ts'
 import { priceForService } from '../../domain/pricing/price-for-service.ts'
+import { MAX_TIME_OFF_DAYS } from '../../domain/providers/time-off-length.ts'
 import { createWorkflowOutbox } from '../../domain/workflow-runs/workflow-outbox.ts'
 import { closeDb, createDb, type Db } from '../../infra/db.ts'
 import { createLogger } from '../../infra/logger.ts'
@@ -51,12 +52,14 @@ const ANALYZED = 50
 const PROVIDER_DAYS = 200
 const APPOINTMENTS_IN_REACH = 1
 /**
- * The booked provider's weekly days off before the slot, and after it. Time off has no longest length, so the
- * (provider_id, starts_at) index bounds its read from above only: the check reads the provider's time off that starts
- * before the slot ends (all 60), and none of the others'.
+ * The booked provider's weekly days off, nearly four years of them before the slot and some after, none on the slot's
+ * day. The (provider_id, starts_at) index bounds the read from above by the window's end and, since one entry lasts at
+ * most MAX_TIME_OFF_DAYS, from below by that much before its start: the days off of the last year, whatever the
+ * provider's history (before, all 200 were read).
  */
-const DAYS_OFF_BEFORE = 60
+const DAYS_OFF_BEFORE = 200
 const DAYS_OFF_AFTER = 20
+const DAYS_OFF_IN_REACH = Math.ceil(MAX_TIME_OFF_DAYS / 7)
 /** The centre's prices of the booked service: 4 places (3 locations, tenant-wide) x 2 types x active and archived. */
 const SERVICE = 'SPEECH_THERAPY'
 const SERVICE_PRICES = 16
@@ -239,7 +242,7 @@ describe('a booking’s statements over a centre the statistics have not seen', 
     expect(sent).toHaveLength(1)
     const facts = await explain(sent[0], inCentre)
     readsAtMost(facts, 'appointments', 2 * APPOINTMENTS_IN_REACH)
-    readsAtMost(facts, 'provider_time_off', 2 * DAYS_OFF_BEFORE)
+    readsAtMost(facts, 'provider_time_off', DAYS_OFF_IN_REACH)
   })
 
   it('the price reads the centre’s prices of the service, not its price list', async () => {
