@@ -8,6 +8,7 @@
 import type Stripe from 'stripe'
 import type { ProcessorDispute, ProcessorEventSubject } from '../../domain/payments/online-processor-events.ts'
 import type { PaymentFailureCode } from '../../domain/payments/payment-processor.ts'
+import { isCurrency, minorUnitExponent } from '../../domain/pricing/currencies.ts'
 import { fromStripeAmount } from './stripe-currencies.ts'
 
 type Metadata = Stripe.Metadata | null | undefined
@@ -75,16 +76,41 @@ export function disputeStatusOf(status: string): 'OPEN' | 'WON' | 'LOST' | 'CLOS
 }
 
 /**
+ * A dispute's balance transaction as Stripe expands it: `amount` and `fee` in the balance's currency, which is the
+ * dispute's own or, on an account settling in another, the converted one (`exchange_rate`: the dispute's currency to
+ * the balance's).
+ */
+interface DisputeBalanceMove {
+  amount: number
+  fee: number
+  currency: string
+  exchange_rate?: number | null
+}
+
+/**
+ * A fee Stripe charged in a balance transaction, in our minor units of the dispute's currency: converted back at the
+ * transaction's own rate when the balance is in another currency (rounded to the minor unit), 0 when Stripe gave no
+ * rate to convert by. Filtered out by currency, it read 0 on every account settling in another currency (issue 58).
+ */
+function feeIn(move: DisputeBalanceMove, currency: string): number {
+  if (move.currency === currency) return ours(move.fee, currency)
+  const code = currencyOf(currency)
+  const balance = currencyOf(move.currency)
+  if (!move.exchange_rate || !isCurrency(code) || !isCurrency(balance)) return 0
+  const inBalance = ours(move.fee, balance) / 10 ** minorUnitExponent(balance)
+  return Math.round((inBalance / move.exchange_rate) * 10 ** minorUnitExponent(code))
+}
+
+/**
  * A Stripe dispute as the platform holds one. Its balance transactions say what moved: the withdrawal (negative, with
- * the dispute fee) and, when Stripe gave the funds back, the reinstatement (positive). A lost dispute whose funds were
- * reinstated, or one Stripe says reinstated (`charge.dispute.funds_reinstated`), is the centre's again: `WON`.
+ * the dispute fee) and, when Stripe gave the funds back, the reinstatement (positive), in whatever currency the
+ * account settles in. A lost dispute whose funds were reinstated, or one Stripe says reinstated
+ * (`charge.dispute.funds_reinstated`), is the centre's again: `WON`.
  */
 export function disputeOf(dispute: Stripe.Dispute, reinstated = false): ProcessorDispute {
-  // Only what moved in the dispute's own currency is ours to record (a balance in another currency is converted).
-  const moves = (
-    (dispute.balance_transactions as Array<{ amount: number; fee: number; currency: string }> | undefined) ?? []
-  ).filter((t) => t.currency === dispute.currency)
+  const moves = (dispute.balance_transactions as DisputeBalanceMove[] | undefined) ?? []
   const status = disputeStatusOf(dispute.status)
+  // A reinstatement is money coming back, whichever currency the balance keeps: read by its sign, not its currency.
   const givenBack = reinstated || moves.some((t) => t.amount > 0)
   return {
     disputeId: dispute.id,
@@ -92,10 +118,7 @@ export function disputeOf(dispute: Stripe.Dispute, reinstated = false): Processo
     amount: ours(dispute.amount, dispute.currency),
     currency: currencyOf(dispute.currency),
     status: status === 'LOST' && givenBack ? 'WON' : status,
-    fee: ours(
-      moves.reduce((sum, t) => sum + t.fee, 0),
-      dispute.currency
-    ),
+    fee: moves.reduce((sum, t) => sum + feeIn(t, dispute.currency), 0),
   }
 }
 

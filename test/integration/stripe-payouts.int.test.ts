@@ -996,6 +996,33 @@ describe('a lost dispute (chargeback)', () => {
     expect(balance(`provider_payable:${gia}`)).toBe(0)
   })
 
+  // Issue 58, item 5: on an account settling in another currency, the balance transactions were filtered out by the
+  // dispute's currency, so the fee read 0 and a reinstatement went unseen (the chargeback stayed on the order).
+  it('reads the fee and a reinstatement from balance transactions in the currency the account settles in', async () => {
+    const t = await newCentre()
+    const gia = await activeProvider(t, 'Gia SLP')
+    const session = await paidSession(t, gia, 10_000)
+    // The account settles in euros: Stripe withdrew 9,000 EUR for the 10,000 USD and charged a 13.50 EUR fee.
+    const eur = { currency: 'eur', exchange_rate: 0.9 }
+    const withdrawn = { id: 'txn_fx_out', amount: -10_350, fee: 1_350, ...eur }
+    const dispute = stripeMock.addDispute({ paymentIntent: session.intentId, status: 'lost' })
+    stripeMock.update(dispute.id, { balance_transactions: [withdrawn] })
+    expect(await deliver(stripeMock.event('charge.dispute.closed', dispute.id))).toBe('applied')
+    expect(await ok(t, 'GET', `/v1/payments/${session.paymentId}`)).toMatchObject({
+      dispute: { status: 'LOST', amountLost: 10_000, fee: 1_500 },
+    })
+    expect(await ok(t, 'GET', `/v1/orders/${session.orderId}`)).toMatchObject({ amountChargedBack: 10_000 })
+
+    // Stripe gives the funds back (its status still `lost`, the reinstating transaction in euros, the fee refunded).
+    const back = { id: 'txn_fx_back', amount: 9_000, fee: -1_350, ...eur }
+    stripeMock.update(dispute.id, { balance_transactions: [withdrawn, back] })
+    expect(await deliver(stripeMock.event('charge.dispute.updated', dispute.id))).toBe('applied')
+    expect(await ok(t, 'GET', `/v1/payments/${session.paymentId}`)).toMatchObject({
+      dispute: { status: 'WON', fee: 0 },
+    })
+    expect(await ok(t, 'GET', `/v1/orders/${session.orderId}`)).toMatchObject({ amountChargedBack: 0 })
+  })
+
   /** The tenant's chargeback items, each with the Stripe dispute it took or gave back. */
   const chargebackItems = (t: Centre) =>
     runInUnitOfWork(

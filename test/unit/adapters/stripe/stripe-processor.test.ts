@@ -96,6 +96,21 @@ describe('Stripe events', () => {
       status: 'WON',
       fee: 0,
     })
+    // Issue 58: an account settling in another currency: the fee converted back at the transaction's rate, the
+    // reinstatement read by its sign; without a rate the fee cannot be converted and reads 0.
+    const inEuros = { currency: 'eur', exchange_rate: 0.9 }
+    const withdrawnEur = { ...withdrawn, amount: -3_510, fee: 1_350, ...inEuros }
+    expect(parse('charge.dispute.closed', { ...lost, balance_transactions: [withdrawnEur] })).toMatchObject({
+      status: 'LOST',
+      fee: 1_500,
+    })
+    const backEur = { ...reinstated, amount: 810, fee: -1_350, ...inEuros }
+    expect(parse('charge.dispute.updated', { ...lost, balance_transactions: [withdrawnEur, backEur] })).toMatchObject({
+      status: 'WON',
+      fee: 0,
+    })
+    const noRate = { ...withdrawnEur, exchange_rate: null }
+    expect(parse('charge.dispute.closed', { ...lost, balance_transactions: [noRate] })).toMatchObject({ fee: 0 })
     const dashboardRefund = {
       id: 're_9',
       object: 'refund',
