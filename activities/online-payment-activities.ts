@@ -53,9 +53,12 @@ export function createOnlinePaymentActivities({
       await final(() => sendRefund(db, tenantId, refundId, processorOf(online), clock))
     },
 
-    /** Marks a refund the processor never answered FAILED, releasing its hold. */
+    /**
+     * Records the refund the processor made for a refund it never answered, or marks it FAILED when it made none,
+     * releasing its hold.
+     */
     async giveUpRefund({ tenantId, refundId, reason }: RefundWorkflowInput & { reason: string }): Promise<void> {
-      await giveUpRefund(db, tenantId, refundId, reason, clock())
+      await giveUpRefund(db, tenantId, refundId, processorOf(online), reason, clock)
     },
 
     /** Cancels a payment its payer never completed, or finds that it settled. */

@@ -2,8 +2,9 @@
  * @module The refund workflow (`refund-<refundId>`, common/payments/online-payment-contract.ts): started through the outbox
  * with the refund's record, it makes sure the processor is asked for the refund with the key stored on it, whatever
  * became of the request that recorded it. The request asks first; this starts after a delay and usually finds the
- * answer recorded. It asks until shortly before the processor forgets the key (24 hours), then gives up: the refund
- * is FAILED and its hold released (a later word from the processor that it did refund still counts).
+ * answer recorded. It asks until shortly before the processor forgets the key (24 hours), then gives up: the
+ * processor's refunds of the intent are asked, and the one it made (its answer lost) is recorded; only when it made
+ * none is the refund FAILED and its hold released (a later word from the processor that it did refund still counts).
  */
 import { isCancellation, proxyActivities } from '@temporalio/workflow'
 import type {

@@ -43,7 +43,10 @@ export type PaymentExpiryOutcome = 'SETTLED' | 'CANCELED' | 'MISMATCH'
 export interface OnlinePaymentActivities {
   /** Asks the processor for a PENDING refund with its stored key (unless answered), and records the answer. */
   sendRefundToProcessor: (input: RefundWorkflowInput) => Promise<void>
-  /** Marks a refund the processor never answered FAILED, releasing its hold. */
+  /**
+   * Records the refund the processor made for a refund it never answered (its refunds of the intent asked), or marks
+   * it FAILED when it made none, releasing its hold.
+   */
   giveUpRefund: (input: RefundWorkflowInput & { reason: string }) => Promise<void>
   /** Cancels a payment its payer never completed, or finds that it settled. */
   expireOnlinePayment: (input: PaymentExpiryWorkflowInput) => Promise<PaymentExpiryOutcome>

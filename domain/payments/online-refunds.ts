@@ -104,6 +104,15 @@ async function createRefund(
   }
 }
 
+/** A refund with its payment, read in a short unit of its own (the processor is called outside any transaction). */
+async function refundWithPayment(db: Db, tenantId: string, refundId: string) {
+  return runInUnitOfWork(db, tenantId, async ({ tx }) => {
+    const refund = await tx.refund.findFirst({ where: { id: refundId, tenantId } })
+    const payment = refund && (await tx.payment.findFirst({ where: { id: refund.paymentId, tenantId } }))
+    return refund && payment ? { refund, payment } : undefined
+  })
+}
+
 /**
  * Asks the processor for a PENDING refund with its stored key and applies the answer, unless it was answered
  * already. Holds no transaction during the call. Used by the API request that recorded the refund (through its
@@ -118,11 +127,7 @@ export async function sendRefund(
   processor: OnlinePaymentProcessor,
   now: () => Date
 ): Promise<boolean> {
-  const found = await runInUnitOfWork(db, tenantId, async ({ tx }) => {
-    const refund = await tx.refund.findFirst({ where: { id: refundId, tenantId } })
-    const payment = refund && (await tx.payment.findFirst({ where: { id: refund.paymentId, tenantId } }))
-    return refund && payment ? { refund, payment } : undefined
-  })
+  const found = await refundWithPayment(db, tenantId, refundId)
   if (!found) throw notFound('refund', refundId)
   const { refund, payment } = found
   if (refund.status !== 'PENDING' || refund.processorReference) return true
@@ -166,17 +171,43 @@ export async function sendRefund(
 }
 
 /**
- * The refund's workflow gave up asking (the processor unreachable until its idempotency window nearly closed): the
- * refund is FAILED with the reason, its hold released. A later word from the processor that it did refund still
- * counts (refund-transitions.ts).
+ * The refund's workflow gave up asking (the processor unreachable, or its answers lost, until its idempotency window
+ * nearly closed). The processor is asked first for the refunds of the intent (issue 58, "events as hints, objects as
+ * truth"): our call may have reached it with only its answer lost, and a refund marked FAILED tells the centre to
+ * refund the payment again, so the payer would be refunded twice. The one it made for this refund is recorded as its
+ * answer would have been (SUCCEEDED, counted once; or PENDING with its id, for its events to settle); only when it
+ * made none is the refund FAILED with the reason, its hold released. A later word from the processor still counts
+ * (refund-transitions.ts). Holds no transaction during the call; a processor that does not answer throws, and the
+ * activity asks again (the refund keeps holding its amount meanwhile: it may have been made).
+ * @param reason - why it failed, when the processor made no refund of it
  */
-export async function giveUpRefund(db: Db, tenantId: string, refundId: string, reason: string, now: Date) {
+export async function giveUpRefund(
+  db: Db,
+  tenantId: string,
+  refundId: string,
+  processor: OnlinePaymentProcessor,
+  reason: string,
+  now: () => Date
+): Promise<void> {
+  const found = await refundWithPayment(db, tenantId, refundId)
+  if (found?.refund.status !== 'PENDING' || found.refund.processorReference) return
+  const { refund, payment } = found
+  const made = payment.processorReference
+    ? await processor.findRefund({ intentId: payment.processorReference, refundId })
+    : undefined
   await runInUnitOfWork(db, tenantId, async (uow) => {
-    const refund = await uow.tx.refund.findFirst({ where: { id: refundId, tenantId } })
-    if (refund?.status !== 'PENDING' || refund.processorReference) return
     const order = await lockOrder(uow, refund.orderId)
     const current = await uow.tx.refund.findFirstOrThrow({ where: { id: refundId, tenantId } })
-    await moveRefund(uow, order, current, 'FAILED', now, { failureMessage: reason })
+    // Answered meanwhile (the workflow's last call, or an event): that word is as new as the processor's.
+    if (current.status !== 'PENDING' || current.processorReference) return
+    await moveRefund(
+      uow,
+      order,
+      current,
+      made?.status ?? 'FAILED',
+      now(),
+      made ? { processorReference: made.id, failureMessage: made.failureMessage } : { failureMessage: reason }
+    )
   })
 }
 

@@ -4,9 +4,11 @@
  * tenant on top of row-level security.
  *
  * A session line is payable once its appointment is COMPLETED and its order fully collected (finalized, not void,
- * amount paid ≥ total). It is *earned* at the later of the completion and the last succeeded payment; a settlement
- * pays what was earned before its period's end and not paid before. Those instants are written when they happen
- * (never back-dated), so once a period has ended what it contains can no longer change.
+ * amount paid ≥ total). It is *earned* at the later of the completion and the instant the order became fully
+ * collected: the success of its last applied payment (issue 58: not its creation, or a card payment started before a
+ * period's end and paid after it was back-dated into it); a settlement pays what was earned before its period's end
+ * and not paid before. Those instants are written when they happen (never back-dated), so once a period has ended
+ * what it contains can no longer change.
  *
  * A refund of an applied payment counts from the instant it succeeded (`succeeded_at`) until the instant it failed,
  * if it ever does (`failed_at`): a PENDING refund only holds its amount (and the provider's share of it is reserved,
@@ -61,14 +63,20 @@ const payable = (tenantId: string, currency: string) => Prisma.sql`
   ol.tenant_id = ${tenantId} AND o.currency = ${currency} AND a.status = 'COMPLETED'
   AND o.status NOT IN ('DRAFT', 'VOID') AND o.total > 0 AND o.amount_paid >= o.total AND ol.line_total > 0`
 
+/**
+ * A payment's success as we wrote it: an online payment's `received_at` is written when the processor's success is
+ * applied, after the payment was created; a recorded payment is written SUCCEEDED, and its `received_at` is what the
+ * centre says (it may be any earlier instant), so its creation is when it counted. The later of the two is never
+ * back-dated. An unapplied payment (money the order could not take) collected nothing for the order.
+ */
 const lineSources = Prisma.sql`
   FROM order_lines ol
   JOIN orders o ON o.id = ol.order_id AND o.tenant_id = ol.tenant_id
   LEFT JOIN sessions s ON s.id = ol.session_id AND s.tenant_id = ol.tenant_id
   JOIN appointments a ON a.id = COALESCE(ol.appointment_id, s.appointment_id) AND a.tenant_id = ol.tenant_id
   CROSS JOIN LATERAL (
-    SELECT max(p.created_at) AS collected_at FROM payments p
-    WHERE p.tenant_id = o.tenant_id AND p.order_id = o.id AND p.status = 'SUCCEEDED'
+    SELECT max(GREATEST(p.created_at, p.received_at)) AS collected_at FROM payments p
+    WHERE p.tenant_id = o.tenant_id AND p.order_id = o.id AND p.status = 'SUCCEEDED' AND NOT p.unapplied
   ) pay`
 
 const unsettled = (key: Prisma.Sql) =>

@@ -3,12 +3,13 @@
  * real API and database: a CARD_ONLINE payment creates a PaymentIntent (our ids in its metadata, an idempotency key
  * per request) and answers its client secret; Stripe's signed webhooks settle it once however often they are
  * redelivered and in whatever order; forged and stale signatures change nothing; refunds go through Stripe Refunds
- * and are undone when Stripe reports them failed; Stripe unreachable leaves nothing behind; and without Stripe
- * configured, online payments are refused as before.
+ * and are undone when Stripe reports them failed; a refund given up after 22 hours is first looked for at Stripe;
+ * Stripe unreachable leaves nothing behind; and without Stripe configured, online payments are refused as before.
  */
 import { randomUUID } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../domain/ids.ts'
+import { giveUpRefund } from '../../domain/payments/online-refunds.ts'
 import { provisionClient } from '../../domain/tenants/provision-client.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
@@ -999,6 +1000,82 @@ describe('refunds move the money once (issue 37, defects 2 and 8)', () => {
       stripeMock.objects('refund').filter((r) => (r.metadata as { refund_id?: string }).refund_id === refundId)
     ).toHaveLength(1)
     expect(await getOrder(t, orderId)).toMatchObject({ amountRefunded: 1_300 })
+  })
+
+  // Issue 58, item 5: a refund whose workflow gave up after 22 hours was marked FAILED ("Refund the payment again")
+  // without asking Stripe, which may have made it with only its answer lost: the payer would be refunded twice.
+  it('asks Stripe before giving a refund up: the one Stripe made is recorded SUCCEEDED, counted once', async () => {
+    const t = await freshTenant()
+    const orderId = await openOrder(t, 5_000)
+    const payment = await succeededPayment(t, orderId, 5_000)
+    /** A PENDING refund whose workflow has asked Stripe for 22 hours, every answer lost (the workflow is not run). */
+    const pendingRefund = async (amount: number) => {
+      const id = newId('refund')
+      await inTenant(t, ({ tx }) =>
+        tx.refund.create({
+          data: {
+            id,
+            tenantId: t.tenantId,
+            paymentId: payment.id,
+            orderId,
+            amount,
+            currency: 'USD',
+            reason: 'REQUESTED_BY_CLIENT',
+            method: 'CARD_ONLINE',
+            status: 'PENDING',
+            processorIdempotencyKey: `refund:${t.tenantId}:${id}`,
+            createdAt: new Date(Date.now() - 22 * 3_600_000),
+          },
+        })
+      )
+      return id
+    }
+    const giveUp = (refundId: string) =>
+      giveUpRefund(
+        platform.api.deps.db,
+        t.tenantId,
+        refundId,
+        platform.api.deps.onlinePayments!,
+        'Stripe could not be reached for 22 hours.',
+        () => new Date()
+      )
+    // Stripe made the first (our ids in its metadata); the second never reached it.
+    const madeId = await pendingRefund(1_300)
+    const made = stripeMock.addRefund({
+      paymentIntent: payment.processorReference,
+      amount: 1_300,
+      metadata: { tenant_id: t.tenantId, payment_id: payment.id, refund_id: madeId },
+    })
+    const lostId = await pendingRefund(700)
+    const before = stripeMock.requests.length
+
+    await giveUp(madeId)
+    await giveUp(lostId)
+    const after = await getPayment(t, payment.id)
+    expect(after.refunds).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: madeId, status: 'SUCCEEDED', processorReference: made.id }),
+        expect.objectContaining({
+          id: lostId,
+          status: 'FAILED',
+          processorReference: null,
+          failureMessage: 'Stripe could not be reached for 22 hours.',
+        }),
+      ])
+    )
+    expect(after.amountRefunded).toBe(1_300)
+    // Stripe was asked for the intent's refunds, once per refund, and nothing was sent.
+    const asked = stripeMock.requests.slice(before).filter((r) => r.path.startsWith('/v1/refunds'))
+    expect(asked.map((r) => `${r.method} ${r.path.split('?')[0]}`)).toEqual(['GET /v1/refunds', 'GET /v1/refunds'])
+
+    // Stripe's own event about it, coming after, counts nothing again; and what is left to refund is what Stripe kept.
+    expect((await deliver(stripeMock.event('refund.updated', made.id))).body.outcome).toBe('unchanged')
+    const again = await platform.http.post(`/v1/payments/${payment.id}/refunds`, {
+      token: t.token,
+      body: { amount: 5_000, reason: 'REQUESTED_BY_CLIENT' },
+    })
+    expect(again.body.code).toBe('amount_exceeds_refundable')
+    expect(await getOrder(t, orderId)).toMatchObject({ amountRefunded: 1_300, status: 'PARTIALLY_REFUNDED' })
   })
 })
 

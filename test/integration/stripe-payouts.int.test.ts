@@ -13,7 +13,8 @@
  * by asking Stripe; sessions paid by card lost to chargebacks before and after their payout, taken back from the
  * provider (the dispute fee never), and given back when Stripe reinstates the funds. Issue 58: a charge disputed again
  * after an inquiry closed, each dispute charged back (and given back) on its own; recoveries past the ten reversals
- * Stripe embeds in a transfer, read from the transfer's reversals list (by its event and by the reconciliation).
+ * Stripe embeds in a transfer, read from the transfer's reversals list (by its event and by the reconciliation); a
+ * card payment its payer completed after its period was settled, earned and paid in the next period, never in that one.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../domain/ids.ts'
@@ -916,6 +917,70 @@ describe('payouts Stripe can make', () => {
     expect(second.provider).toMatchObject({ carriedForward: 45, payoutAmount: 200, payoutRemainder: 0 })
     balance = await books(t, 'HUF')
     expect([balance(payable), balance(inTransit)]).toEqual([0, 0])
+  })
+})
+
+// Issue 58, item 5: a session line was earned at the later of its completion and its payments' *creation*, so a card
+// payment started before a period's end and completed by its payer after that period was settled was back-dated into
+// it: a settlement of that period made after the money came (for a provider it had not settled) paid it, and one made
+// before left it to the next settlement with an instant of the period before.
+describe('a card session is earned when its money arrives (issue 58, item 5)', () => {
+  const START = new Date('2026-01-01T00:00:00Z')
+
+  /** The tenant's session items: whose, the period of the settlement that paid each, and when each was earned. */
+  const sessionItems = (t: Centre) =>
+    runInUnitOfWork(platform.db, t.tenantId, ({ tx }) =>
+      tx.settlementItem.findMany({
+        where: { kind: 'SESSION' },
+        select: {
+          amount: true,
+          earnedAt: true,
+          providerSettlement: { select: { providerId: true, periodStart: true, periodEnd: true } },
+        },
+        orderBy: { amount: 'asc' },
+      })
+    )
+
+  it('pays a card payment made after its period was settled in the next period, never in the settled one', async () => {
+    const t = await newCentre()
+    const [gia, ben] = await Promise.all([activeProvider(t, 'Gia SLP'), activeProvider(t, 'Ben OT')])
+    await centres.paidSession(t, gia, 4_000)
+    // Both payers open the card form before period 1 ends, and pay once it was settled.
+    const late = [await centres.sessionAwaitingCard(t, gia, 10_000), await centres.sessionAwaitingCard(t, ben, 6_000)]
+    const first = await settleFrom(t, START)
+    expect(first.provider).toMatchObject({ providerId: gia, sessionCount: 1, grossAmount: 4_000 })
+    for (const { intentId } of late) {
+      stripeMock.setIntentStatus(intentId, 'succeeded')
+      expect(await deliver(stripeMock.event('payment_intent.succeeded', intentId))).toBe('applied')
+    }
+
+    // Period 1 once more for Ben, whom it did not settle (a run of its own): his money came after its end, so period
+    // 1 holds none of it, however late it is settled.
+    const period1 = { currency: 'USD', periodStart: START.toISOString(), periodEnd: first.end.toISOString() }
+    const again = await ok(t, 'POST', '/v1/marketplace/settlements', { ...period1, providerIds: [ben] }, 202)
+    expect((await completed(t, again.id as string)).providers).toEqual([
+      expect.objectContaining({ providerId: ben, outcome: 'SETTLED', sessionCount: 0, grossAmount: 0 }),
+    ])
+
+    // Period 2 pays both sessions, each earned within it; period 1 keeps its one.
+    const second = await settleFrom(t, first.end)
+    expect((await ok(t, 'GET', `/v1/marketplace/settlements/${second.id}`)).totals).toMatchObject({
+      providers: 2,
+      sessionCount: 2,
+      grossAmount: 16_000,
+      payoutAmount: 16_000,
+    })
+    const items = (await sessionItems(t)).map(({ amount, earnedAt, providerSettlement: ps }) => ({
+      providerId: ps.providerId,
+      amount,
+      periodEnd: ps.periodEnd,
+      earnedInPeriod: earnedAt >= ps.periodStart && earnedAt < ps.periodEnd,
+    }))
+    expect(items).toEqual([
+      { providerId: gia, amount: 4_000, periodEnd: first.end, earnedInPeriod: true },
+      { providerId: ben, amount: 6_000, periodEnd: second.end, earnedInPeriod: true },
+      { providerId: gia, amount: 10_000, periodEnd: second.end, earnedInPeriod: true },
+    ])
   })
 })
 

@@ -37,6 +37,15 @@ export interface StripeCentres {
   ok(t: Centre, method: string, path: string, body?: unknown, status?: number): Promise<Body>
   /** Posts a signed Stripe event to the platform's webhook (or its Connect one): the outcome it answered. */
   deliver(event: object, endpoint?: 'platform' | 'connect'): Promise<string>
+  /**
+   * A COMPLETED session of `providerId` (written directly) on an order of `amount`, with a card payment whose intent
+   * waits for its payer (PENDING): the test says when Stripe takes the money.
+   */
+  sessionAwaitingCard(
+    t: Centre,
+    providerId: string,
+    amount: number
+  ): Promise<{ orderId: string; paymentId: string; intentId: string }>
   /** A COMPLETED session of `providerId` (written directly) on an order of `amount`, paid by card through Stripe. */
   paidSession(
     t: Centre,
@@ -106,6 +115,45 @@ export async function startStripeCentres(name: string): Promise<StripeCentres> {
     return answer.body.outcome as string
   }
 
+  const sessionAwaitingCard: StripeCentres['sessionAwaitingCard'] = async (t, providerId, amount) => {
+    const { id: locationId } = await runInUnitOfWork(platform.db, t.tenantId, ({ tx }) =>
+      tx.location.findFirstOrThrow({ select: { id: true } })
+    )
+    const child = { firstName: 'Kai', lastName: 'Test', dateOfBirth: '2022-05-01' }
+    const childId = (await ok(t, 'POST', '/v1/children', child, 201)).id as string
+    // Booking is not what these tests are about: the session is written as done, three hours ago.
+    const startsAt = new Date(Date.now() - 3 * 3_600_000)
+    const endsAt = new Date(startsAt.getTime() + 3_600_000)
+    const appointmentId = newId('appointment')
+    await runInUnitOfWork(platform.db, t.tenantId, ({ tx }) =>
+      tx.appointment.create({
+        data: {
+          id: appointmentId,
+          tenantId: t.tenantId,
+          locationId,
+          childId,
+          providerId,
+          type: 'THERAPY_SESSION',
+          status: 'COMPLETED',
+          startsAt,
+          endsAt,
+          completedAt: endsAt,
+          timeZone: 'UTC',
+          service: 'SPEECH_THERAPY',
+        },
+      })
+    )
+    const lines = [{ kind: 'SESSION', appointmentId, unitAmount: amount }]
+    const order = await ok(t, 'POST', '/v1/orders', { status: 'OPEN', currency: 'USD', lines }, 201)
+    const pay = { orderId: order.id, amount, currency: 'USD', method: 'CARD_ONLINE' }
+    const payment = await ok(t, 'POST', '/v1/payments', pay, 201)
+    return {
+      orderId: order.id as string,
+      paymentId: payment.id as string,
+      intentId: payment.processorReference as string,
+    }
+  }
+
   return {
     platform,
     stripeMock,
@@ -132,42 +180,12 @@ export async function startStripeCentres(name: string): Promise<StripeCentres> {
     ok,
     deliver,
     async paidSession(t, providerId, amount) {
-      const { id: locationId } = await runInUnitOfWork(platform.db, t.tenantId, ({ tx }) =>
-        tx.location.findFirstOrThrow({ select: { id: true } })
-      )
-      const child = { firstName: 'Kai', lastName: 'Test', dateOfBirth: '2022-05-01' }
-      const childId = (await ok(t, 'POST', '/v1/children', child, 201)).id as string
-      // Booking is not what these tests are about: the session is written as done, three hours ago.
-      const startsAt = new Date(Date.now() - 3 * 3_600_000)
-      const endsAt = new Date(startsAt.getTime() + 3_600_000)
-      const appointmentId = newId('appointment')
-      await runInUnitOfWork(platform.db, t.tenantId, ({ tx }) =>
-        tx.appointment.create({
-          data: {
-            id: appointmentId,
-            tenantId: t.tenantId,
-            locationId,
-            childId,
-            providerId,
-            type: 'THERAPY_SESSION',
-            status: 'COMPLETED',
-            startsAt,
-            endsAt,
-            completedAt: endsAt,
-            timeZone: 'UTC',
-            service: 'SPEECH_THERAPY',
-          },
-        })
-      )
-      const lines = [{ kind: 'SESSION', appointmentId, unitAmount: amount }]
-      const order = await ok(t, 'POST', '/v1/orders', { status: 'OPEN', currency: 'USD', lines }, 201)
-      const pay = { orderId: order.id, amount, currency: 'USD', method: 'CARD_ONLINE' }
-      const payment = await ok(t, 'POST', '/v1/payments', pay, 201)
-      const intentId = payment.processorReference as string
-      stripeMock.setIntentStatus(intentId, 'succeeded')
-      expect(await deliver(stripeMock.event('payment_intent.succeeded', intentId))).toBe('applied')
-      return { orderId: order.id as string, paymentId: payment.id as string, intentId }
+      const session = await sessionAwaitingCard(t, providerId, amount)
+      stripeMock.setIntentStatus(session.intentId, 'succeeded')
+      expect(await deliver(stripeMock.event('payment_intent.succeeded', session.intentId))).toBe('applied')
+      return session
     },
+    sessionAwaitingCard,
     async settleFrom(t, start) {
       // Runs of one tenant must not overlap: the next period starts where this one ends, a moment from now.
       await new Promise((resolve) => setTimeout(resolve, 20))
