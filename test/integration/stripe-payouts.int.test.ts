@@ -138,6 +138,16 @@ const attemptsOf = (t: Centre, transferId: string) =>
   )
 
 /** Stripe takes back `amount` of one of its transfers (all that is left unless given) and says so: `transfer.reversed`. */
+/** Runs a reconciliation of the last hour (and the next minute) for the centre, and answers its outcome. */
+async function reconcileLastHour(t: Centre): Promise<object> {
+  const window = { createdFrom: new Date(Date.now() - 3_600_000), createdTo: new Date(Date.now() + 60_000) }
+  const run = await ok(t, 'POST', '/v1/reconciliation/runs', window, 202)
+  return eventually(
+    () => platform.temporal.workflow.getHandle(run.workflowId as string).result() as Promise<object>,
+    60_000
+  )
+}
+
 const reverse = (reference: string, amount?: number) => {
   stripeMock.reverseTransfer(reference, amount)
   return stripeMock.event('transfer.reversed', reference)
@@ -560,13 +570,7 @@ describe('settlement payouts', () => {
     const first = await settleFrom(t, new Date('2026-01-01T00:00:00Z'))
     const [payout] = await payouts(t, first.id)
     reverse(payout!.processorReference!, 1_200) // Stripe's transfer.reversed is made, and never delivered
-    const window = { createdFrom: new Date(Date.now() - 3_600_000), createdTo: new Date(Date.now() + 60_000) }
-    const run = await ok(t, 'POST', '/v1/reconciliation/runs', window, 202)
-    const outcome = await eventually(
-      () => platform.temporal.workflow.getHandle(run.workflowId as string).result() as Promise<object>,
-      60_000
-    )
-    expect(outcome).toMatchObject({ findings: 0, repaired: 1 })
+    expect(await reconcileLastHour(t)).toMatchObject({ findings: 0, repaired: 1 })
     expect((await payouts(t, first.id))[0]).toMatchObject({ status: 'PARTIALLY_REVERSED', amountReversed: 1_200 })
     const balance = await books(t)
     expect([balance(`payouts_in_transit:${ivy}`), balance('clearing')]).toEqual([-1_200, -1_800])
@@ -613,13 +617,7 @@ describe('settlement payouts', () => {
 
     // Kim's events are lost: the reconciliation lists the transfer, with all its reversals, and repairs it.
     await recoverInInstalments(kimTransfer, false)
-    const window = { createdFrom: new Date(Date.now() - 3_600_000), createdTo: new Date(Date.now() + 60_000) }
-    const run = await ok(t, 'POST', '/v1/reconciliation/runs', window, 202)
-    const outcome = await eventually(
-      () => platform.temporal.workflow.getHandle(run.workflowId as string).result() as Promise<object>,
-      60_000
-    )
-    expect(outcome).toMatchObject({ findings: 0, repaired: 1 })
+    expect(await reconcileLastHour(t)).toMatchObject({ findings: 0, repaired: 1 })
     await recovered(kim)
 
     // Nothing is owed again: not in transit, no retry; the next settlement nets each correction with its recovery.
