@@ -75,6 +75,9 @@ export function disputeStatusOf(status: string): 'OPEN' | 'WON' | 'LOST' | 'CLOS
   return 'OPEN'
 }
 
+/** Whether a Stripe dispute status is an inquiry's (`warning_needs_response`, `_under_review`, `_closed`). */
+export const isInquiryStatus = (status: string) => status.startsWith('warning_')
+
 /**
  * A dispute's balance transaction as Stripe expands it: `amount` and `fee` in the balance's currency, which is the
  * dispute's own or, on an account settling in another, the converted one (`exchange_rate`: the dispute's currency to
@@ -105,7 +108,8 @@ function feeIn(move: DisputeBalanceMove, currency: string): number {
  * A Stripe dispute as the platform holds one. Its balance transactions say what moved: the withdrawal (negative, with
  * the dispute fee) and, when Stripe gave the funds back, the reinstatement (positive), in whatever currency the
  * account settles in. A lost dispute whose funds were reinstated, or one Stripe says reinstated
- * (`charge.dispute.funds_reinstated`), is the centre's again: `WON`.
+ * (`charge.dispute.funds_reinstated`), is the centre's again: `WON`. An inquiry (`warning_*`) withdraws nothing; any
+ * other status, or a withdrawal, says Stripe took the funds (an inquiry escalated to a chargeback).
  */
 export function disputeOf(dispute: Stripe.Dispute, reinstated = false): ProcessorDispute {
   const moves = (dispute.balance_transactions as DisputeBalanceMove[] | undefined) ?? []
@@ -119,6 +123,7 @@ export function disputeOf(dispute: Stripe.Dispute, reinstated = false): Processo
     currency: currencyOf(dispute.currency),
     status: status === 'LOST' && givenBack ? 'WON' : status,
     fee: moves.reduce((sum, t) => sum + feeIn(t, dispute.currency), 0),
+    fundsWithdrawn: !isInquiryStatus(dispute.status) || moves.some((t) => t.amount < 0),
   }
 }
 

@@ -81,6 +81,7 @@ const toDispute = (dispute: Stripe.Dispute): ProcessorDispute => {
     created: instant(dispute.created),
     fee: held.fee,
     fundsReinstated: dispute.status === 'lost' && held.status === 'WON',
+    fundsWithdrawn: held.fundsWithdrawn,
   }
 }
 

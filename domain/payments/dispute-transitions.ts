@@ -16,6 +16,11 @@
  * a charge disputed again after an inquiry closed starts a second dispute at `null`, never from the first one's
  * CLOSED (issue 58). Only LOST counts as money charged back: every transition moves its dispute's `amountLost` and
  * the order's `amountChargedBack` by exactly {@link chargedBackDelta}.
+ *
+ * Beside its state, a dispute records when the processor withdrew its funds (`fundsWithdrawnAt`): at once for a
+ * chargeback, only on escalation for an inquiry, never for one closed as an inquiry. Settlements hold a provider's
+ * share back only from then (reserves). It is written once, by the first event that says so, whatever its state,
+ * and never cleared: the money was taken, and what becomes of it is the state's to say.
  */
 import type { PaymentDisputeStatus } from '../../generated/prisma/enums.ts'
 
@@ -54,6 +59,7 @@ export interface HeldDispute {
   fee: number
   lostAt: Date | null
   reinstatedAt: Date | null
+  fundsWithdrawnAt: Date | null
 }
 
 /** What an event says of one dispute: its state, amount and fee as the processor holds them. */
@@ -61,30 +67,35 @@ export interface ReportedDispute {
   status: PaymentDisputeStatus
   amount: number
   fee: number
+  /** The processor has withdrawn the disputed funds (a chargeback, or an inquiry escalated to one). */
+  fundsWithdrawn: boolean
 }
 
-/** What an event writes on a dispute's row: every field, and the instant of a loss or reinstatement it records. */
-export type DisputeWrite = Omit<HeldDispute, 'lostAt' | 'reinstatedAt'> &
-  Partial<Pick<HeldDispute, 'lostAt' | 'reinstatedAt'>>
+/** What an event writes on a dispute's row: every field, and the instants of a loss, reinstatement or withdrawal. */
+export type DisputeWrite = Omit<HeldDispute, 'lostAt' | 'reinstatedAt' | 'fundsWithdrawnAt'> &
+  Partial<Pick<HeldDispute, 'lostAt' | 'reinstatedAt' | 'fundsWithdrawnAt'>>
 
 /**
  * The fields an event writes on its dispute's row, or null when it changes nothing (older than what we hold, or the
  * same in every field).
  * @param held - the dispute with the event's id as we hold it; null when this is the first word of it
  * @param reported - what the event says (for an event in doubt, what the processor answered: disputeAsHeld)
- * @param now - the instant a loss or a reinstatement is recorded at: settlements count a chargeback between them,
- *   so they are written when they happen, never back-dated
+ * @param now - the instant a loss, a reinstatement or a withdrawal is recorded at: settlements count a chargeback
+ *   between the first two and a reserve from the third, so they are written when they happen, never back-dated
  */
 export function disputeChange(held: HeldDispute | null, reported: ReportedDispute, now: Date): DisputeWrite | null {
   if (disputeStep(held?.status ?? null, reported.status) === 'stale') return null
   const lost = reported.status === 'LOST'
   const amountLost = lost ? reported.amount : 0
+  // Once withdrawn, always: a later event that says otherwise (an older one, or a reinstatement) changes nothing here.
+  const withdrawsNow = reported.fundsWithdrawn && !held?.fundsWithdrawnAt
   if (
     held &&
     held.status === reported.status &&
     held.amount === reported.amount &&
     held.amountLost === amountLost &&
-    held.fee === reported.fee
+    held.fee === reported.fee &&
+    !withdrawsNow
   ) {
     return null
   }
@@ -96,5 +107,6 @@ export function disputeChange(held: HeldDispute | null, reported: ReportedDisput
     fee: reported.fee,
     ...(lost && !wasLost ? { lostAt: now } : {}),
     ...(wasLost && !lost ? { reinstatedAt: now } : {}),
+    ...(withdrawsNow ? { fundsWithdrawnAt: now } : {}),
   }
 }

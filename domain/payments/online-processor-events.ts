@@ -24,6 +24,11 @@ export interface ProcessorDispute {
   status: 'OPEN' | 'WON' | 'LOST' | 'CLOSED'
   /** The processor's dispute fee, net of any fee it gave back, in minor units of `currency`: the centre's cost. */
   fee: number
+  /**
+   * The processor has withdrawn the disputed funds: a chargeback. An inquiry withdraws none (until it escalates), so
+   * no reserve holds the provider's share back for it (docs/marketplace.md, "Reserves").
+   */
+  fundsWithdrawn: boolean
 }
 
 /** A processor's signed notification that an intent or a refund settled, mapped to what the platform acts on. */

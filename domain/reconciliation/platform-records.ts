@@ -34,6 +34,8 @@ export interface OurDispute {
   /** The payment's currency (a dispute is in the currency of the charge it disputes). */
   currency: string
   status: PaymentDisputeStatus
+  /** We recorded the processor withdrawing its funds (`fundsWithdrawnAt`): an inquiry's are not, until it escalates. */
+  fundsWithdrawn: boolean
   createdAt: Date
 }
 
@@ -173,6 +175,7 @@ export async function loadPlatformRecords(
       amount: d.amount,
       currency: payment.currency,
       status: d.status,
+      fundsWithdrawn: d.fundsWithdrawnAt !== null,
       createdAt: d.createdAt,
     })),
     refunds,

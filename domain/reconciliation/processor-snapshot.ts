@@ -58,6 +58,8 @@ export interface ProcessorDispute {
   fee?: number
   /** Stripe gave the funds of a lost dispute back (a reinstating balance transaction): ours is WON. */
   fundsReinstated?: boolean
+  /** Stripe withdrew the disputed funds (not an inquiry, or one escalated); unsaid: read from `status`. */
+  fundsWithdrawn?: boolean
 }
 
 /** A transfer to a connected account (Stripe `tr_...`): a marketplace payout. */

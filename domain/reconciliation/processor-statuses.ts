@@ -34,3 +34,10 @@ export function disputeStatusAsOurs(status: string): 'OPEN' | 'WON' | 'LOST' | '
 /** A processor's dispute's state, as ours: a lost one whose funds the processor gave back is the centre's again. */
 export const processorDisputeAsOurs = (dispute: Pick<ProcessorDispute, 'status' | 'fundsReinstated'>) =>
   dispute.fundsReinstated === true ? 'WON' : disputeStatusAsOurs(dispute.status)
+
+/**
+ * Whether the processor withdrew a dispute's funds: as it says, or else by its status (an inquiry, `warning_*`,
+ * withdraws none; every other status follows a withdrawal).
+ */
+export const processorDisputeWithdrawn = (dispute: Pick<ProcessorDispute, 'status' | 'fundsWithdrawn'>) =>
+  dispute.fundsWithdrawn ?? !dispute.status.startsWith('warning_')

@@ -10,7 +10,7 @@
  *   machine, which checks again whether the payment has room;
  * - a refund the processor made of one of our payments (in its Dashboard) that no record of ours is: recorded;
  * - a dispute of one of our payments in another state here, or not recorded at all (opened, lost, won, reinstated;
- *   a second dispute of a charge too): the processor's state, through the dispute machine, on that dispute's own row
+ *   a second dispute of a charge too), or whose funds the processor withdrew unbeknown to us (an inquiry escalated): the processor's state, through the dispute machine, on that dispute's own row
  *   (a lost one is charged back, a reinstated one given back);
  * - a paid payout transfer the processor reversed further than we know (its `transfer.reversed` lost): the reversal,
  *   a recovery or owed to the provider again by the same rules.
@@ -19,7 +19,12 @@
  * finding.
  */
 import type { OnlineProcessorEvent } from '../payments/online-processor-events.ts'
-import { intentStatusAsOurs, processorDisputeAsOurs, refundStatusAsOurs } from './processor-statuses.ts'
+import {
+  intentStatusAsOurs,
+  processorDisputeAsOurs,
+  processorDisputeWithdrawn,
+  refundStatusAsOurs,
+} from './processor-statuses.ts'
 import type { PlatformRecords } from './platform-records.ts'
 import type { ProcessorSnapshot } from './processor-snapshot.ts'
 
@@ -107,7 +112,9 @@ export function repairsOf(tenantId: string, ours: PlatformRecords, theirs: Proce
     // A dispute id we hold for another payment is an operator's (a finding), never moved by a repair.
     if (mine && mine.paymentId !== payment.id) continue
     const status = processorDisputeAsOurs(dispute)
-    if (mine?.status === status) continue
+    const fundsWithdrawn = processorDisputeWithdrawn(dispute)
+    // The same state but a withdrawal we never recorded (an inquiry escalated, its event lost) holds no reserve.
+    if (mine?.status === status && (mine.fundsWithdrawn || !fundsWithdrawn)) continue
     repairs.push({
       objectId: dispute.id,
       event: {
@@ -119,6 +126,7 @@ export function repairsOf(tenantId: string, ours: PlatformRecords, theirs: Proce
         currency: dispute.currency,
         status,
         fee: dispute.fee ?? 0,
+        fundsWithdrawn,
       },
     })
   }

@@ -9,10 +9,11 @@
  *
  * - A refund of an applied payment is pending at `end` when it was recorded before it and had neither succeeded nor
  *   failed by then (`succeeded_at`, `failed_at`); it closed at the first of the two.
- * - A dispute of an applied payment is open at `end` when its row was made before it and it had not been decided by
- *   then. It was decided when it was lost (`lost_at`), or else when its row was last written: WON and CLOSED are final
- *   (dispute-transitions.ts), so nothing writes the row of a dispute decided that way again, and a lost one reinstated
- *   keeps its `lost_at`.
+ * - A dispute of an applied payment is open at `end` when the processor withdrew its funds before it
+ *   (`funds_withdrawn_at`: an inquiry withdraws none, so it holds nothing back until it escalates to a chargeback) and
+ *   it had not been decided by then. It was decided when it was lost (`lost_at`), or else when its row was last
+ *   written: WON and CLOSED are final (dispute-transitions.ts), so nothing writes the row of a dispute decided that
+ *   way again, and a lost one reinstated keeps its `lost_at`.
  */
 import { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
@@ -33,9 +34,12 @@ const refundClosed = Prisma.sql`LEAST(r.succeeded_at, r.failed_at)`
 /** When dispute `d` was decided (NULL while it is open). */
 const disputeDecided = Prisma.sql`CASE WHEN d.status <> 'OPEN' THEN COALESCE(d.lost_at, d.updated_at) END`
 
-/** Dispute `d`, of payment `p` the order applied, open at `end`. */
+/**
+ * Dispute `d`, of payment `p` the order applied, open at `end` with its funds withdrawn: the money Stripe took is what
+ * a reserve holds back, and an inquiry took none.
+ */
 const disputeOpenAt = (end: Date) =>
-  Prisma.sql`d.created_at < ${end} AND NOT p.unapplied AND (d.status = 'OPEN' OR ${disputeDecided} >= ${end})`
+  Prisma.sql`d.funds_withdrawn_at < ${end} AND NOT p.unapplied AND (d.status = 'OPEN' OR ${disputeDecided} >= ${end})`
 
 /** Whether settlement item `<kind>:<source>:<line of si>` exists. */
 const reserveItem = (kind: 'RESERVE' | 'RESERVE_RELEASE', source: Prisma.Sql, line: Prisma.Sql) =>
@@ -88,7 +92,7 @@ export async function ordersWithReserves(
       ORDER BY rl.refund_id, rl.position`,
     tx.$queryRaw<Array<{ id: string; payment_id: string; order_id: string; amount: number; opened_ms: number }>>`
       SELECT d.id, d.payment_id, p.order_id, ${money(Prisma.sql`d.amount`)} AS amount,
-             ${ms(Prisma.sql`d.created_at`)} AS opened_ms
+             ${ms(Prisma.sql`d.funds_withdrawn_at`)} AS opened_ms
       FROM payment_disputes d JOIN payments p ON p.id = d.payment_id AND p.tenant_id = d.tenant_id
       WHERE d.tenant_id = ${tenantId} AND p.order_id = ANY(${orderIds}::text[]) AND ${disputeOpenAt(end)}`,
     tx.$queryRaw<

@@ -208,6 +208,35 @@ describe('a dispute opened after the payout (issue 58, item 4)', () => {
   })
 })
 
+describe('an inquiry open at a settlement (issue 58, item 4)', () => {
+  // An inquiry (`warning_needs_response`) withdraws nothing, yet it was held back like a chargeback: the provider was
+  // paid 9,000 less for money Stripe never took. Only its escalation, when Stripe takes the funds, is held back.
+  it('holds nothing back while Stripe has taken nothing, and the share once it escalates to a chargeback', async () => {
+    const t = await newCentre()
+    const disputed = await paidSession(t, 10_000)
+    await paidSession(t, 4_000)
+    const inquiry = stripeMock.addDispute({ paymentIntent: disputed.intentId, status: 'warning_needs_response' })
+    await atStripe('charge.dispute.created', inquiry.id)
+
+    const first = await settleFrom(t, START)
+    expect(first.provider).toMatchObject({ netAmount: 12_600, reserveAmount: 0, payoutAmount: 12_600 })
+    expect(await itemsOf(t)).toEqual([])
+    expect(await owed(t)).toEqual({ payable: 0, reserve: 0 })
+    await eventually(async () => (transferred(t) === 12_600 ? true : undefined), 30_000)
+
+    // The issuer turns it into a chargeback: Stripe takes the 10,000 (and its 1,500 fee, the centre's cost).
+    stripeMock.update(inquiry.id, {
+      status: 'needs_response',
+      balance_transactions: [{ id: 'txn_escalated', amount: -11_500, fee: 1_500, currency: 'usd' }],
+    })
+    await atStripe('charge.dispute.funds_withdrawn', inquiry.id)
+    const second = await settleFrom(t, first.end)
+    expect(second.provider).toMatchObject({ netAmount: 0, reserveAmount: 9_000, payoutAmount: 0, balanceAfter: -9_000 })
+    expect(await itemsOf(t)).toEqual([{ kind: 'RESERVE', source: inquiry.id, amount: 10_000, fee: 1_000 }])
+    expect(await owed(t)).toEqual({ payable: -9_000, reserve: 9_000 })
+  })
+})
+
 describe('a refund pending at a settlement (issue 58, item 4)', () => {
   /** A 10,000 session with 4,000 of it refunded from Stripe's Dashboard, still pending at the first settlement. */
   async function refundingBeforeSettling() {

@@ -42,47 +42,65 @@ describe("one dispute's row, changed by its events (issue 58, item 3)", () => {
     fee: 0,
     lostAt: null,
     reinstatedAt: null,
+    fundsWithdrawnAt: now as Date | null,
     ...over,
   })
 
   it("starts a dispute the platform has no row of from its first word, whatever another dispute's state", () => {
     // The charge's inquiry is CLOSED (final); a new dispute of it is another row and starts at nothing.
     expect(disputeStep(null, 'LOST')).toBe('apply')
-    expect(disputeChange(null, { status: 'LOST', amount: 3_000, fee: 1_500 }, now)).toEqual({
+    expect(disputeChange(null, { status: 'LOST', amount: 3_000, fee: 1_500, fundsWithdrawn: true }, now)).toEqual({
       status: 'LOST',
       amount: 3_000,
       amountLost: 3_000,
       fee: 1_500,
       lostAt: now,
+      fundsWithdrawnAt: now,
     })
     expect(chargedBackDelta(null, 'LOST', 0, 3_000)).toBe(3_000)
-    expect(disputeChange(null, { status: 'OPEN', amount: 3_000, fee: 0 }, now)).toEqual({
+    expect(disputeChange(null, { status: 'OPEN', amount: 3_000, fee: 0, fundsWithdrawn: true }, now)).toEqual({
       status: 'OPEN',
       amount: 3_000,
       amountLost: 0,
       fee: 0,
+      fundsWithdrawnAt: now,
     })
   })
 
   it('records the loss and the reinstatement when they happen, and changes nothing older or the same', () => {
     const lost = held({ status: 'LOST', amountLost: 5_000, lostAt: now })
-    expect(disputeChange(held(), { status: 'LOST', amount: 5_000, fee: 0 }, now)).toMatchObject({ lostAt: now })
-    expect(disputeChange(lost, { status: 'LOST', amount: 5_000, fee: 0 }, later)).toBeNull()
-    expect(disputeChange(lost, { status: 'OPEN', amount: 5_000, fee: 0 }, later)).toBeNull()
+    expect(disputeChange(held(), { status: 'LOST', amount: 5_000, fee: 0, fundsWithdrawn: true }, now)).toMatchObject({
+      lostAt: now,
+    })
+    expect(disputeChange(lost, { status: 'LOST', amount: 5_000, fee: 0, fundsWithdrawn: true }, later)).toBeNull()
+    expect(disputeChange(lost, { status: 'OPEN', amount: 5_000, fee: 0, fundsWithdrawn: true }, later)).toBeNull()
     // A new fee of the same state is a change; the instant it was lost stays.
-    expect(disputeChange(lost, { status: 'LOST', amount: 5_000, fee: 1_500 }, later)).toEqual({
+    expect(disputeChange(lost, { status: 'LOST', amount: 5_000, fee: 1_500, fundsWithdrawn: true }, later)).toEqual({
       status: 'LOST',
       amount: 5_000,
       amountLost: 5_000,
       fee: 1_500,
     })
-    expect(disputeChange(lost, { status: 'WON', amount: 5_000, fee: 0 }, later)).toEqual({
+    expect(disputeChange(lost, { status: 'WON', amount: 5_000, fee: 0, fundsWithdrawn: true }, later)).toEqual({
       status: 'WON',
       amount: 5_000,
       amountLost: 0,
       fee: 0,
       reinstatedAt: later,
     })
-    expect(disputeChange(held({ status: 'CLOSED' }), { status: 'LOST', amount: 5_000, fee: 0 }, later)).toBeNull()
+    expect(
+      disputeChange(held({ status: 'CLOSED' }), { status: 'LOST', amount: 5_000, fee: 0, fundsWithdrawn: true }, later)
+    ).toBeNull()
+  })
+
+  // Issue 58, item 4: an inquiry withdraws nothing, so it holds no reserve; its escalation is the withdrawal.
+  it('records when the funds were withdrawn: once, by the first event that says so, never cleared', () => {
+    const inquiry = { status: 'OPEN' as const, amount: 5_000, fee: 0, fundsWithdrawn: false }
+    expect(disputeChange(null, inquiry, now)).toEqual({ status: 'OPEN', amount: 5_000, amountLost: 0, fee: 0 })
+    const asked = held({ fundsWithdrawnAt: null })
+    expect(disputeChange(asked, inquiry, later)).toBeNull()
+    expect(disputeChange(asked, { ...inquiry, fundsWithdrawn: true }, later)).toMatchObject({ fundsWithdrawnAt: later })
+    expect(disputeChange(held(), { ...inquiry, fundsWithdrawn: true }, later)).toBeNull()
+    expect(disputeChange(held(), { ...inquiry, status: 'WON' }, later)).not.toHaveProperty('fundsWithdrawnAt')
   })
 })

@@ -47,6 +47,7 @@ const ourDispute = (over: Partial<OurDispute> = {}): OurDispute => ({
   amount: 5000,
   currency: 'USD',
   status: 'OPEN',
+  fundsWithdrawn: true,
   createdAt: inside,
   ...over,
 })

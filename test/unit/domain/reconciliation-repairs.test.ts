@@ -26,6 +26,7 @@ const heldDispute = (processorReference: string, status: 'OPEN' | 'WON' | 'LOST'
   amount,
   currency: 'USD',
   status,
+  fundsWithdrawn: true,
   createdAt: created,
 })
 const ours = (): PlatformRecords => ({
@@ -133,6 +134,26 @@ describe('reconciliation repairs (issue 46, item 8)', () => {
     // A dispute id we hold for another payment is an operator's.
     const elsewhere = { ...held, disputes: [...held.disputes, { ...heldDispute('dp_2', 'OPEN'), paymentId: 'pay_1' }] }
     expect(repairsOf('ten_1', elsewhere, theirs)).toEqual([])
+  })
+
+  // Issue 58, item 4: an inquiry's escalation whose event was lost leaves the same state, but its funds withdrawn.
+  it('records a withdrawal we missed: an inquiry held here that Stripe has escalated to a chargeback', () => {
+    const escalated = {
+      id: 'dp_1',
+      amount: 5_000,
+      currency: 'USD',
+      status: 'needs_response',
+      paymentIntentId: 'pi_2',
+      paymentId: null,
+      created,
+    }
+    const theirs = { ...emptySnapshot(), intents: [intent('pi_2', 'succeeded')], disputes: [escalated] }
+    const inquiry = { ...ours(), disputes: [{ ...heldDispute('dp_1', 'OPEN'), fundsWithdrawn: false }] }
+    expect(repairsOf('ten_1', inquiry, theirs).map((r) => r.event)).toEqual([
+      expect.objectContaining({ kind: 'dispute.updated', status: 'OPEN', fundsWithdrawn: true }),
+    ])
+    const stillInquiry = { ...theirs, disputes: [{ ...escalated, status: 'warning_under_review' }] }
+    expect(repairsOf('ten_1', inquiry, stillInquiry)).toEqual([])
   })
 
   it('applies a reversal of a paid transfer that we do not know of, with what the platform recovered', () => {

@@ -78,6 +78,18 @@ describe('Stripe events', () => {
       currency: 'USD',
       status: 'OPEN',
       fee: 0,
+      fundsWithdrawn: true,
+    })
+    // Issue 58, item 4: an inquiry withdraws nothing (no reserve) until Stripe takes the funds on its escalation.
+    const inquiry = { ...dispute, status: 'warning_needs_response' }
+    expect(parse('charge.dispute.created', inquiry)).toMatchObject({ status: 'OPEN', fundsWithdrawn: false })
+    expect(parse('charge.dispute.updated', { ...inquiry, status: 'warning_under_review' })).toMatchObject({
+      fundsWithdrawn: false,
+    })
+    const taken = { id: 'txn_0', amount: -900, fee: 0, currency: 'usd' }
+    expect(parse('charge.dispute.funds_withdrawn', { ...inquiry, balance_transactions: [taken] })).toMatchObject({
+      status: 'OPEN',
+      fundsWithdrawn: true,
     })
     expect(parse('charge.dispute.closed', { ...dispute, status: 'lost' })).toMatchObject({ status: 'LOST' })
     expect(parse('charge.dispute.closed', { ...dispute, status: 'won' })).toMatchObject({ status: 'WON' })
