@@ -4,6 +4,7 @@
  * processor's dispute id or made by its first event, so a charge disputed again (an inquiry closed, then a chargeback)
  * runs a second machine from the start rather than the first one's final state. Its state, amounts, instants and fee
  * go on its row; what a lost dispute took moves the order's `amountChargedBack`; each change emits `payment.disputed`.
+ * A loss that would make the payment's lost disputes exceed what it kept (its amount net of refunds) is a mismatch.
  * An event that would undo a loss is checked against the processor first (disputeAsHeld).
  */
 import type { PaymentDispute } from '../../generated/prisma/client.ts'
@@ -58,12 +59,12 @@ export async function applyDisputeEvent(
   const dispute = await uow.tx.paymentDispute.findFirst({
     where: { tenantId: uow.tenantId, processorReference: event.disputeId },
   })
+  const subject = { objectType: 'DISPUTE' as const, objectId: payment.id, processorReference: event.disputeId }
   if (
     event.currency !== payment.currency ||
     event.amount > payment.amount ||
     (dispute && dispute.paymentId !== payment.id)
   ) {
-    const subject = { objectType: 'DISPUTE' as const, objectId: payment.id, processorReference: event.disputeId }
     return mismatch(uow, ctx, subject, payment, event, 'dispute event')
   }
   // The dispute's own states order its events (whole-second timestamps cannot): a decided dispute never reopens, a
@@ -71,6 +72,22 @@ export async function applyDisputeEvent(
   // (disputeAsHeld), so it carries the processor's current word and is applied.
   const change = disputeChange(dispute, event, ctx.now)
   if (!change) return 'unchanged'
+  const chargedBack = chargedBackDelta(
+    dispute?.status ?? null,
+    change.status,
+    dispute?.amountLost ?? 0,
+    change.amountLost
+  )
+  // The processor never lets a charge be disputed for more than it kept (its amount net of refunds), so losses beyond
+  // that, across all the payment's disputes, are a bug or a forged or misrouted event: applied, they would charge back
+  // (and take from the provider) money the payment never brought in.
+  if (chargedBack > 0) {
+    const left = payment.amount - payment.amountRefunded - (await lostByOthers(uow, payment.id, dispute?.id))
+    if (change.amountLost > left) {
+      const ours = { amount: Math.max(left, 0), currency: payment.currency }
+      return mismatch(uow, ctx, subject, ours, { amount: change.amountLost, currency: event.currency }, 'lost dispute')
+    }
+  }
   const saved = dispute
     ? await uow.tx.paymentDispute.update({ where: { id: dispute.id }, data: change })
     : await uow.tx.paymentDispute.create({
@@ -84,12 +101,6 @@ export async function applyDisputeEvent(
       })
   // What the payer's bank took back shows on the order, for a payment the order applied (an unapplied one never
   // counted there). The order's status keeps what was paid: the session was delivered, and the dispute is its own.
-  const chargedBack = chargedBackDelta(
-    dispute?.status ?? null,
-    saved.status,
-    dispute?.amountLost ?? 0,
-    saved.amountLost
-  )
   if (chargedBack !== 0 && !payment.unapplied) {
     await uow.tx.order.update({
       where: { id: order.id },
@@ -98,6 +109,15 @@ export async function applyDisputeEvent(
   }
   await recordEvent(uow, 'payment.disputed', disputedEvent(saved, order.id, payment.currency), { createdAt: ctx.now })
   return 'applied'
+}
+
+/** What the payment's other disputes (all but `exceptId`, the one being applied) have lost. */
+async function lostByOthers(uow: UnitOfWork, paymentId: string, exceptId: string | undefined): Promise<number> {
+  const lost = await uow.tx.paymentDispute.aggregate({
+    where: { tenantId: uow.tenantId, paymentId, status: 'LOST', ...(exceptId ? { id: { not: exceptId } } : {}) },
+    _sum: { amountLost: true },
+  })
+  return lost._sum.amountLost ?? 0
 }
 
 /** The `payment.disputed` event of a dispute as it now stands. */

@@ -671,6 +671,26 @@ describe("a dispute's events in its own order (issue 46, items 1 and 7)", () => 
       expect(await getOrder(t, orderId)).toMatchObject({ amountChargedBack: 0, status: 'PAID' })
     }
   })
+
+  // Issue 58: nothing capped what a payment's disputes lost in all, so a second loss of the same charge was taken again.
+  it('never charges back more than the payment kept: a second dispute lost on a charge already lost is a mismatch', async () => {
+    const t = await freshTenant()
+    const orderId = await openOrder(t, 3_000)
+    const payment = await succeededPayment(t, orderId, 3_000)
+    const first = stripeMock.addDispute({ paymentIntent: payment.processorReference, amount: 3_000, status: 'lost' })
+    expect((await deliver(stripeMock.event('charge.dispute.closed', first.id))).body.outcome).toBe('applied')
+    expect(await getOrder(t, orderId)).toMatchObject({ amountChargedBack: 3_000 })
+
+    const second = stripeMock.addDispute({ paymentIntent: payment.processorReference, amount: 3_000, status: 'lost' })
+    expect((await deliver(stripeMock.event('charge.dispute.closed', second.id))).body.outcome).toBe('mismatch')
+    expect(await getOrder(t, orderId)).toMatchObject({ amountChargedBack: 3_000 })
+    expect((await getPayment(t, payment.id)).disputes).toEqual([
+      expect.objectContaining({ processorReference: first.id, status: 'LOST', amountLost: 3_000 }),
+    ])
+    expect(await findings(t)).toEqual([
+      expect.objectContaining({ kind: 'EVENT_MISMATCH', objectType: 'DISPUTE', processorReference: second.id }),
+    ])
+  })
 })
 
 describe("Stripe's currency rules, at the boundary only (issue 46, item 2)", () => {
