@@ -87,7 +87,7 @@ export async function applyRefundEvent(
     // has room for it (another refund may have taken that room meanwhile); else the books and Stripe disagree.
     const withRefunds = await uow.tx.payment.findFirstOrThrow({
       where: { id: payment.id, tenantId: uow.tenantId },
-      include: { refunds: true },
+      include: { refunds: true, disputes: true },
     })
     const room = refundableOf(withRefunds)
     if (refund.amount > room) return mismatch(uow, ctx, subject, { ...payment, amount: room }, event, 'refund event')
@@ -120,7 +120,7 @@ async function recordDashboardRefund(
 ): Promise<ProcessorEventOutcome> {
   const withRefunds = await uow.tx.payment.findFirstOrThrow({
     where: { id: payment.id, tenantId: uow.tenantId },
-    include: { refunds: true },
+    include: { refunds: true, disputes: true },
   })
   // A failed refund holds no room and moves no money: there is nothing for the payment to be unable to hold.
   const heldOrCounted = event.status !== 'FAILED'

@@ -188,7 +188,9 @@ function checkedAmount(payment: PaymentWithRefunds, input: RefundInput): number 
   }
   const refundable = refundableOf(payment)
   if (refundable === 0) {
-    throw invalidStateTransition(`Payment ${payment.id} is already fully refunded (or its refunds are pending).`)
+    throw invalidStateTransition(
+      `Payment ${payment.id} is already fully refunded, or its refunds pending, or charged back.`
+    )
   }
   const amount = input.amount ?? refundable
   if (amount > refundable) throw amountExceedsRefundable(payment.id, refundable, payment.currency)

@@ -11,7 +11,7 @@
  * holds its amount against what is still refundable ({@link refundableOf}), so refunds in flight can never together
  * exceed the payment.
  */
-import type { RefundStatus } from '../../generated/prisma/enums.ts'
+import type { PaymentDisputeStatus, RefundStatus } from '../../generated/prisma/enums.ts'
 
 /** How much a refund of `amount` moving from `from` (null: a new refund) to `to` changes the refunded amounts. */
 export function refundedDelta(from: RefundStatus | null, to: RefundStatus, amount: number): number {
@@ -30,12 +30,27 @@ export function nextRefundStatus(current: RefundStatus, reported: RefundStatus):
   return reported
 }
 
-/** What is left to refund of a payment: its amount less what succeeded and what pending refunds hold. */
+/**
+ * What is left to refund of a payment: its amount less what succeeded, what pending refunds hold, and what the payer's
+ * bank took or holds (a lost dispute's loss; an open chargeback's amount, its funds withdrawn). The processor refuses
+ * to refund a charged-back charge (Stripe: `charge_disputed`), and a refund of that money counted as well as the loss
+ * would give the payer back what the bank already took (issue 58).
+ */
 export function refundableOf(payment: {
   amount: number
   amountRefunded: number
   refunds: ReadonlyArray<{ status: RefundStatus; amount: number }>
+  disputes: ReadonlyArray<{
+    status: PaymentDisputeStatus
+    amount: number
+    amountLost: number
+    fundsWithdrawnAt: Date | null
+  }>
 }): number {
   const pending = payment.refunds.filter((r) => r.status === 'PENDING').reduce((sum, r) => sum + r.amount, 0)
-  return payment.amount - payment.amountRefunded - pending
+  const withBank = payment.disputes.reduce(
+    (sum, d) => sum + (d.status === 'LOST' ? d.amountLost : d.status === 'OPEN' && d.fundsWithdrawnAt ? d.amount : 0),
+    0
+  )
+  return Math.max(payment.amount - payment.amountRefunded - pending - withBank, 0)
 }

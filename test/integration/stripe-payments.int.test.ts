@@ -673,13 +673,25 @@ describe("a dispute's events in its own order (issue 46, items 1 and 7)", () => 
   })
 
   // Issue 58: nothing capped what a payment's disputes lost in all, so a second loss of the same charge was taken again.
-  it('never charges back more than the payment kept: a second dispute lost on a charge already lost is a mismatch', async () => {
+  it('never charges back more than the payment kept, nor refunds what was charged back: a second loss is a mismatch', async () => {
     const t = await freshTenant()
     const orderId = await openOrder(t, 3_000)
     const payment = await succeededPayment(t, orderId, 3_000)
     const first = stripeMock.addDispute({ paymentIntent: payment.processorReference, amount: 3_000, status: 'lost' })
     expect((await deliver(stripeMock.event('charge.dispute.closed', first.id))).body.outcome).toBe('applied')
     expect(await getOrder(t, orderId)).toMatchObject({ amountChargedBack: 3_000 })
+    // Nor is the money the bank took refunded as well: nothing is left of the charge to give back (Stripe would
+    // refuse it too, `charge_disputed`), so the payer is not paid back twice.
+    const refund = await platform.http.post(`/v1/payments/${payment.id}/refunds`, {
+      token: t.token,
+      headers: { 'Idempotency-Key': randomUUID() },
+      body: { amount: 1_000, reason: 'REQUESTED_BY_CLIENT' },
+    })
+    expect(refund.status, JSON.stringify(refund.body)).toBe(409)
+    expect(refund.body).toMatchObject({
+      code: 'invalid_state_transition',
+      detail: expect.stringContaining('charged back'),
+    })
 
     const second = stripeMock.addDispute({ paymentIntent: payment.processorReference, amount: 3_000, status: 'lost' })
     expect((await deliver(stripeMock.event('charge.dispute.closed', second.id))).body.outcome).toBe('mismatch')

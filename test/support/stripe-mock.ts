@@ -288,6 +288,14 @@ function stripeModel() {
     if (!object) throw new Error(`stripe-mock holds no object ${id}`)
     return object
   }
+  /** The intent's chargeback (a dispute that withdrew its funds and was not won), if it has one. */
+  const chargebackOf = (intentId: string) =>
+    [...objects.values()].find(
+      (o) =>
+        o.object === 'dispute' &&
+        o.payment_intent === intentId &&
+        ['needs_response', 'under_review', 'lost'].includes(String(o.status))
+    )
   /** An object with `payment_intent` replaced by the intent itself, when asked to expand it and the intent is held. */
   const expanded = (object: StripeObject, expand: boolean) => {
     const intent = typeof object.payment_intent === 'string' ? objects.get(object.payment_intent) : undefined
@@ -390,6 +398,19 @@ function stripeModel() {
       return held && json(200, expanded(held, expand))
     }
     if (request.method !== 'POST') return undefined
+    // Stripe refuses to refund a charge its payer's bank has charged back (`is_charge_refundable` false): the bank
+    // holds or took that money, and the refund would give it back twice. An inquiry, or a dispute won, does not.
+    const charged =
+      type === 'refund' && request.form.payment_intent ? chargebackOf(request.form.payment_intent) : undefined
+    if (id === undefined && charged) {
+      return json(400, {
+        error: {
+          type: 'invalid_request_error',
+          code: 'charge_disputed',
+          message: `Charge for ${String(charged.payment_intent)} has been charged back; cannot issue a refund.`,
+        },
+      })
+    }
     // Disputes are opened by payers' banks, and connected accounts are answered by stripe-mock until a test seeds one.
     if (id === undefined && type !== 'dispute' && type !== 'account' && type !== 'event') {
       return json(

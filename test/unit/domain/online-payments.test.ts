@@ -62,6 +62,19 @@ describe('the refund machine', () => {
       { status: 'PENDING' as const, amount: 500 },
       { status: 'FAILED' as const, amount: 2_000 },
     ]
-    expect(refundableOf({ amount: 4_000, amountRefunded: 1_000, refunds })).toBe(2_500)
+    expect(refundableOf({ amount: 4_000, amountRefunded: 1_000, refunds, disputes: [] })).toBe(2_500)
+  })
+
+  it("holds what the payer's bank took or holds against what is refundable, never below nothing", () => {
+    const dispute = { status: 'OPEN' as const, amount: 1_500, amountLost: 0, fundsWithdrawnAt: null }
+    const payment = { amount: 4_000, amountRefunded: 1_000, refunds: [] }
+    // An inquiry (no funds withdrawn) and a dispute won hold nothing; a chargeback holds its amount; a loss its loss.
+    expect(refundableOf({ ...payment, disputes: [dispute] })).toBe(3_000)
+    expect(refundableOf({ ...payment, disputes: [{ ...dispute, status: 'WON', fundsWithdrawnAt: new Date() }] })).toBe(
+      3_000
+    )
+    expect(refundableOf({ ...payment, disputes: [{ ...dispute, fundsWithdrawnAt: new Date() }] })).toBe(1_500)
+    expect(refundableOf({ ...payment, disputes: [{ ...dispute, status: 'LOST', amountLost: 1_200 }] })).toBe(1_800)
+    expect(refundableOf({ ...payment, disputes: [{ ...dispute, status: 'LOST', amountLost: 4_000 }] })).toBe(0)
   })
 })
