@@ -7,12 +7,14 @@
  * A loss that would make the payment's lost disputes exceed what it kept (its amount net of refunds) is a mismatch.
  * An event that would undo a loss is checked against the processor first (disputeAsHeld).
  */
-import type { PaymentDispute } from '../../generated/prisma/client.ts'
+import type { Payment, PaymentDispute } from '../../generated/prisma/client.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
 import { recordEvent } from '../events/record-event.ts'
 import { newId } from '../ids.ts'
+import type { OrderWithLines } from '../orders/order-service.ts'
 import { chargedBackDelta, disputeChange, disputeStep } from './dispute-transitions.ts'
 import type { ProcessorEventEnvelope } from './online-processor-events.ts'
+import { recordOnlineRefund } from './online-refunds.ts'
 import {
   isStale,
   lockedPayment,
@@ -21,6 +23,7 @@ import {
   type ProcessorEventContext,
   type ProcessorEventOutcome,
 } from './processor-event-context.ts'
+import { refundableOf } from './refund-transitions.ts'
 
 /**
  * A dispute event that would undo a loss (a lost dispute reported won or closed). At the processor a lost dispute
@@ -108,7 +111,34 @@ export async function applyDisputeEvent(
     })
   }
   await recordEvent(uow, 'payment.disputed', disputedEvent(saved, order.id, payment.currency), { createdAt: ctx.now })
+  if (payment.unapplied && payment.status === 'SUCCEEDED' && (saved.status === 'WON' || saved.status === 'CLOSED')) {
+    await refundReturnedMoney(uow, ctx, order, payment, saved.id)
+  }
   return 'applied'
+}
+
+/**
+ * Unapplied money is the payer's. While the payer's bank held it the processor refused its automatic refund
+ * (`charge_disputed`), so it ended FAILED; once the dispute gives the money back (won, or closed), what is refundable
+ * again is refunded automatically, with a key of its own for this dispute. A refund still in flight holds its amount,
+ * so nothing is refunded twice.
+ */
+async function refundReturnedMoney(
+  uow: UnitOfWork,
+  ctx: ProcessorEventContext,
+  order: OrderWithLines,
+  payment: Payment,
+  disputeId: string
+): Promise<void> {
+  const held = await uow.tx.payment.findFirstOrThrow({
+    where: { id: payment.id, tenantId: uow.tenantId },
+    include: { refunds: true, disputes: true },
+  })
+  const amount = refundableOf(held)
+  if (amount === 0) return
+  const requestKey = { caller: 'auto', key: `${payment.id}:${disputeId}` }
+  const input = { paymentId: payment.id, amount, reason: 'OTHER' as const, requestKey, origin: 'AUTOMATIC' as const }
+  await recordOnlineRefund(uow, payment, order, input, ctx.flows, ctx.now)
 }
 
 /** What the payment's other disputes (all but `exceptId`, the one being applied) have lost. */

@@ -896,6 +896,42 @@ describe('a payment the order can no longer take (issue 37, defect 1)', () => {
     })
     expect(payment).toMatchObject({ unapplied: true, status: 'SUCCEEDED' })
   })
+
+  // Stripe refuses to refund a charged-back charge; the bank holds the money meanwhile. When the dispute is won the
+  // money is the centre's again, though it was never the centre's to keep: it is refunded then (issue 58).
+  it('refunds unapplied money the bank held, once the dispute that held it is won', async () => {
+    const t = await freshTenant()
+    const orderId = await openOrder(t, 2_000)
+    const created = await payOnline(t, orderId, 2_000)
+    const declined = intentEvent('payment_intent.payment_failed', t, created.body, { last_payment_error: {} })
+    expect((await deliver(declined)).body.outcome).toBe('applied')
+    expect((await payCash(t, orderId, 2_000)).status).toBe(201)
+    const intent = created.body.processorReference as string
+    const withdrawn = { id: 'txn_withdrawn', amount: -2_000, fee: 0, currency: 'usd' }
+    const held = stripeMock.addDispute({ paymentIntent: intent })
+    stripeMock.update(held.id, { balance_transactions: [withdrawn] })
+    expect((await deliver(intentEvent('payment_intent.succeeded', t, created.body))).body.outcome).toBe('applied')
+    const refused = await eventually(async () => {
+      const p = await getPayment(t, created.body.id)
+      return p.refunds[0]?.status === 'FAILED' ? p : undefined
+    })
+    expect(refused).toMatchObject({ unapplied: true, amountRefunded: 0 })
+    expect(refused.refunds[0].failureMessage).toContain('charged back')
+    expect((await deliver(stripeMock.event('charge.dispute.created', held.id))).body.outcome).toBe('applied')
+
+    const back = { id: 'txn_reinstated', amount: 2_000, fee: 0, currency: 'usd' }
+    stripeMock.update(held.id, { status: 'won', balance_transactions: [withdrawn, back] })
+    expect((await deliver(stripeMock.event('charge.dispute.closed', held.id))).body.outcome).toBe('applied')
+    const refunded = await eventually(async () => {
+      const p = await getPayment(t, created.body.id)
+      return p.amountRefunded === 2_000 ? p : undefined
+    })
+    expect(refunded.refunds).toEqual([
+      expect.objectContaining({ status: 'FAILED', origin: 'AUTOMATIC' }),
+      expect.objectContaining({ status: 'SUCCEEDED', origin: 'AUTOMATIC', amount: 2_000 }),
+    ])
+    expect(await getOrder(t, orderId)).toMatchObject({ amountPaid: 2_000, amountRefunded: 0, amountChargedBack: 0 })
+  })
 })
 
 describe('refunds move the money once (issue 37, defects 2 and 8)', () => {
