@@ -88,9 +88,13 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
     const s = serve({ fetch: app.fetch, port: config.PORT, hostname: '0.0.0.0' }, () => resolve(s))
   })
   // serve() makes a plain node:http server unless given another createServer (its type covers HTTP/2 too).
-  answerClientErrors(server as Server, config.PUBLIC_URL, logger)
+  const http = server as Server
+  answerClientErrors(http, config.PUBLIC_URL, logger)
+  http.keepAliveTimeout = config.API_KEEP_ALIVE_TIMEOUT_MS
+  // Headers are given longer than an idle connection waits, or a request arriving at the end of the wait is cut.
+  http.headersTimeout = config.API_KEEP_ALIVE_TIMEOUT_MS + 1_000
   // Closing must also end the keep-alive connections that clients keep busy, or a stop under load never completes.
-  const connections = drainConnections(server as Server)
+  const connections = drainConnections(http)
   const port = (server.address() as AddressInfo).port
   const metricsServer =
     config.METRICS_PORT === 'off'

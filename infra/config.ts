@@ -55,6 +55,12 @@ const ConfigSchema = z
      */
     API_DRAIN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
     /**
+     * How long an idle keep-alive connection stays open. Longer than the idle timeout of what sits in front (a load
+     * balancer's 60 s; an HTTP client's few seconds): with Node's 5 s, a client or balancer that reuses a connection
+     * the moment the API closes it gets a reset, a 502 for a request that never reached us.
+     */
+    API_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().positive().default(65_000),
+    /**
      * The database login of the process's cross-tenant statements (token and key checks, sweeps, delivery pumps): a
      * member of therapy_system on PostgreSQL, and of everything when DATABASE_APP_URL is unset (the embedded
      * database's single login). docs/security.md, "Least privilege in the database".

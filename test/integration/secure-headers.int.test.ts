@@ -38,6 +38,13 @@ afterAll(async () => {
 })
 
 describe('the versioned API', () => {
+  // A balancer or client reusing a connection the moment the API closes it gets a reset (a 502 to its caller): the
+  // API keeps idle connections longer than a balancer's usual 60 s, and says so in the Keep-Alive header clients read.
+  it('keeps an idle connection open longer than a load balancer does, and says so', async () => {
+    const read = await platform.http.get('/v1/children', { token })
+    expect(read.headers.get('keep-alive')).toBe('timeout=65')
+  })
+
   it('answers a read, a 404 problem and a 401 problem with no-store and nosniff', async () => {
     const read = await platform.http.get('/v1/children', { token })
     expect(read.status).toBe(200)
