@@ -10,8 +10,9 @@
  *   machine, which checks again whether the payment has room;
  * - a refund the processor made of one of our payments (in its Dashboard) that no record of ours is: recorded;
  * - a dispute of one of our payments in another state here, or not recorded at all (opened, lost, won, reinstated;
- *   a second dispute of a charge too), or whose funds the processor withdrew unbeknown to us (an inquiry escalated): the processor's state, through the dispute machine, on that dispute's own row
- *   (a lost one is charged back, a reinstated one given back);
+ *   a second dispute of a charge too), or whose funds the processor withdrew unbeknown to us (an inquiry escalated):
+ *   the processor's state, through the dispute machine, on that dispute's own row (a lost one is charged back, a
+ *   reinstated one given back);
  * - a paid payout transfer the processor reversed further than we know (its `transfer.reversed` lost): the reversal,
  *   a recovery or owed to the provider again by the same rules.
  *
