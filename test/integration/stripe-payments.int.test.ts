@@ -880,13 +880,19 @@ describe('a payment the order can no longer take (issue 37, defect 1)', () => {
     expect(await eventsOf(t, 'payment.succeeded')).toEqual([])
   })
 
-  it('refunds a success for an order paid another way meanwhile, never taking it beyond its total', async () => {
-    const t = await freshTenant()
-    const orderId = await openOrder(t, 2_000)
-    const created = await payOnline(t, orderId, 2_000)
+  /** A card payment declined, then the order paid in cash: a success of the card now is money the order cannot take. */
+  async function paidAnotherWay(t: Tenant, amount: number) {
+    const orderId = await openOrder(t, amount)
+    const created = await payOnline(t, orderId, amount)
     const declined = intentEvent('payment_intent.payment_failed', t, created.body, { last_payment_error: {} })
     expect((await deliver(declined)).body.outcome).toBe('applied')
-    expect((await payCash(t, orderId, 2_000)).status).toBe(201)
+    expect((await payCash(t, orderId, amount)).status).toBe(201)
+    return { orderId, created }
+  }
+
+  it('refunds a success for an order paid another way meanwhile, never taking it beyond its total', async () => {
+    const t = await freshTenant()
+    const { orderId, created } = await paidAnotherWay(t, 2_000)
     const confirmed = await deliver(intentEvent('payment_intent.succeeded', t, created.body))
     expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200)
     expect(await getOrder(t, orderId)).toMatchObject({ status: 'PAID', amountPaid: 2_000, balance: 0 })
@@ -901,11 +907,7 @@ describe('a payment the order can no longer take (issue 37, defect 1)', () => {
   // money is the centre's again, though it was never the centre's to keep: it is refunded then (issue 58).
   it('refunds unapplied money the bank held, once the dispute that held it is won', async () => {
     const t = await freshTenant()
-    const orderId = await openOrder(t, 2_000)
-    const created = await payOnline(t, orderId, 2_000)
-    const declined = intentEvent('payment_intent.payment_failed', t, created.body, { last_payment_error: {} })
-    expect((await deliver(declined)).body.outcome).toBe('applied')
-    expect((await payCash(t, orderId, 2_000)).status).toBe(201)
+    const { orderId, created } = await paidAnotherWay(t, 2_000)
     const intent = created.body.processorReference as string
     const withdrawn = { id: 'txn_withdrawn', amount: -2_000, fee: 0, currency: 'usd' }
     const held = stripeMock.addDispute({ paymentIntent: intent })

@@ -44,16 +44,18 @@ export interface StripeCentres {
   sessionAwaitingCard(
     t: Centre,
     providerId: string,
-    amount: number
+    amount: number,
+    currency?: string
   ): Promise<{ orderId: string; paymentId: string; intentId: string }>
   /** A COMPLETED session of `providerId` (written directly) on an order of `amount`, paid by card through Stripe. */
   paidSession(
     t: Centre,
     providerId: string,
-    amount: number
+    amount: number,
+    currency?: string
   ): Promise<{ orderId: string; paymentId: string; intentId: string }>
-  /** Settles [start, now) in USD and waits for the run to end: its id, end, and the run's view (COMPLETED). */
-  settleFrom(t: Centre, start: Date): Promise<{ id: string; end: Date; run: Body }>
+  /** Settles [start, now) in `currency` (USD) and waits for the run to end: its id, end, and the run's view (COMPLETED). */
+  settleFrom(t: Centre, start: Date, currency?: string): Promise<{ id: string; end: Date; run: Body }>
   /** The books of every centre made since the last call hold against what the proxy's Stripe holds (afterEach). */
   checkBooks(): Promise<void>
   stop(): Promise<void>
@@ -115,7 +117,7 @@ export async function startStripeCentres(name: string): Promise<StripeCentres> {
     return answer.body.outcome as string
   }
 
-  const sessionAwaitingCard: StripeCentres['sessionAwaitingCard'] = async (t, providerId, amount) => {
+  const sessionAwaitingCard: StripeCentres['sessionAwaitingCard'] = async (t, providerId, amount, currency = 'USD') => {
     const { id: locationId } = await runInUnitOfWork(platform.db, t.tenantId, ({ tx }) =>
       tx.location.findFirstOrThrow({ select: { id: true } })
     )
@@ -144,8 +146,8 @@ export async function startStripeCentres(name: string): Promise<StripeCentres> {
       })
     )
     const lines = [{ kind: 'SESSION', appointmentId, unitAmount: amount }]
-    const order = await ok(t, 'POST', '/v1/orders', { status: 'OPEN', currency: 'USD', lines }, 201)
-    const pay = { orderId: order.id, amount, currency: 'USD', method: 'CARD_ONLINE' }
+    const order = await ok(t, 'POST', '/v1/orders', { status: 'OPEN', currency, lines }, 201)
+    const pay = { orderId: order.id, amount, currency, method: 'CARD_ONLINE' }
     const payment = await ok(t, 'POST', '/v1/payments', pay, 201)
     return {
       orderId: order.id as string,
@@ -179,18 +181,18 @@ export async function startStripeCentres(name: string): Promise<StripeCentres> {
     },
     ok,
     deliver,
-    async paidSession(t, providerId, amount) {
-      const session = await sessionAwaitingCard(t, providerId, amount)
+    async paidSession(t, providerId, amount, currency = 'USD') {
+      const session = await sessionAwaitingCard(t, providerId, amount, currency)
       stripeMock.setIntentStatus(session.intentId, 'succeeded')
       expect(await deliver(stripeMock.event('payment_intent.succeeded', session.intentId))).toBe('applied')
       return session
     },
     sessionAwaitingCard,
-    async settleFrom(t, start) {
+    async settleFrom(t, start, currency = 'USD') {
       // Runs of one tenant must not overlap: the next period starts where this one ends, a moment from now.
       await new Promise((resolve) => setTimeout(resolve, 20))
       const end = new Date()
-      const period = { currency: 'USD', periodStart: start.toISOString(), periodEnd: end.toISOString() }
+      const period = { currency, periodStart: start.toISOString(), periodEnd: end.toISOString() }
       const { id } = (await ok(t, 'POST', '/v1/marketplace/settlements', period, 202)) as { id: string }
       const run = await eventually(async () => {
         const body = await ok(t, 'GET', `/v1/marketplace/settlements/${id}`)
