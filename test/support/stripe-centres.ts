@@ -38,8 +38,8 @@ export interface StripeCentres {
   /** Posts a signed Stripe event to the platform's webhook (or its Connect one): the outcome it answered. */
   deliver(event: object, endpoint?: 'platform' | 'connect'): Promise<string>
   /**
-   * A COMPLETED session of `providerId` (written directly) on an order of `amount`, with a card payment whose intent
-   * waits for its payer (PENDING): the test says when Stripe takes the money.
+   * A COMPLETED session of `providerId` (written directly) on an order of `amount` in `currency` (USD), with a card
+   * payment whose intent waits for its payer (PENDING): the test says when Stripe takes the money.
    */
   sessionAwaitingCard(
     t: Centre,
@@ -47,7 +47,7 @@ export interface StripeCentres {
     amount: number,
     currency?: string
   ): Promise<{ orderId: string; paymentId: string; intentId: string }>
-  /** A COMPLETED session of `providerId` (written directly) on an order of `amount`, paid by card through Stripe. */
+  /** A COMPLETED session of `providerId` (written directly) on an order of `amount` in `currency` (USD), paid by card. */
   paidSession(
     t: Centre,
     providerId: string,
