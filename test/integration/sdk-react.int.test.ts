@@ -65,6 +65,9 @@ beforeAll(async () => {
   backendUrl = `http://127.0.0.1:${(backend.address() as AddressInfo).port}/therapy-care-token`
   page = openBrowserPage(`${APP_ORIGIN}/booking`)
   rtl = await import('@testing-library/react')
+  // waitFor polls for a state; its default of 1 s is a wall-clock margin that a busy CI machine's first requests
+  // (the token from the backend, then the call) overran once. The state is what is waited for, not the time.
+  rtl.configure({ asyncUtilTimeout: 20_000 })
 })
 
 afterEach(() => rtl.cleanup())
