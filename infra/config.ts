@@ -290,6 +290,13 @@ const ConfigSchema = z
      * backlog, where the server shares them out fairly between tenants (common/tenant-priority.ts).
      */
     WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().positive().default(100),
+    /**
+     * Workflow code in the worker's main thread rather than in a thread of its own (worker/create-worker.ts). Off in
+     * production: a long workflow activation then never delays the activities' heartbeats. On where workers start often
+     * (the test suite's worker hosts): each thread costs ~0.9 s of CPU to start, as it compiles the workflow bundle in a
+     * new V8 isolate, against ~0.06 s in the main thread, whose isolate compiled it already.
+     */
+    WORKER_WORKFLOWS_IN_MAIN_THREAD: z.stringbool().default(false),
     /** Where the metrics servers listen (docs/operations.md, "Metrics"): loopback unless a scraper elsewhere needs them. */
     METRICS_HOST: z.string().min(1).default('127.0.0.1'),
     /** The API's /metrics port (Prometheus text format); `off` serves none; 0 picks a free port. */

@@ -1,7 +1,7 @@
 /**
  * @module Builds the Temporal worker with every workflow and the activities wired to their dependencies.
  */
-import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker'
+import { bundleWorkflowCode, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker'
 import { mkdir, rename, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -45,6 +45,7 @@ export interface WorkerDeps {
         | 'RECONCILIATION_WINDOW_HOURS'
         | 'AGENT_RUNS_PER_TENANT_PER_HOUR'
         | 'WORKER_MAX_CONCURRENT_ACTIVITIES'
+        | 'WORKER_WORKFLOWS_IN_MAIN_THREAD'
       >
     > &
     Parameters<typeof webhookSettings>[0] &
@@ -162,5 +163,22 @@ export function createWorker({
     stickyQueueScheduleToStartTimeout: '5 seconds',
     shutdownGraceTime: '10 seconds',
     maxConcurrentActivityTaskExecutions: config.WORKER_MAX_CONCURRENT_ACTIVITIES,
+    ...workflowThreadOptions(config.WORKER_WORKFLOWS_IN_MAIN_THREAD ?? false),
   })
+}
+
+/** The SDK's default deadline for one workflow activation. */
+const WORKFLOW_ACTIVATION_DEADLINE = '5 seconds'
+
+/**
+ * Where workflow code runs (WORKER_WORKFLOWS_IN_MAIN_THREAD). The SDK runs it in the main thread only in its debug
+ * mode, which also lifts the deadline of one activation (after which the task fails as a deadlock). The deadline is
+ * given back: `isolateExecutionTimeout` is read from the options (the SDK spreads them over its defaults, 5 s, or
+ * unbounded in debug mode) though its type does not list it, so a workflow that never yields fails alike in either
+ * thread.
+ */
+export function workflowThreadOptions(
+  inMainThread: boolean
+): Pick<WorkerOptions, 'debugMode'> & { isolateExecutionTimeout?: string } {
+  return inMainThread ? { debugMode: true, isolateExecutionTimeout: WORKFLOW_ACTIVATION_DEADLINE } : {}
 }

@@ -13,6 +13,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing'
 import { Worker } from '@temporalio/worker'
 import { inject } from 'vitest'
 import { freePort } from '../../scripts/start/start-process.ts'
+import { workflowThreadOptions } from '../../worker/create-worker.ts'
 
 /** How long a JVM start may take before the test server counts as broken rather than slow. */
 const START_LIMIT_MS = 90_000
@@ -132,6 +133,8 @@ export async function startStubbedWorker(taskQueue: string, activities: object):
       taskQueue,
       workflowBundle: { codePath: inject('workflowBundlePath') },
       activities,
+      // In this process's main thread, as in the worker hosts (worker-hosts.ts): no bundle compiled again per worker.
+      ...workflowThreadOptions(true),
     })
     const running = worker.run()
     return {

@@ -122,7 +122,8 @@ export async function startTimeSkippingPlatform(
   let api: RunningApi | undefined
   try {
     worker = await createWorker({
-      config: { ...config, WORKFLOW_BUNDLE_PATH: inject('workflowBundlePath') },
+      // In this process's main thread, as in the worker hosts (worker-hosts.ts): no bundle compiled again per worker.
+      config: { ...config, WORKFLOW_BUNDLE_PATH: inject('workflowBundlePath'), WORKER_WORKFLOWS_IN_MAIN_THREAD: true },
       connection: env.nativeConnection,
       db,
       clock: serverClock,
