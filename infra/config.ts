@@ -258,8 +258,14 @@ const ConfigSchema = z
       .int()
       .positive()
       .default(5 * 24 * 3600 * 1000),
-    /** How often an idle delivery pump looks for new events and due deliveries (docs/webhooks.md, "Delivery"). */
+    /** How soon a delivery pump that found nothing looks for new events and due deliveries again (docs/webhooks.md, "Delivery"). */
     WEBHOOK_PUMP_POLL_MS: z.coerce.number().int().positive().default(100),
+    /**
+     * The longest an idle pump waits between looks: each that finds nothing doubles the wait, from WEBHOOK_PUMP_POLL_MS
+     * up to this (a look is two statements, ~10 ms of CPU between the worker and PostgreSQL: at 100 ms, a tenth of a
+     * core per pump with nothing to deliver).
+     */
+    WEBHOOK_PUMP_IDLE_POLL_MS: z.coerce.number().int().positive().default(800),
     /**
      * Delivery pumps (Temporal workflows `webhook-delivery-pump-<n>`); endpoints are spread over them by id. 0 runs
      * none: nothing delivers first attempts (the time-skipping tests drive the pump by hand).

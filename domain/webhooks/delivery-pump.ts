@@ -119,6 +119,8 @@ function createPump(deps: PumpDeps, partition: number) {
   const stats: PumpStats = { fannedOut: 0, attempted: 0, succeeded: 0, opened: 0 }
   let active = 0
   let onProgress: (() => void) | undefined
+  /** Ends the current pause at once (a stopping pump). */
+  let endPause: (() => void) | undefined
   const attemptDeps = { poster: deps.poster, retry: settings.retry, now: deps.now, secrets: deps.secrets }
 
   /** Counts `change` deliveries for their tenant (claimed: +, attempted or given back: -). */
@@ -202,8 +204,10 @@ function createPump(deps: PumpDeps, partition: number) {
       function done() {
         clearTimeout(timer)
         onProgress = undefined
+        endPause = undefined
         resolve()
       }
+      endPause = done
       if (early) onProgress = () => early() && done()
     })
   }
@@ -238,6 +242,7 @@ function createPump(deps: PumpDeps, partition: number) {
     /** Whether a claim now could fill a good part of the pump: a round costs the database the same for 1 row as for 60. */
     canRefill: () => freeSlots() >= Math.max(1, Math.floor(concurrency / REFILL_FRACTION)),
     hasFinished: () => finished.length > 0,
+    wake: () => endPause?.(),
   }
 }
 
@@ -262,12 +267,24 @@ async function checkRetryWorkflows(deps: PumpDeps, partition: number): Promise<v
   }
 }
 
+/**
+ * How long an idle pump waits after `looks` looks in a row found nothing: `pollMs`, doubled with each, at most
+ * `idlePollMs`. An event recorded after a quiet spell waits at most `idlePollMs` for its fan-out.
+ */
+export function idleWait(looks: number, pollMs: number, idlePollMs: number): number {
+  return Math.min(pollMs * 2 ** Math.min(looks, 30), idlePollMs)
+}
+
 /** Runs the pump of `partition` until `runForMs` has passed or `signal` aborts. */
 export async function runDeliveryPump(deps: PumpDeps, run: PumpRun): Promise<PumpStats> {
   const pump = createPump(deps, run.partition)
-  const { pollMs } = deps.settings.pump
+  const { pollMs, idlePollMs = pollMs } = deps.settings.pump
   const until = Date.now() + run.runForMs
   let nextRetryCheck = 0
+  /** Looks in a row that found nothing: the wait doubles with each, up to `idlePollMs`. */
+  let idleLooks = 0
+  const stop = () => pump.wake()
+  run.signal?.addEventListener('abort', stop, { once: true })
   try {
     while (Date.now() < until && !run.signal?.aborted) {
       run.heartbeat?.()
@@ -277,15 +294,17 @@ export async function runDeliveryPump(deps: PumpDeps, run: PumpRun): Promise<Pum
         nextRetryCheck = Date.now() + RETRY_CHECK_MS
         await checkRetryWorkflows(deps, run.partition)
       }
-      // Busy: finished attempts are gathered briefly so they are recorded together. Idle: poll, but wake as soon as
-      // an attempt finishes, so its record is not held back by the poll interval.
-      // Full: the next round waits for a quarter of the slots (or the flush), not for the first attempt to finish: at
-      // 1,000 deliveries a second, rounds woken by each attempt claimed ~11 rows at ~6.5 ms of the database's CPU each
-      // (docs/benchmarks.md, "Webhooks: rounds that refill").
+      // Busy: finished attempts are gathered briefly so they are recorded together. Full: the next round waits for a
+      // quarter of the slots (or the flush), not for the first attempt to finish: at 1,000 deliveries a second, rounds
+      // woken by each attempt claimed ~11 rows at ~6.5 ms of the database's CPU each (docs/benchmarks.md, "Webhooks:
+      // rounds that refill, and idle pumps that back off"). Idle: poll less often the longer nothing comes (a look
+      // costs ~10 ms of CPU), but wake as soon as an attempt finishes, so its record is not held back.
+      if (busy) idleLooks = 0
       if (pump.hasFinished() || pump.isFull()) await pump.pause(FLUSH_MS, pump.isFull() ? pump.canRefill : undefined)
-      else if (!busy) await pump.pause(pollMs, always)
+      else if (!busy) await pump.pause(idleWait(idleLooks++, pollMs, idlePollMs), always)
     }
   } finally {
+    run.signal?.removeEventListener('abort', stop)
     // Stopping (worker shutdown): a short wait, so the worker stops within its grace time.
     await pump.drain(run.signal?.aborted ? STOP_WAIT_MS : undefined)
   }

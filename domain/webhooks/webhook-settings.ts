@@ -27,8 +27,13 @@ export interface WebhookSettings {
 export interface PumpSettings {
   /** How many pumps (partitions of the endpoints); 0: none runs. */
   partitions: number
-  /** How often an idle pump looks for work. */
+  /** How soon a pump that found nothing looks for work again. */
   pollMs: number
+  /**
+   * The longest an idle pump waits between looks: each look that finds nothing doubles the wait from `pollMs` up to
+   * this. Unset: `pollMs`, no backoff.
+   */
+  idlePollMs?: number
   /** Attempts in flight at once in one pump. */
   concurrency: number
   /** Attempts in flight at once to one endpoint. */
@@ -54,6 +59,7 @@ type WebhookConfig = Pick<
   | 'WEBHOOK_RETRY_MAX_INTERVAL_MS'
   | 'WEBHOOK_DISABLE_AFTER_MS'
   | 'WEBHOOK_PUMP_POLL_MS'
+  | 'WEBHOOK_PUMP_IDLE_POLL_MS'
   | 'WEBHOOK_PUMP_PARTITIONS'
   | 'WEBHOOK_PUMP_CONCURRENCY'
   | 'WEBHOOK_ENDPOINT_CONCURRENCY'
@@ -84,6 +90,7 @@ export function webhookSettings(config: WebhookConfig): WebhookSettings {
     pump: {
       partitions: config.WEBHOOK_PUMP_PARTITIONS,
       pollMs: config.WEBHOOK_PUMP_POLL_MS,
+      idlePollMs: Math.max(config.WEBHOOK_PUMP_POLL_MS, config.WEBHOOK_PUMP_IDLE_POLL_MS),
       concurrency: config.WEBHOOK_PUMP_CONCURRENCY,
       endpointConcurrency: config.WEBHOOK_ENDPOINT_CONCURRENCY,
       tenantConcurrency: config.WEBHOOK_TENANT_CONCURRENCY ?? defaultTenantConcurrency(config.WEBHOOK_PUMP_CONCURRENCY),
