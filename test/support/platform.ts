@@ -61,7 +61,10 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     DATABASE_POOL_MAX: '10',
     PORT: '0',
     PUBLIC_URL: 'http://localhost:3000',
-    OUTBOX_SWEEP_INTERVAL_MS: '500',
+    // The outbox sweeper, agent dispatcher and schedule keepers look every second (production: 5 s), so a start lost in
+    // a crash is taken up soon; at 500 ms they cost each idle platform ~50 ms of CPU a second, some 8% of the CPU of
+    // eight crash and outage files side by side (docs/testing.md, session 35).
+    OUTBOX_SWEEP_INTERVAL_MS: '1000',
     // One delivery pump per file is plenty, and each polls the file's database: a second would only cost CPU.
     WEBHOOK_PUMP_PARTITIONS: '1',
     LOG_LEVEL: 'silent',
