@@ -258,7 +258,7 @@ const ConfigSchema = z
       .int()
       .positive()
       .default(5 * 24 * 3600 * 1000),
-    /** How soon a delivery pump that found nothing looks for new events and due deliveries again (docs/webhooks.md, "Delivery"). */
+    /** How soon a delivery pump that found nothing looks for new events and due deliveries again (docs/webhooks.md). */
     WEBHOOK_PUMP_POLL_MS: z.coerce.number().int().positive().default(100),
     /**
      * The longest an idle pump waits between looks: each that finds nothing doubles the wait, from WEBHOOK_PUMP_POLL_MS

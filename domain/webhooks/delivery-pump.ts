@@ -239,7 +239,7 @@ function createPump(deps: PumpDeps, partition: number) {
     drain,
     stats,
     isFull: () => active >= concurrency,
-    /** Whether a claim now could fill a good part of the pump: a round costs the database the same for 1 row as for 60. */
+    /** Whether a claim could fill a good part of the pump now: a round costs as much for 1 row as for 60. */
     canRefill: () => freeSlots() >= Math.max(1, Math.floor(concurrency / REFILL_FRACTION)),
     hasFinished: () => finished.length > 0,
     wake: () => endPause?.(),

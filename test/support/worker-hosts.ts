@@ -85,7 +85,7 @@ export async function startWorkerInHost(env: Record<string, string>): Promise<Wo
   const from = chosen.output.length
   let to: number | undefined
   // Workflows in the host's main thread: a thread of their own would compile the workflow bundle again at each of the
-  // host's worker starts (~0.9 s of CPU each, some two hundred a run). Workers in processes of their own keep
+  // host's worker starts (~0.9 s of CPU each, one or more per integration file). Workers in processes of their own keep
   // production's thread (infra/config.ts, WORKER_WORKFLOWS_IN_MAIN_THREAD).
   const start = { ...process.env, NODE_COMPILE_CACHE: COMPILE_CACHE, LOG_LEVEL: 'info', ...env }
   const command = { start: { WORKER_WORKFLOWS_IN_MAIN_THREAD: 'true', ...start } }
