@@ -8,9 +8,6 @@
  *
  * Options (environment): OUTSIDE_QUESTIONS (default ../shared/eval/outside-questions.json beside the repository).
  */
-import { readFile } from 'node:fs/promises'
-import path from 'node:path'
-import { selectEmbeddingsWithFallback } from '../adapters/ai-models.ts'
 import { createExtractiveAnswerer } from '../domain/ai/answering/extractive-answerer.ts'
 import {
   createSemanticAnswerer,
@@ -18,29 +15,12 @@ import {
   type SwitchableRule,
 } from '../domain/ai/answering/semantic-answerer.ts'
 import { DEFAULT_TOP_K } from '../domain/ai/knowledge/query-knowledge.ts'
-import { aiConfigOf } from '../infra/ai-config.ts'
-import {
-  cachedRetriever,
-  evaluate,
-  loadCorpus,
-  loadQuestions,
-  memoryRetriever,
-  prepareCorpus,
-  type EvalQuestions,
-  type EvalReport,
-} from './knowledge-eval.ts'
-import { splitQuestions } from './question-split.ts'
+import { evaluate, type EvalQuestions, type EvalReport } from './knowledge-eval.ts'
+import { loadOutsideQuestions, OUTSIDE_PATH, sentenceModelEval } from './sentence-eval.ts'
 
 const RULES: SwitchableRule[] = ['answer_kind_missing', 'named_day_missing', 'name_missing']
-const outsidePath =
-  process.env.OUTSIDE_QUESTIONS ?? path.resolve(import.meta.dirname, '../../shared/eval/outside-questions.json')
-
-const { embeddings, fallback } = selectEmbeddingsWithFallback(aiConfigOf({ AI_EMBEDDINGS_PROVIDER: 'sentence' }))
-if (fallback) throw new Error(fallback)
-const docs = await prepareCorpus(await loadCorpus())
-const { tuning, heldOut } = splitQuestions(await loadQuestions())
-const outside = JSON.parse(await readFile(outsidePath, 'utf8')) as EvalQuestions
-const retrieve = cachedRetriever(await memoryRetriever(docs, embeddings, { kind: 'hybrid' }, { spans: true }))
+const { embeddings, docs, tuning, heldOut, retrieve } = await sentenceModelEval()
+const outside = await loadOutsideQuestions()
 
 const run = (questions: EvalQuestions, off: SwitchableRule[]) =>
   evaluate({
@@ -59,7 +39,7 @@ const correct = (questions: EvalQuestions, r: EvalReport) => {
 const declinedCount = (r: EvalReport) => r.unanswerable - r.falseAnswers.length
 
 const rate = (n: number, of: number) => (n / of).toFixed(3)
-console.log(`${embeddings.modelId}; top ${DEFAULT_TOP_K}; outside set: ${outsidePath}`)
+console.log(`${embeddings.modelId}; top ${DEFAULT_TOP_K}; outside set: ${OUTSIDE_PATH}`)
 console.log(
   '| split | rule | answered with citation | unanswerable declined | answers the rule loses | declines it wins |'
 )

@@ -7,7 +7,6 @@
  *
  * Options (environment): SWEEP, SWEEP_TOP_K (passages the answerer sees, default the API's 12).
  */
-import { selectEmbeddingsWithFallback } from '../adapters/ai-models.ts'
 import { createExtractiveAnswerer } from '../domain/ai/answering/extractive-answerer.ts'
 import {
   createSemanticAnswerer,
@@ -15,27 +14,15 @@ import {
   type SemanticSettings,
 } from '../domain/ai/answering/semantic-answerer.ts'
 import { DEFAULT_TOP_K } from '../domain/ai/knowledge/query-knowledge.ts'
-import { aiConfigOf } from '../infra/ai-config.ts'
-import {
-  evaluate,
-  loadCorpus,
-  loadQuestions,
-  memoryRetriever,
-  prepareCorpus,
-  cachedRetriever,
-} from './knowledge-eval.ts'
-import { splitQuestions } from './question-split.ts'
+import { evaluate } from './knowledge-eval.ts'
+import { sentenceModelEval } from './sentence-eval.ts'
 
 const grid: Array<Partial<SemanticSettings>> = process.env.SWEEP
   ? (JSON.parse(process.env.SWEEP) as Array<Partial<SemanticSettings>>)
   : [0.1, 0.3, 0.5].flatMap((passageWeight) => [0.35, 0.4, 0.45, 0.5].map((minScore) => ({ passageWeight, minScore })))
 const topK = Number(process.env.SWEEP_TOP_K ?? DEFAULT_TOP_K)
 
-const { embeddings, fallback } = selectEmbeddingsWithFallback(aiConfigOf({ AI_EMBEDDINGS_PROVIDER: 'sentence' }))
-if (fallback) throw new Error(fallback)
-const docs = await prepareCorpus(await loadCorpus())
-const { tuning } = splitQuestions(await loadQuestions())
-const retrieve = cachedRetriever(await memoryRetriever(docs, embeddings, { kind: 'hybrid' }, { spans: true }))
+const { embeddings, docs, tuning, retrieve } = await sentenceModelEval()
 
 console.log(
   `${embeddings.modelId}, tuning split: ${tuning.answerable.length} answerable, ${tuning.unanswerable.length} not; top ${topK}`

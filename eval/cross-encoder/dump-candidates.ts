@@ -6,37 +6,21 @@
  * Run from the repository: `npx tsx eval/cross-encoder/dump-candidates.ts`. Writes candidates.json and
  * corpus-chunks.json to XENC_DATA (~/.cache/xenc/data); the Python steps read them there (README.md beside it).
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { selectEmbeddingsWithFallback } from '../../adapters/ai-models.ts'
 import { createExtractiveAnswerer } from '../../domain/ai/answering/extractive-answerer.ts'
 import { createSemanticAnswerer, SEMANTIC_SETTINGS, scoreSpans } from '../../domain/ai/answering/semantic-answerer.ts'
 import { quotableSpans } from '../../domain/ai/answering/quotable-spans.ts'
 import { DEFAULT_TOP_K } from '../../domain/ai/knowledge/query-knowledge.ts'
-import { aiConfigOf } from '../../infra/ai-config.ts'
-import {
-  cachedRetriever,
-  loadCorpus,
-  loadQuestions,
-  memoryRetriever,
-  prepareCorpus,
-  type EvalQuestions,
-} from '../knowledge-eval.ts'
-import { splitQuestions } from '../question-split.ts'
+import { loadOutsideQuestions, sentenceModelEval } from '../sentence-eval.ts'
 
 const OUT = process.env.XENC_DATA ?? path.join(os.homedir(), '.cache/xenc/data')
-const outsidePath =
-  process.env.OUTSIDE_QUESTIONS ?? path.resolve(import.meta.dirname, '../../../shared/eval/outside-questions.json')
 const squash = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase()
 
 const t0 = Date.now()
-const { embeddings, fallback } = selectEmbeddingsWithFallback(aiConfigOf({ AI_EMBEDDINGS_PROVIDER: 'sentence' }))
-if (fallback) throw new Error(fallback)
-const docs = await prepareCorpus(await loadCorpus())
-const { tuning, heldOut } = splitQuestions(await loadQuestions())
-const outside = JSON.parse(await readFile(outsidePath, 'utf8')) as EvalQuestions
-const retrieve = cachedRetriever(await memoryRetriever(docs, embeddings, { kind: 'hybrid' }, { spans: true }))
+const { docs, tuning, heldOut, retrieve } = await sentenceModelEval()
+const outside = await loadOutsideQuestions()
 const answerer = createSemanticAnswerer(createExtractiveAnswerer(), SEMANTIC_SETTINGS)
 console.error(`indexed in ${Date.now() - t0} ms`)
 
