@@ -4,6 +4,10 @@
  * scripts/ai/obtain-sentence-model.sh, else it fails), the corpus indexed in memory with its span vectors, the
  * committed questions split into tuning and held-out, the outside set when asked for, and a retriever that retrieves
  * each question once for every answerer a script compares.
+ *
+ * Another sentence model can be tried without porting it to the runtime (eval/model-swap/README.md):
+ * EVAL_RECORD_TEXTS=<file> writes every text the run embedded, and EVAL_VECTOR_TABLE=<file> takes the vectors from a
+ * table another program computed for those texts instead of the sentence model.
  */
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
@@ -17,6 +21,7 @@ import {
   prepareCorpus,
   type EvalQuestions,
 } from './knowledge-eval.ts'
+import { recordingEmbeddings, tableEmbeddings } from './model-swap/table-embeddings.ts'
 import { splitQuestions } from './question-split.ts'
 
 /**
@@ -28,8 +33,19 @@ export const OUTSIDE_PATH =
 
 /** Loads the model, the corpus and the questions, and indexes the corpus with span vectors (hybrid retrieval). */
 export async function sentenceModelEval() {
-  const { embeddings, fallback } = selectEmbeddingsWithFallback(aiConfigOf({ AI_EMBEDDINGS_PROVIDER: 'sentence' }))
-  if (fallback) throw new Error(fallback)
+  const table = process.env.EVAL_VECTOR_TABLE
+  const record = process.env.EVAL_RECORD_TEXTS
+  const selected = table
+    ? { embeddings: tableEmbeddings(table), fallback: undefined }
+    : selectEmbeddingsWithFallback(aiConfigOf({ AI_EMBEDDINGS_PROVIDER: 'sentence' }))
+  if (selected.fallback) throw new Error(selected.fallback)
+  let embeddings = selected.embeddings
+  if (record) {
+    const recording = recordingEmbeddings(embeddings, record)
+    embeddings = recording.embeddings
+    // The scripts end with process.exit: the texts are written then, whatever the script did last.
+    process.on('exit', recording.save)
+  }
   const docs = await prepareCorpus(await loadCorpus())
   const { tuning, heldOut } = splitQuestions(await loadQuestions())
   const retrieve = cachedRetriever(await memoryRetriever(docs, embeddings, { kind: 'hybrid' }, { spans: true }))
