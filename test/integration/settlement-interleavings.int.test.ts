@@ -2,9 +2,11 @@
  * A property of settlements (issue 58, "Measured"): whatever a centre's card sessions go through in whatever order —
  * paid for either of two providers, refunded through the API (in full or in part) or in Stripe's Dashboard (pending,
  * then succeeded or failed), disputed at Stripe (opened, lost, won, its funds reinstated), settled, their payout
- * transfers reversed by Stripe (in full or in part) and retried by an operator — in USD, HUF (paid out in whole
- * forints) or KWD (amounts ending in 0), the books hold, nothing held in a reserve is ever paid out, and no remainder
- * of a payout rounded down to what Stripe transfers is lost.
+ * transfers reversed by Stripe (in full or in part) and retried by an operator, or reversed to recover what a provider
+ * owes after a chargeback or refund of money already paid out (a reversal that says so, or one that says nothing while
+ * the provider owes) — in USD, HUF (paid out in whole forints) or KWD (amounts ending in 0), the books hold, nothing
+ * held in a reserve is ever paid out, nothing recovered is owed or sent again, and no remainder of a payout rounded
+ * down to what Stripe transfers is lost.
  *
  * fast-check draws the steps; each runs through the real API, worker, Temporal and database against Stripe's API mock
  * behind the recording proxy (test/support/stripe-centres.ts), disputes and reversals told by signed Stripe events.
@@ -17,8 +19,10 @@
  *   the remainder below one unit, its carriedForward is the provider's payable balance just before it and its
  *   balanceAfter the payable balance just after it (a remainder is never lost);
  * - per provider, over every settlement so far: the reserve account holds Σ reserveAmount; the payable balance is
- *   Σ net − Σ reserveAmount − (Σ payout − Σ carried back by retries); what Stripe holds as transferred net of
- *   reversals plus what is in transit is Σ payout − Σ carried back; and so, whenever the provider owes nothing back,
+ *   Σ net − Σ reserveAmount − (Σ payout − Σ carried back by retries) + Σ recovered; what Stripe holds as transferred
+ *   net of reversals plus what is in transit is Σ payout − Σ carried back − Σ recovered, where Σ recovered is what
+ *   the run's recovering reversals took as Stripe holds them (all of a tagged one; of an untagged one, what the
+ *   provider owed when it came); and so, whenever the provider owes nothing back,
  *   what Stripe transferred never exceeds what they earned net of fees, refunds and chargebacks less what is held now;
  * - once a run's last settlement finds no dispute open and no refund pending, nothing is held in any reserve.
  *
@@ -57,6 +61,7 @@ type Step =
   | { kind: 'settle' }
   | { kind: 'reverse'; pick: number; quarters: number | undefined }
   | { kind: 'retry'; pick: number }
+  | { kind: 'recover'; pick: number; quarters: number | undefined; tagged: boolean }
 
 /** Session prices in the currency's major unit times 1,000: 1,234.00 HUF, 1.234 KWD, 123.40 USD (see {@link priceOf}). */
 const SIZES = [1_234, 2_345, 987, 5_555] as const
@@ -90,7 +95,11 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('settle' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('reverse' as const), pick, quarters }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('retry' as const), pick }) }
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('retry' as const), pick }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('recover' as const), pick, quarters, tagged: fc.boolean() }),
+  }
 )
 
 /** A session's price in the currency's ISO minor units: the platform's 10% fee on it makes fractions of a unit. */
@@ -128,6 +137,8 @@ interface Run {
   settlements: string[]
   lastEnd: Date
   totals: Map<string, Totals>
+  /** What the run's recovering reversals took from each provider, as Stripe holds them (ISO minor units). */
+  recovered: Map<string, number>
 }
 
 const START = new Date('2026-01-01T00:00:00Z')
@@ -225,6 +236,8 @@ const reached = {
   owedBack: 0,
   disputeLost: 0,
   pendingRefundReserve: 0,
+  recovered: 0,
+  untaggedRecovered: 0,
 }
 
 /** The invariants that hold at any moment between steps (after a settlement, and at the end of a run). */
@@ -253,14 +266,18 @@ async function expectInvariants(run: Run): Promise<void> {
         .map((tr) => fromStripeAmount(tr.amount - Number(tr.amount_reversed ?? 0), tr.currency))
     )
     const paidOut = totals.payout - carriedBack
-    const where = `provider ${providerId} ${JSON.stringify({ totals, payable, reserve, inTransit, carriedBack, atStripe })}`
+    const recovered = run.recovered.get(providerId) ?? 0
+    const where = `provider ${providerId} ${JSON.stringify({ totals, payable, reserve, inTransit, carriedBack, atStripe, recovered })}`
     // What reserves hold is on the reserve account, never below nothing.
     expect(reserve, `${where}: the reserve account holds what its settlements held`).toBe(totals.reserve)
     expect(reserve, where).toBeGreaterThanOrEqual(0)
-    // What was earned and not held is either paid out or still owed (the remainders included): nothing lost.
-    expect(payable, `${where}: payable = earned − held − paid out`).toBe(totals.net - totals.reserve - paidOut)
-    // What was paid out is at Stripe, or owed again after a reversal, in transit.
-    expect(atStripe + inTransit, `${where}: paid out = at Stripe + in transit`).toBe(paidOut)
+    // What was earned and not held is either paid out or still owed (the remainders included): nothing lost. What a
+    // recovery took back settles what the provider owed.
+    expect(payable, `${where}: payable = earned − held − paid out + recovered`).toBe(
+      totals.net - totals.reserve - paidOut + recovered
+    )
+    // What was paid out is at Stripe, or owed again after a reversal, in transit; what was recovered is neither.
+    expect(atStripe + inTransit, `${where}: paid out = at Stripe + in transit + recovered`).toBe(paidOut - recovered)
     expect(inTransit, where).toBeGreaterThanOrEqual(0)
     // Nothing held is paid out: unless the provider owes money back (paid before it was held), what Stripe
     // transferred to them is at most what they earned net of fees, refunds and chargebacks less what is held now.
@@ -434,6 +451,38 @@ async function perform(run: Run, s: Step): Promise<void> {
       reached.reversed++
       return
     }
+    case 'recover': {
+      // The centre takes back (part of) a transfer to a provider who owes it money (a chargeback or refund of what was
+      // already paid out), in Stripe's Dashboard: tagged `purpose: recovery`, or saying nothing, when the platform
+      // takes it as a recovery up to what the provider owes then and owes them the rest again.
+      const balances = await balancesOf(run)
+      const payouts = await payoutsOf(run)
+      const providerOf = new Map(
+        payouts.flatMap((p) => p.attempts.map((a) => [a.processorReference, p.providerId] as const))
+      )
+      const candidates = stripeTransfers(run).filter((tr) => {
+        const providerId = providerOf.get(tr.id)
+        return (
+          providerId !== undefined && tr.amount > Number(tr.amount_reversed ?? 0) && balances(providerId).payable < 0
+        )
+      })
+      const transfer = nth(candidates, s.pick)
+      if (!transfer) return
+      const providerId = providerOf.get(transfer.id)!
+      const owes = -balances(providerId).payable
+      const left = transfer.amount - Number(transfer.amount_reversed ?? 0)
+      // Either may take more than the provider owes: a tagged one is a recovery all the same (the provider is owed the
+      // excess, paid by their next settlement), an untagged one only up to what they owe (the rest is in transit).
+      const amount = s.quarters === undefined ? left : Math.floor((left * s.quarters) / 4 / chargeUnit) * chargeUnit
+      if (amount <= 0) return
+      stripeMock.reverseTransfer(transfer.id, amount, s.tagged ? { purpose: 'recovery' } : {})
+      expect(await centres.deliver(stripeMock.event('transfer.reversed', transfer.id))).toBe('applied')
+      const taken = fromStripeAmount(amount, transfer.currency)
+      run.recovered.set(providerId, (run.recovered.get(providerId) ?? 0) + (s.tagged ? taken : Math.min(taken, owes)))
+      reached.recovered++
+      if (!s.tagged) reached.untaggedRecovered++
+      return
+    }
     case 'retry': {
       const payouts = (await payoutsOf(run)).filter((p) => ['REVERSED', 'PARTIALLY_REVERSED'].includes(p.status))
       const payout = nth(payouts, s.pick)
@@ -463,6 +512,7 @@ it('never pays out what a reserve holds, nor loses a remainder, in any interleav
         settlements: [],
         lastEnd: START,
         totals: new Map(),
+        recovered: new Map(),
       }
       if (process.env.SETTLEMENT_PROPERTY_TRACE) console.info(currency, steps.map((x) => JSON.stringify(x)).join(' '))
       for (const s of steps) await perform(run, s)
@@ -534,6 +584,27 @@ it('never pays out what a reserve holds, nor loses a remainder, in any interleav
           ],
           'USD',
         ],
+        // USD: a refund of a session already paid out (the provider owes its share), recovered by a reversal tagged
+        // as a recovery that takes more than owed (the excess is the provider's again, on their payable balance);
+        // then a chargeback after the payout, recovered by a reversal that says nothing and takes more than owed (the
+        // excess in transit, sent again by a retry).
+        [
+          [
+            { kind: 'session', provider: 0, size: 3 },
+            { kind: 'session', provider: 0, size: 2 },
+            { kind: 'settle' },
+            { kind: 'refund', pick: 1, quarters: undefined },
+            { kind: 'settle' },
+            { kind: 'recover', pick: 0, quarters: 1, tagged: true },
+            { kind: 'dispute', pick: 0, outcome: 'lost' },
+            { kind: 'dispute', pick: 0, outcome: 'lost' },
+            { kind: 'session', provider: 0, size: 0 },
+            { kind: 'settle' },
+            { kind: 'recover', pick: 0, quarters: undefined, tagged: false },
+            { kind: 'retry', pick: 0 },
+          ],
+          'USD',
+        ],
         // KWD: a partial refund, a settlement paying amounts ending in 0, a partial reversal retried.
         [
           [
@@ -561,5 +632,7 @@ it('never pays out what a reserve holds, nor loses a remainder, in any interleav
   expect(reached.retryCarried, seen).toBeGreaterThan(0)
   expect(reached.chargebackReversal, seen).toBeGreaterThan(0)
   expect(reached.pendingRefundReserve, seen).toBeGreaterThan(0)
+  expect(reached.recovered, seen).toBeGreaterThan(0)
+  expect(reached.untaggedRecovered, seen).toBeGreaterThan(0)
   console.info(`settlement interleavings reached ${seen}`)
 }, 300_000)
