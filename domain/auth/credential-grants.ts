@@ -3,9 +3,10 @@
  * webhook endpoint and an agent workflow record who made them (`createdBy`: a client, a user, an API key, or the
  * operator); they act only while that grantor still grants them their scope: the keys between them not revoked nor
  * expired, the client at the root not revoked and holding the scope, the user not disabled and in a role that has it.
- * The rule is one SQL function (`credential_grant_holds`, migration 20261127040000), asked where the work happens: the
- * webhook fan-out and each delivery's load, an agent run's first step, so a revocation holds at once on every
- * instance without anything to propagate.
+ * The rule is one database function (`credential_grant_holds`, migration 20261127040000; PL/pgSQL since
+ * 20261127150000, so its plan is kept per connection rather than made again by every statement that asks), asked where
+ * the work happens: the webhook fan-out and each delivery's load, an agent run's first step, so a revocation holds at
+ * once on every instance without anything to propagate.
  */
 import { Prisma } from '../../generated/prisma/client.ts'
 import type { PlatformRole } from '../../generated/prisma/enums.ts'
