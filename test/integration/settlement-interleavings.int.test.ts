@@ -122,6 +122,23 @@ interface Session {
   apiRefundPending?: boolean
 }
 
+/**
+ * The transfers Stripe holds for the run's payouts with something left to reverse, with their provider and the
+ * provider's payable balance, of the providers whose balance `payableIs` accepts.
+ */
+async function reversible(run: Run, payableIs: (payable: number) => boolean) {
+  const balances = await balancesOf(run)
+  const providerOf = new Map(
+    (await payoutsOf(run)).flatMap((p) => p.attempts.map((a) => [a.processorReference, p.providerId] as const))
+  )
+  return stripeTransfers(run).flatMap((transfer) => {
+    const providerId = providerOf.get(transfer.id)
+    if (providerId === undefined || transfer.amount <= Number(transfer.amount_reversed ?? 0)) return []
+    const { payable } = balances(providerId)
+    return payableIs(payable) ? [{ transfer, providerId, payable }] : []
+  })
+}
+
 /** What a provider's settlements said, summed over the run's settlements. */
 interface Totals {
   net: number
@@ -426,20 +443,10 @@ async function perform(run: Run, s: Step): Promise<void> {
       return settle(run)
     case 'reverse': {
       // Stripe takes back (part of) a transfer, saying nothing of why: owed to the provider again, in transit. Only
-      // while the provider owes nothing back, so that none of it is a recovery (which the API does not show).
-      const balances = await balancesOf(run)
-      const payouts = await payoutsOf(run)
-      const providerOf = new Map(
-        payouts.flatMap((p) => p.attempts.map((a) => [a.processorReference, p.providerId] as const))
-      )
-      const candidates = stripeTransfers(run).filter((tr) => {
-        const providerId = providerOf.get(tr.id)
-        return (
-          providerId !== undefined && tr.amount > Number(tr.amount_reversed ?? 0) && balances(providerId).payable >= 0
-        )
-      })
-      const transfer = nth(candidates, s.pick)
-      if (!transfer) return
+      // while the provider owes nothing back, so that none of it is a recovery (the 'recover' step's case).
+      const found = nth(await reversible(run, (payable) => payable >= 0), s.pick)
+      if (!found) return
+      const { transfer } = found
       const left = transfer.amount - Number(transfer.amount_reversed ?? 0)
       // A reversal is not held to whole forints (Stripe's charge unit only: KWD ending in 0): a part of one is a few
       // units short of a quarter, so a retry of it in HUF has a remainder to carry.
@@ -455,21 +462,10 @@ async function perform(run: Run, s: Step): Promise<void> {
       // The centre takes back (part of) a transfer to a provider who owes it money (a chargeback or refund of what was
       // already paid out), in Stripe's Dashboard: tagged `purpose: recovery`, or saying nothing, when the platform
       // takes it as a recovery up to what the provider owes then and owes them the rest again.
-      const balances = await balancesOf(run)
-      const payouts = await payoutsOf(run)
-      const providerOf = new Map(
-        payouts.flatMap((p) => p.attempts.map((a) => [a.processorReference, p.providerId] as const))
-      )
-      const candidates = stripeTransfers(run).filter((tr) => {
-        const providerId = providerOf.get(tr.id)
-        return (
-          providerId !== undefined && tr.amount > Number(tr.amount_reversed ?? 0) && balances(providerId).payable < 0
-        )
-      })
-      const transfer = nth(candidates, s.pick)
-      if (!transfer) return
-      const providerId = providerOf.get(transfer.id)!
-      const owes = -balances(providerId).payable
+      const found = nth(await reversible(run, (payable) => payable < 0), s.pick)
+      if (!found) return
+      const { transfer, providerId } = found
+      const owes = -found.payable
       const left = transfer.amount - Number(transfer.amount_reversed ?? 0)
       // Either may take more than the provider owes: a tagged one is a recovery all the same (the provider is owed the
       // excess, paid by their next settlement), an untagged one only up to what they owe (the rest is in transit).
