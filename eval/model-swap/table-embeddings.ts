@@ -27,7 +27,7 @@ export function recordingEmbeddings(inner: KnowledgeEmbeddings, file: string) {
   return { embeddings, save: () => writeFileSync(file, JSON.stringify([...texts])) }
 }
 
-/** A table of vectors: `{ model, dimensions, texts: string[], vectors: number[][] }`, row i the vector of texts[i]. */
+/** A table of vectors (embed-texts.py writes it): `vectors[i]` is the vector of `texts[i]` under `model`. */
 interface VectorTable {
   model: string
   texts: string[]
