@@ -18,13 +18,12 @@ import {
   type SwitchableRule,
 } from '../domain/ai/answering/semantic-answerer.ts'
 import { DEFAULT_TOP_K } from '../domain/ai/knowledge/query-knowledge.ts'
-import type { EvalQuestions } from './knowledge-eval.ts'
+import { givesExpected, type EvalQuestions } from './knowledge-eval.ts'
 import { loadOutsideQuestions, sentenceModelEval } from './sentence-eval.ts'
 
 const { tuning, heldOut, retrieve } = await sentenceModelEval()
 const outside = await loadOutsideQuestions()
 
-const squash = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase()
 const ALL_OFF = new Set<SwitchableRule>(['answer_kind_missing', 'named_day_missing', 'name_missing'])
 const NO_THRESHOLD = { ...SEMANTIC_SETTINGS, minScore: -1 }
 const shipped = createSemanticAnswerer(createExtractiveAnswerer(), SEMANTIC_SETTINGS)
@@ -61,7 +60,6 @@ async function rowsOf(split: string, questions: EvalQuestions): Promise<Row[]> {
   const rows: Row[] = []
   for (const q of all) {
     const { passages, context } = await retrieve(q.question, Math.max(5, DEFAULT_TOP_K))
-    const holds = (text: string) => q.answer.some((phrase) => squash(text).includes(squash(phrase)))
     const today = await shipped.answer(q.question, passages, context)
     const vector = context?.questionVector
     const scored = vector ? scoreSpans(passages, vector, SEMANTIC_SETTINGS.passageWeight) : []
@@ -76,10 +74,9 @@ async function rowsOf(split: string, questions: EvalQuestions): Promise<Row[]> {
     rows.push({
       split,
       answerable: q.answerable,
-      correct: q.answerable && chosen.answered && holds(chosen.answer) && chosen.citations.some((c) => holds(c.quote)),
+      correct: q.answerable && givesExpected(chosen, q.answer),
       shippedAnswered: today.answered,
-      shippedCorrect:
-        q.answerable && today.answered && holds(today.answer) && today.citations.some((c) => holds(c.quote)),
+      shippedCorrect: q.answerable && givesExpected(today, q.answer),
       verbatim: verbatimSpan(q.question, scored) !== undefined,
       x: [
         best?.score ?? 0,

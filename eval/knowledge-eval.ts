@@ -90,6 +90,20 @@ export function locatePassage(documentText: string, passage: string): { start: n
 
 const squash = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase()
 
+/** Whether `text` holds one of the expected phrases, ignoring case and runs of white space. */
+export const holdsPhrase = (text: string, phrases: string[]) =>
+  phrases.some((phrase) => squash(text).includes(squash(phrase)))
+
+/**
+ * Whether an answer gives the expected fact: one of the phrases both in what the answer says and in a passage it
+ * cites. The evaluation's one test of a correct answer.
+ */
+export const givesExpected = (answer: KnowledgeAnswer, phrases: string[]) =>
+  answer.answered &&
+  phrases.some(
+    (phrase) => holdsPhrase(answer.answer, [phrase]) && answer.citations.some((c) => holdsPhrase(c.quote, [phrase]))
+  )
+
 /** A parsed corpus document: its text (for locating passages and checking citations) and chunks. */
 export interface IndexedDocument {
   id: string
@@ -255,19 +269,12 @@ export async function evaluate(options: {
           overlap(gold, { start: p.startOffset, end: p.endOffset }) >= (gold.end - gold.start) / 2
       )
     const answer = await answerer.answer(q.question, passages, context)
-    const quotes = answer.citations.map((c) => squash(c.quote))
     outcomes.push({
       id: q.id,
       question: q.question,
       retrieved,
       answered: answer.answered,
-      // The expected fact must be both in what the answer says and in a passage it cites.
-      containsAnswer:
-        answer.answered &&
-        q.answer.some(
-          (phrase) =>
-            squash(answer.answer).includes(squash(phrase)) && quotes.some((quote) => quote.includes(squash(phrase)))
-        ),
+      containsAnswer: givesExpected(answer, q.answer),
       grounded: isGrounded(answer, (id) => textById.get(id)),
       answer: answer.answer,
     })

@@ -13,10 +13,10 @@ import { createExtractiveAnswerer } from '../../domain/ai/answering/extractive-a
 import { createSemanticAnswerer, SEMANTIC_SETTINGS, scoreSpans } from '../../domain/ai/answering/semantic-answerer.ts'
 import { quotableSpans } from '../../domain/ai/answering/quotable-spans.ts'
 import { DEFAULT_TOP_K } from '../../domain/ai/knowledge/query-knowledge.ts'
+import { givesExpected, holdsPhrase } from '../knowledge-eval.ts'
 import { loadOutsideQuestions, sentenceModelEval } from '../sentence-eval.ts'
 
 const OUT = process.env.XENC_DATA ?? path.join(os.homedir(), '.cache/xenc/data')
-const squash = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase()
 
 const t0 = Date.now()
 const { docs, tuning, heldOut, retrieve } = await sentenceModelEval()
@@ -58,13 +58,7 @@ for (const [split, questions] of [
   for (const q of all) {
     const { passages, context } = await retrieve(q.question, Math.max(5, DEFAULT_TOP_K))
     const answer = await answerer.answer(q.question, passages, context)
-    const quotes = answer.citations.map((c) => squash(c.quote))
-    const containsAnswer =
-      answer.answered &&
-      q.answer.some(
-        (phrase) =>
-          squash(answer.answer).includes(squash(phrase)) && quotes.some((quote) => quote.includes(squash(phrase)))
-      )
+    const containsAnswer = givesExpected(answer, q.answer)
     const vector = context?.questionVector
     const scored = vector ? scoreSpans(passages, vector, SEMANTIC_SETTINGS.passageWeight) : []
     const spans = scored.map((c) => {
@@ -84,8 +78,8 @@ for (const [split, questions] of [
         embeddingText: qs.embeddingText,
         passageScore: c.passage.score,
         score: c.score,
-        contains: q.answer.some((phrase) => squash(quote).includes(squash(phrase))),
-        containsSentence: q.answer.some((phrase) => squash(sentence.text).includes(squash(phrase))),
+        contains: holdsPhrase(quote, q.answer),
+        containsSentence: holdsPhrase(sentence.text, q.answer),
       }
     })
     records.push({
