@@ -15,7 +15,7 @@ import type { Db } from '../../infra/db.ts'
 import type { Logger } from '../../infra/logger.ts'
 import { toEnvelope } from '../events/event-envelope.ts'
 import { attemptDelivery } from './attempt-delivery.ts'
-import { claimDue, fanOutEvents, releaseClaims, type QueuedDelivery } from './delivery-queue.ts'
+import { claimDue, fanOutEvents, releaseClaims, shortenClaims, type QueuedDelivery } from './delivery-queue.ts'
 import type { AttemptRecord } from './endpoint-health.ts'
 import { endpointsHoldingDeliveries, holdStrays } from './held-deliveries.ts'
 import type { WebhookPoster } from './post-webhook.ts'
@@ -111,6 +111,8 @@ function createPump(deps: PumpDeps, partition: number) {
   const tenantConcurrency = settings.pump.tenantConcurrency ?? concurrency
   const partitions = partitionCount(settings)
   const inflight = new Map<string, number>()
+  /** When each attempt in flight began, on the pump's clock (as its leases): a stopping pump ends leases by it. */
+  const started = new Map<string, number>()
   /** Deliveries each tenant has here, in flight or waiting for a slot: what its cap counts. */
   const taken = new Map<string, number>()
   /** Claimed deliveries waiting for one of their endpoint's slots. */
@@ -136,6 +138,7 @@ function createPump(deps: PumpDeps, partition: number) {
     const { endpointId, tenantId } = delivery
     active++
     inflight.set(endpointId, (inflight.get(endpointId) ?? 0) + 1)
+    started.set(delivery.id, deps.now().getTime())
     attemptDelivery(attemptDeps, delivery, body)
       .then(
         (record) => void finished.push(record),
@@ -144,6 +147,7 @@ function createPump(deps: PumpDeps, partition: number) {
       )
       .finally(() => {
         active--
+        started.delete(delivery.id)
         const left = (inflight.get(endpointId) ?? 1) - 1
         if (left === 0) inflight.delete(endpointId)
         else inflight.set(endpointId, left)
@@ -229,6 +233,12 @@ function createPump(deps: PumpDeps, partition: number) {
     )
     const deadline = Date.now() + maxWaitMs
     while (active > 0 && Date.now() < deadline) await pause(50, always)
+    // Attempts still in flight (a stopping pump waits only STOP_WAIT_MS): taken again once each could have timed out.
+    // Before the last flush, so one that ends meanwhile is still recorded.
+    await shortenClaims(
+      db,
+      [...started].map(([id, at]) => ({ id, until: new Date(at + settings.timeoutMs) }))
+    )
     await flush()
   }
 

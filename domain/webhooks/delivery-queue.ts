@@ -354,3 +354,17 @@ export async function releaseClaims(db: Db, deliveryIds: string[]): Promise<void
     UPDATE webhook_deliveries SET dispatch_lease_until = NULL
     WHERE id = ANY(${deliveryIds}::text[]) AND status = 'PENDING'`
 }
+
+/**
+ * Ends the leases of attempts a stopping pump leaves in flight at each attempt's own deadline, not at the claim's
+ * lease (60 s): by then the attempt has ended, answered or timed out, in a process that is exiting and will not record
+ * it, and the delivery is taken again. Left at the lease, a worker stopped with SIGTERM beside slow receivers held
+ * them for most of a minute after its restart (docs/webhooks.md, the failure table). Never lengthens a lease.
+ */
+export async function shortenClaims(db: Db, claims: Array<{ id: string; until: Date }>): Promise<void> {
+  if (claims.length === 0) return
+  await db.$executeRaw`
+    UPDATE webhook_deliveries d SET dispatch_lease_until = c.until
+    FROM unnest(${claims.map((c) => c.id)}::text[], ${claims.map((c) => c.until)}::timestamptz[]) AS c(id, until)
+    WHERE d.id = c.id AND d.status = 'PENDING' AND d.dispatch_lease_until > c.until`
+}

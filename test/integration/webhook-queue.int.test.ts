@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { claimDue, fanOutEvents } from '../../domain/webhooks/delivery-queue.ts'
-import { pumpOnce, type PumpDeps } from '../../domain/webhooks/delivery-pump.ts'
+import { pumpOnce, runDeliveryPump, type PumpDeps } from '../../domain/webhooks/delivery-pump.ts'
 import { attemptsOf, getDelivery } from '../../domain/webhooks/delivery-log.ts'
 import { endpointRetryStep } from '../../domain/webhooks/endpoint-retry.ts'
 import { updateEndpoint } from '../../domain/webhooks/endpoint-service.ts'
@@ -343,6 +343,35 @@ describe('claims', () => {
       now: new Date(clock.getTime() + 61_000),
     })
     expect(later.filter((d) => d.endpointId === id)).toHaveLength(6)
+  })
+
+  it('a pump stopped mid-attempt gives the claim back at the attempt’s deadline, not at the end of its lease', async () => {
+    // A tenant of its own, so the run sends nothing of the other tests' endpoints' but this one delivery.
+    const tenant = newId('tenant')
+    await db.tenant.create({ data: { id: tenant, name: `queue-${tenant}` } })
+    const id = await endpoint('/stopping', { tenant })
+    receiver.respond('/stopping', () => 'hang')
+    await db.event.create({
+      data: { id: newId('event'), tenantId: tenant, type: 'payment.succeeded', data: {}, createdAt: clock },
+    })
+    // An attempt's deadline longer than a stopping pump's wait (3 s), as by default (10 s).
+    const timeoutMs = 10_000
+    const poster = createWebhookPoster({ timeoutMs, network: settings.network })
+    const stopping = { ...deps, poster, settings: { ...settings, timeoutMs } }
+    const stop = new AbortController()
+    try {
+      const run = runDeliveryPump(stopping, { partition: 0, runForMs: 60_000, signal: stop.signal })
+      await receiver.waitFor('/stopping', 1)
+      // Worker shutdown: the pump waits a few seconds for what is in flight, then returns with the attempt unanswered.
+      stop.abort()
+      await run
+    } finally {
+      poster.close()
+    }
+    const [delivery] = await deliveriesOf(id)
+    expect(delivery).toMatchObject({ status: 'PENDING', attemptCount: 0 })
+    // Taken again once the attempt would have timed out (the exiting worker records nothing), not a minute on.
+    expect(delivery!.dispatchLeaseUntil!.getTime()).toBe(clock.getTime() + timeoutMs)
   })
 
   it('splits endpoints between partitions: each pump claims only its own, together all of them', async () => {
