@@ -272,13 +272,13 @@ const ConfigSchema = z
      */
     WEBHOOK_PUMP_PARTITIONS: z.coerce.number().int().min(0).max(64).default(2),
     /**
-     * Attempts in flight at once per pump, and per endpoint (a receiver never gets more than this at once). 256, not 64:
-     * a tenant's share is a quarter of it (WEBHOOK_TENANT_CONCURRENCY), and at 64 a centre alone got 16 a round, so
-     * each round's three statements served ~13 deliveries and 1,000 a second took 1.8 of two cores, the backlog
-     * growing (p95 11 s); at 256, p95 0.6 s and 1.4 ms of CPU a delivery (docs/benchmarks.md, "Webhooks: a tenant's
-     * share sized by the round it pays for").
+     * Attempts in flight at once per pump. 256, not 64: a tenant's share is a quarter of it (WEBHOOK_TENANT_CONCURRENCY),
+     * and at 64 a centre alone got 16 a round, so each round's three statements served ~13 deliveries and 1,000 a second
+     * took 1.8 of two cores, the backlog growing (p95 9-11 s); at 256, p95 0.2-0.6 s and 1.3-1.4 ms of CPU a delivery
+     * (docs/benchmarks.md, "Webhooks: a tenant's share sized by the round it pays for").
      */
     WEBHOOK_PUMP_CONCURRENCY: z.coerce.number().int().positive().default(256),
+    /** Attempts in flight at once per endpoint: a receiver never gets more than this at once. */
     WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().positive().default(8),
     /**
      * Deliveries one tenant may hold per pump, in flight or waiting for a slot (docs/webhooks.md, "Fair shares between
