@@ -21,7 +21,7 @@ import { endpointsHoldingDeliveries, holdStrays } from './held-deliveries.ts'
 import type { WebhookPoster } from './post-webhook.ts'
 import { recordBatch, type AttemptObserver } from './record-batch.ts'
 import type { WebhookSettings } from './webhook-settings.ts'
-import type { SecretBox } from '../../infra/secret-box.ts'
+import { rememberingOpened, type SecretBox } from '../../infra/secret-box.ts'
 
 /** Starts (or wakes) failing endpoints' retry workflows: the pump's only use of Temporal. */
 export interface EndpointRetryStarter {
@@ -123,7 +123,9 @@ function createPump(deps: PumpDeps, partition: number) {
   let onProgress: (() => void) | undefined
   /** Ends the current pause at once (a stopping pump). */
   let endPause: (() => void) | undefined
-  const attemptDeps = { poster: deps.poster, retry: settings.retry, now: deps.now, secrets: deps.secrets }
+  // Every delivery of an endpoint signs with the same few secrets: each is opened once per run, not per delivery.
+  const secrets = rememberingOpened(deps.secrets)
+  const attemptDeps = { poster: deps.poster, retry: settings.retry, now: deps.now, secrets }
 
   /** Counts `change` deliveries for their tenant (claimed: +, attempted or given back: -). */
   function countForTenant(tenantId: string, change: number) {

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import type { CodecKeyring } from '../../../infra/codec-keys.ts'
 import { loadConfig, secretsKeyringFrom } from '../../../infra/config.ts'
-import { createSecretBox, DEVELOPMENT_KEYRING, isSealedSecret } from '../../../infra/secret-box.ts'
+import { createSecretBox, DEVELOPMENT_KEYRING, isSealedSecret, rememberingOpened } from '../../../infra/secret-box.ts'
 
 const ring = (...entries: Array<[string, Buffer]>): CodecKeyring => ({
   currentKeyId: entries[0]![0],
@@ -75,6 +75,23 @@ describe('the secret box', () => {
     const resealed = after.seal(after.open(old))
     expect(after.keyIdOf(resealed)).toBe('k2')
     expect(createSecretBox(ring(['k2', k2])).open(resealed)).toBe(SECRET)
+  })
+
+  it('remembering what it opened: each stored value opened once, the most recent few kept', () => {
+    const box = createSecretBox(ring(['k1', k1]))
+    const opened: string[] = []
+    const counting = { ...box, open: (stored: string) => (opened.push(stored), box.open(stored)) }
+    const remembering = rememberingOpened(counting, 2)
+    const [a, b, c] = [box.seal('a'), box.seal('b'), box.seal('c')]
+    expect([a, a, b, a, b].map((v) => remembering.open(v))).toEqual(['a', 'a', 'b', 'a', 'b'])
+    expect(opened).toEqual([a, b])
+    // A third value takes the oldest one's place: opening that one again asks the box.
+    expect(remembering.open(c)).toBe('c')
+    expect(remembering.open(a)).toBe('a')
+    expect(opened).toEqual([a, b, c, a])
+    // What it does not open it passes on as it is.
+    expect(remembering.keyIdOf(a)).toBe('k1')
+    expect(remembering.open(remembering.seal('d'))).toBe('d')
   })
 })
 
