@@ -73,12 +73,6 @@ const ConfigSchema = z
     DATABASE_APP_URL: z.string().url().optional(),
     DATABASE_POOL_MAX: z.coerce.number().int().positive().default(10),
     /**
-     * The worker sends the webhook pumps' claim and fan-out as prepared statements, their plans kept per connection
-     * (infra/db.ts `enablePreparedStatements`; never on the embedded database). `false` behind a pooler that shares one
-     * server session between clients (PgBouncer in transaction mode without `max_prepared_statements`).
-     */
-    DATABASE_PREPARED_STATEMENTS: z.stringbool().default(true),
-    /**
      * The API's connections for its background loops (audit sealer, agent dispatcher, schedules, metrics), apart from
      * the requests' DATABASE_POOL_MAX, so background work never takes a connection a request is waiting for.
      */

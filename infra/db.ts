@@ -3,7 +3,6 @@
  * driver adapter, so no native query engine is needed. Units of work need a client made here: they borrow their
  * connections from its pool and query through the routed client made with it (unit-transactions.ts).
  */
-import { createHash } from 'node:crypto'
 import { PrismaPg } from '@prisma/adapter-pg'
 import pg from 'pg'
 import { PrismaClient, type Prisma } from '../generated/prisma/client.ts'
@@ -55,29 +54,6 @@ function createPool(connectionString: string, max: number, applicationName: stri
 }
 
 /**
- * The marker that makes a raw statement a prepared one, on a client that {@link enablePreparedStatements} switched
- * on: SQL that starts with `-- prepared: <name>` is sent as a named statement, parsed and planned once per connection,
- * after which PostgreSQL may keep a generic plan for it (it does when that plan costs no more than the custom ones it
- * made for the first five runs). For the few statements the webhook pumps run hundreds of times a second, whose
- * planning cost about a third of their time (docs/benchmarks.md); every other statement is planned each time, as
- * before. The name carries a hash of the text, so two texts never share one (a connection refuses a name prepared
- * with another text).
- */
-const PREPARED = /^\s*-- prepared: ([a-z][a-z0-9-]*)\n/
-/** Names already made, by text: hashing a claim's 5 kB text each time was a percent of a busy worker's CPU. */
-const preparedNames = new Map<string, string>()
-export const preparedStatementName = (sql: string): string | undefined => {
-  const known = preparedNames.get(sql)
-  if (known !== undefined) return known
-  const marked = PREPARED.exec(sql)
-  if (!marked) return undefined
-  const name = `${marked[1]}-${createHash('sha1').update(sql).digest('hex').slice(0, 12)}`
-  // A handful of marked texts exist; the bound only guards against a marker put on a text that varies.
-  if (preparedNames.size < 64) preparedNames.set(sql, name)
-  return name
-}
-
-/**
  * Creates a Prisma client on a `pg` pool, and the units of work: on the same pool when one login serves both, on a
  * pool of their own (of the same size, opened as they are needed) when the units have a login of their own.
  * @param logins - a postgresql:// URL for both, or one per use
@@ -88,37 +64,10 @@ export function createDb(logins: string | DatabaseLogins, poolMax = 10, applicat
   const { system, units } = typeof logins === 'string' ? { system: logins, units: logins } : logins
   const pool = createPool(system, poolMax, applicationName)
   const unitPool = units === system ? pool : createPool(units, poolMax, applicationName)
-  const naming = { prepared: false }
-  const db = new PrismaClient({
-    adapter: new PrismaPg(pool, {
-      disposeExternalPool: true,
-      // The adapter passes this as pg's optional statement `name`, where undefined means an unnamed statement: its type
-      // says string only.
-      statementNameGenerator: (query) => (naming.prepared ? preparedStatementName(query.sql) : undefined) as string,
-    }),
-  })
+  const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) })
   unitTransactions.set(db, createUnitTransactions(unitPool))
   pools.set(db, [pool, unitPool])
-  statementNaming.set(db, naming)
   return db
-}
-
-const statementNaming = new WeakMap<Db, { prepared: boolean }>()
-
-/**
- * Sends the client's marked statements (see {@link preparedStatementName}) as prepared ones from now on, if its server
- * keeps a session per connection. The embedded PGlite serves every connection from one session, where a second
- * connection's PREPARE of a name fails ("already exists"); its wire server prepares every statement by itself anyway
- * (scripts/db/pglite-statement-cache.ts). Behind a pooler that shares sessions between clients (PgBouncer in
- * transaction mode without `max_prepared_statements`), DATABASE_PREPARED_STATEMENTS=false keeps them unnamed.
- * @returns whether they are
- */
-export async function enablePreparedStatements(db: Db): Promise<boolean> {
-  const naming = statementNaming.get(db)
-  if (!naming) throw new Error('prepared statements need a database client made by createDb (infra/db.ts)')
-  const [server] = await db.$queryRaw<Array<{ version: string }>>`SELECT version() AS version`
-  naming.prepared = server !== undefined && !/wasm32|emscripten/i.test(server.version)
-  return naming.prepared
 }
 
 /**

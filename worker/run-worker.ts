@@ -7,7 +7,7 @@
 import { NativeConnection } from '@temporalio/worker'
 import { WORKER_APPLICATION_NAME } from '../infra/application-names.ts'
 import type { Config } from '../infra/config.ts'
-import { closeDb, createDb, databaseLogins, enablePreparedStatements } from '../infra/db.ts'
+import { closeDb, createDb, databaseLogins } from '../infra/db.ts'
 import type { Logger } from '../infra/logger.ts'
 import { createMetrics, type Metrics } from '../infra/metrics/metrics-registry.ts'
 import { startMetricsServer } from '../infra/metrics/metrics-server.ts'
@@ -56,11 +56,6 @@ export async function runWorker(options: WorkerRunOptions) {
   const tracing = installTracing('therapy-care-worker', env)
   const db = createDb(databaseLogins(config), config.DATABASE_POOL_MAX, WORKER_APPLICATION_NAME)
   registerPoolGauge(metrics, db)
-  // A database not reachable yet leaves them unnamed: the worker starts as before and waits for it where it did.
-  const preparedStatements =
-    config.DATABASE_PREPARED_STATEMENTS &&
-    !config.DATABASE_EMBEDDED &&
-    (await enablePreparedStatements(db).catch(() => false))
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS })
   try {
     const worker = await createWorker({ config, connection, db, stopping, metrics, tracing, logger })
@@ -73,7 +68,6 @@ export async function runWorker(options: WorkerRunOptions) {
         payloadEncryptionKeyId,
         workflowBundle: config.WORKFLOW_BUNDLE_PATH ?? 'bundled at start',
         metrics: metricsServer?.url ?? 'off',
-        preparedStatements,
       },
       'worker running'
     )

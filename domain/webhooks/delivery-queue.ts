@@ -46,10 +46,9 @@ export interface QueuedDelivery {
  * @returns how many events were fanned out
  */
 export async function fanOutEvents(db: Db, now: Date): Promise<number> {
-  // A prepared statement (infra/db.ts): its plan is kept, not made again for each batch.
   let total = 0
   for (;;) {
-    const [batch] = await db.$queryRaw<Array<{ events: number }>>`-- prepared: webhook-fan-out
+    const [batch] = await db.$queryRaw<Array<{ events: number }>>`
       WITH claimed AS (
         SELECT id, tenant_id, type, data FROM events
         WHERE fanned_out_at IS NULL ORDER BY created_at LIMIT ${FAN_OUT_BATCH} FOR UPDATE SKIP LOCKED),
@@ -124,8 +123,6 @@ export interface ClaimOptions {
  * for a tenant with one endpoint for 32 (its share of 64, 8 of them taken). A row another pump or a record holds, or
  * that changed since the read, is left for the next round.
  *
- * Sent as a prepared statement (infra/db.ts): its plan is kept, where planning it took about a third of its time.
- *
  * Held deliveries of an endpoint whose breaker is open are left to its retry workflow, except redeliveries asked for
  * by hand; deliveries of a disabled endpoint are claimed so they can be ended. Held rows have no `next_attempt_at`
  * (held-deliveries.ts), so the scan never meets them (they are not in the due index); the join's breaker test still
@@ -143,7 +140,7 @@ export async function claimDue(db: Db, options: ClaimOptions): Promise<QueuedDel
     AND (d.dispatch_lease_until IS NULL OR d.dispatch_lease_until < ${now})
     AND mod(abs(hashtext(d.endpoint_id)::bigint), ${partitions}::bigint) = ${partition}::bigint
     AND d.endpoint_id <> ALL(${excludeEndpoints}::text[])`
-  const rows = await db.$queryRaw<Array<Record<string, unknown>>>`-- prepared: webhook-claim
+  const rows = await db.$queryRaw<Array<Record<string, unknown>>>`
     WITH RECURSIVE due_tenants AS (
       -- The skip scan of webhook_deliveries_due_idx (tenant, next_attempt_at): each probe finds the next tenant, and
       -- its oldest row this pump may take.
@@ -271,8 +268,6 @@ export async function recordAttempts(
 
 /**
  * The statement `recordAttempts` runs (also read by the plan guard, test/integration/webhook-statement-plans.int.test.ts).
- * Not a prepared one (infra/db.ts), unlike the claim and the fan-out: PostgreSQL's generic plan for it, which does not
- * see how many ids the batch holds, took 18 ms a batch at 1,500 deliveries a second against 5 ms planned each time.
  * @param records - at least one
  */
 export function recordAttemptsStatement(

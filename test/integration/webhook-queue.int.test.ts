@@ -16,7 +16,7 @@ import { createWebhookPoster } from '../../adapters/webhook-http/webhook-poster.
 import type { WebhookSettings } from '../../domain/webhooks/webhook-settings.ts'
 import { newId } from '../../domain/ids.ts'
 import { idPattern } from '../../domain/id-schema.ts'
-import { closeDb, createDb, enablePreparedStatements, type Db } from '../../infra/db.ts'
+import { closeDb, createDb, type Db } from '../../infra/db.ts'
 import { createLogger } from '../../infra/logger.ts'
 import { createSecretBox, DEVELOPMENT_KEYRING } from '../../infra/secret-box.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
@@ -44,8 +44,6 @@ const secrets = createSecretBox(DEVELOPMENT_KEYRING)
 
 beforeAll(async () => {
   db = createDb(testDatabaseUrl(), 4)
-  // As the worker sends them (worker/run-worker.ts): the claims below run on kept, generic plans on PostgreSQL.
-  await enablePreparedStatements(db)
   receiver = await startWebhookReceiver()
   tenantId = newId('tenant')
   await db.tenant.create({ data: { id: tenantId, name: `queue-${tenantId}` } })
@@ -374,28 +372,6 @@ describe('claims', () => {
     expect(delivery).toMatchObject({ status: 'PENDING', attemptCount: 0 })
     // Taken again once the attempt would have timed out (the exiting worker records nothing), not a minute on.
     expect(delivery!.dispatchLeaseUntil!.getTime()).toBe(clock.getTime() + timeoutMs)
-  })
-
-  it('the claim and the fan-out are prepared statements where each connection has its session (never on PGlite)', async () => {
-    const single = createDb(testDatabaseUrl(), 1)
-    try {
-      const prepared = await enablePreparedStatements(single)
-      const [server] = await single.$queryRaw<Array<{ version: string }>>`SELECT version() AS version`
-      expect(prepared).toBe(!server!.version.includes('wasm32'))
-      await endpoint('/prepared')
-      await events(2)
-      await fanOutEvents(single, clock)
-      const options = { partition: 0, partitions: 1, limit: 10, perEndpoint: 2, excludeEndpoints: [], now: clock }
-      await claimDue(single, { ...options, leaseMs: 60_000 })
-      const names = (await single.$queryRaw<Array<{ name: string }>>`SELECT name FROM pg_prepared_statements`)
-        .map((row) => row.name)
-        .filter((name) => name.startsWith('webhook-'))
-      expect(names.sort().map((name) => name.replace(/-[0-9a-f]{12}$/, ''))).toEqual(
-        prepared ? ['webhook-claim', 'webhook-fan-out'] : []
-      )
-    } finally {
-      await closeDb(single)
-    }
   })
 
   it('splits endpoints between partitions: each pump claims only its own, together all of them', async () => {
