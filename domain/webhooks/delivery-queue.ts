@@ -168,7 +168,7 @@ export async function claimDue(db: Db, options: ClaimOptions): Promise<QueuedDel
         ORDER BY d.next_attempt_at LIMIT s.share * 4) c
     ), chosen AS (
       SELECT id FROM (
-        SELECT id, endpoint_id, next_attempt_at, share,
+        SELECT id, next_attempt_at, share,
           row_number() OVER (PARTITION BY tenant_id ORDER BY next_attempt_at, id) AS turn
         FROM (
           SELECT *, row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS rank
@@ -209,8 +209,8 @@ export async function claimOldestHeld(
 /**
  * The end of a claim, after the caller's `picked` (id, endpoint_id) in the same WITH list: lease the picked rows and
  * return what an attempt needs of them (see toQueuedDelivery). Whether each endpoint's grantor still grants it is
- * asked once per endpoint, not once per row: in the RETURNING list it ran the grant chain's function for every row, a
- * fifth of a millisecond of the database's CPU per delivery at 1,500 a second (docs/benchmarks.md).
+ * asked once per endpoint, not once per row: in the RETURNING list it ran the grant chain's function for every row,
+ * half of a claim's time at 1,500 deliveries a second (docs/benchmarks.md, "Webhooks: what a claim costs per row").
  */
 const leaseAndLoad = (leaseUntil: Date, now: Date) => Prisma.sql`
     , targets AS MATERIALIZED (

@@ -10,8 +10,8 @@ ALTER TABLE "webhook_deliveries" SET (fillfactor = 50);
 -- 2. The queue's reads by endpoint (held deliveries, a retry workflow's probe, ending an endpoint's deliveries) all ask
 --    for PENDING rows not owned by a workflow: an index of those alone. The record that ends a delivery (SUCCEEDED,
 --    FAILED) then adds no entry to it, where it added one to the (endpoint_id, status) index it replaces; the probe's
---    order (created_at, id) is the index's own. The delivery log's status filter reads its scope's index
---    (tenant and endpoint, or tenant and event) as before.
+--    order (created_at, id) is the index's own. The delivery log's status filter reads its scope's index (tenant and
+--    endpoint; or the event's, below).
 DROP INDEX "webhook_deliveries_endpoint_id_status_idx";
 CREATE INDEX "webhook_deliveries_pending_idx" ON "webhook_deliveries" ("endpoint_id", "created_at", "id")
   WHERE "status" = 'PENDING' AND "workflow_started_at" IS NULL;
