@@ -112,9 +112,7 @@ export function createSecretBox(keyring: CodecKeyring): SecretBox {
 export function rememberingOpened(box: SecretBox, max = 256): SecretBox {
   const opened = new Map<string, string>()
   return {
-    currentKeyId: box.currentKeyId,
-    seal: (plain) => box.seal(plain),
-    keyIdOf: (stored) => box.keyIdOf(stored),
+    ...box,
     open(stored) {
       const known = opened.get(stored)
       if (known !== undefined) return known
