@@ -156,7 +156,7 @@ async function insertRow(
 }
 
 /** The longest a start may take before it counts as failed: an unreachable server fails the attempt. */
-const START_DEADLINE_MS = 5000
+export const START_DEADLINE_MS = 5000
 
 /** Starts one row's workflow (reusing a running one, never re-running a closed one) and marks it started. */
 async function startRow(temporal: Client, row: PendingStart, mark: (id: string) => unknown): Promise<void> {
