@@ -25,6 +25,7 @@ import { nextPaymentStatus } from './online-payment-transitions.ts'
 import type { PaymentFlows } from './payment-flows.ts'
 import { mismatch } from './processor-event-context.ts'
 import { recordOnlineRefund } from './online-refunds.ts'
+import { bookPaymentMoney } from './collection-ledger.ts'
 import { countOnOrder } from './payment-service.ts'
 
 /** Whether a locked order can still take `amount` (a payment's own hold was on its balance, never a part of it). */
@@ -84,6 +85,8 @@ export async function applyIntentSucceeded(
       unapplied,
     },
   })
+  // At the processor, whether or not the order takes it (an unapplied payment's refund takes it back out).
+  await bookPaymentMoney(uow, payment.id, now)
   if (unapplied) {
     await refundUnapplied(uow, order, payment, cancelledHere, flows, now)
     return true

@@ -11,6 +11,7 @@ import { newId } from '../ids.ts'
 import { applyOrderMoney, lockOrder, type OrderWithLines } from '../orders/order-service.ts'
 import { assertAcceptsPayment } from '../orders/order-status.ts'
 import { isCurrency } from '../pricing/currencies.ts'
+import { bookPaymentMoney } from './collection-ledger.ts'
 import { amountExceedsBalance } from './payment-errors.ts'
 import { processorFor, type PaymentFailureCode, type PaymentProcessor } from './payment-processor.ts'
 
@@ -171,7 +172,10 @@ export async function recordPayment(
       receivedAt: succeeded ? (input.receivedAt ?? now) : null,
     },
   })
-  if (succeeded) await countOnOrder(uow, order, payment, now)
+  if (succeeded) {
+    await countOnOrder(uow, order, payment, now)
+    await bookPaymentMoney(uow, payment.id, now)
+  }
   // As getPayment would read it back: a payment created in this transaction has no refund or dispute yet.
   return { ...payment, refunds: [], disputes: [] }
 }

@@ -12,6 +12,7 @@ import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
 import { recordEvent } from '../events/record-event.ts'
 import { newId } from '../ids.ts'
 import type { OrderWithLines } from '../orders/order-service.ts'
+import { bookPaymentMoney } from './collection-ledger.ts'
 import { chargedBackDelta, disputeChange, disputeStep } from './dispute-transitions.ts'
 import type { ProcessorEventEnvelope } from './online-processor-events.ts'
 import { recordOnlineRefund } from './online-refunds.ts'
@@ -102,6 +103,8 @@ export async function applyDisputeEvent(
           ...change,
         },
       })
+  // Funds withdrawn or reinstated, and the dispute's fee, move the money held at the processor.
+  await bookPaymentMoney(uow, payment.id, ctx.now)
   // What the payer's bank took back shows on the order, for a payment the order applied (an unapplied one never
   // counted there). The order's status keeps what was paid: the session was delivered, and the dispute is its own.
   if (chargedBack !== 0 && !payment.unapplied) {

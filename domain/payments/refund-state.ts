@@ -8,6 +8,7 @@
 import type { Refund, RefundStatus } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { applyOrderMoney, type OrderWithLines } from '../orders/order-service.ts'
+import { bookPaymentMoney } from './collection-ledger.ts'
 import { nextRefundStatus, refundedDelta } from './refund-transitions.ts'
 
 /** What a move may record besides the status. */
@@ -65,6 +66,7 @@ export async function applyRefundMoney(
     data: { amountRefunded: { increment: delta } },
     select: { unapplied: true },
   })
+  await bookPaymentMoney(uow, paymentId, now)
   if (payment.unapplied) return
   const money = { amountPaid: order.amountPaid, amountRefunded: order.amountRefunded + delta }
   const status = await applyOrderMoney(uow, order, money, now, delta < 0)

@@ -1,14 +1,15 @@
 /**
- * @module The ledger check's rules against the processor (ledger-check.ts, rules 5 and 7): our succeeded online
+ * @module The ledger check's rules against the processor (ledger-check.ts, rules 5, 7 and 9): our succeeded online
  * payments, refunds and paid transfer sends are at the processor as we hold them, what succeeded there of the
- * tenant's is recorded here, and every dispute of an online payment is there in the same state.
+ * tenant's is recorded here, every dispute of an online payment is there in the same state, and the books' `clearing`
+ * account holds, in each currency, what the tenant's objects at the processor moved on its balance.
  */
 import type { LedgerViolation } from './ledger-check.ts'
 import type { LedgerFacts } from './ledger-facts.ts'
 import type { ProcessorSnapshot } from './processor-snapshot.ts'
-import { processorDisputeAsOurs } from './processor-statuses.ts'
+import { processorDisputeAsOurs, processorDisputeWithdrawn } from './processor-statuses.ts'
 
-/** The violations of rules 5 and 7 against the processor's snapshot. Pure. */
+/** The violations of rules 5, 7 and 9 against the processor's snapshot. Pure. */
 export function againstProcessor(facts: LedgerFacts, processor: ProcessorSnapshot): LedgerViolation[] {
   const violations: LedgerViolation[] = []
   const intents = new Map(processor.intents.map((i) => [i.id, i]))
@@ -60,7 +61,45 @@ export function againstProcessor(facts: LedgerFacts, processor: ProcessorSnapsho
       })
     }
   }
+  violations.push(...clearingAgainst(facts, processor))
   return violations
+}
+
+/**
+ * What the tenant's objects at the processor moved on its balance, per currency (upper case), in minor units: what
+ * its payment intents collected, less what succeeded refunds gave back, disputes withdrew (unless the funds came back)
+ * and charged as fees, and transfers paid out net of their reversals. Pure.
+ */
+function processorBalances(processor: ProcessorSnapshot): Map<string, number> {
+  const balances = new Map<string, number>()
+  const add = (currency: string, amount: number) =>
+    balances.set(currency.toUpperCase(), (balances.get(currency.toUpperCase()) ?? 0) + amount)
+  for (const intent of processor.intents.filter((i) => i.status === 'succeeded')) add(intent.currency, intent.amount)
+  for (const refund of processor.refunds.filter((r) => r.status === 'succeeded')) add(refund.currency, -refund.amount)
+  for (const dispute of processor.disputes) {
+    const out = processorDisputeWithdrawn(dispute) && processorDisputeAsOurs(dispute) !== 'WON'
+    add(dispute.currency, -(out ? dispute.amount : 0) - (dispute.fee ?? 0))
+  }
+  for (const transfer of processor.transfers) add(transfer.currency, -(transfer.amount - transfer.amountReversed))
+  return balances
+}
+
+/**
+ * Rule 9: `clearing` equals the processor's balance movements of the tenant's objects, in every currency. Given a
+ * snapshot of all the tenant's objects (the test suite's), not a window of them.
+ */
+function clearingAgainst(facts: LedgerFacts, processor: ProcessorSnapshot): LedgerViolation[] {
+  const theirs = processorBalances(processor)
+  const ours = new Map(facts.clearing.map((c) => [c.currency.toUpperCase(), c.balance]))
+  return [...new Set([...theirs.keys(), ...ours.keys()])]
+    .filter((currency) => (theirs.get(currency) ?? 0) !== (ours.get(currency) ?? 0))
+    .map((currency) => ({
+      rule: 'clearing_balance' as const,
+      subject: currency,
+      detail:
+        `clearing holds ${ours.get(currency) ?? 0} ${currency}; the tenant's objects at the processor moved ` +
+        `${theirs.get(currency) ?? 0} on its balance.`,
+    }))
 }
 
 function refundsAndDisputesAgainst(facts: LedgerFacts, processor: ProcessorSnapshot): LedgerViolation[] {

@@ -21,8 +21,11 @@
  *    one of the tenant's intents is a SUCCEEDED refund here; every dispute of a payment is there in the same state.
  * 8. Reserves (issue 58): each provider's `provider_reserve` account holds what their reserves not yet released
  *    hold, never less than nothing, and each release gives back exactly what its one reserve held.
+ * 9. Against the processor, its balance (issue 58): in every currency, the `clearing` account holds what the tenant's
+ *    objects there moved on the processor's balance (payments collected, less refunds, withdrawn disputes and their
+ *    fees, and transfers net of reversals): the books equal the processor's.
  *
- * What it reads: ledger-facts.ts. Rules 5 and 7, against the processor: ledger-against-processor.ts. Rule 8:
+ * What it reads: ledger-facts.ts. Rules 5, 7 and 9, against the processor: ledger-against-processor.ts. Rule 8:
  * ledger-reserves.ts.
  */
 import type { Db } from '../../infra/db.ts'
@@ -48,6 +51,7 @@ export type LedgerRule =
   | 'order_charged_back'
   | 'reserve_release'
   | 'reserve_balance'
+  | 'clearing_balance'
 
 export interface LedgerViolation {
   rule: LedgerRule
@@ -58,7 +62,7 @@ export interface LedgerViolation {
 
 const sum = (amounts: number[]) => amounts.reduce((total, amount) => total + amount, 0)
 
-/** The violations of rules 1 to 4, 6 and 8, and of rules 5 and 7 when a processor snapshot is given. Pure. */
+/** The violations of rules 1 to 4, 6 and 8, and of rules 5, 7 and 9 when a processor snapshot is given. Pure. */
 export function ledgerViolations(facts: LedgerFacts, processor?: ProcessorSnapshot): LedgerViolation[] {
   const violations: LedgerViolation[] = []
   const refundsOf = new Map<string, LedgerFacts['refunds']>()

@@ -1,9 +1,10 @@
 /**
  * @module What the ledger check reads of one tenant (ledger-check.ts): its orders, payments, their disputes, refunds,
- * the sums of each ledger entry's lines, its payout transfer sends and its settlements' reserves, read in one snapshot
- * unit.
+ * the sums of each ledger entry's lines, the `clearing` account's balances, its payout transfer sends and its
+ * settlements' reserves, read in one snapshot unit.
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
+import { CLEARING } from '../settlements/journal.ts'
 import type { ReserveFacts } from './ledger-reserves.ts'
 import { loadTransferSends, type OurTransfer } from './platform-records.ts'
 
@@ -39,6 +40,8 @@ export interface LedgerFacts {
   }>
   /** Per ledger entry: its currency and the sums of its lines. */
   entries: Array<{ id: string; currency: string; debit: number; credit: number }>
+  /** The `clearing` account's balance (debit − credit) in each currency it has lines in: money at the processor. */
+  clearing: Array<{ currency: string; balance: number }>
   transfers: OurTransfer[]
   /** The RESERVE and RESERVE_RELEASE items and the provider reserve accounts. */
   reserves: ReserveFacts
@@ -102,6 +105,14 @@ export async function loadLedgerFacts(uow: UnitOfWork): Promise<LedgerFacts> {
       debit: l._sum.debit ?? 0,
       credit: l._sum.credit ?? 0,
     })),
+    clearing: (
+      await tx.ledgerLine.groupBy({
+        by: ['currency'],
+        where: { tenantId, account: CLEARING },
+        _sum: { debit: true, credit: true },
+        orderBy: { currency: 'asc' },
+      })
+    ).map((c) => ({ currency: c.currency, balance: (c._sum.debit ?? 0) - (c._sum.credit ?? 0) })),
     transfers: await loadTransferSends(uow),
     reserves: await loadReserves(uow),
   }

@@ -1,27 +1,46 @@
 /**
- * @module The marketplace's chart of accounts and the journal lines each settlement item posts (double entry: every
- * item's debits equal its credits, so every entry, and the books as a whole, sum to zero). Pure.
+ * @module The marketplace's chart of accounts and the journal lines each settlement item and each movement of money
+ * posts (double entry: every item's debits equal its credits, so every entry, and the books as a whole, sum to zero).
+ * Pure.
  *
  * | account | kind | holds |
  * |---|---|---|
- * | `clearing` | asset | money collected from payers for settled sessions and not yet paid out |
+ * | `clearing` | asset | money held at the payment processor: collected by it, net of its fees, refunds, disputes and payout transfers |
+ * | `centre_funds` | asset | money the centre holds itself: payments it recorded (cash, terminal, bank transfer), net of their refunds and of payouts made without a payout processor |
+ * | `payer_funds` | liability | money collected from payers that no settlement has taken for a provider yet (sessions not yet payable; lines no provider earns) |
+ * | `processor_fees` | expense | what the payment processor charged: its dispute fees (and, given them, its processing fees) |
  * | `provider_payable:<providerId>` | liability | what the platform owes the provider (negative: owed back) |
  * | `platform_fee_revenue` | revenue | the platform's fees, net of fees returned with refunds |
  * | `platform_adjustments` | expense | adjustments granted to providers (negative: recovered from them) |
  * | `payouts_in_transit:<providerId>` | liability | payouts settled and not yet paid by a transfer (with a payout processor) |
  * | `provider_reserve:<providerId>` | liability | owed to the provider but held back while a refund is pending or a dispute open |
  *
+ * Money moving (domain/payments/collection-ledger.ts), posted when it moves, in entries of their own linked to the
+ * payment, refund or dispute (`collectionOf`); `holding` is `clearing` for a processor's payment, `centre_funds` for
+ * one the centre recorded:
+ *
+ * | movement | debit | credit |
+ * |---|---|---|
+ * | a payment succeeded, amount c | holding c | payer_funds c |
+ * | a refund succeeded, r (the opposite if it fails later) | payer_funds r | holding r |
+ * | a dispute's funds withdrawn, d (the opposite when they are reinstated) | payer_funds d | holding d |
+ * | the processor's fee f (a dispute's fee) | processor_fees f | holding f |
+ *
  * | item | debit | credit |
  * |---|---|---|
- * | SESSION gross G, fee F | clearing G | provider_payable G − F, platform_fee_revenue F |
- * | REFUND share r, fee returned f | provider_payable r − f, platform_fee_revenue f | clearing r |
- * | REFUND_REVERSAL r, fee f (a refund taken that failed) | clearing r | provider_payable r − f, platform_fee_revenue f |
+ * | SESSION gross G, fee F | payer_funds G | provider_payable G − F, platform_fee_revenue F |
+ * | REFUND share r, fee returned f | provider_payable r − f, platform_fee_revenue f | payer_funds r |
+ * | REFUND_REVERSAL r, fee f (a refund taken that failed) | payer_funds r | provider_payable r − f, platform_fee_revenue f |
  * | CHARGEBACK r, fee returned f (a lost dispute's share) | as REFUND | as REFUND |
  * | CHARGEBACK_REVERSAL r, fee f (its funds reinstated) | as REFUND_REVERSAL | as REFUND_REVERSAL |
  * | RESERVE share r, fee it would return f (a refund pending, a dispute open) | provider_payable r − f | provider_reserve r − f |
  * | RESERVE_RELEASE r, f (the refund or dispute closed) | provider_reserve r − f | provider_payable r − f |
  * | ADJUSTMENT a | platform_adjustments a | provider_payable a |
- * | PAYOUT p | provider_payable p | clearing p, or payouts_in_transit p with a payout processor |
+ * | PAYOUT p | provider_payable p | centre_funds p, or payouts_in_transit p with a payout processor |
+ *
+ * So a settlement moves money the payers paid from `payer_funds` to what is owed to the provider and earned by the
+ * platform; the money itself stays where it is held until a refund, a dispute or a payout moves it, and `clearing`
+ * follows the processor's balance movement for movement (the ledger check compares them, ledger-against-processor.ts).
  *
  * With a payout processor the money leaves the books only when a transfer is paid, in entries of their own linked to
  * the transfer (`payoutTransferId`; domain/payouts/payout-ledger.ts):
@@ -35,6 +54,9 @@
  */
 
 export const CLEARING = 'clearing'
+export const CENTRE_FUNDS = 'centre_funds'
+export const PAYER_FUNDS = 'payer_funds'
+export const PROCESSOR_FEES = 'processor_fees'
 export const FEE_REVENUE = 'platform_fee_revenue'
 export const ADJUSTMENTS = 'platform_adjustments'
 export const payableAccount = (providerId: string) => `provider_payable:${providerId}`
@@ -78,7 +100,7 @@ export function journalLines(item: PostingSource): JournalLine[] {
     switch (item.kind) {
       case 'SESSION':
         return [
-          [CLEARING, item.amount],
+          [PAYER_FUNDS, item.amount],
           [payable, -(item.amount - item.fee)],
           [FEE_REVENUE, -item.fee],
         ]
@@ -89,13 +111,13 @@ export function journalLines(item: PostingSource): JournalLine[] {
         return [
           [payable, item.amount - item.fee],
           [FEE_REVENUE, item.fee],
-          [CLEARING, -item.amount],
+          [PAYER_FUNDS, -item.amount],
         ]
       case 'REFUND_REVERSAL':
       case 'CHARGEBACK_REVERSAL':
         // The exact opposite of the refund it gives back: the money stays with the platform, owed to the provider.
         return [
-          [CLEARING, item.amount],
+          [PAYER_FUNDS, item.amount],
           [payable, -(item.amount - item.fee)],
           [FEE_REVENUE, -item.fee],
         ]
@@ -120,11 +142,28 @@ export function journalLines(item: PostingSource): JournalLine[] {
       case 'PAYOUT':
         return [
           [payable, item.amount],
-          [item.inTransit ? inTransitAccount(item.providerId) : CLEARING, -item.amount],
+          // Without a payout processor the centre pays the provider itself, from its own funds.
+          [item.inTransit ? inTransitAccount(item.providerId) : CENTRE_FUNDS, -item.amount],
         ]
     }
   })()
   return toLines(postings)
+}
+
+/** Where a payment's money is held: at the processor, or with the centre (a payment it recorded). */
+export const holdingAccount = (processor: string) => (processor === 'recorded' ? CENTRE_FUNDS : CLEARING)
+
+/**
+ * The journal lines that bring what the books hold of one payment, refund or dispute to what moved for it: `collected`
+ * more money from the payer held (negative: given back, or withdrawn by the payer's bank), `fee` more charged by the
+ * processor (negative: given back), both in minor units.
+ */
+export function collectionLines(holding: string, collected: number, fee: number): JournalLine[] {
+  return toLines([
+    [holding, collected - fee],
+    [PAYER_FUNDS, -collected],
+    [PROCESSOR_FEES, fee],
+  ])
 }
 
 /** What moves for a payout transfer (see {@link transferLines}). */

@@ -224,9 +224,13 @@ describe('marketplace settlements', () => {
     })
     expect(first.providers.some((p: { providerId: string }) => p.providerId === idle)).toBe(false)
 
-    // The books: clearing holds 35,000 − 2,000 − 30,600; fees 5,100 − 200; adjustments 2,500; both payables settled.
+    // The books: the centre holds what it collected (51,000) less the refund and the payouts (2,000 and 30,600); the
+    // payers' funds still hold 16,000 no provider has earned (O1's workbook, the cancelled session, the part-paid
+    // order); fees 5,100 − 200; adjustments 2,500; both payables settled; nothing at a processor.
     const books = await balances(t)
-    expect(balanceOf(books, 'clearing')).toBe(2_400)
+    expect(balanceOf(books, 'centre_funds')).toBe(51_000 - 2_000 - 30_600)
+    expect(balanceOf(books, 'payer_funds')).toBe(-(3_000 + 9_000 + 4_000))
+    expect(balanceOf(books, 'clearing')).toBe(0)
     expect(balanceOf(books, 'platform_fee_revenue')).toBe(-4_900)
     expect(balanceOf(books, 'platform_adjustments')).toBe(2_500)
     expect(balanceOf(books, `provider_payable:${a}`)).toBe(0)
@@ -234,7 +238,8 @@ describe('marketplace settlements', () => {
     expect(books.data.reduce((s: number, acc: { balance: number }) => s + acc.balance, 0)).toBe(0)
     expect(books.totals).toEqual([{ currency: 'USD', debit: expect.any(Number), credit: expect.any(Number) }])
     expect(books.totals[0].debit).toBe(books.totals[0].credit)
-    expect(await entries(t)).toHaveLength(2)
+    // One per provider settled, one per payment and one for the refund (money booked when it moved).
+    expect(await entries(t)).toHaveLength(2 + 5 + 1)
 
     // The same request: the same run, nothing paid again. Another run for Ana alone: already settled by the first.
     const again = await settle(t, { periodStart, periodEnd })
@@ -331,7 +336,9 @@ describe('marketplace settlements', () => {
     expect(finalBooks.data.reduce((s: number, acc: { balance: number }) => s + acc.balance, 0)).toBe(0)
     expect(balanceOf(finalBooks, `provider_payable:${a}`)).toBe(0)
     expect(balanceOf(finalBooks, `provider_payable:${b}`)).toBe(2_400) // owed back by Ben: a debit balance
-    expect(balanceOf(finalBooks, 'clearing')).toBe(35_000 - 2_000 - 30_600 - 5_400 - 2_840)
+    expect(balanceOf(finalBooks, 'centre_funds')).toBe(51_000 - 2_000 - 6_000 - 30_600 - 2_840)
+    // The later refund's share of the workbook (600 of 6,000) left the payers' funds with it.
+    expect(balanceOf(finalBooks, 'payer_funds')).toBe(-(3_000 - 600 + 9_000 + 4_000))
     await entries(t)
   })
 
@@ -590,7 +597,10 @@ describe('marketplace settlements', () => {
       items: (await tx.settlementItem.findMany({ select: { kind: true, amount: true, feeAmount: true } })).sort(
         (a, b) => a.kind.localeCompare(b.kind) || a.amount - b.amount
       ),
-      lines: await tx.ledgerLine.findMany({ where: { account: 'clearing' }, select: { debit: true, credit: true } }),
+      lines: await tx.ledgerLine.findMany({
+        where: { account: 'payer_funds', settlementItemId: { not: null } },
+        select: { debit: true, credit: true },
+      }),
       feeRule: await tx.platformFeeRule.findFirst({ select: { fixedAmount: true } }),
     }))
     expect(stored.feeRule).toEqual({ fixedAmount: 2_200_000_000 })

@@ -54,6 +54,8 @@ const facts = (): LedgerFacts => ({
     { id: 'ref_3', paymentId: 'pay_2', amount: 2000, currency: 'USD', status: 'PENDING', processorReference: null },
   ],
   entries: [{ id: 'jen_1', currency: 'USD', debit: 3000, credit: 3000 }],
+  // 5000 + 2000 collected, 1000 refunded, 3000 paid out and 1000 of it reversed.
+  clearing: [{ currency: 'USD', balance: 4000 }],
   reserves: { items: [], accounts: [] },
   transfers: [
     {
@@ -145,20 +147,28 @@ describe('ledgerViolations', () => {
     const p = processor()
     p.intents[0]!.status = 'processing'
     p.intents[2]!.status = 'succeeded'
-    expect(rules(facts(), p)).toEqual(['payment_not_at_processor pay_1', 'intent_not_recorded pi_3'])
-    expect(rules(facts(), { ...p, intents: p.intents.slice(1, 2) })).toEqual(['payment_not_at_processor pay_1'])
+    // Money the books and the processor disagree on shows on the balance too (rule 9).
+    expect(rules(facts(), p)).toEqual([
+      'payment_not_at_processor pay_1',
+      'intent_not_recorded pi_3',
+      'clearing_balance USD',
+    ])
+    expect(rules(facts(), { ...p, intents: p.intents.slice(1, 2) })).toEqual([
+      'payment_not_at_processor pay_1',
+      'clearing_balance USD',
+    ])
     const amounts = processor()
     amounts.intents[1]!.amount = 1999
-    expect(rules(facts(), amounts)).toEqual(['payment_not_at_processor pay_2'])
+    expect(rules(facts(), amounts)).toEqual(['payment_not_at_processor pay_2', 'clearing_balance USD'])
   })
 
   it('names refunds and disputes that disagree with the processor, both ways, and dispute amounts that do not add up (issue 46)', () => {
     const failedThere = processor()
     failedThere.refunds[0]!.status = 'failed'
-    expect(rules(facts(), failedThere)).toEqual(['refund_not_at_processor ref_1'])
+    expect(rules(facts(), failedThere)).toEqual(['refund_not_at_processor ref_1', 'clearing_balance USD'])
     const dashboard = processor()
     dashboard.refunds.push({ ...dashboard.refunds[0]!, id: 're_9', refundId: null, amount: 300 })
-    expect(rules(facts(), dashboard)).toEqual(['processor_refund_not_recorded re_9'])
+    expect(rules(facts(), dashboard)).toEqual(['processor_refund_not_recorded re_9', 'clearing_balance USD'])
     const disputed = facts()
     const lost = { id: 'dsp_1', paymentId: 'pay_1', processorReference: 'dp_1', status: 'LOST', amount: 5000 }
     disputed.disputes.push({ ...lost, amountLost: 5000 })
@@ -208,13 +218,19 @@ describe('ledgerViolations', () => {
     atProcessor.disputes.push({ ...theirs, id: 'dp_1', status: 'warning_closed' })
     expect(rules(twice, atProcessor)).toEqual(['dispute_not_at_processor pay_1'])
     atProcessor.disputes.push({ ...theirs, id: 'dp_2', amount: 3000, status: 'lost' })
+    // The lost one's 3000 left the processor's balance, and the books' clearing with it.
+    expect(rules(twice, atProcessor)).toEqual(['clearing_balance USD'])
+    twice.clearing = [{ currency: 'USD', balance: 1000 }]
     expect(rules(twice, atProcessor)).toEqual([])
     twice.disputes[1]!.amount = 6000
     expect(rules(twice)).toEqual(['dispute_amounts pay_1'])
   })
 
   it('names a paid transfer the processor does not hold, or holds for another net amount', () => {
-    expect(rules(facts(), { ...processor(), transfers: [] })).toEqual(['transfer_not_at_processor pyt_1'])
+    expect(rules(facts(), { ...processor(), transfers: [] })).toEqual([
+      'transfer_not_at_processor pyt_1',
+      'clearing_balance USD',
+    ])
     const reversed = processor()
     reversed.transfers[0]!.amountReversed = 3000
     expect(ledgerViolations(facts(), reversed)).toEqual([
@@ -223,6 +239,45 @@ describe('ledgerViolations', () => {
         subject: 'pyt_1',
         detail: 'PAID here (send pyx_1), it nets 2000 USD; transfer tr_1 nets 0 USD.',
       },
+      {
+        rule: 'clearing_balance',
+        subject: 'USD',
+        detail: "clearing holds 4000 USD; the tenant's objects at the processor moved 6000 on its balance.",
+      },
     ])
+  })
+
+  it("holds clearing to the processor's balance in every currency: collections, refunds, disputes, fees, transfers (issue 58)", () => {
+    const atProcessor = processor()
+    // The payer's bank withdrew 1000 and Stripe charged a 1500 dispute fee; the books have not moved.
+    const theirs = { currency: 'usd', paymentIntentId: 'pi_1', paymentId: 'pay_1', created }
+    atProcessor.disputes.push({ ...theirs, id: 'dp_1', amount: 1000, status: 'needs_response', fee: 1500 })
+    const f = facts()
+    f.disputes.push({
+      id: 'pdp_1',
+      paymentId: 'pay_1',
+      processorReference: 'dp_1',
+      status: 'OPEN',
+      amount: 1000,
+      amountLost: 0,
+    })
+    expect(ledgerViolations(f, atProcessor)).toEqual([
+      {
+        rule: 'clearing_balance',
+        subject: 'USD',
+        detail: "clearing holds 4000 USD; the tenant's objects at the processor moved 1500 on its balance.",
+      },
+    ])
+    f.clearing = [{ currency: 'USD', balance: 1500 }]
+    expect(rules(f, atProcessor)).toEqual([])
+    // Won: the funds come back, the fee stays; an inquiry (warning_*) withdraws nothing.
+    atProcessor.disputes[0]!.status = 'won'
+    f.disputes[0]!.status = 'WON'
+    expect(rules(f, atProcessor)).toEqual(['clearing_balance USD'])
+    f.clearing = [{ currency: 'USD', balance: 2500 }]
+    expect(rules(f, atProcessor)).toEqual([])
+    // A currency only one side has is named too.
+    f.clearing.push({ currency: 'EUR', balance: 700 })
+    expect(rules(f, atProcessor)).toEqual(['clearing_balance EUR'])
   })
 })

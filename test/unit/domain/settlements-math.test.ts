@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import {
+  CENTRE_FUNDS,
   CLEARING,
   FEE_REVENUE,
   journalLines,
+  PAYER_FUNDS,
   payableAccount,
   type PostingSource,
 } from '../../../domain/settlements/journal.ts'
@@ -147,13 +149,19 @@ describe('journalLines', () => {
     }
   })
 
-  it('posts a session to clearing, the provider and the fee revenue', () => {
+  it("posts a session from the payers' funds to the provider and the fee revenue, and a payout from the centre's", () => {
     expect(journalLines(kinds[0]!)).toEqual([
-      { account: CLEARING, debit: 12_000, credit: 0 },
+      { account: PAYER_FUNDS, debit: 12_000, credit: 0 },
       { account: payableAccount('prv_1'), debit: 0, credit: 10_800 },
       { account: FEE_REVENUE, debit: 0, credit: 1_200 },
     ])
     expect(journalLines(kinds[6]!)).toHaveLength(2) // no zero fee line
+    // Without a payout processor the centre pays from its own funds; the processor's money stays where it is.
+    expect(journalLines(kinds[5]!)).toEqual([
+      { account: payableAccount('prv_1'), debit: 8_300, credit: 0 },
+      { account: CENTRE_FUNDS, debit: 0, credit: 8_300 },
+    ])
+    expect(kinds.flatMap(journalLines).some((line) => line.account === CLEARING)).toBe(false)
   })
 
   it('posts a refund given back as the exact opposite of the refund', () => {
